@@ -1,0 +1,49 @@
+/// An inclusive range of calendar days, in a counter's time zone.
+public struct DateRange: Hashable, Sendable, CustomStringConvertible {
+    /// The first day.
+    public let from: Day
+    /// The last day (inclusive).
+    public let to: Day
+
+    /// Creates a range; `nil` when `from` is after `to`.
+    public init?(from: Day, to: Day) {
+        guard from <= to else { return nil }
+        self.from = from
+        self.to = to
+    }
+
+    /// The number of days in the range.
+    public var dayCount: Int { from.days(to: to) + 1 }
+
+    /// Every day of the range, in order.
+    public var days: [Day] { (from.ordinal...to.ordinal).map(Day.init(ordinal:)) }
+
+    /// Whether the range contains a day.
+    public func contains(_ day: Day) -> Bool { from <= day && day <= to }
+
+    public var description: String { "\(from.iso)…\(to.iso)" }
+
+    /// The range cut into consecutive periods of a grouping: Monday-start weeks and calendar months,
+    /// the first and last period clipped to the range (as the Reporting API does).
+    public func periods(_ grouping: Grouping) -> [DateRange] {
+        var result: [DateRange] = []
+        var start = from
+        while start <= to {
+            let naturalEnd: Day
+            switch grouping {
+            case .day: naturalEnd = start
+            case .week: naturalEnd = start.startOfWeek.adding(days: 6)
+            case .month: naturalEnd = start.endOfMonth
+            }
+            let end = min(naturalEnd, to)
+            result.append(DateRange(from: start, to: end)!)
+            start = end.adding(days: 1)
+        }
+        return result
+    }
+}
+
+/// How a time-series report groups days.
+public enum Grouping: String, Sendable, CaseIterable {
+    case day, week, month
+}

@@ -1,0 +1,61 @@
+/// A Reporting API dimension (a grouping such as traffic source or date).
+public struct Dimension: Hashable, Sendable, CustomStringConvertible {
+    /// The API name, e.g. `ym:s:trafficSource`.
+    public let apiName: String
+    /// The short name users type, e.g. `trafficSource`.
+    public let shortName: String
+    /// The snake_case column name of CSV and JSON, e.g. `traffic_source`.
+    public let columnName: String
+    /// A human title for table headers.
+    public let title: String
+
+    public init(apiName: String, shortName: String, columnName: String, title: String) {
+        self.apiName = apiName
+        self.shortName = shortName
+        self.columnName = columnName
+        self.title = title
+    }
+
+    public var description: String { apiName }
+
+    public static let date = Dimension(apiName: "ym:s:date", shortName: "date", columnName: "date", title: "Date")
+
+    /// Dimensions metrika knows by a short name.
+    public static let known: [Dimension] = [
+        date,
+        Dimension(apiName: "ym:s:trafficSource", shortName: "trafficSource", columnName: "traffic_source", title: "Traffic source"),
+        Dimension(apiName: "ym:s:searchEngine", shortName: "searchEngine", columnName: "search_engine", title: "Search engine"),
+        Dimension(apiName: "ym:s:searchPhrase", shortName: "searchPhrase", columnName: "search_phrase", title: "Search phrase"),
+        Dimension(apiName: "ym:s:startURL", shortName: "startURL", columnName: "start_url", title: "Entry page"),
+        Dimension(apiName: "ym:s:regionCountry", shortName: "country", columnName: "country", title: "Country"),
+        Dimension(apiName: "ym:s:regionCity", shortName: "city", columnName: "city", title: "City"),
+        Dimension(apiName: "ym:s:browser", shortName: "browser", columnName: "browser", title: "Browser"),
+        Dimension(apiName: "ym:s:operatingSystem", shortName: "os", columnName: "os", title: "OS"),
+        Dimension(apiName: "ym:s:deviceCategory", shortName: "deviceCategory", columnName: "device_category", title: "Device"),
+    ]
+
+    /// Resolves a short name (`trafficSource`, `os`) or any full `ym:` name (passed through).
+    public static func named(_ text: String) -> Dimension? {
+        let trimmed = text.trimmingSpaces
+        if let dimension = known.first(where: { $0.shortName.lowercased() == trimmed.lowercased() || $0.apiName == trimmed }) {
+            return dimension
+        }
+        if trimmed.hasPrefix("ym:"), trimmed.count > 5 {
+            let tail = String(trimmed.split(separator: ":").last ?? "")
+            return Dimension(apiName: trimmed, shortName: tail, columnName: snakeCase(tail), title: tail)
+        }
+        return nil
+    }
+}
+
+/// One dimension value of a report row: the API's human `name` (nil for undefined values) and its
+/// machine `id` when there is one (e.g. traffic source `organic`).
+public struct DimensionValue: Hashable, Sendable {
+    public var name: String?
+    public var id: String?
+
+    public init(name: String?, id: String? = nil) {
+        self.name = name
+        self.id = id
+    }
+}

@@ -1,0 +1,39 @@
+/// An error a user can meet: it knows its one-line message (what went wrong and what to do) and the
+/// sysexits code the process ends with. The CLI prints `Error: <message>` and exits with `exitCode`.
+public protocol MetrikaFailure: Error, Sendable {
+    /// The process exit code (see `ExitCode`).
+    var exitCode: Int32 { get }
+    /// One line that names the problem and what to do about it. Never contains a token.
+    var message: String { get }
+}
+
+/// The exit codes of metrika (sysexits.h), as documented in README.md.
+public enum ExitCode {
+    public static let ok: Int32 = 0
+    public static let failure: Int32 = 1
+    /// The command line was wrong.
+    public static let usage: Int32 = 64
+    /// The API answered something unreadable.
+    public static let dataError: Int32 = 65
+    /// The API or the network was unavailable after retries.
+    public static let unavailable: Int32 = 69
+    /// An output file could not be created.
+    public static let cannotCreate: Int32 = 73
+    /// A quota was exceeded: try later.
+    public static let tryLater: Int32 = 75
+    /// Not signed in, token invalid, or access denied.
+    public static let noPermission: Int32 = 77
+    /// Bad configuration (including an unusable history database).
+    public static let config: Int32 = 78
+}
+
+/// A plain failure with a message and an exit code, for cases that need no type of their own.
+public struct SimpleFailure: MetrikaFailure {
+    public let exitCode: Int32
+    public let message: String
+
+    public init(_ message: String, exitCode: Int32) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+}

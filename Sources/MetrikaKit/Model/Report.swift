@@ -1,0 +1,83 @@
+/// A normalized report: what `metrika report` shows, independent of how it is rendered.
+public struct Report: Sendable {
+    /// One counter's part of the report.
+    public struct Section: Sendable {
+        public var counter: Counter
+        public var rows: [Row]
+        /// Totals over the whole filtered set, from the API (or from history with correct weighting);
+        /// nil entries where no correct total exists (e.g. users offline).
+        public var totals: [Quantity]
+        public var sampling: Sampling?
+        /// Days asked for that neither the API nor the history could supply (offline reports).
+        public var missingDays: [Day]
+
+        public init(counter: Counter, rows: [Row], totals: [Quantity], sampling: Sampling? = nil, missingDays: [Day] = []) {
+            self.counter = counter
+            self.rows = rows
+            self.totals = totals
+            self.sampling = sampling
+            self.missingDays = missingDays
+        }
+    }
+
+    /// One row: its dimension values (a date for time series) and its metric values.
+    public struct Row: Sendable {
+        public var dimensions: [DimensionValue]
+        public var values: [Quantity]
+        /// True for the current, still-changing period (today, this week, this month).
+        public var isIncomplete: Bool
+
+        public init(dimensions: [DimensionValue], values: [Quantity], isIncomplete: Bool = false) {
+            self.dimensions = dimensions
+            self.values = values
+            self.isIncomplete = isIncomplete
+        }
+    }
+
+    public var dimensions: [Dimension]
+    public var metrics: [Metric]
+    public var period: DateRange
+    /// The grouping of a time-series report; nil for a dimension report.
+    public var grouping: Grouping?
+    public var sections: [Section]
+
+    public init(dimensions: [Dimension], metrics: [Metric], period: DateRange, grouping: Grouping?, sections: [Section]) {
+        self.dimensions = dimensions
+        self.metrics = metrics
+        self.period = period
+        self.grouping = grouping
+        self.sections = sections
+    }
+}
+
+/// Whether and how much an answer was sampled: the numbers are estimates when it was.
+public struct Sampling: Hashable, Sendable {
+    public var isSampled: Bool
+    /// 0…1.
+    public var share: Double
+    public var sampleSize: Double?
+    public var sampleSpace: Double?
+
+    public init(isSampled: Bool, share: Double, sampleSize: Double? = nil, sampleSpace: Double? = nil) {
+        self.isSampled = isSampled
+        self.share = share
+        self.sampleSize = sampleSize
+        self.sampleSpace = sampleSpace
+    }
+}
+
+/// A daily series of one metric of one counter, for charts. Missing days are nil, never zero.
+public struct Series: Sendable {
+    public var counter: Counter
+    public var metric: Metric
+    public var points: [(day: Day, value: Double?)]
+    /// The first day that is still incomplete (today), if the series reaches it.
+    public var incompleteFrom: Day?
+
+    public init(counter: Counter, metric: Metric, points: [(day: Day, value: Double?)], incompleteFrom: Day? = nil) {
+        self.counter = counter
+        self.metric = metric
+        self.points = points
+        self.incompleteFrom = incompleteFrom
+    }
+}
