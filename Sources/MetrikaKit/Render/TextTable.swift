@@ -1,0 +1,249 @@
+/// A plain-text table for terminals, aligned by display width (see `displayWidth(of:)`), so Cyrillic,
+/// CJK and emoji cells line up.
+///
+/// Layout:
+/// ```
+/// Visits by day                  ← optional title line
+/// date        visits  bounce_rate
+/// ──────────  ──────  ───────────   ← rule under the header, one segment per column
+/// 2024-05-01     120        41.2%
+/// 2024-05-02      80        38.0%  *   ← optional row note, after the last column
+/// ──────────  ──────  ───────────   ← optional separator (e.g. before totals)
+/// Total          200        39.9%
+/// ```
+/// - Columns are separated by two spaces; lines never end in spaces; every line, the last included,
+///   ends with `"\n"`.
+/// - Left-aligned columns hold text, right-aligned columns hold numbers. Headers take their column's
+///   alignment.
+/// - Control characters in cells, titles, headers and notes cannot break the layout or reach the
+///   terminal: line breaks (LF, CR, CRLF, NEL, U+2028, U+2029) become `↵`, a tab becomes one space,
+///   other C0 controls and DEL become their Unicode control pictures (ESC → `␛`), C1 controls and bidi
+///   embedding/override/isolate characters become `�`. See `displaySafe(_:)`.
+/// - Cells are cut only when `render(maxWidth:)` is given a width (the CLI passes the terminal width
+///   only when stdout is a terminal); see there.
+public struct TextTable: Sendable {
+    /// How a column's cells sit in its width.
+    public enum Alignment: Sendable {
+        /// Text: padded on the right, and may be cut with `…` to fit a maximum width.
+        case left
+        /// Numbers: padded on the left, never cut.
+        case right
+    }
+
+    /// A column: its header and alignment.
+    public struct Column: Sendable {
+        /// The header text.
+        public var title: String
+        /// `.left` for text, `.right` for numbers.
+        public var alignment: Alignment
+
+        /// A column headed `title`; text (`.left`) unless told otherwise.
+        public init(_ title: String, alignment: Alignment = .left) {
+            self.title = title
+            self.alignment = alignment
+        }
+    }
+
+    /// The character of the rule under the header and of separators.
+    public static let ruleCharacter: Character = "─"
+    /// The ellipsis that marks a cut cell.
+    public static let ellipsis: Character = "…"
+    /// The gap between columns.
+    static let gap = "  "
+
+    /// One body line of the table.
+    enum Row: Sendable {
+        case cells([String], note: String?)
+        case separator
+    }
+
+    /// The table's columns, in display order.
+    public let columns: [Column]
+    /// An optional line printed above the header.
+    public var title: String?
+    /// The body, in insertion order.
+    private(set) var rows: [Row] = []
+
+    /// An empty table with these columns and an optional title line.
+    public init(columns: [Column], title: String? = nil) {
+        self.columns = columns
+        self.title = title
+    }
+
+    /// Appends a row. Missing trailing cells are empty; more cells than columns is a programmer error.
+    ///
+    /// - Parameter note: a short marker printed after the last column (e.g. `*` on today's incomplete
+    ///   row). Notes line up in a column of their own and are never cut.
+    public mutating func append(_ cells: [String], note: String? = nil) {
+        precondition(cells.count <= columns.count, "TextTable row has \(cells.count) cells for \(columns.count) columns")
+        rows.append(.cells(cells, note: note))
+    }
+
+    /// Appends a rule across the columns, e.g. before a totals row.
+    public mutating func appendSeparator() {
+        rows.append(.separator)
+    }
+
+    // MARK: - Rendering
+
+    /// The table as text: lines joined by `"\n"`, with a trailing `"\n"`.
+    ///
+    /// Without `maxWidth` nothing is cut. With it, when the table is wider than `maxWidth` columns, the
+    /// widest text (left-aligned) column loses one column at a time — ties go to the rightmost — until the
+    /// table fits or every text column is 1 wide; cells and headers longer than their column are cut with
+    /// `…` at a grapheme-cluster boundary, by display width. Numbers and notes are never cut, so a table
+    /// of many number columns may still be wider than `maxWidth`. A title wider than `maxWidth` is cut too.
+    public func render(maxWidth: Int? = nil) -> String {
+        let headers = columns.map { Self.displaySafe($0.title) }
+        let body: [Row] = rows.map { row in
+            switch row {
+            case .separator:
+                return .separator
+            case .cells(let cells, let note):
+                return .cells(cells.map(Self.displaySafe), note: note.map(Self.displaySafe))
+            }
+        }
+
+        var widths = headers.map { displayWidth(of: $0) }
+        var noteWidth = 0
+        for case .cells(let cells, let note) in body {
+            for (index, cell) in cells.enumerated() {
+                widths[index] = max(widths[index], displayWidth(of: cell))
+            }
+            if let note {
+                noteWidth = max(noteWidth, displayWidth(of: note))
+            }
+        }
+        if let maxWidth {
+            let fixed = Self.gap.count * max(columns.count - 1, 0) + (noteWidth > 0 ? Self.gap.count + noteWidth : 0)
+            widths = shrink(widths, toFit: maxWidth - fixed)
+        }
+
+        var output = ""
+        if let title {
+            var line = Self.displaySafe(title)
+            if let maxWidth { line = Self.truncate(line, toWidth: maxWidth) }
+            output += Self.trimmingTrailingSpaces(line) + "\n"
+        }
+        guard !columns.isEmpty else { return output }
+        let rule = widths.map { String(repeating: Self.ruleCharacter, count: $0) }.joined(separator: Self.gap)
+        output += line(headers, widths: widths, note: nil) + "\n"
+        output += Self.trimmingTrailingSpaces(rule) + "\n"
+        for row in body {
+            switch row {
+            case .separator:
+                output += Self.trimmingTrailingSpaces(rule) + "\n"
+            case .cells(let cells, let note):
+                output += line(cells, widths: widths, note: note) + "\n"
+            }
+        }
+        return output
+    }
+
+    /// Narrows text columns, widest first, until their sum fits `available` or none can narrow further.
+    private func shrink(_ natural: [Int], toFit available: Int) -> [Int] {
+        var widths = natural
+        var total = widths.reduce(0, +)
+        while total > available {
+            var widest: Int?
+            for index in widths.indices where columns[index].alignment == .left && widths[index] > 1 {
+                if let current = widest, widths[current] > widths[index] { continue }
+                widest = index
+            }
+            guard let index = widest else { break }
+            widths[index] -= 1
+            total -= 1
+        }
+        return widths
+    }
+
+    /// One line: every cell cut (text only) and padded to its column, then the note.
+    private func line(_ cells: [String], widths: [Int], note: String?) -> String {
+        var parts: [String] = []
+        parts.reserveCapacity(columns.count)
+        for (index, column) in columns.enumerated() {
+            var cell = index < cells.count ? cells[index] : ""
+            var width = displayWidth(of: cell)
+            if column.alignment == .left && width > widths[index] {
+                cell = Self.truncate(cell, toWidth: widths[index])
+                width = displayWidth(of: cell)
+            }
+            let padding = String(repeating: " ", count: max(widths[index] - width, 0))
+            parts.append(column.alignment == .left ? cell + padding : padding + cell)
+        }
+        var text = parts.joined(separator: Self.gap)
+        if let note, !note.isEmpty {
+            text += Self.gap + note
+        }
+        return Self.trimmingTrailingSpaces(text)
+    }
+
+    // MARK: - Text helpers
+
+    /// `text` cut to at most `width` display columns, ending in `…` when anything was cut. Never splits a
+    /// grapheme cluster; the result may be one column narrower than `width` when a 2-column character
+    /// would have straddled the limit.
+    public static func truncate(_ text: String, toWidth width: Int) -> String {
+        guard width > 0 else { return "" }
+        if displayWidth(of: text) <= width { return text }
+        let budget = width - 1  // one column for the ellipsis
+        var kept = ""
+        var used = 0
+        for character in text {
+            let characterWidth = displayWidth(of: character)
+            if used + characterWidth > budget { break }
+            kept.append(character)
+            used += characterWidth
+        }
+        kept.append(ellipsis)
+        return kept
+    }
+
+    /// `text` with everything that could break a table line or drive the terminal replaced by something
+    /// visible and harmless. Line breaks (LF, CR, CRLF, NEL, U+2028, U+2029) become one `↵`; a tab becomes
+    /// a space; other C0 controls and DEL become Unicode control pictures (`␛` for ESC, so `\u{1b}[31m`
+    /// prints as `␛[31m`); C1 controls and bidi embedding/override/isolate characters, which could
+    /// reorder what the terminal shows, become `�`. Other text is kept exactly.
+    public static func displaySafe(_ text: String) -> String {
+        // Fast path: most cells are plain.
+        if !text.unicodeScalars.contains(where: needsReplacement) { return text }
+        var result = String.UnicodeScalarView()
+        var previousWasCarriageReturn = false
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            defer { previousWasCarriageReturn = value == 0x0D }
+            switch value {
+            case 0x0A where previousWasCarriageReturn:
+                continue  // the LF of a CRLF: its CR already became ↵
+            case 0x0A, 0x0D, 0x85, 0x2028, 0x2029:
+                result.append("↵")
+            case 0x09:
+                result.append(" ")
+            case 0x00...0x1F:
+                result.append(Unicode.Scalar(0x2400 + value)!)
+            case 0x7F:
+                result.append("\u{2421}")
+            case 0x80...0x9F, 0x202A...0x202E, 0x2066...0x2069:
+                result.append("\u{FFFD}")
+            default:
+                result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+
+    private static func needsReplacement(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069:
+            return true
+        default:
+            return false
+        }
+    }
+
+    private static func trimmingTrailingSpaces(_ text: String) -> String {
+        var text = text
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}
