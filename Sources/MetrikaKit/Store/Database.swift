@@ -1,0 +1,162 @@
+import CSQLite
+import Foundation
+
+/// One connection to an SQLite database. Owns the `sqlite3*` handle and closes it in `deinit`.
+///
+/// Threading: the connection is opened with `SQLITE_OPEN_FULLMUTEX`, so SQLite itself serializes calls
+/// on it, but a transaction is a sequence of calls, so the owner (`HistoryStore`) also holds a lock around
+/// each unit of work. Parallel work uses separate connections: under WAL, readers never wait for writers,
+/// and writers queue behind each other on `busy_timeout`.
+final class Database {
+    /// The file path (or `:memory:`).
+    let path: String
+    /// The raw connection, for `Statement`.
+    let handle: OpaquePointer
+    // Statements are prepared once per SQL text and reused: the SQL is constant, only bindings change.
+    private var cache: [String: Statement] = [:]
+    private var savepointDepth = 0
+
+    /// Opens (or creates, when `create`) the database at `path`.
+    init(path: String, create: Bool = true) throws {
+        var connection: OpaquePointer?
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX
+        if create { flags |= SQLITE_OPEN_CREATE }
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            let error = SQLiteError(code: code, connection: connection, sql: nil)
+            // A failed open still allocates a handle that must be released.
+            sqlite3_close_v2(connection)
+            throw error
+        }
+        // Extended codes tell SQLITE_BUSY_SNAPSHOT from a plain SQLITE_BUSY, which matters for retries.
+        sqlite3_extended_result_codes(connection, 1)
+        self.path = path
+        self.handle = connection
+    }
+
+    deinit {
+        cache.removeAll()
+        // close_v2 defers the close until any statement still alive elsewhere is finalized.
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: - Statements
+
+    /// A prepared statement for `sql`, reused across calls.
+    func prepare(_ sql: String) throws -> Statement {
+        if let statement = cache[sql] { return statement }
+        let statement = try Statement(connection: handle, sql: sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// Runs one statement with bound values.
+    func execute(_ sql: String, _ values: [SQLiteValue] = []) throws {
+        try prepare(sql).run(values)
+    }
+
+    /// Runs one statement with bound values and returns every row.
+    func rows(_ sql: String, _ values: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
+        try prepare(sql).rows(values)
+    }
+
+    /// The first column of the first row, or nil when there is no row.
+    func scalar(_ sql: String, _ values: [SQLiteValue] = []) throws -> SQLiteValue? {
+        try rows(sql, values).first?.first
+    }
+
+    /// Runs several statements that take no values (schema scripts).
+    func executeScript(_ sql: String) throws {
+        var errorText: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &errorText)
+        if code != SQLITE_OK {
+            let message = errorText.map { String(cString: $0) }
+            sqlite3_free(errorText)
+            if let message {
+                throw SQLiteError(code: code, message: message, sql: sql)
+            }
+            throw SQLiteError(code: code, connection: handle, sql: sql)
+        }
+    }
+
+    /// How long a statement waits for another connection's lock before giving up with SQLITE_BUSY.
+    func setBusyTimeout(milliseconds: Int32) throws {
+        let code = sqlite3_busy_timeout(handle, milliseconds)
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: handle, sql: nil) }
+    }
+
+    /// Whether a transaction is open on this connection.
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in a write transaction: committed when it returns, rolled back when it throws.
+    ///
+    /// `BEGIN IMMEDIATE` takes the write lock up front. A deferred transaction that starts reading and then
+    /// writes must upgrade its lock, and under WAL that upgrade fails at once with SQLITE_BUSY(_SNAPSHOT)
+    /// when another connection committed meanwhile — the busy timeout cannot help there. Taking the lock
+    /// first makes concurrent writers simply queue on `busy_timeout`. Nested calls become savepoints.
+    func inTransaction<T>(_ body: () throws -> T) throws -> T {
+        if isInTransaction {
+            return try inSavepoint(body)
+        }
+        try beginImmediate()
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            rollbackQuietly()
+            throw error
+        }
+        do {
+            try execute("COMMIT")
+        } catch {
+            rollbackQuietly()
+            throw error
+        }
+        return result
+    }
+
+    private func inSavepoint<T>(_ body: () throws -> T) throws -> T {
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        // The name is generated from a counter, never from input.
+        let name = "metrika_sp\(savepointDepth)"
+        try executeScript("SAVEPOINT \(name)")
+        do {
+            let result = try body()
+            try executeScript("RELEASE \(name)")
+            return result
+        } catch {
+            if isInTransaction {
+                try? executeScript("ROLLBACK TO \(name); RELEASE \(name)")
+            }
+            throw error
+        }
+    }
+
+    private func beginImmediate() throws {
+        // busy_timeout already waited; a few more attempts cover a writer that held the lock even longer
+        // (a huge first sync) rather than failing a cron job.
+        var attempt = 0
+        while true {
+            do {
+                try execute("BEGIN IMMEDIATE")
+                return
+            } catch let error as SQLiteError where error.primaryCode == SQLITE_BUSY && attempt < 3 {
+                attempt += 1
+                usleep(useconds_t(200_000 * attempt))
+            }
+        }
+    }
+
+    private func rollbackQuietly() {
+        // SQLite rolls back by itself after some errors (SQLITE_FULL, SQLITE_IOERR); ROLLBACK would then fail.
+        if isInTransaction {
+            try? execute("ROLLBACK")
+        }
+    }
+}

@@ -1,0 +1,79 @@
+/// One numbered step of the history schema. Applied once, in order, inside a transaction, and recorded
+/// in `metrika_migrations`. Never edit a released migration: add the next one.
+struct Migration: Sendable {
+    let version: Int
+    let name: String
+    let sql: String
+}
+
+/// The history schema as a list of migrations.
+enum Schema {
+    /// The table that records applied migrations; its presence marks a database as metrika's.
+    static let migrationsTable = "metrika_migrations"
+
+    static let createMigrationsTable = """
+        CREATE TABLE IF NOT EXISTS metrika_migrations (
+            version INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            applied_at REAL NOT NULL
+        )
+        """
+
+    static let migrations: [Migration] = [
+        Migration(version: 1, name: "history", sql: """
+            CREATE TABLE counters (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL,
+                site TEXT NOT NULL,
+                status TEXT NOT NULL,
+                permission TEXT NOT NULL,
+                owner_login TEXT NOT NULL,
+                time_zone_name TEXT NOT NULL,
+                time_zone_offset_minutes INTEGER NOT NULL,
+                create_time TEXT,
+                is_favorite INTEGER NOT NULL CHECK (is_favorite IN (0, 1)),
+                updated_at REAL NOT NULL
+            );
+            CREATE TABLE fetch_log (
+                id INTEGER PRIMARY KEY,
+                counter_id INTEGER NOT NULL REFERENCES counters(id) ON DELETE CASCADE,
+                range_from TEXT NOT NULL,
+                range_to TEXT NOT NULL,
+                metrics TEXT NOT NULL,
+                fetched_at REAL NOT NULL,
+                settled_before TEXT NOT NULL,
+                sampled INTEGER NOT NULL CHECK (sampled IN (0, 1)),
+                data_lag REAL,
+                CHECK (range_from <= range_to)
+            );
+            CREATE INDEX fetch_log_by_counter ON fetch_log(counter_id, fetched_at);
+            CREATE TABLE daily_values (
+                counter_id INTEGER NOT NULL REFERENCES counters(id) ON DELETE CASCADE,
+                metric TEXT NOT NULL,
+                day TEXT NOT NULL CHECK (day GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+                unit TEXT NOT NULL,
+                value REAL,
+                settled INTEGER NOT NULL CHECK (settled IN (0, 1)),
+                fetch_id INTEGER NOT NULL REFERENCES fetch_log(id),
+                PRIMARY KEY (counter_id, metric, day)
+            ) WITHOUT ROWID;
+            CREATE INDEX daily_values_by_fetch ON daily_values(fetch_id);
+            CREATE INDEX daily_values_by_day ON daily_values(counter_id, day);
+            CREATE TABLE period_totals (
+                counter_id INTEGER NOT NULL REFERENCES counters(id) ON DELETE CASCADE,
+                metric TEXT NOT NULL,
+                period_from TEXT NOT NULL,
+                period_to TEXT NOT NULL,
+                unit TEXT NOT NULL,
+                value REAL,
+                settled INTEGER NOT NULL CHECK (settled IN (0, 1)),
+                fetched_at REAL NOT NULL,
+                PRIMARY KEY (counter_id, metric, period_from, period_to),
+                CHECK (period_from <= period_to)
+            ) WITHOUT ROWID;
+            """),
+    ]
+
+    /// The schema version this build creates and understands.
+    static var latestVersion: Int { migrations.last?.version ?? 0 }
+}
