@@ -1,0 +1,105 @@
+import Foundation
+import MetrikaKit
+
+/// The entry point: parses the command line, runs one command, maps failures to exit codes.
+public enum CLI {
+    /// Every command, in the order `metrika --help` lists them.
+    static var commands: [any Command.Type] { [
+        CountersCommand.self,
+        ReportCommand.self,
+    ] }
+
+    /// Runs `metrika <arguments>` in `context` and returns the exit code. Never throws, never crashes
+    /// on bad input: every failure becomes `Error: …` on stderr and a documented exit code.
+    public static func run(arguments: [String], context: CLIContext) async -> Int32 {
+        let code = await dispatch(arguments, context: context)
+        context.stdout.flush()
+        context.stderr.flush()
+        return code
+    }
+
+    static func dispatch(_ arguments: [String], context: CLIContext) async -> Int32 {
+        guard let first = arguments.first else {
+            context.stderr.write(topLevelHelp)
+            return ExitCode.usage
+        }
+        switch first {
+        case "--help", "-h", "help":
+            if arguments.count > 1, let command = find(Array(arguments.dropFirst()))?.command {
+                context.stdout.write(command.helpText)
+            } else {
+                context.stdout.write(topLevelHelp)
+            }
+            return ExitCode.ok
+        case "--version", "-V":
+            context.stdout.write("metrika \(MetrikaVersion.current)\n")
+            return ExitCode.ok
+        default:
+            break
+        }
+        guard let (command, consumed) = find(arguments) else {
+            let word = first.hasPrefix("-") ? "option" : "command"
+            context.stderr.write("Error: Unknown \(word) '\(first)'\nUsage: metrika <command> [options]   (see `metrika --help`)\n")
+            return ExitCode.usage
+        }
+        let rest = Array(arguments.dropFirst(consumed))
+        do {
+            let options = try ArgumentParser.parse(rest, options: command.allOptions)
+            if options.flag("help") {
+                context.stdout.write(command.helpText)
+                return ExitCode.ok
+            }
+            return try await command.run(options, context: context)
+        } catch let error as UsageError {
+            context.stderr.write("Error: \(error.message)\nUsage: metrika \(command.usage)\nRun `metrika \(command.name) --help` for details.\n")
+            return error.exitCode
+        } catch let error as any MetrikaFailure {
+            context.stderr.write("Error: \(error.message)\n")
+            return error.exitCode
+        } catch is CancellationError {
+            context.stderr.write("Error: interrupted.\n")
+            return ExitCode.failure
+        } catch {
+            context.stderr.write("Error: \(error)\n")
+            return ExitCode.failure
+        }
+    }
+
+    /// The command named by the first one or two words.
+    static func find(_ arguments: [String]) -> (command: any Command.Type, consumed: Int)? {
+        if arguments.count >= 2, let command = commands.first(where: { $0.name == "\(arguments[0]) \(arguments[1])" }) {
+            return (command, 2)
+        }
+        if let command = commands.first(where: { $0.name == arguments[0] }) {
+            return (command, 1)
+        }
+        return nil
+    }
+
+    static var topLevelHelp: String {
+        var text = """
+        metrika \(MetrikaVersion.current) — Yandex.Metrika statistics in the terminal, in CSV and JSON, in SVG charts and by mail.
+
+        Usage: metrika <command> [options]
+
+        Commands:
+
+        """
+        let width = (commands.map { $0.name.count }.max() ?? 0) + 4
+        for command in commands {
+            text += "  " + command.name + String(repeating: " ", count: width - command.name.count) + command.summary + "\n"
+        }
+        text += """
+
+        Run `metrika <command> --help` for a command's options.
+        Global: --version, --help.
+
+        Environment: METRIKA_TOKEN, METRIKA_API_URL, METRIKA_OAUTH_URL, METRIKA_DB, METRIKA_TIMEOUT,
+        METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET, METRIKA_SENDMAIL, NO_COLOR, XDG_CONFIG_HOME, XDG_DATA_HOME.
+        Exit codes: 0 ok, 64 usage, 65 unreadable API answer, 69 API unavailable, 73 cannot create output,
+        75 quota exceeded (try later), 77 not signed in / access denied, 78 configuration, 1 other.
+
+        """
+        return text
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import MetrikaKit
+
+/// The world a command runs in. `CLIContext.live()` wires the real one; tests build their own.
+public struct CLIContext: Sendable {
+    /// Environment variables (METRIKA_TOKEN, METRIKA_API_URL, XDG_*, …).
+    public var environment: [String: String]
+    public var stdout: TextSink
+    public var stderr: TextSink
+    /// Reads all of standard input (for `login --token-stdin`); nil when there is none.
+    public var readStandardInput: @Sendable () -> String?
+    public var transport: any HTTPTransport
+    public var now: @Sendable () -> Date
+    public var sleep: @Sendable (Double) async throws -> Void
+    public var stdoutIsTerminal: Bool
+    public var stderrIsTerminal: Bool
+    /// Columns of the terminal stdout is on, if it is one.
+    public var terminalWidth: Int?
+
+    public init(
+        environment: [String: String], stdout: TextSink, stderr: TextSink,
+        readStandardInput: @escaping @Sendable () -> String? = { nil },
+        transport: any HTTPTransport, now: @escaping @Sendable () -> Date = { Date() },
+        sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64($0 * 1e9)) },
+        stdoutIsTerminal: Bool = false, stderrIsTerminal: Bool = false, terminalWidth: Int? = nil
+    ) {
+        self.environment = environment
+        self.stdout = stdout
+        self.stderr = stderr
+        self.readStandardInput = readStandardInput
+        self.transport = transport
+        self.now = now
+        self.sleep = sleep
+        self.stdoutIsTerminal = stdoutIsTerminal
+        self.stderrIsTerminal = stderrIsTerminal
+        self.terminalWidth = terminalWidth
+    }
+
+    /// The real process: its environment, file descriptors 0–2, URLSession, the system clock.
+    public static func live() -> CLIContext {
+        let stdoutIsTerminal = isatty(1) == 1
+        return CLIContext(
+            environment: ProcessInfo.processInfo.environment,
+            stdout: TextSink(fileDescriptor: 1),
+            stderr: TextSink(fileDescriptor: 2),
+            readStandardInput: {
+                let data = FileHandle.standardInput.readDataToEndOfFile()
+                return String(data: data, encoding: .utf8)
+            },
+            transport: URLSessionTransport(),
+            stdoutIsTerminal: stdoutIsTerminal,
+            stderrIsTerminal: isatty(2) == 1,
+            terminalWidth: stdoutIsTerminal ? terminalColumns() : nil
+        )
+    }
+
+    private static func terminalColumns() -> Int? {
+        var size = winsize()
+        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 { return columns }
+        return nil
+    }
+
+    /// Writes a line to stderr (progress, warnings, errors).
+    public func note(_ line: String) {
+        stderr.write(line + "\n")
+    }
+
+    /// Whether colour may be used on stderr (a terminal, and NO_COLOR unset).
+    public var stderrColor: Bool { stderrIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty }
+}

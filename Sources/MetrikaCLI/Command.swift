@@ -1,0 +1,95 @@
+import MetrikaKit
+
+/// A `metrika` subcommand. Each lives in its own file under Commands/ and is listed in `CLI.commands`.
+public protocol Command {
+    /// The words that select it: `counters`, or `auth status`.
+    static var name: String { get }
+    /// One line for `metrika --help`.
+    static var summary: String { get }
+    /// The usage line, without the leading `metrika `.
+    static var usage: String { get }
+    /// Further help paragraphs (examples, notes); may be empty.
+    static var discussion: String { get }
+    /// The options it accepts (`--help` and `--verbose` are added for every command).
+    static var options: [OptionSpec] { get }
+    /// Runs it; returns the exit code or throws a `MetrikaFailure`.
+    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32
+}
+
+extension Command {
+    public static var discussion: String { "" }
+
+    /// The options with the common ones every command accepts.
+    static var allOptions: [OptionSpec] { options + CommonOptions.always }
+
+    /// The full `--help` text.
+    static var helpText: String {
+        var text = "\(summary)\n\nUsage: metrika \(usage)\n\nOptions:\n"
+        let rows = allOptions.map { spec -> (String, String) in
+            var left = "  "
+            if let short = spec.short { left += "-\(short), " }
+            left += "--\(spec.name)"
+            if let value = spec.valueName { left += " \(value)" }
+            return (left, spec.help)
+        }
+        let width = min(34, (rows.map { $0.0.count }.max() ?? 0) + 2)
+        for (left, help) in rows {
+            if left.count + 2 > width {
+                text += left + "\n" + String(repeating: " ", count: width) + help + "\n"
+            } else {
+                text += left + String(repeating: " ", count: width - left.count) + help + "\n"
+            }
+        }
+        if !discussion.isEmpty { text += "\n" + discussion + (discussion.hasSuffix("\n") ? "" : "\n") }
+        return text
+    }
+}
+
+/// Options shared by several commands.
+public enum CommonOptions {
+    /// Accepted by every command.
+    static let always: [OptionSpec] = [
+        OptionSpec("verbose", short: "v", help: "Log each API request (method, URL, status, time) to stderr"),
+        OptionSpec("help", short: "h", help: "Show this help"),
+    ]
+
+    /// `--format` and its shorthands, for data commands.
+    static let format: [OptionSpec] = [
+        OptionSpec("format", value: "table|csv|json", help: "Output format (default: table)"),
+        OptionSpec("csv", help: "Same as --format csv"),
+        OptionSpec("json", help: "Same as --format json"),
+    ]
+
+    /// Where the token comes from, for commands that call the API.
+    static let token: [OptionSpec] = [
+        OptionSpec("token-file", value: "PATH", help: "Read the token from this file instead of METRIKA_TOKEN or the default token file"),
+    ]
+
+    /// The history database, for commands that use it.
+    static let database: [OptionSpec] = [
+        OptionSpec("db", value: "PATH", help: "History database (default: METRIKA_DB, else $XDG_DATA_HOME/metrika/metrika.sqlite)"),
+    ]
+}
+
+/// Output formats of data commands.
+public enum OutputFormat: String, Sendable {
+    case table, csv, json
+
+    /// Reads `--format`, `--csv` and `--json`; contradictory choices are a usage error.
+    static func from(_ options: ParsedOptions) throws -> OutputFormat {
+        var chosen: [OutputFormat] = []
+        if let text = options.value("format") {
+            guard let format = OutputFormat(rawValue: text.lowercased()) else {
+                throw UsageError("--format must be table, csv or json, not '\(text)'")
+            }
+            chosen.append(format)
+        }
+        if options.flag("csv") { chosen.append(.csv) }
+        if options.flag("json") { chosen.append(.json) }
+        let distinct = Set(chosen.map(\.rawValue))
+        if distinct.count > 1 {
+            throw UsageError("Choose one output format: --format \(chosen.map(\.rawValue).joined(separator: ", ")) contradict each other")
+        }
+        return chosen.first ?? .table
+    }
+}

@@ -1,0 +1,74 @@
+import MetrikaKit
+
+/// `metrika counters`: the counters the token can see.
+enum CountersCommand: Command {
+    static let name = "counters"
+    static let summary = "List the counters you can read: id, name, site, status, permission"
+    static let usage = "counters [--search TEXT] [--status active|deleted] [--format table|csv|json]"
+    static let discussion = """
+    Examples:
+      metrika counters
+      metrika counters --search shop --csv
+    """
+    static let options: [OptionSpec] = [
+        OptionSpec("search", value: "TEXT", help: "Only counters whose id, name or site contains TEXT"),
+        OptionSpec("status", value: "STATUS", help: "active (default) or deleted"),
+    ] + CommonOptions.format + CommonOptions.token
+
+    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
+        guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
+        let format = try OutputFormat.from(options)
+        var status: String?
+        if let text = options.value("status") {
+            switch text.lowercased() {
+            case "active": status = "Active"
+            case "deleted": status = "Deleted"
+            default: throw UsageError("--status must be active or deleted, not '\(text)'")
+            }
+        }
+        let client = try Session(context: context, options: options).client()
+        let counters = try await client.fetchCounters(search: options.value("search"), status: status)
+        render(counters, format: format, context: context)
+        return ExitCode.ok
+    }
+
+    static func render(_ counters: [Counter], format: OutputFormat, context: CLIContext) {
+        var out = context.stdout
+        switch format {
+        case .table:
+            if counters.isEmpty {
+                context.note("No counters found.")
+                return
+            }
+            var table = TextTable(columns: [
+                .init("ID", alignment: .right), .init("Name"), .init("Site"), .init("Status"), .init("Permission"),
+            ])
+            for counter in counters {
+                table.append([String(counter.id), counter.name, counter.site, counter.status, counter.permission])
+            }
+            out.write(table.render(maxWidth: context.terminalWidth))
+        case .csv:
+            let writer = CSVWriter()
+            writer.write(["id", "name", "site", "status", "permission", "owner_login", "time_zone"], to: &out)
+            for counter in counters {
+                writer.write([String(counter.id), counter.name, counter.site, counter.status, counter.permission, counter.ownerLogin, counter.timeZoneName], to: &out)
+            }
+        case .json:
+            let document = JSONValue.object([
+                ("version", .number(1)),
+                ("counters", .array(counters.map { counter in
+                    .object([
+                        ("id", .number(Double(counter.id))),
+                        ("name", .string(counter.name)),
+                        ("site", .string(counter.site)),
+                        ("status", .string(counter.status)),
+                        ("permission", .string(counter.permission)),
+                        ("owner_login", .string(counter.ownerLogin)),
+                        ("time_zone", .string(counter.timeZoneName)),
+                    ])
+                })),
+            ])
+            out.write(document.serialized(pretty: true) + "\n")
+        }
+    }
+}

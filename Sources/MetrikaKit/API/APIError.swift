@@ -1,0 +1,70 @@
+import Foundation
+
+/// What went wrong talking to the Metrika or OAuth APIs, in words a user can act on.
+public enum APIError: MetrikaFailure, Equatable {
+    /// 401: no usable Authorization header reached the API.
+    case unauthorized(String)
+    /// 403 invalid_token: the token is unknown, expired or revoked.
+    case invalidToken
+    /// 403 access_denied / counter_in_connect: the token may not read this object.
+    case accessDenied(String)
+    /// 400 invalid_parameter, missing_parameter and friends: the request was wrong.
+    case badRequest(type: String, message: String)
+    /// 400 query_error: the query is too heavy for the API.
+    case queryTooComplicated(String)
+    /// 404: the object does not exist.
+    case notFound(String)
+    /// A daily quota is used up; it resets at 00:00 GMT.
+    case dailyQuota(type: String, resetsIn: String)
+    /// A per-second or parallel quota kept answering after every retry.
+    case quotaPersisted(type: String)
+    /// The API or network was unavailable after retries (5xx, timeouts, refused or cut connections).
+    case unavailable(String)
+    /// The API answered something that is not the JSON it documents.
+    case unreadable(String)
+
+    public var exitCode: Int32 {
+        switch self {
+        case .unauthorized, .invalidToken, .accessDenied: return ExitCode.noPermission
+        case .badRequest, .queryTooComplicated, .notFound: return ExitCode.usage
+        case .dailyQuota, .quotaPersisted: return ExitCode.tryLater
+        case .unavailable: return ExitCode.unavailable
+        case .unreadable: return ExitCode.dataError
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .unauthorized(let detail):
+            return "The API did not accept the request as signed in (\(detail)). Run `metrika login` or set METRIKA_TOKEN."
+        case .invalidToken:
+            return "The API rejected the token (invalid_token): it is wrong, expired or revoked. Sign in again with `metrika login`."
+        case .accessDenied(let detail):
+            return "Access denied: \(detail) Check the counter id, or sign in as an account that can view it (`metrika login`)."
+        case .badRequest(let type, let message):
+            return "The API refused the request (\(type)): \(message)"
+        case .queryTooComplicated(let message):
+            return "The API says the query is too complicated (query_error: \(message)). Use a shorter --from/--to range or a lower --accuracy."
+        case .notFound(let message):
+            return "Not found: \(message)"
+        case .dailyQuota(let type, let resetsIn):
+            return "The daily API quota is used up (\(type)). It resets at 00:00 GMT (\(resetsIn)); try again then."
+        case .quotaPersisted(let type):
+            return "The API kept answering that a request quota is exceeded (\(type)), even after waiting. Try again in a few minutes."
+        case .unavailable(let detail):
+            return "The Metrika API is unavailable: \(detail). Check the network or METRIKA_API_URL, and try again later."
+        case .unreadable(let detail):
+            return "The API answered something unreadable: \(detail). Try again; if it persists, run with --verbose and report it."
+        }
+    }
+
+    /// A human "in 3 h 20 min" until the next 00:00 GMT.
+    static func untilMidnightGMT(from now: Date) -> String {
+        let secondsIntoDay = now.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400)
+        let remaining = Int((86_400 - secondsIntoDay).rounded(.up))
+        let hours = remaining / 3600
+        let minutes = (remaining % 3600 + 59) / 60
+        if hours == 0 { return "in \(minutes) min" }
+        return "in \(hours) h \(minutes) min"
+    }
+}

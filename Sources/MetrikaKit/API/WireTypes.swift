@@ -1,0 +1,153 @@
+import Foundation
+
+// MARK: - Management API
+
+/// `GET /management/v1/counters`: `{"rows": total, "counters": [...]}`.
+struct CounterListResponse: Decodable, Sendable {
+    let rows: Int
+    let counters: [WireCounter]
+
+    enum CodingKeys: String, CodingKey { case rows, counters }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        counters = try container.decodeIfPresent([WireCounter].self, forKey: .counters) ?? []
+        rows = try container.flexibleInt(.rows) ?? counters.count
+    }
+}
+
+/// `GET /management/v1/counter/{id}`: `{"counter": {...}}`.
+struct CounterResponse: Decodable, Sendable {
+    let counter: WireCounter
+}
+
+/// A counter object of the Management API; only the fields metrika uses, everything else ignored.
+struct WireCounter: Decodable, Sendable {
+    let counter: Counter
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, site, site2, status, permission, ownerLogin = "owner_login", timeZoneName = "time_zone_name"
+        case timeZoneOffset = "time_zone_offset", createTime = "create_time", favorite
+    }
+
+    struct Site2: Decodable, Sendable { let site: String? }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard let id = try container.flexibleInt(.id) else {
+            throw DecodingError.keyNotFound(CodingKeys.id, .init(codingPath: container.codingPath, debugDescription: "counter without id"))
+        }
+        let site2 = try? container.decodeIfPresent(Site2.self, forKey: .site2)
+        let site = try container.flexibleString(.site) ?? site2?.site ?? ""
+        counter = Counter(
+            id: id,
+            name: try container.flexibleString(.name) ?? "",
+            site: site,
+            status: try container.flexibleString(.status) ?? "Active",
+            permission: try container.flexibleString(.permission) ?? "",
+            ownerLogin: try container.flexibleString(.ownerLogin) ?? "",
+            timeZoneName: try container.flexibleString(.timeZoneName) ?? "Europe/Moscow",
+            timeZoneOffsetMinutes: try container.flexibleInt(.timeZoneOffset) ?? 180,
+            createTime: try container.flexibleString(.createTime),
+            isFavorite: try container.flexibleBool(.favorite) ?? false
+        )
+    }
+}
+
+// MARK: - Reporting API
+
+/// A dimension value of a report row: `name` always (may be null), `id` often, more keys ignored.
+struct WireDimension: Decodable, Sendable {
+    let name: String?
+    let id: String?
+
+    enum CodingKeys: String, CodingKey { case name, id }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.flexibleString(.name)
+        id = try container.flexibleString(.id)
+    }
+}
+
+/// One row of `/stat/v1/data`.
+struct WireDataRow: Decodable, Sendable {
+    let dimensions: [WireDimension]
+    let metrics: [WireNumber]
+}
+
+/// `GET /stat/v1/data`, the fields metrika uses.
+public struct StatDataPage: Decodable, Sendable {
+    let data: [WireDataRow]
+    /// Rows in the whole answer, ignoring paging.
+    public let totalRows: Int
+    public let sampled: Bool
+    public let sampleShare: Double?
+    public let sampleSize: Double?
+    public let sampleSpace: Double?
+    /// Seconds the data is behind real time.
+    public let dataLag: Double?
+    /// API totals over the whole filtered set, one per metric.
+    public let totals: [Double?]
+
+    enum CodingKeys: String, CodingKey {
+        case data, totalRows = "total_rows", sampled, sampleShare = "sample_share", sampleSize = "sample_size"
+        case sampleSpace = "sample_space", dataLag = "data_lag", totals
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        data = try container.decode([WireDataRow].self, forKey: .data)
+        totalRows = try container.flexibleInt(.totalRows) ?? data.count
+        sampled = try container.flexibleBool(.sampled) ?? false
+        sampleShare = try container.decodeIfPresent(WireNumber.self, forKey: .sampleShare)?.value
+        sampleSize = try container.decodeIfPresent(WireNumber.self, forKey: .sampleSize)?.value
+        sampleSpace = try container.decodeIfPresent(WireNumber.self, forKey: .sampleSpace)?.value
+        dataLag = try container.decodeIfPresent(WireNumber.self, forKey: .dataLag)?.value
+        totals = (try container.decodeIfPresent([WireNumber].self, forKey: .totals) ?? []).map(\.value)
+    }
+
+    /// The rows as plain values: dimension values and one optional number per metric.
+    public var rows: [(dimensions: [DimensionValue], metrics: [Double?])] {
+        data.map { row in
+            (row.dimensions.map { DimensionValue(name: $0.name, id: $0.id) }, row.metrics.map(\.value))
+        }
+    }
+
+    /// The number of rows in this page.
+    public var rowCount: Int { data.count }
+
+    /// The sampling of this answer.
+    public var sampling: Sampling {
+        Sampling(isSampled: sampled, share: sampleShare ?? 1, sampleSize: sampleSize, sampleSpace: sampleSpace)
+    }
+}
+
+/// `GET /stat/v1/data/bytime`, the fields metrika uses: `totals[m][t]` and the periods.
+public struct StatByTime: Decodable, Sendable {
+    /// Totals per metric per period.
+    public let totals: [[Double?]]
+    /// The periods `[[start, end], …]`, when the API sends them.
+    public let timeIntervals: [[String]]?
+    public let sampled: Bool
+
+    enum CodingKeys: String, CodingKey { case totals, timeIntervals = "time_intervals", sampled }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        totals = (try container.decodeIfPresent([[WireNumber]].self, forKey: .totals) ?? []).map { $0.map(\.value) }
+        timeIntervals = try container.decodeIfPresent([[String]].self, forKey: .timeIntervals)
+        sampled = try container.flexibleBool(.sampled) ?? false
+    }
+}
+
+/// The error body shared by all Metrika APIs.
+struct WireErrorBody: Decodable, Sendable {
+    struct Item: Decodable, Sendable {
+        let errorType: String?
+        let message: String?
+        enum CodingKeys: String, CodingKey { case errorType = "error_type", message }
+    }
+    let errors: [Item]?
+    let message: String?
+}

@@ -1,0 +1,94 @@
+/// Exact decimal text for doubles, independent of locale and of `printf` rounding.
+///
+/// Rounding rule (documented in docs/reports.md): a value is first written as the shortest decimal
+/// that reads back as the same double (what the API sent, e.g. `2.385`), and that decimal is rounded
+/// half away from zero. So 2.385 → `2.39` and 59.5 s → `01:00`, as a person rounding the API's
+/// number by hand would get — not `2.38`, which binary rounding of 2.38499999… would give.
+public enum DecimalText {
+    /// `value` with exactly `fractionDigits` digits after the point; no exponent, no grouping.
+    public static func format(_ value: Double, fractionDigits: Int) -> String {
+        precondition(value.isFinite, "DecimalText.format needs a finite value")
+        var (negative, digits, pointPosition) = decompose(value)
+        // Round half away from zero at `fractionDigits` after the point.
+        let keep = pointPosition + fractionDigits
+        if keep < 0 {
+            digits = [0]
+            pointPosition = 1
+        } else if keep < digits.count {
+            let roundUp = digits[keep] >= 5
+            digits = Array(digits[0..<keep])
+            if roundUp {
+                var index = digits.count - 1
+                var carry = true
+                while carry && index >= 0 {
+                    if digits[index] == 9 {
+                        digits[index] = 0
+                        index -= 1
+                    } else {
+                        digits[index] += 1
+                        carry = false
+                    }
+                }
+                if carry {
+                    digits.insert(1, at: 0)
+                    pointPosition += 1
+                }
+            }
+        }
+        // Pad so that there are digits for the integer part and every fraction digit.
+        while pointPosition <= 0 {
+            digits.insert(0, at: 0)
+            pointPosition += 1
+        }
+        while digits.count < pointPosition + fractionDigits { digits.append(0) }
+        var text = digits[0..<pointPosition].map { String($0) }.joined()
+        if fractionDigits > 0 {
+            text += "." + digits[pointPosition..<(pointPosition + fractionDigits)].map { String($0) }.joined()
+        }
+        if negative && text.contains(where: { $0 != "0" && $0 != "." }) { text = "-" + text }
+        return text
+    }
+
+    /// The shortest exact decimal of `value`, without exponent and without a trailing `.0`
+    /// (`182.664`, `41`, `100000000000000000000`): what `--raw` and JSON-minded outputs print.
+    public static func shortest(_ value: Double) -> String {
+        precondition(value.isFinite, "DecimalText.shortest needs a finite value")
+        let (negative, digits, pointPosition) = decompose(value)
+        let fractionDigits = max(0, digits.count - pointPosition)
+        var text = format(abs(value), fractionDigits: fractionDigits)
+        if negative && value != 0 { text = "-" + text }
+        return text
+    }
+
+    /// Digits of Swift's shortest round-trip representation and where the point goes.
+    private static func decompose(_ value: Double) -> (negative: Bool, digits: [Int], pointPosition: Int) {
+        let negative = value < 0
+        let text = "\(abs(value))"  // e.g. "2.385", "1e+308", "1.2345e-05", "41.0"
+        var mantissa = Substring(text)
+        var exponent = 0
+        if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            mantissa = text[..<e]
+            exponent = Int(text[text.index(after: e)...]) ?? 0
+        }
+        var digits: [Int] = []
+        var pointPosition = 0
+        var seenPoint = false
+        for character in mantissa {
+            if character == "." {
+                seenPoint = true
+                continue
+            }
+            guard let digit = character.wholeNumberValue else { continue }
+            digits.append(digit)
+            if !seenPoint { pointPosition += 1 }
+        }
+        pointPosition += exponent
+        // Drop leading zeros (keeping the point aligned) and trailing zeros of the fraction.
+        while digits.count > 1, digits[0] == 0 {
+            digits.removeFirst()
+            pointPosition -= 1
+        }
+        while digits.count > max(1, pointPosition), digits.last == 0 { digits.removeLast() }
+        return (negative, digits, pointPosition)
+    }
+}

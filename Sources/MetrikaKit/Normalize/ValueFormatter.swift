@@ -1,0 +1,68 @@
+/// Turns values with units into the text a person reads (tables, charts, normalized CSV) or the
+/// API's own numbers (`--raw`, JSON).
+public enum ValueFormatter {
+    /// What a missing value (`null`) looks like in a table.
+    public static let missingInTable = "—"
+
+    /// The normalized text of a value: counts as integers, percents with one decimal and `%`,
+    /// seconds as `mm:ss` (`h:mm:ss` from one hour), pages per visit with two decimals.
+    /// `grouping` separates thousands with a space (`12 345`) for tables. Nil → `missing`.
+    public static func format(_ quantity: Quantity, grouping: Bool, missing: String) -> String {
+        guard let value = quantity.value else { return missing }
+        switch quantity.unit {
+        case .count:
+            let text = DecimalText.format(value, fractionDigits: 0)
+            return grouping ? group(text) : text
+        case .percent:
+            return DecimalText.format(value, fractionDigits: 1) + "%"
+        case .seconds:
+            return duration(value)
+        case .pagesPerVisit:
+            return DecimalText.format(value, fractionDigits: 2)
+        case .number:
+            let text = DecimalText.format(value, fractionDigits: 2)
+            return grouping ? group(text) : text
+        }
+    }
+
+    /// The API's number as is (seconds, percent numbers): shortest exact decimal; empty when nil.
+    public static func raw(_ value: Double?) -> String {
+        guard let value else { return "" }
+        return DecimalText.shortest(value)
+    }
+
+    /// Seconds as `mm:ss`, or `h:mm:ss` from one hour, rounded to the nearest second (half up):
+    /// 59.4 → `00:59`, 59.5 → `01:00`, 3599.5 → `1:00:00`, 86399 → `23:59:59`.
+    public static func duration(_ seconds: Double) -> String {
+        let negative = seconds < 0
+        let rounded = DecimalText.format(abs(seconds), fractionDigits: 0)
+        guard let total = Int(rounded) else { return (negative ? "-" : "") + rounded + " s" }
+        let hours = total / 3600
+        let minutes = (total % 3600) / 60
+        let secs = total % 60
+        let sign = negative && total > 0 ? "-" : ""
+        if hours > 0 { return "\(sign)\(hours):\(two(minutes)):\(two(secs))" }
+        return "\(sign)\(two(minutes)):\(two(secs))"
+    }
+
+    /// Groups the integer part of a plain decimal in threes with spaces: `1234567.5` → `1 234 567.5`.
+    public static func group(_ text: String) -> String {
+        var sign = ""
+        var body = Substring(text)
+        if body.first == "-" {
+            sign = "-"
+            body = body.dropFirst()
+        }
+        let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let integer = Array(parts[0])
+        var grouped = ""
+        for (index, character) in integer.enumerated() {
+            if index > 0 && (integer.count - index) % 3 == 0 { grouped.append(" ") }
+            grouped.append(character)
+        }
+        if parts.count > 1 { grouped += "." + parts[1] }
+        return sign + grouped
+    }
+
+    private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+}
