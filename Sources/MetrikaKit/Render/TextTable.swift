@@ -181,8 +181,8 @@ public struct TextTable: Sendable {
     // MARK: - Text helpers
 
     /// `text` cut to at most `width` display columns, ending in `…` when anything was cut. Never splits a
-    /// grapheme cluster; the result may be one column narrower than `width` when a 2-column character
-    /// would have straddled the limit.
+    /// grapheme cluster; spaces right before the `…` are dropped, and the result may be narrower than
+    /// `width` when a 2-column character would have straddled the limit.
     public static func truncate(_ text: String, toWidth width: Int) -> String {
         guard width > 0 else { return "" }
         if displayWidth(of: text) <= width { return text }
@@ -195,6 +195,8 @@ public struct TextTable: Sendable {
             kept.append(character)
             used += characterWidth
         }
+        // A space just before the ellipsis reads as a gap in the data, not as a cut.
+        while kept.last == " " { kept.removeLast() }
         kept.append(ellipsis)
         return kept
     }
