@@ -68,7 +68,7 @@ struct CSVWriterTests {
         let file = directory.appendingPathComponent("report.csv")
         try Data(text.utf8).write(to: file)
 
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/csv_roundtrip.py")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("scripts/csv_roundtrip.py")
         let result = try runPython(script: script.path, argument: file.path)
         #expect(result.status == 0, "python3 stderr: \(result.stderr)")
         let parsed = try JSONDecoder().decode([[String]].self, from: result.stdout)
