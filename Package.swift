@@ -21,7 +21,7 @@ let package = Package(
         .executableTarget(name: "metrika-fake-api", dependencies: ["MetrikaSimulator"]),
         .testTarget(name: "MetrikaKitTests", dependencies: ["MetrikaKit"]),
         .testTarget(name: "StoreTests", dependencies: ["MetrikaKit"]),
-        .testTarget(name: "RenderTests", dependencies: ["MetrikaKit"], exclude: ["Golden", "scripts", "csv_roundtrip.py"]),
+        .testTarget(name: "RenderTests", dependencies: ["MetrikaKit"], exclude: ["Golden", "scripts"]),
         .testTarget(name: "SimulatorTests", dependencies: ["MetrikaSimulator"]),
         .testTarget(
             name: "EndToEndTests",

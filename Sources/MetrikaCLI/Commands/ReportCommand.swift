@@ -1,13 +1,318 @@
+import Foundation
 import MetrikaKit
 
-/// `metrika report`: placeholder until the report pipeline lands.
+/// `metrika report`: a counter's statistics by day, week or month (from the history database,
+/// fetching only what is missing or still changing), or by any dimensions (straight from the API).
 enum ReportCommand: Command {
     static let name = "report"
     static let summary = "Statistics of one or more counters as a table, CSV or JSON"
-    static let usage = "report --counter ID[,ID…] [options]"
-    static let options: [OptionSpec] = [OptionSpec("counter", value: "ID", help: "Counter id(s)")] + CommonOptions.format + CommonOptions.token
+    static let usage = "report --counter ID[,ID…] [--from DATE] [--to DATE] [--group day|week|month] [--metrics LIST] [--dimensions LIST] [options]"
+    static let discussion = """
+    By default: pageviews, visits, users, page depth, time on site and bounce rate by day, from
+    6daysAgo to today in each counter's time zone. Dates: YYYY-MM-DD, today, yesterday, NdaysAgo.
+
+    Time-series reports (no --dimensions/--preset/--filters, --accuracy full) are built from the
+    history database: only missing days and the still-changing recent days are fetched.
+    MetrikaKit.Dimension reports are fetched from the API page by page and streamed to CSV/JSON.
+
+    Examples:
+      metrika report --counter 1001
+      metrika report --counter 1001 --from 2026-10-01 --to 2026-10-31 --group week --csv
+      metrika report --counter 1001,1002 --metrics visits,bounceRate --json
+      metrika report --counter 1001 --dimensions trafficSource --from 30daysAgo
+      metrika report --counter 1001 --dimensions searchPhrase --limit 100000 --csv > phrases.csv
+    """
+    static let options: [OptionSpec] = [
+        OptionSpec("counter", short: "c", value: "ID[,ID…]", help: "Counter id(s); repeatable"),
+        OptionSpec("from", value: "DATE", help: "First day (default 6daysAgo)"),
+        OptionSpec("to", value: "DATE", help: "Last day (default today)"),
+        OptionSpec("group", value: "day|week|month", help: "Time-series grouping (default day)"),
+        OptionSpec("metrics", short: "m", value: "LIST", help: "Metrics: short names (visits, bounceRate, goal123reaches, …) or ym:s: names; at most 20"),
+        OptionSpec("dimensions", short: "d", value: "LIST", help: "Dimensions: trafficSource, searchEngine, searchPhrase, startURL, country, city, browser, os, deviceCategory or ym:s: names"),
+        OptionSpec("preset", value: "NAME", help: "A Metrika report template (traffic, sources_summary, geo_country, tech_platforms, …)"),
+        OptionSpec("filters", value: "EXPR", help: "API filter, e.g. \"ym:s:trafficSource=='organic'\""),
+        OptionSpec("sort", value: "LIST", help: "Sort of dimension reports, e.g. -ym:s:visits"),
+        OptionSpec("limit", value: "N", help: "Rows of a dimension report (default 100)"),
+        OptionSpec("lang", value: "ru|en", help: "Language of dimension names (default en)"),
+        OptionSpec("accuracy", value: "LEVEL", help: "low, medium, high, full (default) or a share in (0,1]"),
+        OptionSpec("offline", help: "Use the history database only: no network"),
+        OptionSpec("refresh", help: "Refetch the whole range, ignoring the history"),
+        OptionSpec("raw", help: "Print API units: seconds and percent numbers instead of mm:ss and %"),
+        OptionSpec("unsettled-days", value: "N", help: "Recent days that may still change and are refetched (default 2: today and yesterday)"),
+    ] + CommonOptions.format + CommonOptions.database + CommonOptions.token
+
+    /// The report as the options describe it, validated before any request.
+    struct Request {
+        var counterIDs: [Int]
+        var from: DateExpression
+        var to: DateExpression
+        var grouping: Grouping
+        var metrics: [Metric]?
+        var dimensions: [MetrikaKit.Dimension]
+        var preset: String?
+        var filters: String?
+        var sort: String?
+        var limit: Int
+        var lang: String?
+        var accuracy: String
+        var offline: Bool
+        var refresh: Bool
+        var raw: Bool
+        var format: OutputFormat
+        var unsettledDays: Int
+
+        /// Whether the history database serves this report.
+        var usesHistory: Bool { dimensions.isEmpty && preset == nil && filters == nil && accuracy == "full" }
+    }
+
+    static func parseCounterIDs(_ options: ParsedOptions) throws -> [Int] {
+        let texts = options.list("counter")
+        guard !texts.isEmpty else { throw UsageError("Missing --counter ID (see `metrika counters` for your counters' ids)") }
+        var ids: [Int] = []
+        for text in texts {
+            guard let id = Int(text), id > 0 else { throw UsageError("--counter '\(text)' is not a counter id (a positive whole number)") }
+            if !ids.contains(id) { ids.append(id) }
+        }
+        return ids
+    }
+
+    static func parseMetrics(_ options: ParsedOptions) throws -> [Metric]? {
+        let texts = options.list("metrics")
+        guard !texts.isEmpty else { return nil }
+        var metrics: [Metric] = []
+        for text in texts {
+            guard let metric = Metric.named(text) else {
+                throw UsageError("Unknown metric '\(text)'. Use one of \(Metric.known.map(\.shortName).joined(separator: ", ")), goal<ID>reaches, goal<ID>conversionRate, or a full ym:s: name")
+            }
+            if !metrics.contains(where: { $0.apiName == metric.apiName }) { metrics.append(metric) }
+        }
+        guard metrics.count <= 20 else { throw UsageError("--metrics lists \(metrics.count) metrics; the API allows at most 20 per report") }
+        return metrics
+    }
+
+    static func parse(_ options: ParsedOptions) throws -> Request {
+        guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
+        let ids = try parseCounterIDs(options)
+        let from = try DateExpression(parsing: options.value("from") ?? "6daysAgo", option: "from")
+        let to = try DateExpression(parsing: options.value("to") ?? "today", option: "to")
+        if case .absolute(let start) = from, case .absolute(let end) = to, start > end {
+            throw UsageError("--from \(start.iso) is after --to \(end.iso): the range is reversed")
+        }
+        var grouping = Grouping.day
+        if let text = options.value("group") {
+            guard let value = Grouping(rawValue: text.lowercased()) else { throw UsageError("--group must be day, week or month, not '\(text)'") }
+            grouping = value
+        }
+        let metrics = try parseMetrics(options)
+        var dimensions: [MetrikaKit.Dimension] = []
+        for text in options.list("dimensions") {
+            guard let dimension = MetrikaKit.Dimension.named(text) else {
+                throw UsageError("Unknown dimension '\(text)'. Use one of \(MetrikaKit.Dimension.known.map(\.shortName).joined(separator: ", ")), or a full ym:s: name")
+            }
+            dimensions.append(dimension)
+        }
+        guard dimensions.count <= 10 else { throw UsageError("--dimensions lists \(dimensions.count); the API allows at most 10") }
+        if !dimensions.isEmpty, options.has("group") {
+            throw UsageError("--group applies to time-series reports; it cannot be combined with --dimensions")
+        }
+        let limit = try options.integer("limit", in: 1...10_000_000) ?? 100
+        var lang: String?
+        if let text = options.value("lang") {
+            guard ["ru", "en"].contains(text.lowercased()) else { throw UsageError("--lang must be ru or en, not '\(text)'") }
+            lang = text.lowercased()
+        }
+        var accuracy = "full"
+        if let text = options.value("accuracy") {
+            let lower = text.lowercased()
+            if ["low", "medium", "high", "full"].contains(lower) {
+                accuracy = lower
+            } else if let share = Double(text), share > 0, share <= 1 {
+                accuracy = text
+            } else {
+                throw UsageError("--accuracy must be low, medium, high, full or a number in (0, 1], not '\(text)'")
+            }
+        }
+        if options.flag("offline") && options.flag("refresh") {
+            throw UsageError("--offline and --refresh contradict each other: choose one")
+        }
+        let request = Request(
+            counterIDs: ids, from: from, to: to, grouping: grouping, metrics: metrics, dimensions: dimensions,
+            preset: options.value("preset"), filters: options.value("filters"), sort: options.value("sort"), limit: limit,
+            lang: lang, accuracy: accuracy, offline: options.flag("offline"), refresh: options.flag("refresh"),
+            raw: options.flag("raw"), format: try OutputFormat.from(options),
+            unsettledDays: try options.integer("unsettled-days", in: 1...30) ?? 2)
+        if request.offline && !request.usesHistory {
+            throw UsageError("--offline works for time-series reports only: the history keeps daily totals, not --dimensions, --preset, --filters or sampled answers")
+        }
+        if !request.usesHistory, request.dimensions.isEmpty, request.preset == nil, request.grouping != .day {
+            throw UsageError("--group \(request.grouping.rawValue) with --filters or --accuracy is not supported yet; use --group day")
+        }
+        return request
+    }
 
     static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
-        throw SimpleFailure("report is not built yet", exitCode: ExitCode.failure)
+        let request = try parse(options)
+        let session = Session(context: context, options: options)
+        let sink = makeSink(request.format, context: context)
+        if request.usesHistory {
+            try await runTimeSeries(request, session: session, sink: sink)
+        } else {
+            try await runDirect(request, session: session, sink: sink)
+        }
+        return ExitCode.ok
+    }
+
+    static func makeSink(_ format: OutputFormat, context: CLIContext) -> any ReportSink {
+        switch format {
+        case .table: return ReportTableSink(output: context.stdout, maxWidth: context.terminalWidth)
+        case .csv: return ReportCSVSink(output: context.stdout)
+        case .json: return ReportJSONSink(output: context.stdout)
+        }
+    }
+
+    static func queryEcho(_ request: Request, metrics: [Metric], dimensions: [MetrikaKit.Dimension]) -> [(String, JSONValue)] {
+        var query: [(String, JSONValue)] = [
+            ("counters", .array(request.counterIDs.map { .number(Double($0)) })),
+            ("from", .string(request.from.description)),
+            ("to", .string(request.to.description)),
+            ("metrics", .array(metrics.map { .string($0.apiName) })),
+            ("dimensions", .array(dimensions.map { .string($0.apiName) })),
+            ("accuracy", .string(request.accuracy)),
+        ]
+        if request.usesHistory { query.append(("group", .string(request.grouping.rawValue))) }
+        if let preset = request.preset { query.append(("preset", .string(preset))) }
+        if let filters = request.filters { query.append(("filters", .string(filters))) }
+        if let sort = request.sort { query.append(("sort", .string(sort))) }
+        if !request.usesHistory { query.append(("limit", .number(Double(request.limit)))) }
+        if let lang = request.lang { query.append(("lang", .string(lang))) }
+        return query
+    }
+
+    // MARK: - Time series from history
+
+    static func runTimeSeries(_ request: Request, session: Session, sink: any ReportSink) async throws {
+        let context = session.context
+        let store = try HistoryStore(path: databasePath(session))
+        let client = request.offline ? nil : try session.client()
+        let loader = HistoryLoader(store: store, client: client, now: context.now, unsettledDays: request.unsettledDays)
+        let metrics = request.metrics ?? Metric.everyday
+        var begun = false
+        var allMissing: [(Int, [Day])] = []
+        for id in request.counterIDs {
+            let counter = try await loader.counter(id: id)
+            let range = try resolveRange(request, counter: counter, context: context)
+            let periods = request.grouping == .day ? range.days.map { DateRange(from: $0, to: $0)! } : range.periods(request.grouping)
+            let loaded = try await loader.load(counter: counter, range: range, metrics: metrics, periods: periods, refresh: request.refresh)
+            if !begun {
+                sink.begin(ReportLayout(dimensions: [], metrics: metrics, period: range, grouping: request.grouping,
+                                        multipleCounters: request.counterIDs.count > 1, raw: request.raw,
+                                        query: queryEcho(request, metrics: metrics, dimensions: [])))
+                begun = true
+            }
+            let built = HistoryLoader.rows(from: loaded, metrics: metrics, periods: periods)
+            sink.beginSection(counter: counter, sampling: nil)
+            sink.append(built.rows)
+            sink.endSection(totals: built.totals, missingDays: loaded.missingDays)
+            if !loaded.missingDays.isEmpty { allMissing.append((id, loaded.missingDays)) }
+        }
+        sink.end()
+        for (id, days) in allMissing {
+            context.note("Note: counter \(id) has no history for \(ReportTableSink<TextSink>.describe(days: days))\(request.offline ? "; run without --offline to fetch it" : "").")
+        }
+    }
+
+    static func databasePath(_ session: Session) -> String {
+        session.options.value("db") ?? HistoryStore.defaultPath(environment: session.context.environment)
+    }
+
+    /// The request's dates in a counter's time zone; a reversed range is a usage error naming both.
+    static func resolveRange(_ request: Request, counter: Counter, context: CLIContext) throws -> DateRange {
+        let today = MetrikaCLI.today(for: counter, now: context.now())
+        let from = request.from.resolve(today: today)
+        var to = request.to.resolve(today: today)
+        if from > today {
+            throw UsageError("--from \(from.iso) is in the future for counter \(counter.id) (today there is \(today.iso))")
+        }
+        if to > today {
+            context.note("Note: --to \(to.iso) is after today (\(today.iso)) for counter \(counter.id); showing up to today.")
+            to = today
+        }
+        guard let range = DateRange(from: from, to: to) else {
+            throw UsageError("--from \(from.iso) (\(request.from)) is after --to \(to.iso) (\(request.to)): the range is reversed")
+        }
+        return range
+    }
+
+    // MARK: - Straight from the API
+
+    /// Rows per request when paging a dimension report: large enough to keep requests few, small
+    /// enough that a 100,000-row report never sits in memory whole.
+    static let pageSize = 20_000
+
+    static func runDirect(_ request: Request, session: Session, sink: any ReportSink) async throws {
+        let context = session.context
+        let client = try session.client()
+        let progress = context.stderrIsTerminal
+        var begun = false
+        for id in request.counterIDs {
+            let counter = try await client.fetchCounter(id: id)
+            let range = try resolveRange(request, counter: counter, context: context)
+            var dimensions = request.dimensions
+            if dimensions.isEmpty && request.preset == nil { dimensions = [MetrikaKit.Dimension.date] }
+            let query = StatQuery(
+                ids: [id], metrics: (request.metrics ?? (request.preset == nil ? Metric.everyday : [])).map(\.apiName),
+                dimensions: dimensions.map(\.apiName), date1: range.from.iso, date2: range.to.iso, filters: request.filters,
+                sort: request.sort ?? (dimensions == [MetrikaKit.Dimension.date] ? MetrikaKit.Dimension.date.apiName : nil),
+                accuracy: request.accuracy, preset: request.preset, lang: request.lang)
+            var offset = 1
+            var fetched = 0
+            var metrics: [Metric] = request.metrics ?? []
+            var totals: [Quantity] = []
+            let today = MetrikaCLI.today(for: counter, now: context.now())
+            let isTimeSeries = dimensions == [MetrikaKit.Dimension.date]
+            while fetched < request.limit {
+                let page = try await client.fetchData(query, offset: offset, limit: min(pageSize, request.limit - fetched))
+                if offset == 1 {
+                    if request.preset != nil {
+                        metrics = page.queryMetrics.compactMap { Metric.named($0) }
+                        if request.dimensions.isEmpty { dimensions = page.queryDimensions.compactMap { MetrikaKit.Dimension.named($0) } }
+                    } else if metrics.isEmpty {
+                        metrics = Metric.everyday
+                    }
+                    if !begun {
+                        sink.begin(ReportLayout(dimensions: dimensions, metrics: metrics, period: range, grouping: isTimeSeries ? .day : nil,
+                                                multipleCounters: request.counterIDs.count > 1, raw: request.raw,
+                                                query: queryEcho(request, metrics: metrics, dimensions: dimensions)))
+                        begun = true
+                    }
+                    sink.beginSection(counter: counter, sampling: page.sampling)
+                    totals = Normalizer.quantities(page.totals, of: metrics)
+                    if page.sampled {
+                        context.note("Note: counter \(id)'s numbers are estimates: Metrika sampled \(DecimalText.format(page.sampling.share * 100, fractionDigits: 1))% of visits (--accuracy \(request.accuracy)). Use --accuracy full for exact numbers.")
+                    }
+                }
+                let rows = page.rows.map { row -> Report.Row in
+                    var period: DateRange?
+                    var incomplete = false
+                    if isTimeSeries, let day = row.dimensions.first?.name.flatMap(Day.init(iso:)) {
+                        period = DateRange(from: day, to: day)
+                        incomplete = day == today
+                    }
+                    return Report.Row(dimensions: row.dimensions, values: Normalizer.quantities(row.metrics, of: metrics), isIncomplete: incomplete, period: period)
+                }
+                sink.append(rows)
+                fetched += page.rowCount
+                offset += page.rowCount
+                if progress && page.totalRows > pageSize {
+                    context.stderr.write("\rFetched \(fetched) of \(min(page.totalRows, request.limit)) rows…")
+                    context.stderr.flush()
+                }
+                if page.rowCount == 0 || offset > page.totalRows { break }
+            }
+            if progress && fetched > pageSize { context.stderr.write("\n") }
+            if !begun { continue }
+            sink.endSection(totals: totals, missingDays: [])
+        }
+        sink.end()
     }
 }

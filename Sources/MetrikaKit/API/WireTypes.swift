@@ -89,10 +89,18 @@ public struct StatDataPage: Decodable, Sendable {
     public let dataLag: Double?
     /// API totals over the whole filtered set, one per metric.
     public let totals: [Double?]
+    /// The metrics and dimensions the API says it answered (what a preset expanded to).
+    public let queryMetrics: [String]
+    public let queryDimensions: [String]
 
     enum CodingKeys: String, CodingKey {
         case data, totalRows = "total_rows", sampled, sampleShare = "sample_share", sampleSize = "sample_size"
-        case sampleSpace = "sample_space", dataLag = "data_lag", totals
+        case sampleSpace = "sample_space", dataLag = "data_lag", totals, query
+    }
+
+    struct Query: Decodable, Sendable {
+        let metrics: [String]?
+        let dimensions: [String]?
     }
 
     public init(from decoder: any Decoder) throws {
@@ -105,6 +113,9 @@ public struct StatDataPage: Decodable, Sendable {
         sampleSpace = try container.decodeIfPresent(WireNumber.self, forKey: .sampleSpace)?.value
         dataLag = try container.decodeIfPresent(WireNumber.self, forKey: .dataLag)?.value
         totals = (try container.decodeIfPresent([WireNumber].self, forKey: .totals) ?? []).map(\.value)
+        let query = try? container.decodeIfPresent(Query.self, forKey: .query)
+        queryMetrics = query?.metrics ?? []
+        queryDimensions = query?.dimensions ?? []
     }
 
     /// The rows as plain values: dimension values and one optional number per metric.

@@ -26,11 +26,14 @@ public struct Report: Sendable {
         public var values: [Quantity]
         /// True for the current, still-changing period (today, this week, this month).
         public var isIncomplete: Bool
+        /// The days a time-series row covers (one day, a week, a month); nil in dimension reports.
+        public var period: DateRange?
 
-        public init(dimensions: [DimensionValue], values: [Quantity], isIncomplete: Bool = false) {
+        public init(dimensions: [DimensionValue], values: [Quantity], isIncomplete: Bool = false, period: DateRange? = nil) {
             self.dimensions = dimensions
             self.values = values
             self.isIncomplete = isIncomplete
+            self.period = period
         }
     }
 

@@ -1,0 +1,202 @@
+import Foundation
+import MetrikaKit
+
+/// Daily history of counters: fetches only what the database lacks or what may still change, stores
+/// each fetched range in one transaction, and builds day/week/month rows from the stored days.
+struct HistoryLoader {
+    let store: HistoryStore
+    /// nil offline: then nothing is fetched and missing days are reported.
+    let client: MetrikaClient?
+    let now: @Sendable () -> Date
+    /// How many recent days (today included) are still changing and refetched: 2 = today and yesterday.
+    let unsettledDays: Int
+
+    /// What one counter's history load produced.
+    struct Loaded {
+        var counter: Counter
+        var range: DateRange
+        /// The metrics stored (requested ones plus visits and pageviews, which weighting needs).
+        var storedMetrics: [Metric]
+        var daily: [Day: [Double?]]
+        var missingDays: [Day]
+        var today: Day
+        /// API totals of non-additive metrics over each period asked for (keyed by period, then API name).
+        var periodTotals: [DateRange: [String: Double]]
+        var requests: Int
+        var daysFetched: Int
+    }
+
+    /// The metrics to store for a request: the asked ones plus visits and pageviews (weighting needs them).
+    static func storedMetrics(for metrics: [Metric]) -> [Metric] {
+        var result: [Metric] = []
+        for metric in metrics + [Metric.visits, Metric.pageviews] where !result.contains(where: { $0.apiName == metric.apiName }) {
+            result.append(metric)
+        }
+        return result
+    }
+
+    /// The counter's metadata: from the database when known (no request), else from the API (and stored).
+    func counter(id: Int) async throws -> Counter {
+        if let counter = try store.counter(id: id) { return counter }
+        guard let client else {
+            throw SimpleFailure("Counter \(id) is not in the history database (\(store.path)); run once without --offline to fetch it.", exitCode: ExitCode.unavailable)
+        }
+        let counter = try await client.fetchCounter(id: id)
+        try store.upsertCounters([counter])
+        return counter
+    }
+
+    /// Loads `metrics` for `range` of a counter, fetching what is missing or unsettled (all with
+    /// `refresh`), plus the API's non-additive totals for the whole range and for each period.
+    func load(counter: Counter, range: DateRange, metrics: [Metric], periods: [DateRange], refresh: Bool) async throws -> Loaded {
+        let stored = Self.storedMetrics(for: metrics)
+        let today = metrikaToday(counter)
+        let settledBefore = today.adding(days: -(max(1, unsettledDays) - 1))
+        let nonAdditive = stored.filter { $0.aggregation == .nonAdditive }
+        var requests = 0
+        var daysFetched = 0
+
+        let settled = refresh ? [] : try store.settledDays(counterID: counter.id, range: range, metrics: stored)
+        let missing = range.days.filter { !settled.contains($0) }
+        var rangeTotalNeeded = false
+        if !nonAdditive.isEmpty {
+            for metric in nonAdditive {
+                let cached = try store.periodTotal(counterID: counter.id, period: range, metric: metric)
+                if refresh || cached?.settled != true { rangeTotalNeeded = true }
+            }
+        }
+
+        if let client, !missing.isEmpty || rangeTotalNeeded {
+            // One request: the span of what is missing, or the whole range when its totals are needed
+            // too (the API's totals over the request are the only correct users total).
+            let span = rangeTotalNeeded ? range : DateRange(from: missing.first!, to: missing.last!)!
+            let page = try await fetchDaily(client: client, counter: counter, span: span, metrics: stored)
+            requests += page.requests
+            try store.storeDaily(
+                counterID: counter.id, range: span, metrics: stored, values: page.values, fetchedAt: now(),
+                settledBefore: settledBefore, sampled: page.sampled, dataLag: page.dataLag)
+            daysFetched += span.dayCount
+            if span == range {
+                for (index, metric) in stored.enumerated() where metric.aggregation == .nonAdditive {
+                    let value = index < page.totals.count ? page.totals[index] : nil
+                    try store.storePeriodTotal(counterID: counter.id, period: range, metric: metric, value: value, settled: range.to < settledBefore, fetchedAt: now())
+                }
+            }
+        }
+
+        // Period totals of non-additive metrics for weeks and months (one bytime request for all).
+        var periodTotals: [DateRange: [String: Double]] = [:]
+        let multiDayPeriods = periods.filter { $0.dayCount > 1 && $0 != range }
+        if !nonAdditive.isEmpty, !multiDayPeriods.isEmpty {
+            var needed = false
+            for period in multiDayPeriods {
+                for metric in nonAdditive {
+                    let cached = try store.periodTotal(counterID: counter.id, period: period, metric: metric)
+                    if refresh || cached?.settled != true { needed = true }
+                }
+            }
+            if needed, let client, let grouping = Self.grouping(of: periods) {
+                let query = StatQuery(ids: [counter.id], metrics: nonAdditive.map(\.apiName), date1: range.from.iso, date2: range.to.iso)
+                let answer = try await client.fetchByTime(query, group: grouping)
+                requests += 1
+                let intervals: [DateRange] = answer.timeIntervals.map { pairs in
+                    pairs.compactMap { pair in
+                        guard pair.count == 2, let from = Day(iso: pair[0]), let to = Day(iso: pair[1]) else { return nil }
+                        return DateRange(from: from, to: to)
+                    }
+                } ?? range.periods(grouping)
+                for (metricIndex, metric) in nonAdditive.enumerated() {
+                    guard metricIndex < answer.totals.count else { continue }
+                    for (periodIndex, period) in intervals.enumerated() where periodIndex < answer.totals[metricIndex].count {
+                        try store.storePeriodTotal(counterID: counter.id, period: period, metric: metric, value: answer.totals[metricIndex][periodIndex], settled: period.to < settledBefore, fetchedAt: now())
+                    }
+                }
+            }
+        }
+        for period in periods + [range] {
+            for metric in nonAdditive {
+                if let total = try store.periodTotal(counterID: counter.id, period: period, metric: metric), let value = total.value {
+                    periodTotals[period, default: [:]][metric.apiName] = value
+                }
+            }
+        }
+
+        let daily = try store.dailyValues(counterID: counter.id, range: range, metrics: stored)
+        let stillMissing = range.days.filter { daily[$0] == nil }
+        return Loaded(counter: counter, range: range, storedMetrics: stored, daily: daily, missingDays: stillMissing,
+                      today: today, periodTotals: periodTotals, requests: requests, daysFetched: daysFetched)
+    }
+
+    /// The calendar grouping that cut `periods` (weeks or months), if they are such periods.
+    static func grouping(of periods: [DateRange]) -> Grouping? {
+        guard let first = periods.first(where: { $0.dayCount > 1 }) else { return nil }
+        if first.to == first.from.startOfWeek.adding(days: 6) || first.from == first.to.startOfWeek { return .week }
+        return .month
+    }
+
+    struct DailyPage {
+        var values: [Day: [Double?]]
+        var totals: [Double?]
+        var sampled: Bool
+        var dataLag: Double?
+        var requests: Int
+    }
+
+    /// `/stat/v1/data` by `ym:s:date` over a span, every day filled: days the API omitted had no
+    /// visits, so their counts are 0 and their ratios unknown (nil).
+    func fetchDaily(client: MetrikaClient, counter: Counter, span: DateRange, metrics: [Metric]) async throws -> DailyPage {
+        let query = StatQuery(ids: [counter.id], metrics: metrics.map(\.apiName), dimensions: [MetrikaKit.Dimension.date.apiName],
+                              date1: span.from.iso, date2: span.to.iso, sort: MetrikaKit.Dimension.date.apiName, accuracy: "full")
+        var values: [Day: [Double?]] = [:]
+        var offset = 1
+        var requests = 0
+        var totals: [Double?] = []
+        var sampled = false
+        var dataLag: Double?
+        repeat {
+            let page = try await client.fetchData(query, offset: offset, limit: min(100_000, span.dayCount))
+            requests += 1
+            if offset == 1 {
+                totals = page.totals
+                sampled = page.sampled
+                dataLag = page.dataLag
+            }
+            for row in page.rows {
+                guard let name = row.dimensions.first?.name, let day = Day(iso: name), span.contains(day) else {
+                    throw APIError.unreadable("a row of the daily report has the date '\(row.dimensions.first?.name ?? "null")', outside \(span)")
+                }
+                guard row.metrics.count == metrics.count else {
+                    throw APIError.unreadable("a row of the daily report has \(row.metrics.count) values for \(metrics.count) metrics")
+                }
+                values[day] = row.metrics
+            }
+            offset += page.rowCount
+            if page.rowCount == 0 || offset > page.totalRows { break }
+        } while true
+        let empty = metrics.map { $0.unit == .count ? Optional(0.0) : nil }
+        for day in span.days where values[day] == nil { values[day] = empty }
+        return DailyPage(values: values, totals: totals, sampled: sampled, dataLag: dataLag, requests: requests)
+    }
+
+    func metrikaToday(_ counter: Counter) -> Day { today(for: counter, now: now()) }
+
+    /// Rows of a time-series report from loaded history: one per period, values aggregated by each
+    /// metric's rule; a period with a day missing has no values (never a partial sum).
+    static func rows(from loaded: Loaded, metrics: [Metric], periods: [DateRange]) -> (rows: [Report.Row], totals: [Quantity]) {
+        let stored = loaded.storedMetrics
+        let positions = metrics.map { metric in stored.firstIndex { $0.apiName == metric.apiName }! }
+        func aggregate(_ period: DateRange) -> [Quantity] {
+            let days = period.days
+            guard days.allSatisfy({ loaded.daily[$0] != nil }) else {
+                return metrics.map { Quantity(nil, unit: $0.unit) }
+            }
+            let values = Aggregator.aggregate(metrics: stored, rows: days.map { loaded.daily[$0]! }, periodTotals: loaded.periodTotals[period] ?? [:])
+            return positions.enumerated().map { index, position in Normalizer.quantity(values[position], of: metrics[index]) }
+        }
+        let rows = periods.map { period in
+            Report.Row(dimensions: [DimensionValue(name: period.from.iso)], values: aggregate(period),
+                       isIncomplete: period.contains(loaded.today), period: period)
+        }
+        return (rows, aggregate(loaded.range))
+    }
+}

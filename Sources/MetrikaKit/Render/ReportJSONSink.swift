@@ -1,0 +1,105 @@
+/// Streams a report as versioned JSON (docs/json.md): rows are written as they arrive, the totals
+/// and sampling of every counter at the end. Values are numbers in the API's units (seconds,
+/// percent 0–100), whatever `--raw` says; each column's unit is declared in `columns`.
+public final class ReportJSONSink<Out: TextOutputStream>: ReportSink {
+    /// The document format version; bump on incompatible changes.
+    public static var version: Int { 1 }
+
+    private var out: Out
+    private var layout: ReportLayout?
+    private var counter: Counter?
+    private var sampling: Sampling?
+    private var wroteRow = false
+    private var sections: [JSONValue] = []
+
+    public init(output: Out) { self.out = output }
+
+    public var output: Out { out }
+
+    public func begin(_ layout: ReportLayout) {
+        self.layout = layout
+        var columns: [JSONValue] = []
+        if layout.multipleCounters { columns.append(.object([("name", .string("counter_id")), ("kind", .string("counter"))])) }
+        if let grouping = layout.grouping {
+            columns.append(.object([("name", .string("date")), ("kind", .string("period_start")), ("grouping", .string(grouping.rawValue))]))
+            if grouping != .day { columns.append(.object([("name", .string("date_end")), ("kind", .string("period_end"))])) }
+        } else {
+            for dimension in layout.dimensions {
+                columns.append(.object([("name", .string(dimension.columnName)), ("kind", .string("dimension")), ("api_name", .string(dimension.apiName))]))
+            }
+        }
+        for metric in layout.metrics {
+            columns.append(.object([("name", .string(metric.columnName)), ("kind", .string("metric")), ("api_name", .string(metric.apiName)), ("unit", .string(metric.unit.rawValue))]))
+        }
+        out.write("{\n  \"version\": \(Self.version),\n  \"query\": ")
+        JSONValue.object(layout.query).write(to: &out, pretty: true, indent: 1)
+        out.write(",\n  \"period\": ")
+        JSONValue.object([("from", .string(layout.period.from.iso)), ("to", .string(layout.period.to.iso))]).write(to: &out, pretty: true, indent: 1)
+        out.write(",\n  \"grouping\": ")
+        JSONValue.string(layout.grouping?.rawValue).write(to: &out, pretty: true, indent: 1)
+        out.write(",\n  \"columns\": ")
+        JSONValue.array(columns).write(to: &out, pretty: true, indent: 1)
+        out.write(",\n  \"rows\": [")
+    }
+
+    public func beginSection(counter: Counter, sampling: Sampling?) {
+        self.counter = counter
+        self.sampling = sampling
+    }
+
+    public func append(_ rows: [Report.Row]) {
+        guard let layout, let counter else { return }
+        for row in rows {
+            var members: [(String, JSONValue)] = []
+            if layout.multipleCounters { members.append(("counter_id", .number(Double(counter.id)))) }
+            if layout.grouping != nil {
+                members.append(("date", .string(row.period?.from.iso ?? row.dimensions.first?.name)))
+                if layout.grouping != .day { members.append(("date_end", .string(row.period?.to.iso))) }
+            } else {
+                for (index, dimension) in layout.dimensions.enumerated() {
+                    let value = index < row.dimensions.count ? row.dimensions[index] : DimensionValue(name: nil)
+                    members.append((dimension.columnName, .string(value.name)))
+                    if let id = value.id { members.append((dimension.columnName + "_id", .string(id))) }
+                }
+            }
+            for (metric, quantity) in zip(layout.metrics, row.values) {
+                members.append((metric.columnName, .number(quantity.value)))
+            }
+            if layout.grouping != nil { members.append(("incomplete", .bool(row.isIncomplete))) }
+            out.write(wroteRow ? ",\n    " : "\n    ")
+            JSONValue.object(members).write(to: &out, pretty: false, indent: 2)
+            wroteRow = true
+        }
+    }
+
+    public func endSection(totals: [Quantity], missingDays: [Day]) {
+        guard let layout, let counter else { return }
+        var totalMembers: [(String, JSONValue)] = []
+        for (metric, quantity) in zip(layout.metrics, totals) {
+            totalMembers.append((metric.columnName, .number(quantity.value)))
+        }
+        var members: [(String, JSONValue)] = [
+            ("counter_id", .number(Double(counter.id))),
+            ("name", .string(counter.name)),
+            ("site", .string(counter.site)),
+            ("time_zone", .string(counter.timeZoneName)),
+            ("sampled", .bool(sampling?.isSampled ?? false)),
+        ]
+        if let sampling, sampling.isSampled {
+            members.append(("sample_share", .number(sampling.share)))
+        }
+        members.append(("totals", .object(totalMembers)))
+        members.append(("missing_days", .array(missingDays.map { .string($0.iso) })))
+        sections.append(.object(members))
+    }
+
+    public func end() {
+        out.write(wroteRow ? "\n  ],\n  \"counters\": " : "],\n  \"counters\": ")
+        JSONValue.array(sections).write(to: &out, pretty: true, indent: 1)
+        let sampled = sections.contains { section in
+            if case .object(let members) = section, let flag = members.first(where: { $0.0 == "sampled" })?.1, flag == .bool(true) { return true }
+            return false
+        }
+        out.write(",\n  \"sampled\": \(sampled)\n}\n")
+    }
+}

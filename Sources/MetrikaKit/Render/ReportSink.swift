@@ -1,0 +1,71 @@
+/// Receives a report as it is fetched, section by section and page by page, so that CSV and JSON
+/// can stream (a 100,000-row report is never held whole) while the text table collects its rows.
+public protocol ReportSink: AnyObject {
+    /// Called once, before anything else.
+    func begin(_ layout: ReportLayout)
+    /// A counter's section starts.
+    func beginSection(counter: Counter, sampling: Sampling?)
+    /// More rows of the current section, in order.
+    func append(_ rows: [Report.Row])
+    /// The current section ends with its totals (API totals or correctly weighted ones; nil where
+    /// none is correct) and the days no source could supply.
+    func endSection(totals: [Quantity], missingDays: [Day])
+    /// Called once, at the end.
+    func end()
+}
+
+/// What a report holds, known before its first row.
+public struct ReportLayout: Sendable {
+    public var dimensions: [Dimension]
+    public var metrics: [Metric]
+    public var period: DateRange
+    /// Time-series grouping, or nil for a dimension report.
+    public var grouping: Grouping?
+    /// More than one counter: CSV and JSON get a `counter_id` column.
+    public var multipleCounters: Bool
+    /// `--raw`: the API's units (seconds, percent numbers) instead of mm:ss and `%`.
+    public var raw: Bool
+    /// The query as asked, echoed in JSON.
+    public var query: [(String, JSONValue)]
+
+    public init(dimensions: [Dimension], metrics: [Metric], period: DateRange, grouping: Grouping?, multipleCounters: Bool, raw: Bool, query: [(String, JSONValue)] = []) {
+        self.dimensions = dimensions
+        self.metrics = metrics
+        self.period = period
+        self.grouping = grouping
+        self.multipleCounters = multipleCounters
+        self.raw = raw
+        self.query = query
+    }
+
+    /// Column names of the leading (non-metric) columns in CSV and JSON.
+    var keyColumns: [String] {
+        var columns: [String] = multipleCounters ? ["counter_id"] : []
+        if let grouping {
+            columns.append("date")
+            if grouping != .day { columns.append("date_end") }
+        } else {
+            columns += dimensions.map(\.columnName)
+        }
+        return columns
+    }
+
+    /// The text of a value in CSV: normalized (`17.8%`, `03:03`) or raw API units.
+    func csvText(_ quantity: Quantity) -> String {
+        raw ? ValueFormatter.raw(quantity.value) : ValueFormatter.format(quantity, grouping: false, missing: "")
+    }
+
+    /// The leading cells of a row: counter id, then dates or dimension names.
+    func keyCells(_ row: Report.Row, counter: Counter) -> [String] {
+        var cells: [String] = multipleCounters ? [String(counter.id)] : []
+        if let grouping {
+            let period = row.period
+            cells.append(period?.from.iso ?? row.dimensions.first?.name ?? "")
+            if grouping != .day { cells.append(period?.to.iso ?? "") }
+        } else {
+            cells += row.dimensions.map { $0.name ?? "" }
+            while cells.count < (multipleCounters ? 1 : 0) + dimensions.count { cells.append("") }
+        }
+        return cells
+    }
+}

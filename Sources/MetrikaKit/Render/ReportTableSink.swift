@@ -1,0 +1,141 @@
+/// Collects a report and prints it as aligned text: a title per counter, a header, rows with
+/// grouped numbers, today's incomplete row marked, a totals row, and for time series one sparkline
+/// per metric so the shape of the period is seen at a glance.
+public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
+    private var out: Out
+    private let maxWidth: Int?
+    private var layout: ReportLayout?
+    private var counter: Counter?
+    private var sampling: Sampling?
+    private var rows: [Report.Row] = []
+    private var sectionCount = 0
+
+    /// `maxWidth`: the terminal width when stdout is a terminal (long text is cut with `…`), else nil.
+    public init(output: Out, maxWidth: Int?) {
+        self.out = output
+        self.maxWidth = maxWidth
+    }
+
+    public var output: Out { out }
+
+    public func begin(_ layout: ReportLayout) { self.layout = layout }
+
+    public func beginSection(counter: Counter, sampling: Sampling?) {
+        self.counter = counter
+        self.sampling = sampling
+        rows = []
+    }
+
+    public func append(_ rows: [Report.Row]) { self.rows += rows }
+
+    public func endSection(totals: [Quantity], missingDays: [Day]) {
+        guard let layout, let counter else { return }
+        if sectionCount > 0 { out.write("\n") }
+        sectionCount += 1
+        var keyColumns: [TextTable.Column] = []
+        if let grouping = layout.grouping {
+            keyColumns.append(.init(grouping == .day ? "Date" : grouping == .week ? "Week of" : "Month"))
+        } else {
+            keyColumns = layout.dimensions.map { .init($0.title) }
+        }
+        let metricColumns = layout.metrics.map { TextTable.Column($0.title, alignment: .right) }
+        var table = TextTable(columns: keyColumns + metricColumns, title: Self.title(counter: counter, layout: layout))
+        var anyIncomplete = false
+        for row in rows {
+            var cells: [String]
+            if let grouping = layout.grouping {
+                let start = row.period?.from ?? Day(iso: row.dimensions.first?.name ?? "") ?? layout.period.from
+                cells = [grouping == .month ? String(start.iso.prefix(7)) : start.iso]
+            } else {
+                cells = (0..<layout.dimensions.count).map { index in
+                    index < row.dimensions.count ? (row.dimensions[index].name ?? "(not set)") : ""
+                }
+            }
+            cells += row.values.map { cell($0, raw: layout.raw) }
+            anyIncomplete = anyIncomplete || row.isIncomplete
+            table.append(cells, note: row.isIncomplete ? "*" : nil)
+        }
+        if !rows.isEmpty {
+            table.appendSeparator()
+            let label = layout.grouping == nil ? ["Total"] + Array(repeating: "", count: max(0, layout.dimensions.count - 1)) : ["Total"]
+            table.append(label + totals.map { cell($0, raw: layout.raw) })
+        }
+        out.write(table.render(maxWidth: maxWidth))
+        if rows.isEmpty { out.write("(no data for this period)\n") }
+        if anyIncomplete {
+            let what = layout.grouping == .week ? "this week" : layout.grouping == .month ? "this month" : "today"
+            out.write("* \(what) is not over yet: its numbers will still change.\n")
+        }
+        if let sampling, sampling.isSampled {
+            out.write("Sampled: numbers are estimates from \(DecimalText.format(sampling.share * 100, fractionDigits: 1))% of visits.\n")
+        }
+        if layout.grouping != nil, rows.count >= 2 {
+            writeSparklines(layout: layout)
+        }
+        if !missingDays.isEmpty {
+            out.write("Missing from history: \(Self.describe(days: missingDays)).\n")
+        }
+    }
+
+    public func end() {}
+
+    private func cell(_ quantity: Quantity, raw: Bool) -> String {
+        if raw { return quantity.value == nil ? ValueFormatter.missingInTable : ValueFormatter.raw(quantity.value) }
+        return ValueFormatter.format(quantity, grouping: true, missing: ValueFormatter.missingInTable)
+    }
+
+    /// One line per metric: its title, the sparkline of the rows, and the range it spans.
+    private func writeSparklines(layout: ReportLayout) {
+        let titleWidth = layout.metrics.map { displayWidth(of: $0.title) }.max() ?? 0
+        out.write("\n")
+        for (index, metric) in layout.metrics.enumerated() {
+            let series = rows.map { index < $0.values.count ? $0.values[index].value : nil }
+            let values = Self.fit(series, width: 60)
+            let present = series.compactMap { $0 }
+            var line = metric.title + String(repeating: " ", count: titleWidth - displayWidth(of: metric.title)) + "  " + Sparkline.render(values)
+            if let low = present.min(), let high = present.max() {
+                let format = { (value: Double) in ValueFormatter.format(Quantity(value, unit: metric.unit), grouping: true, missing: "") }
+                line += "  \(format(low)) … \(format(high))"
+            }
+            out.write(line + "\n")
+        }
+    }
+
+    /// Averages neighbouring values so a long series fits `width` characters; gaps stay gaps.
+    static func fit(_ values: [Double?], width: Int) -> [Double?] {
+        guard values.count > width else { return values }
+        return (0..<width).map { bucket in
+            let start = bucket * values.count / width
+            let end = (bucket + 1) * values.count / width
+            let present = values[start..<end].compactMap { $0 }
+            return present.isEmpty ? nil : present.reduce(0, +) / Double(present.count)
+        }
+    }
+
+    static func title(counter: Counter, layout: ReportLayout) -> String {
+        var title = "\(counter.name.isEmpty ? "Counter" : counter.name) (\(counter.id)"
+        if !counter.site.isEmpty { title += ", \(counter.site)" }
+        title += ") · \(layout.period.from.iso) … \(layout.period.to.iso)"
+        if let grouping = layout.grouping { title += " · by \(grouping.rawValue)" }
+        return title
+    }
+
+    /// `2026-11-01 … 2026-11-03, 2026-11-07`: consecutive days folded into ranges.
+    public static func describe(days: [Day]) -> String {
+        let sorted = days.sorted()
+        var parts: [String] = []
+        var start = sorted.first
+        var previous = sorted.first
+        for day in sorted.dropFirst() {
+            if let previousDay = previous, day.ordinal == previousDay.ordinal + 1 {
+                previous = day
+                continue
+            }
+            if let start, let previous { parts.append(start == previous ? start.iso : "\(start.iso) … \(previous.iso)") }
+            start = day
+            previous = day
+        }
+        if let start, let previous { parts.append(start == previous ? start.iso : "\(start.iso) … \(previous.iso)") }
+        return parts.joined(separator: ", ")
+    }
+}

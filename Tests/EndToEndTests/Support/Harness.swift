@@ -1,0 +1,218 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// Where the built executables are: next to the test bundle in the build directory, or
+/// `METRIKA_BIN_DIR` when set.
+enum Binaries {
+    static var directory: URL {
+        if let dir = ProcessInfo.processInfo.environment["METRIKA_BIN_DIR"] { return URL(fileURLWithPath: dir) }
+        var url = Bundle.main.bundleURL
+        // Linux: .build/debug/metrikaPackageTests.xctest is a file in the products directory.
+        for _ in 0..<3 {
+            if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("metrika").path) { return url }
+            url.deleteLastPathComponent()
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }
+
+    static var metrika: String { directory.appendingPathComponent("metrika").path }
+    static var fakeAPI: String { directory.appendingPathComponent("metrika-fake-api").path }
+
+    /// The repository root (for Fixtures/ and scripts).
+    static var repositoryRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+    }
+}
+
+/// What a finished process left: exit code and everything it printed.
+struct ProcessResult: Sendable {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    /// True when the process was ended by a signal rather than exiting.
+    var signaled: Bool
+
+    var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+}
+
+/// Runs a program to completion, draining stdout and stderr concurrently before waiting (so a
+/// chatty child can never block on a full pipe), with a hard time limit.
+func runProcess(_ path: String, _ arguments: [String], environment: [String: String], stdin: String? = nil, timeout: Double = 60) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.environment = environment
+    let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
+    process.standardOutput = outPipe
+    process.standardError = errPipe
+    process.standardInput = inPipe
+    try process.run()
+    if let stdin { inPipe.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try? inPipe.fileHandleForWriting.close()
+    let group = DispatchGroup()
+    let box = OutputBox()
+    group.enter()
+    DispatchQueue.global().async {
+        box.setOut(outPipe.fileHandleForReading.readDataToEndOfFile())
+        group.leave()
+    }
+    group.enter()
+    DispatchQueue.global().async {
+        box.setErr(errPipe.fileHandleForReading.readDataToEndOfFile())
+        group.leave()
+    }
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < deadline { usleep(5_000) }
+    if process.isRunning {
+        process.terminate()
+        usleep(200_000)
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+    process.waitUntilExit()
+    group.wait()
+    return ProcessResult(
+        status: process.terminationStatus,
+        stdout: String(decoding: box.out, as: UTF8.self),
+        stderr: String(decoding: box.err, as: UTF8.self),
+        signaled: process.terminationReason == .uncaughtSignal
+    )
+}
+
+final class OutputBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var out = Data()
+    private(set) var err = Data()
+    func setOut(_ data: Data) { lock.lock(); out = data; lock.unlock() }
+    func setErr(_ data: Data) { lock.lock(); err = data; lock.unlock() }
+}
+
+/// A running `metrika-fake-api` on a free loopback port, stopped when the value is released (or by `stop()`).
+final class FakeAPI: @unchecked Sendable {
+    let process: Process
+    let port: Int
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts the simulator with a fixture set (`default` or `many`) and extra arguments.
+    init(fixtures: String = "default", arguments: [String] = []) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: Binaries.fakeAPI)
+        let fixturesDir = Binaries.repositoryRoot.appendingPathComponent("Fixtures").appendingPathComponent(fixtures).path
+        process.arguments = ["--port", "0", "--fixtures", fixturesDir] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The first line is `listening on http://127.0.0.1:PORT`.
+        var line = Data()
+        let handle = out.fileHandleForReading
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let byte = handle.readData(ofLength: 1)
+            if byte.isEmpty || byte == Data("\n".utf8) { break }
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let portText = text.split(separator: ":").last, let port = Int(portText) else {
+            process.terminate()
+            throw SimpleError("metrika-fake-api did not announce its port (got '\(text)')")
+        }
+        self.port = port
+        // Keep draining stdout so the simulator never blocks on a full pipe.
+        DispatchQueue.global().async { _ = handle.readDataToEndOfFile() }
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    /// Queues a fault (see docs/simulator.md): e.g. `["kind": "backend_error", "count": 3]`.
+    func inject(_ fault: [String: Any]) throws {
+        _ = try control("POST", "/__sim/faults", body: try JSONSerialization.data(withJSONObject: fault))
+    }
+
+    /// Clears the request log and the fault queue.
+    func reset() throws { _ = try control("POST", "/__sim/reset", body: Data()) }
+
+    /// The request log: one entry per API request (control requests excluded).
+    func requests() throws -> [[String: Any]] {
+        let data = try control("GET", "/__sim/log", body: nil)
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return object?["requests"] as? [[String: Any]] ?? []
+    }
+
+    /// Requests whose path starts with a prefix.
+    func requestCount(pathPrefix: String = "/") throws -> Int {
+        try requests().filter { ($0["path"] as? String ?? "").hasPrefix(pathPrefix) }.count
+    }
+
+    private func control(_ method: String, _ path: String, body: Data?) throws -> Data {
+        var request = URLRequest(url: URL(string: baseURL + path)!)
+        request.httpMethod = method
+        request.httpBody = body
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let box = ResultBox()
+        let semaphore = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: request) { data, _, error in
+            box.set(data, error)
+            semaphore.signal()
+        }.resume()
+        semaphore.wait()
+        if let error = box.error { throw error }
+        return box.data ?? Data()
+    }
+}
+
+final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var data: Data?
+    private(set) var error: (any Error)?
+    func set(_ data: Data?, _ error: (any Error)?) { lock.lock(); self.data = data; self.error = error; lock.unlock() }
+}
+
+struct SimpleError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A scratch directory removed at deinit.
+final class TemporaryDirectory: @unchecked Sendable {
+    let path: String
+    init() throws {
+        path = NSTemporaryDirectory() + "metrika-e2e-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// The token every end-to-end test uses against the simulator; tests grep outputs for it.
+let demoToken = "demo-token"
+
+/// A clean environment for running `metrika` against a simulator: no user config leaks in.
+func metrikaEnvironment(api: FakeAPI?, home: String, token: String? = demoToken, extra: [String: String] = [:]) -> [String: String] {
+    var environment: [String: String] = [
+        "PATH": "/usr/bin:/bin",
+        "HOME": home,
+        "XDG_CONFIG_HOME": home + "/config",
+        "XDG_DATA_HOME": home + "/data",
+        "LC_ALL": "C",
+        "METRIKA_TIMEOUT": "5",
+    ]
+    if let api { environment["METRIKA_API_URL"] = api.baseURL; environment["METRIKA_OAUTH_URL"] = api.baseURL }
+    if let token { environment["METRIKA_TOKEN"] = token }
+    for (key, value) in extra { environment[key] = value }
+    return environment
+}
+
+/// Runs the built `metrika` with arguments in an environment.
+func metrika(_ arguments: [String], environment: [String: String], stdin: String? = nil, timeout: Double = 120) throws -> ProcessResult {
+    try runProcess(Binaries.metrika, arguments, environment: environment, stdin: stdin, timeout: timeout)
+}
