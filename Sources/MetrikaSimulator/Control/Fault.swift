@@ -1,0 +1,97 @@
+import Foundation
+
+/// One injected failure, queued by `POST /__sim/faults`.
+struct Fault: Sendable {
+    /// What the matching request gets instead of (or on top of) its normal answer.
+    enum Kind: String, CaseIterable, Sendable {
+        case quota
+        case backendError = "backend_error"
+        case timeout
+        case delay
+        case cut
+        case html502
+        case empty200
+        case malformedJSON = "malformed_json"
+        case wrongTypes = "wrong_types"
+        case hugeNumbers = "huge_numbers"
+        case nanStrings = "nan_strings"
+        case nonUTF8 = "non_utf8"
+        case oauthSlowDown = "oauth_slow_down"
+        case oauthAccessDenied = "oauth_access_denied"
+
+        /// OAuth faults only make sense for `POST /token`.
+        var defaultPathPrefix: String? {
+            switch self {
+            case .oauthSlowDown, .oauthAccessDenied: return "/token"
+            default: return nil
+            }
+        }
+    }
+
+    static let quotaTypes = [
+        "quota_requests_by_ip", "quota_parallel_requests", "quota_requests_by_uid", "quota_requests_by_counter_id",
+    ]
+
+    var kind: Kind
+    /// Requests still to be hit.
+    var remaining: Int
+    /// Only requests whose path starts with this are hit; nil = any non-control path.
+    var pathPrefix: String?
+    var errorType: String
+    var status: Int
+    var delayMilliseconds: Int
+    var retryAfter: Int?
+
+    func matches(path: String) -> Bool {
+        guard let prefix = pathPrefix ?? kind.defaultPathPrefix else { return true }
+        return path.hasPrefix(prefix)
+    }
+
+    /// Reads the body of `POST /__sim/faults`; throws a message for the 400 answer.
+    static func parse(_ document: JSONValue) throws(FaultSpecError) -> Fault {
+        guard case .object = document else { throw FaultSpecError("the body must be a JSON object") }
+        guard let kindName = document["kind"]?.stringValue else { throw FaultSpecError("\"kind\" is required") }
+        guard let kind = Kind(rawValue: kindName) else {
+            let known = Kind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw FaultSpecError("unknown kind \(kindName); known kinds: \(known)")
+        }
+        let count = document["count"]?.intValue ?? 1
+        guard count >= 1 else { throw FaultSpecError("\"count\" must be at least 1") }
+        let errorType = document["error_type"]?.stringValue ?? "quota_requests_by_ip"
+        if kind == .quota, !quotaTypes.contains(errorType) {
+            throw FaultSpecError("error_type must be one of \(quotaTypes.joined(separator: ", "))")
+        }
+        let status = document["status"]?.intValue ?? 429
+        if kind == .quota, status != 429, status != 420 {
+            throw FaultSpecError("status for a quota fault must be 429 or 420")
+        }
+        let delay = document["delay_ms"]?.intValue ?? 3000
+        guard (0...600_000).contains(delay) else { throw FaultSpecError("delay_ms must be 0...600000") }
+        let retryAfter = document["retry_after"]?.intValue
+        if let retryAfter, retryAfter < 0 { throw FaultSpecError("retry_after must not be negative") }
+        var prefix = document["path_prefix"]?.stringValue
+        if prefix?.isEmpty == true { prefix = nil }
+        return Fault(
+            kind: kind, remaining: count, pathPrefix: prefix, errorType: errorType, status: status,
+            delayMilliseconds: delay, retryAfter: retryAfter)
+    }
+
+    /// The fault as `GET /__sim/faults` lists it.
+    var document: JSONValue {
+        var pairs: [(String, JSONValue)] = [("kind", .string(kind.rawValue)), ("count", .int(remaining))]
+        pairs.append(("path_prefix", (pathPrefix ?? kind.defaultPathPrefix).map(JSONValue.string) ?? .null))
+        if kind == .quota {
+            pairs.append(("error_type", .string(errorType)))
+            pairs.append(("status", .int(status)))
+        }
+        if kind == .delay { pairs.append(("delay_ms", .int(delayMilliseconds))) }
+        if let retryAfter { pairs.append(("retry_after", .int(retryAfter))) }
+        return .object(pairs)
+    }
+}
+
+/// A fault specification the simulator cannot accept.
+struct FaultSpecError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,277 @@
+import Foundation
+
+/// Why a fixture directory could not be loaded.
+public struct FixtureError: Error, CustomStringConvertible, Sendable {
+    public let file: String
+    public let reason: String
+    public var description: String { "fixture \(file): \(reason)" }
+}
+
+/// A goal defined on a counter.
+struct GoalFixture: Sendable {
+    let id: Int
+    /// The goal object as the Management API returns it.
+    let document: JSONValue
+    /// Share of visits that reach the goal, in percent (simulator-only; not served).
+    let conversionPercent: Double
+}
+
+/// One counter with the simulator-only facts that drive its generated statistics.
+struct CounterFixture: Sendable {
+    let id: Int
+    /// The full counter object as the Management API returns it.
+    let document: JSONValue
+    let name: String
+    let site: String
+    let isDeleted: Bool
+    let permission: String
+    let timeZone: TimeZone
+    /// The local date the counter was created on; no statistics before it.
+    let createDay: Day
+    /// Typical visits on a weekday at the start of the counter's life.
+    let traffic: Double
+    let goals: [GoalFixture]
+    /// Days with no visits at all (the API omits their rows).
+    let zeroDays: Set<Day>
+    /// How many distinct search phrases the counter's visitors use.
+    let searchPhraseCount: Int
+}
+
+/// Who an API token belongs to and what it can read.
+struct TokenFixture: Sendable {
+    let token: String
+    let login: String
+    /// nil = every counter in the fixture set.
+    let counters: Set<Int>?
+    let excluded: Set<Int>
+    let revoked: Bool
+
+    func canRead(_ counterID: Int) -> Bool {
+        guard !excluded.contains(counterID) else { return false }
+        return counters?.contains(counterID) ?? true
+    }
+}
+
+/// An OAuth application registered with the simulated Yandex OAuth.
+struct ClientFixture: Sendable {
+    let clientID: String
+    let clientSecret: String
+}
+
+/// Everything loaded from a fixture directory (`counters.json`, `tokens.json`).
+struct FixtureSet: Sendable {
+    let counters: [CounterFixture]
+    private let indexByID: [Int: Int]
+    let tokens: [String: TokenFixture]
+    let clients: [String: ClientFixture]
+    /// The token whose access tokens issued through OAuth copy.
+    let issuedTokenTemplate: TokenFixture
+
+    func counter(_ id: Int) -> CounterFixture? {
+        indexByID[id].map { counters[$0] }
+    }
+
+    /// Loads `counters.json` and `tokens.json` from `directory`.
+    static func load(from directory: URL, now: Date) throws -> FixtureSet {
+        let countersDocument = try readDocument(directory.appendingPathComponent("counters.json"))
+        let tokensDocument = try readDocument(directory.appendingPathComponent("tokens.json"))
+
+        var counters: [CounterFixture] = []
+        for entry in countersDocument["counters"]?.arrayValue ?? [] {
+            counters.append(try counterFixture(entry, now: now))
+        }
+        for generator in countersDocument["generate"]?.arrayValue ?? [] {
+            counters.append(contentsOf: try generatedCounters(generator, now: now))
+        }
+        var indexByID: [Int: Int] = [:]
+        for (index, counter) in counters.enumerated() {
+            guard indexByID[counter.id] == nil else {
+                throw FixtureError(file: "counters.json", reason: "duplicate counter id \(counter.id)")
+            }
+            indexByID[counter.id] = index
+        }
+
+        var tokens: [String: TokenFixture] = [:]
+        for entry in tokensDocument["tokens"]?.arrayValue ?? [] {
+            let token = try tokenFixture(entry)
+            tokens[token.token] = token
+        }
+        var clients: [String: ClientFixture] = [:]
+        for entry in tokensDocument["clients"]?.arrayValue ?? [] {
+            guard let id = entry["client_id"]?.stringValue, let secret = entry["client_secret"]?.stringValue else {
+                throw FixtureError(file: "tokens.json", reason: "a client needs client_id and client_secret")
+            }
+            clients[id] = ClientFixture(clientID: id, clientSecret: secret)
+        }
+        let templateName = tokensDocument["issued_tokens_like"]?.stringValue ?? "demo-token"
+        guard let template = tokens[templateName] else {
+            throw FixtureError(file: "tokens.json", reason: "issued_tokens_like names unknown token \(templateName)")
+        }
+        return FixtureSet(
+            counters: counters, indexByID: indexByID, tokens: tokens, clients: clients, issuedTokenTemplate: template)
+    }
+
+    private init(
+        counters: [CounterFixture], indexByID: [Int: Int], tokens: [String: TokenFixture],
+        clients: [String: ClientFixture], issuedTokenTemplate: TokenFixture
+    ) {
+        self.counters = counters
+        self.indexByID = indexByID
+        self.tokens = tokens
+        self.clients = clients
+        self.issuedTokenTemplate = issuedTokenTemplate
+    }
+
+    // MARK: - Reading entries
+
+    private static func readDocument(_ url: URL) throws -> JSONValue {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw FixtureError(file: url.path, reason: "cannot read the file")
+        }
+        do {
+            return try JSONValue.parse(Array(data))
+        } catch {
+            throw FixtureError(file: url.path, reason: "\(error)")
+        }
+    }
+
+    private static func tokenFixture(_ entry: JSONValue) throws -> TokenFixture {
+        guard let token = entry["token"]?.stringValue, !token.isEmpty else {
+            throw FixtureError(file: "tokens.json", reason: "a token entry needs \"token\"")
+        }
+        let counters: Set<Int>?
+        switch entry["counters"] {
+        case .string("all")?, nil: counters = nil
+        case let .array(ids)?: counters = Set(ids.compactMap(\.intValue))
+        default: throw FixtureError(file: "tokens.json", reason: "counters of \(token) must be \"all\" or a list of ids")
+        }
+        return TokenFixture(
+            token: token,
+            login: entry["login"]?.stringValue ?? "demo-user",
+            counters: counters,
+            excluded: Set((entry["except"]?.arrayValue ?? []).compactMap(\.intValue)),
+            revoked: entry["revoked"]?.boolValue ?? false)
+    }
+
+    private static func generatedCounters(_ generator: JSONValue, now: Date) throws -> [CounterFixture] {
+        guard let count = generator["count"]?.intValue, count >= 0,
+            let firstID = generator["first_id"]?.intValue,
+            case let .object(template)? = generator["counter"]
+        else {
+            throw FixtureError(file: "counters.json", reason: "a generator needs count, first_id and a counter template")
+        }
+        var result: [CounterFixture] = []
+        result.reserveCapacity(count)
+        for n in stride(from: 1, through: count, by: 1) {
+            let id = firstID + n - 1
+            var pairs: [(String, JSONValue)] = [("id", .int(id))]
+            for (key, value) in template where key != "id" {
+                if case let .string(text) = value {
+                    let filled = text.replacingOccurrences(of: "{n}", with: String(n))
+                        .replacingOccurrences(of: "{id}", with: String(id))
+                    pairs.append((key, .string(filled)))
+                } else {
+                    pairs.append((key, value))
+                }
+            }
+            let entry = generator.setting("counter", to: .object(pairs))
+            result.append(try counterFixture(entry, now: now))
+        }
+        return result
+    }
+
+    private static func counterFixture(_ entry: JSONValue, now: Date) throws -> CounterFixture {
+        guard case let .object(given)? = entry["counter"], let id = entry["counter"]?["id"]?.intValue else {
+            throw FixtureError(file: "counters.json", reason: "each entry needs a \"counter\" object with an id")
+        }
+        let counter = JSONValue.object(given)
+        guard let site = counter["site"]?.stringValue, let createTime = counter["create_time"]?.stringValue,
+            let createDay = Day(createTime.prefix(10))
+        else {
+            throw FixtureError(file: "counters.json", reason: "counter \(id) needs site and create_time")
+        }
+        let zoneName = counter["time_zone_name"]?.stringValue ?? "Europe/Moscow"
+        guard let zone = TimeZone(identifier: zoneName) else {
+            throw FixtureError(file: "counters.json", reason: "counter \(id) has unknown time zone \(zoneName)")
+        }
+        let traffic = entry["traffic"]?.doubleValue ?? 100
+        let status = counter["status"]?.stringValue ?? "Active"
+        let permission = counter["permission"]?.stringValue ?? "own"
+        let name = counter["name"]?.stringValue ?? site
+
+        // Fill every field the documented example has, in its order; extra fixture keys follow.
+        let defaults: [(String, JSONValue)] = [
+            ("id", .int(id)),
+            ("status", .string(status)),
+            ("owner_login", .string("demo-user")),
+            ("code_status", .string("CS_OK")),
+            ("activity_status", .string(traffic >= 10_000 ? "high" : traffic >= 500 ? "medium" : "low")),
+            ("name", .string(name)),
+            ("type", .string("simple")),
+            ("favorite", .int(0)),
+            ("hide_address", .int(0)),
+            ("pro", .int(0)),
+            ("permission", .string(permission)),
+            (
+                "webvisor",
+                .object([
+                    ("arch_enabled", .int(0)), ("arch_type", .string("none")), ("load_player_type", .string("proxy")),
+                    ("wv_version", .int(2)), ("allow_wv2", .bool(true)), ("notify_wv2", .bool(false)),
+                    ("wv_forms", .int(1)),
+                ])
+            ),
+            (
+                "code_options",
+                .object([
+                    ("async", .int(1)), ("visor", .int(0)), ("track_hash", .int(0)), ("clickmap", .int(1)),
+                    ("ecommerce", .int(0)), ("ecommerce_object", .string("dataLayer")), ("ytm", .bool(false)),
+                ])
+            ),
+            ("create_time", .string(createTime)),
+            ("time_zone_name", .string(zoneName)),
+            ("time_zone_offset", .int(zone.secondsFromGMT(for: now) / 60)),
+            ("partner_id", .int(0)),
+            ("site", .string(site)),
+            ("site2", .object([("site", .string(site)), ("domain", .string(site))])),
+            ("gdpr_agreement_accepted", .int(0)),
+            ("delete_guest_allowed", .int(1)),
+        ]
+        var pairs: [(String, JSONValue)] = defaults.map { key, value in (key, counter[key] ?? value) }
+        for (key, value) in given where !defaults.contains(where: { $0.0 == key }) {
+            pairs.append((key, value))
+        }
+
+        var goals: [GoalFixture] = []
+        for goal in entry["goals"]?.arrayValue ?? [] {
+            guard case let .object(goalPairs) = goal, let goalID = goal["id"]?.intValue else {
+                throw FixtureError(file: "counters.json", reason: "a goal of counter \(id) has no id")
+            }
+            goals.append(
+                GoalFixture(
+                    id: goalID,
+                    document: .object(goalPairs.filter { $0.0 != "conversion_percent" }),
+                    conversionPercent: goal["conversion_percent"]?.doubleValue ?? 2.5))
+        }
+        var zeroDays: Set<Day> = []
+        for value in entry["zero_days"]?.arrayValue ?? [] {
+            guard let text = value.stringValue, let day = Day(text) else {
+                throw FixtureError(file: "counters.json", reason: "bad zero_days entry in counter \(id)")
+            }
+            zeroDays.insert(day)
+        }
+        let phraseDefault = max(50, min(2_000, Int(traffic)))
+        return CounterFixture(
+            id: id,
+            document: .object(pairs),
+            name: name,
+            site: site,
+            isDeleted: status.lowercased() == "deleted",
+            permission: permission,
+            timeZone: zone,
+            createDay: createDay,
+            traffic: traffic,
+            goals: goals,
+            zeroDays: zeroDays,
+            searchPhraseCount: entry["search_phrases"]?.intValue ?? phraseDefault)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+// MARK: - Management API (metrika-api.md §1)
+
+extension Simulator {
+    /// `GET /management/v1/counters`: `{"rows": total, "counters": [...]}` with 1-based paging.
+    func listCounters(_ request: HTTPRequest) -> HTTPResponse {
+        let caller: TokenFixture
+        switch authorize(request) {
+        case let .rejected(response): return response
+        case let .authorized(token): caller = token
+        }
+        var offset = 1
+        var perPage = 1000
+        var search: String?
+        var wantDeleted = false
+        var permissions: Set<String>?
+        var favoriteOnly = false
+        var fields: Set<String> = []
+        for (name, value) in request.queryItems {
+            switch name {
+            case "offset":
+                guard let n = Int(value), n >= 1 else {
+                    return APIError.invalidParameter("Invalid value of parameter offset: \(value); it must be an integer >= 1")
+                }
+                offset = n
+            case "per_page":
+                guard let n = Int(value), n >= 1 else {
+                    return APIError.invalidParameter("Invalid value of parameter per_page: \(value); it must be an integer >= 1")
+                }
+                perPage = n
+            case "search_string":
+                search = value.isEmpty ? nil : value.lowercased()
+            case "status":
+                switch value.lowercased() {
+                case "active", "": wantDeleted = false
+                case "deleted": wantDeleted = true
+                default:
+                    return APIError.invalidParameter("Invalid value of parameter status: \(value); expected Active or Deleted")
+                }
+            case "permission":
+                let wanted = Set(value.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                if !wanted.isEmpty { permissions = wanted }
+            case "favorite":
+                favoriteOnly = value == "1" || value.lowercased() == "true"
+            case "field":
+                fields.formUnion(value.split(separator: ",").map { String($0) })
+            default:
+                continue  // unknown parameters are ignored, as the real API does
+            }
+        }
+
+        let matching = fixtures.counters.filter { counter in
+            guard caller.canRead(counter.id), counter.isDeleted == wantDeleted else { return false }
+            if let permissions, !permissions.contains(counter.permission.lowercased()) { return false }
+            if favoriteOnly, counter.document["favorite"]?.intValue != 1 { return false }
+            if let search {
+                let haystacks = [String(counter.id), counter.name.lowercased(), counter.site.lowercased()]
+                    + [counter.document["site2"]?["site"]?.stringValue?.lowercased() ?? ""]
+                return haystacks.contains { $0.contains(search) }
+            }
+            return true
+        }
+        let page = matching.dropFirst(offset - 1).prefix(perPage)
+        let documents = page.map { counter -> JSONValue in
+            fields.contains("goals") ? counter.document.setting("goals", to: .array(counter.goals.map(\.document))) : counter.document
+        }
+        return .json(200, .object([("rows", .int(matching.count)), ("counters", .array(documents))]))
+    }
+
+    /// `GET /management/v1/counter/{id}` → `{"counter": {...}}`.
+    func showCounter(_ request: HTTPRequest, id: String) -> HTTPResponse {
+        switch authorize(request) {
+        case let .rejected(response): return response
+        case let .authorized(caller):
+            switch readableCounter(id, by: caller) {
+            case let .failure(error): return error.response
+            case let .success(counter):
+                var document = counter.document
+                let fields = request.queryItems.filter { $0.0 == "field" }.flatMap { $0.1.split(separator: ",") }
+                if fields.contains("goals") {
+                    document = document.setting("goals", to: .array(counter.goals.map(\.document)))
+                }
+                return .json(200, .object([("counter", document)]))
+            }
+        }
+    }
+
+    /// `GET /management/v1/counter/{id}/goals` → `{"goals": [...]}`.
+    func listGoals(_ request: HTTPRequest, id: String) -> HTTPResponse {
+        switch authorize(request) {
+        case let .rejected(response): return response
+        case let .authorized(caller):
+            switch readableCounter(id, by: caller) {
+            case let .failure(error): return error.response
+            case let .success(counter):
+                return .json(200, .object([("goals", .array(counter.goals.map(\.document)))]))
+            }
+        }
+    }
+}

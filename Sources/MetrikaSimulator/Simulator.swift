@@ -1,0 +1,186 @@
+import Foundation
+
+/// How a simulator instance is set up.
+public struct SimulatorOptions: Sendable {
+    /// The fixture directory (holds `counters.json` and `tokens.json`).
+    public var fixturesDirectory: URL
+    /// A frozen "now"; nil follows the real clock.
+    public var now: Date?
+    /// The `interval` the device-code endpoint tells clients to poll at, in seconds.
+    public var deviceInterval: Int
+    /// How many polls of `POST /token` answer `authorization_pending` before the user "confirms".
+    public var devicePendingPolls: Int
+
+    /// Options with the documented defaults (real clock, interval 5 s, 2 pending polls).
+    public init(fixturesDirectory: URL, now: Date? = nil, deviceInterval: Int = 5, devicePendingPolls: Int = 2) {
+        self.fixturesDirectory = fixturesDirectory
+        self.now = now
+        self.deviceInterval = deviceInterval
+        self.devicePendingPolls = devicePendingPolls
+    }
+
+    /// The fixture directory named by `METRIKA_FAKE_FIXTURES`, if set.
+    public static func fixturesDirectory(fromEnvironment environment: [String: String]) -> URL? {
+        guard let path = environment["METRIKA_FAKE_FIXTURES"], !path.isEmpty else { return nil }
+        return URL(fileURLWithPath: path, isDirectory: true)
+    }
+
+    /// Reads `2026-06-15T12:00:00Z` (or with an offset, or fractional seconds) for `--now`.
+    public static func parseInstant(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+}
+
+/// The simulated Yandex.Metrika + Yandex OAuth service: turns requests into responses.
+///
+/// It owns the fixtures, the request log, the fault queue and the OAuth state; the HTTP server only
+/// moves bytes. Every entry point is safe to call from many connection threads at once.
+public final class Simulator: Sendable {
+    let options: SimulatorOptions
+    let fixtures: FixtureSet
+    let state: Protected<SimulatorState>
+    let model: TrafficModel
+
+    /// Loads the fixtures; throws `FixtureError` when they are unusable.
+    public init(options: SimulatorOptions) throws {
+        self.options = options
+        self.fixtures = try FixtureSet.load(from: options.fixturesDirectory, now: options.now ?? Date())
+        self.state = Protected(SimulatorState())
+        self.model = TrafficModel()
+    }
+
+    /// The simulator's current time: the frozen instant, or the real clock.
+    func now() -> Date { options.now ?? Date() }
+
+    /// Answers one request. Control endpoints under `/__sim/` bypass faults and the log.
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        if request.path.hasPrefix("/__sim/") || request.path == "/__sim" {
+            return handleControl(request)
+        }
+        let fault = takeFault(for: request.path)
+        var response: HTTPResponse
+        if let fault {
+            response = respond(to: request, under: fault)
+            if let retryAfter = fault.retryAfter {
+                response.headers.append((name: "Retry-After", value: String(retryAfter)))
+            }
+        } else {
+            response = route(request)
+        }
+        let entry = LogEntry(
+            method: request.method,
+            path: request.path,
+            query: Simulator.redactedQuery(request.query),
+            hasAuthorization: request.header("authorization") != nil,
+            status: response.status)
+        state.withLock { $0.log.append(entry) }
+        return response
+    }
+
+    /// A query string with any `oauth_token` value blanked, so a client that leaks its token into a
+    /// URL is visible in the log without the token being stored.
+    static func redactedQuery(_ query: String) -> String {
+        guard query.contains("oauth_token") else { return query }
+        return query.split(separator: "&", omittingEmptySubsequences: false).map { part -> String in
+            part.hasPrefix("oauth_token=") ? "oauth_token=REDACTED" : String(part)
+        }.joined(separator: "&")
+    }
+
+    // MARK: - Routing
+
+    func route(_ request: HTTPRequest) -> HTTPResponse {
+        var path = request.path
+        if path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        if path.hasSuffix(".json") { path.removeLast(5) }
+        let parts = path.split(separator: "/").map(String.init)
+
+        switch parts {
+        case ["management", "v1", "counters"]:
+            return requireGET(request) ?? listCounters(request)
+        case _ where parts.count == 4 && parts[0] == "management" && parts[1] == "v1" && parts[2] == "counter":
+            return requireGET(request) ?? showCounter(request, id: parts[3])
+        case _ where parts.count == 5 && parts[0] == "management" && parts[1] == "v1" && parts[2] == "counter"
+            && parts[4] == "goals":
+            return requireGET(request) ?? listGoals(request, id: parts[3])
+        case ["stat", "v1", "data"]:
+            return requireGET(request) ?? statData(request)
+        case ["stat", "v1", "data", "bytime"]:
+            return requireGET(request) ?? statByTime(request)
+        case ["device", "code"]:
+            return requirePOST(request) ?? deviceCode(request)
+        case ["token"]:
+            return requirePOST(request) ?? token(request)
+        case ["revoke_token"]:
+            return requirePOST(request) ?? revokeToken(request)
+        default:
+            return APIError.response(404, "not_found", "No such resource: \(request.path)")
+        }
+    }
+
+    private func requireGET(_ request: HTTPRequest) -> HTTPResponse? {
+        guard request.method != "GET" && request.method != "HEAD" else { return nil }
+        var response = APIError.response(405, "invalid_parameter", "Method \(request.method) is not allowed here")
+        response.headers.append((name: "Allow", value: "GET"))
+        return response
+    }
+
+    private func requirePOST(_ request: HTTPRequest) -> HTTPResponse? {
+        guard request.method != "POST" else { return nil }
+        var response = HTTPResponse.json(
+            405, .object([("error", .string("invalid_request")), ("error_description", .string("use POST"))]))
+        response.headers.append((name: "Allow", value: "POST"))
+        return response
+    }
+
+    // MARK: - Authorization
+
+    /// Who is calling, or the error response that ends the request.
+    enum Caller {
+        case authorized(TokenFixture)
+        case rejected(HTTPResponse)
+    }
+
+    /// Resolves the `Authorization: OAuth <token>` header (`Bearer` accepted too). A token in the
+    /// URL (`oauth_token=`) authenticates nothing, as on the real service since 2019.
+    func authorize(_ request: HTTPRequest) -> Caller {
+        guard let header = request.header("authorization") else { return .rejected(APIError.unauthorized()) }
+        let pieces = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard pieces.count == 2 else { return .rejected(APIError.unauthorized()) }
+        let scheme = pieces[0].lowercased()
+        guard scheme == "oauth" || scheme == "bearer" else { return .rejected(APIError.unauthorized()) }
+        let token = pieces[1].trimmingCharacters(in: .whitespaces)
+        if let fixture = fixtures.tokens[token] {
+            return fixture.revoked ? .rejected(APIError.invalidToken()) : .authorized(fixture)
+        }
+        if let issued = issuedGrant(for: token) {
+            return .authorized(issued)
+        }
+        return .rejected(APIError.invalidToken())
+    }
+
+    /// The counter `idText` names, if the caller may read it; otherwise the 404/403 answer.
+    func readableCounter(_ idText: String, by caller: TokenFixture) -> Result<CounterFixture, ResponseError> {
+        guard let id = Int(idText), let counter = fixtures.counter(id) else {
+            return .failure(ResponseError(APIError.counterNotFound(idText)))
+        }
+        guard caller.canRead(id) else { return .failure(ResponseError(APIError.accessDenied(counter: id))) }
+        return .success(counter)
+    }
+}
+
+/// A response carried through `Result` and `throws`.
+struct ResponseError: Error {
+    let response: HTTPResponse
+    init(_ response: HTTPResponse) { self.response = response }
+}
+
+/// Mutable simulator state, always accessed under its lock.
+struct SimulatorState {
+    var log: [LogEntry] = []
+    var faults: [Fault] = []
+    var oauth = OAuthState()
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The arguments of `metrika-fake-api`, parsed here so `main.swift` stays thin and this is testable.
+public struct CommandLineOptions: Sendable {
+    /// The port to bind (0 = any free port).
+    public var port: UInt16 = 0
+    /// Everything the simulator itself needs.
+    public var simulator: SimulatorOptions
+    /// `--help` was given.
+    public var showHelp = false
+
+    /// The text `--help` prints.
+    public static let usage = """
+        usage: metrika-fake-api [--port N] [--fixtures DIR] [--now 2026-06-15T12:00:00Z]
+                                [--device-interval N] [--device-pending N]
+          --port N              port on 127.0.0.1 (default 0: pick a free one)
+          --fixtures DIR        fixture directory (default: $METRIKA_FAKE_FIXTURES, else Fixtures/default)
+          --now INSTANT         freeze the simulator's clock (ISO 8601)
+          --device-interval N   polling interval the device flow announces, seconds (default 5)
+          --device-pending N    polls answered authorization_pending before success (default 2)
+        The first line on stdout is `listening on http://127.0.0.1:PORT`.
+        """
+
+    /// A message for an argument the program cannot use.
+    public struct UsageError: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    /// Parses `arguments` (without the program name).
+    public static func parse(
+        _ arguments: [String], environment: [String: String], defaultFixtures: URL
+    ) throws(UsageError) -> CommandLineOptions {
+        let fixtures = SimulatorOptions.fixturesDirectory(fromEnvironment: environment) ?? defaultFixtures
+        var options = CommandLineOptions(simulator: SimulatorOptions(fixturesDirectory: fixtures))
+        var index = 0
+        func value(for flag: String) throws(UsageError) -> String {
+            index += 1
+            guard index < arguments.count else { throw UsageError(description: "\(flag) needs a value") }
+            return arguments[index]
+        }
+        func integer(for flag: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+            let text = try value(for: flag)
+            guard let n = Int(text), range.contains(n) else {
+                throw UsageError(description: "\(flag) must be an integer in \(range.lowerBound)...\(range.upperBound), not \(text)")
+            }
+            return n
+        }
+        while index < arguments.count {
+            var argument = arguments[index]
+            // Accept --flag=value as well as --flag value.
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                let flagPart = String(argument[..<equals])
+                let valuePart = String(argument[argument.index(after: equals)...])
+                var expanded = arguments
+                expanded.replaceSubrange(index...index, with: [flagPart, valuePart])
+                return try parse(expanded, environment: environment, defaultFixtures: defaultFixtures)
+            }
+            switch argument {
+            case "--port": options.port = UInt16(try integer(for: argument, in: 0...65535))
+            case "--fixtures":
+                options.simulator.fixturesDirectory = URL(fileURLWithPath: try value(for: argument), isDirectory: true)
+            case "--now":
+                let text = try value(for: argument)
+                guard let date = SimulatorOptions.parseInstant(text) else {
+                    throw UsageError(description: "--now must be an ISO 8601 instant such as 2026-06-15T12:00:00Z, not \(text)")
+                }
+                options.simulator.now = date
+            case "--device-interval": options.simulator.deviceInterval = try integer(for: argument, in: 0...3600)
+            case "--device-pending": options.simulator.devicePendingPolls = try integer(for: argument, in: 0...1000)
+            case "--help", "-h": options.showHelp = true
+            default:
+                argument = argument.isEmpty ? "(empty)" : argument
+                throw UsageError(description: "unknown argument \(argument)")
+            }
+            index += 1
+        }
+        return options
+    }
+}
+
+/// Writes straight to file descriptor 1, unbuffered, so the "listening on" line is visible at once.
+public func writeStandardOutput(_ text: String) {
+    writeAll(Array(text.utf8), to: 1)
+}
+
+/// Writes straight to file descriptor 2.
+public func writeStandardError(_ text: String) {
+    writeAll(Array(text.utf8), to: 2)
+}
+
+private func writeAll(_ bytes: [UInt8], to fd: Int32) {
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else { return }
+        offset += written
+    }
+}
