@@ -7,6 +7,9 @@ public enum CLI {
     static var commands: [any Command.Type] { [
         CountersCommand.self,
         ReportCommand.self,
+        LoginCommand.self,
+        LogoutCommand.self,
+        AuthStatusCommand.self,
     ] }
 
     /// Runs `metrika <arguments>` in `context` and returns the exit code. Never throws, never crashes

@@ -43,14 +43,32 @@ struct Session {
         try TokenSource.resolve(tokenFile: options.value("token-file"), environment: context.environment)
     }
 
-    /// A ready Metrika API client.
+    /// A ready Metrika API client. Its transport renews the token when it is close to expiry and once
+    /// when the API rejects it (see `TokenKeeper`), writing the new one back to the token file.
     func client() throws -> MetrikaClient {
         let url = try apiBaseURL()
         let timeout = try requestTimeout()
         let token = try token()
         return MetrikaClient(
-            baseURL: url, token: token.token, transport: context.transport, requestTimeout: timeout,
+            baseURL: url, token: token.token, transport: renewingTransport(for: token, timeout: timeout), requestTimeout: timeout,
             sleep: context.sleep, now: context.now, log: logger
         )
+    }
+
+    /// METRIKA_OAUTH_URL or the default; anything that isn't an http(s) URL is a configuration error.
+    func oauthBaseURL() throws -> URL {
+        try Self.baseURL(context.environment["METRIKA_OAUTH_URL"], variable: "METRIKA_OAUTH_URL", fallback: OAuthClient.defaultBaseURL)
+    }
+
+    /// The API transport wrapped in token renewal. Renewal is best effort: an unusable OAuth URL or
+    /// config file only disables it (the command still runs with the token it has).
+    func renewingTransport(for token: ResolvedToken, timeout: Double) -> any HTTPTransport {
+        let oauth = (try? oauthBaseURL()).map {
+            OAuthClient(baseURL: $0, transport: context.transport, requestTimeout: timeout, now: context.now, log: logger)
+        }
+        let credentials = (try? ClientCredentials.forIssuer(token.stored?.clientID, environment: context.environment)) ?? nil
+        let stderr = context.stderr
+        let keeper = TokenKeeper(resolved: token, oauth: oauth, credentials: credentials, now: context.now, warn: { stderr.write($0 + "\n") }, log: logger)
+        return TokenRefreshingTransport(base: context.transport, keeper: keeper)
     }
 }

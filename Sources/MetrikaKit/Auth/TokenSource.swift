@@ -2,16 +2,21 @@ import Foundation
 
 /// Where the OAuth token came from, and the token itself. Never print `token`.
 public struct ResolvedToken: Sendable {
+    /// The access token. Never print it: show `TokenMask.mask(token)`.
     public var token: String
     /// A human description of the source: `METRIKA_TOKEN`, or `token file /path`.
     public var source: String
     /// The file the token was read from, if any (refresh writes back to it).
     public var path: String?
+    /// Everything the token file holds (refresh token, expiry, client id); nil for METRIKA_TOKEN.
+    public var stored: StoredToken?
 
-    public init(token: String, source: String, path: String? = nil) {
+    /// A resolved token; `stored` is the token file's content when it came from one.
+    public init(token: String, source: String, path: String? = nil, stored: StoredToken? = nil) {
         self.token = token
         self.source = source
         self.path = path
+        self.stored = stored
     }
 }
 
@@ -19,61 +24,35 @@ public struct ResolvedToken: Sendable {
 public enum TokenSource {
     /// `$XDG_CONFIG_HOME/metrika/token.json`, else `~/.config/metrika/token.json`.
     public static func defaultPath(environment: [String: String]) -> String {
+        configDirectory(environment: environment) + "/token.json"
+    }
+
+    /// `$XDG_CONFIG_HOME/metrika`, else `~/.config/metrika` (a relative XDG_CONFIG_HOME is ignored,
+    /// as the XDG spec says).
+    public static func configDirectory(environment: [String: String]) -> String {
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
-            return config + "/metrika/token.json"
+            return config + "/metrika"
         }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        return home + "/.config/metrika/token.json"
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.config/metrika"
     }
 
     /// Resolves the token or throws `AuthError.notSignedIn` (exit 77) saying how to sign in.
+    /// A token file must be private to its owner (mode 0600 or stricter), or it is refused.
     public static func resolve(tokenFile: String?, environment: [String: String]) throws -> ResolvedToken {
         if let tokenFile {
-            return try read(path: tokenFile, explicit: true)
+            return try read(TokenFile(path: tokenFile))
         }
         if let token = environment["METRIKA_TOKEN"]?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty {
             return ResolvedToken(token: token, source: "METRIKA_TOKEN")
         }
-        let path = defaultPath(environment: environment)
-        guard FileManager.default.fileExists(atPath: path) else { throw AuthError.notSignedIn }
-        return try read(path: path, explicit: false)
+        let file = TokenFile.defaultFile(environment: environment)
+        guard file.exists else { throw AuthError.notSignedIn }
+        return try read(file)
     }
 
-    static func read(path: String, explicit: Bool) throws -> ResolvedToken {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw AuthError.unreadableTokenFile(path: path, reason: explicit ? "it does not exist or cannot be read" : "it cannot be read")
-        }
-        struct File: Decodable { let access_token: String? }
-        if let file = try? JSONDecoder().decode(File.self, from: data), let token = file.access_token, !token.isEmpty {
-            return ResolvedToken(token: token, source: "token file \(path)", path: path)
-        }
-        // A bare token on one line is accepted too (people paste one into a file).
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if !text.isEmpty, !text.contains(where: { $0.isWhitespace || $0 == "{" }) {
-            return ResolvedToken(token: text, source: "token file \(path)", path: path)
-        }
-        throw AuthError.unreadableTokenFile(path: path, reason: "it holds no access_token")
-    }
-}
-
-/// Sign-in problems a user can meet.
-public enum AuthError: MetrikaFailure, Equatable {
-    case notSignedIn
-    case unreadableTokenFile(path: String, reason: String)
-
-    public var exitCode: Int32 {
-        switch self {
-        case .notSignedIn: return ExitCode.noPermission
-        case .unreadableTokenFile: return ExitCode.noPermission
-        }
-    }
-
-    public var message: String {
-        switch self {
-        case .notSignedIn:
-            return "Not signed in: no token found. Run `metrika login` (or set METRIKA_TOKEN) first."
-        case .unreadableTokenFile(let path, let reason):
-            return "Cannot use the token file \(path): \(reason). Run `metrika login` to write a new one."
-        }
+    static func read(_ file: TokenFile) throws -> ResolvedToken {
+        let stored = try file.read()
+        return ResolvedToken(token: stored.accessToken, source: "token file \(file.path)", path: file.path, stored: stored)
     }
 }

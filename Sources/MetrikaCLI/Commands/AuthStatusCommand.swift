@@ -1,0 +1,73 @@
+import Foundation
+import MetrikaKit
+
+/// `metrika auth status`: which token metrika would use, from where, until when, and whether the
+/// API accepts it. It only reads: it never renews or rewrites the token.
+enum AuthStatusCommand: Command {
+    static let name = "auth status"
+    static let summary = "Show where the token comes from, when it expires, and whether the API accepts it"
+    static let usage = "auth status [--token-file PATH]"
+    static let discussion = """
+    Exit codes: 0 the API accepts the token, 77 not signed in or the token is rejected,
+    69 the API could not be reached.
+    """
+    static let options: [OptionSpec] = CommonOptions.token
+
+    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
+        guard options.positionals.isEmpty else { throw UsageError("auth status takes no arguments") }
+        let session = Session(context: context, options: options)
+        let resolved = try session.token()
+        let now = context.now()
+        var rows: [(String, String)] = [("Source", resolved.source)]
+        rows.append(("Token", TokenMask.mask(resolved.token)))
+        if let stored = resolved.stored {
+            if stored.obtainedAt.timeIntervalSince1970 > 0 { rows.append(("Obtained", StoredToken.timestamp(stored.obtainedAt))) }
+            rows.append(("Expires", LoginCommand.expiry(stored.expiresAt, now: now)))
+            if let clientID = stored.clientID { rows.append(("Client id", clientID)) }
+            rows.append(("Renewal", renewal(stored, context: context)))
+        } else {
+            rows.append(("Expires", "unknown (tokens in METRIKA_TOKEN carry no expiry)"))
+        }
+        if resolved.path == nil, TokenFile.defaultFile(environment: context.environment).exists {
+            rows.append(("Note", "the token file \(TokenSource.defaultPath(environment: context.environment)) is ignored while METRIKA_TOKEN is set"))
+        }
+
+        let client = MetrikaClient(
+            baseURL: try session.apiBaseURL(), token: resolved.token, transport: context.transport,
+            requestTimeout: try session.requestTimeout(), sleep: context.sleep, now: context.now, log: session.logger
+        )
+        var code = ExitCode.ok
+        do {
+            let count = try await client.checkToken()
+            rows.append(("API", "accepts the token (\(count) counter\(count == 1 ? "" : "s") visible)"))
+        } catch let error as APIError {
+            code = error.exitCode
+            switch error {
+            case .invalidToken, .unauthorized:
+                rows.append(("API", "rejects the token: sign in again with `metrika login`"))
+            default:
+                rows.append(("API", "not checked: \(error.message)"))
+            }
+        }
+        let out = context.stdout
+        out.write(LoginCommand.aligned(rows))
+        return code
+    }
+
+    /// Whether the next command can renew the token by itself, and if not, why.
+    static func renewal(_ stored: StoredToken, context: CLIContext) -> String {
+        guard stored.refreshToken != nil else { return "not possible (no refresh token; run `metrika login` before it expires)" }
+        let credentials: ClientCredentials?
+        do {
+            credentials = try ClientCredentials.forIssuer(stored.clientID, environment: context.environment)
+        } catch let error as AuthError {
+            return "not possible (\(error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message))"
+        } catch {
+            return "not possible (the config file is unusable)"
+        }
+        guard let credentials, credentials.clientSecret != nil else {
+            return "not possible (no client secret: set METRIKA_CLIENT_SECRET or add client_secret to the config file)"
+        }
+        return "automatic within 30 days of expiry (app \(credentials.clientID))"
+    }
+}

@@ -1,0 +1,186 @@
+import Dispatch
+import Foundation
+import MetrikaKit
+
+/// `metrika login`: signs in without a password, by the device flow with the user's own OAuth app,
+/// or with a token pasted on standard input; checks the token with one API call and stores it.
+enum LoginCommand: Command {
+    static let name = "login"
+    static let summary = "Sign in (device code, or a token on stdin) and store the token privately"
+    static let usage = "login [--client-id ID --client-secret SECRET | --token-stdin] [--token-file PATH]"
+    static let discussion = """
+    The device flow shows a web address and a code: open the address on any device, sign in to
+    Yandex there, and enter the code. metrika waits (Ctrl-C cancels) and stores the token in
+    $XDG_CONFIG_HOME/metrika/token.json (mode 0600). It needs your registered OAuth app with the
+    metrika:read scope: --client-id/--client-secret, METRIKA_CLIENT_ID/METRIKA_CLIENT_SECRET, or
+    client_id/client_secret in $XDG_CONFIG_HOME/metrika/config.json.
+
+    With --token-stdin, metrika reads a token (or the whole address the authorize page redirected
+    to) from standard input; a token is never accepted as a command-line argument.
+
+    Exit codes: 0 signed in, 77 refused/expired/rejected, 78 missing client id or secret,
+    130 cancelled with Ctrl-C.
+
+    Examples:
+      METRIKA_CLIENT_ID=… METRIKA_CLIENT_SECRET=… metrika login
+      pbpaste | metrika login --token-stdin
+    """
+    static let options: [OptionSpec] = [
+        OptionSpec("client-id", value: "ID", help: "Your OAuth app's client id (else METRIKA_CLIENT_ID, else the config file)"),
+        OptionSpec("client-secret", value: "SECRET", help: "Your OAuth app's client secret (else METRIKA_CLIENT_SECRET, else the config file)"),
+        OptionSpec("token-stdin", help: "Read a token from standard input instead of the device flow"),
+        OptionSpec("token-file", value: "PATH", help: "Store the token here instead of $XDG_CONFIG_HOME/metrika/token.json"),
+    ]
+
+    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
+        // Never echo the word: it may be a token someone tried to pass as an argument.
+        guard options.positionals.isEmpty else {
+            throw UsageError("login takes no arguments. To use a token you have, pipe it in: `metrika login --token-stdin`")
+        }
+        let session = Session(context: context, options: options)
+        let explicitFile = options.value("token-file")
+        let file = explicitFile.map { TokenFile(path: $0) } ?? TokenFile.defaultFile(environment: context.environment)
+        let timeout = try session.requestTimeout()
+        let apiURL = try session.apiBaseURL()
+
+        let stored: StoredToken
+        if options.flag("token-stdin") {
+            stored = try tokenFromStandardInput(context: context, clientID: options.value("client-id"))
+        } else {
+            guard let credentials = try ClientCredentials.resolve(
+                clientID: options.value("client-id"), clientSecret: options.value("client-secret"), environment: context.environment
+            ) else { throw AuthError.missingClientID }
+            guard credentials.clientSecret != nil else { throw AuthError.missingClientSecret }
+            let oauth = OAuthClient(baseURL: try session.oauthBaseURL(), transport: context.transport, requestTimeout: timeout, now: context.now, log: session.logger)
+            let login = DeviceLogin(oauth: oauth, credentials: credentials, now: context.now, sleep: context.sleep)
+            guard let token = try await runCancellable(login, context: context) else {
+                context.note("Login cancelled.")
+                return AuthError.cancelledExitCode
+            }
+            stored = token
+        }
+
+        // One cheap call proves the token works before it replaces a stored one.
+        let client = MetrikaClient(baseURL: apiURL, token: stored.accessToken, transport: context.transport, requestTimeout: timeout, sleep: context.sleep, now: context.now, log: session.logger)
+        let check: String
+        do {
+            let count = try await client.checkToken()
+            check = "ok, \(count) counter\(count == 1 ? "" : "s") visible"
+        } catch APIError.unavailable(let detail) where !options.flag("token-stdin") {
+            // The user just confirmed on another device: keep the token rather than make them repeat that.
+            context.note("Warning: could not check the token (\(detail)); storing it anyway.")
+            check = "not checked (API unavailable)"
+        }
+        try file.write(stored, tightenDirectory: explicitFile == nil)
+
+        let out = context.stdout
+        out.write("Signed in. Token stored in \(file.path)\n")
+        out.write(describe(stored, now: context.now(), apiCheck: check))
+        if context.environment["METRIKA_TOKEN"].map({ !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) == true, explicitFile == nil {
+            context.note("Note: METRIKA_TOKEN is set and takes precedence over the token file; unset it to use the token just stored.")
+        }
+        return ExitCode.ok
+    }
+
+    // MARK: - Device flow
+
+    /// Runs the device flow in a task that Ctrl-C cancels. Returns nil when cancelled.
+    static func runCancellable(_ login: DeviceLogin, context: CLIContext) async throws -> StoredToken? {
+        let stderr = context.stderr
+        let now = context.now
+        let task = Task {
+            try await login.run(deviceID: deviceID(), deviceName: deviceName()) { code in
+                let minutes = max(1, (code.expiresIn + 59) / 60)
+                stderr.write("To sign in, open \(code.verificationURL) and enter the code: \(code.userCode)\n")
+                stderr.write("Waiting for confirmation (the code expires in \(minutes) min, at \(StoredToken.timestamp(now().addingTimeInterval(Double(code.expiresIn))))). Press Ctrl-C to cancel.\n")
+                stderr.flush()
+            }
+        }
+        // The signal source turns Ctrl-C into task cancellation; the default action (dying mid-line,
+        // without a message) is restored afterwards.
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { task.cancel() }
+        source.resume()
+        defer {
+            source.cancel()
+            signal(SIGINT, SIG_DFL)
+        }
+        do {
+            return try await task.value
+        } catch is CancellationError {
+            return nil
+        }
+    }
+
+    /// A fresh device id (6–50 characters) per login: Yandex can revoke only tokens issued for one.
+    static func deviceID() -> String {
+        "metrika-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(24)
+    }
+
+    /// What the user sees in their Yandex account's list of devices.
+    static func deviceName() -> String {
+        let host = ProcessInfo.processInfo.hostName
+        return host.isEmpty ? "metrika" : "metrika on \(host.prefix(40))"
+    }
+
+    // MARK: - Pasted token
+
+    /// Reads a token from stdin: the bare token, or the redirect address of the authorize page
+    /// (`…/verification_code#access_token=…&expires_in=…`), whose expiry is kept too.
+    static func tokenFromStandardInput(context: CLIContext, clientID: String?) throws -> StoredToken {
+        guard let input = context.readStandardInput() else { throw AuthError.noTokenOnStandardInput("nothing could be read") }
+        let text = input.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw AuthError.noTokenOnStandardInput("it was empty") }
+        var token = text
+        var expiresIn: Int?
+        if let range = text.range(of: "access_token=") {
+            let start = text[..<range.lowerBound].lastIndex(where: { $0 == "#" || $0 == "?" || $0 == "&" }).map { text.index(after: $0) } ?? range.lowerBound
+            let fields = FormEncoding.decode(String(text[start...]))
+            guard let value = fields.first(where: { $0.0 == "access_token" })?.1, !value.isEmpty else {
+                throw AuthError.noTokenOnStandardInput("the address holds an empty access_token")
+            }
+            token = value
+            expiresIn = fields.first(where: { $0.0 == "expires_in" }).flatMap { Int($0.1) }
+        }
+        // Never quote the input back: it is a token, or something close to one.
+        guard !token.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+            throw AuthError.noTokenOnStandardInput("it holds more than one word; paste only the token")
+        }
+        guard token.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7f }) else {
+            throw AuthError.noTokenOnStandardInput("it holds characters a token never has")
+        }
+        let now = context.now()
+        return StoredToken(accessToken: token, obtainedAt: now, expiresAt: expiresIn.map { now.addingTimeInterval(Double($0)) }, clientID: clientID)
+    }
+
+    // MARK: - Output
+
+    /// The stored fields, token masked, as aligned `name: value` lines.
+    static func describe(_ stored: StoredToken, now: Date, apiCheck: String) -> String {
+        var rows: [(String, String)] = [
+            ("Token", TokenMask.mask(stored.accessToken)),
+            ("Refresh token", stored.refreshToken == nil ? "none" : "stored"),
+            ("Obtained", StoredToken.timestamp(stored.obtainedAt)),
+            ("Expires", expiry(stored.expiresAt, now: now)),
+        ]
+        if let clientID = stored.clientID { rows.append(("Client id", clientID)) }
+        rows.append(("API check", apiCheck))
+        return aligned(rows)
+    }
+
+    /// `2027-06-15 (in 365 days)`, `expired on 2026-05-01`, or `unknown`.
+    static func expiry(_ date: Date?, now: Date) -> String {
+        guard let date else { return "unknown" }
+        let left = date.timeIntervalSince(now)
+        if left <= 0 { return "expired on \(StoredToken.day(date))" }
+        let days = Int((left / 86_400).rounded(.up))
+        return "\(StoredToken.day(date)) (in \(days) day\(days == 1 ? "" : "s"))"
+    }
+
+    /// `  Name:  value` lines with the values in one column.
+    static func aligned(_ rows: [(String, String)]) -> String {
+        let width = (rows.map { $0.0.count }.max() ?? 0) + 2
+        return rows.map { "  " + $0.0 + ":" + String(repeating: " ", count: width - $0.0.count - 1) + $0.1 + "\n" }.joined()
+    }
+}

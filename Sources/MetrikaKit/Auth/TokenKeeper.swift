@@ -1,0 +1,126 @@
+import Foundation
+
+/// Keeps the access token of one run fresh: renews it with the refresh token when fewer than
+/// `refreshWindow` seconds remain (once, before the first request), and once more if the API
+/// rejects it mid-run. A renewed token is written back to the token file it came from. When it
+/// cannot renew, it warns on stderr with the command that fixes things, once per run.
+public actor TokenKeeper {
+    /// Renew when fewer than 30 days remain, as mature clients do (tokens live about a year).
+    public static let refreshWindow: Double = 30 * 86_400
+
+    private let resolved: ResolvedToken
+    private let oauth: OAuthClient?
+    private let credentials: ClientCredentials?
+    private let now: @Sendable () -> Date
+    private let warn: @Sendable (String) -> Void
+    private let log: (@Sendable (String) -> Void)?
+    private var stored: StoredToken?
+    private var current: String
+    private var preparation: Task<Void, Never>?
+    private var recovery: Task<String?, Never>?
+
+    /// A keeper for `resolved`. Without `oauth` or `credentials` it only warns, never renews.
+    /// `warn` prints a line to stderr; `log` is the `--verbose` request log.
+    public init(
+        resolved: ResolvedToken, oauth: OAuthClient?, credentials: ClientCredentials?,
+        now: @escaping @Sendable () -> Date, warn: @escaping @Sendable (String) -> Void, log: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.resolved = resolved
+        self.oauth = oauth
+        self.credentials = credentials
+        self.now = now
+        self.warn = warn
+        self.log = log
+        self.stored = resolved.stored
+        self.current = resolved.token
+    }
+
+    /// The token this run was started with.
+    public nonisolated var originalToken: String { resolved.token }
+
+    /// The token to send now; the first call renews it first if it is close to expiry.
+    public func token() async -> String {
+        if preparation == nil {
+            preparation = Task { await self.prepare() }
+        }
+        await preparation?.value
+        return current
+    }
+
+    /// Called when the API answered invalid_token for `rejected`: renews once per run and returns
+    /// the new token, or nil when there is nothing better to send (the caller keeps the answer).
+    public func tokenAfterRejection(of rejected: String) async -> String? {
+        if rejected != current { return current }
+        if recovery == nil {
+            recovery = Task { await self.recover() }
+        }
+        return await recovery?.value ?? nil
+    }
+
+    // MARK: - Steps
+
+    private func prepare() async {
+        guard let stored, let expiresAt = stored.expiresAt else { return }
+        let left = expiresAt.timeIntervalSince(now())
+        guard left < Self.refreshWindow else { return }
+        switch await renew() {
+        case .success(let token):
+            current = token
+        case .failure(let reason):
+            if left <= 0 {
+                warn("Warning: the token in \(resolved.source) expired on \(StoredToken.day(expiresAt)) and could not be renewed (\(reason)). Run `metrika login` to sign in again.")
+            } else {
+                let days = Int((left / 86_400).rounded(.up))
+                warn("Warning: the token in \(resolved.source) expires on \(StoredToken.day(expiresAt)) (in \(days) day\(days == 1 ? "" : "s")) and could not be renewed automatically (\(reason)). Run `metrika login` to renew it.")
+            }
+        }
+    }
+
+    private func recover() async -> String? {
+        if resolved.path == nil {
+            warn("Note: the rejected token came from \(resolved.source); set a valid one there, or unset it to use the token file.")
+            return nil
+        }
+        switch await renew() {
+        case .success(let token):
+            current = token
+            return token
+        case .failure(let reason):
+            log?("  the rejected token could not be renewed (\(reason))")
+            return nil
+        }
+    }
+
+    private enum Renewal {
+        case success(String)
+        case failure(String)
+    }
+
+    /// One refresh_token grant, written back to the token file. The reason of a failure is safe to print.
+    private func renew() async -> Renewal {
+        guard let stored, let path = resolved.path else { return .failure("it does not come from a token file") }
+        guard let refreshToken = stored.refreshToken else { return .failure("the token file holds no refresh token") }
+        guard let oauth else { return .failure("METRIKA_OAUTH_URL is not usable") }
+        guard let credentials, credentials.clientSecret != nil else {
+            return .failure("no client secret for the app \(stored.clientID ?? credentials?.clientID ?? "that issued it"): set METRIKA_CLIENT_SECRET or add client_secret to the config file")
+        }
+        do {
+            let grant = try await oauth.refresh(refreshToken, credentials: credentials)
+            let renewed = StoredToken(grant: grant, obtainedAt: now(), clientID: stored.clientID ?? credentials.clientID, previous: stored)
+            do {
+                try TokenFile(path: path).write(renewed)
+            } catch let error as AuthError {
+                // The new token still works for this run; the next run will renew again.
+                warn("Warning: the token was renewed but could not be saved: \(error.message)")
+            }
+            self.stored = renewed
+            let until = renewed.expiresAt.map { " until \(StoredToken.day($0))" } ?? ""
+            log?("  renewed the token\(until) and saved it to \(path)")
+            return .success(renewed.accessToken)
+        } catch let error as OAuthError {
+            return .failure(error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message)
+        } catch {
+            return .failure("the refresh request failed")
+        }
+    }
+}
