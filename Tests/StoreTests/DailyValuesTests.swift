@@ -83,6 +83,23 @@ import Testing
         }
     }
 
+    @Test func sampledDaysFollowTheirFetch() throws {
+        try withTemporaryDirectory { directory in
+            let store = try makeStore(in: directory)
+            let week = range("2024-03-04", "2024-03-10")
+            try store.storeDaily(counterID: sampleCounter.id, range: week, metrics: metrics, values: rows(week),
+                                 fetchedAt: fetchedAt, settledBefore: day("2024-03-09"), sampled: true, dataLag: nil)
+            #expect(try store.sampledDays(counterID: sampleCounter.id, range: week, metrics: metrics) == Set(week.days))
+            // An unsampled refetch of the last two days clears them.
+            let tail = range("2024-03-09", "2024-03-10")
+            try store.storeDaily(counterID: sampleCounter.id, range: tail, metrics: metrics, values: rows(tail),
+                                 fetchedAt: fetchedAt, settledBefore: day("2024-03-11"), sampled: false, dataLag: nil)
+            #expect(try store.sampledDays(counterID: sampleCounter.id, range: week, metrics: metrics)
+                    == Set(range("2024-03-04", "2024-03-08").days))
+            #expect(try store.sampledDays(counterID: sampleCounter.id, range: tail, metrics: metrics).isEmpty)
+        }
+    }
+
     @Test func aFailingWriteLeavesNothingBehind() throws {
         try withTemporaryDirectory { directory in
             let store = try makeStore(in: directory)

@@ -303,6 +303,21 @@ public final class HistoryStore: @unchecked Sendable {
         return Set(cells.filter { $0.value.allSatisfy(\.settled) }.keys)
     }
 
+    /// Days of `range` whose stored values (of any of `metrics`) came from a sampled answer: estimates the
+    /// report should flag, as it would for a live sampled answer.
+    public func sampledDays(counterID: Int, range: DateRange, metrics: [Metric]) throws -> Set<Day> {
+        guard !metrics.isEmpty else { return [] }
+        let placeholders = Array(repeating: "?", count: metrics.count).joined(separator: ", ")
+        let sql = """
+            SELECT DISTINCT v.day FROM daily_values v JOIN fetch_log f ON f.id = v.fetch_id
+            WHERE v.counter_id = ? AND v.day BETWEEN ? AND ? AND f.sampled = 1 AND v.metric IN (\(placeholders))
+            """
+        let rows = try perform { database in
+            try database.rows(sql, [.int(counterID), .text(range.from.iso), .text(range.to.iso)] + metrics.map { .text($0.apiName) })
+        }
+        return Set(rows.compactMap { $0.first?.string.flatMap(Day.init(iso:)) })
+    }
+
     /// The stored cells of complete days. One SELECT, so the answer is one consistent snapshot even while
     /// another process writes.
     private func storedCells(counterID: Int, range: DateRange, metrics: [Metric]) throws -> [Day: [(value: Double?, settled: Bool)]] {
