@@ -48,7 +48,8 @@ struct HistoryLoader {
 
     /// Loads `metrics` for `range` of a counter, fetching what is missing or unsettled (all with
     /// `refresh`), plus the API's non-additive totals for the whole range and for each period.
-    func load(counter: Counter, range: DateRange, metrics: [Metric], periods: [DateRange], refresh: Bool) async throws -> Loaded {
+    /// `rangeTotals: false` skips the API's totals over the range (sync needs only the days).
+    func load(counter: Counter, range: DateRange, metrics: [Metric], periods: [DateRange], refresh: Bool, rangeTotals: Bool = true) async throws -> Loaded {
         let stored = Self.storedMetrics(for: metrics)
         let today = metrikaToday(counter)
         let settledBefore = today.adding(days: -(max(1, unsettledDays) - 1))
@@ -59,7 +60,7 @@ struct HistoryLoader {
         let settled = refresh ? [] : try store.settledDays(counterID: counter.id, range: range, metrics: stored)
         let missing = range.days.filter { !settled.contains($0) }
         var rangeTotalNeeded = false
-        if !nonAdditive.isEmpty {
+        if rangeTotals, !nonAdditive.isEmpty {
             for metric in nonAdditive {
                 let cached = try store.periodTotal(counterID: counter.id, period: range, metric: metric)
                 if refresh || cached?.settled != true { rangeTotalNeeded = true }

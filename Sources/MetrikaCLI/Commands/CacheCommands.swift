@@ -1,0 +1,98 @@
+import Foundation
+import MetrikaKit
+
+/// `metrika cache info`: what the history database holds.
+enum CacheInfoCommand: Command {
+    static let name = "cache info"
+    static let summary = "Show the history database: path, size, counters, date span, last sync"
+    static let usage = "cache info [--db PATH] [--format table|csv|json]"
+    static let options: [OptionSpec] = CommonOptions.format + CommonOptions.database
+
+    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
+        guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
+        let format = try OutputFormat.from(options)
+        let path = ReportCommand.databasePath(Session(context: context, options: options))
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw SimpleFailure("No history database at \(path) yet: `metrika sync` or `metrika report` creates it.", exitCode: ExitCode.config)
+        }
+        let info = try HistoryStore(path: path).info()
+        var out = context.stdout
+        switch format {
+        case .table:
+            out.write("Database:     \(info.path)\n")
+            out.write("Size:         \(humanSize(info.sizeBytes))\n")
+            out.write("Schema:       version \(info.schemaVersion)\n")
+            out.write("Last sync:    \(info.lastSync.map(timestamp) ?? "never")\n")
+            out.write("Counters:     \(info.counters.count)\n")
+            if !info.counters.isEmpty {
+                var table = TextTable(columns: [.init("ID", alignment: .right), .init("Name"), .init("First day"), .init("Last day"), .init("Days", alignment: .right), .init("Last fetch")])
+                for counter in info.counters {
+                    table.append([String(counter.id), counter.name, counter.firstDay?.iso ?? "—", counter.lastDay?.iso ?? "—", String(counter.dayCount), counter.lastFetchedAt.map(timestamp) ?? "—"])
+                }
+                out.write("\n" + table.render(maxWidth: context.terminalWidth))
+            }
+        case .csv:
+            let writer = CSVWriter()
+            writer.write(["counter_id", "name", "first_day", "last_day", "days", "last_fetch"], to: &out)
+            for counter in info.counters {
+                writer.write([String(counter.id), counter.name, counter.firstDay?.iso ?? "", counter.lastDay?.iso ?? "", String(counter.dayCount), counter.lastFetchedAt.map(timestamp) ?? ""], to: &out)
+            }
+        case .json:
+            let document = JSONValue.object([
+                ("version", .number(1)),
+                ("path", .string(info.path)),
+                ("size_bytes", .number(Double(info.sizeBytes))),
+                ("schema_version", .number(Double(info.schemaVersion))),
+                ("last_sync", .string(info.lastSync.map(timestamp))),
+                ("counters", .array(info.counters.map { counter in
+                    .object([
+                        ("counter_id", .number(Double(counter.id))), ("name", .string(counter.name)),
+                        ("first_day", .string(counter.firstDay?.iso)), ("last_day", .string(counter.lastDay?.iso)),
+                        ("days", .number(Double(counter.dayCount))), ("last_fetch", .string(counter.lastFetchedAt.map(timestamp))),
+                    ])
+                })),
+            ])
+            out.write(document.serialized(pretty: true) + "\n")
+        }
+        return ExitCode.ok
+    }
+
+    static func humanSize(_ bytes: Int64) -> String {
+        if bytes < 1024 { return "\(bytes) B" }
+        if bytes < 1024 * 1024 { return DecimalText.format(Double(bytes) / 1024, fractionDigits: 1) + " KiB" }
+        return DecimalText.format(Double(bytes) / 1024 / 1024, fractionDigits: 1) + " MiB"
+    }
+
+    /// UTC, ISO 8601, to the second.
+    static func timestamp(_ date: Date) -> String {
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let day = Day(ordinal: Int((Double(seconds) / 86_400).rounded(.down)))
+        let rest = seconds - day.ordinal * 86_400
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(day.iso)T\(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))Z"
+    }
+}
+
+/// `metrika cache prune --before DATE`: forget history older than a day.
+enum CachePruneCommand: Command {
+    static let name = "cache prune"
+    static let summary = "Delete history older than a day from the history database"
+    static let usage = "cache prune --before DATE [--db PATH]"
+    static let options: [OptionSpec] = [
+        OptionSpec("before", value: "DATE", help: "Delete daily values of days before this one (YYYY-MM-DD)"),
+    ] + CommonOptions.database
+
+    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
+        guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
+        guard let text = options.value("before") else { throw UsageError("Missing --before DATE") }
+        guard let day = Day(iso: text) else { throw UsageError("--before '\(text)' is not a date: use YYYY-MM-DD") }
+        let path = ReportCommand.databasePath(Session(context: context, options: options))
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw SimpleFailure("No history database at \(path): nothing to prune.", exitCode: ExitCode.config)
+        }
+        let deleted = try HistoryStore(path: path).prune(before: day)
+        let out = context.stdout
+        out.write("Deleted \(deleted) stored value\(deleted == 1 ? "" : "s") before \(day.iso).\n")
+        return ExitCode.ok
+    }
+}

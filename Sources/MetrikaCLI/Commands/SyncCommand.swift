@@ -1,0 +1,121 @@
+import Foundation
+import MetrikaKit
+
+/// `metrika sync`: brings the history database up to date for every counter (or the named ones), for cron.
+enum SyncCommand: Command {
+    static let name = "sync"
+    static let summary = "Bring the history database up to date for all (or --counter) counters; for cron"
+    static let usage = "sync [--counter ID[,ID…]] [--from DATE] [--db PATH]"
+    static let discussion = """
+    For each counter, fetches the days missing from the history plus the still-changing recent days
+    (today and yesterday by default), one request per counter when the history is warm. At most 3
+    requests are in flight (Metrika's per-user parallel quota). Each fetched range is written in one
+    transaction, so an interrupted sync leaves no partial range and a re-run completes it.
+
+    The range starts at --from, else at the counter's first stored day, else 29daysAgo.
+    Prints one summary line; exits 0 only when every counter synced (otherwise the exit code of the
+    first failure, after syncing all the others).
+
+    Example (crontab): 15 3 * * *  metrika sync && metrika mail --counter 1001 --to me@example.com
+    """
+    static let options: [OptionSpec] = [
+        OptionSpec("counter", short: "c", value: "ID[,ID…]", help: "Only these counters (default: every counter you can read)"),
+        OptionSpec("from", value: "DATE", help: "Fetch history from this day (YYYY-MM-DD, NdaysAgo)"),
+        OptionSpec("unsettled-days", value: "N", help: "Recent days that may still change and are refetched (default 2)"),
+        OptionSpec("quiet", short: "q", help: "No summary line (errors are still printed)"),
+    ] + CommonOptions.database + CommonOptions.token
+
+    /// Requests in flight at once: Metrika allows 3 parallel requests per user.
+    static let parallelLimit = 3
+
+    struct Outcome: Sendable {
+        var counterID: Int
+        var daysFetched = 0
+        var requests = 0
+        var failure: (any MetrikaFailure)?
+    }
+
+    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
+        guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
+        let explicitIDs = options.has("counter") ? try ReportCommand.parseCounterIDs(options) : []
+        let from = try options.value("from").map { try DateExpression(parsing: $0, option: "from") }
+        let unsettled = try options.integer("unsettled-days", in: 1...30) ?? 2
+        let session = Session(context: context, options: options)
+        let store = try HistoryStore(path: ReportCommand.databasePath(session))
+        let client = try session.client()
+        let loader = HistoryLoader(store: store, client: client, now: context.now, unsettledDays: unsettled)
+
+        var counters: [Counter]
+        if explicitIDs.isEmpty {
+            counters = try await client.fetchCounters()
+            try store.upsertCounters(counters)
+        } else {
+            counters = []
+            for id in explicitIDs {
+                do {
+                    counters.append(try await loader.counter(id: id))
+                } catch let failure as any MetrikaFailure {
+                    context.note("Error: counter \(id): \(failure.message)")
+                    return try finish([Outcome(counterID: id, failure: failure)], total: explicitIDs.count, client: client, options: options, context: context)
+                }
+            }
+        }
+
+        let progress = context.stderrIsTerminal
+        var outcomes: [Outcome] = []
+        try await withThrowingTaskGroup(of: Outcome.self) { group in
+            var next = 0
+            func launch() {
+                let counter = counters[next]
+                next += 1
+                group.addTask { await sync(counter, loader: loader, from: from, context: context) }
+            }
+            while next < min(parallelLimit, counters.count) { launch() }
+            while let outcome = try await group.next() {
+                outcomes.append(outcome)
+                if let failure = outcome.failure { context.note("Error: counter \(outcome.counterID): \(failure.message)") }
+                if progress {
+                    context.stderr.write("\rSyncing: \(outcomes.count)/\(counters.count) counters…")
+                    context.stderr.flush()
+                }
+                if next < counters.count { launch() }
+            }
+        }
+        if progress && !counters.isEmpty { context.stderr.write("\n") }
+        return try finish(outcomes, total: counters.count, client: client, options: options, context: context)
+    }
+
+    static func sync(_ counter: Counter, loader: HistoryLoader, from: DateExpression?, context: CLIContext) async -> Outcome {
+        var outcome = Outcome(counterID: counter.id)
+        do {
+            let today = MetrikaCLI.today(for: counter, now: context.now())
+            let start: Day
+            if let from {
+                start = from.resolve(today: today)
+            } else if let first = try loader.store.info().counters.first(where: { $0.id == counter.id })?.firstDay {
+                start = first
+            } else {
+                start = today.adding(days: -29)
+            }
+            guard let range = DateRange(from: min(start, today), to: today) else { return outcome }
+            let loaded = try await loader.load(counter: counter, range: range, metrics: Metric.everyday, periods: [], refresh: false, rangeTotals: false)
+            outcome.daysFetched = loaded.daysFetched
+            outcome.requests = loaded.requests
+        } catch let failure as any MetrikaFailure {
+            outcome.failure = failure
+        } catch {
+            outcome.failure = SimpleFailure("\(error)", exitCode: ExitCode.failure)
+        }
+        return outcome
+    }
+
+    static func finish(_ outcomes: [Outcome], total: Int, client: MetrikaClient, options: ParsedOptions, context: CLIContext) throws -> Int32 {
+        let failures = outcomes.filter { $0.failure != nil }
+        let days = outcomes.reduce(0) { $0 + $1.daysFetched }
+        if !options.flag("quiet") {
+            let out = context.stdout
+            out.write("Synced \(total - failures.count) of \(total) counter\(total == 1 ? "" : "s"): \(days) day\(days == 1 ? "" : "s") fetched, \(client.requestCounter.value) request\(client.requestCounter.value == 1 ? "" : "s"), \(failures.count) failure\(failures.count == 1 ? "" : "s").\n")
+        }
+        return failures.first?.failure?.exitCode ?? ExitCode.ok
+    }
+}
