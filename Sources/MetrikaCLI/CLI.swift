@@ -7,6 +7,9 @@ public enum CLI {
     static var commands: [any Command.Type] { [
         CountersCommand.self,
         ReportCommand.self,
+        SyncCommand.self,
+        CacheInfoCommand.self,
+        CachePruneCommand.self,
         LoginCommand.self,
         LogoutCommand.self,
         AuthStatusCommand.self,
