@@ -41,7 +41,7 @@ struct AuthTokenSourceTests {
     }
 
     @Test(arguments: [
-        ("y0_AgAAAAAAxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxXk", "y0_A…Xk (58 characters)"),
+        ("y0_AgAAAAAA" + String(repeating: "x", count: 45) + "Xk", "y0_A…Xk (58 characters)"),
         ("abcdefghijklmnop", "abcd…op (16 characters)"),
         ("abcdefghijklmno", "(hidden, 15 characters)"),
         ("demo-token", "(hidden, 10 characters)"),
