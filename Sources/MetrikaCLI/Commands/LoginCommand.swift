@@ -178,9 +178,9 @@ enum LoginCommand: Command {
         return "\(StoredToken.day(date)) (in \(days) day\(days == 1 ? "" : "s"))"
     }
 
-    /// `  Name:  value` lines with the values in one column.
+    /// `  Name:  value` lines with the values in one column, two spaces after the longest name.
     static func aligned(_ rows: [(String, String)]) -> String {
-        let width = (rows.map { $0.0.count }.max() ?? 0) + 2
+        let width = (rows.map { $0.0.count }.max() ?? 0) + 3
         return rows.map { "  " + $0.0 + ":" + String(repeating: " ", count: width - $0.0.count - 1) + $0.1 + "\n" }.joined()
     }
 }
