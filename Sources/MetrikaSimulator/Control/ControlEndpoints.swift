@@ -113,6 +113,7 @@ extension Simulator {
             response.body.append(contentsOf: Array(",\"".utf8))
             response.status = 200
             response.document = nil
+            response.documentBuilder = nil
             return response
         case .wrongTypes:
             return distorted(route(request), by: Simulator.wrongTypes)
@@ -158,7 +159,7 @@ extension Simulator {
     }
 
     private func distorted(_ response: HTTPResponse, by transform: (JSONValue) -> JSONValue) -> HTTPResponse {
-        guard let document = response.document else { return response }
+        guard let document = response.sourceDocument else { return response }
         var result = HTTPResponse.json(200, transform(document))
         result.headers = response.headers
         return result

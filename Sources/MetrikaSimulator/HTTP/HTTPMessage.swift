@@ -48,6 +48,11 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// The document the body was written from; faults that distort bodies work on it.
     var document: JSONValue?
+    /// Builds `document` on demand, for bodies written straight to bytes (large reports).
+    var documentBuilder: (@Sendable () -> JSONValue)?
+
+    /// The document behind the body, built if necessary.
+    var sourceDocument: JSONValue? { document ?? documentBuilder?() }
     /// When set, send the headers with the full Content-Length but only this many body bytes,
     /// then close the socket (the `cut` fault).
     var truncatedBodyLength: Int?

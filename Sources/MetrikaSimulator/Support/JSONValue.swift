@@ -122,7 +122,7 @@ struct JSONWriter {
         switch value {
         case .null: append("null")
         case let .bool(b): append(b ? "true" : "false")
-        case let .int(i): append(String(i))
+        case let .int(i): writeInteger(i)
         case let .double(d): writeDouble(d)
         case let .rawNumber(s): append(s)
         case let .string(s): writeString(s)
@@ -156,12 +156,59 @@ struct JSONWriter {
             append("null")
             return
         }
+        // Whole numbers (most metric values) skip String formatting: digits, then ".0".
+        if d.rounded(.towardZero) == d, abs(d) < 1e15 {
+            if d == 0, d.sign == .minus { output.append(UInt8(ascii: "-")) }
+            writeInteger(Int(d))
+            output.append(UInt8(ascii: "."))
+            output.append(UInt8(ascii: "0"))
+            return
+        }
         append(d.description)
+    }
+
+    mutating func writeInteger(_ value: Int) {
+        guard value != Int.min else {
+            append(String(value))
+            return
+        }
+        var n = value
+        if n < 0 {
+            output.append(UInt8(ascii: "-"))
+            n = -n
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(n % 10)
+                n /= 10
+                count += 1
+            } while n > 0
+            for index in stride(from: count - 1, through: 0, by: -1) {
+                output.append(buffer[index])
+            }
+        }
     }
 
     mutating func writeString(_ s: String) {
         output.append(UInt8(ascii: "\""))
-        for byte in s.utf8 {
+        var text = s
+        // Fast path: nothing to escape, copy the bytes at once.
+        let plain: Bool = text.withUTF8 { bytes in
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
+            output.append(contentsOf: bytes)
+            return true
+        }
+        if plain {
+            output.append(UInt8(ascii: "\""))
+            return
+        }
+        for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): append("\\\"")
             case UInt8(ascii: "\\"): append("\\\\")

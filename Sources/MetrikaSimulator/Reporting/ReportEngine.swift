@@ -1,0 +1,468 @@
+import Foundation
+
+/// The additive counts behind one report row (doubles, because sampled estimates are scaled).
+struct RowFigures: Sendable {
+    var visits = 0.0
+    var pageviews = 0.0
+    var bounces = 0.0
+    var durationSeconds = 0.0
+    var users = 0.0
+    var newUsers = 0.0
+    var robotVisits = 0.0
+    /// Reaches of each goal in `StatQuery.goalIDs` order.
+    var goalReaches: [Double]
+
+    init(goalCount: Int) {
+        goalReaches = Array(repeating: 0, count: goalCount)
+    }
+
+    mutating func add(_ other: RowFigures) {
+        visits += other.visits
+        pageviews += other.pageviews
+        bounces += other.bounces
+        durationSeconds += other.durationSeconds
+        users += other.users
+        newUsers += other.newUsers
+        robotVisits += other.robotVisits
+        for index in goalReaches.indices { goalReaches[index] += other.goalReaches[index] }
+    }
+
+    /// The value of `metric`; ratios of a row without visits are undefined (nil).
+    func value(of metric: MetricKind, goalSlots: [Int: Int]) -> Double? {
+        func ratio(_ part: Double, _ whole: Double, _ scale: Double = 1) -> Double? {
+            whole > 0 ? part / whole * scale : nil
+        }
+        switch metric {
+        case .visits: return visits
+        case .pageviews: return pageviews
+        case .users: return users
+        case .newUsers: return newUsers
+        case .bounceRate: return ratio(bounces, visits, 100)
+        case .pageDepth: return ratio(pageviews, visits)
+        case .avgVisitDurationSeconds: return ratio(durationSeconds, visits)
+        case .percentNewVisitors: return ratio(newUsers, visits, 100)
+        case .robotPercentage: return ratio(robotVisits, visits, 100)
+        case let .goalReaches(id): return goalSlots[id].map { goalReaches[$0] }
+        case let .goalConversionRate(id): return goalSlots[id].flatMap { ratio(goalReaches[$0], visits, 100) }
+        }
+    }
+
+    /// The estimate a sample of `share` gives: every count read from the sample and scaled back up.
+    func sampled(_ share: Double) -> RowFigures {
+        func estimate(_ x: Double) -> Double { (x * share).rounded() / share }
+        var result = self
+        result.visits = estimate(visits)
+        result.pageviews = estimate(pageviews)
+        result.bounces = estimate(bounces)
+        result.durationSeconds = estimate(durationSeconds)
+        result.users = estimate(users)
+        result.newUsers = estimate(newUsers)
+        result.robotVisits = estimate(robotVisits)
+        result.goalReaches = goalReaches.map(estimate)
+        return result
+    }
+}
+
+/// One row before it is written: which date bucket, which attribute values, and its figures.
+struct ReportRow: Sendable {
+    /// Index into `ReportResult.buckets`.
+    var bucket: Int
+    /// The value index of each attribute dimension, in query order.
+    var values: [Int]
+    var figures: RowFigures
+}
+
+/// Everything a report answer is written from.
+struct ReportResult: Sendable {
+    var buckets: [ClosedRange<Day>]
+    var rows: [ReportRow]
+    /// Totals of each bucket (for `/bytime`), and of the whole period.
+    var bucketTotals: [RowFigures]
+    var totals: RowFigures
+    /// nil when unsampled.
+    var sampleShare: Double?
+    /// Visits in the whole period (the `sample_space`).
+    var populationVisits: Int
+}
+
+/// Turns a query into rows.
+///
+/// Per bucket (a day, a period, or the whole interval) the counter's population figures come from
+/// `TrafficModel`. When the query has attribute dimensions or filters, the bucket's visits are split
+/// over every combination of attribute values by their shares (largest-remainder rounding, so row
+/// visits add up to the bucket's visits exactly); filters drop combinations; the rest are grouped by
+/// the requested attributes. The other counts of a row follow from its visits, the bucket's ratios
+/// and the values' modifiers; totals are sums of rows, so averages are visit-weighted. Users are not
+/// additive: totals take the population's distinct users of the period.
+struct ReportEngine {
+    let query: StatQuery
+    let model: TrafficModel
+    let now: Date
+
+    /// Paths (value combinations × buckets) one request may enumerate before it is "too complicated".
+    static let complexityLimit = 4_000_000
+    /// Intervals longer than this, with search phrases or start URLs, need accuracy=full.
+    static let longPhraseIntervalDays = 731
+    /// Periods with fewer visits are never sampled.
+    static let samplingThreshold = 1_000_000
+
+    var attributeDimensions: [Attribute] {
+        query.dimensions.compactMap { if case let .attribute(a) = $0 { return a } else { return nil } }
+    }
+
+    /// The date buckets: one per day/period for a date dimension, else the whole interval.
+    func dateBuckets() -> [ClosedRange<Day>] {
+        for dimension in query.dimensions {
+            switch dimension {
+            case .date: return DateGrouping.day.buckets(from: query.date1, through: query.date2)
+            case let .period(group): return group.buckets(from: query.date1, through: query.date2)
+            case .attribute: continue
+            }
+        }
+        return [query.date1...query.date2]
+    }
+
+    /// Attributes the enumeration needs: requested, filtered, and their parents, in tree order.
+    var neededAttributes: [Attribute] {
+        var set = Set(attributeDimensions)
+        for term in query.filters { set.insert(term.attribute) }
+        for attribute in set { if let parent = attribute.parent { set.insert(parent) } }
+        return Attribute.allCases.filter { set.contains($0) }
+    }
+
+    /// Runs the query over `buckets`; the error is a ready 400 `query_error`.
+    func run(buckets: [ClosedRange<Day>]) -> Result<ReportResult, ResponseError> {
+        let needed = neededAttributes
+        let requested = attributeDimensions
+        let intervalDays = query.date1.distance(to: query.date2) + 1
+        if query.accuracy != .full, intervalDays > ReportEngine.longPhraseIntervalDays,
+            requested.contains(.searchPhrase) || requested.contains(.startURL)
+        {
+            return .failure(ReportEngine.tooComplicated())
+        }
+
+        var rowsByKey: [RowKey: Int] = [:]
+        var rows: [ReportRow] = []
+        var bucketTotals = Array(repeating: RowFigures(goalCount: query.goalIDs.count), count: buckets.count)
+        var populationUsersByBucket = Array(repeating: 0.0, count: buckets.count)
+        var populationVisitsByBucket = Array(repeating: 0.0, count: buckets.count)
+        var wholePopulationVisits = 0
+        var wholePopulationUsers = 0.0
+        let mergeAcrossCounters = query.counters.count > 1
+
+        for counter in query.counters {
+            let clock = CounterClock(now: now, timeZone: counter.timeZone)
+            let goalIndexes = query.goalIDs.map { id in counter.goals.firstIndex(where: { $0.id == id }) }
+            let whole = model.period(counter, from: query.date1, through: query.date2, clock: clock)
+            wholePopulationVisits += whole.visits
+            wholePopulationUsers += Double(whole.users)
+
+            let attributes = AttributeModel(counter: counter)
+            var paths: PathSet?
+            if !needed.isEmpty {
+                let estimate = ReportEngine.pathEstimate(needed, attributes)
+                if estimate * max(1, buckets.count) > ReportEngine.complexityLimit {
+                    return .failure(ReportEngine.tooComplicated())
+                }
+                paths = PathSet(needed: needed, model: attributes)
+            }
+
+            for (bucketIndex, bucket) in buckets.enumerated() {
+                let population = model.period(counter, from: bucket.lowerBound, through: bucket.upperBound, clock: clock)
+                populationUsersByBucket[bucketIndex] += Double(population.users)
+                populationVisitsByBucket[bucketIndex] += Double(population.visits)
+                guard population.visits > 0 else { continue }
+                let newRows: [ReportRow]
+                if let paths {
+                    newRows = split(population, bucket: bucketIndex, paths: paths, attributes: attributes,
+                                    requested: requested, goalIndexes: goalIndexes)
+                } else {
+                    var figures = RowFigures(goalCount: query.goalIDs.count)
+                    figures.visits = Double(population.visits)
+                    figures.pageviews = Double(population.pageviews)
+                    figures.bounces = Double(population.bounces)
+                    figures.durationSeconds = Double(population.durationSeconds)
+                    figures.users = Double(population.users)
+                    figures.newUsers = Double(population.newUsers)
+                    figures.robotVisits = Double(population.robotVisits)
+                    for (slot, index) in goalIndexes.enumerated() {
+                        if let index { figures.goalReaches[slot] = Double(population.goalReaches[index]) }
+                    }
+                    newRows = [ReportRow(bucket: bucketIndex, values: [], figures: figures)]
+                }
+                if mergeAcrossCounters {
+                    for row in newRows {
+                        let key = RowKey(bucket: row.bucket, values: row.values)
+                        if let existing = rowsByKey[key] {
+                            rows[existing].figures.add(row.figures)
+                        } else {
+                            rowsByKey[key] = rows.count
+                            rows.append(row)
+                        }
+                    }
+                } else {
+                    rows.append(contentsOf: newRows)
+                }
+            }
+        }
+
+        // Sampling: decided once for the whole period.
+        var share: Double?
+        if case .share(let s) = query.accuracy, wholePopulationVisits > 0 {
+            share = s
+        } else if case .target(let target) = query.accuracy, wholePopulationVisits > ReportEngine.samplingThreshold {
+            share = ReportEngine.niceShare(Double(target) / Double(wholePopulationVisits))
+        }
+        if let share {
+            rows = rows.compactMap { row in
+                var sampled = row
+                sampled.figures = row.figures.sampled(share)
+                return sampled.figures.visits > 0 ? sampled : nil
+            }
+        }
+
+        // Totals: sums of rows; users from the population, scaled by the share of visits kept.
+        var totals = RowFigures(goalCount: query.goalIDs.count)
+        for row in rows {
+            totals.add(row.figures)
+            bucketTotals[row.bucket].add(row.figures)
+        }
+        func distinctUsers(population: Double, populationVisits: Double, keptVisits: Double) -> Double {
+            guard populationVisits > 0 else { return 0 }
+            var users = (population * min(1, keptVisits / populationVisits)).rounded()
+            if let share { users = (users * share).rounded() / share }
+            return min(users, keptVisits)
+        }
+        totals.users = distinctUsers(
+            population: wholePopulationUsers, populationVisits: Double(wholePopulationVisits), keptVisits: totals.visits)
+        for index in bucketTotals.indices {
+            bucketTotals[index].users = distinctUsers(
+                population: populationUsersByBucket[index], populationVisits: populationVisitsByBucket[index],
+                keptVisits: bucketTotals[index].visits)
+        }
+        return .success(
+            ReportResult(
+                buckets: buckets, rows: rows, bucketTotals: bucketTotals, totals: totals, sampleShare: share,
+                populationVisits: wholePopulationVisits))
+    }
+
+    static func tooComplicated() -> ResponseError {
+        ResponseError(
+            APIError.response(400, "query_error", "Query is too complicated. Please reduce the date interval or sampling."))
+    }
+
+    /// The largest of 1/2, 1/4, 1/5, 1/10, ... not above `share` (1 = unsampled → nil).
+    static func niceShare(_ share: Double) -> Double? {
+        guard share < 1 else { return nil }
+        let candidates: [Double] = [0.5, 0.25, 0.2, 0.1, 0.05, 0.04, 0.02, 0.01, 0.005, 0.002, 0.001]
+        return candidates.first(where: { $0 <= share }) ?? 0.001
+    }
+
+    /// How many value combinations `needed` has.
+    static func pathEstimate(_ needed: [Attribute], _ model: AttributeModel) -> Int {
+        let set = Set(needed)
+        var total = 1
+        if set.contains(.trafficSource) {
+            var sum = 0
+            for (source, _) in model.choices(.trafficSource, parent: -1) {
+                var n = 1
+                if set.contains(.searchEngine) { n *= model.choiceCount(.searchEngine, parent: source) }
+                if set.contains(.searchPhrase) { n *= model.choiceCount(.searchPhrase, parent: source) }
+                sum += n
+            }
+            total *= sum
+        }
+        if set.contains(.regionCountry) {
+            var sum = 0
+            for (country, _) in model.choices(.regionCountry, parent: -1) {
+                sum += set.contains(.regionCity) ? model.choiceCount(.regionCity, parent: country) : 1
+            }
+            total *= sum
+        }
+        for attribute in [Attribute.startURL, .browser, .operatingSystem, .deviceCategory] where set.contains(attribute) {
+            total *= model.choiceCount(attribute, parent: -1)
+        }
+        return total
+    }
+
+    // MARK: - Splitting a bucket over attribute values
+
+    private func split(
+        _ population: PeriodFigures, bucket: Int, paths: PathSet, attributes: AttributeModel, requested: [Attribute],
+        goalIndexes: [Int?]
+    ) -> [ReportRow] {
+        let visits = paths.allocate(population.visits)
+        let width = paths.needed.count
+        let requestedPositions = requested.map { attribute in paths.needed.firstIndex(of: attribute)! }
+        let filterChecks: [(position: Int, term: FilterTerm)] = query.filters.map { term in
+            (paths.needed.firstIndex(of: term.attribute)!, term)
+        }
+        let oneToOne = requested.count == width && filterChecks.isEmpty
+
+        // Rows are grouped by the requested values packed into one integer (mixed radix).
+        let radixes = requested.map(\.radix)
+        var grouped: [Int: Int] = [:]
+        var keys: [[Int]] = []
+        var groupVisits: [Int] = []
+        if oneToOne {
+            keys.reserveCapacity(paths.count)
+            groupVisits.reserveCapacity(paths.count)
+        }
+        for path in 0..<paths.count where visits[path] > 0 {
+            let base = path * width
+            var passes = true
+            for check in filterChecks where !attributes.matches(check.term, paths.values[base + check.position]) {
+                passes = false
+                break
+            }
+            guard passes else { continue }
+            if oneToOne {
+                keys.append(requestedPositions.map { paths.values[base + $0] })
+                groupVisits.append(visits[path])
+                continue
+            }
+            var packed = 0
+            for (index, position) in requestedPositions.enumerated() {
+                packed = packed * radixes[index] + paths.values[base + position] + 1
+            }
+            if let existing = grouped[packed] {
+                groupVisits[existing] += visits[path]
+            } else {
+                grouped[packed] = keys.count
+                keys.append(requestedPositions.map { paths.values[base + $0] })
+                groupVisits.append(visits[path])
+            }
+        }
+
+        let v = Double(population.visits)
+        let depth = Double(population.pageviews) / v - 1
+        let bounce = Double(population.bounces) / v
+        let duration = Double(population.durationSeconds) / v
+        let usersPerVisit = Double(population.users) / v
+        let newPerVisit = Double(population.newUsers) / v
+        let robotsPerVisit = Double(population.robotVisits) / v
+        let conversion = goalIndexes.map { index in index.map { Double(population.goalReaches[$0]) / v } }
+
+        var rows: [ReportRow] = []
+        rows.reserveCapacity(keys.count)
+        for (index, key) in keys.enumerated() {
+            let visits = groupVisits[index]
+            let x = Double(visits)
+            func m(_ facet: AttributeModel.Facet) -> Double {
+                var product = 1.0
+                for (position, attribute) in requested.enumerated() {
+                    product *= AttributeModel.modifier(attribute, key[position], facet)
+                }
+                return product
+            }
+            var figures = RowFigures(goalCount: query.goalIDs.count)
+            figures.visits = x
+            figures.pageviews = x + (x * depth * m(.depth)).rounded()
+            figures.bounces = min(x, (x * bounce * m(.bounce)).rounded())
+            figures.durationSeconds = (x * duration * m(.duration)).rounded()
+            figures.users = max(1, min(x, (x * usersPerVisit * m(.users)).rounded()))
+            figures.newUsers = min(figures.users, (x * newPerVisit * m(.newShare)).rounded())
+            figures.robotVisits = min(x, (x * robotsPerVisit * m(.robots)).rounded())
+            for (slot, rate) in conversion.enumerated() {
+                if let rate { figures.goalReaches[slot] = min(x, (x * rate * m(.conversion)).rounded()) }
+            }
+            rows.append(ReportRow(bucket: bucket, values: key, figures: figures))
+        }
+        return rows
+    }
+}
+
+/// A row's identity when rows of several counters are merged.
+struct RowKey: Hashable {
+    let bucket: Int
+    let values: [Int]
+}
+
+/// Every combination of the needed attributes' values with its share of visits.
+struct PathSet {
+    let needed: [Attribute]
+    /// `count × needed.count` value indexes, row-major.
+    private(set) var values: [Int] = []
+    private(set) var weights: [Double] = []
+
+    var count: Int { weights.count }
+
+    init(needed: [Attribute], model: AttributeModel) {
+        self.needed = needed
+        var values: [Int] = []
+        var weights: [Double] = [1]
+        var width = 0
+        var choiceCache: [Int: [(Int, Double)]] = [:]
+        for attribute in needed {
+            let parentPosition = attribute.parent.flatMap { needed.firstIndex(of: $0) }
+            var newValues: [Int] = []
+            var newWeights: [Double] = []
+            choiceCache.removeAll(keepingCapacity: true)
+            for path in 0..<weights.count {
+                let parent = parentPosition.map { values[path * width + $0] } ?? -1
+                let choices: [(Int, Double)]
+                if let cached = choiceCache[parent] {
+                    choices = cached
+                } else {
+                    choices = model.choices(attribute, parent: parent)
+                    choiceCache[parent] = choices
+                }
+                newWeights.reserveCapacity(newWeights.count + choices.count)
+                for (value, share) in choices {
+                    newValues.append(contentsOf: values[(path * width)..<(path * width + width)])
+                    newValues.append(value)
+                    newWeights.append(weights[path] * share)
+                }
+            }
+            values = newValues
+            weights = newWeights
+            width += 1
+        }
+        self.values = values
+        self.weights = weights
+    }
+
+    /// Splits `total` visits over the paths by weight, rounding so the parts add up exactly: each
+    /// path gets the floor of its share, and the leftover goes to the largest remainders (ties to
+    /// the earlier path). Remainders are ranked with a counting sort, so this stays linear.
+    func allocate(_ total: Int) -> [Int] {
+        let weightSum = weights.reduce(0, +)
+        guard total > 0, weightSum > 0 else { return Array(repeating: 0, count: count) }
+        var parts = [Int](repeating: 0, count: count)
+        var remainders = [Double](repeating: 0, count: count)
+        var assigned = 0
+        let scale = Double(total) / weightSum
+        for index in 0..<count {
+            let exact = weights[index] * scale
+            let floor = exact.rounded(.down)
+            parts[index] = Int(floor)
+            remainders[index] = exact - floor
+            assigned += parts[index]
+        }
+        var leftover = total - assigned
+        guard leftover > 0 else { return parts }
+        let binCount = 4096
+        var bins = [[Int]](repeating: [], count: binCount)
+        for index in 0..<count where remainders[index] > 0 {
+            let bin = min(binCount - 1, Int(remainders[index] * Double(binCount)))
+            bins[bin].append(index)
+        }
+        var bin = binCount - 1
+        while leftover > 0, bin >= 0 {
+            let members = bins[bin].sorted { remainders[$0] != remainders[$1] ? remainders[$0] > remainders[$1] : $0 < $1 }
+            for index in members where leftover > 0 {
+                parts[index] += 1
+                leftover -= 1
+            }
+            bin -= 1
+        }
+        // Floating-point slack can leave a unit or two: give them to the first paths.
+        var index = 0
+        while leftover > 0, count > 0 {
+            parts[index % count] += 1
+            leftover -= 1
+            index += 1
+        }
+        return parts
+    }
+}

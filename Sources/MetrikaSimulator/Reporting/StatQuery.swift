@@ -1,0 +1,472 @@
+import Foundation
+
+/// A `group` value: how date periods are cut.
+enum DateGrouping: String, Sendable, CaseIterable {
+    case day, week, month, quarter, year
+
+    /// The capitalised form the API echoes in `query.group`.
+    var echo: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() }
+
+    /// The start of the period containing `day`.
+    func start(of day: Day) -> Day {
+        switch self {
+        case .day: return day
+        case .week: return day.startOfWeek
+        case .month: return day.startOfMonth
+        case .quarter: return day.startOfQuarter
+        case .year: return day.startOfYear
+        }
+    }
+
+    /// The periods covering `first...last`, the first and last clipped to the range.
+    func buckets(from first: Day, through last: Day) -> [ClosedRange<Day>] {
+        guard first <= last else { return [] }
+        var result: [ClosedRange<Day>] = []
+        var start = first
+        while start <= last {
+            let next: Day
+            switch self {
+            case .day: next = start.advanced(by: 1)
+            case .week: next = start.startOfWeek.advanced(by: 7)
+            case .month:
+                let (y, m, _) = start.components
+                next = m == 12 ? Day(year: y + 1, month: 1, day: 1) : Day(year: y, month: m + 1, day: 1)
+            case .quarter:
+                let (y, m, _) = start.startOfQuarter.components
+                next = m == 10 ? Day(year: y + 1, month: 1, day: 1) : Day(year: y, month: m + 3, day: 1)
+            case .year: next = Day(year: start.components.year + 1, month: 1, day: 1)
+            }
+            result.append(start...min(last, next.advanced(by: -1)))
+            start = next
+        }
+        return result
+    }
+}
+
+/// One requested dimension.
+enum DimensionKind: Sendable, Equatable {
+    /// `ym:s:date`: one row per day.
+    case date
+    /// `ym:s:datePeriod<group>`: one row per period.
+    case period(DateGrouping)
+    /// A visit attribute such as the traffic source.
+    case attribute(Attribute)
+}
+
+/// One requested metric.
+enum MetricKind: Sendable, Equatable {
+    case visits, pageviews, users, newUsers, bounceRate, pageDepth, avgVisitDurationSeconds, percentNewVisitors,
+        robotPercentage
+    case goalReaches(Int)
+    case goalConversionRate(Int)
+
+    /// Reads a metric name; nil when the simulator does not know it.
+    static func named(_ name: String) -> MetricKind? {
+        switch name {
+        case "ym:s:visits": return .visits
+        case "ym:s:pageviews": return .pageviews
+        case "ym:s:users": return .users
+        case "ym:s:newUsers": return .newUsers
+        case "ym:s:bounceRate": return .bounceRate
+        case "ym:s:pageDepth": return .pageDepth
+        case "ym:s:avgVisitDurationSeconds": return .avgVisitDurationSeconds
+        case "ym:s:percentNewVisitors": return .percentNewVisitors
+        case "ym:s:robotPercentage": return .robotPercentage
+        default:
+            guard name.hasPrefix("ym:s:goal") else { return nil }
+            let rest = name.dropFirst("ym:s:goal".count)
+            for (suffix, make) in [("reaches", MetricKind.goalReaches), ("conversionRate", MetricKind.goalConversionRate)] {
+                if rest.hasSuffix(suffix), let id = Int(rest.dropLast(suffix.count)), id > 0 { return make(id) }
+            }
+            return nil
+        }
+    }
+
+    var goalID: Int? {
+        switch self {
+        case let .goalReaches(id), let .goalConversionRate(id): return id
+        default: return nil
+        }
+    }
+}
+
+/// `accuracy`: how much of the data a report may read.
+enum Accuracy: Sendable, Equatable {
+    /// Never sample.
+    case full
+    /// Sample so that about this many visits are read.
+    case target(Int)
+    /// Read exactly this share of visits (a number in (0, 1)).
+    case share(Double)
+}
+
+/// One `filters` term the simulator applies: `dimension=='value'` or `dimension!='value'`.
+struct FilterTerm: Sendable {
+    let attribute: Attribute
+    let value: String
+    let equal: Bool
+}
+
+/// One `sort` key.
+struct SortKey: Sendable {
+    enum Column: Sendable, Equatable {
+        case dimension(Int)
+        case metric(Int)
+    }
+
+    let column: Column
+    let descending: Bool
+}
+
+/// A parsed, validated Reporting API request.
+struct StatQuery: Sendable {
+    var counters: [CounterFixture]
+    var dimensionNames: [String]
+    var dimensions: [DimensionKind]
+    var metricNames: [String]
+    var metrics: [MetricKind]
+    var date1: Day
+    var date2: Day
+    var filterText: String?
+    var filters: [FilterTerm]
+    var sortNames: [String]
+    var sort: [SortKey]
+    var limit: Int
+    var offset: Int
+    var accuracy: Accuracy
+    var preset: String?
+    var language: Language
+    var group: DateGrouping
+    var attribution: String
+    var currency: String
+    var topKeys: Int
+    /// Goal ids used by metrics, in first-use order; row figures keep one slot per id.
+    var goalIDs: [Int]
+
+    static let maximumMetrics = 20
+    static let maximumDimensions = 10
+    static let maximumLimit = 100_000
+
+    /// Templates for `preset=NAME`; explicit `metrics`/`dimensions` override them.
+    static let presets: [String: (dimensions: [String], metrics: [String])] = {
+        let common = ["ym:s:visits", "ym:s:users", "ym:s:bounceRate", "ym:s:pageDepth", "ym:s:avgVisitDurationSeconds"]
+        return [
+            "traffic": (
+                ["ym:s:datePeriod<group>"],
+                [
+                    "ym:s:visits", "ym:s:users", "ym:s:pageviews", "ym:s:percentNewVisitors", "ym:s:bounceRate",
+                    "ym:s:pageDepth", "ym:s:avgVisitDurationSeconds",
+                ]
+            ),
+            "sources_summary": (["ym:s:trafficSource"], common),
+            "sources_search_phrases": (["ym:s:searchPhrase"], common),
+            "search_engines": (["ym:s:searchEngine"], common),
+            "geo_country": (["ym:s:regionCountry"], common),
+            "tech_platforms": (["ym:s:operatingSystem"], common),
+            "tech_browsers": (["ym:s:browser"], common),
+            "tech_devices": (["ym:s:deviceCategory"], common),
+        ]
+    }()
+
+    /// Reads and checks the request's parameters. `byTime` selects the `/bytime` defaults (group
+    /// week, no paging).
+    static func parse(
+        _ items: [(String, String)], caller: TokenFixture, fixtures: FixtureSet, now: Date, byTime: Bool
+    ) -> Result<StatQuery, ResponseError> {
+        var parameters: [String: String] = [:]
+        for (name, value) in items where parameters[name] == nil {
+            parameters[name] = value
+        }
+        func fail(_ response: HTTPResponse) -> Result<StatQuery, ResponseError> { .failure(ResponseError(response)) }
+        func list(_ text: String?) -> [String] {
+            (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+
+        // Counters first: every one must exist and be readable by the token.
+        let idTexts = list(parameters["ids"] ?? parameters["id"])
+        guard !idTexts.isEmpty else { return fail(APIError.missingParameter("ids")) }
+        var counters: [CounterFixture] = []
+        for text in idTexts {
+            guard let id = Int(text) else { return fail(APIError.invalidParameter("Invalid counter id in ids: \(text)")) }
+            guard let counter = fixtures.counter(id) else { return fail(APIError.counterNotFound(text)) }
+            guard caller.canRead(id) else { return fail(APIError.accessDenied(counter: id)) }
+            if !counters.contains(where: { $0.id == id }) { counters.append(counter) }
+        }
+
+        // Preset, then explicit lists.
+        var dimensionNames: [String] = []
+        var metricNames: [String] = []
+        let preset = parameters["preset"].flatMap { $0.isEmpty ? nil : $0 }
+        if let preset {
+            guard let template = presets[preset] else {
+                return fail(APIError.invalidParameter("Unknown preset: \(preset)"))
+            }
+            dimensionNames = template.dimensions
+            metricNames = template.metrics
+        }
+        if parameters["metrics"] != nil { metricNames = list(parameters["metrics"]) }
+        if parameters["dimensions"] != nil { dimensionNames = list(parameters["dimensions"]) }
+        guard !metricNames.isEmpty else { return fail(APIError.missingParameter("metrics")) }
+        guard metricNames.count <= maximumMetrics else {
+            return fail(
+                APIError.invalidParameter(
+                    "Too many metrics: \(metricNames.count); the limit is \(maximumMetrics) metrics per query"))
+        }
+        guard dimensionNames.count <= maximumDimensions else {
+            return fail(
+                APIError.invalidParameter(
+                    "Too many dimensions: \(dimensionNames.count); the limit is \(maximumDimensions) dimensions per query"))
+        }
+
+        // group
+        let groupText = parameters["group"]?.lowercased() ?? (byTime ? "week" : "day")
+        guard let group = DateGrouping(rawValue: groupText.isEmpty ? (byTime ? "week" : "day") : groupText) else {
+            return fail(
+                APIError.invalidParameter(
+                    "Invalid value of parameter group: \(groupText); the simulator supports day, week, month, quarter, year"))
+        }
+
+        // Metrics.
+        var metrics: [MetricKind] = []
+        var goalIDs: [Int] = []
+        let knownGoals = Set(counters.flatMap { $0.goals.map(\.id) })
+        for name in metricNames {
+            guard let kind = MetricKind.named(name) else {
+                return fail(APIError.invalidParameter("Unknown metric: \(name)"))
+            }
+            if let goal = kind.goalID {
+                guard knownGoals.contains(goal) else {
+                    return fail(APIError.invalidParameter("Unknown metric: \(name) (no goal \(goal) on the counter)"))
+                }
+                if !goalIDs.contains(goal) { goalIDs.append(goal) }
+            }
+            metrics.append(kind)
+        }
+
+        // Dimensions.
+        var dimensions: [DimensionKind] = []
+        for name in dimensionNames {
+            let kind: DimensionKind
+            if name == "ym:s:date" {
+                kind = .date
+            } else if name == "ym:s:datePeriod<group>" {
+                kind = .period(group)
+            } else if name.hasPrefix("ym:s:datePeriod"), let g = DateGrouping(rawValue: String(name.dropFirst("ym:s:datePeriod".count))) {
+                kind = .period(g)
+            } else if let attribute = Attribute.named(name) {
+                kind = .attribute(attribute)
+            } else {
+                return fail(APIError.invalidParameter("Unknown dimension: \(name)"))
+            }
+            if dimensions.contains(kind) {
+                return fail(APIError.invalidParameter("Dimension \(name) is given twice"))
+            }
+            dimensions.append(kind)
+        }
+        let dateDimensions = dimensions.filter { if case .attribute = $0 { return false } else { return true } }
+        guard dateDimensions.count <= 1 else {
+            return fail(APIError.invalidParameter("The simulator supports one date dimension per query"))
+        }
+        if byTime, !dateDimensions.isEmpty {
+            return fail(APIError.invalidParameter("Date dimensions are not allowed in /stat/v1/data/bytime; use group"))
+        }
+
+        // Dates, in the first counter's time zone.
+        let clock = CounterClock(now: now, timeZone: counters[0].timeZone)
+        func resolve(_ name: String, default fallback: String) -> Day? {
+            let text = parameters[name].flatMap { $0.isEmpty ? nil : $0 } ?? fallback
+            switch text.lowercased() {
+            case "today": return clock.today
+            case "yesterday": return clock.today.advanced(by: -1)
+            default:
+                if text.hasSuffix("daysAgo"), let n = Int(text.dropLast("daysAgo".count)), n >= 0 {
+                    return clock.today.advanced(by: -n)
+                }
+                return Day(text)
+            }
+        }
+        guard let date1 = resolve("date1", default: "6daysAgo") else {
+            return fail(
+                APIError.invalidParameter(
+                    "Invalid value of parameter date1: \(parameters["date1"] ?? ""); use YYYY-MM-DD, today, yesterday or NdaysAgo"))
+        }
+        guard let date2 = resolve("date2", default: "today") else {
+            return fail(
+                APIError.invalidParameter(
+                    "Invalid value of parameter date2: \(parameters["date2"] ?? ""); use YYYY-MM-DD, today, yesterday or NdaysAgo"))
+        }
+        guard date1 <= date2 else {
+            return fail(
+                APIError.invalidParameter(
+                    "Invalid date interval: date1 \(date1.string) is after date2 \(date2.string)"))
+        }
+
+        // Filters: equality / inequality on attribute dimensions; other syntax is ignored.
+        let filterText = parameters["filters"].flatMap { $0.isEmpty ? nil : $0 }
+        var filters: [FilterTerm] = []
+        if let filterText {
+            switch parseFilters(filterText) {
+            case let .success(terms): filters = terms
+            case let .failure(error): return fail(error.response)
+            }
+        }
+
+        // Paging.
+        let limit: Int
+        if let text = parameters["limit"], !text.isEmpty {
+            guard let n = Int(text), n >= 1 else {
+                return fail(APIError.invalidParameter("Invalid value of parameter limit: \(text)"))
+            }
+            guard n <= maximumLimit else {
+                return fail(
+                    APIError.invalidParameter(
+                        "Invalid value of parameter limit: \(n); limit must not exceed \(maximumLimit)"))
+            }
+            limit = n
+        } else {
+            limit = 100
+        }
+        let offset: Int
+        if let text = parameters["offset"], !text.isEmpty {
+            guard let n = Int(text), n >= 1 else {
+                return fail(APIError.invalidParameter("Invalid value of parameter offset: \(text); offset starts at 1"))
+            }
+            offset = n
+        } else {
+            offset = 1
+        }
+
+        // Accuracy.
+        let accuracy: Accuracy
+        switch (parameters["accuracy"] ?? "medium").lowercased() {
+        case "low": accuracy = .target(100_000)
+        case "medium", "": accuracy = .target(1_000_000)
+        case "high": accuracy = .target(5_000_000)
+        case "full": accuracy = .full
+        case let text:
+            guard let share = Double(text), share > 0, share <= 1 else {
+                return fail(
+                    APIError.invalidParameter(
+                        "Invalid value of parameter accuracy: \(text); use low, medium, high, full or a number in (0, 1]"))
+            }
+            accuracy = share >= 1 ? .full : .share(share)
+        }
+
+        let language: Language = parameters["lang"]?.lowercased() == "ru" ? .russian : .english
+        let topKeysText = parameters["top_keys"] ?? "7"
+        guard let topKeys = Int(topKeysText), (1...30).contains(topKeys) else {
+            return fail(APIError.invalidParameter("Invalid value of parameter top_keys: \(topKeysText); use 1...30"))
+        }
+
+        var query = StatQuery(
+            counters: counters, dimensionNames: dimensionNames, dimensions: dimensions, metricNames: metricNames,
+            metrics: metrics, date1: date1, date2: date2, filterText: filterText, filters: filters, sortNames: [],
+            sort: [], limit: limit, offset: offset, accuracy: accuracy, preset: preset, language: language,
+            group: group, attribution: attributionEcho(parameters["attribution"]),
+            currency: parameters["currency"].flatMap { $0.isEmpty ? nil : $0.uppercased() } ?? "RUB",
+            topKeys: topKeys, goalIDs: goalIDs)
+
+        // Sort: named columns must be in the query.
+        let sortTexts = list(parameters["sort"])
+        if sortTexts.isEmpty {
+            if case .attribute? = dimensions.first {
+                query.sort = [SortKey(column: .metric(0), descending: true)]
+                query.sortNames = ["-" + metricNames[0]]
+            } else if dimensions.first != nil {
+                query.sort = [SortKey(column: .dimension(0), descending: false)]
+                query.sortNames = [dimensionNames[0]]
+            } else {
+                query.sort = [SortKey(column: .metric(0), descending: true)]
+                query.sortNames = ["-" + metricNames[0]]
+            }
+        } else {
+            for text in sortTexts {
+                let descending = text.hasPrefix("-")
+                let name = descending ? String(text.dropFirst()) : text
+                if let index = metricNames.firstIndex(of: name) {
+                    query.sort.append(SortKey(column: .metric(index), descending: descending))
+                } else if let index = dimensionNames.firstIndex(of: name) {
+                    query.sort.append(SortKey(column: .dimension(index), descending: descending))
+                } else {
+                    return fail(
+                        APIError.invalidParameter(
+                            "Invalid value of parameter sort: \(name) is neither a metric nor a dimension of the query"))
+                }
+                query.sortNames.append(text)
+            }
+        }
+        return .success(query)
+    }
+
+    private static func attributionEcho(_ text: String?) -> String {
+        switch (text ?? "lastsign").lowercased() {
+        case "", "lastsign": return "LastSign"
+        case "last": return "Last"
+        case "first": return "First"
+        case "cross_device_last_significant", "cross_device_lastsign": return "CrossDeviceLastSign"
+        case let other: return other.prefix(1).uppercased() + other.dropFirst()
+        }
+    }
+
+    /// Parses `a=='x' AND b!='y'`. Terms on unknown dimensions are an error; terms in other syntax
+    /// (metric conditions, `=@`, `OR` groups...) are ignored, as docs/simulator.md says.
+    static func parseFilters(_ text: String) -> Result<[FilterTerm], ResponseError> {
+        var terms: [FilterTerm] = []
+        for rawTerm in splitOnAnd(text) {
+            var term = rawTerm.trimmingCharacters(in: .whitespaces)
+            while term.hasPrefix("("), term.hasSuffix(")") {
+                term = String(term.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
+            }
+            let equal: Bool
+            let pieces: [String]
+            if let range = term.range(of: "!=") {
+                equal = false
+                pieces = [String(term[..<range.lowerBound]), String(term[range.upperBound...])]
+            } else if let range = term.range(of: "==") {
+                equal = true
+                pieces = [String(term[..<range.lowerBound]), String(term[range.upperBound...])]
+            } else {
+                continue
+            }
+            let name = pieces[0].trimmingCharacters(in: .whitespaces)
+            var value = pieces[1].trimmingCharacters(in: .whitespaces)
+            guard name.hasPrefix("ym:") else { continue }
+            guard value.count >= 2, value.hasPrefix("'"), value.hasSuffix("'") else { continue }
+            value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\'", with: "'")
+            guard let attribute = Attribute.named(name) else {
+                if MetricKind.named(name) != nil || name.hasPrefix("ym:s:date") { continue }
+                return .failure(ResponseError(APIError.invalidParameter("Unknown dimension in filters: \(name)")))
+            }
+            terms.append(FilterTerm(attribute: attribute, value: value, equal: equal))
+        }
+        return .success(terms)
+    }
+
+    /// Splits on ` AND ` outside quotes (case-insensitive).
+    private static func splitOnAnd(_ text: String) -> [String] {
+        var parts: [String] = []
+        var current = ""
+        var inQuote = false
+        var previous: Character = " "
+        let characters = Array(text)
+        var index = 0
+        while index < characters.count {
+            let c = characters[index]
+            if c == "'" && previous != "\\" { inQuote.toggle() }
+            if !inQuote, c == " ", index + 5 <= characters.count,
+                String(characters[index..<index + 5]).uppercased() == " AND "
+            {
+                parts.append(current)
+                current = ""
+                index += 5
+                previous = " "
+                continue
+            }
+            current.append(c)
+            previous = c
+            index += 1
+        }
+        parts.append(current)
+        return parts
+    }
+}

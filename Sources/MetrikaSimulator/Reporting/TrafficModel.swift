@@ -1,0 +1,156 @@
+import Foundation
+
+/// Whole-population figures of one counter on one day: the additive counts every metric is
+/// computed from.
+struct DayFigures: Sendable {
+    var visits = 0
+    var pageviews = 0
+    var bounces = 0
+    var durationSeconds = 0
+    /// Distinct visitors that day (≤ visits).
+    var users = 0
+    /// Visitors whose first visit ever was that day (≤ users).
+    var newUsers = 0
+    var robotVisits = 0
+    /// Visits that reached each goal of the counter, in fixture order.
+    var goalReaches: [Int] = []
+}
+
+/// Figures of a run of days (a report's period, or one bucket of it).
+struct PeriodFigures: Sendable {
+    var visits = 0
+    var pageviews = 0
+    var bounces = 0
+    var durationSeconds = 0
+    var dailyUsersSum = 0
+    var maxDailyUsers = 0
+    var newUsers = 0
+    var robotVisits = 0
+    var goalReaches: [Int]
+    /// Days with at least one visit.
+    var activeDays = 0
+
+    init(goalCount: Int) {
+        goalReaches = Array(repeating: 0, count: goalCount)
+    }
+
+    mutating func add(_ day: DayFigures) {
+        guard day.visits > 0 else { return }
+        visits += day.visits
+        pageviews += day.pageviews
+        bounces += day.bounces
+        durationSeconds += day.durationSeconds
+        dailyUsersSum += day.users
+        maxDailyUsers = max(maxDailyUsers, day.users)
+        newUsers += day.newUsers
+        robotVisits += day.robotVisits
+        for (index, reaches) in day.goalReaches.enumerated() where index < goalReaches.count {
+            goalReaches[index] += reaches
+        }
+        activeDays += 1
+    }
+
+    /// Distinct visitors over the whole run. Users repeat across days, so this is less than the sum
+    /// of daily users whenever two or more days have visits: every new visitor counts once, and only
+    /// a shrinking share `1 / (1 + 0.45 ln n)` of the returning daily visitors are distinct people.
+    /// It is never less than any single day's users nor than the period's new users.
+    var users: Int {
+        guard activeDays > 1 else { return dailyUsersSum }
+        let returning = dailyUsersSum - newUsers
+        let distinctShare = 1 / (1 + 0.45 * log(Double(activeDays)))
+        var result = newUsers + Int((Double(returning) * distinctShare).rounded(.down))
+        result = max(result, maxDailyUsers)
+        result = min(result, dailyUsersSum - 1)
+        return max(result, newUsers)
+    }
+}
+
+/// The clock as one counter sees it: its local today, and how much of today has passed.
+struct CounterClock: Sendable {
+    let today: Day
+    let fractionOfToday: Double
+
+    init(now: Date, timeZone: TimeZone) {
+        let offset = timeZone.secondsFromGMT(for: now)
+        let local = now.timeIntervalSince1970 + Double(offset)
+        today = Day(epochSeconds: now.timeIntervalSince1970, offsetSeconds: offset)
+        let seconds = local - Double(today.number) * 86_400
+        fractionOfToday = min(1, max(0, seconds / 86_400))
+    }
+}
+
+/// The deterministic traffic generator: daily figures per counter from a seeded model with weekly
+/// seasonality, a slow trend and noise. Nothing is stored; the same day always gives the same
+/// figures (except today, which grows as the day passes).
+struct TrafficModel: Sendable {
+    /// Monday-first weekly shape: weekdays busier than weekends.
+    static let weekly: [Double] = [1.06, 1.09, 1.07, 1.04, 0.96, 0.84, 0.88]
+
+    /// The per-counter constants of the model.
+    struct Profile: Sendable {
+        let depth: Double
+        let bounce: Double
+        let duration: Double
+        let userRatio: Double
+        let newShare: Double
+        let robotShare: Double
+
+        init(counterID id: Int) {
+            depth = Seed.between(1.6...3.4, id, 1)
+            bounce = Seed.between(0.12...0.34, id, 2)
+            duration = Seed.between(85...260, id, 3)
+            userRatio = Seed.between(0.74...0.88, id, 4)
+            newShare = Seed.between(0.52...0.74, id, 5)
+            robotShare = Seed.between(0.01...0.06, id, 6)
+        }
+    }
+
+    /// The figures of `counter` on `day`; zero visits for days before creation, after today, and
+    /// on the fixture's zero days. Today is scaled by the part of the day that has passed.
+    func figures(_ counter: CounterFixture, on day: Day, clock: CounterClock) -> DayFigures {
+        guard day >= counter.createDay, day <= clock.today, !counter.zeroDays.contains(day) else {
+            return DayFigures(goalReaches: Array(repeating: 0, count: counter.goals.count))
+        }
+        let id = counter.id
+        let n = day.number
+        let age = Double(day.number - counter.createDay.number)
+        let trend = 1 + 0.3 * min(age, 1_500) / 730
+        let season = 1 + 0.08 * sin(2 * Double.pi * Double(n) / 365.25 + Seed.between(0...6.28, id, 7))
+        let noise = Seed.between(0.88...1.12, id, 10, n)
+        let rampUp = min(1, (age + 1) / 10)
+        var expected = counter.traffic * trend * season * TrafficModel.weekly[day.weekdayFromMonday] * noise * rampUp
+        if day == clock.today { expected *= clock.fractionOfToday }
+        let visits = Int(expected.rounded())
+        guard visits > 0 else { return DayFigures(goalReaches: Array(repeating: 0, count: counter.goals.count)) }
+
+        let profile = Profile(counterID: id)
+        let v = Double(visits)
+        var f = DayFigures()
+        f.visits = visits
+        f.pageviews = visits + Int((v * (profile.depth - 1) * Seed.between(0.92...1.08, id, 11, n)).rounded())
+        f.bounces = min(visits, Int((v * profile.bounce * Seed.between(0.9...1.1, id, 12, n)).rounded()))
+        f.durationSeconds = Int((v * profile.duration * Seed.between(0.9...1.1, id, 13, n)).rounded())
+        f.users = max(1, min(visits, Int((v * profile.userRatio * Seed.between(0.97...1.03, id, 14, n)).rounded())))
+        // At least one returning visitor whenever there are two: period users stay below the daily sum.
+        let newUsers = Int((Double(f.users) * profile.newShare * Seed.between(0.95...1.05, id, 15, n)).rounded())
+        f.newUsers = f.users >= 2 ? min(newUsers, f.users - 1) : min(newUsers, f.users)
+        f.robotVisits = min(visits, Int((v * profile.robotShare * Seed.between(0.8...1.2, id, 16, n)).rounded()))
+        f.goalReaches = counter.goals.map { goal in
+            min(visits, Int((v * goal.conversionPercent / 100 * Seed.between(0.85...1.15, id, goal.id, n)).rounded()))
+        }
+        return f
+    }
+
+    /// The figures of `counter` summed over `first...last`.
+    func period(_ counter: CounterFixture, from first: Day, through last: Day, clock: CounterClock) -> PeriodFigures {
+        var result = PeriodFigures(goalCount: counter.goals.count)
+        guard first <= last else { return result }
+        let start = max(first, counter.createDay)
+        let end = min(last, clock.today)
+        guard start <= end else { return result }
+        for day in start...end {
+            result.add(figures(counter, on: day, clock: clock))
+        }
+        return result
+    }
+}
