@@ -1,0 +1,114 @@
+import Foundation
+
+/// One node of a MIME body: a text, a binary file, or a multipart container of further parts.
+public struct MIMEPart: Sendable {
+    /// What a part holds.
+    public enum Content: Sendable {
+        /// UTF-8 text of a `text/<subtype>` type, sent quoted-printable.
+        case text(String, subtype: String)
+        /// Bytes of any media type (`image/svg+xml`), sent base64.
+        case binary(Data, mediaType: String)
+        /// A `multipart/<subtype>` container (`mixed`, `alternative`, `related`).
+        indirect case multipart(subtype: String, parts: [MIMEPart])
+    }
+
+    /// How a mail reader should present a file part.
+    public enum Disposition: String, Sendable {
+        case inline, attachment
+    }
+
+    /// The part's content.
+    public var content: Content
+    /// The file name readers show and save under, if any.
+    public var filename: String?
+    /// Inline or attachment, if said.
+    public var disposition: Disposition?
+    /// The Content-ID (without angle brackets) that HTML refers to as `cid:…`, if any.
+    public var contentID: String?
+
+    /// Creates a part.
+    public init(content: Content, filename: String? = nil, disposition: Disposition? = nil, contentID: String? = nil) {
+        self.content = content
+        self.filename = filename
+        self.disposition = disposition
+        self.contentID = contentID
+    }
+
+    /// A `text/plain` (or other `text/<subtype>`) part.
+    public static func text(_ text: String, subtype: String = "plain") -> MIMEPart {
+        MIMEPart(content: .text(text, subtype: subtype))
+    }
+
+    /// A file: an attachment, or an inline image when `contentID` is given for `cid:` references.
+    public static func file(_ data: Data, mediaType: String, filename: String, disposition: Disposition, contentID: String? = nil) -> MIMEPart {
+        MIMEPart(content: .binary(data, mediaType: mediaType), filename: filename, disposition: disposition, contentID: contentID)
+    }
+
+    /// A multipart container.
+    public static func multipart(_ subtype: String, _ parts: [MIMEPart]) -> MIMEPart {
+        MIMEPart(content: .multipart(subtype: subtype, parts: parts))
+    }
+
+    /// The usual shape of a report mail with pictures:
+    ///
+    ///     multipart/mixed
+    ///     ├─ multipart/alternative
+    ///     │  ├─ text/plain                      (the report as text)
+    ///     │  └─ multipart/related
+    ///     │     ├─ text/html                    (the report, charts as <img src="cid:…">)
+    ///     │     └─ image/… inline, Content-ID   (each chart)
+    ///     └─ image/… attachment                 (each chart again, to save or forward)
+    ///
+    /// Readers that cannot show HTML show the text and still offer the charts as attachments.
+    public static func report(text: String, html: String, images: [(data: Data, mediaType: String, filename: String, contentID: String)]) -> MIMEPart {
+        let inline = images.map { file($0.data, mediaType: $0.mediaType, filename: $0.filename, disposition: .inline, contentID: $0.contentID) }
+        let htmlPart = inline.isEmpty ? MIMEPart.text(html, subtype: "html") : multipart("related", [MIMEPart.text(html, subtype: "html")] + inline)
+        let alternative = multipart("alternative", [MIMEPart.text(text), htmlPart])
+        let attachments = images.map { file($0.data, mediaType: $0.mediaType, filename: $0.filename, disposition: .attachment) }
+        return attachments.isEmpty ? alternative : multipart("mixed", [alternative] + attachments)
+    }
+
+    // MARK: - Serialization
+
+    /// The part's header lines and body, CRLF line ends, no trailing line end. `nextBoundary` hands out
+    /// a fresh boundary for each multipart.
+    func serialized(nextBoundary: inout () -> String) -> (headers: [String], body: String) {
+        var headers: [String] = []
+        let body: String
+        switch content {
+        case .text(let text, let subtype):
+            headers.append("Content-Type: text/" + subtype + "; charset=utf-8")
+            headers.append("Content-Transfer-Encoding: quoted-printable")
+            body = MIMEEncoding.quotedPrintable(text)
+        case .binary(let data, let mediaType):
+            var typeTokens = [mediaType + ";"]
+            if let filename { typeTokens += MIMEEncoding.parameter("name", value: filename) }
+            headers.append(MIMEEncoding.foldedHeader("Content-Type", tokens: joinedParameters(typeTokens)))
+            headers.append("Content-Transfer-Encoding: base64")
+            body = MIMEEncoding.base64Lines(data)
+        case .multipart(let subtype, let parts):
+            let boundary = nextBoundary()
+            headers.append("Content-Type: multipart/" + subtype + ";\r\n boundary=\"" + boundary + "\"")
+            var text = ""
+            for part in parts {
+                let (partHeaders, partBody) = part.serialized(nextBoundary: &nextBoundary)
+                text += "--" + boundary + "\r\n" + partHeaders.joined(separator: "\r\n") + "\r\n\r\n" + partBody + "\r\n"
+            }
+            text += "--" + boundary + "--"
+            body = text
+        }
+        if let contentID { headers.append("Content-ID: <" + contentID + ">") }
+        if let disposition {
+            var tokens = [disposition.rawValue + (filename == nil ? "" : ";")]
+            if let filename { tokens += MIMEEncoding.parameter("filename", value: filename) }
+            headers.append(MIMEEncoding.foldedHeader("Content-Disposition", tokens: joinedParameters(tokens)))
+        }
+        return (headers, body)
+    }
+
+    /// Adds the `;` between parameters (every token but the last).
+    private func joinedParameters(_ tokens: [String]) -> [String] {
+        guard tokens.count > 2 else { return tokens }
+        return tokens.enumerated().map { $0.offset == 0 || $0.offset == tokens.count - 1 ? $0.element : $0.element + ";" }
+    }
+}
