@@ -270,8 +270,12 @@ enum ReportCommand: Command {
             var totals: [Quantity] = []
             let today = MetrikaCLI.today(for: counter, now: context.now())
             let isTimeSeries = dimensions == [MetrikaKit.Dimension.date]
-            while fetched < request.limit {
-                let page = try await client.fetchData(query, offset: offset, limit: min(pageSize, request.limit - fetched))
+            // A time series has one row per day: the default 100-row limit must not cut a long range.
+            let rowLimit = isTimeSeries && !session.options.has("limit") ? max(request.limit, range.dayCount) : request.limit
+            var totalRows = 0
+            while fetched < rowLimit {
+                let page = try await client.fetchData(query, offset: offset, limit: min(pageSize, rowLimit - fetched))
+                totalRows = page.totalRows
                 if offset == 1 {
                     if request.preset != nil {
                         metrics = page.queryMetrics.compactMap { Metric.named($0) }
@@ -304,12 +308,15 @@ enum ReportCommand: Command {
                 fetched += page.rowCount
                 offset += page.rowCount
                 if progress && page.totalRows > pageSize {
-                    context.stderr.write("\rFetched \(fetched) of \(min(page.totalRows, request.limit)) rows…")
+                    context.stderr.write("\rFetched \(fetched) of \(min(page.totalRows, rowLimit)) rows…")
                     context.stderr.flush()
                 }
                 if page.rowCount == 0 || offset > page.totalRows { break }
             }
             if progress && fetched > pageSize { context.stderr.write("\n") }
+            if fetched < totalRows {
+                context.note("Note: counter \(id): showing the first \(fetched) of \(totalRows) rows; use --limit \(totalRows) to see them all.")
+            }
             if !begun { continue }
             sink.endSection(totals: totals, missingDays: [])
         }
