@@ -24,7 +24,8 @@ struct PagingTests {
         let offsets = transport.sentRequests.map { request in
             URLComponents(url: request.url, resolvingAgainstBaseURL: false)!.queryItems!.first { $0.name == "offset" }!.value!
         }
-        #expect(offsets == (0..<expectedRequests).map { String(1 + $0 * 1000) })
+        let expected: [String] = (0..<expectedRequests).map { (page: Int) -> String in String(1 + page * 1000) }
+        #expect(offsets == expected)
     }
 
     @Test func anEmptyPageEndsPagingEvenIfRowsPromisedMore() async throws {
