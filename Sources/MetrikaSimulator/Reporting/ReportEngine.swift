@@ -378,27 +378,36 @@ struct RowKey: Hashable {
     let values: [Int]
 }
 
-/// Every combination of the needed attributes' values with its share of visits.
+/// Every combination of the needed attributes' values, as a tree: level k holds the paths over the
+/// first k+1 attributes, each child knowing its parent and its share of the parent's visits.
+///
+/// Visits are split level by level (a source's visits over its engines, then each engine's over its
+/// phrases...), so a parent's row always equals the sum of its children's rows in any report.
 struct PathSet {
     let needed: [Attribute]
-    /// `count × needed.count` value indexes, row-major.
+    /// `count × needed.count` value indexes of the complete paths, row-major.
     private(set) var values: [Int] = []
-    private(set) var weights: [Double] = []
+    /// Per level: where each parent's children start (one extra entry at the end) and each child's
+    /// share of its parent.
+    private var childStarts: [[Int]] = []
+    private var shares: [[Double]] = []
 
-    var count: Int { weights.count }
+    var count: Int { shares.last?.count ?? 0 }
 
     init(needed: [Attribute], model: AttributeModel) {
         self.needed = needed
         var values: [Int] = []
-        var weights: [Double] = [1]
         var width = 0
+        var parentCount = 1
         var choiceCache: [Int: [(Int, Double)]] = [:]
         for attribute in needed {
             let parentPosition = attribute.parent.flatMap { needed.firstIndex(of: $0) }
             var newValues: [Int] = []
-            var newWeights: [Double] = []
+            var levelShares: [Double] = []
+            var starts: [Int] = [0]
+            starts.reserveCapacity(parentCount + 1)
             choiceCache.removeAll(keepingCapacity: true)
-            for path in 0..<weights.count {
+            for path in 0..<parentCount {
                 let parent = parentPosition.map { values[path * width + $0] } ?? -1
                 let choices: [(Int, Double)]
                 if let cached = choiceCache[parent] {
@@ -407,62 +416,90 @@ struct PathSet {
                     choices = model.choices(attribute, parent: parent)
                     choiceCache[parent] = choices
                 }
-                newWeights.reserveCapacity(newWeights.count + choices.count)
+                levelShares.reserveCapacity(levelShares.count + choices.count)
                 for (value, share) in choices {
                     newValues.append(contentsOf: values[(path * width)..<(path * width + width)])
                     newValues.append(value)
-                    newWeights.append(weights[path] * share)
+                    levelShares.append(share)
                 }
+                starts.append(levelShares.count)
             }
             values = newValues
-            weights = newWeights
+            childStarts.append(starts)
+            shares.append(levelShares)
+            parentCount = levelShares.count
             width += 1
         }
         self.values = values
-        self.weights = weights
     }
 
-    /// Splits `total` visits over the paths by weight, rounding so the parts add up exactly: each
-    /// path gets the floor of its share, and the leftover goes to the largest remainders (ties to
-    /// the earlier path). Remainders are ranked with a counting sort, so this stays linear.
+    /// Splits `total` visits down the tree; the parts of every group add up to their parent exactly.
     func allocate(_ total: Int) -> [Int] {
-        let weightSum = weights.reduce(0, +)
-        guard total > 0, weightSum > 0 else { return Array(repeating: 0, count: count) }
-        var parts = [Int](repeating: 0, count: count)
-        var remainders = [Double](repeating: 0, count: count)
+        var counts = [total]
+        for level in shares.indices {
+            var next = [Int](repeating: 0, count: shares[level].count)
+            let starts = childStarts[level]
+            for parent in counts.indices where counts[parent] > 0 {
+                PathSet.splitLargestRemainder(
+                    counts[parent], shares: shares[level], range: starts[parent]..<starts[parent + 1], into: &next)
+            }
+            counts = next
+        }
+        return counts
+    }
+
+    /// Gives each member of `range` the floor of its share of `total`, then one more to the largest
+    /// remainders (ties to the earlier member) until the parts add up to `total`. Large groups rank
+    /// remainders with a counting sort, so splitting 150,000 phrases stays linear.
+    static func splitLargestRemainder(_ total: Int, shares: [Double], range: Range<Int>, into parts: inout [Int]) {
+        guard !range.isEmpty else { return }
+        var shareSum = 0.0
+        for index in range { shareSum += shares[index] }
+        guard shareSum > 0 else {
+            parts[range.lowerBound] += total
+            return
+        }
+        let scale = Double(total) / shareSum
+        var remainders = [Double](repeating: 0, count: range.count)
         var assigned = 0
-        let scale = Double(total) / weightSum
-        for index in 0..<count {
-            let exact = weights[index] * scale
+        for index in range {
+            let exact = shares[index] * scale
             let floor = exact.rounded(.down)
             parts[index] = Int(floor)
-            remainders[index] = exact - floor
-            assigned += parts[index]
+            remainders[index - range.lowerBound] = exact - floor
+            assigned += Int(floor)
         }
         var leftover = total - assigned
-        guard leftover > 0 else { return parts }
-        let binCount = 4096
-        var bins = [[Int]](repeating: [], count: binCount)
-        for index in 0..<count where remainders[index] > 0 {
-            let bin = min(binCount - 1, Int(remainders[index] * Double(binCount)))
-            bins[bin].append(index)
+        guard leftover > 0 else { return }
+        func byRemainder(_ a: Int, _ b: Int) -> Bool {
+            remainders[a] != remainders[b] ? remainders[a] > remainders[b] : a < b
         }
-        var bin = binCount - 1
-        while leftover > 0, bin >= 0 {
-            let members = bins[bin].sorted { remainders[$0] != remainders[$1] ? remainders[$0] > remainders[$1] : $0 < $1 }
-            for index in members where leftover > 0 {
-                parts[index] += 1
+        if range.count <= 2048 {
+            for member in Array(0..<range.count).sorted(by: byRemainder) where leftover > 0 {
+                parts[range.lowerBound + member] += 1
                 leftover -= 1
             }
-            bin -= 1
+        } else {
+            let binCount = 4096
+            var bins = [[Int]](repeating: [], count: binCount)
+            for member in 0..<range.count where remainders[member] > 0 {
+                bins[min(binCount - 1, Int(remainders[member] * Double(binCount)))].append(member)
+            }
+            var bin = binCount - 1
+            while leftover > 0, bin >= 0 {
+                for member in bins[bin].sorted(by: byRemainder) where leftover > 0 {
+                    parts[range.lowerBound + member] += 1
+                    leftover -= 1
+                }
+                bin -= 1
+            }
         }
-        // Floating-point slack can leave a unit or two: give them to the first paths.
-        var index = 0
-        while leftover > 0, count > 0 {
-            parts[index % count] += 1
+        // Floating-point slack can leave a unit: give it to the first members.
+        var member = range.lowerBound
+        while leftover > 0 {
+            parts[member] += 1
             leftover -= 1
-            index += 1
+            member = member + 1 < range.upperBound ? member + 1 : range.lowerBound
         }
-        return parts
     }
 }
