@@ -7,6 +7,7 @@ public enum CLI {
     static var commands: [any Command.Type] { [
         CountersCommand.self,
         ReportCommand.self,
+        ChartCommand.self, MailCommand.self,
         SyncCommand.self,
         CacheInfoCommand.self,
         CachePruneCommand.self,
@@ -25,6 +26,10 @@ public enum CLI {
     }
 
     static func dispatch(_ arguments: [String], context: CLIContext) async -> Int32 {
+        if let pinned = context.environment["METRIKA_NOW"], !pinned.isEmpty, CLIContext.parseInstant(pinned) == nil {
+            context.stderr.write("Error: METRIKA_NOW '\(pinned)' is not an ISO 8601 instant such as 2026-11-29T12:00:00Z; fix or unset it.\n")
+            return ExitCode.config
+        }
         guard let first = arguments.first else {
             context.stderr.write(topLevelHelp)
             return ExitCode.usage
@@ -101,7 +106,8 @@ public enum CLI {
         Global: --version, --help.
 
         Environment: METRIKA_TOKEN, METRIKA_API_URL, METRIKA_OAUTH_URL, METRIKA_DB, METRIKA_TIMEOUT,
-        METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET, METRIKA_SENDMAIL, NO_COLOR, XDG_CONFIG_HOME, XDG_DATA_HOME.
+        METRIKA_NOW, METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET, METRIKA_SENDMAIL, NO_COLOR, XDG_CONFIG_HOME,
+        XDG_DATA_HOME.
         Exit codes: 0 ok, 64 usage, 65 unreadable API answer, 69 API unavailable, 73 cannot create output,
         75 quota exceeded (try later), 77 not signed in / access denied, 78 configuration, 1 other.
 

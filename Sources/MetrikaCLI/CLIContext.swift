@@ -39,8 +39,10 @@ public struct CLIContext: Sendable {
     /// The real process: its environment, file descriptors 0–2, URLSession, the system clock.
     public static func live() -> CLIContext {
         let stdoutIsTerminal = isatty(1) == 1
+        let environment = ProcessInfo.processInfo.environment
+        let pinned = environment["METRIKA_NOW"].flatMap(parseInstant)
         return CLIContext(
-            environment: ProcessInfo.processInfo.environment,
+            environment: environment,
             stdout: TextSink(fileDescriptor: 1),
             stderr: TextSink(fileDescriptor: 2),
             readStandardInput: {
@@ -48,10 +50,19 @@ public struct CLIContext: Sendable {
                 return String(data: data, encoding: .utf8)
             },
             transport: URLSessionTransport(),
+            now: { pinned ?? Date() },
             stdoutIsTerminal: stdoutIsTerminal,
             stderrIsTerminal: isatty(2) == 1,
             terminalWidth: stdoutIsTerminal ? terminalColumns() : nil
         )
+    }
+
+    /// Parses `METRIKA_NOW` (`2026-11-29T12:00:00Z`, an ISO 8601 instant with `Z` or an offset):
+    /// the time metrika pretends it is, for reproducible reports and tests.
+    static func parseInstant(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
     }
 
     private static func terminalColumns() -> Int? {

@@ -130,7 +130,7 @@ public struct MetrikaClient: Sendable {
         while true {
             attempt += 1
             requestCounter.increment()
-            let sentAt = now()
+            let sentAt = DispatchTime.now().uptimeNanoseconds
             let outcome: Outcome
             do {
                 let response = try await transport.send(request)
@@ -204,9 +204,10 @@ public struct MetrikaClient: Sendable {
         }
     }
 
-    private func logLine(_ request: HTTPRequest, status: String, since: Date) {
+    /// `since` is a monotonic timestamp: request timing must not follow a pinned or jumping wall clock.
+    private func logLine(_ request: HTTPRequest, status: String, since: UInt64) {
         guard let log else { return }
-        let milliseconds = Int((now().timeIntervalSince(since) * 1000).rounded())
+        let milliseconds = Int((DispatchTime.now().uptimeNanoseconds &- since) / 1_000_000)
         log("\(request.method) \(request.url.absoluteString) → \(status) (\(milliseconds) ms)")
     }
 
