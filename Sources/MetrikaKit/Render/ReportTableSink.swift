@@ -69,11 +69,9 @@ public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
         if let sampling, sampling.isSampled {
             out.write("Sampled: numbers are estimates from \(DecimalText.format(sampling.share * 100, fractionDigits: 1))% of visits.\n")
         }
-        if layout.grouping != nil, rows.count >= 2 {
+        // Missing days are reported on stderr by the command (for every format), not here.
+        if layout.grouping != nil, rows.count >= 2, rows.contains(where: { $0.values.contains { $0.value != nil } }) {
             writeSparklines(layout: layout)
-        }
-        if !missingDays.isEmpty {
-            out.write("Missing from history: \(Self.describe(days: missingDays)).\n")
         }
     }
 
