@@ -21,6 +21,9 @@ public struct SVGLineChart: Sendable {
     public var width: Int
     /// The document's height in pixels.
     public var height: Int
+    /// False (daily data): a day absent from a series' points is a gap. True (one point per week or
+    /// month, dated by the period's first day): consecutive points are joined; only nil values break.
+    public var connectsAcrossDays = false
 
     /// The smallest size that still leaves room for a readable plot.
     public static let minimumWidth = 240
@@ -288,16 +291,17 @@ public struct SVGLineChart: Sendable {
             let isIncomplete = line.incompleteFrom.map { point.day >= $0 } ?? false
             let position = (x: frame.left + ChartTicks.x(of: point.day, in: period, plotWidth: plotWidth), y: point.value.map(frame.y))
             if isIncomplete {
-                if incomplete.isEmpty, let lastComplete, let value = lastComplete.value, lastComplete.day.adding(days: 1) == point.day {
+                if incomplete.isEmpty, let lastComplete, let value = lastComplete.value,
+                   lastComplete.day.adding(days: 1) == point.day || (connectsAcrossDays && lastComplete.day == previousDay) {
                     // The dotted part starts where the solid part ends, so the line stays continuous.
                     incomplete.append((x: frame.left + ChartTicks.x(of: lastComplete.day, in: period, plotWidth: plotWidth), y: frame.y(value)))
-                } else if let previousDay, previousDay.adding(days: 1) < point.day {
+                } else if !connectsAcrossDays, let previousDay, previousDay.adding(days: 1) < point.day {
                     incomplete.append((x: position.x, y: nil))
                 }
                 incomplete.append(position)
             } else {
                 // A day absent from the list is a gap just like an explicit nil: never bridged.
-                if let previousDay, previousDay.adding(days: 1) < point.day { complete.append((x: position.x, y: nil)) }
+                if !connectsAcrossDays, let previousDay, previousDay.adding(days: 1) < point.day { complete.append((x: position.x, y: nil)) }
                 complete.append(position)
                 lastComplete = point
             }

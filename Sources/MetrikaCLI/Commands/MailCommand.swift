@@ -1,0 +1,274 @@
+import Foundation
+import MetrikaKit
+
+/// `metrika mail`: the period's report table, its change against the previous period and SVG charts,
+/// as one MIME message handed to sendmail (or written to a file, or printed) — the nightly cron mail.
+enum MailCommand: Command {
+    static let name = "mail"
+    static let summary = "Mail a report with charts (via sendmail): for cron"
+    static let usage = "mail --counter ID[,ID…] --to ADDR[,ADDR…] [--sender ADDR] [--subject TEXT] [--metrics LIST] [--period 7d] [--sendmail PATH | --output FILE.eml | --dry-run]"
+    static let discussion = """
+    The period is the last N complete days (ending yesterday in each counter's time zone), compared
+    with the N days before. The message is multipart: a plain-text part (the table and the change),
+    an HTML part (the same, with the charts shown inline) and the charts attached as SVG files.
+
+    Delivery: piped to `sendmail -t -i` — the program named by --sendmail, else METRIKA_SENDMAIL, else
+    /usr/sbin/sendmail (any sendmail-compatible program: msmtp, ssmtp, Postfix, exim). A failing
+    sendmail makes metrika fail with exit code 69 and sendmail's own message. --output FILE.eml writes
+    the message to a file instead (atomically), --dry-run prints it.
+
+    Example (crontab): 15 3 * * *  metrika sync --quiet && metrika mail --counter 1001 --to me@example.com
+    """
+    static let options: [OptionSpec] = [
+        OptionSpec("counter", short: "c", value: "ID[,ID…]", help: "Counter id(s); repeatable"),
+        OptionSpec("to", value: "ADDR[,ADDR…]", help: "Recipients: name@example.com or \"Name <name@example.com>\""),
+        OptionSpec("sender", value: "ADDR", help: "From address (default: METRIKA_SENDER, else USER@host)"),
+        OptionSpec("subject", value: "TEXT", help: "Subject (default: Metrika: <counters>, <period>)"),
+        OptionSpec("metrics", short: "m", value: "LIST", help: "Metrics of the table and charts (default: the six everyday metrics; charts: visits)"),
+        OptionSpec("period", value: "Nd|Nw", help: "The last N complete days (7d, 30d) or weeks (4w); default 7d"),
+        OptionSpec("sendmail", value: "PATH", help: "The sendmail program (default METRIKA_SENDMAIL, else /usr/sbin/sendmail)"),
+        OptionSpec("output", short: "o", value: "FILE.eml", help: "Write the message to a file instead of sending it"),
+        OptionSpec("dry-run", help: "Print the message to standard output instead of sending it"),
+        OptionSpec("offline", help: "Use the history database only: no network"),
+    ] + CommonOptions.database + CommonOptions.token
+
+    static let defaultSendmail = "/usr/sbin/sendmail"
+
+    static func parsePeriod(_ text: String?) throws -> Int {
+        guard let text else { return 7 }
+        let lower = text.lowercased().trimmingCharacters(in: .whitespaces)
+        var digits = lower
+        var multiplier = 1
+        if lower.hasSuffix("d") { digits = String(lower.dropLast()) }
+        else if lower.hasSuffix("w") { digits = String(lower.dropLast()); multiplier = 7 }
+        guard let count = Int(digits), count > 0, count * multiplier <= 366 else {
+            throw UsageError("--period must be a number of days or weeks such as 7d, 30d or 4w (at most 366 days), not '\(text)'")
+        }
+        return count * multiplier
+    }
+
+    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
+        guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
+        let ids = try ReportCommand.parseCounterIDs(options)
+        let recipientsText = options.list("to").joined(separator: ",")
+        guard !recipientsText.isEmpty else { throw UsageError("Missing --to ADDR: who should get the mail") }
+        let recipients = try MIMEAddress.list(parsing: (options.values["to"] ?? []).joined(separator: ","))
+        let sender = try senderAddress(options, context: context)
+        let days = try parsePeriod(options.value("period"))
+        let tableMetrics = try ReportCommand.parseMetrics(options) ?? Metric.everyday
+        let chartMetrics = try ReportCommand.parseMetrics(options) ?? [Metric.visits]
+        let modes = [options.has("sendmail"), options.has("output"), options.flag("dry-run")].filter { $0 }.count
+        guard modes <= 1 else { throw UsageError("Choose one of --sendmail, --output and --dry-run") }
+        let sendmail = options.value("sendmail") ?? context.environment["METRIKA_SENDMAIL"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultSendmail
+        if !options.flag("dry-run"), !options.has("output"), !FileManager.default.isExecutableFile(atPath: sendmail) {
+            throw SimpleFailure("no sendmail program at \(sendmail): install one (e.g. Debian's msmtp-mta) or name it with --sendmail or METRIKA_SENDMAIL", exitCode: ExitCode.config)
+        }
+
+        let session = Session(context: context, options: options)
+        let store = try HistoryStore(path: ReportCommand.databasePath(session))
+        let loader = HistoryLoader(store: store, client: options.flag("offline") ? nil : try session.client(), now: context.now, unsettledDays: 2)
+
+        var sections: [Section] = []
+        for id in ids {
+            let counter = try await loader.counter(id: id)
+            let yesterday = MetrikaCLI.today(for: counter, now: context.now()).adding(days: -1)
+            let current = DateRange(from: yesterday.adding(days: -(days - 1)), to: yesterday)!
+            let previous = DateRange(from: current.from.adding(days: -days), to: current.from.adding(days: -1))!
+            let loaded = try await loader.load(counter: counter, range: current, metrics: tableMetrics, periods: current.days.map { DateRange(from: $0, to: $0)! }, refresh: false)
+            let built = HistoryLoader.rows(from: loaded, metrics: tableMetrics, periods: current.days.map { DateRange(from: $0, to: $0)! })
+            let before = try await loader.load(counter: counter, range: previous, metrics: tableMetrics, periods: [previous], refresh: false)
+            let previousTotals = HistoryLoader.rows(from: before, metrics: tableMetrics, periods: [previous]).totals
+            let chartData = try await ChartCommand.loadSeries(loader: loader, counter: counter, range: current, metrics: chartMetrics, grouping: .day, refresh: false)
+            let chart = ChartCommand.makeChart([chartData], grouping: .day, title: nil, width: 800, height: nil)
+            sections.append(Section(counter: counter, current: current, previous: previous, rows: built.rows, totals: built.totals,
+                                    previousTotals: previousTotals, missingDays: loaded.missingDays + before.missingDays,
+                                    svg: Data(chart.render().utf8)))
+        }
+
+        let seed = UInt64.random(in: 1...UInt64.max)
+        let seedTag = String(seed, radix: 16)
+        let images = sections.map { section in
+            (data: section.svg, mediaType: "image/svg+xml",
+             filename: "metrika-\(section.counter.id)-\(section.current.from.iso)_\(section.current.to.iso).svg",
+             contentID: "chart-\(section.counter.id).\(seedTag)@metrika")
+        }
+        let text = plainText(sections, metrics: tableMetrics, files: images.map(\.filename))
+        let html = htmlText(sections, metrics: tableMetrics, contentIDs: images.map(\.contentID))
+        let now = context.now()
+        let offset = sections.first.flatMap { TimeZone(identifier: $0.counter.timeZoneName)?.secondsFromGMT(for: now) } ?? 0
+        let message = MIMEMessage(
+            from: sender, to: recipients, subject: options.value("subject") ?? defaultSubject(sections), date: now,
+            utcOffsetSeconds: offset, seed: seed, body: MIMEPart.report(text: text, html: html, images: images))
+        let bytes = message.bytes()
+
+        if options.flag("dry-run") {
+            context.stdout.write(String(decoding: bytes, as: UTF8.self))
+        } else if let output = options.value("output") {
+            if output == "-" { context.stdout.write(String(decoding: bytes, as: UTF8.self)) } else { try AtomicFile.write(bytes, to: output) }
+        } else {
+            try deliver(bytes, sendmail: sendmail, environment: context.environment)
+            context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)")
+        }
+        return ExitCode.ok
+    }
+
+    // MARK: - Content
+
+    struct Section {
+        var counter: Counter
+        var current: DateRange
+        var previous: DateRange
+        var rows: [Report.Row]
+        var totals: [Quantity]
+        var previousTotals: [Quantity]
+        var missingDays: [Day]
+        var svg: Data
+    }
+
+    static func senderAddress(_ options: ParsedOptions, context: CLIContext) throws -> MIMEAddress {
+        if let text = options.value("sender") ?? context.environment["METRIKA_SENDER"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            return try MIMEAddress(parsing: text)
+        }
+        let user = context.environment["USER"] ?? context.environment["LOGNAME"] ?? "metrika"
+        let host = ProcessInfo.processInfo.hostName
+        if let address = try? MIMEAddress("\(user)@\(host)", displayName: "metrika") { return address }
+        return try MIMEAddress("metrika@localhost.localdomain", displayName: "metrika")
+    }
+
+    static func defaultSubject(_ sections: [Section]) -> String {
+        let names = sections.map { $0.counter.name.isEmpty ? "counter \($0.counter.id)" : $0.counter.name }.joined(separator: ", ")
+        guard let first = sections.first else { return "Metrika" }
+        return "Metrika: \(names), \(first.current.from.iso) – \(first.current.to.iso)"
+    }
+
+    /// A total as the table shows it: exact counts, `%` with one decimal, mm:ss, two decimals.
+    static func format(_ quantity: Quantity) -> String {
+        guard let value = quantity.value else { return "—" }
+        switch quantity.unit {
+        case .count: return ChartNumber.fixed(value, decimals: 0)
+        default: return ChartValueFormat.label(value, unit: quantity.unit)
+        }
+    }
+
+    /// The change from `before` to `now`: relative for counts and durations, in percentage points for
+    /// percentages (a bounce rate going from 20% to 22% is +2.0 pp, not +10%).
+    static func change(from before: Quantity, to now: Quantity) -> String {
+        guard let old = before.value, let new = now.value else { return "—" }
+        if now.unit == .percent {
+            let points = new - old
+            return (points >= 0 ? "+" : "") + ChartNumber.fixed(points, decimals: 1) + " pp"
+        }
+        guard old != 0 else { return new == 0 ? "0.0%" : "new" }
+        let relative = (new - old) / abs(old) * 100
+        return (relative >= 0 ? "+" : "") + ChartNumber.fixed(relative, decimals: 1) + "%"
+    }
+
+    static func changeTable(_ section: Section, metrics: [Metric]) -> TextTable {
+        var table = TextTable(columns: [
+            .init("Metric"), .init(section.current.from.iso + " – " + section.current.to.iso, alignment: .right),
+            .init(section.previous.from.iso + " – " + section.previous.to.iso, alignment: .right), .init("Change", alignment: .right),
+        ])
+        for (index, metric) in metrics.enumerated() where index < section.totals.count && index < section.previousTotals.count {
+            table.append([metric.title, format(section.totals[index]), format(section.previousTotals[index]),
+                          change(from: section.previousTotals[index], to: section.totals[index])])
+        }
+        return table
+    }
+
+    static func plainText(_ sections: [Section], metrics: [Metric], files: [String]) -> String {
+        var text = ""
+        for (section, file) in zip(sections, files) {
+            let sink = ReportTableSink(output: "", maxWidth: nil)
+            sink.begin(ReportLayout(dimensions: [], metrics: metrics, period: section.current, grouping: .day, multipleCounters: false, raw: false))
+            sink.beginSection(counter: section.counter, sampling: nil)
+            sink.append(section.rows)
+            sink.endSection(totals: section.totals, missingDays: section.missingDays)
+            sink.end()
+            text += sink.output
+            text += "\nChange against the previous \(section.current.dayCount) days:\n\n"
+            text += changeTable(section, metrics: metrics).render()
+            if !section.missingDays.isEmpty {
+                text += "\nNo history for \(section.missingDays.count) day(s): run `metrika sync` before mailing.\n"
+            }
+            text += "\nChart: \(file) (attached).\n\n"
+        }
+        text += "-- \nSent by metrika \(MetrikaVersion.current).\n"
+        return text
+    }
+
+    static func htmlText(_ sections: [Section], metrics: [Metric], contentIDs: [String]) -> String {
+        func e(_ text: String) -> String { XMLEscape.text(text) }
+        var html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Metrika</title></head>\n<body style=\"font-family: sans-serif; color: #222;\">\n"
+        let cell = " style=\"padding: 2px 8px; text-align: right;\""
+        for (section, contentID) in zip(sections, contentIDs) {
+            let counter = section.counter
+            html += "<h2>\(e(counter.name)) <small>\(e(counter.site)) · \(counter.id)</small></h2>\n"
+            html += "<p>\(e(section.current.from.iso)) – \(e(section.current.to.iso))</p>\n"
+            html += "<p><img src=\"cid:\(XMLEscape.attribute(contentID))\" alt=\"\(XMLEscape.attribute("Chart of " + counter.name))\" width=\"800\"></p>\n"
+            html += "<table style=\"border-collapse: collapse;\">\n<tr><th style=\"text-align: left;\">Date</th>"
+            for metric in metrics { html += "<th\(cell)>\(e(metric.title))</th>" }
+            html += "</tr>\n"
+            for row in section.rows {
+                html += "<tr><td>\(e(row.dimensions.first?.name ?? ""))</td>"
+                for value in row.values { html += "<td\(cell)>\(e(format(value)))</td>" }
+                html += "</tr>\n"
+            }
+            html += "<tr style=\"font-weight: bold; border-top: 1px solid #888;\"><td>Total</td>"
+            for value in section.totals { html += "<td\(cell)>\(e(format(value)))</td>" }
+            html += "</tr>\n</table>\n"
+            html += "<h3>Change against \(e(section.previous.from.iso)) – \(e(section.previous.to.iso))</h3>\n<table style=\"border-collapse: collapse;\">\n"
+            for (index, metric) in metrics.enumerated() where index < section.totals.count && index < section.previousTotals.count {
+                html += "<tr><td>\(e(metric.title))</td><td\(cell)>\(e(format(section.totals[index])))</td><td\(cell)>\(e(format(section.previousTotals[index])))</td><td\(cell)>\(e(change(from: section.previousTotals[index], to: section.totals[index])))</td></tr>\n"
+            }
+            html += "</table>\n"
+        }
+        html += "<p style=\"color: #777;\">Sent by metrika \(e(MetrikaVersion.current)).</p>\n</body></html>\n"
+        return html
+    }
+
+    // MARK: - Delivery
+
+    /// Pipes the message to `sendmail -t -i` (recipients from the headers; a line with a lone dot is
+    /// not the end). A sendmail that cannot start or exits non-zero is exit 69 with its own words.
+    static func deliver(_ message: Data, sendmail: String, environment: [String: String]) throws {
+        // A sendmail that dies early must not kill metrika with SIGPIPE: the write fails instead.
+        signal(SIGPIPE, SIG_IGN)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: sendmail)
+        process.arguments = ["-t", "-i"]
+        process.environment = environment
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        do {
+            try process.run()
+        } catch {
+            throw SimpleFailure("cannot start \(sendmail): \(error.localizedDescription)", exitCode: ExitCode.unavailable)
+        }
+        let collected = PipeCollector()
+        let group = DispatchGroup()
+        for (index, pipe) in [output, errors].enumerated() {
+            let handle = pipe.fileHandleForReading
+            DispatchQueue.global().async(group: group) { collected.set(index, handle.readDataToEndOfFile()) }
+        }
+        try? input.fileHandleForWriting.write(contentsOf: message)
+        try? input.fileHandleForWriting.close()
+        group.wait()
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            let said = String(decoding: collected.get(1) + collected.get(0), as: UTF8.self)
+                .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " / ")
+            let how = process.terminationReason == .exit ? "exit status \(process.terminationStatus)" : "signal \(process.terminationStatus)"
+            throw SimpleFailure("\(sendmail) failed (\(how))\(said.isEmpty ? "" : ": " + said); the mail was not sent", exitCode: ExitCode.unavailable)
+        }
+    }
+
+    /// Output of a child process collected on other threads.
+    final class PipeCollector: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data: [Int: Data] = [:]
+        func set(_ index: Int, _ value: Data) { lock.lock(); data[index] = value; lock.unlock() }
+        func get(_ index: Int) -> Data { lock.lock(); defer { lock.unlock() }; return data[index] ?? Data() }
+    }
+}
