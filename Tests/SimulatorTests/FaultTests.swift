@@ -21,12 +21,12 @@ struct FaultTests {
         _ = try normal.json()
     }
 
-    @Test(
-        "quota faults answer the chosen type and status",
-        arguments: [
-            ("quota_requests_by_ip", 429), ("quota_parallel_requests", 429), ("quota_requests_by_uid", 420),
-            ("quota_requests_by_counter_id", 429),
-        ])
+    static let quotas: [(String, Int)] = [
+        ("quota_requests_by_ip", 429), ("quota_parallel_requests", 429), ("quota_requests_by_uid", 420),
+        ("quota_requests_by_counter_id", 429),
+    ]
+
+    @Test("quota faults answer the chosen type and status", arguments: quotas)
     func quota(type: String, status: Int) async throws {
         try await once(#"{"kind":"quota","error_type":"\#(type)","status":\#(status),"retry_after":2}"#) { reply in
             #expect(reply.status == status)

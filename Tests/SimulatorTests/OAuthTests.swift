@@ -132,9 +132,9 @@ struct OAuthTests {
         #expect(wrongSecret.status == 401)
     }
 
-    @Test("faults make the next poll answer slow_down or access_denied", arguments: [
-        ("oauth_slow_down", "slow_down"), ("oauth_access_denied", "access_denied"),
-    ])
+    static let faultKinds: [(String, String)] = [("oauth_slow_down", "slow_down"), ("oauth_access_denied", "access_denied")]
+
+    @Test("faults make the next poll answer slow_down or access_denied", arguments: faultKinds)
     func oauthFaults(kind: String, error: String) async throws {
         let sim = try SimulatorHarness(devicePendingPolls: 1)
         let code = try await startDevice(sim)

@@ -82,14 +82,14 @@ struct ReportingTests {
         #expect(overridden.query["metrics"] as? [String] == ["ym:s:users"])
     }
 
-    @Test(
-        "dimension rows add up to the period's visits; averages are visit-weighted",
-        arguments: [
-            "ym:s:trafficSource", "ym:s:searchEngine", "ym:s:searchPhrase", "ym:s:startURL", "ym:s:regionCountry",
-            "ym:s:regionCity", "ym:s:browser", "ym:s:operatingSystem", "ym:s:deviceCategory",
-            "ym:s:regionCountry,ym:s:regionCity", "ym:s:trafficSource,ym:s:deviceCategory", "ym:s:date",
-            "ym:s:datePeriodweek", "ym:s:date,ym:s:trafficSource",
-        ])
+    static let dimensionSets: [String] = [
+        "ym:s:trafficSource", "ym:s:searchEngine", "ym:s:searchPhrase", "ym:s:startURL", "ym:s:regionCountry",
+        "ym:s:regionCity", "ym:s:browser", "ym:s:operatingSystem", "ym:s:deviceCategory",
+        "ym:s:regionCountry,ym:s:regionCity", "ym:s:trafficSource,ym:s:deviceCategory", "ym:s:date",
+        "ym:s:datePeriodweek", "ym:s:date,ym:s:trafficSource",
+    ]
+
+    @Test("dimension rows add up to the period's visits; averages are visit-weighted", arguments: dimensionSets)
     func consistency(dimensions: String) async throws {
         let sim = try SimulatorHarness()
         let path = "/stat/v1/data?ids=1001&date1=2026-05-01&date2=2026-06-15&limit=100000&metrics=\(Self.weighted)"
@@ -269,13 +269,14 @@ struct ReportingTests {
         #expect(unknownGoal.text.contains("ym:s:goal4101reaches"))
     }
 
-    @Test(
-        "parameter errors",
-        arguments: [
+    /// (query, status, error_type, a word the message must contain)
+    static let errorCases: [(String, Int, String, String)] = {
+        let tooManyMetrics: String = Array(repeating: "ym:s:visits", count: 21).joined(separator: ",")
+        let tooManyDimensions: String = Array(repeating: "ym:s:browser", count: 11).joined(separator: ",")
+        return [
             ("metrics=ym:s:visits,ym:s:bogus", 400, "invalid_parameter", "ym:s:bogus"),
-            ("metrics=" + Array(repeating: "ym:s:visits", count: 21).joined(separator: ","), 400, "invalid_parameter", "20"),
-            ("metrics=ym:s:visits&dimensions=" + (1...11).map { _ in "ym:s:browser" }.joined(separator: ","), 400,
-                "invalid_parameter", "10"),
+            ("metrics=\(tooManyMetrics)", 400, "invalid_parameter", "20"),
+            ("metrics=ym:s:visits&dimensions=\(tooManyDimensions)", 400, "invalid_parameter", "10"),
             ("metrics=ym:s:visits&dimensions=ym:s:nope", 400, "invalid_parameter", "ym:s:nope"),
             ("metrics=ym:s:visits&date1=2026-06-10&date2=2026-06-01", 400, "invalid_parameter", "date1"),
             ("metrics=ym:s:visits&date1=2026-13-01", 400, "invalid_parameter", "date1"),
@@ -284,7 +285,10 @@ struct ReportingTests {
             ("metrics=ym:s:visits&accuracy=extreme", 400, "invalid_parameter", "accuracy"),
             ("metrics=ym:s:visits&preset=nonexistent", 400, "invalid_parameter", "nonexistent"),
             ("dimensions=ym:s:date", 400, "missing_parameter", "metrics"),
-        ])
+        ]
+    }()
+
+    @Test("parameter errors", arguments: errorCases)
     func errors(query: String, status: Int, type: String, mention: String) async throws {
         let sim = try SimulatorHarness()
         let reply = try await sim.get("/stat/v1/data?ids=1001&\(query)")
