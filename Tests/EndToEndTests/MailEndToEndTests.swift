@@ -1,0 +1,206 @@
+import Foundation
+import Testing
+
+/// `metrika mail` through a real mail chain on loopback: metrika → msmtp (Debian's sendmail-compatible
+/// client) → aiosmtpd (a real SMTP server process) storing what it receives; the stored message is
+/// read back with Python's email package.
+@Suite(.serialized) struct MailEndToEndTests {
+    static let scripts = Binaries.repositoryRoot.appendingPathComponent("Tests/RenderTests/scripts")
+    static let msmtp = "/usr/bin/msmtp"
+    /// Python helpers run in the test's own environment (PATH, pyenv, HOME), so they find the
+    /// python3 that .ci/run installed aiosmtpd into.
+    static let toolEnvironment = ProcessInfo.processInfo.environment
+
+    static var hasAiosmtpd: Bool {
+        (try? runProcess("/usr/bin/env", ["python3", "-c", "import aiosmtpd"], environment: toolEnvironment).status) == 0
+    }
+
+    static var mailChainAvailable: Bool { FileManager.default.isExecutableFile(atPath: msmtp) && hasAiosmtpd }
+
+    /// A running smtp_sink.py: stopped (stdin closed, then terminated) when released.
+    final class SMTPSink: @unchecked Sendable {
+        let process = Process()
+        let input = Pipe()
+        let port: Int
+        let directory: String
+
+        init(directory: String) throws {
+            self.directory = directory
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", MailEndToEndTests.scripts.appendingPathComponent("smtp_sink.py").path, directory, "120"]
+            process.environment = MailEndToEndTests.toolEnvironment
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            process.standardInput = input
+            try process.run()
+            var line = Data()
+            let handle = output.fileHandleForReading
+            while true {
+                let byte = handle.readData(ofLength: 1)
+                if byte.isEmpty || byte == Data("\n".utf8) { break }
+                line.append(byte)
+            }
+            let text = String(decoding: line, as: UTF8.self)
+            guard let portText = text.split(separator: ":").last, let port = Int(portText) else {
+                process.terminate()
+                throw SimpleError("smtp_sink.py did not announce its port (got '\(text)')")
+            }
+            self.port = port
+            DispatchQueue.global().async { _ = handle.readDataToEndOfFile() }
+        }
+
+        deinit {
+            try? input.fileHandleForWriting.close()
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+
+        /// The stored messages (`.eml`) in arrival order, waiting up to `timeout` for `count` of them.
+        func messages(count: Int, timeout: Double = 15) throws -> [String] {
+            let deadline = Date().addingTimeInterval(timeout)
+            while true {
+                let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".eml") }.sorted()
+                if names.count >= count || Date() > deadline { return names.map { directory + "/" + $0 } }
+                usleep(50_000)
+            }
+        }
+    }
+
+    /// A home directory whose ~/.msmtprc sends to the sink without TLS or authentication.
+    static func msmtpHome(port: Int) throws -> TemporaryDirectory {
+        let home = try TemporaryDirectory()
+        let config = "defaults\nauth off\ntls off\nlogfile\naccount default\nhost 127.0.0.1\nport \(port)\nfrom metrika@example.com\n"
+        let path = home.path + "/.msmtprc"
+        try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)  // msmtp refuses group-readable configs
+        return home
+    }
+
+    struct Parsed: Decodable {
+        struct Node: Decodable {
+            let type: String
+            let disposition: String?
+            let filename: String?
+            let contentID: String?
+            let parts: [Node]?
+            let savedAs: String?
+        }
+        let headers: [String: String]
+        let toAddresses: [String]
+        let tree: Node
+        let texts: [String: String]
+        let files: [Node]
+        let defects: [String]
+    }
+
+    static func parse(_ path: String, scratch: String) throws -> (Parsed, [Data]) {
+        let result = try runProcess("/usr/bin/env", ["python3", scripts.appendingPathComponent("check_mime.py").path, path, scratch], environment: toolEnvironment)
+        try #require(result.status == 0, "check_mime.py: \(result.stderr)")
+        let parsed = try JSONDecoder().decode(Parsed.self, from: Data(result.stdout.utf8))
+        let files = try parsed.files.map { try Data(contentsOf: URL(fileURLWithPath: try #require($0.savedAs))) }
+        return (parsed, files)
+    }
+
+    @Test(.enabled(if: mailChainAvailable, "needs msmtp (apt-get install msmtp) and aiosmtpd (pip install aiosmtpd); .ci/run installs both"))
+    func mailsThroughMsmtpToARealSMTPServer() throws {
+        let api = try FakeAPI()
+        let spool = try TemporaryDirectory()
+        let sink = try SMTPSink(directory: spool.path)
+        let home = try Self.msmtpHome(port: sink.port)
+        let environment = metrikaEnvironment(api: api, home: home.path)
+        let result = try metrika(["mail", "--counter", "1001,1002", "--to", "Иван Петров <ivan@example.com>, ops@example.org",
+                                  "--sender", "Metrika <metrika@example.com>", "--period", "7d", "--sendmail", Self.msmtp],
+                                 environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("Mailed ivan@example.com, ops@example.org"))
+        let stored = try sink.messages(count: 1)
+        try #require(stored.count == 1, "the SMTP server stored \(stored.count) messages")
+
+        // The envelope msmtp used came from the headers (sendmail -t).
+        let envelope = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stored[0].replacingOccurrences(of: ".eml", with: ".json")))) as? [String: Any]
+        #expect(envelope?["rcpt_tos"] as? [String] == ["ivan@example.com", "ops@example.org"])
+
+        let scratch = try TemporaryDirectory()
+        let (parsed, files) = try Self.parse(stored[0], scratch: scratch.path)
+        #expect(parsed.defects.isEmpty, "\(parsed.defects)")
+        let subject = try #require(parsed.headers["Subject"])
+        #expect(subject.hasPrefix("Metrika: Интернет-магазин «Ромашка», <script>alert(\"x\")</script> & Co, "))
+        #expect(parsed.headers["To"] == "Иван Петров <ivan@example.com>, ops@example.org")
+        #expect(parsed.headers["From"] == "Metrika <metrika@example.com>")
+        #expect(parsed.tree.type == "multipart/mixed")
+        let top = try #require(parsed.tree.parts)
+        #expect(top.map(\.type) == ["multipart/alternative", "image/svg+xml", "image/svg+xml"])
+        let alternative = try #require(top[0].parts)
+        #expect(alternative.map(\.type) == ["text/plain", "multipart/related"])
+        #expect(try #require(alternative[1].parts).map(\.type) == ["text/html", "image/svg+xml", "image/svg+xml"])
+        let plain = try #require(parsed.texts["text/plain"])
+        #expect(plain.contains("Change against the previous 7 days:"))
+        #expect(plain.contains("Visits"))
+        let html = try #require(parsed.texts["text/html"])
+        #expect(html.contains("&lt;script&gt;alert(\"x\")&lt;/script&gt; &amp; Co"))
+        #expect(!html.contains("<script"))
+        for part in try #require(alternative[1].parts).dropFirst() {
+            let id = try #require(part.contentID).trimmingCharacters(in: CharacterSet(charactersIn: "<>"))
+            #expect(html.contains("src=\"cid:\(id)\""))
+        }
+
+        // The attached charts are byte for byte what `metrika chart` writes for the same days.
+        let names = top.dropFirst().compactMap(\.filename)
+        #expect(names.count == 2 && names[0].hasPrefix("metrika-1001-") && names[1].hasPrefix("metrika-1002-") && names.allSatisfy { $0.hasSuffix(".svg") })
+        #expect(files.count == 4)
+        // Python walks the inline copies (1001, 1002) first, then the attachments (1001, 1002).
+        #expect(files[0] == files[2] && files[1] == files[3], "inline and attached copies are the same bytes")
+        let chartFile = home.path + "/1001.svg"
+        let chart = try metrika(["chart", "--counter", "1001", "--from", "7daysAgo", "--to", "yesterday", "--output", chartFile], environment: environment)
+        #expect(chart.status == 0, "\(chart.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: chartFile)) == files[2], "attachment differs from the chart file")
+    }
+
+    @Test(.enabled(if: mailChainAvailable, "needs msmtp (apt-get install msmtp) and aiosmtpd (pip install aiosmtpd)"))
+    func aFailingSendmailIsANonZeroExitWithItsMessage() throws {
+        let api = try FakeAPI()
+        // Port 1 on loopback: nothing listens there, so msmtp cannot connect.
+        let home = try Self.msmtpHome(port: 1)
+        let result = try metrika(["mail", "--counter", "1001", "--to", "ivan@example.com", "--sender", "metrika@example.com", "--sendmail", Self.msmtp],
+                                 environment: metrikaEnvironment(api: api, home: home.path))
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("Error: /usr/bin/msmtp failed (exit status"))
+        #expect(result.stderr.contains("cannot connect to 127.0.0.1"), "msmtp's own words: \(result.stderr)")
+        #expect(result.stderr.contains("the mail was not sent"))
+    }
+
+    @Test func theMessageCanBeWrittenToAFileOrPrinted() throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        let environment = metrikaEnvironment(api: api, home: home.path)
+        let output = home.path + "/report.eml"
+        let written = try metrika(["mail", "--counter", "1001", "--to", "ivan@example.com", "--sender", "metrika@example.com", "--output", output], environment: environment)
+        #expect(written.status == 0, "\(written.stderr)")
+        let scratch = try TemporaryDirectory()
+        let (parsed, files) = try Self.parse(output, scratch: scratch.path)
+        #expect(parsed.defects.isEmpty)
+        #expect(parsed.toAddresses == ["ivan@example.com"])
+        #expect(files.count == 2)
+
+        let printed = try metrika(["mail", "--counter", "1001", "--to", "ivan@example.com", "--sender", "metrika@example.com", "--dry-run", "--period", "2w"], environment: environment)
+        #expect(printed.status == 0, "\(printed.stderr)")
+        #expect(printed.stdout.contains("\r\nMIME-Version: 1.0\r\n"))
+        #expect(!printed.stdout.replacingOccurrences(of: "\r\n", with: "").contains("\n"), "CRLF line ends only")
+    }
+
+    static let badInvocations: [([String], String, Int32)] = [
+        (["mail", "--counter", "1001"], "Missing --to", 64),
+        (["mail", "--counter", "1001", "--to", "not-an-address", "--dry-run"], "not a valid e-mail address", 64),
+        (["mail", "--counter", "1001", "--to", "a@example.com", "--period", "0d", "--dry-run"], "--period must be", 64),
+        (["mail", "--counter", "1001", "--to", "a@example.com", "--sendmail", "/nonexistent/sendmail"], "no sendmail program at /nonexistent/sendmail", 78),
+    ]
+
+    @Test(arguments: badInvocations)
+    func badInvocationsFailClearly(_ arguments: [String], _ message: String, _ code: Int32) throws {
+        let home = try TemporaryDirectory()
+        let result = try metrika(arguments, environment: metrikaEnvironment(api: nil, home: home.path))
+        #expect(result.status == code, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+}
