@@ -130,6 +130,16 @@ struct SVGLineChartTests {
         #expect(full.count == 1 && pointCount(full[0]) == 5)
     }
 
+    @Test func weeklyPointsAreJoinedWhenAskedButDailyOnesAreNot() {
+        let range = S.range("2026-11-02", "2026-11-29")
+        let weekly: [(day: Day, value: Double?)] = [(S.day("2026-11-02"), 700), (S.day("2026-11-09"), 800), (S.day("2026-11-16"), nil), (S.day("2026-11-23"), 750)]
+        var chart = SVGLineChart(series: [Series(counter: S.shop, metric: .visits, points: weekly)], period: range, title: "t")
+        #expect(paths(chart.render()).count == 0, "as daily data, days 3–8 are missing: dots only")
+        chart.connectsAcrossDays = true
+        let joined = paths(chart.render())
+        #expect(joined.count == 1 && pointCount(joined[0]) == 2, "joined, but the nil week still breaks the line")
+    }
+
     @Test func aDayAloneBetweenGapsIsADot() {
         let svg = chart([nil, 7, nil, 4, 5])
         #expect(paths(svg).count == 1)

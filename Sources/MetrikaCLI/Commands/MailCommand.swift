@@ -145,9 +145,21 @@ enum MailCommand: Command {
     static func format(_ quantity: Quantity) -> String {
         guard let value = quantity.value else { return "—" }
         switch quantity.unit {
-        case .count: return ChartNumber.fixed(value, decimals: 0)
+        case .count: return grouped(ChartNumber.fixed(value, decimals: 0))
         default: return ChartValueFormat.label(value, unit: quantity.unit)
         }
+    }
+
+    /// Digits in groups of three, separated by spaces like the report table: `73920` → `73 920`.
+    static func grouped(_ digits: String) -> String {
+        let sign = digits.hasPrefix("-") ? "-" : ""
+        let body = Array(digits.dropFirst(sign.count))
+        var result = ""
+        for (index, digit) in body.enumerated() {
+            if index > 0, (body.count - index) % 3 == 0 { result.append(" ") }
+            result.append(digit)
+        }
+        return sign + result
     }
 
     /// The change from `before` to `now`: relative for counts and durations, in percentage points for
