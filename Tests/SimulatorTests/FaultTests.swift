@@ -220,6 +220,15 @@ struct ServerTests {
         #expect(statuses == ["200", "200", "503"])
     }
 
+    @Test("HEAD gets the headers only")
+    func head() async throws {
+        let sim = try SimulatorHarness()
+        let answer = sim.raw(Array("HEAD /management/v1/counter/1001 HTTP/1.1\r\nHost: x\r\nAuthorization: OAuth demo-token\r\n\r\n".utf8)).text
+        #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(answer.hasSuffix("\r\n\r\n"))
+        #expect(answer.contains("Content-Length: "))
+    }
+
     @Test("unknown paths and wrong methods")
     func routing() async throws {
         let sim = try SimulatorHarness()

@@ -177,7 +177,7 @@ public final class HTTPServer: @unchecked Sendable {
                     buffer.removeFirst(consumed)
                     sentContinue = false
                     let response = handler(request)
-                    let open = write(response, to: fd, keepAlive: keepAlive)
+                    let open = write(response, to: fd, keepAlive: keepAlive, headOnly: request.method == "HEAD")
                     if !open || !keepAlive || response.closesConnection { return }
                     continue
                 case let .needMore(expectsContinue):
@@ -197,8 +197,9 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Writes the response; returns whether the connection is still usable.
-    private func write(_ response: HTTPResponse, to fd: Int32, keepAlive: Bool) -> Bool {
+    private func write(_ response: HTTPResponse, to fd: Int32, keepAlive: Bool, headOnly: Bool = false) -> Bool {
         var bytes = response.head(keepAlive: keepAlive)
+        if headOnly { return sendAll(bytes, to: fd) }
         if let cut = response.truncatedBodyLength {
             bytes.append(contentsOf: response.body.prefix(max(0, cut)))
             _ = sendAll(bytes, to: fd)

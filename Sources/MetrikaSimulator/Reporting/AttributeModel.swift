@@ -135,7 +135,7 @@ struct AttributeModel: Sendable {
     func matches(_ term: FilterTerm, _ index: Int) -> Bool {
         let (id, name) = describe(term.attribute, index, language: .english)
         let russian = describe(term.attribute, index, language: .russian).name
-        let hit = id == term.value || name == term.value || (id == nil && russian == term.value)
+        let hit = id == term.value || name == term.value || russian == term.value
             || (index < 0 && (term.value.isEmpty || term.value.lowercased() == "null"))
         return hit == term.equal
     }

@@ -17,9 +17,9 @@ extension Simulator {
         case let .success(ran): result = ran
         }
         let writer = ReportWriter(query: query, result: result)
-        let order = writer.sortedRowIndexes()
         let metricCount = query.metrics.count
         let values = writer.metricMatrix()
+        let order = writer.sortedRowIndexes(values: values)
 
         var minimum = [Double?](repeating: nil, count: metricCount)
         var maximum = [Double?](repeating: nil, count: metricCount)
@@ -106,7 +106,7 @@ extension Simulator {
             case let .success(ran): whole = ran
             }
             let wholeWriter = ReportWriter(query: query, result: whole)
-            let top = wholeWriter.sortedRowIndexes().prefix(query.topKeys)
+            let top = wholeWriter.sortedRowIndexes(values: wholeWriter.metricMatrix()).prefix(query.topKeys)
             var byKey: [RowKey: Int] = [:]
             for (index, row) in perInterval.rows.enumerated() {
                 byKey[RowKey(bucket: row.bucket, values: row.values)] = index
@@ -189,10 +189,18 @@ struct ReportWriter: Sendable {
         return values
     }
 
-    /// Row indexes in `sort` order; ties keep a stable, deterministic order.
-    func sortedRowIndexes() -> [Int] {
-        let values = metricMatrix()
+    /// Row indexes in `sort` order; ties keep a stable, deterministic order. `values` is
+    /// `metricMatrix()`.
+    func sortedRowIndexes(values: [Double?]) -> [Int] {
         let metricCount = query.metrics.count
+        // The common case, one metric key, compares plain doubles.
+        if query.sort.count == 1, case let .metric(m) = query.sort[0].column {
+            let keys = result.rows.indices.map { values[$0 * metricCount + m] ?? -Double.infinity }
+            let descending = query.sort[0].descending
+            return Array(result.rows.indices).sorted { a, b in
+                keys[a] != keys[b] ? (descending ? keys[a] > keys[b] : keys[a] < keys[b]) : a < b
+            }
+        }
         // Names are only needed for dimensions the sort mentions.
         var names: [Int: [String?]] = [:]
         for key in query.sort {
