@@ -43,7 +43,7 @@ import Testing
     }
 
     /// Files that are not a usable SQLite database: exit 78, the path named, the bytes untouched.
-    @Test(arguments: ["text", "random", "damagedSchema", "damagedData", "foreign"])
+    @Test(arguments: ["text", "random", "damagedSchema", "foreign"])
     func refusesUnusableFiles(kind: String) throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
@@ -57,13 +57,11 @@ import Testing
                 let noise = (0..<8192).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
                 try Data(noise).write(to: URL(fileURLWithPath: path))
                 expectedKind = .notADatabase
-            case "damagedSchema", "damagedData":
+            case "damagedSchema":
                 try writeHealthyDatabase(at: path)
                 var data = try bytes(of: path)
-                // Page 1 holds the schema b-tree right after the 100-byte header; the last page holds rows.
-                let pageSize = Int(data[16]) << 8 | Int(data[17])
-                let start = kind == "damagedSchema" ? 100 : data.count - pageSize
-                for index in start..<(start + 400) { data[index] = 0xA5 }
+                // Page 1 holds the schema b-tree right after the 100-byte header.
+                for index in 100..<500 { data[index] = 0xA5 }
                 try data.write(to: URL(fileURLWithPath: path))
                 expectedKind = .corrupt
             default:
@@ -77,6 +75,49 @@ import Testing
             #expect(error.message.contains(path))
             #expect(error.message.contains("METRIKA_DB"))
             #expect(try bytes(of: path) == before)
+        }
+    }
+
+    /// Damaged data pages: opening reads only the header and schema (cheap at any size), so it succeeds;
+    /// `verifyIntegrity()` and every read that meets the damage throw `.corrupt` (exit 78), and nothing
+    /// is written.
+    @Test func damagedDataIsFoundByTheCheckAndByReads() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/metrika.sqlite"
+            try writeHealthyDatabase(at: path)
+            let root = try #require(try rawRows(path, "SELECT rootpage FROM sqlite_master WHERE name = 'daily_values'").first?.first?.int)
+            var data = try bytes(of: path)
+            let pageSize = Int(data[16]) << 8 | Int(data[17])
+            // The values' only page: the schema and the migrations table, which opening reads, survive.
+            for index in (root - 1) * pageSize..<root * pageSize { data[index] = 0xA5 }
+            try data.write(to: URL(fileURLWithPath: path))
+            let store = try HistoryStore(path: path)
+            let checked = try #require(throws: StoreError.self) { try store.verifyIntegrity() }
+            #expect(checked.kind == .corrupt)
+            #expect(checked.exitCode == 78)
+            #expect(checked.message.contains(path))
+            let read = try #require(throws: StoreError.self) {
+                try store.dailyValues(counterID: sampleCounter.id, range: range("2024-03-04", "2024-03-10"), metrics: [.visits, .pageviews])
+            }
+            #expect(read.kind == .corrupt)
+            #expect(read.exitCode == 78)
+            let written = try #require(throws: StoreError.self) {
+                try store.storeDaily(counterID: sampleCounter.id, range: range("2024-03-04", "2024-03-04"), metrics: [.visits, .pageviews],
+                                     values: [day("2024-03-04"): [1, 2]], fetchedAt: Date(), settledBefore: day("2024-03-05"),
+                                     sampled: false, dataLag: nil)
+            }
+            #expect(written.exitCode == 78)
+            #expect(try bytes(of: path) == data)
+        }
+    }
+
+    @Test func verifyIntegrityPassesASoundFile() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/metrika.sqlite"
+            try writeHealthyDatabase(at: path)
+            try HistoryStore(path: path).verifyIntegrity()
+            #expect(try HistoryStore(path: path).firstStoredDay(counterID: sampleCounter.id) == day("2024-03-04"))
+            #expect(try HistoryStore(path: path).firstStoredDay(counterID: otherCounter.id) == nil)
         }
     }
 

@@ -15,7 +15,10 @@ enum CacheInfoCommand: Command {
         guard FileManager.default.fileExists(atPath: path) else {
             throw SimpleFailure("No history database at \(path) yet: `metrika sync` or `metrika report` creates it.", exitCode: ExitCode.config)
         }
-        let info = try HistoryStore(path: path).info()
+        let store = try HistoryStore(path: path)
+        // Its summary reads only indexes, so it would call a file with damaged values healthy: check it all.
+        try store.verifyIntegrity()
+        let info = try store.info()
         var out = context.stdout
         switch format {
         case .table:
@@ -90,7 +93,10 @@ enum CachePruneCommand: Command {
         guard FileManager.default.fileExists(atPath: path) else {
             throw SimpleFailure("No history database at \(path): nothing to prune.", exitCode: ExitCode.config)
         }
-        let deleted = try HistoryStore(path: path).prune(before: day)
+        let store = try HistoryStore(path: path)
+        // A bulk delete touches pages all over the file: refuse a damaged one before writing.
+        try store.verifyIntegrity()
+        let deleted = try store.prune(before: day)
         let out = context.stdout
         out.write("Deleted \(deleted) stored value\(deleted == 1 ? "" : "s") before \(day.iso).\n")
         return ExitCode.ok

@@ -42,10 +42,15 @@ enum SyncCommand: Command {
         let unsettled = try options.integer("unsettled-days", in: 1...30) ?? 2
         let session = Session(context: context, options: options)
         let store = try HistoryStore(path: ReportCommand.databasePath(session))
+        // A bulk writer reads the whole file once first, so it never adds a night's history to a damaged one.
+        try store.verifyIntegrity()
         let client = try session.client()
         let loader = HistoryLoader(store: store, client: client, now: context.now, unsettledDays: unsettled)
 
         var counters: [Counter]
+        // A counter whose metadata cannot be read (a foreign id, a typo) is one failure among the others,
+        // not the end of the night's sync.
+        var outcomes: [Outcome] = []
         if explicitIDs.isEmpty {
             counters = try await client.fetchCounters()
             try store.upsertCounters(counters)
@@ -56,13 +61,13 @@ enum SyncCommand: Command {
                     counters.append(try await loader.counter(id: id))
                 } catch let failure as any MetrikaFailure {
                     context.note("Error: counter \(id): \(failure.message)")
-                    return try finish([Outcome(counterID: id, failure: failure)], total: explicitIDs.count, client: client, options: options, context: context)
+                    outcomes.append(Outcome(counterID: id, failure: failure))
                 }
             }
         }
 
         let progress = context.stderrIsTerminal
-        var outcomes: [Outcome] = []
+        let total = outcomes.count + counters.count
         try await withThrowingTaskGroup(of: Outcome.self) { group in
             var next = 0
             func launch() {
@@ -75,14 +80,14 @@ enum SyncCommand: Command {
                 outcomes.append(outcome)
                 if let failure = outcome.failure { context.note("Error: counter \(outcome.counterID): \(failure.message)") }
                 if progress {
-                    context.stderr.write("\rSyncing: \(outcomes.count)/\(counters.count) counters…")
+                    context.stderr.write("\rSyncing: \(outcomes.count)/\(total) counters…")
                     context.stderr.flush()
                 }
                 if next < counters.count { launch() }
             }
         }
         if progress && !counters.isEmpty { context.stderr.write("\n") }
-        return try finish(outcomes, total: counters.count, client: client, options: options, context: context)
+        return try finish(outcomes, total: outcomes.count, client: client, options: options, context: context)
     }
 
     static func sync(_ counter: Counter, loader: HistoryLoader, from: DateExpression?, context: CLIContext) async -> Outcome {
@@ -92,7 +97,7 @@ enum SyncCommand: Command {
             let start: Day
             if let from {
                 start = from.resolve(today: today)
-            } else if let first = try loader.store.info().counters.first(where: { $0.id == counter.id })?.firstDay {
+            } else if let first = try loader.store.firstStoredDay(counterID: counter.id) {
                 start = first
             } else {
                 start = today.adding(days: -29)
