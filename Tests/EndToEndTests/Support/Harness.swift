@@ -36,7 +36,8 @@ struct ProcessResult: Sendable {
     /// True when the process was ended by a signal rather than exiting.
     var signaled: Bool
 
-    var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+    /// Lines of stdout; CRLF (a single Character in Swift) counts as one line end.
+    var stdoutLines: [String] { stdout.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).map(String.init) }
 }
 
 /// Runs a program to completion, draining stdout and stderr concurrently before waiting (so a
