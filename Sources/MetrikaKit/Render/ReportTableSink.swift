@@ -38,7 +38,7 @@ public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
         } else {
             keyColumns = layout.dimensions.map { .init($0.title) }
         }
-        let metricColumns = layout.metrics.map { TextTable.Column($0.title, alignment: .right) }
+        let metricColumns = layout.metrics.map { TextTable.Column(Self.header($0, raw: layout.raw), alignment: .right) }
         var table = TextTable(columns: keyColumns + metricColumns, title: Self.title(counter: counter, layout: layout))
         var anyIncomplete = false
         for row in rows {
@@ -107,6 +107,17 @@ public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
             let end = (bucket + 1) * values.count / width
             let present = values[start..<end].compactMap { $0 }
             return present.isEmpty ? nil : present.reduce(0, +) / Double(present.count)
+        }
+    }
+
+    /// A metric's column header; with `--raw` it names the API unit, since `182.664` alone does not
+    /// say seconds and `17.7786` does not say percent.
+    static func header(_ metric: Metric, raw: Bool) -> String {
+        guard raw else { return metric.title }
+        switch metric.unit {
+        case .seconds: return metric.title + ", s"
+        case .percent: return metric.title + ", %"
+        case .count, .pagesPerVisit, .number: return metric.title
         }
     }
 

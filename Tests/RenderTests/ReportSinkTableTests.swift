@@ -1,0 +1,56 @@
+import Testing
+@testable import MetrikaKit
+
+/// Single rules of the text table, checked line by line (the goldens show the whole picture).
+@Suite("Report sinks: table rules")
+struct ReportSinkTableTests {
+    static func lines(_ fixture: ReportFixtures.Fixture) -> [String] {
+        ReportFixtures.table(fixture).components(separatedBy: "\n")
+    }
+
+    /// Units as people read them, with the rounding edges: half away from zero on the decimal the API sent.
+    @Test func unitsAndRounding() {
+        let lines = Self.lines(ReportFixtures.daily())
+        #expect(lines[3] == "2026-11-23     29 518     12 345     11 020        2.39         03:03        17.8%")
+        #expect(lines[4] == "2026-11-24     31 002     13 001     11 800        2.38         01:00        17.8%")
+        #expect(lines[5] == "2026-11-25          0          0          0           —             —            —")
+        #expect(lines[6] == "2026-11-26  1 234 567  1 000 000    999 999        1.23       1:00:00         0.1%")
+        #expect(lines[9] == "2026-11-29        512        300        280        1.71         00:45        33.3%  *")
+        #expect(lines[11] == "Total       1 545 600  1 125 646  1 098 000        1.37         58:40         9.3%")
+        #expect(lines[12] == "* today is not over yet: its numbers will still change.")
+    }
+
+    /// `--raw` shows the API's numbers and says their unit in the header.
+    @Test func rawHeadersNameTheUnit() {
+        let lines = Self.lines(ReportFixtures.daily(raw: true))
+        #expect(ReportFixtures.daily(raw: true).layout.raw)
+        #expect(lines[1] == "Date        Pageviews   Visits    Users          Page depth   Time on site, s     Bounce rate, %")
+        #expect(lines[3] == "2026-11-23      29518    12345    11020               2.385           182.664            17.7786")
+        // Zero is `0`, never `0.0`.
+        #expect(lines[5] == "2026-11-25          0        0        0                   —                 —                  —")
+    }
+
+    @Test func undefinedNamesAndTheSamplingLine() {
+        let lines = Self.lines(ReportFixtures.sources())
+        #expect(lines[7].hasPrefix("(not set)                         (not set)  "))
+        #expect(lines.contains("Sampled: numbers are estimates from 10.0% of visits."))
+        // The hostile cells cannot reach the terminal as control characters.
+        #expect(!ReportFixtures.table(ReportFixtures.sources()).unicodeScalars.contains { $0.value == 0x1B || $0 == "\t" || $0.value == 0x202E })
+    }
+
+    @Test func oneTitledTablePerCounter() {
+        let text = ReportFixtures.table(ReportFixtures.twoCounters())
+        let titles = text.components(separatedBy: "\n").filter { $0.contains(" · by week") }
+        #expect(titles == [
+            "Интернет-магазин «Ромашка» (1001, romashka-shop.ru) · 2026-11-01 … 2026-11-29 · by week",
+            "<script>alert(\"x\")</script> & Co (1002, xss-and-co.example.com) · 2026-11-01 … 2026-11-29 · by week",
+        ])
+        #expect(text.contains("* this week is not over yet: its numbers will still change."))
+        #expect(!text.contains("counter_id"))
+        #expect(text.contains("2026-11-02       —      —            —\n"))
+    }
+
+    @Test func emptyPeriodSaysSo() {
+        #expect(Self.lines(ReportFixtures.empty())[3] == "(no data for this period)")
+    }
+}
