@@ -98,6 +98,10 @@ enum ReportCommand: Command {
         if case .absolute(let start) = from, case .absolute(let end) = to, start > end {
             throw UsageError("--from \(start.iso) is after --to \(end.iso): the range is reversed")
         }
+        // Two relative dates compare the same in every time zone: refuse before any request.
+        if case .daysAgo(let fromAgo) = from, case .daysAgo(let toAgo) = to, fromAgo < toAgo {
+            throw UsageError("--from \(from) is after --to \(to): the range is reversed")
+        }
         var grouping = Grouping.day
         if let text = options.value("group") {
             guard let value = Grouping(rawValue: text.lowercased()) else { throw UsageError("--group must be day, week or month, not '\(text)'") }

@@ -1,0 +1,435 @@
+import Foundation
+import MetrikaKit
+import Testing
+
+/// The built `metrika report` against the simulator on a loopback port: every test starts its own
+/// simulator and home directory, so request logs and history databases never mix.
+@Suite("metrika report end to end")
+struct ReportEndToEndTests {
+    // MARK: - Support
+
+    /// One simulator and one empty home.
+    final class World: @unchecked Sendable {
+        let api: FakeAPI
+        let home: TemporaryDirectory
+
+        init() throws {
+            api = try FakeAPI()
+            home = try TemporaryDirectory()
+        }
+
+        var environment: [String: String] { metrikaEnvironment(api: api, home: home.path) }
+
+        func report(_ arguments: [String]) throws -> ProcessResult {
+            try metrika(["report"] + arguments, environment: environment)
+        }
+
+        /// Requests the simulator served under a path prefix.
+        func requests(_ prefix: String = "/") throws -> [[String: Any]] {
+            try api.requests().filter { ($0["path"] as? String ?? "").hasPrefix(prefix) }
+        }
+    }
+
+    /// What `scripts/report_json_check.py` prints after checking a document against docs/json.md.
+    struct JSONSummary: Decodable {
+        struct CounterPart: Decodable {
+            var counter_id: Int
+            var name: String
+            var site: String
+            var time_zone: String
+            var sampled: Bool
+            var sample_share: String?
+            var totals: [String]
+            var missing_days: [String]
+        }
+
+        var version: Int
+        var grouping: String?
+        var period: [String]
+        var query: [String: String]
+        var columns: [String]
+        var rows: [[String]]
+        var counters: [CounterPart]
+        var sampled: Bool
+    }
+
+    static var scripts: URL { Binaries.repositoryRoot.appendingPathComponent("Tests/RenderTests/scripts") }
+
+    /// Runs a checker script on `text` (written to a file first).
+    static func python(_ script: String, on text: String) throws -> ProcessResult {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/input"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+        return try runProcess("/usr/bin/env", ["python3", scripts.appendingPathComponent(script).path, file],
+                              environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"])
+    }
+
+    /// CSV records as Python's csv module (strict) reads them.
+    static func parseCSV(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String]] {
+        let result = try python("csv_roundtrip.py", on: text)
+        #expect(result.status == 0, "python csv: \(result.stderr)", sourceLocation: sourceLocation)
+        return try JSONDecoder().decode([[String]].self, from: Data(result.stdout.utf8))
+    }
+
+    /// The JSON document checked and summarized by Python's json module.
+    static func parseJSON(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONSummary {
+        let result = try python("report_json_check.py", on: text)
+        #expect(result.status == 0, "python json check: \(result.stderr)", sourceLocation: sourceLocation)
+        return try JSONDecoder().decode(JSONSummary.self, from: Data(result.stdout.utf8))
+    }
+
+    /// Today in a time zone, as the simulator and metrika both compute it from the real clock.
+    static func today(_ timeZone: String) -> Day {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: timeZone)!
+        let parts = calendar.dateComponents([.year, .month, .day], from: Date())
+        return Day(year: parts.year!, month: parts.month!, day: parts.day!)!
+    }
+
+    static let moscow = "Europe/Moscow"
+    static let shopTitle = "Интернет-магазин «Ромашка» (1001, romashka-shop.ru)"
+
+    /// Table cells of a line: split on runs of two or more spaces.
+    static func cells(_ line: String) -> [String] {
+        line.components(separatedBy: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// A grouped table number back to an integer: `12 345` → 12345.
+    static func integer(_ cell: String) -> Int? { Int(cell.replacingOccurrences(of: " ", with: "")) }
+
+    // MARK: - The default report
+
+    @Test func defaultReportIsSixMetricsByDayEndingToday() throws {
+        let world = try World()
+        let result = try world.report(["--counter", "1001"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stderr.isEmpty)
+        let today = Self.today(Self.moscow)
+        let first = today.adding(days: -6)
+        let lines = result.stdout.components(separatedBy: "\n")
+        #expect(lines[0] == "\(Self.shopTitle) · \(first.iso) … \(today.iso) · by day")
+        #expect(Self.cells(lines[1]) == ["Date", "Pageviews", "Visits", "Users", "Page depth", "Time on site", "Bounce rate"])
+        let dataLines = Array(lines[3..<10])
+        let dates: [String] = dataLines.map { Self.cells($0)[0] }
+        let expectedDates: [String] = (0..<7).map { (n: Int) -> String in first.adding(days: n).iso }
+        #expect(dates == expectedDates)
+        // Only today is marked as still changing.
+        let marked: [Bool] = dataLines.map { $0.hasSuffix("  *") }
+        #expect(marked == [false, false, false, false, false, false, true])
+        #expect(result.stdout.contains("* today is not over yet: its numbers will still change.\n"))
+        for line in dataLines {
+            let row = Self.cells(line)
+            #expect(row.count >= 7)
+            #expect(row[4].wholeMatch(of: /\d+\.\d\d/) != nil, "page depth \(row[4])")
+            #expect(row[5].wholeMatch(of: /\d\d:\d\d/) != nil, "time on site \(row[5])")
+            #expect(row[6].wholeMatch(of: /\d{1,3}\.\d%/) != nil, "bounce rate \(row[6])")
+        }
+        #expect(Self.cells(lines[11])[0] == "Total")
+        // One daily fetch (the users total over the range comes with it) and one counter lookup.
+        #expect(try world.requests("/stat/").count == 1)
+    }
+
+    /// The table's totals are the documented ones: sums of counts, the API's users total (never a
+    /// sum), visit-weighted bounce rate and duration, pageviews per visit — checked against the
+    /// raw daily numbers of the same history.
+    @Test func totalsAreWeightedAndUsersAreNeverSummed() throws {
+        let world = try World()
+        let table = try world.report(["--counter", "1001", "--from", "13daysAgo", "--to", "yesterday"])
+        #expect(table.status == 0, "stderr: \(table.stderr)")
+        let raw = try world.report(["--counter", "1001", "--from", "13daysAgo", "--to", "yesterday", "--csv", "--raw", "--offline"])
+        #expect(raw.status == 0, "stderr: \(raw.stderr)")
+        let records = try Self.parseCSV(raw.stdout)
+        #expect(records[0] == ["date", "pageviews", "visits", "users", "page_depth", "avg_visit_duration", "bounce_rate"])
+        let days = records.dropFirst().map { $0.map { Double($0) } }
+        #expect(days.count == 13)
+        let pageviews = days.reduce(0) { $0 + $1[1]! }
+        let visits = days.reduce(0) { $0 + $1[2]! }
+        let usersSum = days.reduce(0) { $0 + $1[3]! }
+        let duration = days.reduce(0) { $0 + $1[5]! * $1[2]! } / visits
+        let bounce = days.reduce(0) { $0 + $1[6]! * $1[2]! } / visits
+        let total = try #require(table.stdout.components(separatedBy: "\n").first { $0.hasPrefix("Total") }).components(separatedBy: "  ")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        #expect(Self.integer(total[1]) == Int(pageviews))
+        #expect(Self.integer(total[2]) == Int(visits))
+        let users = try #require(Self.integer(total[3]))
+        #expect(users > 0 && Double(users) < usersSum, "users total \(users) must be the API's distinct users, below the daily sum \(usersSum)")
+        #expect(total[4] == DecimalText.format(pageviews / visits, fractionDigits: 2))
+        #expect(total[5] == ValueFormatter.duration(duration))
+        #expect(total[6] == DecimalText.format(bounce, fractionDigits: 1) + "%")
+        // The offline run made no request at all.
+        #expect(try world.requests("/stat/").count == 1)
+    }
+
+    @Test func csvIsRFC4180WithSnakeCaseHeader() throws {
+        let world = try World()
+        let result = try world.report(["--counter", "1001", "--csv"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.hasSuffix("\r\n"))
+        let records = try Self.parseCSV(result.stdout)
+        #expect(records[0] == ["date", "pageviews", "visits", "users", "page_depth", "avg_visit_duration", "bounce_rate"])
+        let today = Self.today(Self.moscow)
+        let dates: [String] = records.dropFirst().map { $0[0] }
+        let expectedDates: [String] = (0..<7).map { (n: Int) -> String in today.adding(days: n - 6).iso }
+        #expect(dates == expectedDates)
+        for record in records.dropFirst() {
+            #expect(record[1...3].allSatisfy { $0.wholeMatch(of: /\d+/) != nil }, "counts without grouping: \(record)")
+            #expect(record[4].wholeMatch(of: /\d+\.\d\d/) != nil)
+            #expect(record[5].wholeMatch(of: /\d\d:\d\d/) != nil)
+            #expect(record[6].wholeMatch(of: /\d{1,3}\.\d%/) != nil)
+        }
+    }
+
+    @Test func jsonIsTheDocumentedVersionOne() throws {
+        let world = try World()
+        let result = try world.report(["--counter", "1001", "--json", "--metrics", "visits,users,bounceRate"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let summary = try Self.parseJSON(result.stdout)
+        let today = Self.today(Self.moscow)
+        #expect(summary.version == 1)
+        #expect(summary.grouping == "day")
+        #expect(summary.period == [today.adding(days: -6).iso, today.iso])
+        #expect(summary.columns == ["date", "visits", "users", "bounce_rate"])
+        #expect(summary.query["counters"] == "[1001]")
+        #expect(summary.query["metrics"] == #"["ym:s:visits","ym:s:users","ym:s:bounceRate"]"#)
+        #expect(summary.query["from"] == #""6daysAgo""#)
+        #expect(summary.rows.count == 7)
+        #expect(summary.rows.last?.first == "date=\(today.iso)")
+        let flags: [String] = summary.rows.map { $0.last ?? "" }
+        let expectedFlags: [String] = Array(repeating: "incomplete=false", count: 6) + ["incomplete=true"]
+        #expect(flags == expectedFlags)
+        #expect(summary.sampled == false)
+        #expect(summary.counters.count == 1)
+        #expect(summary.counters[0].counter_id == 1001)
+        #expect(summary.counters[0].name == "Интернет-магазин «Ромашка»")
+        #expect(summary.counters[0].time_zone == "Europe/Moscow")
+        #expect(summary.counters[0].totals.map { $0.prefix { $0 != "=" } } == ["visits", "users", "bounce_rate"])
+        // Visits are whole numbers in JSON, and the total is their sum.
+        let visits = summary.rows.map { Int($0[1].dropFirst("visits=".count))! }
+        #expect(summary.counters[0].totals[0] == "visits=\(visits.reduce(0, +))")
+    }
+
+    @Test func weeksAddUpTheirDays() throws {
+        let world = try World()
+        let today = Self.today(Self.moscow)
+        let first = today.adding(days: -27)
+        let weekly = try world.report(["--counter", "1001", "--from", first.iso, "--group", "week", "--metrics", "visits,users", "--csv"])
+        #expect(weekly.status == 0, "stderr: \(weekly.stderr)")
+        let weeks = try Self.parseCSV(weekly.stdout)
+        #expect(weeks[0] == ["date", "date_end", "visits", "users"])
+        // Monday-start weeks, the first and last clipped to the range.
+        var expected: [[String]] = []
+        var start = first
+        while start <= today {
+            let end = min(start.startOfWeek.adding(days: 6), today)
+            expected.append([start.iso, end.iso])
+            start = end.adding(days: 1)
+        }
+        #expect(weeks.dropFirst().map { Array($0[0...1]) } == expected)
+        let daily = try world.report(["--counter", "1001", "--from", first.iso, "--metrics", "visits,users", "--csv", "--offline"])
+        let days = try Self.parseCSV(daily.stdout).dropFirst()
+        for week in weeks.dropFirst() {
+            let sum = days.filter { $0[0] >= week[0] && $0[0] <= week[1] }.reduce(0) { $0 + Int($1[1])! }
+            #expect(Int(week[2]) == sum, "week \(week[0])")
+        }
+        let text = try world.report(["--counter", "1001", "--from", first.iso, "--group", "week", "--offline"])
+        #expect(text.stdout.contains("* this week is not over yet"))
+        #expect(text.stdout.contains("Week of"))
+    }
+
+    // MARK: - Dimensions, presets, languages, limits
+
+    @Test func trafficSourcesAreSortedByVisitsWithIDsInJSON() throws {
+        let world = try World()
+        // Up to yesterday: today's numbers grow between runs.
+        let csv = try world.report(["--counter", "1001", "--dimensions", "trafficSource", "--metrics", "visits", "--to", "yesterday", "--csv"])
+        #expect(csv.status == 0, "stderr: \(csv.stderr)")
+        let records = try Self.parseCSV(csv.stdout)
+        #expect(records[0] == ["traffic_source", "visits"])
+        let visits = records.dropFirst().map { Int($0[1])! }
+        #expect(visits == visits.sorted(by: >))
+        #expect(records.contains { $0[0] == "Search engine traffic" })
+        let json = try world.report(["--counter", "1001", "--dimensions", "trafficSource", "--metrics", "visits", "--to", "yesterday", "--json"])
+        let summary = try Self.parseJSON(json.stdout)
+        #expect(summary.grouping == nil)
+        let searchVisits: String = try #require(records.first { $0[0] == "Search engine traffic" })[1]
+        let searchRow: [String] = ["traffic_source=Search engine traffic", "traffic_source_id=organic", "visits=" + searchVisits]
+        #expect(summary.rows.contains(searchRow))
+        let russian = try world.report(["--counter", "1001", "--dimensions", "trafficSource", "--metrics", "visits", "--lang", "ru"])
+        #expect(russian.status == 0)
+        #expect(russian.stdout.contains("Переходы из поисковых систем"))
+        #expect(!russian.stdout.contains("Search engine traffic"))
+    }
+
+    @Test func presetSourcesSummaryTakesItsColumnsFromTheAPI() throws {
+        let world = try World()
+        let result = try world.report(["--counter", "1001", "--preset", "sources_summary", "--csv"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let records = try Self.parseCSV(result.stdout)
+        #expect(records[0] == ["traffic_source", "visits", "users", "bounce_rate", "page_depth", "avg_visit_duration"])
+        #expect(records.count > 5)
+        let request = try #require(try world.requests("/stat/").first)
+        #expect((request["query"] as? String ?? "").contains("preset=sources_summary"))
+    }
+
+    @Test func limitCutsAndSaysSo() throws {
+        let world = try World()
+        let result = try world.report(["--counter", "1001", "--dimensions", "searchPhrase", "--metrics", "visits", "--limit", "5", "--csv"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(try Self.parseCSV(result.stdout).count == 6)
+        #expect(result.stderr.contains("showing the first 5 of"))
+    }
+
+    /// 50,000 search phrases of the big counter: three pages, every row exactly once, CSV intact.
+    @Test func bigDimensionReportIsPaged() throws {
+        let world = try World()
+        // Up to yesterday: today's numbers change between pages and could move a row across a page
+        // boundary. A generous timeout: a 20,000-row page of the big counter takes the simulator a while.
+        var environment = world.environment
+        environment["METRIKA_TIMEOUT"] = "120"
+        let result = try metrika(["report", "--counter", "1004", "--dimensions", "searchPhrase", "--metrics", "visits",
+                                  "--limit", "50000", "--to", "yesterday", "--csv"], environment: environment, timeout: 300)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let records = try Self.parseCSV(result.stdout)
+        #expect(records.count == 50_001)
+        #expect(Set(records.dropFirst().map { $0[0] }).count == 50_000)
+        let visits = records.dropFirst().map { Int($0[1])! }
+        #expect(visits == visits.sorted(by: >))
+        let answered = try world.requests("/stat/v1/data").filter { $0["status"] as? Int == 200 }
+        let offsets: [String] = answered.compactMap { (request: [String: Any]) -> String? in
+            (request["query"] as? String)?.split(separator: "&").first { $0.hasPrefix("offset=") }.map(String.init)
+        }
+        #expect(offsets == ["offset=1", "offset=20001", "offset=40001"])
+    }
+
+    /// A time series that has to come from the API (not full accuracy) covers every day of a long range.
+    @Test func longTimeSeriesThroughTheAPIIsNotCut() throws {
+        let world = try World()
+        let result = try world.report(["--counter", "1001", "--accuracy", "high", "--from", "149daysAgo", "--metrics", "visits", "--csv"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let records = try Self.parseCSV(result.stdout)
+        #expect(records.count == 151)
+        #expect(records.last?[0] == Self.today(Self.moscow).iso)
+    }
+
+    // MARK: - Several counters, sampling, --raw
+
+    @Test func twoCountersGetACounterColumnAndOneTablePerCounter() throws {
+        let world = try World()
+        let csv = try world.report(["--counter", "1001,1002", "--metrics", "visits", "--from", "2daysAgo", "--csv"])
+        #expect(csv.status == 0, "stderr: \(csv.stderr)")
+        let records = try Self.parseCSV(csv.stdout)
+        #expect(records[0] == ["counter_id", "date", "visits"])
+        #expect(records.dropFirst().map { $0[0] } == ["1001", "1001", "1001", "1002", "1002", "1002"])
+        let shopToday = Self.today(Self.moscow), hostileToday = Self.today("Asia/Yekaterinburg")
+        let shopDays: [String] = (0..<3).map { (n: Int) -> String in shopToday.adding(days: n - 2).iso }
+        let hostileDays: [String] = (0..<3).map { (n: Int) -> String in hostileToday.adding(days: n - 2).iso }
+        let dates: [String] = records.dropFirst().map { $0[1] }
+        #expect(dates == shopDays + hostileDays)
+
+        let json = try world.report(["--counter", "1001,1002", "--metrics", "visits", "--from", "2daysAgo", "--json", "--offline"])
+        let summary = try Self.parseJSON(json.stdout)
+        #expect(summary.columns == ["counter_id", "date", "visits"])
+        #expect(summary.counters.map(\.counter_id) == [1001, 1002])
+        #expect(summary.counters[1].name == "<script>alert(\"x\")</script> & Co")
+        #expect(summary.rows.map { $0[0] } == ["counter_id=1001", "counter_id=1001", "counter_id=1001", "counter_id=1002", "counter_id=1002", "counter_id=1002"])
+
+        let text = try world.report(["--counter", "1001,1002", "--metrics", "visits", "--from", "2daysAgo", "--offline"])
+        let titles = text.stdout.components(separatedBy: "\n").filter { $0.contains(" · ") }
+        #expect(titles.count == 2)
+        #expect(titles[0].hasPrefix(Self.shopTitle))
+        #expect(titles[1].hasPrefix("<script>alert(\"x\")</script> & Co (1002, xss-and-co.example.com)"))
+        #expect(!text.stdout.contains("counter_id"))
+    }
+
+    @Test func sampledAnswersAreFlagged() throws {
+        let world = try World()
+        let json = try world.report(["--counter", "1004", "--accuracy", "medium", "--metrics", "visits", "--json"])
+        #expect(json.status == 0, "stderr: \(json.stderr)")
+        let summary = try Self.parseJSON(json.stdout)
+        #expect(summary.sampled)
+        #expect(summary.counters[0].sampled)
+        let share = try #require(summary.counters[0].sample_share.flatMap(Double.init))
+        #expect(share > 0 && share < 1)
+        let percent = DecimalText.format(share * 100, fractionDigits: 1)
+        #expect(json.stderr.contains("counter 1004's numbers are estimates: Metrika sampled \(percent)% of visits"))
+        let text = try world.report(["--counter", "1004", "--accuracy", "medium", "--metrics", "visits"])
+        #expect(text.stdout.contains("Sampled: numbers are estimates from \(percent)% of visits."))
+        // Exact numbers are not sampled and say nothing.
+        let full = try world.report(["--counter", "1004", "--metrics", "visits", "--json"])
+        #expect(try Self.parseJSON(full.stdout).sampled == false)
+        #expect(!full.stderr.contains("estimates"))
+    }
+
+    /// `--raw` prints the API's numbers; the normalized text is exactly their rounding.
+    @Test func rawIsTheAPIUnitsOfTheNormalizedValues() throws {
+        let world = try World()
+        let metrics = ["--metrics", "avgVisitDuration,bounceRate,pageDepth", "--from", "5daysAgo", "--csv"]
+        let raw = try Self.parseCSV(try world.report(["--counter", "1001", "--raw"] + metrics).stdout)
+        let shown = try Self.parseCSV(try world.report(["--counter", "1001", "--offline"] + metrics).stdout)
+        #expect(raw.count == 7 && shown.count == 7)
+        for (rawRow, shownRow) in zip(raw.dropFirst(), shown.dropFirst()) {
+            let seconds = try #require(Double(rawRow[1])), bounce = try #require(Double(rawRow[2])), depth = try #require(Double(rawRow[3]))
+            let whole = Int((seconds + 0.5).rounded(.down))
+            #expect(shownRow[1] == String(format: "%02d:%02d", whole / 60, whole % 60))
+            #expect(bounce > 1 && bounce < 100, "bounce rate arrives as a percent: \(bounce)")
+            #expect(shownRow[2] == DecimalText.format(bounce, fractionDigits: 1) + "%")
+            #expect(shownRow[3] == DecimalText.format(depth, fractionDigits: 2))
+        }
+    }
+
+    // MARK: - Refusals
+
+    /// Mistakes in the command line are refused before any request, naming what was wrong.
+    static let refusals: [(arguments: [String], message: String)] = [
+        (["--metrics", "visitz"], "Unknown metric 'visitz'"),
+        (["--metrics", twentyOneMetrics], "21 metrics; the API allows at most 20"),
+        (["--from", "2026-13-01"], "--from '2026-13-01' is not a date"),
+        (["--to", "tomorrow"], "--to 'tomorrow' is not a date"),
+        (["--from", "2026-11-10", "--to", "2026-11-01"], "--from 2026-11-10 is after --to 2026-11-01"),
+        (["--from", "yesterday", "--to", "5daysAgo"], "--from yesterday is after --to 5daysAgo"),
+        (["--group", "year"], "--group must be day, week or month, not 'year'"),
+        (["--dimensions", "os", "--group", "week"], "cannot be combined with --dimensions"),
+        (["--offline", "--refresh"], "--offline and --refresh contradict each other"),
+        (["--dimensions", "nonsense"], "Unknown dimension 'nonsense'"),
+        (["--accuracy", "2"], "--accuracy must be low, medium, high, full or a number in (0, 1]"),
+    ]
+
+    static let twentyOneMetrics: String = (1...21).map { (n: Int) -> String in "goal\(n)reaches" }.joined(separator: ",")
+
+    /// Mistakes in the command line are refused before any request, naming what was wrong.
+    @Test(arguments: refusals)
+    func usageErrorsBeforeAnyRequest(refusal: (arguments: [String], message: String)) throws {
+        let (arguments, message) = refusal
+        let world = try World()
+        let result = try world.report(["--counter", "1001"] + arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(try world.requests().isEmpty)
+    }
+
+    @Test func unknownAPIMetricIsTheAPIsMessage() throws {
+        let world = try World()
+        let result = try world.report(["--counter", "1001", "--metrics", "ym:s:fooBar"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("Unknown metric: ym:s:fooBar"), "stderr: \(result.stderr)")
+        #expect(try world.requests("/stat/").map { $0["status"] as? Int } == [400])
+    }
+
+    @Test func foreignCounterIsAccessDenied() throws {
+        let world = try World()
+        let result = try world.report(["--counter", "9999"])
+        #expect(result.status == 77)
+        #expect(result.stderr.contains("9999"), "stderr: \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(!result.stderr.contains(demoToken))
+    }
+
+    @Test func unknownCounterIsNamed() throws {
+        let world = try World()
+        let result = try world.report(["--counter", "424242", "--csv"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("424242"), "stderr: \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+}
