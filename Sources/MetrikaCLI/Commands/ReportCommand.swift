@@ -13,7 +13,7 @@ enum ReportCommand: Command {
 
     Time-series reports (no --dimensions/--preset/--filters, --accuracy full) are built from the
     history database: only missing days and the still-changing recent days are fetched.
-    MetrikaKit.Dimension reports are fetched from the API page by page and streamed to CSV/JSON.
+    Dimension reports are fetched from the API page by page and streamed to CSV/JSON.
 
     Examples:
       metrika report --counter 1001
