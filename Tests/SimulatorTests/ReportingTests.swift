@@ -280,6 +280,8 @@ struct ReportingTests {
             ("metrics=ym:s:visits&dimensions=ym:s:nope", 400, "invalid_parameter", "ym:s:nope"),
             ("metrics=ym:s:visits&date1=2026-06-10&date2=2026-06-01", 400, "invalid_parameter", "date1"),
             ("metrics=ym:s:visits&date1=2026-13-01", 400, "invalid_parameter", "date1"),
+            ("metrics=ym:s:visits&date1=99999999999daysAgo", 400, "invalid_parameter", "date1"),
+            ("metrics=ym:s:visits&date1=1999-12-31", 400, "invalid_parameter", "date1"),
             ("metrics=ym:s:visits&limit=100001", 400, "invalid_parameter", "limit"),
             ("metrics=ym:s:visits&offset=0", 400, "invalid_parameter", "offset"),
             ("metrics=ym:s:visits&accuracy=extreme", 400, "invalid_parameter", "accuracy"),
@@ -469,5 +471,29 @@ struct ByTimeTests {
         }
         let bad = try await sim.get("/stat/v1/data/bytime?ids=1001&metrics=ym:s:visits&group=hour")
         #expect(bad.status == 400)
+    }
+}
+
+@Suite("Report writing")
+struct ReportWritingTests {
+    @Test(
+        "rows written straight to bytes equal the document tree's serialization",
+        arguments: [
+            "ids=1001&metrics=ym:s:visits,ym:s:bounceRate,ym:s:goal4001conversionRate&dimensions=ym:s:date,ym:s:trafficSource&lang=ru",
+            "ids=1004&metrics=ym:s:visits,ym:s:users&dimensions=ym:s:searchPhrase,ym:s:deviceCategory&limit=500",
+            "ids=1002&metrics=ym:s:pageDepth&dimensions=ym:s:datePeriodweek&date1=60daysAgo",
+            "ids=1001&metrics=ym:s:visits",
+        ])
+    func directWritingMatchesTree(query: String) throws {
+        let simulator = try Simulator(
+            options: SimulatorOptions(fixturesDirectory: fixturesRoot.appendingPathComponent("default"), now: frozenNow))
+        let response = simulator.handle(
+            HTTPRequest(
+                method: "GET", path: "/stat/v1/data", query: query,
+                headers: [(name: "Authorization", value: "OAuth demo-token")]))
+        #expect(response.status == 200)
+        let tree = try #require(response.sourceDocument)
+        #expect(tree.bytes == response.body)
+        #expect(try JSONValue.parse(response.body) == tree)
     }
 }

@@ -127,7 +127,7 @@ struct HTTPRequestParser {
             guard let size = Int(sizeField.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else {
                 return .invalid("bad chunk size")
             }
-            guard body.count + size <= maximumBodyBytes else { return .invalid("body too large") }
+            guard size <= maximumBodyBytes - body.count else { return .invalid("body too large") }
             index = lineEnd + 2
             if size == 0 {
                 // Skip trailer fields up to the blank line.

@@ -279,7 +279,7 @@ struct StatQuery: Sendable {
             case "today": return clock.today
             case "yesterday": return clock.today.advanced(by: -1)
             default:
-                if text.hasSuffix("daysAgo"), let n = Int(text.dropLast("daysAgo".count)), n >= 0 {
+                if text.hasSuffix("daysAgo"), let n = Int(text.dropLast("daysAgo".count)), (0...100_000).contains(n) {
                     return clock.today.advanced(by: -n)
                 }
                 return Day(text)
@@ -294,6 +294,14 @@ struct StatQuery: Sendable {
             return fail(
                 APIError.invalidParameter(
                     "Invalid value of parameter date2: \(parameters["date2"] ?? ""); use YYYY-MM-DD, today, yesterday or NdaysAgo"))
+        }
+        // The API has no data from before Metrika existed; far-off dates only make work.
+        let earliest = Day(year: 2000, month: 1, day: 1)
+        let latest = Day(year: 2100, month: 12, day: 31)
+        for (name, day) in [("date1", date1), ("date2", date2)] where day < earliest || day > latest {
+            return fail(
+                APIError.invalidParameter(
+                    "Invalid value of parameter \(name): \(day.string) is outside 2000-01-01...2100-12-31"))
         }
         guard date1 <= date2 else {
             return fail(
