@@ -78,6 +78,7 @@ enum ReportCommand: Command {
 
     static func parseMetrics(_ options: ParsedOptions) throws -> [Metric]? {
         let texts = options.list("metrics")
+        if options.has("metrics") && texts.isEmpty { throw UsageError("--metrics is empty: list metrics like visits,bounceRate") }
         guard !texts.isEmpty else { return nil }
         var metrics: [Metric] = []
         for text in texts {
@@ -200,24 +201,27 @@ enum ReportCommand: Command {
         let client = request.offline ? nil : try session.client()
         let loader = HistoryLoader(store: store, client: client, now: context.now, unsettledDays: request.unsettledDays)
         let metrics = request.metrics ?? Metric.everyday
-        var begun = false
-        var allMissing: [(Int, [Day])] = []
+        // Load every counter before writing anything: a counter that fails (access denied, network)
+        // must not leave half a JSON document or CSV on stdout.
+        var loads: [(HistoryLoader.Loaded, [DateRange])] = []
         for id in request.counterIDs {
             let counter = try await loader.counter(id: id)
             let range = try resolveRange(request, counter: counter, context: context)
             let periods = request.grouping == .day ? range.days.map { DateRange(from: $0, to: $0)! } : range.periods(request.grouping)
-            let loaded = try await loader.load(counter: counter, range: range, metrics: metrics, periods: periods, refresh: request.refresh)
-            if !begun {
-                sink.begin(ReportLayout(dimensions: [], metrics: metrics, period: range, grouping: request.grouping,
-                                        multipleCounters: request.counterIDs.count > 1, raw: request.raw,
-                                        query: queryEcho(request, metrics: metrics, dimensions: [])))
-                begun = true
-            }
+            loads.append((try await loader.load(counter: counter, range: range, metrics: metrics, periods: periods, refresh: request.refresh), periods))
+        }
+        var allMissing: [(Int, [Day])] = []
+        if let first = loads.first {
+            sink.begin(ReportLayout(dimensions: [], metrics: metrics, period: first.0.range, grouping: request.grouping,
+                                    multipleCounters: request.counterIDs.count > 1, raw: request.raw,
+                                    query: queryEcho(request, metrics: metrics, dimensions: [])))
+        }
+        for (loaded, periods) in loads {
             let built = HistoryLoader.rows(from: loaded, metrics: metrics, periods: periods)
-            sink.beginSection(counter: counter, sampling: nil)
+            sink.beginSection(counter: loaded.counter, sampling: nil)
             sink.append(built.rows)
             sink.endSection(totals: built.totals, missingDays: loaded.missingDays)
-            if !loaded.missingDays.isEmpty { allMissing.append((id, loaded.missingDays)) }
+            if !loaded.missingDays.isEmpty { allMissing.append((loaded.counter.id, loaded.missingDays)) }
         }
         sink.end()
         for (id, days) in allMissing {
@@ -258,9 +262,15 @@ enum ReportCommand: Command {
         let client = try session.client()
         let progress = context.stderrIsTerminal
         var begun = false
+        // Every counter and range is checked before the first row is written, so a foreign or unknown
+        // counter fails cleanly instead of cutting a streamed document short.
+        var targets: [(Counter, DateRange)] = []
         for id in request.counterIDs {
             let counter = try await client.fetchCounter(id: id)
-            let range = try resolveRange(request, counter: counter, context: context)
+            targets.append((counter, try resolveRange(request, counter: counter, context: context)))
+        }
+        for (counter, range) in targets {
+            let id = counter.id
             var dimensions = request.dimensions
             if dimensions.isEmpty && request.preset == nil { dimensions = [MetrikaKit.Dimension.date] }
             let query = StatQuery(
