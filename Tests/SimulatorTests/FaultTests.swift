@@ -243,9 +243,9 @@ struct ServerTests {
     @Test("connections are served concurrently: a slow answer does not hold up the others")
     func concurrency() async throws {
         let sim = try SimulatorHarness()
-        // The slow answer is held for 20 s; the check is about order, not speed, so a loaded
+        // The slow answer is held for 90 s; the check is about order, not speed, so a loaded
         // machine cannot fail it.
-        try await sim.inject(#"{"kind":"delay","delay_ms":20000,"path_prefix":"/management/v1/counter/1004"}"#)
+        try await sim.inject(#"{"kind":"delay","delay_ms":90000,"path_prefix":"/management/v1/counter/1004"}"#)
         let slowFinished = Flag()
         let slow = Task {
             let status = try await sim.get("/management/v1/counter/1004").status

@@ -41,7 +41,7 @@ enum MailCommand: Command {
         var multiplier = 1
         if lower.hasSuffix("d") { digits = String(lower.dropLast()) }
         else if lower.hasSuffix("w") { digits = String(lower.dropLast()); multiplier = 7 }
-        guard let count = Int(digits), count > 0, count * multiplier <= 366 else {
+        guard let count = Int(digits), count > 0, count <= 366 / multiplier else {
             throw UsageError("--period must be a number of days or weeks such as 7d, 30d or 4w (at most 366 days), not '\(text)'")
         }
         return count * multiplier

@@ -157,6 +157,7 @@ struct HistoryLoader {
         repeat {
             let page = try await client.fetchData(query, offset: offset, limit: min(100_000, span.dayCount))
             requests += 1
+            var newDays = 0
             if offset == 1 {
                 totals = page.totals
                 sampled = page.sampled
@@ -169,10 +170,12 @@ struct HistoryLoader {
                 guard row.metrics.count == metrics.count else {
                     throw APIError.unreadable("a row of the daily report has \(row.metrics.count) values for \(metrics.count) metrics")
                 }
-                values[day] = row.metrics
+                if values.updateValue(row.metrics, forKey: day) == nil { newDays += 1 }
             }
             offset += page.rowCount
-            if page.rowCount == 0 || offset > page.totalRows { break }
+            // A page with no new day ends the walk whatever total_rows claims (a span has at most
+            // dayCount rows): a broken or hostile answer can't make us page forever.
+            if page.rowCount == 0 || newDays == 0 || offset > page.totalRows || values.count >= span.dayCount { break }
         } while true
         let empty = metrics.map { $0.unit == .count ? Optional(0.0) : nil }
         for day in span.days where values[day] == nil { values[day] = empty }

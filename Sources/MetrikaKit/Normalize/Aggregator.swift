@@ -25,7 +25,7 @@ public enum Aggregator {
         guard !rows.isEmpty else { return Array(repeating: nil, count: metrics.count) }
         let visitsColumn = metrics.firstIndex { $0.apiName == Metric.visits.apiName }
         let pageviewsColumn = metrics.firstIndex { $0.apiName == Metric.pageviews.apiName }
-        return metrics.indices.map { index in
+        func aggregate(_ index: Int) -> Double? {
             let metric = metrics[index]
             switch metric.aggregation {
             case .sum:
@@ -44,6 +44,10 @@ public enum Aggregator {
                 if let total = periodTotals[metric.apiName] { return total }
                 return rows.count == 1 ? rows[0][index] : nil
             }
+        }
+        // A sum or product that overflows to ±infinity is no number anyone can use: unknown (nil).
+        return metrics.indices.map { index -> Double? in
+            aggregate(index).flatMap { $0.isFinite ? $0 : nil }
         }
     }
 

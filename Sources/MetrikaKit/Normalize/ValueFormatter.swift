@@ -8,7 +8,9 @@ public enum ValueFormatter {
     /// seconds as `mm:ss` (`h:mm:ss` from one hour), pages per visit with two decimals.
     /// `grouping` separates thousands with a space (`12 345`) for tables. Nil → `missing`.
     public static func format(_ quantity: Quantity, grouping: Bool, missing: String) -> String {
-        guard let value = quantity.value else { return missing }
+        // Non-finite values never come from the API (the decoder refuses them) but can arise from
+        // arithmetic on huge ones; they are shown as missing, never as a made-up number.
+        guard let value = quantity.value, value.isFinite else { return missing }
         switch quantity.unit {
         case .count:
             let text = DecimalText.format(value, fractionDigits: 0)
@@ -27,7 +29,7 @@ public enum ValueFormatter {
 
     /// The API's number as is (seconds, percent numbers): shortest exact decimal; empty when nil.
     public static func raw(_ value: Double?) -> String {
-        guard let value else { return "" }
+        guard let value, value.isFinite else { return "" }
         return DecimalText.shortest(value)
     }
 
