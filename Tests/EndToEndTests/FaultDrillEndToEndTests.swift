@@ -234,7 +234,7 @@ struct ArgumentFuzzTests {
         "\u{1B}[31m", "Ромашка", String(repeating: "a", count: 300), "--format", "CSV", "xml", "--limit", "10000001",
     ]
 
-    static func mutate(_ input: [String], random: inout ArgvRandom) -> [String] {
+    static func mutate(_ input: [String], random: inout SeededRandom) -> [String] {
         var argv = input
         for _ in 0..<Int.random(in: 1...4, using: &random) {
             let position = Int.random(in: 0...argv.count, using: &random)
@@ -262,7 +262,7 @@ struct ArgumentFuzzTests {
     }
 
     @Test func mutatedCommandLinesParseOrFailAsUsageErrors() {
-        var random = ArgvRandom(seed: 0x6172_6776_6675_7A7A)
+        var random = SeededRandom(seed: 0x6172_6776_6675_7A7A)
         var accepted = 0
         var refused = 0
         for iteration in 0..<Self.iterations {
@@ -298,17 +298,3 @@ struct ArgumentFuzzTests {
     }
 }
 
-/// SplitMix64, seeded: the same command lines on every run.
-struct ArgvRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

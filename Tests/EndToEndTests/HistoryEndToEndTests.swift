@@ -36,17 +36,7 @@ enum HistoryTools {
 
     /// `GET` on the simulator with the demo token, as a JSON object: to compare metrika with the API itself.
     static func get(_ api: FakeAPI, _ pathAndQuery: String) throws -> [String: Any] {
-        var request = URLRequest(url: URL(string: api.baseURL + pathAndQuery)!)
-        request.setValue("OAuth \(demoToken)", forHTTPHeaderField: "Authorization")
-        let box = ResultBox()
-        let semaphore = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { data, _, error in
-            box.set(data, error)
-            semaphore.signal()
-        }.resume()
-        semaphore.wait()
-        if let error = box.error { throw error }
-        return try json(String(decoding: box.data ?? Data(), as: UTF8.self))
+        try json(String(decoding: try api.apiGET(pathAndQuery), as: UTF8.self))
     }
 
     /// Lines of output; CSV ends its records with CRLF (RFC 4180), which Swift reads as one character.

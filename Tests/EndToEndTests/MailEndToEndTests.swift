@@ -34,20 +34,7 @@ import Testing
             process.standardError = FileHandle.nullDevice
             process.standardInput = input
             try process.run()
-            var line = Data()
-            let handle = output.fileHandleForReading
-            while true {
-                let byte = handle.readData(ofLength: 1)
-                if byte.isEmpty || byte == Data("\n".utf8) { break }
-                line.append(byte)
-            }
-            let text = String(decoding: line, as: UTF8.self)
-            guard let portText = text.split(separator: ":").last, let port = Int(portText) else {
-                process.terminate()
-                throw SimpleError("smtp_sink.py did not announce its port (got '\(text)')")
-            }
-            self.port = port
-            DispatchQueue.global().async { _ = handle.readDataToEndOfFile() }
+            port = try readAnnouncedPort(of: process, from: output, name: "smtp_sink.py")
         }
 
         deinit {

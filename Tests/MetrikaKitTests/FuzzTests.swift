@@ -4,7 +4,7 @@ import Testing
 
 /// A seeded mutation fuzzer for everything that reads API answers: the wire types straight through
 /// `JSONDecoder`, and the whole `MetrikaClient` path (status classification, error bodies, decoding,
-/// paging). Deterministic (fixed seeds, SplitMix64) and bounded, so a failure replays exactly.
+/// paging). Deterministic (fixed seeds, SeededRandom) and bounded, so a failure replays exactly.
 ///
 /// A Swift trap (index out of range, overflow, force unwrap, a failed precondition) kills the whole
 /// test process: a crash shows up as the test run dying, and the seed and iteration in the last
@@ -41,7 +41,7 @@ struct FuzzTests {
 
     // MARK: - Mutation
 
-    static func mutate(_ input: [UInt8], random: inout SplitMix64) -> [UInt8] {
+    static func mutate(_ input: [UInt8], random: inout SeededRandom) -> [UInt8] {
         var bytes = input
         for _ in 0..<Int.random(in: 1...4, using: &random) {
             let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &random)
@@ -128,7 +128,7 @@ struct FuzzTests {
     }
 
     @Test func wireTypesDecodeOrRefuseMutatedAnswers() {
-        var random = SplitMix64(seed: 0x6D65_7472_696B_6131)
+        var random = SeededRandom(seed: 0x6D65_7472_696B_6131)
         var decoded = 0
         var refused = 0
         for _ in 0..<Self.iterations {
@@ -158,7 +158,7 @@ struct FuzzTests {
     @Test func clientTurnsAnyAnswerIntoAValueOrATypedError() async throws {
         let statuses = [200, 200, 200, 200, 400, 401, 403, 404, 420, 429, 500, 502, 503, 504, 302, 418]
         let documented: Set<Int32> = [64, 65, 69, 75, 77]
-        var random = SplitMix64(seed: 0x0046_415A_5A45_5221)
+        var random = SeededRandom(seed: 0x0046_415A_5A45_5221)
         var values = 0
         var errors: [Int32: Int] = [:]
         for iteration in 0..<Self.iterations {
@@ -230,17 +230,3 @@ final class RepeatingTransport: HTTPTransport, @unchecked Sendable {
     }
 }
 
-/// SplitMix64: a tiny, fast, seedable generator, so every fuzz run sees the same inputs.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

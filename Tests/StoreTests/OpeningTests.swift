@@ -53,7 +53,7 @@ import Testing
                 try Data("date,visits\n2024-01-01,5\n".utf8).write(to: URL(fileURLWithPath: path))
                 expectedKind = .notADatabase
             case "random":
-                var generator = SplitMix(seed: 42)
+                var generator = SeededRandom(seed: 42)
                 let noise = (0..<8192).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
                 try Data(noise).write(to: URL(fileURLWithPath: path))
                 expectedKind = .notADatabase
@@ -172,15 +172,3 @@ import Testing
     }
 }
 
-/// A tiny deterministic generator for test noise.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

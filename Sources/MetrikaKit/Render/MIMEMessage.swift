@@ -42,7 +42,7 @@ public struct MIMEMessage: Sendable {
 
     /// `<…@sender-domain>`, derived from the seed and the date.
     public var messageID: String {
-        var generator = MIMESeedGenerator(seed: seed ^ 0x4D45_5353_4147_4549)
+        var generator = SeededRandom(seed: seed ^ 0x4D45_5353_4147_4549)
         let stamp = String(Int64(date.timeIntervalSince1970.rounded(.down)))
         return "<" + stamp + "." + generator.nextHex() + "@" + from.domain + ">"
     }
@@ -64,7 +64,7 @@ public struct MIMEMessage: Sendable {
         for header in extraHeaders {
             headers.append(MIMEEncoding.foldedHeader(MIMEEncoding.singleLine(header.name), tokens: [MIMEEncoding.singleLine(header.value)]))
         }
-        var generator = MIMESeedGenerator(seed: seed)
+        var generator = SeededRandom(seed: seed)
         var counter = 0
         // "=_" cannot occur in quoted-printable (a literal "=" is always followed by hex or a line end)
         // nor in base64, so these boundaries can never collide with a body line.

@@ -108,22 +108,7 @@ final class FakeAPI: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         // The first line is `listening on http://127.0.0.1:PORT`.
-        var line = Data()
-        let handle = out.fileHandleForReading
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            let byte = handle.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { break }
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard let portText = text.split(separator: ":").last, let port = Int(portText) else {
-            process.terminate()
-            throw SimpleError("metrika-fake-api did not announce its port (got '\(text)')")
-        }
-        self.port = port
-        // Keep draining stdout so the simulator never blocks on a full pipe.
-        DispatchQueue.global().async { _ = handle.readDataToEndOfFile() }
+        port = try readAnnouncedPort(of: process, from: out, name: "metrika-fake-api")
     }
 
     deinit { stop() }
@@ -160,16 +145,48 @@ final class FakeAPI: @unchecked Sendable {
         request.httpMethod = method
         request.httpBody = body
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        let box = ResultBox()
-        let semaphore = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { data, _, error in
-            box.set(data, error)
-            semaphore.signal()
-        }.resume()
-        semaphore.wait()
-        if let error = box.error { throw error }
-        return box.data ?? Data()
+        return try blockingRequest(request)
     }
+
+    /// A `GET` on the simulator's API with a token, the body as data (to compare metrika with the API).
+    func apiGET(_ pathAndQuery: String, token: String = demoToken) throws -> Data {
+        var request = URLRequest(url: URL(string: baseURL + pathAndQuery)!)
+        request.setValue("OAuth \(token)", forHTTPHeaderField: "Authorization")
+        return try blockingRequest(request)
+    }
+}
+
+/// Reads a child's first stdout line, `… http://127.0.0.1:PORT` or `…:PORT`, and returns the port;
+/// then keeps draining stdout so the child never blocks on a full pipe. Terminates it on failure.
+func readAnnouncedPort(of process: Process, from pipe: Pipe, name: String) throws -> Int {
+    var line = Data()
+    let handle = pipe.fileHandleForReading
+    let deadline = Date().addingTimeInterval(20)
+    while Date() < deadline {
+        let byte = handle.readData(ofLength: 1)
+        if byte.isEmpty || byte == Data("\n".utf8) { break }
+        line.append(byte)
+    }
+    let text = String(decoding: line, as: UTF8.self)
+    guard let portText = text.split(separator: ":").last, let port = Int(portText) else {
+        process.terminate()
+        throw SimpleError("\(name) did not announce its port (got '\(text)')")
+    }
+    DispatchQueue.global().async { _ = handle.readDataToEndOfFile() }
+    return port
+}
+
+/// A blocking HTTP exchange with URLSession, for test plumbing (control endpoints, direct API reads).
+func blockingRequest(_ request: URLRequest) throws -> Data {
+    let box = ResultBox()
+    let semaphore = DispatchSemaphore(value: 0)
+    URLSession.shared.dataTask(with: request) { data, _, error in
+        box.set(data, error)
+        semaphore.signal()
+    }.resume()
+    semaphore.wait()
+    if let error = box.error { throw error }
+    return box.data ?? Data()
 }
 
 final class ResultBox: @unchecked Sendable {

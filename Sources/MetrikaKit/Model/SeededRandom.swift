@@ -1,10 +1,11 @@
-/// SplitMix64: a tiny, well-mixed generator so that one seed gives many distinct-looking tokens.
-struct MIMESeedGenerator {
+/// SplitMix64: a tiny, well-mixed, seedable generator. The same seed gives the same sequence on
+/// every platform, which deterministic output (MIME boundaries) and repeatable fuzzing need.
+public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -13,7 +14,7 @@ struct MIMESeedGenerator {
     }
 
     /// 16 lowercase hex digits.
-    mutating func nextHex() -> String {
+    public mutating func nextHex() -> String {
         let text = String(next(), radix: 16)
         return String(repeating: "0", count: 16 - text.count) + text
     }
