@@ -57,7 +57,8 @@ struct HistoryLoader {
         var requests = 0
         var daysFetched = 0
 
-        let settled = refresh ? [] : try store.settledDays(counterID: counter.id, range: range, metrics: stored)
+        // Offline nothing is fetched, so which days are settled does not matter: skip the query.
+        let settled = refresh || client == nil ? [] : try store.settledDays(counterID: counter.id, range: range, metrics: stored)
         let missing = range.days.filter { !settled.contains($0) }
         var rangeTotalNeeded = false
         if rangeTotals, !nonAdditive.isEmpty {
@@ -114,7 +115,8 @@ struct HistoryLoader {
                 }
             }
         }
-        for period in periods + [range] {
+        // A one-day period's users are that day's stored value (the Aggregator takes it from the row).
+        for period in periods + [range] where period.dayCount > 1 {
             for metric in nonAdditive {
                 if let total = try store.periodTotal(counterID: counter.id, period: period, metric: metric), let value = total.value {
                     periodTotals[period, default: [:]][metric.apiName] = value

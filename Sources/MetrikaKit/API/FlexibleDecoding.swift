@@ -36,8 +36,10 @@ extension KeyedDecodingContainer {
 
 /// A metric value as the Reporting API sends it: a number, `null`, or (tolerated) a numeric string.
 /// Non-finite values ("NaN", "Infinity") are refused: no number metrika shows may be invented.
-struct WireNumber: Decodable, Sendable {
+struct WireNumber: Decodable, Sendable, Equatable {
     let value: Double?
+
+    init(value: Double?) { self.value = value }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()

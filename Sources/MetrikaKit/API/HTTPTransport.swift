@@ -53,19 +53,30 @@ public protocol HTTPTransport: Sendable {
 }
 
 /// The production transport, on URLSession with an ephemeral configuration (no cookies, no cache).
-public final class URLSessionTransport: HTTPTransport {
-    private let session: URLSession
+///
+/// The session is created on the first request: commands that never touch the network (`--version`,
+/// `--help`, `report --offline`) don't pay for it.
+public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var created: URLSession?
 
-    public init() {
+    public init() {}
+
+    deinit { created?.finishTasksAndInvalidate() }
+
+    private var session: URLSession {
+        lock.lock()
+        defer { lock.unlock() }
+        if let created { return created }
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpMaximumConnectionsPerHost = 4
-        session = URLSession(configuration: configuration)
+        let session = URLSession(configuration: configuration)
+        created = session
+        return session
     }
-
-    deinit { session.finishTasksAndInvalidate() }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var urlRequest = URLRequest(url: request.url)

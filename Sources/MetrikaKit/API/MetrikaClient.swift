@@ -77,7 +77,10 @@ public struct MetrikaClient: Sendable {
         var items = query.items
         items.append(("offset", String(offset)))
         items.append(("limit", String(limit)))
-        return try await get("/stat/v1/data", query: items)
+        let (body, url) = try await fetchBody("/stat/v1/data", query: items)
+        // The fast path reads plain pages; anything unusual goes to the tolerant decoder below.
+        if let page = StatDataScanner.scan(body) { return page }
+        return try decode(body, from: url)
     }
 
     /// `/stat/v1/data/bytime` with a grouping (period totals, such as the users of each week).
@@ -91,6 +94,12 @@ public struct MetrikaClient: Sendable {
 
     /// GET with retries; decodes the documented JSON or throws an `APIError`.
     func get<T: Decodable>(_ path: String, query: [(String, String)]) async throws -> T {
+        let (body, url) = try await fetchBody(path, query: query)
+        return try decode(body, from: url)
+    }
+
+    /// GET with retries; the body of a 2xx answer, never empty.
+    func fetchBody(_ path: String, query: [(String, String)]) async throws -> (Data, URL) {
         let url = makeURL(path: path, query: query)
         let response = try await send(HTTPRequest(method: "GET", url: url, headers: [
             "Authorization": "OAuth \(token)",
@@ -100,8 +109,13 @@ public struct MetrikaClient: Sendable {
         guard !response.body.isEmpty else {
             throw APIError.unreadable("an empty body (HTTP \(response.status)) from \(url.path)")
         }
+        return (response.body, url)
+    }
+
+    /// Decodes the documented JSON tolerantly, or throws `APIError.unreadable` saying what is wrong.
+    func decode<T: Decodable>(_ body: Data, from url: URL) throws -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: Self.repairingInvalidUTF8(response.body))
+            return try JSONDecoder().decode(T.self, from: Self.repairingInvalidUTF8(body))
         } catch {
             throw APIError.unreadable("\(describeDecodingFailure(error)) in the answer from \(url.path)")
         }

@@ -57,9 +57,14 @@ struct WireCounter: Decodable, Sendable {
 // MARK: - Reporting API
 
 /// A dimension value of a report row: `name` always (may be null), `id` often, more keys ignored.
-struct WireDimension: Decodable, Sendable {
+struct WireDimension: Decodable, Sendable, Equatable {
     let name: String?
     let id: String?
+
+    init(name: String?, id: String?) {
+        self.name = name
+        self.id = id
+    }
 
     enum CodingKeys: String, CodingKey { case name, id }
 
@@ -71,13 +76,13 @@ struct WireDimension: Decodable, Sendable {
 }
 
 /// One row of `/stat/v1/data`.
-struct WireDataRow: Decodable, Sendable {
+struct WireDataRow: Decodable, Sendable, Equatable {
     let dimensions: [WireDimension]
     let metrics: [WireNumber]
 }
 
 /// `GET /stat/v1/data`, the fields metrika uses.
-public struct StatDataPage: Decodable, Sendable {
+public struct StatDataPage: Decodable, Sendable, Equatable {
     let data: [WireDataRow]
     /// Rows in the whole answer, ignoring paging.
     public let totalRows: Int
@@ -101,6 +106,20 @@ public struct StatDataPage: Decodable, Sendable {
     struct Query: Decodable, Sendable {
         let metrics: [String]?
         let dimensions: [String]?
+    }
+
+    init(data: [WireDataRow], totalRows: Int, sampled: Bool, sampleShare: Double?, sampleSize: Double?, sampleSpace: Double?,
+         dataLag: Double?, totals: [Double?], queryMetrics: [String], queryDimensions: [String]) {
+        self.data = data
+        self.totalRows = totalRows
+        self.sampled = sampled
+        self.sampleShare = sampleShare
+        self.sampleSize = sampleSize
+        self.sampleSpace = sampleSpace
+        self.dataLag = dataLag
+        self.totals = totals
+        self.queryMetrics = queryMetrics
+        self.queryDimensions = queryDimensions
     }
 
     public init(from decoder: any Decoder) throws {

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+@testable import MetrikaKit
+
+/// The fast `/stat/v1/data` reader must agree with `JSONDecoder` on every page it accepts, and give
+/// way to it on everything else.
+struct StatDataScannerTests {
+    static func decoded(_ text: String) -> StatDataPage? {
+        try? JSONDecoder().decode(StatDataPage.self, from: MetrikaClient.repairingInvalidUTF8(Data(text.utf8)))
+    }
+
+    @Test func documentedExampleReadsTheSameBothWays() throws {
+        let scanned = try #require(StatDataScanner.scan(Data(DecodingTests.documentedData.utf8)))
+        #expect(scanned == Self.decoded(DecodingTests.documentedData))
+        #expect(scanned.rowCount == 2 && scanned.totalRows == 5 && scanned.totals == [68274.0])
+    }
+
+    /// A random but plain page: the numbers, strings, escapes and unknown members the API may send.
+    static func randomPage(_ random: inout SeededRandom) -> String {
+        func number() -> String {
+            switch random.next() % 9 {
+            case 0: return "null"
+            case 1: return String(random.next() % 100_000)
+            case 2: return String(random.next() % 100_000) + ".0"
+            case 3: return "\(random.next() % 1000).\(random.next() % 10_000)"
+            case 4: return "-\(random.next() % 1000).\(random.next() % 100)"
+            case 5: return "1.2345678901234567e\(Int(random.next() % 40) - 20)"
+            case 6: return "0.\(random.next())"
+            case 7: return "\(random.next())\(random.next() % 1000)"
+            default: return "182.664"
+            }
+        }
+        func string() -> String {
+            let pieces = ["ромашка", "a,b", #"\""#, #"\\"#, #"\n"#, #"\u0041"#, #"\ud83d\ude00"#, "東京", " ", "x", #"\/"#, "🍜", #"\t"#]
+            return "\"" + (0..<Int(random.next() % 5)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined() + "\""
+        }
+        func nameValue() -> String { random.next() % 7 == 0 ? "null" : string() }
+        let metricsCount = Int(random.next() % 4) + 1
+        var rows: [String] = []
+        for _ in 0..<Int(random.next() % 6) {
+            let dimensions = (0..<Int(random.next() % 3)).map { _ -> String in
+                var members = ["\"name\": \(nameValue())"]
+                if random.next() % 2 == 0 { members.append("\"id\":\(nameValue())") }
+                if random.next() % 3 == 0 { members.append(#""favicon": {"url": [1, 2.5, true, null, "z"]}"#) }
+                return "{" + members.joined(separator: ",") + "}"
+            }
+            let metrics = (0..<metricsCount).map { _ in number() }
+            rows.append(#"{"dimensions": [\#(dimensions.joined(separator: ", "))],"metrics":[\#(metrics.joined(separator: ","))]}"#)
+        }
+        let totals = (0..<metricsCount).map { _ in number() }
+        return """
+        {"query": {"ids": [1], "metrics": ["ym:s:visits"], "dimensions": [], "date1": "2026-01-01", "extra": {"a": [[]]}},
+         "data": [\(rows.joined(separator: ",\n  "))],
+         "total_rows": \(random.next() % 1000), "sampled": \(random.next() % 2 == 0 ? "true" : "false"),
+         "sample_share": \(number()), "data_lag": \(number()), "totals": [\(totals.joined(separator: ","))],
+         "min": [1], "contains_sensitive_data": false}\(random.next() % 2 == 0 ? "\n" : "")
+        """
+    }
+
+    @Test func randomPlainPagesReadTheSameBothWays() throws {
+        var random = SeededRandom(seed: 0x5CA9_0001)
+        for _ in 0..<3_000 {
+            let text = Self.randomPage(&random)
+            let decoded = try #require(Self.decoded(text), "JSONDecoder refused: \(text)")
+            let scanned = try #require(StatDataScanner.scan(Data(text.utf8)), "the scanner refused: \(text)")
+            #expect(scanned == decoded, "\(text)")
+        }
+    }
+
+    @Test func mutatedPagesAreEitherRefusedOrReadExactlyLikeTheDecoder() {
+        var random = SeededRandom(seed: 0x5CA9_0002)
+        let alphabet = Array(#"{}[],:"\0123456789.-eE+ntrufalsx \#n"#.utf8) + [0xFF, 0xC3]
+        var accepted = 0
+        for _ in 0..<20_000 {
+            var bytes = Array(Self.randomPage(&random).utf8)
+            for _ in 0..<Int(random.next() % 3) + 1 where !bytes.isEmpty {
+                let position = Int(random.next() % UInt64(bytes.count))
+                switch random.next() % 3 {
+                case 0: bytes[position] = alphabet[Int(random.next() % UInt64(alphabet.count))]
+                case 1: bytes.remove(at: position)
+                default: bytes.insert(alphabet[Int(random.next() % UInt64(alphabet.count))], at: position)
+                }
+            }
+            let data = Data(bytes)
+            guard let scanned = StatDataScanner.scan(data) else { continue }
+            accepted += 1
+            let decoded = try? JSONDecoder().decode(StatDataPage.self, from: MetrikaClient.repairingInvalidUTF8(data))
+            #expect(decoded == scanned, "\(String(decoding: bytes, as: UTF8.self))")
+        }
+        // Some mutations leave a valid page (a digit changed): those must have been compared.
+        #expect(accepted > 1_000)
+    }
+
+    @Test(arguments: [
+        #"{"data":[{"dimensions":[],"metrics":["NaN"]}]}"#,          // non-numbers: the decoder says what is wrong
+        #"{"data":[{"dimensions":[],"metrics":["12.5"]}]}"#,         // numeric strings: tolerated by the decoder only
+        #"{"data":[],"sampled":1}"#,                                 // 0/1 booleans: tolerated by the decoder only
+        #"{"data":[{"dimensions":[{"name":7}],"metrics":[]}]}"#,     // numeric names
+        #"{"data":[{"metrics":[1]}]}"#,                              // a row without dimensions
+        #"{"total_rows":1}"#,                                        // no data
+        #"{"data":[]} x"#,                                           // trailing garbage
+        #"{"data":[1e999]}"#,
+        #"{"data":[{"dimensions":[],"metrics":[01]}]}"#,
+        #"{"data":[{"dimensions":[{"name":"\ud800"}],"metrics":[]}]}"#,
+    ])
+    func unusualPagesAreLeftToTheDecoder(text: String) {
+        #expect(StatDataScanner.scan(Data(text.utf8)) == nil)
+    }
+
+    @Test func invalidUTF8IsRepairedLikeTheDecoderPath() throws {
+        var bytes = Array(#"{"data":[{"dimensions":[{"name":"a"#.utf8)
+        bytes += [0xFF, 0xFE]
+        bytes += Array(#"b"}],"metrics":[1]}]}"#.utf8)
+        let scanned = try #require(StatDataScanner.scan(Data(bytes)))
+        #expect(scanned.rows[0].dimensions[0].name == "a\u{FFFD}\u{FFFD}b")
+        #expect(scanned == (try? JSONDecoder().decode(StatDataPage.self, from: MetrikaClient.repairingInvalidUTF8(Data(bytes)))))
+    }
+
+    @Test func exactDecimalsMatchTheStandardParser() throws {
+        let numbers = ["0.1", "17.7786", "182.664", "2.385", "0.30000000000000004", "123456789012345", "1234567890123456789",
+                       "9007199254740993", "0.000001234", "99999999999999.99", "1e308", "5e-324", "-0.0"]
+        for text in numbers {
+            let page = try #require(StatDataScanner.scan(Data(#"{"data":[{"dimensions":[],"metrics":[\#(text)]}]}"#.utf8)))
+            #expect(page.rows[0].metrics[0] == Double(text), "\(text)")
+        }
+    }
+}
