@@ -324,14 +324,16 @@ enum ReportCommand: Command {
                         context.note("Note: counter \(id)'s numbers are estimates: Metrika sampled \(DecimalText.format(page.sampling.share * 100, fractionDigits: 1))% of visits (--accuracy \(request.accuracy)). Use --accuracy full for exact numbers.")
                     }
                 }
-                let rows = page.rows.map { row -> Report.Row in
+                var rows: [Report.Row] = []
+                rows.reserveCapacity(page.rowCount)
+                page.forEachRow { dimensionValues, values in
                     var period: DateRange?
                     var incomplete = false
-                    if isTimeSeries, let day = row.dimensions.first?.name.flatMap(Day.init(iso:)) {
+                    if isTimeSeries, let day = dimensionValues.first?.name.flatMap(Day.init(iso:)) {
                         period = DateRange(from: day, to: day)
                         incomplete = day == today
                     }
-                    return Report.Row(dimensions: row.dimensions, values: Normalizer.quantities(row.metrics, of: metrics), isIncomplete: incomplete, period: period)
+                    rows.append(Report.Row(dimensions: dimensionValues, values: Normalizer.quantities(values, of: metrics), isIncomplete: incomplete, period: period))
                 }
                 sink.append(rows)
                 fetched += page.rowCount

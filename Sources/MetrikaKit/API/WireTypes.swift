@@ -138,6 +138,14 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
     }
 
     /// The rows as plain values: dimension values and one optional number per metric.
+    /// Calls `body` with each row in order, without first copying the page into another array
+    /// (a 20,000-row page is converted row by row).
+    public func forEachRow(_ body: (_ dimensions: [DimensionValue], _ metrics: [Double?]) throws -> Void) rethrows {
+        for row in data {
+            try body(row.dimensions.map { DimensionValue(name: $0.name, id: $0.id) }, row.metrics.map(\.value))
+        }
+    }
+
     public var rows: [(dimensions: [DimensionValue], metrics: [Double?])] {
         data.map { row in
             (row.dimensions.map { DimensionValue(name: $0.name, id: $0.id) }, row.metrics.map(\.value))
