@@ -49,6 +49,13 @@ public enum CLI {
             break
         }
         guard let (command, consumed) = find(arguments) else {
+            // `metrika cache` / `metrika auth` alone, or with an unknown second word: name the choices.
+            let group = commands.map { $0.name }.filter { $0.hasPrefix(first + " ") }
+            if !group.isEmpty {
+                let given = arguments.count > 1 ? "Unknown command '\(first) \(arguments[1])'" : "'\(first)' needs a subcommand"
+                context.stderr.write("Error: \(given)\nUsage: \(group.map { "metrika " + $0 }.joined(separator: " | "))\n")
+                return ExitCode.usage
+            }
             let word = first.hasPrefix("-") ? "option" : "command"
             context.stderr.write("Error: Unknown \(word) '\(first)'\nUsage: metrika <command> [options]   (see `metrika --help`)\n")
             return ExitCode.usage
@@ -109,7 +116,8 @@ public enum CLI {
         METRIKA_NOW, METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET, METRIKA_SENDMAIL, NO_COLOR, XDG_CONFIG_HOME,
         XDG_DATA_HOME.
         Exit codes: 0 ok, 64 usage, 65 unreadable API answer, 69 API unavailable, 73 cannot create output,
-        75 quota exceeded (try later), 77 not signed in / access denied, 78 configuration, 1 other.
+        75 quota exceeded (try later), 77 not signed in / access denied, 78 configuration, 130 login
+        cancelled (Ctrl-C), 1 other.
 
         """
         return text

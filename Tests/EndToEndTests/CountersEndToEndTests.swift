@@ -145,6 +145,9 @@ import Testing
         let command = try metrika(["frobnicate"], environment: environment)
         #expect(command.status == 64)
         #expect(command.stderr.contains("Unknown command 'frobnicate'"))
+        let group = try metrika(["cache"], environment: environment)
+        #expect(group.status == 64)
+        #expect(group.stderr.contains("'cache' needs a subcommand") && group.stderr.contains("metrika cache info"))
         var badURL = environment
         badURL["METRIKA_API_URL"] = "ftp://example.com"
         let config = try metrika(["counters"], environment: badURL)
