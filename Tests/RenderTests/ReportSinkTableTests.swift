@@ -47,7 +47,8 @@ struct ReportSinkTableTests {
         ])
         #expect(text.contains("* this week is not over yet: its numbers will still change."))
         #expect(!text.contains("counter_id"))
-        #expect(text.contains("2026-11-02       —      —            —\n"))
+        #expect(text.contains("2026-11-02               —      —            —\n"))
+        #expect(text.contains("2026-11-01 (1 day)     340    300        30.0%\n"))
     }
 
     @Test func emptyPeriodSaysSo() {

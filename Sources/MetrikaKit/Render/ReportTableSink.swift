@@ -45,7 +45,14 @@ public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
             var cells: [String]
             if let grouping = layout.grouping {
                 let start = row.period?.from ?? Day(iso: row.dimensions.first?.name ?? "") ?? layout.period.from
-                cells = [grouping == .month ? String(start.iso.prefix(7)) : start.iso]
+                var label = grouping == .month ? String(start.iso.prefix(7)) : start.iso
+                // A week or month cut by the report's range says so: its numbers cover fewer days.
+                if let period = row.period, grouping != .day {
+                    let full = grouping == .week ? period.from.startOfWeek.adding(days: 6) == period.to && period.from.weekday == 1
+                                                 : period.from == period.from.startOfMonth && period.to == period.from.endOfMonth
+                    if !full { label += " (\(period.dayCount) day\(period.dayCount == 1 ? "" : "s"))" }
+                }
+                cells = [label]
             } else {
                 cells = (0..<layout.dimensions.count).map { index in
                     index < row.dimensions.count ? (row.dimensions[index].name ?? "(not set)") : ""
