@@ -84,7 +84,7 @@ enum ChartCommand: Command {
         var data: [CounterSeries] = []
         for id in request.counterIDs {
             let counter = try await loader.counter(id: id)
-            let range = try resolveRange(from: request.from, to: request.to, counter: counter, context: context)
+            let range = try MetrikaCLI.resolveRange(from: request.from, to: request.to, counter: counter, now: context.now())
             data.append(try await loadSeries(loader: loader, counter: counter, range: range, metrics: request.metrics,
                                              grouping: request.grouping, refresh: request.refresh))
         }
@@ -111,27 +111,12 @@ enum ChartCommand: Command {
         var missingDays: [Day]
     }
 
-    /// The range in the counter's time zone: relative dates resolve against its today, `--to` past
-    /// today is cut to today, a reversed range is a usage error.
-    static func resolveRange(from: DateExpression, to: DateExpression, counter: Counter, context: CLIContext) throws -> DateRange {
-        let today = MetrikaCLI.today(for: counter, now: context.now())
-        let start = from.resolve(today: today)
-        let end = min(to.resolve(today: today), today)
-        guard start <= today else {
-            throw UsageError("--from \(start.iso) is in the future for counter \(counter.id) (today there is \(today.iso))")
-        }
-        guard let range = DateRange(from: start, to: end) else {
-            throw UsageError("--from \(start.iso) is after --to \(end.iso) for counter \(counter.id): the range is reversed")
-        }
-        return range
-    }
-
     /// Loads the history and turns it into one series per metric: a point per period (its first day),
     /// nil where a day of the period is missing, the period holding today marked incomplete.
     static func loadSeries(loader: HistoryLoader, counter: Counter, range: DateRange, metrics: [Metric], grouping: Grouping, refresh: Bool) async throws -> CounterSeries {
-        let periods = grouping == .day ? range.days.map { DateRange(from: $0, to: $0)! } : range.periods(grouping)
-        let loaded = try await loader.load(counter: counter, range: range, metrics: metrics, periods: periods, refresh: refresh, rangeTotals: false)
-        let rows = HistoryLoader.rows(from: loaded, metrics: metrics, periods: periods).rows
+        let loaded = try await loader.load(counter: counter, range: range, metrics: metrics, grouping: grouping, refresh: refresh, rangeTotals: false)
+        let periods = loaded.periods
+        let rows = HistoryLoader.rows(from: loaded, metrics: metrics).rows
         let incompleteFrom = zip(periods, rows).first { $0.1.isIncomplete }?.0.from
         let series = metrics.enumerated().map { index, metric in
             let points: [(day: Day, value: Double?)] = zip(periods, rows).map { period, row in

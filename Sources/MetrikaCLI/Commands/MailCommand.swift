@@ -55,8 +55,9 @@ enum MailCommand: Command {
         let recipients = try MIMEAddress.list(parsing: (options.values["to"] ?? []).joined(separator: ","))
         let sender = try senderAddress(options, context: context)
         let days = try parsePeriod(options.value("period"))
-        let tableMetrics = try ReportCommand.parseMetrics(options) ?? Metric.everyday
-        let chartMetrics = try ReportCommand.parseMetrics(options) ?? [Metric.visits]
+        let chosenMetrics = try ReportCommand.parseMetrics(options)
+        let tableMetrics = chosenMetrics ?? Metric.everyday
+        let chartMetrics = chosenMetrics ?? [Metric.visits]
         let modes = [options.has("sendmail"), options.has("output"), options.flag("dry-run")].filter { $0 }.count
         guard modes <= 1 else { throw UsageError("Choose one of --sendmail, --output and --dry-run") }
         let sendmail = options.value("sendmail") ?? context.environment["METRIKA_SENDMAIL"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultSendmail
@@ -74,10 +75,10 @@ enum MailCommand: Command {
             let yesterday = MetrikaCLI.today(for: counter, now: context.now()).adding(days: -1)
             let current = DateRange(from: yesterday.adding(days: -(days - 1)), to: yesterday)!
             let previous = DateRange(from: current.from.adding(days: -days), to: current.from.adding(days: -1))!
-            let loaded = try await loader.load(counter: counter, range: current, metrics: tableMetrics, periods: current.days.map { DateRange(from: $0, to: $0)! }, refresh: false)
-            let built = HistoryLoader.rows(from: loaded, metrics: tableMetrics, periods: current.days.map { DateRange(from: $0, to: $0)! })
-            let before = try await loader.load(counter: counter, range: previous, metrics: tableMetrics, periods: [previous], refresh: false)
-            let previousTotals = HistoryLoader.rows(from: before, metrics: tableMetrics, periods: [previous]).totals
+            let loaded = try await loader.load(counter: counter, range: current, metrics: tableMetrics, grouping: .day, refresh: false)
+            let built = HistoryLoader.rows(from: loaded, metrics: tableMetrics)
+            let before = try await loader.load(counter: counter, range: previous, metrics: tableMetrics, grouping: nil, refresh: false)
+            let previousTotals = HistoryLoader.rows(from: before, metrics: tableMetrics).totals
             let chartData = try await ChartCommand.loadSeries(loader: loader, counter: counter, range: current, metrics: chartMetrics, grouping: .day, refresh: false)
             let chart = ChartCommand.makeChart([chartData], grouping: .day, title: nil, width: 800, height: nil)
             sections.append(Section(counter: counter, current: current, previous: previous, rows: built.rows, totals: built.totals,

@@ -203,21 +203,20 @@ enum ReportCommand: Command {
         let metrics = request.metrics ?? Metric.everyday
         // Load every counter before writing anything: a counter that fails (access denied, network)
         // must not leave half a JSON document or CSV on stdout.
-        var loads: [(HistoryLoader.Loaded, [DateRange])] = []
+        var loads: [HistoryLoader.Loaded] = []
         for id in request.counterIDs {
             let counter = try await loader.counter(id: id)
             let range = try resolveRange(request, counter: counter, context: context)
-            let periods = request.grouping == .day ? range.days.map { DateRange(from: $0, to: $0)! } : range.periods(request.grouping)
-            loads.append((try await loader.load(counter: counter, range: range, metrics: metrics, periods: periods, refresh: request.refresh), periods))
+            loads.append(try await loader.load(counter: counter, range: range, metrics: metrics, grouping: request.grouping, refresh: request.refresh))
         }
         var allMissing: [(Int, [Day])] = []
         if let first = loads.first {
-            sink.begin(ReportLayout(dimensions: [], metrics: metrics, period: first.0.range, grouping: request.grouping,
+            sink.begin(ReportLayout(dimensions: [], metrics: metrics, period: first.range, grouping: request.grouping,
                                     multipleCounters: request.counterIDs.count > 1, raw: request.raw,
                                     query: queryEcho(request, metrics: metrics, dimensions: [])))
         }
-        for (loaded, periods) in loads {
-            let built = HistoryLoader.rows(from: loaded, metrics: metrics, periods: periods)
+        for loaded in loads {
+            let built = HistoryLoader.rows(from: loaded, metrics: metrics)
             sink.beginSection(counter: loaded.counter, sampling: nil)
             sink.append(built.rows)
             sink.endSection(totals: built.totals, missingDays: loaded.missingDays)
@@ -233,22 +232,9 @@ enum ReportCommand: Command {
         session.options.value("db") ?? HistoryStore.defaultPath(environment: session.context.environment)
     }
 
-    /// The request's dates in a counter's time zone; a reversed range is a usage error naming both.
+    /// The request's dates in a counter's time zone; a `--to` past today is cut, with a note.
     static func resolveRange(_ request: Request, counter: Counter, context: CLIContext) throws -> DateRange {
-        let today = MetrikaCLI.today(for: counter, now: context.now())
-        let from = request.from.resolve(today: today)
-        var to = request.to.resolve(today: today)
-        if from > today {
-            throw UsageError("--from \(from.iso) is in the future for counter \(counter.id) (today there is \(today.iso))")
-        }
-        if to > today {
-            context.note("Note: --to \(to.iso) is after today (\(today.iso)) for counter \(counter.id); showing up to today.")
-            to = today
-        }
-        guard let range = DateRange(from: from, to: to) else {
-            throw UsageError("--from \(from.iso) (\(request.from)) is after --to \(to.iso) (\(request.to)): the range is reversed")
-        }
-        return range
+        try MetrikaCLI.resolveRange(from: request.from, to: request.to, counter: counter, now: context.now(), note: context.note)
     }
 
     // MARK: - Straight from the API

@@ -53,3 +53,23 @@ func today(for counter: Counter, now: Date) -> Day {
     let seconds = Int(now.timeIntervalSince1970.rounded(.down)) + offset
     return Day(ordinal: Int((Double(seconds) / 86_400).rounded(.down)))
 }
+
+/// The days `from`…`to` mean for a counter: relative dates resolve against its today; a range that
+/// starts after today or is reversed is a usage error naming both values; a `to` past today is cut
+/// to today (and said through `note`, when given).
+func resolveRange(from: DateExpression, to: DateExpression, counter: Counter, now: Date, note: ((String) -> Void)? = nil) throws -> DateRange {
+    let today = today(for: counter, now: now)
+    let start = from.resolve(today: today)
+    var end = to.resolve(today: today)
+    if start > today {
+        throw UsageError("--from \(start.iso) is in the future for counter \(counter.id) (today there is \(today.iso))")
+    }
+    if end > today {
+        note?("Note: --to \(end.iso) is after today (\(today.iso)) for counter \(counter.id); showing up to today.")
+        end = today
+    }
+    guard let range = DateRange(from: start, to: end) else {
+        throw UsageError("--from \(start.iso) (\(from)) is after --to \(end.iso) (\(to)): the range is reversed")
+    }
+    return range
+}

@@ -15,6 +15,8 @@ struct HistoryLoader {
     struct Loaded {
         var counter: Counter
         var range: DateRange
+        /// The rows' periods: every day, week or month of the range (empty without a grouping).
+        var periods: [DateRange]
         /// The metrics stored (requested ones plus visits and pageviews, which weighting needs).
         var storedMetrics: [Metric]
         var daily: [Day: [Double?]]
@@ -47,9 +49,11 @@ struct HistoryLoader {
     }
 
     /// Loads `metrics` for `range` of a counter, fetching what is missing or unsettled (all with
-    /// `refresh`), plus the API's non-additive totals for the whole range and for each period.
+    /// `refresh`), plus the API's non-additive totals for the whole range and for each period of
+    /// `grouping` (nil: no rows, only the days and the range's totals).
     /// `rangeTotals: false` skips the API's totals over the range (sync needs only the days).
-    func load(counter: Counter, range: DateRange, metrics: [Metric], periods: [DateRange], refresh: Bool, rangeTotals: Bool = true) async throws -> Loaded {
+    func load(counter: Counter, range: DateRange, metrics: [Metric], grouping: Grouping?, refresh: Bool, rangeTotals: Bool = true) async throws -> Loaded {
+        let periods = grouping.map(range.periods) ?? []
         let stored = Self.storedMetrics(for: metrics)
         let today = metrikaToday(counter)
         let settledBefore = today.adding(days: -(max(1, unsettledDays) - 1))
@@ -97,7 +101,7 @@ struct HistoryLoader {
                     if refresh || cached?.settled != true { needed = true }
                 }
             }
-            if needed, let client, let grouping = Self.grouping(of: periods) {
+            if needed, let client, let grouping {
                 let query = StatQuery(ids: [counter.id], metrics: nonAdditive.map(\.apiName), date1: range.from.iso, date2: range.to.iso)
                 let answer = try await client.fetchByTime(query, group: grouping)
                 requests += 1
@@ -126,15 +130,8 @@ struct HistoryLoader {
 
         let daily = try store.dailyValues(counterID: counter.id, range: range, metrics: stored)
         let stillMissing = range.days.filter { daily[$0] == nil }
-        return Loaded(counter: counter, range: range, storedMetrics: stored, daily: daily, missingDays: stillMissing,
+        return Loaded(counter: counter, range: range, periods: periods, storedMetrics: stored, daily: daily, missingDays: stillMissing,
                       today: today, periodTotals: periodTotals, requests: requests, daysFetched: daysFetched)
-    }
-
-    /// The calendar grouping that cut `periods` (weeks or months), if they are such periods.
-    static func grouping(of periods: [DateRange]) -> Grouping? {
-        guard let first = periods.first(where: { $0.dayCount > 1 }) else { return nil }
-        if first.to == first.from.startOfWeek.adding(days: 6) || first.from == first.to.startOfWeek { return .week }
-        return .month
     }
 
     struct DailyPage {
@@ -188,7 +185,7 @@ struct HistoryLoader {
 
     /// Rows of a time-series report from loaded history: one per period, values aggregated by each
     /// metric's rule; a period with a day missing has no values (never a partial sum).
-    static func rows(from loaded: Loaded, metrics: [Metric], periods: [DateRange]) -> (rows: [Report.Row], totals: [Quantity]) {
+    static func rows(from loaded: Loaded, metrics: [Metric]) -> (rows: [Report.Row], totals: [Quantity]) {
         let stored = loaded.storedMetrics
         let positions = metrics.map { metric in stored.firstIndex { $0.apiName == metric.apiName }! }
         func aggregate(_ period: DateRange) -> [Quantity] {
@@ -199,7 +196,7 @@ struct HistoryLoader {
             let values = Aggregator.aggregate(metrics: stored, rows: days.map { loaded.daily[$0]! }, periodTotals: loaded.periodTotals[period] ?? [:])
             return positions.enumerated().map { index, position in Normalizer.quantity(values[position], of: metrics[index]) }
         }
-        let rows = periods.map { period in
+        let rows = loaded.periods.map { period in
             Report.Row(dimensions: [DimensionValue(name: period.from.iso)], values: aggregate(period),
                        isIncomplete: period.contains(loaded.today), period: period)
         }
