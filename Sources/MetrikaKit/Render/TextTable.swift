@@ -16,9 +16,9 @@
 /// - Left-aligned columns hold text, right-aligned columns hold numbers. Headers take their column's
 ///   alignment.
 /// - Control characters in cells, titles, headers and notes cannot break the layout or reach the
-///   terminal: line breaks (LF, CR, CRLF, NEL, U+2028, U+2029) become `↵`, a tab becomes one space,
-///   other C0 controls and DEL become their Unicode control pictures (ESC → `␛`), C1 controls and bidi
-///   embedding/override/isolate characters become `�`. See `displaySafe(_:)`.
+///   terminal: they pass `TerminalText`, the one sanitizer of terminal text — line breaks become `↵`, a
+///   tab one space, other control characters `\x1b`-style escapes (ESC → `\x1b`), bidi controls are
+///   removed, and a cell is at most 1,000 characters. See `displaySafe(_:)`.
 /// - Cells are cut only when `render(maxWidth:)` is given a width (the CLI passes the terminal width
 ///   only when stdout is a terminal); see there.
 public struct TextTable: Sendable {
@@ -201,46 +201,11 @@ public struct TextTable: Sendable {
         return kept
     }
 
-    /// `text` with everything that could break a table line or drive the terminal replaced by something
-    /// visible and harmless. Line breaks (LF, CR, CRLF, NEL, U+2028, U+2029) become one `↵`; a tab becomes
-    /// a space; other C0 controls and DEL become Unicode control pictures (`␛` for ESC, so `\u{1b}[31m`
-    /// prints as `␛[31m`); C1 controls and bidi embedding/override/isolate characters, which could
-    /// reorder what the terminal shows, become `�`. Other text is kept exactly.
+    /// `text` as a table may show it: through `TerminalText`, the one sanitizer of terminal text
+    /// (line breaks as `↵`, a tab as a space, other control characters as `\x1b`-style escapes, bidi
+    /// controls removed), and at most `TerminalText.lineLimit` characters.
     public static func displaySafe(_ text: String) -> String {
-        // Fast path: most cells are plain.
-        if !text.unicodeScalars.contains(where: needsReplacement) { return text }
-        var result = String.UnicodeScalarView()
-        var previousWasCarriageReturn = false
-        for scalar in text.unicodeScalars {
-            let value = scalar.value
-            defer { previousWasCarriageReturn = value == 0x0D }
-            switch value {
-            case 0x0A where previousWasCarriageReturn:
-                continue  // the LF of a CRLF: its CR already became ↵
-            case 0x0A, 0x0D, 0x85, 0x2028, 0x2029:
-                result.append("↵")
-            case 0x09:
-                result.append(" ")
-            case 0x00...0x1F:
-                result.append(Unicode.Scalar(0x2400 + value)!)
-            case 0x7F:
-                result.append("\u{2421}")
-            case 0x80...0x9F, 0x202A...0x202E, 0x2066...0x2069:
-                result.append("\u{FFFD}")
-            default:
-                result.append(scalar)
-            }
-        }
-        return String(result)
-    }
-
-    private static func needsReplacement(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069:
-            return true
-        default:
-            return false
-        }
+        TerminalText.sanitize(text, limit: TerminalText.lineLimit)
     }
 
     private static func trimmingTrailingSpaces(_ text: String) -> String {
