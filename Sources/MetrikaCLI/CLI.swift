@@ -27,7 +27,7 @@ public enum CLI {
 
     static func dispatch(_ arguments: [String], context: CLIContext) async -> Int32 {
         if let pinned = context.environment["METRIKA_NOW"], !pinned.isEmpty, CLIContext.parseInstant(pinned) == nil {
-            context.stderr.write("Error: METRIKA_NOW '\(pinned)' is not an ISO 8601 instant such as 2026-11-29T12:00:00Z; fix or unset it.\n")
+            context.note("Error: METRIKA_NOW '\(pinned)' is not an ISO 8601 instant such as 2026-11-29T12:00:00Z; fix or unset it.")
             return ExitCode.config
         }
         guard let first = arguments.first else {
@@ -53,11 +53,13 @@ public enum CLI {
             let group = commands.map { $0.name }.filter { $0.hasPrefix(first + " ") }
             if !group.isEmpty {
                 let given = arguments.count > 1 ? "Unknown command '\(first) \(arguments[1])'" : "'\(first)' needs a subcommand"
-                context.stderr.write("Error: \(given)\nUsage: \(group.map { "metrika " + $0 }.joined(separator: " | "))\n")
+                context.note("Error: \(given)")
+                context.stderr.write("Usage: \(group.map { "metrika " + $0 }.joined(separator: " | "))\n")
                 return ExitCode.usage
             }
             let word = first.hasPrefix("-") ? "option" : "command"
-            context.stderr.write("Error: Unknown \(word) '\(first)'\nUsage: metrika <command> [options]   (see `metrika --help`)\n")
+            context.note("Error: Unknown \(word) '\(first)'")
+            context.stderr.write("Usage: metrika <command> [options]   (see `metrika --help`)\n")
             return ExitCode.usage
         }
         let rest = Array(arguments.dropFirst(consumed))
@@ -69,16 +71,18 @@ public enum CLI {
             }
             return try await command.run(options, context: context)
         } catch let error as UsageError {
-            context.stderr.write("Error: \(error.message)\nUsage: metrika \(command.usage)\nRun `metrika \(command.name) --help` for details.\n")
+            context.note("Error: \(error.message)")
+            context.stderr.write("Usage: metrika \(command.usage)\nRun `metrika \(command.name) --help` for details.\n")
             return error.exitCode
         } catch let error as any MetrikaFailure {
-            context.stderr.write("Error: \(error.message)\n")
+            // Every `Error:` line goes through `note`: messages quote servers (see `TerminalText`).
+            context.note("Error: \(error.message)")
             return error.exitCode
         } catch is CancellationError {
-            context.stderr.write("Error: interrupted.\n")
+            context.note("Error: interrupted.")
             return ExitCode.failure
         } catch {
-            context.stderr.write("Error: \(error)\n")
+            context.note("Error: \(error)")
             return ExitCode.failure
         }
     }

@@ -16,6 +16,8 @@ public struct CLIContext: Sendable {
     public var stderrIsTerminal: Bool
     /// Columns of the terminal stdout is on, if it is one.
     public var terminalWidth: Int?
+    /// Tokens and passwords `note` masks in every line it writes.
+    public let secrets = KnownSecrets()
 
     public init(
         environment: [String: String], stdout: TextSink, stderr: TextSink,
@@ -72,9 +74,12 @@ public struct CLIContext: Sendable {
         return nil
     }
 
-    /// Writes a line to stderr (progress, warnings, errors).
+    /// Writes a line to stderr (warnings, notes, every `Error:` line, the `--verbose` log). The one
+    /// choke point for text that may quote a server: the line passes `TerminalText` (control
+    /// characters visible, bidi controls removed, at most 1,000 characters) with every known secret
+    /// masked, so neither terminal escapes nor a token a server echoed reach the terminal or a log.
     public func note(_ line: String) {
-        stderr.write(line + "\n")
+        stderr.write(TerminalText.line(line, hiding: secrets.all(environment: environment)) + "\n")
     }
 
     /// Whether colour may be used on stderr (a terminal, and NO_COLOR unset).

@@ -34,13 +34,16 @@ struct Session {
     /// The request log of `--verbose`, or nil.
     var logger: (@Sendable (String) -> Void)? {
         guard options.flag("verbose") else { return nil }
-        let sink = context.stderr
-        return { line in sink.write(line + "\n") }
+        let output = context
+        return { line in output.note(line) }
     }
 
     /// The token, resolved per `--token-file`, METRIKA_TOKEN, token file.
     func token() throws -> ResolvedToken {
-        try TokenSource.resolve(tokenFile: options.value("token-file"), environment: context.environment)
+        let resolved = try TokenSource.resolve(tokenFile: options.value("token-file"), environment: context.environment)
+        context.secrets.add(resolved.token)
+        context.secrets.add(resolved.stored?.refreshToken)
+        return resolved
     }
 
     /// A ready Metrika API client. Its transport renews the token when it is close to expiry and once
@@ -67,8 +70,8 @@ struct Session {
             OAuthClient(baseURL: $0, transport: context.transport, requestTimeout: timeout, now: context.now, log: logger)
         }
         let credentials = (try? ClientCredentials.forIssuer(token.stored?.clientID, environment: context.environment)) ?? nil
-        let stderr = context.stderr
-        let keeper = TokenKeeper(resolved: token, oauth: oauth, credentials: credentials, now: context.now, warn: { stderr.write($0 + "\n") }, log: logger)
+        let output = context
+        let keeper = TokenKeeper(resolved: token, oauth: oauth, credentials: credentials, now: context.now, warn: { output.note($0) }, log: logger)
         return TokenRefreshingTransport(base: context.transport, keeper: keeper)
     }
 }

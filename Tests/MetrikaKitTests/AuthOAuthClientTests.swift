@@ -53,7 +53,7 @@ struct AuthOAuthClientTests {
         let transport = ScriptedTransport { _, _ in json(400, #"{"error": "invalid_grant", "error_description": "refresh token r-123456 revoked"}"#) }
         let oauth = OAuthClient(baseURL: oauthBase, transport: transport)
         // The server echoed the refresh token: it must not reach the message.
-        await #expect(throws: OAuthError.invalidGrant("refresh token [redacted] revoked")) {
+        await #expect(throws: OAuthError.invalidGrant("refresh token [hidden] revoked")) {
             try await oauth.refresh("r-123456", credentials: demoCredentials)
         }
         #expect(String(decoding: transport.requests[0].body ?? Data(), as: UTF8.self) == "grant_type=refresh_token&refresh_token=r-123456&client_id=demo-client&client_secret=demo-secret")

@@ -197,7 +197,7 @@ struct FuzzTests {
     }
 
     @Test func oneLineKeepsTextButNotItsBreaks() {
-        #expect(MetrikaClient.oneLine("Wrong parameter:\n'metrics'\r\u{1B}[31m") == "Wrong parameter: 'metrics'  [31m")
+        #expect(MetrikaClient.oneLine("Wrong parameter:\n'metrics'\r\u{1B}[31m\u{202E}") == "Wrong parameter:↵'metrics'↵\\x1b[31m")
         #expect(MetrikaClient.oneLine("Ромашка «1»") == "Ромашка «1»")
         #expect(MetrikaClient.oneLine(String(repeating: "x", count: 500)) == String(repeating: "x", count: 300) + "…")
         #expect(MetrikaClient.repairingInvalidUTF8(Data([0x22, 0xFF, 0x41, 0x22])) == Data("\"\u{FFFD}A\"".utf8))

@@ -43,6 +43,7 @@ enum LoginCommand: Command {
         let timeout = try session.requestTimeout()
         let apiURL = try session.apiBaseURL()
 
+        context.secrets.add(options.value("client-secret"))
         let stored: StoredToken
         if options.flag("token-stdin") {
             stored = try tokenFromStandardInput(context: context, clientID: options.value("client-id"))
@@ -60,6 +61,8 @@ enum LoginCommand: Command {
             stored = token
         }
 
+        context.secrets.add(stored.accessToken)
+        context.secrets.add(stored.refreshToken)
         // One cheap call proves the token works before it replaces a stored one.
         let client = MetrikaClient(baseURL: apiURL, token: stored.accessToken, transport: context.transport, requestTimeout: timeout, sleep: context.sleep, now: context.now, log: session.logger)
         let check: String
@@ -86,14 +89,15 @@ enum LoginCommand: Command {
 
     /// Runs the device flow in a task that Ctrl-C cancels. Returns nil when cancelled.
     static func runCancellable(_ login: DeviceLogin, context: CLIContext) async throws -> StoredToken? {
-        let stderr = context.stderr
         let now = context.now
         let task = Task {
             try await login.run(deviceID: deviceID(), deviceName: deviceName()) { code in
                 let minutes = max(1, (code.expiresIn + 59) / 60)
-                stderr.write("To sign in, open \(code.verificationURL) and enter the code: \(code.userCode)\n")
-                stderr.write("Waiting for confirmation (the code expires in \(minutes) min, at \(StoredToken.timestamp(now().addingTimeInterval(Double(code.expiresIn))))). Press Ctrl-C to cancel.\n")
-                stderr.flush()
+                // The address and the code are the OAuth server's words: quoted through the one
+                // sanitizer, so they cannot clear the screen, set the title or write the clipboard.
+                context.note("To sign in, open \(TerminalText.quote(code.verificationURL)) and enter the code: \(TerminalText.quote(code.userCode))")
+                context.note("Waiting for confirmation (the code expires in \(minutes) min, at \(StoredToken.timestamp(now().addingTimeInterval(Double(code.expiresIn))))). Press Ctrl-C to cancel.")
+                context.stderr.flush()
             }
         }
         // The signal source turns Ctrl-C into task cancellation; the default action (dying mid-line,

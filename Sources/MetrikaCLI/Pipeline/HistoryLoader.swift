@@ -164,7 +164,7 @@ struct HistoryLoader {
             }
             for row in page.rows {
                 guard let name = row.dimensions.first?.name, let day = Day(iso: name), span.contains(day) else {
-                    throw APIError.unreadable("a row of the daily report has the date '\(row.dimensions.first?.name ?? "null")', outside \(span)")
+                    throw APIError.unreadable("a row of the daily report has the date '\(TerminalText.quote(row.dimensions.first?.name ?? "null"))', outside \(span)")
                 }
                 guard row.metrics.count == metrics.count else {
                     throw APIError.unreadable("a row of the daily report has \(row.metrics.count) values for \(metrics.count) metrics")

@@ -191,8 +191,8 @@ public struct MetrikaClient: Sendable {
         let status = response.status
         if (200..<300).contains(status) { return .success(response) }
         let body = try? JSONDecoder().decode(WireErrorBody.self, from: response.body)
-        let type = Self.oneLine(body?.errors?.first?.errorType ?? "")
-        let apiMessage = Self.oneLine(body?.errors?.first?.message ?? body?.message ?? "")
+        let type = serverText(body?.errors?.first?.errorType ?? "")
+        let apiMessage = serverText(body?.errors?.first?.message ?? body?.message ?? "")
         let retryAfter = response.headers["retry-after"].flatMap { Double($0.trimmingSpaces) }
         switch status {
         case 429, 420:
@@ -253,22 +253,17 @@ public struct MetrikaClient: Sendable {
         Data(String(decoding: body, as: UTF8.self).utf8)
     }
 
-    /// Text from the API (or about it) as one short line: errors are one `Error: …` line on stderr,
-    /// so line breaks and control characters (terminal escapes included) become spaces, and an
-    /// endless message is cut.
-    static func oneLine(_ text: String, limit: Int = 300) -> String {
-        var result = ""
-        var count = 0
-        for scalar in text.unicodeScalars {
-            if count == limit {
-                result += "…"
-                break
-            }
-            let isControl = scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}"
-            result.unicodeScalars.append(isControl ? " " : scalar)
-            count += 1
-        }
-        return result
+    /// Text from the API (or about it) as one short line, through `TerminalText`, the one sanitizer:
+    /// errors are one `Error: …` line on stderr, so line breaks, terminal escapes and bidi controls
+    /// cannot get through, and an endless message is cut at 300 characters.
+    static func oneLine(_ text: String) -> String {
+        TerminalText.quote(text)
+    }
+
+    /// Text the API sent, as a message may quote it: one short line, and the token this client signs
+    /// with masked — a 401/403 body that says "Invalid oauth_token y0_…" must not print the token.
+    func serverText(_ text: String) -> String {
+        TerminalText.quote(text, hiding: [token])
     }
 
     static func sentence(_ text: String) -> String {

@@ -186,15 +186,11 @@ public struct OAuthClient: Sendable {
         }
     }
 
-    /// Server text shortened to one line, with any secret this request carried cut out: a server
-    /// that echoes the request must not make metrika print a token.
+    /// Server text as a message may quote it (through `TerminalText`, the one sanitizer: one line,
+    /// no terminal escapes or bidi controls, at most 300 characters), with any secret this request
+    /// carried masked: a server that echoes the request must not make metrika print a token.
     static func scrub(_ text: String, secrets: [String]) -> String {
-        var result = text.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
-        for secret in secrets where secret.count >= 4 {
-            result = result.replacingOccurrences(of: secret, with: "[redacted]")
-        }
-        if result.count > 200 { result = String(result.prefix(200)) + "…" }
-        return result
+        TerminalText.quote(text, hiding: secrets)
     }
 
     func makeURL(_ path: String) -> URL {

@@ -72,7 +72,11 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// Writes a JSON string literal: quotes, backslashes and control characters escaped; the rest
-    /// (Cyrillic included) as UTF-8.
+    /// (Cyrillic included) as UTF-8. Characters that are legal raw in JSON but act on whatever shows
+    /// the text — C1 controls (U+0080–U+009F, `\u009b` is an 8-bit CSI), DEL, the bidi controls
+    /// (U+061C, U+200E/U+200F, U+202A–U+202E, U+2066–U+2069) and U+2028/U+2029 — are written as
+    /// `\uXXXX` escapes, so `metrika … --json` piped to a terminal or `less -r` is inert while a JSON
+    /// parser still reads back the same string.
     public static func writeString<Out: TextOutputStream>(_ value: String, to out: inout Out) {
         var escaped = "\""
         for scalar in value.unicodeScalars {
@@ -85,7 +89,7 @@ public indirect enum JSONValue: Sendable, Equatable {
             case "\u{2028}": escaped += "\\u2028"
             case "\u{2029}": escaped += "\\u2029"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
+                if escapesAsUnicode(scalar.value) {
                     let hex = String(scalar.value, radix: 16)
                     escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {
@@ -95,5 +99,14 @@ public indirect enum JSONValue: Sendable, Equatable {
         }
         escaped += "\""
         out.write(escaped)
+    }
+
+    private static func escapesAsUnicode(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
+            return true
+        default:
+            return false
+        }
     }
 }

@@ -78,14 +78,15 @@ public enum TerminalText {
         return stoppedEarly && kept.last != ellipsis ? kept + String(ellipsis) : kept
     }
 
-    /// Server text quoted inside a message: sanitized and at most `messageLimit` characters.
-    public static func quote(_ text: String) -> String {
-        sanitize(text, limit: messageLimit)
+    /// Server text quoted inside a message: sanitized, every secret in `hiding` masked, and at most
+    /// `messageLimit` characters.
+    public static func quote(_ text: String, hiding secrets: [String] = []) -> String {
+        limited(text, to: messageLimit, hiding: secrets)
     }
 
-    /// One whole stderr line: sanitized and at most `lineLimit` characters.
-    public static func line(_ text: String) -> String {
-        sanitize(text, limit: lineLimit)
+    /// One whole stderr line: sanitized, every secret in `hiding` masked, at most `lineLimit` characters.
+    public static func line(_ text: String, hiding secrets: [String] = []) -> String {
+        limited(text, to: lineLimit, hiding: secrets)
     }
 
     /// `text` with every occurrence of each secret (4 characters or more; shorter ones would hide
@@ -97,6 +98,15 @@ public enum TerminalText {
             result = result.replacingOccurrences(of: secret, with: hiddenMark)
         }
         return result
+    }
+
+    /// Masks before cutting, so a cut can never leave half a token; masks after sanitizing too, so
+    /// controls slipped into a token cannot smuggle it past the mask.
+    private static func limited(_ text: String, to limit: Int, hiding secrets: [String]) -> String {
+        let usable = secrets.filter { $0.count >= 4 }
+        guard !usable.isEmpty else { return sanitize(text, limit: limit) }
+        let clean = masking(usable, in: sanitize(masking(usable, in: text)))
+        return cut(clean, to: limit)
     }
 
     /// What a masked secret becomes.
