@@ -27,6 +27,30 @@ struct AuthTokenSourceTests {
         #expect(fromOption.path == scratch.path + "/other.json")
     }
 
+    @Test(arguments: [
+        ("y0_abc\r\nX-Injected: 1", "a line break (CR or LF) inside it"),
+        ("y0_abc\ndef", "a line break (CR or LF) inside it"),
+        ("y0_abc\u{1B}[2Jdef", "a control character inside it"),
+        ("y0_abc\u{85}def", "a control character inside it"),
+        ("y0_abc def", "a space or a non-ASCII character, which a token never has"),
+        ("y0_abcтокен", "a space or a non-ASCII character, which a token never has"),
+    ])
+    func aTokenWithControlCharactersIsRefusedWithoutBeingQuoted(_ token: String, problem: String) throws {
+        let scratch = try AuthScratch()
+        let error = #expect(throws: AuthError.self) {
+            try TokenSource.resolve(tokenFile: nil, environment: ["XDG_CONFIG_HOME": scratch.path, "METRIKA_TOKEN": token])
+        }
+        #expect(error == .malformedToken(source: "METRIKA_TOKEN", problem: problem))
+        #expect(error?.exitCode == 78)
+        #expect(error.map { !$0.message.contains("y0_abc") && $0.message.contains("METRIKA_TOKEN") } == true)
+
+        let file = TokenFile(path: scratch.path + "/token.json")
+        try file.write(StoredToken(accessToken: token, obtainedAt: Date()))
+        let fromFile = #expect(throws: AuthError.self) { try TokenSource.resolve(tokenFile: file.path, environment: [:]) }
+        #expect(fromFile == .malformedToken(source: "the token file \(file.path)", problem: problem))
+        #expect(fromFile.map { !$0.message.contains("y0_abc") } == true)
+    }
+
     @Test func notSignedInWhenNothingIsThere() throws {
         let scratch = try AuthScratch()
         #expect(throws: AuthError.notSignedIn) { try TokenSource.resolve(tokenFile: nil, environment: ["XDG_CONFIG_HOME": scratch.path, "METRIKA_TOKEN": "  "]) }

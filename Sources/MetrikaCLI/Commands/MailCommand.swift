@@ -249,7 +249,9 @@ enum MailCommand: Command {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: sendmail)
         process.arguments = ["-t", "-i"]
-        process.environment = environment
+        // sendmail needs no token or password of metrika's; a mail program that logs or passes on its
+        // environment (msmtp's passwordeval scripts, a wrapper) must not receive them.
+        process.environment = environment.filter { !KnownSecrets.environmentVariables.contains($0.key) }
         let input = Pipe(), output = Pipe(), errors = Pipe()
         process.standardInput = input
         process.standardOutput = output

@@ -21,12 +21,16 @@ public enum AuthError: MetrikaFailure, Equatable {
     case noTokenOnStandardInput(String)
     /// The user pressed Ctrl-C while metrika waited for the confirmation.
     case loginCancelled
+    /// The token (from `source`: METRIKA_TOKEN or a token file) holds characters no token has; a line
+    /// break would split the Authorization header, so it is refused rather than sent. `problem` names
+    /// the kind of character, never the token.
+    case malformedToken(source: String, problem: String)
 
     public var exitCode: Int32 {
         switch self {
         case .notSignedIn, .unreadableTokenFile, .insecureTokenFile, .foreignTokenFile: return ExitCode.noPermission
         case .cannotWriteTokenFile: return ExitCode.cannotCreate
-        case .missingClientID, .missingClientSecret, .badConfigFile: return ExitCode.config
+        case .missingClientID, .missingClientSecret, .badConfigFile, .malformedToken: return ExitCode.config
         case .noTokenOnStandardInput: return ExitCode.usage
         case .loginCancelled: return AuthError.cancelledExitCode
         }
@@ -59,6 +63,9 @@ public enum AuthError: MetrikaFailure, Equatable {
             return "No token on standard input: \(reason). Pipe it in, e.g. `pbpaste | metrika login --token-stdin`, or type it and press Ctrl-D."
         case .loginCancelled:
             return "Login cancelled."
+        case .malformedToken(let source, let problem):
+            let fix = source == "METRIKA_TOKEN" ? "Set METRIKA_TOKEN to the token alone, on one line" : "Run `metrika login` to write a new one, or fix the file"
+            return "The token in \(source) holds \(problem), so it is not used (it would not reach the API intact). \(fix)."
         }
     }
 

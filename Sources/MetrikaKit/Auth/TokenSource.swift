@@ -44,6 +44,7 @@ public enum TokenSource {
             return try read(TokenFile(path: tokenFile))
         }
         if let token = environment["METRIKA_TOKEN"]?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty {
+            try check(token, source: "METRIKA_TOKEN")
             return ResolvedToken(token: token, source: "METRIKA_TOKEN")
         }
         let file = TokenFile.defaultFile(environment: environment)
@@ -53,6 +54,22 @@ public enum TokenSource {
 
     static func read(_ file: TokenFile) throws -> ResolvedToken {
         let stored = try file.read()
+        try check(stored.accessToken, source: "the token file \(file.path)")
         return ResolvedToken(token: stored.accessToken, source: "token file \(file.path)", path: file.path, stored: stored)
+    }
+
+    /// Refuses a token with characters no OAuth token has. A CR or LF inside METRIKA_TOKEN made the
+    /// HTTP layer drop the Authorization header without a word (the API then said "not signed in");
+    /// other control characters could inject header text. Only visible ASCII is accepted.
+    /// Throws `AuthError.malformedToken` (exit 78), which names the kind of character, never the token.
+    public static func check(_ token: String, source: String) throws {
+        for scalar in token.unicodeScalars where !(0x21...0x7E).contains(scalar.value) {
+            let value = scalar.value
+            if value < 0x20 || (0x7F...0x9F).contains(value) {
+                let what = value == 0x0A || value == 0x0D ? "a line break (CR or LF)" : "a control character"
+                throw AuthError.malformedToken(source: source, problem: what + " inside it")
+            }
+            throw AuthError.malformedToken(source: source, problem: "a space or a non-ASCII character, which a token never has")
+        }
     }
 }

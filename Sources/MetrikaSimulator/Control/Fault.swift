@@ -18,11 +18,18 @@ struct Fault: Sendable {
         case nonUTF8 = "non_utf8"
         case oauthSlowDown = "oauth_slow_down"
         case oauthAccessDenied = "oauth_access_denied"
+        // MARK: Hostile text (terminal escapes, bidi controls, 100 KB lines, the token quoted back);
+        // see HostileText.swift.
+        case hostileNames = "hostile_names"
+        case hostileAPIError = "hostile_api_error"
+        case hostileDeviceCode = "hostile_device_code"
+        case hostileOAuthError = "hostile_oauth_error"
 
-        /// OAuth faults only make sense for `POST /token`.
+        /// OAuth faults only make sense for `POST /token` (or `/device/code`).
         var defaultPathPrefix: String? {
             switch self {
-            case .oauthSlowDown, .oauthAccessDenied: return "/token"
+            case .oauthSlowDown, .oauthAccessDenied, .hostileOAuthError: return "/token"
+            case .hostileDeviceCode: return "/device/code"
             default: return nil
             }
         }
