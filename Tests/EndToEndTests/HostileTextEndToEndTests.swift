@@ -119,6 +119,16 @@ struct HostileTextEndToEndTests {
         #expect(try api.requestCount() == 0)
     }
 
+    @Test func aPastedTokenWithAControlCharacterIsRefusedByName() throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        let result = try metrika(["login", "--token-stdin"], environment: metrikaEnvironment(api: api, home: home.path, token: nil), stdin: "y0_pasted\u{1B}[2Jtoken\n")
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: No token on standard input: it holds a control character inside it."))
+        #expect(!result.stderr.contains("y0_pasted") && !result.stderr.contains("\u{1B}"))
+        #expect(try api.requestCount() == 0)
+    }
+
     @Test func sendmailGetsNoSecretsInItsEnvironment() throws {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()

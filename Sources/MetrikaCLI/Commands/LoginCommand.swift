@@ -151,8 +151,11 @@ enum LoginCommand: Command {
         guard !token.contains(where: { $0.isWhitespace || $0.isNewline }) else {
             throw AuthError.noTokenOnStandardInput("it holds more than one word; paste only the token")
         }
-        guard token.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7f }) else {
-            throw AuthError.noTokenOnStandardInput("it holds characters a token never has")
+        do {
+            try TokenSource.check(token, source: "standard input")
+        } catch AuthError.malformedToken(_, let problem) {
+            // The same check as METRIKA_TOKEN and the token file, named the same way (never quoted).
+            throw AuthError.noTokenOnStandardInput("it holds \(problem)")
         }
         let now = context.now()
         return StoredToken(accessToken: token, obtainedAt: now, expiresAt: expiresIn.map { now.addingTimeInterval(Double($0)) }, clientID: clientID)
