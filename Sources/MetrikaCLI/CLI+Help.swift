@@ -29,10 +29,10 @@ extension CLI {
                 return ExitCode.ok
             }
             let given = arguments.count > 1 ? CommandCatalog.unknownCommand(arguments) : "'\(first)' needs a subcommand"
-            context.stderr.write("Error: \(UsageError(given).message)\nUsage: \(members.map { "metrika " + $0.name }.joined(separator: " | "))\n")
+            context.note("Error: \(UsageError(given).message)\nUsage: \(members.map { "metrika " + $0.name }.joined(separator: " | "))")
             return ExitCode.usage
         }
-        context.stderr.write("Error: \(UsageError(CommandCatalog.unknownCommand(arguments)).message)\nUsage: metrika <command> [options]   (see `metrika --help`)\n")
+        context.note("Error: \(UsageError(CommandCatalog.unknownCommand(arguments)).message)\nUsage: metrika <command> [options]   (see `metrika --help`)")
         return ExitCode.usage
     }
 }

@@ -28,7 +28,7 @@ public enum CLI {
 
     static func dispatch(_ arguments: [String], context: CLIContext) async -> Int32 {
         if let pinned = context.environment["METRIKA_NOW"], !pinned.isEmpty, CLIContext.parseInstant(pinned) == nil {
-            context.stderr.write("Error: METRIKA_NOW '\(pinned)' is not an ISO 8601 instant such as 2026-11-29T12:00:00Z; fix or unset it.\n")
+            context.note("Error: METRIKA_NOW '\(pinned)' is not an ISO 8601 instant such as 2026-11-29T12:00:00Z; fix or unset it.")
             return ExitCode.config
         }
         guard let first = arguments.first else {
@@ -56,16 +56,16 @@ public enum CLI {
             }
             return try await command.run(options, context: context)
         } catch let error as UsageError {
-            context.stderr.write("Error: \(error.message)\nUsage: metrika \(command.usage)\nRun `metrika \(command.name) --help` for details.\n")
+            context.note("Error: \(error.message)\nUsage: metrika \(command.usage)\nRun `metrika \(command.name) --help` for details.")
             return error.exitCode
         } catch let error as any MetrikaFailure {
-            context.stderr.write("Error: \(error.message)\n")
+            context.note("Error: \(error.message)")
             return error.exitCode
         } catch is CancellationError {
-            context.stderr.write("Error: interrupted.\n")
+            context.note("Error: interrupted.")
             return ExitCode.failure
         } catch {
-            context.stderr.write("Error: \(error)\n")
+            context.note("Error: \(error)")
             return ExitCode.failure
         }
     }

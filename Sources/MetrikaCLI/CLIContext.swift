@@ -72,11 +72,17 @@ public struct CLIContext: Sendable {
         return nil
     }
 
-    /// Writes a line to stderr (progress, warnings, errors).
+    /// Writes a line to stderr (progress, warnings, errors); on a colour terminal its `Error:` or
+    /// `Warning:` label is coloured.
     public func note(_ line: String) {
-        stderr.write(line + "\n")
+        stderr.write(stderrStyle.label(line) + "\n")
     }
 
-    /// Whether colour may be used on stderr (a terminal, and NO_COLOR unset).
-    public var stderrColor: Bool { stderrIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty }
+    /// Whether colour may be used on stderr: a terminal, NO_COLOR unset or empty, TERM not `dumb`.
+    public var stderrColor: Bool {
+        stderrIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    }
+
+    /// Colour for stderr, on or off per `stderrColor`.
+    public var stderrStyle: TerminalStyle { TerminalStyle(enabled: stderrColor) }
 }

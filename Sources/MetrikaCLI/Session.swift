@@ -67,8 +67,8 @@ struct Session {
             OAuthClient(baseURL: $0, transport: context.transport, requestTimeout: timeout, now: context.now, log: logger)
         }
         let credentials = (try? ClientCredentials.forIssuer(token.stored?.clientID, environment: context.environment)) ?? nil
-        let stderr = context.stderr
-        let keeper = TokenKeeper(resolved: token, oauth: oauth, credentials: credentials, now: context.now, warn: { stderr.write($0 + "\n") }, log: logger)
+        let stderr = context.stderr, style = context.stderrStyle
+        let keeper = TokenKeeper(resolved: token, oauth: oauth, credentials: credentials, now: context.now, warn: { stderr.write(style.label($0) + "\n") }, log: logger)
         return TokenRefreshingTransport(base: context.transport, keeper: keeper)
     }
 }

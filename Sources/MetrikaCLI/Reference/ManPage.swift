@@ -14,7 +14,7 @@ public enum ManPage {
         ("METRIKA_TIMEOUT", "Seconds per request before it counts as timed out (default 30)."),
         ("METRIKA_SENDMAIL", "The sendmail program metrika mail pipes to (default /usr/sbin/sendmail)."),
         ("METRIKA_NOW", "Pretend it is this instant (2026-11-29T12:00:00Z): reproducible reports."),
-        ("NO_COLOR", "When set and not empty, nothing is coloured. Colour is only ever used on a terminal."),
+        ("NO_COLOR", "When set and not empty, nothing is coloured. Otherwise, on a terminal only (and not with TERM=dumb), the Error: and Warning: labels on standard error are red and yellow; pipes and files never get colour."),
         ("XDG_CONFIG_HOME, XDG_DATA_HOME", "Where the token file and the history live."),
     ]
 
