@@ -102,8 +102,8 @@ public enum ArgumentParser {
                 name = spec?.name ?? String(letter)
             }
             guard let spec else {
-                let hint = suggestion(for: name, among: specs.map(\.name))
-                throw UsageError("Unknown option '\(argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument)'" + (hint.map { " (did you mean '--\($0)'?)" } ?? ""))
+                let given = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+                throw UsageError(unknown("option", given, suggestion: suggestion(for: name, among: specs.map(\.name)).map { "--" + $0 }))
             }
             if spec.takesValue {
                 let value: String
@@ -125,25 +125,42 @@ public enum ArgumentParser {
         return parsed
     }
 
-    /// The closest known option name, when a typo is likely (edit distance ≤ 2).
-    static func suggestion(for name: String, among names: [String]) -> String? {
-        let candidates = names.map { ($0, editDistance(name, $0)) }.filter { $0.1 <= 2 }
-        return candidates.min { $0.1 < $1.1 }?.0
+    /// `Unknown command 'reprot'. Did you mean 'report'?` — the one wording of every "unknown" error.
+    static func unknown(_ kind: String, _ given: String, suggestion: String?) -> String {
+        "Unknown \(kind) '\(given)'" + (suggestion.map { ". Did you mean '\($0)'?" } ?? "")
     }
 
+    /// The closest known name, when a typo is likely: one edit for names of up to four letters, two
+    /// for longer ones (a farther "suggestion" would only puzzle). Ties go to the earlier name.
+    static func suggestion(for name: String, among names: [String]) -> String? {
+        let allowed = name.count <= 4 ? 1 : 2
+        var best: (name: String, distance: Int)?
+        for candidate in names where candidate != name {
+            let distance = editDistance(name.lowercased(), candidate.lowercased())
+            if distance <= allowed, distance < (best?.distance ?? .max) { best = (candidate, distance) }
+        }
+        return best?.name
+    }
+
+    /// Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`: the optimal
+    /// string alignment distance, so the commonest typo, two swapped letters, costs one.
     static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
+        var rows = [Array(0...b.count), Array(repeating: 0, count: b.count + 1), Array(repeating: 0, count: b.count + 1)]
         for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
+            let (current, previous, beforePrevious) = (i % 3, (i - 1) % 3, (i + 1) % 3)
+            rows[current][0] = i
             for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                var distance = min(rows[previous][j] + 1, rows[current][j - 1] + 1, rows[previous][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    distance = min(distance, rows[beforePrevious][j - 2] + 1)
+                }
+                rows[current][j] = distance
             }
-            previous = current
         }
-        return previous[b.count]
+        return rows[a.count % 3][b.count]
     }
 }
 

@@ -14,6 +14,7 @@ public enum CLI {
         LoginCommand.self,
         LogoutCommand.self,
         AuthStatusCommand.self,
+        CompletionsCommand.self,
     ] }
 
     /// Runs `metrika <arguments>` in `context` and returns the exit code. Never throws, never crashes
@@ -36,12 +37,7 @@ public enum CLI {
         }
         switch first {
         case "--help", "-h", "help":
-            if arguments.count > 1, let command = find(Array(arguments.dropFirst()))?.command {
-                context.stdout.write(command.helpText)
-            } else {
-                context.stdout.write(topLevelHelp)
-            }
-            return ExitCode.ok
+            return help(for: Array(arguments.dropFirst()), context: context)
         case "--version", "-V":
             context.stdout.write("metrika \(MetrikaVersion.current)\n")
             return ExitCode.ok
@@ -49,18 +45,7 @@ public enum CLI {
             break
         }
         guard let (command, consumed) = find(arguments) else {
-            // `metrika cache` / `metrika auth` alone, or with an unknown second word: name the choices.
-            let group = commands.map { $0.name }.filter { $0.hasPrefix(first + " ") }
-            if !group.isEmpty {
-                let given = arguments.count > 1 ? "Unknown command '\(first) \(arguments[1])'" : "'\(first)' needs a subcommand"
-                context.note("Error: \(given)")
-                context.stderr.write("Usage: \(group.map { "metrika " + $0 }.joined(separator: " | "))\n")
-                return ExitCode.usage
-            }
-            let word = first.hasPrefix("-") ? "option" : "command"
-            context.note("Error: Unknown \(word) '\(first)'")
-            context.stderr.write("Usage: metrika <command> [options]   (see `metrika --help`)\n")
-            return ExitCode.usage
+            return unknownCommand(arguments, context: context)
         }
         let rest = Array(arguments.dropFirst(consumed))
         do {
@@ -113,7 +98,8 @@ public enum CLI {
         }
         text += """
 
-        Run `metrika <command> --help` for a command's options.
+        Run `metrika <command> --help` (or `metrika help <command>`) for a command's options,
+        `metrika cache --help` for a group's commands. `-v` (--verbose) logs each API request.
         Global: --version, --help.
 
         Environment: METRIKA_TOKEN, METRIKA_API_URL, METRIKA_OAUTH_URL, METRIKA_DB, METRIKA_TIMEOUT,

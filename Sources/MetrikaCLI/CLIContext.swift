@@ -77,11 +77,17 @@ public struct CLIContext: Sendable {
     /// Writes a line to stderr (warnings, notes, every `Error:` line, the `--verbose` log). The one
     /// choke point for text that may quote a server: the line passes `TerminalText` (control
     /// characters visible, bidi controls removed, at most 1,000 characters) with every known secret
-    /// masked, so neither terminal escapes nor a token a server echoed reach the terminal or a log.
+    /// masked, so neither terminal escapes nor a token a server echoed reach the terminal or a log. On a
+    /// colour terminal its `Error:` or `Warning:` label is coloured (after sanitizing: ours, not the server's).
     public func note(_ line: String) {
-        stderr.write(TerminalText.line(line, hiding: secrets.all(environment: environment)) + "\n")
+        stderr.write(stderrStyle.label(TerminalText.line(line, hiding: secrets.all(environment: environment))) + "\n")
     }
 
-    /// Whether colour may be used on stderr (a terminal, and NO_COLOR unset).
-    public var stderrColor: Bool { stderrIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty }
+    /// Whether colour may be used on stderr: a terminal, NO_COLOR unset or empty, TERM not `dumb`.
+    public var stderrColor: Bool {
+        stderrIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    }
+
+    /// Colour for stderr, on or off per `stderrColor`.
+    public var stderrStyle: TerminalStyle { TerminalStyle(enabled: stderrColor) }
 }

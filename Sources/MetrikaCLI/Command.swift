@@ -12,12 +12,15 @@ public protocol Command {
     static var discussion: String { get }
     /// The options it accepts (`--help` and `--verbose` are added for every command).
     static var options: [OptionSpec] { get }
+    /// The words it takes as its argument (`bash`, `zsh`, `fish` of `completions`); empty for most.
+    static var argumentChoices: [String] { get }
     /// Runs it; returns the exit code or throws a `MetrikaFailure`.
     static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32
 }
 
 extension Command {
     public static var discussion: String { "" }
+    public static var argumentChoices: [String] { [] }
 
     /// The options with the common ones every command accepts.
     static var allOptions: [OptionSpec] { options + CommonOptions.always }

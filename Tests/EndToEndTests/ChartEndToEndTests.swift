@@ -15,6 +15,7 @@ import Testing
     }
 
     static func checkSVG(atPath path: String) throws -> SVGReport {
+        try ToolCheck.require("python3", package: "python3")
         let result = try runProcess("/usr/bin/env", ["python3", scripts.appendingPathComponent("check_svg.py").path, path], environment: ProcessInfo.processInfo.environment)
         try #require(result.status == 0, "check_svg.py: \(result.stderr) \(result.stdout)")
         return try JSONDecoder().decode(SVGReport.self, from: Data(result.stdout.utf8))

@@ -11,6 +11,7 @@ enum HistoryTools {
     /// Runs SQL with the system `sqlite3` shell (a separate program, so it checks the file as any
     /// other SQLite reader would) and returns its stdout without the final newline.
     static func sqlite(_ path: String, _ sql: String) throws -> String {
+        try ToolCheck.require("sqlite3", package: "sqlite3", searchPath: "/usr/bin")
         let result = try runProcess("/usr/bin/sqlite3", [path, sql], environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
         guard result.status == 0 else { throw SimpleError("sqlite3 \(sql) failed: \(result.stderr)") }
         var text = result.stdout

@@ -8,7 +8,7 @@ import Testing
     static let scripts = Binaries.repositoryRoot.appendingPathComponent("Tests/RenderTests/scripts")
     static let msmtp = "/usr/bin/msmtp"
     /// Python helpers run in the test's own environment (PATH, pyenv, HOME), so they find the
-    /// python3 that .ci/run installed aiosmtpd into.
+    /// python3 that scripts/setup installed aiosmtpd for.
     static let toolEnvironment = ProcessInfo.processInfo.environment
 
     static var hasAiosmtpd: Bool {
@@ -89,7 +89,7 @@ import Testing
         return (parsed, files)
     }
 
-    @Test(.enabled(if: mailChainAvailable, "needs msmtp (apt-get install msmtp) and aiosmtpd (pip install aiosmtpd); .ci/run installs both"))
+    @Test(.enabled(if: mailChainAvailable, "skipped: needs msmtp and aiosmtpd (apt-get install msmtp python3-aiosmtpd, or run scripts/setup)"))
     func mailsThroughMsmtpToARealSMTPServer() throws {
         let api = try FakeAPI()
         let spool = try TemporaryDirectory()
@@ -144,7 +144,7 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: chartFile)) == files[2], "attachment differs from the chart file")
     }
 
-    @Test(.enabled(if: mailChainAvailable, "needs msmtp (apt-get install msmtp) and aiosmtpd (pip install aiosmtpd)"))
+    @Test(.enabled(if: mailChainAvailable, "skipped: needs msmtp and aiosmtpd (apt-get install msmtp python3-aiosmtpd, or run scripts/setup)"))
     func aFailingSendmailIsANonZeroExitWithItsMessage() throws {
         let api = try FakeAPI()
         // Port 1 on loopback: nothing listens there, so msmtp cannot connect.

@@ -57,6 +57,7 @@ struct ReportEndToEndTests {
 
     /// Runs a checker script on `text` (written to a file first).
     static func python(_ script: String, on text: String) throws -> ProcessResult {
+        try ToolCheck.require("python3", package: "python3", searchPath: "/usr/bin:/bin")
         let directory = try TemporaryDirectory()
         let file = directory.path + "/input"
         try Data(text.utf8).write(to: URL(fileURLWithPath: file))

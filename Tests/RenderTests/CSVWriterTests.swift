@@ -76,6 +76,7 @@ struct CSVWriterTests {
     }
 
     private func runPython(script: String, argument: String) throws -> (status: Int32, stdout: Data, stderr: String) {
+        try ToolCheck.require("python3", package: "python3")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script, argument]

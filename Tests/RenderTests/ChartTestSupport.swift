@@ -9,6 +9,7 @@ enum ChartTestSupport {
 
     /// Runs `python3 scripts/<script> <arguments>`; stdout and stderr are drained before waiting.
     static func runPython(_ script: String, _ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
+        try ToolCheck.require("python3", package: "python3")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", testsDirectory.appendingPathComponent("scripts/" + script).path] + arguments

@@ -137,10 +137,8 @@ struct ChartTicksTests {
     /// "fit" by the estimate could still touch on screen: every tick label of the five spans is drawn
     /// by rsvg-convert and its inked width measured.
     @Test func estimatedWidthsCoverTheRenderedText() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/rsvg-convert") else {
-            Issue.record("rsvg-convert is missing: apt-get install librsvg2-bin")
-            return
-        }
+        try ToolCheck.require("rsvg-convert", package: "librsvg2-bin")
+        try ToolCheck.requireFont("DejaVu Sans", package: "fonts-dejavu-core")
         var labels: Set<String> = ["Jan 2026", "Mmm 2026", "Wed 30", "12.5k", "17.8%", "1:05:09"]
         for span in Self.spans {
             let range = ChartTestSupport.range(span.from, span.to)

@@ -186,6 +186,7 @@ enum ReportFixtures {
     /// Writes `text` to a temporary file and runs `python3 scripts/<script> <file>`; pipes are
     /// drained before waiting.
     static func python(_ script: String, on text: String) throws -> (status: Int32, stdout: Data, stderr: String) {
+        try ToolCheck.require("python3", package: "python3")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-report-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

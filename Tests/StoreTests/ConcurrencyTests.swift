@@ -87,7 +87,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: hasSQLite3Tool)) func anotherProcessWritingAtTheSameTime() throws {
+    @Test(.enabled(if: hasSQLite3Tool, "skipped: the sqlite3 shell is missing (apt-get install sqlite3, or run scripts/setup)")) func anotherProcessWritingAtTheSameTime() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
             try HistoryStore(path: path).upsertCounters([sampleCounter, otherCounter])
@@ -127,7 +127,7 @@ import Testing
     }
 
     /// kill -9 in the middle of a sync: the database is sound and holds only whole ranges.
-    @Test(.enabled(if: hasSQLite3Tool)) func killNineLeavesNoPartialRange() throws {
+    @Test(.enabled(if: hasSQLite3Tool, "skipped: the sqlite3 shell is missing (apt-get install sqlite3, or run scripts/setup)")) func killNineLeavesNoPartialRange() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
             try HistoryStore(path: path).upsertCounters([otherCounter])

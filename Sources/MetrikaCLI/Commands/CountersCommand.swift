@@ -12,7 +12,7 @@ enum CountersCommand: Command {
     """
     static let options: [OptionSpec] = [
         OptionSpec("search", value: "TEXT", help: "Only counters whose id, name or site contains TEXT"),
-        OptionSpec("status", value: "STATUS", help: "active (default) or deleted"),
+        OptionSpec("status", value: "active|deleted", help: "Counters of this status (default active)"),
     ] + CommonOptions.format + CommonOptions.token
 
     static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {

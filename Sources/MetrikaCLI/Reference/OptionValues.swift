@@ -1,0 +1,33 @@
+import MetrikaKit
+
+/// What an option's value can be, as completions and the man page present it. Read from the same
+/// `OptionSpec` the parser uses: `day|week|month` lists its choices, a `FILE…`/`PATH` placeholder
+/// takes a file name, `--metrics`/`--dimensions` take comma lists of the known names.
+enum OptionValues: Equatable, Sendable {
+    /// A flag: no value.
+    case none
+    /// One of these words.
+    case choices([String])
+    /// A comma-separated list of these names (others are accepted too, e.g. `ym:s:` names).
+    case list([String])
+    /// A file name.
+    case file
+    /// Anything (a date, an id, text): nothing to offer.
+    case free
+}
+
+extension OptionSpec {
+    /// The kind of value the option takes.
+    var values: OptionValues {
+        guard let valueName else { return .none }
+        if name == "metrics" { return .list(Metric.known.map(\.shortName)) }
+        if name == "dimensions" { return .list(Dimension.known.map(\.shortName)) }
+        let words = valueName.split(separator: "|").map(String.init)
+        if words.count > 1, words.allSatisfy({ $0.allSatisfy { $0.isLowercase || $0.isNumber } }) { return .choices(words) }
+        if valueName.hasPrefix("FILE") || valueName == "PATH" { return .file }
+        return .free
+    }
+
+    /// `--name` and `-x`, as typed.
+    var spellings: [String] { ["--" + name] + (short.map { ["-\($0)"] } ?? []) }
+}

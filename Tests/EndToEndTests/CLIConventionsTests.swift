@@ -1,0 +1,92 @@
+import Foundation
+@testable import MetrikaCLI
+import MetrikaKit
+import Testing
+
+/// What a user expects of any command line: `--help` on every command and group, a suggestion for a
+/// typo, `-v` for `--verbose`. Runs in-process through `CLI.run` (no network: none of these call the API).
+@Suite("CLI conventions")
+struct CLIConventionsTests {
+    /// A transport that must never be used.
+    struct NoNetwork: HTTPTransport {
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            Issue.record("unexpected request to \(request.url)")
+            throw CancellationError()
+        }
+    }
+
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async -> (code: Int32, out: String, err: String) {
+        let out = TextSink(), err = TextSink()
+        let context = CLIContext(environment: ["HOME": "/nonexistent"].merging(environment) { $1 }, stdout: out, stderr: err, transport: NoNetwork())
+        let code = await CLI.run(arguments: arguments, context: context)
+        return (code, out.text, err.text)
+    }
+
+    @Test(arguments: [["cache", "--help"], ["cache", "-h"], ["help", "cache"], ["auth", "--help"], ["help", "auth"]])
+    func groupsHaveHelp(arguments: [String]) async {
+        let result = await Self.run(arguments)
+        #expect(result.code == 0, "stderr: \(result.err)")
+        #expect(result.err.isEmpty)
+        let group = arguments.first == "help" ? arguments[1] : arguments[0]
+        #expect(result.out.contains("Usage: metrika \(group) <command>"), "\(result.out)")
+        // Each member is listed with its summary.
+        let members = group == "cache" ? ["cache info", "cache prune"] : ["auth status"]
+        for member in members { #expect(result.out.contains("  \(member) "), "\(member) missing from \(result.out)") }
+    }
+
+    /// Every command — the tables the parser reads — answers `--help` with exit 0 on stdout.
+    @Test func everyCommandHasHelp() async {
+        let names = ["counters", "report", "chart", "mail", "sync", "cache info", "cache prune", "login", "logout", "auth status", "completions"]
+        for name in names {
+            let words = name.split(separator: " ").map(String.init)
+            let result = await Self.run(words + ["--help"])
+            #expect(result.code == 0, "\(name): \(result.err)")
+            #expect(result.out.contains("Usage: metrika \(name)"), "\(name): \(result.out)")
+        }
+    }
+
+    @Test(arguments: [
+        (["reprot"], "Unknown command 'reprot'. Did you mean 'report'?"),
+        (["counter"], "Unknown command 'counter'. Did you mean 'counters'?"),
+        (["cahce", "info"], "Unknown command 'cahce'. Did you mean 'cache'?"),
+        (["cache", "inof"], "Unknown command 'cache inof'. Did you mean 'cache info'?"),
+        (["help", "reprot"], "Unknown command 'reprot'. Did you mean 'report'?"),
+        (["--vresion"], "Unknown option '--vresion'. Did you mean '--version'?"),
+        (["report", "--gruop", "day"], "Unknown option '--gruop'. Did you mean '--group'?"),
+        (["report", "--group=day", "--ofline"], "Unknown option '--ofline'. Did you mean '--offline'?"),
+    ])
+    func typosGetASuggestion(arguments: [String], message: String) async {
+        let result = await Self.run(arguments)
+        #expect(result.code == 64)
+        #expect(result.out.isEmpty)
+        #expect(result.err.hasPrefix("Error: \(message)\n"), "\(result.err)")
+    }
+
+    /// Far from every name: no suggestion, rather than a silly one.
+    @Test(arguments: [["frobnicate"], ["x"], ["counters", "--x"], ["report", "--zzzzzz"]])
+    func noSuggestionWhenNothingIsClose(arguments: [String]) async {
+        let result = await Self.run(arguments)
+        #expect(result.code == 64)
+        #expect(result.err.hasPrefix("Error: Unknown "), "\(result.err)")
+        #expect(!result.err.contains("Did you mean"), "\(result.err)")
+    }
+
+    /// `-v` is `--verbose`: the real binary against the simulator logs each request on stderr.
+    @Test func shortVIsVerbose() async throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        let result = try metrika(["counters", "-v"], environment: metrikaEnvironment(api: api, home: home.path))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("GET http://127.0.0.1:\(api.port)/management/v1/counters"), "\(result.stderr)")
+        let help = await Self.run(["counters", "--help"])
+        #expect(help.out.contains("-v, --verbose"))
+    }
+
+    @Test func editDistanceCountsATranspositionAsOneEdit() {
+        #expect(ArgumentParser.editDistance("reprot", "report") == 1)
+        #expect(ArgumentParser.editDistance("gruop", "group") == 1)
+        #expect(ArgumentParser.editDistance("chart", "chart") == 0)
+        #expect(ArgumentParser.editDistance("", "abc") == 3)
+        #expect(ArgumentParser.editDistance("kitten", "sitting") == 3)
+    }
+}
