@@ -18,6 +18,11 @@ struct Fault: Sendable {
         case nonUTF8 = "non_utf8"
         case oauthSlowDown = "oauth_slow_down"
         case oauthAccessDenied = "oauth_access_denied"
+        // Hostile parser input (inputs drills).
+        /// The normal answer behind a first member nested 1,000,000 arrays deep.
+        case deepNesting = "deep_nesting"
+        /// The normal answer with a lone `\ud800` escape in the first `"name"` string.
+        case loneSurrogate = "lone_surrogate"
 
         /// OAuth faults only make sense for `POST /token`.
         var defaultPathPrefix: String? {
