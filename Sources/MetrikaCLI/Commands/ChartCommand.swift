@@ -84,7 +84,7 @@ enum ChartCommand: Command {
         var data: [CounterSeries] = []
         for id in request.counterIDs {
             let counter = try await loader.counter(id: id)
-            let range = try MetrikaCLI.resolveRange(from: request.from, to: request.to, counter: counter, now: context.now())
+            let range = try MetrikaCLI.resolveRange(from: request.from, to: request.to, counter: counter, now: context.now(), note: context.note)
             data.append(try await loadSeries(loader: loader, counter: counter, range: range, metrics: request.metrics,
                                              grouping: request.grouping, refresh: request.refresh))
         }
