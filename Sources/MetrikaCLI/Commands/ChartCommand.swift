@@ -11,6 +11,7 @@ enum ChartCommand: Command {
     Default metric: visits; default range: 29daysAgo to today. Metrics with the same unit share an axis;
     different units get panels stacked one above the other. Several counters: one line each, with a
     legend. Missing days are gaps (never zeros); today's still-changing value is drawn dotted.
+    Dates are not before 2008-01-01; a line starts no earlier than its counter's creation day.
 
     The file is written atomically (a temporary file renamed over it), so a cron job that mails the
     chart never sends half of one. `--output -` writes the SVG to standard output.
