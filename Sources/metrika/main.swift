@@ -15,4 +15,16 @@ private func limitMallocArenas() {
 limitMallocArenas()
 #endif
 
+/// A core file would hold the token (and a refresh token) in plain text: no core files, ever, as
+/// ssh-agent and gpg do. The hard limit too, so neither metrika nor a child it starts can raise it.
+private func forbidCoreFiles() {
+    var none = rlimit(rlim_cur: 0, rlim_max: 0)
+    #if os(Linux)
+    _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &none)
+    #else
+    _ = setrlimit(RLIMIT_CORE, &none)
+    #endif
+}
+forbidCoreFiles()
+
 exit(await CLI.run(arguments: Array(CommandLine.arguments.dropFirst()), context: .live()))

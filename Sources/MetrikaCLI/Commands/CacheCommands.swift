@@ -89,6 +89,7 @@ enum CachePruneCommand: Command {
         guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
         guard let text = options.value("before") else { throw UsageError("Missing --before DATE") }
         guard let day = Day(iso: text) else { throw UsageError("--before '\(text)' is not a date: use YYYY-MM-DD") }
+        try DateExpression.checkNotBeforeMetrika(day, option: "before")
         let path = ReportCommand.databasePath(Session(context: context, options: options))
         guard FileManager.default.fileExists(atPath: path) else {
             throw SimpleFailure("No history database at \(path): nothing to prune.", exitCode: ExitCode.config)

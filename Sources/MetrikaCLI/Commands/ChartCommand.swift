@@ -11,6 +11,7 @@ enum ChartCommand: Command {
     Default metric: visits; default range: 29daysAgo to today. Metrics with the same unit share an axis;
     different units get panels stacked one above the other. Several counters: one line each, with a
     legend. Missing days are gaps (never zeros); today's still-changing value is drawn dotted.
+    Dates are not before 2008-01-01; a line starts no earlier than its counter's creation day.
 
     The file is written atomically (a temporary file renamed over it), so a cron job that mails the
     chart never sends half of one. `--output -` writes the SVG to standard output.
@@ -84,7 +85,7 @@ enum ChartCommand: Command {
         var data: [CounterSeries] = []
         for id in request.counterIDs {
             let counter = try await loader.counter(id: id)
-            let range = try MetrikaCLI.resolveRange(from: request.from, to: request.to, counter: counter, now: context.now())
+            let range = try MetrikaCLI.resolveRange(from: request.from, to: request.to, counter: counter, now: context.now(), note: context.note)
             data.append(try await loadSeries(loader: loader, counter: counter, range: range, metrics: request.metrics,
                                              grouping: request.grouping, refresh: request.refresh))
         }

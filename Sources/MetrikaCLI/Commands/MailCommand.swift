@@ -74,6 +74,9 @@ enum MailCommand: Command {
             let counter = try await loader.counter(id: id)
             let yesterday = MetrikaCLI.today(for: counter, now: context.now()).adding(days: -1)
             let current = DateRange(from: yesterday.adding(days: -(days - 1)), to: yesterday)!
+            if current.from < DateExpression.earliestDay {
+                throw UsageError("--period \(days)d reaches back to \(current.from.iso) for counter \(id), before \(DateExpression.earliestDay.iso): Metrika has no data before 2008 (is the clock or METRIKA_NOW right?)")
+            }
             let previous = DateRange(from: current.from.adding(days: -days), to: current.from.adding(days: -1))!
             let loaded = try await loader.load(counter: counter, range: current, metrics: tableMetrics, grouping: .day, refresh: false)
             let built = HistoryLoader.rows(from: loaded, metrics: tableMetrics)

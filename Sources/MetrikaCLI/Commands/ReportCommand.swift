@@ -9,7 +9,9 @@ enum ReportCommand: Command {
     static let usage = "report --counter ID[,ID…] [--from DATE] [--to DATE] [--group day|week|month] [--metrics LIST] [--dimensions LIST] [options]"
     static let discussion = """
     By default: pageviews, visits, users, page depth, time on site and bounce rate by day, from
-    6daysAgo to today in each counter's time zone. Dates: YYYY-MM-DD, today, yesterday, NdaysAgo.
+    6daysAgo to today in each counter's time zone. Dates: YYYY-MM-DD, today, yesterday, NdaysAgo;
+    none before 2008-01-01. A range that starts before the counter was created starts on its
+    creation day (a note on stderr says so); days before it are never shown as zeros.
 
     Time-series reports (no --dimensions/--preset/--filters, --accuracy full) are built from the
     history database: only missing days and the still-changing recent days are fetched.

@@ -12,7 +12,8 @@ enum SyncCommand: Command {
     requests are in flight (Metrika's per-user parallel quota). Each fetched range is written in one
     transaction, so an interrupted sync leaves no partial range and a re-run completes it.
 
-    The range starts at --from, else at the counter's first stored day, else 29daysAgo.
+    The range starts at --from, else at the counter's first stored day, else 29daysAgo; never before
+    the counter was created (its create_time, in its time zone) nor before 2008-01-01.
     Prints one summary line; exits 0 only when every counter synced (otherwise the exit code of the
     first failure, after syncing all the others).
 
@@ -20,7 +21,7 @@ enum SyncCommand: Command {
     """
     static let options: [OptionSpec] = [
         OptionSpec("counter", short: "c", value: "ID[,ID…]", help: "Only these counters (default: every counter you can read)"),
-        OptionSpec("from", value: "DATE", help: "Fetch history from this day (YYYY-MM-DD, NdaysAgo)"),
+        OptionSpec("from", value: "DATE", help: "Fetch history from this day (YYYY-MM-DD, NdaysAgo; not before 2008-01-01)"),
         OptionSpec("unsettled-days", value: "N", help: "Recent days that may still change and are refetched (default 2)"),
         OptionSpec("quiet", short: "q", help: "No summary line (errors are still printed)"),
     ] + CommonOptions.database + CommonOptions.token
@@ -39,6 +40,7 @@ enum SyncCommand: Command {
         guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
         let explicitIDs = options.has("counter") ? try ReportCommand.parseCounterIDs(options) : []
         let from = try options.value("from").map { try DateExpression(parsing: $0, option: "from") }
+        try from?.checkNotBeforeMetrika(option: "from", now: context.now())
         let unsettled = try options.integer("unsettled-days", in: 1...30) ?? 2
         let session = Session(context: context, options: options)
         let store = try HistoryStore(path: ReportCommand.databasePath(session))

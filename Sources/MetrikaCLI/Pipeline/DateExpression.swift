@@ -7,10 +7,22 @@ enum DateExpression: Equatable, Sendable, CustomStringConvertible {
     case absolute(Day)
     case daysAgo(Int)
 
+    /// The first day Metrika can have data for: the service started in 2008. A date before it is a
+    /// typo or a probe (`--from 0001-01-01` would otherwise ask for 730,000 days).
+    static let earliestDay = Day(year: 2008, month: 1, day: 1)!
+
+    /// Refuses a day before `earliestDay` (a usage error naming the option and the day).
+    static func checkNotBeforeMetrika(_ day: Day, option: String) throws {
+        if day < earliestDay {
+            throw UsageError("--\(option) \(day.iso) is before \(earliestDay.iso): Metrika has no data before 2008; use a later date")
+        }
+    }
+
     /// Parses an option value; throws a usage error naming the option and the value.
     init(parsing text: String, option: String) throws {
         let lower = text.trimmingCharacters(in: .whitespaces).lowercased()
         if let day = Day(iso: lower) {
+            try Self.checkNotBeforeMetrika(day, option: option)
             self = .absolute(day)
         } else if lower == "today" {
             self = .daysAgo(0)
@@ -21,6 +33,15 @@ enum DateExpression: Equatable, Sendable, CustomStringConvertible {
         } else {
             throw UsageError("--\(option) '\(text)' is not a date: use YYYY-MM-DD (a real date), today, yesterday or NdaysAgo (e.g. 6daysAgo)")
         }
+    }
+
+    /// Refuses, before any request, a relative date that reaches back before 2008 wherever on Earth
+    /// it is resolved (checked against today in UTC; counters' zones move it by a day at most, and
+    /// `HistoryLoader` never fetches before 2008 anyway).
+    func checkNotBeforeMetrika(option: String, now: Date) throws {
+        guard case .daysAgo = self else { return }
+        let utcToday = Day(ordinal: Int((now.timeIntervalSince1970 / 86_400).rounded(.down)))
+        try Self.checkNotBeforeMetrika(resolve(today: utcToday), option: option)
     }
 
     /// The day this expression means for a counter whose today is `today`.
@@ -54,13 +75,70 @@ func today(for counter: Counter, now: Date) -> Day {
     return Day(ordinal: Int((Double(seconds) / 86_400).rounded(.down)))
 }
 
+/// The calendar day, in the counter's time zone, of its `create_time` (ISO 8601 with an offset or
+/// `Z`, e.g. `2022-03-25T15:59:52+03:00`); nil when it is missing or unreadable (then nothing is clipped).
+func creationDay(of counter: Counter) -> Day? {
+    guard let text = counter.createTime, let instant = parseCreateTime(text) else { return nil }
+    return today(for: counter, now: instant)
+}
+
+/// The first day a counter can have data for: its creation day, never before 2008-01-01.
+func firstDataDay(of counter: Counter) -> Day {
+    max(DateExpression.earliestDay, creationDay(of: counter) ?? DateExpression.earliestDay)
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM|±HHMM)` as an instant; read by hand because it is read for
+/// every report and ISO8601DateFormatter costs more than the rest of a warm offline run.
+func parseCreateTime(_ text: String) -> Date? {
+    let bytes = Array(text.utf8)
+    guard bytes.count >= 19, let day = Day(iso: String(decoding: bytes[0..<10], as: UTF8.self)),
+          bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "),
+          bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":") else { return nil }
+    func number(_ range: Range<Int>) -> Int? {
+        var value = 0
+        for index in range {
+            guard index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 else { return nil }
+            value = value * 10 + Int(bytes[index] - 0x30)
+        }
+        return value
+    }
+    guard let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+          hour < 24, minute < 60, second < 61 else { return nil }
+    var index = 19
+    if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+        index += 1
+        while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+    }
+    var offset = 0
+    if index < bytes.count, bytes[index] == UInt8(ascii: "Z") || bytes[index] == UInt8(ascii: "z") {
+        index += 1
+    } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+        let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+        let hasColon = index + 3 < bytes.count && bytes[index + 3] == UInt8(ascii: ":")
+        guard let hours = number(index + 1..<index + 3),
+              let minutes = number(hasColon ? index + 4..<index + 6 : index + 3..<index + 5), hours < 24, minutes < 60 else { return nil }
+        offset = sign * (hours * 3600 + minutes * 60)
+        index += hasColon ? 6 : 5
+    } else {
+        return nil
+    }
+    guard index == bytes.count else { return nil }
+    let seconds = day.ordinal * 86_400 + hour * 3600 + minute * 60 + second - offset
+    return Date(timeIntervalSince1970: Double(seconds))
+}
+
 /// The days `from`…`to` mean for a counter: relative dates resolve against its today; a range that
 /// starts after today or is reversed is a usage error naming both values; a `to` past today is cut
-/// to today (and said through `note`, when given).
+/// to today, and a range that starts before the counter existed starts on its creation day (both
+/// said through `note`, when given). A range wholly before the creation day is returned as it is
+/// (with a note): `HistoryLoader` finds no day in it, so there are no rows, never zero rows.
 func resolveRange(from: DateExpression, to: DateExpression, counter: Counter, now: Date, note: ((String) -> Void)? = nil) throws -> DateRange {
     let today = today(for: counter, now: now)
     let start = from.resolve(today: today)
     var end = to.resolve(today: today)
+    // NdaysAgo (up to 36500) can reach back before Metrika; absolute dates were refused when parsed.
+    try DateExpression.checkNotBeforeMetrika(start, option: "from")
+    try DateExpression.checkNotBeforeMetrika(end, option: "to")
     if start > today {
         throw UsageError("--from \(start.iso) is in the future for counter \(counter.id) (today there is \(today.iso))")
     }
@@ -70,6 +148,14 @@ func resolveRange(from: DateExpression, to: DateExpression, counter: Counter, no
     }
     guard let range = DateRange(from: start, to: end) else {
         throw UsageError("--from \(start.iso) (\(from)) is after --to \(end.iso) (\(to)): the range is reversed")
+    }
+    if let created = creationDay(of: counter), start < created {
+        if end < created {
+            note?("Note: counter \(counter.id) was created on \(created.iso), after \(end.iso): it has no data for this range.")
+        } else {
+            note?("Note: counter \(counter.id) was created on \(created.iso); showing from that day (no data exists before it).")
+            return DateRange(from: created, to: end)!
+        }
     }
     return range
 }

@@ -52,10 +52,20 @@ struct HistoryLoader {
     /// `refresh`), plus the API's non-additive totals for the whole range and for each period of
     /// `grouping` (nil: no rows, only the days and the range's totals).
     /// `rangeTotals: false` skips the API's totals over the range (sync needs only the days).
-    func load(counter: Counter, range: DateRange, metrics: [Metric], grouping: Grouping?, refresh: Bool, rangeTotals: Bool = true) async throws -> Loaded {
-        let periods = grouping.map(range.periods) ?? []
+    ///
+    /// Days before the counter existed (its `create_time`, in its time zone) or before 2008 are not
+    /// fetched, stored or shown: the range starts at the creation day, and a range wholly before it
+    /// loads no day at all (no rows; never rows of zeros).
+    func load(counter: Counter, range requested: DateRange, metrics: [Metric], grouping: Grouping?, refresh: Bool, rangeTotals: Bool = true) async throws -> Loaded {
         let stored = Self.storedMetrics(for: metrics)
         let today = metrikaToday(counter)
+        let firstDay = firstDataDay(of: counter)
+        guard requested.to >= firstDay else {
+            return Loaded(counter: counter, range: requested, periods: [], storedMetrics: stored, daily: [:], missingDays: [],
+                          today: today, periodTotals: [:], requests: 0, daysFetched: 0)
+        }
+        let range = requested.from >= firstDay ? requested : DateRange(from: firstDay, to: requested.to)!
+        let periods = grouping.map(range.periods) ?? []
         let settledBefore = today.adding(days: -(max(1, unsettledDays) - 1))
         let nonAdditive = stored.filter { $0.aggregation == .nonAdditive }
         var requests = 0

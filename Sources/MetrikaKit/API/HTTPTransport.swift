@@ -68,6 +68,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let created { return created }
+        FoundationSideFiles.prevent()
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil

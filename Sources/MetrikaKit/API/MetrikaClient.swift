@@ -79,7 +79,11 @@ public struct MetrikaClient: Sendable {
         items.append(("limit", String(limit)))
         let (body, url) = try await fetchBody("/stat/v1/data", query: items)
         // The fast path reads plain pages; anything unusual goes to the tolerant decoder below.
-        if let page = StatDataScanner.scan(body) { return page }
+        do {
+            if let page = try StatDataScanner.scan(body) { return page }
+        } catch {
+            throw APIError.unreadable("\(error.description) in the answer from \(url.path)")
+        }
         return try decode(body, from: url)
     }
 
@@ -114,8 +118,14 @@ public struct MetrikaClient: Sendable {
 
     /// Decodes the documented JSON tolerantly, or throws `APIError.unreadable` saying what is wrong.
     func decode<T: Decodable>(_ body: Data, from url: URL) throws -> T {
+        let prepared: Data
         do {
-            return try JSONDecoder().decode(T.self, from: Self.repairingInvalidUTF8(body))
+            prepared = try JSONPreflight.prepare(Self.repairingInvalidUTF8(body))
+        } catch {
+            throw APIError.unreadable("\(error.description) in the answer from \(url.path)")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: prepared)
         } catch {
             throw APIError.unreadable("\(describeDecodingFailure(error)) in the answer from \(url.path)")
         }
@@ -190,7 +200,8 @@ public struct MetrikaClient: Sendable {
     func classify(_ response: HTTPResponse) -> Outcome {
         let status = response.status
         if (200..<300).contains(status) { return .success(response) }
-        let body = try? JSONDecoder().decode(WireErrorBody.self, from: response.body)
+        // Preflight: a lone surrogate in the message must not cost the error type; a too deep body is no error JSON.
+        let body = try? JSONDecoder().decode(WireErrorBody.self, from: JSONPreflight.prepare(response.body))
         let type = serverText(body?.errors?.first?.errorType ?? "")
         let apiMessage = serverText(body?.errors?.first?.message ?? body?.message ?? "")
         let retryAfter = response.headers["retry-after"].flatMap { Double($0.trimmingSpaces) }

@@ -7,21 +7,42 @@ import Foundation
 /// plain documented shape (numbers or null as metric values, strings or null as dimension names and
 /// ids; unknown keys skipped); on anything else it gives up and returns nil, and the caller decodes
 /// the page with `JSONDecoder`, whose tolerant rules and error messages stay the single source of
-/// truth. Invalid UTF-8 inside strings is repaired to U+FFFD, as the decoder path does.
+/// truth. Invalid UTF-8 inside strings and lone surrogate escapes are repaired to U+FFFD, as the
+/// decoder path does. Nesting deeper than `JSONPreflight.maxDepth` is refused, not recursed into:
+/// a million brackets must not overflow the stack.
 struct StatDataScanner {
     private struct GiveUp: Error {}
 
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
+    private var depth = 0
+    private let maxDepth: Int
 
-    private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    private init(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
 
-    /// The page, or nil when the document is not in the plain shape this scanner handles.
-    static func scan(_ data: Data) -> StatDataPage? {
-        data.withUnsafeBytes { raw -> StatDataPage? in
-            var scanner = StatDataScanner(raw)
-            return try? scanner.page()
+    /// The page, or nil when the document is not in the plain shape this scanner handles; throws
+    /// when it nests deeper than `maxDepth` (then no parser may have it).
+    static func scan(_ data: Data, maxDepth: Int = JSONPreflight.maxDepth) throws(JSONPreflight.TooDeep) -> StatDataPage? {
+        let outcome = data.withUnsafeBytes { raw -> Result<StatDataPage?, JSONPreflight.TooDeep> in
+            var scanner = StatDataScanner(raw, maxDepth: maxDepth)
+            do {
+                return .success(try scanner.page())
+            } catch let tooDeep as JSONPreflight.TooDeep {
+                return .failure(tooDeep)
+            } catch {
+                return .success(nil)
+            }
         }
+        return try outcome.get()
+    }
+
+    /// Enters one level of nesting (the caller leaves it with `depth -= 1`).
+    private mutating func enterLevel() throws {
+        depth += 1
+        if depth > maxDepth { throw JSONPreflight.TooDeep(limit: maxDepth) }
     }
 
     // MARK: - The document
@@ -114,6 +135,8 @@ struct StatDataScanner {
 
     private mutating func object(_ member: (inout StatDataScanner, String) throws -> Void) throws {
         try consume(UInt8(ascii: "{"))
+        try enterLevel()
+        defer { depth -= 1 }
         if try peek() == UInt8(ascii: "}") {
             index += 1
             return
@@ -132,6 +155,8 @@ struct StatDataScanner {
 
     private mutating func array<T>(_ element: (inout StatDataScanner) throws -> T) throws -> [T] {
         try consume(UInt8(ascii: "["))
+        try enterLevel()
+        defer { depth -= 1 }
         var result: [T] = []
         if try peek() == UInt8(ascii: "]") {
             index += 1
@@ -274,12 +299,15 @@ struct StatDataScanner {
                 case UInt8(ascii: "u"):
                     var scalar = try hex4()
                     if (0xD800...0xDBFF).contains(scalar) {
-                        try literal("\\u")
-                        let low = try hex4()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw GiveUp() }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        // A pair is two escapes in a row; a high surrogate without its low one is
+                        // no character: U+FFFD, and what follows is read on its own.
+                        if let low = lowSurrogateEscape() {
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        } else {
+                            scalar = 0xFFFD
+                        }
                     } else if (0xDC00...0xDFFF).contains(scalar) {
-                        throw GiveUp()
+                        scalar = 0xFFFD
                     }
                     guard let unicode = Unicode.Scalar(scalar) else { throw GiveUp() }
                     utf8.append(contentsOf: String(Character(unicode)).utf8)
@@ -292,6 +320,18 @@ struct StatDataScanner {
             }
         }
         throw GiveUp()
+    }
+
+    /// Consumes `\\uDC00`…`\\uDFFF` when it comes next and returns its value; else consumes nothing.
+    private mutating func lowSurrogateEscape() -> UInt32? {
+        guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else { return nil }
+        let start = index
+        index += 2
+        guard let low = try? hex4(), (0xDC00...0xDFFF).contains(low) else {
+            index = start
+            return nil
+        }
+        return low
     }
 
     private mutating func hex4() throws -> UInt32 {

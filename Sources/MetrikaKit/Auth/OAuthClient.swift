@@ -158,7 +158,8 @@ public struct OAuthClient: Sendable {
             throw OAuthError.unavailable("the request failed")
         }
         logLine(url, status: "\(response.status)", since: started)
-        let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
+        // Preflight: nesting bounded, lone surrogates repaired (JSONPreflight).
+        let object = (try? JSONSerialization.jsonObject(with: JSONPreflight.prepare(response.body))) as? [String: Any]
         if (200..<300).contains(response.status) {
             guard let object else { throw OAuthError.unreadable("HTTP \(response.status) from \(path) is not a JSON object") }
             if let code = Self.string(object["error"]) { throw Self.error(code: code, description: Self.string(object["error_description"]), secrets: secrets) }

@@ -32,7 +32,8 @@ public struct TokenRefreshingTransport: HTTPTransport {
     /// A 403 that is not about one counter (`access_denied`, `counter_in_connect`) is about the token.
     static func isInvalidToken(_ response: HTTPResponse) -> Bool {
         guard response.status == 403 else { return false }
-        let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
+        // Preflight: nesting bounded, lone surrogates repaired (JSONPreflight).
+        let object = (try? JSONSerialization.jsonObject(with: JSONPreflight.prepare(response.body))) as? [String: Any]
         let first = (object?["errors"] as? [[String: Any]])?.first
         let type = first?["error_type"] as? String ?? ""
         return type != "access_denied" && type != "counter_in_connect"

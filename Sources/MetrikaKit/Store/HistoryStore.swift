@@ -34,6 +34,7 @@ public final class HistoryStore: @unchecked Sendable {
         let isFile = path != ":memory:" && !path.isEmpty
         if isFile {
             try HistoryStore.createParentDirectory(of: path)
+            try HistoryStore.checkWritable(path)
         }
         do {
             database = try Database(path: path)
@@ -81,6 +82,23 @@ public final class HistoryStore: @unchecked Sendable {
         } catch {
             throw StoreError(.cannotCreate, path: path, detail: "cannot create the directory \(directory)")
         }
+    }
+
+    /// An existing history must be writable, and so must its directory unless SQLite's write-ahead log
+    /// files (`<file>-wal`, `<file>-shm`) already exist there writable: in WAL mode every connection,
+    /// even one that only reads, creates them. Said up front, naming what to fix (exit 78), instead of
+    /// SQLite's "attempt to write a readonly database" from the first statement (exit 1).
+    private static func checkWritable(_ path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        if access(path, W_OK) != 0 {
+            throw StoreError(.readOnly, path: path, detail: "the file is read-only: \(String(cString: strerror(errno)))")
+        }
+        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        guard access(directory, W_OK) != 0 else { return }
+        let reason = String(cString: strerror(errno))
+        if ["-wal", "-shm"].allSatisfy({ access(path + $0, W_OK) == 0 }) { return }
+        let name = (path as NSString).lastPathComponent
+        throw StoreError(.readOnly, path: path, detail: "its directory \(directory) is not writable (\(reason)), and SQLite must create \(name)-wal and \(name)-shm there")
     }
 
     /// Reads (never writes) the file to decide whether it is usable; returns its schema version
@@ -187,6 +205,7 @@ public final class HistoryStore: @unchecked Sendable {
         case SQLITE_NOTADB: return StoreError(.notADatabase, path: path, detail: detail)
         case SQLITE_CORRUPT: return StoreError(.corrupt, path: path, detail: detail)
         case SQLITE_CANTOPEN: return StoreError(.cannotCreate, path: path, detail: detail)
+        case SQLITE_READONLY: return StoreError(.readOnly, path: path, detail: detail)
         case SQLITE_BUSY:
             return StoreError(.sqlite(code: error.code), path: path, detail: "still locked by another metrika after waiting; try again")
         default: return StoreError(.sqlite(code: error.code), path: path, detail: detail)

@@ -1,7 +1,7 @@
 /// A problem with the history database, worded for the person who has to fix it.
 ///
-/// Unusable files (not SQLite, damaged, someone else's database, written by a newer metrika) exit with 78
-/// (bad configuration) and are never modified; a database file that cannot be created exits with 73;
+/// Unusable files (not SQLite, damaged, someone else's database, written by a newer metrika, read-only
+/// or in a read-only directory) exit with 78 (bad configuration) and are never modified; a database file that cannot be created exits with 73;
 /// anything else with 1.
 public struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
     /// What went wrong.
@@ -16,6 +16,9 @@ public struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
         case newerSchema(found: Int, supported: Int)
         /// The database file or its directory could not be created or opened.
         case cannotCreate
+        /// An existing database cannot be written: the file is read-only, or its directory is and
+        /// SQLite cannot create its write-ahead log files there (even to read, in WAL mode).
+        case readOnly
         /// The caller stored data for a counter it never stored with `upsertCounters`.
         case unknownCounter(Int)
         /// The caller passed values that do not fit (rows of the wrong width, repeated metrics).
@@ -41,7 +44,7 @@ public struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
     /// The sysexits code: 78 for an unusable file, 73 when the file cannot be created, 1 otherwise.
     public var exitCode: Int32 {
         switch kind {
-        case .notADatabase, .corrupt, .notMetrikaDatabase, .newerSchema: return ExitCode.config
+        case .notADatabase, .corrupt, .notMetrikaDatabase, .newerSchema, .readOnly: return ExitCode.config
         case .cannotCreate: return ExitCode.cannotCreate
         case .unknownCounter, .invalidInput, .sqlite: return ExitCode.failure
         }
@@ -62,6 +65,8 @@ public struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
             return "the history database \(path) was written by a newer metrika (schema version \(found), this metrika knows up to \(supported)); it was left untouched — upgrade metrika, or \(elsewhere)"
         case .cannotCreate:
             return "cannot create or open the history database \(path)\(because) — check the directory and its permissions, or point METRIKA_DB (or --db) elsewhere"
+        case .readOnly:
+            return "the history database \(path) cannot be written\(because) — make it (and its directory) writable for this user, or point METRIKA_DB (or --db) elsewhere"
         case .unknownCounter(let id):
             return "counter \(id) is not in the history database \(path); it must be stored before its statistics"
         case .invalidInput:

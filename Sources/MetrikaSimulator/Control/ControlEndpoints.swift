@@ -126,6 +126,19 @@ extension Simulator {
             response.status = 200
             response.body = Simulator.insertInvalidUTF8(into: response.body)
             return response
+        case .deepNesting:
+            var response = route(request)
+            response.status = 200
+            response.body = Simulator.nestingDeeply(response.body, depth: 1_000_000)
+            response.document = nil
+            response.documentBuilder = nil
+            return response
+        case .loneSurrogate:
+            var response = route(request)
+            response.body = Simulator.insertingLoneSurrogate(into: response.body)
+            response.document = nil
+            response.documentBuilder = nil
+            return response
         case .oauthSlowDown:
             return .json(
                 400,
@@ -254,6 +267,37 @@ extension Simulator {
             return result
         }
         return Array("{\"name\":\"".utf8) + invalid + Array("\"}".utf8)
+    }
+
+    /// The body with a first member `"deep"` holding `depth` nested arrays (a bare array of them when
+    /// the body is no object): valid JSON that a recursive parser without a limit dies on.
+    static func nestingDeeply(_ body: [UInt8], depth: Int) -> [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(body.count + 2 * depth + 10)
+        let isObject = body.first == UInt8(ascii: "{")
+        if isObject { result.append(contentsOf: Array("{\"deep\":".utf8)) }
+        result.append(contentsOf: repeatElement(UInt8(ascii: "["), count: depth))
+        result.append(contentsOf: repeatElement(UInt8(ascii: "]"), count: depth))
+        if isObject {
+            let rest = body.dropFirst().drop { $0 == 0x20 || $0 == 0x0A }
+            if rest.first != UInt8(ascii: "}") { result.append(UInt8(ascii: ",")) }
+            result.append(contentsOf: rest)
+        }
+        return result
+    }
+
+    /// The body with the escape `\ud800` (half of a UTF-16 surrogate pair, alone) at the start of
+    /// the first `"name"` string, or of the first string value when there is none.
+    static func insertingLoneSurrogate(into body: [UInt8]) -> [UInt8] {
+        let escape = Array("\\ud800".utf8)
+        for marker in [Array("\"name\":\"".utf8), Array(":\"".utf8)] {
+            if let position = firstIndex(of: marker, in: body) {
+                var result = body
+                result.insert(contentsOf: escape, at: position + marker.count)
+                return result
+            }
+        }
+        return Array("{\"name\":\"".utf8) + escape + Array("\"}".utf8)
     }
 
     private static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {

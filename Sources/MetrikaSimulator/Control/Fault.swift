@@ -24,6 +24,11 @@ struct Fault: Sendable {
         case hostileAPIError = "hostile_api_error"
         case hostileDeviceCode = "hostile_device_code"
         case hostileOAuthError = "hostile_oauth_error"
+        // Hostile parser input (inputs drills).
+        /// The normal answer behind a first member nested 1,000,000 arrays deep.
+        case deepNesting = "deep_nesting"
+        /// The normal answer with a lone `\ud800` escape in the first `"name"` string.
+        case loneSurrogate = "lone_surrogate"
 
         /// OAuth faults only make sense for `POST /token` (or `/device/code`).
         var defaultPathPrefix: String? {

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+/// An existing history database in a read-only directory, or read-only itself (issue 10, item 13):
+/// exit 78 with a message that names what to fix, not SQLite's "attempt to write a readonly database"
+/// with exit 1. In WAL mode even a reader must create `<file>-wal` and `<file>-shm` next to the file.
+@Suite("Read-only history end to end", .serialized)
+struct ReadOnlyHistoryEndToEndTests {
+    /// Root ignores permissions: as root the commands run as `nobody` through setpriv.
+    static let isRoot = getuid() == 0
+    static let canTest = !isRoot || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+
+    static func run(_ arguments: [String], environment: [String: String]) throws -> ProcessResult {
+        guard isRoot else { return try metrika(arguments, environment: environment) }
+        return try runProcess("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Binaries.metrika] + arguments,
+                              environment: environment, timeout: 60)
+    }
+
+    @Test(.enabled(if: canTest), arguments: [false, true])
+    func aReadOnlyHistoryIsAConfigurationError(fileToo: Bool) throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        let directory = home.path + "/history"
+        let path = directory + "/metrika.sqlite"
+        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": path])
+        #expect(try metrika(["sync", "--counter", "1001", "--from", "5daysAgo"], environment: environment).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))   // a clean close removes the log
+        let manager = FileManager.default
+        if Self.isRoot {
+            for item in [home.path, directory, path] { try manager.setAttributes([.ownerAccountID: 65534], ofItemAtPath: item) }
+        }
+        try manager.setAttributes([.posixPermissions: fileToo ? 0o444 : 0o644], ofItemAtPath: path)
+        try manager.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory)
+        defer { try? manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory) }
+
+        for arguments in [
+            ["report", "--counter", "1001", "--offline", "--from", "5daysAgo", "--to", "3daysAgo", "--csv"],
+            ["cache", "info"],
+            ["sync", "--counter", "1001"],
+        ] {
+            let result = try Self.run(arguments, environment: environment)
+            #expect(result.status == 78, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            let expected = fileToo ? "the file is read-only" : "its directory \(directory) is not writable"
+            #expect(result.stderr.hasPrefix("Error: the history database \(path) cannot be written") && result.stderr.contains(expected), "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+    }
+}
