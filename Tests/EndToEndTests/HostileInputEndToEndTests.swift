@@ -77,13 +77,21 @@ struct HostileInputEndToEndTests {
             if process.isRunning { process.terminate() }
             process.waitUntilExit()
         }
-        // Wait until the request is in flight (the simulator logged it), so start-up is over.
-        let deadline = Date().addingTimeInterval(10)
-        while try api.requestCount(pathPrefix: "/management") == 0, Date() < deadline { usleep(20_000) }
-        let limits = try String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
-        let line = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
+        // The simulator logs a request only once it is answered, so don't wait for the log: read the
+        // limits while the delayed answer keeps the process alive, until start-up has set them.
+        var line = ""
+        let deadline = Date().addingTimeInterval(2.5)
+        while process.isRunning, Date() < deadline {
+            if let limits = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8),
+               let found = limits.split(separator: "\n").first(where: { $0.hasPrefix("Max core file size") }) {
+                line = String(found)
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                // "Max core file size  <soft>  <hard>  bytes"
+                if fields.count >= 6, fields[4] == "0", fields[5] == "0" { break }
+            }
+            usleep(20_000)
+        }
         let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-        // "Max core file size  <soft>  <hard>  bytes"
         #expect(fields.count >= 6 && fields[4] == "0" && fields[5] == "0", "\(line)")
     }
 
