@@ -98,6 +98,47 @@ import Testing
         #expect(result.stdout.contains(", weekly</text>"))
     }
 
+    /// A Wednesday three to four weeks back (UTC; a day off either way is still mid-week).
+    static func aWednesdayWeeksAgo() -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var day = calendar.date(byAdding: .day, value: -21, to: Date())!
+        while calendar.component(.weekday, from: day) != 4 { day = calendar.date(byAdding: .day, value: -1, to: day)! }
+        let parts = calendar.dateComponents([.year, .month, .day], from: day)
+        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+    }
+
+    @Test func aWeeklyChartLeavesOutTheCutFirstWeekAndMarksThisWeekSoFar() throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        let from = Self.aWednesdayWeeksAgo()
+        let result = try metrika(["chart", "--counter", "1001", "--from", from, "--group", "week", "--output", "-"],
+                                 environment: metrikaEnvironment(api: api, home: home.path))
+        #expect(result.status == 0, "\(result.stderr)")
+        // The first week starts on a Wednesday: 5 days of 7 would read as a drop, so it is left out, with a note.
+        #expect(result.stderr.contains("Note: counter 1001: Left out: the partial week of \(from) (5 of 7 days)."), "\(result.stderr)")
+        #expect(result.stdout.contains(">Left out: the partial week of \(from) (5 of 7 days).</text>"))
+        // The current week is not over: dotted, hollow, and said so in the legend and on its value.
+        #expect(result.stdout.contains(">this week so far</text>"))
+        #expect(!result.stdout.contains("today (incomplete)"))
+        #expect(result.stdout.contains(" so far</text>"))
+    }
+
+    @Test func countersTenTimesApartAreDrawnAsSmallMultiples() throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        // In the simulator 1004 (a big portal) has ~160× the visits of 1001.
+        let result = try metrika(["chart", "--counter", "1001,1004", "--from", "13daysAgo", "--output", "-"],
+                                 environment: metrikaEnvironment(api: api, home: home.path))
+        #expect(result.status == 0, "\(result.stderr)")
+        let file = home.path + "/chart.svg"
+        try Data(result.stdout.utf8).write(to: URL(fileURLWithPath: file))
+        let report = try Self.checkSVG(atPath: file)
+        #expect(report.ok, "\(report.problems)")
+        #expect(report.viewBox == "0 0 800 560", "two panels, one per counter, each with its own axis")
+        #expect(report.texts?.contains { $0.hasPrefix("Visits · ") } == true, "\(report.texts ?? [])")
+    }
+
     // MARK: - PNG
 
     static var hasRSVGConvert: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/rsvg-convert") }

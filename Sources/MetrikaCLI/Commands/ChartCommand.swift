@@ -99,6 +99,9 @@ enum ChartCommand: Command {
             data.append(try await loadSeries(loader: loader, counter: counter, range: range, metrics: request.metrics,
                                              grouping: request.grouping, refresh: request.refresh))
         }
+        for item in data where !item.leftOut.isEmpty {
+            context.note("Note: counter \(item.counter.id): \(leftOutNote(item.leftOut, grouping: request.grouping))")
+        }
         for item in data where !item.missingDays.isEmpty {
             context.note("Note: counter \(item.counter.id) has no history for \(item.missingDays.count) day(s) of the range; they are gaps in the chart\(request.offline ? " (run without --offline to fetch them)" : "").")
         }
@@ -155,22 +158,47 @@ enum ChartCommand: Command {
         var range: DateRange
         var series: [Series]
         var missingDays: [Day]
+        /// Weeks or months cut short by the range (not the current one): left out of the lines.
+        var leftOut: [DateRange] = []
     }
 
     /// Loads the history and turns it into one series per metric: a point per period (its first day),
     /// nil where a day of the period is missing, the period holding today marked incomplete.
+    /// A week or month cut by the range (`--from` on a Wednesday) is left out: its sum over fewer days
+    /// would read as a drop. The current one stays, drawn dotted and labelled "so far".
     static func loadSeries(loader: HistoryLoader, counter: Counter, range: DateRange, metrics: [Metric], grouping: Grouping, refresh: Bool) async throws -> CounterSeries {
         let loaded = try await loader.load(counter: counter, range: range, metrics: metrics, grouping: grouping, refresh: refresh, rangeTotals: false)
         let periods = loaded.periods
         let rows = HistoryLoader.rows(from: loaded, metrics: metrics).rows
         let incompleteFrom = zip(periods, rows).first { $0.1.isIncomplete }?.0.from
+        let leftOut = periods.filter { !isFull($0, grouping: grouping) && !$0.contains(loaded.today) }
         let series = metrics.enumerated().map { index, metric in
-            let points: [(day: Day, value: Double?)] = zip(periods, rows).map { period, row in
-                (period.from, index < row.values.count ? row.values[index].value : nil)
+            let points: [(day: Day, value: Double?)] = zip(periods, rows).compactMap { period, row in
+                if leftOut.contains(period) { return nil }
+                return (period.from, index < row.values.count ? row.values[index].value : nil)
             }
             return Series(counter: counter, metric: metric, points: points, incompleteFrom: incompleteFrom)
         }
-        return CounterSeries(counter: counter, range: range, series: series, missingDays: loaded.missingDays)
+        return CounterSeries(counter: counter, range: range, series: series, missingDays: loaded.missingDays, leftOut: leftOut)
+    }
+
+    /// Whether a period is a whole day, Monday–Sunday week or calendar month.
+    static func isFull(_ period: DateRange, grouping: Grouping) -> Bool {
+        switch grouping {
+        case .day: return true
+        case .week: return period.from.weekday == 1 && period.to == period.from.adding(days: 6)
+        case .month: return period.from == period.from.startOfMonth && period.to == period.from.endOfMonth
+        }
+    }
+
+    /// `Left out: the partial week of 2026-11-04 (5 of 7 days).`
+    static func leftOutNote(_ periods: [DateRange], grouping: Grouping) -> String {
+        let unit = grouping == .month ? "month" : "week"
+        let parts = periods.map { period in
+            let full = grouping == .month ? DateRange(from: period.from.startOfMonth, to: period.from.endOfMonth)!.dayCount : 7
+            return "\(period.from.iso) (\(period.dayCount) of \(full) days)"
+        }
+        return "Left out: the partial \(unit)\(periods.count == 1 ? "" : "s") of " + parts.joined(separator: ", ") + "."
     }
 
     /// The chart of several counters' series: the period spans all their ranges (time zones differ).
@@ -179,15 +207,22 @@ enum ChartCommand: Command {
         let to = data.map(\.range.to).max()!
         let period = DateRange(from: from, to: to)!
         let series = data.flatMap(\.series)
-        let panels = Set(series.map(\.metric.unit)).count
         let defaultTitle = data.count == 1
             ? data[0].counter.name + (data[0].counter.site.isEmpty ? "" : " — " + data[0].counter.site)
             : data.map(\.counter.name).joined(separator: ", ")
         let by = grouping == .day ? "daily" : grouping == .week ? "weekly" : "monthly"
         let subtitle = period.from.iso + " – " + period.to.iso + ", " + by
-        var chart = SVGLineChart(series: series, period: period, title: title ?? defaultTitle, subtitle: subtitle,
-                                 width: width, height: height ?? (400 + 160 * max(0, panels - 1)))
+        var chart = SVGLineChart(series: series, period: period, title: title ?? defaultTitle, subtitle: subtitle, width: width, height: 400)
+        // Each extra panel (another unit, or a line more than 10× smaller) needs room of its own.
+        chart.height = max(height ?? (400 + 160 * (chart.panelCount - 1)), SVGLineChart.minimumHeight)
         chart.connectsAcrossDays = grouping != .day
+        chart.incompleteLabel = grouping == .day ? "today (incomplete)" : grouping == .week ? "this week so far" : "this month so far"
+        let leftOut = data.flatMap(\.leftOut)
+        if !leftOut.isEmpty {
+            var unique: [DateRange] = []
+            for period in leftOut where !unique.contains(period) { unique.append(period) }
+            chart.footnote = leftOutNote(unique, grouping: grouping)
+        }
         return chart
     }
 }
