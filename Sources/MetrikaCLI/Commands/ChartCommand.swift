@@ -10,7 +10,9 @@ enum ChartCommand: Command {
     static let discussion = """
     Default metric: visits; default range: 29daysAgo to today. Metrics with the same unit share an axis;
     different units get panels stacked one above the other. Several counters: one line each, with a
-    legend. Missing days are gaps (never zeros); today's still-changing value is drawn dotted.
+    legend; lines more than 10× apart get panels (and axes) of their own. Missing days are gaps (never
+    zeros); today's still-changing value is drawn dotted. By week or month, the current one is dotted
+    and labelled "so far", and a week or month cut by the range is left out (with a note).
 
     FILE.png (or --format png) draws the same chart as a PNG at twice its size (1600×800 pixels by
     default, sharp on high-density screens) with librsvg's rsvg-convert, which must be installed
