@@ -22,13 +22,10 @@ import Testing
     @Test(.enabled(if: hasRSVGConvert, "needs rsvg-convert (apt-get install librsvg2-bin); .ci/run installs it"))
     func rsvgConvertDrawsTheChartAtTwiceItsSize() throws {
         let rasterizer = RSVGConvertRasterizer(environment: ["PATH": "/usr/bin:/bin"])
-        let started = Date()
         let png = try rasterizer.png(fromSVG: Self.svg, scale: 2)
-        let elapsed = Date().timeIntervalSince(started)
         let size = try #require(PNGImage.size(of: png))
         #expect(size.width == 1600 && size.height == 800, "\(size)")
         #expect(png.count > 10_000, "a real chart, not an empty image: \(png.count) bytes")
-        #expect(elapsed < 10, "took \(elapsed) s")
     }
 
     @Test func aMissingProgramNamesTheInstallCommand() throws {

@@ -21,13 +21,14 @@ public struct RSVGConvertRasterizer: ChartRasterizer {
     /// The environment metrika runs in: PATH and the override are read from it, and the child gets
     /// it without any METRIKA_ variable (tokens, client secrets, passwords never reach it).
     public let environment: [String: String]
-    /// Seconds the child may take before it is killed.
+    /// Seconds the child may take before it is killed: generous, because a loaded 2-core machine
+    /// running the whole test suite was measured taking 22 s for one chart (0.35 s when idle).
     public var timeout: Double
     /// The most PNG bytes accepted; a child printing more is stopped.
     public var maximumOutput: Int
 
     /// Creates the rasterizer for a process environment.
-    public init(environment: [String: String], timeout: Double = 30, maximumOutput: Int = 64 << 20) {
+    public init(environment: [String: String], timeout: Double = 60, maximumOutput: Int = 64 << 20) {
         self.environment = environment
         self.timeout = timeout
         self.maximumOutput = maximumOutput
