@@ -18,13 +18,16 @@ public struct CLIContext: Sendable {
     public var terminalWidth: Int?
     /// Tokens and passwords `note` masks in every line it writes.
     public let secrets = KnownSecrets()
+    /// SVG → PNG for `chart --output FILE.png` and `mail` (default: rsvg-convert found via `environment`).
+    public var rasterizer: any ChartRasterizer
 
     public init(
         environment: [String: String], stdout: TextSink, stderr: TextSink,
         readStandardInput: @escaping @Sendable () -> String? = { nil },
         transport: any HTTPTransport, now: @escaping @Sendable () -> Date = { Date() },
         sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64($0 * 1e9)) },
-        stdoutIsTerminal: Bool = false, stderrIsTerminal: Bool = false, terminalWidth: Int? = nil
+        stdoutIsTerminal: Bool = false, stderrIsTerminal: Bool = false, terminalWidth: Int? = nil,
+        rasterizer: (any ChartRasterizer)? = nil
     ) {
         self.environment = environment
         self.stdout = stdout
@@ -36,6 +39,7 @@ public struct CLIContext: Sendable {
         self.stdoutIsTerminal = stdoutIsTerminal
         self.stderrIsTerminal = stderrIsTerminal
         self.terminalWidth = terminalWidth
+        self.rasterizer = rasterizer ?? RSVGConvertRasterizer(environment: environment)
     }
 
     /// The real process: its environment, file descriptors 0–2, URLSession, the system clock.

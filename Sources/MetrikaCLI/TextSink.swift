@@ -31,6 +31,18 @@ public final class TextSink: TextOutputStream, @unchecked Sendable {
         if buffer.count >= flushThreshold { flushLocked() }
     }
 
+    /// Writes bytes as they are (a PNG to standard output).
+    public func write(bytes: Data) {
+        lock.lock()
+        defer { lock.unlock() }
+        if fileDescriptor == nil {
+            captured.append(contentsOf: bytes)
+            return
+        }
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= flushThreshold { flushLocked() }
+    }
+
     /// Writes whatever is buffered.
     public func flush() {
         lock.lock()

@@ -75,6 +75,9 @@ import Testing
         (["chart", "--output", "x.svg"], "Missing --counter"),
         (["chart", "--counter", "1001", "--width", "10", "--output", "x.svg"], "--width must be a whole number from 240"),
         (["chart", "--counter", "1001", "--metrics", "nonsense", "--output", "x.svg"], "Unknown metric 'nonsense'"),
+        (["chart", "--counter", "1001", "--format", "svg", "--output", "x.png"], "--format svg contradicts the file name x.png"),
+        (["chart", "--counter", "1001", "--format", "gif", "--output", "x"], "--format must be svg or png, not 'gif'"),
+        (["chart", "--counter", "1001", "--output", "x.JPG"], "metrika draws charts as SVG or PNG, not .jpg"),
     ]
 
     @Test(arguments: usageCases)
@@ -94,5 +97,92 @@ import Testing
         let paths = result.stdout.split(separator: "\n").filter { $0.hasPrefix("<path d=\"M") }
         #expect(paths.count == 1, "weekly points a week apart are one line, not dots")
         #expect(result.stdout.contains(", weekly</text>"))
+    }
+
+    /// A Wednesday three to four weeks back (UTC; a day off either way is still mid-week).
+    static func aWednesdayWeeksAgo() -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var day = calendar.date(byAdding: .day, value: -21, to: Date())!
+        while calendar.component(.weekday, from: day) != 4 { day = calendar.date(byAdding: .day, value: -1, to: day)! }
+        let parts = calendar.dateComponents([.year, .month, .day], from: day)
+        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+    }
+
+    @Test func aWeeklyChartLeavesOutTheCutFirstWeekAndMarksThisWeekSoFar() throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        let from = Self.aWednesdayWeeksAgo()
+        let result = try metrika(["chart", "--counter", "1001", "--from", from, "--group", "week", "--output", "-"],
+                                 environment: metrikaEnvironment(api: api, home: home.path))
+        #expect(result.status == 0, "\(result.stderr)")
+        // The first week starts on a Wednesday: 5 days of 7 would read as a drop, so it is left out, with a note.
+        #expect(result.stderr.contains("Note: counter 1001: Left out: the partial week of \(from) (5 of 7 days)."), "\(result.stderr)")
+        #expect(result.stdout.contains(">Left out: the partial week of \(from) (5 of 7 days).</text>"))
+        // The current week is not over: dotted, hollow, and said so in the legend and on its value.
+        #expect(result.stdout.contains(">this week so far</text>"))
+        #expect(!result.stdout.contains("today (incomplete)"))
+        #expect(result.stdout.contains(" so far</text>"))
+    }
+
+    @Test func countersTenTimesApartAreDrawnAsSmallMultiples() throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        // In the simulator 1004 (a big portal) has ~160× the visits of 1001.
+        let result = try metrika(["chart", "--counter", "1001,1004", "--from", "13daysAgo", "--output", "-"],
+                                 environment: metrikaEnvironment(api: api, home: home.path))
+        #expect(result.status == 0, "\(result.stderr)")
+        let file = home.path + "/chart.svg"
+        try Data(result.stdout.utf8).write(to: URL(fileURLWithPath: file))
+        let report = try Self.checkSVG(atPath: file)
+        #expect(report.ok, "\(report.problems)")
+        #expect(report.viewBox == "0 0 800 560", "two panels, one per counter, each with its own axis")
+        #expect(report.texts?.contains { $0.hasPrefix("Visits · ") } == true, "\(report.texts ?? [])")
+    }
+
+    // MARK: - PNG
+
+    static var hasRSVGConvert: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/rsvg-convert") }
+
+    /// Width and height from a PNG's IHDR chunk.
+    static func pngSize(_ data: Data) -> (width: Int, height: Int)? {
+        let bytes = [UInt8](data.prefix(24))
+        guard bytes.count == 24, bytes[0..<8].elementsEqual([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), bytes[12..<16].elementsEqual(Array("IHDR".utf8)) else { return nil }
+        func number(_ offset: Int) -> Int { bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return (number(16), number(20))
+    }
+
+    @Test(.enabled(if: hasRSVGConvert, "needs rsvg-convert (apt-get install librsvg2-bin); .ci/run installs it"))
+    func aPNGFileNameGivesARealPNGAtTwiceTheSize() throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: home.path + "/out", withIntermediateDirectories: true)
+        let output = home.path + "/out/visits.png"
+        let result = try metrika(["chart", "--counter", "1001,1002", "--from", "13daysAgo", "--output", output],
+                                 environment: metrikaEnvironment(api: api, home: home.path))
+        #expect(result.status == 0, "\(result.stderr)")
+        let png = try Data(contentsOf: URL(fileURLWithPath: output))
+        let size = try #require(Self.pngSize(png), "not a PNG: \(png.prefix(16).map { String($0, radix: 16) })")
+        #expect(size.width == 1600 && size.height == 800, "\(size)")
+        #expect(png.count > 20_000, "a drawn chart, not an empty image: \(png.count) bytes")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path + "/out") == ["visits.png"], "atomic write leaves nothing else")
+
+        // --format png to standard output: the same kind of bytes, at the asked size.
+        let piped = try metrika(["chart", "--counter", "1001", "--format", "png", "--width", "640", "--height", "300", "--output", "-"],
+                                environment: metrikaEnvironment(api: api, home: home.path))
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stdout.contains("IHDR") && piped.stdout.hasSuffix("IEND\u{FFFD}B`\u{FFFD}"), "PNG bytes on stdout")
+    }
+
+    @Test func withoutTheRasterizerAPNGIsExit69WithTheInstallCommandAndNoFile() throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        let output = home.path + "/visits.png"
+        let result = try metrika(["chart", "--counter", "1001", "--output", output],
+                                 environment: metrikaEnvironment(api: api, home: home.path, extra: ["PATH": home.path]))
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("Error: cannot draw PNG: rsvg-convert is not installed"), "\(result.stderr)")
+        #expect(result.stderr.contains("apt-get install librsvg2-bin"))
+        #expect(!FileManager.default.fileExists(atPath: output))
     }
 }

@@ -120,13 +120,14 @@ import Testing
         #expect(top.map(\.type) == ["multipart/alternative", "image/svg+xml", "image/svg+xml"])
         let alternative = try #require(top[0].parts)
         #expect(alternative.map(\.type) == ["text/plain", "multipart/related"])
-        #expect(try #require(alternative[1].parts).map(\.type) == ["text/html", "image/svg+xml", "image/svg+xml"])
+        #expect(try #require(alternative[1].parts).map(\.type) == ["text/html", "image/png", "image/png"], "inline charts are PNG: Gmail and Outlook drop SVG")
         let plain = try #require(parsed.texts["text/plain"])
         #expect(plain.contains("Change against the previous 7 days:"))
         #expect(plain.contains("Visits"))
         let html = try #require(parsed.texts["text/html"])
         #expect(html.contains("&lt;script&gt;alert(\"x\")&lt;/script&gt; &amp; Co"))
         #expect(!html.contains("<script"))
+        #expect(html.components(separatedBy: "style=\"max-width:100%;height:auto\"").count == 3, "each chart shrinks to a phone's width")
         for part in try #require(alternative[1].parts).dropFirst() {
             let id = try #require(part.contentID).trimmingCharacters(in: CharacterSet(charactersIn: "<>"))
             #expect(html.contains("src=\"cid:\(id)\""))
@@ -136,8 +137,12 @@ import Testing
         let names = top.dropFirst().compactMap(\.filename)
         #expect(names.count == 2 && names[0].hasPrefix("metrika-1001-") && names[1].hasPrefix("metrika-1002-") && names.allSatisfy { $0.hasSuffix(".svg") })
         #expect(files.count == 4)
-        // Python walks the inline copies (1001, 1002) first, then the attachments (1001, 1002).
-        #expect(files[0] == files[2] && files[1] == files[3], "inline and attached copies are the same bytes")
+        // Python walks the inline PNGs (1001, 1002) first, then the SVG attachments (1001, 1002).
+        let pngSignature = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        #expect(files[0].prefix(8) == pngSignature && files[1].prefix(8) == pngSignature)
+        #expect(files[2].starts(with: Data("<?xml".utf8)) && files[3].starts(with: Data("<?xml".utf8)))
+        let weight = try FileManager.default.attributesOfItem(atPath: stored[0])[.size] as? Int ?? 0
+        #expect(weight < 400_000, "a 2-counter week weighs \(weight) bytes (docs/cron.md)")
         let chartFile = home.path + "/1001.svg"
         let chart = try metrika(["chart", "--counter", "1001", "--from", "7daysAgo", "--to", "yesterday", "--output", chartFile], environment: environment)
         #expect(chart.status == 0, "\(chart.stderr)")
@@ -174,6 +179,24 @@ import Testing
         #expect(printed.status == 0, "\(printed.stderr)")
         #expect(printed.stdout.contains("\r\nMIME-Version: 1.0\r\n"))
         #expect(!printed.stdout.replacingOccurrences(of: "\r\n", with: "").contains("\n"), "CRLF line ends only")
+    }
+
+    @Test func withoutTheRasterizerTheMailFallsBackToSVGWithOneWarning() throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        let output = home.path + "/report.eml"
+        // PATH without rsvg-convert (metrika itself needs no PATH here: --output writes a file).
+        let result = try metrika(["mail", "--counter", "1001", "--to", "ivan@example.com", "--sender", "metrika@example.com", "--output", output],
+                                 environment: metrikaEnvironment(api: api, home: home.path, extra: ["PATH": home.path]))
+        #expect(result.status == 0, "\(result.stderr)")
+        let warnings = result.stderr.split(separator: "\n").filter { $0.hasPrefix("Warning:") }
+        #expect(warnings.count == 1, "\(result.stderr)")
+        #expect(warnings.first?.contains("apt-get install librsvg2-bin") == true)
+        let scratch = try TemporaryDirectory()
+        let (parsed, _) = try Self.parse(output, scratch: scratch.path)
+        let related = try #require(parsed.tree.parts?.first?.parts?.last?.parts)
+        #expect(related.map(\.type) == ["text/html", "image/svg+xml"])
+        #expect(parsed.tree.parts?.dropFirst().map(\.type) == ["image/svg+xml"])
     }
 
     static let badInvocations: [([String], String, Int32)] = [

@@ -118,19 +118,29 @@ struct MIMEMessageTests {
 
     static let noon = Date(timeIntervalSince1970: 1_795_953_600)
 
+    /// Bytes that start like a PNG (signature and IHDR), different per `tag`, standing in for a rasterizer's output.
+    static func fakePNG(_ tag: UInt8) -> Data {
+        Data(PNGImage.signature + [0, 0, 0, 13] + Array("IHDR".utf8) + [0, 0, 6, 64, 0, 0, 3, 32, 8, 6, 0, 0, 0, tag, tag, tag, tag])
+    }
+
+    /// The message and its files in the order Python walks them: inline PNGs, then attached SVGs.
     static func reportMessage(seed: UInt64 = 42, subject: String = "Метрика: неделя Shop и «Блог о кофе», 23–29 ноября") throws -> (MIMEMessage, [Data]) {
         let charts = [SVGLineChartTests.thirtyDays().render(), SVGLineChartTests.oneDay().render()].map { Data($0.utf8) }
+        let pngs = [fakePNG(1), fakePNG(2)]
         let text = "Visits  Users\n1 234   1 000\n\nЗа неделю визитов больше на 12.5% = отлично.\n.\nFrom the nightly job\n" + String(repeating: "long line ", count: 20)
         let html = "<!DOCTYPE html><html><body><p>Визиты</p><img src=\"cid:chart-1@metrika\" alt=\"Visits\"><img src=\"cid:chart-2@metrika\" alt=\"Depth\"></body></html>"
-        let body = MIMEPart.report(text: text, html: html, images: [
-            (charts[0], "image/svg+xml", "shop-visits-2026-11-29.svg", "chart-1@metrika"),
-            (charts[1], "image/svg+xml", "глубина-просмотра.svg", "chart-2@metrika"),
+        let body = MIMEPart.report(text: text, html: html, inline: [
+            MIMEPart.Image(data: pngs[0], mediaType: "image/png", filename: "shop-visits-2026-11-29.png", contentID: "chart-1@metrika"),
+            MIMEPart.Image(data: pngs[1], mediaType: "image/png", filename: "глубина-просмотра.png", contentID: "chart-2@metrika"),
+        ], attachments: [
+            MIMEPart.Image(data: charts[0], mediaType: "image/svg+xml", filename: "shop-visits-2026-11-29.svg"),
+            MIMEPart.Image(data: charts[1], mediaType: "image/svg+xml", filename: "глубина-просмотра.svg"),
         ])
         let message = MIMEMessage(
             from: try MIMEAddress(parsing: "Метрика на сервере <metrika@example.com>"),
             to: try MIMEAddress.list(parsing: "Иван Петров <ivan@example.com>, ops@example.org"),
             subject: subject, date: noon, utcOffsetSeconds: 3 * 3600, seed: seed, body: body)
-        return (message, charts)
+        return (message, pngs + charts)
     }
 
     struct ParsedMessage: Decodable {
@@ -168,7 +178,7 @@ struct MIMEMessageTests {
     }
 
     @Test func pythonsEmailPackageReadsTheReportMessage() throws {
-        let (message, charts) = try Self.reportMessage()
+        let (message, expected) = try Self.reportMessage()
         let bytes = message.bytes()
         let (parsed, files) = try parseWithPython(bytes)
         #expect(parsed.defects.isEmpty, "\(parsed.defects)")
@@ -180,7 +190,7 @@ struct MIMEMessageTests {
         #expect(parsed.dateParsed == "2026-11-29T15:00:00+03:00")
         #expect(parsed.headers["Message-ID"] == message.messageID)
 
-        // Structure: mixed ⊃ (alternative ⊃ (plain, related ⊃ (html, 2 inline images)), 2 attachments).
+        // Structure: mixed ⊃ (alternative ⊃ (plain, related ⊃ (html, 2 inline PNGs)), 2 SVG attachments).
         let tree = parsed.tree
         #expect(tree.type == "multipart/mixed")
         let top = try #require(tree.parts)
@@ -189,7 +199,7 @@ struct MIMEMessageTests {
         #expect(alternative.map(\.type) == ["text/plain", "multipart/related"])
         #expect(alternative[0].charset == "utf-8")
         let related = try #require(alternative[1].parts)
-        #expect(related.map(\.type) == ["text/html", "image/svg+xml", "image/svg+xml"])
+        #expect(related.map(\.type) == ["text/html", "image/png", "image/png"])
         #expect(related.dropFirst().map(\.contentID) == ["<chart-1@metrika>", "<chart-2@metrika>"])
         #expect(related.dropFirst().map(\.disposition) == ["inline", "inline"])
         #expect(top.dropFirst().map(\.disposition) == ["attachment", "attachment"])
@@ -200,9 +210,8 @@ struct MIMEMessageTests {
         #expect(parsed.texts["text/plain"]?.replacingOccurrences(of: "\r\n", with: "\n").contains("За неделю визитов больше на 12.5% = отлично.\n.\nFrom the nightly job\n") == true)
         #expect(parsed.texts["text/html"]?.contains("<img src=\"cid:chart-1@metrika\"") == true)
 
-        // Every file part, inline and attached, decodes to the chart's bytes exactly.
+        // Every file part, inline and attached, decodes to its bytes exactly.
         #expect(parsed.files.count == 4)
-        let expected = [charts[0], charts[1], charts[0], charts[1]]
         #expect(files == expected)
     }
 

@@ -54,4 +54,17 @@ struct ReportSinkTableTests {
     @Test func emptyPeriodSaysSo() {
         #expect(Self.lines(ReportFixtures.empty())[3] == "(no data for this period)")
     }
+
+    /// Sparklines compare like with like: the cut first week (1 day) and the current week (not over)
+    /// would read as drops, so they are left out of the line and its range, and the line says so.
+    @Test func sparklinesLeaveOutPartialPeriods() {
+        let lines = Self.lines(ReportFixtures.twoCounters())
+        let visits = lines.filter { $0.hasPrefix("Visits ") }
+        // Shop's full weeks: 17 500, 17 650, 16 980 — not 2 400 (1 day) or 15 010 (this week so far).
+        #expect(visits.first == "Visits       ▆█▁  16 980 … 17 650  (partial weeks left out)", "\(visits)")
+        let daily = Self.lines(ReportFixtures.daily())
+        let dailyVisits = daily.filter { $0.hasPrefix("Visits ") }
+        #expect(dailyVisits.first?.hasSuffix("0 … 1 000 000  (today left out)") == true, "\(dailyVisits)")
+        #expect(dailyVisits.first?.contains("▁▁▁█▂▁ ") == true, "six full days, not seven: \(dailyVisits)")
+    }
 }

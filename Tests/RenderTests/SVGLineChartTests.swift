@@ -70,7 +70,7 @@ struct SVGLineChartTests {
 
     static let goldens: [(String, @Sendable () -> SVGLineChart)] = [
         ("thirty_days_gaps_today", thirtyDays), ("three_units_two_counters_sampled", threeUnits), ("hostile_names", hostile),
-        ("ten_years", tenYears), ("one_day", oneDay), ("no_data", noData),
+        ("ten_years", tenYears), ("one_day", oneDay), ("no_data", noData), ("small_and_large_small_multiples", smallAndLarge),
     ]
 
     @Test(arguments: goldens.map(\.0))
@@ -178,6 +178,54 @@ struct SVGLineChartTests {
         #expect(svg.contains(">Time on site (mm:ss)</text>"))
         #expect(svg.contains(">Shop · Visits</text>"))
         #expect(svg.contains(">Блог о кофе · Bounce rate</text>"))
+    }
+
+    // MARK: - Charts that do not mislead
+
+    /// Two counters of very different size: 4 thousand vs 600 thousand visits a day.
+    static func smallAndLarge() -> SVGLineChart {
+        let range = S.range("2026-11-02", "2026-11-29")
+        let series = [
+            Series(counter: S.shop, metric: .visits, points: S.wave(range, base: 600_000, amplitude: 60_000)),
+            Series(counter: S.blog, metric: .visits, points: S.wave(range, base: 4_000, amplitude: 900, phase: 2)),
+        ]
+        return SVGLineChart(series: series, period: range, title: "Shop, Блог о кофе", subtitle: "2026-11-02 – 2026-11-29, daily", height: 560)
+    }
+
+    @Test func seriesMoreThanTenTimesApartGetTheirOwnPanels() throws {
+        let chart = Self.smallAndLarge()
+        #expect(chart.panelGroups().map(\.seriesIndices) == [[0], [1]], "small multiples: one panel (and axis) per counter")
+        #expect(chart.panelCount == 2)
+        let svg = chart.render()
+        #expect(svg.contains(">Visits · Shop</text>") && svg.contains(">Visits · Блог о кофе</text>"), "each panel names its counter")
+        // The small counter's own axis reaches its thousands instead of lying flat under 100k ticks.
+        #expect(svg.contains(">5k</text>") || svg.contains(">4k</text>"))
+        let report = try S.checkSVG(svg)
+        #expect(report.ok, "\(report.problems)")
+
+        // Within 10× they still share one axis (heights compare directly).
+        let close = Self.threeUnits()
+        #expect(close.panelGroups().count == 3)
+    }
+
+    @Test func theCurrentWeekIsDottedAndLabelledSoFar() {
+        let range = S.range("2026-11-02", "2026-11-25")
+        let weekly: [(day: Day, value: Double?)] = [(S.day("2026-11-02"), 71_000), (S.day("2026-11-09"), 72_400), (S.day("2026-11-16"), 70_100), (S.day("2026-11-23"), 5_700)]
+        var chart = SVGLineChart(series: [Series(counter: S.shop, metric: .visits, points: weekly, incompleteFrom: S.day("2026-11-23"))], period: range, title: "t")
+        chart.connectsAcrossDays = true
+        chart.incompleteLabel = "this week so far"
+        let svg = chart.render()
+        #expect(svg.contains(">this week so far</text>"))
+        #expect(!svg.contains("today (incomplete)"))
+        #expect(svg.contains(">5.7k so far</text>"), "the cliff's last value says it is partial")
+        #expect(svg.contains("fill=\"#FFFFFF\" stroke=\"#0072B2\""), "hollow marker")
+        #expect(paths(svg).filter { $0.contains("stroke-dasharray=\"\(ChartPalette.incompleteDashArray)\"") }.count == 1)
+    }
+
+    @Test func aFootnoteIsPrinted() {
+        var chart = Self.thirtyDays()
+        chart.footnote = "Left out: the partial week of 2026-10-26 (2 of 7 days)."
+        #expect(chart.render().contains(">Left out: the partial week of 2026-10-26 (2 of 7 days).</text>"))
     }
 
     @Test func stylesDifferInMoreThanColour() {

@@ -1,8 +1,8 @@
 import Foundation
 import MetrikaKit
 
-/// `metrika mail`: the period's report table, its change against the previous period and SVG charts,
-/// as one MIME message handed to sendmail (or written to a file, or printed) — the nightly cron mail.
+/// `metrika mail`: the period's report table, its change against the previous period and charts
+/// (PNG inline, SVG attached), as one MIME message handed to sendmail (or written to a file, or printed) — the nightly cron mail.
 enum MailCommand: Command {
     static let name = "mail"
     static let summary = "Mail a report with charts (via sendmail): for cron"
@@ -10,7 +10,9 @@ enum MailCommand: Command {
     static let discussion = """
     The period is the last N complete days (ending yesterday in each counter's time zone), compared
     with the N days before. The message is multipart: a plain-text part (the table and the change),
-    an HTML part (the same, with the charts shown inline) and the charts attached as SVG files.
+    an HTML part (the same, with the charts shown inline as PNG images, which every mail reader shows)
+    and the charts attached as SVG files. The PNGs are drawn by librsvg's rsvg-convert; without it
+    (or METRIKA_RSVG_CONVERT) the HTML shows the SVG charts instead, with one warning on stderr.
 
     Delivery: piped to `sendmail -t -i` — the program named by --sendmail, else METRIKA_SENDMAIL, else
     /usr/sbin/sendmail (any sendmail-compatible program: msmtp, ssmtp, Postfix, exim). A failing
@@ -91,18 +93,17 @@ enum MailCommand: Command {
 
         let seed = UInt64.random(in: 1...UInt64.max)
         let seedTag = String(seed, radix: 16)
-        let images = sections.map { section in
-            (data: section.svg, mediaType: "image/svg+xml",
-             filename: "metrika-\(section.counter.id)-\(section.current.from.iso)_\(section.current.to.iso).svg",
-             contentID: "chart-\(section.counter.id).\(seedTag)@metrika")
+        let attachments = sections.map { section in
+            MIMEPart.Image(data: section.svg, mediaType: "image/svg+xml", filename: "\(chartName(section)).svg")
         }
-        let text = plainText(sections, metrics: tableMetrics, files: images.map(\.filename))
-        let html = htmlText(sections, metrics: tableMetrics, contentIDs: images.map(\.contentID))
+        let inline = try inlineImages(sections, seedTag: seedTag, context: context)
+        let text = plainText(sections, metrics: tableMetrics, files: attachments.map(\.filename))
+        let html = htmlText(sections, metrics: tableMetrics, contentIDs: inline.map { $0.contentID ?? "" })
         let now = context.now()
         let offset = sections.first.flatMap { TimeZone(identifier: $0.counter.timeZoneName)?.secondsFromGMT(for: now) } ?? 0
         let message = MIMEMessage(
             from: sender, to: recipients, subject: options.value("subject") ?? defaultSubject(sections), date: now,
-            utcOffsetSeconds: offset, seed: seed, body: MIMEPart.report(text: text, html: html, images: images))
+            utcOffsetSeconds: offset, seed: seed, body: MIMEPart.report(text: text, html: html, inline: inline, attachments: attachments))
         let bytes = message.bytes()
 
         if options.flag("dry-run") {
@@ -117,6 +118,30 @@ enum MailCommand: Command {
     }
 
     // MARK: - Content
+
+    static func chartName(_ section: Section) -> String {
+        "metrika-\(section.counter.id)-\(section.current.from.iso)_\(section.current.to.iso)"
+    }
+
+    /// The charts the HTML part shows: PNG, which every mail reader displays (Gmail and Outlook drop
+    /// SVG images). Without a working rasterizer the mail still goes out, with the SVG inline and one
+    /// warning line, because a cron mail without pictures beats no mail.
+    static func inlineImages(_ sections: [Section], seedTag: String, context: CLIContext) throws -> [MIMEPart.Image] {
+        var pngs: [Data] = []
+        do {
+            for section in sections { pngs.append(try context.rasterizer.png(fromSVG: section.svg, scale: ChartCommand.pngScale)) }
+        } catch let error as ChartRasterizerError {
+            context.note("Warning: the charts are inline as SVG, which Gmail and Outlook do not show: \(error.message)")
+            pngs = []
+        }
+        return sections.enumerated().map { index, section in
+            let contentID = "chart-\(section.counter.id).\(seedTag)@metrika"
+            if index < pngs.count {
+                return MIMEPart.Image(data: pngs[index], mediaType: "image/png", filename: "\(chartName(section)).png", contentID: contentID)
+            }
+            return MIMEPart.Image(data: section.svg, mediaType: "image/svg+xml", filename: "\(chartName(section)).svg", contentID: contentID)
+        }
+    }
 
     struct Section {
         var counter: Counter
@@ -220,7 +245,9 @@ enum MailCommand: Command {
             let counter = section.counter
             html += "<h2>\(e(counter.name)) <small>\(e(counter.site)) · \(counter.id)</small></h2>\n"
             html += "<p>\(e(section.current.from.iso)) – \(e(section.current.to.iso))</p>\n"
-            html += "<p><img src=\"cid:\(XMLEscape.attribute(contentID))\" alt=\"\(XMLEscape.attribute("Chart of " + counter.name))\" width=\"800\"></p>\n"
+            // width: the chart's size on a desktop (Outlook honours only the attribute); the style
+            // shrinks it to a phone's width, keeping its proportions.
+            html += "<p><img src=\"cid:\(XMLEscape.attribute(contentID))\" alt=\"\(XMLEscape.attribute("Chart of " + counter.name))\" width=\"800\" style=\"max-width:100%;height:auto\"></p>\n"
             html += "<table style=\"border-collapse: collapse;\">\n<tr><th style=\"text-align: left;\">Date</th>"
             for metric in metrics { html += "<th\(cell)>\(e(metric.title))</th>" }
             html += "</tr>\n"

@@ -49,6 +49,26 @@ public struct MIMEPart: Sendable {
         MIMEPart(content: .multipart(subtype: subtype, parts: parts))
     }
 
+    /// A picture for `report`: its bytes, media type and file name, and for inline use a Content-ID.
+    public struct Image: Sendable {
+        /// The file's bytes.
+        public var data: Data
+        /// `image/png`, `image/svg+xml`, …
+        public var mediaType: String
+        /// The name readers show and save under.
+        public var filename: String
+        /// The Content-ID (without angle brackets) HTML refers to as `cid:…`; nil for attachments.
+        public var contentID: String?
+
+        /// Creates an image.
+        public init(data: Data, mediaType: String, filename: String, contentID: String? = nil) {
+            self.data = data
+            self.mediaType = mediaType
+            self.filename = filename
+            self.contentID = contentID
+        }
+    }
+
     /// The usual shape of a report mail with pictures:
     ///
     ///     multipart/mixed
@@ -56,16 +76,16 @@ public struct MIMEPart: Sendable {
     ///     │  ├─ text/plain                      (the report as text)
     ///     │  └─ multipart/related
     ///     │     ├─ text/html                    (the report, charts as <img src="cid:…">)
-    ///     │     └─ image/… inline, Content-ID   (each chart)
-    ///     └─ image/… attachment                 (each chart again, to save or forward)
+    ///     │     └─ image/png inline, Content-ID (each chart, as every mail reader can show it)
+    ///     └─ image/svg+xml attachment           (each chart as a vector file, to save or forward)
     ///
     /// Readers that cannot show HTML show the text and still offer the charts as attachments.
-    public static func report(text: String, html: String, images: [(data: Data, mediaType: String, filename: String, contentID: String)]) -> MIMEPart {
-        let inline = images.map { file($0.data, mediaType: $0.mediaType, filename: $0.filename, disposition: .inline, contentID: $0.contentID) }
-        let htmlPart = inline.isEmpty ? MIMEPart.text(html, subtype: "html") : multipart("related", [MIMEPart.text(html, subtype: "html")] + inline)
+    public static func report(text: String, html: String, inline: [Image], attachments: [Image]) -> MIMEPart {
+        let inlineParts = inline.map { file($0.data, mediaType: $0.mediaType, filename: $0.filename, disposition: .inline, contentID: $0.contentID) }
+        let htmlPart = inlineParts.isEmpty ? MIMEPart.text(html, subtype: "html") : multipart("related", [MIMEPart.text(html, subtype: "html")] + inlineParts)
         let alternative = multipart("alternative", [MIMEPart.text(text), htmlPart])
-        let attachments = images.map { file($0.data, mediaType: $0.mediaType, filename: $0.filename, disposition: .attachment) }
-        return attachments.isEmpty ? alternative : multipart("mixed", [alternative] + attachments)
+        let attachmentParts = attachments.map { file($0.data, mediaType: $0.mediaType, filename: $0.filename, disposition: .attachment) }
+        return attachmentParts.isEmpty ? alternative : multipart("mixed", [alternative] + attachmentParts)
     }
 
     // MARK: - Serialization

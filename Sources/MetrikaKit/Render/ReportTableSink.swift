@@ -47,10 +47,8 @@ public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
                 let start = row.period?.from ?? Day(iso: row.dimensions.first?.name ?? "") ?? layout.period.from
                 var label = grouping == .month ? String(start.iso.prefix(7)) : start.iso
                 // A week or month cut by the report's range says so: its numbers cover fewer days.
-                if let period = row.period, grouping != .day {
-                    let full = grouping == .week ? period.from.startOfWeek.adding(days: 6) == period.to && period.from.weekday == 1
-                                                 : period.from == period.from.startOfMonth && period.to == period.from.endOfMonth
-                    if !full { label += " (\(period.dayCount) day\(period.dayCount == 1 ? "" : "s"))" }
+                if let period = row.period, Self.isCut(period, grouping: grouping) {
+                    label += " (\(period.dayCount) day\(period.dayCount == 1 ? "" : "s"))"
                 }
                 cells = [label]
             } else {
@@ -89,12 +87,35 @@ public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
         return ValueFormatter.format(quantity, grouping: true, missing: ValueFormatter.missingInTable)
     }
 
+    /// A week or month shorter than a whole one because the report's range cuts it.
+    static func isCut(_ period: DateRange, grouping: Grouping) -> Bool {
+        switch grouping {
+        case .day: return false
+        case .week: return !(period.from.weekday == 1 && period.to == period.from.adding(days: 6))
+        case .month: return !(period.from == period.from.startOfMonth && period.to == period.from.endOfMonth)
+        }
+    }
+
     /// One line per metric: its title, the sparkline of the rows, and the range it spans.
+    /// Partial periods — today or this week/month (not over), a week or month cut by the range — are
+    /// left out, with a note: drawn beside full ones they would read as drops.
     private func writeSparklines(layout: ReportLayout) {
+        let grouping = layout.grouping ?? .day
+        let shown = rows.filter { row in !row.isIncomplete && !(row.period.map { Self.isCut($0, grouping: grouping) } ?? false) }
+        guard shown.count >= 2 else { return }
+        var note = ""
+        if shown.count < rows.count {
+            let cut = rows.contains { row in row.period.map { Self.isCut($0, grouping: grouping) } ?? false }
+            switch grouping {
+            case .day: note = "  (today left out)"
+            case .week: note = cut ? "  (partial weeks left out)" : "  (this week left out)"
+            case .month: note = cut ? "  (partial months left out)" : "  (this month left out)"
+            }
+        }
         let titleWidth = layout.metrics.map { displayWidth(of: $0.title) }.max() ?? 0
         out.write("\n")
         for (index, metric) in layout.metrics.enumerated() {
-            let series = rows.map { index < $0.values.count ? $0.values[index].value : nil }
+            let series = shown.map { index < $0.values.count ? $0.values[index].value : nil }
             let values = Self.fit(series, width: 60)
             let present = series.compactMap { $0 }
             var line = metric.title + String(repeating: " ", count: titleWidth - displayWidth(of: metric.title)) + "  " + Sparkline.render(values)
@@ -102,6 +123,7 @@ public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
                 let format = { (value: Double) in ValueFormatter.format(Quantity(value, unit: metric.unit), grouping: true, missing: "") }
                 line += "  \(format(low)) … \(format(high))"
             }
+            line += note
             out.write(line + "\n")
         }
     }

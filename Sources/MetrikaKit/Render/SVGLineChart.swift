@@ -24,6 +24,14 @@ public struct SVGLineChart: Sendable {
     /// False (daily data): a day absent from a series' points is a gap. True (one point per week or
     /// month, dated by the period's first day): consecutive points are joined; only nil values break.
     public var connectsAcrossDays = false
+    /// The legend's name for the dotted, still-changing end of the lines: `today (incomplete)` for days,
+    /// `this week so far` / `this month so far` for weeks and months.
+    public var incompleteLabel = "today (incomplete)"
+    /// A line printed under the chart (e.g. which partial periods were left out), if any.
+    public var footnote: String?
+
+    /// How many stacked panels the chart draws (for sizing it: each needs room).
+    public var panelCount: Int { max(panelGroups().count, 1) }
 
     /// The smallest size that still leaves room for a readable plot.
     public static let minimumWidth = 240
@@ -87,7 +95,7 @@ public struct SVGLineChart: Sendable {
         // Legend, wrapped into rows.
         cursor += 12
         var legendItems: [(label: String, style: ChartPalette.Style?)] = zip(labels, styles).map { ($0, $1) }
-        if hasIncomplete { legendItems.append(("today (incomplete)", nil)) }
+        if hasIncomplete { legendItems.append((incompleteLabel, nil)) }
         var x = 12.0
         var rowY = cursor + 12
         out.line("<g font-size=\"\(ChartNumber.coordinate(Self.legendSize))\" fill=\"\(Self.textColor)\">")
@@ -112,7 +120,7 @@ public struct SVGLineChart: Sendable {
 
         // Vertical budget for the panels.
         let bottomLabels = 22.0
-        let note = sampledNote()
+        let note = [sampledNote(), footnote].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ").nilIfEmpty
         let bottomMargin = bottomLabels + (note == nil ? 6 : 22)
         let panelTitleBand = 26.0
         let panelGap = 10.0
@@ -132,7 +140,7 @@ public struct SVGLineChart: Sendable {
         var widestLast = 0.0
         for line in series {
             if let last = lastValue(line) {
-                widestLast = max(widestLast, ChartTicks.estimatedWidth(of: ChartValueFormat.label(last.value, unit: line.metric.unit), fontSize: Self.tickSize))
+                widestLast = max(widestLast, ChartTicks.estimatedWidth(of: lastLabel(line, last), fontSize: Self.tickSize))
             }
         }
         let plotLeft = (max(28, widestTick + 18)).rounded(.up)
@@ -182,7 +190,7 @@ public struct SVGLineChart: Sendable {
                     let py = frame.y(last.value)
                     let hollow = line.incompleteFrom.map { last.day >= $0 } ?? false
                     out.line(marker(style.marker, x: px, y: py, color: style.color, hollow: hollow))
-                    lastLabels.append(LastLabel(y: py, text: ChartValueFormat.label(last.value, unit: line.metric.unit), color: style.color))
+                    lastLabels.append(LastLabel(y: py, text: lastLabel(line, last), color: style.color))
                 }
             }
             if !panel.hasValues {
@@ -219,29 +227,63 @@ public struct SVGLineChart: Sendable {
         var metrics: [Metric]
         var lowest: Double?
         var highest: Double?
+        /// Set when lines of this unit were split by size: the legend labels of this panel's lines.
+        var lineNames: [String]?
         var hasValues: Bool { lowest != nil }
     }
 
-    /// Series grouped by unit, panels in the order their unit first appears.
+    /// Lines whose peaks differ by more than this factor do not share an axis.
+    public static let sharedAxisRatio = 10.0
+
+    /// Series grouped by unit, panels in the order their unit first appears. Within a unit, a line
+    /// whose peak is more than 10× below the largest line of a panel gets a panel (and axis) of its
+    /// own — small multiples — because on a shared axis it would lie flat at zero: 4 thousand visits
+    /// next to 600 thousand.
     func panelGroups() -> [Panel] {
+        let labels = legendLabels()
+        var units: [MetricUnit] = []
+        for line in series where !units.contains(line.metric.unit) { units.append(line.metric.unit) }
         var panels: [Panel] = []
-        for (index, line) in series.enumerated() {
-            let position: Int
-            if let existing = panels.firstIndex(where: { $0.unit == line.metric.unit }) {
-                position = existing
-            } else {
-                panels.append(Panel(unit: line.metric.unit, seriesIndices: [], metrics: []))
-                position = panels.count - 1
+        for unit in units {
+            let members = series.indices.filter { series[$0].metric.unit == unit }
+            // Largest peak first, so each cluster is anchored on its biggest line.
+            let ranked = members.sorted { (peak(series[$0]) ?? 0, -$0) > (peak(series[$1]) ?? 0, -$1) }
+            var clusters: [(top: Double, indices: [Int])] = []
+            for index in ranked {
+                let value = peak(series[index]) ?? 0
+                if let position = clusters.firstIndex(where: { value <= 0 || value * Self.sharedAxisRatio >= $0.top }) {
+                    clusters[position].indices.append(index)
+                } else {
+                    clusters.append((value, [index]))
+                }
             }
-            panels[position].seriesIndices.append(index)
-            if !panels[position].metrics.contains(line.metric) { panels[position].metrics.append(line.metric) }
-            for point in line.points where period.contains(point.day) {
-                guard let value = point.value, value.isFinite else { continue }
-                panels[position].lowest = min(panels[position].lowest ?? value, value)
-                panels[position].highest = max(panels[position].highest ?? value, value)
+            let ordered = clusters.map { $0.indices.sorted() }.sorted { $0[0] < $1[0] }
+            for indices in ordered {
+                var panel = Panel(unit: unit, seriesIndices: indices, metrics: [])
+                if ordered.count > 1 { panel.lineNames = indices.map { labels[$0] } }
+                for index in indices {
+                    let line = series[index]
+                    if !panel.metrics.contains(line.metric) { panel.metrics.append(line.metric) }
+                    for point in line.points where period.contains(point.day) {
+                        guard let value = point.value, value.isFinite else { continue }
+                        panel.lowest = min(panel.lowest ?? value, value)
+                        panel.highest = max(panel.highest ?? value, value)
+                    }
+                }
+                panels.append(panel)
             }
         }
         return panels
+    }
+
+    /// The largest absolute finite value of a line within the period.
+    func peak(_ line: Series) -> Double? {
+        var best: Double?
+        for point in line.points where period.contains(point.day) {
+            guard let value = point.value, value.isFinite else { continue }
+            best = max(best ?? abs(value), abs(value))
+        }
+        return best
     }
 
     /// Counts, durations and depths start at zero so that heights compare honestly; percents and other
@@ -258,7 +300,13 @@ public struct SVGLineChart: Sendable {
     }
 
     func panelTitle(_ panel: Panel) -> String {
-        let names = panel.metrics.map(\.title).joined(separator: ", ")
+        var names = panel.metrics.map(\.title).joined(separator: ", ")
+        if let lines = panel.lineNames {
+            // Split by size: name the lines, minus the metric the title already says.
+            let metricTitles = Set(panel.metrics.map(\.title))
+            let others = lines.filter { !metricTitles.contains($0) }
+            if !others.isEmpty { names += " · " + others.joined(separator: ", ") }
+        }
         switch panel.unit {
         case .count: return names
         case .percent: return names + " (%)"
@@ -330,6 +378,13 @@ public struct SVGLineChart: Sendable {
     func lineHasIncompletePoint(_ line: Series) -> Bool {
         guard let from = line.incompleteFrom else { return false }
         return line.points.contains { $0.day >= from && period.contains($0.day) && $0.value != nil }
+    }
+
+    /// The last value's label: `5.7k`, or `5.7k so far` when its period is not over.
+    func lastLabel(_ line: Series, _ last: (day: Day, value: Double)) -> String {
+        let text = ChartValueFormat.label(last.value, unit: line.metric.unit)
+        let partial = line.incompleteFrom.map { last.day >= $0 } ?? false
+        return partial && connectsAcrossDays ? text + " so far" : text
     }
 
     /// The latest day in the period that has a value.
@@ -435,8 +490,11 @@ public struct SVGLineChart: Sendable {
             }
         }
         if !finals.isEmpty { text += " Last values: " + finals.joined(separator: "; ") + "." }
-        if series.contains(where: lineHasIncompletePoint) { text += " The current day is incomplete and drawn dotted." }
+        if series.contains(where: lineHasIncompletePoint) {
+            text += connectsAcrossDays ? " The current period is not over (\(incompleteLabel)) and drawn dotted." : " The current day is incomplete and drawn dotted."
+        }
         if let note = sampledNote() { text += " " + note }
+        if let footnote, !footnote.isEmpty { text += " " + footnote }
         return text
     }
 
@@ -465,4 +523,8 @@ public struct SVGLineChart: Sendable {
     }
 
     func c(_ value: Double) -> String { ChartNumber.coordinate(value) }
+}
+
+private extension String {
+    var nilIfEmpty: String? { isEmpty ? nil : self }
 }
