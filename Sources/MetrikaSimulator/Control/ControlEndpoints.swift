@@ -126,6 +126,12 @@ extension Simulator {
             response.status = 200
             response.body = Simulator.insertInvalidUTF8(into: response.body)
             return response
+        case .shape:
+            return respond(to: request, shape: fault.shape)
+        case .replay:
+            return HTTPResponse(status: fault.status, contentType: "application/json; charset=utf-8", body: fault.body)
+        case .lyingPaging:
+            return respondLyingAboutPaging(to: request)
         case .oauthSlowDown:
             return .json(
                 400,

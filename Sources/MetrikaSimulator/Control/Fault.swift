@@ -18,6 +18,12 @@ struct Fault: Sendable {
         case nonUTF8 = "non_utf8"
         case oauthSlowDown = "oauth_slow_down"
         case oauthAccessDenied = "oauth_access_denied"
+        /// The answer in a shape real answers take (`shape`: see `AnswerShape`).
+        case shape
+        /// A body sent verbatim with `status` (a real API answer replayed byte for byte).
+        case replay
+        /// Pages that ignore `offset` and claim 10^12 rows (counters: new ids on every page).
+        case lyingPaging = "lying_paging"
 
         /// OAuth faults only make sense for `POST /token`.
         var defaultPathPrefix: String? {
@@ -41,6 +47,10 @@ struct Fault: Sendable {
     var status: Int
     var delayMilliseconds: Int
     var retryAfter: Int?
+    /// The answer shape of a `shape` fault.
+    var shape: AnswerShape = .minimal
+    /// The body of a `replay` fault.
+    var body: [UInt8] = []
 
     func matches(path: String) -> Bool {
         guard let prefix = pathPrefix ?? kind.defaultPathPrefix else { return true }
@@ -71,9 +81,22 @@ struct Fault: Sendable {
         if let retryAfter, retryAfter < 0 { throw FaultSpecError("retry_after must not be negative") }
         var prefix = document["path_prefix"]?.stringValue
         if prefix?.isEmpty == true { prefix = nil }
-        return Fault(
-            kind: kind, remaining: count, pathPrefix: prefix, errorType: errorType, status: status,
+        var fault = Fault(
+            kind: kind, remaining: count, pathPrefix: prefix, errorType: errorType, status: kind == .replay ? (document["status"]?.intValue ?? 200) : status,
             delayMilliseconds: delay, retryAfter: retryAfter)
+        if kind == .shape {
+            let name = document["shape"]?.stringValue ?? ""
+            guard let shape = AnswerShape(rawValue: name) else {
+                throw FaultSpecError("\"shape\" must be one of \(AnswerShape.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            fault.shape = shape
+        }
+        if kind == .replay {
+            guard let body = document["body"]?.stringValue else { throw FaultSpecError("a replay fault needs \"body\" (a string)") }
+            guard (100...599).contains(fault.status) else { throw FaultSpecError("status must be 100...599") }
+            fault.body = Array(body.utf8)
+        }
+        return fault
     }
 
     /// The fault as `GET /__sim/faults` lists it.
@@ -85,6 +108,8 @@ struct Fault: Sendable {
             pairs.append(("status", .int(status)))
         }
         if kind == .delay { pairs.append(("delay_ms", .int(delayMilliseconds))) }
+        if kind == .shape { pairs.append(("shape", .string(shape.rawValue))) }
+        if kind == .replay { pairs.append(("status", .int(status))) }
         if let retryAfter { pairs.append(("retry_after", .int(retryAfter))) }
         return .object(pairs)
     }
