@@ -125,6 +125,38 @@ struct RealAPIContractEndToEndTests {
         #expect(result.stderr.contains("Access is denied"), "\(result.stderr)")
     }
 
+    // MARK: - The API's digits
+
+    /// A day's values from the history (`--raw` CSV and JSON) are the API's numbers for that day, digit
+    /// for digit: bounce rate and page depth are not re-derived as value × visits ÷ visits.
+    @Test func singleDaysKeepTheAPIsDigits() throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        let environment = metrikaEnvironment(api: api, home: home.path)
+        let csv = try metrika(["report", "--counter", "1001", "--from", "9daysAgo", "--to", "3daysAgo", "--raw", "--csv"], environment: environment)
+        #expect(csv.status == 0, "stderr: \(csv.stderr)")
+        let header = try #require(csv.stdoutLines.first).split(separator: ",").map(String.init)
+        #expect(header == ["date", "pageviews", "visits", "users", "page_depth", "avg_visit_duration", "bounce_rate"])
+        let rows = csv.stdoutLines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        #expect(rows.count == 7)
+        let first = try #require(rows.first?.first)
+        let last = try #require(rows.last?.first)
+        let metrics = "ym:s:pageviews,ym:s:visits,ym:s:users,ym:s:pageDepth,ym:s:avgVisitDurationSeconds,ym:s:bounceRate"
+        let body = try api.apiGET("/stat/v1/data?ids=1001&metrics=\(metrics)&dimensions=ym:s:date&sort=ym:s:date&date1=\(first)&date2=\(last)&accuracy=full&limit=100")
+        // The API's number texts per day, as sent (`26.08695652`, `1200.0`).
+        let text = String(decoding: body, as: UTF8.self)
+        var apiRows: [String: [String]] = [:]
+        for chunk in text.components(separatedBy: "{\"dimensions\":[{\"name\":\"").dropFirst() {
+            let day = String(chunk.prefix(10))
+            guard let open = chunk.range(of: "\"metrics\":["), let close = chunk[open.upperBound...].firstIndex(of: "]") else { continue }
+            apiRows[day] = chunk[open.upperBound..<close].split(separator: ",").map { String($0.hasSuffix(".0") ? $0.dropLast(2) : $0) }
+        }
+        #expect(apiRows.count == 7)
+        for row in rows {
+            #expect(Array(row.dropFirst()) == apiRows[row[0]], "day \(row[0])")
+        }
+    }
+
     // MARK: - Counters
 
     @Test func aCounterWithoutNameShowsItsSite() throws {

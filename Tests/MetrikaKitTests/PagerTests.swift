@@ -120,3 +120,13 @@ struct ColumnNameTests {
         #expect(Counter(id: 1, name: "Shop", site: "site.ru").displayName == "Shop")
     }
 }
+
+/// A sample share outside (0, 1] is no share (it would print as 1e310% or trap the formatter).
+@Test func anImpossibleSampleShareIsNotBelieved() throws {
+    for share in ["1e308", "-0.5", "0", "7"] {
+        let body = #"{"data":[],"total_rows":0,"sampled":true,"sample_share":\#(share),"totals":[]}"#
+        let page = try JSONDecoder().decode(StatDataPage.self, from: Data(body.utf8))
+        #expect(page.sampling.share == 1, "sample_share \(share)")
+        #expect(DecimalText.format(page.sampling.share * 100, fractionDigits: 1) == "100.0")
+    }
+}

@@ -183,7 +183,9 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
 
     /// The sampling of this answer.
     public var sampling: Sampling {
-        Sampling(isSampled: sampled, share: sampleShare ?? 1, sampleSize: sampleSize, sampleSpace: sampleSpace)
+        // A share outside (0, 1] is no share: it would print as 1e310% (or trap the formatter on infinity).
+        let share = sampleShare.flatMap { $0 > 0 && $0 <= 1 ? $0 : nil } ?? 1
+        return Sampling(isSampled: sampled, share: share, sampleSize: sampleSize, sampleSpace: sampleSpace)
     }
 }
 
