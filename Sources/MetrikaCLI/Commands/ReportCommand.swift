@@ -32,7 +32,7 @@ enum ReportCommand: Command {
         OptionSpec("preset", value: "NAME", help: "A Metrika report template (traffic, sources_summary, geo_country, tech_platforms, …)"),
         OptionSpec("filters", value: "EXPR", help: "API filter, e.g. \"ym:s:trafficSource=='organic'\""),
         OptionSpec("sort", value: "LIST", help: "Sort of dimension reports, e.g. -ym:s:visits"),
-        OptionSpec("limit", value: "N", help: "Rows of a dimension report (default 100)"),
+        OptionSpec("limit", value: "N", help: "Rows of a dimension report (default 100, at most 10000000)"),
         OptionSpec("lang", value: "ru|en", help: "Language of dimension names (default en)"),
         OptionSpec("accuracy", value: "LEVEL", help: "low, medium, high, full (default) or a share in (0,1]"),
         OptionSpec("offline", help: "Use the history database only: no network"),

@@ -131,7 +131,7 @@ extension Simulator {
         case .replay:
             return HTTPResponse(status: fault.status, contentType: "application/json; charset=utf-8", body: fault.body)
         case .lyingPaging:
-            return respondLyingAboutPaging(to: request)
+            return respondLyingAboutPaging(to: request, fullPages: fault.fullPages)
         case .oauthSlowDown:
             return .json(
                 400,

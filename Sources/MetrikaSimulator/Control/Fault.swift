@@ -51,6 +51,8 @@ struct Fault: Sendable {
     var shape: AnswerShape = .minimal
     /// The body of a `replay` fault.
     var body: [UInt8] = []
+    /// `lying_paging` with made-up full pages (`limit` rows, the same ones whatever the offset).
+    var fullPages = false
 
     func matches(path: String) -> Bool {
         guard let prefix = pathPrefix ?? kind.defaultPathPrefix else { return true }
@@ -84,6 +86,7 @@ struct Fault: Sendable {
         var fault = Fault(
             kind: kind, remaining: count, pathPrefix: prefix, errorType: errorType, status: kind == .replay ? (document["status"]?.intValue ?? 200) : status,
             delayMilliseconds: delay, retryAfter: retryAfter)
+        fault.fullPages = document["full_pages"]?.boolValue ?? false
         if kind == .shape {
             let name = document["shape"]?.stringValue ?? ""
             guard let shape = AnswerShape(rawValue: name) else {
@@ -110,6 +113,7 @@ struct Fault: Sendable {
         if kind == .delay { pairs.append(("delay_ms", .int(delayMilliseconds))) }
         if kind == .shape { pairs.append(("shape", .string(shape.rawValue))) }
         if kind == .replay { pairs.append(("status", .int(status))) }
+        if kind == .lyingPaging { pairs.append(("full_pages", .bool(fullPages))) }
         if let retryAfter { pairs.append(("retry_after", .int(retryAfter))) }
         return .object(pairs)
     }

@@ -41,8 +41,9 @@ extension Simulator {
 
     /// A server that ignores `offset` and claims a huge total: every `/stat/v1/data` page is the
     /// first one with `total_rows` 10^12, and every counters page is `per_page` counters never seen
-    /// before with `rows` 10^12.
-    func respondLyingAboutPaging(to request: HTTPRequest) -> HTTPResponse {
+    /// before with `rows` 10^12. `fullPages`: report pages are `limit` made-up rows, the same ones on
+    /// every page (cheap, whatever the limit), instead of the counter's real first page.
+    func respondLyingAboutPaging(to request: HTTPRequest, fullPages: Bool) -> HTTPResponse {
         let claimed = 1_000_000_000_000
         if request.path.hasPrefix("/management/v1/counters") {
             let items = request.queryItems
@@ -53,6 +54,26 @@ extension Simulator {
                 return .object([("id", .int(id)), ("name", .string("Counter \(id)")), ("site", .string("site\(id).example"))])
             }
             return .json(200, .object([("rows", .int(claimed)), ("counters", .array(counters))]))
+        }
+        if fullPages, request.path.hasPrefix("/stat/v1/data") {
+            let items = request.queryItems
+            func names(_ key: String) -> [String] {
+                (items.first { $0.0 == key }?.1 ?? "").split(separator: ",").map(String.init)
+            }
+            let limit = min(100_000, max(1, items.first { $0.0 == "limit" }.flatMap { Int($0.1) } ?? 100))
+            let dimensions = names("dimensions")
+            let metrics = names("metrics")
+            let rows: [JSONValue] = (0..<limit).map { index in
+                .object([
+                    ("dimensions", .array(dimensions.map { _ in .object([("name", .string("row \(index + 1)")), ("id", .string(String(index + 1)))]) })),
+                    ("metrics", .array(metrics.map { _ in .double(Double(index + 1)) })),
+                ])
+            }
+            return .json(200, .object([
+                ("query", .object([("dimensions", .array(dimensions.map(JSONValue.string))), ("metrics", .array(metrics.map(JSONValue.string)))])),
+                ("data", .array(rows)), ("total_rows", .int(claimed)), ("sampled", .bool(false)),
+                ("totals", .array(metrics.map { _ in .double(0) })),
+            ]))
         }
         var first = request
         first.query = Simulator.replacingQueryItem("offset", with: "1", in: request.query)
