@@ -48,7 +48,7 @@ struct AuthCommandsEndToEndTests {
                 guard validTokens.contains(token) else {
                     return answer(403, #"{"errors": [{"error_type": "invalid_token", "message": "Invalid oauth_token"}], "code": 403}"#)
                 }
-                return answer(200, #"{"rows": 3, "counters": [{"id": 1, "name": "Shop", "site": "shop.example"}]}"#)
+                return answer(200, #"{"rows": 3, "counters": [{"id": 1, "name": "Shop", "site": "shop.example"}, {"id": 2, "name": "Blog", "site": "blog.example"}, {"id": 3, "name": "Docs", "site": "docs.example"}]}"#)
             default:
                 return answer(404, #"{"errors": [{"error_type": "not_found", "message": "no"}]}"#)
             }

@@ -162,3 +162,12 @@ struct ChartTicksTests {
         }
     }
 }
+
+/// Axes over the largest numbers an API answer can hold end with finite ticks, never a trap.
+@Test func ticksOverTheWholeDoubleRangeAreFinite() {
+    for unit in [MetricUnit.count, .seconds, .percent, .number] {
+        let ticks = ChartTicks.valueTicks(lowest: -1e308, highest: 1e308, unit: unit, fromZero: true)
+        #expect(ticks.values.count >= 2)
+        #expect(ticks.values.allSatisfy { $0.isFinite })
+    }
+}

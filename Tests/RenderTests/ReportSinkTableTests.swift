@@ -20,6 +20,27 @@ struct ReportSinkTableTests {
         #expect(lines[12] == "* today is not over yet: its numbers will still change.")
     }
 
+    /// A report without dimensions (`"dimensions": []`, e.g. a preset over the whole period) has a
+    /// label column for its Total row instead of a row one cell wider than the table.
+    @Test func aReportWithoutDimensionsHasItsTotalRow() {
+        let sink = ReportTableSink(output: "", maxWidth: nil)
+        let period = DateRange(from: Day(iso: "2014-07-16")!, to: Day(iso: "2014-07-22")!)!
+        sink.begin(ReportLayout(dimensions: [], metrics: [.pageviews], period: period, grouping: nil, multipleCounters: false, raw: false))
+        sink.beginSection(counter: Counter(id: 2138128, name: "", site: "nixsolutions.com"), sampling: nil)
+        sink.append([Report.Row(dimensions: [], values: [Quantity(53712, unit: .count)])])
+        sink.endSection(totals: [Quantity(53712, unit: .count)], missingDays: [])
+        let lines = sink.output.components(separatedBy: "\n")
+        #expect(lines[0].hasPrefix("(no name) (2138128, nixsolutions.com)"))
+        #expect(lines.contains("Total     53 712"), "\(sink.output)")
+    }
+
+    /// Cells beyond the last column are dropped, never a trap.
+    @Test func extraCellsAreDropped() {
+        var table = TextTable(columns: [.init("A")])
+        table.append(["a", "b", "c"])
+        #expect(table.render() == "A\n─\na\n")
+    }
+
     /// `--raw` shows the API's numbers and says their unit in the header.
     @Test func rawHeadersNameTheUnit() {
         let lines = Self.lines(ReportFixtures.daily(raw: true))

@@ -29,6 +29,15 @@ import MetrikaKit
         #expect(Aggregator.aggregate(metrics: metrics, rows: [days[1]]) == [200, 50, 45, 4, 120, 40])
     }
 
+    /// A single day keeps the API's digits: 26.08695652 × 23 ÷ 23 would be 26.086956519999998, and
+    /// 31 ÷ 23 pageviews per visit 1.3478260869565217 for the 1.34782609 the API sent.
+    @Test func aSingleDayKeepsTheAPIsDigits() {
+        let day: [Double?] = [31, 23, 20, 1.34782609, 182.664, 26.08695652]
+        let result = Aggregator.aggregate(metrics: metrics, rows: [day])
+        #expect(result == day)
+        #expect(result.map { $0.map(DecimalText.shortest) } == ["31", "23", "20", "1.34782609", "182.664", "26.08695652"])
+    }
+
     @Test func pageDepthWithoutPageviewsIsWeightedByVisits() {
         // (2.5·100 + 4·50) / 150 = 450/150 = 3
         let rows = days.map { [$0[1], $0[3]] }

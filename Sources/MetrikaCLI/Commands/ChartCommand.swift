@@ -211,8 +211,8 @@ enum ChartCommand: Command {
         let period = DateRange(from: from, to: to)!
         let series = data.flatMap(\.series)
         let defaultTitle = data.count == 1
-            ? data[0].counter.name + (data[0].counter.site.isEmpty ? "" : " — " + data[0].counter.site)
-            : data.map(\.counter.name).joined(separator: ", ")
+            ? (data[0].counter.name.trimmingCharacters(in: .whitespaces).isEmpty ? data[0].counter.displayName : data[0].counter.name + (data[0].counter.site.isEmpty ? "" : " — " + data[0].counter.site))
+            : data.map(\.counter.displayName).joined(separator: ", ")
         let by = grouping == .day ? "daily" : grouping == .week ? "weekly" : "monthly"
         let subtitle = period.from.iso + " – " + period.to.iso + ", " + by
         var chart = SVGLineChart(series: series, period: period, title: title ?? defaultTitle, subtitle: subtitle, width: width, height: 400)

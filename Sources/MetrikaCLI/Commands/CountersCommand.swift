@@ -27,8 +27,9 @@ enum CountersCommand: Command {
             }
         }
         let client = try Session(context: context, options: options).client()
-        let counters = try await client.fetchCounters(search: options.value("search"), status: status)
+        let (counters, warning) = try await client.fetchCounterList(search: options.value("search"), status: status)
         render(counters, format: format, context: context)
+        if let warning { context.note(warning) }
         return ExitCode.ok
     }
 
@@ -44,7 +45,7 @@ enum CountersCommand: Command {
                 .init("ID", alignment: .right), .init("Name"), .init("Site"), .init("Status"), .init("Permission"),
             ])
             for counter in counters {
-                table.append([String(counter.id), counter.name, counter.site, counter.status, counter.permission])
+                table.append([String(counter.id), counter.displayName, counter.site, counter.status, counter.permission])
             }
             out.write(table.render(maxWidth: context.terminalWidth))
         case .csv:

@@ -165,7 +165,7 @@ enum MailCommand: Command {
     }
 
     static func defaultSubject(_ sections: [Section]) -> String {
-        let names = sections.map { $0.counter.name.isEmpty ? "counter \($0.counter.id)" : $0.counter.name }.joined(separator: ", ")
+        let names = sections.map { $0.counter.displayName }.joined(separator: ", ")
         guard let first = sections.first else { return "Metrika" }
         return "Metrika: \(names), \(first.current.from.iso) – \(first.current.to.iso)"
     }
@@ -243,11 +243,11 @@ enum MailCommand: Command {
         let cell = " style=\"padding: 2px 8px; text-align: right;\""
         for (section, contentID) in zip(sections, contentIDs) {
             let counter = section.counter
-            html += "<h2>\(e(counter.name)) <small>\(e(counter.site)) · \(counter.id)</small></h2>\n"
+            html += "<h2>\(e(counter.displayName)) <small>\(e(counter.site)) · \(counter.id)</small></h2>\n"
             html += "<p>\(e(section.current.from.iso)) – \(e(section.current.to.iso))</p>\n"
             // width: the chart's size on a desktop (Outlook honours only the attribute); the style
             // shrinks it to a phone's width, keeping its proportions.
-            html += "<p><img src=\"cid:\(XMLEscape.attribute(contentID))\" alt=\"\(XMLEscape.attribute("Chart of " + counter.name))\" width=\"800\" style=\"max-width:100%;height:auto\"></p>\n"
+            html += "<p><img src=\"cid:\(XMLEscape.attribute(contentID))\" alt=\"\(XMLEscape.attribute("Chart of " + counter.displayName))\" width=\"800\" style=\"max-width:100%;height:auto\"></p>\n"
             html += "<table style=\"border-collapse: collapse;\">\n<tr><th style=\"text-align: left;\">Date</th>"
             for metric in metrics { html += "<th\(cell)>\(e(metric.title))</th>" }
             html += "</tr>\n"

@@ -34,7 +34,7 @@ enum ReportCommand: Command {
         OptionSpec("preset", value: "NAME", help: "A Metrika report template (traffic, sources_summary, geo_country, tech_platforms, …)"),
         OptionSpec("filters", value: "EXPR", help: "API filter, e.g. \"ym:s:trafficSource=='organic'\""),
         OptionSpec("sort", value: "LIST", help: "Sort of dimension reports, e.g. -ym:s:visits"),
-        OptionSpec("limit", value: "N", help: "Rows of a dimension report (default 100)"),
+        OptionSpec("limit", value: "N", help: "Rows of a dimension report (default 100, at most 10000000)"),
         OptionSpec("lang", value: "ru|en", help: "Language of dimension names (default en)"),
         OptionSpec("accuracy", value: "LEVEL", help: "low, medium, high, full (default) or a share in (0,1]"),
         OptionSpec("offline", help: "Use the history database only: no network"),
@@ -62,6 +62,9 @@ enum ReportCommand: Command {
         var raw: Bool
         var format: OutputFormat
         var unsettledDays: Int
+
+        /// What `--limit` accepts: up to 500 pages of 20,000 rows.
+        static let limitRange = 1...10_000_000
 
         /// Whether the history database serves this report.
         var usesHistory: Bool { dimensions.isEmpty && preset == nil && filters == nil && accuracy == "full" }
@@ -122,7 +125,7 @@ enum ReportCommand: Command {
         if !dimensions.isEmpty, options.has("group") {
             throw UsageError("--group applies to time-series reports; it cannot be combined with --dimensions")
         }
-        let limit = try options.integer("limit", in: 1...10_000_000) ?? 100
+        let limit = try options.integer("limit", in: Request.limitRange) ?? 100
         var lang: String?
         if let text = options.value("lang") {
             guard ["ru", "en"].contains(text.lowercased()) else { throw UsageError("--lang must be ru or en, not '\(text)'") }
@@ -241,15 +244,9 @@ enum ReportCommand: Command {
 
     // MARK: - Straight from the API
 
-    /// Rows per request when paging a dimension report: large enough to keep requests few, small
-    /// enough that a 100,000-row report never sits in memory whole.
-    static let pageSize = 20_000
-
     static func runDirect(_ request: Request, session: Session, sink: any ReportSink) async throws {
         let context = session.context
         let client = try session.client()
-        let progress = context.stderrIsTerminal
-        var begun = false
         // Every counter and range is checked before the first row is written, so a foreign or unknown
         // counter fails cleanly instead of cutting a streamed document short.
         var targets: [(Counter, DateRange)] = []
@@ -257,88 +254,17 @@ enum ReportCommand: Command {
             let counter = try await client.fetchCounter(id: id)
             targets.append((counter, try resolveRange(request, counter: counter, context: context)))
         }
-        for (counter, range) in targets {
-            let id = counter.id
-            var dimensions = request.dimensions
-            if dimensions.isEmpty && request.preset == nil { dimensions = [MetrikaKit.Dimension.date] }
-            let query = StatQuery(
-                ids: [id], metrics: (request.metrics ?? (request.preset == nil ? Metric.everyday : [])).map(\.apiName),
-                dimensions: dimensions.map(\.apiName), date1: range.from.iso, date2: range.to.iso, filters: request.filters,
-                sort: request.sort ?? (dimensions == [MetrikaKit.Dimension.date] ? MetrikaKit.Dimension.date.apiName : nil),
-                accuracy: request.accuracy, preset: request.preset, lang: request.lang)
-            var offset = 1
-            var fetched = 0
-            var metrics: [Metric] = request.metrics ?? []
-            var totals: [Quantity] = []
-            let today = MetrikaCLI.today(for: counter, now: context.now())
-            let isTimeSeries = dimensions == [MetrikaKit.Dimension.date]
-            // A time series has one row per day: the default 100-row limit must not cut a long range.
-            let rowLimit = isTimeSeries && !session.options.has("limit") ? max(request.limit, range.dayCount) : request.limit
-            var totalRows = 0
-            // The next page is requested while this one is normalized and written (one request in
-            // flight ahead, well inside the API's 3 parallel requests), so the API's time and ours overlap.
-            var prefetched: Task<StatDataPage, any Error>?
-            defer { prefetched?.cancel() }
-            while fetched < rowLimit {
-                let page: StatDataPage
-                if let next = prefetched {
-                    page = try await next.value
-                } else {
-                    page = try await client.fetchData(query, offset: offset, limit: min(pageSize, rowLimit - fetched))
-                }
-                prefetched = nil
-                totalRows = page.totalRows
-                let nextOffset = offset + page.rowCount
-                let nextLimit = min(pageSize, rowLimit - fetched - page.rowCount)
-                if page.rowCount > 0, nextOffset <= page.totalRows, nextLimit > 0 {
-                    prefetched = Task { [client, query] in try await client.fetchData(query, offset: nextOffset, limit: nextLimit) }
-                }
-                if offset == 1 {
-                    if request.preset != nil {
-                        metrics = page.queryMetrics.compactMap { Metric.named($0) }
-                        if request.dimensions.isEmpty { dimensions = page.queryDimensions.compactMap { MetrikaKit.Dimension.named($0) } }
-                    } else if metrics.isEmpty {
-                        metrics = Metric.everyday
-                    }
-                    if !begun {
-                        sink.begin(ReportLayout(dimensions: dimensions, metrics: metrics, period: range, grouping: isTimeSeries ? .day : nil,
-                                                multipleCounters: request.counterIDs.count > 1, raw: request.raw,
-                                                query: queryEcho(request, metrics: metrics, dimensions: dimensions)))
-                        begun = true
-                    }
-                    sink.beginSection(counter: counter, sampling: page.sampling)
-                    totals = Normalizer.quantities(page.totals, of: metrics)
-                    if page.sampled {
-                        context.note("Note: counter \(id)'s numbers are estimates: Metrika sampled \(DecimalText.format(page.sampling.share * 100, fractionDigits: 1))% of visits (--accuracy \(request.accuracy)). Use --accuracy full for exact numbers.")
-                    }
-                }
-                var rows: [Report.Row] = []
-                rows.reserveCapacity(page.rowCount)
-                page.forEachRow { dimensionValues, values in
-                    var period: DateRange?
-                    var incomplete = false
-                    if isTimeSeries, let day = dimensionValues.first?.name.flatMap(Day.init(iso:)) {
-                        period = DateRange(from: day, to: day)
-                        incomplete = day == today
-                    }
-                    rows.append(Report.Row(dimensions: dimensionValues, values: Normalizer.quantities(values, of: metrics), isIncomplete: incomplete, period: period))
-                }
-                sink.append(rows)
-                fetched += page.rowCount
-                offset += page.rowCount
-                if progress && page.totalRows > pageSize {
-                    context.stderr.write("\rFetched \(fetched) of \(min(page.totalRows, rowLimit)) rows…")
-                    context.stderr.flush()
-                }
-                if page.rowCount == 0 || offset > page.totalRows { break }
-            }
-            if progress && fetched > pageSize { context.stderr.write("\n") }
-            if fetched < totalRows {
-                context.note("Note: counter \(id): showing the first \(fetched) of \(totalRows) rows; use --limit \(totalRows) to see them all.")
-            }
-            if !begun { continue }
-            sink.endSection(totals: totals, missingDays: [])
+        // A counter can pass the check and still have its data refused (403 `access_denied` on
+        // /stat/v1/data while the counters list answers 200): several counters are fetched whole
+        // before the first byte is written. One counter streams, so a 100,000-row report is never held.
+        let multiple = targets.count > 1
+        let recording = multiple ? RecordingSink() : nil
+        for (index, (counter, range)) in targets.enumerated() {
+            let report = DirectReport(request: request, counter: counter, range: range, client: client, context: context,
+                                      limitGiven: session.options.has("limit"))
+            try await report.run(into: recording ?? sink, begin: index == 0, multipleCounters: multiple)
         }
+        recording?.replay(into: sink)
         sink.end()
     }
 }

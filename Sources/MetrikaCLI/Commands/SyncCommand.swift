@@ -54,7 +54,9 @@ enum SyncCommand: Command {
         // not the end of the night's sync.
         var outcomes: [Outcome] = []
         if explicitIDs.isEmpty {
-            counters = try await client.fetchCounters()
+            let list = try await client.fetchCounterList()
+            counters = list.counters
+            if let warning = list.warning { context.note(warning) }
             try store.upsertCounters(counters)
         } else {
             counters = []

@@ -43,11 +43,17 @@ public struct MetrikaClient: Sendable {
 
     /// Every counter the token can see, following `offset`/`per_page` paging until `offset > rows`.
     public func fetchCounters(search: String? = nil, status: String? = nil, perPage: Int = 1000) async throws -> [Counter] {
+        try await fetchCounterList(search: search, status: status, perPage: perPage).counters
+    }
+
+    /// The counters list and, when the server's paging was not believable (a short page, a page of
+    /// ids already seen, the request cap), a one-line warning for stderr.
+    public func fetchCounterList(search: String? = nil, status: String? = nil, perPage: Int = 1000) async throws -> (counters: [Counter], warning: String?) {
         var result: [Counter] = []
         var seen = Set<Int>()
-        var offset = 1
-        while true {
-            var query: [(String, String)] = [("offset", String(offset)), ("per_page", String(perPage))]
+        var pager = Pager(wanted: Int.max, pageSize: perPage, hardCap: Pager.counterListHardCap)
+        while let next = pager.nextPage {
+            var query: [(String, String)] = [("offset", String(next.offset)), ("per_page", String(perPage))]
             if let search, !search.isEmpty { query.append(("search_string", search)) }
             if let status { query.append(("status", status)) }
             let page: CounterListResponse = try await get("/management/v1/counters", query: query)
@@ -55,13 +61,9 @@ public struct MetrikaClient: Sendable {
             for wire in page.counters where seen.insert(wire.counter.id).inserted {
                 result.append(wire.counter)
             }
-            offset += perPage
-            // An empty page ends the walk even if `rows` promised more: never loop forever. So does a
-            // page with nothing new (a proxy that ignores `offset` and a huge `rows` would otherwise
-            // cost rows / per_page requests).
-            if page.counters.isEmpty || result.count == before || offset > page.rows { break }
+            pager.record(rowCount: page.counters.count, newRows: result.count - before, claimedTotal: page.rows)
         }
-        return result
+        return (result, pager.warning("the counters list"))
     }
 
     /// One counter by id.

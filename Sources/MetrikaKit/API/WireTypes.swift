@@ -155,9 +155,37 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
     /// The number of rows in this page.
     public var rowCount: Int { data.count }
 
+    /// Whether the answer echoed its `query` (real answers without one exist: then the metrics and
+    /// dimensions are the ones the request asked for).
+    public var hasQueryEcho: Bool { !queryMetrics.isEmpty || !queryDimensions.isEmpty }
+
+    /// A fingerprint of the page's first row's dimension values (nil for an empty page): a page that
+    /// starts with the same key as an earlier one holds nothing new (a server that ignores `offset`;
+    /// its numbers may still move between requests, so they are not part of the key).
+    public var firstRowKey: Int? {
+        guard let first = data.first else { return nil }
+        var hasher = Hasher()
+        for dimension in first.dimensions {
+            hasher.combine(dimension.name)
+            hasher.combine(dimension.id)
+        }
+        return hasher.finalize()
+    }
+
+    /// The widths of the rows that differ from `dimensions` dimension values and `metrics` metric
+    /// values, as `(dimensions, metrics)` of the first such row; nil when every row fits.
+    public func firstMisfit(dimensions: Int, metrics: Int) -> (dimensions: Int, metrics: Int)? {
+        for row in data where row.dimensions.count != dimensions || row.metrics.count != metrics {
+            return (row.dimensions.count, row.metrics.count)
+        }
+        return nil
+    }
+
     /// The sampling of this answer.
     public var sampling: Sampling {
-        Sampling(isSampled: sampled, share: sampleShare ?? 1, sampleSize: sampleSize, sampleSpace: sampleSpace)
+        // A share outside (0, 1] is no share: it would print as 1e310% (or trap the formatter on infinity).
+        let share = sampleShare.flatMap { $0 > 0 && $0 <= 1 ? $0 : nil } ?? 1
+        return Sampling(isSampled: sampled, share: share, sampleSize: sampleSize, sampleSpace: sampleSpace)
     }
 }
 

@@ -30,4 +30,11 @@ public struct Counter: Hashable, Sendable {
         self.createTime = createTime
         self.isFavorite = isFavorite
     }
+
+    /// The name people read: the counter's name, or for a counter without one (the API omits `name`
+    /// for counters created without it) its site, marked: `(no name) site.ru`.
+    public var displayName: String {
+        if !name.trimmingSpaces.isEmpty { return name }
+        return site.isEmpty ? "(no name)" : "(no name) \(site)"
+    }
 }

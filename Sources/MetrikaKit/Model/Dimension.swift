@@ -42,7 +42,7 @@ public struct Dimension: Hashable, Sendable, CustomStringConvertible {
         }
         if trimmed.hasPrefix("ym:"), trimmed.count > 5 {
             let tail = String(trimmed.split(separator: ":").last ?? "")
-            return Dimension(apiName: trimmed, shortName: tail, columnName: snakeCase(tail), title: tail)
+            return Dimension(apiName: trimmed, shortName: tail, columnName: ColumnName.of(trimmed), title: tail)
         }
         return nil
     }

@@ -55,9 +55,29 @@ public struct Metric: Hashable, Sendable, CustomStringConvertible {
         if let goal = goalMetric(bare) { return goal }
         if trimmed.hasPrefix("ym:"), trimmed.count > 5 {
             let tail = String(trimmed.split(separator: ":").last ?? "")
-            return Metric(apiName: trimmed, shortName: tail, columnName: snakeCase(tail), title: tail, unit: .number, aggregation: .nonAdditive)
+            // A known metric under another prefix (`ym:pv:pageviews`, `ym:pv:users`) keeps its unit:
+            // a count prints as a count, not as `1 000.00`.
+            if let metric = known.first(where: { $0.shortName == tail }) {
+                return Metric(apiName: trimmed, shortName: metric.shortName, columnName: metric.columnName, title: metric.title, unit: metric.unit, aggregation: metric.aggregation)
+            }
+            if let goal = goalMetric(tail) {
+                return Metric(apiName: trimmed, shortName: goal.shortName, columnName: goal.columnName, title: goal.title, unit: goal.unit, aggregation: goal.aggregation)
+            }
+            return Metric(apiName: trimmed, shortName: tail, columnName: ColumnName.of(trimmed), title: tail, unit: unit(ofUnknown: tail), aggregation: .nonAdditive)
         }
         return nil
+    }
+
+    /// Counts that are not in the catalog but that the API names plainly.
+    static let countNames: Set<String> = ["hits", "sumGoalReachesAny", "goalReachesAny", "sumParams", "ecommercePurchases", "productPurchasedUniq"]
+
+    /// The unit of a metric metrika has no entry for, from its name: plain counts, `…Rate`,
+    /// `…Percentage` and `percent…` are percents, `…Seconds` are seconds; anything else a number.
+    static func unit(ofUnknown tail: String) -> MetricUnit {
+        if countNames.contains(tail) { return .count }
+        if tail.hasSuffix("Rate") || tail.hasSuffix("Percentage") || tail.hasPrefix("percent") { return .percent }
+        if tail.hasSuffix("Seconds") { return .seconds }
+        return .number
     }
 
     private static func goalMetric(_ bare: String) -> Metric? {
@@ -75,20 +95,6 @@ public struct Metric: Hashable, Sendable, CustomStringConvertible {
             return nil
         }
     }
-}
-
-/// camelCase → snake_case, for column names of metrics and dimensions metrika has no entry for.
-func snakeCase(_ text: String) -> String {
-    var result = ""
-    for character in text {
-        if character.isUppercase {
-            if !result.isEmpty { result.append("_") }
-            result += character.lowercased()
-        } else {
-            result.append(character)
-        }
-    }
-    return result
 }
 
 extension Character {

@@ -1,7 +1,7 @@
 /// Combines daily values into the value of a longer period (a week, a month, a whole report range) by
 /// each metric's `Aggregation`. Pure: no I/O, same input → same output.
 ///
-/// Rules:
+/// Rules (a period of one day is that day's values, as the API sent them; the rules are for longer ones):
 /// - `.sum`: Σ daily values.
 /// - `.visitWeighted`: Σ(value × visits) / Σ visits, with visits from the `ym:s:visits` column.
 /// - `.pageviewsPerVisit`: Σ pageviews / Σ visits; without a pageviews column, the visit-weighted mean of
@@ -23,6 +23,14 @@ public enum Aggregator {
     ///     (keyed by API name, e.g. `ym:s:users`).
     public static func aggregate(metrics: [Metric], rows: [[Double?]], periodTotals: [String: Double] = [:]) -> [Double?] {
         guard !rows.isEmpty else { return Array(repeating: nil, count: metrics.count) }
+        // A one-day period's value is the API's value for that day, byte for byte: re-deriving it
+        // (bounce × visits ÷ visits) would turn 26.08695652 into 26.086956519999998.
+        if rows.count == 1 {
+            return metrics.indices.map { index in
+                let value = index < rows[0].count ? rows[0][index] : nil
+                return value.flatMap { $0.isFinite ? $0 : nil }
+            }
+        }
         let visitsColumn = metrics.firstIndex { $0.apiName == Metric.visits.apiName }
         let pageviewsColumn = metrics.firstIndex { $0.apiName == Metric.pageviews.apiName }
         func aggregate(_ index: Int) -> Double? {

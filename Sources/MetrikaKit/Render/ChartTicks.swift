@@ -20,8 +20,10 @@ public enum ChartTicks {
     /// honestly. Seconds use clock steps (15 s, 30 s, 1 min, 5 min, …) so labels read as round times.
     public static func valueTicks(lowest: Double, highest: Double, unit: MetricUnit, fromZero: Bool, maxTicks: Int = 6) -> ValueTicks {
         precondition(maxTicks >= 2, "an axis needs at least two ticks")
-        var low = lowest.isFinite ? lowest : 0
-        var high = highest.isFinite ? highest : 0
+        // Values near ±Double.greatestFiniteMagnitude (an API answer can hold 1e308 and -1e308) would
+        // make the span infinite and the step arithmetic trap: such an axis is clamped to ±1e300.
+        var low = lowest.isFinite ? min(max(lowest, -1e300), 1e300) : 0
+        var high = highest.isFinite ? min(max(highest, -1e300), 1e300) : 0
         if low > high { swap(&low, &high) }
         if fromZero { low = min(0, low); high = max(0, high) }
         if high - low <= 0 {

@@ -38,6 +38,9 @@ public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
         } else {
             keyColumns = layout.dimensions.map { .init($0.title) }
         }
+        // A report without dimensions (`"dimensions": []`) still needs a column for the Total label.
+        let labelColumn = keyColumns.isEmpty
+        if labelColumn { keyColumns = [.init("")] }
         let metricColumns = layout.metrics.map { TextTable.Column(Self.header($0, raw: layout.raw), alignment: .right) }
         var table = TextTable(columns: keyColumns + metricColumns, title: Self.title(counter: counter, layout: layout))
         var anyIncomplete = false
@@ -52,8 +55,8 @@ public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
                 }
                 cells = [label]
             } else {
-                cells = (0..<layout.dimensions.count).map { index in
-                    index < row.dimensions.count ? (row.dimensions[index].name ?? "(not set)") : ""
+                cells = (0..<max(layout.dimensions.count, labelColumn ? 1 : 0)).map { index in
+                    index < row.dimensions.count && index < layout.dimensions.count ? (row.dimensions[index].name ?? "(not set)") : ""
                 }
             }
             cells += row.values.map { cell($0, raw: layout.raw) }
@@ -151,7 +154,8 @@ public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
     }
 
     static func title(counter: Counter, layout: ReportLayout) -> String {
-        var title = "\(counter.name.isEmpty ? "Counter" : counter.name) (\(counter.id)"
+        let named = !counter.name.trimmingSpaces.isEmpty
+        var title = "\(named ? counter.name : "(no name)") (\(counter.id)"
         if !counter.site.isEmpty { title += ", \(counter.site)" }
         title += ") · \(layout.period.from.iso) … \(layout.period.to.iso)"
         if let grouping = layout.grouping { title += " · by \(grouping.rawValue)" }

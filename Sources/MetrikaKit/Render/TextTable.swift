@@ -70,13 +70,13 @@ public struct TextTable: Sendable {
         self.title = title
     }
 
-    /// Appends a row. Missing trailing cells are empty; more cells than columns is a programmer error.
+    /// Appends a row. Missing trailing cells are empty; cells beyond the last column are dropped (a row
+    /// built from an answer of another width must never stop the program: callers check widths).
     ///
     /// - Parameter note: a short marker printed after the last column (e.g. `*` on today's incomplete
     ///   row). Notes line up in a column of their own and are never cut.
     public mutating func append(_ cells: [String], note: String? = nil) {
-        precondition(cells.count <= columns.count, "TextTable row has \(cells.count) cells for \(columns.count) columns")
-        rows.append(.cells(cells, note: note))
+        rows.append(.cells(cells.count <= columns.count ? cells : Array(cells.prefix(columns.count)), note: note))
     }
 
     /// Appends a rule across the columns, e.g. before a totals row.

@@ -139,6 +139,12 @@ extension Simulator {
             response.document = nil
             response.documentBuilder = nil
             return response
+        case .shape:
+            return respond(to: request, shape: fault.shape)
+        case .replay:
+            return HTTPResponse(status: fault.status, contentType: "application/json; charset=utf-8", body: fault.body)
+        case .lyingPaging:
+            return respondLyingAboutPaging(to: request, fullPages: fault.fullPages)
         case .oauthSlowDown:
             return .json(
                 400,

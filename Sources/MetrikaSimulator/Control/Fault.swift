@@ -29,6 +29,12 @@ struct Fault: Sendable {
         case deepNesting = "deep_nesting"
         /// The normal answer with a lone `\ud800` escape in the first `"name"` string.
         case loneSurrogate = "lone_surrogate"
+        /// The answer in a shape real answers take (`shape`: see `AnswerShape`).
+        case shape
+        /// A body sent verbatim with `status` (a real API answer replayed byte for byte).
+        case replay
+        /// Pages that ignore `offset` and claim 10^12 rows (counters: new ids on every page).
+        case lyingPaging = "lying_paging"
 
         /// OAuth faults only make sense for `POST /token` (or `/device/code`).
         var defaultPathPrefix: String? {
@@ -53,6 +59,12 @@ struct Fault: Sendable {
     var status: Int
     var delayMilliseconds: Int
     var retryAfter: Int?
+    /// The answer shape of a `shape` fault.
+    var shape: AnswerShape = .minimal
+    /// The body of a `replay` fault.
+    var body: [UInt8] = []
+    /// `lying_paging` with made-up full pages (`limit` rows, the same ones whatever the offset).
+    var fullPages = false
 
     func matches(path: String) -> Bool {
         guard let prefix = pathPrefix ?? kind.defaultPathPrefix else { return true }
@@ -83,9 +95,23 @@ struct Fault: Sendable {
         if let retryAfter, retryAfter < 0 { throw FaultSpecError("retry_after must not be negative") }
         var prefix = document["path_prefix"]?.stringValue
         if prefix?.isEmpty == true { prefix = nil }
-        return Fault(
-            kind: kind, remaining: count, pathPrefix: prefix, errorType: errorType, status: status,
+        var fault = Fault(
+            kind: kind, remaining: count, pathPrefix: prefix, errorType: errorType, status: kind == .replay ? (document["status"]?.intValue ?? 200) : status,
             delayMilliseconds: delay, retryAfter: retryAfter)
+        fault.fullPages = document["full_pages"]?.boolValue ?? false
+        if kind == .shape {
+            let name = document["shape"]?.stringValue ?? ""
+            guard let shape = AnswerShape(rawValue: name) else {
+                throw FaultSpecError("\"shape\" must be one of \(AnswerShape.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            fault.shape = shape
+        }
+        if kind == .replay {
+            guard let body = document["body"]?.stringValue else { throw FaultSpecError("a replay fault needs \"body\" (a string)") }
+            guard (100...599).contains(fault.status) else { throw FaultSpecError("status must be 100...599") }
+            fault.body = Array(body.utf8)
+        }
+        return fault
     }
 
     /// The fault as `GET /__sim/faults` lists it.
@@ -97,6 +123,9 @@ struct Fault: Sendable {
             pairs.append(("status", .int(status)))
         }
         if kind == .delay { pairs.append(("delay_ms", .int(delayMilliseconds))) }
+        if kind == .shape { pairs.append(("shape", .string(shape.rawValue))) }
+        if kind == .replay { pairs.append(("status", .int(status))) }
+        if kind == .lyingPaging { pairs.append(("full_pages", .bool(fullPages))) }
         if let retryAfter { pairs.append(("retry_after", .int(retryAfter))) }
         return .object(pairs)
     }

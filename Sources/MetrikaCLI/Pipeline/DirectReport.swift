@@ -1,0 +1,142 @@
+import Foundation
+import MetrikaKit
+
+/// One counter's report straight from `/stat/v1/data`: pages through the one `Pager` (the next page
+/// is requested while the current one is written), names the columns from the answer or the request,
+/// checks every row's width, normalizes the values and hands them to the sink.
+struct DirectReport {
+    let request: ReportCommand.Request
+    let counter: Counter
+    let range: DateRange
+    let client: MetrikaClient
+    let context: CLIContext
+    /// Whether `--limit` was given (a time series otherwise gets one row per day).
+    let limitGiven: Bool
+
+    /// Rows per request: large enough to keep requests few, small enough that a 100,000-row report
+    /// never sits in memory whole.
+    static let pageSize = 20_000
+
+    /// The columns of the report: what the answer says it answered (a preset's expansion), else
+    /// what the request asked for.
+    struct Columns {
+        var dimensions: [MetrikaKit.Dimension]
+        var metrics: [Metric]
+    }
+
+    var requestedDimensions: [MetrikaKit.Dimension] {
+        request.dimensions.isEmpty && request.preset == nil ? [MetrikaKit.Dimension.date] : request.dimensions
+    }
+
+    var isTimeSeries: Bool { requestedDimensions == [MetrikaKit.Dimension.date] }
+
+    var query: StatQuery {
+        let dimensions = requestedDimensions
+        return StatQuery(
+            ids: [counter.id], metrics: (request.metrics ?? (request.preset == nil ? Metric.everyday : [])).map(\.apiName),
+            dimensions: dimensions.map(\.apiName), date1: range.from.iso, date2: range.to.iso, filters: request.filters,
+            sort: request.sort ?? (isTimeSeries ? MetrikaKit.Dimension.date.apiName : nil),
+            accuracy: request.accuracy, preset: request.preset, lang: request.lang)
+    }
+
+    /// Fetches the report into `sink`; calls `sink.begin` first when `begin` is true (the first counter).
+    func run(into sink: any ReportSink, begin: Bool, multipleCounters: Bool) async throws {
+        let query = self.query
+        // A time series has one row per day: the default 100-row limit must not cut a long range.
+        let rowLimit = isTimeSeries && !limitGiven ? max(request.limit, range.dayCount) : request.limit
+        var pager = Pager(wanted: rowLimit, pageSize: Self.pageSize, hardCap: Pager.reportHardCap)
+        let progress = context.stderrIsTerminal
+        let today = MetrikaCLI.today(for: counter, now: context.now())
+        var columns: Columns?
+        var totals: [Quantity] = []
+        var seenStarts = Set<Int>()
+        var prefetched: Task<StatDataPage, any Error>?
+        defer { prefetched?.cancel() }
+        while let next = pager.nextPage {
+            let page: StatDataPage
+            if let ahead = prefetched {
+                page = try await ahead.value
+            } else {
+                page = try await client.fetchData(query, offset: next.offset, limit: next.limit)
+            }
+            prefetched = nil
+            let isNew = page.firstRowKey.map { seenStarts.insert($0).inserted } ?? true
+            guard pager.record(rowCount: page.rowCount, newRows: isNew ? page.rowCount : 0, claimedTotal: page.totalRows) else { break }
+            if let following = pager.nextPage {
+                prefetched = Task { [client] in try await client.fetchData(query, offset: following.offset, limit: following.limit) }
+            }
+            if columns == nil {
+                let named = try Self.columns(of: page, request: request, requested: requestedDimensions)
+                columns = named
+                if begin {
+                    sink.begin(ReportLayout(dimensions: named.dimensions, metrics: named.metrics, period: range, grouping: isTimeSeries ? .day : nil,
+                                            multipleCounters: multipleCounters, raw: request.raw,
+                                            query: ReportCommand.queryEcho(request, metrics: named.metrics, dimensions: named.dimensions)))
+                }
+                sink.beginSection(counter: counter, sampling: page.sampling)
+                totals = Normalizer.quantities(page.totals, of: named.metrics)
+                if page.sampled {
+                    context.note("Note: counter \(counter.id)'s numbers are estimates: Metrika sampled \(DecimalText.format(page.sampling.share * 100, fractionDigits: 1))% of visits (--accuracy \(request.accuracy)). Use --accuracy full for exact numbers.")
+                }
+            }
+            guard let columns else { break }
+            sink.append(try rows(of: page, columns: columns, today: today))
+            if progress && page.totalRows > Self.pageSize {
+                context.stderr.write("\rFetched \(pager.received) of \(min(page.totalRows, rowLimit)) rows…")
+                context.stderr.flush()
+            }
+        }
+        if progress && pager.received > Self.pageSize { context.stderr.write("\n") }
+        if let warning = pager.warning("counter \(counter.id)'s report") {
+            context.note(warning)
+        } else if pager.received < pager.claimedTotal {
+            context.note("Note: counter \(counter.id): showing the first \(pager.received) of \(pager.claimedTotal) rows; \(Self.limitHint(claimed: pager.claimedTotal)).")
+        }
+        if columns != nil { sink.endSection(totals: totals, missingDays: []) }
+    }
+
+    /// "use --limit N" with an N the parser accepts.
+    static func limitHint(claimed: Int) -> String {
+        let most = ReportCommand.Request.limitRange.upperBound
+        return claimed <= most ? "use --limit \(claimed) to see them all" : "use --limit \(most) (the most metrika fetches) or --filters to narrow the report"
+    }
+
+    /// The columns of the answer: a preset's expansion comes from the `query` echo; an answer without
+    /// one (real answers with only `data` exist) falls back to what the request asked for. A row of
+    /// another width is an unreadable answer (exit 65), never a table with values in the wrong columns.
+    static func columns(of page: StatDataPage, request: ReportCommand.Request, requested: [MetrikaKit.Dimension]) throws -> Columns {
+        var dimensions = requested
+        var metrics = request.metrics ?? (request.preset == nil ? Metric.everyday : [])
+        if request.preset != nil, page.hasQueryEcho {
+            let echoed = page.queryMetrics.compactMap { Metric.named($0) }
+            if !echoed.isEmpty || request.metrics == nil { metrics = echoed }
+            if request.dimensions.isEmpty { dimensions = page.queryDimensions.compactMap { MetrikaKit.Dimension.named($0) } }
+        }
+        try checkWidths(page, dimensions: dimensions.count, metrics: metrics.count)
+        return Columns(dimensions: dimensions, metrics: metrics)
+    }
+
+    static func checkWidths(_ page: StatDataPage, dimensions: Int, metrics: Int) throws {
+        guard let misfit = page.firstMisfit(dimensions: dimensions, metrics: metrics) else { return }
+        let echo = page.hasQueryEcho ? "" : " (the answer has no query echo naming its columns; give --metrics and --dimensions)"
+        throw APIError.unreadable("a report row has \(misfit.dimensions) dimension value\(misfit.dimensions == 1 ? "" : "s") and \(misfit.metrics) metric value\(misfit.metrics == 1 ? "" : "s") for \(dimensions) dimension\(dimensions == 1 ? "" : "s") and \(metrics) metric\(metrics == 1 ? "" : "s")\(echo)")
+    }
+
+    /// The page's rows, normalized; every row checked against the columns first.
+    func rows(of page: StatDataPage, columns: Columns, today: Day) throws -> [Report.Row] {
+        try Self.checkWidths(page, dimensions: columns.dimensions.count, metrics: columns.metrics.count)
+        var rows: [Report.Row] = []
+        rows.reserveCapacity(page.rowCount)
+        let isTimeSeries = self.isTimeSeries
+        page.forEachRow { dimensionValues, values in
+            var period: DateRange?
+            var incomplete = false
+            if isTimeSeries, let day = dimensionValues.first?.name.flatMap(Day.init(iso:)) {
+                period = DateRange(from: day, to: day)
+                incomplete = day == today
+            }
+            rows.append(Report.Row(dimensions: dimensionValues, values: Normalizer.quantities(values, of: columns.metrics), isIncomplete: incomplete, period: period))
+        }
+        return rows
+    }
+}

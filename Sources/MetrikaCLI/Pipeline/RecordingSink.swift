@@ -1,0 +1,35 @@
+import MetrikaKit
+
+/// Holds a report's calls until every counter's data is in, then plays them into the real sink: a
+/// multi-counter report whose later counter fails (403 `access_denied`, a network error) leaves
+/// nothing on stdout instead of a document cut inside `rows`. Single-counter reports stream.
+final class RecordingSink: ReportSink {
+    private enum Call {
+        case begin(ReportLayout)
+        case beginSection(Counter, Sampling?)
+        case append([Report.Row])
+        case endSection([Quantity], [Day])
+    }
+
+    private var calls: [Call] = []
+
+    func begin(_ layout: ReportLayout) { calls.append(.begin(layout)) }
+    func beginSection(counter: Counter, sampling: Sampling?) { calls.append(.beginSection(counter, sampling)) }
+    func append(_ rows: [Report.Row]) { calls.append(.append(rows)) }
+    func endSection(totals: [Quantity], missingDays: [Day]) { calls.append(.endSection(totals, missingDays)) }
+    /// `end` is the real sink's: the recording is played first.
+    func end() {}
+
+    /// Plays every recorded call into `sink`, in order (without `end`).
+    func replay(into sink: any ReportSink) {
+        for call in calls {
+            switch call {
+            case .begin(let layout): sink.begin(layout)
+            case .beginSection(let counter, let sampling): sink.beginSection(counter: counter, sampling: sampling)
+            case .append(let rows): sink.append(rows)
+            case .endSection(let totals, let missing): sink.endSection(totals: totals, missingDays: missing)
+            }
+        }
+        calls = []
+    }
+}
