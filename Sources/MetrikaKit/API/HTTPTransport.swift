@@ -14,7 +14,8 @@ public struct HTTPRequest: Sendable {
     /// The largest body accepted, counted after decompression; a larger one fails with `TransportError.tooLarge`.
     public var maxResponseBytes: Int
 
-    /// 64 MiB: about 30 times the largest real page (a 100,000-row dimension report is ~2 MiB of JSON).
+    /// 64 MiB: a page of 20,000 rows, the most metrika asks for, is ~5 MB of JSON (~270 bytes a row with
+    /// six metrics); even the API's maximum of 100,000 rows (~27 MB) fits.
     public static let defaultMaxResponseBytes = 64 << 20
 
     public init(

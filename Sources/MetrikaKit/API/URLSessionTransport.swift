@@ -96,9 +96,13 @@ private final class Transfer: @unchecked Sendable {
     private var continuation: CheckedContinuation<HTTPResponse, any Error>?
     private var task: URLSessionTask?
     private var deadline: DispatchWorkItem?
+    private var watch: DispatchSourceTimer?
     private var response: HTTPURLResponse?
     private var body = Data()
     private var finished = false
+
+    /// Its own queue, above the default priority: the watch must run while the delivery queue is flooded.
+    private static let watchQueue = DispatchQueue(label: "metrika.transfer-watch", qos: .userInteractive)
 
     init(limit: Int) {
         self.limit = limit
@@ -116,8 +120,20 @@ private final class Transfer: @unchecked Sendable {
         self.continuation = continuation
         self.task = task
         self.deadline = timer
+        // URLSession hands the delegate its bytes through an unbounded queue: a server faster than the
+        // delegate piles them up there (~1 GB before the delegate's count reached 64 MiB, measured). The
+        // task's own count is kept where libcurl writes, so watching it stops the transfer in time.
+        let watch = DispatchSource.makeTimerSource(queue: Self.watchQueue)
+        watch.schedule(deadline: .now() + .milliseconds(5), repeating: .milliseconds(5))
+        let limit = Int64(self.limit)
+        watch.setEventHandler { [weak self, weak task] in
+            guard let task, task.countOfBytesReceived > limit else { return }
+            self?.finish(throwing: TransportError.tooLarge(limit: Int(limit)))
+        }
+        self.watch = watch
         lock.unlock()
         DispatchQueue.global().asyncAfter(deadline: .now() + max(0.001, seconds), execute: timer)
+        watch.resume()
         return true
     }
 
@@ -185,6 +201,8 @@ private final class Transfer: @unchecked Sendable {
         task = nil
         deadline?.cancel()
         deadline = nil
+        watch?.cancel()
+        watch = nil
         body = Data()
         return result
     }
