@@ -103,7 +103,7 @@ public enum CLI {
         Global: --version, --help.
 
         Environment: METRIKA_TOKEN, METRIKA_API_URL, METRIKA_OAUTH_URL, METRIKA_DB, METRIKA_TIMEOUT,
-        METRIKA_NOW, METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET, METRIKA_SENDMAIL, NO_COLOR, XDG_CONFIG_HOME,
+        METRIKA_MAX_RESPONSE, METRIKA_NOW, METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET, METRIKA_SENDMAIL, NO_COLOR, XDG_CONFIG_HOME,
         XDG_DATA_HOME.
         Exit codes: 0 ok, 64 usage, 65 unreadable API answer, 69 API unavailable, 73 cannot create output,
         75 quota exceeded (try later), 77 not signed in / access denied, 78 configuration, 130 login

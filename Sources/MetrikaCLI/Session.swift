@@ -31,6 +31,34 @@ struct Session {
         return seconds
     }
 
+    /// The largest API answer accepted, in bytes after decompression: METRIKA_MAX_RESPONSE (a number of
+    /// bytes, or with a K, M or G suffix for KiB, MiB, GiB), default 64 MiB.
+    func maxResponseBytes() throws -> Int {
+        guard let text = context.environment["METRIKA_MAX_RESPONSE"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+            return HTTPRequest.defaultMaxResponseBytes
+        }
+        guard let bytes = Self.parseByteSize(text), bytes >= 1 << 10, bytes <= 1 << 32 else {
+            throw SimpleFailure("METRIKA_MAX_RESPONSE must be a size between 1K and 4G (bytes, or with K, M, G), not '\(text)'.", exitCode: ExitCode.config)
+        }
+        return bytes
+    }
+
+    /// `65536`, `512K`, `64M`, `1G` (also `64MiB`, `64MB`: binary units either way); nil for anything else.
+    static func parseByteSize(_ text: String) -> Int? {
+        var digits = Substring(text.uppercased())
+        var unit = 1
+        for suffix in ["IB", "B"] where digits.hasSuffix(suffix) {
+            digits = digits.dropLast(suffix.count)
+            break
+        }
+        if let last = digits.last, let shift = ["K": 10, "M": 20, "G": 30][String(last)] {
+            unit = 1 << shift
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.count <= 12, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(digits) else { return nil }
+        return number * unit
+    }
+
     /// The request log of `--verbose`, or nil.
     var logger: (@Sendable (String) -> Void)? {
         guard options.flag("verbose") else { return nil }
@@ -51,11 +79,14 @@ struct Session {
     func client() throws -> MetrikaClient {
         let url = try apiBaseURL()
         let timeout = try requestTimeout()
+        let limit = try maxResponseBytes()
         let token = try token()
-        return MetrikaClient(
+        var client = MetrikaClient(
             baseURL: url, token: token.token, transport: renewingTransport(for: token, timeout: timeout), requestTimeout: timeout,
             sleep: context.sleep, now: context.now, log: logger
         )
+        client.maxResponseBytes = limit
+        return client
     }
 
     /// METRIKA_OAUTH_URL or the default; anything that isn't an http(s) URL is a configuration error.

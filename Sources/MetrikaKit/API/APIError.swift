@@ -22,14 +22,20 @@ public enum APIError: MetrikaFailure, Equatable {
     case unavailable(String)
     /// The API answered something that is not the JSON it documents.
     case unreadable(String)
+    /// The API answered with a redirect (3xx), which metrika never follows: the token stays with the API.
+    case redirected(status: Int, target: String)
+    /// An answer grew past the size limit (METRIKA_MAX_RESPONSE); reading stopped there.
+    case tooLarge(path: String, limit: Int)
+    /// The TLS handshake failed (untrusted, expired or mismatched certificate): not retried.
+    case insecure(host: String, detail: String)
 
     public var exitCode: Int32 {
         switch self {
         case .unauthorized, .invalidToken, .accessDenied: return ExitCode.noPermission
         case .badRequest, .queryTooComplicated, .notFound: return ExitCode.usage
         case .dailyQuota, .quotaPersisted: return ExitCode.tryLater
-        case .unavailable: return ExitCode.unavailable
-        case .unreadable: return ExitCode.dataError
+        case .unavailable, .redirected, .insecure: return ExitCode.unavailable
+        case .unreadable, .tooLarge: return ExitCode.dataError
         }
     }
 
@@ -55,7 +61,24 @@ public enum APIError: MetrikaFailure, Equatable {
             return "The Metrika API is unavailable: \(detail). Check the network or METRIKA_API_URL, and try again later."
         case .unreadable(let detail):
             return "The API answered something unreadable: \(detail). Try again; if it persists, run with --verbose and report it."
+        case .redirected(let status, let target):
+            return "The API answered with a redirect (HTTP \(status)) to \(target); metrika follows no redirects, so the token was not sent there. "
+                + "Check METRIKA_API_URL (it must be the API's own address) or the proxy in between."
+        case .tooLarge(let path, let limit):
+            return "The answer from \(path) is larger than the \(Self.describeBytes(limit)) limit; metrika stopped reading it. "
+                + "If the API really sends that much, raise METRIKA_MAX_RESPONSE (bytes, or with K, M, G)."
+        case .insecure(let host, let detail):
+            return "The TLS connection to \(host) failed (\(detail)); not retried. "
+                + "Check METRIKA_API_URL, the system clock and the CA certificates, or a proxy that intercepts HTTPS."
         }
+    }
+
+    /// A byte count as the limit was likely set: `64 MiB`, `512 KiB`, or plain bytes.
+    public static func describeBytes(_ bytes: Int) -> String {
+        if bytes >= 1 << 30, bytes % (1 << 30) == 0 { return "\(bytes >> 30) GiB" }
+        if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
     }
 
     /// A human "in 3 h 20 min" until the next 00:00 GMT.

@@ -5,30 +5,32 @@ import FoundationNetworking
 
 /// Keeps swift-corelibs-foundation from creating directories metrika never uses.
 ///
-/// On Linux, creating any `URLSessionConfiguration` (even `.ephemeral`, whose cookie storage metrika
-/// then sets to nil) first builds `HTTPCookieStorage.shared`, whose initializer creates
-/// `$XDG_DATA_HOME/<name of the binary's directory>/` (`~/.local/share/bin/` for `/usr/local/bin/metrika`)
-/// for a cookie file that is never written: metrika sends no cookies and keeps none. The shared
-/// storage is built here first, once, while `XDG_DATA_HOME` names `/dev/null`, under which no
-/// directory can be made; Foundation then keeps it in memory only. metrika's own paths come from
-/// the environment captured at start-up (`CLIContext.environment`), which this does not touch.
-///
-/// (`URLCache.shared` makes `~/.cache/org.swift.foundation.URLCache/<binary>/` the same way, from the
-/// same configuration initializer; `XDG_CACHE_HOME` plays the part of `XDG_DATA_HOME` there.)
+/// On Linux, creating a `URLSessionConfiguration` (even `.ephemeral`, whose cookie storage and cache
+/// metrika then sets to nil) builds a cookie storage and a URL cache whose initializers create
+/// `$XDG_DATA_HOME/<name of the binary's directory>/` (`~/.local/share/bin/` for
+/// `/usr/local/bin/metrika`) and `~/.cache/org.swift.foundation.URLCache/<binary>/`, for files that
+/// are never written: metrika keeps no cookies and caches nothing. The configuration is therefore
+/// built while `XDG_DATA_HOME` and `XDG_CACHE_HOME` name `/dev/null`, under which no directory can be
+/// made; Foundation then keeps both in memory only. metrika's own paths come from the environment
+/// captured at start-up (`CLIContext.environment`), which this does not touch.
 enum FoundationSideFiles {
-    /// Runs the set-up once per process (Swift initializes a static constant exactly once).
-    static func prevent() {
-        _ = once
-    }
-
-    private static let once: Void = {
+    /// An ephemeral configuration, made without leaving directories behind.
+    static func ephemeralConfiguration() -> URLSessionConfiguration {
         #if os(Linux)
         // Changed for the few microseconds of one initializer, before the first URLSession exists
         // (no networking thread reads the environment yet).
-        let saved = getenv("XDG_DATA_HOME").map { String(cString: $0) }
-        setenv("XDG_DATA_HOME", "/dev/null", 1)
-        _ = HTTPCookieStorage.shared
-        if let saved { setenv("XDG_DATA_HOME", saved, 1) } else { unsetenv("XDG_DATA_HOME") }
+        return whileUnusable("XDG_DATA_HOME") { whileUnusable("XDG_CACHE_HOME") { URLSessionConfiguration.ephemeral } }
+        #else
+        return URLSessionConfiguration.ephemeral
         #endif
-    }()
+    }
+
+    /// Runs `body` with the environment variable `name` naming `/dev/null` (no directory can be
+    /// made under it), then puts it back as it was.
+    private static func whileUnusable<T>(_ name: String, _ body: () -> T) -> T {
+        let saved = getenv(name).map { String(cString: $0) }
+        setenv(name, "/dev/null", 1)
+        defer { if let saved { setenv(name, saved, 1) } else { unsetenv(name) } }
+        return body()
+    }
 }

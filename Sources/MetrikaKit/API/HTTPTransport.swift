@@ -9,15 +9,25 @@ public struct HTTPRequest: Sendable {
     public var url: URL
     public var headers: [String: String]
     public var body: Data?
-    /// Seconds before the request is given up as timed out.
+    /// Seconds the whole exchange may take, the last byte of the answer included (not only idleness).
     public var timeout: Double
+    /// The largest body accepted, counted after decompression; a larger one fails with `TransportError.tooLarge`.
+    public var maxResponseBytes: Int
 
-    public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: Double = 30) {
+    /// 64 MiB: a page of 20,000 rows, the most metrika asks for, is ~5 MB of JSON (~270 bytes a row with
+    /// six metrics); even the API's maximum of 100,000 rows (~27 MB) fits.
+    public static let defaultMaxResponseBytes = 64 << 20
+
+    public init(
+        method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: Double = 30,
+        maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
     }
 }
 
@@ -32,6 +42,23 @@ public struct HTTPResponse: Sendable {
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         self.body = body
     }
+
+    /// Whether this is a redirect (3xx), which metrika never follows.
+    public var isRedirect: Bool { (300..<400).contains(status) }
+
+    /// Where a redirect points, as `scheme://host:port` of its `Location` resolved against `url`: what an
+    /// error message may name. Only plain host characters are shown; anything else is described.
+    public func redirectTarget(from url: URL) -> String {
+        guard let location = headers["location"], !location.isEmpty else { return "no Location" }
+        guard let target = URL(string: location, relativeTo: url)?.absoluteURL, let host = target.host, let scheme = target.scheme else {
+            return "an unreadable Location"
+        }
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
+        guard !host.isEmpty, host.count <= 100, host.allSatisfy(allowed.contains), ["http", "https"].contains(scheme.lowercased()) else {
+            return "an unreadable Location"
+        }
+        return "\(scheme.lowercased())://\(host)" + (target.port.map { ":\($0)" } ?? "")
+    }
 }
 
 /// Why a request got no HTTP response at all.
@@ -42,6 +69,11 @@ public enum TransportError: Error, Sendable, Equatable {
     case cannotConnect(String)
     /// The connection broke before the whole answer arrived.
     case connectionLost(String)
+    /// The answer grew past `HTTPRequest.maxResponseBytes` (after decompression); reading stopped there.
+    case tooLarge(limit: Int)
+    /// The TLS handshake failed: an untrusted, expired or mismatched certificate, or no common protocol.
+    /// Never transient: retrying cannot make a certificate trusted.
+    case insecure(String)
     /// Anything else the networking layer reported.
     case other(String)
 }
@@ -50,74 +82,4 @@ public enum TransportError: Error, Sendable, Equatable {
 public protocol HTTPTransport: Sendable {
     /// Sends one request and returns the complete response, or throws `TransportError`.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
-}
-
-/// The production transport, on URLSession with an ephemeral configuration (no cookies, no cache).
-///
-/// The session is created on the first request: commands that never touch the network (`--version`,
-/// `--help`, `report --offline`) don't pay for it.
-public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
-    private let lock = NSLock()
-    private var created: URLSession?
-
-    public init() {}
-
-    deinit { created?.finishTasksAndInvalidate() }
-
-    private var session: URLSession {
-        lock.lock()
-        defer { lock.unlock() }
-        if let created { return created }
-        FoundationSideFiles.prevent()
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.httpMaximumConnectionsPerHost = 4
-        let session = URLSession(configuration: configuration)
-        created = session
-        return session
-    }
-
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var urlRequest = URLRequest(url: request.url)
-        urlRequest.httpMethod = request.method
-        urlRequest.timeoutInterval = request.timeout
-        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        urlRequest.httpBody = request.body
-        let session = self.session
-        return try await withCheckedThrowingContinuation { continuation in
-            let task = session.dataTask(with: urlRequest) { data, response, error in
-                if let error {
-                    continuation.resume(throwing: URLSessionTransport.classify(error))
-                    return
-                }
-                guard let http = response as? HTTPURLResponse else {
-                    continuation.resume(throwing: TransportError.other("not an HTTP response"))
-                    return
-                }
-                var headers: [String: String] = [:]
-                for (key, value) in http.allHeaderFields {
-                    headers[String(describing: key).lowercased()] = String(describing: value)
-                }
-                continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: data ?? Data()))
-            }
-            task.resume()
-        }
-    }
-
-    static func classify(_ error: any Error) -> TransportError {
-        let nsError = error as NSError
-        guard nsError.domain == NSURLErrorDomain else { return .other(nsError.localizedDescription) }
-        switch nsError.code {
-        case NSURLErrorTimedOut:
-            return .timedOut
-        case NSURLErrorCannotConnectToHost, NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed, NSURLErrorNotConnectedToInternet:
-            return .cannotConnect(nsError.localizedDescription)
-        case NSURLErrorNetworkConnectionLost, NSURLErrorCannotParseResponse, NSURLErrorBadServerResponse, NSURLErrorZeroByteResource, NSURLErrorCannotDecodeRawData, NSURLErrorCannotDecodeContentData:
-            return .connectionLost(nsError.localizedDescription)
-        default:
-            return .other(nsError.localizedDescription)
-        }
-    }
 }

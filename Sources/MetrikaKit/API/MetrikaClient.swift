@@ -11,8 +11,10 @@ public struct MetrikaClient: Sendable {
     private let transport: any HTTPTransport
     /// Retry bounds for transient failures.
     public var retryPolicy: RetryPolicy
-    /// Seconds before one request counts as timed out.
+    /// Seconds one attempt may take in all, the whole answer included (METRIKA_TIMEOUT).
     public var requestTimeout: Double
+    /// The largest answer accepted, in bytes after decompression (METRIKA_MAX_RESPONSE).
+    public var maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes
     private let sleep: @Sendable (Double) async throws -> Void
     private let random: @Sendable () -> Double
     private let now: @Sendable () -> Date
@@ -111,7 +113,7 @@ public struct MetrikaClient: Sendable {
             "Authorization": "OAuth \(token)",
             "Accept": "application/json",
             "User-Agent": "metrika/\(MetrikaVersion.current)",
-        ], timeout: requestTimeout))
+        ], timeout: requestTimeout, maxResponseBytes: maxResponseBytes))
         guard !response.body.isEmpty else {
             throw APIError.unreadable("an empty body (HTTP \(response.status)) from \(url.path)")
         }
@@ -164,7 +166,15 @@ public struct MetrikaClient: Sendable {
             do {
                 let response = try await transport.send(request)
                 logLine(request, status: "\(response.status)", since: sentAt)
-                outcome = classify(response)
+                outcome = classify(response, from: request.url)
+            } catch TransportError.tooLarge(let limit) {
+                // Not transient: the same request would bring the same answer.
+                logLine(request, status: "too large", since: sentAt)
+                outcome = .fail(.tooLarge(path: request.url.path, limit: limit))
+            } catch TransportError.insecure(let detail) {
+                // Not transient either: a certificate does not become trusted by asking again.
+                logLine(request, status: "TLS failed", since: sentAt)
+                outcome = .fail(.insecure(host: request.url.host ?? "the API", detail: Self.oneLine(detail)))
             } catch let error as TransportError {
                 logLine(request, status: Self.describe(error), since: sentAt)
                 outcome = .retry(Self.unavailableText(error), retryAfter: nil, quota: nil)
@@ -199,9 +209,10 @@ public struct MetrikaClient: Sendable {
     }
 
     /// Decides what a response means: success, a final error, or a transient one worth retrying.
-    func classify(_ response: HTTPResponse) -> Outcome {
+    func classify(_ response: HTTPResponse, from url: URL) -> Outcome {
         let status = response.status
         if (200..<300).contains(status) { return .success(response) }
+        if response.isRedirect { return .fail(.redirected(status: status, target: response.redirectTarget(from: url))) }
         // Preflight: a lone surrogate in the message must not cost the error type; a too deep body is no error JSON.
         let body = try? JSONDecoder().decode(WireErrorBody.self, from: JSONPreflight.prepare(response.body))
         let type = serverText(body?.errors?.first?.errorType ?? "")
@@ -246,6 +257,8 @@ public struct MetrikaClient: Sendable {
         case .timedOut: return "timed out"
         case .cannotConnect: return "cannot connect"
         case .connectionLost: return "connection lost"
+        case .tooLarge: return "too large"
+        case .insecure: return "TLS failed"
         case .other: return "network error"
         }
     }
@@ -255,6 +268,8 @@ public struct MetrikaClient: Sendable {
         case .timedOut: return "no answer within the request timeout"
         case .cannotConnect(let detail): return "cannot connect (\(detail))"
         case .connectionLost(let detail): return "the connection broke mid-answer (\(detail))"
+        case .tooLarge(let limit): return "an answer larger than the \(APIError.describeBytes(limit)) limit"
+        case .insecure(let detail): return "the TLS connection failed (\(detail))"
         case .other(let detail): return detail
         }
     }

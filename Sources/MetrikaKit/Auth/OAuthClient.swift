@@ -148,6 +148,12 @@ public struct OAuthClient: Sendable {
         let response: HTTPResponse
         do {
             response = try await transport.send(request)
+        } catch TransportError.tooLarge(let limit) {
+            logLine(url, status: "too large", since: started)
+            throw OAuthError.unreadable("an answer from \(path) larger than the \(APIError.describeBytes(limit)) limit")
+        } catch TransportError.insecure(let detail) {
+            logLine(url, status: "TLS failed", since: started)
+            throw OAuthError.unavailable("the TLS connection failed (\(Self.scrub(detail, secrets: secrets)))")
         } catch let error as TransportError {
             logLine(url, status: MetrikaClient.describe(error), since: started)
             throw OAuthError.unavailable(MetrikaClient.unavailableText(error))
@@ -158,6 +164,11 @@ public struct OAuthClient: Sendable {
             throw OAuthError.unavailable("the request failed")
         }
         logLine(url, status: "\(response.status)", since: started)
+        // A redirect is never followed (the transport returns it): neither the secrets in the body nor
+        // a grant from wherever it points may count.
+        if response.isRedirect {
+            throw OAuthError.unavailable("it answered with a redirect (HTTP \(response.status)) to \(response.redirectTarget(from: url)), which metrika does not follow, so nothing was sent there")
+        }
         // Preflight: nesting bounded, lone surrogates repaired (JSONPreflight).
         let object = (try? JSONSerialization.jsonObject(with: JSONPreflight.prepare(response.body))) as? [String: Any]
         if (200..<300).contains(response.status) {
