@@ -106,7 +106,7 @@ struct ProgressLineTests {
         #expect(piped.status == 0)
         #expect(!piped.stderr.contains("Counter 1001:") && !piped.stderr.contains("\r") && !piped.stderr.contains("\u{1B}"), "\(piped.stderr)")
         // The file got the whole report (records; a phrase with a line break spans two lines).
-        #expect(try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").count >= 22_001)
+        #expect(try String(contentsOfFile: output, encoding: .utf8).split(whereSeparator: \.isNewline).count >= 22_001)
         #expect(piped.stdoutLines.count >= 22_001)
     }
 }

@@ -12,12 +12,16 @@ enum ReportCommand: Command {
     6daysAgo to today in each counter's time zone. Dates: YYYY-MM-DD, today, yesterday, NdaysAgo,
     NweeksAgo, NmonthsAgo (the same day N months back, or that month's last day); none before
     2008-01-01. Or --period NAME instead of --from/--to: today, yesterday, thisWeek, lastWeek
-    (Monday to Sunday), thisMonth, lastMonth, thisYear, lastYear, lastNdays (N days to today). A range that starts before the counter was created starts on its
-    creation day (a note on stderr says so); days before it are never shown as zeros.
+    (Monday to Sunday), thisMonth, lastMonth, thisYear, lastYear, lastNdays (N days to today).
+    A range that starts before the counter was created starts on its creation day (a note on
+    stderr says so); days before it are never shown as zeros.
 
     Time-series reports (no --dimensions/--preset/--filters, --accuracy full) are built from the
     history database: only missing days and the still-changing recent days are fetched.
     Dimension reports are fetched from the API page by page and streamed to CSV/JSON.
+    Goal metrics (goal<ID>reaches, goal<ID>conversionRate) are titled with the goal's name in the
+    table and JSON `title` (one extra request for the goals; offline, or if it fails, "Goal <ID>").
+    On a terminal, stderr shows the rows fetched so far and any retry wait, erased when done.
 
     Examples:
       metrika report --counter 1001
