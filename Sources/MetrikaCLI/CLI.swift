@@ -7,6 +7,7 @@ public enum CLI {
     static var commands: [any Command.Type] { [
         CountersCommand.self,
         ReportCommand.self,
+        GoalsCommand.self,
         ChartCommand.self, MailCommand.self,
         SyncCommand.self,
         CacheInfoCommand.self,
@@ -21,6 +22,8 @@ public enum CLI {
     /// on bad input: every failure becomes `Error: …` on stderr and a documented exit code.
     public static func run(arguments: [String], context: CLIContext) async -> Int32 {
         let code = await dispatch(arguments, context: context)
+        // Before the results reach the terminal: a progress line left there would prefix them.
+        context.endProgress()
         context.stdout.flush()
         context.stderr.flush()
         return code

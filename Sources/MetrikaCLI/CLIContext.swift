@@ -18,6 +18,8 @@ public struct CLIContext: Sendable {
     public var terminalWidth: Int?
     /// Tokens and passwords `note` masks in every line it writes.
     public let secrets = KnownSecrets()
+    /// The progress line of long work (on a terminal only; see `ProgressLine`).
+    public let progressLine = ProgressLine()
     /// SVG → PNG for `chart --output FILE.png` and `mail` (default: rsvg-convert found via `environment`).
     public var rasterizer: any ChartRasterizer
 
@@ -47,7 +49,7 @@ public struct CLIContext: Sendable {
         let stdoutIsTerminal = isatty(1) == 1
         let environment = ProcessInfo.processInfo.environment
         let pinned = environment["METRIKA_NOW"].flatMap(parseInstant)
-        return CLIContext(
+        let context = CLIContext(
             environment: environment,
             stdout: TextSink(fileDescriptor: 1),
             stderr: TextSink(fileDescriptor: 2),
@@ -61,6 +63,8 @@ public struct CLIContext: Sendable {
             stderrIsTerminal: isatty(2) == 1,
             terminalWidth: stdoutIsTerminal ? terminalColumns() : nil
         )
+        if let columns = terminalColumns(fileDescriptor: 2) { context.progressLine.width = columns }
+        return context
     }
 
     /// Parses `METRIKA_NOW` (`2026-11-29T12:00:00Z`, an ISO 8601 instant with `Z` or an offset):
@@ -71,9 +75,9 @@ public struct CLIContext: Sendable {
         return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
     }
 
-    private static func terminalColumns() -> Int? {
+    private static func terminalColumns(fileDescriptor: Int32 = 1) -> Int? {
         var size = winsize()
-        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if ioctl(fileDescriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
         if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 { return columns }
         return nil
     }
@@ -83,8 +87,9 @@ public struct CLIContext: Sendable {
     /// characters visible, bidi controls removed, at most 1,000 characters) with every known secret
     /// masked, so neither terminal escapes nor a token a server echoed reach the terminal or a log. On a
     /// colour terminal its `Error:` or `Warning:` label is coloured (after sanitizing: ours, not the server's).
+    /// A progress line on the screen is erased first and drawn again below it.
     public func note(_ line: String) {
-        stderr.write(stderrStyle.label(TerminalText.line(line, hiding: secrets.all(environment: environment))) + "\n")
+        progressLine.interrupt(with: stderrStyle.label(TerminalText.line(line, hiding: secrets.all(environment: environment))) + "\n", context: self)
     }
 
     /// Whether colour may be used on stderr: a terminal, NO_COLOR unset or empty, TERM not `dumb`.

@@ -83,7 +83,7 @@ struct Session {
         let token = try token()
         var client = MetrikaClient(
             baseURL: url, token: token.token, transport: renewingTransport(for: token, timeout: timeout), requestTimeout: timeout,
-            sleep: context.sleep, now: context.now, log: logger
+            sleep: context.sleep, now: context.now, log: logger, retryWait: { [context] in context.showRetryWait($0) }
         )
         client.maxResponseBytes = limit
         return client

@@ -13,7 +13,16 @@ enum CacheInfoCommand: Command {
         let format = try OutputFormat.from(options)
         let path = ReportCommand.databasePath(Session(context: context, options: options))
         guard FileManager.default.fileExists(atPath: path) else {
-            throw SimpleFailure("No history database at \(path) yet: `metrika sync` or `metrika report` creates it.", exitCode: ExitCode.config)
+            // Nothing stored yet is an answer, not a failure: a fresh machine, or before the first sync.
+            var out = context.stdout
+            switch format {
+            case .table: out.write("No history database yet at \(TerminalText.sanitize(path)): `metrika sync` or `metrika report` creates it.\n")
+            case .csv: CSVWriter().write(infoCSVHeader, to: &out)
+            case .json:
+                let document = JSONValue.object([("version", .number(1)), ("path", .string(path)), ("exists", .bool(false)), ("counters", .array([]))])
+                out.write(document.serialized(pretty: true) + "\n")
+            }
+            return ExitCode.ok
         }
         let store = try HistoryStore(path: path)
         // Its summary reads only indexes, so it would call a file with damaged values healthy: check it all.
@@ -36,7 +45,7 @@ enum CacheInfoCommand: Command {
             }
         case .csv:
             let writer = CSVWriter()
-            writer.write(["counter_id", "name", "first_day", "last_day", "days", "last_fetch"], to: &out)
+            writer.write(infoCSVHeader, to: &out)
             for counter in info.counters {
                 writer.write([String(counter.id), counter.name, counter.firstDay?.iso ?? "", counter.lastDay?.iso ?? "", String(counter.dayCount), counter.lastFetchedAt.map(timestamp) ?? ""], to: &out)
             }
@@ -44,6 +53,7 @@ enum CacheInfoCommand: Command {
             let document = JSONValue.object([
                 ("version", .number(1)),
                 ("path", .string(info.path)),
+                ("exists", .bool(true)),
                 ("size_bytes", .number(Double(info.sizeBytes))),
                 ("schema_version", .number(Double(info.schemaVersion))),
                 ("last_sync", .string(info.lastSync.map(timestamp))),
@@ -59,6 +69,8 @@ enum CacheInfoCommand: Command {
         }
         return ExitCode.ok
     }
+
+    static let infoCSVHeader = ["counter_id", "name", "first_day", "last_day", "days", "last_fetch"]
 
     static func humanSize(_ bytes: Int64) -> String {
         if bytes < 1024 { return "\(bytes) B" }
@@ -82,13 +94,24 @@ enum CachePruneCommand: Command {
     static let summary = "Delete history older than a day from the history database"
     static let usage = "cache prune --before DATE [--db PATH]"
     static let options: [OptionSpec] = [
-        OptionSpec("before", value: "DATE", help: "Delete daily values of days before this one (YYYY-MM-DD)"),
+        OptionSpec("before", value: "DATE", help: "Delete daily values of days before this one (YYYY-MM-DD, NdaysAgo, NweeksAgo, NmonthsAgo)"),
     ] + CommonOptions.database
+    static let discussion = """
+    Relative dates count back from today on this machine (its local time zone), not a counter's.
+
+    Example (crontab, keep a year): 0 4 1 * *  metrika cache prune --before 12monthsAgo
+    """
+
+    /// Today in the machine's time zone: the history holds several counters, each in its own zone.
+    static func localToday(_ now: Date) -> Day {
+        let seconds = Int(now.timeIntervalSince1970.rounded(.down)) + TimeZone.current.secondsFromGMT(for: now)
+        return Day(ordinal: Int((Double(seconds) / 86_400).rounded(.down)))
+    }
 
     static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
         guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
         guard let text = options.value("before") else { throw UsageError("Missing --before DATE") }
-        guard let day = Day(iso: text) else { throw UsageError("--before '\(text)' is not a date: use YYYY-MM-DD") }
+        let day = try DateExpression(parsing: text, option: "before").resolve(today: localToday(context.now()))
         try DateExpression.checkNotBeforeMetrika(day, option: "before")
         let path = ReportCommand.databasePath(Session(context: context, options: options))
         guard FileManager.default.fileExists(atPath: path) else {

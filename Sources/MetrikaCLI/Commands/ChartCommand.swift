@@ -6,14 +6,16 @@ import MetrikaKit
 enum ChartCommand: Command {
     static let name = "chart"
     static let summary = "Draw counters' statistics as an SVG or PNG line chart"
-    static let usage = "chart --counter ID[,ID…] [--metrics LIST] [--from DATE] [--to DATE] [--group day|week|month] --output FILE.svg|FILE.png [--format svg|png] [options]"
+    static let usage = "chart --counter ID[,ID…] [--metrics LIST] [--from DATE] [--to DATE | --period NAME] [--group day|week|month] --output FILE.svg|FILE.png [--format svg|png] [options]"
     static let discussion = """
     Default metric: visits; default range: 29daysAgo to today. Metrics with the same unit share an axis;
     different units get panels stacked one above the other. Several counters: one line each, with a
     legend; lines more than 10× apart get panels (and axes) of their own. Missing days are gaps (never
     zeros); today's still-changing value is drawn dotted. By week or month, the current one is dotted
     and labelled "so far", and a week or month cut by the range is left out (with a note).
-    Dates are not before 2008-01-01; a line starts no earlier than its counter's creation day.
+    Dates as in `metrika report` (YYYY-MM-DD, NdaysAgo, NweeksAgo, NmonthsAgo…), or --period NAME
+    (thisWeek, lastMonth, last30days…) instead of --from/--to. Dates are not before 2008-01-01; a line starts no earlier than its
+    counter's creation day.
 
     FILE.png (or --format png) draws the same chart as a PNG at twice its size (1600×800 pixels by
     default, sharp on high-density screens) with librsvg's rsvg-convert, which must be installed
@@ -35,6 +37,7 @@ enum ChartCommand: Command {
         OptionSpec("metrics", short: "m", value: "LIST", help: "Metrics (default visits): visits, pageviews, users, bounceRate, …"),
         OptionSpec("from", value: "DATE", help: "First day (default 29daysAgo)"),
         OptionSpec("to", value: "DATE", help: "Last day (default today)"),
+        OptionSpec("period", value: "NAME", help: "A named period instead of --from/--to: today, yesterday, thisWeek, lastWeek, thisMonth, lastMonth, thisYear, lastYear, lastNdays"),
         OptionSpec("group", value: "day|week|month", help: "One point per day (default), week or month"),
         OptionSpec("output", short: "o", value: "FILE.svg|FILE.png", help: "Where to write the chart; - for standard output"),
         OptionSpec("format", value: "svg|png", help: "Image format (default: by the file's extension, else svg)"),
@@ -63,11 +66,7 @@ enum ChartCommand: Command {
         guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
         let ids = try ReportCommand.parseCounterIDs(options)
         let metrics = try ReportCommand.parseMetrics(options) ?? [Metric.visits]
-        let from = try DateExpression(parsing: options.value("from") ?? "29daysAgo", option: "from")
-        let to = try DateExpression(parsing: options.value("to") ?? "today", option: "to")
-        if case .absolute(let start) = from, case .absolute(let end) = to, start > end {
-            throw UsageError("--from \(start.iso) is after --to \(end.iso): the range is reversed")
-        }
+        let (from, to, _) = try NamedPeriod.dates(options, defaultFrom: "29daysAgo")
         var grouping = Grouping.day
         if let text = options.value("group") {
             guard let value = Grouping(rawValue: text.lowercased()) else { throw UsageError("--group must be day, week or month, not '\(text)'") }

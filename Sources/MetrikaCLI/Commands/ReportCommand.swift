@@ -6,28 +6,36 @@ import MetrikaKit
 enum ReportCommand: Command {
     static let name = "report"
     static let summary = "Statistics of one or more counters as a table, CSV or JSON"
-    static let usage = "report --counter ID[,ID…] [--from DATE] [--to DATE] [--group day|week|month] [--metrics LIST] [--dimensions LIST] [options]"
+    static let usage = "report --counter ID[,ID…] [--from DATE] [--to DATE | --period NAME] [--group day|week|month] [--metrics LIST] [--dimensions LIST] [options]"
     static let discussion = """
     By default: pageviews, visits, users, page depth, time on site and bounce rate by day, from
-    6daysAgo to today in each counter's time zone. Dates: YYYY-MM-DD, today, yesterday, NdaysAgo;
-    none before 2008-01-01. A range that starts before the counter was created starts on its
-    creation day (a note on stderr says so); days before it are never shown as zeros.
+    6daysAgo to today in each counter's time zone. Dates: YYYY-MM-DD, today, yesterday, NdaysAgo,
+    NweeksAgo, NmonthsAgo (the same day N months back, or that month's last day); none before
+    2008-01-01. Or --period NAME instead of --from/--to: today, yesterday, thisWeek, lastWeek
+    (Monday to Sunday), thisMonth, lastMonth, thisYear, lastYear, lastNdays (N days to today).
+    A range that starts before the counter was created starts on its creation day (a note on
+    stderr says so); days before it are never shown as zeros.
 
     Time-series reports (no --dimensions/--preset/--filters, --accuracy full) are built from the
     history database: only missing days and the still-changing recent days are fetched.
     Dimension reports are fetched from the API page by page and streamed to CSV/JSON.
+    Goal metrics (goal<ID>reaches, goal<ID>conversionRate) are titled with the goal's name in the
+    table and JSON `title` (one extra request for the goals; offline, or if it fails, "Goal <ID>").
+    On a terminal, stderr shows the rows fetched so far and any retry wait, erased when done.
 
     Examples:
       metrika report --counter 1001
       metrika report --counter 1001 --from 2026-10-01 --to 2026-10-31 --group week --csv
       metrika report --counter 1001,1002 --metrics visits,bounceRate --json
       metrika report --counter 1001 --dimensions trafficSource --from 30daysAgo
+      metrika report --counter 1001 --period lastMonth --group week
       metrika report --counter 1001 --dimensions searchPhrase --limit 100000 --csv > phrases.csv
     """
     static let options: [OptionSpec] = [
         OptionSpec("counter", short: "c", value: "ID[,ID…]", help: "Counter id(s); repeatable"),
         OptionSpec("from", value: "DATE", help: "First day (default 6daysAgo)"),
         OptionSpec("to", value: "DATE", help: "Last day (default today)"),
+        OptionSpec("period", value: "NAME", help: "A named period instead of --from/--to: today, yesterday, thisWeek, lastWeek, thisMonth, lastMonth, thisYear, lastYear, lastNdays"),
         OptionSpec("group", value: "day|week|month", help: "Time-series grouping (default day)"),
         OptionSpec("metrics", short: "m", value: "LIST", help: "Metrics: short names (visits, bounceRate, goal123reaches, …) or ym:s: names; at most 20"),
         OptionSpec("dimensions", short: "d", value: "LIST", help: "Dimensions: trafficSource, searchEngine, searchPhrase, startURL, country, city, browser, os, deviceCategory or ym:s: names"),
@@ -48,6 +56,8 @@ enum ReportCommand: Command {
         var counterIDs: [Int]
         var from: DateExpression
         var to: DateExpression
+        /// `--period`, when the dates came from it.
+        var period: NamedPeriod?
         var grouping: Grouping
         var metrics: [Metric]?
         var dimensions: [MetrikaKit.Dimension]
@@ -99,15 +109,7 @@ enum ReportCommand: Command {
     static func parse(_ options: ParsedOptions) throws -> Request {
         guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
         let ids = try parseCounterIDs(options)
-        let from = try DateExpression(parsing: options.value("from") ?? "6daysAgo", option: "from")
-        let to = try DateExpression(parsing: options.value("to") ?? "today", option: "to")
-        if case .absolute(let start) = from, case .absolute(let end) = to, start > end {
-            throw UsageError("--from \(start.iso) is after --to \(end.iso): the range is reversed")
-        }
-        // Two relative dates compare the same in every time zone: refuse before any request.
-        if case .daysAgo(let fromAgo) = from, case .daysAgo(let toAgo) = to, fromAgo < toAgo {
-            throw UsageError("--from \(from) is after --to \(to): the range is reversed")
-        }
+        let (from, to, period) = try NamedPeriod.dates(options, defaultFrom: "6daysAgo")
         var grouping = Grouping.day
         if let text = options.value("group") {
             guard let value = Grouping(rawValue: text.lowercased()) else { throw UsageError("--group must be day, week or month, not '\(text)'") }
@@ -146,7 +148,7 @@ enum ReportCommand: Command {
             throw UsageError("--offline and --refresh contradict each other: choose one")
         }
         let request = Request(
-            counterIDs: ids, from: from, to: to, grouping: grouping, metrics: metrics, dimensions: dimensions,
+            counterIDs: ids, from: from, to: to, period: period, grouping: grouping, metrics: metrics, dimensions: dimensions,
             preset: options.value("preset"), filters: options.value("filters"), sort: options.value("sort"), limit: limit,
             lang: lang, accuracy: accuracy, offline: options.flag("offline"), refresh: options.flag("refresh"),
             raw: options.flag("raw"), format: try OutputFormat.from(options),
@@ -185,6 +187,9 @@ enum ReportCommand: Command {
             ("counters", .array(request.counterIDs.map { .number(Double($0)) })),
             ("from", .string(request.from.description)),
             ("to", .string(request.to.description)),
+        ]
+        if let period = request.period { query.append(("period", .string(period.description))) }
+        query += [
             ("metrics", .array(metrics.map { .string($0.apiName) })),
             ("dimensions", .array(dimensions.map { .string($0.apiName) })),
             ("accuracy", .string(request.accuracy)),
@@ -215,8 +220,9 @@ enum ReportCommand: Command {
             loads.append(try await loader.load(counter: counter, range: range, metrics: metrics, grouping: request.grouping, refresh: request.refresh))
         }
         var allMissing: [(Int, [Day])] = []
+        let goalNames = await GoalsCommand.names(for: metrics, counterIDs: request.counterIDs, client: client, context: context)
         if let first = loads.first {
-            sink.begin(ReportLayout(dimensions: [], metrics: metrics, period: first.range, grouping: request.grouping,
+            sink.begin(ReportLayout(dimensions: [], metrics: metrics.map { $0.titled(byGoalNames: goalNames) }, period: first.range, grouping: request.grouping,
                                     multipleCounters: request.counterIDs.count > 1, raw: request.raw,
                                     query: queryEcho(request, metrics: metrics, dimensions: [])))
         }
@@ -257,11 +263,12 @@ enum ReportCommand: Command {
         // A counter can pass the check and still have its data refused (403 `access_denied` on
         // /stat/v1/data while the counters list answers 200): several counters are fetched whole
         // before the first byte is written. One counter streams, so a 100,000-row report is never held.
+        let goalNames = await GoalsCommand.names(for: request.metrics ?? [], counterIDs: request.counterIDs, client: client, context: context)
         let multiple = targets.count > 1
         let recording = multiple ? RecordingSink() : nil
         for (index, (counter, range)) in targets.enumerated() {
             let report = DirectReport(request: request, counter: counter, range: range, client: client, context: context,
-                                      limitGiven: session.options.has("limit"))
+                                      limitGiven: session.options.has("limit"), goalNames: goalNames)
             try await report.run(into: recording ?? sink, begin: index == 0, multipleCounters: multiple)
         }
         recording?.replay(into: sink)

@@ -14,6 +14,8 @@ enum SyncCommand: Command {
 
     The range starts at --from, else at the counter's first stored day, else 29daysAgo; never before
     the counter was created (its create_time, in its time zone) nor before 2008-01-01.
+    On a terminal, one line on stderr shows the counters done, the requests sent and any retry wait
+    (and why); it is erased when done, and never written when stderr is not a terminal (cron).
     Prints one summary line; exits 0 only when every counter synced (otherwise the exit code of the
     first failure, after syncing all the others).
 
@@ -70,8 +72,12 @@ enum SyncCommand: Command {
             }
         }
 
-        let progress = context.stderrIsTerminal
         let total = outcomes.count + counters.count
+        func showProgress(force: Bool) {
+            let requests = client.requestCounter.value
+            context.progress("Syncing: \(outcomes.count)/\(total) counters, \(requests) request\(requests == 1 ? "" : "s")", force: force)
+        }
+        if !counters.isEmpty { showProgress(force: true) }
         try await withThrowingTaskGroup(of: Outcome.self) { group in
             var next = 0
             func launch() {
@@ -83,14 +89,11 @@ enum SyncCommand: Command {
             while let outcome = try await group.next() {
                 outcomes.append(outcome)
                 if let failure = outcome.failure { context.note("Error: counter \(outcome.counterID): \(failure.message)") }
-                if progress {
-                    context.stderr.write("\rSyncing: \(outcomes.count)/\(total) counters…")
-                    context.stderr.flush()
-                }
+                showProgress(force: outcomes.count == total)
                 if next < counters.count { launch() }
             }
         }
-        if progress && !counters.isEmpty { context.stderr.write("\n") }
+        context.endProgress()
         return try finish(outcomes, total: outcomes.count, client: client, options: options, context: context)
     }
 

@@ -1,11 +1,19 @@
 import Foundation
 import MetrikaKit
 
-/// A date as users write it: `YYYY-MM-DD`, `today`, `yesterday` or `NdaysAgo`. Relative dates are
-/// resolved in each counter's own time zone, like the API does.
+/// A date as users write it: `YYYY-MM-DD`, `today`, `yesterday`, `NdaysAgo`, `NweeksAgo` or
+/// `NmonthsAgo`, or one end of a named period (`--period lastWeek`). Relative dates are resolved in
+/// each counter's own time zone, like the API does.
 enum DateExpression: Equatable, Sendable, CustomStringConvertible {
     case absolute(Day)
     case daysAgo(Int)
+    /// N × 7 days before today.
+    case weeksAgo(Int)
+    /// The same day of the month N months before today, or that month's last day when it is shorter
+    /// (2026-03-31 with 1monthsAgo is 2026-02-28).
+    case monthsAgo(Int)
+    /// The first (`end` false) or last day of a named period.
+    case period(NamedPeriod, end: Bool)
 
     /// The first day Metrika can have data for: the service started in 2008. A date before it is a
     /// typo or a probe (`--from 0001-01-01` would otherwise ask for 730,000 days).
@@ -28,10 +36,37 @@ enum DateExpression: Equatable, Sendable, CustomStringConvertible {
             self = .daysAgo(0)
         } else if lower == "yesterday" {
             self = .daysAgo(1)
-        } else if lower.hasSuffix("daysago"), let count = Int(lower.dropLast(7)), count >= 0, count <= 36_500 {
+        } else if let count = Self.count(lower, suffix: "daysago", most: 36_500) {
             self = .daysAgo(count)
+        } else if let count = Self.count(lower, suffix: "weeksago", most: 5_200) {
+            self = .weeksAgo(count)
+        } else if let count = Self.count(lower, suffix: "monthsago", most: 1_200) {
+            self = .monthsAgo(count)
         } else {
-            throw UsageError("--\(option) '\(text)' is not a date: use YYYY-MM-DD (a real date), today, yesterday or NdaysAgo (e.g. 6daysAgo)")
+            throw UsageError("--\(option) '\(text)' is not a date: use YYYY-MM-DD (a real date), today, yesterday, NdaysAgo, NweeksAgo or NmonthsAgo (e.g. 6daysAgo, 2weeksAgo, 3monthsAgo)")
+        }
+    }
+
+    /// N of `N<suffix>` (digits only, at most `most`), or nil.
+    private static func count(_ lower: String, suffix: String, most: Int) -> Int? {
+        guard lower.hasSuffix(suffix) else { return nil }
+        let digits = lower.dropLast(suffix.count)
+        guard !digits.isEmpty, digits.count <= 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(digits), count <= most else { return nil }
+        return count
+    }
+
+    /// Whether it depends on the day it is resolved on.
+    var isRelative: Bool {
+        if case .absolute = self { return false }
+        return true
+    }
+
+    /// Days before today, when that is the same in every time zone and month (days and weeks).
+    var fixedDaysAgo: Int? {
+        switch self {
+        case .daysAgo(let count): return count
+        case .weeksAgo(let count): return count * 7
+        default: return nil
         }
     }
 
@@ -39,7 +74,7 @@ enum DateExpression: Equatable, Sendable, CustomStringConvertible {
     /// it is resolved (checked against today in UTC; counters' zones move it by a day at most, and
     /// `HistoryLoader` never fetches before 2008 anyway).
     func checkNotBeforeMetrika(option: String, now: Date) throws {
-        guard case .daysAgo = self else { return }
+        guard isRelative else { return }
         let utcToday = Day(ordinal: Int((now.timeIntervalSince1970 / 86_400).rounded(.down)))
         try Self.checkNotBeforeMetrika(resolve(today: utcToday), option: option)
     }
@@ -49,6 +84,16 @@ enum DateExpression: Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .absolute(let day): return day
         case .daysAgo(let count): return today.adding(days: -count)
+        case .weeksAgo(let count): return today.adding(days: -7 * count)
+        case .monthsAgo(let count):
+            let (year, month, day) = today.components
+            let months = year * 12 + (month - 1) - count
+            let (targetYear, targetMonth) = (months / 12, months % 12 + 1)
+            let first = Day(year: targetYear, month: targetMonth, day: 1)!
+            return Day(year: targetYear, month: targetMonth, day: min(day, first.endOfMonth.components.day))!
+        case .period(let period, let end):
+            let range = period.days(today: today)
+            return end ? range.to : range.from
         }
     }
 
@@ -58,6 +103,9 @@ enum DateExpression: Equatable, Sendable, CustomStringConvertible {
         case .daysAgo(0): return "today"
         case .daysAgo(1): return "yesterday"
         case .daysAgo(let count): return "\(count)daysAgo"
+        case .weeksAgo(let count): return "\(count)weeksAgo"
+        case .monthsAgo(let count): return "\(count)monthsAgo"
+        case .period(let period, let end): return "\(end ? "end" : "start") of \(period)"
         }
     }
 }

@@ -12,6 +12,8 @@ struct DirectReport {
     let context: CLIContext
     /// Whether `--limit` was given (a time series otherwise gets one row per day).
     let limitGiven: Bool
+    /// Goal names for the titles of goal metrics (empty: `Goal <ID> reaches`).
+    var goalNames: [Int: String] = [:]
 
     /// Rows per request: large enough to keep requests few, small enough that a 100,000-row report
     /// never sits in memory whole.
@@ -45,7 +47,9 @@ struct DirectReport {
         // A time series has one row per day: the default 100-row limit must not cut a long range.
         let rowLimit = isTimeSeries && !limitGiven ? max(request.limit, range.dayCount) : request.limit
         var pager = Pager(wanted: rowLimit, pageSize: Self.pageSize, hardCap: Pager.reportHardCap)
-        let progress = context.stderrIsTerminal
+        // Rows so far, on a terminal; not when CSV or JSON streams to that same terminal (the
+        // streamed text and the line would interleave).
+        let progress = context.progressEnabled && (request.format == .table || !context.stdoutIsTerminal)
         let today = MetrikaCLI.today(for: counter, now: context.now())
         var columns: Columns?
         var totals: [Quantity] = []
@@ -69,7 +73,7 @@ struct DirectReport {
                 let named = try Self.columns(of: page, request: request, requested: requestedDimensions)
                 columns = named
                 if begin {
-                    sink.begin(ReportLayout(dimensions: named.dimensions, metrics: named.metrics, period: range, grouping: isTimeSeries ? .day : nil,
+                    sink.begin(ReportLayout(dimensions: named.dimensions, metrics: named.metrics.map { $0.titled(byGoalNames: goalNames) }, period: range, grouping: isTimeSeries ? .day : nil,
                                             multipleCounters: multipleCounters, raw: request.raw,
                                             query: ReportCommand.queryEcho(request, metrics: named.metrics, dimensions: named.dimensions)))
                 }
@@ -81,12 +85,11 @@ struct DirectReport {
             }
             guard let columns else { break }
             sink.append(try rows(of: page, columns: columns, today: today))
-            if progress && page.totalRows > Self.pageSize {
-                context.stderr.write("\rFetched \(pager.received) of \(min(page.totalRows, rowLimit)) rows…")
-                context.stderr.flush()
+            if progress && page.totalRows > page.rowCount {
+                context.progress("Counter \(counter.id): \(pager.received) of \(min(page.totalRows, rowLimit)) rows", force: pager.nextPage == nil)
             }
         }
-        if progress && pager.received > Self.pageSize { context.stderr.write("\n") }
+        context.endProgress()
         if let warning = pager.warning("counter \(counter.id)'s report") {
             context.note(warning)
         } else if pager.received < pager.claimedTotal {

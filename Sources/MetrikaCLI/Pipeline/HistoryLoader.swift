@@ -41,7 +41,8 @@ struct HistoryLoader {
     func counter(id: Int) async throws -> Counter {
         if let counter = try store.counter(id: id) { return counter }
         guard let client else {
-            throw SimpleFailure("Counter \(id) is not in the history database (\(store.path)); run once without --offline to fetch it.", exitCode: ExitCode.unavailable)
+            // Nothing to be unavailable: the history was never filled for it. A configuration matter (78).
+            throw SimpleFailure("counter \(id) is not in the history (\(store.path)); run metrika sync --counter \(id) (or the report without --offline) first.", exitCode: ExitCode.config)
         }
         let counter = try await client.fetchCounter(id: id)
         try store.upsertCounters([counter])

@@ -19,6 +19,9 @@ public struct MetrikaClient: Sendable {
     private let random: @Sendable () -> Double
     private let now: @Sendable () -> Date
     private let log: (@Sendable (String) -> Void)?
+    /// Told of each wait before a retry, and (with nil) when the request is sent again: the progress
+    /// line of a terminal shows it.
+    private let retryWait: (@Sendable (RetryWait?) -> Void)?
     /// Counts the requests sent, retries included (for summaries and tests).
     public let requestCounter = RequestCounter()
 
@@ -28,7 +31,8 @@ public struct MetrikaClient: Sendable {
         sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64($0 * 1e9)) },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         now: @escaping @Sendable () -> Date = { Date() },
-        log: (@Sendable (String) -> Void)? = nil
+        log: (@Sendable (String) -> Void)? = nil,
+        retryWait: (@Sendable (RetryWait?) -> Void)? = nil
     ) {
         self.baseURL = baseURL
         self.token = token
@@ -39,6 +43,7 @@ public struct MetrikaClient: Sendable {
         self.random = random
         self.now = now
         self.log = log
+        self.retryWait = retryWait
     }
 
     // MARK: - Management API
@@ -72,6 +77,12 @@ public struct MetrikaClient: Sendable {
     public func fetchCounter(id: Int) async throws -> Counter {
         let response: CounterResponse = try await get("/management/v1/counter/\(id)", query: [])
         return response.counter.counter
+    }
+
+    /// A counter's goals (id, name, type), in the API's order.
+    public func fetchGoals(counterID: Int) async throws -> [Goal] {
+        let response: GoalsResponse = try await get("/management/v1/counter/\(counterID)/goals", query: [])
+        return response.goals
     }
 
     // MARK: - Reporting API
@@ -196,6 +207,8 @@ public struct MetrikaClient: Sendable {
                     throw APIError.unavailable("\(reason), \(attempt) attempt\(attempt == 1 ? "" : "s")")
                 }
                 log?("  retrying in \(Self.formatSeconds(delay)) s (\(reason))")
+                retryWait?(RetryWait(seconds: delay, reason: quota ?? reason, nextAttempt: attempt + 1, maxAttempts: retryPolicy.maxAttempts))
+                defer { retryWait?(nil) }
                 try await sleep(delay)
                 waited += delay
             }

@@ -54,6 +54,35 @@ struct WireCounter: Decodable, Sendable {
     }
 }
 
+/// `GET /management/v1/counter/{id}/goals`: `{"goals": [{"id", "name", "type", …}]}`; a goal
+/// without an id is skipped (it could not name a column), everything else defaults.
+struct GoalsResponse: Decodable, Sendable {
+    let goals: [Goal]
+
+    enum CodingKeys: String, CodingKey { case goals }
+
+    struct WireGoal: Decodable, Sendable {
+        let goal: Goal?
+
+        enum CodingKeys: String, CodingKey { case id, name, type }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            goal = try container.flexibleInt(.id).map {
+                Goal(id: $0, name: try container.flexibleString(.name) ?? "", type: try container.flexibleString(.type) ?? "")
+            }
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard container.contains(.goals) else {
+            throw DecodingError.keyNotFound(CodingKeys.goals, .init(codingPath: container.codingPath, debugDescription: "no goals list"))
+        }
+        goals = (try container.decodeIfPresent([WireGoal].self, forKey: .goals) ?? []).compactMap(\.goal)
+    }
+}
+
 // MARK: - Reporting API
 
 /// A dimension value of a report row: `name` always (may be null), `id` often, more keys ignored.

@@ -29,7 +29,7 @@ public final class ReportJSONSink<Out: TextOutputStream>: ReportSink {
             }
         }
         for metric in layout.metrics {
-            columns.append(.object([("name", .string(metric.columnName)), ("kind", .string("metric")), ("api_name", .string(metric.apiName)), ("unit", .string(metric.unit.rawValue))]))
+            columns.append(.object([("name", .string(metric.columnName)), ("kind", .string("metric")), ("api_name", .string(metric.apiName)), ("unit", .string(metric.unit.rawValue)), ("title", .string(metric.title))]))
         }
         out.write("{\n  \"version\": \(Self.version),\n  \"query\": ")
         JSONValue.object(layout.query).write(to: &out, pretty: true, indent: 1)

@@ -1,0 +1,95 @@
+import MetrikaKit
+
+/// A period by name, for `--period` of `report` and `chart`: calendar weeks (Monday to Sunday, as
+/// Metrika counts them), months and years, or the last N days. Resolved, like every relative date,
+/// in each counter's own time zone; a period that runs into the future ends today.
+enum NamedPeriod: Equatable, Sendable, CustomStringConvertible {
+    case today, yesterday
+    case thisWeek, lastWeek
+    case thisMonth, lastMonth
+    case thisYear, lastYear
+    /// The last N days, today included: `last7days` is 6daysAgo … today.
+    case lastDays(Int)
+
+    /// The names `--period` accepts, for help, completions and the man page.
+    static let names = ["today", "yesterday", "thisWeek", "lastWeek", "thisMonth", "lastMonth", "thisYear", "lastYear", "last7days", "last30days", "lastNdays"]
+
+    /// Parses a `--period` value (case does not matter); a usage error names the choices.
+    init(parsing text: String) throws {
+        let lower = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let fixed: [String: NamedPeriod] = [
+            "today": .today, "yesterday": .yesterday, "thisweek": .thisWeek, "lastweek": .lastWeek,
+            "thismonth": .thisMonth, "lastmonth": .lastMonth, "thisyear": .thisYear, "lastyear": .lastYear,
+        ]
+        if let period = fixed[lower] {
+            self = period
+            return
+        }
+        if lower.hasPrefix("last"), lower.hasSuffix("days") {
+            let digits = lower.dropFirst(4).dropLast(4)
+            if !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(digits), (1...36_500).contains(count) {
+                self = .lastDays(count)
+                return
+            }
+        }
+        throw UsageError("--period '\(text)' is not a period: use today, yesterday, thisWeek, lastWeek, thisMonth, lastMonth, thisYear, lastYear or lastNdays (e.g. last7days, last30days)")
+    }
+
+    /// The days it covers for a counter whose today is `today` (the current week, month or year ends today).
+    func days(today: Day) -> (from: Day, to: Day) {
+        switch self {
+        case .today: return (today, today)
+        case .yesterday: return (today.adding(days: -1), today.adding(days: -1))
+        case .thisWeek: return (today.startOfWeek, today)
+        case .lastWeek:
+            let monday = today.startOfWeek.adding(days: -7)
+            return (monday, monday.adding(days: 6))
+        case .thisMonth: return (today.startOfMonth, today)
+        case .lastMonth:
+            let last = today.startOfMonth.adding(days: -1)
+            return (last.startOfMonth, last)
+        case .thisYear: return (Day(year: today.components.year, month: 1, day: 1)!, today)
+        case .lastYear:
+            let year = today.components.year - 1
+            return (Day(year: year, month: 1, day: 1)!, Day(year: year, month: 12, day: 31)!)
+        case .lastDays(let count): return (today.adding(days: -(count - 1)), today)
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .today: return "today"
+        case .yesterday: return "yesterday"
+        case .thisWeek: return "thisWeek"
+        case .lastWeek: return "lastWeek"
+        case .thisMonth: return "thisMonth"
+        case .lastMonth: return "lastMonth"
+        case .thisYear: return "thisYear"
+        case .lastYear: return "lastYear"
+        case .lastDays(let count): return "last\(count)days"
+        }
+    }
+
+    /// `--from`/`--to`, or `--period` (never both), as the two ends of a range; `defaultFrom` when
+    /// neither is given. Shared by `report` and `chart`.
+    static func dates(_ options: ParsedOptions, defaultFrom: String) throws -> (from: DateExpression, to: DateExpression, period: NamedPeriod?) {
+        if let text = options.value("period") {
+            let given = ["from", "to"].filter { options.has($0) }
+            if !given.isEmpty {
+                throw UsageError("--period and \(given.map { "--" + $0 }.joined(separator: "/")) contradict each other: give a named period or dates, not both")
+            }
+            let period = try NamedPeriod(parsing: text)
+            return (.period(period, end: false), .period(period, end: true), period)
+        }
+        let from = try DateExpression(parsing: options.value("from") ?? defaultFrom, option: "from")
+        let to = try DateExpression(parsing: options.value("to") ?? "today", option: "to")
+        if case .absolute(let start) = from, case .absolute(let end) = to, start > end {
+            throw UsageError("--from \(start.iso) is after --to \(end.iso): the range is reversed")
+        }
+        // Two day- or week-relative dates compare the same in every time zone: refuse before any request.
+        if let fromAgo = from.fixedDaysAgo, let toAgo = to.fixedDaysAgo, fromAgo < toAgo {
+            throw UsageError("--from \(from) is after --to \(to): the range is reversed")
+        }
+        return (from, to, nil)
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import MetrikaKit
+
+/// The one line of progress a person at a terminal sees during long work — `sync`'s counter n/N and
+/// requests, a retried request's wait and why, the rows a dimension report has fetched so far — that
+/// is redrawn in place and erased when done. Only on a terminal: when stderr is a pipe, a file or
+/// cron's mail, nothing of it is ever written (see `CLIContext.progress`).
+///
+/// Every line passes `TerminalText` with the known secrets masked (a wait quotes the server's quota
+/// name), and is cut to the terminal's width so it never wraps (a wrapped line cannot be erased).
+/// `CLIContext.note` erases it before writing a line of its own and draws it again after.
+public final class ProgressLine: @unchecked Sendable {
+    private let lock = NSLock()
+    /// The status shown (nil: nothing).
+    private var status: String?
+    /// A retry wait shown after the status, until the request is sent again.
+    private var waiting: String?
+    /// Whether a line is on the screen now.
+    private var drawn = false
+    private var lastDraw: UInt64 = 0
+    /// Columns of the terminal stderr is on (set by `CLIContext.live()`); 80 when unknown.
+    public var width = 80
+
+    /// Redraws at most this often (a 2,600-counter sync must not cost 2,600 terminal writes a second).
+    static let minimumInterval: UInt64 = 100_000_000
+
+    public init() {}
+
+    /// Shows `text` as the status (throttled unless `force`).
+    func show(_ text: String, force: Bool, context: CLIContext) {
+        guard context.progressEnabled else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        status = text
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard force || !drawn || now - lastDraw >= Self.minimumInterval else { return }
+        lastDraw = now
+        drawLocked(context)
+    }
+
+    /// Shows a retry wait (nil: the request is being sent again).
+    func wait(_ text: String?, context: CLIContext) {
+        guard context.progressEnabled else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        waiting = text
+        if text == nil && status == nil {
+            eraseLocked(context)
+        } else {
+            drawLocked(context)
+        }
+    }
+
+    /// Erases the line and forgets it: the work is done.
+    func finish(context: CLIContext) {
+        lock.lock()
+        defer { lock.unlock() }
+        status = nil
+        waiting = nil
+        eraseLocked(context)
+    }
+
+    /// Writes `line` (already a complete stderr line) with the progress erased first and drawn again after.
+    func interrupt(with line: String, context: CLIContext) {
+        lock.lock()
+        defer { lock.unlock() }
+        let wasDrawn = drawn
+        eraseLocked(context)
+        context.stderr.write(line)
+        if wasDrawn { drawLocked(context) }
+    }
+
+    private func drawLocked(_ context: CLIContext) {
+        let text = [status, waiting].compactMap { $0 }.joined(separator: " · ")
+        guard !text.isEmpty else { return eraseLocked(context) }
+        let clean = Self.fit(TerminalText.line(text, hiding: context.secrets.all(environment: context.environment)), columns: max(10, width - 1))
+        context.stderr.write("\r" + clean + "\u{1B}[K")
+        context.stderr.flush()
+        drawn = true
+    }
+
+    private func eraseLocked(_ context: CLIContext) {
+        guard drawn else { return }
+        context.stderr.write("\r\u{1B}[K")
+        context.stderr.flush()
+        drawn = false
+    }
+
+    /// `text` cut to `columns` terminal columns (wide characters count two), `…` marking a cut.
+    static func fit(_ text: String, columns: Int) -> String {
+        guard displayWidth(of: text) > columns else { return text }
+        var result = ""
+        var used = 0
+        for character in text {
+            let width = displayWidth(of: character)
+            if used + width > columns - 1 { break }
+            result.append(character)
+            used += width
+        }
+        return result + "…"
+    }
+}
+
+extension CLIContext {
+    /// Whether progress is drawn: stderr is a terminal that can erase a line (not TERM=dumb).
+    public var progressEnabled: Bool { stderrIsTerminal && environment["TERM"] != "dumb" }
+
+    /// Shows a progress status on stderr (a terminal only; redraws throttled unless `force`).
+    public func progress(_ text: String, force: Bool = false) {
+        progressLine.show(text, force: force, context: self)
+    }
+
+    /// Erases the progress line: call before writing results, and when the work is done.
+    public func endProgress() {
+        progressLine.finish(context: self)
+    }
+
+    /// What a retried request shows while it waits: `waiting 4 s: quota_requests_by_ip, attempt 2/5`.
+    public func showRetryWait(_ wait: RetryWait?) {
+        progressLine.wait(wait.map { "waiting \($0.secondsText) s: \($0.reason), attempt \($0.nextAttempt)/\($0.maxAttempts)" }, context: self)
+    }
+}
