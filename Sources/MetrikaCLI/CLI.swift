@@ -19,10 +19,22 @@ public enum CLI {
     /// Runs `metrika <arguments>` in `context` and returns the exit code. Never throws, never crashes
     /// on bad input: every failure becomes `Error: …` on stderr and a documented exit code.
     public static func run(arguments: [String], context: CLIContext) async -> Int32 {
-        let code = await dispatch(arguments, context: context)
-        context.stdout.flush()
+        var code = await dispatch(arguments, context: context)
+        // Data on stdout counts only once it is written: a full disk or a closed descriptor is an
+        // error (exit 74), a reader that went away (`| head`) a quiet end (141).
+        do {
+            try context.stdout.flushChecked()
+        } catch let failure as OutputWriter.Failure {
+            if code == ExitCode.ok { code = report(failure, context: context) }
+        } catch {}
         context.stderr.flush()
         return code
+    }
+
+    /// The exit code of a failed stdout write; its message unless the reader just stopped reading.
+    static func report(_ failure: OutputWriter.Failure, context: CLIContext) -> Int32 {
+        if !failure.isClosedPipe { context.stderr.write("Error: \(failure.message)\n") }
+        return failure.exitCode
     }
 
     static func dispatch(_ arguments: [String], context: CLIContext) async -> Int32 {
@@ -71,6 +83,8 @@ public enum CLI {
         } catch let error as UsageError {
             context.stderr.write("Error: \(error.message)\nUsage: metrika \(command.usage)\nRun `metrika \(command.name) --help` for details.\n")
             return error.exitCode
+        } catch let failure as OutputWriter.Failure {
+            return report(failure, context: context)
         } catch let error as any MetrikaFailure {
             context.stderr.write("Error: \(error.message)\n")
             return error.exitCode
@@ -116,8 +130,9 @@ public enum CLI {
         METRIKA_NOW, METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET, METRIKA_SENDMAIL, NO_COLOR, XDG_CONFIG_HOME,
         XDG_DATA_HOME.
         Exit codes: 0 ok, 64 usage, 65 unreadable API answer, 69 API unavailable, 73 cannot create output,
-        75 quota exceeded (try later), 77 not signed in / access denied, 78 configuration, 130 login
-        cancelled (Ctrl-C), 1 other.
+        74 cannot write output (e.g. stdout on a full disk), 75 quota exceeded (try later), 77 not signed
+        in / access denied, 78 configuration, 130 login cancelled (Ctrl-C), 141 stdout's reader went
+        away (`| head`; quiet, as cat or grep), 1 other.
 
         """
         return text

@@ -11,6 +11,7 @@ enum CacheInfoCommand: Command {
     static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
         guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
         let format = try OutputFormat.from(options)
+        let writer = try OutputFormat.csvWriter(options, format: format)
         let path = ReportCommand.databasePath(Session(context: context, options: options))
         guard FileManager.default.fileExists(atPath: path) else {
             throw SimpleFailure("No history database at \(path) yet: `metrika sync` or `metrika report` creates it.", exitCode: ExitCode.config)
@@ -19,7 +20,7 @@ enum CacheInfoCommand: Command {
         // Its summary reads only indexes, so it would call a file with damaged values healthy: check it all.
         try store.verifyIntegrity()
         let info = try store.info()
-        var out = context.stdout
+        let out = context.stdout
         switch format {
         case .table:
             out.write("Database:     \(info.path)\n")
@@ -35,10 +36,9 @@ enum CacheInfoCommand: Command {
                 out.write("\n" + table.render(maxWidth: context.terminalWidth))
             }
         case .csv:
-            let writer = CSVWriter()
-            writer.write(["counter_id", "name", "first_day", "last_day", "days", "last_fetch"], to: &out)
+            try writer.write(["counter_id", "name", "first_day", "last_day", "days", "last_fetch"], to: out.writer)
             for counter in info.counters {
-                writer.write([String(counter.id), counter.name, counter.firstDay?.iso ?? "", counter.lastDay?.iso ?? "", String(counter.dayCount), counter.lastFetchedAt.map(timestamp) ?? ""], to: &out)
+                try writer.write([String(counter.id), counter.name, counter.firstDay?.iso ?? "", counter.lastDay?.iso ?? "", String(counter.dayCount), counter.lastFetchedAt.map(timestamp) ?? ""], to: out.writer)
             }
         case .json:
             let document = JSONValue.object([

@@ -94,7 +94,7 @@ enum ChartCommand: Command {
         let chart = makeChart(data, grouping: request.grouping, title: request.title, width: request.width, height: request.height)
         let svg = chart.render()
         if output == "-" {
-            context.stdout.write(svg)
+            try context.stdout.writer.write(svg)
         } else {
             try AtomicFile.write(Data(svg.utf8), to: output)
         }

@@ -60,6 +60,8 @@ enum ReportCommand: Command {
         var raw: Bool
         var format: OutputFormat
         var unsettledDays: Int
+        /// Line ends and formula policy of CSV output.
+        var csv = CSVWriter()
 
         /// Whether the history database serves this report.
         var usesHistory: Bool { dimensions.isEmpty && preset == nil && filters == nil && accuracy == "full" }
@@ -140,12 +142,13 @@ enum ReportCommand: Command {
         if options.flag("offline") && options.flag("refresh") {
             throw UsageError("--offline and --refresh contradict each other: choose one")
         }
-        let request = Request(
+        var request = Request(
             counterIDs: ids, from: from, to: to, grouping: grouping, metrics: metrics, dimensions: dimensions,
             preset: options.value("preset"), filters: options.value("filters"), sort: options.value("sort"), limit: limit,
             lang: lang, accuracy: accuracy, offline: options.flag("offline"), refresh: options.flag("refresh"),
             raw: options.flag("raw"), format: try OutputFormat.from(options),
             unsettledDays: try options.integer("unsettled-days", in: 1...30) ?? 2)
+        request.csv = try OutputFormat.csvWriter(options, format: request.format)
         if request.offline && !request.usesHistory {
             throw UsageError("--offline works for time-series reports only: the history keeps daily totals, not --dimensions, --preset, --filters or sampled answers")
         }
@@ -158,7 +161,7 @@ enum ReportCommand: Command {
     static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
         let request = try parse(options)
         let session = Session(context: context, options: options)
-        let sink = makeSink(request.format, context: context)
+        let sink = makeSink(request.format, csv: request.csv, context: context)
         if request.usesHistory {
             try await runTimeSeries(request, session: session, sink: sink)
         } else {
@@ -167,11 +170,12 @@ enum ReportCommand: Command {
         return ExitCode.ok
     }
 
-    static func makeSink(_ format: OutputFormat, context: CLIContext) -> any ReportSink {
+    /// The sink of a format; all of them format into stdout's byte writer.
+    static func makeSink(_ format: OutputFormat, csv: CSVWriter, context: CLIContext) -> any ReportSink {
         switch format {
-        case .table: return ReportTableSink(output: context.stdout, maxWidth: context.terminalWidth)
-        case .csv: return ReportCSVSink(output: context.stdout)
-        case .json: return ReportJSONSink(output: context.stdout)
+        case .table: return ReportTableSink(output: context.stdout.writer, maxWidth: context.terminalWidth)
+        case .csv: return ReportCSVSink(output: context.stdout.writer, writer: csv)
+        case .json: return ReportJSONSink(output: context.stdout.writer)
         }
     }
 
@@ -211,20 +215,20 @@ enum ReportCommand: Command {
         }
         var allMissing: [(Int, [Day])] = []
         if let first = loads.first {
-            sink.begin(ReportLayout(dimensions: [], metrics: metrics, period: first.range, grouping: request.grouping,
+            try sink.begin(ReportLayout(dimensions: [], metrics: metrics, period: first.range, grouping: request.grouping,
                                     multipleCounters: request.counterIDs.count > 1, raw: request.raw,
                                     query: queryEcho(request, metrics: metrics, dimensions: [])))
         }
         for loaded in loads {
             let built = HistoryLoader.rows(from: loaded, metrics: metrics)
-            sink.beginSection(counter: loaded.counter, sampling: nil)
-            sink.append(built.rows)
-            sink.endSection(totals: built.totals, missingDays: loaded.missingDays)
+            try sink.beginSection(counter: loaded.counter, sampling: nil)
+            try sink.append(built.rows)
+            try sink.endSection(totals: built.totals, missingDays: loaded.missingDays)
             if !loaded.missingDays.isEmpty { allMissing.append((loaded.counter.id, loaded.missingDays)) }
         }
-        sink.end()
+        try sink.end()
         for (id, days) in allMissing {
-            context.note("Note: counter \(id) has no history for \(ReportTableSink<TextSink>.describe(days: days))\(request.offline ? "; run without --offline to fetch it" : "").")
+            context.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days))\(request.offline ? "; run without --offline to fetch it" : "").")
         }
     }
 
@@ -299,12 +303,12 @@ enum ReportCommand: Command {
                         metrics = Metric.everyday
                     }
                     if !begun {
-                        sink.begin(ReportLayout(dimensions: dimensions, metrics: metrics, period: range, grouping: isTimeSeries ? .day : nil,
+                        try sink.begin(ReportLayout(dimensions: dimensions, metrics: metrics, period: range, grouping: isTimeSeries ? .day : nil,
                                                 multipleCounters: request.counterIDs.count > 1, raw: request.raw,
                                                 query: queryEcho(request, metrics: metrics, dimensions: dimensions)))
                         begun = true
                     }
-                    sink.beginSection(counter: counter, sampling: page.sampling)
+                    try sink.beginSection(counter: counter, sampling: page.sampling)
                     totals = Normalizer.quantities(page.totals, of: metrics)
                     if page.sampled {
                         context.note("Note: counter \(id)'s numbers are estimates: Metrika sampled \(DecimalText.format(page.sampling.share * 100, fractionDigits: 1))% of visits (--accuracy \(request.accuracy)). Use --accuracy full for exact numbers.")
@@ -321,7 +325,7 @@ enum ReportCommand: Command {
                     }
                     rows.append(Report.Row(dimensions: dimensionValues, values: Normalizer.quantities(values, of: metrics), isIncomplete: incomplete, period: period))
                 }
-                sink.append(rows)
+                try sink.append(rows)
                 fetched += page.rowCount
                 offset += page.rowCount
                 if progress && page.totalRows > pageSize {
@@ -335,8 +339,8 @@ enum ReportCommand: Command {
                 context.note("Note: counter \(id): showing the first \(fetched) of \(totalRows) rows; use --limit \(totalRows) to see them all.")
             }
             if !begun { continue }
-            sink.endSection(totals: totals, missingDays: [])
+            try sink.endSection(totals: totals, missingDays: [])
         }
-        sink.end()
+        try sink.end()
     }
 }
