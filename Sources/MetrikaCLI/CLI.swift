@@ -21,12 +21,24 @@ public enum CLI {
     /// Runs `metrika <arguments>` in `context` and returns the exit code. Never throws, never crashes
     /// on bad input: every failure becomes `Error: …` on stderr and a documented exit code.
     public static func run(arguments: [String], context: CLIContext) async -> Int32 {
-        let code = await dispatch(arguments, context: context)
+        var code = await dispatch(arguments, context: context)
         // Before the results reach the terminal: a progress line left there would prefix them.
         context.endProgress()
-        context.stdout.flush()
+        // Data on stdout counts only once it is written: a full disk or a closed descriptor is an
+        // error (exit 74), a reader that went away (`| head`) a quiet end (141).
+        do {
+            try context.stdout.flushChecked()
+        } catch let failure as OutputWriter.Failure {
+            if code == ExitCode.ok { code = report(failure, context: context) }
+        } catch {}
         context.stderr.flush()
         return code
+    }
+
+    /// The exit code of a failed stdout write; its message unless the reader just stopped reading.
+    static func report(_ failure: OutputWriter.Failure, context: CLIContext) -> Int32 {
+        if !failure.isClosedPipe { context.note("Error: \(failure.message)") }
+        return failure.exitCode
     }
 
     static func dispatch(_ arguments: [String], context: CLIContext) async -> Int32 {
@@ -62,6 +74,8 @@ public enum CLI {
             context.note("Error: \(error.message)")
             context.stderr.write("Usage: metrika \(command.usage)\nRun `metrika \(command.name) --help` for details.\n")
             return error.exitCode
+        } catch let failure as OutputWriter.Failure {
+            return report(failure, context: context)
         } catch let error as any MetrikaFailure {
             // Every `Error:` line goes through `note`: messages quote servers (see `TerminalText`).
             context.note("Error: \(error.message)")
@@ -109,8 +123,9 @@ public enum CLI {
         METRIKA_MAX_RESPONSE, METRIKA_NOW, METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET, METRIKA_SENDMAIL, NO_COLOR, XDG_CONFIG_HOME,
         XDG_DATA_HOME.
         Exit codes: 0 ok, 64 usage, 65 unreadable API answer, 69 API unavailable, 73 cannot create output,
-        75 quota exceeded (try later), 77 not signed in / access denied, 78 configuration, 130 login
-        cancelled (Ctrl-C), 1 other.
+        74 cannot write output (e.g. stdout on a full disk), 75 quota exceeded (try later), 77 not signed
+        in / access denied, 78 configuration, 130 login cancelled (Ctrl-C), 141 stdout's reader went
+        away (`| head`; quiet, as cat or grep), 1 other.
 
         """
         return text

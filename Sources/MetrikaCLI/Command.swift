@@ -61,6 +61,8 @@ public enum CommonOptions {
         OptionSpec("format", value: "table|csv|json", help: "Output format (default: table)"),
         OptionSpec("csv", help: "Same as --format csv"),
         OptionSpec("json", help: "Same as --format json"),
+        OptionSpec("crlf", help: "CSV: end records with CRLF as RFC 4180 asks (default: LF)"),
+        OptionSpec("csv-formulas", value: "defuse|keep", help: "CSV: text starting with = + - @ TAB CR gets a leading ' (defuse, the default) or is kept as is"),
     ]
 
     /// Where the token comes from, for commands that call the API.
@@ -94,5 +96,22 @@ public enum OutputFormat: String, Sendable {
             throw UsageError("Choose one output format: --format \(chosen.map(\.rawValue).joined(separator: ", ")) contradict each other")
         }
         return chosen.first ?? .table
+    }
+
+    /// The CSV writer `--crlf` and `--csv-formulas` ask for; they are refused with other formats,
+    /// where they would silently do nothing.
+    static func csvWriter(_ options: ParsedOptions, format: OutputFormat) throws -> CSVWriter {
+        var writer = CSVWriter()
+        if options.flag("crlf") { writer.lineEnding = .crlf }
+        if let text = options.value("csv-formulas") {
+            guard let formulas = CSVWriter.Formulas(rawValue: text.lowercased()) else {
+                throw UsageError("--csv-formulas must be defuse or keep, not '\(text)'")
+            }
+            writer.formulas = formulas
+        }
+        if format != .csv, let option = ["crlf", "csv-formulas"].first(where: options.has) {
+            throw UsageError("--\(option) applies to CSV output only: add --csv")
+        }
+        return writer
     }
 }

@@ -1,75 +1,61 @@
 import Foundation
+import MetrikaKit
 
 /// Where a command writes text: stdout or stderr of the process, or memory in tests.
-/// Writes are buffered (a 100,000-row CSV must not cost a syscall per row) and flushed by `flush()`,
-/// which `CLI.run` calls before it returns.
+///
+/// A thin, locked text face of an `OutputWriter` (notes and progress reach stderr from several
+/// tasks). Text writes cannot throw: a failed write is remembered, later text is dropped, and
+/// `flushChecked()` — which `CLI.run` calls before it returns — throws it (exit 74, or a quiet 141
+/// for a closed pipe). Report sinks write bytes straight into `writer` from the command's task.
 public final class TextSink: TextOutputStream, @unchecked Sendable {
     private let lock = NSLock()
-    private var buffer: [UInt8] = []
-    private let fileDescriptor: Int32?
-    private var captured: [UInt8] = []
-    private let flushThreshold = 1 << 16
+    /// The byte path underneath; stdout's is the report sinks' destination, so everything on
+    /// stdout keeps its order.
+    public let writer: OutputWriter
 
     /// A sink writing to a file descriptor (1 for stdout, 2 for stderr).
     public init(fileDescriptor: Int32) {
-        self.fileDescriptor = fileDescriptor
+        writer = OutputWriter(fileDescriptor: fileDescriptor,
+                              destination: fileDescriptor == 1 ? "standard output" : fileDescriptor == 2 ? "standard error" : "descriptor \(fileDescriptor)")
     }
 
     /// A sink that keeps everything in memory (tests read it with `text`).
     public init() {
-        self.fileDescriptor = nil
+        writer = OutputWriter()
     }
 
     public func write(_ string: String) {
         lock.lock()
         defer { lock.unlock() }
-        if fileDescriptor == nil {
-            captured.append(contentsOf: string.utf8)
-            return
-        }
-        buffer.append(contentsOf: string.utf8)
-        if buffer.count >= flushThreshold { flushLocked() }
+        try? writer.write(string)
     }
 
-    /// Writes bytes as they are (a PNG to standard output).
-    public func write(bytes: Data) {
-        lock.lock()
-        defer { lock.unlock() }
-        if fileDescriptor == nil {
-            captured.append(contentsOf: bytes)
-            return
-        }
-        buffer.append(contentsOf: bytes)
-        if buffer.count >= flushThreshold { flushLocked() }
-    }
-
-    /// Writes whatever is buffered.
+    /// Writes whatever is buffered; a failure is remembered (see `failure`), not thrown — for
+    /// stderr, where there is nowhere left to report it.
     public func flush() {
         lock.lock()
         defer { lock.unlock() }
-        flushLocked()
+        try? writer.flush()
     }
 
-    private func flushLocked() {
-        guard let fileDescriptor, !buffer.isEmpty else { return }
-        var offset = 0
-        buffer.withUnsafeBytes { raw in
-            while offset < raw.count {
-                let written = Foundation.write(fileDescriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    break  // EPIPE or a closed descriptor: nothing useful left to do with the text.
-                }
-                offset += written
-            }
-        }
-        buffer.removeAll(keepingCapacity: true)
+    /// Writes whatever is buffered and throws the first failure of this sink, if any.
+    public func flushChecked() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        try writer.flush()
+    }
+
+    /// The first failed write, if any.
+    public var failure: OutputWriter.Failure? {
+        lock.lock()
+        defer { lock.unlock() }
+        return writer.failure
     }
 
     /// What an in-memory sink has received.
     public var text: String {
         lock.lock()
         defer { lock.unlock() }
-        return String(decoding: captured, as: UTF8.self)
+        return writer.text
     }
 }

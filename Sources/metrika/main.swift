@@ -27,4 +27,8 @@ private func forbidCoreFiles() {
 }
 forbidCoreFiles()
 
+// A closed stdout pipe (`metrika report … | head`) must not kill the process mid-write: the write
+// fails with EPIPE instead, and CLI.run ends quietly with status 141.
+signal(SIGPIPE, SIG_IGN)
+
 exit(await CLI.run(arguments: Array(CommandLine.arguments.dropFirst()), context: .live()))

@@ -64,7 +64,7 @@ struct AuthEndToEndTests {
         // The stored token now signs every command, without METRIKA_TOKEN.
         let counters = try metrika(["counters", "--csv"], environment: setup.environment())
         #expect(counters.status == 0, "\(counters.stderr)")
-        #expect(counters.stdout.hasPrefix("id,name,site,status,permission,owner_login,time_zone\r\n880000,"))
+        #expect(counters.stdout.hasPrefix("id,name,site,status,permission,owner_login,time_zone\n880000,"))
         let status = try metrika(["auth", "status"], environment: setup.environment())
         #expect(status.status == 0)
         #expect(status.stdout.contains("  Source:     token file \(setup.tokenPath)\n"))

@@ -13,7 +13,7 @@ import Testing
         let home = try TemporaryDirectory()
         let result = try metrika(["counters", "--csv", "--verbose"], environment: metrikaEnvironment(api: api, home: home.path))
         #expect(result.status == 0, "\(result.stderr)")
-        let ids = result.stdout.split(separator: "\r\n").dropFirst().map { $0.split(separator: ",").first.map(String.init) ?? "" }
+        let ids = result.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",").first.map(String.init) ?? "" }
         #expect(ids.count == 2601)
         #expect(Set(ids).count == 2601)
         #expect(ids.contains("880000") && ids.contains("100001") && ids.contains("102600"))

@@ -165,7 +165,8 @@ struct ReportEndToEndTests {
         let world = try World()
         let result = try world.report(["--counter", "1001", "--csv"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.hasSuffix("\r\n"))
+        // LF line ends by default (docs/reports.md; --crlf for RFC 4180's CRLF).
+        #expect(result.stdout.hasSuffix("\n") && !result.stdout.unicodeScalars.contains("\r"))
         let records = try Self.parseCSV(result.stdout)
         #expect(records[0] == ["date", "pageviews", "visits", "users", "page_depth", "avg_visit_duration", "bounce_rate"])
         let today = Self.today(Self.moscow)
@@ -175,7 +176,7 @@ struct ReportEndToEndTests {
         for record in records.dropFirst() {
             #expect(record[1...3].allSatisfy { $0.wholeMatch(of: /\d+/) != nil }, "counts without grouping: \(record)")
             #expect(record[4].wholeMatch(of: /\d+\.\d\d/) != nil)
-            #expect(record[5].wholeMatch(of: /\d\d:\d\d/) != nil)
+            #expect(record[5].wholeMatch(of: /\d+:\d\d:\d\d/) != nil, "H:MM:SS, read as a duration by spreadsheets")
             #expect(record[6].wholeMatch(of: /\d{1,3}\.\d%/) != nil)
         }
     }
@@ -371,7 +372,7 @@ struct ReportEndToEndTests {
         for (rawRow, shownRow) in zip(raw.dropFirst(), shown.dropFirst()) {
             let seconds = try #require(Double(rawRow[1])), bounce = try #require(Double(rawRow[2])), depth = try #require(Double(rawRow[3]))
             let whole = Int((seconds + 0.5).rounded(.down))
-            #expect(shownRow[1] == String(format: "%02d:%02d", whole / 60, whole % 60))
+            #expect(shownRow[1] == String(format: "%d:%02d:%02d", whole / 3600, whole % 3600 / 60, whole % 60))
             #expect(bounce > 1 && bounce < 100, "bounce rate arrives as a percent: \(bounce)")
             #expect(shownRow[2] == DecimalText.format(bounce, fractionDigits: 1) + "%")
             #expect(shownRow[3] == DecimalText.format(depth, fractionDigits: 2))

@@ -4,6 +4,20 @@ import Testing
 
 @Suite("CSV writer")
 struct CSVWriterTests {
+    /// One field as the writer puts it in a record.
+    static func field(_ text: String, isText: Bool = true, _ writer: CSVWriter = CSVWriter()) -> String {
+        let out = OutputWriter()
+        try! writer.writeField(text, isText: isText, to: out)
+        return out.text
+    }
+
+    /// Whole records as the writer writes them.
+    static func records(_ rows: [[String]], numbersFrom: Int? = nil, _ writer: CSVWriter = CSVWriter()) -> String {
+        let out = OutputWriter()
+        for row in rows { try! writer.write(row, numbersFrom: numbersFrom, to: out) }
+        return out.text
+    }
+
     @Test(arguments: [
         ("plain", "plain"),
         ("", ""),
@@ -15,35 +29,57 @@ struct CSVWriterTests {
         ("crlf\r\nhere", "\"crlf\r\nhere\""),
         (" spaced ", " spaced "),
         ("semi;colon", "semi;colon"),
-        ("=SUM(A1:A9)", "=SUM(A1:A9)"),
         ("Интернет, магазин", "\"Интернет, магазин\""),
         ("日本語", "日本語"),
+        ("a=b+c", "a=b+c"),
     ])
-    func escape(_ field: String, expected: String) {
-        #expect(CSVWriter.escape(field) == expected)
+    func escape(_ text: String, expected: String) {
+        #expect(Self.field(text) == expected)
+        #expect(Self.field(text, CSVWriter(formulas: .keep)) == expected, "nothing to defuse")
+    }
+
+    /// OWASP's CSV injection advice: text a spreadsheet would run as a formula gets a leading `'`,
+    /// inside the quotes when the field is quoted; `keep` gives the bytes, merely escaped.
+    @Test(arguments: [
+        ("=SUM(A1:A9)", "'=SUM(A1:A9)", "=SUM(A1:A9)"),
+        ("+7 (495) 000-00-00", "'+7 (495) 000-00-00", "+7 (495) 000-00-00"),
+        ("-2+3", "'-2+3", "-2+3"),
+        ("@SUM(1)", "'@SUM(1)", "@SUM(1)"),
+        ("\tcmd", "'\tcmd", "\tcmd"),
+        ("\r=1", "\"'\r=1\"", "\"\r=1\""),
+        ("=HYPERLINK(\"http://evil\",\"x\")", "\"'=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\"", "\"=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\""),
+    ])
+    func formulasAreDefused(_ text: String, defused: String, kept: String) {
+        #expect(Self.field(text) == defused)
+        #expect(Self.field(text, CSVWriter(formulas: .keep)) == kept)
+    }
+
+    @Test func numbersAreNeverDefused() {
+        #expect(Self.field("-5", isText: false) == "-5")
+        #expect(Self.field("-0.25", isText: false) == "-0.25")
+        #expect(Self.records([["-1", "-5", "+3"]], numbersFrom: 1) == "'-1,-5,+3\n", "text before numbersFrom, numbers after")
     }
 
     @Test(arguments: [
-        (["date", "visits"], "date,visits\r\n"),
-        (["a", ""], "a,\r\n"),
-        (["", ""], ",\r\n"),
-        ([""], "\"\"\r\n"),
-        ([], "\r\n"),
-        (["x,y", "1"], "\"x,y\",1\r\n"),
+        (["date", "visits"], "date,visits\n"),
+        (["a", ""], "a,\n"),
+        (["", ""], ",\n"),
+        ([""], "\"\"\n"),
+        ([], "\n"),
+        (["x,y", "1"], "\"x,y\",1\n"),
     ])
     func record(_ fields: [String], expected: String) {
-        var out = ""
-        CSVWriter().write(fields, to: &out)
-        #expect(out == expected)
+        #expect(Self.records([fields]) == expected)
+        #expect(Self.records([fields], CSVWriter(lineEnding: .crlf)) == expected.dropLast() + "\r\n")
     }
 
     @Test func reportWithHeader() {
-        var out = ""
-        let writer = CSVWriter()
-        writer.write(["date", "traffic_source", "visits"], to: &out)
-        writer.write(["2024-05-01", "Поисковые системы", "120"], to: &out)
-        writer.write(["2024-05-01", "Ad \"spring\", 2024", "7"], to: &out)
-        #expect(out == "date,traffic_source,visits\r\n2024-05-01,Поисковые системы,120\r\n2024-05-01,\"Ad \"\"spring\"\", 2024\",7\r\n")
+        let text = Self.records([
+            ["date", "traffic_source", "visits"],
+            ["2024-05-01", "Поисковые системы", "120"],
+            ["2024-05-01", "Ad \"spring\", 2024", "7"],
+        ], CSVWriter(lineEnding: .crlf))
+        #expect(text == "date,traffic_source,visits\r\n2024-05-01,Поисковые системы,120\r\n2024-05-01,\"Ad \"\"spring\"\", 2024\",7\r\n")
     }
 
     // MARK: - Round trip through an independent parser
@@ -57,9 +93,8 @@ struct CSVWriterTests {
             ["", "", ""],
             ["only"],
         ]
-        var text = ""
-        let writer = CSVWriter()
-        for row in rows { writer.write(row, to: &text) }
+        // `keep` and CRLF: the parser must give back exactly the bytes, whatever the line ends.
+        let text = Self.records(rows, CSVWriter(lineEnding: .crlf, formulas: .keep))
 
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("metrika-render-\(UUID().uuidString)", isDirectory: true)
@@ -92,34 +127,17 @@ struct CSVWriterTests {
         return (process.terminationStatus, stdout, String(decoding: stderr, as: UTF8.self))
     }
 
-    // MARK: - Streaming
-
-    /// Counts what arrives without keeping it, like a pipe to stdout would.
-    struct CountingStream: TextOutputStream {
-        var bytes = 0
-        var lineFeeds = 0
-        mutating func write(_ string: String) {
-            bytes += string.utf8.count
-            for byte in string.utf8 where byte == 0x0A { lineFeeds += 1 }
-        }
-    }
-
-    @Test func streamsOneHundredThousandRowsAsTheyAreWritten() {
-        let writer = CSVWriter()
-        // The writer has no stored properties: it cannot be holding rows.
-        #expect(MemoryLayout<CSVWriter>.size == 0)
-        var stream = CountingStream()
-        let row = ["2024-05-01", "1234", "Интернет-магазин, «Ромашка»"]
-        var everyRowArrivedAtOnce = true
-        for index in 0..<100_000 {
-            writer.write(row, to: &stream)
-            if stream.lineFeeds != index + 1 || stream.bytes != (index + 1) * 71 {
-                everyRowArrivedAtOnce = false
-            }
-        }
-        #expect(everyRowArrivedAtOnce)
-        // 10 + 1 + 4 + 1 + (2 + 31 + 2 + 18) + 2 = 71 bytes a row: the third field is quoted for its comma.
-        #expect(stream.bytes == 7_100_000)
-        #expect(stream.lineFeeds == 100_000)
+    @Test func roundTripWithLineFeedsAndDefusedFormulas() throws {
+        let rows: [[String]] = [["phrase", "visits"], ["=1+1", "-3"], ["line\nbreak, \"quoted\"", "7"]]
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-render-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("report.csv")
+        try Data(Self.records(rows, numbersFrom: 1).utf8).write(to: file)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("scripts/csv_roundtrip.py")
+        let result = try runPython(script: script.path, argument: file.path)
+        #expect(result.status == 0, "python3 stderr: \(result.stderr)")
+        let parsed = try JSONDecoder().decode([[String]].self, from: result.stdout)
+        #expect(parsed == [["phrase", "visits"], ["'=1+1", "-3"], ["line\nbreak, \"quoted\"", "7"]])
     }
 }

@@ -136,36 +136,38 @@ enum ReportFixtures {
 
     /// Feeds a fixture to a sink the way the command does, rows in pages of `pageSize` to show that
     /// a page boundary never shows in the output.
-    static func feed(_ fixture: Fixture, to sink: any ReportSink, pageSize: Int = 2) {
-        sink.begin(fixture.layout)
+    static func feed(_ fixture: Fixture, to sink: any ReportSink, pageSize: Int = 2) throws {
+        try sink.begin(fixture.layout)
         for section in fixture.sections {
-            sink.beginSection(counter: section.counter, sampling: section.sampling)
+            try sink.beginSection(counter: section.counter, sampling: section.sampling)
             var start = 0
             while start < section.rows.count {
-                sink.append(Array(section.rows[start..<min(section.rows.count, start + pageSize)]))
+                try sink.append(Array(section.rows[start..<min(section.rows.count, start + pageSize)]))
                 start += pageSize
             }
-            sink.endSection(totals: section.totals, missingDays: section.missingDays)
+            try sink.endSection(totals: section.totals, missingDays: section.missingDays)
         }
-        sink.end()
+        try sink.end()
+    }
+
+    /// The bytes a sink made of a fixture, through an in-memory `OutputWriter`.
+    static func render(_ fixture: Fixture, pageSize: Int = 2, _ makeSink: (OutputWriter) -> any ReportSink) -> String {
+        let out = OutputWriter()
+        // An in-memory writer cannot fail.
+        try! feed(fixture, to: makeSink(out), pageSize: pageSize)
+        return out.text
     }
 
     static func table(_ fixture: Fixture, maxWidth: Int? = nil) -> String {
-        let sink = ReportTableSink(output: "", maxWidth: maxWidth)
-        feed(fixture, to: sink)
-        return sink.output
+        render(fixture) { ReportTableSink(output: $0, maxWidth: maxWidth) }
     }
 
-    static func csv(_ fixture: Fixture) -> String {
-        let sink = ReportCSVSink(output: "")
-        feed(fixture, to: sink)
-        return sink.output
+    static func csv(_ fixture: Fixture, writer: CSVWriter = CSVWriter()) -> String {
+        render(fixture) { ReportCSVSink(output: $0, writer: writer) }
     }
 
     static func json(_ fixture: Fixture, pageSize: Int = 2) -> String {
-        let sink = ReportJSONSink(output: "")
-        feed(fixture, to: sink, pageSize: pageSize)
-        return sink.output
+        render(fixture, pageSize: pageSize) { ReportJSONSink(output: $0) }
     }
 
     // MARK: - Goldens and scripts

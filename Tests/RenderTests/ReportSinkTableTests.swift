@@ -22,16 +22,17 @@ struct ReportSinkTableTests {
 
     /// A report without dimensions (`"dimensions": []`, e.g. a preset over the whole period) has a
     /// label column for its Total row instead of a row one cell wider than the table.
-    @Test func aReportWithoutDimensionsHasItsTotalRow() {
-        let sink = ReportTableSink(output: "", maxWidth: nil)
+    @Test func aReportWithoutDimensionsHasItsTotalRow() throws {
+        let output = OutputWriter()
+        let sink = ReportTableSink(output: output, maxWidth: nil)
         let period = DateRange(from: Day(iso: "2014-07-16")!, to: Day(iso: "2014-07-22")!)!
         sink.begin(ReportLayout(dimensions: [], metrics: [.pageviews], period: period, grouping: nil, multipleCounters: false, raw: false))
         sink.beginSection(counter: Counter(id: 2138128, name: "", site: "nixsolutions.com"), sampling: nil)
         sink.append([Report.Row(dimensions: [], values: [Quantity(53712, unit: .count)])])
-        sink.endSection(totals: [Quantity(53712, unit: .count)], missingDays: [])
-        let lines = sink.output.components(separatedBy: "\n")
+        try sink.endSection(totals: [Quantity(53712, unit: .count)], missingDays: [])
+        let lines = output.text.components(separatedBy: "\n")
         #expect(lines[0].hasPrefix("(no name) (2138128, nixsolutions.com)"))
-        #expect(lines.contains("Total     53 712"), "\(sink.output)")
+        #expect(lines.contains("Total     53 712"), "\(output.text)")
     }
 
     /// Cells beyond the last column are dropped, never a trap.

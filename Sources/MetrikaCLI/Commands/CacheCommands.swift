@@ -11,13 +11,14 @@ enum CacheInfoCommand: Command {
     static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
         guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
         let format = try OutputFormat.from(options)
+        let writer = try OutputFormat.csvWriter(options, format: format)
         let path = ReportCommand.databasePath(Session(context: context, options: options))
         guard FileManager.default.fileExists(atPath: path) else {
             // Nothing stored yet is an answer, not a failure: a fresh machine, or before the first sync.
-            var out = context.stdout
+            let out = context.stdout
             switch format {
             case .table: out.write("No history database yet at \(TerminalText.sanitize(path)): `metrika sync` or `metrika report` creates it.\n")
-            case .csv: CSVWriter().write(infoCSVHeader, to: &out)
+            case .csv: try writer.write(infoCSVHeader, to: out.writer)
             case .json:
                 let document = JSONValue.object([("version", .number(1)), ("path", .string(path)), ("exists", .bool(false)), ("counters", .array([]))])
                 out.write(document.serialized(pretty: true) + "\n")
@@ -28,7 +29,7 @@ enum CacheInfoCommand: Command {
         // Its summary reads only indexes, so it would call a file with damaged values healthy: check it all.
         try store.verifyIntegrity()
         let info = try store.info()
-        var out = context.stdout
+        let out = context.stdout
         switch format {
         case .table:
             out.write("Database:     \(info.path)\n")
@@ -44,10 +45,9 @@ enum CacheInfoCommand: Command {
                 out.write("\n" + table.render(maxWidth: context.terminalWidth))
             }
         case .csv:
-            let writer = CSVWriter()
-            writer.write(infoCSVHeader, to: &out)
+            try writer.write(infoCSVHeader, to: out.writer)
             for counter in info.counters {
-                writer.write([String(counter.id), counter.name, counter.firstDay?.iso ?? "", counter.lastDay?.iso ?? "", String(counter.dayCount), counter.lastFetchedAt.map(timestamp) ?? ""], to: &out)
+                try writer.write([String(counter.id), counter.name, counter.firstDay?.iso ?? "", counter.lastDay?.iso ?? "", String(counter.dayCount), counter.lastFetchedAt.map(timestamp) ?? ""], to: out.writer)
             }
         case .json:
             let document = JSONValue.object([

@@ -111,7 +111,7 @@ enum ChartCommand: Command {
         let svg = chart.render()
         let bytes = format == .png ? try context.rasterizer.png(fromSVG: Data(svg.utf8), scale: pngScale) : Data(svg.utf8)
         if output == "-" {
-            context.stdout.write(bytes: bytes)
+            try context.stdout.writer.write(contentsOf: bytes)
         } else {
             try AtomicFile.write(bytes, to: output)
         }

@@ -18,6 +18,7 @@ enum CountersCommand: Command {
     static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
         guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
         let format = try OutputFormat.from(options)
+        let csv = try OutputFormat.csvWriter(options, format: format)
         var status: String?
         if let text = options.value("status") {
             switch text.lowercased() {
@@ -28,13 +29,13 @@ enum CountersCommand: Command {
         }
         let client = try Session(context: context, options: options).client()
         let (counters, warning) = try await client.fetchCounterList(search: options.value("search"), status: status)
-        render(counters, format: format, context: context)
+        try render(counters, format: format, csv: csv, context: context)
         if let warning { context.note(warning) }
         return ExitCode.ok
     }
 
-    static func render(_ counters: [Counter], format: OutputFormat, context: CLIContext) {
-        var out = context.stdout
+    static func render(_ counters: [Counter], format: OutputFormat, csv writer: CSVWriter, context: CLIContext) throws {
+        let out = context.stdout
         switch format {
         case .table:
             if counters.isEmpty {
@@ -49,10 +50,9 @@ enum CountersCommand: Command {
             }
             out.write(table.render(maxWidth: context.terminalWidth))
         case .csv:
-            let writer = CSVWriter()
-            writer.write(["id", "name", "site", "status", "permission", "owner_login", "time_zone"], to: &out)
+            try writer.write(["id", "name", "site", "status", "permission", "owner_login", "time_zone"], to: out.writer)
             for counter in counters {
-                writer.write([String(counter.id), counter.name, counter.site, counter.status, counter.permission, counter.ownerLogin, counter.timeZoneName], to: &out)
+                try writer.write([String(counter.id), counter.name, counter.site, counter.status, counter.permission, counter.ownerLogin, counter.timeZoneName], to: out.writer)
             }
         case .json:
             let document = JSONValue.object([

@@ -22,9 +22,10 @@ enum GoalsCommand: Command {
         let ids = try ReportCommand.parseCounterIDs(options)
         guard ids.count == 1 else { throw UsageError("--counter takes one counter id here, not \(ids.count)") }
         let format = try OutputFormat.from(options)
+        let csv = try OutputFormat.csvWriter(options, format: format)
         let client = try Session(context: context, options: options).client()
         let goals = try await client.fetchGoals(counterID: ids[0])
-        var out = context.stdout
+        let out = context.stdout
         switch format {
         case .table:
             if goals.isEmpty {
@@ -35,9 +36,8 @@ enum GoalsCommand: Command {
             for goal in goals { table.append([String(goal.id), goal.name, goal.type]) }
             out.write(table.render(maxWidth: context.terminalWidth))
         case .csv:
-            let writer = CSVWriter()
-            writer.write(["id", "name", "type"], to: &out)
-            for goal in goals { writer.write([String(goal.id), goal.name, goal.type], to: &out) }
+            try csv.write(["id", "name", "type"], to: out.writer)
+            for goal in goals { try csv.write([String(goal.id), goal.name, goal.type], to: out.writer) }
         case .json:
             let document = JSONValue.object([
                 ("version", .number(1)),

@@ -97,7 +97,7 @@ enum MailCommand: Command {
             MIMEPart.Image(data: section.svg, mediaType: "image/svg+xml", filename: "\(chartName(section)).svg")
         }
         let inline = try inlineImages(sections, seedTag: seedTag, context: context)
-        let text = plainText(sections, metrics: tableMetrics, files: attachments.map(\.filename))
+        let text = try plainText(sections, metrics: tableMetrics, files: attachments.map(\.filename))
         let html = htmlText(sections, metrics: tableMetrics, contentIDs: inline.map { $0.contentID ?? "" })
         let now = context.now()
         let offset = sections.first.flatMap { TimeZone(identifier: $0.counter.timeZoneName)?.secondsFromGMT(for: now) } ?? 0
@@ -107,9 +107,9 @@ enum MailCommand: Command {
         let bytes = message.bytes()
 
         if options.flag("dry-run") {
-            context.stdout.write(String(decoding: bytes, as: UTF8.self))
+            try context.stdout.writer.write(contentsOf: bytes)
         } else if let output = options.value("output") {
-            if output == "-" { context.stdout.write(String(decoding: bytes, as: UTF8.self)) } else { try AtomicFile.write(bytes, to: output) }
+            if output == "-" { try context.stdout.writer.write(contentsOf: bytes) } else { try AtomicFile.write(bytes, to: output) }
         } else {
             try deliver(bytes, sendmail: sendmail, environment: context.environment)
             context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)")
@@ -216,16 +216,17 @@ enum MailCommand: Command {
         return table
     }
 
-    static func plainText(_ sections: [Section], metrics: [Metric], files: [String]) -> String {
+    static func plainText(_ sections: [Section], metrics: [Metric], files: [String]) throws -> String {
         var text = ""
         for (section, file) in zip(sections, files) {
-            let sink = ReportTableSink(output: "", maxWidth: nil)
+            let memory = OutputWriter()
+            let sink = ReportTableSink(output: memory, maxWidth: nil)
             sink.begin(ReportLayout(dimensions: [], metrics: metrics, period: section.current, grouping: .day, multipleCounters: false, raw: false))
             sink.beginSection(counter: section.counter, sampling: nil)
             sink.append(section.rows)
-            sink.endSection(totals: section.totals, missingDays: section.missingDays)
+            try sink.endSection(totals: section.totals, missingDays: section.missingDays)
             sink.end()
-            text += sink.output
+            text += memory.text
             text += "\nChange against the previous \(section.current.dayCount) days:\n\n"
             text += changeTable(section, metrics: metrics).render()
             if !section.missingDays.isEmpty {

@@ -72,6 +72,8 @@ enum ReportCommand: Command {
         var raw: Bool
         var format: OutputFormat
         var unsettledDays: Int
+        /// Line ends and formula policy of CSV output.
+        var csv = CSVWriter()
 
         /// What `--limit` accepts: up to 500 pages of 20,000 rows.
         static let limitRange = 1...10_000_000
@@ -147,12 +149,13 @@ enum ReportCommand: Command {
         if options.flag("offline") && options.flag("refresh") {
             throw UsageError("--offline and --refresh contradict each other: choose one")
         }
-        let request = Request(
+        var request = Request(
             counterIDs: ids, from: from, to: to, period: period, grouping: grouping, metrics: metrics, dimensions: dimensions,
             preset: options.value("preset"), filters: options.value("filters"), sort: options.value("sort"), limit: limit,
             lang: lang, accuracy: accuracy, offline: options.flag("offline"), refresh: options.flag("refresh"),
             raw: options.flag("raw"), format: try OutputFormat.from(options),
             unsettledDays: try options.integer("unsettled-days", in: 1...30) ?? 2)
+        request.csv = try OutputFormat.csvWriter(options, format: request.format)
         if request.offline && !request.usesHistory {
             throw UsageError("--offline works for time-series reports only: the history keeps daily totals, not --dimensions, --preset, --filters or sampled answers")
         }
@@ -165,7 +168,7 @@ enum ReportCommand: Command {
     static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
         let request = try parse(options)
         let session = Session(context: context, options: options)
-        let sink = makeSink(request.format, context: context)
+        let sink = makeSink(request.format, csv: request.csv, context: context)
         if request.usesHistory {
             try await runTimeSeries(request, session: session, sink: sink)
         } else {
@@ -174,11 +177,12 @@ enum ReportCommand: Command {
         return ExitCode.ok
     }
 
-    static func makeSink(_ format: OutputFormat, context: CLIContext) -> any ReportSink {
+    /// The sink of a format; all of them format into stdout's byte writer.
+    static func makeSink(_ format: OutputFormat, csv: CSVWriter, context: CLIContext) -> any ReportSink {
         switch format {
-        case .table: return ReportTableSink(output: context.stdout, maxWidth: context.terminalWidth)
-        case .csv: return ReportCSVSink(output: context.stdout)
-        case .json: return ReportJSONSink(output: context.stdout)
+        case .table: return ReportTableSink(output: context.stdout.writer, maxWidth: context.terminalWidth)
+        case .csv: return ReportCSVSink(output: context.stdout.writer, writer: csv)
+        case .json: return ReportJSONSink(output: context.stdout.writer)
         }
     }
 
@@ -222,20 +226,20 @@ enum ReportCommand: Command {
         var allMissing: [(Int, [Day])] = []
         let goalNames = await GoalsCommand.names(for: metrics, counterIDs: request.counterIDs, client: client, context: context)
         if let first = loads.first {
-            sink.begin(ReportLayout(dimensions: [], metrics: metrics.map { $0.titled(byGoalNames: goalNames) }, period: first.range, grouping: request.grouping,
+            try sink.begin(ReportLayout(dimensions: [], metrics: metrics.map { $0.titled(byGoalNames: goalNames) }, period: first.range, grouping: request.grouping,
                                     multipleCounters: request.counterIDs.count > 1, raw: request.raw,
                                     query: queryEcho(request, metrics: metrics, dimensions: [])))
         }
         for loaded in loads {
             let built = HistoryLoader.rows(from: loaded, metrics: metrics)
-            sink.beginSection(counter: loaded.counter, sampling: nil)
-            sink.append(built.rows)
-            sink.endSection(totals: built.totals, missingDays: loaded.missingDays)
+            try sink.beginSection(counter: loaded.counter, sampling: nil)
+            try sink.append(built.rows)
+            try sink.endSection(totals: built.totals, missingDays: loaded.missingDays)
             if !loaded.missingDays.isEmpty { allMissing.append((loaded.counter.id, loaded.missingDays)) }
         }
-        sink.end()
+        try sink.end()
         for (id, days) in allMissing {
-            context.note("Note: counter \(id) has no history for \(ReportTableSink<TextSink>.describe(days: days))\(request.offline ? "; run without --offline to fetch it" : "").")
+            context.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days))\(request.offline ? "; run without --offline to fetch it" : "").")
         }
     }
 
@@ -271,7 +275,7 @@ enum ReportCommand: Command {
                                       limitGiven: session.options.has("limit"), goalNames: goalNames)
             try await report.run(into: recording ?? sink, begin: index == 0, multipleCounters: multiple)
         }
-        recording?.replay(into: sink)
-        sink.end()
+        try recording?.replay(into: sink)
+        try sink.end()
     }
 }

@@ -73,18 +73,18 @@ struct DirectReport {
                 let named = try Self.columns(of: page, request: request, requested: requestedDimensions)
                 columns = named
                 if begin {
-                    sink.begin(ReportLayout(dimensions: named.dimensions, metrics: named.metrics.map { $0.titled(byGoalNames: goalNames) }, period: range, grouping: isTimeSeries ? .day : nil,
+                    try sink.begin(ReportLayout(dimensions: named.dimensions, metrics: named.metrics.map { $0.titled(byGoalNames: goalNames) }, period: range, grouping: isTimeSeries ? .day : nil,
                                             multipleCounters: multipleCounters, raw: request.raw,
                                             query: ReportCommand.queryEcho(request, metrics: named.metrics, dimensions: named.dimensions)))
                 }
-                sink.beginSection(counter: counter, sampling: page.sampling)
+                try sink.beginSection(counter: counter, sampling: page.sampling)
                 totals = Normalizer.quantities(page.totals, of: named.metrics)
                 if page.sampled {
                     context.note("Note: counter \(counter.id)'s numbers are estimates: Metrika sampled \(DecimalText.format(page.sampling.share * 100, fractionDigits: 1))% of visits (--accuracy \(request.accuracy)). Use --accuracy full for exact numbers.")
                 }
             }
             guard let columns else { break }
-            sink.append(try rows(of: page, columns: columns, today: today))
+            try sink.append(try rows(of: page, columns: columns, today: today))
             if progress && page.totalRows > page.rowCount {
                 context.progress("Counter \(counter.id): \(pager.received) of \(min(page.totalRows, rowLimit)) rows", force: pager.nextPage == nil)
             }
@@ -95,7 +95,7 @@ struct DirectReport {
         } else if pager.received < pager.claimedTotal {
             context.note("Note: counter \(counter.id): showing the first \(pager.received) of \(pager.claimedTotal) rows; \(Self.limitHint(claimed: pager.claimedTotal)).")
         }
-        if columns != nil { sink.endSection(totals: totals, missingDays: []) }
+        if columns != nil { try sink.endSection(totals: totals, missingDays: []) }
     }
 
     /// "use --limit N" with an N the parser accepts.

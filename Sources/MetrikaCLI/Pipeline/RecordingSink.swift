@@ -21,13 +21,13 @@ final class RecordingSink: ReportSink {
     func end() {}
 
     /// Plays every recorded call into `sink`, in order (without `end`).
-    func replay(into sink: any ReportSink) {
+    func replay(into sink: any ReportSink) throws {
         for call in calls {
             switch call {
-            case .begin(let layout): sink.begin(layout)
-            case .beginSection(let counter, let sampling): sink.beginSection(counter: counter, sampling: sampling)
-            case .append(let rows): sink.append(rows)
-            case .endSection(let totals, let missing): sink.endSection(totals: totals, missingDays: missing)
+            case .begin(let layout): try sink.begin(layout)
+            case .beginSection(let counter, let sampling): try sink.beginSection(counter: counter, sampling: sampling)
+            case .append(let rows): try sink.append(rows)
+            case .endSection(let totals, let missing): try sink.endSection(totals: totals, missingDays: missing)
             }
         }
         calls = []

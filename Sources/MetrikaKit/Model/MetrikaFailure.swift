@@ -19,12 +19,17 @@ public enum ExitCode {
     public static let unavailable: Int32 = 69
     /// An output file could not be created.
     public static let cannotCreate: Int32 = 73
+    /// Writing the output failed (stdout on a full disk, a closed descriptor): EX_IOERR.
+    public static let ioError: Int32 = 74
     /// A quota was exceeded: try later.
     public static let tryLater: Int32 = 75
     /// Not signed in, token invalid, or access denied.
     public static let noPermission: Int32 = 77
     /// Bad configuration (including an unusable history database).
     public static let config: Int32 = 78
+    /// The reader of stdout went away (`metrika … | head`): ended quietly with the status a shell
+    /// reports for a program killed by SIGPIPE (128 + 13), as `cat` or `grep` would end.
+    public static let closedPipe: Int32 = 141
 }
 
 /// A plain failure with a message and an exit code, for cases that need no type of their own.

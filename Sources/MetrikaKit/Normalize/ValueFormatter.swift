@@ -35,7 +35,9 @@ public enum ValueFormatter {
 
     /// Seconds as `mm:ss`, or `h:mm:ss` from one hour, rounded to the nearest second (half up):
     /// 59.4 → `00:59`, 59.5 → `01:00`, 3599.5 → `1:00:00`, 86399 → `23:59:59`.
-    public static func duration(_ seconds: Double) -> String {
+    /// `alwaysHours` writes `0:03:04` below one hour too: CSV does, because spreadsheets read `03:04`
+    /// as three hours four minutes but `0:03:04` as the duration it is.
+    public static func duration(_ seconds: Double, alwaysHours: Bool = false) -> String {
         let negative = seconds < 0
         let rounded = DecimalText.format(abs(seconds), fractionDigits: 0)
         guard let total = Int(rounded) else { return (negative ? "-" : "") + rounded + " s" }
@@ -43,7 +45,7 @@ public enum ValueFormatter {
         let minutes = (total % 3600) / 60
         let secs = total % 60
         let sign = negative && total > 0 ? "-" : ""
-        if hours > 0 { return "\(sign)\(hours):\(two(minutes)):\(two(secs))" }
+        if hours > 0 || alwaysHours { return "\(sign)\(hours):\(two(minutes)):\(two(secs))" }
         return "\(sign)\(two(minutes)):\(two(secs))"
     }
 

@@ -11,6 +11,10 @@ import Foundation
 /// half-written file: the bytes go to a temporary file in the same directory, are flushed to disk,
 /// and the temporary file is then renamed over the target (rename is atomic within one file system).
 /// A cron job that mails a chart right after writing it can therefore never mail half a chart.
+///
+/// Atomic replace is for regular files only. A character device (`/dev/null`, a terminal) or a FIFO
+/// is written into directly — replacing it would destroy the node (as root, `/dev/full` became a
+/// regular file). Sockets, block devices and directories are refused.
 public enum AtomicFile {
     /// The failure to create or replace an output file: exit 73, naming the path and the reason.
     public struct WriteError: MetrikaFailure, Equatable {
@@ -22,53 +26,113 @@ public enum AtomicFile {
         public var message: String { "cannot write \(path): \(reason)" }
     }
 
-    /// Atomically replaces (or creates) the file at `path` with `data`. A new file gets mode 0644; a
-    /// replaced file keeps its mode. On any failure the temporary file is removed and `WriteError`
-    /// (exit 73) is thrown.
+    /// Writes `data` to `path`: a regular file (or a new one) is replaced atomically, a character
+    /// device or FIFO is written into. A new file gets mode 0644 less the umask; a replaced file keeps
+    /// its permission bits but never setuid, setgid or sticky. On any failure the temporary file is
+    /// removed and `WriteError` (exit 73) is thrown.
     public static func write(_ data: Data, to path: String) throws {
         guard !path.isEmpty else { throw WriteError(path: path, reason: "empty path") }
+        var link = stat()
+        let isLink = lstat(path, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK
+        var existing = stat()
+        guard stat(path, &existing) == 0 else {
+            let code = errno
+            if code == ENOENT, isLink { throw WriteError(path: path, reason: "a symbolic link to a file that does not exist") }
+            if code == ENOENT { return try replace(path, reportedAs: path, with: data, keepingModeOf: nil) }
+            throw WriteError(path: path, reason: reason(code))
+        }
+        switch existing.st_mode & S_IFMT {
+        case S_IFREG:
+            // Through a link, the file it names is replaced and the link kept. A link that names no
+            // path (`/dev/stdout` on a deleted file) is written through instead.
+            guard isLink else { return try replace(path, reportedAs: path, with: data, keepingModeOf: existing) }
+            guard let resolved = realpath(path, nil) else { return try writeInto(path, with: data, truncating: true) }
+            defer { free(resolved) }
+            try replace(String(cString: resolved), reportedAs: path, with: data, keepingModeOf: existing)
+        case S_IFCHR, S_IFIFO:
+            try writeInto(path, with: data, truncating: false)
+        case S_IFDIR:
+            throw WriteError(path: path, reason: "is a directory")
+        case S_IFSOCK:
+            throw WriteError(path: path, reason: "is a socket: name a file, a character device or a FIFO")
+        default:
+            throw WriteError(path: path, reason: "is a block device or special file: name a file, a character device or a FIFO")
+        }
+    }
+
+    // MARK: - Regular files
+
+    private static func replace(_ target: String, reportedAs path: String, with data: Data, keepingModeOf existing: stat?) throws {
         let directory: String
         let name: String
-        if let slash = path.lastIndex(of: "/") {
-            let head = String(path[..<slash])
+        if let slash = target.lastIndex(of: "/") {
+            let head = String(target[..<slash])
             directory = head.isEmpty ? "/" : head
-            name = String(path[path.index(after: slash)...])
+            name = String(target[target.index(after: slash)...])
         } else {
             directory = "."
-            name = path
+            name = target
         }
         guard !name.isEmpty, name != ".", name != ".." else { throw WriteError(path: path, reason: "not a file name") }
 
-        var existing = stat()
-        var mode: mode_t = 0o644
-        if stat(path, &existing) == 0 {
-            guard (existing.st_mode & S_IFMT) != S_IFDIR else { throw WriteError(path: path, reason: "is a directory") }
-            mode = existing.st_mode & 0o7777
+        // A dot-name in the same directory: same file system (so rename is atomic) and hidden from
+        // globs. Created 0644 so that the kernel applies the umask (mkstemp would give 0600).
+        var descriptor: Int32 = -1
+        var temporary = ""
+        for _ in 0..<16 {
+            temporary = directory + "/." + name + ".tmp-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+            descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if descriptor >= 0 || errno != EEXIST { break }
         }
-
-        // A dot-name in the same directory: same file system (so rename is atomic) and hidden from globs.
-        var template = Array((directory + "/." + name + ".tmp-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { throw WriteError(path: path, reason: systemReason()) }
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard descriptor >= 0 else { throw WriteError(path: path, reason: reason(errno)) }
         var succeeded = false
         defer {
             if !succeeded { unlink(temporary) }
         }
-        do {
-            defer { close(descriptor) }
-            do {
-                try FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).write(contentsOf: data)
-            } catch {
-                throw WriteError(path: path, reason: systemReason())
-            }
-            guard fchmod(descriptor, mode) == 0, fsync(descriptor) == 0 else { throw WriteError(path: path, reason: systemReason()) }
+        var closed = false
+        defer {
+            if !closed { close(descriptor) }
         }
-        guard rename(temporary, path) == 0 else { throw WriteError(path: path, reason: systemReason()) }
+        try writeAll(data, to: descriptor, path: path)
+        if let existing {
+            // Keep the owner where we may (root replacing a user's file), and the permission bits
+            // without setuid, setgid and sticky: an SVG must never become a setuid program.
+            _ = fchown(descriptor, existing.st_uid, existing.st_gid)
+            guard fchmod(descriptor, existing.st_mode & 0o777) == 0 else { throw WriteError(path: path, reason: reason(errno)) }
+        }
+        guard fsync(descriptor) == 0 else { throw WriteError(path: path, reason: reason(errno)) }
+        closed = true
+        guard close(descriptor) == 0 else { throw WriteError(path: path, reason: reason(errno)) }
+        guard rename(temporary, target) == 0 else { throw WriteError(path: path, reason: reason(errno)) }
         succeeded = true
     }
 
-    private static func systemReason() -> String {
-        String(cString: strerror(errno))
+    // MARK: - Devices and FIFOs
+
+    /// Writes into an existing node as `cat > path` would; a FIFO waits for its reader.
+    private static func writeInto(_ path: String, with data: Data, truncating: Bool) throws {
+        let descriptor = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (truncating ? O_TRUNC : 0))
+        guard descriptor >= 0 else { throw WriteError(path: path, reason: reason(errno)) }
+        var closed = false
+        defer {
+            if !closed { close(descriptor) }
+        }
+        try writeAll(data, to: descriptor, path: path)
+        closed = true
+        guard close(descriptor) == 0 else { throw WriteError(path: path, reason: reason(errno)) }
+    }
+
+    private static func writeAll(_ data: Data, to descriptor: Int32, path: String) throws {
+        let writer = OutputWriter(fileDescriptor: descriptor, destination: path)
+        do {
+            try writer.write(contentsOf: data)
+            try writer.flush()
+        } catch let failure as OutputWriter.Failure {
+            throw WriteError(path: path, reason: reason(failure.code))
+        }
+    }
+
+    private static func reason(_ code: Int32) -> String {
+        String(cString: strerror(code))
     }
 }

@@ -1,53 +1,100 @@
-/// Writes CSV as RFC 4180 describes it, one record at a time, into any `TextOutputStream`.
+/// Writes CSV records as RFC 4180 describes them, as bytes into an `OutputWriter`.
 ///
 /// - A field is quoted when it contains a comma, a double quote, CR or LF; quotes inside are doubled.
-/// - Every record ends with CRLF.
-/// - The header row is the caller's first `write(_:to:)`.
-/// - Values are written verbatim. In particular no guard against spreadsheet formula injection is
-///   applied (a leading `=`, `+`, `-` or `@` is kept): CSV output is data for programs, and changing
-///   values would break the exactness scripts rely on.
+/// - Records end with LF (what Unix tools and CSV readers expect), or CRLF as RFC 4180 asks
+///   (`--crlf`).
+/// - Text fields that a spreadsheet would run as a formula — starting with `=`, `+`, `-`, `@`, TAB or
+///   CR — get a leading `'` (OWASP's advice against CSV injection: search phrases and page titles are
+///   typed by strangers). Numbers are never touched. `--csv-formulas keep` writes text verbatim.
 ///
-/// The writer holds no state — not even the current row — so a report of any length streams through it
-/// with memory bounded by one row, which the caller supplies.
+/// The writer holds no rows, so a report of any length streams through it with memory bounded by one
+/// row, which the caller supplies.
 public struct CSVWriter: Sendable {
-    /// The record terminator RFC 4180 asks for.
-    public static let recordTerminator = "\r\n"
+    /// How records end.
+    public enum LineEnding: String, Sendable {
+        /// `\n`: the default.
+        case lf
+        /// `\r\n`: RFC 4180.
+        case crlf
+    }
 
-    /// A writer. It has no options: the format is RFC 4180 exactly.
-    public init() {}
+    /// What happens to text that a spreadsheet would read as a formula.
+    public enum Formulas: String, Sendable, CaseIterable {
+        /// A leading `'` makes it plain text in Excel, LibreOffice and Google Sheets.
+        case defuse
+        /// The bytes as they are, for programs.
+        case keep
+    }
 
-    /// Writes one record: the fields, escaped and joined by commas, then CRLF.
+    public var lineEnding: LineEnding
+    public var formulas: Formulas
+
+    /// A writer: LF line ends and defused formulas unless told otherwise.
+    public init(lineEnding: LineEnding = .lf, formulas: Formulas = .defuse) {
+        self.lineEnding = lineEnding
+        self.formulas = formulas
+    }
+
+    /// Writes one record. Fields before `numbersFrom` (all of them when nil) are text and may be
+    /// defused; fields from `numbersFrom` on are numbers, written as they are.
     ///
-    /// A record of one empty field is written as `""` so that it reads back as one field rather than as an
-    /// empty line; a record of no fields is an empty line.
-    public func write<Out: TextOutputStream>(_ fields: [String], to out: inout Out) {
+    /// A record of one empty field is written as `""` so that it reads back as one field rather than as
+    /// an empty line; a record of no fields is an empty line.
+    public func write(_ fields: [String], numbersFrom: Int? = nil, to out: OutputWriter) throws {
         if fields.count == 1, fields[0].isEmpty {
-            out.write("\"\"")
+            try out.write(byte: Self.quote)
+            try out.write(byte: Self.quote)
         } else {
+            let firstNumber = numbersFrom ?? fields.count
             for (index, field) in fields.enumerated() {
-                if index > 0 { out.write(",") }
-                out.write(Self.escape(field))
+                if index > 0 { try out.write(byte: Self.comma) }
+                try writeField(field, isText: index < firstNumber, to: out)
             }
         }
-        out.write(Self.recordTerminator)
+        try endRecord(to: out)
     }
 
-    /// `field` as it appears in a record: unchanged, or quoted with inner quotes doubled when it contains a
-    /// comma, a double quote, CR or LF.
-    public static func escape(_ field: String) -> String {
-        // Scan scalars, not Characters: "\r\n" is one Character and would hide both CR and LF.
-        guard field.unicodeScalars.contains(where: needsQuoting) else { return field }
-        var quoted = String.UnicodeScalarView()
-        quoted.append("\"")
-        for scalar in field.unicodeScalars {
-            if scalar == "\"" { quoted.append("\"") }
-            quoted.append(scalar)
+    /// Writes one field (no separator): escaped, and defused when it is text.
+    public func writeField(_ field: String, isText: Bool, to out: OutputWriter) throws {
+        var field = field
+        try field.withUTF8 { bytes in
+            let defuse = isText && formulas == .defuse && bytes.first.map(Self.startsFormula) == true
+            // Scan bytes, not Characters: "\r\n" is one Character and would hide both CR and LF.
+            guard bytes.contains(where: Self.needsQuoting) else {
+                if defuse { try out.write(byte: Self.apostrophe) }
+                try out.write(contentsOf: UnsafeRawBufferPointer(bytes))
+                return
+            }
+            try out.write(byte: Self.quote)
+            if defuse { try out.write(byte: Self.apostrophe) }
+            var start = 0
+            for index in bytes.indices where bytes[index] == Self.quote {
+                // The run up to and including this quote, then the quote again.
+                try out.write(contentsOf: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...index])))
+                try out.write(byte: Self.quote)
+                start = index + 1
+            }
+            try out.write(contentsOf: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...])))
+            try out.write(byte: Self.quote)
         }
-        quoted.append("\"")
-        return String(quoted)
     }
 
-    private static func needsQuoting(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == "," || scalar == "\"" || scalar == "\r" || scalar == "\n"
+    /// Ends a record.
+    public func endRecord(to out: OutputWriter) throws {
+        if lineEnding == .crlf { try out.write(byte: 0x0D) }
+        try out.write(byte: 0x0A)
+    }
+
+    private static let quote: UInt8 = 0x22
+    private static let comma: UInt8 = 0x2C
+    private static let apostrophe: UInt8 = 0x27
+
+    private static func needsQuoting(_ byte: UInt8) -> Bool {
+        byte == comma || byte == quote || byte == 0x0D || byte == 0x0A
+    }
+
+    /// `=`, `+`, `-`, `@`, TAB, CR: what Excel and Sheets read as the start of a formula.
+    static func startsFormula(_ byte: UInt8) -> Bool {
+        byte == 0x3D || byte == 0x2B || byte == 0x2D || byte == 0x40 || byte == 0x09 || byte == 0x0D
     }
 }

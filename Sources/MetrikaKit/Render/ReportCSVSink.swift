@@ -1,28 +1,31 @@
 /// Streams a report as RFC 4180 CSV: a header of snake_case names, then one record per row as it
-/// arrives. Normalized values by default (`17.8%`, `03:03`), API units with `--raw`. Missing
-/// values are empty fields. Totals are not written (CSV holds data rows only).
-public final class ReportCSVSink<Out: TextOutputStream>: ReportSink {
-    private var out: Out
-    private let writer = CSVWriter()
+/// arrives. Normalized values by default (`17.8%`, `0:03:03`), API units with `--raw`. Missing
+/// values are empty fields. Totals are not written (CSV holds data rows only). Dimension names are
+/// text (defused against formulas unless `--csv-formulas keep`); metric values are numbers.
+public final class ReportCSVSink: ReportSink {
+    private let out: OutputWriter
+    private let writer: CSVWriter
     private var layout: ReportLayout?
     private var counter: Counter?
 
-    public init(output: Out) { self.out = output }
+    /// A sink formatting into `output` with `writer`'s line ends and formula policy.
+    public init(output: OutputWriter, writer: CSVWriter = CSVWriter()) {
+        self.out = output
+        self.writer = writer
+    }
 
-    /// The stream written to (for in-memory outputs in tests).
-    public var output: Out { out }
-
-    public func begin(_ layout: ReportLayout) {
+    public func begin(_ layout: ReportLayout) throws {
         self.layout = layout
-        writer.write(layout.keyColumns + layout.metrics.map(\.columnName), to: &out)
+        try writer.write(layout.keyColumns + layout.metrics.map(\.columnName), to: out)
     }
 
     public func beginSection(counter: Counter, sampling: Sampling?) { self.counter = counter }
 
-    public func append(_ rows: [Report.Row]) {
+    public func append(_ rows: [Report.Row]) throws {
         guard let layout, let counter else { return }
         for row in rows {
-            writer.write(layout.keyCells(row, counter: counter) + row.values.map(layout.csvText), to: &out)
+            let keys = layout.keyCells(row, counter: counter)
+            try writer.write(keys + row.values.map(layout.csvText), numbersFrom: keys.count, to: out)
         }
     }
 

@@ -1,22 +1,21 @@
 /// Streams a report as versioned JSON (docs/json.md): rows are written as they arrive, the totals
 /// and sampling of every counter at the end. Values are numbers in the API's units (seconds,
 /// percent 0–100), whatever `--raw` says; each column's unit is declared in `columns`.
-public final class ReportJSONSink<Out: TextOutputStream>: ReportSink {
+public final class ReportJSONSink: ReportSink {
     /// The document format version; bump on incompatible changes.
     public static var version: Int { 1 }
 
-    private var out: Out
+    private let out: OutputWriter
     private var layout: ReportLayout?
     private var counter: Counter?
     private var sampling: Sampling?
     private var wroteRow = false
     private var sections: [JSONValue] = []
 
-    public init(output: Out) { self.out = output }
+    /// A sink formatting into `output`.
+    public init(output: OutputWriter) { self.out = output }
 
-    public var output: Out { out }
-
-    public func begin(_ layout: ReportLayout) {
+    public func begin(_ layout: ReportLayout) throws {
         self.layout = layout
         var columns: [JSONValue] = []
         if layout.multipleCounters { columns.append(.object([("name", .string("counter_id")), ("kind", .string("counter"))])) }
@@ -31,15 +30,15 @@ public final class ReportJSONSink<Out: TextOutputStream>: ReportSink {
         for metric in layout.metrics {
             columns.append(.object([("name", .string(metric.columnName)), ("kind", .string("metric")), ("api_name", .string(metric.apiName)), ("unit", .string(metric.unit.rawValue)), ("title", .string(metric.title))]))
         }
-        out.write("{\n  \"version\": \(Self.version),\n  \"query\": ")
-        JSONValue.object(layout.query).write(to: &out, pretty: true, indent: 1)
-        out.write(",\n  \"period\": ")
-        JSONValue.object([("from", .string(layout.period.from.iso)), ("to", .string(layout.period.to.iso))]).write(to: &out, pretty: true, indent: 1)
-        out.write(",\n  \"grouping\": ")
-        JSONValue.string(layout.grouping?.rawValue).write(to: &out, pretty: true, indent: 1)
-        out.write(",\n  \"columns\": ")
-        JSONValue.array(columns).write(to: &out, pretty: true, indent: 1)
-        out.write(",\n  \"rows\": [")
+        try out.write("{\n  \"version\": \(Self.version),\n  \"query\": ")
+        try write(JSONValue.object(layout.query), pretty: true, indent: 1)
+        try out.write(",\n  \"period\": ")
+        try write(JSONValue.object([("from", .string(layout.period.from.iso)), ("to", .string(layout.period.to.iso))]), pretty: true, indent: 1)
+        try out.write(",\n  \"grouping\": ")
+        try write(JSONValue.string(layout.grouping?.rawValue), pretty: true, indent: 1)
+        try out.write(",\n  \"columns\": ")
+        try write(JSONValue.array(columns), pretty: true, indent: 1)
+        try out.write(",\n  \"rows\": [")
     }
 
     public func beginSection(counter: Counter, sampling: Sampling?) {
@@ -47,7 +46,7 @@ public final class ReportJSONSink<Out: TextOutputStream>: ReportSink {
         self.sampling = sampling
     }
 
-    public func append(_ rows: [Report.Row]) {
+    public func append(_ rows: [Report.Row]) throws {
         guard let layout, let counter else { return }
         for row in rows {
             var members: [(String, JSONValue)] = []
@@ -66,8 +65,8 @@ public final class ReportJSONSink<Out: TextOutputStream>: ReportSink {
                 members.append((metric.columnName, .number(quantity.value)))
             }
             if layout.grouping != nil { members.append(("incomplete", .bool(row.isIncomplete))) }
-            out.write(wroteRow ? ",\n    " : "\n    ")
-            JSONValue.object(members).write(to: &out, pretty: false, indent: 2)
+            try out.write(wroteRow ? ",\n    " : "\n    ")
+            try write(JSONValue.object(members), pretty: false, indent: 2)
             wroteRow = true
         }
     }
@@ -93,13 +92,20 @@ public final class ReportJSONSink<Out: TextOutputStream>: ReportSink {
         sections.append(.object(members))
     }
 
-    public func end() {
-        out.write(wroteRow ? "\n  ],\n  \"counters\": " : "],\n  \"counters\": ")
-        JSONValue.array(sections).write(to: &out, pretty: true, indent: 1)
+    /// A JSONValue through the writer's text stream; its failure, if any, thrown right after.
+    private func write(_ value: JSONValue, pretty: Bool, indent: Int) throws {
+        var stream = out.textStream
+        value.write(to: &stream, pretty: pretty, indent: indent)
+        try out.check()
+    }
+
+    public func end() throws {
+        try out.write(wroteRow ? "\n  ],\n  \"counters\": " : "],\n  \"counters\": ")
+        try write(JSONValue.array(sections), pretty: true, indent: 1)
         let sampled = sections.contains { section in
             if case .object(let members) = section, let flag = members.first(where: { $0.0 == "sampled" })?.1, flag == .bool(true) { return true }
             return false
         }
-        out.write(",\n  \"sampled\": \(sampled)\n}\n")
+        try out.write(",\n  \"sampled\": \(sampled)\n}\n")
     }
 }

@@ -1,17 +1,19 @@
 /// Receives a report as it is fetched, section by section and page by page, so that CSV and JSON
 /// can stream (a 100,000-row report is never held whole) while the text table collects its rows.
+/// Sinks format into an `OutputWriter`; every method throws its write failure (a full disk, a closed
+/// pipe) so that the command stops fetching at once.
 public protocol ReportSink: AnyObject {
     /// Called once, before anything else.
-    func begin(_ layout: ReportLayout)
+    func begin(_ layout: ReportLayout) throws
     /// A counter's section starts.
-    func beginSection(counter: Counter, sampling: Sampling?)
+    func beginSection(counter: Counter, sampling: Sampling?) throws
     /// More rows of the current section, in order.
-    func append(_ rows: [Report.Row])
+    func append(_ rows: [Report.Row]) throws
     /// The current section ends with its totals (API totals or correctly weighted ones; nil where
     /// none is correct) and the days no source could supply.
-    func endSection(totals: [Quantity], missingDays: [Day])
+    func endSection(totals: [Quantity], missingDays: [Day]) throws
     /// Called once, at the end.
-    func end()
+    func end() throws
 }
 
 /// What a report holds, known before its first row.
@@ -50,9 +52,14 @@ public struct ReportLayout: Sendable {
         return columns
     }
 
-    /// The text of a value in CSV: normalized (`17.8%`, `03:03`) or raw API units.
+    /// The text of a value in CSV: normalized (`17.8%`, durations as `0:03:03`, which spreadsheets
+    /// read as a duration) or raw API units.
     func csvText(_ quantity: Quantity) -> String {
-        raw ? ValueFormatter.raw(quantity.value) : ValueFormatter.format(quantity, grouping: false, missing: "")
+        if raw { return ValueFormatter.raw(quantity.value) }
+        if quantity.unit == .seconds, let value = quantity.value, value.isFinite {
+            return ValueFormatter.duration(value, alwaysHours: true)
+        }
+        return ValueFormatter.format(quantity, grouping: false, missing: "")
     }
 
     /// The leading cells of a row: counter id, then dates or dimension names.

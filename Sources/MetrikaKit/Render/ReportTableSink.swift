@@ -1,8 +1,8 @@
 /// Collects a report and prints it as aligned text: a title per counter, a header, rows with
 /// grouped numbers, today's incomplete row marked, a totals row, and for time series one sparkline
 /// per metric so the shape of the period is seen at a glance.
-public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
-    private var out: Out
+public final class ReportTableSink: ReportSink {
+    private let out: OutputWriter
     private let maxWidth: Int?
     private var layout: ReportLayout?
     private var counter: Counter?
@@ -11,12 +11,10 @@ public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
     private var sectionCount = 0
 
     /// `maxWidth`: the terminal width when stdout is a terminal (long text is cut with `…`), else nil.
-    public init(output: Out, maxWidth: Int?) {
+    public init(output: OutputWriter, maxWidth: Int?) {
         self.out = output
         self.maxWidth = maxWidth
     }
-
-    public var output: Out { out }
 
     public func begin(_ layout: ReportLayout) { self.layout = layout }
 
@@ -28,9 +26,9 @@ public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
 
     public func append(_ rows: [Report.Row]) { self.rows += rows }
 
-    public func endSection(totals: [Quantity], missingDays: [Day]) {
+    public func endSection(totals: [Quantity], missingDays: [Day]) throws {
         guard let layout, let counter else { return }
-        if sectionCount > 0 { out.write("\n") }
+        if sectionCount > 0 { try out.write("\n") }
         sectionCount += 1
         var keyColumns: [TextTable.Column] = []
         if let grouping = layout.grouping {
@@ -68,18 +66,18 @@ public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
             let label = layout.grouping == nil ? ["Total"] + Array(repeating: "", count: max(0, layout.dimensions.count - 1)) : ["Total"]
             table.append(label + totals.map { cell($0, raw: layout.raw) })
         }
-        out.write(table.render(maxWidth: maxWidth))
-        if rows.isEmpty { out.write("(no data for this period)\n") }
+        try out.write(table.render(maxWidth: maxWidth))
+        if rows.isEmpty { try out.write("(no data for this period)\n") }
         if anyIncomplete {
             let what = layout.grouping == .week ? "this week" : layout.grouping == .month ? "this month" : "today"
-            out.write("* \(what) is not over yet: its numbers will still change.\n")
+            try out.write("* \(what) is not over yet: its numbers will still change.\n")
         }
         if let sampling, sampling.isSampled {
-            out.write("Sampled: numbers are estimates from \(DecimalText.format(sampling.share * 100, fractionDigits: 1))% of visits.\n")
+            try out.write("Sampled: numbers are estimates from \(DecimalText.format(sampling.share * 100, fractionDigits: 1))% of visits.\n")
         }
         // Missing days are reported on stderr by the command (for every format), not here.
         if layout.grouping != nil, rows.count >= 2, rows.contains(where: { $0.values.contains { $0.value != nil } }) {
-            writeSparklines(layout: layout)
+            try writeSparklines(layout: layout)
         }
     }
 
@@ -102,7 +100,7 @@ public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
     /// One line per metric: its title, the sparkline of the rows, and the range it spans.
     /// Partial periods — today or this week/month (not over), a week or month cut by the range — are
     /// left out, with a note: drawn beside full ones they would read as drops.
-    private func writeSparklines(layout: ReportLayout) {
+    private func writeSparklines(layout: ReportLayout) throws {
         let grouping = layout.grouping ?? .day
         let shown = rows.filter { row in !row.isIncomplete && !(row.period.map { Self.isCut($0, grouping: grouping) } ?? false) }
         guard shown.count >= 2 else { return }
@@ -116,7 +114,7 @@ public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
             }
         }
         let titleWidth = layout.metrics.map { displayWidth(of: $0.title) }.max() ?? 0
-        out.write("\n")
+        try out.write("\n")
         for (index, metric) in layout.metrics.enumerated() {
             let series = shown.map { index < $0.values.count ? $0.values[index].value : nil }
             let values = Self.fit(series, width: 60)
@@ -127,7 +125,7 @@ public final class ReportTableSink<Out: TextOutputStream>: ReportSink {
                 line += "  \(format(low)) … \(format(high))"
             }
             line += note
-            out.write(line + "\n")
+            try out.write(line + "\n")
         }
     }
 
