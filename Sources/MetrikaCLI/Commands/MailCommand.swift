@@ -274,47 +274,28 @@ enum MailCommand: Command {
 
     /// Pipes the message to `sendmail -t -i` (recipients from the headers; a line with a lone dot is
     /// not the end). A sendmail that cannot start or exits non-zero is exit 69 with its own words.
-    static func deliver(_ message: Data, sendmail: String, environment: [String: String]) throws {
-        // A sendmail that dies early must not kill metrika with SIGPIPE: the write fails instead.
-        signal(SIGPIPE, SIG_IGN)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: sendmail)
-        process.arguments = ["-t", "-i"]
+    static func deliver(_ message: Data, sendmail: String, environment: [String: String], timeout: Double = sendmailTimeout) throws {
         // sendmail needs no token or password of metrika's; a mail program that logs or passes on its
         // environment (msmtp's passwordeval scripts, a wrapper) must not receive them.
-        process.environment = environment.filter { !KnownSecrets.environmentVariables.contains($0.key) }
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
+        let child = ChildProcess(
+            program: sendmail, arguments: ["-t", "-i"],
+            environment: environment.filter { !KnownSecrets.environmentVariables.contains($0.key) },
+            timeout: timeout, maximumOutput: 64 << 10, maximumErrors: 64 << 10)
+        let result: ChildProcess.Result
         do {
-            try process.run()
+            result = try child.run(input: message)
         } catch {
-            throw SimpleFailure("cannot start \(sendmail): \(error.localizedDescription)", exitCode: ExitCode.unavailable)
+            throw SimpleFailure("cannot start \(sendmail): \(error.reason)", exitCode: ExitCode.unavailable)
         }
-        let collected = PipeCollector()
-        let group = DispatchGroup()
-        for (index, pipe) in [output, errors].enumerated() {
-            let handle = pipe.fileHandleForReading
-            DispatchQueue.global().async(group: group) { collected.set(index, handle.readDataToEndOfFile()) }
+        if result.timedOut {
+            throw SimpleFailure("\(sendmail) did not finish within \(Int(timeout)) s and was stopped; the mail may not have been sent", exitCode: ExitCode.unavailable)
         }
-        try? input.fileHandleForWriting.write(contentsOf: message)
-        try? input.fileHandleForWriting.close()
-        group.wait()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let said = String(decoding: collected.get(1) + collected.get(0), as: UTF8.self)
-                .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " / ")
-            let how = process.terminationReason == .exit ? "exit status \(process.terminationStatus)" : "signal \(process.terminationStatus)"
-            throw SimpleFailure("\(sendmail) failed (\(how))\(said.isEmpty ? "" : ": " + said); the mail was not sent", exitCode: ExitCode.unavailable)
+        guard result.succeeded else {
+            let said = ChildProcess.summary(of: result.errors + result.output)
+            throw SimpleFailure("\(sendmail) failed (\(result.ending))\(said.isEmpty ? "" : ": " + said); the mail was not sent", exitCode: ExitCode.unavailable)
         }
     }
 
-    /// Output of a child process collected on other threads.
-    final class PipeCollector: @unchecked Sendable {
-        private let lock = NSLock()
-        private var data: [Int: Data] = [:]
-        func set(_ index: Int, _ value: Data) { lock.lock(); data[index] = value; lock.unlock() }
-        func get(_ index: Int) -> Data { lock.lock(); defer { lock.unlock() }; return data[index] ?? Data() }
-    }
+    /// Seconds sendmail may take to accept the message (msmtp talks to the SMTP server meanwhile).
+    static let sendmailTimeout: Double = 300
 }

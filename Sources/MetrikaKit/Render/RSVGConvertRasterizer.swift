@@ -59,98 +59,29 @@ public struct RSVGConvertRasterizer: ChartRasterizer {
             }
             throw ChartRasterizerError("cannot draw PNG: \(Self.programName) is not installed (not on PATH); \(Self.installHint), or write SVG (--format svg)")
         }
-        // SIGPIPE must not kill metrika when the child exits before reading all of its input.
-        signal(SIGPIPE, SIG_IGN)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = ["--format", "png", "--zoom", ChartNumber.trimmed(scale, maxDecimals: 3)]
-        process.environment = childEnvironment()
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
+        let child = ChildProcess(
+            program: program, arguments: ["--format", "png", "--zoom", ChartNumber.trimmed(scale, maxDecimals: 3)],
+            environment: childEnvironment(), timeout: timeout, maximumOutput: maximumOutput, stopsOnOutputOverflow: true)
+        let result: ChildProcess.Result
         do {
-            try process.run()
+            result = try child.run(input: svg)
         } catch {
-            throw ChartRasterizerError("cannot start \(program): \(error.localizedDescription); \(Self.installHint)")
+            throw ChartRasterizerError("cannot start \(program): \(error.reason); \(Self.installHint)")
         }
-        let collected = BoundedCollector()
-        let group = DispatchGroup()
-        let limits = [maximumOutput, 4096]
-        for (index, pipe) in [output, errors].enumerated() {
-            let handle = pipe.fileHandleForReading
-            let limit = limits[index]
-            DispatchQueue.global().async(group: group) {
-                while true {
-                    let chunk = handle.readData(ofLength: 1 << 16)
-                    if chunk.isEmpty { break }
-                    // Too much PNG stops the child; too much talk on stderr is only cut (and still drained).
-                    if !collected.append(index, chunk, limit: limit), index == 0 {
-                        stop(process)
-                        break
-                    }
-                }
-            }
-        }
-        DispatchQueue.global().async(group: group) {
-            try? input.fileHandleForWriting.write(contentsOf: svg)
-            try? input.fileHandleForWriting.close()
-        }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(2_000) }
-        let timedOut = process.isRunning
-        if timedOut { stop(process) }
-        process.waitUntilExit()
-        // A grandchild holding the pipes open must not hang metrika: wait for the readers a little only.
-        _ = group.wait(timeout: .now() + 2)
-
-        if timedOut {
+        if result.timedOut {
             throw ChartRasterizerError("\(program) took longer than \(ChartNumber.trimmed(timeout, maxDecimals: 1)) s and was stopped; no PNG was written")
         }
-        if collected.overflowed(0) {
+        if result.outputOverflowed {
             throw ChartRasterizerError("\(program) printed more than \(maximumOutput) bytes and was stopped; no PNG was written")
         }
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let said = String(String(decoding: collected.data(1), as: UTF8.self)
-                .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-                .joined(separator: " / ").unicodeScalars.filter { $0.properties.generalCategory != .control && $0.properties.generalCategory != .format }).prefix(300)
-            let how = process.terminationReason == .exit ? "exit status \(process.terminationStatus)" : "signal \(process.terminationStatus)"
-            throw ChartRasterizerError("\(program) failed (\(how))\(said.isEmpty ? "" : ": " + said); no PNG was written")
+        guard result.succeeded else {
+            let said = ChildProcess.summary(of: result.errors)
+            throw ChartRasterizerError("\(program) failed (\(result.ending))\(said.isEmpty ? "" : ": " + said); no PNG was written")
         }
-        let png = collected.data(0)
+        let png = result.output
         guard PNGImage.isPNG(png) else {
             throw ChartRasterizerError("\(program) did not answer with a PNG image (\(png.count) bytes without the PNG signature); no PNG was written")
         }
         return png
-    }
-
-    /// Kills the child and anything it started: Foundation gives the child its own process group, and
-    /// a grandchild left alive would hold the pipes open (and Foundation waits for them to close).
-    func stop(_ process: Process) {
-        let pid = process.processIdentifier
-        if getpgid(pid) == pid { kill(-pid, SIGKILL) } else { kill(pid, SIGKILL) }
-    }
-
-    /// Output of the child collected on other threads, each stream up to a limit.
-    final class BoundedCollector: @unchecked Sendable {
-        private let lock = NSLock()
-        private var streams: [Int: Data] = [:]
-        private var overflow: Set<Int> = []
-
-        /// Appends a chunk; false (and the stream marked) when it would pass `limit`.
-        func append(_ index: Int, _ chunk: Data, limit: Int) -> Bool {
-            lock.lock(); defer { lock.unlock() }
-            let current = streams[index]?.count ?? 0
-            guard current + chunk.count <= limit else {
-                overflow.insert(index)
-                streams[index, default: Data()].append(chunk.prefix(max(0, limit - current)))
-                return false
-            }
-            streams[index, default: Data()].append(chunk)
-            return true
-        }
-
-        func data(_ index: Int) -> Data { lock.lock(); defer { lock.unlock() }; return streams[index] ?? Data() }
-        func overflowed(_ index: Int) -> Bool { lock.lock(); defer { lock.unlock() }; return overflow.contains(index) }
     }
 }

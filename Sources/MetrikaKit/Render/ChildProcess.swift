@@ -1,0 +1,157 @@
+import Foundation
+
+/// A program metrika hands bytes to (`rsvg-convert`, `sendmail`), run with bounds: input on its stdin,
+/// stdout and stderr collected up to limits on other threads, a time limit after which the child and
+/// everything it started are killed, and an environment the caller chose (without metrika's secrets).
+///
+/// One runner for every child so that each gets the same care: a hanging or chatty program, or a
+/// grandchild that keeps the pipes open, can never hang or flood metrika.
+public struct ChildProcess: Sendable {
+    /// The program (a path).
+    public var program: String
+    /// Its arguments.
+    public var arguments: [String]
+    /// Its whole environment.
+    public var environment: [String: String]
+    /// Seconds it may run before it is killed.
+    public var timeout: Double
+    /// The most stdout bytes kept; past it the child is stopped (`stopsOnOutputOverflow`) or the
+    /// rest is read and dropped.
+    public var maximumOutput: Int
+    /// The most stderr bytes kept; the rest is read and dropped.
+    public var maximumErrors: Int
+    /// Whether more stdout than `maximumOutput` stops the child (its output is the product).
+    public var stopsOnOutputOverflow: Bool
+
+    /// What the child did.
+    public struct Result: Sendable {
+        /// True when it exited (false: killed by a signal).
+        public var exited: Bool
+        /// Its exit status, or the signal that ended it.
+        public var status: Int32
+        /// Its stdout, at most `maximumOutput` bytes.
+        public var output: Data
+        /// Its stderr, at most `maximumErrors` bytes.
+        public var errors: Data
+        /// It ran past the time limit and was killed.
+        public var timedOut: Bool
+        /// It printed more than `maximumOutput` bytes.
+        public var outputOverflowed: Bool
+
+        /// It exited with status 0.
+        public var succeeded: Bool { exited && status == 0 }
+        /// `exit status N` or `signal N`, for messages.
+        public var ending: String { exited ? "exit status \(status)" : "signal \(status)" }
+    }
+
+    /// The program could not be started at all.
+    public struct LaunchFailure: Error, Sendable {
+        /// Why, in Foundation's words.
+        public var reason: String
+    }
+
+    /// A child to run; nothing starts until `run(input:)`.
+    public init(program: String, arguments: [String], environment: [String: String], timeout: Double,
+                maximumOutput: Int = 1 << 20, maximumErrors: Int = 4096, stopsOnOutputOverflow: Bool = false) {
+        self.program = program
+        self.arguments = arguments
+        self.environment = environment
+        self.timeout = timeout
+        self.maximumOutput = maximumOutput
+        self.maximumErrors = maximumErrors
+        self.stopsOnOutputOverflow = stopsOnOutputOverflow
+    }
+
+    /// Runs the child with `input` on its stdin and waits for it (at most `timeout` seconds, then
+    /// a kill; its readers a further 2 s at most, in case a grandchild holds the pipes).
+    public func run(input: Data) throws(LaunchFailure) -> Result {
+        // A child that exits before reading all of its input must not kill metrika with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        process.environment = environment
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        do {
+            try process.run()
+        } catch {
+            throw LaunchFailure(reason: error.localizedDescription)
+        }
+        let collected = BoundedCollector()
+        let group = DispatchGroup()
+        let limits = [maximumOutput, maximumErrors]
+        let stopsOnOverflow = stopsOnOutputOverflow
+        for (index, pipe) in [stdout, stderr].enumerated() {
+            let handle = pipe.fileHandleForReading
+            let limit = limits[index]
+            DispatchQueue.global().async(group: group) {
+                while true {
+                    let chunk = handle.readData(ofLength: 1 << 16)
+                    if chunk.isEmpty { break }
+                    // Too much product stops the child; too much talk is only cut (and still drained).
+                    if !collected.append(index, chunk, limit: limit), index == 0, stopsOnOverflow {
+                        Self.stop(process)
+                        break
+                    }
+                }
+            }
+        }
+        DispatchQueue.global().async(group: group) {
+            try? stdin.fileHandleForWriting.write(contentsOf: input)
+            try? stdin.fileHandleForWriting.close()
+        }
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(2_000) }
+        let timedOut = process.isRunning
+        if timedOut { Self.stop(process) }
+        process.waitUntilExit()
+        _ = group.wait(timeout: .now() + 2)
+        return Result(
+            exited: process.terminationReason == .exit, status: process.terminationStatus,
+            output: collected.data(0), errors: collected.data(1), timedOut: timedOut,
+            outputOverflowed: collected.overflowed(0))
+    }
+
+    /// What a child said, as one line for a message: its non-empty lines joined with ` / `, control
+    /// and format characters removed, at most `limit` characters.
+    public static func summary(of data: Data, limit: Int = 300) -> String {
+        let joined = String(decoding: data, as: UTF8.self)
+            .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .joined(separator: " / ")
+        let kept = joined.unicodeScalars.filter { $0.properties.generalCategory != .control && $0.properties.generalCategory != .format }
+        return String(String(kept).prefix(limit))
+    }
+
+    /// Kills the child and anything it started: Foundation gives the child its own process group, and
+    /// a grandchild left alive would hold the pipes open (and Foundation waits for them to close).
+    static func stop(_ process: Process) {
+        let pid = process.processIdentifier
+        if getpgid(pid) == pid { kill(-pid, SIGKILL) } else { kill(pid, SIGKILL) }
+    }
+
+    /// Output of the child collected on other threads, each stream up to a limit.
+    final class BoundedCollector: @unchecked Sendable {
+        private let lock = NSLock()
+        private var streams: [Int: Data] = [:]
+        private var overflow: Set<Int> = []
+
+        /// Appends a chunk; false (and the stream marked) when it would pass `limit`.
+        func append(_ index: Int, _ chunk: Data, limit: Int) -> Bool {
+            lock.lock(); defer { lock.unlock() }
+            let current = streams[index]?.count ?? 0
+            guard current + chunk.count <= limit else {
+                overflow.insert(index)
+                streams[index, default: Data()].append(chunk.prefix(max(0, limit - current)))
+                return false
+            }
+            streams[index, default: Data()].append(chunk)
+            return true
+        }
+
+        func data(_ index: Int) -> Data { lock.lock(); defer { lock.unlock() }; return streams[index] ?? Data() }
+        func overflowed(_ index: Int) -> Bool { lock.lock(); defer { lock.unlock() }; return overflow.contains(index) }
+    }
+}
