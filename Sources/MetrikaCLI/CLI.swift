@@ -64,10 +64,17 @@ public enum CLI {
         }
         let rest = Array(arguments.dropFirst(consumed))
         do {
-            let options = try ArgumentParser.parse(rest, options: command.allOptions)
+            var options = try ArgumentParser.parse(rest, options: command.allOptions)
             if options.flag("help") {
                 context.stdout.write(command.helpText)
                 return ExitCode.ok
+            }
+            let session = Session(context: context, options: options)
+            // An unknown profile is refused before anything else happens, whatever the command needs.
+            if command.allOptions.contains(where: { $0.name == "profile" }) { _ = try session.profile() }
+            if command.usesDefaultCounter, !options.has("counter"), let defaults = try session.defaultCounters() {
+                options.values["counter"] = defaults.ids
+                session.logger?("using counter \(defaults.ids.joined(separator: ",")) from \(defaults.source)")
             }
             return try await command.run(options, context: context)
         } catch let error as UsageError {
@@ -120,8 +127,10 @@ public enum CLI {
         Global: --version, --help.
 
         Environment: METRIKA_TOKEN, METRIKA_API_URL, METRIKA_OAUTH_URL, METRIKA_DB, METRIKA_TIMEOUT,
-        METRIKA_MAX_RESPONSE, METRIKA_NOW, METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET, METRIKA_SENDMAIL, NO_COLOR, XDG_CONFIG_HOME,
-        XDG_DATA_HOME.
+        METRIKA_MAX_RESPONSE, METRIKA_NOW, METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET, METRIKA_PROFILE,
+        METRIKA_COUNTER, METRIKA_SENDMAIL, NO_COLOR, XDG_CONFIG_HOME, XDG_DATA_HOME.
+        Config: $XDG_CONFIG_HOME/metrika/config.json may set a default "counter" and named "profiles"
+        (token file, API URL, counter); precedence: option > environment > profile > config default.
         Exit codes: 0 ok, 64 usage, 65 unreadable API answer, 69 API unavailable, 73 cannot create output,
         74 cannot write output (e.g. stdout on a full disk), 75 quota exceeded (try later), 77 not signed
         in / access denied, 78 configuration, 130 login cancelled (Ctrl-C), 141 stdout's reader went

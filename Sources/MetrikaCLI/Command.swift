@@ -14,6 +14,9 @@ public protocol Command {
     static var options: [OptionSpec] { get }
     /// The words it takes as its argument (`bash`, `zsh`, `fish` of `completions`); empty for most.
     static var argumentChoices: [String] { get }
+    /// Whether a missing `--counter` is filled in from METRIKA_COUNTER, the profile or the config
+    /// file. Default: whenever it takes `--counter` (sync, where none means all, says no).
+    static var usesDefaultCounter: Bool { get }
     /// Runs it; returns the exit code or throws a `MetrikaFailure`.
     static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32
 }
@@ -21,6 +24,7 @@ public protocol Command {
 extension Command {
     public static var discussion: String { "" }
     public static var argumentChoices: [String] { [] }
+    public static var usesDefaultCounter: Bool { options.contains { $0.name == "counter" } }
 
     /// The options with the common ones every command accepts.
     static var allOptions: [OptionSpec] { options + CommonOptions.always }
@@ -68,7 +72,11 @@ public enum CommonOptions {
     /// Where the token comes from, for commands that call the API.
     static let token: [OptionSpec] = [
         OptionSpec("token-file", value: "PATH", help: "Read the token from this file instead of METRIKA_TOKEN or the default token file"),
+        profile,
     ]
+
+    /// `--profile NAME`: a named profile of the config file (token file, API URL, default counter).
+    static let profile = OptionSpec("profile", value: "NAME", help: "Use this profile of $XDG_CONFIG_HOME/metrika/config.json (else METRIKA_PROFILE)")
 
     /// The history database, for commands that use it.
     static let database: [OptionSpec] = [

@@ -6,9 +6,60 @@ struct Session {
     let context: CLIContext
     let options: ParsedOptions
 
-    /// METRIKA_API_URL or the default; anything that isn't an http(s) URL is a configuration error.
+    /// METRIKA_API_URL, else the profile's `api_url`, else the default; anything that isn't an
+    /// http(s) URL is a configuration error.
     func apiBaseURL() throws -> URL {
-        try Self.baseURL(context.environment["METRIKA_API_URL"], variable: "METRIKA_API_URL", fallback: MetrikaClient.defaultBaseURL)
+        if let variable = context.environment["METRIKA_API_URL"], !variable.isEmpty {
+            return try Self.baseURL(variable, variable: "METRIKA_API_URL", fallback: MetrikaClient.defaultBaseURL)
+        }
+        if let profile = try profile(), let url = profile.apiURL {
+            return try Self.baseURL(url, variable: "The api_url of profile '\(profile.name)' in \(ConfigFile.path(environment: context.environment))", fallback: MetrikaClient.defaultBaseURL)
+        }
+        return try Self.baseURL(nil, variable: "METRIKA_API_URL", fallback: MetrikaClient.defaultBaseURL)
+    }
+
+    // MARK: - Profiles and the config file
+
+    /// The profile `--profile NAME` (else METRIKA_PROFILE) chooses from the config file; nil when
+    /// neither names one. An unknown profile or an unusable config file is exit 78.
+    func profile() throws -> ConfigFile.Profile? {
+        if let name = options.value("profile") {
+            guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("--profile needs a profile name") }
+            return try ConfigFile.profile(name, selectedBy: "--profile", environment: context.environment)
+        }
+        if let name = context.environment["METRIKA_PROFILE"]?.trimmingCharacters(in: .whitespaces), !name.isEmpty {
+            return try ConfigFile.profile(name, selectedBy: "METRIKA_PROFILE", environment: context.environment)
+        }
+        return nil
+    }
+
+    /// The active profile for display: `agency (--profile)`, or nil.
+    func profileDescription() throws -> String? {
+        guard let profile = try profile() else { return nil }
+        return "\(profile.name) (\(options.value("profile") != nil ? "--profile" : "METRIKA_PROFILE"), \(ConfigFile.path(environment: context.environment)))"
+    }
+
+    /// The token file login and logout write and delete: `--token-file`, else the profile's, else the
+    /// default one. `explicit` when the user named it (its directory is then not narrowed to 0700).
+    func tokenFileToWrite() throws -> (file: TokenFile, explicit: Bool) {
+        if let path = options.value("token-file") { return (TokenFile(path: path), true) }
+        if let profile = try profile() { return (TokenFile(path: TokenSource.profileTokenPath(profile, environment: context.environment)), profile.tokenFile != nil) }
+        return (TokenFile.defaultFile(environment: context.environment), false)
+    }
+
+    /// The counters to use when no `--counter` is given: METRIKA_COUNTER, else the profile's
+    /// `counter`, else the config file's; nil when none is set. Also says where they came from.
+    func defaultCounters() throws -> (ids: [String], source: String)? {
+        if let text = context.environment["METRIKA_COUNTER"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
+            return ([text], "METRIKA_COUNTER")
+        }
+        if let profile = try profile(), let ids = profile.counters {
+            return (ids.map(String.init), "profile '\(profile.name)'")
+        }
+        if let config = try ConfigFile.read(environment: context.environment), let ids = config.counters {
+            return (ids.map(String.init), "the config file \(config.path)")
+        }
+        return nil
     }
 
     static func baseURL(_ value: String?, variable: String, fallback: String) throws -> URL {
@@ -66,9 +117,9 @@ struct Session {
         return { line in output.note(line) }
     }
 
-    /// The token, resolved per `--token-file`, METRIKA_TOKEN, token file.
+    /// The token, resolved per `--token-file`, METRIKA_TOKEN, the profile's token file, the token file.
     func token() throws -> ResolvedToken {
-        let resolved = try TokenSource.resolve(tokenFile: options.value("token-file"), environment: context.environment)
+        let resolved = try TokenSource.resolve(tokenFile: options.value("token-file"), profile: try profile(), environment: context.environment)
         context.secrets.add(resolved.token)
         context.secrets.add(resolved.stored?.refreshToken)
         return resolved

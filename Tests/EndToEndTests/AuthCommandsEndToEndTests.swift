@@ -274,6 +274,7 @@ struct AuthCommandsEndToEndTests {
         let status = await world.run(["auth", "status"], environment: Self.app)
         #expect(status.code == 0, "\(status.err)")
         #expect(status.out == """
+          Profile:    none (--profile / METRIKA_PROFILE)
           Source:     token file \(world.tokenPath)
           Token:      issu…89 (24 characters)
           Obtained:   2026-06-15T12:00:15Z
@@ -285,7 +286,7 @@ struct AuthCommandsEndToEndTests {
         """)
         let fromVariable = await world.run(["auth", "status"], environment: ["METRIKA_TOKEN": "pasted-token-0123456789"])
         #expect(fromVariable.code == 0)
-        #expect(fromVariable.out.hasPrefix("  Source:   METRIKA_TOKEN\n  Token:    past…89 (23 characters)\n"))
+        #expect(fromVariable.out.hasPrefix("  Profile:  none (--profile / METRIKA_PROFILE)\n  Source:   METRIKA_TOKEN\n  Token:    past…89 (23 characters)\n"))
         #expect(fromVariable.out.contains("is ignored while METRIKA_TOKEN is set"))
         expectNoSecrets(status.out, status.err, fromVariable.out, fromVariable.err)
         let signedOut = try World()

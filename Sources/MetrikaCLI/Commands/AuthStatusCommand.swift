@@ -6,19 +6,23 @@ import MetrikaKit
 enum AuthStatusCommand: Command {
     static let name = "auth status"
     static let summary = "Show where the token comes from, when it expires, and whether the API accepts it"
-    static let usage = "auth status [--token-file PATH]"
+    static let usage = "auth status [--token-file PATH] [--profile NAME]"
     static let discussion = """
+    Shows the active profile (--profile, else METRIKA_PROFILE) and where the token is kept: a token
+    file, the system keyring (noted in a token file), or METRIKA_TOKEN.
+
     Exit codes: 0 the API accepts the token, 77 not signed in or the token is rejected,
-    69 the API could not be reached.
+    69 the API or the keyring could not be reached, 78 a bad config file or unknown profile.
     """
     static let options: [OptionSpec] = CommonOptions.token
 
     static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
         guard options.positionals.isEmpty else { throw UsageError("auth status takes no arguments") }
         let session = Session(context: context, options: options)
+        let profile = try session.profileDescription()
         let resolved = try session.token()
         let now = context.now()
-        var rows: [(String, String)] = [("Source", resolved.source)]
+        var rows: [(String, String)] = [("Profile", profile ?? "none (--profile / METRIKA_PROFILE)"), ("Source", resolved.source)]
         rows.append(("Token", TokenMask.mask(resolved.token)))
         if let stored = resolved.stored {
             if stored.obtainedAt.timeIntervalSince1970 > 0 { rows.append(("Obtained", StoredToken.timestamp(stored.obtainedAt))) }

@@ -7,7 +7,7 @@ import MetrikaKit
 enum LoginCommand: Command {
     static let name = "login"
     static let summary = "Sign in (device code, or a token on stdin) and store the token privately"
-    static let usage = "login [--client-id ID --client-secret SECRET | --token-stdin] [--token-file PATH]"
+    static let usage = "login [--client-id ID --client-secret SECRET | --token-stdin] [--store file|keyring] [--token-file PATH] [--profile NAME]"
     static let discussion = """
     The device flow shows a web address and a code: open the address on any device, sign in to
     Yandex there, and enter the code. metrika waits (Ctrl-C cancels) and stores the token in
@@ -18,18 +18,26 @@ enum LoginCommand: Command {
     With --token-stdin, metrika reads a token (or the whole address the authorize page redirected
     to) from standard input; a token is never accepted as a command-line argument.
 
-    Exit codes: 0 signed in, 77 refused/expired/rejected, 78 missing client id or secret,
-    130 cancelled with Ctrl-C.
+    --store keyring keeps the token in the system keyring instead (the Secret Service through
+    secret-tool on Linux, the Keychain on macOS); the token file then only notes where it is. The
+    private file stays the default, and the right choice on servers and under cron. With --profile
+    NAME the token goes to that profile's token file (default token-NAME.json).
+
+    Exit codes: 0 signed in, 69 the keyring could not be used, 77 refused/expired/rejected,
+    78 missing client id or secret, unknown profile, 130 cancelled with Ctrl-C.
 
     Examples:
       METRIKA_CLIENT_ID=… METRIKA_CLIENT_SECRET=… metrika login
       pbpaste | metrika login --token-stdin
+      metrika login --store keyring --profile agency
     """
     static let options: [OptionSpec] = [
         OptionSpec("client-id", value: "ID", help: "Your OAuth app's client id (else METRIKA_CLIENT_ID, else the config file)"),
         OptionSpec("client-secret", value: "SECRET", help: "Your OAuth app's client secret (else METRIKA_CLIENT_SECRET, else the config file)"),
         OptionSpec("token-stdin", help: "Read a token from standard input instead of the device flow"),
+        OptionSpec("store", value: "file|keyring", help: "Keep the token in the private token file (default) or the system keyring"),
         OptionSpec("token-file", value: "PATH", help: "Store the token here instead of $XDG_CONFIG_HOME/metrika/token.json"),
+        CommonOptions.profile,
     ]
 
     static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
@@ -38,8 +46,13 @@ enum LoginCommand: Command {
             throw UsageError("login takes no arguments. To use a token you have, pipe it in: `metrika login --token-stdin`")
         }
         let session = Session(context: context, options: options)
-        let explicitFile = options.value("token-file")
-        let file = explicitFile.map { TokenFile(path: $0) } ?? TokenFile.defaultFile(environment: context.environment)
+        let (file, explicit) = try session.tokenFileToWrite()
+        let useKeyring: Bool
+        switch options.value("store")?.lowercased() {
+        case nil, "file": useKeyring = false
+        case "keyring": useKeyring = true
+        case let other?: throw UsageError("--store must be file or keyring, not '\(other)'")
+        }
         let timeout = try session.requestTimeout()
         let apiURL = try session.apiBaseURL()
 
@@ -74,12 +87,32 @@ enum LoginCommand: Command {
             context.note("Warning: could not check the token (\(detail)); storing it anyway.")
             check = "not checked (API unavailable)"
         }
-        try file.write(stored, tightenDirectory: explicitFile == nil)
-
+        // What the file held before: a keyring entry it noted is replaced or, when the token now goes
+        // to the file, removed (a forgotten copy of an old token is a copy too many).
+        let previous = (try? file.readContent(enforcingPermissions: false)).flatMap { content -> Keyring? in
+            guard case .keyring(let kind, let account) = content else { return nil }
+            return Keyring(kind: kind, account: account, environment: context.environment)
+        }
         let out = context.stdout
-        out.write("Signed in. Token stored in \(file.path)\n")
+        if useKeyring {
+            let keyring = Keyring(kind: .system, account: file.path, environment: context.environment)
+            try keyring.store(stored.encoded())
+            try file.writeKeyringNote(keyring, tightenDirectory: !explicit)
+            if let previous, previous != keyring { _ = try? previous.delete() }
+            out.write("Signed in. Token stored in \(keyring.displayName) (\(file.path) notes where)\n")
+        } else {
+            try file.write(stored, tightenDirectory: !explicit)
+            if let previous {
+                do {
+                    try previous.delete()
+                } catch let error as AuthError {
+                    context.note("Warning: the token stored before in \(previous.displayName) was not removed: \(error.message) Remove it with `\(previous.manualRemoval)`.")
+                }
+            }
+            out.write("Signed in. Token stored in \(file.path)\n")
+        }
         out.write(describe(stored, now: context.now(), apiCheck: check))
-        if context.environment["METRIKA_TOKEN"].map({ !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) == true, explicitFile == nil {
+        if context.environment["METRIKA_TOKEN"].map({ !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) == true, options.value("token-file") == nil {
             context.note("Note: METRIKA_TOKEN is set and takes precedence over the token file; unset it to use the token just stored.")
         }
         return ExitCode.ok

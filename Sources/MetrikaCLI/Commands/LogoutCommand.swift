@@ -5,22 +5,24 @@ import MetrikaKit
 /// file. Running it again when signed out is not an error.
 enum LogoutCommand: Command {
     static let name = "logout"
-    static let summary = "Revoke the stored token and delete the token file"
-    static let usage = "logout [--token-file PATH]"
+    static let summary = "Revoke the stored token and delete it (token file or keyring)"
+    static let usage = "logout [--token-file PATH] [--profile NAME]"
     static let discussion = """
     Revoking needs the OAuth app that issued the token (its client id is in the token file; the
     secret comes from METRIKA_CLIENT_SECRET or the config file). Yandex revokes only tokens issued
     by the device flow; for others it answers unsupported_token_type and metrika just deletes its copy.
-    A token in METRIKA_TOKEN is not touched: unset the variable yourself.
+    A token kept in the system keyring (login --store keyring) is deleted from there, then the
+    token file that noted it. A token in METRIKA_TOKEN is not touched: unset the variable yourself.
     """
     static let options: [OptionSpec] = [
         OptionSpec("token-file", value: "PATH", help: "Sign out of this token file instead of $XDG_CONFIG_HOME/metrika/token.json"),
+        CommonOptions.profile,
     ]
 
     static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
         guard options.positionals.isEmpty else { throw UsageError("logout takes no arguments") }
         let session = Session(context: context, options: options)
-        let file = options.value("token-file").map { TokenFile(path: $0) } ?? TokenFile.defaultFile(environment: context.environment)
+        let file = try session.tokenFileToWrite().file
         let out = context.stdout
         defer { noteEnvironmentToken(context) }
         guard file.exists else {
@@ -29,7 +31,19 @@ enum LogoutCommand: Command {
         }
         // An unreadable or garbled file is still deleted: logout must always be able to clean up.
         // A file others could read is read anyway, since revoking exactly that token is the point.
-        if let stored = try? file.read(enforcingPermissions: false) {
+        let content = try? file.readContent(enforcingPermissions: false)
+        if case .keyring(let kind, let account) = content {
+            // The keyring must answer: deleting the note while the token stays there would lose track of it.
+            let keyring = Keyring(kind: kind, account: account, environment: context.environment)
+            if let data = try keyring.lookup(), let stored = StoredToken.decode(data) {
+                context.secrets.add(stored.accessToken)
+                context.secrets.add(stored.refreshToken)
+                await revoke(stored, session: session, context: context)
+            } else {
+                context.note("Warning: \(keyring.displayName) holds no token for \(file.path), so nothing was revoked on the server.")
+            }
+            if try keyring.delete() { out.write("Deleted the token from \(keyring.displayName).\n") }
+        } else if case .token(let stored) = content {
             await revoke(stored, session: session, context: context)
         } else {
             context.note("Warning: the token file holds no readable token, so nothing was revoked on the server.")

@@ -84,7 +84,7 @@ enum ReportCommand: Command {
 
     static func parseCounterIDs(_ options: ParsedOptions) throws -> [Int] {
         let texts = options.list("counter")
-        guard !texts.isEmpty else { throw UsageError("Missing --counter ID (see `metrika counters` for your counters' ids)") }
+        guard !texts.isEmpty else { throw UsageError("Missing --counter ID (see `metrika counters` for your counters' ids), or set a default \"counter\" in the config file (docs/auth.md)") }
         var ids: [Int] = []
         for text in texts {
             guard let id = Int(text), id > 0 else { throw UsageError("--counter '\(text)' is not a counter id (a positive whole number)") }

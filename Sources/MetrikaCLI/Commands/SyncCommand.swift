@@ -21,6 +21,8 @@ enum SyncCommand: Command {
 
     Example (crontab): 15 3 * * *  metrika sync && metrika mail --counter 1001 --to me@example.com
     """
+    /// No --counter means every counter, never the configured default one.
+    static let usesDefaultCounter = false
     static let options: [OptionSpec] = [
         OptionSpec("counter", short: "c", value: "ID[,ID…]", help: "Only these counters (default: every counter you can read)"),
         OptionSpec("from", value: "DATE", help: "Fetch history from this day (YYYY-MM-DD, NdaysAgo; not before 2008-01-01)"),

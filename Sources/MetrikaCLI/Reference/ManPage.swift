@@ -8,7 +8,9 @@ public enum ManPage {
     static let environment: [(name: String, meaning: String)] = [
         ("METRIKA_TOKEN", "OAuth token with the metrika:read scope (--token-file wins over it; the token file of metrika login is used when neither is given)."),
         ("METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET", "Your OAuth app, for metrika login, token renewal and logout."),
-        ("METRIKA_API_URL", "API base URL (default https://api-metrika.yandex.net)."),
+        ("METRIKA_PROFILE", "The profile of the config file to use when --profile is not given."),
+        ("METRIKA_COUNTER", "The counter(s) report, chart and mail use without --counter (wins over the profile's and the config file's)."),
+        ("METRIKA_API_URL", "API base URL (default: the profile's api_url, else https://api-metrika.yandex.net)."),
         ("METRIKA_OAUTH_URL", "OAuth base URL (default https://oauth.yandex.ru)."),
         ("METRIKA_DB", "The history database (default $XDG_DATA_HOME/metrika/metrika.sqlite)."),
         ("METRIKA_TIMEOUT", "Seconds per request before it counts as timed out (default 30)."),
@@ -27,7 +29,7 @@ public enum ManPage {
         (ExitCode.cannotCreate, "An output file could not be created."),
         (ExitCode.tryLater, "A quota is exceeded: try later."),
         (ExitCode.noPermission, "Not signed in, token invalid, or access denied."),
-        (ExitCode.config, "Bad configuration (METRIKA_API_URL, an unusable history database)."),
+        (ExitCode.config, "Bad configuration (METRIKA_API_URL, a malformed config file or unknown profile, an unusable history database)."),
         (130, "metrika login cancelled with Ctrl-C."),
         (ExitCode.failure, "Anything else."),
     ]

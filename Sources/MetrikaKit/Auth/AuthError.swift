@@ -25,12 +25,22 @@ public enum AuthError: MetrikaFailure, Equatable {
     /// break would split the Authorization header, so it is refused rather than sent. `problem` names
     /// the kind of character, never the token.
     case malformedToken(source: String, problem: String)
+    /// The profile's token file (`path`) does not exist: that profile was never signed in to.
+    case notSignedInProfile(name: String, path: String)
+    /// `selector` (`--profile` or `METRIKA_PROFILE`) names a profile the config file at `path` does
+    /// not define; `known` are the ones it does, nil when there is no config file.
+    case unknownProfile(name: String, selector: String, path: String, known: [String]?)
+    /// The system keyring could not be used (its tool is missing, no session bus, locked, too slow).
+    case keyringUnavailable(keyring: String, reason: String)
+    /// The token file `path` points to the keyring, which holds no token for it.
+    case keyringEntryMissing(path: String, keyring: String)
 
     public var exitCode: Int32 {
         switch self {
-        case .notSignedIn, .unreadableTokenFile, .insecureTokenFile, .foreignTokenFile: return ExitCode.noPermission
+        case .notSignedIn, .notSignedInProfile, .keyringEntryMissing, .unreadableTokenFile, .insecureTokenFile, .foreignTokenFile: return ExitCode.noPermission
         case .cannotWriteTokenFile: return ExitCode.cannotCreate
-        case .missingClientID, .missingClientSecret, .badConfigFile, .malformedToken: return ExitCode.config
+        case .missingClientID, .missingClientSecret, .badConfigFile, .malformedToken, .unknownProfile: return ExitCode.config
+        case .keyringUnavailable: return ExitCode.unavailable
         case .noTokenOnStandardInput: return ExitCode.usage
         case .loginCancelled: return AuthError.cancelledExitCode
         }
@@ -58,7 +68,8 @@ public enum AuthError: MetrikaFailure, Equatable {
         case .missingClientSecret:
             return "Device login needs your OAuth app's client secret: pass --client-secret, set METRIKA_CLIENT_SECRET, or put \"client_secret\" in the config file (see docs/auth.md)."
         case .badConfigFile(let path, let reason):
-            return "Cannot use the config file \(path): \(reason)."
+            let fix = reason.contains("`") ? "" : " Fix it (the format is in docs/auth.md) or move it away."
+            return "Cannot use the config file \(path): \(reason).\(fix)"
         case .noTokenOnStandardInput(let reason):
             return "No token on standard input: \(reason). Pipe it in, e.g. `pbpaste | metrika login --token-stdin`, or type it and press Ctrl-D."
         case .loginCancelled:
@@ -66,6 +77,19 @@ public enum AuthError: MetrikaFailure, Equatable {
         case .malformedToken(let source, let problem):
             let fix = source == "METRIKA_TOKEN" ? "Set METRIKA_TOKEN to the token alone, on one line" : "Run `metrika login` to write a new one, or fix the file"
             return "The token in \(source) holds \(problem), so it is not used (it would not reach the API intact). \(fix)."
+        case .notSignedInProfile(let name, let path):
+            return "Not signed in for profile '\(name)': there is no token file \(path). Run `metrika login --profile \(name)` first."
+        case .unknownProfile(let name, let selector, let path, let known):
+            let change = selector == "--profile" ? "name another profile with --profile" : "change or unset \(selector)"
+            guard let known else {
+                return "\(selector) names the profile '\(name)', but there is no config file \(path). Define it there as {\"profiles\": {\"\(name)\": {…}}} (see docs/auth.md), or \(change)."
+            }
+            let list = known.isEmpty ? "it defines no profiles" : "it defines \(known.joined(separator: ", "))"
+            return "\(selector) names the profile '\(name)', which the config file \(path) does not define (\(list)). Add it under \"profiles\", or \(change)."
+        case .keyringUnavailable(let keyring, let reason):
+            return "Cannot use \(keyring): \(reason)."
+        case .keyringEntryMissing(let path, let keyring):
+            return "The token file \(path) says the token is in \(keyring), but it holds none for it. Run `metrika login --store keyring` to sign in again (or `metrika logout` to forget it)."
         }
     }
 

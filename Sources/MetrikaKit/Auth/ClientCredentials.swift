@@ -26,7 +26,7 @@ public struct ClientCredentials: Sendable, Equatable {
 
     /// `$XDG_CONFIG_HOME/metrika/config.json`.
     public static func configPath(environment: [String: String]) -> String {
-        TokenSource.configDirectory(environment: environment) + "/config.json"
+        ConfigFile.path(environment: environment)
     }
 
     /// The credentials in order: options, then METRIKA_CLIENT_ID / METRIKA_CLIENT_SECRET, then the
@@ -62,21 +62,8 @@ public struct ClientCredentials: Sendable, Equatable {
         return ClientCredentials(clientID: clientID, clientSecret: nil, source: "the token file")
     }
 
-    /// Reads the optional config file. One holding a secret must be private like the token file.
+    /// The app's id and secret from the config file (see `ConfigFile`, its one reader).
     static func readConfig(environment: [String: String]) throws -> (id: String?, secret: String?)? {
-        let path = configPath(environment: environment)
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw AuthError.badConfigFile(path: path, reason: "it is not a JSON object")
-        }
-        let id = (object["client_id"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-        let secret = (object["client_secret"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-        if secret != nil {
-            var info = stat()
-            if stat(path, &info) == 0, Int(info.st_mode) & 0o077 != 0 {
-                throw AuthError.badConfigFile(path: path, reason: "it holds client_secret but others may read it (mode \(AuthError.octal(Int(info.st_mode) & 0o777))); run `chmod 600 \(path)`")
-            }
-        }
-        return (id, secret)
+        try ConfigFile.read(environment: environment).map { ($0.clientID, $0.clientSecret) }
     }
 }

@@ -35,6 +35,25 @@ public struct TokenFile: Sendable, Equatable {
     /// such a token may already be in someone else's hands, and silently using it hides that.
     /// `enforcingPermissions: false` is for logout only, which must be able to revoke exactly such a token.
     public func read(enforcingPermissions: Bool = true) throws -> StoredToken {
+        switch try readContent(enforcingPermissions: enforcingPermissions) {
+        case .token(let stored):
+            return stored
+        case .keyring(let kind, _):
+            throw AuthError.unreadableTokenFile(path: path, reason: "it says the token is in \(kind.displayName), not in the file")
+        }
+    }
+
+    /// What a token file holds: the token itself, or (after `login --store keyring`) a note of the
+    /// keyring that holds it.
+    public enum Content: Sendable, Equatable {
+        /// The token is in the file.
+        case token(StoredToken)
+        /// The token is in the system keyring, under the entry `account`.
+        case keyring(Keyring.Kind, account: String)
+    }
+
+    /// Reads the file with the checks of `read`, telling a token from a keyring note.
+    public func readContent(enforcingPermissions: Bool = true) throws -> Content {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let reason = errno == ENOENT ? "it does not exist" : "it cannot be opened (\(Self.systemReason()))"
@@ -62,11 +81,17 @@ public struct TokenFile: Sendable, Equatable {
         } catch {
             throw AuthError.unreadableTokenFile(path: path, reason: "reading failed")
         }
-        if let stored = StoredToken.decode(data) { return stored }
+        if let stored = StoredToken.decode(data) { return .token(stored) }
+        if let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any], let store = object["store"] as? String {
+            guard let kind = Keyring.Kind(rawValue: store), let account = object["account"] as? String, !account.isEmpty else {
+                throw AuthError.unreadableTokenFile(path: path, reason: "it names a token store this metrika does not know (\(TerminalText.quote(String(store.prefix(40)))))")
+            }
+            return .keyring(kind, account: account)
+        }
         // A bare token on one line is accepted too (people paste one into a file).
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if !text.isEmpty, !text.contains(where: { $0.isWhitespace || $0 == "{" || $0 == "\"" }) {
-            return StoredToken(accessToken: text, obtainedAt: Date(timeIntervalSince1970: 0))
+            return .token(StoredToken(accessToken: text, obtainedAt: Date(timeIntervalSince1970: 0)))
         }
         throw AuthError.unreadableTokenFile(path: path, reason: "it holds no access_token")
     }
@@ -78,6 +103,16 @@ public struct TokenFile: Sendable, Equatable {
     /// directories are created 0700; `tightenDirectory` also narrows an existing one to 0700 (only
     /// for metrika's own config directory, never a directory the user named).
     public func write(_ token: StoredToken, tightenDirectory: Bool = false) throws {
+        try write(data: token.encoded(), tightenDirectory: tightenDirectory)
+    }
+
+    /// Writes the note that the token is in `keyring` (no secret: the file stays 0600 all the same).
+    public func writeKeyringNote(_ keyring: Keyring, tightenDirectory: Bool = false) throws {
+        let note = "{\n  \"version\": 1,\n  \"store\": \(StoredToken.quote(keyring.kind.rawValue)),\n  \"account\": \(StoredToken.quote(keyring.account))\n}\n"
+        try write(data: Data(note.utf8), tightenDirectory: tightenDirectory)
+    }
+
+    private func write(data: Data, tightenDirectory: Bool) throws {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         guard !name.isEmpty, name != ".", name != ".." else {
@@ -102,7 +137,7 @@ public struct TokenFile: Sendable, Equatable {
             guard fchmod(descriptor, 0o600) == 0 else { throw AuthError.cannotWriteTokenFile(path: path, reason: Self.systemReason()) }
             let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
             do {
-                try handle.write(contentsOf: token.encoded())
+                try handle.write(contentsOf: data)
             } catch {
                 throw AuthError.cannotWriteTokenFile(path: path, reason: "writing failed")
             }

@@ -2,7 +2,8 @@ import Foundation
 
 /// Keeps the access token of one run fresh: renews it with the refresh token when fewer than
 /// `refreshWindow` seconds remain (once, before the first request), and once more if the API
-/// rejects it mid-run. A renewed token is written back to the token file it came from. When it
+/// rejects it mid-run. A renewed token is written back to where it came from (the token file, or
+/// the keyring entry that file notes). When it
 /// cannot renew, it warns on stderr with the command that fixes things, once per run.
 public actor TokenKeeper {
     /// Renew when fewer than 30 days remain, as mature clients do (tokens live about a year).
@@ -96,7 +97,7 @@ public actor TokenKeeper {
         case failure(String)
     }
 
-    /// One refresh_token grant, written back to the token file. The reason of a failure is safe to print.
+    /// One refresh_token grant, written back to its store. The reason of a failure is safe to print.
     private func renew() async -> Renewal {
         guard let stored, let path = resolved.path else { return .failure("it does not come from a token file") }
         guard let refreshToken = stored.refreshToken else { return .failure("the token file holds no refresh token") }
@@ -108,14 +109,19 @@ public actor TokenKeeper {
             let grant = try await oauth.refresh(refreshToken, credentials: credentials)
             let renewed = StoredToken(grant: grant, obtainedAt: now(), clientID: stored.clientID ?? credentials.clientID, previous: stored)
             do {
-                try TokenFile(path: path).write(renewed)
+                // Back to where it came from: the keyring entry, or the token file.
+                if let keyring = resolved.keyring {
+                    try keyring.store(renewed.encoded())
+                } else {
+                    try TokenFile(path: path).write(renewed)
+                }
             } catch let error as AuthError {
                 // The new token still works for this run; the next run will renew again.
                 warn("Warning: the token was renewed but could not be saved: \(error.message)")
             }
             self.stored = renewed
             let until = renewed.expiresAt.map { " until \(StoredToken.day($0))" } ?? ""
-            log?("  renewed the token\(until) and saved it to \(path)")
+            log?("  renewed the token\(until) and saved it to \(resolved.keyring?.displayName ?? path)")
             return .success(renewed.accessToken)
         } catch let error as OAuthError {
             return .failure(error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message)

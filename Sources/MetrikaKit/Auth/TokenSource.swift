@@ -10,17 +10,21 @@ public struct ResolvedToken: Sendable {
     public var path: String?
     /// Everything the token file holds (refresh token, expiry, client id); nil for METRIKA_TOKEN.
     public var stored: StoredToken?
+    /// The keyring entry holding the token when `path` only notes where it is (renewal writes there).
+    public var keyring: Keyring?
 
-    /// A resolved token; `stored` is the token file's content when it came from one.
-    public init(token: String, source: String, path: String? = nil, stored: StoredToken? = nil) {
+    /// A resolved token; `stored` is the token file's (or keyring entry's) content when it came from one.
+    public init(token: String, source: String, path: String? = nil, stored: StoredToken? = nil, keyring: Keyring? = nil) {
         self.token = token
         self.source = source
         self.path = path
         self.stored = stored
+        self.keyring = keyring
     }
 }
 
-/// Finding the token: `--token-file PATH`, else `METRIKA_TOKEN`, else the default token file.
+/// Finding the token: `--token-file PATH`, else `METRIKA_TOKEN`, else the profile's token file, else
+/// the default token file. A token file may instead note that the token is in the system keyring.
 public enum TokenSource {
     /// `$XDG_CONFIG_HOME/metrika/token.json`, else `~/.config/metrika/token.json`.
     public static func defaultPath(environment: [String: String]) -> String {
@@ -39,23 +43,46 @@ public enum TokenSource {
 
     /// Resolves the token or throws `AuthError.notSignedIn` (exit 77) saying how to sign in.
     /// A token file must be private to its owner (mode 0600 or stricter), or it is refused.
-    public static func resolve(tokenFile: String?, environment: [String: String]) throws -> ResolvedToken {
+    public static func resolve(tokenFile: String?, profile: ConfigFile.Profile? = nil, environment: [String: String]) throws -> ResolvedToken {
         if let tokenFile {
-            return try read(TokenFile(path: tokenFile))
+            return try read(TokenFile(path: tokenFile), environment: environment)
         }
         if let token = environment["METRIKA_TOKEN"]?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty {
             try check(token, source: "METRIKA_TOKEN")
             return ResolvedToken(token: token, source: "METRIKA_TOKEN")
         }
+        if let profile {
+            let file = TokenFile(path: profileTokenPath(profile, environment: environment))
+            guard file.exists else { throw AuthError.notSignedInProfile(name: profile.name, path: file.path) }
+            return try read(file, environment: environment)
+        }
         let file = TokenFile.defaultFile(environment: environment)
         guard file.exists else { throw AuthError.notSignedIn }
-        return try read(file)
+        return try read(file, environment: environment)
     }
 
-    static func read(_ file: TokenFile) throws -> ResolvedToken {
-        let stored = try file.read()
-        try check(stored.accessToken, source: "the token file \(file.path)")
-        return ResolvedToken(token: stored.accessToken, source: "token file \(file.path)", path: file.path, stored: stored)
+    /// The profile's token file: its `token_file`, else `token-<name>.json` in the config directory,
+    /// so that each profile keeps its own sign-in without naming a file.
+    public static func profileTokenPath(_ profile: ConfigFile.Profile, environment: [String: String]) -> String {
+        profile.tokenFile ?? configDirectory(environment: environment) + "/token-\(profile.name).json"
+    }
+
+    /// Reads a token file, and the keyring entry when the file notes that the token is there.
+    public static func read(_ file: TokenFile, environment: [String: String]) throws -> ResolvedToken {
+        switch try file.readContent() {
+        case .token(let stored):
+            try check(stored.accessToken, source: "the token file \(file.path)")
+            return ResolvedToken(token: stored.accessToken, source: "token file \(file.path)", path: file.path, stored: stored)
+        case .keyring(let kind, let account):
+            let keyring = Keyring(kind: kind, account: account, environment: environment)
+            guard let data = try keyring.lookup() else { throw AuthError.keyringEntryMissing(path: file.path, keyring: keyring.displayName) }
+            let source = "\(keyring.displayName) (noted in \(file.path))"
+            guard let stored = StoredToken.decode(data) else {
+                throw AuthError.keyringUnavailable(keyring: keyring.displayName, reason: "its entry for \(file.path) holds no token; run `metrika login --store keyring` again")
+            }
+            try check(stored.accessToken, source: source)
+            return ResolvedToken(token: stored.accessToken, source: source, path: file.path, stored: stored, keyring: keyring)
+        }
     }
 
     /// Refuses a token with characters no OAuth token has. A CR or LF inside METRIKA_TOKEN made the

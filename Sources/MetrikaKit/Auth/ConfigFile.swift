@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// `$XDG_CONFIG_HOME/metrika/config.json`, the one reader of it: the user's OAuth app, a default
+/// counter, and named profiles (token file, API URL, default counter), e.g.
+///
+///     {"client_id": "…", "client_secret": "…", "counter": 1001,
+///      "profiles": {"agency": {"token_file": "agency.json", "api_url": "https://…", "counter": [2001, 2002]}}}
+///
+/// Every member is optional. An unknown member or one of the wrong type is refused rather than
+/// ignored: a misspelt `"countr"` would otherwise silently do nothing.
+public struct ConfigFile: Sendable, Equatable {
+    /// One named set of sign-in settings (an agency's client account, say).
+    public struct Profile: Sendable, Equatable {
+        /// The profile's name, as `--profile` names it.
+        public var name: String
+        /// Its token file, absolute (a relative path in the file is relative to the config directory).
+        public var tokenFile: String?
+        /// Its API base URL (checked where it is used, like METRIKA_API_URL).
+        public var apiURL: String?
+        /// Its default counters.
+        public var counters: [Int]?
+    }
+
+    /// Where the file is.
+    public var path: String
+    /// The OAuth app's client id.
+    public var clientID: String?
+    /// The OAuth app's client secret (the file must then be private).
+    public var clientSecret: String?
+    /// The counters report, chart and mail use when no `--counter` is given.
+    public var counters: [Int]?
+    /// The named profiles.
+    public var profiles: [String: Profile]
+
+    /// `$XDG_CONFIG_HOME/metrika/config.json` (else `~/.config/metrika/config.json`).
+    public static func path(environment: [String: String]) -> String {
+        TokenSource.configDirectory(environment: environment) + "/config.json"
+    }
+
+    /// Reads the file; nil when there is none. Throws `AuthError.badConfigFile` (exit 78) naming the
+    /// member at fault when it is not what this describes, or when it holds `client_secret` and
+    /// others may read it.
+    public static func read(environment: [String: String]) throws -> ConfigFile? {
+        let path = path(environment: environment)
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw AuthError.badConfigFile(path: path, reason: "it is not a JSON object")
+        }
+        func fail(_ reason: String) -> AuthError { AuthError.badConfigFile(path: path, reason: reason) }
+        try checkKeys(object, allowed: ["client_id", "client_secret", "counter", "profiles"], place: "", fail: fail)
+        var config = ConfigFile(path: path, clientID: nil, clientSecret: nil, counters: nil, profiles: [:])
+        config.clientID = try text(object["client_id"], "\"client_id\"", fail: fail)
+        config.clientSecret = try text(object["client_secret"], "\"client_secret\"", fail: fail)
+        config.counters = try counters(object["counter"], "\"counter\"", fail: fail)
+        if let value = object["profiles"] {
+            guard let profiles = value as? [String: Any] else { throw fail("\"profiles\" must be an object of named profiles") }
+            let directory = TokenSource.configDirectory(environment: environment)
+            for (name, value) in profiles {
+                let place = "profile \"\(name)\""
+                guard !name.isEmpty, name.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
+                    throw fail("a profile name must be visible ASCII without spaces")
+                }
+                guard let fields = value as? [String: Any] else { throw fail("\(place) must be an object") }
+                try checkKeys(fields, allowed: ["token_file", "api_url", "counter"], place: " of \(place)", fail: fail)
+                let tokenFile = try text(fields["token_file"], "\"token_file\" of \(place)", fail: fail).map { file -> String in
+                    if file.hasPrefix("/") { return file }
+                    if file.hasPrefix("~/") { return (environment["HOME"] ?? NSHomeDirectory()) + file.dropFirst(1) }
+                    return directory + "/" + file
+                }
+                config.profiles[name] = Profile(
+                    name: name, tokenFile: tokenFile, apiURL: try text(fields["api_url"], "\"api_url\" of \(place)", fail: fail),
+                    counters: try counters(fields["counter"], "\"counter\" of \(place)", fail: fail)
+                )
+            }
+        }
+        if config.clientSecret != nil {
+            var info = stat()
+            if stat(path, &info) == 0, Int(info.st_mode) & 0o077 != 0 {
+                throw fail("it holds client_secret but others may read it (mode \(AuthError.octal(Int(info.st_mode) & 0o777))); run `chmod 600 \(path)`")
+            }
+        }
+        return config
+    }
+
+    /// The profile `name`, which `selector` (`--profile` or `METRIKA_PROFILE`) chose; throws
+    /// `AuthError.unknownProfile` (exit 78) when there is no such profile.
+    public static func profile(_ name: String, selectedBy selector: String, environment: [String: String]) throws -> Profile {
+        let config = try read(environment: environment)
+        guard let profile = config?.profiles[name] else {
+            throw AuthError.unknownProfile(
+                name: name, selector: selector, path: path(environment: environment), known: (config?.profiles.keys).map { $0.sorted() }
+            )
+        }
+        return profile
+    }
+
+    // MARK: - Members
+
+    private static func checkKeys(_ object: [String: Any], allowed: [String], place: String, fail: (String) -> AuthError) throws {
+        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw fail("unknown member \"\(unknown)\"\(place) (known: \(allowed.joined(separator: ", ")))")
+        }
+    }
+
+    private static func text(_ value: Any?, _ what: String, fail: (String) -> AuthError) throws -> String? {
+        guard let value else { return nil }
+        guard let text = value as? String else { throw fail("\(what) must be a string") }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// A counter id or a list of them. JSON numbers arrive as NSNumber, which also carries `true`
+    /// and `1.5`: only whole numbers written as such are ids.
+    private static func counters(_ value: Any?, _ what: String, fail: (String) -> AuthError) throws -> [Int]? {
+        guard let value else { return nil }
+        let items = (value as? [Any]) ?? [value]
+        let reason = "\(what) must be a counter id or a list of them, like 1001 or [1001, 1002]"
+        guard !items.isEmpty else { throw fail(reason) }
+        var ids: [Int] = []
+        for item in items {
+            guard let number = item as? NSNumber, !(item is Bool), "\(number)".allSatisfy(\.isNumber),
+                  let id = Int(exactly: number.doubleValue), id > 0 else { throw fail(reason) }
+            if !ids.contains(id) { ids.append(id) }
+        }
+        return ids
+    }
+}
