@@ -24,6 +24,10 @@ struct Fault: Sendable {
         case hostileAPIError = "hostile_api_error"
         case hostileDeviceCode = "hostile_device_code"
         case hostileOAuthError = "hostile_oauth_error"
+        // MARK: Logs API: the next info poll reports `processing_failed`; the next part download
+        // stops half-way and closes the connection.
+        case logsProcessingFailed = "logs_processing_failed"
+        case logsCutPart = "logs_cut_part"
 
         /// OAuth faults only make sense for `POST /token` (or `/device/code`).
         var defaultPathPrefix: String? {
@@ -50,6 +54,11 @@ struct Fault: Sendable {
     var retryAfter: Int?
 
     func matches(path: String) -> Bool {
+        if kind == .logsCutPart { return path.hasSuffix("/download") && path.hasPrefix(pathPrefix ?? "") }
+        if kind == .logsProcessingFailed {
+            let parts = path.split(separator: "/")
+            return parts.count == 6 && parts[4] == "logrequest" && path.hasPrefix(pathPrefix ?? "")
+        }
         guard let prefix = pathPrefix ?? kind.defaultPathPrefix else { return true }
         return path.hasPrefix(prefix)
     }
