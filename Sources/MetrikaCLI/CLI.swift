@@ -6,6 +6,7 @@ public enum CLI {
     /// Every command, in the order `metrika --help` lists them.
     static var commands: [any Command.Type] { [
         CountersCommand.self,
+        LogsCommand.self,
         ReportCommand.self,
         ChartCommand.self, MailCommand.self,
         SyncCommand.self,
@@ -117,8 +118,8 @@ public enum CLI {
         Global: --version, --help.
 
         Environment: METRIKA_TOKEN, METRIKA_API_URL, METRIKA_OAUTH_URL, METRIKA_DB, METRIKA_TIMEOUT,
-        METRIKA_NOW, METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET, METRIKA_SENDMAIL, NO_COLOR, XDG_CONFIG_HOME,
-        XDG_DATA_HOME.
+        METRIKA_NOW, METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET, METRIKA_SENDMAIL, METRIKA_CLICKHOUSE_URL,
+        METRIKA_CLICKHOUSE_USER, METRIKA_CLICKHOUSE_PASSWORD, METRIKA_LOGS_POLL, NO_COLOR, XDG_CONFIG_HOME, XDG_DATA_HOME.
         Exit codes: 0 ok, 64 usage, 65 unreadable API answer, 69 API unavailable, 73 cannot create output,
         75 quota exceeded (try later), 77 not signed in / access denied, 78 configuration, 130 login
         cancelled (Ctrl-C), 1 other.
