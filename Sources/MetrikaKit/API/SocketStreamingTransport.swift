@@ -33,7 +33,9 @@ public struct SocketStreamingTransport: StreamingHTTPTransport {
         var head = "\(request.method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
         for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
             // A header value with CR or LF would smuggle a second header: refuse instead of sending it.
-            guard !name.contains(where: { $0 == "\r" || $0 == "\n" }), !value.contains(where: { $0 == "\r" || $0 == "\n" }) else {
+            // Scalars, not Characters: "\r\n" is one Character equal to neither "\r" nor "\n".
+            let breaks: (Unicode.Scalar) -> Bool = { $0 == "\r" || $0 == "\n" || $0 == "\0" }
+            guard !name.unicodeScalars.contains(where: breaks), !value.unicodeScalars.contains(where: breaks) else {
                 throw TransportError.other("a header (\(name)) holds a line break")
             }
             head += "\(name): \(value)\r\n"
