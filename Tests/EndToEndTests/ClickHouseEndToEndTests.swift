@@ -143,4 +143,24 @@ final class ClickHouseEndToEndTests {
         let inURL = try metrika(base + ["--clickhouse", "http://metrika:pw@127.0.0.1:\(server.httpPort)"], environment: env)
         #expect(inURL.status == 64)
     }
+
+    @Test(.enabled(if: ClickHouseServer.installed, "needs clickhouse-server (apt-get install clickhouse-server); .ci/run installs it"))
+    func syncMirrorsTheDailyHistoryAndAResyncReplacesIt() throws {
+        guard let server = running() else { return }
+        let api = try FakeAPI(arguments: ["--now", Self.now])
+        let home = try TemporaryDirectory()
+        let env = environment(api, home, server)
+        let sync = ["sync", "--counter", "1001", "--from", "2026-06-01", "--clickhouse", server.url]
+        let first = try metrika(sync, environment: env)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try metrika(sync, environment: env).status == 0)
+        // 2026-06-01…06-15: 15 days × 6 everyday metrics, each once under FINAL although synced twice.
+        #expect(try server.query("SELECT count(), uniqExact(metric) FROM metrika.daily FINAL WHERE counter_id = 1001") == "90\t6")
+        #expect(try server.query("SELECT type FROM system.columns WHERE database = 'metrika' AND table = 'daily' ORDER BY name") == "UInt32\nDate\nString\nFloat64\nUInt64")
+        // The day's visits in the history equal the rows the Logs API serves for that day.
+        let file = home.path + "/d.tsv"
+        #expect(try metrika(["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--fields", "date", "--output", file], environment: env).status == 0)
+        let rows = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").count - 1
+        #expect(try server.query("SELECT value FROM metrika.daily FINAL WHERE counter_id = 1001 AND metric = 'visits' AND date = '2026-06-01'") == "\(rows)")
+    }
 }

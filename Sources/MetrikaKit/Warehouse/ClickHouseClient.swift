@@ -37,9 +37,12 @@ public struct ClickHouseClient: Sendable {
         return String(decoding: answer, as: UTF8.self)
     }
 
-    /// `INSERT INTO table (columns) FORMAT TabSeparatedWithNames` with the rows streamed from `feed`.
-    public func insert(into table: String, columns: [String], doing what: String, feed: (StreamWriter) async throws -> Void) async throws {
-        let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) FORMAT TabSeparatedWithNames"
+    /// `INSERT INTO table (columns) FORMAT <format>` (TabSeparatedWithNames: a header line first) with
+    /// the rows streamed from `feed`.
+    public func insert(
+        into table: String, columns: [String], format: String = "TabSeparatedWithNames", doing what: String, feed: (StreamWriter) async throws -> Void
+    ) async throws {
+        let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) FORMAT \(format)"
         let head = try await withoutActuallyEscaping(feed) { feed in
             try await exchange(request(query: sql, body: nil), upload: feed, doing: what) { _ in }
         }
