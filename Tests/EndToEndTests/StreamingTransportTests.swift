@@ -5,7 +5,7 @@ import Testing
 /// `SocketStreamingTransport` against canned answers from a one-connection server on 127.0.0.1.
 @Suite("Streaming transport")
 struct StreamingTransportTests {
-    /// Accepts connections on a free loopback port and answers each with `answer` (then closes, or
+    /// Accepts one connection on a free loopback port and answers it with `answer` (then closes, or
     /// stalls for `stallSeconds` before closing). Counts the connections.
     final class CannedServer: @unchecked Sendable {
         let fd: Int32
@@ -28,22 +28,33 @@ struct StreamingTransportTests {
             }
             guard ok else { throw SimpleError("cannot listen") }
             port = Int(UInt16(bigEndian: address.sin_port))
+            // One connection, then the listening socket is closed by this thread (under the lock, so
+            // `stop` never touches a descriptor number the system has already handed to another test).
             let thread = Thread { [self] in
-                while true {
-                    let client = accept(fd, nil, nil)
-                    guard client >= 0 else { return }
-                    lock.lock(); acceptedCount += 1; lock.unlock()
-                    var buffer = [UInt8](repeating: 0, count: 65_536)
-                    _ = recv(client, &buffer, buffer.count, 0)
-                    _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                    if stallSeconds > 0 { sleep(stallSeconds) }
-                    close(client)
-                }
+                let client = accept(fd, nil, nil)
+                lock.lock()
+                closed = true
+                close(fd)
+                lock.unlock()
+                guard client >= 0 else { return }
+                lock.lock(); acceptedCount += 1; lock.unlock()
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                _ = recv(client, &buffer, buffer.count, 0)
+                _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if stallSeconds > 0 { sleep(stallSeconds) }
+                close(client)
             }
             thread.start()
         }
 
-        func stop() { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+        private var closed = false
+
+        func stop() {
+            lock.lock()
+            if !closed { shutdown(fd, Int32(SHUT_RDWR)) }
+            lock.unlock()
+        }
+
         var url: URL { URL(string: "http://127.0.0.1:\(port)/part")! }
     }
 
@@ -88,13 +99,13 @@ struct StreamingTransportTests {
     }
 
     @Test func aServerThatStallsMidBodyHitsTheIdleDeadline() async throws {
-        let server = try CannedServer(answer: Array("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc".utf8), stallSeconds: 5)
+        let server = try CannedServer(answer: Array("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc".utf8), stallSeconds: 8)
         defer { server.stop() }
         let started = Date()
         await #expect(throws: TransportError.timedOut) {
             _ = try await SocketStreamingTransport().exchange(HTTPRequest(url: server.url, timeout: 1), upload: nil) { _ in }
         }
-        #expect(Date().timeIntervalSince(started) < 4)
+        #expect(Date().timeIntervalSince(started) < 6)
     }
 
     @Test func aHeaderWithALineBreakIsNeverSent() async throws {
