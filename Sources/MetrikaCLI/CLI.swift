@@ -6,6 +6,7 @@ public enum CLI {
     /// Every command, in the order `metrika --help` lists them.
     static var commands: [any Command.Type] { [
         CountersCommand.self,
+        LogsCommand.self,
         ReportCommand.self,
         GoalsCommand.self,
         ChartCommand.self, MailCommand.self,
@@ -128,7 +129,8 @@ public enum CLI {
 
         Environment: METRIKA_TOKEN, METRIKA_API_URL, METRIKA_OAUTH_URL, METRIKA_DB, METRIKA_TIMEOUT,
         METRIKA_MAX_RESPONSE, METRIKA_NOW, METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET, METRIKA_PROFILE,
-        METRIKA_COUNTER, METRIKA_SENDMAIL, NO_COLOR, XDG_CONFIG_HOME, XDG_DATA_HOME.
+        METRIKA_COUNTER, METRIKA_SENDMAIL, METRIKA_CLICKHOUSE_URL, METRIKA_CLICKHOUSE_USER,
+        METRIKA_CLICKHOUSE_PASSWORD, METRIKA_LOGS_POLL, NO_COLOR, XDG_CONFIG_HOME, XDG_DATA_HOME.
         Config: $XDG_CONFIG_HOME/metrika/config.json may set a default "counter" and named "profiles"
         (token file, API URL, counter); precedence: option > environment > profile > config default.
         Exit codes: 0 ok, 64 usage, 65 unreadable API answer, 69 API unavailable, 73 cannot create output,

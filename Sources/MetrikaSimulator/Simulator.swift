@@ -10,6 +10,14 @@ public struct SimulatorOptions: Sendable {
     public var deviceInterval: Int
     /// How many polls of `POST /token` answer `authorization_pending` before the user "confirms".
     public var devicePendingPolls: Int
+    /// Info polls of a log request answered `created` before it is `processed` (at least 1).
+    public var logsReadyPolls = 2
+    /// Rows per day of every log request; nil takes the day's visits (or pageviews) from the traffic model.
+    public var logsRowsPerDay: Int?
+    /// Rows per downloadable part.
+    public var logsPartRows = 200_000
+    /// The `max_possible_day_quantity` evaluate answers; longer requests are refused.
+    public var logsMaxDays = 366
 
     /// Options with the documented defaults (real clock, interval 5 s, 2 pending polls).
     public init(fixturesDirectory: URL, now: Date? = nil, deviceInterval: Int = 5, devicePendingPolls: Int = 2) {
@@ -106,6 +114,9 @@ public final class Simulator: Sendable {
         case _ where parts.count == 5 && parts[0] == "management" && parts[1] == "v1" && parts[2] == "counter"
             && parts[4] == "goals":
             return requireGET(request) ?? listGoals(request, id: parts[3])
+        case _ where parts.count >= 5 && parts[0] == "management" && parts[1] == "v1" && parts[2] == "counter"
+            && (parts[4] == "logrequests" || parts[4] == "logrequest"):
+            return routeLogs(request, parts)
         case ["stat", "v1", "data"]:
             return requireGET(request) ?? statData(request)
         case ["stat", "v1", "data", "bytime"]:
@@ -183,4 +194,5 @@ struct SimulatorState {
     var log: [LogEntry] = []
     var faults: [Fault] = []
     var oauth = OAuthState()
+    var logs = LogsState()
 }

@@ -19,7 +19,7 @@ import Testing
             }
             let info = try store.info()
             #expect(info.path == store.path)
-            #expect(info.schemaVersion == 1)
+            #expect(info.schemaVersion == Schema.latestVersion)
             #expect(info.sizeBytes > 0)
             #expect(info.counters == [
                 CacheInfo.CounterHistory(id: 101, name: "Shop", firstDay: day("2024-01-01"), lastDay: day("2024-01-25"),

@@ -9,10 +9,10 @@ import Testing
             _ = try HistoryStore(path: path)
             let tables = try rawRows(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
                 .compactMap(\.first?.string)
-            #expect(tables == ["counters", "daily_values", "fetch_log", "metrika_migrations", "period_totals"])
+            #expect(tables == ["counters", "daily_values", "fetch_log", "log_job_parts", "log_jobs", "metrika_migrations", "period_totals"])
             let versions = try rawRows(path, "SELECT version, name FROM metrika_migrations")
-            #expect(versions == [[.integer(1), .text("history")]])
-            #expect(try rawRows(path, "PRAGMA user_version") == [[.integer(1)]])
+            #expect(versions == [[.integer(1), .text("history")], [.integer(2), .text("log_jobs")]])
+            #expect(try rawRows(path, "PRAGMA user_version") == [[.integer(Int64(Schema.latestVersion))]])
             #expect(try rawRows(path, "PRAGMA journal_mode") == [[.text("wal")]])
             // The directories metrika creates are private to the user.
             let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/nested/deeper")
@@ -31,7 +31,7 @@ import Testing
                 let store = try HistoryStore(path: path)
                 #expect(try store.counters() == [sampleCounter])
             }
-            #expect(try rawRows(path, "SELECT count(*) FROM metrika_migrations") == [[.integer(1)]])
+            #expect(try rawRows(path, "SELECT count(*) FROM metrika_migrations") == [[.integer(Int64(Schema.migrations.count))]])
         }
     }
 
@@ -128,7 +128,7 @@ import Testing
             try rawExecute(path, "INSERT INTO metrika_migrations (version, name, applied_at) VALUES (999, 'future', 0)")
             let before = try bytes(of: path)
             let error = try #require(throws: StoreError.self) { try HistoryStore(path: path) }
-            #expect(error.kind == .newerSchema(found: 999, supported: 1))
+            #expect(error.kind == .newerSchema(found: 999, supported: Schema.latestVersion))
             #expect(error.exitCode == 78)
             #expect(error.message.contains(path))
             #expect(error.message.contains("newer metrika"))

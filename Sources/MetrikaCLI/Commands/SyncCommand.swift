@@ -5,7 +5,7 @@ import MetrikaKit
 enum SyncCommand: Command {
     static let name = "sync"
     static let summary = "Bring the history database up to date for all (or --counter) counters; for cron"
-    static let usage = "sync [--counter ID[,ID…]] [--from DATE] [--db PATH]"
+    static let usage = "sync [--counter ID[,ID…]] [--from DATE] [--db PATH] [--clickhouse URL]"
     static let discussion = """
     For each counter, fetches the days missing from the history plus the still-changing recent days
     (today and yesterday by default), one request per counter when the history is warm. At most 3
@@ -19,6 +19,10 @@ enum SyncCommand: Command {
     Prints one summary line; exits 0 only when every counter synced (otherwise the exit code of the
     first failure, after syncing all the others).
 
+    With --clickhouse URL (or METRIKA_CLICKHOUSE_URL) the synced days are also written to ClickHouse
+    table metrika.daily (counter_id, date, metric by its CSV name, value in API units, version): a
+    ReplacingMergeTree, so read it with FINAL. See docs/clickhouse.md.
+
     Example (crontab): 15 3 * * *  metrika sync && metrika mail --counter 1001 --to me@example.com
     """
     /// No --counter means every counter, never the configured default one.
@@ -27,6 +31,7 @@ enum SyncCommand: Command {
         OptionSpec("counter", short: "c", value: "ID[,ID…]", help: "Only these counters (default: every counter you can read)"),
         OptionSpec("from", value: "DATE", help: "Fetch history from this day (YYYY-MM-DD, NdaysAgo; not before 2008-01-01)"),
         OptionSpec("unsettled-days", value: "N", help: "Recent days that may still change and are refetched (default 2)"),
+        OptionSpec("clickhouse", value: "URL", help: "Also mirror the synced days into ClickHouse metrika.daily (default: METRIKA_CLICKHOUSE_URL)"),
         OptionSpec("quiet", short: "q", help: "No summary line (errors are still printed)"),
     ] + CommonOptions.database + CommonOptions.token
 
@@ -38,6 +43,8 @@ enum SyncCommand: Command {
         var daysFetched = 0
         var requests = 0
         var failure: (any MetrikaFailure)?
+        /// The days synced (for the ClickHouse mirror).
+        var range: DateRange?
     }
 
     static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
@@ -96,6 +103,7 @@ enum SyncCommand: Command {
             }
         }
         context.endProgress()
+        try await mirror(outcomes, store: store, session: session)
         return try finish(outcomes, total: outcomes.count, client: client, options: options, context: context)
     }
 
@@ -113,6 +121,7 @@ enum SyncCommand: Command {
             }
             guard let range = DateRange(from: min(start, today), to: today) else { return outcome }
             let loaded = try await loader.load(counter: counter, range: range, metrics: Metric.everyday, grouping: nil, refresh: false, rangeTotals: false)
+            outcome.range = range
             outcome.daysFetched = loaded.daysFetched
             outcome.requests = loaded.requests
         } catch let failure as any MetrikaFailure {
@@ -121,6 +130,27 @@ enum SyncCommand: Command {
             outcome.failure = SimpleFailure("\(error)", exitCode: ExitCode.failure)
         }
         return outcome
+    }
+
+    /// `--clickhouse` (or METRIKA_CLICKHOUSE_URL): the synced days of every counter that synced go to
+    /// `metrika.daily` (a ReplacingMergeTree on a version, so a re-synced day replaces the old value).
+    static func mirror(_ outcomes: [Outcome], store: HistoryStore, session: Session) async throws {
+        let environment = session.context.environment
+        guard let url = session.options.value("clickhouse") ?? environment["METRIKA_CLICKHOUSE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) else { return }
+        var settings = try ClickHouseSettings.make(url: url, table: nil, source: .visits, environment: environment, timeout: try session.requestTimeout())
+        settings.table = "daily"
+        session.context.secrets.add(settings.password)
+        let mirror = ClickHouseDailyMirror(settings: settings, transport: LiveStreamingTransport())
+        let version = UInt64(max(0, session.context.now().timeIntervalSince1970 * 1000))
+        var rows = 0
+        for outcome in outcomes where outcome.failure == nil {
+            guard let range = outcome.range else { continue }
+            let values = try store.dailyValues(counterID: outcome.counterID, range: range, metrics: Metric.everyday)
+            rows += try await mirror.mirror(counterID: outcome.counterID, values: values, metrics: Metric.everyday, version: version)
+        }
+        if !session.options.flag("quiet") {
+            session.context.note("ClickHouse: \(rows) daily value\(rows == 1 ? "" : "s") mirrored into \(settings.qualifiedTable).")
+        }
     }
 
     static func finish(_ outcomes: [Outcome], total: Int, client: MetrikaClient, options: ParsedOptions, context: CLIContext) throws -> Int32 {

@@ -7,7 +7,7 @@ public struct MetrikaClient: Sendable {
     public static let defaultBaseURL = "https://api-metrika.yandex.net"
 
     public let baseURL: URL
-    private let token: String
+    let token: String
     private let transport: any HTTPTransport
     /// Retry bounds for transient failures.
     public var retryPolicy: RetryPolicy

@@ -14,8 +14,9 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// The database path.
     public let path: String
-    private let database: Database
-    private let lock = NSLock()
+    // Internal (not private) for the extension in HistoryStore+LogJobs.swift; still only under `lock`.
+    let database: Database
+    let lock = NSLock()
 
     /// How long one statement waits for another process's lock. Generous: a cron sync and an interactive
     /// report must both succeed, and the longest write (one fetched range) takes milliseconds.

@@ -72,6 +72,28 @@ enum Schema {
                 CHECK (period_from <= period_to)
             ) WITHOUT ROWID;
             """),
+        // `metrika logs`: prepared log requests a run ordered and the parts it loaded, so an
+        // interrupted run resumes instead of ordering (and paying quota for) the log again.
+        Migration(version: 2, name: "log_jobs", sql: """
+            CREATE TABLE log_jobs (
+                request_id INTEGER PRIMARY KEY,
+                counter_id INTEGER NOT NULL,
+                source TEXT NOT NULL CHECK (source IN ('visits', 'hits')),
+                date_from TEXT NOT NULL,
+                date_to TEXT NOT NULL,
+                fields TEXT NOT NULL,
+                destination TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                CHECK (date_from <= date_to)
+            );
+            CREATE INDEX log_jobs_by_arguments ON log_jobs(counter_id, source, date_from, date_to);
+            CREATE TABLE log_job_parts (
+                request_id INTEGER NOT NULL REFERENCES log_jobs(request_id) ON DELETE CASCADE,
+                part INTEGER NOT NULL,
+                loaded_at REAL NOT NULL,
+                PRIMARY KEY (request_id, part)
+            ) WITHOUT ROWID;
+            """),
     ]
 
     /// The schema version this build creates and understands.

@@ -159,6 +159,8 @@ extension Simulator {
                     ("error", .string("access_denied")),
                     ("error_description", .string("The user denied access to the application")),
                 ]))
+        case .logsProcessingFailed, .logsCutPart:
+            return routeLogs(request, request.path.split(separator: "/").map(String.init), fault: fault.kind)
         case .hostileNames, .hostileAPIError, .hostileDeviceCode, .hostileOAuthError:
             return hostileText(request, under: fault)
         }

@@ -35,6 +35,10 @@ struct Fault: Sendable {
         case replay
         /// Pages that ignore `offset` and claim 10^12 rows (counters: new ids on every page).
         case lyingPaging = "lying_paging"
+        // MARK: Logs API: the next info poll reports `processing_failed`; the next part download
+        // stops half-way and closes the connection.
+        case logsProcessingFailed = "logs_processing_failed"
+        case logsCutPart = "logs_cut_part"
 
         /// OAuth faults only make sense for `POST /token` (or `/device/code`).
         var defaultPathPrefix: String? {
@@ -67,6 +71,11 @@ struct Fault: Sendable {
     var fullPages = false
 
     func matches(path: String) -> Bool {
+        if kind == .logsCutPart { return path.hasSuffix("/download") && path.hasPrefix(pathPrefix ?? "") }
+        if kind == .logsProcessingFailed {
+            let parts = path.split(separator: "/")
+            return parts.count == 6 && parts[4] == "logrequest" && path.hasPrefix(pathPrefix ?? "")
+        }
         guard let prefix = pathPrefix ?? kind.defaultPathPrefix else { return true }
         return path.hasPrefix(prefix)
     }

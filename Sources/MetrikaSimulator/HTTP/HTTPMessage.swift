@@ -58,6 +58,10 @@ public struct HTTPResponse: Sendable {
     var truncatedBodyLength: Int?
     /// Close the connection after this response.
     var closesConnection = false
+    /// A body produced while it is sent (large Logs API parts), written with chunked transfer
+    /// encoding instead of `body`. The producer hands each chunk to `emit` (false: the client is
+    /// gone) and returns false to break the connection without the final chunk (a cut part).
+    var streamedBody: (@Sendable (_ emit: ([UInt8]) -> Bool) -> Bool)?
 
     /// A response with a raw body.
     public init(status: Int, contentType: String? = nil, body: [UInt8] = []) {
@@ -104,7 +108,7 @@ public struct HTTPResponse: Sendable {
         for header in headers {
             text += "\(header.name): \(header.value)\r\n"
         }
-        text += "Content-Length: \(body.count)\r\n"
+        text += streamedBody == nil ? "Content-Length: \(body.count)\r\n" : "Transfer-Encoding: chunked\r\n"
         text += keepAlive && !closesConnection && truncatedBodyLength == nil ? "Connection: keep-alive\r\n" : "Connection: close\r\n"
         text += "\r\n"
         return Array(text.utf8)

@@ -200,6 +200,21 @@ public final class HTTPServer: @unchecked Sendable {
     private func write(_ response: HTTPResponse, to fd: Int32, keepAlive: Bool, headOnly: Bool = false) -> Bool {
         var bytes = response.head(keepAlive: keepAlive)
         if headOnly { return sendAll(bytes, to: fd) }
+        if let produce = response.streamedBody {
+            guard sendAll(bytes, to: fd) else { return false }
+            let finished = produce { chunk in
+                guard !chunk.isEmpty else { return true }
+                var framed = Array((String(chunk.count, radix: 16) + "\r\n").utf8)
+                framed.append(contentsOf: chunk)
+                framed.append(contentsOf: [13, 10])
+                return self.sendAll(framed, to: fd)
+            }
+            guard finished else {
+                shutdown(fd, Int32(SHUT_RDWR))
+                return false
+            }
+            return sendAll(Array("0\r\n\r\n".utf8), to: fd)
+        }
         if let cut = response.truncatedBodyLength {
             bytes.append(contentsOf: response.body.prefix(max(0, cut)))
             _ = sendAll(bytes, to: fd)

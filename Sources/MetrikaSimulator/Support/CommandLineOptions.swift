@@ -20,12 +20,17 @@ public struct CommandLineOptions: Sendable {
     /// The text `--help` prints.
     public static let usage = """
         usage: metrika-fake-api [--port N] [--fixtures DIR] [--now 2026-06-15T12:00:00Z]
-                                [--device-interval N] [--device-pending N]
+                                [--device-interval N] [--device-pending N] [--logs-ready-polls N]
+                                [--logs-rows-per-day N] [--logs-part-rows N] [--logs-max-days N]
           --port N              port on 127.0.0.1 (default 0: pick a free one)
           --fixtures DIR        fixture directory (default: $METRIKA_FAKE_FIXTURES, else Fixtures/default)
           --now INSTANT         freeze the simulator's clock (ISO 8601)
           --device-interval N   polling interval the device flow announces, seconds (default 5)
           --device-pending N    polls answered authorization_pending before success (default 2)
+          --logs-ready-polls N  info polls a log request stays 'created' (default 2)
+          --logs-rows-per-day N rows per day of every log request (default: the traffic model)
+          --logs-part-rows N    rows per log part (default 200000)
+          --logs-max-days N     max_possible_day_quantity of evaluate (default 366)
         The first line on stdout is `listening on http://127.0.0.1:PORT`.
         """
 
@@ -75,6 +80,10 @@ public struct CommandLineOptions: Sendable {
                 options.simulator.now = date
             case "--device-interval": options.simulator.deviceInterval = try integer(for: argument, in: 0...3600)
             case "--device-pending": options.simulator.devicePendingPolls = try integer(for: argument, in: 0...1000)
+            case "--logs-ready-polls": options.simulator.logsReadyPolls = try integer(for: argument, in: 1...1000)
+            case "--logs-rows-per-day": options.simulator.logsRowsPerDay = try integer(for: argument, in: 0...100_000_000)
+            case "--logs-part-rows": options.simulator.logsPartRows = try integer(for: argument, in: 1...100_000_000)
+            case "--logs-max-days": options.simulator.logsMaxDays = try integer(for: argument, in: 1...366)
             case "--help", "-h": options.showHelp = true
             default:
                 argument = argument.isEmpty ? "(empty)" : argument

@@ -1,0 +1,159 @@
+import Foundation
+import MetrikaKit
+
+/// `metrika logs`: raw visits or hits through the Logs API, streamed into a TSV file or ClickHouse.
+enum LogsCommand: Command {
+    static let name = "logs"
+    static let summary = "Export raw visits or hits (Logs API) to a TSV file or into ClickHouse, streamed"
+    static let usage = "logs --counter ID --source visits|hits --from DATE --to DATE [--fields LIST] (--output FILE|- | --clickhouse URL [--table NAME]) | logs --counter ID (--list | --clean-all)"
+    static let discussion = """
+    Orders a log (evaluate → create), waits until Metrika has prepared it (polling with a growing
+    interval; progress on a terminal), downloads every part and cleans the request, so it stops
+    counting against the counter's 10 GB of prepared logs. A range too long for one request is split
+    by what evaluate allows. --to must be before today (the Logs API serves finished days).
+
+    --output FILE writes the TSV as received (one header line of field names, then rows; TabSeparated
+    escaping, arrays as [1,2] and ['a','b']); the file appears only when complete. - is stdout.
+    --clickhouse URL loads into ClickHouse (default table metrika.visits / metrika.hits); re-running a
+    range replaces it. See docs/clickhouse.md.
+
+    An interrupted run (Ctrl-C, kill, network loss) keeps its prepared request in the history database;
+    the same command again resumes it and loads only the missing parts. --list shows a counter's log
+    requests, --clean-all cleans (or cancels) every one of them.
+
+    Default fields: visits — visitID, counterID, date, dateTime, clientID, isNewUser, pageViews,
+    visitDuration, bounce, startURL, referer, lastTrafficSource, UTMSource, UTMMedium, UTMCampaign,
+    regionCountry, regionCity, deviceCategory, browser, goalsID; hits — watchID, counterID, date,
+    dateTime, clientID, URL, title, referer, isPageView, UTMSource, regionCountry, regionCity,
+    deviceCategory, browser, goalsID. counterID, date and the id are always requested.
+
+    Environment: METRIKA_CLICKHOUSE_URL (default for --clickhouse), METRIKA_CLICKHOUSE_USER,
+    METRIKA_CLICKHOUSE_PASSWORD (never on the command line), METRIKA_LOGS_POLL (first poll wait in
+    seconds, default 10).
+
+    Examples:
+      metrika logs --counter 1001 --source visits --from 2026-11-01 --to yesterday --output visits.tsv
+      metrika logs --counter 1001 --source hits --from 7daysAgo --to yesterday --clickhouse http://127.0.0.1:8123
+    """
+    static let options: [OptionSpec] = [
+        OptionSpec("counter", short: "c", value: "ID", help: "The counter"),
+        OptionSpec("source", value: "visits|hits", help: "Rows to export (default: visits)"),
+        OptionSpec("from", value: "DATE", help: "First day (YYYY-MM-DD, yesterday, NdaysAgo)"),
+        OptionSpec("to", value: "DATE", help: "Last day, before today (default: yesterday)"),
+        OptionSpec("fields", value: "LIST", help: "Comma-separated fields, with or without the ym:s:/ym:pv: prefix"),
+        OptionSpec("output", short: "o", value: "FILE|-", help: "Write the TSV here (- = stdout)"),
+        OptionSpec("clickhouse", value: "URL", help: "Load into ClickHouse over HTTP (e.g. http://127.0.0.1:8123)"),
+        OptionSpec("table", value: "NAME", help: "ClickHouse table, db.table or table (default: metrika.visits / metrika.hits)"),
+        OptionSpec("list", help: "List the counter's log requests"),
+        OptionSpec("clean-all", help: "Clean (or cancel) every log request of the counter"),
+    ] + CommonOptions.token + CommonOptions.database
+
+    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
+        guard let counterText = options.value("counter") else { throw UsageError("Missing --counter ID") }
+        guard let counterID = Int(counterText), counterID > 0 else {
+            throw UsageError("--counter '\(counterText)' is not a counter id (a positive whole number)")
+        }
+        let session = Session(context: context, options: options)
+        if options.flag("list") { return try await list(counterID, session: session) }
+        if options.flag("clean-all") { return try await cleanAll(counterID, session: session) }
+
+        let sourceText = (options.value("source") ?? "visits").lowercased()
+        guard let source = LogSource(rawValue: sourceText) else { throw UsageError("--source must be visits or hits, not '\(sourceText)'") }
+        let fields = try parseFields(options.value("fields"), source: source)
+        let clickhouseURL = options.value("clickhouse") ?? (options.has("output") ? nil : context.environment["METRIKA_CLICKHOUSE_URL"].flatMap { $0.isEmpty ? nil : $0 })
+        let output = options.value("output")
+        if output != nil && options.value("clickhouse") != nil { throw UsageError("Choose one of --output and --clickhouse") }
+        guard output != nil || clickhouseURL != nil else { throw UsageError("Missing --output FILE|- or --clickhouse URL") }
+        guard options.has("from") else { throw UsageError("Missing --from DATE") }
+        let from = try DateExpression(parsing: options.value("from")!, option: "from")
+        let to = try DateExpression(parsing: options.value("to") ?? "yesterday", option: "to")
+        let firstPoll = try pollInterval(context.environment)
+
+        let client = try session.client()
+        let counter = try await client.fetchCounter(id: counterID)
+        let today = MetrikaCLI.today(for: counter, now: context.now())
+        let range = try resolveRange(from: from, to: to, counter: counter, now: context.now())
+        guard range.to < today else {
+            throw UsageError("--to \(range.to.iso) is not before today (\(today.iso)) for counter \(counterID): the Logs API serves finished days only; use --to yesterday")
+        }
+
+        let destination: any LogDestination
+        let key: String
+        if let output {
+            destination = try TSVFileDestination(path: output)
+            key = output == "-" ? "stdout" : "file:" + URL(fileURLWithPath: output).standardizedFileURL.path
+        } else {
+            let warehouse = try ClickHouseSettings.make(url: clickhouseURL!, table: options.value("table"), source: source, environment: context.environment, timeout: try session.requestTimeout())
+            context.secrets.add(warehouse.password)
+            destination = try await ClickHouseDestination.prepare(warehouse, counterID: counterID, source: source, fields: fields, transport: LiveStreamingTransport())
+            key = "clickhouse:" + warehouse.identity
+        }
+        let store = try? HistoryStore(path: ReportCommand.databasePath(session))
+        // The one progress line (terminal only, sanitized, erased around notes and at the end).
+        let progressContext = context
+        let progress: (@Sendable (String) -> Void)? = { progressContext.progress($0) }
+        let noteContext = context
+        let note: @Sendable (String) -> Void = { noteContext.note($0) }
+        let exporter = LogExporter(
+            client: client, streaming: LiveStreamingTransport(), destination: destination, destinationKey: key, counterID: counterID,
+            source: source, fields: fields, store: store, firstPollInterval: firstPoll, sleep: context.sleep,
+            progress: progress, note: note)
+        let summary = try await exporter.run(range)
+        context.endProgress()
+        context.note("logs: counter \(counterID), \(source.rawValue) \(range.from.iso)…\(range.to.iso): \(summary.parts) part\(summary.parts == 1 ? "" : "s"), \(LogExporter.megabytes(summary.bytes)) MB, \(summary.requests) request\(summary.requests == 1 ? "" : "s") ordered\(summary.reused > 0 ? ", \(summary.reused) resumed" : "")")
+        return ExitCode.ok
+    }
+
+    /// `--fields`: names with or without the prefix; the warehouse key's fields are always added.
+    static func parseFields(_ text: String?, source: LogSource) throws -> [String] {
+        guard let text else { return source.defaultFields }
+        var fields: [String] = []
+        for raw in text.split(separator: ",") {
+            var name = raw.trimmingCharacters(in: .whitespaces)
+            if name.isEmpty { continue }
+            let other = source == .visits ? LogSource.hits.prefix : LogSource.visits.prefix
+            if name.hasPrefix(other) { throw UsageError("--fields '\(name)' belongs to the other source (\(source.rawValue) fields start with \(source.prefix))") }
+            if !name.hasPrefix(source.prefix) { name = source.prefix + name }
+            guard name.dropFirst(source.prefix.count).allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }), name.count > source.prefix.count else {
+                throw UsageError("--fields '\(name)' is not a field name such as \(source.prefix)date")
+            }
+            if !fields.contains(name) { fields.append(name) }
+        }
+        for required in source.requiredFields.reversed() where !fields.contains(required) { fields.insert(required, at: 0) }
+        return fields
+    }
+
+    static func pollInterval(_ environment: [String: String]) throws -> Double {
+        guard let text = environment["METRIKA_LOGS_POLL"], !text.isEmpty else { return 10 }
+        guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {
+            throw SimpleFailure("METRIKA_LOGS_POLL must be a number of seconds between 0 and 3600, not '\(text)'.", exitCode: ExitCode.config)
+        }
+        return seconds
+    }
+
+    static func list(_ counterID: Int, session: Session) async throws -> Int32 {
+        let requests = try await session.client().logRequests(counter: counterID)
+        let out = session.context.stdout
+        out.write("request_id\tstatus\tsource\tdate1\tdate2\tsize\n")
+        for request in requests {
+            let cells = [String(request.requestID), request.status, request.source ?? "", request.date1 ?? "", request.date2 ?? "", request.size.map(String.init) ?? ""]
+            out.write(cells.map { TerminalText.quote($0) }.joined(separator: "\t") + "\n")
+        }
+        return ExitCode.ok
+    }
+
+    static func cleanAll(_ counterID: Int, session: Session) async throws -> Int32 {
+        let client = try session.client()
+        let requests = try await client.logRequests(counter: counterID)
+        var cleaned = 0
+        for request in requests where request.status == "processed" || request.status == "created" {
+            _ = try await client.finishLogRequest(counter: counterID, id: request.requestID, cancel: request.status == "created")
+            cleaned += 1
+        }
+        if let store = try? HistoryStore(path: ReportCommand.databasePath(session)) {
+            for job in (try? store.jobs(counterID: counterID)) ?? [] { try? store.removeJob(requestID: job.requestID) }
+        }
+        session.context.note("logs: counter \(counterID): \(cleaned) log request\(cleaned == 1 ? "" : "s") cleaned or cancelled.")
+        return ExitCode.ok
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+
+/// `metrika logs --clickhouse` into a real ClickHouse (Debian's 18.16, started per test on free
+/// loopback ports): typed columns, escaped values and arrays read back by SQL, a re-run that replaces
+/// the range, the resume after kill -9, and the clean. Skipped, with a message, where it cannot start.
+@Suite("ClickHouse end to end", .serialized)
+final class ClickHouseEndToEndTests {
+    static let now = "2026-06-15T12:00:00Z"
+    static let fields = "visitID,date,startURL,title,goalsID,goalsOrder,regionCity,pageViews"
+    let server: ClickHouseServer?
+    let skipReason: String?
+
+    init() {
+        do {
+            server = try ClickHouseServer()
+            skipReason = nil
+        } catch {
+            server = nil
+            skipReason = "\(error)"
+        }
+    }
+
+    /// The running server, or nil after printing why the test is skipped.
+    func running() -> ClickHouseServer? {
+        if server == nil { print("ClickHouse end to end: skipped — \(skipReason ?? "no server")") }
+        return server
+    }
+
+    func environment(_ api: FakeAPI, _ home: TemporaryDirectory, _ server: ClickHouseServer) -> [String: String] {
+        metrikaEnvironment(api: api, home: home.path, extra: [
+            "METRIKA_NOW": Self.now, "METRIKA_LOGS_POLL": "0", "METRIKA_DB": home.path + "/h.sqlite",
+            "METRIKA_CLICKHOUSE_USER": ClickHouseServer.user, "METRIKA_CLICKHOUSE_PASSWORD": ClickHouseServer.password,
+        ])
+    }
+
+    func logStatuses(_ api: FakeAPI) throws -> [String] {
+        let data = try api.apiGET("/management/v1/counter/1001/logrequests")
+        let requests = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["requests"] as? [[String: Any]] ?? []
+        return requests.compactMap { $0["status"] as? String }
+    }
+
+    @Test(.enabled(if: ClickHouseServer.installed, "needs clickhouse-server (apt-get install clickhouse-server); .ci/run installs it"))
+    func loadsTypedRowsThatMatchTheTSVAndARerunReplacesTheRange() throws {
+        guard let server = running() else { return }
+        let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "2000"])
+        let home = try TemporaryDirectory()
+        let env = environment(api, home, server)
+        let range = ["--counter", "1001", "--from", "2026-05-31", "--to", "2026-06-02", "--fields", Self.fields]
+        // The same rows as TSV, to compare counts and sums with.
+        let file = home.path + "/v.tsv"
+        #expect(try metrika(["logs"] + range + ["--output", file], environment: env).status == 0)
+        let rows = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").dropFirst()
+        let pageViewsSum = rows.reduce(0) { $0 + (Int($1.split(separator: "\t", omittingEmptySubsequences: false)[8]) ?? 0) }
+
+        let loaded = try metrika(["logs"] + range + ["--clickhouse", server.url], environment: env)
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        #expect(!loaded.stderr.contains(ClickHouseServer.password))
+        #expect(try server.query("SELECT count(), sum(page_views), uniqExact(visit_id) FROM metrika.visits") == "\(rows.count)\t\(pageViewsSum)\t\(rows.count)")
+        #expect(try server.query("SELECT type FROM system.columns WHERE database = 'metrika' AND table = 'visits' AND name IN ('visit_id', 'date', 'goals_id', 'goals_order', 'counter_id') ORDER BY name")
+            == "UInt32\nDate\nArray(UInt32)\nArray(String)\nUInt64")
+        #expect(try server.query("SELECT count() FROM metrika.visits WHERE position(start_url, 'поиск\\ttab\\\\slash\\nline') > 0") != "0")
+        #expect(try server.query("SELECT count() FROM metrika.visits WHERE has(goals_order, 'товар \\'A\\'') AND length(goals_order) = 2") != "0")
+        #expect(try server.query("SELECT count() FROM metrika.visits WHERE has(goals_id, 4001)") != "0")
+        #expect(try server.query("SELECT DISTINCT counter_id FROM metrika.visits") == "1001")
+        #expect(try logStatuses(api).allSatisfy { $0 == "cleaned_by_user" })
+
+        // Run the middle day again, and the whole range: each visit is there once.
+        #expect(try metrika(["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--fields", Self.fields, "--clickhouse", server.url], environment: env).status == 0)
+        #expect(try metrika(["logs"] + range + ["--clickhouse", server.url], environment: env).status == 0)
+        #expect(try server.query("SELECT count(), uniqExact(visit_id) FROM metrika.visits") == "\(rows.count)\t\(rows.count)")
+        #expect(try server.query("SELECT count() FROM system.tables WHERE database = 'metrika'") == "1")
+        #expect(try logStatuses(api).allSatisfy { $0 == "cleaned_by_user" })
+    }
+
+    @Test(.enabled(if: ClickHouseServer.installed, "needs clickhouse-server (apt-get install clickhouse-server); .ci/run installs it"))
+    func killNineMidLoadResumesTheSameRequestWithoutDuplicates() throws {
+        guard let server = running() else { return }
+        let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "500"])
+        let home = try TemporaryDirectory()
+        let env = environment(api, home, server)
+        let arguments = ["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--fields", Self.fields, "--clickhouse", server.url]
+        // Slow the downloads so the kill lands between parts.
+        try api.inject(["kind": "delay", "delay_ms": 250, "count": 1000, "path_prefix": "/management/v1/counter/1001/logrequest/"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binaries.metrika)
+        process.arguments = arguments
+        process.environment = env
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, process.isRunning {
+            let downloads = try api.requests().filter { ($0["path"] as? String ?? "").hasSuffix("/download") }.count
+            if downloads >= 3 { break }
+            usleep(50_000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(try logStatuses(api) == ["processed"])
+        try api.reset()
+
+        let again = try metrika(arguments, environment: env)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("resuming log request"))
+        let creates = try api.requests().filter { ($0["method"] as? String) == "POST" && ($0["path"] as? String ?? "").hasSuffix("/logrequests") }.count
+        #expect(creates == 0)
+        let expected = try String(contentsOfFile: try exportTSV(api, home, env), encoding: .utf8).split(separator: "\n").count - 1
+        #expect(try server.query("SELECT count(), uniqExact(visit_id) FROM metrika.visits") == "\(expected)\t\(expected)")
+        #expect(try server.query("SELECT count() FROM system.tables WHERE database = 'metrika'") == "1")
+        #expect(try logStatuses(api).allSatisfy { $0 == "cleaned_by_user" })
+    }
+
+    func exportTSV(_ api: FakeAPI, _ home: TemporaryDirectory, _ env: [String: String]) throws -> String {
+        let file = home.path + "/check.tsv"
+        let result = try metrika(["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--fields", Self.fields, "--output", file], environment: env)
+        #expect(result.status == 0, "\(result.stderr)")
+        return file
+    }
+
+    @Test(.enabled(if: ClickHouseServer.installed, "needs clickhouse-server (apt-get install clickhouse-server); .ci/run installs it"))
+    func errorsAreOneLineNamingTheTableWithTheDocumentedExitCodes() throws {
+        guard let server = running() else { return }
+        let api = try FakeAPI(arguments: ["--now", Self.now])
+        let home = try TemporaryDirectory()
+        let env = environment(api, home, server)
+        let base = ["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01"]
+        let unreachable = try metrika(base + ["--clickhouse", "http://127.0.0.1:\(try ClickHouseServer.freePort())"], environment: env)
+        #expect(unreachable.status == 69)
+        #expect(unreachable.stderr.contains("metrika.visits"))
+        #expect(try server.query("SELECT 1") == "1")
+        // A table whose columns don't fit the fields: ClickHouse rejects the insert.
+        _ = try server.query("CREATE DATABASE IF NOT EXISTS other")
+        _ = try server.query("CREATE TABLE other.t (counter_id UInt32, date Date, visit_id UInt64) ENGINE = MergeTree() PARTITION BY toYYYYMM(date) ORDER BY (counter_id, date, visit_id)")
+        let rejected = try metrika(base + ["--clickhouse", server.url, "--table", "other.t"], environment: env)
+        #expect(rejected.status == 65, "\(rejected.stderr)")
+        let errors = rejected.stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
+        #expect(errors.count == 1)
+        #expect(errors.first?.contains("other.t") == true)
+        let wrongPassword = try metrika(base + ["--clickhouse", server.url], environment: env.merging(["METRIKA_CLICKHOUSE_PASSWORD": "nope"]) { $1 })
+        #expect(wrongPassword.status == 77)
+        #expect(!wrongPassword.stderr.contains("nope"))
+        let inURL = try metrika(base + ["--clickhouse", "http://metrika:pw@127.0.0.1:\(server.httpPort)"], environment: env)
+        #expect(inURL.status == 64)
+    }
+
+    @Test(.enabled(if: ClickHouseServer.installed, "needs clickhouse-server (apt-get install clickhouse-server); .ci/run installs it"))
+    func syncMirrorsTheDailyHistoryAndAResyncReplacesIt() throws {
+        guard let server = running() else { return }
+        let api = try FakeAPI(arguments: ["--now", Self.now])
+        let home = try TemporaryDirectory()
+        let env = environment(api, home, server)
+        let sync = ["sync", "--counter", "1001", "--from", "2026-06-01", "--clickhouse", server.url]
+        let first = try metrika(sync, environment: env)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try metrika(sync, environment: env).status == 0)
+        // 2026-06-01…06-15: 15 days × 6 everyday metrics, each once under FINAL although synced twice.
+        #expect(try server.query("SELECT count(), uniqExact(metric) FROM metrika.daily FINAL WHERE counter_id = 1001") == "90\t6")
+        #expect(try server.query("SELECT type FROM system.columns WHERE database = 'metrika' AND table = 'daily' ORDER BY name") == "UInt32\nDate\nString\nFloat64\nUInt64")
+        // The day's visits in the history equal the rows the Logs API serves for that day.
+        let file = home.path + "/d.tsv"
+        #expect(try metrika(["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--fields", "date", "--output", file], environment: env).status == 0)
+        let rows = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").count - 1
+        #expect(try server.query("SELECT value FROM metrika.daily FINAL WHERE counter_id = 1001 AND metric = 'visits' AND date = '2026-06-01'") == "\(rows)")
+    }
+}

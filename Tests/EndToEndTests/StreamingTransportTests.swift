@@ -1,0 +1,119 @@
+import Foundation
+import MetrikaKit
+import Testing
+
+/// `SocketStreamingTransport` against canned answers from a one-connection server on 127.0.0.1.
+@Suite("Streaming transport")
+struct StreamingTransportTests {
+    /// Accepts one connection on a free loopback port and answers it with `answer` (then closes, or
+    /// stalls for `stallSeconds` before closing). Counts the connections.
+    final class CannedServer: @unchecked Sendable {
+        let fd: Int32
+        let port: Int
+        private let lock = NSLock()
+        private var acceptedCount = 0
+        var accepted: Int { lock.lock(); defer { lock.unlock() }; return acceptedCount }
+
+        init(answer: [UInt8], stallSeconds: UInt32 = 0) throws {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let fd = self.fd
+            let ok = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                    bind(fd, pointer, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, pointer, &length) == 0
+                }
+            }
+            guard ok else { throw SimpleError("cannot listen") }
+            port = Int(UInt16(bigEndian: address.sin_port))
+            // One connection, then the listening socket is closed by this thread (under the lock, so
+            // `stop` never touches a descriptor number the system has already handed to another test).
+            let thread = Thread { [self] in
+                let client = accept(fd, nil, nil)
+                lock.lock()
+                closed = true
+                close(fd)
+                lock.unlock()
+                guard client >= 0 else { return }
+                lock.lock(); acceptedCount += 1; lock.unlock()
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                _ = recv(client, &buffer, buffer.count, 0)
+                _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if stallSeconds > 0 { sleep(stallSeconds) }
+                close(client)
+            }
+            thread.start()
+        }
+
+        private var closed = false
+
+        func stop() {
+            lock.lock()
+            if !closed { shutdown(fd, Int32(SHUT_RDWR)) }
+            lock.unlock()
+        }
+
+        var url: URL { URL(string: "http://127.0.0.1:\(port)/part")! }
+    }
+
+    @Test func aRedirectIsHandedBackNotFollowed() async throws {
+        let server = try CannedServer(answer: Array("HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:1/steal\r\nContent-Length: 0\r\n\r\n".utf8))
+        defer { server.stop() }
+        var received = 0
+        let head = try await SocketStreamingTransport().exchange(
+            HTTPRequest(url: server.url, headers: ["Authorization": "OAuth secret"], timeout: 5), upload: nil) { received += $0.count }
+        #expect(head.status == 302)
+        #expect(received == 0)
+        #expect(server.accepted == 1)
+    }
+
+    @Test func aChunkedBodyArrivesInOrderInBoundedChunks() async throws {
+        let payload = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 % 251) }
+        var answer = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        for start in stride(from: 0, to: payload.count, by: 70_000) {
+            let piece = payload[start..<min(payload.count, start + 70_000)]
+            answer += Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + [13, 10]
+        }
+        answer += Array("0\r\n\r\n".utf8)
+        let server = try CannedServer(answer: answer)
+        defer { server.stop() }
+        var received: [UInt8] = []
+        var largest = 0
+        let head = try await SocketStreamingTransport().exchange(HTTPRequest(url: server.url, timeout: 5), upload: nil) { chunk in
+            largest = max(largest, chunk.count)
+            received += chunk
+        }
+        #expect(head.status == 200)
+        #expect(received == payload)
+        #expect(largest <= 65_536)
+    }
+
+    @Test func aBodyCutBeforeTheLastChunkIsAnError() async throws {
+        let server = try CannedServer(answer: Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n10\r\nabc".utf8))
+        defer { server.stop() }
+        await #expect(throws: TransportError.self) {
+            _ = try await SocketStreamingTransport().exchange(HTTPRequest(url: server.url, timeout: 5), upload: nil) { _ in }
+        }
+    }
+
+    @Test func aServerThatStallsMidBodyHitsTheIdleDeadline() async throws {
+        let server = try CannedServer(answer: Array("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc".utf8), stallSeconds: 8)
+        defer { server.stop() }
+        let started = Date()
+        await #expect(throws: TransportError.timedOut) {
+            _ = try await SocketStreamingTransport().exchange(HTTPRequest(url: server.url, timeout: 1), upload: nil) { _ in }
+        }
+        #expect(Date().timeIntervalSince(started) < 6)
+    }
+
+    @Test func aHeaderWithALineBreakIsNeverSent() async throws {
+        let server = try CannedServer(answer: Array("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".utf8))
+        defer { server.stop() }
+        await #expect(throws: TransportError.self) {
+            _ = try await SocketStreamingTransport().exchange(
+                HTTPRequest(url: server.url, headers: ["X-ClickHouse-Key": "a\r\nX-Evil: 1"], timeout: 5), upload: nil) { _ in }
+        }
+    }
+}
