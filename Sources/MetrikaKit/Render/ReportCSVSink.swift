@@ -25,7 +25,22 @@ public final class ReportCSVSink: ReportSink {
         guard let layout, let counter else { return }
         for row in rows {
             let keys = layout.keyCells(row, counter: counter)
-            try writer.write(keys + row.values.map(layout.csvText), numbersFrom: keys.count, to: out)
+            // A record of one field has its own rule (an empty one is written `""`): the general path.
+            guard keys.count + row.values.count > 1 else {
+                try writer.write(keys + row.values.map(layout.csvText), numbersFrom: keys.count, to: out)
+                continue
+            }
+            // Numbers never need quoting or defusing, so they are formatted straight into the
+            // output buffer: no String per cell (docs/performance.md).
+            for (index, key) in keys.enumerated() {
+                if index > 0 { try out.write(byte: UInt8(ascii: ",")) }
+                try writer.writeField(key, isText: true, to: out)
+            }
+            for (index, value) in row.values.enumerated() {
+                if index > 0 || !keys.isEmpty { try out.write(byte: UInt8(ascii: ",")) }
+                try layout.writeCSVValue(value, to: out)
+            }
+            try writer.endRecord(to: out)
         }
     }
 
