@@ -121,7 +121,10 @@ struct FastOutputDifferentialTests {
         for writer in OutputDifferentialTests.variants {
             let fast = ReportFixtures.csv(fixture, writer: writer)
             let slow = OutputDifferentialTests.reference(fixture, writer: writer)
-            #expect(fast == slow)
+            // The first differing line, not two 10,000-row documents.
+            let difference = zip(fast.split(separator: "\n"), slow.split(separator: "\n")).first { $0.0 != $0.1 }
+            #expect(difference == nil, "\(String(describing: difference))")
+            #expect(fast.utf8.count == slow.utf8.count)
         }
     }
 
