@@ -115,9 +115,10 @@ struct FastOutputDifferentialTests {
 
     /// 10,000 rows whose numbers sit on rounding edges (and names that break every format) through
     /// the CSV sink, against the String-building reference, in every CSV variant.
-    @Test(arguments: [false, true])
-    func csvOfTenThousandEdgeRowsMatchesTheReference(raw: Bool) {
-        let fixture = Self.edgeFixture(seed: raw ? 0xFA57_0005 : 0xFA57_0004, rows: 10_000, raw: raw)
+    @Test(arguments: [(false, true), (true, true), (false, false)])
+    func csvOfTenThousandEdgeRowsMatchesTheReference(raw: Bool, multipleCounters: Bool) {
+        var fixture = Self.edgeFixture(seed: raw ? 0xFA57_0005 : 0xFA57_0004, rows: 10_000, raw: raw)
+        fixture.layout.multipleCounters = multipleCounters
         for writer in OutputDifferentialTests.variants {
             let fast = ReportFixtures.csv(fixture, writer: writer)
             let slow = OutputDifferentialTests.reference(fixture, writer: writer)
@@ -125,6 +126,31 @@ struct FastOutputDifferentialTests {
             let difference = zip(fast.split(separator: "\n"), slow.split(separator: "\n")).first { $0.0 != $0.1 }
             #expect(difference == nil, "\(String(describing: difference))")
             #expect(fast.utf8.count == slow.utf8.count)
+        }
+    }
+
+    /// Records of one field (an empty one is `""`) and rows whose dimension count differs from the
+    /// layout's, with and without metrics and a counter column.
+    @Test func oddShapedRowsMatchTheReference() {
+        let names: [[DimensionValue]] = [[], [.init(name: nil)], [.init(name: "")], [.init(name: "=a")], [.init(name: ""), .init(name: "")],
+                                         [.init(name: "x"), .init(name: nil), .init(name: "y,z")]]
+        for dimensionCount in 0...2 {
+            for metrics in [[], [Metric.visits]] {
+                for multipleCounters in [false, true] {
+                    let dimensions = Array([Dimension.named("searchPhrase")!, Dimension.named("trafficSource")!].prefix(dimensionCount))
+                    let layout = ReportLayout(dimensions: dimensions, metrics: metrics, period: ReportFixtures.range("2026-11-01", "2026-11-29"),
+                                              grouping: nil, multipleCounters: multipleCounters, raw: false)
+                    let rows = names.flatMap { dims in
+                        [Report.Row(dimensions: dims, values: metrics.map { _ in Quantity(nil, unit: .count) }),
+                         Report.Row(dimensions: dims, values: metrics.map { _ in Quantity(12.5, unit: .count) })]
+                    }
+                    let fixture = ReportFixtures.Fixture(layout: layout, sections: [.init(counter: ReportFixtures.shop, rows: rows, totals: [])])
+                    for writer in OutputDifferentialTests.variants {
+                        #expect(ReportFixtures.csv(fixture, writer: writer) == OutputDifferentialTests.reference(fixture, writer: writer),
+                                "\(dimensionCount) dimensions, \(metrics.count) metrics, several counters: \(multipleCounters)")
+                    }
+                }
+            }
         }
     }
 
@@ -205,6 +231,13 @@ struct FastOutputDifferentialTests {
         var next = 0
         for section in fixture.sections.indices {
             for row in fixture.sections[section].rows.indices {
+                // Rows with fewer or more dimension values than the layout has (a lying server).
+                switch random.next() % 20 {
+                case 0: fixture.sections[section].rows[row].dimensions = []
+                case 1: fixture.sections[section].rows[row].dimensions.removeLast()
+                case 2: fixture.sections[section].rows[row].dimensions.append(DimensionValue(name: "extra,\"cell\""))
+                default: break
+                }
                 fixture.sections[section].rows[row].values = units.map { unit in
                     defer { next += 1 }
                     return Quantity(random.next() % 10 == 0 ? nil : doubles[next % doubles.count], unit: unit)
