@@ -120,7 +120,7 @@ enum SyncCommand: Command {
                 start = today.adding(days: -29)
             }
             guard let range = DateRange(from: min(start, today), to: today) else { return outcome }
-            let loaded = try await loader.load(counter: counter, range: range, metrics: Metric.everyday, grouping: nil, refresh: false, rangeTotals: false)
+            let loaded = try await loader.load(counter: counter, range: range, metrics: Metric.everyday, grouping: nil, refresh: false, rangeTotals: false, values: false)
             outcome.range = range
             outcome.daysFetched = loaded.daysFetched
             outcome.requests = loaded.requests

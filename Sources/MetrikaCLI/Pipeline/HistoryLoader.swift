@@ -52,12 +52,14 @@ struct HistoryLoader {
     /// Loads `metrics` for `range` of a counter, fetching what is missing or unsettled (all with
     /// `refresh`), plus the API's non-additive totals for the whole range and for each period of
     /// `grouping` (nil: no rows, only the days and the range's totals).
-    /// `rangeTotals: false` skips the API's totals over the range (sync needs only the days).
+    /// `rangeTotals: false` skips the API's totals over the range (sync needs only the days);
+    /// `values: false` skips reading the stored values back (`daily` and `missingDays` stay empty):
+    /// sync only stores, and reading 365 days × 6 metrics back per counter was half its CPU.
     ///
     /// Days before the counter existed (its `create_time`, in its time zone) or before 2008 are not
     /// fetched, stored or shown: the range starts at the creation day, and a range wholly before it
     /// loads no day at all (no rows; never rows of zeros).
-    func load(counter: Counter, range requested: DateRange, metrics: [Metric], grouping: Grouping?, refresh: Bool, rangeTotals: Bool = true) async throws -> Loaded {
+    func load(counter: Counter, range requested: DateRange, metrics: [Metric], grouping: Grouping?, refresh: Bool, rangeTotals: Bool = true, values: Bool = true) async throws -> Loaded {
         let stored = Self.storedMetrics(for: metrics)
         let today = metrikaToday(counter)
         let firstDay = firstDataDay(of: counter)
@@ -139,8 +141,8 @@ struct HistoryLoader {
             }
         }
 
-        let daily = try store.dailyValues(counterID: counter.id, range: range, metrics: stored)
-        let stillMissing = range.days.filter { daily[$0] == nil }
+        let daily = values ? try store.dailyValues(counterID: counter.id, range: range, metrics: stored) : [:]
+        let stillMissing = values ? range.days.filter { daily[$0] == nil } : []
         return Loaded(counter: counter, range: range, periods: periods, storedMetrics: stored, daily: daily, missingDays: stillMissing,
                       today: today, periodTotals: periodTotals, requests: requests, daysFetched: daysFetched)
     }

@@ -78,6 +78,20 @@ public final class OutputWriter {
         if buffer.count >= capacity { try flushBuffer() }
     }
 
+    /// Appends what `format` writes into a scratch space of `maxCount` bytes (it returns how many it
+    /// wrote, or nil to write nothing and say so): numbers are formatted here without a String.
+    @discardableResult
+    public func append(maxCount: Int, _ format: (UnsafeMutablePointer<UInt8>) -> Int?) throws -> Bool {
+        try check()
+        let wrote = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxCount) { scratch -> Bool in
+            guard let base = scratch.baseAddress, let count = format(base) else { return false }
+            buffer.append(contentsOf: UnsafeBufferPointer(start: base, count: min(count, maxCount)))
+            return true
+        }
+        if buffer.count >= capacity { try flushBuffer() }
+        return wrote
+    }
+
     /// Appends bytes; a run larger than the buffer goes to the descriptor without being copied.
     public func write(contentsOf bytes: UnsafeRawBufferPointer) throws {
         try check()

@@ -23,9 +23,43 @@ public final class ReportCSVSink: ReportSink {
 
     public func append(_ rows: [Report.Row]) throws {
         guard let layout, let counter else { return }
+        let counterID = String(counter.id)
         for row in rows {
-            let keys = layout.keyCells(row, counter: counter)
-            try writer.write(keys + row.values.map(layout.csvText), numbersFrom: keys.count, to: out)
+            // The key cells of `layout.keyCells`, written one by one rather than collected: a
+            // dimension report has the counter id (several counters), every dimension name the
+            // row has, then empty cells up to the layout's dimensions. Time series are short and
+            // take the array.
+            let lead = layout.multipleCounters ? 1 : 0
+            let keys = layout.grouping == nil ? nil : layout.keyCells(row, counter: counter)
+            let keyCount = keys?.count ?? lead + max(row.dimensions.count, layout.dimensions.count)
+            // A record of one field has its own rule (an empty one is written `""`): the general path.
+            guard keyCount + row.values.count > 1 else {
+                let cells = keys ?? layout.keyCells(row, counter: counter)
+                try writer.write(cells + row.values.map(layout.csvText), numbersFrom: cells.count, to: out)
+                continue
+            }
+            if let keys {
+                for (index, key) in keys.enumerated() {
+                    if index > 0 { try out.write(byte: UInt8(ascii: ",")) }
+                    try writer.writeField(key, isText: true, to: out)
+                }
+            } else {
+                if lead == 1 { try writer.writeField(counterID, isText: true, to: out) }
+                for (index, dimension) in row.dimensions.enumerated() {
+                    if index + lead > 0 { try out.write(byte: UInt8(ascii: ",")) }
+                    try writer.writeField(dimension.name ?? "", isText: true, to: out)
+                }
+                for index in (lead + row.dimensions.count)..<max(keyCount, lead + row.dimensions.count) where index > 0 {
+                    try out.write(byte: UInt8(ascii: ","))  // an empty cell
+                }
+            }
+            // Numbers never need quoting or defusing, so they are formatted straight into the
+            // output buffer: no String per cell (docs/performance.md).
+            for (index, value) in row.values.enumerated() {
+                if index > 0 || keyCount > 0 { try out.write(byte: UInt8(ascii: ",")) }
+                try layout.writeCSVValue(value, to: out)
+            }
+            try writer.endRecord(to: out)
         }
     }
 

@@ -48,26 +48,99 @@ public final class ReportJSONSink: ReportSink {
 
     public func append(_ rows: [Report.Row]) throws {
         guard let layout, let counter else { return }
+        // Written member by member straight into the output buffer — the bytes `JSONValue.object`
+        // would give (the differential tests hold it to that), without a JSONValue and a String per
+        // cell (docs/performance.md).
         for row in rows {
-            var members: [(String, JSONValue)] = []
-            if layout.multipleCounters { members.append(("counter_id", .number(Double(counter.id)))) }
-            if layout.grouping != nil {
-                members.append(("date", .string(row.period?.from.iso ?? row.dimensions.first?.name)))
-                if layout.grouping != .day { members.append(("date_end", .string(row.period?.to.iso))) }
-            } else {
-                for (index, dimension) in layout.dimensions.enumerated() {
-                    let value = index < row.dimensions.count ? row.dimensions[index] : DimensionValue(name: nil)
-                    members.append((dimension.columnName, .string(value.name)))
-                    if let id = value.id { members.append((dimension.columnName + "_id", .string(id))) }
+            try out.write(wroteRow ? ",\n    " : "\n    ")
+            try writeRow(row, layout: layout, counter: counter)
+            wroteRow = true
+        }
+    }
+
+    /// One row as a compact JSON object.
+    func writeRow(_ row: Report.Row, layout: ReportLayout, counter: Counter) throws {
+        try out.write(byte: UInt8(ascii: "{"))
+        var separator = false
+        func key(_ name: String) throws {
+            if separator { try out.write(byte: UInt8(ascii: ",")) }
+            separator = true
+            try writeString(name)
+            try out.write(byte: UInt8(ascii: ":"))
+        }
+        func string(_ value: String?) throws {
+            if let value { try writeString(value) } else { try out.write("null") }
+        }
+        if layout.multipleCounters {
+            try key("counter_id")
+            try writeNumber(Double(counter.id))
+        }
+        if layout.grouping != nil {
+            try key("date")
+            try string(row.period?.from.iso ?? row.dimensions.first?.name)
+            if layout.grouping != .day {
+                try key("date_end")
+                try string(row.period?.to.iso)
+            }
+        } else {
+            for (index, dimension) in layout.dimensions.enumerated() {
+                let value = index < row.dimensions.count ? row.dimensions[index] : DimensionValue(name: nil)
+                try key(dimension.columnName)
+                try string(value.name)
+                if let id = value.id {
+                    try key(dimension.columnName + "_id")
+                    try writeString(id)
                 }
             }
-            for (metric, quantity) in zip(layout.metrics, row.values) {
-                members.append((metric.columnName, .number(quantity.value)))
-            }
-            if layout.grouping != nil { members.append(("incomplete", .bool(row.isIncomplete))) }
-            try out.write(wroteRow ? ",\n    " : "\n    ")
-            try write(JSONValue.object(members), pretty: false, indent: 2)
-            wroteRow = true
+        }
+        for (metric, quantity) in zip(layout.metrics, row.values) {
+            try key(metric.columnName)
+            try writeNumber(quantity.value)
+        }
+        if layout.grouping != nil {
+            try key("incomplete")
+            try out.write(row.isIncomplete ? "true" : "false")
+        }
+        try out.write(byte: UInt8(ascii: "}"))
+    }
+
+    /// `JSONValue.number(value)`'s text: whole numbers formatted into the buffer, the rest through
+    /// `DecimalText.shortest`; null when missing or not finite.
+    private func writeNumber(_ value: Double?) throws {
+        guard let value, value.isFinite else { return try out.write("null") }
+        let done = try out.append(maxCount: ValueBytes.scratchSize) { ValueBytes.shortest(value, into: $0) }
+        if !done { try out.write(DecimalText.shortest(value)) }
+    }
+
+    /// `JSONValue.writeString`'s text: copied as it is when no byte can need an escape (ASCII
+    /// printables other than `"` and `\`, and UTF-8 lead bytes of scripts with nothing escaped —
+    /// Cyrillic, emoji), else through `JSONValue.writeString`, the one escaper.
+    private func writeString(_ value: String) throws {
+        var value = value
+        let done = try value.withUTF8 { bytes -> Bool in
+            guard bytes.allSatisfy(Self.isVerbatim) else { return false }
+            try out.write(byte: UInt8(ascii: "\""))
+            try out.write(contentsOf: UnsafeRawBufferPointer(bytes))
+            try out.write(byte: UInt8(ascii: "\""))
+            return true
+        }
+        if !done {
+            var stream = out.textStream
+            JSONValue.writeString(value, to: &stream)
+            try out.check()
+        }
+    }
+
+    /// A byte that `JSONValue.writeString` never escapes, whatever surrounds it: printable ASCII but
+    /// `"` and `\`; UTF-8 continuation bytes; lead bytes other than those of the escaped scalars
+    /// (C2: U+0080–U+009F, D8: U+061C, E2: U+200E…U+2069).
+    private static func isVerbatim(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x20...0x7E: return byte != 0x22 && byte != 0x5C
+        case 0x80...0xBF: return true
+        case 0xC2, 0xD8, 0xE2: return false
+        case 0xC3...0xF4: return true
+        default: return false
         }
     }
 

@@ -62,6 +62,20 @@ public struct ReportLayout: Sendable {
         return ValueFormatter.format(quantity, grouping: false, missing: "")
     }
 
+    /// Writes `csvText(quantity)` into `out`: formatted straight into its buffer (`ValueBytes`),
+    /// through the String path only for the rare value the fast path declines.
+    func writeCSVValue(_ quantity: Quantity, to out: OutputWriter) throws {
+        let raw = self.raw
+        let done = try out.append(maxCount: ValueBytes.scratchSize) { bytes in
+            if raw {
+                guard let value = quantity.value, value.isFinite else { return 0 }
+                return ValueBytes.shortest(value, into: bytes)
+            }
+            return ValueBytes.normalized(quantity, grouping: false, alwaysHours: true, into: bytes)
+        }
+        if !done { try out.write(csvText(quantity)) }
+    }
+
     /// The leading cells of a row: counter id, then dates or dimension names.
     func keyCells(_ row: Report.Row, counter: Counter) -> [String] {
         var cells: [String] = multipleCounters ? [String(counter.id)] : []

@@ -83,9 +83,15 @@ public final class ReportTableSink: ReportSink {
 
     public func end() {}
 
+    /// A cell's text, formatted by the byte path the CSV and JSON sinks use (`ValueBytes`), with
+    /// `ValueFormatter` for the rare value it declines.
     private func cell(_ quantity: Quantity, raw: Bool) -> String {
-        if raw { return quantity.value == nil ? ValueFormatter.missingInTable : ValueFormatter.raw(quantity.value) }
-        return ValueFormatter.format(quantity, grouping: true, missing: ValueFormatter.missingInTable)
+        guard let value = quantity.value else { return ValueFormatter.missingInTable }
+        if raw { return ValueBytes.text({ ValueFormatter.raw(value) }) { ValueBytes.shortest(value, into: $0) } }
+        guard value.isFinite else { return ValueFormatter.missingInTable }
+        return ValueBytes.text({ ValueFormatter.format(quantity, grouping: true, missing: ValueFormatter.missingInTable) }) {
+            ValueBytes.normalized(quantity, grouping: true, alwaysHours: false, into: $0)
+        }
     }
 
     /// A week or month shorter than a whole one because the report's range cuts it.

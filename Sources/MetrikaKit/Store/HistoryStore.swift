@@ -339,9 +339,23 @@ public final class HistoryStore: @unchecked Sendable {
     }
 
     /// Days of `range` stored for every metric and final when fetched: they need no refetch.
+    ///
+    /// Counted by SQLite (one row per settled day) rather than read cell by cell: a warm `sync` asks
+    /// this for 365 days × 6 metrics of every counter and needs only the answer (docs/performance.md).
+    /// The same rule as `storedCells`: every metric stored with the unit it has now, all settled.
     public func settledDays(counterID: Int, range: DateRange, metrics: [Metric]) throws -> Set<Day> {
-        let cells = try storedCells(counterID: counterID, range: range, metrics: metrics)
-        return Set(cells.filter { $0.value.allSatisfy(\.settled) }.keys)
+        guard !metrics.isEmpty else { return [] }
+        let pairs = Array(repeating: "(?, ?)", count: metrics.count).joined(separator: ", ")
+        let sql = """
+            SELECT day FROM daily_values
+            WHERE counter_id = ? AND day BETWEEN ? AND ? AND (metric, unit) IN (VALUES \(pairs))
+            GROUP BY day HAVING count(*) = ? AND min(settled) = 1
+            """
+        var values: [SQLiteValue] = [.int(counterID), .text(range.from.iso), .text(range.to.iso)]
+        for metric in metrics { values += [.text(metric.apiName), .text(metric.unit.rawValue)] }
+        values.append(.int(metrics.count))
+        let rows = try perform { database in try database.rows(sql, values) }
+        return Set(rows.compactMap { $0.first?.string.flatMap(Day.init(iso:)) })
     }
 
     /// Days of `range` whose stored values (of any of `metrics`) came from a sampled answer: estimates the
