@@ -2,6 +2,8 @@
 /// arrives. Normalized values by default (`17.8%`, `0:03:03`), API units with `--raw`. Missing
 /// values are empty fields. Totals are not written (CSV holds data rows only). Dimension names are
 /// text (defused against formulas unless `--csv-formulas keep`); metric values are numbers.
+/// With `--compare`, `previous_date` follows the dates and every metric is followed by its previous
+/// value and its change (docs/reports.md, `--compare`).
 public final class ReportCSVSink: ReportSink {
     private let out: OutputWriter
     private let writer: CSVWriter
@@ -16,7 +18,7 @@ public final class ReportCSVSink: ReportSink {
 
     public func begin(_ layout: ReportLayout) throws {
         self.layout = layout
-        try writer.write(layout.keyColumns + layout.metrics.map(\.columnName), to: out)
+        try writer.write(layout.keyColumns + layout.comparisonKeyColumns + layout.metrics.flatMap(layout.csvColumns), to: out)
     }
 
     public func beginSection(counter: Counter, sampling: Sampling?) { self.counter = counter }
@@ -24,8 +26,8 @@ public final class ReportCSVSink: ReportSink {
     public func append(_ rows: [Report.Row]) throws {
         guard let layout, let counter else { return }
         for row in rows {
-            let keys = layout.keyCells(row, counter: counter)
-            try writer.write(keys + row.values.map(layout.csvText), numbersFrom: keys.count, to: out)
+            let keys = layout.keyCells(row, counter: counter) + layout.comparisonKeyCells(row)
+            try writer.write(keys + layout.csvValueCells(row), numbersFrom: keys.count, to: out)
         }
     }
 

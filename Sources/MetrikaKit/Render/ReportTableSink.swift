@@ -7,6 +7,7 @@ public final class ReportTableSink: ReportSink {
     private var layout: ReportLayout?
     private var counter: Counter?
     private var sampling: Sampling?
+    private var previous: Report.Previous?
     private var rows: [Report.Row] = []
     private var sectionCount = 0
 
@@ -21,8 +22,11 @@ public final class ReportTableSink: ReportSink {
     public func beginSection(counter: Counter, sampling: Sampling?) {
         self.counter = counter
         self.sampling = sampling
+        previous = nil
         rows = []
     }
+
+    public func compareSection(_ previous: Report.Previous) { self.previous = previous }
 
     public func append(_ rows: [Report.Row]) { self.rows += rows }
 
@@ -39,8 +43,14 @@ public final class ReportTableSink: ReportSink {
         // A report without dimensions (`"dimensions": []`) still needs a column for the Total label.
         let labelColumn = keyColumns.isEmpty
         if labelColumn { keyColumns = [.init("")] }
-        let metricColumns = layout.metrics.map { TextTable.Column(Self.header($0, raw: layout.raw), alignment: .right) }
-        var table = TextTable(columns: keyColumns + metricColumns, title: Self.title(counter: counter, layout: layout))
+        // With --compare every metric is followed by its previous value and the change.
+        let metricColumns = layout.metrics.flatMap { metric in
+            let column = TextTable.Column(Self.header(metric, raw: layout.raw), alignment: .right)
+            return layout.compare ? [column, TextTable.Column("before", alignment: .right), TextTable.Column("change", alignment: .right)] : [column]
+        }
+        var title = Self.title(counter: counter, layout: layout)
+        if layout.compare, let previous { title += " · against \(previous.period.from.iso) … \(previous.period.to.iso)" }
+        var table = TextTable(columns: keyColumns + metricColumns, title: title)
         var anyIncomplete = false
         for row in rows {
             var cells: [String]
@@ -57,14 +67,14 @@ public final class ReportTableSink: ReportSink {
                     index < row.dimensions.count && index < layout.dimensions.count ? (row.dimensions[index].name ?? "(not set)") : ""
                 }
             }
-            cells += row.values.map { cell($0, raw: layout.raw) }
+            cells += valueCells(row.values, previous: row.previous, layout: layout)
             anyIncomplete = anyIncomplete || row.isIncomplete
             table.append(cells, note: row.isIncomplete ? "*" : nil)
         }
         if !rows.isEmpty {
             table.appendSeparator()
             let label = layout.grouping == nil ? ["Total"] + Array(repeating: "", count: max(0, layout.dimensions.count - 1)) : ["Total"]
-            table.append(label + totals.map { cell($0, raw: layout.raw) })
+            table.append(label + valueCells(totals, previous: previous, layout: layout))
         }
         try out.write(table.render(maxWidth: maxWidth))
         if rows.isEmpty { try out.write("(no data for this period)\n") }
@@ -82,6 +92,16 @@ public final class ReportTableSink: ReportSink {
     }
 
     public func end() {}
+
+    /// A row's metric cells: the values, or with `--compare` each value, its previous one and the change.
+    private func valueCells(_ values: [Quantity], previous: Report.Previous?, layout: ReportLayout) -> [String] {
+        guard layout.compare else { return values.map { cell($0, raw: layout.raw) } }
+        let changes = previous?.changes(to: values)
+        return values.indices.flatMap { index -> [String] in
+            let before = previous.flatMap { index < $0.values.count ? $0.values[index] : nil } ?? Quantity(nil, unit: values[index].unit)
+            return [cell(values[index], raw: layout.raw), cell(before, raw: layout.raw), changes?[index].text() ?? ValueFormatter.missingInTable]
+        }
+    }
 
     private func cell(_ quantity: Quantity, raw: Bool) -> String {
         if raw { return quantity.value == nil ? ValueFormatter.missingInTable : ValueFormatter.raw(quantity.value) }
