@@ -1,5 +1,5 @@
 import Foundation
-import MetrikaKit
+@testable import MetrikaKit
 import Testing
 
 /// `metrika report --compare` (issue 14, item 10): every value beside the previous period's and the
@@ -169,5 +169,24 @@ struct CompareEndToEndTests {
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("Error: --compare works for time-series reports only"), "\(result.stderr)")
         #expect(try world.statRequests() == 0)
+    }
+
+    /// On a terminal (script(1)'s pseudo-terminal) the changes are green and red; the values stay plain.
+    @Test func aColourTerminalColoursOnlyTheChanges() throws {
+        try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
+        let world = try World()
+        let command = "\(Binaries.metrika) report --counter 1001 --period lastWeek --metrics visits,bounceRate --compare"
+        let environment = world.environment.merging(["TERM": "xterm", "PATH": "/usr/bin:/bin"]) { $1 }
+        let terminal = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment)
+        #expect(terminal.stdout.contains("\u{1B}[32m+") || terminal.stdout.contains("\u{1B}[31m-"), "\(terminal.stdout.debugDescription)")
+        #expect(!terminal.stdout.contains("\u{1B}[32m4") && !terminal.stdout.contains("\u{1B}[31m2"))
+        let noColor = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment.merging(["NO_COLOR": "1"]) { $1 })
+        #expect(noColor.stdout.contains("change") && !noColor.stdout.contains("\u{1B}["), "\(noColor.stdout.debugDescription)")
+    }
+
+    @Test func colouringFindsOnlyWholeChangeCells() {
+        let line = "2026-11-16   4 130   4 471   -7.6%  28.7%   29.8%  -1.0 pp  x+1.0%"
+        let coloured = ReportTableSink.colouringChanges(line) { "[" + $0 + "]" }
+        #expect(coloured == "2026-11-16   4 130   4 471   [-7.6%]  28.7%   29.8%  [-1.0 pp]  x+1.0%")
     }
 }

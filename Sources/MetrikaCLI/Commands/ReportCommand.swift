@@ -187,7 +187,13 @@ enum ReportCommand: Command {
     /// The sink of a format; all of them format into stdout's byte writer.
     static func makeSink(_ format: OutputFormat, csv: CSVWriter, context: CLIContext) -> any ReportSink {
         switch format {
-        case .table: return ReportTableSink(output: context.stdout.writer, maxWidth: context.terminalWidth)
+        case .table:
+            // The sign of a --compare change in green or red, for a person at a colour terminal only.
+            let colour = context.stdoutIsTerminal && (context.environment["NO_COLOR"] ?? "").isEmpty && context.environment["TERM"] != "dumb"
+            let style = TerminalStyle(enabled: colour)
+            var colourChange: (@Sendable (String) -> String)?
+            if colour { colourChange = { @Sendable text in style.change(text) } }
+            return ReportTableSink(output: context.stdout.writer, maxWidth: context.terminalWidth, colourChange: colourChange)
         case .csv: return ReportCSVSink(output: context.stdout.writer, writer: csv)
         case .json: return ReportJSONSink(output: context.stdout.writer)
         }

@@ -11,10 +11,15 @@ public final class ReportTableSink: ReportSink {
     private var rows: [Report.Row] = []
     private var sectionCount = 0
 
+    /// Colours a `--compare` change such as `+5.2%` (a colour terminal only), or nil: plain text.
+    private let colourChange: (@Sendable (String) -> String)?
+
     /// `maxWidth`: the terminal width when stdout is a terminal (long text is cut with `…`), else nil.
-    public init(output: OutputWriter, maxWidth: Int?) {
+    /// `colourChange`: given only for a colour terminal.
+    public init(output: OutputWriter, maxWidth: Int?, colourChange: (@Sendable (String) -> String)? = nil) {
         self.out = output
         self.maxWidth = maxWidth
+        self.colourChange = colourChange
     }
 
     public func begin(_ layout: ReportLayout) { self.layout = layout }
@@ -76,7 +81,8 @@ public final class ReportTableSink: ReportSink {
             let label = layout.grouping == nil ? ["Total"] + Array(repeating: "", count: max(0, layout.dimensions.count - 1)) : ["Total"]
             table.append(label + valueCells(totals, previous: previous, layout: layout))
         }
-        try out.write(table.render(maxWidth: maxWidth))
+        let rendered = table.render(maxWidth: maxWidth)
+        try out.write(layout.compare && colourChange != nil ? Self.colouringChanges(rendered, with: colourChange!) : rendered)
         if rows.isEmpty { try out.write("(no data for this period)\n") }
         if anyIncomplete {
             let what = layout.grouping == .week ? "this week" : layout.grouping == .month ? "this month" : "today"
@@ -92,6 +98,23 @@ public final class ReportTableSink: ReportSink {
     }
 
     public func end() {}
+
+    /// The rendered table with every change cell (`+5.2%`, `-0.9 pp`, alone between column gaps)
+    /// coloured. After rendering: the table measures and sanitizes plain text, never escapes.
+    static func colouringChanges(_ text: String, with colour: (String) -> String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            var result = ""
+            var rest = Substring(line)
+            while let match = rest.firstMatch(of: /[+-][0-9]+\.[0-9](%| pp)/) {
+                let before = rest[..<match.range.lowerBound]
+                let after = rest[match.range.upperBound...]
+                let alone = (before.isEmpty || before.last == " ") && (after.isEmpty || after.first == " ")
+                result += before + (alone ? colour(String(match.output.0)) : String(match.output.0))
+                rest = after
+            }
+            return result + rest
+        }.joined(separator: "\n")
+    }
 
     /// A row's metric cells: the values, or with `--compare` each value, its previous one and the change.
     private func valueCells(_ values: [Quantity], previous: Report.Previous?, layout: ReportLayout) -> [String] {
