@@ -22,6 +22,10 @@ enum ReportCommand: Command {
     Goal metrics (goal<ID>reaches, goal<ID>conversionRate) are titled with the goal's name in the
     table and JSON `title` (one extra request for the goals; offline, or if it fails, "Goal <ID>").
     On a terminal, stderr shows the rows fetched so far and any retry wait, erased when done.
+    --compare (time series): every value beside the period of the same length just before and the
+    change, +5.2% for counts, durations and page depth, -0.9 pp for rates; each day against the day
+    N days earlier; previous days before the counter existed are — (never 0). Users of a week or
+    month row have no previous value; the Total row's are the API's.
 
     Examples:
       metrika report --counter 1001
@@ -29,6 +33,7 @@ enum ReportCommand: Command {
       metrika report --counter 1001,1002 --metrics visits,bounceRate --json
       metrika report --counter 1001 --dimensions trafficSource --from 30daysAgo
       metrika report --counter 1001 --period lastMonth --group week
+      metrika report --counter 1001 --period lastWeek --compare
       metrika report --counter 1001 --dimensions searchPhrase --limit 100000 --csv > phrases.csv
     """
     static let options: [OptionSpec] = [
