@@ -41,6 +41,8 @@ struct ReportEndToEndTests {
             var sample_share: String?
             var totals: [String]
             var missing_days: [String]
+            /// `--compare` only: `from=…`, `to=…`, `totals.<metric>=…`, `change.<metric>=…`.
+            var previous: [String]?
         }
 
         var version: Int

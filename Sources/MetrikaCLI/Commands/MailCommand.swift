@@ -191,17 +191,10 @@ enum MailCommand: Command {
         return sign + result
     }
 
-    /// The change from `before` to `now`: relative for counts and durations, in percentage points for
-    /// percentages (a bounce rate going from 20% to 22% is +2.0 pp, not +10%).
+    /// The change from `before` to `now`, as `report --compare` shows it (MetrikaKit's `Change`):
+    /// relative for counts and durations, percentage points for percentages.
     static func change(from before: Quantity, to now: Quantity) -> String {
-        guard let old = before.value, let new = now.value else { return "—" }
-        if now.unit == .percent {
-            let points = new - old
-            return (points >= 0 ? "+" : "") + ChartNumber.fixed(points, decimals: 1) + " pp"
-        }
-        guard old != 0 else { return new == 0 ? "0.0%" : "new" }
-        let relative = (new - old) / abs(old) * 100
-        return (relative >= 0 ? "+" : "") + ChartNumber.fixed(relative, decimals: 1) + "%"
+        Change(from: before, to: now).text()
     }
 
     static func changeTable(_ section: Section, metrics: [Metric]) -> TextTable {

@@ -22,6 +22,10 @@ enum ReportCommand: Command {
     Goal metrics (goal<ID>reaches, goal<ID>conversionRate) are titled with the goal's name in the
     table and JSON `title` (one extra request for the goals; offline, or if it fails, "Goal <ID>").
     On a terminal, stderr shows the rows fetched so far and any retry wait, erased when done.
+    --compare (time series): every value beside the period of the same length just before and the
+    change, +5.2% for counts, durations and page depth, -0.9 pp for rates; each day against the day
+    N days earlier; previous days before the counter existed are — (never 0). Users of a week or
+    month row have no previous value; the Total row's are the API's.
 
     Examples:
       metrika report --counter 1001
@@ -29,6 +33,7 @@ enum ReportCommand: Command {
       metrika report --counter 1001,1002 --metrics visits,bounceRate --json
       metrika report --counter 1001 --dimensions trafficSource --from 30daysAgo
       metrika report --counter 1001 --period lastMonth --group week
+      metrika report --counter 1001 --period lastWeek --compare
       metrika report --counter 1001 --dimensions searchPhrase --limit 100000 --csv > phrases.csv
     """
     static let options: [OptionSpec] = [
@@ -48,6 +53,7 @@ enum ReportCommand: Command {
         OptionSpec("offline", help: "Use the history database only: no network"),
         OptionSpec("refresh", help: "Refetch the whole range, ignoring the history"),
         OptionSpec("raw", help: "Print API units: seconds and percent numbers instead of mm:ss and %"),
+        OptionSpec("compare", help: "Compare with the period of the same length just before: previous values and the change (+5.2%, -0.9 pp for rates)"),
         OptionSpec("unsettled-days", value: "N", help: "Recent days that may still change and are refetched (default 2: today and yesterday)"),
     ] + CommonOptions.format + CommonOptions.database + CommonOptions.token
 
@@ -70,6 +76,8 @@ enum ReportCommand: Command {
         var offline: Bool
         var refresh: Bool
         var raw: Bool
+        /// `--compare`: every value beside the previous period's and the change.
+        var compare = false
         var format: OutputFormat
         var unsettledDays: Int
         /// Line ends and formula policy of CSV output.
@@ -156,6 +164,10 @@ enum ReportCommand: Command {
             raw: options.flag("raw"), format: try OutputFormat.from(options),
             unsettledDays: try options.integer("unsettled-days", in: 1...30) ?? 2)
         request.csv = try OutputFormat.csvWriter(options, format: request.format)
+        request.compare = options.flag("compare")
+        if request.compare && !request.usesHistory {
+            throw UsageError("--compare works for time-series reports only (no --dimensions, --preset, --filters or --accuracy): they come from the history, where the previous period costs at most one request")
+        }
         if request.offline && !request.usesHistory {
             throw UsageError("--offline works for time-series reports only: the history keeps daily totals, not --dimensions, --preset, --filters or sampled answers")
         }
@@ -180,7 +192,13 @@ enum ReportCommand: Command {
     /// The sink of a format; all of them format into stdout's byte writer.
     static func makeSink(_ format: OutputFormat, csv: CSVWriter, context: CLIContext) -> any ReportSink {
         switch format {
-        case .table: return ReportTableSink(output: context.stdout.writer, maxWidth: context.terminalWidth)
+        case .table:
+            // The sign of a --compare change in green or red, for a person at a colour terminal only.
+            let colour = context.stdoutIsTerminal && (context.environment["NO_COLOR"] ?? "").isEmpty && context.environment["TERM"] != "dumb"
+            let style = TerminalStyle(enabled: colour)
+            var colourChange: (@Sendable (String) -> String)?
+            if colour { colourChange = { @Sendable text in style.change(text) } }
+            return ReportTableSink(output: context.stdout.writer, maxWidth: context.terminalWidth, colourChange: colourChange)
         case .csv: return ReportCSVSink(output: context.stdout.writer, writer: csv)
         case .json: return ReportJSONSink(output: context.stdout.writer)
         }
@@ -199,6 +217,7 @@ enum ReportCommand: Command {
             ("accuracy", .string(request.accuracy)),
         ]
         if request.usesHistory { query.append(("group", .string(request.grouping.rawValue))) }
+        if request.compare { query.append(("compare", .bool(true))) }
         if let preset = request.preset { query.append(("preset", .string(preset))) }
         if let filters = request.filters { query.append(("filters", .string(filters))) }
         if let sort = request.sort { query.append(("sort", .string(sort))) }
@@ -218,21 +237,31 @@ enum ReportCommand: Command {
         // Load every counter before writing anything: a counter that fails (access denied, network)
         // must not leave half a JSON document or CSV on stdout.
         var loads: [HistoryLoader.Loaded] = []
+        var previousLoads: [HistoryLoader.Loaded?] = []
         for id in request.counterIDs {
             let counter = try await loader.counter(id: id)
             let range = try resolveRange(request, counter: counter, context: context)
-            loads.append(try await loader.load(counter: counter, range: range, metrics: metrics, grouping: request.grouping, refresh: request.refresh))
+            let loaded = try await loader.load(counter: counter, range: range, metrics: metrics, grouping: request.grouping, refresh: request.refresh)
+            loads.append(loaded)
+            previousLoads.append(request.compare ? try await loadPrevious(loaded, loader: loader, metrics: metrics, refresh: request.refresh) : nil)
         }
         var allMissing: [(Int, [Day])] = []
+        var previousMissing: [(Int, [Day])] = []
         let goalNames = await GoalsCommand.names(for: metrics, counterIDs: request.counterIDs, client: client, context: context)
         if let first = loads.first {
             try sink.begin(ReportLayout(dimensions: [], metrics: metrics.map { $0.titled(byGoalNames: goalNames) }, period: first.range, grouping: request.grouping,
                                     multipleCounters: request.counterIDs.count > 1, raw: request.raw,
-                                    query: queryEcho(request, metrics: metrics, dimensions: [])))
+                                    query: queryEcho(request, metrics: metrics, dimensions: []), compare: request.compare))
         }
-        for loaded in loads {
-            let built = HistoryLoader.rows(from: loaded, metrics: metrics)
+        for (loaded, before) in zip(loads, previousLoads) {
+            var built = HistoryLoader.rows(from: loaded, metrics: metrics)
             try sink.beginSection(counter: loaded.counter, sampling: nil)
+            if let before {
+                let compared = compare(built.rows, with: before, current: loaded.range, metrics: metrics)
+                built.rows = compared.rows
+                try sink.compareSection(compared.totals)
+                if !before.missingDays.isEmpty { previousMissing.append((loaded.counter.id, before.missingDays)) }
+            }
             try sink.append(built.rows)
             try sink.endSection(totals: built.totals, missingDays: loaded.missingDays)
             if !loaded.missingDays.isEmpty { allMissing.append((loaded.counter.id, loaded.missingDays)) }
@@ -241,6 +270,42 @@ enum ReportCommand: Command {
         for (id, days) in allMissing {
             context.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days))\(request.offline ? "; run without --offline to fetch it" : "").")
         }
+        for (id, days) in previousMissing {
+            context.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days)) of the previous period: those changes are shown as —\(request.offline ? "; run without --offline to fetch it" : "").")
+        }
+    }
+
+    // MARK: - --compare
+
+    /// The period of the same length just before the loaded one.
+    static func previousRange(of range: DateRange) -> DateRange {
+        DateRange(from: range.from.adding(days: -range.dayCount), to: range.from.adding(days: -1))!
+    }
+
+    /// The previous period's history: one more request at most (its days with the API's totals over
+    /// it, in one answer), none when the history has it settled, none when it lies wholly before the
+    /// counter's first day (then every previous value is unknown, never zero).
+    static func loadPrevious(_ loaded: HistoryLoader.Loaded, loader: HistoryLoader, metrics: [Metric], refresh: Bool) async throws -> HistoryLoader.Loaded {
+        let previous = previousRange(of: loaded.range)
+        // A previous period cut by the counter's creation has no correct totals: don't ask for them.
+        let whole = previous.from >= firstDataDay(of: loaded.counter)
+        return try await loader.load(counter: loaded.counter, range: previous, metrics: metrics, grouping: nil, refresh: refresh, rangeTotals: whole)
+    }
+
+    /// Rows with their previous values: each row against the same days shifted back by the period's
+    /// length (a day against the day N days earlier — the same weekday when N is whole weeks); the
+    /// totals against the previous period's totals. A week or month row's users (non-additive) have
+    /// no previous value: only the API's total over exactly those days would be right.
+    static func compare(_ rows: [Report.Row], with before: HistoryLoader.Loaded, current: DateRange, metrics: [Metric]) -> (rows: [Report.Row], totals: Report.Previous) {
+        let shift = current.dayCount
+        let previous = previousRange(of: current)
+        var compared = rows
+        for index in compared.indices {
+            guard let period = compared[index].period,
+                  let shifted = DateRange(from: period.from.adding(days: -shift), to: period.to.adding(days: -shift)) else { continue }
+            compared[index].previous = Report.Previous(period: shifted, values: HistoryLoader.aggregate(before, period: shifted, metrics: metrics))
+        }
+        return (compared, Report.Previous(period: previous, values: HistoryLoader.aggregate(before, period: previous, metrics: metrics)))
     }
 
     static func databasePath(_ session: Session) -> String {

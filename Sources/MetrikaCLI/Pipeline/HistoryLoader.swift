@@ -199,20 +199,26 @@ struct HistoryLoader {
     /// Rows of a time-series report from loaded history: one per period, values aggregated by each
     /// metric's rule; a period with a day missing has no values (never a partial sum).
     static func rows(from loaded: Loaded, metrics: [Metric]) -> (rows: [Report.Row], totals: [Quantity]) {
-        let stored = loaded.storedMetrics
-        let positions = metrics.map { metric in stored.firstIndex { $0.apiName == metric.apiName }! }
-        func aggregate(_ period: DateRange) -> [Quantity] {
-            let days = period.days
-            guard days.allSatisfy({ loaded.daily[$0] != nil }) else {
-                return metrics.map { Quantity(nil, unit: $0.unit) }
-            }
-            let values = Aggregator.aggregate(metrics: stored, rows: days.map { loaded.daily[$0]! }, periodTotals: loaded.periodTotals[period] ?? [:])
-            return positions.enumerated().map { index, position in Normalizer.quantity(values[position], of: metrics[index]) }
-        }
         let rows = loaded.periods.map { period in
-            Report.Row(dimensions: [DimensionValue(name: period.from.iso)], values: aggregate(period),
+            Report.Row(dimensions: [DimensionValue(name: period.from.iso)], values: aggregate(loaded, period: period, metrics: metrics),
                        isIncomplete: period.contains(loaded.today), period: period)
         }
-        return (rows, aggregate(loaded.range))
+        return (rows, aggregate(loaded, period: loaded.range, metrics: metrics))
+    }
+
+    /// The values of any period from loaded history, each metric by its rule; all nil when a day of
+    /// the period is not loaded (missing, or before the counter existed). Non-additive metrics of a
+    /// period longer than a day only from the API's totals for exactly that period.
+    static func aggregate(_ loaded: Loaded, period: DateRange, metrics: [Metric]) -> [Quantity] {
+        let stored = loaded.storedMetrics
+        let days = period.days
+        guard days.allSatisfy({ loaded.daily[$0] != nil }) else {
+            return metrics.map { Quantity(nil, unit: $0.unit) }
+        }
+        let values = Aggregator.aggregate(metrics: stored, rows: days.map { loaded.daily[$0]! }, periodTotals: loaded.periodTotals[period] ?? [:])
+        return metrics.map { metric in
+            let position = stored.firstIndex { $0.apiName == metric.apiName }
+            return Normalizer.quantity(position.flatMap { values[$0] }, of: metric)
+        }
     }
 }

@@ -28,12 +28,34 @@ public struct Report: Sendable {
         public var isIncomplete: Bool
         /// The days a time-series row covers (one day, a week, a month); nil in dimension reports.
         public var period: DateRange?
+        /// With `--compare`: the same days of the previous period; nil without it.
+        public var previous: Previous?
 
-        public init(dimensions: [DimensionValue], values: [Quantity], isIncomplete: Bool = false, period: DateRange? = nil) {
+        public init(dimensions: [DimensionValue], values: [Quantity], isIncomplete: Bool = false, period: DateRange? = nil, previous: Previous? = nil) {
             self.dimensions = dimensions
             self.values = values
             self.isIncomplete = isIncomplete
             self.period = period
+            self.previous = previous
+        }
+    }
+
+    /// What a row or a section's totals are compared with (`--compare`): the days of the previous
+    /// period and their values, aligned with the metrics; nil values where unknown (never zero).
+    public struct Previous: Sendable {
+        public var period: DateRange
+        public var values: [Quantity]
+
+        public init(period: DateRange, values: [Quantity]) {
+            self.period = period
+            self.values = values
+        }
+
+        /// The change of each metric from these values to `current`.
+        public func changes(to current: [Quantity]) -> [Change] {
+            current.indices.map { index in
+                index < values.count ? Change(from: values[index], to: current[index]) : .missing
+            }
         }
     }
 

@@ -2,6 +2,8 @@
 /// arrives. Normalized values by default (`17.8%`, `0:03:03`), API units with `--raw`. Missing
 /// values are empty fields. Totals are not written (CSV holds data rows only). Dimension names are
 /// text (defused against formulas unless `--csv-formulas keep`); metric values are numbers.
+/// With `--compare`, `previous_date` follows the dates and every metric is followed by its previous
+/// value and its change (docs/reports.md, `--compare`).
 public final class ReportCSVSink: ReportSink {
     private let out: OutputWriter
     private let writer: CSVWriter
@@ -16,7 +18,7 @@ public final class ReportCSVSink: ReportSink {
 
     public func begin(_ layout: ReportLayout) throws {
         self.layout = layout
-        try writer.write(layout.keyColumns + layout.metrics.map(\.columnName), to: out)
+        try writer.write(layout.keyColumns + layout.comparisonKeyColumns + layout.metrics.flatMap(layout.csvColumns), to: out)
     }
 
     public func beginSection(counter: Counter, sampling: Sampling?) { self.counter = counter }
@@ -25,6 +27,12 @@ public final class ReportCSVSink: ReportSink {
         guard let layout, let counter else { return }
         let counterID = String(counter.id)
         for row in rows {
+            if layout.compare {
+                // With --compare each row carries its previous values and changes: the general path.
+                let keys = layout.keyCells(row, counter: counter) + layout.comparisonKeyCells(row)
+                try writer.write(keys + layout.csvValueCells(row), numbersFrom: keys.count, to: out)
+                continue
+            }
             // The key cells of `layout.keyCells`, written one by one rather than collected: a
             // dimension report has the counter id (several counters), every dimension name the
             // row has, then empty cells up to the layout's dimensions. Time series are short and

@@ -9,6 +9,7 @@ public final class ReportJSONSink: ReportSink {
     private var layout: ReportLayout?
     private var counter: Counter?
     private var sampling: Sampling?
+    private var previous: Report.Previous?
     private var wroteRow = false
     private var sections: [JSONValue] = []
 
@@ -44,6 +45,23 @@ public final class ReportJSONSink: ReportSink {
     public func beginSection(counter: Counter, sampling: Sampling?) {
         self.counter = counter
         self.sampling = sampling
+        previous = nil
+    }
+
+    public func compareSection(_ previous: Report.Previous) { self.previous = previous }
+
+    /// `--compare`'s members: `previous` (the compared days and their values in the API's units)
+    /// and `change` (percent, or percentage points for percent metrics; null when unknown).
+    private func comparison(_ previous: Report.Previous?, current: [Quantity], dates: [(String, JSONValue)], layout: ReportLayout) -> [(String, JSONValue)] {
+        let changes = previous?.changes(to: current) ?? current.map { _ in Change.missing }
+        var values = dates
+        var changeMembers: [(String, JSONValue)] = []
+        for (index, metric) in layout.metrics.enumerated() {
+            let value = previous.flatMap { index < $0.values.count ? $0.values[index].value : nil }
+            values.append((metric.columnName, .number(value)))
+            changeMembers.append((metric.columnName, .number(index < changes.count ? changes[index].number : nil)))
+        }
+        return [("previous", .object(values)), ("change", .object(changeMembers))]
     }
 
     public func append(_ rows: [Report.Row]) throws {
@@ -100,6 +118,17 @@ public final class ReportJSONSink: ReportSink {
         if layout.grouping != nil {
             try key("incomplete")
             try out.write(row.isIncomplete ? "true" : "false")
+        }
+        if layout.compare {
+            var dates: [(String, JSONValue)] = []
+            if layout.grouping != nil {
+                dates.append(("date", .string(row.previous?.period.from.iso)))
+                if layout.grouping != .day { dates.append(("date_end", .string(row.previous?.period.to.iso))) }
+            }
+            for (name, value) in comparison(row.previous, current: row.values, dates: dates, layout: layout) {
+                try key(name)
+                try write(value, pretty: false, indent: 2)
+            }
         }
         try out.write(byte: UInt8(ascii: "}"))
     }
@@ -162,6 +191,11 @@ public final class ReportJSONSink: ReportSink {
         }
         members.append(("totals", .object(totalMembers)))
         members.append(("missing_days", .array(missingDays.map { .string($0.iso) })))
+        if layout.compare, let previous {
+            let parts = comparison(previous, current: totals, dates: [], layout: layout)
+            members.append(("previous", .object([("from", .string(previous.period.from.iso)), ("to", .string(previous.period.to.iso)),
+                                                  ("totals", parts[0].1), ("change", parts[1].1)])))
+        }
         sections.append(.object(members))
     }
 

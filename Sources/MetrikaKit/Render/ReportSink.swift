@@ -14,6 +14,14 @@ public protocol ReportSink: AnyObject {
     func endSection(totals: [Quantity], missingDays: [Day]) throws
     /// Called once, at the end.
     func end() throws
+    /// With `--compare`, right after `beginSection`: the previous period of this section and its
+    /// totals (obtained like the current ones, never summed where a sum is wrong).
+    func compareSection(_ previous: Report.Previous) throws
+}
+
+extension ReportSink {
+    /// Sinks that show no comparison ignore it.
+    public func compareSection(_ previous: Report.Previous) throws {}
 }
 
 /// What a report holds, known before its first row.
@@ -29,8 +37,10 @@ public struct ReportLayout: Sendable {
     public var raw: Bool
     /// The query as asked, echoed in JSON.
     public var query: [(String, JSONValue)]
+    /// `--compare`: rows carry `previous` values, sections get `compareSection`.
+    public var compare: Bool
 
-    public init(dimensions: [Dimension], metrics: [Metric], period: DateRange, grouping: Grouping?, multipleCounters: Bool, raw: Bool, query: [(String, JSONValue)] = []) {
+    public init(dimensions: [Dimension], metrics: [Metric], period: DateRange, grouping: Grouping?, multipleCounters: Bool, raw: Bool, query: [(String, JSONValue)] = [], compare: Bool = false) {
         self.dimensions = dimensions
         self.metrics = metrics
         self.period = period
@@ -38,6 +48,7 @@ public struct ReportLayout: Sendable {
         self.multipleCounters = multipleCounters
         self.raw = raw
         self.query = query
+        self.compare = compare
     }
 
     /// Column names of the leading (non-metric) columns in CSV and JSON.
@@ -89,4 +100,42 @@ public struct ReportLayout: Sendable {
         }
         return cells
     }
+
+    // MARK: - --compare in CSV
+
+    /// The leading columns naming the compared days: `previous_date` (and `previous_date_end` for
+    /// weeks and months) in time series; none in dimension reports or without `--compare`.
+    var comparisonKeyColumns: [String] {
+        guard compare, let grouping else { return [] }
+        return grouping == .day ? ["previous_date"] : ["previous_date", "previous_date_end"]
+    }
+
+    func comparisonKeyCells(_ row: Report.Row) -> [String] {
+        guard compare, let grouping else { return [] }
+        let period = row.previous?.period
+        return grouping == .day ? [period?.from.iso ?? ""] : [period?.from.iso ?? "", period?.to.iso ?? ""]
+    }
+
+    /// A metric's CSV columns: its value, and with `--compare` its previous value and its change —
+    /// `_change_pct` (relative, in percent) or, for percent metrics, `_change_pp` (percentage points).
+    func csvColumns(_ metric: Metric) -> [String] {
+        guard compare else { return [metric.columnName] }
+        let change = metric.unit == .percent ? "_change_pp" : "_change_pct"
+        return [metric.columnName, metric.columnName + "_previous", metric.columnName + change]
+    }
+
+    /// A row's metric cells, in `csvColumns` order. A change is a plain number (`5.2`, `-0.9`; every
+    /// digit with `--raw`), empty when unknown or when the previous value was zero.
+    func csvValueCells(_ row: Report.Row) -> [String] {
+        guard compare else { return row.values.map(csvText) }
+        let changes = row.previous?.changes(to: row.values)
+        var cells: [String] = []
+        for (index, value) in row.values.enumerated() {
+            let previous = row.previous.flatMap { index < $0.values.count ? $0.values[index] : nil } ?? Quantity(nil, unit: value.unit)
+            let number = changes?[index].number
+            cells += [csvText(value), csvText(previous), number.map { raw ? ValueFormatter.raw($0) : ChartNumber.fixed($0, decimals: 1) } ?? ""]
+        }
+        return cells
+    }
 }
+

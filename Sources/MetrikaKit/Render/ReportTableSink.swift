@@ -7,13 +7,19 @@ public final class ReportTableSink: ReportSink {
     private var layout: ReportLayout?
     private var counter: Counter?
     private var sampling: Sampling?
+    private var previous: Report.Previous?
     private var rows: [Report.Row] = []
     private var sectionCount = 0
 
+    /// Colours a `--compare` change such as `+5.2%` (a colour terminal only), or nil: plain text.
+    private let colourChange: (@Sendable (String) -> String)?
+
     /// `maxWidth`: the terminal width when stdout is a terminal (long text is cut with `…`), else nil.
-    public init(output: OutputWriter, maxWidth: Int?) {
+    /// `colourChange`: given only for a colour terminal.
+    public init(output: OutputWriter, maxWidth: Int?, colourChange: (@Sendable (String) -> String)? = nil) {
         self.out = output
         self.maxWidth = maxWidth
+        self.colourChange = colourChange
     }
 
     public func begin(_ layout: ReportLayout) { self.layout = layout }
@@ -21,8 +27,11 @@ public final class ReportTableSink: ReportSink {
     public func beginSection(counter: Counter, sampling: Sampling?) {
         self.counter = counter
         self.sampling = sampling
+        previous = nil
         rows = []
     }
+
+    public func compareSection(_ previous: Report.Previous) { self.previous = previous }
 
     public func append(_ rows: [Report.Row]) { self.rows += rows }
 
@@ -39,8 +48,14 @@ public final class ReportTableSink: ReportSink {
         // A report without dimensions (`"dimensions": []`) still needs a column for the Total label.
         let labelColumn = keyColumns.isEmpty
         if labelColumn { keyColumns = [.init("")] }
-        let metricColumns = layout.metrics.map { TextTable.Column(Self.header($0, raw: layout.raw), alignment: .right) }
-        var table = TextTable(columns: keyColumns + metricColumns, title: Self.title(counter: counter, layout: layout))
+        // With --compare every metric is followed by its previous value and the change.
+        let metricColumns = layout.metrics.flatMap { metric in
+            let column = TextTable.Column(Self.header(metric, raw: layout.raw), alignment: .right)
+            return layout.compare ? [column, TextTable.Column("before", alignment: .right), TextTable.Column("change", alignment: .right)] : [column]
+        }
+        var title = Self.title(counter: counter, layout: layout)
+        if layout.compare, let previous { title += " · against \(previous.period.from.iso) … \(previous.period.to.iso)" }
+        var table = TextTable(columns: keyColumns + metricColumns, title: title)
         var anyIncomplete = false
         for row in rows {
             var cells: [String]
@@ -57,16 +72,17 @@ public final class ReportTableSink: ReportSink {
                     index < row.dimensions.count && index < layout.dimensions.count ? (row.dimensions[index].name ?? "(not set)") : ""
                 }
             }
-            cells += row.values.map { cell($0, raw: layout.raw) }
+            cells += valueCells(row.values, previous: row.previous, layout: layout)
             anyIncomplete = anyIncomplete || row.isIncomplete
             table.append(cells, note: row.isIncomplete ? "*" : nil)
         }
         if !rows.isEmpty {
             table.appendSeparator()
             let label = layout.grouping == nil ? ["Total"] + Array(repeating: "", count: max(0, layout.dimensions.count - 1)) : ["Total"]
-            table.append(label + totals.map { cell($0, raw: layout.raw) })
+            table.append(label + valueCells(totals, previous: previous, layout: layout))
         }
-        try out.write(table.render(maxWidth: maxWidth))
+        let rendered = table.render(maxWidth: maxWidth)
+        try out.write(layout.compare && colourChange != nil ? Self.colouringChanges(rendered, with: colourChange!) : rendered)
         if rows.isEmpty { try out.write("(no data for this period)\n") }
         if anyIncomplete {
             let what = layout.grouping == .week ? "this week" : layout.grouping == .month ? "this month" : "today"
@@ -82,6 +98,33 @@ public final class ReportTableSink: ReportSink {
     }
 
     public func end() {}
+
+    /// The rendered table with every change cell (`+5.2%`, `-0.9 pp`, alone between column gaps)
+    /// coloured. After rendering: the table measures and sanitizes plain text, never escapes.
+    static func colouringChanges(_ text: String, with colour: (String) -> String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            var result = ""
+            var rest = Substring(line)
+            while let match = rest.firstMatch(of: /[+-][0-9]+\.[0-9](%| pp)/) {
+                let before = rest[..<match.range.lowerBound]
+                let after = rest[match.range.upperBound...]
+                let alone = (before.isEmpty || before.last == " ") && (after.isEmpty || after.first == " ")
+                result += before + (alone ? colour(String(match.output.0)) : String(match.output.0))
+                rest = after
+            }
+            return result + rest
+        }.joined(separator: "\n")
+    }
+
+    /// A row's metric cells: the values, or with `--compare` each value, its previous one and the change.
+    private func valueCells(_ values: [Quantity], previous: Report.Previous?, layout: ReportLayout) -> [String] {
+        guard layout.compare else { return values.map { cell($0, raw: layout.raw) } }
+        let changes = previous?.changes(to: values)
+        return values.indices.flatMap { index -> [String] in
+            let before = previous.flatMap { index < $0.values.count ? $0.values[index] : nil } ?? Quantity(nil, unit: values[index].unit)
+            return [cell(values[index], raw: layout.raw), cell(before, raw: layout.raw), changes?[index].text() ?? ValueFormatter.missingInTable]
+        }
+    }
 
     /// A cell's text, formatted by the byte path the CSV and JSON sinks use (`ValueBytes`), with
     /// `ValueFormatter` for the rare value it declines.

@@ -10,7 +10,9 @@ as JSON (ASCII-escaped, keys sorted) for the Swift tests to compare with hand-co
    "columns": [name, ...],
    "rows": [["key=value", ...], ...],          # every member of every row, in document order
    "counters": [{"counter_id", "name", "site", "time_zone", "sampled", "sample_share",
-                 "totals": ["key=value", ...], "missing_days": [...]}],
+                 "totals": ["key=value", ...], "missing_days": [...],
+                 "previous": null | ["from=…", "to=…", "totals.key=value", …, "change.key=value", …]}],
+   (with --compare, rows end in "previous.key=value", …, "change.key=value", … entries)
    "sampled": bool}
 
 A value is written as Python reads it: strings as is, null as `null`, booleans as `true`/`false`,
@@ -109,6 +111,8 @@ def check(raw):
     need(all(isinstance(i, int) and i > 0 for i in ids), "counter ids must be positive integers")
     need(multiple == (len(counters) > 1), "counter_id column if and only if several counters")
 
+    # --compare (docs/json.md): rows and counters gain `previous` and `change` members.
+    compare = dict(query).get("compare") is True
     rows = []
     for index, members in enumerate(top["rows"]):
         need(isinstance(members, list), "row %d is not an object" % index)
@@ -121,6 +125,8 @@ def check(raw):
                 expected.append(name + "_id")
         if grouping is not None:
             expected.append("incomplete")
+        if compare:
+            expected += ["previous", "change"]
         need(keys == expected, "row %d has members %s, expected %s" % (index, keys, expected))
         for name in metric_names:
             need(row[name] is None or is_number(row[name]), "row %d: %s is not a number or null" % (index, name))
@@ -134,7 +140,18 @@ def check(raw):
                 need(row["date"] <= row["date_end"] <= period["to"], "row %d: bad date_end" % index)
         if multiple:
             need(row["counter_id"] in ids, "row %d: counter_id %r is not among the counters" % (index, row["counter_id"]))
-        rows.append(["%s=%s" % (key, text(value)) for key, value in members])
+        if compare:
+            previous = row["previous"]
+            dates = ([] if grouping is None else ["date"] + (["date_end"] if grouping != "day" else []))
+            need([key for key, _ in previous] == dates + metric_names, "row %d: previous must list %s" % (index, dates + metric_names))
+            need([key for key, _ in row["change"]] == metric_names, "row %d: change must list the metrics" % index)
+            for key, value in previous + row["change"]:
+                if key in metric_names:
+                    need(value is None or is_number(value), "row %d: previous/change %s is not a number or null" % (index, key))
+                else:
+                    need(value is None or DATE.match(value), "row %d: previous %s is not a date" % (index, key))
+        rows.append(["%s=%s" % (key, text(value)) for key, value in members if key not in ("previous", "change")]
+                    + ["%s.%s=%s" % (part, key, text(value)) for part in ("previous", "change") if part in row for key, value in row[part]])
 
     summaries = []
     for counter in counters:
@@ -151,7 +168,20 @@ def check(raw):
         for key, value in totals:
             need(value is None or is_number(value), "total %s is not a number or null" % key)
         need(all(isinstance(d, str) and DATE.match(d) for d in counter["missing_days"]), "bad missing_days")
+        summary_previous = None
+        if compare:
+            previous = dict(counter["previous"])
+            need(list(previous) == ["from", "to", "totals", "change"], "counter previous must be {from, to, totals, change}")
+            need(all(isinstance(previous[k], str) and DATE.match(previous[k]) for k in ("from", "to"))
+                 and previous["from"] <= previous["to"], "counter previous period must be {from, to} dates")
+            need([key for key, _ in previous["totals"]] == metric_names, "previous totals must list the metric columns")
+            need([key for key, _ in previous["change"]] == metric_names, "previous change must list the metric columns")
+            summary_previous = ["from=" + previous["from"], "to=" + previous["to"]] + \
+                ["%s.%s=%s" % (part, key, text(value)) for part in ("totals", "change") for key, value in previous[part]]
+        else:
+            need("previous" not in counter, "previous only with --compare")
         summaries.append({
+            "previous": summary_previous,
             "counter_id": counter["counter_id"], "name": counter["name"], "site": counter["site"],
             "time_zone": counter["time_zone"], "sampled": counter["sampled"],
             "sample_share": None if share is None else text(share),

@@ -1,0 +1,192 @@
+import Foundation
+@testable import MetrikaKit
+import Testing
+
+/// `metrika report --compare` (issue 14, item 10): every value beside the previous period's and the
+/// change, in the table, CSV and JSON; the previous period costs at most one request per counter and
+/// none when the history has it; days before a counter existed are unknown (—), never zero.
+@Suite("metrika report --compare end to end", .serialized)
+struct CompareEndToEndTests {
+    /// Both clocks pinned: a Sunday. lastWeek is 2026-11-16 … 2026-11-22; the week before it 11-09 … 11-15.
+    static let now = "2026-11-29T12:00:00Z"
+
+    final class World: @unchecked Sendable {
+        let api: FakeAPI
+        let home: TemporaryDirectory
+
+        init() throws {
+            api = try FakeAPI(arguments: ["--now", CompareEndToEndTests.now])
+            home = try TemporaryDirectory()
+        }
+
+        var environment: [String: String] {
+            metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": CompareEndToEndTests.now, "METRIKA_DB": home.path + "/history.sqlite"])
+        }
+
+        func report(_ arguments: [String]) throws -> ProcessResult { try metrika(["report"] + arguments, environment: environment) }
+        func statRequests() throws -> Int { try api.requestCount(pathPrefix: "/stat") }
+    }
+
+    static let metrics = "visits,users,pageDepth,bounceRate"
+
+    /// A plain `--raw --csv` report's records as numbers by date (column order of `metrics`).
+    static func rawDays(_ world: World, from: String, to: String, metrics: String = metrics) throws -> [String: [Double?]] {
+        let result = try world.report(["--counter", "1001", "--from", from, "--to", to, "--metrics", metrics, "--csv", "--raw", "--offline"])
+        #expect(result.status == 0, "\(result.stderr)")
+        var days: [String: [Double?]] = [:]
+        for record in try ReportEndToEndTests.parseCSV(result.stdout).dropFirst() { days[record[0]] = record.dropFirst().map { Double($0) } }
+        return days
+    }
+
+    @Test func csvHasThePreviousValueAndTheChangeBesideEveryValue() throws {
+        let world = try World()
+        let result = try world.report(["--counter", "1001", "--period", "lastWeek", "--metrics", Self.metrics, "--compare", "--csv", "--raw"])
+        #expect(result.status == 0, "\(result.stderr)")
+        // One request for the week, at most one more for the week before.
+        #expect(try world.statRequests() <= 2)
+        let records = try ReportEndToEndTests.parseCSV(result.stdout)
+        #expect(records[0] == ["date", "previous_date",
+                               "visits", "visits_previous", "visits_change_pct", "users", "users_previous", "users_change_pct",
+                               "page_depth", "page_depth_previous", "page_depth_change_pct",
+                               "bounce_rate", "bounce_rate_previous", "bounce_rate_change_pp"])
+        let current = try Self.rawDays(world, from: "2026-11-16", to: "2026-11-22")
+        let previous = try Self.rawDays(world, from: "2026-11-09", to: "2026-11-15")
+        #expect(records.count == 8)
+        for record in records.dropFirst() {
+            let day = try #require(Day(iso: record[0]))
+            // The day a week earlier: the same weekday.
+            #expect(record[1] == day.adding(days: -7).iso)
+            let now = try #require(current[record[0]]), before = try #require(previous[record[1]])
+            for (index, base) in [2, 5, 8, 11].enumerated() {
+                #expect(Double(record[base]) == now[index])
+                #expect(Double(record[base + 1]) == before[index], "\(record[0]) \(records[0][base + 1])")
+                let value = try #require(now[index]), old = try #require(before[index])
+                let change = try #require(Double(record[base + 2]), "\(records[0][base + 2]) of \(record[0])")
+                // Rates in percentage points; counts and page depth relative.
+                let expected = index == 3 ? value - old : (value - old) / old * 100
+                #expect(abs(change - expected) < 1e-9, "\(records[0][base + 2]) of \(record[0]): \(change) vs \(expected)")
+            }
+        }
+    }
+
+    @Test func tableShowsBeforeAndChangeWithTheAPIsUsersTotals() throws {
+        let world = try World()
+        let table = try world.report(["--counter", "1001", "--period", "lastWeek", "--metrics", Self.metrics, "--compare"])
+        #expect(table.status == 0, "\(table.stderr)")
+        let lines = table.stdout.components(separatedBy: "\n")
+        #expect(lines[0].hasSuffix("· 2026-11-16 … 2026-11-22 · by day · against 2026-11-09 … 2026-11-15"), "\(lines[0])")
+        #expect(ReportEndToEndTests.cells(lines[1]) == ["Date", "Visits", "before", "change", "Users", "before", "change",
+                                                        "Page depth", "before", "change", "Bounce rate", "before", "change"])
+        let requests = try world.statRequests()
+        #expect(requests <= 2)
+        // The previous week's totals as a plain report of that week shows them (users: the API's total).
+        let plain = try world.report(["--counter", "1001", "--from", "2026-11-09", "--to", "2026-11-15", "--metrics", Self.metrics, "--offline"])
+        #expect(try world.statRequests() == requests)
+        let plainTotal = ReportEndToEndTests.cells(try #require(plain.stdout.components(separatedBy: "\n").first { $0.hasPrefix("Total") }))
+        let total = ReportEndToEndTests.cells(try #require(lines.first { $0.hasPrefix("Total") }))
+        #expect(total.count == 13)
+        #expect([total[2], total[5], total[8], total[11]] == Array(plainTotal[1...4]))
+        for index in [3, 6, 9] { #expect(total[index].wholeMatch(of: /[+-]\d+\.\d%|0\.0%/) != nil, "\(total[index])") }
+        #expect(total[12].wholeMatch(of: /[+-]\d+\.\d pp|0\.0 pp/) != nil, "\(total[12])")
+        // The visits change is the documented one, from the totals shown.
+        let visits = Double(try #require(ReportEndToEndTests.integer(total[1]))), before = Double(try #require(ReportEndToEndTests.integer(total[2])))
+        #expect(total[3] == Change(from: Quantity(before, unit: .count), to: Quantity(visits, unit: .count)).text())
+        // A pipe gets no colour.
+        #expect(!table.stdout.contains("\u{1B}["))
+
+        // Everything is in the history now: the same report again asks nothing, offline too.
+        let again = try world.report(["--counter", "1001", "--period", "lastWeek", "--metrics", Self.metrics, "--compare"])
+        let offline = try world.report(["--counter", "1001", "--period", "lastWeek", "--metrics", Self.metrics, "--compare", "--offline"])
+        #expect(again.stdout == table.stdout && offline.stdout == table.stdout)
+        #expect(try world.statRequests() == requests)
+    }
+
+    @Test func jsonHasAPreviousBlockPerRowAndPerCounter() throws {
+        let world = try World()
+        let result = try world.report(["--counter", "1001", "--from", "2026-11-20", "--to", "2026-11-22", "--metrics", "visits,users,bounceRate", "--compare", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let summary = try ReportEndToEndTests.parseJSON(result.stdout)
+        #expect(summary.version == 1)
+        #expect(summary.query["compare"] == "true")
+        #expect(summary.columns == ["date", "visits", "users", "bounce_rate"])
+        let raw = try Self.rawDays(world, from: "2026-11-17", to: "2026-11-19", metrics: "visits,users,bounceRate")
+        #expect(summary.rows.count == 3)
+        for row in summary.rows {
+            let date = try #require(row.first { $0.hasPrefix("date=") }).dropFirst(5)
+            let previousDate = try #require(Day(iso: String(date))).adding(days: -3).iso
+            #expect(row.contains("previous.date=\(previousDate)"))
+            let before = try #require(raw[previousDate])
+            #expect(row.contains("previous.visits=\(Int(try #require(before[0])))"))
+            #expect(row.contains { $0.hasPrefix("change.visits=") } && row.contains { $0.hasPrefix("change.bounce_rate=") })
+        }
+        let previous = try #require(summary.counters[0].previous)
+        #expect(previous.prefix(2) == ["from=2026-11-17", "to=2026-11-19"])
+        let plain = try ReportEndToEndTests.parseJSON(try world.report(["--counter", "1001", "--from", "2026-11-17", "--to", "2026-11-19", "--metrics", "visits,users,bounceRate", "--json", "--offline"]).stdout)
+        // The previous totals are the ones a report of that period has (users: the API's, never a sum).
+        #expect(Array(previous[2..<5]) == plain.counters[0].totals.map { "totals." + $0 })
+    }
+
+    /// Counter 1005 was created 2026-06-12: a previous period before that day is unknown, not zero,
+    /// and costs no request.
+    @Test func aPreviousPeriodBeforeTheCounterExistedIsMissing() throws {
+        let world = try World()
+        let whole = try world.report(["--counter", "1005", "--from", "2026-06-12", "--to", "2026-06-14", "--metrics", "visits", "--compare", "--csv"])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(try world.statRequests() == 1)
+        let records = try ReportEndToEndTests.parseCSV(whole.stdout)
+        #expect(records[0] == ["date", "previous_date", "visits", "visits_previous", "visits_change_pct"])
+        for record in records.dropFirst() {
+            #expect(record[3] == "" && record[4] == "", "\(record)")
+            #expect(!record[2].isEmpty)
+        }
+        // Half before the creation day: those days and the total are unknown; the rest compares.
+        let half = try world.report(["--counter", "1005", "--from", "2026-06-15", "--to", "2026-06-20", "--metrics", "visits", "--compare"])
+        #expect(half.status == 0, "\(half.stderr)")
+        let rows = half.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("2026-06-") }.map(ReportEndToEndTests.cells)
+        #expect(rows.count == 6)
+        #expect(rows.prefix(3).allSatisfy { $0[2] == "—" && $0[3] == "—" }, "\(half.stdout)")
+        #expect(rows.suffix(3).allSatisfy { $0[2] != "—" && $0[3] != "—" }, "\(half.stdout)")
+        let total = ReportEndToEndTests.cells(try #require(half.stdout.components(separatedBy: "\n").first { $0.hasPrefix("Total") }))
+        #expect(total[2] == "—" && total[3] == "—")
+    }
+
+    @Test func offlineWithoutThePreviousHistorySaysSoAndShowsDashes() throws {
+        let world = try World()
+        let filled = try world.report(["--counter", "1001", "--from", "2026-11-20", "--to", "2026-11-22", "--metrics", "visits"])
+        #expect(filled.status == 0, "\(filled.stderr)")
+        let requests = try world.statRequests()
+        let offline = try world.report(["--counter", "1001", "--from", "2026-11-20", "--to", "2026-11-22", "--metrics", "visits", "--compare", "--offline", "--csv"])
+        #expect(offline.status == 0, "\(offline.stderr)")
+        #expect(try world.statRequests() == requests)
+        let records = try ReportEndToEndTests.parseCSV(offline.stdout)
+        #expect(records.dropFirst().allSatisfy { $0[3] == "" && $0[4] == "" && !$0[2].isEmpty }, "\(records)")
+        #expect(offline.stderr.contains("has no history for 2026-11-17 … 2026-11-19 of the previous period"), "\(offline.stderr)")
+    }
+
+    @Test func dimensionReportsRefuseCompare() throws {
+        let world = try World()
+        let result = try world.report(["--counter", "1001", "--dimensions", "trafficSource", "--compare"])
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("Error: --compare works for time-series reports only"), "\(result.stderr)")
+        #expect(try world.statRequests() == 0)
+    }
+
+    /// On a terminal (script(1)'s pseudo-terminal) the changes are green and red; the values stay plain.
+    @Test func aColourTerminalColoursOnlyTheChanges() throws {
+        try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
+        let world = try World()
+        let command = "\(Binaries.metrika) report --counter 1001 --period lastWeek --metrics visits,bounceRate --compare"
+        let environment = world.environment.merging(["TERM": "xterm", "PATH": "/usr/bin:/bin"]) { $1 }
+        let terminal = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment)
+        #expect(terminal.stdout.contains("\u{1B}[32m+") || terminal.stdout.contains("\u{1B}[31m-"), "\(terminal.stdout.debugDescription)")
+        #expect(!terminal.stdout.contains("\u{1B}[32m4") && !terminal.stdout.contains("\u{1B}[31m2"))
+        let noColor = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment.merging(["NO_COLOR": "1"]) { $1 })
+        #expect(noColor.stdout.contains("change") && !noColor.stdout.contains("\u{1B}["), "\(noColor.stdout.debugDescription)")
+    }
+
+    @Test func colouringFindsOnlyWholeChangeCells() {
+        let line = "2026-11-16   4 130   4 471   -7.6%  28.7%   29.8%  -1.0 pp  x+1.0%"
+        let coloured = ReportTableSink.colouringChanges(line) { "[" + $0 + "]" }
+        #expect(coloured == "2026-11-16   4 130   4 471   [-7.6%]  28.7%   29.8%  [-1.0 pp]  x+1.0%")
+    }
+}
