@@ -44,7 +44,7 @@ public struct CLIContext: Sendable {
         self.rasterizer = rasterizer ?? RSVGConvertRasterizer(environment: environment)
     }
 
-    /// The real process: its environment, file descriptors 0–2, URLSession, the system clock.
+    /// The real process: its environment, file descriptors 0–2, libcurl, the system clock.
     public static func live() -> CLIContext {
         let stdoutIsTerminal = isatty(1) == 1
         let environment = ProcessInfo.processInfo.environment
@@ -57,7 +57,7 @@ public struct CLIContext: Sendable {
                 let data = FileHandle.standardInput.readDataToEndOfFile()
                 return String(data: data, encoding: .utf8)
             },
-            transport: URLSessionTransport(),
+            transport: CurlTransport(),
             now: { pinned ?? Date() },
             stdoutIsTerminal: stdoutIsTerminal,
             stderrIsTerminal: isatty(2) == 1,

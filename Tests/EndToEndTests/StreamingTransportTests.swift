@@ -2,9 +2,17 @@ import Foundation
 import MetrikaKit
 import Testing
 
-/// `SocketStreamingTransport` against canned answers from a one-connection server on 127.0.0.1.
+/// `SocketStreamingTransport` (plain http, uploads) and `CurlTransport` (what `https://` downloads use;
+/// it speaks plain http as well, which is how it is tested here) against canned answers from a
+/// one-connection server on 127.0.0.1.
 @Suite("Streaming transport")
 struct StreamingTransportTests {
+    enum Kind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case socket, curl
+        var transport: any StreamingHTTPTransport { self == .socket ? SocketStreamingTransport() : CurlTransport() }
+        var testDescription: String { rawValue }
+    }
+
     /// Accepts one connection on a free loopback port and answers it with `answer` (then closes, or
     /// stalls for `stallSeconds` before closing). Counts the connections.
     final class CannedServer: @unchecked Sendable {
@@ -58,18 +66,18 @@ struct StreamingTransportTests {
         var url: URL { URL(string: "http://127.0.0.1:\(port)/part")! }
     }
 
-    @Test func aRedirectIsHandedBackNotFollowed() async throws {
+    @Test(arguments: Kind.allCases) func aRedirectIsHandedBackNotFollowed(kind: Kind) async throws {
         let server = try CannedServer(answer: Array("HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:1/steal\r\nContent-Length: 0\r\n\r\n".utf8))
         defer { server.stop() }
         var received = 0
-        let head = try await SocketStreamingTransport().exchange(
+        let head = try await kind.transport.exchange(
             HTTPRequest(url: server.url, headers: ["Authorization": "OAuth secret"], timeout: 5), upload: nil) { received += $0.count }
         #expect(head.status == 302)
         #expect(received == 0)
         #expect(server.accepted == 1)
     }
 
-    @Test func aChunkedBodyArrivesInOrderInBoundedChunks() async throws {
+    @Test(arguments: Kind.allCases) func aChunkedBodyArrivesInOrderInBoundedChunks(kind: Kind) async throws {
         let payload = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 % 251) }
         var answer = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
         for start in stride(from: 0, to: payload.count, by: 70_000) {
@@ -81,7 +89,7 @@ struct StreamingTransportTests {
         defer { server.stop() }
         var received: [UInt8] = []
         var largest = 0
-        let head = try await SocketStreamingTransport().exchange(HTTPRequest(url: server.url, timeout: 5), upload: nil) { chunk in
+        let head = try await kind.transport.exchange(HTTPRequest(url: server.url, timeout: 5), upload: nil) { chunk in
             largest = max(largest, chunk.count)
             received += chunk
         }
@@ -90,30 +98,87 @@ struct StreamingTransportTests {
         #expect(largest <= 65_536)
     }
 
-    @Test func aBodyCutBeforeTheLastChunkIsAnError() async throws {
+    @Test(arguments: Kind.allCases) func aBodyCutBeforeTheLastChunkIsAnError(kind: Kind) async throws {
         let server = try CannedServer(answer: Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n10\r\nabc".utf8))
         defer { server.stop() }
         await #expect(throws: TransportError.self) {
-            _ = try await SocketStreamingTransport().exchange(HTTPRequest(url: server.url, timeout: 5), upload: nil) { _ in }
+            _ = try await kind.transport.exchange(HTTPRequest(url: server.url, timeout: 5), upload: nil) { _ in }
         }
     }
 
-    @Test func aServerThatStallsMidBodyHitsTheIdleDeadline() async throws {
+    @Test(arguments: Kind.allCases) func aServerThatStallsMidBodyHitsTheIdleDeadline(kind: Kind) async throws {
         let server = try CannedServer(answer: Array("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc".utf8), stallSeconds: 8)
         defer { server.stop() }
         let started = Date()
         await #expect(throws: TransportError.timedOut) {
-            _ = try await SocketStreamingTransport().exchange(HTTPRequest(url: server.url, timeout: 1), upload: nil) { _ in }
+            _ = try await kind.transport.exchange(HTTPRequest(url: server.url, timeout: 1), upload: nil) { _ in }
         }
         #expect(Date().timeIntervalSince(started) < 6)
     }
 
-    @Test func aHeaderWithALineBreakIsNeverSent() async throws {
+    @Test(arguments: Kind.allCases) func aHeaderWithALineBreakIsNeverSent(kind: Kind) async throws {
         let server = try CannedServer(answer: Array("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".utf8))
         defer { server.stop() }
         await #expect(throws: TransportError.self) {
-            _ = try await SocketStreamingTransport().exchange(
+            _ = try await kind.transport.exchange(
                 HTTPRequest(url: server.url, headers: ["X-ClickHouse-Key": "a\r\nX-Evil: 1"], timeout: 5), upload: nil) { _ in }
         }
+    }
+
+    struct ReaderGaveUp: Error {}
+
+    @Test("libcurl's downloads are paced by their reader: a slow reader holds a fast server back")
+    func aSlowReaderHoldsTheServerBack() async throws {
+        let server = try HostileServer(.endlessChunked, maxBytes: 1 << 30, maxSeconds: 30)
+        defer { server.stop() }
+        var received = 0
+        var paused = false
+        let started = Date()
+        await #expect(throws: ReaderGaveUp.self) {
+            _ = try await CurlTransport().exchange(HTTPRequest(url: URL(string: server.baseURL + "/part")!, timeout: 10), upload: nil) { chunk in
+                received += chunk.count
+                if !paused {
+                    paused = true
+                    // A reader busy for 2 s: at loopback speed an unpaced client would take gigabytes.
+                    Thread.sleep(forTimeInterval: 2)
+                    return
+                }
+                if received > 1 << 20 { throw ReaderGaveUp() }
+            }
+        }
+        // What was sent is what the reader took, the 4 MiB between libcurl and the reader, and the
+        // kernel's socket buffers on both sides.
+        #expect(server.bodyBytesSent < 48 << 20, "the server sent \(server.bodyBytesSent) bytes")
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    @Test("A reader that throws stops libcurl's transfer, and the error is the reader's")
+    func aThrowingReaderEndsTheTransfer() async throws {
+        let server = try HostileServer(.endlessChunked, maxBytes: 1 << 30, maxSeconds: 30)
+        defer { server.stop() }
+        let started = Date()
+        await #expect(throws: ReaderGaveUp.self) {
+            _ = try await CurlTransport().exchange(HTTPRequest(url: URL(string: server.baseURL + "/part")!, timeout: 10), upload: nil) { _ in
+                throw ReaderGaveUp()
+            }
+        }
+        #expect(Date().timeIntervalSince(started) < 5)
+    }
+
+    @Test("A non-2xx body of a libcurl download is kept to its first 64 KiB, and an endless one ends")
+    func anEndlessErrorBodyIsCut() async throws {
+        var answer = Array("HTTP/1.1 500 Oops\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        let piece = [UInt8](repeating: UInt8(ascii: "e"), count: 50_000)
+        for _ in 0..<4 { answer += Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + [13, 10] }
+        // No last chunk: the server then stalls, as an endless body would.
+        let server = try CannedServer(answer: answer, stallSeconds: 8)
+        defer { server.stop() }
+        var received = 0
+        let started = Date()
+        let head = try await CurlTransport().exchange(HTTPRequest(url: server.url, timeout: 5), upload: nil) { received += $0.count }
+        #expect(head.status == 500)
+        #expect(head.errorBody.count == 64 * 1024)
+        #expect(received == 0)
+        #expect(Date().timeIntervalSince(started) < 4)
     }
 }

@@ -1,7 +1,5 @@
+import CCurl
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
 @testable import MetrikaKit
 
@@ -11,25 +9,22 @@ struct TransportGuardTests {
     static let ok = #"{"rows":1,"counters":[{"id":7,"name":"x"}]}"#
 
     @Test(arguments: [
-        (NSURLErrorServerCertificateUntrusted, "untrusted"),
-        (NSURLErrorServerCertificateHasBadDate, "expired"),
-        (NSURLErrorServerCertificateHasUnknownRoot, "unknown root"),
-        (NSURLErrorServerCertificateNotYetValid, "not yet valid"),
-        (NSURLErrorSecureConnectionFailed, "handshake"),
-        // What swift-corelibs-foundation really reports: libcurl's words under NSURLErrorUnknown.
-        (NSURLErrorUnknown, "SSL certificate problem: self-signed certificate"),
-        (NSURLErrorUnknown, "SSL: no alternative certificate subject name matches target host name '127.0.0.1'"),
-        (NSURLErrorUnknown, "error:0A00010B:SSL routines::wrong version number"),
+        (CURLE_PEER_FAILED_VERIFICATION, "SSL certificate problem: self-signed certificate"),
+        (CURLE_PEER_FAILED_VERIFICATION, "SSL: no alternative certificate subject name matches target host name '127.0.0.1'"),
+        (CURLE_SSL_CACERT_BADFILE, "error setting certificate file: /nowhere"),
+        (CURLE_SSL_CONNECT_ERROR, "error:0A00010B:SSL routines::wrong version number"),
+        (CURLE_SSL_CONNECT_ERROR, "OpenSSL/3.0.19: error:0A000410:SSL routines::sslv3 alert handshake failure"),
     ])
-    func tlsFailuresAreInsecure(code: Int, text: String) {
-        let error = NSError(domain: NSURLErrorDomain, code: code, userInfo: [NSLocalizedDescriptionKey: text])
-        #expect(URLSessionTransport.classify(error) == .insecure(text))
+    func tlsFailuresAreInsecure(code: CURLcode, text: String) {
+        #expect(CurlExchange.classify(code, message: text) == .insecure(text))
     }
 
     @Test func otherFailuresStayTransient() {
-        let cut = NSError(domain: NSURLErrorDomain, code: NSURLErrorUnknown, userInfo: [NSLocalizedDescriptionKey: "transfer closed with 1014 bytes remaining to read"])
-        #expect(URLSessionTransport.classify(cut) == .other("transfer closed with 1014 bytes remaining to read"))
-        #expect(URLSessionTransport.classify(NSError(domain: NSURLErrorDomain, code: NSURLErrorTimedOut)) == .timedOut)
+        let cut = "transfer closed with 1014 bytes remaining to read"
+        #expect(CurlExchange.classify(CURLE_PARTIAL_FILE, message: cut) == .connectionLost(cut))
+        #expect(CurlExchange.classify(CURLE_SSL_CONNECT_ERROR, message: "Connection reset by peer in connection to 127.0.0.1:443") == .connectionLost("Connection reset by peer in connection to 127.0.0.1:443"))
+        #expect(CurlExchange.classify(CURLE_OPERATION_TIMEDOUT, message: "Operation timed out after 1000 milliseconds") == .timedOut)
+        #expect(CurlExchange.classify(CURLE_COULDNT_CONNECT, message: "") == .cannotConnect("Couldn't connect to server"))
     }
 
     @Test func aTLSFailureIsNotRetried() async throws {

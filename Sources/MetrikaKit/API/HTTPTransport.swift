@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// An HTTP request as metrika sends it. Headers may hold the token: never log them.
 public struct HTTPRequest: Sendable {
@@ -78,7 +75,7 @@ public enum TransportError: Error, Sendable, Equatable {
     case other(String)
 }
 
-/// The seam between metrika and the network: production uses `URLSessionTransport`, tests a fake.
+/// The seam between metrika and the network: production uses `CurlTransport`, tests a fake.
 public protocol HTTPTransport: Sendable {
     /// Sends one request and returns the complete response, or throws `TransportError`.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The production `StreamingHTTPTransport`: plain `http://` over `SocketStreamingTransport` (true
-/// back-pressure), `https://` over `URLSessionStreamingTransport`.
+/// back-pressure, uploads too), `https://` downloads over `CurlTransport` (libcurl, paced by the reader).
 public struct LiveStreamingTransport: StreamingHTTPTransport {
     public init() {}
 
@@ -9,7 +9,7 @@ public struct LiveStreamingTransport: StreamingHTTPTransport {
         _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) throws -> Void
     ) async throws -> StreamedResponseHead {
         if request.url.scheme?.lowercased() == "https" {
-            return try await URLSessionStreamingTransport().exchange(request, upload: upload, receive: receive)
+            return try await CurlTransport().exchange(request, upload: upload, receive: receive)
         }
         return try await SocketStreamingTransport().exchange(request, upload: upload, receive: receive)
     }

@@ -11,10 +11,9 @@ import Foundation
 /// A `StreamingHTTPTransport` for plain `http://` on POSIX sockets: HTTP/1.1, one connection per
 /// exchange (`Connection: close`), chunked or Content-Length bodies both ways, 64 KiB buffers.
 ///
-/// Why not URLSession: on Linux its data tasks hand over whole bodies and its delegate callbacks cannot
-/// apply back-pressure, so a slow ClickHouse would let a fast download pile up in memory. Here a slow
-/// reader stops the writer (the socket buffers fill), which is what keeps memory bounded. `https://`
-/// URLs go to `URLSessionStreamingTransport` instead (see `LiveStreamingTransport`).
+/// Here a slow reader stops the writer (the socket buffers fill), which is what keeps memory bounded,
+/// and a request body can be written while it is produced (ClickHouse inserts). `https://` downloads go
+/// to `CurlTransport` instead (see `LiveStreamingTransport`).
 public struct SocketStreamingTransport: StreamingHTTPTransport {
     public init() {}
 

@@ -42,6 +42,20 @@ final class HostileServer: @unchecked Sendable {
     private let lock = NSLock()
     private var seen: [Seen] = []
     private var stopped = false
+    private var sentBodyBytes = 0
+
+    /// Body bytes the server has managed to hand to the kernel so far (endless and bomb modes).
+    var bodyBytesSent: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return sentBodyBytes
+    }
+
+    private func count(_ bytes: Int) {
+        lock.lock()
+        sentBodyBytes += bytes
+        lock.unlock()
+    }
 
     init(_ mode: Mode, maxBytes: Int = 256 << 20, maxSeconds: Double = 60) throws {
         self.mode = mode
@@ -136,7 +150,10 @@ final class HostileServer: @unchecked Sendable {
             let piece = Array(String(repeating: #"{"id":1,"name":"x"},"#, count: 3200).utf8)
             let chunk = Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Array("\r\n".utf8)
             var sent = 0
-            while sent < maxBytes, Date().timeIntervalSince(started) < maxSeconds, sendBytes(fd, chunk) { sent += piece.count }
+            while sent < maxBytes, Date().timeIntervalSince(started) < maxSeconds, sendBytes(fd, chunk) {
+                sent += piece.count
+                count(piece.count)
+            }
             idle(fd, started: started)
         case .gzipBomb:
             guard send(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nConnection: close\r\n\r\n") else { return }

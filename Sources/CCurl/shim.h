@@ -1,0 +1,39 @@
+#ifndef CCURL_SHIM_H
+#define CCURL_SHIM_H
+#include <curl/curl.h>
+
+/* curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call: one typed wrapper
+   per kind of argument metrika passes. */
+
+static inline CURLcode metrika_curl_set_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode metrika_curl_set_offset(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode metrika_curl_set_pointer(CURL *handle, CURLoption option, const void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode metrika_curl_set_write_function(CURL *handle, CURLoption option, curl_write_callback function) {
+    return curl_easy_setopt(handle, option, function);
+}
+
+static inline CURLcode metrika_curl_set_xferinfo_function(CURL *handle, curl_xferinfo_callback function) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, function);
+}
+
+static inline CURLcode metrika_curl_get_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode metrika_curl_global_init(void) {
+    return curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static inline int metrika_curl_error_size(void) {
+    return CURL_ERROR_SIZE;
+}
+#endif

@@ -1,0 +1,113 @@
+import Foundation
+
+/// The production transport: libcurl's easy interface, one thread per request in flight.
+///
+/// Why libcurl itself and not URLSession (which sits on libcurl on Linux): URLSession queues the
+/// body's pieces for its delegate without a bound — a server faster than the delegate piled up
+/// hundreds of megabytes before any limit could act — and its own networking stack costs ~20 MiB of
+/// memory. Here libcurl calls back with each decoded piece on the thread that reads the socket, so the
+/// response limit (`HTTPRequest.maxResponseBytes`) is exact, a streamed download is throttled by its
+/// reader, and the total deadline is libcurl's own. See `CurlExchange` for the rules every request
+/// follows (no redirects, http/https only, verified TLS).
+public struct CurlTransport: HTTPTransport, StreamingHTTPTransport {
+    public init() {}
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let exchange = CurlExchange(request, sink: .collect(limit: max(0, request.maxResponseBytes)))
+        let result = ResumeOnce<HTTPResponse>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                guard result.begin(continuation) else { return }
+                Self.detach {
+                    do {
+                        try exchange.perform()
+                        guard exchange.status > 0 else { throw TransportError.other("not an HTTP response") }
+                        result.finish(.success(HTTPResponse(status: exchange.status, headers: exchange.headers, body: exchange.body)))
+                    } catch {
+                        result.finish(.failure(error))
+                    }
+                }
+            }
+        } onCancel: {
+            exchange.cancel()
+            result.finish(.failure(CancellationError()))
+        }
+    }
+
+    /// Streams a download: the reader's pace sets libcurl's (at most 4 MiB wait between them).
+    /// Streamed uploads are not offered here: `LiveStreamingTransport` sends those over its own sockets.
+    public func exchange(
+        _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) throws -> Void
+    ) async throws -> StreamedResponseHead {
+        guard upload == nil else {
+            throw TransportError.other("streamed uploads need an http:// URL (https is supported for downloads only)")
+        }
+        let channel = CurlStreamChannel()
+        let exchange = CurlExchange(request, sink: .stream(deliver: { channel.push(Array($0)) }))
+        Self.detach {
+            do {
+                try exchange.perform()
+                guard exchange.status > 0 else { throw TransportError.other("not an HTTP response") }
+                channel.end(.success(StreamedResponseHead(status: exchange.status, headers: exchange.headers, errorBody: exchange.errorBody)))
+            } catch {
+                channel.end(.failure(error))
+            }
+        }
+        return try await withTaskCancellationHandler {
+            // Whatever ends this loop (the reader throwing included) releases a producer waiting for room.
+            defer { channel.close() }
+            while true {
+                switch await channel.next() {
+                case .bytes(let bytes):
+                    try receive(bytes)
+                case .end(let outcome):
+                    return try outcome.get()
+                }
+            }
+        } onCancel: {
+            exchange.cancel()
+            channel.close()
+        }
+    }
+
+    /// Runs blocking work on a thread of its own: a `perform()` may wait for minutes, which must not
+    /// hold one of the few threads Swift's concurrency or Dispatch share out.
+    static func detach(_ work: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: work)
+        thread.name = "metrika.curl"
+        thread.start()
+    }
+}
+
+/// A continuation resumed exactly once: by the transfer's end, or earlier by cancellation.
+final class ResumeOnce<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Value, any Error>?
+    private var done = false
+
+    /// False (and the continuation resumed with `CancellationError`) when it was cancelled already.
+    func begin(_ continuation: CheckedContinuation<Value, any Error>) -> Bool {
+        lock.lock()
+        if done {
+            lock.unlock()
+            continuation.resume(throwing: CancellationError())
+            return false
+        }
+        self.continuation = continuation
+        lock.unlock()
+        return true
+    }
+
+    func finish(_ result: Result<Value, any Error>) {
+        lock.lock()
+        guard !done else {
+            lock.unlock()
+            return
+        }
+        done = true
+        let continuation = self.continuation
+        self.continuation = nil
+        lock.unlock()
+        continuation?.resume(with: result)
+    }
+}
