@@ -43,6 +43,14 @@ final class HostileServer: @unchecked Sendable {
     private var seen: [Seen] = []
     private var stopped = false
     private var sentBodyBytes = 0
+    private var clientLeft = false
+
+    /// Whether a client closed its connection while the endless body was being sent.
+    var clientHungUp: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return clientLeft
+    }
 
     /// Body bytes the server has managed to hand to the kernel so far (endless and bomb modes).
     var bodyBytesSent: Int {
@@ -150,7 +158,13 @@ final class HostileServer: @unchecked Sendable {
             let piece = Array(String(repeating: #"{"id":1,"name":"x"},"#, count: 3200).utf8)
             let chunk = Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Array("\r\n".utf8)
             var sent = 0
-            while sent < maxBytes, Date().timeIntervalSince(started) < maxSeconds, sendBytes(fd, chunk) {
+            while sent < maxBytes, Date().timeIntervalSince(started) < maxSeconds {
+                guard sendBytes(fd, chunk) else {
+                    lock.lock()
+                    clientLeft = true
+                    lock.unlock()
+                    return
+                }
                 sent += piece.count
                 count(piece.count)
             }
