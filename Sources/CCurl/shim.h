@@ -25,6 +25,14 @@ static inline CURLcode metrika_curl_set_xferinfo_function(CURL *handle, curl_xfe
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, function);
 }
 
+static inline CURLcode metrika_curl_set_read_function(CURL *handle, curl_read_callback function) {
+    return curl_easy_setopt(handle, CURLOPT_READFUNCTION, function);
+}
+
+static inline size_t metrika_curl_read_abort(void) {
+    return CURL_READFUNC_ABORT;
+}
+
 static inline CURLcode metrika_curl_get_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -24,6 +24,8 @@ final class CurlExchange: @unchecked Sendable {
 
     private let request: HTTPRequest
     private let sink: Sink
+    /// A request body written while it is produced (sent with chunked transfer encoding).
+    private let upload: CurlUploadChannel?
     private let lock = NSLock()
     private var cancelled = false
 
@@ -37,9 +39,10 @@ final class CurlExchange: @unchecked Sendable {
     private var readerStopped = false
     private(set) var errorBody = Data()
 
-    init(_ request: HTTPRequest, sink: Sink) {
+    init(_ request: HTTPRequest, sink: Sink, upload: CurlUploadChannel? = nil) {
         self.request = request
         self.sink = sink
+        self.upload = upload
     }
 
     /// Makes the transfer stop at libcurl's next progress call (within about a second, sooner while
@@ -72,6 +75,7 @@ final class CurlExchange: @unchecked Sendable {
 
         try configure(handle, errorBuffer: errorBuffer, headerList: &headerList)
         let code = curl_easy_perform(handle)
+        upload?.close()
         if code != CURLE_OK { reusable = false }
         if isCancelled { throw CancellationError() }
         try outcome(code, message: String(cString: errorBuffer))
@@ -117,6 +121,10 @@ final class CurlExchange: @unchecked Sendable {
         }
 
         switch request.method.uppercased() {
+        case let method where upload != nil:
+            // The body comes from the read callback, its length unknown: chunked transfer encoding.
+            long(CURLOPT_POST, 1)
+            if method != "POST" { text(CURLOPT_CUSTOMREQUEST, method) }
         case "GET":
             long(CURLOPT_HTTPGET, 1)
         case "HEAD":
@@ -142,6 +150,7 @@ final class CurlExchange: @unchecked Sendable {
         // libcurl sends `Expect: 100-continue` before larger bodies and waits for an answer that some
         // servers never give: an empty value turns it off.
         var lines = ["Expect:"]
+        if upload != nil { lines.append("Transfer-Encoding: chunked") }
         for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
             // A value with CR, LF or NUL would smuggle a header (or cut this one): refuse to send it.
             let breaks: (Unicode.Scalar) -> Bool = { $0 == "\r" || $0 == "\n" || $0 == "\0" }
@@ -161,6 +170,10 @@ final class CurlExchange: @unchecked Sendable {
         pointer(CURLOPT_HEADERDATA, me)
         _ = metrika_curl_set_write_function(handle, CURLOPT_WRITEFUNCTION, curlBodyCallback)
         pointer(CURLOPT_WRITEDATA, me)
+        if upload != nil {
+            _ = metrika_curl_set_read_function(handle, curlReadCallback)
+            pointer(CURLOPT_READDATA, me)
+        }
         long(CURLOPT_NOPROGRESS, 0)
         _ = metrika_curl_set_xferinfo_function(handle, curlProgressCallback)
         pointer(CURLOPT_XFERINFODATA, me)
@@ -226,6 +239,11 @@ final class CurlExchange: @unchecked Sendable {
         }
     }
 
+    /// The next piece of a streamed request body; nil abandons the transfer.
+    fileprivate func uploadBytes(_ buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        upload?.read(into: buffer, cancelled: { isCancelled }) ?? 0
+    }
+
     // MARK: - Outcome
 
     private func outcome(_ code: CURLcode, message: String) throws {
@@ -284,6 +302,12 @@ private func curlBodyCallback(_ data: UnsafeMutablePointer<CChar>?, _ size: Int,
     let exchange = Unmanaged<CurlExchange>.fromOpaque(user).takeUnretainedValue()
     let length = size * count
     return exchange.bodyBytes(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+}
+
+private func curlReadCallback(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?) -> Int {
+    guard let user, let data else { return Int(metrika_curl_read_abort()) }
+    let exchange = Unmanaged<CurlExchange>.fromOpaque(user).takeUnretainedValue()
+    return exchange.uploadBytes(UnsafeMutableRawBufferPointer(start: data, count: size * count)) ?? Int(metrika_curl_read_abort())
 }
 
 private func curlProgressCallback(_ user: UnsafeMutableRawPointer?, _: curl_off_t, _: curl_off_t, _: curl_off_t, _: curl_off_t) -> Int32 {

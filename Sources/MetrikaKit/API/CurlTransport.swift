@@ -34,16 +34,14 @@ public struct CurlTransport: HTTPTransport, StreamingHTTPTransport {
         }
     }
 
-    /// Streams a download: the reader's pace sets libcurl's (at most 4 MiB wait between them).
-    /// Streamed uploads are not offered here: `LiveStreamingTransport` sends those over its own sockets.
+    /// Streams a download (the reader's pace sets libcurl's: at most 4 MiB wait between them) and,
+    /// with `upload`, a request body written while it is produced (at most 4 MiB wait the other way).
     public func exchange(
         _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) throws -> Void
     ) async throws -> StreamedResponseHead {
-        guard upload == nil else {
-            throw TransportError.other("streamed uploads need an http:// URL (https is supported for downloads only)")
-        }
         let channel = CurlStreamChannel()
-        let exchange = CurlExchange(request, sink: .stream(deliver: { channel.push(Array($0)) }))
+        let source = upload == nil ? nil : CurlUploadChannel(idleTimeout: request.timeout)
+        let exchange = CurlExchange(request, sink: .stream(deliver: { channel.push(Array($0)) }), upload: source)
         Self.detach {
             do {
                 try exchange.perform()
@@ -54,8 +52,22 @@ public struct CurlTransport: HTTPTransport, StreamingHTTPTransport {
             }
         }
         return try await withTaskCancellationHandler {
-            // Whatever ends this loop (the reader throwing included) releases a producer waiting for room.
-            defer { channel.close() }
+            // Whatever ends this (the reader or the writer throwing included) releases libcurl's thread.
+            defer {
+                channel.close()
+                source?.abandon()
+            }
+            if let upload, let source {
+                do {
+                    try await upload { chunk in try source.write(chunk) }
+                    source.finish()
+                } catch {
+                    source.abandon()
+                    // The server may have stopped reading because it refused the data: its answer says why.
+                    if case .success(let head)? = await Self.end(of: channel), !(200..<300).contains(head.status) { return head }
+                    throw error
+                }
+            }
             while true {
                 switch await channel.next() {
                 case .bytes(let bytes):
@@ -67,6 +79,14 @@ public struct CurlTransport: HTTPTransport, StreamingHTTPTransport {
         } onCancel: {
             exchange.cancel()
             channel.close()
+            source?.close()
+        }
+    }
+
+    /// How the transfer ended, its remaining bytes dropped.
+    private static func end(of channel: CurlStreamChannel) async -> Result<StreamedResponseHead, any Error>? {
+        while true {
+            if case .end(let outcome) = await channel.next() { return outcome }
         }
     }
 
