@@ -224,7 +224,7 @@ public struct TextTable: Sendable {
     }
 
     private static func writeSpaces(_ count: Int, to out: OutputWriter) throws {
-        for _ in 0..<count { try out.write(byte: 0x20) }
+        try out.write(repeating: 0x20, count: count)
     }
 
     /// Narrows text columns, widest first, until their sum fits `available` or none can narrow further.
