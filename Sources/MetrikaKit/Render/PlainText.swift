@@ -1,10 +1,10 @@
 /// Text a table can measure without grapheme clusters: printable ASCII, Latin-1 letters and signs
 /// (U+00A0…U+02FF but the soft hyphen U+00AD), Greek and Cyrillic (U+0370…U+052F but the Cyrillic
 /// combining marks U+0483…U+0489). Every such scalar is a grapheme cluster of its own (none
-/// extends, joins, prepends or controls), is one terminal column wide (`displayWidth`), and is left
-/// alone by `TerminalText`. So plain text is its own display-safe form and its width is its scalar
-/// count — the common case of a report (search phrases, page titles, source names), measured here
-/// by one pass over the UTF-8 bytes instead of by Unicode property look-ups per character.
+/// extends, joins, prepends or controls) and is one terminal column wide (`displayWidth`). So the
+/// width of plain text is its scalar count — the common case of a report (search phrases, page
+/// titles, source names), measured here by one pass over the UTF-8 bytes instead of by Unicode
+/// property look-ups per character. (It decides widths only: every cell still passes `TerminalText`.)
 enum PlainText {
     /// The display width of `text` when it is plain, else nil.
     static func width(of text: String) -> Int? {

@@ -103,11 +103,11 @@ public struct TextTable: Sendable {
     /// `render(maxWidth:)`'s bytes, written into `out` line by line (a 100,000-row report is never
     /// one String).
     ///
-    /// Every cell is measured once. A cell of plain text (`PlainText`: printable ASCII, Latin-1,
-    /// Cyrillic — one character and one column per scalar, nothing to sanitize) is its own safe
-    /// text and its width is its scalar count; a line made only of such cells is padded and trimmed
-    /// as bytes. Any other cell goes through `TerminalText` and `displayWidth` by grapheme cluster,
-    /// and its line through the String path, as before (TextTableDifferentialTests holds the two
+    /// Every cell passes `TerminalText` and is measured once. A safe cell of plain text
+    /// (`PlainText`: printable ASCII, Latin-1, Cyrillic — one character and one column per scalar)
+    /// has its scalar count as its width, and a line made only of such cells is padded and trimmed
+    /// as bytes. Any other cell is measured by `displayWidth`, grapheme cluster by cluster, and its
+    /// line built through the String path, as before (TextTableDifferentialTests holds the two
     /// paths to the same bytes).
     public func write(maxWidth: Int? = nil, to out: OutputWriter) throws {
         let headers = columns.map { Measured($0.title) }
@@ -158,13 +158,12 @@ public struct TextTable: Sendable {
         var isPlain: Bool
 
         init(_ text: String) {
-            // Plain text within the length limit is what `displaySafe` would return unchanged.
-            if let width = PlainText.width(of: text), width <= TerminalText.lineLimit {
-                self.text = text
+            // Every cell passes the one sanitizer; plain text only skips the grapheme walk.
+            self.text = TextTable.displaySafe(text)
+            if let width = PlainText.width(of: self.text) {
                 self.width = width
                 isPlain = true
             } else {
-                self.text = TextTable.displaySafe(text)
                 width = displayWidth(of: self.text)
                 isPlain = false
             }
