@@ -31,7 +31,8 @@ struct StatDataScannerTests {
             }
         }
         func string() -> String {
-            let pieces = ["ромашка", "a,b", #"\""#, #"\\"#, #"\n"#, #"\u0041"#, #"\ud83d\ude00"#, "東京", " ", "x", #"\/"#, "🍜", #"\t"#]
+            let pieces = ["ромашка", "a,b", #"\""#, #"\\"#, #"\n"#, #"\u0041"#, #"\ud83d\ude00"#, "東京", " ", "x", #"\/"#, "🍜", #"\t"#,
+                          #"\ud83d"#, #"\ude00"#, #"\u0416"#, "=1", "👨‍👩‍👧"]
             return "\"" + (0..<Int(random.next() % 5)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined() + "\""
         }
         func nameValue() -> String { random.next() % 7 == 0 ? "null" : string() }
@@ -64,7 +65,90 @@ struct StatDataScannerTests {
             let decoded = try #require(Self.decoded(text), "JSONDecoder refused: \(text)")
             let scanned = try #require(try StatDataScanner.scan(Data(text.utf8)), "the scanner refused: \(text)")
             #expect(scanned == decoded, "\(text)")
+            #expect(Self.nameBytes(scanned) == Self.nameBytes(decoded), "\(text)")
         }
+    }
+
+    /// Every dimension name's bytes as the page holds them (nil for null): `==` compares the text as
+    /// Strings, which would repair bytes a broken fast path let through; this compares the bytes.
+    static func nameBytes(_ page: StatDataPage) -> [[UInt8]?] {
+        page.rows.flatMap { row in row.dimensions.map { $0.nameText?.withUTF8 { Array($0) } } }
+    }
+
+    /// The decoder's names as Strings, their UTF-8: what the scanner's bytes must be.
+    static func decodedNameBytes(_ page: StatDataPage) -> [[UInt8]?] {
+        page.rows.flatMap { row in row.dimensions.map { $0.name.map { Array($0.utf8) } } }
+    }
+
+    /// `UTF8Check` says yes exactly where `String(decoding:)` keeps the bytes unchanged: random
+    /// runs of the bytes that matter (ASCII, continuation bytes, every kind of lead byte, the
+    /// overlong and surrogate edges E0/ED/F0/F4, the never-valid C0/C1/F5–FF).
+    @Test func theUTF8CheckAgreesWithTheStandardLibrary() {
+        var random = SeededRandom(seed: 0x5CA9_0003)
+        let interesting: [UInt8] = [0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED,
+                                    0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+        var valid = 0
+        for _ in 0..<200_000 {
+            let bytes = (0..<Int(random.next() % 7)).map { _ in interesting[Int(random.next() % UInt64(interesting.count))] }
+            let kept = Array(String(decoding: bytes, as: UTF8.self).utf8) == bytes
+            let checked = bytes.withUnsafeBufferPointer(UTF8Check.isValid)
+            #expect(checked == kept, "\(bytes)")
+            if checked != kept { return }
+            if kept { valid += 1 }
+        }
+        // The edges were reached: well-formed multi-byte sequences were drawn too.
+        #expect(valid > 10_000)
+        for scalar in [0x7F, 0x80, 0x7FF, 0x800, 0xD7FF, 0xE000, 0xFFFF, 0x10000, 0x10FFFF] {
+            let bytes = Array(String(Character(Unicode.Scalar(UInt32(scalar))!)).utf8)
+            #expect(bytes.withUnsafeBufferPointer(UTF8Check.isValid), "U+\(String(scalar, radix: 16))")
+        }
+    }
+
+    /// Names in raw bytes the fast path must keep or hand on: Cyrillic, CJK, emoji, formula starts,
+    /// commas and quotes; and what it must not keep: invalid UTF-8 (cut sequences, overlongs, encoded
+    /// surrogates, bytes never valid) and escapes, lone surrogates included. The scanner's bytes are
+    /// the UTF-8 of the decoder's Strings, byte for byte.
+    @Test func namesInRawBytesAreTheDecodersText() throws {
+        var random = SeededRandom(seed: 0x5CA9_0004)
+        for _ in 0..<3_000 {
+            let names = (0..<Int(random.next() % 6) + 1).map { _ in StatDataScannerTests.hostileName(&random) }
+            let bytes = StatDataScannerTests.page(names: names)
+            let data = Data(bytes)
+            let scanned = try #require(try StatDataScanner.scan(data), "\(bytes)")
+            let decoded = try #require(try? JSONDecoder().decode(StatDataPage.self, from: JSONPreflight.prepare(MetrikaClient.repairingInvalidUTF8(data))))
+            #expect(Self.nameBytes(scanned) == Self.decodedNameBytes(decoded), "\(bytes)")
+            #expect(scanned == decoded)
+        }
+    }
+
+    /// Raw bytes of one JSON string value (quotes included) or `null`, from pieces that each take
+    /// a different path through the scanner.
+    static func hostileName(_ random: inout SeededRandom) -> [UInt8] {
+        if random.next() % 10 == 0 { return Array("null".utf8) }
+        let pieces: [[UInt8]] = [
+            Array("phrase".utf8), Array("купить слона".utf8), Array("東京".utf8), Array("😀".utf8), Array("👨‍👩‍👧".utf8), Array("e\u{301}".utf8),
+            Array(",".utf8), Array(" ".utf8), Array("=SUM(A1)".utf8), Array("-1".utf8), Array("@".utf8), Array("'".utf8),
+            Array(#"\""#.utf8), Array(#"\\"#.utf8), Array(#"\n"#.utf8), Array(#"\r\n"#.utf8), Array(#"\t"#.utf8), Array(#"\/"#.utf8),
+            Array(#"\u0416"#.utf8), Array(#"\u001b"#.utf8), Array(#"\u202e"#.utf8), Array(#"\ud83d\ude00"#.utf8),
+            Array(#"\ud83d"#.utf8), Array(#"\ude00"#.utf8), Array(#"\ud83dx"#.utf8),
+            [0xFF], [0xC3], [0xC3, 0x28], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+            [0xF0, 0x9F, 0x98], [0x80], [0xC2, 0x85], [0xE2, 0x80, 0xA8], [0xEF, 0xBB, 0xBF],
+        ]
+        var name: [UInt8] = [UInt8(ascii: "\"")]
+        for _ in 0..<Int(random.next() % 5) { name += pieces[Int(random.next() % UInt64(pieces.count))] }
+        return name + [UInt8(ascii: "\"")]
+    }
+
+    /// A page with one row per name (and an id on every other row).
+    static func page(names: [[UInt8]]) -> [UInt8] {
+        var bytes = Array(#"{"query":{"metrics":["ym:s:visits"],"dimensions":["ym:s:searchPhrase"]},"data":["#.utf8)
+        for (index, name) in names.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes += Array(#"{"dimensions":[{"name":"#.utf8) + name
+            if index % 2 == 1 { bytes += Array(#","id":"x\#(index)""#.utf8) }
+            bytes += Array(#"}],"metrics":[\#(index)]}"#.utf8)
+        }
+        return bytes + Array(#"],"total_rows":\#(names.count),"totals":[1]}"#.utf8)
     }
 
     @Test func mutatedPagesAreEitherRefusedOrReadExactlyLikeTheDecoder() {

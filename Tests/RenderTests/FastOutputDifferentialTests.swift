@@ -196,6 +196,78 @@ struct FastOutputDifferentialTests {
         }
     }
 
+    // MARK: - Names from the wire
+
+    /// Pages as the API sends them, with names in raw bytes — quotes, commas, CR/LF and tab escapes,
+    /// formula starts, Cyrillic, CJK, emoji, `\\uXXXX` escapes, pairs and lone surrogates, invalid
+    /// UTF-8 — read by the scanner (names kept as bytes) and by `JSONDecoder` (names as Strings,
+    /// the oracle), then through the CSV sink (against the String-building reference), the JSON
+    /// sink (against `JSONValue`) and the table (bytes path against String path): byte for byte.
+    /// `OutputWriter.bytes`, not `.text`: a String would repair invalid bytes and hide them.
+    @Test func namesFromTheWireGiveTheStringPathsBytes() throws {
+        var random = SeededRandom(seed: 0xFA57_0009)
+        let pieces: [[UInt8]] = [
+            Array("phrase".utf8), Array("купить слона".utf8), Array("東京".utf8), Array("😀".utf8), Array("👨‍👩‍👧".utf8),
+            Array("e\u{301}".utf8), Array(",".utf8), Array(" ".utf8), Array("=SUM(A1)".utf8), Array("-".utf8), Array("+".utf8),
+            Array("@".utf8), Array(#"\""#.utf8), Array(#"\\"#.utf8), Array(#"\n"#.utf8), Array(#"\r"#.utf8), Array(#"\r\n"#.utf8),
+            Array(#"\t"#.utf8), Array(#"\u0416"#.utf8), Array(#"\u001b[31m"#.utf8), Array(#"\u202e"#.utf8), Array(#"\u0085"#.utf8),
+            Array(#"\ud83d\ude00"#.utf8), Array(#"\ud83d"#.utf8), Array(#"\ude00"#.utf8), [0xFF], [0xC3], [0xC0, 0xAF], [0xED, 0xA0, 0x80],
+            [0xF4, 0x90, 0x80, 0x80], [0xF0, 0x9F, 0x98], [0xC2, 0x85], [0xE2, 0x80, 0xA8], [0xE2, 0x80, 0xAE], [0xD8, 0x9C],
+        ]
+        let dimensions = [Dimension.named("searchPhrase")!, Dimension.named("trafficSource")!]
+        let metrics = [Metric.visits, Metric.bounceRate]
+        for pageNumber in 0..<16 {
+            var body = Array(#"{"data":["#.utf8)
+            for row in 0..<200 {
+                if row > 0 { body.append(UInt8(ascii: ",")) }
+                body += Array(#"{"dimensions":["#.utf8)
+                for index in dimensions.indices {
+                    if index > 0 { body.append(UInt8(ascii: ",")) }
+                    if random.next() % 12 == 0 {
+                        body += Array(#"{"name":null}"#.utf8)
+                        continue
+                    }
+                    body += Array(#"{"name":""#.utf8)
+                    for _ in 0..<Int(random.next() % 5) { body += pieces[Int(random.next() % UInt64(pieces.count))] }
+                    body += Array(random.next() % 2 == 0 ? #"","id":"x"}"#.utf8 : #""}"#.utf8)
+                }
+                body += Array(#"],"metrics":[\#(random.next() % 1000),\#(random.next() % 100).5]}"#.utf8)
+            }
+            body += Array(#"],"total_rows":200}"#.utf8)
+            let data = Data(body)
+            let fast = try #require(try StatDataScanner.scan(data))
+            let slow = try JSONDecoder().decode(StatDataPage.self, from: JSONPreflight.prepare(MetrikaClient.repairingInvalidUTF8(data)))
+            // The oracle's rows hold their names as Strings, as every row did before.
+            func rows(_ page: StatDataPage, strings: Bool) -> [Report.Row] {
+                page.rows.map { row in
+                    Report.Row(dimensions: row.dimensions.map { strings ? DimensionValue(name: $0.name, id: $0.id) : $0 },
+                               values: Normalizer.quantities(row.metrics, of: metrics))
+                }
+            }
+            for multipleCounters in [false, true] {
+                let layout = ReportLayout(dimensions: dimensions, metrics: metrics, period: ReportFixtures.range("2026-11-01", "2026-11-29"),
+                                          grouping: nil, multipleCounters: multipleCounters, raw: pageNumber % 2 == 1)
+                let fastFixture = ReportFixtures.Fixture(layout: layout, sections: [.init(counter: ReportFixtures.shop, rows: rows(fast, strings: false), totals: [])])
+                let slowFixture = ReportFixtures.Fixture(layout: layout, sections: [.init(counter: ReportFixtures.shop, rows: rows(slow, strings: true), totals: [])])
+                for writer in OutputDifferentialTests.variants {
+                    let out = OutputWriter()
+                    try ReportFixtures.feed(fastFixture, to: ReportCSVSink(output: out, writer: writer))
+                    #expect(out.bytes == Array(OutputDifferentialTests.reference(slowFixture, writer: writer).utf8), "page \(pageNumber)")
+                }
+                for (fastRow, slowRow) in zip(fastFixture.sections[0].rows, slowFixture.sections[0].rows) {
+                    let out = OutputWriter()
+                    try ReportJSONSink(output: out).writeRow(fastRow, layout: layout, counter: ReportFixtures.shop)
+                    #expect(out.bytes == Array(Self.referenceRow(slowRow, layout: layout, counter: ReportFixtures.shop).utf8))
+                }
+                let table = OutputWriter()
+                try ReportFixtures.feed(fastFixture, to: ReportTableSink(output: table, maxWidth: nil))
+                let reference = OutputWriter()
+                try ReportFixtures.feed(slowFixture, to: ReportTableSink(output: reference, maxWidth: nil))
+                #expect(table.bytes == reference.bytes)
+            }
+        }
+    }
+
     // MARK: - Helpers
 
     /// How `ReportJSONSink` built a row before it wrote bytes: a `JSONValue` object, serialized.

@@ -12,7 +12,9 @@ struct OutputWriterTests {
         try out.write(contentsOf: Data([0xFF]))
         try out.flush()
         try out.write("tail")
-        #expect(out.bytes == Array("Ромашка, \"😀\n".utf8) + [0xFF] + Array("tail".utf8))
+        try out.write(repeating: 0x20, count: 3)
+        try out.write(repeating: 0x2D, count: 0)
+        #expect(out.bytes == Array("Ромашка, \"😀\n".utf8) + [0xFF] + Array("tail   ".utf8))
     }
 
     /// Bytes are held until the buffer is full, then written in one go: a report streams to the

@@ -84,7 +84,7 @@ struct DirectReport {
                 }
             }
             guard let columns else { break }
-            try sink.append(try rows(of: page, columns: columns, today: today))
+            try append(page, columns: columns, today: today, to: sink)
             if progress && page.totalRows > page.rowCount {
                 context.progress("Counter \(counter.id): \(pager.received) of \(min(page.totalRows, rowLimit)) rows", force: pager.nextPage == nil)
             }
@@ -125,13 +125,19 @@ struct DirectReport {
         throw APIError.unreadable("a report row has \(misfit.dimensions) dimension value\(misfit.dimensions == 1 ? "" : "s") and \(misfit.metrics) metric value\(misfit.metrics == 1 ? "" : "s") for \(dimensions) dimension\(dimensions == 1 ? "" : "s") and \(metrics) metric\(metrics == 1 ? "" : "s")\(echo)")
     }
 
-    /// The page's rows, normalized; every row checked against the columns first.
-    func rows(of page: StatDataPage, columns: Columns, today: Day) throws -> [Report.Row] {
+    /// Rows handed to the sink at a time: a CSV or JSON sink writes and drops them, so a page's
+    /// rows are never all held as `Report.Row`s at once (the page's flat storage is; see
+    /// docs/performance.md).
+    static let batchSize = 1_024
+
+    /// The page's rows, normalized, into `sink` in batches of `batchSize`; every row checked against
+    /// the columns first.
+    func append(_ page: StatDataPage, columns: Columns, today: Day, to sink: any ReportSink) throws {
         try Self.checkWidths(page, dimensions: columns.dimensions.count, metrics: columns.metrics.count)
         var rows: [Report.Row] = []
-        rows.reserveCapacity(page.rowCount)
+        rows.reserveCapacity(min(page.rowCount, Self.batchSize))
         let isTimeSeries = self.isTimeSeries
-        page.forEachRow { dimensionValues, values in
+        try page.forEachRow { dimensionValues, values in
             var period: DateRange?
             var incomplete = false
             if isTimeSeries, let day = dimensionValues.first?.name.flatMap(Day.init(iso:)) {
@@ -139,7 +145,11 @@ struct DirectReport {
                 incomplete = day == today
             }
             rows.append(Report.Row(dimensions: dimensionValues, values: Normalizer.quantities(values, of: columns.metrics), isIncomplete: incomplete, period: period))
+            if rows.count == Self.batchSize {
+                try sink.append(rows)
+                rows.removeAll(keepingCapacity: true)
+            }
         }
-        return rows
+        if !rows.isEmpty { try sink.append(rows) }
     }
 }

@@ -15,6 +15,8 @@ struct StatDataScanner {
 
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
+    /// The page's rows as they are read, names packed into one buffer.
+    private var rows = StatDataRows()
     private var depth = 0
     private let maxDepth: Int
 
@@ -48,7 +50,7 @@ struct StatDataScanner {
     // MARK: - The document
 
     private mutating func page() throws -> StatDataPage {
-        var rows: [WireDataRow]?
+        var sawData = false
         var totalRows: Int?
         var sampled = false
         var sampleShare: Double?, sampleSize: Double?, sampleSpace: Double?, dataLag: Double?
@@ -56,7 +58,11 @@ struct StatDataScanner {
         var queryMetrics: [String] = [], queryDimensions: [String] = []
         try object { scanner, key in
             switch key {
-            case "data": rows = try scanner.array { try $0.row() }
+            case "data":
+                // A repeated member: the last one wins, as in the decoder.
+                scanner.rows.removeAll()
+                try scanner.array { try $0.row() }
+                sawData = true
             case "total_rows":
                 guard let value = try scanner.number(), value >= 0, value < 1e15, value.rounded() == value else { throw GiveUp() }
                 totalRows = Int(value)
@@ -78,36 +84,85 @@ struct StatDataScanner {
             }
         }
         skipSpace()
-        guard index == bytes.count, let rows else { throw GiveUp() }
+        guard index == bytes.count, sawData else { throw GiveUp() }
+        rows.finish()
         return StatDataPage(
-            data: rows, totalRows: totalRows ?? rows.count, sampled: sampled, sampleShare: sampleShare,
+            table: rows, totalRows: totalRows ?? rows.count, sampled: sampled, sampleShare: sampleShare,
             sampleSize: sampleSize, sampleSpace: sampleSpace, dataLag: dataLag, totals: totals,
             queryMetrics: queryMetrics, queryDimensions: queryDimensions)
     }
 
-    private mutating func row() throws -> WireDataRow {
-        var dimensions: [WireDimension]?
-        var metrics: [WireNumber]?
+    /// One row, appended to `rows`: its dimension names (bytes, see `name()`) and ids, its metrics.
+    private mutating func row() throws {
+        var sawDimensions = false, sawMetrics = false
         try object { scanner, key in
             switch key {
             case "dimensions":
-                dimensions = try scanner.array { scanner in
-                    var name: String?, id: String?
+                scanner.rows.dropRowDimensions()
+                try scanner.array { scanner in
+                    // The name goes into the buffer when it is read; a repeated `name` member
+                    // (the last one wins) is rare enough to take the decoder's path.
+                    var names = 0
+                    var id: String?
                     try scanner.object { scanner, key in
                         switch key {
-                        case "name": name = try scanner.stringOrNull()
+                        case "name":
+                            names += 1
+                            guard names == 1 else { throw GiveUp() }
+                            try scanner.name()
                         case "id": id = try scanner.stringOrNull()
                         default: try scanner.skipValue()
                         }
                     }
-                    return WireDimension(name: name, id: id)
+                    if names == 0 { scanner.rows.appendName(nil) }
+                    scanner.rows.appendID(id)
                 }
-            case "metrics": metrics = try scanner.array { WireNumber(value: try $0.number()) }
+                sawDimensions = true
+            case "metrics":
+                scanner.rows.dropRowMetrics()
+                try scanner.array { scanner in scanner.rows.appendMetric(try scanner.number()) }
+                sawMetrics = true
             default: try scanner.skipValue()
             }
         }
-        guard let dimensions, let metrics else { throw GiveUp() }
-        return WireDataRow(dimensions: dimensions, metrics: metrics)
+        guard sawDimensions, sawMetrics else { throw GiveUp() }
+        rows.endRow()
+    }
+
+    /// A dimension name (a string or null) appended to `rows`. A JSON string without escapes whose
+    /// bytes are valid UTF-8 — nearly every name — is copied into the page's name buffer as it is,
+    /// with no `String` made; anything else is decoded by `string()`, which repairs invalid UTF-8
+    /// and lone surrogates to U+FFFD, and its text stored. Both give the text `string()` gives.
+    private mutating func name() throws {
+        switch try peek() {
+        case UInt8(ascii: "\""):
+            let quote = index
+            index += 1
+            let start = index
+            var high: UInt8 = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    let run = UnsafeRawBufferPointer(rebasing: bytes[start..<index]).assumingMemoryBound(to: UInt8.self)
+                    // ASCII needs no check; anything else must be well-formed to be kept as it is.
+                    guard high < 0x80 || UTF8Check.isValid(run) else { break }
+                    rows.appendName(validUTF8: run)
+                    index += 1
+                    return
+                }
+                if byte == UInt8(ascii: "\\") { break }
+                guard byte >= 0x20 else { throw GiveUp() }
+                high |= byte
+                index += 1
+            }
+            index = quote
+            rows.appendName(try string())
+        case UInt8(ascii: "n"):
+            try literal("null")
+            rows.appendName(nil)
+        default:
+            throw GiveUp()
+        }
     }
 
     // MARK: - JSON pieces
@@ -149,6 +204,24 @@ struct StatDataScanner {
             let next = try peek()
             index += 1
             if next == UInt8(ascii: "}") { return }
+            guard next == UInt8(ascii: ",") else { throw GiveUp() }
+        }
+    }
+
+    /// An array whose elements `element` reads and keeps itself (no array is built).
+    private mutating func array(_ element: (inout StatDataScanner) throws -> Void) throws {
+        try consume(UInt8(ascii: "["))
+        try enterLevel()
+        defer { depth -= 1 }
+        if try peek() == UInt8(ascii: "]") {
+            index += 1
+            return
+        }
+        while true {
+            try element(&self)
+            let next = try peek()
+            index += 1
+            if next == UInt8(ascii: "]") { return }
             guard next == UInt8(ascii: ",") else { throw GiveUp() }
         }
     }
@@ -357,7 +430,7 @@ struct StatDataScanner {
         switch try peek() {
         case UInt8(ascii: "\""): _ = try string()
         case UInt8(ascii: "{"): try object { scanner, _ in try scanner.skipValue() }
-        case UInt8(ascii: "["): _ = try array { try $0.skipValue() }
+        case UInt8(ascii: "["): try array { try $0.skipValue() }
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")

@@ -112,7 +112,8 @@ struct WireDataRow: Decodable, Sendable, Equatable {
 
 /// `GET /stat/v1/data`, the fields metrika uses.
 public struct StatDataPage: Decodable, Sendable, Equatable {
-    let data: [WireDataRow]
+    /// The rows, flat, their names in one buffer (`StatDataRows`).
+    let table: StatDataRows
     /// Rows in the whole answer, ignoring paging.
     public let totalRows: Int
     public let sampled: Bool
@@ -137,9 +138,9 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
         let dimensions: [String]?
     }
 
-    init(data: [WireDataRow], totalRows: Int, sampled: Bool, sampleShare: Double?, sampleSize: Double?, sampleSpace: Double?,
+    init(table: StatDataRows, totalRows: Int, sampled: Bool, sampleShare: Double?, sampleSize: Double?, sampleSpace: Double?,
          dataLag: Double?, totals: [Double?], queryMetrics: [String], queryDimensions: [String]) {
-        self.data = data
+        self.table = table
         self.totalRows = totalRows
         self.sampled = sampled
         self.sampleShare = sampleShare
@@ -153,7 +154,18 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        data = try container.decode([WireDataRow].self, forKey: .data)
+        let data = try container.decode([WireDataRow].self, forKey: .data)
+        var table = StatDataRows()
+        for row in data {
+            for dimension in row.dimensions {
+                table.appendName(dimension.name)
+                table.appendID(dimension.id)
+            }
+            for metric in row.metrics { table.appendMetric(metric.value) }
+            table.endRow()
+        }
+        table.finish()
+        self.table = table
         totalRows = try container.flexibleInt(.totalRows) ?? data.count
         sampled = try container.flexibleBool(.sampled) ?? false
         sampleShare = try container.decodeIfPresent(WireNumber.self, forKey: .sampleShare)?.value
@@ -168,21 +180,33 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
 
     /// The rows as plain values: dimension values and one optional number per metric.
     /// Calls `body` with each row in order, without first copying the page into another array
-    /// (a 20,000-row page is converted row by row).
-    public func forEachRow(_ body: (_ dimensions: [DimensionValue], _ metrics: [Double?]) throws -> Void) rethrows {
-        for row in data {
-            try body(row.dimensions.map { DimensionValue(name: $0.name, id: $0.id) }, row.metrics.map(\.value))
+    /// (a 20,000-row page is converted row by row); the metrics are a slice of the page's flat
+    /// array, and the names point into its name buffer (`SharedText`), so a row costs one array.
+    public func forEachRow(_ body: (_ dimensions: [DimensionValue], _ metrics: ArraySlice<Double?>) throws -> Void) rethrows {
+        for index in 0..<table.count {
+            let bounds = table.bounds(of: index)
+            try body(bounds.dimensions.map(table.dimension(at:)), table.metrics[bounds.metrics])
         }
     }
 
     public var rows: [(dimensions: [DimensionValue], metrics: [Double?])] {
-        data.map { row in
-            (row.dimensions.map { DimensionValue(name: $0.name, id: $0.id) }, row.metrics.map(\.value))
+        (0..<table.count).map { index in
+            let bounds = table.bounds(of: index)
+            return (bounds.dimensions.map(table.dimension(at:)), Array(table.metrics[bounds.metrics]))
         }
     }
 
     /// The number of rows in this page.
-    public var rowCount: Int { data.count }
+    public var rowCount: Int { table.count }
+
+    /// Equal pages hold the same rows (the same text, however it is stored) and the same fields.
+    public static func == (lhs: StatDataPage, rhs: StatDataPage) -> Bool {
+        lhs.totalRows == rhs.totalRows && lhs.sampled == rhs.sampled && lhs.sampleShare == rhs.sampleShare
+            && lhs.sampleSize == rhs.sampleSize && lhs.sampleSpace == rhs.sampleSpace && lhs.dataLag == rhs.dataLag
+            && lhs.totals == rhs.totals && lhs.queryMetrics == rhs.queryMetrics && lhs.queryDimensions == rhs.queryDimensions
+            && lhs.rowCount == rhs.rowCount
+            && lhs.rows.elementsEqual(rhs.rows) { $0.dimensions == $1.dimensions && $0.metrics == $1.metrics }
+    }
 
     /// Whether the answer echoed its `query` (real answers without one exist: then the metrics and
     /// dimensions are the ones the request asked for).
@@ -192,9 +216,10 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
     /// starts with the same key as an earlier one holds nothing new (a server that ignores `offset`;
     /// its numbers may still move between requests, so they are not part of the key).
     public var firstRowKey: Int? {
-        guard let first = data.first else { return nil }
+        guard table.count > 0 else { return nil }
         var hasher = Hasher()
-        for dimension in first.dimensions {
+        for index in table.bounds(of: 0).dimensions {
+            let dimension = table.dimension(at: index)
             hasher.combine(dimension.name)
             hasher.combine(dimension.id)
         }
@@ -204,8 +229,11 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
     /// The widths of the rows that differ from `dimensions` dimension values and `metrics` metric
     /// values, as `(dimensions, metrics)` of the first such row; nil when every row fits.
     public func firstMisfit(dimensions: Int, metrics: Int) -> (dimensions: Int, metrics: Int)? {
-        for row in data where row.dimensions.count != dimensions || row.metrics.count != metrics {
-            return (row.dimensions.count, row.metrics.count)
+        for index in 0..<table.count {
+            let bounds = table.bounds(of: index)
+            if bounds.dimensions.count != dimensions || bounds.metrics.count != metrics {
+                return (bounds.dimensions.count, bounds.metrics.count)
+            }
         }
         return nil
     }

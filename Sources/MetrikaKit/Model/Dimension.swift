@@ -50,12 +50,29 @@ public struct Dimension: Hashable, Sendable, CustomStringConvertible {
 
 /// One dimension value of a report row: the API's human `name` (nil for undefined values) and its
 /// machine `id` when there is one (e.g. traffic source `organic`).
+///
+/// The name is kept as `SharedText`: read from a report page it is a place in the page's name
+/// buffer, and the CSV and JSON sinks copy its bytes (`nameText`) without making a `String`;
+/// `name` gives the same text as a `String` for everyone else.
 public struct DimensionValue: Hashable, Sendable {
-    public var name: String?
+    /// The name as the page reader stored it (nil for undefined values).
+    public var nameText: SharedText?
     public var id: String?
 
+    /// The name as a `String`.
+    public var name: String? {
+        get { nameText?.string }
+        set { nameText = newValue.map(SharedText.init) }
+    }
+
     public init(name: String?, id: String? = nil) {
-        self.name = name
+        self.nameText = name.map(SharedText.init)
+        self.id = id
+    }
+
+    /// A value whose name is already `SharedText` (a page's name buffer).
+    public init(nameText: SharedText?, id: String? = nil) {
+        self.nameText = nameText
         self.id = id
     }
 }

@@ -19,8 +19,18 @@ public enum Normalizer {
 
     /// A row of API values for `metrics`, in order; missing trailing values become nil.
     public static func quantities(_ values: [Double?], of metrics: [Metric], percentScale: PercentScale = .percent) -> [Quantity] {
-        metrics.enumerated().map { index, metric in
-            quantity(index < values.count ? values[index] : nil, of: metric, percentScale: percentScale)
+        quantities(values[...], of: metrics, percentScale: percentScale)
+    }
+
+    /// The same for a slice (a row of a page's flat metric array): one array, the result.
+    public static func quantities(_ values: ArraySlice<Double?>, of metrics: [Metric], percentScale: PercentScale = .percent) -> [Quantity] {
+        var result: [Quantity] = []
+        result.reserveCapacity(metrics.count)
+        var position = values.startIndex
+        for metric in metrics {
+            result.append(quantity(position < values.endIndex ? values[position] : nil, of: metric, percentScale: percentScale))
+            position += 1
         }
+        return result
     }
 }

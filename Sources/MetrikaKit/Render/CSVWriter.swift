@@ -57,26 +57,30 @@ public struct CSVWriter: Sendable {
     /// Writes one field (no separator): escaped, and defused when it is text.
     public func writeField(_ field: String, isText: Bool, to out: OutputWriter) throws {
         var field = field
-        try field.withUTF8 { bytes in
-            let defuse = isText && formulas == .defuse && bytes.first.map(Self.startsFormula) == true
-            // Scan bytes, not Characters: "\r\n" is one Character and would hide both CR and LF.
-            guard bytes.contains(where: Self.needsQuoting) else {
-                if defuse { try out.write(byte: Self.apostrophe) }
-                try out.write(contentsOf: UnsafeRawBufferPointer(bytes))
-                return
-            }
-            try out.write(byte: Self.quote)
+        try field.withUTF8 { try writeField(utf8: $0, isText: isText, to: out) }
+    }
+
+    /// Writes one field given as UTF-8 bytes (a name in a page's buffer, `SharedText`): the same
+    /// bytes as `writeField(_:isText:to:)` of its `String`.
+    public func writeField(utf8 bytes: UnsafeBufferPointer<UInt8>, isText: Bool, to out: OutputWriter) throws {
+        let defuse = isText && formulas == .defuse && bytes.first.map(Self.startsFormula) == true
+        // Scan bytes, not Characters: "\r\n" is one Character and would hide both CR and LF.
+        guard bytes.contains(where: Self.needsQuoting) else {
             if defuse { try out.write(byte: Self.apostrophe) }
-            var start = 0
-            for index in bytes.indices where bytes[index] == Self.quote {
-                // The run up to and including this quote, then the quote again.
-                try out.write(contentsOf: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...index])))
-                try out.write(byte: Self.quote)
-                start = index + 1
-            }
-            try out.write(contentsOf: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...])))
-            try out.write(byte: Self.quote)
+            try out.write(contentsOf: UnsafeRawBufferPointer(bytes))
+            return
         }
+        try out.write(byte: Self.quote)
+        if defuse { try out.write(byte: Self.apostrophe) }
+        var start = 0
+        for index in bytes.indices where bytes[index] == Self.quote {
+            // The run up to and including this quote, then the quote again.
+            try out.write(contentsOf: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...index])))
+            try out.write(byte: Self.quote)
+            start = index + 1
+        }
+        try out.write(contentsOf: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...])))
+        try out.write(byte: Self.quote)
     }
 
     /// Ends a record.

@@ -78,6 +78,14 @@ public final class OutputWriter {
         if buffer.count >= capacity { try flushBuffer() }
     }
 
+    /// Appends `count` copies of one byte (a table's padding).
+    public func write(repeating byte: UInt8, count: Int) throws {
+        try check()
+        guard count > 0 else { return }
+        buffer.append(contentsOf: repeatElement(byte, count: count))
+        if buffer.count >= capacity { try flushBuffer() }
+    }
+
     /// Appends what `format` writes into a scratch space of `maxCount` bytes (it returns how many it
     /// wrote, or nil to write nothing and say so): numbers are formatted here without a String.
     @discardableResult

@@ -55,7 +55,10 @@ public final class ReportCSVSink: ReportSink {
                 if lead == 1 { try writer.writeField(counterID, isText: true, to: out) }
                 for (index, dimension) in row.dimensions.enumerated() {
                     if index + lead > 0 { try out.write(byte: UInt8(ascii: ",")) }
-                    try writer.writeField(dimension.name ?? "", isText: true, to: out)
+                    // The name's bytes as the page holds them: no String (docs/performance.md).
+                    if let name = dimension.nameText {
+                        try name.withUTF8 { try writer.writeField(utf8: $0, isText: true, to: out) }
+                    }
                 }
                 for index in (lead + row.dimensions.count)..<max(keyCount, lead + row.dimensions.count) where index > 0 {
                     try out.write(byte: UInt8(ascii: ","))  // an empty cell

@@ -104,7 +104,7 @@ public final class ReportJSONSink: ReportSink {
             for (index, dimension) in layout.dimensions.enumerated() {
                 let value = index < row.dimensions.count ? row.dimensions[index] : DimensionValue(name: nil)
                 try key(dimension.columnName)
-                try string(value.name)
+                if let name = value.nameText { try writeString(name) } else { try out.write("null") }
                 if let id = value.id {
                     try key(dimension.columnName + "_id")
                     try writeString(id)
@@ -145,7 +145,12 @@ public final class ReportJSONSink: ReportSink {
     /// printables other than `"` and `\`, and UTF-8 lead bytes of scripts with nothing escaped —
     /// Cyrillic, emoji), else through `JSONValue.writeString`, the one escaper.
     private func writeString(_ value: String) throws {
-        var value = value
+        try writeString(SharedText(value))
+    }
+
+    /// The same for `SharedText` (a name in a page's buffer): its bytes copied as they are when
+    /// none can need an escape, with no `String` made; else its `String` through the escaper.
+    private func writeString(_ value: SharedText) throws {
         let done = try value.withUTF8 { bytes -> Bool in
             guard bytes.allSatisfy(Self.isVerbatim) else { return false }
             try out.write(byte: UInt8(ascii: "\""))
@@ -155,7 +160,7 @@ public final class ReportJSONSink: ReportSink {
         }
         if !done {
             var stream = out.textStream
-            JSONValue.writeString(value, to: &stream)
+            JSONValue.writeString(value.string, to: &stream)
             try out.check()
         }
     }

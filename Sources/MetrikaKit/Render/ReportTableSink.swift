@@ -81,8 +81,11 @@ public final class ReportTableSink: ReportSink {
             let label = layout.grouping == nil ? ["Total"] + Array(repeating: "", count: max(0, layout.dimensions.count - 1)) : ["Total"]
             table.append(label + valueCells(totals, previous: previous, layout: layout))
         }
-        let rendered = table.render(maxWidth: maxWidth)
-        try out.write(layout.compare && colourChange != nil ? Self.colouringChanges(rendered, with: colourChange!) : rendered)
+        if layout.compare, let colourChange {
+            try out.write(Self.colouringChanges(table.render(maxWidth: maxWidth), with: colourChange))
+        } else {
+            try table.write(maxWidth: maxWidth, to: out)
+        }
         if rows.isEmpty { try out.write("(no data for this period)\n") }
         if anyIncomplete {
             let what = layout.grouping == .week ? "this week" : layout.grouping == .month ? "this month" : "today"

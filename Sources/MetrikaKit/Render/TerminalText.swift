@@ -36,7 +36,9 @@ public enum TerminalText {
     public static func sanitize(_ text: String, limit: Int? = nil) -> String {
         // Fast path: most text is plain and short.
         if !text.unicodeScalars.contains(where: needsRewriting) {
-            guard let limit else { return text }
+            // No more bytes than the limit: no more characters or scalars either, nothing to cut
+            // (and no grapheme clusters to walk: a table sanitizes every one of its cells).
+            guard let limit, text.utf8.count > limit else { return text }
             return cut(text, to: limit)
         }
         var result = String.UnicodeScalarView()

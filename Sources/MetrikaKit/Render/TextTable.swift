@@ -94,24 +94,39 @@ public struct TextTable: Sendable {
     /// `…` at a grapheme-cluster boundary, by display width. Numbers and notes are never cut, so a table
     /// of many number columns may still be wider than `maxWidth`. A title wider than `maxWidth` is cut too.
     public func render(maxWidth: Int? = nil) -> String {
-        let headers = columns.map { Self.displaySafe($0.title) }
-        let body: [Row] = rows.map { row in
+        let out = OutputWriter()
+        // An in-memory writer cannot fail.
+        try? write(maxWidth: maxWidth, to: out)
+        return out.text
+    }
+
+    /// `render(maxWidth:)`'s bytes, written into `out` line by line (a 100,000-row report is never
+    /// one String).
+    ///
+    /// Every cell passes `TerminalText` and is measured once. A safe cell of plain text
+    /// (`PlainText`: printable ASCII, Latin-1, Cyrillic — one character and one column per scalar)
+    /// has its scalar count as its width, and a line made only of such cells is padded and trimmed
+    /// as bytes. Any other cell is measured by `displayWidth`, grapheme cluster by cluster, and its
+    /// line built through the String path, as before (TextTableDifferentialTests holds the two
+    /// paths to the same bytes).
+    public func write(maxWidth: Int? = nil, to out: OutputWriter) throws {
+        let headers = columns.map { Measured($0.title) }
+        var body: [MeasuredRow] = []
+        body.reserveCapacity(rows.count)
+        var widths = headers.map(\.width)
+        var noteWidth = 0
+        for row in rows {
             switch row {
             case .separator:
-                return .separator
+                body.append(.separator)
             case .cells(let cells, let note):
-                return .cells(cells.map(Self.displaySafe), note: note.map(Self.displaySafe))
-            }
-        }
-
-        var widths = headers.map { displayWidth(of: $0) }
-        var noteWidth = 0
-        for case .cells(let cells, let note) in body {
-            for (index, cell) in cells.enumerated() {
-                widths[index] = max(widths[index], displayWidth(of: cell))
-            }
-            if let note {
-                noteWidth = max(noteWidth, displayWidth(of: note))
+                let measured = cells.map(Measured.init)
+                for (index, cell) in measured.enumerated() where cell.width > widths[index] {
+                    widths[index] = cell.width
+                }
+                let measuredNote = note.map(Measured.init)
+                if let measuredNote { noteWidth = max(noteWidth, measuredNote.width) }
+                body.append(.cells(measured, note: measuredNote))
             }
         }
         if let maxWidth {
@@ -119,25 +134,96 @@ public struct TextTable: Sendable {
             widths = shrink(widths, toFit: maxWidth - fixed)
         }
 
-        var output = ""
         if let title {
             var line = Self.displaySafe(title)
             if let maxWidth { line = Self.truncate(line, toWidth: maxWidth) }
-            output += Self.trimmingTrailingSpaces(line) + "\n"
+            try out.write(Self.trimmingTrailingSpaces(line) + "\n")
         }
-        guard !columns.isEmpty else { return output }
-        let rule = widths.map { String(repeating: Self.ruleCharacter, count: $0) }.joined(separator: Self.gap)
-        output += line(headers, widths: widths, note: nil) + "\n"
-        output += Self.trimmingTrailingSpaces(rule) + "\n"
+        guard !columns.isEmpty else { return }
+        let rule = Self.trimmingTrailingSpaces(widths.map { String(repeating: Self.ruleCharacter, count: $0) }.joined(separator: Self.gap)) + "\n"
+        try write(headers, widths: widths, note: nil, to: out)
+        try out.write(rule)
         for row in body {
             switch row {
-            case .separator:
-                output += Self.trimmingTrailingSpaces(rule) + "\n"
-            case .cells(let cells, let note):
-                output += line(cells, widths: widths, note: note) + "\n"
+            case .separator: try out.write(rule)
+            case .cells(let cells, let note): try write(cells, widths: widths, note: note, to: out)
             }
         }
-        return output
+    }
+
+    /// A cell as shown: its safe text, its display width, and whether it is plain (`PlainText`).
+    struct Measured {
+        var text: String
+        var width: Int
+        var isPlain: Bool
+
+        init(_ text: String) {
+            // Every cell passes the one sanitizer; plain text only skips the grapheme walk.
+            self.text = TextTable.displaySafe(text)
+            if let width = PlainText.width(of: self.text) {
+                self.width = width
+                isPlain = true
+            } else {
+                width = displayWidth(of: self.text)
+                isPlain = false
+            }
+        }
+
+        static let empty = Measured("")
+    }
+
+    enum MeasuredRow {
+        case cells([Measured], note: Measured?)
+        case separator
+    }
+
+    /// One line into `out`: as bytes when every cell is plain and none must be cut, else through
+    /// `line(_:widths:note:)`.
+    private func write(_ cells: [Measured], widths: [Int], note: Measured?, to out: OutputWriter) throws {
+        var plain = note?.isPlain ?? true
+        for (index, column) in columns.enumerated() where plain && index < cells.count {
+            let cell = cells[index]
+            plain = cell.isPlain && !(column.alignment == .left && cell.width > widths[index])
+        }
+        guard plain else {
+            return try out.write(line(cells, widths: widths, note: note) + "\n")
+        }
+        // Spaces are held back until something follows them: a line never ends in spaces. (Plain
+        // text has one character per scalar, so trimming space bytes is trimming " " characters.)
+        var pendingSpaces = 0
+        func text(_ cell: Measured) throws {
+            var text = cell.text
+            try text.withUTF8 { bytes in
+                guard let last = bytes.lastIndex(where: { $0 != 0x20 }) else {
+                    pendingSpaces += bytes.count
+                    return
+                }
+                try Self.writeSpaces(pendingSpaces, to: out)
+                try out.write(contentsOf: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[...last])))
+                pendingSpaces = bytes.count - last - 1
+            }
+        }
+        for (index, column) in columns.enumerated() {
+            if index > 0 { pendingSpaces += Self.gap.count }
+            let cell = index < cells.count ? cells[index] : .empty
+            let padding = max(widths[index] - cell.width, 0)
+            if column.alignment == .left {
+                try text(cell)
+                pendingSpaces += padding
+            } else {
+                pendingSpaces += padding
+                try text(cell)
+            }
+        }
+        if let note, !note.text.isEmpty {
+            pendingSpaces += Self.gap.count
+            try text(note)
+        }
+        try out.write(byte: 0x0A)
+    }
+
+    private static func writeSpaces(_ count: Int, to out: OutputWriter) throws {
+        try out.write(repeating: 0x20, count: count)
     }
 
     /// Narrows text columns, widest first, until their sum fits `available` or none can narrow further.
@@ -158,12 +244,12 @@ public struct TextTable: Sendable {
     }
 
     /// One line: every cell cut (text only) and padded to its column, then the note.
-    private func line(_ cells: [String], widths: [Int], note: String?) -> String {
+    private func line(_ cells: [Measured], widths: [Int], note: Measured?) -> String {
         var parts: [String] = []
         parts.reserveCapacity(columns.count)
         for (index, column) in columns.enumerated() {
-            var cell = index < cells.count ? cells[index] : ""
-            var width = displayWidth(of: cell)
+            var cell = index < cells.count ? cells[index].text : ""
+            var width = index < cells.count ? cells[index].width : 0
             if column.alignment == .left && width > widths[index] {
                 cell = Self.truncate(cell, toWidth: widths[index])
                 width = displayWidth(of: cell)
@@ -172,8 +258,8 @@ public struct TextTable: Sendable {
             parts.append(column.alignment == .left ? cell + padding : padding + cell)
         }
         var text = parts.joined(separator: Self.gap)
-        if let note, !note.isEmpty {
-            text += Self.gap + note
+        if let note, !note.text.isEmpty {
+            text += Self.gap + note.text
         }
         return Self.trimmingTrailingSpaces(text)
     }
