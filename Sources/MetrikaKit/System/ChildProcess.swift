@@ -87,7 +87,7 @@ public struct ChildProcess: Sendable {
         for (index, pipe) in [stdout, stderr].enumerated() {
             let handle = pipe.fileHandleForReading
             let limit = limits[index]
-            DispatchQueue.global().async(group: group) {
+            Self.detach(in: group) {
                 while true {
                     let chunk = handle.readData(ofLength: 1 << 16)
                     if chunk.isEmpty { break }
@@ -99,7 +99,7 @@ public struct ChildProcess: Sendable {
                 }
             }
         }
-        DispatchQueue.global().async(group: group) {
+        Self.detach(in: group) {
             try? stdin.fileHandleForWriting.write(contentsOf: input)
             try? stdin.fileHandleForWriting.close()
         }
@@ -127,6 +127,19 @@ public struct ChildProcess: Sendable {
 
     /// Kills the child and anything it started: Foundation gives the child its own process group, and
     /// a grandchild left alive would hold the pipes open (and Foundation waits for them to close).
+    /// Runs blocking pipe work on a thread of its own, not on Dispatch's shared pool: when that pool is
+    /// busy (Swift's concurrency runs on it too), a writer or reader queued there may not start before
+    /// the child's time limit, and the child would be killed for waiting on its own input.
+    static func detach(in group: DispatchGroup, _ work: @escaping @Sendable () -> Void) {
+        group.enter()
+        let thread = Thread {
+            work()
+            group.leave()
+        }
+        thread.name = "metrika.child-pipe"
+        thread.start()
+    }
+
     static func stop(_ process: Process) {
         let pid = process.processIdentifier
         if getpgid(pid) == pid { kill(-pid, SIGKILL) } else { kill(pid, SIGKILL) }
