@@ -18,14 +18,8 @@ public struct CurlTransport: HTTPTransport, StreamingHTTPTransport {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 guard result.begin(continuation) else { return }
-                Self.detach {
-                    do {
-                        try exchange.perform()
-                        guard exchange.status > 0 else { throw TransportError.other("not an HTTP response") }
-                        result.finish(.success(HTTPResponse(status: exchange.status, headers: exchange.headers, body: exchange.body)))
-                    } catch {
-                        result.finish(.failure(error))
-                    }
+                Self.run(exchange) { outcome in
+                    result.finish(outcome.map { HTTPResponse(status: $0.status, headers: $0.headers, body: $0.body) })
                 }
             }
         } onCancel: {
@@ -42,14 +36,8 @@ public struct CurlTransport: HTTPTransport, StreamingHTTPTransport {
         let channel = CurlStreamChannel()
         let source = upload == nil ? nil : CurlUploadChannel(idleTimeout: request.timeout)
         let exchange = CurlExchange(request, sink: .stream(deliver: { channel.push(Array($0)) }), upload: source)
-        Self.detach {
-            do {
-                try exchange.perform()
-                guard exchange.status > 0 else { throw TransportError.other("not an HTTP response") }
-                channel.end(.success(StreamedResponseHead(status: exchange.status, headers: exchange.headers, errorBody: exchange.errorBody)))
-            } catch {
-                channel.end(.failure(error))
-            }
+        Self.run(exchange) { outcome in
+            channel.end(outcome.map { StreamedResponseHead(status: $0.status, headers: $0.headers, errorBody: $0.errorBody) })
         }
         return try await withTaskCancellationHandler {
             // Whatever ends this (the reader or the writer throwing included) releases libcurl's thread.
@@ -90,10 +78,19 @@ public struct CurlTransport: HTTPTransport, StreamingHTTPTransport {
         }
     }
 
-    /// Runs blocking work on a thread of its own: a `perform()` may wait for minutes, which must not
-    /// hold one of the few threads Swift's concurrency or Dispatch share out.
-    static func detach(_ work: @escaping @Sendable () -> Void) {
-        let thread = Thread(block: work)
+    /// Performs `exchange` on a thread of its own (a `perform()` may wait for minutes, which must not
+    /// hold one of the few threads Swift's concurrency or Dispatch share out), then hands it, or why
+    /// it failed, to `done` on that thread.
+    static func run(_ exchange: CurlExchange, done: @escaping @Sendable (Result<CurlExchange, any Error>) -> Void) {
+        let thread = Thread {
+            do {
+                try exchange.perform()
+                guard exchange.status > 0 else { throw TransportError.other("not an HTTP response") }
+                done(.success(exchange))
+            } catch {
+                done(.failure(error))
+            }
+        }
         thread.name = "metrika.curl"
         thread.start()
     }
