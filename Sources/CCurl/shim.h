@@ -37,6 +37,20 @@ static inline CURLcode metrika_curl_get_long(CURL *handle, CURLINFO info, long *
     return curl_easy_getinfo(handle, info, value);
 }
 
+/* Only http and https, for the request and any redirect (metrika follows none): libcurl 7.85 and later
+   take the names, older ones (Ubuntu 22.04 has 7.81) the bitmask their headers still offer. */
+static inline CURLcode metrika_curl_allow_http_only(CURL *handle) {
+#ifdef CURLOPT_PROTOCOLS_STR
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (code == CURLE_OK) { code = curl_easy_setopt(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"); }
+    return code;
+#else
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+    if (code == CURLE_OK) { code = curl_easy_setopt(handle, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)); }
+    return code;
+#endif
+}
+
 static inline CURLcode metrika_curl_global_init(void) {
     return curl_global_init(CURL_GLOBAL_DEFAULT);
 }

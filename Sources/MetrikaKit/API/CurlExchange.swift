@@ -101,7 +101,8 @@ final class CurlExchange: @unchecked Sendable {
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
         text(CURLOPT_URL, request.url.absoluteString)
-        text(CURLOPT_PROTOCOLS_STR, "http,https")
+        let protocols = metrika_curl_allow_http_only(handle)
+        if protocols != CURLE_OK, failed == CURLE_OK { failed = protocols }
         long(CURLOPT_FOLLOWLOCATION, 0)
         long(CURLOPT_NOSIGNAL, 1)
         pointer(CURLOPT_ERRORBUFFER, errorBuffer)
