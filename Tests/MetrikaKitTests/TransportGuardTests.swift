@@ -27,6 +27,20 @@ struct TransportGuardTests {
         #expect(CurlExchange.classify(CURLE_COULDNT_CONNECT, message: "") == .cannotConnect("Couldn't connect to server"))
     }
 
+    /// libcurl speaks dozens of protocols; metrika lets it speak two. A `file:` or `ftp:` URL (from a
+    /// configuration, or a Location header were redirects ever followed) never reaches it.
+    @Test(arguments: ["file:///etc/passwd", "ftp://127.0.0.1/x", "gopher://127.0.0.1/x", "dict://127.0.0.1/x"])
+    func onlyHTTPAndHTTPSAreSpoken(url: String) async throws {
+        let error = await #expect(throws: TransportError.self) {
+            _ = try await CurlTransport().send(HTTPRequest(url: URL(string: url)!, timeout: 5))
+        }
+        guard case .other(let text)? = error else {
+            Issue.record("expected a refusal, got \(String(describing: error))")
+            return
+        }
+        #expect(text.contains("http and https only"))
+    }
+
     @Test func aTLSFailureIsNotRetried() async throws {
         let transport = FakeTransport([.fail(.insecure("SSL certificate problem: self-signed certificate")), .respond(200, Self.ok)])
         let error = await #expect(throws: APIError.self) { try await makeClient(transport).fetchCounters() }
