@@ -70,9 +70,7 @@ public struct CLIContext: Sendable {
     /// Parses `METRIKA_NOW` (`2026-11-29T12:00:00Z`, an ISO 8601 instant with `Z` or an offset):
     /// the time metrika pretends it is, for reproducible reports and tests.
     static func parseInstant(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
+        RFC3339.parse(text.trimmingCharacters(in: .whitespaces))
     }
 
     private static func terminalColumns(fileDescriptor: Int32 = 1) -> Int? {

@@ -126,53 +126,13 @@ func today(for counter: Counter, now: Date) -> Day {
 /// The calendar day, in the counter's time zone, of its `create_time` (ISO 8601 with an offset or
 /// `Z`, e.g. `2022-03-25T15:59:52+03:00`); nil when it is missing or unreadable (then nothing is clipped).
 func creationDay(of counter: Counter) -> Day? {
-    guard let text = counter.createTime, let instant = parseCreateTime(text) else { return nil }
+    guard let text = counter.createTime, let instant = RFC3339.parse(text) else { return nil }
     return today(for: counter, now: instant)
 }
 
 /// The first day a counter can have data for: its creation day, never before 2008-01-01.
 func firstDataDay(of counter: Counter) -> Day {
     max(DateExpression.earliestDay, creationDay(of: counter) ?? DateExpression.earliestDay)
-}
-
-/// `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM|±HHMM)` as an instant; read by hand because it is read for
-/// every report and ISO8601DateFormatter costs more than the rest of a warm offline run.
-func parseCreateTime(_ text: String) -> Date? {
-    let bytes = Array(text.utf8)
-    guard bytes.count >= 19, let day = Day(iso: String(decoding: bytes[0..<10], as: UTF8.self)),
-          bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "),
-          bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":") else { return nil }
-    func number(_ range: Range<Int>) -> Int? {
-        var value = 0
-        for index in range {
-            guard index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 else { return nil }
-            value = value * 10 + Int(bytes[index] - 0x30)
-        }
-        return value
-    }
-    guard let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-          hour < 24, minute < 60, second < 61 else { return nil }
-    var index = 19
-    if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-        index += 1
-        while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
-    }
-    var offset = 0
-    if index < bytes.count, bytes[index] == UInt8(ascii: "Z") || bytes[index] == UInt8(ascii: "z") {
-        index += 1
-    } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-        let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
-        let hasColon = index + 3 < bytes.count && bytes[index + 3] == UInt8(ascii: ":")
-        guard let hours = number(index + 1..<index + 3),
-              let minutes = number(hasColon ? index + 4..<index + 6 : index + 3..<index + 5), hours < 24, minutes < 60 else { return nil }
-        offset = sign * (hours * 3600 + minutes * 60)
-        index += hasColon ? 6 : 5
-    } else {
-        return nil
-    }
-    guard index == bytes.count else { return nil }
-    let seconds = day.ordinal * 86_400 + hour * 3600 + minute * 60 + second - offset
-    return Date(timeIntervalSince1970: Double(seconds))
 }
 
 /// The days `from`…`to` mean for a counter: relative dates resolve against its today; a range that

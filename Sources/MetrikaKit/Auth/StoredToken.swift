@@ -75,10 +75,7 @@ public struct StoredToken: Sendable, Equatable {
 
     /// `2026-06-15T12:00:00Z`: RFC 3339 in UTC, whole seconds.
     public static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
+        RFC3339.format(date)
     }
 
     /// `2026-06-15`, the UTC day of an instant (for messages).
@@ -87,11 +84,7 @@ public struct StoredToken: Sendable, Equatable {
     }
 
     static func parseTimestamp(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
+        RFC3339.parse(text)
     }
 
     /// A JSON string literal; escapes quotes, backslashes and control characters.
