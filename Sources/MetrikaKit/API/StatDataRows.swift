@@ -50,6 +50,22 @@ struct StatDataRows: Sendable {
 
     mutating func appendMetric(_ value: Double?) { metrics.append(value) }
 
+    /// After the first row: room for as many more rows as `bytesLeft` of the page could hold, each as
+    /// wide as the first, so that the arrays never grow by doubling. Growing a 20,000-row page's
+    /// metrics copied 2.4 MB into a fresh 4.7 MB buffer, both alive at once — most of a report's peak
+    /// memory. The estimate is an upper bound (a row is at least 30 bytes of JSON); what it reserves
+    /// beyond the rows that come is never written, so it costs address space, not resident memory.
+    mutating func reserve(forBytesLeft bytesLeft: Int) {
+        guard ends.count == 1, bytesLeft > 0 else { return }
+        let rows = bytesLeft / 30 + 1
+        let dimensions = Int(ends[0].dimensions), metrics = Int(ends[0].metrics)
+        ends.reserveCapacity(1 + rows)
+        names.reserveCapacity(dimensions * (1 + rows))
+        ids.reserveCapacity(dimensions * (1 + rows))
+        self.metrics.reserveCapacity(metrics * (1 + rows))
+        bytes.reserveCapacity(bytes.count + bytesLeft)
+    }
+
     /// Ends the current row at the values appended so far.
     mutating func endRow() { ends.append(End(dimensions: UInt32(names.count), metrics: UInt32(metrics.count))) }
 

@@ -127,6 +127,7 @@ struct StatDataScanner {
         }
         guard sawDimensions, sawMetrics else { throw GiveUp() }
         rows.endRow()
+        if rows.count == 1 { rows.reserve(forBytesLeft: bytes.count - index) }
     }
 
     /// A dimension name (a string or null) appended to `rows`. A JSON string without escapes whose
