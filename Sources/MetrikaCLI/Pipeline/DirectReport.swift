@@ -54,12 +54,14 @@ struct DirectReport {
         var columns: Columns?
         var totals: [Quantity] = []
         var seenStarts = Set<Int>()
-        var prefetched: Task<StatDataPage, any Error>?
+        // The next page's answer is fetched while this page is written, and read only after it:
+        // at most one page of rows and one answer are held (reading it ahead held two pages).
+        var prefetched: Task<StatDataAnswer, any Error>?
         defer { prefetched?.cancel() }
         while let next = pager.nextPage {
             let page: StatDataPage
             if let ahead = prefetched {
-                page = try await ahead.value
+                page = try client.read(await ahead.value)
             } else {
                 page = try await client.fetchData(query, offset: next.offset, limit: next.limit)
             }
@@ -67,7 +69,7 @@ struct DirectReport {
             let isNew = page.firstRowKey.map { seenStarts.insert($0).inserted } ?? true
             guard pager.record(rowCount: page.rowCount, newRows: isNew ? page.rowCount : 0, claimedTotal: page.totalRows) else { break }
             if let following = pager.nextPage {
-                prefetched = Task { [client] in try await client.fetchData(query, offset: following.offset, limit: following.limit) }
+                prefetched = Task { [client] in try await client.fetchDataAnswer(query, offset: following.offset, limit: following.limit) }
             }
             if columns == nil {
                 let named = try Self.columns(of: page, request: request, requested: requestedDimensions)

@@ -89,17 +89,28 @@ public struct MetrikaClient: Sendable {
 
     /// One page of `/stat/v1/data` (1-based `offset`).
     public func fetchData(_ query: StatQuery, offset: Int, limit: Int) async throws -> StatDataPage {
+        try read(await fetchDataAnswer(query, offset: offset, limit: limit))
+    }
+
+    /// The answer for one page of `/stat/v1/data`, fetched (with retries) but not yet read: a caller
+    /// that fetches the next page while it writes this one holds one page of rows and one answer,
+    /// not two pages of rows (`read` turns it into the page).
+    public func fetchDataAnswer(_ query: StatQuery, offset: Int, limit: Int) async throws -> StatDataAnswer {
         var items = query.items
         items.append(("offset", String(offset)))
         items.append(("limit", String(limit)))
         let (body, url) = try await fetchBody("/stat/v1/data", query: items)
-        // The fast path reads plain pages; anything unusual goes to the tolerant decoder below.
+        return StatDataAnswer(body: body, url: url)
+    }
+
+    /// The page in `answer`: the fast scanner for plain pages, the tolerant decoder for anything unusual.
+    public func read(_ answer: StatDataAnswer) throws -> StatDataPage {
         do {
-            if let page = try StatDataScanner.scan(body) { return page }
+            if let page = try StatDataScanner.scan(answer.body) { return page }
         } catch {
-            throw APIError.unreadable("\(error.description) in the answer from \(url.path)")
+            throw APIError.unreadable("\(error.description) in the answer from \(answer.url.path)")
         }
-        return try decode(body, from: url)
+        return try decode(answer.body, from: answer.url)
     }
 
     /// `/stat/v1/data/bytime` with a grouping (period totals, such as the users of each week).

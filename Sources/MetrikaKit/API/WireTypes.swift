@@ -274,3 +274,10 @@ struct WireErrorBody: Decodable, Sendable {
     let errors: [Item]?
     let message: String?
 }
+
+/// The body of a `/stat/v1/data` answer and where it came from, before it is read
+/// (`MetrikaClient.read`).
+public struct StatDataAnswer: Sendable {
+    let body: Data
+    let url: URL
+}
