@@ -24,7 +24,13 @@ struct StatDataRows: Sendable {
     private(set) var ends: [End] = []
     private(set) var names: [Slot] = []
     private(set) var ids: [String?] = []
-    private(set) var metrics: [Double?] = []
+    /// Every metric value, a null stored as `nullBits` (a NaN no JSON number can be): 8 bytes a value
+    /// where `Double?` takes 16 (a 20,000-row page of six metrics: 0.96 MB instead of 1.9).
+    private(set) var metrics: [Double] = []
+
+    /// The bit pattern of a null metric: a quiet NaN with a payload; JSON has no NaN, and a NaN that
+    /// arithmetic makes has payload 0.
+    static let nullBits: UInt64 = 0x7FF8_0000_4E55_4C4C
     /// The names' bytes while the page is read; moved into `buffer` by `finish()`.
     private var bytes: [UInt8] = []
     private(set) var buffer = SharedText.Buffer([])
@@ -48,7 +54,7 @@ struct StatDataRows: Sendable {
 
     mutating func appendID(_ id: String?) { ids.append(id) }
 
-    mutating func appendMetric(_ value: Double?) { metrics.append(value) }
+    mutating func appendMetric(_ value: Double?) { metrics.append(value ?? Double(bitPattern: Self.nullBits)) }
 
     /// After the first row: room for as many more rows as `bytesLeft` of the page could hold, each as
     /// wide as the first, so that the arrays never grow by doubling. Growing a 20,000-row page's
@@ -101,10 +107,26 @@ struct StatDataRows: Sendable {
         return (Int(start.dimensions)..<Int(end.dimensions), Int(start.metrics)..<Int(end.metrics))
     }
 
+    /// Row `row`'s metric values, nulls as nil, without copying them.
+    func metricValues(of row: Int) -> RowMetricValues {
+        RowMetricValues(values: metrics[bounds(of: row).metrics])
+    }
+
     /// Dimension value `index` (of the flat array), its name pointing into the buffer.
     func dimension(at index: Int) -> DimensionValue {
         let slot = names[index]
         let text = slot == .null ? nil : SharedText(buffer, start: Int(slot.start), count: Int(slot.count))
         return DimensionValue(nameText: text, id: ids[index])
+    }
+}
+
+/// A row's metric values as `Double?`, read in place from its page's flat array (`StatDataRows`).
+public struct RowMetricValues: RandomAccessCollection, Sendable {
+    let values: ArraySlice<Double>
+    public var startIndex: Int { values.startIndex }
+    public var endIndex: Int { values.endIndex }
+    public subscript(position: Int) -> Double? {
+        let value = values[position]
+        return value.bitPattern == StatDataRows.nullBits ? nil : value
     }
 }

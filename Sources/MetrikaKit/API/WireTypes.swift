@@ -180,19 +180,18 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
 
     /// The rows as plain values: dimension values and one optional number per metric.
     /// Calls `body` with each row in order, without first copying the page into another array
-    /// (a 20,000-row page is converted row by row); the metrics are a slice of the page's flat
+    /// (a 20,000-row page is converted row by row); the metrics are a view of the page's flat
     /// array, and the names point into its name buffer (`SharedText`), so a row costs one array.
-    public func forEachRow(_ body: (_ dimensions: [DimensionValue], _ metrics: ArraySlice<Double?>) throws -> Void) rethrows {
+    public func forEachRow(_ body: (_ dimensions: [DimensionValue], _ metrics: RowMetricValues) throws -> Void) rethrows {
         for index in 0..<table.count {
-            let bounds = table.bounds(of: index)
-            try body(bounds.dimensions.map(table.dimension(at:)), table.metrics[bounds.metrics])
+            try body(table.bounds(of: index).dimensions.map(table.dimension(at:)), table.metricValues(of: index))
         }
     }
 
     public var rows: [(dimensions: [DimensionValue], metrics: [Double?])] {
         (0..<table.count).map { index in
             let bounds = table.bounds(of: index)
-            return (bounds.dimensions.map(table.dimension(at:)), Array(table.metrics[bounds.metrics]))
+            return (bounds.dimensions.map(table.dimension(at:)), Array(table.metricValues(of: index)))
         }
     }
 

@@ -22,8 +22,19 @@ public enum Normalizer {
         quantities(values[...], of: metrics, percentScale: percentScale)
     }
 
-    /// The same for a slice (a row of a page's flat metric array): one array, the result.
+    /// The same for a row of a page's flat metric array.
+    public static func quantities(_ values: RowMetricValues, of metrics: [Metric], percentScale: PercentScale = .percent) -> [Quantity] {
+        quantities(of: values, metrics, percentScale)
+    }
+
+    /// The same for a slice: one array, the result.
     public static func quantities(_ values: ArraySlice<Double?>, of metrics: [Metric], percentScale: PercentScale = .percent) -> [Quantity] {
+        quantities(of: values, metrics, percentScale)
+    }
+
+    /// Specialized for both callers above within this module (a public generic would be called
+    /// unspecialized from the CLI, per value).
+    private static func quantities<Values: RandomAccessCollection<Double?>>(of values: Values, _ metrics: [Metric], _ percentScale: PercentScale) -> [Quantity] where Values.Index == Int {
         var result: [Quantity] = []
         result.reserveCapacity(metrics.count)
         var position = values.startIndex
