@@ -185,7 +185,7 @@ struct StreamingTransportTests {
     /// One connection: reads the request head, then either the whole chunked body (answering 200 with
     /// its length and a checksum) or nothing (answering 400 at once, as a server refusing the data).
     final class UploadServer: @unchecked Sendable {
-        enum Mode { case consume(delay: Double), refuse }
+        enum Mode { case consume(delay: Double), refuse, vanish }
         let port: Int
         private let lock = NSLock()
         private var startedReading = false
@@ -240,6 +240,10 @@ struct StreamingTransportTests {
                     _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 }
                 switch mode {
+                case .vanish:
+                    // A server killed mid-insert: some of the body read, then the connection just closes.
+                    _ = fill()
+                    return
                 case .refuse:
                     answer("400 Bad Request", "Code: 27. DB::Exception: Cannot parse input")
                     // A graceful refusal: stop sending, read (and drop) what still comes, then close.
@@ -321,5 +325,26 @@ struct StreamingTransportTests {
                 throw ReaderGaveUp()
             }) { _ in }
         }
+    }
+
+    struct BlamedTheSource: Error {}
+
+    @Test("A server that dies mid-upload is the upload's failure, not the failure of the download feeding it")
+    func aDeadServerIsBlamedNotTheFeed() async throws {
+        let server = try UploadServer(.vanish)
+        let source = try HostileServer(.endlessChunked, maxBytes: 1 << 30, maxSeconds: 30)
+        defer { source.stop() }
+        // The shape of `logs --clickhouse`: each piece of a download is written into the insert, and the
+        // download's client (like MetrikaClient.downloadLogPart) turns its transport errors into its own.
+        let error = await #expect(throws: (any Error).self) {
+            _ = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, timeout: 10), upload: { write in
+                do {
+                    _ = try await CurlTransport().exchange(HTTPRequest(url: URL(string: source.baseURL + "/part")!, timeout: 10), upload: nil) { try write($0) }
+                } catch is TransportError {
+                    throw BlamedTheSource()
+                }
+            }) { _ in }
+        }
+        #expect(error is TransportError, "the insert's failure was reported as \(String(describing: error))")
     }
 }

@@ -51,8 +51,16 @@ public struct CurlTransport: HTTPTransport, StreamingHTTPTransport {
                     source.finish()
                 } catch {
                     source.abandon()
+                    let outcome = await Self.end(of: channel)
                     // The server may have stopped reading because it refused the data: its answer says why.
-                    if case .success(let head)? = await Self.end(of: channel), !(200..<300).contains(head.status) { return head }
+                    if case .success(let head)? = outcome, !(200..<300).contains(head.status) { return head }
+                    if let stopped = error as? CurlUploadChannel.Stopped {
+                        // This exchange ended (or stalled) under the writer: its own failure is the error,
+                        // whatever the writer's caller made of it on the way out.
+                        if case .timedOut = stopped.reason { throw stopped.reason }
+                        if case .failure(let failure)? = outcome { throw failure }
+                        throw stopped.reason
+                    }
                     throw error
                 }
             }

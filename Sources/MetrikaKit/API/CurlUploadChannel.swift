@@ -13,6 +13,14 @@ final class CurlUploadChannel: @unchecked Sendable {
     private let capacity: Int
     private let idleTimeout: Double
 
+    /// Why the writer may not go on: thrown by `write`. Not a `TransportError` on purpose: the writer
+    /// is often another transfer's reader (a Logs API download feeding a ClickHouse insert), which must
+    /// not take the insert's failure for its own; `CurlTransport` turns it into the insert's error.
+    struct Stopped: Error {
+        /// What the insert's own exchange failed with, when nothing better is known.
+        let reason: TransportError
+    }
+
     init(capacity: Int = 4 << 20, idleTimeout: Double) {
         self.capacity = capacity
         self.idleTimeout = idleTimeout
@@ -25,9 +33,9 @@ final class CurlUploadChannel: @unchecked Sendable {
         defer { condition.unlock() }
         let deadline = Date().addingTimeInterval(max(0.001, idleTimeout))
         while pending.count - first >= capacity, !closed {
-            if !condition.wait(until: deadline) { throw TransportError.timedOut }
+            if !condition.wait(until: deadline) { throw Stopped(reason: .timedOut) }
         }
-        guard !closed else { throw TransportError.connectionLost("the server stopped reading the request body") }
+        guard !closed else { throw Stopped(reason: .connectionLost("the server stopped reading the request body")) }
         if first > 0, first == pending.count {
             pending.removeAll(keepingCapacity: true)
             first = 0
