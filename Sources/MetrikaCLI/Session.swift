@@ -70,6 +70,9 @@ struct Session {
         guard url.query == nil, url.user == nil, url.password == nil else {
             throw SimpleFailure("\(variable) must be a plain base URL without query or credentials.", exitCode: ExitCode.config)
         }
+        if let port = url.port, !(1...65_535).contains(port) {
+            throw SimpleFailure("\(variable) '\(text)' has port \(port); a port is 1 to 65535.", exitCode: ExitCode.config)
+        }
         return url
     }
 
@@ -77,7 +80,7 @@ struct Session {
     func requestTimeout() throws -> Double {
         guard let text = context.environment["METRIKA_TIMEOUT"], !text.isEmpty else { return 30 }
         guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
-            throw SimpleFailure("METRIKA_TIMEOUT must be a number of seconds between 0 and 600, not '\(text)'.", exitCode: ExitCode.config)
+            throw SimpleFailure("METRIKA_TIMEOUT must be a number of seconds above 0 and at most 600, not '\(text)'.", exitCode: ExitCode.config)
         }
         return seconds
     }

@@ -150,6 +150,34 @@ struct HostileServerEndToEndTests {
         #expect(Self.errorLines(refused).first?.contains("METRIKA_MAX_RESPONSE") == true)
     }
 
+    /// Broken HTTP is an answer, not a network failure: one attempt, exit 65 naming it.
+    static let malformed: [(String, [UInt8])] = [
+        ("a chunk size that is not hex", Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n".utf8)),
+        ("gzip that is not gzip", Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 12\r\n\r\nnot gzip at!".utf8)),
+        ("a status line that is not HTTP", Array("HTTP/1.1 two hundred\r\n\r\n".utf8)),
+    ]
+
+    @Test("A malformed HTTP answer is unreadable at once, not retried as a cut connection", arguments: 0..<3)
+    func malformedAnswer(index: Int) throws {
+        let (what, bytes) = Self.malformed[index]
+        let home = try TemporaryDirectory()
+        let server = try HostileServer(.raw(bytes))
+        let result = try metrika(["counters", "--csv"], environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_API_URL": server.baseURL]))
+        #expect(result.status == 65, "\(what): \(result.stderr)")
+        #expect(Self.errorLines(result).first?.contains("malformed HTTP answer") == true, "\(what): \(result.stderr)")
+        #expect(server.requests.count == 1, "\(what): asked \(server.requests.count) times")
+    }
+
+    @Test("A URL with an impossible port is a configuration error at once, not five attempts", arguments: ["http://127.0.0.1:99999", "http://127.0.0.1:0"])
+    func impossiblePort(url: String) throws {
+        let home = try TemporaryDirectory()
+        let started = Date()
+        let result = try metrika(["counters"], environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_API_URL": url]))
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(Self.errorLines(result).first?.contains("a port is 1 to 65535") == true, "\(result.stderr)")
+        #expect(Date().timeIntervalSince(started) < 5)
+    }
+
     // MARK: - Deadline
 
     @Test("A server that drips one byte at a time cannot hold a command past attempts × timeout + backoff", arguments: [0, 1])

@@ -19,12 +19,24 @@ struct TransportGuardTests {
         #expect(CurlExchange.classify(code, message: text) == .insecure(text))
     }
 
+    @Test(arguments: [
+        (CURLE_BAD_CONTENT_ENCODING, "Error while processing content unencoding: incorrect header check"),
+        (CURLE_WEIRD_SERVER_REPLY, "Invalid status line"),
+        (CURLE_RECV_ERROR, "Malformed encoding found in chunked-encoding"),
+        (CURLE_RECV_ERROR, "Too large response headers: 307222 > 307200"),
+        (CURLE_UNSUPPORTED_PROTOCOL, "Unsupported HTTP version in response"),
+    ])
+    func brokenHTTPIsMalformed(code: CURLcode, text: String) {
+        #expect(CurlExchange.classify(code, message: text) == .malformed(text))
+    }
+
     @Test func otherFailuresStayTransient() {
         let cut = "transfer closed with 1014 bytes remaining to read"
         #expect(CurlExchange.classify(CURLE_PARTIAL_FILE, message: cut) == .connectionLost(cut))
         #expect(CurlExchange.classify(CURLE_SSL_CONNECT_ERROR, message: "Connection reset by peer in connection to 127.0.0.1:443") == .connectionLost("Connection reset by peer in connection to 127.0.0.1:443"))
         #expect(CurlExchange.classify(CURLE_OPERATION_TIMEDOUT, message: "Operation timed out after 1000 milliseconds") == .timedOut)
         #expect(CurlExchange.classify(CURLE_COULDNT_CONNECT, message: "") == .cannotConnect("Couldn't connect to server"))
+        #expect(CurlExchange.classify(CURLE_RECV_ERROR, message: "Connection reset by peer") == .connectionLost("Connection reset by peer"))
     }
 
     /// libcurl speaks dozens of protocols; metrika lets it speak two. A `file:` or `ftp:` URL (from a

@@ -274,12 +274,24 @@ final class CurlExchange: @unchecked Sendable {
         case CURLE_SSL_CONNECT_ERROR:
             // A handshake the network cut is transient; one the server's certificate or protocol failed is not.
             return isTLSFailure(described) ? .insecure(described) : .connectionLost(described)
-        case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_WEIRD_SERVER_REPLY,
-             CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_HTTP3, CURLE_QUIC_CONNECT_ERROR:
+        case CURLE_BAD_CONTENT_ENCODING, CURLE_WEIRD_SERVER_REPLY:
+            return .malformed(described)
+        case CURLE_RECV_ERROR where isMalformedAnswer(described),
+             CURLE_UNSUPPORTED_PROTOCOL where described.lowercased().contains("http version"):
+            return .malformed(described)
+        case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM,
+             CURLE_HTTP3, CURLE_QUIC_CONNECT_ERROR:
             return .connectionLost(described)
         default:
             return .other(described)
         }
+    }
+
+    /// libcurl reports a broken chunk and oversized headers as a receive error; its words tell them
+    /// from a connection the network cut.
+    static func isMalformedAnswer(_ description: String) -> Bool {
+        let text = description.lowercased()
+        return ["malformed", "chunk", "too large response headers", "header"].contains { text.contains($0) }
     }
 
     /// Words of libcurl's TLS messages that asking again cannot change.

@@ -68,6 +68,9 @@ public enum TransportError: Error, Sendable, Equatable {
     case connectionLost(String)
     /// The answer grew past `HTTPRequest.maxResponseBytes` (after decompression); reading stopped there.
     case tooLarge(limit: Int)
+    /// The answer broke HTTP itself: a chunk of the wrong size, a body its `Content-Encoding` cannot
+    /// decode, headers past libcurl's limit. Not transient: the server answered, unreadably.
+    case malformed(String)
     /// The TLS handshake failed: an untrusted, expired or mismatched certificate, or no common protocol.
     /// Never transient: retrying cannot make a certificate trusted.
     case insecure(String)

@@ -193,6 +193,10 @@ public struct MetrikaClient: Sendable {
                 // Not transient: the same request would bring the same answer.
                 logLine(request, status: "too large", since: sentAt)
                 outcome = .fail(.tooLarge(path: request.url.path, limit: limit))
+            } catch TransportError.malformed(let detail) {
+                // The server answered, in broken HTTP: asking again would get the same answer.
+                logLine(request, status: "malformed", since: sentAt)
+                outcome = .fail(.unreadable("a malformed HTTP answer from \(request.url.path) (\(Self.oneLine(detail)))"))
             } catch TransportError.insecure(let detail) {
                 // Not transient either: a certificate does not become trusted by asking again.
                 logLine(request, status: "TLS failed", since: sentAt)
@@ -283,6 +287,7 @@ public struct MetrikaClient: Sendable {
         case .connectionLost: return "connection lost"
         case .tooLarge: return "too large"
         case .insecure: return "TLS failed"
+        case .malformed: return "malformed"
         case .other: return "network error"
         }
     }
@@ -294,6 +299,7 @@ public struct MetrikaClient: Sendable {
         case .connectionLost(let detail): return "the connection broke mid-answer (\(detail))"
         case .tooLarge(let limit): return "an answer larger than the \(APIError.describeBytes(limit)) limit"
         case .insecure(let detail): return "the TLS connection failed (\(detail))"
+        case .malformed(let detail): return "a malformed HTTP answer (\(detail))"
         case .other(let detail): return detail
         }
     }

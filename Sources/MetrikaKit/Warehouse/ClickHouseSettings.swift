@@ -22,6 +22,9 @@ public struct ClickHouseSettings: Sendable {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
             throw SimpleFailure("--clickhouse '\(TerminalText.quote(text))' is not an http(s) URL such as http://127.0.0.1:8123", exitCode: ExitCode.usage)
         }
+        if let port = url.port, !(1...65_535).contains(port) {
+            throw SimpleFailure("--clickhouse '\(TerminalText.quote(text))' has port \(port); a port is 1 to 65535.", exitCode: ExitCode.usage)
+        }
         guard url.user == nil, url.password == nil else {
             throw SimpleFailure("--clickhouse must not hold a user or password (they would show in the process list); set METRIKA_CLICKHOUSE_USER and METRIKA_CLICKHOUSE_PASSWORD instead.", exitCode: ExitCode.usage)
         }

@@ -23,6 +23,8 @@ final class HostileServer: @unchecked Sendable {
         case drip(interval: Double)
         /// `status` with `body` (JSON): the innocent-looking target of a redirect.
         case answer(status: Int, body: String)
+        /// These bytes as the whole answer, status line and headers included (broken HTTP on purpose).
+        case raw([UInt8])
     }
 
     /// What one request carried (never the header's value).
@@ -151,6 +153,8 @@ final class HostileServer: @unchecked Sendable {
         case .redirect(let status, let location):
             let body = #"{"errors":[{"error_type":"moved","message":"moved"}],"code":\#(status),"message":"moved"}"#
             _ = send(fd, "HTTP/1.1 \(status) Redirect\r\nLocation: \(location)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+        case .raw(let bytes):
+            _ = sendBytes(fd, bytes)
         case .answer(let status, let body):
             _ = send(fd, "HTTP/1.1 \(status) OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
         case .endlessChunked:
