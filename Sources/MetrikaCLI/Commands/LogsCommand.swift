@@ -13,7 +13,8 @@ enum LogsCommand: Command {
     by what evaluate allows. --to must be before today (the Logs API serves finished days).
 
     --output FILE writes the TSV as received (one header line of field names, then rows; TabSeparated
-    escaping, arrays as [1,2] and ['a','b']); the file appears only when complete. - is stdout.
+    escaping, arrays as [1,2] and ['a','b']), streamed; a file appears only when complete, a device or
+    FIFO is written into, a symbolic link is followed. - is stdout (a closed pipe ends quietly, 141).
     --clickhouse URL loads into ClickHouse (default table metrika.visits / metrika.hits); re-running a
     range replaces it. See docs/clickhouse.md.
 

@@ -8,39 +8,28 @@ import Foundation
 
 /// Writes the TSV as received, one header line then every row, to a file or to stdout (`-`).
 ///
-/// A regular file is written to a temporary file beside it and renamed into place by `finish`, so a
-/// failed or interrupted run never leaves a half-written file under the requested name. Every part
-/// starts with the header line; all but the first part's are dropped.
+/// A file follows the rules of every `--output` (`AtomicOutputFile`): a regular file is written to a
+/// temporary file beside it and renamed into place by `finish`, so a failed or interrupted run never
+/// leaves a half-written file under the requested name; a character device or FIFO is written into
+/// and never replaced; a symbolic link is kept and the file it names replaced. Failures are exit 73.
+/// Standard output goes through an `OutputWriter` like report's: a failed write is exit 74, a reader
+/// that went away a quiet 141. Every part starts with the header line; all but the first part's are
+/// dropped. Chunks are streamed, never collected.
 public final class TSVFileDestination: LogDestination, @unchecked Sendable {
-    private let path: String
-    private let temporaryPath: String?
-    private var fd: Int32
+    private enum Target {
+        case file(AtomicOutputFile)
+        case standardOutput(OutputWriter)
+    }
+
+    private let target: Target
     private var wroteHeader = false
 
     /// Opens `path` (`-` = standard output); throws `AtomicFile.WriteError` (exit 73) when it cannot.
     public init(path: String) throws {
-        self.path = path
         if path == "-" {
-            fd = 1
-            temporaryPath = nil
-            return
-        }
-        let url = URL(fileURLWithPath: path)
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw AtomicFile.WriteError(path: path, reason: "it is a directory")
-        }
-        let directory = url.deletingLastPathComponent().path
-        let temporary = directory + "/." + url.lastPathComponent + ".\(getpid()).part"
-        fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw AtomicFile.WriteError(path: path, reason: String(cString: strerror(errno))) }
-        temporaryPath = temporary
-    }
-
-    deinit {
-        if let temporaryPath, fd >= 0 {
-            close(fd)
-            unlink(temporaryPath)
+            target = .standardOutput(OutputWriter(fileDescriptor: 1, destination: "standard output"))
+        } else {
+            target = .file(try AtomicOutputFile(path: path))
         }
     }
 
@@ -53,7 +42,7 @@ public final class TSVFileDestination: LogDestination, @unchecked Sendable {
                 slice = slice[(newline + 1)...]
                 skippingHeader = false
             }
-            try self.writeAll(slice)
+            try self.write(slice)
         }
         if skippingHeader == false { wroteHeader = true }
     }
@@ -64,35 +53,23 @@ public final class TSVFileDestination: LogDestination, @unchecked Sendable {
     public func commitRange(from: Day, to: Day, parts: Int) async throws {}
 
     public func finish() async throws {
-        guard let temporaryPath else { return }
-        guard fsync(fd) == 0 || errno == EINVAL else { throw AtomicFile.WriteError(path: path, reason: String(cString: strerror(errno))) }
-        close(fd)
-        fd = -1
-        guard rename(temporaryPath, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
-            throw AtomicFile.WriteError(path: path, reason: reason)
+        switch target {
+        case .file(let file): try file.commit()
+        case .standardOutput(let writer): try writer.flush()
         }
     }
 
     public func abandon() {
-        guard let temporaryPath, fd >= 0 else { return }
-        close(fd)
-        fd = -1
-        unlink(temporaryPath)
+        switch target {
+        case .file(let file): file.discard()
+        case .standardOutput: break
+        }
     }
 
-    private func writeAll(_ bytes: ArraySlice<UInt8>) throws {
-        var offset = bytes.startIndex
-        while offset < bytes.endIndex {
-            let written = bytes.withUnsafeBytes { raw in
-                write(fd, raw.baseAddress! + (offset - bytes.startIndex), bytes.endIndex - offset)
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw AtomicFile.WriteError(path: path == "-" ? "standard output" : path, reason: String(cString: strerror(errno)))
-            }
-            offset += written
+    private func write(_ bytes: ArraySlice<UInt8>) throws {
+        switch target {
+        case .file(let file): try file.write(contentsOf: bytes)
+        case .standardOutput(let writer): try writer.write(contentsOf: bytes)
         }
     }
 }
