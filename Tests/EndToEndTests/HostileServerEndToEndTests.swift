@@ -168,6 +168,18 @@ struct HostileServerEndToEndTests {
         #expect(server.requests.count == 1, "\(what): asked \(server.requests.count) times")
     }
 
+    @Test("http_proxy is honoured, as README.md says (libcurl reads it)")
+    func aProxyCarriesTheRequest() throws {
+        let home = try TemporaryDirectory()
+        let proxy = try HostileServer(.answer(status: 200, body: Self.counterList))
+        let result = try metrika(["counters", "--csv"], environment: metrikaEnvironment(api: nil, home: home.path, extra: [
+            "METRIKA_API_URL": "http://api.metrika.invalid", "http_proxy": proxy.baseURL, "no_proxy": "",
+        ]))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("4242,evil"), "\(result.stdout)")
+        #expect(proxy.requests.first?.path.hasPrefix("http://api.metrika.invalid/management/v1/counters") == true, "\(proxy.requests)")
+    }
+
     @Test("A URL with an impossible port is a configuration error at once, not five attempts", arguments: ["http://127.0.0.1:99999", "http://127.0.0.1:0"])
     func impossiblePort(url: String) throws {
         let home = try TemporaryDirectory()
