@@ -116,39 +116,12 @@ struct LogsOutputEndToEndTests {
     @Test func stdoutToAReaderThatStopsEarlyEndsQuietlyWith141() throws {
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "1500"])
         let home = try TemporaryDirectory()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binaries.metrika)
         // A week of visits: far more than a pipe and metrika's buffer hold.
-        process.arguments = arguments("-", to: "2026-06-07")
-        process.environment = environment(api, home)
-        let outPipe = Pipe(), errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let box = OutputBox()
-        let drained = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            box.setErr(errPipe.fileHandleForReading.readDataToEndOfFile())
-            drained.signal()
-        }
-        var line = Data()
-        let reader = outPipe.fileHandleForReading
-        while !line.contains(0x0A) {
-            let chunk = reader.readData(ofLength: 1)
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        try reader.close()
-        let deadline = Date().addingTimeInterval(120)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        drained.wait()
-        let stderr = String(decoding: box.err, as: UTF8.self)
-        #expect(String(decoding: line, as: UTF8.self).hasPrefix("ym:s:visitID\tym:s:counterID\t"))
-        #expect(process.terminationReason == .exit, "no death by signal")
-        #expect(process.terminationStatus == 141, "stderr: \(stderr)")
+        let result = try metrikaHeadOne(arguments("-", to: "2026-06-07"), environment: environment(api, home))
+        let stderr = result.stderr
+        #expect(result.line.hasPrefix("ym:s:visitID\tym:s:counterID\t"))
+        #expect(result.exited, "no death by signal")
+        #expect(result.status == 141, "stderr: \(stderr)")
         #expect(!stderr.contains("Error"), "no error message: \(stderr)")
     }
 }

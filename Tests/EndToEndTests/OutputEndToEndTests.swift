@@ -78,43 +78,15 @@ import Testing
     @Test func aReaderThatStopsEarlyEndsItQuietly() throws {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binaries.metrika)
-        // Three pages of 20,000 rows: the first alone is far more than a pipe and metrika's buffer hold.
-        process.arguments = ["report", "--counter", "1004", "--dimensions", "searchPhrase", "--metrics", "visits",
-                             "--limit", "50000", "--to", "yesterday", "--csv"]
         var environment = metrikaEnvironment(api: api, home: home.path)
         environment["METRIKA_TIMEOUT"] = "120"
-        process.environment = environment
-        let outPipe = Pipe(), errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let box = OutputBox()
-        let drained = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            box.setErr(errPipe.fileHandleForReading.readDataToEndOfFile())
-            drained.signal()
-        }
-        // `head -1`: read up to the first line end, then close the read end.
-        var line = Data()
-        let reader = outPipe.fileHandleForReading
-        while !line.contains(0x0A) {
-            let chunk = reader.readData(ofLength: 1)
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        try reader.close()
-        let deadline = Date().addingTimeInterval(240)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        drained.wait()
-        let stderr = String(decoding: box.err, as: UTF8.self)
-        #expect(String(decoding: line, as: UTF8.self) == "search_phrase,visits\n")
-        #expect(process.terminationReason == .exit, "no death by signal")
-        #expect(process.terminationStatus == 141, "stderr: \(stderr)")
+        // Three pages of 20,000 rows: the first alone is far more than a pipe and metrika's buffer hold.
+        let result = try metrikaHeadOne(["report", "--counter", "1004", "--dimensions", "searchPhrase", "--metrics", "visits",
+                                         "--limit", "50000", "--to", "yesterday", "--csv"], environment: environment, timeout: 240)
+        let stderr = result.stderr
+        #expect(result.line == "search_phrase,visits\n")
+        #expect(result.exited, "no death by signal")
+        #expect(result.status == 141, "stderr: \(stderr)")
         #expect(!stderr.contains("Error"), "no error message: \(stderr)")
         // The first page, and at most the one prefetched while it was written: not the third.
         #expect(try api.requestCount(pathPrefix: "/stat/v1/data") <= 2, "the rest of the report is not fetched")
