@@ -107,9 +107,10 @@ public enum OutputFormat: String, Sendable {
     }
 
     /// The CSV writer `--crlf` and `--csv-formulas` ask for; they are refused with other formats,
-    /// where they would silently do nothing.
-    static func csvWriter(_ options: ParsedOptions, format: OutputFormat) throws -> CSVWriter {
+    /// where they would silently do nothing. `toTerminal`: stdout is a terminal (see `CSVWriter.terminal`).
+    static func csvWriter(_ options: ParsedOptions, format: OutputFormat, toTerminal: Bool) throws -> CSVWriter {
         var writer = CSVWriter()
+        writer.terminal = toTerminal
         if options.flag("crlf") { writer.lineEnding = .crlf }
         if let text = options.value("csv-formulas") {
             guard let formulas = CSVWriter.Formulas(rawValue: text.lowercased()) else {

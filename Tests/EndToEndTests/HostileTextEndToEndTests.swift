@@ -57,6 +57,28 @@ struct HostileTextEndToEndTests {
         #expect(result.stdout.contains("\\x1b[2J"))
     }
 
+    /// CSV on a terminal is for eyes: names pass the sanitizer as table cells do. Into a pipe or a file
+    /// the bytes stay exactly as the server sent them (CSV is data).
+    @Test func csvOnATerminalShowsEscapesInertAndAPipeKeepsTheBytes() throws {
+        try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        try api.inject(["kind": "hostile_names", "path_prefix": "/stat/", "count": 9])
+        let arguments = ["report", "--counter", "1001", "--dimensions", "trafficSource", "--metrics", "visits", "--to", "yesterday", "--csv"]
+        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["NO_COLOR": "1"])
+        let command = ([Binaries.metrika] + arguments).joined(separator: " ")
+        let onTerminal = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment, timeout: 60)
+        #expect(onTerminal.status == 0, "\(onTerminal.stderr)")
+        let shown = onTerminal.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+        #expect(shown.contains("\\x1b[2J"), "\(shown.debugDescription)")
+        let active = shown.unicodeScalars.filter(Self.isTerminalActive).map { String($0.value, radix: 16) }
+        #expect(active.isEmpty, "the terminal got \(Set(active).sorted())")
+
+        let piped = try Self.run(arguments, api: api, home: home)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stdout.contains("\u{1B}[2J"), "a pipe gets the server's bytes")
+    }
+
     @Test func aDateNameWithEscapesInADailyReportErrorIsQuotedInert() throws {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()

@@ -11,7 +11,7 @@ enum CacheInfoCommand: Command {
     static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
         guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
         let format = try OutputFormat.from(options)
-        let writer = try OutputFormat.csvWriter(options, format: format)
+        let writer = try OutputFormat.csvWriter(options, format: format, toTerminal: context.stdoutIsTerminal)
         let path = ReportCommand.databasePath(Session(context: context, options: options))
         guard FileManager.default.fileExists(atPath: path) else {
             // Nothing stored yet is an answer, not a failure: a fresh machine, or before the first sync.

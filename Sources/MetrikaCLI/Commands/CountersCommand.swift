@@ -18,7 +18,7 @@ enum CountersCommand: Command {
     static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
         guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
         let format = try OutputFormat.from(options)
-        let csv = try OutputFormat.csvWriter(options, format: format)
+        let csv = try OutputFormat.csvWriter(options, format: format, toTerminal: context.stdoutIsTerminal)
         var status: String?
         if let text = options.value("status") {
             switch text.lowercased() {

@@ -22,7 +22,7 @@ enum GoalsCommand: Command {
         let ids = try ReportCommand.parseCounterIDs(options)
         guard ids.count == 1 else { throw UsageError("--counter takes one counter id here, not \(ids.count)") }
         let format = try OutputFormat.from(options)
-        let csv = try OutputFormat.csvWriter(options, format: format)
+        let csv = try OutputFormat.csvWriter(options, format: format, toTerminal: context.stdoutIsTerminal)
         let client = try Session(context: context, options: options).client()
         let goals = try await client.fetchGoals(counterID: ids[0])
         let out = context.stdout

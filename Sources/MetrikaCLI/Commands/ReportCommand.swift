@@ -163,7 +163,8 @@ enum ReportCommand: Command {
             lang: lang, accuracy: accuracy, offline: options.flag("offline"), refresh: options.flag("refresh"),
             raw: options.flag("raw"), format: try OutputFormat.from(options),
             unsettledDays: try options.integer("unsettled-days", in: 1...30) ?? 2)
-        request.csv = try OutputFormat.csvWriter(options, format: request.format)
+        // Whether stdout is a terminal is decided where the sink is made (makeSink).
+        request.csv = try OutputFormat.csvWriter(options, format: request.format, toTerminal: false)
         request.compare = options.flag("compare")
         if request.compare && !request.usesHistory {
             throw UsageError("--compare works for time-series reports only (no --dimensions, --preset, --filters or --accuracy): they come from the history, where the previous period costs at most one request")
@@ -199,7 +200,10 @@ enum ReportCommand: Command {
             var colourChange: (@Sendable (String) -> String)?
             if colour { colourChange = { @Sendable text in style.change(text) } }
             return ReportTableSink(output: context.stdout.writer, maxWidth: context.terminalWidth, colourChange: colourChange)
-        case .csv: return ReportCSVSink(output: context.stdout.writer, writer: csv)
+        case .csv:
+            var writer = csv
+            writer.terminal = context.stdoutIsTerminal
+            return ReportCSVSink(output: context.stdout.writer, writer: writer)
         case .json: return ReportJSONSink(output: context.stdout.writer)
         }
     }

@@ -29,6 +29,12 @@ public struct CSVWriter: Sendable {
     public var lineEnding: LineEnding
     public var formulas: Formulas
 
+    /// Whether the CSV is going to a terminal, for eyes rather than a program: then text fields pass
+    /// `TerminalText` (escape sequences, BEL and C1 controls made visible, bidi controls removed, line
+    /// breaks shown as `↵`), as every table cell does. Names are typed by strangers (search phrases,
+    /// UTM tags); a file or a pipe always gets the bytes as they came.
+    public var terminal = false
+
     /// A writer: LF line ends and defused formulas unless told otherwise.
     public init(lineEnding: LineEnding = .lf, formulas: Formulas = .defuse) {
         self.lineEnding = lineEnding
@@ -63,6 +69,13 @@ public struct CSVWriter: Sendable {
     /// Writes one field given as UTF-8 bytes (a name in a page's buffer, `SharedText`): the same
     /// bytes as `writeField(_:isText:to:)` of its `String`.
     public func writeField(utf8 bytes: UnsafeBufferPointer<UInt8>, isText: Bool, to out: OutputWriter) throws {
+        if terminal, isText, bytes.contains(where: Self.mayBeTerminalActive) {
+            var plain = self
+            plain.terminal = false
+            var shown = TerminalText.sanitize(String(decoding: bytes, as: UTF8.self))
+            try shown.withUTF8 { try plain.writeField(utf8: $0, isText: true, to: out) }
+            return
+        }
         let defuse = isText && formulas == .defuse && bytes.first.map(Self.startsFormula) == true
         // Scan bytes, not Characters: "\r\n" is one Character and would hide both CR and LF.
         guard bytes.contains(where: Self.needsQuoting) else {
@@ -92,6 +105,13 @@ public struct CSVWriter: Sendable {
     private static let quote: UInt8 = 0x22
     private static let comma: UInt8 = 0x2C
     private static let apostrophe: UInt8 = 0x27
+
+    /// A byte of a character `TerminalText` rewrites: C0 controls and DEL, and the first byte of
+    /// U+0080–U+009F (C2), U+061C (D8) and the U+200E…U+2069 marks (E2); false positives only cost
+    /// the slow path.
+    private static func mayBeTerminalActive(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == 0x7F || byte == 0xC2 || byte == 0xD8 || byte == 0xE2
+    }
 
     private static func needsQuoting(_ byte: UInt8) -> Bool {
         byte == comma || byte == quote || byte == 0x0D || byte == 0x0A

@@ -20,7 +20,8 @@
 ///   stderr line). A 100 KB line from a server costs one screen line, not a hundred.
 ///
 /// The result is idempotent: sanitizing it again changes nothing (a backslash is not a control).
-/// JSON and CSV are data, not terminal output: they have escapers of their own (`JSONValue`).
+/// JSON and CSV are data, not terminal output: they have escapers of their own (`JSONValue`); CSV
+/// written to a terminal passes this sanitizer too (`CSVWriter.terminal`).
 public enum TerminalText {
     /// The most characters of server text quoted inside one message.
     public static let messageLimit = 300
