@@ -183,11 +183,10 @@ struct HostileServerEndToEndTests {
     @Test("A URL with an impossible port is a configuration error at once, not five attempts", arguments: ["http://127.0.0.1:99999", "http://127.0.0.1:0"])
     func impossiblePort(url: String) throws {
         let home = try TemporaryDirectory()
-        let started = Date()
+        // Exit 78 is the proof that nothing was tried: a request, even one, would end in 69.
         let result = try metrika(["counters"], environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_API_URL": url]))
         #expect(result.status == 78, "\(result.stderr)")
         #expect(Self.errorLines(result).first?.contains("a port is 1 to 65535") == true, "\(result.stderr)")
-        #expect(Date().timeIntervalSince(started) < 5)
     }
 
     // MARK: - Deadline

@@ -102,14 +102,12 @@ struct StreamingTransportTests {
     @Test func aServerThatStallsMidBodyHitsTheIdleDeadline() async throws {
         let server = try CannedServer(answer: Array("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc".utf8), stallSeconds: 8)
         defer { server.stop() }
-        let started = Date()
         await #expect(throws: TransportError.timedOut) {
             _ = try await CurlTransport().exchange(HTTPRequest(url: server.url, timeout: 1), upload: nil) { _ in }
         }
-        // The error's kind is the proof (without the deadline the 8 s stall would end in a cut
-        // connection, not a timeout); the clock is a loose check, because under the full suite an
-        // async test may wait long for a thread to resume it.
-        #expect(Date().timeIntervalSince(started) < 60)
+        // The error's kind is the proof: without the deadline the 8 s stall would end in a cut
+        // connection, not a timeout. No clock here: under the full suite an async test may wait
+        // over a minute for a thread to resume it (seen in CI), which says nothing of the transport.
     }
 
     @Test func aHeaderWithALineBreakIsNeverSent() async throws {
@@ -129,7 +127,6 @@ struct StreamingTransportTests {
         defer { server.stop() }
         var received = 0
         var paused = false
-        let started = Date()
         await #expect(throws: ReaderGaveUp.self) {
             _ = try await CurlTransport().exchange(HTTPRequest(url: URL(string: server.baseURL + "/part")!, timeout: 10), upload: nil) { chunk in
                 received += chunk.count
@@ -145,7 +142,6 @@ struct StreamingTransportTests {
         // What was sent is what the reader took, the 4 MiB between libcurl and the reader, and the
         // kernel's socket buffers on both sides.
         #expect(server.bodyBytesSent < 48 << 20, "the server sent \(server.bodyBytesSent) bytes")
-        #expect(Date().timeIntervalSince(started) < 60)
     }
 
     @Test("A reader that throws stops libcurl's transfer, and the error is the reader's")
