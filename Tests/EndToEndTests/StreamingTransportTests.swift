@@ -208,7 +208,7 @@ struct StreamingTransportTests {
                 close(fd)
                 guard client >= 0 else { return }
                 defer { close(client) }
-                var timeout = timeval(tv_sec: 20, tv_usec: 0)
+                var timeout = timeval(tv_sec: 300, tv_usec: 0)
                 setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
                 var buffered: [UInt8] = []
                 var chunk = [UInt8](repeating: 0, count: 65_536)
@@ -262,6 +262,10 @@ struct StreamingTransportTests {
         }
     }
 
+    /// The idle deadline of the upload tests: generous, because the writer is this async test and the
+    /// full suite can keep it from running for over a minute (libcurl's thread waits meanwhile).
+    static let uploadTimeout = 180.0
+
     static func payload(_ count: Int) -> [UInt8] {
         var random = SeededRandom(seed: 42)
         return (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }
@@ -272,7 +276,7 @@ struct StreamingTransportTests {
         let server = try UploadServer(.consume(delay: 0))
         let data = Self.payload(3_000_000)
         var answer: [UInt8] = []
-        let head = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, headers: ["X-ClickHouse-User": "metrika"], timeout: 10), upload: { write in
+        let head = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, headers: ["X-ClickHouse-User": "metrika"], timeout: Self.uploadTimeout), upload: { write in
             for start in stride(from: 0, to: data.count, by: 100_000) { try write(Array(data[start..<min(data.count, start + 100_000)])) }
         }) { answer += $0 }
         var sum: UInt64 = 0
@@ -289,7 +293,7 @@ struct StreamingTransportTests {
         var written = 0
         var writtenWhenTheServerStarted: Int?
         let piece = [UInt8](repeating: 65, count: 65_536)
-        let head = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, timeout: 10), upload: { write in
+        let head = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, timeout: Self.uploadTimeout), upload: { write in
             while written < 96 << 20 {
                 if writtenWhenTheServerStarted == nil, server.readingStarted { writtenWhenTheServerStarted = written }
                 try write(piece)
@@ -305,7 +309,7 @@ struct StreamingTransportTests {
     func aRefusalMidUploadIsTheAnswer() async throws {
         let server = try UploadServer(.refuse)
         let piece = [UInt8](repeating: 66, count: 65_536)
-        let head = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, timeout: 10), upload: { write in
+        let head = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, timeout: Self.uploadTimeout), upload: { write in
             for _ in 0..<(64 << 20) / piece.count { try write(piece) }
         }) { _ in }
         #expect(head.status == 400)
@@ -316,7 +320,7 @@ struct StreamingTransportTests {
     func aFailingWriterAbandonsTheUpload() async throws {
         let server = try UploadServer(.consume(delay: 0))
         await #expect(throws: ReaderGaveUp.self) {
-            _ = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, timeout: 10), upload: { write in
+            _ = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, timeout: Self.uploadTimeout), upload: { write in
                 try write(Array("a\tb\n".utf8))
                 throw ReaderGaveUp()
             }) { _ in }
@@ -333,7 +337,7 @@ struct StreamingTransportTests {
         // The shape of `logs --clickhouse`: each piece of a download is written into the insert, and the
         // download's client (like MetrikaClient.downloadLogPart) turns its transport errors into its own.
         let error = await #expect(throws: (any Error).self) {
-            _ = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, timeout: 10), upload: { write in
+            _ = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, timeout: Self.uploadTimeout), upload: { write in
                 do {
                     _ = try await CurlTransport().exchange(HTTPRequest(url: URL(string: source.baseURL + "/part")!, timeout: 10), upload: nil) { try write($0) }
                 } catch is TransportError {
