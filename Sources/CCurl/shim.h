@@ -2,7 +2,7 @@
 #define CCURL_SHIM_H
 #include <curl/curl.h>
 
-/* curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call: one typed wrapper
+/* curl_easy_setopt is variadic, which Swift cannot call: one typed wrapper
    per kind of argument metrika passes. */
 
 static inline CURLcode metrika_curl_set_long(CURL *handle, CURLoption option, long value) {
@@ -31,10 +31,6 @@ static inline CURLcode metrika_curl_set_read_function(CURL *handle, curl_read_ca
 
 static inline size_t metrika_curl_read_abort(void) {
     return CURL_READFUNC_ABORT;
-}
-
-static inline CURLcode metrika_curl_get_long(CURL *handle, CURLINFO info, long *value) {
-    return curl_easy_getinfo(handle, info, value);
 }
 
 /* Only http and https, for the request and any redirect (metrika follows none): libcurl 7.85 and later

@@ -67,8 +67,9 @@ final class CurlExchange: @unchecked Sendable {
         var reusable = true
         defer { CurlHandlePool.shared.give(handle, reusable: reusable) }
 
-        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(metrika_curl_error_size()))
-        errorBuffer.initialize(repeating: 0, count: Int(metrika_curl_error_size()))
+        let errorSize = Int(metrika_curl_error_size())
+        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: errorSize)
+        errorBuffer.initialize(repeating: 0, count: errorSize)
         defer { errorBuffer.deallocate() }
         var headerList: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headerList) }
@@ -82,27 +83,23 @@ final class CurlExchange: @unchecked Sendable {
     }
 
     private func configure(_ handle: UnsafeMutableRawPointer, errorBuffer: UnsafeMutablePointer<CChar>, headerList: inout UnsafeMutablePointer<curl_slist>?) throws {
+        // The first option libcurl refuses, of every kind set below; checked once at the end.
         var failed: CURLcode = CURLE_OK
-        func long(_ option: CURLoption, _ value: Int) {
-            let code = metrika_curl_set_long(handle, option, value)
+        func check(_ code: CURLcode) {
             if code != CURLE_OK, failed == CURLE_OK { failed = code }
         }
+        func long(_ option: CURLoption, _ value: Int) { check(metrika_curl_set_long(handle, option, value)) }
         func text(_ option: CURLoption, _ value: String) {
-            let code = value.withCString { metrika_curl_set_pointer(handle, option, $0) }  // libcurl copies strings
-            if code != CURLE_OK, failed == CURLE_OK { failed = code }
+            check(value.withCString { metrika_curl_set_pointer(handle, option, $0) })  // libcurl copies strings
         }
-        func pointer(_ option: CURLoption, _ value: UnsafeRawPointer?) {
-            let code = metrika_curl_set_pointer(handle, option, value)
-            if code != CURLE_OK, failed == CURLE_OK { failed = code }
-        }
+        func pointer(_ option: CURLoption, _ value: UnsafeRawPointer?) { check(metrika_curl_set_pointer(handle, option, value)) }
 
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw TransportError.other("metrika speaks http and https only, not \(request.url.scheme ?? "a URL without a scheme")")
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
         text(CURLOPT_URL, request.url.absoluteString)
-        let protocols = metrika_curl_allow_http_only(handle)
-        if protocols != CURLE_OK, failed == CURLE_OK { failed = protocols }
+        check(metrika_curl_allow_http_only(handle))
         long(CURLOPT_FOLLOWLOCATION, 0)
         long(CURLOPT_NOSIGNAL, 1)
         pointer(CURLOPT_ERRORBUFFER, errorBuffer)
@@ -113,7 +110,7 @@ final class CurlExchange: @unchecked Sendable {
         case .collect(let limit):
             long(CURLOPT_TIMEOUT_MS, milliseconds)
             // A declared length over the limit fails before the first byte of the body.
-            _ = metrika_curl_set_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(max(0, limit)))
+            check(metrika_curl_set_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(max(0, limit))))
         case .stream:
             // A part of a Logs API export may take an hour: only connecting and idleness are bounded.
             long(CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
@@ -139,7 +136,7 @@ final class CurlExchange: @unchecked Sendable {
                 if !body.isEmpty { long(CURLOPT_POST, 1) }
             }
             if method == "POST" || !body.isEmpty {
-                _ = metrika_curl_set_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+                check(metrika_curl_set_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
                 body.withUnsafeBytes { bytes in
                     // COPYPOSTFIELDS: libcurl keeps its own copy; an empty body still needs a valid pointer.
                     var empty: UInt8 = 0
@@ -167,16 +164,16 @@ final class CurlExchange: @unchecked Sendable {
         }
         pointer(CURLOPT_HTTPHEADER, UnsafeRawPointer(headerList))
 
-        _ = metrika_curl_set_write_function(handle, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
+        check(metrika_curl_set_write_function(handle, CURLOPT_HEADERFUNCTION, curlHeaderCallback))
         pointer(CURLOPT_HEADERDATA, me)
-        _ = metrika_curl_set_write_function(handle, CURLOPT_WRITEFUNCTION, curlBodyCallback)
+        check(metrika_curl_set_write_function(handle, CURLOPT_WRITEFUNCTION, curlBodyCallback))
         pointer(CURLOPT_WRITEDATA, me)
         if upload != nil {
-            _ = metrika_curl_set_read_function(handle, curlReadCallback)
+            check(metrika_curl_set_read_function(handle, curlReadCallback))
             pointer(CURLOPT_READDATA, me)
         }
         long(CURLOPT_NOPROGRESS, 0)
-        _ = metrika_curl_set_xferinfo_function(handle, curlProgressCallback)
+        check(metrika_curl_set_xferinfo_function(handle, curlProgressCallback))
         pointer(CURLOPT_XFERINFODATA, me)
 
         if failed != CURLE_OK {
