@@ -51,18 +51,12 @@ struct LogsOutputEndToEndTests {
         let home = try TemporaryDirectory()
         let fifo = home.path + "/visits.fifo"
         try #require(mkfifo(fifo, 0o600) == 0)
-        let box = OutputBox()
-        let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            box.setOut(FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data())
-            done.signal()
-        }
+        let reader = FIFOReader(fifo)
         let result = try metrika(arguments(fifo), environment: environment(api, home))
-        let read = done.wait(timeout: .now() + 30) == .success
-        if !read, let unblock = FileHandle(forWritingAtPath: fifo) { try? unblock.close() }
-        #expect(read, "the reader got nothing: the FIFO was replaced")
+        let read = reader.finish()
+        #expect(read != nil, "the reader got nothing: the FIFO was replaced")
         #expect(result.status == 0, "\(result.stderr)")
-        let text = String(decoding: box.out, as: UTF8.self)
+        let text = String(decoding: read ?? Data(), as: UTF8.self)
         #expect(text.hasPrefix("ym:s:visitID\tym:s:counterID\t"))
         #expect(text.split(separator: "\n").count > 100)
         #expect(OutputEndToEndTests.kind(fifo) == S_IFIFO)
