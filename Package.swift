@@ -1,12 +1,18 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The layers are targets, so a wrong arrow is a compile error (docs/architecture.md draws the graph):
+//
+//   metrika → MetrikaCLI → MetrikaUseCases → MetrikaWarehouse → MetrikaAPI, MetrikaStore
+//                                          → MetrikaRender
+//   MetrikaAPI (CCurl), MetrikaStore (CSQLite), MetrikaRender → MetrikaSystem → MetrikaModel
+//
+// MetrikaModel depends on no other target of the project; the simulator shares no code with the client.
 let package = Package(
     name: "metrika",
     products: [
         .executable(name: "metrika", targets: ["metrika"]),
         .executable(name: "metrika-fake-api", targets: ["metrika-fake-api"]),
-        .library(name: "MetrikaKit", targets: ["MetrikaKit"]),
     ],
     targets: [
         .systemLibrary(
@@ -19,18 +25,26 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
-        .target(name: "MetrikaKit", dependencies: ["CSQLite", "CCurl"]),
-        .target(name: "MetrikaCLI", dependencies: ["MetrikaKit"]),
+        .target(name: "MetrikaModel"),
+        .target(name: "MetrikaSystem", dependencies: ["MetrikaModel"]),
+        .target(name: "MetrikaAPI", dependencies: ["MetrikaModel", "MetrikaSystem", "CCurl"]),
+        .target(name: "MetrikaStore", dependencies: ["MetrikaModel", "CSQLite"]),
+        .target(name: "MetrikaRender", dependencies: ["MetrikaModel", "MetrikaSystem"]),
+        .target(name: "MetrikaWarehouse", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore"]),
+        .target(name: "MetrikaCLI", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse"]),
         .executableTarget(name: "metrika", dependencies: ["MetrikaCLI"]),
         .target(name: "MetrikaSimulator"),
         .executableTarget(name: "metrika-fake-api", dependencies: ["MetrikaSimulator"]),
-        .testTarget(name: "MetrikaKitTests", dependencies: ["MetrikaKit"]),
-        .testTarget(name: "StoreTests", dependencies: ["MetrikaKit"]),
-        .testTarget(name: "RenderTests", dependencies: ["MetrikaKit"], exclude: ["Golden", "scripts"]),
-        .testTarget(name: "SimulatorTests", dependencies: ["MetrikaSimulator"]),
+        // One test target per library target (and one for the CLI); EndToEndTests runs the built binaries.
+        .testTarget(name: "MetrikaModelTests", dependencies: ["MetrikaModel"]),
+        .testTarget(name: "MetrikaSystemTests", dependencies: ["MetrikaSystem"]),
+        .testTarget(name: "MetrikaAPITests", dependencies: ["MetrikaAPI"]),
+        .testTarget(name: "MetrikaStoreTests", dependencies: ["MetrikaStore"]),
+        .testTarget(name: "MetrikaRenderTests", dependencies: ["MetrikaRender", "MetrikaAPI"], exclude: ["Golden", "scripts"]),
+        .testTarget(name: "MetrikaSimulatorTests", dependencies: ["MetrikaSimulator"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MetrikaCLI", "MetrikaKit", "metrika", "metrika-fake-api"]
+            dependencies: ["MetrikaCLI", "metrika", "metrika-fake-api"]
         ),
     ],
     swiftLanguageModes: [.v6]

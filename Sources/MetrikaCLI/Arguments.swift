@@ -1,4 +1,4 @@
-import MetrikaKit
+import MetrikaModel
 
 /// One option a command accepts.
 public struct OptionSpec: Sendable {

@@ -1,4 +1,4 @@
-import MetrikaKit
+import MetrikaModel
 
 extension CLI {
     /// `metrika help [WORDS]`, `metrika --help [WORDS]`: a command's help, a group's, or the top level.

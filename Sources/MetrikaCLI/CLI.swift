@@ -1,5 +1,6 @@
 import Foundation
-import MetrikaKit
+import MetrikaModel
+import MetrikaSystem
 
 /// The entry point: parses the command line, runs one command, maps failures to exit codes.
 public enum CLI {

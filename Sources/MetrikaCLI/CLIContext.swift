@@ -1,5 +1,7 @@
 import Foundation
-import MetrikaKit
+import MetrikaAPI
+import MetrikaModel
+import MetrikaSystem
 
 /// The world a command runs in. `CLIContext.live()` wires the real one; tests build their own.
 public struct CLIContext: Sendable {

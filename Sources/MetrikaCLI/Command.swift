@@ -1,4 +1,4 @@
-import MetrikaKit
+import MetrikaRender
 
 /// A `metrika` subcommand. Each lives in its own file under Commands/ and is listed in `CLI.commands`.
 public protocol Command {

@@ -1,4 +1,3 @@
-import MetrikaKit
 
 /// The command tree as data — commands, the groups of two-word commands, their options — from which
 /// `--help`, typo suggestions, shell completions and the man page are all built, so none of them can

@@ -1,5 +1,4 @@
 import Foundation
-import MetrikaKit
 
 /// The secrets this run knows (the token, the OAuth app's secret, the ClickHouse password), so that
 /// `CLIContext.note` — the one way lines reach stderr — masks them wherever a server quoted them.

@@ -1,5 +1,6 @@
 import Foundation
-import MetrikaKit
+import MetrikaAPI
+import MetrikaModel
 
 /// The one line of progress a person at a terminal sees during long work — `sync`'s counter n/N and
 /// requests, a retried request's wait and why, the rows a dimension report has fetched so far — that

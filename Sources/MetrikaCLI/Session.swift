@@ -1,5 +1,6 @@
 import Foundation
-import MetrikaKit
+import MetrikaAPI
+import MetrikaModel
 
 /// Builds what commands need from the environment: the API client (URL, token, timeout, logging).
 struct Session {

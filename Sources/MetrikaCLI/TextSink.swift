@@ -1,5 +1,5 @@
 import Foundation
-import MetrikaKit
+import MetrikaSystem
 
 /// Where a command writes text: stdout or stderr of the process, or memory in tests.
 ///

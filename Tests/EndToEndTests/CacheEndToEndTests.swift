@@ -1,6 +1,10 @@
 import Foundation
-import MetrikaKit
 import Testing
+import MetrikaAPI
+import MetrikaCLI
+import MetrikaModel
+import MetrikaRender
+import MetrikaStore
 
 /// `metrika cache info` and `metrika cache prune` on a history that `sync` filled.
 @Suite("Cache end to end", .serialized)

@@ -1,10 +1,17 @@
 import Foundation
 import Testing
+import MetrikaAPI
+import MetrikaCLI
+import MetrikaModel
+import MetrikaRender
+import MetrikaStore
+import MetrikaSystem
+import MetrikaWarehouse
 
 /// `metrika chart` run as a user runs it: the built binary against the simulator over loopback, its
 /// SVG checked by Python's XML parser.
 @Suite(.serialized) struct ChartEndToEndTests {
-    static let scripts = Binaries.repositoryRoot.appendingPathComponent("Tests/RenderTests/scripts")
+    static let scripts = Binaries.repositoryRoot.appendingPathComponent("Tests/MetrikaRenderTests/scripts")
 
     struct SVGReport: Decodable {
         let ok: Bool

@@ -1,7 +1,12 @@
 import Foundation
-@testable import MetrikaCLI
-import MetrikaKit
 import Testing
+@testable import MetrikaAPI
+@testable import MetrikaCLI
+@testable import MetrikaModel
+@testable import MetrikaRender
+@testable import MetrikaStore
+@testable import MetrikaSystem
+@testable import MetrikaWarehouse
 
 /// Colour only where a person reads it: on a terminal, without NO_COLOR (or TERM=dumb), and only the
 /// `Error:`/`Warning:` labels and the sign of a change. Pipes and files never get an escape sequence.

@@ -1,7 +1,12 @@
 import Foundation
-@testable import MetrikaCLI
-import MetrikaKit
 import Testing
+@testable import MetrikaAPI
+@testable import MetrikaCLI
+@testable import MetrikaModel
+@testable import MetrikaRender
+@testable import MetrikaStore
+@testable import MetrikaSystem
+@testable import MetrikaWarehouse
 
 /// `metrika completions bash|zsh|fish`: the scripts the real binary prints, loaded into the real
 /// shells. bash and fish are asked for completions (bash through COMP_WORDS/COMP_CWORD and

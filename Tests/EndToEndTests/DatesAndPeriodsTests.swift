@@ -1,7 +1,12 @@
 import Foundation
-@testable import MetrikaCLI
-import MetrikaKit
 import Testing
+@testable import MetrikaAPI
+@testable import MetrikaCLI
+@testable import MetrikaModel
+@testable import MetrikaRender
+@testable import MetrikaStore
+@testable import MetrikaSystem
+@testable import MetrikaWarehouse
 
 /// Dates as people write them: NweeksAgo and NmonthsAgo wherever a date is taken (cache prune
 /// included), named periods with --period, and the cache's answers before anything was synced.

@@ -1,7 +1,12 @@
 import Foundation
 import Testing
+@testable import MetrikaAPI
 @testable import MetrikaCLI
-import MetrikaKit
+@testable import MetrikaModel
+@testable import MetrikaRender
+@testable import MetrikaStore
+@testable import MetrikaSystem
+@testable import MetrikaWarehouse
 
 /// One fault drill: a fault the simulator injects, and what metrika must do about it.
 struct FaultDrill: Sendable, CustomTestStringConvertible {

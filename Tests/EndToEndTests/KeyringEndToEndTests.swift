@@ -1,7 +1,12 @@
 import Foundation
-import MetrikaCLI
-import MetrikaKit
 import Testing
+import MetrikaAPI
+import MetrikaCLI
+import MetrikaModel
+import MetrikaRender
+import MetrikaStore
+import MetrikaSystem
+import MetrikaWarehouse
 
 /// `metrika login --store keyring`: the token goes to the Secret Service through `secret-tool` on its
 /// stdin (never argv or environment), the token file only notes where it is, and status, renewal and

@@ -1,11 +1,18 @@
 import Foundation
 import Testing
+import MetrikaAPI
+import MetrikaCLI
+import MetrikaModel
+import MetrikaRender
+import MetrikaStore
+import MetrikaSystem
+import MetrikaWarehouse
 
 /// `metrika mail` through a real mail chain on loopback: metrika → msmtp (Debian's sendmail-compatible
 /// client) → aiosmtpd (a real SMTP server process) storing what it receives; the stored message is
 /// read back with Python's email package.
 @Suite(.serialized) struct MailEndToEndTests {
-    static let scripts = Binaries.repositoryRoot.appendingPathComponent("Tests/RenderTests/scripts")
+    static let scripts = Binaries.repositoryRoot.appendingPathComponent("Tests/MetrikaRenderTests/scripts")
     static let msmtp = "/usr/bin/msmtp"
     /// Python helpers run in the test's own environment (PATH, pyenv, HOME), so they find the
     /// python3 that scripts/setup installed aiosmtpd for.

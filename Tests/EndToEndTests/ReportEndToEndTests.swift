@@ -1,6 +1,12 @@
 import Foundation
-import MetrikaKit
 import Testing
+import MetrikaAPI
+import MetrikaCLI
+import MetrikaModel
+import MetrikaRender
+import MetrikaStore
+import MetrikaSystem
+import MetrikaWarehouse
 
 /// The built `metrika report` against the simulator on a loopback port: every test starts its own
 /// simulator and home directory, so request logs and history databases never mix.
@@ -55,7 +61,7 @@ struct ReportEndToEndTests {
         var sampled: Bool
     }
 
-    static var scripts: URL { Binaries.repositoryRoot.appendingPathComponent("Tests/RenderTests/scripts") }
+    static var scripts: URL { Binaries.repositoryRoot.appendingPathComponent("Tests/MetrikaRenderTests/scripts") }
 
     /// Runs a checker script on `text` (written to a file first).
     static func python(_ script: String, on text: String) throws -> ProcessResult {

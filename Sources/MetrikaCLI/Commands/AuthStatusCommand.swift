@@ -1,5 +1,6 @@
 import Foundation
-import MetrikaKit
+import MetrikaAPI
+import MetrikaModel
 
 /// `metrika auth status`: which token metrika would use, from where, until when, and whether the
 /// API accepts it. It only reads: it never renews or rewrites the token.

@@ -1,5 +1,7 @@
 import Foundation
-import MetrikaKit
+import MetrikaModel
+import MetrikaRender
+import MetrikaStore
 
 /// `metrika cache info`: what the history database holds.
 enum CacheInfoCommand: Command {

@@ -1,5 +1,8 @@
 import Foundation
-import MetrikaKit
+import MetrikaModel
+import MetrikaRender
+import MetrikaStore
+import MetrikaSystem
 
 /// `metrika chart`: daily (or weekly, monthly) lines of one or more counters as an SVG or PNG file,
 /// drawn from the history database (fetching only what it lacks, like `report`).

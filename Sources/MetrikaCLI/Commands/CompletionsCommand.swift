@@ -1,4 +1,4 @@
-import MetrikaKit
+import MetrikaModel
 
 /// `metrika completions bash|zsh|fish`: prints a shell completion script, generated from the same
 /// option tables the parser uses.

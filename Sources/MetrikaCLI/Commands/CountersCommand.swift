@@ -1,4 +1,5 @@
-import MetrikaKit
+import MetrikaModel
+import MetrikaRender
 
 /// `metrika counters`: the counters the token can see.
 enum CountersCommand: Command {

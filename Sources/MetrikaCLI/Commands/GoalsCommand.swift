@@ -1,4 +1,6 @@
-import MetrikaKit
+import MetrikaAPI
+import MetrikaModel
+import MetrikaRender
 
 /// `metrika goals --counter ID`: a counter's goals, whose ids the goal metrics of reports take.
 enum GoalsCommand: Command {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
-import MetrikaKit
+import MetrikaAPI
+import MetrikaModel
 
 /// `metrika login`: signs in without a password, by the device flow with the user's own OAuth app,
 /// or with a token pasted on standard input; checks the token with one API call and stores it.

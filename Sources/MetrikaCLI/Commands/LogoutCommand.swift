@@ -1,5 +1,6 @@
 import Foundation
-import MetrikaKit
+import MetrikaAPI
+import MetrikaModel
 
 /// `metrika logout`: revokes the stored token on the server when it can, and deletes the token
 /// file. Running it again when signed out is not an error.

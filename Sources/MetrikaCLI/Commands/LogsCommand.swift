@@ -1,5 +1,8 @@
 import Foundation
-import MetrikaKit
+import MetrikaAPI
+import MetrikaModel
+import MetrikaStore
+import MetrikaWarehouse
 
 /// `metrika logs`: raw visits or hits through the Logs API, streamed into a TSV file or ClickHouse.
 enum LogsCommand: Command {

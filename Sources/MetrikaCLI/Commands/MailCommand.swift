@@ -1,5 +1,8 @@
 import Foundation
-import MetrikaKit
+import MetrikaModel
+import MetrikaRender
+import MetrikaStore
+import MetrikaSystem
 
 /// `metrika mail`: the period's report table, its change against the previous period and charts
 /// (PNG inline, SVG attached), as one MIME message handed to sendmail (or written to a file, or printed) — the nightly cron mail.
@@ -191,7 +194,7 @@ enum MailCommand: Command {
         return sign + result
     }
 
-    /// The change from `before` to `now`, as `report --compare` shows it (MetrikaKit's `Change`):
+    /// The change from `before` to `now`, as `report --compare` shows it (MetrikaModel's `Change`):
     /// relative for counts and durations, percentage points for percentages.
     static func change(from before: Quantity, to now: Quantity) -> String {
         Change(from: before, to: now).text()

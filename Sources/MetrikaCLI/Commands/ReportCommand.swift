@@ -1,5 +1,7 @@
 import Foundation
-import MetrikaKit
+import MetrikaModel
+import MetrikaRender
+import MetrikaStore
 
 /// `metrika report`: a counter's statistics by day, week or month (from the history database,
 /// fetching only what is missing or still changing), or by any dimensions (straight from the API).
@@ -66,7 +68,7 @@ enum ReportCommand: Command {
         var period: NamedPeriod?
         var grouping: Grouping
         var metrics: [Metric]?
-        var dimensions: [MetrikaKit.Dimension]
+        var dimensions: [MetrikaModel.Dimension]
         var preset: String?
         var filters: String?
         var sort: String?
@@ -126,10 +128,10 @@ enum ReportCommand: Command {
             grouping = value
         }
         let metrics = try parseMetrics(options)
-        var dimensions: [MetrikaKit.Dimension] = []
+        var dimensions: [MetrikaModel.Dimension] = []
         for text in options.list("dimensions") {
-            guard let dimension = MetrikaKit.Dimension.named(text) else {
-                throw UsageError("Unknown dimension '\(text)'. Use one of \(MetrikaKit.Dimension.known.map(\.shortName).joined(separator: ", ")), or a full ym:s: name")
+            guard let dimension = MetrikaModel.Dimension.named(text) else {
+                throw UsageError("Unknown dimension '\(text)'. Use one of \(MetrikaModel.Dimension.known.map(\.shortName).joined(separator: ", ")), or a full ym:s: name")
             }
             dimensions.append(dimension)
         }
@@ -208,7 +210,7 @@ enum ReportCommand: Command {
         }
     }
 
-    static func queryEcho(_ request: Request, metrics: [Metric], dimensions: [MetrikaKit.Dimension]) -> [(String, JSONValue)] {
+    static func queryEcho(_ request: Request, metrics: [Metric], dimensions: [MetrikaModel.Dimension]) -> [(String, JSONValue)] {
         var query: [(String, JSONValue)] = [
             ("counters", .array(request.counterIDs.map { .number(Double($0)) })),
             ("from", .string(request.from.description)),

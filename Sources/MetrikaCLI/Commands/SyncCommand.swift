@@ -1,5 +1,8 @@
 import Foundation
-import MetrikaKit
+import MetrikaAPI
+import MetrikaModel
+import MetrikaStore
+import MetrikaWarehouse
 
 /// `metrika sync`: brings the history database up to date for every counter (or the named ones), for cron.
 enum SyncCommand: Command {

@@ -1,5 +1,5 @@
 import Foundation
-import MetrikaKit
+import MetrikaModel
 
 /// A date as users write it: `YYYY-MM-DD`, `today`, `yesterday`, `NdaysAgo`, `NweeksAgo` or
 /// `NmonthsAgo`, or one end of a named period (`--period lastWeek`). Relative dates are resolved in

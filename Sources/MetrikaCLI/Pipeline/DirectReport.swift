@@ -1,5 +1,7 @@
 import Foundation
-import MetrikaKit
+import MetrikaAPI
+import MetrikaModel
+import MetrikaRender
 
 /// One counter's report straight from `/stat/v1/data`: pages through the one `Pager` (the next page
 /// is requested while the current one is written), names the columns from the answer or the request,
@@ -22,22 +24,22 @@ struct DirectReport {
     /// The columns of the report: what the answer says it answered (a preset's expansion), else
     /// what the request asked for.
     struct Columns {
-        var dimensions: [MetrikaKit.Dimension]
+        var dimensions: [MetrikaModel.Dimension]
         var metrics: [Metric]
     }
 
-    var requestedDimensions: [MetrikaKit.Dimension] {
-        request.dimensions.isEmpty && request.preset == nil ? [MetrikaKit.Dimension.date] : request.dimensions
+    var requestedDimensions: [MetrikaModel.Dimension] {
+        request.dimensions.isEmpty && request.preset == nil ? [MetrikaModel.Dimension.date] : request.dimensions
     }
 
-    var isTimeSeries: Bool { requestedDimensions == [MetrikaKit.Dimension.date] }
+    var isTimeSeries: Bool { requestedDimensions == [MetrikaModel.Dimension.date] }
 
     var query: StatQuery {
         let dimensions = requestedDimensions
         return StatQuery(
             ids: [counter.id], metrics: (request.metrics ?? (request.preset == nil ? Metric.everyday : [])).map(\.apiName),
             dimensions: dimensions.map(\.apiName), date1: range.from.iso, date2: range.to.iso, filters: request.filters,
-            sort: request.sort ?? (isTimeSeries ? MetrikaKit.Dimension.date.apiName : nil),
+            sort: request.sort ?? (isTimeSeries ? MetrikaModel.Dimension.date.apiName : nil),
             accuracy: request.accuracy, preset: request.preset, lang: request.lang)
     }
 
@@ -109,13 +111,13 @@ struct DirectReport {
     /// The columns of the answer: a preset's expansion comes from the `query` echo; an answer without
     /// one (real answers with only `data` exist) falls back to what the request asked for. A row of
     /// another width is an unreadable answer (exit 65), never a table with values in the wrong columns.
-    static func columns(of page: StatDataPage, request: ReportCommand.Request, requested: [MetrikaKit.Dimension]) throws -> Columns {
+    static func columns(of page: StatDataPage, request: ReportCommand.Request, requested: [MetrikaModel.Dimension]) throws -> Columns {
         var dimensions = requested
         var metrics = request.metrics ?? (request.preset == nil ? Metric.everyday : [])
         if request.preset != nil, page.hasQueryEcho {
             let echoed = page.queryMetrics.compactMap { Metric.named($0) }
             if !echoed.isEmpty || request.metrics == nil { metrics = echoed }
-            if request.dimensions.isEmpty { dimensions = page.queryDimensions.compactMap { MetrikaKit.Dimension.named($0) } }
+            if request.dimensions.isEmpty { dimensions = page.queryDimensions.compactMap { MetrikaModel.Dimension.named($0) } }
         }
         try checkWidths(page, dimensions: dimensions.count, metrics: metrics.count)
         return Columns(dimensions: dimensions, metrics: metrics)

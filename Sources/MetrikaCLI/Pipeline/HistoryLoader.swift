@@ -1,5 +1,7 @@
 import Foundation
-import MetrikaKit
+import MetrikaAPI
+import MetrikaModel
+import MetrikaStore
 
 /// Daily history of counters: fetches only what the database lacks or what may still change, stores
 /// each fetched range in one transaction, and builds day/week/month rows from the stored days.
@@ -158,8 +160,8 @@ struct HistoryLoader {
     /// `/stat/v1/data` by `ym:s:date` over a span, every day filled: days the API omitted had no
     /// visits, so their counts are 0 and their ratios unknown (nil).
     func fetchDaily(client: MetrikaClient, counter: Counter, span: DateRange, metrics: [Metric]) async throws -> DailyPage {
-        let query = StatQuery(ids: [counter.id], metrics: metrics.map(\.apiName), dimensions: [MetrikaKit.Dimension.date.apiName],
-                              date1: span.from.iso, date2: span.to.iso, sort: MetrikaKit.Dimension.date.apiName, accuracy: "full")
+        let query = StatQuery(ids: [counter.id], metrics: metrics.map(\.apiName), dimensions: [MetrikaModel.Dimension.date.apiName],
+                              date1: span.from.iso, date2: span.to.iso, sort: MetrikaModel.Dimension.date.apiName, accuracy: "full")
         var values: [Day: [Double?]] = [:]
         var offset = 1
         var requests = 0

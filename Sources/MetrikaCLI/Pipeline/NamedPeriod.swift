@@ -1,4 +1,4 @@
-import MetrikaKit
+import MetrikaModel
 
 /// A period by name, for `--period` of `report` and `chart`: calendar weeks (Monday to Sunday, as
 /// Metrika counts them), months and years, or the last N days. Resolved, like every relative date,

@@ -1,4 +1,4 @@
-import MetrikaKit
+import MetrikaModel
 
 /// Shell completion scripts for bash, zsh and fish, generated from `CLI.commands` and their
 /// `OptionSpec`s — the tables the parser reads — so a new option completes the day it is added.

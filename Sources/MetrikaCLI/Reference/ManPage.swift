@@ -1,4 +1,4 @@
-import MetrikaKit
+import MetrikaModel
 
 /// The `metrika(1)` manual page in roff (`man` macros), generated from the command tables, their
 /// options and help texts. docs/man/metrika.1 is its committed output; a test fails when the two differ

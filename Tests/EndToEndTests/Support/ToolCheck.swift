@@ -1,5 +1,10 @@
 import Foundation
 import Testing
+import MetrikaAPI
+import MetrikaCLI
+import MetrikaStore
+import MetrikaSystem
+import MetrikaWarehouse
 
 /// Optional programs some tests need: python3 for the independent checkers, the sqlite3 shell. When one is missing the test is cancelled — reported as skipped, with
 /// a message naming the package and `scripts/setup` — instead of failing on a machine without it.

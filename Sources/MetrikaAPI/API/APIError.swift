@@ -1,0 +1,97 @@
+import Foundation
+import MetrikaModel
+
+/// What went wrong talking to the Metrika or OAuth APIs, in words a user can act on.
+public enum APIError: MetrikaFailure, Equatable {
+    /// 401: no usable Authorization header reached the API.
+    case unauthorized(String)
+    /// 403 invalid_token: the token is unknown, expired or revoked.
+    case invalidToken
+    /// 403 access_denied / counter_in_connect: the token may not read this object.
+    case accessDenied(String)
+    /// 400 invalid_parameter, missing_parameter and friends: the request was wrong.
+    case badRequest(type: String, message: String)
+    /// 400 query_error: the query is too heavy for the API.
+    case queryTooComplicated(String)
+    /// 404: the object does not exist.
+    case notFound(String)
+    /// A daily quota is used up; it resets at 00:00 GMT.
+    case dailyQuota(type: String, resetsIn: String)
+    /// A per-second or parallel quota kept answering after every retry.
+    case quotaPersisted(type: String)
+    /// The API or network was unavailable after retries (5xx, timeouts, refused or cut connections).
+    case unavailable(String)
+    /// The API answered something that is not the JSON it documents.
+    case unreadable(String)
+    /// The API answered with a redirect (3xx), which metrika never follows: the token stays with the API.
+    case redirected(status: Int, target: String)
+    /// An answer grew past the size limit (METRIKA_MAX_RESPONSE); reading stopped there.
+    case tooLarge(path: String, limit: Int)
+    /// The TLS handshake failed (untrusted, expired or mismatched certificate): not retried.
+    case insecure(host: String, detail: String)
+
+    public var exitCode: Int32 {
+        switch self {
+        case .unauthorized, .invalidToken, .accessDenied: return ExitCode.noPermission
+        case .badRequest, .queryTooComplicated, .notFound: return ExitCode.usage
+        case .dailyQuota, .quotaPersisted: return ExitCode.tryLater
+        case .unavailable, .redirected, .insecure: return ExitCode.unavailable
+        case .unreadable, .tooLarge: return ExitCode.dataError
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .unauthorized(let detail):
+            return "The API did not accept the request as signed in (\(detail)). Run `metrika login` or set METRIKA_TOKEN."
+        case .invalidToken:
+            return "The API rejected the token (invalid_token): it is wrong, expired or revoked. Sign in again with `metrika login`."
+        case .accessDenied(let detail):
+            return "Access denied: \(detail) Check the counter id, or sign in as an account that can view it (`metrika login`)."
+        case .badRequest(let type, let message):
+            return "The API refused the request (\(type)): \(message)"
+        case .queryTooComplicated(let message):
+            return "The API says the query is too complicated (query_error: \(message)). Use a shorter --from/--to range or a lower --accuracy."
+        case .notFound(let message):
+            return "Not found: \(message)"
+        case .dailyQuota(let type, let resetsIn):
+            return "The daily API quota is used up (\(type)). It resets at 00:00 GMT (\(resetsIn)); try again then."
+        case .quotaPersisted(let type):
+            return "The API kept answering that a request quota is exceeded (\(type)), even after waiting. Try again in a few minutes."
+        case .unavailable(let detail):
+            return "The Metrika API is unavailable: \(detail). Check the network or METRIKA_API_URL, and try again later."
+        case .unreadable(let detail):
+            return "The API answered something unreadable: \(detail). Try again; if it persists, run with --verbose and report it."
+        case .redirected(let status, let target):
+            return "The API answered with a redirect (HTTP \(status)) to \(target); metrika follows no redirects, so the token was not sent there. "
+                + "Check METRIKA_API_URL (it must be the API's own address) or the proxy in between."
+        case .tooLarge(let path, let limit):
+            return "The answer from \(path) is larger than the \(Self.describeBytes(limit)) limit; metrika stopped reading it. "
+                + "If the API really sends that much, raise METRIKA_MAX_RESPONSE (bytes, or with K, M, G)."
+        case .insecure(let host, let detail):
+            return "The TLS connection to \(host) failed (\(detail)); not retried. "
+                + "Check METRIKA_API_URL, the system clock and the CA certificates, or a proxy that intercepts HTTPS."
+        }
+    }
+
+    /// A byte count as the limit was likely set: `64 MiB`, `512 KiB`, or plain bytes.
+    public static func describeBytes(_ bytes: Int) -> String {
+        if bytes >= 1 << 30, bytes % (1 << 30) == 0 { return "\(bytes >> 30) GiB" }
+        if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
+    }
+
+    /// A human "in 3 h 20 min" until the next 00:00 GMT.
+    static func untilMidnightGMT(from now: Date) -> String {
+        let secondsIntoDay = now.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400)
+        let remaining = Int((86_400 - secondsIntoDay).rounded(.up))
+        // Round up to whole minutes first: rounding the minutes alone printed "1 h 60 min".
+        let totalMinutes = (remaining + 59) / 60
+        let hours = totalMinutes / 60
+        let minutes = totalMinutes % 60
+        if hours == 0 { return "in \(minutes) min" }
+        if minutes == 0 { return "in \(hours) h" }
+        return "in \(hours) h \(minutes) min"
+    }
+}

@@ -1,0 +1,401 @@
+import Foundation
+import MetrikaModel
+
+/// Talks to the Management and Reporting APIs: signs every request with `Authorization: OAuth`,
+/// pages through lists, retries what is transient and turns everything else into an `APIError`.
+public struct MetrikaClient: Sendable {
+    /// The default API host; `METRIKA_API_URL` overrides it.
+    public static let defaultBaseURL = "https://api-metrika.yandex.net"
+
+    public let baseURL: URL
+    package let token: String
+    private let transport: any HTTPTransport
+    /// Retry bounds for transient failures.
+    public var retryPolicy: RetryPolicy
+    /// Seconds one attempt may take in all, the whole answer included (METRIKA_TIMEOUT).
+    public var requestTimeout: Double
+    /// The largest answer accepted, in bytes after decompression (METRIKA_MAX_RESPONSE).
+    public var maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes
+    private let sleep: @Sendable (Double) async throws -> Void
+    private let random: @Sendable () -> Double
+    private let now: @Sendable () -> Date
+    private let log: (@Sendable (String) -> Void)?
+    /// Told of each wait before a retry, and (with nil) when the request is sent again: the progress
+    /// line of a terminal shows it.
+    private let retryWait: (@Sendable (RetryWait?) -> Void)?
+    /// Counts the requests sent, retries included (for summaries and tests).
+    public let requestCounter = RequestCounter()
+
+    public init(
+        baseURL: URL, token: String, transport: any HTTPTransport, retryPolicy: RetryPolicy = .standard,
+        requestTimeout: Double = 30,
+        sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64($0 * 1e9)) },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        now: @escaping @Sendable () -> Date = { Date() },
+        log: (@Sendable (String) -> Void)? = nil,
+        retryWait: (@Sendable (RetryWait?) -> Void)? = nil
+    ) {
+        self.baseURL = baseURL
+        self.token = token
+        self.transport = transport
+        self.retryPolicy = retryPolicy
+        self.requestTimeout = requestTimeout
+        self.sleep = sleep
+        self.random = random
+        self.now = now
+        self.log = log
+        self.retryWait = retryWait
+    }
+
+    // MARK: - Management API
+
+    /// Every counter the token can see, following `offset`/`per_page` paging until `offset > rows`.
+    public func fetchCounters(search: String? = nil, status: String? = nil, perPage: Int = 1000) async throws -> [Counter] {
+        try await fetchCounterList(search: search, status: status, perPage: perPage).counters
+    }
+
+    /// The counters list and, when the server's paging was not believable (a short page, a page of
+    /// ids already seen, the request cap), a one-line warning for stderr.
+    public func fetchCounterList(search: String? = nil, status: String? = nil, perPage: Int = 1000) async throws -> (counters: [Counter], warning: String?) {
+        var result: [Counter] = []
+        var seen = Set<Int>()
+        var pager = Pager(wanted: Int.max, pageSize: perPage, hardCap: Pager.counterListHardCap)
+        while let next = pager.nextPage {
+            var query: [(String, String)] = [("offset", String(next.offset)), ("per_page", String(perPage))]
+            if let search, !search.isEmpty { query.append(("search_string", search)) }
+            if let status { query.append(("status", status)) }
+            let page: CounterListResponse = try await get("/management/v1/counters", query: query)
+            let before = result.count
+            for wire in page.counters where seen.insert(wire.counter.id).inserted {
+                result.append(wire.counter)
+            }
+            pager.record(rowCount: page.counters.count, newRows: result.count - before, claimedTotal: page.rows)
+        }
+        return (result, pager.warning("the counters list"))
+    }
+
+    /// One counter by id.
+    public func fetchCounter(id: Int) async throws -> Counter {
+        let response: CounterResponse = try await get("/management/v1/counter/\(id)", query: [])
+        return response.counter.counter
+    }
+
+    /// A counter's goals (id, name, type), in the API's order.
+    public func fetchGoals(counterID: Int) async throws -> [Goal] {
+        let response: GoalsResponse = try await get("/management/v1/counter/\(counterID)/goals", query: [])
+        return response.goals
+    }
+
+    // MARK: - Reporting API
+
+    /// One page of `/stat/v1/data` (1-based `offset`).
+    public func fetchData(_ query: StatQuery, offset: Int, limit: Int) async throws -> StatDataPage {
+        try read(await fetchDataAnswer(query, offset: offset, limit: limit))
+    }
+
+    /// The answer for one page of `/stat/v1/data`, fetched (with retries) but not yet read: a caller
+    /// that fetches the next page while it writes this one holds one page of rows and one answer,
+    /// not two pages of rows (`read` turns it into the page).
+    public func fetchDataAnswer(_ query: StatQuery, offset: Int, limit: Int) async throws -> StatDataAnswer {
+        var items = query.items
+        items.append(("offset", String(offset)))
+        items.append(("limit", String(limit)))
+        let (body, url) = try await fetchBody("/stat/v1/data", query: items)
+        return StatDataAnswer(body: body, url: url)
+    }
+
+    /// The page in `answer`: the fast scanner for plain pages, the tolerant decoder for anything unusual.
+    public func read(_ answer: StatDataAnswer) throws -> StatDataPage {
+        do {
+            if let page = try StatDataScanner.scan(answer.body) { return page }
+        } catch {
+            throw APIError.unreadable("\(error.description) in the answer from \(answer.url.path)")
+        }
+        return try decode(answer.body, from: answer.url)
+    }
+
+    /// `/stat/v1/data/bytime` with a grouping (period totals, such as the users of each week).
+    public func fetchByTime(_ query: StatQuery, group: Grouping) async throws -> StatByTime {
+        var items = query.items.filter { $0.0 != "group" }
+        items.append(("group", group.rawValue))
+        return try await get("/stat/v1/data/bytime", query: items)
+    }
+
+    // MARK: - Requests
+
+    /// GET with retries; decodes the documented JSON or throws an `APIError`.
+    package func get<T: Decodable>(_ path: String, query: [(String, String)]) async throws -> T {
+        let (body, url) = try await fetchBody(path, query: query)
+        return try decode(body, from: url)
+    }
+
+    /// GET with retries; the body of a 2xx answer, never empty.
+    func fetchBody(_ path: String, query: [(String, String)]) async throws -> (Data, URL) {
+        let url = makeURL(path: path, query: query)
+        let response = try await send(HTTPRequest(method: "GET", url: url, headers: [
+            "Authorization": "OAuth \(token)",
+            "Accept": "application/json",
+            "User-Agent": "metrika/\(MetrikaVersion.current)",
+        ], timeout: requestTimeout, maxResponseBytes: maxResponseBytes))
+        guard !response.body.isEmpty else {
+            throw APIError.unreadable("an empty body (HTTP \(response.status)) from \(url.path)")
+        }
+        return (response.body, url)
+    }
+
+    /// Decodes the documented JSON tolerantly, or throws `APIError.unreadable` saying what is wrong.
+    package func decode<T: Decodable>(_ body: Data, from url: URL) throws -> T {
+        let prepared: Data
+        do {
+            prepared = try JSONPreflight.prepare(Self.repairingInvalidUTF8(body))
+        } catch {
+            throw APIError.unreadable("\(error.description) in the answer from \(url.path)")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: prepared)
+        } catch {
+            throw APIError.unreadable("\(describeDecodingFailure(error)) in the answer from \(url.path)")
+        }
+    }
+
+    package func makeURL(path: String, query: [(String, String)]) -> URL {
+        var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)!
+        let basePath = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
+        components.path = basePath + path
+        if !query.isEmpty {
+            components.percentEncodedQuery = query.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+        }
+        return components.url!
+    }
+
+    /// Percent-encodes a query component strictly (RFC 3986 unreserved characters only), so that
+    /// `+`, `&`, `=`, `'` and non-ASCII in filters and search strings survive the trip.
+    static func encode(_ text: String) -> String {
+        var allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        allowed.insert(charactersIn: ":,")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    /// Sends with retries for transient failures; returns a 2xx response or throws `APIError`.
+    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let started = now()
+        var waited = 0.0
+        var attempt = 0
+        while true {
+            attempt += 1
+            requestCounter.increment()
+            let sentAt = DispatchTime.now().uptimeNanoseconds
+            let outcome: Outcome
+            do {
+                let response = try await transport.send(request)
+                logLine(request, status: "\(response.status)", since: sentAt)
+                outcome = classify(response, from: request.url)
+            } catch TransportError.tooLarge(let limit) {
+                // Not transient: the same request would bring the same answer.
+                logLine(request, status: "too large", since: sentAt)
+                outcome = .fail(.tooLarge(path: request.url.path, limit: limit))
+            } catch TransportError.malformed(let detail) {
+                // The server answered, in broken HTTP: asking again would get the same answer.
+                logLine(request, status: "malformed", since: sentAt)
+                outcome = .fail(.unreadable("a malformed HTTP answer from \(request.url.path) (\(Self.oneLine(detail)))"))
+            } catch TransportError.insecure(let detail) {
+                // Not transient either: a certificate does not become trusted by asking again.
+                logLine(request, status: "TLS failed", since: sentAt)
+                outcome = .fail(.insecure(host: request.url.host ?? "the API", detail: Self.oneLine(detail)))
+            } catch let error as TransportError {
+                logLine(request, status: Self.describe(error), since: sentAt)
+                outcome = .retry(Self.unavailableText(error), retryAfter: nil, quota: nil)
+            } catch {
+                logLine(request, status: "failed", since: sentAt)
+                outcome = .retry("\(error)", retryAfter: nil, quota: nil)
+            }
+            switch outcome {
+            case .success(let response):
+                return response
+            case .fail(let error):
+                throw error
+            case .retry(let reason, let retryAfter, let quota):
+                let delay = retryPolicy.delay(beforeRetry: attempt, random: random(), retryAfter: retryAfter)
+                let elapsed = now().timeIntervalSince(started)
+                let outOfTime = waited + delay > retryPolicy.maxTotalWait || elapsed + delay > retryPolicy.maxTotalWait + requestTimeout * Double(retryPolicy.maxAttempts)
+                if attempt >= retryPolicy.maxAttempts || outOfTime {
+                    if let quota { throw APIError.quotaPersisted(type: quota) }
+                    throw APIError.unavailable("\(reason), \(attempt) attempt\(attempt == 1 ? "" : "s")")
+                }
+                log?("  retrying in \(Self.formatSeconds(delay)) s (\(reason))")
+                retryWait?(RetryWait(seconds: delay, reason: quota ?? reason, nextAttempt: attempt + 1, maxAttempts: retryPolicy.maxAttempts))
+                defer { retryWait?(nil) }
+                try await sleep(delay)
+                waited += delay
+            }
+        }
+    }
+
+    package enum Outcome {
+        case success(HTTPResponse)
+        case fail(APIError)
+        case retry(String, retryAfter: Double?, quota: String?)
+    }
+
+    /// Decides what a response means: success, a final error, or a transient one worth retrying.
+    package func classify(_ response: HTTPResponse, from url: URL) -> Outcome {
+        let status = response.status
+        if (200..<300).contains(status) { return .success(response) }
+        if response.isRedirect { return .fail(.redirected(status: status, target: response.redirectTarget(from: url))) }
+        // Preflight: a lone surrogate in the message must not cost the error type; a too deep body is no error JSON.
+        let body = try? JSONDecoder().decode(WireErrorBody.self, from: JSONPreflight.prepare(response.body))
+        let type = serverText(body?.errors?.first?.errorType ?? "")
+        let apiMessage = serverText(body?.errors?.first?.message ?? body?.message ?? "")
+        let retryAfter = response.headers["retry-after"].flatMap { Double($0.trimmingSpaces) }
+        switch status {
+        case 429, 420:
+            if type == "quota_requests_by_uid" || type == "quota_requests_by_counter_id" || type == "quota_requests_by_uid_and_counter_id" {
+                return .fail(.dailyQuota(type: type, resetsIn: APIError.untilMidnightGMT(from: now())))
+            }
+            return .retry("HTTP \(status) \(type.isEmpty ? "quota exceeded" : type)", retryAfter: retryAfter, quota: type.isEmpty ? "HTTP \(status)" : type)
+        case 401:
+            return .fail(.unauthorized(apiMessage.isEmpty ? "HTTP 401" : apiMessage))
+        case 403:
+            if type == "access_denied" || type == "counter_in_connect" {
+                return .fail(.accessDenied(apiMessage.isEmpty ? "the token may not read this counter." : Self.sentence(apiMessage)))
+            }
+            return .fail(.invalidToken)
+        case 404:
+            return .fail(.notFound(apiMessage.isEmpty ? "the API has no \(response.status) object at that address" : apiMessage))
+        case 400:
+            if type == "query_error" { return .fail(.queryTooComplicated(apiMessage)) }
+            if body == nil { return .fail(.unreadable("HTTP 400 with a body that is not the documented error JSON")) }
+            return .fail(.badRequest(type: type.isEmpty ? "HTTP 400" : type, message: apiMessage))
+        case 500..<600:
+            let what = type.isEmpty ? "HTTP \(status)\(body == nil ? " (not JSON: a proxy or gateway answered)" : "")" : "HTTP \(status) \(type)"
+            return .retry(what, retryAfter: retryAfter, quota: nil)
+        default:
+            return .fail(.unreadable("HTTP \(status)\(apiMessage.isEmpty ? "" : ": \(apiMessage)")"))
+        }
+    }
+
+    /// `since` is a monotonic timestamp: request timing must not follow a pinned or jumping wall clock.
+    private func logLine(_ request: HTTPRequest, status: String, since: UInt64) {
+        guard let log else { return }
+        let milliseconds = Int((DispatchTime.now().uptimeNanoseconds &- since) / 1_000_000)
+        log("\(request.method) \(request.url.absoluteString) → \(status) (\(milliseconds) ms)")
+    }
+
+    static func describe(_ error: TransportError) -> String {
+        switch error {
+        case .timedOut: return "timed out"
+        case .cannotConnect: return "cannot connect"
+        case .connectionLost: return "connection lost"
+        case .tooLarge: return "too large"
+        case .insecure: return "TLS failed"
+        case .malformed: return "malformed"
+        case .other: return "network error"
+        }
+    }
+
+    package static func unavailableText(_ error: TransportError) -> String {
+        switch error {
+        case .timedOut: return "no answer within the request timeout"
+        case .cannotConnect(let detail): return "cannot connect (\(detail))"
+        case .connectionLost(let detail): return "the connection broke mid-answer (\(detail))"
+        case .tooLarge(let limit): return "an answer larger than the \(APIError.describeBytes(limit)) limit"
+        case .insecure(let detail): return "the TLS connection failed (\(detail))"
+        case .malformed(let detail): return "a malformed HTTP answer (\(detail))"
+        case .other(let detail): return detail
+        }
+    }
+
+    /// Bytes that are not UTF-8 (a name mangled by a proxy or a broken backend) become U+FFFD, as a
+    /// browser shows them: one bad character must not cost the whole answer. Bad bytes outside
+    /// strings still fail to parse, so the structure of an answer is never guessed.
+    static func repairingInvalidUTF8(_ body: Data) -> Data {
+        Data(String(decoding: body, as: UTF8.self).utf8)
+    }
+
+    /// Text from the API (or about it) as one short line, through `TerminalText`, the one sanitizer:
+    /// errors are one `Error: …` line on stderr, so line breaks, terminal escapes and bidi controls
+    /// cannot get through, and an endless message is cut at 300 characters.
+    static func oneLine(_ text: String) -> String {
+        TerminalText.quote(text)
+    }
+
+    /// Text the API sent, as a message may quote it: one short line, and the token this client signs
+    /// with masked — a 401/403 body that says "Invalid oauth_token y0_…" must not print the token.
+    func serverText(_ text: String) -> String {
+        TerminalText.quote(text, hiding: [token])
+    }
+
+    static func sentence(_ text: String) -> String {
+        text.hasSuffix(".") ? text : text + "."
+    }
+
+    static func formatSeconds(_ seconds: Double) -> String {
+        let tenths = Int((seconds * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}
+
+/// Thread-safe count of requests sent.
+public final class RequestCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    public init() {}
+
+    public func increment() {
+        lock.lock()
+        count += 1
+        lock.unlock()
+    }
+
+    /// Requests sent so far.
+    public var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+}
+
+/// The parameters of a Reporting API query (everything but paging).
+public struct StatQuery: Sendable, Equatable {
+    public var ids: [Int]
+    public var metrics: [String]
+    public var dimensions: [String]
+    public var date1: String
+    public var date2: String
+    public var filters: String?
+    public var sort: String?
+    public var accuracy: String?
+    public var preset: String?
+    public var lang: String?
+    public var group: String?
+
+    public init(ids: [Int], metrics: [String], dimensions: [String] = [], date1: String, date2: String, filters: String? = nil, sort: String? = nil, accuracy: String? = "full", preset: String? = nil, lang: String? = nil, group: String? = nil) {
+        self.ids = ids
+        self.metrics = metrics
+        self.dimensions = dimensions
+        self.date1 = date1
+        self.date2 = date2
+        self.filters = filters
+        self.sort = sort
+        self.accuracy = accuracy
+        self.preset = preset
+        self.lang = lang
+        self.group = group
+    }
+
+    var items: [(String, String)] {
+        var items: [(String, String)] = [("ids", ids.map(String.init).joined(separator: ","))]
+        if !metrics.isEmpty { items.append(("metrics", metrics.joined(separator: ","))) }
+        if !dimensions.isEmpty { items.append(("dimensions", dimensions.joined(separator: ","))) }
+        items.append(("date1", date1))
+        items.append(("date2", date2))
+        if let filters { items.append(("filters", filters)) }
+        if let sort { items.append(("sort", sort)) }
+        if let accuracy { items.append(("accuracy", accuracy)) }
+        if let preset { items.append(("preset", preset)) }
+        if let lang { items.append(("lang", lang)) }
+        if let group { items.append(("group", group)) }
+        return items
+    }
+}

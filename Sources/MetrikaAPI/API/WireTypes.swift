@@ -1,0 +1,283 @@
+import Foundation
+import MetrikaModel
+
+// MARK: - Management API
+
+/// `GET /management/v1/counters`: `{"rows": total, "counters": [...]}`.
+struct CounterListResponse: Decodable, Sendable {
+    let rows: Int
+    let counters: [WireCounter]
+
+    enum CodingKeys: String, CodingKey { case rows, counters }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        counters = try container.decodeIfPresent([WireCounter].self, forKey: .counters) ?? []
+        rows = try container.flexibleInt(.rows) ?? counters.count
+    }
+}
+
+/// `GET /management/v1/counter/{id}`: `{"counter": {...}}`.
+struct CounterResponse: Decodable, Sendable {
+    let counter: WireCounter
+}
+
+/// A counter object of the Management API; only the fields metrika uses, everything else ignored.
+struct WireCounter: Decodable, Sendable {
+    let counter: Counter
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, site, site2, status, permission, ownerLogin = "owner_login", timeZoneName = "time_zone_name"
+        case timeZoneOffset = "time_zone_offset", createTime = "create_time", favorite
+    }
+
+    struct Site2: Decodable, Sendable { let site: String? }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard let id = try container.flexibleInt(.id) else {
+            throw DecodingError.keyNotFound(CodingKeys.id, .init(codingPath: container.codingPath, debugDescription: "counter without id"))
+        }
+        let site2 = try? container.decodeIfPresent(Site2.self, forKey: .site2)
+        let site = try container.flexibleString(.site) ?? site2?.site ?? ""
+        counter = Counter(
+            id: id,
+            name: try container.flexibleString(.name) ?? "",
+            site: site,
+            status: try container.flexibleString(.status) ?? "Active",
+            permission: try container.flexibleString(.permission) ?? "",
+            ownerLogin: try container.flexibleString(.ownerLogin) ?? "",
+            timeZoneName: try container.flexibleString(.timeZoneName) ?? "Europe/Moscow",
+            timeZoneOffsetMinutes: try container.flexibleInt(.timeZoneOffset) ?? 180,
+            createTime: try container.flexibleString(.createTime),
+            isFavorite: try container.flexibleBool(.favorite) ?? false
+        )
+    }
+}
+
+/// `GET /management/v1/counter/{id}/goals`: `{"goals": [{"id", "name", "type", …}]}`; a goal
+/// without an id is skipped (it could not name a column), everything else defaults.
+struct GoalsResponse: Decodable, Sendable {
+    let goals: [Goal]
+
+    enum CodingKeys: String, CodingKey { case goals }
+
+    struct WireGoal: Decodable, Sendable {
+        let goal: Goal?
+
+        enum CodingKeys: String, CodingKey { case id, name, type }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            goal = try container.flexibleInt(.id).map {
+                Goal(id: $0, name: try container.flexibleString(.name) ?? "", type: try container.flexibleString(.type) ?? "")
+            }
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard container.contains(.goals) else {
+            throw DecodingError.keyNotFound(CodingKeys.goals, .init(codingPath: container.codingPath, debugDescription: "no goals list"))
+        }
+        goals = (try container.decodeIfPresent([WireGoal].self, forKey: .goals) ?? []).compactMap(\.goal)
+    }
+}
+
+// MARK: - Reporting API
+
+/// A dimension value of a report row: `name` always (may be null), `id` often, more keys ignored.
+struct WireDimension: Decodable, Sendable, Equatable {
+    let name: String?
+    let id: String?
+
+    init(name: String?, id: String?) {
+        self.name = name
+        self.id = id
+    }
+
+    enum CodingKeys: String, CodingKey { case name, id }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.flexibleString(.name)
+        id = try container.flexibleString(.id)
+    }
+}
+
+/// One row of `/stat/v1/data`.
+struct WireDataRow: Decodable, Sendable, Equatable {
+    let dimensions: [WireDimension]
+    let metrics: [WireNumber]
+}
+
+/// `GET /stat/v1/data`, the fields metrika uses.
+public struct StatDataPage: Decodable, Sendable, Equatable {
+    /// The rows, flat, their names in one buffer (`StatDataRows`).
+    let table: StatDataRows
+    /// Rows in the whole answer, ignoring paging.
+    public let totalRows: Int
+    public let sampled: Bool
+    public let sampleShare: Double?
+    public let sampleSize: Double?
+    public let sampleSpace: Double?
+    /// Seconds the data is behind real time.
+    public let dataLag: Double?
+    /// API totals over the whole filtered set, one per metric.
+    public let totals: [Double?]
+    /// The metrics and dimensions the API says it answered (what a preset expanded to).
+    public let queryMetrics: [String]
+    public let queryDimensions: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case data, totalRows = "total_rows", sampled, sampleShare = "sample_share", sampleSize = "sample_size"
+        case sampleSpace = "sample_space", dataLag = "data_lag", totals, query
+    }
+
+    struct Query: Decodable, Sendable {
+        let metrics: [String]?
+        let dimensions: [String]?
+    }
+
+    init(table: StatDataRows, totalRows: Int, sampled: Bool, sampleShare: Double?, sampleSize: Double?, sampleSpace: Double?,
+         dataLag: Double?, totals: [Double?], queryMetrics: [String], queryDimensions: [String]) {
+        self.table = table
+        self.totalRows = totalRows
+        self.sampled = sampled
+        self.sampleShare = sampleShare
+        self.sampleSize = sampleSize
+        self.sampleSpace = sampleSpace
+        self.dataLag = dataLag
+        self.totals = totals
+        self.queryMetrics = queryMetrics
+        self.queryDimensions = queryDimensions
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let data = try container.decode([WireDataRow].self, forKey: .data)
+        var table = StatDataRows()
+        for row in data {
+            for dimension in row.dimensions {
+                table.appendName(dimension.name)
+                table.appendID(dimension.id)
+            }
+            for metric in row.metrics { table.appendMetric(metric.value) }
+            table.endRow()
+        }
+        table.finish()
+        self.table = table
+        totalRows = try container.flexibleInt(.totalRows) ?? data.count
+        sampled = try container.flexibleBool(.sampled) ?? false
+        sampleShare = try container.decodeIfPresent(WireNumber.self, forKey: .sampleShare)?.value
+        sampleSize = try container.decodeIfPresent(WireNumber.self, forKey: .sampleSize)?.value
+        sampleSpace = try container.decodeIfPresent(WireNumber.self, forKey: .sampleSpace)?.value
+        dataLag = try container.decodeIfPresent(WireNumber.self, forKey: .dataLag)?.value
+        totals = (try container.decodeIfPresent([WireNumber].self, forKey: .totals) ?? []).map(\.value)
+        let query = try? container.decodeIfPresent(Query.self, forKey: .query)
+        queryMetrics = query?.metrics ?? []
+        queryDimensions = query?.dimensions ?? []
+    }
+
+    /// The rows as plain values: dimension values and one optional number per metric.
+    /// Calls `body` with each row in order, without first copying the page into another array
+    /// (a 20,000-row page is converted row by row); the metrics are a view of the page's flat
+    /// array, and the names point into its name buffer (`SharedText`), so a row costs one array.
+    public func forEachRow(_ body: (_ dimensions: [DimensionValue], _ metrics: RowMetricValues) throws -> Void) rethrows {
+        for index in 0..<table.count {
+            try body(table.bounds(of: index).dimensions.map(table.dimension(at:)), table.metricValues(of: index))
+        }
+    }
+
+    public var rows: [(dimensions: [DimensionValue], metrics: [Double?])] {
+        (0..<table.count).map { index in
+            let bounds = table.bounds(of: index)
+            return (bounds.dimensions.map(table.dimension(at:)), Array(table.metricValues(of: index)))
+        }
+    }
+
+    /// The number of rows in this page.
+    public var rowCount: Int { table.count }
+
+    /// Equal pages hold the same rows (the same text, however it is stored) and the same fields.
+    public static func == (lhs: StatDataPage, rhs: StatDataPage) -> Bool {
+        lhs.totalRows == rhs.totalRows && lhs.sampled == rhs.sampled && lhs.sampleShare == rhs.sampleShare
+            && lhs.sampleSize == rhs.sampleSize && lhs.sampleSpace == rhs.sampleSpace && lhs.dataLag == rhs.dataLag
+            && lhs.totals == rhs.totals && lhs.queryMetrics == rhs.queryMetrics && lhs.queryDimensions == rhs.queryDimensions
+            && lhs.rowCount == rhs.rowCount
+            && lhs.rows.elementsEqual(rhs.rows) { $0.dimensions == $1.dimensions && $0.metrics == $1.metrics }
+    }
+
+    /// Whether the answer echoed its `query` (real answers without one exist: then the metrics and
+    /// dimensions are the ones the request asked for).
+    public var hasQueryEcho: Bool { !queryMetrics.isEmpty || !queryDimensions.isEmpty }
+
+    /// A fingerprint of the page's first row's dimension values (nil for an empty page): a page that
+    /// starts with the same key as an earlier one holds nothing new (a server that ignores `offset`;
+    /// its numbers may still move between requests, so they are not part of the key).
+    public var firstRowKey: Int? {
+        guard table.count > 0 else { return nil }
+        var hasher = Hasher()
+        for index in table.bounds(of: 0).dimensions {
+            let dimension = table.dimension(at: index)
+            hasher.combine(dimension.name)
+            hasher.combine(dimension.id)
+        }
+        return hasher.finalize()
+    }
+
+    /// The widths of the rows that differ from `dimensions` dimension values and `metrics` metric
+    /// values, as `(dimensions, metrics)` of the first such row; nil when every row fits.
+    public func firstMisfit(dimensions: Int, metrics: Int) -> (dimensions: Int, metrics: Int)? {
+        for index in 0..<table.count {
+            let bounds = table.bounds(of: index)
+            if bounds.dimensions.count != dimensions || bounds.metrics.count != metrics {
+                return (bounds.dimensions.count, bounds.metrics.count)
+            }
+        }
+        return nil
+    }
+
+    /// The sampling of this answer.
+    public var sampling: Sampling {
+        // A share outside (0, 1] is no share: it would print as 1e310% (or trap the formatter on infinity).
+        let share = sampleShare.flatMap { $0 > 0 && $0 <= 1 ? $0 : nil } ?? 1
+        return Sampling(isSampled: sampled, share: share, sampleSize: sampleSize, sampleSpace: sampleSpace)
+    }
+}
+
+/// `GET /stat/v1/data/bytime`, the fields metrika uses: `totals[m][t]` and the periods.
+public struct StatByTime: Decodable, Sendable {
+    /// Totals per metric per period.
+    public let totals: [[Double?]]
+    /// The periods `[[start, end], …]`, when the API sends them.
+    public let timeIntervals: [[String]]?
+    public let sampled: Bool
+
+    enum CodingKeys: String, CodingKey { case totals, timeIntervals = "time_intervals", sampled }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        totals = (try container.decodeIfPresent([[WireNumber]].self, forKey: .totals) ?? []).map { $0.map(\.value) }
+        timeIntervals = try container.decodeIfPresent([[String]].self, forKey: .timeIntervals)
+        sampled = try container.flexibleBool(.sampled) ?? false
+    }
+}
+
+/// The error body shared by all Metrika APIs.
+struct WireErrorBody: Decodable, Sendable {
+    struct Item: Decodable, Sendable {
+        let errorType: String?
+        let message: String?
+        enum CodingKeys: String, CodingKey { case errorType = "error_type", message }
+    }
+    let errors: [Item]?
+    let message: String?
+}
+
+/// The body of a `/stat/v1/data` answer and where it came from, before it is read
+/// (`MetrikaClient.read`).
+public struct StatDataAnswer: Sendable {
+    let body: Data
+    let url: URL
+}

@@ -1,0 +1,101 @@
+import MetrikaModel
+/// Sign-in problems a user can meet. Messages name the file and the command that fixes it, and
+/// never contain a token.
+public enum AuthError: MetrikaFailure, Equatable {
+    /// No `--token-file`, no METRIKA_TOKEN, no token file.
+    case notSignedIn
+    /// The token file is missing, unreadable or holds no token.
+    case unreadableTokenFile(path: String, reason: String)
+    /// The token file may be read or written by group or others (`mode` is its permission bits).
+    case insecureTokenFile(path: String, mode: Int)
+    /// The token file belongs to another user.
+    case foreignTokenFile(path: String)
+    /// The token file (or its directory) could not be written or deleted.
+    case cannotWriteTokenFile(path: String, reason: String)
+    /// Device login needs the user's OAuth app: no client id was given.
+    case missingClientID
+    /// Device login needs the app's secret too.
+    case missingClientSecret
+    /// A configuration file of metrika could not be used.
+    case badConfigFile(path: String, reason: String)
+    /// `login --token-stdin` read nothing usable.
+    case noTokenOnStandardInput(String)
+    /// The user pressed Ctrl-C while metrika waited for the confirmation.
+    case loginCancelled
+    /// The token (from `source`: METRIKA_TOKEN or a token file) holds characters no token has; a line
+    /// break would split the Authorization header, so it is refused rather than sent. `problem` names
+    /// the kind of character, never the token.
+    case malformedToken(source: String, problem: String)
+    /// The profile's token file (`path`) does not exist: that profile was never signed in to.
+    case notSignedInProfile(name: String, path: String)
+    /// `selector` (`--profile` or `METRIKA_PROFILE`) names a profile the config file at `path` does
+    /// not define; `known` are the ones it does, nil when there is no config file.
+    case unknownProfile(name: String, selector: String, path: String, known: [String]?)
+    /// The system keyring could not be used (its tool is missing, no session bus, locked, too slow).
+    case keyringUnavailable(keyring: String, reason: String)
+    /// The token file `path` points to the keyring, which holds no token for it.
+    case keyringEntryMissing(path: String, keyring: String)
+
+    public var exitCode: Int32 {
+        switch self {
+        case .notSignedIn, .notSignedInProfile, .keyringEntryMissing, .unreadableTokenFile, .insecureTokenFile, .foreignTokenFile: return ExitCode.noPermission
+        case .cannotWriteTokenFile: return ExitCode.cannotCreate
+        case .missingClientID, .missingClientSecret, .badConfigFile, .malformedToken, .unknownProfile: return ExitCode.config
+        case .keyringUnavailable: return ExitCode.unavailable
+        case .noTokenOnStandardInput: return ExitCode.usage
+        case .loginCancelled: return AuthError.cancelledExitCode
+        }
+    }
+
+    /// 128 + SIGINT, what shells report for a program ended by Ctrl-C.
+    public static let cancelledExitCode: Int32 = 130
+
+    public var message: String {
+        switch self {
+        case .notSignedIn:
+            return "Not signed in: no token found. Run `metrika login` (or set METRIKA_TOKEN) first."
+        case .unreadableTokenFile(let path, let reason):
+            return "Cannot use the token file \(path): \(reason). Run `metrika login` to write a new one."
+        case .insecureTokenFile(let path, let mode):
+            return "The token file \(path) is accessible by others (mode \(Self.octal(mode))), so it is not used. "
+                + "Make it private with `chmod 600 \(path)`, or run `metrika logout` and `metrika login` to get a new token."
+        case .foreignTokenFile(let path):
+            return "The token file \(path) belongs to another user, so it is not used. Run `metrika login` to write your own."
+        case .cannotWriteTokenFile(let path, let reason):
+            return "Cannot write the token file \(path): \(reason)."
+        case .missingClientID:
+            return "Device login needs your OAuth app's client id: pass --client-id, set METRIKA_CLIENT_ID, or put \"client_id\" in the config file (see docs/auth.md). "
+                + "Register an app with the metrika:read scope at https://oauth.yandex.ru/client/new, or use `metrika login --token-stdin`."
+        case .missingClientSecret:
+            return "Device login needs your OAuth app's client secret: pass --client-secret, set METRIKA_CLIENT_SECRET, or put \"client_secret\" in the config file (see docs/auth.md)."
+        case .badConfigFile(let path, let reason):
+            let fix = reason.contains("`") ? "" : " Fix it (the format is in docs/auth.md) or move it away."
+            return "Cannot use the config file \(path): \(reason).\(fix)"
+        case .noTokenOnStandardInput(let reason):
+            return "No token on standard input: \(reason). Pipe it in, e.g. `pbpaste | metrika login --token-stdin`, or type it and press Ctrl-D."
+        case .loginCancelled:
+            return "Login cancelled."
+        case .malformedToken(let source, let problem):
+            let fix = source == "METRIKA_TOKEN" ? "Set METRIKA_TOKEN to the token alone, on one line" : "Run `metrika login` to write a new one, or fix the file"
+            return "The token in \(source) holds \(problem), so it is not used (it would not reach the API intact). \(fix)."
+        case .notSignedInProfile(let name, let path):
+            return "Not signed in for profile '\(name)': there is no token file \(path). Run `metrika login --profile \(name)` first."
+        case .unknownProfile(let name, let selector, let path, let known):
+            let change = selector == "--profile" ? "name another profile with --profile" : "change or unset \(selector)"
+            guard let known else {
+                return "\(selector) names the profile '\(name)', but there is no config file \(path). Define it there as {\"profiles\": {\"\(name)\": {…}}} (see docs/auth.md), or \(change)."
+            }
+            let list = known.isEmpty ? "it defines no profiles" : "it defines \(known.joined(separator: ", "))"
+            return "\(selector) names the profile '\(name)', which the config file \(path) does not define (\(list)). Add it under \"profiles\", or \(change)."
+        case .keyringUnavailable(let keyring, let reason):
+            return "Cannot use \(keyring): \(reason)."
+        case .keyringEntryMissing(let path, let keyring):
+            return "The token file \(path) says the token is in \(keyring), but it holds none for it. Run `metrika login --store keyring` to sign in again (or `metrika logout` to forget it)."
+        }
+    }
+
+    static func octal(_ mode: Int) -> String {
+        let digits = String(mode, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+}

@@ -1,0 +1,225 @@
+import MetrikaModel
+import MetrikaSystem
+/// Streams a report as versioned JSON (docs/json.md): rows are written as they arrive, the totals
+/// and sampling of every counter at the end. Values are numbers in the API's units (seconds,
+/// percent 0–100), whatever `--raw` says; each column's unit is declared in `columns`.
+public final class ReportJSONSink: ReportSink {
+    /// The document format version; bump on incompatible changes.
+    public static var version: Int { 1 }
+
+    private let out: OutputWriter
+    private var layout: ReportLayout?
+    private var counter: Counter?
+    private var sampling: Sampling?
+    private var previous: Report.Previous?
+    private var wroteRow = false
+    private var sections: [JSONValue] = []
+
+    /// A sink formatting into `output`.
+    public init(output: OutputWriter) { self.out = output }
+
+    public func begin(_ layout: ReportLayout) throws {
+        self.layout = layout
+        var columns: [JSONValue] = []
+        if layout.multipleCounters { columns.append(.object([("name", .string("counter_id")), ("kind", .string("counter"))])) }
+        if let grouping = layout.grouping {
+            columns.append(.object([("name", .string("date")), ("kind", .string("period_start")), ("grouping", .string(grouping.rawValue))]))
+            if grouping != .day { columns.append(.object([("name", .string("date_end")), ("kind", .string("period_end"))])) }
+        } else {
+            for dimension in layout.dimensions {
+                columns.append(.object([("name", .string(dimension.columnName)), ("kind", .string("dimension")), ("api_name", .string(dimension.apiName))]))
+            }
+        }
+        for metric in layout.metrics {
+            columns.append(.object([("name", .string(metric.columnName)), ("kind", .string("metric")), ("api_name", .string(metric.apiName)), ("unit", .string(metric.unit.rawValue)), ("title", .string(metric.title))]))
+        }
+        try out.write("{\n  \"version\": \(Self.version),\n  \"query\": ")
+        try write(JSONValue.object(layout.query), pretty: true, indent: 1)
+        try out.write(",\n  \"period\": ")
+        try write(JSONValue.object([("from", .string(layout.period.from.iso)), ("to", .string(layout.period.to.iso))]), pretty: true, indent: 1)
+        try out.write(",\n  \"grouping\": ")
+        try write(JSONValue.string(layout.grouping?.rawValue), pretty: true, indent: 1)
+        try out.write(",\n  \"columns\": ")
+        try write(JSONValue.array(columns), pretty: true, indent: 1)
+        try out.write(",\n  \"rows\": [")
+    }
+
+    public func beginSection(counter: Counter, sampling: Sampling?) {
+        self.counter = counter
+        self.sampling = sampling
+        previous = nil
+    }
+
+    public func compareSection(_ previous: Report.Previous) { self.previous = previous }
+
+    /// `--compare`'s members: `previous` (the compared days and their values in the API's units)
+    /// and `change` (percent, or percentage points for percent metrics; null when unknown).
+    private func comparison(_ previous: Report.Previous?, current: [Quantity], dates: [(String, JSONValue)], layout: ReportLayout) -> [(String, JSONValue)] {
+        let changes = previous?.changes(to: current) ?? current.map { _ in Change.missing }
+        var values = dates
+        var changeMembers: [(String, JSONValue)] = []
+        for (index, metric) in layout.metrics.enumerated() {
+            let value = previous.flatMap { index < $0.values.count ? $0.values[index].value : nil }
+            values.append((metric.columnName, .number(value)))
+            changeMembers.append((metric.columnName, .number(index < changes.count ? changes[index].number : nil)))
+        }
+        return [("previous", .object(values)), ("change", .object(changeMembers))]
+    }
+
+    public func append(_ rows: [Report.Row]) throws {
+        guard let layout, let counter else { return }
+        // Written member by member straight into the output buffer — the bytes `JSONValue.object`
+        // would give (the differential tests hold it to that), without a JSONValue and a String per
+        // cell (docs/performance.md).
+        for row in rows {
+            try out.write(wroteRow ? ",\n    " : "\n    ")
+            try writeRow(row, layout: layout, counter: counter)
+            wroteRow = true
+        }
+    }
+
+    /// One row as a compact JSON object.
+    func writeRow(_ row: Report.Row, layout: ReportLayout, counter: Counter) throws {
+        try out.write(byte: UInt8(ascii: "{"))
+        var separator = false
+        func key(_ name: String) throws {
+            if separator { try out.write(byte: UInt8(ascii: ",")) }
+            separator = true
+            try writeString(name)
+            try out.write(byte: UInt8(ascii: ":"))
+        }
+        func string(_ value: String?) throws {
+            if let value { try writeString(value) } else { try out.write("null") }
+        }
+        if layout.multipleCounters {
+            try key("counter_id")
+            try writeNumber(Double(counter.id))
+        }
+        if layout.grouping != nil {
+            try key("date")
+            try string(row.period?.from.iso ?? row.dimensions.first?.name)
+            if layout.grouping != .day {
+                try key("date_end")
+                try string(row.period?.to.iso)
+            }
+        } else {
+            for (index, dimension) in layout.dimensions.enumerated() {
+                let value = index < row.dimensions.count ? row.dimensions[index] : DimensionValue(name: nil)
+                try key(dimension.columnName)
+                if let name = value.nameText { try writeString(name) } else { try out.write("null") }
+                if let id = value.id {
+                    try key(dimension.columnName + "_id")
+                    try writeString(id)
+                }
+            }
+        }
+        for (metric, quantity) in zip(layout.metrics, row.values) {
+            try key(metric.columnName)
+            try writeNumber(quantity.value)
+        }
+        if layout.grouping != nil {
+            try key("incomplete")
+            try out.write(row.isIncomplete ? "true" : "false")
+        }
+        if layout.compare {
+            var dates: [(String, JSONValue)] = []
+            if layout.grouping != nil {
+                dates.append(("date", .string(row.previous?.period.from.iso)))
+                if layout.grouping != .day { dates.append(("date_end", .string(row.previous?.period.to.iso))) }
+            }
+            for (name, value) in comparison(row.previous, current: row.values, dates: dates, layout: layout) {
+                try key(name)
+                try write(value, pretty: false, indent: 2)
+            }
+        }
+        try out.write(byte: UInt8(ascii: "}"))
+    }
+
+    /// `JSONValue.number(value)`'s text: whole numbers formatted into the buffer, the rest through
+    /// `DecimalText.shortest`; null when missing or not finite.
+    private func writeNumber(_ value: Double?) throws {
+        guard let value, value.isFinite else { return try out.write("null") }
+        let done = try out.append(maxCount: ValueBytes.scratchSize) { ValueBytes.shortest(value, into: $0) }
+        if !done { try out.write(DecimalText.shortest(value)) }
+    }
+
+    /// `JSONValue.writeString`'s text: copied as it is when no byte can need an escape (ASCII
+    /// printables other than `"` and `\`, and UTF-8 lead bytes of scripts with nothing escaped —
+    /// Cyrillic, emoji), else through `JSONValue.writeString`, the one escaper.
+    private func writeString(_ value: String) throws {
+        try writeString(SharedText(value))
+    }
+
+    /// The same for `SharedText` (a name in a page's buffer): its bytes copied as they are when
+    /// none can need an escape, with no `String` made; else its `String` through the escaper.
+    private func writeString(_ value: SharedText) throws {
+        let done = try value.withUTF8 { bytes -> Bool in
+            guard bytes.allSatisfy(Self.isVerbatim) else { return false }
+            try out.write(byte: UInt8(ascii: "\""))
+            try out.write(contentsOf: UnsafeRawBufferPointer(bytes))
+            try out.write(byte: UInt8(ascii: "\""))
+            return true
+        }
+        if !done {
+            var stream = out.textStream
+            JSONValue.writeString(value.string, to: &stream)
+            try out.check()
+        }
+    }
+
+    /// A byte that `JSONValue.writeString` never escapes, whatever surrounds it: printable ASCII but
+    /// `"` and `\`; UTF-8 continuation bytes; lead bytes other than those of the escaped scalars
+    /// (C2: U+0080–U+009F, D8: U+061C, E2: U+200E…U+2069).
+    private static func isVerbatim(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x20...0x7E: return byte != 0x22 && byte != 0x5C
+        case 0x80...0xBF: return true
+        case 0xC2, 0xD8, 0xE2: return false
+        case 0xC3...0xF4: return true
+        default: return false
+        }
+    }
+
+    public func endSection(totals: [Quantity], missingDays: [Day]) {
+        guard let layout, let counter else { return }
+        var totalMembers: [(String, JSONValue)] = []
+        for (metric, quantity) in zip(layout.metrics, totals) {
+            totalMembers.append((metric.columnName, .number(quantity.value)))
+        }
+        var members: [(String, JSONValue)] = [
+            ("counter_id", .number(Double(counter.id))),
+            ("name", .string(counter.name)),
+            ("site", .string(counter.site)),
+            ("time_zone", .string(counter.timeZoneName)),
+            ("sampled", .bool(sampling?.isSampled ?? false)),
+        ]
+        if let sampling, sampling.isSampled {
+            members.append(("sample_share", .number(sampling.share)))
+        }
+        members.append(("totals", .object(totalMembers)))
+        members.append(("missing_days", .array(missingDays.map { .string($0.iso) })))
+        if layout.compare, let previous {
+            let parts = comparison(previous, current: totals, dates: [], layout: layout)
+            members.append(("previous", .object([("from", .string(previous.period.from.iso)), ("to", .string(previous.period.to.iso)),
+                                                  ("totals", parts[0].1), ("change", parts[1].1)])))
+        }
+        sections.append(.object(members))
+    }
+
+    /// A JSONValue through the writer's text stream; its failure, if any, thrown right after.
+    private func write(_ value: JSONValue, pretty: Bool, indent: Int) throws {
+        var stream = out.textStream
+        value.write(to: &stream, pretty: pretty, indent: indent)
+        try out.check()
+    }
+
+    public func end() throws {
+        try out.write(wroteRow ? "\n  ],\n  \"counters\": " : "],\n  \"counters\": ")
+        try write(JSONValue.array(sections), pretty: true, indent: 1)
+        let sampled = sections.contains { section in
+            if case .object(let members) = section, let flag = members.first(where: { $0.0 == "sampled" })?.1, flag == .bool(true) { return true }
+            return false
+        }
+        try out.write(",\n  \"sampled\": \(sampled)\n}\n")
+    }
+}

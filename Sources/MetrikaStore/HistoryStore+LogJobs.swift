@@ -1,0 +1,64 @@
+import Foundation
+import MetrikaModel
+
+/// The history database remembers `metrika logs` progress (tables `log_jobs`, `log_job_parts`).
+extension HistoryStore: LogProgressStore {
+    private func locked<T>(_ body: () throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw HistoryStore.storeError(error, path: path)
+        }
+    }
+
+    public func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) throws -> LogJob? {
+        try locked {
+            let rows = try database.rows(
+                "SELECT request_id FROM log_jobs WHERE counter_id = ? AND source = ? AND date_from = ? AND date_to = ? AND fields = ? AND destination = ? ORDER BY created_at DESC LIMIT 1",
+                [.integer(Int64(counterID)), .text(source.rawValue), .text(from.iso), .text(to.iso), .text(fields), .text(destination)])
+            guard let id = rows.first?.first?.int else { return nil }
+            let parts = try database.rows("SELECT part FROM log_job_parts WHERE request_id = ?", [.integer(Int64(id))]).compactMap { $0.first?.int }
+            return LogJob(counterID: counterID, source: source, from: from, to: to, fields: fields, destination: destination, requestID: id, loadedParts: Set(parts))
+        }
+    }
+
+    public func saveJob(_ job: LogJob) throws {
+        try locked {
+            try database.execute(
+                "INSERT OR REPLACE INTO log_jobs (request_id, counter_id, source, date_from, date_to, fields, destination, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [.integer(Int64(job.requestID)), .integer(Int64(job.counterID)), .text(job.source.rawValue), .text(job.from.iso), .text(job.to.iso),
+                 .text(job.fields), .text(job.destination), .real(Date().timeIntervalSince1970)])
+        }
+    }
+
+    public func markLoaded(requestID: Int, part: Int) throws {
+        try locked {
+            try database.execute(
+                "INSERT OR REPLACE INTO log_job_parts (request_id, part, loaded_at) VALUES (?, ?, ?)",
+                [.integer(Int64(requestID)), .integer(Int64(part)), .real(Date().timeIntervalSince1970)])
+        }
+    }
+
+    public func removeJob(requestID: Int) throws {
+        try locked {
+            try database.execute("DELETE FROM log_job_parts WHERE request_id = ?", [.integer(Int64(requestID))])
+            try database.execute("DELETE FROM log_jobs WHERE request_id = ?", [.integer(Int64(requestID))])
+        }
+    }
+
+    public func jobs(counterID: Int) throws -> [LogJob] {
+        try locked {
+            let rows = try database.rows(
+                "SELECT request_id, source, date_from, date_to, fields, destination FROM log_jobs WHERE counter_id = ? ORDER BY created_at",
+                [.integer(Int64(counterID))])
+            return rows.compactMap { row -> LogJob? in
+                guard row.count == 6, let id = row[0].int, let source = row[1].string.flatMap(LogSource.init(rawValue:)),
+                      let from = row[2].string.flatMap(Day.init(iso:)), let to = row[3].string.flatMap(Day.init(iso:)),
+                      let fields = row[4].string, let destination = row[5].string else { return nil }
+                return LogJob(counterID: counterID, source: source, from: from, to: to, fields: fields, destination: destination, requestID: id)
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import MetrikaModel
+
+/// What a run remembers about a log request it ordered, so a re-run with the same arguments reuses it.
+public struct LogJob: Sendable, Equatable {
+    public var counterID: Int
+    public var source: LogSource
+    public var from: Day
+    public var to: Day
+    /// The requested fields joined by commas, in request order.
+    public var fields: String
+    /// Where the rows go (`file:/path` or `clickhouse:http://host:8123/db.table`): a run into another
+    /// destination must not skip parts this one loaded.
+    public var destination: String
+    public var requestID: Int
+    /// Parts already loaded into `destination`.
+    public var loadedParts: Set<Int>
+
+    public init(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String, requestID: Int, loadedParts: Set<Int> = []) {
+        self.counterID = counterID
+        self.source = source
+        self.from = from
+        self.to = to
+        self.fields = fields
+        self.destination = destination
+        self.requestID = requestID
+        self.loadedParts = loadedParts
+    }
+}
+
+/// Where `LogExporter` records its progress (the history database in production).
+public protocol LogProgressStore: Sendable {
+    /// The unfinished job with these arguments, if any.
+    func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) throws -> LogJob?
+    /// Remembers a freshly ordered request.
+    func saveJob(_ job: LogJob) throws
+    /// Part `part` of `requestID` is loaded.
+    func markLoaded(requestID: Int, part: Int) throws
+    /// The job is done (or its request is gone): forget it.
+    func removeJob(requestID: Int) throws
+    /// Every unfinished job of a counter.
+    func jobs(counterID: Int) throws -> [LogJob]
+}

@@ -1,0 +1,81 @@
+import MetrikaModel
+/// A problem with the history database, worded for the person who has to fix it.
+///
+/// Unusable files (not SQLite, damaged, someone else's database, written by a newer metrika, read-only
+/// or in a read-only directory) exit with 78 (bad configuration) and are never modified; a database file that cannot be created exits with 73;
+/// anything else with 1.
+public struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
+    /// What went wrong.
+    public enum Kind: Sendable, Hashable {
+        /// The file at the path is not an SQLite database (a text file, random bytes, an encrypted file).
+        case notADatabase
+        /// The file is an SQLite database but damaged.
+        case corrupt
+        /// The file is a healthy SQLite database that metrika did not create.
+        case notMetrikaDatabase
+        /// The database was migrated by a newer metrika to a schema version this build does not know.
+        case newerSchema(found: Int, supported: Int)
+        /// The database file or its directory could not be created or opened.
+        case cannotCreate
+        /// An existing database cannot be written: the file is read-only, or its directory is and
+        /// SQLite cannot create its write-ahead log files there (even to read, in WAL mode).
+        case readOnly
+        /// The caller stored data for a counter it never stored with `upsertCounters`.
+        case unknownCounter(Int)
+        /// The caller passed values that do not fit (rows of the wrong width, repeated metrics).
+        case invalidInput
+        /// Any other SQLite failure, with its result code.
+        case sqlite(code: Int32)
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// The database path.
+    public let path: String
+    /// SQLite's own words, or details from metrika.
+    public let detail: String
+
+    /// Creates an error.
+    public init(_ kind: Kind, path: String, detail: String = "") {
+        self.kind = kind
+        self.path = path
+        self.detail = detail
+    }
+
+    /// The sysexits code: 78 for an unusable file, 73 when the file cannot be created, 1 otherwise.
+    public var exitCode: Int32 {
+        switch kind {
+        case .notADatabase, .corrupt, .notMetrikaDatabase, .newerSchema, .readOnly: return ExitCode.config
+        case .cannotCreate: return ExitCode.cannotCreate
+        case .unknownCounter, .invalidInput, .sqlite: return ExitCode.failure
+        }
+    }
+
+    /// One line naming the file, the problem and what to do.
+    public var message: String {
+        let because = detail.isEmpty ? "" : " (\(detail))"
+        let elsewhere = "move it away or point METRIKA_DB (or --db) elsewhere"
+        switch kind {
+        case .notADatabase:
+            return "the history database \(path) is not an SQLite database\(because); metrika left it untouched — \(elsewhere)"
+        case .corrupt:
+            return "the history database \(path) is damaged\(because); metrika left it untouched — restore a backup, or \(elsewhere) and run `metrika sync` to rebuild it"
+        case .notMetrikaDatabase:
+            return "\(path) is an SQLite database that metrika did not create; metrika left it untouched — \(elsewhere)"
+        case .newerSchema(let found, let supported):
+            return "the history database \(path) was written by a newer metrika (schema version \(found), this metrika knows up to \(supported)); it was left untouched — upgrade metrika, or \(elsewhere)"
+        case .cannotCreate:
+            return "cannot create or open the history database \(path)\(because) — check the directory and its permissions, or point METRIKA_DB (or --db) elsewhere"
+        case .readOnly:
+            return "the history database \(path) cannot be written\(because) — make it (and its directory) writable for this user, or point METRIKA_DB (or --db) elsewhere"
+        case .unknownCounter(let id):
+            return "counter \(id) is not in the history database \(path); it must be stored before its statistics"
+        case .invalidInput:
+            return "refused to write to the history database \(path): \(detail)"
+        case .sqlite:
+            return "the history database \(path) failed\(because)"
+        }
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import MetrikaModel
+
+/// Writes output files so that a reader sees either the old file or the complete new one, never a
+/// half-written file: the bytes go to a temporary file in the same directory, are flushed to disk,
+/// and the temporary file is then renamed over the target (rename is atomic within one file system).
+/// A cron job that mails a chart right after writing it can therefore never mail half a chart.
+///
+/// Atomic replace is for regular files only. A character device (`/dev/null`, a terminal) or a FIFO
+/// is written into directly — replacing it would destroy the node (as root, `/dev/full` became a
+/// regular file). Sockets, block devices and directories are refused.
+public enum AtomicFile {
+    /// The failure to create or replace an output file: exit 73, naming the path and the reason.
+    public struct WriteError: MetrikaFailure, Equatable {
+        /// The path that could not be written.
+        public let path: String
+        /// The system's reason (`strerror`).
+        public let reason: String
+        public var exitCode: Int32 { ExitCode.cannotCreate }
+        public var message: String { "cannot write \(path): \(reason)" }
+    }
+
+    /// Writes `data` to `path`: a regular file (or a new one) is replaced atomically, a character
+    /// device or FIFO is written into. A new file gets mode 0644 less the umask; a replaced file keeps
+    /// its permission bits but never setuid, setgid or sticky. On any failure the temporary file is
+    /// removed and `WriteError` (exit 73) is thrown. `AtomicOutputFile` holds these rules, for
+    /// output streamed piece by piece as well.
+    public static func write(_ data: Data, to path: String) throws {
+        let file = try AtomicOutputFile(path: path)
+        try file.write(contentsOf: data)
+        try file.commit()
+    }
+}

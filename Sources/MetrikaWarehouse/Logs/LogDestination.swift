@@ -1,0 +1,22 @@
+import Foundation
+import MetrikaAPI
+import MetrikaModel
+
+/// Where the rows of `metrika logs` go: a TSV file (or stdout) or a ClickHouse table.
+///
+/// The exporter calls `load` once per part with a `feed` that runs the download and hands every chunk
+/// of the part (header line included) to the writer it is given; `commitRange` after the last part
+/// of a date range, `finish` after the last range. Nothing is held whole: a chunk is at most 64 KiB.
+public protocol LogDestination: Sendable {
+    /// A range starts; `resuming` when earlier parts of it were loaded by an interrupted run. Returns
+    /// whether those parts are still there (false: load every part again).
+    func beginRange(from: Day, to: Day, resuming: Bool) async throws -> Bool
+    /// Loads part `part` (0-based) of the range `from…to`.
+    func load(part: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws
+    /// Every part of `from…to` is loaded: make the range visible (replace what was there).
+    func commitRange(from: Day, to: Day, parts: Int) async throws
+    /// The run succeeded.
+    func finish() async throws
+    /// The run failed: drop anything half-written that a re-run cannot reuse.
+    func abandon()
+}

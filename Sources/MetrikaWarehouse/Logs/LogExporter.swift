@@ -1,0 +1,209 @@
+import Foundation
+import MetrikaAPI
+import MetrikaModel
+import MetrikaStore
+
+/// Runs one `metrika logs` export: evaluate → (split) → create or reuse → poll → download every part
+/// into the destination → clean.
+///
+/// Cleaning: a request that finished loading is cleaned at once (the 10 GB per-counter quota is the
+/// user's). A request still being prepared when the run fails is cancelled. A processed request whose
+/// parts were partly loaded is kept when progress is recorded, so that the re-run loads only the
+/// missing parts; without a progress store it is cleaned too.
+public struct LogExporter: Sendable {
+    public var client: MetrikaClient
+    public var streaming: any StreamingHTTPTransport
+    public var destination: any LogDestination
+    public var destinationKey: String
+    public var counterID: Int
+    public var source: LogSource
+    public var fields: [String]
+    public var store: (any LogProgressStore)?
+    /// First wait between info polls, in seconds; each next wait is 1.5× longer, at most 5 minutes.
+    public var firstPollInterval: Double
+    /// Info polls before giving up (bounded: a request never processed must not poll forever).
+    public var maxPolls: Int
+    public var sleep: @Sendable (Double) async throws -> Void
+    /// Progress lines (a terminal only): replaced in place by the caller.
+    public var progress: (@Sendable (String) -> Void)?
+    /// Notes for stderr (always shown).
+    public var note: @Sendable (String) -> Void
+
+    public init(
+        client: MetrikaClient, streaming: any StreamingHTTPTransport, destination: any LogDestination, destinationKey: String,
+        counterID: Int, source: LogSource, fields: [String], store: (any LogProgressStore)?, firstPollInterval: Double = 10,
+        maxPolls: Int = 500, sleep: @escaping @Sendable (Double) async throws -> Void,
+        progress: (@Sendable (String) -> Void)?, note: @escaping @Sendable (String) -> Void
+    ) {
+        self.client = client
+        self.streaming = streaming
+        self.destination = destination
+        self.destinationKey = destinationKey
+        self.counterID = counterID
+        self.source = source
+        self.fields = fields
+        self.store = store
+        self.firstPollInterval = firstPollInterval
+        self.maxPolls = maxPolls
+        self.sleep = sleep
+        self.progress = progress
+        self.note = note
+    }
+
+    /// What a run did.
+    public struct Summary: Sendable {
+        public var requests = 0
+        public var reused = 0
+        public var parts = 0
+        public var bytes = 0
+    }
+
+    /// The date ranges one request each: the whole range when evaluate says it is possible, else
+    /// pieces of `max_possible_day_quantity` days.
+    public func plan(_ range: DateRange) async throws -> [DateRange] {
+        let evaluation = try await client.evaluateLogRequest(counter: counterID, source: source, from: range.from, to: range.to, fields: fields)
+        if evaluation.possible {
+            return [range]
+        }
+        let step = evaluation.maxPossibleDayQuantity
+        guard step >= 1 else {
+            throw SimpleFailure(
+                "counter \(counterID) has no room for a log request now (max_possible_day_quantity \(step)): its 10 GB of prepared logs is full. Run `metrika logs --counter \(counterID) --clean-all` to free it.",
+                exitCode: ExitCode.tryLater)
+        }
+        var pieces: [DateRange] = []
+        var start = range.from
+        while start <= range.to {
+            let end = min(range.to, Day(ordinal: start.ordinal + step - 1))
+            pieces.append(DateRange(from: start, to: end)!)
+            start = Day(ordinal: end.ordinal + 1)
+        }
+        if pieces.count > 1 { note("Note: the Logs API takes at most \(step) days per request now; ordering \(pieces.count) requests.") }
+        return pieces
+    }
+
+    public func run(_ range: DateRange) async throws -> Summary {
+        var summary = Summary()
+        do {
+            for piece in try await plan(range) {
+                try await export(piece, summary: &summary)
+            }
+            try await destination.finish()
+        } catch {
+            destination.abandon()
+            throw error
+        }
+        return summary
+    }
+
+    private func export(_ range: DateRange, summary: inout Summary) async throws {
+        let fieldList = fields.joined(separator: ",")
+        var job: LogJob
+        var request: LogRequest?
+        if let saved = try store?.job(counterID: counterID, source: source, from: range.from, to: range.to, fields: fieldList, destination: destinationKey) {
+            // Reuse it only if the API still has it (it may have been cleaned or have failed).
+            let known = try? await client.logRequest(counter: counterID, id: saved.requestID)
+            if let known, !known.hasFailed {
+                job = saved
+                request = known
+                summary.reused += 1
+                note("Note: resuming log request \(saved.requestID) (\(saved.loadedParts.count) part\(saved.loadedParts.count == 1 ? "" : "s") already loaded).")
+            } else {
+                try store?.removeJob(requestID: saved.requestID)
+                job = try await order(range, fields: fieldList, summary: &summary)
+            }
+        } else {
+            job = try await order(range, fields: fieldList, summary: &summary)
+        }
+        let id = job.requestID
+        do {
+            let processed = try await waitUntilProcessed(id, known: request)
+            let parts = (processed.parts ?? []).map(\.partNumber).sorted()
+            if try await !destination.beginRange(from: range.from, to: range.to, resuming: !job.loadedParts.isEmpty) {
+                job.loadedParts = []
+            }
+            guard !parts.isEmpty else {
+                throw SimpleFailure("log request \(id) is processed but lists no parts; run again to order a new one.", exitCode: ExitCode.dataError)
+            }
+            for part in parts where !job.loadedParts.contains(part) {
+                var bytes = 0
+                try await destination.load(part: part, from: range.from, to: range.to) { write in
+                    try await client.downloadLogPart(counter: counterID, id: id, part: part, using: streaming) { chunk in
+                        bytes += chunk.count
+                        try write(chunk)
+                        if let progress {
+                            progress("log request \(id): part \(part + 1) of \(parts.count), \(LogExporter.megabytes(summary.bytes + bytes)) MB")
+                        }
+                    }
+                }
+                summary.bytes += bytes
+                summary.parts += 1
+                job.loadedParts.insert(part)
+                try store?.markLoaded(requestID: id, part: part)
+            }
+            try await destination.commitRange(from: range.from, to: range.to, parts: parts.count)
+        } catch {
+            await cleanAfterFailure(id)
+            throw error
+        }
+        // Done: free the quota. A failed clean is a warning, not a failed export: the rows are in.
+        do {
+            _ = try await client.finishLogRequest(counter: counterID, id: id, cancel: false)
+        } catch {
+            note("Warning: log request \(id) could not be cleaned (\((error as? any MetrikaFailure)?.message ?? "\(error)")); run `metrika logs --counter \(counterID) --clean-all`.")
+        }
+        try? store?.removeJob(requestID: id)
+    }
+
+    private func order(_ range: DateRange, fields: String, summary: inout Summary) async throws -> LogJob {
+        let created = try await client.createLogRequest(counter: counterID, source: source, from: range.from, to: range.to, fields: self.fields)
+        summary.requests += 1
+        let job = LogJob(counterID: counterID, source: source, from: range.from, to: range.to, fields: fields, destination: destinationKey, requestID: created.requestID)
+        try store?.saveJob(job)
+        return job
+    }
+
+    private func waitUntilProcessed(_ id: Int, known: LogRequest?) async throws -> LogRequest {
+        if let known, known.status == "processed" { return known }
+        var interval = firstPollInterval
+        for poll in 1...max(1, maxPolls) {
+            let info = try await client.logRequest(counter: counterID, id: id)
+            switch info.status {
+            case "processed":
+                return info
+            case "created", "awaiting_retry":
+                progress?("log request \(id): \(info.status), poll \(poll); next in \(Int(interval.rounded())) s")
+                try await sleep(interval)
+                interval = min(300, interval * 1.5)
+            default:
+                try? store?.removeJob(requestID: id)
+                throw SimpleFailure(
+                    "log request \(id) ended as \(TerminalText.quote(info.status)) instead of processed; run again to order a new one.",
+                    exitCode: ExitCode.unavailable)
+            }
+        }
+        throw SimpleFailure("log request \(id) was not processed after \(maxPolls) polls; run again later to resume it.", exitCode: ExitCode.unavailable)
+    }
+
+    /// After a failure: cancel a request still being prepared; clean a processed one unless a store
+    /// keeps it for the re-run.
+    private func cleanAfterFailure(_ id: Int) async {
+        guard let info = try? await client.logRequest(counter: counterID, id: id) else { return }
+        if info.status == "created" {
+            _ = try? await client.finishLogRequest(counter: counterID, id: id, cancel: true)
+            try? store?.removeJob(requestID: id)
+        } else if info.status == "processed" {
+            if store != nil {
+                note("Note: log request \(id) is kept so that a re-run with the same arguments resumes it; `metrika logs --counter \(counterID) --clean-all` frees it.")
+            } else {
+                _ = try? await client.finishLogRequest(counter: counterID, id: id, cancel: false)
+            }
+        }
+    }
+
+    /// `12.3` for 12,345,678 bytes.
+    public static func megabytes(_ bytes: Int) -> String {
+        let tenths = bytes * 10 / 1_000_000
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}

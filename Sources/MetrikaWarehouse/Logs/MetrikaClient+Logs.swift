@@ -1,0 +1,77 @@
+import Foundation
+import MetrikaAPI
+import MetrikaModel
+
+/// The Logs API (metrika-api.md §5): the request lifecycle over the client's retrying JSON calls, and
+/// part downloads over a `StreamingHTTPTransport`.
+extension MetrikaClient {
+    static func logQuery(source: LogSource, from: Day, to: Day, fields: [String]) -> [(String, String)] {
+        [("date1", from.iso), ("date2", to.iso), ("fields", fields.joined(separator: ",")), ("source", source.rawValue)]
+    }
+
+    /// `GET …/logrequests/evaluate`.
+    public func evaluateLogRequest(counter: Int, source: LogSource, from: Day, to: Day, fields: [String]) async throws -> LogEvaluation {
+        let envelope: LogEvaluationEnvelope = try await get(
+            "/management/v1/counter/\(counter)/logrequests/evaluate", query: Self.logQuery(source: source, from: from, to: to, fields: fields))
+        return envelope.evaluation
+    }
+
+    /// `POST …/logrequests`: orders the log.
+    public func createLogRequest(counter: Int, source: LogSource, from: Day, to: Day, fields: [String]) async throws -> LogRequest {
+        try await postLog("/management/v1/counter/\(counter)/logrequests", query: Self.logQuery(source: source, from: from, to: to, fields: fields))
+    }
+
+    /// `GET …/logrequest/{id}`.
+    public func logRequest(counter: Int, id: Int) async throws -> LogRequest {
+        let envelope: LogRequestEnvelope = try await get("/management/v1/counter/\(counter)/logrequest/\(id)", query: [])
+        return envelope.logRequest
+    }
+
+    /// `GET …/logrequests`: every log request of the counter the API still knows.
+    public func logRequests(counter: Int) async throws -> [LogRequest] {
+        let list: LogRequestList = try await get("/management/v1/counter/\(counter)/logrequests", query: [])
+        return list.requests
+    }
+
+    /// `POST …/logrequest/{id}/clean` (a processed request) or `/cancel` (one still being prepared).
+    public func finishLogRequest(counter: Int, id: Int, cancel: Bool) async throws -> LogRequest {
+        try await postLog("/management/v1/counter/\(counter)/logrequest/\(id)/\(cancel ? "cancel" : "clean")", query: [])
+    }
+
+    private func postLog(_ path: String, query: [(String, String)]) async throws -> LogRequest {
+        let url = makeURL(path: path, query: query)
+        let response = try await send(HTTPRequest(method: "POST", url: url, headers: [
+            "Authorization": "OAuth \(token)",
+            "Accept": "application/json",
+            "User-Agent": "metrika/\(MetrikaVersion.current)",
+        ], timeout: requestTimeout))
+        let envelope: LogRequestEnvelope = try decode(response.body, from: url)
+        return envelope.logRequest
+    }
+
+    /// Streams part `part` of request `id` to `receive`, chunk by chunk, never holding it whole. A
+    /// non-2xx answer becomes the same `APIError` a JSON call would throw; a cut connection a
+    /// `APIError.unavailable`. No retry here: the caller resumes at part granularity.
+    public func downloadLogPart(
+        counter: Int, id: Int, part: Int, using transport: any StreamingHTTPTransport, receive: ([UInt8]) throws -> Void
+    ) async throws {
+        let url = makeURL(path: "/management/v1/counter/\(counter)/logrequest/\(id)/part/\(part)/download", query: [])
+        let request = HTTPRequest(method: "GET", url: url, headers: [
+            "Authorization": "OAuth \(token)",
+            "User-Agent": "metrika/\(MetrikaVersion.current)",
+        ], timeout: requestTimeout)
+        requestCounter.increment()
+        let head: StreamedResponseHead
+        do {
+            head = try await transport.exchange(request, upload: nil, receive: receive)
+        } catch let error as TransportError {
+            throw APIError.unavailable("part \(part) of log request \(id): \(Self.unavailableText(error))")
+        }
+        if (200..<300).contains(head.status) { return }
+        switch classify(HTTPResponse(status: head.status, headers: head.headers, body: head.errorBody), from: url) {
+        case .fail(let error): throw error
+        case .retry(let reason, _, _): throw APIError.unavailable("part \(part) of log request \(id): \(reason)")
+        case .success: return
+        }
+    }
+}

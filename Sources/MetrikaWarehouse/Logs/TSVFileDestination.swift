@@ -1,0 +1,78 @@
+import Foundation
+import MetrikaAPI
+import MetrikaModel
+import MetrikaSystem
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Writes the TSV as received, one header line then every row, to a file or to stdout (`-`).
+///
+/// A file follows the rules of every `--output` (`AtomicOutputFile`): a regular file is written to a
+/// temporary file beside it and renamed into place by `finish`, so a failed or interrupted run never
+/// leaves a half-written file under the requested name; a character device or FIFO is written into
+/// and never replaced; a symbolic link is kept and the file it names replaced. Failures are exit 73.
+/// Standard output goes through an `OutputWriter` like report's: a failed write is exit 74, a reader
+/// that went away a quiet 141. Every part starts with the header line; all but the first part's are
+/// dropped. Chunks are streamed, never collected.
+public final class TSVFileDestination: LogDestination, @unchecked Sendable {
+    private enum Target {
+        case file(AtomicOutputFile)
+        case standardOutput(OutputWriter)
+    }
+
+    private let target: Target
+    private var wroteHeader = false
+
+    /// Opens `path` (`-` = standard output); throws `AtomicFile.WriteError` (exit 73) when it cannot.
+    public init(path: String) throws {
+        if path == "-" {
+            target = .standardOutput(OutputWriter(fileDescriptor: 1, destination: "standard output"))
+        } else {
+            target = .file(try AtomicOutputFile(path: path))
+        }
+    }
+
+    public func load(part: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
+        var skippingHeader = wroteHeader
+        try await feed { chunk in
+            var slice = chunk[...]
+            if skippingHeader {
+                guard let newline = slice.firstIndex(of: 10) else { return }
+                slice = slice[(newline + 1)...]
+                skippingHeader = false
+            }
+            try self.write(slice)
+        }
+        if skippingHeader == false { wroteHeader = true }
+    }
+
+    /// A file is written afresh by every run: earlier parts are never kept.
+    public func beginRange(from: Day, to: Day, resuming: Bool) async throws -> Bool { false }
+
+    public func commitRange(from: Day, to: Day, parts: Int) async throws {}
+
+    public func finish() async throws {
+        switch target {
+        case .file(let file): try file.commit()
+        case .standardOutput(let writer): try writer.flush()
+        }
+    }
+
+    public func abandon() {
+        switch target {
+        case .file(let file): file.discard()
+        case .standardOutput: break
+        }
+    }
+
+    private func write(_ bytes: ArraySlice<UInt8>) throws {
+        switch target {
+        case .file(let file): try file.write(contentsOf: bytes)
+        case .standardOutput(let writer): try writer.write(contentsOf: bytes)
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import MetrikaAPI
+import MetrikaModel
+
+/// Statements and streamed inserts over ClickHouse's HTTP interface (port 8123), through a
+/// `StreamingHTTPTransport`. Failures become one line naming the table: exit 69 when ClickHouse
+/// cannot be reached, 65 when it refuses the statement or the data.
+public struct ClickHouseClient: Sendable {
+    public let settings: ClickHouseSettings
+    let transport: any StreamingHTTPTransport
+
+    public init(settings: ClickHouseSettings, transport: any StreamingHTTPTransport) {
+        self.settings = settings
+        self.transport = transport
+    }
+
+    private func request(query: String?, body: Data?) -> HTTPRequest {
+        var components = URLComponents(url: settings.url, resolvingAgainstBaseURL: false)!
+        components.path = "/"
+        if let query {
+            var allowed = CharacterSet.alphanumerics
+            allowed.insert(charactersIn: "-._~")
+            components.percentEncodedQuery = "query=" + (query.addingPercentEncoding(withAllowedCharacters: allowed) ?? query)
+        }
+        var headers = ["User-Agent": "metrika/\(MetrikaVersion.current)"]
+        if let user = settings.user { headers["X-ClickHouse-User"] = user }
+        if let password = settings.password { headers["X-ClickHouse-Key"] = password }
+        return HTTPRequest(method: "POST", url: components.url!, headers: headers, body: body, timeout: settings.timeout)
+    }
+
+    /// Runs one statement (in the body) and returns the answer, at most 1 MiB of it.
+    @discardableResult
+    public func execute(_ sql: String, doing what: String) async throws -> String {
+        var answer: [UInt8] = []
+        let head = try await exchange(request(query: nil, body: Data(sql.utf8)), upload: nil, doing: what) { chunk in
+            if answer.count < 1 << 20 { answer.append(contentsOf: chunk.prefix((1 << 20) - answer.count)) }
+        }
+        try check(head, doing: what)
+        return String(decoding: answer, as: UTF8.self)
+    }
+
+    /// `INSERT INTO table (columns) FORMAT <format>` (TabSeparatedWithNames: a header line first) with
+    /// the rows streamed from `feed`.
+    public func insert(
+        into table: String, columns: [String], format: String = "TabSeparatedWithNames", doing what: String, feed: (StreamWriter) async throws -> Void
+    ) async throws {
+        let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) FORMAT \(format)"
+        let head = try await withoutActuallyEscaping(feed) { feed in
+            try await exchange(request(query: sql, body: nil), upload: feed, doing: what) { _ in }
+        }
+        try check(head, doing: what)
+    }
+
+    private func exchange(
+        _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, doing what: String, receive: ([UInt8]) throws -> Void
+    ) async throws -> StreamedResponseHead {
+        do {
+            return try await transport.exchange(request, upload: upload, receive: receive)
+        } catch let error as TransportError {
+            throw SimpleFailure(
+                "ClickHouse at \(settings.url.host ?? "?"):\(settings.url.port ?? 8123) is unreachable while \(what) (table \(settings.qualifiedTable)): \(MetrikaClient.unavailableText(error)).",
+                exitCode: ExitCode.unavailable)
+        }
+    }
+
+    private func check(_ head: StreamedResponseHead, doing what: String) throws {
+        guard !(200..<300).contains(head.status) else { return }
+        // "Code: 60, e.displayText() = DB::Exception: Table x doesn't exist., e.what() = DB::Exception"
+        let text = String(decoding: head.errorBody, as: UTF8.self)
+        let firstLine = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? "HTTP \(head.status)"
+        let clipped = firstLine.count > 400 ? String(firstLine.prefix(400)) + "…" : firstLine
+        let unreachable = head.status == 502 || head.status == 503 || head.status == 504
+        let credentials = head.status == 401 || head.status == 403 || text.contains("Code: 516") || text.contains("Code: 192") || text.contains("Code: 193")
+        throw SimpleFailure(
+            "ClickHouse \(credentials ? "refused the credentials" : "rejected") \(what) (table \(settings.qualifiedTable), HTTP \(head.status)): \(TerminalText.quote(clipped, hiding: [settings.password].compactMap { $0 }))",
+            exitCode: unreachable ? ExitCode.unavailable : credentials ? ExitCode.noPermission : ExitCode.dataError)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import MetrikaModel
+
+/// Where and as whom to reach ClickHouse: from `--clickhouse URL`, `--table` and the environment.
+public struct ClickHouseSettings: Sendable {
+    /// The HTTP interface, e.g. `http://127.0.0.1:8123` (no path, query or credentials).
+    public var url: URL
+    public var database: String
+    public var table: String
+    /// From `METRIKA_CLICKHOUSE_USER` / `METRIKA_CLICKHOUSE_PASSWORD` only, never argv.
+    public var user: String?
+    public var password: String?
+    /// Seconds to connect and to wait for each next chunk.
+    public var timeout: Double
+
+    /// `db.table`.
+    public var qualifiedTable: String { "\(database).\(table)" }
+    /// The destination as progress records it: host, port and table (no credentials).
+    public var identity: String { "\(url.host ?? ""):\(url.port ?? 8123)/\(qualifiedTable)" }
+
+    /// Checks the URL and names; credentials in the URL are refused (they would show in `ps`).
+    public static func make(url text: String, table tableText: String?, source: LogSource, environment: [String: String], timeout: Double) throws -> ClickHouseSettings {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+            throw SimpleFailure("--clickhouse '\(TerminalText.quote(text))' is not an http(s) URL such as http://127.0.0.1:8123", exitCode: ExitCode.usage)
+        }
+        if let port = url.port, !(1...65_535).contains(port) {
+            throw SimpleFailure("--clickhouse '\(TerminalText.quote(text))' has port \(port); a port is 1 to 65535.", exitCode: ExitCode.usage)
+        }
+        guard url.user == nil, url.password == nil else {
+            throw SimpleFailure("--clickhouse must not hold a user or password (they would show in the process list); set METRIKA_CLICKHOUSE_USER and METRIKA_CLICKHOUSE_PASSWORD instead.", exitCode: ExitCode.usage)
+        }
+        guard url.query == nil, url.path.isEmpty || url.path == "/" else {
+            throw SimpleFailure("--clickhouse must be the HTTP interface's base URL (like http://127.0.0.1:8123), without path or query.", exitCode: ExitCode.usage)
+        }
+        var database = "metrika"
+        var table = source.rawValue
+        if let tableText {
+            let pieces = tableText.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard (1...2).contains(pieces.count), pieces.allSatisfy(isIdentifier) else {
+                throw SimpleFailure("--table '\(TerminalText.quote(tableText))' is not a table name like visits or metrika.visits (letters, digits, _).", exitCode: ExitCode.usage)
+            }
+            if pieces.count == 2 { database = pieces[0] }
+            table = pieces.last!
+        }
+        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        for name in ["METRIKA_CLICKHOUSE_USER", "METRIKA_CLICKHOUSE_PASSWORD"] {
+            if let text = value(name), text.contains(where: { $0.isNewline || $0 == "\0" }) {
+                throw SimpleFailure("\(name) holds a line break; fix it.", exitCode: ExitCode.config)
+            }
+        }
+        return ClickHouseSettings(url: url, database: database, table: table, user: value("METRIKA_CLICKHOUSE_USER"),
+                                  password: value("METRIKA_CLICKHOUSE_PASSWORD"), timeout: timeout)
+    }
+
+    static func isIdentifier(_ text: String) -> Bool {
+        guard let first = text.first, first.isASCII, first.isLetter || first == "_", text.count <= 128 else { return false }
+        return text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+    }
+}

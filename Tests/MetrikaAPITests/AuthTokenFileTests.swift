@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+@testable import MetrikaAPI
+@testable import MetrikaModel
+@testable import MetrikaSystem
+
+@Suite("Token file")
+struct AuthTokenFileTests {
+    let sample = StoredToken(
+        accessToken: "y0_AgAAAAB-access-token-Xk", refreshToken: "1:refresh/token+x",
+        obtainedAt: Date(timeIntervalSince1970: 1_781_524_800), expiresAt: Date(timeIntervalSince1970: 1_781_524_800 + 31_536_000),
+        clientID: "demo-client")
+
+    @Test func encodesFixedBytes() {
+        let expected = """
+        {
+          "version": 1,
+          "access_token": "y0_AgAAAAB-access-token-Xk",
+          "refresh_token": "1:refresh/token+x",
+          "obtained_at": "2026-06-15T12:00:00Z",
+          "expires_at": "2027-06-15T12:00:00Z",
+          "client_id": "demo-client"
+        }
+
+        """
+        #expect(String(decoding: sample.encoded(), as: UTF8.self) == expected)
+        #expect(StoredToken.decode(sample.encoded()) == sample)
+    }
+
+    @Test func encodesOptionalFieldsAway() {
+        let bare = StoredToken(accessToken: "t\"q\\", obtainedAt: Date(timeIntervalSince1970: 0))
+        #expect(String(decoding: bare.encoded(), as: UTF8.self) == "{\n  \"version\": 1,\n  \"access_token\": \"t\\\"q\\\\\",\n  \"obtained_at\": \"1970-01-01T00:00:00Z\"\n}\n")
+        #expect(StoredToken.decode(bare.encoded())?.accessToken == "t\"q\\")
+    }
+
+    @Test func writesPrivateFileInPrivateDirectory() throws {
+        let scratch = try AuthScratch()
+        let path = scratch.path + "/config/metrika/token.json"
+        try TokenFile(path: path).write(sample, tightenDirectory: true)
+        #expect(try scratch.mode(path) == 0o600)
+        #expect(try scratch.mode(scratch.path + "/config/metrika") == 0o700)
+        #expect(try scratch.mode(scratch.path + "/config") == 0o700)
+        #expect(try TokenFile(path: path).read() == sample)
+        // Nothing but the token file is left behind (no temporary files).
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path + "/config/metrika") == ["token.json"])
+    }
+
+    @Test func tightensAnExistingConfigDirectoryOnlyWhenAsked() throws {
+        let scratch = try AuthScratch()
+        let directory = scratch.path + "/metrika"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try TokenFile(path: directory + "/a.json").write(sample)
+        #expect(try scratch.mode(directory) == 0o755)
+        try TokenFile(path: directory + "/token.json").write(sample, tightenDirectory: true)
+        #expect(try scratch.mode(directory) == 0o700)
+    }
+
+    @Test func replacingKeepsMode0600EvenIfTheOldFileWasWider() throws {
+        let scratch = try AuthScratch()
+        let path = scratch.path + "/token.json"
+        _ = FileManager.default.createFile(atPath: path, contents: Data("old".utf8), attributes: [.posixPermissions: 0o644])
+        try TokenFile(path: path).write(sample)
+        #expect(try scratch.mode(path) == 0o600)
+        #expect(try TokenFile(path: path).read().accessToken == sample.accessToken)
+    }
+
+    @Test(arguments: [0o640, 0o604, 0o644, 0o660, 0o620, 0o602])
+    func refusesFilesOthersCanAccess(mode: Int) throws {
+        let scratch = try AuthScratch()
+        let path = scratch.path + "/token.json"
+        try TokenFile(path: path).write(sample)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+        #expect(throws: AuthError.insecureTokenFile(path: path, mode: mode)) { try TokenFile(path: path).read() }
+        #expect(throws: AuthError.insecureTokenFile(path: path, mode: mode)) { try TokenSource.resolve(tokenFile: path, environment: [:]) }
+        let message = AuthError.insecureTokenFile(path: path, mode: mode).message
+        #expect(message.contains("chmod 600 \(path)"))
+        #expect(message.contains("mode 0\(String(mode, radix: 8))"))
+        #expect(!message.contains(sample.accessToken))
+        // Logout may still read it, to revoke exactly that token.
+        #expect(try TokenFile(path: path).read(enforcingPermissions: false) == sample)
+    }
+
+    @Test(arguments: [0o600, 0o400])
+    func acceptsPrivateFiles(mode: Int) throws {
+        let scratch = try AuthScratch()
+        let path = scratch.path + "/token.json"
+        try TokenFile(path: path).write(sample)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+        #expect(try TokenFile(path: path).read() == sample)
+    }
+
+    @Test func acceptsABareTokenAndRejectsGarbage() throws {
+        let scratch = try AuthScratch()
+        let path = scratch.path + "/bare"
+        _ = FileManager.default.createFile(atPath: path, contents: Data("  y0_bare-token\n".utf8), attributes: [.posixPermissions: 0o600])
+        #expect(try TokenFile(path: path).read().accessToken == "y0_bare-token")
+        _ = FileManager.default.createFile(atPath: path, contents: Data("{\"refresh_token\": \"x\"}".utf8), attributes: [.posixPermissions: 0o600])
+        #expect(throws: AuthError.unreadableTokenFile(path: path, reason: "it holds no access_token")) { try TokenFile(path: path).read() }
+        #expect(throws: AuthError.unreadableTokenFile(path: scratch.path + "/none", reason: "it does not exist")) { try TokenFile(path: scratch.path + "/none").read() }
+    }
+
+    @Test func deleteIsIdempotent() throws {
+        let scratch = try AuthScratch()
+        let file = TokenFile(path: scratch.path + "/token.json")
+        try file.write(sample)
+        #expect(file.exists)
+        #expect(try file.delete() == true)
+        #expect(!file.exists)
+        #expect(try file.delete() == false)
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Testing
+@testable import MetrikaModel
+@testable import MetrikaStore
+
+/// Several connections (threads with their own `HistoryStore`, and separate `sqlite3` processes) at once:
+/// everything must succeed — no "database is locked" — and no reader may ever see half a range.
+@Suite(.serialized) struct ConcurrencyTests {
+    let metrics: [Metric] = [.visits, .pageviews]
+
+    /// Every day of `range` tagged with the same number: visits = tag, pageviews = 2 × tag.
+    func tagged(_ range: DateRange, _ tag: Double) -> [Day: [Double?]] {
+        Dictionary(uniqueKeysWithValues: range.days.map { ($0, [tag, 2 * tag]) })
+    }
+
+    @Test func concurrentWritersAndAReaderAllSucceed() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/metrika.sqlite"
+            try HistoryStore(path: path).upsertCounters([sampleCounter])
+            let start = day("2024-01-01")
+            // Writer w rewrites days 20w…20w+59 forty times; days 40…59 belong to every writer's range.
+            let shared = DateRange(from: start.adding(days: 40), to: start.adding(days: 59))!
+            let errors = ErrorBox()
+            let readsSeen = ErrorBox()
+            let metrics = self.metrics
+            var bodies: [@Sendable () -> Void] = (0..<3).map { writer in
+                {
+                    do {
+                        let store = try HistoryStore(path: path)
+                        let range = DateRange(from: start.adding(days: 20 * writer), to: start.adding(days: 20 * writer + 59))!
+                        for iteration in 0..<40 {
+                            let tag = Double(writer * 1000 + iteration)
+                            let values = Dictionary(uniqueKeysWithValues: range.days.map { ($0, [tag, 2 * tag] as [Double?]) })
+                            try store.storeDaily(counterID: 101, range: range, metrics: metrics, values: values,
+                                                 fetchedAt: Date(), settledBefore: range.to, sampled: false, dataLag: nil)
+                        }
+                    } catch {
+                        errors.add("writer \(writer): \(error)")
+                    }
+                }
+            }
+            bodies.append {
+                do {
+                    let store = try HistoryStore(path: path)
+                    for _ in 0..<200 {
+                        let rows = try store.dailyValues(counterID: 101, range: shared, metrics: metrics)
+                        guard !rows.isEmpty else { continue }
+                        // One write covers all of the shared days at once, so a snapshot shows one tag.
+                        let tags = Set(rows.values.map { $0[0] })
+                        if rows.count != 20 || tags.count != 1 || rows.values.contains(where: { $0[1] != $0[0].map { 2 * $0 } }) {
+                            errors.add("reader saw a partial range: \(rows.count) days, tags \(tags)")
+                        }
+                        readsSeen.add("read")
+                    }
+                } catch {
+                    errors.add("reader: \(error)")
+                }
+            }
+            runOnThreads(bodies)
+            #expect(errors.all == [])
+            let store = try HistoryStore(path: path)
+            #expect(try store.integrityCheck() == "ok")
+            #expect(try rawRows(path, "SELECT count(*) FROM fetch_log") == [[.integer(120)]])
+            #expect(try store.dailyValues(counterID: 101, range: DateRange(from: start, to: start.adding(days: 99))!, metrics: metrics).count == 100)
+            // Each writer's last write is the final word on its own first 20 days.
+            #expect(try store.dailyValues(counterID: 101, range: DateRange(from: start, to: start)!, metrics: metrics)[start] == [39, 78])
+        }
+    }
+
+    @Test func manyProcessesCreatingTheSameNewFile() throws {
+        try withTemporaryDirectory { directory throws in
+            let path = directory + "/new/metrika.sqlite"
+            let errors = ErrorBox()
+            let openers: [@Sendable () -> Void] = (0..<4).map { index in
+                {
+                    do {
+                        let store = try HistoryStore(path: path)
+                        try store.upsertCounters([Counter(id: index, name: "c\(index)", site: "s")])
+                    } catch {
+                        errors.add("opener \(index): \(error)")
+                    }
+                }
+            }
+            runOnThreads(openers)
+            #expect(errors.all == [])
+            #expect(try HistoryStore(path: path).counters().map(\.id) == [0, 1, 2, 3])
+            #expect(try rawRows(path, "SELECT count(*) FROM metrika_migrations") == [[.integer(Int64(Schema.migrations.count))]])
+        }
+    }
+
+    @Test(.enabled(if: hasSQLite3Tool, "skipped: the sqlite3 shell is missing (apt-get install sqlite3, or run scripts/setup)")) func anotherProcessWritingAtTheSameTime() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/metrika.sqlite"
+            try HistoryStore(path: path).upsertCounters([sampleCounter, otherCounter])
+            // The other process writes counter 202, 150 ranges of 200 days, one transaction each.
+            let script = directory + "/writer.sql"
+            try Data(rangeWriterScript(counterID: 202, transactions: 150, days: 200).utf8).write(to: URL(fileURLWithPath: script))
+            let process = try startSQLite3(database: path, script: script, errors: directory + "/writer.err")
+            let errors = ErrorBox()
+            let metrics = self.metrics
+            let writers: [@Sendable () -> Void] = (0..<2).map { writer in
+                {
+                    do {
+                        let store = try HistoryStore(path: path)
+                        let range = DateRange(from: day("2023-01-01"), to: day("2023-12-31"))!
+                        for iteration in 0..<25 {
+                            let tag = Double(iteration)
+                            let values = Dictionary(uniqueKeysWithValues: range.days.map { ($0, [tag, 2 * tag] as [Double?]) })
+                            try store.storeDaily(counterID: 101, range: range, metrics: metrics, values: values,
+                                                 fetchedAt: Date(), settledBefore: range.to, sampled: false, dataLag: nil)
+                            _ = try store.info()
+                        }
+                    } catch {
+                        errors.add("writer \(writer): \(error)")
+                    }
+                }
+            }
+            runOnThreads(writers)
+            process.waitUntilExit()
+            #expect(errors.all == [])
+            #expect(process.terminationStatus == 0)
+            #expect(try String(contentsOfFile: directory + "/writer.err", encoding: .utf8) == "")
+            let store = try HistoryStore(path: path)
+            #expect(try store.integrityCheck() == "ok")
+            #expect(try rawRows(path, "SELECT count(*) FROM daily_values WHERE counter_id = 202") == [[.integer(200)]])
+            #expect(try rawRows(path, "SELECT count(*) FROM daily_values WHERE counter_id = 101") == [[.integer(365 * 2)]])
+        }
+    }
+
+    /// kill -9 in the middle of a sync: the database is sound and holds only whole ranges.
+    @Test(.enabled(if: hasSQLite3Tool, "skipped: the sqlite3 shell is missing (apt-get install sqlite3, or run scripts/setup)")) func killNineLeavesNoPartialRange() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/metrika.sqlite"
+            try HistoryStore(path: path).upsertCounters([otherCounter])
+            let script = directory + "/writer.sql"
+            try Data(rangeWriterScript(counterID: 202, transactions: 2000, days: 3000).utf8).write(to: URL(fileURLWithPath: script))
+            let process = try startSQLite3(database: path, script: script, errors: directory + "/writer.err")
+            // Let a few ranges commit, then kill it wherever it is.
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline, (try? rawRows(path, "SELECT count(*) FROM fetch_log"))?.first?.first?.int ?? 0 < 5 {
+                usleep(10_000)
+            }
+            usleep(7_000)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+
+            let store = try HistoryStore(path: path)
+            #expect(try store.integrityCheck() == "ok")
+            let ranges = try rawRows(path, "SELECT count(*), min(fetch_id), max(fetch_id), min(value), max(value) FROM daily_values")
+            let committed = try rawRows(path, "SELECT max(id) FROM fetch_log").first?.first?.int ?? 0
+            // Every committed range rewrote all 3000 days, so all of them come from the last committed one.
+            #expect(committed >= 5)
+            #expect(ranges == [[.integer(3000), .int(committed), .int(committed), .real(Double(committed)), .real(Double(committed))]])
+            // And the store goes on working: the next sync completes the range.
+            let range = DateRange(from: day("2010-01-01"), to: day("2010-01-31"))!
+            try store.storeDaily(counterID: 202, range: range, metrics: [.visits],
+                                 values: Dictionary(uniqueKeysWithValues: range.days.map { ($0, [1.0]) }),
+                                 fetchedAt: Date(), settledBefore: range.to, sampled: false, dataLag: nil)
+            #expect(try store.dailyValues(counterID: 202, range: range, metrics: [.visits]).count == 31)
+        }
+    }
+
+    /// An sqlite3 script that writes `transactions` ranges of `days` days, each the way `storeDaily` does:
+    /// one immediate transaction with a fetch-log row and a value per day, tagged with the fetch id.
+    private func rangeWriterScript(counterID: Int, transactions: Int, days: Int) -> String {
+        var script = ".timeout 30000\n.bail on\nPRAGMA foreign_keys = ON;\n"
+        for _ in 0..<transactions {
+            script += """
+                BEGIN IMMEDIATE;
+                INSERT INTO fetch_log (counter_id, range_from, range_to, metrics, fetched_at, settled_before, sampled)
+                    VALUES (\(counterID), '2000-01-01', date('2000-01-01', '+\(days - 1) days'), 'ym:s:visits', 0, '2000-01-01', 0);
+                INSERT OR REPLACE INTO daily_values (counter_id, metric, day, unit, value, settled, fetch_id)
+                    WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \(days - 1))
+                    SELECT \(counterID), 'ym:s:visits', date('2000-01-01', '+' || i || ' days'), 'count',
+                        last_insert_rowid(), 1, last_insert_rowid() FROM n;
+                COMMIT;
+
+                """
+        }
+        return script
+    }
+
+    private func startSQLite3(database: String, script: String, errors: String) throws -> Process {
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: sqlite3Path)
+        process.arguments = [database]
+        process.standardInput = FileHandle(forReadingAtPath: script)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: errors)
+        try process.run()
+        return process
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Testing
+@testable import MetrikaModel
+@testable import MetrikaStore
+
+@Suite struct OpeningTests {
+    @Test func migratesAnEmptyFile() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/nested/deeper/metrika.sqlite"
+            _ = try HistoryStore(path: path)
+            let tables = try rawRows(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+                .compactMap(\.first?.string)
+            #expect(tables == ["counters", "daily_values", "fetch_log", "log_job_parts", "log_jobs", "metrika_migrations", "period_totals"])
+            let versions = try rawRows(path, "SELECT version, name FROM metrika_migrations")
+            #expect(versions == [[.integer(1), .text("history")], [.integer(2), .text("log_jobs")]])
+            #expect(try rawRows(path, "PRAGMA user_version") == [[.integer(Int64(Schema.latestVersion))]])
+            #expect(try rawRows(path, "PRAGMA journal_mode") == [[.text("wal")]])
+            // The directories metrika creates are private to the user.
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/nested/deeper")
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+        }
+    }
+
+    @Test func reopeningIsIdempotent() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/metrika.sqlite"
+            do {
+                let store = try HistoryStore(path: path)
+                try store.upsertCounters([sampleCounter])
+            }
+            for _ in 0..<3 {
+                let store = try HistoryStore(path: path)
+                #expect(try store.counters() == [sampleCounter])
+            }
+            #expect(try rawRows(path, "SELECT count(*) FROM metrika_migrations") == [[.integer(Int64(Schema.migrations.count))]])
+        }
+    }
+
+    @Test func opensInMemory() throws {
+        let store = try HistoryStore(path: ":memory:")
+        try store.upsertCounters([sampleCounter, otherCounter])
+        #expect(try store.counters() == [sampleCounter, otherCounter])
+        #expect(try store.integrityCheck() == "ok")
+    }
+
+    /// Files that are not a usable SQLite database: exit 78, the path named, the bytes untouched.
+    @Test(arguments: ["text", "random", "damagedSchema", "foreign"])
+    func refusesUnusableFiles(kind: String) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/metrika.sqlite"
+            let expectedKind: StoreError.Kind
+            switch kind {
+            case "text":
+                try Data("date,visits\n2024-01-01,5\n".utf8).write(to: URL(fileURLWithPath: path))
+                expectedKind = .notADatabase
+            case "random":
+                var generator = SeededRandom(seed: 42)
+                let noise = (0..<8192).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+                try Data(noise).write(to: URL(fileURLWithPath: path))
+                expectedKind = .notADatabase
+            case "damagedSchema":
+                try writeHealthyDatabase(at: path)
+                var data = try bytes(of: path)
+                // Page 1 holds the schema b-tree right after the 100-byte header.
+                for index in 100..<500 { data[index] = 0xA5 }
+                try data.write(to: URL(fileURLWithPath: path))
+                expectedKind = .corrupt
+            default:
+                try rawExecute(path, "CREATE TABLE bookmarks (url TEXT); INSERT INTO bookmarks VALUES ('https://example.com')")
+                expectedKind = .notMetrikaDatabase
+            }
+            let before = try bytes(of: path)
+            let error = try #require(throws: StoreError.self) { try HistoryStore(path: path) }
+            #expect(error.kind == expectedKind)
+            #expect(error.exitCode == 78)
+            #expect(error.message.contains(path))
+            #expect(error.message.contains("METRIKA_DB"))
+            #expect(try bytes(of: path) == before)
+        }
+    }
+
+    /// Damaged data pages: opening reads only the header and schema (cheap at any size), so it succeeds;
+    /// `verifyIntegrity()` and every read that meets the damage throw `.corrupt` (exit 78), and nothing
+    /// is written.
+    @Test func damagedDataIsFoundByTheCheckAndByReads() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/metrika.sqlite"
+            try writeHealthyDatabase(at: path)
+            let root = try #require(try rawRows(path, "SELECT rootpage FROM sqlite_master WHERE name = 'daily_values'").first?.first?.int)
+            var data = try bytes(of: path)
+            let pageSize = Int(data[16]) << 8 | Int(data[17])
+            // The values' only page: the schema and the migrations table, which opening reads, survive.
+            for index in (root - 1) * pageSize..<root * pageSize { data[index] = 0xA5 }
+            try data.write(to: URL(fileURLWithPath: path))
+            let store = try HistoryStore(path: path)
+            let checked = try #require(throws: StoreError.self) { try store.verifyIntegrity() }
+            #expect(checked.kind == .corrupt)
+            #expect(checked.exitCode == 78)
+            #expect(checked.message.contains(path))
+            let read = try #require(throws: StoreError.self) {
+                try store.dailyValues(counterID: sampleCounter.id, range: range("2024-03-04", "2024-03-10"), metrics: [.visits, .pageviews])
+            }
+            #expect(read.kind == .corrupt)
+            #expect(read.exitCode == 78)
+            let written = try #require(throws: StoreError.self) {
+                try store.storeDaily(counterID: sampleCounter.id, range: range("2024-03-04", "2024-03-04"), metrics: [.visits, .pageviews],
+                                     values: [day("2024-03-04"): [1, 2]], fetchedAt: Date(), settledBefore: day("2024-03-05"),
+                                     sampled: false, dataLag: nil)
+            }
+            #expect(written.exitCode == 78)
+            #expect(try bytes(of: path) == data)
+        }
+    }
+
+    @Test func verifyIntegrityPassesASoundFile() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/metrika.sqlite"
+            try writeHealthyDatabase(at: path)
+            try HistoryStore(path: path).verifyIntegrity()
+            #expect(try HistoryStore(path: path).firstStoredDay(counterID: sampleCounter.id) == day("2024-03-04"))
+            #expect(try HistoryStore(path: path).firstStoredDay(counterID: otherCounter.id) == nil)
+        }
+    }
+
+    @Test func refusesANewerSchemaAndLeavesItUntouched() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/metrika.sqlite"
+            try writeHealthyDatabase(at: path)
+            try rawExecute(path, "INSERT INTO metrika_migrations (version, name, applied_at) VALUES (999, 'future', 0)")
+            let before = try bytes(of: path)
+            let error = try #require(throws: StoreError.self) { try HistoryStore(path: path) }
+            #expect(error.kind == .newerSchema(found: 999, supported: Schema.latestVersion))
+            #expect(error.exitCode == 78)
+            #expect(error.message.contains(path))
+            #expect(error.message.contains("newer metrika"))
+            #expect(try bytes(of: path) == before)
+            #expect(try rawRows(path, "SELECT max(version) FROM metrika_migrations") == [[.integer(999)]])
+        }
+    }
+
+    @Test func cannotCreateUnderAFile() throws {
+        try withTemporaryDirectory { directory in
+            let blocker = directory + "/not-a-directory"
+            try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
+            let path = blocker + "/metrika/metrika.sqlite"
+            let error = try #require(throws: StoreError.self) { try HistoryStore(path: path) }
+            #expect(error.kind == .cannotCreate)
+            #expect(error.exitCode == 73)
+            #expect(error.message.contains(path))
+        }
+    }
+
+    @Test(arguments: [
+        (["METRIKA_DB": "/data/m.sqlite", "XDG_DATA_HOME": "/xdg", "HOME": "/home/u"], "/data/m.sqlite"),
+        (["XDG_DATA_HOME": "/xdg/", "HOME": "/home/u"], "/xdg/metrika/metrika.sqlite"),
+        (["METRIKA_DB": "", "XDG_DATA_HOME": "relative/ignored", "HOME": "/home/u"], "/home/u/.local/share/metrika/metrika.sqlite"),
+        (["HOME": "/home/u"], "/home/u/.local/share/metrika/metrika.sqlite"),
+    ])
+    func defaultPath(environment: [String: String], expected: String) {
+        #expect(HistoryStore.defaultPath(environment: environment) == expected)
+    }
+
+    /// A closed database with one counter and a week of values, checkpointed into the main file.
+    private func writeHealthyDatabase(at path: String) throws {
+        let store = try HistoryStore(path: path)
+        try store.upsertCounters([sampleCounter])
+        let week = range("2024-03-04", "2024-03-10")
+        var values: [Day: [Double?]] = [:]
+        for (offset, day) in week.days.enumerated() { values[day] = [Double(100 + offset), Double(300 + offset)] }
+        try store.storeDaily(counterID: sampleCounter.id, range: week, metrics: [.visits, .pageviews], values: values,
+                             fetchedAt: Date(timeIntervalSince1970: 1_710_000_000), settledBefore: day("2024-03-11"),
+                             sampled: false, dataLag: 60)
+    }
+}
+

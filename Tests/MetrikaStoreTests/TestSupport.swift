@@ -1,0 +1,82 @@
+import Foundation
+@testable import MetrikaModel
+@testable import MetrikaStore
+
+/// A fresh directory per test, removed when the value is dropped by `withTemporaryDirectory`.
+func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("metrika-store-tests-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    return try body(directory)
+}
+
+/// The bytes of a file, to prove that metrika did not touch it.
+func bytes(of path: String) throws -> Data {
+    try Data(contentsOf: URL(fileURLWithPath: path))
+}
+
+/// Runs one SQL query on a separate raw connection and returns its rows (for looking behind the store).
+func rawRows(_ path: String, _ sql: String, _ values: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
+    let database = try Database(path: path, create: false)
+    try database.setBusyTimeout(milliseconds: 30_000)
+    return try database.rows(sql, values)
+}
+
+/// Runs SQL statements on a separate raw connection.
+func rawExecute(_ path: String, _ sql: String) throws {
+    let database = try Database(path: path, create: true)
+    try database.setBusyTimeout(milliseconds: 30_000)
+    try database.executeScript(sql)
+}
+
+func day(_ text: String) -> Day { Day(iso: text)! }
+
+func range(_ from: String, _ to: String) -> DateRange { DateRange(from: day(from), to: day(to))! }
+
+let sampleCounter = Counter(id: 101, name: "Shop", site: "shop.example", timeZoneName: "Europe/Moscow")
+let otherCounter = Counter(id: 202, name: "Blog", site: "blog.example", status: "Active", permission: "view",
+                           ownerLogin: "alice", timeZoneName: "Asia/Yekaterinburg", timeZoneOffsetMinutes: 300,
+                           createTime: "2020-01-02T03:04:05+03:00", isFavorite: true)
+
+/// A store with `sampleCounter` in a new file of `directory`.
+func makeStore(in directory: String) throws -> HistoryStore {
+    let store = try HistoryStore(path: directory + "/metrika.sqlite")
+    try store.upsertCounters([sampleCounter])
+    return store
+}
+
+/// Collects errors from several threads.
+final class ErrorBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var errors: [String] = []
+
+    func add(_ text: String) {
+        lock.lock()
+        errors.append(text)
+        lock.unlock()
+    }
+
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return errors
+    }
+}
+
+/// Runs each closure on its own thread, all at once, and waits for all of them.
+func runOnThreads(_ bodies: [@Sendable () -> Void]) {
+    let group = DispatchGroup()
+    for body in bodies {
+        group.enter()
+        let thread = Thread {
+            body()
+            group.leave()
+        }
+        thread.start()
+    }
+    group.wait()
+}
+
+let sqlite3Path = "/usr/bin/sqlite3"
+let hasSQLite3Tool = FileManager.default.isExecutableFile(atPath: sqlite3Path)
