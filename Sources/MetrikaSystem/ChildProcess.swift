@@ -2,7 +2,8 @@ import Foundation
 
 /// A program metrika hands bytes to (`rsvg-convert`, `sendmail`), run with bounds: input on its stdin,
 /// stdout and stderr collected up to limits on other threads, a time limit after which the child and
-/// everything it started are killed, and an environment the caller chose (without metrika's secrets).
+/// everything it started are killed, and the caller's environment less metrika's own variables
+/// (`childEnvironment(_:)`: the one rule, applied here so that no caller can forget it).
 ///
 /// One runner for every child so that each gets the same care: a hanging or chatty program, or a
 /// grandchild that keeps the pipes open, can never hang or flood metrika.
@@ -11,8 +12,8 @@ public struct ChildProcess: Sendable {
     public var program: String
     /// Its arguments.
     public var arguments: [String]
-    /// Its whole environment.
-    public var environment: [String: String]
+    /// Its whole environment: what the caller gave, less every `METRIKA_` variable.
+    public private(set) var environment: [String: String]
     /// Seconds it may run before it is killed.
     public var timeout: Double
     /// The most stdout bytes kept; past it the child is stopped (`stopsOnOutputOverflow`) or the
@@ -55,11 +56,20 @@ public struct ChildProcess: Sendable {
                 maximumOutput: Int = 1 << 20, maximumErrors: Int = 4096, stopsOnOutputOverflow: Bool = false) {
         self.program = program
         self.arguments = arguments
-        self.environment = environment
+        self.environment = Self.childEnvironment(environment)
         self.timeout = timeout
         self.maximumOutput = maximumOutput
         self.maximumErrors = maximumErrors
         self.stopsOnOutputOverflow = stopsOnOutputOverflow
+    }
+
+    /// What a child may see of `environment`: everything but the `METRIKA_` variables. Those carry the
+    /// token, the OAuth app's secret, the ClickHouse password and webhook URLs (which embed their own
+    /// secret), and the rest is metrika's configuration, none of a child's business: sendmail, secret-tool
+    /// and rsvg-convert need PATH, HOME, locale and D-Bus, never these. A program that logs or passes on
+    /// its environment (msmtp's passwordeval scripts, a wrapper) cannot leak what it never got.
+    public static func childEnvironment(_ environment: [String: String]) -> [String: String] {
+        environment.filter { !$0.key.hasPrefix("METRIKA_") }
     }
 
     /// Runs the child with `input` on its stdin and waits for it (at most `timeout` seconds, then

@@ -48,11 +48,6 @@ public struct RSVGConvertRasterizer: ChartRasterizer {
         return nil
     }
 
-    /// The child's environment: the parent's minus every `METRIKA_…` variable.
-    public func childEnvironment() -> [String: String] {
-        environment.filter { !$0.key.hasPrefix("METRIKA_") }
-    }
-
     public func png(fromSVG svg: Data, scale: Double) throws -> Data {
         guard let program = executable() else {
             if let named = environment[Self.overrideVariable], !named.isEmpty {
@@ -62,7 +57,7 @@ public struct RSVGConvertRasterizer: ChartRasterizer {
         }
         let child = ChildProcess(
             program: program, arguments: ["--format", "png", "--zoom", ChartNumber.trimmed(scale, maxDecimals: 3)],
-            environment: childEnvironment(), timeout: timeout, maximumOutput: maximumOutput, stopsOnOutputOverflow: true)
+            environment: environment, timeout: timeout, maximumOutput: maximumOutput, stopsOnOutputOverflow: true)
         let result: ChildProcess.Result
         do {
             result = try child.run(input: svg)

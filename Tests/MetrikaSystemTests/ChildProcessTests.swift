@@ -34,6 +34,26 @@ import Testing
         #expect(result.succeeded != stops)
     }
 
+    /// The one environment rule: whatever a caller passes, no `METRIKA_` variable (the token, the
+    /// OAuth app's secret, the ClickHouse password, a webhook URL) reaches the child; the rest does.
+    @Test func noMetrikaVariableReachesAChild() throws {
+        let given = [
+            "PATH": "/usr/bin:/bin", "HOME": "/home/someone", "LANG": "C.UTF-8",
+            "METRIKA_TOKEN": "y0_token-value", "METRIKA_CLIENT_SECRET": "app-secret",
+            "METRIKA_CLICKHOUSE_PASSWORD": "ch-password", "METRIKA_WEBHOOK_URL": "https://hooks.example/T0/secret",
+            "METRIKA_API_URL": "http://127.0.0.1:1",
+        ]
+        let child = ChildProcess(program: "/usr/bin/env", arguments: [], environment: given, timeout: 10)
+        #expect(child.environment.keys.sorted() == ["HOME", "LANG", "PATH"])
+        let seen = String(decoding: try child.run(input: Data()).output, as: UTF8.self)
+        let names = Set(seen.split(separator: "\n").compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
+        #expect(names.isSuperset(of: ["HOME", "LANG", "PATH"]), "\(seen)")
+        #expect(!names.contains { $0.hasPrefix("METRIKA_") }, "\(seen)")
+        for secret in ["y0_token-value", "app-secret", "ch-password", "hooks.example"] {
+            #expect(!seen.contains(secret), "\(secret) reached the child")
+        }
+    }
+
     @Test func aProgramThatCannotStartIsALaunchFailure() {
         let child = ChildProcess(program: "/nonexistent/sendmail", arguments: [], environment: [:], timeout: 1)
         #expect(throws: ChildProcess.LaunchFailure.self) { try child.run(input: Data()) }

@@ -148,11 +148,6 @@ public struct Keyring: Sendable, Equatable {
         )
     }
 
-    /// The child's environment: metrika's without any METRIKA_ variable (tokens, secrets, passwords).
-    public func childEnvironment() -> [String: String] {
-        environment.filter { !$0.key.hasPrefix("METRIKA_") }
-    }
-
     struct ChildResult {
         var status: Int32
         var exited: Bool
@@ -170,7 +165,7 @@ public struct Keyring: Sendable, Equatable {
     /// Runs `program` with `input` on stdin, bounded in time (killed after `timeout` s) and output
     /// (64 KiB; a token entry is a few hundred bytes). What it says on stderr comes back as one line.
     func run(_ program: String, _ arguments: [String], input: Data = Data()) throws -> ChildResult {
-        let child = ChildProcess(program: program, arguments: arguments, environment: childEnvironment(), timeout: timeout,
+        let child = ChildProcess(program: program, arguments: arguments, environment: environment, timeout: timeout,
                                  maximumOutput: 64 << 10, maximumErrors: 64 << 10, stopsOnOutputOverflow: true)
         let result: ChildProcess.Result
         do {

@@ -271,11 +271,10 @@ enum MailCommand: Command {
     /// Pipes the message to `sendmail -t -i` (recipients from the headers; a line with a lone dot is
     /// not the end). A sendmail that cannot start or exits non-zero is exit 69 with its own words.
     static func deliver(_ message: Data, sendmail: String, environment: [String: String], timeout: Double = sendmailTimeout) throws {
-        // sendmail needs no token or password of metrika's; a mail program that logs or passes on its
-        // environment (msmtp's passwordeval scripts, a wrapper) must not receive them.
+        // ChildProcess keeps metrika's token and passwords out of sendmail's environment.
         let child = ChildProcess(
             program: sendmail, arguments: ["-t", "-i"],
-            environment: environment.filter { !KnownSecrets.environmentVariables.contains($0.key) },
+            environment: environment,
             timeout: timeout, maximumOutput: 64 << 10, maximumErrors: 64 << 10)
         let result: ChildProcess.Result
         do {
