@@ -35,16 +35,18 @@ let package = Package(
         .executableTarget(name: "metrika", dependencies: ["MetrikaCLI"]),
         .target(name: "MetrikaSimulator"),
         .executableTarget(name: "metrika-fake-api", dependencies: ["MetrikaSimulator"]),
+        // What several test targets share: optional tools (skip when missing) and golden files.
+        .target(name: "MetrikaTestSupport", path: "Tests/MetrikaTestSupport"),
         // One test target per library target (and one for the CLI); EndToEndTests runs the built binaries.
         .testTarget(name: "MetrikaModelTests", dependencies: ["MetrikaModel"]),
         .testTarget(name: "MetrikaSystemTests", dependencies: ["MetrikaSystem"]),
         .testTarget(name: "MetrikaAPITests", dependencies: ["MetrikaAPI"]),
         .testTarget(name: "MetrikaStoreTests", dependencies: ["MetrikaStore"]),
-        .testTarget(name: "MetrikaRenderTests", dependencies: ["MetrikaRender", "MetrikaAPI"], exclude: ["Golden", "scripts"]),
+        .testTarget(name: "MetrikaRenderTests", dependencies: ["MetrikaRender", "MetrikaAPI", "MetrikaTestSupport"], exclude: ["Golden", "scripts"]),
         .testTarget(name: "MetrikaSimulatorTests", dependencies: ["MetrikaSimulator"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MetrikaCLI", "metrika", "metrika-fake-api"]
+            dependencies: ["MetrikaCLI", "MetrikaTestSupport", "metrika", "metrika-fake-api"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import MetrikaTestSupport
 import Testing
 import MetrikaAPI
 import MetrikaCLI

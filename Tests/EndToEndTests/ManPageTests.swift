@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 import MetrikaAPI
 import MetrikaCLI
@@ -15,13 +16,8 @@ struct ManPageTests {
     static let committed = Binaries.repositoryRoot.appendingPathComponent("docs/man/metrika.1")
 
     @Test func committedPageIsUpToDate() throws {
-        let page = ManPage.render()
-        if ProcessInfo.processInfo.environment["METRIKA_RECORD_GOLDEN"] == "1" {
-            try FileManager.default.createDirectory(at: Self.committed.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(page.utf8).write(to: Self.committed)
-        }
-        let text = try String(contentsOf: Self.committed, encoding: .utf8)
-        #expect(text == page, "docs/man/metrika.1 is out of date: re-record with METRIKA_RECORD_GOLDEN=1 swift test --filter ManPage")
+        try Golden.expect(ManPage.render(), matches: Self.committed,
+                          describe: "docs/man/metrika.1 is out of date: re-record with METRIKA_RECORD_GOLDEN=1 swift test --filter ManPage")
     }
 
     /// Every command and every option of it is on the page.

@@ -81,9 +81,11 @@ struct ProfileEndToEndTests {
         #expect(try source([], ["METRIKA_PROFILE": "b"]).hasSuffix("using counter 1002 from profile 'b'"))
         #expect(try source(["--profile", "b"], ["METRIKA_COUNTER": "1003"]).hasSuffix("using counter 1003 from METRIKA_COUNTER"))
         #expect(try source(["--profile", "b", "--counter", "1004"], ["METRIKA_COUNTER": "1003"]).hasPrefix("(none"))
-        // sync without --counter still means every counter.
-        let sync = try world.run(["sync", "--help"])
-        #expect(!sync.stdout.isEmpty)
+        // sync without --counter still means every counter, not the config file's default one.
+        let sync = try world.run(["sync", "--from", "yesterday"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let synced = Set(try world.statCounterIDs())
+        #expect(synced.isSuperset(of: ["1001", "1002", "1004"]), "sync fetched only \(synced.sorted())")
     }
 
     @Test func profileSuppliesTokenFileAndAPIURL() throws {

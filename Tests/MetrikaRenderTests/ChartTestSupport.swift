@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 @testable import MetrikaModel
 @testable import MetrikaRender
@@ -58,13 +59,7 @@ enum ChartTestSupport {
     /// Compares `svg` byte for byte with `Golden/svg/<name>.svg`; `METRIKA_RECORD_GOLDEN=1` rewrites it
     /// first (then convert it with rsvg-convert and look at the picture before committing).
     static func expectGolden(_ svg: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let url = testsDirectory.appendingPathComponent("Golden/svg/\(name).svg")
-        if ProcessInfo.processInfo.environment["METRIKA_RECORD_GOLDEN"] == "1" {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(svg.utf8).write(to: url)
-        }
-        let golden = try Data(contentsOf: url)
-        #expect(golden == Data(svg.utf8), "\(name).svg differs from its golden", sourceLocation: sourceLocation)
+        try Golden.expect(svg, matches: testsDirectory.appendingPathComponent("Golden/svg/\(name).svg"), sourceLocation: sourceLocation)
     }
 
     // MARK: - Sample data

@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 @testable import MetrikaModel
 @testable import MetrikaRender
@@ -178,13 +179,7 @@ enum ReportFixtures {
 
     /// Compares with `Golden/report/<name>`; `METRIKA_RECORD_GOLDEN=1` re-records it first.
     static func expectGolden(_ text: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let url = testsDirectory.appendingPathComponent("Golden/report/\(name)")
-        if ProcessInfo.processInfo.environment["METRIKA_RECORD_GOLDEN"] == "1" {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: url)
-        }
-        let golden = try Data(contentsOf: url)
-        #expect(golden == Data(text.utf8), "\(name) differs from its golden; got:\n\(text)", sourceLocation: sourceLocation)
+        try Golden.expect(text, matches: testsDirectory.appendingPathComponent("Golden/report/\(name)"), describe: "got:\n\(text)", sourceLocation: sourceLocation)
     }
 
     /// Writes `text` to a temporary file and runs `python3 scripts/<script> <file>`; pipes are

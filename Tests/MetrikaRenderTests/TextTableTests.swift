@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 @testable import MetrikaModel
 @testable import MetrikaRender
@@ -240,14 +241,7 @@ struct TextTableTests {
     /// Compares `text` byte for byte with `Golden/text/<name>.txt`; with `METRIKA_RECORD_GOLDEN=1` it
     /// (re)writes the file first.
     private func expectGolden(_ text: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let url = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()
-            .appendingPathComponent("Golden/text/\(name).txt")
-        if ProcessInfo.processInfo.environment["METRIKA_RECORD_GOLDEN"] == "1" {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: url)
-        }
-        let golden = try Data(contentsOf: url)
-        #expect(golden == Data(text.utf8), "\(name).txt differs; got:\n\(text)", sourceLocation: sourceLocation)
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/text/\(name).txt")
+        try Golden.expect(text, matches: url, describe: "got:\n\(text)", sourceLocation: sourceLocation)
     }
 }

@@ -1,15 +1,13 @@
 import Foundation
 import Testing
-import MetrikaRender
 import MetrikaSystem
 
 /// Optional programs some tests need: python3 for the independent checkers, rsvg-convert and the
 /// chart's font for rendering. When one is missing the test is cancelled — reported as skipped, with
 /// a message naming the package and `scripts/setup` — instead of failing on a machine without it.
-/// (EndToEndTests has the same small helper: test targets cannot share code without a support target.)
-enum ToolCheck {
+public enum ToolCheck {
     /// The executable `name` found on a `PATH`-style search path, or nil.
-    static func locate(_ name: String, searchPath: String? = ProcessInfo.processInfo.environment["PATH"]) -> String? {
+    public static func locate(_ name: String, searchPath: String? = ProcessInfo.processInfo.environment["PATH"]) -> String? {
         for directory in (searchPath ?? "").split(separator: ":") where !directory.isEmpty {
             let candidate = "\(directory)/\(name)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
@@ -18,14 +16,14 @@ enum ToolCheck {
     }
 
     /// Skips the running test unless `name` is on the search path.
-    static func require(_ name: String, package: String, searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
+    public static func require(_ name: String, package: String, searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
                         sourceLocation: SourceLocation = #_sourceLocation) throws {
         guard locate(name, searchPath: searchPath) == nil else { return }
         try Test.cancel("skipped: \(name) is missing (apt-get install \(package), or run scripts/setup)", sourceLocation: sourceLocation)
     }
 
     /// Skips the running test unless fontconfig knows the font family `family`.
-    static func requireFont(_ family: String, package: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    public static func requireFont(_ family: String, package: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         if let fcList = locate("fc-list") {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: fcList)
@@ -39,15 +37,5 @@ enum ToolCheck {
             if process.terminationStatus == 0, !listed.isEmpty { return }
         }
         try Test.cancel("skipped: the font '\(family)' is missing (apt-get install \(package), or run scripts/setup)", sourceLocation: sourceLocation)
-    }
-}
-
-@Suite("Test tools")
-struct ToolCheckTests {
-    /// The lookup follows the search path it is given, so a missing tool is really seen as missing.
-    @Test func locateFollowsTheSearchPath() {
-        #expect(ToolCheck.locate("sh", searchPath: "/bin:/usr/bin") != nil)
-        #expect(ToolCheck.locate("sh", searchPath: "/nonexistent-\(UUID().uuidString)") == nil)
-        #expect(ToolCheck.locate("sh", searchPath: nil) == nil)
     }
 }
