@@ -60,3 +60,81 @@ struct InstallTests {
         }
     }
 }
+
+/// `scripts/prerequisites` (run by `scripts/demo`, the README's first command): on a machine with only
+/// Swift it installs pkg-config and the SQLite and libcurl headers, or says the one command to run.
+/// Stand-ins on an otherwise empty PATH play pkg-config, apt-get, id and sudo.
+@Suite("scripts/prerequisites")
+struct PrerequisitesTests {
+    static let packages = "pkg-config libsqlite3-dev libcurl4-openssl-dev"
+
+    /// A bin directory of stand-ins. pkg-config succeeds once apt-get has "installed" (a marker file).
+    final class World: @unchecked Sendable {
+        let directory: TemporaryDirectory
+        var bin: String { directory.path + "/bin" }
+        var log: String { directory.path + "/apt.log" }
+        init(uid: Int, apt: Bool = true, sudo: String? = nil, installed: Bool = false) throws {
+            directory = try TemporaryDirectory()
+            try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+            let marker = directory.path + "/installed"
+            if installed { _ = FileManager.default.createFile(atPath: marker, contents: Data()) }
+            try tool("pkg-config", "[ -e '\(marker)' ]")
+            try tool("id", "echo \(uid)")
+            if apt { try tool("apt-get", "echo \"apt-get $*\" >> '\(log)'; case \"$*\" in *install*) : > '\(marker)';; esac") }
+            if let sudo { try tool("sudo", sudo) }
+        }
+        func tool(_ name: String, _ body: String) throws {
+            let path = bin + "/" + name
+            try Data("#!/bin/sh\n\(body)\n".utf8).write(to: URL(fileURLWithPath: path))
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        }
+        func run() throws -> ProcessResult {
+            let script = Binaries.repositoryRoot.appendingPathComponent("scripts/prerequisites").path
+            return try runProcess("/bin/bash", [script], environment: ["PATH": bin], stdin: "")
+        }
+        var aptCalls: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+    }
+
+    @Test func alreadyThereIsSilent() throws {
+        let world = try World(uid: 1000, installed: true)
+        let result = try world.run()
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+        #expect(world.aptCalls.isEmpty)
+    }
+
+    @Test func rootInstallsWithAptGet() throws {
+        let world = try World(uid: 0)
+        let result = try world.run()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("installing \(Self.packages) (apt-get)"), "\(result.stderr)")
+        #expect(world.aptCalls.contains("apt-get update"))
+        #expect(world.aptCalls.contains("apt-get install -y -qq --no-install-recommends \(Self.packages)"), "\(world.aptCalls)")
+    }
+
+    @Test func aPasswordLessSudoInstalls() throws {
+        let world = try World(uid: 1000, sudo: #"[ "$1" = "-n" ] && exit 0; "$@""#)
+        let result = try world.run()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(world.aptCalls.contains("apt-get install -y -qq --no-install-recommends \(Self.packages)"), "\(world.aptCalls)")
+    }
+
+    /// Nothing can be installed without asking: the one command to run, exit 69, nothing attempted.
+    @Test(arguments: [
+        (nil as String?, "as root run: apt-get install \(packages)"),
+        (#"[ "$1" = "-n" ] && exit 1; "$@""#, "run: sudo apt-get install \(packages)"),
+    ])
+    func withoutRightsItSaysWhatToRun(sudo: String?, says: String) throws {
+        let world = try World(uid: 1000, sudo: sudo)
+        let result = try world.run()
+        #expect(result.status == 69)
+        #expect(result.stderr.contains(says) && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(world.aptCalls.isEmpty)
+    }
+
+    @Test func withoutAptGetItNamesThePackages() throws {
+        let world = try World(uid: 0, apt: false)
+        let result = try world.run()
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("apt-get install \(Self.packages) (Debian/Ubuntu), brew install pkg-config sqlite curl (macOS)"), "\(result.stderr)")
+    }
+}
