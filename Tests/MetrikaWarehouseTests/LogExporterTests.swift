@@ -80,6 +80,23 @@ struct LogExporterTests {
         #expect(api.calls.last == "POST /logrequest/7/clean")
     }
 
+    @Test func aPartCutAfterALongDownloadStillGetsItsRetries() async throws {
+        let api = FakeLogsAPI(parts: [0])
+        let server = FakePartServer { _, attempt in attempt == 1 ? .cut(rows: 2) : .whole }
+        let sleeper = SleepRecorder(), notes = NoteRecorder()
+        // Every reading of the clock is an hour later: the first attempt took hours before it was cut.
+        let clock = JumpingClock(step: 3600)
+        let client = MetrikaClient(
+            baseURL: Fixture.baseURL, token: "original-token", transport: api, streamingTransport: server,
+            sleep: { sleeper.sleep($0) }, random: { 0.5 }, now: { clock.now() })
+        let destination = RecordingDestination(keepsEarlierParts: false)
+        let exporter = Fixture.exporter(client: client, destination: destination, store: nil, notes: notes, sleeper: sleeper)
+
+        _ = try await exporter.run(Fixture.range)
+        #expect(server.downloads == [0, 0])
+        #expect(destination.rows == FakePartServer.rows(0))
+    }
+
     @Test func aPartThatKeepsFailingEndsTheRunAfterThePolicysAttemptsAndKeepsTheRequest() async throws {
         let api = FakeLogsAPI(parts: [0, 1])
         let server = FakePartServer { part, _ in part == 1 ? .cut(rows: 1) : .whole }
@@ -195,4 +212,20 @@ final class RecordingDestination: LogDestination, @unchecked Sendable {
     func commitRange(from: Day, to: Day, parts: Int) async throws { record("commit \(parts)") }
     func finish() async throws { record("finish") }
     func abandon() { record("abandon") }
+}
+
+/// A clock that moves on by `step` seconds each time it is read.
+final class JumpingClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current = Date(timeIntervalSince1970: 1_781_524_800)
+    let step: Double
+
+    init(step: Double) { self.step = step }
+
+    func now() -> Date {
+        lock.withLock {
+            current += step
+            return current
+        }
+    }
 }

@@ -221,8 +221,12 @@ public struct MetrikaClient: Sendable {
     /// `body` runs again; any other error ends it at once. For work that is more than one request,
     /// such as a log part streamed into its destination: `body` must make its attempt restartable, or
     /// turn the `TransientFailure` into its `failure` when it cannot.
+    ///
+    /// Unlike `send`, the time the attempts themselves took does not count against the policy: a
+    /// streamed part has an idle deadline, not a total one, and one cut after an hour of a 10 GB
+    /// download deserves its retries as much as one cut at once. The waits stay bounded.
     package func retryingTransient<T>(_ body: () async throws -> T) async throws -> T {
-        try await retrying { () async throws -> Step<T> in
+        try await retrying(boundingElapsedTime: false) { () async throws -> Step<T> in
             do {
                 return .done(try await body())
             } catch let transient as TransientFailure {
@@ -260,7 +264,9 @@ public struct MetrikaClient: Sendable {
     }
 
     /// The retry loop of every request to Yandex (see `RetryPolicy`).
-    private func retrying<T>(_ attempt: () async throws -> Step<T>) async throws -> T {
+    /// `boundingElapsedTime`: whether the attempts' own time counts too (each JSON attempt is bounded
+    /// by the request timeout, so all of them by `requestTimeout × maxAttempts`).
+    private func retrying<T>(boundingElapsedTime: Bool = true, _ attempt: () async throws -> Step<T>) async throws -> T {
         let started = now()
         var waited = 0.0
         var attempts = 0
@@ -274,7 +280,8 @@ public struct MetrikaClient: Sendable {
             case .retry(let reason, let retryAfter, let quota):
                 let delay = retryPolicy.delay(beforeRetry: attempts, random: random(), retryAfter: retryAfter)
                 let elapsed = now().timeIntervalSince(started)
-                let outOfTime = waited + delay > retryPolicy.maxTotalWait || elapsed + delay > retryPolicy.maxTotalWait + requestTimeout * Double(retryPolicy.maxAttempts)
+                let outOfTime = waited + delay > retryPolicy.maxTotalWait
+                    || (boundingElapsedTime && elapsed + delay > retryPolicy.maxTotalWait + requestTimeout * Double(retryPolicy.maxAttempts))
                 if attempts >= retryPolicy.maxAttempts || outOfTime {
                     if let quota { throw APIError.quotaPersisted(type: quota) }
                     throw APIError.unavailable("\(reason), \(attempts) attempt\(attempts == 1 ? "" : "s")")
