@@ -44,6 +44,7 @@ let package = Package(
         .testTarget(name: "MetrikaStoreTests", dependencies: ["MetrikaStore"]),
         .testTarget(name: "MetrikaRenderTests", dependencies: ["MetrikaRender", "MetrikaAPI", "MetrikaTestSupport"], exclude: ["Golden", "scripts"]),
         .testTarget(name: "MetrikaSimulatorTests", dependencies: ["MetrikaSimulator"]),
+        .testTarget(name: "MetrikaWarehouseTests", dependencies: ["MetrikaWarehouse", "MetrikaAPI", "MetrikaStore", "MetrikaModel", "MetrikaSystem"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["MetrikaCLI", "MetrikaTestSupport", "metrika", "metrika-fake-api"]

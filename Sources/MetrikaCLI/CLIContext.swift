@@ -12,6 +12,9 @@ public struct CLIContext: Sendable {
     /// Reads all of standard input (for `login --token-stdin`); nil when there is none.
     public var readStandardInput: @Sendable () -> String?
     public var transport: any HTTPTransport
+    /// Streamed exchanges: Logs API part downloads (signed and renewed like `transport`'s calls, see
+    /// `Session.client`) and ClickHouse statements and inserts (no token).
+    public var streamingTransport: any StreamingHTTPTransport
     public var now: @Sendable () -> Date
     public var sleep: @Sendable (Double) async throws -> Void
     public var stdoutIsTerminal: Bool
@@ -28,7 +31,7 @@ public struct CLIContext: Sendable {
     public init(
         environment: [String: String], stdout: TextSink, stderr: TextSink,
         readStandardInput: @escaping @Sendable () -> String? = { nil },
-        transport: any HTTPTransport, now: @escaping @Sendable () -> Date = { Date() },
+        transport: any HTTPTransport, streamingTransport: (any StreamingHTTPTransport)? = nil, now: @escaping @Sendable () -> Date = { Date() },
         sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64($0 * 1e9)) },
         stdoutIsTerminal: Bool = false, stderrIsTerminal: Bool = false, terminalWidth: Int? = nil,
         rasterizer: (any ChartRasterizer)? = nil
@@ -38,6 +41,8 @@ public struct CLIContext: Sendable {
         self.stderr = stderr
         self.readStandardInput = readStandardInput
         self.transport = transport
+        // A transport that streams too (libcurl's does) serves both, unless a test swaps this one.
+        self.streamingTransport = streamingTransport ?? (transport as? any StreamingHTTPTransport) ?? CurlTransport()
         self.now = now
         self.sleep = sleep
         self.stdoutIsTerminal = stdoutIsTerminal
@@ -60,6 +65,7 @@ public struct CLIContext: Sendable {
                 return String(data: data, encoding: .utf8)
             },
             transport: CurlTransport(),
+            streamingTransport: CurlTransport(),
             now: { pinned ?? Date() },
             stdoutIsTerminal: stdoutIsTerminal,
             stderrIsTerminal: isatty(2) == 1,

@@ -129,15 +129,18 @@ struct Session {
         return resolved
     }
 
-    /// A ready Metrika API client. Its transport renews the token when it is close to expiry and once
-    /// when the API rejects it (see `TokenKeeper`), writing the new one back to the token file.
+    /// A ready Metrika API client. Its transports (JSON calls and streamed log parts alike) share one
+    /// `TokenKeeper`: the token is renewed when it is close to expiry and once when the API rejects it,
+    /// written back to the token file, and every later request of either kind carries the new one.
     func client() throws -> MetrikaClient {
         let url = try apiBaseURL()
         let timeout = try requestTimeout()
         let limit = try maxResponseBytes()
         let token = try token()
+        let keeper = tokenKeeper(for: token, timeout: timeout)
         var client = MetrikaClient(
-            baseURL: url, token: token.token, transport: renewingTransport(for: token, timeout: timeout), requestTimeout: timeout,
+            baseURL: url, token: token.token, transport: TokenRefreshingTransport(base: context.transport, keeper: keeper),
+            streamingTransport: TokenRefreshingStreamingTransport(base: context.streamingTransport, keeper: keeper), requestTimeout: timeout,
             sleep: context.sleep, now: context.now, log: logger, retryWait: { [context] in context.showRetryWait($0) }
         )
         client.maxResponseBytes = limit
@@ -149,15 +152,14 @@ struct Session {
         try Self.baseURL(context.environment["METRIKA_OAUTH_URL"], variable: "METRIKA_OAUTH_URL", fallback: OAuthClient.defaultBaseURL)
     }
 
-    /// The API transport wrapped in token renewal. Renewal is best effort: an unusable OAuth URL or
-    /// config file only disables it (the command still runs with the token it has).
-    func renewingTransport(for token: ResolvedToken, timeout: Double) -> any HTTPTransport {
+    /// The keeper of the run's token, which both API transports consult. Renewal is best effort: an
+    /// unusable OAuth URL or config file only disables it (the command still runs with the token it has).
+    func tokenKeeper(for token: ResolvedToken, timeout: Double) -> TokenKeeper {
         let oauth = (try? oauthBaseURL()).map {
             OAuthClient(baseURL: $0, transport: context.transport, requestTimeout: timeout, now: context.now, log: logger)
         }
         let credentials = (try? ClientCredentials.forIssuer(token.stored?.clientID, environment: context.environment)) ?? nil
         let output = context
-        let keeper = TokenKeeper(resolved: token, oauth: oauth, credentials: credentials, now: context.now, warn: { output.note($0) }, log: logger)
-        return TokenRefreshingTransport(base: context.transport, keeper: keeper)
+        return TokenKeeper(resolved: token, oauth: oauth, credentials: credentials, now: context.now, warn: { output.note($0) }, log: logger)
     }
 }

@@ -27,6 +27,12 @@ public final class AtomicOutputFile {
     /// owner and mode (nil for a new file).
     private let replacement: (temporary: String, target: String, existing: stat?)?
     private var finished = false
+    /// Bytes written so far, buffered ones included.
+    public private(set) var length = 0
+
+    /// Whether `truncate(to:)` can take written bytes back: yes for the temporary of a regular file,
+    /// no for a device or FIFO (what was written there is gone).
+    public var canTruncate: Bool { replacement != nil }
 
     /// Opens `path` as the rules above say; throws `AtomicFile.WriteError` when it cannot.
     public init(path: String) throws {
@@ -93,9 +99,27 @@ public final class AtomicOutputFile {
     public func write<Bytes: Collection>(contentsOf bytes: Bytes) throws where Bytes.Element == UInt8 {
         do {
             try writer.write(contentsOf: bytes)
+            length += bytes.count
         } catch let failure as OutputWriter.Failure {
             throw AtomicFile.WriteError(path: path, reason: Self.reason(failure.code))
         }
+    }
+
+    /// Takes back everything written after the first `length` bytes (a log part whose download failed
+    /// half-way, before it is fetched again). Only where `canTruncate`; fails with `WriteError`.
+    public func truncate(to length: Int) throws {
+        guard canTruncate, !finished, length <= self.length else {
+            throw AtomicFile.WriteError(path: path, reason: "cannot take back what was written")
+        }
+        do {
+            try writer.flush()
+        } catch let failure as OutputWriter.Failure {
+            throw AtomicFile.WriteError(path: path, reason: Self.reason(failure.code))
+        }
+        guard ftruncate(descriptor, off_t(length)) == 0, lseek(descriptor, off_t(length), SEEK_SET) >= 0 else {
+            throw AtomicFile.WriteError(path: path, reason: Self.reason(errno))
+        }
+        self.length = length
     }
 
     /// Writes what is buffered and makes the output visible: a replaced file gets the old one's

@@ -49,15 +49,70 @@ struct LogsEndToEndTests {
         #expect(result.stderr.contains("\(downloads) parts"))
     }
 
-    @Test func aCutPartLeavesNoFileKeepsTheRequestAndTheRerunResumesIt() throws {
+    @Test func aPartCutOnceIsFetchedAgainAndItsRowsAreWrittenOnce() throws {
+        let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "1500"])
+        let home = try TemporaryDirectory()
+        let file = home.path + "/visits.tsv"
+        try api.inject(["kind": "logs_cut_part", "path_suffix": "/part/1/download"])
+        let result = try metrika(["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-02", "--fields", Self.fields, "--output", file],
+                                 environment: environment(api, home))
+        #expect(result.status == 0, "\(result.stderr)")
+        let downloads = try api.requests().compactMap { $0["path"] as? String }.filter { $0.hasSuffix("/download") }
+        #expect(downloads.filter { $0.hasSuffix("/part/1/download") }.count == 2)
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("ym:s:") }.count == 1)
+        // Every visit once: the rows the cut attempt delivered were taken back.
+        let ids = lines.dropFirst().map { $0.split(separator: "\t", omittingEmptySubsequences: false)[1] }
+        #expect(ids.count > 3_000)
+        #expect(Set(ids).count == ids.count)
+        #expect(try logRequests(api).map { $0["status"] as? String } == ["cleaned_by_user"])
+    }
+
+    @Test func aTokenThatExpiresBetweenTwoPartsIsRenewedAndTheNextPartCarriesTheNewOne() throws {
+        let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "1500", "--device-pending", "0", "--device-interval", "1"])
+        let home = try TemporaryDirectory()
+        let tokenPath = home.path + "/config/metrika/token.json"
+        let app = ["METRIKA_CLIENT_ID": "demo-client", "METRIKA_CLIENT_SECRET": "demo-secret"]
+        var environment = environment(api, home).merging(app) { _, new in new }
+        environment["METRIKA_TOKEN"] = nil
+        // A token the simulator issued (with a refresh token), valid for a year.
+        let login = try metrika(["login"], environment: environment, timeout: 60)
+        #expect(login.status == 0, "\(login.stderr)")
+        let original = try TokenFile(path: tokenPath).read().accessToken
+        // It runs out after the first part.
+        try api.reset()
+        try api.inject(["kind": "expire_token", "path_suffix": "/part/1/download"])
+        let file = home.path + "/visits.tsv"
+
+        let result = try metrika(["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-02", "--fields", Self.fields, "--output", file],
+                                 environment: environment)
+
+        #expect(result.status == 0, "\(result.stderr)")
+        let log = try api.requests().map { ($0["path"] as? String ?? "", $0["status"] as? Int ?? 0) }
+        // Part 1 was refused with the expired token, the token renewed once, and part 1 (and every
+        // later request) sent again with the new one: the old token no longer works anywhere.
+        #expect(log.filter { $0.0.hasSuffix("/part/1/download") }.map(\.1) == [403, 200])
+        #expect(log.filter { $0.0 == "/token" }.map(\.1) == [200])
+        let afterRenewal = log.drop { $0.0 != "/token" }.dropFirst()
+        #expect(afterRenewal.contains { $0.0.hasSuffix("/part/2/download") })
+        #expect(afterRenewal.allSatisfy { $0.1 == 200 })
+        let renewed = try TokenFile(path: tokenPath).read().accessToken
+        #expect(renewed != original)
+        #expect(!result.stderr.contains(renewed) && !result.stderr.contains(original))
+        #expect(try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("ym:s:") }.count == 1)
+    }
+
+    @Test func aPartCutOnEveryAttemptLeavesNoFileKeepsTheRequestAndTheRerunResumesIt() throws {
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "1500"])
         let home = try TemporaryDirectory()
         let file = home.path + "/visits.tsv"
         let arguments = ["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-02", "--fields", Self.fields, "--output", file]
-        try api.inject(["kind": "logs_cut_part"])
+        // As many cuts as the retry policy has attempts.
+        try api.inject(["kind": "logs_cut_part", "count": 5])
         let failed = try metrika(arguments, environment: environment(api, home))
         #expect(failed.status == 69, "\(failed.stderr)")
         #expect(failed.stderr.contains("part 0 of log request"))
+        #expect(failed.stderr.contains("5 attempts"))
         #expect(!FileManager.default.fileExists(atPath: file))
         #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).filter { $0.contains("visits.tsv") }.isEmpty)
         #expect(try logRequests(api).map { $0["status"] as? String } == ["processed"])

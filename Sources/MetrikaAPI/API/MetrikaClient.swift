@@ -1,8 +1,12 @@
 import Foundation
 import MetrikaModel
 
-/// Talks to the Management and Reporting APIs: signs every request with `Authorization: OAuth`,
+/// Talks to the Management, Reporting and Logs APIs: signs every request with `Authorization: OAuth`,
 /// pages through lists, retries what is transient and turns everything else into an `APIError`.
+///
+/// The one signed-request path to Yandex: JSON calls go through `transport`, streamed Logs API parts
+/// through `streamingTransport`; both are signed by `signedHeaders` and (in a run) both are wrapped by
+/// the same token-renewing layer, so a token renewed mid-run reaches every later request of either kind.
 public struct MetrikaClient: Sendable {
     /// The default API host; `METRIKA_API_URL` overrides it.
     public static let defaultBaseURL = "https://api-metrika.yandex.net"
@@ -10,6 +14,8 @@ public struct MetrikaClient: Sendable {
     public let baseURL: URL
     package let token: String
     private let transport: any HTTPTransport
+    /// The transport of streamed downloads (Logs API parts); nil when the client never streams.
+    package let streamingTransport: (any StreamingHTTPTransport)?
     /// Retry bounds for transient failures.
     public var retryPolicy: RetryPolicy
     /// Seconds one attempt may take in all, the whole answer included (METRIKA_TIMEOUT).
@@ -26,8 +32,11 @@ public struct MetrikaClient: Sendable {
     /// Counts the requests sent, retries included (for summaries and tests).
     public let requestCounter = RequestCounter()
 
+    /// `streamingTransport` carries Logs API part downloads; without one, `transport` does when it
+    /// streams too (as `CurlTransport` does).
     public init(
-        baseURL: URL, token: String, transport: any HTTPTransport, retryPolicy: RetryPolicy = .standard,
+        baseURL: URL, token: String, transport: any HTTPTransport, streamingTransport: (any StreamingHTTPTransport)? = nil,
+        retryPolicy: RetryPolicy = .standard,
         requestTimeout: Double = 30,
         sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64($0 * 1e9)) },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
@@ -38,6 +47,7 @@ public struct MetrikaClient: Sendable {
         self.baseURL = baseURL
         self.token = token
         self.transport = transport
+        self.streamingTransport = streamingTransport ?? (transport as? any StreamingHTTPTransport)
         self.retryPolicy = retryPolicy
         self.requestTimeout = requestTimeout
         self.sleep = sleep
@@ -132,15 +142,23 @@ public struct MetrikaClient: Sendable {
     /// GET with retries; the body of a 2xx answer, never empty.
     func fetchBody(_ path: String, query: [(String, String)]) async throws -> (Data, URL) {
         let url = makeURL(path: path, query: query)
-        let response = try await send(HTTPRequest(method: "GET", url: url, headers: [
-            "Authorization": "OAuth \(token)",
-            "Accept": "application/json",
-            "User-Agent": "metrika/\(MetrikaVersion.current)",
-        ], timeout: requestTimeout, maxResponseBytes: maxResponseBytes))
+        let response = try await send(HTTPRequest(
+            method: "GET", url: url, headers: signedHeaders(acceptingJSON: true), timeout: requestTimeout, maxResponseBytes: maxResponseBytes))
         guard !response.body.isEmpty else {
             throw APIError.unreadable("an empty body (HTTP \(response.status)) from \(url.path)")
         }
         return (response.body, url)
+    }
+
+    /// The headers of every request to Yandex. The token is the one the client was built with; the
+    /// token layer in front of both transports replaces it with the keeper's current one at send time.
+    package func signedHeaders(acceptingJSON: Bool) -> [String: String] {
+        var headers = [
+            "Authorization": "OAuth \(token)",
+            "User-Agent": "metrika/\(MetrikaVersion.current)",
+        ]
+        if acceptingJSON { headers["Accept"] = "application/json" }
+        return headers
     }
 
     /// Decodes the documented JSON tolerantly, or throws `APIError.unreadable` saying what is wrong.
@@ -178,56 +196,134 @@ public struct MetrikaClient: Sendable {
 
     /// Sends with retries for transient failures; returns a 2xx response or throws `APIError`.
     package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let started = now()
-        var waited = 0.0
-        var attempt = 0
-        while true {
-            attempt += 1
+        try await retrying { () async throws -> Step<HTTPResponse> in
             requestCounter.increment()
             let sentAt = DispatchTime.now().uptimeNanoseconds
-            let outcome: Outcome
             do {
                 let response = try await transport.send(request)
                 logLine(request, status: "\(response.status)", since: sentAt)
-                outcome = classify(response, from: request.url)
-            } catch TransportError.tooLarge(let limit) {
-                // Not transient: the same request would bring the same answer.
-                logLine(request, status: "too large", since: sentAt)
-                outcome = .fail(.tooLarge(path: request.url.path, limit: limit))
-            } catch TransportError.malformed(let detail) {
-                // The server answered, in broken HTTP: asking again would get the same answer.
-                logLine(request, status: "malformed", since: sentAt)
-                outcome = .fail(.unreadable("a malformed HTTP answer from \(request.url.path) (\(Self.oneLine(detail)))"))
-            } catch TransportError.insecure(let detail) {
-                // Not transient either: a certificate does not become trusted by asking again.
-                logLine(request, status: "TLS failed", since: sentAt)
-                outcome = .fail(.insecure(host: request.url.host ?? "the API", detail: Self.oneLine(detail)))
+                switch classify(response, from: request.url) {
+                case .success(let response): return .done(response)
+                case .fail(let error): return .fail(error)
+                case .retry(let reason, let retryAfter, let quota): return .retry(reason, retryAfter: retryAfter, quota: quota)
+                }
             } catch let error as TransportError {
-                logLine(request, status: Self.describe(error), since: sentAt)
-                outcome = .retry(Self.unavailableText(error), retryAfter: nil, quota: nil)
+                return transportStep(error, request: request, since: sentAt, context: nil)
             } catch {
                 logLine(request, status: "failed", since: sentAt)
-                outcome = .retry("\(error)", retryAfter: nil, quota: nil)
+                return .retry("\(error)", retryAfter: nil, quota: nil)
             }
-            switch outcome {
-            case .success(let response):
-                return response
+        }
+    }
+
+    /// Runs `body` under the retry policy, as `send` runs one request: a `TransientFailure` it throws
+    /// is waited out (backoff with jitter, `Retry-After`, the same caps on attempts and on waiting) and
+    /// `body` runs again; any other error ends it at once. For work that is more than one request,
+    /// such as a log part streamed into its destination: `body` must make its attempt restartable, or
+    /// turn the `TransientFailure` into its `failure` when it cannot.
+    ///
+    /// Unlike `send`, the time the attempts themselves took does not count against the policy: a
+    /// streamed part has an idle deadline, not a total one, and one cut after an hour of a 10 GB
+    /// download deserves its retries as much as one cut at once. The waits stay bounded.
+    package func retryingTransient<T>(_ body: () async throws -> T) async throws -> T {
+        try await retrying(boundingElapsedTime: false) { () async throws -> Step<T> in
+            do {
+                return .done(try await body())
+            } catch let transient as TransientFailure {
+                return .retry(transient.description, retryAfter: transient.retryAfter, quota: transient.quota)
+            }
+        }
+    }
+
+    /// What one attempt came to.
+    private enum Step<T> {
+        case done(T)
+        case fail(any Error)
+        case retry(String, retryAfter: Double?, quota: String?)
+    }
+
+    /// A transport failure as `send` judges it: a too large, malformed or insecure answer is final
+    /// (asking again brings the same answer), everything else (timeouts, refused or cut connections) is
+    /// retried. `context` (such as `part 0 of log request 7`) starts the reason when given.
+    private func transportStep<T>(_ error: TransportError, request: HTTPRequest, since sentAt: UInt64, context: String?) -> Step<T> {
+        let prefix = context.map { "\($0): " } ?? ""
+        switch error {
+        case .tooLarge(let limit):
+            logLine(request, status: "too large", since: sentAt)
+            return .fail(APIError.tooLarge(path: request.url.path, limit: limit))
+        case .malformed(let detail):
+            logLine(request, status: "malformed", since: sentAt)
+            return .fail(APIError.unreadable("\(prefix)a malformed HTTP answer from \(request.url.path) (\(Self.oneLine(detail)))"))
+        case .insecure(let detail):
+            logLine(request, status: "TLS failed", since: sentAt)
+            return .fail(APIError.insecure(host: request.url.host ?? "the API", detail: Self.oneLine(detail)))
+        default:
+            logLine(request, status: Self.describe(error), since: sentAt)
+            return .retry(prefix + Self.unavailableText(error), retryAfter: nil, quota: nil)
+        }
+    }
+
+    /// The retry loop of every request to Yandex (see `RetryPolicy`).
+    /// `boundingElapsedTime`: whether the attempts' own time counts too (each JSON attempt is bounded
+    /// by the request timeout, so all of them by `requestTimeout × maxAttempts`).
+    private func retrying<T>(boundingElapsedTime: Bool = true, _ attempt: () async throws -> Step<T>) async throws -> T {
+        let started = now()
+        var waited = 0.0
+        var attempts = 0
+        while true {
+            attempts += 1
+            switch try await attempt() {
+            case .done(let value):
+                return value
             case .fail(let error):
                 throw error
             case .retry(let reason, let retryAfter, let quota):
-                let delay = retryPolicy.delay(beforeRetry: attempt, random: random(), retryAfter: retryAfter)
+                let delay = retryPolicy.delay(beforeRetry: attempts, random: random(), retryAfter: retryAfter)
                 let elapsed = now().timeIntervalSince(started)
-                let outOfTime = waited + delay > retryPolicy.maxTotalWait || elapsed + delay > retryPolicy.maxTotalWait + requestTimeout * Double(retryPolicy.maxAttempts)
-                if attempt >= retryPolicy.maxAttempts || outOfTime {
+                let outOfTime = waited + delay > retryPolicy.maxTotalWait
+                    || (boundingElapsedTime && elapsed + delay > retryPolicy.maxTotalWait + requestTimeout * Double(retryPolicy.maxAttempts))
+                if attempts >= retryPolicy.maxAttempts || outOfTime {
                     if let quota { throw APIError.quotaPersisted(type: quota) }
-                    throw APIError.unavailable("\(reason), \(attempt) attempt\(attempt == 1 ? "" : "s")")
+                    throw APIError.unavailable("\(reason), \(attempts) attempt\(attempts == 1 ? "" : "s")")
                 }
                 log?("  retrying in \(Self.formatSeconds(delay)) s (\(reason))")
-                retryWait?(RetryWait(seconds: delay, reason: quota ?? reason, nextAttempt: attempt + 1, maxAttempts: retryPolicy.maxAttempts))
+                retryWait?(RetryWait(seconds: delay, reason: quota ?? reason, nextAttempt: attempts + 1, maxAttempts: retryPolicy.maxAttempts))
                 defer { retryWait?(nil) }
                 try await sleep(delay)
                 waited += delay
             }
+        }
+    }
+
+    // MARK: - Streamed downloads
+
+    /// Streams `request` (a GET signed by `signedHeaders`) to `receive` in one attempt over
+    /// `streamingTransport`. A 2xx body goes to `receive` chunk by chunk; any other answer is judged
+    /// as `send` judges it: a final one throws its `APIError`, a transient one (5xx, 429, a cut
+    /// connection, a timeout) a `TransientFailure` naming `context`, for `retryingTransient` to retry.
+    package func streamOnce(_ request: HTTPRequest, context: String, receive: ([UInt8]) throws -> Void) async throws {
+        guard let streamingTransport else {
+            preconditionFailure("MetrikaClient.streamOnce needs a streaming transport")
+        }
+        requestCounter.increment()
+        let sentAt = DispatchTime.now().uptimeNanoseconds
+        let step: Step<Void>
+        do {
+            let head = try await streamingTransport.exchange(request, upload: nil, receive: receive)
+            logLine(request, status: "\(head.status)", since: sentAt)
+            if (200..<300).contains(head.status) { return }
+            switch classify(HTTPResponse(status: head.status, headers: head.headers, body: head.errorBody), from: request.url) {
+            case .success: return
+            case .fail(let error): step = .fail(error)
+            case .retry(let reason, let retryAfter, let quota): step = .retry("\(context): \(reason)", retryAfter: retryAfter, quota: quota)
+            }
+        } catch let error as TransportError {
+            step = transportStep(error, request: request, since: sentAt, context: context)
+        }
+        switch step {
+        case .done: return
+        case .fail(let error): throw error
+        case .retry(let reason, let retryAfter, let quota): throw TransientFailure(description: reason, retryAfter: retryAfter, quota: quota)
         }
     }
 

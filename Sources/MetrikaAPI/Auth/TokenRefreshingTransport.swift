@@ -15,9 +15,7 @@ public struct TokenRefreshingTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let name = request.headers.keys.first(where: { $0.lowercased() == "authorization" }),
-              request.headers[name] == "OAuth \(keeper.originalToken)"
-        else { return try await base.send(request) }
+        guard let name = Self.signedHeader(of: request, keeper: keeper) else { return try await base.send(request) }
         var request = request
         let token = await keeper.token()
         request.headers[name] = "OAuth \(token)"
@@ -29,13 +27,59 @@ public struct TokenRefreshingTransport: HTTPTransport {
         return try await base.send(request)
     }
 
+    /// The name of the `Authorization` header when `request` is signed with the run's original token
+    /// (the only header this layer may rewrite); nil otherwise.
+    static func signedHeader(of request: HTTPRequest, keeper: TokenKeeper) -> String? {
+        guard let name = request.headers.keys.first(where: { $0.lowercased() == "authorization" }),
+              request.headers[name] == "OAuth \(keeper.originalToken)"
+        else { return nil }
+        return name
+    }
+
     /// A 403 that is not about one counter (`access_denied`, `counter_in_connect`) is about the token.
     static func isInvalidToken(_ response: HTTPResponse) -> Bool {
-        guard response.status == 403 else { return false }
+        isInvalidToken(status: response.status, body: response.body)
+    }
+
+    static func isInvalidToken(status: Int, body: Data) -> Bool {
+        guard status == 403 else { return false }
         // Preflight: nesting bounded, lone surrogates repaired (JSONPreflight).
-        let object = (try? JSONSerialization.jsonObject(with: JSONPreflight.prepare(response.body))) as? [String: Any]
+        let object = (try? JSONSerialization.jsonObject(with: JSONPreflight.prepare(body))) as? [String: Any]
         let first = (object?["errors"] as? [[String: Any]])?.first
         let type = first?["error_type"] as? String ?? ""
         return type != "access_denied" && type != "counter_in_connect"
+    }
+}
+
+/// The same token layer in front of a `StreamingHTTPTransport` (Logs API part downloads): the
+/// keeper's current token at send time, renewed near expiry, and after an invalid_token answer one
+/// renewal and one more send. Sending again is safe only because nothing reached the receiver: a
+/// non-2xx body never goes to `receive`, and a request with an upload body (which cannot be replayed)
+/// is never sent twice.
+public struct TokenRefreshingStreamingTransport: StreamingHTTPTransport {
+    private let base: any StreamingHTTPTransport
+    private let keeper: TokenKeeper
+
+    /// Wraps `base`; requests signed with `keeper.originalToken` get the current token instead.
+    public init(base: any StreamingHTTPTransport, keeper: TokenKeeper) {
+        self.base = base
+        self.keeper = keeper
+    }
+
+    public func exchange(
+        _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) throws -> Void
+    ) async throws -> StreamedResponseHead {
+        guard let name = TokenRefreshingTransport.signedHeader(of: request, keeper: keeper) else {
+            return try await base.exchange(request, upload: upload, receive: receive)
+        }
+        var request = request
+        let token = await keeper.token()
+        request.headers[name] = "OAuth \(token)"
+        let head = try await base.exchange(request, upload: upload, receive: receive)
+        guard upload == nil, TokenRefreshingTransport.isInvalidToken(status: head.status, body: head.errorBody),
+              let fresh = await keeper.tokenAfterRejection(of: token), fresh != token
+        else { return head }
+        request.headers[name] = "OAuth \(fresh)"
+        return try await base.exchange(request, upload: nil, receive: receive)
     }
 }

@@ -89,7 +89,7 @@ enum LogsCommand: Command {
         } else {
             let warehouse = try ClickHouseSettings.make(url: clickhouseURL!, table: options.value("table"), source: source, environment: context.environment, timeout: try session.requestTimeout())
             context.secrets.add(warehouse.password)
-            destination = try await ClickHouseDestination.prepare(warehouse, counterID: counterID, source: source, fields: fields, transport: CurlTransport())
+            destination = try await ClickHouseDestination.prepare(warehouse, counterID: counterID, source: source, fields: fields, transport: context.streamingTransport)
             key = "clickhouse:" + warehouse.identity
         }
         let store = try? HistoryStore(path: ReportCommand.databasePath(session))
@@ -99,7 +99,7 @@ enum LogsCommand: Command {
         let noteContext = context
         let note: @Sendable (String) -> Void = { noteContext.note($0) }
         let exporter = LogExporter(
-            client: client, streaming: CurlTransport(), destination: destination, destinationKey: key, counterID: counterID,
+            client: client, destination: destination, destinationKey: key, counterID: counterID,
             source: source, fields: fields, store: store, firstPollInterval: firstPoll, sleep: context.sleep,
             progress: progress, note: note)
         let summary = try await exporter.run(range)

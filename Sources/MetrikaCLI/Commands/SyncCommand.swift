@@ -143,7 +143,7 @@ enum SyncCommand: Command {
         var settings = try ClickHouseSettings.make(url: url, table: nil, source: .visits, environment: environment, timeout: try session.requestTimeout())
         settings.table = "daily"
         session.context.secrets.add(settings.password)
-        let mirror = ClickHouseDailyMirror(settings: settings, transport: CurlTransport())
+        let mirror = ClickHouseDailyMirror(settings: settings, transport: session.context.streamingTransport)
         let version = UInt64(max(0, session.context.now().timeIntervalSince1970 * 1000))
         var rows = 0
         for outcome in outcomes where outcome.failure == nil {

@@ -161,6 +161,15 @@ extension Simulator {
                 ]))
         case .logsProcessingFailed, .logsCutPart:
             return routeLogs(request, request.path.split(separator: "/").map(String.init), fault: fault.kind)
+        case .expireToken:
+            let token = request.header("authorization")?.split(separator: " ", maxSplits: 1).last.map(String.init) ?? ""
+            let issued = state.withLock { s -> Bool in
+                guard s.oauth.issued[token] != nil else { return false }
+                s.oauth.issued[token]?.valid = false
+                return true
+            }
+            // An issued token is now refused like any expired one; a fixture token this once.
+            return issued ? route(request) : APIError.invalidToken()
         case .hostileNames, .hostileAPIError, .hostileDeviceCode, .hostileOAuthError:
             return hostileText(request, under: fault)
         }

@@ -39,6 +39,9 @@ struct Fault: Sendable {
         // stops half-way and closes the connection.
         case logsProcessingFailed = "logs_processing_failed"
         case logsCutPart = "logs_cut_part"
+        // MARK: Tokens: the token of the matching request runs out there and then (a token issued
+        // here is invalid from now on, its refresh token still works; a fixture token is refused once).
+        case expireToken = "expire_token"
 
         /// OAuth faults only make sense for `POST /token` (or `/device/code`).
         var defaultPathPrefix: String? {
@@ -59,6 +62,8 @@ struct Fault: Sendable {
     var remaining: Int
     /// Only requests whose path starts with this are hit; nil = any non-control path.
     var pathPrefix: String?
+    /// And, when set, only requests whose path ends with this (`/part/1/download`).
+    var pathSuffix: String?
     var errorType: String
     var status: Int
     var delayMilliseconds: Int
@@ -71,6 +76,7 @@ struct Fault: Sendable {
     var fullPages = false
 
     func matches(path: String) -> Bool {
+        if let pathSuffix, !path.hasSuffix(pathSuffix) { return false }
         if kind == .logsCutPart { return path.hasSuffix("/download") && path.hasPrefix(pathPrefix ?? "") }
         if kind == .logsProcessingFailed {
             let parts = path.split(separator: "/")
@@ -108,6 +114,7 @@ struct Fault: Sendable {
             kind: kind, remaining: count, pathPrefix: prefix, errorType: errorType, status: kind == .replay ? (document["status"]?.intValue ?? 200) : status,
             delayMilliseconds: delay, retryAfter: retryAfter)
         fault.fullPages = document["full_pages"]?.boolValue ?? false
+        fault.pathSuffix = document["path_suffix"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         if kind == .shape {
             let name = document["shape"]?.stringValue ?? ""
             guard let shape = AnswerShape(rawValue: name) else {
@@ -136,6 +143,7 @@ struct Fault: Sendable {
         if kind == .replay { pairs.append(("status", .int(status))) }
         if kind == .lyingPaging { pairs.append(("full_pages", .bool(fullPages))) }
         if let retryAfter { pairs.append(("retry_after", .int(retryAfter))) }
+        if let pathSuffix { pairs.append(("path_suffix", .string(pathSuffix))) }
         return .object(pairs)
     }
 }

@@ -7,12 +7,19 @@ import MetrikaModel
 /// The exporter calls `load` once per part with a `feed` that runs the download and hands every chunk
 /// of the part (header line included) to the writer it is given; `commitRange` after the last part
 /// of a date range, `finish` after the last range. Nothing is held whole: a chunk is at most 64 KiB.
+///
+/// A part whose download fails transiently is fetched again: the exporter first calls `discardPart`,
+/// which takes back what the failed attempt wrote, then `load` again, so its rows are replaced, never
+/// duplicated.
 public protocol LogDestination: Sendable {
     /// A range starts; `resuming` when earlier parts of it were loaded by an interrupted run. Returns
     /// whether those parts are still there (false: load every part again).
     func beginRange(from: Day, to: Day, resuming: Bool) async throws -> Bool
     /// Loads part `part` (0-based) of the range `from…to`.
     func load(part: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws
+    /// The last `load` of `part` failed: undo what it wrote so that `load` can run again. False when
+    /// that cannot be done (bytes already went into a pipe): the part is then not retried.
+    func discardPart(part: Int, from: Day, to: Day) async -> Bool
     /// Every part of `from…to` is loaded: make the range visible (replace what was there).
     func commitRange(from: Day, to: Day, parts: Int) async throws
     /// The run succeeded.

@@ -10,9 +10,12 @@ import MetrikaStore
 /// user's). A request still being prepared when the run fails is cancelled. A processed request whose
 /// parts were partly loaded is kept when progress is recorded, so that the re-run loads only the
 /// missing parts; without a progress store it is cleaned too.
+///
+/// Parts are downloaded through the client (its streaming transport, the run's current token) and a
+/// part that fails transiently is fetched again under the client's retry policy, after the
+/// destination has taken back what the failed attempt wrote (`LogDestination.discardPart`).
 public struct LogExporter: Sendable {
     public var client: MetrikaClient
-    public var streaming: any StreamingHTTPTransport
     public var destination: any LogDestination
     public var destinationKey: String
     public var counterID: Int
@@ -30,13 +33,12 @@ public struct LogExporter: Sendable {
     public var note: @Sendable (String) -> Void
 
     public init(
-        client: MetrikaClient, streaming: any StreamingHTTPTransport, destination: any LogDestination, destinationKey: String,
+        client: MetrikaClient, destination: any LogDestination, destinationKey: String,
         counterID: Int, source: LogSource, fields: [String], store: (any LogProgressStore)?, firstPollInterval: Double = 10,
         maxPolls: Int = 500, sleep: @escaping @Sendable (Double) async throws -> Void,
         progress: (@Sendable (String) -> Void)?, note: @escaping @Sendable (String) -> Void
     ) {
         self.client = client
-        self.streaming = streaming
         self.destination = destination
         self.destinationKey = destinationKey
         self.counterID = counterID
@@ -126,16 +128,7 @@ public struct LogExporter: Sendable {
                 throw SimpleFailure("log request \(id) is processed but lists no parts; run again to order a new one.", exitCode: ExitCode.dataError)
             }
             for part in parts where !job.loadedParts.contains(part) {
-                var bytes = 0
-                try await destination.load(part: part, from: range.from, to: range.to) { write in
-                    try await client.downloadLogPart(counter: counterID, id: id, part: part, using: streaming) { chunk in
-                        bytes += chunk.count
-                        try write(chunk)
-                        if let progress {
-                            progress("log request \(id): part \(part + 1) of \(parts.count), \(LogExporter.megabytes(summary.bytes + bytes)) MB")
-                        }
-                    }
-                }
+                let bytes = try await load(part: part, of: parts.count, request: id, range: range, loadedBefore: summary.bytes)
                 summary.bytes += bytes
                 summary.parts += 1
                 job.loadedParts.insert(part)
@@ -153,6 +146,33 @@ public struct LogExporter: Sendable {
             note("Warning: log request \(id) could not be cleaned (\((error as? any MetrikaFailure)?.message ?? "\(error)")); run `metrika logs --counter \(counterID) --clean-all`.")
         }
         try? store?.removeJob(requestID: id)
+    }
+
+    /// Streams one part into the destination; a transient failure is retried (its rows taken back
+    /// first) under the client's retry policy. Returns the bytes of the attempt that succeeded.
+    private func load(part: Int, of count: Int, request id: Int, range: DateRange, loadedBefore: Int) async throws -> Int {
+        try await client.retryingTransient {
+            var bytes = 0
+            do {
+                try await destination.load(part: part, from: range.from, to: range.to) { write in
+                    try await client.downloadLogPart(counter: counterID, id: id, part: part) { chunk in
+                        bytes += chunk.count
+                        try write(chunk)
+                        if let progress {
+                            progress("log request \(id): part \(part + 1) of \(count), \(LogExporter.megabytes(loadedBefore + bytes)) MB")
+                        }
+                    }
+                }
+            } catch let transient as TransientFailure {
+                // Retried only when what this attempt wrote can be taken back.
+                guard await destination.discardPart(part: part, from: range.from, to: range.to) else { throw transient.failure }
+                throw transient
+            } catch let failure as APIError {
+                _ = await destination.discardPart(part: part, from: range.from, to: range.to)
+                throw failure
+            }
+            return bytes
+        }
     }
 
     private func order(_ range: DateRange, fields: String, summary: inout Summary) async throws -> LogJob {

@@ -3,7 +3,7 @@ import MetrikaAPI
 import MetrikaModel
 
 /// The Logs API (metrika-api.md §5): the request lifecycle over the client's retrying JSON calls, and
-/// part downloads over a `StreamingHTTPTransport`.
+/// part downloads over its streaming transport, signed (and the token renewed) the same way.
 extension MetrikaClient {
     static func logQuery(source: LogSource, from: Day, to: Day, fields: [String]) -> [(String, String)] {
         [("date1", from.iso), ("date2", to.iso), ("fields", fields.joined(separator: ",")), ("source", source.rawValue)]
@@ -40,38 +40,19 @@ extension MetrikaClient {
 
     private func postLog(_ path: String, query: [(String, String)]) async throws -> LogRequest {
         let url = makeURL(path: path, query: query)
-        let response = try await send(HTTPRequest(method: "POST", url: url, headers: [
-            "Authorization": "OAuth \(token)",
-            "Accept": "application/json",
-            "User-Agent": "metrika/\(MetrikaVersion.current)",
-        ], timeout: requestTimeout))
+        let response = try await send(HTTPRequest(method: "POST", url: url, headers: signedHeaders(acceptingJSON: true), timeout: requestTimeout))
         let envelope: LogRequestEnvelope = try decode(response.body, from: url)
         return envelope.logRequest
     }
 
-    /// Streams part `part` of request `id` to `receive`, chunk by chunk, never holding it whole. A
-    /// non-2xx answer becomes the same `APIError` a JSON call would throw; a cut connection a
-    /// `APIError.unavailable`. No retry here: the caller resumes at part granularity.
-    public func downloadLogPart(
-        counter: Int, id: Int, part: Int, using transport: any StreamingHTTPTransport, receive: ([UInt8]) throws -> Void
-    ) async throws {
+    /// Streams part `part` of request `id` to `receive`, chunk by chunk, never holding it whole: one
+    /// attempt, over the client's streaming transport (so with the run's current token). A final
+    /// answer throws the same `APIError` a JSON call would; a transient one (5xx, 429, a cut
+    /// connection, a timeout) a `TransientFailure`, which the caller retries with `retryingTransient`
+    /// once it has undone what `receive` was given.
+    public func downloadLogPart(counter: Int, id: Int, part: Int, receive: ([UInt8]) throws -> Void) async throws {
         let url = makeURL(path: "/management/v1/counter/\(counter)/logrequest/\(id)/part/\(part)/download", query: [])
-        let request = HTTPRequest(method: "GET", url: url, headers: [
-            "Authorization": "OAuth \(token)",
-            "User-Agent": "metrika/\(MetrikaVersion.current)",
-        ], timeout: requestTimeout)
-        requestCounter.increment()
-        let head: StreamedResponseHead
-        do {
-            head = try await transport.exchange(request, upload: nil, receive: receive)
-        } catch let error as TransportError {
-            throw APIError.unavailable("part \(part) of log request \(id): \(Self.unavailableText(error))")
-        }
-        if (200..<300).contains(head.status) { return }
-        switch classify(HTTPResponse(status: head.status, headers: head.headers, body: head.errorBody), from: url) {
-        case .fail(let error): throw error
-        case .retry(let reason, _, _): throw APIError.unavailable("part \(part) of log request \(id): \(reason)")
-        case .success: return
-        }
+        let request = HTTPRequest(method: "GET", url: url, headers: signedHeaders(acceptingJSON: false), timeout: requestTimeout)
+        try await streamOnce(request, context: "part \(part) of log request \(id)", receive: receive)
     }
 }

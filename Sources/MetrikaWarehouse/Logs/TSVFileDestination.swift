@@ -17,7 +17,9 @@ import MetrikaSystem
 /// and never replaced; a symbolic link is kept and the file it names replaced. Failures are exit 73.
 /// Standard output goes through an `OutputWriter` like report's: a failed write is exit 74, a reader
 /// that went away a quiet 141. Every part starts with the header line; all but the first part's are
-/// dropped. Chunks are streamed, never collected.
+/// dropped. Chunks are streamed, never collected. A part fetched again after a failed attempt
+/// replaces what that attempt wrote: a file's temporary is cut back to where the part began; into
+/// standard output, a device or a FIFO a part can be fetched again only if nothing of it was written.
 public final class TSVFileDestination: LogDestination, @unchecked Sendable {
     private enum Target {
         case file(AtomicOutputFile)
@@ -26,6 +28,10 @@ public final class TSVFileDestination: LogDestination, @unchecked Sendable {
 
     private let target: Target
     private var wroteHeader = false
+    /// Where the part being loaded began (bytes of the file, whether the header was written) and the
+    /// bytes it has written since: what `discardPart` takes back.
+    private var partStart = (length: 0, wroteHeader: false)
+    private var partBytes = 0
 
     /// Opens `path` (`-` = standard output); throws `AtomicFile.WriteError` (exit 73) when it cannot.
     public init(path: String) throws {
@@ -38,6 +44,8 @@ public final class TSVFileDestination: LogDestination, @unchecked Sendable {
 
     public func load(part: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
         var skippingHeader = wroteHeader
+        partStart = (length: fileLength, wroteHeader: wroteHeader)
+        partBytes = 0
         try await feed { chunk in
             var slice = chunk[...]
             if skippingHeader {
@@ -48,6 +56,15 @@ public final class TSVFileDestination: LogDestination, @unchecked Sendable {
             try self.write(slice)
         }
         if skippingHeader == false { wroteHeader = true }
+    }
+
+    public func discardPart(part: Int, from: Day, to: Day) async -> Bool {
+        if partBytes > 0 {
+            guard case .file(let file) = target, file.canTruncate, (try? file.truncate(to: partStart.length)) != nil else { return false }
+        }
+        wroteHeader = partStart.wroteHeader
+        partBytes = 0
+        return true
     }
 
     /// A file is written afresh by every run: earlier parts are never kept.
@@ -69,7 +86,13 @@ public final class TSVFileDestination: LogDestination, @unchecked Sendable {
         }
     }
 
+    private var fileLength: Int {
+        if case .file(let file) = target { return file.length }
+        return 0
+    }
+
     private func write(_ bytes: ArraySlice<UInt8>) throws {
+        partBytes += bytes.count
         switch target {
         case .file(let file): try file.write(contentsOf: bytes)
         case .standardOutput(let writer): try writer.write(contentsOf: bytes)

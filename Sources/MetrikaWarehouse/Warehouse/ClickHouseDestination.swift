@@ -16,6 +16,12 @@ import MetrikaModel
 /// twice), plus every other row of the touched months from the table itself; then
 /// `ALTER TABLE t REPLACE PARTITION <yyyymm> FROM swap` per month; then both helpers are dropped.
 /// Every step can be repeated, so a crash during the swap is repaired by running again.
+///
+/// A part is inserted into a table of its own (`…__part<N>`, same structure) and moved into the
+/// staging table once it is whole, so that a part fetched again after a failed attempt (a cut
+/// download, a 5xx) starts from an empty table: `discardPart` drops what the attempt wrote and the
+/// staging table never holds a partial part. The `LIMIT 1 BY` above stays as the safety net for a
+/// run killed between the move and the record that the part is loaded.
 public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
     let client: ClickHouseClient
     let counterID: Int
@@ -58,8 +64,40 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
         return false
     }
 
+    func partTable(_ part: Int, _ from: Day, _ to: Day) -> String {
+        staging(from, to) + "__part\(part)"
+    }
+
     public func load(part: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
-        try await client.insert(into: staging(from, to), columns: columns, doing: "inserting part \(part) of \(from.iso)…\(to.iso)", feed: feed)
+        let partTable = partTable(part, from, to)
+        try await client.execute("DROP TABLE IF EXISTS \(partTable)", doing: "dropping an old table of part \(part)")
+        try await client.execute("CREATE TABLE \(partTable) AS \(table)", doing: "creating the table of part \(part)")
+        // A failed download is the error to report (and maybe retry), not what ClickHouse made of
+        // the insert it cut short.
+        let feedError = FeedError()
+        try await withoutActuallyEscaping(feed) { feed in
+            do {
+                try await client.insert(into: partTable, columns: columns, doing: "inserting part \(part) of \(from.iso)…\(to.iso)") { write in
+                    do {
+                        try await feed(write)
+                    } catch {
+                        feedError.error = error
+                        throw error
+                    }
+                }
+            } catch {
+                throw feedError.error ?? error
+            }
+        }
+        try await client.execute("INSERT INTO \(staging(from, to)) SELECT * FROM \(partTable)", doing: "moving part \(part) into the staging table")
+        try await client.execute("DROP TABLE IF EXISTS \(partTable)", doing: "dropping the table of part \(part)")
+    }
+
+    /// Drops what the failed attempt inserted; the next `load` starts from an empty part table anyway,
+    /// so a failed drop does not stop the retry.
+    public func discardPart(part: Int, from: Day, to: Day) async -> Bool {
+        _ = try? await client.execute("DROP TABLE IF EXISTS \(partTable(part, from, to))", doing: "dropping the table of part \(part)")
+        return true
     }
 
     public func commitRange(from: Day, to: Day, parts: Int) async throws {
@@ -90,4 +128,9 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
     public func finish() async throws {}
 
     public func abandon() {}
+}
+
+/// The error a part's download ended with, kept past the insert it was feeding.
+private final class FeedError {
+    var error: (any Error)?
 }
