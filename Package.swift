@@ -31,7 +31,8 @@ let package = Package(
         .target(name: "MetrikaStore", dependencies: ["MetrikaModel", "CSQLite"]),
         .target(name: "MetrikaRender", dependencies: ["MetrikaModel", "MetrikaSystem"]),
         .target(name: "MetrikaWarehouse", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore"]),
-        .target(name: "MetrikaCLI", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse"]),
+        .target(name: "MetrikaUseCases", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse"]),
+        .target(name: "MetrikaCLI", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse", "MetrikaUseCases"]),
         .executableTarget(name: "metrika", dependencies: ["MetrikaCLI"]),
         .target(name: "MetrikaSimulator"),
         .executableTarget(name: "metrika-fake-api", dependencies: ["MetrikaSimulator"]),
@@ -44,7 +45,7 @@ let package = Package(
         .testTarget(name: "MetrikaSimulatorTests", dependencies: ["MetrikaSimulator"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MetrikaCLI", "metrika", "metrika-fake-api"]
+            dependencies: ["MetrikaCLI", "MetrikaUseCases", "metrika", "metrika-fake-api"]
         ),
     ],
     swiftLanguageModes: [.v6]
