@@ -43,6 +43,8 @@ let package = Package(
         .testTarget(name: "MetrikaStoreTests", dependencies: ["MetrikaStore"]),
         .testTarget(name: "MetrikaRenderTests", dependencies: ["MetrikaRender", "MetrikaAPI"], exclude: ["Golden", "scripts"]),
         .testTarget(name: "MetrikaSimulatorTests", dependencies: ["MetrikaSimulator"]),
+        .testTarget(name: "MetrikaUseCasesTests", dependencies: ["MetrikaUseCases", "MetrikaAPI", "MetrikaStore", "MetrikaModel"]),
+        .testTarget(name: "MetrikaCLITests", dependencies: ["MetrikaCLI", "MetrikaUseCases"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["MetrikaCLI", "MetrikaUseCases", "metrika", "metrika-fake-api"]
