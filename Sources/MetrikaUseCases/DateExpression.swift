@@ -19,9 +19,12 @@ package enum DateExpression: Equatable, Sendable, CustomStringConvertible {
     /// typo or a probe (`--from 0001-01-01` would otherwise ask for 730,000 days).
     package static let earliestDay = Day(year: 2008, month: 1, day: 1)!
 
+    /// Whether a day comes before Metrika existed: the one test of the 2008 floor.
+    package static func isBeforeMetrika(_ day: Day) -> Bool { day < earliestDay }
+
     /// Refuses a day before `earliestDay` (a usage error naming the option and the day).
     package static func checkNotBeforeMetrika(_ day: Day, option: String) throws {
-        if day < earliestDay {
+        if isBeforeMetrika(day) {
             throw UsageError("--\(option) \(day.iso) is before \(earliestDay.iso): Metrika has no data before 2008; use a later date")
         }
     }

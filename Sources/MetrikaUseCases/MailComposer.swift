@@ -63,7 +63,7 @@ package struct MailComposer {
             range = DateRange(from: days.from, to: days.to)!
             option = "--period \(period)"
         }
-        if range.from < DateExpression.earliestDay {
+        if DateExpression.isBeforeMetrika(range.from) {
             throw UsageError("\(option) reaches back to \(range.from.iso) for counter \(counterID), before \(DateExpression.earliestDay.iso): Metrika has no data before 2008 (is the clock or METRIKA_NOW right?)")
         }
         return range
