@@ -31,7 +31,8 @@ let package = Package(
         .target(name: "MetrikaStore", dependencies: ["MetrikaModel", "CSQLite"]),
         .target(name: "MetrikaRender", dependencies: ["MetrikaModel", "MetrikaSystem"]),
         .target(name: "MetrikaWarehouse", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore"]),
-        .target(name: "MetrikaCLI", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse"]),
+        .target(name: "MetrikaUseCases", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse"]),
+        .target(name: "MetrikaCLI", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse", "MetrikaUseCases"]),
         .executableTarget(name: "metrika", dependencies: ["MetrikaCLI"]),
         .target(name: "MetrikaSimulator"),
         .executableTarget(name: "metrika-fake-api", dependencies: ["MetrikaSimulator"]),
@@ -45,9 +46,11 @@ let package = Package(
         .testTarget(name: "MetrikaRenderTests", dependencies: ["MetrikaRender", "MetrikaAPI", "MetrikaTestSupport"], exclude: ["Golden", "scripts"]),
         .testTarget(name: "MetrikaSimulatorTests", dependencies: ["MetrikaSimulator"]),
         .testTarget(name: "MetrikaWarehouseTests", dependencies: ["MetrikaWarehouse", "MetrikaAPI", "MetrikaStore", "MetrikaModel", "MetrikaSystem"]),
+        .testTarget(name: "MetrikaUseCasesTests", dependencies: ["MetrikaUseCases", "MetrikaAPI", "MetrikaStore", "MetrikaModel"]),
+        .testTarget(name: "MetrikaCLITests", dependencies: ["MetrikaCLI", "MetrikaUseCases"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MetrikaCLI", "MetrikaTestSupport", "metrika", "metrika-fake-api"]
+            dependencies: ["MetrikaCLI", "MetrikaUseCases", "MetrikaTestSupport", "metrika", "metrika-fake-api"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -21,18 +21,6 @@ public struct OptionSpec: Sendable {
     var takesValue: Bool { valueName != nil }
 }
 
-/// The wrong command line: printed as `Error: …` plus the usage line, exit 64.
-public struct UsageError: MetrikaFailure {
-    public let message: String
-    public var exitCode: Int32 { ExitCode.usage }
-
-    /// Messages quote what the user typed; a newline or terminal escape in it must not break the
-    /// one `Error:` line, so control characters become spaces.
-    public init(_ message: String) {
-        self.message = String(String.UnicodeScalarView(message.unicodeScalars.map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? " " : $0 }))
-    }
-}
-
 /// What the parser found: option values in order of appearance, flags, and positional words.
 public struct ParsedOptions: Sendable {
     var values: [String: [String]] = [:]

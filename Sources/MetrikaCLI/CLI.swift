@@ -66,19 +66,20 @@ public enum CLI {
         }
         let rest = Array(arguments.dropFirst(consumed))
         do {
-            var options = try ArgumentParser.parse(rest, options: command.allOptions)
+            let options = try ArgumentParser.parse(rest, options: command.allOptions)
             if options.flag("help") {
                 context.stdout.write(command.helpText)
                 return ExitCode.ok
             }
+            // The run's one session, handed to the command: the config file is read once through it.
             let session = Session(context: context, options: options)
             // An unknown profile is refused before anything else happens, whatever the command needs.
             if command.allOptions.contains(where: { $0.name == "profile" }) { _ = try session.profile() }
             if command.usesDefaultCounter, !options.has("counter"), let defaults = try session.defaultCounters() {
-                options.values["counter"] = defaults.ids
+                session.useCounters(defaults.ids)
                 session.logger?("using counter \(defaults.ids.joined(separator: ",")) from \(defaults.source)")
             }
-            return try await command.run(options, context: context)
+            return try await command.run(session.options, session: session)
         } catch let error as UsageError {
             context.note("Error: \(error.message)")
             context.stderr.write("Usage: metrika \(command.usage)\nRun `metrika \(command.name) --help` for details.\n")

@@ -1,7 +1,8 @@
+import MetrikaModel
 import MetrikaRender
 
 /// A `metrika` subcommand. Each lives in its own file under Commands/ and is listed in `CLI.commands`.
-public protocol Command {
+protocol Command {
     /// The words that select it: `counters`, or `auth status`.
     static var name: String { get }
     /// One line for `metrika --help`.
@@ -17,14 +18,15 @@ public protocol Command {
     /// Whether a missing `--counter` is filled in from METRIKA_COUNTER, the profile or the config
     /// file. Default: whenever it takes `--counter` (sync, where none means all, says no).
     static var usesDefaultCounter: Bool { get }
-    /// Runs it; returns the exit code or throws a `MetrikaFailure`.
-    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32
+    /// Runs it with the run's one `Session` (its options, its context, the config file read once);
+    /// returns the exit code or throws a `MetrikaFailure`.
+    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32
 }
 
 extension Command {
-    public static var discussion: String { "" }
-    public static var argumentChoices: [String] { [] }
-    public static var usesDefaultCounter: Bool { options.contains { $0.name == "counter" } }
+    static var discussion: String { "" }
+    static var argumentChoices: [String] { [] }
+    static var usesDefaultCounter: Bool { options.contains { $0.name == "counter" } }
 
     /// The options with the common ones every command accepts.
     static var allOptions: [OptionSpec] { options + CommonOptions.always }
@@ -60,28 +62,6 @@ public enum CommonOptions {
         OptionSpec("help", short: "h", help: "Show this help"),
     ]
 
-    /// `--format` and its shorthands, for data commands.
-    static let format: [OptionSpec] = [
-        OptionSpec("format", value: "table|csv|json", help: "Output format (default: table)"),
-        OptionSpec("csv", help: "Same as --format csv"),
-        OptionSpec("json", help: "Same as --format json"),
-        OptionSpec("crlf", help: "CSV: end records with CRLF as RFC 4180 asks (default: LF)"),
-        OptionSpec("csv-formulas", value: "defuse|keep", help: "CSV: text starting with = + - @ TAB CR gets a leading ' (defuse, the default) or is kept as is"),
-    ]
-
-    /// Where the token comes from, for commands that call the API.
-    static let token: [OptionSpec] = [
-        OptionSpec("token-file", value: "PATH", help: "Read the token from this file instead of METRIKA_TOKEN or the default token file"),
-        profile,
-    ]
-
-    /// `--profile NAME`: a named profile of the config file (token file, API URL, default counter).
-    static let profile = OptionSpec("profile", value: "NAME", help: "Use this profile of $XDG_CONFIG_HOME/metrika/config.json (else METRIKA_PROFILE)")
-
-    /// The history database, for commands that use it.
-    static let database: [OptionSpec] = [
-        OptionSpec("db", value: "PATH", help: "History database (default: METRIKA_DB, else $XDG_DATA_HOME/metrika/metrika.sqlite)"),
-    ]
 }
 
 /// Output formats of data commands.

@@ -2,10 +2,40 @@ import Foundation
 import MetrikaAPI
 import MetrikaModel
 
-/// Builds what commands need from the environment: the API client (URL, token, timeout, logging).
-struct Session {
+/// Builds what commands need from the environment: the API client (URL, token, timeout, logging),
+/// the profile and the default counters. `CLI.dispatch` builds one per run and hands it to the
+/// command; the config file is read at most once per run, through `configFile()`.
+final class Session: @unchecked Sendable {
     let context: CLIContext
-    let options: ParsedOptions
+    /// The command's options (with the default counter filled in, see `useCounters`).
+    private(set) var options: ParsedOptions
+    /// The config file's one reading (its content or its error), kept for the rest of the run.
+    private var configReading: Result<ConfigFile?, any Error>?
+    private let lock = NSLock()
+    /// How often the config file was read: at most once (tests check).
+    private(set) var configReads = 0
+
+    init(context: CLIContext, options: ParsedOptions) {
+        self.context = context
+        self.options = options
+    }
+
+    /// Fills in `--counter` from a default (METRIKA_COUNTER, the profile, the config file).
+    func useCounters(_ ids: [String]) {
+        options.values["counter"] = ids
+    }
+
+    /// `$XDG_CONFIG_HOME/metrika/config.json`, read on first use and kept: nil when there is none;
+    /// an unusable file throws the same error every time it is asked for.
+    func configFile() throws -> ConfigFile? {
+        lock.lock()
+        defer { lock.unlock() }
+        if configReading == nil {
+            configReads += 1
+            configReading = Result { try ConfigFile.read(environment: context.environment) }
+        }
+        return try configReading!.get()
+    }
 
     /// METRIKA_API_URL, else the profile's `api_url`, else the default; anything that isn't an
     /// http(s) URL is a configuration error.
@@ -26,12 +56,23 @@ struct Session {
     func profile() throws -> ConfigFile.Profile? {
         if let name = options.value("profile") {
             guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("--profile needs a profile name") }
-            return try ConfigFile.profile(name, selectedBy: "--profile", environment: context.environment)
+            return try profile(named: name, selectedBy: "--profile")
         }
         if let name = context.environment["METRIKA_PROFILE"]?.trimmingCharacters(in: .whitespaces), !name.isEmpty {
-            return try ConfigFile.profile(name, selectedBy: "METRIKA_PROFILE", environment: context.environment)
+            return try profile(named: name, selectedBy: "METRIKA_PROFILE")
         }
         return nil
+    }
+
+    /// The profile `name` of the config file; an unknown one is exit 78 naming the known ones.
+    private func profile(named name: String, selectedBy selector: String) throws -> ConfigFile.Profile {
+        let config = try configFile()
+        guard let profile = config?.profiles[name] else {
+            throw AuthError.unknownProfile(
+                name: name, selector: selector, path: ConfigFile.path(environment: context.environment), known: (config?.profiles.keys).map { $0.sorted() }
+            )
+        }
+        return profile
     }
 
     /// The active profile for display: `agency (--profile)`, or nil.
@@ -57,7 +98,7 @@ struct Session {
         if let profile = try profile(), let ids = profile.counters {
             return (ids.map(String.init), "profile '\(profile.name)'")
         }
-        if let config = try ConfigFile.read(environment: context.environment), let ids = config.counters {
+        if let config = try configFile(), let ids = config.counters {
             return (ids.map(String.init), "the config file \(config.path)")
         }
         return nil
@@ -158,7 +199,7 @@ struct Session {
         let oauth = (try? oauthBaseURL()).map {
             OAuthClient(baseURL: $0, transport: context.transport, requestTimeout: timeout, now: context.now, log: logger)
         }
-        let credentials = (try? ClientCredentials.forIssuer(token.stored?.clientID, environment: context.environment)) ?? nil
+        let credentials = (try? ClientCredentials.forIssuer(token.stored?.clientID, environment: context.environment, configFile: configFile)) ?? nil
         let output = context
         return TokenKeeper(resolved: token, oauth: oauth, credentials: credentials, now: context.now, warn: { output.note($0) }, log: logger)
     }

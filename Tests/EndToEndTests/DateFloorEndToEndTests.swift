@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MetrikaAPI
 @testable import MetrikaCLI
+@testable import MetrikaUseCases
 @testable import MetrikaModel
 @testable import MetrikaRender
 @testable import MetrikaStore

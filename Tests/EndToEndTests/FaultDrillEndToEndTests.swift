@@ -295,7 +295,7 @@ struct ArgumentFuzzTests {
     @Test func aUsageErrorQuotingANewlineStaysOneLine() throws {
         let options = try ArgumentParser.parse(["--counter", "1\n2\u{1B}[31m"], options: ReportCommand.allOptions)
         do {
-            _ = try ReportCommand.parseCounterIDs(options)
+            _ = try CounterOptions.ids(options)
             Issue.record("a newline is no counter id")
         } catch let error as UsageError {
             #expect(error.message == "--counter '1 2 [31m' is not a counter id (a positive whole number)")

@@ -206,10 +206,35 @@ import MetrikaWarehouse
         #expect(parsed.tree.parts?.dropFirst().map(\.type) == ["image/svg+xml"])
     }
 
+    /// `--last` is the length, `--period` a named period as in `report`; the old `--period 7d` still
+    /// works, with one deprecation line on stderr.
+    @Test func lastIsALengthAndPeriodANamedPeriod() throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        // 2025-06-18 is a Wednesday: last week is Monday 06-09 to Sunday 06-15.
+        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": "2025-06-18T12:00:00Z", "METRIKA_DB": home.path + "/h.sqlite"])
+        let base = ["mail", "--counter", "1001", "--to", "ivan@example.com", "--sender", "metrika@example.com", "--dry-run"]
+        let named = try metrika(base + ["--period", "lastWeek"], environment: environment)
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(named.stdout.contains("metrika-1001-2025-06-09_2025-06-15.svg"), "the chart covers last week")
+        #expect(!named.stderr.contains("deprecated"))
+        let last = try metrika(base + ["--last", "7d"], environment: environment)
+        #expect(last.status == 0, "\(last.stderr)")
+        #expect(last.stdout.contains("metrika-1001-2025-06-11_2025-06-17.svg"), "the last 7 complete days end yesterday")
+        #expect(!last.stderr.contains("deprecated"))
+        let old = try metrika(base + ["--period", "7d"], environment: environment)
+        #expect(old.status == 0, "\(old.stderr)")
+        #expect(old.stdout.contains("metrika-1001-2025-06-11_2025-06-17.svg"))
+        #expect(old.stderr.split(separator: "\n").filter { $0.contains("deprecated") } == ["Warning: --period 7d is deprecated: use --last 7d"], "\(old.stderr)")
+    }
+
     static let badInvocations: [([String], String, Int32)] = [
         (["mail", "--counter", "1001"], "Missing --to", 64),
         (["mail", "--counter", "1001", "--to", "not-an-address", "--dry-run"], "not a valid e-mail address", 64),
         (["mail", "--counter", "1001", "--to", "a@example.com", "--period", "0d", "--dry-run"], "--period must be", 64),
+        (["mail", "--counter", "1001", "--to", "a@example.com", "--last", "0d", "--dry-run"], "--last must be", 64),
+        (["mail", "--counter", "1001", "--to", "a@example.com", "--period", "fortnight", "--dry-run"], "--period 'fortnight' is not a period", 64),
+        (["mail", "--counter", "1001", "--to", "a@example.com", "--period", "lastWeek", "--last", "7d", "--dry-run"], "--period and --last contradict each other", 64),
         (["mail", "--counter", "1001", "--to", "a@example.com", "--sendmail", "/nonexistent/sendmail"], "no sendmail program at /nonexistent/sendmail", 78),
     ]
 

@@ -34,13 +34,21 @@ public struct ClientCredentials: Sendable, Equatable {
     /// level as the id, or a later one (a secret from elsewhere would belong to another app only if
     /// the user mixed apps, and then the server says invalid_client). Nil when no id is known.
     public static func resolve(clientID optionID: String?, clientSecret optionSecret: String?, environment: [String: String]) throws -> ClientCredentials? {
+        try resolve(clientID: optionID, clientSecret: optionSecret, environment: environment, configFile: { try ConfigFile.read(environment: environment) })
+    }
+
+    /// The same, with the config file from `configFile` (a caller that has read it already passes
+    /// its copy, so one run reads the file once).
+    public static func resolve(
+        clientID optionID: String?, clientSecret optionSecret: String?, environment: [String: String], configFile: () throws -> ConfigFile?
+    ) throws -> ClientCredentials? {
         func clean(_ value: String?) -> String? {
             guard let value = value?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
             return value
         }
         let envID = clean(environment["METRIKA_CLIENT_ID"])
         let envSecret = clean(environment["METRIKA_CLIENT_SECRET"])
-        let config = try readConfig(environment: environment)
+        let config = try configFile().map { (id: $0.clientID, secret: $0.clientSecret) }
         if let id = clean(optionID) {
             return ClientCredentials(clientID: id, clientSecret: clean(optionSecret) ?? envSecret ?? config?.secret, source: "--client-id")
         }
@@ -56,14 +64,14 @@ public struct ClientCredentials: Sendable, Equatable {
     /// The credentials to use with a token issued to `clientID` (refresh, revoke): the configured
     /// ones when they are for that app; otherwise the id alone.
     public static func forIssuer(_ clientID: String?, environment: [String: String]) throws -> ClientCredentials? {
-        let configured = try resolve(clientID: nil, clientSecret: nil, environment: environment)
+        try forIssuer(clientID, environment: environment, configFile: { try ConfigFile.read(environment: environment) })
+    }
+
+    /// The same, with the config file from `configFile` (see `resolve(…configFile:)`).
+    public static func forIssuer(_ clientID: String?, environment: [String: String], configFile: () throws -> ConfigFile?) throws -> ClientCredentials? {
+        let configured = try resolve(clientID: nil, clientSecret: nil, environment: environment, configFile: configFile)
         guard let clientID else { return configured }
         if let configured, configured.clientID == clientID { return configured }
         return ClientCredentials(clientID: clientID, clientSecret: nil, source: "the token file")
-    }
-
-    /// The app's id and secret from the config file (see `ConfigFile`, its one reader).
-    static func readConfig(environment: [String: String]) throws -> (id: String?, secret: String?)? {
-        try ConfigFile.read(environment: environment).map { ($0.clientID, $0.clientSecret) }
     }
 }

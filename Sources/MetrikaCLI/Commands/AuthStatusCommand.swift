@@ -15,11 +15,11 @@ enum AuthStatusCommand: Command {
     Exit codes: 0 the API accepts the token, 77 not signed in or the token is rejected,
     69 the API or the keyring could not be reached, 78 a bad config file or unknown profile.
     """
-    static let options: [OptionSpec] = CommonOptions.token
+    static let options: [OptionSpec] = TokenOptions.specs
 
-    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
+    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+        let context = session.context
         guard options.positionals.isEmpty else { throw UsageError("auth status takes no arguments") }
-        let session = Session(context: context, options: options)
         let profile = try session.profileDescription()
         let resolved = try session.token()
         let now = context.now()
@@ -27,9 +27,9 @@ enum AuthStatusCommand: Command {
         rows.append(("Token", TokenMask.mask(resolved.token)))
         if let stored = resolved.stored {
             if stored.obtainedAt.timeIntervalSince1970 > 0 { rows.append(("Obtained", StoredToken.timestamp(stored.obtainedAt))) }
-            rows.append(("Expires", LoginCommand.expiry(stored.expiresAt, now: now)))
+            rows.append(("Expires", SignInText.expiry(stored.expiresAt, now: now)))
             if let clientID = stored.clientID { rows.append(("Client id", clientID)) }
-            rows.append(("Renewal", renewal(stored, context: context)))
+            rows.append(("Renewal", renewal(stored, session: session)))
         } else {
             rows.append(("Expires", "unknown (tokens in METRIKA_TOKEN carry no expiry)"))
         }
@@ -55,16 +55,16 @@ enum AuthStatusCommand: Command {
             }
         }
         let out = context.stdout
-        out.write(LoginCommand.aligned(rows))
+        out.write(SignInText.aligned(rows))
         return code
     }
 
     /// Whether the next command can renew the token by itself, and if not, why.
-    static func renewal(_ stored: StoredToken, context: CLIContext) -> String {
+    static func renewal(_ stored: StoredToken, session: Session) -> String {
         guard stored.refreshToken != nil else { return "not possible (no refresh token; run `metrika login` before it expires)" }
         let credentials: ClientCredentials?
         do {
-            credentials = try ClientCredentials.forIssuer(stored.clientID, environment: context.environment)
+            credentials = try ClientCredentials.forIssuer(stored.clientID, environment: session.context.environment, configFile: session.configFile)
         } catch let error as AuthError {
             return "not possible (\(error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message))"
         } catch {

@@ -2,19 +2,21 @@ import Foundation
 import MetrikaModel
 import MetrikaRender
 import MetrikaStore
+import MetrikaUseCases
 
 /// `metrika cache info`: what the history database holds.
 enum CacheInfoCommand: Command {
     static let name = "cache info"
     static let summary = "Show the history database: path, size, counters, date span, last sync"
     static let usage = "cache info [--db PATH] [--format table|csv|json]"
-    static let options: [OptionSpec] = CommonOptions.format + CommonOptions.database
+    static let options: [OptionSpec] = FormatOptions.specs + DatabaseOptions.specs
 
-    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
-        guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
-        let format = try OutputFormat.from(options)
-        let writer = try OutputFormat.csvWriter(options, format: format, toTerminal: context.stdoutIsTerminal)
-        let path = ReportCommand.databasePath(Session(context: context, options: options))
+    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+        let context = session.context
+        try options.requireNoPositionals()
+        let output = try FormatOptions.parse(options, toTerminal: context.stdoutIsTerminal)
+        let (format, writer) = (output.format, output.csv)
+        let path = session.databasePath
         guard FileManager.default.fileExists(atPath: path) else {
             // Nothing stored yet is an answer, not a failure: a fresh machine, or before the first sync.
             let out = context.stdout
@@ -97,7 +99,7 @@ enum CachePruneCommand: Command {
     static let usage = "cache prune --before DATE [--db PATH]"
     static let options: [OptionSpec] = [
         OptionSpec("before", value: "DATE", help: "Delete daily values of days before this one (YYYY-MM-DD, NdaysAgo, NweeksAgo, NmonthsAgo)"),
-    ] + CommonOptions.database
+    ] + DatabaseOptions.specs
     static let discussion = """
     Relative dates count back from today on this machine (its local time zone), not a counter's.
 
@@ -110,12 +112,13 @@ enum CachePruneCommand: Command {
         return Day(ordinal: Int((Double(seconds) / 86_400).rounded(.down)))
     }
 
-    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
-        guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
+    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+        let context = session.context
+        try options.requireNoPositionals()
         guard let text = options.value("before") else { throw UsageError("Missing --before DATE") }
         let day = try DateExpression(parsing: text, option: "before").resolve(today: localToday(context.now()))
         try DateExpression.checkNotBeforeMetrika(day, option: "before")
-        let path = ReportCommand.databasePath(Session(context: context, options: options))
+        let path = session.databasePath
         guard FileManager.default.fileExists(atPath: path) else {
             throw SimpleFailure("No history database at \(path): nothing to prune.", exitCode: ExitCode.config)
         }

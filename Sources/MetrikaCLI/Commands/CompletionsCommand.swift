@@ -17,7 +17,8 @@ enum CompletionsCommand: Command {
     static let options: [OptionSpec] = []
     static var argumentChoices: [String] { CompletionScript.shells }
 
-    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
+    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+        let context = session.context
         guard let shell = options.positionals.first else {
             throw UsageError("Name a shell: bash, zsh or fish")
         }

@@ -14,12 +14,13 @@ enum CountersCommand: Command {
     static let options: [OptionSpec] = [
         OptionSpec("search", value: "TEXT", help: "Only counters whose id, name or site contains TEXT"),
         OptionSpec("status", value: "active|deleted", help: "Counters of this status (default active)"),
-    ] + CommonOptions.format + CommonOptions.token
+    ] + FormatOptions.specs + TokenOptions.specs
 
-    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
-        guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
-        let format = try OutputFormat.from(options)
-        let csv = try OutputFormat.csvWriter(options, format: format, toTerminal: context.stdoutIsTerminal)
+    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+        let context = session.context
+        try options.requireNoPositionals()
+        let output = try FormatOptions.parse(options, toTerminal: context.stdoutIsTerminal)
+        let (format, csv) = (output.format, output.csv)
         var status: String?
         if let text = options.value("status") {
             switch text.lowercased() {
@@ -28,7 +29,7 @@ enum CountersCommand: Command {
             default: throw UsageError("--status must be active or deleted, not '\(text)'")
             }
         }
-        let client = try Session(context: context, options: options).client()
+        let client = try session.client()
         let (counters, warning) = try await client.fetchCounterList(search: options.value("search"), status: status)
         try render(counters, format: format, csv: csv, context: context)
         if let warning { context.note(warning) }

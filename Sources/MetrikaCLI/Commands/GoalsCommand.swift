@@ -16,22 +16,22 @@ enum GoalsCommand: Command {
       metrika report --counter 1001 --metrics visits,goal4001reaches,goal4001conversionRate
     """
     static let options: [OptionSpec] = [
-        OptionSpec("counter", short: "c", value: "ID", help: "The counter whose goals to list"),
-    ] + CommonOptions.format + CommonOptions.token
+        CounterOptions.spec(value: "ID", help: "The counter whose goals to list"),
+    ] + FormatOptions.specs + TokenOptions.specs
 
-    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
-        guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
-        let ids = try ReportCommand.parseCounterIDs(options)
-        guard ids.count == 1 else { throw UsageError("--counter takes one counter id here, not \(ids.count)") }
-        let format = try OutputFormat.from(options)
-        let csv = try OutputFormat.csvWriter(options, format: format, toTerminal: context.stdoutIsTerminal)
-        let client = try Session(context: context, options: options).client()
-        let goals = try await client.fetchGoals(counterID: ids[0])
+    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+        let context = session.context
+        try options.requireNoPositionals()
+        let id = try CounterOptions.one(options)
+        let output = try FormatOptions.parse(options, toTerminal: context.stdoutIsTerminal)
+        let (format, csv) = (output.format, output.csv)
+        let client = try session.client()
+        let goals = try await client.fetchGoals(counterID: id)
         let out = context.stdout
         switch format {
         case .table:
             if goals.isEmpty {
-                context.note("Counter \(ids[0]) has no goals.")
+                context.note("Counter \(id) has no goals.")
                 return ExitCode.ok
             }
             var table = TextTable(columns: [.init("ID", alignment: .right), .init("Name"), .init("Type")])
@@ -43,7 +43,7 @@ enum GoalsCommand: Command {
         case .json:
             let document = JSONValue.object([
                 ("version", .number(1)),
-                ("counter_id", .number(Double(ids[0]))),
+                ("counter_id", .number(Double(id))),
                 ("goals", .array(goals.map { goal in
                     .object([("id", .number(Double(goal.id))), ("name", .string(goal.name)), ("type", .string(goal.type))])
                 })),
@@ -51,29 +51,5 @@ enum GoalsCommand: Command {
             out.write(document.serialized(pretty: true) + "\n")
         }
         return ExitCode.ok
-    }
-
-    /// Goal names for the goal metrics among `metrics`, read from the counters' goals lists — one
-    /// request per counter, only when there is a goal metric, stopping once every goal is named.
-    /// Best effort: a failure leaves the `Goal <ID>` titles and says so in one warning.
-    static func names(for metrics: [Metric], counterIDs: [Int], client: MetrikaClient?, context: CLIContext) async -> [Int: String] {
-        var wanted = Set(metrics.compactMap(\.goalID))
-        guard !wanted.isEmpty, let client else { return [:] }
-        var names: [Int: String] = [:]
-        for id in counterIDs where !wanted.isEmpty {
-            do {
-                for goal in try await client.fetchGoals(counterID: id) where wanted.contains(goal.id) {
-                    names[goal.id] = goal.name
-                    wanted.remove(goal.id)
-                }
-            } catch let failure as any MetrikaFailure {
-                context.note("Warning: could not read counter \(id)'s goals (\(failure.message)); goal columns keep their ids.")
-                break
-            } catch {
-                context.note("Warning: could not read counter \(id)'s goals (\(error)); goal columns keep their ids.")
-                break
-            }
-        }
-        return names
     }
 }

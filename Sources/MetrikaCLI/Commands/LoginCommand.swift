@@ -38,15 +38,15 @@ enum LoginCommand: Command {
         OptionSpec("token-stdin", help: "Read a token from standard input instead of the device flow"),
         OptionSpec("store", value: "file|keyring", help: "Keep the token in the private token file (default) or the system keyring"),
         OptionSpec("token-file", value: "PATH", help: "Store the token here instead of $XDG_CONFIG_HOME/metrika/token.json"),
-        CommonOptions.profile,
+        TokenOptions.profile,
     ]
 
-    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
+    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+        let context = session.context
         // Never echo the word: it may be a token someone tried to pass as an argument.
         guard options.positionals.isEmpty else {
             throw UsageError("login takes no arguments. To use a token you have, pipe it in: `metrika login --token-stdin`")
         }
-        let session = Session(context: context, options: options)
         let (file, explicit) = try session.tokenFileToWrite()
         let useKeyring: Bool
         switch options.value("store")?.lowercased() {
@@ -63,7 +63,8 @@ enum LoginCommand: Command {
             stored = try tokenFromStandardInput(context: context, clientID: options.value("client-id"))
         } else {
             guard let credentials = try ClientCredentials.resolve(
-                clientID: options.value("client-id"), clientSecret: options.value("client-secret"), environment: context.environment
+                clientID: options.value("client-id"), clientSecret: options.value("client-secret"), environment: context.environment,
+                configFile: session.configFile
             ) else { throw AuthError.missingClientID }
             guard credentials.clientSecret != nil else { throw AuthError.missingClientSecret }
             let oauth = OAuthClient(baseURL: try session.oauthBaseURL(), transport: context.transport, requestTimeout: timeout, now: context.now, log: session.logger)
@@ -203,25 +204,10 @@ enum LoginCommand: Command {
             ("Token", TokenMask.mask(stored.accessToken)),
             ("Refresh token", stored.refreshToken == nil ? "none" : "stored"),
             ("Obtained", StoredToken.timestamp(stored.obtainedAt)),
-            ("Expires", expiry(stored.expiresAt, now: now)),
+            ("Expires", SignInText.expiry(stored.expiresAt, now: now)),
         ]
         if let clientID = stored.clientID { rows.append(("Client id", clientID)) }
         rows.append(("API check", apiCheck))
-        return aligned(rows)
-    }
-
-    /// `2027-06-15 (in 365 days)`, `expired on 2026-05-01`, or `unknown`.
-    static func expiry(_ date: Date?, now: Date) -> String {
-        guard let date else { return "unknown" }
-        let left = date.timeIntervalSince(now)
-        if left <= 0 { return "expired on \(StoredToken.day(date))" }
-        let days = Int((left / 86_400).rounded(.up))
-        return "\(StoredToken.day(date)) (in \(days) day\(days == 1 ? "" : "s"))"
-    }
-
-    /// `  Name:  value` lines with the values in one column, two spaces after the longest name.
-    static func aligned(_ rows: [(String, String)]) -> String {
-        let width = (rows.map { $0.0.count }.max() ?? 0) + 3
-        return rows.map { "  " + $0.0 + ":" + String(repeating: " ", count: width - $0.0.count - 1) + $0.1 + "\n" }.joined()
+        return SignInText.aligned(rows)
     }
 }

@@ -17,12 +17,12 @@ enum LogoutCommand: Command {
     """
     static let options: [OptionSpec] = [
         OptionSpec("token-file", value: "PATH", help: "Sign out of this token file instead of $XDG_CONFIG_HOME/metrika/token.json"),
-        CommonOptions.profile,
+        TokenOptions.profile,
     ]
 
-    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
+    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+        let context = session.context
         guard options.positionals.isEmpty else { throw UsageError("logout takes no arguments") }
-        let session = Session(context: context, options: options)
         let file = try session.tokenFileToWrite().file
         let out = context.stdout
         defer { noteEnvironmentToken(context) }
@@ -61,7 +61,7 @@ enum LogoutCommand: Command {
     static func revoke(_ stored: StoredToken, session: Session, context: CLIContext) async {
         let out = context.stdout
         let manual = "revoke it at https://id.yandex.ru/security if it may have leaked"
-        guard let credentials = (try? ClientCredentials.forIssuer(stored.clientID, environment: context.environment)) ?? nil else {
+        guard let credentials = (try? ClientCredentials.forIssuer(stored.clientID, environment: context.environment, configFile: session.configFile)) ?? nil else {
             context.note("Warning: not revoked on the server: no client id is known for this token (set METRIKA_CLIENT_ID); \(manual).")
             return
         }

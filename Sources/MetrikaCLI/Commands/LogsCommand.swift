@@ -2,6 +2,7 @@ import Foundation
 import MetrikaAPI
 import MetrikaModel
 import MetrikaStore
+import MetrikaUseCases
 import MetrikaWarehouse
 
 /// `metrika logs`: raw visits or hits through the Logs API, streamed into a TSV file or ClickHouse.
@@ -40,7 +41,7 @@ enum LogsCommand: Command {
       metrika logs --counter 1001 --source hits --from 7daysAgo --to yesterday --clickhouse http://127.0.0.1:8123
     """
     static let options: [OptionSpec] = [
-        OptionSpec("counter", short: "c", value: "ID", help: "The counter"),
+        CounterOptions.spec(value: "ID", help: "The counter"),
         OptionSpec("source", value: "visits|hits", help: "Rows to export (default: visits)"),
         OptionSpec("from", value: "DATE", help: "First day (YYYY-MM-DD, yesterday, NdaysAgo)"),
         OptionSpec("to", value: "DATE", help: "Last day, before today (default: yesterday)"),
@@ -50,14 +51,14 @@ enum LogsCommand: Command {
         OptionSpec("table", value: "NAME", help: "ClickHouse table, db.table or table (default: metrika.visits / metrika.hits)"),
         OptionSpec("list", help: "List the counter's log requests"),
         OptionSpec("clean-all", help: "Clean (or cancel) every log request of the counter"),
-    ] + CommonOptions.token + CommonOptions.database
+    ] + TokenOptions.specs + DatabaseOptions.specs
 
-    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
+    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+        let context = session.context
         guard let counterText = options.value("counter") else { throw UsageError("Missing --counter ID") }
         guard let counterID = Int(counterText), counterID > 0 else {
             throw UsageError("--counter '\(counterText)' is not a counter id (a positive whole number)")
         }
-        let session = Session(context: context, options: options)
         if options.flag("list") { return try await list(counterID, session: session) }
         if options.flag("clean-all") { return try await cleanAll(counterID, session: session) }
 
@@ -75,7 +76,7 @@ enum LogsCommand: Command {
 
         let client = try session.client()
         let counter = try await client.fetchCounter(id: counterID)
-        let today = MetrikaCLI.today(for: counter, now: context.now())
+        let today = MetrikaUseCases.today(for: counter, now: context.now())
         let range = try resolveRange(from: from, to: to, counter: counter, now: context.now())
         guard range.to < today else {
             throw UsageError("--to \(range.to.iso) is not before today (\(today.iso)) for counter \(counterID): the Logs API serves finished days only; use --to yesterday")
@@ -92,7 +93,7 @@ enum LogsCommand: Command {
             destination = try await ClickHouseDestination.prepare(warehouse, counterID: counterID, source: source, fields: fields, transport: context.streamingTransport)
             key = "clickhouse:" + warehouse.identity
         }
-        let store = try? HistoryStore(path: ReportCommand.databasePath(session))
+        let store = try? HistoryStore(path: session.databasePath)
         // The one progress line (terminal only, sanitized, erased around notes and at the end).
         let progressContext = context
         let progress: (@Sendable (String) -> Void)? = { progressContext.progress($0) }
@@ -154,7 +155,7 @@ enum LogsCommand: Command {
             _ = try await client.finishLogRequest(counter: counterID, id: request.requestID, cancel: request.status == "created")
             cleaned += 1
         }
-        if let store = try? HistoryStore(path: ReportCommand.databasePath(session)) {
+        if let store = try? HistoryStore(path: session.databasePath) {
             for job in (try? store.jobs(counterID: counterID)) ?? [] { try? store.removeJob(requestID: job.requestID) }
         }
         session.context.note("logs: counter \(counterID): \(cleaned) log request\(cleaned == 1 ? "" : "s") cleaned or cancelled.")

@@ -2,6 +2,7 @@ import Foundation
 import MetrikaAPI
 import MetrikaModel
 import MetrikaStore
+import MetrikaUseCases
 import MetrikaWarehouse
 
 /// `metrika sync`: brings the history database up to date for every counter (or the named ones), for cron.
@@ -31,12 +32,12 @@ enum SyncCommand: Command {
     /// No --counter means every counter, never the configured default one.
     static let usesDefaultCounter = false
     static let options: [OptionSpec] = [
-        OptionSpec("counter", short: "c", value: "ID[,ID…]", help: "Only these counters (default: every counter you can read)"),
+        CounterOptions.spec(help: "Only these counters (default: every counter you can read)"),
         OptionSpec("from", value: "DATE", help: "Fetch history from this day (YYYY-MM-DD, NdaysAgo; not before 2008-01-01)"),
         OptionSpec("unsettled-days", value: "N", help: "Recent days that may still change and are refetched (default 2)"),
         OptionSpec("clickhouse", value: "URL", help: "Also mirror the synced days into ClickHouse metrika.daily (default: METRIKA_CLICKHOUSE_URL)"),
         OptionSpec("quiet", short: "q", help: "No summary line (errors are still printed)"),
-    ] + CommonOptions.database + CommonOptions.token
+    ] + DatabaseOptions.specs + TokenOptions.specs
 
     /// Requests in flight at once: Metrika allows 3 parallel requests per user.
     static let parallelLimit = 3
@@ -50,14 +51,14 @@ enum SyncCommand: Command {
         var range: DateRange?
     }
 
-    static func run(_ options: ParsedOptions, context: CLIContext) async throws -> Int32 {
-        guard options.positionals.isEmpty else { throw UsageError("Unexpected argument '\(options.positionals[0])'") }
-        let explicitIDs = options.has("counter") ? try ReportCommand.parseCounterIDs(options) : []
+    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+        let context = session.context
+        try options.requireNoPositionals()
+        let explicitIDs = options.has("counter") ? try CounterOptions.ids(options) : []
         let from = try options.value("from").map { try DateExpression(parsing: $0, option: "from") }
         try from?.checkNotBeforeMetrika(option: "from", now: context.now())
         let unsettled = try options.integer("unsettled-days", in: 1...30) ?? 2
-        let session = Session(context: context, options: options)
-        let store = try HistoryStore(path: ReportCommand.databasePath(session))
+        let store = try HistoryStore(path: session.databasePath)
         // A bulk writer reads the whole file once first, so it never adds a night's history to a damaged one.
         try store.verifyIntegrity()
         let client = try session.client()
@@ -113,7 +114,7 @@ enum SyncCommand: Command {
     static func sync(_ counter: Counter, loader: HistoryLoader, from: DateExpression?, context: CLIContext) async -> Outcome {
         var outcome = Outcome(counterID: counter.id)
         do {
-            let today = MetrikaCLI.today(for: counter, now: context.now())
+            let today = MetrikaUseCases.today(for: counter, now: context.now())
             let start: Day
             if let from {
                 start = from.resolve(today: today)

@@ -1,4 +1,5 @@
 import MetrikaModel
+import MetrikaUseCases
 
 /// What an option's value can be, as completions and the man page present it. Read from the same
 /// `OptionSpec` the parser uses: `day|week|month` lists its choices, a `FILE…`/`PATH` placeholder

@@ -4,7 +4,7 @@ import MetrikaRender
 /// Holds a report's calls until every counter's data is in, then plays them into the real sink: a
 /// multi-counter report whose later counter fails (403 `access_denied`, a network error) leaves
 /// nothing on stdout instead of a document cut inside `rows`. Single-counter reports stream.
-final class RecordingSink: ReportSink {
+package final class RecordingSink: ReportSink {
     private enum Call {
         case begin(ReportLayout)
         case beginSection(Counter, Sampling?)
@@ -12,17 +12,19 @@ final class RecordingSink: ReportSink {
         case endSection([Quantity], [Day])
     }
 
+    package init() {}
+
     private var calls: [Call] = []
 
-    func begin(_ layout: ReportLayout) { calls.append(.begin(layout)) }
-    func beginSection(counter: Counter, sampling: Sampling?) { calls.append(.beginSection(counter, sampling)) }
-    func append(_ rows: [Report.Row]) { calls.append(.append(rows)) }
-    func endSection(totals: [Quantity], missingDays: [Day]) { calls.append(.endSection(totals, missingDays)) }
+    package func begin(_ layout: ReportLayout) { calls.append(.begin(layout)) }
+    package func beginSection(counter: Counter, sampling: Sampling?) { calls.append(.beginSection(counter, sampling)) }
+    package func append(_ rows: [Report.Row]) { calls.append(.append(rows)) }
+    package func endSection(totals: [Quantity], missingDays: [Day]) { calls.append(.endSection(totals, missingDays)) }
     /// `end` is the real sink's: the recording is played first.
-    func end() {}
+    package func end() {}
 
     /// Plays every recorded call into `sink`, in order (without `end`).
-    func replay(into sink: any ReportSink) throws {
+    package func replay(into sink: any ReportSink) throws {
         for call in calls {
             switch call {
             case .begin(let layout): try sink.begin(layout)

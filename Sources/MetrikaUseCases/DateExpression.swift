@@ -4,7 +4,7 @@ import MetrikaModel
 /// A date as users write it: `YYYY-MM-DD`, `today`, `yesterday`, `NdaysAgo`, `NweeksAgo` or
 /// `NmonthsAgo`, or one end of a named period (`--period lastWeek`). Relative dates are resolved in
 /// each counter's own time zone, like the API does.
-enum DateExpression: Equatable, Sendable, CustomStringConvertible {
+package enum DateExpression: Equatable, Sendable, CustomStringConvertible {
     case absolute(Day)
     case daysAgo(Int)
     /// N × 7 days before today.
@@ -17,17 +17,20 @@ enum DateExpression: Equatable, Sendable, CustomStringConvertible {
 
     /// The first day Metrika can have data for: the service started in 2008. A date before it is a
     /// typo or a probe (`--from 0001-01-01` would otherwise ask for 730,000 days).
-    static let earliestDay = Day(year: 2008, month: 1, day: 1)!
+    package static let earliestDay = Day(year: 2008, month: 1, day: 1)!
+
+    /// Whether a day comes before Metrika existed: the one test of the 2008 floor.
+    package static func isBeforeMetrika(_ day: Day) -> Bool { day < earliestDay }
 
     /// Refuses a day before `earliestDay` (a usage error naming the option and the day).
-    static func checkNotBeforeMetrika(_ day: Day, option: String) throws {
-        if day < earliestDay {
+    package static func checkNotBeforeMetrika(_ day: Day, option: String) throws {
+        if isBeforeMetrika(day) {
             throw UsageError("--\(option) \(day.iso) is before \(earliestDay.iso): Metrika has no data before 2008; use a later date")
         }
     }
 
     /// Parses an option value; throws a usage error naming the option and the value.
-    init(parsing text: String, option: String) throws {
+    package init(parsing text: String, option: String) throws {
         let lower = text.trimmingCharacters(in: .whitespaces).lowercased()
         if let day = Day(iso: lower) {
             try Self.checkNotBeforeMetrika(day, option: option)
@@ -56,13 +59,13 @@ enum DateExpression: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Whether it depends on the day it is resolved on.
-    var isRelative: Bool {
+    package var isRelative: Bool {
         if case .absolute = self { return false }
         return true
     }
 
     /// Days before today, when that is the same in every time zone and month (days and weeks).
-    var fixedDaysAgo: Int? {
+    package var fixedDaysAgo: Int? {
         switch self {
         case .daysAgo(let count): return count
         case .weeksAgo(let count): return count * 7
@@ -73,14 +76,14 @@ enum DateExpression: Equatable, Sendable, CustomStringConvertible {
     /// Refuses, before any request, a relative date that reaches back before 2008 wherever on Earth
     /// it is resolved (checked against today in UTC; counters' zones move it by a day at most, and
     /// `HistoryLoader` never fetches before 2008 anyway).
-    func checkNotBeforeMetrika(option: String, now: Date) throws {
+    package func checkNotBeforeMetrika(option: String, now: Date) throws {
         guard isRelative else { return }
         let utcToday = Day(ordinal: Int((now.timeIntervalSince1970 / 86_400).rounded(.down)))
         try Self.checkNotBeforeMetrika(resolve(today: utcToday), option: option)
     }
 
     /// The day this expression means for a counter whose today is `today`.
-    func resolve(today: Day) -> Day {
+    package func resolve(today: Day) -> Day {
         switch self {
         case .absolute(let day): return day
         case .daysAgo(let count): return today.adding(days: -count)
@@ -97,7 +100,7 @@ enum DateExpression: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    var description: String {
+    package var description: String {
         switch self {
         case .absolute(let day): return day.iso
         case .daysAgo(0): return "today"
@@ -112,7 +115,7 @@ enum DateExpression: Equatable, Sendable, CustomStringConvertible {
 
 /// "Today" for a counter: the calendar day at `now` in the counter's time zone (its IANA name, or
 /// its GMT offset when the name is unknown to this system).
-func today(for counter: Counter, now: Date) -> Day {
+package func today(for counter: Counter, now: Date) -> Day {
     let offset: Int
     if let zone = TimeZone(identifier: counter.timeZoneName) {
         offset = zone.secondsFromGMT(for: now)
@@ -125,13 +128,13 @@ func today(for counter: Counter, now: Date) -> Day {
 
 /// The calendar day, in the counter's time zone, of its `create_time` (ISO 8601 with an offset or
 /// `Z`, e.g. `2022-03-25T15:59:52+03:00`); nil when it is missing or unreadable (then nothing is clipped).
-func creationDay(of counter: Counter) -> Day? {
+package func creationDay(of counter: Counter) -> Day? {
     guard let text = counter.createTime, let instant = RFC3339.parse(text) else { return nil }
     return today(for: counter, now: instant)
 }
 
 /// The first day a counter can have data for: its creation day, never before 2008-01-01.
-func firstDataDay(of counter: Counter) -> Day {
+package func firstDataDay(of counter: Counter) -> Day {
     max(DateExpression.earliestDay, creationDay(of: counter) ?? DateExpression.earliestDay)
 }
 
@@ -140,7 +143,7 @@ func firstDataDay(of counter: Counter) -> Day {
 /// to today, and a range that starts before the counter existed starts on its creation day (both
 /// said through `note`, when given). A range wholly before the creation day is returned as it is
 /// (with a note): `HistoryLoader` finds no day in it, so there are no rows, never zero rows.
-func resolveRange(from: DateExpression, to: DateExpression, counter: Counter, now: Date, note: ((String) -> Void)? = nil) throws -> DateRange {
+package func resolveRange(from: DateExpression, to: DateExpression, counter: Counter, now: Date, note: ((String) -> Void)? = nil) throws -> DateRange {
     let today = today(for: counter, now: now)
     let start = from.resolve(today: today)
     var end = to.resolve(today: today)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MetrikaAPI
 @testable import MetrikaCLI
+@testable import MetrikaUseCases
 @testable import MetrikaModel
 @testable import MetrikaRender
 @testable import MetrikaStore
@@ -10,77 +11,8 @@ import Testing
 
 /// Dates as people write them: NweeksAgo and NmonthsAgo wherever a date is taken (cache prune
 /// included), named periods with --period, and the cache's answers before anything was synced.
-@Suite("Dates and periods")
-struct DatesAndPeriodsTests {
-    static func day(_ iso: String) -> Day { Day(iso: iso)! }
-
-    @Test(arguments: [
-        ("2weeksAgo", "2025-06-18", "2025-06-04"),
-        ("0weeksAgo", "2025-06-18", "2025-06-18"),
-        ("1monthsAgo", "2026-03-31", "2026-02-28"),
-        ("1MONTHSAGO", "2024-03-31", "2024-02-29"),
-        ("12monthsAgo", "2024-02-29", "2023-02-28"),
-        ("14monthsAgo", "2026-03-15", "2025-01-15"),
-        ("30daysAgo", "2026-03-31", "2026-03-01"),
-    ])
-    func relativeDatesResolve(text: String, today: String, expected: String) throws {
-        let expression = try DateExpression(parsing: text, option: "from")
-        #expect(expression.resolve(today: Self.day(today)).iso == expected)
-    }
-
-    @Test(arguments: ["weeksAgo", "-1weeksAgo", "1.5monthsAgo", "99999monthsAgo", "3 weeksAgo", "+2weeksAgo"])
-    func malformedRelativeDatesAreUsageErrors(text: String) {
-        #expect(throws: UsageError.self) { try DateExpression(parsing: text, option: "from") }
-    }
-
-    /// 2025-06-18 is a Wednesday: weeks run Monday to Sunday, as in Metrika.
-    @Test(arguments: [
-        ("today", "2025-06-18", "2025-06-18"),
-        ("yesterday", "2025-06-17", "2025-06-17"),
-        ("thisWeek", "2025-06-16", "2025-06-18"),
-        ("lastWeek", "2025-06-09", "2025-06-15"),
-        ("thisMonth", "2025-06-01", "2025-06-18"),
-        ("lastMonth", "2025-05-01", "2025-05-31"),
-        ("thisYear", "2025-01-01", "2025-06-18"),
-        ("lastYear", "2024-01-01", "2024-12-31"),
-        ("last7days", "2025-06-12", "2025-06-18"),
-        ("LAST30DAYS", "2025-05-20", "2025-06-18"),
-    ])
-    func namedPeriodsResolve(name: String, from: String, to: String) throws {
-        let period = try NamedPeriod(parsing: name)
-        let days = period.days(today: Self.day("2025-06-18"))
-        #expect("\(days.from.iso) \(days.to.iso)" == "\(from) \(to)")
-    }
-
-    @Test func lastMonthInJanuaryIsDecember() throws {
-        let days = try NamedPeriod(parsing: "lastMonth").days(today: Self.day("2026-01-10"))
-        #expect("\(days.from.iso) \(days.to.iso)" == "2025-12-01 2025-12-31")
-    }
-
-    static func run(_ arguments: [String]) async -> (code: Int32, err: String) {
-        let out = TextSink(), err = TextSink()
-        let context = CLIContext(environment: ["HOME": "/nonexistent"], stdout: out, stderr: err, transport: CLIConventionsTests.NoNetwork())
-        let code = await CLI.run(arguments: arguments, context: context)
-        return (code, err.text)
-    }
-
-    @Test(arguments: [
-        (["report", "--counter", "1", "--period", "lastWeek", "--from", "2025-01-01"], "--period and --from contradict each other"),
-        (["chart", "--counter", "1", "--period", "thisMonth", "--to", "today", "--output", "x.svg"], "--period and --to contradict each other"),
-        (["report", "--counter", "1", "--period", "fortnight"], "--period 'fortnight' is not a period"),
-        (["report", "--counter", "1", "--period", "last0days"], "is not a period"),
-        (["report", "--counter", "1", "--from", "1weeksAgo", "--to", "2weeksAgo"], "the range is reversed"),
-        (["cache", "prune", "--before", "soon"], "--before 'soon' is not a date"),
-        (["cache", "prune", "--before", "2007-12-31"], "before 2008-01-01"),
-    ])
-    func refusedBeforeAnyRequest(arguments: [String], message: String) async {
-        let result = await Self.run(arguments)
-        #expect(result.code == 64)
-        #expect(result.err.contains(message), "\(result.err)")
-    }
-
-    // MARK: - The real binary against the simulator
-
+@Suite("Dates and periods of the real binary")
+struct DatesAndPeriodsEndToEndTests {
     @Test func reportByNamedPeriodEchoesItAndCoversTheWeek() throws {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()

@@ -5,33 +5,40 @@ import MetrikaStore
 
 /// Daily history of counters: fetches only what the database lacks or what may still change, stores
 /// each fetched range in one transaction, and builds day/week/month rows from the stored days.
-struct HistoryLoader {
-    let store: HistoryStore
+package struct HistoryLoader: Sendable {
+    package let store: HistoryStore
     /// nil offline: then nothing is fetched and missing days are reported.
-    let client: MetrikaClient?
-    let now: @Sendable () -> Date
+    package let client: MetrikaClient?
+    package let now: @Sendable () -> Date
     /// How many recent days (today included) are still changing and refetched: 2 = today and yesterday.
-    let unsettledDays: Int
+    package let unsettledDays: Int
+
+    package init(store: HistoryStore, client: MetrikaClient?, now: @escaping @Sendable () -> Date, unsettledDays: Int) {
+        self.store = store
+        self.client = client
+        self.now = now
+        self.unsettledDays = unsettledDays
+    }
 
     /// What one counter's history load produced.
-    struct Loaded {
-        var counter: Counter
-        var range: DateRange
+    package struct Loaded {
+        package var counter: Counter
+        package var range: DateRange
         /// The rows' periods: every day, week or month of the range (empty without a grouping).
-        var periods: [DateRange]
+        package var periods: [DateRange]
         /// The metrics stored (requested ones plus visits and pageviews, which weighting needs).
-        var storedMetrics: [Metric]
-        var daily: [Day: [Double?]]
-        var missingDays: [Day]
-        var today: Day
+        package var storedMetrics: [Metric]
+        package var daily: [Day: [Double?]]
+        package var missingDays: [Day]
+        package var today: Day
         /// API totals of non-additive metrics over each period asked for (keyed by period, then API name).
-        var periodTotals: [DateRange: [String: Double]]
-        var requests: Int
-        var daysFetched: Int
+        package var periodTotals: [DateRange: [String: Double]]
+        package var requests: Int
+        package var daysFetched: Int
     }
 
     /// The metrics to store for a request: the asked ones plus visits and pageviews (weighting needs them).
-    static func storedMetrics(for metrics: [Metric]) -> [Metric] {
+    package static func storedMetrics(for metrics: [Metric]) -> [Metric] {
         var result: [Metric] = []
         for metric in metrics + [Metric.visits, Metric.pageviews] where !result.contains(where: { $0.apiName == metric.apiName }) {
             result.append(metric)
@@ -40,7 +47,7 @@ struct HistoryLoader {
     }
 
     /// The counter's metadata: from the database when known (no request), else from the API (and stored).
-    func counter(id: Int) async throws -> Counter {
+    package func counter(id: Int) async throws -> Counter {
         if let counter = try store.counter(id: id) { return counter }
         guard let client else {
             // Nothing to be unavailable: the history was never filled for it. A configuration matter (78).
@@ -61,7 +68,7 @@ struct HistoryLoader {
     /// Days before the counter existed (its `create_time`, in its time zone) or before 2008 are not
     /// fetched, stored or shown: the range starts at the creation day, and a range wholly before it
     /// loads no day at all (no rows; never rows of zeros).
-    func load(counter: Counter, range requested: DateRange, metrics: [Metric], grouping: Grouping?, refresh: Bool, rangeTotals: Bool = true, values: Bool = true) async throws -> Loaded {
+    package func load(counter: Counter, range requested: DateRange, metrics: [Metric], grouping: Grouping?, refresh: Bool, rangeTotals: Bool = true, values: Bool = true) async throws -> Loaded {
         let stored = Self.storedMetrics(for: metrics)
         let today = metrikaToday(counter)
         let firstDay = firstDataDay(of: counter)
@@ -149,17 +156,17 @@ struct HistoryLoader {
                       today: today, periodTotals: periodTotals, requests: requests, daysFetched: daysFetched)
     }
 
-    struct DailyPage {
-        var values: [Day: [Double?]]
-        var totals: [Double?]
-        var sampled: Bool
-        var dataLag: Double?
-        var requests: Int
+    package struct DailyPage {
+        package var values: [Day: [Double?]]
+        package var totals: [Double?]
+        package var sampled: Bool
+        package var dataLag: Double?
+        package var requests: Int
     }
 
     /// `/stat/v1/data` by `ym:s:date` over a span, every day filled: days the API omitted had no
     /// visits, so their counts are 0 and their ratios unknown (nil).
-    func fetchDaily(client: MetrikaClient, counter: Counter, span: DateRange, metrics: [Metric]) async throws -> DailyPage {
+    package func fetchDaily(client: MetrikaClient, counter: Counter, span: DateRange, metrics: [Metric]) async throws -> DailyPage {
         let query = StatQuery(ids: [counter.id], metrics: metrics.map(\.apiName), dimensions: [MetrikaModel.Dimension.date.apiName],
                               date1: span.from.iso, date2: span.to.iso, sort: MetrikaModel.Dimension.date.apiName, accuracy: "full")
         var values: [Day: [Double?]] = [:]
@@ -196,11 +203,11 @@ struct HistoryLoader {
         return DailyPage(values: values, totals: totals, sampled: sampled, dataLag: dataLag, requests: requests)
     }
 
-    func metrikaToday(_ counter: Counter) -> Day { today(for: counter, now: now()) }
+    package func metrikaToday(_ counter: Counter) -> Day { today(for: counter, now: now()) }
 
     /// Rows of a time-series report from loaded history: one per period, values aggregated by each
     /// metric's rule; a period with a day missing has no values (never a partial sum).
-    static func rows(from loaded: Loaded, metrics: [Metric]) -> (rows: [Report.Row], totals: [Quantity]) {
+    package static func rows(from loaded: Loaded, metrics: [Metric]) -> (rows: [Report.Row], totals: [Quantity]) {
         let rows = loaded.periods.map { period in
             Report.Row(dimensions: [DimensionValue(name: period.from.iso)], values: aggregate(loaded, period: period, metrics: metrics),
                        isIncomplete: period.contains(loaded.today), period: period)
@@ -211,7 +218,7 @@ struct HistoryLoader {
     /// The values of any period from loaded history, each metric by its rule; all nil when a day of
     /// the period is not loaded (missing, or before the counter existed). Non-additive metrics of a
     /// period longer than a day only from the API's totals for exactly that period.
-    static func aggregate(_ loaded: Loaded, period: DateRange, metrics: [Metric]) -> [Quantity] {
+    package static func aggregate(_ loaded: Loaded, period: DateRange, metrics: [Metric]) -> [Quantity] {
         let stored = loaded.storedMetrics
         let days = period.days
         guard days.allSatisfy({ loaded.daily[$0] != nil }) else {

@@ -5,9 +5,6 @@ import Testing
 @testable import MetrikaCLI
 @testable import MetrikaModel
 @testable import MetrikaRender
-@testable import MetrikaStore
-@testable import MetrikaSystem
-@testable import MetrikaWarehouse
 
 /// Colour only where a person reads it: on a terminal, without NO_COLOR (or TERM=dumb), and only the
 /// `Error:`/`Warning:` labels and the sign of a change. Pipes and files never get an escape sequence.
@@ -68,18 +65,5 @@ struct ColorTests {
         let context = CLIContext(environment: ["TERM": "xterm"], stdout: TextSink(), stderr: err, transport: CLIConventionsTests.NoNetwork(), stderrIsTerminal: true)
         context.note("Warning: the token file holds no readable token")
         #expect(err.text == "\(Self.yellow)Warning:\(Self.reset) the token file holds no readable token\n")
-    }
-
-    /// The real binary: a pseudo-terminal (script(1)) gets the red label, a pipe never does.
-    @Test func realBinaryColoursOnlyATerminal() throws {
-        try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
-        let environment = ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "TERM": "xterm"]
-        let piped = try metrika(["reprot"], environment: environment)
-        #expect(piped.status == 64)
-        #expect(piped.stderr.hasPrefix("Error: Unknown command 'reprot'") && !piped.stderr.contains("\u{1B}"))
-        let onTerminal = try runProcess("/usr/bin/script", ["-qec", "\(Binaries.metrika) reprot", "/dev/null"], environment: environment)
-        #expect(onTerminal.stdout.contains("\(Self.red)Error:\(Self.reset) Unknown command 'reprot'"), "\(onTerminal.stdout.debugDescription)")
-        let noColor = try runProcess("/usr/bin/script", ["-qec", "\(Binaries.metrika) reprot", "/dev/null"], environment: environment.merging(["NO_COLOR": "1"]) { $1 })
-        #expect(noColor.stdout.contains("Error: Unknown command 'reprot'") && !noColor.stdout.contains("\u{1B}"), "\(noColor.stdout.debugDescription)")
     }
 }

@@ -4,9 +4,7 @@ import Testing
 @testable import MetrikaCLI
 @testable import MetrikaModel
 @testable import MetrikaRender
-@testable import MetrikaStore
-@testable import MetrikaSystem
-@testable import MetrikaWarehouse
+@testable import MetrikaUseCases
 
 /// What a user expects of any command line: `--help` on every command and group, a suggestion for a
 /// typo, `-v` for `--verbose`. Runs in-process through `CLI.run` (no network: none of these call the API).
@@ -74,17 +72,6 @@ struct CLIConventionsTests {
         #expect(result.code == 64)
         #expect(result.err.hasPrefix("Error: Unknown "), "\(result.err)")
         #expect(!result.err.contains("Did you mean"), "\(result.err)")
-    }
-
-    /// `-v` is `--verbose`: the real binary against the simulator logs each request on stderr.
-    @Test func shortVIsVerbose() async throws {
-        let api = try FakeAPI()
-        let home = try TemporaryDirectory()
-        let result = try metrika(["counters", "-v"], environment: metrikaEnvironment(api: api, home: home.path))
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("GET http://127.0.0.1:\(api.port)/management/v1/counters"), "\(result.stderr)")
-        let help = await Self.run(["counters", "--help"])
-        #expect(help.out.contains("-v, --verbose"))
     }
 
     @Test func editDistanceCountsATranspositionAsOneEdit() {

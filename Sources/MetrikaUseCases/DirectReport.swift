@@ -6,53 +6,62 @@ import MetrikaRender
 /// One counter's report straight from `/stat/v1/data`: pages through the one `Pager` (the next page
 /// is requested while the current one is written), names the columns from the answer or the request,
 /// checks every row's width, normalizes the values and hands them to the sink.
-struct DirectReport {
-    let request: ReportCommand.Request
-    let counter: Counter
-    let range: DateRange
-    let client: MetrikaClient
-    let context: CLIContext
-    /// Whether `--limit` was given (a time series otherwise gets one row per day).
-    let limitGiven: Bool
+package struct DirectReport {
+    package let request: ReportRequest
+    package let counter: Counter
+    package let range: DateRange
+    package let client: MetrikaClient
+    package let activity: any Activity
     /// Goal names for the titles of goal metrics (empty: `Goal <ID> reaches`).
-    var goalNames: [Int: String] = [:]
+    package var goalNames: [Int: String] = [:]
+    /// Whether the rows so far may be shown on the progress line (not when CSV or JSON streams to
+    /// the same terminal: the streamed text and the line would interleave).
+    package var showsProgress = true
+
+    package init(request: ReportRequest, counter: Counter, range: DateRange, client: MetrikaClient, activity: any Activity,
+                 goalNames: [Int: String] = [:], showsProgress: Bool = true) {
+        self.request = request
+        self.counter = counter
+        self.range = range
+        self.client = client
+        self.activity = activity
+        self.goalNames = goalNames
+        self.showsProgress = showsProgress
+    }
 
     /// Rows per request: large enough to keep requests few, small enough that a 100,000-row report
     /// never sits in memory whole.
-    static let pageSize = 20_000
+    package static let pageSize = 20_000
 
     /// The columns of the report: what the answer says it answered (a preset's expansion), else
     /// what the request asked for.
-    struct Columns {
-        var dimensions: [MetrikaModel.Dimension]
-        var metrics: [Metric]
+    package struct Columns: Equatable {
+        package var dimensions: [MetrikaModel.Dimension]
+        package var metrics: [Metric]
     }
 
-    var requestedDimensions: [MetrikaModel.Dimension] {
+    package var requestedDimensions: [MetrikaModel.Dimension] {
         request.dimensions.isEmpty && request.preset == nil ? [MetrikaModel.Dimension.date] : request.dimensions
     }
 
-    var isTimeSeries: Bool { requestedDimensions == [MetrikaModel.Dimension.date] }
+    package var isTimeSeries: Bool { requestedDimensions == [MetrikaModel.Dimension.date] }
 
-    var query: StatQuery {
+    package var query: StatQuery {
         let dimensions = requestedDimensions
         return StatQuery(
-            ids: [counter.id], metrics: (request.metrics ?? (request.preset == nil ? Metric.everyday : [])).map(\.apiName),
+            ids: [counter.id], metrics: request.tableMetrics.map(\.apiName),
             dimensions: dimensions.map(\.apiName), date1: range.from.iso, date2: range.to.iso, filters: request.filters,
             sort: request.sort ?? (isTimeSeries ? MetrikaModel.Dimension.date.apiName : nil),
             accuracy: request.accuracy, preset: request.preset, lang: request.lang)
     }
 
     /// Fetches the report into `sink`; calls `sink.begin` first when `begin` is true (the first counter).
-    func run(into sink: any ReportSink, begin: Bool, multipleCounters: Bool) async throws {
+    package func run(into sink: any ReportSink, begin: Bool, multipleCounters: Bool) async throws {
         let query = self.query
         // A time series has one row per day: the default 100-row limit must not cut a long range.
-        let rowLimit = isTimeSeries && !limitGiven ? max(request.limit, range.dayCount) : request.limit
+        let rowLimit = isTimeSeries && !request.limitGiven ? max(request.limit, range.dayCount) : request.limit
         var pager = Pager(wanted: rowLimit, pageSize: Self.pageSize, hardCap: Pager.reportHardCap)
-        // Rows so far, on a terminal; not when CSV or JSON streams to that same terminal (the
-        // streamed text and the line would interleave).
-        let progress = context.progressEnabled && (request.format == .table || !context.stdoutIsTerminal)
-        let today = MetrikaCLI.today(for: counter, now: context.now())
+        let today = MetrikaUseCases.today(for: counter, now: activity.now())
         var columns: Columns?
         var totals: [Quantity] = []
         var seenStarts = Set<Int>()
@@ -79,41 +88,41 @@ struct DirectReport {
                 if begin {
                     try sink.begin(ReportLayout(dimensions: named.dimensions, metrics: named.metrics.map { $0.titled(byGoalNames: goalNames) }, period: range, grouping: isTimeSeries ? .day : nil,
                                             multipleCounters: multipleCounters, raw: request.raw,
-                                            query: ReportCommand.queryEcho(request, metrics: named.metrics, dimensions: named.dimensions)))
+                                            query: request.queryEcho(metrics: named.metrics, dimensions: named.dimensions)))
                 }
                 try sink.beginSection(counter: counter, sampling: page.sampling)
                 totals = Normalizer.quantities(page.totals, of: named.metrics)
                 if page.sampled {
-                    context.note("Note: counter \(counter.id)'s numbers are estimates: Metrika sampled \(DecimalText.format(page.sampling.share * 100, fractionDigits: 1))% of visits (--accuracy \(request.accuracy)). Use --accuracy full for exact numbers.")
+                    activity.note("Note: counter \(counter.id)'s numbers are estimates: Metrika sampled \(DecimalText.format(page.sampling.share * 100, fractionDigits: 1))% of visits (--accuracy \(request.accuracy)). Use --accuracy full for exact numbers.")
                 }
             }
             guard let columns else { break }
             try append(page, columns: columns, today: today, to: sink)
-            if progress && page.totalRows > page.rowCount {
-                context.progress("Counter \(counter.id): \(pager.received) of \(min(page.totalRows, rowLimit)) rows", force: pager.nextPage == nil)
+            if showsProgress && page.totalRows > page.rowCount {
+                activity.progress("Counter \(counter.id): \(pager.received) of \(min(page.totalRows, rowLimit)) rows", force: pager.nextPage == nil)
             }
         }
-        context.endProgress()
+        activity.endProgress()
         if let warning = pager.warning("counter \(counter.id)'s report") {
-            context.note(warning)
+            activity.note(warning)
         } else if pager.received < pager.claimedTotal {
-            context.note("Note: counter \(counter.id): showing the first \(pager.received) of \(pager.claimedTotal) rows; \(Self.limitHint(claimed: pager.claimedTotal)).")
+            activity.note("Note: counter \(counter.id): showing the first \(pager.received) of \(pager.claimedTotal) rows; \(Self.limitHint(claimed: pager.claimedTotal)).")
         }
         if columns != nil { try sink.endSection(totals: totals, missingDays: []) }
     }
 
     /// "use --limit N" with an N the parser accepts.
-    static func limitHint(claimed: Int) -> String {
-        let most = ReportCommand.Request.limitRange.upperBound
+    package static func limitHint(claimed: Int) -> String {
+        let most = ReportRequest.limitRange.upperBound
         return claimed <= most ? "use --limit \(claimed) to see them all" : "use --limit \(most) (the most metrika fetches) or --filters to narrow the report"
     }
 
     /// The columns of the answer: a preset's expansion comes from the `query` echo; an answer without
     /// one (real answers with only `data` exist) falls back to what the request asked for. A row of
     /// another width is an unreadable answer (exit 65), never a table with values in the wrong columns.
-    static func columns(of page: StatDataPage, request: ReportCommand.Request, requested: [MetrikaModel.Dimension]) throws -> Columns {
+    package static func columns(of page: StatDataPage, request: ReportRequest, requested: [MetrikaModel.Dimension]) throws -> Columns {
         var dimensions = requested
-        var metrics = request.metrics ?? (request.preset == nil ? Metric.everyday : [])
+        var metrics = request.tableMetrics
         if request.preset != nil, page.hasQueryEcho {
             let echoed = page.queryMetrics.compactMap { Metric.named($0) }
             if !echoed.isEmpty || request.metrics == nil { metrics = echoed }
@@ -123,7 +132,7 @@ struct DirectReport {
         return Columns(dimensions: dimensions, metrics: metrics)
     }
 
-    static func checkWidths(_ page: StatDataPage, dimensions: Int, metrics: Int) throws {
+    package static func checkWidths(_ page: StatDataPage, dimensions: Int, metrics: Int) throws {
         guard let misfit = page.firstMisfit(dimensions: dimensions, metrics: metrics) else { return }
         let echo = page.hasQueryEcho ? "" : " (the answer has no query echo naming its columns; give --metrics and --dimensions)"
         throw APIError.unreadable("a report row has \(misfit.dimensions) dimension value\(misfit.dimensions == 1 ? "" : "s") and \(misfit.metrics) metric value\(misfit.metrics == 1 ? "" : "s") for \(dimensions) dimension\(dimensions == 1 ? "" : "s") and \(metrics) metric\(metrics == 1 ? "" : "s")\(echo)")
@@ -132,11 +141,11 @@ struct DirectReport {
     /// Rows handed to the sink at a time: a CSV or JSON sink writes and drops them, so a page's
     /// rows are never all held as `Report.Row`s at once (the page's flat storage is; see
     /// docs/performance.md).
-    static let batchSize = 1_024
+    package static let batchSize = 1_024
 
     /// The page's rows, normalized, into `sink` in batches of `batchSize`; every row checked against
     /// the columns first.
-    func append(_ page: StatDataPage, columns: Columns, today: Day, to sink: any ReportSink) throws {
+    package func append(_ page: StatDataPage, columns: Columns, today: Day, to sink: any ReportSink) throws {
         try Self.checkWidths(page, dimensions: columns.dimensions.count, metrics: columns.metrics.count)
         var rows: [Report.Row] = []
         rows.reserveCapacity(min(page.rowCount, Self.batchSize))
@@ -155,5 +164,30 @@ struct DirectReport {
             }
         }
         if !rows.isEmpty { try sink.append(rows) }
+    }
+}
+
+extension DirectReport {
+    /// A whole report straight from the API: every counter and range is checked before the first row
+    /// is written, so a foreign or unknown counter fails cleanly instead of cutting a streamed document
+    /// short. A counter can pass the check and still have its data refused (403 `access_denied` on
+    /// /stat/v1/data while the counters list answers 200): several counters are fetched whole before
+    /// the first byte is written. One counter streams, so a 100,000-row report is never held.
+    package static func run(_ request: ReportRequest, client: MetrikaClient, activity: any Activity, into sink: any ReportSink, showsProgress: Bool) async throws {
+        var targets: [(Counter, DateRange)] = []
+        for id in request.counterIDs {
+            let counter = try await client.fetchCounter(id: id)
+            targets.append((counter, try resolveRange(from: request.from, to: request.to, counter: counter, now: activity.now(), note: activity.note)))
+        }
+        let goalNames = await GoalNames.load(for: request.metrics ?? [], counterIDs: request.counterIDs, client: client, activity: activity)
+        let multiple = targets.count > 1
+        let recording = multiple ? RecordingSink() : nil
+        for (index, (counter, range)) in targets.enumerated() {
+            let report = DirectReport(request: request, counter: counter, range: range, client: client, activity: activity,
+                                      goalNames: goalNames, showsProgress: showsProgress)
+            try await report.run(into: recording ?? sink, begin: index == 0, multipleCounters: multiple)
+        }
+        try recording?.replay(into: sink)
+        try sink.end()
     }
 }

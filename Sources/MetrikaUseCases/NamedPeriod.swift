@@ -1,9 +1,9 @@
 import MetrikaModel
 
-/// A period by name, for `--period` of `report` and `chart`: calendar weeks (Monday to Sunday, as
+/// A period by name, for `--period` of `report`, `chart` and `mail`: calendar weeks (Monday to Sunday, as
 /// Metrika counts them), months and years, or the last N days. Resolved, like every relative date,
 /// in each counter's own time zone; a period that runs into the future ends today.
-enum NamedPeriod: Equatable, Sendable, CustomStringConvertible {
+package enum NamedPeriod: Equatable, Sendable, CustomStringConvertible {
     case today, yesterday
     case thisWeek, lastWeek
     case thisMonth, lastMonth
@@ -12,10 +12,10 @@ enum NamedPeriod: Equatable, Sendable, CustomStringConvertible {
     case lastDays(Int)
 
     /// The names `--period` accepts, for help, completions and the man page.
-    static let names = ["today", "yesterday", "thisWeek", "lastWeek", "thisMonth", "lastMonth", "thisYear", "lastYear", "last7days", "last30days", "lastNdays"]
+    package static let names = ["today", "yesterday", "thisWeek", "lastWeek", "thisMonth", "lastMonth", "thisYear", "lastYear", "last7days", "last30days", "lastNdays"]
 
     /// Parses a `--period` value (case does not matter); a usage error names the choices.
-    init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         let lower = text.trimmingCharacters(in: .whitespaces).lowercased()
         let fixed: [String: NamedPeriod] = [
             "today": .today, "yesterday": .yesterday, "thisweek": .thisWeek, "lastweek": .lastWeek,
@@ -36,7 +36,7 @@ enum NamedPeriod: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The days it covers for a counter whose today is `today` (the current week, month or year ends today).
-    func days(today: Day) -> (from: Day, to: Day) {
+    package func days(today: Day) -> (from: Day, to: Day) {
         switch self {
         case .today: return (today, today)
         case .yesterday: return (today.adding(days: -1), today.adding(days: -1))
@@ -56,7 +56,7 @@ enum NamedPeriod: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    var description: String {
+    package var description: String {
         switch self {
         case .today: return "today"
         case .yesterday: return "yesterday"
@@ -68,28 +68,5 @@ enum NamedPeriod: Equatable, Sendable, CustomStringConvertible {
         case .lastYear: return "lastYear"
         case .lastDays(let count): return "last\(count)days"
         }
-    }
-
-    /// `--from`/`--to`, or `--period` (never both), as the two ends of a range; `defaultFrom` when
-    /// neither is given. Shared by `report` and `chart`.
-    static func dates(_ options: ParsedOptions, defaultFrom: String) throws -> (from: DateExpression, to: DateExpression, period: NamedPeriod?) {
-        if let text = options.value("period") {
-            let given = ["from", "to"].filter { options.has($0) }
-            if !given.isEmpty {
-                throw UsageError("--period and \(given.map { "--" + $0 }.joined(separator: "/")) contradict each other: give a named period or dates, not both")
-            }
-            let period = try NamedPeriod(parsing: text)
-            return (.period(period, end: false), .period(period, end: true), period)
-        }
-        let from = try DateExpression(parsing: options.value("from") ?? defaultFrom, option: "from")
-        let to = try DateExpression(parsing: options.value("to") ?? "today", option: "to")
-        if case .absolute(let start) = from, case .absolute(let end) = to, start > end {
-            throw UsageError("--from \(start.iso) is after --to \(end.iso): the range is reversed")
-        }
-        // Two day- or week-relative dates compare the same in every time zone: refuse before any request.
-        if let fromAgo = from.fixedDaysAgo, let toAgo = to.fixedDaysAgo, fromAgo < toAgo {
-            throw UsageError("--from \(from) is after --to \(to): the range is reversed")
-        }
-        return (from, to, nil)
     }
 }

@@ -1,0 +1,212 @@
+import MetrikaAPI
+import MetrikaModel
+import MetrikaRender
+import MetrikaStore
+import MetrikaUseCases
+
+// Option groups several commands share. Each declares its `OptionSpec`s (which help, completions and
+// the man page read) and parses them once into a typed, validated value: commands ask the group, never
+// look the same option up by its name again.
+
+// MARK: - Counter
+
+/// `--counter ID[,ID…]`: which counters.
+enum CounterOptions {
+    /// The option, with the wording of the command that takes it.
+    static func spec(value: String = "ID[,ID…]", help: String = "Counter id(s); repeatable") -> OptionSpec {
+        OptionSpec("counter", short: "c", value: value, help: help)
+    }
+
+    /// The counter ids, each once, in the order given; missing or malformed ones are usage errors.
+    static func ids(_ options: ParsedOptions) throws -> [Int] {
+        let texts = options.list("counter")
+        guard !texts.isEmpty else { throw UsageError("Missing --counter ID (see `metrika counters` for your counters' ids), or set a default \"counter\" in the config file (docs/auth.md)") }
+        var ids: [Int] = []
+        for text in texts {
+            guard let id = Int(text), id > 0 else { throw UsageError("--counter '\(text)' is not a counter id (a positive whole number)") }
+            if !ids.contains(id) { ids.append(id) }
+        }
+        return ids
+    }
+
+    /// Exactly one counter id.
+    static func one(_ options: ParsedOptions) throws -> Int {
+        let ids = try ids(options)
+        guard ids.count == 1 else { throw UsageError("--counter takes one counter id here, not \(ids.count)") }
+        return ids[0]
+    }
+}
+
+// MARK: - Metrics
+
+/// `--metrics LIST`: which metrics; nil when not given (the command's default applies, see `DefaultMetrics`).
+enum MetricsOptions {
+    static func spec(help: String) -> OptionSpec {
+        OptionSpec("metrics", short: "m", value: "LIST", help: help)
+    }
+
+    static func metrics(_ options: ParsedOptions) throws -> [Metric]? {
+        let texts = options.list("metrics")
+        if options.has("metrics") && texts.isEmpty { throw UsageError("--metrics is empty: list metrics like visits,bounceRate") }
+        guard !texts.isEmpty else { return nil }
+        var metrics: [Metric] = []
+        for text in texts {
+            guard let metric = Metric.named(text) else {
+                throw UsageError("Unknown metric '\(text)'. Use one of \(Metric.known.map(\.shortName).joined(separator: ", ")), goal<ID>reaches, goal<ID>conversionRate, or a full ym:s: name")
+            }
+            if !metrics.contains(where: { $0.apiName == metric.apiName }) { metrics.append(metric) }
+        }
+        guard metrics.count <= 20 else { throw UsageError("--metrics lists \(metrics.count) metrics; the API allows at most 20 per report") }
+        return metrics
+    }
+}
+
+// MARK: - Dates
+
+/// `--from DATE`, `--to DATE` or `--period NAME`: the days of a report or chart.
+struct DateOptions {
+    var from: DateExpression
+    var to: DateExpression
+    /// `--period`, when the dates came from it.
+    var period: NamedPeriod?
+
+    /// The help of `--period NAME`, the same wherever it is taken.
+    static let periodHelp = "A named period instead of --from/--to: today, yesterday, thisWeek, lastWeek, thisMonth, lastMonth, thisYear, lastYear, lastNdays"
+
+    /// The three options; `defaultFrom` is named in `--from`'s help.
+    static func specs(defaultFrom: String) -> [OptionSpec] {
+        [
+            OptionSpec("from", value: "DATE", help: "First day (default \(defaultFrom))"),
+            OptionSpec("to", value: "DATE", help: "Last day (default today)"),
+            OptionSpec("period", value: "NAME", help: periodHelp),
+        ]
+    }
+
+    /// `--from`/`--to`, or `--period` (never both); `defaultFrom` when neither is given. A range that
+    /// is reversed whatever the time zone is refused here, before any request.
+    static func parse(_ options: ParsedOptions, defaultFrom: String) throws -> DateOptions {
+        if let text = options.value("period") {
+            let given = ["from", "to"].filter { options.has($0) }
+            if !given.isEmpty {
+                throw UsageError("--period and \(given.map { "--" + $0 }.joined(separator: "/")) contradict each other: give a named period or dates, not both")
+            }
+            let period = try NamedPeriod(parsing: text)
+            return DateOptions(from: .period(period, end: false), to: .period(period, end: true), period: period)
+        }
+        let from = try DateExpression(parsing: options.value("from") ?? defaultFrom, option: "from")
+        let to = try DateExpression(parsing: options.value("to") ?? "today", option: "to")
+        if case .absolute(let start) = from, case .absolute(let end) = to, start > end {
+            throw UsageError("--from \(start.iso) is after --to \(end.iso): the range is reversed")
+        }
+        // Two day- or week-relative dates compare the same in every time zone: refuse before any request.
+        if let fromAgo = from.fixedDaysAgo, let toAgo = to.fixedDaysAgo, fromAgo < toAgo {
+            throw UsageError("--from \(from) is after --to \(to): the range is reversed")
+        }
+        return DateOptions(from: from, to: to, period: nil)
+    }
+}
+
+/// `--group day|week|month`.
+enum GroupingOptions {
+    static func spec(help: String) -> OptionSpec {
+        OptionSpec("group", value: "day|week|month", help: help)
+    }
+
+    static func grouping(_ options: ParsedOptions) throws -> Grouping {
+        guard let text = options.value("group") else { return .day }
+        guard let value = Grouping(rawValue: text.lowercased()) else { throw UsageError("--group must be day, week or month, not '\(text)'") }
+        return value
+    }
+}
+
+// MARK: - History
+
+/// `--offline` / `--refresh`: how a history-backed command treats the history database.
+struct HistoryOptions {
+    /// The history only: no network.
+    var offline: Bool
+    /// Refetch the whole range.
+    var refresh: Bool
+
+    static let offlineSpec = OptionSpec("offline", help: "Use the history database only: no network")
+    static let specs: [OptionSpec] = [
+        offlineSpec,
+        OptionSpec("refresh", help: "Refetch the whole range, ignoring the history"),
+    ]
+
+    static func parse(_ options: ParsedOptions) throws -> HistoryOptions {
+        if options.flag("offline") && options.flag("refresh") {
+            throw UsageError("--offline and --refresh contradict each other: choose one")
+        }
+        return HistoryOptions(offline: options.flag("offline"), refresh: options.flag("refresh"))
+    }
+}
+
+/// `--db PATH`: the history database.
+enum DatabaseOptions {
+    static let specs: [OptionSpec] = [
+        OptionSpec("db", value: "PATH", help: "History database (default: METRIKA_DB, else $XDG_DATA_HOME/metrika/metrika.sqlite)"),
+    ]
+
+    /// `--db`, else METRIKA_DB, else the XDG default.
+    static func path(_ options: ParsedOptions, environment: [String: String]) -> String {
+        options.value("db") ?? HistoryStore.defaultPath(environment: environment)
+    }
+}
+
+extension Session {
+    /// The history database this run uses (`DatabaseOptions`).
+    var databasePath: String { DatabaseOptions.path(options, environment: context.environment) }
+
+    /// A history loader over the run's database: with the API client, or none (`offline`).
+    func historyLoader(offline: Bool, unsettledDays: Int = 2) throws -> HistoryLoader {
+        let store = try HistoryStore(path: databasePath)
+        return HistoryLoader(store: store, client: offline ? nil : try client(), now: context.now, unsettledDays: unsettledDays)
+    }
+}
+
+// MARK: - Token
+
+/// Where the token comes from, for commands that call the API (read by `Session`).
+enum TokenOptions {
+    /// `--profile NAME`: a named profile of the config file (token file, API URL, default counter).
+    static let profile = OptionSpec("profile", value: "NAME", help: "Use this profile of $XDG_CONFIG_HOME/metrika/config.json (else METRIKA_PROFILE)")
+
+    static let specs: [OptionSpec] = [
+        OptionSpec("token-file", value: "PATH", help: "Read the token from this file instead of METRIKA_TOKEN or the default token file"),
+        profile,
+    ]
+}
+
+// MARK: - Format
+
+/// `--format table|csv|json`, `--csv`, `--json`, and the CSV options `--crlf`, `--csv-formulas`.
+struct FormatOptions {
+    var format: OutputFormat
+    /// Line ends and formula policy of CSV output (whether stdout is a terminal is set by the caller).
+    var csv: CSVWriter
+
+    static let specs: [OptionSpec] = [
+        OptionSpec("format", value: "table|csv|json", help: "Output format (default: table)"),
+        OptionSpec("csv", help: "Same as --format csv"),
+        OptionSpec("json", help: "Same as --format json"),
+        OptionSpec("crlf", help: "CSV: end records with CRLF as RFC 4180 asks (default: LF)"),
+        OptionSpec("csv-formulas", value: "defuse|keep", help: "CSV: text starting with = + - @ TAB CR gets a leading ' (defuse, the default) or is kept as is"),
+    ]
+
+    /// Reads the options; contradictions, and CSV options with another format, are usage errors.
+    /// `toTerminal`: stdout is a terminal (see `CSVWriter.terminal`).
+    static func parse(_ options: ParsedOptions, toTerminal: Bool) throws -> FormatOptions {
+        let format = try OutputFormat.from(options)
+        return FormatOptions(format: format, csv: try OutputFormat.csvWriter(options, format: format, toTerminal: toTerminal))
+    }
+}
+
+// MARK: - Positionals
+
+extension ParsedOptions {
+    /// Refuses words that are not options, for commands that take none.
+    func requireNoPositionals() throws {
+        guard positionals.isEmpty else { throw UsageError("Unexpected argument '\(positionals[0])'") }
+    }
+}

@@ -1,0 +1,14 @@
+import Foundation
+
+/// What a use case may say while it works, and the clock it reads: the CLI's context conforms (notes
+/// and the progress line on stderr), tests record. Use cases never see the CLI itself.
+package protocol Activity: Sendable {
+    /// The time metrika takes as now (`METRIKA_NOW` pins it).
+    var now: @Sendable () -> Date { get }
+    /// One line for the person (a note, a warning); never data.
+    func note(_ line: String)
+    /// The progress status of long work (shown on a terminal only; redraws throttled unless `force`).
+    func progress(_ text: String, force: Bool)
+    /// Erases the progress line.
+    func endProgress()
+}

@@ -1,0 +1,60 @@
+import MetrikaModel
+import MetrikaRender
+
+/// A time-series report (day, week or month rows) built from the history database: each counter's
+/// history is loaded — fetching only what is missing or still changing — before anything is written,
+/// then played into the sink, with `--compare`'s previous period beside it when asked.
+package struct HistoryReport {
+    package let request: ReportRequest
+    package let loader: HistoryLoader
+    package let activity: any Activity
+
+    package init(request: ReportRequest, loader: HistoryLoader, activity: any Activity) {
+        self.request = request
+        self.loader = loader
+        self.activity = activity
+    }
+
+    package func run(into sink: any ReportSink) async throws {
+        let metrics = request.tableMetrics
+        // Load every counter before writing anything: a counter that fails (access denied, network)
+        // must not leave half a JSON document or CSV on stdout.
+        var loads: [HistoryLoader.Loaded] = []
+        var previousLoads: [HistoryLoader.Loaded?] = []
+        for id in request.counterIDs {
+            let counter = try await loader.counter(id: id)
+            let range = try resolveRange(from: request.from, to: request.to, counter: counter, now: activity.now(), note: activity.note)
+            let loaded = try await loader.load(counter: counter, range: range, metrics: metrics, grouping: request.grouping, refresh: request.refresh)
+            loads.append(loaded)
+            previousLoads.append(request.compare ? try await Comparison.loadPrevious(loaded, loader: loader, metrics: metrics, refresh: request.refresh) : nil)
+        }
+        var allMissing: [(Int, [Day])] = []
+        var previousMissing: [(Int, [Day])] = []
+        let goalNames = await GoalNames.load(for: metrics, counterIDs: request.counterIDs, client: loader.client, activity: activity)
+        if let first = loads.first {
+            try sink.begin(ReportLayout(dimensions: [], metrics: metrics.map { $0.titled(byGoalNames: goalNames) }, period: first.range, grouping: request.grouping,
+                                        multipleCounters: request.counterIDs.count > 1, raw: request.raw,
+                                        query: request.queryEcho(metrics: metrics, dimensions: []), compare: request.compare))
+        }
+        for (loaded, before) in zip(loads, previousLoads) {
+            var built = HistoryLoader.rows(from: loaded, metrics: metrics)
+            try sink.beginSection(counter: loaded.counter, sampling: nil)
+            if let before {
+                let compared = Comparison.compare(built.rows, with: before, current: loaded.range, metrics: metrics)
+                built.rows = compared.rows
+                try sink.compareSection(compared.totals)
+                if !before.missingDays.isEmpty { previousMissing.append((loaded.counter.id, before.missingDays)) }
+            }
+            try sink.append(built.rows)
+            try sink.endSection(totals: built.totals, missingDays: loaded.missingDays)
+            if !loaded.missingDays.isEmpty { allMissing.append((loaded.counter.id, loaded.missingDays)) }
+        }
+        try sink.end()
+        for (id, days) in allMissing {
+            activity.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days))\(request.offline ? "; run without --offline to fetch it" : "").")
+        }
+        for (id, days) in previousMissing {
+            activity.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days)) of the previous period: those changes are shown as —\(request.offline ? "; run without --offline to fetch it" : "").")
+        }
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+import MetrikaModel
+import MetrikaRender
+import MetrikaSystem
+
+/// Composing the mail of `metrika mail`: each counter's table over the window, its change against the
+/// window of the same length before, its chart (PNG inline, SVG attached), as one MIME message.
+/// Delivering it (sendmail, a file, stdout) is the command's.
+package struct MailComposer {
+    /// Which days the mail covers, in each counter's time zone.
+    package enum Window: Equatable, Sendable {
+        /// The last N complete days, ending yesterday (`--last 7d`).
+        case last(days: Int)
+        /// A named period (`--period lastWeek`).
+        case period(NamedPeriod)
+    }
+
+    /// What to compose, validated.
+    package struct Request: Sendable {
+        package var counterIDs: [Int]
+        package var window: Window
+        /// Metrics as asked for; nil means the defaults (`DefaultMetrics`).
+        package var metrics: [Metric]?
+        package var sender: MIMEAddress
+        package var recipients: [MIMEAddress]
+        package var subject: String?
+
+        package init(counterIDs: [Int], window: Window, metrics: [Metric]?, sender: MIMEAddress, recipients: [MIMEAddress], subject: String?) {
+            self.counterIDs = counterIDs
+            self.window = window
+            self.metrics = metrics
+            self.sender = sender
+            self.recipients = recipients
+            self.subject = subject
+        }
+
+        package var tableMetrics: [Metric] { DefaultMetrics.table(chosen: metrics) }
+        package var chartMetrics: [Metric] { DefaultMetrics.chart(chosen: metrics) }
+    }
+
+    package let loader: HistoryLoader
+    package let rasterizer: any ChartRasterizer
+    package let activity: any Activity
+
+    package init(loader: HistoryLoader, rasterizer: any ChartRasterizer, activity: any Activity) {
+        self.loader = loader
+        self.rasterizer = rasterizer
+        self.activity = activity
+    }
+
+    /// The days of `window` for a counter whose today is `today`; a window reaching back before
+    /// Metrika existed is a usage error (a wrong clock or METRIKA_NOW, most likely).
+    package static func current(_ window: Window, today: Day, counterID: Int) throws -> DateRange {
+        let range: DateRange
+        let option: String
+        switch window {
+        case .last(let days):
+            let yesterday = today.adding(days: -1)
+            range = DateRange(from: yesterday.adding(days: -(days - 1)), to: yesterday)!
+            option = "--last \(days)d"
+        case .period(let period):
+            let days = period.days(today: today)
+            range = DateRange(from: days.from, to: days.to)!
+            option = "--period \(period)"
+        }
+        if DateExpression.isBeforeMetrika(range.from) {
+            throw UsageError("\(option) reaches back to \(range.from.iso) for counter \(counterID), before \(DateExpression.earliestDay.iso): Metrika has no data before 2008 (is the clock or METRIKA_NOW right?)")
+        }
+        return range
+    }
+
+    /// Each counter's section: its rows and totals over the window, the previous window's totals, its chart.
+    package func sections(_ request: Request) async throws -> [Section] {
+        let tableMetrics = request.tableMetrics
+        var sections: [Section] = []
+        for id in request.counterIDs {
+            let counter = try await loader.counter(id: id)
+            let current = try Self.current(request.window, today: today(for: counter, now: activity.now()), counterID: id)
+            let previous = Comparison.previousRange(of: current)
+            let loaded = try await loader.load(counter: counter, range: current, metrics: tableMetrics, grouping: .day, refresh: false)
+            let built = HistoryLoader.rows(from: loaded, metrics: tableMetrics)
+            let before = try await loader.load(counter: counter, range: previous, metrics: tableMetrics, grouping: nil, refresh: false)
+            let previousTotals = HistoryLoader.rows(from: before, metrics: tableMetrics).totals
+            let chartData = try await ChartSeries.loadSeries(loader: loader, counter: counter, range: current, metrics: request.chartMetrics, grouping: .day, refresh: false)
+            let chart = ChartSeries.makeChart([chartData], grouping: .day, title: nil, width: 800, height: nil)
+            sections.append(Section(counter: counter, current: current, previous: previous, rows: built.rows, totals: built.totals,
+                                    previousTotals: previousTotals, missingDays: loaded.missingDays + before.missingDays,
+                                    svg: Data(chart.render().utf8)))
+        }
+        return sections
+    }
+
+    /// The whole message: sections, plain text and HTML parts, inline PNG charts, SVG attachments.
+    package func compose(_ request: Request) async throws -> MIMEMessage {
+        let sections = try await sections(request)
+        let seed = UInt64.random(in: 1...UInt64.max)
+        let seedTag = String(seed, radix: 16)
+        let attachments = sections.map { section in
+            MIMEPart.Image(data: section.svg, mediaType: "image/svg+xml", filename: "\(Self.chartName(section)).svg")
+        }
+        let inline = try Self.inlineImages(sections, seedTag: seedTag, rasterizer: rasterizer, activity: activity)
+        let text = try Self.plainText(sections, metrics: request.tableMetrics, files: attachments.map(\.filename))
+        let html = Self.htmlText(sections, metrics: request.tableMetrics, contentIDs: inline.map { $0.contentID ?? "" })
+        let now = activity.now()
+        let offset = sections.first.flatMap { TimeZone(identifier: $0.counter.timeZoneName)?.secondsFromGMT(for: now) } ?? 0
+        return MIMEMessage(
+            from: request.sender, to: request.recipients, subject: request.subject ?? Self.defaultSubject(sections), date: now,
+            utcOffsetSeconds: offset, seed: seed, body: MIMEPart.report(text: text, html: html, inline: inline, attachments: attachments))
+    }
+
+    // MARK: - Content
+
+    package static func chartName(_ section: Section) -> String {
+        "metrika-\(section.counter.id)-\(section.current.from.iso)_\(section.current.to.iso)"
+    }
+
+    /// The charts the HTML part shows: PNG, which every mail reader displays (Gmail and Outlook drop
+    /// SVG images). Without a working rasterizer the mail still goes out, with the SVG inline and one
+    /// warning line, because a cron mail without pictures beats no mail.
+    package static func inlineImages(_ sections: [Section], seedTag: String, rasterizer: any ChartRasterizer, activity: any Activity) throws -> [MIMEPart.Image] {
+        var pngs: [Data] = []
+        do {
+            for section in sections { pngs.append(try rasterizer.png(fromSVG: section.svg, scale: ChartSeries.pngScale)) }
+        } catch let error as ChartRasterizerError {
+            activity.note("Warning: the charts are inline as SVG, which Gmail and Outlook do not show: \(error.message)")
+            pngs = []
+        }
+        return sections.enumerated().map { index, section in
+            let contentID = "chart-\(section.counter.id).\(seedTag)@metrika"
+            if index < pngs.count {
+                return MIMEPart.Image(data: pngs[index], mediaType: "image/png", filename: "\(chartName(section)).png", contentID: contentID)
+            }
+            return MIMEPart.Image(data: section.svg, mediaType: "image/svg+xml", filename: "\(chartName(section)).svg", contentID: contentID)
+        }
+    }
+
+    package struct Section {
+        package var counter: Counter
+        package var current: DateRange
+        package var previous: DateRange
+        package var rows: [Report.Row]
+        package var totals: [Quantity]
+        package var previousTotals: [Quantity]
+        package var missingDays: [Day]
+        package var svg: Data
+    }
+
+    package static func defaultSubject(_ sections: [Section]) -> String {
+        let names = sections.map { $0.counter.displayName }.joined(separator: ", ")
+        guard let first = sections.first else { return "Metrika" }
+        return "Metrika: \(names), \(first.current.from.iso) – \(first.current.to.iso)"
+    }
+
+    /// A total as the table shows it: exact counts, `%` with one decimal, mm:ss, two decimals.
+    package static func format(_ quantity: Quantity) -> String {
+        guard let value = quantity.value else { return "—" }
+        switch quantity.unit {
+        case .count: return grouped(ChartNumber.fixed(value, decimals: 0))
+        default: return ChartValueFormat.label(value, unit: quantity.unit)
+        }
+    }
+
+    /// Digits in groups of three, separated by spaces like the report table: `73920` → `73 920`.
+    package static func grouped(_ digits: String) -> String {
+        let sign = digits.hasPrefix("-") ? "-" : ""
+        let body = Array(digits.dropFirst(sign.count))
+        var result = ""
+        for (index, digit) in body.enumerated() {
+            if index > 0, (body.count - index) % 3 == 0 { result.append(" ") }
+            result.append(digit)
+        }
+        return sign + result
+    }
+
+    /// The change from `before` to `now`, as `report --compare` shows it (MetrikaModel's `Change`):
+    /// relative for counts and durations, percentage points for percentages.
+    package static func change(from before: Quantity, to now: Quantity) -> String {
+        Change(from: before, to: now).text()
+    }
+
+    package static func changeTable(_ section: Section, metrics: [Metric]) -> TextTable {
+        var table = TextTable(columns: [
+            .init("Metric"), .init(section.current.from.iso + " – " + section.current.to.iso, alignment: .right),
+            .init(section.previous.from.iso + " – " + section.previous.to.iso, alignment: .right), .init("Change", alignment: .right),
+        ])
+        for (index, metric) in metrics.enumerated() where index < section.totals.count && index < section.previousTotals.count {
+            table.append([metric.title, format(section.totals[index]), format(section.previousTotals[index]),
+                          change(from: section.previousTotals[index], to: section.totals[index])])
+        }
+        return table
+    }
+
+    package static func plainText(_ sections: [Section], metrics: [Metric], files: [String]) throws -> String {
+        var text = ""
+        for (section, file) in zip(sections, files) {
+            let memory = OutputWriter()
+            let sink = ReportTableSink(output: memory, maxWidth: nil)
+            sink.begin(ReportLayout(dimensions: [], metrics: metrics, period: section.current, grouping: .day, multipleCounters: false, raw: false))
+            sink.beginSection(counter: section.counter, sampling: nil)
+            sink.append(section.rows)
+            try sink.endSection(totals: section.totals, missingDays: section.missingDays)
+            sink.end()
+            text += memory.text
+            text += "\nChange against the previous \(section.current.dayCount) days:\n\n"
+            text += changeTable(section, metrics: metrics).render()
+            if !section.missingDays.isEmpty {
+                text += "\nNo history for \(section.missingDays.count) day(s): run `metrika sync` before mailing.\n"
+            }
+            text += "\nChart: \(file) (attached).\n\n"
+        }
+        text += "-- \nSent by metrika \(MetrikaVersion.current).\n"
+        return text
+    }
+
+    package static func htmlText(_ sections: [Section], metrics: [Metric], contentIDs: [String]) -> String {
+        func e(_ text: String) -> String { XMLEscape.text(text) }
+        var html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Metrika</title></head>\n<body style=\"font-family: sans-serif; color: #222;\">\n"
+        let cell = " style=\"padding: 2px 8px; text-align: right;\""
+        for (section, contentID) in zip(sections, contentIDs) {
+            let counter = section.counter
+            html += "<h2>\(e(counter.displayName)) <small>\(e(counter.site)) · \(counter.id)</small></h2>\n"
+            html += "<p>\(e(section.current.from.iso)) – \(e(section.current.to.iso))</p>\n"
+            // width: the chart's size on a desktop (Outlook honours only the attribute); the style
+            // shrinks it to a phone's width, keeping its proportions.
+            html += "<p><img src=\"cid:\(XMLEscape.attribute(contentID))\" alt=\"\(XMLEscape.attribute("Chart of " + counter.displayName))\" width=\"800\" style=\"max-width:100%;height:auto\"></p>\n"
+            html += "<table style=\"border-collapse: collapse;\">\n<tr><th style=\"text-align: left;\">Date</th>"
+            for metric in metrics { html += "<th\(cell)>\(e(metric.title))</th>" }
+            html += "</tr>\n"
+            for row in section.rows {
+                html += "<tr><td>\(e(row.dimensions.first?.name ?? ""))</td>"
+                for value in row.values { html += "<td\(cell)>\(e(format(value)))</td>" }
+                html += "</tr>\n"
+            }
+            html += "<tr style=\"font-weight: bold; border-top: 1px solid #888;\"><td>Total</td>"
+            for value in section.totals { html += "<td\(cell)>\(e(format(value)))</td>" }
+            html += "</tr>\n</table>\n"
+            html += "<h3>Change against \(e(section.previous.from.iso)) – \(e(section.previous.to.iso))</h3>\n<table style=\"border-collapse: collapse;\">\n"
+            for (index, metric) in metrics.enumerated() where index < section.totals.count && index < section.previousTotals.count {
+                html += "<tr><td>\(e(metric.title))</td><td\(cell)>\(e(format(section.totals[index])))</td><td\(cell)>\(e(format(section.previousTotals[index])))</td><td\(cell)>\(e(change(from: section.previousTotals[index], to: section.totals[index])))</td></tr>\n"
+            }
+            html += "</table>\n"
+        }
+        html += "<p style=\"color: #777;\">Sent by metrika \(e(MetrikaVersion.current)).</p>\n</body></html>\n"
+        return html
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+@testable import MetrikaCLI
+@testable import MetrikaModel
+@testable import MetrikaUseCases
+
+/// `mail --period` takes the named periods of `report`; the length is `--last`; the old `--period 7d`
+/// still works, with one deprecation line.
+@Suite("Mail options")
+struct MailOptionsTests {
+    static func window(_ arguments: [String]) throws -> (MailComposer.Window, [String]) {
+        let options = try ArgumentParser.parse(arguments, options: MailCommand.allOptions)
+        var notes: [String] = []
+        let window = try MailCommand.window(options) { notes.append($0) }
+        return (window, notes)
+    }
+
+    @Test(arguments: [
+        ([String](), MailComposer.Window.last(days: 7)),
+        (["--last", "30d"], .last(days: 30)),
+        (["--last", "4w"], .last(days: 28)),
+        (["--period", "lastWeek"], .period(.lastWeek)),
+        (["--period", "last30days"], .period(.lastDays(30))),
+        (["--period", "lastmonth"], .period(.lastMonth)),
+    ])
+    func windows(arguments: [String], expected: MailComposer.Window) throws {
+        let (window, notes) = try Self.window(arguments)
+        #expect(window == expected)
+        #expect(notes.isEmpty)
+    }
+
+    @Test(arguments: [("7d", 7), ("2w", 14), ("30D", 30)])
+    func theOldSpellingStillWorksWithOneWarning(text: String, days: Int) throws {
+        let (window, notes) = try Self.window(["--period", text])
+        #expect(window == .last(days: days))
+        #expect(notes == ["Warning: --period \(text) is deprecated: use --last \(text)"])
+    }
+
+    @Test(arguments: [
+        (["--period", "fortnight"], "--period 'fortnight' is not a period"),
+        (["--period", "0d"], "--period must be a number of days or weeks"),
+        (["--last", "0d"], "--last must be a number of days or weeks"),
+        (["--last", "lastWeek"], "--last must be a number of days or weeks"),
+        (["--last", "400d"], "--last must be a number of days or weeks such as 7d, 30d or 4w (at most 366 days)"),
+        (["--period", "lastWeek", "--last", "7d"], "--period and --last contradict each other"),
+    ])
+    func badWindowsAreRefused(arguments: [String], message: String) throws {
+        do {
+            _ = try Self.window(arguments)
+            Issue.record("no usage error")
+        } catch let error as UsageError {
+            #expect(error.message.hasPrefix(message), "\(error.message)")
+        }
+    }
+
+    /// Through the CLI: the warning is one line on stderr, before anything else the run says.
+    @Test func theDeprecationIsOneLineOnStderr() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-mail-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // Offline with an empty history: the run stops at the unknown counter, without a request.
+        let result = await CLIConventionsTests.run(["mail", "--counter", "1001", "--to", "a@example.com", "--period", "7d", "--dry-run", "--offline", "--db", directory + "/h.sqlite"])
+        let lines = result.err.split(separator: "\n").map(String.init)
+        #expect(lines.first == "Warning: --period 7d is deprecated: use --last 7d", "\(result.err)")
+        #expect(lines.filter { $0.contains("deprecated") }.count == 1)
+        #expect(result.code == ExitCode.config, "\(result.err)")
+        #expect(result.out.isEmpty)
+
+        let current = await CLIConventionsTests.run(["mail", "--counter", "1001", "--to", "a@example.com", "--last", "7d", "--dry-run", "--offline", "--db", directory + "/h.sqlite"])
+        #expect(!current.err.contains("deprecated"), "\(current.err)")
+    }
+
+    @Test func helpShowsBothOptions() async {
+        let help = await CLIConventionsTests.run(["mail", "--help"])
+        #expect(help.out.contains("--last Nd|Nw"))
+        #expect(help.out.contains("--period NAME"))
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import MetrikaAPI
+@testable import MetrikaCLI
+@testable import MetrikaModel
+
+/// One `Session` per run, and the config file read once through it.
+@Suite("Session")
+struct SessionTests {
+    /// A config home with `config.json` holding `text`.
+    final class ConfigHome {
+        let path: String
+        init(_ text: String) throws {
+            path = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-session-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: path + "/metrika", withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path + "/metrika/config.json"))
+        }
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    static func session(_ arguments: [String], home: ConfigHome, environment: [String: String] = [:]) throws -> Session {
+        let options = try ArgumentParser.parse(arguments, options: TokenOptions.specs)
+        let context = CLIContext(environment: ["HOME": "/nonexistent", "XDG_CONFIG_HOME": home.path].merging(environment) { $1 },
+                                 stdout: TextSink(), stderr: TextSink(), transport: CLIConventionsTests.NoNetwork())
+        return Session(context: context, options: options)
+    }
+
+    @Test func theConfigFileIsReadOnceWhateverIsAskedOfIt() throws {
+        let home = try ConfigHome(#"{"counter": 1001, "profiles": {"agency": {"api_url": "http://127.0.0.1:9", "counter": [2001, 2002]}}}"#)
+        let session = try Self.session(["--profile", "agency"], home: home)
+        #expect(session.configReads == 0)
+        #expect(try session.profile()?.name == "agency")
+        #expect(try session.defaultCounters()?.ids == ["2001", "2002"])
+        #expect(try session.apiBaseURL().absoluteString == "http://127.0.0.1:9")
+        #expect(try session.profileDescription()?.hasPrefix("agency (--profile, ") == true)
+        _ = try session.tokenFileToWrite()
+        #expect(try session.configFile()?.counters == [1001])
+        #expect(session.configReads == 1)
+    }
+
+    @Test func anUnusableConfigFileFailsEveryTimeButIsReadOnce() throws {
+        let home = try ConfigHome(#"{"countr": 1}"#)
+        let session = try Self.session([], home: home)
+        for _ in 0..<3 {
+            #expect(throws: AuthError.self) { _ = try session.defaultCounters() }
+        }
+        #expect(session.configReads == 1)
+    }
+
+    @Test func anUnknownProfileNamesTheKnownOnes() throws {
+        let home = try ConfigHome(#"{"profiles": {"agency": {}, "home": {}}}"#)
+        let session = try Self.session([], home: home, environment: ["METRIKA_PROFILE": "nope"])
+        do {
+            _ = try session.profile()
+            Issue.record("an unknown profile must fail")
+        } catch let error as AuthError {
+            #expect(error.exitCode == ExitCode.config)
+            #expect(error.message.contains("nope") && error.message.contains("agency") && error.message.contains("METRIKA_PROFILE"), "\(error.message)")
+        }
+    }
+
+    /// The session the dispatcher builds refuses an unknown profile before the command runs (no request).
+    @Test func theRunsSessionRefusesAnUnknownProfileFirst() async throws {
+        let home = try ConfigHome(#"{"profiles": {"agency": {}}}"#)
+        let result = await CLIConventionsTests.run(["counters", "--profile", "nope"], environment: ["XDG_CONFIG_HOME": home.path])
+        #expect(result.code == ExitCode.config)
+        #expect(result.err.contains("nope"), "\(result.err)")
+    }
+
+    /// The default counter the session found reaches the command (here, as a usage error about it).
+    @Test func theDefaultCounterFromTheConfigReachesTheCommand() async throws {
+        let home = try ConfigHome(#"{"counter": 1001}"#)
+        let result = await CLIConventionsTests.run(["goals", "--csv", "--json"], environment: ["XDG_CONFIG_HOME": home.path])
+        #expect(result.code == 64)
+        #expect(result.err.hasPrefix("Error: Choose one output format"), "\(result.err)")
+        let missing = await CLIConventionsTests.run(["goals", "--csv", "--json"])
+        #expect(missing.err.hasPrefix("Error: Missing --counter ID"), "\(missing.err)")
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+@testable import MetrikaAPI
+@testable import MetrikaModel
+@testable import MetrikaRender
+@testable import MetrikaUseCases
+
+/// The instant every use-case test takes as now: today is 2026-11-29 in UTC.
+let testNow = Date(timeIntervalSince1970: 1_795_953_600)  // 2026-11-29T12:00:00Z
+
+func day(_ iso: String) -> Day { Day(iso: iso)! }
+
+func days(_ from: String, _ to: String) -> DateRange { DateRange(from: day(from), to: day(to))! }
+
+/// A Metrika API that answers from rules, not a script: counters by id, daily rows for any span
+/// (`value(metric, day)`), dimension reports of `dimensionRows` rows; it records every request so a
+/// test can say exactly what was asked.
+final class RuleAPI: HTTPTransport, @unchecked Sendable {
+    struct Sent: Equatable {
+        var path: String
+        var query: [String: String]
+    }
+
+    private let lock = NSLock()
+    private var sent: [Sent] = []
+    var counters: [Int: String] = [:]
+    /// Counters whose statistics the API refuses (403 access_denied), as Metrika does for some.
+    var refusedData: Set<Int> = []
+    /// Rows of a report by any other dimension than the date.
+    var dimensionRows = 0
+    /// Metric values per row; a wrong number makes a malformed answer.
+    var valuesPerRowOverride: Int?
+
+    init(counters: [Int: String] = [1001: #"{"id":1001,"name":"Shop","site":"shop.example","time_zone_name":"UTC"}"#]) {
+        self.counters = counters
+    }
+
+    var requests: [Sent] {
+        lock.lock()
+        defer { lock.unlock() }
+        return sent
+    }
+
+    private func record(_ request: Sent) {
+        lock.lock()
+        sent.append(request)
+        lock.unlock()
+    }
+
+    var dataRequests: [Sent] { requests.filter { $0.path == "/stat/v1/data" } }
+
+    /// The value a day has for the metric at `index`: different per day and metric, never zero.
+    static func value(_ index: Int, _ day: Day) -> Double { Double(day.components.day * 10 + index + 1) }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)!
+        var query: [String: String] = [:]
+        for item in components.queryItems ?? [] { query[item.name] = item.value ?? "" }
+        let path = components.path
+        record(Sent(path: path, query: query))
+        if path.hasPrefix("/management/v1/counter/") {
+            let id = Int(path.split(separator: "/").last!) ?? 0
+            guard let body = counters[id] else {
+                return HTTPResponse(status: 404, body: Data(#"{"errors":[{"error_type":"not_found","message":"no counter"}],"code":404,"message":"no counter"}"#.utf8))
+            }
+            return HTTPResponse(status: 200, body: Data(#"{"counter":\#(body)}"#.utf8))
+        }
+        guard path == "/stat/v1/data" else { return HTTPResponse(status: 404, body: Data("{}".utf8)) }
+        let id = Int(query["ids"] ?? "") ?? 0
+        if refusedData.contains(id) {
+            return HTTPResponse(status: 403, body: Data(#"{"errors":[{"error_type":"access_denied","message":"Access denied"}],"code":403,"message":"Access denied"}"#.utf8))
+        }
+        let metrics = (query["metrics"] ?? "").split(separator: ",").count
+        let width = valuesPerRowOverride ?? metrics
+        let offset = Int(query["offset"] ?? "1") ?? 1
+        let limit = Int(query["limit"] ?? "100") ?? 100
+        var rows: [String] = []
+        let total: Int
+        if query["dimensions"] == "ym:s:date" {
+            let span = DateRange(from: Day(iso: query["date1"]!)!, to: Day(iso: query["date2"]!)!)!
+            total = span.dayCount
+            for day in span.days.dropFirst(offset - 1).prefix(limit) {
+                let values = (0..<width).map { String(Int(Self.value($0, day))) }.joined(separator: ",")
+                rows.append(#"{"dimensions":[{"name":"\#(day.iso)"}],"metrics":[\#(values)]}"#)
+            }
+        } else {
+            total = dimensionRows
+            for index in (offset - 1)..<min(total, offset - 1 + limit) {
+                let values = (0..<width).map { String($0 + index + 1) }.joined(separator: ",")
+                rows.append(#"{"dimensions":[{"name":"source-\#(index + 1)","id":"\#(index + 1)"}],"metrics":[\#(values)]}"#)
+            }
+        }
+        let totals = (0..<metrics).map { _ in "1" }.joined(separator: ",")
+        let body = #"{"data":[\#(rows.joined(separator: ","))],"total_rows":\#(total),"totals":[\#(totals)],"sampled":false}"#
+        return HTTPResponse(status: 200, body: Data(body.utf8))
+    }
+
+    func client() -> MetrikaClient {
+        MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: self,
+                      requestTimeout: 5, sleep: { _ in }, now: { testNow })
+    }
+}
+
+/// An `Activity` that keeps what a use case said.
+final class RecordedActivity: Activity, @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    private var statuses: [String] = []
+    let now: @Sendable () -> Date = { testNow }
+
+    func note(_ line: String) {
+        lock.lock()
+        lines.append(line)
+        lock.unlock()
+    }
+
+    func progress(_ text: String, force: Bool) {
+        lock.lock()
+        statuses.append(text)
+        lock.unlock()
+    }
+
+    func endProgress() {}
+
+    var notes: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
+
+    var progressLines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return statuses
+    }
+}
+
+/// A sink that keeps every call.
+final class CollectingSink: ReportSink, @unchecked Sendable {
+    var layouts: [ReportLayout] = []
+    var sections: [Counter] = []
+    var rows: [Report.Row] = []
+    var totals: [[Quantity]] = []
+    var ended = 0
+
+    func begin(_ layout: ReportLayout) { layouts.append(layout) }
+    func beginSection(counter: Counter, sampling: Sampling?) { sections.append(counter) }
+    func append(_ rows: [Report.Row]) { self.rows += rows }
+    func endSection(totals: [Quantity], missingDays: [Day]) { self.totals.append(totals) }
+    func end() { ended += 1 }
+}
+
+/// A fresh database file per test, removed afterwards.
+final class TemporaryDatabase {
+    let directory: String
+    var path: String { directory + "/history.sqlite" }
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-usecases-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+}
