@@ -1,11 +1,11 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The layers are targets, so a wrong arrow is a compile error (docs/architecture.md draws the graph):
+// The layers are targets, so a wrong arrow is a compile error. Each depends only on lower rows
+// (docs/architecture.md has the table of exact arrows and the rule for where a new thing goes):
 //
-//   metrika → MetrikaCLI → MetrikaUseCases → MetrikaWarehouse → MetrikaAPI, MetrikaStore
-//                                          → MetrikaRender
-//   MetrikaAPI (CCurl), MetrikaStore (CSQLite), MetrikaRender → MetrikaSystem → MetrikaModel
+//   metrika → MetrikaCLI → MetrikaUseCases → MetrikaWarehouse
+//     → MetrikaAPI (CCurl) · MetrikaStore (CSQLite) · MetrikaRender → MetrikaSystem → MetrikaModel
 //
 // MetrikaModel depends on no other target of the project; the simulator shares no code with the client.
 let package = Package(
