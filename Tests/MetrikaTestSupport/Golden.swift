@@ -1,3 +1,5 @@
+// Test builds only: a plain `swift build` (release included) builds every target but has no Testing.
+#if canImport(Testing)
 import Foundation
 import Testing
 
@@ -30,3 +32,4 @@ public enum Golden {
         #expect(committed == bytes, "\(url.lastPathComponent) differs from its golden\(extra.isEmpty ? "" : "; " + extra)", sourceLocation: sourceLocation)
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Test builds only: a plain `swift build` (release included) builds every target but has no Testing.
+#if canImport(Testing)
 import Foundation
 import Testing
 import MetrikaSystem
@@ -39,3 +41,4 @@ public enum ToolCheck {
         try Test.cancel("skipped: the font '\(family)' is missing (apt-get install \(package), or run scripts/setup)", sourceLocation: sourceLocation)
     }
 }
+#endif
