@@ -66,13 +66,7 @@ final class Session: @unchecked Sendable {
 
     /// The profile `name` of the config file; an unknown one is exit 78 naming the known ones.
     private func profile(named name: String, selectedBy selector: String) throws -> ConfigFile.Profile {
-        let config = try configFile()
-        guard let profile = config?.profiles[name] else {
-            throw AuthError.unknownProfile(
-                name: name, selector: selector, path: ConfigFile.path(environment: context.environment), known: (config?.profiles.keys).map { $0.sorted() }
-            )
-        }
-        return profile
+        try ConfigFile.profile(name, selectedBy: selector, in: try configFile(), environment: context.environment)
     }
 
     /// The active profile for display: `agency (--profile)`, or nil.

@@ -89,10 +89,10 @@ public struct ConfigFile: Sendable, Equatable {
         return config
     }
 
-    /// The profile `name`, which `selector` (`--profile` or `METRIKA_PROFILE`) chose; throws
-    /// `AuthError.unknownProfile` (exit 78) when there is no such profile.
-    public static func profile(_ name: String, selectedBy selector: String, environment: [String: String]) throws -> Profile {
-        let config = try read(environment: environment)
+    /// The profile `name` of `config` (the file as read, nil when there is none), which `selector`
+    /// (`--profile` or `METRIKA_PROFILE`) chose; throws `AuthError.unknownProfile` (exit 78), naming
+    /// the profiles there are, when there is no such profile.
+    public static func profile(_ name: String, selectedBy selector: String, in config: ConfigFile?, environment: [String: String]) throws -> Profile {
         guard let profile = config?.profiles[name] else {
             throw AuthError.unknownProfile(
                 name: name, selector: selector, path: path(environment: environment), known: (config?.profiles.keys).map { $0.sorted() }
