@@ -2,11 +2,6 @@ import Foundation
 import Testing
 import MetrikaAPI
 import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// The auth commands run in-process through `CLI.run` against a scripted OAuth server and API, with
 /// a clock that only moves when metrika sleeps: every branch without real waiting or a network.

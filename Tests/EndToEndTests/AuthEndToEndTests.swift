@@ -1,12 +1,6 @@
 import Foundation
 import Testing
 import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// Sign-in end to end: the built `metrika` against `metrika-fake-api`, which serves the OAuth device
 /// flow (`--device-interval`, `--device-pending`), refresh and revoke on the same port.

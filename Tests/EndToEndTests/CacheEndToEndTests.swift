@@ -1,9 +1,5 @@
 import Foundation
 import Testing
-import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
 import MetrikaStore
 
 /// `metrika cache info` and `metrika cache prune` on a history that `sync` filled.

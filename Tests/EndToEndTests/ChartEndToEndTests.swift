@@ -2,12 +2,7 @@ import Foundation
 import MetrikaTestSupport
 import Testing
 import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
 import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// `metrika chart` run as a user runs it: the built binary against the simulator over loopback, its
 /// SVG checked by Python's XML parser.

@@ -1,12 +1,5 @@
 import Foundation
 import Testing
-import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// `metrika logs --clickhouse` into a real ClickHouse (Debian's 18.16, started per test on free
 /// loopback ports): typed columns, escaped values and arrays read back by SQL, a re-run that replaces

@@ -1,13 +1,6 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
-@testable import MetrikaAPI
-@testable import MetrikaCLI
-@testable import MetrikaModel
-@testable import MetrikaRender
-@testable import MetrikaStore
-@testable import MetrikaSystem
-@testable import MetrikaWarehouse
 
 /// The real binary colours a terminal and never a pipe (the in-process colour tests are in MetrikaCLITests).
 @Suite("Colour of the real binary")

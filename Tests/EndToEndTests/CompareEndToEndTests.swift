@@ -1,12 +1,8 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
-@testable import MetrikaAPI
-@testable import MetrikaCLI
 @testable import MetrikaModel
 @testable import MetrikaRender
-@testable import MetrikaStore
-@testable import MetrikaWarehouse
 
 /// `metrika report --compare` (issue 14, item 10): every value beside the previous period's and the
 /// change, in the table, CSV and JSON; the previous period costs at most one request per counter and

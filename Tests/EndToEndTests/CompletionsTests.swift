@@ -1,13 +1,8 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
-@testable import MetrikaAPI
 @testable import MetrikaCLI
 @testable import MetrikaModel
-@testable import MetrikaRender
-@testable import MetrikaStore
-@testable import MetrikaSystem
-@testable import MetrikaWarehouse
 
 /// `metrika completions bash|zsh|fish`: the scripts the real binary prints, loaded into the real
 /// shells. bash and fish are asked for completions (bash through COMP_WORDS/COMP_CWORD and

@@ -1,11 +1,5 @@
 import Foundation
 import Testing
-import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaWarehouse
 
 /// `metrika counters` run as a user runs it: the built binary against the simulator over loopback.
 @Suite(.serialized) struct CountersEndToEndTests {

@@ -1,12 +1,7 @@
 import Foundation
 import Testing
-@testable import MetrikaAPI
-@testable import MetrikaCLI
 @testable import MetrikaUseCases
 @testable import MetrikaModel
-@testable import MetrikaRender
-@testable import MetrikaStore
-@testable import MetrikaSystem
 
 /// Dates before Metrika existed, and days before a counter existed (issue 10, item 12): refused with
 /// exit 64 before any request, or never fetched, stored or shown as zeros.

@@ -1,13 +1,5 @@
 import Foundation
 import Testing
-@testable import MetrikaAPI
-@testable import MetrikaCLI
-@testable import MetrikaUseCases
-@testable import MetrikaModel
-@testable import MetrikaRender
-@testable import MetrikaStore
-@testable import MetrikaSystem
-@testable import MetrikaWarehouse
 
 /// Dates as people write them: NweeksAgo and NmonthsAgo wherever a date is taken (cache prune
 /// included), named periods with --period, and the cache's answers before anything was synced.

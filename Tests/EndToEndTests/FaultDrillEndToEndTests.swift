@@ -4,9 +4,6 @@ import Testing
 @testable import MetrikaCLI
 @testable import MetrikaModel
 @testable import MetrikaRender
-@testable import MetrikaStore
-@testable import MetrikaSystem
-@testable import MetrikaWarehouse
 
 /// One fault drill: a fault the simulator injects, and what metrika must do about it.
 struct FaultDrill: Sendable, CustomTestStringConvertible {

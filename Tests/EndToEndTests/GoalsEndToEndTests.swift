@@ -1,10 +1,6 @@
 import Foundation
 import Testing
-import MetrikaAPI
-import MetrikaCLI
 import MetrikaModel
-import MetrikaRender
-import MetrikaStore
 
 /// `metrika goals` and goal metrics titled with their goal's name in reports.
 @Suite("Goals end to end")

@@ -5,12 +5,8 @@ import FoundationNetworking
 import MetrikaTestSupport
 import Testing
 import MetrikaAPI
-import MetrikaCLI
 import MetrikaModel
 import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// Small tools the history, sync and cache end-to-end tests share: the sqlite3 shell, file bytes,
 /// JSON of a command's stdout, days relative to today, and direct calls to the simulator.

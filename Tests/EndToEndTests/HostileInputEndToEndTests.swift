@@ -1,12 +1,5 @@
 import Foundation
 import Testing
-import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// Hostile parser input and process hygiene, against the built binary (issue 10, items 5 and 13):
 /// a 1,000,000-deep answer, a lone UTF-16 surrogate in a name, the core-file limit, and the

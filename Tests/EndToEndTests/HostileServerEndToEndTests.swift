@@ -1,12 +1,7 @@
 import Foundation
 import Testing
 import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
 import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// The transport drills of docs/reliability.md ("Hostile server"): the built `metrika` against a
 /// `HostileServer` that redirects, sends an endless body or a gzip bomb, drips one byte at a time,

@@ -1,13 +1,6 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
-import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// The real binary against a simulator whose text attacks the terminal (the `hostile_*` faults of
 /// docs/simulator.md): ESC sequences, OSC 52, BEL, 8-bit CSI, bidi overrides, 100 KB lines and the

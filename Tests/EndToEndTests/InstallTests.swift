@@ -1,13 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
-import MetrikaAPI
-import MetrikaCLI
 import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// `scripts/install PREFIX` puts the binary, the man page and the three completion scripts where
 /// man, bash-completion, zsh's compinit and fish look — checked by asking each of them.

@@ -2,12 +2,6 @@ import Foundation
 import MetrikaTestSupport
 import Testing
 import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// `metrika login --store keyring`: the token goes to the Secret Service through `secret-tool` on its
 /// stdin (never argv or environment), the token file only notes where it is, and status, renewal and

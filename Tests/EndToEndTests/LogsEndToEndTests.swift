@@ -1,12 +1,6 @@
 import Foundation
 import Testing
 import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// `metrika logs --output`: the Logs API lifecycle against the simulator, the file written whole or
 /// not at all, the request always cleaned, a cut part resumed without ordering the log again.

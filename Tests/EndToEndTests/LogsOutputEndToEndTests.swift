@@ -1,12 +1,6 @@
 import Foundation
 import Testing
-import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
 import MetrikaSystem
-import MetrikaWarehouse
 
 /// `metrika logs --output` follows the rules of every other `--output`: a device or FIFO is written
 /// into and never replaced, a symbolic link is followed, setuid is never kept, and `-` is stdout with

@@ -1,12 +1,6 @@
 import Foundation
 import Testing
-import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
 import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// The mail's HTML part as a recipient sees it: the message `metrika mail` writes is unpacked like a
 /// mail reader does (HTML + its cid: images) and rendered by a real browser, headless Chromium.

@@ -1,12 +1,6 @@
 import Foundation
 import Testing
-import MetrikaAPI
-import MetrikaCLI
 import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// `metrika mail` through a real mail chain on loopback: metrika → msmtp (Debian's sendmail-compatible
 /// client) → aiosmtpd (a real SMTP server process) storing what it receives; the stored message is

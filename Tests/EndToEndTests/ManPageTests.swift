@@ -1,13 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
-import MetrikaAPI
 import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// docs/man/metrika.1 is generated from the command tables: it must be what `ManPage.render()` makes
 /// today (re-record with METRIKA_RECORD_GOLDEN=1), and man/groff must read it without a warning.

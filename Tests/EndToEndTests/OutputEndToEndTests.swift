@@ -1,12 +1,6 @@
 import Foundation
 import Testing
-import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
 import MetrikaSystem
-import MetrikaWarehouse
 
 /// Where output goes when the world is unkind: a full disk on stdout (exit 74 with a message), a
 /// reader that stops early (`| head`: a quiet end), device and FIFO paths for `--output`, CSV options.

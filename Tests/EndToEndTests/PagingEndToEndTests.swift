@@ -1,12 +1,5 @@
 import Foundation
 import Testing
-import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// A server that lies about paging (the simulator's `lying_paging` fault: every page is the first one
 /// with `total_rows` 10^12; counters pages hold ids never seen before with `rows` 10^12) costs a

@@ -1,12 +1,6 @@
 import Foundation
 import Testing
 import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// The config file's default counter and named profiles, through the built binary against the
 /// simulator: precedence (option > environment > profile > config default), a profile's token file

@@ -1,11 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
-@testable import MetrikaAPI
-@testable import MetrikaCLI
 @testable import MetrikaModel
-@testable import MetrikaRender
-@testable import MetrikaStore
 
 /// One line of progress on a terminal's stderr — sync's counters and requests, retry waits and why,
 /// a long report's rows — drawn in place and erased when done; nothing of it on a pipe (cron).

@@ -1,12 +1,5 @@
 import Foundation
 import Testing
-import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// An existing history database in a read-only directory, or read-only itself (issue 10, item 13):
 /// exit 78 with a message that names what to fix, not SQLite's "attempt to write a readonly database"

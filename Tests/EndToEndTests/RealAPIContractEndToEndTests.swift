@@ -1,11 +1,5 @@
 import Foundation
 import Testing
-import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
 
 /// Contract tests: every real API answer in Fixtures/real-api (published by others, values unchanged)
 /// is served verbatim by the simulator's `replay` fault and read by the built `metrika`: no crash, no

@@ -1,13 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
-import MetrikaAPI
-import MetrikaCLI
 import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// The built `metrika report` against the simulator on a loopback port: every test starts its own
 /// simulator and home directory, so request logs and history databases never mix.

@@ -4,9 +4,6 @@ import MetrikaAPI
 import MetrikaCLI
 import MetrikaModel
 import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// `CurlTransport`'s streamed exchanges (Logs API parts, ClickHouse inserts) against canned answers
 /// from one-connection servers on 127.0.0.1 (plain http; https differs only below libcurl).

@@ -1,12 +1,6 @@
 import Foundation
 import Testing
-import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
 import MetrikaSystem
-import MetrikaWarehouse
 
 /// `metrika sync` as cron runs it: killed halfway, run side by side with other writers and readers,
 /// and with some counters failing.

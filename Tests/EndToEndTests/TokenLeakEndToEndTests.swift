@@ -1,12 +1,6 @@
 import Foundation
 import Testing
 import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// Runs the suite's commands with known tokens (a fixture token, a wrong one, and the tokens the
 /// device flow and a refresh issue) and greps every stdout, stderr, every file under the test's HOME

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 @testable import MetrikaAPI
-@testable import MetrikaSystem
 
 @Suite("Device login polling")
 struct AuthDeviceLoginTests {

@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 @testable import MetrikaAPI
-@testable import MetrikaModel
-@testable import MetrikaSystem
 
 @Suite("OAuth client")
 struct AuthOAuthClientTests {

@@ -1,7 +1,5 @@
 import Foundation
 @testable import MetrikaAPI
-@testable import MetrikaModel
-@testable import MetrikaSystem
 
 /// A scripted `HTTPTransport`: answers each request with `respond` and records what was sent.
 final class ScriptedTransport: HTTPTransport, @unchecked Sendable {

@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 @testable import MetrikaAPI
-@testable import MetrikaModel
-@testable import MetrikaSystem
 
 @Suite("Token source order and masking")
 struct AuthTokenSourceTests {

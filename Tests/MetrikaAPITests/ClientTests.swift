@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 @testable import MetrikaAPI
-@testable import MetrikaModel
 
 struct PagingTests {
     /// A Management API that holds `total` counters and serves them by 1-based offset/per_page.

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 @testable import MetrikaAPI
 @testable import MetrikaModel
-@testable import MetrikaSystem
 
 /// The documented examples of ../shared/metrika-api.md, decoded verbatim.
 struct DecodingTests {

@@ -1,6 +1,5 @@
 import Foundation
 @testable import MetrikaAPI
-@testable import MetrikaSystem
 
 /// A scripted transport: answers requests from a queue (or a handler) and records what was sent.
 final class FakeTransport: HTTPTransport, @unchecked Sendable {

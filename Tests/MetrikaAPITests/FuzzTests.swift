@@ -2,7 +2,6 @@ import Foundation
 import Testing
 @testable import MetrikaAPI
 @testable import MetrikaModel
-@testable import MetrikaSystem
 
 /// A seeded mutation fuzzer for everything that reads API answers: the wire types straight through
 /// `JSONDecoder`, and the whole `MetrikaClient` path (status classification, error bodies, decoding,

@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 @testable import MetrikaAPI
-@testable import MetrikaModel
-@testable import MetrikaSystem
 
 /// Answers built to hurt a parser: nesting deep enough to overflow a recursive one's stack, and
 /// lone UTF-16 surrogate escapes that Foundation refuses outright (issue 10, items 5 and 13).

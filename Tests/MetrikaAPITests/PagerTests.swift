@@ -2,7 +2,6 @@ import Foundation
 import Testing
 @testable import MetrikaAPI
 @testable import MetrikaModel
-@testable import MetrikaSystem
 
 /// The one pager's guards, unit by unit, and through the client against lying servers.
 struct PagerTests {

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 @testable import MetrikaAPI
 @testable import MetrikaModel
-@testable import MetrikaSystem
 
 /// The fast `/stat/v1/data` reader must agree with `JSONDecoder` on every page it accepts, and give
 /// way to it on everything else.

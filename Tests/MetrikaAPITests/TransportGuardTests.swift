@@ -2,8 +2,6 @@ import CCurl
 import Foundation
 import Testing
 @testable import MetrikaAPI
-@testable import MetrikaModel
-@testable import MetrikaSystem
 
 /// What the clients make of the transport's guards: redirects, oversized answers and TLS failures are
 /// final (never retried) and named; see also HostileServerEndToEndTests for the real transport.

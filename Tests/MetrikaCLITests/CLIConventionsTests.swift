@@ -2,9 +2,6 @@ import Foundation
 import Testing
 @testable import MetrikaAPI
 @testable import MetrikaCLI
-@testable import MetrikaModel
-@testable import MetrikaRender
-@testable import MetrikaUseCases
 
 /// What a user expects of any command line: `--help` on every command and group, a suggestion for a
 /// typo, `-v` for `--verbose`. Runs in-process through `CLI.run` (no network: none of these call the API).

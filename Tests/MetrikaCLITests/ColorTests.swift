@@ -1,10 +1,6 @@
 import Foundation
-import MetrikaTestSupport
 import Testing
-@testable import MetrikaAPI
 @testable import MetrikaCLI
-@testable import MetrikaModel
-@testable import MetrikaRender
 
 /// Colour only where a person reads it: on a terminal, without NO_COLOR (or TERM=dumb), and only the
 /// `Error:`/`Warning:` labels and the sign of a change. Pipes and files never get an escape sequence.

@@ -1,10 +1,8 @@
 import Foundation
 import Testing
-@testable import MetrikaAPI
 @testable import MetrikaCLI
 @testable import MetrikaUseCases
 @testable import MetrikaModel
-@testable import MetrikaRender
 
 /// Dates as people write them: NweeksAgo and NmonthsAgo, named periods with --period, and the
 /// command lines refused before any request (in-process; the binary's answers are in EndToEndTests).

@@ -2,8 +2,6 @@ import Foundation
 import Testing
 @testable import MetrikaCLI
 @testable import MetrikaModel
-@testable import MetrikaRender
-@testable import MetrikaUseCases
 
 /// The shared option groups parse once into typed values and refuse bad input as usage errors
 /// (exit 64) with a message naming the option.

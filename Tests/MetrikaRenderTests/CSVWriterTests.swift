@@ -1,7 +1,6 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
-@testable import MetrikaModel
 @testable import MetrikaRender
 @testable import MetrikaSystem
 

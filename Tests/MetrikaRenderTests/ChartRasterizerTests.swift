@@ -1,7 +1,5 @@
 import Foundation
 import Testing
-@testable import MetrikaModel
-@testable import MetrikaRender
 @testable import MetrikaSystem
 
 /// `RSVGConvertRasterizer`: the real rsvg-convert draws a sharp PNG; a missing, lying, hanging or

@@ -2,8 +2,6 @@ import Foundation
 import MetrikaTestSupport
 import Testing
 @testable import MetrikaModel
-@testable import MetrikaRender
-@testable import MetrikaSystem
 
 /// Helpers shared by the chart and mail tests: running the independent Python checkers, temporary
 /// directories, SVG goldens, and sample data.

@@ -3,7 +3,6 @@ import MetrikaTestSupport
 import Testing
 @testable import MetrikaModel
 @testable import MetrikaRender
-@testable import MetrikaSystem
 
 @Suite("Chart ticks")
 struct ChartTicksTests {

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 @testable import MetrikaModel
 @testable import MetrikaRender
-@testable import MetrikaSystem
 
 /// The obviously-right CSV sink the byte-level one is held to: Strings built field by field, escaped
 /// by scanning Unicode scalars, joined with commas. Slow, short, and easy to check against RFC 4180

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 @testable import MetrikaModel
 @testable import MetrikaRender
-@testable import MetrikaSystem
 
 /// CSV from the report sink read back by an independent parser (Python's csv module, strict mode)
 /// and compared with records written out by hand.

@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 @testable import MetrikaModel
-@testable import MetrikaRender
-@testable import MetrikaSystem
 
 /// JSON from the report sink parsed by Python's json module and checked against docs/json.md by
 /// `scripts/report_json_check.py`; the flat summary it prints is compared with hand-written values.

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 @testable import MetrikaModel
 @testable import MetrikaRender
-@testable import MetrikaSystem
 
 @Suite("SVG line charts")
 struct SVGLineChartTests {

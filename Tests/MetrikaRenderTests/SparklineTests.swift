@@ -1,7 +1,5 @@
 import Testing
-@testable import MetrikaModel
 @testable import MetrikaRender
-@testable import MetrikaSystem
 
 @Suite("Sparkline")
 struct SparklineTests {

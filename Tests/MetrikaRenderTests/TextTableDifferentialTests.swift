@@ -1,7 +1,6 @@
 import Testing
 @testable import MetrikaModel
 @testable import MetrikaRender
-@testable import MetrikaSystem
 
 /// `TextTable.render` as it was before the byte-level fast path (commit b1dad1d): every cell through
 /// `displaySafe`, `displayWidth` by grapheme cluster, lines built from Strings. The oracle the fast

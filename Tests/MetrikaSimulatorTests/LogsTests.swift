@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import MetrikaSimulator
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import MetrikaSimulator
 
 @Suite("Yandex OAuth")
 struct OAuthTests {

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import MetrikaModel
 @testable import MetrikaSystem
 
 @Suite("Atomic file writing")

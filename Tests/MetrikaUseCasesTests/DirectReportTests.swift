@@ -2,7 +2,6 @@ import Foundation
 import Testing
 @testable import MetrikaAPI
 @testable import MetrikaModel
-@testable import MetrikaRender
 @testable import MetrikaUseCases
 
 /// Reports straight from `/stat/v1/data`: paging, the validated limit, row widths, and several

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import MetrikaAPI
 @testable import MetrikaModel
 @testable import MetrikaRender
 @testable import MetrikaStore

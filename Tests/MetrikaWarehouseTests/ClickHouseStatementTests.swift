@@ -2,7 +2,6 @@ import Foundation
 import Testing
 @testable import MetrikaAPI
 import MetrikaModel
-import MetrikaStore
 @testable import MetrikaWarehouse
 
 /// The statements a log load sends ClickHouse, in order, and what a failure at each of them leaves:

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 @testable import MetrikaAPI
 import MetrikaModel
-import MetrikaStore
 @testable import MetrikaWarehouse
 
 /// `LogExporter` against fake transports: the request lifecycle, resuming, and how a part that fails

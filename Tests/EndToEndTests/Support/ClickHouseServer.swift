@@ -1,11 +1,4 @@
 import Foundation
-import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,7 +1,4 @@
 import Foundation
-import MetrikaAPI
-import MetrikaCLI
-import MetrikaWarehouse
 
 /// A reader on the far end of a FIFO, on a thread of its own (a blocked read must not hold one of the
 /// threads the suite shares out): `finish` waits for it at most `seconds` and returns what it read, or

@@ -1,10 +1,4 @@
 import Foundation
-import MetrikaAPI
-import MetrikaCLI
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// A stand-in for libsecret's `secret-tool` in a scratch directory: it keeps the one secret it is
 /// given in a file and records, for the tests to inspect, every argument vector and environment it

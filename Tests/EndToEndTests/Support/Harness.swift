@@ -4,12 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
 import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// Where the built executables are: next to the test bundle in the build directory, or
 /// `METRIKA_BIN_DIR` when set.

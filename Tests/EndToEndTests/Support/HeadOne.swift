@@ -1,11 +1,4 @@
 import Foundation
-import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
-import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 
 /// What `metrika … | head -1` left: the line the reader took, how metrika ended, what it said.
 struct HeadOneResult {

@@ -1,11 +1,6 @@
 import Foundation
 import MetrikaAPI
-import MetrikaCLI
-import MetrikaModel
 import MetrikaRender
-import MetrikaStore
-import MetrikaSystem
-import MetrikaWarehouse
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
