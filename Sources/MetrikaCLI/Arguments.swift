@@ -10,12 +10,15 @@ public struct OptionSpec: Sendable {
     public var valueName: String?
     /// One line of help.
     public var help: String
+    /// The values completions offer, when the placeholder does not list them (`--period NAME`).
+    public var choices: [String]?
 
-    public init(_ name: String, short: Character? = nil, value: String? = nil, help: String) {
+    public init(_ name: String, short: Character? = nil, value: String? = nil, help: String, choices: [String]? = nil) {
         self.name = name
         self.short = short
         self.valueName = value
         self.help = help
+        self.choices = choices
     }
 
     var takesValue: Bool { valueName != nil }

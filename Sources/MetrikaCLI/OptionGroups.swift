@@ -78,7 +78,7 @@ struct DateOptions {
         [
             OptionSpec("from", value: "DATE", help: "First day (default \(defaultFrom))"),
             OptionSpec("to", value: "DATE", help: "Last day (default today)"),
-            OptionSpec("period", value: "NAME", help: periodHelp),
+            OptionSpec("period", value: "NAME", help: periodHelp, choices: NamedPeriod.names.filter { $0 != "lastNdays" }),
         ]
     }
 

@@ -13,6 +13,8 @@ package enum NamedPeriod: Equatable, Sendable, CustomStringConvertible {
 
     /// The names `--period` accepts, for help, completions and the man page.
     package static let names = ["today", "yesterday", "thisWeek", "lastWeek", "thisMonth", "lastMonth", "thisYear", "lastYear", "last7days", "last30days", "lastNdays"]
+    /// The periods that end before today (whole days only: what a mail reports).
+    package static let finished: [NamedPeriod] = [.yesterday, .lastWeek, .lastMonth, .lastYear]
 
     /// Parses a `--period` value (case does not matter); a usage error names the choices.
     package init(parsing text: String) throws {
@@ -53,6 +55,15 @@ package enum NamedPeriod: Equatable, Sendable, CustomStringConvertible {
             let year = today.components.year - 1
             return (Day(year: year, month: 1, day: 1)!, Day(year: year, month: 12, day: 31)!)
         case .lastDays(let count): return (today.adding(days: -(count - 1)), today)
+        }
+    }
+
+    /// Whether the period runs to today (today, thisWeek, thisMonth, thisYear, lastNdays): its last
+    /// day's numbers are still coming in.
+    package var endsToday: Bool {
+        switch self {
+        case .today, .thisWeek, .thisMonth, .thisYear, .lastDays: return true
+        case .yesterday, .lastWeek, .lastMonth, .lastYear: return false
         }
     }
 

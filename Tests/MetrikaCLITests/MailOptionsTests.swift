@@ -20,7 +20,6 @@ struct MailOptionsTests {
         (["--last", "30d"], .last(days: 30)),
         (["--last", "4w"], .last(days: 28)),
         (["--period", "lastWeek"], .period(.lastWeek)),
-        (["--period", "last30days"], .period(.lastDays(30))),
         (["--period", "lastmonth"], .period(.lastMonth)),
     ])
     func windows(arguments: [String], expected: MailComposer.Window) throws {
@@ -39,17 +38,35 @@ struct MailOptionsTests {
     @Test(arguments: [
         (["--period", "fortnight"], "--period 'fortnight' is not a period"),
         (["--period", "0d"], "--period must be a number of days or weeks"),
+        (["--period", "400d"], "--period must be a number of days or weeks"),
         (["--last", "0d"], "--last must be a number of days or weeks"),
         (["--last", "lastWeek"], "--last must be a number of days or weeks"),
         (["--last", "400d"], "--last must be a number of days or weeks such as 7d, 30d or 4w (at most 366 days)"),
         (["--period", "lastWeek", "--last", "7d"], "--period and --last contradict each other"),
+        (["--period", "last7days"], "--period last7days runs to today, whose numbers are still coming in, and a mail covers finished days: use --last 7d for the 7 days to yesterday"),
+        (["--period", "last3000days"], "--period last3000days runs to today"),
+        (["--period", "thisWeek"], "--period thisWeek runs to today, whose numbers are still coming in, and a mail covers finished days: use --last Nd"),
+        (["--period", "today"], "--period today runs to today"),
+        (["--period", "thisMonth"], "--period thisMonth runs to today"),
+        (["--period", "thisYear"], "--period thisYear runs to today"),
     ])
     func badWindowsAreRefused(arguments: [String], message: String) throws {
-        do {
-            _ = try Self.window(arguments)
-            Issue.record("no usage error")
-        } catch let error as UsageError {
-            #expect(error.message.hasPrefix(message), "\(error.message)")
+        var notes: [String] = []
+        let options = try ArgumentParser.parse(arguments, options: MailCommand.allOptions)
+        let error = #expect(throws: UsageError.self) { try MailCommand.window(options) { notes.append($0) } }
+        #expect(error?.message.hasPrefix(message) == true, "\(String(describing: error?.message))")
+        // A refused value gets the error alone, never a deprecation note suggesting it again.
+        #expect(notes.isEmpty, "\(notes)")
+    }
+
+    /// The named periods a mail takes end yesterday at the latest.
+    @Test func theNamedPeriodsOfAMailAreFinishedDays() {
+        let today = Day(iso: "2026-12-01")!
+        for period in [NamedPeriod.yesterday, .lastWeek, .lastMonth, .lastYear] {
+            #expect(!period.endsToday && period.days(today: today).to < today, "\(period)")
+        }
+        for period in [NamedPeriod.today, .thisWeek, .thisMonth, .thisYear, .lastDays(7)] {
+            #expect(period.endsToday && period.days(today: today).to == today, "\(period)")
         }
     }
 
@@ -68,6 +85,17 @@ struct MailOptionsTests {
 
         let current = await CLIConventionsTests.run(["mail", "--counter", "1001", "--to", "a@example.com", "--last", "7d", "--dry-run", "--offline", "--db", directory + "/h.sqlite"])
         #expect(!current.err.contains("deprecated"), "\(current.err)")
+    }
+
+    /// Completions (and the man page) offer the mail only the periods it takes; report keeps them all.
+    @Test func completionsOfferTheMailOnlyFinishedPeriods() throws {
+        let mail = try #require(MailCommand.options.first { $0.name == "period" })
+        #expect(mail.values == .choices(["yesterday", "lastWeek", "lastMonth", "lastYear"]))
+        let report = try #require(ReportCommand.options.first { $0.name == "period" })
+        guard case .choices(let names) = report.values else { Issue.record("report --period offers no names"); return }
+        #expect(names.contains("thisWeek") && names.contains("last30days") && names.contains("lastWeek"))
+        let bash = CompletionScript.bash()
+        #expect(bash.contains("yesterday lastWeek lastMonth lastYear"), "the mail's periods in the bash script")
     }
 
     @Test func helpShowsBothOptions() async {

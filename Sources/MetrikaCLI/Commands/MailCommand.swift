@@ -13,7 +13,8 @@ enum MailCommand: Command {
     static let usage = "mail --counter ID[,ID…] --to ADDR[,ADDR…] [--sender ADDR] [--subject TEXT] [--metrics LIST] [--last 7d | --period NAME] [--sendmail PATH | --output FILE.eml | --dry-run]"
     static let discussion = """
     The mail covers the last N complete days (--last, default 7d: ending yesterday in each counter's
-    time zone) or a named period (--period lastWeek, lastMonth, last30days…, as in `metrika report`),
+    time zone) or a named period of finished days (--period yesterday, lastWeek, lastMonth, lastYear;
+    the names of `metrika report` that run to today are refused: a mail covers finished days),
     compared with the days of the same length just before. The old spelling --period 7d still works,
     with a one-line deprecation warning: use --last 7d.
 
@@ -36,7 +37,8 @@ enum MailCommand: Command {
         OptionSpec("subject", value: "TEXT", help: "Subject (default: Metrika: <counters>, <period>)"),
         MetricsOptions.spec(help: "Metrics of the table and charts (default: the six everyday metrics; charts: visits)"),
         OptionSpec("last", value: "Nd|Nw", help: "The last N complete days (7d, 30d) or weeks (4w); default 7d"),
-        OptionSpec("period", value: "NAME", help: "A named period instead of --last: today, yesterday, thisWeek, lastWeek, thisMonth, lastMonth, thisYear, lastYear, lastNdays"),
+        OptionSpec("period", value: "NAME", help: "A named period of finished days instead of --last: yesterday, lastWeek, lastMonth, lastYear",
+                   choices: NamedPeriod.finished.map(\.description)),
         OptionSpec("sendmail", value: "PATH", help: "The sendmail program (default METRIKA_SENDMAIL, else /usr/sbin/sendmail)"),
         OptionSpec("output", short: "o", value: "FILE.eml", help: "Write the message to a file instead of sending it"),
         OptionSpec("dry-run", help: "Print the message to standard output instead of sending it"),
@@ -72,11 +74,24 @@ enum MailCommand: Command {
         guard let text = options.value("period") else { return .last(days: try parseLength(options.value("last"))) }
         if options.has("last") { throw UsageError("--period and --last contradict each other: give a named period or a length, not both") }
         if isLength(text) {
+            let days = try parseLength(text, option: "period")
             let spelled = text.trimmingCharacters(in: .whitespaces)
             note("Warning: --period \(spelled) is deprecated: use --last \(spelled)")
-            return .last(days: try parseLength(text, option: "period"))
+            return .last(days: days)
         }
-        return .period(try NamedPeriod(parsing: text))
+        let period = try NamedPeriod(parsing: text)
+        // A mail reports finished days: a period that runs to today would compare a day still coming
+        // in with a whole one (`report --period` keeps its meaning; the mail refuses, and says instead).
+        if period.endsToday {
+            let instead: String
+            if case .lastDays(let days) = period, days <= 366 {
+                instead = "use --last \(days)d for the \(days) days to yesterday"
+            } else {
+                instead = "use --last Nd (the N days to yesterday) or --period yesterday, lastWeek, lastMonth or lastYear"
+            }
+            throw UsageError("--period \(period) runs to today, whose numbers are still coming in, and a mail covers finished days: \(instead)")
+        }
+        return .period(period)
     }
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
