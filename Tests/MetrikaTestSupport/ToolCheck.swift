@@ -2,7 +2,6 @@
 #if canImport(Testing)
 import Foundation
 import Testing
-import MetrikaSystem
 
 /// Optional programs some tests need: python3 for the independent checkers, rsvg-convert and the
 /// chart's font for rendering. When one is missing the test is cancelled — reported as skipped, with
