@@ -15,16 +15,26 @@ public struct TokenRefreshingTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let name = Self.signedHeader(of: request, keeper: keeper) else { return try await base.send(request) }
+        try await Self.signing(request, keeper: keeper, mayResend: true, isInvalidToken: Self.isInvalidToken) { try await base.send($0) }
+    }
+
+    /// The one token rule of both layers: `send` gets `request` with the keeper's current token (a
+    /// request not signed with the run's original token goes as it is); after an invalid-token answer
+    /// the token is renewed once and, when `mayResend`, the request sent once more with the new one.
+    static func signing<Answer>(
+        _ request: HTTPRequest, keeper: TokenKeeper, mayResend: Bool, isInvalidToken: (Answer) -> Bool,
+        send: (HTTPRequest) async throws -> Answer
+    ) async throws -> Answer {
+        guard let name = signedHeader(of: request, keeper: keeper) else { return try await send(request) }
         var request = request
         let token = await keeper.token()
         request.headers[name] = "OAuth \(token)"
-        let response = try await base.send(request)
-        guard Self.isInvalidToken(response), let fresh = await keeper.tokenAfterRejection(of: token), fresh != token else {
-            return response
+        let answer = try await send(request)
+        guard mayResend, isInvalidToken(answer), let fresh = await keeper.tokenAfterRejection(of: token), fresh != token else {
+            return answer
         }
         request.headers[name] = "OAuth \(fresh)"
-        return try await base.send(request)
+        return try await send(request)
     }
 
     /// The name of the `Authorization` header when `request` is signed with the run's original token
@@ -69,17 +79,10 @@ public struct TokenRefreshingStreamingTransport: StreamingHTTPTransport {
     public func exchange(
         _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) throws -> Void
     ) async throws -> StreamedResponseHead {
-        guard let name = TokenRefreshingTransport.signedHeader(of: request, keeper: keeper) else {
-            return try await base.exchange(request, upload: upload, receive: receive)
-        }
-        var request = request
-        let token = await keeper.token()
-        request.headers[name] = "OAuth \(token)"
-        let head = try await base.exchange(request, upload: upload, receive: receive)
-        guard upload == nil, TokenRefreshingTransport.isInvalidToken(status: head.status, body: head.errorBody),
-              let fresh = await keeper.tokenAfterRejection(of: token), fresh != token
-        else { return head }
-        request.headers[name] = "OAuth \(fresh)"
-        return try await base.exchange(request, upload: nil, receive: receive)
+        // An upload cannot be replayed; a refused answer's body never reached `receive`.
+        try await TokenRefreshingTransport.signing(
+            request, keeper: keeper, mayResend: upload == nil,
+            isInvalidToken: { TokenRefreshingTransport.isInvalidToken(status: $0.status, body: $0.errorBody) }
+        ) { try await base.exchange($0, upload: upload, receive: receive) }
     }
 }
