@@ -186,19 +186,56 @@ struct FormatOptions {
     /// Line ends and formula policy of CSV output (whether stdout is a terminal is set by the caller).
     var csv: CSVWriter
 
-    static let specs: [OptionSpec] = [
-        OptionSpec("format", value: "table|csv|json", help: "Output format (default: table)"),
-        OptionSpec("csv", help: "Same as --format csv"),
-        OptionSpec("json", help: "Same as --format json"),
-        OptionSpec("crlf", help: "CSV: end records with CRLF as RFC 4180 asks (default: LF)"),
-        OptionSpec("csv-formulas", value: "defuse|keep", help: "CSV: text starting with = + - @ TAB CR gets a leading ' (defuse, the default) or is kept as is"),
-    ]
+    static let specs: [OptionSpec] = specs(html: false)
+
+    /// The options; `html`: `--format` also offers `html` (`report`: one self-contained page, see
+    /// `PageOptions`).
+    static func specs(html: Bool) -> [OptionSpec] {
+        [
+            html ? OptionSpec("format", value: "table|csv|json|html", help: "Output format (default: table); html: one self-contained page")
+                 : OptionSpec("format", value: "table|csv|json", help: "Output format (default: table)"),
+            OptionSpec("csv", help: "Same as --format csv"),
+            OptionSpec("json", help: "Same as --format json"),
+            OptionSpec("crlf", help: "CSV: end records with CRLF as RFC 4180 asks (default: LF)"),
+            OptionSpec("csv-formulas", value: "defuse|keep", help: "CSV: text starting with = + - @ TAB CR gets a leading ' (defuse, the default) or is kept as is"),
+        ]
+    }
 
     /// Reads the options; contradictions, and CSV options with another format, are usage errors.
     /// `toTerminal`: stdout is a terminal (see `CSVWriter.terminal`).
     static func parse(_ options: ParsedOptions, toTerminal: Bool) throws -> FormatOptions {
         let format = try OutputFormat.from(options)
         return FormatOptions(format: format, csv: try OutputFormat.csvWriter(options, format: format, toTerminal: toTerminal))
+    }
+}
+
+/// `--format html [--output FILE]` of `report`: the report as one HTML page, on stdout or in a file.
+struct PageOptions {
+    /// Where the page goes: a file (written atomically), or nil for stdout.
+    var path: String?
+
+    /// `--output FILE`: only with `--format html` (table, CSV and JSON stream to stdout; redirect it).
+    static let outputSpec = OptionSpec("output", short: "o", value: "FILE.html", help: "With --format html: write the page to FILE (atomically) instead of stdout")
+
+    /// The page options when `--format html` is chosen, nil for the other formats. `--csv`/`--json`
+    /// beside it, the CSV options, and `--output` without it are usage errors.
+    static func parse(_ options: ParsedOptions) throws -> PageOptions? {
+        guard options.value("format")?.lowercased() == "html" else {
+            if options.has("output") {
+                throw UsageError("--output applies to --format html; table, CSV and JSON go to standard output (redirect it: > FILE)")
+            }
+            return nil
+        }
+        if let other = ["csv", "json"].first(where: options.flag) {
+            throw UsageError("Choose one output format: --format html and --\(other) contradict each other")
+        }
+        if let option = ["crlf", "csv-formulas"].first(where: options.has) {
+            throw UsageError("--\(option) applies to CSV output only, not to --format html")
+        }
+        var path = options.value("output")
+        if path == "-" { path = nil }
+        if let path, path.isEmpty { throw UsageError("--output needs a file name (or - for standard output)") }
+        return PageOptions(path: path)
     }
 }
 

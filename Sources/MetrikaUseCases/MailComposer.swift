@@ -98,9 +98,11 @@ package struct MailComposer {
         let attachments = sections.map { section in
             MIMEPart.Image(data: section.svg, mediaType: "image/svg+xml", filename: "\(Self.chartName(section)).svg")
         }
-        let inline = try Self.inlineImages(sections, seedTag: seedTag, rasterizer: rasterizer, activity: activity)
+        let reports = sections.map { Self.htmlSection($0, metrics: request.tableMetrics) }
+        let charts = reports.map { $0.lineCharts(metrics: request.chartMetrics) }
+        let inline = try Self.inlineImages(sections, charts: charts, seedTag: seedTag, rasterizer: rasterizer, activity: activity)
         let text = try Self.plainText(sections, metrics: request.tableMetrics, files: attachments.map(\.filename))
-        let html = Self.htmlText(sections, metrics: request.tableMetrics, contentIDs: inline.map { $0.contentID ?? "" })
+        let html = Self.htmlText(reports, charts: charts, images: inline)
         let now = activity.now()
         let offset = sections.first.flatMap { TimeZone(identifier: $0.counter.timeZoneName)?.secondsFromGMT(for: now) } ?? 0
         return MIMEMessage(
@@ -114,24 +116,41 @@ package struct MailComposer {
         "metrika-\(section.counter.id)-\(section.current.from.iso)_\(section.current.to.iso)"
     }
 
-    /// The charts the HTML part shows: PNG, which every mail reader displays (Gmail and Outlook drop
-    /// SVG images). Without a working rasterizer the mail still goes out, with the SVG inline and one
-    /// warning line, because a cron mail without pictures beats no mail.
-    package static func inlineImages(_ sections: [Section], seedTag: String, rasterizer: any ChartRasterizer, activity: any Activity) throws -> [MIMEPart.Image] {
-        var pngs: [Data] = []
+    /// A counter's part of the HTML, as `report --format html` builds it: the same summary, charts and
+    /// table, compared with the previous window.
+    package static func htmlSection(_ section: Section, metrics: [Metric]) -> HTMLReportSection {
+        let layout = ReportLayout(dimensions: [], metrics: metrics, period: section.current, grouping: .day, multipleCounters: false, raw: false)
+        return HTMLReportSection(counter: section.counter, layout: layout, rows: section.rows, totals: section.totals,
+                                 previous: Report.Previous(period: section.previous, values: section.previousTotals),
+                                 comparisonColumns: false, missingDays: section.missingDays)
+    }
+
+    /// The charts the HTML part shows, one per chart metric and counter, in order: PNG at 2×, which
+    /// every mail reader displays (Gmail and Outlook drop SVG images). Without a working rasterizer
+    /// the mail still goes out, with the SVGs inline and one warning line, because a cron mail without
+    /// pictures beats no mail.
+    package static func inlineImages(_ sections: [Section], charts: [[CompactLineChart]], seedTag: String, rasterizer: any ChartRasterizer, activity: any Activity) throws -> [MIMEPart.Image] {
+        let documents = charts.map { $0.map { Data($0.document().utf8) } }
+        var pngs: [[Data]]? = []
         do {
-            for section in sections { pngs.append(try rasterizer.png(fromSVG: section.svg, scale: ChartSeries.pngScale)) }
+            for section in documents { pngs?.append(try section.map { try rasterizer.png(fromSVG: $0, scale: ChartSeries.pngScale) }) }
         } catch let error as ChartRasterizerError {
             activity.note("Warning: the charts are inline as SVG, which Gmail and Outlook do not show: \(error.message)")
-            pngs = []
+            pngs = nil
         }
-        return sections.enumerated().map { index, section in
-            let contentID = "chart-\(section.counter.id).\(seedTag)@metrika"
-            if index < pngs.count {
-                return MIMEPart.Image(data: pngs[index], mediaType: "image/png", filename: "\(chartName(section)).png", contentID: contentID)
+        var images: [MIMEPart.Image] = []
+        for (index, section) in sections.enumerated() {
+            for (number, chart) in charts[index].enumerated() {
+                let name = "\(chartName(section))-\(chart.series.metric.columnName)"
+                let contentID = "chart-\(section.counter.id)-\(number + 1).\(seedTag)@metrika"
+                if let png = pngs?[index][number] {
+                    images.append(MIMEPart.Image(data: png, mediaType: "image/png", filename: name + ".png", contentID: contentID))
+                } else {
+                    images.append(MIMEPart.Image(data: documents[index][number], mediaType: "image/svg+xml", filename: name + ".svg", contentID: contentID))
+                }
             }
-            return MIMEPart.Image(data: section.svg, mediaType: "image/svg+xml", filename: "\(chartName(section)).svg", contentID: contentID)
         }
+        return images
     }
 
     package struct Section {
@@ -212,35 +231,21 @@ package struct MailComposer {
         return text
     }
 
-    package static func htmlText(_ sections: [Section], metrics: [Metric], contentIDs: [String]) -> String {
-        func e(_ text: String) -> String { XMLEscape.text(text) }
-        var html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Metrika</title></head>\n<body style=\"font-family: sans-serif; color: #222;\">\n"
-        let cell = " style=\"padding: 2px 8px; text-align: right;\""
-        for (section, contentID) in zip(sections, contentIDs) {
-            let counter = section.counter
-            html += "<h2>\(e(counter.displayName)) <small>\(e(counter.site)) · \(counter.id)</small></h2>\n"
-            html += "<p>\(e(section.current.from.iso)) – \(e(section.current.to.iso))</p>\n"
-            // width: the chart's size on a desktop (Outlook honours only the attribute); the style
-            // shrinks it to a phone's width, keeping its proportions.
-            html += "<p><img src=\"cid:\(XMLEscape.attribute(contentID))\" alt=\"\(XMLEscape.attribute("Chart of " + counter.displayName))\" width=\"800\" style=\"max-width:100%;height:auto\"></p>\n"
-            html += "<table style=\"border-collapse: collapse;\">\n<tr><th style=\"text-align: left;\">Date</th>"
-            for metric in metrics { html += "<th\(cell)>\(e(metric.title))</th>" }
-            html += "</tr>\n"
-            for row in section.rows {
-                html += "<tr><td>\(e(row.dimensions.first?.name ?? ""))</td>"
-                for value in row.values { html += "<td\(cell)>\(e(format(value)))</td>" }
-                html += "</tr>\n"
+    /// The HTML part: the shared report page (`HTMLReportPage`), each chart an `<img>` of its inline
+    /// image, whose alt text is the chart's message (`Visits fell 12.0% to 3 085`).
+    package static func htmlText(_ reports: [HTMLReportSection], charts: [[CompactLineChart]], images: [MIMEPart.Image]) -> String {
+        var remaining = images[...]
+        let sections = zip(reports, charts).map { report, sectionCharts in
+            let figures = sectionCharts.map { chart -> HTMLReportPage.Figure in
+                let image = remaining.popFirst()
+                return .image(source: "cid:" + (image?.contentID ?? ""), alt: chart.message, width: CompactLineChart.width, height: chart.height)
             }
-            html += "<tr style=\"font-weight: bold; border-top: 1px solid #888;\"><td>Total</td>"
-            for value in section.totals { html += "<td\(cell)>\(e(format(value)))</td>" }
-            html += "</tr>\n</table>\n"
-            html += "<h3>Change against \(e(section.previous.from.iso)) – \(e(section.previous.to.iso))</h3>\n<table style=\"border-collapse: collapse;\">\n"
-            for (index, metric) in metrics.enumerated() where index < section.totals.count && index < section.previousTotals.count {
-                html += "<tr><td>\(e(metric.title))</td><td\(cell)>\(e(format(section.totals[index])))</td><td\(cell)>\(e(format(section.previousTotals[index])))</td><td\(cell)>\(e(change(from: section.previousTotals[index], to: section.totals[index])))</td></tr>\n"
-            }
-            html += "</table>\n"
+            return report.section(figures: figures)
         }
-        html += "<p style=\"color: #777;\">Sent by metrika \(e(MetrikaVersion.current)).</p>\n</body></html>\n"
-        return html
+        let title = "Metrika: " + reports.map { $0.counter.displayName }.joined(separator: ", ")
+        return HTMLReportPage(title: title, sections: sections, footer: "Sent by metrika \(MetrikaVersion.current)", maxWidth: mailWidth).render()
     }
+
+    /// The widest the mail grows on a desktop: two 360 px charts, or two blocks of the table, side by side.
+    package static let mailWidth = 760
 }

@@ -1,14 +1,15 @@
 import Foundation
 import MetrikaModel
 import MetrikaRender
+import MetrikaSystem
 import MetrikaUseCases
 
 /// `metrika report`: a counter's statistics by day, week or month (from the history database,
 /// fetching only what is missing or still changing), or by any dimensions (straight from the API).
 enum ReportCommand: Command {
     static let name = "report"
-    static let summary = "Statistics of one or more counters as a table, CSV or JSON"
-    static let usage = "report --counter ID[,ID…] [--from DATE] [--to DATE | --period NAME] [--group day|week|month] [--metrics LIST] [--dimensions LIST] [options]"
+    static let summary = "Statistics of one or more counters as a table, CSV, JSON or an HTML page"
+    static let usage = "report --counter ID[,ID…] [--from DATE] [--to DATE | --period NAME] [--group day|week|month] [--metrics LIST] [--dimensions LIST] [--format table|csv|json|html] [--output FILE.html] [options]"
     static let discussion = """
     By default: pageviews, visits, users, page depth, time on site and bounce rate by day, from
     6daysAgo to today in each counter's time zone. Dates: YYYY-MM-DD, today, yesterday, NdaysAgo,
@@ -28,6 +29,12 @@ enum ReportCommand: Command {
     change, +5.2% for counts, durations and page depth, -0.9 pp for rates; each day against the day
     N days earlier; previous days before the counter existed are — (never 0). Users of a week or
     month row have no previous value; the Total row's are the API's.
+    --format html: one self-contained page (no script, no network resource) that reads on a phone
+    and on a desktop: per counter a summary of each metric's total and its change against the
+    previous period (time series: loaded like --compare, at most one request more), a chart per
+    metric (dimension reports: bars of the top 10 rows) and the table; --compare adds the previous
+    values and changes to the table too. On stdout, or --output FILE.html (written atomically: a
+    failed run leaves the old page) — for cron, a page a team can open.
 
     Examples:
       metrika report --counter 1001
@@ -37,6 +44,7 @@ enum ReportCommand: Command {
       metrika report --counter 1001 --period lastMonth --group week
       metrika report --counter 1001 --period lastWeek --compare
       metrika report --counter 1001 --dimensions searchPhrase --limit 100000 --csv > phrases.csv
+      metrika report --counter 1001 --period lastWeek --format html --output /var/www/metrika/week.html
     """
     static let options: [OptionSpec] = [CounterOptions.spec()] + DateOptions.specs(defaultFrom: "6daysAgo") + [
         GroupingOptions.spec(help: "Time-series grouping (default day)"),
@@ -52,11 +60,11 @@ enum ReportCommand: Command {
         OptionSpec("raw", help: "Print API units: seconds and percent numbers instead of mm:ss and %"),
         OptionSpec("compare", help: "Compare with the period of the same length just before: previous values and the change (+5.2%, -0.9 pp for rates)"),
         OptionSpec("unsettled-days", value: "N", help: "Recent days that may still change and are refetched (default 2: today and yesterday)"),
-    ] + FormatOptions.specs + DatabaseOptions.specs + TokenOptions.specs
+    ] + FormatOptions.specs(html: true) + [PageOptions.outputSpec] + DatabaseOptions.specs + TokenOptions.specs
 
     /// The report and its output format, validated before any request (whether stdout is a terminal
     /// is decided where the sink is made, `makeSink`).
-    static func parse(_ options: ParsedOptions) throws -> (request: ReportRequest, output: FormatOptions) {
+    static func parse(_ options: ParsedOptions) throws -> (request: ReportRequest, output: FormatOptions, page: PageOptions?) {
         try options.requireNoPositionals()
         let ids = try CounterOptions.ids(options)
         let dates = try DateOptions.parse(options, defaultFrom: "6daysAgo")
@@ -97,7 +105,8 @@ enum ReportCommand: Command {
             limitGiven: limit != nil, lang: lang, accuracy: accuracy, offline: history.offline, refresh: history.refresh,
             raw: options.flag("raw"), compare: options.flag("compare"),
             unsettledDays: try options.integer("unsettled-days", in: 1...30) ?? 2)
-        let output = try FormatOptions.parse(options, toTerminal: false)
+        let page = try PageOptions.parse(options)
+        let output = page == nil ? try FormatOptions.parse(options, toTerminal: false) : FormatOptions(format: .table, csv: CSVWriter())
         if request.compare && !request.usesHistory {
             throw UsageError("--compare works for time-series reports only (no --dimensions, --preset, --filters or --accuracy): they come from the history, where the previous period costs at most one request")
         }
@@ -107,13 +116,24 @@ enum ReportCommand: Command {
         if !request.usesHistory, request.dimensions.isEmpty, request.preset == nil, request.grouping != .day {
             throw UsageError("--group \(request.grouping.rawValue) with --filters or --accuracy is not supported yet; use --group day")
         }
-        return (request, output)
+        return (request, output, page)
     }
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
-        let (request, output) = try parse(options)
+        var (request, output, page) = try parse(options)
         let context = session.context
-        let sink = makeSink(output.format, csv: output.csv, context: context)
+        let sink: any ReportSink
+        // The page is written whole at the end: into memory for a file (renamed into place only when
+        // the report succeeded), else to stdout.
+        let memory = OutputWriter()
+        if let page {
+            sink = ReportHTMLSink(output: page.path == nil ? context.stdout.writer : memory, comparisonColumns: request.compare,
+                                  footer: "Made by metrika \(MetrikaVersion.current)", madeAt: CompactDate.stamp(context.now()))
+            // The summary's changes: the previous period comes with the history report's --compare.
+            if request.usesHistory { request.compare = true }
+        } else {
+            sink = makeSink(output.format, csv: output.csv, context: context)
+        }
         if request.usesHistory {
             let loader = try session.historyLoader(offline: request.offline, unsettledDays: request.unsettledDays)
             try await HistoryReport(request: request, loader: loader, activity: context).run(into: sink)
@@ -121,6 +141,9 @@ enum ReportCommand: Command {
             // Rows so far on the progress line; not when CSV or JSON streams to that same terminal.
             let showsProgress = context.progressEnabled && (output.format == .table || !context.stdoutIsTerminal)
             try await DirectReport.run(request, client: try session.client(), activity: context, into: sink, showsProgress: showsProgress)
+        }
+        if let path = page?.path {
+            try AtomicFile.write(Data(memory.bytes), to: path)
         }
         return ExitCode.ok
     }

@@ -1,0 +1,258 @@
+import MetrikaModel
+
+/// A report as one HTML page that reads on a phone (390 px) and on a desktop alike: the rendering the
+/// mail's HTML part and `report --format html` share.
+///
+/// Written for the strictest readers: every style inline (Gmail drops `<style>` in some cases), no
+/// script, no media query (Outlook on the desktop ignores them), no external resource. Phone first
+/// without media queries: blocks that sit side by side where there is room and stack where there is
+/// not (`display:inline-block`), charts drawn for a 360 px column, and no number or date that can break
+/// over lines (no-break spaces, `white-space:nowrap`).
+public struct HTMLReportPage: Sendable {
+    /// A chart: inline SVG markup (the page), or an image (the mail's PNG by `cid:`).
+    public enum Figure: Sendable {
+        case inline(String)
+        case image(source: String, alt: String, width: Int, height: Int)
+    }
+
+    /// How a change reads: good news, bad news, or neither.
+    public enum Tone: Sendable {
+        case good, bad, neutral
+    }
+
+    /// A metric's value over the period and its change: the summary's cards.
+    public struct SummaryItem: Sendable {
+        public var title: String
+        public var value: String
+        /// `+5.2%`, `-0.9 pp`; nil when nothing is compared.
+        public var change: String?
+        public var tone: Tone
+        /// The previous period's value, as text.
+        public var previous: String?
+
+        public init(title: String, value: String, change: String?, tone: Tone, previous: String?) {
+            self.title = title
+            self.value = value
+            self.change = change
+            self.tone = tone
+            self.previous = previous
+        }
+    }
+
+    /// The table, cut into blocks of a few columns that fit a phone and sit side by side on a desktop.
+    public struct Table: Sendable {
+        /// One row: its key (a date or a dimension's value) and the cells of each column group.
+        public struct Row: Sendable {
+            public var key: String
+            public var groups: [[String]]
+            public var isTotal: Bool
+
+            public init(key: String, groups: [[String]], isTotal: Bool = false) {
+                self.key = key
+                self.groups = groups
+                self.isTotal = isTotal
+            }
+        }
+
+        /// The key column's header (`Date`, `Traffic source`).
+        public var keyTitle: String
+        /// Whether the keys are dates or numbers (never broken) or free text (may wrap).
+        public var keysAreValues: Bool
+        /// Column titles, grouped: a metric, or a metric with its previous value and change. A group
+        /// is never split between blocks.
+        public var groups: [[String]]
+        public var rows: [Row]
+        /// At most this many value columns per block (a whole group always fits).
+        public var columnsPerBlock = 3
+
+        public init(keyTitle: String, keysAreValues: Bool, groups: [[String]], rows: [Row]) {
+            self.keyTitle = keyTitle
+            self.keysAreValues = keysAreValues
+            self.groups = groups
+            self.rows = rows
+        }
+
+        /// The groups of each block, in order.
+        public var blocks: [[Int]] {
+            var blocks: [[Int]] = []
+            var current: [Int] = []
+            var columns = 0
+            for (index, group) in groups.enumerated() {
+                if !current.isEmpty, columns + group.count > columnsPerBlock {
+                    blocks.append(current)
+                    current = []
+                    columns = 0
+                }
+                current.append(index)
+                columns += group.count
+            }
+            if !current.isEmpty { blocks.append(current) }
+            return blocks
+        }
+    }
+
+    /// One counter's part.
+    public struct Section: Sendable {
+        public var heading: String
+        /// Site, id, period: each kept on one line, joined by ` · `.
+        public var subheading: [String]
+        /// The previous period the changes are against (`17–23 Nov 2026`); nil when nothing is compared.
+        public var comparedWith: String?
+        public var summary: [SummaryItem]
+        public var figures: [Figure]
+        /// `By day`, `Top rows`, …
+        public var tableTitle: String
+        public var table: Table?
+        /// Lines under the table (incomplete periods, sampling, missing days).
+        public var notes: [String]
+
+        public init(heading: String, subheading: [String], comparedWith: String?, summary: [SummaryItem], figures: [Figure], tableTitle: String, table: Table?, notes: [String]) {
+            self.heading = heading
+            self.subheading = subheading
+            self.comparedWith = comparedWith
+            self.summary = summary
+            self.figures = figures
+            self.tableTitle = tableTitle
+            self.table = table
+            self.notes = notes
+        }
+    }
+
+    /// The document's `<title>`.
+    public var title: String
+    public var sections: [Section]
+    /// The last line (`Made by metrika 1.2.0`).
+    public var footer: String
+    /// When the page was made (`Wed 25 Nov 2026 09:00 UTC`), kept on one line after the footer.
+    public var madeAt: String?
+    /// The widest the content grows on a desktop (the mail: two charts side by side; the page: three).
+    public var maxWidth: Int
+
+    public init(title: String, sections: [Section], footer: String, madeAt: String? = nil, maxWidth: Int) {
+        self.title = title
+        self.sections = sections
+        self.footer = footer
+        self.madeAt = madeAt
+        self.maxWidth = maxWidth
+    }
+
+    // MARK: - Styles
+
+    static let fontStack = "-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif"
+    static let textColor = "#1F1F1F"
+    static let mutedColor = "#5F5F5F"
+    static let lineColor = "#DDDDDD"
+
+    static func color(_ tone: Tone) -> String {
+        switch tone {
+        case .good: return "#1A7F37"
+        case .bad: return "#C62828"
+        case .neutral: return mutedColor
+        }
+    }
+
+    // MARK: - Rendering
+
+    /// The whole document, UTF-8 text ending with a newline.
+    public func render() -> String {
+        var html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        // Light only: the charts are drawn on white, and a reader that darkens the text around them
+        // must not turn the page's own colours into dark-on-dark.
+        html += "<meta name=\"color-scheme\" content=\"light\">\n<meta name=\"supported-color-schemes\" content=\"light\">\n"
+        html += "<title>\(HTMLText.text(title))</title>\n</head>\n"
+        html += "<body style=\"margin:0;padding:0;background:#FFFFFF;color:\(Self.textColor)\">\n"
+        html += "<div style=\"max-width:\(maxWidth)px;margin:0 auto;padding:12px;background:#FFFFFF;color:\(Self.textColor);font-family:\(Self.fontStack);font-size:15px;line-height:1.4\">\n"
+        for (index, section) in sections.enumerated() {
+            if index > 0 { html += "<hr style=\"border:0;border-top:1px solid \(Self.lineColor);margin:24px 0\">\n" }
+            html += render(section)
+        }
+        html += "<p style=\"margin:24px 0 0;color:\(Self.mutedColor);font-size:13px\">\(HTMLText.text(footer))\(madeAt.map { ", " + HTMLText.nowrap($0) } ?? "").</p>\n"
+        html += "</div>\n</body>\n</html>\n"
+        return html
+    }
+
+    func render(_ section: Section) -> String {
+        var html = "<h1 style=\"margin:0;font-size:20px;line-height:1.3;overflow-wrap:anywhere\">\(HTMLText.text(section.heading))</h1>\n"
+        html += "<p style=\"margin:2px 0 12px;color:\(Self.mutedColor);font-size:13px;overflow-wrap:anywhere\">\(section.subheading.map(HTMLText.nowrap).joined(separator: " · "))</p>\n"
+        if !section.summary.isEmpty {
+            html += "<h2 style=\"margin:0 0 8px;font-size:16px\">Summary"
+            if let compared = section.comparedWith {
+                html += " <span style=\"font-weight:normal;color:\(Self.mutedColor);font-size:13px\">against \(HTMLText.nowrap(compared))</span>"
+            }
+            html += "</h2>\n<div>\n"
+            for item in section.summary { html += render(item) }
+            html += "</div>\n"
+        }
+        if !section.figures.isEmpty {
+            html += "<div style=\"margin:8px 0 4px\">\n"
+            for figure in section.figures {
+                html += "<div style=\"display:inline-block;vertical-align:top;max-width:100%;margin:0 12px 12px 0\">"
+                switch figure {
+                case .inline(let svg):
+                    html += "\n" + svg
+                case .image(let source, let alt, let width, let height):
+                    // width/height: the size on a desktop (Outlook honours only the attributes); the
+                    // style shrinks it with a narrower column, keeping its proportions.
+                    html += "<img src=\"\(HTMLText.attribute(source))\" alt=\"\(HTMLText.attribute(alt))\" width=\"\(width)\" height=\"\(height)\" style=\"display:block;max-width:100%;height:auto;border:0;background:#FFFFFF\">"
+                }
+                html += "</div>\n"
+            }
+            html += "</div>\n"
+        }
+        if let table = section.table {
+            html += "<h2 style=\"margin:8px 0 8px;font-size:16px\">\(HTMLText.text(section.tableTitle))</h2>\n<div>\n"
+            for block in table.blocks { html += render(table, block: block) }
+            html += "</div>\n"
+        }
+        for note in section.notes {
+            html += "<p style=\"margin:4px 0;color:\(Self.mutedColor);font-size:13px\">\(HTMLText.text(note))</p>\n"
+        }
+        return html
+    }
+
+    func render(_ item: SummaryItem) -> String {
+        var html = "<div style=\"display:inline-block;vertical-align:top;min-width:146px;margin:0 8px 10px 0;padding:8px 10px;border:1px solid \(Self.lineColor);border-radius:6px\">"
+        html += "<div style=\"font-size:13px;color:\(Self.mutedColor)\">\(HTMLText.text(item.title))</div>"
+        html += "<div style=\"font-size:22px;font-weight:bold;line-height:1.25;white-space:nowrap\">\(HTMLText.unbroken(item.value))</div>"
+        if let change = item.change {
+            let arrow = change.hasPrefix("+") ? "▲ " : change.hasPrefix("-") ? "▼ " : ""
+            html += "<div style=\"font-size:14px;white-space:nowrap;color:\(Self.color(item.tone))\">\(arrow)\(HTMLText.unbroken(change))</div>"
+            if let previous = item.previous {
+                html += "<div style=\"font-size:13px;white-space:nowrap;color:\(Self.mutedColor)\">from \(HTMLText.unbroken(previous))</div>"
+            }
+        }
+        html += "</div>\n"
+        return html
+    }
+
+    func render(_ table: Table, block: [Int]) -> String {
+        let cellPadding = "padding:4px 0 4px 12px"
+        var html = "<div style=\"display:inline-block;vertical-align:top;max-width:100%;margin:0 20px 16px 0\">\n"
+        html += "<table style=\"border-collapse:collapse;font-size:14px\">\n<thead><tr>"
+        html += "<th scope=\"col\" style=\"text-align:left;padding:4px 0;border-bottom:1px solid #BBBBBB;vertical-align:bottom\">\(HTMLText.text(table.keyTitle))</th>"
+        for group in block {
+            for title in table.groups[group] {
+                html += "<th scope=\"col\" style=\"text-align:right;\(cellPadding);border-bottom:1px solid #BBBBBB;vertical-align:bottom\">\(HTMLText.text(title))</th>"
+            }
+        }
+        html += "</tr></thead>\n<tbody>\n"
+        for row in table.rows {
+            let border = row.isTotal ? "border-top:1px solid #BBBBBB;font-weight:bold;" : "border-top:1px solid #EEEEEE;"
+            let key = table.keysAreValues || row.isTotal
+                ? "white-space:nowrap\">\(HTMLText.unbroken(row.key))"
+                : "overflow-wrap:anywhere;word-break:break-word;max-width:200px\">\(HTMLText.text(row.key))"
+            html += "<tr><th scope=\"row\" style=\"text-align:left;\(border)padding:4px 0;font-weight:\(row.isTotal ? "bold" : "normal");\(key)</th>"
+            for group in block {
+                let cells = group < row.groups.count ? row.groups[group] : []
+                for index in table.groups[group].indices {
+                    let text = index < cells.count ? cells[index] : ""
+                    html += "<td style=\"text-align:right;\(border)\(cellPadding);white-space:nowrap\">\(HTMLText.unbroken(text))</td>"
+                }
+            }
+            html += "</tr>\n"
+        }
+        html += "</tbody>\n</table>\n</div>\n"
+        return html
+    }
+}

@@ -1,0 +1,205 @@
+import MetrikaModel
+
+/// One counter's report as the HTML page shows it — summary, charts, table — built from the same rows,
+/// totals and previous totals the table sink gets. The mail and `report --format html` both build
+/// their sections here; they differ only in how a chart is shown (an inline SVG, a PNG by `cid:`).
+public struct HTMLReportSection: Sendable {
+    public var counter: Counter
+    public var layout: ReportLayout
+    public var rows: [Report.Row]
+    public var totals: [Quantity]
+    /// The previous period and its totals, when changes are known.
+    public var previous: Report.Previous?
+    /// Show each value's previous value and change in the table too (`--compare`); the summary shows
+    /// changes whenever `previous` is known.
+    public var comparisonColumns: Bool
+    public var missingDays: [Day]
+    public var sampling: Sampling?
+
+    public init(counter: Counter, layout: ReportLayout, rows: [Report.Row], totals: [Quantity], previous: Report.Previous?,
+                comparisonColumns: Bool, missingDays: [Day] = [], sampling: Sampling? = nil) {
+        self.counter = counter
+        self.layout = layout
+        self.rows = rows
+        self.totals = totals
+        self.previous = previous
+        self.comparisonColumns = comparisonColumns
+        self.missingDays = missingDays
+        self.sampling = sampling
+    }
+
+    /// How many rows a dimension report's bar chart shows.
+    public static let barCount = 10
+
+    // MARK: - Text of values
+
+    /// A value as the table shows it (`ValueFormatter`; `--raw`: the API's number); `—` when missing.
+    public func text(_ quantity: Quantity) -> String {
+        guard let value = quantity.value, value.isFinite else { return ValueFormatter.missingInTable }
+        if layout.raw { return ValueFormatter.raw(value) }
+        return ValueFormatter.format(quantity, grouping: true, missing: ValueFormatter.missingInTable)
+    }
+
+    var spansYears: Bool { layout.period.from.components.year != layout.period.to.components.year }
+
+    /// The change of each metric's total, when the previous period is known.
+    public var changes: [Change]? { previous?.changes(to: totals) }
+
+    /// Whether a change is good news: more is better, except for rates of leaving (bounce rate,
+    /// robots), where less is.
+    public static func tone(of change: Change, metric: Metric) -> HTMLReportPage.Tone {
+        guard let number = change.number, ChartNumber.fixed(abs(number), decimals: 1) != "0.0" else { return .neutral }
+        let lowerIsBetter = [Metric.bounceRate.apiName, Metric.robotPercentage.apiName].contains(metric.apiName)
+        return (number > 0) != lowerIsBetter ? .good : .bad
+    }
+
+    /// The sentence of a metric's total and change: `Visits fell 12.0% to 3 085`.
+    public func message(metricAt index: Int) -> String {
+        let metric = layout.metrics[index]
+        let value = index < totals.count ? text(totals[index]) : ValueFormatter.missingInTable
+        return HTMLText.changeSentence(title: metric.title, value: value, change: changes.map { index < $0.count ? $0[index] : .missing })
+    }
+
+    // MARK: - Pieces
+
+    /// The section with the given charts.
+    public func section(figures: [HTMLReportPage.Figure]) -> HTMLReportPage.Section {
+        var subheading: [String] = []
+        if !counter.site.isEmpty { subheading.append(counter.site) }
+        subheading.append("counter " + String(counter.id))
+        subheading.append(CompactDate.range(layout.period))
+        if let grouping = layout.grouping { subheading.append(grouping == .day ? "daily" : grouping == .week ? "weekly" : "monthly") }
+        let changes = self.changes
+        let summary = layout.metrics.indices.map { index -> HTMLReportPage.SummaryItem in
+            let metric = layout.metrics[index]
+            let total = index < totals.count ? totals[index] : Quantity(nil, unit: metric.unit)
+            guard let previous, let changes, index < changes.count else {
+                return .init(title: metric.title, value: text(total), change: nil, tone: .neutral, previous: nil)
+            }
+            let before = index < previous.values.count ? previous.values[index] : Quantity(nil, unit: metric.unit)
+            return .init(title: metric.title, value: text(total), change: changes[index].text(), tone: Self.tone(of: changes[index], metric: metric), previous: text(before))
+        }
+        let named = !counter.name.trimmingSpaces.isEmpty
+        return HTMLReportPage.Section(
+            heading: named ? counter.name : counter.displayName, subheading: subheading,
+            comparedWith: previous.map { CompactDate.range($0.period) }, summary: summary, figures: figures,
+            tableTitle: tableTitle, table: rows.isEmpty ? nil : table(), notes: notes)
+    }
+
+    var tableTitle: String {
+        switch layout.grouping {
+        case .day: return "By day"
+        case .week: return "By week"
+        case .month: return "By month"
+        case nil: return layout.dimensions.isEmpty ? "Totals" : "By " + layout.dimensions.map { $0.title.lowercased() }.joined(separator: " and ")
+        }
+    }
+
+    /// The table: a row per period or dimension value, and the totals.
+    public func table() -> HTMLReportPage.Table {
+        let compare = comparisonColumns && previous != nil
+        let groups = layout.metrics.map { metric in compare ? [metric.title, "before", "change"] : [metric.title] }
+        var tableRows = rows.map { row in
+            HTMLReportPage.Table.Row(key: key(row), groups: cells(row.values, previous: row.previous, compare: compare))
+        }
+        tableRows.append(.init(key: "Total", groups: cells(totals, previous: previous, compare: compare), isTotal: true))
+        let keyTitle: String
+        switch layout.grouping {
+        case .day: keyTitle = "Date"
+        case .week: keyTitle = "Week"
+        case .month: keyTitle = "Month"
+        case nil: keyTitle = layout.dimensions.isEmpty ? "" : layout.dimensions.map(\.title).joined(separator: " · ")
+        }
+        return HTMLReportPage.Table(keyTitle: keyTitle, keysAreValues: layout.grouping != nil, groups: groups, rows: tableRows)
+    }
+
+    func key(_ row: Report.Row) -> String {
+        if let grouping = layout.grouping {
+            let period = row.period ?? Day(iso: row.dimensions.first?.name ?? "").map { DateRange(from: $0, to: $0)! } ?? DateRange(from: layout.period.from, to: layout.period.from)!
+            var label = CompactDate.period(period, grouping: grouping, spansYears: spansYears)
+            if grouping != .day, Self.isCut(period, grouping: grouping) {
+                label += " (\(period.dayCount) day\(period.dayCount == 1 ? "" : "s"))"
+            }
+            return row.isIncomplete ? label + " *" : label
+        }
+        let names = row.dimensions.map { $0.name ?? "(not set)" }
+        return names.isEmpty ? "(not set)" : names.joined(separator: " · ")
+    }
+
+    func cells(_ values: [Quantity], previous: Report.Previous?, compare: Bool) -> [[String]] {
+        guard compare else { return values.map { [text($0)] } }
+        let changes = previous?.changes(to: values)
+        return values.indices.map { index in
+            let before = previous.flatMap { index < $0.values.count ? $0.values[index] : nil } ?? Quantity(nil, unit: values[index].unit)
+            return [text(values[index]), text(before), changes.map { index < $0.count ? $0[index].text() : ValueFormatter.missingInTable } ?? ValueFormatter.missingInTable]
+        }
+    }
+
+    var notes: [String] {
+        var notes: [String] = []
+        if rows.isEmpty { notes.append("No data for this period.") }
+        if rows.contains(where: \.isIncomplete) {
+            let what = layout.grouping == .week ? "This week" : layout.grouping == .month ? "This month" : "Today"
+            notes.append("* \(what) is not over yet: its numbers will still change.")
+        }
+        if let sampling, sampling.isSampled {
+            notes.append("Sampled: numbers are estimates from \(DecimalText.format(sampling.share * 100, fractionDigits: 1))% of visits.")
+        }
+        if !missingDays.isEmpty {
+            notes.append("No history for \(ReportTableSink.describe(days: missingDays)): run `metrika sync` to fetch it.")
+        }
+        return notes
+    }
+
+    static func isCut(_ period: DateRange, grouping: Grouping) -> Bool { ReportTableSink.isCut(period, grouping: grouping) }
+
+    // MARK: - Charts
+
+    /// A line chart per metric (time series), in the order of `metrics`.
+    public func lineCharts(metrics: [Metric]) -> [CompactLineChart] {
+        guard let grouping = layout.grouping, rows.count >= 1 else { return [] }
+        let incompleteFrom = rows.first { $0.isIncomplete }?.period?.from
+        return metrics.compactMap { metric -> CompactLineChart? in
+            guard let index = layout.metrics.firstIndex(where: { $0.apiName == metric.apiName }) else { return nil }
+            // Cut weeks and months would read as drops: left out, as in the terminal's sparklines.
+            let points: [(day: Day, value: Double?)] = rows.compactMap { row in
+                guard let period = row.period, !Self.isCut(period, grouping: grouping) || row.isIncomplete else { return nil }
+                return (period.from, index < row.values.count ? row.values[index].value : nil)
+            }
+            let shown = layout.metrics[index]
+            let series = Series(counter: counter, metric: shown, points: points, incompleteFrom: incompleteFrom)
+            let by = grouping == .day ? "daily" : grouping == .week ? "weekly" : "monthly"
+            return CompactLineChart(series: series, period: layout.period, connectsAcrossDays: grouping != .day,
+                                    heading: shown.title + " · " + by, message: message(metricAt: index), detail: detail(points, metric: shown, grouping: grouping))
+        }
+    }
+
+    /// What a line chart draws, for its `<desc>`: the range and the lowest and highest values.
+    func detail(_ points: [(day: Day, value: Double?)], metric: Metric, grouping: Grouping) -> String {
+        let by = grouping == .day ? "Daily" : grouping == .week ? "Weekly" : "Monthly"
+        var text = "\(by) \(metric.title.lowercased()), \(CompactDate.range(layout.period))."
+        let present = points.compactMap { point in point.value.map { (day: point.day, value: $0) } }
+        if let low = present.min(by: { $0.value < $1.value }), let high = present.max(by: { $0.value < $1.value }) {
+            let label = { (day: Day) in CompactDate.period(DateRange(from: day, to: day)!, grouping: grouping == .month ? .month : .day, spansYears: self.spansYears) }
+            text += " Lowest \(self.text(Quantity(low.value, unit: metric.unit))) (\(label(low.day))), highest \(self.text(Quantity(high.value, unit: metric.unit))) (\(label(high.day)))."
+        } else {
+            text += " No data."
+        }
+        return text
+    }
+
+    /// The top rows of a dimension report as bars of its first metric (nil for time series).
+    public func barChart() -> CompactBarChart? {
+        guard layout.grouping == nil, let metric = layout.metrics.first, !rows.isEmpty else { return nil }
+        let top = rows.prefix(Self.barCount)
+        let bars = top.map { row in
+            CompactBarChart.Bar(label: key(row), value: row.values.first?.value, valueText: row.values.first.map(text) ?? ValueFormatter.missingInTable)
+        }
+        let what = layout.dimensions.map { $0.title.lowercased() }.joined(separator: " and ")
+        let heading = "\(metric.title) · top \(bars.count)" + (what.isEmpty ? "" : " by " + what)
+        let listed = bars.map { "\($0.label) \($0.valueText)" }.joined(separator: "; ")
+        let first = bars[0]
+        let message = "\(metric.title) by \(what.isEmpty ? "row" : what): \(first.label) leads with \(first.valueText)"
+        return CompactBarChart(bars: Array(bars), heading: heading, message: message, detail: "\(heading), \(CompactDate.range(layout.period)): \(listed).")
+    }
+}
