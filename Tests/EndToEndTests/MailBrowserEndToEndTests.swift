@@ -78,9 +78,9 @@ import MetrikaRender
         let probes = try JSONDecoder().decode([Probe].self, from: Data(recorded[1].utf8))
         #expect(probes.count == 2)
         for probe in probes {
-            #expect(probe.complete && probe.naturalWidth == 1600 && probe.naturalHeight == 800, "\(probe)")
-            // A 700 px window: max-width:100% shrinks the 800 px image to fit, as on a phone.
-            #expect(probe.shownWidth > 300 && probe.shownWidth < 700, "\(probe)")
+            // The phone-width chart (360 × 190 px) drawn at 2×, shown at its own width.
+            #expect(probe.complete && probe.naturalWidth == 720 && probe.naturalHeight == 380, "\(probe)")
+            #expect(probe.shownWidth == 360, "\(probe)")
         }
 
         // 2. The screenshot shows the charts: many painted pixels, and the charts' blue and vermillion lines.
@@ -98,6 +98,131 @@ import MetrikaRender
         let stats = try JSONDecoder().decode(Stats.self, from: Data(measured.stdout.utf8))
         #expect(stats.width == 900 && stats.height == 1100)
         #expect(stats.paintedShare > 0.02, "the page looks blank: \(stats)")
-        #expect((stats.near["0072B2"] ?? 0) > 500, "no chart line (Okabe–Ito blue) on screen: \(stats)")
+        // The first counter's chart (a line ~300 px long, 2 px wide) is on screen; the second is below it.
+        #expect((stats.near["0072B2"] ?? 0) > 250, "no chart line (Okabe–Ito blue) on screen: \(stats)")
+    }
+
+    // MARK: - Phone and desktop
+
+    struct Layout: Decodable {
+        struct Image: Decodable { let src: String?; let alt: String?; let complete: Bool; let naturalWidth: Int; let shownWidth: Double; let shownTextSize: Double? }
+        struct Figure: Decodable { let title: String?; let desc: String?; let shownWidth: Double }
+        let name: String
+        let width: Int
+        let viewport: Int
+        let scrollWidth: Int
+        let scrollHeight: Int
+        let brokenCells: [String]
+        let brokenValues: [String]
+        let checkedCells: Int
+        let checkedValues: Int
+        let images: [Image]
+        let svgs: [Figure]
+        let smallestChartText: Double?
+        let chartTexts: Int
+        let styleElements: Int
+        let scripts: Int
+    }
+
+    struct Prepared: Decodable {
+        let layout: String
+        let shots: [String: String]
+    }
+
+    /// The mail (its cid: images resolved) and two `report --format html` pages — a week by day with
+    /// --compare, and a dimension report — laid out by Chromium in iframes 390 px (an iPhone) and
+    /// 1280 px wide, measured by a script in the page: nothing wider than the viewport, no number cell
+    /// on two lines, no number or date broken anywhere, every image with alt text, every chart text
+    /// at least 9 px as shown. One Chromium run measures all six; two more take the screenshots.
+    @Test(.enabled(if: chromiumRuns, "needs Chromium that starts headless (Debian: apt-get install chromium); .ci/run installs it"))
+    func theMailAndTheReportPageReadOnAPhoneAndADesktop() throws {
+        let now = "2026-11-25T09:00:00Z"
+        let api = try FakeAPI(arguments: ["--now", now])
+        let home = try TemporaryDirectory()
+        // The rasterizer keeps each SVG it is given: the n-th inline PNG is drawn from the n-th SVG,
+        // whose font sizes say how large the PNG's text is shown.
+        let svgs = home.path + "/svgs"
+        try FileManager.default.createDirectory(atPath: svgs, withIntermediateDirectories: true)
+        let rsvg = try #require(["/usr/bin/rsvg-convert", "/usr/local/bin/rsvg-convert"].first { FileManager.default.isExecutableFile(atPath: $0) })
+        let wrapper = home.path + "/rsvg-keep"
+        try "#!/bin/sh\nn=$(ls '\(svgs)' | wc -l)\nf='\(svgs)'/$(printf %04d \"$n\").svg\ncat > \"$f\"\nexec '\(rsvg)' \"$@\" < \"$f\"\n"
+            .write(toFile: wrapper, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper)
+        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": now, "METRIKA_RSVG_CONVERT": wrapper])
+
+        let mail = home.path + "/mail.eml"
+        let mailed = try metrika(["mail", "--counter", "1001,1002", "--metrics", "visits,pageviews,users,pageDepth,avgVisitDuration,bounceRate",
+                                  "--to", "ivan@example.com", "--sender", "metrika@example.com", "--output", mail], environment: environment)
+        try #require(mailed.status == 0, "\(mailed.stderr)")
+        let week = home.path + "/week.html"
+        let reported = try metrika(["report", "--counter", "1001", "--period", "lastWeek", "--compare", "--format", "html", "--output", week], environment: environment)
+        try #require(reported.status == 0, "\(reported.stderr)")
+        let sources = try metrika(["report", "--counter", "1001", "--dimensions", "trafficSource,searchEngine", "--from", "2026-11-16", "--to", "2026-11-22", "--format", "html"],
+                                  environment: environment)
+        try #require(sources.status == 0, "\(sources.stderr)")
+        let dimensions = home.path + "/sources.html"
+        try sources.stdout.write(toFile: dimensions, atomically: true, encoding: .utf8)
+
+        let prepared = try runProcess("/usr/bin/env", ["python3", Self.scripts.appendingPathComponent("browser_layout.py").path, home.path, "--widths", "390,1280",
+                                                       "--svgs", svgs, "mail=" + mail, "week=" + week, "sources=" + dimensions], environment: Self.toolEnvironment)
+        try #require(prepared.status == 0, "browser_layout.py: \(prepared.stderr)")
+        let pages = try JSONDecoder().decode(Prepared.self, from: Data(prepared.stdout.utf8))
+
+        let chromium = try #require(Self.chromium)
+        let dumped = try runProcess(chromium, Self.baseArguments(profile: home.path) + ["--window-size=1400,1000", "--virtual-time-budget=10000", "--dump-dom", "file://" + pages.layout],
+                                    environment: Self.browserEnvironment(home: home.path), timeout: 120)
+        #expect(dumped.status == 0, "\(dumped.stderr.suffix(500))")
+        let recorded = dumped.stdout.components(separatedBy: "LAYOUT")
+        try #require(recorded.count >= 3, "the measuring script did not run: \(dumped.stdout.prefix(300))")
+        let layouts = try JSONDecoder().decode([Layout].self, from: Data(recorded[1].utf8))
+        #expect(layouts.map { "\($0.name)-\($0.width)" } == ["mail-390", "mail-1280", "week-390", "week-1280", "sources-390", "sources-1280"])
+        for page in layouts {
+            let at = "\(page.name) at \(page.width) px"
+            #expect(page.viewport == page.width, "\(at): the iframe is the viewport")
+            #expect(page.scrollWidth <= page.width, "\(at): \(page.scrollWidth) px wide, cut off sideways")
+            #expect(page.checkedCells > 20 && page.brokenCells.isEmpty, "\(at): number cells on two lines: \(page.brokenCells)")
+            #expect(page.checkedValues > 20 && page.brokenValues.isEmpty, "\(at): numbers or dates broken over lines: \(page.brokenValues)")
+            #expect(page.styleElements == 0 && page.scripts == 0, "\(at): inline styles only, no script")
+            for image in page.images {
+                #expect(!(image.alt ?? "").trimmingCharacters(in: .whitespaces).isEmpty, "\(at): an image without alt text: \(image)")
+                #expect(image.complete && image.naturalWidth > 0, "\(at): an image did not load: \(image)")
+            }
+            for figure in page.svgs {
+                #expect(!(figure.title ?? "").isEmpty && !(figure.desc ?? "").isEmpty, "\(at): a chart without <title>/<desc>")
+            }
+            let smallest = try #require(page.smallestChartText, "\(at): no chart text measured")
+            #expect(page.chartTexts > 0 && smallest >= 9, "\(at): chart text shown at \(smallest) px")
+        }
+        let mailPhone = try #require(layouts.first { $0.name == "mail" && $0.width == 390 })
+        // Six metrics, two counters: one 2× PNG per metric and counter, each saying what it shows.
+        #expect(mailPhone.images.count == 12)
+        #expect(mailPhone.images.allSatisfy { $0.naturalWidth == 720 && $0.shownTextSize != nil })
+        #expect(mailPhone.images.contains { ($0.alt ?? "").range(of: #"^Visits (rose|fell) [0-9]+\.[0-9]% to [0-9 ]+$"#, options: .regularExpression) != nil },
+                "\(mailPhone.images.map(\.alt))")
+        let weekPhone = try #require(layouts.first { $0.name == "week" && $0.width == 390 })
+        #expect(weekPhone.svgs.count == 6 && weekPhone.images.isEmpty)
+        #expect(try #require(layouts.first { $0.name == "sources" && $0.width == 390 }).svgs.count == 1, "the bar view of the top rows")
+
+        // Screenshots: the mail on a phone, the report page on a desktop; kept for the README with
+        // METRIKA_KEEP_SCREENSHOTS=1 (docs/images/).
+        for (name, width, kept) in [("mail", 390, "mail-phone.png"), ("week", 1280, "report-desktop.png")] {
+            let page = try #require(layouts.first { $0.name == name && $0.width == width })
+            let shot = home.path + "/" + kept
+            let captured = try runProcess(chromium, Self.baseArguments(profile: home.path) + ["--window-size=\(width),\(min(page.scrollHeight + 8, 4000))", "--virtual-time-budget=10000",
+                                                                                               "--screenshot=" + shot, "file://" + (pages.shots["\(name)-\(width)"] ?? "")],
+                                          environment: Self.browserEnvironment(home: home.path), timeout: 120)
+            #expect(captured.status == 0, "\(captured.stderr.suffix(500))")
+            let measured = try runProcess("/usr/bin/env", ["python3", Self.scripts.appendingPathComponent("png_stats.py").path, shot, "0072B2"],
+                                          environment: Self.toolEnvironment, timeout: 120)
+            try #require(measured.status == 0, "png_stats.py: \(measured.stderr)")
+            let stats = try JSONDecoder().decode(Stats.self, from: Data(measured.stdout.utf8))
+            #expect(stats.width == width && stats.paintedShare > 0.02, "\(kept) looks blank: \(stats)")
+            #expect((stats.near["0072B2"] ?? 0) > 300, "\(kept): no chart line on screen: \(stats)")
+            if ProcessInfo.processInfo.environment["METRIKA_KEEP_SCREENSHOTS"] == "1" {
+                let target = Binaries.repositoryRoot.appendingPathComponent("docs/images/" + kept).path
+                try? FileManager.default.removeItem(atPath: target)
+                try FileManager.default.copyItem(atPath: shot, toPath: target)
+            }
+        }
     }
 }
