@@ -242,7 +242,7 @@ public struct HTMLReportPage: Sendable {
             let key = table.keysAreValues || row.isTotal
                 ? "white-space:nowrap\">\(HTMLText.unbroken(row.key))"
                 : "overflow-wrap:anywhere;word-break:break-word;max-width:200px\">\(HTMLText.text(row.key))"
-            html += "<tr><th scope=\"row\" style=\"text-align:left;\(border)padding:4px 0;font-weight:\(row.isTotal ? "bold" : "normal");\(key)</th>"
+            html += "<tr><th scope=\"row\" style=\"text-align:left;\(border)padding:4px 0;\(row.isTotal ? "" : "font-weight:normal;")\(key)</th>"
             for group in block {
                 let cells = group < row.groups.count ? row.groups[group] : []
                 for index in table.groups[group].indices {

@@ -1,0 +1,162 @@
+import Foundation
+import MetrikaTestSupport
+import Testing
+@testable import MetrikaModel
+@testable import MetrikaRender
+@testable import MetrikaSystem
+
+/// The HTML page of `report --format html` and the mail: goldens of the report fixtures (reviewed by
+/// eye), and the rules a mail reader needs (inline styles, no script, no external resource, no-break
+/// values, escaped server text, accessible tables and charts). The layout at 390 and 1280 px is
+/// measured in a real browser by MailBrowserEndToEndTests.
+@Suite struct ReportHTMLTests {
+    static func html(_ fixture: ReportFixtures.Fixture, comparisonColumns: Bool = false) -> String {
+        ReportFixtures.render(fixture) { ReportHTMLSink(output: $0, comparisonColumns: comparisonColumns, footer: "Made by metrika test", madeAt: "Sun 29 Nov 2026 09:00 UTC") }
+    }
+
+    /// A week with its previous period, as `report --compare` feeds the sink.
+    static func compared() -> ReportFixtures.Fixture {
+        var fixture = ReportFixtures.daily()
+        fixture.layout.compare = true
+        return fixture
+    }
+
+    static func feedComparing(_ fixture: ReportFixtures.Fixture, previous: [Double?], comparisonColumns: Bool) throws -> String {
+        let out = OutputWriter()
+        let sink: any ReportSink = ReportHTMLSink(output: out, comparisonColumns: comparisonColumns, footer: "Made by metrika test", madeAt: nil)
+        try sink.begin(fixture.layout)
+        for section in fixture.sections {
+            try sink.beginSection(counter: section.counter, sampling: section.sampling)
+            try sink.compareSection(Report.Previous(period: ReportFixtures.range("2026-11-16", "2026-11-22"), values: ReportFixtures.values(previous, fixture.layout.metrics)))
+            try sink.append(section.rows)
+            try sink.endSection(totals: section.totals, missingDays: section.missingDays)
+        }
+        try sink.end()
+        return out.text
+    }
+
+    @Test func dailyPage() throws { try ReportFixtures.expectGolden(Self.html(ReportFixtures.daily()), named: "daily.html") }
+    @Test func sourcesPage() throws { try ReportFixtures.expectGolden(Self.html(ReportFixtures.sources()), named: "sources.html") }
+
+    @Test(arguments: [ReportFixtures.daily(), ReportFixtures.sources(), ReportFixtures.twoCounters(), ReportFixtures.empty()])
+    func everyPageKeepsTheMailReadersRules(_ fixture: ReportFixtures.Fixture) throws {
+        let page = Self.html(fixture)
+        #expect(page.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))
+        #expect(page.contains("<title>Metrika: "))
+        for forbidden in ["<style", "<script", "<link", "@media", "src=\"http", "href=", "url(", "class=\"", " id=\""] {
+            #expect(!page.contains(forbidden), "\(forbidden) in the page")
+        }
+        // Every <svg> carries its title and description; every table header its scope.
+        #expect(page.components(separatedBy: "<svg ").count == page.components(separatedBy: "<title>").count - 1, "one <title> per chart besides the page's")
+        #expect(page.components(separatedBy: "<svg ").count == page.components(separatedBy: "<desc>").count)
+        #expect(!page.contains("<th>") && !page.contains("<th style"), "a header cell without scope")
+        // The hostile counter's name is text, never markup.
+        #expect(!page.contains("<script>alert"))
+    }
+
+    @Test func valuesKeepTheFormattersTextWithNoBreakSpacesInHTMLOnly() throws {
+        let page = Self.html(ReportFixtures.daily())
+        // 1 234 567 pageviews: grouped by U+00A0 in HTML, by plain spaces in the table, not at all in CSV.
+        #expect(page.contains(">1\u{00A0}234\u{00A0}567</td>"))
+        #expect(!page.contains(">1 234 567<"))
+        #expect(ReportFixtures.table(ReportFixtures.daily()).contains("1 234 567"))
+        let csv = ReportFixtures.csv(ReportFixtures.daily())
+        #expect(csv.contains(",1234567,") && !csv.contains("\u{00A0}"))
+        // Compact dates, no-break too; durations and percents as the table writes them.
+        #expect(page.contains(">Mon\u{00A0}23\u{00A0}Nov</th>"))
+        #expect(page.contains(">03:03</td>") && page.contains(">17.8%</td>"))
+        // Every value cell stays on one line even where the reader drops the no-break spaces.
+        let cells = page.components(separatedBy: "<td ").dropFirst()
+        #expect(!cells.isEmpty && cells.allSatisfy { $0.hasPrefix("style=\"text-align:right;") && $0.contains("white-space:nowrap") })
+    }
+
+    @Test func theSummaryShowsEachTotalAndItsChangeFirst() throws {
+        let fixture = Self.compared()
+        let previous: [Double?] = [1_000_000, 1_000_000, nil, 2.0, 200, 20.0]
+        let page = try Self.feedComparing(fixture, previous: previous, comparisonColumns: false)
+        let summary = try #require(page.range(of: "Summary")).lowerBound
+        let table = try #require(page.range(of: "By day")).lowerBound
+        #expect(summary < table)
+        #expect(page.contains("against <span style=\"white-space:nowrap\">16–22\u{00A0}Nov\u{00A0}2026</span>"))
+        // Bounce rate down is good news (green), users without a previous total show no change.
+        #expect(page.contains("color:#1A7F37\">▼ -"))
+        #expect(page.contains(">Users</div><div style=\"font-size:22px;font-weight:bold;line-height:1.25;white-space:nowrap\">"))
+        #expect(page.contains("—</div>"))
+        // Without --compare's columns the table has one column per metric.
+        #expect(!page.contains(">before</th>"))
+        let withColumns = try Self.feedComparing(fixture, previous: previous, comparisonColumns: true)
+        #expect(withColumns.components(separatedBy: ">before</th>").count == 7)
+    }
+
+    @Test func theChartsTitleSaysWhatItShows() throws {
+        let fixture = Self.compared()
+        let page = try Self.feedComparing(fixture, previous: [1_000_000, 2_000_000, 10, 2.0, 200, 20.0], comparisonColumns: false)
+        // Visits: 2 000 000 → the fixture's total; the chart's title is the sentence.
+        let section = try #require(fixture.sections.first)
+        let visits = try #require(section.totals[1].value)
+        let expected = HTMLText.changeSentence(title: "Visits", value: ValueFormatter.format(Quantity(visits, unit: .count), grouping: true, missing: "—"),
+                                               change: Change(from: Quantity(2_000_000, unit: .count), to: Quantity(visits, unit: .count)))
+        #expect(expected.hasPrefix("Visits fell "))
+        #expect(page.contains("<title>\(expected)</title>"))
+        #expect(page.contains("aria-label=\"\(expected)\""))
+    }
+
+    @Test(arguments: [
+        (Change.relative(-12.04), "3 085", "Visits fell 12.0% to 3 085"),
+        (Change.relative(5.25), "3 085", "Visits rose 5.3% to 3 085"),
+        (Change.relative(0.04), "3 085", "Visits unchanged at 3 085"),
+        (Change.points(0.9), "17.8%", "Visits rose 0.9 pp to 17.8%"),
+        (Change.fromZero, "12", "Visits rose from 0 to 12"),
+        (Change.missing, "12", "Visits: 12"),
+    ])
+    func changeSentences(_ change: Change, _ value: String, _ sentence: String) {
+        #expect(HTMLText.changeSentence(title: "Visits", value: value, change: change) == sentence)
+    }
+
+    @Test func wideTablesAreCutIntoBlocksThatFitAPhone() {
+        var table = HTMLReportPage.Table(keyTitle: "Date", keysAreValues: true, groups: Metric.everyday.map { [$0.title] }, rows: [])
+        #expect(table.blocks == [[0, 1, 2], [3, 4, 5]])
+        table.groups = Metric.everyday.map { [$0.title, "before", "change"] }
+        #expect(table.blocks == [[0], [1], [2], [3], [4], [5]])
+        table.groups = [["Visits"]]
+        #expect(table.blocks == [[0]])
+    }
+
+    @Test func aDimensionReportShowsItsTopRowsAsBars() throws {
+        let page = Self.html(ReportFixtures.sources())
+        let fixture = ReportFixtures.sources()
+        let shown = min(fixture.sections[0].rows.count, HTMLReportSection.barCount)
+        // One bar per top row: a 12 px high rect each, besides the background.
+        #expect(page.components(separatedBy: "height=\"12\" fill=\"#0072B2\"").count - 1 == shown)
+        #expect(page.contains("<th scope=\"row\""))
+    }
+
+    @Test func chartsAreDrawnForAPhoneColumnWithTextOfAtLeast12px() throws {
+        let fixture = ReportFixtures.daily()
+        let section = HTMLReportSection(counter: fixture.sections[0].counter, layout: fixture.layout, rows: fixture.sections[0].rows,
+                                        totals: fixture.sections[0].totals, previous: nil, comparisonColumns: false)
+        let charts = section.lineCharts(metrics: fixture.layout.metrics)
+        #expect(charts.count == 6)
+        for chart in charts {
+            let svg = chart.document()
+            #expect(svg.contains("width=\"360\"") && svg.contains("<rect x=\"0\" y=\"0\" width=\"360\""), "a white background")
+            let sizes = svg.matches(of: /font-size="([0-9.]+)"/).compactMap { Double($0.output.1) }
+            #expect(!sizes.isEmpty && sizes.min()! >= CompactLineChart.smallestFontSize)
+            #expect(!svg.contains(" id=\""), "several charts share a page")
+        }
+    }
+
+    @Test(arguments: [
+        ("2026-11-24", "Tue 24 Nov"), ("2026-11-30", "Mon 30 Nov"), ("2027-01-03", "Sun 3 Jan"),
+    ])
+    func compactDates(_ iso: String, _ text: String) {
+        #expect(CompactDate.day(Day(iso: iso)!) == text)
+    }
+
+    @Test func compactRanges() {
+        #expect(CompactDate.range(ReportFixtures.range("2026-11-16", "2026-11-22")) == "16–22 Nov 2026")
+        #expect(CompactDate.range(ReportFixtures.range("2026-11-28", "2026-12-04")) == "28 Nov – 4 Dec 2026")
+        #expect(CompactDate.range(ReportFixtures.range("2025-12-29", "2026-01-04")) == "29 Dec 2025 – 4 Jan 2026")
+        #expect(CompactDate.stamp(Date(timeIntervalSince1970: 1_795_597_200)) == "Wed 25 Nov 2026 09:00 UTC")
+    }
+}
