@@ -220,6 +220,9 @@ struct PageOptions {
     /// The page options when `--format html` is chosen, nil for the other formats. `--csv`/`--json`
     /// beside it, the CSV options, and `--output` without it are usage errors.
     static func parse(_ options: ParsedOptions) throws -> PageOptions? {
+        if let text = options.value("format"), OutputFormat(rawValue: text.lowercased()) == nil, text.lowercased() != "html" {
+            throw UsageError("--format must be table, csv, json or html, not '\(text)'")
+        }
         guard options.value("format")?.lowercased() == "html" else {
             if options.has("output") {
                 throw UsageError("--output applies to --format html; table, CSV and JSON go to standard output (redirect it: > FILE)")
