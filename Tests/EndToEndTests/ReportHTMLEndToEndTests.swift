@@ -12,7 +12,7 @@ import Testing
         var result: [String: [String: String]] = [:]
         for table in page.components(separatedBy: "<table").dropFirst() {
             let headers = table.matches(of: /<th scope="col"[^>]*>([^<]*)<\/th>/).map { String($0.output.1) }
-            for row in table.components(separatedBy: "<tr><th scope=\"row\"").dropFirst() {
+            for row in table.components(separatedBy: "<th scope=\"row\"").dropFirst() {
                 guard let key = row.firstMatch(of: /^[^>]*>([^<]*)<\/th>/)?.output.1 else { continue }
                 let values = row.matches(of: /<td[^>]*>([^<]*)<\/td>/).map { String($0.output.1).replacingOccurrences(of: "\u{00A0}", with: "") }
                 for (header, value) in zip(headers.dropFirst(), values) {
