@@ -18,10 +18,13 @@ enum MailCommand: Command {
     compared with the days of the same length just before. The old spelling --period 7d still works,
     with a one-line deprecation warning: use --last 7d.
 
-    The message is multipart: a plain-text part (the table and the change), an HTML part (the same,
-    with the charts shown inline as PNG images, which every mail reader shows) and the charts attached
-    as SVG files. The PNGs are drawn by librsvg's rsvg-convert; without it (or METRIKA_RSVG_CONVERT)
-    the HTML shows the SVG charts instead, with one warning on stderr.
+    The message is multipart: a plain-text part (the table and the change), an HTML part and the
+    charts attached as SVG files. The HTML part is the page of `report --format html`, made for a
+    phone first: each metric's total and its change against the previous period at the top, a chart
+    per chart metric drawn for a 360 px column (inline PNG at 2×, alt text such as "Visits fell 12.0%
+    to 3 085"), then the table in blocks of three metrics that sit side by side on a desktop and stack
+    on a phone; inline styles only, no script. The PNGs are drawn by librsvg's rsvg-convert; without
+    it (or METRIKA_RSVG_CONVERT) the HTML shows the SVG charts instead, with one warning on stderr.
 
     Delivery: piped to `sendmail -t -i` — the program named by --sendmail, else METRIKA_SENDMAIL, else
     /usr/sbin/sendmail (any sendmail-compatible program: msmtp, ssmtp, Postfix, exim). A failing
