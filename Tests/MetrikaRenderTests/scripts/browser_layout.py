@@ -208,7 +208,7 @@ def main(arguments):
         documents[name] = body
     by_file = {name: {image["file"]: image for image in found} for name, found in images.items()}
     head = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head><body style=\"margin:0\">\n"
-    layout = head + "".join(frame(name, width, documents[name], 2400) for name, _ in pages for width in widths)
+    layout = head + "".join(frame(name, width, documents[name], 200) for name, _ in pages for width in widths)
     layout += "<script>var IMAGES = %s;\n%s</script>\n</body></html>\n" % (json.dumps(by_file), MEASURE)
     layout_path = os.path.join(outdir, "layout.html")
     with open(layout_path, "w", encoding="utf-8") as out:
