@@ -1,3 +1,4 @@
+import Foundation
 import MetrikaAPI
 import MetrikaModel
 import MetrikaRender
@@ -239,6 +240,20 @@ struct PageOptions {
         if path == "-" { path = nil }
         if let path, path.isEmpty { throw UsageError("--output needs a file name (or - for standard output)") }
         return PageOptions(path: path)
+    }
+
+    /// Refuses, before any request, a page file that cannot be created: a directory, or a folder
+    /// that does not exist (exit 73, as the write itself would, but without fetching a report first).
+    func checkWritable() throws {
+        guard let path else { return }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw SimpleFailure("cannot write \(path): is a directory", exitCode: ExitCode.cannotCreate)
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty, !(FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue) {
+            throw SimpleFailure("cannot write \(path): there is no directory \(folder)", exitCode: ExitCode.cannotCreate)
+        }
     }
 }
 

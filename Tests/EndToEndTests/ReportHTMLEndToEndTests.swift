@@ -108,5 +108,9 @@ import Testing
                                  environment: metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": Self.now]))
         #expect(result.status == 73, "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("no/such/dir/page.html"), "\(result.stderr)")
+        #expect(try api.requestCount(pathPrefix: "/") == 0, "refused before any request")
+        let directory = try metrika(["report", "--counter", "1001", "--format", "html", "--output", home.path],
+                                    environment: metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": Self.now]))
+        #expect(directory.status == 73 && directory.stderr.contains("is a directory"), "\(directory.stderr)")
     }
 }

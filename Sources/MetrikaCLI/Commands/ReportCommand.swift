@@ -127,6 +127,7 @@ enum ReportCommand: Command {
         // the report succeeded), else to stdout.
         let memory = OutputWriter()
         if let page {
+            try page.checkWritable()
             sink = ReportHTMLSink(output: page.path == nil ? context.stdout.writer : memory, comparisonColumns: request.compare,
                                   footer: "Made by metrika \(MetrikaVersion.current)", madeAt: CompactDate.stamp(context.now()))
             // The summary's changes: the previous period comes with the history report's --compare.
