@@ -227,8 +227,8 @@ public struct HTMLReportPage: Sendable {
     }
 
     func render(_ table: Table, block: [Int]) -> String {
-        let cellPadding = "padding:4px 0 4px 12px"
-        var html = "<div style=\"display:inline-block;vertical-align:top;max-width:100%;margin:0 20px 16px 0\">\n"
+        let cellPadding = "padding:4px 0 4px 10px"
+        var html = "<div style=\"display:inline-block;vertical-align:top;max-width:100%;margin:0 12px 16px 0\">\n"
         html += "<table style=\"border-collapse:collapse;font-size:14px\">\n<thead><tr>"
         html += "<th scope=\"col\" style=\"text-align:left;padding:4px 0;border-bottom:1px solid #BBBBBB;vertical-align:bottom\">\(HTMLText.text(table.keyTitle))</th>"
         for group in block {

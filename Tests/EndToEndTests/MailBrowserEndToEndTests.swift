@@ -130,10 +130,10 @@ import MetrikaRender
     }
 
     /// The mail (its cid: images resolved) and two `report --format html` pages — a week by day with
-    /// --compare, and a dimension report — laid out by Chromium in iframes 390 px (an iPhone) and
-    /// 1280 px wide, measured by a script in the page: nothing wider than the viewport, no number cell
+    /// --compare, and a dimension report — laid out by Chromium in iframes 390 px (an iPhone), 360 px
+    /// (a common Android width) and 1280 px wide, measured by a script in the page: nothing wider than the viewport, no number cell
     /// on two lines, no number or date broken anywhere, every image with alt text, every chart text
-    /// at least 9 px as shown. One Chromium run measures all six; two more take the screenshots.
+    /// at least 9 px as shown. One Chromium run measures all nine; two more take the screenshots.
     @Test(.enabled(if: chromiumRuns, "needs Chromium that starts headless (Debian: apt-get install chromium); .ci/run installs it"))
     func theMailAndTheReportPageReadOnAPhoneAndADesktop() throws {
         let now = "2026-11-25T09:00:00Z"
@@ -163,7 +163,7 @@ import MetrikaRender
         let dimensions = home.path + "/sources.html"
         try sources.stdout.write(toFile: dimensions, atomically: true, encoding: .utf8)
 
-        let prepared = try runProcess("/usr/bin/env", ["python3", Self.scripts.appendingPathComponent("browser_layout.py").path, home.path, "--widths", "390,1280",
+        let prepared = try runProcess("/usr/bin/env", ["python3", Self.scripts.appendingPathComponent("browser_layout.py").path, home.path, "--widths", "360,390,1280",
                                                        "--svgs", svgs, "mail=" + mail, "week=" + week, "sources=" + dimensions], environment: Self.toolEnvironment)
         try #require(prepared.status == 0, "browser_layout.py: \(prepared.stderr)")
         let pages = try JSONDecoder().decode(Prepared.self, from: Data(prepared.stdout.utf8))
@@ -175,7 +175,8 @@ import MetrikaRender
         let recorded = dumped.stdout.components(separatedBy: "LAYOUT")
         try #require(recorded.count >= 3, "the measuring script did not run: \(dumped.stdout.prefix(300))")
         let layouts = try JSONDecoder().decode([Layout].self, from: Data(recorded[1].utf8))
-        #expect(layouts.map { "\($0.name)-\($0.width)" } == ["mail-390", "mail-1280", "week-390", "week-1280", "sources-390", "sources-1280"])
+        #expect(layouts.map { "\($0.name)-\($0.width)" } == ["mail-360", "mail-390", "mail-1280", "week-360", "week-390", "week-1280",
+                                                              "sources-360", "sources-390", "sources-1280"])
         for page in layouts {
             let at = "\(page.name) at \(page.width) px"
             #expect(page.viewport == page.width, "\(at): the iframe is the viewport")
