@@ -169,7 +169,18 @@ public struct HTMLReportPage: Sendable {
         }
         html += "<p style=\"margin:24px 0 0;color:\(Self.mutedColor);font-size:13px\">\(HTMLText.text(footer))\(madeAt.map { ", " + HTMLText.nowrap($0) } ?? "").</p>\n"
         html += "</div>\n</body>\n</html>\n"
-        return html
+        return Self.withoutC1Controls(html)
+    }
+
+    /// The page without C1 control characters (U+0080–U+009F). Server text is escaped on its way in
+    /// (`XMLEscape` drops C0 controls such as ESC), but C1 controls are legal XML: they mean nothing in
+    /// HTML, and on a terminal (`report --format html` to stdout) U+009B starts an escape sequence.
+    /// metrika's own markup has none, so removing them from the whole page removes only server text's.
+    static func withoutC1Controls(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { (0x80...0x9F).contains($0.value) }) else { return text }
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars where !(0x80...0x9F).contains(scalar.value) { scalars.append(scalar) }
+        return String(scalars)
     }
 
     func render(_ section: Section) -> String {

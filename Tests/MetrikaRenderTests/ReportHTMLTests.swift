@@ -159,4 +159,14 @@ import Testing
         #expect(CompactDate.range(ReportFixtures.range("2025-12-29", "2026-01-04")) == "29 Dec 2025 – 4 Jan 2026")
         #expect(CompactDate.stamp(Date(timeIntervalSince1970: 1_795_597_200)) == "Wed 25 Nov 2026 09:00 UTC")
     }
+
+    /// A counter name with a C1 CSI (U+009B, an escape sequence's start on a terminal) and an ESC:
+    /// neither reaches the page, which `report --format html` may print to a terminal.
+    @Test func controlCharactersOfServerTextNeverReachThePage() {
+        var fixture = ReportFixtures.daily()
+        fixture.sections[0].counter = Counter(id: 1001, name: "Shop\u{9B}31m red \u{1B}[2J", site: "shop.example")
+        let page = Self.html(fixture)
+        #expect(page.contains("Shop31m red [2J"))
+        #expect(!page.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) })
+    }
 }
