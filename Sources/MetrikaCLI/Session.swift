@@ -172,7 +172,7 @@ final class Session: @unchecked Sendable {
         let timeout = try requestTimeout()
         let limit = try maxResponseBytes()
         let token = try token()
-        let keeper = tokenKeeper(for: token, timeout: timeout)
+        let keeper = try tokenKeeper(for: token, timeout: timeout)
         var client = MetrikaClient(
             baseURL: url, token: token.token, transport: TokenRefreshingTransport(base: context.transport, keeper: keeper),
             streamingTransport: TokenRefreshingStreamingTransport(base: context.streamingTransport, keeper: keeper), requestTimeout: timeout,
@@ -187,14 +187,41 @@ final class Session: @unchecked Sendable {
         try Self.baseURL(context.environment["METRIKA_OAUTH_URL"], variable: "METRIKA_OAUTH_URL", fallback: OAuthClient.defaultBaseURL)
     }
 
-    /// The keeper of the run's token, which both API transports consult. Renewal is best effort: an
-    /// unusable OAuth URL or config file only disables it (the command still runs with the token it has).
-    func tokenKeeper(for token: ResolvedToken, timeout: Double) -> TokenKeeper {
-        let oauth = (try? oauthBaseURL()).map {
-            OAuthClient(baseURL: $0, transport: context.transport, requestTimeout: timeout, now: context.now, log: logger)
+    /// The app's credentials by the one precedence (`ClientCredentials.resolve`): `--client-id` /
+    /// `--client-secret` (login's options), METRIKA_CLIENT_ID / METRIKA_CLIENT_SECRET, the profile, the
+    /// config file, and last the client id in the token file (`tokenClientID`). Login, renewal, `auth
+    /// status` and logout all ask here. An unusable config file or unknown profile throws (exit 78).
+    func clientCredentials(tokenClientID: String?) throws -> ClientCredentials? {
+        let credentials = ClientCredentials.resolve(
+            clientID: options.value("client-id"), clientSecret: options.value("client-secret"), environment: context.environment,
+            profile: try profile(), config: try configFile(), tokenClientID: tokenClientID
+        )
+        context.secrets.add(credentials?.clientSecret)
+        return credentials
+    }
+
+    /// The credentials that can renew or revoke `stored` (its issuing app's id and secret), or why not.
+    func credentialsForToken(_ stored: StoredToken?) throws -> Result<ClientCredentials, AppCredentialsProblem> {
+        ClientCredentials.forToken(issuer: stored?.clientID, resolved: try clientCredentials(tokenClientID: stored?.clientID))
+    }
+
+    /// The keeper of the run's token, which both API transports consult. An unusable METRIKA_OAUTH_URL
+    /// stops the command (exit 78) like any bad setting; missing app credentials only keep the keeper
+    /// from renewing (it says why when the token is close to expiry).
+    func tokenKeeper(for token: ResolvedToken, timeout: Double) throws -> TokenKeeper {
+        let oauth = OAuthClient(baseURL: try oauthBaseURL(), transport: context.transport, requestTimeout: timeout, now: context.now, log: logger)
+        var credentials: ClientCredentials?
+        var problem: AppCredentialsProblem?
+        if token.stored != nil {
+            switch try credentialsForToken(token.stored) {
+            case .success(let found): credentials = found
+            case .failure(let reason): problem = reason
+            }
         }
-        let credentials = (try? ClientCredentials.forIssuer(token.stored?.clientID, environment: context.environment, configFile: configFile)) ?? nil
         let output = context
-        return TokenKeeper(resolved: token, oauth: oauth, credentials: credentials, now: context.now, warn: { output.note($0) }, log: logger)
+        return TokenKeeper(
+            resolved: token, oauth: oauth, credentials: credentials, credentialsProblem: problem, now: context.now,
+            warn: { output.note($0) }, log: logger
+        )
     }
 }

@@ -280,7 +280,7 @@ struct AuthCommandsEndToEndTests {
           Obtained:   2026-06-15T12:00:15Z
           Expires:    2027-06-15 (in 365 days)
           Client id:  demo-client
-          Renewal:    automatic within 30 days of expiry (app demo-client)
+          Renewal:    automatic within 30 days of expiry (app demo-client, secret from METRIKA_CLIENT_SECRET)
           API:        accepts the token (3 counters visible)
 
         """)
@@ -329,7 +329,7 @@ struct AuthCommandsEndToEndTests {
         world.server.revokeAnswer = (400, #"{"error": "unsupported_token_type"}"#)
         let result = await world.run(["logout"], environment: Self.app)
         #expect(result.code == 0)
-        #expect(result.out == "The server cannot revoke this token (it was not issued to a device); deleting the local copy only.\nDeleted \(world.tokenPath).\n")
+        #expect(result.out == "The server cannot revoke this token (it was not issued to a device): it stays valid until it expires, unless you revoke it at https://id.yandex.ru/security. Deleting the local copy.\nDeleted \(world.tokenPath).\n")
         #expect(!FileManager.default.fileExists(atPath: world.tokenPath))
     }
 

@@ -95,7 +95,7 @@ struct AuthTokenKeeperTests {
         #expect(world.refreshCount == 0)
         #expect(world.warnings.lines == [
             "Warning: the token in token file \(world.file.path) expires on 2026-06-25 (in 10 days) and could not be renewed automatically "
-                + "(no client secret for the app demo-client: set METRIKA_CLIENT_SECRET or add client_secret to the config file). Run `metrika login` to renew it.",
+                + "(no client secret for the app demo-client: set METRIKA_CLIENT_SECRET, or add client_secret to the (0600) config file). Run `metrika login` to renew it.",
         ])
     }
 

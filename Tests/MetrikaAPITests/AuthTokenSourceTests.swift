@@ -75,27 +75,49 @@ struct AuthTokenSourceTests {
         #expect(TokenMask.mask(token) == masked)
     }
 
-    @Test func clientCredentialsOrder() throws {
+    @Test func clientCredentialsOneOrderEachOnItsOwn() throws {
+        let config = ConfigFile(path: "/c/config.json", clientID: "cfg-id", clientSecret: "cfg-secret", counters: nil, profiles: [:])
+        let profile = ConfigFile.Profile(name: "work", clientID: "prof-id", clientSecret: "prof-secret")
+        func resolve(_ option: (String?, String?) = (nil, nil), environment: [String: String] = [:], profile: ConfigFile.Profile? = nil,
+                     config: ConfigFile? = nil, token: String? = nil) -> ClientCredentials? {
+            ClientCredentials.resolve(clientID: option.0, clientSecret: option.1, environment: environment, profile: profile, config: config, tokenClientID: token)
+        }
+        #expect(resolve() == nil)
+        #expect(resolve(token: "tok-id") == ClientCredentials(clientID: "tok-id", clientSecret: nil, source: "the token file"))
+        #expect(resolve(config: config, token: "cfg-id") == ClientCredentials(clientID: "cfg-id", clientSecret: "cfg-secret", source: "the config file /c/config.json"))
+        #expect(resolve(profile: profile, config: config) == ClientCredentials(clientID: "prof-id", clientSecret: "prof-secret", source: "profile 'work'"))
+        let environment = ["METRIKA_CLIENT_ID": "env-id", "METRIKA_CLIENT_SECRET": "env-secret"]
+        #expect(resolve(environment: environment, profile: profile, config: config) == ClientCredentials(clientID: "env-id", clientSecret: "env-secret", source: "METRIKA_CLIENT_ID", secretSource: "METRIKA_CLIENT_SECRET"))
+        #expect(resolve(("opt-id", "opt-secret"), environment: environment) == ClientCredentials(clientID: "opt-id", clientSecret: "opt-secret", source: "--client-id", secretSource: "--client-secret"))
+        // Each on its own: the secret alone completes the token file's id (the issue's cron set-up).
+        #expect(resolve(environment: ["METRIKA_CLIENT_SECRET": "env-secret"], token: "tok-id")
+            == ClientCredentials(clientID: "tok-id", clientSecret: "env-secret", source: "the token file", secretSource: "METRIKA_CLIENT_SECRET"))
+        #expect(resolve(environment: ["METRIKA_CLIENT_ID": "env-id"], config: ConfigFile(path: "/c/config.json", clientID: nil, clientSecret: "cfg-secret", counters: nil, profiles: [:]))
+            == ClientCredentials(clientID: "env-id", clientSecret: "cfg-secret", source: "METRIKA_CLIENT_ID", secretSource: "the config file /c/config.json"))
+        // A secret next to another app's id belongs to that app: skipped.
+        #expect(resolve(environment: ["METRIKA_CLIENT_ID": "env-id"], config: config)?.clientSecret == nil)
+
+        // For a stored token: complete credentials of the issuing app, or why not.
+        let complete = try #require(resolve(environment: environment))
+        #expect(ClientCredentials.forToken(issuer: "env-id", resolved: complete) == .success(complete))
+        #expect(ClientCredentials.forToken(issuer: nil, resolved: complete) == .success(complete))
+        #expect(ClientCredentials.forToken(issuer: "other-app", resolved: complete)
+            == .failure(.anotherApp(issuer: "other-app", configured: "env-id", source: "METRIKA_CLIENT_ID")))
+        #expect(ClientCredentials.forToken(issuer: "tok-id", resolved: resolve(token: "tok-id")) == .failure(.noClientSecret(clientID: "tok-id")))
+        #expect(ClientCredentials.forToken(issuer: nil, resolved: nil) == .failure(.noClientID))
+    }
+
+    @Test func aConfigFileWithASecretOthersCanReadIsRefused() throws {
         let scratch = try AuthScratch()
         let config = scratch.path + "/metrika/config.json"
         try FileManager.default.createDirectory(atPath: scratch.path + "/metrika", withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: config, contents: Data(#"{"client_id": "cfg-id", "client_secret": "cfg-secret"}"#.utf8), attributes: [.posixPermissions: 0o600])
-        var environment = ["XDG_CONFIG_HOME": scratch.path]
-        #expect(try ClientCredentials.resolve(clientID: nil, clientSecret: nil, environment: environment)
-            == ClientCredentials(clientID: "cfg-id", clientSecret: "cfg-secret", source: "config file \(config)"))
-        environment["METRIKA_CLIENT_ID"] = "env-id"
-        environment["METRIKA_CLIENT_SECRET"] = "env-secret"
-        #expect(try ClientCredentials.resolve(clientID: nil, clientSecret: nil, environment: environment)
-            == ClientCredentials(clientID: "env-id", clientSecret: "env-secret", source: "METRIKA_CLIENT_ID"))
-        #expect(try ClientCredentials.resolve(clientID: "opt-id", clientSecret: "opt-secret", environment: environment)
-            == ClientCredentials(clientID: "opt-id", clientSecret: "opt-secret", source: "--client-id"))
-        // For refresh, the app that issued the token wins; another app's secret is not sent to it.
-        #expect(try ClientCredentials.forIssuer("other-app", environment: environment)
-            == ClientCredentials(clientID: "other-app", clientSecret: nil, source: "the token file"))
-        #expect(try ClientCredentials.forIssuer("env-id", environment: environment)?.clientSecret == "env-secret")
-        // A config file with a secret that others can read is refused.
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: config)
-        #expect(throws: AuthError.self) { try ClientCredentials.resolve(clientID: nil, clientSecret: nil, environment: ["XDG_CONFIG_HOME": scratch.path]) }
+        for json in [#"{"client_id": "cfg-id", "client_secret": "cfg-secret"}"#, #"{"profiles": {"work": {"client_secret": "s"}}}"#] {
+            try? FileManager.default.removeItem(atPath: config)
+            _ = FileManager.default.createFile(atPath: config, contents: Data(json.utf8), attributes: [.posixPermissions: 0o600])
+            #expect(try ConfigFile.read(environment: ["XDG_CONFIG_HOME": scratch.path]) != nil)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: config)
+            #expect(throws: AuthError.self) { try ConfigFile.read(environment: ["XDG_CONFIG_HOME": scratch.path]) }
+        }
     }
 
     @Test func formEncodingIsStrict() {

@@ -131,6 +131,27 @@ struct OAuthTests {
         #expect(wrongSecret.status == 401)
     }
 
+    @Test("refresh and revoke check the client secret, as Yandex OAuth does: without it nothing changes")
+    func refreshAndRevokeNeedTheSecret() async throws {
+        let sim = try SimulatorHarness(devicePendingPolls: 0)
+        let tokens = try await poll(sim, try await startDevice(sim)).json()
+        let access = try #require(tokens["access_token"] as? String)
+        let refresh = try #require(tokens["refresh_token"] as? String)
+        for secret in [nil, "wrong-secret"] as [String?] {
+            let credentials = [("client_id", "demo-client")] + (secret.map { [("client_secret", $0)] } ?? [])
+            let refused = try await sim.postForm("/revoke_token", [("access_token", access)] + credentials)
+            #expect(refused.status == 401)
+            #expect(oauthError(refused) == "invalid_client")
+            let noRenewal = try await sim.postForm("/token", [("grant_type", "refresh_token"), ("refresh_token", refresh)] + credentials)
+            #expect(noRenewal.status == 401)
+            #expect(oauthError(noRenewal) == "invalid_client")
+        }
+        // Neither refused call changed anything: the token still works and can still be renewed.
+        #expect(try await sim.get("/management/v1/counters", token: access).status == 200)
+        let renewed = try await sim.postForm("/token", [("grant_type", "refresh_token"), ("refresh_token", refresh)] + Self.client)
+        #expect(renewed.status == 200)
+    }
+
     static let faultKinds: [(String, String)] = [("oauth_slow_down", "slow_down"), ("oauth_access_denied", "access_denied")]
 
     @Test("faults make the next poll answer slow_down or access_denied", arguments: faultKinds)

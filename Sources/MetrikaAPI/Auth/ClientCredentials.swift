@@ -1,27 +1,28 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 
 /// The user's own registered OAuth app: its client id and (for device login, refresh and revoke)
 /// its secret. The secret is not a token, but it is treated the same way: never printed.
+///
+/// Login, renewal, `auth status` and logout all get them from `resolve`, the one rule: the id and the
+/// secret are each taken from the first place that has one, in the order option > environment
+/// (METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET, each on its own) > profile > config file > token file
+/// (the id of the app that issued the stored token; it holds no secret).
 public struct ClientCredentials: Sendable, Equatable {
     /// The app's client id.
     public var clientID: String
     /// The app's client secret, when known.
     public var clientSecret: String?
-    /// Where they came from, for messages: `--client-id`, `METRIKA_CLIENT_ID`, or the config file.
+    /// Where the id came from, for messages: `--client-id`, `METRIKA_CLIENT_ID`, `profile 'x'`, …
     public var source: String
+    /// Where the secret came from, for messages; nil when there is no secret.
+    public var secretSource: String?
 
-    /// Credentials from a known source.
-    public init(clientID: String, clientSecret: String?, source: String) {
+    /// Credentials from known sources.
+    public init(clientID: String, clientSecret: String?, source: String, secretSource: String? = nil) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.source = source
+        self.secretSource = clientSecret == nil ? nil : secretSource ?? source
     }
 
     /// `$XDG_CONFIG_HOME/metrika/config.json`.
@@ -29,49 +30,77 @@ public struct ClientCredentials: Sendable, Equatable {
         ConfigFile.path(environment: environment)
     }
 
-    /// The credentials in order: options, then METRIKA_CLIENT_ID / METRIKA_CLIENT_SECRET, then the
-    /// config file (`{"client_id": …, "client_secret": …}`). The secret is taken from the same
-    /// level as the id, or a later one (a secret from elsewhere would belong to another app only if
-    /// the user mixed apps, and then the server says invalid_client). Nil when no id is known.
-    public static func resolve(clientID optionID: String?, clientSecret optionSecret: String?, environment: [String: String]) throws -> ClientCredentials? {
-        try resolve(clientID: optionID, clientSecret: optionSecret, environment: environment, configFile: { try ConfigFile.read(environment: environment) })
+    /// One place that may name the app.
+    private struct Place {
+        var idSource: String
+        var secretSource: String
+        var id: String?
+        var secret: String?
     }
 
-    /// The same, with the config file from `configFile` (a caller that has read it already passes
-    /// its copy, so one run reads the file once).
+    /// The app's credentials by the one precedence: option > environment > profile > config file >
+    /// token file (`tokenClientID`, the app that issued the stored token). The id and the secret are
+    /// looked up each on its own, so METRIKA_CLIENT_SECRET alone completes the id a token file holds;
+    /// a secret is skipped where the same place names another app's id (it is that app's secret).
+    /// Nil when no place names an id.
     public static func resolve(
-        clientID optionID: String?, clientSecret optionSecret: String?, environment: [String: String], configFile: () throws -> ConfigFile?
-    ) throws -> ClientCredentials? {
+        clientID optionID: String?, clientSecret optionSecret: String?, environment: [String: String],
+        profile: ConfigFile.Profile?, config: ConfigFile?, tokenClientID: String?
+    ) -> ClientCredentials? {
         func clean(_ value: String?) -> String? {
             guard let value = value?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
             return value
         }
-        let envID = clean(environment["METRIKA_CLIENT_ID"])
-        let envSecret = clean(environment["METRIKA_CLIENT_SECRET"])
-        let config = try configFile().map { (id: $0.clientID, secret: $0.clientSecret) }
-        if let id = clean(optionID) {
-            return ClientCredentials(clientID: id, clientSecret: clean(optionSecret) ?? envSecret ?? config?.secret, source: "--client-id")
+        var places = [
+            Place(idSource: "--client-id", secretSource: "--client-secret", id: clean(optionID), secret: clean(optionSecret)),
+            Place(idSource: "METRIKA_CLIENT_ID", secretSource: "METRIKA_CLIENT_SECRET", id: clean(environment["METRIKA_CLIENT_ID"]), secret: clean(environment["METRIKA_CLIENT_SECRET"])),
+        ]
+        if let profile {
+            let name = "profile '\(profile.name)'"
+            places.append(Place(idSource: name, secretSource: name, id: clean(profile.clientID), secret: clean(profile.clientSecret)))
         }
-        if let id = envID {
-            return ClientCredentials(clientID: id, clientSecret: clean(optionSecret) ?? envSecret ?? config?.secret, source: "METRIKA_CLIENT_ID")
+        if let config {
+            let name = "the config file \(config.path)"
+            places.append(Place(idSource: name, secretSource: name, id: clean(config.clientID), secret: clean(config.clientSecret)))
         }
-        if let config, let id = config.id {
-            return ClientCredentials(clientID: id, clientSecret: clean(optionSecret) ?? envSecret ?? config.secret, source: "config file \(configPath(environment: environment))")
-        }
-        return nil
+        places.append(Place(idSource: "the token file", secretSource: "the token file", id: clean(tokenClientID), secret: nil))
+        guard let named = places.first(where: { $0.id != nil }), let id = named.id else { return nil }
+        let secret = places.first { $0.secret != nil && ($0.id == nil || $0.id == id) }
+        return ClientCredentials(clientID: id, clientSecret: secret?.secret, source: named.idSource, secretSource: secret?.secretSource)
     }
 
-    /// The credentials to use with a token issued to `clientID` (refresh, revoke): the configured
-    /// ones when they are for that app; otherwise the id alone.
-    public static func forIssuer(_ clientID: String?, environment: [String: String]) throws -> ClientCredentials? {
-        try forIssuer(clientID, environment: environment, configFile: { try ConfigFile.read(environment: environment) })
+    /// The credentials that can renew or revoke a token issued to the app `issuer` (nil when the token
+    /// file does not say): `resolved` must be complete (id and secret) and be that app. A refresh token
+    /// works only with the app that issued it, so another app's credentials are never sent for it.
+    public static func forToken(issuer: String?, resolved: ClientCredentials?) -> Result<ClientCredentials, AppCredentialsProblem> {
+        guard let resolved else { return .failure(.noClientID) }
+        if let issuer, issuer != resolved.clientID {
+            return .failure(.anotherApp(issuer: issuer, configured: resolved.clientID, source: resolved.source))
+        }
+        guard resolved.clientSecret != nil else { return .failure(.noClientSecret(clientID: resolved.clientID)) }
+        return .success(resolved)
     }
+}
 
-    /// The same, with the config file from `configFile` (see `resolve(…configFile:)`).
-    public static func forIssuer(_ clientID: String?, environment: [String: String], configFile: () throws -> ConfigFile?) throws -> ClientCredentials? {
-        let configured = try resolve(clientID: nil, clientSecret: nil, environment: environment, configFile: configFile)
-        guard let clientID else { return configured }
-        if let configured, configured.clientID == clientID { return configured }
-        return ClientCredentials(clientID: clientID, clientSecret: nil, source: "the token file")
+/// Why the app's credentials cannot renew or revoke a stored token. `reason` is one clause, safe to
+/// print (it names ids and places, never a secret), with what to set.
+public enum AppCredentialsProblem: Error, Sendable, Equatable {
+    /// No place names a client id, and the token file does not say which app issued the token.
+    case noClientID
+    /// The app is known but no place holds its secret.
+    case noClientSecret(clientID: String)
+    /// `source` names the app `configured`, but the token was issued to `issuer`.
+    case anotherApp(issuer: String, configured: String, source: String)
+
+    /// The clause for messages, without a final period.
+    public var reason: String {
+        switch self {
+        case .noClientID:
+            return "no OAuth app is known for this token: set METRIKA_CLIENT_ID and METRIKA_CLIENT_SECRET, or add client_id and client_secret to the config file"
+        case .noClientSecret(let clientID):
+            return "no client secret for the app \(clientID): set METRIKA_CLIENT_SECRET, or add client_secret to the (0600) config file"
+        case .anotherApp(let issuer, let configured, let source):
+            return "the token was issued to the app \(issuer), but \(source) names the app \(configured): give \(issuer)'s id and secret instead"
+        }
     }
 }

@@ -8,10 +8,11 @@ import Darwin
 import Foundation
 
 /// `$XDG_CONFIG_HOME/metrika/config.json`, the one reader of it: the user's OAuth app, a default
-/// counter, and named profiles (token file, API URL, default counter), e.g.
+/// counter, and named profiles (token file, API URL, default counter, OAuth app), e.g.
 ///
 ///     {"client_id": "…", "client_secret": "…", "counter": 1001,
-///      "profiles": {"agency": {"token_file": "agency.json", "api_url": "https://…", "counter": [2001, 2002]}}}
+///      "profiles": {"agency": {"token_file": "agency.json", "api_url": "https://…", "counter": [2001, 2002],
+///                              "client_id": "…", "client_secret": "…"}}}
 ///
 /// Every member is optional. An unknown member or one of the wrong type is refused rather than
 /// ignored: a misspelt `"countr"` would otherwise silently do nothing.
@@ -26,6 +27,20 @@ public struct ConfigFile: Sendable, Equatable {
         public var apiURL: String?
         /// Its default counters.
         public var counters: [Int]?
+        /// Its OAuth app's client id (above the file's own `client_id`, see `ClientCredentials`).
+        public var clientID: String?
+        /// Its OAuth app's client secret (the file must then be private).
+        public var clientSecret: String?
+
+        /// A profile with the members the file may give it.
+        public init(name: String, tokenFile: String? = nil, apiURL: String? = nil, counters: [Int]? = nil, clientID: String? = nil, clientSecret: String? = nil) {
+            self.name = name
+            self.tokenFile = tokenFile
+            self.apiURL = apiURL
+            self.counters = counters
+            self.clientID = clientID
+            self.clientSecret = clientSecret
+        }
     }
 
     /// Where the file is.
@@ -68,7 +83,7 @@ public struct ConfigFile: Sendable, Equatable {
                     throw fail("a profile name must be visible ASCII without spaces")
                 }
                 guard let fields = value as? [String: Any] else { throw fail("\(place) must be an object") }
-                try checkKeys(fields, allowed: ["token_file", "api_url", "counter"], place: " of \(place)", fail: fail)
+                try checkKeys(fields, allowed: ["token_file", "api_url", "counter", "client_id", "client_secret"], place: " of \(place)", fail: fail)
                 let tokenFile = try text(fields["token_file"], "\"token_file\" of \(place)", fail: fail).map { file -> String in
                     if file.hasPrefix("/") { return file }
                     if file.hasPrefix("~/") { return (environment["HOME"] ?? NSHomeDirectory()) + file.dropFirst(1) }
@@ -76,11 +91,13 @@ public struct ConfigFile: Sendable, Equatable {
                 }
                 config.profiles[name] = Profile(
                     name: name, tokenFile: tokenFile, apiURL: try text(fields["api_url"], "\"api_url\" of \(place)", fail: fail),
-                    counters: try counters(fields["counter"], "\"counter\" of \(place)", fail: fail)
+                    counters: try counters(fields["counter"], "\"counter\" of \(place)", fail: fail),
+                    clientID: try text(fields["client_id"], "\"client_id\" of \(place)", fail: fail),
+                    clientSecret: try text(fields["client_secret"], "\"client_secret\" of \(place)", fail: fail)
                 )
             }
         }
-        if config.clientSecret != nil {
+        if config.clientSecret != nil || config.profiles.values.contains(where: { $0.clientSecret != nil }) {
             var info = stat()
             if stat(path, &info) == 0, Int(info.st_mode) & 0o077 != 0 {
                 throw fail("it holds client_secret but others may read it (mode \(AuthError.octal(Int(info.st_mode) & 0o777))); run `chmod 600 \(path)`")

@@ -12,6 +12,8 @@ public actor TokenKeeper {
     private let resolved: ResolvedToken
     private let oauth: OAuthClient?
     private let credentials: ClientCredentials?
+    /// Why `credentials` cannot renew (from `ClientCredentials.forToken`), when the caller knows.
+    private let credentialsProblem: AppCredentialsProblem?
     private let now: @Sendable () -> Date
     private let warn: @Sendable (String) -> Void
     private let log: (@Sendable (String) -> Void)?
@@ -20,15 +22,17 @@ public actor TokenKeeper {
     private var preparation: Task<Void, Never>?
     private var recovery: Task<String?, Never>?
 
-    /// A keeper for `resolved`. Without `oauth` or `credentials` it only warns, never renews.
-    /// `warn` prints a line to stderr; `log` is the `--verbose` request log.
+    /// A keeper for `resolved`. Without `oauth` or complete `credentials` it only warns, never renews;
+    /// `credentialsProblem` is then the reason it gives. `warn` prints a line to stderr; `log` is the
+    /// `--verbose` request log.
     public init(
-        resolved: ResolvedToken, oauth: OAuthClient?, credentials: ClientCredentials?,
+        resolved: ResolvedToken, oauth: OAuthClient?, credentials: ClientCredentials?, credentialsProblem: AppCredentialsProblem? = nil,
         now: @escaping @Sendable () -> Date, warn: @escaping @Sendable (String) -> Void, log: (@Sendable (String) -> Void)? = nil
     ) {
         self.resolved = resolved
         self.oauth = oauth
         self.credentials = credentials
+        self.credentialsProblem = credentialsProblem
         self.now = now
         self.warn = warn
         self.log = log
@@ -103,7 +107,9 @@ public actor TokenKeeper {
         guard let refreshToken = stored.refreshToken else { return .failure("the token file holds no refresh token") }
         guard let oauth else { return .failure("METRIKA_OAUTH_URL is not usable") }
         guard let credentials, credentials.clientSecret != nil else {
-            return .failure("no client secret for the app \(stored.clientID ?? credentials?.clientID ?? "that issued it"): set METRIKA_CLIENT_SECRET or add client_secret to the config file")
+            let problem = credentialsProblem ?? credentials.map { .noClientSecret(clientID: $0.clientID) }
+                ?? stored.clientID.map { .noClientSecret(clientID: $0) } ?? .noClientID
+            return .failure(problem.reason)
         }
         do {
             let grant = try await oauth.refresh(refreshToken, credentials: credentials)

@@ -29,7 +29,7 @@ enum AuthStatusCommand: Command {
             if stored.obtainedAt.timeIntervalSince1970 > 0 { rows.append(("Obtained", StoredToken.timestamp(stored.obtainedAt))) }
             rows.append(("Expires", SignInText.expiry(stored.expiresAt, now: now)))
             if let clientID = stored.clientID { rows.append(("Client id", clientID)) }
-            rows.append(("Renewal", renewal(stored, session: session)))
+            rows.append(("Renewal", try renewal(stored, session: session)))
         } else {
             rows.append(("Expires", "unknown (tokens in METRIKA_TOKEN carry no expiry)"))
         }
@@ -59,20 +59,15 @@ enum AuthStatusCommand: Command {
         return code
     }
 
-    /// Whether the next command can renew the token by itself, and if not, why.
-    static func renewal(_ stored: StoredToken, session: Session) -> String {
+    /// Whether the next command can renew the token by itself, and if not, why: the same credentials
+    /// the renewal itself would use (`Session.credentialsForToken`).
+    static func renewal(_ stored: StoredToken, session: Session) throws -> String {
         guard stored.refreshToken != nil else { return "not possible (no refresh token; run `metrika login` before it expires)" }
-        let credentials: ClientCredentials?
-        do {
-            credentials = try ClientCredentials.forIssuer(stored.clientID, environment: session.context.environment, configFile: session.configFile)
-        } catch let error as AuthError {
-            return "not possible (\(error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message))"
-        } catch {
-            return "not possible (the config file is unusable)"
+        switch try session.credentialsForToken(stored) {
+        case .success(let credentials):
+            return "automatic within 30 days of expiry (app \(credentials.clientID), secret from \(credentials.secretSource ?? credentials.source))"
+        case .failure(let problem):
+            return "not possible (\(problem.reason))"
         }
-        guard let credentials, credentials.clientSecret != nil else {
-            return "not possible (no client secret: set METRIKA_CLIENT_SECRET or add client_secret to the config file)"
-        }
-        return "automatic within 30 days of expiry (app \(credentials.clientID))"
     }
 }

@@ -13,8 +13,9 @@ enum LoginCommand: Command {
     The device flow shows a web address and a code: open the address on any device, sign in to
     Yandex there, and enter the code. metrika waits (Ctrl-C cancels) and stores the token in
     $XDG_CONFIG_HOME/metrika/token.json (mode 0600). It needs your registered OAuth app with the
-    metrika:read scope: --client-id/--client-secret, METRIKA_CLIENT_ID/METRIKA_CLIENT_SECRET, or
-    client_id/client_secret in $XDG_CONFIG_HOME/metrika/config.json.
+    metrika:read scope. Its id and secret are each taken from the first of: --client-id/--client-secret,
+    METRIKA_CLIENT_ID/METRIKA_CLIENT_SECRET, the profile's client_id/client_secret, the config file's,
+    and (the id only) the token file being replaced. Renewal, `auth status` and logout use the same order.
 
     With --token-stdin, metrika reads a token (or the whole address the authorize page redirected
     to) from standard input; a token is never accepted as a command-line argument.
@@ -62,10 +63,10 @@ enum LoginCommand: Command {
         if options.flag("token-stdin") {
             stored = try tokenFromStandardInput(context: context, clientID: options.value("client-id"))
         } else {
-            guard let credentials = try ClientCredentials.resolve(
-                clientID: options.value("client-id"), clientSecret: options.value("client-secret"), environment: context.environment,
-                configFile: session.configFile
-            ) else { throw AuthError.missingClientID }
+            // Signing in again with the app of the token stored before needs only its secret.
+            let previousClientID: String?
+            if case .token(let previous)? = try? file.readContent(enforcingPermissions: false) { previousClientID = previous.clientID } else { previousClientID = nil }
+            guard let credentials = try session.clientCredentials(tokenClientID: previousClientID) else { throw AuthError.missingClientID }
             guard credentials.clientSecret != nil else { throw AuthError.missingClientSecret }
             let oauth = OAuthClient(baseURL: try session.oauthBaseURL(), transport: context.transport, requestTimeout: timeout, now: context.now, log: session.logger)
             let login = DeviceLogin(oauth: oauth, credentials: credentials, now: context.now, sleep: context.sleep)

@@ -2,23 +2,41 @@ import Foundation
 import MetrikaAPI
 import MetrikaModel
 
-/// `metrika logout`: revokes the stored token on the server when it can, and deletes the token
-/// file. Running it again when signed out is not an error.
+/// `metrika logout`: revokes the stored token on the server, then deletes the local copy (token file
+/// or keyring). When the revocation fails it keeps the local copy and exits non-zero: deleting it would
+/// leave a token that still works on the server and that nothing here can revoke any more. Running it
+/// again when signed out is not an error.
 enum LogoutCommand: Command {
     static let name = "logout"
     static let summary = "Revoke the stored token and delete it (token file or keyring)"
-    static let usage = "logout [--token-file PATH] [--profile NAME]"
+    static let usage = "logout [--local-only] [--token-file PATH] [--profile NAME]"
     static let discussion = """
-    Revoking needs the OAuth app that issued the token (its client id is in the token file; the
-    secret comes from METRIKA_CLIENT_SECRET or the config file). Yandex revokes only tokens issued
-    by the device flow; for others it answers unsupported_token_type and metrika just deletes its copy.
-    A token kept in the system keyring (login --store keyring) is deleted from there, then the
-    token file that noted it. A token in METRIKA_TOKEN is not touched: unset the variable yourself.
+    Revoking needs the OAuth app that issued the token: its client id (the token file notes it) and its
+    secret, each from the first of METRIKA_CLIENT_ID/METRIKA_CLIENT_SECRET, the profile, the config
+    file (client_id/client_secret), and the token file (the id only) — the order login and renewal use.
+
+    If the token cannot be revoked (no client secret, the server refuses the app's credentials or
+    cannot be reached), nothing is deleted: logout says why, and exits 78 (credentials) or 69 (server
+    unreachable), since the token may still be valid on the server. Fix that and run it again, or pass
+    --local-only to delete only the local copy (then revoke the token at https://id.yandex.ru/security).
+
+    Yandex revokes only tokens issued by the device flow; for others (a pasted token) it answers
+    unsupported_token_type: metrika deletes its copy, says the token stays valid until it expires,
+    and exits 0. A token kept in the system keyring (login --store keyring) is deleted from there, then
+    the token file that noted it. A token in METRIKA_TOKEN is not touched: unset the variable yourself.
+
+    Exit codes: 0 revoked (or unrevocable by design) and deleted, or already signed out; 69 the OAuth
+    server could not be reached; 73 the token file could not be deleted; 78 the app's credentials are
+    missing or refused, or a bad config file. Only 0 deletes anything.
     """
     static let options: [OptionSpec] = [
+        OptionSpec("local-only", help: "Delete the local copy without revoking the token on the server"),
         OptionSpec("token-file", value: "PATH", help: "Sign out of this token file instead of $XDG_CONFIG_HOME/metrika/token.json"),
         TokenOptions.profile,
     ]
+
+    /// Where manual revocation is done.
+    static let manualRevocation = "https://id.yandex.ru/security"
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         let context = session.context
@@ -30,7 +48,8 @@ enum LogoutCommand: Command {
             out.write("Already signed out: there is no token file at \(file.path).\n")
             return ExitCode.ok
         }
-        // An unreadable or garbled file is still deleted: logout must always be able to clean up.
+        let localOnly = options.flag("local-only")
+        // An unreadable or garbled file is still deleted: there is nothing in it to revoke.
         // A file others could read is read anyway, since revoking exactly that token is the point.
         let content = try? file.readContent(enforcingPermissions: false)
         if case .keyring(let kind, let account) = content {
@@ -39,13 +58,15 @@ enum LogoutCommand: Command {
             if let data = try keyring.lookup(), let stored = StoredToken.decode(data) {
                 context.secrets.add(stored.accessToken)
                 context.secrets.add(stored.refreshToken)
-                await revoke(stored, session: session, context: context)
+                try await revokeOrKeep(stored, kept: keyring.displayName, localOnly: localOnly, session: session)
             } else {
                 context.note("Warning: \(keyring.displayName) holds no token for \(file.path), so nothing was revoked on the server.")
             }
             if try keyring.delete() { out.write("Deleted the token from \(keyring.displayName).\n") }
         } else if case .token(let stored) = content {
-            await revoke(stored, session: session, context: context)
+            context.secrets.add(stored.accessToken)
+            context.secrets.add(stored.refreshToken)
+            try await revokeOrKeep(stored, kept: file.path, localOnly: localOnly, session: session)
         } else {
             context.note("Warning: the token file holds no readable token, so nothing was revoked on the server.")
         }
@@ -57,28 +78,52 @@ enum LogoutCommand: Command {
         return ExitCode.ok
     }
 
-    /// Revokes on the server; every failure is a warning, since the local copy is deleted either way.
-    static func revoke(_ stored: StoredToken, session: Session, context: CLIContext) async {
+    /// Revokes `stored` on the server, or throws (the caller then deletes nothing): only a revoked
+    /// token, one the server no longer knows, or one that no app can revoke may be deleted.
+    /// `kept` names where the local copy stays.
+    static func revokeOrKeep(_ stored: StoredToken, kept: String, localOnly: Bool, session: Session) async throws {
+        let context = session.context
         let out = context.stdout
-        let manual = "revoke it at https://id.yandex.ru/security if it may have leaked"
-        guard let credentials = (try? ClientCredentials.forIssuer(stored.clientID, environment: context.environment, configFile: session.configFile)) ?? nil else {
-            context.note("Warning: not revoked on the server: no client id is known for this token (set METRIKA_CLIENT_ID); \(manual).")
+        if localOnly {
+            out.write("Not revoked on the server (--local-only): the token stays valid there until it expires, unless you revoke it at \(manualRevocation).\n")
             return
         }
+        func keep(_ reason: String, exitCode: Int32) -> SimpleFailure {
+            SimpleFailure(
+                "Not signed out: the token was not revoked on the server (\(reason)), so it may still be valid there; "
+                    + "the local copy in \(kept) is kept. Fix that and run `metrika logout` again, or run `metrika logout --local-only` "
+                    + "to delete only the local copy (then revoke the token at \(manualRevocation)).",
+                exitCode: exitCode)
+        }
+        let credentials: ClientCredentials
+        switch try session.credentialsForToken(stored) {
+        case .success(let found):
+            credentials = found
+        case .failure(.noClientID) where stored.refreshToken == nil:
+            // A pasted token with no app noted: only device-flow tokens can be revoked, so the server
+            // could not revoke it either.
+            out.write("This token was not issued by `metrika login`'s device flow, so it cannot be revoked here: it stays valid until it expires, unless you revoke it at \(manualRevocation). Deleting the local copy.\n")
+            return
+        case .failure(let problem):
+            throw keep(problem.reason, exitCode: ExitCode.config)
+        }
+        let oauth = OAuthClient(baseURL: try session.oauthBaseURL(), transport: context.transport, requestTimeout: try session.requestTimeout(), now: context.now, log: session.logger)
         do {
-            let oauth = OAuthClient(baseURL: try session.oauthBaseURL(), transport: context.transport, requestTimeout: try session.requestTimeout(), now: context.now, log: session.logger)
             switch try await oauth.revoke(stored.accessToken, credentials: credentials) {
             case .revoked:
                 out.write("Revoked the token \(TokenMask.mask(stored.accessToken)) on the server.\n")
             case .unsupportedTokenType:
-                out.write("The server cannot revoke this token (it was not issued to a device); deleting the local copy only.\n")
+                out.write("The server cannot revoke this token (it was not issued to a device): it stays valid until it expires, unless you revoke it at \(manualRevocation). Deleting the local copy.\n")
             }
         } catch OAuthError.invalidGrant {
             out.write("The server no longer knows this token (already revoked or expired).\n")
-        } catch let error as any MetrikaFailure {
-            context.note("Warning: not revoked on the server: \(error.message) Deleting the local copy anyway; \(manual).")
-        } catch {
-            context.note("Warning: not revoked on the server; deleting the local copy anyway; \(manual).")
+        } catch let error as OAuthError {
+            let reason: String
+            switch error {
+            case .invalidClient: reason = "the OAuth server refused the app's credentials (invalid_client): check the client secret of the app \(credentials.clientID), from \(credentials.secretSource ?? credentials.source)"
+            default: reason = error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message
+            }
+            throw keep(reason, exitCode: error.exitCode)
         }
     }
 
