@@ -73,8 +73,13 @@ public enum CLI {
             }
             // The run's one session, handed to the command: the config file is read once through it.
             let session = Session(context: context, options: options)
-            // An unknown profile is refused before anything else happens, whatever the command needs.
-            if command.allOptions.contains(where: { $0.name == "profile" }) { _ = try session.profile() }
+            // Every command that signs in reads the config file (app credentials, profiles, counters):
+            // a malformed one or an unknown profile is refused before anything else happens, whatever
+            // the command would have taken from it.
+            if command.allOptions.contains(where: { $0.name == "profile" }) {
+                _ = try session.configFile()
+                _ = try session.profile()
+            }
             if command.usesDefaultCounter, !options.has("counter"), let defaults = try session.defaultCounters() {
                 session.useCounters(defaults.ids)
                 session.logger?("using counter \(defaults.ids.joined(separator: ",")) from \(defaults.source)")

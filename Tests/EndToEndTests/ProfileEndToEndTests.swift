@@ -135,7 +135,12 @@ struct ProfileEndToEndTests {
     }
 
     @Test(arguments: [
-        ("[1001]", "it is not a JSON object"),
+        ("[1001]", #"it holds a list, not a JSON object like {"counter": 1001}"#),
+        (#"{"counter": 1001,"#, "it is not valid JSON at line 1, column 18: the file ends inside an object (a '}' is missing)"),
+        ("{\n  \"counter\": 1001\n  \"profiles\": {}\n}", "it is not valid JSON at line 3, column 3: expected ',' or '}' after a member, found '\"'"),
+        ("{\"counter\": 1001,}", "it is not valid JSON at line 1, column 18: expected a member name in double quotes, found '}' (a ',' before a '}' is not allowed)"),
+        ("{'counter': 1001}", "it is not valid JSON at line 1, column 2: expected a member name in double quotes, found '''"),
+        ("", "it is empty; write {} or remove it"),
         (#"{"counter": "1001"}"#, #""counter" must be a counter id or a list of them, like 1001 or [1001, 1002]"#),
         (#"{"counter": true}"#, #""counter" must be a counter id"#),
         (#"{"counter": 1001.5}"#, #""counter" must be a counter id"#),
@@ -156,6 +161,23 @@ struct ProfileEndToEndTests {
         #expect(result.stderr.hasSuffix(" Fix it (the format is in docs/auth.md) or move it away.\n"), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(result.stdout.isEmpty)
+    }
+
+    /// Every command that reads the config file stops on a malformed one (README: "every command"),
+    /// before any request; before the fix counters, goals, sync and auth status ran on with exit 0.
+    @Test(arguments: [
+        ["counters"], ["goals", "--counter", "1001"], ["sync", "--counter", "1001"], ["auth", "status"], ["report", "--counter", "1001"],
+        ["chart", "--counter", "1001", "--output", "/dev/null"], ["mail", "--counter", "1001", "--to", "a@example.org", "--dry-run"],
+        ["logs", "--counter", "1001", "--from", "2daysAgo", "--to", "yesterday", "--output", "-"], ["logout"], ["login", "--token-stdin"],
+    ])
+    func malformedConfigStopsEveryCommandThatReadsIt(arguments: [String]) throws {
+        let world = try World()
+        try world.writeConfig(#"{"counter": 1001,"#)
+        let result = try world.run(arguments, stdin: "pasted-token-0123456789")
+        #expect(result.status == 78, "\(arguments): \(result.stderr)")
+        #expect(result.stderr == "Error: Cannot use the config file \(world.configPath): it is not valid JSON at line 1, column 18: the file ends inside an object (a '}' is missing). Fix it (the format is in docs/auth.md) or move it away.\n", "\(arguments)")
+        #expect(result.stdout.isEmpty)
+        #expect(try world.api.requestCount() == 0)
     }
 
     @Test func badProfileAPIURLIsAConfigurationError() throws {

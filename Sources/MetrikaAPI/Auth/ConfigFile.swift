@@ -65,8 +65,9 @@ public struct ConfigFile: Sendable, Equatable {
     public static func read(environment: [String: String]) throws -> ConfigFile? {
         let path = path(environment: environment)
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw AuthError.badConfigFile(path: path, reason: "it is not a JSON object")
+        // Strict JSON first (Foundation lets a trailing comma pass), with the place of the mistake.
+        guard JSONSyntaxError.locate(in: data) == nil, let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw AuthError.badConfigFile(path: path, reason: notAnObject(data))
         }
         func fail(_ reason: String) -> AuthError { AuthError.badConfigFile(path: path, reason: reason) }
         try checkKeys(object, allowed: ["client_id", "client_secret", "counter", "profiles"], place: "", fail: fail)
@@ -116,6 +117,15 @@ public struct ConfigFile: Sendable, Equatable {
             )
         }
         return profile
+    }
+
+    /// Why `data` is not a JSON object, saying where a syntax error is (line, column, what was expected).
+    static func notAnObject(_ data: Data) -> String {
+        if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) { return "it is empty; write {} or remove it" }
+        if let error = JSONSyntaxError.locate(in: data) { return "it is not valid JSON at \(error)" }
+        let first = data.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        let kind = first == UInt8(ascii: "[") ? "a list" : first == UInt8(ascii: "\"") ? "a string" : "a single value"
+        return "it holds \(kind), not a JSON object like {\"counter\": 1001}"
     }
 
     // MARK: - Members
