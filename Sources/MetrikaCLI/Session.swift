@@ -38,13 +38,13 @@ final class Session: @unchecked Sendable {
     }
 
     /// METRIKA_API_URL, else the profile's `api_url`, else the default; anything that isn't an
-    /// http(s) URL is a configuration error.
+    /// http(s) URL, or is plain http to another machine, is a configuration error.
     func apiBaseURL() throws -> URL {
         if let variable = context.environment["METRIKA_API_URL"], !variable.isEmpty {
-            return try Self.baseURL(variable, variable: "METRIKA_API_URL", fallback: MetrikaClient.defaultBaseURL)
+            return try secretBearingBaseURL(variable, variable: "METRIKA_API_URL", fallback: MetrikaClient.defaultBaseURL, secret: "the OAuth token")
         }
         if let profile = try profile(), let url = profile.apiURL {
-            return try Self.baseURL(url, variable: "The api_url of profile '\(profile.name)' in \(ConfigFile.path(environment: context.environment))", fallback: MetrikaClient.defaultBaseURL)
+            return try secretBearingBaseURL(url, variable: "The api_url of profile '\(profile.name)' in \(ConfigFile.path(environment: context.environment))", fallback: MetrikaClient.defaultBaseURL, secret: "the OAuth token")
         }
         return try Self.baseURL(nil, variable: "METRIKA_API_URL", fallback: MetrikaClient.defaultBaseURL)
     }
@@ -96,6 +96,14 @@ final class Session: @unchecked Sendable {
             return (ids.map(String.init), "the config file \(config.path)")
         }
         return nil
+    }
+
+    /// A base URL of the API or the OAuth server (both carry secrets: plain http only to loopback,
+    /// see `PlainHTTPPolicy`).
+    func secretBearingBaseURL(_ value: String?, variable: String, fallback: String, secret: String) throws -> URL {
+        let url = try Self.baseURL(value, variable: variable, fallback: fallback)
+        try PlainHTTPPolicy.check(url, setting: variable, secret: secret, environment: context.environment)
+        return url
     }
 
     static func baseURL(_ value: String?, variable: String, fallback: String) throws -> URL {
@@ -182,9 +190,10 @@ final class Session: @unchecked Sendable {
         return client
     }
 
-    /// METRIKA_OAUTH_URL or the default; anything that isn't an http(s) URL is a configuration error.
+    /// METRIKA_OAUTH_URL or the default; anything that isn't an http(s) URL, or is plain http to
+    /// another machine, is a configuration error.
     func oauthBaseURL() throws -> URL {
-        try Self.baseURL(context.environment["METRIKA_OAUTH_URL"], variable: "METRIKA_OAUTH_URL", fallback: OAuthClient.defaultBaseURL)
+        try secretBearingBaseURL(context.environment["METRIKA_OAUTH_URL"], variable: "METRIKA_OAUTH_URL", fallback: OAuthClient.defaultBaseURL, secret: "the app's secret and the tokens")
     }
 
     /// The app's credentials by the one precedence (`ClientCredentials.resolve`): `--client-id` /

@@ -77,3 +77,44 @@ struct SessionTests {
         #expect(missing.err.hasPrefix("Error: Missing --counter ID"), "\(missing.err)")
     }
 }
+
+/// Plain http carries the token, the app's secret or a ClickHouse password only to this machine.
+@Suite("Plain http only to loopback")
+struct PlainHTTPPolicyTests {
+    @Test(arguments: [
+        ("127.0.0.1", true), ("127.1.2.3", true), ("localhost", true), ("LOCALHOST.", true), ("api.localhost", true), ("[::1]", true), ("::1", true),
+        ("128.0.0.1", false), ("127.0.0.1.example.org", false), ("127.0.0", false), ("127.0.0.256", false), ("example.com", false),
+        ("10.0.0.1", false), ("::2", false), ("localhost.example.org", false), ("0.0.0.0", false),
+    ])
+    func loopbackHosts(host: String, loopback: Bool) {
+        #expect(PlainHTTPPolicy.isLoopback(host) == loopback)
+    }
+
+    static func session(_ environment: [String: String]) -> Session {
+        let context = CLIContext(environment: ["HOME": "/nonexistent", "XDG_CONFIG_HOME": "/nonexistent"].merging(environment) { $1 },
+                                 stdout: TextSink(), stderr: TextSink(), transport: CLIConventionsTests.NoNetwork())
+        return Session(context: context, options: ParsedOptions())
+    }
+
+    @Test func theAPIAndOAuthURLsRefusePlainHTTPToAnotherMachine() throws {
+        for variable in ["METRIKA_API_URL", "METRIKA_OAUTH_URL"] {
+            func url(_ session: Session) throws -> URL { variable == "METRIKA_API_URL" ? try session.apiBaseURL() : try session.oauthBaseURL() }
+            let session = Self.session([variable: "http://api.example.org"])
+            do {
+                _ = try url(session)
+                Issue.record("\(variable): plain http to another host must be refused")
+            } catch let failure as SimpleFailure {
+                #expect(failure.exitCode == ExitCode.config)
+                #expect(failure.message.hasPrefix("\(variable) 'http://api.example.org' is plain http to api.example.org, which is not this machine: "))
+                #expect(failure.message.hasSuffix("Use https://, or set METRIKA_ALLOW_INSECURE_HTTP=1 for a test set-up."))
+            }
+            let allowed = Self.session([variable: "http://api.example.org", "METRIKA_ALLOW_INSECURE_HTTP": "1"])
+            #expect(throws: Never.self) { _ = try url(allowed) }
+            for fine in ["https://api.example.org", "http://127.0.0.1:8080", "http://[::1]:8080", "http://localhost"] {
+                #expect(throws: Never.self) { _ = try url(Self.session([variable: fine])) }
+            }
+        }
+        // Only 1 opens the door.
+        #expect(throws: SimpleFailure.self) { _ = try Self.session(["METRIKA_API_URL": "http://x.example", "METRIKA_ALLOW_INSECURE_HTTP": "yes"]).apiBaseURL() }
+    }
+}

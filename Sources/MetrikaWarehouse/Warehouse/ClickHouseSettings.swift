@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaAPI
 import MetrikaModel
 
 /// Where and as whom to reach ClickHouse: from `--clickhouse URL`, `--table` and the environment.
@@ -47,6 +48,9 @@ public struct ClickHouseSettings: Sendable {
             if let text = value(name), text.contains(where: { $0.isNewline || $0 == "\0" }) {
                 throw SimpleFailure("\(name) holds a line break; fix it.", exitCode: ExitCode.config)
             }
+        }
+        if value("METRIKA_CLICKHOUSE_PASSWORD") != nil {
+            try PlainHTTPPolicy.check(url, setting: "The ClickHouse URL", secret: "METRIKA_CLICKHOUSE_PASSWORD", environment: environment)
         }
         return ClickHouseSettings(url: url, database: database, table: table, user: value("METRIKA_CLICKHOUSE_USER"),
                                   password: value("METRIKA_CLICKHOUSE_PASSWORD"), timeout: timeout)

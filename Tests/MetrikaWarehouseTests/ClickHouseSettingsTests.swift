@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+import MetrikaModel
+import MetrikaWarehouse
+
+/// A ClickHouse password goes over plain http only to this machine (PlainHTTPPolicy).
+@Suite("ClickHouse settings")
+struct ClickHouseSettingsTests {
+    static func make(_ url: String, _ environment: [String: String]) throws -> ClickHouseSettings {
+        try ClickHouseSettings.make(url: url, table: nil, source: .visits, environment: environment, timeout: 30)
+    }
+
+    @Test func aPasswordGoesOverPlainHTTPOnlyToLoopback() throws {
+        let password = ["METRIKA_CLICKHOUSE_USER": "loader", "METRIKA_CLICKHOUSE_PASSWORD": "pw"]
+        do {
+            _ = try Self.make("http://db.example.org:8123", password)
+            Issue.record("a password over plain http to another host must be refused")
+        } catch let failure as SimpleFailure {
+            #expect(failure.exitCode == ExitCode.config)
+            #expect(failure.message == "The ClickHouse URL 'http://db.example.org:8123' is plain http to db.example.org, which is not this machine: METRIKA_CLICKHOUSE_PASSWORD would cross the network unencrypted. Use https://, or set METRIKA_ALLOW_INSECURE_HTTP=1 for a test set-up.")
+            #expect(!failure.message.contains("pw'"))
+        }
+        #expect(throws: Never.self) { _ = try Self.make("https://db.example.org:8443", password) }
+        #expect(throws: Never.self) { _ = try Self.make("http://127.0.0.1:8123", password) }
+        #expect(throws: Never.self) { _ = try Self.make("http://db.example.org:8123", password.merging(["METRIKA_ALLOW_INSECURE_HTTP": "1"]) { $1 }) }
+        // Without a password nothing secret travels (a LAN server with the default user).
+        #expect(throws: Never.self) { _ = try Self.make("http://db.example.org:8123", [:]) }
+    }
+}
