@@ -56,8 +56,8 @@ public struct ParsedOptions: Sendable {
     }
 }
 
-/// A small, strict command-line parser: `--name value`, `--name=value`, flags, `-h`/`-v`, and `--`
-/// to end options. Unknown options are errors, never ignored.
+/// A small, strict command-line parser: `--name value`, `--name=value`, `-c value`, `-c1001`, flags,
+/// and `--` to end options. Unknown options are errors, never ignored.
 public enum ArgumentParser {
     public static func parse(_ arguments: [String], options specs: [OptionSpec]) throws -> ParsedOptions {
         var parsed = ParsedOptions()
@@ -86,11 +86,18 @@ public enum ArgumentParser {
                 spec = specs.first { $0.name == name }
             } else {
                 let letters = argument.dropFirst()
-                guard letters.count == 1, let letter = letters.first else {
-                    throw UsageError("Unknown option '\(argument)'")
-                }
+                guard let letter = letters.first else { throw UsageError("Unknown option '\(argument)'") }
                 spec = specs.first { $0.short == letter }
                 name = spec?.name ?? String(letter)
+                if letters.count > 1 {
+                    // `-c1001`, as getopt reads it: the rest of the word is the value of a short option
+                    // that takes one. Flags are not bundled (`-vh`): said, not guessed.
+                    guard let spec else { throw UsageError("Unknown option '\(argument)'") }
+                    guard spec.takesValue else {
+                        throw UsageError("Option '-\(letter)' (--\(spec.name)) takes no value; write each flag on its own, not '\(argument)'")
+                    }
+                    inlineValue = String(letters.dropFirst())
+                }
             }
             guard let spec else {
                 let given = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
@@ -122,8 +129,12 @@ public enum ArgumentParser {
     }
 
     /// The closest known name, when a typo is likely: one edit for names of up to four letters, two
-    /// for longer ones (a farther "suggestion" would only puzzle). Ties go to the earlier name.
+    /// for longer ones (a farther "suggestion" would only puzzle). Ties go to the earlier name. A
+    /// beginning of exactly one name (`auth stat` → `status`) is the likeliest of all.
     static func suggestion(for name: String, among names: [String]) -> String? {
+        let lowered = name.lowercased()
+        let extended = names.filter { $0.count > name.count && $0.lowercased().hasPrefix(lowered) }
+        if name.count >= 2, extended.count == 1 { return extended[0] }
         let allowed = name.count <= 4 ? 1 : 2
         var best: (name: String, distance: Int)?
         for candidate in names where candidate != name {

@@ -61,11 +61,26 @@ public enum CLI {
         default:
             break
         }
-        guard let (command, consumed) = find(arguments) else {
-            return unknownCommand(arguments, context: context)
+        // `metrika -v report …`: options of the command given before it count as given after it.
+        let leading = Array(arguments.prefix { CommandCatalog.spellingsBeforeCommand.contains($0) })
+        let words = Array(arguments.dropFirst(leading.count))
+        guard !words.isEmpty else {
+            context.note("Error: \(UsageError("\(leading.joined(separator: " ")) needs a command after it, e.g. `metrika \(leading[0]) report`").message)")
+            context.stderr.write("Usage: metrika [-v] <command> [options]   (see `metrika --help`)\n")
+            return ExitCode.usage
         }
-        let rest = Array(arguments.dropFirst(consumed))
+        if leading.isEmpty == false, ["--help", "-h", "help", "--version", "-V"].contains(words[0]) {
+            return await dispatch(words, context: context)
+        }
+        guard let (command, consumed) = find(words) else {
+            return unknownCommand(words, context: context)
+        }
+        // Before the command's own words, so that a `--` among them still ends the options.
+        let rest = leading + Array(words.dropFirst(consumed))
         do {
+            if let given = rest.first(where: { ["-v", "--verbose"].contains($0) }), !command.makesRequests {
+                throw UsageError("\(given) logs API requests, and `metrika \(command.name)` makes none: leave it out")
+            }
             let options = try ArgumentParser.parse(rest, options: command.allOptions)
             if options.flag("help") {
                 context.stdout.write(command.helpText)
@@ -119,7 +134,7 @@ public enum CLI {
         var text = """
         metrika \(MetrikaVersion.current) — Yandex.Metrika statistics in the terminal, in CSV and JSON, in SVG charts and by mail.
 
-        Usage: metrika <command> [options]
+        Usage: metrika [-v] <command> [options]
 
         Commands:
 
@@ -131,7 +146,8 @@ public enum CLI {
         text += """
 
         Run `metrika <command> --help` (or `metrika help <command>`) for a command's options,
-        `metrika cache --help` for a group's commands. `-v` (--verbose) logs each API request.
+        `metrika cache --help` for a group's commands. `-v` (--verbose), before or after the command, logs
+        each API request of the commands that make them.
         Global: --version, --help.
 
         Environment: METRIKA_TOKEN, METRIKA_API_URL, METRIKA_OAUTH_URL, METRIKA_DB, METRIKA_TIMEOUT,

@@ -11,7 +11,7 @@ protocol Command {
     static var usage: String { get }
     /// Further help paragraphs (examples, notes); may be empty.
     static var discussion: String { get }
-    /// The options it accepts (`--help` and `--verbose` are added for every command).
+    /// The options it accepts (`--help` is added for every command, `--verbose` where `makesRequests`).
     static var options: [OptionSpec] { get }
     /// The words it takes as its argument (`bash`, `zsh`, `fish` of `completions`); empty for most.
     static var argumentChoices: [String] { get }
@@ -28,8 +28,12 @@ extension Command {
     static var argumentChoices: [String] { [] }
     static var usesDefaultCounter: Bool { options.contains { $0.name == "counter" } }
 
-    /// The options with the common ones every command accepts.
-    static var allOptions: [OptionSpec] { options + CommonOptions.always }
+    /// Whether it talks to the API or the OAuth server (then `-v`/`--verbose` logs those requests):
+    /// every command that signs in, i.e. takes `--profile`.
+    static var makesRequests: Bool { options.contains { $0.name == "profile" } }
+
+    /// The options with the common ones: `--verbose` where there are requests to log, `--help` always.
+    static var allOptions: [OptionSpec] { options + (makesRequests ? [CommonOptions.verbose] : []) + [CommonOptions.help] }
 
     /// The full `--help` text.
     static var helpText: String {
@@ -56,11 +60,12 @@ extension Command {
 
 /// Options shared by several commands.
 public enum CommonOptions {
-    /// Accepted by every command.
-    static let always: [OptionSpec] = [
-        OptionSpec("verbose", short: "v", help: "Log each API request (method, URL, status, time) to stderr"),
-        OptionSpec("help", short: "h", help: "Show this help"),
-    ]
+    /// `-v`: accepted by every command that makes requests, after the command or before it.
+    static let verbose = OptionSpec("verbose", short: "v", help: "Log each API request (method, URL, status, time) to stderr")
+    /// `-h`: accepted by every command.
+    static let help = OptionSpec("help", short: "h", help: "Show this help")
+    /// Both (for tests that parse a group's options outside a command).
+    static let always: [OptionSpec] = [verbose, help]
 
 }
 

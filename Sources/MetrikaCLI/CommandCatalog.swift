@@ -7,7 +7,14 @@ enum CommandCatalog {
     static let globalOptions: [OptionSpec] = [
         OptionSpec("help", short: "h", help: "Show help (also: metrika help COMMAND)"),
         OptionSpec("version", short: "V", help: "Print the version"),
-    ]
+    ] + optionsBeforeCommand
+
+    /// Options of the command that may also come before it (`metrika -v report …`, as in `git -p log`):
+    /// the parser moves them after the command word(s); completions skip them to find the command.
+    static let optionsBeforeCommand: [OptionSpec] = [CommonOptions.verbose]
+
+    /// `-v`, `--verbose`: how `optionsBeforeCommand` are spelt.
+    static var spellingsBeforeCommand: [String] { optionsBeforeCommand.flatMap(\.spellings) }
 
     /// What each group of two-word commands (`cache info`, `auth status`) is about.
     static let groupSummaries: [String: String] = [

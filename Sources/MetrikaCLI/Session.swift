@@ -87,7 +87,12 @@ final class Session: @unchecked Sendable {
     /// `counter`, else the config file's; nil when none is set. Also says where they came from.
     func defaultCounters() throws -> (ids: [String], source: String)? {
         if let text = context.environment["METRIKA_COUNTER"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
-            return ([text], "METRIKA_COUNTER")
+            // Checked here, where the variable can be named: the command would blame --counter.
+            let ids = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard ids.allSatisfy({ Int($0).map { $0 > 0 } ?? false }) else {
+                throw SimpleFailure("METRIKA_COUNTER '\(TerminalText.quote(text))' is not a counter id (a positive whole number, or several joined by commas); fix or unset it.", exitCode: ExitCode.config)
+            }
+            return (ids, "METRIKA_COUNTER")
         }
         if let profile = try profile(), let ids = profile.counters {
             return (ids.map(String.init), "profile '\(profile.name)'")

@@ -54,6 +54,11 @@ struct CompletionsTests {
             (["metrika", "completions", ""], ["bash", "zsh", "fish"]),
             (["metrika", "counters", "--status", ""], ["active", "deleted"]),
             (["metrika", "help", "co"], ["counters", "completions"]),
+            // After options that may come before the command (metrika -v report …).
+            (["metrika", "-v", "rep"], ["report"]),
+            (["metrika", "-v", "report", "--group", ""], ["day", "week", "month"]),
+            (["metrika", "--verbose", "auth", "st"], ["status"]),
+            (["metrika", "-v", "-v", "counters", "--sea"], ["--search"]),
         ]
         let replies = try Self.bashComplete(cases.map(\.0))
         for (index, (words, expected)) in cases.enumerated() {
@@ -95,6 +100,8 @@ struct CompletionsTests {
             ("metrika report --metrics visits,page", ["visits,pageDepth", "visits,pageviews"]),
             ("metrika cache ", ["info", "prune"]),
             ("metrika completions ", ["bash", "zsh", "fish"]),
+            ("metrika -v report --group ", ["day", "week", "month"]),
+            ("metrika -v cache ", ["info", "prune"]),
         ]
         for (line, expected) in cases {
             let result = try runProcess("/usr/bin/fish", ["--no-config", "-c", "source \(path); complete -C '\(line)'"], environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path])

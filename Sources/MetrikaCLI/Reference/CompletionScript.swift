@@ -54,22 +54,27 @@ enum CompletionScript {
                 prev="${COMP_WORDS[COMP_CWORD-2]}"
             fi
             COMPREPLY=()
-            if (( COMP_CWORD == 1 )); then
+            # The command's word: after options that may come before it (metrika -v report …).
+            local first=1
+            while (( first < COMP_CWORD )) && [[ \(CommandCatalog.spellingsBeforeCommand.map { "${COMP_WORDS[first]} == \($0)" }.joined(separator: " || ")) ]]; do
+                (( first++ ))
+            done
+            if (( COMP_CWORD == first )); then
                 COMPREPLY=( $(compgen -W "\(topWords.joined(separator: " "))" -- "$cur") )
                 return
             fi
-            command="${COMP_WORDS[1]}"
+            command="${COMP_WORDS[first]}"
             case "$command" in
 
         """
         for group in groups {
             text += """
                     \(group.word))
-                        if (( COMP_CWORD == 2 )); then
+                        if (( COMP_CWORD == first + 1 )); then
                             COMPREPLY=( $(compgen -W "\((group.subcommands.map(\.word) + ["--help"]).joined(separator: " "))" -- "$cur") )
                             return
                         fi
-                        command="$command ${COMP_WORDS[2]}" ;;
+                        command="$command ${COMP_WORDS[first+1]}" ;;
 
             """
         }
@@ -144,6 +149,11 @@ enum CompletionScript {
         _metrika() {
             local command
             local -a choices
+            # Options that may come before the command (metrika -v report …) are skipped to find it.
+            while (( CURRENT > 2 )) && [[ \(CommandCatalog.spellingsBeforeCommand.map { "$words[2] == \($0)" }.joined(separator: " || ")) ]]; do
+                words[2]=()
+                (( CURRENT-- ))
+            done
             if (( CURRENT == 2 )); then
                 choices=(
 
@@ -231,6 +241,9 @@ enum CompletionScript {
         function __metrika_using
             set -l words (commandline -opc)
             set -e words[1]
+            while set -q words[1]; and contains -- $words[1] \(CommandCatalog.spellingsBeforeCommand.joined(separator: " "))
+                set -e words[1]
+            end
             test (count $words) -ge (count $argv); or return 1
             for i in (seq (count $argv))
                 test "$words[$i]" = "$argv[$i]"; or return 1
@@ -241,6 +254,9 @@ enum CompletionScript {
         function __metrika_at
             set -l words (commandline -opc)
             set -e words[1]
+            while set -q words[1]; and contains -- $words[1] \(CommandCatalog.spellingsBeforeCommand.joined(separator: " "))
+                set -e words[1]
+            end
             test "$words" = "$argv"
         end
 

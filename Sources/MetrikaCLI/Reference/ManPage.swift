@@ -44,6 +44,7 @@ public enum ManPage {
         metrika \\- Yandex.Metrika statistics in the terminal, in CSV and JSON, in SVG charts and by mail
         .SH SYNOPSIS
         .B metrika
+        .RB [ \\-v ]
         .I command
         .RI [ options ]
         .br
@@ -55,12 +56,13 @@ public enum ManPage {
         API calls and reports work offline), draws SVG line charts, and mails them from cron.
         Data goes to standard output; progress, warnings and errors go to standard error.
         Every command takes
-        .B \\-\\-help
-        and
-        .BR \\-v / \\-\\-verbose ;
+        .BR \\-\\-help ;
         .B metrika help
         .I command
-        shows the same help.
+        shows the same help. Every command that makes API or OAuth requests takes
+        .BR \\-v / \\-\\-verbose ,
+        after the command or before it
+        .RB ( "metrika \\-v report" ).
         .SH COMMANDS
 
         """

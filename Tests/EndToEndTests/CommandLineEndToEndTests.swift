@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// How the command line is read, as a newcomer types it: `-v` before the command (docs/auth.md's
+/// `metrika -v report`), a short option with its value attached (`-c1001`), a bad METRIKA_COUNTER
+/// named as the variable it is, and did-you-mean for a group's subcommand cut short.
+@Suite("Command line end to end")
+struct CommandLineEndToEndTests {
+    static func run(_ arguments: [String], api: FakeAPI?, extra: [String: String] = [:]) throws -> ProcessResult {
+        let home = try TemporaryDirectory()
+        return try metrika(arguments, environment: metrikaEnvironment(api: api, home: home.path, extra: extra))
+    }
+
+    @Test func verboseBeforeTheCommand() throws {
+        let api = try FakeAPI()
+        for arguments in [["-v", "counters", "--csv"], ["--verbose", "report", "--counter", "1001", "--csv", "--offline", "--db", "/nonexistent/x.sqlite"]] {
+            let result = try Self.run(arguments, api: api, extra: ["METRIKA_COUNTER": "1001"])
+            #expect(!result.stderr.contains("Unknown option"), "\(arguments): \(result.stderr)")
+            if arguments[1] == "counters" {
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(result.stderr.contains("GET http://127.0.0.1:\(api.port)/management/v1/counters"), "\(result.stderr)")
+            }
+        }
+        // The same as after it: the default counter is said where it came from.
+        let report = try Self.run(["-v", "report", "--csv"], api: api, extra: ["METRIKA_COUNTER": "1001"])
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(report.stderr.contains("using counter 1001 from METRIKA_COUNTER"), "\(report.stderr)")
+        // Commands that make no requests say -v has nothing to log; -v alone needs a command.
+        let cache = try Self.run(["-v", "cache", "info"], api: nil)
+        #expect(cache.status == 64)
+        #expect(cache.stderr.hasPrefix("Error: -v logs API requests, and `metrika cache info` makes none: leave it out\n"), "\(cache.stderr)")
+        let alone = try Self.run(["-v"], api: nil)
+        #expect(alone.status == 64)
+        #expect(alone.stderr.hasPrefix("Error: -v needs a command after it"), "\(alone.stderr)")
+    }
+
+    @Test func shortOptionWithItsValueAttached() throws {
+        let api = try FakeAPI()
+        let attached = try Self.run(["report", "-c1001", "--csv", "--from", "2daysAgo"], api: api)
+        #expect(attached.status == 0, "\(attached.stderr)")
+        let separate = try Self.run(["report", "-c", "1001", "--csv", "--from", "2daysAgo"], api: api)
+        #expect(attached.stdout == separate.stdout)
+        let flag = try Self.run(["counters", "-vx"], api: nil)
+        #expect(flag.status == 64)
+        #expect(flag.stderr.hasPrefix("Error: Option '-v' (--verbose) takes no value; write each flag on its own, not '-vx'\n"), "\(flag.stderr)")
+    }
+
+    @Test func aBadMetrikaCounterNamesTheVariable() throws {
+        for value in ["abc", "1001,x", "-5"] {
+            let result = try Self.run(["report", "--csv"], api: nil, extra: ["METRIKA_COUNTER": value])
+            #expect(result.status == 78, "\(result.stderr)")
+            #expect(result.stderr == "Error: METRIKA_COUNTER '\(value)' is not a counter id (a positive whole number, or several joined by commas); fix or unset it.\n", "\(result.stderr)")
+        }
+        // --counter wins over the variable, which is then not read at all.
+        let api = try FakeAPI()
+        #expect(try Self.run(["report", "--counter", "1001", "--csv"], api: api, extra: ["METRIKA_COUNTER": "abc"]).status == 0)
+    }
+
+    @Test(arguments: [
+        (["auth", "stat"], "Unknown command 'auth stat'. Did you mean 'auth status'?"),
+        (["cache", "infp"], "Unknown command 'cache infp'. Did you mean 'cache info'?"),
+        (["cache", "pr"], "Unknown command 'cache pr'. Did you mean 'cache prune'?"),
+        (["rep"], "Unknown command 'rep'. Did you mean 'report'?"),
+        (["counters", "--sear"], "Unknown option '--sear'. Did you mean '--search'?"),
+    ])
+    func didYouMeanABeginning(arguments: [String], message: String) throws {
+        let result = try Self.run(arguments, api: nil)
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("Error: \(message)\n"), "\(result.stderr)")
+    }
+}
