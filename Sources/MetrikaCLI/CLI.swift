@@ -150,18 +150,12 @@ public enum CLI {
         each API request of the commands that make them.
         Global: --version, --help.
 
-        Environment: METRIKA_TOKEN, METRIKA_API_URL, METRIKA_OAUTH_URL, METRIKA_DB, METRIKA_TIMEOUT,
-        METRIKA_MAX_RESPONSE, METRIKA_NOW, METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET, METRIKA_PROFILE,
-        METRIKA_COUNTER, METRIKA_SENDMAIL, METRIKA_CLICKHOUSE_URL, METRIKA_CLICKHOUSE_USER,
-        METRIKA_CLICKHOUSE_PASSWORD, METRIKA_LOGS_POLL, NO_COLOR, XDG_CONFIG_HOME, XDG_DATA_HOME.
-        Config: $XDG_CONFIG_HOME/metrika/config.json may set a default "counter" and named "profiles"
-        (token file, API URL, counter); precedence: option > environment > profile > config default.
-        Exit codes: 0 ok, 64 usage, 65 unreadable API answer, 69 API unavailable, 73 cannot create output,
-        74 cannot write output (e.g. stdout on a full disk), 75 quota exceeded (try later), 77 not signed
-        in / access denied, 78 configuration, 130 login cancelled (Ctrl-C), 141 stdout's reader went
-        away (`| head`; quiet, as cat or grep), 1 other.
+        Config: $XDG_CONFIG_HOME/metrika/config.json may set a default "counter", the OAuth app's
+        "client_id"/"client_secret" and named "profiles" (token file, API URL, counter, app);
+        precedence: option > environment > profile > config default.
 
         """
+        text += ReferenceTables.helpParagraphs()
         return text
     }
 }

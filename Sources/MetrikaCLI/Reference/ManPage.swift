@@ -4,36 +4,6 @@ import MetrikaModel
 /// options and help texts. docs/man/metrika.1 is its committed output; a test fails when the two differ
 /// (re-record with `METRIKA_RECORD_GOLDEN=1 swift test --filter ManPage`).
 public enum ManPage {
-    /// Environment variables and their meaning.
-    static let environment: [(name: String, meaning: String)] = [
-        ("METRIKA_TOKEN", "OAuth token with the metrika:read scope (--token-file wins over it; the token file of metrika login is used when neither is given)."),
-        ("METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET", "Your OAuth app, for metrika login, token renewal and logout."),
-        ("METRIKA_PROFILE", "The profile of the config file to use when --profile is not given."),
-        ("METRIKA_COUNTER", "The counter(s) report, chart and mail use without --counter (wins over the profile's and the config file's)."),
-        ("METRIKA_API_URL", "API base URL (default: the profile's api_url, else https://api-metrika.yandex.net)."),
-        ("METRIKA_OAUTH_URL", "OAuth base URL (default https://oauth.yandex.ru)."),
-        ("METRIKA_DB", "The history database (default $XDG_DATA_HOME/metrika/metrika.sqlite)."),
-        ("METRIKA_TIMEOUT", "Seconds per request before it counts as timed out (default 30)."),
-        ("METRIKA_SENDMAIL", "The sendmail program metrika mail pipes to (default /usr/sbin/sendmail)."),
-        ("METRIKA_NOW", "Pretend it is this instant (2026-11-29T12:00:00Z): reproducible reports."),
-        ("NO_COLOR", "When set and not empty, nothing is coloured. Otherwise, on a terminal only (and not with TERM=dumb), the Error: and Warning: labels on standard error are red and yellow; pipes and files never get colour."),
-        ("XDG_CONFIG_HOME, XDG_DATA_HOME", "Where the token file and the history live."),
-    ]
-
-    /// Exit codes and their meaning.
-    static let exitCodes: [(code: Int32, meaning: String)] = [
-        (ExitCode.ok, "Success."),
-        (ExitCode.usage, "Usage error: unknown command or option, bad date, unknown metric."),
-        (ExitCode.dataError, "The API answered something unreadable."),
-        (ExitCode.unavailable, "The API or the network was unavailable after retries."),
-        (ExitCode.cannotCreate, "An output file could not be created."),
-        (ExitCode.tryLater, "A quota is exceeded: try later."),
-        (ExitCode.noPermission, "Not signed in, token invalid, or access denied."),
-        (ExitCode.config, "Bad configuration (METRIKA_API_URL, a malformed config file or unknown profile, an unusable history database)."),
-        (130, "metrika login cancelled with Ctrl-C."),
-        (ExitCode.failure, "Anything else."),
-    ]
-
     /// The whole page.
     public static func render() -> String {
         var page = """
@@ -79,11 +49,11 @@ public enum ManPage {
             }
         }
         page += ".SH ENVIRONMENT\n"
-        for variable in environment {
-            page += ".TP\n.B \(escape(variable.name))\n\(escape(variable.meaning))\n"
+        for variable in ReferenceTables.environment {
+            page += ".TP\n.B \(escape(variable.names.joined(separator: ", ")))\n\(escape(variable.meaning))\n"
         }
         page += ".SH EXIT STATUS\n"
-        for exit in exitCodes {
+        for exit in ReferenceTables.exitCodes {
             page += ".TP\n.B \(exit.code)\n\(escape(exit.meaning))\n"
         }
         page += """
@@ -92,8 +62,15 @@ public enum ManPage {
         .I $XDG_CONFIG_HOME/metrika/token.json
         The token of metrika login (mode 0600; a file others can read is refused).
         .TP
+        .I $XDG_CONFIG_HOME/metrika/token\\-NAME.json
+        The token of a profile NAME (unless the profile names its token_file).
+        .TP
         .I $XDG_CONFIG_HOME/metrika/config.json
-        Optional client_id and client_secret of your OAuth app.
+        Optional settings, every member optional: client_id and client_secret of your OAuth app (the
+        file must then be mode 0600), a default counter (an id or a list of ids), and profiles, named
+        sets of token_file, api_url, counter, client_id and client_secret chosen with \\-\\-profile or
+        METRIKA_PROFILE. An unknown member, a wrong type or broken JSON stops every command that signs
+        in with exit 78, naming the member or the line and column.
         .TP
         .I $XDG_DATA_HOME/metrika/metrika.sqlite
         The history database.
