@@ -69,3 +69,24 @@ struct CommandLineEndToEndTests {
         #expect(result.stderr.hasPrefix("Error: \(message)\n"), "\(result.stderr)")
     }
 }
+
+/// `sync --from` a day after today fetched today alone without a word.
+@Suite("Sync refuses a future --from")
+struct SyncFutureFromEndToEndTests {
+    @Test func aFutureFromIsRefusedBeforeAnyRequest() throws {
+        let api = try FakeAPI(arguments: ["--now", "2026-06-15T12:00:00Z"])
+        let home = try TemporaryDirectory()
+        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": "2026-06-15T12:00:00Z"])
+        let result = try metrika(["sync", "--counter", "1001", "--from", "2027-01-01"], environment: environment)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: --from 2027-01-01 is in the future: sync fetches the days from --from up to today; give a past day (YYYY-MM-DD or NdaysAgo)\n"), "\(result.stderr)")
+        #expect(try api.requestCount() == 0)
+        // 2026-06-16 is already today in UTC+14, so it passes that check, but not in Moscow: refused
+        // for counter 1001, naming its today.
+        let tomorrow = try metrika(["sync", "--counter", "1001", "--from", "2026-06-16"], environment: environment)
+        #expect(tomorrow.status == 64, "\(tomorrow.stderr)")
+        #expect(tomorrow.stderr.contains("Error: counter 1001: --from 2026-06-16 is after this counter's today (2026-06-15 in Europe/Moscow); give a past day"), "\(tomorrow.stderr)")
+        let past = try metrika(["sync", "--counter", "1001", "--from", "3daysAgo"], environment: environment)
+        #expect(past.status == 0, "\(past.stderr)")
+    }
+}

@@ -52,7 +52,7 @@ enum ReportCommand: Command {
         OptionSpec("dimensions", short: "d", value: "LIST", help: "Dimensions: trafficSource, searchEngine, searchPhrase, startURL, country, city, browser, os, deviceCategory or ym:s: names"),
         OptionSpec("preset", value: "NAME", help: "A Metrika report template (traffic, sources_summary, geo_country, tech_platforms, …)"),
         OptionSpec("filters", value: "EXPR", help: "API filter, e.g. \"ym:s:trafficSource=='organic'\""),
-        OptionSpec("sort", value: "LIST", help: "Sort of dimension reports, e.g. -ym:s:visits"),
+        OptionSpec("sort", value: "LIST", help: "Sort of dimension reports: metrics or dimensions, - for descending, e.g. -visits"),
         OptionSpec("limit", value: "N", help: "Rows of a dimension report (default 100, at most 10000000)"),
         OptionSpec("lang", value: "ru|en", help: "Language of dimension names (default en)"),
         OptionSpec("accuracy", value: "LEVEL", help: "low, medium, high, full (default) or a share in (0,1]"),
@@ -101,12 +101,13 @@ enum ReportCommand: Command {
         let history = try HistoryOptions.parse(options)
         let request = ReportRequest(
             counterIDs: ids, from: dates.from, to: dates.to, period: dates.period, grouping: grouping, metrics: metrics, dimensions: dimensions,
-            preset: options.value("preset"), filters: options.value("filters"), sort: options.value("sort"), limit: limit ?? 100,
+            preset: options.value("preset"), filters: options.value("filters"), sort: try sortParameter(options), limit: limit ?? 100,
             limitGiven: limit != nil, lang: lang, accuracy: accuracy, offline: history.offline, refresh: history.refresh,
             raw: options.flag("raw"), compare: options.flag("compare"),
             unsettledDays: try options.integer("unsettled-days", in: 1...30) ?? 2)
         let page = try PageOptions.parse(options)
         let output = page == nil ? try FormatOptions.parse(options, toTerminal: false) : FormatOptions(format: .table, csv: CSVWriter())
+        try refuseDimensionOptions(request, options: options)
         if request.compare && !request.usesHistory {
             throw UsageError("--compare works for time-series reports only (no --dimensions, --preset, --filters or --accuracy): they come from the history, where the previous period costs at most one request")
         }
@@ -117,6 +118,36 @@ enum ReportCommand: Command {
             throw UsageError("--group \(request.grouping.rawValue) with --filters or --accuracy is not supported yet; use --group day")
         }
         return (request, output, page)
+    }
+
+    /// `--limit`, `--sort` and `--lang` shape dimension rows; where they would change nothing they are
+    /// refused, one line each, rather than silently ignored.
+    static func refuseDimensionOptions(_ request: ReportRequest, options: ParsedOptions) throws {
+        if request.usesHistory, options.has("limit") {
+            throw UsageError("--limit applies to dimension reports (--dimensions or --preset); a time series has one row per \(request.grouping.rawValue): choose the days with --from/--to or --period")
+        }
+        if request.usesHistory, options.has("sort") {
+            throw UsageError("--sort applies to dimension reports (--dimensions or --preset); a time series is always in date order")
+        }
+        if request.dimensions.isEmpty, request.preset == nil, options.has("lang") {
+            throw UsageError("--lang sets the language of dimension names (--dimensions or --preset); this report has none")
+        }
+    }
+
+    /// `--sort visits,-bounceRate`: each metric or dimension by its short or full name, `-` for
+    /// descending; the API's `ym:s:` names are sent. An unknown name is refused before any request.
+    static func sortParameter(_ options: ParsedOptions) throws -> String? {
+        guard options.has("sort") else { return nil }
+        let items = options.list("sort")
+        guard !items.isEmpty else { throw UsageError("--sort is empty: name a metric or dimension, e.g. -visits") }
+        return try items.map { item -> String in
+            let descending = item.hasPrefix("-")
+            let name = descending ? String(item.dropFirst()) : item
+            guard let apiName = Metric.named(name)?.apiName ?? MetrikaModel.Dimension.named(name)?.apiName else {
+                throw UsageError("--sort '\(item)' names no metric or dimension: use e.g. visits, -bounceRate, trafficSource (short or ym:s: names, - for descending)")
+            }
+            return (descending ? "-" : "") + apiName
+        }.joined(separator: ",")
     }
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {

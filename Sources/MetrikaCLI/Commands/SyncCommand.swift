@@ -17,7 +17,8 @@ enum SyncCommand: Command {
     transaction, so an interrupted sync leaves no partial range and a re-run completes it.
 
     The range starts at --from, else at the counter's first stored day, else 29daysAgo; never before
-    the counter was created (its create_time, in its time zone) nor before 2008-01-01.
+    the counter was created (its create_time, in its time zone) nor before 2008-01-01. A --from after
+    today is refused (exit 64): before any request, or for a counter whose today it is not yet.
     On a terminal, one line on stderr shows the counters done, the requests sent and any retry wait
     (and why); it is erased when done, and never written when stderr is not a terminal (cron).
     Prints one summary line; exits 0 only when every counter synced (otherwise the exit code of the
@@ -57,6 +58,11 @@ enum SyncCommand: Command {
         let explicitIDs = options.has("counter") ? try CounterOptions.ids(options) : []
         let from = try options.value("from").map { try DateExpression(parsing: $0, option: "from") }
         try from?.checkNotBeforeMetrika(option: "from", now: context.now())
+        // A day after today everywhere on Earth (UTC+14) can only be a mistake: said before any request
+        // rather than quietly syncing today alone.
+        if case .absolute(let day)? = from, day > Day(ordinal: Int(((context.now().timeIntervalSince1970 + 14 * 3600) / 86_400).rounded(.down))) {
+            throw UsageError("--from \(day.iso) is in the future: sync fetches the days from --from up to today; give a past day (YYYY-MM-DD or NdaysAgo)")
+        }
         let unsettled = try options.integer("unsettled-days", in: 1...30) ?? 2
         let store = try HistoryStore(path: session.databasePath)
         // A bulk writer reads the whole file once first, so it never adds a night's history to a damaged one.
@@ -123,7 +129,12 @@ enum SyncCommand: Command {
             } else {
                 start = today.adding(days: -29)
             }
-            guard let range = DateRange(from: min(start, today), to: today) else { return outcome }
+            // Tomorrow in this counter's time zone (today somewhere else): this counter has nothing to sync yet.
+            guard start <= today else {
+                outcome.failure = UsageError("--from \(start.iso) is after this counter's today (\(today.iso) in \(counter.timeZoneName)); give a past day")
+                return outcome
+            }
+            guard let range = DateRange(from: start, to: today) else { return outcome }
             let loaded = try await loader.load(counter: counter, range: range, metrics: Metric.everyday, grouping: nil, refresh: false, rangeTotals: false, values: false)
             outcome.range = range
             outcome.daysFetched = loaded.daysFetched
