@@ -30,6 +30,9 @@ public struct ParsedOptions: Sendable {
     var flags: Set<String> = []
     /// Words that are not options.
     public var positionals: [String] = []
+    /// Where `--counter` came from when it was not given (METRIKA_COUNTER, a profile, the config
+    /// file), so that a message about it names that place, not an option the user never typed.
+    var counterDefaultSource: String?
 
     /// The last value given for an option (later ones override earlier ones).
     public func value(_ name: String) -> String? { values[name]?.last }

@@ -96,7 +96,7 @@ public enum CLI {
                 _ = try session.profile()
             }
             if command.usesDefaultCounter, !options.has("counter"), let defaults = try session.defaultCounters() {
-                session.useCounters(defaults.ids)
+                session.useCounters(defaults.ids, from: defaults.source)
                 session.logger?("using counter \(defaults.ids.joined(separator: ",")) from \(defaults.source)")
             }
             return try await command.run(session.options, session: session)

@@ -30,10 +30,16 @@ enum CounterOptions {
         return ids
     }
 
-    /// Exactly one counter id.
+    /// Exactly one counter id. When several come from a default (a profile's list, say), the message
+    /// names that place and asks for --counter, rather than blaming an option that was not given.
     static func one(_ options: ParsedOptions) throws -> Int {
         let ids = try ids(options)
-        guard ids.count == 1 else { throw UsageError("--counter takes one counter id here, not \(ids.count)") }
+        guard ids.count == 1 else {
+            if let source = options.counterDefaultSource {
+                throw UsageError("this command takes one counter, but \(source) names \(ids.count) (\(ids.map(String.init).joined(separator: ", "))): choose one with --counter ID")
+            }
+            throw UsageError("--counter takes one counter id here, not \(ids.count)")
+        }
         return ids[0]
     }
 }

@@ -21,8 +21,9 @@ final class Session: @unchecked Sendable {
     }
 
     /// Fills in `--counter` from a default (METRIKA_COUNTER, the profile, the config file).
-    func useCounters(_ ids: [String]) {
+    func useCounters(_ ids: [String], from source: String) {
         options.values["counter"] = ids
+        options.counterDefaultSource = source
     }
 
     /// `$XDG_CONFIG_HOME/metrika/config.json`, read on first use and kept: nil when there is none;

@@ -90,3 +90,22 @@ struct SyncFutureFromEndToEndTests {
         #expect(past.status == 0, "\(past.stderr)")
     }
 }
+
+/// A profile with several counters and a command that takes one: the profile is named, not --counter.
+@Suite("One-counter commands and a default of several")
+struct DefaultCountersEndToEndTests {
+    @Test(arguments: [["goals"], ["logs", "--from", "3daysAgo", "--to", "yesterday", "--output", "-"]])
+    func theMessageNamesWhereTheCountersCameFrom(arguments: [String]) throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
+        try Data(#"{"profiles": {"two": {"counter": [1001, 1002]}}}"#.utf8).write(to: URL(fileURLWithPath: home.path + "/config/metrika/config.json"))
+        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_PROFILE": "two"])
+        let result = try metrika(arguments, environment: environment)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: this command takes one counter, but profile 'two' names 2 (1001, 1002): choose one with --counter ID\n"), "\(result.stderr)")
+        #expect(try api.requestCount() == 0)
+        let chosen = try metrika(["goals", "--counter", "1001", "--csv"], environment: environment)
+        #expect(chosen.status == 0, "\(chosen.stderr)")
+    }
+}

@@ -55,10 +55,8 @@ enum LogsCommand: Command {
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         let context = session.context
-        guard let counterText = options.value("counter") else { throw UsageError("Missing --counter ID") }
-        guard let counterID = Int(counterText), counterID > 0 else {
-            throw UsageError("--counter '\(counterText)' is not a counter id (a positive whole number)")
-        }
+        // One counter: a profile's list of several is refused naming the profile, never cut to its last id.
+        let counterID = try CounterOptions.one(options)
         if options.flag("list") { return try await list(counterID, session: session) }
         if options.flag("clean-all") { return try await cleanAll(counterID, session: session) }
 

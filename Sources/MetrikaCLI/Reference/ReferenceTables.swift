@@ -28,7 +28,7 @@ enum ReferenceTables {
         Variable("METRIKA_API_URL", meaning: "API base URL (default: the profile's api_url, else https://api-metrika.yandex.net)."),
         Variable("METRIKA_OAUTH_URL", meaning: "OAuth base URL (default https://oauth.yandex.ru)."),
         Variable(PlainHTTPPolicy.overrideVariable, meaning: "1 allows plain http:// to another machine for the API and OAuth URLs and a ClickHouse URL used with a password (test set-ups only). Without it such a URL is refused before any connection (exit 78); loopback (127.0.0.0/8, ::1, localhost) is always allowed."),
-        Variable("METRIKA_DB", meaning: "The history database (default $XDG_DATA_HOME/metrika/metrika.sqlite)."),
+        Variable("METRIKA_DB", meaning: "The history database (default $XDG_DATA_HOME/metrika/metrika.sqlite); missing directories on its path are created, mode 0700."),
         Variable("METRIKA_TIMEOUT", meaning: "Seconds one attempt of a request may take in all (default 30)."),
         Variable("METRIKA_MAX_RESPONSE", meaning: "The largest API answer accepted, after decompression: bytes, or with K, M or G (default 64M); a larger one fails with exit 65."),
         Variable("METRIKA_SENDMAIL", meaning: "The sendmail program metrika mail pipes to (default /usr/sbin/sendmail)."),
