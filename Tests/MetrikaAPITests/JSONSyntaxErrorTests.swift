@@ -17,6 +17,7 @@ struct JSONSyntaxErrorTests {
 
     @Test(arguments: [
         (#"{"counter": 1001,"#, 1, 18, "the file ends inside an object (a '}' is missing)"),
+        ("{\"counter\": 1001,\n\n", 1, 18, "the file ends inside an object (a '}' is missing)"),
         ("{\n  \"a\": 1\n  \"b\": 2\n}", 3, 3, "expected ',' or '}' after a member, found '\"'"),
         (#"{"a": [1, 2,]}"#, 1, 13, "expected a value, found ']' (a ',' before a ']' is not allowed)"),
         (#"{"a": tru}"#, 1, 10, "expected true, found '}'"),

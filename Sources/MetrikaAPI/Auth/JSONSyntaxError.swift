@@ -181,7 +181,12 @@ public struct JSONSyntaxError: Sendable, Equatable, CustomStringConvertible {
 
         /// Line and column of a failure's byte offset (columns count characters, not bytes).
         func position(of failure: Failure) -> JSONSyntaxError {
-            let offset = min(failure.offset, bytes.count)
+            var offset = min(failure.offset, bytes.count)
+            // A file that ends too early is cut after its last character, not after the blank lines
+            // an editor adds: point there.
+            if offset == bytes.count {
+                while offset > 0, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[offset - 1]) { offset -= 1 }
+            }
             var line = 1
             var lineStart = 0
             for position in 0..<offset where bytes[position] == 0x0A {
