@@ -333,6 +333,16 @@ struct AuthCommandsEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: world.tokenPath))
     }
 
+    @Test func logoutOfAPastedTokenWithoutTheSecretDeletesItAndSaysItStaysValid() async throws {
+        let world = try World()
+        #expect(await world.run(["login", "--token-stdin", "--client-id", "demo-client"], stdin: "pasted-token-0123456789").code == 0)
+        let result = await world.run(["logout"])
+        #expect(result.code == 0, "\(result.err)")
+        #expect(result.out == "This token was not issued by `metrika login`'s device flow, so it cannot be revoked here: it stays valid until it expires, unless you revoke it at https://id.yandex.ru/security. Deleting the local copy.\nDeleted \(world.tokenPath).\n")
+        #expect(!world.server.paths().contains("/revoke_token"))
+        #expect(!FileManager.default.fileExists(atPath: world.tokenPath))
+    }
+
     @Test func logoutDeletesAnInsecureFileAfterRevokingIt() async throws {
         let world = try World()
         #expect(await world.run(["login"], environment: Self.app).code == 0)

@@ -22,7 +22,7 @@ enum LogoutCommand: Command {
 
     Yandex revokes only tokens issued by the device flow; for others (a pasted token) it answers
     unsupported_token_type: metrika deletes its copy, says the token stays valid until it expires,
-    and exits 0. A token kept in the system keyring (login --store keyring) is deleted from there, then
+    and exits 0 (without asking, for a pasted token when the app's credentials are incomplete). A token kept in the system keyring (login --store keyring) is deleted from there, then
     the token file that noted it. A token in METRIKA_TOKEN is not touched: unset the variable yourself.
 
     Exit codes: 0 revoked (or unrevocable by design) and deleted, or already signed out; 69 the OAuth
@@ -99,9 +99,10 @@ enum LogoutCommand: Command {
         switch try session.credentialsForToken(stored) {
         case .success(let found):
             credentials = found
-        case .failure(.noClientID) where stored.refreshToken == nil:
-            // A pasted token with no app noted: only device-flow tokens can be revoked, so the server
-            // could not revoke it either.
+        case .failure where stored.refreshToken == nil:
+            // A pasted token (no refresh token) and not the app's full credentials: only device-flow
+            // tokens can be revoked, which a pasted one practically never is, so asking for a secret
+            // to send a request the server would refuse helps no one.
             out.write("This token was not issued by `metrika login`'s device flow, so it cannot be revoked here: it stays valid until it expires, unless you revoke it at \(manualRevocation). Deleting the local copy.\n")
             return
         case .failure(let problem):
