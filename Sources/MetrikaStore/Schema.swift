@@ -94,6 +94,36 @@ enum Schema {
                 PRIMARY KEY (request_id, part)
             ) WITHOUT ROWID;
             """),
+        // `metrika alert`: the anomalies it has announced and not yet seen end (one open episode per
+        // counter and metric, so a later run that sees the same one stays silent), and each counter's
+        // goals as last read (the goals list is asked for at most once a day, not on every hourly run).
+        Migration(version: 3, name: "alerts", sql: """
+            CREATE TABLE alert_episodes (
+                counter_id INTEGER NOT NULL,
+                metric TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('drop', 'rise', 'stopped')),
+                since TEXT NOT NULL,
+                last_day TEXT NOT NULL,
+                value REAL NOT NULL,
+                expected REAL NOT NULL,
+                notified_at REAL NOT NULL,
+                PRIMARY KEY (counter_id, metric),
+                CHECK (since <= last_day)
+            ) WITHOUT ROWID;
+            CREATE TABLE counter_goals (
+                counter_id INTEGER NOT NULL,
+                position INTEGER NOT NULL,
+                goal_id INTEGER NOT NULL,
+                name TEXT NOT NULL,
+                type TEXT NOT NULL,
+                fetched_at REAL NOT NULL,
+                PRIMARY KEY (counter_id, position)
+            ) WITHOUT ROWID;
+            CREATE TABLE counter_goals_read (
+                counter_id INTEGER PRIMARY KEY,
+                fetched_at REAL NOT NULL
+            );
+            """),
     ]
 
     /// The schema version this build creates and understands.
