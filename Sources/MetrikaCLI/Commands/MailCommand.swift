@@ -48,8 +48,6 @@ enum MailCommand: Command {
         HistoryOptions.offlineSpec,
     ] + DatabaseOptions.specs + TokenOptions.specs
 
-    static let defaultSendmail = "/usr/sbin/sendmail"
-
     /// `--last 7d|30d|4w`: a number of days (at most 366); `option` names the option in errors.
     static func parseLength(_ text: String?, option: String = "last") throws -> Int {
         guard let text else { return 7 }
@@ -104,15 +102,13 @@ enum MailCommand: Command {
         let recipientsText = options.list("to").joined(separator: ",")
         guard !recipientsText.isEmpty else { throw UsageError("Missing --to ADDR: who should get the mail") }
         let recipients = try MIMEAddress.list(parsing: (options.values["to"] ?? []).joined(separator: ","))
-        let sender = try senderAddress(options, context: context)
+        let sender = try MailDelivery.senderAddress(options, context: context)
         let window = try window(options, note: context.note)
         let metrics = try MetricsOptions.metrics(options)
         let modes = [options.has("sendmail"), options.has("output"), options.flag("dry-run")].filter { $0 }.count
         guard modes <= 1 else { throw UsageError("Choose one of --sendmail, --output and --dry-run") }
-        let sendmail = options.value("sendmail") ?? context.environment["METRIKA_SENDMAIL"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultSendmail
-        if !options.flag("dry-run"), !options.has("output"), !FileManager.default.isExecutableFile(atPath: sendmail) {
-            throw SimpleFailure("no sendmail program at \(sendmail): install one (e.g. Debian's msmtp-mta) or name it with --sendmail or METRIKA_SENDMAIL", exitCode: ExitCode.config)
-        }
+        let sendmail = MailDelivery.sendmailPath(options, environment: context.environment)
+        if !options.flag("dry-run"), !options.has("output") { try MailDelivery.checkSendmail(sendmail) }
 
         let history = try HistoryOptions.parse(options)
         let composer = MailComposer(loader: try session.historyLoader(offline: history.offline), rasterizer: context.rasterizer, activity: context)
@@ -125,49 +121,9 @@ enum MailCommand: Command {
         } else if let output = options.value("output") {
             if output == "-" { try context.stdout.writer.write(contentsOf: bytes) } else { try AtomicFile.write(bytes, to: output) }
         } else {
-            try deliver(bytes, sendmail: sendmail, environment: context.environment)
+            try MailDelivery.deliver(bytes, sendmail: sendmail, environment: context.environment)
             context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)")
         }
         return ExitCode.ok
     }
-
-    // MARK: - Addresses
-
-    static func senderAddress(_ options: ParsedOptions, context: CLIContext) throws -> MIMEAddress {
-        if let text = options.value("sender") ?? context.environment["METRIKA_SENDER"].flatMap({ $0.isEmpty ? nil : $0 }) {
-            return try MIMEAddress(parsing: text)
-        }
-        let user = context.environment["USER"] ?? context.environment["LOGNAME"] ?? "metrika"
-        let host = ProcessInfo.processInfo.hostName
-        if let address = try? MIMEAddress("\(user)@\(host)", displayName: "metrika") { return address }
-        return try MIMEAddress("metrika@localhost.localdomain", displayName: "metrika")
-    }
-
-    // MARK: - Delivery
-
-    /// Pipes the message to `sendmail -t -i` (recipients from the headers; a line with a lone dot is
-    /// not the end). A sendmail that cannot start or exits non-zero is exit 69 with its own words.
-    static func deliver(_ message: Data, sendmail: String, environment: [String: String], timeout: Double = sendmailTimeout) throws {
-        // ChildProcess keeps metrika's token and passwords out of sendmail's environment.
-        let child = ChildProcess(
-            program: sendmail, arguments: ["-t", "-i"],
-            environment: environment,
-            timeout: timeout, maximumOutput: 64 << 10, maximumErrors: 64 << 10)
-        let result: ChildProcess.Result
-        do {
-            result = try child.run(input: message)
-        } catch {
-            throw SimpleFailure("cannot start \(sendmail): \(error.reason)", exitCode: ExitCode.unavailable)
-        }
-        if result.timedOut {
-            throw SimpleFailure("\(sendmail) did not finish within \(Int(timeout)) s and was stopped; the mail may not have been sent", exitCode: ExitCode.unavailable)
-        }
-        guard result.succeeded else {
-            let said = ChildProcess.summary(of: result.errors + result.output)
-            throw SimpleFailure("\(sendmail) failed (\(result.ending))\(said.isEmpty ? "" : ": " + said); the mail was not sent", exitCode: ExitCode.unavailable)
-        }
-    }
-
-    /// Seconds sendmail may take to accept the message (msmtp talks to the SMTP server meanwhile).
-    static let sendmailTimeout: Double = 300
 }

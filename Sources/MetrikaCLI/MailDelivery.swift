@@ -1,0 +1,63 @@
+import Foundation
+import MetrikaModel
+import MetrikaRender
+import MetrikaSystem
+
+/// The one sendmail path of `metrika mail` and `metrika alert --mail`: the sender address, the
+/// sendmail program, and piping a message to it through `ChildProcess`.
+enum MailDelivery {
+    static let defaultSendmail = "/usr/sbin/sendmail"
+
+    /// Seconds sendmail may take to accept the message (msmtp talks to the SMTP server meanwhile).
+    static let sendmailTimeout: Double = 300
+
+    // MARK: - Addresses
+
+    /// `--sender`, else METRIKA_SENDER, else `metrika <USER@host>`.
+    static func senderAddress(_ options: ParsedOptions, context: CLIContext) throws -> MIMEAddress {
+        if let text = options.value("sender") ?? context.environment["METRIKA_SENDER"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            return try MIMEAddress(parsing: text)
+        }
+        let user = context.environment["USER"] ?? context.environment["LOGNAME"] ?? "metrika"
+        let host = ProcessInfo.processInfo.hostName
+        if let address = try? MIMEAddress("\(user)@\(host)", displayName: "metrika") { return address }
+        return try MIMEAddress("metrika@localhost.localdomain", displayName: "metrika")
+    }
+
+    // MARK: - Delivery
+
+    /// `--sendmail`, else METRIKA_SENDMAIL, else /usr/sbin/sendmail.
+    static func sendmailPath(_ options: ParsedOptions, environment: [String: String]) -> String {
+        options.value("sendmail") ?? environment["METRIKA_SENDMAIL"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultSendmail
+    }
+
+    /// Refuses (exit 78) a sendmail that is not there, before any work is done.
+    static func checkSendmail(_ sendmail: String) throws {
+        guard FileManager.default.isExecutableFile(atPath: sendmail) else {
+            throw SimpleFailure("no sendmail program at \(sendmail): install one (e.g. Debian's msmtp-mta) or name it with --sendmail or METRIKA_SENDMAIL", exitCode: ExitCode.config)
+        }
+    }
+
+    /// Pipes the message to `sendmail -t -i` (recipients from the headers; a line with a lone dot is
+    /// not the end). A sendmail that cannot start or exits non-zero is exit 69 with its own words.
+    static func deliver(_ message: Data, sendmail: String, environment: [String: String], timeout: Double = sendmailTimeout) throws {
+        // ChildProcess keeps metrika's token and passwords out of sendmail's environment.
+        let child = ChildProcess(
+            program: sendmail, arguments: ["-t", "-i"],
+            environment: environment,
+            timeout: timeout, maximumOutput: 64 << 10, maximumErrors: 64 << 10)
+        let result: ChildProcess.Result
+        do {
+            result = try child.run(input: message)
+        } catch {
+            throw SimpleFailure("cannot start \(sendmail): \(error.reason)", exitCode: ExitCode.unavailable)
+        }
+        if result.timedOut {
+            throw SimpleFailure("\(sendmail) did not finish within \(Int(timeout)) s and was stopped; the mail may not have been sent", exitCode: ExitCode.unavailable)
+        }
+        guard result.succeeded else {
+            let said = ChildProcess.summary(of: result.errors + result.output)
+            throw SimpleFailure("\(sendmail) failed (\(result.ending))\(said.isEmpty ? "" : ": " + said); the mail was not sent", exitCode: ExitCode.unavailable)
+        }
+    }
+}
