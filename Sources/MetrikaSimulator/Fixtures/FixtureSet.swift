@@ -14,6 +14,24 @@ struct GoalFixture: Sendable {
     let document: JSONValue
     /// Share of visits that reach the goal, in percent (simulator-only; not served).
     let conversionPercent: Double
+    /// When set, reaches are a Poisson count with this mean a day (times the weekly shape) instead of
+    /// a share of visits: a small goal (2 a day) is 0 on some days, as real small counts are.
+    var perDay: Double? = nil
+    /// Runs of days on which the goal is never reached (a broken goal).
+    var outages: [DayRun] = []
+}
+
+/// A run of days `from...to` (`to` nil: to the end of time), in the counter's time zone.
+struct DayRun: Sendable {
+    let from: Day
+    let to: Day?
+    func contains(_ day: Day) -> Bool { day >= from && (to.map { day <= $0 } ?? true) }
+}
+
+/// Days on which a counter's visits are multiplied (a bot wave: 2.5; traffic halved: 0.5).
+struct TrafficWave: Sendable {
+    let days: DayRun
+    let factor: Double
 }
 
 /// One counter with the simulator-only facts that drive its generated statistics.
@@ -35,6 +53,12 @@ struct CounterFixture: Sendable {
     let zeroDays: Set<Day>
     /// How many distinct search phrases the counter's visitors use.
     let searchPhraseCount: Int
+    /// A Monday-first weekly shape replacing the model's (`[1,1,1,1,1,0.3,0.3]`: quiet weekends).
+    var weekly: [Double]? = nil
+    /// Runs of days with no visits at all (tracking code removed), goals included.
+    var outages: [DayRun] = []
+    /// Runs of days whose visits are multiplied.
+    var waves: [TrafficWave] = []
 }
 
 /// Who an API token belongs to and what it can read.
@@ -246,11 +270,13 @@ struct FixtureSet: Sendable {
             guard case let .object(goalPairs) = goal, let goalID = goal["id"]?.intValue else {
                 throw FixtureError(file: "counters.json", reason: "a goal of counter \(id) has no id")
             }
-            goals.append(
-                GoalFixture(
-                    id: goalID,
-                    document: .object(goalPairs.filter { $0.0 != "conversion_percent" }),
-                    conversionPercent: goal["conversion_percent"]?.doubleValue ?? 2.5))
+            var fixture = GoalFixture(
+                id: goalID,
+                document: .object(goalPairs.filter { !["conversion_percent", "per_day", "outages"].contains($0.0) }),
+                conversionPercent: goal["conversion_percent"]?.doubleValue ?? 2.5)
+            fixture.perDay = goal["per_day"]?.doubleValue
+            fixture.outages = try dayRuns(goal["outages"], counter: id, zone: zone, now: now)
+            goals.append(fixture)
         }
         var zeroDays: Set<Day> = []
         for value in entry["zero_days"]?.arrayValue ?? [] {
@@ -260,7 +286,22 @@ struct FixtureSet: Sendable {
             zeroDays.insert(day)
         }
         let phraseDefault = max(50, min(2_000, Int(traffic)))
-        return CounterFixture(
+        var weekly: [Double]?
+        if let shape = entry["weekly"]?.arrayValue {
+            let numbers = shape.compactMap(\.doubleValue)
+            guard numbers.count == 7, numbers.allSatisfy({ $0 >= 0 }) else {
+                throw FixtureError(file: "counters.json", reason: "weekly of counter \(id) must be 7 numbers, Monday first")
+            }
+            weekly = numbers
+        }
+        var waves: [TrafficWave] = []
+        for wave in entry["waves"]?.arrayValue ?? [] {
+            guard let factor = wave["factor"]?.doubleValue, factor >= 0, let run = try dayRuns(.array([wave]), counter: id, zone: zone, now: now).first else {
+                throw FixtureError(file: "counters.json", reason: "a wave of counter \(id) needs from and factor")
+            }
+            waves.append(TrafficWave(days: run, factor: factor))
+        }
+        var fixture = CounterFixture(
             id: id,
             document: .object(pairs),
             name: name,
@@ -273,5 +314,32 @@ struct FixtureSet: Sendable {
             goals: goals,
             zeroDays: zeroDays,
             searchPhraseCount: entry["search_phrases"]?.intValue ?? phraseDefault)
+        fixture.weekly = weekly
+        fixture.waves = waves
+        fixture.outages = try dayRuns(entry["outages"], counter: id, zone: zone, now: now)
+        return fixture
+    }
+
+    /// `[{"from": "2026-11-28", "to": "2026-11-29"}, {"from": "2daysAgo"}]`: runs of days, each end a
+    /// date or `NdaysAgo` (relative to the simulator's clock in the counter's time zone, so a demo
+    /// fixture shows the same situation on any day).
+    static func dayRuns(_ value: JSONValue?, counter id: Int, zone: TimeZone, now: Date) throws -> [DayRun] {
+        guard let value else { return [] }
+        guard let items = value.arrayValue else {
+            throw FixtureError(file: "counters.json", reason: "outages of counter \(id) must be a list of {from, to}")
+        }
+        let today = Day(epochSeconds: now.timeIntervalSince1970, offsetSeconds: zone.secondsFromGMT(for: now))
+        func day(_ text: String?) throws -> Day? {
+            guard let text else { return nil }
+            if let day = Day(text) { return day }
+            if text.hasSuffix("daysAgo"), let count = Int(text.dropLast(7)) { return Day(number: today.number - count) }
+            throw FixtureError(file: "counters.json", reason: "counter \(id): '\(text)' is not a date or NdaysAgo")
+        }
+        return try items.map { item in
+            guard let from = try day(item["from"]?.stringValue) else {
+                throw FixtureError(file: "counters.json", reason: "a run of days of counter \(id) needs from")
+            }
+            return DayRun(from: from, to: try day(item["to"]?.stringValue))
+        }
     }
 }

@@ -108,7 +108,7 @@ struct TrafficModel: Sendable {
     /// The figures of `counter` on `day`; zero visits for days before creation, after today, and
     /// on the fixture's zero days. Today is scaled by the part of the day that has passed.
     func figures(_ counter: CounterFixture, on day: Day, clock: CounterClock) -> DayFigures {
-        guard day >= counter.createDay, day <= clock.today, !counter.zeroDays.contains(day) else {
+        guard day >= counter.createDay, day <= clock.today, !counter.zeroDays.contains(day), !counter.outages.contains(where: { $0.contains(day) }) else {
             return DayFigures(goalReaches: Array(repeating: 0, count: counter.goals.count))
         }
         let id = counter.id
@@ -118,7 +118,9 @@ struct TrafficModel: Sendable {
         let season = 1 + 0.08 * sin(2 * Double.pi * Double(n) / 365.25 + Seed.between(0...6.28, id, 7))
         let noise = Seed.between(0.88...1.12, id, 10, n)
         let rampUp = min(1, (age + 1) / 10)
-        var expected = counter.traffic * trend * season * TrafficModel.weekly[day.weekdayFromMonday] * noise * rampUp
+        let shape = counter.weekly?[day.weekdayFromMonday] ?? TrafficModel.weekly[day.weekdayFromMonday]
+        var expected = counter.traffic * trend * season * shape * noise * rampUp
+        for wave in counter.waves where wave.days.contains(day) { expected *= wave.factor }
         if day == clock.today { expected *= clock.fractionOfToday }
         let visits = Int(expected.rounded())
         guard visits > 0 else { return DayFigures(goalReaches: Array(repeating: 0, count: counter.goals.count)) }
@@ -136,9 +138,29 @@ struct TrafficModel: Sendable {
         f.newUsers = f.users >= 2 ? min(newUsers, f.users - 1) : min(newUsers, f.users)
         f.robotVisits = min(visits, Int((v * profile.robotShare * Seed.between(0.8...1.2, id, 16, n)).rounded()))
         f.goalReaches = counter.goals.map { goal in
-            min(visits, Int((v * goal.conversionPercent / 100 * Seed.between(0.85...1.15, id, goal.id, n)).rounded()))
+            if goal.outages.contains(where: { $0.contains(day) }) { return 0 }
+            if let perDay = goal.perDay {
+                var mean = perDay * shape
+                if day == clock.today { mean *= clock.fractionOfToday }
+                return min(visits, TrafficModel.poisson(mean: mean, uniform: Seed.unit(id, goal.id &* 7919, n)))
+            }
+            return min(visits, Int((v * goal.conversionPercent / 100 * Seed.between(0.85...1.15, id, goal.id, n)).rounded()))
         }
         return f
+    }
+
+    /// A Poisson count with `mean` by inversion of one uniform number (deterministic for a seed).
+    static func poisson(mean: Double, uniform: Double) -> Int {
+        guard mean > 0 else { return 0 }
+        var k = 0
+        var probability = exp(-mean)
+        var cumulative = probability
+        while uniform > cumulative, k < 10_000 {
+            k += 1
+            probability *= mean / Double(k)
+            cumulative += probability
+        }
+        return k
     }
 
     /// The figures of `counter` summed over `first...last`.
