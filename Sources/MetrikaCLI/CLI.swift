@@ -11,6 +11,7 @@ public enum CLI {
         ReportCommand.self,
         GoalsCommand.self,
         ChartCommand.self, MailCommand.self,
+        AlertCommand.self,
         SyncCommand.self,
         CacheInfoCommand.self,
         CachePruneCommand.self,

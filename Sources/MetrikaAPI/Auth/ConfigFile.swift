@@ -53,6 +53,8 @@ public struct ConfigFile: Sendable, Equatable {
     public var counters: [Int]?
     /// The named profiles.
     public var profiles: [String: Profile]
+    /// What `metrika alert` checks (the `"alerts"` member), if the file says.
+    public var alerts: AlertsConfig? = nil
 
     /// `$XDG_CONFIG_HOME/metrika/config.json` (else `~/.config/metrika/config.json`).
     public static func path(environment: [String: String]) -> String {
@@ -70,11 +72,12 @@ public struct ConfigFile: Sendable, Equatable {
             throw AuthError.badConfigFile(path: path, reason: notAnObject(data))
         }
         func fail(_ reason: String) -> AuthError { AuthError.badConfigFile(path: path, reason: reason) }
-        try checkKeys(object, allowed: ["client_id", "client_secret", "counter", "profiles"], place: "", fail: fail)
+        try checkKeys(object, allowed: ["client_id", "client_secret", "counter", "profiles", "alerts"], place: "", fail: fail)
         var config = ConfigFile(path: path, clientID: nil, clientSecret: nil, counters: nil, profiles: [:])
         config.clientID = try text(object["client_id"], "\"client_id\"", fail: fail)
         config.clientSecret = try text(object["client_secret"], "\"client_secret\"", fail: fail)
         config.counters = try counters(object["counter"], "\"counter\"", fail: fail)
+        config.alerts = try AlertsConfig.parse(object["alerts"], fail: fail)
         if let value = object["profiles"] {
             guard let profiles = value as? [String: Any] else { throw fail("\"profiles\" must be an object of named profiles") }
             let directory = TokenSource.configDirectory(environment: environment)

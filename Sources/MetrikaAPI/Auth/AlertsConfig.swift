@@ -1,0 +1,73 @@
+import Foundation
+
+/// The config file's `"alerts"` member: what `metrika alert` checks and how sure it must be, e.g.
+///
+///     "alerts": {"metrics": ["visits", "pageviews"], "goals": true, "min_change": 40,
+///                "min_score": 4, "weeks": 6, "skip": [1002]}
+///
+/// Every member is optional (the defaults need no file); unknown members and values out of range are
+/// refused naming the member, like the rest of the file. Metric names are checked where they are used.
+public struct AlertsConfig: Sendable, Equatable {
+    /// Metric names (counts: visits, pageviews, users, …); default visits.
+    public var metrics: [String]?
+    /// Whether every goal's reaches are checked (default true).
+    public var goals: Bool?
+    /// The least relative change that counts, in percent (5 to 95; default 40).
+    public var minimumChange: Double?
+    /// The least robust score that counts (2 to 20; default 4).
+    public var minimumScore: Double?
+    /// Same-weekday weeks in the baseline (4 to 12; default 6).
+    public var weeks: Int?
+    /// Counters never checked.
+    public var skip: [Int]?
+
+    public init() {}
+
+    static let keys = ["metrics", "goals", "min_change", "min_score", "weeks", "skip"]
+
+    /// Reads the member (nil when absent); `fail` makes the file's error naming the problem.
+    static func parse(_ value: Any?, fail: (String) -> AuthError) throws -> AlertsConfig? {
+        guard let value else { return nil }
+        guard let object = value as? [String: Any] else { throw fail("\"alerts\" must be an object such as {\"min_change\": 40}") }
+        if let unknown = object.keys.sorted().first(where: { !keys.contains($0) }) {
+            throw fail("unknown member \"\(unknown)\" of \"alerts\" (known: \(keys.joined(separator: ", ")))")
+        }
+        var config = AlertsConfig()
+        if let metrics = object["metrics"] {
+            guard let names = metrics as? [String], !names.isEmpty, names.allSatisfy({ !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
+                throw fail("\"metrics\" of \"alerts\" must be a list of metric names such as [\"visits\"]")
+            }
+            config.metrics = names
+        }
+        if let goals = object["goals"] {
+            guard let flag = goals as? Bool, ["true", "false", "1", "0"].contains("\(goals)") else { throw fail("\"goals\" of \"alerts\" must be true or false") }
+            config.goals = flag
+        }
+        config.minimumChange = try number(object["min_change"], "min_change", in: 5...95, fail: fail)
+        config.minimumScore = try number(object["min_score"], "min_score", in: 2...20, fail: fail)
+        if let weeks = try number(object["weeks"], "weeks", in: 4...12, fail: fail) {
+            guard weeks == weeks.rounded() else { throw fail("\"weeks\" of \"alerts\" must be a whole number from 4 to 12") }
+            config.weeks = Int(weeks)
+        }
+        if let skip = object["skip"] {
+            let items = (skip as? [Any]) ?? [skip]
+            var ids: [Int] = []
+            for item in items {
+                guard let number = item as? NSNumber, !(item is Bool), "\(number)".allSatisfy(\.isNumber), let id = Int(exactly: number.doubleValue), id > 0 else {
+                    throw fail("\"skip\" of \"alerts\" must be a counter id or a list of them, like [1002]")
+                }
+                ids.append(id)
+            }
+            config.skip = ids
+        }
+        return config
+    }
+
+    private static func number(_ value: Any?, _ name: String, in range: ClosedRange<Double>, fail: (String) -> AuthError) throws -> Double? {
+        guard let value else { return nil }
+        guard let number = value as? NSNumber, !(value is Bool), range.contains(number.doubleValue) else {
+            throw fail("\"\(name)\" of \"alerts\" must be a number from \(Int(range.lowerBound)) to \(Int(range.upperBound))")
+        }
+        return number.doubleValue
+    }
+}

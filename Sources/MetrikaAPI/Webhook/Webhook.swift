@@ -1,0 +1,93 @@
+import Foundation
+import MetrikaModel
+
+/// A webhook of `metrika alert` (`--webhook URL`, METRIKA_WEBHOOK_URL): one JSON POST per run that
+/// found something. Its URL carries a secret in its path (Slack's `/services/T…/B…/xyz`, a Telegram
+/// bot token), so it is shown only as `scheme://host/…`, and it travels through the same transport
+/// and the same hostile-server rules as the API's requests: no redirect followed, a total timeout,
+/// a capped answer. Never through a child process.
+public struct Webhook: Sendable {
+    /// The URL, secret and all: only `send` uses it.
+    public let url: URL
+    let transport: any HTTPTransport
+    /// Seconds the POST may take in all, the answer included.
+    public var timeout: Double
+    /// The most of an answer read: a webhook answers `ok`, not megabytes.
+    public static let maxResponseBytes = 64 << 10
+
+    /// Checks `text` (exit 78 naming only the masked URL, or nothing of it, when unusable): http or
+    /// https with a host; plain http only to this machine, where the secret does not cross a network;
+    /// no user:password part.
+    public init(_ text: String, transport: any HTTPTransport, timeout: Double, source: String) throws {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty else {
+            throw SimpleFailure("\(source) is not an http(s) URL with a host (such as https://hooks.slack.com/services/…); it is not shown because it may hold a secret.", exitCode: ExitCode.config)
+        }
+        guard url.user == nil, url.password == nil else {
+            throw SimpleFailure("\(source) (\(Self.mask(url))) has a user:password part; put the secret where the service expects it (its path or query).", exitCode: ExitCode.config)
+        }
+        if scheme == "http", !Self.isLoopback(host) {
+            throw SimpleFailure("\(source) (\(Self.mask(url))) is plain http to another machine: its secret would cross the network readable; use https.", exitCode: ExitCode.config)
+        }
+        self.url = url
+        self.transport = transport
+        self.timeout = timeout
+    }
+
+    /// `https://hooks.slack.com/…`: what messages may show of a webhook URL.
+    public var masked: String { Self.mask(url) }
+
+    /// The parts of the URL that must never be shown (for the run's list of secrets).
+    public var secrets: [String] {
+        var parts = [url.absoluteString]
+        if url.path.count > 1 { parts.append(url.path) }
+        if let query = url.query, !query.isEmpty { parts.append(query) }
+        return parts
+    }
+
+    public static func mask(_ url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? "https"
+        let host = url.host ?? "?"
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return "\(scheme)://\(shown)\(url.port.map { ":\($0)" } ?? "")/…"
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
+    }
+
+    /// POSTs `body` (`Content-Type: application/json`). A 2xx answer is delivery; anything else is a
+    /// `SimpleFailure` (exit 69) naming the masked URL and what happened, so the caller keeps the
+    /// alerts to send again on the next run.
+    public func send(_ body: Data) async throws {
+        let request = HTTPRequest(
+            method: "POST", url: url,
+            headers: ["Content-Type": "application/json; charset=utf-8", "User-Agent": "metrika/\(MetrikaVersion.current)", "Accept": "*/*"],
+            body: body, timeout: timeout, maxResponseBytes: Self.maxResponseBytes)
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch let error as TransportError {
+            let why: String
+            switch error {
+            case .timedOut: why = "no answer within \(DecimalText.shortest(timeout)) s"
+            case .tooLarge: why = "an answer larger than \(Self.maxResponseBytes >> 10) KiB"
+            default: why = MetrikaClient.unavailableText(error)
+            }
+            throw failure(why)
+        }
+        if response.isRedirect {
+            throw failure("it answered with a redirect (HTTP \(response.status)) to \(response.redirectTarget(from: url)), which metrika never follows (the alerts would go where the URL does not say); give the final URL")
+        }
+        guard (200..<300).contains(response.status) else {
+            let said = String(decoding: response.body.prefix(300), as: UTF8.self)
+            throw failure("it answered HTTP \(response.status)\(said.isEmpty ? "" : ": " + TerminalText.quote(said, hiding: secrets))")
+        }
+    }
+
+    private func failure(_ why: String) -> SimpleFailure {
+        SimpleFailure("the webhook \(masked) did not take the alerts: \(TerminalText.masking(secrets, in: why)); they will be sent again on the next run.", exitCode: ExitCode.unavailable)
+    }
+}

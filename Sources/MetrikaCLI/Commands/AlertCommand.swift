@@ -1,0 +1,192 @@
+import Foundation
+import MetrikaAPI
+import MetrikaModel
+import MetrikaRender
+import MetrikaStore
+import MetrikaUseCases
+
+/// `metrika alert`: yesterday's visits and every goal's reaches against the same weekday of earlier
+/// weeks; one stdout line per anomaly (nothing when all is well), optionally a webhook POST and a
+/// mail; each anomaly told once. The work is `AlertCheck`'s; this parses, delivers and remembers.
+enum AlertCommand: Command {
+    static let name = "alert"
+    static let summary = "Tell what went wrong yesterday (visits, every goal) against the same weekday of earlier weeks: for cron"
+    static let usage = "alert [--counter ID[,ID…]] [--webhook URL] [--mail ADDR[,ADDR…]] [--dry-run]"
+    static let discussion = """
+    Checks the last finished day in each counter's time zone: visits and the reaches of every goal,
+    each against the median of the same weekday over the previous 6 weeks (at least 4 with history).
+    A change is an alert only when it is large both relatively (at least 40 %: x0.6 or x1.67) and
+    statistically (a goal reached 2 times a day that reaches 0 is noise; 25 a day that reaches 0 is
+    not). Kinds: drop, rise, stopped (zero where there never is: the tracking code or the goal is
+    broken; the line says since when). A metric that had stopped and comes back is told once more.
+
+    Without --counter: the default counter(s) (METRIKA_COUNTER, the profile, the config file), else
+    every counter the token can read. The history database is read and only what it lacks is
+    fetched (like `metrika sync`); --offline fetches nothing.
+
+    Standard output: one line per alert starting with the counter id, e.g.
+      515151 Сезонный магазин: visits 200 on Sun 2026-11-29, expected ~600 (-67%)
+    nothing when all is well; exit 0 either way (an alert is not an error).
+
+    Each alert is told once: the history database remembers it, and later runs that see the same
+    anomaly are silent. --webhook URL (or METRIKA_WEBHOOK_URL) POSTs one JSON body per run that found
+    something ("text" and "alerts": docs/alerts.md); the URL holds a secret and is only ever shown as
+    https://host/…. --mail ADDR sends the alerts with a chart of each metric's last five weeks through
+    sendmail (as `metrika mail` does). When a delivery fails (exit 69) nothing is remembered, so the
+    next run tells it again. --dry-run prints the lines and sends and remembers nothing.
+
+    Thresholds, metrics and counters to skip: the "alerts" member of the config file (docs/alerts.md).
+
+    Example (crontab): 0 7 * * *  metrika alert --mail me@example.com
+    """
+    static let options: [OptionSpec] = [
+        CounterOptions.spec(help: "Only these counters (default: the default counter(s), else every counter you can read)"),
+        OptionSpec("webhook", value: "URL", help: "POST the alerts as JSON to this URL (default: METRIKA_WEBHOOK_URL); a secret, never shown"),
+        OptionSpec("mail", value: "ADDR[,ADDR…]", help: "Mail the alerts, with charts, to these addresses (via sendmail)"),
+        OptionSpec("sender", value: "ADDR", help: "From address of the mail (default: METRIKA_SENDER, else USER@host)"),
+        OptionSpec("sendmail", value: "PATH", help: "The sendmail program (default METRIKA_SENDMAIL, else /usr/sbin/sendmail)"),
+        OptionSpec("dry-run", help: "Print the alerts only: no webhook, no mail, nothing remembered"),
+        HistoryOptions.offlineSpec,
+    ] + DatabaseOptions.specs + TokenOptions.specs
+
+    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+        let context = session.context
+        try options.requireNoPositionals()
+        let ids = options.has("counter") ? try CounterOptions.ids(options) : []
+        let dryRun = options.flag("dry-run")
+        let offline = options.flag("offline")
+        let settings = try settings(from: try session.configFile()?.alerts)
+
+        let webhook = try webhook(options, session: session)
+        let recipientsText = options.list("mail").joined(separator: ",")
+        if options.has("mail"), recipientsText.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw UsageError("--mail needs an address: --mail me@example.com")
+        }
+        let recipients = recipientsText.isEmpty ? [] : try MIMEAddress.list(parsing: recipientsText)
+        if !recipients.isEmpty || options.has("sender") || options.has("sendmail") {
+            guard !recipients.isEmpty else { throw UsageError("--sender and --sendmail go with --mail ADDR") }
+        }
+        let sender = recipients.isEmpty ? nil : try MailDelivery.senderAddress(options, context: context)
+        let sendmail = MailDelivery.sendmailPath(options, environment: context.environment)
+        if !recipients.isEmpty, !dryRun { try MailDelivery.checkSendmail(sendmail) }
+
+        let loader = try session.historyLoader(offline: offline)
+        var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
+        let counters = try await counters(ids, loader: loader, failures: &failures, context: context)
+        let check = AlertCheck(loader: loader, settings: settings, activity: context)
+        var outcome = await check.run(counters: counters, explain: !ids.isEmpty || options.flag("verbose"))
+        outcome.failures = failures + outcome.failures
+        for (id, failure) in outcome.failures { context.note("Error: counter \(id): \(failure.message)") }
+
+        for finding in outcome.findings { context.stdout.write(AlertText.line(finding) + "\n") }
+        try context.stdout.flushChecked()
+        if dryRun {
+            return outcome.failures.first?.failure.exitCode ?? ExitCode.ok
+        }
+
+        var deliveryFailure: (any MetrikaFailure)?
+        if !outcome.findings.isEmpty {
+            if let webhook {
+                do {
+                    try await webhook.send(AlertText.webhookBody(outcome.findings))
+                } catch let failure as any MetrikaFailure {
+                    context.note("Error: \(failure.message)")
+                    deliveryFailure = failure
+                }
+            }
+            if let sender, !recipients.isEmpty {
+                do {
+                    let message = try AlertMail.compose(outcome.findings, sender: sender, recipients: recipients, rasterizer: context.rasterizer, activity: context)
+                    try MailDelivery.deliver(message.bytes(), sendmail: sendmail, environment: childEnvironment(context.environment, hiding: webhook))
+                    context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)")
+                } catch let failure as any MetrikaFailure {
+                    context.note("Error: \(failure.message); the alerts will be told again on the next run")
+                    deliveryFailure = deliveryFailure ?? failure
+                }
+            }
+        }
+        if let deliveryFailure { return deliveryFailure.exitCode }
+        try check.record(outcome)
+        return outcome.failures.first?.failure.exitCode ?? ExitCode.ok
+    }
+
+    // MARK: - Parts
+
+    /// The config file's `"alerts"` over the defaults; a metric that is not a count is refused (78).
+    static func settings(from config: AlertsConfig?) throws -> AlertSettings {
+        var settings = AlertSettings()
+        guard let config else { return settings }
+        if let names = config.metrics {
+            settings.metrics = try names.map { name in
+                guard let metric = Metric.named(name), metric.unit == .count, metric.goalID == nil || metric.apiName.hasSuffix("reaches") else {
+                    throw SimpleFailure("\"metrics\" of \"alerts\" in the config file names '\(TerminalText.quote(name))', which is not a count metric metrika alert can judge (such as visits, pageviews, users or goal123reaches)", exitCode: ExitCode.config)
+                }
+                return metric
+            }
+        }
+        if let goals = config.goals { settings.checkGoals = goals }
+        if let change = config.minimumChange { settings.minimumChangePercent = change }
+        if let score = config.minimumScore { settings.minimumScore = score }
+        if let weeks = config.weeks {
+            settings.weeks = weeks
+            settings.minimumWeeks = min(settings.minimumWeeks, weeks)
+        }
+        if let skip = config.skip { settings.skippedCounters = Set(skip) }
+        return settings
+    }
+
+    /// `--webhook`, else METRIKA_WEBHOOK_URL; its secret parts join the run's masked secrets at once.
+    static func webhook(_ options: ParsedOptions, session: Session) throws -> Webhook? {
+        let context = session.context
+        let given = options.value("webhook")
+        let text = given ?? context.environment["METRIKA_WEBHOOK_URL"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+        if given != nil, given?.trimmingCharacters(in: .whitespaces).isEmpty == true {
+            throw UsageError("--webhook needs a URL (such as https://hooks.slack.com/services/…)")
+        }
+        guard let text else { return nil }
+        context.secrets.add(text)
+        let webhook = try Webhook(text, transport: context.transport, timeout: try session.requestTimeout(),
+                                  source: given != nil ? "--webhook" : "METRIKA_WEBHOOK_URL")
+        for secret in webhook.secrets { context.secrets.add(secret) }
+        return webhook
+    }
+
+    /// The counters to check: the given ids (one that cannot be read is a failure among the others),
+    /// else every counter the token can read (offline: every counter in the history).
+    static func counters(_ ids: [Int], loader: HistoryLoader, failures: inout [(counterID: Int, failure: any MetrikaFailure)], context: CLIContext) async throws -> [Counter] {
+        guard ids.isEmpty else {
+            var counters: [Counter] = []
+            for id in ids {
+                do {
+                    counters.append(try await loader.counter(id: id))
+                } catch let failure as any MetrikaFailure {
+                    failures.append((id, failure))
+                }
+            }
+            return counters
+        }
+        guard let client = loader.client else {
+            let stored = try loader.store.counters()
+            if stored.isEmpty {
+                throw SimpleFailure("the history (\(loader.store.path)) holds no counter to check offline; run metrika sync first, or name --counter", exitCode: ExitCode.config)
+            }
+            return stored.filter { $0.status.lowercased() != "deleted" }
+        }
+        let list = try await client.fetchCounterList()
+        if let warning = list.warning { context.note(warning) }
+        try loader.store.upsertCounters(list.counters)
+        return list.counters.filter { $0.status.lowercased() != "deleted" }
+    }
+
+    /// The environment of sendmail: ChildProcess drops every METRIKA_ variable; this also drops any
+    /// other variable that holds the webhook URL or a part of its secret (a cron line's
+    /// `--webhook "$SLACK_URL"`, a Telegram bot token variable).
+    static func childEnvironment(_ environment: [String: String], hiding webhook: Webhook?) -> [String: String] {
+        guard let webhook else { return environment }
+        let url = webhook.url.absoluteString
+        return environment.filter { _, value in
+            guard value.count >= 8 else { return true }
+            return !url.contains(value) && !webhook.secrets.contains(where: { value.contains($0) && $0.count >= 8 })
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import MetrikaModel
+
+/// The small chart of an alert mail: one metric's last weeks by day, the expected value as a dashed
+/// line, the same weekdays as dots and the judged day marked in red with its value, so the reader sees
+/// at a glance what was unusual. A self-contained SVG like `SVGLineChart`'s: no script, no external
+/// reference, every outside text escaped; the same input gives the same bytes.
+public struct AlertChart: Sendable {
+    /// The days in order, the judged one last; nil = no history for the day (a gap).
+    public var points: [(day: Day, value: Double?)]
+    /// The expected value of the judged day.
+    public var expected: Double
+    /// The heading: the metric and the counter.
+    public var title: String
+    /// The line under it: the day, the value, the expectation.
+    public var subtitle: String
+    public var width = 600
+    public var height = 200
+
+    public init(points: [(day: Day, value: Double?)], expected: Double, title: String, subtitle: String) {
+        self.points = points
+        self.expected = expected
+        self.title = title
+        self.subtitle = subtitle
+    }
+
+    static let lineColor = "#1F77B4"
+    static let markColor = "#D62728"
+    static let mutedColor = "#555555"
+    static let font = "DejaVu Sans, Liberation Sans, Helvetica, Arial, sans-serif"
+
+    /// The SVG document.
+    public func render() -> String {
+        let w = Double(width), h = Double(height)
+        let left = 48.0, right = 16.0, top = 52.0, bottom = 24.0
+        let plotWidth = w - left - right, plotHeight = h - top - bottom
+        let values = points.compactMap(\.value)
+        let top0 = max(values.max() ?? 0, expected, 1)
+        let ceiling = Self.niceCeiling(top0 * 1.1)
+        let count = max(points.count - 1, 1)
+        func x(_ index: Int) -> Double { left + plotWidth * Double(index) / Double(count) }
+        func y(_ value: Double) -> Double { top + plotHeight * (1 - value / ceiling) }
+        func n(_ value: Double) -> String { ChartNumber.coordinate(value) }
+
+        var svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" font-family=\"\(Self.font)\">\n"
+        svg += "<title>\(XMLEscape.text(title + ": " + subtitle))</title>\n"
+        svg += "<rect x=\"0\" y=\"0\" width=\"\(width)\" height=\"\(height)\" fill=\"#FFFFFF\"/>\n"
+        svg += "<text x=\"12\" y=\"22\" font-size=\"14\" font-weight=\"bold\" fill=\"#222222\">\(XMLEscape.text(title))</text>\n"
+        svg += "<text x=\"12\" y=\"40\" font-size=\"11\" fill=\"\(Self.mutedColor)\">\(XMLEscape.text(subtitle))</text>\n"
+        // Axis: zero and the ceiling, labelled.
+        svg += "<line x1=\"\(n(left))\" y1=\"\(n(y(0)))\" x2=\"\(n(w - right))\" y2=\"\(n(y(0)))\" stroke=\"#BBBBBB\" stroke-width=\"1\"/>\n"
+        svg += "<line x1=\"\(n(left))\" y1=\"\(n(y(ceiling)))\" x2=\"\(n(w - right))\" y2=\"\(n(y(ceiling)))\" stroke=\"#E3E3E3\" stroke-width=\"1\"/>\n"
+        svg += "<text x=\"\(n(left - 6))\" y=\"\(n(y(0) + 4))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.mutedColor)\">0</text>\n"
+        svg += "<text x=\"\(n(left - 6))\" y=\"\(n(y(ceiling) + 4))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.mutedColor)\">\(Self.label(ceiling))</text>\n"
+        // Expected: a dashed line across.
+        svg += "<line x1=\"\(n(left))\" y1=\"\(n(y(expected)))\" x2=\"\(n(w - right))\" y2=\"\(n(y(expected)))\" stroke=\"\(Self.mutedColor)\" stroke-width=\"1\" stroke-dasharray=\"4 3\"/>\n"
+        // The line, broken at unknown days.
+        var path = ""
+        var pen = false
+        for (index, point) in points.enumerated() {
+            guard let value = point.value else { pen = false; continue }
+            path += (pen ? " L" : (path.isEmpty ? "M" : " M")) + "\(n(x(index))) \(n(y(value)))"
+            pen = true
+        }
+        if !path.isEmpty {
+            svg += "<path d=\"\(path)\" fill=\"none\" stroke=\"\(Self.lineColor)\" stroke-width=\"2\" stroke-linejoin=\"round\"/>\n"
+        }
+        // The same weekdays as the judged day: the baseline, as dots.
+        if let last = points.last {
+            for (index, point) in points.enumerated().dropLast() where point.day.weekday == last.day.weekday {
+                guard let value = point.value else { continue }
+                svg += "<circle cx=\"\(n(x(index)))\" cy=\"\(n(y(value)))\" r=\"3\" fill=\"\(Self.lineColor)\"/>\n"
+            }
+            let lastX = x(points.count - 1)
+            svg += "<line x1=\"\(n(lastX))\" y1=\"\(n(top))\" x2=\"\(n(lastX))\" y2=\"\(n(y(0)))\" stroke=\"\(Self.markColor)\" stroke-width=\"1\" stroke-dasharray=\"2 2\"/>\n"
+            if let value = last.value {
+                svg += "<circle cx=\"\(n(lastX))\" cy=\"\(n(y(value)))\" r=\"5\" fill=\"\(Self.markColor)\"/>\n"
+            }
+            svg += "<text x=\"\(n(lastX - 6))\" y=\"\(n(h - 8))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.markColor)\">\(XMLEscape.text(last.day.iso))</text>\n"
+            if let first = points.first {
+                svg += "<text x=\"\(n(left))\" y=\"\(n(h - 8))\" font-size=\"10\" fill=\"\(Self.mutedColor)\">\(XMLEscape.text(first.day.iso))</text>\n"
+            }
+        }
+        svg += "</svg>\n"
+        return svg
+    }
+
+    /// 1, 2 or 5 times a power of ten, at least `value`.
+    static func niceCeiling(_ value: Double) -> Double {
+        guard value > 0 else { return 1 }
+        var step = 1.0
+        while step * 10 <= value { step *= 10 }
+        while step > value { step /= 10 }
+        for factor in [1.0, 2.0, 5.0, 10.0] where step * factor >= value { return step * factor }
+        return step * 10
+    }
+
+    static func label(_ value: Double) -> String {
+        value >= 1 ? String(Int(value.rounded())) : ChartNumber.fixed(value, decimals: 1)
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+import MetrikaAPI
+import MetrikaModel
+import MetrikaStore
+
+/// `metrika alert`'s work: for each counter, the last finished day (in its time zone) of visits and
+/// every goal's reaches, judged against the same weekday of earlier weeks (`AlertDetector`), told
+/// once (`AlertLedger`, remembered in the history database). Reads the history and fetches only what
+/// it lacks, like `sync`. Nothing is remembered until `record` is called: a run whose webhook or
+/// mail failed tells it all again next time instead of never.
+package struct AlertCheck: Sendable {
+    package let loader: HistoryLoader
+    package let settings: AlertSettings
+    package let activity: any Activity
+
+    /// Counters checked at once: Metrika allows 3 parallel requests per user.
+    package static let parallelLimit = 3
+    /// How old the stored goals list may be before it is read again.
+    package static let goalsMaxAge: TimeInterval = 20 * 3600
+    /// Metrics per request: the API takes 20, and the history stores visits and pageviews beside them.
+    static let metricsPerRequest = 18
+
+    package init(loader: HistoryLoader, settings: AlertSettings, activity: any Activity) {
+        self.loader = loader
+        self.settings = settings
+        self.activity = activity
+    }
+
+    /// One metric of one counter worth telling.
+    package struct Finding: Sendable {
+        package var counter: Counter
+        package var metric: Metric
+        /// The goal's name for goal metrics (server text), else nil.
+        package var goalName: String?
+        package var judgement: AlertJudgement
+        package var notice: AlertLedger.Notice
+        /// The days before and including the judged one (35 of them, for the chart): nil = unknown.
+        package var recent: [(day: Day, value: Double?)]
+        /// Whether the judged day ended so recently that its numbers may still grow (data lag).
+        package var provisional: Bool
+    }
+
+    /// What a run found, and what it would remember.
+    package struct Outcome: Sendable {
+        package var findings: [Finding] = []
+        package var changes: [AlertLedger.Change] = []
+        /// Counters that could not be checked, with why (the others were).
+        package var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
+        package var countersChecked = 0
+    }
+
+    /// Checks `counters` (at most `parallelLimit` at once); a counter that fails is one failure among
+    /// the others. Findings come in the counters' order, then the metrics' (visits first, then goals).
+    /// `explain`: say on stderr why a counter could not be judged (too young, no history) — for
+    /// counters the user named; a cron run over every counter stays quiet about them.
+    package func run(counters: [Counter], explain: Bool = true) async -> Outcome {
+        let wanted = counters.filter { !settings.skippedCounters.contains($0.id) }
+        var results: [Int: CounterResult] = [:]
+        await withTaskGroup(of: (Int, CounterResult).self) { group in
+            var next = 0
+            func launch() {
+                let counter = wanted[next]
+                next += 1
+                group.addTask {
+                    do {
+                        let done = try await check(counter, explain: explain)
+                        return (counter.id, .done(done.findings, done.changes))
+                    } catch let failure as any MetrikaFailure {
+                        return (counter.id, .failed(failure))
+                    } catch {
+                        return (counter.id, .failed(SimpleFailure("\(error)", exitCode: ExitCode.failure)))
+                    }
+                }
+            }
+            while next < min(Self.parallelLimit, wanted.count) { launch() }
+            while let (id, result) = await group.next() {
+                results[id] = result
+                activity.progress("Checking: \(results.count)/\(wanted.count) counters", force: results.count == wanted.count)
+                if next < wanted.count { launch() }
+            }
+        }
+        activity.endProgress()
+        var outcome = Outcome()
+        for counter in wanted {
+            switch results[counter.id] {
+            case .done(let findings, let changes)?:
+                outcome.findings += findings
+                outcome.changes += changes
+                outcome.countersChecked += 1
+            case .failed(let failure)?:
+                outcome.failures.append((counter.id, failure))
+            case nil:
+                break
+            }
+        }
+        return outcome
+    }
+
+    enum CounterResult: Sendable {
+        case done([Finding], [AlertLedger.Change])
+        case failed(any MetrikaFailure)
+    }
+
+    /// Remembers what `outcome` decided (one transaction): told anomalies stay silent from now on.
+    package func record(_ outcome: Outcome) throws {
+        var opened: [AlertEpisode] = []
+        var touched: [AlertEpisode] = []
+        var closed: [(counterID: Int, metric: String)] = []
+        for change in outcome.changes {
+            switch change {
+            case .none: break
+            case .open(let episode): opened.append(episode)
+            case .touch(let episode): touched.append(episode)
+            case .close(let counterID, let metric): closed.append((counterID, metric))
+            }
+        }
+        try loader.store.recordAlertEpisodes(opened: opened, touched: touched, closed: closed)
+    }
+
+    // MARK: - One counter
+
+    /// The last finished day in the counter's time zone.
+    package func judgedDay(for counter: Counter) -> Day {
+        loader.metrikaToday(counter).adding(days: -1)
+    }
+
+    func check(_ counter: Counter, explain: Bool) async throws -> (findings: [Finding], changes: [AlertLedger.Change]) {
+        let day = judgedDay(for: counter)
+        let firstDay = day.adding(days: -7 * max(settings.weeks, 5))
+        guard let range = DateRange(from: firstDay, to: day) else { return ([], []) }
+        let goals = settings.checkGoals ? try await goals(of: counter) : []
+        var metrics: [(metric: Metric, goalName: String?)] = settings.metrics.map { ($0, nil) }
+        for goal in goals {
+            guard let metric = Metric.named("goal\(goal.id)reaches"), !metrics.contains(where: { $0.metric.apiName == metric.apiName }) else { continue }
+            metrics.append((metric, goal.name))
+        }
+        // The history store works per request's metrics: a counter with 40 goals takes three.
+        var series: [String: [Day: Double]] = [:]
+        var start = 0
+        while start < metrics.count {
+            let chunk = metrics[start..<min(metrics.count, start + Self.metricsPerRequest)].map(\.metric)
+            start += Self.metricsPerRequest
+            let loaded = try await loader.load(counter: counter, range: range, metrics: chunk, grouping: nil, refresh: false, rangeTotals: false)
+            for metric in chunk {
+                guard let index = loaded.storedMetrics.firstIndex(where: { $0.apiName == metric.apiName }) else { continue }
+                var values: [Day: Double] = [:]
+                for (day, row) in loaded.daily where index < row.count {
+                    if let value = row[index] { values[day] = value }
+                }
+                series[metric.apiName] = values
+            }
+        }
+
+        let open = try loader.store.openAlertEpisodes(counterID: counter.id)
+        let provisional = isProvisional(day, counter: counter)
+        var findings: [Finding] = []
+        var changes: [AlertLedger.Change] = []
+        var unjudged = 0
+        for (metric, goalName) in metrics {
+            let values = series[metric.apiName] ?? [:]
+            guard let judgement = AlertDetector.judge(values, day: day, settings: settings) else {
+                unjudged += 1
+                continue
+            }
+            let decision = AlertLedger.decide(judgement, counterID: counter.id, metric: metric.apiName, open: open[metric.apiName], now: activity.now())
+            changes.append(decision.change)
+            if let notice = decision.notice {
+                let recent = (0..<35).reversed().map { back -> (day: Day, value: Double?) in
+                    let past = day.adding(days: -back)
+                    return (past, values[past])
+                }
+                findings.append(Finding(counter: counter, metric: metric, goalName: goalName, judgement: judgement, notice: notice,
+                                        recent: recent, provisional: provisional))
+            }
+        }
+        if unjudged > 0, unjudged == metrics.count, explain {
+            let weekday = Self.weekdayFullName(day)
+            let created = firstDataDay(of: counter)
+            if created > day.adding(days: -7 * settings.minimumWeeks) {
+                activity.note("Note: counter \(counter.id) is too young to judge: it has fewer than \(settings.minimumWeeks) earlier \(weekday)s (created \(created.iso)).")
+            } else {
+                activity.note("Note: counter \(counter.id) was not checked: fewer than \(settings.minimumWeeks) earlier \(weekday)s have history\(loader.client == nil ? " (run without --offline, or metrika sync, to fetch them)" : "").")
+            }
+        }
+        return (findings, changes)
+    }
+
+    /// The counter's goals: the stored list while it is younger than `goalsMaxAge`, else read again
+    /// (and stored). Offline, or when reading fails, an older stored list still serves.
+    func goals(of counter: Counter) async throws -> [Goal] {
+        let stored = try loader.store.storedGoals(counterID: counter.id)
+        if let stored, activity.now().timeIntervalSince(stored.fetchedAt) < Self.goalsMaxAge { return stored.goals }
+        guard let client = loader.client else { return stored?.goals ?? [] }
+        do {
+            let goals = try await client.fetchGoals(counterID: counter.id)
+            try loader.store.storeGoals(counterID: counter.id, goals: goals, fetchedAt: activity.now())
+            return goals
+        } catch let failure as any MetrikaFailure {
+            guard let stored else { throw failure }
+            activity.note("Warning: counter \(counter.id): could not read its goals (\(failure.message)); using the list read before.")
+            return stored.goals
+        }
+    }
+
+    /// Whether the day ended less than `settleHours` ago in the counter's time zone: Metrika's numbers of
+    /// the last hours still grow (its data lag), so a drop may be partly a late count.
+    func isProvisional(_ day: Day, counter: Counter) -> Bool {
+        let offset = TimeZone(identifier: counter.timeZoneName)?.secondsFromGMT(for: activity.now()) ?? counter.timeZoneOffsetMinutes * 60
+        let endOfDay = Double(day.adding(days: 1).ordinal) * 86_400 - Double(offset)
+        return activity.now().timeIntervalSince1970 - endOfDay < Self.settleHours * 3600
+    }
+
+    /// Hours after midnight during which yesterday's numbers are called provisional.
+    package static let settleHours = 3.0
+
+    /// `Sunday` for a day.
+    package static func weekdayFullName(_ day: Day) -> String {
+        ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][day.weekday - 1]
+    }
+
+    /// `Sun` for a day.
+    package static func weekdayName(_ day: Day) -> String {
+        ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][day.weekday - 1]
+    }
+}

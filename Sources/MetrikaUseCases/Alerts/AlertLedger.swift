@@ -1,0 +1,50 @@
+import Foundation
+import MetrikaModel
+import MetrikaStore
+
+/// What a judgement means given what was announced before: each anomaly is told once, while it lasts
+/// later runs stay silent, and a metric that comes back after `stopped` is told once more. Pure.
+package enum AlertLedger {
+    /// What to tell the owner about one metric.
+    package enum Notice: Sendable, Equatable {
+        /// A new anomaly (or a different kind of one than was announced).
+        case alert(AlertKind)
+        /// It had stopped (since the episode's first day) and has values again.
+        case backToNormal(AlertEpisode)
+    }
+
+    /// What to remember.
+    package enum Change: Sendable, Equatable {
+        case none
+        case open(AlertEpisode)
+        case touch(AlertEpisode)
+        case close(counterID: Int, metric: String)
+    }
+
+    /// Decides for `judgement` of `metric` of counter `counterID`, given its open episode.
+    package static func decide(_ judgement: AlertJudgement, counterID: Int, metric: String, open: AlertEpisode?, now: Date) -> (notice: Notice?, change: Change) {
+        // A day older than the one the episode last saw (a clock set back): never flap over it.
+        if let open, judgement.day < open.lastDay { return (nil, .none) }
+        if let kind = judgement.kind {
+            if let open, open.kind == kind.rawValue {
+                var moved = open
+                moved.lastDay = judgement.day
+                return (nil, .touch(moved))
+            }
+            let episode = AlertEpisode(counterID: counterID, metric: metric, kind: kind.rawValue, since: judgement.since ?? judgement.day,
+                                       lastDay: judgement.day, value: judgement.value, expected: judgement.expected, notifiedAt: now)
+            return (.alert(kind), .open(episode))
+        }
+        guard let open else { return (nil, .none) }
+        if open.kind == AlertKind.stopped.rawValue {
+            // Still zero, though no longer unusual against a baseline the zeros now fill: not back yet.
+            guard judgement.value > 0 else {
+                var moved = open
+                moved.lastDay = judgement.day
+                return (nil, .touch(moved))
+            }
+            return (.backToNormal(open), .close(counterID: counterID, metric: metric))
+        }
+        return (nil, .close(counterID: counterID, metric: metric))
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import MetrikaModel
+import MetrikaRender
+import MetrikaSystem
+
+/// The mail of `metrika alert --mail`: the alert lines, and for each alerted metric a small chart of
+/// its last five weeks marking the judged day (PNG inline, as `metrika mail` sends them; SVG when
+/// rsvg-convert is missing, with one warning). Its own short composition: the daily report's layout
+/// stays `MailComposer`'s.
+package enum AlertMail {
+    package static func compose(_ findings: [AlertCheck.Finding], sender: MIMEAddress, recipients: [MIMEAddress],
+                                rasterizer: any ChartRasterizer, activity: any Activity) throws -> MIMEMessage {
+        let seed = UInt64.random(in: 1...UInt64.max)
+        let tag = String(seed, radix: 16)
+        let charts = findings.map { finding -> Data in
+            let chart = AlertChart(points: finding.recent, expected: finding.judgement.expected,
+                                   title: "\(AlertText.metricLabel(finding)) — \(finding.counter.displayName)",
+                                   subtitle: "\(AlertText.dayText(finding.judgement.day)): \(AlertText.number(finding.judgement.value)), expected ~\(AlertText.approximate(finding.judgement.expected)) (\(AlertText.changeText(finding.judgement)))")
+            return Data(chart.render().utf8)
+        }
+        var pngs: [Data] = []
+        do {
+            for svg in charts { pngs.append(try rasterizer.png(fromSVG: svg, scale: ChartSeries.pngScale)) }
+        } catch let error as ChartRasterizerError {
+            activity.note("Warning: the alert charts are inline as SVG, which Gmail and Outlook do not show: \(error.message)")
+            pngs = []
+        }
+        let images = charts.enumerated().map { index, svg -> MIMEPart.Image in
+            let finding = findings[index]
+            let name = "alert-\(finding.counter.id)-\(finding.metric.shortName)-\(finding.judgement.day.iso)"
+            let contentID = "alert-\(index).\(tag)@metrika"
+            if index < pngs.count {
+                return MIMEPart.Image(data: pngs[index], mediaType: "image/png", filename: name + ".png", contentID: contentID)
+            }
+            return MIMEPart.Image(data: svg, mediaType: "image/svg+xml", filename: name + ".svg", contentID: contentID)
+        }
+
+        var text = AlertText.subject(findings) + "\n\n"
+        for finding in findings { text += AlertText.line(finding) + "\n" }
+        text += "\nEach line: the counter, the metric, the day's value and the median of the same weekday over the previous weeks.\n"
+        text += "-- \nSent by metrika \(MetrikaVersion.current) (metrika alert).\n"
+
+        func e(_ text: String) -> String { XMLEscape.text(text) }
+        var html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>\(e(AlertText.subject(findings)))</title></head>\n"
+        html += "<body style=\"font-family: sans-serif; color: #222; margin: 0; padding: 12px;\">\n"
+        for (finding, image) in zip(findings, images) {
+            let color: String
+            switch finding.notice {
+            case .alert(.rise): color = "#B25E00"
+            case .alert: color = "#B00020"
+            case .backToNormal: color = "#1B7F3B"
+            }
+            html += "<p style=\"margin: 16px 0 4px; color: \(color); font-weight: bold;\">\(e(AlertText.line(finding)))</p>\n"
+            html += "<p style=\"margin: 0;\"><img src=\"cid:\(XMLEscape.attribute(image.contentID ?? ""))\" alt=\"\(XMLEscape.attribute(AlertText.metricLabel(finding) + ", last five weeks"))\" width=\"600\" style=\"max-width:100%;height:auto\"></p>\n"
+        }
+        html += "<p style=\"color: #777; font-size: 12px;\">The dashed line is what was expected: the median of the same weekday over the previous weeks; the dots are those days. Sent by metrika \(e(MetrikaVersion.current)).</p>\n</body></html>\n"
+
+        let now = activity.now()
+        let offset = findings.first.flatMap { TimeZone(identifier: $0.counter.timeZoneName)?.secondsFromGMT(for: now) } ?? 0
+        return MIMEMessage(from: sender, to: recipients, subject: AlertText.subject(findings), date: now, utcOffsetSeconds: offset, seed: seed,
+                           body: MIMEPart.report(text: text, html: html, inline: images, attachments: []))
+    }
+}

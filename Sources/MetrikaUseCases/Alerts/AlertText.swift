@@ -1,0 +1,115 @@
+import Foundation
+import MetrikaModel
+import MetrikaRender
+
+/// The words of `metrika alert`: one stdout line per finding, the webhook's JSON body and the mail's
+/// subject. Lines start with the counter id, so scripts can `cut -d' ' -f1`.
+package enum AlertText {
+    /// `515151 Сезонный магазин: visits 200 on Sun 2026-11-29, expected ~600 (-67%)`. Server text
+    /// (names) passes the terminal sanitizer.
+    package static func line(_ finding: AlertCheck.Finding) -> String {
+        let counter = finding.counter
+        let name = TerminalText.sanitize(counter.name.trimmingCharacters(in: .whitespaces).isEmpty ? counter.displayName : counter.name, limit: 120)
+        let metric = TerminalText.sanitize(metricLabel(finding), limit: 120)
+        let judgement = finding.judgement
+        let day = dayText(judgement.day)
+        let late = finding.provisional ? " (the day ended less than \(Int(AlertCheck.settleHours)) h ago: its numbers may still grow)" : ""
+        switch finding.notice {
+        case .alert(let kind):
+            var text = "\(counter.id) \(name): \(metric) \(number(judgement.value)) on \(day), expected ~\(approximate(judgement.expected)) (\(changeText(judgement)))"
+            if kind == .stopped { text += ", stopped since \(dayText(judgement.since ?? judgement.day))" }
+            return text + late
+        case .backToNormal(let episode):
+            return "\(counter.id) \(name): \(metric) back to normal on \(day): \(number(judgement.value)), expected ~\(approximate(judgement.expected)) (had stopped since \(dayText(episode.since)))"
+        }
+    }
+
+    /// `visits`, `goal "Оформление заказа"` (goals by name; `goal 4001` when it has none).
+    package static func metricLabel(_ finding: AlertCheck.Finding) -> String {
+        if let id = finding.metric.goalID {
+            let name = (finding.goalName ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            return name.isEmpty ? "goal \(id)" : "goal \"\(name)\""
+        }
+        return finding.metric.shortName
+    }
+
+    /// `Sun 2026-11-29`.
+    package static func dayText(_ day: Day) -> String { AlertCheck.weekdayName(day) + " " + day.iso }
+
+    /// A count as a plain integer (no grouping: a line is for scripts too).
+    package static func number(_ value: Double) -> String {
+        value == value.rounded() || abs(value) >= 100 ? String(Int(value.rounded())) : ChartNumber.fixed(value, decimals: 1)
+    }
+
+    /// The expected value as people say it: two significant digits from 100 up (583 → 580), whole
+    /// numbers below, one decimal below 10 when it has one (a median of an even count: 2.5).
+    package static func approximate(_ value: Double) -> String {
+        guard value >= 100 else { return number(value) }
+        let magnitude = pow(10, (log10(value)).rounded(.down) - 1)
+        return String(Int((value / magnitude).rounded() * magnitude))
+    }
+
+    /// `-67%`, `+133%`; `new` when nothing was expected.
+    package static func changeText(_ judgement: AlertJudgement) -> String {
+        guard let change = judgement.changePercent else { return "new" }
+        let rounded = Int(change.rounded())
+        return (rounded > 0 ? "+" : "") + "\(rounded)%"
+    }
+
+    // MARK: - Webhook
+
+    /// The webhook body: `text` (the lines, for Slack-style incoming webhooks and chat bridges),
+    /// `alerts` (one object per anomaly) and `back_to_normal` (metrics that had stopped and came back).
+    package static func webhookBody(_ findings: [AlertCheck.Finding]) -> Data {
+        var alerts: [JSONValue] = []
+        var recovered: [JSONValue] = []
+        for finding in findings {
+            switch finding.notice {
+            case .alert(let kind): alerts.append(object(finding, kind: kind, since: finding.judgement.since ?? finding.judgement.day))
+            case .backToNormal(let episode):
+                recovered.append(object(finding, kind: AlertKind(rawValue: episode.kind) ?? .stopped, since: episode.since))
+            }
+        }
+        let body = JSONValue.object([
+            ("version", .number(1)),
+            ("text", .string(summary(findings))),
+            ("alerts", .array(alerts)),
+            ("back_to_normal", .array(recovered)),
+        ])
+        return Data(body.serialized().utf8)
+    }
+
+    /// The human summary: a title line, then the lines.
+    package static func summary(_ findings: [AlertCheck.Finding]) -> String {
+        ([subject(findings)] + findings.map(line)).joined(separator: "\n")
+    }
+
+    /// `metrika: 2 alerts (Сезонный магазин, Ромашка)` / `metrika: back to normal (…)`.
+    package static func subject(_ findings: [AlertCheck.Finding]) -> String {
+        let alerts = findings.filter { if case .alert = $0.notice { return true } else { return false } }.count
+        var names: [String] = []
+        for finding in findings where !names.contains(finding.counter.displayName) { names.append(finding.counter.displayName) }
+        let what = alerts == 0 ? "back to normal" : alerts == 1 ? "1 alert" : "\(alerts) alerts"
+        return "metrika: \(what) (\(names.joined(separator: ", ")))"
+    }
+
+    private static func object(_ finding: AlertCheck.Finding, kind: AlertKind, since: Day) -> JSONValue {
+        let judgement = finding.judgement
+        return .object([
+            ("counter_id", .number(Double(finding.counter.id))),
+            ("counter_name", .string(finding.counter.name)),
+            ("metric", .string(finding.metric.shortName)),
+            ("goal_id", finding.metric.goalID.map { .number(Double($0)) } ?? .null),
+            ("goal_name", finding.metric.goalID == nil ? .null : .string(finding.goalName ?? "")),
+            ("date", .string(judgement.day.iso)),
+            ("value", .number(judgement.value)),
+            ("expected", .number(judgement.expected)),
+            ("change", .number(judgement.changePercent.map { ($0 * 10).rounded() / 10 })),
+            ("kind", .string(kind.rawValue)),
+            ("since", .string(since.iso)),
+            ("score", .number((judgement.score * 10).rounded() / 10)),
+            ("provisional", .bool(finding.provisional)),
+            ("text", .string(line(finding))),
+        ])
+    }
+}
