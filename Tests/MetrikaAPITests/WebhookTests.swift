@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+@testable import MetrikaAPI
+@testable import MetrikaModel
+
+/// The webhook's URL rules and answers, over a scripted transport (the real server drills are in
+/// EndToEndTests/AlertEndToEndTests).
+@Suite struct WebhookTests {
+    static let secretURL = "https://hooks.slack.com/services/T0001/B0002/s3cr3tXYZabc"
+
+    @Test func theURLIsShownOnlyAsSchemeAndHost() throws {
+        let hook = try Webhook(Self.secretURL, transport: FakeTransport([]), timeout: 5, source: "--webhook")
+        #expect(hook.masked == "https://hooks.slack.com/…")
+        #expect(hook.secrets.contains("/services/T0001/B0002/s3cr3tXYZabc"))
+    }
+
+    static let refused: [(String, String)] = [
+        ("ftp://example.com/x", "is not an http(s) URL"),
+        ("not a url", "is not an http(s) URL"),
+        ("http://hooks.example.com/secret-path", "plain http to another machine"),
+        ("https://user:pass@hooks.example.com/x", "user:password"),
+    ]
+
+    @Test(arguments: refused)
+    func unusableURLsAreConfigurationErrorsThatDoNotShowThem(_ url: String, _ message: String) {
+        do {
+            _ = try Webhook(url, transport: FakeTransport([]), timeout: 5, source: "--webhook")
+            Issue.record("accepted \(url)")
+        } catch let failure as SimpleFailure {
+            #expect(failure.exitCode == ExitCode.config)
+            #expect(failure.message.contains(message), "\(failure.message)")
+            #expect(!failure.message.contains("secret-path") && !failure.message.contains("pass@"))
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
+    @Test func plainHTTPToThisMachineIsFine() throws {
+        for url in ["http://127.0.0.1:8080/hook", "http://localhost/hook", "http://[::1]:9/hook"] {
+            _ = try Webhook(url, transport: FakeTransport([]), timeout: 5, source: "METRIKA_WEBHOOK_URL")
+        }
+    }
+
+    @Test func aJSONPostWithTheCapAndTheTimeout() async throws {
+        let transport = FakeTransport([.respond(200, "ok")])
+        let hook = try Webhook(Self.secretURL, transport: transport, timeout: 7, source: "--webhook")
+        try await hook.send(Data(#"{"text":"x"}"#.utf8))
+        let sent = try #require(transport.requests.first)
+        #expect(sent.method == "POST")
+        #expect(sent.headers["Content-Type"]?.hasPrefix("application/json") == true)
+        #expect(sent.timeout == 7 && sent.maxResponseBytes == Webhook.maxResponseBytes)
+        #expect(sent.headers["Authorization"] == nil, "the API token never goes to a webhook")
+    }
+
+    static let failures: [(FakeTransport.Step, String)] = [
+        (.respond(302, "", ["Location": "https://elsewhere.example/"]), "redirect (HTTP 302) to https://elsewhere.example"),
+        (.respond(500, "boom at /services/T0001/B0002/s3cr3tXYZabc"), "HTTP 500: boom at [hidden]"),
+        (.fail(.timedOut), "no answer within 5 s"),
+        (.fail(.tooLarge(limit: 65_536)), "larger than 64 KiB"),
+    ]
+
+    @Test(arguments: failures)
+    func anAnswerOtherThan2xxIsExit69NamingOnlyTheHost(_ step: FakeTransport.Step, _ message: String) async throws {
+        let hook = try Webhook(Self.secretURL, transport: FakeTransport([step]), timeout: 5, source: "--webhook")
+        do {
+            try await hook.send(Data("{}".utf8))
+            Issue.record("no failure")
+        } catch let failure as SimpleFailure {
+            #expect(failure.exitCode == ExitCode.unavailable)
+            #expect(failure.message.contains(message), "\(failure.message)")
+            #expect(failure.message.contains("https://hooks.slack.com/…"))
+            #expect(!failure.message.contains("s3cr3t"))
+        }
+    }
+}
