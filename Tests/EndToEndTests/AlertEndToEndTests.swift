@@ -1,0 +1,278 @@
+import Foundation
+import Testing
+
+/// The peers of the alert drills, started once for the whole suite: the simulator with the alert
+/// situations (Fixtures/alerts, its clock on Tuesday 2026-12-01), a real HTTP webhook receiver
+/// (Python's http.server: answers 200, 500, a redirect or nothing, by path) and, where msmtp and
+/// aiosmtpd are installed, a real SMTP server. Stopped when the test process ends.
+final class AlertPeers: @unchecked Sendable {
+    static let simulatorNow = "2026-12-01T06:00:00Z"
+    /// Monday 09:00 in Moscow: the judged day is Sunday 2026-11-29.
+    static let monday = "2026-11-30T06:00:00Z"
+    /// Tuesday 09:00 in Moscow: the judged day is Monday 2026-11-30.
+    static let tuesday = "2026-12-01T06:00:00Z"
+
+    static let shared: Result<AlertPeers, SimpleError> = {
+        do {
+            let peers = try AlertPeers()
+            atexit { AlertPeers.stopShared() }
+            return .success(peers)
+        } catch {
+            return .failure(SimpleError("\(error)"))
+        }
+    }()
+
+    static func stopShared() {
+        if case .success(let peers) = shared { peers.api.stop() }
+    }
+
+    let api: FakeAPI
+    let hooks: TemporaryDirectory
+    let receiver = Process()
+    let receiverInput = Pipe()
+    let receiverPort: Int
+    let spool: TemporaryDirectory
+    let sink: MailEndToEndTests.SMTPSink?
+
+    init() throws {
+        api = try FakeAPI(fixtures: "alerts", arguments: ["--now", Self.simulatorNow])
+        hooks = try TemporaryDirectory()
+        receiver.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        receiver.arguments = ["python3", MailEndToEndTests.scripts.appendingPathComponent("webhook_receiver.py").path, hooks.path, "600"]
+        receiver.environment = MailEndToEndTests.toolEnvironment
+        let output = Pipe()
+        receiver.standardOutput = output
+        receiver.standardError = FileHandle.nullDevice
+        receiver.standardInput = receiverInput
+        try receiver.run()
+        receiverPort = try readAnnouncedPort(of: receiver, from: output, name: "webhook_receiver.py")
+        spool = try TemporaryDirectory()
+        sink = MailEndToEndTests.mailChainAvailable ? try MailEndToEndTests.SMTPSink(directory: spool.path) : nil
+    }
+
+    /// A hook URL of the receiver with a fresh secret in its path: `/ok/<secret>`.
+    func hook(_ behaviour: String) -> (url: String, secret: String) {
+        let secret = "hook-secret-" + UUID().uuidString
+        return ("http://127.0.0.1:\(receiverPort)/\(behaviour)/\(secret)", secret)
+    }
+
+    struct Received {
+        var path: String
+        var headers: [String: String]
+        var body: String
+    }
+
+    /// The requests whose path holds `secret`, waiting a little for late ones to be written.
+    func received(secret: String, settle: Double = 0.3) throws -> [Received] {
+        usleep(UInt32(settle * 1_000_000))
+        let names = try FileManager.default.contentsOfDirectory(atPath: hooks.path).filter { $0.hasSuffix(".json") }.sorted()
+        return try names.compactMap { name in
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: hooks.path + "/" + name))) as? [String: Any]
+            guard let path = object?["path"] as? String, path.contains(secret) else { return nil }
+            return Received(path: path, headers: object?["headers"] as? [String: String] ?? [:], body: object?["body"] as? String ?? "")
+        }
+    }
+}
+
+/// `metrika alert` end to end: the built binary against the simulator's situations, a real webhook
+/// receiver and a real MTA. Exactly the expected alerts, once; a quiet seasonal Sunday and a tiny
+/// goal; back to normal; the webhook's hostile answers; the secret kept out of everything.
+@Suite(.serialized) struct AlertEndToEndTests {
+    func peers() throws -> AlertPeers {
+        switch AlertPeers.shared {
+        case .success(let peers): return peers
+        case .failure(let error): throw error
+        }
+    }
+
+    func environment(_ peers: AlertPeers, _ home: TemporaryDirectory, now: String, extra: [String: String] = [:]) -> [String: String] {
+        metrikaEnvironment(api: peers.api, home: home.path, extra: ["METRIKA_NOW": now, "METRIKA_DB": home.path + "/h.sqlite"].merging(extra) { $1 })
+    }
+
+    static func alertObjects(_ body: String, _ key: String = "alerts") -> [[String: Any]] {
+        let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+        return object?[key] as? [[String: Any]] ?? []
+    }
+
+    @Test func theSituationsGiveExactlyTheirAlertsOnceThenBackToNormal() throws {
+        let peers = try peers()
+        let home = try TemporaryDirectory()
+        let hook = peers.hook("ok")
+        var mail: [String] = []
+        let extra = ["METRIKA_WEBHOOK_URL": hook.url]
+        if let sink = peers.sink {
+            let msmtpHome = try MailEndToEndTests.msmtpHome(port: sink.port)
+            try FileManager.default.copyItem(atPath: msmtpHome.path + "/.msmtprc", toPath: home.path + "/.msmtprc")
+            mail = ["--mail", "alerts-\(UUID().uuidString.prefix(8))@example.com", "--sender", "metrika@example.com", "--sendmail", MailEndToEndTests.msmtp]
+        }
+
+        // Monday morning: Sunday judged.
+        let first = try metrika(["alert"] + mail, environment: environment(peers, home, now: AlertPeers.monday, extra: extra))
+        #expect(first.status == 0, "\(first.stderr)")
+        let lines = first.stdoutLines
+        #expect(lines.count == 4, "\(first.stdout)")
+        #expect(lines.contains { $0.hasPrefix("520002 Блог после релиза: visits 0 on Sun 2026-11-29, expected ~") && $0.hasSuffix("(-100%), stopped since Sat 2026-11-28") })
+        #expect(lines.contains { $0.hasPrefix("520003 Магазин «Корзина»: goal \"Оформление заказа\" 0 on Sun 2026-11-29") && $0.hasSuffix("stopped since Sun 2026-11-29") })
+        #expect(lines.contains { $0.hasPrefix("520004 Бот-волна: visits ") && $0.contains(" on Sun 2026-11-29, expected ~") && $0.contains("(+") })
+        #expect(lines.contains { $0.hasPrefix("520005 Половина трафика: visits ") && $0.contains("(-") })
+        #expect(!first.stdout.contains("520001"), "an ordinary quiet Sunday of a seasonal shop is no alert")
+        #expect(!first.stdout.contains("Звонок"), "a goal reached 2 times a day that reaches 0 is noise")
+        #expect(!first.stdout.contains("520006"), "a counter too young to judge is not judged")
+
+        var posts = try peers.received(secret: hook.secret)
+        #expect(posts.count == 1)
+        let post = try #require(posts.first)
+        #expect(post.headers["content-type"]?.hasPrefix("application/json") == true)
+        let alerts = Self.alertObjects(post.body)
+        #expect(alerts.compactMap { $0["counter_id"] as? Int }.sorted() == [520002, 520003, 520004, 520005])
+        #expect(Set(alerts.compactMap { $0["kind"] as? String }) == ["stopped", "rise", "drop"])
+        for alert in alerts {
+            for key in ["counter_id", "counter_name", "metric", "date", "value", "expected", "change", "kind"] {
+                #expect(alert[key] != nil, "\(key) missing in \(alert)")
+            }
+        }
+        #expect(alerts.first { $0["counter_id"] as? Int == 520003 }.flatMap { $0["goal_name"] as? String } == "Оформление заказа")
+        let text = try #require((try JSONSerialization.jsonObject(with: Data(post.body.utf8)) as? [String: Any])?["text"] as? String)
+        #expect(text.contains("520004 Бот-волна"))
+
+        if let sink = peers.sink {
+            let stored = try sink.messages(count: 1).filter { (try? String(contentsOfFile: $0, encoding: .utf8))?.contains(mail[1]) == true }
+            #expect(stored.count == 1)
+            let scratch = try TemporaryDirectory()
+            let (parsed, files) = try MailEndToEndTests.parse(try #require(stored.first), scratch: scratch.path)
+            #expect(parsed.defects.isEmpty, "\(parsed.defects)")
+            #expect(parsed.headers["Subject"]?.hasPrefix("metrika: 4 alerts") == true)
+            let pngSignature = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            #expect(files.count == 4 && files.allSatisfy { $0.prefix(8) == pngSignature }, "one PNG chart per alerted metric")
+            #expect(parsed.texts["text/plain"]?.contains("520005 Половина трафика") == true)
+            mail.removeAll()
+        }
+
+        // An hour later (cron): the same anomalies, nothing new to say.
+        let again = try metrika(["alert"], environment: environment(peers, home, now: "2026-11-30T07:00:00Z", extra: extra))
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.isEmpty, "\(again.stdout)")
+        posts = try peers.received(secret: hook.secret)
+        #expect(posts.count == 1, "no second POST")
+
+        // Tuesday: the blog's tracking is back; the other anomalies go on, silently.
+        let tuesday = try metrika(["alert"], environment: environment(peers, home, now: AlertPeers.tuesday, extra: extra))
+        #expect(tuesday.status == 0, "\(tuesday.stderr)")
+        #expect(tuesday.stdoutLines.count == 1, "\(tuesday.stdout)")
+        #expect(tuesday.stdoutLines.first?.hasPrefix("520002 Блог после релиза: visits back to normal on Mon 2026-11-30: ") == true)
+        #expect(tuesday.stdoutLines.first?.hasSuffix("(had stopped since Sat 2026-11-28)") == true)
+        posts = try peers.received(secret: hook.secret)
+        #expect(posts.count == 2)
+        let lastAlerts = Self.alertObjects(posts.last?.body ?? "")
+        #expect(lastAlerts.count == 0)
+        #expect(Self.alertObjects(posts.last?.body ?? "", "back_to_normal").first.flatMap { $0["counter_id"] as? Int } == 520002)
+
+        for result in [first, again, tuesday] {
+            #expect(!(result.stdout + result.stderr).contains(hook.secret), "the webhook's secret is never shown")
+        }
+    }
+
+    @Test func aQuietSundayAndATinyGoalStayQuietAndADryRunRemembersNothing() throws {
+        let peers = try peers()
+        let home = try TemporaryDirectory()
+        let environment = environment(peers, home, now: AlertPeers.monday)
+        for _ in 0..<2 {
+            let result = try metrika(["alert", "--counter", "520001,520003", "--dry-run"], environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdoutLines.count == 1, "\(result.stdout)")
+            #expect(result.stdoutLines.first?.hasPrefix("520003 Магазин «Корзина»: goal \"Оформление заказа\" 0 on Sun 2026-11-29") == true)
+        }
+        // Named explicitly, the young counter gets a word on stderr.
+        let young = try metrika(["alert", "--counter", "520006"], environment: environment)
+        #expect(young.status == 0 && young.stdout.isEmpty)
+        #expect(young.stderr.contains("Note: counter 520006 is too young to judge"), "\(young.stderr)")
+    }
+
+    static let hostileHooks: [String] = ["redirect", "fail", "hang"]
+
+    @Test(arguments: hostileHooks)
+    func aWebhookThatRedirectsFailsOrHangsIsExit69AndEverythingIsToldAgainNextRun(_ behaviour: String) throws {
+        let peers = try peers()
+        let home = try TemporaryDirectory()
+        let hook = peers.hook(behaviour)
+        let started = Date()
+        let result = try metrika(["alert", "--webhook", hook.url],
+                                 environment: environment(peers, home, now: AlertPeers.monday, extra: ["METRIKA_TIMEOUT": "2"]))
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(Date().timeIntervalSince(started) < 20, "a hanging webhook is cut by the timeout")
+        #expect(result.stderr.contains("Error: the webhook http://127.0.0.1:\(peers.receiverPort)/… did not take the alerts"), "\(result.stderr)")
+        #expect(result.stdoutLines.count == 4)
+        #expect(!(result.stdout + result.stderr).contains(hook.secret))
+        let seen = try peers.received(secret: hook.secret)
+        #expect(seen.count == 1, "one POST, and a redirect is not followed: \(seen.map(\.path))")
+        #expect(seen.allSatisfy { $0.path.hasPrefix("/\(behaviour)/") })
+
+        // Nothing was remembered: a working webhook gets all of it on the next run.
+        let good = peers.hook("ok")
+        let retry = try metrika(["alert", "--webhook", good.url], environment: environment(peers, home, now: AlertPeers.monday))
+        #expect(retry.status == 0, "\(retry.stderr)")
+        #expect(retry.stdoutLines.count == 4)
+        let delivered = try peers.received(secret: good.secret)
+        #expect(delivered.count == 1)
+        #expect(Self.alertObjects(delivered.first?.body ?? "").count == 4)
+    }
+
+    @Test func theWebhookSecretNeverReachesSendmailsEnvironmentOrTheVerboseLog() throws {
+        let peers = try peers()
+        let home = try TemporaryDirectory()
+        let hook = peers.hook("ok")
+        let script = home.path + "/fake-sendmail"
+        try Data("#!/bin/sh\nenv > '\(home.path)/env.txt'\ncat > '\(home.path)/mail.eml'\n".utf8).write(to: URL(fileURLWithPath: script))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+        let result = try metrika(["alert", "-v", "--mail", "ops@example.com", "--sender", "metrika@example.com", "--sendmail", script],
+                                 environment: environment(peers, home, now: AlertPeers.monday,
+                                                          extra: ["METRIKA_WEBHOOK_URL": hook.url, "SLACK_HOOK": hook.url, "HOOK_SECRET": hook.secret]))
+        #expect(result.status == 0, "\(result.stderr)")
+        let environmentDump = try String(contentsOfFile: home.path + "/env.txt", encoding: .utf8)
+        #expect(!environmentDump.contains(hook.secret), "sendmail's environment holds the webhook secret")
+        #expect(!environmentDump.contains("METRIKA_"))
+        #expect(environmentDump.contains("HOME="), "the rest of the environment is kept")
+        #expect(!(result.stdout + result.stderr).contains(hook.secret))
+        #expect(result.stderr.contains("GET "), "the verbose log is there, without the webhook")
+        let message = try String(contentsOfFile: home.path + "/mail.eml", encoding: .utf8)
+        #expect(message.contains("Content-Type: image/png") || message.contains("Content-Type: image/svg+xml"))
+        #expect(!message.contains(hook.secret))
+        #expect(try peers.received(secret: hook.secret).count == 1)
+    }
+
+    static let badInvocations: [([String], [String: String], String, Int32)] = [
+        (["alert", "--webhook", "ftp://example.com/x"], [:], "--webhook is not an http(s) URL", 78),
+        (["alert", "--webhook", "http://hooks.example.com/T0/secret"], [:], "plain http to another machine", 78),
+        (["alert"], ["METRIKA_WEBHOOK_URL": "nonsense"], "METRIKA_WEBHOOK_URL is not an http(s) URL", 78),
+        (["alert", "--webhook", ""], [:], "--webhook needs a URL", 64),
+        (["alert", "--mail", "not-an-address"], [:], "not a valid e-mail address", 64),
+        (["alert", "--sender", "a@example.com"], [:], "--sender and --sendmail go with --mail", 64),
+        (["alert", "--mail", "a@example.com", "--sendmail", "/nonexistent/sendmail"], [:], "no sendmail program at /nonexistent/sendmail", 78),
+        (["alert", "--counter", "abc"], [:], "--counter 'abc' is not a counter id", 64),
+    ]
+
+    @Test(arguments: badInvocations)
+    func badInputFailsClearlyAndRemembersNothing(_ arguments: [String], _ extra: [String: String], _ message: String, _ code: Int32) throws {
+        let home = try TemporaryDirectory()
+        let result = try metrika(arguments, environment: metrikaEnvironment(api: nil, home: home.path, extra: extra))
+        #expect(result.status == code, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").first?.hasPrefix("Error: ") == true, "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").filter { $0.hasPrefix("Error: ") }.count == 1, "one error line: \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(!result.stderr.contains("T0/secret") && !result.stderr.contains("ftp://"), "the URL is not shown")
+    }
+
+    @Test func aBadAlertsMemberOfTheConfigFileStopsWithExit78() throws {
+        let home = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
+        for (config, message) in [(#"{"alerts": {"min_change": 300}}"#, "\"min_change\" of \"alerts\" must be a number from 5 to 95"),
+                                  (#"{"alerts": {"metrics": ["bounceRate"]}}"#, "not a count metric"),
+                                  (#"{"alerts": {"treshold": 3}}"#, "unknown member \"treshold\" of \"alerts\"")] {
+            try Data(config.utf8).write(to: URL(fileURLWithPath: home.path + "/config/metrika/config.json"))
+            let result = try metrika(["alert", "--dry-run"], environment: metrikaEnvironment(api: nil, home: home.path))
+            #expect(result.status == 78, "\(result.stderr)")
+            #expect(result.stderr.contains(message), "\(result.stderr)")
+        }
+    }
+}
