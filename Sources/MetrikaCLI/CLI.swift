@@ -152,7 +152,8 @@ public enum CLI {
         Global: --version, --help.
 
         Config: $XDG_CONFIG_HOME/metrika/config.json may set a default "counter", the OAuth app's
-        "client_id"/"client_secret" and named "profiles" (token file, API URL, counter, app);
+        "client_id"/"client_secret", what metrika alert checks ("alerts") and named "profiles" (token
+        file, API URL, counter, app);
         precedence: option > environment > profile > config default.
 
         """

@@ -17,10 +17,10 @@ struct ManPageTests {
     /// Every command and every option of it is on the page.
     @Test func everyCommandAndOptionIsDocumented() throws {
         let page = try String(contentsOf: Self.committed, encoding: .utf8)
-        for name in ["counters", "report", "chart", "mail", "sync", "cache info", "cache prune", "login", "logout", "auth status", "completions"] {
+        for name in ["counters", "report", "chart", "mail", "alert", "sync", "cache info", "cache prune", "login", "logout", "auth status", "completions"] {
             #expect(page.contains(".SS \"\(name)\""), "\(name)")
         }
-        for option in ["\\-\\-group", "\\-\\-counter", "\\-\\-before", "\\-\\-token\\-stdin", "\\-\\-dry\\-run", "\\-\\-verbose"] {
+        for option in ["\\-\\-group", "\\-\\-counter", "\\-\\-before", "\\-\\-token\\-stdin", "\\-\\-dry\\-run", "\\-\\-webhook", "\\-\\-verbose"] {
             #expect(page.contains(option), "\(option)")
         }
     }

@@ -36,7 +36,7 @@ struct CLIConventionsTests {
 
     /// Every command — the tables the parser reads — answers `--help` with exit 0 on stdout.
     @Test func everyCommandHasHelp() async {
-        let names = ["counters", "report", "chart", "mail", "sync", "cache info", "cache prune", "login", "logout", "auth status", "completions"]
+        let names = ["counters", "report", "chart", "mail", "alert", "sync", "cache info", "cache prune", "login", "logout", "auth status", "completions"]
         for name in names {
             let words = name.split(separator: " ").map(String.init)
             let result = await Self.run(words + ["--help"])
