@@ -76,6 +76,8 @@ public struct AlertChart: Sendable {
             if let value = last.value {
                 svg += "<circle cx=\"\(n(lastX))\" cy=\"\(n(y(value)))\" r=\"5\" fill=\"\(Self.markColor)\"/>\n"
             }
+            // The expected line's name, haloed so the data line under it cannot hide it.
+            svg += "<text x=\"\(n(lastX - 10))\" y=\"\(n(y(expected) - 5))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.mutedColor)\" stroke=\"#FFFFFF\" stroke-width=\"3\" paint-order=\"stroke\">expected ~\(XMLEscape.text(Self.label(expected)))</text>\n"
             svg += "<text x=\"\(n(lastX - 6))\" y=\"\(n(h - 8))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.markColor)\">\(XMLEscape.text(last.day.iso))</text>\n"
             if let first = points.first {
                 svg += "<text x=\"\(n(left))\" y=\"\(n(h - 8))\" font-size=\"10\" fill=\"\(Self.mutedColor)\">\(XMLEscape.text(first.day.iso))</text>\n"
@@ -91,7 +93,7 @@ public struct AlertChart: Sendable {
         var step = 1.0
         while step * 10 <= value { step *= 10 }
         while step > value { step /= 10 }
-        for factor in [1.0, 2.0, 5.0, 10.0] where step * factor >= value { return step * factor }
+        for factor in [1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0] where step * factor >= value { return step * factor }
         return step * 10
     }
 

@@ -128,7 +128,7 @@ package struct AlertCheck: Sendable {
         let day = judgedDay(for: counter)
         let firstDay = day.adding(days: -7 * max(settings.weeks, 5))
         guard let range = DateRange(from: firstDay, to: day) else { return ([], []) }
-        let goals = settings.checkGoals ? try await goals(of: counter) : []
+        let goals = settings.checkGoals ? try await goals(of: counter) : []  // never throws for the API: see goals(of:)
         var metrics: [(metric: Metric, goalName: String?)] = settings.metrics.map { ($0, nil) }
         for goal in goals {
             guard let metric = Metric.named("goal\(goal.id)reaches"), !metrics.contains(where: { $0.metric.apiName == metric.apiName }) else { continue }
@@ -186,7 +186,9 @@ package struct AlertCheck: Sendable {
     }
 
     /// The counter's goals: the stored list while it is younger than `goalsMaxAge`, else read again
-    /// (and stored). Offline, or when reading fails, an older stored list still serves.
+    /// (and stored). Offline, or when reading fails, an older stored list still serves; with none, the
+    /// goals are left out with one warning and visits are still checked (a counter whose goals list
+    /// cannot be read is no reason to miss that its traffic stopped).
     func goals(of counter: Counter) async throws -> [Goal] {
         let stored = try loader.store.storedGoals(counterID: counter.id)
         if let stored, activity.now().timeIntervalSince(stored.fetchedAt) < Self.goalsMaxAge { return stored.goals }
@@ -196,9 +198,9 @@ package struct AlertCheck: Sendable {
             try loader.store.storeGoals(counterID: counter.id, goals: goals, fetchedAt: activity.now())
             return goals
         } catch let failure as any MetrikaFailure {
-            guard let stored else { throw failure }
-            activity.note("Warning: counter \(counter.id): could not read its goals (\(failure.message)); using the list read before.")
-            return stored.goals
+            if failure is StoreError { throw failure }
+            activity.note("Warning: counter \(counter.id): could not read its goals (\(failure.message)); \(stored == nil ? "only its visits are checked" : "using the list read before").")
+            return stored?.goals ?? []
         }
     }
 

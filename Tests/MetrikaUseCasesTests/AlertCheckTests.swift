@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import MetrikaAPI
+@testable import MetrikaModel
+@testable import MetrikaStore
+@testable import MetrikaUseCases
+
+/// `AlertCheck` over a rule-answering API and a real history database: it fetches only what the
+/// history lacks, reads the goals list once a day, and remembers nothing until told to.
+@Suite struct AlertCheckTests {
+    /// RuleAPI plus a goals list (or a refusal of it), counting the goals requests.
+    final class GoalsAPI: HTTPTransport, @unchecked Sendable {
+        let rules = RuleAPI()
+        var refuseGoals = false
+        private let lock = NSLock()
+        private var goalsAsked = 0
+
+        var goalsRequests: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return goalsAsked
+        }
+
+        private func countGoalsRequest() {
+            lock.lock()
+            goalsAsked += 1
+            lock.unlock()
+        }
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            guard request.url.path.hasSuffix("/goals") else { return try await rules.send(request) }
+            countGoalsRequest()
+            if refuseGoals {
+                return HTTPResponse(status: 403, body: Data(#"{"errors":[{"error_type":"access_denied","message":"Access denied"}],"code":403,"message":"Access denied"}"#.utf8))
+            }
+            return HTTPResponse(status: 200, body: Data(#"{"goals":[{"id":77,"name":"Заказ","type":"action"}]}"#.utf8))
+        }
+    }
+
+    func check(_ api: GoalsAPI, store: HistoryStore, activity: RecordedActivity, now: Date = testNow) -> AlertCheck {
+        let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
+                                   requestTimeout: 5, sleep: { _ in }, now: { now })
+        return AlertCheck(loader: HistoryLoader(store: store, client: client, now: { now }, unsettledDays: 2), settings: AlertSettings(), activity: activity)
+    }
+
+    @Test func aSecondRunFetchesOnlyYesterdayAndReadsTheGoalsOnce() async throws {
+        let api = GoalsAPI()
+        let store = try HistoryStore(path: ":memory:")
+        let activity = RecordedActivity()
+        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        try store.upsertCounters([counter])
+        let first = await check(api, store: store, activity: activity).run(counters: [counter])
+        #expect(first.failures.isEmpty && first.countersChecked == 1)
+        let firstData = api.rules.dataRequests
+        #expect(firstData.count == 1, "one request for the whole window")
+        #expect(firstData.first?.query["metrics"]?.contains("ym:s:goal77reaches") == true, "every goal is checked")
+        #expect(firstData.first?.query["date2"] == "2026-11-28", "the last finished day in the counter's time zone")
+
+        let later = await check(api, store: store, activity: activity, now: testNow.addingTimeInterval(3600)).run(counters: [counter])
+        #expect(later.failures.isEmpty)
+        let secondData = api.rules.dataRequests.dropFirst(firstData.count)
+        #expect(secondData.count == 1 && secondData.first?.query["date1"] == "2026-11-28" && secondData.first?.query["date2"] == "2026-11-28",
+                "only yesterday, whose numbers may still change: \(secondData.map(\.query))")
+        #expect(api.goalsRequests == 1, "the goals list is read once a day")
+    }
+
+    @Test func unreadableGoalsLeaveVisitsChecked() async throws {
+        let api = GoalsAPI()
+        api.refuseGoals = true
+        let store = try HistoryStore(path: ":memory:")
+        let activity = RecordedActivity()
+        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        try store.upsertCounters([counter])
+        let outcome = await check(api, store: store, activity: activity).run(counters: [counter])
+        #expect(outcome.failures.isEmpty && outcome.countersChecked == 1)
+        #expect(activity.notes.contains { $0.contains("could not read its goals") && $0.contains("only its visits are checked") }, "\(activity.notes)")
+        #expect(api.rules.dataRequests.first?.query["metrics"] == "ym:s:visits,ym:s:pageviews")
+    }
+
+    @Test func nothingIsRememberedUntilRecorded() async throws {
+        let store = try HistoryStore(path: ":memory:")
+        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        try store.upsertCounters([counter])
+        // Six Saturdays of 600 visits and a Saturday of 0: stored history, judged offline.
+        let judged = Day(iso: "2026-11-28")!
+        var values: [Day: [Double?]] = [:]
+        for back in 0...49 { values[judged.adding(days: -back)] = [back == 0 ? 0 : 600, 1_000] }
+        try store.storeDaily(counterID: 1001, range: DateRange(from: judged.adding(days: -49), to: judged)!, metrics: [.visits, .pageviews], values: values,
+                             fetchedAt: testNow, settledBefore: judged.adding(days: 1), sampled: false, dataLag: nil)
+        var settings = AlertSettings()
+        settings.checkGoals = false
+        let check = AlertCheck(loader: HistoryLoader(store: store, client: nil, now: { testNow }, unsettledDays: 2), settings: settings, activity: RecordedActivity())
+        let outcome = await check.run(counters: [counter])
+        #expect(outcome.findings.map(\.notice) == [.alert(.stopped)])
+        #expect(try store.openAlertEpisodes(counterID: 1001).isEmpty, "a run that is not recorded (a failed delivery, --dry-run) remembers nothing")
+        #expect(await check.run(counters: [counter]).findings.count == 1, "so the next run tells it again")
+        try check.record(outcome)
+        #expect(try store.openAlertEpisodes(counterID: 1001)["ym:s:visits"]?.kind == "stopped")
+        #expect(await check.run(counters: [counter]).findings.isEmpty, "told once")
+    }
+}
