@@ -37,7 +37,8 @@ enum AlertCommand: Command {
 
     Thresholds, metrics and counters to skip: the "alerts" member of the config file (docs/alerts.md).
 
-    Example (crontab): 0 7 * * *  metrika alert --mail me@example.com
+    Example (crontab): 0 7 * * *  metrika alert --mail me@example.com > /dev/null
+    (stdout to /dev/null: the mail has the lines already; errors on stderr still reach cron's mail)
     """
     static let options: [OptionSpec] = [
         CounterOptions.spec(help: "Only these counters (default: the default counter(s), else every counter you can read)"),
