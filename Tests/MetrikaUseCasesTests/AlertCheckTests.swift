@@ -12,6 +12,7 @@ import Testing
     final class GoalsAPI: HTTPTransport, @unchecked Sendable {
         let rules = RuleAPI()
         var refuseGoals = false
+        var goalCount = 1
         private let lock = NSLock()
         private var goalsAsked = 0
 
@@ -33,7 +34,8 @@ import Testing
             if refuseGoals {
                 return HTTPResponse(status: 403, body: Data(#"{"errors":[{"error_type":"access_denied","message":"Access denied"}],"code":403,"message":"Access denied"}"#.utf8))
             }
-            return HTTPResponse(status: 200, body: Data(#"{"goals":[{"id":77,"name":"Заказ","type":"action"}]}"#.utf8))
+            let goals = (0..<goalCount).map { #"{"id":\#(77 + $0),"name":"Цель \#($0)","type":"action"}"# }.joined(separator: ",")
+            return HTTPResponse(status: 200, body: Data(#"{"goals":[\#(goals)]}"#.utf8))
         }
     }
 
@@ -64,6 +66,33 @@ import Testing
         #expect(api.goalsRequests == 1, "the goals list is read once a day")
     }
 
+    @Test func fortyGoalsTakeThreeRequestsOfAtMostTwentyMetrics() async throws {
+        let api = GoalsAPI()
+        api.goalCount = 40
+        let store = try HistoryStore(path: ":memory:")
+        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        try store.upsertCounters([counter])
+        let outcome = await check(api, store: store, activity: RecordedActivity()).run(counters: [counter])
+        #expect(outcome.failures.isEmpty, "\(outcome.failures.map(\.failure.message))")
+        let asked = api.rules.dataRequests.map { ($0.query["metrics"] ?? "").split(separator: ",") }
+        #expect(asked.count == 3)
+        #expect(asked.allSatisfy { $0.count <= 20 }, "the API takes at most 20 metrics")
+        #expect(Set(asked.flatMap { $0 }.filter { $0.hasPrefix("ym:s:goal") }).count == 40, "every goal")
+    }
+
+    @Test func anEpisodeOfAGoalThatIsGoneIsForgotten() async throws {
+        let api = GoalsAPI()
+        let store = try HistoryStore(path: ":memory:")
+        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        try store.upsertCounters([counter])
+        let gone = AlertEpisode(counterID: 1001, metric: "ym:s:goal5reaches", kind: "stopped", since: Day(iso: "2026-11-20")!, lastDay: Day(iso: "2026-11-27")!,
+                                value: 0, expected: 30, notifiedAt: testNow)
+        try store.recordAlertEpisodes(opened: [gone], touched: [], closed: [])
+        let check = check(api, store: store, activity: RecordedActivity())
+        try check.record(await check.run(counters: [counter]))
+        #expect(try store.openAlertEpisodes(counterID: 1001)["ym:s:goal5reaches"] == nil)
+    }
+
     @Test func unreadableGoalsLeaveVisitsChecked() async throws {
         let api = GoalsAPI()
         api.refuseGoals = true
@@ -71,7 +100,13 @@ import Testing
         let activity = RecordedActivity()
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
         try store.upsertCounters([counter])
-        let outcome = await check(api, store: store, activity: activity).run(counters: [counter])
+        let open = AlertEpisode(counterID: 1001, metric: "ym:s:goal5reaches", kind: "stopped", since: Day(iso: "2026-11-20")!, lastDay: Day(iso: "2026-11-27")!,
+                                value: 0, expected: 30, notifiedAt: testNow)
+        try store.recordAlertEpisodes(opened: [open], touched: [], closed: [])
+        let check = check(api, store: store, activity: activity)
+        let outcome = await check.run(counters: [counter])
+        try check.record(outcome)
+        #expect(try store.openAlertEpisodes(counterID: 1001)["ym:s:goal5reaches"] == open, "goals it could not read are not forgotten")
         #expect(outcome.failures.isEmpty && outcome.countersChecked == 1)
         #expect(activity.notes.contains { $0.contains("could not read its goals") && $0.contains("only its visits are checked") }, "\(activity.notes)")
         #expect(api.rules.dataRequests.first?.query["metrics"] == "ym:s:visits,ym:s:pageviews")

@@ -128,9 +128,11 @@ package struct AlertCheck: Sendable {
         let day = judgedDay(for: counter)
         let firstDay = day.adding(days: -7 * max(settings.weeks, 5))
         guard let range = DateRange(from: firstDay, to: day) else { return ([], []) }
-        let goals = settings.checkGoals ? try await goals(of: counter) : []  // never throws for the API: see goals(of:)
+        // nil: the goals could not be read (and none were stored): their episodes are left alone.
+        let goals: [Goal]? = settings.checkGoals ? try await goals(of: counter) : []
+        let goalsKnown = goals != nil
         var metrics: [(metric: Metric, goalName: String?)] = settings.metrics.map { ($0, nil) }
-        for goal in goals {
+        for goal in goals ?? [] {
             guard let metric = Metric.named("goal\(goal.id)reaches"), !metrics.contains(where: { $0.metric.apiName == metric.apiName }) else { continue }
             metrics.append((metric, goal.name))
         }
@@ -173,6 +175,12 @@ package struct AlertCheck: Sendable {
                                         recent: recent, provisional: provisional))
             }
         }
+        // An episode of a metric no longer checked (a goal deleted, a metric taken out of the
+        // settings) is forgotten, so it cannot silence that metric if it ever comes back.
+        let checked = Set(metrics.map(\.metric.apiName))
+        for metric in open.keys.sorted() where !checked.contains(metric) && (goalsKnown || Metric.named(metric)?.goalID == nil) {
+            changes.append(.close(counterID: counter.id, metric: metric))
+        }
         if unjudged > 0, unjudged == metrics.count, explain {
             let weekday = Self.weekdayFullName(day)
             let created = firstDataDay(of: counter)
@@ -189,10 +197,10 @@ package struct AlertCheck: Sendable {
     /// (and stored). Offline, or when reading fails, an older stored list still serves; with none, the
     /// goals are left out with one warning and visits are still checked (a counter whose goals list
     /// cannot be read is no reason to miss that its traffic stopped).
-    func goals(of counter: Counter) async throws -> [Goal] {
+    func goals(of counter: Counter) async throws -> [Goal]? {
         let stored = try loader.store.storedGoals(counterID: counter.id)
         if let stored, activity.now().timeIntervalSince(stored.fetchedAt) < Self.goalsMaxAge { return stored.goals }
-        guard let client = loader.client else { return stored?.goals ?? [] }
+        guard let client = loader.client else { return stored?.goals }
         do {
             let goals = try await client.fetchGoals(counterID: counter.id)
             try loader.store.storeGoals(counterID: counter.id, goals: goals, fetchedAt: activity.now())
@@ -200,7 +208,7 @@ package struct AlertCheck: Sendable {
         } catch let failure as any MetrikaFailure {
             if failure is StoreError { throw failure }
             activity.note("Warning: counter \(counter.id): could not read its goals (\(failure.message)); \(stored == nil ? "only its visits are checked" : "using the list read before").")
-            return stored?.goals ?? []
+            return stored?.goals
         }
     }
 
