@@ -8,11 +8,16 @@ import MetrikaSystem
 /// rsvg-convert is missing, with one warning). Its own short composition: the daily report's layout
 /// stays `MailComposer`'s.
 package enum AlertMail {
+    /// Charts in one mail at most.
+    package static let maximumCharts = 20
+
     package static func compose(_ findings: [AlertCheck.Finding], sender: MIMEAddress, recipients: [MIMEAddress],
                                 rasterizer: any ChartRasterizer, activity: any Activity) throws -> MIMEMessage {
         let seed = UInt64.random(in: 1...UInt64.max)
         let tag = String(seed, radix: 16)
-        let charts = findings.map { finding -> Data in
+        // A chart for each of the first `maximumCharts` findings: a bad night over 100 counters is
+        // still a mail of a few hundred kilobytes; the rest are lines.
+        let charts = findings.prefix(maximumCharts).map { finding -> Data in
             let chart = AlertChart(points: finding.recent, expected: finding.judgement.expected,
                                    title: "\(AlertText.metricLabel(finding)) — \(finding.counter.displayName)",
                                    subtitle: "\(AlertText.dayText(finding.judgement.day)): \(AlertText.number(finding.judgement.value)), expected ~\(AlertText.approximate(finding.judgement.expected)) (\(AlertText.changeText(finding.judgement)))")
@@ -43,7 +48,8 @@ package enum AlertMail {
         func e(_ text: String) -> String { XMLEscape.text(text) }
         var html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>\(e(AlertText.subject(findings)))</title></head>\n"
         html += "<body style=\"font-family: sans-serif; color: #222; margin: 0; padding: 12px;\">\n"
-        for (finding, image) in zip(findings, images) {
+        for (index, finding) in findings.enumerated() {
+            let image = index < images.count ? images[index] : nil
             let color: String
             switch finding.notice {
             case .alert(.rise): color = "#B25E00"
@@ -51,7 +57,9 @@ package enum AlertMail {
             case .backToNormal: color = "#1B7F3B"
             }
             html += "<p style=\"margin: 16px 0 4px; color: \(color); font-weight: bold;\">\(e(AlertText.line(finding)))</p>\n"
-            html += "<p style=\"margin: 0;\"><img src=\"cid:\(XMLEscape.attribute(image.contentID ?? ""))\" alt=\"\(XMLEscape.attribute(AlertText.metricLabel(finding) + ", last five weeks"))\" width=\"600\" style=\"max-width:100%;height:auto\"></p>\n"
+            if let image {
+                html += "<p style=\"margin: 0;\"><img src=\"cid:\(XMLEscape.attribute(image.contentID ?? ""))\" alt=\"\(XMLEscape.attribute(AlertText.metricLabel(finding) + ", last five weeks"))\" width=\"600\" style=\"max-width:100%;height:auto\"></p>\n"
+            }
         }
         html += "<p style=\"color: #777; font-size: 12px;\">The dashed line is what was expected: the median of the same weekday over the previous weeks; the dots are those days. Sent by metrika \(e(MetrikaVersion.current)).</p>\n</body></html>\n"
 

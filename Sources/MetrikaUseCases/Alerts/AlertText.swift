@@ -79,18 +79,33 @@ package enum AlertText {
         return Data(body.serialized().utf8)
     }
 
-    /// The human summary: a title line, then the lines.
-    package static func summary(_ findings: [AlertCheck.Finding]) -> String {
-        ([subject(findings)] + findings.map(line)).joined(separator: "\n")
+    /// The human summary: a title line, then the lines — cut at whole lines to `limit` characters
+    /// with a last line saying how many more are in `alerts` (a chat message has a size limit:
+    /// Telegram's is 4,096 characters, and a refused POST would be refused again every run).
+    package static func summary(_ findings: [AlertCheck.Finding], limit: Int = summaryLimit) -> String {
+        var text = subject(findings)
+        for (index, finding) in findings.enumerated() {
+            let next = "\n" + line(finding)
+            // Room is kept for the closing "… and N more" line unless this is the last line.
+            let room = index == findings.count - 1 ? limit : limit - 40
+            if text.count + next.count > room { return text + "\n… and \(findings.count - index) more (in the alerts list)" }
+            text += next
+        }
+        return text
     }
 
-    /// `metrika: 2 alerts (Сезонный магазин, Ромашка)` / `metrika: back to normal (…)`.
+    /// The longest `text` of a webhook body, in characters.
+    package static let summaryLimit = 3_500
+
+    /// `metrika: 2 alerts (Сезонный магазин, Ромашка)` / `metrika: back to normal (…)`; at most three
+    /// counters named (`… and 22 more`): a subject line, not a list.
     package static func subject(_ findings: [AlertCheck.Finding]) -> String {
         let alerts = findings.filter { if case .alert = $0.notice { return true } else { return false } }.count
         var names: [String] = []
         for finding in findings where !names.contains(finding.counter.displayName) { names.append(finding.counter.displayName) }
         let what = alerts == 0 ? "back to normal" : alerts == 1 ? "1 alert" : "\(alerts) alerts"
-        return "metrika: \(what) (\(names.joined(separator: ", ")))"
+        let shown = names.count <= 3 ? names.joined(separator: ", ") : names.prefix(3).joined(separator: ", ") + " and \(names.count - 3) more"
+        return "metrika: \(what) (\(shown))"
     }
 
     private static func object(_ finding: AlertCheck.Finding, kind: AlertKind, since: Day) -> JSONValue {
