@@ -59,6 +59,14 @@ extension HistoryStore {
         }
     }
 
+    /// The API's `data_lag` (seconds) of the counter's latest fetch, if it said one.
+    public func latestDataLag(counterID: Int) throws -> Double? {
+        try alertTransaction {
+            try database.scalar("SELECT data_lag FROM fetch_log WHERE counter_id = ? ORDER BY fetched_at DESC, id DESC LIMIT 1",
+                                [.integer(Int64(counterID))])?.double
+        }
+    }
+
     // MARK: - Goals
 
     /// The counter's goals as last stored, and when they were read; nil when they never were.

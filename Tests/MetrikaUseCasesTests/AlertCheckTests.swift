@@ -8,6 +8,14 @@ import Testing
 /// `AlertCheck` over a rule-answering API and a real history database: it fetches only what the
 /// history lacks, reads the goals list once a day, and remembers nothing until told to.
 @Suite struct AlertCheckTests {
+    /// An activity at a chosen instant that says nothing.
+    struct ClockActivity: Activity {
+        let now: @Sendable () -> Date
+        func note(_ line: String) {}
+        func progress(_ text: String, force: Bool) {}
+        func endProgress() {}
+    }
+
     /// RuleAPI plus a goals list (or a refusal of it), counting the goals requests.
     final class GoalsAPI: HTTPTransport, @unchecked Sendable {
         let rules = RuleAPI()
@@ -110,6 +118,25 @@ import Testing
         #expect(outcome.failures.isEmpty && outcome.countersChecked == 1)
         #expect(activity.notes.contains { $0.contains("could not read its goals") && $0.contains("only its visits are checked") }, "\(activity.notes)")
         #expect(api.rules.dataRequests.first?.query["metrics"] == "ym:s:visits,ym:s:pageviews")
+    }
+
+    @Test func aDayThatEndedWithinTheDataLagIsProvisional() throws {
+        let store = try HistoryStore(path: ":memory:")
+        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0)
+        try store.upsertCounters([counter])
+        func check(hoursAfterMidnight: Double) -> AlertCheck {
+            let now = Date(timeIntervalSince1970: Double(Day(iso: "2026-11-29")!.ordinal) * 86_400 + hoursAfterMidnight * 3600)
+            let activity = ClockActivity(now: { now })
+            return AlertCheck(loader: HistoryLoader(store: store, client: nil, now: { now }, unsettledDays: 2), settings: AlertSettings(), activity: activity)
+        }
+        let yesterday = Day(iso: "2026-11-28")!
+        #expect(check(hoursAfterMidnight: 2).isProvisional(yesterday, counter: counter))
+        #expect(!check(hoursAfterMidnight: 4).isProvisional(yesterday, counter: counter))
+        // The API said its data is 5 hours behind: 4 hours after midnight is still too early.
+        try store.storeDaily(counterID: 1001, range: DateRange(from: yesterday, to: yesterday)!, metrics: [.visits], values: [yesterday: [10]],
+                             fetchedAt: testNow, settledBefore: yesterday, sampled: false, dataLag: 5 * 3600)
+        #expect(check(hoursAfterMidnight: 4).isProvisional(yesterday, counter: counter))
+        #expect(!check(hoursAfterMidnight: 6).isProvisional(yesterday, counter: counter))
     }
 
     @Test func nothingIsRememberedUntilRecorded() async throws {

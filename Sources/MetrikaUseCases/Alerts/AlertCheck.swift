@@ -212,12 +212,13 @@ package struct AlertCheck: Sendable {
         }
     }
 
-    /// Whether the day ended less than `settleHours` ago in the counter's time zone: Metrika's numbers of
-    /// the last hours still grow (its data lag), so a drop may be partly a late count.
+    /// Whether the day ended so recently that its numbers may still grow: less than `settleHours`
+    /// ago in the counter's time zone, or less than the API's `data_lag` of the latest fetch ago.
     func isProvisional(_ day: Day, counter: Counter) -> Bool {
         let offset = TimeZone(identifier: counter.timeZoneName)?.secondsFromGMT(for: activity.now()) ?? counter.timeZoneOffsetMinutes * 60
         let endOfDay = Double(day.adding(days: 1).ordinal) * 86_400 - Double(offset)
-        return activity.now().timeIntervalSince1970 - endOfDay < Self.settleHours * 3600
+        let lag = (try? loader.store.latestDataLag(counterID: counter.id)) ?? nil
+        return activity.now().timeIntervalSince1970 - endOfDay < max(Self.settleHours * 3600, lag ?? 0)
     }
 
     /// Hours after midnight during which yesterday's numbers are called provisional.
