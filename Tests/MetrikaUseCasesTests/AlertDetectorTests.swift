@@ -173,6 +173,9 @@ import Testing
                                          judgement: AlertJudgement(day: judged, value: 200, expected: 603, baselineDays: 6, score: -8, kind: .drop),
                                          notice: .alert(.drop), recent: [], provisional: false)
         #expect(AlertText.line(finding) == "515151 Сезонный магазин: visits 200 on Sun 2026-11-29, expected ~600 (-67%)")
+        var early = finding
+        early.provisional = true
+        #expect(AlertText.line(early) == "515151 Сезонный магазин: visits 200 on Sun 2026-11-29, expected ~600 (-67%) (the day has only just ended: its numbers may still grow)")
         var goal = finding
         goal.metric = Metric.named("goal4001reaches")!
         goal.goalName = "Оформление\u{1B}[31m заказа"

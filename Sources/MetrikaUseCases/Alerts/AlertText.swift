@@ -13,7 +13,7 @@ package enum AlertText {
         let metric = TerminalText.sanitize(metricLabel(finding), limit: 120)
         let judgement = finding.judgement
         let day = dayText(judgement.day)
-        let late = finding.provisional ? " (the day ended less than \(Int(AlertCheck.settleHours)) h ago: its numbers may still grow)" : ""
+        let late = finding.provisional ? " (the day has only just ended: its numbers may still grow)" : ""
         switch finding.notice {
         case .alert(let kind):
             var text = "\(counter.id) \(name): \(metric) \(number(judgement.value)) on \(day), expected ~\(approximate(judgement.expected)) (\(changeText(judgement)))"
