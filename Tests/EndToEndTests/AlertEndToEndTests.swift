@@ -224,14 +224,24 @@ final class AlertPeers: @unchecked Sendable {
         let script = home.path + "/fake-sendmail"
         try Data("#!/bin/sh\nenv > '\(home.path)/env.txt'\ncat > '\(home.path)/mail.eml'\n".utf8).write(to: URL(fileURLWithPath: script))
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+        // rsvg-convert, the other child of a mail, through a wrapper that keeps its environment too.
+        let rasterizer = home.path + "/rsvg-convert"
+        try Data("#!/bin/sh\nenv > '\(home.path)/env-rsvg.txt'\nexec /usr/bin/rsvg-convert \"$@\"\n".utf8).write(to: URL(fileURLWithPath: rasterizer))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: rasterizer)
         let result = try metrika(["alert", "-v", "--mail", "ops@example.com", "--sender", "metrika@example.com", "--sendmail", script],
                                  environment: environment(peers, home, now: AlertPeers.monday,
-                                                          extra: ["METRIKA_WEBHOOK_URL": hook.url, "SLACK_HOOK": hook.url, "HOOK_SECRET": hook.secret]))
+                                                          extra: ["METRIKA_WEBHOOK_URL": hook.url, "SLACK_HOOK": hook.url, "HOOK_SECRET": hook.secret,
+                                                                  "METRIKA_RSVG_CONVERT": rasterizer]))
         #expect(result.status == 0, "\(result.stderr)")
         let environmentDump = try String(contentsOfFile: home.path + "/env.txt", encoding: .utf8)
         #expect(!environmentDump.contains(hook.secret), "sendmail's environment holds the webhook secret")
         #expect(!environmentDump.contains("METRIKA_"))
         #expect(environmentDump.contains("HOME="), "the rest of the environment is kept")
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/rsvg-convert") {
+            let rasterizerDump = try String(contentsOfFile: home.path + "/env-rsvg.txt", encoding: .utf8)
+            #expect(!rasterizerDump.contains(hook.secret), "rsvg-convert's environment holds the webhook secret")
+            #expect(rasterizerDump.contains("HOME="))
+        }
         #expect(!(result.stdout + result.stderr).contains(hook.secret))
         #expect(result.stderr.contains("GET "), "the verbose log is there, without the webhook")
         let message = try String(contentsOfFile: home.path + "/mail.eml", encoding: .utf8)

@@ -3,6 +3,7 @@ import MetrikaAPI
 import MetrikaModel
 import MetrikaRender
 import MetrikaStore
+import MetrikaSystem
 import MetrikaUseCases
 
 /// `metrika alert`: yesterday's visits and every goal's reaches against the same weekday of earlier
@@ -97,8 +98,17 @@ enum AlertCommand: Command {
             }
             if let sender, !recipients.isEmpty {
                 do {
-                    let message = try AlertMail.compose(outcome.findings, sender: sender, recipients: recipients, rasterizer: context.rasterizer, activity: context)
-                    try MailDelivery.deliver(message.bytes(), sendmail: sendmail, environment: childEnvironment(context.environment, hiding: webhook))
+                    // Both children (rsvg-convert, sendmail) get the environment without the webhook's secret.
+                    let childEnvironment = childEnvironment(context.environment, hiding: webhook)
+                    var rasterizer = context.rasterizer
+                    if let live = rasterizer as? RSVGConvertRasterizer {
+                        var scrubbed = RSVGConvertRasterizer(environment: childEnvironment)
+                        scrubbed.timeout = live.timeout
+                        scrubbed.maximumOutput = live.maximumOutput
+                        rasterizer = scrubbed
+                    }
+                    let message = try AlertMail.compose(outcome.findings, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: context)
+                    try MailDelivery.deliver(message.bytes(), sendmail: sendmail, environment: childEnvironment)
                     context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)")
                 } catch let failure as any MetrikaFailure {
                     context.note("Error: \(failure.message); the alerts will be told again on the next run")
@@ -179,7 +189,7 @@ enum AlertCommand: Command {
         return list.counters.filter { $0.status.lowercased() != "deleted" }
     }
 
-    /// The environment of sendmail: ChildProcess drops every METRIKA_ variable; this also drops any
+    /// The environment of sendmail and rsvg-convert: ChildProcess drops every METRIKA_ variable; this also drops any
     /// other variable that holds the webhook URL or a part of its secret (a cron line's
     /// `--webhook "$SLACK_URL"`, a Telegram bot token variable).
     static func childEnvironment(_ environment: [String: String], hiding webhook: Webhook?) -> [String: String] {
