@@ -11,7 +11,7 @@ import MetrikaUseCases
 /// mail; each anomaly told once. The work is `AlertCheck`'s; this parses, delivers and remembers.
 enum AlertCommand: Command {
     static let name = "alert"
-    static let summary = "Tell what went wrong yesterday (visits, every goal) against the same weekday of earlier weeks: for cron"
+    static let summary = "Alert on yesterday's visits and goals unlike the same weekday of earlier weeks; for cron"
     static let usage = "alert [--counter ID[,ID…]] [--webhook URL] [--mail ADDR[,ADDR…]] [--dry-run]"
     static let discussion = """
     Checks the last finished day in each counter's time zone: visits and the reaches of every goal,
