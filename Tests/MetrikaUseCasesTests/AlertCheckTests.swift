@@ -101,6 +101,22 @@ import Testing
         #expect(try store.openAlertEpisodes(counterID: 1001)["ym:s:goal5reaches"] == nil)
     }
 
+    @Test func aSkippedCounterIsNotCheckedAndANamedOneSaysSo() async throws {
+        let api = GoalsAPI()
+        let store = try HistoryStore(path: ":memory:")
+        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
+                                   requestTimeout: 5, sleep: { _ in }, now: { testNow })
+        var settings = AlertSettings()
+        settings.skippedCounters = [1001]
+        let activity = RecordedActivity()
+        let check = AlertCheck(loader: HistoryLoader(store: store, client: client, now: { testNow }, unsettledDays: 2), settings: settings, activity: activity)
+        let quiet = await check.run(counters: [counter], explain: false)
+        #expect(quiet.countersChecked == 0 && api.rules.requests.isEmpty && activity.notes.isEmpty)
+        _ = await check.run(counters: [counter], explain: true)
+        #expect(activity.notes == ["Note: counter 1001 is not checked: the config file's \"alerts\" skip it."])
+    }
+
     @Test func unreadableGoalsLeaveVisitsChecked() async throws {
         let api = GoalsAPI()
         api.refuseGoals = true

@@ -55,6 +55,9 @@ package struct AlertCheck: Sendable {
     /// counters the user named; a cron run over every counter stays quiet about them.
     package func run(counters: [Counter], explain: Bool = true) async -> Outcome {
         let wanted = counters.filter { !settings.skippedCounters.contains($0.id) }
+        for counter in counters where explain && settings.skippedCounters.contains(counter.id) {
+            activity.note("Note: counter \(counter.id) is not checked: the config file's \"alerts\" skip it.")
+        }
         var results: [Int: CounterResult] = [:]
         await withTaskGroup(of: (Int, CounterResult).self) { group in
             var next = 0
