@@ -39,6 +39,9 @@ import Testing
         for url in ["http://127.0.0.1:8080/hook", "http://localhost/hook", "http://[::1]:9/hook"] {
             _ = try Webhook(url, transport: FakeTransport([]), timeout: 5, source: "METRIKA_WEBHOOK_URL")
         }
+        // Elsewhere only with the test set-ups' override, as for the API.
+        _ = try Webhook("http://hooks.example.com/x", transport: FakeTransport([]), timeout: 5, source: "--webhook",
+                        environment: [PlainHTTPPolicy.overrideVariable: "1"])
     }
 
     @Test func aJSONPostWithTheCapAndTheTimeout() async throws {

@@ -16,9 +16,10 @@ public struct Webhook: Sendable {
     public static let maxResponseBytes = 64 << 10
 
     /// Checks `text` (exit 78 naming only the masked URL, or nothing of it, when unusable): http or
-    /// https with a host; plain http only to this machine, where the secret does not cross a network;
-    /// no user:password part.
-    public init(_ text: String, transport: any HTTPTransport, timeout: Double, source: String) throws {
+    /// https with a host; no user:password part; plain http only where `PlainHTTPPolicy` allows it
+    /// (this machine, or METRIKA_ALLOW_INSECURE_HTTP=1 in `environment`), since the secret would cross
+    /// the network readable. The policy's own message would show the URL, so this one says it masked.
+    public init(_ text: String, transport: any HTTPTransport, timeout: Double, source: String, environment: [String: String] = [:]) throws {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty else {
@@ -27,8 +28,9 @@ public struct Webhook: Sendable {
         guard url.user == nil, url.password == nil else {
             throw SimpleFailure("\(source) (\(Self.mask(url))) has a user:password part; put the secret where the service expects it (its path or query).", exitCode: ExitCode.config)
         }
-        if scheme == "http", !Self.isLoopback(host) {
-            throw SimpleFailure("\(source) (\(Self.mask(url))) is plain http to another machine: its secret would cross the network readable; use https.", exitCode: ExitCode.config)
+        if scheme == "http", !PlainHTTPPolicy.isLoopback(host),
+           environment[PlainHTTPPolicy.overrideVariable]?.trimmingCharacters(in: .whitespaces) != "1" {
+            throw SimpleFailure("\(source) (\(Self.mask(url))) is plain http to another machine: its secret would cross the network readable. Use https://, or set \(PlainHTTPPolicy.overrideVariable)=1 for a test set-up.", exitCode: ExitCode.config)
         }
         self.url = url
         self.transport = transport
@@ -51,11 +53,6 @@ public struct Webhook: Sendable {
         let host = url.host ?? "?"
         let shown = host.contains(":") ? "[\(host)]" : host
         return "\(scheme)://\(shown)\(url.port.map { ":\($0)" } ?? "")/…"
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
     }
 
     /// POSTs `body` (`Content-Type: application/json`). A 2xx answer is delivery; anything else is a

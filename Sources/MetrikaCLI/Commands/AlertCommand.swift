@@ -157,7 +157,7 @@ enum AlertCommand: Command {
         guard let text else { return nil }
         context.secrets.add(text)
         let webhook = try Webhook(text, transport: context.transport, timeout: try session.requestTimeout(),
-                                  source: given != nil ? "--webhook" : "METRIKA_WEBHOOK_URL")
+                                  source: given != nil ? "--webhook" : "METRIKA_WEBHOOK_URL", environment: context.environment)
         for secret in webhook.secrets { context.secrets.add(secret) }
         return webhook
     }
