@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import MetrikaStore
+import MetrikaModel
 
 /// `metrika cache info` and `metrika cache prune` on a history that `sync` filled.
 @Suite("Cache end to end", .serialized)
@@ -47,6 +48,30 @@ struct CacheEndToEndTests {
         #expect(offline.status == 0, "\(offline.stderr)")
         #expect(offline.stderr.contains("no history for"))
         #expect(try HistoryTools.sqlite(path, "PRAGMA integrity_check") == "ok")
+    }
+
+    /// Issue 24 item 9: `--before 2030-01-01` deleted every day, today included, without a word.
+    @Test(arguments: ["tomorrow+", "2030-01-01"])
+    func pruneRefusesADayAfterToday(_ before: String) throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        let path = home.path + "/history.sqlite"
+        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": path, "TZ": "UTC"])
+        #expect(try metrika(["sync", "--counter", "1001", "--from", "4daysAgo"], environment: environment).status == 0)
+        let stored = try HistoryTools.sqlite(path, "SELECT count(*) FROM daily_values")
+        // "tomorrow+": the first day after today on this machine, the smallest date refused.
+        let utcToday = Int(Date().timeIntervalSince1970 / 86_400)
+        let day = before == "tomorrow+" ? Day(ordinal: utcToday + 1).iso : before
+        let prune = try metrika(["cache", "prune", "--before", day], environment: environment)
+        #expect(prune.status == 64, "\(prune.stdout) \(prune.stderr)")
+        #expect(prune.stderr.contains("--before \(day) is after today") && prune.stderr.contains("today included"), "\(prune.stderr)")
+        #expect(prune.stdout.isEmpty)
+        #expect(try HistoryTools.sqlite(path, "SELECT count(*) FROM daily_values") == stored)
+        #expect(stored != "0")
+        // Today itself is allowed: it keeps today and deletes the days before it.
+        let today = Day(ordinal: utcToday).iso
+        let upToToday = try metrika(["cache", "prune", "--before", today], environment: environment)
+        #expect(upToToday.status == 0, "\(upToToday.stderr)")
     }
 
     @Test func infoWithoutADatabaseSaysHowToCreateOne() throws {

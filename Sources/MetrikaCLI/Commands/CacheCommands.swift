@@ -102,6 +102,7 @@ enum CachePruneCommand: Command {
     ] + DatabaseOptions.specs
     static let discussion = """
     Relative dates count back from today on this machine (its local time zone), not a counter's.
+    A day after today is refused (exit 64): it would delete the whole history, today included.
 
     Example (crontab, keep a year): 0 4 1 * *  metrika cache prune --before 12monthsAgo
     """
@@ -116,8 +117,14 @@ enum CachePruneCommand: Command {
         let context = session.context
         try options.requireNoPositionals()
         guard let text = options.value("before") else { throw UsageError("Missing --before DATE") }
-        let day = try DateExpression(parsing: text, option: "before").resolve(today: localToday(context.now()))
+        let today = localToday(context.now())
+        let day = try DateExpression(parsing: text, option: "before").resolve(today: today)
         try DateExpression.checkNotBeforeMetrika(day, option: "before")
+        // Every stored day is before a future date: today's and yesterday's rows would go too, which
+        // is never what "keep the recent history" means. Dropping everything is deleting the file.
+        if day > today {
+            throw UsageError("--before \(day.iso) is after today (\(today.iso)): it would delete the whole history, today included. Give a day up to today, e.g. --before 12monthsAgo; to drop everything, delete the database file")
+        }
         let path = session.databasePath
         guard FileManager.default.fileExists(atPath: path) else {
             throw SimpleFailure("No history database at \(path): nothing to prune.", exitCode: ExitCode.config)
