@@ -1,7 +1,8 @@
+import MetrikaModel
 /// Colour for a person at a terminal: the `Error:` and `Warning:` labels of stderr lines, and the
-/// sign of a change (green up, red down). Enabled only for a terminal without NO_COLOR
-/// (https://no-color.org) or TERM=dumb — see `CLIContext.stderrColor` — so pipes, files, cron mail
-/// and logs never receive an escape sequence. Only the label or the change is coloured; the text
+/// direction of a change (green for good news, red for bad: see `GoodDirection`). Enabled only for a
+/// terminal without NO_COLOR (https://no-color.org) or TERM=dumb — see `CLIContext.stderrColor` — so
+/// pipes, files, cron mail and logs never receive an escape sequence. Only the label or the change is coloured; the text
 /// after it stays plain.
 public struct TerminalStyle: Sendable {
     /// Whether escape sequences are written at all.
@@ -22,14 +23,17 @@ public struct TerminalStyle: Sendable {
         return line
     }
 
-    /// A change such as `+5.2%` in green or `-0.9 pp` (or `−0.9 pp`) in red; no change, or no
-    /// number, unchanged.
-    public func change(_ text: String) -> String {
-        guard enabled, let sign = text.first else { return text }
+    /// A change coloured by what it means: green when it goes the `good` way, red when it goes the
+    /// other (`+5.2%` visits green, `+1.5 pp` bounce rate red); no change, no number, or a metric
+    /// whose good direction is `.neither`, unchanged.
+    public func change(_ text: String, good: GoodDirection = .up) -> String {
+        guard enabled, good != .neither, let sign = text.first else { return text }
+        let rise: Bool
         switch sign {
-        case "+": return "\u{1B}[32m" + text + Self.reset
-        case "-", "\u{2212}": return "\u{1B}[31m" + text + Self.reset
+        case "+": rise = true
+        case "-", "\u{2212}": rise = false
         default: return text
         }
+        return (rise == (good == .up) ? "\u{1B}[32m" : "\u{1B}[31m") + text + Self.reset
     }
 }

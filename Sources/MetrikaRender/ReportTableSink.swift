@@ -13,12 +13,15 @@ public final class ReportTableSink: ReportSink {
     private var rows: [Report.Row] = []
     private var sectionCount = 0
 
-    /// Colours a `--compare` change such as `+5.2%` (a colour terminal only), or nil: plain text.
-    private let colourChange: (@Sendable (String) -> String)?
+    /// Colours a `--compare` change such as `+5.2%` by what it means for its metric (a rising bounce
+    /// rate is bad news; a colour terminal only), or nil: plain text.
+    private let colourChange: (@Sendable (String, GoodDirection) -> String)?
 
-    /// `maxWidth`: the terminal width when stdout is a terminal (long text is cut with `…`), else nil.
+    /// `maxWidth`: the terminal width when stdout is a terminal, else nil. A table wider than it keeps
+    /// its key column (date, source…) whole: `--compare` first leaves out its "before" columns, then
+    /// the metrics are split into blocks that each repeat the key (see `TextTable.keyColumnCount`).
     /// `colourChange`: given only for a colour terminal.
-    public init(output: OutputWriter, maxWidth: Int?, colourChange: (@Sendable (String) -> String)? = nil) {
+    public init(output: OutputWriter, maxWidth: Int?, colourChange: (@Sendable (String, GoodDirection) -> String)? = nil) {
         self.out = output
         self.maxWidth = maxWidth
         self.colourChange = colourChange
@@ -50,43 +53,21 @@ public final class ReportTableSink: ReportSink {
         // A report without dimensions (`"dimensions": []`) still needs a column for the Total label.
         let labelColumn = keyColumns.isEmpty
         if labelColumn { keyColumns = [.init("")] }
-        // With --compare every metric is followed by its previous value and the change.
-        let metricColumns = layout.metrics.flatMap { metric in
-            let column = TextTable.Column(Self.header(metric, raw: layout.raw), alignment: .right)
-            return layout.compare ? [column, TextTable.Column("before", alignment: .right), TextTable.Column("change", alignment: .right)] : [column]
-        }
         var title = Self.title(counter: counter, layout: layout)
         if layout.compare, let previous { title += " · against \(previous.period.from.iso) … \(previous.period.to.iso)" }
-        var table = TextTable(columns: keyColumns + metricColumns, title: title)
-        var anyIncomplete = false
-        for row in rows {
-            var cells: [String]
-            if let grouping = layout.grouping {
-                let start = row.period?.from ?? Day(iso: row.dimensions.first?.name ?? "") ?? layout.period.from
-                var label = grouping == .month ? String(start.iso.prefix(7)) : start.iso
-                // A week or month cut by the report's range says so: its numbers cover fewer days.
-                if let period = row.period, Self.isCut(period, grouping: grouping) {
-                    label += " (\(period.dayCount) day\(period.dayCount == 1 ? "" : "s"))"
-                }
-                cells = [label]
-            } else {
-                cells = (0..<max(layout.dimensions.count, labelColumn ? 1 : 0)).map { index in
-                    index < row.dimensions.count && index < layout.dimensions.count ? (row.dimensions[index].name ?? "(not set)") : ""
-                }
-            }
-            cells += valueCells(row.values, previous: row.previous, layout: layout)
-            anyIncomplete = anyIncomplete || row.isIncomplete
-            table.append(cells, note: row.isIncomplete ? "*" : nil)
+        var table = makeTable(layout: layout, keyColumns: keyColumns, labelColumn: labelColumn, totals: totals, before: true)
+        // Too wide for the terminal: the previous values go first (the change still says how they
+        // compare), and a note says where to see them.
+        var beforeLeftOut = false
+        if layout.compare, let maxWidth, table.naturalWidth > maxWidth {
+            table = makeTable(layout: layout, keyColumns: keyColumns, labelColumn: labelColumn, totals: totals, before: false)
+            beforeLeftOut = true
         }
-        if !rows.isEmpty {
-            table.appendSeparator()
-            let label = layout.grouping == nil ? ["Total"] + Array(repeating: "", count: max(0, layout.dimensions.count - 1)) : ["Total"]
-            table.append(label + valueCells(totals, previous: previous, layout: layout))
-        }
-        if layout.compare, let colourChange {
-            try out.write(Self.colouringChanges(table.render(maxWidth: maxWidth), with: colourChange))
-        } else {
-            try table.write(maxWidth: maxWidth, to: out)
+        for line in Self.titleLines(title, maxWidth: maxWidth) { try out.write(line + "\n") }
+        try table.write(maxWidth: maxWidth, to: out)
+        let anyIncomplete = rows.contains { $0.isIncomplete }
+        if beforeLeftOut {
+            try out.write("\"before\" values left out to fit; --csv and --json keep them.\n")
         }
         if rows.isEmpty { try out.write("(no data for this period)\n") }
         if anyIncomplete {
@@ -104,30 +85,83 @@ public final class ReportTableSink: ReportSink {
 
     public func end() {}
 
-    /// The rendered table with every change cell (`+5.2%`, `-0.9 pp`, alone between column gaps)
-    /// coloured. After rendering: the table measures and sanitizes plain text, never escapes.
-    static func colouringChanges(_ text: String, with colour: (String) -> String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-            var result = ""
-            var rest = Substring(line)
-            while let match = rest.firstMatch(of: /[+-][0-9]+\.[0-9](%| pp)/) {
-                let before = rest[..<match.range.lowerBound]
-                let after = rest[match.range.upperBound...]
-                let alone = (before.isEmpty || before.last == " ") && (after.isEmpty || after.first == " ")
-                result += before + (alone ? colour(String(match.output.0)) : String(match.output.0))
-                rest = after
+    /// The section's table: one row per period or dimension value, then the totals. With `--compare`
+    /// each metric is followed by its previous value (unless `before` is false) and the change,
+    /// coloured by what it means for that metric.
+    private func makeTable(layout: ReportLayout, keyColumns: [TextTable.Column], labelColumn: Bool, totals: [Quantity], before: Bool) -> TextTable {
+        let colourChange = self.colourChange
+        let metricColumns = layout.metrics.flatMap { metric -> [TextTable.Column] in
+            let column = TextTable.Column(Self.header(metric, raw: layout.raw), alignment: .right)
+            guard layout.compare else { return [column] }
+            let direction = metric.goodDirection
+            let style = colourChange.map { colour in { @Sendable (text: String) in colour(text, direction) } }
+            let change = TextTable.Column("change", alignment: .right, staysWithPrevious: true, style: style)
+            return before ? [column, TextTable.Column("before", alignment: .right, staysWithPrevious: true), change] : [column, change]
+        }
+        var table = TextTable(columns: keyColumns + metricColumns)
+        table.keyColumnCount = keyColumns.count
+        for row in rows {
+            var cells: [String]
+            if let grouping = layout.grouping {
+                let start = row.period?.from ?? Day(iso: row.dimensions.first?.name ?? "") ?? layout.period.from
+                var label = grouping == .month ? String(start.iso.prefix(7)) : start.iso
+                // A week or month cut by the report's range says so: its numbers cover fewer days.
+                if let period = row.period, Self.isCut(period, grouping: grouping) {
+                    label += " (\(period.dayCount) day\(period.dayCount == 1 ? "" : "s"))"
+                }
+                cells = [label]
+            } else {
+                cells = (0..<max(layout.dimensions.count, labelColumn ? 1 : 0)).map { index in
+                    index < row.dimensions.count && index < layout.dimensions.count ? (row.dimensions[index].name ?? "(not set)") : ""
+                }
             }
-            return result + rest
-        }.joined(separator: "\n")
+            cells += valueCells(row.values, previous: row.previous, layout: layout, before: before)
+            table.append(cells, note: row.isIncomplete ? "*" : nil)
+        }
+        if !rows.isEmpty {
+            table.appendSeparator()
+            let label = layout.grouping == nil ? ["Total"] + Array(repeating: "", count: max(0, layout.dimensions.count - 1)) : ["Total"]
+            table.append(label + valueCells(totals, previous: previous, layout: layout, before: before))
+        }
+        return table
     }
 
-    /// A row's metric cells: the values, or with `--compare` each value, its previous one and the change.
-    private func valueCells(_ values: [Quantity], previous: Report.Previous?, layout: ReportLayout) -> [String] {
+    /// The title as lines no wider than `maxWidth`: broken at its ` · ` separators (the counter, the
+    /// period, the grouping) rather than cut, so a narrow terminal still shows the dates; a part
+    /// wider than the terminal is cut with `…`. Each line passes the one sanitizer.
+    static func titleLines(_ title: String, maxWidth: Int?) -> [String] {
+        let safe = TextTable.displaySafe(title)
+        guard let maxWidth, displayWidth(of: safe) > maxWidth else { return [trimmed(safe)] }
+        var lines: [String] = []
+        var current = ""
+        for part in safe.components(separatedBy: " · ") {
+            let joined = current.isEmpty ? part : current + " · " + part
+            if current.isEmpty || displayWidth(of: joined) <= maxWidth {
+                current = joined
+            } else {
+                lines.append(current)
+                current = part
+            }
+        }
+        lines.append(current)
+        return lines.map { trimmed(TextTable.truncate($0, toWidth: maxWidth)) }
+    }
+
+    private static func trimmed(_ text: String) -> String {
+        var text = text
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+
+    /// A row's metric cells: the values, or with `--compare` each value, its previous one (unless
+    /// `before` is false) and the change.
+    private func valueCells(_ values: [Quantity], previous: Report.Previous?, layout: ReportLayout, before: Bool = true) -> [String] {
         guard layout.compare else { return values.map { cell($0, raw: layout.raw) } }
         let changes = previous?.changes(to: values)
         return values.indices.flatMap { index -> [String] in
-            let before = previous.flatMap { index < $0.values.count ? $0.values[index] : nil } ?? Quantity(nil, unit: values[index].unit)
-            return [cell(values[index], raw: layout.raw), cell(before, raw: layout.raw), changes?[index].text() ?? ValueFormatter.missingInTable]
+            let old = previous.flatMap { index < $0.values.count ? $0.values[index] : nil } ?? Quantity(nil, unit: values[index].unit)
+            let change = changes?[index].text() ?? ValueFormatter.missingInTable
+            return before ? [cell(values[index], raw: layout.raw), cell(old, raw: layout.raw), change] : [cell(values[index], raw: layout.raw), change]
         }
     }
 
@@ -167,18 +201,31 @@ public final class ReportTableSink: ReportSink {
             case .month: note = cut ? "  (partial months left out)" : "  (this month left out)"
             }
         }
-        let titleWidth = layout.metrics.map { displayWidth(of: $0.title) }.max() ?? 0
+        // Goal metrics are titled with the server's goal names: through the one sanitizer.
+        let titles = layout.metrics.map { TextTable.displaySafe($0.title) }
+        let titleWidth = titles.map { displayWidth(of: $0) }.max() ?? 0
+        let series = layout.metrics.indices.map { index in shown.map { index < $0.values.count ? $0.values[index].value : nil } }
+        let ranges = layout.metrics.enumerated().map { index, metric -> String in
+            let present = series[index].compactMap { $0 }
+            guard let low = present.min(), let high = present.max() else { return "" }
+            let format = { (value: Double) in ValueFormatter.format(Quantity(value, unit: metric.unit), grouping: true, missing: "") }
+            return "  \(format(low)) … \(format(high))"
+        }
+        // 60 characters of sparkline, fewer on a narrow terminal (at least 10); a note that would
+        // not fit beside them is said once, above them.
+        var width = 60
         try out.write("\n")
-        for (index, metric) in layout.metrics.enumerated() {
-            let series = shown.map { index < $0.values.count ? $0.values[index].value : nil }
-            let values = Self.fit(series, width: 60)
-            let present = series.compactMap { $0 }
-            var line = metric.title + String(repeating: " ", count: titleWidth - displayWidth(of: metric.title)) + "  " + Sparkline.render(values)
-            if let low = present.min(), let high = present.max() {
-                let format = { (value: Double) in ValueFormatter.format(Quantity(value, unit: metric.unit), grouping: true, missing: "") }
-                line += "  \(format(low)) … \(format(high))"
+        if let maxWidth {
+            let fixed = titleWidth + 2 + (ranges.map { displayWidth(of: $0) }.max() ?? 0)
+            if !note.isEmpty, maxWidth - fixed - displayWidth(of: note) < 20 {
+                try out.write(String(note.drop { $0 == " " }) + "\n")
+                note = ""
             }
-            line += note
+            width = max(10, min(60, maxWidth - fixed - displayWidth(of: note)))
+        }
+        for index in layout.metrics.indices {
+            let values = Self.fit(series[index], width: width)
+            let line = titles[index] + String(repeating: " ", count: titleWidth - displayWidth(of: titles[index])) + "  " + Sparkline.render(values) + ranges[index] + note
             try out.write(line + "\n")
         }
     }

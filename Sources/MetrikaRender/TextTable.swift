@@ -38,11 +38,19 @@ public struct TextTable: Sendable {
         public var title: String
         /// `.left` for text, `.right` for numbers.
         public var alignment: Alignment
+        /// Whether a table split into blocks (see `keyColumnCount`) keeps this column in the same block
+        /// as the one before it (a `--compare` change beside its value).
+        public var staysWithPrevious: Bool
+        /// Decorates a body cell's text after it is measured, sanitized and cut (a colour for a person
+        /// at a terminal): what it adds must take no columns. Headers are never styled.
+        public var style: (@Sendable (String) -> String)?
 
         /// A column headed `title`; text (`.left`) unless told otherwise.
-        public init(_ title: String, alignment: Alignment = .left) {
+        public init(_ title: String, alignment: Alignment = .left, staysWithPrevious: Bool = false, style: (@Sendable (String) -> String)? = nil) {
             self.title = title
             self.alignment = alignment
+            self.staysWithPrevious = staysWithPrevious
+            self.style = style
         }
     }
 
@@ -63,6 +71,12 @@ public struct TextTable: Sendable {
     public let columns: [Column]
     /// An optional line printed above the header.
     public var title: String?
+    /// How many leading columns name a row (a date, a traffic source, a search phrase). 0: none, and
+    /// `render(maxWidth:)` narrows the widest text column, whichever it is. Otherwise, when the table
+    /// is wider than `maxWidth`, the key columns keep their width and the other columns are split
+    /// into blocks, one under the other, each repeating the key columns: every line still says which
+    /// row it is. A key is narrowed only when it could not stand beside the widest other column.
+    public var keyColumnCount = 0
     /// The body, in insertion order.
     private(set) var rows: [Row] = []
 
@@ -131,9 +145,15 @@ public struct TextTable: Sendable {
                 body.append(.cells(measured, note: measuredNote))
             }
         }
+        var blocks = [Array(columns.indices)]
         if let maxWidth {
-            let fixed = Self.gap.count * max(columns.count - 1, 0) + (noteWidth > 0 ? Self.gap.count + noteWidth : 0)
-            widths = shrink(widths, toFit: maxWidth - fixed)
+            let noteSpace = noteWidth > 0 ? Self.gap.count + noteWidth : 0
+            if keyColumnCount > 0, keyColumnCount < columns.count, Self.width(of: widths) + noteSpace > maxWidth {
+                (widths, blocks) = split(widths, toFit: maxWidth - noteSpace)
+            } else {
+                let fixed = Self.gap.count * max(columns.count - 1, 0) + noteSpace
+                widths = shrink(widths, toFit: maxWidth - fixed)
+            }
         }
 
         if let title {
@@ -142,15 +162,91 @@ public struct TextTable: Sendable {
             try out.write(Self.trimmingTrailingSpaces(line) + "\n")
         }
         guard !columns.isEmpty else { return }
-        let rule = Self.trimmingTrailingSpaces(widths.map { String(repeating: Self.ruleCharacter, count: $0) }.joined(separator: Self.gap)) + "\n"
-        try write(headers, widths: widths, note: nil, to: out)
-        try out.write(rule)
-        for row in body {
-            switch row {
-            case .separator: try out.write(rule)
-            case .cells(let cells, let note): try write(cells, widths: widths, note: note, to: out)
+        for (number, shown) in blocks.enumerated() {
+            if number > 0 { try out.write(byte: 0x0A) }
+            let rule = Self.trimmingTrailingSpaces(shown.map { String(repeating: Self.ruleCharacter, count: widths[$0]) }.joined(separator: Self.gap)) + "\n"
+            try write(headers, shown: shown, widths: widths, note: nil, header: true, to: out)
+            try out.write(rule)
+            for row in body {
+                switch row {
+                case .separator: try out.write(rule)
+                case .cells(let cells, let note): try write(cells, shown: shown, widths: widths, note: note, header: false, to: out)
+                }
             }
         }
+    }
+
+    /// The width of a line of columns this wide: the columns and the gaps between them.
+    static func width(of widths: some Collection<Int>) -> Int {
+        widths.reduce(0, +) + Self.gap.count * max(widths.count - 1, 0)
+    }
+
+    /// The natural width of the table's widest line, notes included (what `render()` prints without
+    /// a maximum width).
+    public var naturalWidth: Int {
+        var widths = columns.map { displayWidth(of: Self.displaySafe($0.title)) }
+        var noteWidth = 0
+        for case .cells(let cells, let note) in rows {
+            for (index, cell) in cells.enumerated() { widths[index] = max(widths[index], displayWidth(of: Self.displaySafe(cell))) }
+            if let note { noteWidth = max(noteWidth, displayWidth(of: Self.displaySafe(note))) }
+        }
+        return Self.width(of: widths) + (noteWidth > 0 ? Self.gap.count + noteWidth : 0)
+    }
+
+    /// The columns after the key as blocks that each fit `available` beside the key columns: as few
+    /// blocks as fit, with the columns shared out evenly among them (6 columns in two blocks are
+    /// 3 + 3, not 5 + 1). Columns that stay with the previous one move together. The key columns
+    /// are narrowed (widest text first) only if they could not stand beside the widest unit.
+    private func split(_ natural: [Int], toFit available: Int) -> (widths: [Int], blocks: [[Int]]) {
+        var widths = natural
+        let keys = Array(0..<keyColumnCount)
+        var units: [[Int]] = []
+        for index in keyColumnCount..<columns.count {
+            if columns[index].staysWithPrevious, !units.isEmpty { units[units.count - 1].append(index) } else { units.append([index]) }
+        }
+        // A unit's width as it follows the key: a gap before each of its columns.
+        func unitWidth(_ unit: [Int]) -> Int { unit.reduce(0) { $0 + Self.gap.count + widths[$1] } }
+        let widestUnit = units.map(unitWidth).max() ?? 0
+        let keyNatural = Self.width(of: keys.map { widths[$0] })
+        if keyNatural + widestUnit > available {
+            let narrowed = shrink(keys.map { widths[$0] }, toFit: available - widestUnit - Self.gap.count * (keys.count - 1))
+            for (position, index) in keys.enumerated() { widths[index] = narrowed[position] }
+        }
+        let room = available - Self.width(of: keys.map { widths[$0] })
+        // The fewest blocks: fill each as far as it goes.
+        var count = 0
+        var used = 0
+        for unit in units {
+            let width = unitWidth(unit)
+            if count == 0 || used + width > room {
+                count += 1
+                used = width
+            } else {
+                used += width
+            }
+        }
+        // Then as even as the widths allow: at most ceil(units / count) units a block.
+        var blocks: [[Int]] = []
+        var perBlock = (units.count + count - 1) / max(count, 1)
+        while true {
+            blocks = []
+            var current: [[Int]] = []
+            var currentWidth = 0
+            for unit in units {
+                let width = unitWidth(unit)
+                if !current.isEmpty, current.count == perBlock || currentWidth + width > room {
+                    blocks.append(keys + current.flatMap { $0 })
+                    current = []
+                    currentWidth = 0
+                }
+                current.append(unit)
+                currentWidth += width
+            }
+            if !current.isEmpty { blocks.append(keys + current.flatMap { $0 }) }
+            if blocks.count <= count || perBlock >= units.count { break }
+            perBlock += 1
+        }
+        return (widths, blocks)
     }
 
     /// A cell as shown: its safe text, its display width, and whether it is plain (`PlainText`).
@@ -179,16 +275,17 @@ public struct TextTable: Sendable {
         case separator
     }
 
-    /// One line into `out`: as bytes when every cell is plain and none must be cut, else through
-    /// `line(_:widths:note:)`.
-    private func write(_ cells: [Measured], widths: [Int], note: Measured?, to out: OutputWriter) throws {
+    /// One line of the `shown` columns into `out`: as bytes when every cell is plain, unstyled and
+    /// none must be cut, else through `line(_:shown:widths:note:header:)`.
+    private func write(_ cells: [Measured], shown: [Int], widths: [Int], note: Measured?, header: Bool, to out: OutputWriter) throws {
         var plain = note?.isPlain ?? true
-        for (index, column) in columns.enumerated() where plain && index < cells.count {
+        for index in shown where plain && index < cells.count {
             let cell = cells[index]
-            plain = cell.isPlain && !(column.alignment == .left && cell.width > widths[index])
+            let column = columns[index]
+            plain = cell.isPlain && !(column.alignment == .left && cell.width > widths[index]) && (header || column.style == nil)
         }
         guard plain else {
-            return try out.write(line(cells, widths: widths, note: note) + "\n")
+            return try out.write(line(cells, shown: shown, widths: widths, note: note, header: header) + "\n")
         }
         // Spaces are held back until something follows them: a line never ends in spaces. (Plain
         // text has one character per scalar, so trimming space bytes is trimming " " characters.)
@@ -205,8 +302,9 @@ public struct TextTable: Sendable {
                 pendingSpaces = bytes.count - last - 1
             }
         }
-        for (index, column) in columns.enumerated() {
-            if index > 0 { pendingSpaces += Self.gap.count }
+        for (position, index) in shown.enumerated() {
+            let column = columns[index]
+            if position > 0 { pendingSpaces += Self.gap.count }
             let cell = index < cells.count ? cells[index] : .empty
             let padding = max(widths[index] - cell.width, 0)
             if column.alignment == .left {
@@ -245,17 +343,20 @@ public struct TextTable: Sendable {
         return widths
     }
 
-    /// One line: every cell cut (text only) and padded to its column, then the note.
-    private func line(_ cells: [Measured], widths: [Int], note: Measured?) -> String {
+    /// One line: every cell of the `shown` columns cut (text only), styled (body only) and padded to
+    /// its column, then the note.
+    private func line(_ cells: [Measured], shown: [Int], widths: [Int], note: Measured?, header: Bool) -> String {
         var parts: [String] = []
-        parts.reserveCapacity(columns.count)
-        for (index, column) in columns.enumerated() {
+        parts.reserveCapacity(shown.count)
+        for index in shown {
+            let column = columns[index]
             var cell = index < cells.count ? cells[index].text : ""
             var width = index < cells.count ? cells[index].width : 0
             if column.alignment == .left && width > widths[index] {
                 cell = Self.truncate(cell, toWidth: widths[index])
                 width = displayWidth(of: cell)
             }
+            if !header, let style = column.style, !cell.isEmpty { cell = style(cell) }
             let padding = String(repeating: " ", count: max(widths[index] - width, 0))
             parts.append(column.alignment == .left ? cell + padding : padding + cell)
         }

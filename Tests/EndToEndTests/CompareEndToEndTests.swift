@@ -186,9 +186,25 @@ struct CompareEndToEndTests {
         #expect(noColor.stdout.contains("change") && !noColor.stdout.contains("\u{1B}["), "\(noColor.stdout.debugDescription)")
     }
 
-    @Test func colouringFindsOnlyWholeChangeCells() {
-        let line = "2026-11-16   4 130   4 471   -7.6%  28.7%   29.8%  -1.0 pp  x+1.0%"
-        let coloured = ReportTableSink.colouringChanges(line) { "[" + $0 + "]" }
-        #expect(coloured == "2026-11-16   4 130   4 471   [-7.6%]  28.7%   29.8%  [-1.0 pp]  x+1.0%")
+    /// Issue 24 item 8: colour by meaning. A bounce rate that rises is bad news: red; one that falls,
+    /// green. Visits the other way round.
+    @Test func aRisingBounceRateIsRed() throws {
+        try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
+        let world = try World()
+        let environment = world.environment.merging(["TERM": "xterm", "PATH": "/usr/bin:/bin", "COLUMNS": "200"]) { $1 }
+        let green = "\u{1B}[32m", red = "\u{1B}[31m"
+        var seen: Set<String> = []
+        for metric in ["bounceRate", "visits"] {
+            let command = "\(Binaries.metrika) report --counter 1001 --period last30days --metrics \(metric) --compare"
+            let terminal = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment)
+            for match in terminal.stdout.matches(of: /\x{1B}\[3([12])m([+-])[0-9.]+( pp|%)/) {
+                let colour = match.output.1 == "2" ? green : red
+                let rise = match.output.2 == "+"
+                let good = metric == "visits" ? rise : !rise
+                #expect(colour == (good ? green : red), "\(metric): \(match.output.0.debugDescription)")
+                seen.insert("\(metric) \(rise ? "rise" : "fall")")
+            }
+        }
+        #expect(seen.contains("bounceRate rise") && seen.contains("visits rise"), "\(seen)")
     }
 }

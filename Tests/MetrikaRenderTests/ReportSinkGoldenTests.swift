@@ -16,6 +16,8 @@ enum ReportFixtures {
         var rows: [Report.Row]
         var totals: [Quantity]
         var missingDays: [Day] = []
+        /// The previous period of a `--compare` report.
+        var previous: Report.Previous?
     }
 
     /// A whole report: its layout and sections.
@@ -143,6 +145,7 @@ enum ReportFixtures {
         try sink.begin(fixture.layout)
         for section in fixture.sections {
             try sink.beginSection(counter: section.counter, sampling: section.sampling)
+            if let previous = section.previous { try sink.compareSection(previous) }
             var start = 0
             while start < section.rows.count {
                 try sink.append(Array(section.rows[start..<min(section.rows.count, start + pageSize)]))

@@ -25,10 +25,14 @@ enum ReportCommand: Command {
     Goal metrics (goal<ID>reaches, goal<ID>conversionRate) are titled with the goal's name in the
     table and JSON `title` (one extra request for the goals; offline, or if it fails, "Goal <ID>").
     On a terminal, stderr shows the rows fetched so far and any retry wait, erased when done.
+    A table wider than the terminal keeps its key column (date, source…) whole: --compare's
+    "before" columns go first, then the metrics are split into blocks that repeat the key. Pipes
+    and files get the whole table.
     --compare (time series): every value beside the period of the same length just before and the
     change, +5.2% for counts, durations and page depth, -0.9 pp for rates; each day against the day
     N days earlier; previous days before the counter existed are — (never 0). Users of a week or
-    month row have no previous value; the Total row's are the API's.
+    month row have no previous value; the Total row's are the API's. On a colour terminal a change
+    is green when it is good news and red when bad (a rising bounce rate is red).
     --format html: one self-contained page (no script, no network resource) that reads on a phone
     and on a desktop: per counter a summary of each metric's total and its change against the
     previous period (time series: loaded like --compare, at most one request more), a chart per
@@ -184,11 +188,12 @@ enum ReportCommand: Command {
     static func makeSink(_ format: OutputFormat, csv: CSVWriter, context: CLIContext) -> any ReportSink {
         switch format {
         case .table:
-            // The sign of a --compare change in green or red, for a person at a colour terminal only.
+            // A --compare change in green (good news) or red (bad news: a rising bounce rate), for a
+            // person at a colour terminal only.
             let colour = context.stdoutIsTerminal && (context.environment["NO_COLOR"] ?? "").isEmpty && context.environment["TERM"] != "dumb"
             let style = TerminalStyle(enabled: colour)
-            var colourChange: (@Sendable (String) -> String)?
-            if colour { colourChange = { @Sendable text in style.change(text) } }
+            var colourChange: (@Sendable (String, GoodDirection) -> String)?
+            if colour { colourChange = { @Sendable text, good in style.change(text, good: good) } }
             return ReportTableSink(output: context.stdout.writer, maxWidth: context.terminalWidth, colourChange: colourChange)
         case .csv:
             var writer = csv
