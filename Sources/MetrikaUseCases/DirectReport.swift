@@ -52,7 +52,7 @@ package struct DirectReport {
             ids: [counter.id], metrics: request.tableMetrics.map(\.apiName),
             dimensions: dimensions.map(\.apiName), date1: range.from.iso, date2: range.to.iso, filters: request.filters,
             sort: request.sort ?? (isTimeSeries ? MetrikaModel.Dimension.date.apiName : nil),
-            accuracy: request.accuracy, preset: request.preset, lang: request.lang)
+            accuracy: request.accuracy, preset: request.preset, lang: request.lang, group: request.apiGroup)
     }
 
     /// Fetches the report into `sink`; calls `sink.begin` first when `begin` is true (the first counter).
@@ -85,6 +85,9 @@ package struct DirectReport {
             if columns == nil {
                 let named = try Self.columns(of: page, request: request, requested: requestedDimensions)
                 columns = named
+                if begin, request.groupingGiven, !named.dimensions.contains(where: \.isDatePeriod) {
+                    activity.note("Note: --group \(request.grouping.rawValue) has no effect here: the report has no date period (\(named.dimensions.map(\.shortName).joined(separator: ", "))); --preset traffic or --dimensions ym:s:datePeriod<group> is by period.")
+                }
                 if begin {
                     try sink.begin(ReportLayout(dimensions: named.dimensions, metrics: named.metrics.map { $0.titled(byGoalNames: goalNames) }, period: range, grouping: isTimeSeries ? .day : nil,
                                             multipleCounters: multipleCounters, raw: request.raw,
@@ -129,6 +132,10 @@ package struct DirectReport {
             if request.dimensions.isEmpty { dimensions = page.queryDimensions.compactMap { MetrikaModel.Dimension.named($0) } }
         }
         try checkWidths(page, dimensions: dimensions.count, metrics: metrics.count)
+        // `ym:s:datePeriod<group>` is the period the request's `group=` filled in: titled by it
+        // ("Week of", CSV `week`), never by the placeholder.
+        let period = MetrikaModel.Dimension.datePeriod(request.grouping.rawValue)
+        dimensions = dimensions.map { $0.apiName == MetrikaModel.Dimension.datePeriodPlaceholder ? period ?? $0 : $0 }
         return Columns(dimensions: dimensions, metrics: metrics)
     }
 

@@ -28,6 +28,9 @@ package struct ReportRequest: Sendable {
     /// Every value beside the previous period's and the change.
     package var compare: Bool
     package var unsettledDays: Int
+    /// Whether `--group` was given (not the default day): a dimension report says when it has no
+    /// date period for the grouping to cut.
+    package var groupingGiven = false
 
     package init(
         counterIDs: [Int], from: DateExpression, to: DateExpression, period: NamedPeriod? = nil, grouping: Grouping = .day,
@@ -62,6 +65,12 @@ package struct ReportRequest: Sendable {
     /// Whether the history database serves this report.
     package var usesHistory: Bool { dimensions.isEmpty && preset == nil && filters == nil && accuracy == "full" }
 
+    /// The `group=` of a direct report: sent with a preset (`traffic` is by `ym:s:datePeriod<group>`)
+    /// or a `ym:s:datePeriod<group>` dimension, so the API fills the period in as `--group` says.
+    package var apiGroup: String? {
+        preset != nil || dimensions.contains(where: \.isDatePeriod) ? grouping.rawValue : nil
+    }
+
     /// The metrics of the table: the asked ones, else the default (a preset brings its own).
     package var tableMetrics: [Metric] { DefaultMetrics.table(chosen: metrics, preset: preset) }
 
@@ -78,7 +87,7 @@ package struct ReportRequest: Sendable {
             ("dimensions", .array(dimensions.map { .string($0.apiName) })),
             ("accuracy", .string(accuracy)),
         ]
-        if usesHistory { query.append(("group", .string(grouping.rawValue))) }
+        if usesHistory || dimensions.contains(where: \.isDatePeriod) { query.append(("group", .string(grouping.rawValue))) }
         if compare { query.append(("compare", .bool(true))) }
         if let preset { query.append(("preset", .string(preset))) }
         if let filters { query.append(("filters", .string(filters))) }

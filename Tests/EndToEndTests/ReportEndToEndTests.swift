@@ -276,6 +276,51 @@ struct ReportEndToEndTests {
         #expect((request["query"] as? String ?? "").contains("preset=sources_summary"))
     }
 
+    /// Issue 24 item 3: `--preset traffic --group week` sent no `group=` (daily rows) and titled its
+    /// column `datePeriod<group>` (CSV `date_period_group`).
+    @Test func presetTrafficHonoursGroupAndNamesItsPeriod() throws {
+        let world = try World()
+        let arguments = ["--counter", "1001", "--preset", "traffic", "--group", "week", "--from", "2026-10-05", "--to", "2026-10-25", "--metrics", "visits"]
+        let table = try world.report(arguments)
+        #expect(table.status == 0, "stderr: \(table.stderr)")
+        #expect(table.stdout.contains("\nWeek of "), "\(table.stdout)")
+        #expect(!table.stdout.contains("datePeriod") && !table.stdout.contains("<group>"), "\(table.stdout)")
+        let request = try #require(try world.requests("/stat/").first)
+        #expect((request["query"] as? String ?? "").contains("group=week"), "\(request)")
+
+        let csv = try world.report(arguments + ["--csv"])
+        let records = try Self.parseCSV(csv.stdout)
+        #expect(records[0] == ["week", "visits"], "\(records)")
+        // Three whole weeks, Monday to Sunday: three rows, not 21 days.
+        #expect(records.dropFirst().map { $0[0] } == ["2026-10-05", "2026-10-12", "2026-10-19"], "\(records)")
+
+        let json = try HistoryTools.json(try world.report(arguments + ["--json"]).stdout)
+        let columns = (json["columns"] as? [[String: Any]] ?? []).map { $0["name"] as? String ?? "" }
+        #expect(columns == ["week", "visits"], "\(columns)")
+        #expect((json["query"] as? [String: Any])?["group"] as? String == "week")
+    }
+
+    @Test(arguments: [("datePeriodweek", "Week of", "week"), ("ym:s:datePeriodmonth", "Month", "month"), ("ym:s:datePeriodday", "Date", "date"),
+                      ("ym:s:datePeriodyear", "Year", "year")])
+    func datePeriodDimensionsReadAsPeriods(dimension: String, title: String, column: String) throws {
+        let world = try World()
+        let arguments = ["--counter", "1001", "--dimensions", dimension, "--metrics", "visits", "--from", "2025-10-01", "--to", "2026-10-31"]
+        let table = try world.report(arguments)
+        #expect(table.status == 0, "stderr: \(table.stderr)")
+        #expect(table.stdout.contains("\n\(title) "), "\(table.stdout.prefix(300))")
+        #expect(!table.stdout.contains("datePeriod"))
+        let records = try Self.parseCSV(try world.report(arguments + ["--csv"]).stdout)
+        #expect(records.first?.first == column, "\(records.first ?? [])")
+    }
+
+    /// A preset without a date period: --group cannot cut it, and a note says so.
+    @Test func groupWithAPresetWithoutPeriodsSaysItHasNoEffect() throws {
+        let world = try World()
+        let result = try world.report(["--counter", "1001", "--preset", "sources_summary", "--group", "week", "--csv"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("--group week has no effect here"), "\(result.stderr)")
+    }
+
     @Test func limitCutsAndSaysSo() throws {
         let world = try World()
         let result = try world.report(["--counter", "1001", "--dimensions", "searchPhrase", "--metrics", "visits", "--limit", "5", "--csv"])

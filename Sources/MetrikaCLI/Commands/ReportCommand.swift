@@ -51,7 +51,7 @@ enum ReportCommand: Command {
       metrika report --counter 1001 --period lastWeek --format html --output /var/www/metrika/week.html
     """
     static let options: [OptionSpec] = [CounterOptions.spec()] + DateOptions.specs(defaultFrom: "6daysAgo") + [
-        GroupingOptions.spec(help: "Time-series grouping (default day)"),
+        GroupingOptions.spec(help: "Grouping of time series and of date periods (--preset traffic); default day"),
         MetricsOptions.spec(help: "Metrics: short names (visits, bounceRate, goal123reaches, …) or ym:s: names; at most 20"),
         OptionSpec("dimensions", short: "d", value: "LIST", help: "Dimensions: trafficSource, searchEngine, searchPhrase, startURL, country, city, browser, os, deviceCategory or ym:s: names"),
         OptionSpec("preset", value: "NAME", help: "A Metrika report template (traffic, sources_summary, geo_country, tech_platforms, …)"),
@@ -82,8 +82,8 @@ enum ReportCommand: Command {
             dimensions.append(dimension)
         }
         guard dimensions.count <= 10 else { throw UsageError("--dimensions lists \(dimensions.count); the API allows at most 10") }
-        if !dimensions.isEmpty, options.has("group") {
-            throw UsageError("--group applies to time-series reports; it cannot be combined with --dimensions")
+        if !dimensions.isEmpty, options.has("group"), !dimensions.contains(where: { $0.apiName == MetrikaModel.Dimension.datePeriodPlaceholder }) {
+            throw UsageError("--group applies to time-series reports (and to --dimensions ym:s:datePeriod<group>); it cannot be combined with --dimensions \(dimensions.map(\.shortName).joined(separator: ","))")
         }
         let limit = try options.integer("limit", in: ReportRequest.limitRange)
         var lang: String?
@@ -103,12 +103,13 @@ enum ReportCommand: Command {
             }
         }
         let history = try HistoryOptions.parse(options)
-        let request = ReportRequest(
+        var request = ReportRequest(
             counterIDs: ids, from: dates.from, to: dates.to, period: dates.period, grouping: grouping, metrics: metrics, dimensions: dimensions,
             preset: options.value("preset"), filters: options.value("filters"), sort: try sortParameter(options), limit: limit ?? 100,
             limitGiven: limit != nil, lang: lang, accuracy: accuracy, offline: history.offline, refresh: history.refresh,
             raw: options.flag("raw"), compare: options.flag("compare"),
             unsettledDays: try options.integer("unsettled-days", in: 1...30) ?? 2)
+        request.groupingGiven = options.has("group")
         let page = try PageOptions.parse(options)
         let output = page == nil ? try FormatOptions.parse(options, toTerminal: false) : FormatOptions(format: .table, csv: CSVWriter())
         try refuseDimensionOptions(request, options: options)

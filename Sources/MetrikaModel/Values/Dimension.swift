@@ -34,11 +34,41 @@ public struct Dimension: Hashable, Sendable, CustomStringConvertible {
         Dimension(apiName: "ym:s:deviceCategory", shortName: "deviceCategory", columnName: "device_category", title: "Device"),
     ]
 
+    /// The API's date-period dimension `ym:s:datePeriod<group>` as it is named before the request's
+    /// `group` fills it in (the `traffic` preset's echo names it so).
+    public static let datePeriodPlaceholder = "ym:s:datePeriod<group>"
+
+    /// The periods a `ym:s:datePeriod…` dimension can be cut into, with the column title and the
+    /// CSV/JSON name of each: `ym:s:datePeriodweek` is "Week of" and `week`, never `datePeriodweek`.
+    static let datePeriods: [(group: String, title: String, column: String)] = [
+        ("day", "Date", "date"), ("week", "Week of", "week"), ("month", "Month", "month"),
+        ("quarter", "Quarter of", "quarter"), ("year", "Year", "year"), ("hour", "Hour", "hour"),
+        ("minute", "Minute", "minute"),
+    ]
+
+    /// `ym:s:datePeriod<group>` cut by `group` (`day`, `week`, `month`, …): `ym:s:datePeriodweek`,
+    /// titled "Week of"; nil for a group the API does not have.
+    public static func datePeriod(_ group: String) -> Dimension? {
+        guard let period = datePeriods.first(where: { $0.group == group.lowercased() }) else { return nil }
+        return Dimension(apiName: "ym:s:datePeriod" + period.group, shortName: "datePeriod" + period.group, columnName: period.column, title: period.title)
+    }
+
+    /// Whether this is a `ym:s:datePeriod…` dimension (one row per period), the placeholder included.
+    public var isDatePeriod: Bool { apiName.hasPrefix("ym:s:datePeriod") }
+
     /// Resolves a short name (`trafficSource`, `os`) or any full `ym:` name (passed through).
+    /// `ym:s:datePeriodweek` and its kin get titles people read ("Week of"); the placeholder
+    /// `ym:s:datePeriod<group>` (a request without `group`) is titled "Period", never by its name.
     public static func named(_ text: String) -> Dimension? {
         let trimmed = text.trimmingSpaces
         if let dimension = known.first(where: { $0.shortName.lowercased() == trimmed.lowercased() || $0.apiName == trimmed }) {
             return dimension
+        }
+        let periodName = trimmed.hasPrefix("ym:s:") ? String(trimmed.dropFirst(5)) : trimmed
+        if periodName.lowercased().hasPrefix("dateperiod") {
+            let group = String(periodName.dropFirst("datePeriod".count))
+            if let dimension = datePeriod(group) { return dimension }
+            if group == "<group>" { return Dimension(apiName: datePeriodPlaceholder, shortName: "datePeriod<group>", columnName: "period", title: "Period") }
         }
         if trimmed.hasPrefix("ym:"), trimmed.count > 5 {
             let tail = String(trimmed.split(separator: ":").last ?? "")
