@@ -111,24 +111,30 @@ public struct MetrikaClient: Sendable {
         items.append(("offset", String(offset)))
         items.append(("limit", String(limit)))
         let (body, url) = try await fetchBody("/stat/v1/data", query: items)
-        return StatDataAnswer(body: body, url: url)
+        return StatDataAnswer(body: body, url: url, metricNames: query.metrics)
     }
 
-    /// The page in `answer`: the fast scanner for plain pages, the tolerant decoder for anything unusual.
+    /// The page in `answer`: the fast scanner for plain pages, the tolerant decoder for anything
+    /// unusual. A value no metric can have (`PlausibleValues`) makes the answer unreadable.
     public func read(_ answer: StatDataAnswer) throws -> StatDataPage {
+        let scanned: StatDataPage?
         do {
-            if let page = try StatDataScanner.scan(answer.body) { return page }
+            scanned = try StatDataScanner.scan(answer.body)
         } catch {
             throw APIError.unreadable("\(error.description) in the answer from \(answer.url.path)")
         }
-        return try decode(answer.body, from: answer.url)
+        let page: StatDataPage = try scanned ?? decode(answer.body, from: answer.url)
+        try page.checkPlausible(metricNames: answer.metricNames, path: answer.url.path)
+        return page
     }
 
     /// `/stat/v1/data/bytime` with a grouping (period totals, such as the users of each week).
     public func fetchByTime(_ query: StatQuery, group: Grouping) async throws -> StatByTime {
         var items = query.items.filter { $0.0 != "group" }
         items.append(("group", group.rawValue))
-        return try await get("/stat/v1/data/bytime", query: items)
+        let answer: StatByTime = try await get("/stat/v1/data/bytime", query: items)
+        try answer.checkPlausible(metricNames: query.metrics, path: "/stat/v1/data/bytime")
+        return answer
     }
 
     // MARK: - Requests

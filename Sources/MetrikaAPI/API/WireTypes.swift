@@ -280,4 +280,6 @@ struct WireErrorBody: Decodable, Sendable {
 public struct StatDataAnswer: Sendable {
     let body: Data
     let url: URL
+    /// The metrics the request asked for (empty for a preset: its answer names them).
+    var metricNames: [String] = []
 }

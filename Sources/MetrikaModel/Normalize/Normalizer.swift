@@ -45,3 +45,35 @@ public enum Normalizer {
         return result
     }
 }
+
+// MARK: - Plausible values
+
+extension Normalizer {
+    /// The largest count metrika believes: 2^53, beyond which a Double no longer holds every whole
+    /// number (and no site has had that many visits).
+    public static let largestCount: Double = 9_007_199_254_740_992
+
+    /// What a value of `unit` can be, as the API sends it (percent 0–100); nil: any number (money
+    /// may be negative, an unknown metric may be anything). The one table of bounds: an answer
+    /// outside them is unreadable (exit 65), never shown or stored.
+    public static func plausibleRange(of unit: MetricUnit) -> ClosedRange<Double>? {
+        switch unit {
+        case .count, .seconds, .pagesPerVisit: return 0...largestCount
+        // A rounding error's worth over 100 is still 100%.
+        case .percent: return 0...100.000_000_1
+        case .number: return nil
+        }
+    }
+
+    /// Why `value` cannot be a value of `metric` (`a percentage is 0–100`), or nil when it can. Not
+    /// finite values are not judged here: they are shown as missing.
+    public static func implausibility(of value: Double, for metric: Metric) -> String? {
+        guard value.isFinite, let range = plausibleRange(of: metric.unit), !range.contains(value) else { return nil }
+        switch metric.unit {
+        case .percent: return "a percentage is 0–100"
+        case .count: return value < 0 ? "a count is never negative" : "a count beyond 2^53 is not a real one"
+        case .seconds: return value < 0 ? "a duration is never negative" : "a duration beyond 2^53 seconds is not a real one"
+        case .pagesPerVisit, .number: return value < 0 ? "pages per visit are never negative" : "pages per visit beyond 2^53 are not real"
+        }
+    }
+}
