@@ -196,6 +196,13 @@ public final class HistoryStore: @unchecked Sendable {
         }
     }
 
+    /// Caps the file at `pages` pages of this connection (SQLite's `max_page_count`): a write that
+    /// needs more fails with SQLITE_FULL exactly as on a full disk. For tests of that path
+    /// (`METRIKA_DB_MAX_PAGES`); the file itself is not changed.
+    public func limitPages(to pages: Int) throws {
+        _ = try perform { database in try database.scalar("PRAGMA max_page_count = \(max(1, pages))") }
+    }
+
     /// Runs `body` in one write transaction, holding the lock.
     private func write<T>(_ body: (Database) throws -> T) throws -> T {
         try perform { database in try database.inTransaction { try body(database) } }
@@ -203,6 +210,7 @@ public final class HistoryStore: @unchecked Sendable {
 
     static func storeError(_ error: SQLiteError, path: String) -> StoreError {
         let detail = error.message
+        if error.isDiskFull { return StoreError(.full, path: path, detail: detail) }
         switch error.primaryCode {
         case SQLITE_NOTADB: return StoreError(.notADatabase, path: path, detail: detail)
         case SQLITE_CORRUPT: return StoreError(.corrupt, path: path, detail: detail)

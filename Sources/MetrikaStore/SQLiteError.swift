@@ -1,4 +1,9 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A non-OK result code from libsqlite3, with what SQLite said and the statement it was running.
 ///
@@ -10,12 +15,21 @@ struct SQLiteError: Error, Sendable, CustomStringConvertible {
     let message: String
     /// The SQL being prepared or run, if any (never contains values: they are always bound).
     let sql: String?
+    /// The operating system's errno behind an I/O error (`sqlite3_system_errno`), else 0.
+    var systemErrno: Int32 = 0
 
     /// The primary result code (`SQLITE_BUSY`, `SQLITE_CORRUPT`, …).
     var primaryCode: Int32 { code & 0xFF }
 
     /// Whether SQLite says the file is not a database or is damaged.
     var isDamagedFile: Bool { primaryCode == SQLITE_NOTADB || primaryCode == SQLITE_CORRUPT }
+
+    /// Whether the disk had no room: SQLITE_FULL (a write that found no space, or the page limit),
+    /// or an I/O error whose cause was ENOSPC or EDQUOT — on a full file system SQLite often cannot
+    /// even grow its `-shm` file and says only "disk I/O error".
+    var isDiskFull: Bool {
+        primaryCode == SQLITE_FULL || (primaryCode == SQLITE_IOERR && (systemErrno == ENOSPC || systemErrno == EDQUOT))
+    }
 
     var description: String {
         var text = "SQLite error \(code): \(message)"
@@ -26,6 +40,7 @@ struct SQLiteError: Error, Sendable, CustomStringConvertible {
     /// Builds the error for `code` from the connection's last message.
     init(code: Int32, connection: OpaquePointer?, sql: String?) {
         self.code = code
+        if let connection { systemErrno = sqlite3_system_errno(connection) }
         if let connection, let text = sqlite3_errmsg(connection) {
             self.message = String(cString: text)
         } else if let text = sqlite3_errstr(code) {

@@ -2,8 +2,8 @@ import MetrikaModel
 /// A problem with the history database, worded for the person who has to fix it.
 ///
 /// Unusable files (not SQLite, damaged, someone else's database, written by a newer metrika, read-only
-/// or in a read-only directory) exit with 78 (bad configuration) and are never modified; a database file that cannot be created exits with 73;
-/// anything else with 1.
+/// or in a read-only directory) exit with 78 (bad configuration) and are never modified; a database file
+/// that cannot be created exits with 73; a full disk with 74 (an I/O error); anything else with 1.
 public struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
     /// What went wrong.
     public enum Kind: Sendable, Hashable {
@@ -20,6 +20,8 @@ public struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
         /// An existing database cannot be written: the file is read-only, or its directory is and
         /// SQLite cannot create its write-ahead log files there (even to read, in WAL mode).
         case readOnly
+        /// The database cannot grow: its disk is full (SQLITE_FULL), or the size limit is reached.
+        case full
         /// The caller stored data for a counter it never stored with `upsertCounters`.
         case unknownCounter(Int)
         /// The caller passed values that do not fit (rows of the wrong width, repeated metrics).
@@ -42,11 +44,13 @@ public struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
         self.detail = detail
     }
 
-    /// The sysexits code: 78 for an unusable file, 73 when the file cannot be created, 1 otherwise.
+    /// The sysexits code: 78 for an unusable file, 73 when the file cannot be created, 74 for a full
+    /// disk, 1 otherwise.
     public var exitCode: Int32 {
         switch kind {
         case .notADatabase, .corrupt, .notMetrikaDatabase, .newerSchema, .readOnly: return ExitCode.config
         case .cannotCreate: return ExitCode.cannotCreate
+        case .full: return ExitCode.ioError
         case .unknownCounter, .invalidInput, .sqlite: return ExitCode.failure
         }
     }
@@ -68,6 +72,8 @@ public struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
             return "cannot create or open the history database \(path)\(because) — check the directory and its permissions, or point METRIKA_DB (or --db) elsewhere"
         case .readOnly:
             return "the history database \(path) cannot be written\(because) — make it (and its directory) writable for this user, or point METRIKA_DB (or --db) elsewhere"
+        case .full:
+            return "the history database \(path) is full\(because) — free space on its disk, or point METRIKA_DB (or --db) elsewhere"
         case .unknownCounter(let id):
             return "counter \(id) is not in the history database \(path); it must be stored before its statistics"
         case .invalidInput:

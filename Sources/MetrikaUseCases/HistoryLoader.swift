@@ -13,11 +13,29 @@ package struct HistoryLoader: Sendable {
     /// How many recent days (today included) are still changing and refetched: 2 = today and yesterday.
     package let unsettledDays: Int
 
-    package init(store: HistoryStore, client: MetrikaClient?, now: @escaping @Sendable () -> Date, unsettledDays: Int) {
+    /// What to do when the history cannot keep what was fetched (a full disk): nil, throw it (sync,
+    /// whose job is keeping it); else use the fetched values as they are and say so once.
+    package var unkept: UnkeptHistory?
+
+    package init(store: HistoryStore, client: MetrikaClient?, now: @escaping @Sendable () -> Date, unsettledDays: Int, unkept: UnkeptHistory? = nil) {
         self.store = store
         self.client = client
         self.now = now
         self.unsettledDays = unsettledDays
+        self.unkept = unkept
+    }
+
+    /// Runs a write to the history; false when the disk was full and `unkept` took the failure
+    /// (then nothing of the write was kept: each is one transaction).
+    private func keeping(_ write: () throws -> Void) throws -> Bool {
+        do {
+            try write()
+            return true
+        } catch let error as StoreError where error.kind == .full {
+            guard let unkept else { throw error }
+            unkept.report(error)
+            return false
+        }
     }
 
     /// What one counter's history load produced.
@@ -54,7 +72,7 @@ package struct HistoryLoader: Sendable {
             throw SimpleFailure("counter \(id) is not in the history (\(store.path)); run metrika sync --counter \(id) (or the report without --offline) first.", exitCode: ExitCode.config)
         }
         let counter = try await client.fetchCounter(id: id)
-        try store.upsertCounters([counter])
+        _ = try keeping { try store.upsertCounters([counter]) }
         return counter
     }
 
@@ -82,6 +100,9 @@ package struct HistoryLoader: Sendable {
         let nonAdditive = stored.filter { $0.aggregation == .nonAdditive }
         var requests = 0
         var daysFetched = 0
+        // What was fetched but could not be kept (a full disk): used as if it had been read back.
+        var unkeptDaily: [Day: [Double?]] = [:]
+        var unkeptTotals: [DateRange: [String: Double]] = [:]
 
         // Offline nothing is fetched, so which days are settled does not matter: skip the query.
         let settled = refresh || client == nil ? [] : try store.settledDays(counterID: counter.id, range: range, metrics: stored)
@@ -100,14 +121,20 @@ package struct HistoryLoader: Sendable {
             let span = rangeTotalNeeded ? range : DateRange(from: missing.first!, to: missing.last!)!
             let page = try await fetchDaily(client: client, counter: counter, span: span, metrics: stored)
             requests += page.requests
-            try store.storeDaily(
-                counterID: counter.id, range: span, metrics: stored, values: page.values, fetchedAt: now(),
-                settledBefore: settledBefore, sampled: page.sampled, dataLag: page.dataLag)
+            let kept = try keeping {
+                try store.storeDaily(
+                    counterID: counter.id, range: span, metrics: stored, values: page.values, fetchedAt: now(),
+                    settledBefore: settledBefore, sampled: page.sampled, dataLag: page.dataLag)
+            }
+            if !kept { unkeptDaily.merge(page.values) { $1 } }
             daysFetched += span.dayCount
             if span == range {
                 for (index, metric) in stored.enumerated() where metric.aggregation == .nonAdditive {
                     let value = index < page.totals.count ? page.totals[index] : nil
-                    try store.storePeriodTotal(counterID: counter.id, period: range, metric: metric, value: value, settled: range.to < settledBefore, fetchedAt: now())
+                    let kept = try keeping {
+                        try store.storePeriodTotal(counterID: counter.id, period: range, metric: metric, value: value, settled: range.to < settledBefore, fetchedAt: now())
+                    }
+                    if !kept, let value { unkeptTotals[range, default: [:]][metric.apiName] = value }
                 }
             }
         }
@@ -136,7 +163,11 @@ package struct HistoryLoader: Sendable {
                 for (metricIndex, metric) in nonAdditive.enumerated() {
                     guard metricIndex < answer.totals.count else { continue }
                     for (periodIndex, period) in intervals.enumerated() where periodIndex < answer.totals[metricIndex].count {
-                        try store.storePeriodTotal(counterID: counter.id, period: period, metric: metric, value: answer.totals[metricIndex][periodIndex], settled: period.to < settledBefore, fetchedAt: now())
+                        let value = answer.totals[metricIndex][periodIndex]
+                        let kept = try keeping {
+                            try store.storePeriodTotal(counterID: counter.id, period: period, metric: metric, value: value, settled: period.to < settledBefore, fetchedAt: now())
+                        }
+                        if !kept, let value { unkeptTotals[period, default: [:]][metric.apiName] = value }
                     }
                 }
             }
@@ -150,7 +181,10 @@ package struct HistoryLoader: Sendable {
             }
         }
 
-        let daily = values ? try store.dailyValues(counterID: counter.id, range: range, metrics: stored) : [:]
+        for (period, totals) in unkeptTotals { periodTotals[period, default: [:]].merge(totals) { $1 } }
+
+        var daily = values ? try store.dailyValues(counterID: counter.id, range: range, metrics: stored) : [:]
+        if values { daily.merge(unkeptDaily.filter { range.contains($0.key) }) { $1 } }
         let stillMissing = values ? range.days.filter { daily[$0] == nil } : []
         return Loaded(counter: counter, range: range, periods: periods, storedMetrics: stored, daily: daily, missingDays: stillMissing,
                       today: today, periodTotals: periodTotals, requests: requests, daysFetched: daysFetched)
@@ -229,5 +263,34 @@ package struct HistoryLoader: Sendable {
             let position = stored.firstIndex { $0.apiName == metric.apiName }
             return Normalizer.quantity(position.flatMap { values[$0] }, of: metric)
         }
+    }
+}
+
+/// Says once per run that the history could not keep what was fetched (its disk is full): the report
+/// is still shown, from the fetched values, and the next run fetches them again.
+package final class UnkeptHistory: @unchecked Sendable {
+    private let lock = NSLock()
+    private var said = false
+    private let warn: @Sendable (String) -> Void
+
+    /// `warn` gets the one warning line.
+    package init(warn: @escaping @Sendable (String) -> Void) {
+        self.warn = warn
+    }
+
+    /// Whether a write was lost this run.
+    package var happened: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return said
+    }
+
+    /// Says it, the first time only.
+    package func report(_ error: StoreError) {
+        lock.lock()
+        let first = !said
+        said = true
+        lock.unlock()
+        if first { warn("Warning: shown but not kept in the history: \(error.message).") }
     }
 }

@@ -64,7 +64,7 @@ enum SyncCommand: Command {
             throw UsageError("--from \(day.iso) is in the future: sync fetches the days from --from up to today; give a past day (YYYY-MM-DD or NdaysAgo)")
         }
         let unsettled = try options.integer("unsettled-days", in: 1...30) ?? 2
-        let store = try HistoryStore(path: session.databasePath)
+        let store = try session.openHistory()
         // A bulk writer reads the whole file once first, so it never adds a night's history to a damaged one.
         try store.verifyIntegrity()
         let client = try session.client()
@@ -97,6 +97,8 @@ enum SyncCommand: Command {
             context.progress("Syncing: \(outcomes.count)/\(total) counters, \(requests) request\(requests == 1 ? "" : "s")", force: force)
         }
         if !counters.isEmpty { showProgress(force: true) }
+        var full: (any MetrikaFailure)?
+        var unstarted: [Counter] = []
         try await withThrowingTaskGroup(of: Outcome.self) { group in
             var next = 0
             func launch() {
@@ -107,12 +109,23 @@ enum SyncCommand: Command {
             while next < min(parallelLimit, counters.count) { launch() }
             while let outcome = try await group.next() {
                 outcomes.append(outcome)
-                if let failure = outcome.failure { context.note("Error: counter \(outcome.counterID): \(failure.message)") }
+                // A full disk fails every counter alike: said once, below, and no more are started.
+                if let failure = outcome.failure, (failure as? StoreError)?.kind == .full {
+                    full = full ?? failure
+                } else if let failure = outcome.failure {
+                    context.note("Error: counter \(outcome.counterID): \(failure.message)")
+                }
                 showProgress(force: outcomes.count == total)
-                if next < counters.count { launch() }
+                if next < counters.count, full == nil { launch() }
             }
+            if full != nil { unstarted = Array(counters[next...]) }
         }
         context.endProgress()
+        if let full {
+            for counter in unstarted { outcomes.append(Outcome(counterID: counter.id, failure: full)) }
+            let lost = outcomes.filter { $0.failure.map { ($0 as? StoreError)?.kind == .full } ?? false }.count
+            context.note("Error: \(full.message). \(lost) of \(total) counter\(total == 1 ? "" : "s") not synced.")
+        }
         try await mirror(outcomes, store: store, session: session)
         return try finish(outcomes, total: outcomes.count, client: client, options: options, context: context)
     }
