@@ -55,7 +55,7 @@ public struct SVGLineChart: Sendable {
 
     // MARK: - Layout constants
 
-    static let fontStack = "DejaVu Sans, Liberation Sans, Helvetica, Arial, sans-serif"
+    static let fontStack = "DejaVu Sans, Liberation Sans, Noto Sans CJK JP, Helvetica, Arial, sans-serif"
     static let titleSize = 16.0
     static let subtitleSize = 12.0
     static let legendSize = 12.0
@@ -303,9 +303,14 @@ public struct SVGLineChart: Sendable {
     func panelTitle(_ panel: Panel) -> String {
         var names = panel.metrics.map(\.title).joined(separator: ", ")
         if let lines = panel.lineNames {
-            // Split by size: name the lines, minus the metric the title already says.
+            // Split by size: name the lines, minus the metric the title already says. A panel of one
+            // metric names its counters alone ("Visits · Shop", never "Visits · Shop · Visits").
             let metricTitles = Set(panel.metrics.map(\.title))
-            let others = lines.filter { !metricTitles.contains($0) }
+            var others: [String] = []
+            for (position, index) in panel.seriesIndices.enumerated() {
+                let name = panel.metrics.count == 1 ? Self.truncated(Self.counterLabel(series[index].counter), limit: Self.legendLabelLimit) : lines[position]
+                if !metricTitles.contains(name), !others.contains(name) { others.append(name) }
+            }
             if !others.isEmpty { names += " · " + others.joined(separator: ", ") }
         }
         switch panel.unit {

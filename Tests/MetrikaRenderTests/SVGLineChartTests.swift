@@ -209,6 +209,23 @@ struct SVGLineChartTests {
         #expect(close.panelGroups().count == 3)
     }
 
+    /// Issue 24 item 16: two counters and two metrics, split by size, titled a panel
+    /// "Visits · Интернет-магазин «Ромашка» · Visits". A panel names its metric once.
+    @Test func aSplitPanelNamesItsMetricOnce() {
+        let range = S.range("2026-11-02", "2026-11-29")
+        let shop = Counter(id: 1001, name: "Интернет-магазин «Ромашка»", site: "romashka-shop.ru")
+        let series = [
+            Series(counter: shop, metric: .visits, points: S.wave(range, base: 600_000, amplitude: 60_000)),
+            Series(counter: shop, metric: .bounceRate, points: S.wave(range, base: 30, amplitude: 3)),
+            Series(counter: S.blog, metric: .visits, points: S.wave(range, base: 4_000, amplitude: 900, phase: 2)),
+            Series(counter: S.blog, metric: .bounceRate, points: S.wave(range, base: 40, amplitude: 3)),
+        ]
+        let chart = SVGLineChart(series: series, period: range, title: "t", height: 700)
+        let titles = chart.panelGroups().map(chart.panelTitle)
+        #expect(titles.contains("Visits · Интернет-магазин «Ромашка»") && titles.contains("Visits · Блог о кофе"), "\(titles)")
+        #expect(!titles.contains { $0.components(separatedBy: "Visits").count > 2 }, "\(titles)")
+    }
+
     @Test func theCurrentWeekIsDottedAndLabelledSoFar() {
         let range = S.range("2026-11-02", "2026-11-25")
         let weekly: [(day: Day, value: Double?)] = [(S.day("2026-11-02"), 71_000), (S.day("2026-11-09"), 72_400), (S.day("2026-11-16"), 70_100), (S.day("2026-11-23"), 5_700)]
