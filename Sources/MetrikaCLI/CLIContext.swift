@@ -72,6 +72,7 @@ public struct CLIContext: Sendable {
             terminalWidth: stdoutIsTerminal ? terminalColumns() : nil
         )
         if let columns = terminalColumns(fileDescriptor: 2) { context.progressLine.width = columns }
+        context.progressLine.isProcessStderr = true
         return context
     }
 

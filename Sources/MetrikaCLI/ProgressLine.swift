@@ -15,12 +15,19 @@ public final class ProgressLine: @unchecked Sendable {
     /// The status shown (nil: nothing).
     private var status: String?
     /// A retry wait shown after the status, until the request is sent again.
-    private var waiting: String?
+    private var waiting: RetryWait?
+    /// When the wait began, for the seconds left.
+    private var waitStart: UInt64 = 0
+    /// Redraws the wait once a second, so `waiting 4 s` counts down to 1.
+    private var countdown: (any DispatchSourceTimer)?
     /// Whether a line is on the screen now.
     private var drawn = false
     private var lastDraw: UInt64 = 0
     /// Columns of the terminal stderr is on (set by `CLIContext.live()`); 80 when unknown.
     public var width = 80
+    /// Whether stderr is the process's file descriptor 2 (`CLIContext.live()`): then SIGINT and
+    /// SIGTERM erase a drawn line before the process ends (`ProgressLine.eraseOnSignals`).
+    public var isProcessStderr = false
 
     /// Redraws at most this often (a 2,600-counter sync must not cost 2,600 terminal writes a second).
     static let minimumInterval: UInt64 = 100_000_000
@@ -39,17 +46,43 @@ public final class ProgressLine: @unchecked Sendable {
         drawLocked(context)
     }
 
-    /// Shows a retry wait (nil: the request is being sent again).
-    func wait(_ text: String?, context: CLIContext) {
+    /// Shows a retry wait, counting its seconds down once a second (nil: the request is being sent
+    /// again).
+    func wait(_ wait: RetryWait?, context: CLIContext) {
         guard context.progressEnabled else { return }
         lock.lock()
         defer { lock.unlock() }
-        waiting = text
-        if text == nil && status == nil {
+        waiting = wait
+        waitStart = DispatchTime.now().uptimeNanoseconds
+        countdown?.cancel()
+        countdown = nil
+        if let wait, wait.seconds >= 2 {
+            let timer = DispatchSource.makeTimerSource(queue: .global())
+            timer.schedule(deadline: .now() + 1, repeating: 1)
+            timer.setEventHandler { [weak self] in self?.tick(context) }
+            timer.resume()
+            countdown = timer
+        }
+        if wait == nil && status == nil {
             eraseLocked(context)
         } else {
             drawLocked(context)
         }
+    }
+
+    /// One second of a wait has passed: the line again, one second less.
+    private func tick(_ context: CLIContext) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard waiting != nil else { return }
+        drawLocked(context)
+    }
+
+    /// The wait as shown: `waiting 4 s: quota_requests_by_ip, attempt 2/5`, the seconds those left.
+    static func text(of wait: RetryWait, elapsedSeconds: Double) -> String {
+        let left = wait.seconds >= 2 ? RetryWait(seconds: max(1, (wait.seconds - elapsedSeconds).rounded(.up)), reason: wait.reason,
+                                                  nextAttempt: wait.nextAttempt, maxAttempts: wait.maxAttempts) : wait
+        return "waiting \(left.secondsText) s: \(wait.reason), attempt \(wait.nextAttempt)/\(wait.maxAttempts)"
     }
 
     /// Erases the line and forgets it: the work is done.
@@ -58,6 +91,8 @@ public final class ProgressLine: @unchecked Sendable {
         defer { lock.unlock() }
         status = nil
         waiting = nil
+        countdown?.cancel()
+        countdown = nil
         eraseLocked(context)
     }
 
@@ -72,12 +107,15 @@ public final class ProgressLine: @unchecked Sendable {
     }
 
     private func drawLocked(_ context: CLIContext) {
-        let text = [status, waiting].compactMap { $0 }.joined(separator: " · ")
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - waitStart) / 1e9
+        let text = [status, waiting.map { Self.text(of: $0, elapsedSeconds: elapsed) }].compactMap { $0 }.joined(separator: " · ")
         guard !text.isEmpty else { return eraseLocked(context) }
         let clean = Self.fit(TerminalText.line(text, hiding: context.secrets.all(environment: context.environment)), columns: max(10, width - 1))
+        if isProcessStderr { Self.eraseOnSignals }
         context.stderr.write("\r" + clean + "\u{1B}[K")
         context.stderr.flush()
         drawn = true
+        if isProcessStderr { Self.onScreen = 1 }
     }
 
     private func eraseLocked(_ context: CLIContext) {
@@ -85,8 +123,39 @@ public final class ProgressLine: @unchecked Sendable {
         context.stderr.write("\r\u{1B}[K")
         context.stderr.flush()
         drawn = false
+        if isProcessStderr { Self.onScreen = 0 }
     }
 
+    // MARK: - Signals
+
+    /// Whether a line is on the terminal now, for the signal handler (which may read nothing else).
+    nonisolated(unsafe) static var onScreen: Int32 = 0
+
+    /// Ctrl-C or a SIGTERM while a line is drawn leaves the shell prompt after it: the handler erases
+    /// it (one async-signal-safe `write`), then ends the process by the same signal as before. A
+    /// signal the process inherited as ignored (a background job of a script) stays ignored.
+    /// Installed once, at the first line drawn.
+    static let eraseOnSignals: Void = {
+        for signo in [SIGINT, SIGTERM] {
+            let previous = signal(signo, eraseAndDie)
+            if let previous, unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+                signal(signo, SIG_IGN)
+            }
+        }
+    }()
+}
+
+/// The SIGINT/SIGTERM handler of `ProgressLine.eraseOnSignals`: async-signal-safe calls only.
+private func eraseAndDie(_ signo: Int32) {
+    if ProgressLine.onScreen != 0 {
+        let erase: StaticString = "\r\u{1B}[K"
+        _ = write(2, erase.utf8Start, erase.utf8CodeUnitCount)
+    }
+    signal(signo, SIG_DFL)
+    raise(signo)
+}
+
+extension ProgressLine {
     /// `text` cut to `columns` terminal columns (wide characters count two), `…` marking a cut.
     static func fit(_ text: String, columns: Int) -> String {
         guard displayWidth(of: text) > columns else { return text }
@@ -116,8 +185,9 @@ extension CLIContext {
         progressLine.finish(context: self)
     }
 
-    /// What a retried request shows while it waits: `waiting 4 s: quota_requests_by_ip, attempt 2/5`.
+    /// What a retried request shows while it waits: `waiting 4 s: quota_requests_by_ip, attempt 2/5`,
+    /// counting down once a second.
     public func showRetryWait(_ wait: RetryWait?) {
-        progressLine.wait(wait.map { "waiting \($0.secondsText) s: \($0.reason), attempt \($0.nextAttempt)/\($0.maxAttempts)" }, context: self)
+        progressLine.wait(wait, context: self)
     }
 }

@@ -39,6 +39,40 @@ struct ProgressLineEndToEndTests {
         #expect(!piped.stdout.contains("\r") && !piped.stdout.contains("\u{1B}"))
     }
 
+    /// Issue 24 item 16: a retry's `waiting 4 s` counted nothing down. On a terminal it is redrawn
+    /// once a second with the seconds left; a pipe gets nothing of it (only --verbose's one line).
+    @Test func aRetryWaitCountsDown() throws {
+        try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": home.path + "/h.sqlite", "COLUMNS": "120"])
+        try api.inject(["kind": "quota", "error_type": "quota_requests_by_ip", "count": 1, "path_prefix": "/stat", "retry_after": 4])
+        let terminal = try Self.onTerminal("\(Binaries.metrika) sync --counter 1001", environment: environment)
+        #expect(terminal.status == 0, "\(terminal.stdout)")
+        for seconds in [4, 3, 2] {
+            #expect(terminal.stdout.contains("waiting \(seconds) s: quota_requests_by_ip, attempt 2/5\u{1B}[K"), "\(terminal.stdout.debugDescription)")
+        }
+        #expect(terminal.stdout.contains(Self.erase + "Synced 1 of 1 counter"))
+    }
+
+    /// Issue 24 item 16: the sync progress line stayed on the screen after Ctrl-C or a SIGTERM. The
+    /// process erases it, then ends by the signal as before (143 for SIGTERM).
+    @Test func aSignalErasesTheLine() throws {
+        try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": home.path + "/h.sqlite", "METRIKA_TIMEOUT": "30"])
+        try api.inject(["kind": "delay", "delay_ms": 8000, "count": 3, "path_prefix": "/stat"])
+        let command = "\(Binaries.metrika) sync --counter 1001,1002,1003 & p=$!; sleep 2; kill -TERM $p; wait $p; echo \"rc=$?\""
+        let terminal = try Self.onTerminal(command, environment: environment)
+        let screen = terminal.stdout
+        #expect(screen.contains("Syncing: 0/3 counters"), "\(screen.debugDescription)")
+        // After the last drawing of the line ("…\e[K"), the erase, then the shell's own words.
+        let afterLastDraw = try #require(screen.components(separatedBy: "Syncing: ").last?.components(separatedBy: "rc=").first)
+        #expect(afterLastDraw.contains("\u{1B}[K" + Self.erase), "\(screen.debugDescription)")
+        #expect(screen.contains("rc=143"), "\(screen.debugDescription)")
+    }
+
     @Test func longReportShowsRowsSoFarThenErasesIt() throws {
         try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
         let api = try FakeAPI()

@@ -20,7 +20,8 @@ enum SyncCommand: Command {
     the counter was created (its create_time, in its time zone) nor before 2008-01-01. A --from after
     today is refused (exit 64): before any request, or for a counter whose today it is not yet.
     On a terminal, one line on stderr shows the counters done, the requests sent and any retry wait
-    (and why); it is erased when done, and never written when stderr is not a terminal (cron).
+    (and why, counting down); it is erased when done or interrupted (Ctrl-C, SIGTERM), and never
+    written when stderr is not a terminal (cron).
     Prints one summary line; exits 0 only when every counter synced (otherwise the exit code of the
     first failure, after syncing all the others).
 
