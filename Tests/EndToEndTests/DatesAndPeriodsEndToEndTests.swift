@@ -56,7 +56,11 @@ struct DatesAndPeriodsEndToEndTests {
 
     @Test func offlineReportOfAnUnsyncedCounterSaysRunSync() throws {
         let home = try TemporaryDirectory()
+        let api = try FakeAPI()
         let environment = metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_DB": home.path + "/h.sqlite"])
+        // A history that holds another counter (without any history, FullDiskEndToEndTests).
+        let other = try metrika(["sync", "--counter", "1002", "--from", "1daysAgo"], environment: metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": home.path + "/h.sqlite"]))
+        #expect(other.status == 0, "\(other.stderr)")
         let result = try metrika(["report", "--counter", "1001", "--offline"], environment: environment)
         #expect(result.status == 78, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("Error: counter 1001 is not in the history"))
