@@ -276,6 +276,29 @@ struct ReportEndToEndTests {
         #expect((request["query"] as? String ?? "").contains("preset=sources_summary"))
     }
 
+    /// Issue 24 item 2, through the real binary on a pseudo-terminal: at 60 and 80 columns every line
+    /// fits and every row starts with its whole date; a pipe gets the full table whatever COLUMNS says.
+    @Test(arguments: [60, 80])
+    func aNarrowTerminalKeepsTheDates(columns: Int) throws {
+        try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
+        let world = try World()
+        let environment = world.environment.merging(["TERM": "xterm", "PATH": "/usr/bin:/bin", "COLUMNS": String(columns), "NO_COLOR": "1"]) { $1 }
+        for extra in [[], ["--compare"]] {
+            let command = ([Binaries.metrika, "report", "--counter", "1001", "--from", "2026-10-01", "--to", "2026-10-07"] + extra).joined(separator: " ")
+            let terminal = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment)
+            #expect(terminal.status == 0, "\(terminal.stdout)")
+            let lines = terminal.stdout.replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "\n")
+            for line in lines { #expect(displayWidth(of: line) <= columns, "\(extra) \(line)") }
+            // Rows begin with the whole date and the column gap (the title's period line has " … ").
+            let days = lines.filter { $0.hasPrefix("2026-10-0") && !$0.contains(" … ") }
+            #expect(days.count >= 7 && days.count % 7 == 0 && days.allSatisfy { $0.dropFirst(10).hasPrefix("  ") }, "\(extra)\n\(terminal.stdout)")
+            #expect(!terminal.stdout.contains("\n…"))
+        }
+        let piped = try metrika(["report", "--counter", "1001", "--from", "2026-10-01", "--to", "2026-10-07", "--compare"],
+                                environment: world.environment.merging(["COLUMNS": String(columns)]) { $1 })
+        #expect(piped.stdoutLines.contains { displayWidth(of: $0) > 120 } && piped.stdout.contains("before"), "\(piped.stdout)")
+    }
+
     /// Issue 24 item 3: `--preset traffic --group week` sent no `group=` (daily rows) and titled its
     /// column `datePeriod<group>` (CSV `date_period_group`).
     @Test func presetTrafficHonoursGroupAndNamesItsPeriod() throws {
