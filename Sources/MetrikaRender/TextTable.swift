@@ -22,7 +22,8 @@ import MetrikaSystem
 ///   tab one space, other control characters `\x1b`-style escapes (ESC → `\x1b`), bidi controls are
 ///   removed, and a cell is at most 1,000 characters. See `displaySafe(_:)`.
 /// - Cells are cut only when `render(maxWidth:)` is given a width (the CLI passes the terminal width
-///   only when stdout is a terminal); see there.
+///   only when stdout is a terminal); see there. A report names its key columns (`keyColumnCount`):
+///   they are never narrowed for the others, which are split into blocks that repeat them.
 public struct TextTable: Sendable {
     /// How a column's cells sit in its width.
     public enum Alignment: Sendable {
@@ -109,6 +110,7 @@ public struct TextTable: Sendable {
     /// table fits or every text column is 1 wide; cells and headers longer than their column are cut with
     /// `…` at a grapheme-cluster boundary, by display width. Numbers and notes are never cut, so a table
     /// of many number columns may still be wider than `maxWidth`. A title wider than `maxWidth` is cut too.
+    /// A table with key columns (`keyColumnCount`) is split into blocks instead; see there.
     public func render(maxWidth: Int? = nil) -> String {
         let out = OutputWriter()
         // An in-memory writer cannot fail.
