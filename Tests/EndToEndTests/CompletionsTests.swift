@@ -119,7 +119,7 @@ struct CompletionsTests {
         #expect(result.status == 0 && result.stderr.isEmpty, "zsh -n: \(result.stderr)")
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text.hasPrefix("#compdef metrika\n"))
-        #expect(text.contains("--group[Time-series grouping (default day)]:day|week|month:(day week month)"))
+        #expect(text.contains("--group[Grouping of time series and of date periods (--preset traffic); default day]:day|week|month:(day week month)"))
     }
 
     @Test func anUnknownShellIsAUsageError() throws {
