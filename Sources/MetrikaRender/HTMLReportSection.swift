@@ -45,12 +45,16 @@ public struct HTMLReportSection: Sendable {
     /// The change of each metric's total, when the previous period is known.
     public var changes: [Change]? { previous?.changes(to: totals) }
 
-    /// Whether a change is good news: more is better, except for rates of leaving (bounce rate,
-    /// robots), where less is.
+    /// Whether a change is good news, by the model's one table (`Metric.goodDirection`, which the
+    /// terminal's `--compare` colours follow too): more visits good, a higher bounce rate bad, a
+    /// metric of no known direction neither.
     public static func tone(of change: Change, metric: Metric) -> HTMLReportPage.Tone {
         guard let number = change.number, ChartNumber.fixed(abs(number), decimals: 1) != "0.0" else { return .neutral }
-        let lowerIsBetter = [Metric.bounceRate.apiName, Metric.robotPercentage.apiName].contains(metric.apiName)
-        return (number > 0) != lowerIsBetter ? .good : .bad
+        switch metric.goodDirection {
+        case .up: return number > 0 ? .good : .bad
+        case .down: return number > 0 ? .bad : .good
+        case .neither: return .neutral
+        }
     }
 
     /// The sentence of a metric's total and change: `Visits fell 12.0% to 3 085`.
