@@ -7,7 +7,8 @@ import Foundation
 /// A throwaway ClickHouse server for the `metrika logs --clickhouse` tests: Debian's
 /// `clickhouse-server` started as the current user from a config written into a temporary directory,
 /// on free loopback ports, with a user `metrika` whose password tests pass through the environment.
-/// Stopped (and its directory removed) when the object goes away.
+/// Stopped (and its directory removed) when the object goes away; a watchdog stops it when the test
+/// process is gone (a suite keeps one for all its tests, in a static that is never released).
 final class ClickHouseServer: @unchecked Sendable {
     static let binary = ["/usr/sbin/clickhouse-server", "/usr/bin/clickhouse-server"].first { FileManager.default.isExecutableFile(atPath: $0) }
     static var installed: Bool { binary != nil }
@@ -59,7 +60,17 @@ final class ClickHouseServer: @unchecked Sendable {
         // clickhouse-server was a direct child. The shell writes its pid; `stop` signals that pid.
         let launcher = Process()
         launcher.executableURL = URL(fileURLWithPath: "/bin/sh")
-        launcher.arguments = ["-c", "cd \"$1\" && exec </dev/null >/dev/null 2>&1; \"$2\" --config-file=\"$1/config.xml\" & echo $! > \"$1/pid\"", "sh", directory, binary]
+        launcher.arguments = [
+            "-c",
+            "cd \"$1\" && exec </dev/null >/dev/null 2>&1; \"$2\" --config-file=\"$1/config.xml\" & server=$!; echo $server > \"$1/pid\"; "
+                // The watchdog first closes every descriptor it inherited: one of them is how
+                // Foundation's Process learns that the launcher exited (and bash, unlike dash, can
+                // close descriptors above 9).
+                + "/bin/bash -c 'for f in /proc/$$/fd/*; do n=${f##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\"; done; "
+                + "while kill -0 \"$1\" 2>/dev/null && kill -0 \"$2\" 2>/dev/null; do sleep 1; done; kill \"$2\" 2>/dev/null; sleep 5; "
+                + "kill -0 \"$2\" 2>/dev/null && kill -9 \"$2\"; rm -rf \"$3\"' watchdog \"$3\" $server \"$1\" &",
+            "sh", directory, binary, String(getpid()),
+        ]
         launcher.standardOutput = FileHandle.nullDevice
         launcher.standardError = FileHandle.nullDevice
         try launcher.run()
@@ -111,6 +122,12 @@ final class ClickHouseServer: @unchecked Sendable {
         request.setValue(Self.password, forHTTPHeaderField: "X-ClickHouse-Key")
         let text = String(decoding: try blockingRequest(request), as: UTF8.self)
         return text.hasSuffix("\n") ? String(text.dropLast()) : text
+    }
+
+    /// Drops every database a test made, so the next test starts from an empty server.
+    func reset() throws {
+        let databases = try query("SELECT name FROM system.databases WHERE name NOT IN ('system', 'default')")
+        for name in databases.split(separator: "\n") { _ = try query("DROP DATABASE IF EXISTS `\(name)`") }
     }
 
     /// A port nothing listens on right now (bound to 0 and released).

@@ -1,0 +1,53 @@
+import Foundation
+import MetrikaTestSupport
+import Testing
+
+/// A ClickHouse the warehouse tests load into: what they need of either server.
+protocol ClickHouseBackend: AnyObject, Sendable {
+    var url: String { get }
+    var httpPort: Int { get }
+    /// Runs a statement as the test user; the answer's trailing newline removed.
+    @discardableResult func query(_ sql: String) throws -> String
+    /// Drops what earlier tests made.
+    func reset() throws
+}
+
+extension ClickHouseServer: ClickHouseBackend {}
+extension ChdbServer: ClickHouseBackend {}
+
+/// The ClickHouse versions every warehouse test runs against: Debian's clickhouse-server 18.16 (2018,
+/// the oldest metrika supports) and today's engine (chdb-core, ClickHouse 26.x, behind
+/// scripts/chdb-http). Each is started once per test process, on first use, and reset before each
+/// test; a test whose server cannot run here is skipped with the package to install.
+enum ClickHouseKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case server18 = "clickhouse-server 18.16"
+    case chdb = "chdb (ClickHouse 26)"
+
+    var testDescription: String { rawValue }
+
+    /// The credentials the backend's test user has.
+    var user: String { self == .server18 ? ClickHouseServer.user : ChdbServer.user }
+    var password: String { self == .server18 ? ClickHouseServer.password : ChdbServer.password }
+
+    private static let server18Started = Result { try ClickHouseServer() }
+    private static let chdbStarted = Result { try ChdbServer() }
+
+    /// The running, emptied server, or the test is skipped saying why.
+    func start(sourceLocation: SourceLocation = #_sourceLocation) throws -> any ClickHouseBackend {
+        switch self {
+        case .server18:
+            guard ClickHouseServer.installed else {
+                try Test.cancel("skipped: clickhouse-server is not installed (apt-get install clickhouse-server, or run scripts/setup)", sourceLocation: sourceLocation)
+            }
+            switch Self.server18Started {
+            case .success(let server):
+                try server.reset()
+                return server
+            case .failure(let error):
+                try Test.cancel("skipped: \(error)", sourceLocation: sourceLocation)
+            }
+        case .chdb:
+            return try ChdbServer.require(Self.chdbStarted, sourceLocation: sourceLocation)
+        }
+    }
+}
