@@ -1,5 +1,20 @@
 import Foundation
 
+/// A shape of real Logs API data that integrations reported (docs/clickhouse.md names the sources).
+public enum LogsQuirk: String, Sendable, CaseIterable {
+    /// String arrays with their element quotes escaped again: `[\'a\',\'b\']` (logs_api_integration bdd94f7).
+    case escapedArrayQuotes = "escaped_array_quotes"
+    /// Such an array whose element holds `"`, wrapped in CSV quotes: `"[\'1/2""\']"` (logs_api_integration#33).
+    case csvQuotedArray = "csv_quoted_array"
+    /// The header (and every row) in case-insensitive alphabetical order, not the requested one (#4).
+    case headerOrder = "header_order"
+    /// CRLF line ends, a byte order mark before the header, no line feed after the last row.
+    case crlf, bom
+    case noFinalNewline = "no_final_newline"
+    /// One row per part with a raw tab inside a value: a field too many, which cannot be loaded.
+    case brokenRow = "broken_row"
+}
+
 /// How a simulator instance is set up.
 public struct SimulatorOptions: Sendable {
     /// The fixture directory (holds `counters.json` and `tokens.json`).
@@ -18,6 +33,8 @@ public struct SimulatorOptions: Sendable {
     public var logsPartRows = 200_000
     /// The `max_possible_day_quantity` evaluate answers; longer requests are refused.
     public var logsMaxDays = 366
+    /// Shapes real Logs API parts arrive in (docs/simulator.md, `--logs-quirks`), all off by default.
+    public var logsQuirks: Set<LogsQuirk> = []
 
     /// Options with the documented defaults (real clock, interval 5 s, 2 pending polls).
     public init(fixturesDirectory: URL, now: Date? = nil, deviceInterval: Int = 5, devicePendingPolls: Int = 2) {

@@ -26,14 +26,6 @@ struct ClickHouseEndToEndTests {
 
     @Test(arguments: ClickHouseKind.allCases)
     func loadsTypedRowsThatMatchTheTSVAndARerunReplacesTheRange(kind: ClickHouseKind) throws {
-        // ClickHouse 20+ maps TabSeparatedWithNames header names (ym:s:visitID…) onto the columns
-        // and, since 23, skips the ones it does not know: every column loads as its default.
-        try withKnownIssue("current ClickHouse loads every column as its default (header names)") {
-            try loadsTypedRowsThatMatchTheTSVAndARerunReplacesTheRangeOnce(kind: kind)
-        } when: { kind == .chdb }
-    }
-
-    func loadsTypedRowsThatMatchTheTSVAndARerunReplacesTheRangeOnce(kind: ClickHouseKind) throws {
         let server = try kind.start()
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "2000"])
         let home = try TemporaryDirectory()
@@ -67,14 +59,6 @@ struct ClickHouseEndToEndTests {
 
     @Test(arguments: ClickHouseKind.allCases)
     func killNineMidLoadResumesTheSameRequestWithoutDuplicates(kind: ClickHouseKind) throws {
-        // ClickHouse 20+ maps TabSeparatedWithNames header names (ym:s:visitID…) onto the columns
-        // and, since 23, skips the ones it does not know: every column loads as its default.
-        try withKnownIssue("current ClickHouse loads every column as its default (header names)") {
-            try killNineMidLoadResumesTheSameRequestWithoutDuplicatesOnce(kind: kind)
-        } when: { kind == .chdb }
-    }
-
-    func killNineMidLoadResumesTheSameRequestWithoutDuplicatesOnce(kind: ClickHouseKind) throws {
         let server = try kind.start()
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "500"])
         let home = try TemporaryDirectory()
@@ -109,6 +93,54 @@ struct ClickHouseEndToEndTests {
         #expect(try server.query("SELECT count(), uniqExact(visit_id) FROM metrika.visits") == "\(expected)\t\(expected)")
         #expect(try server.query("SELECT count() FROM system.tables WHERE database = 'metrika'") == "1")
         #expect(try logStatuses(api).allSatisfy { $0 == "cleaned_by_user" })
+    }
+
+    /// Parts as the real Logs API sends them (`--logs-quirks all`: escaped and CSV-quoted string
+    /// arrays — logs_api_integration bdd94f7 and #33 —, a header in another order — #4 —, the
+    /// ym:s: header names — #29 —, CRLF, a byte order mark, no last line feed) load exactly.
+    @Test(arguments: ClickHouseKind.allCases)
+    func realWorldPartsLoadAsTheAPIMeantThem(kind: ClickHouseKind) throws {
+        let server = try kind.start()
+        let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "700", "--logs-quirks", "all"])
+        let home = try TemporaryDirectory()
+        let env = environment(api, home, kind)
+        let range = ["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--fields", "visitID,date,dateTime,goalsOrder,goalsDateTime,pageViews"]
+        let file = home.path + "/raw.tsv"
+        #expect(try metrika(range + ["--output", file], environment: env).status == 0)
+        // The file keeps the bytes as sent (CRLF and all), one header, every row on a line of its own.
+        let raw = try Data(contentsOf: URL(fileURLWithPath: file))
+        #expect(raw.starts(with: Data("\u{FEFF}ym:s:counterID\tym:s:date\tym:s:dateTime".utf8)) && raw.range(of: Data("\"[\\'Телевизор 55\"\"\\'".utf8)) != nil)
+        #expect(raw.range(of: Data("\u{FEFF}".utf8), in: 3..<raw.count) == nil && raw.last == 10)
+        let rows = raw.filter { $0 == 10 }.count - 1
+        #expect(rows > 1000)
+        let loaded = try metrika(range + ["--clickhouse", server.url], environment: env)
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        let summary = try server.query("SELECT count(), uniqExact(visit_id), min(date), max(date), countIf(page_views = 0) FROM metrika.visits")
+        #expect(summary == "\(rows)\t\(rows)\t2026-06-01\t2026-06-01\t0", "\(loaded.stderr)")
+        #expect(try server.query("SELECT count() FROM metrika.visits WHERE has(goals_order, 'Телевизор 55\"') AND has(goals_order, 'товар \\'A\\'')") != "0")
+        #expect(try server.query("SELECT count() FROM metrika.visits WHERE goals_order = ['товар \\'A\\'', 'b']") != "0")
+        #expect(try server.query("SELECT count() FROM metrika.visits WHERE length(goals_date_time) = 1 AND toDate(goals_date_time[1]) = date") != "0")
+        #expect(try server.query("SELECT count() FROM metrika.visits WHERE toDate(date_time) != date") == "0")
+    }
+
+    /// A row that cannot be loaded (a raw tab: one field too many — what logs_api_integration filtered
+    /// out silently) stops the run naming the part as the progress line counts it, the row and the
+    /// raw bytes; nothing reaches the table and the request is kept for the re-run.
+    @Test(arguments: ClickHouseKind.allCases)
+    func aRowThatCannotBeLoadedStopsTheRunNamingPartAndRow(kind: ClickHouseKind) throws {
+        let server = try kind.start()
+        let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "500", "--logs-quirks", "broken_row"])
+        let home = try TemporaryDirectory()
+        let env = environment(api, home, kind)
+        let result = try metrika(["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--fields", Self.fields, "--clickhouse", server.url], environment: env)
+        #expect(result.status == 65, "\(result.stderr)")
+        let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
+        #expect(errors.count == 1)
+        let error = String(errors.first ?? "")
+        #expect(error.contains("part 1 of ") && error.contains("row 2: 10 fields where the header names 9") && error.contains("\\traw tab'"), "\(error)")
+        #expect(result.stderr.contains("is kept"))
+        #expect(try server.query("SELECT count() FROM metrika.visits") == "0")
+        #expect(try logStatuses(api) == ["processed"])
     }
 
     func exportTSV(_ api: FakeAPI, _ home: TemporaryDirectory, _ env: [String: String]) throws -> String {

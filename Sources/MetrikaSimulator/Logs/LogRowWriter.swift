@@ -9,7 +9,19 @@ struct LogRowWriter: Sendable {
     let counter: CounterFixture
     let source: LogSource
     /// Field names as requested, prefix included.
+    let requested: [String]
+    /// Real-world shapes to write (`--logs-quirks`).
+    let quirks: Set<LogsQuirk>
+    /// The fields in the order the part lists them: as requested, or sorted (`header_order`).
     let fields: [String]
+
+    init(counter: CounterFixture, source: LogSource, fields: [String], quirks: Set<LogsQuirk> = []) {
+        self.counter = counter
+        self.source = source
+        requested = fields
+        self.quirks = quirks
+        self.fields = quirks.contains(.headerOrder) ? fields.sorted { $0.lowercased() < $1.lowercased() } : fields
+    }
 
     /// Sources and their field prefixes.
     enum LogSource: String, Sendable {
@@ -23,8 +35,10 @@ struct LogRowWriter: Sendable {
     static let browsers = ["Chrome", "Yandex Browser", "Safari", "Firefox"]
     static let utmSources = ["", "yandex", "google", "vk", "telegram"]
 
-    /// The TSV header line: the requested field names.
-    var header: [UInt8] { Array((fields.joined(separator: "\t") + "\n").utf8) }
+    /// The TSV header line: the requested field names (a byte order mark first with `bom`).
+    var header: [UInt8] { (quirks.contains(.bom) ? [0xEF, 0xBB, 0xBF] : []) + Array((fields.joined(separator: "\t") + lineEnd).utf8) }
+
+    var lineEnd: String { quirks.contains(.crlf) ? "\r\n" : "\n" }
 
     /// Appends row `index` of `day` to `out`.
     func appendRow(day: Day, index: Int, into out: inout [UInt8]) {
@@ -35,7 +49,27 @@ struct LogRowWriter: Sendable {
             let name = field.hasPrefix(source.prefix) ? String(field.dropFirst(source.prefix.count)) : field
             appendValue(name, day: day, index: index, h: h, into: &out)
         }
+        if quirks.contains(.crlf) { out.append(13) }
         out.append(10)
+    }
+
+    /// An array literal as the API writes it: as is, its element quotes escaped again
+    /// (`escaped_array_quotes`), and, when an element holds `"`, also wrapped in CSV quotes
+    /// (`csv_quoted_array`).
+    private func appendArray(_ literal: String, into out: inout [UInt8]) {
+        guard quirks.contains(.escapedArrayQuotes) || (quirks.contains(.csvQuotedArray) && literal.contains("\"")) else {
+            out.append(contentsOf: literal.utf8)
+            return
+        }
+        var escaped = ""
+        for character in literal {
+            if character == "\\" || character == "'" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        if quirks.contains(.csvQuotedArray), literal.contains("\"") {
+            escaped = "\"" + escaped.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+        out.append(contentsOf: escaped.utf8)
     }
 
     // swiftlint:disable:next cyclomatic_complexity function_body_length
@@ -91,10 +125,11 @@ struct LogRowWriter: Sendable {
             out.append(contentsOf: reached.map { String($0.element.id) }.joined(separator: ",").utf8)
             out.append(93)
         case "goalsDateTime", "purchaseDateTime":
-            out.append(contentsOf: (index % 4 == 0 ? "['\(LogRowWriter.dateTime(day: day, second: second))']" : "[]").utf8)
+            appendArray(index % 4 == 0 ? "['\(LogRowWriter.dateTime(day: day, second: second))']" : "[]", into: &out)
         case "goalsOrder", "purchaseID", "productsName", "productsID":
-            // Quotes inside array strings are escaped by the array syntax, not by the TSV layer.
-            out.append(contentsOf: (index % 4 == 0 ? "['товар \\'A\\'','b']" : "[]").utf8)
+            // Quotes inside array strings are escaped by the array syntax, not by the TSV layer; every
+            // 8th row names a product in inches (a double quote, logs_api_integration#33).
+            appendArray(index % 8 == 0 ? "['Телевизор 55\"','товар \\'A\\'']" : index % 4 == 0 ? "['товар \\'A\\'','b']" : "[]", into: &out)
         case "purchaseRevenue", "productsPrice":
             out.append(contentsOf: (index % 4 == 0 ? "[1499.5,20]" : "[]").utf8)
         case "goalsPrice", "purchaseProductQuantity":

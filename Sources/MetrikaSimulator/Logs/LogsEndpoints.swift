@@ -190,7 +190,8 @@ extension Simulator {
             return APIError.response(404, "not_found", "Part \(partText) of log request \(idText) not found")
         }
         let range = ranges[number]
-        let writer = LogRowWriter(counter: counter, source: found.source, fields: found.fields)
+        let quirks = options.logsQuirks
+        let writer = LogRowWriter(counter: counter, source: found.source, fields: found.fields, quirks: quirks)
         let rowsPerDay = found.rowsPerDay
         let date1 = found.date1
         let stopAt = cut ? range.lowerBound + range.count / 2 : range.upperBound
@@ -212,12 +213,20 @@ extension Simulator {
                     dayOffset += 1
                 }
                 writer.appendRow(day: date1.advanced(by: dayOffset), index: index, into: &buffer)
+                if quirks.contains(.brokenRow), row == range.lowerBound + 1 {
+                    // A raw tab inside the row's last value: one field too many.
+                    buffer.removeLast(quirks.contains(.crlf) ? 2 : 1)
+                    buffer.append(contentsOf: Array("\traw tab".utf8) + Array(writer.lineEnd.utf8))
+                }
                 index += 1
                 row += 1
                 if buffer.count >= 64 * 1024 {
                     guard emit(buffer) else { return false }
                     buffer.removeAll(keepingCapacity: true)
                 }
+            }
+            if quirks.contains(.noFinalNewline), stopAt == range.upperBound, buffer.count > 2 {
+                buffer.removeLast(quirks.contains(.crlf) ? 2 : 1)
             }
             if !buffer.isEmpty { guard emit(buffer) else { return false } }
             return !cut

@@ -21,7 +21,7 @@ public struct CommandLineOptions: Sendable {
     public static let usage = """
         usage: metrika-fake-api [--port N] [--fixtures DIR] [--now 2026-06-15T12:00:00Z]
                                 [--device-interval N] [--device-pending N] [--logs-ready-polls N]
-                                [--logs-rows-per-day N] [--logs-part-rows N] [--logs-max-days N]
+                                [--logs-rows-per-day N] [--logs-part-rows N] [--logs-max-days N] [--logs-quirks LIST]
           --port N              port on 127.0.0.1 (default 0: pick a free one)
           --fixtures DIR        fixture directory (default: $METRIKA_FAKE_FIXTURES, else Fixtures/default)
           --now INSTANT         freeze the simulator's clock (ISO 8601)
@@ -31,6 +31,8 @@ public struct CommandLineOptions: Sendable {
           --logs-rows-per-day N rows per day of every log request (default: the traffic model)
           --logs-part-rows N    rows per log part (default 200000)
           --logs-max-days N     max_possible_day_quantity of evaluate (default 366)
+          --logs-quirks LIST    real-world shapes of log parts: all, escaped_array_quotes, csv_quoted_array,
+                                header_order, crlf, bom, no_final_newline, broken_row (docs/simulator.md)
         The first line on stdout is `listening on http://127.0.0.1:PORT`.
         """
 
@@ -84,6 +86,17 @@ public struct CommandLineOptions: Sendable {
             case "--logs-rows-per-day": options.simulator.logsRowsPerDay = try integer(for: argument, in: 0...100_000_000)
             case "--logs-part-rows": options.simulator.logsPartRows = try integer(for: argument, in: 1...100_000_000)
             case "--logs-max-days": options.simulator.logsMaxDays = try integer(for: argument, in: 1...366)
+            case "--logs-quirks":
+                let text = try value(for: argument)
+                for name in text.split(separator: ",").map(String.init) {
+                    if name == "all" {
+                        options.simulator.logsQuirks.formUnion(LogsQuirk.allCases.filter { $0 != .brokenRow })
+                    } else if let quirk = LogsQuirk(rawValue: name) {
+                        options.simulator.logsQuirks.insert(quirk)
+                    } else {
+                        throw UsageError(description: "--logs-quirks: unknown quirk \(name) (known: all, \(LogsQuirk.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    }
+                }
             case "--help", "-h": options.showHelp = true
             default:
                 argument = argument.isEmpty ? "(empty)" : argument

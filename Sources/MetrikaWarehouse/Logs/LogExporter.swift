@@ -170,6 +170,10 @@ public struct LogExporter: Sendable {
             } catch let failure as APIError {
                 _ = await destination.discardPart(part: part, from: range.from, to: range.to)
                 throw failure
+            } catch let problem as LogRowProblem {
+                // A row that cannot be loaded is never skipped: the run stops naming it.
+                _ = await destination.discardPart(part: part, from: range.from, to: range.to)
+                throw SimpleFailure(problem.message(request: id, part: part + 1, of: count), exitCode: ExitCode.dataError)
             }
             return bytes
         }

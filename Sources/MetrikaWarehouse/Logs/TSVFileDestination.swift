@@ -32,6 +32,8 @@ public final class TSVFileDestination: LogDestination, @unchecked Sendable {
     /// bytes it has written since: what `discardPart` takes back.
     private var partStart = (length: 0, wroteHeader: false)
     private var partBytes = 0
+    /// The last byte written: a part must end with a line feed.
+    private var lastByte: UInt8 = 10
 
     /// Opens `path` (`-` = standard output); throws `AtomicFile.WriteError` (exit 73) when it cannot.
     public init(path: String) throws {
@@ -56,6 +58,8 @@ public final class TSVFileDestination: LogDestination, @unchecked Sendable {
             try self.write(slice)
         }
         if skippingHeader == false { wroteHeader = true }
+        // A part whose last row lacks its line feed would glue that row to the next part's first.
+        if partBytes > 0, lastByte != 10 { try write([10][...]) }
     }
 
     public func discardPart(part: Int, from: Day, to: Day) async -> Bool {
@@ -93,6 +97,7 @@ public final class TSVFileDestination: LogDestination, @unchecked Sendable {
 
     private func write(_ bytes: ArraySlice<UInt8>) throws {
         partBytes += bytes.count
+        if let last = bytes.last { lastByte = last }
         switch target {
         case .file(let file): try file.write(contentsOf: bytes)
         case .standardOutput(let writer): try writer.write(contentsOf: bytes)

@@ -39,10 +39,10 @@ public struct ClickHouseClient: Sendable {
         return String(decoding: answer, as: UTF8.self)
     }
 
-    /// `INSERT INTO table (columns) FORMAT <format>` (TabSeparatedWithNames: a header line first) with
-    /// the rows streamed from `feed`.
+    /// `INSERT INTO table (columns) FORMAT <format>` with the rows streamed from `feed`. Never
+    /// `TabSeparatedWithNames` for log parts: ClickHouse 20+ maps that header onto the columns.
     public func insert(
-        into table: String, columns: [String], format: String = "TabSeparatedWithNames", doing what: String, feed: (StreamWriter) async throws -> Void
+        into table: String, columns: [String], format: String = "TabSeparated", doing what: String, feed: (StreamWriter) async throws -> Void
     ) async throws {
         let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) FORMAT \(format)"
         let head = try await withoutActuallyEscaping(feed) { feed in

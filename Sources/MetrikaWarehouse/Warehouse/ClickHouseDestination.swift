@@ -75,11 +75,15 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
         // A failed download is the error to report (and maybe retry), not what ClickHouse made of
         // the insert it cut short.
         let feedError = FeedError()
+        // The part's header and quirks are dealt with on the way (LogPartNormalizer): ClickHouse gets
+        // plain TabSeparated rows in the order of `columns`, whatever its version does with headers.
+        let normalizer = LogPartNormalizer(fields: fields)
         try await withoutActuallyEscaping(feed) { feed in
             do {
-                try await client.insert(into: partTable, columns: columns, doing: "inserting part \(part) of \(from.iso)…\(to.iso)") { write in
+                try await client.insert(into: partTable, columns: columns, format: "TabSeparated", doing: "inserting part \(part) of \(from.iso)…\(to.iso)") { write in
                     do {
-                        try await feed(write)
+                        try await feed { chunk in try normalizer.consume(chunk, emit: write) }
+                        try normalizer.finish(emit: write)
                     } catch {
                         feedError.error = error
                         throw error
