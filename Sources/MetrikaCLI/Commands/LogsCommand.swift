@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaAPI
 import MetrikaModel
+import MetrikaRender
 import MetrikaStore
 import MetrikaUseCases
 import MetrikaWarehouse
@@ -20,11 +21,14 @@ enum LogsCommand: Command {
     escaping, arrays as [1,2] and ['a','b']), streamed; a file appears only when complete, a device or
     FIFO is written into, a symbolic link is followed. - is stdout (a closed pipe ends quietly, 141).
     --clickhouse URL loads into ClickHouse (default table metrika.visits / metrika.hits); re-running a
-    range replaces it. See docs/clickhouse.md.
+    range replaces it. Parts are loaded as the API meant them (its header checked and dropped, quoted
+    arrays undone); a row that cannot be loaded stops the run naming part, row and field. See
+    docs/clickhouse.md.
 
     An interrupted run (Ctrl-C, kill, network loss) keeps its prepared request in the history database;
-    the same command again resumes it and loads only the missing parts. --list shows a counter's log
-    requests, --clean-all cleans (or cancels) every one of them.
+    the same command again resumes it and loads only the missing parts. On Ctrl-C or SIGTERM a file's
+    temporary is removed and the run says what it kept. --list shows a counter's log requests (a table
+    on a terminal, TSV with sizes in bytes in a pipe), --clean-all cleans (or cancels) every one of them.
 
     Default fields: visits — visitID, counterID, date, dateTime, clientID, isNewUser, pageViews,
     visitDuration, bounce, startURL, referer, lastTrafficSource, UTMSource, UTMMedium, UTMCampaign,
@@ -97,14 +101,37 @@ enum LogsCommand: Command {
         let progress: (@Sendable (String) -> Void)? = { progressContext.progress($0) }
         let noteContext = context
         let note: @Sendable (String) -> Void = { noteContext.note($0) }
-        let exporter = LogExporter(
+        var exporter = LogExporter(
             client: client, destination: destination, destinationKey: key, counterID: counterID,
             source: source, fields: fields, store: store, firstPollInterval: firstPoll, sleep: context.sleep,
             progress: progress, note: note)
+        // Ctrl-C or SIGTERM: nothing half-written stays behind (a file's temporary is removed), the
+        // progress line is erased, and the user is told what was kept for the re-run.
+        let current = CurrentLogRequest()
+        exporter.onRequest = { current.id = $0 }
+        let what = output.map { $0 == "-" ? "standard output" : "'\(TerminalText.quote($0))'" }
+        let trap = SignalTrap { number in
+            destination.abandon()
+            context.endProgress()
+            context.note(interruptionNote(counterID: counterID, request: current.id, file: what, kept: store != nil))
+            try? context.stderr.writer.flush()
+            exit(128 + number)
+        }
+        defer { trap.cancel() }
         let summary = try await exporter.run(range)
         context.endProgress()
         context.note("logs: counter \(counterID), \(source.rawValue) \(range.from.iso)…\(range.to.iso): \(summary.parts) part\(summary.parts == 1 ? "" : "s"), \(LogExporter.megabytes(summary.bytes)) MB, \(summary.requests) request\(summary.requests == 1 ? "" : "s") ordered\(summary.reused > 0 ? ", \(summary.reused) resumed" : "")")
         return ExitCode.ok
+    }
+
+    /// What an interrupted run leaves: no file (its temporary removed), the target table unchanged,
+    /// and the log request, which the same command reuses instead of ordering a new log.
+    static func interruptionNote(counterID: Int, request: Int?, file: String?, kept: Bool) -> String {
+        let written = file.map { $0 == "standard output" ? "Interrupted" : "Interrupted: \($0) was not written (its temporary file is removed)" }
+            ?? "Interrupted: the ClickHouse table is unchanged (parts already loaded wait in its staging table)"
+        guard let request else { return written + "; no log was ordered yet." }
+        guard kept else { return written + "; log request \(request) is left on the server: `metrika logs --counter \(counterID) --clean-all` frees it." }
+        return written + "; log request \(request) is kept: the same command again reuses it instead of ordering a new log (`metrika logs --counter \(counterID) --clean-all` frees it)."
     }
 
     /// `--fields`: names with or without the prefix; the warehouse key's fields are always added.
@@ -134,9 +161,27 @@ enum LogsCommand: Command {
         return seconds
     }
 
+    /// `--list`: an aligned table on a terminal (sizes in MB), TSV with sizes in bytes in a pipe, as
+    /// scripts read it.
     static func list(_ counterID: Int, session: Session) async throws -> Int32 {
+        let context = session.context
         let requests = try await session.client().logRequests(counter: counterID)
-        let out = session.context.stdout
+        let out = context.stdout
+        if context.stdoutIsTerminal {
+            guard !requests.isEmpty else {
+                context.note("Counter \(counterID) has no log requests.")
+                return ExitCode.ok
+            }
+            var table = TextTable(columns: [
+                .init("Request", alignment: .right), .init("Status"), .init("Source"), .init("From"), .init("To"), .init("Size", alignment: .right),
+            ])
+            for request in requests {
+                table.append([String(request.requestID), request.status, request.source ?? "", request.date1 ?? "", request.date2 ?? "",
+                              request.size.map { LogExporter.megabytes($0) + " MB" } ?? ""])
+            }
+            out.write(table.render(maxWidth: context.terminalWidth))
+            return ExitCode.ok
+        }
         out.write("request_id\tstatus\tsource\tdate1\tdate2\tsize\n")
         for request in requests {
             let cells = [String(request.requestID), request.status, request.source ?? "", request.date1 ?? "", request.date2 ?? "", request.size.map(String.init) ?? ""]
@@ -158,5 +203,16 @@ enum LogsCommand: Command {
         }
         session.context.note("logs: counter \(counterID): \(cleaned) log request\(cleaned == 1 ? "" : "s") cleaned or cancelled.")
         return ExitCode.ok
+    }
+}
+
+/// The log request the run is on, for the interruption note (set from the exporter's task, read by
+/// the signal handler).
+final class CurrentLogRequest: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _id: Int?
+    var id: Int? {
+        get { lock.withLock { _id } }
+        set { lock.withLock { _id = newValue } }
     }
 }

@@ -31,6 +31,8 @@ public struct LogExporter: Sendable {
     public var progress: (@Sendable (String) -> Void)?
     /// Notes for stderr (always shown).
     public var note: @Sendable (String) -> Void
+    /// Told the id of each log request the run orders or resumes (for a note if it is interrupted).
+    public var onRequest: (@Sendable (Int) -> Void)?
 
     public init(
         client: MetrikaClient, destination: any LogDestination, destinationKey: String,
@@ -118,6 +120,7 @@ public struct LogExporter: Sendable {
             job = try await order(range, fields: fieldList, summary: &summary)
         }
         let id = job.requestID
+        onRequest?(id)
         do {
             let processed = try await waitUntilProcessed(id, known: request)
             let parts = (processed.parts ?? []).map(\.partNumber).sorted()

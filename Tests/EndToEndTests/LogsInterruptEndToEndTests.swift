@@ -1,0 +1,105 @@
+import Foundation
+import MetrikaTestSupport
+import Testing
+
+/// Issue 24 item 4 and the `--list` part of 16: an interrupted `logs --output FILE` (a real SIGINT or
+/// SIGTERM) leaves no `.FILE.tmp-…`, erases its progress line, says what it kept, and the same
+/// command then resumes the request; `logs --list` is a table on a terminal and TSV in a pipe.
+@Suite("Logs interrupted and listed", .serialized)
+struct LogsInterruptEndToEndTests {
+    static let now = "2026-06-15T12:00:00Z"
+
+    func environment(_ api: FakeAPI, _ home: TemporaryDirectory) -> [String: String] {
+        metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": Self.now, "METRIKA_LOGS_POLL": "0", "METRIKA_DB": home.path + "/h.sqlite"])
+    }
+
+    /// A slow export (every Logs API call waits 300 ms) into `home/v.tsv`.
+    func slowAPI() throws -> FakeAPI {
+        let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "300"])
+        try api.inject(["kind": "delay", "delay_ms": 300, "count": 1000, "path_prefix": "/management/v1/counter/1001/logrequest/"])
+        return api
+    }
+
+    static let arguments = ["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--output"]
+
+    func temporaries(_ directory: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp-") }
+    }
+
+    /// Waits (at most 30 s) until the export is writing its temporary file.
+    func waitForTemporary(_ directory: String, while process: Process) throws {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, process.isRunning, try temporaries(directory).isEmpty { usleep(50_000) }
+        usleep(300_000)
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalRemovesTheTemporarySaysWhatWasKeptAndTheRerunResumes(signal: Int32) throws {
+        let api = try slowAPI()
+        let home = try TemporaryDirectory()
+        let env = environment(api, home)
+        let file = home.path + "/v.tsv"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binaries.metrika)
+        process.arguments = Self.arguments + [file]
+        process.environment = env
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        try waitForTemporary(home.path, while: process)
+        #expect(try temporaries(home.path).count == 1)
+        kill(process.processIdentifier, signal)
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + signal, "\(stderr)")
+        #expect(try temporaries(home.path).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: file))
+        #expect(stderr.contains("Interrupted: '\(file)' was not written (its temporary file is removed); log request 7000001 is kept"), "\(stderr)")
+
+        try api.reset()
+        let again = try metrika(Self.arguments + [file], environment: env)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("resuming log request 7000001"))
+        #expect(try temporaries(home.path).isEmpty)
+        let written = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(written.hasPrefix("ym:s:visitID\tym:s:counterID\t") && written.split(separator: "\n").count > 1000)
+    }
+
+    @Test func onATerminalTheProgressLineIsErasedBeforeTheNote() throws {
+        try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
+        let api = try slowAPI()
+        let home = try TemporaryDirectory()
+        let file = home.path + "/v.tsv"
+        let command = (Self.arguments + [file]).joined(separator: " ")
+        let script = "\(Binaries.metrika) \(command) & pid=$!; while ! ls -a \(home.path) | grep -q tmp-; do sleep 0.1; done; sleep 1; kill -TERM $pid; wait $pid; echo \"exit=$?\""
+        let terminal = try runProcess("/usr/bin/script", ["-qec", script, "/dev/null"], environment: environment(api, home).merging(["TERM": "xterm"]) { $1 })
+        let screen = terminal.stdout
+        #expect(screen.contains("exit=143"), "\(screen.debugDescription)")
+        #expect(screen.contains("part "), "\(screen.debugDescription)")
+        #expect(screen.contains("\r\u{1B}[KInterrupted: "), "\(screen.debugDescription)")
+        #expect(try temporaries(home.path).isEmpty)
+    }
+
+    @Test func listIsATableOnATerminalAndTSVInAPipe() throws {
+        try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
+        let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-ready-polls", "1"])
+        let home = try TemporaryDirectory()
+        let env = environment(api, home)
+        try api.inject(["kind": "logs_cut_part", "count": 5])
+        _ = try metrika(Self.arguments + [home.path + "/a.tsv"], environment: env)
+        let piped = try metrika(["logs", "--counter", "1001", "--list"], environment: env)
+        #expect(piped.status == 0)
+        #expect(piped.stdoutLines.first == "request_id\tstatus\tsource\tdate1\tdate2\tsize")
+        #expect(piped.stdoutLines.count == 2 && piped.stdoutLines[1].hasPrefix("7000001\tprocessed\tvisits\t2026-06-01\t2026-06-01\t"))
+        let terminal = try runProcess("/usr/bin/script", ["-qec", "\(Binaries.metrika) logs --counter 1001 --list", "/dev/null"], environment: env.merging(["TERM": "xterm"]) { $1 })
+        let lines = terminal.stdout.split(whereSeparator: \.isNewline).map(String.init)
+        #expect(terminal.status == 0)
+        #expect(!terminal.stdout.contains("\t"), "\(terminal.stdout.debugDescription)")
+        let header = try #require(lines.first { $0.contains("Request") })
+        let row = try #require(lines.first { $0.contains("7000001") })
+        // Aligned: each column starts where its title does; the size in MB, right-aligned under "Size".
+        #expect(header.range(of: "Status")?.lowerBound.utf16Offset(in: header) == row.range(of: "processed")?.lowerBound.utf16Offset(in: row))
+        #expect(row.hasSuffix(" MB") && header.count == row.count, "\(header)\n\(row)")
+    }
+}
