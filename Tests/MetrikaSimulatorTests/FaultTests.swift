@@ -289,6 +289,12 @@ struct ServerTests {
         #expect(throws: CommandLineOptions.UsageError.self) {
             _ = try CommandLineOptions.parse(["--bogus"], environment: [:], defaultFixtures: root)
         }
+        let quirks = try CommandLineOptions.parse(["--logs-quirks", "all", "--logs-quirks=broken_row"], environment: [:], defaultFixtures: root)
+        #expect(quirks.simulator.logsQuirks == Set(LogsQuirk.allCases))
+        #expect(try CommandLineOptions.parse(["--logs-quirks", "all"], environment: [:], defaultFixtures: root).simulator.logsQuirks.contains(.brokenRow) == false)
+        #expect(throws: CommandLineOptions.UsageError.self) {
+            _ = try CommandLineOptions.parse(["--logs-quirks", "crlf,nope"], environment: [:], defaultFixtures: root)
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MetrikaSimulator
 
 
 #if canImport(FoundationNetworking)
@@ -60,6 +61,26 @@ struct LogsTests {
         #expect(try status(cleaned) == "cleaned_by_user")
         let after = try await call(sim, "GET", "\(Self.counter)/logrequest/\(id)/part/0/download")
         #expect(after.status == 400)
+    }
+
+    /// The shapes integrations reported (docs/clickhouse.md names the sources), one switch each.
+    @Test("--logs-quirks: escaped and CSV-quoted arrays, a sorted header, CRLF, BOM, no last line feed, a broken row")
+    func quirks() async throws {
+        let sim = try SimulatorHarness(logsQuirks: Set(LogsQuirk.allCases))
+        let range = "date1=2026-06-01&date2=2026-06-01&source=visits&fields=ym:s:visitID,ym:s:date,ym:s:goalsOrder"
+        let created = try await call(sim, "POST", "\(Self.counter)/logrequests?\(range)")
+        let id = try #require((try created.json()["log_request"] as? [String: Any])?["request_id"] as? Int)
+        _ = try await call(sim, "GET", "\(Self.counter)/logrequest/\(id)")
+        _ = try await call(sim, "GET", "\(Self.counter)/logrequest/\(id)")
+        let body = try await call(sim, "GET", "\(Self.counter)/logrequest/\(id)/part/0/download")
+        let bytes = Array(body.text.utf8)
+        #expect(bytes.starts(with: [0xEF, 0xBB, 0xBF] + Array("ym:s:date\tym:s:goalsOrder\tym:s:visitID\r\n".utf8)))
+        #expect(bytes.last != 10)
+        #expect(body.text.contains("\"[\\'Телевизор 55\"\"\\',\\'товар \\\\\\'A\\\\\\'\\']\""))
+        #expect(body.text.contains("\t[\\'товар \\\\\\'A\\\\\\'\\',\\'b\\']\t"))
+        let rows = body.text.components(separatedBy: "\r\n")
+        #expect(rows[2].split(separator: "\t", omittingEmptySubsequences: false).count == 4)
+        #expect(rows[3].split(separator: "\t", omittingEmptySubsequences: false).count == 3)
     }
 
     @Test("processing_failed and a part cut mid-way are injectable faults")

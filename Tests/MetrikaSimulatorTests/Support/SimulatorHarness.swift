@@ -57,11 +57,13 @@ final class SimulatorHarness: Sendable {
     let port: UInt16
 
     init(
-        fixtures: String = "default", now: Date? = frozenNow, deviceInterval: Int = 1, devicePendingPolls: Int = 2
+        fixtures: String = "default", now: Date? = frozenNow, deviceInterval: Int = 1, devicePendingPolls: Int = 2,
+        logsQuirks: Set<LogsQuirk> = []
     ) throws {
-        let options = SimulatorOptions(
+        var options = SimulatorOptions(
             fixturesDirectory: fixturesRoot.appendingPathComponent(fixtures, isDirectory: true),
             now: now, deviceInterval: deviceInterval, devicePendingPolls: devicePendingPolls)
+        options.logsQuirks = logsQuirks
         let simulator = try Simulator(options: options)
         self.simulator = simulator
         server = HTTPServer(idleTimeoutSeconds: 10, handler: { simulator.handle($0) })
