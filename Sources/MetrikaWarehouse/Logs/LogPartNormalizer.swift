@@ -223,6 +223,6 @@ public struct LogRowProblem: Error, Sendable {
         // Tabs and line breaks shown as the escapes they would be, so a field count can be checked by eye.
         let visible = String(decoding: raw, as: UTF8.self).replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\r", with: "\\r")
         let bytes = raw.isEmpty ? "" : ": '\(TerminalText.quote(visible))'" + (raw.count >= Self.rawLimit ? "…" : "")
-        return "log request \(request), part \(part) of \(count), \(place): \(problem)\(bytes). Nothing of that part was loaded; the request is kept, so a re-run resumes it once the cause is fixed."
+        return "log request \(request), part \(part) of \(count), \(place): \(problem)\(bytes). Nothing of that part reached the table; the same command with --output FILE instead of --clickhouse saves the log exactly as the API sent it."
     }
 }
