@@ -19,8 +19,62 @@ import MetrikaModel
 /// Rows needing no change are copied as they are, chunk by chunk: memory stays bounded.
 public final class LogPartNormalizer {
     let fields: [String]
-    /// Per requested field: a string array (the quoting quirks apply).
+    /// Per requested field: an array (the quoting quirks apply; an empty value is []).
     let stringArray: [Bool]
+    /// Per requested field: what its text must look like for its column.
+    let kinds: [ValueKind]
+
+    /// The shape a value must have for ClickHouse to read it into its column's type. Checked here so
+    /// that a value ClickHouse would refuse is reported with its part, row and field, as ours.
+    enum ValueKind {
+        case text, unsigned, signed, float, date, dateTime, array
+
+        init(columnType type: String) {
+            switch type {
+            case let array where array.hasPrefix("Array("): self = .array
+            case let unsigned where unsigned.hasPrefix("UInt"): self = .unsigned
+            case let signed where signed.hasPrefix("Int"): self = .signed
+            case let float where float.hasPrefix("Float"): self = .float
+            case "Date": self = .date
+            case "DateTime": self = .dateTime
+            default: self = .text
+            }
+        }
+
+        var name: String {
+            switch self {
+            case .text: "text"
+            case .unsigned: "a whole number ≥ 0"
+            case .signed: "a whole number"
+            case .float: "a number"
+            case .date: "a date (YYYY-MM-DD)"
+            case .dateTime: "a date and time (YYYY-MM-DD hh:mm:ss)"
+            case .array: "an array like [1,2] or ['a','b']"
+            }
+        }
+
+        /// Whether `value` reads as this kind (an empty number is 0 to ClickHouse, an empty array []).
+        func accepts(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+            func digits(_ range: Range<Int>) -> Bool { range.allSatisfy { value[$0] >= 48 && value[$0] <= 57 } }
+            switch self {
+            case .text:
+                return true
+            case .unsigned:
+                return digits(0..<value.count)
+            case .signed:
+                return value.first == 45 ? value.count > 1 && digits(1..<value.count) : digits(0..<value.count)
+            case .float:
+                return value.allSatisfy { ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 45 || $0 == 43 || $0 == 101 || $0 == 69 || $0 == 110 || $0 == 97 || $0 == 105 || $0 == 102 }
+            case .date:
+                return value.count == 10 && value[4] == 45 && value[7] == 45 && digits(0..<4) && digits(5..<7) && digits(8..<10)
+            case .dateTime:
+                return value.count == 19 && value[4] == 45 && value[7] == 45 && value[10] == 32 && value[13] == 58 && value[16] == 58
+                    && digits(0..<4) && digits(5..<7) && digits(8..<10) && digits(11..<13) && digits(14..<16) && digits(17..<19)
+            case .array:
+                return value.isEmpty || value.first == 91
+            }
+        }
+    }
     /// Requested position → position in the part's rows; nil while the header matches the request.
     private var order: [Int]?
     private var headerSeen = false
@@ -31,7 +85,8 @@ public final class LogPartNormalizer {
 
     public init(fields: [String]) {
         self.fields = fields
-        stringArray = fields.map { ClickHouseSchema.columnType($0) == "Array(String)" || ClickHouseSchema.columnType($0) == "Array(DateTime)" }
+        kinds = fields.map { ValueKind(columnType: ClickHouseSchema.columnType($0)) }
+        stringArray = kinds.map { $0 == .array }
         output.reserveCapacity(80 * 1024)
     }
 
@@ -108,6 +163,12 @@ public final class LogPartNormalizer {
                 row: row, field: nil,
                 problem: "\(bounds.count) field\(bounds.count == 1 ? "" : "s") where the header names \(fields.count) (a tab or line break inside a value that the API did not escape)",
                 raw: Array(line.prefix(LogRowProblem.rawLimit)))
+        }
+        for position in fields.indices where kinds[position] != .text && !stringArray[position] {
+            let value = UnsafeBufferPointer(rebasing: line[bounds[order?[position] ?? position]])
+            guard kinds[position].accepts(value) else {
+                throw LogRowProblem(row: row, field: fields[position], problem: "not \(kinds[position].name)", raw: Array(value.prefix(LogRowProblem.rawLimit)))
+            }
         }
         if order == nil, !needsRepair(line) {
             output.append(contentsOf: line)
