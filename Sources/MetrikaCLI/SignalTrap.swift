@@ -9,15 +9,20 @@ import Foundation
 
 /// Runs `handler` on a dispatch queue when SIGINT or SIGTERM arrives, instead of the default action
 /// (dying mid-line). The handler tidies up and ends the process itself (128 + the signal, as shells
-/// report it); `cancel` restores the default action.
+/// report it); `cancel` restores the default action. A signal the process inherited as ignored (a
+/// background job of a script) stays ignored, as `ProgressLine`'s eraser leaves it.
 final class SignalTrap: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
-    private let signals: [Int32]
+    private var signals: [Int32] = []
 
     init(_ signals: [Int32] = [SIGINT, SIGTERM], handler: @escaping @Sendable (Int32) -> Void) {
-        self.signals = signals
+        // The progress line's eraser is installed once, at its first line; installed now, before the
+        // trap, it cannot replace the trap later (the handler erases the line itself).
+        ProgressLine.eraseOnSignals
         for number in signals {
-            signal(number, SIG_IGN)
+            let previous = signal(number, SIG_IGN)
+            if let previous, unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
+            self.signals.append(number)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { handler(number) }
             source.resume()
