@@ -43,7 +43,7 @@ public final class ChdbServer: @unchecked Sendable {
         launcher.arguments = [
             "-c",
             "cd \"$1\" && exec </dev/null; /bin/bash -c 'for f in /proc/$$/fd/*; do n=${f##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\"; done; "
-                + "exec python3 \"$@\"' chdb-http \"$2\" --path \"$1/data\" --port 0 --parent-pid \"$3\" >\"$1/out\" 2>\"$1/err\" & echo $! > \"$1/pid\"",
+                + "exec python3 \"$@\"' chdb-http \"$2\" --path \"$1/data\" --port 0 --parent-pid \"$3\" --remove-on-exit \"$1\" >\"$1/out\" 2>\"$1/err\" & echo $! > \"$1/pid\"",
             "sh", directory, Self.script, String(getpid()),
         ]
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("METRIKA_") }
