@@ -52,7 +52,8 @@ package struct DirectReport {
             ids: [counter.id], metrics: request.tableMetrics.map(\.apiName),
             dimensions: dimensions.map(\.apiName), date1: range.from.iso, date2: range.to.iso, filters: request.filters,
             sort: request.sort ?? (isTimeSeries ? MetrikaModel.Dimension.date.apiName : nil),
-            accuracy: request.accuracy, preset: request.preset, lang: request.lang, group: request.apiGroup)
+            accuracy: request.accuracy, preset: request.preset, lang: request.lang, group: request.apiGroup,
+            currency: request.currency?.code, attribution: request.attribution?.apiValue)
     }
 
     /// Fetches the report into `sink`; calls `sink.begin` first when `begin` is true (the first counter).
@@ -89,9 +90,12 @@ package struct DirectReport {
                     activity.note("Note: --group \(request.grouping.rawValue) has no effect here: the report has no date period (\(named.dimensions.map(\.shortName).joined(separator: ", "))); --preset traffic or --dimensions ym:s:datePeriod<group> is by period.")
                 }
                 if begin {
-                    try sink.begin(ReportLayout(dimensions: named.dimensions, metrics: named.metrics.map { $0.titled(byGoalNames: goalNames) }, period: range, grouping: isTimeSeries ? .day : nil,
-                                            multipleCounters: multipleCounters, raw: request.raw,
-                                            query: request.queryEcho(metrics: named.metrics, dimensions: named.dimensions)))
+                    var layout = ReportLayout(dimensions: named.dimensions, metrics: named.metrics.map { $0.titled(byGoalNames: goalNames) }, period: range, grouping: isTimeSeries ? .day : nil,
+                                              multipleCounters: multipleCounters, raw: request.raw,
+                                              query: request.queryEcho(metrics: named.metrics, dimensions: named.dimensions))
+                    // The model the answer says it used (it may differ from the one asked for).
+                    if let asked = request.attribution { layout.attribution = page.queryAttribution.map { $0.lowercased() } ?? asked.apiValue }
+                    try sink.begin(layout)
                 }
                 try sink.beginSection(counter: counter, sampling: page.sampling)
                 totals = Normalizer.quantities(page.totals, of: named.metrics)
@@ -130,6 +134,10 @@ package struct DirectReport {
             let echoed = page.queryMetrics.compactMap { Metric.named($0) }
             if !echoed.isEmpty || request.metrics == nil { metrics = echoed }
             if request.dimensions.isEmpty { dimensions = page.queryDimensions.compactMap { MetrikaModel.Dimension.named($0) } }
+        }
+        // Money still in "the counter's currency" is in the one the answer names.
+        if let currency = page.queryCurrency.flatMap(Currency.init(code:)) {
+            metrics = metrics.map { $0.needsCurrency ? $0.inCurrency(currency) : $0 }
         }
         try checkWidths(page, dimensions: dimensions.count, metrics: metrics.count)
         // `ym:s:datePeriod<group>` is the period the request's `group=` filled in: titled by it
@@ -187,6 +195,9 @@ extension DirectReport {
             targets.append((counter, try resolveRange(from: request.from, to: request.to, counter: counter, now: activity.now(), note: activity.note)))
         }
         let goalNames = await GoalNames.load(for: request.metrics ?? [], counterIDs: request.counterIDs, client: client, activity: activity)
+        if let attribution = request.attribution, let old = attribution.replaced {
+            activity.note("Note: since June 2026 the API answers the attribution model \(old) with \(attribution.apiValue); asking for that.")
+        }
         let multiple = targets.count > 1
         let recording = multiple ? RecordingSink() : nil
         for (index, (counter, range)) in targets.enumerated() {

@@ -38,7 +38,8 @@ enum MailCommand: Command {
         OptionSpec("to", value: "ADDR[,ADDR…]", help: "Recipients: name@example.com or \"Name <name@example.com>\""),
         OptionSpec("sender", value: "ADDR", help: "From address (default: METRIKA_SENDER, else USER@host)"),
         OptionSpec("subject", value: "TEXT", help: "Subject (default: Metrika: <counters>, <period>)"),
-        MetricsOptions.spec(help: "Metrics of the table and charts (default: the six everyday metrics; charts: visits)"),
+        MetricsOptions.spec(help: "Metrics of the table and charts (default: the six everyday metrics; charts: visits), e.g. visits,purchases,revenue"),
+        MoneyOptions.currencySpec,
         OptionSpec("last", value: "Nd|Nw", help: "The last N complete days (7d, 30d) or weeks (4w); default 7d"),
         OptionSpec("period", value: "NAME", help: "A named period of finished days instead of --last: yesterday, lastWeek, lastMonth, lastYear",
                    choices: NamedPeriod.finished.map(\.description)),
@@ -112,7 +113,7 @@ enum MailCommand: Command {
 
         let history = try HistoryOptions.parse(options)
         let composer = MailComposer(loader: try session.historyLoader(offline: history.offline), rasterizer: context.rasterizer, activity: context)
-        let request = MailComposer.Request(counterIDs: ids, window: window, metrics: metrics, sender: sender, recipients: recipients, subject: options.value("subject"))
+        let request = MailComposer.Request(counterIDs: ids, window: window, metrics: metrics, sender: sender, recipients: recipients, subject: options.value("subject"), currency: try MoneyOptions.currency(options))
         let message = try await composer.compose(request)
         let bytes = message.bytes()
 

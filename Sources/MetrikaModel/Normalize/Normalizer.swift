@@ -14,7 +14,7 @@ public enum Normalizer {
         if metric.unit == .percent, percentScale == .fraction {
             return Quantity.percent(fraction: value)
         }
-        return Quantity(value, unit: metric.unit)
+        return Quantity(value, unit: metric.unit, currency: metric.currency)
     }
 
     /// A row of API values for `metrics`, in order; missing trailing values become nil.

@@ -5,10 +5,13 @@
 public struct Quantity: Hashable, Sendable {
     public let unit: MetricUnit
     public let value: Double?
+    /// The currency of a `.money` value; nil for every other unit.
+    public let currency: Currency?
 
-    public init(_ value: Double?, unit: MetricUnit) {
+    public init(_ value: Double?, unit: MetricUnit, currency: Currency? = nil) {
         self.value = value
         self.unit = unit
+        self.currency = unit == .money ? currency : nil
     }
 
     /// A percent made from a fraction of one (bounces / visits, or a v1-style 0..1 value).
