@@ -94,7 +94,7 @@ package struct DirectReport {
                                               multipleCounters: multipleCounters, raw: request.raw,
                                               query: request.queryEcho(metrics: named.metrics, dimensions: named.dimensions))
                     // The model the answer says it used (it may differ from the one asked for).
-                    if let asked = request.attribution { layout.attribution = page.queryAttribution.map { $0.lowercased() } ?? asked.apiValue }
+                    if let asked = request.attribution { layout.attribution = Self.attributionName(answered: page.queryAttribution, asked: asked) }
                     try sink.begin(layout)
                 }
                 try sink.beginSection(counter: counter, sampling: page.sampling)
@@ -116,6 +116,14 @@ package struct DirectReport {
             activity.note("Note: counter \(counter.id): showing the first \(pager.received) of \(pager.claimedTotal) rows; \(Self.limitHint(claimed: pager.claimedTotal)).")
         }
         if columns != nil { try sink.endSection(totals: totals, missingDays: []) }
+    }
+
+    /// The model for the heading: the asked one when the answer echoes it in its own spelling
+    /// (`CROSS_DEVICE_LAST_SIGNIFICANT`), else what the answer says it used, else the asked one.
+    package static func attributionName(answered: String?, asked: Attribution) -> String {
+        guard let answered, !answered.isEmpty else { return asked.apiValue }
+        func key(_ text: String) -> String { String(text.lowercased().filter { $0 != "_" }) }
+        return key(answered) == key(asked.apiValue) ? asked.apiValue : TerminalText.sanitize(answered.lowercased(), limit: 60)
     }
 
     /// "use --limit N" with an N the parser accepts.

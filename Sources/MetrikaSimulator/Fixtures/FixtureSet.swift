@@ -59,6 +59,12 @@ struct CounterFixture: Sendable {
     var outages: [DayRun] = []
     /// Runs of days whose visits are multiplied.
     var waves: [TrafficWave] = []
+    /// The currency the counter keeps revenue in (`query.currency` when a request names none).
+    var currency: String = "RUB"
+    /// A shop: purchases per 100 visits; nil for a counter without e-commerce (no purchases).
+    var purchasePercent: Double? = nil
+    /// A shop's typical order, in roubles.
+    var averageOrder: Double = 0
 }
 
 /// Who an API token belongs to and what it can read.
@@ -317,6 +323,11 @@ struct FixtureSet: Sendable {
         fixture.weekly = weekly
         fixture.waves = waves
         fixture.outages = try dayRuns(entry["outages"], counter: id, zone: zone, now: now)
+        fixture.currency = entry["currency"]?.stringValue ?? "RUB"
+        if let shop = entry["shop"] {
+            fixture.purchasePercent = shop["purchase_percent"]?.doubleValue ?? 2
+            fixture.averageOrder = shop["average_order"]?.doubleValue ?? 2_500
+        }
         return fixture
     }
 
