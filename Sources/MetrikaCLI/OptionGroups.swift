@@ -72,7 +72,9 @@ enum MetricsOptions {
 
 /// `--currency RUB|USD|EUR|YND` (report, chart, mail) and `--attribution MODEL` (report).
 enum MoneyOptions {
-    static let currencySpec = OptionSpec("currency", value: "RUB|USD|EUR|YND", help: "Money (revenue, revenuePerPurchase, …) in this currency (default: the counter's own, as the API says)")
+    static let currencySpec = OptionSpec(
+        "currency", value: "RUB|USD|EUR|YND", help: "Money (revenue, revenuePerPurchase, …) in this currency (default: the counter's own, as the API says)",
+        choices: Currency.known.map(\.code))
     static let attributionSpec = OptionSpec(
         "attribution", value: "MODEL",
         help: "Attribution model of reports by source: automatic, cross_device_last_significant, cross_device_first, last, … (older ones are mapped)",
