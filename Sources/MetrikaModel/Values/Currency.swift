@@ -34,6 +34,15 @@ public struct Currency: Hashable, Sendable, CustomStringConvertible, Comparable 
     /// The lower-case code of CSV and JSON column names: `revenue_rub`.
     public var columnSuffix: String { code.lowercased() }
 
+    /// The four bytes a `Quantity` keeps instead of an optional currency (0 is none), so that a value
+    /// with a currency is no larger than one without: 24 bytes, as before money.
+    var packedValue: UInt32 { packed }
+
+    init?(packed: UInt32) {
+        guard packed != 0 else { return nil }
+        self.packed = packed
+    }
+
     public var description: String { code }
 
     public static func < (lhs: Currency, rhs: Currency) -> Bool { lhs.packed < rhs.packed }
