@@ -93,6 +93,15 @@ struct MoneyEndToEndTests {
             "ym:s:ecommerceRUBConvertedRevenue money:RUB\nym:s:ecommerceRUBConvertedRevenuePerPurchase money:RUB\nym:s:ecommerceRUBConvertedRevenuePerVisit money:RUB\nym:s:ecommerceUSDConvertedRevenue money:USD")
         #expect(try HistoryTools.sqlite(db, "SELECT counter_id || ' ' || currency FROM counter_currency") == "1001 RUB")
 
+        // Goal revenue: the simulator's goal 4001 earns 500 ₽ a reach, so a week's revenue is its reaches × 500.
+        let goal = try metrika(["report", "--counter", "1001", "--metrics", "goal4001reaches,goal4001revenue", "--group", "week"] + days + ["--csv"], environment: environment)
+        #expect(goal.status == 0, "\(goal.stderr)")
+        let goalLines = HistoryTools.lines(goal.stdout)
+        #expect(goalLines.first == "date,date_end,goal4001_reaches,goal4001_revenue_rub")
+        let goalCells = (goalLines.last ?? "").split(separator: ",").map(String.init)
+        try #require(goalCells.count == 4)
+        #expect(goalCells[3] == "\(Int(goalCells[2])! * 500).00")
+
         // A chart with a money axis.
         let svgPath = home.path + "/revenue.svg"
         let chart = try metrika(["chart", "--counter", "1001", "--metrics", "revenue"] + days + ["--output", svgPath], environment: environment)

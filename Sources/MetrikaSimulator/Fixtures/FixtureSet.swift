@@ -19,6 +19,8 @@ struct GoalFixture: Sendable {
     var perDay: Double? = nil
     /// Runs of days on which the goal is never reached (a broken goal).
     var outages: [DayRun] = []
+    /// Revenue of one reach, in roubles (simulator-only `revenue_per_reach`; not served); 0 without.
+    var priceRoubles: Double = 0
 }
 
 /// A run of days `from...to` (`to` nil: to the end of time), in the counter's time zone.
@@ -278,9 +280,10 @@ struct FixtureSet: Sendable {
             }
             var fixture = GoalFixture(
                 id: goalID,
-                document: .object(goalPairs.filter { !["conversion_percent", "per_day", "outages"].contains($0.0) }),
+                document: .object(goalPairs.filter { !["conversion_percent", "per_day", "outages", "revenue_per_reach"].contains($0.0) }),
                 conversionPercent: goal["conversion_percent"]?.doubleValue ?? 2.5)
             fixture.perDay = goal["per_day"]?.doubleValue
+            fixture.priceRoubles = goal["revenue_per_reach"]?.doubleValue ?? 0
             fixture.outages = try dayRuns(goal["outages"], counter: id, zone: zone, now: now)
             goals.append(fixture)
         }

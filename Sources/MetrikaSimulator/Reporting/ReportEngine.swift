@@ -54,6 +54,7 @@ struct RowFigures: Sendable {
         // No purchases, no average order value: null, as for other ratios without a base.
         case let .revenuePerPurchase(code): return ratio(revenueKopecks, purchases).flatMap { MetricKind.converted($0, into: code) }
         case let .revenuePerVisit(code): return ratio(revenueKopecks, visits).flatMap { MetricKind.converted($0, into: code) }
+        case let .goalRevenue(id, code, price): return goalSlots[id].map { MetricKind.converted(goalReaches[$0] * price, into: code) }
         }
     }
 

@@ -64,6 +64,9 @@ enum MetricKind: Sendable, Equatable {
     case revenue(String?)
     case revenuePerPurchase(String?)
     case revenuePerVisit(String?)
+    /// `ym:s:goal<ID>converted<CUR>Revenue`: the goal's reaches × its price (kopecks, filled in from
+    /// the fixture when the query is read).
+    case goalRevenue(Int, String?, priceKopecks: Double)
 
     /// Roubles per unit of each currency the simulator converts into (fixed, made-up rates).
     static let roublesPer: [String: Double] = ["RUB": 1, "USD": 90, "EUR": 100, "YND": 30]
@@ -103,6 +106,7 @@ enum MetricKind: Sendable, Equatable {
         case .revenue(nil): return .revenue(currency)
         case .revenuePerPurchase(nil): return .revenuePerPurchase(currency)
         case .revenuePerVisit(nil): return .revenuePerVisit(currency)
+        case let .goalRevenue(id, nil, price): return .goalRevenue(id, currency, priceKopecks: price)
         default: return self
         }
     }
@@ -124,6 +128,13 @@ enum MetricKind: Sendable, Equatable {
             if let money = money(name) { return money }
             guard name.hasPrefix("ym:s:goal") else { return nil }
             let rest = name.dropFirst("ym:s:goal".count)
+            // goal<ID>converted<CUR>Revenue, CUR a known code or <currency>.
+            if rest.hasSuffix("Revenue"), let converted = rest.firstRange(of: "converted"), let id = Int(rest[..<converted.lowerBound]), id > 0 {
+                let code = String(rest[converted.upperBound...].dropLast("Revenue".count))
+                if code == "<currency>" { return .goalRevenue(id, nil, priceKopecks: 0) }
+                if roublesPer[code] != nil { return .goalRevenue(id, code, priceKopecks: 0) }
+                return nil
+            }
             for (suffix, make) in [("reaches", MetricKind.goalReaches), ("conversionRate", MetricKind.goalConversionRate)] {
                 if rest.hasSuffix(suffix), let id = Int(rest.dropLast(suffix.count)), id > 0 { return make(id) }
             }
@@ -133,7 +144,7 @@ enum MetricKind: Sendable, Equatable {
 
     var goalID: Int? {
         switch self {
-        case let .goalReaches(id), let .goalConversionRate(id): return id
+        case let .goalReaches(id), let .goalConversionRate(id), let .goalRevenue(id, _, _): return id
         default: return nil
         }
     }
@@ -297,6 +308,11 @@ struct StatQuery: Sendable {
                     return fail(APIError.invalidParameter("Unknown metric: \(name) (no goal \(goal) on the counter)"))
                 }
                 if !goalIDs.contains(goal) { goalIDs.append(goal) }
+            }
+            if case let .goalRevenue(id, code, _) = kind {
+                let price = counters.lazy.compactMap { $0.goals.first { $0.id == id }?.priceRoubles }.first ?? 0
+                metrics.append(.goalRevenue(id, code, priceKopecks: (price * 100).rounded()))
+                continue
             }
             metrics.append(kind)
         }
