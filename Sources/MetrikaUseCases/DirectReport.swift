@@ -57,7 +57,9 @@ package struct DirectReport {
     }
 
     /// Fetches the report into `sink`; calls `sink.begin` first when `begin` is true (the first counter).
-    package func run(into sink: any ReportSink, begin: Bool, multipleCounters: Bool) async throws {
+    /// Returns the columns the answer had (nil when it had no page).
+    @discardableResult
+    package func run(into sink: any ReportSink, begin: Bool, multipleCounters: Bool) async throws -> Columns? {
         let query = self.query
         // A time series has one row per day: the default 100-row limit must not cut a long range.
         let rowLimit = isTimeSeries && !request.limitGiven ? max(request.limit, range.dayCount) : request.limit
@@ -116,6 +118,7 @@ package struct DirectReport {
             activity.note("Note: counter \(counter.id): showing the first \(pager.received) of \(pager.claimedTotal) rows; \(Self.limitHint(claimed: pager.claimedTotal)).")
         }
         if columns != nil { try sink.endSection(totals: totals, missingDays: []) }
+        return columns
     }
 
     /// The model for the heading: the asked one when the answer echoes it in its own spelling
@@ -208,10 +211,18 @@ extension DirectReport {
         }
         let multiple = targets.count > 1
         let recording = multiple ? RecordingSink() : nil
+        var first: (id: Int, columns: Columns)?
         for (index, (counter, range)) in targets.enumerated() {
             let report = DirectReport(request: request, counter: counter, range: range, client: client, activity: activity,
                                       goalNames: goalNames, showsProgress: showsProgress)
-            try await report.run(into: recording ?? sink, begin: index == 0, multipleCounters: multiple)
+            let columns = try await report.run(into: recording ?? sink, begin: index == 0, multipleCounters: multiple)
+            // Money in each counter's own currency: one column cannot hold roubles and dollars
+            // (checked before the recorded rows are written, so nothing is printed).
+            if let columns, let earlier = first, earlier.columns.metrics.map(\.currency) != columns.metrics.map(\.currency) {
+                let code = { (metrics: [Metric]) in metrics.compactMap(\.currency).first?.code ?? "?" }
+                throw UsageError("counters keep revenue in different currencies (\(earlier.id) in \(code(earlier.columns.metrics)), \(counter.id) in \(code(columns.metrics))); pass --currency RUB, USD, EUR or YND to see them in one")
+            }
+            if first == nil, let columns { first = (counter.id, columns) }
         }
         try recording?.replay(into: sink)
         try sink.end()

@@ -106,3 +106,41 @@ struct MoneyUseCaseTests {
         #expect(message.subject.contains("Shop"))
     }
 }
+
+extension MoneyUseCaseTests {
+    /// Reports by source straight from the API: money in the currency each answer names; two
+    /// counters in two currencies are refused before anything is written.
+    @Test func directReportsTakeTheAnswersCurrency() async throws {
+        let api = RuleAPI(counters: [
+            1001: #"{"id":1001,"name":"Shop","site":"shop.example","time_zone_name":"UTC"}"#,
+            1002: #"{"id":1002,"name":"Boutique","site":"boutique.example","time_zone_name":"UTC"}"#,
+        ])
+        api.dimensionRows = 2
+        api.currencies = [1001: "RUB", 1002: "USD"]
+        let request = ReportRequest(counterIDs: [1001], from: .absolute(day("2026-11-23")), to: .absolute(day("2026-11-24")),
+                                    metrics: [Metric.purchases, Metric.revenue], dimensions: [MetrikaModel.Dimension.named("trafficSource")!])
+        let sink = CollectingSink()
+        try await DirectReport.run(request, client: api.client(), activity: RecordedActivity(), into: sink, showsProgress: false)
+        #expect(sink.layouts.first?.metrics.map(\.columnName) == ["purchases", "revenue_rub"])
+        #expect(sink.rows.first?.values[1].currency == .rub)
+        // Without --currency the metric went with the API's placeholder and no currency parameter.
+        #expect(api.dataRequests.last?.query["metrics"] == "ym:s:ecommercePurchases,ym:s:ecommerce<currency>ConvertedRevenue")
+        #expect(api.dataRequests.last?.query["currency"] == nil)
+
+        var both = request
+        both.counterIDs = [1001, 1002]
+        let refused = CollectingSink()
+        await #expect { try await DirectReport.run(both, client: api.client(), activity: RecordedActivity(), into: refused, showsProgress: false) } throws: { error in
+            (error as? UsageError)?.message.contains("1001 in RUB, 1002 in USD") == true
+        }
+        #expect(refused.layouts.isEmpty && refused.rows.isEmpty)
+
+        // With --currency: the concrete name and the parameter, for both.
+        both.currency = .eur
+        let converted = CollectingSink()
+        try await DirectReport.run(both, client: api.client(), activity: RecordedActivity(), into: converted, showsProgress: false)
+        #expect(converted.layouts.first?.metrics.map(\.columnName) == ["purchases", "revenue_eur"])
+        #expect(api.dataRequests.last?.query["metrics"] == "ym:s:ecommercePurchases,ym:s:ecommerceEURConvertedRevenue")
+        #expect(api.dataRequests.last?.query["currency"] == "EUR")
+    }
+}
