@@ -250,8 +250,15 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// The currency a counter keeps its revenue in, as the API last said it; nil when never seen.
     public func counterCurrency(id: Int) throws -> Currency? {
+        try counterCurrencySeen(id: id)?.currency
+    }
+
+    /// The same, with when the API said it.
+    public func counterCurrencySeen(id: Int) throws -> (currency: Currency, seenAt: Date)? {
         try perform { database in
-            try database.rows("SELECT currency FROM counter_currency WHERE counter_id = ?", [.int(id)]).first?.first?.string.flatMap(Currency.init(code:))
+            guard let row = try database.rows("SELECT currency, seen_at FROM counter_currency WHERE counter_id = ?", [.int(id)]).first,
+                  let currency = row[0].string.flatMap(Currency.init(code:)), let seen = row[1].double else { return nil }
+            return (currency, Date(timeIntervalSince1970: seen))
         }
     }
 

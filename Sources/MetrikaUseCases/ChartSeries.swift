@@ -17,7 +17,7 @@ package enum ChartSeries {
             let counter = try await loader.counter(id: id)
             let range = try resolveRange(from: from, to: to, counter: counter, now: activity.now(), note: activity.note)
             // Money in --currency or the counter's own: counters in different currencies get panels of their own.
-            let priced = try await loader.inCurrency(metrics, counter: counter, requested: currency)
+            let priced = try await loader.inCurrency(metrics, counter: counter, requested: currency, refresh: refresh)
             data.append(try await loadSeries(loader: loader, counter: counter, range: range, metrics: priced, grouping: grouping, refresh: refresh))
         }
         for item in data where !item.leftOut.isEmpty {

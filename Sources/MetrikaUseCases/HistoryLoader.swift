@@ -56,6 +56,10 @@ package struct HistoryLoader: Sendable {
     }
 
     /// The metrics to store for a request: the asked ones plus visits and pageviews (weighting needs them).
+    /// How long the currency an answer named is trusted without asking again (a counter's currency
+    /// is a setting that rarely changes; a changed one is another series anyway).
+    package static let currencyMemory: TimeInterval = 86_400
+
     /// Money ratios bring what they divide: the average order value its revenue (same currency) and
     /// purchases, revenue per visit its revenue — so a week's value is a ratio of the week's sums.
     package static func storedMetrics(for metrics: [Metric]) -> [Metric] {
@@ -76,14 +80,18 @@ package struct HistoryLoader: Sendable {
     }
 
     /// `metrics` with every money metric in a known currency: `requested` (`--currency`) when given;
-    /// else the counter's own — online as the API's answer names it (`query.currency` of a one-row
-    /// probe, remembered in the history), offline as last remembered. Other metrics unchanged; no
-    /// request when no metric needs a currency.
-    package func inCurrency(_ metrics: [Metric], counter: Counter, requested: Currency?) async throws -> [Metric] {
+    /// else the counter's own — as the API's answer names it (`query.currency` of a one-row probe,
+    /// remembered in the history and trusted for a day, so re-runs cost nothing; `refresh` asks
+    /// again), offline as last remembered. Other metrics unchanged; no request when no metric needs
+    /// a currency.
+    package func inCurrency(_ metrics: [Metric], counter: Counter, requested: Currency?, refresh: Bool = false) async throws -> [Metric] {
         guard metrics.contains(where: \.needsCurrency) else { return metrics }
         let currency: Currency
+        let remembered = try store.counterCurrencySeen(id: counter.id)
         if let requested {
             currency = requested
+        } else if let remembered, client == nil || (!refresh && abs(now().timeIntervalSince(remembered.seenAt)) < Self.currencyMemory) {
+            currency = remembered.currency
         } else if let client {
             let day = metrikaToday(counter).iso
             let probe = StatQuery(ids: [counter.id], metrics: [Metric.revenue.apiName], date1: day, date2: day, accuracy: "full")
@@ -93,8 +101,6 @@ package struct HistoryLoader: Sendable {
             }
             try store.storeCounterCurrency(id: counter.id, currency: found, seenAt: now())
             currency = found
-        } else if let stored = try store.counterCurrency(id: counter.id) {
-            currency = stored
         } else {
             throw SimpleFailure("the history does not know counter \(counter.id)'s currency yet; pass --currency RUB, USD, EUR or YND, or run once without --offline.", exitCode: ExitCode.config)
         }

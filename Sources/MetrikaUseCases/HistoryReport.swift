@@ -25,7 +25,7 @@ package struct HistoryReport {
         for id in request.counterIDs {
             let counter = try await loader.counter(id: id)
             // Money in --currency, or in the counter's own; one table has one currency per column.
-            let priced = try await loader.inCurrency(request.tableMetrics, counter: counter, requested: request.currency)
+            let priced = try await loader.inCurrency(request.tableMetrics, counter: counter, requested: request.currency, refresh: request.refresh)
             if let first = currencies.first, first.metrics != priced {
                 let codes = [first, (id, priced)].map { "\($0.id) in \($0.metrics.compactMap(\.currency).first?.code ?? "?")" }
                 throw UsageError("counters keep revenue in different currencies (\(codes.joined(separator: ", "))); pass --currency RUB, USD, EUR or YND to see them in one")

@@ -25,16 +25,28 @@ struct MoneyUseCaseTests {
         #expect(api.dataRequests.first?.query["metrics"] == "ym:s:ecommerce<currency>ConvertedRevenue")
         #expect(api.dataRequests.first?.query["currency"] == nil)
         #expect(try store.counterCurrency(id: 1001) == .eur)
+        // Asked again within a day: the memory answers; --refresh asks the API again.
+        #expect(try await online.inCurrency(Self.shop, counter: counter, requested: nil) == priced)
+        #expect(api.dataRequests.count == 1)
+        #expect(try await online.inCurrency(Self.shop, counter: counter, requested: nil, refresh: true) == priced)
+        #expect(api.dataRequests.count == 2)
+        // A day later the API is asked again, and a changed currency is what counts.
+        api.currencies = [1001: "USD"]
+        let later = HistoryLoader(store: store, client: api.client(), now: { testNow.addingTimeInterval(2 * 86_400) }, unsettledDays: 2)
+        #expect(try await later.inCurrency(Self.shop, counter: counter, requested: nil)[2].currency == .usd)
+        #expect(api.dataRequests.count == 3)
+        api.currencies = [1001: "EUR"]
+        try store.storeCounterCurrency(id: 1001, currency: .eur, seenAt: testNow)
 
         // Offline: what the history remembers, no request.
         let offline = HistoryLoader(store: store, client: nil, now: { testNow }, unsettledDays: 2)
         #expect(try await offline.inCurrency(Self.shop, counter: counter, requested: nil) == priced)
         // Asked for: that one, no probe.
         #expect(try await online.inCurrency(Self.shop, counter: counter, requested: .usd)[2].apiName == "ym:s:ecommerceUSDConvertedRevenue")
-        #expect(api.dataRequests.count == 1)
+        #expect(api.dataRequests.count == 3)
         // No money metric: nothing to ask.
-        #expect(try await online.inCurrency([Metric.visits], counter: counter, requested: nil) == [Metric.visits])
-        #expect(api.dataRequests.count == 1)
+        #expect(try await online.inCurrency([Metric.visits], counter: counter, requested: nil, refresh: true) == [Metric.visits])
+        #expect(api.dataRequests.count == 3)
     }
 
     @Test func withoutAnAnswerOrAMemoryTheUserIsAskedForACurrency() async throws {
