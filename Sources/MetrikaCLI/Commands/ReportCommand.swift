@@ -26,7 +26,7 @@ enum ReportCommand: Command {
     goal's name in the table and JSON `title` (one extra request for the goals; offline, or if it
     fails, "Goal <ID>").
     Money: purchases, revenue, revenuePerPurchase (average order value), revenuePerVisit, in
-    --currency or the counter's own currency (one extra request asks the API which): tables
+    --currency or the counter's own currency (the API says which; remembered for a day): tables
     1 250 000.00 ₽, CSV plain numbers in revenue_rub-style columns, JSON "unit": "money" with
     "currency". Weeks and months: revenue and purchases add up; average order value is the
     period's revenue over its purchases, empty for a period without purchases.
