@@ -88,6 +88,13 @@ enum MoneyOptions {
         return currency
     }
 
+    /// `--currency` where no column is money would change nothing: refused, like the other options
+    /// that would be silently ignored. A preset's columns are the API's to say, so it may be money.
+    static func refuseCurrencyWithoutMoney(_ currency: Currency?, metrics: [Metric], preset: String? = nil) throws {
+        guard currency != nil, preset == nil, !metrics.contains(where: { $0.unit == .money }) else { return }
+        throw UsageError("--currency applies to money metrics (revenue, revenuePerPurchase, revenuePerVisit, goal<ID>revenue); these metrics have none")
+    }
+
     static func attribution(_ options: ParsedOptions) throws -> Attribution? {
         guard let text = options.value("attribution") else { return nil }
         guard let attribution = Attribution(text) else {

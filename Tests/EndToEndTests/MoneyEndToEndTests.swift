@@ -142,6 +142,9 @@ struct MoneyEndToEndTests {
             (["report", "--counter", "1001", "--preset", "purchase", "--attribution", "best"], 64, "--attribution must be one of automatic"),
             (["report", "--counter", "1001", "--metrics", "revenue", "--attribution", "automatic"], 64, "applies to reports by source"),
             (["report", "--counter", "1001", "--metrics", "revenu"], 64, "Unknown metric 'revenu'"),
+            (["report", "--counter", "1001", "--currency", "USD"], 64, "--currency applies to money metrics"),
+            (["chart", "--counter", "1001", "--metrics", "visits", "--currency", "EUR", "--output", home.path + "/x.svg"], 64, "--currency applies to money metrics"),
+            (["mail", "--counter", "1001", "--to", "a@example.com", "--currency", "EUR", "--dry-run"], 64, "--currency applies to money metrics"),
         ]
         for (arguments, status, message) in cases {
             let result = try metrika(arguments, environment: environment)

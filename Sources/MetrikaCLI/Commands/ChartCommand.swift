@@ -68,11 +68,13 @@ enum ChartCommand: Command {
         let dates = try DateOptions.parse(options, defaultFrom: "29daysAgo")
         let grouping = try GroupingOptions.grouping(options)
         let history = try HistoryOptions.parse(options)
+        let currency = try MoneyOptions.currency(options)
+        try MoneyOptions.refuseCurrencyWithoutMoney(currency, metrics: metrics)
         return Request(
             counterIDs: ids, metrics: metrics, dates: dates, grouping: grouping,
             width: try options.integer("width", in: SVGLineChart.minimumWidth...10_000) ?? 800,
             height: try options.integer("height", in: SVGLineChart.minimumHeight...10_000),
-            title: options.value("title"), history: history, currency: try MoneyOptions.currency(options))
+            title: options.value("title"), history: history, currency: currency)
     }
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {

@@ -106,6 +106,8 @@ enum MailCommand: Command {
         let sender = try MailDelivery.senderAddress(options, context: context)
         let window = try window(options, note: context.note)
         let metrics = try MetricsOptions.metrics(options)
+        let currency = try MoneyOptions.currency(options)
+        try MoneyOptions.refuseCurrencyWithoutMoney(currency, metrics: DefaultMetrics.table(chosen: metrics))
         let modes = [options.has("sendmail"), options.has("output"), options.flag("dry-run")].filter { $0 }.count
         guard modes <= 1 else { throw UsageError("Choose one of --sendmail, --output and --dry-run") }
         let sendmail = MailDelivery.sendmailPath(options, environment: context.environment)
@@ -113,7 +115,7 @@ enum MailCommand: Command {
 
         let history = try HistoryOptions.parse(options)
         let composer = MailComposer(loader: try session.historyLoader(offline: history.offline), rasterizer: context.rasterizer, activity: context)
-        let request = MailComposer.Request(counterIDs: ids, window: window, metrics: metrics, sender: sender, recipients: recipients, subject: options.value("subject"), currency: try MoneyOptions.currency(options))
+        let request = MailComposer.Request(counterIDs: ids, window: window, metrics: metrics, sender: sender, recipients: recipients, subject: options.value("subject"), currency: currency)
         let message = try await composer.compose(request)
         let bytes = message.bytes()
 

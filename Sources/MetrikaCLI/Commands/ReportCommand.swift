@@ -131,6 +131,7 @@ enum ReportCommand: Command {
         if request.offline && !request.usesHistory {
             throw UsageError("--offline works for time-series reports only: the history keeps daily totals, not --dimensions, --preset, --filters or sampled answers")
         }
+        try MoneyOptions.refuseCurrencyWithoutMoney(request.currency, metrics: request.tableMetrics, preset: request.preset)
         if request.attribution != nil, request.dimensions.isEmpty, request.preset == nil {
             throw UsageError("--attribution decides which source a visit or purchase is credited to: it applies to reports by source (--dimensions, --preset); daily totals are the same under every model")
         }
