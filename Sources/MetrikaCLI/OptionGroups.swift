@@ -59,12 +59,48 @@ enum MetricsOptions {
         var metrics: [Metric] = []
         for text in texts {
             guard let metric = Metric.named(text) else {
-                throw UsageError("Unknown metric '\(text)'. Use one of \(Metric.known.map(\.shortName).joined(separator: ", ")), goal<ID>reaches, goal<ID>conversionRate, or a full ym:s: name")
+                throw UsageError("Unknown metric '\(text)'. Use one of \(Metric.known.map(\.shortName).joined(separator: ", ")), goal<ID>reaches, goal<ID>conversionRate, goal<ID>revenue, or a full ym:s: name")
             }
             if !metrics.contains(where: { $0.apiName == metric.apiName }) { metrics.append(metric) }
         }
         guard metrics.count <= 20 else { throw UsageError("--metrics lists \(metrics.count) metrics; the API allows at most 20 per report") }
         return metrics
+    }
+}
+
+// MARK: - Money
+
+/// `--currency RUB|USD|EUR|YND` (report, chart, mail) and `--attribution MODEL` (report).
+enum MoneyOptions {
+    static let currencySpec = OptionSpec(
+        "currency", value: "RUB|USD|EUR|YND", help: "Money (revenue, revenuePerPurchase, …) in this currency (default: the counter's own, as the API says)",
+        choices: Currency.known.map(\.code))
+    static let attributionSpec = OptionSpec(
+        "attribution", value: "MODEL",
+        help: "Attribution model of reports by source: automatic, cross_device_last_significant, cross_device_first, last, … (older ones are mapped)",
+        choices: Attribution.accepted)
+
+    static func currency(_ options: ParsedOptions) throws -> Currency? {
+        guard let text = options.value("currency") else { return nil }
+        guard let currency = Currency(code: text), Currency.known.contains(currency) else {
+            throw UsageError("--currency must be one of \(Currency.known.map(\.code).joined(separator: ", ")), not '\(text)'")
+        }
+        return currency
+    }
+
+    /// `--currency` where no column is money would change nothing: refused, like the other options
+    /// that would be silently ignored. A preset's columns are the API's to say, so it may be money.
+    static func refuseCurrencyWithoutMoney(_ currency: Currency?, metrics: [Metric], preset: String? = nil) throws {
+        guard currency != nil, preset == nil, !metrics.contains(where: { $0.unit == .money }) else { return }
+        throw UsageError("--currency applies to money metrics (revenue, revenuePerPurchase, revenuePerVisit, goal<ID>revenue); these metrics have none")
+    }
+
+    static func attribution(_ options: ParsedOptions) throws -> Attribution? {
+        guard let text = options.value("attribution") else { return nil }
+        guard let attribution = Attribution(text) else {
+            throw UsageError("--attribution must be one of \(Attribution.current.joined(separator: ", ")) (or an older \(Attribution.replacements.map(\.old).joined(separator: ", "))), not '\(text)'")
+        }
+        return attribution
     }
 }
 

@@ -1,10 +1,13 @@
 import MetrikaModel
 /// How chart labels print metric values, by unit: counts `950`, `1.2k`, `12k`, `1.2M`; percents
-/// `17.8%`; seconds `mm:ss` (`h:mm:ss` from one hour); pages per visit with two decimals.
+/// `17.8%`; seconds `mm:ss` (`h:mm:ss` from one hour); pages per visit with two decimals; money with
+/// its sign, compact like counts on axes (`1.5M ₽`) and to the kopeck in labels (`1 250 000.00 ₽`).
 public enum ChartValueFormat {
     /// The label for one value (the last-value label, the legend, the mail's table).
-    public static func label(_ value: Double, unit: MetricUnit) -> String {
+    public static func label(_ value: Double, unit: MetricUnit, currency: Currency? = nil) -> String {
         switch unit {
+        case .money:
+            return ValueFormatter.format(Quantity(value, unit: .money, currency: currency), grouping: true, missing: "", currencySign: true)
         case .count: return compactCount(value)
         case .percent: return ChartNumber.fixed(value, decimals: 1) + "%"
         case .seconds: return clock(value)
@@ -15,13 +18,15 @@ public enum ChartValueFormat {
 
     /// The label for a y-axis tick: as many decimals as the tick step needs, so neighbouring ticks
     /// never print the same text (`1.5k` next to `2k`, `17.5%` next to `18%`).
-    public static func axisLabel(_ value: Double, unit: MetricUnit, step: Double) -> String {
+    public static func axisLabel(_ value: Double, unit: MetricUnit, step: Double, currency: Currency? = nil) -> String {
         switch unit {
-        case .count:
+        case .count, .money:
             let magnitude = abs(value)
             let (scale, suffix): (Double, String) =
                 magnitude >= 1e9 ? (1e9, "B") : magnitude >= 1e6 ? (1e6, "M") : magnitude >= 1e3 ? (1e3, "k") : (1, "")
-            return ChartNumber.trimmed(value / scale, maxDecimals: decimalsFor(step: step / scale)) + suffix
+            let number = ChartNumber.trimmed(value / scale, maxDecimals: decimalsFor(step: step / scale)) + suffix
+            guard unit == .money, let currency else { return number }
+            return number + " " + currency.sign
         case .percent:
             return ChartNumber.trimmed(value, maxDecimals: decimalsFor(step: step)) + "%"
         case .seconds:

@@ -33,11 +33,12 @@ public struct HTMLReportSection: Sendable {
 
     // MARK: - Text of values
 
-    /// A value as the table shows it (`ValueFormatter`; `--raw`: the API's number); `—` when missing.
+    /// A value as the table shows it (`ValueFormatter`, money with its sign: `1 250 000.00 ₽`;
+    /// `--raw`: the API's number); `—` when missing.
     public func text(_ quantity: Quantity) -> String {
         guard let value = quantity.value, value.isFinite else { return ValueFormatter.missingInTable }
         if layout.raw { return ValueFormatter.raw(value) }
-        return ValueFormatter.format(quantity, grouping: true, missing: ValueFormatter.missingInTable)
+        return ValueFormatter.format(quantity, grouping: true, missing: ValueFormatter.missingInTable, currencySign: true)
     }
 
     var spansYears: Bool { layout.period.from.components.year != layout.period.to.components.year }

@@ -31,7 +31,10 @@ public final class ReportJSONSink: ReportSink {
             }
         }
         for metric in layout.metrics {
-            columns.append(.object([("name", .string(metric.columnName)), ("kind", .string("metric")), ("api_name", .string(metric.apiName)), ("unit", .string(metric.unit.rawValue)), ("title", .string(metric.title))]))
+            var members: [(String, JSONValue)] = [("name", .string(metric.columnName)), ("kind", .string("metric")), ("api_name", .string(metric.apiName)), ("unit", .string(metric.unit.rawValue))]
+            if metric.unit == .money, let currency = metric.currency { members.append(("currency", .string(currency.code))) }
+            members.append(("title", .string(metric.title)))
+            columns.append(.object(members))
         }
         try out.write("{\n  \"version\": \(Self.version),\n  \"query\": ")
         try write(JSONValue.object(layout.query), pretty: true, indent: 1)

@@ -41,6 +41,8 @@ public struct ReportLayout: Sendable {
     public var query: [(String, JSONValue)]
     /// `--compare`: rows carry `previous` values, sections get `compareSection`.
     public var compare: Bool
+    /// `--attribution`: the model the answer used, for the table's heading; nil when not asked.
+    public var attribution: String?
 
     public init(dimensions: [Dimension], metrics: [Metric], period: DateRange, grouping: Grouping?, multipleCounters: Bool, raw: Bool, query: [(String, JSONValue)] = [], compare: Bool = false) {
         self.dimensions = dimensions

@@ -171,8 +171,8 @@ public final class ReportTableSink: ReportSink {
         guard let value = quantity.value else { return ValueFormatter.missingInTable }
         if raw { return ValueBytes.text({ ValueFormatter.raw(value) }) { ValueBytes.shortest(value, into: $0) } }
         guard value.isFinite else { return ValueFormatter.missingInTable }
-        return ValueBytes.text({ ValueFormatter.format(quantity, grouping: true, missing: ValueFormatter.missingInTable) }) {
-            ValueBytes.normalized(quantity, grouping: true, alwaysHours: false, into: $0)
+        return ValueBytes.text({ ValueFormatter.format(quantity, grouping: true, missing: ValueFormatter.missingInTable, currencySign: true) }) {
+            ValueBytes.normalized(quantity, grouping: true, alwaysHours: false, currencySign: true, into: $0)
         }
     }
 
@@ -208,7 +208,7 @@ public final class ReportTableSink: ReportSink {
         let ranges = layout.metrics.enumerated().map { index, metric -> String in
             let present = series[index].compactMap { $0 }
             guard let low = present.min(), let high = present.max() else { return "" }
-            let format = { (value: Double) in ValueFormatter.format(Quantity(value, unit: metric.unit), grouping: true, missing: "") }
+            let format = { (value: Double) in ValueFormatter.format(Quantity(value, unit: metric.unit, currency: metric.currency), grouping: true, missing: "", currencySign: true) }
             return "  \(format(low)) … \(format(high))"
         }
         // 60 characters of sparkline, fewer on a narrow terminal (at least 10); a note that would
@@ -248,6 +248,7 @@ public final class ReportTableSink: ReportSink {
         switch metric.unit {
         case .seconds: return metric.title + ", s"
         case .percent: return metric.title + ", %"
+        case .money: return metric.title + (metric.currency.map { ", " + $0.code } ?? "")
         case .count, .pagesPerVisit, .number: return metric.title
         }
     }
@@ -258,6 +259,7 @@ public final class ReportTableSink: ReportSink {
         if !counter.site.isEmpty { title += ", \(counter.site)" }
         title += ") · \(layout.period.from.iso) … \(layout.period.to.iso)"
         if let grouping = layout.grouping { title += " · by \(grouping.rawValue)" }
+        if let attribution = layout.attribution { title += " · attribution \(attribution)" }
         return title
     }
 

@@ -135,7 +135,7 @@ public struct SVGLineChart: Sendable {
         var widestTick = 0.0
         for (panel, axis) in zip(panels, axes) {
             for value in axis.values {
-                widestTick = max(widestTick, ChartTicks.estimatedWidth(of: ChartValueFormat.axisLabel(value, unit: panel.unit, step: axis.step), fontSize: Self.tickSize))
+                widestTick = max(widestTick, ChartTicks.estimatedWidth(of: ChartValueFormat.axisLabel(value, unit: panel.unit, step: axis.step, currency: panel.currency), fontSize: Self.tickSize))
             }
         }
         var widestLast = 0.0
@@ -176,7 +176,7 @@ public struct SVGLineChart: Sendable {
             out.line("<line x1=\"\(c(frame.left))\" y1=\"\(c(bottom))\" x2=\"\(c(frame.right))\" y2=\"\(c(bottom))\" stroke=\"\(Self.axisColor)\" stroke-width=\"1\"/>")
             out.line("<g font-size=\"\(c(Self.tickSize))\" fill=\"\(Self.mutedColor)\" text-anchor=\"end\">")
             for value in axis.values {
-                out.line("<text x=\"\(c(frame.left - 6))\" y=\"\(c(frame.y(value) + 4))\">\(XMLEscape.text(ChartValueFormat.axisLabel(value, unit: panel.unit, step: axis.step)))</text>")
+                out.line("<text x=\"\(c(frame.left - 6))\" y=\"\(c(frame.y(value) + 4))\">\(XMLEscape.text(ChartValueFormat.axisLabel(value, unit: panel.unit, step: axis.step, currency: panel.currency)))</text>")
             }
             out.line("</g>")
 
@@ -224,6 +224,8 @@ public struct SVGLineChart: Sendable {
 
     struct Panel {
         let unit: MetricUnit
+        /// Money panels: the currency of their lines (revenue in ₽ and in $ never share an axis).
+        var currency: Currency? = nil
         var seriesIndices: [Int]
         var metrics: [Metric]
         var lowest: Double?
@@ -242,11 +244,16 @@ public struct SVGLineChart: Sendable {
     /// next to 600 thousand.
     func panelGroups() -> [Panel] {
         let labels = legendLabels()
-        var units: [MetricUnit] = []
-        for line in series where !units.contains(line.metric.unit) { units.append(line.metric.unit) }
+        // One group per unit, and per currency for money.
+        var keys: [Quantity] = []
+        for line in series {
+            let key = Quantity(nil, unit: line.metric.unit, currency: line.metric.currency)
+            if !keys.contains(key) { keys.append(key) }
+        }
         var panels: [Panel] = []
-        for unit in units {
-            let members = series.indices.filter { series[$0].metric.unit == unit }
+        for key in keys {
+            let unit = key.unit
+            let members = series.indices.filter { series[$0].metric.unit == unit && series[$0].metric.currency == key.currency }
             // Largest peak first, so each cluster is anchored on its biggest line.
             let ranked = members.sorted { (peak(series[$0]) ?? 0, -$0) > (peak(series[$1]) ?? 0, -$1) }
             var clusters: [(top: Double, indices: [Int])] = []
@@ -260,7 +267,7 @@ public struct SVGLineChart: Sendable {
             }
             let ordered = clusters.map { $0.indices.sorted() }.sorted { $0[0] < $1[0] }
             for indices in ordered {
-                var panel = Panel(unit: unit, seriesIndices: indices, metrics: [])
+                var panel = Panel(unit: unit, currency: key.currency, seriesIndices: indices, metrics: [])
                 if ordered.count > 1 { panel.lineNames = indices.map { labels[$0] } }
                 for index in indices {
                     let line = series[index]
@@ -294,7 +301,7 @@ public struct SVGLineChart: Sendable {
         let highest = panel.highest ?? 0
         let fromZero: Bool
         switch panel.unit {
-        case .count, .seconds, .pagesPerVisit: fromZero = true
+        case .count, .seconds, .pagesPerVisit, .money: fromZero = true
         case .percent, .number: fromZero = lowest <= 0 || lowest < highest / 2
         }
         return ChartTicks.valueTicks(lowest: lowest, highest: highest, unit: panel.unit, fromZero: fromZero, maxTicks: maxTicks)
@@ -319,6 +326,7 @@ public struct SVGLineChart: Sendable {
         case .seconds: return names + " (mm:ss)"
         case .pagesPerVisit: return names + " (pages per visit)"
         case .number: return names
+        case .money: return names + (panel.currency.map { " (\($0.code))" } ?? "")
         }
     }
 
@@ -388,7 +396,7 @@ public struct SVGLineChart: Sendable {
 
     /// The last value's label: `5.7k`, or `5.7k so far` when its period is not over.
     func lastLabel(_ line: Series, _ last: (day: Day, value: Double)) -> String {
-        let text = ChartValueFormat.label(last.value, unit: line.metric.unit)
+        let text = ChartValueFormat.label(last.value, unit: line.metric.unit, currency: line.metric.currency)
         let partial = line.incompleteFrom.map { last.day >= $0 } ?? false
         return partial && connectsAcrossDays ? text + " so far" : text
     }
@@ -490,7 +498,7 @@ public struct SVGLineChart: Sendable {
         var finals: [String] = []
         for (line, label) in zip(series, labels) {
             if let last = lastValue(line) {
-                finals.append(label + " " + ChartValueFormat.label(last.value, unit: line.metric.unit) + " on " + last.day.iso)
+                finals.append(label + " " + ChartValueFormat.label(last.value, unit: line.metric.unit, currency: line.metric.currency) + " on " + last.day.iso)
             } else {
                 finals.append(label + " no data")
             }

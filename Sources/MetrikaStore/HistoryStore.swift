@@ -248,6 +248,31 @@ public final class HistoryStore: @unchecked Sendable {
         }
     }
 
+    /// The currency a counter keeps its revenue in, as the API last said it; nil when never seen.
+    public func counterCurrency(id: Int) throws -> Currency? {
+        try counterCurrencySeen(id: id)?.currency
+    }
+
+    /// The same, with when the API said it.
+    public func counterCurrencySeen(id: Int) throws -> (currency: Currency, seenAt: Date)? {
+        try perform { database in
+            guard let row = try database.rows("SELECT currency, seen_at FROM counter_currency WHERE counter_id = ?", [.int(id)]).first,
+                  let currency = row[0].string.flatMap(Currency.init(code:)), let seen = row[1].double else { return nil }
+            return (currency, Date(timeIntervalSince1970: seen))
+        }
+    }
+
+    /// Records the currency the API answered a counter's money metrics in (the counter must be stored).
+    public func storeCounterCurrency(id: Int, currency: Currency, seenAt: Date) throws {
+        try write { database in
+            try requireCounter(id, in: database)
+            try database.execute("""
+                INSERT INTO counter_currency (counter_id, currency, seen_at) VALUES (?, ?, ?)
+                ON CONFLICT (counter_id) DO UPDATE SET currency = excluded.currency, seen_at = excluded.seen_at
+                """, [.int(id), .text(currency.code), .real(seenAt.timeIntervalSince1970)])
+        }
+    }
+
     private static let counterColumns = """
         SELECT id, name, site, status, permission, owner_login, time_zone_name, time_zone_offset_minutes,
             create_time, is_favorite FROM counters
@@ -326,7 +351,7 @@ public final class HistoryStore: @unchecked Sendable {
                         INSERT INTO daily_values (counter_id, metric, day, unit, value, settled, fetch_id)
                         VALUES (?, ?, ?, ?, ?, ?, ?)
                         """,
-                        [.int(counterID), .text(metric.apiName), .text(day.iso), .text(metric.unit.rawValue),
+                        [.int(counterID), .text(metric.apiName), .text(day.iso), .text(metric.storedUnit),
                          .real(value.flatMap { $0.isFinite ? $0 : nil }), .bool(settled), .int(fetchID)])
                 }
             }
@@ -361,7 +386,7 @@ public final class HistoryStore: @unchecked Sendable {
             GROUP BY day HAVING count(*) = ? AND min(settled) = 1
             """
         var values: [SQLiteValue] = [.int(counterID), .text(range.from.iso), .text(range.to.iso)]
-        for metric in metrics { values += [.text(metric.apiName), .text(metric.unit.rawValue)] }
+        for metric in metrics { values += [.text(metric.apiName), .text(metric.storedUnit)] }
         values.append(.int(metrics.count))
         let rows = try perform { database in try database.rows(sql, values) }
         return Set(rows.compactMap { $0.first?.string.flatMap(Day.init(iso:)) })
@@ -388,7 +413,7 @@ public final class HistoryStore: @unchecked Sendable {
         guard !metrics.isEmpty else { return [:] }
         var column: [String: (index: Int, unit: String)] = [:]
         for (index, metric) in metrics.enumerated() {
-            column[metric.apiName] = (index, metric.unit.rawValue)
+            column[metric.apiName] = (index, metric.storedUnit)
         }
         // One placeholder per metric: the SQL text depends only on the count, values are bound.
         let placeholders = Array(repeating: "?", count: metrics.count).joined(separator: ", ")
@@ -420,7 +445,7 @@ public final class HistoryStore: @unchecked Sendable {
                 INSERT OR REPLACE INTO period_totals (counter_id, metric, period_from, period_to, unit, value, settled, fetched_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [.int(counterID), .text(metric.apiName), .text(period.from.iso), .text(period.to.iso), .text(metric.unit.rawValue),
+                [.int(counterID), .text(metric.apiName), .text(period.from.iso), .text(period.to.iso), .text(metric.storedUnit),
                  .real(value.flatMap { $0.isFinite ? $0 : nil }), .bool(settled), .real(fetchedAt.timeIntervalSince1970)])
         }
     }
@@ -433,7 +458,7 @@ public final class HistoryStore: @unchecked Sendable {
                 SELECT value, settled FROM period_totals
                 WHERE counter_id = ? AND metric = ? AND period_from = ? AND period_to = ? AND unit = ?
                 """,
-                [.int(counterID), .text(metric.apiName), .text(period.from.iso), .text(period.to.iso), .text(metric.unit.rawValue)]).first
+                [.int(counterID), .text(metric.apiName), .text(period.from.iso), .text(period.to.iso), .text(metric.storedUnit)]).first
         }
         guard let row else { return nil }
         return (row[0].double, row[1].int == 1)

@@ -124,6 +124,18 @@ enum Schema {
                 fetched_at REAL NOT NULL
             );
             """),
+        // Money: the currency a counter keeps its revenue in (the Reporting API's answer says it),
+        // so that an offline report without --currency reads the series of that currency. Money
+        // values themselves are stored under their API name, which holds the currency
+        // (`ym:s:ecommerceRUBConvertedRevenue`), with the unit `money:RUB`: another currency is
+        // another series, never mixed with this one.
+        Migration(version: 4, name: "counter_currency", sql: """
+            CREATE TABLE counter_currency (
+                counter_id INTEGER PRIMARY KEY REFERENCES counters(id) ON DELETE CASCADE,
+                currency TEXT NOT NULL CHECK (length(currency) = 3),
+                seen_at REAL NOT NULL
+            );
+            """),
     ]
 
     /// The schema version this build creates and understands.

@@ -11,12 +11,14 @@ package enum ChartSeries {
     /// Every counter's series over the request's dates (each in its counter's time zone), with the
     /// notes a person needs: weeks or months left out, days the history lacks.
     package static func load(counterIDs: [Int], from: DateExpression, to: DateExpression, metrics: [Metric], grouping: Grouping,
-                             refresh: Bool, loader: HistoryLoader, activity: any Activity) async throws -> [CounterSeries] {
+                             refresh: Bool, currency: Currency? = nil, loader: HistoryLoader, activity: any Activity) async throws -> [CounterSeries] {
         var data: [CounterSeries] = []
         for id in counterIDs {
             let counter = try await loader.counter(id: id)
             let range = try resolveRange(from: from, to: to, counter: counter, now: activity.now(), note: activity.note)
-            data.append(try await loadSeries(loader: loader, counter: counter, range: range, metrics: metrics, grouping: grouping, refresh: refresh))
+            // Money in --currency or the counter's own: counters in different currencies get panels of their own.
+            let priced = try await loader.inCurrency(metrics, counter: counter, requested: currency, refresh: refresh)
+            data.append(try await loadSeries(loader: loader, counter: counter, range: range, metrics: priced, grouping: grouping, refresh: refresh))
         }
         for item in data where !item.leftOut.isEmpty {
             activity.note("Note: counter \(item.counter.id): \(leftOutNote(item.leftOut, grouping: grouping))")

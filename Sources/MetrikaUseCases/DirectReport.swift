@@ -52,11 +52,14 @@ package struct DirectReport {
             ids: [counter.id], metrics: request.tableMetrics.map(\.apiName),
             dimensions: dimensions.map(\.apiName), date1: range.from.iso, date2: range.to.iso, filters: request.filters,
             sort: request.sort ?? (isTimeSeries ? MetrikaModel.Dimension.date.apiName : nil),
-            accuracy: request.accuracy, preset: request.preset, lang: request.lang, group: request.apiGroup)
+            accuracy: request.accuracy, preset: request.preset, lang: request.lang, group: request.apiGroup,
+            currency: request.currency?.code, attribution: request.attribution?.apiValue)
     }
 
     /// Fetches the report into `sink`; calls `sink.begin` first when `begin` is true (the first counter).
-    package func run(into sink: any ReportSink, begin: Bool, multipleCounters: Bool) async throws {
+    /// Returns the columns the answer had (nil when it had no page).
+    @discardableResult
+    package func run(into sink: any ReportSink, begin: Bool, multipleCounters: Bool) async throws -> Columns? {
         let query = self.query
         // A time series has one row per day: the default 100-row limit must not cut a long range.
         let rowLimit = isTimeSeries && !request.limitGiven ? max(request.limit, range.dayCount) : request.limit
@@ -89,9 +92,12 @@ package struct DirectReport {
                     activity.note("Note: --group \(request.grouping.rawValue) has no effect here: the report has no date period (\(named.dimensions.map(\.shortName).joined(separator: ", "))); --preset traffic or --dimensions ym:s:datePeriod<group> is by period.")
                 }
                 if begin {
-                    try sink.begin(ReportLayout(dimensions: named.dimensions, metrics: named.metrics.map { $0.titled(byGoalNames: goalNames) }, period: range, grouping: isTimeSeries ? .day : nil,
-                                            multipleCounters: multipleCounters, raw: request.raw,
-                                            query: request.queryEcho(metrics: named.metrics, dimensions: named.dimensions)))
+                    var layout = ReportLayout(dimensions: named.dimensions, metrics: named.metrics.map { $0.titled(byGoalNames: goalNames) }, period: range, grouping: isTimeSeries ? .day : nil,
+                                              multipleCounters: multipleCounters, raw: request.raw,
+                                              query: request.queryEcho(metrics: named.metrics, dimensions: named.dimensions))
+                    // The model the answer says it used (it may differ from the one asked for).
+                    if let asked = request.attribution { layout.attribution = Self.attributionName(answered: page.queryAttribution, asked: asked) }
+                    try sink.begin(layout)
                 }
                 try sink.beginSection(counter: counter, sampling: page.sampling)
                 totals = Normalizer.quantities(page.totals, of: named.metrics)
@@ -112,6 +118,15 @@ package struct DirectReport {
             activity.note("Note: counter \(counter.id): showing the first \(pager.received) of \(pager.claimedTotal) rows; \(Self.limitHint(claimed: pager.claimedTotal)).")
         }
         if columns != nil { try sink.endSection(totals: totals, missingDays: []) }
+        return columns
+    }
+
+    /// The model for the heading: the asked one when the answer echoes it in its own spelling
+    /// (`CROSS_DEVICE_LAST_SIGNIFICANT`), else what the answer says it used, else the asked one.
+    package static func attributionName(answered: String?, asked: Attribution) -> String {
+        guard let answered, !answered.isEmpty else { return asked.apiValue }
+        func key(_ text: String) -> String { String(text.lowercased().filter { $0 != "_" }) }
+        return key(answered) == key(asked.apiValue) ? asked.apiValue : TerminalText.sanitize(answered.lowercased(), limit: 60)
     }
 
     /// "use --limit N" with an N the parser accepts.
@@ -130,6 +145,10 @@ package struct DirectReport {
             let echoed = page.queryMetrics.compactMap { Metric.named($0) }
             if !echoed.isEmpty || request.metrics == nil { metrics = echoed }
             if request.dimensions.isEmpty { dimensions = page.queryDimensions.compactMap { MetrikaModel.Dimension.named($0) } }
+        }
+        // Money still in "the counter's currency" is in the one the answer names.
+        if let currency = page.queryCurrency.flatMap(Currency.init(code:)) {
+            metrics = metrics.map { $0.needsCurrency ? $0.inCurrency(currency) : $0 }
         }
         try checkWidths(page, dimensions: dimensions.count, metrics: metrics.count)
         // `ym:s:datePeriod<group>` is the period the request's `group=` filled in: titled by it
@@ -187,12 +206,23 @@ extension DirectReport {
             targets.append((counter, try resolveRange(from: request.from, to: request.to, counter: counter, now: activity.now(), note: activity.note)))
         }
         let goalNames = await GoalNames.load(for: request.metrics ?? [], counterIDs: request.counterIDs, client: client, activity: activity)
+        if let attribution = request.attribution, let old = attribution.replaced {
+            activity.note("Note: since June 2026 the API answers the attribution model \(old) with \(attribution.apiValue); asking for that.")
+        }
         let multiple = targets.count > 1
         let recording = multiple ? RecordingSink() : nil
+        var first: (id: Int, columns: Columns)?
         for (index, (counter, range)) in targets.enumerated() {
             let report = DirectReport(request: request, counter: counter, range: range, client: client, activity: activity,
                                       goalNames: goalNames, showsProgress: showsProgress)
-            try await report.run(into: recording ?? sink, begin: index == 0, multipleCounters: multiple)
+            let columns = try await report.run(into: recording ?? sink, begin: index == 0, multipleCounters: multiple)
+            // Money in each counter's own currency: one column cannot hold roubles and dollars
+            // (checked before the recorded rows are written, so nothing is printed).
+            if let columns, let earlier = first, earlier.columns.metrics.map(\.currency) != columns.metrics.map(\.currency) {
+                let code = { (metrics: [Metric]) in metrics.compactMap(\.currency).first?.code ?? "?" }
+                throw UsageError("counters keep revenue in different currencies (\(earlier.id) in \(code(earlier.columns.metrics)), \(counter.id) in \(code(columns.metrics))); pass --currency RUB, USD, EUR or YND to see them in one")
+            }
+            if first == nil, let columns { first = (counter.id, columns) }
         }
         try recording?.replay(into: sink)
         try sink.end()

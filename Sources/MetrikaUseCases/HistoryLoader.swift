@@ -56,12 +56,55 @@ package struct HistoryLoader: Sendable {
     }
 
     /// The metrics to store for a request: the asked ones plus visits and pageviews (weighting needs them).
+    /// How long the currency an answer named is trusted without asking again (a counter's currency
+    /// is a setting that rarely changes; a changed one is another series anyway).
+    package static let currencyMemory: TimeInterval = 86_400
+
+    /// Money ratios bring what they divide: the average order value its revenue (same currency) and
+    /// purchases, revenue per visit its revenue — so a week's value is a ratio of the week's sums.
     package static func storedMetrics(for metrics: [Metric]) -> [Metric] {
+        var needed = metrics + [Metric.visits, Metric.pageviews]
+        for metric in metrics {
+            guard let currency = metric.currency else { continue }
+            switch metric.aggregation {
+            case .revenuePerPurchase: needed += [Metric.revenue.inCurrency(currency), Metric.purchases]
+            case .revenuePerVisit: needed.append(Metric.revenue.inCurrency(currency))
+            default: break
+            }
+        }
         var result: [Metric] = []
-        for metric in metrics + [Metric.visits, Metric.pageviews] where !result.contains(where: { $0.apiName == metric.apiName }) {
+        for metric in needed where !result.contains(where: { $0.apiName == metric.apiName }) {
             result.append(metric)
         }
         return result
+    }
+
+    /// `metrics` with every money metric in a known currency: `requested` (`--currency`) when given;
+    /// else the counter's own — as the API's answer names it (`query.currency` of a one-row probe,
+    /// remembered in the history and trusted for a day, so re-runs cost nothing; `refresh` asks
+    /// again), offline as last remembered. Other metrics unchanged; no request when no metric needs
+    /// a currency.
+    package func inCurrency(_ metrics: [Metric], counter: Counter, requested: Currency?, refresh: Bool = false) async throws -> [Metric] {
+        guard metrics.contains(where: \.needsCurrency) else { return metrics }
+        let currency: Currency
+        let remembered = try store.counterCurrencySeen(id: counter.id)
+        if let requested {
+            currency = requested
+        } else if let remembered, client == nil || (!refresh && abs(now().timeIntervalSince(remembered.seenAt)) < Self.currencyMemory) {
+            currency = remembered.currency
+        } else if let client {
+            let day = metrikaToday(counter).iso
+            let probe = StatQuery(ids: [counter.id], metrics: [Metric.revenue.apiName], date1: day, date2: day, accuracy: "full")
+            let page = try await client.fetchData(probe, offset: 1, limit: 1)
+            guard let code = page.queryCurrency, let found = Currency(code: code) else {
+                throw SimpleFailure("the API did not say which currency counter \(counter.id) keeps its revenue in; pass --currency RUB, USD, EUR or YND.", exitCode: ExitCode.dataError)
+            }
+            try store.storeCounterCurrency(id: counter.id, currency: found, seenAt: now())
+            currency = found
+        } else {
+            throw SimpleFailure("the history does not know counter \(counter.id)'s currency yet; pass --currency RUB, USD, EUR or YND, or run once without --offline.", exitCode: ExitCode.config)
+        }
+        return metrics.map { $0.inCurrency(currency) }
     }
 
     /// The counter's metadata: from the database when known (no request), else from the API (and stored).
@@ -88,6 +131,10 @@ package struct HistoryLoader: Sendable {
     /// loads no day at all (no rows; never rows of zeros).
     package func load(counter: Counter, range requested: DateRange, metrics: [Metric], grouping: Grouping?, refresh: Bool, rangeTotals: Bool = true, values: Bool = true) async throws -> Loaded {
         let stored = Self.storedMetrics(for: metrics)
+        // Money is stored per currency; a metric still in "the counter's currency" has no series.
+        if let open = stored.first(where: \.needsCurrency) {
+            throw SimpleFailure("\(open.shortName) has no currency yet (metrika's mistake: call inCurrency first).", exitCode: ExitCode.failure)
+        }
         let today = metrikaToday(counter)
         let firstDay = firstDataDay(of: counter)
         guard requested.to >= firstDay else {
@@ -232,7 +279,8 @@ package struct HistoryLoader: Sendable {
             // dayCount rows): a broken or hostile answer can't make us page forever.
             if page.rowCount == 0 || newDays == 0 || offset > page.totalRows || values.count >= span.dayCount { break }
         } while true
-        let empty = metrics.map { $0.unit == .count ? Optional(0.0) : nil }
+        // Counts and summed money (revenue) of a day without visits are 0; ratios have no value.
+        let empty = metrics.map { $0.unit == .count || ($0.unit == .money && $0.aggregation == .sum) ? Optional(0.0) : nil }
         for day in span.days where values[day] == nil { values[day] = empty }
         return DailyPage(values: values, totals: totals, sampled: sampled, dataLag: dataLag, requests: requests)
     }
@@ -256,7 +304,7 @@ package struct HistoryLoader: Sendable {
         let stored = loaded.storedMetrics
         let days = period.days
         guard days.allSatisfy({ loaded.daily[$0] != nil }) else {
-            return metrics.map { Quantity(nil, unit: $0.unit) }
+            return metrics.map { Quantity(nil, unit: $0.unit, currency: $0.currency) }
         }
         let values = Aggregator.aggregate(metrics: stored, rows: days.map { loaded.daily[$0]! }, periodTotals: loaded.periodTotals[period] ?? [:])
         return metrics.map { metric in

@@ -16,13 +16,22 @@ package struct HistoryReport {
     }
 
     package func run(into sink: any ReportSink) async throws {
-        let metrics = request.tableMetrics
+        var metrics = request.tableMetrics
         // Load every counter before writing anything: a counter that fails (access denied, network)
         // must not leave half a JSON document or CSV on stdout.
         var loads: [HistoryLoader.Loaded] = []
         var previousLoads: [HistoryLoader.Loaded?] = []
+        var currencies: [(id: Int, metrics: [Metric])] = []
         for id in request.counterIDs {
             let counter = try await loader.counter(id: id)
+            // Money in --currency, or in the counter's own; one table has one currency per column.
+            let priced = try await loader.inCurrency(request.tableMetrics, counter: counter, requested: request.currency, refresh: request.refresh)
+            if let first = currencies.first, first.metrics != priced {
+                let codes = [first, (id, priced)].map { "\($0.id) in \($0.metrics.compactMap(\.currency).first?.code ?? "?")" }
+                throw UsageError("counters keep revenue in different currencies (\(codes.joined(separator: ", "))); pass --currency RUB, USD, EUR or YND to see them in one")
+            }
+            currencies.append((id, priced))
+            metrics = priced
             let range = try resolveRange(from: request.from, to: request.to, counter: counter, now: activity.now(), note: activity.note)
             let loaded = try await loader.load(counter: counter, range: range, metrics: metrics, grouping: request.grouping, refresh: request.refresh)
             loads.append(loaded)

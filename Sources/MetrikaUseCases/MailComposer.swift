@@ -24,14 +24,17 @@ package struct MailComposer {
         package var sender: MIMEAddress
         package var recipients: [MIMEAddress]
         package var subject: String?
+        /// `--currency`: money in this currency; nil: in each counter's own.
+        package var currency: Currency?
 
-        package init(counterIDs: [Int], window: Window, metrics: [Metric]?, sender: MIMEAddress, recipients: [MIMEAddress], subject: String?) {
+        package init(counterIDs: [Int], window: Window, metrics: [Metric]?, sender: MIMEAddress, recipients: [MIMEAddress], subject: String?, currency: Currency? = nil) {
             self.counterIDs = counterIDs
             self.window = window
             self.metrics = metrics
             self.sender = sender
             self.recipients = recipients
             self.subject = subject
+            self.currency = currency
         }
 
         package var tableMetrics: [Metric] { DefaultMetrics.table(chosen: metrics) }
@@ -71,17 +74,19 @@ package struct MailComposer {
 
     /// Each counter's section: its rows and totals over the window, the previous window's totals, its chart.
     package func sections(_ request: Request) async throws -> [Section] {
-        let tableMetrics = request.tableMetrics
         var sections: [Section] = []
         for id in request.counterIDs {
             let counter = try await loader.counter(id: id)
+            // Money (revenue, average order value) in --currency or the counter's own.
+            let tableMetrics = try await loader.inCurrency(request.tableMetrics, counter: counter, requested: request.currency)
+            let chartMetrics = try await loader.inCurrency(request.chartMetrics, counter: counter, requested: request.currency)
             let current = try Self.current(request.window, today: today(for: counter, now: activity.now()), counterID: id)
             let previous = Comparison.previousRange(of: current)
             let loaded = try await loader.load(counter: counter, range: current, metrics: tableMetrics, grouping: .day, refresh: false)
             let built = HistoryLoader.rows(from: loaded, metrics: tableMetrics)
             let before = try await loader.load(counter: counter, range: previous, metrics: tableMetrics, grouping: nil, refresh: false)
             let previousTotals = HistoryLoader.rows(from: before, metrics: tableMetrics).totals
-            let chartData = try await ChartSeries.loadSeries(loader: loader, counter: counter, range: current, metrics: request.chartMetrics, grouping: .day, refresh: false)
+            let chartData = try await ChartSeries.loadSeries(loader: loader, counter: counter, range: current, metrics: chartMetrics, grouping: .day, refresh: false)
             let chart = ChartSeries.makeChart([chartData], grouping: .day, title: nil, width: 800, height: nil)
             sections.append(Section(counter: counter, current: current, previous: previous, rows: built.rows, totals: built.totals,
                                     previousTotals: previousTotals, missingDays: loaded.missingDays + before.missingDays,
@@ -170,12 +175,13 @@ package struct MailComposer {
         return "Metrika: \(names), \(first.current.from.iso) – \(first.current.to.iso)"
     }
 
-    /// A total as the table shows it: exact counts, `%` with one decimal, mm:ss, two decimals.
+    /// A total as the table shows it: exact counts, `%` with one decimal, mm:ss, two decimals, money
+    /// to the kopeck with its sign (`1 250 000.00 ₽`).
     package static func format(_ quantity: Quantity) -> String {
         guard let value = quantity.value else { return "—" }
         switch quantity.unit {
         case .count: return grouped(ChartNumber.fixed(value, decimals: 0))
-        default: return ChartValueFormat.label(value, unit: quantity.unit)
+        default: return ChartValueFormat.label(value, unit: quantity.unit, currency: quantity.currency)
         }
     }
 

@@ -31,12 +31,17 @@ package struct ReportRequest: Sendable {
     /// Whether `--group` was given (not the default day): a dimension report says when it has no
     /// date period for the grouping to cut.
     package var groupingGiven = false
+    /// `--currency`: money metrics in this currency; nil: in each counter's own.
+    package var currency: Currency?
+    /// `--attribution`: the model of reports by source; nil: the API's default.
+    package var attribution: Attribution?
 
     package init(
         counterIDs: [Int], from: DateExpression, to: DateExpression, period: NamedPeriod? = nil, grouping: Grouping = .day,
         metrics: [Metric]? = nil, dimensions: [MetrikaModel.Dimension] = [], preset: String? = nil, filters: String? = nil,
         sort: String? = nil, limit: Int = 100, limitGiven: Bool = false, lang: String? = nil, accuracy: String = "full",
-        offline: Bool = false, refresh: Bool = false, raw: Bool = false, compare: Bool = false, unsettledDays: Int = 2
+        offline: Bool = false, refresh: Bool = false, raw: Bool = false, compare: Bool = false, unsettledDays: Int = 2,
+        currency: Currency? = nil, attribution: Attribution? = nil
     ) {
         self.counterIDs = counterIDs
         self.from = from
@@ -57,6 +62,8 @@ package struct ReportRequest: Sendable {
         self.raw = raw
         self.compare = compare
         self.unsettledDays = unsettledDays
+        self.currency = currency
+        self.attribution = attribution
     }
 
     /// What `--limit` accepts: up to 500 pages of 20,000 rows.
@@ -72,7 +79,13 @@ package struct ReportRequest: Sendable {
     }
 
     /// The metrics of the table: the asked ones, else the default (a preset brings its own).
-    package var tableMetrics: [Metric] { DefaultMetrics.table(chosen: metrics, preset: preset) }
+    /// Money metrics are in `--currency` when given (else still in the counter's own: see
+    /// `HistoryLoader.inCurrency` and the answer's `query.currency`).
+    package var tableMetrics: [Metric] {
+        let chosen = DefaultMetrics.table(chosen: metrics, preset: preset)
+        guard let currency else { return chosen }
+        return chosen.map { $0.inCurrency(currency) }
+    }
 
     /// The request as the JSON document's `query` echoes it.
     package func queryEcho(metrics: [Metric], dimensions: [MetrikaModel.Dimension]) -> [(String, JSONValue)] {
@@ -94,6 +107,8 @@ package struct ReportRequest: Sendable {
         if let sort { query.append(("sort", .string(sort))) }
         if !usesHistory { query.append(("limit", .number(Double(limit)))) }
         if let lang { query.append(("lang", .string(lang))) }
+        if let currency { query.append(("currency", .string(currency.code))) }
+        if let attribution { query.append(("attribution", .string(attribution.apiValue))) }
         return query
     }
 }

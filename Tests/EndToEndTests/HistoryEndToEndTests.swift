@@ -165,8 +165,8 @@ struct HistoryEndToEndTests {
         let result = try metrika(["report", "--counter", "1001", "--from", "10daysAgo", "--to", "3daysAgo", "--csv"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(HistoryTools.lines(result.stdout).count == 1 + 8)
-        #expect(try HistoryTools.sqlite(path, "SELECT version || ':' || name FROM metrika_migrations") == "1:history\n2:log_jobs\n3:alerts")
-        #expect(try HistoryTools.sqlite(path, "PRAGMA user_version") == "3")
+        #expect(try HistoryTools.sqlite(path, "SELECT version || ':' || name FROM metrika_migrations") == "1:history\n2:log_jobs\n3:alerts\n4:counter_currency")
+        #expect(try HistoryTools.sqlite(path, "PRAGMA user_version") == "4")
         #expect(try HistoryTools.sqlite(path, "PRAGMA journal_mode") == "wal")
         #expect(try HistoryTools.sqlite(path, "SELECT count(DISTINCT day) FROM daily_values WHERE counter_id = 1001") == "8")
         #expect(try HistoryTools.sqlite(path, "PRAGMA integrity_check") == "ok")
@@ -212,8 +212,8 @@ struct HistoryEndToEndTests {
     /// A database from a newer metrika (its migrations table or user_version ahead of this build):
     /// a clear message, exit 78, the main file untouched.
     static let schemaBumps: [String] = [
-        "PRAGMA user_version = 4",
-        "INSERT INTO metrika_migrations (version, name, applied_at) VALUES (4, 'from the future', 0)",
+        "PRAGMA user_version = 5",
+        "INSERT INTO metrika_migrations (version, name, applied_at) VALUES (5, 'from the future', 0)",
     ]
 
     @Test(arguments: schemaBumps)
@@ -229,10 +229,10 @@ struct HistoryEndToEndTests {
             let result = try metrika(command, environment: environment)
             #expect(result.status == 78, "\(command): \(result.stderr)")
             #expect(result.stderr.contains(path))
-            #expect(result.stderr.contains("newer metrika (schema version 4, this metrika knows up to 3)"))
+            #expect(result.stderr.contains("newer metrika (schema version 5, this metrika knows up to 4)"))
             #expect(try HistoryTools.bytes(path) == before)
         }
-        #expect(try HistoryTools.sqlite(path, "SELECT max(version) FROM metrika_migrations") == (bump.hasPrefix("PRAGMA") ? "3" : "4"))
+        #expect(try HistoryTools.sqlite(path, "SELECT max(version) FROM metrika_migrations") == (bump.hasPrefix("PRAGMA") ? "4" : "5"))
     }
 
     /// A real history whose pages after the first are overwritten: the schema still reads, so opening

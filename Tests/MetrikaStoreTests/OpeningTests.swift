@@ -10,9 +10,9 @@ import Testing
             _ = try HistoryStore(path: path)
             let tables = try rawRows(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
                 .compactMap(\.first?.string)
-            #expect(tables == ["alert_episodes", "counter_goals", "counter_goals_read", "counters", "daily_values", "fetch_log", "log_job_parts", "log_jobs", "metrika_migrations", "period_totals"])
+            #expect(tables == ["alert_episodes", "counter_currency", "counter_goals", "counter_goals_read", "counters", "daily_values", "fetch_log", "log_job_parts", "log_jobs", "metrika_migrations", "period_totals"])
             let versions = try rawRows(path, "SELECT version, name FROM metrika_migrations")
-            #expect(versions == [[.integer(1), .text("history")], [.integer(2), .text("log_jobs")], [.integer(3), .text("alerts")]])
+            #expect(versions == [[.integer(1), .text("history")], [.integer(2), .text("log_jobs")], [.integer(3), .text("alerts")], [.integer(4), .text("counter_currency")]])
             #expect(try rawRows(path, "PRAGMA user_version") == [[.integer(Int64(Schema.latestVersion))]])
             #expect(try rawRows(path, "PRAGMA journal_mode") == [[.text("wal")]])
             // The directories metrika creates are private to the user.
@@ -173,3 +173,28 @@ import Testing
     }
 }
 
+
+/// Migration 4 on a database of the previous version: its days stay, the counter's currency can be stored.
+@Suite struct CounterCurrencyMigrationTests {
+    @Test func aVersion3DatabaseGainsTheCurrencyTableAndKeepsItsDays() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/old.sqlite"
+            do {
+                let store = try HistoryStore(path: path)
+                try store.upsertCounters([Counter(id: 1001, name: "Shop", site: "shop.example")])
+            }
+            // Back to version 3, as a metrika before money left it.
+            _ = try rawRows(path, "DROP TABLE counter_currency")
+            _ = try rawRows(path, "DELETE FROM metrika_migrations WHERE version = 4")
+            _ = try rawRows(path, "PRAGMA user_version = 3")
+            let store = try HistoryStore(path: path)
+            #expect(try store.counter(id: 1001)?.name == "Shop")
+            #expect(try store.counterCurrency(id: 1001) == nil)
+            try store.storeCounterCurrency(id: 1001, currency: .usd, seenAt: Date(timeIntervalSince1970: 1_795_953_600))
+            #expect(try store.counterCurrency(id: 1001) == .usd)
+            #expect(try store.counterCurrencySeen(id: 1001)?.seenAt == Date(timeIntervalSince1970: 1_795_953_600))
+            // A counter the history does not know has no currency to store.
+            #expect(throws: StoreError.self) { try store.storeCounterCurrency(id: 7, currency: .rub, seenAt: Date()) }
+        }
+    }
+}

@@ -29,6 +29,8 @@ final class RuleAPI: HTTPTransport, @unchecked Sendable {
     var dimensionRows = 0
     /// Metric values per row; a wrong number makes a malformed answer.
     var valuesPerRowOverride: Int?
+    /// The currency each counter's answers name in `query.currency` (none: no query echo at all).
+    var currencies: [Int: String] = [:]
 
     init(counters: [Int: String] = [1001: #"{"id":1001,"name":"Shop","site":"shop.example","time_zone_name":"UTC"}"#]) {
         self.counters = counters
@@ -90,7 +92,8 @@ final class RuleAPI: HTTPTransport, @unchecked Sendable {
             }
         }
         let totals = (0..<metrics).map { _ in "1" }.joined(separator: ",")
-        let body = #"{"data":[\#(rows.joined(separator: ","))],"total_rows":\#(total),"totals":[\#(totals)],"sampled":false}"#
+        let echo = currencies[id].map { #","query":{"currency":"\#($0)"}"# } ?? ""
+        let body = #"{"data":[\#(rows.joined(separator: ","))],"total_rows":\#(total),"totals":[\#(totals)],"sampled":false\#(echo)}"#
         return HTTPResponse(status: 200, body: Data(body.utf8))
     }
 

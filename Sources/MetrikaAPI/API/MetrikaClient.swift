@@ -471,8 +471,13 @@ public struct StatQuery: Sendable, Equatable {
     public var preset: String?
     public var lang: String?
     public var group: String?
+    /// `currency`: the currency of `<currency>` in money metrics (`RUB`, `USD`, `EUR`, `YND`);
+    /// nil sends none, and the API answers in the counter's own.
+    public var currency: String?
+    /// `attribution`: the attribution model of `<attribution>` dimensions; nil sends none (the API's default).
+    public var attribution: String?
 
-    public init(ids: [Int], metrics: [String], dimensions: [String] = [], date1: String, date2: String, filters: String? = nil, sort: String? = nil, accuracy: String? = "full", preset: String? = nil, lang: String? = nil, group: String? = nil) {
+    public init(ids: [Int], metrics: [String], dimensions: [String] = [], date1: String, date2: String, filters: String? = nil, sort: String? = nil, accuracy: String? = "full", preset: String? = nil, lang: String? = nil, group: String? = nil, currency: String? = nil, attribution: String? = nil) {
         self.ids = ids
         self.metrics = metrics
         self.dimensions = dimensions
@@ -484,6 +489,8 @@ public struct StatQuery: Sendable, Equatable {
         self.preset = preset
         self.lang = lang
         self.group = group
+        self.currency = currency
+        self.attribution = attribution
     }
 
     var items: [(String, String)] {
@@ -498,6 +505,8 @@ public struct StatQuery: Sendable, Equatable {
         if let preset { items.append(("preset", preset)) }
         if let lang { items.append(("lang", lang)) }
         if let group { items.append(("group", group)) }
+        if let currency { items.append(("currency", currency)) }
+        if let attribution { items.append(("attribution", attribution)) }
         return items
     }
 }

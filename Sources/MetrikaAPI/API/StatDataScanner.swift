@@ -56,6 +56,7 @@ struct StatDataScanner {
         var sampleShare: Double?, sampleSize: Double?, sampleSpace: Double?, dataLag: Double?
         var totals: [Double?] = []
         var queryMetrics: [String] = [], queryDimensions: [String] = []
+        var queryCurrency: String?, queryAttribution: String?
         try object { scanner, key in
             switch key {
             case "data":
@@ -77,6 +78,8 @@ struct StatDataScanner {
                     switch key {
                     case "metrics": queryMetrics = try scanner.array { try $0.stringOrNull() ?? "" }
                     case "dimensions": queryDimensions = try scanner.array { try $0.stringOrNull() ?? "" }
+                    case "currency": queryCurrency = try scanner.stringOrNull()
+                    case "attribution": queryAttribution = try scanner.stringOrNull()
                     default: try scanner.skipValue()
                     }
                 }
@@ -89,7 +92,7 @@ struct StatDataScanner {
         return StatDataPage(
             table: rows, totalRows: totalRows ?? rows.count, sampled: sampled, sampleShare: sampleShare,
             sampleSize: sampleSize, sampleSpace: sampleSpace, dataLag: dataLag, totals: totals,
-            queryMetrics: queryMetrics, queryDimensions: queryDimensions)
+            queryMetrics: queryMetrics, queryDimensions: queryDimensions, queryCurrency: queryCurrency, queryAttribution: queryAttribution)
     }
 
     /// One row, appended to `rows`: its dimension names (bytes, see `name()`) and ids, its metrics.

@@ -128,6 +128,12 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
     /// The metrics and dimensions the API says it answered (what a preset expanded to).
     public let queryMetrics: [String]
     public let queryDimensions: [String]
+    /// The currency the answer's money metrics are in (`query.currency`: `RUB`, or the counter's own
+    /// when the request named none); nil when the answer does not say.
+    public let queryCurrency: String?
+    /// The attribution model the answer used (`query.attribution`: `LastSign`,
+    /// `CROSS_DEVICE_LAST_YANDEX_DIRECT_CLICK`, …); nil when the answer does not say.
+    public let queryAttribution: String?
 
     enum CodingKeys: String, CodingKey {
         case data, totalRows = "total_rows", sampled, sampleShare = "sample_share", sampleSize = "sample_size"
@@ -137,10 +143,24 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
     struct Query: Decodable, Sendable {
         let metrics: [String]?
         let dimensions: [String]?
+        let currency: String?
+        let attribution: String?
+
+        enum CodingKeys: String, CodingKey { case metrics, dimensions, currency, attribution }
+
+        /// Each member on its own: a currency or attribution of an unexpected type is unknown (nil)
+        /// and does not cost the metrics their names.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            metrics = try container.decodeIfPresent([String].self, forKey: .metrics)
+            dimensions = try container.decodeIfPresent([String].self, forKey: .dimensions)
+            currency = try? container.decodeIfPresent(String.self, forKey: .currency)
+            attribution = try? container.decodeIfPresent(String.self, forKey: .attribution)
+        }
     }
 
     init(table: StatDataRows, totalRows: Int, sampled: Bool, sampleShare: Double?, sampleSize: Double?, sampleSpace: Double?,
-         dataLag: Double?, totals: [Double?], queryMetrics: [String], queryDimensions: [String]) {
+         dataLag: Double?, totals: [Double?], queryMetrics: [String], queryDimensions: [String], queryCurrency: String? = nil, queryAttribution: String? = nil) {
         self.table = table
         self.totalRows = totalRows
         self.sampled = sampled
@@ -151,6 +171,8 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
         self.totals = totals
         self.queryMetrics = queryMetrics
         self.queryDimensions = queryDimensions
+        self.queryCurrency = queryCurrency
+        self.queryAttribution = queryAttribution
     }
 
     public init(from decoder: any Decoder) throws {
@@ -177,6 +199,8 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
         let query = try? container.decodeIfPresent(Query.self, forKey: .query)
         queryMetrics = query?.metrics ?? []
         queryDimensions = query?.dimensions ?? []
+        queryCurrency = query?.currency
+        queryAttribution = query?.attribution
     }
 
     /// The rows as plain values: dimension values and one optional number per metric.
@@ -204,6 +228,7 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
         lhs.totalRows == rhs.totalRows && lhs.sampled == rhs.sampled && lhs.sampleShare == rhs.sampleShare
             && lhs.sampleSize == rhs.sampleSize && lhs.sampleSpace == rhs.sampleSpace && lhs.dataLag == rhs.dataLag
             && lhs.totals == rhs.totals && lhs.queryMetrics == rhs.queryMetrics && lhs.queryDimensions == rhs.queryDimensions
+            && lhs.queryCurrency == rhs.queryCurrency && lhs.queryAttribution == rhs.queryAttribution
             && lhs.rowCount == rhs.rowCount
             && lhs.rows.elementsEqual(rhs.rows) { $0.dimensions == $1.dimensions && $0.metrics == $1.metrics }
     }

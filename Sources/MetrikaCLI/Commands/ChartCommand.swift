@@ -45,6 +45,7 @@ enum ChartCommand: Command {
         OptionSpec("width", value: "PX", help: "Width in pixels (default 800)"),
         OptionSpec("height", value: "PX", help: "Height in pixels (default 400, plus 160 per extra panel)"),
         OptionSpec("title", value: "TEXT", help: "Title (default: the counters' names and sites)"),
+        MoneyOptions.currencySpec,
     ] + HistoryOptions.specs + DatabaseOptions.specs + TokenOptions.specs
 
     /// What to chart, validated before any request.
@@ -57,6 +58,7 @@ enum ChartCommand: Command {
         var height: Int?
         var title: String?
         var history: HistoryOptions
+        var currency: Currency?
     }
 
     static func parse(_ options: ParsedOptions) throws -> Request {
@@ -66,11 +68,13 @@ enum ChartCommand: Command {
         let dates = try DateOptions.parse(options, defaultFrom: "29daysAgo")
         let grouping = try GroupingOptions.grouping(options)
         let history = try HistoryOptions.parse(options)
+        let currency = try MoneyOptions.currency(options)
+        try MoneyOptions.refuseCurrencyWithoutMoney(currency, metrics: metrics)
         return Request(
             counterIDs: ids, metrics: metrics, dates: dates, grouping: grouping,
             width: try options.integer("width", in: SVGLineChart.minimumWidth...10_000) ?? 800,
             height: try options.integer("height", in: SVGLineChart.minimumHeight...10_000),
-            title: options.value("title"), history: history)
+            title: options.value("title"), history: history, currency: currency)
     }
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
@@ -85,7 +89,7 @@ enum ChartCommand: Command {
         }
         let loader = try session.historyLoader(offline: request.history.offline)
         let data = try await ChartSeries.load(counterIDs: request.counterIDs, from: request.dates.from, to: request.dates.to, metrics: request.metrics,
-                                              grouping: request.grouping, refresh: request.history.refresh, loader: loader, activity: context)
+                                              grouping: request.grouping, refresh: request.history.refresh, currency: request.currency, loader: loader, activity: context)
         let chart = ChartSeries.makeChart(data, grouping: request.grouping, title: request.title, width: request.width, height: request.height)
         let svg = chart.render()
         let bytes = format == .png ? try context.rasterizer.png(fromSVG: Data(svg.utf8), scale: ChartSeries.pngScale) : Data(svg.utf8)

@@ -38,7 +38,8 @@ enum MailCommand: Command {
         OptionSpec("to", value: "ADDR[,ADDR…]", help: "Recipients: name@example.com or \"Name <name@example.com>\""),
         OptionSpec("sender", value: "ADDR", help: "From address (default: METRIKA_SENDER, else USER@host)"),
         OptionSpec("subject", value: "TEXT", help: "Subject (default: Metrika: <counters>, <period>)"),
-        MetricsOptions.spec(help: "Metrics of the table and charts (default: the six everyday metrics; charts: visits)"),
+        MetricsOptions.spec(help: "Metrics of the table and charts (default: the six everyday metrics; charts: visits), e.g. visits,purchases,revenue"),
+        MoneyOptions.currencySpec,
         OptionSpec("last", value: "Nd|Nw", help: "The last N complete days (7d, 30d) or weeks (4w); default 7d"),
         OptionSpec("period", value: "NAME", help: "A named period of finished days instead of --last: yesterday, lastWeek, lastMonth, lastYear",
                    choices: NamedPeriod.finished.map(\.description)),
@@ -105,6 +106,8 @@ enum MailCommand: Command {
         let sender = try MailDelivery.senderAddress(options, context: context)
         let window = try window(options, note: context.note)
         let metrics = try MetricsOptions.metrics(options)
+        let currency = try MoneyOptions.currency(options)
+        try MoneyOptions.refuseCurrencyWithoutMoney(currency, metrics: DefaultMetrics.table(chosen: metrics))
         let modes = [options.has("sendmail"), options.has("output"), options.flag("dry-run")].filter { $0 }.count
         guard modes <= 1 else { throw UsageError("Choose one of --sendmail, --output and --dry-run") }
         let sendmail = MailDelivery.sendmailPath(options, environment: context.environment)
@@ -112,7 +115,7 @@ enum MailCommand: Command {
 
         let history = try HistoryOptions.parse(options)
         let composer = MailComposer(loader: try session.historyLoader(offline: history.offline), rasterizer: context.rasterizer, activity: context)
-        let request = MailComposer.Request(counterIDs: ids, window: window, metrics: metrics, sender: sender, recipients: recipients, subject: options.value("subject"))
+        let request = MailComposer.Request(counterIDs: ids, window: window, metrics: metrics, sender: sender, recipients: recipients, subject: options.value("subject"), currency: currency)
         let message = try await composer.compose(request)
         let bytes = message.bytes()
 

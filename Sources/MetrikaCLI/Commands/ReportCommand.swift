@@ -22,8 +22,16 @@ enum ReportCommand: Command {
     Time-series reports (no --dimensions/--preset/--filters, --accuracy full) are built from the
     history database: only missing days and the still-changing recent days are fetched.
     Dimension reports are fetched from the API page by page and streamed to CSV/JSON.
-    Goal metrics (goal<ID>reaches, goal<ID>conversionRate) are titled with the goal's name in the
-    table and JSON `title` (one extra request for the goals; offline, or if it fails, "Goal <ID>").
+    Goal metrics (goal<ID>reaches, goal<ID>conversionRate, goal<ID>revenue) are titled with the
+    goal's name in the table and JSON `title` (one extra request for the goals; offline, or if it
+    fails, "Goal <ID>").
+    Money: purchases, revenue, revenuePerPurchase (average order value), revenuePerVisit, in
+    --currency or the counter's own currency (the API says which; remembered for a day): tables
+    1 250 000.00 ₽, CSV plain numbers in revenue_rub-style columns, JSON "unit": "money" with
+    "currency". Weeks and months: revenue and purchases add up; average order value is the
+    period's revenue over its purchases, empty for a period without purchases.
+    --attribution MODEL (with --dimensions or --preset, e.g. --preset purchase): the heading says
+    the model the answer used.
     On a terminal, stderr shows the rows fetched so far and any retry wait, erased when done.
     A table wider than the terminal keeps its key column (date, source…) whole: --compare's
     "before" columns go first, then the metrics are split into blocks that repeat the key. Pipes
@@ -49,6 +57,8 @@ enum ReportCommand: Command {
       metrika report --counter 1001 --period lastWeek --compare
       metrika report --counter 1001 --dimensions searchPhrase --limit 100000 --csv > phrases.csv
       metrika report --counter 1001 --period lastWeek --format html --output /var/www/metrika/week.html
+      metrika report --counter 1001 --metrics purchases,revenue,revenuePerPurchase --group week
+      metrika report --counter 1001 --preset purchase --attribution automatic --currency USD
     """
     static let options: [OptionSpec] = [CounterOptions.spec()] + DateOptions.specs(defaultFrom: "6daysAgo") + [
         GroupingOptions.spec(help: "Grouping of time series and of date periods (--preset traffic); default day"),
@@ -60,6 +70,7 @@ enum ReportCommand: Command {
         OptionSpec("limit", value: "N", help: "Rows of a dimension report (default 100, at most 10000000)"),
         OptionSpec("lang", value: "ru|en", help: "Language of dimension names (default en)"),
         OptionSpec("accuracy", value: "LEVEL", help: "low, medium, high, full (default) or a share in (0,1]"),
+        MoneyOptions.currencySpec, MoneyOptions.attributionSpec,
     ] + HistoryOptions.specs + [
         OptionSpec("raw", help: "Print API units: seconds and percent numbers instead of mm:ss and %"),
         OptionSpec("compare", help: "Compare with the period of the same length just before: previous values and the change (+5.2%, -0.9 pp for rates)"),
@@ -108,7 +119,8 @@ enum ReportCommand: Command {
             preset: options.value("preset"), filters: options.value("filters"), sort: try sortParameter(options), limit: limit ?? 100,
             limitGiven: limit != nil, lang: lang, accuracy: accuracy, offline: history.offline, refresh: history.refresh,
             raw: options.flag("raw"), compare: options.flag("compare"),
-            unsettledDays: try options.integer("unsettled-days", in: 1...30) ?? 2)
+            unsettledDays: try options.integer("unsettled-days", in: 1...30) ?? 2,
+            currency: try MoneyOptions.currency(options), attribution: try MoneyOptions.attribution(options))
         request.groupingGiven = options.has("group")
         let page = try PageOptions.parse(options)
         let output = page == nil ? try FormatOptions.parse(options, toTerminal: false) : FormatOptions(format: .table, csv: CSVWriter())
@@ -118,6 +130,10 @@ enum ReportCommand: Command {
         }
         if request.offline && !request.usesHistory {
             throw UsageError("--offline works for time-series reports only: the history keeps daily totals, not --dimensions, --preset, --filters or sampled answers")
+        }
+        try MoneyOptions.refuseCurrencyWithoutMoney(request.currency, metrics: request.tableMetrics, preset: request.preset)
+        if request.attribution != nil, request.dimensions.isEmpty, request.preset == nil {
+            throw UsageError("--attribution decides which source a visit or purchase is credited to: it applies to reports by source (--dimensions, --preset); daily totals are the same under every model")
         }
         if !request.usesHistory, request.dimensions.isEmpty, request.preset == nil, request.grouping != .day {
             throw UsageError("--group \(request.grouping.rawValue) with --filters or --accuracy is not supported yet; use --group day")

@@ -8,6 +8,12 @@
 ///   the daily page depth, which is the same number (depth × visits = pageviews).
 /// - `.nonAdditive` (users): never derived from days. The API's period total when the caller has one;
 ///   for a one-day period the day's own value, which is that total; otherwise nil (unavailable).
+/// - `.revenuePerPurchase` (average order value): Σ revenue / Σ purchases, with revenue from the
+///   `revenue` column of the same currency and purchases from `ym:s:ecommercePurchases` — a week's
+///   value is the week's revenue over the week's purchases, never the mean of its days. No purchases
+///   (a day or a period without any): no value (nil), never 0 or NaN; this holds for one day too.
+/// - `.revenuePerVisit`: Σ revenue / Σ visits, the same way; no visits, no value.
+///   Without the columns a ratio needs, the ratio is nil: the caller stores them (HistoryLoader).
 ///
 /// Unknown stays unknown: a nil daily value of a summed metric makes the sum nil; a day with unknown visits
 /// makes every weighted value nil; a day with 0 visits contributes nothing to a weighted value (its ratio
@@ -25,13 +31,16 @@ public enum Aggregator {
         guard !rows.isEmpty else { return Array(repeating: nil, count: metrics.count) }
         // A one-day period's value is the API's value for that day, byte for byte: re-deriving it
         // (bounce × visits ÷ visits) would turn 26.08695652 into 26.086956519999998.
+        let visitsColumn = metrics.firstIndex { $0.apiName == Metric.visits.apiName }
         if rows.count == 1 {
             return metrics.indices.map { index in
                 let value = index < rows[0].count ? rows[0][index] : nil
+                // A day without purchases (visits) has no average order value (revenue per visit),
+                // whatever number the answer put there.
+                if let denominator = ratioDenominator(of: metrics[index], in: metrics, visits: visitsColumn), denominator < rows[0].count, rows[0][denominator] == 0 { return nil }
                 return value.flatMap { $0.isFinite ? $0 : nil }
             }
         }
-        let visitsColumn = metrics.firstIndex { $0.apiName == Metric.visits.apiName }
         let pageviewsColumn = metrics.firstIndex { $0.apiName == Metric.pageviews.apiName }
         func aggregate(_ index: Int) -> Double? {
             let metric = metrics[index]
@@ -51,11 +60,32 @@ public enum Aggregator {
             case .nonAdditive:
                 if let total = periodTotals[metric.apiName] { return total }
                 return rows.count == 1 ? rows[0][index] : nil
+            case .revenuePerPurchase, .revenuePerVisit:
+                guard let revenue = revenueColumn(for: metric, in: metrics),
+                      let denominator = ratioDenominator(of: metric, in: metrics, visits: visitsColumn),
+                      let numerator = sum(column: revenue, rows: rows),
+                      let count = sum(column: denominator, rows: rows), count > 0 else { return nil }
+                return numerator / count
             }
         }
         // A sum or product that overflows to ±infinity is no number anyone can use: unknown (nil).
         return metrics.indices.map { index -> Double? in
             aggregate(index).flatMap { $0.isFinite ? $0 : nil }
+        }
+    }
+
+    /// The column of the revenue, in the same currency, that a money ratio divides.
+    private static func revenueColumn(for metric: Metric, in metrics: [Metric]) -> Int? {
+        metrics.firstIndex { $0.unit == .money && $0.aggregation == .sum && $0.shortName == Metric.revenue.shortName && $0.currency == metric.currency }
+    }
+
+    /// The column a money ratio divides by: purchases for the average order value, visits for revenue
+    /// per visit; nil for every other metric.
+    private static func ratioDenominator(of metric: Metric, in metrics: [Metric], visits: Int?) -> Int? {
+        switch metric.aggregation {
+        case .revenuePerPurchase: return metrics.firstIndex { $0.apiName == Metric.purchases.apiName }
+        case .revenuePerVisit: return visits
+        default: return nil
         }
     }
 

@@ -14,7 +14,7 @@ public enum Normalizer {
         if metric.unit == .percent, percentScale == .fraction {
             return Quantity.percent(fraction: value)
         }
-        return Quantity(value, unit: metric.unit)
+        return Quantity(value, unit: metric.unit, currency: metric.currency)
     }
 
     /// A row of API values for `metrics`, in order; missing trailing values become nil.
@@ -61,7 +61,8 @@ extension Normalizer {
         case .count, .seconds, .pagesPerVisit: return 0...largestCount
         // A rounding error's worth over 100 is still 100%.
         case .percent: return 0...100.000_000_1
-        case .number: return nil
+        // Revenue less refunds can be negative; an amount has no natural ceiling.
+        case .number, .money: return nil
         }
     }
 
@@ -73,7 +74,7 @@ extension Normalizer {
         case .percent: return "a percentage is 0–100"
         case .count: return value < 0 ? "a count is never negative" : "a count beyond 2^53 is not a real one"
         case .seconds: return value < 0 ? "a duration is never negative" : "a duration beyond 2^53 seconds is not a real one"
-        case .pagesPerVisit, .number: return value < 0 ? "pages per visit are never negative" : "pages per visit beyond 2^53 are not real"
+        case .pagesPerVisit, .number, .money: return value < 0 ? "pages per visit are never negative" : "pages per visit beyond 2^53 are not real"
         }
     }
 }

@@ -12,7 +12,8 @@
 /// close to ½ (the margin below is 2^12 times wider), both round half away from zero to the same
 /// integer. Ties (2.385 to two digits) are decided exactly; see `roundedMagnitude`.
 public enum ValueBytes {
-    /// The scratch space every function needs: a sign, 16 digits, 5 group separators, a point, `%`.
+    /// The scratch space every function needs: a sign, 16 digits, 5 group separators, a point, and
+    /// `%` or a space and a currency sign.
     public static let scratchSize = 48
 
     private static let powersOfTen: [Double] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000]
@@ -57,9 +58,9 @@ public enum ValueBytes {
         return writeDecimal(whole, negative: value < 0 && whole != 0, fractionDigits: 0, grouping: false, into: out)
     }
 
-    /// `ValueFormatter.format(quantity, grouping:, missing: "")` with seconds as
+    /// `ValueFormatter.format(quantity, grouping:, missing: "", currencySign:)` with seconds as
     /// `ValueFormatter.duration(_, alwaysHours:)`; a missing or non-finite value writes nothing.
-    public static func normalized(_ quantity: Quantity, grouping: Bool, alwaysHours: Bool, into out: UnsafeMutablePointer<UInt8>) -> Int? {
+    public static func normalized(_ quantity: Quantity, grouping: Bool, alwaysHours: Bool, currencySign: Bool = false, into out: UnsafeMutablePointer<UInt8>) -> Int? {
         guard let value = quantity.value, value.isFinite else { return 0 }
         switch quantity.unit {
         case .count:
@@ -74,6 +75,18 @@ public enum ValueBytes {
             return fixed(value, fractionDigits: 2, into: out)
         case .number:
             return fixed(value, fractionDigits: 2, grouping: grouping, into: out)
+        case .money:
+            guard let count = fixed(value, fractionDigits: 2, grouping: grouping, into: out) else { return nil }
+            guard currencySign, let currency = quantity.currency else { return count }
+            // A space and the sign: at most 4 UTF-8 bytes (`₽` is 3, a code 3); the scratch space has room.
+            var written = count
+            out[written] = UInt8(ascii: " ")
+            written += 1
+            for byte in currency.sign.utf8 {
+                out[written] = byte
+                written += 1
+            }
+            return written
         }
     }
 

@@ -6,8 +6,10 @@ public enum ValueFormatter {
 
     /// The normalized text of a value: counts as integers, percents with one decimal and `%`,
     /// seconds as `mm:ss` (`h:mm:ss` from one hour), pages per visit with two decimals.
-    /// `grouping` separates thousands with a space (`12 345`) for tables. Nil → `missing`.
-    public static func format(_ quantity: Quantity, grouping: Bool, missing: String) -> String {
+    /// `grouping` separates thousands with a space (`12 345`) for tables. Money has two decimals and,
+    /// with `currencySign` (tables), its currency's sign after a space: `1 250 000.00 ₽`; CSV keeps the
+    /// plain number (the currency is in its column name). Nil → `missing`.
+    public static func format(_ quantity: Quantity, grouping: Bool, missing: String, currencySign: Bool = false) -> String {
         // Non-finite values never come from the API (the decoder refuses them) but can arise from
         // arithmetic on huge ones; they are shown as missing, never as a made-up number.
         guard let value = quantity.value, value.isFinite else { return missing }
@@ -24,6 +26,11 @@ public enum ValueFormatter {
         case .number:
             let text = DecimalText.format(value, fractionDigits: 2)
             return grouping ? group(text) : text
+        case .money:
+            let text = DecimalText.format(value, fractionDigits: 2)
+            let number = grouping ? group(text) : text
+            guard currencySign, let currency = quantity.currency else { return number }
+            return number + " " + currency.sign
         }
     }
 

@@ -72,6 +72,15 @@ public struct Dimension: Hashable, Sendable, CustomStringConvertible {
         }
         if trimmed.hasPrefix("ym:"), trimmed.count > 5 {
             let tail = String(trimmed.split(separator: ":").last ?? "")
+            // `ym:s:<attribution>TrafficSource` (the e-commerce presets): the source under the
+            // request's attribution model, named like the dimension it attributes.
+            let placeholder = "<attribution>"
+            if tail.hasPrefix(placeholder), let first = tail.dropFirst(placeholder.count).first {
+                let bare = first.lowercased() + tail.dropFirst(placeholder.count + 1)
+                if let dimension = known.first(where: { $0.shortName == bare }) {
+                    return Dimension(apiName: trimmed, shortName: dimension.shortName, columnName: dimension.columnName, title: dimension.title)
+                }
+            }
             return Dimension(apiName: trimmed, shortName: tail, columnName: ColumnName.of(trimmed), title: tail)
         }
         return nil

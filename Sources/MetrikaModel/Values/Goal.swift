@@ -22,7 +22,8 @@ extension Metric {
         guard tail.hasPrefix("goal") else { return nil }
         let digits = tail.dropFirst(4).prefix(while: { $0.isASCII && $0.isNumber })
         let suffix = tail.dropFirst(4 + digits.count)
-        guard !digits.isEmpty, suffix == "reaches" || suffix == "conversionRate" else { return nil }
+        let revenue = suffix.hasPrefix("converted") && suffix.hasSuffix("Revenue")
+        guard !digits.isEmpty, suffix == "reaches" || suffix == "conversionRate" || revenue else { return nil }
         return Int(digits)
     }
 
@@ -31,7 +32,7 @@ extension Metric {
     /// goal without a name, come back unchanged.
     public func titled(byGoalNames names: [Int: String]) -> Metric {
         guard let id = goalID, let name = names[id]?.trimmingSpaces, !name.isEmpty else { return self }
-        let what = apiName.hasSuffix("conversionRate") ? "conversion" : "reaches"
-        return Metric(apiName: apiName, shortName: shortName, columnName: columnName, title: "\(name) — \(what)", unit: unit, aggregation: aggregation)
+        let what = apiName.hasSuffix("conversionRate") ? "conversion" : unit == .money ? "revenue" : "reaches"
+        return retitled("\(name) — \(what)")
     }
 }

@@ -12,11 +12,11 @@ public enum GoodDirection: String, Sendable, Hashable {
 
 extension Metric {
     /// The direction of good news for this metric: the one table below, by short name (so
-    /// `ym:pv:users` and `ym:s:users` agree); goal reaches and conversion go up; any other metric
+    /// `ym:pv:users` and `ym:s:users` agree); goal reaches, conversion and revenue go up; any other metric
     /// metrika does not know is `.neither` (an unknown metric's colour would be a guess).
     public var goodDirection: GoodDirection {
         if let direction = Self.goodDirections[shortName] { return direction }
-        if shortName.hasPrefix("goal"), shortName.hasSuffix("reaches") || shortName.hasSuffix("conversionRate") { return .up }
+        if shortName.hasPrefix("goal"), shortName.hasSuffix("reaches") || shortName.hasSuffix("conversionRate") || shortName.hasSuffix("revenue") { return .up }
         return .neither
     }
 

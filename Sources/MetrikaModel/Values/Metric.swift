@@ -13,14 +13,22 @@ public struct Metric: Hashable, Sendable, CustomStringConvertible {
     public let unit: MetricUnit
     /// How daily values combine into a period.
     public let aggregation: Aggregation
+    /// A money metric's currency; nil for other units, and for a money metric whose currency is
+    /// still the counter's own, not yet known (its `apiName` then holds the API's `<currency>`).
+    public let currency: Currency?
+    /// A money metric's API name with `<currency>` where the currency goes
+    /// (`ym:s:ecommerce<currency>ConvertedRevenue`): how `inCurrency(_:)` names it in another one.
+    public let currencyTemplate: String?
 
-    public init(apiName: String, shortName: String, columnName: String, title: String, unit: MetricUnit, aggregation: Aggregation) {
+    public init(apiName: String, shortName: String, columnName: String, title: String, unit: MetricUnit, aggregation: Aggregation, currency: Currency? = nil, currencyTemplate: String? = nil) {
         self.apiName = apiName
         self.shortName = shortName
         self.columnName = columnName
         self.title = title
         self.unit = unit
         self.aggregation = aggregation
+        self.currency = currency
+        self.currencyTemplate = currencyTemplate
     }
 
     public var description: String { apiName }
@@ -41,7 +49,8 @@ public struct Metric: Hashable, Sendable, CustomStringConvertible {
     public static let everyday: [Metric] = [pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate]
 
     /// Every metric metrika knows by name.
-    public static let known: [Metric] = [visits, pageviews, users, newUsers, pageDepth, avgVisitDuration, bounceRate, percentNewVisitors, robotPercentage]
+    public static let known: [Metric] = [visits, pageviews, users, newUsers, pageDepth, avgVisitDuration, bounceRate, percentNewVisitors, robotPercentage,
+                                         purchases, revenue, revenuePerPurchase, revenuePerVisit]
 
     /// Resolves what a user typed: a short name (`bounceRate`), a full name (`ym:s:bounceRate`) or a goal
     /// metric (`goal123reaches`, `ym:s:goal123conversionRate`). Unknown full `ym:` names are passed
@@ -53,6 +62,7 @@ public struct Metric: Hashable, Sendable, CustomStringConvertible {
         }
         let bare = trimmed.hasPrefix("ym:s:") ? String(trimmed.dropFirst(5)) : trimmed
         if let goal = goalMetric(bare) { return goal }
+        if let money = moneyMetric(trimmed) { return money }
         if trimmed.hasPrefix("ym:"), trimmed.count > 5 {
             let tail = String(trimmed.split(separator: ":").last ?? "")
             // A known metric under another prefix (`ym:pv:pageviews`, `ym:pv:users`) keeps its unit:
@@ -91,6 +101,8 @@ public struct Metric: Hashable, Sendable, CustomStringConvertible {
             return Metric(apiName: "ym:s:goal\(digits)reaches", shortName: "goal\(digits)reaches", columnName: "goal\(digits)_reaches", title: "Goal \(digits) reaches", unit: .count, aggregation: .sum)
         case "conversionRate":
             return Metric(apiName: "ym:s:goal\(digits)conversionRate", shortName: "goal\(digits)conversionRate", columnName: "goal\(digits)_conversion_rate", title: "Goal \(digits) conversion", unit: .percent, aggregation: .visitWeighted)
+        case "revenue":
+            return goalRevenue(String(digits), currency: nil)
         default:
             return nil
         }

@@ -9,8 +9,11 @@ public enum MetricUnit: String, Sendable, Hashable, CaseIterable {
     case seconds
     /// Pages per visit: shown with two decimals.
     case pagesPerVisit = "pages_per_visit"
-    /// Any other number (money, scores): shown with up to two decimals.
+    /// Any other number (scores, prices metrika has no entry for): shown with up to two decimals.
     case number
+    /// An amount of money in the currency its `Quantity` (and `Metric`) names: two decimals, digit
+    /// grouping and the currency's sign in tables (`1 250 000.00 ₽`), plain two decimals in CSV.
+    case money
 }
 
 /// How values of a metric combine over several days. Non-additive metrics are never summed.
@@ -23,4 +26,8 @@ public enum Aggregation: Sendable, Hashable {
     case pageviewsPerVisit
     /// Unique counts (users): cannot be derived from daily values; only the API's period total is right.
     case nonAdditive
+    /// Average order value: Σ revenue / Σ purchases (revenue in the same currency); no purchases, no value.
+    case revenuePerPurchase
+    /// Revenue per visit: Σ revenue / Σ visits (revenue in the same currency); no visits, no value.
+    case revenuePerVisit
 }

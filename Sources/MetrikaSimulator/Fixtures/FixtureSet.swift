@@ -19,6 +19,8 @@ struct GoalFixture: Sendable {
     var perDay: Double? = nil
     /// Runs of days on which the goal is never reached (a broken goal).
     var outages: [DayRun] = []
+    /// Revenue of one reach, in roubles (simulator-only `revenue_per_reach`; not served); 0 without.
+    var priceRoubles: Double = 0
 }
 
 /// A run of days `from...to` (`to` nil: to the end of time), in the counter's time zone.
@@ -59,6 +61,12 @@ struct CounterFixture: Sendable {
     var outages: [DayRun] = []
     /// Runs of days whose visits are multiplied.
     var waves: [TrafficWave] = []
+    /// The currency the counter keeps revenue in (`query.currency` when a request names none).
+    var currency: String = "RUB"
+    /// A shop: purchases per 100 visits; nil for a counter without e-commerce (no purchases).
+    var purchasePercent: Double? = nil
+    /// A shop's typical order, in roubles.
+    var averageOrder: Double = 0
 }
 
 /// Who an API token belongs to and what it can read.
@@ -272,9 +280,10 @@ struct FixtureSet: Sendable {
             }
             var fixture = GoalFixture(
                 id: goalID,
-                document: .object(goalPairs.filter { !["conversion_percent", "per_day", "outages"].contains($0.0) }),
+                document: .object(goalPairs.filter { !["conversion_percent", "per_day", "outages", "revenue_per_reach"].contains($0.0) }),
                 conversionPercent: goal["conversion_percent"]?.doubleValue ?? 2.5)
             fixture.perDay = goal["per_day"]?.doubleValue
+            fixture.priceRoubles = goal["revenue_per_reach"]?.doubleValue ?? 0
             fixture.outages = try dayRuns(goal["outages"], counter: id, zone: zone, now: now)
             goals.append(fixture)
         }
@@ -317,6 +326,11 @@ struct FixtureSet: Sendable {
         fixture.weekly = weekly
         fixture.waves = waves
         fixture.outages = try dayRuns(entry["outages"], counter: id, zone: zone, now: now)
+        fixture.currency = entry["currency"]?.stringValue ?? "RUB"
+        if let shop = entry["shop"] {
+            fixture.purchasePercent = shop["purchase_percent"]?.doubleValue ?? 2
+            fixture.averageOrder = shop["average_order"]?.doubleValue ?? 2_500
+        }
         return fixture
     }
 

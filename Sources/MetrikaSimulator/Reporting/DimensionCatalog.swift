@@ -70,7 +70,9 @@ enum Attribute: Int, CaseIterable, Sendable {
     /// Names accepted for the attribute (the API's aliases included).
     static func named(_ name: String) -> Attribute? {
         switch name {
-        case "ym:s:trafficSource", "ym:s:lastTrafficSource", "ym:s:lastsignTrafficSource": return .trafficSource
+        case "ym:s:trafficSource", "ym:s:lastTrafficSource", "ym:s:lastsignTrafficSource", "ym:s:<attribution>TrafficSource",
+            "ym:s:automaticTrafficSource", "ym:s:cross_device_last_significantTrafficSource", "ym:s:cross_device_firstTrafficSource":
+            return .trafficSource
         case "ym:s:searchEngine", "ym:s:searchEngineRoot", "ym:s:lastSearchEngine", "ym:s:lastsignSearchEngine",
             "ym:s:lastSearchEngineRoot", "ym:s:lastsignSearchEngineRoot":
             return .searchEngine

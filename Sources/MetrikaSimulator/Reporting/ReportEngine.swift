@@ -11,6 +11,9 @@ struct RowFigures: Sendable {
     var robotVisits = 0.0
     /// Reaches of each goal in `StatQuery.goalIDs` order.
     var goalReaches: [Double]
+    var purchases = 0.0
+    /// Revenue in roubles × 100.
+    var revenueKopecks = 0.0
 
     init(goalCount: Int) {
         goalReaches = Array(repeating: 0, count: goalCount)
@@ -25,6 +28,8 @@ struct RowFigures: Sendable {
         newUsers += other.newUsers
         robotVisits += other.robotVisits
         for index in goalReaches.indices { goalReaches[index] += other.goalReaches[index] }
+        purchases += other.purchases
+        revenueKopecks += other.revenueKopecks
     }
 
     /// The value of `metric`; ratios of a row without visits are undefined (nil).
@@ -44,6 +49,12 @@ struct RowFigures: Sendable {
         case .robotPercentage: return ratio(robotVisits, visits, 100)
         case let .goalReaches(id): return goalSlots[id].map { goalReaches[$0] }
         case let .goalConversionRate(id): return goalSlots[id].flatMap { ratio(goalReaches[$0], visits, 100) }
+        case .purchases: return purchases
+        case let .revenue(code): return MetricKind.converted(revenueKopecks, into: code)
+        // No purchases, no average order value: null, as for other ratios without a base.
+        case let .revenuePerPurchase(code): return ratio(revenueKopecks, purchases).flatMap { MetricKind.converted($0, into: code) }
+        case let .revenuePerVisit(code): return ratio(revenueKopecks, visits).flatMap { MetricKind.converted($0, into: code) }
+        case let .goalRevenue(id, code, price): return goalSlots[id].map { MetricKind.converted(goalReaches[$0] * price, into: code) }
         }
     }
 
@@ -59,6 +70,8 @@ struct RowFigures: Sendable {
         result.newUsers = estimate(newUsers)
         result.robotVisits = estimate(robotVisits)
         result.goalReaches = goalReaches.map(estimate)
+        result.purchases = estimate(purchases)
+        result.revenueKopecks = estimate(revenueKopecks)
         return result
     }
 }
@@ -188,6 +201,8 @@ struct ReportEngine {
                     for (slot, index) in goalIndexes.enumerated() {
                         if let index { figures.goalReaches[slot] = Double(population.goalReaches[index]) }
                     }
+                    figures.purchases = Double(population.purchases)
+                    figures.revenueKopecks = Double(population.revenueKopecks)
                     newRows = [ReportRow(bucket: bucketIndex, values: [], figures: figures)]
                 }
                 if mergeAcrossCounters {
@@ -342,6 +357,8 @@ struct ReportEngine {
         let newPerVisit = Double(population.newUsers) / v
         let robotsPerVisit = Double(population.robotVisits) / v
         let conversion = goalIndexes.map { index in index.map { Double(population.goalReaches[$0]) / v } }
+        let purchasesPerVisit = Double(population.purchases) / v
+        let orderKopecks = population.purchases > 0 ? Double(population.revenueKopecks) / Double(population.purchases) : 0
 
         var rows: [ReportRow] = []
         rows.reserveCapacity(keys.count)
@@ -366,6 +383,8 @@ struct ReportEngine {
             for (slot, rate) in conversion.enumerated() {
                 if let rate { figures.goalReaches[slot] = min(x, (x * rate * m(.conversion)).rounded()) }
             }
+            figures.purchases = min(x, (x * purchasesPerVisit * m(.conversion)).rounded())
+            figures.revenueKopecks = (figures.purchases * orderKopecks).rounded()
             rows.append(ReportRow(bucket: bucket, values: key, figures: figures))
         }
         return rows

@@ -59,6 +59,57 @@ enum MetricKind: Sendable, Equatable {
         robotPercentage
     case goalReaches(Int)
     case goalConversionRate(Int)
+    /// E-commerce; money in a currency code, or nil for the query's `currency` (`<currency>`).
+    case purchases
+    case revenue(String?)
+    case revenuePerPurchase(String?)
+    case revenuePerVisit(String?)
+    /// `ym:s:goal<ID>converted<CUR>Revenue`: the goal's reaches × its price (kopecks, filled in from
+    /// the fixture when the query is read).
+    case goalRevenue(Int, String?, priceKopecks: Double)
+
+    /// Roubles per unit of each currency the simulator converts into (fixed, made-up rates).
+    static let roublesPer: [String: Double] = ["RUB": 1, "USD": 90, "EUR": 100, "YND": 30]
+
+    /// Kopecks as an amount of `code` (nil: roubles; the query resolves `<currency>` first).
+    static func converted(_ kopecks: Double, into code: String?) -> Double {
+        kopecks / 100 / (roublesPer[code ?? "RUB"] ?? 1)
+    }
+
+    /// `…ecommerce<CUR>ConvertedRevenue[PerPurchase|PerVisit]` with CUR a known code or `<currency>`.
+    private static func money(_ name: String) -> MetricKind? {
+        let prefix = "ym:s:ecommerce"
+        guard name.hasPrefix(prefix) else { return nil }
+        let rest = name.dropFirst(prefix.count)
+        let code: String?
+        let tail: Substring
+        if rest.hasPrefix("<currency>") {
+            code = nil
+            tail = rest.dropFirst("<currency>".count)
+        } else {
+            let candidate = String(rest.prefix(3))
+            guard roublesPer[candidate] != nil else { return nil }
+            code = candidate
+            tail = rest.dropFirst(3)
+        }
+        switch tail {
+        case "ConvertedRevenue": return .revenue(code)
+        case "ConvertedRevenuePerPurchase": return .revenuePerPurchase(code)
+        case "ConvertedRevenuePerVisit": return .revenuePerVisit(code)
+        default: return nil
+        }
+    }
+
+    /// The same metric with `<currency>` resolved to the query's currency.
+    func resolved(currency: String) -> MetricKind {
+        switch self {
+        case .revenue(nil): return .revenue(currency)
+        case .revenuePerPurchase(nil): return .revenuePerPurchase(currency)
+        case .revenuePerVisit(nil): return .revenuePerVisit(currency)
+        case let .goalRevenue(id, nil, price): return .goalRevenue(id, currency, priceKopecks: price)
+        default: return self
+        }
+    }
 
     /// Reads a metric name; nil when the simulator does not know it.
     static func named(_ name: String) -> MetricKind? {
@@ -72,9 +123,18 @@ enum MetricKind: Sendable, Equatable {
         case "ym:s:avgVisitDurationSeconds": return .avgVisitDurationSeconds
         case "ym:s:percentNewVisitors": return .percentNewVisitors
         case "ym:s:robotPercentage": return .robotPercentage
+        case "ym:s:ecommercePurchases": return .purchases
         default:
+            if let money = money(name) { return money }
             guard name.hasPrefix("ym:s:goal") else { return nil }
             let rest = name.dropFirst("ym:s:goal".count)
+            // goal<ID>converted<CUR>Revenue, CUR a known code or <currency>.
+            if rest.hasSuffix("Revenue"), let converted = rest.firstRange(of: "converted"), let id = Int(rest[..<converted.lowerBound]), id > 0 {
+                let code = String(rest[converted.upperBound...].dropLast("Revenue".count))
+                if code == "<currency>" { return .goalRevenue(id, nil, priceKopecks: 0) }
+                if roublesPer[code] != nil { return .goalRevenue(id, code, priceKopecks: 0) }
+                return nil
+            }
             for (suffix, make) in [("reaches", MetricKind.goalReaches), ("conversionRate", MetricKind.goalConversionRate)] {
                 if rest.hasSuffix(suffix), let id = Int(rest.dropLast(suffix.count)), id > 0 { return make(id) }
             }
@@ -84,7 +144,7 @@ enum MetricKind: Sendable, Equatable {
 
     var goalID: Int? {
         switch self {
-        case let .goalReaches(id), let .goalConversionRate(id): return id
+        case let .goalReaches(id), let .goalConversionRate(id), let .goalRevenue(id, _, _): return id
         default: return nil
         }
     }
@@ -165,6 +225,15 @@ struct StatQuery: Sendable {
             "tech_platforms": (["ym:s:operatingSystem"], common),
             "tech_browsers": (["ym:s:browser"], common),
             "tech_devices": (["ym:s:deviceCategory"], common),
+            // The e-commerce "Order sources" template (Reporting API, preset_ecommerce), without the
+            // metrics the simulator does not model (productPurchasedUniq, usersPurchasePercentage).
+            "purchase": (
+                ["ym:s:<attribution>TrafficSource"],
+                [
+                    "ym:s:visits", "ym:s:ecommercePurchases", "ym:s:ecommerce<currency>ConvertedRevenue",
+                    "ym:s:ecommerce<currency>ConvertedRevenuePerVisit", "ym:s:ecommerce<currency>ConvertedRevenuePerPurchase",
+                ]
+            ),
         ]
     }()
 
@@ -239,6 +308,11 @@ struct StatQuery: Sendable {
                     return fail(APIError.invalidParameter("Unknown metric: \(name) (no goal \(goal) on the counter)"))
                 }
                 if !goalIDs.contains(goal) { goalIDs.append(goal) }
+            }
+            if case let .goalRevenue(id, code, _) = kind {
+                let price = counters.lazy.compactMap { $0.goals.first { $0.id == id }?.priceRoubles }.first ?? 0
+                metrics.append(.goalRevenue(id, code, priceKopecks: (price * 100).rounded()))
+                continue
             }
             metrics.append(kind)
         }
@@ -366,12 +440,19 @@ struct StatQuery: Sendable {
             return fail(APIError.invalidParameter("Invalid value of parameter top_keys: \(topKeysText); use 1...30"))
         }
 
+        // currency: money metrics written with `<currency>` are in it; by default the counter's own.
+        let currency = parameters["currency"].flatMap { $0.isEmpty ? nil : $0.uppercased() } ?? counters[0].currency
+        guard MetricKind.roublesPer[currency] != nil else {
+            return fail(APIError.invalidParameter("Invalid value of parameter currency: \(currency); use RUB, USD, EUR or YND"))
+        }
+        metrics = metrics.map { $0.resolved(currency: currency) }
+
         var query = StatQuery(
             counters: counters, dimensionNames: dimensionNames, dimensions: dimensions, metricNames: metricNames,
             metrics: metrics, date1: date1, date2: date2, filterText: filterText, filters: filters, sortNames: [],
             sort: [], limit: limit, offset: offset, accuracy: accuracy, preset: preset, language: language,
             group: group, attribution: attributionEcho(parameters["attribution"]),
-            currency: parameters["currency"].flatMap { $0.isEmpty ? nil : $0.uppercased() } ?? "RUB",
+            currency: currency,
             topKeys: topKeys, goalIDs: goalIDs)
 
         // Sort: named columns must be in the query.
@@ -411,7 +492,9 @@ struct StatQuery: Sendable {
         case "", "lastsign": return "LastSign"
         case "last": return "Last"
         case "first": return "First"
-        case "cross_device_last_significant", "cross_device_lastsign": return "CrossDeviceLastSign"
+        case "cross_device_lastsign": return "CrossDeviceLastSign"
+        // The newer models as a real answer spells them: `CROSS_DEVICE_LAST_YANDEX_DIRECT_CLICK`.
+        case "cross_device_last_significant", "cross_device_first", "cross_device_last", "automatic": return (text ?? "").uppercased()
         case let other: return other.prefix(1).uppercased() + other.dropFirst()
         }
     }

@@ -14,6 +14,9 @@ struct DayFigures: Sendable {
     var robotVisits = 0
     /// Visits that reached each goal of the counter, in fixture order.
     var goalReaches: [Int] = []
+    /// E-commerce purchases and their revenue in kopecks (roubles × 100: sums stay exact).
+    var purchases = 0
+    var revenueKopecks = 0
 }
 
 /// Figures of a run of days (a report's period, or one bucket of it).
@@ -27,6 +30,8 @@ struct PeriodFigures: Sendable {
     var newUsers = 0
     var robotVisits = 0
     var goalReaches: [Int]
+    var purchases = 0
+    var revenueKopecks = 0
     /// Days with at least one visit.
     var activeDays = 0
 
@@ -47,6 +52,8 @@ struct PeriodFigures: Sendable {
         for (index, reaches) in day.goalReaches.enumerated() where index < goalReaches.count {
             goalReaches[index] += reaches
         }
+        purchases += day.purchases
+        revenueKopecks += day.revenueKopecks
         activeDays += 1
     }
 
@@ -145,6 +152,12 @@ struct TrafficModel: Sendable {
                 return min(visits, TrafficModel.poisson(mean: mean, uniform: Seed.unit(id, goal.id &* 7919, n)))
             }
             return min(visits, Int((v * goal.conversionPercent / 100 * Seed.between(0.85...1.15, id, goal.id, n)).rounded()))
+        }
+        if let percent = counter.purchasePercent {
+            // Some days have no purchase at all (small shops): their average order value is undefined.
+            f.purchases = min(visits, Int((v * percent / 100 * Seed.between(0.3...1.5, id, 17, n)).rounded(.down)))
+            let order = counter.averageOrder * Seed.between(0.7...1.3, id, 18, n)
+            f.revenueKopecks = Int((Double(f.purchases) * order * 100).rounded())
         }
         return f
     }

@@ -25,7 +25,8 @@ import sys
 
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 TOP_KEYS = ["version", "query", "period", "grouping", "columns", "rows", "counters", "sampled"]
-UNITS = {"count", "percent", "seconds", "pages_per_visit", "number"}
+UNITS = {"count", "percent", "seconds", "pages_per_visit", "number", "money"}
+CURRENCY = re.compile(r"^[A-Z]{3}$")
 KINDS = {"counter", "period_start", "period_end", "dimension", "metric"}
 
 
@@ -98,6 +99,12 @@ def check(raw):
         if column["kind"] == "metric":
             need(column.get("unit") in UNITS, "metric column %s has unit %r" % (column["name"], column.get("unit")))
             need(str(column.get("api_name", "")).startswith("ym:"), "metric column %s lacks api_name" % column["name"])
+            if column["unit"] == "money" and "<currency>" not in column["api_name"]:
+                need(CURRENCY.match(str(column.get("currency", ""))), "money column %s lacks its currency" % column["name"])
+                need(column["name"].endswith("_" + column["currency"].lower()), "money column %s does not end in its currency" % column["name"])
+                need(column["currency"] in column["api_name"], "money column %s: currency %s is not the api_name's" % (column["name"], column["currency"]))
+            else:
+                need("currency" not in column, "column %s is no money column but has a currency" % column["name"])
         if column["kind"] == "period_start":
             need(column.get("grouping") == grouping, "date column's grouping differs from grouping")
     metric_names = [c["name"] for c in columns if c["kind"] == "metric"]

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+@testable import MetrikaSimulator
+
+/// The simulator's shop (counter 1001): purchases and revenue that add up, currencies, the purchase
+/// preset — and the other counters without any.
+@Suite("Reporting API: the shop")
+struct ShopTests {
+    static let money = "ym:s:visits,ym:s:ecommercePurchases,ym:s:ecommerceRUBConvertedRevenue,ym:s:ecommerceRUBConvertedRevenuePerPurchase,ym:s:ecommerceRUBConvertedRevenuePerVisit"
+
+    @Test func daysAddUpToTheTotalAndRatiosAreOfSums() async throws {
+        let sim = try SimulatorHarness()
+        let answer = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=\(Self.money)&dimensions=ym:s:date&date1=2026-06-01&date2=2026-06-14"))
+        #expect(answer.rows.count == 14)
+        let visits = answer.column(0), purchases = answer.column(1), revenue = answer.column(2)
+        #expect(purchases.allSatisfy { $0 >= 0 && $0.rounded() == $0 })
+        #expect(purchases.reduce(0, +) > 0)
+        // Revenue is whole kopecks.
+        #expect(revenue.allSatisfy { ($0 * 100).rounded() == ($0 * 100) || closeEnough(($0 * 100).rounded(), $0 * 100) })
+        #expect(closeEnough(answer.totals[2] ?? -1, revenue.reduce(0, +)))
+        #expect(closeEnough(answer.totals[3] ?? -1, revenue.reduce(0, +) / purchases.reduce(0, +)))
+        #expect(closeEnough(answer.totals[4] ?? -1, revenue.reduce(0, +) / visits.reduce(0, +)))
+        for row in answer.rows {
+            let values = row["metrics"] as? [Any] ?? []
+            if (values[1] as? Double) == 0 { #expect(values[3] is NSNull) }
+        }
+    }
+
+    @Test func currencies() async throws {
+        let sim = try SimulatorHarness()
+        let base = "/stat/v1/data?ids=1001&date1=2026-06-10&date2=2026-06-10&metrics="
+        let roubles = try StatAnswer(try await sim.get(base + "ym:s:ecommerce<currency>ConvertedRevenue"))
+        #expect(roubles.query["currency"] as? String == "RUB")
+        let dollars = try StatAnswer(try await sim.get(base + "ym:s:ecommerce<currency>ConvertedRevenue&currency=usd"))
+        #expect(dollars.query["currency"] as? String == "USD")
+        let named = try StatAnswer(try await sim.get(base + "ym:s:ecommerceUSDConvertedRevenue"))
+        let rub = try #require(roubles.totals.first ?? nil)
+        #expect(rub > 0)
+        #expect(closeEnough(dollars.totals.first.flatMap { $0 } ?? -1, rub / 90))
+        #expect(closeEnough(named.totals.first.flatMap { $0 } ?? -1, rub / 90))
+        let refused = try await sim.get(base + "ym:s:visits&currency=GBP")
+        #expect(refused.status == 400)
+    }
+
+    @Test func otherCountersSellNothing() async throws {
+        let sim = try SimulatorHarness()
+        let answer = try StatAnswer(try await sim.get("/stat/v1/data?ids=1004&metrics=ym:s:ecommercePurchases,ym:s:ecommerceRUBConvertedRevenue&date1=2026-06-01&date2=2026-06-07"))
+        #expect(answer.totals.first ?? nil == 0)
+        #expect(answer.totals.last ?? nil == 0)
+    }
+
+    @Test func thePurchasePreset() async throws {
+        let sim = try SimulatorHarness()
+        let answer = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&preset=purchase&attribution=automatic&date1=2026-06-01&date2=2026-06-07"))
+        #expect(answer.query["dimensions"] as? [String] == ["ym:s:<attribution>TrafficSource"])
+        #expect((answer.query["metrics"] as? [String])?.contains("ym:s:ecommerce<currency>ConvertedRevenue") == true)
+        #expect(answer.query["attribution"] as? String == "AUTOMATIC")
+        #expect(answer.ids().contains("organic"))
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+@testable import MetrikaModel
+@testable import MetrikaRender
+@testable import MetrikaStore
+@testable import MetrikaUseCases
+
+/// Which currency money is in (asked, the counter's own as the API says it, remembered for offline),
+/// and money in the mail's sections.
+@Suite("Money in use cases")
+struct MoneyUseCaseTests {
+    static let shop = [Metric.visits, Metric.purchases, Metric.revenue, Metric.revenuePerPurchase]
+
+    @Test func theCountersOwnCurrencyComesFromTheAnswerAndIsRemembered() async throws {
+        let database = try TemporaryDatabase()
+        let api = RuleAPI()
+        api.currencies = [1001: "EUR"]
+        let store = try HistoryStore(path: database.path)
+        let online = HistoryLoader(store: store, client: api.client(), now: { testNow }, unsettledDays: 2)
+        let counter = try await online.counter(id: 1001)
+        let priced = try await online.inCurrency(Self.shop, counter: counter, requested: nil)
+        #expect(priced.map(\.apiName) == ["ym:s:visits", "ym:s:ecommercePurchases", "ym:s:ecommerceEURConvertedRevenue", "ym:s:ecommerceEURConvertedRevenuePerPurchase"])
+        // One probe, with the API's own placeholder: the answer names the counter's currency.
+        #expect(api.dataRequests.count == 1)
+        #expect(api.dataRequests.first?.query["metrics"] == "ym:s:ecommerce<currency>ConvertedRevenue")
+        #expect(api.dataRequests.first?.query["currency"] == nil)
+        #expect(try store.counterCurrency(id: 1001) == .eur)
+        // Asked again within a day: the memory answers; --refresh asks the API again.
+        #expect(try await online.inCurrency(Self.shop, counter: counter, requested: nil) == priced)
+        #expect(api.dataRequests.count == 1)
+        #expect(try await online.inCurrency(Self.shop, counter: counter, requested: nil, refresh: true) == priced)
+        #expect(api.dataRequests.count == 2)
+        // A day later the API is asked again, and a changed currency is what counts.
+        api.currencies = [1001: "USD"]
+        let later = HistoryLoader(store: store, client: api.client(), now: { testNow.addingTimeInterval(2 * 86_400) }, unsettledDays: 2)
+        #expect(try await later.inCurrency(Self.shop, counter: counter, requested: nil)[2].currency == .usd)
+        #expect(api.dataRequests.count == 3)
+        api.currencies = [1001: "EUR"]
+        try store.storeCounterCurrency(id: 1001, currency: .eur, seenAt: testNow)
+
+        // Offline: what the history remembers, no request.
+        let offline = HistoryLoader(store: store, client: nil, now: { testNow }, unsettledDays: 2)
+        #expect(try await offline.inCurrency(Self.shop, counter: counter, requested: nil) == priced)
+        // Asked for: that one, no probe.
+        #expect(try await online.inCurrency(Self.shop, counter: counter, requested: .usd)[2].apiName == "ym:s:ecommerceUSDConvertedRevenue")
+        #expect(api.dataRequests.count == 3)
+        // No money metric: nothing to ask.
+        #expect(try await online.inCurrency([Metric.visits], counter: counter, requested: nil, refresh: true) == [Metric.visits])
+        #expect(api.dataRequests.count == 3)
+    }
+
+    @Test func withoutAnAnswerOrAMemoryTheUserIsAskedForACurrency() async throws {
+        let database = try TemporaryDatabase()
+        let api = RuleAPI()  // answers without a query echo
+        let store = try HistoryStore(path: database.path)
+        let online = HistoryLoader(store: store, client: api.client(), now: { testNow }, unsettledDays: 2)
+        let counter = try await online.counter(id: 1001)
+        await #expect { try await online.inCurrency(Self.shop, counter: counter, requested: nil) } throws: { error in
+            let failure = error as? any MetrikaFailure
+            return failure?.exitCode == ExitCode.dataError && failure?.message.contains("pass --currency") == true
+        }
+        let offline = HistoryLoader(store: store, client: nil, now: { testNow }, unsettledDays: 2)
+        await #expect { try await offline.inCurrency(Self.shop, counter: counter, requested: nil) } throws: { error in
+            let failure = error as? any MetrikaFailure
+            return failure?.exitCode == ExitCode.config && failure?.message.contains("run once without --offline") == true
+        }
+    }
+
+    @Test func countersInDifferentCurrenciesNeedOne() async throws {
+        let database = try TemporaryDatabase()
+        let api = RuleAPI(counters: [
+            1001: #"{"id":1001,"name":"Shop","site":"shop.example","time_zone_name":"UTC"}"#,
+            1002: #"{"id":1002,"name":"Boutique","site":"boutique.example","time_zone_name":"UTC"}"#,
+        ])
+        api.currencies = [1001: "RUB", 1002: "USD"]
+        let loader = HistoryLoader(store: try HistoryStore(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
+        let request = ReportRequest(counterIDs: [1001, 1002], from: .absolute(day("2026-11-23")), to: .absolute(day("2026-11-24")), metrics: [Metric.revenue])
+        let sink = CollectingSink()
+        await #expect { try await HistoryReport(request: request, loader: loader, activity: RecordedActivity()).run(into: sink) } throws: { error in
+            (error as? UsageError)?.message.contains("1001 in RUB, 1002 in USD") == true
+        }
+        #expect(sink.layouts.isEmpty)
+        // One currency for both: fine.
+        var converted = request
+        converted.currency = .eur
+        try await HistoryReport(request: converted, loader: loader, activity: RecordedActivity()).run(into: sink)
+        #expect(sink.layouts.first?.metrics.map(\.columnName) == ["revenue_eur"])
+        #expect(sink.totals.count == 2)
+    }
+
+    /// A shop's mail: purchases, revenue and the average order value in the summary, the average
+    /// order value of the week as revenue over purchases.
+    @Test func theMailsSummaryShowsAShopsMoney() async throws {
+        let database = try TemporaryDatabase()
+        let api = RuleAPI()
+        api.currencies = [1001: "RUB"]
+        let loader = HistoryLoader(store: try HistoryStore(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
+        let composer = MailComposer(loader: loader, rasterizer: MailComposerTests.FakeRasterizer(), activity: RecordedActivity())
+        let request = MailComposer.Request(counterIDs: [1001], window: .period(.lastWeek), metrics: Self.shop,
+                                           sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("a@example.com")], subject: nil)
+        let sections = try await composer.sections(request)
+        try #require(sections.count == 1)
+        // The stored columns are the shop's metrics in order (then pageviews): RuleAPI's values by position.
+        let week = days("2026-11-16", "2026-11-22").days
+        let purchases = week.reduce(0) { $0 + RuleAPI.value(1, $1) }
+        let revenue = week.reduce(0) { $0 + RuleAPI.value(2, $1) }
+        let totals = sections[0].totals
+        #expect(totals[1].value == purchases)
+        #expect(totals[2].value == revenue)
+        #expect(totals[2].currency == .rub)
+        #expect(totals[3].value == revenue / purchases)
+        #expect(MailComposer.format(totals[2]) == MailComposer.grouped(String(Int(revenue))) + ".00 ₽")
+        let summary = MailComposer.changeTable(sections[0], metrics: Self.shop).render()
+        #expect(summary.contains("Purchases"))
+        #expect(summary.contains("Average order value"))
+        #expect(summary.contains(" ₽"))
+        let message = try await composer.compose(request)
+        #expect(message.subject.contains("Shop"))
+    }
+}
+
+extension MoneyUseCaseTests {
+    /// Reports by source straight from the API: money in the currency each answer names; two
+    /// counters in two currencies are refused before anything is written.
+    @Test func directReportsTakeTheAnswersCurrency() async throws {
+        let api = RuleAPI(counters: [
+            1001: #"{"id":1001,"name":"Shop","site":"shop.example","time_zone_name":"UTC"}"#,
+            1002: #"{"id":1002,"name":"Boutique","site":"boutique.example","time_zone_name":"UTC"}"#,
+        ])
+        api.dimensionRows = 2
+        api.currencies = [1001: "RUB", 1002: "USD"]
+        let request = ReportRequest(counterIDs: [1001], from: .absolute(day("2026-11-23")), to: .absolute(day("2026-11-24")),
+                                    metrics: [Metric.purchases, Metric.revenue], dimensions: [MetrikaModel.Dimension.named("trafficSource")!])
+        let sink = CollectingSink()
+        try await DirectReport.run(request, client: api.client(), activity: RecordedActivity(), into: sink, showsProgress: false)
+        #expect(sink.layouts.first?.metrics.map(\.columnName) == ["purchases", "revenue_rub"])
+        #expect(sink.rows.first?.values[1].currency == .rub)
+        // Without --currency the metric went with the API's placeholder and no currency parameter.
+        #expect(api.dataRequests.last?.query["metrics"] == "ym:s:ecommercePurchases,ym:s:ecommerce<currency>ConvertedRevenue")
+        #expect(api.dataRequests.last?.query["currency"] == nil)
+
+        var both = request
+        both.counterIDs = [1001, 1002]
+        let refused = CollectingSink()
+        await #expect { try await DirectReport.run(both, client: api.client(), activity: RecordedActivity(), into: refused, showsProgress: false) } throws: { error in
+            (error as? UsageError)?.message.contains("1001 in RUB, 1002 in USD") == true
+        }
+        #expect(refused.layouts.isEmpty && refused.rows.isEmpty)
+
+        // With --currency: the concrete name and the parameter, for both.
+        both.currency = .eur
+        let converted = CollectingSink()
+        try await DirectReport.run(both, client: api.client(), activity: RecordedActivity(), into: converted, showsProgress: false)
+        #expect(converted.layouts.first?.metrics.map(\.columnName) == ["purchases", "revenue_eur"])
+        #expect(api.dataRequests.last?.query["metrics"] == "ym:s:ecommercePurchases,ym:s:ecommerceEURConvertedRevenue")
+        #expect(api.dataRequests.last?.query["currency"] == "EUR")
+    }
+}
