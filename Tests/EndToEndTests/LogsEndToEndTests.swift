@@ -105,7 +105,9 @@ struct LogsEndToEndTests {
         try api.inject(["kind": "logs_cut_part", "count": 5])
         let failed = try metrika(arguments, environment: environment(api, home))
         #expect(failed.status == 69, "\(failed.stderr)")
-        #expect(failed.stderr.contains("part 0 of log request"))
+        // One numbering: the error counts parts as the progress line does (the API's part 0 is part 1).
+        #expect(failed.stderr.contains("log request 7000001, part 1 of "), "\(failed.stderr)")
+        #expect(!failed.stderr.contains("part 0"))
         #expect(failed.stderr.contains("5 attempts"))
         #expect(!FileManager.default.fileExists(atPath: file))
         #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).filter { $0.contains("visits.tsv") }.isEmpty)

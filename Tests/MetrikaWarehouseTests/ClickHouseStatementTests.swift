@@ -11,10 +11,14 @@ struct ClickHouseStatementTests {
     static let table = "metrika.visits"
     static let staging = "metrika.visits__staging_1001_20260601_20260602"
 
-    /// The whole sequence for a load of parts 0 and 1 (statements shortened to their first words).
+    /// The whole sequence for a load of parts 0 and 1 (statements shortened to their first words) into
+    /// a table partitioned by counter and day: the new rows replace the range's days, nothing else is
+    /// copied.
     static let sequence = [
         "CREATE DATABASE IF NOT EXISTS metrika",
         "CREATE TABLE IF NOT EXISTS metrika.visits",
+        "SELECT … FROM system.tables",
+        "SELECT … FROM system.columns",
         "DROP TABLE IF EXISTS \(staging)",
         "CREATE TABLE \(staging) AS metrika.visits",
         "DROP TABLE IF EXISTS \(staging)__part0",
@@ -29,6 +33,15 @@ struct ClickHouseStatementTests {
         "DROP TABLE IF EXISTS \(staging)__part1",
         "DROP TABLE IF EXISTS \(staging)__swap",
         "CREATE TABLE \(staging)__swap AS metrika.visits",
+        "INSERT INTO \(staging)__swap SELECT * FROM \(staging) LIMIT 1 BY counter_id, visit_id",
+        "ALTER TABLE metrika.visits REPLACE PARTITION (1001, '2026-06-01') FROM \(staging)__swap, REPLACE PARTITION (1001, '2026-06-02') FROM \(staging)__swap",
+        "DROP TABLE IF EXISTS \(staging)__swap",
+        "DROP TABLE IF EXISTS \(staging)",
+    ]
+
+    /// A table made by metrika before the day partitions (by month): the rest of the month is kept
+    /// through the swap, then the month is replaced.
+    static let monthlyTail = [
         "INSERT INTO \(staging)__swap SELECT * FROM \(staging) LIMIT 1 BY counter_id, visit_id",
         "INSERT INTO \(staging)__swap SELECT * FROM metrika.visits WHERE toYYYYMM(date) IN (202606)",
         "ALTER TABLE metrika.visits REPLACE PARTITION 202606 FROM \(staging)__swap",
@@ -59,7 +72,7 @@ struct ClickHouseStatementTests {
         try await run(clickHouse: clickHouse, parts: FakePartServer { part, attempt in part == 1 && attempt == 1 ? .cut(rows: 2) : .whole })
         let statements = clickHouse.statements.map(Self.short)
         let part1 = "\(Self.staging)__part1"
-        #expect(Array(statements[9...]) == [
+        #expect(Array(statements[11...]) == [
             "DROP TABLE IF EXISTS \(part1)",
             "CREATE TABLE \(part1) AS metrika.visits",
             "INSERT INTO \(part1) (counter_id, date, visit_id) FORMAT TabSeparated",
@@ -68,7 +81,7 @@ struct ClickHouseStatementTests {
             "CREATE TABLE \(part1) AS metrika.visits",
             "INSERT INTO \(part1) (counter_id, date, visit_id) FORMAT TabSeparated",
             "INSERT INTO \(Self.staging) SELECT * FROM \(part1)",
-        ] + Array(Self.sequence[13...]))
+        ] + Array(Self.sequence[15...]))
         // Only a whole part moves into the staging table, once.
         #expect(statements.filter { $0 == "INSERT INTO \(Self.staging) SELECT * FROM \(part1)" }.count == 1)
         #expect(clickHouse.inserted[part1] == FakePartServer.rows(1).joined())
@@ -76,7 +89,7 @@ struct ClickHouseStatementTests {
 
     /// ClickHouse refuses statement `step`: nothing after it is sent, the target table is written only
     /// if the swap had begun, and the log request is kept for the re-run unless every part was in.
-    @Test(arguments: 2..<21)
+    @Test(arguments: 2..<sequence.count)
     func aFailureAtEachStepLeavesTheTargetUntouchedUntilTheSwap(step: Int) async throws {
         let clickHouse = FakeClickHouse(failAt: step)
         let store = MemoryProgressStore()
@@ -91,11 +104,62 @@ struct ClickHouseStatementTests {
         #expect(wroteTarget == (step > swapBegins))
         // The staging table is kept for the re-run (its drop is the last statement of the sequence),
         // and so is the log request, with the parts recorded as loaded.
-        #expect(store.jobs.map(\.requestID) == [7])
+        // Nothing is ordered before the table is known to take the rows.
+        #expect(store.jobs.map(\.requestID) == (step < 4 ? [] : [7]))
+    }
+
+    @Test func aTableOfOlderMetrikaPartitionedByMonthIsStillReplacedByMonth() async throws {
+        let clickHouse = FakeClickHouse(partitionKey: "toYYYYMM(date)")
+        try await run(clickHouse: clickHouse, parts: FakePartServer())
+        let statements = clickHouse.statements.map(Self.short)
+        #expect(Array(statements.suffix(Self.monthlyTail.count)) == Self.monthlyTail)
+        #expect(Array(statements.prefix(18)) == Array(Self.sequence.prefix(18)))
+    }
+
+    /// What the replace cannot handle is refused before a log is ordered (exit 78, one line naming
+    /// the table and what to do), and nothing is written.
+    @Test(arguments: [
+        ("Distributed", "(counter_id, date)", "", "is a Distributed table", "--cluster NAME"),
+        ("Log", "", "", "has engine Log", "MergeTree tables"),
+        ("ReplacingMergeTree", "(counter_id, date)", "", "has engine ReplacingMergeTree", "MergeTree tables"),
+        ("MergeTree", "toMonday(date)", "", "is partitioned by toMonday(date)", "PARTITION BY (counter_id, date)"),
+        ("MergeTree", "", "", "is partitioned by nothing", "PARTITION BY (counter_id, date)"),
+        ("MergeTree", "(counter_id, date)", "visit_id", "has no column for ym:s:visitID", "ADD COLUMN visit_id UInt64"),
+    ])
+    func whatTheReplaceCannotHandleIsRefusedBeforeTheOrder(engine: String, key: String, missing: String, says: String, advice: String) async throws {
+        let clickHouse = FakeClickHouse(engine: engine, partitionKey: key, missingColumn: missing)
+        let api = FakeLogsAPI(parts: [0, 1])
+        let settings = try ClickHouseSettings.make(url: "http://127.0.0.1:8123", table: nil, source: .visits, environment: [:], timeout: 30)
+        do {
+            _ = try await ClickHouseDestination.prepare(settings, counterID: 1001, source: .visits, fields: Fixture.fields, transport: clickHouse)
+            Issue.record("prepare accepted a \(engine) table partitioned by \(key)")
+        } catch let failure as SimpleFailure {
+            #expect(failure.exitCode == 78)
+            #expect(failure.message.contains("metrika.visits \(says)"), "\(failure.message)")
+            #expect(failure.message.contains(advice), "\(failure.message)")
+            #expect(!failure.message.contains("\n"))
+        }
+        #expect(clickHouse.statements.count == 4)
+        #expect(api.calls.isEmpty)
+    }
+
+    @Test func aReplicatedTargetGetsPlainMergeTreeHelpersWithItsKeys() throws {
+        let target = try ClickHouseTarget(
+            table: "metrika.visits_local", engine: "ReplicatedMergeTree", partitionKey: "(counter_id, date)", sortingKey: "counter_id, date, visit_id",
+            primaryKey: "counter_id, date, visit_id", samplingKey: "", columns: [:], clusterHint: "")
+        #expect(target.createHelper("metrika.s") == "CREATE TABLE metrika.s AS metrika.visits_local ENGINE = MergeTree() PARTITION BY (counter_id, date) ORDER BY (counter_id, date, visit_id)")
+        let plain = try ClickHouseTarget(
+            table: "metrika.visits", engine: "MergeTree", partitionKey: "toYYYYMM(date)", sortingKey: "counter_id, date, visit_id",
+            primaryKey: "counter_id, date, visit_id", samplingKey: "", columns: [:], clusterHint: "")
+        #expect(plain.createHelper("metrika.s") == "CREATE TABLE metrika.s AS metrika.visits")
+        #expect(plain.scheme == .byMonth)
     }
 
     /// A statement cut to its first words: the verb, the table and the clause that tells them apart.
     static func short(_ sql: String) -> String {
+        if sql.hasPrefix("SELECT"), let from = sql.range(of: " FROM system.") {
+            return "SELECT … FROM system." + sql[from.upperBound...].prefix { $0 != " " }
+        }
         if sql.hasPrefix("CREATE TABLE IF NOT EXISTS") { return "CREATE TABLE IF NOT EXISTS " + sql.split(separator: " ")[5].split(separator: "(")[0].trimmingCharacters(in: .whitespaces) }
         if let range = sql.range(of: " WHERE toYYYYMM(date) IN (") {
             return String(sql[..<range.upperBound]) + String(sql[range.upperBound...].prefix { $0 != ")" }) + ")"
@@ -111,8 +175,17 @@ final class FakeClickHouse: StreamingHTTPTransport, @unchecked Sendable {
     private var _statements: [String] = []
     private var _inserted: [String: String] = [:]
     let failAt: Int?
+    let engine: String
+    let partitionKey: String
+    let missingColumn: String
 
-    init(failAt: Int? = nil) { self.failAt = failAt }
+    /// A `MergeTree` partitioned by `(counter_id, date)` with the columns of `Fixture.fields`, unless told otherwise.
+    init(failAt: Int? = nil, engine: String = "MergeTree", partitionKey: String = "(counter_id, date)", missingColumn: String = "") {
+        self.failAt = failAt
+        self.engine = engine
+        self.partitionKey = partitionKey
+        self.missingColumn = missingColumn
+    }
 
     var statements: [String] { lock.withLock { _statements } }
     var inserted: [String: String] { lock.withLock { _inserted } }
@@ -136,6 +209,13 @@ final class FakeClickHouse: StreamingHTTPTransport, @unchecked Sendable {
             lock.withLock { _inserted[table] = String(decoding: body, as: UTF8.self) }
         }
         if sql.hasPrefix("EXISTS") { try receive(Array("1\n".utf8)) }
+        if sql.contains("FROM system.tables") {
+            try receive(Array("\(engine)\t\(partitionKey)\tcounter_id, date, visit_id\tcounter_id, date, visit_id\t\n".utf8))
+        }
+        if sql.contains("FROM system.columns") {
+            let columns = [("counter_id", "UInt32"), ("date", "Date"), ("visit_id", "UInt64")].filter { $0.0 != missingColumn }
+            try receive(Array(columns.map { "\($0.0)\t\($0.1)\n" }.joined().utf8))
+        }
         return StreamedResponseHead(status: 200)
     }
 }

@@ -107,7 +107,7 @@ struct LogExporterTests {
         client.retryPolicy = RetryPolicy(maxAttempts: 3)
         let exporter = Fixture.exporter(client: client, destination: try TSVFileDestination(path: file), store: store, notes: notes, sleeper: sleeper)
 
-        await #expect(throws: APIError.unavailable("part 1 of log request 7: the connection broke mid-answer (Connection reset by peer), 3 attempts")) {
+        await #expect(throws: APIError.unavailable("log request 7, part 2 of 2: the connection broke mid-answer (Connection reset by peer), 3 attempts")) {
             try await exporter.run(Fixture.range)
         }
         #expect(server.downloads == [0, 1, 1, 1])
@@ -144,7 +144,7 @@ struct LogExporterTests {
         let destination = RecordingDestination(keepsEarlierParts: false, canDiscard: false)
         let exporter = Fixture.exporter(client: Fixture.client(api: api, parts: server, sleeper: sleeper), destination: destination, store: MemoryProgressStore(), notes: notes, sleeper: sleeper)
 
-        await #expect(throws: APIError.unavailable("part 1 of log request 7: the connection broke mid-answer (Connection reset by peer)")) {
+        await #expect(throws: APIError.unavailable("log request 7, part 2 of 2: the connection broke mid-answer (Connection reset by peer)")) {
             try await exporter.run(Fixture.range)
         }
         #expect(server.downloads == [0, 1])
@@ -190,7 +190,7 @@ final class RecordingDestination: LogDestination, @unchecked Sendable {
         return keepsEarlierParts
     }
 
-    func load(part: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
+    func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
         record("load \(part)")
         var bytes: [UInt8] = []
         lock.withLock { attemptBytes = 0 }

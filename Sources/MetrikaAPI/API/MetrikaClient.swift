@@ -250,7 +250,7 @@ public struct MetrikaClient: Sendable {
 
     /// A transport failure as `send` judges it: a too large, malformed or insecure answer is final
     /// (asking again brings the same answer), everything else (timeouts, refused or cut connections) is
-    /// retried. `context` (such as `part 0 of log request 7`) starts the reason when given.
+    /// retried. `context` (such as `log request 7, part 1 of 2`) starts the reason when given.
     private func transportStep<T>(_ error: TransportError, request: HTTPRequest, since sentAt: UInt64, context: String?) -> Step<T> {
         let prefix = context.map { "\($0): " } ?? ""
         switch error {

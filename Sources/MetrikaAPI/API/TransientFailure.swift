@@ -4,7 +4,7 @@ import MetrikaModel
 /// what `MetrikaClient.retryingTransient` retries. Should it escape unretried, it reads as the
 /// failure it would end as (`failure`): the API unavailable (69), or a quota that persisted (75).
 public struct TransientFailure: MetrikaFailure, Equatable {
-    /// What failed and why, one line (`part 0 of log request 7: HTTP 503 backend_error`).
+    /// What failed and why, one line (`log request 7, part 1 of 2: HTTP 503 backend_error`).
     public let description: String
     /// Seconds the server asked to wait (`Retry-After`), if it did.
     public let retryAfter: Double?

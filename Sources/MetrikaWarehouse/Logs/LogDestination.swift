@@ -15,8 +15,9 @@ public protocol LogDestination: Sendable {
     /// A range starts; `resuming` when earlier parts of it were loaded by an interrupted run. Returns
     /// whether those parts are still there (false: load every part again).
     func beginRange(from: Day, to: Day, resuming: Bool) async throws -> Bool
-    /// Loads part `part` (0-based) of the range `from…to`.
-    func load(part: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws
+    /// Loads part `part` (the API's number, 0-based; users read it as `part + 1 of count`) of the
+    /// range `from…to`.
+    func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws
     /// The last `load` of `part` failed: undo what it wrote so that `load` can run again. False when
     /// that cannot be done (bytes already went into a pipe): the part is then not retried.
     func discardPart(part: Int, from: Day, to: Day) async -> Bool

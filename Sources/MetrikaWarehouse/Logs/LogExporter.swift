@@ -157,12 +157,12 @@ public struct LogExporter: Sendable {
         try await client.retryingTransient {
             var bytes = 0
             do {
-                try await destination.load(part: part, from: range.from, to: range.to) { write in
-                    try await client.downloadLogPart(counter: counterID, id: id, part: part) { chunk in
+                try await destination.load(part: part, of: count, from: range.from, to: range.to) { write in
+                    try await client.downloadLogPart(counter: counterID, id: id, part: part, of: count) { chunk in
                         bytes += chunk.count
                         try write(chunk)
                         if let progress {
-                            progress("log request \(id): part \(part + 1) of \(count), \(LogExporter.megabytes(loadedBefore + bytes)) MB")
+                            progress("log request \(id): \(LogExporter.partName(part, of: count)), \(LogExporter.megabytes(loadedBefore + bytes)) MB")
                         }
                     }
                 }
@@ -226,6 +226,12 @@ public struct LogExporter: Sendable {
                 _ = try? await client.finishLogRequest(counter: counterID, id: id, cancel: false)
             }
         }
+    }
+
+    /// `part 1 of 2` for the API's part 0 of two: the one numbering of parts in progress lines and
+    /// errors alike (the API counts from 0, people from 1).
+    public static func partName(_ part: Int, of count: Int) -> String {
+        "part \(part + 1) of \(count)"
     }
 
     /// `12.3` for 12,345,678 bytes.

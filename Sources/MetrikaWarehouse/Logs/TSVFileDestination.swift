@@ -44,7 +44,7 @@ public final class TSVFileDestination: LogDestination, @unchecked Sendable {
         }
     }
 
-    public func load(part: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
+    public func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
         var skippingHeader = wroteHeader
         partStart = (length: fileLength, wroteHeader: wroteHeader)
         partBytes = 0

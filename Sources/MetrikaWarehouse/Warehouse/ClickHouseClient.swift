@@ -39,6 +39,43 @@ public struct ClickHouseClient: Sendable {
         return String(decoding: answer, as: UTF8.self)
     }
 
+    /// Runs a `SELECT` and returns its rows (TabSeparated, values unescaped), at most 1 MiB of answer.
+    public func rows(_ sql: String, doing what: String) async throws -> [[String]] {
+        let answer = try await execute(sql + " FORMAT TabSeparated", doing: what)
+        return answer.split(separator: "\n", omittingEmptySubsequences: true).map { line in
+            line.split(separator: "\t", omittingEmptySubsequences: false).map { Self.unescape(String($0)) }
+        }
+    }
+
+    /// A TabSeparated value as text: `\t`, `\n`, `\\`, `\'` and the like back to their characters.
+    static func unescape(_ value: String) -> String {
+        guard value.contains("\\") else { return value }
+        var result = ""
+        var escaped = false
+        for character in value {
+            if escaped {
+                switch character {
+                case "t": result.append("\t")
+                case "n": result.append("\n")
+                case "r": result.append("\r")
+                case "0": result.append("\0")
+                default: result.append(character)
+                }
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// A string literal for SQL: single quotes, backslash and quote escaped.
+    public static func quote(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+
     /// `INSERT INTO table (columns) FORMAT <format>` with the rows streamed from `feed`. Never
     /// `TabSeparatedWithNames` for log parts: ClickHouse 20+ maps that header onto the columns.
     public func insert(

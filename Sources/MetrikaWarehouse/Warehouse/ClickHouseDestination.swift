@@ -7,21 +7,26 @@ import MetrikaModel
 /// Why staging + `REPLACE PARTITION` rather than `ALTER TABLE … DELETE` first: on 18.16 a DELETE is an
 /// asynchronous mutation that rewrites whole parts in the background, so readers would see the old
 /// rows, then none, then the new ones, and a run that fails half-way would leave the range empty.
-/// Here the parts go into a per-range staging table; only when every part is in does one swap per
-/// month make the range's new rows visible, atomically per partition. A failure before the swap
-/// leaves the table as it was, and the staging table is what a resumed run continues to fill.
+/// Here the parts go into a per-range staging table; only when every part is in do the range's new
+/// rows become visible, atomically per partition. A failure before that leaves the table as it was,
+/// and the staging table is what a resumed run continues to fill.
 ///
 /// The swap: a fresh `…__swap` table (same structure) gets the staging rows, deduplicated by
-/// (counter_id, id) with `LIMIT 1 BY` (a part reloaded after a cut insert may have left some rows
-/// twice), plus every other row of the touched months from the table itself; then
-/// `ALTER TABLE t REPLACE PARTITION <yyyymm> FROM swap` per month; then both helpers are dropped.
-/// Every step can be repeated, so a crash during the swap is repaired by running again.
+/// (counter_id, id) with `LIMIT 1 BY` (a run killed between moving a part into the staging table and
+/// recording it as loaded moves it again on the re-run). Then, by the table's partition key
+/// (`ClickHouseTarget.Scheme`):
+/// - `(counter_id, date)`, what metrika creates: `REPLACE PARTITION (counter, 'day') FROM swap` for
+///   every day of the range (a day without new rows becomes empty). Nothing but the loaded rows is
+///   copied: the cost follows the rows loaded, not the rows the table holds.
+/// - `toYYYYMM(date)`, tables of older metrika: every other row of the touched months (other days,
+///   other counters) is copied into the swap too, then `REPLACE PARTITION <yyyymm>` per month.
+/// Then both helpers are dropped. Every step can be repeated, so a crash during the swap is repaired
+/// by running again.
 ///
 /// A part is inserted into a table of its own (`…__part<N>`, same structure) and moved into the
 /// staging table once it is whole, so that a part fetched again after a failed attempt (a cut
 /// download, a 5xx) starts from an empty table: `discardPart` drops what the attempt wrote and the
-/// staging table never holds a partial part. The `LIMIT 1 BY` above stays as the safety net for a
-/// run killed between the move and the record that the part is loaded.
+/// staging table never holds a partial part.
 public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
     let client: ClickHouseClient
     let counterID: Int
@@ -29,24 +34,31 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
     let fields: [String]
     let columns: [String]
     let table: String
+    let target: ClickHouseTarget
 
-    init(client: ClickHouseClient, counterID: Int, source: LogSource, fields: [String]) {
+    init(client: ClickHouseClient, counterID: Int, source: LogSource, fields: [String], target: ClickHouseTarget) {
         self.client = client
         self.counterID = counterID
         self.source = source
         self.fields = fields
         self.columns = fields.map(ClickHouseSchema.columnName)
         self.table = client.settings.qualifiedTable
+        self.target = target
     }
 
-    /// Creates the database and table when missing (typed columns, see `ClickHouseSchema`).
+    /// What a Distributed table given to one server is told to do instead.
+    public static let clusterHint = "load a cluster's shards with --clickhouse URL1,URL2,… --cluster NAME (docs/clickhouse.md), or point --table at a MergeTree table."
+
+    /// Creates the database and table when missing (typed columns, see `ClickHouseSchema`), then
+    /// checks what the table is (`ClickHouseTarget`): all before a log is ordered.
     public static func prepare(
         _ settings: ClickHouseSettings, counterID: Int, source: LogSource, fields: [String], transport: any StreamingHTTPTransport
     ) async throws -> ClickHouseDestination {
         let client = ClickHouseClient(settings: settings, transport: transport)
         try await client.execute("CREATE DATABASE IF NOT EXISTS \(settings.database)", doing: "creating database \(settings.database)")
         try await client.execute(ClickHouseSchema.createTable(settings.qualifiedTable, fields: fields, source: source), doing: "creating the table")
-        return ClickHouseDestination(client: client, counterID: counterID, source: source, fields: fields)
+        let target = try await ClickHouseTarget.inspect(client, fields: fields, clusterHint: clusterHint)
+        return ClickHouseDestination(client: client, counterID: counterID, source: source, fields: fields, target: target)
     }
 
     func staging(_ from: Day, _ to: Day) -> String {
@@ -60,7 +72,7 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
             if exists.trimmingCharacters(in: .whitespacesAndNewlines) == "1" { return true }
         }
         try await client.execute("DROP TABLE IF EXISTS \(staging)", doing: "dropping an old staging table")
-        try await client.execute("CREATE TABLE \(staging) AS \(table)", doing: "creating the staging table")
+        try await client.execute(target.createHelper(staging), doing: "creating the staging table")
         return false
     }
 
@@ -68,10 +80,11 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
         staging(from, to) + "__part\(part)"
     }
 
-    public func load(part: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
+    public func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
         let partTable = partTable(part, from, to)
-        try await client.execute("DROP TABLE IF EXISTS \(partTable)", doing: "dropping an old table of part \(part)")
-        try await client.execute("CREATE TABLE \(partTable) AS \(table)", doing: "creating the table of part \(part)")
+        let name = LogExporter.partName(part, of: count)
+        try await client.execute("DROP TABLE IF EXISTS \(partTable)", doing: "dropping an old table of \(name)")
+        try await client.execute(target.createHelper(partTable), doing: "creating the table of \(name)")
         // A failed download is the error to report (and maybe retry), not what ClickHouse made of
         // the insert it cut short.
         let feedError = FeedError()
@@ -80,7 +93,7 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
         let normalizer = LogPartNormalizer(fields: fields)
         try await withoutActuallyEscaping(feed) { feed in
             do {
-                try await client.insert(into: partTable, columns: columns, format: "TabSeparated", doing: "inserting part \(part) of \(from.iso)…\(to.iso)") { write in
+                try await client.insert(into: partTable, columns: columns, format: "TabSeparated", doing: "inserting \(name) of \(from.iso)…\(to.iso)") { write in
                     do {
                         try await feed { chunk in try normalizer.consume(chunk, emit: write) }
                         try normalizer.finish(emit: write)
@@ -93,14 +106,14 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
                 throw feedError.error ?? error
             }
         }
-        try await client.execute("INSERT INTO \(staging(from, to)) SELECT * FROM \(partTable)", doing: "moving part \(part) into the staging table")
-        try await client.execute("DROP TABLE IF EXISTS \(partTable)", doing: "dropping the table of part \(part)")
+        try await client.execute("INSERT INTO \(staging(from, to)) SELECT * FROM \(partTable)", doing: "moving \(name) into the staging table")
+        try await client.execute("DROP TABLE IF EXISTS \(partTable)", doing: "dropping the table of \(name)")
     }
 
     /// Drops what the failed attempt inserted; the next `load` starts from an empty part table anyway,
     /// so a failed drop does not stop the retry.
     public func discardPart(part: Int, from: Day, to: Day) async -> Bool {
-        _ = try? await client.execute("DROP TABLE IF EXISTS \(partTable(part, from, to))", doing: "dropping the table of part \(part)")
+        _ = try? await client.execute("DROP TABLE IF EXISTS \(partTable(part, from, to))", doing: "dropping the table of part \(part + 1)")
         return true
     }
 
@@ -108,22 +121,31 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
         let staging = staging(from, to)
         let swap = staging + "__swap"
         let id = ClickHouseSchema.columnName(source.idField)
-        var months: [Int] = []
-        var day = from
-        while day <= to {
-            let (year, month, _) = day.components
-            if !months.contains(year * 100 + month) { months.append(year * 100 + month) }
-            day = Day(ordinal: day.ordinal + 1)
-        }
-        let monthList = months.map(String.init).joined(separator: ", ")
         try await client.execute("DROP TABLE IF EXISTS \(swap)", doing: "dropping an old swap table")
-        try await client.execute("CREATE TABLE \(swap) AS \(table)", doing: "creating the swap table")
+        try await client.execute(target.createHelper(swap), doing: "creating the swap table")
         try await client.execute("INSERT INTO \(swap) SELECT * FROM \(staging) LIMIT 1 BY counter_id, \(id)", doing: "copying the new rows")
-        try await client.execute(
-            "INSERT INTO \(swap) SELECT * FROM \(table) WHERE toYYYYMM(date) IN (\(monthList)) AND NOT (counter_id = \(counterID) AND date >= '\(from.iso)' AND date <= '\(to.iso)')",
-            doing: "keeping the rest of the months")
-        for month in months {
-            try await client.execute("ALTER TABLE \(table) REPLACE PARTITION \(month) FROM \(swap)", doing: "replacing month \(month)")
+        switch target.scheme {
+        case .byDay:
+            // One ALTER per 100 days keeps each statement far below max_query_size.
+            let days = (from.ordinal...to.ordinal).map { Day(ordinal: $0) }
+            for start in stride(from: 0, to: days.count, by: 100) {
+                let chunk = days[start..<min(days.count, start + 100)]
+                let commands = chunk.map { "REPLACE PARTITION (\(counterID), '\($0.iso)') FROM \(swap)" }.joined(separator: ", ")
+                try await client.execute("ALTER TABLE \(table) \(commands)", doing: "replacing \(chunk.first!.iso)…\(chunk.last!.iso)")
+            }
+        case .byMonth:
+            var months: [Int] = []
+            for ordinal in from.ordinal...to.ordinal {
+                let (year, month, _) = Day(ordinal: ordinal).components
+                if !months.contains(year * 100 + month) { months.append(year * 100 + month) }
+            }
+            let monthList = months.map(String.init).joined(separator: ", ")
+            try await client.execute(
+                "INSERT INTO \(swap) SELECT * FROM \(table) WHERE toYYYYMM(date) IN (\(monthList)) AND NOT (counter_id = \(counterID) AND date >= '\(from.iso)' AND date <= '\(to.iso)')",
+                doing: "keeping the rest of the months")
+            for month in months {
+                try await client.execute("ALTER TABLE \(table) REPLACE PARTITION \(month) FROM \(swap)", doing: "replacing month \(month)")
+            }
         }
         try await client.execute("DROP TABLE IF EXISTS \(swap)", doing: "dropping the swap table")
         try await client.execute("DROP TABLE IF EXISTS \(staging)", doing: "dropping the staging table")

@@ -44,11 +44,12 @@ public enum ClickHouseSchema {
     }
 
     /// `CREATE TABLE IF NOT EXISTS` for `fields` (which include counterID, date and the id): a
-    /// MergeTree partitioned by month and ordered by (counter_id, date, id). SQL both 18.16 and
-    /// current releases accept.
+    /// MergeTree with one partition per counter and day (a re-loaded day replaces its partition whole,
+    /// see `ClickHouseDestination`), ordered by (counter_id, date, id). SQL both 18.16 and current
+    /// releases accept.
     public static func createTable(_ table: String, fields: [String], source: LogSource) -> String {
         let columns = fields.map { "    \(columnName($0)) \(columnType($0))" }.joined(separator: ",\n")
         let id = columnName(source.idField)
-        return "CREATE TABLE IF NOT EXISTS \(table) (\n\(columns)\n) ENGINE = MergeTree() PARTITION BY toYYYYMM(date) ORDER BY (counter_id, date, \(id))"
+        return "CREATE TABLE IF NOT EXISTS \(table) (\n\(columns)\n) ENGINE = MergeTree() PARTITION BY (counter_id, date) ORDER BY (counter_id, date, \(id))"
     }
 }

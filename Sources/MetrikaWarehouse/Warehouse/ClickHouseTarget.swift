@@ -1,0 +1,116 @@
+import Foundation
+import MetrikaAPI
+import MetrikaModel
+
+/// The table a load goes into, as ClickHouse describes it (`system.tables`, `system.columns`), read
+/// before a log is ordered: a table metrika cannot replace ranges in (a `Distributed` table, a `Log`,
+/// a view, a partition key the replace does not know) or one that lacks a column for a requested
+/// field is refused (exit 78) before anything is ordered or written.
+public struct ClickHouseTarget: Sendable, Equatable {
+    /// How a re-loaded range replaces the old rows (docs/clickhouse.md, "Re-running a range").
+    public enum Scheme: Sendable, Equatable {
+        /// `PARTITION BY (counter_id, date)`: a day of a counter is a partition, replaced whole from
+        /// the staging table; nothing else is copied. What metrika creates.
+        case byDay
+        /// `PARTITION BY toYYYYMM(date)` (tables made by metrika before the day scheme): the rest of
+        /// each touched month is copied beside the new rows, then the month is replaced.
+        case byMonth
+    }
+
+    public var table: String
+    public var engine: String
+    public var partitionKey: String
+    public var sortingKey: String
+    public var primaryKey: String
+    public var samplingKey: String
+    /// Column name → type.
+    public var columns: [String: String]
+    public var scheme: Scheme
+
+    /// The engine clause of helper tables (staging, swap, parts) when `CREATE TABLE h AS t` would copy
+    /// something a helper must not have: a replicated target's ZooKeeper path. Nil: `AS t` is enough.
+    public var helperEngine: String? {
+        guard engine.hasPrefix("Replicated") else { return nil }
+        var clause = "MergeTree() PARTITION BY \(partitionKey) ORDER BY (\(sortingKey))"
+        if !primaryKey.isEmpty, primaryKey != sortingKey { clause += " PRIMARY KEY (\(primaryKey))" }
+        if !samplingKey.isEmpty { clause += " SAMPLE BY \(samplingKey)" }
+        return clause
+    }
+
+    /// `CREATE TABLE helper AS target [ENGINE = …]`.
+    public func createHelper(_ helper: String) -> String {
+        "CREATE TABLE \(helper) AS \(table)" + (helperEngine.map { " ENGINE = " + $0 } ?? "")
+    }
+
+    /// Reads the table's engine, keys and columns and checks that a load of `fields` can go in.
+    public static func inspect(_ client: ClickHouseClient, fields: [String], clusterHint: String) async throws -> ClickHouseTarget {
+        let settings = client.settings
+        let table = settings.qualifiedTable
+        let database = ClickHouseClient.quote(settings.database), name = ClickHouseClient.quote(settings.table)
+        let described = try await client.rows(
+            "SELECT engine, partition_key, sorting_key, primary_key, sampling_key FROM system.tables WHERE database = \(database) AND name = \(name)",
+            doing: "reading what the table is")
+        guard let row = described.first, row.count == 5 else {
+            throw SimpleFailure("table \(table) is not there although metrika just created it; check the user's rights on database \(settings.database).", exitCode: ExitCode.config)
+        }
+        let columnRows = try await client.rows(
+            "SELECT name, type FROM system.columns WHERE database = \(database) AND table = \(name)", doing: "reading the table's columns")
+        var columns: [String: String] = [:]
+        for column in columnRows where column.count == 2 { columns[column[0]] = column[1] }
+        let target = try ClickHouseTarget(
+            table: table, engine: row[0], partitionKey: row[1], sortingKey: row[2], primaryKey: row[3], samplingKey: row[4], columns: columns,
+            clusterHint: clusterHint)
+        try target.check(fields: fields)
+        return target
+    }
+
+    /// Decides the scheme, refusing what the replace cannot handle.
+    public init(
+        table: String, engine: String, partitionKey: String, sortingKey: String, primaryKey: String, samplingKey: String, columns: [String: String],
+        clusterHint: String
+    ) throws {
+        self.table = table
+        self.engine = engine
+        self.partitionKey = partitionKey
+        self.sortingKey = sortingKey
+        self.primaryKey = primaryKey
+        self.samplingKey = samplingKey
+        self.columns = columns
+        if engine == "Distributed" {
+            throw SimpleFailure(
+                "table \(table) is a Distributed table: loading through it cannot replace a re-loaded range and would add the rows again on every run; \(clusterHint)",
+                exitCode: ExitCode.config)
+        }
+        guard engine == "MergeTree" || engine == "ReplicatedMergeTree" else {
+            throw SimpleFailure(
+                "table \(table) has engine \(TerminalText.quote(engine)); metrika loads into MergeTree tables (a re-loaded range replaces its partitions): choose another --table, or drop this one so that metrika creates it.",
+                exitCode: ExitCode.config)
+        }
+        switch Self.normalized(partitionKey) {
+        case "counter_id,date": scheme = .byDay
+        case "toYYYYMM(date)": scheme = .byMonth
+        default:
+            throw SimpleFailure(
+                "table \(table) is partitioned by \(partitionKey.isEmpty ? "nothing" : TerminalText.quote(partitionKey)); metrika replaces re-loaded days by partition and needs PARTITION BY (counter_id, date) (or toYYYYMM(date), as older metrika made): choose another --table, or create it as docs/clickhouse.md shows.",
+                exitCode: ExitCode.config)
+        }
+    }
+
+    /// Every requested field has its column (ClickHouse would refuse the insert only after the log
+    /// was ordered and downloaded).
+    public func check(fields: [String]) throws {
+        let missing = fields.filter { columns[ClickHouseSchema.columnName($0)] == nil }
+        guard !missing.isEmpty else { return }
+        let additions = missing.map { "ADD COLUMN \(ClickHouseSchema.columnName($0)) \(ClickHouseSchema.columnType($0))" }.joined(separator: ", ")
+        throw SimpleFailure(
+            "table \(table) has no column for \(missing.joined(separator: ", ")); add \(missing.count == 1 ? "it" : "them") (ALTER TABLE \(table) \(additions)) or leave \(missing.count == 1 ? "that field" : "those fields") out of --fields.",
+            exitCode: ExitCode.config)
+    }
+
+    /// `(counter_id, date)` → `counter_id,date`: spaces and one pair of outer parentheses dropped.
+    static func normalized(_ key: String) -> String {
+        var text = key.filter { !$0.isWhitespace }
+        if text.hasPrefix("("), text.hasSuffix(")"), !text.dropFirst().dropLast().contains("(") { text = String(text.dropFirst().dropLast()) }
+        return text
+    }
+}
