@@ -48,6 +48,36 @@ extension HistoryStore: LogProgressStore {
         }
     }
 
+    public func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, at: Date) throws {
+        try locked {
+            try database.execute(
+                """
+                INSERT INTO log_loads (counter_id, source, destination, first_day, last_day, loaded_at) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (counter_id, source, destination) DO UPDATE SET
+                    first_day = min(first_day, excluded.first_day), last_day = max(last_day, excluded.last_day), loaded_at = excluded.loaded_at
+                """,
+                [.integer(Int64(counterID)), .text(source.rawValue), .text(destination), .text(from.iso), .text(to.iso), .real(at.timeIntervalSince1970)])
+        }
+    }
+
+    public func load(counterID: Int, source: LogSource, destination: String) throws -> LogLoad? {
+        try loads(counterID: counterID).first { $0.source == source && $0.destination == destination }
+    }
+
+    public func loads(counterID: Int) throws -> [LogLoad] {
+        try locked {
+            let rows = try database.rows(
+                "SELECT source, destination, first_day, last_day, loaded_at FROM log_loads WHERE counter_id = ? ORDER BY source, destination",
+                [.integer(Int64(counterID))])
+            return rows.compactMap { row -> LogLoad? in
+                guard row.count == 5, let source = row[0].string.flatMap(LogSource.init(rawValue:)), let destination = row[1].string,
+                      let first = row[2].string.flatMap(Day.init(iso:)), let last = row[3].string.flatMap(Day.init(iso:)) else { return nil }
+                return LogLoad(counterID: counterID, source: source, destination: destination, firstDay: first, lastDay: last,
+                               loadedAt: Date(timeIntervalSince1970: row[4].double ?? 0))
+            }
+        }
+    }
+
     public func jobs(counterID: Int) throws -> [LogJob] {
         try locked {
             let rows = try database.rows(

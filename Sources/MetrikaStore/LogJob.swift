@@ -28,6 +28,28 @@ public struct LogJob: Sendable, Equatable {
     }
 }
 
+/// The days a counter's rows were loaded into one destination (a ClickHouse table), so that a run
+/// without dates continues from the last one.
+public struct LogLoad: Sendable, Equatable {
+    public var counterID: Int
+    public var source: LogSource
+    public var destination: String
+    /// The earliest and the latest day any run loaded (days between may have been skipped).
+    public var firstDay: Day
+    public var lastDay: Day
+    /// When the latest range was loaded.
+    public var loadedAt: Date
+
+    public init(counterID: Int, source: LogSource, destination: String, firstDay: Day, lastDay: Day, loadedAt: Date) {
+        self.counterID = counterID
+        self.source = source
+        self.destination = destination
+        self.firstDay = firstDay
+        self.lastDay = lastDay
+        self.loadedAt = loadedAt
+    }
+}
+
 /// Where `LogExporter` records its progress (the history database in production).
 public protocol LogProgressStore: Sendable {
     /// The unfinished job with these arguments, if any.
@@ -40,4 +62,10 @@ public protocol LogProgressStore: Sendable {
     func removeJob(requestID: Int) throws
     /// Every unfinished job of a counter.
     func jobs(counterID: Int) throws -> [LogJob]
+    /// `from…to` is loaded into `destination` (and visible there): widens the recorded days.
+    func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, at: Date) throws
+    /// The days loaded into `destination`, if a run recorded any.
+    func load(counterID: Int, source: LogSource, destination: String) throws -> LogLoad?
+    /// Every destination a counter's rows were loaded into.
+    func loads(counterID: Int) throws -> [LogLoad]
 }

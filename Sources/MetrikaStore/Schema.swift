@@ -136,6 +136,20 @@ enum Schema {
                 seen_at REAL NOT NULL
             );
             """),
+        // `metrika logs` without --from/--to continues from the days an earlier run loaded into the
+        // same table: the first and last day loaded, per counter, source and destination.
+        Migration(version: 5, name: "log_loads", sql: """
+            CREATE TABLE log_loads (
+                counter_id INTEGER NOT NULL,
+                source TEXT NOT NULL CHECK (source IN ('visits', 'hits')),
+                destination TEXT NOT NULL,
+                first_day TEXT NOT NULL CHECK (first_day GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+                last_day TEXT NOT NULL CHECK (last_day GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+                loaded_at REAL NOT NULL,
+                PRIMARY KEY (counter_id, source, destination),
+                CHECK (first_day <= last_day)
+            ) WITHOUT ROWID;
+            """),
     ]
 
     /// The schema version this build creates and understands.

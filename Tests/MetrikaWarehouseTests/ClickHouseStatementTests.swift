@@ -19,6 +19,7 @@ struct ClickHouseStatementTests {
         "CREATE TABLE IF NOT EXISTS metrika.visits",
         "SELECT … FROM system.tables",
         "SELECT … FROM system.columns",
+        "SELECT … FROM system.settings",
         "DROP TABLE IF EXISTS \(staging)",
         "CREATE TABLE \(staging) AS metrika.visits",
         "DROP TABLE IF EXISTS \(staging)__part0",
@@ -72,7 +73,7 @@ struct ClickHouseStatementTests {
         try await run(clickHouse: clickHouse, parts: FakePartServer { part, attempt in part == 1 && attempt == 1 ? .cut(rows: 2) : .whole })
         let statements = clickHouse.statements.map(Self.short)
         let part1 = "\(Self.staging)__part1"
-        #expect(Array(statements[11...]) == [
+        #expect(Array(statements[12...]) == [
             "DROP TABLE IF EXISTS \(part1)",
             "CREATE TABLE \(part1) AS metrika.visits",
             "INSERT INTO \(part1) (counter_id, date, visit_id) FORMAT TabSeparated",
@@ -81,7 +82,7 @@ struct ClickHouseStatementTests {
             "CREATE TABLE \(part1) AS metrika.visits",
             "INSERT INTO \(part1) (counter_id, date, visit_id) FORMAT TabSeparated",
             "INSERT INTO \(Self.staging) SELECT * FROM \(part1)",
-        ] + Array(Self.sequence[15...]))
+        ] + Array(Self.sequence[16...]))
         // Only a whole part moves into the staging table, once.
         #expect(statements.filter { $0 == "INSERT INTO \(Self.staging) SELECT * FROM \(part1)" }.count == 1)
         #expect(clickHouse.inserted[part1] == FakePartServer.rows(1).joined())
@@ -105,7 +106,7 @@ struct ClickHouseStatementTests {
         // The staging table is kept for the re-run (its drop is the last statement of the sequence),
         // and so is the log request, with the parts recorded as loaded.
         // Nothing is ordered before the table is known to take the rows.
-        #expect(store.jobs.map(\.requestID) == (step < 4 ? [] : [7]))
+        #expect(store.jobs.map(\.requestID) == (step < 5 ? [] : [7]))
     }
 
     @Test func aTableOfOlderMetrikaPartitionedByMonthIsStillReplacedByMonth() async throws {
@@ -113,7 +114,7 @@ struct ClickHouseStatementTests {
         try await run(clickHouse: clickHouse, parts: FakePartServer())
         let statements = clickHouse.statements.map(Self.short)
         #expect(Array(statements.suffix(Self.monthlyTail.count)) == Self.monthlyTail)
-        #expect(Array(statements.prefix(18)) == Array(Self.sequence.prefix(18)))
+        #expect(Array(statements.prefix(19)) == Array(Self.sequence.prefix(19)))
     }
 
     /// What the replace cannot handle is refused before a log is ordered (exit 78, one line naming
@@ -141,6 +142,17 @@ struct ClickHouseStatementTests {
         }
         #expect(clickHouse.statements.count == 4)
         #expect(api.calls.isEmpty)
+    }
+
+    /// Current servers refuse an INSERT block touching more than 100 partitions unless told otherwise;
+    /// 18.16 knows no such setting (and would refuse an unknown one).
+    @Test(arguments: [true, false])
+    func thePartitionLimitIsLiftedOnlyWhereTheServerHasIt(limited: Bool) async throws {
+        let clickHouse = FakeClickHouse(partitionLimit: limited)
+        try await run(clickHouse: clickHouse, parts: FakePartServer())
+        let lifted = clickHouse.queryStrings.filter { $0.contains("max_partitions_per_insert_block=0") }.count
+        // Every statement after the settings were read carries it.
+        #expect(lifted == (limited ? Self.sequence.count - 5 : 0))
     }
 
     @Test func aReplicatedTargetGetsPlainMergeTreeHelpersWithItsKeys() throws {
@@ -178,9 +190,14 @@ final class FakeClickHouse: StreamingHTTPTransport, @unchecked Sendable {
     let engine: String
     let partitionKey: String
     let missingColumn: String
+    let partitionLimit: Bool
+    private var _queryStrings: [String] = []
+    /// The URL query string of every request.
+    var queryStrings: [String] { lock.withLock { _queryStrings } }
 
     /// A `MergeTree` partitioned by `(counter_id, date)` with the columns of `Fixture.fields`, unless told otherwise.
-    init(failAt: Int? = nil, engine: String = "MergeTree", partitionKey: String = "(counter_id, date)", missingColumn: String = "") {
+    init(failAt: Int? = nil, engine: String = "MergeTree", partitionKey: String = "(counter_id, date)", missingColumn: String = "", partitionLimit: Bool = false) {
+        self.partitionLimit = partitionLimit
         self.failAt = failAt
         self.engine = engine
         self.partitionKey = partitionKey
@@ -197,6 +214,7 @@ final class FakeClickHouse: StreamingHTTPTransport, @unchecked Sendable {
         let sql = query ?? String(decoding: request.body ?? Data(), as: UTF8.self)
         let index = lock.withLock { () -> Int in
             _statements.append(sql)
+            _queryStrings.append(request.url.query ?? "")
             return _statements.count - 1
         }
         if index == failAt {
@@ -212,6 +230,7 @@ final class FakeClickHouse: StreamingHTTPTransport, @unchecked Sendable {
         if sql.contains("FROM system.tables") {
             try receive(Array("\(engine)\t\(partitionKey)\tcounter_id, date, visit_id\tcounter_id, date, visit_id\t\n".utf8))
         }
+        if sql.contains("FROM system.settings") { try receive(Array((partitionLimit ? "1\n" : "0\n").utf8)) }
         if sql.contains("FROM system.columns") {
             let columns = [("counter_id", "UInt32"), ("date", "Date"), ("visit_id", "UInt64")].filter { $0.0 != missingColumn }
             try receive(Array(columns.map { "\($0.0)\t\($0.1)\n" }.joined().utf8))

@@ -144,6 +144,24 @@ final class MemoryProgressStore: LogProgressStore, @unchecked Sendable {
     func markLoaded(requestID: Int, part: Int) throws { lock.withLock { _ = saved[requestID]?.loadedParts.insert(part) } }
     func removeJob(requestID: Int) throws { lock.withLock { saved[requestID] = nil } }
     func jobs(counterID: Int) throws -> [LogJob] { jobs.filter { $0.counterID == counterID } }
+
+    private var _loads: [LogLoad] = []
+    var loads: [LogLoad] { lock.withLock { _loads } }
+    func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, at: Date) throws {
+        lock.withLock {
+            if let index = _loads.firstIndex(where: { $0.counterID == counterID && $0.source == source && $0.destination == destination }) {
+                _loads[index].firstDay = min(_loads[index].firstDay, from)
+                _loads[index].lastDay = max(_loads[index].lastDay, to)
+                _loads[index].loadedAt = at
+            } else {
+                _loads.append(LogLoad(counterID: counterID, source: source, destination: destination, firstDay: from, lastDay: to, loadedAt: at))
+            }
+        }
+    }
+    func load(counterID: Int, source: LogSource, destination: String) throws -> LogLoad? {
+        loads.first { $0.counterID == counterID && $0.source == source && $0.destination == destination }
+    }
+    func loads(counterID: Int) throws -> [LogLoad] { loads.filter { $0.counterID == counterID } }
 }
 
 /// Waits asked for, without waiting.

@@ -10,7 +10,7 @@ import MetrikaWarehouse
 enum LogsCommand: Command {
     static let name = "logs"
     static let summary = "Export raw visits or hits (Logs API) to a TSV file or into ClickHouse, streamed"
-    static let usage = "logs --counter ID --source visits|hits --from DATE --to DATE [--fields LIST] (--output FILE|- | --clickhouse URL [--table NAME]) | logs --counter ID (--list | --clean-all)"
+    static let usage = "logs --counter ID --source visits|hits --from DATE --to DATE [--fields LIST] (--output FILE|- | --clickhouse URL [--table NAME]) | logs --counter ID --source visits|hits --clickhouse URL [--late-days N] | logs --counter ID (--list | --clean-all)"
     static let discussion = """
     Orders a log (evaluate → create), waits until Metrika has prepared it (polling with a growing
     interval; progress on a terminal), downloads every part and cleans the request, so it stops
@@ -22,13 +22,21 @@ enum LogsCommand: Command {
     FIFO is written into, a symbolic link is followed. - is stdout (a closed pipe ends quietly, 141).
     --clickhouse URL loads into ClickHouse (default table metrika.visits / metrika.hits); re-running a
     range replaces it. Parts are loaded as the API meant them (its header checked and dropped, quoted
-    arrays undone); a row that cannot be loaded stops the run naming part, row and field. See
-    docs/clickhouse.md.
+    arrays undone); a row that cannot be loaded stops the run naming part, row and field. The table
+    is checked before a log is ordered: a Distributed table, a table that is not a MergeTree
+    partitioned by (counter_id, date) or toYYYYMM(date), or one without a column for a requested
+    field is refused (exit 78). See docs/clickhouse.md.
+
+    Without --from and --to (ClickHouse only), the run continues an earlier load of the same counter
+    and source into the same table: it loads again the last --late-days days loaded (default 3:
+    visits keep changing for about three days), then every finished day up to yesterday in the
+    counter's time zone. Without an earlier load it is a usage error (64): give --from the first time.
 
     An interrupted run (Ctrl-C, kill, network loss) keeps its prepared request in the history database;
     the same command again resumes it and loads only the missing parts. On Ctrl-C or SIGTERM a file's
     temporary is removed and the run says what it kept. --list shows a counter's log requests (a table
-    on a terminal, TSV with sizes in bytes in a pipe), --clean-all cleans (or cancels) every one of them.
+    on a terminal, TSV with sizes in bytes in a pipe) and, for each table, the days loaded into it;
+    --clean-all cleans (or cancels) every request.
 
     Default fields: visits — visitID, counterID, date, dateTime, clientID, isNewUser, pageViews,
     visitDuration, bounce, startURL, referer, lastTrafficSource, UTMSource, UTMMedium, UTMCampaign,
@@ -43,12 +51,14 @@ enum LogsCommand: Command {
     Examples:
       metrika logs --counter 1001 --source visits --from 2026-11-01 --to yesterday --output visits.tsv
       metrika logs --counter 1001 --source hits --from 7daysAgo --to yesterday --clickhouse http://127.0.0.1:8123
+      metrika logs --counter 1001 --source visits --clickhouse http://127.0.0.1:8123      # nightly, from cron
     """
     static let options: [OptionSpec] = [
         CounterOptions.spec(value: "ID", help: "The counter"),
         OptionSpec("source", value: "visits|hits", help: "Rows to export (default: visits)"),
         OptionSpec("from", value: "DATE", help: "First day (YYYY-MM-DD, yesterday, NdaysAgo)"),
         OptionSpec("to", value: "DATE", help: "Last day, before today (default: yesterday)"),
+        OptionSpec("late-days", value: "N", help: "Without --from/--to: loaded days to load again (default 3)"),
         OptionSpec("fields", value: "LIST", help: "Comma-separated fields, with or without the ym:s:/ym:pv: prefix"),
         OptionSpec("output", short: "o", value: "FILE|-", help: "Write the TSV here (- = stdout)"),
         OptionSpec("clickhouse", value: "URL", help: "Load into ClickHouse over HTTP (e.g. http://127.0.0.1:8123)"),
@@ -71,31 +81,66 @@ enum LogsCommand: Command {
         let output = options.value("output")
         if output != nil && options.value("clickhouse") != nil { throw UsageError("Choose one of --output and --clickhouse") }
         guard output != nil || clickhouseURL != nil else { throw UsageError("Missing --output FILE|- or --clickhouse URL") }
-        guard options.has("from") else { throw UsageError("Missing --from DATE") }
-        let from = try DateExpression(parsing: options.value("from")!, option: "from")
-        let to = try DateExpression(parsing: options.value("to") ?? "yesterday", option: "to")
+        let lateDays = try options.integer("late-days", in: 0...60)
+        let dateless = !options.has("from")
+        if dateless {
+            if options.has("to") { throw UsageError("--to needs --from; without both, logs continues the last load into the table (--clickhouse)") }
+            guard clickhouseURL != nil else { throw UsageError("Missing --from DATE (a run without dates continues a ClickHouse table; a file needs --from)") }
+        } else if lateDays != nil {
+            throw UsageError("--late-days applies to a run without --from/--to (it continues an earlier load); drop --late-days or the dates")
+        }
         let firstPoll = try pollInterval(context.environment)
+
+        var warehouse: ClickHouseSettings?
+        let key: String
+        if let output {
+            key = output == "-" ? "stdout" : "file:" + URL(fileURLWithPath: output).standardizedFileURL.path
+        } else {
+            let settings = try ClickHouseSettings.make(url: clickhouseURL!, table: options.value("table"), source: source, environment: context.environment, timeout: try session.requestTimeout())
+            context.secrets.add(settings.password)
+            warehouse = settings
+            key = "clickhouse:" + settings.identity
+        }
+        // The run's progress (resume) and, for a table, the days loaded into it (what a dateless run continues).
+        let store: HistoryStore?
+        var earlier: LogLoad?
+        if dateless {
+            store = try HistoryStore(path: session.databasePath)
+            earlier = try store?.load(counterID: counterID, source: source, destination: key)
+            guard earlier != nil else {
+                throw UsageError(
+                    "no earlier load of counter \(counterID)'s \(source.rawValue) into \(warehouse?.identity ?? key) is recorded in \(session.databasePath); give --from DATE (and --to) for the first load, later runs continue from it")
+            }
+        } else {
+            store = try? HistoryStore(path: session.databasePath)
+        }
 
         let client = try session.client()
         let counter = try await client.fetchCounter(id: counterID)
         let today = MetrikaUseCases.today(for: counter, now: context.now())
-        let range = try resolveRange(from: from, to: to, counter: counter, now: context.now())
-        guard range.to < today else {
-            throw UsageError("--to \(range.to.iso) is not before today (\(today.iso)) for counter \(counterID): the Logs API serves finished days only; use --to yesterday")
+        let range: DateRange
+        if let earlier {
+            guard let next = LogsContinuation.range(after: earlier, lateDays: lateDays ?? LogsContinuation.defaultLateDays, today: today) else {
+                context.note("logs: counter \(counterID), \(source.rawValue): nothing to load, \(earlier.lastDay.iso) (yesterday) is loaded and --late-days is 0.")
+                return ExitCode.ok
+            }
+            range = next
+            context.note("logs: counter \(counterID), \(source.rawValue): loaded up to \(earlier.lastDay.iso) before; loading \(range.from.iso)…\(range.to.iso).")
+        } else {
+            let from = try DateExpression(parsing: options.value("from")!, option: "from")
+            let to = try DateExpression(parsing: options.value("to") ?? "yesterday", option: "to")
+            range = try resolveRange(from: from, to: to, counter: counter, now: context.now())
+            guard range.to < today else {
+                throw UsageError("--to \(range.to.iso) is not before today (\(today.iso)) for counter \(counterID): the Logs API serves finished days only; use --to yesterday")
+            }
         }
 
         let destination: any LogDestination
-        let key: String
         if let output {
             destination = try TSVFileDestination(path: output)
-            key = output == "-" ? "stdout" : "file:" + URL(fileURLWithPath: output).standardizedFileURL.path
         } else {
-            let warehouse = try ClickHouseSettings.make(url: clickhouseURL!, table: options.value("table"), source: source, environment: context.environment, timeout: try session.requestTimeout())
-            context.secrets.add(warehouse.password)
-            destination = try await ClickHouseDestination.prepare(warehouse, counterID: counterID, source: source, fields: fields, transport: context.streamingTransport)
-            key = "clickhouse:" + warehouse.identity
+            destination = try await ClickHouseDestination.prepare(warehouse!, counterID: counterID, source: source, fields: fields, transport: context.streamingTransport)
         }
-        let store = try? HistoryStore(path: session.databasePath)
         // The one progress line (terminal only, sanitized, erased around notes and at the end).
         let progressContext = context
         let progress: (@Sendable (String) -> Void)? = { progressContext.progress($0) }
@@ -186,6 +231,16 @@ enum LogsCommand: Command {
         for request in requests {
             let cells = [String(request.requestID), request.status, request.source ?? "", request.date1 ?? "", request.date2 ?? "", request.size.map(String.init) ?? ""]
             out.write(cells.map { TerminalText.quote($0) }.joined(separator: "\t") + "\n")
+        }
+        // The days each table holds: where a run without dates continues (after a blank line).
+        let loads = FileManager.default.fileExists(atPath: session.databasePath) ? ((try? HistoryStore(path: session.databasePath).loads(counterID: counterID)) ?? []) : []
+        if !loads.isEmpty {
+            out.write("\nsource\tloaded_into\tfirst_day\tlast_day\tloaded_at\n")
+            for load in loads {
+                let into = load.destination.hasPrefix("clickhouse:") ? String(load.destination.dropFirst("clickhouse:".count)) : load.destination
+                let cells = [load.source.rawValue, into, load.firstDay.iso, load.lastDay.iso, RFC3339.format(load.loadedAt)]
+                out.write(cells.map { TerminalText.quote($0) }.joined(separator: "\t") + "\n")
+            }
         }
         return ExitCode.ok
     }

@@ -27,4 +27,11 @@ public protocol LogDestination: Sendable {
     func finish() async throws
     /// The run failed: drop anything half-written that a re-run cannot reuse.
     func abandon()
+    /// Whether the days loaded here are remembered (`LogProgressStore.recordLoaded`) so that a run
+    /// without dates continues from them: a table keeps what earlier runs loaded, a file does not.
+    var remembersLoadedDays: Bool { get }
+}
+
+extension LogDestination {
+    public var remembersLoadedDays: Bool { false }
 }

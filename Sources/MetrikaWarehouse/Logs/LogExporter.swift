@@ -138,6 +138,9 @@ public struct LogExporter: Sendable {
                 try store?.markLoaded(requestID: id, part: part)
             }
             try await destination.commitRange(from: range.from, to: range.to, parts: parts.count)
+            if destination.remembersLoadedDays {
+                try store?.recordLoaded(counterID: counterID, source: source, destination: destinationKey, from: range.from, to: range.to, at: Date())
+            }
         } catch {
             await cleanAfterFailure(id)
             throw error

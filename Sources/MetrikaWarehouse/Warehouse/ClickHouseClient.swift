@@ -8,6 +8,9 @@ import MetrikaModel
 public struct ClickHouseClient: Sendable {
     public let settings: ClickHouseSettings
     let transport: any StreamingHTTPTransport
+    /// Query-level settings sent with every statement as URL parameters (`name=value`), such as
+    /// `max_partitions_per_insert_block` on servers that have it.
+    public var querySettings: [(name: String, value: String)] = []
 
     public init(settings: ClickHouseSettings, transport: any StreamingHTTPTransport) {
         self.settings = settings
@@ -17,11 +20,11 @@ public struct ClickHouseClient: Sendable {
     private func request(query: String?, body: Data?) -> HTTPRequest {
         var components = URLComponents(url: settings.url, resolvingAgainstBaseURL: false)!
         components.path = "/"
-        if let query {
-            var allowed = CharacterSet.alphanumerics
-            allowed.insert(charactersIn: "-._~")
-            components.percentEncodedQuery = "query=" + (query.addingPercentEncoding(withAllowedCharacters: allowed) ?? query)
-        }
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        var parameters = querySettings.map { "\($0.name)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.value)" }
+        if let query { parameters.insert("query=" + (query.addingPercentEncoding(withAllowedCharacters: allowed) ?? query), at: 0) }
+        if !parameters.isEmpty { components.percentEncodedQuery = parameters.joined(separator: "&") }
         var headers = ["User-Agent": "metrika/\(MetrikaVersion.current)"]
         if let user = settings.user { headers["X-ClickHouse-User"] = user }
         if let password = settings.password { headers["X-ClickHouse-Key"] = password }

@@ -58,7 +58,11 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
         try await client.execute("CREATE DATABASE IF NOT EXISTS \(settings.database)", doing: "creating database \(settings.database)")
         try await client.execute(ClickHouseSchema.createTable(settings.qualifiedTable, fields: fields, source: source), doing: "creating the table")
         let target = try await ClickHouseTarget.inspect(client, fields: fields, clusterHint: clusterHint)
-        return ClickHouseDestination(client: client, counterID: counterID, source: source, fields: fields, target: target)
+        var loading = client
+        // The staging and helper tables have the target's partitions: a part spanning more than 100
+        // days must not be refused by the server's per-insert limit (metrika's own helper inserts).
+        if target.limitsPartitionsPerInsert { loading.querySettings = [("max_partitions_per_insert_block", "0")] }
+        return ClickHouseDestination(client: loading, counterID: counterID, source: source, fields: fields, target: target)
     }
 
     func staging(_ from: Day, _ to: Day) -> String {
@@ -150,6 +154,9 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
         try await client.execute("DROP TABLE IF EXISTS \(swap)", doing: "dropping the swap table")
         try await client.execute("DROP TABLE IF EXISTS \(staging)", doing: "dropping the staging table")
     }
+
+    /// A table keeps what earlier runs loaded: a run without dates continues from it.
+    public var remembersLoadedDays: Bool { true }
 
     public func finish() async throws {}
 

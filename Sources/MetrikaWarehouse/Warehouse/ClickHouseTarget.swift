@@ -26,6 +26,10 @@ public struct ClickHouseTarget: Sendable, Equatable {
     /// Column name → type.
     public var columns: [String: String]
     public var scheme: Scheme
+    /// Whether the server limits the partitions one INSERT block may touch
+    /// (`max_partitions_per_insert_block`, 100 by default since 19.x; 18.16 has no such setting):
+    /// a load of more than 100 days into day partitions needs the limit lifted for its inserts.
+    public var limitsPartitionsPerInsert = false
 
     /// The engine clause of helper tables (staging, swap, parts) when `CREATE TABLE h AS t` would copy
     /// something a helper must not have: a replicated target's ZooKeeper path. Nil: `AS t` is enough.
@@ -57,10 +61,13 @@ public struct ClickHouseTarget: Sendable, Equatable {
             "SELECT name, type FROM system.columns WHERE database = \(database) AND table = \(name)", doing: "reading the table's columns")
         var columns: [String: String] = [:]
         for column in columnRows where column.count == 2 { columns[column[0]] = column[1] }
-        let target = try ClickHouseTarget(
+        var target = try ClickHouseTarget(
             table: table, engine: row[0], partitionKey: row[1], sortingKey: row[2], primaryKey: row[3], samplingKey: row[4], columns: columns,
             clusterHint: clusterHint)
         try target.check(fields: fields)
+        let limit = try await client.rows(
+            "SELECT count() FROM system.settings WHERE name = 'max_partitions_per_insert_block'", doing: "reading the server's insert settings")
+        target.limitsPartitionsPerInsert = limit.first?.first == "1"
         return target
     }
 

@@ -20,19 +20,28 @@ final class ClickHouseServer: @unchecked Sendable {
     let httpPort: Int
     var url: String { "http://127.0.0.1:\(httpPort)" }
 
+    let tcpPort: Int
+
     /// Starts it and waits (at most 30 s) for `/ping`; throws a message saying why it could not.
-    init() throws {
+    /// `cluster` names the native ports of the shards of a cluster `NAME` in `remote_servers` (one
+    /// replica each, as the test user); without it the server knows one cluster `solo` of itself.
+    init(httpPort: Int? = nil, tcpPort: Int? = nil, cluster: (name: String, tcpPorts: [Int])? = nil) throws {
         guard let binary = Self.binary else { throw SimpleError("clickhouse-server is not installed (apt-get install clickhouse-server)") }
         directory = NSTemporaryDirectory() + "metrika-clickhouse-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
-        httpPort = try Self.freePort()
-        let tcpPort = try Self.freePort()
+        self.httpPort = try httpPort ?? Self.freePort()
+        let tcpPort = try tcpPort ?? Self.freePort()
+        self.tcpPort = tcpPort
+        let shards = (cluster?.tcpPorts ?? [tcpPort]).map {
+            "<shard><replica><host>127.0.0.1</host><port>\($0)</port><user>\(Self.user)</user><password>\(Self.password)</password></replica></shard>"
+        }.joined()
+        let clusterName = cluster?.name ?? "solo"
         let config = """
             <?xml version="1.0"?>
             <yandex>
               <logger><level>warning</level><log>\(directory)/server.log</log><errorlog>\(directory)/error.log</errorlog><console>0</console></logger>
-              <http_port>\(httpPort)</http_port>
+              <http_port>\(self.httpPort)</http_port>
               <tcp_port>\(tcpPort)</tcp_port>
               <listen_host>127.0.0.1</listen_host>
               <path>\(directory)/data/</path>
@@ -41,6 +50,7 @@ final class ClickHouseServer: @unchecked Sendable {
               <default_profile>default</default_profile>
               <default_database>default</default_database>
               <mark_cache_size>67108864</mark_cache_size>
+              <remote_servers><\(clusterName)>\(shards)</\(clusterName)></remote_servers>
             </yandex>
             """
         let users = """
@@ -90,6 +100,24 @@ final class ClickHouseServer: @unchecked Sendable {
         let log = (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? ""
         throw SimpleError("clickhouse-server did not start within 30 s: \(log.suffix(300))")
     }
+
+    /// One server for the whole test run, started at first use and stopped when the process exits
+    /// (suites share it and drop their databases first: a start costs seconds).
+    static let shared: Result<ClickHouseServer, SimpleError> = {
+        let result: Result<ClickHouseServer, SimpleError>
+        do {
+            result = .success(try ClickHouseServer())
+        } catch {
+            result = .failure(error as? SimpleError ?? SimpleError("\(error)"))
+        }
+        atexit {
+            if case .success(let server) = ClickHouseServer.shared {
+                server.stop()
+                try? FileManager.default.removeItem(atPath: server.directory)
+            }
+        }
+        return result
+    }()
 
     deinit {
         stop()
