@@ -104,6 +104,8 @@ enum LogsCommand: Command {
         // The run's progress (resume) and, for a table, the days loaded into it (what a dateless run continues).
         let store: HistoryStore?
         var earlier: LogLoad?
+        // A dateless run's range moves on every day, so a failed night's kept request is not
+        // resumed by the next night; its days are in the new range, so it is cleaned (below).
         if dateless {
             store = try HistoryStore(path: session.databasePath)
             earlier = try store?.load(counterID: counterID, source: source, destination: key)
@@ -141,6 +143,9 @@ enum LogsCommand: Command {
         } else {
             destination = try await ClickHouseDestination.prepare(warehouse!, counterID: counterID, source: source, fields: fields, transport: context.streamingTransport)
         }
+        if earlier != nil, let store {
+            try await cleanSuperseded(by: range, counterID: counterID, source: source, key: key, store: store, client: client, destination: destination, context: context)
+        }
         // The one progress line (terminal only, sanitized, erased around notes and at the end).
         let progressContext = context
         let progress: (@Sendable (String) -> Void)? = { progressContext.progress($0) }
@@ -167,6 +172,25 @@ enum LogsCommand: Command {
         context.endProgress()
         context.note("logs: counter \(counterID), \(source.rawValue) \(range.from.iso)…\(range.to.iso): \(summary.parts) part\(summary.parts == 1 ? "" : "s"), \(LogExporter.megabytes(summary.bytes)) MB, \(summary.requests) request\(summary.requests == 1 ? "" : "s") ordered\(summary.reused > 0 ? ", \(summary.reused) resumed" : "")")
         return ExitCode.ok
+    }
+
+    /// A run without dates starts where the last load ended, so its range moves on every day: a
+    /// request a failed night kept for its resume (same table, days inside this range) would never be
+    /// resumed. It is cleaned (or cancelled), forgotten, and its staging tables dropped; this run
+    /// loads its days.
+    static func cleanSuperseded(
+        by range: DateRange, counterID: Int, source: LogSource, key: String, store: HistoryStore, client: MetrikaClient, destination: any LogDestination,
+        context: CLIContext
+    ) async throws {
+        for job in try store.jobs(counterID: counterID)
+        where job.source == source && job.destination == key && (job.from != range.from || job.to != range.to) && job.from >= range.from && job.to <= range.to {
+            if let info = try? await client.logRequest(counter: counterID, id: job.requestID), info.status == "processed" || info.status == "created" {
+                _ = try? await client.finishLogRequest(counter: counterID, id: job.requestID, cancel: info.status == "created")
+            }
+            try await destination.discardRange(from: job.from, to: job.to)
+            try store.removeJob(requestID: job.requestID)
+            context.note("Note: log request \(job.requestID) (\(job.from.iso)…\(job.to.iso)), kept by a failed run, is cleaned: this run loads its days.")
+        }
     }
 
     /// What an interrupted run leaves: no file (its temporary removed), the target table unchanged,

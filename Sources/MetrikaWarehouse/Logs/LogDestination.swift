@@ -30,8 +30,12 @@ public protocol LogDestination: Sendable {
     /// Whether the days loaded here are remembered (`LogProgressStore.recordLoaded`) so that a run
     /// without dates continues from them: a table keeps what earlier runs loaded, a file does not.
     var remembersLoadedDays: Bool { get }
+    /// A kept range of an earlier failed run will not be resumed (a newer range covers its days):
+    /// drop what that run left for its resume.
+    func discardRange(from: Day, to: Day) async throws
 }
 
 extension LogDestination {
     public var remembersLoadedDays: Bool { false }
+    public func discardRange(from: Day, to: Day) async throws {}
 }

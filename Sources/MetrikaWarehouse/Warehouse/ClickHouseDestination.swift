@@ -155,6 +155,19 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
         try await client.execute("DROP TABLE IF EXISTS \(staging)", doing: "dropping the staging table")
     }
 
+    /// Drops the staging table of `from…to` and its helpers (`__part<N>`, `__swap`) that a failed run
+    /// left for its resume.
+    public func discardRange(from: Day, to: Day) async throws {
+        let staging = staging(from, to)
+        let prefix = String(staging.dropFirst(client.settings.database.count + 1))
+        let names = try await client.rows(
+            "SELECT name FROM system.tables WHERE database = \(ClickHouseClient.quote(client.settings.database)) AND (name = \(ClickHouseClient.quote(prefix)) OR startsWith(name, \(ClickHouseClient.quote(prefix + "__"))))",
+            doing: "finding the staging tables of \(from.iso)…\(to.iso)")
+        for name in names.compactMap(\.first) {
+            try await client.execute("DROP TABLE IF EXISTS \(client.settings.database).\(name)", doing: "dropping \(name)")
+        }
+    }
+
     /// A table keeps what earlier runs loaded: a run without dates continues from it.
     public var remembersLoadedDays: Bool { true }
 
