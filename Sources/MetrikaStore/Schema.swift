@@ -150,6 +150,18 @@ enum Schema {
                 CHECK (first_day <= last_day)
             ) WITHOUT ROWID;
             """),
+        // `metrika sync --clickhouse`: the values last sent to each ClickHouse table, so that a sync
+        // sends only what changed since.
+        Migration(version: 6, name: "daily_mirror", sql: """
+            CREATE TABLE daily_mirror (
+                destination TEXT NOT NULL,
+                counter_id INTEGER NOT NULL,
+                day TEXT NOT NULL CHECK (day GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+                metric TEXT NOT NULL,
+                value REAL NOT NULL,
+                PRIMARY KEY (destination, counter_id, day, metric)
+            ) WITHOUT ROWID;
+            """),
     ]
 
     /// The schema version this build creates and understands.

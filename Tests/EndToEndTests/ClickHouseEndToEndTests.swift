@@ -185,8 +185,23 @@ struct ClickHouseEndToEndTests {
         let sync = ["sync", "--counter", "1001", "--from", "2026-06-01", "--clickhouse", server.url]
         let first = try metrika(sync, environment: env)
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(try metrika(sync, environment: env).status == 0)
-        // 2026-06-01…06-15: 15 days × 6 everyday metrics, each once under FINAL although synced twice.
+        #expect(first.stderr.contains("ClickHouse: 90 daily values mirrored into metrika.daily (0 unchanged"), "\(first.stderr)")
+        let second = try metrika(sync, environment: env)
+        #expect(second.status == 0)
+        // Issue 24.5: the second sync re-fetched today and yesterday, found the same numbers, sent nothing.
+        #expect(second.stderr.contains("ClickHouse: 0 daily values mirrored into metrika.daily (90 unchanged"), "\(second.stderr)")
+        // 2026-06-01…06-15: 15 days × 6 everyday metrics, each once (not only under FINAL).
+        #expect(try server.query("SELECT count(), uniqExact(metric) FROM metrika.daily WHERE counter_id = 1001") == "90\t6")
+        #expect(try server.query("SELECT count(), uniqExact(metric) FROM metrika.daily FINAL WHERE counter_id = 1001") == "90\t6")
+        // A value that differs from what was sent (as when a day's numbers move) is sent again, alone.
+        _ = try HistoryTools.sqlite(home.path + "/h.sqlite", "UPDATE daily_mirror SET value = -1 WHERE day = '2026-06-14' AND metric = 'visits'")
+        let changed = try metrika(sync, environment: env)
+        #expect(changed.stderr.contains("ClickHouse: 1 daily value mirrored into metrika.daily (89 unchanged"), "\(changed.stderr)")
+        #expect(try server.query("SELECT count() FROM metrika.daily WHERE counter_id = 1001") == "91")
+        // A table dropped since gets everything again.
+        _ = try server.query("DROP TABLE metrika.daily")
+        let refilled = try metrika(sync, environment: env)
+        #expect(refilled.stderr.contains("ClickHouse: 90 daily values mirrored"), "\(refilled.stderr)")
         #expect(try server.query("SELECT count(), uniqExact(metric) FROM metrika.daily FINAL WHERE counter_id = 1001") == "90\t6")
         #expect(try server.query("SELECT type FROM system.columns WHERE database = 'metrika' AND table = 'daily' ORDER BY name") == "UInt32\nDate\nString\nFloat64\nUInt64")
         // The day's visits in the history equal the rows the Logs API serves for that day.

@@ -27,7 +27,8 @@ enum SyncCommand: Command {
 
     With --clickhouse URL (or METRIKA_CLICKHOUSE_URL) the synced days are also written to ClickHouse
     table metrika.daily (counter_id, date, metric by its CSV name, value in API units, version): a
-    ReplacingMergeTree, so read it with FINAL. See docs/clickhouse.md.
+    ReplacingMergeTree, so read it with FINAL. Only values that changed since the last sync sent them
+    are sent (the history database remembers what went to each table). See docs/clickhouse.md.
 
     Example (crontab): 15 3 * * *  metrika sync && metrika mail --counter 1001 --to me@example.com
     """
@@ -169,16 +170,12 @@ enum SyncCommand: Command {
         var settings = try ClickHouseSettings.make(url: url, table: nil, source: .visits, environment: environment, timeout: try session.requestTimeout())
         settings.table = "daily"
         session.context.secrets.add(settings.password)
-        let mirror = ClickHouseDailyMirror(settings: settings, transport: session.context.streamingTransport)
+        let mirror = HistoryMirror(store: store, mirror: ClickHouseDailyMirror(settings: settings, transport: session.context.streamingTransport))
         let version = UInt64(max(0, session.context.now().timeIntervalSince1970 * 1000))
-        var rows = 0
-        for outcome in outcomes where outcome.failure == nil {
-            guard let range = outcome.range else { continue }
-            let values = try store.dailyValues(counterID: outcome.counterID, range: range, metrics: Metric.everyday)
-            rows += try await mirror.mirror(counterID: outcome.counterID, values: values, metrics: Metric.everyday, version: version)
-        }
+        let synced = outcomes.compactMap { outcome in outcome.failure == nil ? outcome.range.map { (counterID: outcome.counterID, range: $0) } : nil }
+        let summary = try await mirror.run(synced, metrics: Metric.everyday, version: version)
         if !session.options.flag("quiet") {
-            session.context.note("ClickHouse: \(rows) daily value\(rows == 1 ? "" : "s") mirrored into \(settings.qualifiedTable).")
+            session.context.note("ClickHouse: \(summary.sent) daily value\(summary.sent == 1 ? "" : "s") mirrored into \(settings.qualifiedTable) (\(summary.unchanged) unchanged, not sent again).")
         }
     }
 

@@ -5,7 +5,8 @@ import MetrikaModel
 /// Mirrors the daily history into ClickHouse `metrika.daily` for `metrika sync --clickhouse`:
 /// `counter_id`, `date`, `metric` (its CSV name, such as `visits`, `bounce_rate`), `value` in API
 /// units, and `version` (milliseconds since 1970 at the sync). The table is a ReplacingMergeTree on
-/// `version`, so a re-synced day replaces the old value once merged; queries read it with `FINAL`.
+/// `version`, so a re-sent day replaces the old value once merged; queries read it with `FINAL`.
+/// Which values to send (only those that changed) is the caller's choice (`HistoryMirror`).
 public struct ClickHouseDailyMirror: Sendable {
     let client: ClickHouseClient
 
@@ -13,30 +14,48 @@ public struct ClickHouseDailyMirror: Sendable {
         client = ClickHouseClient(settings: settings, transport: transport)
     }
 
+    /// Where the rows go, as the sync's ledger records it: host, port and table.
+    public var identity: String { client.settings.identity }
+
     /// The DDL, SQL that 18.16 and current releases both accept.
     public static func createTable(_ table: String) -> String {
         "CREATE TABLE IF NOT EXISTS \(table) (counter_id UInt32, date Date, metric String, value Float64, version UInt64) ENGINE = ReplacingMergeTree(version) PARTITION BY toYYYYMM(date) ORDER BY (counter_id, metric, date)"
     }
 
-    /// Creates the database and table when missing, then inserts one row per (day, metric) with a value.
-    /// Rows are few (days × metrics), so the body is built in memory.
-    public func mirror(counterID: Int, values: [Day: [Double?]], metrics: [Metric], version: UInt64) async throws -> Int {
+    /// Creates the database and table when missing. True when the table was not there before (so
+    /// nothing an earlier sync sent is in it).
+    public func prepare() async throws -> Bool {
         let settings = client.settings
         try await client.execute("CREATE DATABASE IF NOT EXISTS \(settings.database)", doing: "creating database \(settings.database)")
+        let existed = try await client.execute("EXISTS TABLE \(settings.qualifiedTable)", doing: "checking the table")
         try await client.execute(Self.createTable(settings.qualifiedTable), doing: "creating the table")
-        var body: [UInt8] = []
-        var rows = 0
-        for day in values.keys.sorted() {
-            for (index, metric) in metrics.enumerated() {
-                guard let value = values[day]?[index] ?? nil, value.isFinite else { continue }
-                body += Array("\(counterID)\t\(day.iso)\t\(metric.columnName)\t\(value)\t\(version)\n".utf8)
-                rows += 1
-            }
+        return existed.trimmingCharacters(in: .whitespacesAndNewlines) != "1"
+    }
+
+    /// One value of the daily history.
+    public struct Row: Sendable, Equatable {
+        public var day: Day
+        /// The metric's CSV name.
+        public var metric: String
+        public var value: Double
+
+        public init(day: Day, metric: String, value: Double) {
+            self.day = day
+            self.metric = metric
+            self.value = value
         }
-        guard rows > 0 else { return 0 }
+    }
+
+    /// Inserts `rows` of a counter in one statement. Rows are few (days × metrics), so the body is
+    /// built in memory.
+    public func insert(counterID: Int, rows: [Row], version: UInt64) async throws {
+        guard !rows.isEmpty else { return }
+        var body: [UInt8] = []
+        for row in rows {
+            body += Array("\(counterID)\t\(row.day.iso)\t\(row.metric)\t\(row.value)\t\(version)\n".utf8)
+        }
         let payload = body
-        try await client.insert(into: settings.qualifiedTable, columns: ["counter_id", "date", "metric", "value", "version"], format: "TabSeparated",
+        try await client.insert(into: client.settings.qualifiedTable, columns: ["counter_id", "date", "metric", "value", "version"], format: "TabSeparated",
                                 doing: "mirroring the daily history of counter \(counterID)") { write in try write(payload) }
-        return rows
     }
 }

@@ -1,0 +1,60 @@
+import Foundation
+import MetrikaModel
+
+/// What `metrika sync --clickhouse` last sent to each ClickHouse table (`daily_mirror`), so that a sync
+/// sends only the values that changed since (issue: every sync re-sent the whole history).
+extension HistoryStore {
+    /// One mirrored value: a counter's metric (its CSV name) on a day.
+    public struct MirroredCell: Hashable, Sendable {
+        public var day: Day
+        public var metric: String
+
+        public init(day: Day, metric: String) {
+            self.day = day
+            self.metric = metric
+        }
+    }
+
+    private func ledger<T>(_ body: () throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw HistoryStore.storeError(error, path: path)
+        }
+    }
+
+    /// The values last mirrored into `destination` for a counter within `range`.
+    public func mirrored(destination: String, counterID: Int, range: DateRange) throws -> [MirroredCell: Double] {
+        try ledger {
+            let rows = try database.rows(
+                "SELECT day, metric, value FROM daily_mirror WHERE destination = ? AND counter_id = ? AND day BETWEEN ? AND ?",
+                [.text(destination), .int(counterID), .text(range.from.iso), .text(range.to.iso)])
+            var cells: [MirroredCell: Double] = [:]
+            for row in rows where row.count == 3 {
+                guard let day = row[0].string.flatMap(Day.init(iso:)), let metric = row[1].string, let value = row[2].double else { continue }
+                cells[MirroredCell(day: day, metric: metric)] = value
+            }
+            return cells
+        }
+    }
+
+    /// `cells` reached `destination` (after ClickHouse accepted the insert).
+    public func recordMirrored(destination: String, counterID: Int, cells: [(MirroredCell, Double)]) throws {
+        try ledger {
+            try database.inTransaction {
+                for (cell, value) in cells {
+                    try database.execute(
+                        "INSERT OR REPLACE INTO daily_mirror (destination, counter_id, day, metric, value) VALUES (?, ?, ?, ?, ?)",
+                        [.text(destination), .int(counterID), .text(cell.day.iso), .text(cell.metric), .real(value)])
+                }
+            }
+        }
+    }
+
+    /// The table at `destination` is new (or was dropped): nothing there was sent by an earlier sync.
+    public func forgetMirrored(destination: String) throws {
+        try ledger { try database.execute("DELETE FROM daily_mirror WHERE destination = ?", [.text(destination)]) }
+    }
+}
