@@ -10,7 +10,7 @@ import MetrikaWarehouse
 enum LogsCommand: Command {
     static let name = "logs"
     static let summary = "Export raw visits or hits (Logs API) to a TSV file or into ClickHouse, streamed"
-    static let usage = "logs --counter ID --source visits|hits --from DATE --to DATE [--fields LIST] (--output FILE|- | --clickhouse URL [--table NAME]) | logs --counter ID --source visits|hits --clickhouse URL [--late-days N] | logs --counter ID (--list | --clean-all)"
+    static let usage = "logs --counter ID --source visits|hits --from DATE --to DATE [--fields LIST] (--output FILE|- | --clickhouse URL[,URL…] [--cluster NAME] [--table NAME]) | logs --counter ID --source visits|hits --clickhouse URL [--late-days N] | logs --counter ID (--list | --clean-all)"
     static let discussion = """
     Orders a log (evaluate → create), waits until Metrika has prepared it (polling with a growing
     interval; progress on a terminal), downloads every part and cleans the request, so it stops
@@ -26,6 +26,11 @@ enum LogsCommand: Command {
     is checked before a log is ordered: a Distributed table, a table that is not a MergeTree
     partitioned by (counter_id, date) or toYYYYMM(date), or one without a column for a requested
     field is refused (exit 78). See docs/clickhouse.md.
+
+    A sharded ClickHouse: --clickhouse URL1,URL2,… --cluster NAME, one URL per shard in the order of
+    the cluster's shards in remote_servers. metrika creates metrika.visits_local on every shard (the
+    rows of a client on shard client_id % shards, loaded by metrika itself over HTTP, replaced per
+    shard as on one server) and metrika.visits as a Distributed table over them: query that one.
 
     Without --from and --to (ClickHouse only), the run continues an earlier load of the same counter
     and source into the same table: it loads again the last --late-days days loaded (default 3:
@@ -44,7 +49,8 @@ enum LogsCommand: Command {
     dateTime, clientID, URL, title, referer, isPageView, UTMSource, regionCountry, regionCity,
     deviceCategory, browser, goalsID. counterID, date and the id are always requested.
 
-    Environment: METRIKA_CLICKHOUSE_URL (default for --clickhouse), METRIKA_CLICKHOUSE_USER,
+    Environment: METRIKA_CLICKHOUSE_URL (default for --clickhouse; URL,URL… for shards),
+    METRIKA_CLICKHOUSE_CLUSTER (default for --cluster), METRIKA_CLICKHOUSE_USER,
     METRIKA_CLICKHOUSE_PASSWORD (never on the command line), METRIKA_LOGS_POLL (first poll wait in
     seconds, default 10).
 
@@ -61,7 +67,8 @@ enum LogsCommand: Command {
         OptionSpec("late-days", value: "N", help: "Without --from/--to: loaded days to load again (default 3)"),
         OptionSpec("fields", value: "LIST", help: "Comma-separated fields, with or without the ym:s:/ym:pv: prefix"),
         OptionSpec("output", short: "o", value: "FILE|-", help: "Write the TSV here (- = stdout)"),
-        OptionSpec("clickhouse", value: "URL", help: "Load into ClickHouse over HTTP (e.g. http://127.0.0.1:8123)"),
+        OptionSpec("clickhouse", value: "URL[,URL…]", help: "Load into ClickHouse over HTTP (e.g. http://127.0.0.1:8123); one URL per shard with --cluster"),
+        OptionSpec("cluster", value: "NAME", help: "Load a sharded ClickHouse: NAME as in remote_servers (default: METRIKA_CLICKHOUSE_CLUSTER)"),
         OptionSpec("table", value: "NAME", help: "ClickHouse table, db.table or table (default: metrika.visits / metrika.hits)"),
         OptionSpec("list", help: "List the counter's log requests"),
         OptionSpec("clean-all", help: "Clean (or cancel) every log request of the counter"),
@@ -76,7 +83,7 @@ enum LogsCommand: Command {
 
         let sourceText = (options.value("source") ?? "visits").lowercased()
         guard let source = LogSource(rawValue: sourceText) else { throw UsageError("--source must be visits or hits, not '\(sourceText)'") }
-        let fields = try parseFields(options.value("fields"), source: source)
+        var fields = try parseFields(options.value("fields"), source: source)
         let clickhouseURL = options.value("clickhouse") ?? (options.has("output") ? nil : context.environment["METRIKA_CLICKHOUSE_URL"].flatMap { $0.isEmpty ? nil : $0 })
         let output = options.value("output")
         if output != nil && options.value("clickhouse") != nil { throw UsageError("Choose one of --output and --clickhouse") }
@@ -90,16 +97,33 @@ enum LogsCommand: Command {
             throw UsageError("--late-days applies to a run without --from/--to (it continues an earlier load); drop --late-days or the dates")
         }
         let firstPoll = try pollInterval(context.environment)
+        let clusterName = options.value("cluster") ?? context.environment["METRIKA_CLICKHOUSE_CLUSTER"].flatMap { $0.isEmpty ? nil : $0 }
+        if output != nil, options.has("cluster") { throw UsageError("--cluster loads ClickHouse shards; it does not go with --output") }
 
         var warehouse: ClickHouseSettings?
+        var cluster: ClickHouseCluster?
         let key: String
         if let output {
             key = output == "-" ? "stdout" : "file:" + URL(fileURLWithPath: output).standardizedFileURL.path
         } else {
-            let settings = try ClickHouseSettings.make(url: clickhouseURL!, table: options.value("table"), source: source, environment: context.environment, timeout: try session.requestTimeout())
+            let urls = clickhouseURL!.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let timeout = try session.requestTimeout()
+            let settings = try ClickHouseSettings.make(url: urls[0], table: options.value("table"), source: source, environment: context.environment, timeout: timeout)
             context.secrets.add(settings.password)
+            if let clusterName {
+                let shards = try ClickHouseCluster.make(name: clusterName, urls: urls, table: settings, environment: context.environment, timeout: timeout)
+                cluster = shards
+                key = "clickhouse:" + shards.identity
+                // The shard of a row is its client's: always requested in cluster mode.
+                let sharding = ClickHouseClusterDestination.shardingField(source)
+                if !fields.contains(sharding) { fields.append(sharding) }
+            } else {
+                guard urls.count == 1 else {
+                    throw UsageError("--clickhouse names \(urls.count) URLs: a sharded ClickHouse also needs --cluster NAME (as in the servers' remote_servers)")
+                }
+                key = "clickhouse:" + settings.identity
+            }
             warehouse = settings
-            key = "clickhouse:" + settings.identity
         }
         // The run's progress (resume) and, for a table, the days loaded into it (what a dateless run continues).
         let store: HistoryStore?
@@ -111,7 +135,7 @@ enum LogsCommand: Command {
             earlier = try store?.load(counterID: counterID, source: source, destination: key)
             guard earlier != nil else {
                 throw UsageError(
-                    "no earlier load of counter \(counterID)'s \(source.rawValue) into \(warehouse?.identity ?? key) is recorded in \(session.databasePath); give --from DATE (and --to) for the first load, later runs continue from it")
+                    "no earlier load of counter \(counterID)'s \(source.rawValue) into \(cluster?.identity ?? warehouse?.identity ?? key) is recorded in \(session.databasePath); give --from DATE (and --to) for the first load, later runs continue from it")
             }
         } else {
             store = try? HistoryStore(path: session.databasePath)
@@ -141,7 +165,11 @@ enum LogsCommand: Command {
         if let output {
             destination = try TSVFileDestination(path: output)
         } else {
-            destination = try await ClickHouseDestination.prepare(warehouse!, counterID: counterID, source: source, fields: fields, transport: context.streamingTransport)
+            if let cluster {
+                destination = try await ClickHouseClusterDestination.prepare(cluster, counterID: counterID, source: source, fields: fields, transport: context.streamingTransport)
+            } else {
+                destination = try await ClickHouseDestination.prepare(warehouse!, counterID: counterID, source: source, fields: fields, transport: context.streamingTransport)
+            }
         }
         if earlier != nil, let store {
             try await cleanSuperseded(by: range, counterID: counterID, source: source, key: key, store: store, client: client, destination: destination, context: context)

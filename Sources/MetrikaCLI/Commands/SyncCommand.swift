@@ -9,7 +9,7 @@ import MetrikaWarehouse
 enum SyncCommand: Command {
     static let name = "sync"
     static let summary = "Bring the history database up to date for all (or --counter) counters; for cron"
-    static let usage = "sync [--counter ID[,ID…]] [--from DATE] [--db PATH] [--clickhouse URL]"
+    static let usage = "sync [--counter ID[,ID…]] [--from DATE] [--db PATH] [--clickhouse URL[,URL…] [--cluster NAME]]"
     static let discussion = """
     For each counter, fetches the days missing from the history plus the still-changing recent days
     (today and yesterday by default), one request per counter when the history is warm. At most 3
@@ -28,7 +28,9 @@ enum SyncCommand: Command {
     With --clickhouse URL (or METRIKA_CLICKHOUSE_URL) the synced days are also written to ClickHouse
     table metrika.daily (counter_id, date, metric by its CSV name, value in API units, version): a
     ReplacingMergeTree, so read it with FINAL. Only values that changed since the last sync sent them
-    are sent (the history database remembers what went to each table). See docs/clickhouse.md.
+    are sent (the history database remembers what went to each table). With --cluster NAME and one
+    URL per shard, every shard gets metrika.daily_local (a counter's rows on shard counter_id % shards)
+    and metrika.daily as a Distributed table over them. See docs/clickhouse.md.
 
     Example (crontab): 15 3 * * *  metrika sync && metrika mail --counter 1001 --to me@example.com
     """
@@ -38,7 +40,8 @@ enum SyncCommand: Command {
         CounterOptions.spec(help: "Only these counters (default: every counter you can read)"),
         OptionSpec("from", value: "DATE", help: "Fetch history from this day (YYYY-MM-DD, NdaysAgo; not before 2008-01-01)"),
         OptionSpec("unsettled-days", value: "N", help: "Recent days that may still change and are refetched (default 2)"),
-        OptionSpec("clickhouse", value: "URL", help: "Also mirror the synced days into ClickHouse metrika.daily (default: METRIKA_CLICKHOUSE_URL)"),
+        OptionSpec("clickhouse", value: "URL[,URL…]", help: "Also mirror the synced days into ClickHouse metrika.daily (default: METRIKA_CLICKHOUSE_URL); one URL per shard with --cluster"),
+        OptionSpec("cluster", value: "NAME", help: "Mirror into a sharded ClickHouse: NAME as in remote_servers (default: METRIKA_CLICKHOUSE_CLUSTER)"),
         OptionSpec("quiet", short: "q", help: "No summary line (errors are still printed)"),
     ] + DatabaseOptions.specs + TokenOptions.specs
 
@@ -167,15 +170,27 @@ enum SyncCommand: Command {
     static func mirror(_ outcomes: [Outcome], store: HistoryStore, session: Session) async throws {
         let environment = session.context.environment
         guard let url = session.options.value("clickhouse") ?? environment["METRIKA_CLICKHOUSE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) else { return }
-        var settings = try ClickHouseSettings.make(url: url, table: nil, source: .visits, environment: environment, timeout: try session.requestTimeout())
+        let urls = url.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let timeout = try session.requestTimeout()
+        var settings = try ClickHouseSettings.make(url: urls[0], table: nil, source: .visits, environment: environment, timeout: timeout)
         settings.table = "daily"
         session.context.secrets.add(settings.password)
-        let mirror = HistoryMirror(store: store, mirror: ClickHouseDailyMirror(settings: settings, transport: session.context.streamingTransport))
+        let target: ClickHouseDailyMirror
+        if let name = session.options.value("cluster") ?? environment["METRIKA_CLICKHOUSE_CLUSTER"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            let cluster = try ClickHouseCluster.make(name: name, urls: urls, table: settings, environment: environment, timeout: timeout)
+            target = ClickHouseDailyMirror(cluster: cluster, transport: session.context.streamingTransport)
+        } else {
+            guard urls.count == 1 else {
+                throw UsageError("--clickhouse names \(urls.count) URLs: a sharded ClickHouse also needs --cluster NAME (as in the servers' remote_servers)")
+            }
+            target = ClickHouseDailyMirror(settings: settings, transport: session.context.streamingTransport)
+        }
+        let mirror = HistoryMirror(store: store, mirror: target)
         let version = UInt64(max(0, session.context.now().timeIntervalSince1970 * 1000))
         let synced = outcomes.compactMap { outcome in outcome.failure == nil ? outcome.range.map { (counterID: outcome.counterID, range: $0) } : nil }
         let summary = try await mirror.run(synced, metrics: Metric.everyday, version: version)
         if !session.options.flag("quiet") {
-            session.context.note("ClickHouse: \(summary.sent) daily value\(summary.sent == 1 ? "" : "s") mirrored into \(settings.qualifiedTable) (\(summary.unchanged) unchanged, not sent again).")
+            session.context.note("ClickHouse: \(summary.sent) daily value\(summary.sent == 1 ? "" : "s") mirrored into \(target.table) (\(summary.unchanged) unchanged, not sent again).")
         }
     }
 

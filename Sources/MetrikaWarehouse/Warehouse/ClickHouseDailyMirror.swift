@@ -7,15 +7,31 @@ import MetrikaModel
 /// units, and `version` (milliseconds since 1970 at the sync). The table is a ReplacingMergeTree on
 /// `version`, so a re-sent day replaces the old value once merged; queries read it with `FINAL`.
 /// Which values to send (only those that changed) is the caller's choice (`HistoryMirror`).
+///
+/// On a cluster (`--cluster`), every shard gets `metrika.daily_local` and `metrika.daily` as a
+/// `Distributed` table over them; a counter's rows go to shard `counter_id % shards` (a counter's
+/// history is small: kept together, it is replaced on one shard).
 public struct ClickHouseDailyMirror: Sendable {
-    let client: ClickHouseClient
+    /// One per shard (one on a single server), each with the table it writes.
+    let clients: [ClickHouseClient]
+    let cluster: ClickHouseCluster?
 
     public init(settings: ClickHouseSettings, transport: any StreamingHTTPTransport) {
-        client = ClickHouseClient(settings: settings, transport: transport)
+        clients = [ClickHouseClient(settings: settings, transport: transport)]
+        cluster = nil
     }
 
-    /// Where the rows go, as the sync's ledger records it: host, port and table.
-    public var identity: String { client.settings.identity }
+    /// A cluster's shards: their `…_local` tables, and the Distributed table over them.
+    public init(cluster: ClickHouseCluster, transport: any StreamingHTTPTransport) {
+        clients = cluster.shards.map { ClickHouseClient(settings: $0, transport: transport) }
+        self.cluster = cluster
+    }
+
+    /// Where the rows go, as the sync's ledger records it: host, port and table (or the cluster's).
+    public var identity: String { cluster?.identity ?? clients[0].settings.identity }
+
+    /// The table users query.
+    public var table: String { cluster?.distributedTable ?? clients[0].settings.qualifiedTable }
 
     /// The DDL, SQL that 18.16 and current releases both accept.
     public static func createTable(_ table: String) -> String {
@@ -25,11 +41,18 @@ public struct ClickHouseDailyMirror: Sendable {
     /// Creates the database and table when missing. True when the table was not there before (so
     /// nothing an earlier sync sent is in it).
     public func prepare() async throws -> Bool {
-        let settings = client.settings
-        try await client.execute("CREATE DATABASE IF NOT EXISTS \(settings.database)", doing: "creating database \(settings.database)")
-        let existed = try await client.execute("EXISTS TABLE \(settings.qualifiedTable)", doing: "checking the table")
-        try await client.execute(Self.createTable(settings.qualifiedTable), doing: "creating the table")
-        return existed.trimmingCharacters(in: .whitespacesAndNewlines) != "1"
+        var created = false
+        for client in clients {
+            let settings = client.settings
+            try await client.execute("CREATE DATABASE IF NOT EXISTS \(settings.database)", doing: "creating database \(settings.database)")
+            let existed = try await client.execute("EXISTS TABLE \(settings.qualifiedTable)", doing: "checking the table")
+            try await client.execute(Self.createTable(settings.qualifiedTable), doing: "creating the table")
+            if existed.trimmingCharacters(in: .whitespacesAndNewlines) != "1" { created = true }
+            if let cluster {
+                try await client.execute(cluster.createDistributed(settings, shardingKey: "counter_id"), doing: "creating the Distributed table \(cluster.distributedTable)")
+            }
+        }
+        return created
     }
 
     /// One value of the daily history.
@@ -55,6 +78,7 @@ public struct ClickHouseDailyMirror: Sendable {
             body += Array("\(counterID)\t\(row.day.iso)\t\(row.metric)\t\(row.value)\t\(version)\n".utf8)
         }
         let payload = body
+        let client = clients[counterID % clients.count]
         try await client.insert(into: client.settings.qualifiedTable, columns: ["counter_id", "date", "metric", "value", "version"], format: "TabSeparated",
                                 doing: "mirroring the daily history of counter \(counterID)") { write in try write(payload) }
     }

@@ -52,7 +52,8 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
     /// Creates the database and table when missing (typed columns, see `ClickHouseSchema`), then
     /// checks what the table is (`ClickHouseTarget`): all before a log is ordered.
     public static func prepare(
-        _ settings: ClickHouseSettings, counterID: Int, source: LogSource, fields: [String], transport: any StreamingHTTPTransport
+        _ settings: ClickHouseSettings, counterID: Int, source: LogSource, fields: [String], transport: any StreamingHTTPTransport,
+        clusterHint: String = ClickHouseDestination.clusterHint
     ) async throws -> ClickHouseDestination {
         let client = ClickHouseClient(settings: settings, transport: transport)
         try await client.execute("CREATE DATABASE IF NOT EXISTS \(settings.database)", doing: "creating database \(settings.database)")
@@ -85,6 +86,12 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
     }
 
     public func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
+        try await insertPart(part, of: count, from: from, to: to, feed: feed)
+        try await movePart(part, of: count, from: from, to: to)
+    }
+
+    /// The first half of `load`: the part into a table of its own.
+    func insertPart(_ part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
         let partTable = partTable(part, from, to)
         let name = LogExporter.partName(part, of: count)
         try await client.execute("DROP TABLE IF EXISTS \(partTable)", doing: "dropping an old table of \(name)")
@@ -110,6 +117,12 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
                 throw feedError.error ?? error
             }
         }
+    }
+
+    /// The second half of `load`: the whole part into the staging table.
+    func movePart(_ part: Int, of count: Int, from: Day, to: Day) async throws {
+        let partTable = partTable(part, from, to)
+        let name = LogExporter.partName(part, of: count)
         try await client.execute("INSERT INTO \(staging(from, to)) SELECT * FROM \(partTable)", doing: "moving \(name) into the staging table")
         try await client.execute("DROP TABLE IF EXISTS \(partTable)", doing: "dropping the table of \(name)")
     }
