@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+import MetrikaModel
+@testable import MetrikaWarehouse
+
+/// A part's rows split over the shards by client_id, whatever the chunk boundaries.
+@Suite("Shard spool")
+struct ShardSpoolTests {
+    static let header = "ym:s:visitID\tym:s:clientID\tym:s:startURL\n"
+    static let rows = (1...50).map { "\($0)\t\(1_000_000_000_000 + $0 * 7)\thttps://e.com/\\t\($0)\n" }
+
+    func contents(_ spool: ShardSpool, _ shard: Int) throws -> String {
+        var bytes: [UInt8] = []
+        try spool.read(shard) { bytes += $0 }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test(arguments: [1, 3, 17, 4096])
+    func rowsGoToTheShardOfTheirClientWithTheHeaderOnEveryShard(chunkSize: Int) throws {
+        let spool = try ShardSpool(shardCount: 3, keyField: "ym:s:clientID")
+        let bytes = Array((Self.header + Self.rows.joined()).utf8)
+        for start in stride(from: 0, to: bytes.count, by: chunkSize) { try spool.write(Array(bytes[start..<min(bytes.count, start + chunkSize)])) }
+        try spool.finish()
+        for shard in 0..<3 {
+            let expected = Self.rows.filter { UInt64($0.split(separator: "\t")[1])! % 3 == UInt64(shard) }
+            #expect(try contents(spool, shard) == Self.header + expected.joined())
+            #expect(spool.rows[shard] == expected.count)
+        }
+        let directory = spool.directory
+        spool.remove()
+        #expect(!FileManager.default.fileExists(atPath: directory))
+    }
+
+    @Test func aRowWithoutAWholeNumberClientIsRefusedNamingIt() throws {
+        let spool = try ShardSpool(shardCount: 2, keyField: "ym:s:clientID")
+        try spool.write(Array((Self.header + Self.rows[0]).utf8))
+        #expect(throws: SimpleFailure.self) { try spool.write(Array("2\tabc\tx\n".utf8)) }
+        let noKey = try ShardSpool(shardCount: 2, keyField: "ym:s:clientID")
+        #expect(throws: SimpleFailure.self) { try noKey.write(Array("ym:s:visitID\n1\n".utf8)) }
+    }
+}
