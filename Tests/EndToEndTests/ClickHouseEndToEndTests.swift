@@ -49,10 +49,13 @@ struct ClickHouseEndToEndTests {
         #expect(try server.query("SELECT DISTINCT counter_id FROM metrika.visits") == "1001")
         #expect(try logStatuses(api).allSatisfy { $0 == "cleaned_by_user" })
 
+        // Another counter's row on the same day, which no re-load of 1001 may touch.
+        _ = try server.query("INSERT INTO metrika.visits (visit_id, counter_id, date) VALUES (42, 2002, '2026-06-01')")
         // Run the middle day again, and the whole range: each visit is there once.
         #expect(try metrika(["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--fields", Self.fields, "--clickhouse", server.url], environment: env).status == 0)
         #expect(try metrika(["logs"] + range + ["--clickhouse", server.url], environment: env).status == 0)
-        #expect(try server.query("SELECT count(), uniqExact(visit_id) FROM metrika.visits") == "\(rows.count)\t\(rows.count)")
+        #expect(try server.query("SELECT count(), uniqExact(visit_id) FROM metrika.visits WHERE counter_id = 1001") == "\(rows.count)\t\(rows.count)")
+        #expect(try server.query("SELECT visit_id, date FROM metrika.visits WHERE counter_id = 2002") == "42\t2026-06-01")
         #expect(try server.query("SELECT count() FROM system.tables WHERE database = 'metrika'") == "1")
         #expect(try logStatuses(api).allSatisfy { $0 == "cleaned_by_user" })
     }

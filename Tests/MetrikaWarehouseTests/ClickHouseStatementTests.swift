@@ -35,7 +35,9 @@ struct ClickHouseStatementTests {
         "DROP TABLE IF EXISTS \(staging)__swap",
         "CREATE TABLE \(staging)__swap AS metrika.visits",
         "INSERT INTO \(staging)__swap SELECT * FROM \(staging) LIMIT 1 BY counter_id, visit_id",
-        "ALTER TABLE metrika.visits REPLACE PARTITION (1001, '2026-06-01') FROM \(staging)__swap, REPLACE PARTITION (1001, '2026-06-02') FROM \(staging)__swap",
+        "SELECT DISTINCT date FROM \(staging)__swap WHERE counter_id = 1001 FORMAT TabSeparated",
+        // The fake parts hold 2026-06-01 only: the other day of the range had no visits, so it is emptied.
+        "ALTER TABLE metrika.visits REPLACE PARTITION (1001, '2026-06-01') FROM \(staging)__swap, DROP PARTITION (1001, '2026-06-02')",
         "DROP TABLE IF EXISTS \(staging)__swap",
         "DROP TABLE IF EXISTS \(staging)",
     ]
@@ -45,6 +47,7 @@ struct ClickHouseStatementTests {
     static let monthlyTail = [
         "INSERT INTO \(staging)__swap SELECT * FROM \(staging) LIMIT 1 BY counter_id, visit_id",
         "INSERT INTO \(staging)__swap SELECT * FROM metrika.visits WHERE toYYYYMM(date) IN (202606)",
+        "SELECT DISTINCT toYYYYMM(date) FROM \(staging)__swap FORMAT TabSeparated",
         "ALTER TABLE metrika.visits REPLACE PARTITION 202606 FROM \(staging)__swap",
         "DROP TABLE IF EXISTS \(staging)__swap",
         "DROP TABLE IF EXISTS \(staging)",
@@ -169,7 +172,7 @@ struct ClickHouseStatementTests {
 
     /// A statement cut to its first words: the verb, the table and the clause that tells them apart.
     static func short(_ sql: String) -> String {
-        if sql.hasPrefix("SELECT"), let from = sql.range(of: " FROM system.") {
+        if sql.hasPrefix("SELECT"), !sql.hasPrefix("SELECT DISTINCT"), let from = sql.range(of: " FROM system.") {
             return "SELECT … FROM system." + sql[from.upperBound...].prefix { $0 != " " }
         }
         if sql.hasPrefix("CREATE TABLE IF NOT EXISTS") { return "CREATE TABLE IF NOT EXISTS " + sql.split(separator: " ")[5].split(separator: "(")[0].trimmingCharacters(in: .whitespaces) }
@@ -230,6 +233,8 @@ final class FakeClickHouse: StreamingHTTPTransport, @unchecked Sendable {
         if sql.contains("FROM system.tables") {
             try receive(Array("\(engine)\t\(partitionKey)\tcounter_id, date, visit_id\tcounter_id, date, visit_id\t\n".utf8))
         }
+        if sql.hasPrefix("SELECT DISTINCT date") { try receive(Array("2026-06-01\n".utf8)) }
+        if sql.hasPrefix("SELECT DISTINCT toYYYYMM") { try receive(Array("202606\n".utf8)) }
         if sql.contains("FROM system.settings") { try receive(Array((partitionLimit ? "1\n" : "0\n").utf8)) }
         if sql.contains("FROM system.columns") {
             let columns = [("counter_id", "UInt32"), ("date", "Date"), ("visit_id", "UInt64")].filter { $0.0 != missingColumn }

@@ -16,8 +16,8 @@ import MetrikaModel
 /// recording it as loaded moves it again on the re-run). Then, by the table's partition key
 /// (`ClickHouseTarget.Scheme`):
 /// - `(counter_id, date)`, what metrika creates: `REPLACE PARTITION (counter, 'day') FROM swap` for
-///   every day of the range (a day without new rows becomes empty). Nothing but the loaded rows is
-///   copied: the cost follows the rows loaded, not the rows the table holds.
+///   every day of the range that has new rows, `DROP PARTITION` for one that has none. Nothing but
+///   the loaded rows is copied: the cost follows the rows loaded, not the rows the table holds.
 /// - `toYYYYMM(date)`, tables of older metrika: every other row of the touched months (other days,
 ///   other counters) is copied into the swap too, then `REPLACE PARTITION <yyyymm>` per month.
 /// Then both helpers are dropped. Every step can be repeated, so a crash during the swap is repaired
@@ -141,13 +141,19 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
         try await client.execute("DROP TABLE IF EXISTS \(swap)", doing: "dropping an old swap table")
         try await client.execute(target.createHelper(swap), doing: "creating the swap table")
         try await client.execute("INSERT INTO \(swap) SELECT * FROM \(staging) LIMIT 1 BY counter_id, \(id)", doing: "copying the new rows")
+        // A day (month) without new rows is dropped, not replaced from a swap that lacks it: current
+        // ClickHouse refuses such a REPLACE PARTITION ("would silently drop"), 18.16 empties it.
         switch target.scheme {
         case .byDay:
+            let present = Set(try await client.rows("SELECT DISTINCT date FROM \(swap) WHERE counter_id = \(counterID)", doing: "reading the new rows' days")
+                .compactMap { $0.first.flatMap(Day.init(iso:)) })
             // One ALTER per 100 days keeps each statement far below max_query_size.
             let days = (from.ordinal...to.ordinal).map { Day(ordinal: $0) }
             for start in stride(from: 0, to: days.count, by: 100) {
                 let chunk = days[start..<min(days.count, start + 100)]
-                let commands = chunk.map { "REPLACE PARTITION (\(counterID), '\($0.iso)') FROM \(swap)" }.joined(separator: ", ")
+                let commands = chunk.map { day in
+                    present.contains(day) ? "REPLACE PARTITION (\(counterID), '\(day.iso)') FROM \(swap)" : "DROP PARTITION (\(counterID), '\(day.iso)')"
+                }.joined(separator: ", ")
                 try await client.execute("ALTER TABLE \(table) \(commands)", doing: "replacing \(chunk.first!.iso)…\(chunk.last!.iso)")
             }
         case .byMonth:
@@ -160,8 +166,11 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
             try await client.execute(
                 "INSERT INTO \(swap) SELECT * FROM \(table) WHERE toYYYYMM(date) IN (\(monthList)) AND NOT (counter_id = \(counterID) AND date >= '\(from.iso)' AND date <= '\(to.iso)')",
                 doing: "keeping the rest of the months")
+            let present = Set(try await client.rows("SELECT DISTINCT toYYYYMM(date) FROM \(swap)", doing: "reading the months kept").compactMap { $0.first.flatMap { Int($0) } })
             for month in months {
-                try await client.execute("ALTER TABLE \(table) REPLACE PARTITION \(month) FROM \(swap)", doing: "replacing month \(month)")
+                try await client.execute(
+                    present.contains(month) ? "ALTER TABLE \(table) REPLACE PARTITION \(month) FROM \(swap)" : "ALTER TABLE \(table) DROP PARTITION \(month)",
+                    doing: "replacing month \(month)")
             }
         }
         try await client.execute("DROP TABLE IF EXISTS \(swap)", doing: "dropping the swap table")
