@@ -55,6 +55,11 @@ public struct ConfigFile: Sendable, Equatable {
     public var profiles: [String: Profile]
     /// What `metrika alert` checks (the `"alerts"` member), if the file says.
     public var alerts: AlertsConfig? = nil
+    /// `"clickhouse_url"`: the default `--clickhouse` of `logs` and `sync` (a URL, or one per shard as
+    /// an array or `URL1,URL2`), below `--clickhouse` and METRIKA_CLICKHOUSE_URL.
+    public var clickhouseURL: String? = nil
+    /// `"clickhouse_cluster"`: the default `--cluster`, below it and METRIKA_CLICKHOUSE_CLUSTER.
+    public var clickhouseCluster: String? = nil
 
     /// `$XDG_CONFIG_HOME/metrika/config.json` (else `~/.config/metrika/config.json`).
     public static func path(environment: [String: String]) -> String {
@@ -72,12 +77,21 @@ public struct ConfigFile: Sendable, Equatable {
             throw AuthError.badConfigFile(path: path, reason: notAnObject(data))
         }
         func fail(_ reason: String) -> AuthError { AuthError.badConfigFile(path: path, reason: reason) }
-        try checkKeys(object, allowed: ["client_id", "client_secret", "counter", "profiles", "alerts"], place: "", fail: fail)
+        try checkKeys(object, allowed: ["client_id", "client_secret", "counter", "profiles", "alerts", "clickhouse_url", "clickhouse_cluster"], place: "", fail: fail)
         var config = ConfigFile(path: path, clientID: nil, clientSecret: nil, counters: nil, profiles: [:])
         config.clientID = try text(object["client_id"], "\"client_id\"", fail: fail)
         config.clientSecret = try text(object["client_secret"], "\"client_secret\"", fail: fail)
         config.counters = try counters(object["counter"], "\"counter\"", fail: fail)
         config.alerts = try AlertsConfig.parse(object["alerts"], fail: fail)
+        if let urls = object["clickhouse_url"] as? [Any] {
+            guard !urls.isEmpty, let texts = urls as? [String], texts.allSatisfy({ !$0.isEmpty }) else {
+                throw fail("\"clickhouse_url\" must be a URL or a list of URLs, one per shard")
+            }
+            config.clickhouseURL = texts.joined(separator: ",")
+        } else {
+            config.clickhouseURL = try text(object["clickhouse_url"], "\"clickhouse_url\"", fail: fail)
+        }
+        config.clickhouseCluster = try text(object["clickhouse_cluster"], "\"clickhouse_cluster\"", fail: fail)
         if let value = object["profiles"] {
             guard let profiles = value as? [String: Any] else { throw fail("\"profiles\" must be an object of named profiles") }
             let directory = TokenSource.configDirectory(environment: environment)

@@ -50,7 +50,8 @@ enum LogsCommand: Command {
     deviceCategory, browser, goalsID. counterID, date and the id are always requested.
 
     Environment: METRIKA_CLICKHOUSE_URL (default for --clickhouse; URL,URL… for shards),
-    METRIKA_CLICKHOUSE_CLUSTER (default for --cluster), METRIKA_CLICKHOUSE_USER,
+    METRIKA_CLICKHOUSE_CLUSTER (default for --cluster; both also as clickhouse_url and
+    clickhouse_cluster in config.json), METRIKA_CLICKHOUSE_USER,
     METRIKA_CLICKHOUSE_PASSWORD (never on the command line), METRIKA_LOGS_POLL (first poll wait in
     seconds, default 10).
 
@@ -84,7 +85,7 @@ enum LogsCommand: Command {
         let sourceText = (options.value("source") ?? "visits").lowercased()
         guard let source = LogSource(rawValue: sourceText) else { throw UsageError("--source must be visits or hits, not '\(sourceText)'") }
         var fields = try parseFields(options.value("fields"), source: source)
-        let clickhouseURL = options.value("clickhouse") ?? (options.has("output") ? nil : context.environment["METRIKA_CLICKHOUSE_URL"].flatMap { $0.isEmpty ? nil : $0 })
+        let clickhouseURL = try options.value("clickhouse") ?? (options.has("output") ? nil : ClickHouseOptions.defaultURL(session: session))
         let output = options.value("output")
         if output != nil && options.value("clickhouse") != nil { throw UsageError("Choose one of --output and --clickhouse") }
         guard output != nil || clickhouseURL != nil else { throw UsageError("Missing --output FILE|- or --clickhouse URL") }
@@ -97,7 +98,7 @@ enum LogsCommand: Command {
             throw UsageError("--late-days applies to a run without --from/--to (it continues an earlier load); drop --late-days or the dates")
         }
         let firstPoll = try pollInterval(context.environment)
-        let clusterName = options.value("cluster") ?? context.environment["METRIKA_CLICKHOUSE_CLUSTER"].flatMap { $0.isEmpty ? nil : $0 }
+        let clusterName = try ClickHouseOptions.cluster(options, session: session)
         if output != nil, options.has("cluster") { throw UsageError("--cluster loads ClickHouse shards; it does not go with --output") }
 
         var warehouse: ClickHouseSettings?

@@ -25,7 +25,7 @@ enum SyncCommand: Command {
     Prints one summary line; exits 0 only when every counter synced (otherwise the exit code of the
     first failure, after syncing all the others).
 
-    With --clickhouse URL (or METRIKA_CLICKHOUSE_URL) the synced days are also written to ClickHouse
+    With --clickhouse URL (or METRIKA_CLICKHOUSE_URL, or clickhouse_url in config.json) the synced days are also written to ClickHouse
     table metrika.daily (counter_id, date, metric by its CSV name, value in API units, version): a
     ReplacingMergeTree, so read it with FINAL. Only values that changed since the last sync sent them
     are sent (the history database remembers what went to each table). With --cluster NAME and one
@@ -169,14 +169,14 @@ enum SyncCommand: Command {
     /// `metrika.daily` (a ReplacingMergeTree on a version, so a re-synced day replaces the old value).
     static func mirror(_ outcomes: [Outcome], store: HistoryStore, session: Session) async throws {
         let environment = session.context.environment
-        guard let url = session.options.value("clickhouse") ?? environment["METRIKA_CLICKHOUSE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) else { return }
+        guard let url = try session.options.value("clickhouse") ?? ClickHouseOptions.defaultURL(session: session) else { return }
         let urls = url.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         let timeout = try session.requestTimeout()
         var settings = try ClickHouseSettings.make(url: urls[0], table: nil, source: .visits, environment: environment, timeout: timeout)
         settings.table = "daily"
         session.context.secrets.add(settings.password)
         let target: ClickHouseDailyMirror
-        if let name = session.options.value("cluster") ?? environment["METRIKA_CLICKHOUSE_CLUSTER"].flatMap({ $0.isEmpty ? nil : $0 }) {
+        if let name = try ClickHouseOptions.cluster(session.options, session: session) {
             let cluster = try ClickHouseCluster.make(name: name, urls: urls, table: settings, environment: environment, timeout: timeout)
             target = ClickHouseDailyMirror(cluster: cluster, transport: session.context.streamingTransport)
         } else {
