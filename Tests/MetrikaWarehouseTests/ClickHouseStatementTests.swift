@@ -120,6 +120,30 @@ struct ClickHouseStatementTests {
         #expect(Array(statements.prefix(19)) == Array(Self.sequence.prefix(19)))
     }
 
+    /// A table made by hand with fewer partitions (a counter's month): the counter's other days of
+    /// the month are kept through the swap, other counters are not read.
+    @Test func aTablePartitionedByCounterAndMonthKeepsOnlyTheCountersOtherDays() async throws {
+        let clickHouse = FakeClickHouse(partitionKey: "(counter_id, toYYYYMM(date))")
+        try await run(clickHouse: clickHouse, parts: FakePartServer())
+        let statements = clickHouse.statements.map(Self.short)
+        #expect(Array(statements.suffix(5)) == [
+            "INSERT INTO \(Self.staging)__swap SELECT * FROM metrika.visits WHERE counter_id = 1001 AND toYYYYMM(date) IN (202606) AND NOT (counter_id = 1001 AND date >= '2026-06-01' AND date <= '2026-06-02')",
+            "SELECT DISTINCT toYYYYMM(date) FROM \(Self.staging)__swap FORMAT TabSeparated",
+            "ALTER TABLE metrika.visits REPLACE PARTITION (1001, 202606) FROM \(Self.staging)__swap",
+            "DROP TABLE IF EXISTS \(Self.staging)__swap",
+            "DROP TABLE IF EXISTS \(Self.staging)",
+        ])
+    }
+
+    @Test(arguments: [
+        ("(counter_id, date)", "counter_id,date"), ("counter_id, date", "counter_id,date"), ("toYYYYMM(date)", "toYYYYMM(date)"),
+        ("(counter_id, toYYYYMM(date))", "counter_id,toYYYYMM(date)"), ("(toYYYYMM(date), counter_id)", "toYYYYMM(date),counter_id"),
+        ("toMonday(date), (counter_id)", "toMonday(date),(counter_id)"),
+    ])
+    func partitionKeysAreComparedWithoutSpacesOrEnclosingParentheses(key: String, normalized: String) {
+        #expect(ClickHouseTarget.normalized(key) == normalized)
+    }
+
     /// What the replace cannot handle is refused before a log is ordered (exit 78, one line naming
     /// the table and what to do), and nothing is written.
     @Test(arguments: [

@@ -24,8 +24,9 @@ enum LogsCommand: Command {
     range replaces it. Parts are loaded as the API meant them (its header checked and dropped, quoted
     arrays undone); a row that cannot be loaded stops the run naming part, row and field. The table
     is checked before a log is ordered: a Distributed table, a table that is not a MergeTree
-    partitioned by (counter_id, date) or toYYYYMM(date), or one without a column for a requested
-    field is refused (exit 78). See docs/clickhouse.md.
+    partitioned by (counter_id, date) (what metrika creates), (counter_id, toYYYYMM(date)) or
+    toYYYYMM(date), or one without a column for a requested field is refused (exit 78). See
+    docs/clickhouse.md.
 
     A sharded ClickHouse: --clickhouse URL1,URL2,… --cluster NAME, one URL per shard in the order of
     the cluster's shards in remote_servers. metrika creates metrika.visits_local on every shard (the

@@ -156,20 +156,23 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
                 }.joined(separator: ", ")
                 try await client.execute("ALTER TABLE \(table) \(commands)", doing: "replacing \(chunk.first!.iso)…\(chunk.last!.iso)")
             }
-        case .byMonth:
+        case .byMonth, .byCounterMonth:
             var months: [Int] = []
             for ordinal in from.ordinal...to.ordinal {
                 let (year, month, _) = Day(ordinal: ordinal).components
                 if !months.contains(year * 100 + month) { months.append(year * 100 + month) }
             }
             let monthList = months.map(String.init).joined(separator: ", ")
+            // Month partitions hold every counter; counter-month partitions only this one.
+            let perCounter = target.scheme == .byCounterMonth
             try await client.execute(
-                "INSERT INTO \(swap) SELECT * FROM \(table) WHERE toYYYYMM(date) IN (\(monthList)) AND NOT (counter_id = \(counterID) AND date >= '\(from.iso)' AND date <= '\(to.iso)')",
+                "INSERT INTO \(swap) SELECT * FROM \(table) WHERE \(perCounter ? "counter_id = \(counterID) AND " : "")toYYYYMM(date) IN (\(monthList)) AND NOT (counter_id = \(counterID) AND date >= '\(from.iso)' AND date <= '\(to.iso)')",
                 doing: "keeping the rest of the months")
             let present = Set(try await client.rows("SELECT DISTINCT toYYYYMM(date) FROM \(swap)", doing: "reading the months kept").compactMap { $0.first.flatMap { Int($0) } })
             for month in months {
+                let partition = perCounter ? "(\(counterID), \(month))" : "\(month)"
                 try await client.execute(
-                    present.contains(month) ? "ALTER TABLE \(table) REPLACE PARTITION \(month) FROM \(swap)" : "ALTER TABLE \(table) DROP PARTITION \(month)",
+                    present.contains(month) ? "ALTER TABLE \(table) REPLACE PARTITION \(partition) FROM \(swap)" : "ALTER TABLE \(table) DROP PARTITION \(partition)",
                     doing: "replacing month \(month)")
             }
         }

@@ -15,6 +15,9 @@ public struct ClickHouseTarget: Sendable, Equatable {
         /// `PARTITION BY toYYYYMM(date)` (tables made by metrika before the day scheme): the rest of
         /// each touched month is copied beside the new rows, then the month is replaced.
         case byMonth
+        /// `PARTITION BY (counter_id, toYYYYMM(date))` (a table the user made for fewer partitions):
+        /// the counter's other days of each touched month are copied, other counters are not read.
+        case byCounterMonth
     }
 
     public var table: String
@@ -96,9 +99,10 @@ public struct ClickHouseTarget: Sendable, Equatable {
         switch Self.normalized(partitionKey) {
         case "counter_id,date": scheme = .byDay
         case "toYYYYMM(date)": scheme = .byMonth
+        case "counter_id,toYYYYMM(date)": scheme = .byCounterMonth
         default:
             throw SimpleFailure(
-                "table \(table) is partitioned by \(partitionKey.isEmpty ? "nothing" : TerminalText.quote(partitionKey)); metrika replaces re-loaded days by partition and needs PARTITION BY (counter_id, date) (or toYYYYMM(date), as older metrika made): choose another --table, or create it as docs/clickhouse.md shows.",
+                "table \(table) is partitioned by \(partitionKey.isEmpty ? "nothing" : TerminalText.quote(partitionKey)); metrika replaces re-loaded days by partition and needs PARTITION BY (counter_id, date) (or (counter_id, toYYYYMM(date)), or toYYYYMM(date) as older metrika made): choose another --table, or create it as docs/clickhouse.md shows.",
                 exitCode: ExitCode.config)
         }
     }
@@ -117,7 +121,17 @@ public struct ClickHouseTarget: Sendable, Equatable {
     /// `(counter_id, date)` → `counter_id,date`: spaces and one pair of outer parentheses dropped.
     static func normalized(_ key: String) -> String {
         var text = key.filter { !$0.isWhitespace }
-        if text.hasPrefix("("), text.hasSuffix(")"), !text.dropFirst().dropLast().contains("(") { text = String(text.dropFirst().dropLast()) }
+        if text.hasPrefix("("), text.hasSuffix(")") {
+            // Outer parentheses only when they enclose the whole key: `(a, f(b))`, not `f(a), g(b)`.
+            var depth = 0
+            var enclosing = true
+            for (offset, character) in text.enumerated() {
+                if character == "(" { depth += 1 }
+                if character == ")" { depth -= 1 }
+                if depth == 0, offset < text.count - 1 { enclosing = false; break }
+            }
+            if enclosing { text = String(text.dropFirst().dropLast()) }
+        }
         return text
     }
 }
