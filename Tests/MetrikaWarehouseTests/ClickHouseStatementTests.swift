@@ -32,6 +32,7 @@ struct ClickHouseStatementTests {
         "INSERT INTO \(staging)__part1 (counter_id, date, visit_id) FORMAT TabSeparated",
         "INSERT INTO \(staging) SELECT * FROM \(staging)__part1",
         "DROP TABLE IF EXISTS \(staging)__part1",
+        "SELECT count(), any(counter_id), any(date) FROM \(staging) WHERE NOT (counter_id = 1001 AND date >= '2026-06-01' AND date <= '2026-06-02') FORMAT TabSeparated",
         "DROP TABLE IF EXISTS \(staging)__swap",
         "CREATE TABLE \(staging)__swap AS metrika.visits",
         "INSERT INTO \(staging)__swap SELECT * FROM \(staging) LIMIT 1 BY counter_id, visit_id",
@@ -117,11 +118,21 @@ struct ClickHouseStatementTests {
         try await run(clickHouse: clickHouse, parts: FakePartServer())
         let statements = clickHouse.statements.map(Self.short)
         #expect(Array(statements.suffix(Self.monthlyTail.count)) == Self.monthlyTail)
-        #expect(Array(statements.prefix(19)) == Array(Self.sequence.prefix(19)))
+        #expect(Array(statements.prefix(20)) == Array(Self.sequence.prefix(20)))
     }
 
     /// A table made by hand with fewer partitions (a counter's month): the counter's other days of
     /// the month are kept through the swap, other counters are not read.
+    /// Rows that arrived outside the counter and range (a date ClickHouse read as 1970-01-01) would be
+    /// lost by the swap: the load fails instead, before anything is replaced.
+    @Test func rowsOutsideTheRangeStopTheLoadBeforeTheSwap() async throws {
+        let clickHouse = FakeClickHouse(strayRows: 3)
+        await #expect(throws: SimpleFailure.self) { try await run(clickHouse: clickHouse, parts: FakePartServer()) }
+        let statements = clickHouse.statements.map(Self.short)
+        #expect(statements.last?.hasPrefix("SELECT count(), any(counter_id), any(date)") == true)
+        #expect(!statements.contains { $0.hasPrefix("ALTER TABLE") })
+    }
+
     @Test func aTablePartitionedByCounterAndMonthKeepsOnlyTheCountersOtherDays() async throws {
         let clickHouse = FakeClickHouse(partitionKey: "(counter_id, toYYYYMM(date))")
         try await run(clickHouse: clickHouse, parts: FakePartServer())
@@ -218,12 +229,14 @@ final class FakeClickHouse: StreamingHTTPTransport, @unchecked Sendable {
     let partitionKey: String
     let missingColumn: String
     let partitionLimit: Bool
+    let strayRows: Int
     private var _queryStrings: [String] = []
     /// The URL query string of every request.
     var queryStrings: [String] { lock.withLock { _queryStrings } }
 
     /// A `MergeTree` partitioned by `(counter_id, date)` with the columns of `Fixture.fields`, unless told otherwise.
-    init(failAt: Int? = nil, engine: String = "MergeTree", partitionKey: String = "(counter_id, date)", missingColumn: String = "", partitionLimit: Bool = false) {
+    init(failAt: Int? = nil, engine: String = "MergeTree", partitionKey: String = "(counter_id, date)", missingColumn: String = "", partitionLimit: Bool = false, strayRows: Int = 0) {
+        self.strayRows = strayRows
         self.partitionLimit = partitionLimit
         self.failAt = failAt
         self.engine = engine
@@ -257,6 +270,7 @@ final class FakeClickHouse: StreamingHTTPTransport, @unchecked Sendable {
         if sql.contains("FROM system.tables") {
             try receive(Array("\(engine)\t\(partitionKey)\tcounter_id, date, visit_id\tcounter_id, date, visit_id\t\n".utf8))
         }
+        if sql.hasPrefix("SELECT count(), any(counter_id)") { try receive(Array("\(strayRows)\t1001\t1970-01-01\n".utf8)) }
         if sql.hasPrefix("SELECT DISTINCT date") { try receive(Array("2026-06-01\n".utf8)) }
         if sql.hasPrefix("SELECT DISTINCT toYYYYMM") { try receive(Array("202606\n".utf8)) }
         if sql.contains("FROM system.settings") { try receive(Array((partitionLimit ? "1\n" : "0\n").utf8)) }

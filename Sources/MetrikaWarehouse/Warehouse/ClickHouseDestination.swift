@@ -138,6 +138,16 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
         let staging = staging(from, to)
         let swap = staging + "__swap"
         let id = ClickHouseSchema.columnName(source.idField)
+        // Every row must be of this counter and range: a row elsewhere (a date the table read as
+        // 1970-01-01, another counter) would be lost by the swap, silently. Refused instead.
+        let stray = try await client.rows(
+            "SELECT count(), any(counter_id), any(date) FROM \(staging) WHERE NOT (counter_id = \(counterID) AND date >= '\(from.iso)' AND date <= '\(to.iso)')",
+            doing: "checking the loaded rows' counter and days")
+        if let row = stray.first, row.count == 3, let count = Int(row[0]), count > 0 {
+            throw SimpleFailure(
+                "\(count) row\(count == 1 ? "" : "s") loaded for counter \(counterID), \(from.iso)…\(to.iso) arrived in \(table) as counter \(TerminalText.quote(row[1])) on \(TerminalText.quote(row[2])), outside the range: ClickHouse did not read the log as sent; nothing was replaced.",
+                exitCode: ExitCode.dataError)
+        }
         try await client.execute("DROP TABLE IF EXISTS \(swap)", doing: "dropping an old swap table")
         try await client.execute(target.createHelper(swap), doing: "creating the swap table")
         try await client.execute("INSERT INTO \(swap) SELECT * FROM \(staging) LIMIT 1 BY counter_id, \(id)", doing: "copying the new rows")
