@@ -16,6 +16,23 @@ struct SyncEndToEndTests {
               != 6 * (julianday(f.range_to) - julianday(f.range_from) + 1)
         """
 
+    /// A ClickHouse target that cannot work is said before anything is synced, not after the night.
+    @Test(arguments: [
+        (["--clickhouse", "ftp://x"], "is not an http(s) URL"),
+        (["--cluster", "pair"], "give --clickhouse"),
+        (["--clickhouse", "http://127.0.0.1:1,http://127.0.0.1:2"], "also needs --cluster NAME"),
+        (["--clickhouse", "http://127.0.0.1:1", "--cluster", "a-b"], "is not a cluster name"),
+    ])
+    func aWrongClickHouseTargetIsRefusedBeforeTheSync(extra: [String], says: String) throws {
+        let api = try FakeAPI()
+        let home = try TemporaryDirectory()
+        let result = try metrika(["sync", "--counter", "1001"] + extra, environment: metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": home.path + "/h.sqlite"]))
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(says), "\(result.stderr)")
+        #expect(try api.requests().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: home.path + "/h.sqlite"))
+    }
+
     @Test func killedMidRunLeavesASoundFileThatTheNextRunCompletes() throws {
         let api = try FakeAPI(fixtures: "many")
         let home = try TemporaryDirectory()

@@ -69,6 +69,7 @@ enum SyncCommand: Command {
             throw UsageError("--from \(day.iso) is in the future: sync fetches the days from --from up to today; give a past day (YYYY-MM-DD or NdaysAgo)")
         }
         let unsettled = try options.integer("unsettled-days", in: 1...30) ?? 2
+        let mirrorTarget = try mirrorTarget(session: session)
         let store = try session.openHistory()
         // A bulk writer reads the whole file once first, so it never adds a night's history to a damaged one.
         try store.verifyIntegrity()
@@ -131,7 +132,7 @@ enum SyncCommand: Command {
             let lost = outcomes.filter { $0.failure.map { ($0 as? StoreError)?.kind == .full } ?? false }.count
             context.note("Error: \(full.message). \(lost) of \(total) counter\(total == 1 ? "" : "s") not synced.")
         }
-        try await mirror(outcomes, store: store, session: session)
+        try await mirror(outcomes, into: mirrorTarget, store: store, session: session)
         return try finish(outcomes, total: outcomes.count, client: client, options: options, context: context)
     }
 
@@ -167,9 +168,14 @@ enum SyncCommand: Command {
 
     /// `--clickhouse` (or METRIKA_CLICKHOUSE_URL): the synced days of every counter that synced go to
     /// `metrika.daily` (a ReplacingMergeTree on a version, so a re-synced day replaces the old value).
-    static func mirror(_ outcomes: [Outcome], store: HistoryStore, session: Session) async throws {
+    /// Where the synced days go, checked before anything is synced (a wrong URL or cluster name is
+    /// said at once, not after the night's sync); nil without ClickHouse.
+    static func mirrorTarget(session: Session) throws -> ClickHouseDailyMirror? {
         let environment = session.context.environment
-        guard let url = try session.options.value("clickhouse") ?? ClickHouseOptions.defaultURL(session: session) else { return }
+        guard let url = try session.options.value("clickhouse") ?? ClickHouseOptions.defaultURL(session: session) else {
+            if session.options.has("cluster") { throw UsageError("--cluster names the shards' cluster of --clickhouse URL1,URL2,…; give --clickhouse (or METRIKA_CLICKHOUSE_URL)") }
+            return nil
+        }
         let urls = url.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         let timeout = try session.requestTimeout()
         var settings = try ClickHouseSettings.make(url: urls[0], table: nil, source: .visits, environment: environment, timeout: timeout)
@@ -185,6 +191,11 @@ enum SyncCommand: Command {
             }
             target = ClickHouseDailyMirror(settings: settings, transport: session.context.streamingTransport)
         }
+        return target
+    }
+
+    static func mirror(_ outcomes: [Outcome], into target: ClickHouseDailyMirror?, store: HistoryStore, session: Session) async throws {
+        guard let target else { return }
         let mirror = HistoryMirror(store: store, mirror: target)
         let version = UInt64(max(0, session.context.now().timeIntervalSince1970 * 1000))
         let synced = outcomes.compactMap { outcome in outcome.failure == nil ? outcome.range.map { (counterID: outcome.counterID, range: $0) } : nil }
