@@ -69,7 +69,8 @@ public enum ManPage {
         Optional settings, every member optional: client_id and client_secret of your OAuth app (the
         file must then be mode 0600), a default counter (an id or a list of ids), and profiles, named
         sets of token_file, api_url, counter, client_id and client_secret chosen with \\-\\-profile or
-        METRIKA_PROFILE. An unknown member, a wrong type or broken JSON stops every command that signs
+        METRIKA_PROFILE; clickhouse_url (a URL or a list, one per shard) and clickhouse_cluster for
+        logs and sync. An unknown member, a wrong type or broken JSON stops every command that signs
         in with exit 78, naming the member or the line and column.
         .TP
         .I $XDG_DATA_HOME/metrika/metrika.sqlite
