@@ -31,6 +31,17 @@ struct ShardSpoolTests {
         #expect(!FileManager.default.fileExists(atPath: directory))
     }
 
+    /// Quirks of real log parts: a byte-order mark, CRLF line ends, no final line feed. The rows
+    /// still reach their client's shard (and keep their bytes: the table's loader reads them).
+    @Test func aBOMCRLFAndAMissingLastLineFeedStillPlaceRows() throws {
+        let spool = try ShardSpool(shardCount: 2, keyField: "ym:s:clientID")
+        try spool.write(Array("\u{FEFF}ym:s:visitID\tym:s:clientID\r\n1\t10\r\n2\t11\r\n3\t13".utf8))
+        try spool.finish()
+        #expect(spool.rows == [1, 2])
+        #expect(try contents(spool, 0) == "\u{FEFF}ym:s:visitID\tym:s:clientID\r\n1\t10\r\n")
+        #expect(try contents(spool, 1) == "\u{FEFF}ym:s:visitID\tym:s:clientID\r\n2\t11\r\n3\t13\n")
+    }
+
     @Test func aRowWithoutAWholeNumberClientIsRefusedNamingIt() throws {
         let spool = try ShardSpool(shardCount: 2, keyField: "ym:s:clientID")
         try spool.write(Array((Self.header + Self.rows[0]).utf8))

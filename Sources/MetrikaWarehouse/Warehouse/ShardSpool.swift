@@ -88,7 +88,11 @@ final class ShardSpool {
         lineNumber += 1
         if header == nil {
             header = Array(bytes)
-            let names = bytes.dropLast().split(separator: 9, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+            // A byte-order mark before the first name and a carriage return after the last are quirks
+            // of real log parts (docs/clickhouse.md); the names are read without them.
+            let names = Self.trimmed(bytes.dropLast()).split(separator: 9, omittingEmptySubsequences: false).map { name in
+                String(decoding: name, as: UTF8.self).replacingOccurrences(of: "\u{FEFF}", with: "")
+            }
             guard let index = names.firstIndex(of: keyField) else {
                 throw SimpleFailure("the log part has no \(keyField) column, which places each row on a shard.", exitCode: ExitCode.dataError)
             }
@@ -96,7 +100,7 @@ final class ShardSpool {
             for shard in 0..<shardCount { try append(Array(bytes), to: shard) }
             return
         }
-        let fields = bytes.dropLast().split(separator: 9, maxSplits: keyIndex + 1, omittingEmptySubsequences: false)
+        let fields = Self.trimmed(bytes.dropLast()).split(separator: 9, maxSplits: keyIndex + 1, omittingEmptySubsequences: false)
         guard keyIndex < fields.count, let key = UInt64(String(decoding: fields[keyIndex], as: UTF8.self)) else {
             let shown = String(decoding: (keyIndex < fields.count ? fields[keyIndex] : []).prefix(40), as: UTF8.self)
             throw SimpleFailure(
@@ -106,6 +110,11 @@ final class ShardSpool {
         let shard = Int(key % UInt64(shardCount))
         rows[shard] += 1
         try append(Array(bytes), to: shard)
+    }
+
+    /// A line without the carriage return of a CRLF line end.
+    private static func trimmed(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        line.last == 13 ? line.dropLast() : line
     }
 
     private func append(_ bytes: [UInt8], to shard: Int) throws {
