@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Two clickhouse-server shards on loopback (no ZooKeeper) that know each other as cluster `pair`,
-/// started once for the test run and stopped when it exits.
+/// started once for the test run (each server's watchdog stops it when the test process is gone).
 enum ClickHouseShards {
     static let cluster = "pair"
 
@@ -17,14 +17,6 @@ enum ClickHouseShards {
             result = .success(servers)
         } catch {
             result = .failure(error as? SimpleError ?? SimpleError("\(error)"))
-        }
-        atexit {
-            if case .success(let servers) = ClickHouseShards.shared {
-                for server in servers {
-                    server.stop()
-                    try? FileManager.default.removeItem(atPath: server.directory)
-                }
-            }
         }
         return result
     }()

@@ -47,6 +47,10 @@ struct ClickHouseEndToEndTests {
         #expect(try server.query("SELECT count() FROM metrika.visits WHERE has(goals_order, 'товар \\'A\\'') AND length(goals_order) = 2") != "0")
         #expect(try server.query("SELECT count() FROM metrika.visits WHERE has(goals_id, 4001)") != "0")
         #expect(try server.query("SELECT DISTINCT counter_id FROM metrika.visits") == "1001")
+        // One partition per counter and day: a re-loaded day is replaced whole, nothing else copied.
+        #expect(try server.query("SELECT partition_key FROM system.tables WHERE database = 'metrika' AND name = 'visits'") == "(counter_id, date)")
+        #expect(try server.query("SELECT DISTINCT partition_id FROM system.parts WHERE database = 'metrika' AND table = 'visits' AND active ORDER BY partition_id")
+            == "1001-20260531\n1001-20260601\n1001-20260602")
         #expect(try logStatuses(api).allSatisfy { $0 == "cleaned_by_user" })
 
         // Another counter's row on the same day, which no re-load of 1001 may touch.
@@ -164,19 +168,150 @@ struct ClickHouseEndToEndTests {
         #expect(unreachable.status == 69)
         #expect(unreachable.stderr.contains("metrika.visits"))
         #expect(try server.query("SELECT 1") == "1")
-        // A table whose columns don't fit the fields: ClickHouse rejects the insert.
+        // A table whose columns don't fit the fields: refused before a log is ordered (issue 24.6).
         _ = try server.query("CREATE DATABASE IF NOT EXISTS other")
         _ = try server.query("CREATE TABLE other.t (counter_id UInt32, date Date, visit_id UInt64) ENGINE = MergeTree() PARTITION BY toYYYYMM(date) ORDER BY (counter_id, date, visit_id)")
         let rejected = try metrika(base + ["--clickhouse", server.url, "--table", "other.t"], environment: env)
-        #expect(rejected.status == 65, "\(rejected.stderr)")
+        #expect(rejected.status == 78, "\(rejected.stderr)")
         let errors = rejected.stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
         #expect(errors.count == 1)
-        #expect(errors.first?.contains("other.t") == true)
+        #expect(errors.first?.contains("table other.t has no column for ym:s:dateTime, ym:s:clientID") == true, "\(rejected.stderr)")
+        #expect(errors.first?.contains("ADD COLUMN date_time DateTime, ADD COLUMN client_id UInt64") == true)
+        #expect(try logStatuses(api).isEmpty)
         let wrongPassword = try metrika(base + ["--clickhouse", server.url], environment: env.merging(["METRIKA_CLICKHOUSE_PASSWORD": "nope"]) { $1 })
         #expect(wrongPassword.status == 77)
         #expect(!wrongPassword.stderr.contains("nope"))
         let inURL = try metrika(base + ["--clickhouse", "http://metrika:pw@127.0.0.1:\(server.httpPort)"], environment: env)
         #expect(inURL.status == 64)
+    }
+
+    func logRanges(_ api: FakeAPI) throws -> [String] {
+        let data = try api.apiGET("/management/v1/counter/1001/logrequests")
+        let requests = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["requests"] as? [[String: Any]] ?? []
+        return requests.compactMap { request in (request["date1"] as? String).map { "\($0)…\(request["date2"] as? String ?? "")" } }
+    }
+
+    /// Issue 23.2: the nightly run needs no dates: after an earlier load it loads the last 3 loaded
+    /// days again, then every finished day up to yesterday; without one it is a usage error.
+    @Test(arguments: ClickHouseKind.allCases)
+    func aRunWithoutDatesContinuesTheLastLoadWithTheLateDays(kind: ClickHouseKind) throws {
+        let server = try kind.start()
+        let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "2000"])
+        let home = try TemporaryDirectory()
+        let env = environment(api, home, kind)
+        let nightly = ["logs", "--counter", "1001", "--source", "visits", "--fields", Self.fields, "--clickhouse", server.url]
+
+        let first = try metrika(nightly, environment: env)
+        #expect(first.status == 64, "\(first.stderr)")
+        #expect(first.stderr.contains("no earlier load of counter 1001's visits into 127.0.0.1:\(server.httpPort)/metrika.visits"), "\(first.stderr)")
+        #expect(first.stderr.contains("give --from DATE"))
+        #expect(try logRanges(api).isEmpty)
+        #expect(try metrika(nightly + ["--from", "2026-06-01", "--late-days", "2"], environment: env).status == 64)
+
+        #expect(try metrika(nightly + ["--from", "2026-06-08", "--to", "2026-06-10"], environment: env).status == 0)
+        let night = try metrika(nightly, environment: env)
+        #expect(night.status == 0, "\(night.stderr)")
+        #expect(night.stderr.contains("loaded up to 2026-06-10 before; loading 2026-06-08…2026-06-14"), "\(night.stderr)")
+        #expect(try logRanges(api) == ["2026-06-08…2026-06-10", "2026-06-08…2026-06-14"])
+        let list = try metrika(["logs", "--counter", "1001", "--list"], environment: env)
+        #expect(list.stdout.contains("\nsource\tloaded_into\tfirst_day\tlast_day\tloaded_at\nvisits\t127.0.0.1:\(server.httpPort)/metrika.visits\t2026-06-08\t2026-06-14\t"), "\(list.stdout)")
+
+        // The next day (the simulator and metrika both a day on): the last 3 loaded days, then the new one.
+        let nextNow = "2026-06-16T12:00:00Z"
+        let nextAPI = try FakeAPI(arguments: ["--now", nextNow, "--logs-part-rows", "2000"])
+        var nextEnv = environment(nextAPI, home, kind)
+        nextEnv["METRIKA_NOW"] = nextNow
+        let next = try metrika(nightly, environment: nextEnv)
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(try logRanges(nextAPI) == ["2026-06-12…2026-06-15"])
+        // Exact: every visit of 06-08…06-15 once, as the Logs API serves them.
+        let file = home.path + "/all.tsv"
+        #expect(try metrika(["logs", "--counter", "1001", "--from", "2026-06-08", "--to", "2026-06-15", "--fields", Self.fields, "--output", file], environment: nextEnv).status == 0)
+        let expected = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").count - 1
+        #expect(try server.query("SELECT count(), uniqExact(visit_id), min(date), max(date) FROM metrika.visits") == "\(expected)\t\(expected)\t2026-06-08\t2026-06-15")
+        #expect(try server.query("SELECT count() FROM system.tables WHERE database = 'metrika'") == "1")
+
+        // No late days and yesterday loaded: nothing to order.
+        let idle = try metrika(nightly + ["--late-days", "0"], environment: nextEnv)
+        #expect(idle.status == 0, "\(idle.stderr)")
+        #expect(idle.stderr.contains("nothing to load"))
+        #expect(try logRanges(nextAPI).count == 2)
+    }
+
+    /// A failed night keeps its request for a resume that the next night (a range moved on) never
+    /// makes: the next run without dates cleans it and drops its staging tables, and loads its days.
+    @Test(arguments: ClickHouseKind.allCases)
+    func aRunWithoutDatesCleansWhatAFailedEarlierOneKept(kind: ClickHouseKind) throws {
+        let server = try kind.start()
+        let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "2000"])
+        let home = try TemporaryDirectory()
+        let env = environment(api, home, kind)
+        let nightly = ["logs", "--counter", "1001", "--fields", Self.fields, "--clickhouse", server.url]
+        #expect(try metrika(nightly + ["--from", "2026-06-08", "--to", "2026-06-10"], environment: env).status == 0)
+        try api.inject(["kind": "logs_cut_part", "count": 5])
+        let failed = try metrika(nightly + ["--late-days", "2"], environment: env)
+        #expect(failed.status == 69, "\(failed.stderr)")
+        #expect(try logStatuses(api).last == "processed")
+        #expect(try server.query("SELECT count() FROM system.tables WHERE database = 'metrika' AND name LIKE 'visits__staging_1001_20260609_20260614%'") != "0")
+
+        let next = try metrika(nightly, environment: env)
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(next.stderr.contains("(2026-06-09…2026-06-14), kept by a failed run, is cleaned"), "\(next.stderr)")
+        #expect(try logStatuses(api).allSatisfy { $0 == "cleaned_by_user" })
+        #expect(try server.query("SELECT name FROM system.tables WHERE database = 'metrika'") == "visits")
+        let file = home.path + "/week.tsv"
+        #expect(try metrika(["logs", "--counter", "1001", "--from", "2026-06-08", "--to", "2026-06-14", "--fields", Self.fields, "--output", file], environment: env).status == 0)
+        let expected = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").count - 1
+        #expect(try server.query("SELECT count(), uniqExact(visit_id) FROM metrika.visits") == "\(expected)\t\(expected)")
+    }
+
+    /// Issue 25: a Distributed table given to the single-server mode wrote rows into the shards
+    /// through its staging table, then failed at REPLACE PARTITION: every run added the rows again.
+    @Test func aDistributedTableIsRefusedBeforeAnythingIsOrderedOrWritten() throws {
+        // 18.16 only: a Distributed table needs a cluster in remote_servers, which chdb has not.
+        let kind = ClickHouseKind.server18
+        let server = try kind.start()
+        let api = try FakeAPI(arguments: ["--now", Self.now])
+        let home = try TemporaryDirectory()
+        let env = environment(api, home, kind)
+        _ = try server.query("CREATE DATABASE other")
+        _ = try server.query("CREATE TABLE other.visits_local (counter_id UInt32, date Date, visit_id UInt64, start_url String) ENGINE = MergeTree() PARTITION BY (counter_id, date) ORDER BY (counter_id, date, visit_id)")
+        _ = try server.query("CREATE TABLE other.visits AS other.visits_local ENGINE = Distributed(solo, other, visits_local, rand())")
+        let arguments = ["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--fields", "visitID,date,startURL",
+                         "--clickhouse", server.url, "--table", "other.visits"]
+        for _ in 1...2 {
+            let refused = try metrika(arguments, environment: env)
+            #expect(refused.status == 78, "\(refused.stderr)")
+            let errors = refused.stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
+            #expect(errors.count == 1)
+            #expect(errors.first?.contains("table other.visits is a Distributed table") == true, "\(refused.stderr)")
+            #expect(errors.first?.contains("--cluster NAME") == true)
+        }
+        #expect(try logStatuses(api).isEmpty)
+        #expect(try server.query("SELECT count() FROM other.visits_local") == "0")
+        #expect(try server.query("SELECT name FROM system.tables WHERE database = 'other' ORDER BY name") == "visits\nvisits_local")
+    }
+
+    /// A table made by earlier metrika (partitioned by month) keeps working: re-loads replace by month,
+    /// other days and other counters' rows stay.
+    @Test(arguments: ClickHouseKind.allCases)
+    func aTableOfEarlierMetrikaPartitionedByMonthStillReplacesExactly(kind: ClickHouseKind) throws {
+        let server = try kind.start()
+        let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "2000"])
+        let home = try TemporaryDirectory()
+        let env = environment(api, home, kind)
+        _ = try server.query("CREATE DATABASE metrika")
+        let columns = "visit_id UInt64, counter_id UInt32, date Date, start_url String, title String, goals_id Array(UInt32), goals_order Array(String), region_city String, page_views Int32"
+        _ = try server.query("CREATE TABLE metrika.visits (\(columns)) ENGINE = MergeTree() PARTITION BY toYYYYMM(date) ORDER BY (counter_id, date, visit_id)")
+        _ = try server.query("INSERT INTO metrika.visits (visit_id, counter_id, date) VALUES (1, 2002, '2026-06-01'), (2, 1001, '2026-06-03')")
+        let range = ["logs", "--counter", "1001", "--from", "2026-05-31", "--to", "2026-06-02", "--fields", Self.fields, "--clickhouse", server.url]
+        #expect(try metrika(range, environment: env).status == 0)
+        let first = try server.query("SELECT count() FROM metrika.visits WHERE counter_id = 1001 AND date <= '2026-06-02'")
+        #expect(first != "0")
+        #expect(try metrika(["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--fields", Self.fields, "--clickhouse", server.url], environment: env).status == 0)
+        #expect(try server.query("SELECT count(), uniqExact(visit_id) FROM metrika.visits WHERE counter_id = 1001 AND date <= '2026-06-02'") == "\(first)\t\(first)")
+        #expect(try server.query("SELECT counter_id, date FROM metrika.visits WHERE visit_id IN (1, 2) ORDER BY visit_id") == "2002\t2026-06-01\n1001\t2026-06-03")
+        #expect(try server.query("SELECT count() FROM system.tables WHERE database = 'metrika'") == "1")
     }
 
     @Test(arguments: ClickHouseKind.allCases)

@@ -101,24 +101,6 @@ final class ClickHouseServer: @unchecked Sendable {
         throw SimpleError("clickhouse-server did not start within 30 s: \(log.suffix(300))")
     }
 
-    /// One server for the whole test run, started at first use and stopped when the process exits
-    /// (suites share it and drop their databases first: a start costs seconds).
-    static let shared: Result<ClickHouseServer, SimpleError> = {
-        let result: Result<ClickHouseServer, SimpleError>
-        do {
-            result = .success(try ClickHouseServer())
-        } catch {
-            result = .failure(error as? SimpleError ?? SimpleError("\(error)"))
-        }
-        atexit {
-            if case .success(let server) = ClickHouseServer.shared {
-                server.stop()
-                try? FileManager.default.removeItem(atPath: server.directory)
-            }
-        }
-        return result
-    }()
-
     deinit {
         stop()
         try? FileManager.default.removeItem(atPath: directory)
