@@ -19,7 +19,7 @@ struct CacheEndToEndTests {
         #expect(info.status == 0, "\(info.stderr)")
         let document = try HistoryTools.json(info.stdout)
         #expect(document["path"] as? String == path)
-        #expect(document["schema_version"] as? Int == 4)
+        #expect(document["schema_version"] as? Int == HistoryTools.latestSchema)
         #expect((document["size_bytes"] as? Int ?? 0) > 0)
         let counters = try #require(document["counters"] as? [[String: Any]])
         let spans = counters.map { "\($0["counter_id"] as? Int ?? 0) \($0["first_day"] as? String ?? "-") \($0["last_day"] as? String ?? "-") \($0["days"] as? Int ?? 0)" }

@@ -11,6 +11,11 @@ import MetrikaRender
 /// Small tools the history, sync and cache end-to-end tests share: the sqlite3 shell, file bytes,
 /// JSON of a command's stdout, days relative to today, and direct calls to the simulator.
 enum HistoryTools {
+    /// The history schema's migrations, in order, as this build applies them (one place to change
+    /// when a migration is added; the binary is what these tests see, not the Store's source).
+    static let migrations = ["history", "log_jobs", "alerts", "counter_currency", "log_loads", "daily_mirror"]
+    static var latestSchema: Int { migrations.count }
+
     /// Runs SQL with the system `sqlite3` shell (a separate program, so it checks the file as any
     /// other SQLite reader would) and returns its stdout without the final newline.
     static func sqlite(_ path: String, _ sql: String) throws -> String {
@@ -165,8 +170,9 @@ struct HistoryEndToEndTests {
         let result = try metrika(["report", "--counter", "1001", "--from", "10daysAgo", "--to", "3daysAgo", "--csv"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(HistoryTools.lines(result.stdout).count == 1 + 8)
-        #expect(try HistoryTools.sqlite(path, "SELECT version || ':' || name FROM metrika_migrations") == "1:history\n2:log_jobs\n3:alerts\n4:counter_currency")
-        #expect(try HistoryTools.sqlite(path, "PRAGMA user_version") == "4")
+        #expect(try HistoryTools.sqlite(path, "SELECT version || ':' || name FROM metrika_migrations")
+            == HistoryTools.migrations.enumerated().map { "\($0.offset + 1):\($0.element)" }.joined(separator: "\n"))
+        #expect(try HistoryTools.sqlite(path, "PRAGMA user_version") == "\(HistoryTools.latestSchema)")
         #expect(try HistoryTools.sqlite(path, "PRAGMA journal_mode") == "wal")
         #expect(try HistoryTools.sqlite(path, "SELECT count(DISTINCT day) FROM daily_values WHERE counter_id = 1001") == "8")
         #expect(try HistoryTools.sqlite(path, "PRAGMA integrity_check") == "ok")
@@ -212,8 +218,8 @@ struct HistoryEndToEndTests {
     /// A database from a newer metrika (its migrations table or user_version ahead of this build):
     /// a clear message, exit 78, the main file untouched.
     static let schemaBumps: [String] = [
-        "PRAGMA user_version = 5",
-        "INSERT INTO metrika_migrations (version, name, applied_at) VALUES (5, 'from the future', 0)",
+        "PRAGMA user_version = \(HistoryTools.latestSchema + 1)",
+        "INSERT INTO metrika_migrations (version, name, applied_at) VALUES (\(HistoryTools.latestSchema + 1), 'from the future', 0)",
     ]
 
     @Test(arguments: schemaBumps)
@@ -229,10 +235,10 @@ struct HistoryEndToEndTests {
             let result = try metrika(command, environment: environment)
             #expect(result.status == 78, "\(command): \(result.stderr)")
             #expect(result.stderr.contains(path))
-            #expect(result.stderr.contains("newer metrika (schema version 5, this metrika knows up to 4)"))
+            #expect(result.stderr.contains("newer metrika (schema version \(HistoryTools.latestSchema + 1), this metrika knows up to \(HistoryTools.latestSchema))"))
             #expect(try HistoryTools.bytes(path) == before)
         }
-        #expect(try HistoryTools.sqlite(path, "SELECT max(version) FROM metrika_migrations") == (bump.hasPrefix("PRAGMA") ? "4" : "5"))
+        #expect(try HistoryTools.sqlite(path, "SELECT max(version) FROM metrika_migrations") == "\(HistoryTools.latestSchema + (bump.hasPrefix("PRAGMA") ? 0 : 1))")
     }
 
     /// A real history whose pages after the first are overwritten: the schema still reads, so opening
