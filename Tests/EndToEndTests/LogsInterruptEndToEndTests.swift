@@ -40,8 +40,10 @@ struct LogsInterruptEndToEndTests {
         let env = environment(api, home)
         let file = home.path + "/v.tsv"
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binaries.metrika)
-        process.arguments = Self.arguments + [file]
+        // Through `env --default-signal`: a test runner started in the background of a non-interactive
+        // shell inherits SIGINT ignored, and metrika (rightly) keeps an inherited ignore.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["--default-signal=INT,TERM", Binaries.metrika] + Self.arguments + [file]
         process.environment = env
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
