@@ -6,13 +6,7 @@ import MetrikaModel
 extension HistoryStore {
     /// Runs `body` in one transaction holding the lock, translating SQLite's errors.
     private func alertTransaction<T>(_ body: () throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        do {
-            return try database.inTransaction { try body() }
-        } catch let error as SQLiteError {
-            throw HistoryStore.storeError(error, path: path)
-        }
+        try withLock { try database.inTransaction { try body() } }
     }
 
     // MARK: - Episodes

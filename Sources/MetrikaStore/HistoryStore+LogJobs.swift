@@ -3,18 +3,8 @@ import MetrikaModel
 
 /// The history database remembers `metrika logs` progress (tables `log_jobs`, `log_job_parts`).
 extension HistoryStore: LogProgressStore {
-    private func locked<T>(_ body: () throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        do {
-            return try body()
-        } catch let error as SQLiteError {
-            throw HistoryStore.storeError(error, path: path)
-        }
-    }
-
     public func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) throws -> LogJob? {
-        try locked {
+        try withLock {
             let rows = try database.rows(
                 "SELECT request_id FROM log_jobs WHERE counter_id = ? AND source = ? AND date_from = ? AND date_to = ? AND fields = ? AND destination = ? ORDER BY created_at DESC LIMIT 1",
                 [.integer(Int64(counterID)), .text(source.rawValue), .text(from.iso), .text(to.iso), .text(fields), .text(destination)])
@@ -25,7 +15,7 @@ extension HistoryStore: LogProgressStore {
     }
 
     public func saveJob(_ job: LogJob) throws {
-        try locked {
+        try withLock {
             try database.execute(
                 "INSERT OR REPLACE INTO log_jobs (request_id, counter_id, source, date_from, date_to, fields, destination, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [.integer(Int64(job.requestID)), .integer(Int64(job.counterID)), .text(job.source.rawValue), .text(job.from.iso), .text(job.to.iso),
@@ -34,7 +24,7 @@ extension HistoryStore: LogProgressStore {
     }
 
     public func markLoaded(requestID: Int, part: Int) throws {
-        try locked {
+        try withLock {
             try database.execute(
                 "INSERT OR REPLACE INTO log_job_parts (request_id, part, loaded_at) VALUES (?, ?, ?)",
                 [.integer(Int64(requestID)), .integer(Int64(part)), .real(Date().timeIntervalSince1970)])
@@ -42,14 +32,14 @@ extension HistoryStore: LogProgressStore {
     }
 
     public func removeJob(requestID: Int) throws {
-        try locked {
+        try withLock {
             try database.execute("DELETE FROM log_job_parts WHERE request_id = ?", [.integer(Int64(requestID))])
             try database.execute("DELETE FROM log_jobs WHERE request_id = ?", [.integer(Int64(requestID))])
         }
     }
 
     public func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, at: Date) throws {
-        try locked {
+        try withLock {
             try database.execute(
                 """
                 INSERT INTO log_loads (counter_id, source, destination, first_day, last_day, loaded_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -65,7 +55,7 @@ extension HistoryStore: LogProgressStore {
     }
 
     public func loads(counterID: Int) throws -> [LogLoad] {
-        try locked {
+        try withLock {
             let rows = try database.rows(
                 "SELECT source, destination, first_day, last_day, loaded_at FROM log_loads WHERE counter_id = ? ORDER BY source, destination",
                 [.integer(Int64(counterID))])
@@ -79,7 +69,7 @@ extension HistoryStore: LogProgressStore {
     }
 
     public func jobs(counterID: Int) throws -> [LogJob] {
-        try locked {
+        try withLock {
             let rows = try database.rows(
                 "SELECT request_id, source, date_from, date_to, fields, destination FROM log_jobs WHERE counter_id = ? ORDER BY created_at",
                 [.integer(Int64(counterID))])

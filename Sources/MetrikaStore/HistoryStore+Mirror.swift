@@ -15,19 +15,9 @@ extension HistoryStore {
         }
     }
 
-    private func ledger<T>(_ body: () throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        do {
-            return try body()
-        } catch let error as SQLiteError {
-            throw HistoryStore.storeError(error, path: path)
-        }
-    }
-
     /// The values last mirrored into `destination` for a counter within `range`.
     public func mirrored(destination: String, counterID: Int, range: DateRange) throws -> [MirroredCell: Double] {
-        try ledger {
+        try withLock {
             let rows = try database.rows(
                 "SELECT day, metric, value FROM daily_mirror WHERE destination = ? AND counter_id = ? AND day BETWEEN ? AND ?",
                 [.text(destination), .int(counterID), .text(range.from.iso), .text(range.to.iso)])
@@ -42,7 +32,7 @@ extension HistoryStore {
 
     /// `cells` reached `destination` (after ClickHouse accepted the insert).
     public func recordMirrored(destination: String, counterID: Int, cells: [(MirroredCell, Double)]) throws {
-        try ledger {
+        try withLock {
             try database.inTransaction {
                 for (cell, value) in cells {
                     try database.execute(
@@ -55,6 +45,6 @@ extension HistoryStore {
 
     /// The table at `destination` is new (or was dropped): nothing there was sent by an earlier sync.
     public func forgetMirrored(destination: String) throws {
-        try ledger { try database.execute("DELETE FROM daily_mirror WHERE destination = ?", [.text(destination)]) }
+        try withLock { try database.execute("DELETE FROM daily_mirror WHERE destination = ?", [.text(destination)]) }
     }
 }

@@ -187,10 +187,16 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// Runs `body` holding the lock, translating SQLite's errors into `StoreError`s.
     private func perform<T>(_ body: (Database) throws -> T) throws -> T {
+        try withLock { try body(database) }
+    }
+
+    /// Runs `body` holding the connection's lock, translating SQLite's errors into `StoreError`s: the
+    /// one way every part of the store (history, log jobs, mirror ledger, alerts) touches the database.
+    func withLock<T>(_ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
         do {
-            return try body(database)
+            return try body()
         } catch let error as SQLiteError {
             throw HistoryStore.storeError(error, path: path)
         }
