@@ -13,7 +13,11 @@ struct CommandLineEndToEndTests {
 
     @Test func verboseBeforeTheCommand() throws {
         let api = try FakeAPI()
-        for arguments in [["-v", "counters", "--csv"], ["--verbose", "report", "--counter", "1001", "--csv", "--offline", "--db", "/nonexistent/x.sqlite"]] {
+        // A database path that does not exist, inside a scratch folder (never a path outside it: as
+        // root, metrika would create it).
+        let scratch = try TemporaryDirectory()
+        let missingDatabase = scratch.path + "/missing/x.sqlite"
+        for arguments in [["-v", "counters", "--csv"], ["--verbose", "report", "--counter", "1001", "--csv", "--offline", "--db", missingDatabase]] {
             let result = try Self.run(arguments, api: api, extra: ["METRIKA_COUNTER": "1001"])
             #expect(!result.stderr.contains("Unknown option"), "\(arguments): \(result.stderr)")
             if arguments[1] == "counters" {
@@ -21,6 +25,7 @@ struct CommandLineEndToEndTests {
                 #expect(result.stderr.contains("GET http://127.0.0.1:\(api.port)/management/v1/counters"), "\(result.stderr)")
             }
         }
+        #expect(!FileManager.default.fileExists(atPath: missingDatabase), "--offline made a database file")
         // The same as after it: the default counter is said where it came from.
         let report = try Self.run(["-v", "report", "--csv"], api: api, extra: ["METRIKA_COUNTER": "1001"])
         #expect(report.status == 0, "\(report.stderr)")
