@@ -5,7 +5,7 @@ import Foundation
 /// Secrets from the environment are always known; a token read from a file is added when resolved.
 public final class KnownSecrets: @unchecked Sendable {
     /// The environment variables whose values are secrets.
-    public static let environmentVariables = ["METRIKA_TOKEN", "METRIKA_CLIENT_SECRET", "METRIKA_CLICKHOUSE_PASSWORD"]
+    public static let environmentVariables = ["METRIKA_TOKEN", "METRIKA_CLIENT_SECRET", "METRIKA_CLICKHOUSE_PASSWORD", "METRIKA_WEBHOOK_URL"]
 
     private let lock = NSLock()
     private var added: [String] = []

@@ -259,6 +259,9 @@ final class AlertPeers: @unchecked Sendable {
         (["alert", "--sender", "a@example.com"], [:], "--sender and --sendmail go with --mail", 64),
         (["alert", "--mail", "a@example.com", "--sendmail", "/nonexistent/sendmail"], [:], "no sendmail program at /nonexistent/sendmail", 78),
         (["alert", "--counter", "abc"], [:], "--counter 'abc' is not a counter id", 64),
+        // The address forgotten: --mail takes "--webhook", the URL is left over — and still not shown.
+        (["alert", "--mail", "--webhook", "https://hooks.example.com/T0/secret"], [:], "Unexpected argument", 64),
+        (["alert", "https://hooks.example.com/T0/secret"], [:], "Unexpected argument", 64),
     ]
 
     @Test(arguments: badInvocations)

@@ -53,6 +53,9 @@ enum AlertCommand: Command {
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         let context = session.context
+        // A webhook URL that landed among the positionals (`--mail --webhook URL` with the address
+        // forgotten) is still a secret: known before the error that quotes it.
+        for argument in options.positionals where argument.contains("://") { context.secrets.add(argument) }
         try options.requireNoPositionals()
         let ids = options.has("counter") ? try CounterOptions.ids(options) : []
         let dryRun = options.flag("dry-run")
