@@ -26,4 +26,17 @@ struct ClickHouseSettingsTests {
         // Without a password nothing secret travels (a LAN server with the default user).
         #expect(throws: Never.self) { _ = try Self.make("http://db.example.org:8123", [:]) }
     }
+
+    /// A URL refused for another fault (a port out of range, not a URL at all) never echoes the
+    /// password it carried: credentials are refused first, and a malformed one is quoted without them.
+    @Test(arguments: ["http://loader:s3cretPW@db.example.org:99999", "http://loader:s3cretPW@db example.org:8123", "ftp://loader:s3cretPW@db.example.org"])
+    func aURLWithAPasswordIsNeverEchoed(url: String) throws {
+        do {
+            _ = try Self.make(url, [:])
+            Issue.record("\(url) must be refused")
+        } catch let failure as SimpleFailure {
+            #expect(failure.exitCode == ExitCode.usage)
+            #expect(!failure.message.contains("s3cretPW"), "\(failure.message)")
+        }
+    }
 }

@@ -19,16 +19,26 @@ public struct ClickHouseSettings: Sendable {
     /// The destination as progress records it: host, port and table (no credentials).
     public var identity: String { "\(url.host ?? ""):\(url.port ?? 8123)/\(qualifiedTable)" }
 
+    /// `text` with anything between `scheme://` and an `@` of its authority replaced by `…`, so that a
+    /// URL refused as malformed never echoes a password it held.
+    static func withoutCredentials(_ text: String) -> String {
+        guard let start = text.range(of: "://") else { return text }
+        let authorityEnd = text[start.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? text.endIndex
+        guard let at = text[start.upperBound..<authorityEnd].lastIndex(of: "@") else { return text }
+        return String(text[..<start.upperBound]) + "…" + String(text[at...])
+    }
+
     /// Checks the URL and names; credentials in the URL are refused (they would show in `ps`).
     public static func make(url text: String, table tableText: String?, source: LogSource, environment: [String: String], timeout: Double) throws -> ClickHouseSettings {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
-            throw SimpleFailure("--clickhouse '\(TerminalText.quote(text))' is not an http(s) URL such as http://127.0.0.1:8123", exitCode: ExitCode.usage)
+            throw SimpleFailure("--clickhouse '\(TerminalText.quote(withoutCredentials(text)))' is not an http(s) URL such as http://127.0.0.1:8123", exitCode: ExitCode.usage)
+        }
+        // Before any message that quotes the URL: a password in it is never echoed.
+        guard url.user == nil, url.password == nil else {
+            throw SimpleFailure("--clickhouse must not hold a user or password (they would show in the process list); set METRIKA_CLICKHOUSE_USER and METRIKA_CLICKHOUSE_PASSWORD instead.", exitCode: ExitCode.usage)
         }
         if let port = url.port, !(1...65_535).contains(port) {
             throw SimpleFailure("--clickhouse '\(TerminalText.quote(text))' has port \(port); a port is 1 to 65535.", exitCode: ExitCode.usage)
-        }
-        guard url.user == nil, url.password == nil else {
-            throw SimpleFailure("--clickhouse must not hold a user or password (they would show in the process list); set METRIKA_CLICKHOUSE_USER and METRIKA_CLICKHOUSE_PASSWORD instead.", exitCode: ExitCode.usage)
         }
         guard url.query == nil, url.path.isEmpty || url.path == "/" else {
             throw SimpleFailure("--clickhouse must be the HTTP interface's base URL (like http://127.0.0.1:8123), without path or query.", exitCode: ExitCode.usage)
