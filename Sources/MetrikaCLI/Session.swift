@@ -160,7 +160,8 @@ final class Session: @unchecked Sendable {
             digits = digits.dropLast()
         }
         guard !digits.isEmpty, digits.count <= 12, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(digits) else { return nil }
-        return number * unit
+        let (bytes, overflow) = number.multipliedReportingOverflow(by: unit)
+        return overflow ? nil : bytes
     }
 
     /// The request log of `--verbose`, or nil.

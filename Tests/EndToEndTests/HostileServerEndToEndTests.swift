@@ -149,6 +149,11 @@ struct HostileServerEndToEndTests {
         let refused = try metrika(["counters"], environment: bad)
         #expect(refused.status == 78, "\(refused.stderr)")
         #expect(Self.errorLines(refused).first?.contains("METRIKA_MAX_RESPONSE") == true)
+        // A size beyond what a number holds is refused the same way, not a crash (it trapped).
+        bad["METRIKA_MAX_RESPONSE"] = "999999999999G"
+        let huge = try metrika(["counters"], environment: bad)
+        #expect(huge.status == 78, "\(huge.stderr)")
+        #expect(Self.errorLines(huge).first?.contains("METRIKA_MAX_RESPONSE") == true, "\(huge.stderr)")
     }
 
     /// Broken HTTP is an answer, not a network failure: one attempt, exit 65 naming it.
