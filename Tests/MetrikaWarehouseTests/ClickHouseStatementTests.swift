@@ -113,6 +113,19 @@ struct ClickHouseStatementTests {
         #expect(store.jobs.map(\.requestID) == (step < 5 ? [] : [7]))
     }
 
+    /// Discarding a range drops the staging tables the server lists, but only names metrika could have
+    /// made: a name read back goes into the statement unquoted, so `…__x, visits` is left alone.
+    @Test func discardingARangeDropsOnlyNamesMetrikaCouldHaveMade() async throws {
+        let clickHouse = FakeClickHouse()
+        let prefix = String(Self.staging.dropFirst("metrika.".count))
+        clickHouse.stagingNames = [prefix, prefix + "__part0", prefix + "__x, visits"]
+        let settings = try ClickHouseSettings.make(url: "http://127.0.0.1:8123", table: nil, source: .visits, environment: [:], timeout: 30)
+        let destination = try await ClickHouseDestination.prepare(settings, counterID: 1001, source: .visits, fields: Fixture.fields, transport: clickHouse)
+        try await destination.discardRange(from: Day(iso: "2026-06-01")!, to: Day(iso: "2026-06-02")!)
+        let drops = clickHouse.statements.filter { $0.hasPrefix("DROP TABLE") }
+        #expect(drops == ["DROP TABLE IF EXISTS \(Self.staging)", "DROP TABLE IF EXISTS \(Self.staging)__part0"], "\(drops)")
+    }
+
     @Test func aTableOfOlderMetrikaPartitionedByMonthIsStillReplacedByMonth() async throws {
         let clickHouse = FakeClickHouse(partitionKey: "toYYYYMM(date)")
         try await run(clickHouse: clickHouse, parts: FakePartServer())
@@ -230,6 +243,8 @@ final class FakeClickHouse: StreamingHTTPTransport, @unchecked Sendable {
     let missingColumn: String
     let partitionLimit: Bool
     let strayRows: Int
+    /// The answer to `SELECT name FROM system.tables` (a range's staging tables), when given.
+    var stagingNames: [String]? = nil
     private var _queryStrings: [String] = []
     /// The URL query string of every request.
     var queryStrings: [String] { lock.withLock { _queryStrings } }
@@ -267,7 +282,9 @@ final class FakeClickHouse: StreamingHTTPTransport, @unchecked Sendable {
             lock.withLock { _inserted[table] = String(decoding: body, as: UTF8.self) }
         }
         if sql.hasPrefix("EXISTS") { try receive(Array("1\n".utf8)) }
-        if sql.contains("FROM system.tables") {
+        if sql.hasPrefix("SELECT name FROM system.tables"), let stagingNames {
+            try receive(Array(stagingNames.map { $0 + "\n" }.joined().utf8))
+        } else if sql.contains("FROM system.tables") {
             try receive(Array("\(engine)\t\(partitionKey)\tcounter_id, date, visit_id\tcounter_id, date, visit_id\t\n".utf8))
         }
         if sql.hasPrefix("SELECT count(), any(counter_id)") { try receive(Array("\(strayRows)\t1001\t1970-01-01\n".utf8)) }

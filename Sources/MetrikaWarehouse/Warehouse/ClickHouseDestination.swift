@@ -198,7 +198,9 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
         let names = try await client.rows(
             "SELECT name FROM system.tables WHERE database = \(ClickHouseClient.quote(client.settings.database)) AND (name = \(ClickHouseClient.quote(prefix)) OR startsWith(name, \(ClickHouseClient.quote(prefix + "__"))))",
             doing: "finding the staging tables of \(from.iso)…\(to.iso)")
-        for name in names.compactMap(\.first) {
+        // Only names metrika could have made: a name read back from the server goes into a statement
+        // unquoted, so anything else (`prefix__x, other`) is left alone.
+        for name in names.compactMap(\.first) where ClickHouseSettings.isIdentifier(name) {
             try await client.execute("DROP TABLE IF EXISTS \(client.settings.database).\(name)", doing: "dropping \(name)")
         }
     }
