@@ -42,4 +42,15 @@ import Testing
         #expect(text.components(separatedBy: "Content-Type: image/png").count - 1 == AlertMail.maximumCharts)
         #expect(message.subject == "metrika: 25 alerts (Сайт номер 0, Сайт номер 1, Сайт номер 2 and 22 more)")
     }
+
+    /// A counter's name is the server's text: in the subject (a mail header, a chat message's first
+    /// line) no line break or terminal escape of it passes.
+    @Test func theSubjectSanitizesTheServersNames() throws {
+        var hostile = findings(1)
+        hostile[0].counter = Counter(id: 300_000, name: "Shop\nInjected: line\u{1B}[2J", site: "s.example")
+        let subject = AlertText.subject(hostile)
+        #expect(!subject.contains("\n") && !subject.contains("\u{1B}"), "\(subject.debugDescription)")
+        #expect(subject.hasPrefix("metrika: 1 alert (Shop"))
+        #expect(!AlertText.summary(hostile).split(separator: "\n").contains { $0.hasPrefix("Injected") })
+    }
 }

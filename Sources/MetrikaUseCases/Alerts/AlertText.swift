@@ -102,7 +102,12 @@ package enum AlertText {
     package static func subject(_ findings: [AlertCheck.Finding]) -> String {
         let alerts = findings.filter { if case .alert = $0.notice { return true } else { return false } }.count
         var names: [String] = []
-        for finding in findings where !names.contains(finding.counter.displayName) { names.append(finding.counter.displayName) }
+        for finding in findings {
+            // A server's name, sanitized as the lines' are: the subject is a mail header and the first
+            // line of a chat message, where a line break or a terminal escape must not pass.
+            let name = TerminalText.sanitize(finding.counter.displayName, limit: 120)
+            if !names.contains(name) { names.append(name) }
+        }
         let what = alerts == 0 ? "back to normal" : alerts == 1 ? "1 alert" : "\(alerts) alerts"
         let shown = names.count <= 3 ? names.joined(separator: ", ") : names.prefix(3).joined(separator: ", ") + " and \(names.count - 3) more"
         return "metrika: \(what) (\(shown))"
