@@ -26,7 +26,6 @@ public struct AlertChart: Sendable {
     static let lineColor = "#1F77B4"
     static let markColor = "#D62728"
     static let mutedColor = "#555555"
-    static let font = "DejaVu Sans, Liberation Sans, Helvetica, Arial, sans-serif"
 
     /// The SVG document.
     public func render() -> String {
@@ -42,7 +41,7 @@ public struct AlertChart: Sendable {
         func n(_ value: Double) -> String { ChartNumber.coordinate(value) }
 
         var svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" font-family=\"\(Self.font)\">\n"
+        svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" font-family=\"\(SVGLineChart.fontStack)\">\n"
         svg += "<title>\(XMLEscape.text(title + ": " + subtitle))</title>\n"
         svg += "<rect x=\"0\" y=\"0\" width=\"\(width)\" height=\"\(height)\" fill=\"#FFFFFF\"/>\n"
         svg += "<text x=\"12\" y=\"22\" font-size=\"14\" font-weight=\"bold\" fill=\"#222222\">\(XMLEscape.text(title))</text>\n"
