@@ -59,7 +59,9 @@ package struct DirectReport {
     /// Fetches the report into `sink`; calls `sink.begin` first when `begin` is true (the first counter).
     /// Returns the columns the answer had (nil when it had no page).
     @discardableResult
-    package func run(into sink: any ReportSink, begin: Bool, multipleCounters: Bool) async throws -> Columns? {
+    /// `span`: the days the whole report covers (several counters in different time zones resolve
+    /// relative dates to different days); this counter's own range when nil.
+    package func run(into sink: any ReportSink, begin: Bool, multipleCounters: Bool, span: DateRange? = nil) async throws -> Columns? {
         let query = self.query
         // A time series has one row per day: the default 100-row limit must not cut a long range.
         let rowLimit = isTimeSeries && !request.limitGiven ? max(request.limit, range.dayCount) : request.limit
@@ -92,7 +94,7 @@ package struct DirectReport {
                     activity.note("Note: --group \(request.grouping.rawValue) has no effect here: the report has no date period (\(named.dimensions.map(\.shortName).joined(separator: ", "))); --preset traffic or --dimensions ym:s:datePeriod<group> is by period.")
                 }
                 if begin {
-                    var layout = ReportLayout(dimensions: named.dimensions, metrics: named.metrics.map { $0.titled(byGoalNames: goalNames) }, period: range, grouping: isTimeSeries ? .day : nil,
+                    var layout = ReportLayout(dimensions: named.dimensions, metrics: named.metrics.map { $0.titled(byGoalNames: goalNames) }, period: span ?? range, grouping: isTimeSeries ? .day : nil,
                                               multipleCounters: multipleCounters, raw: request.raw,
                                               query: request.queryEcho(metrics: named.metrics, dimensions: named.dimensions))
                     // The model the answer says it used (it may differ from the one asked for).
@@ -210,12 +212,13 @@ extension DirectReport {
             activity.note("Note: since June 2026 the API answers the attribution model \(old) with \(attribution.apiValue); asking for that.")
         }
         let multiple = targets.count > 1
+        let span = DateRange.spanning(targets.map(\.1))
         let recording = multiple ? RecordingSink() : nil
         var first: (id: Int, columns: Columns)?
         for (index, (counter, range)) in targets.enumerated() {
             let report = DirectReport(request: request, counter: counter, range: range, client: client, activity: activity,
                                       goalNames: goalNames, showsProgress: showsProgress)
-            let columns = try await report.run(into: recording ?? sink, begin: index == 0, multipleCounters: multiple)
+            let columns = try await report.run(into: recording ?? sink, begin: index == 0, multipleCounters: multiple, span: span)
             // Money in each counter's own currency: one column cannot hold roubles and dollars
             // (checked before the recorded rows are written, so nothing is printed).
             if let columns, let earlier = first, earlier.columns.metrics.map(\.currency) != columns.metrics.map(\.currency) {

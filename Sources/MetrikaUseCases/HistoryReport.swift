@@ -40,8 +40,9 @@ package struct HistoryReport {
         var allMissing: [(Int, [Day])] = []
         var previousMissing: [(Int, [Day])] = []
         let goalNames = await GoalNames.load(for: metrics, counterIDs: request.counterIDs, client: loader.client, activity: activity)
-        if let first = loads.first {
-            try sink.begin(ReportLayout(dimensions: [], metrics: metrics.map { $0.titled(byGoalNames: goalNames) }, period: first.range, grouping: request.grouping,
+        // Counters in different time zones resolve `yesterday` to different days: the report spans them all.
+        if let span = DateRange.spanning(loads.map(\.range)) {
+            try sink.begin(ReportLayout(dimensions: [], metrics: metrics.map { $0.titled(byGoalNames: goalNames) }, period: span, grouping: request.grouping,
                                         multipleCounters: request.counterIDs.count > 1, raw: request.raw,
                                         query: request.queryEcho(metrics: metrics, dimensions: []), compare: request.compare))
         }

@@ -414,6 +414,29 @@ struct ReportEndToEndTests {
         #expect(!text.stdout.contains("counter_id"))
     }
 
+    /// At 20:00 UTC Yekaterinburg (counter 1002) is already a day ahead of Moscow (1001): each counter
+    /// resolves `yesterday`/`today` in its own zone, and the JSON's period spans both (it used to be the
+    /// first counter's days, and 1002's last row fell outside it: the CI run at 19:xx UTC caught it).
+    @Test(arguments: [["--offline"], ["--accuracy", "high"]])
+    func countersInDifferentTimeZonesShareOnePeriodSpanningBoth(path: [String]) throws {
+        let now = "2026-11-29T20:00:00Z"
+        let api = try FakeAPI(arguments: ["--now", now])
+        let home = try TemporaryDirectory()
+        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": now, "METRIKA_DB": home.path + "/h.sqlite"])
+        let arguments = ["report", "--counter", "1001,1002", "--metrics", "visits", "--from", "yesterday", "--to", "today", "--json"]
+        if path == ["--offline"] {
+            let fill = try metrika(["report", "--counter", "1001,1002", "--metrics", "visits", "--from", "yesterday", "--to", "today", "--csv"], environment: environment)
+            #expect(fill.status == 0, "stderr: \(fill.stderr)")
+        }
+        let json = try metrika(arguments + path, environment: environment)
+        #expect(json.status == 0, "stderr: \(json.stderr)")
+        let summary = try Self.parseJSON(json.stdout)
+        #expect(summary.period == ["2026-11-28", "2026-11-30"])
+        let days = summary.rows.map { $0.prefix(2).joined(separator: " ") }
+        #expect(days == ["counter_id=1001 date=2026-11-28", "counter_id=1001 date=2026-11-29",
+                         "counter_id=1002 date=2026-11-29", "counter_id=1002 date=2026-11-30"])
+    }
+
     @Test func sampledAnswersAreFlagged() throws {
         let world = try World()
         let json = try world.report(["--counter", "1004", "--accuracy", "medium", "--metrics", "visits", "--json"])

@@ -23,6 +23,13 @@ public struct DateRange: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(from.iso)…\(to.iso)" }
 
+    /// The smallest range holding every given range (nil for none): the days a report of several
+    /// counters covers, each counter's relative dates resolved in its own time zone.
+    public static func spanning(_ ranges: [DateRange]) -> DateRange? {
+        guard let from = ranges.map(\.from).min(), let to = ranges.map(\.to).max() else { return nil }
+        return DateRange(from: from, to: to)
+    }
+
     /// The range cut into consecutive periods of a grouping: Monday-start weeks and calendar months,
     /// the first and last period clipped to the range (as the Reporting API does).
     public func periods(_ grouping: Grouping) -> [DateRange] {
