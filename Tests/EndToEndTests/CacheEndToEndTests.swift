@@ -7,11 +7,14 @@ import MetrikaModel
 @Suite("Cache end to end", .serialized)
 struct CacheEndToEndTests {
     @Test func infoShowsCountersAndSpansAndPruneDeletes() throws {
-        let api = try FakeAPI()
+        // A pinned noon: counter 1002 keeps Yekaterinburg's days, a day ahead of Moscow's between 19:00
+        // and 21:00 UTC, and the spans below are the same day for every counter only at a sane hour.
+        let now = "2026-11-29T12:00:00Z"
+        let api = try FakeAPI(arguments: ["--now", now])
         let home = try TemporaryDirectory()
         let path = home.path + "/history.sqlite"
-        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": path])
-        let today = HistoryTools.moscowToday
+        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": path, "METRIKA_NOW": now])
+        let today = try #require(Day(iso: "2026-11-29"))
         #expect(try metrika(["sync", "--counter", "1001,1002", "--from", "19daysAgo"], environment: environment).status == 0)
         #expect(try metrika(["sync", "--counter", "1003", "--from", "4daysAgo"], environment: environment).status == 0)
 
