@@ -15,6 +15,8 @@ public struct AlertChart: Sendable {
     public var subtitle: String
     public var width = 600
     public var height = 200
+    /// Money: labels in this currency, compact like counts (`80k ₽`); nil for counts.
+    public var currency: Currency?
 
     public init(points: [(day: Day, value: Double?)], expected: Double, title: String, subtitle: String) {
         self.points = points
@@ -50,7 +52,7 @@ public struct AlertChart: Sendable {
         svg += "<line x1=\"\(n(left))\" y1=\"\(n(y(0)))\" x2=\"\(n(w - right))\" y2=\"\(n(y(0)))\" stroke=\"#BBBBBB\" stroke-width=\"1\"/>\n"
         svg += "<line x1=\"\(n(left))\" y1=\"\(n(y(ceiling)))\" x2=\"\(n(w - right))\" y2=\"\(n(y(ceiling)))\" stroke=\"#E3E3E3\" stroke-width=\"1\"/>\n"
         svg += "<text x=\"\(n(left - 6))\" y=\"\(n(y(0) + 4))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.mutedColor)\">0</text>\n"
-        svg += "<text x=\"\(n(left - 6))\" y=\"\(n(y(ceiling) + 4))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.mutedColor)\">\(Self.label(ceiling))</text>\n"
+        svg += "<text x=\"\(n(left - 6))\" y=\"\(n(y(ceiling) + 4))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.mutedColor)\">\(XMLEscape.text(label(ceiling)))</text>\n"
         // Expected: a dashed line across.
         svg += "<line x1=\"\(n(left))\" y1=\"\(n(y(expected)))\" x2=\"\(n(w - right))\" y2=\"\(n(y(expected)))\" stroke=\"\(Self.mutedColor)\" stroke-width=\"1\" stroke-dasharray=\"4 3\"/>\n"
         // The line, broken at unknown days.
@@ -76,7 +78,7 @@ public struct AlertChart: Sendable {
                 svg += "<circle cx=\"\(n(lastX))\" cy=\"\(n(y(value)))\" r=\"5\" fill=\"\(Self.markColor)\"/>\n"
             }
             // The expected line's name, haloed so the data line under it cannot hide it.
-            svg += "<text x=\"\(n(lastX - 10))\" y=\"\(n(y(expected) - 5))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.mutedColor)\" stroke=\"#FFFFFF\" stroke-width=\"3\" paint-order=\"stroke\">expected ~\(XMLEscape.text(Self.label(expected)))</text>\n"
+            svg += "<text x=\"\(n(lastX - 10))\" y=\"\(n(y(expected) - 5))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.mutedColor)\" stroke=\"#FFFFFF\" stroke-width=\"3\" paint-order=\"stroke\">expected ~\(XMLEscape.text(label(expected)))</text>\n"
             svg += "<text x=\"\(n(lastX - 6))\" y=\"\(n(h - 8))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.markColor)\">\(XMLEscape.text(last.day.iso))</text>\n"
             if let first = points.first {
                 svg += "<text x=\"\(n(left))\" y=\"\(n(h - 8))\" font-size=\"10\" fill=\"\(Self.mutedColor)\">\(XMLEscape.text(first.day.iso))</text>\n"
@@ -94,6 +96,12 @@ public struct AlertChart: Sendable {
         while step > value { step /= 10 }
         for factor in [1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0] where step * factor >= value { return step * factor }
         return step * 10
+    }
+
+    /// An axis or expected-value label: money with its currency's sign, compact (`1.5M ₽`).
+    func label(_ value: Double) -> String {
+        guard let currency else { return Self.label(value) }
+        return ChartValueFormat.axisLabel(value, unit: .money, step: value >= 1000 ? 100 : 1, currency: currency)
     }
 
     static func label(_ value: Double) -> String {

@@ -110,11 +110,15 @@ final class AlertPeers: @unchecked Sendable {
         let first = try metrika(["alert"] + mail, environment: environment(peers, home, now: AlertPeers.monday, extra: extra))
         #expect(first.status == 0, "\(first.stderr)")
         let lines = first.stdoutLines
-        #expect(lines.count == 4, "\(first.stdout)")
+        #expect(lines.count == 5, "\(first.stdout)")
         #expect(lines.contains { $0.hasPrefix("520002 Блог после релиза: visits 0 on Sun 2026-11-29, expected ~") && $0.hasSuffix("(-100%), stopped since Sat 2026-11-28") })
         #expect(lines.contains { $0.hasPrefix("520003 Магазин «Корзина»: goal \"Оформление заказа\" 0 on Sun 2026-11-29") && $0.hasSuffix("stopped since Sun 2026-11-29") })
         #expect(lines.contains { $0.hasPrefix("520004 Бот-волна: visits ") && $0.contains(" on Sun 2026-11-29, expected ~") && $0.contains("(+") })
         #expect(lines.contains { $0.hasPrefix("520005 Половина трафика: visits ") && $0.contains("(-") })
+        // A shop whose orders went on while their worth fell to a third: revenue, as money.
+        let shop = try #require(lines.first { $0.hasPrefix("520007 ") }, "\(first.stdout)")
+        #expect(shop.range(of: #"^520007 Обувной магазин «Шаг»: revenue \d+\.\d\d ₽ on Sun 2026-11-29, expected ~\d+ ₽ \(-\d+%\)$"#, options: .regularExpression) != nil, "\(shop)")
+        #expect(!first.stdout.contains("purchases"), "its purchases went on as usual")
         #expect(!first.stdout.contains("520001"), "an ordinary quiet Sunday of a seasonal shop is no alert")
         #expect(!first.stdout.contains("Звонок"), "a goal reached 2 times a day that reaches 0 is noise")
         #expect(!first.stdout.contains("520006"), "a counter too young to judge is not judged")
@@ -124,7 +128,7 @@ final class AlertPeers: @unchecked Sendable {
         let post = try #require(posts.first)
         #expect(post.headers["content-type"]?.hasPrefix("application/json") == true)
         let alerts = Self.alertObjects(post.body)
-        #expect(alerts.compactMap { $0["counter_id"] as? Int }.sorted() == [520002, 520003, 520004, 520005])
+        #expect(alerts.compactMap { $0["counter_id"] as? Int }.sorted() == [520002, 520003, 520004, 520005, 520007])
         #expect(Set(alerts.compactMap { $0["kind"] as? String }) == ["stopped", "rise", "drop"])
         for alert in alerts {
             for key in ["counter_id", "counter_name", "metric", "date", "value", "expected", "change", "kind"] {
@@ -132,6 +136,9 @@ final class AlertPeers: @unchecked Sendable {
             }
         }
         #expect(alerts.first { $0["counter_id"] as? Int == 520003 }.flatMap { $0["goal_name"] as? String } == "Оформление заказа")
+        let revenue = try #require(alerts.first { $0["counter_id"] as? Int == 520007 })
+        #expect(revenue["metric"] as? String == "revenue" && revenue["unit"] as? String == "money" && revenue["currency"] as? String == "RUB" && revenue["kind"] as? String == "drop")
+        #expect(alerts.first { $0["counter_id"] as? Int == 520004 }?["unit"] as? String == "count")
         let text = try #require((try JSONSerialization.jsonObject(with: Data(post.body.utf8)) as? [String: Any])?["text"] as? String)
         #expect(text.contains("520004 Бот-волна"))
 
@@ -141,9 +148,9 @@ final class AlertPeers: @unchecked Sendable {
             let scratch = try TemporaryDirectory()
             let (parsed, files) = try MailEndToEndTests.parse(try #require(stored.first), scratch: scratch.path)
             #expect(parsed.defects.isEmpty, "\(parsed.defects)")
-            #expect(parsed.headers["Subject"]?.hasPrefix("metrika: 4 alerts") == true)
+            #expect(parsed.headers["Subject"]?.hasPrefix("metrika: 5 alerts") == true)
             let pngSignature = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-            #expect(files.count == 4 && files.allSatisfy { $0.prefix(8) == pngSignature }, "one PNG chart per alerted metric")
+            #expect(files.count == 5 && files.allSatisfy { $0.prefix(8) == pngSignature }, "one PNG chart per alerted metric")
             #expect(parsed.texts["text/plain"]?.contains("520005 Половина трафика") == true)
             mail.removeAll()
         }
@@ -201,7 +208,7 @@ final class AlertPeers: @unchecked Sendable {
         #expect(result.status == 69, "\(result.stderr)")
         #expect(Date().timeIntervalSince(started) < 20, "a hanging webhook is cut by the timeout")
         #expect(result.stderr.contains("Error: the webhook http://127.0.0.1:\(peers.receiverPort)/… did not take the alerts"), "\(result.stderr)")
-        #expect(result.stdoutLines.count == 4)
+        #expect(result.stdoutLines.count == 5)
         #expect(!(result.stdout + result.stderr).contains(hook.secret))
         let seen = try peers.received(secret: hook.secret)
         #expect(seen.count == 1, "one POST, and a redirect is not followed: \(seen.map(\.path))")
@@ -211,10 +218,10 @@ final class AlertPeers: @unchecked Sendable {
         let good = peers.hook("ok")
         let retry = try metrika(["alert", "--webhook", good.url], environment: environment(peers, home, now: AlertPeers.monday))
         #expect(retry.status == 0, "\(retry.stderr)")
-        #expect(retry.stdoutLines.count == 4)
+        #expect(retry.stdoutLines.count == 5)
         let delivered = try peers.received(secret: good.secret)
         #expect(delivered.count == 1)
-        #expect(Self.alertObjects(delivered.first?.body ?? "").count == 4)
+        #expect(Self.alertObjects(delivered.first?.body ?? "").count == 5)
     }
 
     @Test func theWebhookSecretNeverReachesSendmailsEnvironmentOrTheVerboseLog() throws {
@@ -280,12 +287,40 @@ final class AlertPeers: @unchecked Sendable {
         let home = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
         for (config, message) in [(#"{"alerts": {"min_change": 300}}"#, "\"min_change\" of \"alerts\" must be a number from 5 to 95"),
-                                  (#"{"alerts": {"metrics": ["bounceRate"]}}"#, "not a count metric"),
+                                  (#"{"alerts": {"metrics": ["bounceRate"]}}"#, "not a metric metrika alert can judge"),
+                                  (#"{"alerts": {"metrics": ["revenuePerPurchase"]}}"#, "not a metric metrika alert can judge"),
+                                  (#"{"alerts": {"shop": "yes"}}"#, "\"shop\" of \"alerts\" must be true or false"),
                                   (#"{"alerts": {"treshold": 3}}"#, "unknown member \"treshold\" of \"alerts\"")] {
             try Data(config.utf8).write(to: URL(fileURLWithPath: home.path + "/config/metrika/config.json"))
             let result = try metrika(["alert", "--dry-run"], environment: metrikaEnvironment(api: nil, home: home.path))
             #expect(result.status == 78, "\(result.stderr)")
             #expect(result.stderr.contains(message), "\(result.stderr)")
         }
+    }
+
+    /// Issue 22: `--currency` on alert. A shop's revenue in the asked currency; `"shop": false` turns
+    /// purchases and revenue off (and `--currency` is then refused); a counter that sells nothing
+    /// never costs a revenue request.
+    @Test func aShopsRevenueInTheAskedCurrencyAndTheShopCheckCanBeTurnedOff() throws {
+        let peers = try peers()
+        let home = try TemporaryDirectory()
+        let environment = environment(peers, home, now: AlertPeers.monday)
+        let usd = try metrika(["alert", "--counter", "520007,520001", "--dry-run", "--currency", "USD"], environment: environment)
+        #expect(usd.status == 0, "\(usd.stderr)")
+        #expect(usd.stdoutLines.count == 1, "\(usd.stdout)")
+        #expect(usd.stdout.range(of: #"^520007 Обувной магазин «Шаг»: revenue \d+\.\d\d \$ on Sun 2026-11-29, expected ~\d+ \$ \(-\d+%\)\n$"#, options: .regularExpression) != nil, "\(usd.stdout)")
+        let asked = try peers.api.requests().filter { ($0["path"] as? String) == "/stat/v1/data" }.compactMap { $0["query"] as? String }
+        #expect(asked.contains { $0.contains("ids=520007") && $0.contains("ecommerceUSDConvertedRevenue") })
+        #expect(!asked.contains { $0.contains("ids=520001") && $0.contains("Revenue") }, "a counter without purchases gets no revenue request")
+
+        let bad = try metrika(["alert", "--counter", "520007", "--dry-run", "--currency", "XYZ"], environment: environment)
+        #expect(bad.status == 64 && bad.stderr.contains("--currency must be one of RUB, USD, EUR, YND, not 'XYZ'"), "\(bad.stderr)")
+
+        try FileManager.default.createDirectory(atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
+        try Data(#"{"alerts": {"shop": false}}"#.utf8).write(to: URL(fileURLWithPath: home.path + "/config/metrika/config.json"))
+        let off = try metrika(["alert", "--counter", "520007", "--dry-run"], environment: environment)
+        #expect(off.status == 0 && off.stdout.isEmpty, "\(off.stdout)\(off.stderr)")
+        let refused = try metrika(["alert", "--counter", "520007", "--dry-run", "--currency", "EUR"], environment: environment)
+        #expect(refused.status == 64 && refused.stderr.contains("\"shop\": false"), "\(refused.stderr)")
     }
 }

@@ -26,6 +26,17 @@ import Testing
         #expect(svg.components(separatedBy: "r=\"3\"").count - 1 == 4)
     }
 
+    @Test func moneyLabelsCarryTheCurrency() {
+        let last = Day(iso: "2026-11-29")!
+        let points = (0..<35).reversed().map { back -> (day: Day, value: Double?) in (last.adding(days: -back), back == 0 ? 77_035.78 : 241_380) }
+        var money = AlertChart(points: points, expected: 241_380, title: "revenue — Shop", subtitle: "Sun 2026-11-29")
+        #expect(!money.render().contains("₽"), "without a currency the labels are counts")
+        money.currency = Currency(code: "RUB")
+        let svg = money.render()
+        #expect(svg.contains(">300k ₽</text>"), "the ceiling, compact with its sign")
+        #expect(svg.contains("expected ~241.4k ₽</text>"))
+    }
+
     @Test func outsideTextIsEscaped() {
         let svg = chart(title: "<script>alert(1)</script> & Co").render()
         #expect(!svg.contains("<script"))

@@ -47,10 +47,47 @@ import Testing
         }
     }
 
-    func check(_ api: GoalsAPI, store: HistoryStore, activity: RecordedActivity, now: Date = testNow) -> AlertCheck {
+    /// `shop`: whether purchases and revenue are checked too (RuleAPI's values are never zero, so
+    /// every counter would be a shop; the tests of other things leave it off).
+    func check(_ api: GoalsAPI, store: HistoryStore, activity: RecordedActivity, now: Date = testNow, shop: Bool = false) -> AlertCheck {
         let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
                                    requestTimeout: 5, sleep: { _ in }, now: { now })
-        return AlertCheck(loader: HistoryLoader(store: store, client: client, now: { now }, unsettledDays: 2), settings: AlertSettings(), activity: activity)
+        var settings = AlertSettings()
+        settings.checkShop = shop
+        return AlertCheck(loader: HistoryLoader(store: store, client: client, now: { now }, unsettledDays: 2), settings: settings, activity: activity)
+    }
+
+    @Test func aShopsRevenueComesInItsCurrencyAfterThePurchasesAndAMissingCurrencyLeavesTheRestChecked() async throws {
+        let api = GoalsAPI()
+        api.rules.currencies[1001] = "EUR"
+        let store = try HistoryStore(path: ":memory:")
+        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        try store.upsertCounters([counter])
+        let activity = RecordedActivity()
+        let outcome = await check(api, store: store, activity: activity, shop: true).run(counters: [counter])
+        #expect(outcome.failures.isEmpty && outcome.countersChecked == 1, "\(outcome.failures.map(\.failure.message))")
+        let metrics = api.rules.dataRequests.map { $0.query["metrics"] ?? "" }
+        #expect(metrics.first?.contains("ym:s:ecommercePurchases") == true, "purchases come with visits and goals")
+        #expect(metrics.last?.hasPrefix("ym:s:ecommerceEURConvertedRevenue") == true, "then revenue, in the counter's currency: \(metrics)")
+        #expect(try store.counterCurrencySeen(id: 1001)?.currency.code == "EUR")
+
+        // --currency: the asked one, without asking the API which is the counter's.
+        let usdAPI = GoalsAPI()
+        let usdStore = try HistoryStore(path: ":memory:")
+        try usdStore.upsertCounters([counter])
+        var usd = check(usdAPI, store: usdStore, activity: RecordedActivity(), shop: true)
+        usd.currency = Currency(code: "USD")
+        _ = await usd.run(counters: [counter])
+        #expect(usdAPI.rules.dataRequests.map { $0.query["metrics"] ?? "" }.last?.hasPrefix("ym:s:ecommerceUSDConvertedRevenue") == true)
+
+        // An API that never says the currency: revenue is left out with a warning, the rest judged.
+        let silent = GoalsAPI()
+        let silentStore = try HistoryStore(path: ":memory:")
+        try silentStore.upsertCounters([counter])
+        let warned = RecordedActivity()
+        let rest = await check(silent, store: silentStore, activity: warned, shop: true).run(counters: [counter])
+        #expect(rest.failures.isEmpty && rest.countersChecked == 1)
+        #expect(warned.notes.contains { $0.hasPrefix("Warning: counter 1001: its revenue was not checked (") }, "\(warned.notes)")
     }
 
     @Test func aSecondRunFetchesOnlyYesterdayAndReadsTheGoalsOnce() async throws {
@@ -169,7 +206,7 @@ import Testing
         settings.checkGoals = false
         let check = AlertCheck(loader: HistoryLoader(store: store, client: nil, now: { testNow }, unsettledDays: 2), settings: settings, activity: RecordedActivity())
         let outcome = await check.run(counters: [counter])
-        #expect(outcome.findings.map(\.notice) == [.alert(.stopped)])
+        #expect(outcome.findings.map(\.notice) == [.alert(.stopped)], "\(outcome.failures.map(\.failure.message))")
         #expect(try store.openAlertEpisodes(counterID: 1001).isEmpty, "a run that is not recorded (a failed delivery, --dry-run) remembers nothing")
         #expect(await check.run(counters: [counter]).findings.count == 1, "so the next run tells it again")
         try check.record(outcome)

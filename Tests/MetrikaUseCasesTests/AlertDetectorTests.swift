@@ -193,4 +193,69 @@ import Testing
         #expect(alerts.last?["metric"] as? String == "goal4001reaches" && alerts.last?["kind"] as? String == "stopped" && alerts.last?["since"] as? String == "2026-11-27")
         #expect((object?["text"] as? String)?.contains("515151 Сезонный магазин: visits 200") == true)
     }
+
+    // MARK: - Money
+
+    /// A shop's revenue: `orders` a day at about `order` each (a steady wobble), `last` on the judged day.
+    func revenue(orders: Double, order: Double, last: Double) -> [Day: Double] {
+        series(last: last) { _ in orders * order }
+    }
+
+    @Test func revenueFallingByTwoThirdsWhileOrdersGoOnIsADropInOrdersWorth() throws {
+        let values = revenue(orders: 60, order: 4_000, last: 80_000.37)
+        let judgement = try #require(AlertDetector.judge(values, day: judged, settings: AlertSettings(), unitSize: 4_000))
+        #expect(judgement.kind == .drop)
+        #expect(judgement.value == 80_000.37, "the judged value is the day's money, to the kopeck")
+        #expect(abs(judgement.expected - 240_000) < 24_000, "\(judgement.expected)")
+        #expect(judgement.score < -4, "\(judgement.score)")
+    }
+
+    @Test func aSmallShopsRevenueHalvingIsNoise() throws {
+        // Two orders a day: a day of one order is ordinary, though the money halves.
+        let values = revenue(orders: 2, order: 4_000, last: 4_000)
+        let inOrders = try #require(AlertDetector.judge(values, day: judged, settings: AlertSettings(), unitSize: 4_000))
+        #expect(inOrders.kind == nil, "score \(inOrders.score)")
+        // Judged as if roubles were events, the same day would be a drop: why orders' worth is the unit.
+        let asCount = try #require(AlertDetector.judge(values, day: judged, settings: AlertSettings()))
+        #expect(asCount.kind == .drop)
+    }
+
+    @Test func noTypicalOrderNoJudgement() {
+        let values = revenue(orders: 60, order: 4_000, last: 0)
+        #expect(AlertDetector.judge(values, day: judged, settings: AlertSettings(), unitSize: 0) == nil)
+        #expect(AlertDetector.judge(values, day: judged, settings: AlertSettings(), unitSize: .nan) == nil)
+    }
+
+    func shopFinding(_ metric: Metric, _ notice: AlertLedger.Notice, value: Double, expected: Double) -> AlertCheck.Finding {
+        let counter = Counter(id: 520007, name: "Обувной магазин «Шаг»", site: "shag.example.ru")
+        let kind: AlertKind? = if case .alert(let kind) = notice { kind } else { nil }
+        return AlertCheck.Finding(counter: counter, metric: metric, goalName: nil,
+                                  judgement: AlertJudgement(day: judged, value: value, expected: expected, baselineDays: 6, score: -9, kind: kind),
+                                  notice: notice, recent: [], provisional: false)
+    }
+
+    @Test func moneyReadsAsMoneyInTheLineAndTheWebhook() throws {
+        let rub = Metric.revenue.inCurrency(Currency(code: "RUB")!)
+        let finding = shopFinding(rub, .alert(.drop), value: 77_035.78, expected: 241_380)
+        #expect(AlertText.line(finding) == "520007 Обувной магазин «Шаг»: revenue 77035.78 ₽ on Sun 2026-11-29, expected ~240000 ₽ (-68%)")
+        let usd = shopFinding(Metric.revenue.inCurrency(Currency(code: "USD")!), .alert(.drop), value: 855.9, expected: 2_682)
+        #expect(AlertText.line(usd).contains("revenue 855.90 $ on Sun 2026-11-29, expected ~2700 $ (-68%)"))
+        let body = try JSONSerialization.jsonObject(with: AlertText.webhookBody([finding, shopFinding(.purchases, .alert(.rise), value: 120, expected: 60)])) as? [String: Any]
+        let alerts = body?["alerts"] as? [[String: Any]] ?? []
+        #expect(alerts.first?["unit"] as? String == "money" && alerts.first?["currency"] as? String == "RUB" && alerts.first?["value"] as? Double == 77_035.78)
+        #expect(alerts.last?["unit"] as? String == "count" && alerts.last?["currency"] is NSNull)
+    }
+
+    @Test func revenueThatFellWithThePurchasesIsNotToldTwice() {
+        let rub = Metric.revenue.inCurrency(Currency(code: "RUB")!)
+        let stoppedBoth = [shopFinding(.purchases, .alert(.stopped), value: 0, expected: 60), shopFinding(rub, .alert(.stopped), value: 0, expected: 240_000)]
+        #expect(AlertCheck.withoutEchoes(stoppedBoth).map(\.metric.shortName) == ["purchases"])
+        // Orders went on (or rose) while their worth fell: both are news.
+        let different = [shopFinding(.purchases, .alert(.rise), value: 120, expected: 60), shopFinding(rub, .alert(.drop), value: 50_000, expected: 240_000)]
+        #expect(AlertCheck.withoutEchoes(different).count == 2)
+        #expect(AlertCheck.withoutEchoes([shopFinding(rub, .alert(.drop), value: 50_000, expected: 240_000)]).count == 1)
+        // Visits and goals are never folded, whatever the purchases did.
+        let visits = shopFinding(.visits, .alert(.stopped), value: 0, expected: 900)
+        #expect(AlertCheck.withoutEchoes([stoppedBoth[0], visits]).count == 2)
+    }
 }

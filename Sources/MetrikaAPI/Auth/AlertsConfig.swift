@@ -8,10 +8,12 @@ import Foundation
 /// Every member is optional (the defaults need no file); unknown members and values out of range are
 /// refused naming the member, like the rest of the file. Metric names are checked where they are used.
 public struct AlertsConfig: Sendable, Equatable {
-    /// Metric names (counts: visits, pageviews, users, …); default visits.
+    /// Metric names (counts: visits, pageviews, users, …, and revenue); default visits.
     public var metrics: [String]?
     /// Whether every goal's reaches are checked (default true).
     public var goals: Bool?
+    /// Whether a shop's purchases and revenue are checked (default true).
+    public var shop: Bool?
     /// The least relative change that counts, in percent (5 to 95; default 40).
     public var minimumChange: Double?
     /// The least robust score that counts (2 to 20; default 4).
@@ -23,7 +25,7 @@ public struct AlertsConfig: Sendable, Equatable {
 
     public init() {}
 
-    static let keys = ["metrics", "goals", "min_change", "min_score", "weeks", "skip"]
+    static let keys = ["metrics", "goals", "shop", "min_change", "min_score", "weeks", "skip"]
 
     /// Reads the member (nil when absent); `fail` makes the file's error naming the problem.
     static func parse(_ value: Any?, fail: (String) -> AuthError) throws -> AlertsConfig? {
@@ -42,6 +44,10 @@ public struct AlertsConfig: Sendable, Equatable {
         if let goals = object["goals"] {
             guard let flag = goals as? Bool, ["true", "false", "1", "0"].contains("\(goals)") else { throw fail("\"goals\" of \"alerts\" must be true or false") }
             config.goals = flag
+        }
+        if let shop = object["shop"] {
+            guard let flag = shop as? Bool, ["true", "false", "1", "0"].contains("\(shop)") else { throw fail("\"shop\" of \"alerts\" must be true or false") }
+            config.shop = flag
         }
         config.minimumChange = try number(object["min_change"], "min_change", in: 5...95, fail: fail)
         config.minimumScore = try number(object["min_score"], "min_score", in: 2...20, fail: fail)

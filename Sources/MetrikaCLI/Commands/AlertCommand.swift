@@ -11,11 +11,12 @@ import MetrikaUseCases
 /// mail; each anomaly told once. The work is `AlertCheck`'s; this parses, delivers and remembers.
 enum AlertCommand: Command {
     static let name = "alert"
-    static let summary = "Alert on yesterday's visits and goals unlike the same weekday of earlier weeks; for cron"
-    static let usage = "alert [--counter ID[,ID…]] [--webhook URL] [--mail ADDR[,ADDR…]] [--dry-run]"
+    static let summary = "Alert on yesterday's visits, goals and sales unlike the same weekday of earlier weeks; for cron"
+    static let usage = "alert [--counter ID[,ID…]] [--webhook URL] [--mail ADDR[,ADDR…]] [--currency CODE] [--dry-run]"
     static let discussion = """
-    Checks the last finished day in each counter's time zone: visits and the reaches of every goal,
-    each against the median of the same weekday over the previous 6 weeks (at least 4 with history).
+    Checks the last finished day in each counter's time zone: visits, the reaches of every goal and,
+    for a shop, purchases and revenue (in --currency, else the counter's own), each against the
+    median of the same weekday over the previous 6 weeks (at least 4 with history).
     A change is an alert only when it is large both relatively (at least 40 %: x0.6 or x1.67) and
     statistically (a goal reached 2 times a day that reaches 0 is noise; 25 a day that reaches 0 is
     not). Kinds: drop, rise, stopped (zero where there never is: the tracking code or the goal is
@@ -48,6 +49,8 @@ enum AlertCommand: Command {
         OptionSpec("sender", value: "ADDR", help: "From address of the mail (default: METRIKA_SENDER, else USER@host)"),
         OptionSpec("sendmail", value: "PATH", help: "The sendmail program (default METRIKA_SENDMAIL, else /usr/sbin/sendmail)"),
         OptionSpec("dry-run", help: "Print the alerts only: no webhook, no mail, nothing remembered"),
+        OptionSpec("currency", value: "RUB|USD|EUR|YND", help: "A shop's revenue in this currency (default: the counter's own, as the API says)",
+                   choices: Currency.known.map(\.code)),
         HistoryOptions.offlineSpec,
     ] + DatabaseOptions.specs + TokenOptions.specs
 
@@ -60,7 +63,11 @@ enum AlertCommand: Command {
         let ids = options.has("counter") ? try CounterOptions.ids(options) : []
         let dryRun = options.flag("dry-run")
         let offline = options.flag("offline")
+        let currency = try MoneyOptions.currency(options)
         let settings = try settings(from: try session.configFile()?.alerts)
+        if currency != nil, !settings.checkShop, !settings.metrics.contains(where: { $0.unit == .money }) {
+            throw UsageError("--currency applies to a shop's revenue, which the config file's \"alerts\" turn off (\"shop\": false)")
+        }
 
         let webhook = try webhook(options, session: session)
         let recipientsText = options.list("mail").joined(separator: ",")
@@ -78,7 +85,8 @@ enum AlertCommand: Command {
         let loader = try session.historyLoader(offline: offline)
         var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
         let counters = try await counters(ids, loader: loader, failures: &failures, context: context)
-        let check = AlertCheck(loader: loader, settings: settings, activity: context)
+        var check = AlertCheck(loader: loader, settings: settings, activity: context)
+        check.currency = currency
         var outcome = await check.run(counters: counters, explain: !ids.isEmpty || options.flag("verbose"))
         outcome.failures = failures + outcome.failures
         for (id, failure) in outcome.failures { context.note("Error: counter \(id): \(failure.message)") }
@@ -132,13 +140,15 @@ enum AlertCommand: Command {
         guard let config else { return settings }
         if let names = config.metrics {
             settings.metrics = try names.map { name in
-                guard let metric = Metric.named(name), metric.unit == .count, metric.goalID == nil || metric.apiName.hasSuffix("reaches") else {
-                    throw SimpleFailure("\"metrics\" of \"alerts\" in the config file names '\(TerminalText.quote(name))', which is not a count metric metrika alert can judge (such as visits, pageviews, users or goal123reaches)", exitCode: ExitCode.config)
+                guard let metric = Metric.named(name),
+                      (metric.unit == .count && (metric.goalID == nil || metric.apiName.hasSuffix("reaches"))) || metric.apiName == Metric.revenue.apiName else {
+                    throw SimpleFailure("\"metrics\" of \"alerts\" in the config file names '\(TerminalText.quote(name))', which is not a metric metrika alert can judge (a count such as visits, pageviews, users, purchases or goal123reaches, or revenue)", exitCode: ExitCode.config)
                 }
                 return metric
             }
         }
         if let goals = config.goals { settings.checkGoals = goals }
+        if let shop = config.shop { settings.checkShop = shop }
         if let change = config.minimumChange { settings.minimumChangePercent = change }
         if let score = config.minimumScore { settings.minimumScore = score }
         if let weeks = config.weeks {

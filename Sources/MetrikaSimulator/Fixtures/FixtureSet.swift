@@ -67,6 +67,12 @@ struct CounterFixture: Sendable {
     var purchasePercent: Double? = nil
     /// A shop's typical order, in roubles.
     var averageOrder: Double = 0
+    /// A shop whose purchases and orders vary little from day to day (±10 %, ±5 %) instead of a small
+    /// shop's days that swing from a third to one and a half of the usual.
+    var steadyShop = false
+    /// Runs of days whose orders are worth this factor of the usual (a discount bug: purchases go on,
+    /// revenue falls).
+    var orderWaves: [TrafficWave] = []
 }
 
 /// Who an API token belongs to and what it can read.
@@ -330,6 +336,13 @@ struct FixtureSet: Sendable {
         if let shop = entry["shop"] {
             fixture.purchasePercent = shop["purchase_percent"]?.doubleValue ?? 2
             fixture.averageOrder = shop["average_order"]?.doubleValue ?? 2_500
+            fixture.steadyShop = shop["steady"]?.boolValue ?? false
+            for wave in shop["order_waves"]?.arrayValue ?? [] {
+                guard let factor = wave["factor"]?.doubleValue, factor >= 0, let run = try dayRuns(.array([wave]), counter: id, zone: zone, now: now).first else {
+                    throw FixtureError(file: "counters.json", reason: "an order wave of counter \(id) needs from and factor")
+                }
+                fixture.orderWaves.append(TrafficWave(days: run, factor: factor))
+            }
         }
         return fixture
     }

@@ -155,8 +155,10 @@ struct TrafficModel: Sendable {
         }
         if let percent = counter.purchasePercent {
             // Some days have no purchase at all (small shops): their average order value is undefined.
-            f.purchases = min(visits, Int((v * percent / 100 * Seed.between(0.3...1.5, id, 17, n)).rounded(.down)))
-            let order = counter.averageOrder * Seed.between(0.7...1.3, id, 18, n)
+            let purchaseSpread: ClosedRange<Double> = counter.steadyShop ? 0.9...1.1 : 0.3...1.5
+            f.purchases = min(visits, Int((v * percent / 100 * Seed.between(purchaseSpread, id, 17, n)).rounded(.down)))
+            var order = counter.averageOrder * Seed.between(counter.steadyShop ? 0.95...1.05 : 0.7...1.3, id, 18, n)
+            for wave in counter.orderWaves where wave.days.contains(day) { order *= wave.factor }
             f.revenueKopecks = Int((Double(f.purchases) * order * 100).rounded())
         }
         return f

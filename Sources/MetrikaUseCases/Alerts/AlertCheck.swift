@@ -12,6 +12,8 @@ package struct AlertCheck: Sendable {
     package let loader: HistoryLoader
     package let settings: AlertSettings
     package let activity: any Activity
+    /// `--currency`: a shop's revenue in this currency (default: the counter's own).
+    package var currency: Currency?
 
     /// Counters checked at once: Metrika allows 3 parallel requests per user.
     package static let parallelLimit = 3
@@ -134,26 +136,39 @@ package struct AlertCheck: Sendable {
         // nil: the goals could not be read (and none were stored): their episodes are left alone.
         let goals: [Goal]? = settings.checkGoals ? try await goals(of: counter) : []
         let goalsKnown = goals != nil
-        var metrics: [(metric: Metric, goalName: String?)] = settings.metrics.map { ($0, nil) }
+        // Money needs the counter's currency first: revenue is loaded in a second pass, for shops only.
+        let wantsRevenue = settings.metrics.contains { $0.needsCurrency } || settings.checkShop
+        var metrics: [(metric: Metric, goalName: String?)] = settings.metrics.filter { !$0.needsCurrency }.map { ($0, nil) }
+        if wantsRevenue, !metrics.contains(where: { $0.metric.apiName == Metric.purchases.apiName }) { metrics.append((.purchases, nil)) }
         for goal in goals ?? [] {
             guard let metric = Metric.named("goal\(goal.id)reaches"), !metrics.contains(where: { $0.metric.apiName == metric.apiName }) else { continue }
             metrics.append((metric, goal.name))
         }
-        // The history store works per request's metrics: a counter with 40 goals takes three.
-        var series: [String: [Day: Double]] = [:]
-        var start = 0
-        while start < metrics.count {
-            let chunk = metrics[start..<min(metrics.count, start + Self.metricsPerRequest)].map(\.metric)
-            start += Self.metricsPerRequest
-            let loaded = try await loader.load(counter: counter, range: range, metrics: chunk, grouping: nil, refresh: false, rangeTotals: false)
-            for metric in chunk {
-                guard let index = loaded.storedMetrics.firstIndex(where: { $0.apiName == metric.apiName }) else { continue }
-                var values: [Day: Double] = [:]
-                for (day, row) in loaded.daily where index < row.count {
-                    if let value = row[index] { values[day] = value }
-                }
-                series[metric.apiName] = values
+        // Offline, a history filled before purchases were checked (or by `sync`) lacks them, and the
+        // store serves a day only with all its metrics: purchases are read on their own there.
+        let apart = loader.client == nil && !settings.metrics.contains { $0.apiName == Metric.purchases.apiName }
+        var series = try await load(metrics.map(\.metric).filter { !apart || $0.apiName != Metric.purchases.apiName }, counter: counter, range: range)
+        if apart, metrics.contains(where: { $0.metric.apiName == Metric.purchases.apiName }) {
+            series.merge(try await load([.purchases], counter: counter, range: range)) { $1 }
+        }
+        // A shop: purchases on some day of the loaded weeks. Its revenue, in orders' worth: the typical
+        // order is the weeks' revenue over their purchases (the judged day left out).
+        var unitSizes: [String: Double] = [:]
+        let purchases = series[Metric.purchases.apiName] ?? [:]
+        if wantsRevenue, purchases.values.contains(where: { $0 > 0 }), let (priced, loaded) = try await revenue(of: counter, range: range) {
+            for metric in priced {
+                let revenue = loaded[metric.apiName] ?? [:]
+                series[metric.apiName] = revenue
+                let days = revenue.keys.filter { $0 < day && (purchases[$0] ?? 0) > 0 }
+                let orders = days.reduce(0.0) { $0 + (purchases[$1] ?? 0) }
+                let money = days.reduce(0.0) { $0 + (revenue[$1] ?? 0) }
+                if orders > 0, money > 0 { unitSizes[metric.apiName] = money / orders }
+                metrics.insert((metric, nil), at: metrics.firstIndex { $0.metric.apiName == Metric.purchases.apiName }.map { $0 + 1 } ?? metrics.count)
             }
+        }
+        // Purchases were loaded for revenue's sake: without the shop check they are told only when asked.
+        if !settings.checkShop, !settings.metrics.contains(where: { $0.apiName == Metric.purchases.apiName }) {
+            metrics.removeAll { $0.metric.apiName == Metric.purchases.apiName }
         }
 
         let open = try loader.store.openAlertEpisodes(counterID: counter.id)
@@ -163,7 +178,10 @@ package struct AlertCheck: Sendable {
         var unjudged = 0
         for (metric, goalName) in metrics {
             let values = series[metric.apiName] ?? [:]
-            guard let judgement = AlertDetector.judge(values, day: day, settings: settings) else {
+            let judged = metric.unit == .money
+                ? unitSizes[metric.apiName].flatMap { AlertDetector.judge(values, day: day, settings: settings, unitSize: $0) }
+                : AlertDetector.judge(values, day: day, settings: settings)
+            guard let judgement = judged else {
                 unjudged += 1
                 continue
             }
@@ -178,6 +196,7 @@ package struct AlertCheck: Sendable {
                                         recent: recent, provisional: provisional))
             }
         }
+        findings = Self.withoutEchoes(findings)
         // An episode of a metric no longer checked (a goal deleted, a metric taken out of the
         // settings) is forgotten, so it cannot silence that metric if it ever comes back.
         let checked = Set(metrics.map(\.metric.apiName))
@@ -194,6 +213,48 @@ package struct AlertCheck: Sendable {
             }
         }
         return (findings, changes)
+    }
+
+    /// A shop's revenue in `currency` (else its own), or nil with a warning when it cannot be had (the
+    /// currency unknown, the request refused): its visits, goals and purchases are still judged.
+    func revenue(of counter: Counter, range: DateRange) async throws -> ([Metric], [String: [Day: Double]])? {
+        do {
+            let priced = try await loader.inCurrency([Metric.revenue], counter: counter, requested: currency)
+            return (priced, try await load(priced, counter: counter, range: range))
+        } catch let failure as any MetrikaFailure {
+            if failure is StoreError { throw failure }
+            activity.note("Warning: counter \(counter.id): its revenue was not checked (\(failure.message)).")
+            return nil
+        }
+    }
+
+    /// One counter's findings without revenue that fell or stopped with the purchases: it says nothing
+    /// the purchases line does not. Revenue is told when it differs (the orders went on, their worth
+    /// fell). Its episode is remembered either way.
+    package static func withoutEchoes(_ findings: [Finding]) -> [Finding] {
+        guard let told = findings.first(where: { $0.metric.apiName == Metric.purchases.apiName })?.notice else { return findings }
+        return findings.filter { !($0.metric.unit == .money && $0.metric.apiName.hasSuffix("ConvertedRevenue") && $0.notice.sameKind(as: told)) }
+    }
+
+    /// The daily values of `metrics` over `range` from the history (fetching what it lacks), by API
+    /// name; the history store works per request's metrics: a counter with 40 goals takes three.
+    func load(_ metrics: [Metric], counter: Counter, range: DateRange) async throws -> [String: [Day: Double]] {
+        var series: [String: [Day: Double]] = [:]
+        var start = 0
+        while start < metrics.count {
+            let chunk = Array(metrics[start..<min(metrics.count, start + Self.metricsPerRequest)])
+            start += Self.metricsPerRequest
+            let loaded = try await loader.load(counter: counter, range: range, metrics: chunk, grouping: nil, refresh: false, rangeTotals: false)
+            for metric in chunk {
+                guard let index = loaded.storedMetrics.firstIndex(where: { $0.apiName == metric.apiName }) else { continue }
+                var values: [Day: Double] = [:]
+                for (day, row) in loaded.daily where index < row.count {
+                    if let value = row[index] { values[day] = value }
+                }
+                series[metric.apiName] = values
+            }
+        }
+        return series
     }
 
     /// The counter's goals: the stored list while it is younger than `goalsMaxAge`, else read again

@@ -19,6 +19,9 @@ package struct AlertSettings: Sendable, Equatable {
     package var metrics: [Metric] = [.visits]
     /// Whether every goal's reaches are checked too.
     package var checkGoals = true
+    /// Whether a shop's purchases and revenue are checked too (a counter with purchases in the
+    /// loaded weeks; others cost no request more).
+    package var checkShop = true
     /// Counters never checked.
     package var skippedCounters: Set<Int> = []
 
@@ -76,6 +79,17 @@ package struct AlertJudgement: Sendable, Equatable {
 package enum AlertDetector {
     /// Judges `day` in `values` (a count per day; a missing day is unknown, not zero). nil when the
     /// day itself is unknown or fewer than `minimumWeeks` same-weekday days are known.
+    /// Money (revenue) is judged in orders' worth: `unitSize` is the typical order, so that a day's
+    /// revenue is about "how many orders" and its noise the orders' (Poisson-like) noise; the judgement
+    /// comes back in money.
+    package static func judge(_ values: [Day: Double], day: Day, settings: AlertSettings, unitSize: Double) -> AlertJudgement? {
+        guard unitSize > 0, unitSize.isFinite else { return nil }
+        guard var judgement = judge(values.mapValues { $0 / unitSize }, day: day, settings: settings) else { return nil }
+        judgement.value = values[day] ?? judgement.value * unitSize
+        judgement.expected *= unitSize
+        return judgement
+    }
+
     package static func judge(_ values: [Day: Double], day: Day, settings: AlertSettings) -> AlertJudgement? {
         guard let value = values[day], value.isFinite, value >= 0 else { return nil }
         let baseline = (1...max(1, settings.weeks)).compactMap { week -> Double? in

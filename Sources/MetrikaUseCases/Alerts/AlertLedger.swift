@@ -11,6 +11,15 @@ package enum AlertLedger {
         case alert(AlertKind)
         /// It had stopped (since the episode's first day) and has values again.
         case backToNormal(AlertEpisode)
+
+        /// The same kind of news: the same kind of anomaly, or both back to normal.
+        package func sameKind(as other: Notice) -> Bool {
+            switch (self, other) {
+            case (.alert(let a), .alert(let b)): return a == b
+            case (.backToNormal, .backToNormal): return true
+            default: return false
+            }
+        }
     }
 
     /// What to remember.

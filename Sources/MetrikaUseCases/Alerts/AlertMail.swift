@@ -18,9 +18,10 @@ package enum AlertMail {
         // A chart for each of the first `maximumCharts` findings: a bad night over 100 counters is
         // still a mail of a few hundred kilobytes; the rest are lines.
         let charts = findings.prefix(maximumCharts).map { finding -> Data in
-            let chart = AlertChart(points: finding.recent, expected: finding.judgement.expected,
+            var chart = AlertChart(points: finding.recent, expected: finding.judgement.expected,
                                    title: "\(AlertText.metricLabel(finding)) — \(finding.counter.displayName)",
-                                   subtitle: "\(AlertText.dayText(finding.judgement.day)): \(AlertText.number(finding.judgement.value)), expected ~\(AlertText.approximate(finding.judgement.expected)) (\(AlertText.changeText(finding.judgement)))")
+                                   subtitle: "\(AlertText.dayText(finding.judgement.day)): \(AlertText.value(finding.judgement.value, of: finding.metric)), expected ~\(AlertText.expected(finding.judgement.expected, of: finding.metric)) (\(AlertText.changeText(finding.judgement)))")
+            if finding.metric.unit == .money { chart.currency = finding.metric.currency }
             return Data(chart.render().utf8)
         }
         var pngs: [Data] = []

@@ -16,11 +16,11 @@ package enum AlertText {
         let late = finding.provisional ? " (the day has only just ended: its numbers may still grow)" : ""
         switch finding.notice {
         case .alert(let kind):
-            var text = "\(counter.id) \(name): \(metric) \(number(judgement.value)) on \(day), expected ~\(approximate(judgement.expected)) (\(changeText(judgement)))"
+            var text = "\(counter.id) \(name): \(metric) \(value(judgement.value, of: finding.metric)) on \(day), expected ~\(expected(judgement.expected, of: finding.metric)) (\(changeText(judgement)))"
             if kind == .stopped { text += ", stopped since \(dayText(judgement.since ?? judgement.day))" }
             return text + late
         case .backToNormal(let episode):
-            return "\(counter.id) \(name): \(metric) back to normal on \(day): \(number(judgement.value)), expected ~\(approximate(judgement.expected)) (had stopped since \(dayText(episode.since)))"
+            return "\(counter.id) \(name): \(metric) back to normal on \(day): \(value(judgement.value, of: finding.metric)), expected ~\(expected(judgement.expected, of: finding.metric)) (had stopped since \(dayText(episode.since)))"
         }
     }
 
@@ -39,6 +39,19 @@ package enum AlertText {
     /// A count as a plain integer (no grouping: a line is for scripts too).
     package static func number(_ value: Double) -> String {
         value == value.rounded() || abs(value) >= 100 ? String(Int(value.rounded())) : ChartNumber.fixed(value, decimals: 1)
+    }
+
+    /// A day's value in the metric's unit: a count as `number` does, money to the kopeck with its
+    /// currency's sign (`18250.40 ₽`; ungrouped like counts: a line is for scripts too).
+    package static func value(_ value: Double, of metric: Metric) -> String {
+        guard metric.unit == .money else { return number(value) }
+        return ValueFormatter.format(Quantity(value, unit: .money, currency: metric.currency), grouping: false, missing: "", currencySign: true)
+    }
+
+    /// The expected value in the metric's unit, as people say it (`580`, `61000 ₽`).
+    package static func expected(_ value: Double, of metric: Metric) -> String {
+        guard metric.unit == .money, let currency = metric.currency else { return approximate(value) }
+        return approximate(value) + " " + currency.sign
     }
 
     /// The expected value as people say it: two significant digits from 100 up (583 → 580), whole
@@ -124,6 +137,8 @@ package enum AlertText {
             ("date", .string(judgement.day.iso)),
             ("value", .number(judgement.value)),
             ("expected", .number(judgement.expected)),
+            ("unit", .string(finding.metric.unit.rawValue)),
+            ("currency", finding.metric.unit == .money ? .string(finding.metric.currency?.code) : .null),
             ("change", .number(judgement.changePercent.map { ($0 * 10).rounded() / 10 })),
             ("kind", .string(kind.rawValue)),
             ("since", .string(since.iso)),
