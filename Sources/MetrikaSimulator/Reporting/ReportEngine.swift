@@ -14,6 +14,8 @@ struct RowFigures: Sendable {
     var purchases = 0.0
     /// Revenue in roubles × 100.
     var revenueKopecks = 0.0
+    /// Product events (product reports only): see `ProductDay`.
+    var product = ProductFigures()
 
     init(goalCount: Int) {
         goalReaches = Array(repeating: 0, count: goalCount)
@@ -30,6 +32,7 @@ struct RowFigures: Sendable {
         for index in goalReaches.indices { goalReaches[index] += other.goalReaches[index] }
         purchases += other.purchases
         revenueKopecks += other.revenueKopecks
+        product.add(other.product)
     }
 
     /// The value of `metric`; ratios of a row without visits are undefined (nil).
@@ -55,6 +58,14 @@ struct RowFigures: Sendable {
         case let .revenuePerPurchase(code): return ratio(revenueKopecks, purchases).flatMap { MetricKind.converted($0, into: code) }
         case let .revenuePerVisit(code): return ratio(revenueKopecks, visits).flatMap { MetricKind.converted($0, into: code) }
         case let .goalRevenue(id, code, price): return goalSlots[id].map { MetricKind.converted(goalReaches[$0] * price, into: code) }
+        case .productImpressions: return product.impressions
+        case .productImpressionsUniq: return product.viewers
+        case .productBasketsQuantity: return product.baskets
+        case .productBasketsUniq: return product.basketUsers
+        case let .productBasketsPrice(code): return MetricKind.converted(product.basketKopecks, into: code)
+        case .productPurchasedQuantity: return product.purchased
+        case let .productPurchasedPrice(code): return MetricKind.converted(product.revenueKopecks, into: code)
+        case .productPurchasedUniq: return product.buyers
         }
     }
 
@@ -72,7 +83,39 @@ struct RowFigures: Sendable {
         result.goalReaches = goalReaches.map(estimate)
         result.purchases = estimate(purchases)
         result.revenueKopecks = estimate(revenueKopecks)
+        result.product = product.map(estimate)
         return result
+    }
+}
+
+/// The product-event counts of a report row (doubles, like `RowFigures`).
+struct ProductFigures: Sendable {
+    var impressions = 0.0
+    var viewers = 0.0
+    var baskets = 0.0
+    var basketUsers = 0.0
+    var basketKopecks = 0.0
+    var purchased = 0.0
+    var revenueKopecks = 0.0
+    var buyers = 0.0
+
+    /// Adds counts; users too (callers that know better replace them).
+    mutating func add(_ other: ProductFigures) {
+        impressions += other.impressions
+        viewers += other.viewers
+        baskets += other.baskets
+        basketUsers += other.basketUsers
+        basketKopecks += other.basketKopecks
+        purchased += other.purchased
+        revenueKopecks += other.revenueKopecks
+        buyers += other.buyers
+    }
+
+    func map(_ transform: (Double) -> Double) -> ProductFigures {
+        ProductFigures(
+            impressions: transform(impressions), viewers: transform(viewers), baskets: transform(baskets),
+            basketUsers: transform(basketUsers), basketKopecks: transform(basketKopecks), purchased: transform(purchased),
+            revenueKopecks: transform(revenueKopecks), buyers: transform(buyers))
     }
 }
 
@@ -123,13 +166,24 @@ struct ReportEngine {
         query.dimensions.compactMap { if case let .attribute(a) = $0 { return a } else { return nil } }
     }
 
+    var productDimensions: [ProductField] {
+        query.dimensions.compactMap { if case let .product(p) = $0 { return p } else { return nil } }
+    }
+
+    /// Dimensions whose rows are values rather than dates (attributes or products).
+    var valuedDimensionCount: Int { query.dimensions.filter(\.isValued).count }
+
+    /// Whether the query is answered from the shops' products (StatQuery.parse keeps product metrics
+    /// apart from visit metrics and attributes).
+    var isProductReport: Bool { query.metrics.contains(where: \.isProduct) }
+
     /// The date buckets: one per day/period for a date dimension, else the whole interval.
     func dateBuckets() -> [ClosedRange<Day>] {
         for dimension in query.dimensions {
             switch dimension {
             case .date: return DateGrouping.day.buckets(from: query.date1, through: query.date2)
             case let .period(group): return group.buckets(from: query.date1, through: query.date2)
-            case .attribute: continue
+            case .attribute, .product: continue
             }
         }
         return [query.date1...query.date2]
@@ -145,6 +199,23 @@ struct ReportEngine {
 
     /// Runs the query over `buckets`; the error is a ready 400 `query_error`.
     func run(buckets: [ClosedRange<Day>]) -> Result<ReportResult, ResponseError> {
+        if isProductReport {
+            let products = runProducts(buckets: buckets)
+            // Product metrics beside visit metrics (by date, or in all): the days' visit figures
+            // with the products' counts added to each bucket's row.
+            guard query.metrics.contains(where: { !$0.isProduct }) else { return .success(products) }
+            return withoutProducts().run(buckets: buckets).map { visits in
+                var result = visits
+                var byBucket: [Int: ProductFigures] = [:]
+                for row in products.rows { byBucket[row.bucket, default: ProductFigures()].add(row.figures.product) }
+                for index in result.rows.indices {
+                    result.rows[index].figures.product = byBucket[result.rows[index].bucket] ?? ProductFigures()
+                }
+                result.totals.product = products.totals.product
+                for index in result.bucketTotals.indices { result.bucketTotals[index].product = products.bucketTotals[index].product }
+                return result
+            }
+        }
         let needed = neededAttributes
         let requested = attributeDimensions
         let intervalDays = query.date1.distance(to: query.date2) + 1
@@ -222,12 +293,7 @@ struct ReportEngine {
         }
 
         // Sampling: decided once for the whole period.
-        var share: Double?
-        if case .share(let s) = query.accuracy, wholePopulationVisits > 0 {
-            share = s
-        } else if case .target(let target) = query.accuracy, wholePopulationVisits > ReportEngine.samplingThreshold {
-            share = ReportEngine.niceShare(Double(target) / Double(wholePopulationVisits))
-        }
+        let share = samplingShare(populationVisits: wholePopulationVisits)
         if let share {
             rows = rows.compactMap { row in
                 var sampled = row
@@ -259,6 +325,22 @@ struct ReportEngine {
             ReportResult(
                 buckets: buckets, rows: rows, bucketTotals: bucketTotals, totals: totals, sampleShare: share,
                 populationVisits: wholePopulationVisits))
+    }
+
+    /// The same query without its product metrics (their values are filled in from the products).
+    func withoutProducts() -> ReportEngine {
+        var visitsOnly = query
+        visitsOnly.metrics = query.metrics.map { $0.isProduct ? .visits : $0 }
+        return ReportEngine(query: visitsOnly, model: model, now: now)
+    }
+
+    /// The share of visits a report over a period with `populationVisits` reads (nil: all of them).
+    func samplingShare(populationVisits: Int) -> Double? {
+        if case .share(let s) = query.accuracy, populationVisits > 0 { return s }
+        if case .target(let target) = query.accuracy, populationVisits > ReportEngine.samplingThreshold {
+            return ReportEngine.niceShare(Double(target) / Double(populationVisits))
+        }
+        return nil
     }
 
     static func tooComplicated() -> ResponseError {

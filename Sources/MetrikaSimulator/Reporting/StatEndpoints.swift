@@ -93,7 +93,7 @@ extension Simulator {
         let writer = ReportWriter(query: query, result: perInterval)
 
         var data: [JSONValue] = []
-        if engine.attributeDimensions.isEmpty {
+        if engine.valuedDimensionCount == 0 {
             let series = query.metrics.map { metric in
                 JSONValue.array(perInterval.bucketTotals.map { writer.value(metric, $0) })
             }
@@ -155,6 +155,7 @@ struct ReportWriter: Sendable {
     let result: ReportResult
     let goalSlots: [Int: Int]
     let attributes: AttributeModel
+    /// Where each valued dimension's value is in a row's `values` (nil for date dimensions).
     let attributePositions: [Int?]
 
     init(query: StatQuery, result: ReportResult) {
@@ -166,7 +167,7 @@ struct ReportWriter: Sendable {
         attributes = AttributeModel(counter: query.counters[0])
         var position = 0
         attributePositions = query.dimensions.map { dimension in
-            guard case .attribute = dimension else { return nil }
+            guard dimension.isValued else { return nil }
             defer { position += 1 }
             return position
         }
@@ -205,8 +206,7 @@ struct ReportWriter: Sendable {
         var names: [Int: [String?]] = [:]
         for key in query.sort {
             guard case let .dimension(d) = key.column, let position = attributePositions[d], names[d] == nil else { continue }
-            guard case let .attribute(attribute) = query.dimensions[d] else { continue }
-            names[d] = result.rows.map { attributes.describe(attribute, $0.values[position], language: query.language).name }
+            names[d] = result.rows.map { valueName(query.dimensions[d], $0.values[position]).name }
         }
         var order = Array(result.rows.indices)
         order.sort { a, b in
@@ -238,6 +238,15 @@ struct ReportWriter: Sendable {
         return order
     }
 
+    /// The `id` and `name` of a valued dimension's value (a product has only a name).
+    func valueName(_ dimension: DimensionKind, _ value: Int) -> (id: String?, name: String?) {
+        switch dimension {
+        case let .attribute(attribute): return attributes.describe(attribute, value, language: query.language)
+        case let .product(field): return (nil, ProductCatalog.describe(field, value))
+        case .date, .period: return (nil, nil)
+        }
+    }
+
     /// The `dimensions` array of a row.
     func dimensionCells(_ row: ReportRow) -> [JSONValue] {
         query.dimensions.indices.map { dimensionCell($0, row) }
@@ -255,9 +264,8 @@ struct ReportWriter: Sendable {
                     ("from", .string(bucket.lowerBound.string)),
                     ("to", .string(bucket.upperBound.string)),
                 ])
-            case let .attribute(attribute):
-                let value = row.values[attributePositions[index]!]
-                let (id, name) = attributes.describe(attribute, value, language: query.language)
+            case .attribute, .product:
+                let (id, name) = valueName(query.dimensions[index], row.values[attributePositions[index]!])
                 var cell: [(String, JSONValue)] = [("name", name.map(JSONValue.string) ?? .null)]
                 if let id { cell.append(("id", .string(id))) }
                 return .object(cell)
@@ -280,8 +288,8 @@ struct ReportWriter: Sendable {
             switch dimension {
             case .date, .period:
                 out.write(dimensionCell(index, reportRow))
-            case let .attribute(attribute):
-                let (id, name) = attributes.describe(attribute, reportRow.values[attributePositions[index]!], language: query.language)
+            case .attribute, .product:
+                let (id, name) = valueName(dimension, reportRow.values[attributePositions[index]!])
                 out.append("{\"name\":")
                 if let name { out.writeString(name) } else { out.append("null") }
                 if let id {

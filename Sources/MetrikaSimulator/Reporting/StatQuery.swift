@@ -51,6 +51,18 @@ enum DimensionKind: Sendable, Equatable {
     case period(DateGrouping)
     /// A visit attribute such as the traffic source.
     case attribute(Attribute)
+    /// A product of a shop's e-commerce events (name, brand, category).
+    case product(ProductField)
+}
+
+extension DimensionKind {
+    /// Whether the dimension's rows are values (a visit attribute or a product), not dates.
+    var isValued: Bool {
+        switch self {
+        case .attribute, .product: return true
+        case .date, .period: return false
+        }
+    }
 }
 
 /// One requested metric.
@@ -67,6 +79,23 @@ enum MetricKind: Sendable, Equatable {
     /// `ym:s:goal<ID>converted<CUR>Revenue`: the goal's reaches × its price (kopecks, filled in from
     /// the fixture when the query is read).
     case goalRevenue(Int, String?, priceKopecks: Double)
+    /// Product events (the e-commerce product presets): counts, and money in a currency code or nil
+    /// for the query's.
+    case productImpressions, productImpressionsUniq, productBasketsQuantity, productBasketsUniq,
+        productPurchasedQuantity, productPurchasedUniq
+    case productBasketsPrice(String?)
+    case productPurchasedPrice(String?)
+
+    /// Whether the metric counts product events (answered from the shop's products, not its visits).
+    var isProduct: Bool {
+        switch self {
+        case .productImpressions, .productImpressionsUniq, .productBasketsQuantity, .productBasketsUniq,
+            .productPurchasedQuantity, .productPurchasedUniq, .productBasketsPrice, .productPurchasedPrice:
+            return true
+        default:
+            return false
+        }
+    }
 
     /// Roubles per unit of each currency the simulator converts into (fixed, made-up rates).
     static let roublesPer: [String: Double] = ["RUB": 1, "USD": 90, "EUR": 100, "YND": 30]
@@ -76,10 +105,10 @@ enum MetricKind: Sendable, Equatable {
         kopecks / 100 / (roublesPer[code ?? "RUB"] ?? 1)
     }
 
-    /// `…ecommerce<CUR>ConvertedRevenue[PerPurchase|PerVisit]` with CUR a known code or `<currency>`.
+    /// `…ecommerce<CUR>ConvertedRevenue[PerPurchase|PerVisit]`, `…productBaskets<CUR>ConvertedPrice`
+    /// and `…productPurchased<CUR>ConvertedPrice` with CUR a known code or `<currency>`.
     private static func money(_ name: String) -> MetricKind? {
-        let prefix = "ym:s:ecommerce"
-        guard name.hasPrefix(prefix) else { return nil }
+        guard let prefix = ["ym:s:ecommerce", "ym:s:productBaskets", "ym:s:productPurchased"].first(where: name.hasPrefix) else { return nil }
         let rest = name.dropFirst(prefix.count)
         let code: String?
         let tail: Substring
@@ -92,10 +121,12 @@ enum MetricKind: Sendable, Equatable {
             code = candidate
             tail = rest.dropFirst(3)
         }
-        switch tail {
-        case "ConvertedRevenue": return .revenue(code)
-        case "ConvertedRevenuePerPurchase": return .revenuePerPurchase(code)
-        case "ConvertedRevenuePerVisit": return .revenuePerVisit(code)
+        switch (prefix, tail) {
+        case ("ym:s:ecommerce", "ConvertedRevenue"): return .revenue(code)
+        case ("ym:s:ecommerce", "ConvertedRevenuePerPurchase"): return .revenuePerPurchase(code)
+        case ("ym:s:ecommerce", "ConvertedRevenuePerVisit"): return .revenuePerVisit(code)
+        case ("ym:s:productBaskets", "ConvertedPrice"): return .productBasketsPrice(code)
+        case ("ym:s:productPurchased", "ConvertedPrice"): return .productPurchasedPrice(code)
         default: return nil
         }
     }
@@ -107,6 +138,8 @@ enum MetricKind: Sendable, Equatable {
         case .revenuePerPurchase(nil): return .revenuePerPurchase(currency)
         case .revenuePerVisit(nil): return .revenuePerVisit(currency)
         case let .goalRevenue(id, nil, price): return .goalRevenue(id, currency, priceKopecks: price)
+        case .productBasketsPrice(nil): return .productBasketsPrice(currency)
+        case .productPurchasedPrice(nil): return .productPurchasedPrice(currency)
         default: return self
         }
     }
@@ -124,6 +157,12 @@ enum MetricKind: Sendable, Equatable {
         case "ym:s:percentNewVisitors": return .percentNewVisitors
         case "ym:s:robotPercentage": return .robotPercentage
         case "ym:s:ecommercePurchases": return .purchases
+        case "ym:s:productImpressions": return .productImpressions
+        case "ym:s:productImpressionsUniq": return .productImpressionsUniq
+        case "ym:s:productBasketsQuantity": return .productBasketsQuantity
+        case "ym:s:productBasketsUniq": return .productBasketsUniq
+        case "ym:s:productPurchasedQuantity": return .productPurchasedQuantity
+        case "ym:s:productPurchasedUniq": return .productPurchasedUniq
         default:
             if let money = money(name) { return money }
             guard name.hasPrefix("ym:s:goal") else { return nil }
@@ -167,6 +206,18 @@ struct FilterTerm: Sendable {
     let equal: Bool
 }
 
+/// One `filters` term on a product dimension: `ym:s:productName=='value'` (or `!=`).
+struct ProductFilterTerm: Sendable {
+    let field: ProductField
+    let value: String
+    let equal: Bool
+
+    /// Whether product `product` (a pool index) passes.
+    func matches(product: Int) -> Bool {
+        (ProductCatalog.describe(field, ProductCatalog.value(field, ofProduct: product)) == value) == equal
+    }
+}
+
 /// One `sort` key.
 struct SortKey: Sendable {
     enum Column: Sendable, Equatable {
@@ -189,6 +240,7 @@ struct StatQuery: Sendable {
     var date2: Day
     var filterText: String?
     var filters: [FilterTerm]
+    var productFilters: [ProductFilterTerm] = []
     var sortNames: [String]
     var sort: [SortKey]
     var limit: Int
@@ -210,6 +262,9 @@ struct StatQuery: Sendable {
     /// Templates for `preset=NAME`; explicit `metrics`/`dimensions` override them.
     static let presets: [String: (dimensions: [String], metrics: [String])] = {
         let common = ["ym:s:visits", "ym:s:users", "ym:s:bounceRate", "ym:s:pageDepth", "ym:s:avgVisitDurationSeconds"]
+        let productCounts = [
+            "ym:s:productImpressions", "ym:s:productImpressionsUniq", "ym:s:productBasketsQuantity", "ym:s:productPurchasedQuantity",
+        ]
         return [
             "traffic": (
                 ["ym:s:datePeriod<group>"],
@@ -227,6 +282,20 @@ struct StatQuery: Sendable {
             "tech_devices": (["ym:s:deviceCategory"], common),
             // The e-commerce "Order sources" template (Reporting API, preset_ecommerce), without the
             // metrics the simulator does not model (productPurchasedUniq, usersPurchasePercentage).
+            // The product templates of the same page, as documented.
+            "top_products": (["ym:s:productName"], productCounts),
+            "top_brands": (["ym:s:productCategoryLevel1", "ym:s:productBrand", "ym:s:productName"], productCounts),
+            "basket": (
+                ["ym:s:productName"],
+                [
+                    "ym:s:productBasketsQuantity", "ym:s:productBasketsUniq", "ym:s:productBaskets<currency>ConvertedPrice",
+                    "ym:s:productPurchasedQuantity",
+                ]
+            ),
+            "basket_products": (
+                ["ym:s:productName"],
+                ["ym:s:productPurchasedQuantity", "ym:s:productPurchased<currency>ConvertedPrice", "ym:s:productPurchasedUniq"]
+            ),
             "purchase": (
                 ["ym:s:<attribution>TrafficSource"],
                 [
@@ -329,6 +398,8 @@ struct StatQuery: Sendable {
                 kind = .period(g)
             } else if let attribute = Attribute.named(name) {
                 kind = .attribute(attribute)
+            } else if let field = ProductField.named(name) {
+                kind = .product(field)
             } else {
                 return fail(APIError.invalidParameter("Unknown dimension: \(name)"))
             }
@@ -337,7 +408,7 @@ struct StatQuery: Sendable {
             }
             dimensions.append(kind)
         }
-        let dateDimensions = dimensions.filter { if case .attribute = $0 { return false } else { return true } }
+        let dateDimensions = dimensions.filter { !$0.isValued }
         guard dateDimensions.count <= 1 else {
             return fail(APIError.invalidParameter("The simulator supports one date dimension per query"))
         }
@@ -386,10 +457,33 @@ struct StatQuery: Sendable {
         // Filters: equality / inequality on attribute dimensions; other syntax is ignored.
         let filterText = parameters["filters"].flatMap { $0.isEmpty ? nil : $0 }
         var filters: [FilterTerm] = []
+        var productFilters: [ProductFilterTerm] = []
         if let filterText {
             switch parseFilters(filterText) {
-            case let .success(terms): filters = terms
+            case let .success(terms): (filters, productFilters) = terms
             case let .failure(error): return fail(error.response)
+            }
+        }
+
+        // Product reports (the e-commerce product presets) are answered from the shop's products,
+        // not from its visits: the simulator does not cut product events by visit attributes, nor
+        // visits by product (docs/simulator.md). By date (or in all) the two go together.
+        let productDimension = dimensions.first { if case .product = $0 { return true } else { return false } }
+        if productDimension != nil || !productFilters.isEmpty || metrics.contains(where: \.isProduct) {
+            if productDimension != nil || !productFilters.isEmpty, let index = metrics.firstIndex(where: { !$0.isProduct }) {
+                return fail(
+                    APIError.invalidParameter(
+                        "The simulator answers reports by product with product metrics only; \(metricNames[index]) cannot be combined with ym:s:product… dimensions or filters"))
+            }
+            if let index = dimensions.firstIndex(where: { if case .attribute = $0 { return true } else { return false } }) {
+                return fail(
+                    APIError.invalidParameter(
+                        "The simulator answers product metrics by product dimensions and dates only, not by \(dimensionNames[index])"))
+            }
+            if let term = filters.first {
+                return fail(
+                    APIError.invalidParameter(
+                        "The simulator filters product reports by product dimensions only, not by \(term.attribute.apiName)"))
             }
         }
 
@@ -449,7 +543,8 @@ struct StatQuery: Sendable {
 
         var query = StatQuery(
             counters: counters, dimensionNames: dimensionNames, dimensions: dimensions, metricNames: metricNames,
-            metrics: metrics, date1: date1, date2: date2, filterText: filterText, filters: filters, sortNames: [],
+            metrics: metrics, date1: date1, date2: date2, filterText: filterText, filters: filters,
+            productFilters: productFilters, sortNames: [],
             sort: [], limit: limit, offset: offset, accuracy: accuracy, preset: preset, language: language,
             group: group, attribution: attributionEcho(parameters["attribution"]),
             currency: currency,
@@ -458,7 +553,7 @@ struct StatQuery: Sendable {
         // Sort: named columns must be in the query.
         let sortTexts = list(parameters["sort"])
         if sortTexts.isEmpty {
-            if case .attribute? = dimensions.first {
+            if let first = dimensions.first, first.isValued {
                 query.sort = [SortKey(column: .metric(0), descending: true)]
                 query.sortNames = ["-" + metricNames[0]]
             } else if dimensions.first != nil {
@@ -501,8 +596,9 @@ struct StatQuery: Sendable {
 
     /// Parses `a=='x' AND b!='y'`. Terms on unknown dimensions are an error; terms in other syntax
     /// (metric conditions, `=@`, `OR` groups...) are ignored, as docs/simulator.md says.
-    static func parseFilters(_ text: String) -> Result<[FilterTerm], ResponseError> {
+    static func parseFilters(_ text: String) -> Result<([FilterTerm], [ProductFilterTerm]), ResponseError> {
         var terms: [FilterTerm] = []
+        var productTerms: [ProductFilterTerm] = []
         for rawTerm in splitOnAnd(text) {
             var term = rawTerm.trimmingCharacters(in: .whitespaces)
             while term.hasPrefix("("), term.hasSuffix(")") {
@@ -524,13 +620,17 @@ struct StatQuery: Sendable {
             guard name.hasPrefix("ym:") else { continue }
             guard value.count >= 2, value.hasPrefix("'"), value.hasSuffix("'") else { continue }
             value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\'", with: "'")
+            if let field = ProductField.named(name) {
+                productTerms.append(ProductFilterTerm(field: field, value: value, equal: equal))
+                continue
+            }
             guard let attribute = Attribute.named(name) else {
                 if MetricKind.named(name) != nil || name.hasPrefix("ym:s:date") { continue }
                 return .failure(ResponseError(APIError.invalidParameter("Unknown dimension in filters: \(name)")))
             }
             terms.append(FilterTerm(attribute: attribute, value: value, equal: equal))
         }
-        return .success(terms)
+        return .success((terms, productTerms))
     }
 
     /// Splits on ` AND ` outside quotes (case-insensitive).
