@@ -92,7 +92,7 @@ enum MoneyOptions {
     /// that would be silently ignored. A preset's columns are the API's to say, so it may be money.
     static func refuseCurrencyWithoutMoney(_ currency: Currency?, metrics: [Metric], preset: String? = nil) throws {
         guard currency != nil, preset == nil, !metrics.contains(where: { $0.unit == .money }) else { return }
-        throw UsageError("--currency applies to money metrics (revenue, revenuePerPurchase, revenuePerVisit, goal<ID>revenue); these metrics have none")
+        throw UsageError("--currency applies to money metrics (revenue, revenuePerPurchase, revenuePerVisit, goal<ID>revenue, basketValue, productRevenue); these metrics have none")
     }
 
     static func attribution(_ options: ParsedOptions) throws -> Attribution? {

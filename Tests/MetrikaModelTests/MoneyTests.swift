@@ -43,7 +43,10 @@ import MetrikaModel
         ("ym:s:ecommerceUSDConvertedRevenuePerPurchase", "revenuePerPurchase", "revenue_per_purchase_usd", "USD", .revenuePerPurchase),
         ("ym:s:ecommerceBYNConvertedRevenuePerVisit", "revenuePerVisit", "revenue_per_visit_byn", "BYN", .revenuePerVisit),
         ("ym:s:goal12convertedEURRevenue", "goal12revenue", "goal12_revenue_eur", "EUR", .sum),
-        ("ym:s:productBasketsRUBConvertedPrice", "productBasketsConvertedPrice", "product_baskets_converted_price_rub", "RUB", .sum),
+        ("ym:s:productBasketsRUBConvertedPrice", "basketValue", "basket_value_rub", "RUB", .sum),
+        ("ym:s:productPurchasedUSDConvertedPrice", "productRevenue", "product_revenue_usd", "USD", .sum),
+        ("ym:ad:productBasketsEURConvertedPrice", "basketValue", "basket_value_eur", "EUR", .sum),
+        ("ym:s:productBasketsAddRUBConvertedPrice", "productBasketsAddConvertedPrice", "product_baskets_add_converted_price_rub", "RUB", .sum),
     ])
     func fullNamesKeepWorking(api: String, short: String, column: String, code: String, aggregation: Aggregation) throws {
         let metric = try #require(Metric.named(api))

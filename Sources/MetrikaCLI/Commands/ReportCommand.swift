@@ -30,6 +30,11 @@ enum ReportCommand: Command {
     1 250 000.00 ₽, CSV plain numbers in revenue_rub-style columns, JSON "unit": "money" with
     "currency". Weeks and months: revenue and purchases add up; average order value is the
     period's revenue over its purchases, empty for a period without purchases.
+    A shop's products: --preset top_products, top_brands, basket or basket_products (by
+    productName, productBrand, productCategoryLevel1), or the metrics productImpressions (item
+    views), productBasketsQuantity (added to basket), productPurchasedQuantity (items bought),
+    basketValue and productRevenue (money), and productImpressionsUniq, productBasketsUniq,
+    productPurchasedUniq (users: never summed over days).
     --attribution MODEL (with --dimensions or --preset, e.g. --preset purchase): the heading says
     the model the answer used.
     On a terminal, stderr shows the rows fetched so far and any retry wait, erased when done.
@@ -59,12 +64,13 @@ enum ReportCommand: Command {
       metrika report --counter 1001 --period lastWeek --format html --output /var/www/metrika/week.html
       metrika report --counter 1001 --metrics purchases,revenue,revenuePerPurchase --group week
       metrika report --counter 1001 --preset purchase --attribution automatic --currency USD
+      metrika report --counter 1001 --preset basket --period lastWeek --csv
     """
     static let options: [OptionSpec] = [CounterOptions.spec()] + DateOptions.specs(defaultFrom: "6daysAgo") + [
         GroupingOptions.spec(help: "Grouping of time series and of date periods (--preset traffic); default day"),
         MetricsOptions.spec(help: "Metrics: short names (visits, bounceRate, goal123reaches, …) or ym:s: names; at most 20"),
-        OptionSpec("dimensions", short: "d", value: "LIST", help: "Dimensions: trafficSource, searchEngine, searchPhrase, startURL, country, city, browser, os, deviceCategory or ym:s: names"),
-        OptionSpec("preset", value: "NAME", help: "A Metrika report template (traffic, sources_summary, geo_country, tech_platforms, …)"),
+        OptionSpec("dimensions", short: "d", value: "LIST", help: "Dimensions: trafficSource, searchEngine, searchPhrase, startURL, country, city, browser, os, deviceCategory, productName, productBrand, productCategoryLevel1 or ym:s: names"),
+        OptionSpec("preset", value: "NAME", help: "A Metrika report template (traffic, sources_summary, geo_country, tech_platforms, purchase, top_products, basket, …)"),
         OptionSpec("filters", value: "EXPR", help: "API filter, e.g. \"ym:s:trafficSource=='organic'\""),
         OptionSpec("sort", value: "LIST", help: "Sort of dimension reports: metrics or dimensions, - for descending, e.g. -visits"),
         OptionSpec("limit", value: "N", help: "Rows of a dimension report (default 100, at most 10000000)"),

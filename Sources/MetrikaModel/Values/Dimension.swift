@@ -32,6 +32,10 @@ public struct Dimension: Hashable, Sendable, CustomStringConvertible {
         Dimension(apiName: "ym:s:browser", shortName: "browser", columnName: "browser", title: "Browser"),
         Dimension(apiName: "ym:s:operatingSystem", shortName: "os", columnName: "os", title: "OS"),
         Dimension(apiName: "ym:s:deviceCategory", shortName: "deviceCategory", columnName: "device_category", title: "Device"),
+        // The e-commerce product templates' (top_products, top_brands, basket, basket_products).
+        Dimension(apiName: "ym:s:productName", shortName: "productName", columnName: "product_name", title: "Product"),
+        Dimension(apiName: "ym:s:productBrand", shortName: "productBrand", columnName: "product_brand", title: "Brand"),
+        Dimension(apiName: "ym:s:productCategoryLevel1", shortName: "productCategoryLevel1", columnName: "product_category_level1", title: "Category"),
     ]
 
     /// The API's date-period dimension `ym:s:datePeriod<group>` as it is named before the request's

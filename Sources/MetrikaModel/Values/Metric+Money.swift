@@ -17,6 +17,15 @@ extension Metric {
     public static let revenuePerPurchase = money(template: "ym:s:ecommerce<currency>ConvertedRevenuePerPurchase", shortName: "revenuePerPurchase", column: "revenue_per_purchase", title: "Average order value", aggregation: .revenuePerPurchase)
     /// `…ConvertedRevenuePerVisit`: revenue over visits.
     public static let revenuePerVisit = money(template: "ym:s:ecommerce<currency>ConvertedRevenuePerVisit", shortName: "revenuePerVisit", column: "revenue_per_visit", title: "Revenue per visit", aggregation: .revenuePerVisit)
+    /// `ym:s:productBaskets<currency>ConvertedPrice`: the value of the items added to baskets (the
+    /// `basket` template).
+    public static let basketValue = money(template: "ym:s:productBaskets<currency>ConvertedPrice", shortName: "basketValue", column: "basket_value", title: "Basket value", aggregation: .sum)
+    /// `ym:s:productPurchased<currency>ConvertedPrice`: what the items bought were bought for (the
+    /// `basket_products` template); over all products, the revenue.
+    public static let productRevenue = money(template: "ym:s:productPurchased<currency>ConvertedPrice", shortName: "productRevenue", column: "product_revenue", title: "Product revenue", aggregation: .sum)
+
+    /// The money metrics of the catalog, whose full names map onto them in any currency.
+    static let moneyCatalog: [Metric] = [revenue, revenuePerPurchase, revenuePerVisit, basketValue, productRevenue]
 
     /// The unit as the history database stores it: the unit's name, and for money its currency
     /// (`money:RUB`), so a value is read back only as what it was stored as.
@@ -55,9 +64,10 @@ extension Metric {
     }
 
     /// A full `ym:` money name, its currency a code (`RUB`) or still `<currency>`:
-    /// `ym:s:ecommerceRUBConvertedRevenue` (and `…PerPurchase`, `…PerVisit`) are the catalog's
-    /// entries; `ym:s:goal123convertedRUBRevenue` goal revenue; any other `…<currency>Converted…`
-    /// name (`ym:s:productBasketsRUBConvertedPrice` of the `basket` preset) a money column of its own.
+    /// `ym:s:ecommerceRUBConvertedRevenue` (and `…PerPurchase`, `…PerVisit`,
+    /// `ym:s:productBasketsRUBConvertedPrice`, `ym:s:productPurchasedRUBConvertedPrice`) are the
+    /// catalog's entries; `ym:s:goal123convertedRUBRevenue` goal revenue; any other
+    /// `…<currency>Converted…` name a money column of its own.
     static func moneyMetric(_ text: String) -> Metric? {
         guard text.hasPrefix("ym:"), let colon = text.lastIndex(of: ":") else { return nil }
         let prefix = String(text[...colon])
@@ -79,7 +89,7 @@ extension Metric {
         guard before.count > codeLength, let currency = currencyPart(String(before.suffix(codeLength))) else { return nil }
         let stem = String(before.dropLast(codeLength))
         let template = prefix + stem + currencyPlaceholder + "Converted" + after
-        if stem == "ecommerce", let entry = [revenue, revenuePerPurchase, revenuePerVisit].first(where: { $0.currencyTemplate == "ym:s:" + stem + currencyPlaceholder + "Converted" + after }) {
+        if let entry = moneyCatalog.first(where: { $0.currencyTemplate == "ym:s:" + stem + currencyPlaceholder + "Converted" + after }) {
             return money(template: template, shortName: entry.shortName, column: entry.columnName, title: entry.title, aggregation: entry.aggregation, currency: currency.known)
         }
         let name = stem + "Converted" + after

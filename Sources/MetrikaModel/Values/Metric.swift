@@ -50,7 +50,7 @@ public struct Metric: Hashable, Sendable, CustomStringConvertible {
 
     /// Every metric metrika knows by name.
     public static let known: [Metric] = [visits, pageviews, users, newUsers, pageDepth, avgVisitDuration, bounceRate, percentNewVisitors, robotPercentage,
-                                         purchases, revenue, revenuePerPurchase, revenuePerVisit]
+                                         purchases, revenue, revenuePerPurchase, revenuePerVisit] + products
 
     /// Resolves what a user typed: a short name (`bounceRate`), a full name (`ym:s:bounceRate`) or a goal
     /// metric (`goal123reaches`, `ym:s:goal123conversionRate`). Unknown full `ym:` names are passed
