@@ -75,4 +75,13 @@ import Testing
             #expect(!failure.message.contains("s3cr3t"))
         }
     }
+
+    @Test func slackHooksAreKnownByTheirHost() throws {
+        let slack = try Webhook("https://hooks.slack.com/services/T0/B0/secret-0123456789", transport: FakeTransport([]), timeout: 5, source: "--webhook")
+        #expect(slack.isSlack)
+        let telegram = try Webhook("https://api.telegram.org/bot123:ABC/sendMessage?chat_id=1", transport: FakeTransport([]), timeout: 5, source: "--webhook")
+        #expect(!telegram.isSlack)
+        let lookalike = try Webhook("https://hooks.slack.com.example.net/x/secret-0123456789", transport: FakeTransport([]), timeout: 5, source: "--webhook")
+        #expect(!lookalike.isSlack)
+    }
 }

@@ -53,4 +53,22 @@ import Testing
         #expect(subject.hasPrefix("metrika: 1 alert (Shop"))
         #expect(!AlertText.summary(hostile).split(separator: "\n").contains { $0.hasPrefix("Injected") })
     }
+
+    /// Slack reads `&`, `<`, `>` as control characters: a counter named `<!channel>` would ping a whole
+    /// channel. For Slack the summary escapes them; for others (Telegram shows text as is) it does not.
+    @Test func slackGetsItsControlCharactersEscapedAndOthersTheTextAsIs() throws {
+        var hostile = findings(1)
+        hostile[0].counter = Counter(id: 300_000, name: "<!channel> Tom & Jerry's", site: "s.example")
+        func text(_ body: Data) throws -> String {
+            try #require((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["text"] as? String)
+        }
+        let slack = try text(AlertText.webhookBody(hostile, forSlack: true))
+        #expect(slack.contains("&lt;!channel&gt; Tom &amp; Jerry's"), "\(slack)")
+        #expect(!slack.contains("<") && !slack.contains(">"))
+        let plain = try text(AlertText.webhookBody(hostile))
+        #expect(plain.contains("<!channel> Tom & Jerry's"), "\(plain)")
+        // The alerts list is data for programs: the name as the API gave it, either way.
+        let alerts = (try JSONSerialization.jsonObject(with: AlertText.webhookBody(hostile, forSlack: true)) as? [String: Any])?["alerts"] as? [[String: Any]]
+        #expect(alerts?.first?["counter_name"] as? String == "<!channel> Tom & Jerry's")
+    }
 }

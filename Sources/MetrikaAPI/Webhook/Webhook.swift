@@ -9,6 +9,13 @@ import MetrikaModel
 public struct Webhook: Sendable {
     /// The URL, secret and all: only `send` uses it.
     public let url: URL
+
+    /// A Slack incoming webhook (`hooks.slack.com`): Slack reads `&`, `<` and `>` in `text` as control
+    /// characters (`<!channel>` pings everyone), so the text it is sent escapes them.
+    public var isSlack: Bool {
+        let host = (url.host ?? "").lowercased()
+        return host == "slack.com" || host.hasSuffix(".slack.com")
+    }
     let transport: any HTTPTransport
     /// Seconds the POST may take in all, the answer included.
     public var timeout: Double

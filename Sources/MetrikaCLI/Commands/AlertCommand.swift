@@ -101,7 +101,7 @@ enum AlertCommand: Command {
         if !outcome.findings.isEmpty {
             if let webhook {
                 do {
-                    try await webhook.send(AlertText.webhookBody(outcome.findings))
+                    try await webhook.send(AlertText.webhookBody(outcome.findings, forSlack: webhook.isSlack))
                 } catch let failure as any MetrikaFailure {
                     context.note("Error: \(failure.message)")
                     deliveryFailure = failure

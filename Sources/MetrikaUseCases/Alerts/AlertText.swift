@@ -73,7 +73,9 @@ package enum AlertText {
 
     /// The webhook body: `text` (the lines, for Slack-style incoming webhooks and chat bridges),
     /// `alerts` (one object per anomaly) and `back_to_normal` (metrics that had stopped and came back).
-    package static func webhookBody(_ findings: [AlertCheck.Finding]) -> Data {
+    /// `forSlack`: `text` escapes `&`, `<` and `>` as Slack asks (a counter named `<!channel>` would
+    /// otherwise ping a whole channel); other receivers (Telegram, chat bridges) show text as is.
+    package static func webhookBody(_ findings: [AlertCheck.Finding], forSlack: Bool = false) -> Data {
         var alerts: [JSONValue] = []
         var recovered: [JSONValue] = []
         for finding in findings {
@@ -85,11 +87,16 @@ package enum AlertText {
         }
         let body = JSONValue.object([
             ("version", .number(1)),
-            ("text", .string(summary(findings))),
+            ("text", .string(forSlack ? slackEscaped(summary(findings)) : summary(findings))),
             ("alerts", .array(alerts)),
             ("back_to_normal", .array(recovered)),
         ])
         return Data(body.serialized().utf8)
+    }
+
+    /// Slack's three control characters as the entities Slack decodes (and only those).
+    package static func slackEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 
     /// The human summary: a title line, then the lines — cut at whole lines to `limit` characters
