@@ -6,6 +6,10 @@ import MetrikaSystem
 /// The one sendmail path of `metrika mail` and `metrika alert --mail`: the sender address, the
 /// sendmail program, and piping a message to it through `ChildProcess`.
 enum MailDelivery {
+    /// `--sender` and `--sendmail`, as `mail` and `alert --mail` take them.
+    static let senderSpec = OptionSpec("sender", value: "ADDR", help: "From address of the mail (default: METRIKA_SENDER, else USER@host)")
+    static let sendmailSpec = OptionSpec("sendmail", value: "PATH", help: "The sendmail program (default METRIKA_SENDMAIL, else /usr/sbin/sendmail)")
+
     static let defaultSendmail = "/usr/sbin/sendmail"
 
     /// Seconds sendmail may take to accept the message (msmtp talks to the SMTP server meanwhile).
