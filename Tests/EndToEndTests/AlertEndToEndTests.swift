@@ -323,4 +323,35 @@ final class AlertPeers: @unchecked Sendable {
         let refused = try metrika(["alert", "--counter", "520007", "--dry-run", "--currency", "EUR"], environment: environment)
         #expect(refused.status == 64 && refused.stderr.contains("\"shop\": false"), "\(refused.stderr)")
     }
+
+    /// A goal named in the config's "alerts" is one counter's: checked there, never sent to the others
+    /// (whose API would refuse the whole request: every counter failed with `Unknown metric`).
+    @Test func aGoalNamedInTheConfigIsCheckedWhereTheCounterHasIt() throws {
+        let peers = try peers()
+        let home = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
+        try Data(#"{"alerts": {"metrics": ["visits", "goal6301reaches"], "goals": false, "shop": false}}"#.utf8)
+            .write(to: URL(fileURLWithPath: home.path + "/config/metrika/config.json"))
+        let result = try metrika(["alert", "--dry-run"], environment: environment(peers, home, now: AlertPeers.monday))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("Error"), "\(result.stderr)")
+        #expect(result.stdoutLines.contains { $0.hasPrefix("520003 Магазин «Корзина»: goal \"Оформление заказа\" 0 on Sun 2026-11-29") }, "\(result.stdout)")
+        #expect(!result.stdout.contains("Звонок"), "goals: false leaves the other goals out")
+        let asked = try peers.api.requests().compactMap { $0["query"] as? String }.filter { $0.contains("goal6301reaches") }
+        #expect(!asked.isEmpty && asked.allSatisfy { $0.contains("ids=520003") }, "\(asked)")
+    }
+
+    /// Offline, revenue in a currency the history never fetched cannot be judged: said, not skipped silently.
+    @Test func offlineRevenueInACurrencyTheHistoryLacksIsAWarning() throws {
+        let peers = try peers()
+        let home = try TemporaryDirectory()
+        let environment = environment(peers, home, now: AlertPeers.monday)
+        let online = try metrika(["alert", "--counter", "520007", "--dry-run"], environment: environment)
+        #expect(online.status == 0 && online.stdout.contains("₽"), "\(online.stdout)\(online.stderr)")
+        let offline = try metrika(["alert", "--offline", "--counter", "520007", "--dry-run"], environment: environment)
+        #expect(offline.stdout == online.stdout, "the history judges the same offline")
+        let usd = try metrika(["alert", "--offline", "--counter", "520007", "--dry-run", "--currency", "USD"], environment: environment)
+        #expect(usd.status == 0 && usd.stdout.isEmpty, "\(usd.stdout)")
+        #expect(usd.stderr.contains("Warning: counter 520007: its revenue was not checked: the history holds none in USD (run without --offline to fetch it)."), "\(usd.stderr)")
+    }
 }

@@ -167,6 +167,13 @@ import Testing
 
     // MARK: - Words
 
+    @Test func theExpectedValueHasTwoSignificantDigitsFromTenUp() {
+        #expect(AlertText.approximate(24.5) == "25")
+        #expect(AlertText.approximate(2.5) == "2.5")
+        #expect(AlertText.approximate(583) == "580")
+        #expect(AlertText.approximate(879.5) == "880")
+    }
+
     @Test func theLineSaysCounterMetricDayValueExpectationAndChange() {
         let counter = Counter(id: 515151, name: "Сезонный магазин", site: "s.example", status: "Active", permission: "own", ownerLogin: "u", timeZoneName: "Europe/Moscow", timeZoneOffsetMinutes: 180, createTime: nil, isFavorite: false)
         let finding = AlertCheck.Finding(counter: counter, metric: .visits, goalName: nil,
@@ -244,6 +251,11 @@ import Testing
         let alerts = body?["alerts"] as? [[String: Any]] ?? []
         #expect(alerts.first?["unit"] as? String == "money" && alerts.first?["currency"] as? String == "RUB" && alerts.first?["value"] as? Double == 77_035.78)
         #expect(alerts.last?["unit"] as? String == "count" && alerts.last?["currency"] is NSNull)
+        // A median in orders' worth has more decimals than money: the webhook's expected is to the kopeck.
+        let odd = try JSONSerialization.jsonObject(with: AlertText.webhookBody([shopFinding(rub, .alert(.drop), value: 1, expected: 241_248.305_5)])) as? [String: Any]
+        #expect((odd?["alerts"] as? [[String: Any]])?.first?["expected"] as? Double == 241_248.31)
+        // The chart's alt text names the counter and what happened.
+        #expect(AlertText.chartDescription(finding) == "revenue of Обувной магазин «Шаг», last five weeks: 77035.78 ₽ on Sun 2026-11-29, expected ~240000 ₽ (-68%)")
     }
 
     @Test func revenueThatFellWithThePurchasesIsNotToldTwice() {

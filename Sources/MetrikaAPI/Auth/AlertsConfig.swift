@@ -37,7 +37,7 @@ public struct AlertsConfig: Sendable, Equatable {
         var config = AlertsConfig()
         if let metrics = object["metrics"] {
             guard let names = metrics as? [String], !names.isEmpty, names.allSatisfy({ !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
-                throw fail("\"metrics\" of \"alerts\" must be a list of metric names such as [\"visits\"]")
+                throw fail("\"metrics\" of \"alerts\" must be a non-empty list of metric names such as [\"visits\"]")
             }
             config.metrics = names
         }

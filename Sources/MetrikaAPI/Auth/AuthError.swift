@@ -69,7 +69,8 @@ public enum AuthError: MetrikaFailure, Equatable {
         case .missingClientSecret:
             return "Device login needs your OAuth app's client secret: pass --client-secret, set METRIKA_CLIENT_SECRET, or put \"client_secret\" in the config file (see docs/auth.md)."
         case .badConfigFile(let path, let reason):
-            let fix = reason.contains("`") ? "" : " Fix it (the format is in docs/auth.md) or move it away."
+            let format = reason.contains("of \"alerts\"") ? "docs/alerts.md" : "docs/auth.md"
+            let fix = reason.contains("`") ? "" : " Fix it (the format is in \(format)) or move it away."
             return "Cannot use the config file \(path): \(reason).\(fix)"
         case .noTokenOnStandardInput(let reason):
             return "No token on standard input: \(reason). Pipe it in, e.g. `pbpaste | metrika login --token-stdin`, or type it and press Ctrl-D."

@@ -120,7 +120,8 @@ enum AlertCommand: Command {
                     }
                     let message = try AlertMail.compose(outcome.findings, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: context)
                     try MailDelivery.deliver(message.bytes(), sendmail: sendmail, environment: childEnvironment)
-                    context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)")
+                    // Success is quiet where no one watches: cron mails whatever lands on stderr.
+                    if context.stderrIsTerminal || options.flag("verbose") { context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)") }
                 } catch let failure as any MetrikaFailure {
                     context.note("Error: \(failure.message); the alerts will be told again on the next run")
                     deliveryFailure = deliveryFailure ?? failure

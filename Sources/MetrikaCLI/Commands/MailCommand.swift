@@ -125,7 +125,8 @@ enum MailCommand: Command {
             if output == "-" { try context.stdout.writer.write(contentsOf: bytes) } else { try AtomicFile.write(bytes, to: output) }
         } else {
             try MailDelivery.deliver(bytes, sendmail: sendmail, environment: context.environment)
-            context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)")
+            // Success is quiet where no one watches: cron mails whatever lands on stderr.
+            if context.stderrIsTerminal || options.flag("verbose") { context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)") }
         }
         return ExitCode.ok
     }

@@ -134,13 +134,20 @@ package struct AlertCheck: Sendable {
         let firstDay = day.adding(days: -7 * max(settings.weeks, 5))
         guard let range = DateRange(from: firstDay, to: day) else { return ([], []) }
         // nil: the goals could not be read (and none were stored): their episodes are left alone.
-        let goals: [Goal]? = settings.checkGoals ? try await goals(of: counter) : []
+        let namesGoals = settings.metrics.contains { $0.goalID != nil }
+        let goals: [Goal]? = settings.checkGoals || namesGoals ? try await goals(of: counter) : []
         let goalsKnown = goals != nil
         // Money needs the counter's currency first: revenue is loaded in a second pass, for shops only.
         let wantsRevenue = settings.metrics.contains { $0.needsCurrency } || settings.checkShop
-        var metrics: [(metric: Metric, goalName: String?)] = settings.metrics.filter { !$0.needsCurrency }.map { ($0, nil) }
+        // A goal the config names is one counter's: checked where the counter has it (another
+        // counter's API would refuse the whole request), left out while the goals list is unknown.
+        var metrics: [(metric: Metric, goalName: String?)] = settings.metrics.filter { !$0.needsCurrency }.compactMap { metric in
+            guard let id = metric.goalID else { return (metric, nil) }
+            guard let goal = goals?.first(where: { $0.id == id }) else { return nil }
+            return (metric, goal.name)
+        }
         if wantsRevenue, !metrics.contains(where: { $0.metric.apiName == Metric.purchases.apiName }) { metrics.append((.purchases, nil)) }
-        for goal in goals ?? [] {
+        for goal in settings.checkGoals ? goals ?? [] : [] {
             guard let metric = Metric.named("goal\(goal.id)reaches"), !metrics.contains(where: { $0.metric.apiName == metric.apiName }) else { continue }
             metrics.append((metric, goal.name))
         }
@@ -220,7 +227,12 @@ package struct AlertCheck: Sendable {
     func revenue(of counter: Counter, range: DateRange) async throws -> ([Metric], [String: [Day: Double]])? {
         do {
             let priced = try await loader.inCurrency([Metric.revenue], counter: counter, requested: currency)
-            return (priced, try await load(priced, counter: counter, range: range))
+            let loaded = try await load(priced, counter: counter, range: range)
+            if loader.client == nil, let metric = priced.first, loaded[metric.apiName]?.isEmpty ?? true {
+                // Offline, revenue in a currency the history never fetched is not there to judge.
+                activity.note("Warning: counter \(counter.id): its revenue was not checked: the history holds none in \(metric.currency?.code ?? "that currency") (run without --offline to fetch it).")
+            }
+            return (priced, loaded)
         } catch let failure as any MetrikaFailure {
             if failure is StoreError { throw failure }
             activity.note("Warning: counter \(counter.id): its revenue was not checked (\(failure.message)).")

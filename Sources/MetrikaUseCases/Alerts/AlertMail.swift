@@ -20,8 +20,9 @@ package enum AlertMail {
         let charts = findings.prefix(maximumCharts).map { finding -> Data in
             var chart = AlertChart(points: finding.recent, expected: finding.judgement.expected,
                                    title: "\(AlertText.metricLabel(finding)) — \(finding.counter.displayName)",
-                                   subtitle: "\(AlertText.dayText(finding.judgement.day)): \(AlertText.value(finding.judgement.value, of: finding.metric)), expected ~\(AlertText.expected(finding.judgement.expected, of: finding.metric)) (\(AlertText.changeText(finding.judgement)))")
+                                   subtitle: "\(AlertText.dayText(finding.judgement.day)): \(AlertText.value(finding.judgement.value, of: finding.metric)) (\(AlertText.changeText(finding.judgement)))")
             if finding.metric.unit == .money { chart.currency = finding.metric.currency }
+            chart.expectedText = "~" + AlertText.expected(finding.judgement.expected, of: finding.metric)
             return Data(chart.render().utf8)
         }
         var pngs: [Data] = []
@@ -59,7 +60,7 @@ package enum AlertMail {
             }
             html += "<p style=\"margin: 16px 0 4px; color: \(color); font-weight: bold;\">\(e(AlertText.line(finding)))</p>\n"
             if let image {
-                html += "<p style=\"margin: 0;\"><img src=\"cid:\(XMLEscape.attribute(image.contentID ?? ""))\" alt=\"\(XMLEscape.attribute(AlertText.metricLabel(finding) + ", last five weeks"))\" width=\"600\" style=\"max-width:100%;height:auto\"></p>\n"
+                html += "<p style=\"margin: 0;\"><img src=\"cid:\(XMLEscape.attribute(image.contentID ?? ""))\" alt=\"\(XMLEscape.attribute(AlertText.chartDescription(finding)))\" width=\"360\" style=\"max-width:100%;height:auto\"></p>\n"
             }
         }
         html += "<p style=\"color: #777; font-size: 12px;\">The dashed line is what was expected: the median of the same weekday over the previous weeks; the dots are those days. Sent by metrika \(e(MetrikaVersion.current)).</p>\n</body></html>\n"

@@ -24,6 +24,14 @@ package enum AlertText {
         }
     }
 
+    /// What an alert's chart shows, for its alt text: `visits of Сезонный магазин, last five weeks: 200 on
+    /// Sun 2026-11-29, expected ~600 (-67%)` (server names sanitized).
+    package static func chartDescription(_ finding: AlertCheck.Finding) -> String {
+        let name = TerminalText.sanitize(finding.counter.displayName, limit: 120)
+        let judgement = finding.judgement
+        return "\(TerminalText.sanitize(metricLabel(finding), limit: 120)) of \(name), last five weeks: \(value(judgement.value, of: finding.metric)) on \(dayText(judgement.day)), expected ~\(expected(judgement.expected, of: finding.metric)) (\(changeText(judgement)))"
+    }
+
     /// `visits`, `goal "Оформление заказа"` (goals by name; `goal 4001` when it has none).
     package static func metricLabel(_ finding: AlertCheck.Finding) -> String {
         if let id = finding.metric.goalID {
@@ -57,7 +65,7 @@ package enum AlertText {
     /// The expected value as people say it: two significant digits from 100 up (583 → 580), whole
     /// numbers below, one decimal below 10 when it has one (a median of an even count: 2.5).
     package static func approximate(_ value: Double) -> String {
-        guard value >= 100 else { return number(value) }
+        guard value >= 100 else { return value >= 10 ? String(Int(value.rounded())) : number(value) }
         let magnitude = pow(10, (log10(value)).rounded(.down) - 1)
         return String(Int((value / magnitude).rounded() * magnitude))
     }
@@ -143,7 +151,8 @@ package enum AlertText {
             ("goal_name", finding.metric.goalID == nil ? .null : .string(finding.goalName ?? "")),
             ("date", .string(judgement.day.iso)),
             ("value", .number(judgement.value)),
-            ("expected", .number(judgement.expected)),
+            // Money to the kopeck (a median of revenue in orders' worth has more decimals than money has).
+            ("expected", .number(finding.metric.unit == .money ? (judgement.expected * 100).rounded() / 100 : judgement.expected)),
             ("unit", .string(finding.metric.unit.rawValue)),
             ("currency", finding.metric.unit == .money ? .string(finding.metric.currency?.code) : .null),
             ("change", .number(judgement.changePercent.map { ($0 * 10).rounded() / 10 })),
