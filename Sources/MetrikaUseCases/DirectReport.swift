@@ -98,7 +98,12 @@ package struct DirectReport {
                                               multipleCounters: multipleCounters, raw: request.raw,
                                               query: request.queryEcho(metrics: named.metrics, dimensions: named.dimensions))
                     // The model the answer says it used (it may differ from the one asked for).
-                    if let asked = request.attribution { layout.attribution = Self.attributionName(answered: page.queryAttribution, asked: asked) }
+                    if let asked = request.attribution {
+                        layout.attribution = Self.attributionName(answered: page.queryAttribution, asked: asked)
+                    } else if named.dimensions.contains(where: { $0.apiName.contains("<attribution>") }), let answered = page.queryAttribution, !answered.isEmpty {
+                        // A report by source depends on the model even when none was asked: say which one answered.
+                        layout.attribution = TerminalText.sanitize(answered.lowercased(), limit: 60) + " (the API's default)"
+                    }
                     try sink.begin(layout)
                 }
                 try sink.beginSection(counter: counter, sampling: page.sampling)

@@ -118,7 +118,11 @@ struct MoneyEndToEndTests {
         #expect(HistoryTools.lines(preset.stdout).first?.hasSuffix("· attribution cross_device_last_significant") == true, "\(preset.stdout)")
         #expect(preset.stdout.contains("Traffic source"))
         #expect(preset.stdout.contains(" ₽"))
-        let asked = try api.requests().compactMap { $0["query"] as? String }.filter { $0.contains("preset=purchase") }
+        // Without --attribution the answer's own model is named too: sources depend on it.
+        let unasked = try metrika(["report", "--counter", "1001", "--preset", "purchase"] + days, environment: environment)
+        #expect(unasked.status == 0, "\(unasked.stderr)")
+        #expect(HistoryTools.lines(unasked.stdout).first?.hasSuffix("· attribution lastsign (the API's default)") == true, "\(unasked.stdout)")
+        let asked = try api.requests().compactMap { $0["query"] as? String }.filter { $0.contains("preset=purchase") && $0.contains("attribution=") }
         #expect(asked.count == 1)
         #expect(asked.allSatisfy { $0.contains("attribution=cross_device_last_significant") })
 
