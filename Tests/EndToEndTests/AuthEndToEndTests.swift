@@ -224,6 +224,8 @@ struct AuthEndToEndTests {
         #expect(setup.mode(setup.tokenPath) == 0o600)
         let bad = try metrika(["login", "--token-stdin"], environment: setup.environment(), stdin: "not-a-valid-token")
         #expect(bad.status == 77)
+        #expect(bad.stderr.contains("the API rejected the pasted token (invalid_token)") && bad.stderr.contains("nothing was stored"), "\(bad.stderr)")
+        #expect(!bad.stderr.contains("Sign in again"), "no advice to sign in to someone signing in")
         #expect(try setup.stored().accessToken == demoToken)  // the good one is kept
     }
 }

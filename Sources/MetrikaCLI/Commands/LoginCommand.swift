@@ -85,6 +85,9 @@ enum LoginCommand: Command {
         do {
             let count = try await client.checkToken()
             check = "ok, \(count) counter\(count == 1 ? "" : "s") visible"
+        } catch APIError.invalidToken where options.flag("token-stdin") {
+            // "Sign in again with metrika login" is no advice to someone doing just that.
+            throw SimpleFailure("the API rejected the pasted token (invalid_token): it is wrong, expired or revoked; nothing was stored. Copy a fresh one (docs/auth.md says where), or sign in with `metrika login` (device flow).", exitCode: ExitCode.noPermission)
         } catch APIError.unavailable(let detail) where !options.flag("token-stdin") {
             // The user just confirmed on another device: keep the token rather than make them repeat that.
             context.note("Warning: could not check the token (\(detail)); storing it anyway.")
