@@ -63,9 +63,10 @@ public struct CompactLineChart: Sendable {
 
         let values = series.points.filter { period.contains($0.day) }.compactMap { $0.value }.filter(\.isFinite)
         let unit = series.metric.unit
-        let fromZero = unit == .count || unit == .seconds || unit == .pagesPerVisit || (values.min() ?? 0) <= 0 || (values.min() ?? 0) < (values.max() ?? 0) / 2
+        // As `metrika chart` draws them (docs/charts.md): counts, durations, depth and money from 0.
+        let fromZero = unit == .count || unit == .seconds || unit == .pagesPerVisit || unit == .money || (values.min() ?? 0) <= 0 || (values.min() ?? 0) < (values.max() ?? 0) / 2
         let axis = ChartTicks.valueTicks(lowest: values.min() ?? 0, highest: values.max() ?? 0, unit: unit, fromZero: fromZero, maxTicks: 4)
-        let axisLabels = axis.values.map { ChartValueFormat.axisLabel($0, unit: unit, step: axis.step) }
+        let axisLabels = axis.values.map { ChartValueFormat.axisLabel($0, unit: unit, step: axis.step, currency: series.metric.currency) }
         let widestTick = axisLabels.map { ChartTicks.estimatedWidth(of: $0, fontSize: Self.labelSize) }.max() ?? 0
         let last = chart.lastValue(series)
         let lastText = last.map { chart.lastLabel(series, $0) }

@@ -146,6 +146,21 @@ import Testing
         }
     }
 
+    /// Money in the mail and the page as `metrika chart` draws it (docs/charts.md): axis labels with the
+    /// currency's sign, from 0 (an average order value axis started at 2k and its labels had no ₽).
+    @Test func moneyChartsHaveTheirSignOnTheAxisAndStartAtZero() throws {
+        let range = ReportFixtures.range("2026-11-16", "2026-11-22")
+        let values: [Double] = [3_150.5, 3_020, 2_990.25, 3_300, 3_100, 2_950, 3_050]
+        let points = zip(range.days, values).map { (day: $0, value: Optional($1)) }
+        let aov = Metric.revenuePerPurchase.inCurrency(Currency(code: "RUB")!)
+        let chart = CompactLineChart(series: Series(counter: Counter(id: 1001, name: "Shop", site: "s.example"), metric: aov, points: points),
+                                     period: range, connectsAcrossDays: false, heading: "Average order value", message: "m", detail: "d")
+        let svg = chart.document()
+        let axis = svg.matches(of: /<text x="[0-9.]+" y="[0-9.]+">([^<]*)<\/text>/).map { String($0.output.1) }.filter { !$0.hasSuffix(" Nov") }
+        #expect(axis.contains("0 ₽"), "\(axis)")
+        #expect(axis.filter { $0 != "0 ₽" }.allSatisfy { $0.hasSuffix(" ₽") }, "\(axis)")
+    }
+
     @Test(arguments: [
         ("2026-11-24", "Tue 24 Nov"), ("2026-11-30", "Mon 30 Nov"), ("2027-01-03", "Sun 3 Jan"),
     ])
