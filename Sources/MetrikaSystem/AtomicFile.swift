@@ -17,13 +17,33 @@ import MetrikaModel
 /// is written into directly — replacing it would destroy the node (as root, `/dev/full` became a
 /// regular file). Sockets, block devices and directories are refused.
 public enum AtomicFile {
-    /// The failure to create or replace an output file: exit 73, naming the path and the reason.
+    /// The failure to create or replace an output file: exit 73, naming the path and the reason; a
+    /// write that ran out of room or hit a device error is exit 74, as on standard output.
     public struct WriteError: MetrikaFailure, Equatable {
         /// The path that could not be written.
         public let path: String
         /// The system's reason (`strerror`).
         public let reason: String
-        public var exitCode: Int32 { ExitCode.cannotCreate }
+        /// The system's error number, when there is one.
+        public var errorNumber: Int32?
+
+        public init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
+
+        /// The failure of a system call, by its error number.
+        public init(path: String, errorNumber: Int32) {
+            self.init(path: path, reason: String(cString: strerror(errorNumber)))
+            self.errorNumber = errorNumber
+        }
+
+        public var exitCode: Int32 {
+            switch errorNumber {
+            case ENOSPC?, EIO?, EDQUOT?, EFBIG?: return ExitCode.ioError
+            default: return ExitCode.cannotCreate
+            }
+        }
         public var message: String { "cannot write \(path): \(reason)" }
     }
 

@@ -45,7 +45,7 @@ public final class AtomicOutputFile {
         if stat(path, &existing) != 0 {
             let code = errno
             if code == ENOENT, isLink { throw AtomicFile.WriteError(path: path, reason: "a symbolic link to a file that does not exist") }
-            guard code == ENOENT else { throw AtomicFile.WriteError(path: path, reason: Self.reason(code)) }
+            guard code == ENOENT else { throw AtomicFile.WriteError(path: path, errorNumber: code) }
             target = (path, nil)
         } else {
             switch existing.st_mode & S_IFMT {
@@ -78,7 +78,7 @@ public final class AtomicOutputFile {
                 opened = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
                 if opened >= 0 || errno != EEXIST { break }
             }
-            guard opened >= 0 else { throw AtomicFile.WriteError(path: path, reason: Self.reason(errno)) }
+            guard opened >= 0 else { throw AtomicFile.WriteError(path: path, errorNumber: errno) }
             descriptor = opened
             replacement = (name, target.name, target.existing)
         } else {
@@ -86,7 +86,7 @@ public final class AtomicOutputFile {
             // dangling-name link is truncated first, a device or FIFO is not.
             let truncate = (existing.st_mode & S_IFMT) == S_IFREG ? O_TRUNC : 0
             descriptor = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | truncate)
-            guard descriptor >= 0 else { throw AtomicFile.WriteError(path: path, reason: Self.reason(errno)) }
+            guard descriptor >= 0 else { throw AtomicFile.WriteError(path: path, errorNumber: errno) }
             replacement = nil
         }
         writer = OutputWriter(fileDescriptor: descriptor, destination: path)
@@ -101,7 +101,7 @@ public final class AtomicOutputFile {
             try writer.write(contentsOf: bytes)
             length += bytes.count
         } catch let failure as OutputWriter.Failure {
-            throw AtomicFile.WriteError(path: path, reason: Self.reason(failure.code))
+            throw AtomicFile.WriteError(path: path, errorNumber: failure.code)
         }
     }
 
@@ -114,10 +114,10 @@ public final class AtomicOutputFile {
         do {
             try writer.flush()
         } catch let failure as OutputWriter.Failure {
-            throw AtomicFile.WriteError(path: path, reason: Self.reason(failure.code))
+            throw AtomicFile.WriteError(path: path, errorNumber: failure.code)
         }
         guard ftruncate(descriptor, off_t(length)) == 0, lseek(descriptor, off_t(length), SEEK_SET) >= 0 else {
-            throw AtomicFile.WriteError(path: path, reason: Self.reason(errno))
+            throw AtomicFile.WriteError(path: path, errorNumber: errno)
         }
         self.length = length
     }
@@ -130,23 +130,23 @@ public final class AtomicOutputFile {
         do {
             try writer.flush()
         } catch let failure as OutputWriter.Failure {
-            throw AtomicFile.WriteError(path: path, reason: Self.reason(failure.code))
+            throw AtomicFile.WriteError(path: path, errorNumber: failure.code)
         }
         if let replacement {
             if let existing = replacement.existing {
                 // Keep the owner where we may (root replacing a user's file), and the permission bits
                 // without setuid, setgid and sticky: an SVG must never become a setuid program.
                 _ = fchown(descriptor, existing.st_uid, existing.st_gid)
-                guard fchmod(descriptor, existing.st_mode & 0o777) == 0 else { throw AtomicFile.WriteError(path: path, reason: Self.reason(errno)) }
+                guard fchmod(descriptor, existing.st_mode & 0o777) == 0 else { throw AtomicFile.WriteError(path: path, errorNumber: errno) }
             }
-            guard fsync(descriptor) == 0 else { throw AtomicFile.WriteError(path: path, reason: Self.reason(errno)) }
+            guard fsync(descriptor) == 0 else { throw AtomicFile.WriteError(path: path, errorNumber: errno) }
         }
         let closed = close(descriptor)
         let closeError = errno
         descriptor = -1
-        guard closed == 0 else { throw AtomicFile.WriteError(path: path, reason: Self.reason(closeError)) }
+        guard closed == 0 else { throw AtomicFile.WriteError(path: path, errorNumber: closeError) }
         if let replacement {
-            guard rename(replacement.temporary, replacement.target) == 0 else { throw AtomicFile.WriteError(path: path, reason: Self.reason(errno)) }
+            guard rename(replacement.temporary, replacement.target) == 0 else { throw AtomicFile.WriteError(path: path, errorNumber: errno) }
         }
         finished = true
     }
@@ -178,9 +178,5 @@ public final class AtomicOutputFile {
         }
         guard !name.isEmpty, name != ".", name != ".." else { throw AtomicFile.WriteError(path: path, reason: "not a file name") }
         return directory + "/." + name + ".tmp-"
-    }
-
-    private static func reason(_ code: Int32) -> String {
-        String(cString: strerror(code))
     }
 }

@@ -24,12 +24,12 @@ struct LogsOutputEndToEndTests {
 
     /// Before: `/dev/full` was replaced by a 2 MB regular file and the run exited 0.
     @Test(.enabled(if: getuid() == 0, "mknod needs root"))
-    func aFullDeviceIsExit73AndTheDeviceSurvives() throws {
+    func aFullDeviceIsExit74AndTheDeviceSurvives() throws {
         let api = try FakeAPI(arguments: ["--now", Self.now])
         let home = try TemporaryDirectory()
         let nodes = try OutputEndToEndTests.makeNodes(in: home.path)
         let result = try metrika(arguments(nodes.full), environment: environment(api, home))
-        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.status == 74, "\(result.stderr)")
         #expect(result.stderr.contains("Error: cannot write \(nodes.full): No space left on device\n"), "\(result.stderr)")
         #expect(OutputEndToEndTests.kind(nodes.full) == S_IFCHR)
         #expect(try leftovers(home.path).isEmpty)

@@ -106,14 +106,15 @@ import MetrikaSystem
         return (full, null, stdout)
     }
 
-    /// As root the old code replaced /dev/full with a regular file. Now: written into, ENOSPC, 73.
+    /// As root the old code replaced /dev/full with a regular file. Now: written into, ENOSPC, 74 (an
+    /// I/O error, as stdout on a full disk; 73 is for a file that cannot be created).
     @Test(.enabled(if: getuid() == 0, "mknod needs root"))
-    func chartToAFullDeviceIsExit73AndTheDeviceSurvives() throws {
+    func chartToAFullDeviceIsExit74AndTheDeviceSurvives() throws {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
         let nodes = try Self.makeNodes(in: home.path)
         let result = try metrika(["chart", "--counter", "1001", "--output", nodes.full], environment: metrikaEnvironment(api: api, home: home.path))
-        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.status == 74, "\(result.stderr)")
         #expect(result.stderr == "Error: cannot write \(nodes.full): No space left on device\n")
         #expect(Self.kind(nodes.full) == S_IFCHR)
     }

@@ -73,7 +73,7 @@ struct AtomicFileNodeTests {
         // Linux's encoding of a small major/minor pair (glibc's makedev is a macro Swift cannot import).
         try #require(mknod(node, S_IFCHR | 0o666, dev_t(1 << 8 | 7)) == 0)
         let error = try #require(throws: AtomicFile.WriteError.self) { try AtomicFile.write(Data("<svg/>".utf8), to: node) }
-        #expect(error.exitCode == 73)
+        #expect(error.exitCode == 74, "out of room: an I/O error")
         #expect(error.message == "cannot write \(node): No space left on device")
         #expect(Self.kind(node) == S_IFCHR)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["full"])
@@ -158,5 +158,15 @@ struct AtomicFileNodeTests {
         #expect(error.exitCode == 73)
         #expect(error.message.contains("is a socket"))
         #expect(Self.kind(path) == S_IFSOCK)
+    }
+
+    /// A file that cannot be created is 73; a write that runs out of room or hits a device error is an
+    /// I/O error, 74, as on standard output.
+    @Test func runningOutOfRoomIsAnIOErrorAndNotBeingAbleToCreateIsNot() {
+        #expect(AtomicFile.WriteError(path: "/x", errorNumber: ENOSPC).exitCode == 74)
+        #expect(AtomicFile.WriteError(path: "/x", errorNumber: EIO).exitCode == 74)
+        #expect(AtomicFile.WriteError(path: "/x", errorNumber: EACCES).exitCode == 73)
+        #expect(AtomicFile.WriteError(path: "/x", reason: "is a directory").exitCode == 73)
+        #expect(AtomicFile.WriteError(path: "/x", errorNumber: ENOSPC).message == "cannot write /x: No space left on device")
     }
 }
