@@ -105,6 +105,9 @@ public struct HTMLReportPage: Sendable {
         public var table: Table?
         /// Lines under the table (incomplete periods, sampling, missing days).
         public var notes: [String]
+        /// The summary as one wrapping line of `Visits 3 085 ▼ -12.0%` instead of cards: a fifth of
+        /// the bytes, for a mail of many counters (Gmail clips an HTML part past 102 KB).
+        public var compactSummary = false
 
         public init(heading: String, subheading: [String], comparedWith: String?, summary: [SummaryItem], figures: [Figure], tableTitle: String, table: Table?, notes: [String]) {
             self.heading = heading
@@ -191,9 +194,14 @@ public struct HTMLReportPage: Sendable {
             if let compared = section.comparedWith {
                 html += " <span style=\"font-weight:normal;color:\(Self.mutedColor);font-size:13px\">against \(HTMLText.nowrap(compared))</span>"
             }
-            html += "</h2>\n<div>\n"
-            for item in section.summary { html += render(item) }
-            html += "</div>\n"
+            html += "</h2>\n"
+            if section.compactSummary {
+                html += "<p style=\"margin:0 0 8px\">" + section.summary.map(renderCompact).joined(separator: " · ") + "</p>\n"
+            } else {
+                html += "<div>\n"
+                for item in section.summary { html += render(item) }
+                html += "</div>\n"
+            }
         }
         if !section.figures.isEmpty {
             html += "<div style=\"margin:8px 0 4px\">\n"
@@ -235,6 +243,16 @@ public struct HTMLReportPage: Sendable {
         }
         html += "</div>\n"
         return html
+    }
+
+    /// A summary item on one unbreakable run: `Visits <b>3 085</b> ▼ -12.0%` (the change in its tone's colour).
+    func renderCompact(_ item: SummaryItem) -> String {
+        var html = "<span style=\"white-space:nowrap\">\(HTMLText.unbroken(item.title)) <b>\(HTMLText.unbroken(item.value))</b>"
+        if let change = item.change {
+            let arrow = change.hasPrefix("+") ? "▲ " : change.hasPrefix("-") ? "▼ " : ""
+            html += " <span style=\"color:\(Self.color(item.tone))\">\(arrow)\(HTMLText.unbroken(change))</span>"
+        }
+        return html + "</span>"
     }
 
     func render(_ table: Table, block: [Int]) -> String {

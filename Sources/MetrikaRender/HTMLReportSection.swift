@@ -15,9 +15,17 @@ public struct HTMLReportSection: Sendable {
     public var comparisonColumns: Bool
     public var missingDays: [Day]
     public var sampling: Sampling?
+    /// Rows by day for the charts when the table is grouped coarser (the mail of a long window: a
+    /// table by week, charts by day); nil: the charts draw `rows`.
+    public var dailyRows: [Report.Row]?
+    /// When set, the table is left out and this line stands in its place, saying where the full table
+    /// is (the mail's byte budget: Gmail clips an HTML part past 102 KB).
+    public var tableLeftOut: String?
+    /// The summary as one line instead of cards (`HTMLReportPage.Section.compactSummary`).
+    public var compactSummary = false
 
     public init(counter: Counter, layout: ReportLayout, rows: [Report.Row], totals: [Quantity], previous: Report.Previous?,
-                comparisonColumns: Bool, missingDays: [Day] = [], sampling: Sampling? = nil) {
+                comparisonColumns: Bool, missingDays: [Day] = [], sampling: Sampling? = nil, dailyRows: [Report.Row]? = nil) {
         self.counter = counter
         self.layout = layout
         self.rows = rows
@@ -26,6 +34,7 @@ public struct HTMLReportSection: Sendable {
         self.comparisonColumns = comparisonColumns
         self.missingDays = missingDays
         self.sampling = sampling
+        self.dailyRows = dailyRows
     }
 
     /// How many rows a dimension report's bar chart shows.
@@ -73,7 +82,10 @@ public struct HTMLReportSection: Sendable {
         if !counter.site.isEmpty { subheading.append(counter.site) }
         subheading.append("counter " + String(counter.id))
         subheading.append(CompactDate.range(layout.period))
-        if let grouping = layout.grouping { subheading.append(grouping == .day ? "daily" : grouping == .week ? "weekly" : "monthly") }
+        if let grouping = layout.grouping {
+            let by = grouping == .day ? "daily" : grouping == .week ? "weekly" : "monthly"
+            subheading.append(dailyRows != nil && grouping != .day ? "daily charts, \(by) table" : by)
+        }
         let changes = self.changes
         let summary = layout.metrics.indices.map { index -> HTMLReportPage.SummaryItem in
             let metric = layout.metrics[index]
@@ -85,10 +97,14 @@ public struct HTMLReportSection: Sendable {
             return .init(title: metric.title, value: text(total), change: changes[index].text(), tone: Self.tone(of: changes[index], metric: metric), previous: text(before))
         }
         let named = !counter.name.trimmingSpaces.isEmpty
-        return HTMLReportPage.Section(
+        var notes = self.notes
+        if let tableLeftOut, !rows.isEmpty { notes.insert(tableLeftOut, at: 0) }
+        var section = HTMLReportPage.Section(
             heading: named ? counter.name : counter.displayName, subheading: subheading,
             comparedWith: previous.map { CompactDate.range($0.period) }, summary: summary, figures: figures,
-            tableTitle: tableTitle, table: rows.isEmpty ? nil : table(), notes: notes)
+            tableTitle: tableTitle, table: rows.isEmpty || tableLeftOut != nil ? nil : table(), notes: notes)
+        section.compactSummary = compactSummary
+        return section
     }
 
     var tableTitle: String {
@@ -143,6 +159,10 @@ public struct HTMLReportSection: Sendable {
     var notes: [String] {
         var notes: [String] = []
         if rows.isEmpty { notes.append("No data for this period.") }
+        if let grouping = layout.grouping, grouping != .day, dailyRows != nil, !rows.isEmpty, tableLeftOut == nil {
+            let unit = grouping == .week ? "week (Monday to Sunday)" : "calendar month"
+            notes.append("A row per \(unit); a first or last one cut by the period says its days. The charts are by day.")
+        }
         if rows.contains(where: \.isIncomplete) {
             let what = layout.grouping == .week ? "This week" : layout.grouping == .month ? "This month" : "Today"
             notes.append("* \(what) is not over yet: its numbers will still change.")
@@ -162,7 +182,10 @@ public struct HTMLReportSection: Sendable {
 
     /// A line chart per metric (time series), in the order of `metrics`.
     public func lineCharts(metrics: [Metric]) -> [CompactLineChart] {
-        guard let grouping = layout.grouping, rows.count >= 1 else { return [] }
+        guard let tableGrouping = layout.grouping else { return [] }
+        let grouping = dailyRows == nil ? tableGrouping : .day
+        let rows = dailyRows ?? self.rows
+        guard rows.count >= 1 else { return [] }
         let incompleteFrom = rows.first { $0.isIncomplete }?.period?.from
         return metrics.compactMap { metric -> CompactLineChart? in
             guard let index = layout.metrics.firstIndex(where: { $0.apiName == metric.apiName }) else { return nil }

@@ -73,6 +73,7 @@ package struct MailComposer {
     }
 
     /// Each counter's section: its rows and totals over the window, the previous window's totals, its chart.
+    /// The table's rows are grouped by the window's length (`tableGrouping(days:)`); the charts stay daily.
     package func sections(_ request: Request) async throws -> [Section] {
         var sections: [Section] = []
         for id in request.counterIDs {
@@ -82,37 +83,143 @@ package struct MailComposer {
             let chartMetrics = try await loader.inCurrency(request.chartMetrics, counter: counter, requested: request.currency)
             let current = try Self.current(request.window, today: today(for: counter, now: activity.now()), counterID: id)
             let previous = Comparison.previousRange(of: current)
-            let loaded = try await loader.load(counter: counter, range: current, metrics: tableMetrics, grouping: .day, refresh: false)
+            let grouping = Self.tableGrouping(days: current.dayCount)
+            let loaded = try await loader.load(counter: counter, range: current, metrics: tableMetrics, grouping: grouping, refresh: false)
             let built = HistoryLoader.rows(from: loaded, metrics: tableMetrics)
             let before = try await loader.load(counter: counter, range: previous, metrics: tableMetrics, grouping: nil, refresh: false)
             let previousTotals = HistoryLoader.rows(from: before, metrics: tableMetrics).totals
             let chartData = try await ChartSeries.loadSeries(loader: loader, counter: counter, range: current, metrics: chartMetrics, grouping: .day, refresh: false)
             let chart = ChartSeries.makeChart([chartData], grouping: .day, title: nil, width: 800, height: nil)
-            sections.append(Section(counter: counter, current: current, previous: previous, rows: built.rows, totals: built.totals,
+            sections.append(Section(counter: counter, current: current, previous: previous, metrics: tableMetrics, grouping: grouping,
+                                    rows: built.rows, dailyRows: Self.dailyRows(loaded, metrics: tableMetrics), totals: built.totals,
                                     previousTotals: previousTotals, missingDays: loaded.missingDays + before.missingDays,
                                     svg: Data(chart.render().utf8)))
         }
         return sections
     }
 
+    /// How a window's table is grouped: by day up to five weeks (35 rows at most), by week up to 26
+    /// weeks (27 rows at most), by calendar month beyond — a quarter by day is 90 rows nobody reads
+    /// on a phone, and Gmail clips an HTML part past 102 KB.
+    package static func tableGrouping(days: Int) -> Grouping {
+        days <= 35 ? .day : days <= 182 ? .week : .month
+    }
+
+    /// The rows by day of loaded history, whatever grouping it was loaded with (the charts' rows).
+    static func dailyRows(_ loaded: HistoryLoader.Loaded, metrics: [Metric]) -> [Report.Row] {
+        guard !loaded.periods.isEmpty else { return [] }
+        var byDay = loaded
+        byDay.periods = loaded.range.periods(.day)
+        return HistoryLoader.rows(from: byDay, metrics: metrics).rows
+    }
+
+    /// The section with its table grouped by `grouping` instead: the rows `report --group` gives for
+    /// the same days (weeks' and months' users from the API's totals for exactly those days).
+    func regrouped(_ section: Section, by grouping: Grouping) async throws -> Section {
+        let loaded = try await loader.load(counter: section.counter, range: section.current, metrics: section.metrics, grouping: grouping, refresh: false)
+        var result = section
+        result.grouping = grouping
+        result.rows = HistoryLoader.rows(from: loaded, metrics: section.metrics).rows
+        return result
+    }
+
     /// The whole message: sections, plain text and HTML parts, inline PNG charts, SVG attachments.
+    /// The HTML part is kept under `htmlBudget` bytes (`fitted`); what had to give way is said in it.
     package func compose(_ request: Request) async throws -> MIMEMessage {
-        let sections = try await sections(request)
+        var sections = try await sections(request)
         let seed = UInt64.random(in: 1...UInt64.max)
         let seedTag = String(seed, radix: 16)
-        let attachments = sections.map { section in
+        // The charts are daily whatever the tables become: drawn once.
+        let charts = sections.map { Self.htmlSection($0, metrics: request.tableMetrics).lineCharts(metrics: request.chartMetrics) }
+        let inline = try Self.inlineImages(sections, charts: charts, seedTag: seedTag, rasterizer: rasterizer, activity: activity)
+        let html = try await fitted(&sections, metrics: request.tableMetrics, charts: charts, images: inline)
+        var attachments = sections.map { section in
             MIMEPart.Image(data: section.svg, mediaType: "image/svg+xml", filename: "\(Self.chartName(section)).svg")
         }
-        let reports = sections.map { Self.htmlSection($0, metrics: request.tableMetrics) }
-        let charts = reports.map { $0.lineCharts(metrics: request.chartMetrics) }
-        let inline = try Self.inlineImages(sections, charts: charts, seedTag: seedTag, rasterizer: rasterizer, activity: activity)
         let text = try Self.plainText(sections, metrics: request.tableMetrics, files: attachments.map(\.filename))
-        let html = Self.htmlText(reports, charts: charts, images: inline)
+        for section in sections where section.tableLeftOut {
+            attachments.append(MIMEPart.Image(data: try Self.csv(section), mediaType: "text/csv", filename: "\(Self.chartName(section)).csv"))
+        }
         let now = activity.now()
         let offset = sections.first.flatMap { TimeZone(identifier: $0.counter.timeZoneName)?.secondsFromGMT(for: now) } ?? 0
         return MIMEMessage(
             from: request.sender, to: request.recipients, subject: request.subject ?? Self.defaultSubject(sections), date: now,
             utcOffsetSeconds: offset, seed: seed, body: MIMEPart.report(text: text, html: html, inline: inline, attachments: attachments))
+    }
+
+    // MARK: - Byte budget
+
+    /// The most bytes (UTF-8) the HTML part may have: Gmail shows an HTML part of up to about 102 KB
+    /// and clips the rest behind "[Message clipped] View entire message" (on a phone a bare page);
+    /// 100 000 leaves a margin below it.
+    package static let htmlBudget = 100_000
+
+    /// The HTML part, made to fit `htmlBudget`. What gives way, in order (docs/cron.md):
+    /// 1. every table one grouping coarser (day → week → month), while that still gives three rows;
+    /// 2. the tables of the last counters, from the last one up, each replaced by a line saying
+    ///    where it is (attached as CSV, in the text part, and the `metrika report` that shows it);
+    ///    summaries and charts stay for every counter;
+    /// 3. the summaries of the last counters, from the last one up, each as one line of values and
+    ///    changes instead of cards;
+    /// 4. when even that does not fit (dozens of counters), nothing is sent: a usage error asks to
+    ///    split the counters over several mails. Never a cut document.
+    func fitted(_ sections: inout [Section], metrics: [Metric], charts: [[CompactLineChart]], images: [MIMEPart.Image]) async throws -> String {
+        func render(_ sections: [Section]) -> String {
+            Self.htmlText(sections.map { Self.htmlSection($0, metrics: metrics) }, charts: charts, images: images)
+        }
+        var html = render(sections)
+        while html.utf8.count > Self.htmlBudget, let first = sections.first, let coarser = Self.coarser(than: first.grouping, range: first.current) {
+            for index in sections.indices { sections[index] = try await regrouped(sections[index], by: coarser) }
+            html = render(sections)
+        }
+        var last = sections.count - 1
+        while html.utf8.count > Self.htmlBudget, last >= 0 {
+            sections[last].tableLeftOut = true
+            last -= 1
+            html = render(sections)
+        }
+        last = sections.count - 1
+        while html.utf8.count > Self.htmlBudget, last >= 0 {
+            sections[last].compactSummary = true
+            last -= 1
+            html = render(sections)
+        }
+        guard html.utf8.count <= Self.htmlBudget else {
+            throw UsageError("a mail of \(sections.count) counters needs \(html.utf8.count / 1000) KB of HTML even with the shortest summaries and no tables, past the \(Self.htmlBudget / 1000) KB Gmail shows unclipped: mail fewer counters at a time (split --counter over several mails)")
+        }
+        return html
+    }
+
+    /// The next coarser grouping of a table over `range` that still has three rows or more (a table
+    /// of one or two rows says no more than the summary above it); nil when there is none.
+    static func coarser(than grouping: Grouping, range: DateRange) -> Grouping? {
+        switch grouping {
+        case .day: return range.periods(.week).count >= 3 ? .week : coarser(than: .week, range: range)
+        case .week: return range.periods(.month).count >= 3 ? .month : nil
+        case .month: return nil
+        }
+    }
+
+    /// A section's table as CSV (the file attached when the HTML leaves it out): what
+    /// `metrika report --group … --csv` writes for the same days.
+    static func csv(_ section: Section) throws -> Data {
+        let memory = OutputWriter()
+        let sink = ReportCSVSink(output: memory)
+        try sink.begin(layout(section, metrics: section.metrics))
+        sink.beginSection(counter: section.counter, sampling: nil)
+        try sink.append(section.rows)
+        sink.endSection(totals: section.totals, missingDays: section.missingDays)
+        sink.end()
+        return Data(memory.text.utf8)
+    }
+
+    static func layout(_ section: Section, metrics: [Metric]) -> ReportLayout {
+        ReportLayout(dimensions: [], metrics: metrics, period: section.current, grouping: section.grouping, multipleCounters: false, raw: false)
+    }
+
+    /// The `metrika report` command line that shows a section's table.
+    static func reportCommand(_ section: Section) -> String {
+        "metrika report --counter \(section.counter.id) --from \(section.current.from.iso) --to \(section.current.to.iso) --group \(section.grouping)"
     }
 
     // MARK: - Content
@@ -124,10 +231,16 @@ package struct MailComposer {
     /// A counter's part of the HTML, as `report --format html` builds it: the same summary, charts and
     /// table, compared with the previous window.
     package static func htmlSection(_ section: Section, metrics: [Metric]) -> HTMLReportSection {
-        let layout = ReportLayout(dimensions: [], metrics: metrics, period: section.current, grouping: .day, multipleCounters: false, raw: false)
-        return HTMLReportSection(counter: section.counter, layout: layout, rows: section.rows, totals: section.totals,
-                                 previous: Report.Previous(period: section.previous, values: section.previousTotals),
-                                 comparisonColumns: false, missingDays: section.missingDays)
+        var report = HTMLReportSection(counter: section.counter, layout: layout(section, metrics: metrics), rows: section.rows, totals: section.totals,
+                                       previous: Report.Previous(period: section.previous, values: section.previousTotals),
+                                       comparisonColumns: false, missingDays: section.missingDays, dailyRows: section.dailyRows)
+        report.compactSummary = section.compactSummary
+        if section.tableLeftOut {
+            let by = section.grouping == .day ? "day" : section.grouping == .week ? "week" : "month"
+            // Short: this line is what a mail of many counters is made of.
+            report.tableLeftOut = "Table by \(by) left out so that Gmail does not clip this mail: attached as \(chartName(section)).csv; \(reportCommand(section)) shows it."
+        }
+        return report
     }
 
     /// The charts the HTML part shows, one per chart metric and counter, in order: PNG at 2×, which
@@ -162,11 +275,21 @@ package struct MailComposer {
         package var counter: Counter
         package var current: DateRange
         package var previous: DateRange
+        /// The table's metrics, money in the section's currency.
+        package var metrics: [Metric]
+        /// How the table's rows are grouped.
+        package var grouping: Grouping
         package var rows: [Report.Row]
+        /// The rows by day, which the charts draw.
+        package var dailyRows: [Report.Row]
         package var totals: [Quantity]
         package var previousTotals: [Quantity]
         package var missingDays: [Day]
         package var svg: Data
+        /// The HTML leaves the table out (the byte budget); the CSV attachment holds it.
+        package var tableLeftOut = false
+        /// The HTML shows the summary as one line (the byte budget, once every table gave way).
+        package var compactSummary = false
     }
 
     package static func defaultSubject(_ sections: [Section]) -> String {
@@ -220,7 +343,7 @@ package struct MailComposer {
         for (section, file) in zip(sections, files) {
             let memory = OutputWriter()
             let sink = ReportTableSink(output: memory, maxWidth: nil)
-            sink.begin(ReportLayout(dimensions: [], metrics: metrics, period: section.current, grouping: .day, multipleCounters: false, raw: false))
+            sink.begin(layout(section, metrics: metrics))
             sink.beginSection(counter: section.counter, sampling: nil)
             sink.append(section.rows)
             try sink.endSection(totals: section.totals, missingDays: section.missingDays)

@@ -223,6 +223,44 @@ import MetrikaModel
         #expect(old.stderr.split(separator: "\n").filter { $0.contains("deprecated") } == ["Warning: --period 7d is deprecated: use --last 7d"], "\(old.stderr)")
     }
 
+    /// Long windows, as the built binary mails them against the simulator: a quarter's table has a row
+    /// per week, the very rows `metrika report --group week --offline` prints for the same days from
+    /// the history the mail filled; and three counters' quarter, 200 KB of HTML before, stays under
+    /// Gmail's clip (102 KB; metrika keeps 100 000 bytes) with every counter's summary and chart.
+    @Test func longWindowsMailWeeklyRowsAndStayUnderGmailsClip() throws {
+        let now = "2026-11-25T09:00:00Z"
+        let api = try FakeAPI(arguments: ["--now", now])
+        let home = try TemporaryDirectory()
+        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": now, "METRIKA_DB": home.path + "/h.sqlite"])
+        let base = ["mail", "--to", "ivan@example.com", "--sender", "metrika@example.com", "--last", "90d"]
+
+        let quarter = home.path + "/quarter.eml"
+        let mailed = try metrika(base + ["--counter", "1001", "--output", quarter], environment: environment)
+        try #require(mailed.status == 0, "\(mailed.stderr)")
+        let scratch = try TemporaryDirectory()
+        let (parsed, _) = try Self.parse(quarter, scratch: scratch.path)
+        let plain = try #require(parsed.texts["text/plain"]).replacingOccurrences(of: "\r\n", with: "\n")
+        let html = try #require(parsed.texts["text/html"])
+        // 90 days to yesterday (24 Nov): 27 Aug – 24 Nov.
+        #expect(parsed.files.contains { $0.filename == "metrika-1001-2026-08-27_2026-11-24.svg" })
+        let report = try metrika(["report", "--counter", "1001", "--from", "2026-08-27", "--to", "2026-11-24", "--group", "week", "--offline"], environment: environment)
+        try #require(report.status == 0, "\(report.stderr)")
+        #expect(report.stdout.contains("Week of") && report.stdout.contains("2026-08-27 (4 days)") && !report.stdout.contains("—"), "\(report.stdout)")
+        #expect(plain.hasPrefix(report.stdout), "the mail's table is not report --group week's:\n\(plain.prefix(1500))\n---\n\(report.stdout)")
+        #expect(html.contains(">By week<") && html.contains("27–30\u{00A0}Aug\u{00A0}(4\u{00A0}days)"), "\(html.prefix(400))")
+
+        let three = home.path + "/three.eml"
+        let big = try metrika(base + ["--counter", "1001,1002,1003", "--output", three], environment: environment)
+        try #require(big.status == 0, "\(big.stderr)")
+        let (threeParsed, _) = try Self.parse(three, scratch: scratch.path)
+        let threeHTML = try #require(threeParsed.texts["text/html"])
+        #expect(threeHTML.utf8.count < 100_000, "\(threeHTML.utf8.count) bytes of HTML")
+        for id in ["1001", "1002", "1003"] {
+            #expect(threeHTML.contains("counter\u{00A0}\(id)"), "counter \(id) is missing")
+            #expect(threeHTML.contains("cid:chart-\(id)-1."), "counter \(id)'s chart is missing")
+        }
+    }
+
     static let badInvocations: [([String], String, Int32)] = [
         (["mail", "--counter", "1001"], "Missing --to", 64),
         (["mail", "--counter", "1001", "--to", "not-an-address", "--dry-run"], "not a valid e-mail address", 64),

@@ -94,4 +94,129 @@ struct MailComposerTests {
         #expect(summary.lowerBound < table.lowerBound)
         #expect(!html.contains("<style") && !html.contains("<script"))
     }
+
+    // MARK: - Long windows and Gmail's clip
+
+    /// The text of a message's `text/<subtype>` part, and its attachments.
+    static func text(_ part: MIMEPart, subtype: String) -> String? {
+        switch part.content {
+        case .text(let text, let kind): return kind == subtype ? text : nil
+        case .binary: return nil
+        case .multipart(_, let parts): return parts.lazy.compactMap { text($0, subtype: subtype) }.first
+        }
+    }
+
+    static func attachments(_ part: MIMEPart) -> [(name: String, data: Data)] {
+        switch part.content {
+        case .text: return []
+        case .binary(let data, _): return part.disposition == .attachment ? [(part.filename ?? "", data)] : []
+        case .multipart(_, let parts): return parts.flatMap { attachments($0) }
+        }
+    }
+
+    static func request(_ ids: [Int], _ window: MailComposer.Window, metrics: [Metric]? = nil) throws -> MailComposer.Request {
+        MailComposer.Request(counterIDs: ids, window: window, metrics: metrics, sender: try MIMEAddress("m@example.com"),
+                             recipients: [try MIMEAddress("a@example.com")], subject: nil)
+    }
+
+    @Test(arguments: [(7, Grouping.day), (35, .day), (36, .week), (90, .week), (182, .week), (183, .month), (366, .month)])
+    func theTableIsGroupedByTheWindowsLength(days: Int, grouping: Grouping) {
+        #expect(MailComposer.tableGrouping(days: days) == grouping)
+    }
+
+    /// A quarter's mail has a row per week — the rows `metrika report --group week --offline` prints
+    /// for the same days from the history the mail filled: users of each week from the API's total
+    /// for that week (never a sum of days), the first and last week cut to the window — in the text
+    /// part as in the HTML; the charts stay daily.
+    @Test func aQuartersMailHasTheWeeklyRowsOfReportGroupWeek() async throws {
+        let database = try TemporaryDatabase()
+        let api = RuleAPI()
+        let loader = HistoryLoader(store: try HistoryStore(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
+        let composer = MailComposer(loader: loader, rasterizer: FakeRasterizer(), activity: RecordedActivity())
+        // The everyday metrics, visits first: RuleAPI answers by a metric's place in the query, and the
+        // chart's load (visits, pageviews) refetches yesterday, which must not swap the two.
+        let metrics = [Metric.visits, .pageviews, .users, .pageDepth, .avgVisitDuration, .bounceRate]
+        let message = try await composer.compose(try Self.request([1001], .last(days: 90), metrics: metrics))
+        let text = try #require(Self.text(message.body, subtype: "plain"))
+        let html = try #require(Self.text(message.body, subtype: "html"))
+
+        let window = try MailComposer.current(.last(days: 90), today: day("2026-11-29"), counterID: 1001)
+        #expect(window == days("2026-08-31", "2026-11-28"))
+        let offline = HistoryLoader(store: try HistoryStore(path: database.path), client: nil, now: { testNow }, unsettledDays: 2)
+        let report = ReportRequest(counterIDs: [1001], from: .absolute(window.from), to: .absolute(window.to), grouping: .week, metrics: metrics, offline: true)
+        let memory = OutputWriter()
+        try await HistoryReport(request: report, loader: offline, activity: RecordedActivity()).run(into: ReportTableSink(output: memory, maxWidth: nil))
+        let table = memory.text
+        #expect(table.contains("Week of") && table.split(separator: "\n").count > 13)
+        #expect(text.hasPrefix(table), "the mail's table differs from report --group week:\n\(text.prefix(2000))\n---\n\(table)")
+        // Users of the first week (31 Aug – 6 Sep) are the API's week total, not the sum of its days.
+        #expect(table.contains("2026-08-31") && table.contains(" 100 831 "), "\(table)")
+        #expect(!table.contains("—"), "every week's users known offline: \(table)")
+        // The last week is cut to the window: 23–28 Nov, six days.
+        #expect(html.contains("23–28\u{00A0}Nov\u{00A0}(6\u{00A0}days)"), "\(html.prefix(500))")
+        #expect(html.contains(">By week<") && !html.contains(">By day<"))
+        #expect(html.contains("The charts are by day"))
+    }
+
+    /// The HTML part stays under Gmail's clip (102 KB; metrika keeps 100 000 bytes) for many counters
+    /// and long windows, with every counter's summary and chart; a counter whose table gave way says
+    /// where it is, and has it attached as CSV. Tables give way from the last counter up, then (40
+    /// counters) summary cards become one line, from the last counter up too.
+    @Test(arguments: [(3, MailComposer.Window.last(days: 90)), (20, .last(days: 30)), (40, .last(days: 30)), (6, .last(days: 366)), (2, .period(.lastYear))])
+    func theHTMLPartStaysUnderGmailsClipWithEveryCounter(counters: Int, window: MailComposer.Window) async throws {
+        let database = try TemporaryDatabase()
+        let ids = (1...counters).map { 2000 + $0 }
+        var bodies: [Int: String] = [:]
+        for id in ids { bodies[id] = #"{"id":\#(id),"name":"Site \#(id)","site":"site-\#(id).example","time_zone_name":"UTC"}"# }
+        let api = RuleAPI(counters: bodies)
+        let loader = HistoryLoader(store: try HistoryStore(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
+        let composer = MailComposer(loader: loader, rasterizer: FakeRasterizer(), activity: RecordedActivity())
+        let message = try await composer.compose(try Self.request(ids, window))
+        let html = try #require(Self.text(message.body, subtype: "html"))
+        #expect(html.utf8.count <= 100_000, "\(counters) counters: \(html.utf8.count) bytes of HTML")
+        let files = Self.attachments(message.body)
+        var leftOut: [Bool] = []
+        var compact: [Bool] = []
+        for (index, id) in ids.enumerated() {
+            let heading = ">Site \(id)</h1>"
+            #expect(html.contains(heading), "counter \(id) is missing")
+            #expect(html.contains("alt=\"Visits "), "charts")
+            let start = try #require(html.range(of: heading))
+            let end = index + 1 < ids.count ? try #require(html.range(of: ">Site \(ids[index + 1])</h1>")).lowerBound : html.endIndex
+            let part = html[start.upperBound..<end]
+            let hasTable = part.contains("<table")
+            leftOut.append(!hasTable)
+            #expect(part.contains("<img src=\"cid:"), "counter \(id) has no chart")
+            #expect(part.contains(">Visits</div>") || part.contains("Visits <b>"), "counter \(id) has no summary")
+            compact.append(part.contains("Visits <b>"))
+            if !hasTable {
+                let csv = try #require(files.first { $0.name.hasPrefix("metrika-\(id)-") && $0.name.hasSuffix(".csv") }, "no CSV for \(id)")
+                #expect(part.contains(csv.name) && part.contains("metrika report --counter \(id) --from "), "\(part.suffix(600))")
+                #expect(String(decoding: csv.data, as: UTF8.self).split(separator: "\n").count >= 4)
+            }
+        }
+        // A counter keeps its table unless every counter after it has lost its own.
+        #expect(leftOut == leftOut.sorted { !$0 && $1 }, "\(leftOut)")
+        #expect(compact == compact.sorted { !$0 && $1 }, "\(compact)")
+        #expect(!compact.contains(true) || !leftOut.contains(false), "summaries are shortened only once every table gave way")
+        #expect(counters < 40 ? !compact.contains(true) : compact.contains(true) && compact.first == false)
+        if counters < 40 { #expect(leftOut.first == false, "the first counter keeps its table") }
+    }
+
+    /// When even summaries and charts alone would be clipped, nothing is sent: one line says how
+    /// large it would be and what to do.
+    @Test func tooManyCountersForOneMailIsAUsageError() async throws {
+        let database = try TemporaryDatabase()
+        let ids = (1...80).map { 3000 + $0 }
+        var bodies: [Int: String] = [:]
+        for id in ids { bodies[id] = #"{"id":\#(id),"name":"Site \#(id)","site":"site.example","time_zone_name":"UTC"}"# }
+        let api = RuleAPI(counters: bodies)
+        let loader = HistoryLoader(store: try HistoryStore(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
+        let composer = MailComposer(loader: loader, rasterizer: FakeRasterizer(), activity: RecordedActivity())
+        await #expect { try await composer.compose(try Self.request(ids, .last(days: 7))) } throws: { error in
+            let message = (error as? UsageError)?.message ?? ""
+            return message.contains("80 counters") && message.contains("split --counter over several mails")
+        }
+    }
 }
+

@@ -53,6 +53,13 @@ final class RuleAPI: HTTPTransport, @unchecked Sendable {
     /// The value a day has for the metric at `index`: different per day and metric, never zero.
     static func value(_ index: Int, _ day: Day) -> Double { Double(day.components.day * 10 + index + 1) }
 
+    /// A percentage's value (bounce rate): within 0–100, as the client's plausibility check wants.
+    static func value(_ index: Int, _ day: Day, percent: Bool) -> Double {
+        percent ? Double(day.components.day + index) : value(index, day)
+    }
+
+    static func isPercent(_ apiName: String) -> Bool { apiName.hasSuffix("bounceRate") || apiName.lowercased().contains("percent") }
+
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)!
         var query: [String: String] = [:]
@@ -66,12 +73,14 @@ final class RuleAPI: HTTPTransport, @unchecked Sendable {
             }
             return HTTPResponse(status: 200, body: Data(#"{"counter":\#(body)}"#.utf8))
         }
+        if path == "/stat/v1/data/bytime" { return Self.byTime(query) }
         guard path == "/stat/v1/data" else { return HTTPResponse(status: 404, body: Data("{}".utf8)) }
         let id = Int(query["ids"] ?? "") ?? 0
         if refusedData.contains(id) {
             return HTTPResponse(status: 403, body: Data(#"{"errors":[{"error_type":"access_denied","message":"Access denied"}],"code":403,"message":"Access denied"}"#.utf8))
         }
-        let metrics = (query["metrics"] ?? "").split(separator: ",").count
+        let names = (query["metrics"] ?? "").split(separator: ",").map(String.init)
+        let metrics = names.count
         let width = valuesPerRowOverride ?? metrics
         let offset = Int(query["offset"] ?? "1") ?? 1
         let limit = Int(query["limit"] ?? "100") ?? 100
@@ -81,7 +90,7 @@ final class RuleAPI: HTTPTransport, @unchecked Sendable {
             let span = DateRange(from: Day(iso: query["date1"]!)!, to: Day(iso: query["date2"]!)!)!
             total = span.dayCount
             for day in span.days.dropFirst(offset - 1).prefix(limit) {
-                let values = (0..<width).map { String(Int(Self.value($0, day))) }.joined(separator: ",")
+                let values = (0..<width).map { String(Int(Self.value($0, day, percent: $0 < names.count && Self.isPercent(names[$0])))) }.joined(separator: ",")
                 rows.append(#"{"dimensions":[{"name":"\#(day.iso)"}],"metrics":[\#(values)]}"#)
             }
         } else {
@@ -94,6 +103,25 @@ final class RuleAPI: HTTPTransport, @unchecked Sendable {
         let totals = (0..<metrics).map { _ in "1" }.joined(separator: ",")
         let echo = currencies[id].map { #","query":{"currency":"\#($0)"}"# } ?? ""
         let body = #"{"data":[\#(rows.joined(separator: ","))],"total_rows":\#(total),"totals":[\#(totals)],"sampled":false\#(echo)}"#
+        return HTTPResponse(status: 200, body: Data(body.utf8))
+    }
+
+    /// The API's total of the metric at `index` over a whole week or month: a value of its own, never
+    /// a sum of days (as users are not), so a test can tell where a period's value came from.
+    static func periodTotal(_ index: Int, _ period: DateRange) -> Double {
+        Double(100_000 * (index + 1) + period.from.components.month * 100 + period.from.components.day)
+    }
+
+    /// `/stat/v1/data/bytime`: one total per metric and period of `group`, the first and last period
+    /// clipped to the dates, as Metrika answers.
+    static func byTime(_ query: [String: String]) -> HTTPResponse {
+        let range = DateRange(from: Day(iso: query["date1"]!)!, to: Day(iso: query["date2"]!)!)!
+        let grouping = Grouping(rawValue: query["group"] ?? "day") ?? .day
+        let periods = range.periods(grouping)
+        let metrics = (query["metrics"] ?? "").split(separator: ",").count
+        let totals = (0..<metrics).map { index in "[" + periods.map { String(Int(periodTotal(index, $0))) }.joined(separator: ",") + "]" }
+        let intervals = periods.map { #"["\#($0.from.iso)","\#($0.to.iso)"]"# }
+        let body = #"{"totals":[\#(totals.joined(separator: ","))],"time_intervals":[\#(intervals.joined(separator: ","))],"sampled":false}"#
         return HTTPResponse(status: 200, body: Data(body.utf8))
     }
 

@@ -26,6 +26,17 @@ enum MailCommand: Command {
     on a phone; inline styles only, no script. The PNGs are drawn by librsvg's rsvg-convert; without
     it (or METRIKA_RSVG_CONVERT) the HTML shows the SVG charts instead, with one warning on stderr.
 
+    The table (HTML and text) has a row per day for windows up to 35 days, per week (Monday to
+    Sunday, the first and last cut to the window) up to 182 days, per calendar month beyond: the
+    rows of `metrika report --group week|month` for the same days. The charts stay daily.
+    The HTML part is kept under 100 000 bytes, below the ~102 KB past which Gmail clips a message:
+    when it would be larger, the tables become one grouping coarser (while they keep three rows),
+    then the last counters' tables give way, each replaced by a line naming the CSV file attached
+    in its place and the `metrika report` that shows it, then the last counters' summaries become
+    one line each; every counter keeps its summary and chart.
+    A mail that would not fit even so (dozens of counters) is not sent: exit 64, mail fewer
+    counters at a time (docs/cron.md).
+
     Delivery: piped to `sendmail -t -i` — the program named by --sendmail, else METRIKA_SENDMAIL, else
     /usr/sbin/sendmail (any sendmail-compatible program: msmtp, ssmtp, Postfix, exim). A failing
     sendmail makes metrika fail with exit code 69 and sendmail's own message. --output FILE.eml writes
