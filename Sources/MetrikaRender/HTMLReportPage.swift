@@ -46,11 +46,15 @@ public struct HTMLReportPage: Sendable {
             public var key: String
             public var groups: [[String]]
             public var isTotal: Bool
+            /// A small second line under the key (`4 days`: a week cut by the period), which would
+            /// widen the key column past a phone's width on the key's own line.
+            public var keyNote: String?
 
-            public init(key: String, groups: [[String]], isTotal: Bool = false) {
+            public init(key: String, groups: [[String]], isTotal: Bool = false, keyNote: String? = nil) {
                 self.key = key
                 self.groups = groups
                 self.isTotal = isTotal
+                self.keyNote = keyNote
             }
         }
 
@@ -271,7 +275,8 @@ public struct HTMLReportPage: Sendable {
         for row in table.rows {
             html += row.isTotal ? "<tr style=\"border-top:1px solid #BBB;font-weight:bold\">" : "<tr style=\"border-top:1px solid #EEE\">"
             if table.keysAreValues || row.isTotal {
-                html += "<th scope=\"row\" align=\"left\" nowrap style=\"padding:4px 0\(row.isTotal ? "" : ";font-weight:normal")\">\(HTMLText.unbroken(row.key))</th>"
+                let note = row.keyNote.map { "<br><span style=\"font-size:12px;color:\(Self.mutedColor)\">\(HTMLText.unbroken($0))</span>" } ?? ""
+                html += "<th scope=\"row\" align=\"left\" nowrap style=\"padding:4px 0\(row.isTotal ? "" : ";font-weight:normal")\">\(HTMLText.unbroken(row.key))\(note)</th>"
             } else {
                 html += "<th scope=\"row\" align=\"left\" style=\"padding:4px 0;font-weight:normal;overflow-wrap:anywhere;word-break:break-word;max-width:200px\">\(HTMLText.text(row.key))</th>"
             }

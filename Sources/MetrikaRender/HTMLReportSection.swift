@@ -121,7 +121,7 @@ public struct HTMLReportSection: Sendable {
         let compare = comparisonColumns && previous != nil
         let groups = layout.metrics.map { metric in compare ? [metric.title, "before", "change"] : [metric.title] }
         var tableRows = rows.map { row in
-            HTMLReportPage.Table.Row(key: key(row), groups: cells(row.values, previous: row.previous, compare: compare))
+            HTMLReportPage.Table.Row(key: key(row, daysInline: false), groups: cells(row.values, previous: row.previous, compare: compare), keyNote: cutDays(row))
         }
         tableRows.append(.init(key: "Total", groups: cells(totals, previous: previous, compare: compare), isTotal: true))
         let keyTitle: String
@@ -134,17 +134,29 @@ public struct HTMLReportSection: Sendable {
         return HTMLReportPage.Table(keyTitle: keyTitle, keysAreValues: layout.grouping != nil, groups: groups, rows: tableRows)
     }
 
-    func key(_ row: Report.Row) -> String {
+    /// A row's key: its period (`Mon 24 Nov`, `18–24 Nov`, with ` (4 days)` when the period cut
+    /// the week or month, unless `daysInline` is false: then `cutDays` says it) or its dimension values.
+    func key(_ row: Report.Row, daysInline: Bool = true) -> String {
         if let grouping = layout.grouping {
-            let period = row.period ?? Day(iso: row.dimensions.first?.name ?? "").map { DateRange(from: $0, to: $0)! } ?? DateRange(from: layout.period.from, to: layout.period.from)!
+            let period = rowPeriod(row)
             var label = CompactDate.period(period, grouping: grouping, spansYears: spansYears)
-            if grouping != .day, Self.isCut(period, grouping: grouping) {
-                label += " (\(period.dayCount) day\(period.dayCount == 1 ? "" : "s"))"
-            }
+            if daysInline, let days = cutDays(row) { label += " (\(days))" }
             return row.isIncomplete ? label + " *" : label
         }
         let names = row.dimensions.map { $0.name ?? "(not set)" }
         return names.isEmpty ? "(not set)" : names.joined(separator: " · ")
+    }
+
+    func rowPeriod(_ row: Report.Row) -> DateRange {
+        row.period ?? Day(iso: row.dimensions.first?.name ?? "").map { DateRange(from: $0, to: $0)! } ?? DateRange(from: layout.period.from, to: layout.period.from)!
+    }
+
+    /// `4 days` for a week or month row the period cuts; nil otherwise.
+    func cutDays(_ row: Report.Row) -> String? {
+        guard let grouping = layout.grouping, grouping != .day else { return nil }
+        let period = rowPeriod(row)
+        guard Self.isCut(period, grouping: grouping) else { return nil }
+        return "\(period.dayCount) day\(period.dayCount == 1 ? "" : "s")"
     }
 
     func cells(_ values: [Quantity], previous: Report.Previous?, compare: Bool) -> [[String]] {

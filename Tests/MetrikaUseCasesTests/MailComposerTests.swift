@@ -153,7 +153,7 @@ struct MailComposerTests {
         #expect(table.contains("2026-08-31") && table.contains(" 100 831 "), "\(table)")
         #expect(!table.contains("—"), "every week's users known offline: \(table)")
         // The last week is cut to the window: 23–28 Nov, six days.
-        #expect(html.contains("23–28\u{00A0}Nov\u{00A0}(6\u{00A0}days)"), "\(html.prefix(500))")
+        #expect(html.contains(">23–28\u{00A0}Nov<br><span style=\"font-size:12px;color:#5F5F5F\">6\u{00A0}days</span></th>"), "\(html.prefix(500))")
         #expect(html.contains(">By week<") && !html.contains(">By day<"))
         #expect(html.contains("The charts are by day"))
     }
