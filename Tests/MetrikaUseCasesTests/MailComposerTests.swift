@@ -193,6 +193,17 @@ struct MailComposerTests {
                 let csv = try #require(files.first { $0.name.hasPrefix("metrika-\(id)-") && $0.name.hasSuffix(".csv") }, "no CSV for \(id)")
                 #expect(part.contains(csv.name) && part.contains("metrika report --counter \(id) --from "), "\(part.suffix(600))")
                 #expect(String(decoding: csv.data, as: UTF8.self).split(separator: "\n").count >= 4)
+                // The attached CSV is what the line's `metrika report … --csv` writes (offline, from the
+                // history the mail filled).
+                let line = try #require(part.range(of: "metrika report --counter \(id) --from ")).upperBound
+                let words = part[line...].split(separator: " ").prefix(5).map(String.init)
+                try #require(words.count == 5 && words[1] == "--to" && words[3] == "--group", "\(words)")
+                let report = ReportRequest(counterIDs: [id], from: .absolute(day(words[0])), to: .absolute(day(words[2])),
+                                           grouping: try #require(Grouping(rawValue: words[4].trimmingCharacters(in: CharacterSet(charactersIn: ".")))), offline: true)
+                let memory = OutputWriter()
+                let offline = HistoryLoader(store: try HistoryStore(path: database.path), client: nil, now: { testNow }, unsettledDays: 2)
+                try await HistoryReport(request: report, loader: offline, activity: RecordedActivity()).run(into: ReportCSVSink(output: memory))
+                #expect(csv.data == Data(memory.text.utf8), "counter \(id): the CSV attached differs from report --csv")
             }
         }
         // A counter keeps its table unless every counter after it has lost its own.
