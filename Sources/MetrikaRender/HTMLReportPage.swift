@@ -76,22 +76,66 @@ public struct HTMLReportPage: Sendable {
             self.rows = rows
         }
 
-        /// The groups of each block, in order.
-        public var blocks: [[Int]] {
-            var blocks: [[Int]] = []
-            var current: [Int] = []
-            var columns = 0
-            for (index, group) in groups.enumerated() {
-                if !current.isEmpty, columns + group.count > columnsPerBlock {
-                    blocks.append(current)
-                    current = []
-                    columns = 0
-                }
-                current.append(index)
-                columns += group.count
+        /// One column of a block: the `index`th title of group `group`.
+        public struct Column: Hashable, Sendable {
+            public var group: Int
+            public var index: Int
+        }
+
+        /// The widest a block may be: a phone's column (390 px less the page's margins).
+        public static let phoneWidth = 360.0
+
+        /// The columns of each block, in order. A group's columns stay together when they fit a
+        /// phone beside the key; a group too wide for that (money with its `before` and `change`)
+        /// goes on over as many blocks as it needs, each repeating the key.
+        public var blocks: [[Column]] {
+            let fontSize = 14.0, padding = 10.0
+            func width(_ text: String) -> Double { ChartTicks.estimatedWidth(of: text, fontSize: fontSize) }
+            // Headers wrap between words; values, dates and numbers never wrap. Free-text keys wrap
+            // anywhere (the browser gives the key column what the values leave): 100 px keeps them readable.
+            func wordWidth(_ text: String) -> Double { text.split(separator: " ").map { width(String($0)) }.max() ?? 0 }
+            let keyWidth = keysAreValues ? max(wordWidth(keyTitle), rows.map { width($0.key) }.max() ?? 0) : 100
+            let room = Self.phoneWidth - keyWidth
+            func columnWidth(_ column: Column) -> Double {
+                let cells = rows.map { column.group < $0.groups.count && column.index < $0.groups[column.group].count ? $0.groups[column.group][column.index] : "" }
+                return max(wordWidth(groups[column.group][column.index]), cells.map(width).max() ?? 0) + padding
             }
-            if !current.isEmpty { blocks.append(current) }
+            var blocks: [[Column]] = []
+            var current: [Column] = []
+            var used = 0.0
+            func close() {
+                if !current.isEmpty { blocks.append(current) }
+                current = []
+                used = 0
+            }
+            for group in groups.indices {
+                let columns = groups[group].indices.map { Column(group: group, index: $0) }
+                let widths = columns.map(columnWidth)
+                let total = widths.reduce(0, +)
+                if !current.isEmpty, current.count + columns.count > columnsPerBlock || used + total > room { close() }
+                guard total > room, columns.count > 1 else {
+                    current += columns
+                    used += total
+                    continue
+                }
+                // Too wide even alone: its columns over several blocks, at least one in each.
+                for (column, columnWidth) in zip(columns, widths) {
+                    if !current.isEmpty, used + columnWidth > room { close() }
+                    current.append(column)
+                    used += columnWidth
+                }
+                close()
+            }
+            close()
             return blocks
+        }
+
+        /// A column's header in `block`: its own title, or with its group's first title when that
+        /// is in another block (`Revenue before`, `Revenue change`).
+        func title(_ column: Column, in block: [Column]) -> String {
+            let own = groups[column.group][column.index]
+            guard column.index > 0, !block.contains(Column(group: column.group, index: 0)) else { return own }
+            return groups[column.group][0] + " " + own
         }
     }
 
@@ -259,15 +303,13 @@ public struct HTMLReportPage: Sendable {
         return html + "</span>"
     }
 
-    func render(_ table: Table, block: [Int]) -> String {
+    func render(_ table: Table, block: [Table.Column]) -> String {
         let cellPadding = "padding:4px 0 4px 10px"
         var html = "<div style=\"display:inline-block;vertical-align:top;max-width:100%;margin:0 12px 16px 0\">\n"
         html += "<table style=\"border-collapse:collapse;font-size:14px\">\n<thead><tr>"
         html += "<th scope=\"col\" style=\"text-align:left;padding:4px 0;border-bottom:1px solid #BBBBBB;vertical-align:bottom\">\(HTMLText.text(table.keyTitle))</th>"
-        for group in block {
-            for title in table.groups[group] {
-                html += "<th scope=\"col\" style=\"text-align:right;\(cellPadding);border-bottom:1px solid #BBBBBB;vertical-align:bottom\">\(HTMLText.text(title))</th>"
-            }
+        for column in block {
+            html += "<th scope=\"col\" style=\"text-align:right;\(cellPadding);border-bottom:1px solid #BBBBBB;vertical-align:bottom\">\(HTMLText.text(table.title(column, in: block)))</th>"
         }
         html += "</tr></thead>\n<tbody>\n"
         // Per cell as few bytes as do the job (Gmail clips an HTML part past 102 KB): the row's rule on
@@ -280,11 +322,9 @@ public struct HTMLReportPage: Sendable {
             } else {
                 html += "<th scope=\"row\" align=\"left\" style=\"padding:4px 0;font-weight:normal;overflow-wrap:anywhere;word-break:break-word;max-width:200px\">\(HTMLText.text(row.key))</th>"
             }
-            for group in block {
-                let cells = group < row.groups.count ? row.groups[group] : []
-                for index in table.groups[group].indices {
-                    html += "<td align=\"right\" nowrap style=\"\(cellPadding)\">\(HTMLText.unbroken(index < cells.count ? cells[index] : ""))</td>"
-                }
+            for column in block {
+                let cells = column.group < row.groups.count ? row.groups[column.group] : []
+                html += "<td align=\"right\" nowrap style=\"\(cellPadding)\">\(HTMLText.unbroken(column.index < cells.count ? cells[column.index] : ""))</td>"
             }
             html += "</tr>\n"
         }

@@ -112,7 +112,7 @@ public struct HTMLReportSection: Sendable {
         case .day: return "By day"
         case .week: return "By week"
         case .month: return "By month"
-        case nil: return layout.dimensions.isEmpty ? "Totals" : "By " + layout.dimensions.map { $0.title.lowercased() }.joined(separator: " and ")
+        case nil: return layout.dimensions.isEmpty ? "Totals" : "By " + Self.list(layout.dimensions.map { $0.title.lowercased() })
         }
     }
 
@@ -235,11 +235,17 @@ public struct HTMLReportSection: Sendable {
         let bars = top.map { row in
             CompactBarChart.Bar(label: key(row), value: row.values.first?.value, valueText: row.values.first.map(text) ?? ValueFormatter.missingInTable)
         }
-        let what = layout.dimensions.map { $0.title.lowercased() }.joined(separator: " and ")
+        let what = Self.list(layout.dimensions.map { $0.title.lowercased() })
         let heading = "\(metric.title) · top \(bars.count)" + (what.isEmpty ? "" : " by " + what)
         let listed = bars.map { "\($0.label) \($0.valueText)" }.joined(separator: "; ")
         let first = bars[0]
         let message = "\(metric.title) by \(what.isEmpty ? "row" : what): \(first.label) leads with \(first.valueText)"
         return CompactBarChart(bars: Array(bars), heading: heading, message: message, detail: "\(heading), \(CompactDate.range(layout.period)): \(listed).")
+    }
+
+    /// `a`, `a and b`, `a, b and c`: a heading names three dimensions as people list them.
+    static func list(_ words: [String]) -> String {
+        guard words.count > 2 else { return words.joined(separator: " and ") }
+        return words.dropLast().joined(separator: ", ") + " and " + words[words.count - 1]
     }
 }

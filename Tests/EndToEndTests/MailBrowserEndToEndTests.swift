@@ -176,6 +176,11 @@ import MetrikaRender
         let week = home.path + "/week.html"
         let reported = try metrika(["report", "--counter", "1001", "--period", "lastWeek", "--compare", "--format", "html", "--output", week], environment: environment)
         try #require(reported.status == 0, "\(reported.stderr)")
+        // A shop's money with --compare: money, its value before and the change were 418 px wide at 390.
+        let shop = home.path + "/shop.html"
+        let shopped = try metrika(["report", "--counter", "1001", "--metrics", "purchases,revenue,revenuePerPurchase", "--period", "lastWeek", "--compare",
+                                   "--format", "html", "--output", shop], environment: environment)
+        try #require(shopped.status == 0, "\(shopped.stderr)")
         let sources = try metrika(["report", "--counter", "1001", "--dimensions", "trafficSource,searchEngine", "--from", "2026-11-16", "--to", "2026-11-22", "--format", "html"],
                                   environment: environment)
         try #require(sources.status == 0, "\(sources.stderr)")
@@ -183,7 +188,7 @@ import MetrikaRender
         try sources.stdout.write(toFile: dimensions, atomically: true, encoding: .utf8)
 
         let prepared = try runProcess("/usr/bin/env", ["python3", Self.scripts.appendingPathComponent("browser_layout.py").path, home.path, "--widths", "360,390,1280",
-                                                       "--svgs", svgs, "mail=" + mail, "quarter=" + quarter, "many=" + many, "week=" + week, "sources=" + dimensions], environment: Self.toolEnvironment)
+                                                       "--svgs", svgs, "mail=" + mail, "quarter=" + quarter, "many=" + many, "week=" + week, "shop=" + shop, "sources=" + dimensions], environment: Self.toolEnvironment)
         try #require(prepared.status == 0, "browser_layout.py: \(prepared.stderr)")
         let pages = try JSONDecoder().decode(Prepared.self, from: Data(prepared.stdout.utf8))
 
@@ -196,7 +201,7 @@ import MetrikaRender
         let layouts = try JSONDecoder().decode([Layout].self, from: Data(recorded[1].utf8))
         #expect(layouts.map { "\($0.name)-\($0.width)" } == ["mail-360", "mail-390", "mail-1280", "quarter-360", "quarter-390", "quarter-1280",
                                                               "many-360", "many-390", "many-1280", "week-360", "week-390", "week-1280",
-                                                              "sources-360", "sources-390", "sources-1280"])
+                                                              "shop-360", "shop-390", "shop-1280", "sources-360", "sources-390", "sources-1280"])
         for page in layouts {
             let at = "\(page.name) at \(page.width) px"
             #expect(page.viewport == page.width, "\(at): the iframe is the viewport")
