@@ -57,6 +57,33 @@ import Testing
         return AlertCheck(loader: HistoryLoader(store: store, client: client, now: { now }, unsettledDays: 2), settings: settings, activity: activity)
     }
 
+    /// Should the API refuse e-commerce metrics for a counter without e-commerce, its visits and goals
+    /// are judged all the same (asked again without purchases), with no error and no warning.
+    @Test func anAPIThatRefusesPurchasesForACounterStillGetsItsVisitsJudged() async throws {
+        final class NoShopAPI: HTTPTransport, @unchecked Sendable {
+            let inner = GoalsAPI()
+            func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+                if request.url.absoluteString.contains("ecommercePurchases") {
+                    return HTTPResponse(status: 400, body: Data(#"{"errors":[{"error_type":"invalid_parameter","message":"Wrong parameter: metrics"}],"code":400,"message":"Wrong parameter: metrics"}"#.utf8))
+                }
+                return try await inner.send(request)
+            }
+        }
+        let api = NoShopAPI()
+        let store = try HistoryStore(path: ":memory:")
+        let counter = Counter(id: 1001, name: "Blog", site: "blog.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        try store.upsertCounters([counter])
+        let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
+                                   requestTimeout: 5, sleep: { _ in }, now: { testNow })
+        let activity = RecordedActivity()
+        let check = AlertCheck(loader: HistoryLoader(store: store, client: client, now: { testNow }, unsettledDays: 2), settings: AlertSettings(), activity: activity)
+        let outcome = await check.run(counters: [counter])
+        #expect(outcome.failures.isEmpty && outcome.countersChecked == 1, "\(outcome.failures.map(\.failure.message))")
+        let asked = api.inner.rules.dataRequests.map { $0.query["metrics"] ?? "" }
+        #expect(asked.count == 1 && asked[0].contains("ym:s:visits") && !asked[0].contains("ecommerce"), "\(asked)")
+        #expect(activity.notes.isEmpty, "\(activity.notes)")
+    }
+
     @Test func aShopsRevenueComesInItsCurrencyAfterThePurchasesAndAMissingCurrencyLeavesTheRestChecked() async throws {
         let api = GoalsAPI()
         api.rules.currencies[1001] = "EUR"

@@ -153,8 +153,17 @@ package struct AlertCheck: Sendable {
         }
         // Offline, a history filled before purchases were checked (or by `sync`) lacks them, and the
         // store serves a day only with all its metrics: purchases are read on their own there.
-        let apart = loader.client == nil && !settings.metrics.contains { $0.apiName == Metric.purchases.apiName }
-        var series = try await load(metrics.map(\.metric).filter { !apart || $0.apiName != Metric.purchases.apiName }, counter: counter, range: range)
+        let implicitPurchases = !settings.metrics.contains { $0.apiName == Metric.purchases.apiName }
+        let apart = loader.client == nil && implicitPurchases
+        var series: [String: [Day: Double]]
+        do {
+            series = try await load(metrics.map(\.metric).filter { !apart || $0.apiName != Metric.purchases.apiName }, counter: counter, range: range)
+        } catch APIError.badRequest where implicitPurchases && !apart && metrics.contains(where: { $0.metric.apiName == Metric.purchases.apiName }) {
+            // An API that refuses e-commerce metrics for a counter without e-commerce must not cost
+            // its visits and goals: asked again without purchases, it is no shop.
+            metrics.removeAll { $0.metric.apiName == Metric.purchases.apiName }
+            series = try await load(metrics.map(\.metric), counter: counter, range: range)
+        }
         if apart, metrics.contains(where: { $0.metric.apiName == Metric.purchases.apiName }) {
             series.merge(try await load([.purchases], counter: counter, range: range)) { $1 }
         }
