@@ -17,8 +17,8 @@ import MetrikaModel
 /// is written into directly — replacing it would destroy the node (as root, `/dev/full` became a
 /// regular file). Sockets, block devices and directories are refused.
 public enum AtomicFile {
-    /// The failure to create or replace an output file: exit 73, naming the path and the reason; a
-    /// write that ran out of room or hit a device error is exit 74, as on standard output.
+    /// The failure to create or replace an output file, naming the path and the reason: exit 73, or
+    /// 74 when the disk was full (or the quota, or a device error) — as on standard output.
     public struct WriteError: MetrikaFailure, Equatable {
         /// The path that could not be written.
         public let path: String
@@ -50,7 +50,7 @@ public enum AtomicFile {
     /// Writes `data` to `path`: a regular file (or a new one) is replaced atomically, a character
     /// device or FIFO is written into. A new file gets mode 0644 less the umask; a replaced file keeps
     /// its permission bits but never setuid, setgid or sticky. On any failure the temporary file is
-    /// removed and `WriteError` (exit 73) is thrown. `AtomicOutputFile` holds these rules, for
+    /// removed and `WriteError` (exit 73, 74 on a full disk) is thrown. `AtomicOutputFile` holds these rules, for
     /// output streamed piece by piece as well.
     public static func write(_ data: Data, to path: String) throws {
         let file = try AtomicOutputFile(path: path)

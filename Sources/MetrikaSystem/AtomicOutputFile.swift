@@ -15,7 +15,7 @@ import Foundation
 /// Through a symbolic link, the file it names is replaced and the link kept. A character device or a
 /// FIFO is written into directly (a FIFO's `open` waits for its reader, as `cat > fifo` does) and
 /// never replaced. Sockets, block devices and directories are refused. Every failure is an
-/// `AtomicFile.WriteError` (exit 73) naming the path.
+/// `AtomicFile.WriteError` (exit 73, 74 on a full disk) naming the path.
 ///
 /// Not thread-safe: one task owns it.
 public final class AtomicOutputFile {

@@ -57,10 +57,10 @@ package struct DirectReport {
     }
 
     /// Fetches the report into `sink`; calls `sink.begin` first when `begin` is true (the first counter).
-    /// Returns the columns the answer had (nil when it had no page).
+    /// Returns the columns the answer had (nil when it had no page). `span`: the days the whole report
+    /// covers (several counters in different time zones resolve relative dates to different days);
+    /// this counter's own range when nil.
     @discardableResult
-    /// `span`: the days the whole report covers (several counters in different time zones resolve
-    /// relative dates to different days); this counter's own range when nil.
     package func run(into sink: any ReportSink, begin: Bool, multipleCounters: Bool, span: DateRange? = nil) async throws -> Columns? {
         let query = self.query
         // A time series has one row per day: the default 100-row limit must not cut a long range.

@@ -218,8 +218,16 @@ package struct MailComposer {
     }
 
     /// The `metrika report` command line that shows a section's table.
-    static func reportCommand(_ section: Section) -> String {
-        "metrika report --counter \(section.counter.id) --from \(section.current.from.iso) --to \(section.current.to.iso) --group \(section.grouping)"
+    /// The `metrika report` that prints a left-out table: its days and grouping, and its metrics and
+    /// currency when they are not the defaults (the CSV attached holds `purchases,revenue_usd`, so
+    /// must the command).
+    package static func reportCommand(_ section: Section) -> String {
+        var command = "metrika report --counter \(section.counter.id) --from \(section.current.from.iso) --to \(section.current.to.iso) --group \(section.grouping)"
+        if section.metrics.map(\.apiName) != Metric.everyday.map(\.apiName) {
+            command += " --metrics " + section.metrics.map(\.shortName).joined(separator: ",")
+        }
+        if let currency = section.metrics.compactMap(\.currency).first { command += " --currency \(currency.code)" }
+        return command
     }
 
     // MARK: - Content

@@ -240,4 +240,65 @@ import Testing
         #expect(try store.openAlertEpisodes(counterID: 1001)["ym:s:visits"]?.kind == "stopped")
         #expect(await check.run(counters: [counter]).findings.isEmpty, "told once")
     }
+
+    /// A shop's history offline: six weeks of 600 visits, 60 orders and ~240 000 ₽ a day; then `last`
+    /// (visits, purchases, revenue) on Saturday 2026-11-28 and Sunday.
+    func shopHistory(saturday: [Double], sunday: [Double], currencyKnown: Bool = true) throws -> (HistoryStore, Counter) {
+        let store = try HistoryStore(path: ":memory:")
+        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        try store.upsertCounters([counter])
+        let rub = Metric.revenue.inCurrency(Currency(code: "RUB")!)
+        if currencyKnown { try store.storeCounterCurrency(id: 1001, currency: Currency(code: "RUB")!, seenAt: testNow) }
+        let saturdayDay = Day(iso: "2026-11-28")!
+        var values: [Day: [Double?]] = [:]
+        for back in 1...49 { values[saturdayDay.adding(days: -back)] = [600, 1_000, 60, 240_000 + Double(back * 37)] }
+        values[saturdayDay] = [saturday[0], 1_000, saturday[1], saturday[2]]
+        values[saturdayDay.adding(days: 1)] = [sunday[0], 1_000, sunday[1], sunday[2]]
+        try store.storeDaily(counterID: 1001, range: DateRange(from: saturdayDay.adding(days: -49), to: saturdayDay.adding(days: 1))!,
+                             metrics: [.visits, .pageviews, .purchases, rub], values: values,
+                             fetchedAt: testNow, settledBefore: saturdayDay.adding(days: 2), sampled: false, dataLag: nil)
+        return (store, counter)
+    }
+
+    func offlineCheck(_ store: HistoryStore, now: Date) -> AlertCheck {
+        var settings = AlertSettings()
+        settings.checkGoals = false
+        return AlertCheck(loader: HistoryLoader(store: store, client: nil, now: { now }, unsettledDays: 2), settings: settings,
+                          activity: ClockActivity(now: { now }))
+    }
+
+    /// Checkout broken on Saturday: orders and money stop; told once, as the purchases. On Sunday the
+    /// orders are back but their money is not (prices lost): that is told then — the revenue episode was
+    /// not opened behind the purchases' line, which would have kept it silent for good.
+    @Test func revenueHiddenBehindThePurchasesIsToldWhenTheyRecoverAndItDoesNot() async throws {
+        let (store, counter) = try shopHistory(saturday: [600, 0, 0], sunday: [600, 60, 0])
+        let saturday = offlineCheck(store, now: testNow)
+        let first = await saturday.run(counters: [counter])
+        #expect(first.failures.isEmpty, "\(first.failures.map(\.failure.message))")
+        #expect(first.findings.map(\.metric.shortName) == ["purchases"], "revenue stopped with them: one line")
+        try saturday.record(first)
+        #expect(try store.openAlertEpisodes(counterID: 1001).keys.sorted() == ["ym:s:ecommercePurchases"])
+
+        let sunday = offlineCheck(store, now: testNow.addingTimeInterval(86_400))
+        let second = await sunday.run(counters: [counter])
+        let told = second.findings.map { "\($0.metric.shortName) \($0.notice)" }
+        #expect(second.findings.count == 2, "\(told)")
+        #expect(second.findings.contains { $0.metric.shortName == "purchases" && { if case .backToNormal = $0.notice { return true } else { return false } }($0) })
+        let revenue = try #require(second.findings.first { $0.metric.shortName == "revenue" }, "\(told)")
+        #expect(revenue.notice == .alert(.stopped) && revenue.judgement.since == Day(iso: "2026-11-28"))
+    }
+
+    /// A run that could not load the revenue (offline, currency unknown) leaves its open episode alone:
+    /// closing it would tell the same drop again on the next run that can.
+    @Test func anEpisodeOfRevenueNotLoadedThisRunIsKept() async throws {
+        let (store, counter) = try shopHistory(saturday: [600, 60, 80_000], sunday: [600, 60, 80_000], currencyKnown: false)
+        let episode = AlertEpisode(counterID: 1001, metric: "ym:s:ecommerceRUBConvertedRevenue", kind: "drop", since: Day(iso: "2026-11-27")!,
+                                   lastDay: Day(iso: "2026-11-27")!, value: 80_000, expected: 240_000, notifiedAt: testNow)
+        try store.recordAlertEpisodes(opened: [episode], touched: [], closed: [])
+        let check = offlineCheck(store, now: testNow)
+        let outcome = await check.run(counters: [counter])
+        #expect(outcome.failures.isEmpty)
+        try check.record(outcome)
+        #expect(try store.openAlertEpisodes(counterID: 1001)["ym:s:ecommerceRUBConvertedRevenue"] == episode)
+    }
 }

@@ -258,16 +258,16 @@ import Testing
         #expect(AlertText.chartDescription(finding) == "revenue of Обувной магазин «Шаг», last five weeks: 77035.78 ₽ on Sun 2026-11-29, expected ~240000 ₽ (-68%)")
     }
 
-    @Test func revenueThatFellWithThePurchasesIsNotToldTwice() {
-        let rub = Metric.revenue.inCurrency(Currency(code: "RUB")!)
-        let stoppedBoth = [shopFinding(.purchases, .alert(.stopped), value: 0, expected: 60), shopFinding(rub, .alert(.stopped), value: 0, expected: 240_000)]
-        #expect(AlertCheck.withoutEchoes(stoppedBoth).map(\.metric.shortName) == ["purchases"])
-        // Orders went on (or rose) while their worth fell: both are news.
-        let different = [shopFinding(.purchases, .alert(.rise), value: 120, expected: 60), shopFinding(rub, .alert(.drop), value: 50_000, expected: 240_000)]
-        #expect(AlertCheck.withoutEchoes(different).count == 2)
-        #expect(AlertCheck.withoutEchoes([shopFinding(rub, .alert(.drop), value: 50_000, expected: 240_000)]).count == 1)
-        // Visits and goals are never folded, whatever the purchases did.
-        let visits = shopFinding(.visits, .alert(.stopped), value: 0, expected: 900)
-        #expect(AlertCheck.withoutEchoes([stoppedBoth[0], visits]).count == 2)
+    @Test func revenueThatFellWithThePurchasesIsTheirEcho() {
+        // Stopped with the purchases, today or since: the purchases' line says it.
+        #expect(AlertCheck.isEcho(.alert(.stopped), purchasesKind: .stopped, purchasesNotice: .alert(.stopped)))
+        #expect(AlertCheck.isEcho(.alert(.stopped), purchasesKind: .stopped, purchasesNotice: nil), "purchases still stopped (told before)")
+        // Orders went on, or rose, while their worth fell: news of its own.
+        #expect(!AlertCheck.isEcho(.alert(.drop), purchasesKind: nil, purchasesNotice: nil))
+        #expect(!AlertCheck.isEcho(.alert(.drop), purchasesKind: .rise, purchasesNotice: .alert(.rise)))
+        // Back to normal with the purchases: one line is enough; alone it is told.
+        let episode = AlertEpisode(counterID: 1, metric: "m", kind: "stopped", since: judged, lastDay: judged, value: 0, expected: 1, notifiedAt: Date())
+        #expect(AlertCheck.isEcho(.backToNormal(episode), purchasesKind: nil, purchasesNotice: .backToNormal(episode)))
+        #expect(!AlertCheck.isEcho(.backToNormal(episode), purchasesKind: nil, purchasesNotice: nil))
     }
 }

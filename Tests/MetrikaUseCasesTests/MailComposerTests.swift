@@ -229,5 +229,17 @@ struct MailComposerTests {
             return message.contains("80 counters") && message.contains("split --counter over several mails")
         }
     }
+
+    /// A left-out table's `metrika report` line reproduces it: chosen metrics and their currency too
+    /// (it printed the six defaults in the counter's currency while the CSV held revenue in dollars).
+    @Test func theReportLineOfALeftOutTableNamesItsMetricsAndCurrency() {
+        let range = DateRange(from: Day(iso: "2026-09-01")!, to: Day(iso: "2026-11-28")!)!
+        var section = MailComposer.Section(counter: Counter(id: 1001, name: "Shop", site: "s.example"), current: range, previous: range,
+                                           metrics: Metric.everyday, grouping: .week, rows: [], dailyRows: [], totals: [], previousTotals: [],
+                                           missingDays: [], svg: Data())
+        #expect(MailComposer.reportCommand(section) == "metrika report --counter 1001 --from 2026-09-01 --to 2026-11-28 --group week")
+        section.metrics = [.visits, .purchases, Metric.revenue.inCurrency(Currency(code: "USD")!)]
+        #expect(MailComposer.reportCommand(section) == "metrika report --counter 1001 --from 2026-09-01 --to 2026-11-28 --group week --metrics visits,purchases,revenue --currency USD")
+    }
 }
 

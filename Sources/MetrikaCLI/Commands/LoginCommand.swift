@@ -85,9 +85,9 @@ enum LoginCommand: Command {
         do {
             let count = try await client.checkToken()
             check = "ok, \(count) counter\(count == 1 ? "" : "s") visible"
-        } catch APIError.invalidToken where options.flag("token-stdin") {
+        } catch let failure as APIError where options.flag("token-stdin") && Self.rejectsTheToken(failure) {
             // "Sign in again with metrika login" is no advice to someone doing just that.
-            throw SimpleFailure("the API rejected the pasted token (invalid_token): it is wrong, expired or revoked; nothing was stored. Copy a fresh one (docs/auth.md says where), or sign in with `metrika login` (device flow).", exitCode: ExitCode.noPermission)
+            throw SimpleFailure("the API rejected the pasted token (\(Self.rejection(failure))): it is wrong, expired or revoked; nothing was stored. Copy a fresh one (docs/auth.md says where), or sign in with `metrika login` (device flow).", exitCode: ExitCode.noPermission)
         } catch APIError.unavailable(let detail) where !options.flag("token-stdin") {
             // The user just confirmed on another device: keep the token rather than make them repeat that.
             context.note("Warning: could not check the token (\(detail)); storing it anyway.")
@@ -213,5 +213,18 @@ enum LoginCommand: Command {
         if let clientID = stored.clientID { rows.append(("Client id", clientID)) }
         rows.append(("API check", apiCheck))
         return SignInText.aligned(rows)
+    }
+
+    /// A 403 `invalid_token` or a 401: the API does not take the token at all.
+    static func rejectsTheToken(_ failure: APIError) -> Bool {
+        switch failure {
+        case .invalidToken, .unauthorized: return true
+        default: return false
+        }
+    }
+
+    static func rejection(_ failure: APIError) -> String {
+        if case .unauthorized = failure { return "401 Unauthorized" }
+        return "invalid_token"
     }
 }

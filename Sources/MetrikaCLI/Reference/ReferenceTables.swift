@@ -68,7 +68,7 @@ enum ReferenceTables {
         Exit(code: ExitCode.dataError, short: "unreadable API answer", meaning: "The API answered something unreadable; ClickHouse rejected a statement or the data."),
         Exit(code: ExitCode.unavailable, short: "API unavailable", meaning: "The API, the OAuth server or the network was unavailable after retries; ClickHouse unreachable; the system keyring could not be used."),
         Exit(code: ExitCode.cannotCreate, short: "cannot create output", meaning: "An output file (or the token file) could not be created."),
-        Exit(code: ExitCode.ioError, short: "cannot write output (e.g. stdout on a full disk)", meaning: "The output could not be written: standard output on a full disk or a closed descriptor; metrika sync with the history's disk full (a report still prints what it fetched, with a warning, exit 0)."),
+        Exit(code: ExitCode.ioError, short: "cannot write output (e.g. a full disk)", meaning: "The output could not be written: standard output or an --output file on a full disk (or a device error), a closed descriptor; metrika sync with the history's disk full (a report still prints what it fetched, with a warning, exit 0)."),
         Exit(code: ExitCode.tryLater, short: "quota exceeded (try later)", meaning: "A quota is exceeded: try later (the message says when a daily quota resets)."),
         Exit(code: ExitCode.noPermission, short: "not signed in or access denied", meaning: "Not signed in, token invalid, or access denied."),
         Exit(code: ExitCode.config, short: "configuration", meaning: "Bad configuration: a bad METRIKA_ variable, plain http to another machine, a malformed config file or unknown profile, the app's credentials missing or refused, an unusable history database."),

@@ -3,9 +3,9 @@ import MetrikaAPI
 import MetrikaModel
 import MetrikaStore
 
-/// `metrika alert`'s work: for each counter, the last finished day (in its time zone) of visits and
-/// every goal's reaches, judged against the same weekday of earlier weeks (`AlertDetector`), told
-/// once (`AlertLedger`, remembered in the history database). Reads the history and fetches only what
+/// `metrika alert`'s work: for each counter, the last finished day (in its time zone) of visits, a
+/// shop's purchases and revenue and every goal's reaches, judged against the same weekday of earlier
+/// weeks (`AlertDetector`), told once (`AlertLedger`, remembered in the history database). Reads the history and fetches only what
 /// it lacks, like `sync`. Nothing is remembered until `record` is called: a run whose webhook or
 /// mail failed tells it all again next time instead of never.
 package struct AlertCheck: Sendable {
@@ -52,7 +52,8 @@ package struct AlertCheck: Sendable {
     }
 
     /// Checks `counters` (at most `parallelLimit` at once); a counter that fails is one failure among
-    /// the others. Findings come in the counters' order, then the metrics' (visits first, then goals).
+    /// the others. Findings come in the counters' order, then the metrics' (visits, purchases and
+    /// revenue, then goals).
     /// `explain`: say on stderr why a counter could not be judged (too young, no history) — for
     /// counters the user named; a cron run over every counter stays quiet about them.
     package func run(counters: [Counter], explain: Bool = true) async -> Outcome {
@@ -192,6 +193,8 @@ package struct AlertCheck: Sendable {
         var findings: [Finding] = []
         var changes: [AlertLedger.Change] = []
         var unjudged = 0
+        // Purchases come before revenue: what they did today decides whether revenue's news is theirs.
+        var purchasesToday: (kind: AlertKind?, notice: AlertLedger.Notice?)?
         for (metric, goalName) in metrics {
             let values = series[metric.apiName] ?? [:]
             let judged = metric.unit == .money
@@ -202,6 +205,15 @@ package struct AlertCheck: Sendable {
                 continue
             }
             let decision = AlertLedger.decide(judgement, counterID: counter.id, metric: metric.apiName, open: open[metric.apiName], now: activity.now())
+            if metric.apiName == Metric.purchases.apiName { purchasesToday = (judgement.kind, decision.notice) }
+            if Self.isRevenue(metric), let notice = decision.notice, let purchasesToday,
+               Self.isEcho(notice, purchasesKind: purchasesToday.kind, purchasesNotice: purchasesToday.notice) {
+                // Revenue that fell or stopped with the purchases says nothing their line does not. No
+                // episode is opened for it, so it is judged afresh each day and told once it differs
+                // (the orders are back and their worth is not).
+                if case .open = decision.change { changes.append(.none) } else { changes.append(decision.change) }
+                continue
+            }
             changes.append(decision.change)
             if let notice = decision.notice {
                 let recent = (0..<35).reversed().map { back -> (day: Day, value: Double?) in
@@ -212,11 +224,14 @@ package struct AlertCheck: Sendable {
                                         recent: recent, provisional: provisional))
             }
         }
-        findings = Self.withoutEchoes(findings)
         // An episode of a metric no longer checked (a goal deleted, a metric taken out of the
-        // settings) is forgotten, so it cannot silence that metric if it ever comes back.
+        // settings) is forgotten, so it cannot silence that metric if it ever comes back. A goal whose
+        // list could not be read, and a shop's purchases or revenue that were not loaded this run
+        // (offline without them, a failed currency probe) are left alone: still checked, just not now.
         let checked = Set(metrics.map(\.metric.apiName))
+        let shopConfigured = settings.checkShop || settings.metrics.contains { $0.apiName == Metric.purchases.apiName || $0.needsCurrency }
         for metric in open.keys.sorted() where !checked.contains(metric) && (goalsKnown || Metric.named(metric)?.goalID == nil) {
+            if shopConfigured, metric == Metric.purchases.apiName || metric.hasSuffix("ConvertedRevenue") { continue }
             changes.append(.close(counterID: counter.id, metric: metric))
         }
         if unjudged > 0, unjudged == metrics.count, explain {
@@ -249,12 +264,20 @@ package struct AlertCheck: Sendable {
         }
     }
 
-    /// One counter's findings without revenue that fell or stopped with the purchases: it says nothing
-    /// the purchases line does not. Revenue is told when it differs (the orders went on, their worth
-    /// fell). Its episode is remembered either way.
-    package static func withoutEchoes(_ findings: [Finding]) -> [Finding] {
-        guard let told = findings.first(where: { $0.metric.apiName == Metric.purchases.apiName })?.notice else { return findings }
-        return findings.filter { !($0.metric.unit == .money && $0.metric.apiName.hasSuffix("ConvertedRevenue") && $0.notice.sameKind(as: told)) }
+    /// Revenue (`…ConvertedRevenue`), whose news may only echo the purchases'.
+    static func isRevenue(_ metric: Metric) -> Bool {
+        metric.unit == .money && metric.apiName.hasSuffix("ConvertedRevenue")
+    }
+
+    /// Whether revenue's `notice` is the purchases' news again: an anomaly of the kind the purchases
+    /// have today (told today or going on since), or back to normal with them.
+    package static func isEcho(_ notice: AlertLedger.Notice, purchasesKind: AlertKind?, purchasesNotice: AlertLedger.Notice?) -> Bool {
+        switch notice {
+        case .alert(let kind): return purchasesKind == kind
+        case .backToNormal:
+            if case .backToNormal? = purchasesNotice { return true }
+            return false
+        }
     }
 
     /// The daily values of `metrics` over `range` from the history (fetching what it lacks), by API
