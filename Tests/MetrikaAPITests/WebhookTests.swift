@@ -83,5 +83,8 @@ import Testing
         #expect(!telegram.isSlack)
         let lookalike = try Webhook("https://hooks.slack.com.example.net/x/secret-0123456789", transport: FakeTransport([]), timeout: 5, source: "--webhook")
         #expect(!lookalike.isSlack)
+        for url in ["https://hooks.slack.com./services/T0/B0/secret-0123456789", "https://hooks.slack-gov.com/services/T0/B0/secret-0123456789"] {
+            #expect(try Webhook(url, transport: FakeTransport([]), timeout: 5, source: "--webhook").isSlack, "\(url)")
+        }
     }
 }

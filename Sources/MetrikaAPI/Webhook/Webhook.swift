@@ -10,11 +10,12 @@ public struct Webhook: Sendable {
     /// The URL, secret and all: only `send` uses it.
     public let url: URL
 
-    /// A Slack incoming webhook (`hooks.slack.com`): Slack reads `&`, `<` and `>` in `text` as control
+    /// A Slack incoming webhook (`hooks.slack.com`, GovSlack's `slack-gov.com`): Slack reads `&`, `<` and `>` in `text` as control
     /// characters (`<!channel>` pings everyone), so the text it is sent escapes them.
     public var isSlack: Bool {
-        let host = (url.host ?? "").lowercased()
-        return host == "slack.com" || host.hasSuffix(".slack.com")
+        var host = (url.host ?? "").lowercased()
+        if host.hasSuffix(".") { host.removeLast() }  // `hooks.slack.com.` is the same host
+        return ["slack.com", "slack-gov.com"].contains { host == $0 || host.hasSuffix("." + $0) }
     }
     let transport: any HTTPTransport
     /// Seconds the POST may take in all, the answer included.
