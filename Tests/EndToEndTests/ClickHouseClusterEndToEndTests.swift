@@ -125,31 +125,18 @@ final class ClickHouseClusterEndToEndTests {
         let before = try shards.map { try $0.query("SELECT count() FROM metrika.visits_local") }
 
         try api.reset()  // count only the downloads of the run to kill
-        try api.inject(["kind": "delay", "delay_ms": 250, "count": 1000, "path_prefix": "/management/v1/counter/1001/logrequest/"])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binaries.metrika)
-        process.arguments = ["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--fields", Self.fields, "--clickhouse", urls, "--cluster", ClickHouseShards.cluster]
-        process.environment = env
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, process.isRunning {
-            if try api.requests().filter({ ($0["path"] as? String ?? "").hasSuffix("/download") }).count >= 3 { break }
-            usleep(50_000)
-        }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let arguments = ["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--fields", Self.fields, "--clickhouse", urls, "--cluster", ClickHouseShards.cluster]
+        let killed = try killLogsMidLoad(arguments, environment: env, api: api)
         // The old rows, on every shard, untouched.
         #expect(try shards.map { try $0.query("SELECT count() FROM metrika.visits_local") } == before)
         #expect(try shards[0].query("SELECT count(), uniqExact(visit_id) FROM metrika.visits") == "\(expected)\t\(expected)")
         try api.reset()
 
-        let again = try metrika(process.arguments!, environment: env)
+        let again = try metrika(arguments, environment: env)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains("resuming log request"))
         // The killed run's split files are gone (the next run sweeps what a killed one left).
-        let spools = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("metrika-shards-\(process.processIdentifier)-") }
+        let spools = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("metrika-shards-\(killed)-") }
         #expect(spools.isEmpty)
         #expect(try shards[1].query("SELECT count(), uniqExact(visit_id) FROM metrika.visits") == "\(expected)\t\(expected)")
         #expect(try tablesLeft(shards) == ["visits\nvisits_local", "visits\nvisits_local"])

@@ -71,23 +71,8 @@ struct ClickHouseEndToEndTests {
         let home = try TemporaryDirectory()
         let env = environment(api, home, kind)
         let arguments = ["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--fields", Self.fields, "--clickhouse", server.url]
-        // Slow the downloads so the kill lands between parts.
-        try api.inject(["kind": "delay", "delay_ms": 250, "count": 1000, "path_prefix": "/management/v1/counter/1001/logrequest/"])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binaries.metrika)
-        process.arguments = arguments
-        process.environment = env
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, process.isRunning {
-            let downloads = try api.requests().filter { ($0["path"] as? String ?? "").hasSuffix("/download") }.count
-            if downloads >= 3 { break }
-            usleep(50_000)
-        }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        // The downloads slowed so the kill lands between parts.
+        try killLogsMidLoad(arguments, environment: env, api: api)
         #expect(try logStatuses(api) == ["processed"])
         try api.reset()
 

@@ -5,9 +5,9 @@ import MetrikaStore
 
 /// `metrika alert`'s work: for each counter, the last finished day (in its time zone) of visits, a
 /// shop's purchases and revenue and every goal's reaches, judged against the same weekday of earlier
-/// weeks (`AlertDetector`), told once (`AlertLedger`, remembered in the history database). Reads the history and fetches only what
-/// it lacks, like `sync`. Nothing is remembered until `record` is called: a run whose webhook or
-/// mail failed tells it all again next time instead of never.
+/// weeks (`AlertDetector`), told once (`AlertLedger`, remembered in the history database). Reads the
+/// history and fetches only what it lacks, like `sync`. Nothing is remembered until `record` is
+/// called: a run whose webhook or mail failed tells it all again next time instead of never.
 package struct AlertCheck: Sendable {
     package let loader: HistoryLoader
     package let settings: AlertSettings
@@ -147,14 +147,14 @@ package struct AlertCheck: Sendable {
             guard let goal = goals?.first(where: { $0.id == id }) else { return nil }
             return (metric, goal.name)
         }
-        if wantsRevenue, !metrics.contains(where: { $0.metric.apiName == Metric.purchases.apiName }) { metrics.append((.purchases, nil)) }
+        let implicitPurchases = !settings.metrics.contains { $0.apiName == Metric.purchases.apiName }
+        if wantsRevenue, implicitPurchases { metrics.append((.purchases, nil)) }
         for goal in settings.checkGoals ? goals ?? [] : [] {
             guard let metric = Metric.named("goal\(goal.id)reaches"), !metrics.contains(where: { $0.metric.apiName == metric.apiName }) else { continue }
             metrics.append((metric, goal.name))
         }
         // Offline, a history filled before purchases were checked (or by `sync`) lacks them, and the
         // store serves a day only with all its metrics: purchases are read on their own there.
-        let implicitPurchases = !settings.metrics.contains { $0.apiName == Metric.purchases.apiName }
         let apart = loader.client == nil && implicitPurchases
         var series: [String: [Day: Double]]
         do {
@@ -184,7 +184,7 @@ package struct AlertCheck: Sendable {
             }
         }
         // Purchases were loaded for revenue's sake: without the shop check they are told only when asked.
-        if !settings.checkShop, !settings.metrics.contains(where: { $0.apiName == Metric.purchases.apiName }) {
+        if !settings.checkShop, implicitPurchases {
             metrics.removeAll { $0.metric.apiName == Metric.purchases.apiName }
         }
 
@@ -206,7 +206,7 @@ package struct AlertCheck: Sendable {
             }
             let decision = AlertLedger.decide(judgement, counterID: counter.id, metric: metric.apiName, open: open[metric.apiName], now: activity.now())
             if metric.apiName == Metric.purchases.apiName { purchasesToday = (judgement.kind, decision.notice) }
-            if Self.isRevenue(metric), let notice = decision.notice, let purchasesToday,
+            if Self.isRevenue(apiName: metric.apiName), let notice = decision.notice, let purchasesToday,
                Self.isEcho(notice, purchasesKind: purchasesToday.kind, purchasesNotice: purchasesToday.notice) {
                 // Revenue that fell or stopped with the purchases says nothing their line does not. No
                 // episode is opened for it, so it is judged afresh each day and told once it differs
@@ -229,9 +229,9 @@ package struct AlertCheck: Sendable {
         // list could not be read, and a shop's purchases or revenue that were not loaded this run
         // (offline without them, a failed currency probe) are left alone: still checked, just not now.
         let checked = Set(metrics.map(\.metric.apiName))
-        let shopConfigured = settings.checkShop || settings.metrics.contains { $0.apiName == Metric.purchases.apiName || $0.needsCurrency }
+        let shopConfigured = wantsRevenue || !implicitPurchases
         for metric in open.keys.sorted() where !checked.contains(metric) && (goalsKnown || Metric.named(metric)?.goalID == nil) {
-            if shopConfigured, metric == Metric.purchases.apiName || metric.hasSuffix("ConvertedRevenue") { continue }
+            if shopConfigured, metric == Metric.purchases.apiName || Self.isRevenue(apiName: metric) { continue }
             changes.append(.close(counterID: counter.id, metric: metric))
         }
         if unjudged > 0, unjudged == metrics.count, explain {
@@ -264,9 +264,9 @@ package struct AlertCheck: Sendable {
         }
     }
 
-    /// Revenue (`…ConvertedRevenue`), whose news may only echo the purchases'.
-    static func isRevenue(_ metric: Metric) -> Bool {
-        metric.unit == .money && metric.apiName.hasSuffix("ConvertedRevenue")
+    /// Revenue (`ym:s:ecommerce<CUR>ConvertedRevenue`), whose news may only echo the purchases'.
+    static func isRevenue(apiName: String) -> Bool {
+        apiName.hasPrefix("ym:s:ecommerce") && apiName.hasSuffix("ConvertedRevenue")
     }
 
     /// Whether revenue's `notice` is the purchases' news again: an anomaly of the kind the purchases

@@ -16,7 +16,7 @@ package enum AlertText {
         let late = finding.provisional ? " (the day has only just ended: its numbers may still grow)" : ""
         switch finding.notice {
         case .alert(let kind):
-            var text = "\(counter.id) \(name): \(metric) \(value(judgement.value, of: finding.metric)) on \(day), expected ~\(expected(judgement.expected, of: finding.metric)) (\(changeText(judgement)))"
+            var text = "\(counter.id) \(name): \(metric) \(figures(finding))"
             if kind == .stopped { text += ", stopped since \(dayText(judgement.since ?? judgement.day))" }
             return text + late
         case .backToNormal(let episode):
@@ -24,12 +24,17 @@ package enum AlertText {
         }
     }
 
+    /// `200 on Sun 2026-11-29, expected ~600 (-67%)`: the day's value, the expectation and the change.
+    static func figures(_ finding: AlertCheck.Finding) -> String {
+        let judgement = finding.judgement
+        return "\(value(judgement.value, of: finding.metric)) on \(dayText(judgement.day)), expected ~\(expected(judgement.expected, of: finding.metric)) (\(changeText(judgement)))"
+    }
+
     /// What an alert's chart shows, for its alt text: `visits of Сезонный магазин, last five weeks: 200 on
     /// Sun 2026-11-29, expected ~600 (-67%)` (server names sanitized).
     package static func chartDescription(_ finding: AlertCheck.Finding) -> String {
         let name = TerminalText.sanitize(finding.counter.displayName, limit: 120)
-        let judgement = finding.judgement
-        return "\(TerminalText.sanitize(metricLabel(finding), limit: 120)) of \(name), last five weeks: \(value(judgement.value, of: finding.metric)) on \(dayText(judgement.day)), expected ~\(expected(judgement.expected, of: finding.metric)) (\(changeText(judgement)))"
+        return "\(TerminalText.sanitize(metricLabel(finding), limit: 120)) of \(name), last five weeks: \(figures(finding))"
     }
 
     /// `visits`, `goal "Оформление заказа"` (goals by name; `goal 4001` when it has none).

@@ -51,3 +51,27 @@ enum ClickHouseKind: String, CaseIterable, Sendable, CustomTestStringConvertible
         }
     }
 }
+
+/// Runs `metrika logs …` with the Logs API's part downloads slowed (250 ms each) and kills it with
+/// SIGKILL once it has downloaded `parts` parts (or after 30 s): a load cut between parts, for the
+/// tests that resume one. The API's request log counts the downloads of this run only after a reset.
+/// Returns the killed process's id (what it left behind is named after it).
+@discardableResult
+func killLogsMidLoad(_ arguments: [String], environment: [String: String], api: FakeAPI, afterParts parts: Int = 3) throws -> Int32 {
+    try api.inject(["kind": "delay", "delay_ms": 250, "count": 1000, "path_prefix": "/management/v1/counter/1001/logrequest/"])
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Binaries.metrika)
+    process.arguments = arguments
+    process.environment = environment
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline, process.isRunning {
+        if try api.requests().filter({ ($0["path"] as? String ?? "").hasSuffix("/download") }).count >= parts { break }
+        usleep(50_000)
+    }
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    return process.processIdentifier
+}
