@@ -1,19 +1,19 @@
 import MetrikaModel
 
 /// One option a command accepts.
-public struct OptionSpec: Sendable {
+package struct OptionSpec: Sendable {
     /// The long name without dashes, e.g. `from`.
-    public var name: String
+    package var name: String
     /// A one-letter alias without the dash, e.g. `v`.
-    public var short: Character?
+    package var short: Character?
     /// The placeholder of its value (`DATE`), or nil for a flag.
-    public var valueName: String?
+    package var valueName: String?
     /// One line of help.
-    public var help: String
+    package var help: String
     /// The values completions offer, when the placeholder does not list them (`--period NAME`).
-    public var choices: [String]?
+    package var choices: [String]?
 
-    public init(_ name: String, short: Character? = nil, value: String? = nil, help: String, choices: [String]? = nil) {
+    package init(_ name: String, short: Character? = nil, value: String? = nil, help: String, choices: [String]? = nil) {
         self.name = name
         self.short = short
         self.valueName = value
@@ -25,32 +25,32 @@ public struct OptionSpec: Sendable {
 }
 
 /// What the parser found: option values in order of appearance, flags, and positional words.
-public struct ParsedOptions: Sendable {
+package struct ParsedOptions: Sendable {
     var values: [String: [String]] = [:]
     var flags: Set<String> = []
     /// Words that are not options.
-    public var positionals: [String] = []
+    package var positionals: [String] = []
     /// Where `--counter` came from when it was not given (METRIKA_COUNTER, a profile, the config
     /// file), so that a message about it names that place, not an option the user never typed.
     var counterDefaultSource: String?
 
     /// The last value given for an option (later ones override earlier ones).
-    public func value(_ name: String) -> String? { values[name]?.last }
+    package func value(_ name: String) -> String? { values[name]?.last }
 
     /// Every value given for a repeatable option, comma lists split: `--counter 1,2 --counter 3` → 1,2,3.
-    public func list(_ name: String) -> [String] {
+    package func list(_ name: String) -> [String] {
         (values[name] ?? []).flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
             .filter { !$0.isEmpty }
     }
 
     /// Whether a flag was given.
-    public func flag(_ name: String) -> Bool { flags.contains(name) }
+    package func flag(_ name: String) -> Bool { flags.contains(name) }
 
     /// Whether an option (flag or valued) was given at all.
-    public func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
+    package func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
 
     /// An integer option within a range; nil when absent.
-    public func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+    package func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let text = value(name) else { return nil }
         guard let number = Int(text), range.contains(number) else {
             throw UsageError("--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
@@ -61,8 +61,8 @@ public struct ParsedOptions: Sendable {
 
 /// A small, strict command-line parser: `--name value`, `--name=value`, `-c value`, `-c1001`, flags,
 /// and `--` to end options. Unknown options are errors, never ignored.
-public enum ArgumentParser {
-    public static func parse(_ arguments: [String], options specs: [OptionSpec]) throws -> ParsedOptions {
+package enum ArgumentParser {
+    package static func parse(_ arguments: [String], options specs: [OptionSpec]) throws -> ParsedOptions {
         var parsed = ParsedOptions()
         var index = 0
         var optionsEnded = false

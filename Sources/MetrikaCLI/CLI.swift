@@ -3,7 +3,7 @@ import MetrikaModel
 import MetrikaSystem
 
 /// The entry point: parses the command line, runs one command, maps failures to exit codes.
-public enum CLI {
+package enum CLI {
     /// Every command, in the order `metrika --help` lists them.
     static var commands: [any Command.Type] { [
         CountersCommand.self,
@@ -23,7 +23,7 @@ public enum CLI {
 
     /// Runs `metrika <arguments>` in `context` and returns the exit code. Never throws, never crashes
     /// on bad input: every failure becomes `Error: …` on stderr and a documented exit code.
-    public static func run(arguments: [String], context: CLIContext) async -> Int32 {
+    package static func run(arguments: [String], context: CLIContext) async -> Int32 {
         var code = await dispatch(arguments, context: context)
         // Before the results reach the terminal: a progress line left there would prefix them.
         context.endProgress()

@@ -4,31 +4,31 @@ import MetrikaModel
 import MetrikaSystem
 
 /// The world a command runs in. `CLIContext.live()` wires the real one; tests build their own.
-public struct CLIContext: Sendable {
+package struct CLIContext: Sendable {
     /// Environment variables (METRIKA_TOKEN, METRIKA_API_URL, XDG_*, …).
-    public var environment: [String: String]
-    public var stdout: TextSink
-    public var stderr: TextSink
+    package var environment: [String: String]
+    package var stdout: TextSink
+    package var stderr: TextSink
     /// Reads all of standard input (for `login --token-stdin`); nil when there is none.
-    public var readStandardInput: @Sendable () -> String?
-    public var transport: any HTTPTransport
+    package var readStandardInput: @Sendable () -> String?
+    package var transport: any HTTPTransport
     /// Streamed exchanges: Logs API part downloads (signed and renewed like `transport`'s calls, see
     /// `Session.client`) and ClickHouse statements and inserts (no token).
-    public var streamingTransport: any StreamingHTTPTransport
-    public var now: @Sendable () -> Date
-    public var sleep: @Sendable (Double) async throws -> Void
-    public var stdoutIsTerminal: Bool
-    public var stderrIsTerminal: Bool
+    package var streamingTransport: any StreamingHTTPTransport
+    package var now: @Sendable () -> Date
+    package var sleep: @Sendable (Double) async throws -> Void
+    package var stdoutIsTerminal: Bool
+    package var stderrIsTerminal: Bool
     /// Columns of the terminal stdout is on, if it is one.
-    public var terminalWidth: Int?
+    package var terminalWidth: Int?
     /// Tokens and passwords `note` masks in every line it writes.
-    public let secrets = KnownSecrets()
+    package let secrets = KnownSecrets()
     /// The progress line of long work (on a terminal only; see `ProgressLine`).
-    public let progressLine = ProgressLine()
+    package let progressLine = ProgressLine()
     /// SVG → PNG for `chart --output FILE.png` and `mail` (default: rsvg-convert found via `environment`).
-    public var rasterizer: any ChartRasterizer
+    package var rasterizer: any ChartRasterizer
 
-    public init(
+    package init(
         environment: [String: String], stdout: TextSink, stderr: TextSink,
         readStandardInput: @escaping @Sendable () -> String? = { nil },
         transport: any HTTPTransport, streamingTransport: (any StreamingHTTPTransport)? = nil, now: @escaping @Sendable () -> Date = { Date() },
@@ -52,7 +52,7 @@ public struct CLIContext: Sendable {
     }
 
     /// The real process: its environment, file descriptors 0–2, libcurl, the system clock.
-    public static func live() -> CLIContext {
+    package static func live() -> CLIContext {
         let stdoutIsTerminal = isatty(1) == 1
         let environment = ProcessInfo.processInfo.environment
         let pinned = environment["METRIKA_NOW"].flatMap(parseInstant)
@@ -95,15 +95,15 @@ public struct CLIContext: Sendable {
     /// masked, so neither terminal escapes nor a token a server echoed reach the terminal or a log. On a
     /// colour terminal its `Error:` or `Warning:` label is coloured (after sanitizing: ours, not the server's).
     /// A progress line on the screen is erased first and drawn again below it.
-    public func note(_ line: String) {
+    package func note(_ line: String) {
         progressLine.interrupt(with: stderrStyle.label(TerminalText.line(line, hiding: secrets.all(environment: environment))) + "\n", context: self)
     }
 
     /// Whether colour may be used on stderr: a terminal, NO_COLOR unset or empty, TERM not `dumb`.
-    public var stderrColor: Bool {
+    package var stderrColor: Bool {
         stderrIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
     }
 
     /// Colour for stderr, on or off per `stderrColor`.
-    public var stderrStyle: TerminalStyle { TerminalStyle(enabled: stderrColor) }
+    package var stderrStyle: TerminalStyle { TerminalStyle(enabled: stderrColor) }
 }

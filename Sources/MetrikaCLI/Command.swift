@@ -59,7 +59,7 @@ extension Command {
 }
 
 /// Options shared by several commands.
-public enum CommonOptions {
+package enum CommonOptions {
     /// `-v`: accepted by every command that makes requests, after the command or before it.
     static let verbose = OptionSpec("verbose", short: "v", help: "Log each API request (method, URL, status, time) to stderr")
     /// `-h`: accepted by every command.
@@ -70,7 +70,7 @@ public enum CommonOptions {
 }
 
 /// Output formats of data commands.
-public enum OutputFormat: String, Sendable {
+package enum OutputFormat: String, Sendable {
     case table, csv, json
 
     /// Reads `--format`, `--csv` and `--json`; contradictory choices are a usage error.

@@ -3,18 +3,18 @@ import Foundation
 /// The secrets this run knows (the token, the OAuth app's secret, the ClickHouse password), so that
 /// `CLIContext.note` — the one way lines reach stderr — masks them wherever a server quoted them.
 /// Secrets from the environment are always known; a token read from a file is added when resolved.
-public final class KnownSecrets: @unchecked Sendable {
+package final class KnownSecrets: @unchecked Sendable {
     /// The environment variables whose values are secrets.
-    public static let environmentVariables = ["METRIKA_TOKEN", "METRIKA_CLIENT_SECRET", "METRIKA_CLICKHOUSE_PASSWORD", "METRIKA_WEBHOOK_URL"]
+    package static let environmentVariables = ["METRIKA_TOKEN", "METRIKA_CLIENT_SECRET", "METRIKA_CLICKHOUSE_PASSWORD", "METRIKA_WEBHOOK_URL"]
 
     private let lock = NSLock()
     private var added: [String] = []
 
     /// An empty list (the environment's secrets are passed to `all(environment:)`).
-    public init() {}
+    package init() {}
 
     /// Remembers `secret` (a token read from a file or just obtained) for masking.
-    public func add(_ secret: String?) {
+    package func add(_ secret: String?) {
         guard let secret, !secret.isEmpty else { return }
         lock.lock()
         defer { lock.unlock() }
@@ -22,7 +22,7 @@ public final class KnownSecrets: @unchecked Sendable {
     }
 
     /// Every known secret: the environment's and the ones added.
-    public func all(environment: [String: String]) -> [String] {
+    package func all(environment: [String: String]) -> [String] {
         lock.lock()
         defer { lock.unlock() }
         let fromEnvironment = Self.environmentVariables.compactMap { environment[$0]?.trimmingCharacters(in: .whitespacesAndNewlines) }

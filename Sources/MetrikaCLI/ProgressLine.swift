@@ -10,7 +10,7 @@ import MetrikaModel
 /// Every line passes `TerminalText` with the known secrets masked (a wait quotes the server's quota
 /// name), and is cut to the terminal's width so it never wraps (a wrapped line cannot be erased).
 /// `CLIContext.note` erases it before writing a line of its own and draws it again after.
-public final class ProgressLine: @unchecked Sendable {
+package final class ProgressLine: @unchecked Sendable {
     private let lock = NSLock()
     /// The status shown (nil: nothing).
     private var status: String?
@@ -24,15 +24,15 @@ public final class ProgressLine: @unchecked Sendable {
     private var drawn = false
     private var lastDraw: UInt64 = 0
     /// Columns of the terminal stderr is on (set by `CLIContext.live()`); 80 when unknown.
-    public var width = 80
+    package var width = 80
     /// Whether stderr is the process's file descriptor 2 (`CLIContext.live()`): then SIGINT and
     /// SIGTERM erase a drawn line before the process ends (`ProgressLine.eraseOnSignals`).
-    public var isProcessStderr = false
+    package var isProcessStderr = false
 
     /// Redraws at most this often (a 2,600-counter sync must not cost 2,600 terminal writes a second).
     static let minimumInterval: UInt64 = 100_000_000
 
-    public init() {}
+    package init() {}
 
     /// Shows `text` as the status (throttled unless `force`).
     func show(_ text: String, force: Bool, context: CLIContext) {
@@ -173,21 +173,21 @@ extension ProgressLine {
 
 extension CLIContext {
     /// Whether progress is drawn: stderr is a terminal that can erase a line (not TERM=dumb).
-    public var progressEnabled: Bool { stderrIsTerminal && environment["TERM"] != "dumb" }
+    package var progressEnabled: Bool { stderrIsTerminal && environment["TERM"] != "dumb" }
 
     /// Shows a progress status on stderr (a terminal only; redraws throttled unless `force`).
-    public func progress(_ text: String, force: Bool = false) {
+    package func progress(_ text: String, force: Bool = false) {
         progressLine.show(text, force: force, context: self)
     }
 
     /// Erases the progress line: call before writing results, and when the work is done.
-    public func endProgress() {
+    package func endProgress() {
         progressLine.finish(context: self)
     }
 
     /// What a retried request shows while it waits: `waiting 4 s: quota_requests_by_ip, attempt 2/5`,
     /// counting down once a second.
-    public func showRetryWait(_ wait: RetryWait?) {
+    package func showRetryWait(_ wait: RetryWait?) {
         progressLine.wait(wait, context: self)
     }
 }

@@ -4,18 +4,18 @@ import MetrikaModel
 /// terminal without NO_COLOR (https://no-color.org) or TERM=dumb — see `CLIContext.stderrColor` — so
 /// pipes, files, cron mail and logs never receive an escape sequence. Only the label or the change is coloured; the text
 /// after it stays plain.
-public struct TerminalStyle: Sendable {
+package struct TerminalStyle: Sendable {
     /// Whether escape sequences are written at all.
-    public let enabled: Bool
+    package let enabled: Bool
 
-    public init(enabled: Bool) {
+    package init(enabled: Bool) {
         self.enabled = enabled
     }
 
     private static let reset = "\u{1B}[0m"
 
     /// `line` with a leading `Error:` in bold red or `Warning:` in bold yellow; other lines unchanged.
-    public func label(_ line: String) -> String {
+    package func label(_ line: String) -> String {
         guard enabled else { return line }
         for (label, colour) in [("Error:", "\u{1B}[1;31m"), ("Warning:", "\u{1B}[1;33m")] where line.hasPrefix(label) {
             return colour + label + Self.reset + line.dropFirst(label.count)
@@ -26,7 +26,7 @@ public struct TerminalStyle: Sendable {
     /// A change coloured by what it means: green when it goes the `good` way, red when it goes the
     /// other (`+5.2%` visits green, `+1.5 pp` bounce rate red); no change, no number, or a metric
     /// whose good direction is `.neither`, unchanged.
-    public func change(_ text: String, good: GoodDirection = .up) -> String {
+    package func change(_ text: String, good: GoodDirection = .up) -> String {
         guard enabled, good != .neither, let sign = text.first else { return text }
         let rise: Bool
         switch sign {

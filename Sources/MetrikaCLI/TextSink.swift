@@ -7,24 +7,24 @@ import MetrikaSystem
 /// tasks). Text writes cannot throw: a failed write is remembered, later text is dropped, and
 /// `flushChecked()` — which `CLI.run` calls before it returns — throws it (exit 74, or a quiet 141
 /// for a closed pipe). Report sinks write bytes straight into `writer` from the command's task.
-public final class TextSink: TextOutputStream, @unchecked Sendable {
+package final class TextSink: TextOutputStream, @unchecked Sendable {
     private let lock = NSLock()
     /// The byte path underneath; stdout's is the report sinks' destination, so everything on
     /// stdout keeps its order.
-    public let writer: OutputWriter
+    package let writer: OutputWriter
 
     /// A sink writing to a file descriptor (1 for stdout, 2 for stderr).
-    public init(fileDescriptor: Int32) {
+    package init(fileDescriptor: Int32) {
         writer = OutputWriter(fileDescriptor: fileDescriptor,
                               destination: fileDescriptor == 1 ? "standard output" : fileDescriptor == 2 ? "standard error" : "descriptor \(fileDescriptor)")
     }
 
     /// A sink that keeps everything in memory (tests read it with `text`).
-    public init() {
+    package init() {
         writer = OutputWriter()
     }
 
-    public func write(_ string: String) {
+    package func write(_ string: String) {
         lock.lock()
         defer { lock.unlock() }
         try? writer.write(string)
@@ -32,28 +32,28 @@ public final class TextSink: TextOutputStream, @unchecked Sendable {
 
     /// Writes whatever is buffered; a failure is remembered (see `failure`), not thrown — for
     /// stderr, where there is nowhere left to report it.
-    public func flush() {
+    package func flush() {
         lock.lock()
         defer { lock.unlock() }
         try? writer.flush()
     }
 
     /// Writes whatever is buffered and throws the first failure of this sink, if any.
-    public func flushChecked() throws {
+    package func flushChecked() throws {
         lock.lock()
         defer { lock.unlock() }
         try writer.flush()
     }
 
     /// The first failed write, if any.
-    public var failure: OutputWriter.Failure? {
+    package var failure: OutputWriter.Failure? {
         lock.lock()
         defer { lock.unlock() }
         return writer.failure
     }
 
     /// What an in-memory sink has received.
-    public var text: String {
+    package var text: String {
         lock.lock()
         defer { lock.unlock() }
         return writer.text

@@ -4,25 +4,25 @@ import MetrikaModel
 /// line, the same weekdays as dots and the judged day marked in red with its value, so the reader sees
 /// at a glance what was unusual. A self-contained SVG like `SVGLineChart`'s: no script, no external
 /// reference, every outside text escaped; the same input gives the same bytes.
-public struct AlertChart: Sendable {
+package struct AlertChart: Sendable {
     /// The days in order, the judged one last; nil = no history for the day (a gap).
-    public var points: [(day: Day, value: Double?)]
+    package var points: [(day: Day, value: Double?)]
     /// The expected value of the judged day.
-    public var expected: Double
+    package var expected: Double
     /// The heading: the metric and the counter.
-    public var title: String
+    package var title: String
     /// The line under it: the day, the value, the expectation.
-    public var subtitle: String
+    package var subtitle: String
     /// Phone first: 360 px wide is shown at its own size in a phone's mail (390 px less the margins),
     /// so the 10 px labels stay 10 px there (issue 21 asks at least 9); PNGs are drawn at 2×.
-    public var width = 360
-    public var height = 190
+    package var width = 360
+    package var height = 190
     /// The expected value as the alert's line says it (`~880`, `~240000 ₽`); nil: the chart's own label.
-    public var expectedText: String?
+    package var expectedText: String?
     /// Money: labels in this currency, compact like counts (`80k ₽`); nil for counts.
-    public var currency: Currency?
+    package var currency: Currency?
 
-    public init(points: [(day: Day, value: Double?)], expected: Double, title: String, subtitle: String) {
+    package init(points: [(day: Day, value: Double?)], expected: Double, title: String, subtitle: String) {
         self.points = points
         self.expected = expected
         self.title = title
@@ -34,7 +34,7 @@ public struct AlertChart: Sendable {
     static let mutedColor = "#555555"
 
     /// The SVG document.
-    public func render() -> String {
+    package func render() -> String {
         let w = Double(width), h = Double(height)
         let left = 48.0, right = 16.0, top = 52.0, bottom = 24.0
         let plotWidth = w - left - right, plotHeight = h - top - bottom

@@ -11,9 +11,9 @@ import MetrikaSystem
 ///
 /// The writer holds no rows, so a report of any length streams through it with memory bounded by one
 /// row, which the caller supplies.
-public struct CSVWriter: Sendable {
+package struct CSVWriter: Sendable {
     /// How records end.
-    public enum LineEnding: String, Sendable {
+    package enum LineEnding: String, Sendable {
         /// `\n`: the default.
         case lf
         /// `\r\n`: RFC 4180.
@@ -21,24 +21,24 @@ public struct CSVWriter: Sendable {
     }
 
     /// What happens to text that a spreadsheet would read as a formula.
-    public enum Formulas: String, Sendable, CaseIterable {
+    package enum Formulas: String, Sendable, CaseIterable {
         /// A leading `'` makes it plain text in Excel, LibreOffice and Google Sheets.
         case defuse
         /// The bytes as they are, for programs.
         case keep
     }
 
-    public var lineEnding: LineEnding
-    public var formulas: Formulas
+    package var lineEnding: LineEnding
+    package var formulas: Formulas
 
     /// Whether the CSV is going to a terminal, for eyes rather than a program: then text fields pass
     /// `TerminalText` (escape sequences, BEL and C1 controls made visible, bidi controls removed, line
     /// breaks shown as `↵`), as every table cell does. Names are typed by strangers (search phrases,
     /// UTM tags); a file or a pipe always gets the bytes as they came.
-    public var terminal = false
+    package var terminal = false
 
     /// A writer: LF line ends and defused formulas unless told otherwise.
-    public init(lineEnding: LineEnding = .lf, formulas: Formulas = .defuse) {
+    package init(lineEnding: LineEnding = .lf, formulas: Formulas = .defuse) {
         self.lineEnding = lineEnding
         self.formulas = formulas
     }
@@ -48,7 +48,7 @@ public struct CSVWriter: Sendable {
     ///
     /// A record of one empty field is written as `""` so that it reads back as one field rather than as
     /// an empty line; a record of no fields is an empty line.
-    public func write(_ fields: [String], numbersFrom: Int? = nil, to out: OutputWriter) throws {
+    package func write(_ fields: [String], numbersFrom: Int? = nil, to out: OutputWriter) throws {
         if fields.count == 1, fields[0].isEmpty {
             try out.write(byte: Self.quote)
             try out.write(byte: Self.quote)
@@ -63,14 +63,14 @@ public struct CSVWriter: Sendable {
     }
 
     /// Writes one field (no separator): escaped, and defused when it is text.
-    public func writeField(_ field: String, isText: Bool, to out: OutputWriter) throws {
+    package func writeField(_ field: String, isText: Bool, to out: OutputWriter) throws {
         var field = field
         try field.withUTF8 { try writeField(utf8: $0, isText: isText, to: out) }
     }
 
     /// Writes one field given as UTF-8 bytes (a name in a page's buffer, `SharedText`): the same
     /// bytes as `writeField(_:isText:to:)` of its `String`.
-    public func writeField(utf8 bytes: UnsafeBufferPointer<UInt8>, isText: Bool, to out: OutputWriter) throws {
+    package func writeField(utf8 bytes: UnsafeBufferPointer<UInt8>, isText: Bool, to out: OutputWriter) throws {
         if terminal, isText, bytes.contains(where: Self.mayBeTerminalActive) {
             var plain = self
             plain.terminal = false
@@ -99,7 +99,7 @@ public struct CSVWriter: Sendable {
     }
 
     /// Ends a record.
-    public func endRecord(to out: OutputWriter) throws {
+    package func endRecord(to out: OutputWriter) throws {
         if lineEnding == .crlf { try out.write(byte: 0x0D) }
         try out.write(byte: 0x0A)
     }

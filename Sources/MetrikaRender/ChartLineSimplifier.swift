@@ -2,12 +2,12 @@
 /// ends a run, and a run with more points than the plot has pixel columns keeps only the lowest and
 /// highest point of each column, which looks the same at that width and keeps ten years of daily data
 /// to a few thousand path points.
-public enum ChartLineSimplifier {
+package enum ChartLineSimplifier {
     /// A point in plot coordinates.
-    public struct Point: Hashable, Sendable {
-        public var x: Double
-        public var y: Double
-        public init(x: Double, y: Double) {
+    package struct Point: Hashable, Sendable {
+        package var x: Double
+        package var y: Double
+        package init(x: Double, y: Double) {
             self.x = x
             self.y = y
         }
@@ -15,7 +15,7 @@ public enum ChartLineSimplifier {
 
     /// Splits `points` (ascending x; nil y = missing) at every nil into runs, simplifying each run that
     /// has more points than there are pixel columns between its ends.
-    public static func runs(_ points: [(x: Double, y: Double?)]) -> [[Point]] {
+    package static func runs(_ points: [(x: Double, y: Double?)]) -> [[Point]] {
         var runs: [[Point]] = []
         var current: [Point] = []
         for point in points {
@@ -33,7 +33,7 @@ public enum ChartLineSimplifier {
     /// Keeps, for every whole-pixel column, the column's lowest and highest point (in their original
     /// order) once there are more than two points per column: at one pixel per column the line drawn
     /// through them covers the same pixels as the full line, give or take one.
-    public static func simplify(_ run: [Point]) -> [Point] {
+    package static func simplify(_ run: [Point]) -> [Point] {
         guard let first = run.first, let last = run.last else { return run }
         let columns = Int((last.x - first.x).rounded(.up)) + 1
         guard run.count > columns * 2 else { return run }

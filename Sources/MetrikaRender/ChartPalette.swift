@@ -1,19 +1,19 @@
 /// The look of each line of a chart: a colour from the Okabe–Ito palette (designed to stay apart for
 /// the common kinds of colour blindness), plus a dash pattern and a marker shape, so that lines also
 /// stay apart in greyscale print and for readers who see no colour at all.
-public struct ChartPalette: Sendable {
+package struct ChartPalette: Sendable {
     /// One line's style.
-    public struct Style: Hashable, Sendable {
+    package struct Style: Hashable, Sendable {
         /// `#rrggbb`.
-        public let color: String
+        package let color: String
         /// An SVG `stroke-dasharray` value, or nil for a solid line.
-        public let dashArray: String?
+        package let dashArray: String?
         /// The marker drawn at the last value and in the legend.
-        public let marker: Marker
+        package let marker: Marker
     }
 
     /// Marker shapes, distinct in outline.
-    public enum Marker: String, Hashable, Sendable, CaseIterable {
+    package enum Marker: String, Hashable, Sendable, CaseIterable {
         case circle, square, triangle, diamond, triangleDown, cross
     }
 
@@ -25,7 +25,7 @@ public struct ChartPalette: Sendable {
 
     /// The style of the `index`-th line (0-based). Colour, dash and marker cycle with co-prime periods
     /// (7, 6, 6 shifted), so the first 42 lines are all different combinations.
-    public static func style(at index: Int) -> Style {
+    package static func style(at index: Int) -> Style {
         let markers = Marker.allCases
         return Style(
             color: colors[index % colors.count],
@@ -35,5 +35,5 @@ public struct ChartPalette: Sendable {
     }
 
     /// The pattern of a line's incomplete part (the current day): dots, unlike any series' dashes.
-    public static let incompleteDashArray = "1.5 4"
+    package static let incompleteDashArray = "1.5 4"
 }

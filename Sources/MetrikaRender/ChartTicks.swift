@@ -1,25 +1,25 @@
 import MetrikaModel
 /// Tick placement for line charts: "nice" 1-2-5 value ticks for the y axis and calendar ticks for the
 /// x axis whose labels never overlap.
-public enum ChartTicks {
+package enum ChartTicks {
     // MARK: - Value axis
 
     /// The ticks of a value axis: evenly spaced multiples of `step` from `lower` to `upper`.
-    public struct ValueTicks: Hashable, Sendable {
+    package struct ValueTicks: Hashable, Sendable {
         /// Tick values, ascending; the first is `lower`, the last `upper`.
-        public let values: [Double]
+        package let values: [Double]
         /// The distance between ticks: 1, 2 or 5 times a power of ten (clock steps for seconds).
-        public let step: Double
+        package let step: Double
         /// The axis bottom.
-        public var lower: Double { values.first ?? 0 }
+        package var lower: Double { values.first ?? 0 }
         /// The axis top.
-        public var upper: Double { values.last ?? 1 }
+        package var upper: Double { values.last ?? 1 }
     }
 
     /// Nice ticks covering `lowest...highest` with at most `maxTicks` ticks. With `fromZero` the axis
     /// starts at 0 (or below, for negative data), as it must for counts so that line heights compare
     /// honestly. Seconds use clock steps (15 s, 30 s, 1 min, 5 min, …) so labels read as round times.
-    public static func valueTicks(lowest: Double, highest: Double, unit: MetricUnit, fromZero: Bool, maxTicks: Int = 6) -> ValueTicks {
+    package static func valueTicks(lowest: Double, highest: Double, unit: MetricUnit, fromZero: Bool, maxTicks: Int = 6) -> ValueTicks {
         precondition(maxTicks >= 2, "an axis needs at least two ticks")
         // Values near ±Double.greatestFiniteMagnitude (an API answer can hold 1e308 and -1e308) would
         // make the span infinite and the step arithmetic trap: such an axis is clamped to ±1e300.
@@ -83,31 +83,31 @@ public enum ChartTicks {
     // MARK: - Date axis
 
     /// One tick of the date axis.
-    public struct DateTick: Hashable, Sendable {
+    package struct DateTick: Hashable, Sendable {
         /// The day the tick marks.
-        public let day: Day
+        package let day: Day
         /// Its horizontal position, 0…plotWidth.
-        public let x: Double
+        package let x: Double
         /// The label, centred under `x`.
-        public let label: String
+        package let label: String
         /// The label's estimated width in pixels.
-        public let labelWidth: Double
+        package let labelWidth: Double
     }
 
     /// How far apart date ticks are.
-    public enum DateInterval: Hashable, Sendable {
+    package enum DateInterval: Hashable, Sendable {
         case days(Int), weeks(Int), months(Int), years(Int)
     }
 
     /// The ordered list of intervals tried, finest first.
-    public static let dateIntervals: [DateInterval] = [
+    package static let dateIntervals: [DateInterval] = [
         .days(1), .days(2), .weeks(1), .weeks(2), .months(1), .months(2), .months(3), .months(6),
         .years(1), .years(2), .years(5), .years(10), .years(20), .years(50), .years(100),
     ]
 
     /// The horizontal position of a day in a plot `plotWidth` wide showing `range`: the first day at 0,
     /// the last at `plotWidth`, a one-day range in the middle.
-    public static func x(of day: Day, in range: DateRange, plotWidth: Double) -> Double {
+    package static func x(of day: Day, in range: DateRange, plotWidth: Double) -> Double {
         let count = range.dayCount
         guard count > 1 else { return plotWidth / 2 }
         return Double(range.from.days(to: day)) / Double(count - 1) * plotWidth
@@ -116,7 +116,7 @@ public enum ChartTicks {
     /// Date ticks for `range`: the finest calendar interval (days, weeks, months, years) whose labels,
     /// at their estimated widths, keep at least `minimumGap` pixels between neighbours and stay within
     /// `edgeAllowance` pixels of the plot's ends. Never empty.
-    public static func dateTicks(
+    package static func dateTicks(
         for range: DateRange, plotWidth: Double, fontSize: Double, minimumGap: Double = 10, edgeAllowance: Double = 24
     ) -> [DateTick] {
         if range.dayCount == 1 {
@@ -134,7 +134,7 @@ public enum ChartTicks {
     }
 
     /// Whether no two neighbouring labels come closer than `minimumGap` pixels.
-    public static func labelsFit(_ ticks: [DateTick], minimumGap: Double) -> Bool {
+    package static func labelsFit(_ ticks: [DateTick], minimumGap: Double) -> Bool {
         for (left, right) in zip(ticks, ticks.dropFirst()) {
             let space = (right.x - right.labelWidth / 2) - (left.x + left.labelWidth / 2)
             if space < minimumGap { return false }
@@ -194,7 +194,7 @@ public enum ChartTicks {
     /// A deliberately generous estimate of how wide `text` renders at `fontSize` pixels in the chart's
     /// font stack (widths of DejaVu Sans, the widest usual fallback, rounded up), so that layout that
     /// avoids overlap by this estimate also avoids it on screen.
-    public static func estimatedWidth(of text: String, fontSize: Double) -> Double {
+    package static func estimatedWidth(of text: String, fontSize: Double) -> Double {
         var ems = 0.0
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -2,9 +2,9 @@ import MetrikaModel
 /// How chart labels print metric values, by unit: counts `950`, `1.2k`, `12k`, `1.2M`; percents
 /// `17.8%`; seconds `mm:ss` (`h:mm:ss` from one hour); pages per visit with two decimals; money with
 /// its sign, compact like counts on axes (`1.5M ₽`) and to the kopeck in labels (`1 250 000.00 ₽`).
-public enum ChartValueFormat {
+package enum ChartValueFormat {
     /// The label for one value (the last-value label, the legend, the mail's table).
-    public static func label(_ value: Double, unit: MetricUnit, currency: Currency? = nil) -> String {
+    package static func label(_ value: Double, unit: MetricUnit, currency: Currency? = nil) -> String {
         switch unit {
         case .money:
             return ValueFormatter.format(Quantity(value, unit: .money, currency: currency), grouping: true, missing: "", currencySign: true)
@@ -18,7 +18,7 @@ public enum ChartValueFormat {
 
     /// The label for a y-axis tick: as many decimals as the tick step needs, so neighbouring ticks
     /// never print the same text (`1.5k` next to `2k`, `17.5%` next to `18%`).
-    public static func axisLabel(_ value: Double, unit: MetricUnit, step: Double, currency: Currency? = nil) -> String {
+    package static func axisLabel(_ value: Double, unit: MetricUnit, step: Double, currency: Currency? = nil) -> String {
         switch unit {
         case .count, .money:
             let magnitude = abs(value)
@@ -38,7 +38,7 @@ public enum ChartValueFormat {
 
     /// Counts in the short form of dashboards: below 1000 exact, then one decimal below 10 of a unit
     /// (`1.2k`, `3.4M`) and whole units above (`12k`, `950k`).
-    public static func compactCount(_ value: Double) -> String {
+    package static func compactCount(_ value: Double) -> String {
         let rounded = value.rounded(.toNearestOrAwayFromZero)
         let magnitude = abs(rounded)
         if magnitude < 1000 { return ChartNumber.fixed(rounded, decimals: 0) }
@@ -56,7 +56,7 @@ public enum ChartValueFormat {
     }
 
     /// Seconds as `mm:ss`, or `h:mm:ss` from one hour; rounded to whole seconds.
-    public static func clock(_ seconds: Double) -> String {
+    package static func clock(_ seconds: Double) -> String {
         let total = Int(max(0, seconds).rounded(.toNearestOrAwayFromZero))
         let hours = total / 3600
         let minutes = (total % 3600) / 60

@@ -3,27 +3,27 @@ import MetrikaModel
 /// The top rows of a dimension report as horizontal bars, composed like `CompactLineChart` for a
 /// phone's column (360 px, text ≥ 12 px): each row's name on a line of its own (cut with `…` when it
 /// would not fit), its bar under it, the value at the bar's end.
-public struct CompactBarChart: Sendable {
+package struct CompactBarChart: Sendable {
     /// One bar.
-    public struct Bar: Sendable {
-        public var label: String
-        public var value: Double?
+    package struct Bar: Sendable {
+        package var label: String
+        package var value: Double?
         /// The value as the table shows it.
-        public var valueText: String
+        package var valueText: String
 
-        public init(label: String, value: Double?, valueText: String) {
+        package init(label: String, value: Double?, valueText: String) {
             self.label = label
             self.value = value
             self.valueText = valueText
         }
     }
 
-    public var bars: [Bar]
-    public var heading: String
-    public var message: String
-    public var detail: String
+    package var bars: [Bar]
+    package var heading: String
+    package var message: String
+    package var detail: String
 
-    public init(bars: [Bar], heading: String, message: String, detail: String) {
+    package init(bars: [Bar], heading: String, message: String, detail: String) {
         self.bars = bars
         self.heading = heading
         self.message = message
@@ -33,10 +33,10 @@ public struct CompactBarChart: Sendable {
     static let rowHeight = 36.0
     static let top = 34.0
 
-    public var height: Int { Int(Self.top + Double(max(bars.count, 1)) * Self.rowHeight + 6) }
+    package var height: Int { Int(Self.top + Double(max(bars.count, 1)) * Self.rowHeight + 6) }
 
     /// The `<svg>` element for inline HTML (see `CompactLineChart.element`).
-    public func element(xmlns: Bool = false) -> String {
+    package func element(xmlns: Bool = false) -> String {
         var out = ChartSVGWriter()
         let width = CompactLineChart.width
         let w = Double(width)

@@ -9,27 +9,27 @@ import MetrikaModel
 /// reader darkens the page around it), and `<title>`/`<desc>` for screen readers — the title is the
 /// message (`Visits fell 12.0% to 3 085`), the description the data's range. No ids, no script, no
 /// style sheet: several can sit in one page.
-public struct CompactLineChart: Sendable {
+package struct CompactLineChart: Sendable {
     /// The width every compact chart is drawn at (user units = CSS px at 1×).
-    public static let width = 360
+    package static let width = 360
     /// The smallest font size used anywhere in the chart.
-    public static let smallestFontSize = 12.0
+    package static let smallestFontSize = 12.0
 
     /// The line: its metric gives the title and unit.
-    public var series: Series
+    package var series: Series
     /// The periods shown (their first days are the points' days).
-    public var period: DateRange
+    package var period: DateRange
     /// Days: a missing day is a gap. Weeks or months: neighbouring points are joined.
-    public var connectsAcrossDays: Bool
+    package var connectsAcrossDays: Bool
     /// The heading inside the picture (the metric's title and, e.g., `daily`).
-    public var heading: String
+    package var heading: String
     /// The accessible name: what the chart says (`Visits fell 12.0% to 3 085`).
-    public var message: String
+    package var message: String
     /// The longer description: what is drawn.
-    public var detail: String
-    public var height = 190
+    package var detail: String
+    package var height = 190
 
-    public init(series: Series, period: DateRange, connectsAcrossDays: Bool, heading: String, message: String, detail: String) {
+    package init(series: Series, period: DateRange, connectsAcrossDays: Bool, heading: String, message: String, detail: String) {
         self.series = series
         self.period = period
         self.connectsAcrossDays = connectsAcrossDays
@@ -43,13 +43,13 @@ public struct CompactLineChart: Sendable {
     static let color = "#0072B2"
 
     /// A standalone SVG document (to rasterize or attach).
-    public func document() -> String {
+    package func document() -> String {
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + element(xmlns: true)
     }
 
     /// The `<svg>` element for inline use in HTML: shown at its width, shrunk with the column when the
     /// column is narrower (`max-width:100%`), never wider than drawn.
-    public func element(xmlns: Bool = false) -> String {
+    package func element(xmlns: Bool = false) -> String {
         var out = ChartSVGWriter()
         let w = Double(Self.width)
         let h = Double(height)

@@ -8,29 +8,29 @@ import MetrikaModel
 /// without media queries: blocks that sit side by side where there is room and stack where there is
 /// not (`display:inline-block`), charts drawn for a 360 px column, and no number or date that can break
 /// over lines (no-break spaces, `white-space:nowrap`).
-public struct HTMLReportPage: Sendable {
+package struct HTMLReportPage: Sendable {
     /// A chart: inline SVG markup (the page), or an image (the mail's PNG by `cid:`).
-    public enum Figure: Sendable {
+    package enum Figure: Sendable {
         case inline(String)
         case image(source: String, alt: String, width: Int, height: Int)
     }
 
     /// How a change reads: good news, bad news, or neither.
-    public enum Tone: Sendable {
+    package enum Tone: Sendable {
         case good, bad, neutral
     }
 
     /// A metric's value over the period and its change: the summary's cards.
-    public struct SummaryItem: Sendable {
-        public var title: String
-        public var value: String
+    package struct SummaryItem: Sendable {
+        package var title: String
+        package var value: String
         /// `+5.2%`, `-0.9 pp`; nil when nothing is compared.
-        public var change: String?
-        public var tone: Tone
+        package var change: String?
+        package var tone: Tone
         /// The previous period's value, as text.
-        public var previous: String?
+        package var previous: String?
 
-        public init(title: String, value: String, change: String?, tone: Tone, previous: String?) {
+        package init(title: String, value: String, change: String?, tone: Tone, previous: String?) {
             self.title = title
             self.value = value
             self.change = change
@@ -40,17 +40,17 @@ public struct HTMLReportPage: Sendable {
     }
 
     /// The table, cut into blocks of a few columns that fit a phone and sit side by side on a desktop.
-    public struct Table: Sendable {
+    package struct Table: Sendable {
         /// One row: its key (a date or a dimension's value) and the cells of each column group.
-        public struct Row: Sendable {
-            public var key: String
-            public var groups: [[String]]
-            public var isTotal: Bool
+        package struct Row: Sendable {
+            package var key: String
+            package var groups: [[String]]
+            package var isTotal: Bool
             /// A small second line under the key (`4 days`: a week cut by the period), which would
             /// widen the key column past a phone's width on the key's own line.
-            public var keyNote: String?
+            package var keyNote: String?
 
-            public init(key: String, groups: [[String]], isTotal: Bool = false, keyNote: String? = nil) {
+            package init(key: String, groups: [[String]], isTotal: Bool = false, keyNote: String? = nil) {
                 self.key = key
                 self.groups = groups
                 self.isTotal = isTotal
@@ -59,17 +59,17 @@ public struct HTMLReportPage: Sendable {
         }
 
         /// The key column's header (`Date`, `Traffic source`).
-        public var keyTitle: String
+        package var keyTitle: String
         /// Whether the keys are dates or numbers (never broken) or free text (may wrap).
-        public var keysAreValues: Bool
+        package var keysAreValues: Bool
         /// Column titles, grouped: a metric, or a metric with its previous value and change. A group
         /// is never split between blocks.
-        public var groups: [[String]]
-        public var rows: [Row]
+        package var groups: [[String]]
+        package var rows: [Row]
         /// At most this many value columns per block (a whole group always fits).
-        public var columnsPerBlock = 3
+        package var columnsPerBlock = 3
 
-        public init(keyTitle: String, keysAreValues: Bool, groups: [[String]], rows: [Row]) {
+        package init(keyTitle: String, keysAreValues: Bool, groups: [[String]], rows: [Row]) {
             self.keyTitle = keyTitle
             self.keysAreValues = keysAreValues
             self.groups = groups
@@ -77,18 +77,18 @@ public struct HTMLReportPage: Sendable {
         }
 
         /// One column of a block: the `index`th title of group `group`.
-        public struct Column: Hashable, Sendable {
-            public var group: Int
-            public var index: Int
+        package struct Column: Hashable, Sendable {
+            package var group: Int
+            package var index: Int
         }
 
         /// The widest a block may be: a phone's column (390 px less the page's margins).
-        public static let phoneWidth = 360.0
+        package static let phoneWidth = 360.0
 
         /// The columns of each block, in order. A group's columns stay together when they fit a
         /// phone beside the key; a group too wide for that (money with its `before` and `change`)
         /// goes on over as many blocks as it needs, each repeating the key.
-        public var blocks: [[Column]] {
+        package var blocks: [[Column]] {
             let fontSize = 14.0, padding = 10.0
             func width(_ text: String) -> Double { ChartTicks.estimatedWidth(of: text, fontSize: fontSize) }
             // Headers wrap between words; values, dates and numbers never wrap. Free-text keys wrap
@@ -140,24 +140,24 @@ public struct HTMLReportPage: Sendable {
     }
 
     /// One counter's part.
-    public struct Section: Sendable {
-        public var heading: String
+    package struct Section: Sendable {
+        package var heading: String
         /// Site, id, period: each kept on one line, joined by ` · `.
-        public var subheading: [String]
+        package var subheading: [String]
         /// The previous period the changes are against (`17–23 Nov 2026`); nil when nothing is compared.
-        public var comparedWith: String?
-        public var summary: [SummaryItem]
-        public var figures: [Figure]
+        package var comparedWith: String?
+        package var summary: [SummaryItem]
+        package var figures: [Figure]
         /// `By day`, `Top rows`, …
-        public var tableTitle: String
-        public var table: Table?
+        package var tableTitle: String
+        package var table: Table?
         /// Lines under the table (incomplete periods, sampling, missing days).
-        public var notes: [String]
+        package var notes: [String]
         /// The summary as one wrapping line of `Visits 3 085 ▼ -12.0%` instead of cards: a fifth of
         /// the bytes, for a mail of many counters (Gmail clips an HTML part past 102 KB).
-        public var compactSummary = false
+        package var compactSummary = false
 
-        public init(heading: String, subheading: [String], comparedWith: String?, summary: [SummaryItem], figures: [Figure], tableTitle: String, table: Table?, notes: [String]) {
+        package init(heading: String, subheading: [String], comparedWith: String?, summary: [SummaryItem], figures: [Figure], tableTitle: String, table: Table?, notes: [String]) {
             self.heading = heading
             self.subheading = subheading
             self.comparedWith = comparedWith
@@ -170,16 +170,16 @@ public struct HTMLReportPage: Sendable {
     }
 
     /// The document's `<title>`.
-    public var title: String
-    public var sections: [Section]
+    package var title: String
+    package var sections: [Section]
     /// The last line (`Made by metrika 1.2.0`).
-    public var footer: String
+    package var footer: String
     /// When the page was made (`Wed 25 Nov 2026 09:00 UTC`), kept on one line after the footer.
-    public var madeAt: String?
+    package var madeAt: String?
     /// The widest the content grows on a desktop (the mail: two charts side by side; the page: three).
-    public var maxWidth: Int
+    package var maxWidth: Int
 
-    public init(title: String, sections: [Section], footer: String, madeAt: String? = nil, maxWidth: Int) {
+    package init(title: String, sections: [Section], footer: String, madeAt: String? = nil, maxWidth: Int) {
         self.title = title
         self.sections = sections
         self.footer = footer
@@ -205,7 +205,7 @@ public struct HTMLReportPage: Sendable {
     // MARK: - Rendering
 
     /// The whole document, UTF-8 text ending with a newline.
-    public func render() -> String {
+    package func render() -> String {
         var html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         // Light only: the charts are drawn on white, and a reader that darkens the text around them

@@ -3,28 +3,28 @@ import MetrikaModel
 /// One counter's report as the HTML page shows it — summary, charts, table — built from the same rows,
 /// totals and previous totals the table sink gets. The mail and `report --format html` both build
 /// their sections here; they differ only in how a chart is shown (an inline SVG, a PNG by `cid:`).
-public struct HTMLReportSection: Sendable {
-    public var counter: Counter
-    public var layout: ReportLayout
-    public var rows: [Report.Row]
-    public var totals: [Quantity]
+package struct HTMLReportSection: Sendable {
+    package var counter: Counter
+    package var layout: ReportLayout
+    package var rows: [Report.Row]
+    package var totals: [Quantity]
     /// The previous period and its totals, when changes are known.
-    public var previous: Report.Previous?
+    package var previous: Report.Previous?
     /// Show each value's previous value and change in the table too (`--compare`); the summary shows
     /// changes whenever `previous` is known.
-    public var comparisonColumns: Bool
-    public var missingDays: [Day]
-    public var sampling: Sampling?
+    package var comparisonColumns: Bool
+    package var missingDays: [Day]
+    package var sampling: Sampling?
     /// Rows by day for the charts when the table is grouped coarser (the mail of a long window: a
     /// table by week, charts by day); nil: the charts draw `rows`.
-    public var dailyRows: [Report.Row]?
+    package var dailyRows: [Report.Row]?
     /// When set, the table is left out and this line stands in its place, saying where the full table
     /// is (the mail's byte budget: Gmail clips an HTML part past 102 KB).
-    public var tableLeftOut: String?
+    package var tableLeftOut: String?
     /// The summary as one line instead of cards (`HTMLReportPage.Section.compactSummary`).
-    public var compactSummary = false
+    package var compactSummary = false
 
-    public init(counter: Counter, layout: ReportLayout, rows: [Report.Row], totals: [Quantity], previous: Report.Previous?,
+    package init(counter: Counter, layout: ReportLayout, rows: [Report.Row], totals: [Quantity], previous: Report.Previous?,
                 comparisonColumns: Bool, missingDays: [Day] = [], sampling: Sampling? = nil, dailyRows: [Report.Row]? = nil) {
         self.counter = counter
         self.layout = layout
@@ -38,13 +38,13 @@ public struct HTMLReportSection: Sendable {
     }
 
     /// How many rows a dimension report's bar chart shows.
-    public static let barCount = 10
+    package static let barCount = 10
 
     // MARK: - Text of values
 
     /// A value as the table shows it (`ValueFormatter`, money with its sign: `1 250 000.00 ₽`;
     /// `--raw`: the API's number); `—` when missing.
-    public func text(_ quantity: Quantity) -> String {
+    package func text(_ quantity: Quantity) -> String {
         guard let value = quantity.value, value.isFinite else { return ValueFormatter.missingInTable }
         if layout.raw { return ValueFormatter.raw(value) }
         return ValueFormatter.format(quantity, grouping: true, missing: ValueFormatter.missingInTable, currencySign: true)
@@ -53,12 +53,12 @@ public struct HTMLReportSection: Sendable {
     var spansYears: Bool { layout.period.from.components.year != layout.period.to.components.year }
 
     /// The change of each metric's total, when the previous period is known.
-    public var changes: [Change]? { previous?.changes(to: totals) }
+    package var changes: [Change]? { previous?.changes(to: totals) }
 
     /// Whether a change is good news, by the model's one table (`Metric.goodDirection`, which the
     /// terminal's `--compare` colours follow too): more visits good, a higher bounce rate bad, a
     /// metric of no known direction neither.
-    public static func tone(of change: Change, metric: Metric) -> HTMLReportPage.Tone {
+    package static func tone(of change: Change, metric: Metric) -> HTMLReportPage.Tone {
         guard let number = change.number, ChartNumber.fixed(abs(number), decimals: 1) != "0.0" else { return .neutral }
         switch metric.goodDirection {
         case .up: return number > 0 ? .good : .bad
@@ -68,7 +68,7 @@ public struct HTMLReportSection: Sendable {
     }
 
     /// The sentence of a metric's total and change: `Visits fell 12.0% to 3 085`.
-    public func message(metricAt index: Int) -> String {
+    package func message(metricAt index: Int) -> String {
         let metric = layout.metrics[index]
         let value = index < totals.count ? text(totals[index]) : ValueFormatter.missingInTable
         return HTMLText.changeSentence(title: metric.title, value: value, change: changes.map { index < $0.count ? $0[index] : .missing })
@@ -77,7 +77,7 @@ public struct HTMLReportSection: Sendable {
     // MARK: - Pieces
 
     /// The section with the given charts.
-    public func section(figures: [HTMLReportPage.Figure]) -> HTMLReportPage.Section {
+    package func section(figures: [HTMLReportPage.Figure]) -> HTMLReportPage.Section {
         var subheading: [String] = []
         if !counter.site.isEmpty { subheading.append(counter.site) }
         subheading.append("counter " + String(counter.id))
@@ -117,7 +117,7 @@ public struct HTMLReportSection: Sendable {
     }
 
     /// The table: a row per period or dimension value, and the totals.
-    public func table() -> HTMLReportPage.Table {
+    package func table() -> HTMLReportPage.Table {
         let compare = comparisonColumns && previous != nil
         let groups = layout.metrics.map { metric in compare ? [metric.title, "before", "change"] : [metric.title] }
         var tableRows = rows.map { row in
@@ -193,7 +193,7 @@ public struct HTMLReportSection: Sendable {
     // MARK: - Charts
 
     /// A line chart per metric (time series), in the order of `metrics`.
-    public func lineCharts(metrics: [Metric]) -> [CompactLineChart] {
+    package func lineCharts(metrics: [Metric]) -> [CompactLineChart] {
         guard let tableGrouping = layout.grouping else { return [] }
         let grouping = dailyRows == nil ? tableGrouping : .day
         let rows = dailyRows ?? self.rows
@@ -229,7 +229,7 @@ public struct HTMLReportSection: Sendable {
     }
 
     /// The top rows of a dimension report as bars of its first metric (nil for time series).
-    public func barChart() -> CompactBarChart? {
+    package func barChart() -> CompactBarChart? {
         guard layout.grouping == nil, let metric = layout.metrics.first, !rows.isEmpty else { return nil }
         let top = rows.prefix(Self.barCount)
         let bars = top.map { row in

@@ -8,31 +8,31 @@ import MetrikaModel
 /// font and every mail client's encoding tables (it is Latin-1), while U+202F is missing from fonts
 /// that mail readers still fall back to and then shows as a box. The terminal, CSV and JSON keep their
 /// ordinary spaces (CSV none at all): this happens only here.
-public enum HTMLText {
+package enum HTMLText {
     /// U+00A0, the space inside numbers and dates in HTML.
-    public static let noBreakSpace = "\u{00A0}"
+    package static let noBreakSpace = "\u{00A0}"
 
     /// Element content: escaped (`XMLEscape`), nothing else changed; lines may break at its spaces.
-    public static func text(_ raw: String) -> String { XMLEscape.text(raw) }
+    package static func text(_ raw: String) -> String { XMLEscape.text(raw) }
 
     /// An attribute value (alt text, aria-label): escaped for double quotes.
-    public static func attribute(_ raw: String) -> String { XMLEscape.attribute(raw) }
+    package static func attribute(_ raw: String) -> String { XMLEscape.attribute(raw) }
 
     /// A value or a date that must stay on one line: escaped, every space made no-break.
-    public static func unbroken(_ raw: String) -> String {
+    package static func unbroken(_ raw: String) -> String {
         XMLEscape.text(raw).replacingOccurrences(of: " ", with: noBreakSpace)
     }
 
     /// `unbroken` in a span that keeps it on one line where a reader honours styles: also a range's
     /// dash (`18–24 Nov`), which is a line-break opportunity no-break spaces do not remove.
-    public static func nowrap(_ raw: String) -> String {
+    package static func nowrap(_ raw: String) -> String {
         "<span style=\"white-space:nowrap\">" + unbroken(raw) + "</span>"
     }
 
     /// A sentence that says what a change means, for alt text and chart titles:
     /// `Visits fell 12.0% to 3 085`, `Bounce rate rose 0.9 pp to 17.8%`, `Visits unchanged at 3 085`,
     /// `Visits: 3 085` when there is nothing to compare with. `value` is the formatter's text.
-    public static func changeSentence(title: String, value: String, change: Change?) -> String {
+    package static func changeSentence(title: String, value: String, change: Change?) -> String {
         guard let change else { return title + ": " + value }
         switch change {
         case .relative(let number), .points(let number):

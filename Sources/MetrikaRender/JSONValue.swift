@@ -2,7 +2,7 @@ import MetrikaModel
 /// A JSON document built in memory with object keys kept in insertion order, written with exact
 /// shortest decimals — so the same data always gives the same bytes (JSONSerialization gives
 /// neither stable key order nor exact doubles on every platform).
-public indirect enum JSONValue: Sendable, Equatable {
+package indirect enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
@@ -10,31 +10,31 @@ public indirect enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object([(String, JSONValue)])
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         lhs.serialized() == rhs.serialized()
     }
 
     /// A number, or null when the value is missing.
-    public static func number(_ value: Double?) -> JSONValue {
+    package static func number(_ value: Double?) -> JSONValue {
         guard let value else { return .null }
         return .number(value)
     }
 
     /// A string, or null.
-    public static func string(_ value: String?) -> JSONValue {
+    package static func string(_ value: String?) -> JSONValue {
         guard let value else { return .null }
         return .string(value)
     }
 
     /// Compact JSON (one line), or pretty with two-space indentation.
-    public func serialized(pretty: Bool = false) -> String {
+    package func serialized(pretty: Bool = false) -> String {
         var out = ""
         write(to: &out, pretty: pretty, indent: 0)
         return out
     }
 
     /// Appends the JSON text to a stream (for streaming large arrays, write the elements one by one).
-    public func write<Out: TextOutputStream>(to out: inout Out, pretty: Bool, indent: Int) {
+    package func write<Out: TextOutputStream>(to out: inout Out, pretty: Bool, indent: Int) {
         switch self {
         case .null: out.write("null")
         case .bool(let value): out.write(value ? "true" : "false")
@@ -78,7 +78,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     /// (U+061C, U+200E/U+200F, U+202A–U+202E, U+2066–U+2069) and U+2028/U+2029 — are written as
     /// `\uXXXX` escapes, so `metrika … --json` piped to a terminal or `less -r` is inert while a JSON
     /// parser still reads back the same string.
-    public static func writeString<Out: TextOutputStream>(_ value: String, to out: inout Out) {
+    package static func writeString<Out: TextOutputStream>(_ value: String, to out: inout Out) {
         var escaped = "\""
         for scalar in value.unicodeScalars {
             switch scalar {

@@ -4,22 +4,22 @@ import MetrikaModel
 /// The check is deliberately stricter than RFC 5322 (dot-atom local parts and DNS-style domains only,
 /// no quoted local parts, no comments, no IP literals): what it accepts is safe to put in a header and
 /// on a sendmail command line, and what it rejects is almost always a typo.
-public struct MIMEAddress: Hashable, Sendable, CustomStringConvertible {
+package struct MIMEAddress: Hashable, Sendable, CustomStringConvertible {
     /// The display name (`Иван Петров` in `Иван Петров <ivan@example.com>`), if any.
-    public let displayName: String?
+    package let displayName: String?
     /// The bare address, `local@domain`.
-    public let address: String
+    package let address: String
 
     /// A rejected address: exit 64 (a usage error), naming what was given.
-    public struct InvalidAddress: MetrikaFailure, Equatable {
+    package struct InvalidAddress: MetrikaFailure, Equatable {
         /// What was given.
-        public let text: String
-        public var exitCode: Int32 { ExitCode.usage }
-        public var message: String { "not a valid e-mail address: \"\(MIMEEncoding.singleLine(text))\" (expected name@example.com or Name <name@example.com>)" }
+        package let text: String
+        package var exitCode: Int32 { ExitCode.usage }
+        package var message: String { "not a valid e-mail address: \"\(MIMEEncoding.singleLine(text))\" (expected name@example.com or Name <name@example.com>)" }
     }
 
     /// A mailbox from a bare address and an optional display name; throws `InvalidAddress`.
-    public init(_ address: String, displayName: String? = nil) throws {
+    package init(_ address: String, displayName: String? = nil) throws {
         guard MIMEAddress.isValid(address) else { throw InvalidAddress(text: address) }
         self.address = address
         let name = displayName.map { MIMEEncoding.singleLine($0).trimmingSpaces }
@@ -28,7 +28,7 @@ public struct MIMEAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses what a user types: `name@example.com` or `Display Name <name@example.com>` (the name may
     /// be in double quotes). Throws `InvalidAddress`.
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         let trimmed = text.trimmingSpaces
         if trimmed.hasSuffix(">"), let open = trimmed.lastIndex(of: "<") {
             let inner = String(trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)])
@@ -44,7 +44,7 @@ public struct MIMEAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses a comma-separated list (`a@x.org, "Doe, Jane" <b@y.org>`; commas inside double quotes
     /// belong to the name); throws on the first bad entry or an empty list.
-    public static func list(parsing text: String) throws -> [MIMEAddress] {
+    package static func list(parsing text: String) throws -> [MIMEAddress] {
         var entries: [String] = []
         var current = ""
         var quoted = false
@@ -66,7 +66,7 @@ public struct MIMEAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// `local@domain`: a dot-atom local part of up to 64 characters, a domain of at least two labels,
     /// each 1–63 letters, digits or inner hyphens; 254 characters at most.
-    public static func isValid(_ address: String) -> Bool {
+    package static func isValid(_ address: String) -> Bool {
         let parts = address.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, address.utf8.count <= 254 else { return false }
         let local = parts[0]
@@ -90,11 +90,11 @@ public struct MIMEAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The domain part, for Message-IDs.
-    public var domain: String { String(address.split(separator: "@").last ?? "") }
+    package var domain: String { String(address.split(separator: "@").last ?? "") }
 
     /// The mailbox as header tokens (to be folded): the name as an atom phrase, a quoted string or
     /// encoded-words, then `<address>`.
-    public var headerTokens: [String] {
+    package var headerTokens: [String] {
         guard let displayName else { return [address] }
         let phraseCharacters = Set("!#$%&'*+-/=?^_`{|}~ ".utf8)
         var tokens: [String]
@@ -110,5 +110,5 @@ public struct MIMEAddress: Hashable, Sendable, CustomStringConvertible {
         return tokens
     }
 
-    public var description: String { headerTokens.joined(separator: " ") }
+    package var description: String { headerTokens.joined(separator: " ") }
 }

@@ -5,21 +5,21 @@ import MetrikaModel
 /// a message is known: quoted-printable (RFC 2045 §6.7), base64 in 76-character lines, encoded-words
 /// for non-ASCII header text (RFC 2047), parameter values with a charset (RFC 2231), and the RFC 5322
 /// date. All output uses CRLF line ends.
-public enum MIMEEncoding {
+package enum MIMEEncoding {
     /// The longest line a quoted-printable or base64 body may have (RFC 2045).
-    public static let bodyLineLimit = 76
+    package static let bodyLineLimit = 76
     /// The longest header line metrika writes: RFC 2047 §2 asks 76 of lines holding encoded-words
     /// (RFC 5322 itself asks 78), and one limit for all headers is simpler.
-    public static let headerLineLimit = 76
+    package static let headerLineLimit = 76
     /// The longest encoded-word allowed (RFC 2047 §2).
-    public static let encodedWordLimit = 75
+    package static let encodedWordLimit = 75
 
     // MARK: - Bodies
 
     /// UTF-8 text as quoted-printable with CRLF hard line breaks (any of LF, CRLF, CR in the input) and
     /// soft breaks that keep every line within 76 characters. A leading `.` and the `F` of a leading
     /// `From ` are encoded too, so that no naive transport can mangle them.
-    public static func quotedPrintable(_ text: String) -> String {
+    package static func quotedPrintable(_ text: String) -> String {
         let normalized = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
         var output: [String] = []
         for line in normalized.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -64,7 +64,7 @@ public enum MIMEEncoding {
     }
 
     /// Data as base64 in lines of 76 characters separated by CRLF (no line end after the last).
-    public static func base64Lines(_ data: Data) -> String {
+    package static func base64Lines(_ data: Data) -> String {
         let encoded = Array(data.base64EncodedString().utf8)
         var lines: [String] = []
         var start = 0
@@ -80,20 +80,20 @@ public enum MIMEEncoding {
 
     /// Whether header text can be written as it is: printable ASCII and spaces only, and nothing a
     /// decoder could mistake for an encoded-word.
-    public static func isPlainHeaderText(_ text: String) -> Bool {
+    package static func isPlainHeaderText(_ text: String) -> Bool {
         !text.contains("=?") && text.utf8.allSatisfy { $0 >= 32 && $0 < 127 }
     }
 
     /// Header text with CR, LF and other controls turned into spaces: nothing from outside may start a
     /// new header line.
-    public static func singleLine(_ text: String) -> String {
+    package static func singleLine(_ text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 32 || $0.value == 127 ? " " : $0 }))
     }
 
     /// `text` as RFC 2047 `B` encoded-words in UTF-8, each at most 75 characters (the first at most
     /// `firstWordLimit`, to leave room for the header's name on its line), split only between
     /// characters (never inside a UTF-8 sequence), to be joined by folding white space.
-    public static func encodedWords(_ text: String, firstWordLimit: Int = encodedWordLimit) -> [String] {
+    package static func encodedWords(_ text: String, firstWordLimit: Int = encodedWordLimit) -> [String] {
         let prefix = "=?UTF-8?B?"
         let suffix = "?="
         // 75 - 12 = 63 characters of base64 → at most 15 groups → 45 bytes of text per word.
@@ -129,7 +129,7 @@ public enum MIMEEncoding {
 
     /// A complete header field, folded: `Name: value` where `tokens` are joined by single spaces and a
     /// line is broken (CRLF + space) before a token that would pass 78 characters.
-    public static func foldedHeader(_ name: String, tokens: [String]) -> String {
+    package static func foldedHeader(_ name: String, tokens: [String]) -> String {
         var lines: [String] = []
         var current = name + ":"
         for token in tokens {
@@ -144,7 +144,7 @@ public enum MIMEEncoding {
     }
 
     /// An unstructured header (Subject): plain words when possible, encoded-words otherwise.
-    public static func unstructuredHeader(_ name: String, value: String) -> String {
+    package static func unstructuredHeader(_ name: String, value: String) -> String {
         let clean = singleLine(value)
         if isPlainHeaderText(clean) {
             let words = clean.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
@@ -158,7 +158,7 @@ public enum MIMEEncoding {
     /// A quoted MIME parameter (`name="value"`) for ASCII values, or RFC 2231 `name*=UTF-8''…` with
     /// continuations (`name*0*=`, `name*1*=`) of at most 60 characters for others. Returned as the
     /// tokens of a folded header, each starting after the `; ` separator.
-    public static func parameter(_ name: String, value: String) -> [String] {
+    package static func parameter(_ name: String, value: String) -> [String] {
         let clean = singleLine(value)
         if clean.utf8.allSatisfy({ $0 >= 32 && $0 < 127 }), clean.utf8.count + name.utf8.count <= 60 {
             let escaped = clean.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
@@ -188,7 +188,7 @@ public enum MIMEEncoding {
     }
 
     /// The RFC 5322 date-time of `date` at a UTC offset, e.g. `Sun, 29 Nov 2026 15:00:00 +0300`.
-    public static func dateHeaderValue(_ date: Date, offsetSeconds: Int) -> String {
+    package static func dateHeaderValue(_ date: Date, offsetSeconds: Int) -> String {
         let local = Int((date.timeIntervalSince1970).rounded(.down)) + offsetSeconds
         let days = local >= 0 ? local / 86400 : -((-local + 86399) / 86400)
         let seconds = local - days * 86400

@@ -7,27 +7,27 @@ import MetrikaModel
 ///
 /// Everything that varies between runs is injected — the date, and a seed from which the Message-ID
 /// and the multipart boundaries derive — so that tests can compare messages byte for byte.
-public struct MIMEMessage: Sendable {
+package struct MIMEMessage: Sendable {
     /// The sender (`From`).
-    public var from: MIMEAddress
+    package var from: MIMEAddress
     /// The recipients (`To`); sendmail `-t` delivers to these.
-    public var to: [MIMEAddress]
+    package var to: [MIMEAddress]
     /// The subject, any Unicode.
-    public var subject: String
+    package var subject: String
     /// The moment the message is dated.
-    public var date: Date
+    package var date: Date
     /// The UTC offset the `Date` header is written in, in seconds.
-    public var utcOffsetSeconds: Int
+    package var utcOffsetSeconds: Int
     /// The source of the Message-ID and boundaries: random in production, fixed in tests.
-    public var seed: UInt64
+    package var seed: UInt64
     /// The body.
-    public var body: MIMEPart
+    package var body: MIMEPart
     /// Extra header fields (name, already-ASCII value), written after the standard ones.
-    public var extraHeaders: [(name: String, value: String)]
+    package var extraHeaders: [(name: String, value: String)]
 
     /// Creates a message. `Auto-Submitted: auto-generated` (RFC 3834) is added by default, because these
     /// messages come from cron and auto-responders must not answer them.
-    public init(
+    package init(
         from: MIMEAddress, to: [MIMEAddress], subject: String, date: Date, utcOffsetSeconds: Int = 0, seed: UInt64, body: MIMEPart,
         extraHeaders: [(name: String, value: String)] = [("Auto-Submitted", "auto-generated")]
     ) {
@@ -42,19 +42,19 @@ public struct MIMEMessage: Sendable {
     }
 
     /// `<…@sender-domain>`, derived from the seed and the date.
-    public var messageID: String {
+    package var messageID: String {
         var generator = SeededRandom(seed: seed ^ 0x4D45_5353_4147_4549)
         let stamp = String(Int64(date.timeIntervalSince1970.rounded(.down)))
         return "<" + stamp + "." + generator.nextHex() + "@" + from.domain + ">"
     }
 
     /// The message as it goes to sendmail.
-    public func bytes() -> Data {
+    package func bytes() -> Data {
         Data(rendered().utf8)
     }
 
     /// The message as text (ASCII only; CRLF line ends; ends with CRLF).
-    public func rendered() -> String {
+    package func rendered() -> String {
         var headers: [String] = []
         headers.append("Date: " + MIMEEncoding.dateHeaderValue(date, offsetSeconds: utcOffsetSeconds))
         headers.append(MIMEEncoding.foldedHeader("From", tokens: from.headerTokens))

@@ -1,9 +1,9 @@
 import Foundation
 
 /// One node of a MIME body: a text, a binary file, or a multipart container of further parts.
-public struct MIMEPart: Sendable {
+package struct MIMEPart: Sendable {
     /// What a part holds.
-    public enum Content: Sendable {
+    package enum Content: Sendable {
         /// UTF-8 text of a `text/<subtype>` type, sent quoted-printable.
         case text(String, subtype: String)
         /// Bytes of any media type (`image/svg+xml`), sent base64.
@@ -13,21 +13,21 @@ public struct MIMEPart: Sendable {
     }
 
     /// How a mail reader should present a file part.
-    public enum Disposition: String, Sendable {
+    package enum Disposition: String, Sendable {
         case inline, attachment
     }
 
     /// The part's content.
-    public var content: Content
+    package var content: Content
     /// The file name readers show and save under, if any.
-    public var filename: String?
+    package var filename: String?
     /// Inline or attachment, if said.
-    public var disposition: Disposition?
+    package var disposition: Disposition?
     /// The Content-ID (without angle brackets) that HTML refers to as `cid:…`, if any.
-    public var contentID: String?
+    package var contentID: String?
 
     /// Creates a part.
-    public init(content: Content, filename: String? = nil, disposition: Disposition? = nil, contentID: String? = nil) {
+    package init(content: Content, filename: String? = nil, disposition: Disposition? = nil, contentID: String? = nil) {
         self.content = content
         self.filename = filename
         self.disposition = disposition
@@ -35,33 +35,33 @@ public struct MIMEPart: Sendable {
     }
 
     /// A `text/plain` (or other `text/<subtype>`) part.
-    public static func text(_ text: String, subtype: String = "plain") -> MIMEPart {
+    package static func text(_ text: String, subtype: String = "plain") -> MIMEPart {
         MIMEPart(content: .text(text, subtype: subtype))
     }
 
     /// A file: an attachment, or an inline image when `contentID` is given for `cid:` references.
-    public static func file(_ data: Data, mediaType: String, filename: String, disposition: Disposition, contentID: String? = nil) -> MIMEPart {
+    package static func file(_ data: Data, mediaType: String, filename: String, disposition: Disposition, contentID: String? = nil) -> MIMEPart {
         MIMEPart(content: .binary(data, mediaType: mediaType), filename: filename, disposition: disposition, contentID: contentID)
     }
 
     /// A multipart container.
-    public static func multipart(_ subtype: String, _ parts: [MIMEPart]) -> MIMEPart {
+    package static func multipart(_ subtype: String, _ parts: [MIMEPart]) -> MIMEPart {
         MIMEPart(content: .multipart(subtype: subtype, parts: parts))
     }
 
     /// A picture for `report`: its bytes, media type and file name, and for inline use a Content-ID.
-    public struct Image: Sendable {
+    package struct Image: Sendable {
         /// The file's bytes.
-        public var data: Data
+        package var data: Data
         /// `image/png`, `image/svg+xml`, …
-        public var mediaType: String
+        package var mediaType: String
         /// The name readers show and save under.
-        public var filename: String
+        package var filename: String
         /// The Content-ID (without angle brackets) HTML refers to as `cid:…`; nil for attachments.
-        public var contentID: String?
+        package var contentID: String?
 
         /// Creates an image.
-        public init(data: Data, mediaType: String, filename: String, contentID: String? = nil) {
+        package init(data: Data, mediaType: String, filename: String, contentID: String? = nil) {
             self.data = data
             self.mediaType = mediaType
             self.filename = filename
@@ -80,7 +80,7 @@ public struct MIMEPart: Sendable {
     ///     └─ image/svg+xml attachment           (each chart as a vector file, to save or forward)
     ///
     /// Readers that cannot show HTML show the text and still offer the charts as attachments.
-    public static func report(text: String, html: String, inline: [Image], attachments: [Image]) -> MIMEPart {
+    package static func report(text: String, html: String, inline: [Image], attachments: [Image]) -> MIMEPart {
         let inlineParts = inline.map { file($0.data, mediaType: $0.mediaType, filename: $0.filename, disposition: .inline, contentID: $0.contentID) }
         let htmlPart = inlineParts.isEmpty ? MIMEPart.text(html, subtype: "html") : multipart("related", [MIMEPart.text(html, subtype: "html")] + inlineParts)
         let alternative = multipart("alternative", [MIMEPart.text(text), htmlPart])

@@ -6,26 +6,26 @@ import MetrikaSystem
 /// text (defused against formulas unless `--csv-formulas keep`); metric values are numbers.
 /// With `--compare`, `previous_date` follows the dates and every metric is followed by its previous
 /// value and its change (docs/reports.md, `--compare`).
-public final class ReportCSVSink: ReportSink {
+package final class ReportCSVSink: ReportSink {
     private let out: OutputWriter
     private let writer: CSVWriter
     private var layout: ReportLayout?
     private var counter: Counter?
 
     /// A sink formatting into `output` with `writer`'s line ends and formula policy.
-    public init(output: OutputWriter, writer: CSVWriter = CSVWriter()) {
+    package init(output: OutputWriter, writer: CSVWriter = CSVWriter()) {
         self.out = output
         self.writer = writer
     }
 
-    public func begin(_ layout: ReportLayout) throws {
+    package func begin(_ layout: ReportLayout) throws {
         self.layout = layout
         try writer.write(layout.keyColumns + layout.comparisonKeyColumns + layout.metrics.flatMap(layout.csvColumns), to: out)
     }
 
-    public func beginSection(counter: Counter, sampling: Sampling?) { self.counter = counter }
+    package func beginSection(counter: Counter, sampling: Sampling?) { self.counter = counter }
 
-    public func append(_ rows: [Report.Row]) throws {
+    package func append(_ rows: [Report.Row]) throws {
         guard let layout, let counter else { return }
         let counterID = String(counter.id)
         for row in rows {
@@ -76,6 +76,6 @@ public final class ReportCSVSink: ReportSink {
         }
     }
 
-    public func endSection(totals: [Quantity], missingDays: [Day]) {}
-    public func end() {}
+    package func endSection(totals: [Quantity], missingDays: [Day]) {}
+    package func end() {}
 }

@@ -5,7 +5,7 @@ import MetrikaSystem
 /// a summary with changes, inline SVG charts (a line per metric for time series, bars of the top rows
 /// for dimension reports) and the table. Collects the rows like the table sink and writes the page at
 /// the end, so a failure half-way leaves nothing written.
-public final class ReportHTMLSink: ReportSink {
+package final class ReportHTMLSink: ReportSink {
     private let out: OutputWriter
     private let comparisonColumns: Bool
     private let footer: String
@@ -18,45 +18,45 @@ public final class ReportHTMLSink: ReportSink {
     private var sections: [HTMLReportSection] = []
 
     /// The widest the page grows: three 360 px charts side by side.
-    public static let maxWidth = 1128
+    package static let maxWidth = 1128
 
     /// `comparisonColumns`: the table shows each value's previous value and change (`--compare`);
     /// whenever the previous period is given (`compareSection`) the summary shows the changes.
     /// `footer` and `madeAt`: the page's last line (`Made by metrika 1.2.0`, `Wed 25 Nov 2026 09:00 UTC`).
-    public init(output: OutputWriter, comparisonColumns: Bool, footer: String, madeAt: String?) {
+    package init(output: OutputWriter, comparisonColumns: Bool, footer: String, madeAt: String?) {
         self.out = output
         self.comparisonColumns = comparisonColumns
         self.footer = footer
         self.madeAt = madeAt
     }
 
-    public func begin(_ layout: ReportLayout) { self.layout = layout }
+    package func begin(_ layout: ReportLayout) { self.layout = layout }
 
-    public func beginSection(counter: Counter, sampling: Sampling?) {
+    package func beginSection(counter: Counter, sampling: Sampling?) {
         self.counter = counter
         self.sampling = sampling
         previous = nil
         rows = []
     }
 
-    public func compareSection(_ previous: Report.Previous) { self.previous = previous }
+    package func compareSection(_ previous: Report.Previous) { self.previous = previous }
 
-    public func append(_ rows: [Report.Row]) { self.rows += rows }
+    package func append(_ rows: [Report.Row]) { self.rows += rows }
 
-    public func endSection(totals: [Quantity], missingDays: [Day]) {
+    package func endSection(totals: [Quantity], missingDays: [Day]) {
         guard let layout, let counter else { return }
         sections.append(HTMLReportSection(counter: counter, layout: layout, rows: rows, totals: totals, previous: previous,
                                           comparisonColumns: comparisonColumns, missingDays: missingDays, sampling: sampling))
         rows = []
     }
 
-    public func end() throws {
+    package func end() throws {
         guard let layout else { return }
         try out.write(Self.page(sections, layout: layout, footer: footer, madeAt: madeAt).render())
     }
 
     /// The page of some sections: charts inline as SVG.
-    public static func page(_ sections: [HTMLReportSection], layout: ReportLayout, footer: String, madeAt: String?) -> HTMLReportPage {
+    package static func page(_ sections: [HTMLReportSection], layout: ReportLayout, footer: String, madeAt: String?) -> HTMLReportPage {
         let pageSections = sections.map { section -> HTMLReportPage.Section in
             var figures = section.lineCharts(metrics: layout.metrics).map { HTMLReportPage.Figure.inline($0.element()) }
             if let bars = section.barChart() { figures.append(.inline(bars.element())) }

@@ -3,9 +3,9 @@ import MetrikaSystem
 /// Streams a report as versioned JSON (docs/json.md): rows are written as they arrive, the totals
 /// and sampling of every counter at the end. Values are numbers in the API's units (seconds,
 /// percent 0–100), whatever `--raw` says; each column's unit is declared in `columns`.
-public final class ReportJSONSink: ReportSink {
+package final class ReportJSONSink: ReportSink {
     /// The document format version; bump on incompatible changes.
-    public static var version: Int { 1 }
+    package static var version: Int { 1 }
 
     private let out: OutputWriter
     private var layout: ReportLayout?
@@ -16,9 +16,9 @@ public final class ReportJSONSink: ReportSink {
     private var sections: [JSONValue] = []
 
     /// A sink formatting into `output`.
-    public init(output: OutputWriter) { self.out = output }
+    package init(output: OutputWriter) { self.out = output }
 
-    public func begin(_ layout: ReportLayout) throws {
+    package func begin(_ layout: ReportLayout) throws {
         self.layout = layout
         var columns: [JSONValue] = []
         if layout.multipleCounters { columns.append(.object([("name", .string("counter_id")), ("kind", .string("counter"))])) }
@@ -47,13 +47,13 @@ public final class ReportJSONSink: ReportSink {
         try out.write(",\n  \"rows\": [")
     }
 
-    public func beginSection(counter: Counter, sampling: Sampling?) {
+    package func beginSection(counter: Counter, sampling: Sampling?) {
         self.counter = counter
         self.sampling = sampling
         previous = nil
     }
 
-    public func compareSection(_ previous: Report.Previous) { self.previous = previous }
+    package func compareSection(_ previous: Report.Previous) { self.previous = previous }
 
     /// `--compare`'s members: `previous` (the compared days and their values in the API's units)
     /// and `change` (percent, or percentage points for percent metrics; null when unknown).
@@ -69,7 +69,7 @@ public final class ReportJSONSink: ReportSink {
         return [("previous", .object(values)), ("change", .object(changeMembers))]
     }
 
-    public func append(_ rows: [Report.Row]) throws {
+    package func append(_ rows: [Report.Row]) throws {
         guard let layout, let counter else { return }
         // Written member by member straight into the output buffer — the bytes `JSONValue.object`
         // would give (the differential tests hold it to that), without a JSONValue and a String per
@@ -183,7 +183,7 @@ public final class ReportJSONSink: ReportSink {
         }
     }
 
-    public func endSection(totals: [Quantity], missingDays: [Day]) {
+    package func endSection(totals: [Quantity], missingDays: [Day]) {
         guard let layout, let counter else { return }
         var totalMembers: [(String, JSONValue)] = []
         for (metric, quantity) in zip(layout.metrics, totals) {
@@ -216,7 +216,7 @@ public final class ReportJSONSink: ReportSink {
         try out.check()
     }
 
-    public func end() throws {
+    package func end() throws {
         try out.write(wroteRow ? "\n  ],\n  \"counters\": " : "],\n  \"counters\": ")
         try write(JSONValue.array(sections), pretty: true, indent: 1)
         let sampled = sections.contains { section in

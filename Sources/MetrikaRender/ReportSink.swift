@@ -4,7 +4,7 @@ import MetrikaSystem
 /// can stream (a 100,000-row report is never held whole) while the text table collects its rows.
 /// Sinks format into an `OutputWriter`; every method throws its write failure (a full disk, a closed
 /// pipe) so that the command stops fetching at once.
-public protocol ReportSink: AnyObject {
+package protocol ReportSink: AnyObject {
     /// Called once, before anything else.
     func begin(_ layout: ReportLayout) throws
     /// A counter's section starts.
@@ -23,28 +23,28 @@ public protocol ReportSink: AnyObject {
 
 extension ReportSink {
     /// Sinks that show no comparison ignore it.
-    public func compareSection(_ previous: Report.Previous) throws {}
+    package func compareSection(_ previous: Report.Previous) throws {}
 }
 
 /// What a report holds, known before its first row.
-public struct ReportLayout: Sendable {
-    public var dimensions: [Dimension]
-    public var metrics: [Metric]
-    public var period: DateRange
+package struct ReportLayout: Sendable {
+    package var dimensions: [Dimension]
+    package var metrics: [Metric]
+    package var period: DateRange
     /// Time-series grouping, or nil for a dimension report.
-    public var grouping: Grouping?
+    package var grouping: Grouping?
     /// More than one counter: CSV and JSON get a `counter_id` column.
-    public var multipleCounters: Bool
+    package var multipleCounters: Bool
     /// `--raw`: the API's units (seconds, percent numbers) instead of mm:ss and `%`.
-    public var raw: Bool
+    package var raw: Bool
     /// The query as asked, echoed in JSON.
-    public var query: [(String, JSONValue)]
+    package var query: [(String, JSONValue)]
     /// `--compare`: rows carry `previous` values, sections get `compareSection`.
-    public var compare: Bool
+    package var compare: Bool
     /// `--attribution`: the model the answer used, for the table's heading; nil when not asked.
-    public var attribution: String?
+    package var attribution: String?
 
-    public init(dimensions: [Dimension], metrics: [Metric], period: DateRange, grouping: Grouping?, multipleCounters: Bool, raw: Bool, query: [(String, JSONValue)] = [], compare: Bool = false) {
+    package init(dimensions: [Dimension], metrics: [Metric], period: DateRange, grouping: Grouping?, multipleCounters: Bool, raw: Bool, query: [(String, JSONValue)] = [], compare: Bool = false) {
         self.dimensions = dimensions
         self.metrics = metrics
         self.period = period

@@ -3,7 +3,7 @@ import MetrikaSystem
 /// Collects a report and prints it as aligned text: a title per counter, a header, rows with
 /// grouped numbers, today's incomplete row marked, a totals row, and for time series one sparkline
 /// per metric so the shape of the period is seen at a glance.
-public final class ReportTableSink: ReportSink {
+package final class ReportTableSink: ReportSink {
     private let out: OutputWriter
     private let maxWidth: Int?
     private var layout: ReportLayout?
@@ -21,26 +21,26 @@ public final class ReportTableSink: ReportSink {
     /// its key column (date, source…) whole: `--compare` first leaves out its "before" columns, then
     /// the metrics are split into blocks that each repeat the key (see `TextTable.keyColumnCount`).
     /// `colourChange`: given only for a colour terminal.
-    public init(output: OutputWriter, maxWidth: Int?, colourChange: (@Sendable (String, GoodDirection) -> String)? = nil) {
+    package init(output: OutputWriter, maxWidth: Int?, colourChange: (@Sendable (String, GoodDirection) -> String)? = nil) {
         self.out = output
         self.maxWidth = maxWidth
         self.colourChange = colourChange
     }
 
-    public func begin(_ layout: ReportLayout) { self.layout = layout }
+    package func begin(_ layout: ReportLayout) { self.layout = layout }
 
-    public func beginSection(counter: Counter, sampling: Sampling?) {
+    package func beginSection(counter: Counter, sampling: Sampling?) {
         self.counter = counter
         self.sampling = sampling
         previous = nil
         rows = []
     }
 
-    public func compareSection(_ previous: Report.Previous) { self.previous = previous }
+    package func compareSection(_ previous: Report.Previous) { self.previous = previous }
 
-    public func append(_ rows: [Report.Row]) { self.rows += rows }
+    package func append(_ rows: [Report.Row]) { self.rows += rows }
 
-    public func endSection(totals: [Quantity], missingDays: [Day]) throws {
+    package func endSection(totals: [Quantity], missingDays: [Day]) throws {
         guard let layout, let counter else { return }
         if sectionCount > 0 { try out.write("\n") }
         sectionCount += 1
@@ -83,7 +83,7 @@ public final class ReportTableSink: ReportSink {
         }
     }
 
-    public func end() {}
+    package func end() {}
 
     /// The section's table: one row per period or dimension value, then the totals. With `--compare`
     /// each metric is followed by its previous value (unless `before` is false) and the change,
@@ -264,7 +264,7 @@ public final class ReportTableSink: ReportSink {
     }
 
     /// `2026-11-01 … 2026-11-03, 2026-11-07`: consecutive days folded into ranges.
-    public static func describe(days: [Day]) -> String {
+    package static func describe(days: [Day]) -> String {
         let sorted = days.sorted()
         var parts: [String] = []
         var start = sorted.first

@@ -7,40 +7,40 @@ import MetrikaModel
 /// The output is a pure function of the input: no clock, no locale, no randomness, so the same data
 /// gives the same bytes. Every piece of outside text is escaped with `XMLEscape`; the document holds no
 /// script, no external reference and no style sheet, so it is safe to mail and to open anywhere.
-public struct SVGLineChart: Sendable {
+package struct SVGLineChart: Sendable {
     /// The lines; each is one metric of one counter. Lines with the same `metric.unit` share a panel.
-    public var series: [Series]
+    package var series: [Series]
     /// The days shown on the x axis; points outside are ignored.
-    public var period: DateRange
+    package var period: DateRange
     /// The chart's heading (e.g. the counter's name and site).
-    public var title: String
+    package var title: String
     /// A second, smaller heading line (e.g. the period), if any.
-    public var subtitle: String?
+    package var subtitle: String?
     /// The share (0…1) of visits the data was computed from when the API sampled it; nil when exact.
-    public var sampledShare: Double?
+    package var sampledShare: Double?
     /// The document's width in pixels.
-    public var width: Int
+    package var width: Int
     /// The document's height in pixels.
-    public var height: Int
+    package var height: Int
     /// False (daily data): a day absent from a series' points is a gap. True (one point per week or
     /// month, dated by the period's first day): consecutive points are joined; only nil values break.
-    public var connectsAcrossDays = false
+    package var connectsAcrossDays = false
     /// The legend's name for the dotted, still-changing end of the lines: `today (incomplete)` for days,
     /// `this week so far` / `this month so far` for weeks and months.
-    public var incompleteLabel = "today (incomplete)"
+    package var incompleteLabel = "today (incomplete)"
     /// A line printed under the chart (e.g. which partial periods were left out), if any.
-    public var footnote: String?
+    package var footnote: String?
 
     /// How many stacked panels the chart draws (for sizing it: each needs room).
-    public var panelCount: Int { max(panelGroups().count, 1) }
+    package var panelCount: Int { max(panelGroups().count, 1) }
 
     /// The smallest size that still leaves room for a readable plot.
-    public static let minimumWidth = 240
+    package static let minimumWidth = 240
     /// See `minimumWidth`.
-    public static let minimumHeight = 160
+    package static let minimumHeight = 160
 
     /// Creates a chart; sizes below the minimum are raised to it.
-    public init(
+    package init(
         series: [Series], period: DateRange, title: String, subtitle: String? = nil, sampledShare: Double? = nil,
         width: Int = 800, height: Int = 400
     ) {
@@ -70,7 +70,7 @@ public struct SVGLineChart: Sendable {
     // MARK: - Rendering
 
     /// The SVG document, UTF-8 text ending with a newline.
-    public func render() -> String {
+    package func render() -> String {
         var out = ChartSVGWriter()
         let w = Double(width)
         let h = Double(height)
@@ -236,7 +236,7 @@ public struct SVGLineChart: Sendable {
     }
 
     /// Lines whose peaks differ by more than this factor do not share an axis.
-    public static let sharedAxisRatio = 10.0
+    package static let sharedAxisRatio = 10.0
 
     /// Series grouped by unit, panels in the order their unit first appears. Within a unit, a line
     /// whose peak is more than 10× below the largest line of a panel gets a panel (and axis) of its

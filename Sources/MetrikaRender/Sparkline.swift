@@ -1,16 +1,16 @@
 /// One-line charts from block characters, e.g. `▁▃▅█▆·▂` for a week of visits.
-public enum Sparkline {
+package enum Sparkline {
     /// The eight bar heights, lowest first.
-    public static let bars: [Character] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
+    package static let bars: [Character] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
     /// What a missing value (`nil`, NaN or an infinity) shows as: a middle dot, so a gap stays visible
     /// and is not mistaken for the lowest bar or trimmed away at the end of a line.
-    public static let missing: Character = "·"
+    package static let missing: Character = "·"
 
     /// One character per value: the present values scaled linearly from their minimum (`▁`) to their
     /// maximum (`█`), each rounded to the nearest of the eight bars; missing values as `·`.
     /// A series whose present values are all equal is a flat middle line (`▄`); an empty series is "".
     /// Deterministic: the same values always give the same string.
-    public static func render(_ values: [Double?]) -> String {
+    package static func render(_ values: [Double?]) -> String {
         var low = Double.infinity
         var high = -Double.infinity
         for case let value? in values where value.isFinite {

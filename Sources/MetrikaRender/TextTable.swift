@@ -24,9 +24,9 @@ import MetrikaSystem
 /// - Cells are cut only when `render(maxWidth:)` is given a width (the CLI passes the terminal width
 ///   only when stdout is a terminal); see there. A report names its key columns (`keyColumnCount`):
 ///   they are never narrowed for the others, which are split into blocks that repeat them.
-public struct TextTable: Sendable {
+package struct TextTable: Sendable {
     /// How a column's cells sit in its width.
-    public enum Alignment: Sendable {
+    package enum Alignment: Sendable {
         /// Text: padded on the right, and may be cut with `…` to fit a maximum width.
         case left
         /// Numbers: padded on the left, never cut.
@@ -34,20 +34,20 @@ public struct TextTable: Sendable {
     }
 
     /// A column: its header and alignment.
-    public struct Column: Sendable {
+    package struct Column: Sendable {
         /// The header text.
-        public var title: String
+        package var title: String
         /// `.left` for text, `.right` for numbers.
-        public var alignment: Alignment
+        package var alignment: Alignment
         /// Whether a table split into blocks (see `keyColumnCount`) keeps this column in the same block
         /// as the one before it (a `--compare` change beside its value).
-        public var staysWithPrevious: Bool
+        package var staysWithPrevious: Bool
         /// Decorates a body cell's text after it is measured, sanitized and cut (a colour for a person
         /// at a terminal): what it adds must take no columns. Headers are never styled.
-        public var style: (@Sendable (String) -> String)?
+        package var style: (@Sendable (String) -> String)?
 
         /// A column headed `title`; text (`.left`) unless told otherwise.
-        public init(_ title: String, alignment: Alignment = .left, staysWithPrevious: Bool = false, style: (@Sendable (String) -> String)? = nil) {
+        package init(_ title: String, alignment: Alignment = .left, staysWithPrevious: Bool = false, style: (@Sendable (String) -> String)? = nil) {
             self.title = title
             self.alignment = alignment
             self.staysWithPrevious = staysWithPrevious
@@ -56,9 +56,9 @@ public struct TextTable: Sendable {
     }
 
     /// The character of the rule under the header and of separators.
-    public static let ruleCharacter: Character = "─"
+    package static let ruleCharacter: Character = "─"
     /// The ellipsis that marks a cut cell.
-    public static let ellipsis: Character = "…"
+    package static let ellipsis: Character = "…"
     /// The gap between columns.
     static let gap = "  "
 
@@ -69,20 +69,20 @@ public struct TextTable: Sendable {
     }
 
     /// The table's columns, in display order.
-    public let columns: [Column]
+    package let columns: [Column]
     /// An optional line printed above the header.
-    public var title: String?
+    package var title: String?
     /// How many leading columns name a row (a date, a traffic source, a search phrase). 0: none, and
     /// `render(maxWidth:)` narrows the widest text column, whichever it is. Otherwise, when the table
     /// is wider than `maxWidth`, the key columns keep their width and the other columns are split
     /// into blocks, one under the other, each repeating the key columns: every line still says which
     /// row it is. A key is narrowed only when it could not stand beside the widest other column.
-    public var keyColumnCount = 0
+    package var keyColumnCount = 0
     /// The body, in insertion order.
     private(set) var rows: [Row] = []
 
     /// An empty table with these columns and an optional title line.
-    public init(columns: [Column], title: String? = nil) {
+    package init(columns: [Column], title: String? = nil) {
         self.columns = columns
         self.title = title
     }
@@ -92,12 +92,12 @@ public struct TextTable: Sendable {
     ///
     /// - Parameter note: a short marker printed after the last column (e.g. `*` on today's incomplete
     ///   row). Notes line up in a column of their own and are never cut.
-    public mutating func append(_ cells: [String], note: String? = nil) {
+    package mutating func append(_ cells: [String], note: String? = nil) {
         rows.append(.cells(cells.count <= columns.count ? cells : Array(cells.prefix(columns.count)), note: note))
     }
 
     /// Appends a rule across the columns, e.g. before a totals row.
-    public mutating func appendSeparator() {
+    package mutating func appendSeparator() {
         rows.append(.separator)
     }
 
@@ -111,7 +111,7 @@ public struct TextTable: Sendable {
     /// `…` at a grapheme-cluster boundary, by display width. Numbers and notes are never cut, so a table
     /// of many number columns may still be wider than `maxWidth`. A title wider than `maxWidth` is cut too.
     /// A table with key columns (`keyColumnCount`) is split into blocks instead; see there.
-    public func render(maxWidth: Int? = nil) -> String {
+    package func render(maxWidth: Int? = nil) -> String {
         let out = OutputWriter()
         // An in-memory writer cannot fail.
         try? write(maxWidth: maxWidth, to: out)
@@ -127,7 +127,7 @@ public struct TextTable: Sendable {
     /// as bytes. Any other cell is measured by `displayWidth`, grapheme cluster by cluster, and its
     /// line built through the String path, as before (TextTableDifferentialTests holds the two
     /// paths to the same bytes).
-    public func write(maxWidth: Int? = nil, to out: OutputWriter) throws {
+    package func write(maxWidth: Int? = nil, to out: OutputWriter) throws {
         let headers = columns.map { Measured($0.title) }
         var body: [MeasuredRow] = []
         body.reserveCapacity(rows.count)
@@ -185,7 +185,7 @@ public struct TextTable: Sendable {
 
     /// The natural width of the table's widest line, notes included (what `render()` prints without
     /// a maximum width).
-    public var naturalWidth: Int {
+    package var naturalWidth: Int {
         var widths = columns.map { displayWidth(of: Self.displaySafe($0.title)) }
         var noteWidth = 0
         for case .cells(let cells, let note) in rows {
@@ -374,7 +374,7 @@ public struct TextTable: Sendable {
     /// `text` cut to at most `width` display columns, ending in `…` when anything was cut. Never splits a
     /// grapheme cluster; spaces right before the `…` are dropped, and the result may be narrower than
     /// `width` when a 2-column character would have straddled the limit.
-    public static func truncate(_ text: String, toWidth width: Int) -> String {
+    package static func truncate(_ text: String, toWidth width: Int) -> String {
         guard width > 0 else { return "" }
         if displayWidth(of: text) <= width { return text }
         let budget = width - 1  // one column for the ellipsis
@@ -395,7 +395,7 @@ public struct TextTable: Sendable {
     /// `text` as a table may show it: through `TerminalText`, the one sanitizer of terminal text
     /// (line breaks as `↵`, a tab as a space, other control characters as `\x1b`-style escapes, bidi
     /// controls removed), and at most `TerminalText.lineLimit` characters.
-    public static func displaySafe(_ text: String) -> String {
+    package static func displaySafe(_ text: String) -> String {
         TerminalText.sanitize(text, limit: TerminalText.lineLimit)
     }
 

@@ -3,21 +3,21 @@
 /// Counter names, sites and dimension values come from outside metrika and may hold markup such as
 /// `<script>`, ampersands, quotes or control characters. Everything that is not markup metrika wrote
 /// itself passes through here, so such text can only ever end up as inert character data.
-public enum XMLEscape {
+package enum XMLEscape {
     /// Escapes text for element content: `&`, `<` and `>` become entities, characters that XML 1.0
     /// forbids are dropped.
-    public static func text(_ raw: String) -> String {
+    package static func text(_ raw: String) -> String {
         escape(raw, quotes: false)
     }
 
     /// Escapes text for a double- or single-quoted attribute value: like `text(_:)`, and also quotes,
     /// and tab/newline/CR as character references (an attribute would otherwise normalize them to spaces).
-    public static func attribute(_ raw: String) -> String {
+    package static func attribute(_ raw: String) -> String {
         escape(raw, quotes: true)
     }
 
     /// Whether a scalar may appear in an XML 1.0 document at all (the `Char` production).
-    public static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x9, 0xA, 0xD: return true
         case 0x20...0xD7FF: return true
@@ -28,7 +28,7 @@ public enum XMLEscape {
     }
 
     /// The text with every scalar XML 1.0 forbids removed (C0 controls except tab/LF/CR, U+FFFE, U+FFFF).
-    public static func removingIllegalCharacters(_ raw: String) -> String {
+    package static func removingIllegalCharacters(_ raw: String) -> String {
         var scalars = String.UnicodeScalarView()
         for scalar in raw.unicodeScalars where isAllowed(scalar) { scalars.append(scalar) }
         return String(scalars)

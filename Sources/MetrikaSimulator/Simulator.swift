@@ -1,7 +1,7 @@
 import Foundation
 
 /// A shape of real Logs API data that integrations reported (docs/clickhouse.md names the sources).
-public enum LogsQuirk: String, Sendable, CaseIterable {
+package enum LogsQuirk: String, Sendable, CaseIterable {
     /// String arrays with their element quotes escaped again: `[\'a\',\'b\']` (logs_api_integration bdd94f7).
     case escapedArrayQuotes = "escaped_array_quotes"
     /// Such an array whose element holds `"`, wrapped in CSV quotes: `"[\'1/2""\']"` (logs_api_integration#33).
@@ -16,28 +16,28 @@ public enum LogsQuirk: String, Sendable, CaseIterable {
 }
 
 /// How a simulator instance is set up.
-public struct SimulatorOptions: Sendable {
+package struct SimulatorOptions: Sendable {
     /// The fixture directory (holds `counters.json` and `tokens.json`).
-    public var fixturesDirectory: URL
+    package var fixturesDirectory: URL
     /// A frozen "now"; nil follows the real clock.
-    public var now: Date?
+    package var now: Date?
     /// The `interval` the device-code endpoint tells clients to poll at, in seconds.
-    public var deviceInterval: Int
+    package var deviceInterval: Int
     /// How many polls of `POST /token` answer `authorization_pending` before the user "confirms".
-    public var devicePendingPolls: Int
+    package var devicePendingPolls: Int
     /// Info polls of a log request answered `created` before it is `processed` (at least 1).
-    public var logsReadyPolls = 2
+    package var logsReadyPolls = 2
     /// Rows per day of every log request; nil takes the day's visits (or pageviews) from the traffic model.
-    public var logsRowsPerDay: Int?
+    package var logsRowsPerDay: Int?
     /// Rows per downloadable part.
-    public var logsPartRows = 200_000
+    package var logsPartRows = 200_000
     /// The `max_possible_day_quantity` evaluate answers; longer requests are refused.
-    public var logsMaxDays = 366
+    package var logsMaxDays = 366
     /// Shapes real Logs API parts arrive in (docs/simulator.md, `--logs-quirks`), all off by default.
-    public var logsQuirks: Set<LogsQuirk> = []
+    package var logsQuirks: Set<LogsQuirk> = []
 
     /// Options with the documented defaults (real clock, interval 5 s, 2 pending polls).
-    public init(fixturesDirectory: URL, now: Date? = nil, deviceInterval: Int = 5, devicePendingPolls: Int = 2) {
+    package init(fixturesDirectory: URL, now: Date? = nil, deviceInterval: Int = 5, devicePendingPolls: Int = 2) {
         self.fixturesDirectory = fixturesDirectory
         self.now = now
         self.deviceInterval = deviceInterval
@@ -45,13 +45,13 @@ public struct SimulatorOptions: Sendable {
     }
 
     /// The fixture directory named by `METRIKA_FAKE_FIXTURES`, if set.
-    public static func fixturesDirectory(fromEnvironment environment: [String: String]) -> URL? {
+    package static func fixturesDirectory(fromEnvironment environment: [String: String]) -> URL? {
         guard let path = environment["METRIKA_FAKE_FIXTURES"], !path.isEmpty else { return nil }
         return URL(fileURLWithPath: path, isDirectory: true)
     }
 
     /// Reads `2026-06-15T12:00:00Z` (or with an offset, or fractional seconds) for `--now`.
-    public static func parseInstant(_ text: String) -> Date? {
+    package static func parseInstant(_ text: String) -> Date? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         if let date = formatter.date(from: text) { return date }
@@ -64,14 +64,14 @@ public struct SimulatorOptions: Sendable {
 ///
 /// It owns the fixtures, the request log, the fault queue and the OAuth state; the HTTP server only
 /// moves bytes. Every entry point is safe to call from many connection threads at once.
-public final class Simulator: Sendable {
+package final class Simulator: Sendable {
     let options: SimulatorOptions
     let fixtures: FixtureSet
     let state: Protected<SimulatorState>
     let model: TrafficModel
 
     /// Loads the fixtures; throws `FixtureError` when they are unusable.
-    public init(options: SimulatorOptions) throws {
+    package init(options: SimulatorOptions) throws {
         self.options = options
         self.fixtures = try FixtureSet.load(from: options.fixturesDirectory, now: options.now ?? Date())
         self.state = Protected(SimulatorState())
@@ -82,7 +82,7 @@ public final class Simulator: Sendable {
     func now() -> Date { options.now ?? Date() }
 
     /// Answers one request. Control endpoints under `/__sim/` bypass faults and the log.
-    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    package func handle(_ request: HTTPRequest) -> HTTPResponse {
         if request.path.hasPrefix("/__sim/") || request.path == "/__sim" {
             return handleControl(request)
         }

@@ -3,22 +3,22 @@ import MetrikaModel
 
 /// An anomaly `metrika alert` announced and has not yet seen end: one per counter and metric.
 /// While it is open, a later run that sees the same kind of anomaly stays silent.
-public struct AlertEpisode: Sendable, Equatable {
-    public var counterID: Int
+package struct AlertEpisode: Sendable, Equatable {
+    package var counterID: Int
     /// The metric's API name (`ym:s:visits`, `ym:s:goal4001reaches`).
-    public var metric: String
+    package var metric: String
     /// `drop`, `rise` or `stopped`.
-    public var kind: String
+    package var kind: String
     /// The first day of the anomaly (for `stopped`, the first day of zeros).
-    public var since: Day
+    package var since: Day
     /// The last day checked while it lasted.
-    public var lastDay: Day
+    package var lastDay: Day
     /// The value and the expected value when it was announced.
-    public var value: Double
-    public var expected: Double
-    public var notifiedAt: Date
+    package var value: Double
+    package var expected: Double
+    package var notifiedAt: Date
 
-    public init(counterID: Int, metric: String, kind: String, since: Day, lastDay: Day, value: Double, expected: Double, notifiedAt: Date) {
+    package init(counterID: Int, metric: String, kind: String, since: Day, lastDay: Day, value: Double, expected: Double, notifiedAt: Date) {
         self.counterID = counterID
         self.metric = metric
         self.kind = kind

@@ -2,22 +2,22 @@ import Foundation
 import MetrikaModel
 
 /// What the history database holds, for `metrika cache info`.
-public struct CacheInfo: Sendable, Hashable {
+package struct CacheInfo: Sendable, Hashable {
     /// The history of one counter.
-    public struct CounterHistory: Sendable, Hashable {
-        public var id: Int
-        public var name: String
+    package struct CounterHistory: Sendable, Hashable {
+        package var id: Int
+        package var name: String
         /// The earliest day with any stored value; nil when nothing is stored.
-        public var firstDay: Day?
+        package var firstDay: Day?
         /// The latest day with any stored value; nil when nothing is stored.
-        public var lastDay: Day?
+        package var lastDay: Day?
         /// How many distinct days have at least one stored value (gaps make this less than the span).
-        public var dayCount: Int
+        package var dayCount: Int
         /// When data for this counter was last fetched; nil when never.
-        public var lastFetchedAt: Date?
+        package var lastFetchedAt: Date?
 
         /// Creates a counter's history summary.
-        public init(id: Int, name: String, firstDay: Day?, lastDay: Day?, dayCount: Int, lastFetchedAt: Date?) {
+        package init(id: Int, name: String, firstDay: Day?, lastDay: Day?, dayCount: Int, lastFetchedAt: Date?) {
             self.id = id
             self.name = name
             self.firstDay = firstDay
@@ -28,18 +28,18 @@ public struct CacheInfo: Sendable, Hashable {
     }
 
     /// The database path.
-    public var path: String
+    package var path: String
     /// Bytes on disk: the database file plus its write-ahead log.
-    public var sizeBytes: Int64
+    package var sizeBytes: Int64
     /// The schema version (the highest applied migration).
-    public var schemaVersion: Int
+    package var schemaVersion: Int
     /// Every stored counter, by id.
-    public var counters: [CounterHistory]
+    package var counters: [CounterHistory]
     /// The latest fetch of any counter; nil when nothing was ever fetched.
-    public var lastSync: Date?
+    package var lastSync: Date?
 
     /// Creates a summary.
-    public init(path: String, sizeBytes: Int64, schemaVersion: Int, counters: [CounterHistory], lastSync: Date?) {
+    package init(path: String, sizeBytes: Int64, schemaVersion: Int, counters: [CounterHistory], lastSync: Date?) {
         self.path = path
         self.sizeBytes = sizeBytes
         self.schemaVersion = schemaVersion

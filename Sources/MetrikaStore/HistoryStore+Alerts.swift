@@ -12,7 +12,7 @@ extension HistoryStore {
     // MARK: - Episodes
 
     /// The open episodes of a counter, by metric API name.
-    public func openAlertEpisodes(counterID: Int) throws -> [String: AlertEpisode] {
+    package func openAlertEpisodes(counterID: Int) throws -> [String: AlertEpisode] {
         let rows = try alertTransaction {
             try database.rows(
                 "SELECT metric, kind, since, last_day, value, expected, notified_at FROM alert_episodes WHERE counter_id = ?",
@@ -31,7 +31,7 @@ extension HistoryStore {
 
     /// Records a run's decisions in ONE transaction: `opened` replace any episode of their counter and
     /// metric, `closed` (counter id, metric) are forgotten, `touched` only move their last day on.
-    public func recordAlertEpisodes(opened: [AlertEpisode], touched: [AlertEpisode], closed: [(counterID: Int, metric: String)]) throws {
+    package func recordAlertEpisodes(opened: [AlertEpisode], touched: [AlertEpisode], closed: [(counterID: Int, metric: String)]) throws {
         guard !(opened.isEmpty && touched.isEmpty && closed.isEmpty) else { return }
         try alertTransaction {
             for episode in opened {
@@ -54,7 +54,7 @@ extension HistoryStore {
     }
 
     /// The API's `data_lag` (seconds) of the counter's latest fetch, if it said one.
-    public func latestDataLag(counterID: Int) throws -> Double? {
+    package func latestDataLag(counterID: Int) throws -> Double? {
         try alertTransaction {
             try database.scalar("SELECT data_lag FROM fetch_log WHERE counter_id = ? ORDER BY fetched_at DESC, id DESC LIMIT 1",
                                 [.integer(Int64(counterID))])?.double
@@ -64,7 +64,7 @@ extension HistoryStore {
     // MARK: - Goals
 
     /// The counter's goals as last stored, and when they were read; nil when they never were.
-    public func storedGoals(counterID: Int) throws -> (goals: [Goal], fetchedAt: Date)? {
+    package func storedGoals(counterID: Int) throws -> (goals: [Goal], fetchedAt: Date)? {
         try alertTransaction {
             guard let fetched = try database.scalar("SELECT fetched_at FROM counter_goals_read WHERE counter_id = ?", [.integer(Int64(counterID))])?.double else {
                 return nil
@@ -79,7 +79,7 @@ extension HistoryStore {
     }
 
     /// Replaces the counter's stored goals with `goals`, read at `fetchedAt`.
-    public func storeGoals(counterID: Int, goals: [Goal], fetchedAt: Date) throws {
+    package func storeGoals(counterID: Int, goals: [Goal], fetchedAt: Date) throws {
         try alertTransaction {
             try database.execute("DELETE FROM counter_goals WHERE counter_id = ?", [.integer(Int64(counterID))])
             for (position, goal) in goals.enumerated() {

@@ -3,7 +3,7 @@ import MetrikaModel
 
 /// The history database remembers `metrika logs` progress (tables `log_jobs`, `log_job_parts`).
 extension HistoryStore: LogProgressStore {
-    public func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) throws -> LogJob? {
+    package func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) throws -> LogJob? {
         try withLock {
             let rows = try database.rows(
                 "SELECT request_id FROM log_jobs WHERE counter_id = ? AND source = ? AND date_from = ? AND date_to = ? AND fields = ? AND destination = ? ORDER BY created_at DESC LIMIT 1",
@@ -14,7 +14,7 @@ extension HistoryStore: LogProgressStore {
         }
     }
 
-    public func saveJob(_ job: LogJob) throws {
+    package func saveJob(_ job: LogJob) throws {
         try withLock {
             try database.execute(
                 "INSERT OR REPLACE INTO log_jobs (request_id, counter_id, source, date_from, date_to, fields, destination, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -23,7 +23,7 @@ extension HistoryStore: LogProgressStore {
         }
     }
 
-    public func markLoaded(requestID: Int, part: Int) throws {
+    package func markLoaded(requestID: Int, part: Int) throws {
         try withLock {
             try database.execute(
                 "INSERT OR REPLACE INTO log_job_parts (request_id, part, loaded_at) VALUES (?, ?, ?)",
@@ -31,14 +31,14 @@ extension HistoryStore: LogProgressStore {
         }
     }
 
-    public func removeJob(requestID: Int) throws {
+    package func removeJob(requestID: Int) throws {
         try withLock {
             try database.execute("DELETE FROM log_job_parts WHERE request_id = ?", [.integer(Int64(requestID))])
             try database.execute("DELETE FROM log_jobs WHERE request_id = ?", [.integer(Int64(requestID))])
         }
     }
 
-    public func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, at: Date) throws {
+    package func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, at: Date) throws {
         try withLock {
             try database.execute(
                 """
@@ -50,11 +50,11 @@ extension HistoryStore: LogProgressStore {
         }
     }
 
-    public func load(counterID: Int, source: LogSource, destination: String) throws -> LogLoad? {
+    package func load(counterID: Int, source: LogSource, destination: String) throws -> LogLoad? {
         try loads(counterID: counterID).first { $0.source == source && $0.destination == destination }
     }
 
-    public func loads(counterID: Int) throws -> [LogLoad] {
+    package func loads(counterID: Int) throws -> [LogLoad] {
         try withLock {
             let rows = try database.rows(
                 "SELECT source, destination, first_day, last_day, loaded_at FROM log_loads WHERE counter_id = ? ORDER BY source, destination",
@@ -68,7 +68,7 @@ extension HistoryStore: LogProgressStore {
         }
     }
 
-    public func jobs(counterID: Int) throws -> [LogJob] {
+    package func jobs(counterID: Int) throws -> [LogJob] {
         try withLock {
             let rows = try database.rows(
                 "SELECT request_id, source, date_from, date_to, fields, destination FROM log_jobs WHERE counter_id = ? ORDER BY created_at",

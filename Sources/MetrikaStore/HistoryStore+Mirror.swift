@@ -5,18 +5,18 @@ import MetrikaModel
 /// sends only the values that changed since (issue: every sync re-sent the whole history).
 extension HistoryStore {
     /// One mirrored value: a counter's metric (its CSV name) on a day.
-    public struct MirroredCell: Hashable, Sendable {
-        public var day: Day
-        public var metric: String
+    package struct MirroredCell: Hashable, Sendable {
+        package var day: Day
+        package var metric: String
 
-        public init(day: Day, metric: String) {
+        package init(day: Day, metric: String) {
             self.day = day
             self.metric = metric
         }
     }
 
     /// The values last mirrored into `destination` for a counter within `range`.
-    public func mirrored(destination: String, counterID: Int, range: DateRange) throws -> [MirroredCell: Double] {
+    package func mirrored(destination: String, counterID: Int, range: DateRange) throws -> [MirroredCell: Double] {
         try withLock {
             let rows = try database.rows(
                 "SELECT day, metric, value FROM daily_mirror WHERE destination = ? AND counter_id = ? AND day BETWEEN ? AND ?",
@@ -31,7 +31,7 @@ extension HistoryStore {
     }
 
     /// `cells` reached `destination` (after ClickHouse accepted the insert).
-    public func recordMirrored(destination: String, counterID: Int, cells: [(MirroredCell, Double)]) throws {
+    package func recordMirrored(destination: String, counterID: Int, cells: [(MirroredCell, Double)]) throws {
         try withLock {
             try database.inTransaction {
                 for (cell, value) in cells {
@@ -44,7 +44,7 @@ extension HistoryStore {
     }
 
     /// The table at `destination` is new (or was dropped): nothing there was sent by an earlier sync.
-    public func forgetMirrored(destination: String) throws {
+    package func forgetMirrored(destination: String) throws {
         try withLock { try database.execute("DELETE FROM daily_mirror WHERE destination = ?", [.text(destination)]) }
     }
 }

@@ -10,11 +10,11 @@ import MetrikaModel
 /// under WAL readers never wait, and writers queue on a 30 s busy timeout instead of failing.
 ///
 /// Every method throws `StoreError` only.
-public final class HistoryStore: @unchecked Sendable {
+package final class HistoryStore: @unchecked Sendable {
     // @unchecked: `database` is only touched while `lock` is held.
 
     /// The database path.
-    public let path: String
+    package let path: String
     // Internal (not private) for the extension in HistoryStore+LogJobs.swift; still only under `lock`.
     let database: Database
     let lock = NSLock()
@@ -31,7 +31,7 @@ public final class HistoryStore: @unchecked Sendable {
     /// written until the file has been checked. The check reads the header and the schema only, so opening
     /// costs the same for any size; damaged data pages are reported (also exit 78) by the first method
     /// that reads them, or up front by `verifyIntegrity()`.
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         let isFile = path != ":memory:" && !path.isEmpty
         if isFile {
@@ -57,7 +57,7 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// The database path metrika uses: `METRIKA_DB`, else `$XDG_DATA_HOME/metrika/metrika.sqlite`, else
     /// `~/.local/share/metrika/metrika.sqlite`. (`--db` is the CLI's business and wins over all of them.)
-    public static func defaultPath(environment: [String: String]) -> String {
+    package static func defaultPath(environment: [String: String]) -> String {
         if let explicit = environment["METRIKA_DB"], !explicit.isEmpty {
             return explicit
         }
@@ -131,7 +131,7 @@ public final class HistoryStore: @unchecked Sendable {
     /// Reads every page of the file (`PRAGMA quick_check`) and throws `StoreError` `.corrupt` when any is
     /// damaged. For bulk writers (`sync`, `cache prune`) before their first write, so they never add to
     /// a damaged file; it costs about 15 ms per MB.
-    public func verifyIntegrity() throws {
+    package func verifyIntegrity() throws {
         let problems = try perform { database in
             try database.rows("PRAGMA quick_check").compactMap(\.first?.string)
         }
@@ -205,7 +205,7 @@ public final class HistoryStore: @unchecked Sendable {
     /// Caps the file at `pages` pages of this connection (SQLite's `max_page_count`): a write that
     /// needs more fails with SQLITE_FULL exactly as on a full disk. For tests of that path
     /// (`METRIKA_DB_MAX_PAGES`); the file itself is not changed.
-    public func limitPages(to pages: Int) throws {
+    package func limitPages(to pages: Int) throws {
         _ = try perform { database in try database.scalar("PRAGMA max_page_count = \(max(1, pages))") }
     }
 
@@ -231,7 +231,7 @@ public final class HistoryStore: @unchecked Sendable {
     // MARK: - Counters
 
     /// Inserts or updates counters (matched by id), in one transaction.
-    public func upsertCounters(_ counters: [Counter]) throws {
+    package func upsertCounters(_ counters: [Counter]) throws {
         let now = Date().timeIntervalSince1970
         try write { database in
             for counter in counters {
@@ -255,12 +255,12 @@ public final class HistoryStore: @unchecked Sendable {
     }
 
     /// The currency a counter keeps its revenue in, as the API last said it; nil when never seen.
-    public func counterCurrency(id: Int) throws -> Currency? {
+    package func counterCurrency(id: Int) throws -> Currency? {
         try counterCurrencySeen(id: id)?.currency
     }
 
     /// The same, with when the API said it.
-    public func counterCurrencySeen(id: Int) throws -> (currency: Currency, seenAt: Date)? {
+    package func counterCurrencySeen(id: Int) throws -> (currency: Currency, seenAt: Date)? {
         try perform { database in
             guard let row = try database.rows("SELECT currency, seen_at FROM counter_currency WHERE counter_id = ?", [.int(id)]).first,
                   let currency = row[0].string.flatMap(Currency.init(code:)), let seen = row[1].double else { return nil }
@@ -269,7 +269,7 @@ public final class HistoryStore: @unchecked Sendable {
     }
 
     /// Records the currency the API answered a counter's money metrics in (the counter must be stored).
-    public func storeCounterCurrency(id: Int, currency: Currency, seenAt: Date) throws {
+    package func storeCounterCurrency(id: Int, currency: Currency, seenAt: Date) throws {
         try write { database in
             try requireCounter(id, in: database)
             try database.execute("""
@@ -285,14 +285,14 @@ public final class HistoryStore: @unchecked Sendable {
         """
 
     /// Every stored counter, by id.
-    public func counters() throws -> [Counter] {
+    package func counters() throws -> [Counter] {
         try perform { database in
             try database.rows(HistoryStore.counterColumns + " ORDER BY id").map(HistoryStore.counter(from:))
         }
     }
 
     /// The stored counter with this id, if any.
-    public func counter(id: Int) throws -> Counter? {
+    package func counter(id: Int) throws -> Counter? {
         try perform { database in
             try database.rows(HistoryStore.counterColumns + " WHERE id = ?", [.int(id)]).first.map(HistoryStore.counter(from:))
         }
@@ -324,7 +324,7 @@ public final class HistoryStore: @unchecked Sendable {
     ///   - dataLag: the API's `data_lag` in seconds.
     /// - Throws: `StoreError` (`.unknownCounter` if the counter was never stored, `.invalidInput` for a row of
     ///   the wrong width); nothing of the range is written then.
-    public func storeDaily(
+    package func storeDaily(
         counterID: Int, range: DateRange, metrics: [Metric], values: [Day: [Double?]], fetchedAt: Date,
         settledBefore: Day, sampled: Bool, dataLag: Double?
     ) throws {
@@ -366,7 +366,7 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// The earliest day with any stored value of the counter; nil when none is stored. One index lookup,
     /// so `sync` can ask it per counter without scanning the whole history.
-    public func firstStoredDay(counterID: Int) throws -> Day? {
+    package func firstStoredDay(counterID: Int) throws -> Day? {
         try perform { database in
             try database.scalar("SELECT min(day) FROM daily_values WHERE counter_id = ?", [.int(counterID)])
         }?.string.flatMap(Day.init(iso:))
@@ -374,7 +374,7 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// Stored daily values of these metrics, one row per day aligned with `metrics`: only days for which
     /// every metric is stored (with the unit the metric has now).
-    public func dailyValues(counterID: Int, range: DateRange, metrics: [Metric]) throws -> [Day: [Double?]] {
+    package func dailyValues(counterID: Int, range: DateRange, metrics: [Metric]) throws -> [Day: [Double?]] {
         try storedCells(counterID: counterID, range: range, metrics: metrics).mapValues { cells in cells.map(\.value) }
     }
 
@@ -383,7 +383,7 @@ public final class HistoryStore: @unchecked Sendable {
     /// Counted by SQLite (one row per settled day) rather than read cell by cell: a warm `sync` asks
     /// this for 365 days × 6 metrics of every counter and needs only the answer (docs/performance.md).
     /// The same rule as `storedCells`: every metric stored with the unit it has now, all settled.
-    public func settledDays(counterID: Int, range: DateRange, metrics: [Metric]) throws -> Set<Day> {
+    package func settledDays(counterID: Int, range: DateRange, metrics: [Metric]) throws -> Set<Day> {
         guard !metrics.isEmpty else { return [] }
         let pairs = Array(repeating: "(?, ?)", count: metrics.count).joined(separator: ", ")
         let sql = """
@@ -400,7 +400,7 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// Days of `range` whose stored values (of any of `metrics`) came from a sampled answer: estimates the
     /// report should flag, as it would for a live sampled answer.
-    public func sampledDays(counterID: Int, range: DateRange, metrics: [Metric]) throws -> Set<Day> {
+    package func sampledDays(counterID: Int, range: DateRange, metrics: [Metric]) throws -> Set<Day> {
         guard !metrics.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: metrics.count).joined(separator: ", ")
         let sql = """
@@ -444,7 +444,7 @@ public final class HistoryStore: @unchecked Sendable {
     // MARK: - Period totals
 
     /// Stores the API's total of a metric over a period (users of a week), replacing an earlier one.
-    public func storePeriodTotal(counterID: Int, period: DateRange, metric: Metric, value: Double?, settled: Bool, fetchedAt: Date) throws {
+    package func storePeriodTotal(counterID: Int, period: DateRange, metric: Metric, value: Double?, settled: Bool, fetchedAt: Date) throws {
         try write { database in
             try requireCounter(counterID, in: database)
             try database.execute("""
@@ -458,7 +458,7 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// The stored total of a metric over exactly this period, and whether it was final when fetched; nil
     /// when none is stored (or it was stored with another unit).
-    public func periodTotal(counterID: Int, period: DateRange, metric: Metric) throws -> (value: Double?, settled: Bool)? {
+    package func periodTotal(counterID: Int, period: DateRange, metric: Metric) throws -> (value: Double?, settled: Bool)? {
         let row = try perform { database in
             try database.rows("""
                 SELECT value, settled FROM period_totals
@@ -473,7 +473,7 @@ public final class HistoryStore: @unchecked Sendable {
     // MARK: - Maintenance
 
     /// What is stored, for `metrika cache info`.
-    public func info() throws -> CacheInfo {
+    package func info() throws -> CacheInfo {
         let (rows, version) = try perform { database in
             let rows = try database.rows("""
                 SELECT c.id, c.name,
@@ -506,7 +506,7 @@ public final class HistoryStore: @unchecked Sendable {
     /// Deletes, in one transaction, daily values of days before `before` and period totals of periods
     /// ending before it (plus fetch-log entries left describing nothing). Returns how many values (daily
     /// values and period totals) were deleted. The file does not shrink until `VACUUM`.
-    public func prune(before: Day) throws -> Int {
+    package func prune(before: Day) throws -> Int {
         try write { database in
             try database.execute("DELETE FROM daily_values WHERE day < ?", [.text(before.iso)])
             let dailyCount = database.changes
@@ -521,7 +521,7 @@ public final class HistoryStore: @unchecked Sendable {
     }
 
     /// SQLite's `PRAGMA integrity_check`: "ok" when the file is sound, otherwise its findings, one a line.
-    public func integrityCheck() throws -> String {
+    package func integrityCheck() throws -> String {
         try perform { database in
             try database.rows("PRAGMA integrity_check").compactMap(\.first?.string).joined(separator: "\n")
         }

@@ -2,21 +2,21 @@ import Foundation
 import MetrikaModel
 
 /// What a run remembers about a log request it ordered, so a re-run with the same arguments reuses it.
-public struct LogJob: Sendable, Equatable {
-    public var counterID: Int
-    public var source: LogSource
-    public var from: Day
-    public var to: Day
+package struct LogJob: Sendable, Equatable {
+    package var counterID: Int
+    package var source: LogSource
+    package var from: Day
+    package var to: Day
     /// The requested fields joined by commas, in request order.
-    public var fields: String
+    package var fields: String
     /// Where the rows go (`file:/path` or `clickhouse:http://host:8123/db.table`): a run into another
     /// destination must not skip parts this one loaded.
-    public var destination: String
-    public var requestID: Int
+    package var destination: String
+    package var requestID: Int
     /// Parts already loaded into `destination`.
-    public var loadedParts: Set<Int>
+    package var loadedParts: Set<Int>
 
-    public init(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String, requestID: Int, loadedParts: Set<Int> = []) {
+    package init(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String, requestID: Int, loadedParts: Set<Int> = []) {
         self.counterID = counterID
         self.source = source
         self.from = from
@@ -30,17 +30,17 @@ public struct LogJob: Sendable, Equatable {
 
 /// The days a counter's rows were loaded into one destination (a ClickHouse table), so that a run
 /// without dates continues from the last one.
-public struct LogLoad: Sendable, Equatable {
-    public var counterID: Int
-    public var source: LogSource
-    public var destination: String
+package struct LogLoad: Sendable, Equatable {
+    package var counterID: Int
+    package var source: LogSource
+    package var destination: String
     /// The earliest and the latest day any run loaded (days between may have been skipped).
-    public var firstDay: Day
-    public var lastDay: Day
+    package var firstDay: Day
+    package var lastDay: Day
     /// When the latest range was loaded.
-    public var loadedAt: Date
+    package var loadedAt: Date
 
-    public init(counterID: Int, source: LogSource, destination: String, firstDay: Day, lastDay: Day, loadedAt: Date) {
+    package init(counterID: Int, source: LogSource, destination: String, firstDay: Day, lastDay: Day, loadedAt: Date) {
         self.counterID = counterID
         self.source = source
         self.destination = destination
@@ -51,7 +51,7 @@ public struct LogLoad: Sendable, Equatable {
 }
 
 /// Where `LogExporter` records its progress (the history database in production).
-public protocol LogProgressStore: Sendable {
+package protocol LogProgressStore: Sendable {
     /// The unfinished job with these arguments, if any.
     func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) throws -> LogJob?
     /// Remembers a freshly ordered request.

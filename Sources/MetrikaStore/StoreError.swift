@@ -4,9 +4,9 @@ import MetrikaModel
 /// Unusable files (not SQLite, damaged, someone else's database, written by a newer metrika, read-only
 /// or in a read-only directory) exit with 78 (bad configuration) and are never modified; a database file
 /// that cannot be created exits with 73; a full disk with 74 (an I/O error); anything else with 1.
-public struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
+package struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
     /// What went wrong.
-    public enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// The file at the path is not an SQLite database (a text file, random bytes, an encrypted file).
         case notADatabase
         /// The file is an SQLite database but damaged.
@@ -31,14 +31,14 @@ public struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
     }
 
     /// What went wrong.
-    public let kind: Kind
+    package let kind: Kind
     /// The database path.
-    public let path: String
+    package let path: String
     /// SQLite's own words, or details from metrika.
-    public let detail: String
+    package let detail: String
 
     /// Creates an error.
-    public init(_ kind: Kind, path: String, detail: String = "") {
+    package init(_ kind: Kind, path: String, detail: String = "") {
         self.kind = kind
         self.path = path
         self.detail = detail
@@ -46,7 +46,7 @@ public struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
 
     /// The sysexits code: 78 for an unusable file, 73 when the file cannot be created, 74 for a full
     /// disk, 1 otherwise.
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch kind {
         case .notADatabase, .corrupt, .notMetrikaDatabase, .newerSchema, .readOnly: return ExitCode.config
         case .cannotCreate: return ExitCode.cannotCreate
@@ -56,7 +56,7 @@ public struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
     }
 
     /// One line naming the file, the problem and what to do.
-    public var message: String {
+    package var message: String {
         let because = detail.isEmpty ? "" : " (\(detail))"
         let elsewhere = "move it away or point METRIKA_DB (or --db) elsewhere"
         switch kind {
@@ -83,5 +83,5 @@ public struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
         }
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

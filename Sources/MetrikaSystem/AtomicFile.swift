@@ -16,35 +16,35 @@ import MetrikaModel
 /// Atomic replace is for regular files only. A character device (`/dev/null`, a terminal) or a FIFO
 /// is written into directly — replacing it would destroy the node (as root, `/dev/full` became a
 /// regular file). Sockets, block devices and directories are refused.
-public enum AtomicFile {
+package enum AtomicFile {
     /// The failure to create or replace an output file, naming the path and the reason: exit 73, or
     /// 74 when the disk was full (or the quota, or a device error) — as on standard output.
-    public struct WriteError: MetrikaFailure, Equatable {
+    package struct WriteError: MetrikaFailure, Equatable {
         /// The path that could not be written.
-        public let path: String
+        package let path: String
         /// The system's reason (`strerror`).
-        public let reason: String
+        package let reason: String
         /// The system's error number, when there is one.
-        public var errorNumber: Int32?
+        package var errorNumber: Int32?
 
-        public init(path: String, reason: String) {
+        package init(path: String, reason: String) {
             self.path = path
             self.reason = reason
         }
 
         /// The failure of a system call, by its error number.
-        public init(path: String, errorNumber: Int32) {
+        package init(path: String, errorNumber: Int32) {
             self.init(path: path, reason: String(cString: strerror(errorNumber)))
             self.errorNumber = errorNumber
         }
 
-        public var exitCode: Int32 {
+        package var exitCode: Int32 {
             switch errorNumber {
             case ENOSPC?, EIO?, EDQUOT?, EFBIG?: return ExitCode.ioError
             default: return ExitCode.cannotCreate
             }
         }
-        public var message: String { "cannot write \(path): \(reason)" }
+        package var message: String { "cannot write \(path): \(reason)" }
     }
 
     /// Writes `data` to `path`: a regular file (or a new one) is replaced atomically, a character
@@ -52,7 +52,7 @@ public enum AtomicFile {
     /// its permission bits but never setuid, setgid or sticky. On any failure the temporary file is
     /// removed and `WriteError` (exit 73, 74 on a full disk) is thrown. `AtomicOutputFile` holds these rules, for
     /// output streamed piece by piece as well.
-    public static func write(_ data: Data, to path: String) throws {
+    package static func write(_ data: Data, to path: String) throws {
         let file = try AtomicOutputFile(path: path)
         try file.write(contentsOf: data)
         try file.commit()

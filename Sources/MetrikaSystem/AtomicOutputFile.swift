@@ -18,9 +18,9 @@ import Foundation
 /// `AtomicFile.WriteError` (exit 73, 74 on a full disk) naming the path.
 ///
 /// Not thread-safe: one task owns it.
-public final class AtomicOutputFile {
+package final class AtomicOutputFile {
     /// The path as the user gave it, for messages.
-    public let path: String
+    package let path: String
     private var descriptor: Int32
     private let writer: OutputWriter
     /// Set when replacing a regular file: the temporary, the file it replaces, and that file's
@@ -28,14 +28,14 @@ public final class AtomicOutputFile {
     private let replacement: (temporary: String, target: String, existing: stat?)?
     private var finished = false
     /// Bytes written so far, buffered ones included.
-    public private(set) var length = 0
+    package private(set) var length = 0
 
     /// Whether `truncate(to:)` can take written bytes back: yes for the temporary of a regular file,
     /// no for a device or FIFO (what was written there is gone).
-    public var canTruncate: Bool { replacement != nil }
+    package var canTruncate: Bool { replacement != nil }
 
     /// Opens `path` as the rules above say; throws `AtomicFile.WriteError` when it cannot.
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         guard !path.isEmpty else { throw AtomicFile.WriteError(path: path, reason: "empty path") }
         var link = stat()
@@ -96,7 +96,7 @@ public final class AtomicOutputFile {
 
     /// Appends bytes (buffered); a failed write throws `AtomicFile.WriteError`, and so does every
     /// later call.
-    public func write<Bytes: Collection>(contentsOf bytes: Bytes) throws where Bytes.Element == UInt8 {
+    package func write<Bytes: Collection>(contentsOf bytes: Bytes) throws where Bytes.Element == UInt8 {
         do {
             try writer.write(contentsOf: bytes)
             length += bytes.count
@@ -107,7 +107,7 @@ public final class AtomicOutputFile {
 
     /// Takes back everything written after the first `length` bytes (a log part whose download failed
     /// half-way, before it is fetched again). Only where `canTruncate`; fails with `WriteError`.
-    public func truncate(to length: Int) throws {
+    package func truncate(to length: Int) throws {
         guard canTruncate, !finished, length <= self.length else {
             throw AtomicFile.WriteError(path: path, reason: "cannot take back what was written")
         }
@@ -125,7 +125,7 @@ public final class AtomicOutputFile {
     /// Writes what is buffered and makes the output visible: a replaced file gets the old one's
     /// permission bits (never setuid, setgid or sticky), is flushed to disk and renamed into place.
     /// On failure the temporary is removed and the old file stays.
-    public func commit() throws {
+    package func commit() throws {
         guard !finished else { return }
         do {
             try writer.flush()
@@ -153,7 +153,7 @@ public final class AtomicOutputFile {
 
     /// Drops the output: the temporary is removed (the old file stays). Bytes already written into a
     /// device or FIFO cannot be taken back.
-    public func discard() {
+    package func discard() {
         guard !finished else { return }
         finished = true
         if descriptor >= 0 {

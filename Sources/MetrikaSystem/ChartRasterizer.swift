@@ -4,34 +4,34 @@ import MetrikaModel
 /// Turns a chart's SVG document into PNG bytes. The one seam between metrika and the raster library:
 /// `chart --output FILE.png` and `mail` call it, production wires `RSVGConvertRasterizer`, tests can
 /// swap in their own.
-public protocol ChartRasterizer: Sendable {
+package protocol ChartRasterizer: Sendable {
     /// The PNG image of `svg` (a complete SVG document), drawn at `scale` times its pixel size.
     func png(fromSVG svg: Data, scale: Double) throws -> Data
 }
 
 /// Why no PNG came out of the rasterizer: exit 69 (a program metrika relies on is unavailable),
 /// with what to do about it.
-public struct ChartRasterizerError: MetrikaFailure, Equatable {
+package struct ChartRasterizerError: MetrikaFailure, Equatable {
     /// What went wrong, and how to fix it.
-    public let message: String
-    public var exitCode: Int32 { ExitCode.unavailable }
+    package let message: String
+    package var exitCode: Int32 { ExitCode.unavailable }
 
     /// Creates the error from its message.
-    public init(_ message: String) { self.message = message }
+    package init(_ message: String) { self.message = message }
 }
 
 /// PNG facts the rasterizer's callers check.
-public enum PNGImage {
+package enum PNGImage {
     /// The eight bytes every PNG file starts with.
-    public static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    package static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// True when `data` starts with the PNG signature followed by an IHDR chunk.
-    public static func isPNG(_ data: Data) -> Bool {
+    package static func isPNG(_ data: Data) -> Bool {
         size(of: data) != nil
     }
 
     /// Width and height in pixels from the IHDR chunk, or nil when `data` is not a PNG.
-    public static func size(of data: Data) -> (width: Int, height: Int)? {
+    package static func size(of data: Data) -> (width: Int, height: Int)? {
         let bytes = [UInt8](data.prefix(24))
         guard bytes.count == 24, Array(bytes[0..<8]) == signature, Array(bytes[12..<16]) == Array("IHDR".utf8) else { return nil }
         func number(_ offset: Int) -> Int { bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }

@@ -7,52 +7,52 @@ import Foundation
 ///
 /// One runner for every child so that each gets the same care: a hanging or chatty program, or a
 /// grandchild that keeps the pipes open, can never hang or flood metrika.
-public struct ChildProcess: Sendable {
+package struct ChildProcess: Sendable {
     /// The program (a path).
-    public var program: String
+    package var program: String
     /// Its arguments.
-    public var arguments: [String]
+    package var arguments: [String]
     /// Its whole environment: what the caller gave, less every `METRIKA_` variable.
-    public private(set) var environment: [String: String]
+    package private(set) var environment: [String: String]
     /// Seconds it may run before it is killed.
-    public var timeout: Double
+    package var timeout: Double
     /// The most stdout bytes kept; past it the child is stopped (`stopsOnOutputOverflow`) or the
     /// rest is read and dropped.
-    public var maximumOutput: Int
+    package var maximumOutput: Int
     /// The most stderr bytes kept; the rest is read and dropped.
-    public var maximumErrors: Int
+    package var maximumErrors: Int
     /// Whether more stdout than `maximumOutput` stops the child (its output is the product).
-    public var stopsOnOutputOverflow: Bool
+    package var stopsOnOutputOverflow: Bool
 
     /// What the child did.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// True when it exited (false: killed by a signal).
-        public var exited: Bool
+        package var exited: Bool
         /// Its exit status, or the signal that ended it.
-        public var status: Int32
+        package var status: Int32
         /// Its stdout, at most `maximumOutput` bytes.
-        public var output: Data
+        package var output: Data
         /// Its stderr, at most `maximumErrors` bytes.
-        public var errors: Data
+        package var errors: Data
         /// It ran past the time limit and was killed.
-        public var timedOut: Bool
+        package var timedOut: Bool
         /// It printed more than `maximumOutput` bytes.
-        public var outputOverflowed: Bool
+        package var outputOverflowed: Bool
 
         /// It exited with status 0.
-        public var succeeded: Bool { exited && status == 0 }
+        package var succeeded: Bool { exited && status == 0 }
         /// `exit status N` or `signal N`, for messages.
-        public var ending: String { exited ? "exit status \(status)" : "signal \(status)" }
+        package var ending: String { exited ? "exit status \(status)" : "signal \(status)" }
     }
 
     /// The program could not be started at all.
-    public struct LaunchFailure: Error, Sendable {
+    package struct LaunchFailure: Error, Sendable {
         /// Why, in Foundation's words.
-        public var reason: String
+        package var reason: String
     }
 
     /// A child to run; nothing starts until `run(input:)`.
-    public init(program: String, arguments: [String], environment: [String: String], timeout: Double,
+    package init(program: String, arguments: [String], environment: [String: String], timeout: Double,
                 maximumOutput: Int = 1 << 20, maximumErrors: Int = 4096, stopsOnOutputOverflow: Bool = false) {
         self.program = program
         self.arguments = arguments
@@ -68,13 +68,13 @@ public struct ChildProcess: Sendable {
     /// secret), and the rest is metrika's configuration, none of a child's business: sendmail, secret-tool
     /// and rsvg-convert need PATH, HOME, locale and D-Bus, never these. A program that logs or passes on
     /// its environment (msmtp's passwordeval scripts, a wrapper) cannot leak what it never got.
-    public static func childEnvironment(_ environment: [String: String]) -> [String: String] {
+    package static func childEnvironment(_ environment: [String: String]) -> [String: String] {
         environment.filter { !$0.key.hasPrefix("METRIKA_") }
     }
 
     /// Runs the child with `input` on its stdin and waits for it (at most `timeout` seconds, then
     /// a kill; its readers a further 2 s at most, in case a grandchild holds the pipes).
-    public func run(input: Data) throws(LaunchFailure) -> Result {
+    package func run(input: Data) throws(LaunchFailure) -> Result {
         // A child that exits before reading all of its input must not kill metrika with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         let process = Process()
@@ -127,7 +127,7 @@ public struct ChildProcess: Sendable {
 
     /// What a child said, as one line for a message: its non-empty lines joined with ` / `, control
     /// and format characters removed, at most `limit` characters.
-    public static func summary(of data: Data, limit: Int = 300) -> String {
+    package static func summary(of data: Data, limit: Int = 300) -> String {
         let joined = String(decoding: data, as: UTF8.self)
             .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             .joined(separator: " / ")

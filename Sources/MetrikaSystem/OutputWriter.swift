@@ -16,20 +16,20 @@ import MetrikaModel
 /// failure, so a full disk costs one failed syscall, not one per row.
 ///
 /// Not thread-safe: one task owns a writer (stdout's belongs to the running command).
-public final class OutputWriter {
+package final class OutputWriter {
     /// A write that the system refused: exit 74 (EX_IOERR), or 141 for a reader that went away.
-    public struct Failure: MetrikaFailure, Equatable {
+    package struct Failure: MetrikaFailure, Equatable {
         /// Where the bytes were going: `standard output` or a path.
-        public let destination: String
+        package let destination: String
         /// The system's error number (`errno`).
-        public let code: Int32
+        package let code: Int32
 
         /// The reader of a pipe closed it (`metrika … | head`): the consumer has all it wants.
-        public var isClosedPipe: Bool { code == EPIPE }
-        public var exitCode: Int32 { isClosedPipe ? ExitCode.closedPipe : ExitCode.ioError }
-        public var message: String { "cannot write to \(destination): \(String(cString: strerror(code)))" }
+        package var isClosedPipe: Bool { code == EPIPE }
+        package var exitCode: Int32 { isClosedPipe ? ExitCode.closedPipe : ExitCode.ioError }
+        package var message: String { "cannot write to \(destination): \(String(cString: strerror(code)))" }
 
-        public init(destination: String, code: Int32) {
+        package init(destination: String, code: Int32) {
             self.destination = destination
             self.code = code
         }
@@ -37,7 +37,7 @@ public final class OutputWriter {
 
     /// Bytes collected before a `write(2)`: large enough that a 100,000-row report costs ~100
     /// syscalls, small enough to stay in cache.
-    public static let defaultCapacity = 1 << 16
+    package static let defaultCapacity = 1 << 16
 
     private let fileDescriptor: Int32?
     private let destination: String
@@ -45,11 +45,11 @@ public final class OutputWriter {
     private var buffer: [UInt8] = []
     private var captured: [UInt8] = []
     /// The first failure; once set, nothing more is written.
-    public private(set) var failure: Failure?
+    package private(set) var failure: Failure?
 
     /// A writer to an open file descriptor it does not own (the caller closes it). `destination` names
     /// it in error messages.
-    public init(fileDescriptor: Int32, destination: String, capacity: Int = OutputWriter.defaultCapacity) {
+    package init(fileDescriptor: Int32, destination: String, capacity: Int = OutputWriter.defaultCapacity) {
         self.fileDescriptor = fileDescriptor
         self.destination = destination
         self.capacity = max(1, capacity)
@@ -57,7 +57,7 @@ public final class OutputWriter {
     }
 
     /// A writer that keeps everything in memory (read back with `bytes` or `text`).
-    public init() {
+    package init() {
         fileDescriptor = nil
         destination = "memory"
         capacity = Int.max
@@ -66,21 +66,21 @@ public final class OutputWriter {
     // MARK: - Appending
 
     /// Appends a string's UTF-8 bytes.
-    public func write(_ string: String) throws {
+    package func write(_ string: String) throws {
         try check()
         buffer.append(contentsOf: string.utf8)
         if buffer.count >= capacity { try flushBuffer() }
     }
 
     /// Appends one byte.
-    public func write(byte: UInt8) throws {
+    package func write(byte: UInt8) throws {
         try check()
         buffer.append(byte)
         if buffer.count >= capacity { try flushBuffer() }
     }
 
     /// Appends `count` copies of one byte (a table's padding).
-    public func write(repeating byte: UInt8, count: Int) throws {
+    package func write(repeating byte: UInt8, count: Int) throws {
         try check()
         guard count > 0 else { return }
         buffer.append(contentsOf: repeatElement(byte, count: count))
@@ -90,7 +90,7 @@ public final class OutputWriter {
     /// Appends what `format` writes into a scratch space of `maxCount` bytes (it returns how many it
     /// wrote, or nil to write nothing and say so): numbers are formatted here without a String.
     @discardableResult
-    public func append(maxCount: Int, _ format: (UnsafeMutablePointer<UInt8>) -> Int?) throws -> Bool {
+    package func append(maxCount: Int, _ format: (UnsafeMutablePointer<UInt8>) -> Int?) throws -> Bool {
         try check()
         let wrote = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxCount) { scratch -> Bool in
             guard let base = scratch.baseAddress, let count = format(base) else { return false }
@@ -102,7 +102,7 @@ public final class OutputWriter {
     }
 
     /// Appends bytes; a run larger than the buffer goes to the descriptor without being copied.
-    public func write(contentsOf bytes: UnsafeRawBufferPointer) throws {
+    package func write(contentsOf bytes: UnsafeRawBufferPointer) throws {
         try check()
         if fileDescriptor != nil, bytes.count >= capacity {
             try flushBuffer()
@@ -114,39 +114,39 @@ public final class OutputWriter {
     }
 
     /// Appends a collection of bytes (`[UInt8]`, `Data`, a slice).
-    public func write<Bytes: Collection>(contentsOf bytes: Bytes) throws where Bytes.Element == UInt8 {
+    package func write<Bytes: Collection>(contentsOf bytes: Bytes) throws where Bytes.Element == UInt8 {
         let handled: Void? = try bytes.withContiguousStorageIfAvailable { try write(contentsOf: UnsafeRawBufferPointer($0)) }
         if handled == nil { try Array(bytes).withUnsafeBytes { try write(contentsOf: $0) } }
     }
 
     /// Writes whatever is buffered to the descriptor.
-    public func flush() throws {
+    package func flush() throws {
         try check()
         try flushBuffer()
     }
 
     /// Throws the remembered failure, if a write already failed.
-    public func check() throws {
+    package func check() throws {
         if let failure { throw failure }
     }
 
     /// A `TextOutputStream` view for formatters written against one (JSONValue): its writes cannot
     /// throw, so a failure is remembered by the writer and thrown by the next `check()`.
-    public var textStream: TextStream { TextStream(writer: self) }
+    package var textStream: TextStream { TextStream(writer: self) }
 
     /// See `textStream`.
-    public struct TextStream: TextOutputStream {
+    package struct TextStream: TextOutputStream {
         let writer: OutputWriter
-        public mutating func write(_ string: String) { try? writer.write(string) }
+        package mutating func write(_ string: String) { try? writer.write(string) }
     }
 
     // MARK: - In memory
 
     /// Everything written to an in-memory writer.
-    public var bytes: [UInt8] { captured + buffer }
+    package var bytes: [UInt8] { captured + buffer }
 
     /// Everything written to an in-memory writer, as text.
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    package var text: String { String(decoding: bytes, as: UTF8.self) }
 
     // MARK: - System calls
 

@@ -11,32 +11,32 @@ import MetrikaModel
 ///
 /// The child is bounded: a time limit (killed when it passes), a cap on the bytes it may print,
 /// an environment without metrika's secrets, and its answer must be a PNG.
-public struct RSVGConvertRasterizer: ChartRasterizer {
+package struct RSVGConvertRasterizer: ChartRasterizer {
     /// The program searched for on PATH.
-    public static let programName = "rsvg-convert"
+    package static let programName = "rsvg-convert"
     /// Names the program explicitly (a path), instead of searching PATH.
-    public static let overrideVariable = "METRIKA_RSVG_CONVERT"
+    package static let overrideVariable = "METRIKA_RSVG_CONVERT"
     /// What to run to get the program.
-    public static let installHint = "install librsvg's rsvg-convert (Debian/Ubuntu: apt-get install librsvg2-bin; macOS: brew install librsvg)"
+    package static let installHint = "install librsvg's rsvg-convert (Debian/Ubuntu: apt-get install librsvg2-bin; macOS: brew install librsvg)"
 
     /// The environment metrika runs in: PATH and the override are read from it, and the child gets
     /// it without any METRIKA_ variable (tokens, client secrets, passwords never reach it).
-    public let environment: [String: String]
+    package let environment: [String: String]
     /// Seconds the child may take before it is killed: generous, because a loaded 2-core machine
     /// running the whole test suite was measured taking 22 s for one chart (0.35 s when idle).
-    public var timeout: Double
+    package var timeout: Double
     /// The most PNG bytes accepted; a child printing more is stopped.
-    public var maximumOutput: Int
+    package var maximumOutput: Int
 
     /// Creates the rasterizer for a process environment.
-    public init(environment: [String: String], timeout: Double = 60, maximumOutput: Int = 64 << 20) {
+    package init(environment: [String: String], timeout: Double = 60, maximumOutput: Int = 64 << 20) {
         self.environment = environment
         self.timeout = timeout
         self.maximumOutput = maximumOutput
     }
 
     /// The program to run: `METRIKA_RSVG_CONVERT` when set, else the first `rsvg-convert` on PATH.
-    public func executable() -> String? {
+    package func executable() -> String? {
         if let named = environment[Self.overrideVariable], !named.isEmpty {
             return FileManager.default.isExecutableFile(atPath: named) ? named : nil
         }
@@ -48,7 +48,7 @@ public struct RSVGConvertRasterizer: ChartRasterizer {
         return nil
     }
 
-    public func png(fromSVG svg: Data, scale: Double) throws -> Data {
+    package func png(fromSVG svg: Data, scale: Double) throws -> Data {
         guard let program = executable() else {
             if let named = environment[Self.overrideVariable], !named.isEmpty {
                 throw ChartRasterizerError("cannot draw PNG: \(Self.overrideVariable) names \(named), which is not an executable program; fix it, or unset it and \(Self.installHint)")

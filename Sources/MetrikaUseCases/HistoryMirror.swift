@@ -7,25 +7,25 @@ import MetrikaWarehouse
 /// that changed since the last sync sent them (the history database keeps what was sent per table):
 /// a warm nightly sync sends the few recent days whose numbers moved, not the whole history again.
 /// A table that was not there (new, or dropped since) gets everything.
-public struct HistoryMirror: Sendable {
-    public var store: HistoryStore
-    public var mirror: ClickHouseDailyMirror
+package struct HistoryMirror: Sendable {
+    package var store: HistoryStore
+    package var mirror: ClickHouseDailyMirror
 
-    public init(store: HistoryStore, mirror: ClickHouseDailyMirror) {
+    package init(store: HistoryStore, mirror: ClickHouseDailyMirror) {
         self.store = store
         self.mirror = mirror
     }
 
     /// What a mirror run did.
-    public struct Summary: Sendable, Equatable {
+    package struct Summary: Sendable, Equatable {
         /// Values sent.
-        public var sent = 0
+        package var sent = 0
         /// Values already there, as sent by an earlier sync.
-        public var unchanged = 0
+        package var unchanged = 0
     }
 
     /// Mirrors `range` of each counter; `version` orders the values (the sync's time in milliseconds).
-    public func run(_ counters: [(counterID: Int, range: DateRange)], metrics: [Metric], version: UInt64) async throws -> Summary {
+    package func run(_ counters: [(counterID: Int, range: DateRange)], metrics: [Metric], version: UInt64) async throws -> Summary {
         let destination = "clickhouse:" + mirror.identity
         if try await mirror.prepare() { try store.forgetMirrored(destination: destination) }
         var summary = Summary()

@@ -2,7 +2,7 @@ import Foundation
 import MetrikaModel
 
 /// What went wrong talking to the Metrika or OAuth APIs, in words a user can act on.
-public enum APIError: MetrikaFailure, Equatable {
+package enum APIError: MetrikaFailure, Equatable {
     /// 401: no usable Authorization header reached the API.
     case unauthorized(String)
     /// 403 invalid_token: the token is unknown, expired or revoked.
@@ -30,7 +30,7 @@ public enum APIError: MetrikaFailure, Equatable {
     /// The TLS handshake failed (untrusted, expired or mismatched certificate): not retried.
     case insecure(host: String, detail: String)
 
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch self {
         case .unauthorized, .invalidToken, .accessDenied: return ExitCode.noPermission
         case .badRequest, .queryTooComplicated, .notFound: return ExitCode.usage
@@ -40,7 +40,7 @@ public enum APIError: MetrikaFailure, Equatable {
         }
     }
 
-    public var message: String {
+    package var message: String {
         switch self {
         case .unauthorized(let detail):
             return "The API did not accept the request as signed in (\(detail)). Run `metrika login` or set METRIKA_TOKEN."
@@ -75,7 +75,7 @@ public enum APIError: MetrikaFailure, Equatable {
     }
 
     /// A byte count as the limit was likely set: `64 MiB`, `512 KiB`, or plain bytes.
-    public static func describeBytes(_ bytes: Int) -> String {
+    package static func describeBytes(_ bytes: Int) -> String {
         if bytes >= 1 << 30, bytes % (1 << 30) == 0 { return "\(bytes >> 30) GiB" }
         if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
         if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }

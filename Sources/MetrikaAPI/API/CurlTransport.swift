@@ -9,10 +9,10 @@ import Foundation
 /// response limit (`HTTPRequest.maxResponseBytes`) is exact, a streamed download is throttled by its
 /// reader, and the total deadline is libcurl's own. See `CurlExchange` for the rules every request
 /// follows (no redirects, http/https only, verified TLS).
-public struct CurlTransport: HTTPTransport, StreamingHTTPTransport {
-    public init() {}
+package struct CurlTransport: HTTPTransport, StreamingHTTPTransport {
+    package init() {}
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let exchange = CurlExchange(request, sink: .collect(limit: max(0, request.maxResponseBytes)))
         let result = ResumeOnce<HTTPResponse>()
         return try await withTaskCancellationHandler {
@@ -30,7 +30,7 @@ public struct CurlTransport: HTTPTransport, StreamingHTTPTransport {
 
     /// Streams a download (the reader's pace sets libcurl's: at most 4 MiB wait between them) and,
     /// with `upload`, a request body written while it is produced (at most 4 MiB wait the other way).
-    public func exchange(
+    package func exchange(
         _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) throws -> Void
     ) async throws -> StreamedResponseHead {
         let channel = CurlStreamChannel()

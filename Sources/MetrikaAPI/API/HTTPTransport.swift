@@ -1,21 +1,21 @@
 import Foundation
 
 /// An HTTP request as metrika sends it. Headers may hold the token: never log them.
-public struct HTTPRequest: Sendable {
-    public var method: String
-    public var url: URL
-    public var headers: [String: String]
-    public var body: Data?
+package struct HTTPRequest: Sendable {
+    package var method: String
+    package var url: URL
+    package var headers: [String: String]
+    package var body: Data?
     /// Seconds the whole exchange may take, the last byte of the answer included (not only idleness).
-    public var timeout: Double
+    package var timeout: Double
     /// The largest body accepted, counted after decompression; a larger one fails with `TransportError.tooLarge`.
-    public var maxResponseBytes: Int
+    package var maxResponseBytes: Int
 
     /// 64 MiB: a page of 20,000 rows, the most metrika asks for, is ~5 MB of JSON (~270 bytes a row with
     /// six metrics); even the API's maximum of 100,000 rows (~27 MB) fits.
-    public static let defaultMaxResponseBytes = 64 << 20
+    package static let defaultMaxResponseBytes = 64 << 20
 
-    public init(
+    package init(
         method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: Double = 30,
         maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes
     ) {
@@ -29,23 +29,23 @@ public struct HTTPRequest: Sendable {
 }
 
 /// An HTTP response: status, headers with lower-cased names, and the whole body.
-public struct HTTPResponse: Sendable {
-    public var status: Int
-    public var headers: [String: String]
-    public var body: Data
+package struct HTTPResponse: Sendable {
+    package var status: Int
+    package var headers: [String: String]
+    package var body: Data
 
-    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+    package init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
         self.status = status
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         self.body = body
     }
 
     /// Whether this is a redirect (3xx), which metrika never follows.
-    public var isRedirect: Bool { (300..<400).contains(status) }
+    package var isRedirect: Bool { (300..<400).contains(status) }
 
     /// Where a redirect points, as `scheme://host:port` of its `Location` resolved against `url`: what an
     /// error message may name. Only plain host characters are shown; anything else is described.
-    public func redirectTarget(from url: URL) -> String {
+    package func redirectTarget(from url: URL) -> String {
         guard let location = headers["location"], !location.isEmpty else { return "no Location" }
         guard let target = URL(string: location, relativeTo: url)?.absoluteURL, let host = target.host, let scheme = target.scheme else {
             return "an unreadable Location"
@@ -59,7 +59,7 @@ public struct HTTPResponse: Sendable {
 }
 
 /// Why a request got no HTTP response at all.
-public enum TransportError: Error, Sendable, Equatable {
+package enum TransportError: Error, Sendable, Equatable {
     /// No answer within the request timeout.
     case timedOut
     /// The server could not be reached (refused, unknown host).
@@ -79,7 +79,7 @@ public enum TransportError: Error, Sendable, Equatable {
 }
 
 /// The seam between metrika and the network: production uses `CurlTransport`, tests a fake.
-public protocol HTTPTransport: Sendable {
+package protocol HTTPTransport: Sendable {
     /// Sends one request and returns the complete response, or throws `TransportError`.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }

@@ -7,21 +7,21 @@ import MetrikaModel
 /// The one signed-request path to Yandex: JSON calls go through `transport`, streamed Logs API parts
 /// through `streamingTransport`; both are signed by `signedHeaders` and (in a run) both are wrapped by
 /// the same token-renewing layer, so a token renewed mid-run reaches every later request of either kind.
-public struct MetrikaClient: Sendable {
+package struct MetrikaClient: Sendable {
     /// The default API host; `METRIKA_API_URL` overrides it.
-    public static let defaultBaseURL = "https://api-metrika.yandex.net"
+    package static let defaultBaseURL = "https://api-metrika.yandex.net"
 
-    public let baseURL: URL
+    package let baseURL: URL
     package let token: String
     private let transport: any HTTPTransport
     /// The transport of streamed downloads (Logs API parts); nil when the client never streams.
     package let streamingTransport: (any StreamingHTTPTransport)?
     /// Retry bounds for transient failures.
-    public var retryPolicy: RetryPolicy
+    package var retryPolicy: RetryPolicy
     /// Seconds one attempt may take in all, the whole answer included (METRIKA_TIMEOUT).
-    public var requestTimeout: Double
+    package var requestTimeout: Double
     /// The largest answer accepted, in bytes after decompression (METRIKA_MAX_RESPONSE).
-    public var maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes
+    package var maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes
     private let sleep: @Sendable (Double) async throws -> Void
     private let random: @Sendable () -> Double
     private let now: @Sendable () -> Date
@@ -30,11 +30,11 @@ public struct MetrikaClient: Sendable {
     /// line of a terminal shows it.
     private let retryWait: (@Sendable (RetryWait?) -> Void)?
     /// Counts the requests sent, retries included (for summaries and tests).
-    public let requestCounter = RequestCounter()
+    package let requestCounter = RequestCounter()
 
     /// `streamingTransport` carries Logs API part downloads; without one, `transport` does when it
     /// streams too (as `CurlTransport` does).
-    public init(
+    package init(
         baseURL: URL, token: String, transport: any HTTPTransport, streamingTransport: (any StreamingHTTPTransport)? = nil,
         retryPolicy: RetryPolicy = .standard,
         requestTimeout: Double = 30,
@@ -60,13 +60,13 @@ public struct MetrikaClient: Sendable {
     // MARK: - Management API
 
     /// Every counter the token can see, following `offset`/`per_page` paging until `offset > rows`.
-    public func fetchCounters(search: String? = nil, status: String? = nil, perPage: Int = 1000) async throws -> [Counter] {
+    package func fetchCounters(search: String? = nil, status: String? = nil, perPage: Int = 1000) async throws -> [Counter] {
         try await fetchCounterList(search: search, status: status, perPage: perPage).counters
     }
 
     /// The counters list and, when the server's paging was not believable (a short page, a page of
     /// ids already seen, the request cap), a one-line warning for stderr.
-    public func fetchCounterList(search: String? = nil, status: String? = nil, perPage: Int = 1000) async throws -> (counters: [Counter], warning: String?) {
+    package func fetchCounterList(search: String? = nil, status: String? = nil, perPage: Int = 1000) async throws -> (counters: [Counter], warning: String?) {
         var result: [Counter] = []
         var seen = Set<Int>()
         var pager = Pager(wanted: Int.max, pageSize: perPage, hardCap: Pager.counterListHardCap)
@@ -85,13 +85,13 @@ public struct MetrikaClient: Sendable {
     }
 
     /// One counter by id.
-    public func fetchCounter(id: Int) async throws -> Counter {
+    package func fetchCounter(id: Int) async throws -> Counter {
         let response: CounterResponse = try await get("/management/v1/counter/\(id)", query: [])
         return response.counter.counter
     }
 
     /// A counter's goals (id, name, type), in the API's order.
-    public func fetchGoals(counterID: Int) async throws -> [Goal] {
+    package func fetchGoals(counterID: Int) async throws -> [Goal] {
         let response: GoalsResponse = try await get("/management/v1/counter/\(counterID)/goals", query: [])
         return response.goals
     }
@@ -99,14 +99,14 @@ public struct MetrikaClient: Sendable {
     // MARK: - Reporting API
 
     /// One page of `/stat/v1/data` (1-based `offset`).
-    public func fetchData(_ query: StatQuery, offset: Int, limit: Int) async throws -> StatDataPage {
+    package func fetchData(_ query: StatQuery, offset: Int, limit: Int) async throws -> StatDataPage {
         try read(await fetchDataAnswer(query, offset: offset, limit: limit))
     }
 
     /// The answer for one page of `/stat/v1/data`, fetched (with retries) but not yet read: a caller
     /// that fetches the next page while it writes this one holds one page of rows and one answer,
     /// not two pages of rows (`read` turns it into the page).
-    public func fetchDataAnswer(_ query: StatQuery, offset: Int, limit: Int) async throws -> StatDataAnswer {
+    package func fetchDataAnswer(_ query: StatQuery, offset: Int, limit: Int) async throws -> StatDataAnswer {
         var items = query.items
         items.append(("offset", String(offset)))
         items.append(("limit", String(limit)))
@@ -116,7 +116,7 @@ public struct MetrikaClient: Sendable {
 
     /// The page in `answer`: the fast scanner for plain pages, the tolerant decoder for anything
     /// unusual. A value no metric can have (`PlausibleValues`) makes the answer unreadable.
-    public func read(_ answer: StatDataAnswer) throws -> StatDataPage {
+    package func read(_ answer: StatDataAnswer) throws -> StatDataPage {
         let scanned: StatDataPage?
         do {
             scanned = try StatDataScanner.scan(answer.body)
@@ -129,7 +129,7 @@ public struct MetrikaClient: Sendable {
     }
 
     /// `/stat/v1/data/bytime` with a grouping (period totals, such as the users of each week).
-    public func fetchByTime(_ query: StatQuery, group: Grouping) async throws -> StatByTime {
+    package func fetchByTime(_ query: StatQuery, group: Grouping) async throws -> StatByTime {
         var items = query.items.filter { $0.0 != "group" }
         items.append(("group", group.rawValue))
         let answer: StatByTime = try await get("/stat/v1/data/bytime", query: items)
@@ -438,20 +438,20 @@ public struct MetrikaClient: Sendable {
 }
 
 /// Thread-safe count of requests sent.
-public final class RequestCounter: @unchecked Sendable {
+package final class RequestCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
 
-    public init() {}
+    package init() {}
 
-    public func increment() {
+    package func increment() {
         lock.lock()
         count += 1
         lock.unlock()
     }
 
     /// Requests sent so far.
-    public var value: Int {
+    package var value: Int {
         lock.lock()
         defer { lock.unlock() }
         return count
@@ -459,25 +459,25 @@ public final class RequestCounter: @unchecked Sendable {
 }
 
 /// The parameters of a Reporting API query (everything but paging).
-public struct StatQuery: Sendable, Equatable {
-    public var ids: [Int]
-    public var metrics: [String]
-    public var dimensions: [String]
-    public var date1: String
-    public var date2: String
-    public var filters: String?
-    public var sort: String?
-    public var accuracy: String?
-    public var preset: String?
-    public var lang: String?
-    public var group: String?
+package struct StatQuery: Sendable, Equatable {
+    package var ids: [Int]
+    package var metrics: [String]
+    package var dimensions: [String]
+    package var date1: String
+    package var date2: String
+    package var filters: String?
+    package var sort: String?
+    package var accuracy: String?
+    package var preset: String?
+    package var lang: String?
+    package var group: String?
     /// `currency`: the currency of `<currency>` in money metrics (`RUB`, `USD`, `EUR`, `YND`);
     /// nil sends none, and the API answers in the counter's own.
-    public var currency: String?
+    package var currency: String?
     /// `attribution`: the attribution model of `<attribution>` dimensions; nil sends none (the API's default).
-    public var attribution: String?
+    package var attribution: String?
 
-    public init(ids: [Int], metrics: [String], dimensions: [String] = [], date1: String, date2: String, filters: String? = nil, sort: String? = nil, accuracy: String? = "full", preset: String? = nil, lang: String? = nil, group: String? = nil, currency: String? = nil, attribution: String? = nil) {
+    package init(ids: [Int], metrics: [String], dimensions: [String] = [], date1: String, date2: String, filters: String? = nil, sort: String? = nil, accuracy: String? = "full", preset: String? = nil, lang: String? = nil, group: String? = nil, currency: String? = nil, attribution: String? = nil) {
         self.ids = ids
         self.metrics = metrics
         self.dimensions = dimensions

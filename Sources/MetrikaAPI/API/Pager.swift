@@ -11,9 +11,9 @@
 ///   `offset`;
 /// - `maxRequests` requests: at most ⌈wanted / pageSize⌉, and never more than `hardCap`.
 /// The last three are anomalies: `warning` says what happened so the command can tell the user.
-public struct Pager: Sendable {
+package struct Pager: Sendable {
     /// Why paging stopped.
-    public enum Stop: Sendable, Equatable {
+    package enum Stop: Sendable, Equatable {
         /// Every row the server has (by its own count).
         case complete
         /// The rows asked for.
@@ -28,29 +28,29 @@ public struct Pager: Sendable {
 
     /// The most requests any paged walk may make, whatever is asked: 500 pages of 20,000 rows is the
     /// largest `--limit` (10,000,000); 100 pages of 1,000 counters is more than any account holds.
-    public static let reportHardCap = 500
+    package static let reportHardCap = 500
     /// See `reportHardCap`.
-    public static let counterListHardCap = 100
+    package static let counterListHardCap = 100
 
     /// Rows asked for (`Int.max` for "all").
-    public let wanted: Int
+    package let wanted: Int
     /// Rows per request.
-    public let pageSize: Int
+    package let pageSize: Int
     /// The request budget: ⌈wanted / pageSize⌉, at most the hard cap.
-    public let maxRequests: Int
+    package let maxRequests: Int
     /// The 1-based offset of the next page.
-    public private(set) var offset = 1
+    package private(set) var offset = 1
     /// Rows received so far (pages with nothing new excluded).
-    public private(set) var received = 0
+    package private(set) var received = 0
     /// Requests recorded so far.
-    public private(set) var requests = 0
+    package private(set) var requests = 0
     /// The total the server claimed in its latest page.
-    public private(set) var claimedTotal = 0
+    package private(set) var claimedTotal = 0
     /// Why paging stopped; nil while it goes on.
-    public private(set) var stop: Stop?
+    package private(set) var stop: Stop?
 
     /// A walk for `wanted` rows in pages of `pageSize`, never more than `hardCap` requests.
-    public init(wanted: Int, pageSize: Int, hardCap: Int) {
+    package init(wanted: Int, pageSize: Int, hardCap: Int) {
         self.wanted = max(0, wanted)
         self.pageSize = max(1, pageSize)
         let needed = self.wanted / self.pageSize + (self.wanted % self.pageSize == 0 ? 0 : 1)
@@ -60,7 +60,7 @@ public struct Pager: Sendable {
 
     /// The next page to ask for, or nil when paging is over. Available as soon as the current page
     /// is recorded, so the caller can request it while it processes the current one.
-    public var nextPage: (offset: Int, limit: Int)? {
+    package var nextPage: (offset: Int, limit: Int)? {
         guard stop == nil else { return nil }
         return (offset, min(pageSize, wanted - received))
     }
@@ -68,7 +68,7 @@ public struct Pager: Sendable {
     /// Records a page: `rowCount` rows of which `newRows` were not seen before, and the total the
     /// server claims. Returns whether the page's rows are to be used (false: nothing new).
     @discardableResult
-    public mutating func record(rowCount: Int, newRows: Int, claimedTotal: Int) -> Bool {
+    package mutating func record(rowCount: Int, newRows: Int, claimedTotal: Int) -> Bool {
         guard let asked = nextPage else { return false }
         requests += 1
         self.claimedTotal = claimedTotal
@@ -93,7 +93,7 @@ public struct Pager: Sendable {
 
     /// A one-line warning when paging stopped on an anomaly (nil when it ended normally).
     /// `what` names the rows, e.g. "counter 1001's report" or "the counters list".
-    public func warning(_ what: String) -> String? {
+    package func warning(_ what: String) -> String? {
         switch stop {
         case .shortPage:
             return "Warning: \(what): the API claimed \(claimedTotal) rows but sent a short page after \(received); stopped there."

@@ -5,14 +5,14 @@ import MetrikaModel
 /// password, a webhook URL) over plain `http://`: only to this machine (127.0.0.0/8, ::1, localhost),
 /// where nothing crosses a network. Anywhere else it is refused before any connection, unless
 /// METRIKA_ALLOW_INSECURE_HTTP=1 says that this is a test set-up.
-public enum PlainHTTPPolicy {
+package enum PlainHTTPPolicy {
     /// The variable that allows plain http to other hosts (test set-ups only): its value must be `1`.
-    public static let overrideVariable = "METRIKA_ALLOW_INSECURE_HTTP"
+    package static let overrideVariable = "METRIKA_ALLOW_INSECURE_HTTP"
 
     /// Refuses `url` when it is plain http to a host that is not loopback and the override is not set.
     /// `setting` names where the URL came from (`METRIKA_API_URL`, `--clickhouse`); `secret` what it
     /// would carry (`the OAuth token`). Throws a one-line `SimpleFailure` with exit 78 (configuration).
-    public static func check(_ url: URL, setting: String, secret: String, environment: [String: String]) throws {
+    package static func check(_ url: URL, setting: String, secret: String, environment: [String: String]) throws {
         guard url.scheme?.lowercased() == "http", let host = url.host, !isLoopback(host) else { return }
         if environment[overrideVariable]?.trimmingCharacters(in: .whitespaces) == "1" { return }
         throw SimpleFailure(
@@ -24,7 +24,7 @@ public enum PlainHTTPPolicy {
     /// Whether `host` names this machine: `localhost` (and names under `.localhost`), an IPv4 address
     /// in 127.0.0.0/8, or the IPv6 loopback `::1` (with or without brackets). A name that merely starts
     /// like one (`127.0.0.1.example.org`) is not.
-    public static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         var name = host.lowercased()
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         if name.hasSuffix(".") { name.removeLast() }

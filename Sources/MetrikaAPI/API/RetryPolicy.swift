@@ -1,16 +1,16 @@
 /// How long and how often metrika retries transient failures: exponential backoff with jitter,
 /// bounded both in attempts and in total waiting time.
-public struct RetryPolicy: Sendable, Equatable {
+package struct RetryPolicy: Sendable, Equatable {
     /// Attempts in all, the first included.
-    public var maxAttempts: Int
+    package var maxAttempts: Int
     /// The first delay in seconds; each retry doubles it.
-    public var baseDelay: Double
+    package var baseDelay: Double
     /// No single wait is longer than this.
-    public var maxDelay: Double
+    package var maxDelay: Double
     /// The sum of all waits never exceeds this (seconds).
-    public var maxTotalWait: Double
+    package var maxTotalWait: Double
 
-    public init(maxAttempts: Int = 5, baseDelay: Double = 0.5, maxDelay: Double = 8, maxTotalWait: Double = 30) {
+    package init(maxAttempts: Int = 5, baseDelay: Double = 0.5, maxDelay: Double = 8, maxTotalWait: Double = 30) {
         self.maxAttempts = maxAttempts
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
@@ -18,13 +18,13 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 
     /// The default of production runs.
-    public static let standard = RetryPolicy()
+    package static let standard = RetryPolicy()
 
     /// The wait before retry number `retry` (1 for the first retry). `random` is uniform in 0..<1:
     /// "equal jitter" — half the exponential delay, plus a random part of the other half — so that
     /// clients that failed together don't come back together, yet each still backs off.
     /// A `Retry-After` from the server, when given, is honoured if it is longer (capped at `maxDelay`).
-    public func delay(beforeRetry retry: Int, random: Double, retryAfter: Double? = nil) -> Double {
+    package func delay(beforeRetry retry: Int, random: Double, retryAfter: Double? = nil) -> Double {
         let exponent = Double(max(0, retry - 1))
         var exponential = baseDelay
         for _ in 0..<Int(exponent) { exponential *= 2 }

@@ -2,17 +2,17 @@ import MetrikaModel
 /// A wait before a request is sent again, as `MetrikaClient` tells its observer (the terminal's
 /// progress line): how long, why (a quota's name, `HTTP 503`, a timeout — server text), and which
 /// attempt comes next.
-public struct RetryWait: Sendable, Equatable {
+package struct RetryWait: Sendable, Equatable {
     /// Seconds of the wait.
-    public let seconds: Double
+    package let seconds: Double
     /// Why: the quota the server named (`quota_requests_by_ip`), else the failure.
-    public let reason: String
+    package let reason: String
     /// The attempt that follows the wait (2 for the first retry).
-    public let nextAttempt: Int
+    package let nextAttempt: Int
     /// Attempts in all.
-    public let maxAttempts: Int
+    package let maxAttempts: Int
 
-    public init(seconds: Double, reason: String, nextAttempt: Int, maxAttempts: Int) {
+    package init(seconds: Double, reason: String, nextAttempt: Int, maxAttempts: Int) {
         self.seconds = seconds
         self.reason = reason
         self.nextAttempt = nextAttempt
@@ -20,7 +20,7 @@ public struct RetryWait: Sendable, Equatable {
     }
 
     /// The seconds as shown: whole seconds from 2 s up, one decimal below.
-    public var secondsText: String {
+    package var secondsText: String {
         seconds >= 2 ? String(Int(seconds.rounded())) : DecimalText.format(seconds, fractionDigits: 1)
     }
 }

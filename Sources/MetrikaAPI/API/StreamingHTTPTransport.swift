@@ -2,14 +2,14 @@ import Foundation
 
 /// The status line and headers of a streamed exchange; for a non-2xx answer also the start of its
 /// body (at most 64 KiB), so the caller can quote the server's error.
-public struct StreamedResponseHead: Sendable {
-    public var status: Int
+package struct StreamedResponseHead: Sendable {
+    package var status: Int
     /// Header names lower-cased.
-    public var headers: [String: String]
+    package var headers: [String: String]
     /// The first 64 KiB of a non-2xx body; empty for 2xx (that body went to the receiver).
-    public var errorBody: Data
+    package var errorBody: Data
 
-    public init(status: Int, headers: [String: String] = [:], errorBody: Data = Data()) {
+    package init(status: Int, headers: [String: String] = [:], errorBody: Data = Data()) {
         self.status = status
         self.headers = headers
         self.errorBody = errorBody
@@ -17,14 +17,14 @@ public struct StreamedResponseHead: Sendable {
 }
 
 /// Sends an upload chunk of a streamed request body.
-public typealias StreamWriter = ([UInt8]) throws -> Void
+package typealias StreamWriter = ([UInt8]) throws -> Void
 
 /// The streaming seam beside `HTTPTransport`: bodies flow through in chunks and are never held whole.
 ///
 /// Used for Logs API parts (tens of megabytes each) and ClickHouse inserts. Like `HTTPTransport` it
 /// follows no redirects (a 3xx is handed back as it came) and sends exactly the headers it is given,
 /// so the `Authorization` header goes only where the caller addressed it.
-public protocol StreamingHTTPTransport: Sendable {
+package protocol StreamingHTTPTransport: Sendable {
     /// Sends `request`. With `upload`, the body is whatever `upload` writes (chunked transfer
     /// encoding), and `request.body` is ignored. A 2xx body is handed to `receive` chunk by chunk as it
     /// arrives. `request.timeout` bounds connecting and every wait for the next chunk (an idle

@@ -112,28 +112,28 @@ struct WireDataRow: Decodable, Sendable, Equatable {
 }
 
 /// `GET /stat/v1/data`, the fields metrika uses.
-public struct StatDataPage: Decodable, Sendable, Equatable {
+package struct StatDataPage: Decodable, Sendable, Equatable {
     /// The rows, flat, their names in one buffer (`StatDataRows`).
     let table: StatDataRows
     /// Rows in the whole answer, ignoring paging.
-    public let totalRows: Int
-    public let sampled: Bool
-    public let sampleShare: Double?
-    public let sampleSize: Double?
-    public let sampleSpace: Double?
+    package let totalRows: Int
+    package let sampled: Bool
+    package let sampleShare: Double?
+    package let sampleSize: Double?
+    package let sampleSpace: Double?
     /// Seconds the data is behind real time.
-    public let dataLag: Double?
+    package let dataLag: Double?
     /// API totals over the whole filtered set, one per metric.
-    public let totals: [Double?]
+    package let totals: [Double?]
     /// The metrics and dimensions the API says it answered (what a preset expanded to).
-    public let queryMetrics: [String]
-    public let queryDimensions: [String]
+    package let queryMetrics: [String]
+    package let queryDimensions: [String]
     /// The currency the answer's money metrics are in (`query.currency`: `RUB`, or the counter's own
     /// when the request named none); nil when the answer does not say.
-    public let queryCurrency: String?
+    package let queryCurrency: String?
     /// The attribution model the answer used (`query.attribution`: `LastSign`,
     /// `CROSS_DEVICE_LAST_YANDEX_DIRECT_CLICK`, …); nil when the answer does not say.
-    public let queryAttribution: String?
+    package let queryAttribution: String?
 
     enum CodingKeys: String, CodingKey {
         case data, totalRows = "total_rows", sampled, sampleShare = "sample_share", sampleSize = "sample_size"
@@ -175,7 +175,7 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
         self.queryAttribution = queryAttribution
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let data = try container.decode([WireDataRow].self, forKey: .data)
         var table = StatDataRows()
@@ -207,13 +207,13 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
     /// Calls `body` with each row in order, without first copying the page into another array
     /// (a 20,000-row page is converted row by row); the metrics are a view of the page's flat
     /// array, and the names point into its name buffer (`SharedText`), so a row costs one array.
-    public func forEachRow(_ body: (_ dimensions: [DimensionValue], _ metrics: RowMetricValues) throws -> Void) rethrows {
+    package func forEachRow(_ body: (_ dimensions: [DimensionValue], _ metrics: RowMetricValues) throws -> Void) rethrows {
         for index in 0..<table.count {
             try body(table.bounds(of: index).dimensions.map(table.dimension(at:)), table.metricValues(of: index))
         }
     }
 
-    public var rows: [(dimensions: [DimensionValue], metrics: [Double?])] {
+    package var rows: [(dimensions: [DimensionValue], metrics: [Double?])] {
         (0..<table.count).map { index in
             let bounds = table.bounds(of: index)
             return (bounds.dimensions.map(table.dimension(at:)), Array(table.metricValues(of: index)))
@@ -221,10 +221,10 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
     }
 
     /// The number of rows in this page.
-    public var rowCount: Int { table.count }
+    package var rowCount: Int { table.count }
 
     /// Equal pages hold the same rows (the same text, however it is stored) and the same fields.
-    public static func == (lhs: StatDataPage, rhs: StatDataPage) -> Bool {
+    package static func == (lhs: StatDataPage, rhs: StatDataPage) -> Bool {
         lhs.totalRows == rhs.totalRows && lhs.sampled == rhs.sampled && lhs.sampleShare == rhs.sampleShare
             && lhs.sampleSize == rhs.sampleSize && lhs.sampleSpace == rhs.sampleSpace && lhs.dataLag == rhs.dataLag
             && lhs.totals == rhs.totals && lhs.queryMetrics == rhs.queryMetrics && lhs.queryDimensions == rhs.queryDimensions
@@ -235,12 +235,12 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
 
     /// Whether the answer echoed its `query` (real answers without one exist: then the metrics and
     /// dimensions are the ones the request asked for).
-    public var hasQueryEcho: Bool { !queryMetrics.isEmpty || !queryDimensions.isEmpty }
+    package var hasQueryEcho: Bool { !queryMetrics.isEmpty || !queryDimensions.isEmpty }
 
     /// A fingerprint of the page's first row's dimension values (nil for an empty page): a page that
     /// starts with the same key as an earlier one holds nothing new (a server that ignores `offset`;
     /// its numbers may still move between requests, so they are not part of the key).
-    public var firstRowKey: Int? {
+    package var firstRowKey: Int? {
         guard table.count > 0 else { return nil }
         var hasher = Hasher()
         for index in table.bounds(of: 0).dimensions {
@@ -253,7 +253,7 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
 
     /// The widths of the rows that differ from `dimensions` dimension values and `metrics` metric
     /// values, as `(dimensions, metrics)` of the first such row; nil when every row fits.
-    public func firstMisfit(dimensions: Int, metrics: Int) -> (dimensions: Int, metrics: Int)? {
+    package func firstMisfit(dimensions: Int, metrics: Int) -> (dimensions: Int, metrics: Int)? {
         for index in 0..<table.count {
             let bounds = table.bounds(of: index)
             if bounds.dimensions.count != dimensions || bounds.metrics.count != metrics {
@@ -264,7 +264,7 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
     }
 
     /// The sampling of this answer.
-    public var sampling: Sampling {
+    package var sampling: Sampling {
         // A share outside (0, 1] is no share: it would print as 1e310% (or trap the formatter on infinity).
         let share = sampleShare.flatMap { $0 > 0 && $0 <= 1 ? $0 : nil } ?? 1
         return Sampling(isSampled: sampled, share: share, sampleSize: sampleSize, sampleSpace: sampleSpace)
@@ -272,16 +272,16 @@ public struct StatDataPage: Decodable, Sendable, Equatable {
 }
 
 /// `GET /stat/v1/data/bytime`, the fields metrika uses: `totals[m][t]` and the periods.
-public struct StatByTime: Decodable, Sendable {
+package struct StatByTime: Decodable, Sendable {
     /// Totals per metric per period.
-    public let totals: [[Double?]]
+    package let totals: [[Double?]]
     /// The periods `[[start, end], …]`, when the API sends them.
-    public let timeIntervals: [[String]]?
-    public let sampled: Bool
+    package let timeIntervals: [[String]]?
+    package let sampled: Bool
 
     enum CodingKeys: String, CodingKey { case totals, timeIntervals = "time_intervals", sampled }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         totals = (try container.decodeIfPresent([[WireNumber]].self, forKey: .totals) ?? []).map { $0.map(\.value) }
         timeIntervals = try container.decodeIfPresent([[String]].self, forKey: .timeIntervals)
@@ -302,7 +302,7 @@ struct WireErrorBody: Decodable, Sendable {
 
 /// The body of a `/stat/v1/data` answer and where it came from, before it is read
 /// (`MetrikaClient.read`).
-public struct StatDataAnswer: Sendable {
+package struct StatDataAnswer: Sendable {
     let body: Data
     let url: URL
     /// The metrics the request asked for (empty for a preset: its answer names them).

@@ -7,23 +7,23 @@ import Foundation
 ///
 /// Every member is optional (the defaults need no file); unknown members and values out of range are
 /// refused naming the member, like the rest of the file. Metric names are checked where they are used.
-public struct AlertsConfig: Sendable, Equatable {
+package struct AlertsConfig: Sendable, Equatable {
     /// Metric names (counts: visits, pageviews, users, …, and revenue); default visits.
-    public var metrics: [String]?
+    package var metrics: [String]?
     /// Whether every goal's reaches are checked (default true).
-    public var goals: Bool?
+    package var goals: Bool?
     /// Whether a shop's purchases and revenue are checked (default true).
-    public var shop: Bool?
+    package var shop: Bool?
     /// The least relative change that counts, in percent (5 to 95; default 40).
-    public var minimumChange: Double?
+    package var minimumChange: Double?
     /// The least robust score that counts (2 to 20; default 4).
-    public var minimumScore: Double?
+    package var minimumScore: Double?
     /// Same-weekday weeks in the baseline (4 to 12; default 6).
-    public var weeks: Int?
+    package var weeks: Int?
     /// Counters never checked.
-    public var skip: [Int]?
+    package var skip: [Int]?
 
-    public init() {}
+    package init() {}
 
     static let keys = ["metrics", "goals", "shop", "min_change", "min_score", "weeks", "skip"]
 

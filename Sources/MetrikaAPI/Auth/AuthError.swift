@@ -1,7 +1,7 @@
 import MetrikaModel
 /// Sign-in problems a user can meet. Messages name the file and the command that fixes it, and
 /// never contain a token.
-public enum AuthError: MetrikaFailure, Equatable {
+package enum AuthError: MetrikaFailure, Equatable {
     /// No `--token-file`, no METRIKA_TOKEN, no token file.
     case notSignedIn
     /// The token file is missing, unreadable or holds no token.
@@ -36,7 +36,7 @@ public enum AuthError: MetrikaFailure, Equatable {
     /// The token file `path` points to the keyring, which holds no token for it.
     case keyringEntryMissing(path: String, keyring: String)
 
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch self {
         case .notSignedIn, .notSignedInProfile, .keyringEntryMissing, .unreadableTokenFile, .insecureTokenFile, .foreignTokenFile: return ExitCode.noPermission
         case .cannotWriteTokenFile: return ExitCode.cannotCreate
@@ -48,9 +48,9 @@ public enum AuthError: MetrikaFailure, Equatable {
     }
 
     /// 128 + SIGINT, what shells report for a program ended by Ctrl-C.
-    public static let cancelledExitCode: Int32 = 130
+    package static let cancelledExitCode: Int32 = 130
 
-    public var message: String {
+    package var message: String {
         switch self {
         case .notSignedIn:
             return "Not signed in: no token found. Run `metrika login` (or set METRIKA_TOKEN) first."

@@ -7,18 +7,18 @@ import Foundation
 /// secret are each taken from the first place that has one, in the order option > environment
 /// (METRIKA_CLIENT_ID, METRIKA_CLIENT_SECRET, each on its own) > profile > config file > token file
 /// (the id of the app that issued the stored token; it holds no secret).
-public struct ClientCredentials: Sendable, Equatable {
+package struct ClientCredentials: Sendable, Equatable {
     /// The app's client id.
-    public var clientID: String
+    package var clientID: String
     /// The app's client secret, when known.
-    public var clientSecret: String?
+    package var clientSecret: String?
     /// Where the id came from, for messages: `--client-id`, `METRIKA_CLIENT_ID`, `profile 'x'`, …
-    public var source: String
+    package var source: String
     /// Where the secret came from, for messages; nil when there is no secret.
-    public var secretSource: String?
+    package var secretSource: String?
 
     /// Credentials from known sources.
-    public init(clientID: String, clientSecret: String?, source: String, secretSource: String? = nil) {
+    package init(clientID: String, clientSecret: String?, source: String, secretSource: String? = nil) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.source = source
@@ -26,7 +26,7 @@ public struct ClientCredentials: Sendable, Equatable {
     }
 
     /// `$XDG_CONFIG_HOME/metrika/config.json`.
-    public static func configPath(environment: [String: String]) -> String {
+    package static func configPath(environment: [String: String]) -> String {
         ConfigFile.path(environment: environment)
     }
 
@@ -43,7 +43,7 @@ public struct ClientCredentials: Sendable, Equatable {
     /// looked up each on its own, so METRIKA_CLIENT_SECRET alone completes the id a token file holds;
     /// a secret is skipped where the same place names another app's id (it is that app's secret).
     /// Nil when no place names an id.
-    public static func resolve(
+    package static func resolve(
         clientID optionID: String?, clientSecret optionSecret: String?, environment: [String: String],
         profile: ConfigFile.Profile?, config: ConfigFile?, tokenClientID: String?
     ) -> ClientCredentials? {
@@ -72,7 +72,7 @@ public struct ClientCredentials: Sendable, Equatable {
     /// The credentials that can renew or revoke a token issued to the app `issuer` (nil when the token
     /// file does not say): `resolved` must be complete (id and secret) and be that app. A refresh token
     /// works only with the app that issued it, so another app's credentials are never sent for it.
-    public static func forToken(issuer: String?, resolved: ClientCredentials?) -> Result<ClientCredentials, AppCredentialsProblem> {
+    package static func forToken(issuer: String?, resolved: ClientCredentials?) -> Result<ClientCredentials, AppCredentialsProblem> {
         guard let resolved else { return .failure(.noClientID) }
         if let issuer, issuer != resolved.clientID {
             return .failure(.anotherApp(issuer: issuer, configured: resolved.clientID, source: resolved.source))
@@ -84,7 +84,7 @@ public struct ClientCredentials: Sendable, Equatable {
 
 /// Why the app's credentials cannot renew or revoke a stored token. `reason` is one clause, safe to
 /// print (it names ids and places, never a secret), with what to set.
-public enum AppCredentialsProblem: Error, Sendable, Equatable {
+package enum AppCredentialsProblem: Error, Sendable, Equatable {
     /// No place names a client id, and the token file does not say which app issued the token.
     case noClientID
     /// The app is known but no place holds its secret.
@@ -93,7 +93,7 @@ public enum AppCredentialsProblem: Error, Sendable, Equatable {
     case anotherApp(issuer: String, configured: String, source: String)
 
     /// The clause for messages, without a final period.
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .noClientID:
             return "no OAuth app is known for this token: set METRIKA_CLIENT_ID and METRIKA_CLIENT_SECRET, or add client_id and client_secret to the config file"

@@ -16,24 +16,24 @@ import Foundation
 ///
 /// Every member is optional. An unknown member or one of the wrong type is refused rather than
 /// ignored: a misspelt `"countr"` would otherwise silently do nothing.
-public struct ConfigFile: Sendable, Equatable {
+package struct ConfigFile: Sendable, Equatable {
     /// One named set of sign-in settings (an agency's client account, say).
-    public struct Profile: Sendable, Equatable {
+    package struct Profile: Sendable, Equatable {
         /// The profile's name, as `--profile` names it.
-        public var name: String
+        package var name: String
         /// Its token file, absolute (a relative path in the file is relative to the config directory).
-        public var tokenFile: String?
+        package var tokenFile: String?
         /// Its API base URL (checked where it is used, like METRIKA_API_URL).
-        public var apiURL: String?
+        package var apiURL: String?
         /// Its default counters.
-        public var counters: [Int]?
+        package var counters: [Int]?
         /// Its OAuth app's client id (above the file's own `client_id`, see `ClientCredentials`).
-        public var clientID: String?
+        package var clientID: String?
         /// Its OAuth app's client secret (the file must then be private).
-        public var clientSecret: String?
+        package var clientSecret: String?
 
         /// A profile with the members the file may give it.
-        public init(name: String, tokenFile: String? = nil, apiURL: String? = nil, counters: [Int]? = nil, clientID: String? = nil, clientSecret: String? = nil) {
+        package init(name: String, tokenFile: String? = nil, apiURL: String? = nil, counters: [Int]? = nil, clientID: String? = nil, clientSecret: String? = nil) {
             self.name = name
             self.tokenFile = tokenFile
             self.apiURL = apiURL
@@ -44,32 +44,32 @@ public struct ConfigFile: Sendable, Equatable {
     }
 
     /// Where the file is.
-    public var path: String
+    package var path: String
     /// The OAuth app's client id.
-    public var clientID: String?
+    package var clientID: String?
     /// The OAuth app's client secret (the file must then be private).
-    public var clientSecret: String?
+    package var clientSecret: String?
     /// The counters report, chart and mail use when no `--counter` is given.
-    public var counters: [Int]?
+    package var counters: [Int]?
     /// The named profiles.
-    public var profiles: [String: Profile]
+    package var profiles: [String: Profile]
     /// What `metrika alert` checks (the `"alerts"` member), if the file says.
-    public var alerts: AlertsConfig? = nil
+    package var alerts: AlertsConfig? = nil
     /// `"clickhouse_url"`: the default `--clickhouse` of `logs` and `sync` (a URL, or one per shard as
     /// an array or `URL1,URL2`), below `--clickhouse` and METRIKA_CLICKHOUSE_URL.
-    public var clickhouseURL: String? = nil
+    package var clickhouseURL: String? = nil
     /// `"clickhouse_cluster"`: the default `--cluster`, below it and METRIKA_CLICKHOUSE_CLUSTER.
-    public var clickhouseCluster: String? = nil
+    package var clickhouseCluster: String? = nil
 
     /// `$XDG_CONFIG_HOME/metrika/config.json` (else `~/.config/metrika/config.json`).
-    public static func path(environment: [String: String]) -> String {
+    package static func path(environment: [String: String]) -> String {
         TokenSource.configDirectory(environment: environment) + "/config.json"
     }
 
     /// Reads the file; nil when there is none. Throws `AuthError.badConfigFile` (exit 78) naming the
     /// member at fault when it is not what this describes, or when it holds `client_secret` and
     /// others may read it.
-    public static func read(environment: [String: String]) throws -> ConfigFile? {
+    package static func read(environment: [String: String]) throws -> ConfigFile? {
         let path = path(environment: environment)
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         // Strict JSON first (Foundation lets a trailing comma pass), with the place of the mistake.
@@ -127,7 +127,7 @@ public struct ConfigFile: Sendable, Equatable {
     /// The profile `name` of `config` (the file as read, nil when there is none), which `selector`
     /// (`--profile` or `METRIKA_PROFILE`) chose; throws `AuthError.unknownProfile` (exit 78), naming
     /// the profiles there are, when there is no such profile.
-    public static func profile(_ name: String, selectedBy selector: String, in config: ConfigFile?, environment: [String: String]) throws -> Profile {
+    package static func profile(_ name: String, selectedBy selector: String, in config: ConfigFile?, environment: [String: String]) throws -> Profile {
         guard let profile = config?.profiles[name] else {
             throw AuthError.unknownProfile(
                 name: name, selector: selector, path: path(environment: environment), known: (config?.profiles.keys).map { $0.sorted() }

@@ -3,21 +3,21 @@ import Foundation
 /// The device flow of metrika-api.md §4: get a code, show it, poll `POST /token` every `interval`
 /// seconds (5 s more after each `slow_down`) until the user confirms, refuses, or the code expires.
 /// Time comes from the injected clock and sleep, so tests run it without waiting.
-public struct DeviceLogin: Sendable {
+package struct DeviceLogin: Sendable {
     /// Where the codes and tokens come from.
-    public var oauth: OAuthClient
+    package var oauth: OAuthClient
     /// The user's OAuth app.
-    public var credentials: ClientCredentials
+    package var credentials: ClientCredentials
     /// The clock.
-    public var now: @Sendable () -> Date
+    package var now: @Sendable () -> Date
     /// Waits that many seconds; throws `CancellationError` when the task is cancelled (Ctrl-C).
-    public var sleep: @Sendable (Double) async throws -> Void
+    package var sleep: @Sendable (Double) async throws -> Void
     /// Consecutive unanswered polls tolerated before giving up (a flaky network must not end a
     /// login the user is in the middle of confirming).
-    public var toleratedFailures = 3
+    package var toleratedFailures = 3
 
     /// A device login with the app's credentials, a clock and a sleep.
-    public init(oauth: OAuthClient, credentials: ClientCredentials, now: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (Double) async throws -> Void) {
+    package init(oauth: OAuthClient, credentials: ClientCredentials, now: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (Double) async throws -> Void) {
         self.oauth = oauth
         self.credentials = credentials
         self.now = now
@@ -27,7 +27,7 @@ public struct DeviceLogin: Sendable {
     /// Runs the flow. `show` receives the code to present to the user before polling starts.
     /// Returns the token to store; throws `OAuthError` (.codeExpired, .accessDenied, …) or
     /// `CancellationError`.
-    public func run(deviceID: String? = nil, deviceName: String? = nil, show: @Sendable (DeviceCode) -> Void) async throws -> StoredToken {
+    package func run(deviceID: String? = nil, deviceName: String? = nil, show: @Sendable (DeviceCode) -> Void) async throws -> StoredToken {
         let code = try await oauth.requestDeviceCode(clientID: credentials.clientID, deviceID: deviceID, deviceName: deviceName)
         show(code)
         let deadline = now().addingTimeInterval(Double(code.expiresIn))

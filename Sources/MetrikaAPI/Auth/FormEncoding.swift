@@ -3,14 +3,14 @@ import Foundation
 /// `application/x-www-form-urlencoded` bodies, encoded strictly: only RFC 3986 unreserved characters
 /// stay as they are, so a `+`, `&` or `=` inside a secret or a token cannot change the form's meaning
 /// (a space is `%20`, which every form parser reads as a space).
-public enum FormEncoding {
+package enum FormEncoding {
     /// `a=1&b=x%2By`, the fields in the given order.
-    public static func encode(_ fields: [(String, String)]) -> String {
+    package static func encode(_ fields: [(String, String)]) -> String {
         fields.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
     }
 
     /// Percent-encodes everything but `A–Z a–z 0–9 - . _ ~`, as UTF-8.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var result = ""
         for byte in text.utf8 {
             switch byte {
@@ -26,7 +26,7 @@ public enum FormEncoding {
     }
 
     /// Splits `a=1&b=x%2By` (or a URL fragment) into fields; `+` reads as a space, as forms do.
-    public static func decode(_ text: String) -> [(String, String)] {
+    package static func decode(_ text: String) -> [(String, String)] {
         text.split(separator: "&", omittingEmptySubsequences: true).map { part in
             let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func unescape(_ piece: Substring) -> String {

@@ -4,26 +4,26 @@ import Foundation
 /// column and what was expected there. Foundation's parser says only "Unexpected end of file" or a
 /// character offset that is sometimes past the mistake, so this small strict scanner (RFC 8259 syntax,
 /// no values kept) finds the first error itself. Nil when the bytes are valid JSON.
-public struct JSONSyntaxError: Sendable, Equatable, CustomStringConvertible {
+package struct JSONSyntaxError: Sendable, Equatable, CustomStringConvertible {
     /// 1-based line of the first error.
-    public var line: Int
+    package var line: Int
     /// 1-based column (in characters) on that line.
-    public var column: Int
+    package var column: Int
     /// What is wrong there: `expected ',' or '}' after a member`, `the file ends inside an object`.
-    public var problem: String
+    package var problem: String
 
     /// An error at a place.
-    public init(line: Int, column: Int, problem: String) {
+    package init(line: Int, column: Int, problem: String) {
         self.line = line
         self.column = column
         self.problem = problem
     }
 
     /// `line 3, column 5: expected ',' or '}' after a member`.
-    public var description: String { "line \(line), column \(column): \(problem)" }
+    package var description: String { "line \(line), column \(column): \(problem)" }
 
     /// The first syntax error in `data`, or nil when it is one valid JSON value (with whitespace around).
-    public static func locate(in data: Data) -> JSONSyntaxError? {
+    package static func locate(in data: Data) -> JSONSyntaxError? {
         var scanner = Scanner(bytes: Array(data))
         do {
             scanner.skipWhitespace()

@@ -12,16 +12,16 @@ import MetrikaSystem
 /// The secret never appears in a child's argv or environment: `secret-tool store` reads it on stdin,
 /// and `security` gets it in hex inside a command read from stdin (`security -i`). Children get the
 /// environment without any `METRIKA_…` variable, a time limit, and a cap on what they may print.
-public struct Keyring: Sendable, Equatable {
+package struct Keyring: Sendable, Equatable {
     /// Which keyring.
-    public enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         /// The freedesktop Secret Service (`secret-tool`).
         case secretService = "secret-service"
         /// The macOS Keychain (`/usr/bin/security`).
         case macKeychain = "macos-keychain"
 
         /// This system's keyring: the Keychain on macOS, the Secret Service elsewhere.
-        public static var system: Kind {
+        package static var system: Kind {
             #if os(macOS)
             return .macKeychain
             #else
@@ -30,7 +30,7 @@ public struct Keyring: Sendable, Equatable {
         }
 
         /// For messages: `the Secret Service keyring`.
-        public var displayName: String {
+        package var displayName: String {
             switch self {
             case .secretService: return "the Secret Service keyring"
             case .macKeychain: return "the macOS Keychain"
@@ -39,35 +39,35 @@ public struct Keyring: Sendable, Equatable {
     }
 
     /// The attribute (Keychain: service name) every metrika entry carries.
-    public static let service = "metrika"
+    package static let service = "metrika"
 
     /// Which keyring.
-    public var kind: Kind
+    package var kind: Kind
     /// The entry's `account` attribute: the token file's path.
-    public var account: String
+    package var account: String
     /// metrika's environment: PATH finds `secret-tool`, D-Bus variables find the session; the child
     /// gets it without METRIKA_ variables.
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// Seconds a child may take: a keyring may ask the user to unlock it in a dialog.
-    public var timeout: Double
+    package var timeout: Double
 
     /// The entry `account` in `kind`.
-    public init(kind: Kind, account: String, environment: [String: String], timeout: Double = 60) {
+    package init(kind: Kind, account: String, environment: [String: String], timeout: Double = 60) {
         self.kind = kind
         self.account = account
         self.environment = environment
         self.timeout = timeout
     }
 
-    public static func == (a: Keyring, b: Keyring) -> Bool { a.kind == b.kind && a.account == b.account }
+    package static func == (a: Keyring, b: Keyring) -> Bool { a.kind == b.kind && a.account == b.account }
 
     /// For messages: `the Secret Service keyring`.
-    public var displayName: String { kind.displayName }
+    package var displayName: String { kind.displayName }
 
     // MARK: - Operations
 
     /// Stores (or replaces) the entry's secret.
-    public func store(_ secret: Data) throws {
+    package func store(_ secret: Data) throws {
         switch kind {
         case .secretService:
             let result = try run(secretTool(), ["store", "--label=metrika token (\(account))"] + attributes, input: secret)
@@ -82,7 +82,7 @@ public struct Keyring: Sendable, Equatable {
     }
 
     /// The entry's secret; nil when there is no such entry.
-    public func lookup() throws -> Data? {
+    package func lookup() throws -> Data? {
         switch kind {
         case .secretService:
             let result = try run(secretTool(), ["lookup"] + attributes)
@@ -100,7 +100,7 @@ public struct Keyring: Sendable, Equatable {
 
     /// Removes the entry; false when there was none.
     @discardableResult
-    public func delete() throws -> Bool {
+    package func delete() throws -> Bool {
         switch kind {
         case .secretService:
             let result = try run(secretTool(), ["clear"] + attributes)
@@ -116,7 +116,7 @@ public struct Keyring: Sendable, Equatable {
     }
 
     /// The command that removes the entry by hand, for messages.
-    public var manualRemoval: String {
+    package var manualRemoval: String {
         switch kind {
         case .secretService: return "secret-tool clear service \(Self.service) account \(account)"
         case .macKeychain: return "security delete-generic-password -s \(Self.service) -a \(account)"

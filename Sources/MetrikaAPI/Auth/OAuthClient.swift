@@ -2,20 +2,20 @@ import Foundation
 import MetrikaModel
 
 /// What `POST /device/code` answers: the code to show the user, where to enter it, and how to poll.
-public struct DeviceCode: Sendable, Equatable {
+package struct DeviceCode: Sendable, Equatable {
     /// The secret code metrika polls with. Never print it.
-    public var deviceCode: String
+    package var deviceCode: String
     /// The short code the user types on the verification page.
-    public var userCode: String
+    package var userCode: String
     /// The page where the user enters `userCode` (Yandex calls the field `verification_url`).
-    public var verificationURL: String
+    package var verificationURL: String
     /// Seconds between polls.
-    public var interval: Int
+    package var interval: Int
     /// Seconds until the codes expire.
-    public var expiresIn: Int
+    package var expiresIn: Int
 
     /// A device code as the server sent it.
-    public init(deviceCode: String, userCode: String, verificationURL: String, interval: Int, expiresIn: Int) {
+    package init(deviceCode: String, userCode: String, verificationURL: String, interval: Int, expiresIn: Int) {
         self.deviceCode = deviceCode
         self.userCode = userCode
         self.verificationURL = verificationURL
@@ -25,16 +25,16 @@ public struct DeviceCode: Sendable, Equatable {
 }
 
 /// A successful answer of `POST /token`.
-public struct TokenGrant: Sendable, Equatable {
+package struct TokenGrant: Sendable, Equatable {
     /// The new access token.
-    public var accessToken: String
+    package var accessToken: String
     /// The refresh token, when the server sent one.
-    public var refreshToken: String?
+    package var refreshToken: String?
     /// Seconds the access token is valid, when the server said.
-    public var expiresIn: Int?
+    package var expiresIn: Int?
 
     /// A grant as the server sent it.
-    public init(accessToken: String, refreshToken: String?, expiresIn: Int?) {
+    package init(accessToken: String, refreshToken: String?, expiresIn: Int?) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.expiresIn = expiresIn
@@ -42,7 +42,7 @@ public struct TokenGrant: Sendable, Equatable {
 }
 
 /// How `POST /revoke_token` ended.
-public enum RevokeOutcome: Sendable, Equatable {
+package enum RevokeOutcome: Sendable, Equatable {
     /// The server revoked the token.
     case revoked
     /// The server cannot revoke this kind of token (one not issued for a device id): delete it locally.
@@ -52,19 +52,19 @@ public enum RevokeOutcome: Sendable, Equatable {
 /// Talks to Yandex OAuth (metrika-api.md §4): device codes, token grants, refresh and revoke.
 /// Bodies are strict `application/x-www-form-urlencoded`; secrets travel only in bodies, never in
 /// URLs, and never appear in logs or error messages.
-public struct OAuthClient: Sendable {
+package struct OAuthClient: Sendable {
     /// The default OAuth host; `METRIKA_OAUTH_URL` overrides it.
-    public static let defaultBaseURL = "https://oauth.yandex.ru"
+    package static let defaultBaseURL = "https://oauth.yandex.ru"
 
     /// The OAuth server's base URL.
-    public let baseURL: URL
+    package let baseURL: URL
     private let transport: any HTTPTransport
     private let requestTimeout: Double
     private let now: @Sendable () -> Date
     private let log: (@Sendable (String) -> Void)?
 
     /// A client of the OAuth server at `baseURL`; `log` receives one line per request (no bodies).
-    public init(
+    package init(
         baseURL: URL, transport: any HTTPTransport, requestTimeout: Double = 30,
         now: @escaping @Sendable () -> Date = { Date() }, log: (@Sendable (String) -> Void)? = nil
     ) {
@@ -78,7 +78,7 @@ public struct OAuthClient: Sendable {
     // MARK: - Endpoints
 
     /// `POST /device/code`: starts a device login for the app `clientID`.
-    public func requestDeviceCode(clientID: String, deviceID: String? = nil, deviceName: String? = nil) async throws -> DeviceCode {
+    package func requestDeviceCode(clientID: String, deviceID: String? = nil, deviceName: String? = nil) async throws -> DeviceCode {
         var fields = [("client_id", clientID)]
         if let deviceID { fields.append(("device_id", deviceID)) }
         if let deviceName { fields.append(("device_name", deviceName)) }
@@ -94,14 +94,14 @@ public struct OAuthClient: Sendable {
 
     /// `POST /token` with `grant_type=device_code`: one poll. Throws `OAuthError.authorizationPending`
     /// or `.slowDown` while the user has not confirmed yet.
-    public func exchangeDeviceCode(_ code: DeviceCode, credentials: ClientCredentials) async throws -> TokenGrant {
+    package func exchangeDeviceCode(_ code: DeviceCode, credentials: ClientCredentials) async throws -> TokenGrant {
         var fields = [("grant_type", "device_code"), ("code", code.deviceCode), ("client_id", credentials.clientID)]
         if let secret = credentials.clientSecret { fields.append(("client_secret", secret)) }
         return try await grant(fields, secrets: [code.deviceCode, credentials.clientSecret].compactMap { $0 }, deviceFlow: true)
     }
 
     /// `POST /token` with `grant_type=refresh_token`: a new access token for a refresh token.
-    public func refresh(_ refreshToken: String, credentials: ClientCredentials) async throws -> TokenGrant {
+    package func refresh(_ refreshToken: String, credentials: ClientCredentials) async throws -> TokenGrant {
         var fields = [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", credentials.clientID)]
         if let secret = credentials.clientSecret { fields.append(("client_secret", secret)) }
         return try await grant(fields, secrets: [refreshToken, credentials.clientSecret].compactMap { $0 }, deviceFlow: false)
@@ -109,7 +109,7 @@ public struct OAuthClient: Sendable {
 
     /// `POST /revoke_token`: revokes an access token. `unsupported_token_type` is an outcome, not an
     /// error: such a token can only be forgotten locally.
-    public func revoke(_ accessToken: String, credentials: ClientCredentials) async throws -> RevokeOutcome {
+    package func revoke(_ accessToken: String, credentials: ClientCredentials) async throws -> RevokeOutcome {
         var fields = [("access_token", accessToken), ("client_id", credentials.clientID)]
         if let secret = credentials.clientSecret { fields.append(("client_secret", secret)) }
         do {

@@ -1,7 +1,7 @@
 import MetrikaModel
 /// What the OAuth server (or the way to it) answered instead of a token. Messages say what to do and
 /// never contain a token, a code or a secret.
-public enum OAuthError: MetrikaFailure, Equatable {
+package enum OAuthError: MetrikaFailure, Equatable {
     /// Device flow: the user has not confirmed yet (keep polling).
     case authorizationPending
     /// Device flow: poll less often (add 5 s to the interval).
@@ -21,7 +21,7 @@ public enum OAuthError: MetrikaFailure, Equatable {
     /// An answer that is not the JSON OAuth documents.
     case unreadable(String)
 
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch self {
         case .authorizationPending, .slowDown, .codeExpired, .accessDenied, .invalidGrant, .refused: return ExitCode.noPermission
         case .invalidClient: return ExitCode.config
@@ -30,7 +30,7 @@ public enum OAuthError: MetrikaFailure, Equatable {
         }
     }
 
-    public var message: String {
+    package var message: String {
         switch self {
         case .authorizationPending:
             return "The sign-in was not confirmed yet."

@@ -3,20 +3,20 @@ import MetrikaModel
 
 /// What `metrika login` keeps in the token file: the tokens, when they were obtained and expire, and
 /// which OAuth app issued them (a refresh token only works with the app that issued it).
-public struct StoredToken: Sendable, Equatable {
+package struct StoredToken: Sendable, Equatable {
     /// The token sent as `Authorization: OAuth <accessToken>`. Never print it.
-    public var accessToken: String
+    package var accessToken: String
     /// The token that buys a new access token (`grant_type=refresh_token`); nil for pasted tokens.
-    public var refreshToken: String?
+    package var refreshToken: String?
     /// When metrika received the token.
-    public var obtainedAt: Date
+    package var obtainedAt: Date
     /// When the access token stops working; nil when unknown (a pasted token without `expires_in`).
-    public var expiresAt: Date?
+    package var expiresAt: Date?
     /// The OAuth app (client id) that issued the token; nil when unknown.
-    public var clientID: String?
+    package var clientID: String?
 
     /// A token with the fields the token file holds.
-    public init(accessToken: String, refreshToken: String? = nil, obtainedAt: Date, expiresAt: Date? = nil, clientID: String? = nil) {
+    package init(accessToken: String, refreshToken: String? = nil, obtainedAt: Date, expiresAt: Date? = nil, clientID: String? = nil) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.obtainedAt = obtainedAt
@@ -26,7 +26,7 @@ public struct StoredToken: Sendable, Equatable {
 
     /// A stored token made from what the OAuth server granted at `now`. A grant without a new
     /// refresh token keeps `previous`'s (Yandex may or may not rotate refresh tokens).
-    public init(grant: TokenGrant, obtainedAt now: Date, clientID: String?, previous: StoredToken? = nil) {
+    package init(grant: TokenGrant, obtainedAt now: Date, clientID: String?, previous: StoredToken? = nil) {
         self.accessToken = grant.accessToken
         self.refreshToken = grant.refreshToken ?? previous?.refreshToken
         self.obtainedAt = now
@@ -35,7 +35,7 @@ public struct StoredToken: Sendable, Equatable {
     }
 
     /// Seconds of validity left at `now` (negative once expired); nil when the expiry is unknown.
-    public func secondsLeft(at now: Date) -> Double? {
+    package func secondsLeft(at now: Date) -> Double? {
         expiresAt.map { $0.timeIntervalSince(now) }
     }
 
@@ -43,7 +43,7 @@ public struct StoredToken: Sendable, Equatable {
 
     /// The token file's JSON: a versioned object with snake_case keys in a fixed order and UTC
     /// timestamps, so that the same token always gives the same bytes.
-    public func encoded() -> Data {
+    package func encoded() -> Data {
         var lines = ["{", "  \"version\": 1,", "  \"access_token\": \(Self.quote(accessToken)),"]
         if let refreshToken { lines.append("  \"refresh_token\": \(Self.quote(refreshToken)),") }
         lines.append("  \"obtained_at\": \(Self.quote(Self.timestamp(obtainedAt))),")
@@ -57,7 +57,7 @@ public struct StoredToken: Sendable, Equatable {
 
     /// Reads the token file's JSON. Only `access_token` is required, so files written by hand (or by
     /// an older metrika) still work; unknown members are ignored.
-    public static func decode(_ data: Data) -> StoredToken? {
+    package static func decode(_ data: Data) -> StoredToken? {
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
               let access = (object["access_token"] as? String)?.trimmingCharacters(in: .whitespacesAndNewlines), !access.isEmpty
         else { return nil }
@@ -75,12 +75,12 @@ public struct StoredToken: Sendable, Equatable {
     }
 
     /// `2026-06-15T12:00:00Z`: RFC 3339 in UTC, whole seconds.
-    public static func timestamp(_ date: Date) -> String {
+    package static func timestamp(_ date: Date) -> String {
         RFC3339.format(date)
     }
 
     /// `2026-06-15`, the UTC day of an instant (for messages).
-    public static func day(_ date: Date) -> String {
+    package static func day(_ date: Date) -> String {
         String(timestamp(date).prefix(10))
     }
 

@@ -10,22 +10,22 @@ import MetrikaModel
 
 /// The token file on disk: read with the permission check ssh does for private keys, written
 /// atomically with mode 0600 in a 0700 directory, deleted on logout.
-public struct TokenFile: Sendable, Equatable {
+package struct TokenFile: Sendable, Equatable {
     /// The file's path.
-    public let path: String
+    package let path: String
 
     /// The file at `path`.
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
     /// `$XDG_CONFIG_HOME/metrika/token.json`, else `~/.config/metrika/token.json`.
-    public static func defaultFile(environment: [String: String]) -> TokenFile {
+    package static func defaultFile(environment: [String: String]) -> TokenFile {
         TokenFile(path: TokenSource.defaultPath(environment: environment))
     }
 
     /// Whether something exists at the path (a dangling symlink counts: logout must remove it).
-    public var exists: Bool {
+    package var exists: Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }
@@ -35,7 +35,7 @@ public struct TokenFile: Sendable, Equatable {
     /// Reads the token. Refuses a file that group or others may access, or that another user owns:
     /// such a token may already be in someone else's hands, and silently using it hides that.
     /// `enforcingPermissions: false` is for logout only, which must be able to revoke exactly such a token.
-    public func read(enforcingPermissions: Bool = true) throws -> StoredToken {
+    package func read(enforcingPermissions: Bool = true) throws -> StoredToken {
         switch try readContent(enforcingPermissions: enforcingPermissions) {
         case .token(let stored):
             return stored
@@ -46,7 +46,7 @@ public struct TokenFile: Sendable, Equatable {
 
     /// What a token file holds: the token itself, or (after `login --store keyring`) a note of the
     /// keyring that holds it.
-    public enum Content: Sendable, Equatable {
+    package enum Content: Sendable, Equatable {
         /// The token is in the file.
         case token(StoredToken)
         /// The token is in the system keyring, under the entry `account`.
@@ -54,7 +54,7 @@ public struct TokenFile: Sendable, Equatable {
     }
 
     /// Reads the file with the checks of `read`, telling a token from a keyring note.
-    public func readContent(enforcingPermissions: Bool = true) throws -> Content {
+    package func readContent(enforcingPermissions: Bool = true) throws -> Content {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let reason = errno == ENOENT ? "it does not exist" : "it cannot be opened (\(Self.systemReason()))"
@@ -103,12 +103,12 @@ public struct TokenFile: Sendable, Equatable {
     /// over the path, so a reader sees the old token or the new one and never half a file. Missing
     /// directories are created 0700; `tightenDirectory` also narrows an existing one to 0700 (only
     /// for metrika's own config directory, never a directory the user named).
-    public func write(_ token: StoredToken, tightenDirectory: Bool = false) throws {
+    package func write(_ token: StoredToken, tightenDirectory: Bool = false) throws {
         try write(data: token.encoded(), tightenDirectory: tightenDirectory)
     }
 
     /// Writes the note that the token is in `keyring` (no secret: the file stays 0600 all the same).
-    public func writeKeyringNote(_ keyring: Keyring, tightenDirectory: Bool = false) throws {
+    package func writeKeyringNote(_ keyring: Keyring, tightenDirectory: Bool = false) throws {
         let note = "{\n  \"version\": 1,\n  \"store\": \(StoredToken.quote(keyring.kind.rawValue)),\n  \"account\": \(StoredToken.quote(keyring.account))\n}\n"
         try write(data: Data(note.utf8), tightenDirectory: tightenDirectory)
     }
@@ -156,7 +156,7 @@ public struct TokenFile: Sendable, Equatable {
 
     /// Deletes the file. Returns false when there was nothing to delete (logout twice is fine).
     @discardableResult
-    public func delete() throws -> Bool {
+    package func delete() throws -> Bool {
         if unlink(path) == 0 { return true }
         if errno == ENOENT { return false }
         throw AuthError.cannotWriteTokenFile(path: path, reason: "cannot delete it (\(Self.systemReason()))")

@@ -5,9 +5,9 @@ import Foundation
 /// rejects it mid-run. A renewed token is written back to where it came from (the token file, or
 /// the keyring entry that file notes). When it
 /// cannot renew, it warns on stderr with the command that fixes things, once per run.
-public actor TokenKeeper {
+package actor TokenKeeper {
     /// Renew when fewer than 30 days remain, as mature clients do (tokens live about a year).
-    public static let refreshWindow: Double = 30 * 86_400
+    package static let refreshWindow: Double = 30 * 86_400
 
     private let resolved: ResolvedToken
     private let oauth: OAuthClient?
@@ -25,7 +25,7 @@ public actor TokenKeeper {
     /// A keeper for `resolved`. Without `oauth` or complete `credentials` it only warns, never renews;
     /// `credentialsProblem` is then the reason it gives. `warn` prints a line to stderr; `log` is the
     /// `--verbose` request log.
-    public init(
+    package init(
         resolved: ResolvedToken, oauth: OAuthClient?, credentials: ClientCredentials?, credentialsProblem: AppCredentialsProblem? = nil,
         now: @escaping @Sendable () -> Date, warn: @escaping @Sendable (String) -> Void, log: (@Sendable (String) -> Void)? = nil
     ) {
@@ -41,10 +41,10 @@ public actor TokenKeeper {
     }
 
     /// The token this run was started with.
-    public nonisolated var originalToken: String { resolved.token }
+    package nonisolated var originalToken: String { resolved.token }
 
     /// The token to send now; the first call renews it first if it is close to expiry.
-    public func token() async -> String {
+    package func token() async -> String {
         if preparation == nil {
             preparation = Task { await self.prepare() }
         }
@@ -54,7 +54,7 @@ public actor TokenKeeper {
 
     /// Called when the API answered invalid_token for `rejected`: renews once per run and returns
     /// the new token, or nil when there is nothing better to send (the caller keeps the answer).
-    public func tokenAfterRejection(of rejected: String) async -> String? {
+    package func tokenAfterRejection(of rejected: String) async -> String? {
         if rejected != current { return current }
         if recovery == nil {
             recovery = Task { await self.recover() }

@@ -4,17 +4,17 @@ import Foundation
 /// current token (renewed near expiry), and when the API answers invalid_token it renews once and
 /// sends the request again. `MetrikaClient` stays unaware: it keeps signing with the token it was
 /// built with, and this layer replaces exactly that header value and nothing else.
-public struct TokenRefreshingTransport: HTTPTransport {
+package struct TokenRefreshingTransport: HTTPTransport {
     private let base: any HTTPTransport
     private let keeper: TokenKeeper
 
     /// Wraps `base`; requests signed with `keeper.originalToken` get the current token instead.
-    public init(base: any HTTPTransport, keeper: TokenKeeper) {
+    package init(base: any HTTPTransport, keeper: TokenKeeper) {
         self.base = base
         self.keeper = keeper
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try await Self.signing(request, keeper: keeper, mayResend: true, isInvalidToken: Self.isInvalidToken) { try await base.send($0) }
     }
 
@@ -66,17 +66,17 @@ public struct TokenRefreshingTransport: HTTPTransport {
 /// renewal and one more send. Sending again is safe only because nothing reached the receiver: a
 /// non-2xx body never goes to `receive`, and a request with an upload body (which cannot be replayed)
 /// is never sent twice.
-public struct TokenRefreshingStreamingTransport: StreamingHTTPTransport {
+package struct TokenRefreshingStreamingTransport: StreamingHTTPTransport {
     private let base: any StreamingHTTPTransport
     private let keeper: TokenKeeper
 
     /// Wraps `base`; requests signed with `keeper.originalToken` get the current token instead.
-    public init(base: any StreamingHTTPTransport, keeper: TokenKeeper) {
+    package init(base: any StreamingHTTPTransport, keeper: TokenKeeper) {
         self.base = base
         self.keeper = keeper
     }
 
-    public func exchange(
+    package func exchange(
         _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) throws -> Void
     ) async throws -> StreamedResponseHead {
         // An upload cannot be replayed; a refused answer's body never reached `receive`.

@@ -1,20 +1,20 @@
 import Foundation
 
 /// Where the OAuth token came from, and the token itself. Never print `token`.
-public struct ResolvedToken: Sendable {
+package struct ResolvedToken: Sendable {
     /// The access token. Never print it: show `TokenMask.mask(token)`.
-    public var token: String
+    package var token: String
     /// A human description of the source: `METRIKA_TOKEN`, or `token file /path`.
-    public var source: String
+    package var source: String
     /// The file the token was read from, if any (refresh writes back to it).
-    public var path: String?
+    package var path: String?
     /// Everything the token file holds (refresh token, expiry, client id); nil for METRIKA_TOKEN.
-    public var stored: StoredToken?
+    package var stored: StoredToken?
     /// The keyring entry holding the token when `path` only notes where it is (renewal writes there).
-    public var keyring: Keyring?
+    package var keyring: Keyring?
 
     /// A resolved token; `stored` is the token file's (or keyring entry's) content when it came from one.
-    public init(token: String, source: String, path: String? = nil, stored: StoredToken? = nil, keyring: Keyring? = nil) {
+    package init(token: String, source: String, path: String? = nil, stored: StoredToken? = nil, keyring: Keyring? = nil) {
         self.token = token
         self.source = source
         self.path = path
@@ -25,15 +25,15 @@ public struct ResolvedToken: Sendable {
 
 /// Finding the token: `--token-file PATH`, else `METRIKA_TOKEN`, else the profile's token file, else
 /// the default token file. A token file may instead note that the token is in the system keyring.
-public enum TokenSource {
+package enum TokenSource {
     /// `$XDG_CONFIG_HOME/metrika/token.json`, else `~/.config/metrika/token.json`.
-    public static func defaultPath(environment: [String: String]) -> String {
+    package static func defaultPath(environment: [String: String]) -> String {
         configDirectory(environment: environment) + "/token.json"
     }
 
     /// `$XDG_CONFIG_HOME/metrika`, else `~/.config/metrika` (a relative XDG_CONFIG_HOME is ignored,
     /// as the XDG spec says).
-    public static func configDirectory(environment: [String: String]) -> String {
+    package static func configDirectory(environment: [String: String]) -> String {
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
             return config + "/metrika"
         }
@@ -43,7 +43,7 @@ public enum TokenSource {
 
     /// Resolves the token or throws `AuthError.notSignedIn` (exit 77) saying how to sign in.
     /// A token file must be private to its owner (mode 0600 or stricter), or it is refused.
-    public static func resolve(tokenFile: String?, profile: ConfigFile.Profile? = nil, environment: [String: String]) throws -> ResolvedToken {
+    package static func resolve(tokenFile: String?, profile: ConfigFile.Profile? = nil, environment: [String: String]) throws -> ResolvedToken {
         if let tokenFile {
             return try read(TokenFile(path: tokenFile), environment: environment)
         }
@@ -63,12 +63,12 @@ public enum TokenSource {
 
     /// The profile's token file: its `token_file`, else `token-<name>.json` in the config directory,
     /// so that each profile keeps its own sign-in without naming a file.
-    public static func profileTokenPath(_ profile: ConfigFile.Profile, environment: [String: String]) -> String {
+    package static func profileTokenPath(_ profile: ConfigFile.Profile, environment: [String: String]) -> String {
         profile.tokenFile ?? configDirectory(environment: environment) + "/token-\(profile.name).json"
     }
 
     /// Reads a token file, and the keyring entry when the file notes that the token is there.
-    public static func read(_ file: TokenFile, environment: [String: String]) throws -> ResolvedToken {
+    package static func read(_ file: TokenFile, environment: [String: String]) throws -> ResolvedToken {
         switch try file.readContent() {
         case .token(let stored):
             try check(stored.accessToken, source: "the token file \(file.path)")
@@ -89,7 +89,7 @@ public enum TokenSource {
     /// HTTP layer drop the Authorization header without a word (the API then said "not signed in");
     /// other control characters could inject header text. Only visible ASCII is accepted.
     /// Throws `AuthError.malformedToken` (exit 78), which names the kind of character, never the token.
-    public static func check(_ token: String, source: String) throws {
+    package static func check(_ token: String, source: String) throws {
         for scalar in token.unicodeScalars where !(0x21...0x7E).contains(scalar.value) {
             let value = scalar.value
             if value < 0x20 || (0x7F...0x9F).contains(value) {

@@ -6,28 +6,28 @@ import MetrikaModel
 /// bot token), so it is shown only as `scheme://host/…`, and it travels through the same transport
 /// and the same hostile-server rules as the API's requests: no redirect followed, a total timeout,
 /// a capped answer. Never through a child process.
-public struct Webhook: Sendable {
+package struct Webhook: Sendable {
     /// The URL, secret and all: only `send` uses it.
-    public let url: URL
+    package let url: URL
 
     /// A Slack incoming webhook (`hooks.slack.com`, GovSlack's `slack-gov.com`): Slack reads `&`, `<` and `>` in `text` as control
     /// characters (`<!channel>` pings everyone), so the text it is sent escapes them.
-    public var isSlack: Bool {
+    package var isSlack: Bool {
         var host = (url.host ?? "").lowercased()
         if host.hasSuffix(".") { host.removeLast() }  // `hooks.slack.com.` is the same host
         return ["slack.com", "slack-gov.com"].contains { host == $0 || host.hasSuffix("." + $0) }
     }
     let transport: any HTTPTransport
     /// Seconds the POST may take in all, the answer included.
-    public var timeout: Double
+    package var timeout: Double
     /// The most of an answer read: a webhook answers `ok`, not megabytes.
-    public static let maxResponseBytes = 64 << 10
+    package static let maxResponseBytes = 64 << 10
 
     /// Checks `text` (exit 78 naming only the masked URL, or nothing of it, when unusable): http or
     /// https with a host; no user:password part; plain http only where `PlainHTTPPolicy` allows it
     /// (this machine, or METRIKA_ALLOW_INSECURE_HTTP=1 in `environment`), since the secret would cross
     /// the network readable. The policy's own message would show the URL, so this one says it masked.
-    public init(_ text: String, transport: any HTTPTransport, timeout: Double, source: String, environment: [String: String] = [:]) throws {
+    package init(_ text: String, transport: any HTTPTransport, timeout: Double, source: String, environment: [String: String] = [:]) throws {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty else {
@@ -46,17 +46,17 @@ public struct Webhook: Sendable {
     }
 
     /// `https://hooks.slack.com/…`: what messages may show of a webhook URL.
-    public var masked: String { Self.mask(url) }
+    package var masked: String { Self.mask(url) }
 
     /// The parts of the URL that must never be shown (for the run's list of secrets).
-    public var secrets: [String] {
+    package var secrets: [String] {
         var parts = [url.absoluteString]
         if url.path.count > 1 { parts.append(url.path) }
         if let query = url.query, !query.isEmpty { parts.append(query) }
         return parts
     }
 
-    public static func mask(_ url: URL) -> String {
+    package static func mask(_ url: URL) -> String {
         let scheme = url.scheme?.lowercased() ?? "https"
         let host = url.host ?? "?"
         let shown = host.contains(":") ? "[\(host)]" : host
@@ -66,7 +66,7 @@ public struct Webhook: Sendable {
     /// POSTs `body` (`Content-Type: application/json`). A 2xx answer is delivery; anything else is a
     /// `SimpleFailure` (exit 69) naming the masked URL and what happened, so the caller keeps the
     /// alerts to send again on the next run.
-    public func send(_ body: Data) async throws {
+    package func send(_ body: Data) async throws {
         let request = HTTPRequest(
             method: "POST", url: url,
             headers: ["Content-Type": "application/json; charset=utf-8", "User-Agent": "metrika/\(MetrikaVersion.current)", "Accept": "*/*"],

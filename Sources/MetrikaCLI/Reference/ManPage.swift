@@ -3,9 +3,9 @@ import MetrikaModel
 /// The `metrika(1)` manual page in roff (`man` macros), generated from the command tables, their
 /// options and help texts. docs/man/metrika.1 is its committed output; a test fails when the two differ
 /// (re-record with `METRIKA_RECORD_GOLDEN=1 swift test --filter ManPage`).
-public enum ManPage {
+package enum ManPage {
     /// The whole page.
-    public static func render() -> String {
+    package static func render() -> String {
         var page = """
         .\\" Generated from metrika's command tables; do not edit. Re-record with
         .\\" METRIKA_RECORD_GOLDEN=1 swift test --filter ManPage

@@ -19,7 +19,7 @@
 /// makes every weighted value nil; a day with 0 visits contributes nothing to a weighted value (its ratio
 /// may be nil); a period without visits has no weighted value (nil). When the `ym:s:visits` column is
 /// absent, weighted metrics are nil: the caller stores and passes visits (and pageviews) along. No days → all nil.
-public enum Aggregator {
+package enum Aggregator {
     /// The period value of each metric, aligned with `metrics`.
     ///
     /// - Parameters:
@@ -27,7 +27,7 @@ public enum Aggregator {
     ///   - rows: one row per day of the period, aligned with `metrics`.
     ///   - periodTotals: totals of non-additive metrics over exactly this period, from the API
     ///     (keyed by API name, e.g. `ym:s:users`).
-    public static func aggregate(metrics: [Metric], rows: [[Double?]], periodTotals: [String: Double] = [:]) -> [Double?] {
+    package static func aggregate(metrics: [Metric], rows: [[Double?]], periodTotals: [String: Double] = [:]) -> [Double?] {
         guard !rows.isEmpty else { return Array(repeating: nil, count: metrics.count) }
         // A one-day period's value is the API's value for that day, byte for byte: re-deriving it
         // (bounce × visits ÷ visits) would turn 26.08695652 into 26.086956519999998.

@@ -2,7 +2,7 @@
 /// durations, page depth and other numbers; in percentage points (`-0.9 pp`) for percentages, since a
 /// bounce rate going from 20% to 22% rose by 2 points, not by 10%. The one computation behind
 /// `metrika report --compare` and the mail's comparison table.
-public enum Change: Hashable, Sendable {
+package enum Change: Hashable, Sendable {
     /// Relative change in percent: 5.2 means +5.2%.
     case relative(Double)
     /// Difference in percentage points (percent metrics).
@@ -13,7 +13,7 @@ public enum Change: Hashable, Sendable {
     case missing
 
     /// The change from `previous` to `current`; the unit is the current value's.
-    public init(from previous: Quantity, to current: Quantity) {
+    package init(from previous: Quantity, to current: Quantity) {
         guard let old = previous.value, let new = current.value, old.isFinite, new.isFinite else {
             self = .missing
             return
@@ -28,7 +28,7 @@ public enum Change: Hashable, Sendable {
     }
 
     /// The number for machines: percent for `.relative`, points for `.points`, nil otherwise.
-    public var number: Double? {
+    package var number: Double? {
         switch self {
         case .relative(let value), .points(let value): return value
         case .fromZero, .missing: return nil
@@ -37,7 +37,7 @@ public enum Change: Hashable, Sendable {
 
     /// For people: `+5.2%`, `-0.9 pp`, `0.0%` (no sign when it rounds to zero), `new` (from zero),
     /// `missing` when unknown (the table's `—`).
-    public func text(missing: String = "—") -> String {
+    package func text(missing: String = "—") -> String {
         switch self {
         case .relative(let value): return Self.signed(value) + "%"
         case .points(let value): return Self.signed(value) + " pp"

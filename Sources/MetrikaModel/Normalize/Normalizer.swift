@@ -1,7 +1,7 @@
 /// Gives every value from the API its unit, and converts fractions to percents exactly once.
-public enum Normalizer {
+package enum Normalizer {
     /// The scale a percent-unit value arrives in.
-    public enum PercentScale: Sendable {
+    package enum PercentScale: Sendable {
         /// 0–100, as the modern Reporting API sends bounce rate (`17.7786`).
         case percent
         /// 0–1, as the retired v1 API did and as ratios metrika computes itself (bounces / visits).
@@ -10,7 +10,7 @@ public enum Normalizer {
 
     /// The value of `metric` as the API sent it, with its unit. Percent metrics arriving as fractions
     /// of one are multiplied by 100 here and nowhere else.
-    public static func quantity(_ value: Double?, of metric: Metric, percentScale: PercentScale = .percent) -> Quantity {
+    package static func quantity(_ value: Double?, of metric: Metric, percentScale: PercentScale = .percent) -> Quantity {
         if metric.unit == .percent, percentScale == .fraction {
             return Quantity.percent(fraction: value)
         }
@@ -18,17 +18,17 @@ public enum Normalizer {
     }
 
     /// A row of API values for `metrics`, in order; missing trailing values become nil.
-    public static func quantities(_ values: [Double?], of metrics: [Metric], percentScale: PercentScale = .percent) -> [Quantity] {
+    package static func quantities(_ values: [Double?], of metrics: [Metric], percentScale: PercentScale = .percent) -> [Quantity] {
         quantities(values[...], of: metrics, percentScale: percentScale)
     }
 
     /// The same for a row of a page's flat metric array.
-    public static func quantities(_ values: RowMetricValues, of metrics: [Metric], percentScale: PercentScale = .percent) -> [Quantity] {
+    package static func quantities(_ values: RowMetricValues, of metrics: [Metric], percentScale: PercentScale = .percent) -> [Quantity] {
         quantities(of: values, metrics, percentScale)
     }
 
     /// The same for a slice: one array, the result.
-    public static func quantities(_ values: ArraySlice<Double?>, of metrics: [Metric], percentScale: PercentScale = .percent) -> [Quantity] {
+    package static func quantities(_ values: ArraySlice<Double?>, of metrics: [Metric], percentScale: PercentScale = .percent) -> [Quantity] {
         quantities(of: values, metrics, percentScale)
     }
 
@@ -51,12 +51,12 @@ public enum Normalizer {
 extension Normalizer {
     /// The largest count metrika believes: 2^53, beyond which a Double no longer holds every whole
     /// number (and no site has had that many visits).
-    public static let largestCount: Double = 9_007_199_254_740_992
+    package static let largestCount: Double = 9_007_199_254_740_992
 
     /// What a value of `unit` can be, as the API sends it (percent 0–100); nil: any number (money
     /// may be negative, an unknown metric may be anything). The one table of bounds: an answer
     /// outside them is unreadable (exit 65), never shown or stored.
-    public static func plausibleRange(of unit: MetricUnit) -> ClosedRange<Double>? {
+    package static func plausibleRange(of unit: MetricUnit) -> ClosedRange<Double>? {
         switch unit {
         case .count, .seconds, .pagesPerVisit: return 0...largestCount
         // A rounding error's worth over 100 is still 100%.
@@ -68,7 +68,7 @@ extension Normalizer {
 
     /// Why `value` cannot be a value of `metric` (`a percentage is 0–100`), or nil when it can. Not
     /// finite values are not judged here: they are shown as missing.
-    public static func implausibility(of value: Double, for metric: Metric) -> String? {
+    package static func implausibility(of value: Double, for metric: Metric) -> String? {
         guard value.isFinite, let range = plausibleRange(of: metric.unit), !range.contains(value) else { return nil }
         switch metric.unit {
         case .percent: return "a percentage is 0–100"

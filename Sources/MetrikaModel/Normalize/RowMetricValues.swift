@@ -1,12 +1,12 @@
 /// A row's metric values as `Double?`, read in place from its page's flat array (`StatDataRows`).
-public struct RowMetricValues: RandomAccessCollection, Sendable {
+package struct RowMetricValues: RandomAccessCollection, Sendable {
     /// A null metric value in a page's flat array: a NaN no JSON number can be.
-    public static let nullBits: UInt64 = 0x7FF8_0000_4E55_4C4C
+    package static let nullBits: UInt64 = 0x7FF8_0000_4E55_4C4C
     let values: ArraySlice<Double>
-    public init(values: ArraySlice<Double>) { self.values = values }
-    public var startIndex: Int { values.startIndex }
-    public var endIndex: Int { values.endIndex }
-    public subscript(position: Int) -> Double? {
+    package init(values: ArraySlice<Double>) { self.values = values }
+    package var startIndex: Int { values.startIndex }
+    package var endIndex: Int { values.endIndex }
+    package subscript(position: Int) -> Double? {
         let value = values[position]
         return value.bitPattern == Self.nullBits ? nil : value
     }

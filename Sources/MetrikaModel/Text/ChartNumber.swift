@@ -4,10 +4,10 @@ import Foundation
 ///
 /// Written by hand rather than with `String(format:)` so that the output cannot depend on the
 /// process locale or the platform's C library, and the same chart is always the same bytes.
-public enum ChartNumber {
+package enum ChartNumber {
     /// `value` rounded half away from zero to `decimals` places (0…6), e.g. `fixed(12.345, 1)` → `12.3`.
     /// Negative zero prints as `0`; non-finite values print as `0` (a chart never has a use for them).
-    public static func fixed(_ value: Double, decimals: Int) -> String {
+    package static func fixed(_ value: Double, decimals: Int) -> String {
         precondition((0...6).contains(decimals), "ChartNumber.fixed supports 0...6 decimals")
         guard value.isFinite else { return decimals == 0 ? "0" : "0." + String(repeating: "0", count: decimals) }
         var scale = 1.0
@@ -26,7 +26,7 @@ public enum ChartNumber {
     }
 
     /// Like `fixed(_:decimals:)` with trailing fractional zeros (and a bare `.`) removed: `1.50` → `1.5`.
-    public static func trimmed(_ value: Double, maxDecimals: Int) -> String {
+    package static func trimmed(_ value: Double, maxDecimals: Int) -> String {
         var text = fixed(value, decimals: maxDecimals)
         guard text.contains(".") else { return text }
         while text.hasSuffix("0") { text.removeLast() }
@@ -35,7 +35,7 @@ public enum ChartNumber {
     }
 
     /// A coordinate: one decimal, trailing `.0` dropped, to keep paths short.
-    public static func coordinate(_ value: Double) -> String {
+    package static func coordinate(_ value: Double) -> String {
         trimmed(value, maxDecimals: 1)
     }
 }

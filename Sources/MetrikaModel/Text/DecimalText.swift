@@ -4,9 +4,9 @@
 /// that reads back as the same double (what the API sent, e.g. `2.385`), and that decimal is rounded
 /// half away from zero. So 2.385 → `2.39` and 59.5 s → `01:00`, as a person rounding the API's
 /// number by hand would get — not `2.38`, which binary rounding of 2.38499999… would give.
-public enum DecimalText {
+package enum DecimalText {
     /// `value` with exactly `fractionDigits` digits after the point; no exponent, no grouping.
-    public static func format(_ value: Double, fractionDigits: Int) -> String {
+    package static func format(_ value: Double, fractionDigits: Int) -> String {
         precondition(value.isFinite, "DecimalText.format needs a finite value")
         var (negative, digits, pointPosition) = decompose(value)
         // Round half away from zero at `fractionDigits` after the point.
@@ -64,7 +64,7 @@ public enum DecimalText {
 
     /// The shortest exact decimal of `value`, without exponent and without a trailing `.0`
     /// (`182.664`, `41`, `100000000000000000000`): what `--raw` and JSON-minded outputs print.
-    public static func shortest(_ value: Double) -> String {
+    package static func shortest(_ value: Double) -> String {
         precondition(value.isFinite, "DecimalText.shortest needs a finite value")
         // Zero's only digit would otherwise count as a fraction digit and print `0.0`.
         if value == 0 { return "0" }

@@ -15,7 +15,7 @@
 ///
 /// A cluster that is not an emoji sequence is as wide as the sum of its scalars, which is what
 /// wcwidth-based terminals draw (e + U+0301 is 1 column, a Hangul L+V+T jamo sequence is 2).
-public func displayWidth(of text: String) -> Int {
+package func displayWidth(of text: String) -> Int {
     var total = 0
     for character in text {
         total += displayWidth(of: character)
@@ -24,7 +24,7 @@ public func displayWidth(of text: String) -> Int {
 }
 
 /// The number of terminal columns one grapheme cluster occupies; see `displayWidth(of:)` for the rules.
-public func displayWidth(of character: Character) -> Int {
+package func displayWidth(of character: Character) -> Int {
     let scalars = character.unicodeScalars
     guard let first = scalars.first else { return 0 }
     if DisplayWidthTable.isEmojiGlyph(first: first, scalars: scalars) {

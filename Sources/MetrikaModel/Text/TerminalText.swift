@@ -22,19 +22,19 @@
 /// The result is idempotent: sanitizing it again changes nothing (a backslash is not a control).
 /// JSON and CSV are data, not terminal output: they have escapers of their own (`JSONValue`); CSV
 /// written to a terminal passes this sanitizer too (`CSVWriter.terminal`).
-public enum TerminalText {
+package enum TerminalText {
     /// The most characters of server text quoted inside one message.
-    public static let messageLimit = 300
+    package static let messageLimit = 300
     /// The most characters of one whole stderr line (our words plus the server's).
-    public static let lineLimit = 1_000
+    package static let lineLimit = 1_000
     /// The mark of a cut.
-    public static let ellipsis: Character = "…"
+    package static let ellipsis: Character = "…"
     /// What a line break becomes.
-    public static let lineBreak: Unicode.Scalar = "↵"
+    package static let lineBreak: Unicode.Scalar = "↵"
 
     /// `text` made harmless for a terminal (see the type's description), cut to `limit` characters
     /// with `…` when a limit is given and exceeded.
-    public static func sanitize(_ text: String, limit: Int? = nil) -> String {
+    package static func sanitize(_ text: String, limit: Int? = nil) -> String {
         // Fast path: most text is plain and short.
         if !text.unicodeScalars.contains(where: needsRewriting) {
             // No more bytes than the limit: no more characters or scalars either, nothing to cut
@@ -83,19 +83,19 @@ public enum TerminalText {
 
     /// Server text quoted inside a message: sanitized, every secret in `hiding` masked, and at most
     /// `messageLimit` characters.
-    public static func quote(_ text: String, hiding secrets: [String] = []) -> String {
+    package static func quote(_ text: String, hiding secrets: [String] = []) -> String {
         limited(text, to: messageLimit, hiding: secrets)
     }
 
     /// One whole stderr line: sanitized, every secret in `hiding` masked, at most `lineLimit` characters.
-    public static func line(_ text: String, hiding secrets: [String] = []) -> String {
+    package static func line(_ text: String, hiding secrets: [String] = []) -> String {
         limited(text, to: lineLimit, hiding: secrets)
     }
 
     /// `text` with every occurrence of each secret (4 characters or more; shorter ones would hide
     /// ordinary words) replaced by `[hidden]`: a server that echoes a token back must not make
     /// metrika print it.
-    public static func masking(_ secrets: [String], in text: String) -> String {
+    package static func masking(_ secrets: [String], in text: String) -> String {
         var result = text
         for secret in secrets where secret.count >= 4 && result.contains(secret) {
             result = result.replacingOccurrences(of: secret, with: hiddenMark)
@@ -113,7 +113,7 @@ public enum TerminalText {
     }
 
     /// What a masked secret becomes.
-    public static let hiddenMark = "[hidden]"
+    package static let hiddenMark = "[hidden]"
 
     /// At most `limit` characters, and at most 4 × `limit` scalars: one "character" of a thousand
     /// combining marks must not slip a long line through.

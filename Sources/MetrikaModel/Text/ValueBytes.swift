@@ -11,23 +11,23 @@
 /// differ by a few units in the last place of the product. Unless the product's fraction is that
 /// close to ½ (the margin below is 2^12 times wider), both round half away from zero to the same
 /// integer. Ties (2.385 to two digits) are decided exactly; see `roundedMagnitude`.
-public enum ValueBytes {
+package enum ValueBytes {
     /// The scratch space every function needs: a sign, 16 digits, 5 group separators, a point, and
     /// `%` or a space and a currency sign.
-    public static let scratchSize = 48
+    package static let scratchSize = 48
 
     private static let powersOfTen: [Double] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000]
     private static let zero = UInt8(ascii: "0")
 
     /// `DecimalText.format(value, fractionDigits:)`, grouped in threes with spaces like
     /// `ValueFormatter.group` when `grouping` is set.
-    public static func fixed(_ value: Double, fractionDigits: Int, grouping: Bool = false, into out: UnsafeMutablePointer<UInt8>) -> Int? {
+    package static func fixed(_ value: Double, fractionDigits: Int, grouping: Bool = false, into out: UnsafeMutablePointer<UInt8>) -> Int? {
         guard let rounded = roundedMagnitude(value, fractionDigits: fractionDigits) else { return nil }
         return writeDecimal(rounded, negative: value < 0 && rounded != 0, fractionDigits: fractionDigits, grouping: grouping, into: out)
     }
 
     /// `ValueFormatter.duration(seconds, alwaysHours:)`: `mm:ss`, `h:mm:ss`.
-    public static func duration(_ seconds: Double, alwaysHours: Bool, into out: UnsafeMutablePointer<UInt8>) -> Int? {
+    package static func duration(_ seconds: Double, alwaysHours: Bool, into out: UnsafeMutablePointer<UInt8>) -> Int? {
         guard let total = roundedMagnitude(seconds, fractionDigits: 0) else { return nil }
         var count = 0
         if seconds < 0 && total > 0 {
@@ -51,7 +51,7 @@ public enum ValueBytes {
 
     /// `DecimalText.shortest(value)` for whole numbers below 2^53 (counts: the common case); nil for
     /// anything else.
-    public static func shortest(_ value: Double, into out: UnsafeMutablePointer<UInt8>) -> Int? {
+    package static func shortest(_ value: Double, into out: UnsafeMutablePointer<UInt8>) -> Int? {
         let magnitude = value.magnitude
         guard magnitude < 0x1p53, magnitude.rounded(.towardZero) == magnitude else { return nil }
         let whole = UInt64(magnitude)
@@ -60,7 +60,7 @@ public enum ValueBytes {
 
     /// `ValueFormatter.format(quantity, grouping:, missing: "", currencySign:)` with seconds as
     /// `ValueFormatter.duration(_, alwaysHours:)`; a missing or non-finite value writes nothing.
-    public static func normalized(_ quantity: Quantity, grouping: Bool, alwaysHours: Bool, currencySign: Bool = false, into out: UnsafeMutablePointer<UInt8>) -> Int? {
+    package static func normalized(_ quantity: Quantity, grouping: Bool, alwaysHours: Bool, currencySign: Bool = false, into out: UnsafeMutablePointer<UInt8>) -> Int? {
         guard let value = quantity.value, value.isFinite else { return 0 }
         switch quantity.unit {
         case .count:
@@ -91,7 +91,7 @@ public enum ValueBytes {
     }
 
     /// A String made by one of the functions above, or by `slow` when it declines.
-    public static func text(_ slow: () -> String, _ fast: (UnsafeMutablePointer<UInt8>) -> Int?) -> String {
+    package static func text(_ slow: () -> String, _ fast: (UnsafeMutablePointer<UInt8>) -> Int?) -> String {
         var declined = false
         let text = String(unsafeUninitializedCapacity: scratchSize) { buffer in
             guard let base = buffer.baseAddress, let count = fast(base) else {

@@ -1,15 +1,15 @@
 /// Turns values with units into the text a person reads (tables, charts, normalized CSV) or the
 /// API's own numbers (`--raw`, JSON).
-public enum ValueFormatter {
+package enum ValueFormatter {
     /// What a missing value (`null`) looks like in a table.
-    public static let missingInTable = "—"
+    package static let missingInTable = "—"
 
     /// The normalized text of a value: counts as integers, percents with one decimal and `%`,
     /// seconds as `mm:ss` (`h:mm:ss` from one hour), pages per visit with two decimals.
     /// `grouping` separates thousands with a space (`12 345`) for tables. Money has two decimals and,
     /// with `currencySign` (tables), its currency's sign after a space: `1 250 000.00 ₽`; CSV keeps the
     /// plain number (the currency is in its column name). Nil → `missing`.
-    public static func format(_ quantity: Quantity, grouping: Bool, missing: String, currencySign: Bool = false) -> String {
+    package static func format(_ quantity: Quantity, grouping: Bool, missing: String, currencySign: Bool = false) -> String {
         // Non-finite values never come from the API (the decoder refuses them) but can arise from
         // arithmetic on huge ones; they are shown as missing, never as a made-up number.
         guard let value = quantity.value, value.isFinite else { return missing }
@@ -35,7 +35,7 @@ public enum ValueFormatter {
     }
 
     /// The API's number as is (seconds, percent numbers): shortest exact decimal; empty when nil.
-    public static func raw(_ value: Double?) -> String {
+    package static func raw(_ value: Double?) -> String {
         guard let value, value.isFinite else { return "" }
         return DecimalText.shortest(value)
     }
@@ -44,7 +44,7 @@ public enum ValueFormatter {
     /// 59.4 → `00:59`, 59.5 → `01:00`, 3599.5 → `1:00:00`, 86399 → `23:59:59`.
     /// `alwaysHours` writes `0:03:04` below one hour too: CSV does, because spreadsheets read `03:04`
     /// as three hours four minutes but `0:03:04` as the duration it is.
-    public static func duration(_ seconds: Double, alwaysHours: Bool = false) -> String {
+    package static func duration(_ seconds: Double, alwaysHours: Bool = false) -> String {
         let negative = seconds < 0
         let rounded = DecimalText.format(abs(seconds), fractionDigits: 0)
         guard let total = Int(rounded) else { return (negative ? "-" : "") + rounded + " s" }
@@ -57,7 +57,7 @@ public enum ValueFormatter {
     }
 
     /// Groups the integer part of a plain decimal in threes with spaces: `1234567.5` → `1 234 567.5`.
-    public static func group(_ text: String) -> String {
+    package static func group(_ text: String) -> String {
         var sign = ""
         var body = Substring(text)
         if body.first == "-" {

@@ -7,17 +7,17 @@
 /// nearest current one (`first` → `cross_device_first`, `lastsign` → `cross_device_last_significant`,
 /// `last_yandex_direct_click` and `cross_device_last_yandex_direct_click` → `automatic`), so metrika
 /// asks for that one directly and says so (docs/reports.md, "Attribution").
-public struct Attribution: Hashable, Sendable, CustomStringConvertible {
+package struct Attribution: Hashable, Sendable, CustomStringConvertible {
     /// The parameter value sent: `cross_device_last_significant`.
-    public let apiValue: String
+    package let apiValue: String
     /// The model the user named when it is an older one that was mapped (`lastsign`); nil otherwise.
-    public let replaced: String?
+    package let replaced: String?
 
     /// The models the API answers as themselves.
-    public static let current = ["automatic", "cross_device_first", "cross_device_last_significant", "cross_device_last", "last"]
+    package static let current = ["automatic", "cross_device_first", "cross_device_last_significant", "cross_device_last", "last"]
 
     /// The older models and the current ones the API answers them with since June 2026.
-    public static let replacements: [(old: String, new: String)] = [
+    package static let replacements: [(old: String, new: String)] = [
         ("first", "cross_device_first"),
         ("lastsign", "cross_device_last_significant"),
         ("last_yandex_direct_click", "automatic"),
@@ -25,7 +25,7 @@ public struct Attribution: Hashable, Sendable, CustomStringConvertible {
     ]
 
     /// What a user typed (any case, `-` or `_`); nil for a name the API does not know.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let name = text.trimmingSpaces.lowercased().map { $0 == "-" ? "_" : $0 }.reduce(into: "") { $0.append($1) }
         if Self.current.contains(name) {
             apiValue = name
@@ -38,8 +38,8 @@ public struct Attribution: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String { apiValue }
+    package var description: String { apiValue }
 
     /// The names `--attribution` accepts, for help and errors.
-    public static var accepted: [String] { current + replacements.map(\.old) }
+    package static var accepted: [String] { current + replacements.map(\.old) }
 }

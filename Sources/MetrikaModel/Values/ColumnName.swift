@@ -8,9 +8,9 @@
 ///   letter follows (`UTMSource` → `utm_source`, `startURLPath` → `start_url_path`, `visitID` → `visit_id`);
 /// - letters after digits start a word (`goal123reaches` → `goal123_reaches`), digits after letters do not
 ///   (`paramsLevel1` → `params_level1`).
-public enum ColumnName {
+package enum ColumnName {
     /// The column name of `apiName` (`ym:s:UTMSource` → `utm_source`); `column` if nothing is left.
-    public static func of(_ apiName: String) -> String {
+    package static func of(_ apiName: String) -> String {
         let tail = apiName.split(separator: ":", omittingEmptySubsequences: false).last.map(String.init) ?? apiName
         let name = words(tail).map { $0.lowercased() }.joined(separator: "_")
         return name.isEmpty ? "column" : name

@@ -1,20 +1,20 @@
 /// A Metrika counter (a tag on one site) as metrika uses it.
-public struct Counter: Hashable, Sendable {
-    public var id: Int
-    public var name: String
-    public var site: String
-    public var status: String
-    public var permission: String
-    public var ownerLogin: String
+package struct Counter: Hashable, Sendable {
+    package var id: Int
+    package var name: String
+    package var site: String
+    package var status: String
+    package var permission: String
+    package var ownerLogin: String
     /// IANA time zone name, e.g. `Europe/Moscow`; the counter's statistics are in this zone.
-    public var timeZoneName: String
+    package var timeZoneName: String
     /// Minutes east of GMT, as the Management API reports it.
-    public var timeZoneOffsetMinutes: Int
+    package var timeZoneOffsetMinutes: Int
     /// ISO 8601 creation time with offset, if known.
-    public var createTime: String?
-    public var isFavorite: Bool
+    package var createTime: String?
+    package var isFavorite: Bool
 
-    public init(
+    package init(
         id: Int, name: String, site: String, status: String = "Active", permission: String = "own",
         ownerLogin: String = "", timeZoneName: String = "Europe/Moscow", timeZoneOffsetMinutes: Int = 180,
         createTime: String? = nil, isFavorite: Bool = false
@@ -33,7 +33,7 @@ public struct Counter: Hashable, Sendable {
 
     /// The name people read: the counter's name, or for a counter without one (the API omits `name`
     /// for counters created without it) its site, marked: `(no name) site.ru`.
-    public var displayName: String {
+    package var displayName: String {
         if !name.trimmingSpaces.isEmpty { return name }
         return site.isEmpty ? "(no name)" : "(no name) \(site)"
     }

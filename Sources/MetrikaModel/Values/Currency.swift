@@ -4,11 +4,11 @@
 /// `--currency` accepts the four the Reporting API documents (`known`); a counter's own currency,
 /// which the API echoes in `query.currency`, can be any code (real answers carry `BYN`), so any three
 /// capital letters are a currency here, printed with their code when metrika knows no sign.
-public struct Currency: Hashable, Sendable, CustomStringConvertible, Comparable {
+package struct Currency: Hashable, Sendable, CustomStringConvertible, Comparable {
     private let packed: UInt32
 
     /// Three capital ASCII letters; nil for anything else (`rub` is upper-cased first).
-    public init?(code: String) {
+    package init?(code: String) {
         let upper = code.trimmingSpaces.uppercased()
         let bytes = Array(upper.utf8)
         guard bytes.count == 3, bytes.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return nil }
@@ -16,13 +16,13 @@ public struct Currency: Hashable, Sendable, CustomStringConvertible, Comparable 
     }
 
     /// `RUB`.
-    public var code: String {
+    package var code: String {
         let bytes = [UInt8(truncatingIfNeeded: packed >> 16), UInt8(truncatingIfNeeded: packed >> 8), UInt8(truncatingIfNeeded: packed)]
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// What follows a value in tables and charts: `₽`, `$`, `€`, otherwise the code (`YND`, `BYN`).
-    public var sign: String {
+    package var sign: String {
         switch code {
         case "RUB": return "₽"
         case "USD": return "$"
@@ -32,7 +32,7 @@ public struct Currency: Hashable, Sendable, CustomStringConvertible, Comparable 
     }
 
     /// The lower-case code of CSV and JSON column names: `revenue_rub`.
-    public var columnSuffix: String { code.lowercased() }
+    package var columnSuffix: String { code.lowercased() }
 
     /// The four bytes a `Quantity` keeps instead of an optional currency (0 is none), so that a value
     /// with a currency is no larger than one without: 24 bytes, as before money.
@@ -43,15 +43,15 @@ public struct Currency: Hashable, Sendable, CustomStringConvertible, Comparable 
         self.packed = packed
     }
 
-    public var description: String { code }
+    package var description: String { code }
 
-    public static func < (lhs: Currency, rhs: Currency) -> Bool { lhs.packed < rhs.packed }
+    package static func < (lhs: Currency, rhs: Currency) -> Bool { lhs.packed < rhs.packed }
 
-    public static let rub = Currency(code: "RUB")!
-    public static let usd = Currency(code: "USD")!
-    public static let eur = Currency(code: "EUR")!
-    public static let ynd = Currency(code: "YND")!
+    package static let rub = Currency(code: "RUB")!
+    package static let usd = Currency(code: "USD")!
+    package static let eur = Currency(code: "EUR")!
+    package static let ynd = Currency(code: "YND")!
 
     /// The values of the Reporting API's `currency` parameter (`--currency`).
-    public static let known: [Currency] = [rub, usd, eur, ynd]
+    package static let known: [Currency] = [rub, usd, eur, ynd]
 }

@@ -1,38 +1,38 @@
 /// An inclusive range of calendar days, in a counter's time zone.
-public struct DateRange: Hashable, Sendable, CustomStringConvertible {
+package struct DateRange: Hashable, Sendable, CustomStringConvertible {
     /// The first day.
-    public let from: Day
+    package let from: Day
     /// The last day (inclusive).
-    public let to: Day
+    package let to: Day
 
     /// Creates a range; `nil` when `from` is after `to`.
-    public init?(from: Day, to: Day) {
+    package init?(from: Day, to: Day) {
         guard from <= to else { return nil }
         self.from = from
         self.to = to
     }
 
     /// The number of days in the range.
-    public var dayCount: Int { from.days(to: to) + 1 }
+    package var dayCount: Int { from.days(to: to) + 1 }
 
     /// Every day of the range, in order.
-    public var days: [Day] { (from.ordinal...to.ordinal).map(Day.init(ordinal:)) }
+    package var days: [Day] { (from.ordinal...to.ordinal).map(Day.init(ordinal:)) }
 
     /// Whether the range contains a day.
-    public func contains(_ day: Day) -> Bool { from <= day && day <= to }
+    package func contains(_ day: Day) -> Bool { from <= day && day <= to }
 
-    public var description: String { "\(from.iso)…\(to.iso)" }
+    package var description: String { "\(from.iso)…\(to.iso)" }
 
     /// The smallest range holding every given range (nil for none): the days a report of several
     /// counters covers, each counter's relative dates resolved in its own time zone.
-    public static func spanning(_ ranges: [DateRange]) -> DateRange? {
+    package static func spanning(_ ranges: [DateRange]) -> DateRange? {
         guard let from = ranges.map(\.from).min(), let to = ranges.map(\.to).max() else { return nil }
         return DateRange(from: from, to: to)
     }
 
     /// The range cut into consecutive periods of a grouping: Monday-start weeks and calendar months,
     /// the first and last period clipped to the range (as the Reporting API does).
-    public func periods(_ grouping: Grouping) -> [DateRange] {
+    package func periods(_ grouping: Grouping) -> [DateRange] {
         var result: [DateRange] = []
         var start = from
         while start <= to {
@@ -51,6 +51,6 @@ public struct DateRange: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// How a time-series report groups days.
-public enum Grouping: String, Sendable, CaseIterable {
+package enum Grouping: String, Sendable, CaseIterable {
     case day, week, month
 }

@@ -2,21 +2,21 @@
 ///
 /// Stored as the number of days since 1970-01-01 so that arithmetic and comparison are exact and
 /// cheap; converted to and from `YYYY-MM-DD` with the proleptic Gregorian calendar.
-public struct Day: Hashable, Comparable, Sendable, CustomStringConvertible {
+package struct Day: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Days since 1970-01-01 (negative before it).
-    public let ordinal: Int
+    package let ordinal: Int
 
     /// Creates a day from its number of days since 1970-01-01.
-    public init(ordinal: Int) { self.ordinal = ordinal }
+    package init(ordinal: Int) { self.ordinal = ordinal }
 
     /// Creates a day from a year, month (1–12) and day of month; `nil` when the date does not exist.
-    public init?(year: Int, month: Int, day: Int) {
+    package init?(year: Int, month: Int, day: Int) {
         guard (1...12).contains(month), day >= 1, day <= Day.daysIn(month: month, year: year) else { return nil }
         self.ordinal = Day.daysFromCivil(year: year, month: month, day: day)
     }
 
     /// Parses `YYYY-MM-DD` strictly (four-digit year, two-digit month and day, a real date).
-    public init?(iso text: String) {
+    package init?(iso text: String) {
         let bytes = Array(text.utf8)
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
         func number(_ range: Range<Int>) -> Int? {
@@ -33,45 +33,45 @@ public struct Day: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// The year, month and day of month.
-    public var components: (year: Int, month: Int, day: Int) { Day.civil(fromDays: ordinal) }
+    package var components: (year: Int, month: Int, day: Int) { Day.civil(fromDays: ordinal) }
 
     /// `YYYY-MM-DD`.
-    public var iso: String {
+    package var iso: String {
         let (y, m, d) = components
         return Day.pad(y, 4) + "-" + Day.pad(m, 2) + "-" + Day.pad(d, 2)
     }
 
-    public var description: String { iso }
+    package var description: String { iso }
 
     /// ISO weekday: 1 = Monday … 7 = Sunday.
-    public var weekday: Int {
+    package var weekday: Int {
         // 1970-01-01 was a Thursday (4).
         let zeroBased = ((ordinal % 7) + 7 + 3) % 7
         return zeroBased + 1
     }
 
     /// The Monday of this day's week (Metrika's weeks start on Monday).
-    public var startOfWeek: Day { adding(days: -(weekday - 1)) }
+    package var startOfWeek: Day { adding(days: -(weekday - 1)) }
 
     /// The first day of this day's month.
-    public var startOfMonth: Day {
+    package var startOfMonth: Day {
         let (y, m, _) = components
         return Day(year: y, month: m, day: 1)!
     }
 
     /// The last day of this day's month.
-    public var endOfMonth: Day {
+    package var endOfMonth: Day {
         let (y, m, _) = components
         return Day(year: y, month: m, day: Day.daysIn(month: m, year: y))!
     }
 
     /// This day moved by a number of days.
-    public func adding(days: Int) -> Day { Day(ordinal: ordinal + days) }
+    package func adding(days: Int) -> Day { Day(ordinal: ordinal + days) }
 
     /// The number of days from this day to `other` (positive when `other` is later).
-    public func days(to other: Day) -> Int { other.ordinal - ordinal }
+    package func days(to other: Day) -> Int { other.ordinal - ordinal }
 
-    public static func < (lhs: Day, rhs: Day) -> Bool { lhs.ordinal < rhs.ordinal }
+    package static func < (lhs: Day, rhs: Day) -> Bool { lhs.ordinal < rhs.ordinal }
 
     // MARK: - Calendar arithmetic (Howard Hinnant's civil-from-days algorithm)
 

@@ -1,27 +1,27 @@
 /// A Reporting API dimension (a grouping such as traffic source or date).
-public struct Dimension: Hashable, Sendable, CustomStringConvertible {
+package struct Dimension: Hashable, Sendable, CustomStringConvertible {
     /// The API name, e.g. `ym:s:trafficSource`.
-    public let apiName: String
+    package let apiName: String
     /// The short name users type, e.g. `trafficSource`.
-    public let shortName: String
+    package let shortName: String
     /// The snake_case column name of CSV and JSON, e.g. `traffic_source`.
-    public let columnName: String
+    package let columnName: String
     /// A human title for table headers.
-    public let title: String
+    package let title: String
 
-    public init(apiName: String, shortName: String, columnName: String, title: String) {
+    package init(apiName: String, shortName: String, columnName: String, title: String) {
         self.apiName = apiName
         self.shortName = shortName
         self.columnName = columnName
         self.title = title
     }
 
-    public var description: String { apiName }
+    package var description: String { apiName }
 
-    public static let date = Dimension(apiName: "ym:s:date", shortName: "date", columnName: "date", title: "Date")
+    package static let date = Dimension(apiName: "ym:s:date", shortName: "date", columnName: "date", title: "Date")
 
     /// Dimensions metrika knows by a short name.
-    public static let known: [Dimension] = [
+    package static let known: [Dimension] = [
         date,
         Dimension(apiName: "ym:s:trafficSource", shortName: "trafficSource", columnName: "traffic_source", title: "Traffic source"),
         Dimension(apiName: "ym:s:searchEngine", shortName: "searchEngine", columnName: "search_engine", title: "Search engine"),
@@ -40,7 +40,7 @@ public struct Dimension: Hashable, Sendable, CustomStringConvertible {
 
     /// The API's date-period dimension `ym:s:datePeriod<group>` as it is named before the request's
     /// `group` fills it in (the `traffic` preset's echo names it so).
-    public static let datePeriodPlaceholder = "ym:s:datePeriod<group>"
+    package static let datePeriodPlaceholder = "ym:s:datePeriod<group>"
 
     /// The periods a `ym:s:datePeriod…` dimension can be cut into, with the column title and the
     /// CSV/JSON name of each: `ym:s:datePeriodweek` is "Week of" and `week`, never `datePeriodweek`.
@@ -52,18 +52,18 @@ public struct Dimension: Hashable, Sendable, CustomStringConvertible {
 
     /// `ym:s:datePeriod<group>` cut by `group` (`day`, `week`, `month`, …): `ym:s:datePeriodweek`,
     /// titled "Week of"; nil for a group the API does not have.
-    public static func datePeriod(_ group: String) -> Dimension? {
+    package static func datePeriod(_ group: String) -> Dimension? {
         guard let period = datePeriods.first(where: { $0.group == group.lowercased() }) else { return nil }
         return Dimension(apiName: "ym:s:datePeriod" + period.group, shortName: "datePeriod" + period.group, columnName: period.column, title: period.title)
     }
 
     /// Whether this is a `ym:s:datePeriod…` dimension (one row per period), the placeholder included.
-    public var isDatePeriod: Bool { apiName.hasPrefix("ym:s:datePeriod") }
+    package var isDatePeriod: Bool { apiName.hasPrefix("ym:s:datePeriod") }
 
     /// Resolves a short name (`trafficSource`, `os`) or any full `ym:` name (passed through).
     /// `ym:s:datePeriodweek` and its kin get titles people read ("Week of"); the placeholder
     /// `ym:s:datePeriod<group>` (a request without `group`) is titled "Period", never by its name.
-    public static func named(_ text: String) -> Dimension? {
+    package static func named(_ text: String) -> Dimension? {
         let trimmed = text.trimmingSpaces
         if let dimension = known.first(where: { $0.shortName.lowercased() == trimmed.lowercased() || $0.apiName == trimmed }) {
             return dimension
@@ -97,24 +97,24 @@ public struct Dimension: Hashable, Sendable, CustomStringConvertible {
 /// The name is kept as `SharedText`: read from a report page it is a place in the page's name
 /// buffer, and the CSV and JSON sinks copy its bytes (`nameText`) without making a `String`;
 /// `name` gives the same text as a `String` for everyone else.
-public struct DimensionValue: Hashable, Sendable {
+package struct DimensionValue: Hashable, Sendable {
     /// The name as the page reader stored it (nil for undefined values).
-    public var nameText: SharedText?
-    public var id: String?
+    package var nameText: SharedText?
+    package var id: String?
 
     /// The name as a `String`.
-    public var name: String? {
+    package var name: String? {
         get { nameText?.string }
         set { nameText = newValue.map(SharedText.init) }
     }
 
-    public init(name: String?, id: String? = nil) {
+    package init(name: String?, id: String? = nil) {
         self.nameText = name.map(SharedText.init)
         self.id = id
     }
 
     /// A value whose name is already `SharedText` (a page's name buffer).
-    public init(nameText: SharedText?, id: String? = nil) {
+    package init(nameText: SharedText?, id: String? = nil) {
         self.nameText = nameText
         self.id = id
     }

@@ -1,7 +1,7 @@
 /// Which way a metric's change is good news: what `--compare` colours green. A rising bounce rate is
 /// bad news, a rising visit count good; a rising share of new visitors is neither (growth, or
 /// regulars lost), so it stays uncoloured.
-public enum GoodDirection: String, Sendable, Hashable {
+package enum GoodDirection: String, Sendable, Hashable {
     /// More is better (visits, time on site, revenue).
     case up
     /// Less is better (bounce rate, robots).
@@ -14,7 +14,7 @@ extension Metric {
     /// The direction of good news for this metric: the one table below, by short name (so
     /// `ym:pv:users` and `ym:s:users` agree); goal reaches, conversion and revenue go up; any other metric
     /// metrika does not know is `.neither` (an unknown metric's colour would be a guess).
-    public var goodDirection: GoodDirection {
+    package var goodDirection: GoodDirection {
         if let direction = Self.goodDirections[shortName] { return direction }
         if shortName.hasPrefix("goal"), shortName.hasSuffix("reaches") || shortName.hasSuffix("conversionRate") || shortName.hasSuffix("revenue") { return .up }
         return .neither

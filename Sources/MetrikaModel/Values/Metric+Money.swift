@@ -7,38 +7,38 @@
 /// `revenue_rub` in CSV and JSON, a different series in the history than `revenue_usd`.
 extension Metric {
     /// Where the currency goes in a money metric's API name.
-    public static let currencyPlaceholder = "<currency>"
+    package static let currencyPlaceholder = "<currency>"
 
     /// `ym:s:ecommercePurchases`: the number of purchases (orders).
-    public static let purchases = Metric(apiName: "ym:s:ecommercePurchases", shortName: "purchases", columnName: "purchases", title: "Purchases", unit: .count, aggregation: .sum)
+    package static let purchases = Metric(apiName: "ym:s:ecommercePurchases", shortName: "purchases", columnName: "purchases", title: "Purchases", unit: .count, aggregation: .sum)
     /// `ym:s:ecommerce<currency>ConvertedRevenue`: revenue of the purchases, converted into one currency.
-    public static let revenue = money(template: "ym:s:ecommerce<currency>ConvertedRevenue", shortName: "revenue", column: "revenue", title: "Revenue", aggregation: .sum)
+    package static let revenue = money(template: "ym:s:ecommerce<currency>ConvertedRevenue", shortName: "revenue", column: "revenue", title: "Revenue", aggregation: .sum)
     /// `…ConvertedRevenuePerPurchase`: average order value, revenue over purchases.
-    public static let revenuePerPurchase = money(template: "ym:s:ecommerce<currency>ConvertedRevenuePerPurchase", shortName: "revenuePerPurchase", column: "revenue_per_purchase", title: "Average order value", aggregation: .revenuePerPurchase)
+    package static let revenuePerPurchase = money(template: "ym:s:ecommerce<currency>ConvertedRevenuePerPurchase", shortName: "revenuePerPurchase", column: "revenue_per_purchase", title: "Average order value", aggregation: .revenuePerPurchase)
     /// `…ConvertedRevenuePerVisit`: revenue over visits.
-    public static let revenuePerVisit = money(template: "ym:s:ecommerce<currency>ConvertedRevenuePerVisit", shortName: "revenuePerVisit", column: "revenue_per_visit", title: "Revenue per visit", aggregation: .revenuePerVisit)
+    package static let revenuePerVisit = money(template: "ym:s:ecommerce<currency>ConvertedRevenuePerVisit", shortName: "revenuePerVisit", column: "revenue_per_visit", title: "Revenue per visit", aggregation: .revenuePerVisit)
     /// `ym:s:productBaskets<currency>ConvertedPrice`: the value of the items added to baskets (the
     /// `basket` template).
-    public static let basketValue = money(template: "ym:s:productBaskets<currency>ConvertedPrice", shortName: "basketValue", column: "basket_value", title: "Basket value", aggregation: .sum)
+    package static let basketValue = money(template: "ym:s:productBaskets<currency>ConvertedPrice", shortName: "basketValue", column: "basket_value", title: "Basket value", aggregation: .sum)
     /// `ym:s:productPurchased<currency>ConvertedPrice`: what the items bought were bought for (the
     /// `basket_products` template); over all products, the revenue.
-    public static let productRevenue = money(template: "ym:s:productPurchased<currency>ConvertedPrice", shortName: "productRevenue", column: "product_revenue", title: "Product revenue", aggregation: .sum)
+    package static let productRevenue = money(template: "ym:s:productPurchased<currency>ConvertedPrice", shortName: "productRevenue", column: "product_revenue", title: "Product revenue", aggregation: .sum)
 
     /// The money metrics of the catalog, whose full names map onto them in any currency.
     static let moneyCatalog: [Metric] = [revenue, revenuePerPurchase, revenuePerVisit, basketValue, productRevenue]
 
     /// The unit as the history database stores it: the unit's name, and for money its currency
     /// (`money:RUB`), so a value is read back only as what it was stored as.
-    public var storedUnit: String {
+    package var storedUnit: String {
         unit == .money ? MetricUnit.money.rawValue + ":" + (currency?.code ?? Self.currencyPlaceholder) : unit.rawValue
     }
 
     /// Whether this is a money metric whose currency is not known yet (the counter's own).
-    public var needsCurrency: Bool { unit == .money && currency == nil }
+    package var needsCurrency: Bool { unit == .money && currency == nil }
 
     /// This money metric in `currency`: its API name with the code in it, its column name with the
     /// code at the end (`revenue_rub`). Other metrics come back unchanged.
-    public func inCurrency(_ currency: Currency) -> Metric {
+    package func inCurrency(_ currency: Currency) -> Metric {
         guard unit == .money, let template = currencyTemplate else { return self }
         if self.currency == currency { return self }
         let base = self.currency.map { String(columnName.dropLast($0.columnSuffix.count + 1)) } ?? columnName
@@ -47,7 +47,7 @@ extension Metric {
     }
 
     /// The same metric under another title (goal names); names, unit and currency unchanged.
-    public func retitled(_ title: String) -> Metric {
+    package func retitled(_ title: String) -> Metric {
         Metric(apiName: apiName, shortName: shortName, columnName: columnName, title: title, unit: unit, aggregation: aggregation, currency: currency, currencyTemplate: currencyTemplate)
     }
 

@@ -1,26 +1,26 @@
 /// A Reporting API metric with what metrika knows about it: its unit, its column name and how it
 /// aggregates.
-public struct Metric: Hashable, Sendable, CustomStringConvertible {
+package struct Metric: Hashable, Sendable, CustomStringConvertible {
     /// The API name, e.g. `ym:s:bounceRate`.
-    public let apiName: String
+    package let apiName: String
     /// The short name users type, e.g. `bounceRate`.
-    public let shortName: String
+    package let shortName: String
     /// The snake_case column name of CSV and JSON, e.g. `bounce_rate`.
-    public let columnName: String
+    package let columnName: String
     /// A human title for table headers and charts.
-    public let title: String
+    package let title: String
     /// The unit the API answers in.
-    public let unit: MetricUnit
+    package let unit: MetricUnit
     /// How daily values combine into a period.
-    public let aggregation: Aggregation
+    package let aggregation: Aggregation
     /// A money metric's currency; nil for other units, and for a money metric whose currency is
     /// still the counter's own, not yet known (its `apiName` then holds the API's `<currency>`).
-    public let currency: Currency?
+    package let currency: Currency?
     /// A money metric's API name with `<currency>` where the currency goes
     /// (`ym:s:ecommerce<currency>ConvertedRevenue`): how `inCurrency(_:)` names it in another one.
-    public let currencyTemplate: String?
+    package let currencyTemplate: String?
 
-    public init(apiName: String, shortName: String, columnName: String, title: String, unit: MetricUnit, aggregation: Aggregation, currency: Currency? = nil, currencyTemplate: String? = nil) {
+    package init(apiName: String, shortName: String, columnName: String, title: String, unit: MetricUnit, aggregation: Aggregation, currency: Currency? = nil, currencyTemplate: String? = nil) {
         self.apiName = apiName
         self.shortName = shortName
         self.columnName = columnName
@@ -31,31 +31,31 @@ public struct Metric: Hashable, Sendable, CustomStringConvertible {
         self.currencyTemplate = currencyTemplate
     }
 
-    public var description: String { apiName }
+    package var description: String { apiName }
 
     // MARK: - The catalog
 
-    public static let visits = Metric(apiName: "ym:s:visits", shortName: "visits", columnName: "visits", title: "Visits", unit: .count, aggregation: .sum)
-    public static let pageviews = Metric(apiName: "ym:s:pageviews", shortName: "pageviews", columnName: "pageviews", title: "Pageviews", unit: .count, aggregation: .sum)
-    public static let users = Metric(apiName: "ym:s:users", shortName: "users", columnName: "users", title: "Users", unit: .count, aggregation: .nonAdditive)
-    public static let newUsers = Metric(apiName: "ym:s:newUsers", shortName: "newUsers", columnName: "new_users", title: "New users", unit: .count, aggregation: .sum)
-    public static let pageDepth = Metric(apiName: "ym:s:pageDepth", shortName: "pageDepth", columnName: "page_depth", title: "Page depth", unit: .pagesPerVisit, aggregation: .pageviewsPerVisit)
-    public static let avgVisitDuration = Metric(apiName: "ym:s:avgVisitDurationSeconds", shortName: "avgVisitDuration", columnName: "avg_visit_duration", title: "Time on site", unit: .seconds, aggregation: .visitWeighted)
-    public static let bounceRate = Metric(apiName: "ym:s:bounceRate", shortName: "bounceRate", columnName: "bounce_rate", title: "Bounce rate", unit: .percent, aggregation: .visitWeighted)
-    public static let percentNewVisitors = Metric(apiName: "ym:s:percentNewVisitors", shortName: "percentNewVisitors", columnName: "percent_new_visitors", title: "New visitors", unit: .percent, aggregation: .visitWeighted)
-    public static let robotPercentage = Metric(apiName: "ym:s:robotPercentage", shortName: "robotPercentage", columnName: "robot_percentage", title: "Robots", unit: .percent, aggregation: .visitWeighted)
+    package static let visits = Metric(apiName: "ym:s:visits", shortName: "visits", columnName: "visits", title: "Visits", unit: .count, aggregation: .sum)
+    package static let pageviews = Metric(apiName: "ym:s:pageviews", shortName: "pageviews", columnName: "pageviews", title: "Pageviews", unit: .count, aggregation: .sum)
+    package static let users = Metric(apiName: "ym:s:users", shortName: "users", columnName: "users", title: "Users", unit: .count, aggregation: .nonAdditive)
+    package static let newUsers = Metric(apiName: "ym:s:newUsers", shortName: "newUsers", columnName: "new_users", title: "New users", unit: .count, aggregation: .sum)
+    package static let pageDepth = Metric(apiName: "ym:s:pageDepth", shortName: "pageDepth", columnName: "page_depth", title: "Page depth", unit: .pagesPerVisit, aggregation: .pageviewsPerVisit)
+    package static let avgVisitDuration = Metric(apiName: "ym:s:avgVisitDurationSeconds", shortName: "avgVisitDuration", columnName: "avg_visit_duration", title: "Time on site", unit: .seconds, aggregation: .visitWeighted)
+    package static let bounceRate = Metric(apiName: "ym:s:bounceRate", shortName: "bounceRate", columnName: "bounce_rate", title: "Bounce rate", unit: .percent, aggregation: .visitWeighted)
+    package static let percentNewVisitors = Metric(apiName: "ym:s:percentNewVisitors", shortName: "percentNewVisitors", columnName: "percent_new_visitors", title: "New visitors", unit: .percent, aggregation: .visitWeighted)
+    package static let robotPercentage = Metric(apiName: "ym:s:robotPercentage", shortName: "robotPercentage", columnName: "robot_percentage", title: "Robots", unit: .percent, aggregation: .visitWeighted)
 
     /// The six everyday metrics of `metrika report`, in display order.
-    public static let everyday: [Metric] = [pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate]
+    package static let everyday: [Metric] = [pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate]
 
     /// Every metric metrika knows by name.
-    public static let known: [Metric] = [visits, pageviews, users, newUsers, pageDepth, avgVisitDuration, bounceRate, percentNewVisitors, robotPercentage,
+    package static let known: [Metric] = [visits, pageviews, users, newUsers, pageDepth, avgVisitDuration, bounceRate, percentNewVisitors, robotPercentage,
                                          purchases, revenue, revenuePerPurchase, revenuePerVisit] + products
 
     /// Resolves what a user typed: a short name (`bounceRate`), a full name (`ym:s:bounceRate`) or a goal
     /// metric (`goal123reaches`, `ym:s:goal123conversionRate`). Unknown full `ym:` names are passed
     /// through as plain numbers so that any API metric can be asked for; unknown short names are `nil`.
-    public static func named(_ text: String) -> Metric? {
+    package static func named(_ text: String) -> Metric? {
         let trimmed = text.trimmingSpaces
         if let metric = known.first(where: { $0.shortName.lowercased() == trimmed.lowercased() || $0.apiName == trimmed }) {
             return metric

@@ -1,6 +1,6 @@
 /// The unit a metric value is expressed in. Every value metrika handles carries one, so a percent can
 /// never be mistaken for a fraction (1778%) or a fraction for a percent (0.2%).
-public enum MetricUnit: String, Sendable, Hashable, CaseIterable {
+package enum MetricUnit: String, Sendable, Hashable, CaseIterable {
     /// A number of things (visits, users): shown as an integer.
     case count
     /// A percentage on the 0–100 scale, as the modern Reporting API returns bounce rate.
@@ -17,7 +17,7 @@ public enum MetricUnit: String, Sendable, Hashable, CaseIterable {
 }
 
 /// How values of a metric combine over several days. Non-additive metrics are never summed.
-public enum Aggregation: Sendable, Hashable {
+package enum Aggregation: Sendable, Hashable {
     /// Counts: the period value is the sum of the daily values.
     case sum
     /// Ratios per visit (bounce rate, duration, percent of new visitors): Σ(value × visits) / Σ visits.

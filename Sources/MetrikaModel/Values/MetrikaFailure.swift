@@ -1,6 +1,6 @@
 /// An error a user can meet: it knows its one-line message (what went wrong and what to do) and the
 /// sysexits code the process ends with. The CLI prints `Error: <message>` and exits with `exitCode`.
-public protocol MetrikaFailure: Error, Sendable {
+package protocol MetrikaFailure: Error, Sendable {
     /// The process exit code (see `ExitCode`).
     var exitCode: Int32 { get }
     /// One line that names the problem and what to do about it. Never contains a token.
@@ -8,36 +8,36 @@ public protocol MetrikaFailure: Error, Sendable {
 }
 
 /// The exit codes of metrika (sysexits.h), as documented in README.md.
-public enum ExitCode {
-    public static let ok: Int32 = 0
-    public static let failure: Int32 = 1
+package enum ExitCode {
+    package static let ok: Int32 = 0
+    package static let failure: Int32 = 1
     /// The command line was wrong.
-    public static let usage: Int32 = 64
+    package static let usage: Int32 = 64
     /// The API answered something unreadable.
-    public static let dataError: Int32 = 65
+    package static let dataError: Int32 = 65
     /// The API or the network was unavailable after retries.
-    public static let unavailable: Int32 = 69
+    package static let unavailable: Int32 = 69
     /// An output file could not be created.
-    public static let cannotCreate: Int32 = 73
+    package static let cannotCreate: Int32 = 73
     /// Writing the output failed (stdout on a full disk, a closed descriptor): EX_IOERR.
-    public static let ioError: Int32 = 74
+    package static let ioError: Int32 = 74
     /// A quota was exceeded: try later.
-    public static let tryLater: Int32 = 75
+    package static let tryLater: Int32 = 75
     /// Not signed in, token invalid, or access denied.
-    public static let noPermission: Int32 = 77
+    package static let noPermission: Int32 = 77
     /// Bad configuration (including an unusable history database).
-    public static let config: Int32 = 78
+    package static let config: Int32 = 78
     /// The reader of stdout went away (`metrika … | head`): ended quietly with the status a shell
     /// reports for a program killed by SIGPIPE (128 + 13), as `cat` or `grep` would end.
-    public static let closedPipe: Int32 = 141
+    package static let closedPipe: Int32 = 141
 }
 
 /// A plain failure with a message and an exit code, for cases that need no type of their own.
-public struct SimpleFailure: MetrikaFailure {
-    public let exitCode: Int32
-    public let message: String
+package struct SimpleFailure: MetrikaFailure {
+    package let exitCode: Int32
+    package let message: String
 
-    public init(_ message: String, exitCode: Int32) {
+    package init(_ message: String, exitCode: Int32) {
         self.message = message
         self.exitCode = exitCode
     }

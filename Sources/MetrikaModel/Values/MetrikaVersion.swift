@@ -1,4 +1,4 @@
 /// The version of metrika, printed by `metrika --version` and sent in the User-Agent.
-public enum MetrikaVersion {
-    public static let current = "0.1.0"
+package enum MetrikaVersion {
+    package static let current = "0.1.0"
 }

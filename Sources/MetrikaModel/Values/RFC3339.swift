@@ -3,10 +3,10 @@ import Foundation
 /// Instants as RFC 3339 text (`2026-06-15T12:00:00Z`, `2022-03-25T15:59:52+03:00`), read and written
 /// without Foundation's `ISO8601DateFormatter`: that one loads ICU's calendar and locale data, about
 /// 4 MiB of memory and a few milliseconds of every command that reads the token file or `METRIKA_NOW`.
-public enum RFC3339 {
+package enum RFC3339 {
     /// `date-T-time`, a fraction of a second allowed, then `Z` or an offset (`+03:00`, `+0300`); a space
     /// instead of `T` is accepted too. Nil for anything else, a missing zone included.
-    public static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, let day = Day(iso: String(decoding: bytes[0..<10], as: UTF8.self)),
               bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t") || bytes[10] == UInt8(ascii: " "),
@@ -55,7 +55,7 @@ public enum RFC3339 {
     }
 
     /// `2026-06-15T12:00:00Z`: UTC, whole seconds (a fraction is dropped, not rounded).
-    public static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         let seconds = Int(date.timeIntervalSince1970.rounded(.down))
         let days = Int((Double(seconds) / 86_400).rounded(.down))
         let rest = seconds - days * 86_400

@@ -1,17 +1,17 @@
 /// A normalized report: what `metrika report` shows, independent of how it is rendered.
-public struct Report: Sendable {
+package struct Report: Sendable {
     /// One counter's part of the report.
-    public struct Section: Sendable {
-        public var counter: Counter
-        public var rows: [Row]
+    package struct Section: Sendable {
+        package var counter: Counter
+        package var rows: [Row]
         /// Totals over the whole filtered set, from the API (or from history with correct weighting);
         /// nil entries where no correct total exists (e.g. users offline).
-        public var totals: [Quantity]
-        public var sampling: Sampling?
+        package var totals: [Quantity]
+        package var sampling: Sampling?
         /// Days asked for that neither the API nor the history could supply (offline reports).
-        public var missingDays: [Day]
+        package var missingDays: [Day]
 
-        public init(counter: Counter, rows: [Row], totals: [Quantity], sampling: Sampling? = nil, missingDays: [Day] = []) {
+        package init(counter: Counter, rows: [Row], totals: [Quantity], sampling: Sampling? = nil, missingDays: [Day] = []) {
             self.counter = counter
             self.rows = rows
             self.totals = totals
@@ -21,17 +21,17 @@ public struct Report: Sendable {
     }
 
     /// One row: its dimension values (a date for time series) and its metric values.
-    public struct Row: Sendable {
-        public var dimensions: [DimensionValue]
-        public var values: [Quantity]
+    package struct Row: Sendable {
+        package var dimensions: [DimensionValue]
+        package var values: [Quantity]
         /// True for the current, still-changing period (today, this week, this month).
-        public var isIncomplete: Bool
+        package var isIncomplete: Bool
         /// The days a time-series row covers (one day, a week, a month); nil in dimension reports.
-        public var period: DateRange?
+        package var period: DateRange?
         /// With `--compare`: the same days of the previous period; nil without it.
-        public var previous: Previous?
+        package var previous: Previous?
 
-        public init(dimensions: [DimensionValue], values: [Quantity], isIncomplete: Bool = false, period: DateRange? = nil, previous: Previous? = nil) {
+        package init(dimensions: [DimensionValue], values: [Quantity], isIncomplete: Bool = false, period: DateRange? = nil, previous: Previous? = nil) {
             self.dimensions = dimensions
             self.values = values
             self.isIncomplete = isIncomplete
@@ -42,31 +42,31 @@ public struct Report: Sendable {
 
     /// What a row or a section's totals are compared with (`--compare`): the days of the previous
     /// period and their values, aligned with the metrics; nil values where unknown (never zero).
-    public struct Previous: Sendable {
-        public var period: DateRange
-        public var values: [Quantity]
+    package struct Previous: Sendable {
+        package var period: DateRange
+        package var values: [Quantity]
 
-        public init(period: DateRange, values: [Quantity]) {
+        package init(period: DateRange, values: [Quantity]) {
             self.period = period
             self.values = values
         }
 
         /// The change of each metric from these values to `current`.
-        public func changes(to current: [Quantity]) -> [Change] {
+        package func changes(to current: [Quantity]) -> [Change] {
             current.indices.map { index in
                 index < values.count ? Change(from: values[index], to: current[index]) : .missing
             }
         }
     }
 
-    public var dimensions: [Dimension]
-    public var metrics: [Metric]
-    public var period: DateRange
+    package var dimensions: [Dimension]
+    package var metrics: [Metric]
+    package var period: DateRange
     /// The grouping of a time-series report; nil for a dimension report.
-    public var grouping: Grouping?
-    public var sections: [Section]
+    package var grouping: Grouping?
+    package var sections: [Section]
 
-    public init(dimensions: [Dimension], metrics: [Metric], period: DateRange, grouping: Grouping?, sections: [Section]) {
+    package init(dimensions: [Dimension], metrics: [Metric], period: DateRange, grouping: Grouping?, sections: [Section]) {
         self.dimensions = dimensions
         self.metrics = metrics
         self.period = period
@@ -76,14 +76,14 @@ public struct Report: Sendable {
 }
 
 /// Whether and how much an answer was sampled: the numbers are estimates when it was.
-public struct Sampling: Hashable, Sendable {
-    public var isSampled: Bool
+package struct Sampling: Hashable, Sendable {
+    package var isSampled: Bool
     /// 0…1.
-    public var share: Double
-    public var sampleSize: Double?
-    public var sampleSpace: Double?
+    package var share: Double
+    package var sampleSize: Double?
+    package var sampleSpace: Double?
 
-    public init(isSampled: Bool, share: Double, sampleSize: Double? = nil, sampleSpace: Double? = nil) {
+    package init(isSampled: Bool, share: Double, sampleSize: Double? = nil, sampleSpace: Double? = nil) {
         self.isSampled = isSampled
         self.share = share
         self.sampleSize = sampleSize
@@ -92,14 +92,14 @@ public struct Sampling: Hashable, Sendable {
 }
 
 /// A daily series of one metric of one counter, for charts. Missing days are nil, never zero.
-public struct Series: Sendable {
-    public var counter: Counter
-    public var metric: Metric
-    public var points: [(day: Day, value: Double?)]
+package struct Series: Sendable {
+    package var counter: Counter
+    package var metric: Metric
+    package var points: [(day: Day, value: Double?)]
     /// The first day that is still incomplete (today), if the series reaches it.
-    public var incompleteFrom: Day?
+    package var incompleteFrom: Day?
 
-    public init(counter: Counter, metric: Metric, points: [(day: Day, value: Double?)], incompleteFrom: Day? = nil) {
+    package init(counter: Counter, metric: Metric, points: [(day: Day, value: Double?)], incompleteFrom: Day? = nil) {
         self.counter = counter
         self.metric = metric
         self.points = points

@@ -9,9 +9,9 @@
 ///
 /// The bytes are always valid UTF-8 (the reader repairs invalid input to U+FFFD before it stores
 /// it), so `string` never changes them. Equality and hashing are those of the `String`.
-public struct SharedText: Sendable, Hashable, CustomStringConvertible {
+package struct SharedText: Sendable, Hashable, CustomStringConvertible {
     /// An immutable byte buffer that many `SharedText`s point into (one page's names).
-    public final class Buffer: Sendable {
+    package final class Buffer: Sendable {
         let bytes: [UInt8]
 
         /// A buffer of `bytes`, which must be valid UTF-8 wherever a `SharedText` will point.
@@ -26,7 +26,7 @@ public struct SharedText: Sendable, Hashable, CustomStringConvertible {
     private let storage: Storage
 
     /// Text held as a `String`.
-    public init(_ string: String) { storage = .string(string) }
+    package init(_ string: String) { storage = .string(string) }
 
     /// `count` bytes of `buffer` from `start`: they must be complete, valid UTF-8.
     package init(_ buffer: Buffer, start: Int, count: Int) {
@@ -34,17 +34,17 @@ public struct SharedText: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The text as a `String`.
-    public var string: String {
+    package var string: String {
         switch storage {
         case .string(let string): return string
         case .bytes: return withUTF8 { String(decoding: $0, as: UTF8.self) }
         }
     }
 
-    public var description: String { string }
+    package var description: String { string }
 
     /// Calls `body` with the text's UTF-8 bytes (valid UTF-8; the pointer lives only during the call).
-    public func withUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+    package func withUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
         switch storage {
         case .string(var string):
             return try string.withUTF8(body)
@@ -55,7 +55,7 @@ public struct SharedText: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public static func == (lhs: SharedText, rhs: SharedText) -> Bool { lhs.string == rhs.string }
+    package static func == (lhs: SharedText, rhs: SharedText) -> Bool { lhs.string == rhs.string }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(string) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(string) }
 }

@@ -1,10 +1,10 @@
 import Foundation
 
 /// Why a fixture directory could not be loaded.
-public struct FixtureError: Error, CustomStringConvertible, Sendable {
-    public let file: String
-    public let reason: String
-    public var description: String { "fixture \(file): \(reason)" }
+package struct FixtureError: Error, CustomStringConvertible, Sendable {
+    package let file: String
+    package let reason: String
+    package var description: String { "fixture \(file): \(reason)" }
 }
 
 /// A goal defined on a counter.

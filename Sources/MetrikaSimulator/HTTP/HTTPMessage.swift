@@ -1,20 +1,20 @@
 import Foundation
 
 /// One HTTP request as the server read it off the socket.
-public struct HTTPRequest: Sendable {
+package struct HTTPRequest: Sendable {
     /// `GET`, `POST`, ... as sent (case kept).
-    public var method: String
+    package var method: String
     /// The path part of the request target, without the query.
-    public var path: String
+    package var path: String
     /// The raw query string after `?` (empty when there is none).
-    public var query: String
+    package var query: String
     /// Header fields in arrival order; names are lower-cased.
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// The body (Content-Length or chunked), possibly empty.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Creates a request; tests use this to drive the simulator without a socket.
-    public init(
+    package init(
         method: String, path: String, query: String = "", headers: [(name: String, value: String)] = [],
         body: [UInt8] = []
     ) {
@@ -26,7 +26,7 @@ public struct HTTPRequest: Sendable {
     }
 
     /// The first value of the header `name` (case-insensitive).
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         let lowered = name.lowercased()
         return headers.first(where: { $0.name == lowered })?.value
     }
@@ -39,13 +39,13 @@ public struct HTTPRequest: Sendable {
 }
 
 /// One HTTP response the simulator wants to send.
-public struct HTTPResponse: Sendable {
+package struct HTTPResponse: Sendable {
     /// Status code.
-    public var status: Int
+    package var status: Int
     /// Header fields other than Content-Length and Connection, which the server writes itself.
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// The body bytes.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// The document the body was written from; faults that distort bodies work on it.
     var document: JSONValue?
     /// Builds `document` on demand, for bodies written straight to bytes (large reports).
@@ -64,7 +64,7 @@ public struct HTTPResponse: Sendable {
     var streamedBody: (@Sendable (_ emit: ([UInt8]) -> Bool) -> Bool)?
 
     /// A response with a raw body.
-    public init(status: Int, contentType: String? = nil, body: [UInt8] = []) {
+    package init(status: Int, contentType: String? = nil, body: [UInt8] = []) {
         self.status = status
         self.headers = contentType.map { [(name: "Content-Type", value: $0)] } ?? []
         self.body = body

@@ -9,10 +9,10 @@ import Foundation
 #endif
 
 /// Why the server could not start.
-public struct HTTPServerError: Error, CustomStringConvertible, Sendable {
-    public let operation: String
-    public let code: Int32
-    public var description: String { "\(operation) failed: \(String(cString: strerror(code))) (errno \(code))" }
+package struct HTTPServerError: Error, CustomStringConvertible, Sendable {
+    package let operation: String
+    package let code: Int32
+    package var description: String { "\(operation) failed: \(String(cString: strerror(code))) (errno \(code))" }
 }
 
 /// A small HTTP/1.1 server on POSIX sockets, bound to 127.0.0.1 only.
@@ -21,9 +21,9 @@ public struct HTTPServerError: Error, CustomStringConvertible, Sendable {
 /// chunked bodies, keeps the connection alive between them, and answers anything it cannot read
 /// with 400 and a close. The handler is synchronous: it runs on the connection's thread, so a slow
 /// answer (the `delay` fault) holds up only its own connection.
-public final class HTTPServer: @unchecked Sendable {
+package final class HTTPServer: @unchecked Sendable {
     /// Produces the response for one request.
-    public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+    package typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
     private struct State {
         var listeningSocket: Int32 = -1
@@ -39,7 +39,7 @@ public final class HTTPServer: @unchecked Sendable {
     private let idleTimeoutMilliseconds: Int32
 
     /// Creates a server that answers with `handler`; call `start(port:)` to listen.
-    public init(idleTimeoutSeconds: Int = 60, handler: @escaping Handler) {
+    package init(idleTimeoutSeconds: Int = 60, handler: @escaping Handler) {
         self.handler = handler
         self.idleTimeoutMilliseconds = Int32(idleTimeoutSeconds * 1000)
     }
@@ -49,11 +49,11 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// The port the server listens on (0 before `start`).
-    public var port: UInt16 { state.withLock { $0.port } }
+    package var port: UInt16 { state.withLock { $0.port } }
 
     /// Binds 127.0.0.1:`port` (0 picks a free port), starts accepting, and returns the bound port.
     @discardableResult
-    public func start(port: UInt16) throws -> UInt16 {
+    package func start(port: UInt16) throws -> UInt16 {
         ignoreBrokenPipes()
         #if canImport(Darwin)
             let fd = socket(AF_INET, SOCK_STREAM, 0)
@@ -104,7 +104,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Stops accepting, closes every open connection, and waits briefly for the accept loop.
-    public func stop() {
+    package func stop() {
         let (wasRunning, connections) = state.withLock { s -> (Bool, Set<Int32>) in
             let wasRunning = s.running
             s.running = false

@@ -9,16 +9,16 @@ import Foundation
 #endif
 
 /// The arguments of `metrika-fake-api`, parsed here so `main.swift` stays thin and this is testable.
-public struct CommandLineOptions: Sendable {
+package struct CommandLineOptions: Sendable {
     /// The port to bind (0 = any free port).
-    public var port: UInt16 = 0
+    package var port: UInt16 = 0
     /// Everything the simulator itself needs.
-    public var simulator: SimulatorOptions
+    package var simulator: SimulatorOptions
     /// `--help` was given.
-    public var showHelp = false
+    package var showHelp = false
 
     /// The text `--help` prints.
-    public static let usage = """
+    package static let usage = """
         usage: metrika-fake-api [--port N] [--fixtures DIR] [--now 2026-06-15T12:00:00Z]
                                 [--device-interval N] [--device-pending N] [--logs-ready-polls N]
                                 [--logs-rows-per-day N] [--logs-part-rows N] [--logs-max-days N] [--logs-quirks LIST]
@@ -37,12 +37,12 @@ public struct CommandLineOptions: Sendable {
         """
 
     /// A message for an argument the program cannot use.
-    public struct UsageError: Error, CustomStringConvertible, Sendable {
-        public let description: String
+    package struct UsageError: Error, CustomStringConvertible, Sendable {
+        package let description: String
     }
 
     /// Parses `arguments` (without the program name).
-    public static func parse(
+    package static func parse(
         _ arguments: [String], environment: [String: String], defaultFixtures: URL
     ) throws(UsageError) -> CommandLineOptions {
         let fixtures = SimulatorOptions.fixturesDirectory(fromEnvironment: environment) ?? defaultFixtures
@@ -109,12 +109,12 @@ public struct CommandLineOptions: Sendable {
 }
 
 /// Writes straight to file descriptor 1, unbuffered, so the "listening on" line is visible at once.
-public func writeStandardOutput(_ text: String) {
+package func writeStandardOutput(_ text: String) {
     writeAll(Array(text.utf8), to: 1)
 }
 
 /// Writes straight to file descriptor 2.
-public func writeStandardError(_ text: String) {
+package func writeStandardError(_ text: String) {
     writeAll(Array(text.utf8), to: 2)
 }
 

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The simulator writes every byte of its answers itself (it shares no code with the client), so
 /// objects keep their key order and numbers keep the shape the real API uses (`14234.0`, `0`, `1`).
-public indirect enum JSONValue: Sendable, Equatable {
+package indirect enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     /// An integer, written without a fraction (`880000`, `0`).
@@ -18,7 +18,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     /// An object whose keys keep the order they were given in.
     case object([(String, JSONValue)])
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case let (.bool(a), .bool(b)): return a == b
@@ -36,7 +36,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     // MARK: - Access
 
     /// The value under `key` when this is an object.
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         guard case let .object(pairs) = self else { return nil }
         return pairs.first(where: { $0.0 == key })?.1
     }
@@ -100,14 +100,14 @@ public indirect enum JSONValue: Sendable, Equatable {
 
 extension JSONValue {
     /// The compact UTF-8 serialization.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var writer = JSONWriter()
         writer.write(self)
         return writer.output
     }
 
     /// The compact serialization as a string (for logs and tests).
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    package var text: String { String(decoding: bytes, as: UTF8.self) }
 }
 
 /// Appends JSON to a byte buffer; fast enough for a 100,000-row report.
@@ -230,15 +230,15 @@ struct JSONWriter {
 // MARK: - Reading
 
 /// Why a document could not be read.
-public struct JSONParseError: Error, CustomStringConvertible, Sendable {
-    public let offset: Int
-    public let reason: String
-    public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+package struct JSONParseError: Error, CustomStringConvertible, Sendable {
+    package let offset: Int
+    package let reason: String
+    package var description: String { "invalid JSON at byte \(offset): \(reason)" }
 }
 
 extension JSONValue {
     /// Parses a complete JSON document.
-    public static func parse(_ bytes: [UInt8]) throws -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
@@ -248,7 +248,7 @@ extension JSONValue {
     }
 
     /// Parses a complete JSON document from a string.
-    public static func parse(_ text: String) throws -> JSONValue {
+    package static func parse(_ text: String) throws -> JSONValue {
         try parse(Array(text.utf8))
     }
 }

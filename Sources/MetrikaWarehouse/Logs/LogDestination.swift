@@ -11,7 +11,7 @@ import MetrikaModel
 /// A part whose download fails transiently is fetched again: the exporter first calls `discardPart`,
 /// which takes back what the failed attempt wrote, then `load` again, so its rows are replaced, never
 /// duplicated.
-public protocol LogDestination: Sendable {
+package protocol LogDestination: Sendable {
     /// A range starts; `resuming` when earlier parts of it were loaded by an interrupted run. Returns
     /// whether those parts are still there (false: load every part again).
     func beginRange(from: Day, to: Day, resuming: Bool) async throws -> Bool
@@ -36,6 +36,6 @@ public protocol LogDestination: Sendable {
 }
 
 extension LogDestination {
-    public var remembersLoadedDays: Bool { false }
-    public func discardRange(from: Day, to: Day) async throws {}
+    package var remembersLoadedDays: Bool { false }
+    package func discardRange(from: Day, to: Day) async throws {}
 }

@@ -14,27 +14,27 @@ import MetrikaStore
 /// Parts are downloaded through the client (its streaming transport, the run's current token) and a
 /// part that fails transiently is fetched again under the client's retry policy, after the
 /// destination has taken back what the failed attempt wrote (`LogDestination.discardPart`).
-public struct LogExporter: Sendable {
-    public var client: MetrikaClient
-    public var destination: any LogDestination
-    public var destinationKey: String
-    public var counterID: Int
-    public var source: LogSource
-    public var fields: [String]
-    public var store: (any LogProgressStore)?
+package struct LogExporter: Sendable {
+    package var client: MetrikaClient
+    package var destination: any LogDestination
+    package var destinationKey: String
+    package var counterID: Int
+    package var source: LogSource
+    package var fields: [String]
+    package var store: (any LogProgressStore)?
     /// First wait between info polls, in seconds; each next wait is 1.5× longer, at most 5 minutes.
-    public var firstPollInterval: Double
+    package var firstPollInterval: Double
     /// Info polls before giving up (bounded: a request never processed must not poll forever).
-    public var maxPolls: Int
-    public var sleep: @Sendable (Double) async throws -> Void
+    package var maxPolls: Int
+    package var sleep: @Sendable (Double) async throws -> Void
     /// Progress lines (a terminal only): replaced in place by the caller.
-    public var progress: (@Sendable (String) -> Void)?
+    package var progress: (@Sendable (String) -> Void)?
     /// Notes for stderr (always shown).
-    public var note: @Sendable (String) -> Void
+    package var note: @Sendable (String) -> Void
     /// Told the id of each log request the run orders or resumes (for a note if it is interrupted).
-    public var onRequest: (@Sendable (Int) -> Void)?
+    package var onRequest: (@Sendable (Int) -> Void)?
 
-    public init(
+    package init(
         client: MetrikaClient, destination: any LogDestination, destinationKey: String,
         counterID: Int, source: LogSource, fields: [String], store: (any LogProgressStore)?, firstPollInterval: Double = 10,
         maxPolls: Int = 500, sleep: @escaping @Sendable (Double) async throws -> Void,
@@ -55,16 +55,16 @@ public struct LogExporter: Sendable {
     }
 
     /// What a run did.
-    public struct Summary: Sendable {
-        public var requests = 0
-        public var reused = 0
-        public var parts = 0
-        public var bytes = 0
+    package struct Summary: Sendable {
+        package var requests = 0
+        package var reused = 0
+        package var parts = 0
+        package var bytes = 0
     }
 
     /// The date ranges one request each: the whole range when evaluate says it is possible, else
     /// pieces of `max_possible_day_quantity` days.
-    public func plan(_ range: DateRange) async throws -> [DateRange] {
+    package func plan(_ range: DateRange) async throws -> [DateRange] {
         let evaluation = try await client.evaluateLogRequest(counter: counterID, source: source, from: range.from, to: range.to, fields: fields)
         if evaluation.possible {
             return [range]
@@ -86,7 +86,7 @@ public struct LogExporter: Sendable {
         return pieces
     }
 
-    public func run(_ range: DateRange) async throws -> Summary {
+    package func run(_ range: DateRange) async throws -> Summary {
         var summary = Summary()
         do {
             for piece in try await plan(range) {
@@ -233,12 +233,12 @@ public struct LogExporter: Sendable {
 
     /// `part 1 of 2` for the API's part 0 of two: the one numbering of parts in progress lines and
     /// errors alike (the API counts from 0, people from 1).
-    public static func partName(_ part: Int, of count: Int) -> String {
+    package static func partName(_ part: Int, of count: Int) -> String {
         "part \(part + 1) of \(count)"
     }
 
     /// `12.3` for 12,345,678 bytes.
-    public static func megabytes(_ bytes: Int) -> String {
+    package static func megabytes(_ bytes: Int) -> String {
         let tenths = bytes * 10 / 1_000_000
         return "\(tenths / 10).\(tenths % 10)"
     }

@@ -17,7 +17,7 @@ import MetrikaModel
 /// A row that still cannot be loaded (a field count unlike the header's, an array that is not one)
 /// throws `LogRowProblem` naming the row and field, with its raw bytes; nothing is ever skipped.
 /// Rows needing no change are copied as they are, chunk by chunk: memory stays bounded.
-public final class LogPartNormalizer {
+package final class LogPartNormalizer {
     let fields: [String]
     /// Per requested field: an array (the quoting quirks apply; an empty value is []).
     let stringArray: [Bool]
@@ -83,7 +83,7 @@ public final class LogPartNormalizer {
     private var output: [UInt8] = []
     private var bounds: [Range<Int>] = []
 
-    public init(fields: [String]) {
+    package init(fields: [String]) {
         self.fields = fields
         kinds = fields.map { ValueKind(columnType: ClickHouseSchema.columnType($0)) }
         stringArray = kinds.map { $0 == .array }
@@ -91,10 +91,10 @@ public final class LogPartNormalizer {
     }
 
     /// Rows seen so far (the header excluded).
-    public var rows: Int { row }
+    package var rows: Int { row }
 
     /// Takes the next bytes of the part; calls `emit` with normalized rows (possibly none).
-    public func consume(_ chunk: [UInt8], emit: ([UInt8]) throws -> Void) throws {
+    package func consume(_ chunk: [UInt8], emit: ([UInt8]) throws -> Void) throws {
         var start = 0
         if !carry.isEmpty {
             guard let newline = chunk.firstIndex(of: 10) else {
@@ -128,7 +128,7 @@ public final class LogPartNormalizer {
     }
 
     /// The part ended: a last row without its line feed is taken too.
-    public func finish(emit: ([UInt8]) throws -> Void) throws {
+    package func finish(emit: ([UInt8]) throws -> Void) throws {
         if !carry.isEmpty {
             let line = carry
             carry.removeAll()
@@ -270,16 +270,16 @@ public final class LogPartNormalizer {
 
 /// A row of a part that cannot be loaded: which row (1-based, the header is row 0) and field, what is
 /// wrong, and its first bytes. `LogExporter` adds the request and the part.
-public struct LogRowProblem: Error, Sendable {
+package struct LogRowProblem: Error, Sendable {
     /// Raw bytes shown of a bad row.
     static let rawLimit = 200
-    public var row: Int
-    public var field: String?
-    public var problem: String
-    public var raw: [UInt8]
+    package var row: Int
+    package var field: String?
+    package var problem: String
+    package var raw: [UInt8]
 
     /// One line for the user: the part as the progress line counts it (1-based, "part 2 of 3").
-    public func message(request: Int, part: Int, of count: Int) -> String {
+    package func message(request: Int, part: Int, of count: Int) -> String {
         let place = row == 0 ? "the header" : "row \(row)" + (field.map { ", field \($0)" } ?? "")
         // Tabs and line breaks shown as the escapes they would be, so a field count can be checked by eye.
         let visible = String(decoding: raw, as: UTF8.self).replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\r", with: "\\r")

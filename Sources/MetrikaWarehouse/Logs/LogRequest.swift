@@ -1,10 +1,10 @@
 import Foundation
 
 /// `max_possible_day_quantity` and `possible` from `logrequests/evaluate`.
-public struct LogEvaluation: Sendable, Decodable, Equatable {
-    public var possible: Bool
+package struct LogEvaluation: Sendable, Decodable, Equatable {
+    package var possible: Bool
     /// Days one request may span now; can be zero or negative when the quota is used up.
-    public var maxPossibleDayQuantity: Int
+    package var maxPossibleDayQuantity: Int
 
     enum CodingKeys: String, CodingKey {
         case possible
@@ -13,9 +13,9 @@ public struct LogEvaluation: Sendable, Decodable, Equatable {
 }
 
 /// One prepared part of a processed log request.
-public struct LogPart: Sendable, Decodable, Equatable {
-    public var partNumber: Int
-    public var size: Int?
+package struct LogPart: Sendable, Decodable, Equatable {
+    package var partNumber: Int
+    package var size: Int?
 
     enum CodingKeys: String, CodingKey {
         case partNumber = "part_number"
@@ -24,16 +24,16 @@ public struct LogPart: Sendable, Decodable, Equatable {
 }
 
 /// A log request as the API describes it.
-public struct LogRequest: Sendable, Decodable, Equatable {
-    public var requestID: Int
-    public var counterID: Int?
-    public var source: String?
-    public var date1: String?
-    public var date2: String?
-    public var fields: [String]?
-    public var status: String
-    public var size: Int?
-    public var parts: [LogPart]?
+package struct LogRequest: Sendable, Decodable, Equatable {
+    package var requestID: Int
+    package var counterID: Int?
+    package var source: String?
+    package var date1: String?
+    package var date2: String?
+    package var fields: [String]?
+    package var status: String
+    package var size: Int?
+    package var parts: [LogPart]?
 
     enum CodingKeys: String, CodingKey {
         case requestID = "request_id"
@@ -42,7 +42,7 @@ public struct LogRequest: Sendable, Decodable, Equatable {
     }
 
     /// Statuses after which the request will never become `processed`.
-    public var hasFailed: Bool { ["canceled", "processing_failed", "cleaned_by_user", "cleaned_automatically_as_too_old"].contains(status) }
+    package var hasFailed: Bool { ["canceled", "processing_failed", "cleaned_by_user", "cleaned_automatically_as_too_old"].contains(status) }
 }
 
 struct LogRequestEnvelope: Decodable { let logRequest: LogRequest

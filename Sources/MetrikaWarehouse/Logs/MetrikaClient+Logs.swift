@@ -10,31 +10,31 @@ extension MetrikaClient {
     }
 
     /// `GET …/logrequests/evaluate`.
-    public func evaluateLogRequest(counter: Int, source: LogSource, from: Day, to: Day, fields: [String]) async throws -> LogEvaluation {
+    package func evaluateLogRequest(counter: Int, source: LogSource, from: Day, to: Day, fields: [String]) async throws -> LogEvaluation {
         let envelope: LogEvaluationEnvelope = try await get(
             "/management/v1/counter/\(counter)/logrequests/evaluate", query: Self.logQuery(source: source, from: from, to: to, fields: fields))
         return envelope.evaluation
     }
 
     /// `POST …/logrequests`: orders the log.
-    public func createLogRequest(counter: Int, source: LogSource, from: Day, to: Day, fields: [String]) async throws -> LogRequest {
+    package func createLogRequest(counter: Int, source: LogSource, from: Day, to: Day, fields: [String]) async throws -> LogRequest {
         try await postLog("/management/v1/counter/\(counter)/logrequests", query: Self.logQuery(source: source, from: from, to: to, fields: fields))
     }
 
     /// `GET …/logrequest/{id}`.
-    public func logRequest(counter: Int, id: Int) async throws -> LogRequest {
+    package func logRequest(counter: Int, id: Int) async throws -> LogRequest {
         let envelope: LogRequestEnvelope = try await get("/management/v1/counter/\(counter)/logrequest/\(id)", query: [])
         return envelope.logRequest
     }
 
     /// `GET …/logrequests`: every log request of the counter the API still knows.
-    public func logRequests(counter: Int) async throws -> [LogRequest] {
+    package func logRequests(counter: Int) async throws -> [LogRequest] {
         let list: LogRequestList = try await get("/management/v1/counter/\(counter)/logrequests", query: [])
         return list.requests
     }
 
     /// `POST …/logrequest/{id}/clean` (a processed request) or `/cancel` (one still being prepared).
-    public func finishLogRequest(counter: Int, id: Int, cancel: Bool) async throws -> LogRequest {
+    package func finishLogRequest(counter: Int, id: Int, cancel: Bool) async throws -> LogRequest {
         try await postLog("/management/v1/counter/\(counter)/logrequest/\(id)/\(cancel ? "cancel" : "clean")", query: [])
     }
 
@@ -51,7 +51,7 @@ extension MetrikaClient {
     /// connection, a timeout) a `TransientFailure`, which the caller retries with `retryingTransient`
     /// once it has undone what `receive` was given.
     /// `count` is the request's number of parts, for messages (`part 1 of 2`).
-    public func downloadLogPart(counter: Int, id: Int, part: Int, of count: Int, receive: ([UInt8]) throws -> Void) async throws {
+    package func downloadLogPart(counter: Int, id: Int, part: Int, of count: Int, receive: ([UInt8]) throws -> Void) async throws {
         let url = makeURL(path: "/management/v1/counter/\(counter)/logrequest/\(id)/part/\(part)/download", query: [])
         let request = HTTPRequest(method: "GET", url: url, headers: signedHeaders(acceptingJSON: false), timeout: requestTimeout)
         try await streamOnce(request, context: "log request \(id), \(LogExporter.partName(part, of: count))", receive: receive)

@@ -20,7 +20,7 @@ import MetrikaSystem
 /// dropped. Chunks are streamed, never collected. A part fetched again after a failed attempt
 /// replaces what that attempt wrote: a file's temporary is cut back to where the part began; into
 /// standard output, a device or a FIFO a part can be fetched again only if nothing of it was written.
-public final class TSVFileDestination: LogDestination, @unchecked Sendable {
+package final class TSVFileDestination: LogDestination, @unchecked Sendable {
     private enum Target {
         case file(AtomicOutputFile)
         case standardOutput(OutputWriter)
@@ -36,7 +36,7 @@ public final class TSVFileDestination: LogDestination, @unchecked Sendable {
     private var lastByte: UInt8 = 10
 
     /// Opens `path` (`-` = standard output); throws `AtomicFile.WriteError` (exit 73) when it cannot.
-    public init(path: String) throws {
+    package init(path: String) throws {
         if path == "-" {
             target = .standardOutput(OutputWriter(fileDescriptor: 1, destination: "standard output"))
         } else {
@@ -44,7 +44,7 @@ public final class TSVFileDestination: LogDestination, @unchecked Sendable {
         }
     }
 
-    public func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
+    package func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
         var skippingHeader = wroteHeader
         partStart = (length: fileLength, wroteHeader: wroteHeader)
         partBytes = 0
@@ -62,7 +62,7 @@ public final class TSVFileDestination: LogDestination, @unchecked Sendable {
         if partBytes > 0, lastByte != 10 { try write([10][...]) }
     }
 
-    public func discardPart(part: Int, from: Day, to: Day) async -> Bool {
+    package func discardPart(part: Int, from: Day, to: Day) async -> Bool {
         if partBytes > 0 {
             guard case .file(let file) = target, file.canTruncate, (try? file.truncate(to: partStart.length)) != nil else { return false }
         }
@@ -72,18 +72,18 @@ public final class TSVFileDestination: LogDestination, @unchecked Sendable {
     }
 
     /// A file is written afresh by every run: earlier parts are never kept.
-    public func beginRange(from: Day, to: Day, resuming: Bool) async throws -> Bool { false }
+    package func beginRange(from: Day, to: Day, resuming: Bool) async throws -> Bool { false }
 
-    public func commitRange(from: Day, to: Day, parts: Int) async throws {}
+    package func commitRange(from: Day, to: Day, parts: Int) async throws {}
 
-    public func finish() async throws {
+    package func finish() async throws {
         switch target {
         case .file(let file): try file.commit()
         case .standardOutput(let writer): try writer.flush()
         }
     }
 
-    public func abandon() {
+    package func abandon() {
         switch target {
         case .file(let file): file.discard()
         case .standardOutput: break

@@ -5,14 +5,14 @@ import MetrikaModel
 /// Statements and streamed inserts over ClickHouse's HTTP interface (port 8123), through a
 /// `StreamingHTTPTransport`. Failures become one line naming the table: exit 69 when ClickHouse
 /// cannot be reached, 65 when it refuses the statement or the data.
-public struct ClickHouseClient: Sendable {
-    public let settings: ClickHouseSettings
+package struct ClickHouseClient: Sendable {
+    package let settings: ClickHouseSettings
     let transport: any StreamingHTTPTransport
     /// Query-level settings sent with every statement as URL parameters (`name=value`), such as
     /// `max_partitions_per_insert_block` on servers that have it.
-    public var querySettings: [(name: String, value: String)] = []
+    package var querySettings: [(name: String, value: String)] = []
 
-    public init(settings: ClickHouseSettings, transport: any StreamingHTTPTransport) {
+    package init(settings: ClickHouseSettings, transport: any StreamingHTTPTransport) {
         self.settings = settings
         self.transport = transport
     }
@@ -33,7 +33,7 @@ public struct ClickHouseClient: Sendable {
 
     /// Runs one statement (in the body) and returns the answer, at most 1 MiB of it.
     @discardableResult
-    public func execute(_ sql: String, doing what: String) async throws -> String {
+    package func execute(_ sql: String, doing what: String) async throws -> String {
         var answer: [UInt8] = []
         let head = try await exchange(request(query: nil, body: Data(sql.utf8)), upload: nil, doing: what) { chunk in
             if answer.count < 1 << 20 { answer.append(contentsOf: chunk.prefix((1 << 20) - answer.count)) }
@@ -43,7 +43,7 @@ public struct ClickHouseClient: Sendable {
     }
 
     /// Runs a `SELECT` and returns its rows (TabSeparated, values unescaped), at most 1 MiB of answer.
-    public func rows(_ sql: String, doing what: String) async throws -> [[String]] {
+    package func rows(_ sql: String, doing what: String) async throws -> [[String]] {
         let answer = try await execute(sql + " FORMAT TabSeparated", doing: what)
         return answer.split(separator: "\n", omittingEmptySubsequences: true).map { line in
             line.split(separator: "\t", omittingEmptySubsequences: false).map { Self.unescape(String($0)) }
@@ -75,13 +75,13 @@ public struct ClickHouseClient: Sendable {
     }
 
     /// A string literal for SQL: single quotes, backslash and quote escaped.
-    public static func quote(_ text: String) -> String {
+    package static func quote(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
     }
 
     /// `INSERT INTO table (columns) FORMAT <format>` with the rows streamed from `feed`. Never
     /// `TabSeparatedWithNames` for log parts: ClickHouse 20+ maps that header onto the columns.
-    public func insert(
+    package func insert(
         into table: String, columns: [String], format: String = "TabSeparated", doing what: String, feed: (StreamWriter) async throws -> Void
     ) async throws {
         let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) FORMAT \(format)"

@@ -5,21 +5,21 @@ import MetrikaModel
 /// in the order of the cluster's shards in the servers' `remote_servers`. metrika writes each shard's
 /// local table (`metrika.visits_local`) itself and creates `metrika.visits` on every shard as a
 /// `Distributed` table over them, for reading.
-public struct ClickHouseCluster: Sendable {
+package struct ClickHouseCluster: Sendable {
     /// The cluster's name in `remote_servers`.
-    public var name: String
+    package var name: String
     /// One per shard: its URL, the local table (`<table>_local`), the credentials.
-    public var shards: [ClickHouseSettings]
+    package var shards: [ClickHouseSettings]
     /// `db.table` of the Distributed table users query.
-    public var distributedTable: String
+    package var distributedTable: String
 
     /// The destination as progress records it: the cluster, every shard and the table.
-    public var identity: String {
+    package var identity: String {
         "cluster \(name): " + shards.map { "\($0.url.host ?? ""):\($0.url.port ?? 8123)" }.joined(separator: ",") + "/" + distributedTable
     }
 
     /// `settings` for the table users query (`metrika.visits`); `urls` one per shard.
-    public static func make(name: String, urls: [String], table: ClickHouseSettings, environment: [String: String], timeout: Double) throws -> ClickHouseCluster {
+    package static func make(name: String, urls: [String], table: ClickHouseSettings, environment: [String: String], timeout: Double) throws -> ClickHouseCluster {
         guard ClickHouseSettings.isIdentifier(name) else {
             throw SimpleFailure("--cluster '\(TerminalText.quote(name))' is not a cluster name as remote_servers has it (letters, digits and _).", exitCode: ExitCode.usage)
         }
@@ -38,7 +38,7 @@ public struct ClickHouseCluster: Sendable {
 
     /// `CREATE TABLE IF NOT EXISTS <distributed> AS <local> ENGINE = Distributed(…)`: rows inserted
     /// through it would go to the shard `client_id % shards` picks, as metrika places them.
-    public func createDistributed(_ shard: ClickHouseSettings, shardingKey: String) -> String {
+    package func createDistributed(_ shard: ClickHouseSettings, shardingKey: String) -> String {
         "CREATE TABLE IF NOT EXISTS \(distributedTable) AS \(shard.qualifiedTable) ENGINE = Distributed(\(name), \(shard.database), \(shard.table), \(shardingKey))"
     }
 }

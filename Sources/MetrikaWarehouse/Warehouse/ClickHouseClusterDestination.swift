@@ -12,7 +12,7 @@ import MetrikaModel
 /// a part table on every shard, then moved into every shard's staging table; `commitRange` swaps the
 /// range in shard by shard. A failure before the swap leaves every shard's old rows; a failure during
 /// it is repaired by running again (every shard's staging is filled again, the swap is repeated).
-public final class ClickHouseClusterDestination: LogDestination, @unchecked Sendable {
+package final class ClickHouseClusterDestination: LogDestination, @unchecked Sendable {
     let cluster: ClickHouseCluster
     let shards: [ClickHouseDestination]
     let keyField: String
@@ -24,12 +24,12 @@ public final class ClickHouseClusterDestination: LogDestination, @unchecked Send
     }
 
     /// The field that places a row on a shard: `clientID`, requested in cluster mode always.
-    public static func shardingField(_ source: LogSource) -> String { source.prefix + "clientID" }
+    package static func shardingField(_ source: LogSource) -> String { source.prefix + "clientID" }
 
     /// On every shard: checks that the servers know the cluster with one shard per URL, creates the
     /// local table (checked as on one server) and the Distributed table over the shards. All before a
     /// log is ordered.
-    public static func prepare(
+    package static func prepare(
         _ cluster: ClickHouseCluster, counterID: Int, source: LogSource, fields: [String], transport: any StreamingHTTPTransport
     ) async throws -> ClickHouseClusterDestination {
         ShardSpool.sweepAbandoned()
@@ -71,7 +71,7 @@ public final class ClickHouseClusterDestination: LogDestination, @unchecked Send
         return (pieces[0], pieces.count > 1 ? pieces[1] : "")
     }
 
-    public func beginRange(from: Day, to: Day, resuming: Bool) async throws -> Bool {
+    package func beginRange(from: Day, to: Day, resuming: Bool) async throws -> Bool {
         var kept: [Bool] = []
         for shard in shards { kept.append(try await shard.beginRange(from: from, to: to, resuming: resuming)) }
         if kept.allSatisfy({ $0 }) { return true }
@@ -80,7 +80,7 @@ public final class ClickHouseClusterDestination: LogDestination, @unchecked Send
         return false
     }
 
-    public func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
+    package func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
         let spool = try ShardSpool(shardCount: shards.count, keyField: keyField)
         defer { spool.remove() }
         try await feed { chunk in try spool.write(chunk) }
@@ -91,22 +91,22 @@ public final class ClickHouseClusterDestination: LogDestination, @unchecked Send
         for shard in shards { try await shard.movePart(part, of: count, from: from, to: to) }
     }
 
-    public func discardPart(part: Int, from: Day, to: Day) async -> Bool {
+    package func discardPart(part: Int, from: Day, to: Day) async -> Bool {
         for shard in shards { _ = await shard.discardPart(part: part, from: from, to: to) }
         return true
     }
 
-    public func commitRange(from: Day, to: Day, parts: Int) async throws {
+    package func commitRange(from: Day, to: Day, parts: Int) async throws {
         for shard in shards { try await shard.commitRange(from: from, to: to, parts: parts) }
     }
 
-    public func discardRange(from: Day, to: Day) async throws {
+    package func discardRange(from: Day, to: Day) async throws {
         for shard in shards { try await shard.discardRange(from: from, to: to) }
     }
 
-    public var remembersLoadedDays: Bool { true }
+    package var remembersLoadedDays: Bool { true }
 
-    public func finish() async throws {}
+    package func finish() async throws {}
 
-    public func abandon() {}
+    package func abandon() {}
 }

@@ -11,36 +11,36 @@ import MetrikaModel
 /// On a cluster (`--cluster`), every shard gets `metrika.daily_local` and `metrika.daily` as a
 /// `Distributed` table over them; a counter's rows go to shard `counter_id % shards` (a counter's
 /// history is small: kept together, it is replaced on one shard).
-public struct ClickHouseDailyMirror: Sendable {
+package struct ClickHouseDailyMirror: Sendable {
     /// One per shard (one on a single server), each with the table it writes.
     let clients: [ClickHouseClient]
     let cluster: ClickHouseCluster?
 
-    public init(settings: ClickHouseSettings, transport: any StreamingHTTPTransport) {
+    package init(settings: ClickHouseSettings, transport: any StreamingHTTPTransport) {
         clients = [ClickHouseClient(settings: settings, transport: transport)]
         cluster = nil
     }
 
     /// A cluster's shards: their `…_local` tables, and the Distributed table over them.
-    public init(cluster: ClickHouseCluster, transport: any StreamingHTTPTransport) {
+    package init(cluster: ClickHouseCluster, transport: any StreamingHTTPTransport) {
         clients = cluster.shards.map { ClickHouseClient(settings: $0, transport: transport) }
         self.cluster = cluster
     }
 
     /// Where the rows go, as the sync's ledger records it: host, port and table (or the cluster's).
-    public var identity: String { cluster?.identity ?? clients[0].settings.identity }
+    package var identity: String { cluster?.identity ?? clients[0].settings.identity }
 
     /// The table users query.
-    public var table: String { cluster?.distributedTable ?? clients[0].settings.qualifiedTable }
+    package var table: String { cluster?.distributedTable ?? clients[0].settings.qualifiedTable }
 
     /// The DDL, SQL that 18.16 and current releases both accept.
-    public static func createTable(_ table: String) -> String {
+    package static func createTable(_ table: String) -> String {
         "CREATE TABLE IF NOT EXISTS \(table) (counter_id UInt32, date Date, metric String, value Float64, version UInt64) ENGINE = ReplacingMergeTree(version) PARTITION BY toYYYYMM(date) ORDER BY (counter_id, metric, date)"
     }
 
     /// Creates the database and table when missing. True when the table was not there before (so
     /// nothing an earlier sync sent is in it).
-    public func prepare() async throws -> Bool {
+    package func prepare() async throws -> Bool {
         var created = false
         for client in clients {
             let settings = client.settings
@@ -56,13 +56,13 @@ public struct ClickHouseDailyMirror: Sendable {
     }
 
     /// One value of the daily history.
-    public struct Row: Sendable, Equatable {
-        public var day: Day
+    package struct Row: Sendable, Equatable {
+        package var day: Day
         /// The metric's CSV name.
-        public var metric: String
-        public var value: Double
+        package var metric: String
+        package var value: Double
 
-        public init(day: Day, metric: String, value: Double) {
+        package init(day: Day, metric: String, value: Double) {
             self.day = day
             self.metric = metric
             self.value = value
@@ -71,7 +71,7 @@ public struct ClickHouseDailyMirror: Sendable {
 
     /// Inserts `rows` of a counter in one statement. Rows are few (days × metrics), so the body is
     /// built in memory.
-    public func insert(counterID: Int, rows: [Row], version: UInt64) async throws {
+    package func insert(counterID: Int, rows: [Row], version: UInt64) async throws {
         guard !rows.isEmpty else { return }
         var body: [UInt8] = []
         for row in rows {

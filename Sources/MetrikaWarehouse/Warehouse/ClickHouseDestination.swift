@@ -27,7 +27,7 @@ import MetrikaModel
 /// staging table once it is whole, so that a part fetched again after a failed attempt (a cut
 /// download, a 5xx) starts from an empty table: `discardPart` drops what the attempt wrote and the
 /// staging table never holds a partial part.
-public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
+package final class ClickHouseDestination: LogDestination, @unchecked Sendable {
     let client: ClickHouseClient
     let counterID: Int
     let source: LogSource
@@ -47,11 +47,11 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
     }
 
     /// What a Distributed table given to one server is told to do instead.
-    public static let clusterHint = "load a cluster's shards with --clickhouse URL1,URL2,… --cluster NAME (docs/clickhouse.md), or point --table at a MergeTree table."
+    package static let clusterHint = "load a cluster's shards with --clickhouse URL1,URL2,… --cluster NAME (docs/clickhouse.md), or point --table at a MergeTree table."
 
     /// Creates the database and table when missing (typed columns, see `ClickHouseSchema`), then
     /// checks what the table is (`ClickHouseTarget`): all before a log is ordered.
-    public static func prepare(
+    package static func prepare(
         _ settings: ClickHouseSettings, counterID: Int, source: LogSource, fields: [String], transport: any StreamingHTTPTransport,
         clusterHint: String = ClickHouseDestination.clusterHint
     ) async throws -> ClickHouseDestination {
@@ -70,7 +70,7 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
         "\(table)__staging_\(counterID)_\(from.iso.replacingOccurrences(of: "-", with: ""))_\(to.iso.replacingOccurrences(of: "-", with: ""))"
     }
 
-    public func beginRange(from: Day, to: Day, resuming: Bool) async throws -> Bool {
+    package func beginRange(from: Day, to: Day, resuming: Bool) async throws -> Bool {
         let staging = staging(from, to)
         if resuming {
             let exists = try await client.execute("EXISTS TABLE \(staging)", doing: "checking the staging table")
@@ -85,7 +85,7 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
         staging(from, to) + "__part\(part)"
     }
 
-    public func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
+    package func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
         try await insertPart(part, of: count, from: from, to: to, feed: feed)
         try await movePart(part, of: count, from: from, to: to)
     }
@@ -129,12 +129,12 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
 
     /// Drops what the failed attempt inserted; the next `load` starts from an empty part table anyway,
     /// so a failed drop does not stop the retry.
-    public func discardPart(part: Int, from: Day, to: Day) async -> Bool {
+    package func discardPart(part: Int, from: Day, to: Day) async -> Bool {
         _ = try? await client.execute("DROP TABLE IF EXISTS \(partTable(part, from, to))", doing: "dropping the table of part \(part + 1)")
         return true
     }
 
-    public func commitRange(from: Day, to: Day, parts: Int) async throws {
+    package func commitRange(from: Day, to: Day, parts: Int) async throws {
         let staging = staging(from, to)
         let swap = staging + "__swap"
         let id = ClickHouseSchema.columnName(source.idField)
@@ -192,7 +192,7 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
 
     /// Drops the staging table of `from…to` and its helpers (`__part<N>`, `__swap`) that a failed run
     /// left for its resume.
-    public func discardRange(from: Day, to: Day) async throws {
+    package func discardRange(from: Day, to: Day) async throws {
         let staging = staging(from, to)
         let prefix = String(staging.dropFirst(client.settings.database.count + 1))
         let names = try await client.rows(
@@ -206,11 +206,11 @@ public final class ClickHouseDestination: LogDestination, @unchecked Sendable {
     }
 
     /// A table keeps what earlier runs loaded: a run without dates continues from it.
-    public var remembersLoadedDays: Bool { true }
+    package var remembersLoadedDays: Bool { true }
 
-    public func finish() async throws {}
+    package func finish() async throws {}
 
-    public func abandon() {}
+    package func abandon() {}
 }
 
 /// The error a part's download ended with, kept past the insert it was feeding.

@@ -2,10 +2,10 @@ import Foundation
 import MetrikaModel
 
 /// Column names and types of the ClickHouse tables `metrika logs` fills (metrika-api.md §6).
-public enum ClickHouseSchema {
+package enum ClickHouseSchema {
     /// `ym:s:visitID` → `visit_id`, `ym:s:UTMSource` → `utm_source`, `ym:pv:URL` → `url`: the field
     /// without its prefix, in snake_case (a run of capitals is one word).
-    public static func columnName(_ field: String) -> String {
+    package static func columnName(_ field: String) -> String {
         let bare = field.split(separator: ":").last.map(String.init) ?? field
         let characters = Array(bare)
         var result = ""
@@ -38,7 +38,7 @@ public enum ClickHouseSchema {
     ]
 
     /// The ClickHouse type of a Logs API field; String for fields it does not know.
-    public static func columnType(_ field: String) -> String {
+    package static func columnType(_ field: String) -> String {
         let bare = field.split(separator: ":").last.map(String.init) ?? field
         return types[bare] ?? "String"
     }
@@ -47,7 +47,7 @@ public enum ClickHouseSchema {
     /// MergeTree with one partition per counter and day (a re-loaded day replaces its partition whole,
     /// see `ClickHouseDestination`), ordered by (counter_id, date, id). SQL both 18.16 and current
     /// releases accept.
-    public static func createTable(_ table: String, fields: [String], source: LogSource) -> String {
+    package static func createTable(_ table: String, fields: [String], source: LogSource) -> String {
         let columns = fields.map { "    \(columnName($0)) \(columnType($0))" }.joined(separator: ",\n")
         let id = columnName(source.idField)
         return "CREATE TABLE IF NOT EXISTS \(table) (\n\(columns)\n) ENGINE = MergeTree() PARTITION BY (counter_id, date) ORDER BY (counter_id, date, \(id))"

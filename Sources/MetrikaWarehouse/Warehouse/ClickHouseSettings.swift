@@ -3,21 +3,21 @@ import MetrikaAPI
 import MetrikaModel
 
 /// Where and as whom to reach ClickHouse: from `--clickhouse URL`, `--table` and the environment.
-public struct ClickHouseSettings: Sendable {
+package struct ClickHouseSettings: Sendable {
     /// The HTTP interface, e.g. `http://127.0.0.1:8123` (no path, query or credentials).
-    public var url: URL
-    public var database: String
-    public var table: String
+    package var url: URL
+    package var database: String
+    package var table: String
     /// From `METRIKA_CLICKHOUSE_USER` / `METRIKA_CLICKHOUSE_PASSWORD` only, never argv.
-    public var user: String?
-    public var password: String?
+    package var user: String?
+    package var password: String?
     /// Seconds to connect and to wait for each next chunk.
-    public var timeout: Double
+    package var timeout: Double
 
     /// `db.table`.
-    public var qualifiedTable: String { "\(database).\(table)" }
+    package var qualifiedTable: String { "\(database).\(table)" }
     /// The destination as progress records it: host, port and table (no credentials).
-    public var identity: String { "\(url.host ?? ""):\(url.port ?? 8123)/\(qualifiedTable)" }
+    package var identity: String { "\(url.host ?? ""):\(url.port ?? 8123)/\(qualifiedTable)" }
 
     /// `text` with anything between `scheme://` and an `@` of its authority replaced by `…`, so that a
     /// URL refused as malformed never echoes a password it held.
@@ -29,7 +29,7 @@ public struct ClickHouseSettings: Sendable {
     }
 
     /// Checks the URL and names; credentials in the URL are refused (they would show in `ps`).
-    public static func make(url text: String, table tableText: String?, source: LogSource, environment: [String: String], timeout: Double) throws -> ClickHouseSettings {
+    package static func make(url text: String, table tableText: String?, source: LogSource, environment: [String: String], timeout: Double) throws -> ClickHouseSettings {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
             throw SimpleFailure("--clickhouse '\(TerminalText.quote(withoutCredentials(text)))' is not an http(s) URL such as http://127.0.0.1:8123", exitCode: ExitCode.usage)
         }

@@ -6,9 +6,9 @@ import MetrikaModel
 /// before a log is ordered: a table metrika cannot replace ranges in (a `Distributed` table, a `Log`,
 /// a view, a partition key the replace does not know) or one that lacks a column for a requested
 /// field is refused (exit 78) before anything is ordered or written.
-public struct ClickHouseTarget: Sendable, Equatable {
+package struct ClickHouseTarget: Sendable, Equatable {
     /// How a re-loaded range replaces the old rows (docs/clickhouse.md, "Re-running a range").
-    public enum Scheme: Sendable, Equatable {
+    package enum Scheme: Sendable, Equatable {
         /// `PARTITION BY (counter_id, date)`: a day of a counter is a partition, replaced whole from
         /// the staging table; nothing else is copied. What metrika creates.
         case byDay
@@ -20,23 +20,23 @@ public struct ClickHouseTarget: Sendable, Equatable {
         case byCounterMonth
     }
 
-    public var table: String
-    public var engine: String
-    public var partitionKey: String
-    public var sortingKey: String
-    public var primaryKey: String
-    public var samplingKey: String
+    package var table: String
+    package var engine: String
+    package var partitionKey: String
+    package var sortingKey: String
+    package var primaryKey: String
+    package var samplingKey: String
     /// Column name → type.
-    public var columns: [String: String]
-    public var scheme: Scheme
+    package var columns: [String: String]
+    package var scheme: Scheme
     /// Whether the server limits the partitions one INSERT block may touch
     /// (`max_partitions_per_insert_block`, 100 by default since 19.x; 18.16 has no such setting):
     /// a load of more than 100 days into day partitions needs the limit lifted for its inserts.
-    public var limitsPartitionsPerInsert = false
+    package var limitsPartitionsPerInsert = false
 
     /// The engine clause of helper tables (staging, swap, parts) when `CREATE TABLE h AS t` would copy
     /// something a helper must not have: a replicated target's ZooKeeper path. Nil: `AS t` is enough.
-    public var helperEngine: String? {
+    package var helperEngine: String? {
         guard engine.hasPrefix("Replicated") else { return nil }
         var clause = "MergeTree() PARTITION BY \(partitionKey) ORDER BY (\(sortingKey))"
         if !primaryKey.isEmpty, primaryKey != sortingKey { clause += " PRIMARY KEY (\(primaryKey))" }
@@ -45,12 +45,12 @@ public struct ClickHouseTarget: Sendable, Equatable {
     }
 
     /// `CREATE TABLE helper AS target [ENGINE = …]`.
-    public func createHelper(_ helper: String) -> String {
+    package func createHelper(_ helper: String) -> String {
         "CREATE TABLE \(helper) AS \(table)" + (helperEngine.map { " ENGINE = " + $0 } ?? "")
     }
 
     /// Reads the table's engine, keys and columns and checks that a load of `fields` can go in.
-    public static func inspect(_ client: ClickHouseClient, fields: [String], clusterHint: String) async throws -> ClickHouseTarget {
+    package static func inspect(_ client: ClickHouseClient, fields: [String], clusterHint: String) async throws -> ClickHouseTarget {
         let settings = client.settings
         let table = settings.qualifiedTable
         let database = ClickHouseClient.quote(settings.database), name = ClickHouseClient.quote(settings.table)
@@ -75,7 +75,7 @@ public struct ClickHouseTarget: Sendable, Equatable {
     }
 
     /// Decides the scheme, refusing what the replace cannot handle.
-    public init(
+    package init(
         table: String, engine: String, partitionKey: String, sortingKey: String, primaryKey: String, samplingKey: String, columns: [String: String],
         clusterHint: String
     ) throws {
@@ -109,7 +109,7 @@ public struct ClickHouseTarget: Sendable, Equatable {
 
     /// Every requested field has its column (ClickHouse would refuse the insert only after the log
     /// was ordered and downloaded).
-    public func check(fields: [String]) throws {
+    package func check(fields: [String]) throws {
         let missing = fields.filter { columns[ClickHouseSchema.columnName($0)] == nil }
         guard !missing.isEmpty else { return }
         let additions = missing.map { "ADD COLUMN \(ClickHouseSchema.columnName($0)) \(ClickHouseSchema.columnType($0))" }.joined(separator: ", ")
