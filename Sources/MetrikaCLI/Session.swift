@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaAPI
 import MetrikaModel
+import MetrikaSystem
 
 /// Builds what commands need from the environment: the API client (URL, token, timeout, logging),
 /// the profile and the default counters. `CLI.dispatch` builds one per run and hands it to the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MetrikaAPI
+import MetrikaSystem
 
 @Suite("Token source order and masking")
 struct AuthTokenSourceTests {
@@ -105,19 +106,6 @@ struct AuthTokenSourceTests {
             == .failure(.anotherApp(issuer: "other-app", configured: "env-id", source: "METRIKA_CLIENT_ID")))
         #expect(ClientCredentials.forToken(issuer: "tok-id", resolved: resolve(token: "tok-id")) == .failure(.noClientSecret(clientID: "tok-id")))
         #expect(ClientCredentials.forToken(issuer: nil, resolved: nil) == .failure(.noClientID))
-    }
-
-    @Test func aConfigFileWithASecretOthersCanReadIsRefused() throws {
-        let scratch = try AuthScratch()
-        let config = scratch.path + "/metrika/config.json"
-        try FileManager.default.createDirectory(atPath: scratch.path + "/metrika", withIntermediateDirectories: true)
-        for json in [#"{"client_id": "cfg-id", "client_secret": "cfg-secret"}"#, #"{"profiles": {"work": {"client_secret": "s"}}}"#] {
-            try? FileManager.default.removeItem(atPath: config)
-            _ = FileManager.default.createFile(atPath: config, contents: Data(json.utf8), attributes: [.posixPermissions: 0o600])
-            #expect(try ConfigFile.read(environment: ["XDG_CONFIG_HOME": scratch.path]) != nil)
-            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: config)
-            #expect(throws: AuthError.self) { try ConfigFile.read(environment: ["XDG_CONFIG_HOME": scratch.path]) }
-        }
     }
 
     @Test func formEncodingIsStrict() {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MetrikaAPI
 @testable import MetrikaCLI
+import MetrikaSystem
 
 /// Where logs and sync find ClickHouse: --clickhouse/--cluster > METRIKA_CLICKHOUSE_URL/_CLUSTER >
 /// clickhouse_url/clickhouse_cluster in config.json.
@@ -31,7 +32,7 @@ struct ClickHouseOptionsTests {
     @Test(arguments: [#"{"clickhouse_url": []}"#, #"{"clickhouse_url": [1]}"#, #"{"clickhouse_cluster": 5}"#])
     func aClickHouseMemberOfTheWrongShapeIsAConfigurationError(config: String) throws {
         let (session, home) = try Self.session([], config: config)
-        #expect(throws: AuthError.self) { _ = try ClickHouseOptions.defaultURL(session: session) }
+        #expect(throws: ConfigError.self) { _ = try ClickHouseOptions.defaultURL(session: session) }
         _ = home
     }
 }

@@ -3,6 +3,7 @@ import Testing
 @testable import MetrikaAPI
 @testable import MetrikaCLI
 @testable import MetrikaModel
+import MetrikaSystem
 
 /// One `Session` per run, and the config file read once through it.
 @Suite("Session")
@@ -42,7 +43,7 @@ struct SessionTests {
         let home = try ConfigHome(#"{"countr": 1}"#)
         let session = try Self.session([], home: home)
         for _ in 0..<3 {
-            #expect(throws: AuthError.self) { _ = try session.defaultCounters() }
+            #expect(throws: ConfigError.self) { _ = try session.defaultCounters() }
         }
         #expect(session.configReads == 1)
     }
@@ -53,7 +54,8 @@ struct SessionTests {
         do {
             _ = try session.profile()
             Issue.record("an unknown profile must fail")
-        } catch let error as AuthError {
+        } catch let error as ConfigError {
+            #expect(error == .unknownProfile(name: "nope", selector: "METRIKA_PROFILE", path: home.path + "/metrika/config.json", known: ["agency", "home"]))
             #expect(error.exitCode == ExitCode.config)
             #expect(error.message.contains("nope") && error.message.contains("agency") && error.message.contains("METRIKA_PROFILE"), "\(error.message)")
         }
@@ -103,7 +105,9 @@ struct PlainHTTPPolicyTests {
             do {
                 _ = try url(session)
                 Issue.record("\(variable): plain http to another host must be refused")
-            } catch let failure as SimpleFailure {
+            } catch let failure as ConfigError {
+                let secret = variable == "METRIKA_API_URL" ? "the OAuth token" : "the app's secret and the tokens"
+                #expect(failure == .plainHTTP(setting: variable, url: "http://api.example.org", host: "api.example.org", secret: secret))
                 #expect(failure.exitCode == ExitCode.config)
                 #expect(failure.message.hasPrefix("\(variable) 'http://api.example.org' is plain http to api.example.org, which is not this machine: "))
                 #expect(failure.message.hasSuffix("Use https://, or set METRIKA_ALLOW_INSECURE_HTTP=1 for a test set-up."))
@@ -115,6 +119,6 @@ struct PlainHTTPPolicyTests {
             }
         }
         // Only 1 opens the door.
-        #expect(throws: SimpleFailure.self) { _ = try Self.session(["METRIKA_API_URL": "http://x.example", "METRIKA_ALLOW_INSECURE_HTTP": "yes"]).apiBaseURL() }
+        #expect(throws: ConfigError.self) { _ = try Self.session(["METRIKA_API_URL": "http://x.example", "METRIKA_ALLOW_INSECURE_HTTP": "yes"]).apiBaseURL() }
     }
 }

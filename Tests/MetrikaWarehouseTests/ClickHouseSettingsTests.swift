@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import MetrikaModel
+import MetrikaSystem
 import MetrikaWarehouse
 
 /// A ClickHouse password goes over plain http only to this machine (PlainHTTPPolicy).
@@ -15,7 +16,8 @@ struct ClickHouseSettingsTests {
         do {
             _ = try Self.make("http://db.example.org:8123", password)
             Issue.record("a password over plain http to another host must be refused")
-        } catch let failure as SimpleFailure {
+        } catch let failure as ConfigError {
+            #expect(failure == .plainHTTP(setting: "The ClickHouse URL", url: "http://db.example.org:8123", host: "db.example.org", secret: "METRIKA_CLICKHOUSE_PASSWORD"))
             #expect(failure.exitCode == ExitCode.config)
             #expect(failure.message == "The ClickHouse URL 'http://db.example.org:8123' is plain http to db.example.org, which is not this machine: METRIKA_CLICKHOUSE_PASSWORD would cross the network unencrypted. Use https://, or set METRIKA_ALLOW_INSECURE_HTTP=1 for a test set-up.")
             #expect(!failure.message.contains("pw'"))

@@ -1,5 +1,6 @@
 import Foundation
 import MetrikaModel
+import MetrikaSystem
 
 /// The one rule for sending a secret (the OAuth token, the app's secret, a refresh token, a ClickHouse
 /// password, a webhook URL) over plain `http://`: only to this machine (127.0.0.0/8, ::1, localhost),
@@ -7,18 +8,15 @@ import MetrikaModel
 /// METRIKA_ALLOW_INSECURE_HTTP=1 says that this is a test set-up.
 package enum PlainHTTPPolicy {
     /// The variable that allows plain http to other hosts (test set-ups only): its value must be `1`.
-    package static let overrideVariable = "METRIKA_ALLOW_INSECURE_HTTP"
+    package static let overrideVariable = ConfigError.allowInsecureHTTPVariable
 
     /// Refuses `url` when it is plain http to a host that is not loopback and the override is not set.
     /// `setting` names where the URL came from (`METRIKA_API_URL`, `--clickhouse`); `secret` what it
-    /// would carry (`the OAuth token`). Throws a one-line `SimpleFailure` with exit 78 (configuration).
+    /// would carry (`the OAuth token`). Throws `ConfigError.plainHTTP` (exit 78).
     package static func check(_ url: URL, setting: String, secret: String, environment: [String: String]) throws {
         guard url.scheme?.lowercased() == "http", let host = url.host, !isLoopback(host) else { return }
         if environment[overrideVariable]?.trimmingCharacters(in: .whitespaces) == "1" { return }
-        throw SimpleFailure(
-            "\(setting) '\(TerminalText.quote(url.absoluteString))' is plain http to \(TerminalText.quote(host)), which is not this machine: "
-                + "\(secret) would cross the network unencrypted. Use https://, or set \(overrideVariable)=1 for a test set-up.",
-            exitCode: ExitCode.config)
+        throw ConfigError.plainHTTP(setting: setting, url: url.absoluteString, host: host, secret: secret)
     }
 
     /// Whether `host` names this machine: `localhost` (and names under `.localhost`), an IPv4 address

@@ -16,8 +16,6 @@ package enum AuthError: MetrikaFailure, Equatable {
     case missingClientID
     /// Device login needs the app's secret too.
     case missingClientSecret
-    /// A configuration file of metrika could not be used.
-    case badConfigFile(path: String, reason: String)
     /// `login --token-stdin` read nothing usable.
     case noTokenOnStandardInput(String)
     /// The user pressed Ctrl-C while metrika waited for the confirmation.
@@ -28,9 +26,6 @@ package enum AuthError: MetrikaFailure, Equatable {
     case malformedToken(source: String, problem: String)
     /// The profile's token file (`path`) does not exist: that profile was never signed in to.
     case notSignedInProfile(name: String, path: String)
-    /// `selector` (`--profile` or `METRIKA_PROFILE`) names a profile the config file at `path` does
-    /// not define; `known` are the ones it does, nil when there is no config file.
-    case unknownProfile(name: String, selector: String, path: String, known: [String]?)
     /// The system keyring could not be used (its tool is missing, no session bus, locked, too slow).
     case keyringUnavailable(keyring: String, reason: String)
     /// The token file `path` points to the keyring, which holds no token for it.
@@ -40,7 +35,7 @@ package enum AuthError: MetrikaFailure, Equatable {
         switch self {
         case .notSignedIn, .notSignedInProfile, .keyringEntryMissing, .unreadableTokenFile, .insecureTokenFile, .foreignTokenFile: return ExitCode.noPermission
         case .cannotWriteTokenFile: return ExitCode.cannotCreate
-        case .missingClientID, .missingClientSecret, .badConfigFile, .malformedToken, .unknownProfile: return ExitCode.config
+        case .missingClientID, .missingClientSecret, .malformedToken: return ExitCode.config
         case .keyringUnavailable: return ExitCode.unavailable
         case .noTokenOnStandardInput: return ExitCode.usage
         case .loginCancelled: return AuthError.cancelledExitCode
@@ -68,10 +63,6 @@ package enum AuthError: MetrikaFailure, Equatable {
                 + "Register an app with the metrika:read scope at https://oauth.yandex.ru/client/new, or use `metrika login --token-stdin`."
         case .missingClientSecret:
             return "Device login needs your OAuth app's client secret: pass --client-secret, set METRIKA_CLIENT_SECRET, or put \"client_secret\" in the config file (see docs/auth.md)."
-        case .badConfigFile(let path, let reason):
-            let format = reason.contains("of \"alerts\"") ? "docs/alerts.md" : "docs/auth.md"
-            let fix = reason.contains("`") ? "" : " Fix it (the format is in \(format)) or move it away."
-            return "Cannot use the config file \(path): \(reason).\(fix)"
         case .noTokenOnStandardInput(let reason):
             return "No token on standard input: \(reason). Pipe it in, e.g. `pbpaste | metrika login --token-stdin`, or type it and press Ctrl-D."
         case .loginCancelled:
@@ -81,13 +72,6 @@ package enum AuthError: MetrikaFailure, Equatable {
             return "The token in \(source) holds \(problem), so it is not used (it would not reach the API intact). \(fix)."
         case .notSignedInProfile(let name, let path):
             return "Not signed in for profile '\(name)': there is no token file \(path). Run `metrika login --profile \(name)` first."
-        case .unknownProfile(let name, let selector, let path, let known):
-            let change = selector == "--profile" ? "name another profile with --profile" : "change or unset \(selector)"
-            guard let known else {
-                return "\(selector) names the profile '\(name)', but there is no config file \(path). Define it there as {\"profiles\": {\"\(name)\": {…}}} (see docs/auth.md), or \(change)."
-            }
-            let list = known.isEmpty ? "it defines no profiles" : "it defines \(known.joined(separator: ", "))"
-            return "\(selector) names the profile '\(name)', which the config file \(path) does not define (\(list)). Add it under \"profiles\", or \(change)."
         case .keyringUnavailable(let keyring, let reason):
             return "Cannot use \(keyring): \(reason)."
         case .keyringEntryMissing(let path, let keyring):

@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaSystem
 
 /// The user's own registered OAuth app: its client id and (for device login, refresh and revoke)
 /// its secret. The secret is not a token, but it is treated the same way: never printed.

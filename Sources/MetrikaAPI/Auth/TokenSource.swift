@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaSystem
 
 /// Where the OAuth token came from, and the token itself. Never print `token`.
 package struct ResolvedToken: Sendable {
@@ -28,17 +29,7 @@ package struct ResolvedToken: Sendable {
 package enum TokenSource {
     /// `$XDG_CONFIG_HOME/metrika/token.json`, else `~/.config/metrika/token.json`.
     package static func defaultPath(environment: [String: String]) -> String {
-        configDirectory(environment: environment) + "/token.json"
-    }
-
-    /// `$XDG_CONFIG_HOME/metrika`, else `~/.config/metrika` (a relative XDG_CONFIG_HOME is ignored,
-    /// as the XDG spec says).
-    package static func configDirectory(environment: [String: String]) -> String {
-        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
-            return config + "/metrika"
-        }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return home + "/.config/metrika"
+        ConfigFile.directory(environment: environment) + "/token.json"
     }
 
     /// Resolves the token or throws `AuthError.notSignedIn` (exit 77) saying how to sign in.
@@ -64,7 +55,7 @@ package enum TokenSource {
     /// The profile's token file: its `token_file`, else `token-<name>.json` in the config directory,
     /// so that each profile keeps its own sign-in without naming a file.
     package static func profileTokenPath(_ profile: ConfigFile.Profile, environment: [String: String]) -> String {
-        profile.tokenFile ?? configDirectory(environment: environment) + "/token-\(profile.name).json"
+        profile.tokenFile ?? ConfigFile.directory(environment: environment) + "/token-\(profile.name).json"
     }
 
     /// Reads a token file, and the keyring entry when the file notes that the token is there.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import MetrikaAPI
+import MetrikaSystem
 
 /// The config file's syntax check: silent on valid JSON (whatever Foundation reads as such, except a
 /// trailing comma), and on invalid JSON the line, column and what was expected.

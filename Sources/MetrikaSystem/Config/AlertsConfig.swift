@@ -27,32 +27,30 @@ package struct AlertsConfig: Sendable, Equatable {
 
     static let keys = ["metrics", "goals", "shop", "min_change", "min_score", "weeks", "skip"]
 
-    /// Reads the member (nil when absent); `fail` makes the file's error naming the problem.
-    static func parse(_ value: Any?, fail: (String) -> AuthError) throws -> AlertsConfig? {
+    /// Reads the member (nil when absent); `member` makes the file's error naming the problem.
+    static func parse(_ value: Any?, member: ConfigFile.Members) throws -> AlertsConfig? {
         guard let value else { return nil }
-        guard let object = value as? [String: Any] else { throw fail("\"alerts\" must be an object such as {\"min_change\": 40}") }
-        if let unknown = object.keys.sorted().first(where: { !keys.contains($0) }) {
-            throw fail("unknown member \"\(unknown)\" of \"alerts\" (known: \(keys.joined(separator: ", ")))")
-        }
+        guard let object = value as? [String: Any] else { throw member.bad("alerts", .top, "an object such as {\"min_change\": 40}") }
+        try member.checkKeys(object, allowed: keys, place: .alerts)
         var config = AlertsConfig()
         if let metrics = object["metrics"] {
             guard let names = metrics as? [String], !names.isEmpty, names.allSatisfy({ !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
-                throw fail("\"metrics\" of \"alerts\" must be a non-empty list of metric names such as [\"visits\"]")
+                throw member.bad("metrics", .alerts, "a non-empty list of metric names such as [\"visits\"]")
             }
             config.metrics = names
         }
         if let goals = object["goals"] {
-            guard let flag = goals as? Bool, ["true", "false", "1", "0"].contains("\(goals)") else { throw fail("\"goals\" of \"alerts\" must be true or false") }
+            guard let flag = goals as? Bool, ["true", "false", "1", "0"].contains("\(goals)") else { throw member.bad("goals", .alerts, "true or false") }
             config.goals = flag
         }
         if let shop = object["shop"] {
-            guard let flag = shop as? Bool, ["true", "false", "1", "0"].contains("\(shop)") else { throw fail("\"shop\" of \"alerts\" must be true or false") }
+            guard let flag = shop as? Bool, ["true", "false", "1", "0"].contains("\(shop)") else { throw member.bad("shop", .alerts, "true or false") }
             config.shop = flag
         }
-        config.minimumChange = try number(object["min_change"], "min_change", in: 5...95, fail: fail)
-        config.minimumScore = try number(object["min_score"], "min_score", in: 2...20, fail: fail)
-        if let weeks = try number(object["weeks"], "weeks", in: 4...12, fail: fail) {
-            guard weeks == weeks.rounded() else { throw fail("\"weeks\" of \"alerts\" must be a whole number from 4 to 12") }
+        config.minimumChange = try number(object["min_change"], "min_change", in: 5...95, member: member)
+        config.minimumScore = try number(object["min_score"], "min_score", in: 2...20, member: member)
+        if let weeks = try number(object["weeks"], "weeks", in: 4...12, member: member) {
+            guard weeks == weeks.rounded() else { throw member.bad("weeks", .alerts, "a whole number from 4 to 12") }
             config.weeks = Int(weeks)
         }
         if let skip = object["skip"] {
@@ -60,7 +58,7 @@ package struct AlertsConfig: Sendable, Equatable {
             var ids: [Int] = []
             for item in items {
                 guard let number = item as? NSNumber, !(item is Bool), "\(number)".allSatisfy(\.isNumber), let id = Int(exactly: number.doubleValue), id > 0 else {
-                    throw fail("\"skip\" of \"alerts\" must be a counter id or a list of them, like [1002]")
+                    throw member.bad("skip", .alerts, "a counter id or a list of them, like [1002]")
                 }
                 ids.append(id)
             }
@@ -69,10 +67,10 @@ package struct AlertsConfig: Sendable, Equatable {
         return config
     }
 
-    private static func number(_ value: Any?, _ name: String, in range: ClosedRange<Double>, fail: (String) -> AuthError) throws -> Double? {
+    private static func number(_ value: Any?, _ name: String, in range: ClosedRange<Double>, member: ConfigFile.Members) throws -> Double? {
         guard let value else { return nil }
         guard let number = value as? NSNumber, !(value is Bool), range.contains(number.doubleValue) else {
-            throw fail("\"\(name)\" of \"alerts\" must be a number from \(Int(range.lowerBound)) to \(Int(range.upperBound))")
+            throw member.bad(name, .alerts, "a number from \(Int(range.lowerBound)) to \(Int(range.upperBound))")
         }
         return number.doubleValue
     }

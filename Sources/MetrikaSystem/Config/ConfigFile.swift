@@ -61,75 +61,94 @@ package struct ConfigFile: Sendable, Equatable {
     /// `"clickhouse_cluster"`: the default `--cluster`, below it and METRIKA_CLICKHOUSE_CLUSTER.
     package var clickhouseCluster: String? = nil
 
-    /// `$XDG_CONFIG_HOME/metrika/config.json` (else `~/.config/metrika/config.json`).
-    package static func path(environment: [String: String]) -> String {
-        TokenSource.configDirectory(environment: environment) + "/config.json"
+    /// A config as the file at `path` would give it (tests and callers that build one by hand).
+    package init(path: String, clientID: String? = nil, clientSecret: String? = nil, counters: [Int]? = nil, profiles: [String: Profile] = [:]) {
+        self.path = path
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.counters = counters
+        self.profiles = profiles
     }
 
-    /// Reads the file; nil when there is none. Throws `AuthError.badConfigFile` (exit 78) naming the
-    /// member at fault when it is not what this describes, or when it holds `client_secret` and
-    /// others may read it.
+    /// `$XDG_CONFIG_HOME/metrika/config.json` (else `~/.config/metrika/config.json`).
+    package static func path(environment: [String: String]) -> String {
+        directory(environment: environment) + "/config.json"
+    }
+
+    /// `$XDG_CONFIG_HOME/metrika`, else `~/.config/metrika` (a relative XDG_CONFIG_HOME is ignored,
+    /// as the XDG spec says): where the config file and the token files live.
+    package static func directory(environment: [String: String]) -> String {
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
+            return config + "/metrika"
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.config/metrika"
+    }
+
+    /// Reads the file; nil when there is none. Throws a `ConfigError` (exit 78) naming the member at
+    /// fault when it is not what this describes, or when it holds `client_secret` and others may
+    /// read it.
     package static func read(environment: [String: String]) throws -> ConfigFile? {
         let path = path(environment: environment)
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         // Strict JSON first (Foundation lets a trailing comma pass), with the place of the mistake.
         guard JSONSyntaxError.locate(in: data) == nil, let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw AuthError.badConfigFile(path: path, reason: notAnObject(data))
+            throw ConfigError.notAnObject(path: path, problem: notAnObject(data))
         }
-        func fail(_ reason: String) -> AuthError { AuthError.badConfigFile(path: path, reason: reason) }
-        try checkKeys(object, allowed: ["client_id", "client_secret", "counter", "profiles", "alerts", "clickhouse_url", "clickhouse_cluster"], place: "", fail: fail)
+        let member = Members(path: path)
+        try member.checkKeys(object, allowed: ["client_id", "client_secret", "counter", "profiles", "alerts", "clickhouse_url", "clickhouse_cluster"], place: .top)
         var config = ConfigFile(path: path, clientID: nil, clientSecret: nil, counters: nil, profiles: [:])
-        config.clientID = try text(object["client_id"], "\"client_id\"", fail: fail)
-        config.clientSecret = try text(object["client_secret"], "\"client_secret\"", fail: fail)
-        config.counters = try counters(object["counter"], "\"counter\"", fail: fail)
-        config.alerts = try AlertsConfig.parse(object["alerts"], fail: fail)
+        config.clientID = try member.text(object["client_id"], "client_id", .top)
+        config.clientSecret = try member.text(object["client_secret"], "client_secret", .top)
+        config.counters = try member.counters(object["counter"], "counter", .top)
+        config.alerts = try AlertsConfig.parse(object["alerts"], member: member)
         if let urls = object["clickhouse_url"] as? [Any] {
             guard !urls.isEmpty, let texts = urls as? [String], texts.allSatisfy({ !$0.isEmpty }) else {
-                throw fail("\"clickhouse_url\" must be a URL or a list of URLs, one per shard")
+                throw member.bad("clickhouse_url", .top, "a URL or a list of URLs, one per shard")
             }
             config.clickhouseURL = texts.joined(separator: ",")
         } else {
-            config.clickhouseURL = try text(object["clickhouse_url"], "\"clickhouse_url\"", fail: fail)
+            config.clickhouseURL = try member.text(object["clickhouse_url"], "clickhouse_url", .top)
         }
-        config.clickhouseCluster = try text(object["clickhouse_cluster"], "\"clickhouse_cluster\"", fail: fail)
+        config.clickhouseCluster = try member.text(object["clickhouse_cluster"], "clickhouse_cluster", .top)
         if let value = object["profiles"] {
-            guard let profiles = value as? [String: Any] else { throw fail("\"profiles\" must be an object of named profiles") }
-            let directory = TokenSource.configDirectory(environment: environment)
+            guard let profiles = value as? [String: Any] else { throw member.bad("profiles", .top, "an object of named profiles") }
+            let directory = directory(environment: environment)
             for (name, value) in profiles {
-                let place = "profile \"\(name)\""
+                let place = ConfigError.Place.profile(name)
                 guard !name.isEmpty, name.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
-                    throw fail("a profile name must be visible ASCII without spaces")
+                    throw ConfigError.badProfileName(path: path)
                 }
-                guard let fields = value as? [String: Any] else { throw fail("\(place) must be an object") }
-                try checkKeys(fields, allowed: ["token_file", "api_url", "counter", "client_id", "client_secret"], place: " of \(place)", fail: fail)
-                let tokenFile = try text(fields["token_file"], "\"token_file\" of \(place)", fail: fail).map { file -> String in
+                guard let fields = value as? [String: Any] else { throw ConfigError.profileNotAnObject(path: path, name: name) }
+                try member.checkKeys(fields, allowed: ["token_file", "api_url", "counter", "client_id", "client_secret"], place: place)
+                let tokenFile = try member.text(fields["token_file"], "token_file", place).map { file -> String in
                     if file.hasPrefix("/") { return file }
                     if file.hasPrefix("~/") { return (environment["HOME"] ?? NSHomeDirectory()) + file.dropFirst(1) }
                     return directory + "/" + file
                 }
                 config.profiles[name] = Profile(
-                    name: name, tokenFile: tokenFile, apiURL: try text(fields["api_url"], "\"api_url\" of \(place)", fail: fail),
-                    counters: try counters(fields["counter"], "\"counter\" of \(place)", fail: fail),
-                    clientID: try text(fields["client_id"], "\"client_id\" of \(place)", fail: fail),
-                    clientSecret: try text(fields["client_secret"], "\"client_secret\" of \(place)", fail: fail)
+                    name: name, tokenFile: tokenFile, apiURL: try member.text(fields["api_url"], "api_url", place),
+                    counters: try member.counters(fields["counter"], "counter", place),
+                    clientID: try member.text(fields["client_id"], "client_id", place),
+                    clientSecret: try member.text(fields["client_secret"], "client_secret", place)
                 )
             }
         }
         if config.clientSecret != nil || config.profiles.values.contains(where: { $0.clientSecret != nil }) {
             var info = stat()
             if stat(path, &info) == 0, Int(info.st_mode) & 0o077 != 0 {
-                throw fail("it holds client_secret but others may read it (mode \(AuthError.octal(Int(info.st_mode) & 0o777))); run `chmod 600 \(path)`")
+                throw ConfigError.readableSecret(path: path, mode: Int(info.st_mode) & 0o777)
             }
         }
         return config
     }
 
     /// The profile `name` of `config` (the file as read, nil when there is none), which `selector`
-    /// (`--profile` or `METRIKA_PROFILE`) chose; throws `AuthError.unknownProfile` (exit 78), naming
+    /// (`--profile` or `METRIKA_PROFILE`) chose; throws `ConfigError.unknownProfile` (exit 78), naming
     /// the profiles there are, when there is no such profile.
     package static func profile(_ name: String, selectedBy selector: String, in config: ConfigFile?, environment: [String: String]) throws -> Profile {
         guard let profile = config?.profiles[name] else {
-            throw AuthError.unknownProfile(
+            throw ConfigError.unknownProfile(
                 name: name, selector: selector, path: path(environment: environment), known: (config?.profiles.keys).map { $0.sorted() }
             )
         }
@@ -147,32 +166,41 @@ package struct ConfigFile: Sendable, Equatable {
 
     // MARK: - Members
 
-    private static func checkKeys(_ object: [String: Any], allowed: [String], place: String, fail: (String) -> AuthError) throws {
-        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw fail("unknown member \"\(unknown)\"\(place) (known: \(allowed.joined(separator: ", ")))")
-        }
-    }
+    /// Reads members of the file at `path`, refusing each wrong one with the `ConfigError` naming it.
+    struct Members {
+        let path: String
 
-    private static func text(_ value: Any?, _ what: String, fail: (String) -> AuthError) throws -> String? {
-        guard let value else { return nil }
-        guard let text = value as? String else { throw fail("\(what) must be a string") }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return trimmed.isEmpty ? nil : trimmed
-    }
-
-    /// A counter id or a list of them. JSON numbers arrive as NSNumber, which also carries `true`
-    /// and `1.5`: only whole numbers written as such are ids.
-    private static func counters(_ value: Any?, _ what: String, fail: (String) -> AuthError) throws -> [Int]? {
-        guard let value else { return nil }
-        let items = (value as? [Any]) ?? [value]
-        let reason = "\(what) must be a counter id or a list of them, like 1001 or [1001, 1002]"
-        guard !items.isEmpty else { throw fail(reason) }
-        var ids: [Int] = []
-        for item in items {
-            guard let number = item as? NSNumber, !(item is Bool), "\(number)".allSatisfy(\.isNumber),
-                  let id = Int(exactly: number.doubleValue), id > 0 else { throw fail(reason) }
-            if !ids.contains(id) { ids.append(id) }
+        func bad(_ member: String, _ place: ConfigError.Place, _ expected: String) -> ConfigError {
+            .badMember(path: path, member: member, place: place, expected: expected)
         }
-        return ids
+
+        func checkKeys(_ object: [String: Any], allowed: [String], place: ConfigError.Place) throws {
+            if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+                throw ConfigError.unknownMember(path: path, member: unknown, place: place, known: allowed)
+            }
+        }
+
+        func text(_ value: Any?, _ member: String, _ place: ConfigError.Place) throws -> String? {
+            guard let value else { return nil }
+            guard let text = value as? String else { throw bad(member, place, "a string") }
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            return trimmed.isEmpty ? nil : trimmed
+        }
+
+        /// A counter id or a list of them. JSON numbers arrive as NSNumber, which also carries `true`
+        /// and `1.5`: only whole numbers written as such are ids.
+        func counters(_ value: Any?, _ member: String, _ place: ConfigError.Place) throws -> [Int]? {
+            guard let value else { return nil }
+            let items = (value as? [Any]) ?? [value]
+            let refusal = bad(member, place, "a counter id or a list of them, like 1001 or [1001, 1002]")
+            guard !items.isEmpty else { throw refusal }
+            var ids: [Int] = []
+            for item in items {
+                guard let number = item as? NSNumber, !(item is Bool), "\(number)".allSatisfy(\.isNumber),
+                      let id = Int(exactly: number.doubleValue), id > 0 else { throw refusal }
+                if !ids.contains(id) { ids.append(id) }
+            }
+            return ids
+        }
     }
 }

@@ -1,0 +1,90 @@
+import MetrikaModel
+
+/// A configuration metrika cannot use: the config file (`ConfigFile`, its `"alerts"` member too), a
+/// profile it does not define, or a URL setting that would send a secret over plain http. Every case
+/// carries what its message names; the one-line message and the exit status (78, EX_CONFIG) are
+/// derived here, and nowhere else.
+package enum ConfigError: MetrikaFailure, Equatable {
+    /// Where in the config file a member is: at the top, in a profile, or in `"alerts"`.
+    package enum Place: Sendable, Equatable {
+        case top
+        case profile(String)
+        case alerts
+    }
+
+    /// The file at `path` is not one JSON object; `problem` says what it is instead (empty, a syntax
+    /// error at a line and column, a list, a single value).
+    case notAnObject(path: String, problem: String)
+    /// A member metrika does not know (a misspelt one would otherwise silently do nothing).
+    case unknownMember(path: String, member: String, place: Place, known: [String])
+    /// A member holds a value of the wrong kind or range; `expected` is what it must be.
+    case badMember(path: String, member: String, place: Place, expected: String)
+    /// A key of `"profiles"` is not visible ASCII without spaces.
+    case badProfileName(path: String)
+    /// The profile `name` is not an object.
+    case profileNotAnObject(path: String, name: String)
+    /// The file holds a `client_secret` but others may read it (`mode`: its permission bits).
+    case readableSecret(path: String, mode: Int)
+    /// `selector` (`--profile` or `METRIKA_PROFILE`) names a profile the config file at `path` does
+    /// not define; `known` are the ones it does, nil when there is no config file.
+    case unknownProfile(name: String, selector: String, path: String, known: [String]?)
+    /// `setting` (`METRIKA_API_URL`, `The ClickHouse URL`) is `url`, plain http to `host`, which is not
+    /// this machine: `secret` would cross the network unencrypted (see `PlainHTTPPolicy`).
+    case plainHTTP(setting: String, url: String, host: String, secret: String)
+
+    /// The variable that allows plain http to other hosts (test set-ups only): its value must be `1`.
+    package static let allowInsecureHTTPVariable = "METRIKA_ALLOW_INSECURE_HTTP"
+
+    package var exitCode: Int32 { ExitCode.config }
+
+    package var message: String {
+        switch self {
+        case .notAnObject(let path, let problem):
+            return Self.fileMessage(path, problem, format: "docs/auth.md")
+        case .unknownMember(let path, let member, let place, let known):
+            return Self.fileMessage(path, "unknown member \"\(member)\"\(Self.suffix(place)) (known: \(known.joined(separator: ", ")))", format: Self.format(place))
+        case .badMember(let path, let member, let place, let expected):
+            return Self.fileMessage(path, "\"\(member)\"\(Self.suffix(place)) must be \(expected)", format: Self.format(place))
+        case .badProfileName(let path):
+            return Self.fileMessage(path, "a profile name must be visible ASCII without spaces", format: "docs/auth.md")
+        case .profileNotAnObject(let path, let name):
+            return Self.fileMessage(path, "profile \"\(name)\" must be an object", format: "docs/auth.md")
+        case .readableSecret(let path, let mode):
+            // The fix is the command itself, so no pointer to the format.
+            return "Cannot use the config file \(path): it holds client_secret but others may read it (mode \(Self.octal(mode))); run `chmod 600 \(path)`."
+        case .unknownProfile(let name, let selector, let path, let known):
+            let change = selector == "--profile" ? "name another profile with --profile" : "change or unset \(selector)"
+            guard let known else {
+                return "\(selector) names the profile '\(name)', but there is no config file \(path). Define it there as {\"profiles\": {\"\(name)\": {…}}} (see docs/auth.md), or \(change)."
+            }
+            let list = known.isEmpty ? "it defines no profiles" : "it defines \(known.joined(separator: ", "))"
+            return "\(selector) names the profile '\(name)', which the config file \(path) does not define (\(list)). Add it under \"profiles\", or \(change)."
+        case .plainHTTP(let setting, let url, let host, let secret):
+            return "\(setting) '\(TerminalText.quote(url))' is plain http to \(TerminalText.quote(host)), which is not this machine: "
+                + "\(secret) would cross the network unencrypted. Use https://, or set \(Self.allowInsecureHTTPVariable)=1 for a test set-up."
+        }
+    }
+
+    private static func fileMessage(_ path: String, _ reason: String, format: String) -> String {
+        "Cannot use the config file \(path): \(reason). Fix it (the format is in \(format)) or move it away."
+    }
+
+    /// ` of profile "work"`, ` of "alerts"`, or nothing at the top.
+    private static func suffix(_ place: Place) -> String {
+        switch place {
+        case .top: return ""
+        case .profile(let name): return " of profile \"\(name)\""
+        case .alerts: return " of \"alerts\""
+        }
+    }
+
+    private static func format(_ place: Place) -> String {
+        place == .alerts ? "docs/alerts.md" : "docs/auth.md"
+    }
+
+    /// `0644` for the permission bits 0o644.
+    static func octal(_ mode: Int) -> String {
+        let digits = String(mode, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+}

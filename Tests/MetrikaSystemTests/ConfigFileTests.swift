@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import MetrikaModel
+import MetrikaSystem
+
+/// The config file's reader: every way a file can be unusable is its own `ConfigError` case, naming the
+/// member and where it is, with one exit status (78) and one wording (here checked once per case).
+@Suite("Config file")
+struct ConfigFileTests {
+    /// A config directory of its own: `XDG_CONFIG_HOME` with `metrika/config.json` holding `text`.
+    final class Home {
+        let path: String
+        var config: String { path + "/metrika/config.json" }
+        var environment: [String: String] { ["XDG_CONFIG_HOME": path, "HOME": "/nonexistent"] }
+
+        init(_ text: String?, mode: Int = 0o600) throws {
+            path = try Scratch.directory().path
+            try FileManager.default.createDirectory(atPath: path + "/metrika", withIntermediateDirectories: true)
+            if let text {
+                _ = FileManager.default.createFile(atPath: path + "/metrika/config.json", contents: Data(text.utf8), attributes: [.posixPermissions: mode])
+            }
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+
+        func read() throws -> ConfigFile? { try ConfigFile.read(environment: environment) }
+    }
+
+    @Test func noFileIsNoConfiguration() throws {
+        let home = try Home(nil)
+        #expect(try home.read() == nil)
+        #expect(ConfigFile.path(environment: home.environment) == home.config)
+    }
+
+    @Test func theDirectoryFollowsXDGAndIgnoresARelativeOne() {
+        #expect(ConfigFile.directory(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]) == "/x/metrika")
+        #expect(ConfigFile.directory(environment: ["XDG_CONFIG_HOME": "rel", "HOME": "/h"]) == "/h/.config/metrika")
+        #expect(ConfigFile.directory(environment: ["HOME": "/h"]) == "/h/.config/metrika")
+    }
+
+    @Test func everyMemberIsRead() throws {
+        let home = try Home(#"""
+            {"client_id": "app", "counter": [1001, 1002, 1001], "clickhouse_url": ["http://a:8123", "http://b:8123"], "clickhouse_cluster": "c",
+             "profiles": {"work": {"token_file": "work.json", "api_url": "https://api.example", "counter": 2001}},
+             "alerts": {"metrics": ["visits"], "goals": false, "min_change": 30, "weeks": 5, "skip": 1002}}
+            """#)
+        let config = try #require(try home.read())
+        #expect(config.clientID == "app" && config.clientSecret == nil)
+        #expect(config.counters == [1001, 1002])
+        #expect(config.clickhouseURL == "http://a:8123,http://b:8123" && config.clickhouseCluster == "c")
+        #expect(config.profiles["work"] == ConfigFile.Profile(name: "work", tokenFile: home.path + "/metrika/work.json", apiURL: "https://api.example", counters: [2001]))
+        #expect(config.alerts?.metrics == ["visits"] && config.alerts?.goals == false && config.alerts?.minimumChange == 30)
+        #expect(config.alerts?.weeks == 5 && config.alerts?.skip == [1002])
+    }
+
+
+    /// Each fault, the case it is, and the reason its message gives.
+    static let faults: [(String, @Sendable (String) -> ConfigError, String)] = [
+        ("", { .notAnObject(path: $0, problem: "it is empty; write {} or remove it") }, "it is empty; write {} or remove it"),
+        ("[1]", { .notAnObject(path: $0, problem: #"it holds a list, not a JSON object like {"counter": 1001}"#) }, "it holds a list"),
+        (#"{"counter": 1,"#, { .notAnObject(path: $0, problem: "it is not valid JSON at line 1, column 15: the file ends inside an object (a '}' is missing)") },
+         "it is not valid JSON at line 1, column 15"),
+        (#"{"countr": 1}"#, { .unknownMember(path: $0, member: "countr", place: .top, known: ["client_id", "client_secret", "counter", "profiles", "alerts", "clickhouse_url", "clickhouse_cluster"]) },
+         #"unknown member "countr" (known: client_id, "#),
+        (#"{"client_id": 5}"#, { .badMember(path: $0, member: "client_id", place: .top, expected: "a string") }, #""client_id" must be a string"#),
+        (#"{"counter": true}"#, { .badMember(path: $0, member: "counter", place: .top, expected: "a counter id or a list of them, like 1001 or [1001, 1002]") },
+         #""counter" must be a counter id or a list of them"#),
+        (#"{"clickhouse_url": []}"#, { .badMember(path: $0, member: "clickhouse_url", place: .top, expected: "a URL or a list of URLs, one per shard") },
+         #""clickhouse_url" must be a URL or a list of URLs"#),
+        (#"{"profiles": [1]}"#, { .badMember(path: $0, member: "profiles", place: .top, expected: "an object of named profiles") }, #""profiles" must be an object"#),
+        (#"{"profiles": {"a b": {}}}"#, { .badProfileName(path: $0) }, "a profile name must be visible ASCII without spaces"),
+        (#"{"profiles": {"a": 5}}"#, { .profileNotAnObject(path: $0, name: "a") }, #"profile "a" must be an object"#),
+        (#"{"profiles": {"a": {"tokenfile": "x"}}}"#, { .unknownMember(path: $0, member: "tokenfile", place: .profile("a"), known: ["token_file", "api_url", "counter", "client_id", "client_secret"]) },
+         #"unknown member "tokenfile" of profile "a" (known: token_file, "#),
+        (#"{"profiles": {"a": {"counter": "1"}}}"#, { .badMember(path: $0, member: "counter", place: .profile("a"), expected: "a counter id or a list of them, like 1001 or [1001, 1002]") },
+         #""counter" of profile "a" must be a counter id"#),
+        (#"{"alerts": 1}"#, { .badMember(path: $0, member: "alerts", place: .top, expected: #"an object such as {"min_change": 40}"#) }, #""alerts" must be an object"#),
+        (#"{"alerts": {"treshold": 3}}"#, { .unknownMember(path: $0, member: "treshold", place: .alerts, known: ["metrics", "goals", "shop", "min_change", "min_score", "weeks", "skip"]) },
+         #"unknown member "treshold" of "alerts""#),
+        (#"{"alerts": {"metrics": []}}"#, { .badMember(path: $0, member: "metrics", place: .alerts, expected: #"a non-empty list of metric names such as ["visits"]"#) },
+         #""metrics" of "alerts" must be a non-empty list"#),
+        (#"{"alerts": {"shop": "yes"}}"#, { .badMember(path: $0, member: "shop", place: .alerts, expected: "true or false") }, #""shop" of "alerts" must be true or false"#),
+        (#"{"alerts": {"goals": "no"}}"#, { .badMember(path: $0, member: "goals", place: .alerts, expected: "true or false") }, #""goals" of "alerts" must be true or false"#),
+        (#"{"alerts": {"min_change": 300}}"#, { .badMember(path: $0, member: "min_change", place: .alerts, expected: "a number from 5 to 95") },
+         #""min_change" of "alerts" must be a number from 5 to 95"#),
+        (#"{"alerts": {"min_score": 1}}"#, { .badMember(path: $0, member: "min_score", place: .alerts, expected: "a number from 2 to 20") },
+         #""min_score" of "alerts" must be a number from 2 to 20"#),
+        (#"{"alerts": {"weeks": 4.5}}"#, { .badMember(path: $0, member: "weeks", place: .alerts, expected: "a whole number from 4 to 12") },
+         #""weeks" of "alerts" must be a whole number from 4 to 12"#),
+        (#"{"alerts": {"skip": [0]}}"#, { .badMember(path: $0, member: "skip", place: .alerts, expected: "a counter id or a list of them, like [1002]") },
+         #""skip" of "alerts" must be a counter id"#),
+    ]
+
+    @Test(arguments: 0..<faults.count)
+    func eachFaultIsItsOwnCaseWithOneLineAndExit78(index: Int) throws {
+        let (text, expected, reason) = Self.faults[index]
+        let home = try Home(text)
+        let error = #expect(throws: ConfigError.self) { try home.read() }
+        #expect(error == expected(home.config), "\(text)")
+        #expect(error?.exitCode == ExitCode.config)
+        let message = try #require(error?.message)
+        #expect(message.hasPrefix("Cannot use the config file \(home.config): \(reason)"), "\(message)")
+        // The format a fix needs: the alerts page for a member inside "alerts", else the sign-in page.
+        let format = text.contains(#"{"alerts": {"#) ? "docs/alerts.md" : "docs/auth.md"
+        #expect(message.hasSuffix(". Fix it (the format is in \(format)) or move it away."), "\(message)")
+        #expect(!message.contains("\n"))
+    }
+
+    /// A client secret in a file others may read is refused; the message is the command that fixes it.
+    @Test(arguments: [#"{"client_id": "cfg-id", "client_secret": "cfg-secret"}"#, #"{"profiles": {"work": {"client_secret": "s"}}}"#])
+    func aSecretOthersCanReadIsRefused(json: String) throws {
+        let home = try Home(json)
+        #expect(try home.read() != nil)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: home.config)
+        let error = #expect(throws: ConfigError.readableSecret(path: home.config, mode: 0o644)) { try home.read() }
+        #expect(error?.message == "Cannot use the config file \(home.config): it holds client_secret but others may read it (mode 0644); run `chmod 600 \(home.config)`.")
+        #expect(!(error?.message.contains("cfg-secret") ?? true))
+    }
+
+    @Test func anUnknownProfileNamesTheOnesThereAre() throws {
+        let home = try Home(#"{"profiles": {"b": {}, "a": {}}}"#)
+        let config = try home.read()
+        #expect(try ConfigFile.profile("b", selectedBy: "--profile", in: config, environment: home.environment).name == "b")
+        let unknown = #expect(throws: ConfigError.unknownProfile(name: "acme", selector: "METRIKA_PROFILE", path: home.config, known: ["a", "b"])) {
+            try ConfigFile.profile("acme", selectedBy: "METRIKA_PROFILE", in: config, environment: home.environment)
+        }
+        #expect(unknown?.exitCode == ExitCode.config)
+        let none = #expect(throws: ConfigError.unknownProfile(name: "acme", selector: "--profile", path: home.config, known: nil)) {
+            try ConfigFile.profile("acme", selectedBy: "--profile", in: nil, environment: home.environment)
+        }
+        #expect(none?.message.hasSuffix("(see docs/auth.md), or name another profile with --profile.") == true)
+    }
+
+    @Test func plainHTTPNamesTheSettingAndTheOverride() {
+        let error = ConfigError.plainHTTP(setting: "METRIKA_API_URL", url: "http://api.example.org", host: "api.example.org", secret: "the OAuth token")
+        #expect(error.exitCode == ExitCode.config)
+        #expect(error.message == "METRIKA_API_URL 'http://api.example.org' is plain http to api.example.org, which is not this machine: "
+            + "the OAuth token would cross the network unencrypted. Use https://, or set METRIKA_ALLOW_INSECURE_HTTP=1 for a test set-up.")
+    }
+}
