@@ -31,12 +31,17 @@ struct ClickHouseSettingsTests {
 
     /// A URL refused for another fault (a port out of range, not a URL at all) never echoes the
     /// password it carried: credentials are refused first, and a malformed one is quoted without them.
-    @Test(arguments: ["http://loader:s3cretPW@db.example.org:99999", "http://loader:s3cretPW@db example.org:8123", "ftp://loader:s3cretPW@db.example.org"])
-    func aURLWithAPasswordIsNeverEchoed(url: String) throws {
+    @Test(arguments: [
+        ("http://loader:s3cretPW@db.example.org:99999", ClickHouseError.credentialsInURL),
+        ("http://loader:s3cretPW@db example.org:8123", .notAURL(shown: "http://…@db example.org:8123")),
+        ("ftp://loader:s3cretPW@db.example.org", .notAURL(shown: "ftp://…@db.example.org")),
+    ])
+    func aURLWithAPasswordIsNeverEchoed(url: String, expected: ClickHouseError) throws {
         do {
             _ = try Self.make(url, [:])
             Issue.record("\(url) must be refused")
-        } catch let failure as SimpleFailure {
+        } catch let failure as ClickHouseError {
+            #expect(failure == expected)
             #expect(failure.exitCode == ExitCode.usage)
             #expect(!failure.message.contains("s3cretPW"), "\(failure.message)")
         }

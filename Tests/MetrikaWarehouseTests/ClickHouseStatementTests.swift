@@ -98,11 +98,18 @@ struct ClickHouseStatementTests {
     func aFailureAtEachStepLeavesTheTargetUntouchedUntilTheSwap(step: Int) async throws {
         let clickHouse = FakeClickHouse(failAt: step)
         let store = MemoryProgressStore()
-        await #expect(throws: SimpleFailure.self) {
+        let failure = await #expect(throws: ClickHouseError.self) {
             try await run(clickHouse: clickHouse, parts: FakePartServer(), store: store)
         }
         let statements = clickHouse.statements.map(Self.short)
         #expect(statements == Array(Self.sequence.prefix(step + 1)))
+        // The refusal names the table, the status and the server's first line; it is not about credentials.
+        guard case .rejected(_, let table, 500, let answer, false)? = failure else {
+            Issue.record("expected ClickHouse's refusal, got \(String(describing: failure))")
+            return
+        }
+        #expect(table == "metrika.visits" && answer.hasPrefix("Code: 999,"))
+        #expect(failure?.exitCode == ExitCode.dataError)
         let swapBegins = Self.sequence.firstIndex { $0.hasPrefix("ALTER TABLE") }!
         // The refused statement itself took no effect.
         let wroteTarget = statements.dropLast().contains { $0.hasPrefix("ALTER TABLE \(Self.table) ") || $0.hasPrefix("INSERT INTO \(Self.table) ") }
@@ -140,7 +147,12 @@ struct ClickHouseStatementTests {
     /// lost by the swap: the load fails instead, before anything is replaced.
     @Test func rowsOutsideTheRangeStopTheLoadBeforeTheSwap() async throws {
         let clickHouse = FakeClickHouse(strayRows: 3)
-        await #expect(throws: SimpleFailure.self) { try await run(clickHouse: clickHouse, parts: FakePartServer()) }
+        let failure = await #expect(throws: ClickHouseError.self) { try await run(clickHouse: clickHouse, parts: FakePartServer()) }
+        guard case .strayRows(3, 1001, _, _, "metrika.visits", _, _)? = failure else {
+            Issue.record("expected the stray rows to be named, got \(String(describing: failure))")
+            return
+        }
+        #expect(failure?.exitCode == ExitCode.dataError)
         let statements = clickHouse.statements.map(Self.short)
         #expect(statements.last?.hasPrefix("SELECT count(), any(counter_id), any(date)") == true)
         #expect(!statements.contains { $0.hasPrefix("ALTER TABLE") })
@@ -171,21 +183,28 @@ struct ClickHouseStatementTests {
     /// What the replace cannot handle is refused before a log is ordered (exit 78, one line naming
     /// the table and what to do), and nothing is written.
     @Test(arguments: [
-        ("Distributed", "(counter_id, date)", "", "is a Distributed table", "--cluster NAME"),
-        ("Log", "", "", "has engine Log", "MergeTree tables"),
-        ("ReplacingMergeTree", "(counter_id, date)", "", "has engine ReplacingMergeTree", "MergeTree tables"),
-        ("MergeTree", "toMonday(date)", "", "is partitioned by toMonday(date)", "PARTITION BY (counter_id, date)"),
-        ("MergeTree", "", "", "is partitioned by nothing", "PARTITION BY (counter_id, date)"),
-        ("MergeTree", "(counter_id, date)", "visit_id", "has no column for ym:s:visitID", "ADD COLUMN visit_id UInt64"),
+        ("Distributed", "(counter_id, date)", "", "is a Distributed table", "--cluster NAME",
+         ClickHouseError.distributedTable(table: "metrika.visits", hint: ClickHouseDestination.clusterHint)),
+        ("Log", "", "", "has engine Log", "MergeTree tables", .unsupportedEngine(table: "metrika.visits", engine: "Log")),
+        ("ReplacingMergeTree", "(counter_id, date)", "", "has engine ReplacingMergeTree", "MergeTree tables",
+         .unsupportedEngine(table: "metrika.visits", engine: "ReplacingMergeTree")),
+        ("MergeTree", "toMonday(date)", "", "is partitioned by toMonday(date)", "PARTITION BY (counter_id, date)",
+         .unsupportedPartitionKey(table: "metrika.visits", key: "toMonday(date)")),
+        ("MergeTree", "", "", "is partitioned by nothing", "PARTITION BY (counter_id, date)", .unsupportedPartitionKey(table: "metrika.visits", key: "")),
+        ("MergeTree", "(counter_id, date)", "visit_id", "has no column for ym:s:visitID", "ADD COLUMN visit_id UInt64",
+         .missingColumns(table: "metrika.visits", fields: ["ym:s:visitID"])),
     ])
-    func whatTheReplaceCannotHandleIsRefusedBeforeTheOrder(engine: String, key: String, missing: String, says: String, advice: String) async throws {
+    func whatTheReplaceCannotHandleIsRefusedBeforeTheOrder(
+        engine: String, key: String, missing: String, says: String, advice: String, expected: ClickHouseError
+    ) async throws {
         let clickHouse = FakeClickHouse(engine: engine, partitionKey: key, missingColumn: missing)
         let api = FakeLogsAPI(parts: [0, 1])
         let settings = try ClickHouseSettings.make(url: "http://127.0.0.1:8123", table: nil, source: .visits, environment: [:], timeout: 30)
         do {
             _ = try await ClickHouseDestination.prepare(settings, counterID: 1001, source: .visits, fields: Fixture.fields, transport: clickHouse)
             Issue.record("prepare accepted a \(engine) table partitioned by \(key)")
-        } catch let failure as SimpleFailure {
+        } catch let failure as ClickHouseError {
+            #expect(failure == expected)
             #expect(failure.exitCode == 78)
             #expect(failure.message.contains("metrika.visits \(says)"), "\(failure.message)")
             #expect(failure.message.contains(advice), "\(failure.message)")

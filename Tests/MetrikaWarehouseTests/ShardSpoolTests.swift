@@ -45,8 +45,8 @@ struct ShardSpoolTests {
     @Test func aRowWithoutAWholeNumberClientIsRefusedNamingIt() throws {
         let spool = try ShardSpool(shardCount: 2, keyField: "ym:s:clientID")
         try spool.write(Array((Self.header + Self.rows[0]).utf8))
-        #expect(throws: SimpleFailure.self) { try spool.write(Array("2\tabc\tx\n".utf8)) }
+        #expect(throws: ClickHouseError.badShardingKey(row: 2, field: "ym:s:clientID", value: "abc")) { try spool.write(Array("2\tabc\tx\n".utf8)) }
         let noKey = try ShardSpool(shardCount: 2, keyField: "ym:s:clientID")
-        #expect(throws: SimpleFailure.self) { try noKey.write(Array("ym:s:visitID\n1\n".utf8)) }
+        #expect(throws: ClickHouseError.noShardingColumn(field: "ym:s:clientID")) { try noKey.write(Array("ym:s:visitID\n1\n".utf8)) }
     }
 }

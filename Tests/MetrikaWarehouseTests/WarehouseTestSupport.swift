@@ -16,6 +16,10 @@ final class FakeLogsAPI: HTTPTransport, @unchecked Sendable {
     let parts: [Int]
     /// Answers every info call with this status instead (a request the API still has from a past run).
     var startAs: String?
+    /// What evaluate answers: whether the range fits one request, and the most days one may have.
+    var evaluation = (possible: true, maxDays: 300)
+    /// The status a created request reaches after its first poll (`created` again: it never ends).
+    var endsAs = "processed"
 
     init(parts: [Int], startAs: String? = nil) {
         self.parts = parts
@@ -32,14 +36,14 @@ final class FakeLogsAPI: HTTPTransport, @unchecked Sendable {
             _calls.append("\(request.method) \(path)")
             switch (request.method, path) {
             case ("GET", "/logrequests/evaluate"):
-                return Self.json(#"{"log_request_evaluation": {"possible": true, "max_possible_day_quantity": 300}}"#)
+                return Self.json(#"{"log_request_evaluation": {"possible": \#(evaluation.possible), "max_possible_day_quantity": \#(evaluation.maxDays)}}"#)
             case ("POST", "/logrequests"):
                 status = "created"
                 return Self.json(requestJSON())
             case ("GET", "/logrequest/7"):
                 if status == "created" {
                     polls += 1
-                    if polls > 1 { status = "processed" }
+                    if polls > 1 { status = endsAs }
                 }
                 return Self.json(requestJSON())
             case ("POST", "/logrequest/7/clean"):

@@ -71,9 +71,7 @@ package struct LogExporter: Sendable {
         }
         let step = evaluation.maxPossibleDayQuantity
         guard step >= 1 else {
-            throw SimpleFailure(
-                "counter \(counterID) has no room for a log request now (max_possible_day_quantity \(step)): its 10 GB of prepared logs is full. Run `metrika logs --counter \(counterID) --clean-all` to free it.",
-                exitCode: ExitCode.tryLater)
+            throw LogExportError.noRoom(counterID: counterID, maxDays: step)
         }
         var pieces: [DateRange] = []
         var start = range.from
@@ -128,7 +126,7 @@ package struct LogExporter: Sendable {
                 job.loadedParts = []
             }
             guard !parts.isEmpty else {
-                throw SimpleFailure("log request \(id) is processed but lists no parts; run again to order a new one.", exitCode: ExitCode.dataError)
+                throw LogExportError.noParts(request: id)
             }
             for part in parts where !job.loadedParts.contains(part) {
                 let bytes = try await load(part: part, of: parts.count, request: id, range: range, loadedBefore: summary.bytes)
@@ -179,7 +177,7 @@ package struct LogExporter: Sendable {
             } catch let problem as LogRowProblem {
                 // A row that cannot be loaded is never skipped: the run stops naming it.
                 _ = await destination.discardPart(part: part, from: range.from, to: range.to)
-                throw SimpleFailure(problem.message(request: id, part: part + 1, of: count), exitCode: ExitCode.dataError)
+                throw LogExportError.badRow(problem, request: id, part: part + 1, of: count)
             }
             return bytes
         }
@@ -207,12 +205,10 @@ package struct LogExporter: Sendable {
                 interval = min(300, interval * 1.5)
             default:
                 try? store?.removeJob(requestID: id)
-                throw SimpleFailure(
-                    "log request \(id) ended as \(TerminalText.quote(info.status)) instead of processed; run again to order a new one.",
-                    exitCode: ExitCode.unavailable)
+                throw LogExportError.requestEnded(request: id, status: TerminalText.quote(info.status))
             }
         }
-        throw SimpleFailure("log request \(id) was not processed after \(maxPolls) polls; run again later to resume it.", exitCode: ExitCode.unavailable)
+        throw LogExportError.notProcessed(request: id, polls: maxPolls)
     }
 
     /// After a failure: cancel a request still being prepared; clean a processed one unless a store

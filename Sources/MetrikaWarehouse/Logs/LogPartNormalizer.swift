@@ -270,7 +270,7 @@ package final class LogPartNormalizer {
 
 /// A row of a part that cannot be loaded: which row (1-based, the header is row 0) and field, what is
 /// wrong, and its first bytes. `LogExporter` adds the request and the part.
-package struct LogRowProblem: Error, Sendable {
+package struct LogRowProblem: Error, Sendable, Equatable {
     /// Raw bytes shown of a bad row.
     static let rawLimit = 200
     package var row: Int

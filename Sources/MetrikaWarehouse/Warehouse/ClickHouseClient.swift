@@ -97,9 +97,9 @@ package struct ClickHouseClient: Sendable {
         do {
             return try await transport.exchange(request, upload: upload, receive: receive)
         } catch let error as TransportError {
-            throw SimpleFailure(
-                "ClickHouse at \(settings.url.host ?? "?"):\(settings.url.port ?? 8123) is unreachable while \(what) (table \(settings.qualifiedTable)): \(MetrikaClient.unavailableText(error)).",
-                exitCode: ExitCode.unavailable)
+            throw ClickHouseError.unreachable(
+                host: settings.url.host ?? "?", port: settings.url.port ?? 8123, doing: what, table: settings.qualifiedTable,
+                detail: MetrikaClient.unavailableText(error))
         }
     }
 
@@ -109,10 +109,9 @@ package struct ClickHouseClient: Sendable {
         let text = String(decoding: head.errorBody, as: UTF8.self)
         let firstLine = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? "HTTP \(head.status)"
         let clipped = firstLine.count > 400 ? String(firstLine.prefix(400)) + "…" : firstLine
-        let unreachable = head.status == 502 || head.status == 503 || head.status == 504
         let credentials = head.status == 401 || head.status == 403 || text.contains("Code: 516") || text.contains("Code: 192") || text.contains("Code: 193")
-        throw SimpleFailure(
-            "ClickHouse \(credentials ? "refused the credentials" : "rejected") \(what) (table \(settings.qualifiedTable), HTTP \(head.status)): \(TerminalText.quote(clipped, hiding: [settings.password].compactMap { $0 }))",
-            exitCode: unreachable ? ExitCode.unavailable : credentials ? ExitCode.noPermission : ExitCode.dataError)
+        throw ClickHouseError.rejected(
+            doing: what, table: settings.qualifiedTable, status: head.status,
+            answer: TerminalText.quote(clipped, hiding: [settings.password].compactMap { $0 }), credentials: credentials)
     }
 }

@@ -21,7 +21,7 @@ package struct ClickHouseCluster: Sendable {
     /// `settings` for the table users query (`metrika.visits`); `urls` one per shard.
     package static func make(name: String, urls: [String], table: ClickHouseSettings, environment: [String: String], timeout: Double) throws -> ClickHouseCluster {
         guard ClickHouseSettings.isIdentifier(name) else {
-            throw SimpleFailure("--cluster '\(TerminalText.quote(name))' is not a cluster name as remote_servers has it (letters, digits and _).", exitCode: ExitCode.usage)
+            throw ClickHouseError.badClusterName(shown: TerminalText.quote(name))
         }
         var shards: [ClickHouseSettings] = []
         for text in urls {
@@ -29,7 +29,7 @@ package struct ClickHouseCluster: Sendable {
             shard.database = table.database
             shard.table = table.table + "_local"
             if shards.contains(where: { $0.url == shard.url }) {
-                throw SimpleFailure("--clickhouse names \(TerminalText.quote(text)) twice; give one URL per shard.", exitCode: ExitCode.usage)
+                throw ClickHouseError.repeatedShard(shown: TerminalText.quote(text))
             }
             shards.append(shard)
         }

@@ -41,11 +41,9 @@ package final class ClickHouseClusterDestination: LogDestination, @unchecked Sen
                 "SELECT count(DISTINCT shard_num) FROM system.clusters WHERE cluster = \(ClickHouseClient.quote(cluster.name))", doing: "reading the cluster's shards")
             let count = Int(known.first?.first ?? "") ?? 0
             guard count == cluster.shards.count else {
-                throw SimpleFailure(
-                    count == 0
-                        ? "\(place) knows no cluster \(cluster.name) (its remote_servers); give the cluster's name as the servers have it with --cluster."
-                        : "\(place) knows cluster \(cluster.name) with \(count) shard\(count == 1 ? "" : "s"), but \(cluster.shards.count) URLs were given: give one URL per shard, in the order of remote_servers.",
-                    exitCode: ExitCode.config)
+                throw count == 0
+                    ? ClickHouseError.unknownCluster(place: place, cluster: cluster.name)
+                    : ClickHouseError.shardCountMismatch(place: place, cluster: cluster.name, known: count, given: cluster.shards.count)
             }
             let destination = try await ClickHouseDestination.prepare(
                 settings, counterID: counterID, source: source, fields: fields, transport: transport,
@@ -57,9 +55,8 @@ package final class ClickHouseClusterDestination: LogDestination, @unchecked Sen
                 "SELECT engine FROM system.tables WHERE database = \(ClickHouseClient.quote(database)) AND name = \(ClickHouseClient.quote(table))",
                 doing: "reading what \(cluster.distributedTable) is")
             guard engine.first?.first == "Distributed" else {
-                throw SimpleFailure(
-                    "\(cluster.distributedTable) on \(place) is a \(TerminalText.quote(engine.first?.first ?? "missing")) table, not the Distributed one a cluster load needs (metrika loads \(settings.qualifiedTable) and reads through \(cluster.distributedTable)): rename it or choose another --table.",
-                    exitCode: ExitCode.config)
+                throw ClickHouseError.notDistributed(
+                    distributed: cluster.distributedTable, place: place, engine: TerminalText.quote(engine.first?.first ?? "missing"), local: settings.qualifiedTable)
             }
             destinations.append(destination)
         }

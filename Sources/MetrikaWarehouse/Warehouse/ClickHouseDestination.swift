@@ -144,9 +144,8 @@ package final class ClickHouseDestination: LogDestination, @unchecked Sendable {
             "SELECT count(), any(counter_id), any(date) FROM \(staging) WHERE NOT (counter_id = \(counterID) AND date >= '\(from.iso)' AND date <= '\(to.iso)')",
             doing: "checking the loaded rows' counter and days")
         if let row = stray.first, row.count == 3, let count = Int(row[0]), count > 0 {
-            throw SimpleFailure(
-                "\(count) row\(count == 1 ? "" : "s") loaded for counter \(counterID), \(from.iso)…\(to.iso) arrived in \(table) as counter \(TerminalText.quote(row[1])) on \(TerminalText.quote(row[2])), outside the range: ClickHouse did not read the log as sent; nothing was replaced.",
-                exitCode: ExitCode.dataError)
+            throw ClickHouseError.strayRows(
+                count: count, counterID: counterID, from: from, to: to, table: table, foundCounter: TerminalText.quote(row[1]), foundDate: TerminalText.quote(row[2]))
         }
         try await client.execute("DROP TABLE IF EXISTS \(swap)", doing: "dropping an old swap table")
         try await client.execute(target.createHelper(swap), doing: "creating the swap table")

@@ -31,24 +31,24 @@ package struct ClickHouseSettings: Sendable {
     /// Checks the URL and names; credentials in the URL are refused (they would show in `ps`).
     package static func make(url text: String, table tableText: String?, source: LogSource, environment: [String: String], timeout: Double) throws -> ClickHouseSettings {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
-            throw SimpleFailure("--clickhouse '\(TerminalText.quote(withoutCredentials(text)))' is not an http(s) URL such as http://127.0.0.1:8123", exitCode: ExitCode.usage)
+            throw ClickHouseError.notAURL(shown: TerminalText.quote(withoutCredentials(text)))
         }
         // Before any message that quotes the URL: a password in it is never echoed.
         guard url.user == nil, url.password == nil else {
-            throw SimpleFailure("--clickhouse must not hold a user or password (they would show in the process list); set METRIKA_CLICKHOUSE_USER and METRIKA_CLICKHOUSE_PASSWORD instead.", exitCode: ExitCode.usage)
+            throw ClickHouseError.credentialsInURL
         }
         if let port = url.port, !(1...65_535).contains(port) {
-            throw SimpleFailure("--clickhouse '\(TerminalText.quote(text))' has port \(port); a port is 1 to 65535.", exitCode: ExitCode.usage)
+            throw ClickHouseError.badPort(shown: TerminalText.quote(text), port: port)
         }
         guard url.query == nil, url.path.isEmpty || url.path == "/" else {
-            throw SimpleFailure("--clickhouse must be the HTTP interface's base URL (like http://127.0.0.1:8123), without path or query.", exitCode: ExitCode.usage)
+            throw ClickHouseError.notABaseURL
         }
         var database = "metrika"
         var table = source.rawValue
         if let tableText {
             let pieces = tableText.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             guard (1...2).contains(pieces.count), pieces.allSatisfy(isIdentifier) else {
-                throw SimpleFailure("--table '\(TerminalText.quote(tableText))' is not a table name like visits or metrika.visits (letters, digits, _).", exitCode: ExitCode.usage)
+                throw ClickHouseError.badTableName(shown: TerminalText.quote(tableText))
             }
             if pieces.count == 2 { database = pieces[0] }
             table = pieces.last!
@@ -56,7 +56,7 @@ package struct ClickHouseSettings: Sendable {
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         for name in ["METRIKA_CLICKHOUSE_USER", "METRIKA_CLICKHOUSE_PASSWORD"] {
             if let text = value(name), text.contains(where: { $0.isNewline || $0 == "\0" }) {
-                throw SimpleFailure("\(name) holds a line break; fix it.", exitCode: ExitCode.config)
+                throw ClickHouseError.lineBreak(variable: name)
             }
         }
         if value("METRIKA_CLICKHOUSE_PASSWORD") != nil {

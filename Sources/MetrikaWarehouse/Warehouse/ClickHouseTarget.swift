@@ -58,7 +58,7 @@ package struct ClickHouseTarget: Sendable, Equatable {
             "SELECT engine, partition_key, sorting_key, primary_key, sampling_key FROM system.tables WHERE database = \(database) AND name = \(name)",
             doing: "reading what the table is")
         guard let row = described.first, row.count == 5 else {
-            throw SimpleFailure("table \(table) is not there although metrika just created it; check the user's rights on database \(settings.database).", exitCode: ExitCode.config)
+            throw ClickHouseError.tableMissing(table: table, database: settings.database)
         }
         let columnRows = try await client.rows(
             "SELECT name, type FROM system.columns WHERE database = \(database) AND table = \(name)", doing: "reading the table's columns")
@@ -87,23 +87,17 @@ package struct ClickHouseTarget: Sendable, Equatable {
         self.samplingKey = samplingKey
         self.columns = columns
         if engine == "Distributed" {
-            throw SimpleFailure(
-                "table \(table) is a Distributed table: loading through it cannot replace a re-loaded range and would add the rows again on every run; \(clusterHint)",
-                exitCode: ExitCode.config)
+            throw ClickHouseError.distributedTable(table: table, hint: clusterHint)
         }
         guard engine == "MergeTree" || engine == "ReplicatedMergeTree" else {
-            throw SimpleFailure(
-                "table \(table) has engine \(TerminalText.quote(engine)); metrika loads into MergeTree tables (a re-loaded range replaces its partitions): choose another --table, or drop this one so that metrika creates it.",
-                exitCode: ExitCode.config)
+            throw ClickHouseError.unsupportedEngine(table: table, engine: TerminalText.quote(engine))
         }
         switch Self.normalized(partitionKey) {
         case "counter_id,date": scheme = .byDay
         case "toYYYYMM(date)": scheme = .byMonth
         case "counter_id,toYYYYMM(date)": scheme = .byCounterMonth
         default:
-            throw SimpleFailure(
-                "table \(table) is partitioned by \(partitionKey.isEmpty ? "nothing" : TerminalText.quote(partitionKey)); metrika replaces re-loaded days by partition and needs PARTITION BY (counter_id, date) (or (counter_id, toYYYYMM(date)), or toYYYYMM(date) as older metrika made): choose another --table, or create it as docs/clickhouse.md shows.",
-                exitCode: ExitCode.config)
+            throw ClickHouseError.unsupportedPartitionKey(table: table, key: TerminalText.quote(partitionKey))
         }
     }
 
@@ -112,10 +106,7 @@ package struct ClickHouseTarget: Sendable, Equatable {
     package func check(fields: [String]) throws {
         let missing = fields.filter { columns[ClickHouseSchema.columnName($0)] == nil }
         guard !missing.isEmpty else { return }
-        let additions = missing.map { "ADD COLUMN \(ClickHouseSchema.columnName($0)) \(ClickHouseSchema.columnType($0))" }.joined(separator: ", ")
-        throw SimpleFailure(
-            "table \(table) has no column for \(missing.joined(separator: ", ")); add \(missing.count == 1 ? "it" : "them") (ALTER TABLE \(table) \(additions)) or leave \(missing.count == 1 ? "that field" : "those fields") out of --fields.",
-            exitCode: ExitCode.config)
+        throw ClickHouseError.missingColumns(table: table, fields: missing)
     }
 
     /// `(counter_id, date)` → `counter_id,date`: spaces and one pair of outer parentheses dropped.

@@ -43,7 +43,7 @@ final class ShardSpool {
             let path = self.path(shard)
             guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
                   let handle = FileHandle(forWritingAtPath: path) else {
-                throw SimpleFailure("cannot create the temporary file \(path) to split a log part over the shards.", exitCode: ExitCode.cannotCreate)
+                throw ClickHouseError.cannotCreateSpool(path: path)
             }
             files.append(handle)
         }
@@ -69,7 +69,7 @@ final class ShardSpool {
         }
         pending += chunk[start...]
         if pending.count > 64 << 20 {
-            throw SimpleFailure("a row of the log part is longer than 64 MiB; it cannot be a Logs API row.", exitCode: ExitCode.dataError)
+            throw ClickHouseError.rowTooLong
         }
     }
 
@@ -94,7 +94,7 @@ final class ShardSpool {
                 String(decoding: name, as: UTF8.self).replacingOccurrences(of: "\u{FEFF}", with: "")
             }
             guard let index = names.firstIndex(of: keyField) else {
-                throw SimpleFailure("the log part has no \(keyField) column, which places each row on a shard.", exitCode: ExitCode.dataError)
+                throw ClickHouseError.noShardingColumn(field: keyField)
             }
             keyIndex = index
             for shard in 0..<shardCount { try append(Array(bytes), to: shard) }
@@ -103,9 +103,7 @@ final class ShardSpool {
         let fields = Self.trimmed(bytes.dropLast()).split(separator: 9, maxSplits: keyIndex + 1, omittingEmptySubsequences: false)
         guard keyIndex < fields.count, let key = UInt64(String(decoding: fields[keyIndex], as: UTF8.self)) else {
             let shown = String(decoding: (keyIndex < fields.count ? fields[keyIndex] : []).prefix(40), as: UTF8.self)
-            throw SimpleFailure(
-                "row \(lineNumber - 1) of the log part has \(keyField) '\(TerminalText.quote(shown))', not a whole number: the row cannot be placed on a shard.",
-                exitCode: ExitCode.dataError)
+            throw ClickHouseError.badShardingKey(row: lineNumber - 1, field: keyField, value: TerminalText.quote(shown))
         }
         let shard = Int(key % UInt64(shardCount))
         rows[shard] += 1
@@ -127,7 +125,7 @@ final class ShardSpool {
         do {
             try files[shard].write(contentsOf: buffers[shard])
         } catch {
-            throw SimpleFailure("cannot write the temporary file \(path(shard)): \(error.localizedDescription)", exitCode: ExitCode.cannotCreate)
+            throw ClickHouseError.cannotWriteSpool(path: path(shard), reason: error.localizedDescription)
         }
         buffers[shard].removeAll(keepingCapacity: true)
     }
@@ -135,7 +133,7 @@ final class ShardSpool {
     /// Streams shard `shard`'s file, 64 KiB at a time.
     func read(_ shard: Int, into write: ([UInt8]) throws -> Void) throws {
         guard let handle = FileHandle(forReadingAtPath: path(shard)) else {
-            throw SimpleFailure("cannot read the temporary file \(path(shard)).", exitCode: ExitCode.cannotCreate)
+            throw ClickHouseError.cannotReadSpool(path: path(shard))
         }
         defer { try? handle.close() }
         while let data = try handle.read(upToCount: 64 << 10), !data.isEmpty {
