@@ -14,20 +14,21 @@ import Testing
         #expect(hook.secrets.contains("/services/T0001/B0002/s3cr3tXYZabc"))
     }
 
-    static let refused: [(String, String)] = [
-        ("ftp://example.com/x", "is not an http(s) URL"),
-        ("not a url", "is not an http(s) URL"),
-        ("http://hooks.example.com/secret-path", "plain http to another machine"),
-        ("https://user:pass@hooks.example.com/x", "user:password"),
+    static let refused: [(String, String, WebhookError)] = [
+        ("ftp://example.com/x", "is not an http(s) URL", .notAURL(source: "--webhook")),
+        ("not a url", "is not an http(s) URL", .notAURL(source: "--webhook")),
+        ("http://hooks.example.com/secret-path", "plain http to another machine", .plainHTTP(source: "--webhook", masked: "http://hooks.example.com/…")),
+        ("https://user:pass@hooks.example.com/x", "user:password", .credentialsInURL(source: "--webhook", masked: "https://hooks.example.com/…")),
     ]
 
     @Test(arguments: refused)
-    func unusableURLsAreConfigurationErrorsThatDoNotShowThem(_ url: String, _ message: String) {
+    func unusableURLsAreConfigurationErrorsThatDoNotShowThem(_ url: String, _ message: String, _ expected: WebhookError) {
         do {
             _ = try Webhook(url, transport: FakeTransport([]), timeout: 5, source: "--webhook")
             Issue.record("accepted \(url)")
-        } catch let failure as SimpleFailure {
+        } catch let failure as WebhookError {
             #expect(failure.exitCode == ExitCode.config)
+            #expect(failure == expected)
             #expect(failure.message.contains(message), "\(failure.message)")
             #expect(!failure.message.contains("secret-path") && !failure.message.contains("pass@"))
         } catch {
@@ -55,21 +56,24 @@ import Testing
         #expect(sent.headers["Authorization"] == nil, "the API token never goes to a webhook")
     }
 
-    static let failures: [(FakeTransport.Step, String)] = [
-        (.respond(302, "", ["Location": "https://elsewhere.example/"]), "redirect (HTTP 302) to https://elsewhere.example"),
-        (.respond(500, "boom at /services/T0001/B0002/s3cr3tXYZabc"), "HTTP 500: boom at [hidden]"),
-        (.fail(.timedOut), "no answer within 5 s"),
-        (.fail(.tooLarge(limit: 65_536)), "larger than 64 KiB"),
+    static let failures: [(FakeTransport.Step, String, WebhookError)] = [
+        (.respond(302, "", ["Location": "https://elsewhere.example/"]), "redirect (HTTP 302) to https://elsewhere.example",
+         .redirected(masked: "https://hooks.slack.com/…", status: 302, target: "https://elsewhere.example")),
+        (.respond(500, "boom at /services/T0001/B0002/s3cr3tXYZabc"), "HTTP 500: boom at [hidden]",
+         .refused(masked: "https://hooks.slack.com/…", status: 500, answer: "boom at [hidden]")),
+        (.fail(.timedOut), "no answer within 5 s", .timedOut(masked: "https://hooks.slack.com/…", seconds: 5)),
+        (.fail(.tooLarge(limit: 65_536)), "larger than 64 KiB", .answerTooLarge(masked: "https://hooks.slack.com/…", limit: 65_536)),
     ]
 
     @Test(arguments: failures)
-    func anAnswerOtherThan2xxIsExit69NamingOnlyTheHost(_ step: FakeTransport.Step, _ message: String) async throws {
+    func anAnswerOtherThan2xxIsExit69NamingOnlyTheHost(_ step: FakeTransport.Step, _ message: String, _ expected: WebhookError) async throws {
         let hook = try Webhook(Self.secretURL, transport: FakeTransport([step]), timeout: 5, source: "--webhook")
         do {
             try await hook.send(Data("{}".utf8))
             Issue.record("no failure")
-        } catch let failure as SimpleFailure {
+        } catch let failure as WebhookError {
             #expect(failure.exitCode == ExitCode.unavailable)
+            #expect(failure == expected)
             #expect(failure.message.contains(message), "\(failure.message)")
             #expect(failure.message.contains("https://hooks.slack.com/…"))
             #expect(!failure.message.contains("s3cr3t"))

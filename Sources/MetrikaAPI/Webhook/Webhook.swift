@@ -31,14 +31,14 @@ package struct Webhook: Sendable {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty else {
-            throw SimpleFailure("\(source) is not an http(s) URL with a host (such as https://hooks.slack.com/services/…); it is not shown because it may hold a secret.", exitCode: ExitCode.config)
+            throw WebhookError.notAURL(source: source)
         }
         guard url.user == nil, url.password == nil else {
-            throw SimpleFailure("\(source) (\(Self.mask(url))) has a user:password part; put the secret where the service expects it (its path or query).", exitCode: ExitCode.config)
+            throw WebhookError.credentialsInURL(source: source, masked: Self.mask(url))
         }
         if scheme == "http", !PlainHTTPPolicy.isLoopback(host),
            environment[PlainHTTPPolicy.overrideVariable]?.trimmingCharacters(in: .whitespaces) != "1" {
-            throw SimpleFailure("\(source) (\(Self.mask(url))) is plain http to another machine: its secret would cross the network readable. Use https://, or set \(PlainHTTPPolicy.overrideVariable)=1 for a test set-up.", exitCode: ExitCode.config)
+            throw WebhookError.plainHTTP(source: source, masked: Self.mask(url))
         }
         self.url = url
         self.transport = transport
@@ -64,7 +64,7 @@ package struct Webhook: Sendable {
     }
 
     /// POSTs `body` (`Content-Type: application/json`). A 2xx answer is delivery; anything else is a
-    /// `SimpleFailure` (exit 69) naming the masked URL and what happened, so the caller keeps the
+    /// `WebhookError` (exit 69) naming the masked URL and what happened, so the caller keeps the
     /// alerts to send again on the next run.
     package func send(_ body: Data) async throws {
         let request = HTTPRequest(
@@ -75,24 +75,23 @@ package struct Webhook: Sendable {
         do {
             response = try await transport.send(request)
         } catch let error as TransportError {
-            let why: String
             switch error {
-            case .timedOut: why = "no answer within \(DecimalText.shortest(timeout)) s"
-            case .tooLarge: why = "an answer larger than \(Self.maxResponseBytes >> 10) KiB"
-            default: why = MetrikaClient.unavailableText(error)
+            case .timedOut: throw WebhookError.timedOut(masked: masked, seconds: timeout)
+            case .tooLarge: throw WebhookError.answerTooLarge(masked: masked, limit: Self.maxResponseBytes)
+            default: throw WebhookError.unreachable(masked: masked, detail: hidingSecrets(MetrikaClient.unavailableText(error)))
             }
-            throw failure(why)
         }
         if response.isRedirect {
-            throw failure("it answered with a redirect (HTTP \(response.status)) to \(response.redirectTarget(from: url)), which metrika never follows (the alerts would go where the URL does not say); give the final URL")
+            throw WebhookError.redirected(masked: masked, status: response.status, target: hidingSecrets(response.redirectTarget(from: url)))
         }
         guard (200..<300).contains(response.status) else {
             let said = String(decoding: response.body.prefix(300), as: UTF8.self)
-            throw failure("it answered HTTP \(response.status)\(said.isEmpty ? "" : ": " + TerminalText.quote(said, hiding: secrets))")
+            throw WebhookError.refused(masked: masked, status: response.status, answer: said.isEmpty ? "" : hidingSecrets(TerminalText.quote(said, hiding: secrets)))
         }
     }
 
-    private func failure(_ why: String) -> SimpleFailure {
-        SimpleFailure("the webhook \(masked) did not take the alerts: \(TerminalText.masking(secrets, in: why)); they will be sent again on the next run.", exitCode: ExitCode.unavailable)
+    /// `text` with every part of the URL that is a secret masked: what a `WebhookError` may hold.
+    private func hidingSecrets(_ text: String) -> String {
+        TerminalText.masking(secrets, in: text)
     }
 }
