@@ -97,12 +97,12 @@ package struct HistoryLoader: Sendable {
             let probe = StatQuery(ids: [counter.id], metrics: [Metric.revenue.apiName], date1: day, date2: day, accuracy: "full")
             let page = try await client.fetchData(probe, offset: 1, limit: 1)
             guard let code = page.queryCurrency, let found = Currency(code: code) else {
-                throw SimpleFailure("the API did not say which currency counter \(counter.id) keeps its revenue in; pass --currency RUB, USD, EUR or YND.", exitCode: ExitCode.dataError)
+                throw HistoryError.currencyNotSaid(counterID: counter.id)
             }
             try store.storeCounterCurrency(id: counter.id, currency: found, seenAt: now())
             currency = found
         } else {
-            throw SimpleFailure("the history does not know counter \(counter.id)'s currency yet; pass --currency RUB, USD, EUR or YND, or run once without --offline.", exitCode: ExitCode.config)
+            throw HistoryError.currencyUnknown(counterID: counter.id)
         }
         return metrics.map { $0.inCurrency(currency) }
     }
@@ -111,8 +111,7 @@ package struct HistoryLoader: Sendable {
     package func counter(id: Int) async throws -> Counter {
         if let counter = try store.counter(id: id) { return counter }
         guard let client else {
-            // Nothing to be unavailable: the history was never filled for it. A configuration matter (78).
-            throw SimpleFailure("counter \(id) is not in the history (\(store.path)); run metrika sync --counter \(id) (or the report without --offline) first.", exitCode: ExitCode.config)
+            throw HistoryError.counterNotInHistory(counterID: id, database: store.path)
         }
         let counter = try await client.fetchCounter(id: id)
         _ = try keeping { try store.upsertCounters([counter]) }
@@ -132,9 +131,8 @@ package struct HistoryLoader: Sendable {
     package func load(counter: Counter, range requested: DateRange, metrics: [Metric], grouping: Grouping?, refresh: Bool, rangeTotals: Bool = true, values: Bool = true) async throws -> Loaded {
         let stored = Self.storedMetrics(for: metrics)
         // Money is stored per currency; a metric still in "the counter's currency" has no series.
-        if let open = stored.first(where: \.needsCurrency) {
-            throw SimpleFailure("\(open.shortName) has no currency yet (metrika's mistake: call inCurrency first).", exitCode: ExitCode.failure)
-        }
+        // Every caller puts its metrics through `inCurrency` first: one that did not is a bug.
+        precondition(!stored.contains(where: \.needsCurrency), "load(counter:…) needs money metrics in a currency: call inCurrency first")
         let today = metrikaToday(counter)
         let firstDay = firstDataDay(of: counter)
         guard requested.to >= firstDay else {

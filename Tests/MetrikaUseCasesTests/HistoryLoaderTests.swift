@@ -49,6 +49,17 @@ struct HistoryLoaderTests {
         #expect(try store.counter(id: 1001)?.name == "Shop")
     }
 
+    /// Offline, a counter the history never saw is a configuration matter (78) naming the database
+    /// and the sync that fills it; nothing is asked of anyone.
+    @Test func offlineACounterNotInTheHistoryIsNamedWithTheSyncThatFillsIt() async throws {
+        let failure = await #expect(throws: HistoryError.counterNotInHistory(counterID: 1001, database: store.path)) {
+            _ = try await loader(online: false).counter(id: 1001)
+        }
+        #expect(failure?.exitCode == ExitCode.config)
+        #expect(failure?.message == "counter 1001 is not in the history (\(store.path)); run metrika sync --counter 1001 (or the report without --offline) first.")
+        #expect(api.dataRequests.isEmpty)
+    }
+
     @Test func aWarmLoadFetchesOnlyTheUnsettledDays() async throws {
         let loader = loader()
         let counter = try await loader.counter(id: 1001)

@@ -55,15 +55,15 @@ struct MoneyUseCaseTests {
         let store = try HistoryStore(path: database.path)
         let online = HistoryLoader(store: store, client: api.client(), now: { testNow }, unsettledDays: 2)
         let counter = try await online.counter(id: 1001)
-        await #expect { try await online.inCurrency(Self.shop, counter: counter, requested: nil) } throws: { error in
-            let failure = error as? any MetrikaFailure
-            return failure?.exitCode == ExitCode.dataError && failure?.message.contains("pass --currency") == true
+        let unsaid = await #expect(throws: HistoryError.currencyNotSaid(counterID: 1001)) {
+            try await online.inCurrency(Self.shop, counter: counter, requested: nil)
         }
+        #expect(unsaid?.exitCode == ExitCode.dataError && unsaid?.message.contains("pass --currency") == true)
         let offline = HistoryLoader(store: store, client: nil, now: { testNow }, unsettledDays: 2)
-        await #expect { try await offline.inCurrency(Self.shop, counter: counter, requested: nil) } throws: { error in
-            let failure = error as? any MetrikaFailure
-            return failure?.exitCode == ExitCode.config && failure?.message.contains("run once without --offline") == true
+        let unknown = await #expect(throws: HistoryError.currencyUnknown(counterID: 1001)) {
+            try await offline.inCurrency(Self.shop, counter: counter, requested: nil)
         }
+        #expect(unknown?.exitCode == ExitCode.config && unknown?.message.contains("run once without --offline") == true)
     }
 
     @Test func countersInDifferentCurrenciesNeedOne() async throws {

@@ -32,7 +32,9 @@ package enum ExitCode {
     package static let closedPipe: Int32 = 141
 }
 
-/// A plain failure with a message and an exit code, for cases that need no type of their own.
+/// A plain failure with a message and an exit code. Not for new errors: a room that can fail has its
+/// own enum (`ClickHouseError`, `ConfigError`, …) whose cases tests can match. What is left uses it
+/// to carry an error no layer typed (`AlertCheck`) and the CLI's last hand-made messages.
 package struct SimpleFailure: MetrikaFailure {
     package let exitCode: Int32
     package let message: String

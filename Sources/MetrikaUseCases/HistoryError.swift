@@ -1,0 +1,32 @@
+import MetrikaModel
+
+/// What stops a report from the history (`HistoryLoader`) before any number is read: a counter or a
+/// currency the history does not know. The cases carry the counter; the one-line message and the
+/// exit status are derived here only.
+package enum HistoryError: MetrikaFailure, Equatable {
+    /// The API's answer did not name the currency counter `counterID` keeps its revenue in.
+    case currencyNotSaid(counterID: Int)
+    /// Offline, and the history has never learnt counter `counterID`'s currency.
+    case currencyUnknown(counterID: Int)
+    /// Offline, and counter `counterID` is not in the history at `database`.
+    case counterNotInHistory(counterID: Int, database: String)
+
+    package var exitCode: Int32 {
+        switch self {
+        case .currencyNotSaid: return ExitCode.dataError
+        // Nothing was unavailable: the history was never filled for it. A configuration matter.
+        case .currencyUnknown, .counterNotInHistory: return ExitCode.config
+        }
+    }
+
+    package var message: String {
+        switch self {
+        case .currencyNotSaid(let id):
+            return "the API did not say which currency counter \(id) keeps its revenue in; pass --currency RUB, USD, EUR or YND."
+        case .currencyUnknown(let id):
+            return "the history does not know counter \(id)'s currency yet; pass --currency RUB, USD, EUR or YND, or run once without --offline."
+        case .counterNotInHistory(let id, let database):
+            return "counter \(id) is not in the history (\(database)); run metrika sync --counter \(id) (or the report without --offline) first."
+        }
+    }
+}
