@@ -93,8 +93,7 @@ enum MoneyOptions {
     /// `--currency` where no column is money would change nothing: refused, like the other options
     /// that would be silently ignored. A preset's columns are the API's to say, so it may be money.
     static func refuseCurrencyWithoutMoney(_ currency: Currency?, metrics: [Metric], preset: String? = nil) throws {
-        guard currency != nil, preset == nil, !metrics.contains(where: { $0.unit == .money }) else { return }
-        throw UsageError("--currency applies to money metrics (revenue, revenuePerPurchase, revenuePerVisit, goal<ID>revenue, basketValue, productRevenue); these metrics have none")
+        try ReportRequest.refuseCurrencyWithoutMoney(currency, metrics: metrics, preset: preset)
     }
 
     static func attribution(_ options: ParsedOptions) throws -> Attribution? {
@@ -305,6 +304,18 @@ extension Option where Value == String? {
     static var tokenFile: Option<String?> {
         .text("token-file", value: "PATH", help: "Read the token from this file instead of METRIKA_TOKEN or the default token file")
     }
+}
+
+// MARK: - ClickHouse
+
+extension Option where Value == String? {
+    /// `--clickhouse URL[,URL…]` (logs, sync), as written: one URL, or one per shard with `--cluster`
+    /// (`ClickHouseOptions` knows the defaults of the environment and the config file).
+    static var clickhouse: Option<String?> {
+        .text("clickhouse", value: "URL[,URL…]", help: "ClickHouse over HTTP (e.g. http://127.0.0.1:8123); one URL per shard with --cluster")
+    }
+    /// `--cluster NAME` (logs, sync): the shards' cluster, as in remote_servers.
+    static var cluster: Option<String?> { .text("cluster", value: "NAME", help: "A sharded ClickHouse: NAME as in remote_servers (default: METRIKA_CLICKHOUSE_CLUSTER)") }
 }
 
 // MARK: - Format
