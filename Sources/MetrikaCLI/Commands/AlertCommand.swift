@@ -191,7 +191,7 @@ enum AlertCommand: Command {
         guard let client = loader.client else {
             let stored = try loader.store.counters()
             if stored.isEmpty {
-                throw SimpleFailure("the history (\(loader.store.path)) holds no counter to check offline; run metrika sync first, or name --counter", exitCode: ExitCode.config)
+                throw CLIFailure.noCountersOffline(path: loader.store.path)
             }
             return stored.filter { $0.status.lowercased() != "deleted" }
         }

@@ -127,7 +127,7 @@ enum CachePruneCommand: Command {
         }
         let path = session.databasePath
         guard FileManager.default.fileExists(atPath: path) else {
-            throw SimpleFailure("No history database at \(path): nothing to prune.", exitCode: ExitCode.config)
+            throw CLIFailure.nothingToPrune(path: path)
         }
         let store = try HistoryStore(path: path)
         // A bulk delete touches pages all over the file: refuse a damaged one before writing.

@@ -81,7 +81,7 @@ enum LoginCommand: Command {
             check = "ok, \(count) counter\(count == 1 ? "" : "s") visible"
         } catch let failure as APIError where options[.tokenStdin] && Self.rejectsTheToken(failure) {
             // "Sign in again with metrika login" is no advice to someone doing just that.
-            throw SimpleFailure("the API rejected the pasted token (\(Self.rejection(failure))): it is wrong, expired or revoked; nothing was stored. Copy a fresh one (docs/auth.md says where), or sign in with `metrika login` (device flow).", exitCode: ExitCode.noPermission)
+            throw CLIFailure.pastedTokenRejected(reason: Self.rejection(failure))
         } catch APIError.unavailable(let detail) where !options[.tokenStdin] {
             // The user just confirmed on another device: keep the token rather than make them repeat that.
             context.note("Warning: could not check the token (\(detail)); storing it anyway.")

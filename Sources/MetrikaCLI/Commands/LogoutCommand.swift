@@ -88,12 +88,8 @@ enum LogoutCommand: Command {
             out.write("Not revoked on the server (--local-only): the token stays valid there until it expires, unless you revoke it at \(manualRevocation).\n")
             return
         }
-        func keep(_ reason: String, exitCode: Int32) -> SimpleFailure {
-            SimpleFailure(
-                "Not signed out: the token was not revoked on the server (\(reason)), so it may still be valid there; "
-                    + "the local copy in \(kept) is kept. Fix that and run `metrika logout` again, or run `metrika logout --local-only` "
-                    + "to delete only the local copy (then revoke the token at \(manualRevocation)).",
-                exitCode: exitCode)
+        func keep(_ reason: String, exitCode: Int32) -> CLIFailure {
+            .notSignedOut(reason: reason, kept: kept, manualRevocation: manualRevocation, exitCode: exitCode)
         }
         let credentials: ClientCredentials
         switch try session.credentialsForToken(stored) {

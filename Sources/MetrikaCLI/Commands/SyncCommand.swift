@@ -161,7 +161,7 @@ enum SyncCommand: Command {
         } catch let failure as any MetrikaFailure {
             outcome.failure = failure
         } catch {
-            outcome.failure = SimpleFailure("\(error)", exitCode: ExitCode.failure)
+            outcome.failure = CLIFailure.unexpected("\(error)")
         }
         return outcome
     }
