@@ -111,8 +111,27 @@ enum MailCommand: Command {
         return .period(period)
     }
 
-    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
-        let context = session.context
+    /// Where the composed message goes.
+    enum Destination: Equatable {
+        /// Piped to this sendmail program.
+        case sendmail(String)
+        /// Written (atomically) to this file.
+        case file(String)
+        /// `--dry-run`, `--output -`.
+        case standardOutput
+    }
+
+    /// A mail as the command line asks for it, validated before any request.
+    struct Request {
+        var mail: MailComposer.Request
+        /// `--offline`: from the history alone.
+        var offline: Bool
+        var destination: Destination
+    }
+
+    /// The mail the options ask for; `note` gets the deprecation line of `--period 7d`. A sendmail
+    /// that is not there is refused here (exit 78), before the mail is composed.
+    static func parse(_ options: ParsedOptions, context: CLIContext) throws -> Request {
         try options.requireNoPositionals()
         let ids = try CounterOptions.ids(options)
         guard !options[.recipients].isEmpty else { throw UsageError("Missing --to ADDR: who should get the mail") }
@@ -125,23 +144,38 @@ enum MailCommand: Command {
         try MoneyOptions.refuseCurrencyWithoutMoney(currency, metrics: DefaultMetrics.table(chosen: metrics))
         let modes = [options.contains(.sendmail), options.contains(.output), options[.dryRun]].filter { $0 }.count
         guard modes <= 1 else { throw UsageError("Choose one of --sendmail, --output and --dry-run") }
-        let sendmail = MailDelivery.sendmailPath(options, environment: context.environment)
-        if !options[.dryRun], !options.contains(.output) { try MailDelivery.checkSendmail(sendmail) }
-
-        let history = try HistoryOptions.parse(options)
-        let composer = MailComposer(loader: try session.historyLoader(offline: history.offline), rasterizer: context.rasterizer, activity: context)
-        let request = MailComposer.Request(counterIDs: ids, window: window, metrics: metrics, sender: sender, recipients: recipients, subject: options[.subject], currency: currency)
-        let message = try await composer.compose(request)
-        let bytes = message.bytes()
-
+        let destination: Destination
         if options[.dryRun] {
-            try context.stdout.writer.write(contentsOf: bytes)
+            destination = .standardOutput
         } else if let output = options[.output] {
-            if output == "-" { try context.stdout.writer.write(contentsOf: bytes) } else { try AtomicFile.write(bytes, to: output) }
+            destination = output == "-" ? .standardOutput : .file(output)
         } else {
+            let sendmail = MailDelivery.sendmailPath(options, environment: context.environment)
+            try MailDelivery.checkSendmail(sendmail)
+            destination = .sendmail(sendmail)
+        }
+        let history = try HistoryOptions.parse(options)
+        let mail = MailComposer.Request(counterIDs: ids, window: window, metrics: metrics, sender: sender, recipients: recipients, subject: options[.subject], currency: currency)
+        return Request(mail: mail, offline: history.offline, destination: destination)
+    }
+
+    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+        let context = session.context
+        let request = try parse(options, context: context)
+        let composer = MailComposer(loader: try session.historyLoader(offline: request.offline), rasterizer: context.rasterizer, activity: context)
+        let message = try await composer.compose(request.mail)
+        let bytes = message.bytes()
+        switch request.destination {
+        case .standardOutput:
+            try context.stdout.writer.write(contentsOf: bytes)
+        case .file(let path):
+            try AtomicFile.write(bytes, to: path)
+        case .sendmail(let sendmail):
             try MailDelivery.deliver(bytes, sendmail: sendmail, environment: context.environment)
             // Success is quiet where no one watches: cron mails whatever lands on stderr.
-            if context.stderrIsTerminal || options[.verbose] { context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)") }
+            if context.stderrIsTerminal || options[.verbose] {
+                context.note("Mailed \(request.mail.recipients.map(\.address).joined(separator: ", ")): \(message.messageID)")
+            }
         }
         return ExitCode.ok
     }
