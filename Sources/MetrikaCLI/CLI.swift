@@ -79,11 +79,11 @@ package enum CLI {
         // Before the command's own words, so that a `--` among them still ends the options.
         let rest = leading + Array(words.dropFirst(consumed))
         do {
-            if let given = rest.first(where: { ["-v", "--verbose"].contains($0) }), !command.makesRequests {
+            if let given = rest.first(where: { Option.verbose.spec.spellings.contains($0) }), !command.makesRequests {
                 throw UsageError("\(given) logs API requests, and `metrika \(command.name)` makes none: leave it out")
             }
             let options = try ArgumentParser.parse(rest, options: command.allOptions)
-            if options.flag("help") {
+            if options[.help] {
                 context.stdout.write(command.helpText)
                 return ExitCode.ok
             }
@@ -92,11 +92,11 @@ package enum CLI {
             // Every command that signs in reads the config file (app credentials, profiles, counters):
             // a malformed one or an unknown profile is refused before anything else happens, whatever
             // the command would have taken from it.
-            if command.allOptions.contains(where: { $0.name == "profile" }) {
+            if command.allOptions.contains(where: { $0.name == Option.profile.name }) {
                 _ = try session.configFile()
                 _ = try session.profile()
             }
-            if command.usesDefaultCounter, !options.has("counter"), let defaults = try session.defaultCounters() {
+            if command.usesDefaultCounter, !options.contains(.counter), let defaults = try session.defaultCounters() {
                 session.useCounters(defaults.ids, from: defaults.source)
                 session.logger?("using counter \(defaults.ids.joined(separator: ",")) from \(defaults.source)")
             }
