@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MetrikaUseCases
 
 #if canImport(Glibc)
     import Glibc
@@ -8,9 +9,10 @@ import Foundation
 #endif
 
 /// Runs `handler` on a dispatch queue when SIGINT or SIGTERM arrives, instead of the default action
-/// (dying mid-line). The handler tidies up and ends the process itself (128 + the signal, as shells
-/// report it); `cancel` restores the default action. A signal the process inherited as ignored (a
-/// background job of a script) stays ignored, as `ProgressLine`'s eraser leaves it.
+/// (dying mid-line). The handler only tells the job, which stops, tidies up and ends as an
+/// `Interruption` that `CLI.run` turns into 128 + the signal (as shells report it): only `main.swift`
+/// ends the process. `cancel` restores the default action. A signal the process inherited as ignored
+/// (a background job of a script) stays ignored, as `ProgressLine`'s eraser leaves it.
 final class SignalTrap: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     private var signals: [Int32] = []
@@ -37,4 +39,14 @@ final class SignalTrap: @unchecked Sendable {
     }
 
     deinit { cancel() }
+}
+
+extension SignalTrap {
+    /// SIGINT and SIGTERM as a job's requests to stop (`LogsLoad` watches them during its export).
+    struct Requests: StopRequests {
+        func watch(_ handler: @escaping @Sendable (Int32) -> Void) -> @Sendable () -> Void {
+            let trap = SignalTrap(handler: handler)
+            return { trap.cancel() }
+        }
+    }
 }
