@@ -84,7 +84,7 @@ package enum CLI {
                 throw UsageError("\(given) logs API requests, and `metrika \(command.name)` makes none: leave it out")
             }
             let options = try ArgumentParser.parse(rest, options: command.allOptions)
-            if options.flag("help") {
+            if options[.help] {
                 context.stdout.write(command.helpText)
                 return ExitCode.ok
             }
@@ -93,11 +93,11 @@ package enum CLI {
             // Every command that signs in reads the config file (app credentials, profiles, counters):
             // a malformed one or an unknown profile is refused before anything else happens, whatever
             // the command would have taken from it.
-            if command.allOptions.contains(where: { $0.name == "profile" }) {
+            if command.allOptions.contains(where: { $0.name == Option.profile.name }) {
                 _ = try session.configFile()
                 _ = try session.profile()
             }
-            if command.usesDefaultCounter, !options.has("counter"), let defaults = try session.defaultCounters() {
+            if command.usesDefaultCounter, !options.contains(.counter), let defaults = try session.defaultCounters() {
                 session.useCounters(defaults.ids, from: defaults.source)
                 session.logger?("using counter \(defaults.ids.joined(separator: ",")) from \(defaults.source)")
             }

@@ -7,8 +7,9 @@ protocol Command {
     static var name: String { get }
     /// One line for `metrika --help`.
     static var summary: String { get }
-    /// The usage line, without the leading `metrika `.
-    static var usage: String { get }
+    /// The usage line(s) as terms over its own options (more than one when the command has distinct
+    /// forms, as `logs` has); `usage` renders them.
+    static var synopses: [[UsageTerm]] { get }
     /// Further help paragraphs (examples, notes); may be empty.
     static var discussion: String { get }
     /// The options it accepts (`--help` is added for every command, `--verbose` where `makesRequests`).
@@ -26,14 +27,18 @@ protocol Command {
 extension Command {
     static var discussion: String { "" }
     static var argumentChoices: [String] { [] }
-    static var usesDefaultCounter: Bool { options.contains { $0.name == "counter" } }
+    static var usesDefaultCounter: Bool { options.contains { $0.name == Option.counter.name } }
 
     /// Whether it talks to the API or the OAuth server (then `-v`/`--verbose` logs those requests):
     /// every command that signs in, i.e. takes `--profile`.
-    static var makesRequests: Bool { options.contains { $0.name == "profile" } }
+    static var makesRequests: Bool { options.contains { $0.name == Option.profile.name } }
 
     /// The options with the common ones: `--verbose` where there are requests to log, `--help` always.
     static var allOptions: [OptionSpec] { options + (makesRequests ? [CommonOptions.verbose] : []) + [CommonOptions.help] }
+
+    /// The usage line, without the leading `metrika `: generated from `synopses` and the option
+    /// specs, so it cannot drift from what the parser accepts.
+    static var usage: String { UsageLine.render(name: name, synopses: synopses, specs: allOptions, arguments: argumentChoices) }
 
     /// The full `--help` text.
     static var helpText: String {
@@ -61,12 +66,18 @@ extension Command {
 /// Options shared by several commands.
 package enum CommonOptions {
     /// `-v`: accepted by every command that makes requests, after the command or before it.
-    static let verbose = OptionSpec("verbose", short: "v", help: "Log each API request (method, URL, status, time) to stderr")
+    static var verbose: OptionSpec { Option.verbose.spec }
     /// `-h`: accepted by every command.
-    static let help = OptionSpec("help", short: "h", help: "Show this help")
+    static var help: OptionSpec { Option.help.spec }
     /// Both (for tests that parse a group's options outside a command).
-    static let always: [OptionSpec] = [verbose, help]
+    static var always: [OptionSpec] { [verbose, help] }
+}
 
+extension Option where Value == Bool {
+    /// `-v`, `--verbose`: log each request.
+    static var verbose: Option<Bool> { .flag("verbose", short: "v", help: "Log each API request (method, URL, status, time) to stderr") }
+    /// `-h`, `--help`: the command's help.
+    static var help: Option<Bool> { .flag("help", short: "h", help: "Show this help") }
 }
 
 /// Output formats of data commands.
@@ -76,14 +87,14 @@ package enum OutputFormat: String, Sendable {
     /// Reads `--format`, `--csv` and `--json`; contradictory choices are a usage error.
     static func from(_ options: ParsedOptions) throws -> OutputFormat {
         var chosen: [OutputFormat] = []
-        if let text = options.value("format") {
+        if let text = options[.format] {
             guard let format = OutputFormat(rawValue: text.lowercased()) else {
                 throw UsageError("--format must be table, csv or json, not '\(text)'")
             }
             chosen.append(format)
         }
-        if options.flag("csv") { chosen.append(.csv) }
-        if options.flag("json") { chosen.append(.json) }
+        if options[.csv] { chosen.append(.csv) }
+        if options[.json] { chosen.append(.json) }
         let distinct = Set(chosen.map(\.rawValue))
         if distinct.count > 1 {
             throw UsageError("Choose one output format: --format \(chosen.map(\.rawValue).joined(separator: ", ")) contradict each other")
@@ -96,16 +107,19 @@ package enum OutputFormat: String, Sendable {
     static func csvWriter(_ options: ParsedOptions, format: OutputFormat, toTerminal: Bool) throws -> CSVWriter {
         var writer = CSVWriter()
         writer.terminal = toTerminal
-        if options.flag("crlf") { writer.lineEnding = .crlf }
-        if let text = options.value("csv-formulas") {
-            guard let formulas = CSVWriter.Formulas(rawValue: text.lowercased()) else {
-                throw UsageError("--csv-formulas must be defuse or keep, not '\(text)'")
-            }
-            writer.formulas = formulas
-        }
-        if format != .csv, let option = ["crlf", "csv-formulas"].first(where: options.has) {
+        if options[.crlf] { writer.lineEnding = .crlf }
+        if let formulas = try options[.csvFormulas] { writer.formulas = formulas }
+        if format != .csv, let option = csvOnly(options) {
             throw UsageError("--\(option) applies to CSV output only: add --csv")
         }
         return writer
+    }
+
+    /// The first CSV-only option given (`crlf`, `csv-formulas`), for the error that refuses it
+    /// with another format.
+    static func csvOnly(_ options: ParsedOptions) -> String? {
+        if options.contains(.crlf) { return Option.crlf.name }
+        if options.contains(.csvFormulas) { return Option.csvFormulas.name }
+        return nil
     }
 }

@@ -7,8 +7,8 @@ import MetrikaSystem
 /// sendmail program, and piping a message to it through `ChildProcess`.
 enum MailDelivery {
     /// `--sender` and `--sendmail`, as `mail` and `alert --mail` take them.
-    static let senderSpec = OptionSpec("sender", value: "ADDR", help: "From address of the mail (default: METRIKA_SENDER, else USER@host)")
-    static let sendmailSpec = OptionSpec("sendmail", value: "PATH", help: "The sendmail program (default METRIKA_SENDMAIL, else /usr/sbin/sendmail)")
+    static var senderSpec: OptionSpec { Option.sender.spec }
+    static var sendmailSpec: OptionSpec { Option.sendmail.spec }
 
     static let defaultSendmail = "/usr/sbin/sendmail"
 
@@ -19,7 +19,7 @@ enum MailDelivery {
 
     /// `--sender`, else METRIKA_SENDER, else `metrika <USER@host>`.
     static func senderAddress(_ options: ParsedOptions, context: CLIContext) throws -> MIMEAddress {
-        if let text = options.value("sender") ?? context.environment["METRIKA_SENDER"].flatMap({ $0.isEmpty ? nil : $0 }) {
+        if let text = options[.sender] ?? context.environment["METRIKA_SENDER"].flatMap({ $0.isEmpty ? nil : $0 }) {
             return try MIMEAddress(parsing: text)
         }
         let user = context.environment["USER"] ?? context.environment["LOGNAME"] ?? "metrika"
@@ -32,7 +32,7 @@ enum MailDelivery {
 
     /// `--sendmail`, else METRIKA_SENDMAIL, else /usr/sbin/sendmail.
     static func sendmailPath(_ options: ParsedOptions, environment: [String: String]) -> String {
-        options.value("sendmail") ?? environment["METRIKA_SENDMAIL"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultSendmail
+        options[.sendmail] ?? environment["METRIKA_SENDMAIL"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultSendmail
     }
 
     /// Refuses (exit 78) a sendmail that is not there, before any work is done.
@@ -64,4 +64,11 @@ enum MailDelivery {
             throw SimpleFailure("\(sendmail) failed (\(result.ending))\(said.isEmpty ? "" : ": " + said); the mail was not sent", exitCode: ExitCode.unavailable)
         }
     }
+}
+
+extension Option where Value == String? {
+    /// `--sender ADDR`: the From address (`mail`, `alert --mail`).
+    static var sender: Option<String?> { .text("sender", value: "ADDR", help: "From address of the mail (default: METRIKA_SENDER, else USER@host)") }
+    /// `--sendmail PATH`: the sendmail program (`mail`, `alert --mail`).
+    static var sendmail: Option<String?> { .text("sendmail", value: "PATH", help: "The sendmail program (default METRIKA_SENDMAIL, else /usr/sbin/sendmail)") }
 }

@@ -5,9 +5,9 @@ import MetrikaRender
 import MetrikaStore
 import MetrikaUseCases
 
-// Option groups several commands share. Each declares its `OptionSpec`s (which help, completions and
-// the man page read) and parses them once into a typed, validated value: commands ask the group, never
-// look the same option up by its name again.
+// Option groups several commands share. Each declares its typed keys (`Option`, whose specs help,
+// usage lines, completions and the man page read) and parses them once into a typed, validated value:
+// commands ask the group or read a key (`options[.limit]`), never look an option up by its name.
 
 // MARK: - Counter
 
@@ -15,12 +15,12 @@ import MetrikaUseCases
 enum CounterOptions {
     /// The option, with the wording of the command that takes it.
     static func spec(value: String = "ID[,ID…]", help: String = "Counter id(s); repeatable") -> OptionSpec {
-        OptionSpec("counter", short: "c", value: value, help: help)
+        Option.counter.described(help, value: value).spec
     }
 
     /// The counter ids, each once, in the order given; missing or malformed ones are usage errors.
     static func ids(_ options: ParsedOptions) throws -> [Int] {
-        let texts = options.list("counter")
+        let texts = options[.counter]
         guard !texts.isEmpty else { throw UsageError("Missing --counter ID (see `metrika counters` for your counters' ids), or set a default \"counter\" in the config file (docs/auth.md)") }
         var ids: [Int] = []
         for text in texts {
@@ -44,17 +44,23 @@ enum CounterOptions {
     }
 }
 
+extension Option where Value == [String] {
+    /// `--counter ID[,ID…]`, as written (`CounterOptions` reads the ids, with the message that
+    /// names where a default came from).
+    static var counter: Option<[String]> { .words("counter", short: "c", value: "ID[,ID…]", help: "Counter id(s); repeatable") }
+}
+
 // MARK: - Metrics
 
 /// `--metrics LIST`: which metrics; nil when not given (the command's default applies, see `DefaultMetrics`).
 enum MetricsOptions {
     static func spec(help: String) -> OptionSpec {
-        OptionSpec("metrics", short: "m", value: "LIST", help: help)
+        Option.metrics.described(help).spec
     }
 
     static func metrics(_ options: ParsedOptions) throws -> [Metric]? {
-        let texts = options.list("metrics")
-        if options.has("metrics") && texts.isEmpty { throw UsageError("--metrics is empty: list metrics like visits,bounceRate") }
+        let texts = options[.metrics]
+        if options.contains(.metrics) && texts.isEmpty { throw UsageError("--metrics is empty: list metrics like visits,bounceRate") }
         guard !texts.isEmpty else { return nil }
         var metrics: [Metric] = []
         for text in texts {
@@ -68,24 +74,20 @@ enum MetricsOptions {
     }
 }
 
+extension Option where Value == [String] {
+    /// `--metrics LIST`, as written (`MetricsOptions` reads the metrics).
+    static var metrics: Option<[String]> { .words("metrics", short: "m", value: "LIST", help: "Metrics") }
+}
+
 // MARK: - Money
 
 /// `--currency RUB|USD|EUR|YND` (report, chart, mail) and `--attribution MODEL` (report).
 enum MoneyOptions {
-    static let currencySpec = OptionSpec(
-        "currency", value: "RUB|USD|EUR|YND", help: "Money (revenue, revenuePerPurchase, …) in this currency (default: the counter's own, as the API says)",
-        choices: Currency.known.map(\.code))
-    static let attributionSpec = OptionSpec(
-        "attribution", value: "MODEL",
-        help: "Attribution model of reports by source: automatic, cross_device_last_significant, cross_device_first, last, … (older ones are mapped)",
-        choices: Attribution.accepted)
+    static var currencySpec: OptionSpec { Option.currency.spec }
+    static var attributionSpec: OptionSpec { Option.attribution.spec }
 
     static func currency(_ options: ParsedOptions) throws -> Currency? {
-        guard let text = options.value("currency") else { return nil }
-        guard let currency = Currency(code: text), Currency.known.contains(currency) else {
-            throw UsageError("--currency must be one of \(Currency.known.map(\.code).joined(separator: ", ")), not '\(text)'")
-        }
-        return currency
+        try options[.currency]
     }
 
     /// `--currency` where no column is money would change nothing: refused, like the other options
@@ -96,11 +98,34 @@ enum MoneyOptions {
     }
 
     static func attribution(_ options: ParsedOptions) throws -> Attribution? {
-        guard let text = options.value("attribution") else { return nil }
-        guard let attribution = Attribution(text) else {
-            throw UsageError("--attribution must be one of \(Attribution.current.joined(separator: ", ")) (or an older \(Attribution.replacements.map(\.old).joined(separator: ", "))), not '\(text)'")
+        try options[.attribution]
+    }
+}
+
+extension Option where Value == Currency? {
+    /// `--currency RUB|USD|EUR|YND`: one of the currencies Metrika converts to.
+    static var currency: Option<Currency?> {
+        .value("currency", value: "RUB|USD|EUR|YND", help: "Money (revenue, revenuePerPurchase, …) in this currency (default: the counter's own, as the API says)",
+               choices: Currency.known.map(\.code)) { text in
+            guard let currency = Currency(code: text), Currency.known.contains(currency) else {
+                throw UsageError("--currency must be one of \(Currency.known.map(\.code).joined(separator: ", ")), not '\(text)'")
+            }
+            return currency
         }
-        return attribution
+    }
+}
+
+extension Option where Value == Attribution? {
+    /// `--attribution MODEL`: a current model, or an older name mapped to one.
+    static var attribution: Option<Attribution?> {
+        .value("attribution", value: "MODEL",
+               help: "Attribution model of reports by source: automatic, cross_device_last_significant, cross_device_first, last, … (older ones are mapped)",
+               choices: Attribution.accepted) { text in
+            guard let attribution = Attribution(text) else {
+                throw UsageError("--attribution must be one of \(Attribution.current.joined(separator: ", ")) (or an older \(Attribution.replacements.map(\.old).joined(separator: ", "))), not '\(text)'")
+            }
+            return attribution
+        }
     }
 }
 
@@ -118,26 +143,22 @@ struct DateOptions {
 
     /// The three options; `defaultFrom` is named in `--from`'s help.
     static func specs(defaultFrom: String) -> [OptionSpec] {
-        [
-            OptionSpec("from", value: "DATE", help: "First day (default \(defaultFrom))"),
-            OptionSpec("to", value: "DATE", help: "Last day (default today)"),
-            OptionSpec("period", value: "NAME", help: periodHelp, choices: NamedPeriod.names.filter { $0 != "lastNdays" }),
-        ]
+        [Option.from.described("First day (default \(defaultFrom))").spec, Option.to.spec, Option.period.spec]
     }
 
     /// `--from`/`--to`, or `--period` (never both); `defaultFrom` when neither is given. A range that
     /// is reversed whatever the time zone is refused here, before any request.
     static func parse(_ options: ParsedOptions, defaultFrom: String) throws -> DateOptions {
-        if let text = options.value("period") {
-            let given = ["from", "to"].filter { options.has($0) }
+        if let text = options[.period] {
+            let given = [Option.from, Option.to].filter { options.contains($0) }
             if !given.isEmpty {
-                throw UsageError("--period and \(given.map { "--" + $0 }.joined(separator: "/")) contradict each other: give a named period or dates, not both")
+                throw UsageError("--period and \(given.map { "--" + $0.name }.joined(separator: "/")) contradict each other: give a named period or dates, not both")
             }
             let period = try NamedPeriod(parsing: text)
             return DateOptions(from: .period(period, end: false), to: .period(period, end: true), period: period)
         }
-        let from = try DateExpression(parsing: options.value("from") ?? defaultFrom, option: "from")
-        let to = try DateExpression(parsing: options.value("to") ?? "today", option: "to")
+        let from = try DateExpression(parsing: options[.from] ?? defaultFrom, option: "from")
+        let to = try DateExpression(parsing: options[.to] ?? "today", option: "to")
         if case .absolute(let start) = from, case .absolute(let end) = to, start > end {
             throw UsageError("--from \(start.iso) is after --to \(end.iso): the range is reversed")
         }
@@ -149,16 +170,35 @@ struct DateOptions {
     }
 }
 
+extension Option where Value == String? {
+    /// `--from DATE`, as written (`DateOptions` reads it, with the command's default).
+    static var from: Option<String?> { .text("from", value: "DATE", help: "First day") }
+    /// `--to DATE`, as written (`DateOptions`); not `--to ADDR` of mail (`recipients`).
+    static var to: Option<String?> { .text("to", value: "DATE", help: "Last day (default today)") }
+    /// `--period NAME`, as written (`DateOptions` reads the named period).
+    static var period: Option<String?> {
+        .text("period", value: "NAME", help: DateOptions.periodHelp, choices: NamedPeriod.names.filter { $0 != "lastNdays" })
+    }
+}
+
 /// `--group day|week|month`.
 enum GroupingOptions {
     static func spec(help: String) -> OptionSpec {
-        OptionSpec("group", value: "day|week|month", help: help)
+        Option.group.described(help).spec
     }
 
     static func grouping(_ options: ParsedOptions) throws -> Grouping {
-        guard let text = options.value("group") else { return .day }
-        guard let value = Grouping(rawValue: text.lowercased()) else { throw UsageError("--group must be day, week or month, not '\(text)'") }
-        return value
+        try options[.group] ?? .day
+    }
+}
+
+extension Option where Value == Grouping? {
+    /// `--group day|week|month`; nil when not given (the day, unless a command says otherwise).
+    static var group: Option<Grouping?> {
+        .value("group", value: "day|week|month", help: "Grouping") { text in
+            guard let value = Grouping(rawValue: text.lowercased()) else { throw UsageError("--group must be day, week or month, not '\(text)'") }
+            return value
+        }
     }
 }
 
@@ -171,29 +211,38 @@ struct HistoryOptions {
     /// Refetch the whole range.
     var refresh: Bool
 
-    static let offlineSpec = OptionSpec("offline", help: "Use the history database only: no network")
-    static let specs: [OptionSpec] = [
-        offlineSpec,
-        OptionSpec("refresh", help: "Refetch the whole range, ignoring the history"),
-    ]
+    static var offlineSpec: OptionSpec { Option.offline.spec }
+    static var specs: [OptionSpec] { [Option.offline.spec, Option.refresh.spec] }
 
     static func parse(_ options: ParsedOptions) throws -> HistoryOptions {
-        if options.flag("offline") && options.flag("refresh") {
+        if options[.offline] && options[.refresh] {
             throw UsageError("--offline and --refresh contradict each other: choose one")
         }
-        return HistoryOptions(offline: options.flag("offline"), refresh: options.flag("refresh"))
+        return HistoryOptions(offline: options[.offline], refresh: options[.refresh])
     }
+}
+
+extension Option where Value == Bool {
+    /// `--offline`: the history only, no network.
+    static var offline: Option<Bool> { .flag("offline", help: "Use the history database only: no network") }
+    /// `--refresh`: refetch the whole range.
+    static var refresh: Option<Bool> { .flag("refresh", help: "Refetch the whole range, ignoring the history") }
 }
 
 /// `--db PATH`: the history database.
 enum DatabaseOptions {
-    static let specs: [OptionSpec] = [
-        OptionSpec("db", value: "PATH", help: "History database (default: METRIKA_DB, else $XDG_DATA_HOME/metrika/metrika.sqlite)"),
-    ]
+    static var specs: [OptionSpec] { [Option.db.spec] }
 
     /// `--db`, else METRIKA_DB, else the XDG default.
     static func path(_ options: ParsedOptions, environment: [String: String]) -> String {
-        options.value("db") ?? HistoryStore.defaultPath(environment: environment)
+        options[.db] ?? HistoryStore.defaultPath(environment: environment)
+    }
+}
+
+extension Option where Value == String? {
+    /// `--db PATH`: the history database.
+    static var db: Option<String?> {
+        .text("db", value: "PATH", help: "History database (default: METRIKA_DB, else $XDG_DATA_HOME/metrika/metrika.sqlite)")
     }
 }
 
@@ -242,12 +291,20 @@ extension Session {
 /// Where the token comes from, for commands that call the API (read by `Session`).
 enum TokenOptions {
     /// `--profile NAME`: a named profile of the config file (token file, API URL, default counter).
-    static let profile = OptionSpec("profile", value: "NAME", help: "Use this profile of $XDG_CONFIG_HOME/metrika/config.json (else METRIKA_PROFILE)")
+    static var profile: OptionSpec { Option.profile.spec }
 
-    static let specs: [OptionSpec] = [
-        OptionSpec("token-file", value: "PATH", help: "Read the token from this file instead of METRIKA_TOKEN or the default token file"),
-        profile,
-    ]
+    static var specs: [OptionSpec] { [Option.tokenFile.spec, Option.profile.spec] }
+}
+
+extension Option where Value == String? {
+    /// `--profile NAME`: a named profile of the config file.
+    static var profile: Option<String?> {
+        .text("profile", value: "NAME", help: "Use this profile of $XDG_CONFIG_HOME/metrika/config.json (else METRIKA_PROFILE)")
+    }
+    /// `--token-file PATH`: the token file to read (login and logout: to write, to delete).
+    static var tokenFile: Option<String?> {
+        .text("token-file", value: "PATH", help: "Read the token from this file instead of METRIKA_TOKEN or the default token file")
+    }
 }
 
 // MARK: - Format
@@ -258,18 +315,15 @@ struct FormatOptions {
     /// Line ends and formula policy of CSV output (whether stdout is a terminal is set by the caller).
     var csv: CSVWriter
 
-    static let specs: [OptionSpec] = specs(html: false)
+    static var specs: [OptionSpec] { specs(html: false) }
 
     /// The options; `html`: `--format` also offers `html` (`report`: one self-contained page, see
     /// `PageOptions`).
     static func specs(html: Bool) -> [OptionSpec] {
         [
-            html ? OptionSpec("format", value: "table|csv|json|html", help: "Output format (default: table); html: one self-contained page")
-                 : OptionSpec("format", value: "table|csv|json", help: "Output format (default: table)"),
-            OptionSpec("csv", help: "Same as --format csv"),
-            OptionSpec("json", help: "Same as --format json"),
-            OptionSpec("crlf", help: "CSV: end records with CRLF as RFC 4180 asks (default: LF)"),
-            OptionSpec("csv-formulas", value: "defuse|keep", help: "CSV: text starting with = + - @ TAB CR gets a leading ' (defuse, the default) or is kept as is"),
+            html ? Option.format.described("Output format (default: table); html: one self-contained page", value: "table|csv|json|html").spec
+                 : Option.format.spec,
+            Option.csv.spec, Option.json.spec, Option.crlf.spec, Option.csvFormulas.spec,
         ]
     }
 
@@ -281,33 +335,61 @@ struct FormatOptions {
     }
 }
 
+extension Option where Value == String? {
+    /// `--format NAME`, as written: `OutputFormat` reads it (and `PageOptions` its `html`).
+    static var format: Option<String?> { .text("format", value: "table|csv|json", help: "Output format (default: table)") }
+    /// `--output FILE`: where a command writes its file (report's page, chart, mail, logs).
+    static var output: Option<String?> { .text("output", short: "o", value: "FILE", help: "Write to FILE") }
+}
+
+extension Option where Value == Bool {
+    /// `--csv`: `--format csv`.
+    static var csv: Option<Bool> { .flag("csv", help: "Same as --format csv") }
+    /// `--json`: `--format json`.
+    static var json: Option<Bool> { .flag("json", help: "Same as --format json") }
+    /// `--crlf`: CSV records end with CRLF.
+    static var crlf: Option<Bool> { .flag("crlf", help: "CSV: end records with CRLF as RFC 4180 asks (default: LF)") }
+}
+
+extension Option where Value == CSVWriter.Formulas? {
+    /// `--csv-formulas defuse|keep`.
+    static var csvFormulas: Option<CSVWriter.Formulas?> {
+        .value("csv-formulas", value: "defuse|keep", help: "CSV: text starting with = + - @ TAB CR gets a leading ' (defuse, the default) or is kept as is") { text in
+            guard let formulas = CSVWriter.Formulas(rawValue: text.lowercased()) else {
+                throw UsageError("--csv-formulas must be defuse or keep, not '\(text)'")
+            }
+            return formulas
+        }
+    }
+}
+
 /// `--format html [--output FILE]` of `report`: the report as one HTML page, on stdout or in a file.
 struct PageOptions {
     /// Where the page goes: a file (written atomically), or nil for stdout.
     var path: String?
 
     /// `--output FILE`: only with `--format html` (table, CSV and JSON stream to stdout; redirect it).
-    static let outputSpec = OptionSpec("output", short: "o", value: "FILE.html", help: "With --format html: write the page to FILE (atomically) instead of stdout")
+    static var outputSpec: OptionSpec { Option.output.described("With --format html: write the page to FILE (atomically) instead of stdout", value: "FILE.html").spec }
 
     /// The page options when `--format html` is chosen, nil for the other formats. `--csv`/`--json`
     /// beside it, the CSV options, and `--output` without it are usage errors.
     static func parse(_ options: ParsedOptions) throws -> PageOptions? {
-        if let text = options.value("format"), OutputFormat(rawValue: text.lowercased()) == nil, text.lowercased() != "html" {
+        if let text = options[.format], OutputFormat(rawValue: text.lowercased()) == nil, text.lowercased() != "html" {
             throw UsageError("--format must be table, csv, json or html, not '\(text)'")
         }
-        guard options.value("format")?.lowercased() == "html" else {
-            if options.has("output") {
+        guard options[.format]?.lowercased() == "html" else {
+            if options.contains(.output) {
                 throw UsageError("--output applies to --format html; table, CSV and JSON go to standard output (redirect it: > FILE)")
             }
             return nil
         }
-        if let other = ["csv", "json"].first(where: options.flag) {
-            throw UsageError("Choose one output format: --format html and --\(other) contradict each other")
+        if let other = [Option.csv, Option.json].first(where: { options[$0] }) {
+            throw UsageError("Choose one output format: --format html and --\(other.name) contradict each other")
         }
-        if let option = ["crlf", "csv-formulas"].first(where: options.has) {
+        if let option = OutputFormat.csvOnly(options) {
             throw UsageError("--\(option) applies to CSV output only, not to --format html")
         }
-        var path = options.value("output")
+        var path = options[.output]
         if path == "-" { path = nil }
         if let path, path.isEmpty { throw UsageError("--output needs a file name (or - for standard output)") }
         return PageOptions(path: path)

@@ -22,7 +22,7 @@ final class Session: @unchecked Sendable {
 
     /// Fills in `--counter` from a default (METRIKA_COUNTER, the profile, the config file).
     func useCounters(_ ids: [String], from source: String) {
-        options.values["counter"] = ids
+        options.set(.counter, to: ids)
         options.counterDefaultSource = source
     }
 
@@ -55,7 +55,7 @@ final class Session: @unchecked Sendable {
     /// The profile `--profile NAME` (else METRIKA_PROFILE) chooses from the config file; nil when
     /// neither names one. An unknown profile or an unusable config file is exit 78.
     func profile() throws -> ConfigFile.Profile? {
-        if let name = options.value("profile") {
+        if let name = options[.profile] {
             guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("--profile needs a profile name") }
             return try profile(named: name, selectedBy: "--profile")
         }
@@ -73,13 +73,13 @@ final class Session: @unchecked Sendable {
     /// The active profile for display: `agency (--profile)`, or nil.
     func profileDescription() throws -> String? {
         guard let profile = try profile() else { return nil }
-        return "\(profile.name) (\(options.value("profile") != nil ? "--profile" : "METRIKA_PROFILE"), \(ConfigFile.path(environment: context.environment)))"
+        return "\(profile.name) (\(options[.profile] != nil ? "--profile" : "METRIKA_PROFILE"), \(ConfigFile.path(environment: context.environment)))"
     }
 
     /// The token file login and logout write and delete: `--token-file`, else the profile's, else the
     /// default one. `explicit` when the user named it (its directory is then not narrowed to 0700).
     func tokenFileToWrite() throws -> (file: TokenFile, explicit: Bool) {
-        if let path = options.value("token-file") { return (TokenFile(path: path), true) }
+        if let path = options[.tokenFile] { return (TokenFile(path: path), true) }
         if let profile = try profile() { return (TokenFile(path: TokenSource.profileTokenPath(profile, environment: context.environment)), profile.tokenFile != nil) }
         return (TokenFile.defaultFile(environment: context.environment), false)
     }
@@ -166,14 +166,14 @@ final class Session: @unchecked Sendable {
 
     /// The request log of `--verbose`, or nil.
     var logger: (@Sendable (String) -> Void)? {
-        guard options.flag("verbose") else { return nil }
+        guard options[.verbose] else { return nil }
         let output = context
         return { line in output.note(line) }
     }
 
     /// The token, resolved per `--token-file`, METRIKA_TOKEN, the profile's token file, the token file.
     func token() throws -> ResolvedToken {
-        let resolved = try TokenSource.resolve(tokenFile: options.value("token-file"), profile: try profile(), environment: context.environment)
+        let resolved = try TokenSource.resolve(tokenFile: options[.tokenFile], profile: try profile(), environment: context.environment)
         context.secrets.add(resolved.token)
         context.secrets.add(resolved.stored?.refreshToken)
         return resolved

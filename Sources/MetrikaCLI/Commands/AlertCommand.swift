@@ -12,7 +12,7 @@ import MetrikaUseCases
 enum AlertCommand: Command {
     static let name = "alert"
     static let summary = "Alert on yesterday's visits, goals and sales unlike the same weekday of earlier weeks; for cron"
-    static let usage = "alert [--counter ID[,ID…]] [--webhook URL] [--mail ADDR[,ADDR…]] [--currency CODE] [--dry-run]"
+    static let synopses: [[UsageTerm]] = [[.optional([.option("counter")]), .optional([.option("webhook")]), .optional([.option("mail")]), .optional([.option("currency")]), .optional([.option("dry-run")])]]
     static let discussion = """
     Checks the last finished day in each counter's time zone: visits, the reaches of every goal and,
     for a shop, purchases and revenue (in --currency, else the counter's own), each against the

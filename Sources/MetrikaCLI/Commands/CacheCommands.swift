@@ -8,7 +8,7 @@ import MetrikaUseCases
 enum CacheInfoCommand: Command {
     static let name = "cache info"
     static let summary = "Show the history database: path, size, counters, date span, last sync"
-    static let usage = "cache info [--db PATH] [--format table|csv|json]"
+    static let synopses: [[UsageTerm]] = [[.optional([.option("db")]), .optional([.option("format")])]]
     static let options: [OptionSpec] = FormatOptions.specs + DatabaseOptions.specs
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
@@ -96,7 +96,7 @@ enum CacheInfoCommand: Command {
 enum CachePruneCommand: Command {
     static let name = "cache prune"
     static let summary = "Delete history older than a day from the history database"
-    static let usage = "cache prune --before DATE [--db PATH]"
+    static let synopses: [[UsageTerm]] = [[.option("before"), .optional([.option("db")])]]
     static let options: [OptionSpec] = [
         OptionSpec("before", value: "DATE", help: "Delete daily values of days before this one (YYYY-MM-DD, NdaysAgo, NweeksAgo, NmonthsAgo)"),
     ] + DatabaseOptions.specs

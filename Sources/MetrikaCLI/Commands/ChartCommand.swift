@@ -9,7 +9,7 @@ import MetrikaUseCases
 enum ChartCommand: Command {
     static let name = "chart"
     static let summary = "Draw counters' statistics as an SVG or PNG line chart"
-    static let usage = "chart --counter ID[,ID…] [--metrics LIST] [--from DATE] [--to DATE | --period NAME] [--group day|week|month] --output FILE.svg|FILE.png [--format svg|png] [options]"
+    static let synopses: [[UsageTerm]] = [[.option("counter"), .optional([.option("metrics")]), .optional([.option("from")]), .optional([.oneOf([[.option("to")], [.option("period")]])]), .optional([.option("group")]), .option("output"), .optional([.option("format")]), .moreOptions]]
     static let discussion = """
     Default metric: visits; default range: 29daysAgo to today. Metrics with the same unit share an axis;
     different units get panels stacked one above the other. Several counters: one line each, with a

@@ -5,7 +5,7 @@ import MetrikaModel
 enum CompletionsCommand: Command {
     static let name = "completions"
     static let summary = "Print a shell completion script (bash, zsh or fish)"
-    static let usage = "completions bash|zsh|fish"
+    static let synopses: [[UsageTerm]] = [[.argument]]
     static let discussion = """
     Completes commands, options, option values (--group day|week|month, --format table|csv|json)
     and metric and dimension names. `scripts/install` puts all three where the shells look; or:

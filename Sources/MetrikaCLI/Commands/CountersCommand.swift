@@ -5,7 +5,7 @@ import MetrikaRender
 enum CountersCommand: Command {
     static let name = "counters"
     static let summary = "List the counters you can read: id, name, site, status, permission"
-    static let usage = "counters [--search TEXT] [--status active|deleted] [--format table|csv|json]"
+    static let synopses: [[UsageTerm]] = [[.optional([.option("search")]), .optional([.option("status")]), .optional([.option("format")])]]
     static let discussion = """
     Examples:
       metrika counters

@@ -8,7 +8,7 @@ import MetrikaModel
 enum LoginCommand: Command {
     static let name = "login"
     static let summary = "Sign in (device code, or a token on stdin) and store the token privately"
-    static let usage = "login [--client-id ID --client-secret SECRET | --token-stdin] [--store file|keyring] [--token-file PATH] [--profile NAME]"
+    static let synopses: [[UsageTerm]] = [[.optional([.oneOf([[.option("client-id"), .option("client-secret")], [.option("token-stdin")]])]), .optional([.option("store")]), .optional([.option("token-file")]), .optional([.option("profile")])]]
     static let discussion = """
     The device flow shows a web address and a code: open the address on any device, sign in to
     Yandex there, and enter the code. metrika waits (Ctrl-C cancels) and stores the token in

@@ -9,7 +9,7 @@ import MetrikaModel
 enum LogoutCommand: Command {
     static let name = "logout"
     static let summary = "Revoke the stored token and delete it (token file or keyring)"
-    static let usage = "logout [--local-only] [--token-file PATH] [--profile NAME]"
+    static let synopses: [[UsageTerm]] = [[.optional([.option("local-only")]), .optional([.option("token-file")]), .optional([.option("profile")])]]
     static let discussion = """
     Revoking needs the OAuth app that issued the token: its client id (the token file notes it) and its
     secret, each from the first of METRIKA_CLIENT_ID/METRIKA_CLIENT_SECRET, the profile, the config

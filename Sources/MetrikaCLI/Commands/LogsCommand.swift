@@ -10,7 +10,12 @@ import MetrikaWarehouse
 enum LogsCommand: Command {
     static let name = "logs"
     static let summary = "Export raw visits or hits (Logs API) to a TSV file or into ClickHouse, streamed"
-    static let usage = "logs --counter ID --source visits|hits --from DATE --to DATE [--fields LIST] (--output FILE|- | --clickhouse URL[,URL…] [--cluster NAME] [--table NAME]) | logs --counter ID --source visits|hits --clickhouse URL [--late-days N] | logs --counter ID (--list | --clean-all)"
+    static let synopses: [[UsageTerm]] = [
+        [.option("counter"), .option("source"), .option("from"), .option("to"), .optional([.option("fields")]),
+         .group([.oneOf([[.option("output")], [.option("clickhouse"), .optional([.option("cluster")]), .optional([.option("table")])]])])],
+        [.option("counter"), .option("source"), .option("clickhouse"), .optional([.option("late-days")])],
+        [.option("counter"), .group([.oneOf([[.option("list")], [.option("clean-all")]])])],
+    ]
     static let discussion = """
     Orders a log (evaluate → create), waits until Metrika has prepared it (polling with a growing
     interval; progress on a terminal), downloads every part and cleans the request, so it stops

@@ -10,7 +10,7 @@ import MetrikaUseCases
 enum MailCommand: Command {
     static let name = "mail"
     static let summary = "Mail a report with charts (via sendmail): for cron"
-    static let usage = "mail --counter ID[,ID…] --to ADDR[,ADDR…] [--sender ADDR] [--subject TEXT] [--metrics LIST] [--last 7d | --period NAME] [--sendmail PATH | --output FILE.eml | --dry-run]"
+    static let synopses: [[UsageTerm]] = [[.option("counter"), .option("to"), .optional([.option("sender")]), .optional([.option("subject")]), .optional([.option("metrics")]), .optional([.oneOf([[.option("last")], [.option("period")]])]), .optional([.oneOf([[.option("sendmail")], [.option("output")], [.option("dry-run")]])])]]
     static let discussion = """
     The mail covers the last N complete days (--last, default 7d: ending yesterday in each counter's
     time zone) or a named period of finished days (--period yesterday, lastWeek, lastMonth, lastYear;

@@ -9,7 +9,7 @@ import MetrikaUseCases
 enum ReportCommand: Command {
     static let name = "report"
     static let summary = "Statistics of one or more counters as a table, CSV, JSON or an HTML page"
-    static let usage = "report --counter ID[,ID…] [--from DATE] [--to DATE | --period NAME] [--group day|week|month] [--metrics LIST] [--dimensions LIST] [--format table|csv|json|html] [--output FILE.html] [options]"
+    static let synopses: [[UsageTerm]] = [[.option("counter"), .optional([.option("from")]), .optional([.oneOf([[.option("to")], [.option("period")]])]), .optional([.option("group")]), .optional([.option("metrics")]), .optional([.option("dimensions")]), .optional([.option("format")]), .optional([.option("output")]), .moreOptions]]
     static let discussion = """
     By default: pageviews, visits, users, page depth, time on site and bounce rate by day, from
     6daysAgo to today in each counter's time zone. Dates: YYYY-MM-DD, today, yesterday, NdaysAgo,

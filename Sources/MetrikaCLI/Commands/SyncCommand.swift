@@ -9,7 +9,7 @@ import MetrikaWarehouse
 enum SyncCommand: Command {
     static let name = "sync"
     static let summary = "Bring the history database up to date for all (or --counter) counters; for cron"
-    static let usage = "sync [--counter ID[,ID…]] [--from DATE] [--db PATH] [--clickhouse URL[,URL…] [--cluster NAME]]"
+    static let synopses: [[UsageTerm]] = [[.optional([.option("counter")]), .optional([.option("from")]), .optional([.option("db")]), .optional([.option("clickhouse"), .optional([.option("cluster")])])]]
     static let discussion = """
     For each counter, fetches the days missing from the history plus the still-changing recent days
     (today and yesterday by default), one request per counter when the history is warm. At most 3
