@@ -11,10 +11,10 @@ enum LogsCommand: Command {
     static let name = "logs"
     static let summary = "Export raw visits or hits (Logs API) to a TSV file or into ClickHouse, streamed"
     static let synopses: [[UsageTerm]] = [
-        [.option("counter"), .option("source"), .option("from"), .option("to"), .optional([.option("fields")]),
-         .group([.oneOf([[.option("output")], [.option("clickhouse"), .optional([.option("cluster")]), .optional([.option("table")])]])])],
-        [.option("counter"), .option("source"), .option("clickhouse"), .optional([.option("late-days")])],
-        [.option("counter"), .group([.oneOf([[.option("list")], [.option("clean-all")]])])],
+        [.required(Option.counter), .required(Option.source), .required(Option.from), .required(Option.to), .optional(Option.fields),
+         .group([.oneOf([[.required(Option.output)], [.required(Option.clickhouse), .optional(Option.cluster), .optional(Option.table)]])])],
+        [.required(Option.counter), .required(Option.source), .required(Option.clickhouse), .optional(Option.lateDays)],
+        [.required(Option.counter), .group([.oneOf([[.required(Option.listRequests)], [.required(Option.cleanAll)]])])],
     ]
     static let discussion = """
     Orders a log (evaluate → create), waits until Metrika has prepared it (polling with a growing
@@ -68,17 +68,17 @@ enum LogsCommand: Command {
     """
     static let options: [OptionSpec] = [
         CounterOptions.spec(value: "ID", help: "The counter"),
-        OptionSpec("source", value: "visits|hits", help: "Rows to export (default: visits)"),
-        OptionSpec("from", value: "DATE", help: "First day (YYYY-MM-DD, yesterday, NdaysAgo)"),
-        OptionSpec("to", value: "DATE", help: "Last day, before today (default: yesterday)"),
-        OptionSpec("late-days", value: "N", help: "Without --from/--to: loaded days to load again (default 3)"),
-        OptionSpec("fields", value: "LIST", help: "Comma-separated fields, with or without the ym:s:/ym:pv: prefix"),
-        OptionSpec("output", short: "o", value: "FILE|-", help: "Write the TSV here (- = stdout)"),
-        OptionSpec("clickhouse", value: "URL[,URL…]", help: "Load into ClickHouse over HTTP (e.g. http://127.0.0.1:8123); one URL per shard with --cluster"),
-        OptionSpec("cluster", value: "NAME", help: "Load a sharded ClickHouse: NAME as in remote_servers (default: METRIKA_CLICKHOUSE_CLUSTER)"),
-        OptionSpec("table", value: "NAME", help: "ClickHouse table, db.table or table (default: metrika.visits / metrika.hits)"),
-        OptionSpec("list", help: "List the counter's log requests"),
-        OptionSpec("clean-all", help: "Clean (or cancel) every log request of the counter"),
+        Option.source.spec,
+        Option.from.described("First day (YYYY-MM-DD, yesterday, NdaysAgo)").spec,
+        Option.to.described("Last day, before today (default: yesterday)").spec,
+        Option.lateDays.spec,
+        Option.fields.spec,
+        Option.output.described("Write the TSV here (- = stdout)", value: "FILE|-").spec,
+        Option.clickhouse.spec,
+        Option.cluster.spec,
+        Option.table.spec,
+        Option.listRequests.spec,
+        Option.cleanAll.spec,
     ] + TokenOptions.specs + DatabaseOptions.specs
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
@@ -88,8 +88,8 @@ enum LogsCommand: Command {
         let load = LogsLoad(
             client: { try session.client() }, warehouseTransport: context.streamingTransport, databasePath: session.databasePath,
             activity: context, sleep: context.sleep, stopRequests: SignalTrap.Requests())
-        if options.flag("list") { return try await list(counterID, load: load, context: context) }
-        if options.flag("clean-all") {
+        if options[.listRequests] { return try await list(counterID, load: load, context: context) }
+        if options[.cleanAll] {
             let cleaned = try await load.cleanAll(counterID: counterID)
             context.note("logs: counter \(counterID): \(cleaned) log request\(cleaned == 1 ? "" : "s") cleaned or cancelled.")
             return ExitCode.ok
@@ -108,30 +108,29 @@ enum LogsCommand: Command {
     /// `--clickhouse`, the environment or the config file), which days, which fields.
     static func request(_ options: ParsedOptions, counterID: Int, session: Session) throws -> LogsRequest {
         let context = session.context
-        let sourceText = (options.value("source") ?? "visits").lowercased()
-        guard let source = LogSource(rawValue: sourceText) else { throw UsageError("--source must be visits or hits, not '\(sourceText)'") }
-        let fields = try options.value("fields").map { try LogsRequest.fields(parsing: $0, source: source) }
-        let clickhouseURL = try options.value("clickhouse") ?? (options.has("output") ? nil : ClickHouseOptions.defaultURL(session: session))
-        let output = options.value("output")
-        if output != nil && options.value("clickhouse") != nil { throw UsageError("Choose one of --output and --clickhouse") }
+        let source = try options[.source] ?? .visits
+        let fields = try options[.fields].map { try LogsRequest.fields(parsing: $0, source: source) }
+        let output = options[.output]
+        let clickhouseURL = try options[.clickhouse] ?? (output != nil ? nil : ClickHouseOptions.defaultURL(session: session))
+        if output != nil && options[.clickhouse] != nil { throw UsageError("Choose one of --output and --clickhouse") }
         guard output != nil || clickhouseURL != nil else { throw UsageError("Missing --output FILE|- or --clickhouse URL") }
-        let lateDays = try options.integer("late-days", in: 0...60)
-        let dateless = !options.has("from")
+        let lateDays = try options[.lateDays]
+        let dateless = !options.contains(.from)
         if dateless {
-            if options.has("to") { throw UsageError("--to needs --from; without both, logs continues the last load into the table (--clickhouse)") }
+            if options.contains(.to) { throw UsageError("--to needs --from; without both, logs continues the last load into the table (--clickhouse)") }
         } else if lateDays != nil {
             throw UsageError("--late-days applies to a run without --from/--to (it continues an earlier load); drop --late-days or the dates")
         }
         let firstPoll = try pollInterval(context.environment)
         let clusterName = try ClickHouseOptions.cluster(options, session: session)
-        if output != nil, options.has("cluster") { throw UsageError("--cluster loads ClickHouse shards; it does not go with --output") }
+        if output != nil, options.contains(.cluster) { throw UsageError("--cluster loads ClickHouse shards; it does not go with --output") }
         let target: LogsRequest.Target
         if let output {
             target = .file(path: output)
         } else {
             let urls = clickhouseURL!.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             let timeout = try session.requestTimeout()
-            let settings = try ClickHouseSettings.make(url: urls[0], table: options.value("table"), source: source, environment: context.environment, timeout: timeout)
+            let settings = try ClickHouseSettings.make(url: urls[0], table: options[.table], source: source, environment: context.environment, timeout: timeout)
             context.secrets.add(settings.password)
             if let clusterName {
                 target = .cluster(try ClickHouseCluster.make(name: clusterName, urls: urls, table: settings, environment: context.environment, timeout: timeout))
@@ -146,8 +145,8 @@ enum LogsCommand: Command {
         if dateless {
             days = .continuing(lateDays: lateDays ?? LogsContinuation.defaultLateDays)
         } else {
-            days = .range(from: try DateExpression(parsing: options.value("from")!, option: "from"),
-                          to: try DateExpression(parsing: options.value("to") ?? "yesterday", option: "to"))
+            days = .range(from: try DateExpression(parsing: options[.from] ?? "", option: "from"),
+                          to: try DateExpression(parsing: options[.to] ?? "yesterday", option: "to"))
         }
         return try LogsRequest(counterID: counterID, source: source, fields: fields, target: target, days: days, firstPollInterval: firstPoll)
     }
@@ -196,4 +195,40 @@ enum LogsCommand: Command {
         }
         return ExitCode.ok
     }
+}
+
+// MARK: - Options of logs alone
+
+extension Option where Value == LogSource? {
+    /// `--source visits|hits` (default visits, said by the command).
+    fileprivate static var source: Option<LogSource?> {
+        .value("source", value: "visits|hits", help: "Rows to export (default: visits)") { text in
+            let lowered = text.lowercased()
+            guard let source = LogSource(rawValue: lowered) else { throw UsageError("--source must be visits or hits, not '\(lowered)'") }
+            return source
+        }
+    }
+}
+
+extension Option where Value == Int? {
+    /// `--late-days N`: a run without dates loads the last N loaded days again.
+    fileprivate static var lateDays: Option<Int?> { .integer("late-days", help: "Without --from/--to: loaded days to load again (default 3)", in: 0...60) }
+}
+
+extension Option where Value == String? {
+    /// `--fields LIST`, as written (`LogsRequest.fields(parsing:source:)` reads it for the source).
+    fileprivate static var fields: Option<String?> {
+        .text("fields", value: "LIST", help: "Comma-separated fields, with or without the ym:s:/ym:pv: prefix")
+    }
+    /// `--table NAME`, as written (`ClickHouseSettings` checks it).
+    fileprivate static var table: Option<String?> {
+        .text("table", value: "NAME", help: "ClickHouse table, db.table or table (default: metrika.visits / metrika.hits)")
+    }
+}
+
+extension Option where Value == Bool {
+    /// `--list`: the counter's log requests (named so beside the `list` maker of keys).
+    fileprivate static var listRequests: Option<Bool> { .flag("list", help: "List the counter's log requests") }
+    /// `--clean-all`.
+    fileprivate static var cleanAll: Option<Bool> { .flag("clean-all", help: "Clean (or cancel) every log request of the counter") }
 }
