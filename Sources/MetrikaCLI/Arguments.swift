@@ -34,6 +34,10 @@ package struct ParsedOptions: Sendable {
     /// file), so that a message about it names that place, not an option the user never typed.
     var counterDefaultSource: String?
 
+    // The look-ups by name below are the parser's own; commands read typed keys (`Option`,
+    // `options[.limit]`). LogsCommand and ClickHouseOptions still use them until they are converted;
+    // then they go.
+
     /// The last value given for an option (later ones override earlier ones).
     package func value(_ name: String) -> String? { values[name]?.last }
 

@@ -80,7 +80,7 @@ package enum CLI {
         // Before the command's own words, so that a `--` among them still ends the options.
         let rest = leading + Array(words.dropFirst(consumed))
         do {
-            if let given = rest.first(where: { ["-v", "--verbose"].contains($0) }), !command.makesRequests {
+            if let given = rest.first(where: { Option.verbose.spec.spellings.contains($0) }), !command.makesRequests {
                 throw UsageError("\(given) logs API requests, and `metrika \(command.name)` makes none: leave it out")
             }
             let options = try ArgumentParser.parse(rest, options: command.allOptions)

@@ -17,15 +17,3 @@ enum ClickHouseOptions {
         return try session.configFile()?.clickhouseCluster
     }
 }
-
-extension Option where Value == String? {
-    /// `--clickhouse URL[,URL…]`, as written (`ClickHouseSettings` checks each URL); `sync` tells it
-    /// in its own words.
-    static var clickhouse: Option<String?> {
-        .text("clickhouse", value: "URL[,URL…]", help: "Load into ClickHouse over HTTP (e.g. http://127.0.0.1:8123); one URL per shard with --cluster")
-    }
-    /// `--cluster NAME`, as written (`ClickHouseCluster` checks it).
-    static var cluster: Option<String?> {
-        .text("cluster", value: "NAME", help: "Load a sharded ClickHouse: NAME as in remote_servers (default: METRIKA_CLICKHOUSE_CLUSTER)")
-    }
-}

@@ -38,7 +38,7 @@ enum MailDelivery {
     /// Refuses (exit 78) a sendmail that is not there, before any work is done.
     static func checkSendmail(_ sendmail: String) throws {
         guard FileManager.default.isExecutableFile(atPath: sendmail) else {
-            throw SimpleFailure("no sendmail program at \(sendmail): install one (e.g. Debian's msmtp-mta) or name it with --sendmail or METRIKA_SENDMAIL", exitCode: ExitCode.config)
+            throw CLIFailure.noSendmail(path: sendmail)
         }
     }
 
@@ -54,14 +54,14 @@ enum MailDelivery {
         do {
             result = try child.run(input: message)
         } catch {
-            throw SimpleFailure("cannot start \(sendmail): \(error.reason)", exitCode: ExitCode.unavailable)
+            throw CLIFailure.sendmailDidNotStart(path: sendmail, reason: error.reason)
         }
         if result.timedOut {
-            throw SimpleFailure("\(sendmail) did not finish within \(Int(timeout)) s and was stopped; the mail may not have been sent", exitCode: ExitCode.unavailable)
+            throw CLIFailure.sendmailTimedOut(path: sendmail, seconds: Int(timeout))
         }
         guard result.succeeded else {
             let said = ChildProcess.summary(of: result.errors + result.output)
-            throw SimpleFailure("\(sendmail) failed (\(result.ending))\(said.isEmpty ? "" : ": " + said); the mail was not sent", exitCode: ExitCode.unavailable)
+            throw CLIFailure.sendmailFailed(path: sendmail, ending: result.ending, said: said)
         }
     }
 }

@@ -33,10 +33,11 @@ package struct Option<Value>: Sendable {
 
     /// The same option (name, parser) with the wording of one command's help: `--counter ID` of
     /// `goals` is the `--counter ID[,ID…]` of `report`, told differently.
-    package func described(_ help: String, value: String? = nil) -> Option {
+    package func described(_ help: String, value: String? = nil, choices: [String]? = nil) -> Option {
         var copy = self
         copy.spec.help = help
         if let value { copy.spec.valueName = value }
+        if let choices { copy.spec.choices = choices }
         return copy
     }
 }
@@ -124,6 +125,10 @@ extension ParsedOptions {
     static func split(_ given: [String]?) -> [String] {
         (given ?? []).flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty }
     }
+
+    /// Every value of the option exactly as given, not split at commas (a mail address's display
+    /// name may hold one inside quotes); empty when not given.
+    package func asGiven<Value>(_ option: Option<Value>) -> [String] { values[option.name] ?? [] }
 
     /// Whether the option was given at all, with whatever value.
     package func contains<Value>(_ option: Option<Value>) -> Bool { given(option.name) != nil }

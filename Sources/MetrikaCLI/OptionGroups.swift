@@ -93,8 +93,7 @@ enum MoneyOptions {
     /// `--currency` where no column is money would change nothing: refused, like the other options
     /// that would be silently ignored. A preset's columns are the API's to say, so it may be money.
     static func refuseCurrencyWithoutMoney(_ currency: Currency?, metrics: [Metric], preset: String? = nil) throws {
-        guard currency != nil, preset == nil, !metrics.contains(where: { $0.unit == .money }) else { return }
-        throw UsageError("--currency applies to money metrics (revenue, revenuePerPurchase, revenuePerVisit, goal<ID>revenue, basketValue, productRevenue); these metrics have none")
+        try ReportRequest.refuseCurrencyWithoutMoney(currency, metrics: metrics, preset: preset)
     }
 
     static func attribution(_ options: ParsedOptions) throws -> Attribution? {
@@ -246,46 +245,6 @@ extension Option where Value == String? {
     }
 }
 
-extension Session {
-    /// The history database this run uses (`DatabaseOptions`).
-    var databasePath: String { DatabaseOptions.path(options, environment: context.environment) }
-
-    /// A history loader over the run's database: with the API client, or none (`offline`). The history
-    /// is a cache: a full disk loses what was fetched, not the report (a warning, once). Offline, a
-    /// database that does not exist is not created (there is nothing to read in it).
-    func historyLoader(offline: Bool, unsettledDays: Int = 2) throws -> HistoryLoader {
-        let path = databasePath
-        if offline, path != ":memory:", !FileManager.default.fileExists(atPath: path) {
-            throw SimpleFailure("no history yet at \(path): --offline reads only the history. Fill it with `metrika sync --counter ID` (or run without --offline), then try again.", exitCode: ExitCode.config)
-        }
-        let context = self.context
-        let unkept = UnkeptHistory { context.note($0) }
-        let store: HistoryStore
-        do {
-            store = try openHistory()
-        } catch let error as StoreError where error.kind == .full && !offline {
-            // So full that SQLite cannot even open it (its -shm file cannot grow): a history in
-            // memory serves this run, and nothing is kept.
-            unkept.report(error)
-            store = try HistoryStore(path: ":memory:")
-        }
-        return HistoryLoader(store: store, client: offline ? nil : try client(), now: context.now, unsettledDays: unsettledDays, unkept: unkept)
-    }
-
-    /// The run's history database, capped at METRIKA_DB_MAX_PAGES pages when that is set (a full disk
-    /// made to order, for tests: SQLite's `max_page_count`).
-    func openHistory() throws -> HistoryStore {
-        let store = try HistoryStore(path: databasePath)
-        if let text = context.environment["METRIKA_DB_MAX_PAGES"], !text.isEmpty {
-            guard let pages = Int(text), pages > 0 else {
-                throw SimpleFailure("METRIKA_DB_MAX_PAGES must be a positive number of pages, not '\(TerminalText.quote(text))'", exitCode: ExitCode.config)
-            }
-            try store.limitPages(to: pages)
-        }
-        return store
-    }
-}
-
 // MARK: - Token
 
 /// Where the token comes from, for commands that call the API (read by `Session`).
@@ -305,6 +264,18 @@ extension Option where Value == String? {
     static var tokenFile: Option<String?> {
         .text("token-file", value: "PATH", help: "Read the token from this file instead of METRIKA_TOKEN or the default token file")
     }
+}
+
+// MARK: - ClickHouse
+
+extension Option where Value == String? {
+    /// `--clickhouse URL[,URL…]` (logs, sync), as written: one URL, or one per shard with `--cluster`
+    /// (`ClickHouseOptions` knows the defaults of the environment and the config file).
+    static var clickhouse: Option<String?> {
+        .text("clickhouse", value: "URL[,URL…]", help: "ClickHouse over HTTP (e.g. http://127.0.0.1:8123); one URL per shard with --cluster")
+    }
+    /// `--cluster NAME` (logs, sync): the shards' cluster, as in remote_servers.
+    static var cluster: Option<String?> { .text("cluster", value: "NAME", help: "A sharded ClickHouse: NAME as in remote_servers (default: METRIKA_CLICKHOUSE_CLUSTER)") }
 }
 
 // MARK: - Format
@@ -401,11 +372,11 @@ struct PageOptions {
         guard let path else { return }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw SimpleFailure("cannot write \(path): is a directory", exitCode: ExitCode.cannotCreate)
+            throw CLIFailure.outputIsDirectory(path: path)
         }
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty, !(FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue) {
-            throw SimpleFailure("cannot write \(path): there is no directory \(folder)", exitCode: ExitCode.cannotCreate)
+            throw CLIFailure.outputFolderMissing(path: path, folder: folder)
         }
     }
 }

@@ -209,7 +209,7 @@ final class Session: @unchecked Sendable {
     /// status` and logout all ask here. An unusable config file or unknown profile throws (exit 78).
     func clientCredentials(tokenClientID: String?) throws -> ClientCredentials? {
         let credentials = ClientCredentials.resolve(
-            clientID: options.value("client-id"), clientSecret: options.value("client-secret"), environment: context.environment,
+            clientID: options[.clientID], clientSecret: options[.clientSecret], environment: context.environment,
             profile: try profile(), config: try configFile(), tokenClientID: tokenClientID
         )
         context.secrets.add(credentials?.clientSecret)

@@ -64,7 +64,7 @@ package struct DirectReport {
     package func run(into sink: any ReportSink, begin: Bool, multipleCounters: Bool, span: DateRange? = nil) async throws -> Columns? {
         let query = self.query
         // A time series has one row per day: the default 100-row limit must not cut a long range.
-        let rowLimit = isTimeSeries && !request.limitGiven ? max(request.limit, range.dayCount) : request.limit
+        let rowLimit = isTimeSeries && request.requestedLimit == nil ? max(request.limit, range.dayCount) : request.limit
         var pager = Pager(wanted: rowLimit, pageSize: Self.pageSize, hardCap: Pager.reportHardCap)
         let today = MetrikaUseCases.today(for: counter, now: activity.now())
         var columns: Columns?
@@ -90,7 +90,7 @@ package struct DirectReport {
             if columns == nil {
                 let named = try Self.columns(of: page, request: request, requested: requestedDimensions)
                 columns = named
-                if begin, request.groupingGiven, !named.dimensions.contains(where: \.isDatePeriod) {
+                if begin, request.requestedGrouping != nil, !named.dimensions.contains(where: \.isDatePeriod) {
                     activity.note("Note: --group \(request.grouping.rawValue) has no effect here: the report has no date period (\(named.dimensions.map(\.shortName).joined(separator: ", "))); --preset traffic or --dimensions ym:s:datePeriod<group> is by period.")
                 }
                 if begin {

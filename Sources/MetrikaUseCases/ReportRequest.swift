@@ -1,60 +1,63 @@
 import MetrikaModel
 import MetrikaRender
 
-/// A report as the user asked for it, validated before any request: which counters, which days,
-/// which columns and where the values come from. How it is printed (table, CSV, JSON) is the CLI's.
+/// A report as the user asked for it, validated in its initializer before any request: which
+/// counters, which days, which columns and where the values come from. An impossible combination
+/// (`--compare` of a dimension report, `--limit` of a time series, `--currency` without money) is
+/// refused there, with the usage error that names the option, whoever builds the request. How it
+/// is printed (table, CSV, JSON) is the CLI's.
 package struct ReportRequest: Sendable {
-    package var counterIDs: [Int]
-    package var from: DateExpression
-    package var to: DateExpression
+    package let counterIDs: [Int]
+    package let from: DateExpression
+    package let to: DateExpression
     /// `--period`, when the dates came from it.
-    package var period: NamedPeriod?
-    package var grouping: Grouping
+    package let period: NamedPeriod?
+    /// The grouping asked for; nil when none was (by day; a dimension report then has nothing to
+    /// say about a grouping it cannot cut).
+    package let requestedGrouping: Grouping?
     /// The metrics asked for; nil means the default (see `DefaultMetrics`).
-    package var metrics: [Metric]?
-    package var dimensions: [MetrikaModel.Dimension]
-    package var preset: String?
-    package var filters: String?
-    package var sort: String?
-    /// Rows of a dimension report, validated against `limitRange`.
-    package var limit: Int
-    /// Whether the limit was given (a time series straight from the API otherwise gets a row per day).
-    package var limitGiven: Bool
-    package var lang: String?
-    package var accuracy: String
-    package var offline: Bool
-    package var refresh: Bool
-    package var raw: Bool
-    /// Every value beside the previous period's and the change.
-    package var compare: Bool
-    package var unsettledDays: Int
-    /// Whether `--group` was given (not the default day): a dimension report says when it has no
-    /// date period for the grouping to cut.
-    package var groupingGiven = false
+    package let metrics: [Metric]?
+    package let dimensions: [MetrikaModel.Dimension]
+    package let preset: String?
+    package let filters: String?
+    package let sort: String?
+    /// Rows of a dimension report as asked for, within `limitRange`; nil when not asked for (100
+    /// rows, and a time series straight from the API gets a row per day).
+    package let requestedLimit: Int?
+    package let lang: String?
+    package let accuracy: String
+    package let offline: Bool
+    package let refresh: Bool
+    package let raw: Bool
+    /// Every value beside the previous period's and the change (an HTML page's summary turns it on
+    /// for a time series: `withComparison()`).
+    package private(set) var compare: Bool
+    package let unsettledDays: Int
     /// `--currency`: money metrics in this currency; nil: in each counter's own.
-    package var currency: Currency?
+    package let currency: Currency?
     /// `--attribution`: the model of reports by source; nil: the API's default.
-    package var attribution: Attribution?
+    package let attribution: Attribution?
 
+    /// A validated request; throws the `UsageError` of the first thing that cannot be asked for.
     package init(
-        counterIDs: [Int], from: DateExpression, to: DateExpression, period: NamedPeriod? = nil, grouping: Grouping = .day,
+        counterIDs: [Int], from: DateExpression, to: DateExpression, period: NamedPeriod? = nil, grouping: Grouping? = nil,
         metrics: [Metric]? = nil, dimensions: [MetrikaModel.Dimension] = [], preset: String? = nil, filters: String? = nil,
-        sort: String? = nil, limit: Int = 100, limitGiven: Bool = false, lang: String? = nil, accuracy: String = "full",
+        sort: String? = nil, limit: Int? = nil, lang: String? = nil, accuracy: String = "full",
         offline: Bool = false, refresh: Bool = false, raw: Bool = false, compare: Bool = false, unsettledDays: Int = 2,
         currency: Currency? = nil, attribution: Attribution? = nil
-    ) {
+    ) throws {
+        precondition(!counterIDs.isEmpty, "a report request names at least one counter")
         self.counterIDs = counterIDs
         self.from = from
         self.to = to
         self.period = period
-        self.grouping = grouping
+        self.requestedGrouping = grouping
         self.metrics = metrics
         self.dimensions = dimensions
         self.preset = preset
         self.filters = filters
         self.sort = sort
-        self.limit = limit
-        self.limitGiven = limitGiven
+        self.requestedLimit = limit
         self.lang = lang
         self.accuracy = accuracy
         self.offline = offline
@@ -64,7 +67,65 @@ package struct ReportRequest: Sendable {
         self.unsettledDays = unsettledDays
         self.currency = currency
         self.attribution = attribution
+        try validate()
     }
+
+    /// The checks of `init`, in the order a user meets them.
+    private func validate() throws {
+        guard dimensions.count <= 10 else { throw UsageError("--dimensions lists \(dimensions.count); the API allows at most 10") }
+        if !dimensions.isEmpty, requestedGrouping != nil, !dimensions.contains(where: { $0.apiName == MetrikaModel.Dimension.datePeriodPlaceholder }) {
+            throw UsageError("--group applies to time-series reports (and to --dimensions ym:s:datePeriod<group>); it cannot be combined with --dimensions \(dimensions.map(\.shortName).joined(separator: ","))")
+        }
+        if let requestedLimit, !Self.limitRange.contains(requestedLimit) {
+            throw UsageError("--limit must be a whole number from \(Self.limitRange.lowerBound) to \(Self.limitRange.upperBound), not '\(requestedLimit)'")
+        }
+        // `--limit`, `--sort` and `--lang` shape dimension rows; where they would change nothing they
+        // are refused, one line each, rather than silently ignored.
+        if usesHistory, requestedLimit != nil {
+            throw UsageError("--limit applies to dimension reports (--dimensions or --preset); a time series has one row per \(grouping.rawValue): choose the days with --from/--to or --period")
+        }
+        if usesHistory, sort != nil {
+            throw UsageError("--sort applies to dimension reports (--dimensions or --preset); a time series is always in date order")
+        }
+        if dimensions.isEmpty, preset == nil, lang != nil {
+            throw UsageError("--lang sets the language of dimension names (--dimensions or --preset); this report has none")
+        }
+        if compare && !usesHistory {
+            throw UsageError("--compare works for time-series reports only (no --dimensions, --preset, --filters or --accuracy): they come from the history, where the previous period costs at most one request")
+        }
+        if offline && !usesHistory {
+            throw UsageError("--offline works for time-series reports only: the history keeps daily totals, not --dimensions, --preset, --filters or sampled answers")
+        }
+        try Self.refuseCurrencyWithoutMoney(currency, metrics: tableMetrics, preset: preset)
+        if attribution != nil, dimensions.isEmpty, preset == nil {
+            throw UsageError("--attribution decides which source a visit or purchase is credited to: it applies to reports by source (--dimensions, --preset); daily totals are the same under every model")
+        }
+        if !usesHistory, dimensions.isEmpty, preset == nil, grouping != .day {
+            throw UsageError("--group \(grouping.rawValue) with --filters or --accuracy is not supported yet; use --group day")
+        }
+    }
+
+    /// `--currency` where no column is money would change nothing: refused, like the other options
+    /// that would be silently ignored (report, chart, mail). A preset's columns are the API's to
+    /// say, so it may be money.
+    package static func refuseCurrencyWithoutMoney(_ currency: Currency?, metrics: [Metric], preset: String? = nil) throws {
+        guard currency != nil, preset == nil, !metrics.contains(where: { $0.unit == .money }) else { return }
+        throw UsageError("--currency applies to money metrics (revenue, revenuePerPurchase, revenuePerVisit, goal<ID>revenue, basketValue, productRevenue); these metrics have none")
+    }
+
+    /// The same request with the previous period beside each value (a time series' HTML page
+    /// shows the changes in its summary).
+    package func withComparison() -> ReportRequest {
+        var copy = self
+        copy.compare = true
+        return copy
+    }
+
+    /// The grouping of rows: as asked, else by day.
+    package var grouping: Grouping { requestedGrouping ?? .day }
+
+    /// Rows of a dimension report: as asked, else 100.
+    package var limit: Int { requestedLimit ?? 100 }
 
     /// What `--limit` accepts: up to 500 pages of 20,000 rows.
     package static let limitRange = 1...10_000_000

@@ -103,4 +103,31 @@ struct MailOptionsTests {
         #expect(help.out.contains("--last Nd|Nw"))
         #expect(help.out.contains("--period NAME"))
     }
+
+    // MARK: - The request
+
+    static func request(_ arguments: [String]) throws -> MailCommand.Request {
+        let options = try ArgumentParser.parse(["--counter", "1001", "--to", "me@example.com"] + arguments, options: MailCommand.allOptions)
+        let context = CLIContext(environment: ["HOME": "/nonexistent", "USER": "cron"], stdout: TextSink(), stderr: TextSink(), transport: CLIConventionsTests.NoNetwork())
+        return try MailCommand.parse(options, context: context)
+    }
+
+    @Test(arguments: [
+        (["--dry-run"], MailCommand.Destination.standardOutput),
+        (["--output", "-"], .standardOutput),
+        (["--output", "/tmp/week.eml"], .file("/tmp/week.eml")),
+        (["--sendmail", "/bin/true"], .sendmail("/bin/true")),
+    ])
+    func theDestinationIsDecidedBeforeTheMailIsComposed(arguments: [String], destination: MailCommand.Destination) throws {
+        let request = try Self.request(arguments)
+        #expect(request.destination == destination)
+        #expect(request.mail.counterIDs == [1001] && request.mail.recipients.map(\.address) == ["me@example.com"])
+        #expect(request.mail.window == .last(days: 7) && !request.offline)
+    }
+
+    @Test func aMissingSendmailOrTwoDestinationsAreRefusedFirst() throws {
+        #expect(throws: CLIFailure.noSendmail(path: "/nonexistent/sendmail")) { try Self.request(["--sendmail", "/nonexistent/sendmail"]) }
+        let error = #expect(throws: UsageError.self) { try Self.request(["--dry-run", "--output", "x.eml"]) }
+        #expect(error?.message == "Choose one of --sendmail, --output and --dry-run")
+    }
 }

@@ -116,9 +116,9 @@ struct OptionGroupsTests {
     /// The report gets the validated limit, and whether it was given, never the raw text.
     @Test func theReportsLimitIsValidatedOnce() throws {
         let given = try ReportCommand.parse(Self.parse(["--counter", "1", "--dimensions", "trafficSource", "--limit", "250"], ReportCommand.options))
-        #expect(given.request.limit == 250 && given.request.limitGiven)
+        #expect(given.request.limit == 250 && given.request.requestedLimit == 250)
         let absent = try ReportCommand.parse(Self.parse(["--counter", "1", "--dimensions", "trafficSource"], ReportCommand.options))
-        #expect(absent.request.limit == 100 && !absent.request.limitGiven)
+        #expect(absent.request.limit == 100 && absent.request.requestedLimit == nil)
         let zero = try Self.parse(["--counter", "1", "--limit", "0"], ReportCommand.options)
         #expect(Self.usageError { _ = try ReportCommand.parse(zero) }?.message == "--limit must be a whole number from 1 to 10000000, not '0'")
     }

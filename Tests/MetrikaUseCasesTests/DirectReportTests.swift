@@ -12,9 +12,9 @@ struct DirectReportTests {
     let activity = RecordedActivity()
 
     func request(ids: [Int] = [1001], from: String = "2026-11-01", to: String = "2026-11-10", dimensions: [MetrikaModel.Dimension] = [],
-                 metrics: [Metric]? = [Metric.visits], limit: Int? = nil, filters: String? = nil) -> ReportRequest {
-        ReportRequest(counterIDs: ids, from: .absolute(day(from)), to: .absolute(day(to)), metrics: metrics, dimensions: dimensions,
-                      filters: filters, limit: limit ?? 100, limitGiven: limit != nil)
+                 metrics: [Metric]? = [Metric.visits], limit: Int? = nil, filters: String? = nil) throws -> ReportRequest {
+        try ReportRequest(counterIDs: ids, from: .absolute(day(from)), to: .absolute(day(to)), metrics: metrics, dimensions: dimensions,
+                      filters: filters, limit: limit)
     }
 
     @Test func aDimensionReportAsksForTheValidatedLimitAndSaysWhatWasLeftOut() async throws {

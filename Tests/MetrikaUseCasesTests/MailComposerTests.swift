@@ -143,7 +143,7 @@ struct MailComposerTests {
         let window = try MailComposer.current(.last(days: 90), today: day("2026-11-29"), counterID: 1001)
         #expect(window == days("2026-08-31", "2026-11-28"))
         let offline = HistoryLoader(store: try HistoryStore(path: database.path), client: nil, now: { testNow }, unsettledDays: 2)
-        let report = ReportRequest(counterIDs: [1001], from: .absolute(window.from), to: .absolute(window.to), grouping: .week, metrics: metrics, offline: true)
+        let report = try ReportRequest(counterIDs: [1001], from: .absolute(window.from), to: .absolute(window.to), grouping: .week, metrics: metrics, offline: true)
         let memory = OutputWriter()
         try await HistoryReport(request: report, loader: offline, activity: RecordedActivity()).run(into: ReportTableSink(output: memory, maxWidth: nil))
         let table = memory.text
@@ -198,7 +198,7 @@ struct MailComposerTests {
                 let line = try #require(part.range(of: "metrika report --counter \(id) --from ")).upperBound
                 let words = part[line...].split(separator: " ").prefix(5).map(String.init)
                 try #require(words.count == 5 && words[1] == "--to" && words[3] == "--group", "\(words)")
-                let report = ReportRequest(counterIDs: [id], from: .absolute(day(words[0])), to: .absolute(day(words[2])),
+                let report = try ReportRequest(counterIDs: [id], from: .absolute(day(words[0])), to: .absolute(day(words[2])),
                                            grouping: try #require(Grouping(rawValue: words[4].trimmingCharacters(in: CharacterSet(charactersIn: ".")))), offline: true)
                 let memory = OutputWriter()
                 let offline = HistoryLoader(store: try HistoryStore(path: database.path), client: nil, now: { testNow }, unsettledDays: 2)

@@ -74,15 +74,14 @@ struct MoneyUseCaseTests {
         ])
         api.currencies = [1001: "RUB", 1002: "USD"]
         let loader = HistoryLoader(store: try HistoryStore(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
-        let request = ReportRequest(counterIDs: [1001, 1002], from: .absolute(day("2026-11-23")), to: .absolute(day("2026-11-24")), metrics: [Metric.revenue])
+        let request = try ReportRequest(counterIDs: [1001, 1002], from: .absolute(day("2026-11-23")), to: .absolute(day("2026-11-24")), metrics: [Metric.revenue])
         let sink = CollectingSink()
         await #expect { try await HistoryReport(request: request, loader: loader, activity: RecordedActivity()).run(into: sink) } throws: { error in
             (error as? UsageError)?.message.contains("1001 in RUB, 1002 in USD") == true
         }
         #expect(sink.layouts.isEmpty)
         // One currency for both: fine.
-        var converted = request
-        converted.currency = .eur
+        let converted = try ReportRequest(counterIDs: request.counterIDs, from: request.from, to: request.to, metrics: request.metrics, currency: .eur)
         try await HistoryReport(request: converted, loader: loader, activity: RecordedActivity()).run(into: sink)
         #expect(sink.layouts.first?.metrics.map(\.columnName) == ["revenue_eur"])
         #expect(sink.totals.count == 2)
@@ -129,7 +128,7 @@ extension MoneyUseCaseTests {
         ])
         api.dimensionRows = 2
         api.currencies = [1001: "RUB", 1002: "USD"]
-        let request = ReportRequest(counterIDs: [1001], from: .absolute(day("2026-11-23")), to: .absolute(day("2026-11-24")),
+        let request = try ReportRequest(counterIDs: [1001], from: .absolute(day("2026-11-23")), to: .absolute(day("2026-11-24")),
                                     metrics: [Metric.purchases, Metric.revenue], dimensions: [MetrikaModel.Dimension.named("trafficSource")!])
         let sink = CollectingSink()
         try await DirectReport.run(request, client: api.client(), activity: RecordedActivity(), into: sink, showsProgress: false)
@@ -139,8 +138,7 @@ extension MoneyUseCaseTests {
         #expect(api.dataRequests.last?.query["metrics"] == "ym:s:ecommercePurchases,ym:s:ecommerce<currency>ConvertedRevenue")
         #expect(api.dataRequests.last?.query["currency"] == nil)
 
-        var both = request
-        both.counterIDs = [1001, 1002]
+        var both = try ReportRequest(counterIDs: [1001, 1002], from: request.from, to: request.to, metrics: request.metrics, dimensions: request.dimensions)
         let refused = CollectingSink()
         await #expect { try await DirectReport.run(both, client: api.client(), activity: RecordedActivity(), into: refused, showsProgress: false) } throws: { error in
             (error as? UsageError)?.message.contains("1001 in RUB, 1002 in USD") == true
@@ -148,7 +146,7 @@ extension MoneyUseCaseTests {
         #expect(refused.layouts.isEmpty && refused.rows.isEmpty)
 
         // With --currency: the concrete name and the parameter, for both.
-        both.currency = .eur
+        both = try ReportRequest(counterIDs: both.counterIDs, from: both.from, to: both.to, metrics: both.metrics, dimensions: both.dimensions, currency: .eur)
         let converted = CollectingSink()
         try await DirectReport.run(both, client: api.client(), activity: RecordedActivity(), into: converted, showsProgress: false)
         #expect(converted.layouts.first?.metrics.map(\.columnName) == ["purchases", "revenue_eur"])

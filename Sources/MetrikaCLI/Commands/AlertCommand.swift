@@ -12,7 +12,7 @@ import MetrikaUseCases
 enum AlertCommand: Command {
     static let name = "alert"
     static let summary = "Alert on yesterday's visits, goals and sales unlike the same weekday of earlier weeks; for cron"
-    static let synopses: [[UsageTerm]] = [[.optional([.option("counter")]), .optional([.option("webhook")]), .optional([.option("mail")]), .optional([.option("currency")]), .optional([.option("dry-run")])]]
+    static let synopses: [[UsageTerm]] = [[.optional(.counter), .optional(.webhook), .optional(.alertMail), .optional(.currency), .optional(.dryRun)]]
     static let discussion = """
     Checks the last finished day in each counter's time zone: visits, the reaches of every goal and,
     for a shop, purchases and revenue (in --currency, else the counter's own), each against the
@@ -44,13 +44,11 @@ enum AlertCommand: Command {
     """
     static let options: [OptionSpec] = [
         CounterOptions.spec(help: "Only these counters (default: the default counter(s), else every counter you can read)"),
-        OptionSpec("webhook", value: "URL", help: "POST the alerts as JSON to this URL (default: METRIKA_WEBHOOK_URL); a secret, never shown"),
-        OptionSpec("mail", value: "ADDR[,ADDR…]", help: "Mail the alerts, with charts, to these addresses (via sendmail)"),
+        Option.webhook.spec, Option.alertMail.spec,
         MailDelivery.senderSpec,
         MailDelivery.sendmailSpec,
-        OptionSpec("dry-run", help: "Print the alerts only: no webhook, no mail, nothing remembered"),
-        OptionSpec("currency", value: "RUB|USD|EUR|YND", help: "A shop's revenue in this currency (default: the counter's own, as the API says)",
-                   choices: Currency.known.map(\.code)),
+        Option.dryRun.described("Print the alerts only: no webhook, no mail, nothing remembered").spec,
+        Option.currency.described("A shop's revenue in this currency (default: the counter's own, as the API says)").spec,
         HistoryOptions.offlineSpec,
     ] + DatabaseOptions.specs + TokenOptions.specs
 
@@ -60,9 +58,9 @@ enum AlertCommand: Command {
         // forgotten) is still a secret: known before the error that quotes it.
         for argument in options.positionals where argument.contains("://") { context.secrets.add(argument) }
         try options.requireNoPositionals()
-        let ids = options.has("counter") ? try CounterOptions.ids(options) : []
-        let dryRun = options.flag("dry-run")
-        let offline = options.flag("offline")
+        let ids = options.contains(.counter) ? try CounterOptions.ids(options) : []
+        let dryRun = options[.dryRun]
+        let offline = options[.offline]
         let currency = try MoneyOptions.currency(options)
         let settings = try settings(from: try session.configFile()?.alerts)
         if currency != nil, !settings.checkShop, !settings.metrics.contains(where: { $0.unit == .money }) {
@@ -70,12 +68,12 @@ enum AlertCommand: Command {
         }
 
         let webhook = try webhook(options, session: session)
-        let recipientsText = options.list("mail").joined(separator: ",")
-        if options.has("mail"), recipientsText.trimmingCharacters(in: .whitespaces).isEmpty {
+        let recipientsText = options[.alertMail].joined(separator: ",")
+        if options.contains(.alertMail), recipientsText.trimmingCharacters(in: .whitespaces).isEmpty {
             throw UsageError("--mail needs an address: --mail me@example.com")
         }
         let recipients = recipientsText.isEmpty ? [] : try MIMEAddress.list(parsing: recipientsText)
-        if !recipients.isEmpty || options.has("sender") || options.has("sendmail") {
+        if !recipients.isEmpty || options.contains(.sender) || options.contains(.sendmail) {
             guard !recipients.isEmpty else { throw UsageError("--sender and --sendmail go with --mail ADDR") }
         }
         let sender = recipients.isEmpty ? nil : try MailDelivery.senderAddress(options, context: context)
@@ -87,7 +85,7 @@ enum AlertCommand: Command {
         let counters = try await counters(ids, loader: loader, failures: &failures, context: context)
         var check = AlertCheck(loader: loader, settings: settings, activity: context)
         check.currency = currency
-        var outcome = await check.run(counters: counters, explain: !ids.isEmpty || options.flag("verbose"))
+        var outcome = await check.run(counters: counters, explain: !ids.isEmpty || options[.verbose])
         outcome.failures = failures + outcome.failures
         for (id, failure) in outcome.failures { context.note("Error: counter \(id): \(failure.message)") }
 
@@ -121,7 +119,7 @@ enum AlertCommand: Command {
                     let message = try AlertMail.compose(outcome.findings, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: context)
                     try MailDelivery.deliver(message.bytes(), sendmail: sendmail, environment: childEnvironment)
                     // Success is quiet where no one watches: cron mails whatever lands on stderr.
-                    if context.stderrIsTerminal || options.flag("verbose") { context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)") }
+                    if context.stderrIsTerminal || options[.verbose] { context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)") }
                 } catch let failure as any MetrikaFailure {
                     context.note("Error: \(failure.message); the alerts will be told again on the next run")
                     deliveryFailure = deliveryFailure ?? failure
@@ -163,7 +161,7 @@ enum AlertCommand: Command {
     /// `--webhook`, else METRIKA_WEBHOOK_URL; its secret parts join the run's masked secrets at once.
     static func webhook(_ options: ParsedOptions, session: Session) throws -> Webhook? {
         let context = session.context
-        let given = options.value("webhook")
+        let given = options[.webhook]
         let text = given ?? context.environment["METRIKA_WEBHOOK_URL"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
         if given != nil, given?.trimmingCharacters(in: .whitespaces).isEmpty == true {
             throw UsageError("--webhook needs a URL (such as https://hooks.slack.com/services/…)")
@@ -193,7 +191,7 @@ enum AlertCommand: Command {
         guard let client = loader.client else {
             let stored = try loader.store.counters()
             if stored.isEmpty {
-                throw SimpleFailure("the history (\(loader.store.path)) holds no counter to check offline; run metrika sync first, or name --counter", exitCode: ExitCode.config)
+                throw CLIFailure.noCountersOffline(path: loader.store.path)
             }
             return stored.filter { $0.status.lowercased() != "deleted" }
         }
@@ -213,5 +211,21 @@ enum AlertCommand: Command {
             guard value.count >= 8 else { return true }
             return !url.contains(value) && !webhook.secrets.contains(where: { value.contains($0) && $0.count >= 8 })
         }
+    }
+}
+
+// MARK: - Options of its own
+
+extension Option where Value == String? {
+    /// `--webhook URL`: a secret, masked wherever it could be shown.
+    static var webhook: Option<String?> {
+        .text("webhook", value: "URL", help: "POST the alerts as JSON to this URL (default: METRIKA_WEBHOOK_URL); a secret, never shown")
+    }
+}
+
+extension Option where Value == [String] {
+    /// `--mail ADDR[,ADDR…]` of alert: where the alerts are mailed.
+    static var alertMail: Option<[String]> {
+        .words("mail", value: "ADDR[,ADDR…]", help: "Mail the alerts, with charts, to these addresses (via sendmail)")
     }
 }

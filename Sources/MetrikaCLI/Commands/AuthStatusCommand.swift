@@ -7,7 +7,7 @@ import MetrikaModel
 enum AuthStatusCommand: Command {
     static let name = "auth status"
     static let summary = "Show where the token comes from, when it expires, and whether the API accepts it"
-    static let synopses: [[UsageTerm]] = [[.optional([.option("token-file")]), .optional([.option("profile")])]]
+    static let synopses: [[UsageTerm]] = [[.optional(.tokenFile), .optional(.profile)]]
     static let discussion = """
     Shows the active profile (--profile, else METRIKA_PROFILE) and where the token is kept: a token
     file, the system keyring (noted in a token file), or METRIKA_TOKEN.

@@ -8,7 +8,7 @@ import MetrikaUseCases
 enum CacheInfoCommand: Command {
     static let name = "cache info"
     static let summary = "Show the history database: path, size, counters, date span, last sync"
-    static let synopses: [[UsageTerm]] = [[.optional([.option("db")]), .optional([.option("format")])]]
+    static let synopses: [[UsageTerm]] = [[.optional(.db), .optional(.format)]]
     static let options: [OptionSpec] = FormatOptions.specs + DatabaseOptions.specs
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
@@ -96,9 +96,9 @@ enum CacheInfoCommand: Command {
 enum CachePruneCommand: Command {
     static let name = "cache prune"
     static let summary = "Delete history older than a day from the history database"
-    static let synopses: [[UsageTerm]] = [[.option("before"), .optional([.option("db")])]]
+    static let synopses: [[UsageTerm]] = [[.required(.before), .optional(.db)]]
     static let options: [OptionSpec] = [
-        OptionSpec("before", value: "DATE", help: "Delete daily values of days before this one (YYYY-MM-DD, NdaysAgo, NweeksAgo, NmonthsAgo)"),
+        Option.before.spec,
     ] + DatabaseOptions.specs
     static let discussion = """
     Relative dates count back from today on this machine (its local time zone), not a counter's.
@@ -116,7 +116,7 @@ enum CachePruneCommand: Command {
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         let context = session.context
         try options.requireNoPositionals()
-        guard let text = options.value("before") else { throw UsageError("Missing --before DATE") }
+        guard let text = options[.before] else { throw UsageError("Missing --before DATE") }
         let today = localToday(context.now())
         let day = try DateExpression(parsing: text, option: "before").resolve(today: today)
         try DateExpression.checkNotBeforeMetrika(day, option: "before")
@@ -127,7 +127,7 @@ enum CachePruneCommand: Command {
         }
         let path = session.databasePath
         guard FileManager.default.fileExists(atPath: path) else {
-            throw SimpleFailure("No history database at \(path): nothing to prune.", exitCode: ExitCode.config)
+            throw CLIFailure.nothingToPrune(path: path)
         }
         let store = try HistoryStore(path: path)
         // A bulk delete touches pages all over the file: refuse a damaged one before writing.
@@ -136,5 +136,14 @@ enum CachePruneCommand: Command {
         let out = context.stdout
         out.write("Deleted \(deleted) stored value\(deleted == 1 ? "" : "s") before \(day.iso).\n")
         return ExitCode.ok
+    }
+}
+
+// MARK: - Options of its own
+
+extension Option where Value == String? {
+    /// `--before DATE` of `cache prune`, as written (read as a date expression with today's day).
+    static var before: Option<String?> {
+        .text("before", value: "DATE", help: "Delete daily values of days before this one (YYYY-MM-DD, NdaysAgo, NweeksAgo, NmonthsAgo)")
     }
 }

@@ -9,7 +9,10 @@ import MetrikaUseCases
 enum ChartCommand: Command {
     static let name = "chart"
     static let summary = "Draw counters' statistics as an SVG or PNG line chart"
-    static let synopses: [[UsageTerm]] = [[.option("counter"), .optional([.option("metrics")]), .optional([.option("from")]), .optional([.oneOf([[.option("to")], [.option("period")]])]), .optional([.option("group")]), .option("output"), .optional([.option("format")]), .moreOptions]]
+    static let synopses: [[UsageTerm]] = [[
+        .required(.counter), .optional(.metrics), .optional(.from), .optional([.oneOf([[.required(.to)], [.required(.period)]])]), .optional(.group),
+        .required(.output), .optional(.imageFormat), .moreOptions,
+    ]]
     static let discussion = """
     Default metric: visits; default range: 29daysAgo to today. Metrics with the same unit share an axis;
     different units get panels stacked one above the other. Several counters: one line each, with a
@@ -40,15 +43,12 @@ enum ChartCommand: Command {
         MetricsOptions.spec(help: "Metrics (default visits): visits, pageviews, users, bounceRate, …"),
     ] + DateOptions.specs(defaultFrom: "29daysAgo") + [
         GroupingOptions.spec(help: "One point per day (default), week or month"),
-        OptionSpec("output", short: "o", value: "FILE.svg|FILE.png", help: "Where to write the chart; - for standard output"),
-        OptionSpec("format", value: "svg|png", help: "Image format (default: by the file's extension, else svg)"),
-        OptionSpec("width", value: "PX", help: "Width in pixels (default 800)"),
-        OptionSpec("height", value: "PX", help: "Height in pixels (default 400, plus 160 per extra panel)"),
-        OptionSpec("title", value: "TEXT", help: "Title (default: the counters' names and sites)"),
+        Option.output.described("Where to write the chart; - for standard output", value: "FILE.svg|FILE.png").spec,
+        Option.imageFormat.spec, Option.width.spec, Option.height.spec, Option.title.spec,
         MoneyOptions.currencySpec,
     ] + HistoryOptions.specs + DatabaseOptions.specs + TokenOptions.specs
 
-    /// What to chart, validated before any request.
+    /// What to chart and where, validated before any request.
     struct Request {
         var counterIDs: [Int]
         var metrics: [Metric]
@@ -59,6 +59,9 @@ enum ChartCommand: Command {
         var title: String?
         var history: HistoryOptions
         var currency: Currency?
+        /// `--output`: a file, or `-` for standard output.
+        var output: String
+        var format: ImageFormat
     }
 
     static func parse(_ options: ParsedOptions) throws -> Request {
@@ -70,20 +73,21 @@ enum ChartCommand: Command {
         let history = try HistoryOptions.parse(options)
         let currency = try MoneyOptions.currency(options)
         try MoneyOptions.refuseCurrencyWithoutMoney(currency, metrics: metrics)
+        let width = try options[.width] ?? 800
+        let height = try options[.height]
+        guard let output = options[.output] else {
+            throw UsageError("Missing --output FILE.svg or FILE.png (or --output - for standard output)")
+        }
         return Request(
-            counterIDs: ids, metrics: metrics, dates: dates, grouping: grouping,
-            width: try options.integer("width", in: SVGLineChart.minimumWidth...10_000) ?? 800,
-            height: try options.integer("height", in: SVGLineChart.minimumHeight...10_000),
-            title: options.value("title"), history: history, currency: currency)
+            counterIDs: ids, metrics: metrics, dates: dates, grouping: grouping, width: width, height: height,
+            title: options[.title], history: history, currency: currency, output: output,
+            format: try imageFormat(try options[.imageFormat], output: output))
     }
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         let request = try parse(options)
         let context = session.context
-        guard let output = options.value("output") else {
-            throw UsageError("Missing --output FILE.svg or FILE.png (or --output - for standard output)")
-        }
-        let format = try imageFormat(options, output: output)
+        let (output, format) = (request.output, request.format)
         if format == .png, output == "-", context.stdoutIsTerminal {
             throw UsageError("Not writing PNG bytes to a terminal: use --output FILE.png, or redirect standard output")
         }
@@ -104,22 +108,19 @@ enum ChartCommand: Command {
     // MARK: - Image format
 
     /// The file formats a chart is written in.
-    enum ImageFormat: String {
+    enum ImageFormat: String, Sendable {
         case svg, png
     }
 
     /// `--format` when given, else the output's extension (`.png`, `.svg`), else SVG. A contradiction
     /// (`--format svg` into `x.png`) or an image extension metrika does not write is a usage error,
     /// so a file named `.png` never quietly holds SVG.
-    static func imageFormat(_ options: ParsedOptions, output: String) throws -> ImageFormat {
+    static func imageFormat(_ chosen: ImageFormat?, output: String) throws -> ImageFormat {
         let name = output == "-" ? "" : (output as NSString).lastPathComponent
         let dot = name.lastIndex(of: ".").map { name.index(after: $0) }
         let ext = dot.map { String(name[$0...]).lowercased() } ?? ""
         let byExtension = ImageFormat(rawValue: ext)
-        if let text = options.value("format") {
-            guard let chosen = ImageFormat(rawValue: text.lowercased()) else {
-                throw UsageError("--format must be svg or png, not '\(text)'")
-            }
+        if let chosen {
             if let byExtension, byExtension != chosen {
                 throw UsageError("--format \(chosen.rawValue) contradicts the file name \(name): name it .\(chosen.rawValue) or drop --format")
             }
@@ -131,4 +132,32 @@ enum ChartCommand: Command {
         }
         return .svg
     }
+}
+
+// MARK: - Options of its own
+
+extension Option where Value == ChartCommand.ImageFormat? {
+    /// `--format svg|png` of `chart` (not the table formats of `--format`).
+    static var imageFormat: Option<ChartCommand.ImageFormat?> {
+        .value("format", value: "svg|png", help: "Image format (default: by the file's extension, else svg)") { text in
+            guard let chosen = ChartCommand.ImageFormat(rawValue: text.lowercased()) else {
+                throw UsageError("--format must be svg or png, not '\(text)'")
+            }
+            return chosen
+        }
+    }
+}
+
+extension Option where Value == Int? {
+    /// `--width PX` of a chart.
+    static var width: Option<Int?> { .integer("width", value: "PX", help: "Width in pixels (default 800)", in: SVGLineChart.minimumWidth...10_000) }
+    /// `--height PX` of a chart.
+    static var height: Option<Int?> {
+        .integer("height", value: "PX", help: "Height in pixels (default 400, plus 160 per extra panel)", in: SVGLineChart.minimumHeight...10_000)
+    }
+}
+
+extension Option where Value == String? {
+    /// `--title TEXT` of a chart.
+    static var title: Option<String?> { .text("title", value: "TEXT", help: "Title (default: the counters' names and sites)") }
 }

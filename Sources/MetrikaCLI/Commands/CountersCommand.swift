@@ -5,15 +5,14 @@ import MetrikaRender
 enum CountersCommand: Command {
     static let name = "counters"
     static let summary = "List the counters you can read: id, name, site, status, permission"
-    static let synopses: [[UsageTerm]] = [[.optional([.option("search")]), .optional([.option("status")]), .optional([.option("format")])]]
+    static let synopses: [[UsageTerm]] = [[.optional(.search), .optional(.status), .optional(.format)]]
     static let discussion = """
     Examples:
       metrika counters
       metrika counters --search shop --csv
     """
     static let options: [OptionSpec] = [
-        OptionSpec("search", value: "TEXT", help: "Only counters whose id, name or site contains TEXT"),
-        OptionSpec("status", value: "active|deleted", help: "Counters of this status (default active)"),
+        Option.search.spec, Option.status.spec,
     ] + FormatOptions.specs + TokenOptions.specs
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
@@ -21,16 +20,9 @@ enum CountersCommand: Command {
         try options.requireNoPositionals()
         let output = try FormatOptions.parse(options, toTerminal: context.stdoutIsTerminal)
         let (format, csv) = (output.format, output.csv)
-        var status: String?
-        if let text = options.value("status") {
-            switch text.lowercased() {
-            case "active": status = "Active"
-            case "deleted": status = "Deleted"
-            default: throw UsageError("--status must be active or deleted, not '\(text)'")
-            }
-        }
+        let status = try options[.status]
         let client = try session.client()
-        let (counters, warning) = try await client.fetchCounterList(search: options.value("search"), status: status)
+        let (counters, warning) = try await client.fetchCounterList(search: options[.search], status: status?.apiValue)
         try render(counters, format: format, csv: csv, context: context)
         if let warning { context.note(warning) }
         return ExitCode.ok
@@ -74,4 +66,29 @@ enum CountersCommand: Command {
             out.write(document.serialized(pretty: true) + "\n")
         }
     }
+}
+
+// MARK: - Options of its own
+
+/// `--status` of `counters`: which counters the API lists.
+enum CounterStatus: String, Sendable {
+    case active, deleted
+
+    /// The value of the API's `status` parameter.
+    var apiValue: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() }
+}
+
+extension Option where Value == CounterStatus? {
+    /// `--status active|deleted`, in any case.
+    static var status: Option<CounterStatus?> {
+        .value("status", value: "active|deleted", help: "Counters of this status (default active)") { text in
+            guard let status = CounterStatus(rawValue: text.lowercased()) else { throw UsageError("--status must be active or deleted, not '\(text)'") }
+            return status
+        }
+    }
+}
+
+extension Option where Value == String? {
+    /// `--search TEXT` of `counters`.
+    static var search: Option<String?> { .text("search", value: "TEXT", help: "Only counters whose id, name or site contains TEXT") }
 }

@@ -6,7 +6,7 @@ import MetrikaRender
 enum GoalsCommand: Command {
     static let name = "goals"
     static let summary = "List a counter's goals: id, name, type"
-    static let synopses: [[UsageTerm]] = [[.option("counter"), .optional([.option("format")])]]
+    static let synopses: [[UsageTerm]] = [[.required(.counter), .optional(.format)]]
     static let discussion = """
     The ids are what goal metrics take: --metrics goal<ID>reaches,goal<ID>conversionRate. Reports
     title such columns with the goal's name ("Заказ оформлен — reaches").

@@ -8,7 +8,9 @@ import MetrikaModel
 enum LoginCommand: Command {
     static let name = "login"
     static let summary = "Sign in (device code, or a token on stdin) and store the token privately"
-    static let synopses: [[UsageTerm]] = [[.optional([.oneOf([[.option("client-id"), .option("client-secret")], [.option("token-stdin")]])]), .optional([.option("store")]), .optional([.option("token-file")]), .optional([.option("profile")])]]
+    static let synopses: [[UsageTerm]] = [[
+        .optional([.oneOf([[.required(.clientID), .required(.clientSecret)], [.required(.tokenStdin)]])]), .optional(.store), .optional(.tokenFile), .optional(.profile),
+    ]]
     static let discussion = """
     The device flow shows a web address and a code: open the address on any device, sign in to
     Yandex there, and enter the code. metrika waits (Ctrl-C cancels) and stores the token in
@@ -34,11 +36,8 @@ enum LoginCommand: Command {
       metrika login --store keyring --profile agency
     """
     static let options: [OptionSpec] = [
-        OptionSpec("client-id", value: "ID", help: "Your OAuth app's client id (else METRIKA_CLIENT_ID, else the config file)"),
-        OptionSpec("client-secret", value: "SECRET", help: "Your OAuth app's client secret (else METRIKA_CLIENT_SECRET, else the config file)"),
-        OptionSpec("token-stdin", help: "Read a token from standard input instead of the device flow"),
-        OptionSpec("store", value: "file|keyring", help: "Keep the token in the private token file (default) or the system keyring"),
-        OptionSpec("token-file", value: "PATH", help: "Store the token here instead of $XDG_CONFIG_HOME/metrika/token.json"),
+        Option.clientID.spec, Option.clientSecret.spec, Option.tokenStdin.spec, Option.store.spec,
+        Option.tokenFile.described("Store the token here instead of $XDG_CONFIG_HOME/metrika/token.json").spec,
         TokenOptions.profile,
     ]
 
@@ -49,19 +48,14 @@ enum LoginCommand: Command {
             throw UsageError("login takes no arguments. To use a token you have, pipe it in: `metrika login --token-stdin`")
         }
         let (file, explicit) = try session.tokenFileToWrite()
-        let useKeyring: Bool
-        switch options.value("store")?.lowercased() {
-        case nil, "file": useKeyring = false
-        case "keyring": useKeyring = true
-        case let other?: throw UsageError("--store must be file or keyring, not '\(other)'")
-        }
+        let useKeyring = try options[.store] == .keyring
         let timeout = try session.requestTimeout()
         let apiURL = try session.apiBaseURL()
 
-        context.secrets.add(options.value("client-secret"))
+        context.secrets.add(options[.clientSecret])
         let stored: StoredToken
-        if options.flag("token-stdin") {
-            stored = try tokenFromStandardInput(context: context, clientID: options.value("client-id"))
+        if options[.tokenStdin] {
+            stored = try tokenFromStandardInput(context: context, clientID: options[.clientID])
         } else {
             // Signing in again with the app of the token stored before needs only its secret.
             let previousClientID: String?
@@ -85,10 +79,10 @@ enum LoginCommand: Command {
         do {
             let count = try await client.checkToken()
             check = "ok, \(count) counter\(count == 1 ? "" : "s") visible"
-        } catch let failure as APIError where options.flag("token-stdin") && Self.rejectsTheToken(failure) {
+        } catch let failure as APIError where options[.tokenStdin] && Self.rejectsTheToken(failure) {
             // "Sign in again with metrika login" is no advice to someone doing just that.
-            throw SimpleFailure("the API rejected the pasted token (\(Self.rejection(failure))): it is wrong, expired or revoked; nothing was stored. Copy a fresh one (docs/auth.md says where), or sign in with `metrika login` (device flow).", exitCode: ExitCode.noPermission)
-        } catch APIError.unavailable(let detail) where !options.flag("token-stdin") {
+            throw CLIFailure.pastedTokenRejected(reason: Self.rejection(failure))
+        } catch APIError.unavailable(let detail) where !options[.tokenStdin] {
             // The user just confirmed on another device: keep the token rather than make them repeat that.
             context.note("Warning: could not check the token (\(detail)); storing it anyway.")
             check = "not checked (API unavailable)"
@@ -118,7 +112,7 @@ enum LoginCommand: Command {
             out.write("Signed in. Token stored in \(file.path)\n")
         }
         out.write(describe(stored, now: context.now(), apiCheck: check))
-        if context.environment["METRIKA_TOKEN"].map({ !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) == true, options.value("token-file") == nil {
+        if context.environment["METRIKA_TOKEN"].map({ !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) == true, options[.tokenFile] == nil {
             context.note("Note: METRIKA_TOKEN is set and takes precedence over the token file; unset it to use the token just stored.")
         }
         return ExitCode.ok
@@ -227,4 +221,35 @@ enum LoginCommand: Command {
         if case .unauthorized = failure { return "401 Unauthorized" }
         return "invalid_token"
     }
+}
+
+// MARK: - Options of its own
+
+/// `--store` of `login`: where the token is kept.
+enum TokenStore: String, Sendable {
+    case file, keyring
+}
+
+extension Option where Value == TokenStore? {
+    /// `--store file|keyring`, in any case.
+    static var store: Option<TokenStore?> {
+        .value("store", value: "file|keyring", help: "Keep the token in the private token file (default) or the system keyring") { text in
+            guard let store = TokenStore(rawValue: text.lowercased()) else { throw UsageError("--store must be file or keyring, not '\(text)'") }
+            return store
+        }
+    }
+}
+
+extension Option where Value == String? {
+    /// `--client-id ID`: the OAuth app (login; read by `Session.clientCredentials`).
+    static var clientID: Option<String?> { .text("client-id", value: "ID", help: "Your OAuth app's client id (else METRIKA_CLIENT_ID, else the config file)") }
+    /// `--client-secret SECRET`: the OAuth app's secret (login), masked wherever it could be shown.
+    static var clientSecret: Option<String?> {
+        .text("client-secret", value: "SECRET", help: "Your OAuth app's client secret (else METRIKA_CLIENT_SECRET, else the config file)")
+    }
+}
+
+extension Option where Value == Bool {
+    /// `--token-stdin` of `login`: a token piped in instead of the device flow.
+    static var tokenStdin: Option<Bool> { .flag("token-stdin", help: "Read a token from standard input instead of the device flow") }
 }

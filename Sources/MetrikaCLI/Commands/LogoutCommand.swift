@@ -9,7 +9,7 @@ import MetrikaModel
 enum LogoutCommand: Command {
     static let name = "logout"
     static let summary = "Revoke the stored token and delete it (token file or keyring)"
-    static let synopses: [[UsageTerm]] = [[.optional([.option("local-only")]), .optional([.option("token-file")]), .optional([.option("profile")])]]
+    static let synopses: [[UsageTerm]] = [[.optional(.localOnly), .optional(.tokenFile), .optional(.profile)]]
     static let discussion = """
     Revoking needs the OAuth app that issued the token: its client id (the token file notes it) and its
     secret, each from the first of METRIKA_CLIENT_ID/METRIKA_CLIENT_SECRET, the profile, the config
@@ -30,8 +30,8 @@ enum LogoutCommand: Command {
     missing or refused, or a bad config file. Only 0 deletes anything.
     """
     static let options: [OptionSpec] = [
-        OptionSpec("local-only", help: "Delete the local copy without revoking the token on the server"),
-        OptionSpec("token-file", value: "PATH", help: "Sign out of this token file instead of $XDG_CONFIG_HOME/metrika/token.json"),
+        Option.localOnly.spec,
+        Option.tokenFile.described("Sign out of this token file instead of $XDG_CONFIG_HOME/metrika/token.json").spec,
         TokenOptions.profile,
     ]
 
@@ -48,7 +48,7 @@ enum LogoutCommand: Command {
             out.write("Already signed out: there is no token file at \(file.path).\n")
             return ExitCode.ok
         }
-        let localOnly = options.flag("local-only")
+        let localOnly = options[.localOnly]
         // An unreadable or garbled file is still deleted: there is nothing in it to revoke.
         // A file others could read is read anyway, since revoking exactly that token is the point.
         let content = try? file.readContent(enforcingPermissions: false)
@@ -88,12 +88,8 @@ enum LogoutCommand: Command {
             out.write("Not revoked on the server (--local-only): the token stays valid there until it expires, unless you revoke it at \(manualRevocation).\n")
             return
         }
-        func keep(_ reason: String, exitCode: Int32) -> SimpleFailure {
-            SimpleFailure(
-                "Not signed out: the token was not revoked on the server (\(reason)), so it may still be valid there; "
-                    + "the local copy in \(kept) is kept. Fix that and run `metrika logout` again, or run `metrika logout --local-only` "
-                    + "to delete only the local copy (then revoke the token at \(manualRevocation)).",
-                exitCode: exitCode)
+        func keep(_ reason: String, exitCode: Int32) -> CLIFailure {
+            .notSignedOut(reason: reason, kept: kept, manualRevocation: manualRevocation, exitCode: exitCode)
         }
         let credentials: ClientCredentials
         switch try session.credentialsForToken(stored) {
@@ -133,4 +129,11 @@ enum LogoutCommand: Command {
             context.note("Note: METRIKA_TOKEN is still set, so metrika stays signed in with it; unset it to sign out completely.")
         }
     }
+}
+
+// MARK: - Options of its own
+
+extension Option where Value == Bool {
+    /// `--local-only` of `logout`: no revocation.
+    static var localOnly: Option<Bool> { .flag("local-only", help: "Delete the local copy without revoking the token on the server") }
 }

@@ -10,7 +10,11 @@ import MetrikaUseCases
 enum MailCommand: Command {
     static let name = "mail"
     static let summary = "Mail a report with charts (via sendmail): for cron"
-    static let synopses: [[UsageTerm]] = [[.option("counter"), .option("to"), .optional([.option("sender")]), .optional([.option("subject")]), .optional([.option("metrics")]), .optional([.oneOf([[.option("last")], [.option("period")]])]), .optional([.oneOf([[.option("sendmail")], [.option("output")], [.option("dry-run")]])])]]
+    static let synopses: [[UsageTerm]] = [[
+        .required(.counter), .required(.recipients), .optional(.sender), .optional(.subject), .optional(.metrics),
+        .optional([.oneOf([[.required(.last)], [.required(.period)]])]),
+        .optional([.oneOf([[.required(.sendmail)], [.required(.output)], [.required(.dryRun)]])]),
+    ]]
     static let discussion = """
     The mail covers the last N complete days (--last, default 7d: ending yesterday in each counter's
     time zone) or a named period of finished days (--period yesterday, lastWeek, lastMonth, lastYear;
@@ -46,17 +50,17 @@ enum MailCommand: Command {
     """
     static let options: [OptionSpec] = [
         CounterOptions.spec(),
-        OptionSpec("to", value: "ADDR[,ADDR…]", help: "Recipients: name@example.com or \"Name <name@example.com>\""),
+        Option.recipients.spec,
         MailDelivery.senderSpec,
-        OptionSpec("subject", value: "TEXT", help: "Subject (default: Metrika: <counters>, <period>)"),
+        Option.subject.spec,
         MetricsOptions.spec(help: "Metrics of the table and charts (default: the six everyday metrics; charts: visits), e.g. visits,purchases,revenue"),
         MoneyOptions.currencySpec,
-        OptionSpec("last", value: "Nd|Nw", help: "The last N complete days (7d, 30d) or weeks (4w); default 7d"),
-        OptionSpec("period", value: "NAME", help: "A named period of finished days instead of --last: yesterday, lastWeek, lastMonth, lastYear",
-                   choices: NamedPeriod.finished.map(\.description)),
+        Option.last.spec,
+        Option.period.described("A named period of finished days instead of --last: yesterday, lastWeek, lastMonth, lastYear",
+                                choices: NamedPeriod.finished.map(\.description)).spec,
         MailDelivery.sendmailSpec,
-        OptionSpec("output", short: "o", value: "FILE.eml", help: "Write the message to a file instead of sending it"),
-        OptionSpec("dry-run", help: "Print the message to standard output instead of sending it"),
+        Option.output.described("Write the message to a file instead of sending it", value: "FILE.eml").spec,
+        Option.dryRun.described("Print the message to standard output instead of sending it").spec,
         HistoryOptions.offlineSpec,
     ] + DatabaseOptions.specs + TokenOptions.specs
 
@@ -84,8 +88,8 @@ enum MailCommand: Command {
 
     /// `--last`, or `--period NAME`, or the old `--period 7d` (a length, with a deprecation note); not both.
     static func window(_ options: ParsedOptions, note: (String) -> Void) throws -> MailComposer.Window {
-        guard let text = options.value("period") else { return .last(days: try parseLength(options.value("last"))) }
-        if options.has("last") { throw UsageError("--period and --last contradict each other: give a named period or a length, not both") }
+        guard let text = options[.period] else { return .last(days: try parseLength(options[.last])) }
+        if options.contains(.last) { throw UsageError("--period and --last contradict each other: give a named period or a length, not both") }
         if isLength(text) {
             let days = try parseLength(text, option: "period")
             let spelled = text.trimmingCharacters(in: .whitespaces)
@@ -107,38 +111,93 @@ enum MailCommand: Command {
         return .period(period)
     }
 
-    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
-        let context = session.context
+    /// Where the composed message goes.
+    enum Destination: Equatable {
+        /// Piped to this sendmail program.
+        case sendmail(String)
+        /// Written (atomically) to this file.
+        case file(String)
+        /// `--dry-run`, `--output -`.
+        case standardOutput
+    }
+
+    /// A mail as the command line asks for it, validated before any request.
+    struct Request {
+        var mail: MailComposer.Request
+        /// `--offline`: from the history alone.
+        var offline: Bool
+        var destination: Destination
+    }
+
+    /// The mail the options ask for; `note` gets the deprecation line of `--period 7d`. A sendmail
+    /// that is not there is refused here (exit 78), before the mail is composed.
+    static func parse(_ options: ParsedOptions, context: CLIContext) throws -> Request {
         try options.requireNoPositionals()
         let ids = try CounterOptions.ids(options)
-        let recipientsText = options.list("to").joined(separator: ",")
-        guard !recipientsText.isEmpty else { throw UsageError("Missing --to ADDR: who should get the mail") }
-        let recipients = try MIMEAddress.list(parsing: (options.values["to"] ?? []).joined(separator: ","))
+        guard !options[.recipients].isEmpty else { throw UsageError("Missing --to ADDR: who should get the mail") }
+        // As given, not split at commas: a display name may hold one inside quotes.
+        let recipients = try MIMEAddress.list(parsing: options.asGiven(.recipients).joined(separator: ","))
         let sender = try MailDelivery.senderAddress(options, context: context)
         let window = try window(options, note: context.note)
         let metrics = try MetricsOptions.metrics(options)
         let currency = try MoneyOptions.currency(options)
         try MoneyOptions.refuseCurrencyWithoutMoney(currency, metrics: DefaultMetrics.table(chosen: metrics))
-        let modes = [options.has("sendmail"), options.has("output"), options.flag("dry-run")].filter { $0 }.count
+        let modes = [options.contains(.sendmail), options.contains(.output), options[.dryRun]].filter { $0 }.count
         guard modes <= 1 else { throw UsageError("Choose one of --sendmail, --output and --dry-run") }
-        let sendmail = MailDelivery.sendmailPath(options, environment: context.environment)
-        if !options.flag("dry-run"), !options.has("output") { try MailDelivery.checkSendmail(sendmail) }
-
-        let history = try HistoryOptions.parse(options)
-        let composer = MailComposer(loader: try session.historyLoader(offline: history.offline), rasterizer: context.rasterizer, activity: context)
-        let request = MailComposer.Request(counterIDs: ids, window: window, metrics: metrics, sender: sender, recipients: recipients, subject: options.value("subject"), currency: currency)
-        let message = try await composer.compose(request)
-        let bytes = message.bytes()
-
-        if options.flag("dry-run") {
-            try context.stdout.writer.write(contentsOf: bytes)
-        } else if let output = options.value("output") {
-            if output == "-" { try context.stdout.writer.write(contentsOf: bytes) } else { try AtomicFile.write(bytes, to: output) }
+        let destination: Destination
+        if options[.dryRun] {
+            destination = .standardOutput
+        } else if let output = options[.output] {
+            destination = output == "-" ? .standardOutput : .file(output)
         } else {
+            let sendmail = MailDelivery.sendmailPath(options, environment: context.environment)
+            try MailDelivery.checkSendmail(sendmail)
+            destination = .sendmail(sendmail)
+        }
+        let history = try HistoryOptions.parse(options)
+        let mail = MailComposer.Request(counterIDs: ids, window: window, metrics: metrics, sender: sender, recipients: recipients, subject: options[.subject], currency: currency)
+        return Request(mail: mail, offline: history.offline, destination: destination)
+    }
+
+    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+        let context = session.context
+        let request = try parse(options, context: context)
+        let composer = MailComposer(loader: try session.historyLoader(offline: request.offline), rasterizer: context.rasterizer, activity: context)
+        let message = try await composer.compose(request.mail)
+        let bytes = message.bytes()
+        switch request.destination {
+        case .standardOutput:
+            try context.stdout.writer.write(contentsOf: bytes)
+        case .file(let path):
+            try AtomicFile.write(bytes, to: path)
+        case .sendmail(let sendmail):
             try MailDelivery.deliver(bytes, sendmail: sendmail, environment: context.environment)
             // Success is quiet where no one watches: cron mails whatever lands on stderr.
-            if context.stderrIsTerminal || options.flag("verbose") { context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)") }
+            if context.stderrIsTerminal || options[.verbose] {
+                context.note("Mailed \(request.mail.recipients.map(\.address).joined(separator: ", ")): \(message.messageID)")
+            }
         }
         return ExitCode.ok
     }
+}
+
+// MARK: - Options of its own
+
+extension Option where Value == [String] {
+    /// `--to ADDR[,ADDR…]` of mail: the recipients (not `--to DATE` of dates).
+    static var recipients: Option<[String]> {
+        .words("to", value: "ADDR[,ADDR…]", help: "Recipients: name@example.com or \"Name <name@example.com>\"")
+    }
+}
+
+extension Option where Value == String? {
+    /// `--subject TEXT` of a mail.
+    static var subject: Option<String?> { .text("subject", value: "TEXT", help: "Subject (default: Metrika: <counters>, <period>)") }
+    /// `--last Nd|Nw`: the mail's length, as written (`MailCommand.parseLength` reads it).
+    static var last: Option<String?> { .text("last", value: "Nd|Nw", help: "The last N complete days (7d, 30d) or weeks (4w); default 7d") }
+}
+
+extension Option where Value == Bool {
+    /// `--dry-run`: show, send nothing (mail, alert).
+    static var dryRun: Option<Bool> { .flag("dry-run", help: "Show what would be sent; send nothing") }
 }

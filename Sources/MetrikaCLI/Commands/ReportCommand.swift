@@ -9,7 +9,6 @@ import MetrikaUseCases
 enum ReportCommand: Command {
     static let name = "report"
     static let summary = "Statistics of one or more counters as a table, CSV, JSON or an HTML page"
-    static let synopses: [[UsageTerm]] = [[.option("counter"), .optional([.option("from")]), .optional([.oneOf([[.option("to")], [.option("period")]])]), .optional([.option("group")]), .optional([.option("metrics")]), .optional([.option("dimensions")]), .optional([.option("format")]), .optional([.option("output")]), .moreOptions]]
     static let discussion = """
     By default: pageviews, visits, users, page depth, time on site and bounce rate by day, from
     6daysAgo to today in each counter's time zone. Dates: YYYY-MM-DD, today, yesterday, NdaysAgo,
@@ -66,115 +65,45 @@ enum ReportCommand: Command {
       metrika report --counter 1001 --preset purchase --attribution automatic --currency USD
       metrika report --counter 1001 --preset basket --period lastWeek --csv
     """
+    static let synopses: [[UsageTerm]] = [[
+        .required(.counter), .optional(.from), .optional([.oneOf([[.required(.to)], [.required(.period)]])]), .optional(.group), .optional(.metrics),
+        .optional(.dimensions), .optional(.format), .optional(.output), .moreOptions,
+    ]]
     static let options: [OptionSpec] = [CounterOptions.spec()] + DateOptions.specs(defaultFrom: "6daysAgo") + [
         GroupingOptions.spec(help: "Grouping of time series and of date periods (--preset traffic); default day"),
         MetricsOptions.spec(help: "Metrics: short names (visits, bounceRate, goal123reaches, …) or ym:s: names; at most 20"),
-        OptionSpec("dimensions", short: "d", value: "LIST", help: "Dimensions: trafficSource, searchEngine, searchPhrase, startURL, country, city, browser, os, deviceCategory, productName, productBrand, productCategoryLevel1 or ym:s: names"),
-        OptionSpec("preset", value: "NAME", help: "A Metrika report template (traffic, sources_summary, geo_country, tech_platforms, purchase, top_products, basket, …)"),
-        OptionSpec("filters", value: "EXPR", help: "API filter, e.g. \"ym:s:trafficSource=='organic'\""),
-        OptionSpec("sort", value: "LIST", help: "Sort of dimension reports: metrics or dimensions, - for descending, e.g. -visits"),
-        OptionSpec("limit", value: "N", help: "Rows of a dimension report (default 100, at most 10000000)"),
-        OptionSpec("lang", value: "ru|en", help: "Language of dimension names (default en)"),
-        OptionSpec("accuracy", value: "LEVEL", help: "low, medium, high, full (default) or a share in (0,1]"),
+        Option.dimensions.spec, Option.preset.spec, Option.filters.spec, Option.sort.spec, Option.limit.spec, Option.lang.spec, Option.accuracy.spec,
         MoneyOptions.currencySpec, MoneyOptions.attributionSpec,
     ] + HistoryOptions.specs + [
-        OptionSpec("raw", help: "Print API units: seconds and percent numbers instead of mm:ss and %"),
-        OptionSpec("compare", help: "Compare with the period of the same length just before: previous values and the change (+5.2%, -0.9 pp for rates)"),
-        OptionSpec("unsettled-days", value: "N", help: "Recent days that may still change and are refetched (default 2: today and yesterday)"),
+        Option.raw.spec, Option.compare.spec, Option.unsettledDays.spec,
     ] + FormatOptions.specs(html: true) + [PageOptions.outputSpec] + DatabaseOptions.specs + TokenOptions.specs
 
     /// The report and its output format, validated before any request (whether stdout is a terminal
-    /// is decided where the sink is made, `makeSink`).
+    /// is decided where the sink is made, `makeSink`): the options are read here, the combinations
+    /// are judged by `ReportRequest`'s initializer.
     static func parse(_ options: ParsedOptions) throws -> (request: ReportRequest, output: FormatOptions, page: PageOptions?) {
         try options.requireNoPositionals()
         let ids = try CounterOptions.ids(options)
         let dates = try DateOptions.parse(options, defaultFrom: "6daysAgo")
-        let grouping = try GroupingOptions.grouping(options)
+        let grouping = try options[.group]
         let metrics = try MetricsOptions.metrics(options)
-        var dimensions: [MetrikaModel.Dimension] = []
-        for text in options.list("dimensions") {
-            guard let dimension = MetrikaModel.Dimension.named(text) else {
-                throw UsageError("Unknown dimension '\(text)'. Use one of \(MetrikaModel.Dimension.known.map(\.shortName).joined(separator: ", ")), or a full ym:s: name")
-            }
-            dimensions.append(dimension)
-        }
-        guard dimensions.count <= 10 else { throw UsageError("--dimensions lists \(dimensions.count); the API allows at most 10") }
-        if !dimensions.isEmpty, options.has("group"), !dimensions.contains(where: { $0.apiName == MetrikaModel.Dimension.datePeriodPlaceholder }) {
-            throw UsageError("--group applies to time-series reports (and to --dimensions ym:s:datePeriod<group>); it cannot be combined with --dimensions \(dimensions.map(\.shortName).joined(separator: ","))")
-        }
-        let limit = try options.integer("limit", in: ReportRequest.limitRange)
-        var lang: String?
-        if let text = options.value("lang") {
-            guard ["ru", "en"].contains(text.lowercased()) else { throw UsageError("--lang must be ru or en, not '\(text)'") }
-            lang = text.lowercased()
-        }
-        var accuracy = "full"
-        if let text = options.value("accuracy") {
-            let lower = text.lowercased()
-            if ["low", "medium", "high", "full"].contains(lower) {
-                accuracy = lower
-            } else if let share = Double(text), share > 0, share <= 1 {
-                accuracy = text
-            } else {
-                throw UsageError("--accuracy must be low, medium, high, full or a number in (0, 1], not '\(text)'")
-            }
-        }
+        let dimensions = try options[.dimensions]
+        let limit = try options[.limit]
+        let lang = try options[.lang]?.rawValue
+        let accuracy = try options[.accuracy]?.apiValue ?? "full"
         let history = try HistoryOptions.parse(options)
-        var request = ReportRequest(
-            counterIDs: ids, from: dates.from, to: dates.to, period: dates.period, grouping: grouping, metrics: metrics, dimensions: dimensions,
-            preset: options.value("preset"), filters: options.value("filters"), sort: try sortParameter(options), limit: limit ?? 100,
-            limitGiven: limit != nil, lang: lang, accuracy: accuracy, offline: history.offline, refresh: history.refresh,
-            raw: options.flag("raw"), compare: options.flag("compare"),
-            unsettledDays: try options.integer("unsettled-days", in: 1...30) ?? 2,
-            currency: try MoneyOptions.currency(options), attribution: try MoneyOptions.attribution(options))
-        request.groupingGiven = options.has("group")
+        let sort = try options[.sort]
+        let unsettledDays = try options[.unsettledDays] ?? 2
+        let currency = try MoneyOptions.currency(options)
+        let attribution = try MoneyOptions.attribution(options)
         let page = try PageOptions.parse(options)
         let output = page == nil ? try FormatOptions.parse(options, toTerminal: false) : FormatOptions(format: .table, csv: CSVWriter())
-        try refuseDimensionOptions(request, options: options)
-        if request.compare && !request.usesHistory {
-            throw UsageError("--compare works for time-series reports only (no --dimensions, --preset, --filters or --accuracy): they come from the history, where the previous period costs at most one request")
-        }
-        if request.offline && !request.usesHistory {
-            throw UsageError("--offline works for time-series reports only: the history keeps daily totals, not --dimensions, --preset, --filters or sampled answers")
-        }
-        try MoneyOptions.refuseCurrencyWithoutMoney(request.currency, metrics: request.tableMetrics, preset: request.preset)
-        if request.attribution != nil, request.dimensions.isEmpty, request.preset == nil {
-            throw UsageError("--attribution decides which source a visit or purchase is credited to: it applies to reports by source (--dimensions, --preset); daily totals are the same under every model")
-        }
-        if !request.usesHistory, request.dimensions.isEmpty, request.preset == nil, request.grouping != .day {
-            throw UsageError("--group \(request.grouping.rawValue) with --filters or --accuracy is not supported yet; use --group day")
-        }
+        let request = try ReportRequest(
+            counterIDs: ids, from: dates.from, to: dates.to, period: dates.period, grouping: grouping, metrics: metrics, dimensions: dimensions,
+            preset: options[.preset], filters: options[.filters], sort: sort.map { $0.joined(separator: ",") }, limit: limit, lang: lang,
+            accuracy: accuracy, offline: history.offline, refresh: history.refresh, raw: options[.raw], compare: options[.compare],
+            unsettledDays: unsettledDays, currency: currency, attribution: attribution)
         return (request, output, page)
-    }
-
-    /// `--limit`, `--sort` and `--lang` shape dimension rows; where they would change nothing they are
-    /// refused, one line each, rather than silently ignored.
-    static func refuseDimensionOptions(_ request: ReportRequest, options: ParsedOptions) throws {
-        if request.usesHistory, options.has("limit") {
-            throw UsageError("--limit applies to dimension reports (--dimensions or --preset); a time series has one row per \(request.grouping.rawValue): choose the days with --from/--to or --period")
-        }
-        if request.usesHistory, options.has("sort") {
-            throw UsageError("--sort applies to dimension reports (--dimensions or --preset); a time series is always in date order")
-        }
-        if request.dimensions.isEmpty, request.preset == nil, options.has("lang") {
-            throw UsageError("--lang sets the language of dimension names (--dimensions or --preset); this report has none")
-        }
-    }
-
-    /// `--sort visits,-bounceRate`: each metric or dimension by its short or full name, `-` for
-    /// descending; the API's `ym:s:` names are sent. An unknown name is refused before any request.
-    static func sortParameter(_ options: ParsedOptions) throws -> String? {
-        guard options.has("sort") else { return nil }
-        let items = options.list("sort")
-        guard !items.isEmpty else { throw UsageError("--sort is empty: name a metric or dimension, e.g. -visits") }
-        return try items.map { item -> String in
-            let descending = item.hasPrefix("-")
-            let name = descending ? String(item.dropFirst()) : item
-            guard let apiName = Metric.named(name)?.apiName ?? MetrikaModel.Dimension.named(name)?.apiName else {
-                throw UsageError("--sort '\(item)' names no metric or dimension: use e.g. visits, -bounceRate, trafficSource (short or ym:s: names, - for descending)")
-            }
-            return (descending ? "-" : "") + apiName
-        }.joined(separator: ",")
     }
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
@@ -189,7 +118,7 @@ enum ReportCommand: Command {
             sink = ReportHTMLSink(output: page.path == nil ? context.stdout.writer : memory, comparisonColumns: request.compare,
                                   footer: "Made by metrika \(MetrikaVersion.current)", madeAt: CompactDate.stamp(context.now()))
             // The summary's changes: the previous period comes with the history report's --compare.
-            if request.usesHistory { request.compare = true }
+            if request.usesHistory { request = request.withComparison() }
         } else {
             sink = makeSink(output.format, csv: output.csv, context: context)
         }
@@ -224,5 +153,104 @@ enum ReportCommand: Command {
             return ReportCSVSink(output: context.stdout.writer, writer: writer)
         case .json: return ReportJSONSink(output: context.stdout.writer)
         }
+    }
+}
+
+// MARK: - Options of its own
+
+extension Option where Value == [MetrikaModel.Dimension] {
+    /// `--dimensions LIST`: short or `ym:s:` names.
+    static var dimensions: Option<[MetrikaModel.Dimension]> {
+        .list(
+            "dimensions", short: "d", value: "LIST",
+            help: "Dimensions: trafficSource, searchEngine, searchPhrase, startURL, country, city, browser, os, deviceCategory, productName, productBrand, productCategoryLevel1 or ym:s: names"
+        ) { text in
+            guard let dimension = MetrikaModel.Dimension.named(text) else {
+                throw UsageError("Unknown dimension '\(text)'. Use one of \(MetrikaModel.Dimension.known.map(\.shortName).joined(separator: ", ")), or a full ym:s: name")
+            }
+            return dimension
+        }
+    }
+}
+
+extension Option where Value == [String]? {
+    /// `--sort visits,-bounceRate`: each metric or dimension by its short or full name, `-` for
+    /// descending; the API's `ym:s:` names, nil when not given. An empty list or an unknown name is
+    /// refused before any request.
+    static var sort: Option<[String]?> {
+        Option(OptionSpec("sort", value: "LIST", help: "Sort of dimension reports: metrics or dimensions, - for descending, e.g. -visits")) { given in
+            guard given != nil else { return nil }
+            let items = ParsedOptions.split(given)
+            guard !items.isEmpty else { throw UsageError("--sort is empty: name a metric or dimension, e.g. -visits") }
+            return try items.map { item in
+                let descending = item.hasPrefix("-")
+                let name = descending ? String(item.dropFirst()) : item
+                guard let apiName = Metric.named(name)?.apiName ?? MetrikaModel.Dimension.named(name)?.apiName else {
+                    throw UsageError("--sort '\(item)' names no metric or dimension: use e.g. visits, -bounceRate, trafficSource (short or ym:s: names, - for descending)")
+                }
+                return (descending ? "-" : "") + apiName
+            }
+        }
+    }
+}
+
+extension Option where Value == String? {
+    /// `--preset NAME`: a Metrika report template.
+    static var preset: Option<String?> {
+        .text("preset", value: "NAME", help: "A Metrika report template (traffic, sources_summary, geo_country, tech_platforms, purchase, top_products, basket, …)")
+    }
+    /// `--filters EXPR`: the API's filter, as written.
+    static var filters: Option<String?> { .text("filters", value: "EXPR", help: "API filter, e.g. \"ym:s:trafficSource=='organic'\"") }
+}
+
+/// `--lang`: the language of dimension names, as the API takes it.
+enum DimensionLanguage: String, Sendable {
+    case ru, en
+}
+
+extension Option where Value == DimensionLanguage? {
+    /// `--lang ru|en`, in any case.
+    static var lang: Option<DimensionLanguage?> {
+        .value("lang", value: "ru|en", help: "Language of dimension names (default en)") { text in
+            guard let language = DimensionLanguage(rawValue: text.lowercased()) else { throw UsageError("--lang must be ru or en, not '\(text)'") }
+            return language
+        }
+    }
+}
+
+/// `--accuracy`: a level (`low` … `full`) or a share of the visits in (0, 1], as the API takes it.
+struct Accuracy: Sendable {
+    var apiValue: String
+}
+
+extension Option where Value == Accuracy? {
+    /// `--accuracy low|medium|high|full` (lower-cased) or a share in (0, 1] (as written).
+    static var accuracy: Option<Accuracy?> {
+        .value("accuracy", value: "LEVEL", help: "low, medium, high, full (default) or a share in (0,1]") { text in
+            let lower = text.lowercased()
+            if ["low", "medium", "high", "full"].contains(lower) { return Accuracy(apiValue: lower) }
+            if let share = Double(text), share > 0, share <= 1 { return Accuracy(apiValue: text) }
+            throw UsageError("--accuracy must be low, medium, high, full or a number in (0, 1], not '\(text)'")
+        }
+    }
+}
+
+extension Option where Value == Int? {
+    /// `--limit N`: rows of a dimension report.
+    static var limit: Option<Int?> {
+        .integer("limit", help: "Rows of a dimension report (default 100, at most 10000000)", in: ReportRequest.limitRange)
+    }
+    /// `--unsettled-days N`: recent days refetched (report, sync).
+    static var unsettledDays: Option<Int?> {
+        .integer("unsettled-days", help: "Recent days that may still change and are refetched (default 2: today and yesterday)", in: 1...30)
+    }
+}
+
+extension Option where Value == Bool {
+    /// `--raw`: API units.
+    static var raw: Option<Bool> { .flag("raw", help: "Print API units: seconds and percent numbers instead of mm:ss and %") }
+    /// `--compare`: the period just before, beside each value.
+    static var compare: Option<Bool> {
+        .flag("compare", help: "Compare with the period of the same length just before: previous values and the change (+5.2%, -0.9 pp for rates)")
     }
 }

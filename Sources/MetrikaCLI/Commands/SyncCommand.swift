@@ -9,7 +9,7 @@ import MetrikaWarehouse
 enum SyncCommand: Command {
     static let name = "sync"
     static let summary = "Bring the history database up to date for all (or --counter) counters; for cron"
-    static let synopses: [[UsageTerm]] = [[.optional([.option("counter")]), .optional([.option("from")]), .optional([.option("db")]), .optional([.option("clickhouse"), .optional([.option("cluster")])])]]
+    static let synopses: [[UsageTerm]] = [[.optional(.counter), .optional(.from), .optional(.db), .optional([.required(.clickhouse), .optional(.cluster)])]]
     static let discussion = """
     For each counter, fetches the days missing from the history plus the still-changing recent days
     (today and yesterday by default), one request per counter when the history is warm. At most 3
@@ -38,11 +38,11 @@ enum SyncCommand: Command {
     static let usesDefaultCounter = false
     static let options: [OptionSpec] = [
         CounterOptions.spec(help: "Only these counters (default: every counter you can read)"),
-        OptionSpec("from", value: "DATE", help: "Fetch history from this day (YYYY-MM-DD, NdaysAgo; not before 2008-01-01)"),
-        OptionSpec("unsettled-days", value: "N", help: "Recent days that may still change and are refetched (default 2)"),
-        OptionSpec("clickhouse", value: "URL[,URL…]", help: "Also mirror the synced days into ClickHouse metrika.daily (default: METRIKA_CLICKHOUSE_URL); one URL per shard with --cluster"),
-        OptionSpec("cluster", value: "NAME", help: "Mirror into a sharded ClickHouse: NAME as in remote_servers (default: METRIKA_CLICKHOUSE_CLUSTER)"),
-        OptionSpec("quiet", short: "q", help: "No summary line (errors are still printed)"),
+        Option.from.described("Fetch history from this day (YYYY-MM-DD, NdaysAgo; not before 2008-01-01)").spec,
+        Option.unsettledDays.described("Recent days that may still change and are refetched (default 2)").spec,
+        Option.clickhouse.described("Also mirror the synced days into ClickHouse metrika.daily (default: METRIKA_CLICKHOUSE_URL); one URL per shard with --cluster").spec,
+        Option.cluster.described("Mirror into a sharded ClickHouse: NAME as in remote_servers (default: METRIKA_CLICKHOUSE_CLUSTER)").spec,
+        Option.quiet.spec,
     ] + DatabaseOptions.specs + TokenOptions.specs
 
     /// Requests in flight at once: Metrika allows 3 parallel requests per user.
@@ -60,15 +60,15 @@ enum SyncCommand: Command {
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         let context = session.context
         try options.requireNoPositionals()
-        let explicitIDs = options.has("counter") ? try CounterOptions.ids(options) : []
-        let from = try options.value("from").map { try DateExpression(parsing: $0, option: "from") }
+        let explicitIDs = options.contains(.counter) ? try CounterOptions.ids(options) : []
+        let from = try options[.from].map { try DateExpression(parsing: $0, option: "from") }
         try from?.checkNotBeforeMetrika(option: "from", now: context.now())
         // A day after today everywhere on Earth (UTC+14) can only be a mistake: said before any request
         // rather than quietly syncing today alone.
         if case .absolute(let day)? = from, day > Day(ordinal: Int(((context.now().timeIntervalSince1970 + 14 * 3600) / 86_400).rounded(.down))) {
             throw UsageError("--from \(day.iso) is in the future: sync fetches the days from --from up to today; give a past day (YYYY-MM-DD or NdaysAgo)")
         }
-        let unsettled = try options.integer("unsettled-days", in: 1...30) ?? 2
+        let unsettled = try options[.unsettledDays] ?? 2
         let mirrorTarget = try mirrorTarget(session: session)
         let store = try session.openHistory()
         // A bulk writer reads the whole file once first, so it never adds a night's history to a damaged one.
@@ -161,7 +161,7 @@ enum SyncCommand: Command {
         } catch let failure as any MetrikaFailure {
             outcome.failure = failure
         } catch {
-            outcome.failure = SimpleFailure("\(error)", exitCode: ExitCode.failure)
+            outcome.failure = CLIFailure.unexpected("\(error)")
         }
         return outcome
     }
@@ -172,8 +172,8 @@ enum SyncCommand: Command {
     /// said at once, not after the night's sync); nil without ClickHouse.
     static func mirrorTarget(session: Session) throws -> ClickHouseDailyMirror? {
         let environment = session.context.environment
-        guard let url = try session.options.value("clickhouse") ?? ClickHouseOptions.defaultURL(session: session) else {
-            if session.options.has("cluster") { throw UsageError("--cluster names the shards' cluster of --clickhouse URL1,URL2,…; give --clickhouse (or METRIKA_CLICKHOUSE_URL)") }
+        guard let url = try session.options[.clickhouse] ?? ClickHouseOptions.defaultURL(session: session) else {
+            if session.options.contains(.cluster) { throw UsageError("--cluster names the shards' cluster of --clickhouse URL1,URL2,…; give --clickhouse (or METRIKA_CLICKHOUSE_URL)") }
             return nil
         }
         let urls = url.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -200,7 +200,7 @@ enum SyncCommand: Command {
         let version = UInt64(max(0, session.context.now().timeIntervalSince1970 * 1000))
         let synced = outcomes.compactMap { outcome in outcome.failure == nil ? outcome.range.map { (counterID: outcome.counterID, range: $0) } : nil }
         let summary = try await mirror.run(synced, metrics: Metric.everyday, version: version)
-        if !session.options.flag("quiet") {
+        if !session.options[.quiet] {
             session.context.note("ClickHouse: \(summary.sent) daily value\(summary.sent == 1 ? "" : "s") mirrored into \(target.table) (\(summary.unchanged) unchanged, not sent again).")
         }
     }
@@ -208,10 +208,17 @@ enum SyncCommand: Command {
     static func finish(_ outcomes: [Outcome], total: Int, client: MetrikaClient, options: ParsedOptions, context: CLIContext) throws -> Int32 {
         let failures = outcomes.filter { $0.failure != nil }
         let days = outcomes.reduce(0) { $0 + $1.daysFetched }
-        if !options.flag("quiet") {
+        if !options[.quiet] {
             let out = context.stdout
             out.write("Synced \(total - failures.count) of \(total) counter\(total == 1 ? "" : "s"): \(days) day\(days == 1 ? "" : "s") fetched, \(client.requestCounter.value) request\(client.requestCounter.value == 1 ? "" : "s"), \(failures.count) failure\(failures.count == 1 ? "" : "s").\n")
         }
         return failures.first?.failure?.exitCode ?? ExitCode.ok
     }
+}
+
+// MARK: - Options of its own
+
+extension Option where Value == Bool {
+    /// `-q`, `--quiet` of `sync`: no summary line.
+    static var quiet: Option<Bool> { .flag("quiet", short: "q", help: "No summary line (errors are still printed)") }
 }

@@ -1,0 +1,73 @@
+import MetrikaModel
+
+/// What the CLI itself can fail at, beside a wrong command line (`UsageError`): a history that is
+/// not there to read, a file that cannot be written, sendmail, a pasted token the API refuses. Each
+/// case carries what the message names; the message and the exit status are derived here, once.
+enum CLIFailure: MetrikaFailure, Equatable {
+    /// `--offline` with no history database at `path`.
+    case noHistoryOffline(path: String)
+    /// `alert --offline` without `--counter`, and the history at `path` knows no counter.
+    case noCountersOffline(path: String)
+    /// `cache prune` with no history database at `path`.
+    case nothingToPrune(path: String)
+    /// An `--output` file that cannot be created: `path` is a directory.
+    case outputIsDirectory(path: String)
+    /// An `--output` file that cannot be created: its `folder` does not exist.
+    case outputFolderMissing(path: String, folder: String)
+    /// No sendmail program at `path`.
+    case noSendmail(path: String)
+    /// sendmail at `path` could not be started, for `reason`.
+    case sendmailDidNotStart(path: String, reason: String)
+    /// sendmail at `path` ran longer than `seconds` and was stopped.
+    case sendmailTimedOut(path: String, seconds: Int)
+    /// sendmail at `path` ended with `ending` (`exit 1`, `signal 9`), saying `said`.
+    case sendmailFailed(path: String, ending: String, said: String)
+    /// `login --token-stdin`: the API rejected the pasted token, for `reason`.
+    case pastedTokenRejected(reason: String)
+    /// `logout`: the token was not revoked, for `reason`; the local copy in `kept` stays.
+    case notSignedOut(reason: String, kept: String, manualRevocation: String, exitCode: Int32)
+    /// An error that is no `MetrikaFailure` (nothing metrika expects), in its own words.
+    case unexpected(String)
+
+    var message: String {
+        switch self {
+        case .noHistoryOffline(let path):
+            "no history yet at \(path): --offline reads only the history. Fill it with `metrika sync --counter ID` (or run without --offline), then try again."
+        case .noCountersOffline(let path):
+            "the history (\(path)) holds no counter to check offline; run metrika sync first, or name --counter"
+        case .nothingToPrune(let path):
+            "No history database at \(path): nothing to prune."
+        case .outputIsDirectory(let path):
+            "cannot write \(path): is a directory"
+        case .outputFolderMissing(let path, let folder):
+            "cannot write \(path): there is no directory \(folder)"
+        case .noSendmail(let path):
+            "no sendmail program at \(path): install one (e.g. Debian's msmtp-mta) or name it with --sendmail or METRIKA_SENDMAIL"
+        case .sendmailDidNotStart(let path, let reason):
+            "cannot start \(path): \(reason)"
+        case .sendmailTimedOut(let path, let seconds):
+            "\(path) did not finish within \(seconds) s and was stopped; the mail may not have been sent"
+        case .sendmailFailed(let path, let ending, let said):
+            "\(path) failed (\(ending))\(said.isEmpty ? "" : ": " + said); the mail was not sent"
+        case .pastedTokenRejected(let reason):
+            "the API rejected the pasted token (\(reason)): it is wrong, expired or revoked; nothing was stored. Copy a fresh one (docs/auth.md says where), or sign in with `metrika login` (device flow)."
+        case .notSignedOut(let reason, let kept, let manualRevocation, _):
+            "Not signed out: the token was not revoked on the server (\(reason)), so it may still be valid there; "
+                + "the local copy in \(kept) is kept. Fix that and run `metrika logout` again, or run `metrika logout --local-only` "
+                + "to delete only the local copy (then revoke the token at \(manualRevocation))."
+        case .unexpected(let description):
+            description
+        }
+    }
+
+    var exitCode: Int32 {
+        switch self {
+        case .noHistoryOffline, .noCountersOffline, .nothingToPrune, .noSendmail: ExitCode.config
+        case .outputIsDirectory, .outputFolderMissing: ExitCode.cannotCreate
+        case .sendmailDidNotStart, .sendmailTimedOut, .sendmailFailed: ExitCode.unavailable
+        case .pastedTokenRejected: ExitCode.noPermission
+        case .notSignedOut(_, _, _, let exitCode): exitCode
+        case .unexpected: ExitCode.failure
+        }
+    }
+}

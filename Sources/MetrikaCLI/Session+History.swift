@@ -1,0 +1,47 @@
+import Foundation
+import MetrikaModel
+import MetrikaStore
+import MetrikaUseCases
+
+// The run's history database: where it is (`--db`, METRIKA_DB, the XDG default), opening it, and
+// the loader over it that history-backed commands (report, chart, mail, alert) share.
+
+extension Session {
+    /// The history database this run uses (`DatabaseOptions`).
+    var databasePath: String { DatabaseOptions.path(options, environment: context.environment) }
+
+    /// A history loader over the run's database: with the API client, or none (`offline`). The history
+    /// is a cache: a full disk loses what was fetched, not the report (a warning, once). Offline, a
+    /// database that does not exist is not created (there is nothing to read in it).
+    func historyLoader(offline: Bool, unsettledDays: Int = 2) throws -> HistoryLoader {
+        let path = databasePath
+        if offline, path != ":memory:", !FileManager.default.fileExists(atPath: path) {
+            throw CLIFailure.noHistoryOffline(path: path)
+        }
+        let context = self.context
+        let unkept = UnkeptHistory { context.note($0) }
+        let store: HistoryStore
+        do {
+            store = try openHistory()
+        } catch let error as StoreError where error.kind == .full && !offline {
+            // So full that SQLite cannot even open it (its -shm file cannot grow): a history in
+            // memory serves this run, and nothing is kept.
+            unkept.report(error)
+            store = try HistoryStore(path: ":memory:")
+        }
+        return HistoryLoader(store: store, client: offline ? nil : try client(), now: context.now, unsettledDays: unsettledDays, unkept: unkept)
+    }
+
+    /// The run's history database, capped at METRIKA_DB_MAX_PAGES pages when that is set (a full disk
+    /// made to order, for tests: SQLite's `max_page_count`).
+    func openHistory() throws -> HistoryStore {
+        let store = try HistoryStore(path: databasePath)
+        if let text = context.environment["METRIKA_DB_MAX_PAGES"], !text.isEmpty {
+            guard let pages = Int(text), pages > 0 else {
+                throw SimpleFailure("METRIKA_DB_MAX_PAGES must be a positive number of pages, not '\(TerminalText.quote(text))'", exitCode: ExitCode.config)
+            }
+            try store.limitPages(to: pages)
+        }
+        return store
+    }
+}

@@ -1,0 +1,29 @@
+import Testing
+@testable import MetrikaCLI
+@testable import MetrikaModel
+
+/// The CLI's own failures: each case's one line and its exit status, derived in one place.
+@Suite("CLI failures")
+struct CLIFailureTests {
+    @Test(arguments: [
+        (CLIFailure.noHistoryOffline(path: "/h.sqlite"), ExitCode.config, "no history yet at /h.sqlite: --offline reads only the history."),
+        (.noCountersOffline(path: "/h.sqlite"), ExitCode.config, "the history (/h.sqlite) holds no counter to check offline"),
+        (.nothingToPrune(path: "/h.sqlite"), ExitCode.config, "No history database at /h.sqlite: nothing to prune."),
+        (.outputIsDirectory(path: "/tmp"), ExitCode.cannotCreate, "cannot write /tmp: is a directory"),
+        (.outputFolderMissing(path: "/no/x.html", folder: "/no"), ExitCode.cannotCreate, "cannot write /no/x.html: there is no directory /no"),
+        (.noSendmail(path: "/usr/sbin/sendmail"), ExitCode.config, "no sendmail program at /usr/sbin/sendmail: install one"),
+        (.sendmailDidNotStart(path: "/bin/sm", reason: "no such file"), ExitCode.unavailable, "cannot start /bin/sm: no such file"),
+        (.sendmailTimedOut(path: "/bin/sm", seconds: 300), ExitCode.unavailable, "/bin/sm did not finish within 300 s and was stopped"),
+        (.sendmailFailed(path: "/bin/sm", ending: "exit status 1", said: ""), ExitCode.unavailable, "/bin/sm failed (exit status 1); the mail was not sent"),
+        (.sendmailFailed(path: "/bin/sm", ending: "exit status 75", said: "no route"), ExitCode.unavailable, "/bin/sm failed (exit status 75): no route; the mail was not sent"),
+        (.pastedTokenRejected(reason: "401"), ExitCode.noPermission, "the API rejected the pasted token (401): it is wrong, expired or revoked"),
+        (.notSignedOut(reason: "offline", kept: "/t.json", manualRevocation: "https://oauth", exitCode: ExitCode.unavailable), ExitCode.unavailable,
+         "Not signed out: the token was not revoked on the server (offline), so it may still be valid there; the local copy in /t.json is kept."),
+        (.unexpected("boom"), ExitCode.failure, "boom"),
+    ])
+    func eachCaseSaysWhatItCarries(failure: CLIFailure, exitCode: Int32, message: String) {
+        #expect(failure.exitCode == exitCode)
+        #expect(failure.message.hasPrefix(message), "\(failure.message)")
+        #expect(!failure.message.contains("\n"))
+    }
+}
