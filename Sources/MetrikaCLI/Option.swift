@@ -19,7 +19,9 @@ package struct Option<Value>: Sendable {
     /// in order of appearance when it was (none for a flag).
     private let read: @Sendable (_ given: [String]?) throws -> Value
 
-    /// A key from a spec and its reader (see the `flag`, `value`, `list` and `integer` makers).
+    /// A key from a spec and its reader (see the `flag`, `text`, `words`, `value`, `list` and
+    /// `integer` makers). Keys of `Bool`, `String?` and `[String]` are read as written, without `try`
+    /// (given or not; the last value; the words): make them with `flag`, `text` and `words`.
     package init(_ spec: OptionSpec, read: @escaping @Sendable (_ given: [String]?) throws -> Value) {
         self.spec = spec
         self.read = read

@@ -120,4 +120,15 @@ struct OptionTests {
         #expect(CLI.commands.count == 14)
         for command in CLI.commands { #expect(command.usage.hasPrefix(command.name + " ") || command.usage == command.name) }
     }
+
+    /// Two keys may share a name only in different commands (`--to DATE` of report, `--to ADDR` of
+    /// mail): within one command every name and every one-letter alias is taken once.
+    @Test func noCommandTakesTwoOptionsOfOneName() {
+        for command in CLI.commands {
+            let names = command.allOptions.map(\.name)
+            #expect(Set(names).count == names.count, "\(command.name): \(names)")
+            let shorts = command.allOptions.compactMap(\.short)
+            #expect(Set(shorts).count == shorts.count, "\(command.name): \(shorts)")
+        }
+    }
 }

@@ -52,22 +52,29 @@ enum AlertCommand: Command {
         HistoryOptions.offlineSpec,
     ] + DatabaseOptions.specs + TokenOptions.specs
 
-    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
-        let context = session.context
+    /// An alert check as the command line asks for it, validated before any request (the config
+    /// file's `"alerts"` and the webhook are the session's: `run` adds them).
+    struct Request {
+        /// `--counter`: these counters only; empty: every counter (or the default ones).
+        var counterIDs: [Int]
+        var dryRun: Bool
+        var offline: Bool
+        var currency: Currency?
+        /// `--mail`: empty when the alerts are not mailed.
+        var recipients: [MIMEAddress]
+        /// The From address when mailing.
+        var sender: MIMEAddress?
+        var sendmail: String
+    }
+
+    static func parse(_ options: ParsedOptions, context: CLIContext) throws -> Request {
         // A webhook URL that landed among the positionals (`--mail --webhook URL` with the address
         // forgotten) is still a secret: known before the error that quotes it.
         for argument in options.positionals where argument.contains("://") { context.secrets.add(argument) }
+        // So is --webhook's, before any error of the options read next (`webhook` adds its parts).
+        if let text = options[.webhook], !text.trimmingCharacters(in: .whitespaces).isEmpty { context.secrets.add(text) }
         try options.requireNoPositionals()
         let ids = options.contains(.counter) ? try CounterOptions.ids(options) : []
-        let dryRun = options[.dryRun]
-        let offline = options[.offline]
-        let currency = try MoneyOptions.currency(options)
-        let settings = try settings(from: try session.configFile()?.alerts)
-        if currency != nil, !settings.checkShop, !settings.metrics.contains(where: { $0.unit == .money }) {
-            throw UsageError("--currency applies to a shop's revenue, which the config file's \"alerts\" turn off (\"shop\": false)")
-        }
-
-        let webhook = try webhook(options, session: session)
         let recipientsText = options[.alertMail].joined(separator: ",")
         if options.contains(.alertMail), recipientsText.trimmingCharacters(in: .whitespaces).isEmpty {
             throw UsageError("--mail needs an address: --mail me@example.com")
@@ -76,8 +83,22 @@ enum AlertCommand: Command {
         if !recipients.isEmpty || options.contains(.sender) || options.contains(.sendmail) {
             guard !recipients.isEmpty else { throw UsageError("--sender and --sendmail go with --mail ADDR") }
         }
-        let sender = recipients.isEmpty ? nil : try MailDelivery.senderAddress(options, context: context)
-        let sendmail = MailDelivery.sendmailPath(options, environment: context.environment)
+        return Request(
+            counterIDs: ids, dryRun: options[.dryRun], offline: options[.offline], currency: try MoneyOptions.currency(options), recipients: recipients,
+            sender: recipients.isEmpty ? nil : try MailDelivery.senderAddress(options, context: context),
+            sendmail: MailDelivery.sendmailPath(options, environment: context.environment))
+    }
+
+    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+        let context = session.context
+        let request = try parse(options, context: context)
+        let (ids, dryRun, offline, currency) = (request.counterIDs, request.dryRun, request.offline, request.currency)
+        let (recipients, sender, sendmail) = (request.recipients, request.sender, request.sendmail)
+        let settings = try settings(from: try session.configFile()?.alerts)
+        if currency != nil, !settings.checkShop, !settings.metrics.contains(where: { $0.unit == .money }) {
+            throw UsageError("--currency applies to a shop's revenue, which the config file's \"alerts\" turn off (\"shop\": false)")
+        }
+        let webhook = try webhook(options, session: session)
         if !recipients.isEmpty, !dryRun { try MailDelivery.checkSendmail(sendmail) }
 
         let loader = try session.historyLoader(offline: offline)

@@ -57,18 +57,35 @@ enum SyncCommand: Command {
         var range: DateRange?
     }
 
-    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
-        let context = session.context
+    /// A sync as the command line asks for it, validated before any request (ClickHouse's target
+    /// is the session's: `mirrorTarget`).
+    struct Request {
+        /// `--counter`: these counters; empty: every counter the token can read.
+        var counterIDs: [Int]
+        /// `--from`: fetch from this day; nil: what the history lacks.
+        var from: DateExpression?
+        var unsettledDays: Int
+        /// `--quiet`: no summary lines.
+        var quiet: Bool
+    }
+
+    static func parse(_ options: ParsedOptions, now: Date) throws -> Request {
         try options.requireNoPositionals()
         let explicitIDs = options.contains(.counter) ? try CounterOptions.ids(options) : []
         let from = try options[.from].map { try DateExpression(parsing: $0, option: "from") }
-        try from?.checkNotBeforeMetrika(option: "from", now: context.now())
+        try from?.checkNotBeforeMetrika(option: "from", now: now)
         // A day after today everywhere on Earth (UTC+14) can only be a mistake: said before any request
         // rather than quietly syncing today alone.
-        if case .absolute(let day)? = from, day > Day(ordinal: Int(((context.now().timeIntervalSince1970 + 14 * 3600) / 86_400).rounded(.down))) {
+        if case .absolute(let day)? = from, day > Day(ordinal: Int(((now.timeIntervalSince1970 + 14 * 3600) / 86_400).rounded(.down))) {
             throw UsageError("--from \(day.iso) is in the future: sync fetches the days from --from up to today; give a past day (YYYY-MM-DD or NdaysAgo)")
         }
-        let unsettled = try options[.unsettledDays] ?? 2
+        return Request(counterIDs: explicitIDs, from: from, unsettledDays: try options[.unsettledDays] ?? 2, quiet: options[.quiet])
+    }
+
+    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+        let context = session.context
+        let request = try parse(options, now: context.now())
+        let (explicitIDs, from, unsettled) = (request.counterIDs, request.from, request.unsettledDays)
         let mirrorTarget = try mirrorTarget(session: session)
         let store = try session.openHistory()
         // A bulk writer reads the whole file once first, so it never adds a night's history to a damaged one.
@@ -132,8 +149,8 @@ enum SyncCommand: Command {
             let lost = outcomes.filter { $0.failure.map { ($0 as? StoreError)?.kind == .full } ?? false }.count
             context.note("Error: \(full.message). \(lost) of \(total) counter\(total == 1 ? "" : "s") not synced.")
         }
-        try await mirror(outcomes, into: mirrorTarget, store: store, session: session)
-        return try finish(outcomes, total: outcomes.count, client: client, options: options, context: context)
+        try await mirror(outcomes, into: mirrorTarget, store: store, quiet: request.quiet, context: context)
+        return try finish(outcomes, total: outcomes.count, client: client, quiet: request.quiet, context: context)
     }
 
     static func sync(_ counter: Counter, loader: HistoryLoader, from: DateExpression?, context: CLIContext) async -> Outcome {
@@ -194,21 +211,21 @@ enum SyncCommand: Command {
         return target
     }
 
-    static func mirror(_ outcomes: [Outcome], into target: ClickHouseDailyMirror?, store: HistoryStore, session: Session) async throws {
+    static func mirror(_ outcomes: [Outcome], into target: ClickHouseDailyMirror?, store: HistoryStore, quiet: Bool, context: CLIContext) async throws {
         guard let target else { return }
         let mirror = HistoryMirror(store: store, mirror: target)
-        let version = UInt64(max(0, session.context.now().timeIntervalSince1970 * 1000))
+        let version = UInt64(max(0, context.now().timeIntervalSince1970 * 1000))
         let synced = outcomes.compactMap { outcome in outcome.failure == nil ? outcome.range.map { (counterID: outcome.counterID, range: $0) } : nil }
         let summary = try await mirror.run(synced, metrics: Metric.everyday, version: version)
-        if !session.options[.quiet] {
-            session.context.note("ClickHouse: \(summary.sent) daily value\(summary.sent == 1 ? "" : "s") mirrored into \(target.table) (\(summary.unchanged) unchanged, not sent again).")
+        if !quiet {
+            context.note("ClickHouse: \(summary.sent) daily value\(summary.sent == 1 ? "" : "s") mirrored into \(target.table) (\(summary.unchanged) unchanged, not sent again).")
         }
     }
 
-    static func finish(_ outcomes: [Outcome], total: Int, client: MetrikaClient, options: ParsedOptions, context: CLIContext) throws -> Int32 {
+    static func finish(_ outcomes: [Outcome], total: Int, client: MetrikaClient, quiet: Bool, context: CLIContext) throws -> Int32 {
         let failures = outcomes.filter { $0.failure != nil }
         let days = outcomes.reduce(0) { $0 + $1.daysFetched }
-        if !options[.quiet] {
+        if !quiet {
             let out = context.stdout
             out.write("Synced \(total - failures.count) of \(total) counter\(total == 1 ? "" : "s"): \(days) day\(days == 1 ? "" : "s") fetched, \(client.requestCounter.value) request\(client.requestCounter.value == 1 ? "" : "s"), \(failures.count) failure\(failures.count == 1 ? "" : "s").\n")
         }
