@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaModel
 import MetrikaSystem
+import MetrikaUseCases
 
 /// The entry point: parses the command line, runs one command, maps failures to exit codes.
 package enum CLI {
@@ -111,6 +112,10 @@ package enum CLI {
             // Every `Error:` line goes through `note`: messages quote servers (see `TerminalText`).
             context.note("Error: \(error.message)")
             return error.exitCode
+        } catch let interruption as Interruption {
+            // Asked to stop, not failed: the job's account of what it kept, then 128 + the signal.
+            context.note(interruption.account)
+            return interruption.exitCode
         } catch is CancellationError {
             context.note("Error: interrupted.")
             return ExitCode.failure

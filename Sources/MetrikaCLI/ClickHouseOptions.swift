@@ -12,7 +12,7 @@ enum ClickHouseOptions {
 
     /// `--cluster`, else the environment's or the config file's cluster name.
     static func cluster(_ options: ParsedOptions, session: Session) throws -> String? {
-        if let value = options.value("cluster") { return value }
+        if let value = options[.cluster] { return value }
         if let value = session.context.environment["METRIKA_CLICKHOUSE_CLUSTER"], !value.isEmpty { return value }
         return try session.configFile()?.clickhouseCluster
     }

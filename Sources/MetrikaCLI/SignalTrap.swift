@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import MetrikaUseCases
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -8,33 +10,50 @@ import Foundation
 #endif
 
 /// Runs `handler` on a dispatch queue when SIGINT or SIGTERM arrives, instead of the default action
-/// (dying mid-line). The handler tidies up and ends the process itself (128 + the signal, as shells
-/// report it); `cancel` restores the default action. A signal the process inherited as ignored (a
-/// background job of a script) stays ignored, as `ProgressLine`'s eraser leaves it.
-final class SignalTrap: @unchecked Sendable {
-    private var sources: [DispatchSourceSignal] = []
-    private var signals: [Int32] = []
+/// (dying mid-line). The handler only tells the job, which stops, tidies up and ends as an
+/// `Interruption` that `CLI.run` turns into 128 + the signal (as shells report it): only `main.swift`
+/// ends the process. `cancel` restores the default action. A signal the process inherited as ignored
+/// (a background job of a script) stays ignored, as `ProgressLine`'s eraser leaves it.
+final class SignalTrap: Sendable {
+    /// The sources that deliver the trapped signals, and those signals (`cancel` gives them back their
+    /// default action). Made on the job's task, cancelled there or on release: a `Mutex` keeps it so.
+    private let trapped: Mutex<(sources: [any DispatchSourceSignal], signals: [Int32])>
 
     init(_ signals: [Int32] = [SIGINT, SIGTERM], handler: @escaping @Sendable (Int32) -> Void) {
         // The progress line's eraser is installed once, at its first line; installed now, before the
-        // trap, it cannot replace the trap later (the handler erases the line itself).
+        // trap, it cannot replace the trap later (the job erases the line as it stops).
         ProgressLine.eraseOnSignals
+        var sources: [any DispatchSourceSignal] = []
+        var numbers: [Int32] = []
         for number in signals {
             let previous = signal(number, SIG_IGN)
             if let previous, unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
-            self.signals.append(number)
+            numbers.append(number)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { handler(number) }
             source.resume()
             sources.append(source)
         }
+        trapped = Mutex((sources: sources, signals: numbers))
     }
 
     func cancel() {
-        for source in sources { source.cancel() }
-        sources = []
-        for number in signals { signal(number, SIG_DFL) }
+        trapped.withLock { trapped in
+            for source in trapped.sources { source.cancel() }
+            for number in trapped.signals { signal(number, SIG_DFL) }
+            trapped = (sources: [], signals: [])
+        }
     }
 
     deinit { cancel() }
+}
+
+extension SignalTrap {
+    /// SIGINT and SIGTERM as a job's requests to stop (`LogsLoad` watches them during its export).
+    struct Requests: StopRequests {
+        func watch(_ handler: @escaping @Sendable (Int32) -> Void) -> @Sendable () -> Void {
+            let trap = SignalTrap(handler: handler)
+            return { trap.cancel() }
+        }
+    }
 }

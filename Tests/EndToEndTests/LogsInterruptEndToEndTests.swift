@@ -26,11 +26,18 @@ struct LogsInterruptEndToEndTests {
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp-") }
     }
 
-    /// Waits (at most 30 s) until the export is writing its temporary file.
-    func waitForTemporary(_ directory: String, while process: Process) throws {
+    /// Waits (at most 30 s) until the export is writing its temporary file and has downloaded a
+    /// part: the temporary appears before the log is ordered, and on a loaded machine a fixed wait
+    /// after it could end the run before a request existed to keep.
+    func waitForTemporary(_ directory: String, api: FakeAPI, while process: Process) throws {
         let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, process.isRunning, try temporaries(directory).isEmpty { usleep(50_000) }
+        while Date() < deadline, process.isRunning, try temporaries(directory).isEmpty || !(try Self.downloading(api)) { usleep(50_000) }
         usleep(300_000)
+    }
+
+    /// Whether the simulator has served a part download (its log lists a request once answered).
+    static func downloading(_ api: FakeAPI) throws -> Bool {
+        try api.requests().contains { ($0["path"] as? String)?.hasSuffix("/download") == true }
     }
 
     @Test(arguments: [SIGINT, SIGTERM])
@@ -49,7 +56,7 @@ struct LogsInterruptEndToEndTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         try process.run()
-        try waitForTemporary(home.path, while: process)
+        try waitForTemporary(home.path, api: api, while: process)
         #expect(try temporaries(home.path).count == 1)
         kill(process.processIdentifier, signal)
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -70,11 +77,15 @@ struct LogsInterruptEndToEndTests {
 
     @Test func onATerminalTheProgressLineIsErasedBeforeTheNote() throws {
         try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
+        try ToolCheck.require("curl", package: "curl", searchPath: "/usr/bin:/bin")
         let api = try slowAPI()
         let home = try TemporaryDirectory()
         let file = home.path + "/v.tsv"
         let command = (Self.arguments + [file]).joined(separator: " ")
-        let script = "\(Binaries.metrika) \(command) & pid=$!; while ! ls -a \(home.path) | grep -q tmp-; do sleep 0.1; done; sleep 1; kill -TERM $pid; wait $pid; echo \"exit=$?\""
+        // Killed once a part has been served (the simulator's log says so), not a fixed second after the
+        // temporary appears: the temporary comes before the order, and a loaded machine is slow.
+        let served = "curl -s \(api.baseURL)/__sim/log | grep -q /download"
+        let script = "\(Binaries.metrika) \(command) & pid=$!; while ! ls -a \(home.path) | grep -q tmp-; do sleep 0.1; done; n=0; while ! \(served) && [ $n -lt 300 ]; do sleep 0.1; n=$((n+1)); done; sleep 0.3; kill -TERM $pid; wait $pid; echo \"exit=$?\""
         let terminal = try runProcess("/usr/bin/script", ["-qec", script, "/dev/null"], environment: environment(api, home).merging(["TERM": "xterm"]) { $1 })
         let screen = terminal.stdout
         #expect(screen.contains("exit=143"), "\(screen.debugDescription)")

@@ -210,13 +210,13 @@ import Testing
             return AlertCheck(loader: HistoryLoader(store: store, client: nil, now: { now }, unsettledDays: 2), settings: AlertSettings(), activity: activity)
         }
         let yesterday = Day(iso: "2026-11-28")!
-        #expect(check(hoursAfterMidnight: 2).isProvisional(yesterday, counter: counter))
-        #expect(!check(hoursAfterMidnight: 4).isProvisional(yesterday, counter: counter))
+        #expect(try check(hoursAfterMidnight: 2).isProvisional(yesterday, counter: counter))
+        #expect(try !check(hoursAfterMidnight: 4).isProvisional(yesterday, counter: counter))
         // The API said its data is 5 hours behind: 4 hours after midnight is still too early.
         try store.storeDaily(counterID: 1001, range: DateRange(from: yesterday, to: yesterday)!, metrics: [.visits], values: [yesterday: [10]],
                              fetchedAt: testNow, settledBefore: yesterday, sampled: false, dataLag: 5 * 3600)
-        #expect(check(hoursAfterMidnight: 4).isProvisional(yesterday, counter: counter))
-        #expect(!check(hoursAfterMidnight: 6).isProvisional(yesterday, counter: counter))
+        #expect(try check(hoursAfterMidnight: 4).isProvisional(yesterday, counter: counter))
+        #expect(try !check(hoursAfterMidnight: 6).isProvisional(yesterday, counter: counter))
     }
 
     @Test func nothingIsRememberedUntilRecorded() async throws {

@@ -77,11 +77,17 @@ final class CurlStreamChannel: @unchecked Sendable {
         }
     }
 
-    /// The reader is gone: a waiting producer wakes and stops.
+    /// The reader is gone (or its task was cancelled): a waiting producer wakes and stops, and a
+    /// reader waiting in `next` ends at once with `CancellationError` instead of waiting for libcurl
+    /// to notice the cancelled transfer (its progress callback, up to a second later): Ctrl-C on
+    /// `metrika logs` stops a part download now.
     func close() {
         condition.lock()
         closed = true
         condition.broadcast()
+        let reader = waiter
+        waiter = nil
         condition.unlock()
+        reader?.resume(returning: .end(.failure(CancellationError())))
     }
 }

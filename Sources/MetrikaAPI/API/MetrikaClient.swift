@@ -215,6 +215,9 @@ package struct MetrikaClient: Sendable {
                 }
             } catch let error as TransportError {
                 return transportStep(error, request: request, since: sentAt, context: nil)
+            } catch let cancelled as CancellationError {
+                // Asked to stop (Ctrl-C on a logs load): not an outage to wait out and try again.
+                return .fail(cancelled)
             } catch {
                 logLine(request, status: "failed", since: sentAt)
                 return .retry("\(error)", retryAfter: nil, quota: nil)

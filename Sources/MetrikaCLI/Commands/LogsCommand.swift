@@ -11,10 +11,10 @@ enum LogsCommand: Command {
     static let name = "logs"
     static let summary = "Export raw visits or hits (Logs API) to a TSV file or into ClickHouse, streamed"
     static let synopses: [[UsageTerm]] = [
-        [.option("counter"), .option("source"), .option("from"), .option("to"), .optional([.option("fields")]),
-         .group([.oneOf([[.option("output")], [.option("clickhouse"), .optional([.option("cluster")]), .optional([.option("table")])]])])],
-        [.option("counter"), .option("source"), .option("clickhouse"), .optional([.option("late-days")])],
-        [.option("counter"), .group([.oneOf([[.option("list")], [.option("clean-all")]])])],
+        [.required(Option.counter), .required(Option.source), .required(Option.from), .required(Option.to), .optional(Option.fields),
+         .group([.oneOf([[.required(Option.output)], [.required(Option.clickhouse), .optional(Option.cluster), .optional(Option.table)]])])],
+        [.required(Option.counter), .required(Option.source), .required(Option.clickhouse), .optional(Option.lateDays)],
+        [.required(Option.counter), .group([.oneOf([[.required(Option.listRequests)], [.required(Option.cleanAll)]])])],
     ]
     static let discussion = """
     Orders a log (evaluate → create), waits until Metrika has prepared it (polling with a growing
@@ -68,193 +68,87 @@ enum LogsCommand: Command {
     """
     static let options: [OptionSpec] = [
         CounterOptions.spec(value: "ID", help: "The counter"),
-        OptionSpec("source", value: "visits|hits", help: "Rows to export (default: visits)"),
-        OptionSpec("from", value: "DATE", help: "First day (YYYY-MM-DD, yesterday, NdaysAgo)"),
-        OptionSpec("to", value: "DATE", help: "Last day, before today (default: yesterday)"),
-        OptionSpec("late-days", value: "N", help: "Without --from/--to: loaded days to load again (default 3)"),
-        OptionSpec("fields", value: "LIST", help: "Comma-separated fields, with or without the ym:s:/ym:pv: prefix"),
-        OptionSpec("output", short: "o", value: "FILE|-", help: "Write the TSV here (- = stdout)"),
-        OptionSpec("clickhouse", value: "URL[,URL…]", help: "Load into ClickHouse over HTTP (e.g. http://127.0.0.1:8123); one URL per shard with --cluster"),
-        OptionSpec("cluster", value: "NAME", help: "Load a sharded ClickHouse: NAME as in remote_servers (default: METRIKA_CLICKHOUSE_CLUSTER)"),
-        OptionSpec("table", value: "NAME", help: "ClickHouse table, db.table or table (default: metrika.visits / metrika.hits)"),
-        OptionSpec("list", help: "List the counter's log requests"),
-        OptionSpec("clean-all", help: "Clean (or cancel) every log request of the counter"),
+        Option.source.spec,
+        Option.from.described("First day (YYYY-MM-DD, yesterday, NdaysAgo)").spec,
+        Option.to.described("Last day, before today (default: yesterday)").spec,
+        Option.lateDays.spec,
+        Option.fields.spec,
+        Option.output.described("Write the TSV here (- = stdout)", value: "FILE|-").spec,
+        Option.clickhouse.described("Load into ClickHouse over HTTP (e.g. http://127.0.0.1:8123); one URL per shard with --cluster").spec,
+        Option.cluster.described("Load a sharded ClickHouse: NAME as in remote_servers (default: METRIKA_CLICKHOUSE_CLUSTER)").spec,
+        Option.table.spec,
+        Option.listRequests.spec,
+        Option.cleanAll.spec,
     ] + TokenOptions.specs + DatabaseOptions.specs
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         let context = session.context
         // One counter: a profile's list of several is refused naming the profile, never cut to its last id.
         let counterID = try CounterOptions.one(options)
-        if options.flag("list") { return try await list(counterID, session: session) }
-        if options.flag("clean-all") { return try await cleanAll(counterID, session: session) }
+        let load = LogsLoad(
+            client: { try session.client() }, warehouseTransport: context.streamingTransport, databasePath: session.databasePath,
+            activity: context, sleep: context.sleep, stopRequests: SignalTrap.Requests())
+        if options[.listRequests] { return try await list(counterID, load: load, context: context) }
+        if options[.cleanAll] {
+            let cleaned = try await load.cleanAll(counterID: counterID)
+            context.note("logs: counter \(counterID): \(cleaned) log request\(cleaned == 1 ? "" : "s") cleaned or cancelled.")
+            return ExitCode.ok
+        }
+        let request = try request(options, counterID: counterID, session: session)
+        switch try await load.run(request) {
+        case .upToDate(let lastDay):
+            context.note("logs: counter \(counterID), \(request.source.rawValue): nothing to load, \(lastDay.iso) (yesterday) is loaded and --late-days is 0.")
+        case .loaded(let range, let summary):
+            context.note("logs: counter \(counterID), \(request.source.rawValue) \(range.from.iso)…\(range.to.iso): \(summary.parts) part\(summary.parts == 1 ? "" : "s"), \(LogExporter.megabytes(summary.bytes)) MB, \(summary.requests) request\(summary.requests == 1 ? "" : "s") ordered\(summary.reused > 0 ? ", \(summary.reused) resumed" : "")")
+        }
+        return ExitCode.ok
+    }
 
-        let sourceText = (options.value("source") ?? "visits").lowercased()
-        guard let source = LogSource(rawValue: sourceText) else { throw UsageError("--source must be visits or hits, not '\(sourceText)'") }
-        var fields = try parseFields(options.value("fields"), source: source)
-        let clickhouseURL = try options.value("clickhouse") ?? (options.has("output") ? nil : ClickHouseOptions.defaultURL(session: session))
-        let output = options.value("output")
-        if output != nil && options.value("clickhouse") != nil { throw UsageError("Choose one of --output and --clickhouse") }
+    /// The options as one checked request: where the rows go (`--output`, or ClickHouse from
+    /// `--clickhouse`, the environment or the config file), which days, which fields.
+    static func request(_ options: ParsedOptions, counterID: Int, session: Session) throws -> LogsRequest {
+        let context = session.context
+        let source = try options[.source] ?? .visits
+        let fields = try options[.fields].map { try LogsRequest.fields(parsing: $0, source: source) }
+        let output = options[.output]
+        let clickhouseURL = try options[.clickhouse] ?? (output != nil ? nil : ClickHouseOptions.defaultURL(session: session))
+        if output != nil && options[.clickhouse] != nil { throw UsageError("Choose one of --output and --clickhouse") }
         guard output != nil || clickhouseURL != nil else { throw UsageError("Missing --output FILE|- or --clickhouse URL") }
-        let lateDays = try options.integer("late-days", in: 0...60)
-        let dateless = !options.has("from")
+        let lateDays = try options[.lateDays]
+        let dateless = !options.contains(.from)
         if dateless {
-            if options.has("to") { throw UsageError("--to needs --from; without both, logs continues the last load into the table (--clickhouse)") }
-            guard clickhouseURL != nil else { throw UsageError("Missing --from DATE (a run without dates continues a ClickHouse table; a file needs --from)") }
+            if options.contains(.to) { throw UsageError("--to needs --from; without both, logs continues the last load into the table (--clickhouse)") }
         } else if lateDays != nil {
             throw UsageError("--late-days applies to a run without --from/--to (it continues an earlier load); drop --late-days or the dates")
         }
         let firstPoll = try pollInterval(context.environment)
         let clusterName = try ClickHouseOptions.cluster(options, session: session)
-        if output != nil, options.has("cluster") { throw UsageError("--cluster loads ClickHouse shards; it does not go with --output") }
-
-        var warehouse: ClickHouseSettings?
-        var cluster: ClickHouseCluster?
-        let key: String
+        if output != nil, options.contains(.cluster) { throw UsageError("--cluster loads ClickHouse shards; it does not go with --output") }
+        let target: LogsRequest.Target
         if let output {
-            key = output == "-" ? "stdout" : "file:" + URL(fileURLWithPath: output).standardizedFileURL.path
+            target = .file(path: output)
         } else {
             let urls = clickhouseURL!.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             let timeout = try session.requestTimeout()
-            let settings = try ClickHouseSettings.make(url: urls[0], table: options.value("table"), source: source, environment: context.environment, timeout: timeout)
+            let settings = try ClickHouseSettings.make(url: urls[0], table: options[.table], source: source, environment: context.environment, timeout: timeout)
             context.secrets.add(settings.password)
             if let clusterName {
-                let shards = try ClickHouseCluster.make(name: clusterName, urls: urls, table: settings, environment: context.environment, timeout: timeout)
-                cluster = shards
-                key = "clickhouse:" + shards.identity
-                // The shard of a row is its client's: always requested in cluster mode.
-                let sharding = ClickHouseClusterDestination.shardingField(source)
-                if !fields.contains(sharding) { fields.append(sharding) }
+                target = .cluster(try ClickHouseCluster.make(name: clusterName, urls: urls, table: settings, environment: context.environment, timeout: timeout))
             } else {
                 guard urls.count == 1 else {
                     throw UsageError("--clickhouse names \(urls.count) URLs: a sharded ClickHouse also needs --cluster NAME (as in the servers' remote_servers)")
                 }
-                key = "clickhouse:" + settings.identity
+                target = .clickhouse(settings)
             }
-            warehouse = settings
         }
-        // The run's progress (resume) and, for a table, the days loaded into it (what a dateless run continues).
-        let store: HistoryStore?
-        var earlier: LogLoad?
-        // A dateless run's range moves on every day, so a failed night's kept request is not
-        // resumed by the next night; its days are in the new range, so it is cleaned (below).
+        let days: LogsRequest.Days
         if dateless {
-            store = try HistoryStore(path: session.databasePath)
-            earlier = try store?.load(counterID: counterID, source: source, destination: key)
-            guard earlier != nil else {
-                throw UsageError(
-                    "no earlier load of counter \(counterID)'s \(source.rawValue) into \(cluster?.identity ?? warehouse?.identity ?? key) is recorded in \(session.databasePath); give --from DATE (and --to) for the first load, later runs continue from it")
-            }
+            days = .continuing(lateDays: lateDays ?? LogsContinuation.defaultLateDays)
         } else {
-            store = try? HistoryStore(path: session.databasePath)
+            days = .range(from: try DateExpression(parsing: options[.from] ?? "", option: "from"),
+                          to: try DateExpression(parsing: options[.to] ?? "yesterday", option: "to"))
         }
-
-        let client = try session.client()
-        let counter = try await client.fetchCounter(id: counterID)
-        let today = MetrikaUseCases.today(for: counter, now: context.now())
-        let range: DateRange
-        if let earlier {
-            guard let next = LogsContinuation.range(after: earlier, lateDays: lateDays ?? LogsContinuation.defaultLateDays, today: today) else {
-                context.note("logs: counter \(counterID), \(source.rawValue): nothing to load, \(earlier.lastDay.iso) (yesterday) is loaded and --late-days is 0.")
-                return ExitCode.ok
-            }
-            range = next
-            context.note("logs: counter \(counterID), \(source.rawValue): loaded up to \(earlier.lastDay.iso) before; loading \(range.from.iso)…\(range.to.iso).")
-        } else {
-            let from = try DateExpression(parsing: options.value("from")!, option: "from")
-            let to = try DateExpression(parsing: options.value("to") ?? "yesterday", option: "to")
-            range = try resolveRange(from: from, to: to, counter: counter, now: context.now())
-            guard range.to < today else {
-                throw UsageError("--to \(range.to.iso) is not before today (\(today.iso)) for counter \(counterID): the Logs API serves finished days only; use --to yesterday")
-            }
-        }
-
-        let destination: any LogDestination
-        if let output {
-            destination = try TSVFileDestination(path: output)
-        } else {
-            if let cluster {
-                destination = try await ClickHouseClusterDestination.prepare(cluster, counterID: counterID, source: source, fields: fields, transport: context.streamingTransport)
-            } else {
-                destination = try await ClickHouseDestination.prepare(warehouse!, counterID: counterID, source: source, fields: fields, transport: context.streamingTransport)
-            }
-        }
-        if earlier != nil, let store {
-            try await cleanSuperseded(by: range, counterID: counterID, source: source, key: key, store: store, client: client, destination: destination, context: context)
-        }
-        // The one progress line (terminal only, sanitized, erased around notes and at the end).
-        let progressContext = context
-        let progress: (@Sendable (String) -> Void)? = { progressContext.progress($0) }
-        let noteContext = context
-        let note: @Sendable (String) -> Void = { noteContext.note($0) }
-        var exporter = LogExporter(
-            client: client, destination: destination, destinationKey: key, counterID: counterID,
-            source: source, fields: fields, store: store, firstPollInterval: firstPoll, sleep: context.sleep,
-            progress: progress, note: note)
-        // Ctrl-C or SIGTERM: nothing half-written stays behind (a file's temporary is removed), the
-        // progress line is erased, and the user is told what was kept for the re-run.
-        let current = CurrentLogRequest()
-        exporter.onRequest = { current.id = $0 }
-        let what = output.map { $0 == "-" ? "standard output" : "'\(TerminalText.quote($0))'" }
-        let trap = SignalTrap { number in
-            destination.abandon()
-            context.endProgress()
-            context.note(interruptionNote(counterID: counterID, request: current.id, file: what, kept: store != nil))
-            try? context.stderr.writer.flush()
-            exit(128 + number)
-        }
-        defer { trap.cancel() }
-        let summary = try await exporter.run(range)
-        context.endProgress()
-        context.note("logs: counter \(counterID), \(source.rawValue) \(range.from.iso)…\(range.to.iso): \(summary.parts) part\(summary.parts == 1 ? "" : "s"), \(LogExporter.megabytes(summary.bytes)) MB, \(summary.requests) request\(summary.requests == 1 ? "" : "s") ordered\(summary.reused > 0 ? ", \(summary.reused) resumed" : "")")
-        return ExitCode.ok
-    }
-
-    /// A run without dates starts where the last load ended, so its range moves on every day: a
-    /// request a failed night kept for its resume (same table, days inside this range) would never be
-    /// resumed. It is cleaned (or cancelled), forgotten, and its staging tables dropped; this run
-    /// loads its days.
-    static func cleanSuperseded(
-        by range: DateRange, counterID: Int, source: LogSource, key: String, store: HistoryStore, client: MetrikaClient, destination: any LogDestination,
-        context: CLIContext
-    ) async throws {
-        for job in try store.jobs(counterID: counterID)
-        where job.source == source && job.destination == key && (job.from != range.from || job.to != range.to) && job.from >= range.from && job.to <= range.to {
-            if let info = try? await client.logRequest(counter: counterID, id: job.requestID), info.status == "processed" || info.status == "created" {
-                _ = try? await client.finishLogRequest(counter: counterID, id: job.requestID, cancel: info.status == "created")
-            }
-            try await destination.discardRange(from: job.from, to: job.to)
-            try store.removeJob(requestID: job.requestID)
-            context.note("Note: log request \(job.requestID) (\(job.from.iso)…\(job.to.iso)), kept by a failed run, is cleaned: this run loads its days.")
-        }
-    }
-
-    /// What an interrupted run leaves: no file (its temporary removed), the target table unchanged,
-    /// and the log request, which the same command reuses instead of ordering a new log.
-    static func interruptionNote(counterID: Int, request: Int?, file: String?, kept: Bool) -> String {
-        let written = file.map { $0 == "standard output" ? "Interrupted" : "Interrupted: \($0) was not written (its temporary file is removed)" }
-            ?? "Interrupted: the ClickHouse table is unchanged (parts already loaded wait in its staging table)"
-        guard let request else { return written + "; no log was ordered yet." }
-        guard kept else { return written + "; log request \(request) is left on the server: `metrika logs --counter \(counterID) --clean-all` frees it." }
-        return written + "; log request \(request) is kept: the same command again reuses it instead of ordering a new log (`metrika logs --counter \(counterID) --clean-all` frees it)."
-    }
-
-    /// `--fields`: names with or without the prefix; the warehouse key's fields are always added.
-    static func parseFields(_ text: String?, source: LogSource) throws -> [String] {
-        guard let text else { return source.defaultFields }
-        var fields: [String] = []
-        for raw in text.split(separator: ",") {
-            var name = raw.trimmingCharacters(in: .whitespaces)
-            if name.isEmpty { continue }
-            let other = source == .visits ? LogSource.hits.prefix : LogSource.visits.prefix
-            if name.hasPrefix(other) { throw UsageError("--fields '\(name)' belongs to the other source (\(source.rawValue) fields start with \(source.prefix))") }
-            if !name.hasPrefix(source.prefix) { name = source.prefix + name }
-            guard name.dropFirst(source.prefix.count).allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }), name.count > source.prefix.count else {
-                throw UsageError("--fields '\(name)' is not a field name such as \(source.prefix)date")
-            }
-            if !fields.contains(name) { fields.append(name) }
-        }
-        for required in source.requiredFields.reversed() where !fields.contains(required) { fields.insert(required, at: 0) }
-        return fields
+        return try LogsRequest(counterID: counterID, source: source, fields: fields, target: target, days: days, firstPollInterval: firstPoll)
     }
 
     static func pollInterval(_ environment: [String: String]) throws -> Double {
@@ -266,10 +160,10 @@ enum LogsCommand: Command {
     }
 
     /// `--list`: an aligned table on a terminal (sizes in MB), TSV with sizes in bytes in a pipe, as
-    /// scripts read it.
-    static func list(_ counterID: Int, session: Session) async throws -> Int32 {
-        let context = session.context
-        let requests = try await session.client().logRequests(counter: counterID)
+    /// scripts read it, then (in a pipe) the days each table holds: where a run without dates continues.
+    static func list(_ counterID: Int, load: LogsLoad, context: CLIContext) async throws -> Int32 {
+        let listing = try await load.list(counterID: counterID, withLoads: !context.stdoutIsTerminal)
+        let requests = listing.requests
         let out = context.stdout
         if context.stdoutIsTerminal {
             guard !requests.isEmpty else {
@@ -291,11 +185,9 @@ enum LogsCommand: Command {
             let cells = [String(request.requestID), request.status, request.source ?? "", request.date1 ?? "", request.date2 ?? "", request.size.map(String.init) ?? ""]
             out.write(cells.map { TerminalText.quote($0) }.joined(separator: "\t") + "\n")
         }
-        // The days each table holds: where a run without dates continues (after a blank line).
-        let loads = FileManager.default.fileExists(atPath: session.databasePath) ? ((try? HistoryStore(path: session.databasePath).loads(counterID: counterID)) ?? []) : []
-        if !loads.isEmpty {
+        if !listing.loads.isEmpty {
             out.write("\nsource\tloaded_into\tfirst_day\tlast_day\tloaded_at\n")
-            for load in loads {
+            for load in listing.loads {
                 let into = load.destination.hasPrefix("clickhouse:") ? String(load.destination.dropFirst("clickhouse:".count)) : load.destination
                 let cells = [load.source.rawValue, into, load.firstDay.iso, load.lastDay.iso, RFC3339.format(load.loadedAt)]
                 out.write(cells.map { TerminalText.quote($0) }.joined(separator: "\t") + "\n")
@@ -303,30 +195,40 @@ enum LogsCommand: Command {
         }
         return ExitCode.ok
     }
+}
 
-    static func cleanAll(_ counterID: Int, session: Session) async throws -> Int32 {
-        let client = try session.client()
-        let requests = try await client.logRequests(counter: counterID)
-        var cleaned = 0
-        for request in requests where request.status == "processed" || request.status == "created" {
-            _ = try await client.finishLogRequest(counter: counterID, id: request.requestID, cancel: request.status == "created")
-            cleaned += 1
+// MARK: - Options of logs alone
+
+extension Option where Value == LogSource? {
+    /// `--source visits|hits` (default visits, said by the command).
+    fileprivate static var source: Option<LogSource?> {
+        .value("source", value: "visits|hits", help: "Rows to export (default: visits)") { text in
+            let lowered = text.lowercased()
+            guard let source = LogSource(rawValue: lowered) else { throw UsageError("--source must be visits or hits, not '\(lowered)'") }
+            return source
         }
-        if let store = try? HistoryStore(path: session.databasePath) {
-            for job in (try? store.jobs(counterID: counterID)) ?? [] { try? store.removeJob(requestID: job.requestID) }
-        }
-        session.context.note("logs: counter \(counterID): \(cleaned) log request\(cleaned == 1 ? "" : "s") cleaned or cancelled.")
-        return ExitCode.ok
     }
 }
 
-/// The log request the run is on, for the interruption note (set from the exporter's task, read by
-/// the signal handler).
-final class CurrentLogRequest: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _id: Int?
-    var id: Int? {
-        get { lock.withLock { _id } }
-        set { lock.withLock { _id = newValue } }
+extension Option where Value == Int? {
+    /// `--late-days N`: a run without dates loads the last N loaded days again.
+    fileprivate static var lateDays: Option<Int?> { .integer("late-days", help: "Without --from/--to: loaded days to load again (default 3)", in: 0...60) }
+}
+
+extension Option where Value == String? {
+    /// `--fields LIST`, as written (`LogsRequest.fields(parsing:source:)` reads it for the source).
+    fileprivate static var fields: Option<String?> {
+        .text("fields", value: "LIST", help: "Comma-separated fields, with or without the ym:s:/ym:pv: prefix")
     }
+    /// `--table NAME`, as written (`ClickHouseSettings` checks it).
+    fileprivate static var table: Option<String?> {
+        .text("table", value: "NAME", help: "ClickHouse table, db.table or table (default: metrika.visits / metrika.hits)")
+    }
+}
+
+extension Option where Value == Bool {
+    /// `--list`: the counter's log requests (named so beside the `list` maker of keys).
+    fileprivate static var listRequests: Option<Bool> { .flag("list", help: "List the counter's log requests") }
+    /// `--clean-all`.
+    fileprivate static var cleanAll: Option<Bool> { .flag("clean-all", help: "Clean (or cancel) every log request of the counter") }
 }

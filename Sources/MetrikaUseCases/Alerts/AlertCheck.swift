@@ -189,7 +189,7 @@ package struct AlertCheck: Sendable {
         }
 
         let open = try loader.store.openAlertEpisodes(counterID: counter.id)
-        let provisional = isProvisional(day, counter: counter)
+        let provisional = try isProvisional(day, counter: counter)
         var findings: [Finding] = []
         var changes: [AlertLedger.Change] = []
         var unjudged = 0
@@ -321,11 +321,12 @@ package struct AlertCheck: Sendable {
     }
 
     /// Whether the day ended so recently that its numbers may still grow: less than `settleHours`
-    /// ago in the counter's time zone, or less than the API's `data_lag` of the latest fetch ago.
-    func isProvisional(_ day: Day, counter: Counter) -> Bool {
+    /// ago in the counter's time zone, or less than the API's `data_lag` of the latest fetch ago. A
+    /// history database that cannot say the lag fails the counter's check, as its other reads do.
+    func isProvisional(_ day: Day, counter: Counter) throws -> Bool {
         let offset = TimeZone(identifier: counter.timeZoneName)?.secondsFromGMT(for: activity.now()) ?? counter.timeZoneOffsetMinutes * 60
         let endOfDay = Double(day.adding(days: 1).ordinal) * 86_400 - Double(offset)
-        let lag = (try? loader.store.latestDataLag(counterID: counter.id)) ?? nil
+        let lag = try loader.store.latestDataLag(counterID: counter.id)
         return activity.now().timeIntervalSince1970 - endOfDay < max(Self.settleHours * 3600, lag ?? 0)
     }
 

@@ -149,7 +149,7 @@ package struct LogExporter: Sendable {
         } catch {
             note("Warning: log request \(id) could not be cleaned (\((error as? any MetrikaFailure)?.message ?? "\(error)")); run `metrika logs --counter \(counterID) --clean-all`.")
         }
-        try? store?.removeJob(requestID: id)
+        forget(id)
     }
 
     /// Streams one part into the destination; a transient failure is retried (its rows taken back
@@ -204,7 +204,7 @@ package struct LogExporter: Sendable {
                 try await sleep(interval)
                 interval = min(300, interval * 1.5)
             default:
-                try? store?.removeJob(requestID: id)
+                forget(id)
                 throw LogExportError.requestEnded(request: id, status: TerminalText.quote(info.status))
             }
         }
@@ -217,13 +217,24 @@ package struct LogExporter: Sendable {
         guard let info = try? await client.logRequest(counter: counterID, id: id) else { return }
         if info.status == "created" {
             _ = try? await client.finishLogRequest(counter: counterID, id: id, cancel: true)
-            try? store?.removeJob(requestID: id)
+            forget(id)
         } else if info.status == "processed" {
             if store != nil {
                 note("Note: log request \(id) is kept so that a re-run with the same arguments resumes it; `metrika logs --counter \(counterID) --clean-all` frees it.")
             } else {
                 _ = try? await client.finishLogRequest(counter: counterID, id: id, cancel: false)
             }
+        }
+    }
+
+    /// The request is done with (cleaned, cancelled or failed): its progress is forgotten. A history
+    /// database that cannot forget it is said, never passed over; the run's outcome stands (a re-run
+    /// finds the request gone and orders a new log).
+    private func forget(_ id: Int) {
+        do {
+            try store?.removeJob(requestID: id)
+        } catch {
+            note("Warning: the history database could not forget log request \(id) (\((error as? any MetrikaFailure)?.message ?? "\(error)")); a re-run with the same arguments orders a new log.")
         }
     }
 
