@@ -177,6 +177,10 @@ final class AlertPeers: @unchecked Sendable {
         for result in [first, again, tuesday] {
             #expect(!(result.stdout + result.stderr).contains(hook.secret), "the webhook's secret is never shown")
         }
+        if peers.sink == nil {
+            // Reported, not silent: the mail half was not checked on this machine.
+            try Test.cancel("skipped in part: the alert mail was not checked (apt-get install msmtp python3-aiosmtpd, or run scripts/setup)")
+        }
     }
 
     @Test func aQuietSundayAndATinyGoalStayQuietAndADryRunRemembersNothing() throws {
@@ -255,6 +259,9 @@ final class AlertPeers: @unchecked Sendable {
         #expect(message.contains("Content-Type: image/png") || message.contains("Content-Type: image/svg+xml"))
         #expect(!message.contains(hook.secret))
         #expect(try peers.received(secret: hook.secret).count == 1)
+        if !FileManager.default.isExecutableFile(atPath: "/usr/bin/rsvg-convert") {
+            try Test.cancel("skipped in part: rsvg-convert's environment was not checked (apt-get install librsvg2-bin, or run scripts/setup)")
+        }
     }
 
     static let badInvocations: [([String], [String: String], String, Int32)] = [
