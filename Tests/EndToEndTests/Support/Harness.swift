@@ -53,6 +53,7 @@ func runProcess(_ path: String, _ arguments: [String], environment: [String: Str
     process.standardOutput = outPipe
     process.standardError = errPipe
     process.standardInput = inPipe
+    let exited = exitSignal(of: process)
     try process.run()
     if let stdin { inPipe.fileHandleForWriting.write(Data(stdin.utf8)) }
     try? inPipe.fileHandleForWriting.close()
@@ -68,12 +69,9 @@ func runProcess(_ path: String, _ arguments: [String], environment: [String: Str
         box.setErr(errPipe.fileHandleForReading.readDataToEndOfFile())
         group.leave()
     }
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { usleep(5_000) }
-    if process.isRunning {
+    if exited.wait(timeout: .now() + timeout) == .timedOut {
         process.terminate()
-        usleep(200_000)
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if exited.wait(timeout: .now() + 0.2) == .timedOut { kill(process.processIdentifier, SIGKILL) }
     }
     process.waitUntilExit()
     group.wait()
@@ -83,6 +81,14 @@ func runProcess(_ path: String, _ arguments: [String], environment: [String: Str
         stderr: String(decoding: box.err, as: UTF8.self),
         signaled: process.terminationReason == .uncaughtSignal
     )
+}
+
+/// A semaphore signalled when `process` exits; set it up before `run()`. Waiting on it wakes at the
+/// exit itself, where a loop of `isRunning` checks and sleeps would wake late and often.
+func exitSignal(of process: Process) -> DispatchSemaphore {
+    let exited = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in exited.signal() }
+    return exited
 }
 
 final class OutputBox: @unchecked Sendable {
