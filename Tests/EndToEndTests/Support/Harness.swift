@@ -222,8 +222,11 @@ final class TemporaryDirectory: @unchecked Sendable {
 /// The token every end-to-end test uses against the simulator; tests grep outputs for it.
 let demoToken = "demo-token"
 
-/// A clean environment for running `metrika` against a simulator: no user config leaks in.
-func metrikaEnvironment(api: FakeAPI?, home: String, token: String? = demoToken, extra: [String: String] = [:]) -> [String: String] {
+/// A clean environment for running `metrika` against a simulator: no user config leaks in. The
+/// binary sleeps a twentieth of each real wait (`METRIKA_TEST_RETRY_SCALE`, test-only, docs/reliability.md):
+/// the retry policy, its attempts and every message are the production ones, without minutes of
+/// backoff. A test about the waits themselves passes `retryScale: 1`.
+func metrikaEnvironment(api: FakeAPI?, home: String, token: String? = demoToken, retryScale: Double = 0.05, extra: [String: String] = [:]) -> [String: String] {
     var environment: [String: String] = [
         "PATH": "/usr/bin:/bin",
         "HOME": home,
@@ -231,6 +234,7 @@ func metrikaEnvironment(api: FakeAPI?, home: String, token: String? = demoToken,
         "XDG_DATA_HOME": home + "/data",
         "LC_ALL": "C",
         "METRIKA_TIMEOUT": "5",
+        "METRIKA_TEST_RETRY_SCALE": String(retryScale),
     ]
     if let api { environment["METRIKA_API_URL"] = api.baseURL; environment["METRIKA_OAUTH_URL"] = api.baseURL }
     if let token { environment["METRIKA_TOKEN"] = token }
