@@ -35,7 +35,7 @@ struct AppCredentialsEndToEndTests {
 
         /// Only the secret, where `place` puts it (plus `extra`); never the client id.
         func environment(_ extra: [String: String] = [:]) -> [String: String] {
-            var environment = metrikaEnvironment(api: api, home: home.path, token: nil, retryScale: 1, extra: extra)  // real device-flow polls
+            var environment = metrikaEnvironment(api: api, home: home.path, token: nil, extra: extra)
             switch place {
             case .environment: environment["METRIKA_CLIENT_SECRET"] = environment["METRIKA_CLIENT_SECRET"] ?? "demo-secret"
             case .configFile: break
@@ -46,7 +46,7 @@ struct AppCredentialsEndToEndTests {
 
         /// Signs in by the device flow with both variables, then writes the config file the place needs.
         func login() throws {
-            var environment = metrikaEnvironment(api: api, home: home.path, token: nil, retryScale: 1, extra: AppCredentialsEndToEndTests.app)
+            var environment = metrikaEnvironment(api: api, home: home.path, token: nil, extra: AppCredentialsEndToEndTests.app)
             if place == .profile {
                 try writeConfig(#"{"profiles": {"work": {}}}"#)
                 environment["METRIKA_PROFILE"] = "work"

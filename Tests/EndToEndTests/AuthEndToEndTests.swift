@@ -21,7 +21,7 @@ struct AuthEndToEndTests {
 
         /// The environment without METRIKA_TOKEN (so the token file is what counts), plus `extra`.
         func environment(_ extra: [String: String] = [:]) -> [String: String] {
-            metrikaEnvironment(api: api, home: home.path, token: nil, retryScale: 1, extra: extra)  // the device flow's real poll waits are checked
+            metrikaEnvironment(api: api, home: home.path, token: nil, extra: extra)
         }
 
         func mode(_ path: String) -> Int {

@@ -27,7 +27,7 @@ struct FaultDrillEndToEndTests {
     /// The drill's environment: a short request timeout keeps the slow drills short, and the
     /// production retry policy's real waits are slept at a twentieth (METRIKA_TEST_RETRY_SCALE, test-only).
     static func environment(_ api: FakeAPI?, _ home: TemporaryDirectory, database: String) -> [String: String] {
-        metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_TIMEOUT": "2", "METRIKA_DB": database, "METRIKA_TEST_RETRY_SCALE": "0.05"])
+        metrikaEnvironment(api: api, home: home.path, retryScale: 0.05, extra: ["METRIKA_TIMEOUT": "2", "METRIKA_DB": database])
     }
 
     /// What every run must satisfy, whatever the fault (FaultDrill.expectSane).

@@ -224,7 +224,7 @@ struct HostileServerEndToEndTests {
         let home = try TemporaryDirectory()
         let server = try HostileServer(.drip(interval: 0.2), maxSeconds: 90)
         let started = Date()
-        let result = try metrika(Self.commands[command], environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_API_URL": server.baseURL, "METRIKA_TIMEOUT": "1"]), timeout: 60)
+        let result = try metrika(Self.commands[command], environment: metrikaEnvironment(api: nil, home: home.path, retryScale: 0.05, extra: ["METRIKA_API_URL": server.baseURL, "METRIKA_TIMEOUT": "1"]), timeout: 60)
         let elapsed = Date().timeIntervalSince(started)
         #expect(result.status == 69, "\(result.stderr)")
         #expect(Self.errorLines(result).first?.contains("within the request timeout") == true, "\(result.stderr)")

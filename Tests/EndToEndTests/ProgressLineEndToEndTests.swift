@@ -45,8 +45,7 @@ struct ProgressLineEndToEndTests {
         try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
-        // The countdown is drawn by the clock during the real wait: the wait is not scaled.
-        let environment = metrikaEnvironment(api: api, home: home.path, retryScale: 1, extra: ["METRIKA_DB": home.path + "/h.sqlite", "COLUMNS": "120"])
+        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": home.path + "/h.sqlite", "COLUMNS": "120"])
         try api.inject(["kind": "quota", "error_type": "quota_requests_by_ip", "count": 1, "path_prefix": "/stat", "retry_after": 4])
         let terminal = try Self.onTerminal("\(Binaries.metrika) sync --counter 1001", environment: environment)
         #expect(terminal.status == 0, "\(terminal.stdout)")

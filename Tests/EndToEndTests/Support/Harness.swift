@@ -222,11 +222,12 @@ final class TemporaryDirectory: @unchecked Sendable {
 /// The token every end-to-end test uses against the simulator; tests grep outputs for it.
 let demoToken = "demo-token"
 
-/// A clean environment for running `metrika` against a simulator: no user config leaks in. The
-/// binary sleeps a twentieth of each real wait (`METRIKA_TEST_RETRY_SCALE`, test-only, docs/reliability.md):
-/// the retry policy, its attempts and every message are the production ones, without minutes of
-/// backoff. A test about the waits themselves passes `retryScale: 1`.
-func metrikaEnvironment(api: FakeAPI?, home: String, token: String? = demoToken, retryScale: Double = 0.05, extra: [String: String] = [:]) -> [String: String] {
+/// A clean environment for running `metrika` against a simulator: no user config leaks in.
+/// `retryScale` (`METRIKA_TEST_RETRY_SCALE`, test-only, docs/reliability.md) is for the tests that
+/// inject faults the binary retries: it sleeps that fraction of each wait of the production retry
+/// policy, whose attempts, caps and messages are unchanged. Other tests keep the real waits, which
+/// also give a loaded machine's simulator time to catch up when a request is slow by accident.
+func metrikaEnvironment(api: FakeAPI?, home: String, token: String? = demoToken, retryScale: Double? = nil, extra: [String: String] = [:]) -> [String: String] {
     var environment: [String: String] = [
         "PATH": "/usr/bin:/bin",
         "HOME": home,
@@ -234,8 +235,8 @@ func metrikaEnvironment(api: FakeAPI?, home: String, token: String? = demoToken,
         "XDG_DATA_HOME": home + "/data",
         "LC_ALL": "C",
         "METRIKA_TIMEOUT": "5",
-        "METRIKA_TEST_RETRY_SCALE": String(retryScale),
     ]
+    if let retryScale { environment["METRIKA_TEST_RETRY_SCALE"] = String(retryScale) }
     if let api { environment["METRIKA_API_URL"] = api.baseURL; environment["METRIKA_OAUTH_URL"] = api.baseURL }
     if let token { environment["METRIKA_TOKEN"] = token }
     for (key, value) in extra { environment[key] = value }
