@@ -13,13 +13,18 @@ import MetrikaTestSupport
 /// The fault drills, the whole matrix, in-process: each fault of the simulator (running in
 /// this process on a loopback port, reached through libcurl as the binary reaches it) against both
 /// `metrika counters` and a history-backed `metrika report` over a settled past range, through
-/// `CLI.run`. The retry policy is the production one; its waits go to a recording `sleep` instead of
-/// the clock, so a drill takes the time of its requests, and the bound on a run's time is checked on
-/// what it would have taken for real (the requests plus every wait). A few of these drills also run
-/// against the built binary (`FaultDrillEndToEndTests`).
+/// `CLI.run`. The retry policy is the production one; its waits go to a recording `sleep`, and the
+/// run's clock (`now`) advances by exactly those waits, so a drill takes the time of its requests and
+/// neither the policy's caps nor the test's bound depend on how busy the test process is (its
+/// cooperative threads are shared with every other suite). The bound on a run's time is checked on
+/// what the policy lets it take: the recorded waits plus the request timeout for every attempt. A few
+/// of these drills also run against the built binary (`FaultDrillEndToEndTests`), where the bound is
+/// the real wall time.
 @Suite("Fault drills in-process")
 struct FaultDrillTests {
     static let token = "demo-token"
+    /// METRIKA_TIMEOUT of every drill: a short request timeout keeps the slow drills short.
+    static let requestTimeout = 2.0
 
     /// Ten settled days (well before the two still-changing ones), in Moscow time like the fixtures.
     static var range: (from: String, to: String) {
@@ -40,9 +45,12 @@ struct FaultDrillTests {
         var stdoutLines: [String] { stdout.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).map(String.init) }
     }
 
-    /// The waits a run asked for, added up instead of slept.
+    /// The waits a run asked for, added up instead of slept: also the run's clock, which starts at
+    /// the real time and moves only by them.
     final class Waits: Sendable {
         let seconds = Mutex<Double>(0)
+        let start = Date()
+        var now: Date { start.addingTimeInterval(seconds.withLock { $0 }) }
     }
 
     /// Runs metrika in-process against `simulator` with a home directory and history database of its own.
@@ -52,10 +60,9 @@ struct FaultDrillTests {
         let environment = [
             "PATH": "/usr/bin:/bin", "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "LC_ALL": "C",
             "METRIKA_API_URL": simulator.baseURL, "METRIKA_OAUTH_URL": simulator.baseURL, "METRIKA_TOKEN": token,
-            // A short request timeout keeps the slow drills short.
-            "METRIKA_TIMEOUT": "2", "METRIKA_DB": database,
+            "METRIKA_TIMEOUT": String(Int(requestTimeout)), "METRIKA_DB": database,
         ]
-        let context = CLIContext(environment: environment, stdout: out, stderr: err, transport: CurlTransport(),
+        let context = CLIContext(environment: environment, stdout: out, stderr: err, transport: CurlTransport(), now: { waits.now },
                                  sleep: { seconds in waits.seconds.withLock { $0 += seconds } })
         let status = await CLI.run(arguments: arguments, context: context)
         return Run(status: status, stdout: out.text, stderr: err.text, slept: waits.seconds.withLock { $0 })
@@ -71,6 +78,12 @@ struct FaultDrillTests {
             count = try await simulator.requestCount(pathPrefix: prefix)
         }
         return count
+    }
+
+    /// The longest the run could have taken by the policy: its recorded waits, and every request
+    /// taking the whole request timeout (libcurl enforces it in real time, on a thread of its own).
+    static func longestTime(_ run: Run, requests: Int) -> Double {
+        run.slept + Double(requests) * requestTimeout
     }
 
     /// The waits are the production policy's: none without a retry, at least one before each retry
@@ -93,11 +106,10 @@ struct FaultDrillTests {
         #expect(clean.status == 0, "\(clean.stderr)")
         try await simulator.reset()
         try await simulator.inject(drill.spec(pathPrefix: "/management/v1/counters"))
-        let started = Date()
         let result = await Self.run(["counters", "--csv"], simulator, home: home.path, database: database)
-        let seconds = Date().timeIntervalSince(started) + result.slept
-        drill.expectSane(drill.counters, status: result.status, stdout: result.stdout, stderr: result.stderr, signaled: false, token: Self.token, seconds: seconds)
         let requests = try await Self.requests(simulator, "/management/v1/counters", atLeast: drill.requests)
+        drill.expectSane(drill.counters, status: result.status, stdout: result.stdout, stderr: result.stderr, signaled: false, token: Self.token,
+                         seconds: Self.longestTime(result, requests: requests))
         #expect(requests == drill.requests, "\(drill.name)")
         Self.expectWaits(result, requests: requests, drill)
         if case .recovers = drill.counters {
@@ -122,17 +134,18 @@ struct FaultDrillTests {
         #expect(baseline.stdoutLines.count == 11)
         try await simulator.reset()
         try await simulator.inject(drill.spec(pathPrefix: "/stat/"))
-        let started = Date()
         let result = await Self.run(Self.reportArguments(), simulator, home: home.path, database: database)
-        let seconds = Date().timeIntervalSince(started) + result.slept
-        drill.expectSane(drill.report, status: result.status, stdout: result.stdout, stderr: result.stderr, signaled: false, token: Self.token, seconds: seconds)
+        let requests = try await Self.requests(simulator, "/stat/v1/data", atLeast: drill.requests)
+        // Every request of the run counts towards its time: the day data's and the counter's metadata.
+        let allRequests = try await simulator.requestCount(pathPrefix: "/")
+        drill.expectSane(drill.report, status: result.status, stdout: result.stdout, stderr: result.stderr, signaled: false, token: Self.token,
+                         seconds: Self.longestTime(result, requests: allRequests))
         if case .recovers = drill.report { #expect(result.stdout == baseline.stdout, "\(drill.name)") }
         if drill.kind == "huge_numbers" {
             // Nothing of the answer is shown: no 300-digit count, no 1.2e29 %.
             #expect(result.stdout.isEmpty, "\(result.stdout.prefix(300))")
             #expect(!result.stderr.contains("123456789012345678901234567890"), "\(result.stderr)")
         }
-        let requests = try await Self.requests(simulator, "/stat/v1/data", atLeast: drill.requests)
         #expect(requests == drill.requests, "\(drill.name)")
         Self.expectWaits(result, requests: requests, drill)
 
