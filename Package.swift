@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "MetrikaSimulatorTests", dependencies: ["MetrikaSimulator"]),
         .testTarget(name: "MetrikaWarehouseTests", dependencies: ["MetrikaWarehouse", "MetrikaAPI", "MetrikaStore", "MetrikaModel", "MetrikaSystem"]),
         .testTarget(name: "MetrikaUseCasesTests", dependencies: ["MetrikaUseCases", "MetrikaAPI", "MetrikaStore", "MetrikaModel"]),
-        .testTarget(name: "MetrikaCLITests", dependencies: ["MetrikaCLI", "MetrikaUseCases"]),
+        .testTarget(name: "MetrikaCLITests", dependencies: ["MetrikaCLI", "MetrikaUseCases", "MetrikaSimulator", "MetrikaTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["MetrikaCLI", "MetrikaUseCases", "MetrikaTestSupport", "metrika", "metrika-fake-api"]

@@ -56,6 +56,7 @@ package struct CLIContext: Sendable {
         let stdoutIsTerminal = isatty(1) == 1
         let environment = ProcessInfo.processInfo.environment
         let pinned = environment["METRIKA_NOW"].flatMap(parseInstant)
+        let waitScale = testRetryScale(environment)
         let context = CLIContext(
             environment: environment,
             stdout: TextSink(fileDescriptor: 1),
@@ -67,6 +68,7 @@ package struct CLIContext: Sendable {
             transport: CurlTransport(),
             streamingTransport: CurlTransport(),
             now: { pinned ?? Date() },
+            sleep: { try await Task.sleep(nanoseconds: UInt64($0 * waitScale * 1e9)) },
             stdoutIsTerminal: stdoutIsTerminal,
             stderrIsTerminal: isatty(2) == 1,
             terminalWidth: stdoutIsTerminal ? terminalColumns() : nil
@@ -74,6 +76,16 @@ package struct CLIContext: Sendable {
         if let columns = terminalColumns(fileDescriptor: 2) { context.progressLine.width = columns }
         context.progressLine.isProcessStderr = true
         return context
+    }
+
+    /// `METRIKA_TEST_RETRY_SCALE`, for metrika's own end-to-end tests only (docs/reliability.md; not a
+    /// user setting, so not in `--help`): a number from 0 to 1 that multiplies every real wait of the
+    /// built binary (retry backoff, Logs API and device-login polls), so that a drill of the
+    /// production retry policy does not sleep for minutes. The policy, its caps, the attempts and every
+    /// message stay as they are; only the sleeping is shorter. Unset or anything else: 1.
+    static func testRetryScale(_ environment: [String: String]) -> Double {
+        guard let text = environment["METRIKA_TEST_RETRY_SCALE"], let scale = Double(text), scale >= 0, scale <= 1 else { return 1 }
+        return scale
     }
 
     /// Parses `METRIKA_NOW` (`2026-11-29T12:00:00Z`, an ISO 8601 instant with `Z` or an offset):

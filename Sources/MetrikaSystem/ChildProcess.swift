@@ -85,6 +85,9 @@ package struct ChildProcess: Sendable {
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
+        // Woken by the child's exit rather than polling for it: no wasted wake-ups, no latency.
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         do {
             try process.run()
         } catch {
@@ -113,9 +116,7 @@ package struct ChildProcess: Sendable {
             try? stdin.fileHandleForWriting.write(contentsOf: input)
             try? stdin.fileHandleForWriting.close()
         }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(2_000) }
-        let timedOut = process.isRunning
+        let timedOut = exited.wait(timeout: .now() + timeout) == .timedOut
         if timedOut { Self.stop(process) }
         process.waitUntilExit()
         _ = group.wait(timeout: .now() + 2)

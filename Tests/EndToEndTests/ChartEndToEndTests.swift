@@ -73,24 +73,6 @@ import MetrikaRender
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 
-    static let usageCases: [([String], String)] = [
-        (["chart", "--counter", "1001"], "Missing --output"),
-        (["chart", "--output", "x.svg"], "Missing --counter"),
-        (["chart", "--counter", "1001", "--width", "10", "--output", "x.svg"], "--width must be a whole number from 240"),
-        (["chart", "--counter", "1001", "--metrics", "nonsense", "--output", "x.svg"], "Unknown metric 'nonsense'"),
-        (["chart", "--counter", "1001", "--format", "svg", "--output", "x.png"], "--format svg contradicts the file name x.png"),
-        (["chart", "--counter", "1001", "--format", "gif", "--output", "x"], "--format must be svg or png, not 'gif'"),
-        (["chart", "--counter", "1001", "--output", "x.JPG"], "metrika draws charts as SVG or PNG, not .jpg"),
-    ]
-
-    @Test(arguments: usageCases)
-    func usageErrorsAreExit64(_ arguments: [String], _ message: String) throws {
-        let home = try TemporaryDirectory()
-        let result = try metrika(arguments, environment: metrikaEnvironment(api: nil, home: home.path))
-        #expect(result.status == 64)
-        #expect(result.stderr.contains(message), "\(result.stderr)")
-    }
-
     @Test func aWeeklyChartJoinsItsPoints() throws {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()

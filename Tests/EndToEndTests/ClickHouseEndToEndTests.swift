@@ -12,7 +12,7 @@ struct ClickHouseEndToEndTests {
     static let fields = "visitID,date,startURL,title,goalsID,goalsOrder,regionCity,pageViews"
 
     func environment(_ api: FakeAPI, _ home: TemporaryDirectory, _ kind: ClickHouseKind) -> [String: String] {
-        metrikaEnvironment(api: api, home: home.path, extra: [
+        metrikaEnvironment(api: api, home: home.path, retryScale: 0.05, extra: [
             "METRIKA_NOW": Self.now, "METRIKA_LOGS_POLL": "0", "METRIKA_DB": home.path + "/h.sqlite",
             "METRIKA_CLICKHOUSE_USER": kind.user, "METRIKA_CLICKHOUSE_PASSWORD": kind.password,
         ])

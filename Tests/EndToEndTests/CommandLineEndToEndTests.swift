@@ -3,7 +3,7 @@ import Testing
 
 /// How the command line is read, as a newcomer types it: `-v` before the command (docs/auth.md's
 /// `metrika -v report`), a short option with its value attached (`-c1001`), a bad METRIKA_COUNTER
-/// named as the variable it is, and did-you-mean for a group's subcommand cut short.
+/// named as the variable it is (did-you-mean for a command cut short: MetrikaCLITests' UsageErrorTablesTests).
 @Suite("Command line end to end")
 struct CommandLineEndToEndTests {
     static func run(_ arguments: [String], api: FakeAPI?, extra: [String: String] = [:]) throws -> ProcessResult {
@@ -61,18 +61,6 @@ struct CommandLineEndToEndTests {
         #expect(try Self.run(["report", "--counter", "1001", "--csv"], api: api, extra: ["METRIKA_COUNTER": "abc"]).status == 0)
     }
 
-    @Test(arguments: [
-        (["auth", "stat"], "Unknown command 'auth stat'. Did you mean 'auth status'?"),
-        (["cache", "infp"], "Unknown command 'cache infp'. Did you mean 'cache info'?"),
-        (["cache", "pr"], "Unknown command 'cache pr'. Did you mean 'cache prune'?"),
-        (["rep"], "Unknown command 'rep'. Did you mean 'report'?"),
-        (["counters", "--sear"], "Unknown option '--sear'. Did you mean '--search'?"),
-    ])
-    func didYouMeanABeginning(arguments: [String], message: String) throws {
-        let result = try Self.run(arguments, api: nil)
-        #expect(result.status == 64)
-        #expect(result.stderr.hasPrefix("Error: \(message)\n"), "\(result.stderr)")
-    }
 }
 
 /// `sync --from` a day after today fetched today alone without a word.

@@ -4,79 +4,10 @@ import Testing
 @testable import MetrikaCLI
 @testable import MetrikaModel
 @testable import MetrikaRender
+import MetrikaTestSupport
 
-/// One fault drill: a fault the simulator injects, and what metrika must do about it.
-struct FaultDrill: Sendable, CustomTestStringConvertible {
-    /// What the run must end in.
-    enum Outcome: Sendable {
-        /// Exit 0 after bounded retries, with complete data.
-        case recovers
-        /// A documented exit code and one `Error:` line containing `says`.
-        case fails(Int32, says: String)
-    }
-
-    var name: String
-    var kind: String
-    var count: Int
-    var errorType: String? = nil
-    var status: Int? = nil
-    var delayMilliseconds: Int? = nil
-    /// Requests to the faulted endpoint, retries included.
-    var requests: Int
-    var counters: Outcome
-    var report: Outcome
-
-    var testDescription: String { name }
-
-    func spec(pathPrefix: String?) -> [String: Any] {
-        var spec: [String: Any] = ["kind": kind, "count": count]
-        if let errorType { spec["error_type"] = errorType }
-        if let status { spec["status"] = status }
-        if let delayMilliseconds { spec["delay_ms"] = delayMilliseconds }
-        if let pathPrefix { spec["path_prefix"] = pathPrefix }
-        return spec
-    }
-
-    static let slow = 4_000
-    static let unreadable = "The API answered something unreadable"
-    static let unavailable = "The Metrika API is unavailable"
-    static let quota = "request quota is exceeded"
-
-    /// The issue's list, each transient fault twice: once recovering (fewer faults than the 5
-    /// attempts) and once persisting (more faults than attempts).
-    static let all: [FaultDrill] = [
-        FaultDrill(name: "429 per-IP, 2 times", kind: "quota", count: 2, requests: 3, counters: .recovers, report: .recovers),
-        FaultDrill(name: "429 per-IP, persisting", kind: "quota", count: 9, requests: 5, counters: .fails(75, says: quota), report: .fails(75, says: quota)),
-        FaultDrill(name: "429 parallel, 2 times", kind: "quota", count: 2, errorType: "quota_parallel_requests", requests: 3, counters: .recovers, report: .recovers),
-        FaultDrill(name: "429 parallel, persisting", kind: "quota", count: 9, errorType: "quota_parallel_requests", requests: 5, counters: .fails(75, says: "quota_parallel_requests"), report: .fails(75, says: "quota_parallel_requests")),
-        FaultDrill(name: "429 daily per user", kind: "quota", count: 9, errorType: "quota_requests_by_uid", requests: 1, counters: .fails(75, says: "00:00 GMT"), report: .fails(75, says: "00:00 GMT")),
-        FaultDrill(name: "429 daily per counter", kind: "quota", count: 9, errorType: "quota_requests_by_counter_id", requests: 1, counters: .fails(75, says: "00:00 GMT"), report: .fails(75, says: "00:00 GMT")),
-        FaultDrill(name: "420, 2 times", kind: "quota", count: 2, status: 420, requests: 3, counters: .recovers, report: .recovers),
-        FaultDrill(name: "420, persisting", kind: "quota", count: 9, status: 420, requests: 5, counters: .fails(75, says: quota), report: .fails(75, says: quota)),
-        FaultDrill(name: "503 backend_error, 3 times", kind: "backend_error", count: 3, requests: 4, counters: .recovers, report: .recovers),
-        FaultDrill(name: "503 backend_error, persisting", kind: "backend_error", count: 9, requests: 5, counters: .fails(69, says: "HTTP 503 backend_error, 5 attempts"), report: .fails(69, says: "HTTP 503 backend_error, 5 attempts")),
-        FaultDrill(name: "504 timeout, 4 times", kind: "timeout", count: 4, requests: 5, counters: .recovers, report: .recovers),
-        FaultDrill(name: "504 timeout, persisting", kind: "timeout", count: 9, requests: 5, counters: .fails(69, says: "HTTP 504 timeout"), report: .fails(69, says: "HTTP 504 timeout")),
-        FaultDrill(name: "slower than the timeout, once", kind: "delay", count: 1, delayMilliseconds: slow, requests: 2, counters: .recovers, report: .recovers),
-        FaultDrill(name: "slower than the timeout, persisting", kind: "delay", count: 9, delayMilliseconds: slow, requests: 5, counters: .fails(69, says: "no answer within the request timeout"), report: .fails(69, says: "no answer within the request timeout")),
-        FaultDrill(name: "connection cut mid-body, once", kind: "cut", count: 1, requests: 2, counters: .recovers, report: .recovers),
-        FaultDrill(name: "connection cut mid-body, persisting", kind: "cut", count: 9, requests: 5, counters: .fails(69, says: unavailable), report: .fails(69, says: unavailable)),
-        FaultDrill(name: "HTML 502, once", kind: "html502", count: 1, requests: 2, counters: .recovers, report: .recovers),
-        FaultDrill(name: "HTML 502, persisting", kind: "html502", count: 9, requests: 5, counters: .fails(69, says: "not JSON: a proxy or gateway answered"), report: .fails(69, says: "not JSON: a proxy or gateway answered")),
-        FaultDrill(name: "empty 200", kind: "empty200", count: 1, requests: 1, counters: .fails(65, says: "an empty body"), report: .fails(65, says: "an empty body")),
-        FaultDrill(name: "malformed JSON", kind: "malformed_json", count: 1, requests: 1, counters: .fails(65, says: "not valid JSON"), report: .fails(65, says: "not valid JSON")),
-        FaultDrill(name: "wrong JSON types", kind: "wrong_types", count: 1, requests: 1, counters: .fails(65, says: "wrong type"), report: .fails(65, says: "wrong type")),
-        // Counter ids of 1e308 are no ids (65); metric values of 1e308 (a 300-digit visit count, a
-        // bounce rate of 1.2e29 %) are no values: refused as unreadable, never shown or stored
-        // (issue 24 item 10).
-        FaultDrill(name: "huge numbers", kind: "huge_numbers", count: 1, requests: 1, counters: .fails(65, says: "counters[0].id"), report: .fails(65, says: "cannot be (a ")),
-        FaultDrill(name: "NaN/Infinity strings", kind: "nan_strings", count: 1, requests: 1, counters: .fails(65, says: unreadable), report: .fails(65, says: "'NaN', not a number")),
-        // Bad bytes in a name become U+FFFD; in the report they land in the date, which is then no date.
-        FaultDrill(name: "non-UTF-8 bytes in names", kind: "non_utf8", count: 1, requests: 1, counters: .recovers, report: .fails(65, says: "a row of the daily report has the date")),
-    ]
-}
-
-/// The issue's fault drills against the built binary: each fault of the simulator, against both
+/// The issue's fault drills against the built binary: a few faults of the simulator (`FaultDrill.endToEnd`;
+/// the whole matrix runs in-process in MetrikaCLITests' FaultDrillTests), against both
 /// `metrika counters` and a history-backed `metrika report` over a settled past range. Every run
 /// either succeeds after bounded retries or exits with the documented code and one `Error:` line,
 /// leaves the history database empty or complete for the range, never crashes and never prints
@@ -93,31 +24,15 @@ struct FaultDrillEndToEndTests {
         ["report", "--counter", "1001", "--from", range.from, "--to", range.to, "--csv"] + extra
     }
 
-    /// The drill's environment: a short request timeout keeps the slow drills short.
+    /// The drill's environment: a short request timeout keeps the slow drills short, and the
+    /// production retry policy's real waits are slept at a twentieth (METRIKA_TEST_RETRY_SCALE, test-only).
     static func environment(_ api: FakeAPI?, _ home: TemporaryDirectory, database: String) -> [String: String] {
-        metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_TIMEOUT": "2", "METRIKA_DB": database])
+        metrikaEnvironment(api: api, home: home.path, retryScale: 0.05, extra: ["METRIKA_TIMEOUT": "2", "METRIKA_DB": database])
     }
 
-    /// What every run must satisfy, whatever the fault.
+    /// What every run must satisfy, whatever the fault (FaultDrill.expectSane).
     static func expectSane(_ result: ProcessResult, _ outcome: FaultDrill.Outcome, _ drill: FaultDrill, seconds: Double) {
-        #expect(!result.signaled, "\(drill.name): killed by a signal")
-        for marker in ["Fatal error", "Precondition failed", "Program crashed", "Backtrac", "Thread 0"] {
-            #expect(!result.stderr.contains(marker), "\(drill.name): \(marker) in \(result.stderr.prefix(300))")
-        }
-        #expect(!result.stdout.contains(demoToken) && !result.stderr.contains(demoToken), "\(drill.name): the token leaked")
-        // Five attempts of at most 2 s, plus at most 30 s of backoff: bounded, whatever happens.
-        #expect(seconds < 45, "\(drill.name): took \(seconds) s")
-        switch outcome {
-        case .recovers:
-            #expect(result.status == 0, "\(drill.name): \(result.stderr)")
-            #expect(!result.stderr.contains("Error"), "\(drill.name): \(result.stderr)")
-        case .fails(let code, let says):
-            #expect(result.status == code, "\(drill.name): \(result.stderr)")
-            #expect(result.stdout.isEmpty, "\(drill.name): \(result.stdout.prefix(200))")
-            let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-            #expect(lines.count == 1 && result.stderr.hasPrefix("Error: ") && result.stderr.hasSuffix("\n"), "\(drill.name): \(result.stderr)")
-            #expect(result.stderr.contains(says), "\(drill.name): \(result.stderr)")
-        }
+        drill.expectSane(outcome, status: result.status, stdout: result.stdout, stderr: result.stderr, signaled: result.signaled, token: demoToken, seconds: seconds)
     }
 
     /// Requests the simulator logged under a prefix; a delayed answer is logged when it is sent, so
@@ -132,7 +47,7 @@ struct FaultDrillEndToEndTests {
         return count
     }
 
-    @Test(arguments: FaultDrill.all)
+    @Test(arguments: FaultDrill.endToEnd)
     func counters(_ drill: FaultDrill) throws {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
@@ -156,7 +71,7 @@ struct FaultDrillEndToEndTests {
         }
     }
 
-    @Test(arguments: FaultDrill.all)
+    @Test(arguments: FaultDrill.endToEnd)
     func report(_ drill: FaultDrill) throws {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()

@@ -32,7 +32,7 @@ struct HostileTextEndToEndTests {
     }
 
     static func run(_ arguments: [String], api: FakeAPI, home: TemporaryDirectory, token: String? = demoToken, extra: [String: String] = [:]) throws -> ProcessResult {
-        try metrika(arguments, environment: metrikaEnvironment(api: api, home: home.path, token: token, extra: extra), timeout: 60)
+        try metrika(arguments, environment: metrikaEnvironment(api: api, home: home.path, token: token, retryScale: 0.05, extra: extra), timeout: 60)
     }
 
     @Test func counterNamesAndSitesWithEscapesAreShownInert() throws {

@@ -10,7 +10,7 @@ struct LogsEndToEndTests {
     static let fields = "visitID,date,startURL,title,goalsID,goalsOrder,regionCity,pageViews"
 
     func environment(_ api: FakeAPI, _ home: TemporaryDirectory) -> [String: String] {
-        metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": Self.now, "METRIKA_LOGS_POLL": "0", "METRIKA_DB": home.path + "/h.sqlite"])
+        metrikaEnvironment(api: api, home: home.path, retryScale: 0.05, extra: ["METRIKA_NOW": Self.now, "METRIKA_LOGS_POLL": "0", "METRIKA_DB": home.path + "/h.sqlite"])
     }
 
     func logRequests(_ api: FakeAPI) throws -> [[String: Any]] {

@@ -10,7 +10,7 @@ struct LogsInterruptEndToEndTests {
     static let now = "2026-06-15T12:00:00Z"
 
     func environment(_ api: FakeAPI, _ home: TemporaryDirectory) -> [String: String] {
-        metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": Self.now, "METRIKA_LOGS_POLL": "0", "METRIKA_DB": home.path + "/h.sqlite"])
+        metrikaEnvironment(api: api, home: home.path, retryScale: 0.05, extra: ["METRIKA_NOW": Self.now, "METRIKA_LOGS_POLL": "0", "METRIKA_DB": home.path + "/h.sqlite"])
     }
 
     /// A slow export (every Logs API call waits 300 ms) into `home/v.tsv`.

@@ -13,7 +13,8 @@ import MetrikaRender
 
     static var chromium: String? { chromiumCandidates.first { FileManager.default.isExecutableFile(atPath: $0) } }
 
-    /// Chromium installed and able to start headless here (no sandbox: CI runs as root in a container).
+    /// Chromium able to start headless here (no sandbox: CI runs as root in a container). A missing
+    /// Chromium skips the browser tests; an installed one that does not start fails them.
     static let chromiumRuns: Bool = {
         guard let chromium, let profile = try? TemporaryDirectory() else { return false }
         let result = try? runProcess(chromium, baseArguments(profile: profile.path) + ["--dump-dom", "about:blank"],
@@ -52,8 +53,9 @@ import MetrikaRender
         let near: [String: Int]
     }
 
-    @Test(.enabled(if: chromiumRuns, "needs Chromium that starts headless (Debian: apt-get install chromium); .ci/run installs it"))
+    @Test(.enabled(if: chromium != nil, "needs Chromium (Debian: apt-get install chromium); .ci/run installs it"))
     func theHTMLPartShowsItsPNGChartsInARealBrowser() throws {
+        try #require(Self.chromiumRuns, "Chromium is installed but does not start headless here: a failure, not a skip")
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
         let message = home.path + "/report.eml"
@@ -135,8 +137,9 @@ import MetrikaRender
     /// (a common Android width) and 1280 px wide, measured by a script in the page: nothing wider than the viewport, no number cell
     /// on two lines, no number or date broken anywhere, every image with alt text, every chart text
     /// at least 9 px as shown. One Chromium run measures all fifteen; two more take the screenshots.
-    @Test(.enabled(if: chromiumRuns, "needs Chromium that starts headless (Debian: apt-get install chromium); .ci/run installs it"))
+    @Test(.enabled(if: chromium != nil, "needs Chromium (Debian: apt-get install chromium); .ci/run installs it"))
     func theMailAndTheReportPageReadOnAPhoneAndADesktop() throws {
+        try #require(Self.chromiumRuns, "Chromium is installed but does not start headless here: a failure, not a skip")
         let now = "2026-11-25T09:00:00Z"
         let api = try FakeAPI(arguments: ["--now", now])
         let home = try TemporaryDirectory()

@@ -260,22 +260,4 @@ import MetrikaModel
             #expect(threeHTML.contains("cid:chart-\(id)-1."), "counter \(id)'s chart is missing")
         }
     }
-
-    static let badInvocations: [([String], String, Int32)] = [
-        (["mail", "--counter", "1001"], "Missing --to", 64),
-        (["mail", "--counter", "1001", "--to", "not-an-address", "--dry-run"], "not a valid e-mail address", 64),
-        (["mail", "--counter", "1001", "--to", "a@example.com", "--period", "0d", "--dry-run"], "--period must be", 64),
-        (["mail", "--counter", "1001", "--to", "a@example.com", "--last", "0d", "--dry-run"], "--last must be", 64),
-        (["mail", "--counter", "1001", "--to", "a@example.com", "--period", "fortnight", "--dry-run"], "--period 'fortnight' is not a period", 64),
-        (["mail", "--counter", "1001", "--to", "a@example.com", "--period", "lastWeek", "--last", "7d", "--dry-run"], "--period and --last contradict each other", 64),
-        (["mail", "--counter", "1001", "--to", "a@example.com", "--sendmail", "/nonexistent/sendmail"], "no sendmail program at /nonexistent/sendmail", 78),
-    ]
-
-    @Test(arguments: badInvocations)
-    func badInvocationsFailClearly(_ arguments: [String], _ message: String, _ code: Int32) throws {
-        let home = try TemporaryDirectory()
-        let result = try metrika(arguments, environment: metrikaEnvironment(api: nil, home: home.path))
-        #expect(result.status == code, "\(result.stderr)")
-        #expect(result.stderr.contains(message), "\(result.stderr)")
-    }
 }

@@ -19,6 +19,7 @@ import MetrikaSystem
         process.standardOutput = stdout
         process.standardError = errPipe
         process.standardInput = FileHandle.nullDevice
+        let exited = exitSignal(of: process)
         try process.run()
         let box = OutputBox()
         let drained = DispatchSemaphore(value: 0)
@@ -26,9 +27,7 @@ import MetrikaSystem
             box.setErr(errPipe.fileHandleForReading.readDataToEndOfFile())
             drained.signal()
         }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if exited.wait(timeout: .now() + timeout) == .timedOut { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         drained.wait()
         return ProcessResult(status: process.terminationStatus, stdout: "", stderr: String(decoding: box.err, as: UTF8.self),

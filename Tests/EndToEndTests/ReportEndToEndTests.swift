@@ -475,35 +475,6 @@ struct ReportEndToEndTests {
 
     // MARK: - Refusals
 
-    /// Mistakes in the command line are refused before any request, naming what was wrong.
-    static let refusals: [(arguments: [String], message: String)] = [
-        (["--metrics", "visitz"], "Unknown metric 'visitz'"),
-        (["--metrics", twentyOneMetrics], "21 metrics; the API allows at most 20"),
-        (["--from", "2026-13-01"], "--from '2026-13-01' is not a date"),
-        (["--to", "tomorrow"], "--to 'tomorrow' is not a date"),
-        (["--from", "2026-11-10", "--to", "2026-11-01"], "--from 2026-11-10 is after --to 2026-11-01"),
-        (["--from", "yesterday", "--to", "5daysAgo"], "--from yesterday is after --to 5daysAgo"),
-        (["--group", "year"], "--group must be day, week or month, not 'year'"),
-        (["--dimensions", "os", "--group", "week"], "cannot be combined with --dimensions"),
-        (["--offline", "--refresh"], "--offline and --refresh contradict each other"),
-        (["--dimensions", "nonsense"], "Unknown dimension 'nonsense'"),
-        (["--accuracy", "2"], "--accuracy must be low, medium, high, full or a number in (0, 1]"),
-    ]
-
-    static let twentyOneMetrics: String = (1...21).map { (n: Int) -> String in "goal\(n)reaches" }.joined(separator: ",")
-
-    /// Mistakes in the command line are refused before any request, naming what was wrong.
-    @Test(arguments: refusals)
-    func usageErrorsBeforeAnyRequest(refusal: (arguments: [String], message: String)) throws {
-        let (arguments, message) = refusal
-        let world = try World()
-        let result = try world.report(["--counter", "1001"] + arguments)
-        #expect(result.status == 64)
-        #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
-        #expect(result.stdout.isEmpty)
-        #expect(try world.requests().isEmpty)
-    }
-
     @Test func unknownAPIMetricIsTheAPIsMessage() throws {
         let world = try World()
         let result = try world.report(["--counter", "1001", "--metrics", "ym:s:fooBar"])

@@ -125,7 +125,7 @@ struct SyncEndToEndTests {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
         let path = home.path + "/history.sqlite"
-        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": path])
+        let environment = metrikaEnvironment(api: api, home: home.path, retryScale: 0.05, extra: ["METRIKA_DB": path])
 
         let foreign = try metrika(["sync", "--counter", "9999,1001,1002", "--from", "9daysAgo"], environment: environment)
         #expect(foreign.status == 77, "\(foreign.stderr)")

@@ -32,6 +32,7 @@ public final class ChdbServer: @unchecked Sendable {
     /// Starts it and waits (at most 60 s) for its port; throws a message saying why it could not
     /// (`missing` when the Python package is not installed).
     public init() throws {
+        guard ToolCheck.locate("python3") != nil else { throw ChdbUnavailable(reason: Self.missing) }
         directory = NSTemporaryDirectory() + "metrika-chdb-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         // Started through sh as a grandchild, as ClickHouseServer does: a long-lived direct child
@@ -129,14 +130,17 @@ public final class ChdbServer: @unchecked Sendable {
         return (box.status, box.data)
     }
 
-    /// The suite's shared server, or the test is skipped (reported as such, naming the package).
+    /// The suite's shared server. When chdb (or python3) is not installed the test is skipped, naming
+    /// the package; when it is installed but does not start, the error fails the test.
     public static func require(_ started: Result<ChdbServer, any Error>, sourceLocation: SourceLocation = #_sourceLocation) throws -> ChdbServer {
         switch started {
         case .success(let server):
             try server.reset()
             return server
-        case .failure(let error):
+        case .failure(let error as ChdbUnavailable) where error.isMissing:
             try Test.cancel("skipped: \(error)", sourceLocation: sourceLocation)
+        case .failure(let error):
+            throw error
         }
     }
 }
@@ -145,5 +149,7 @@ public final class ChdbServer: @unchecked Sendable {
 public struct ChdbUnavailable: Error, CustomStringConvertible {
     public let reason: String
     public var description: String { reason }
+    /// Not installed here (a skip), as opposed to installed and failing (a failure).
+    public var isMissing: Bool { reason == ChdbServer.missing }
 }
 #endif

@@ -52,6 +52,7 @@ enum ReferenceTables {
         "METRIKA_RECORD_GOLDEN": "re-records golden files in a test run",
         "METRIKA_FAKE_FIXTURES": "the simulator's fixture directory (docs/simulator.md)",
         "METRIKA_BIN_DIR": "where the end-to-end tests find the built binaries",
+        "METRIKA_TEST_RETRY_SCALE": "shortens the built binary's real waits in the end-to-end tests (docs/reliability.md)",
     ]
 
     /// An exit code: a few words for `--help`, a sentence for the man page.

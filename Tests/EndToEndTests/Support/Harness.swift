@@ -53,6 +53,7 @@ func runProcess(_ path: String, _ arguments: [String], environment: [String: Str
     process.standardOutput = outPipe
     process.standardError = errPipe
     process.standardInput = inPipe
+    let exited = exitSignal(of: process)
     try process.run()
     if let stdin { inPipe.fileHandleForWriting.write(Data(stdin.utf8)) }
     try? inPipe.fileHandleForWriting.close()
@@ -68,12 +69,9 @@ func runProcess(_ path: String, _ arguments: [String], environment: [String: Str
         box.setErr(errPipe.fileHandleForReading.readDataToEndOfFile())
         group.leave()
     }
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { usleep(5_000) }
-    if process.isRunning {
+    if exited.wait(timeout: .now() + timeout) == .timedOut {
         process.terminate()
-        usleep(200_000)
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if exited.wait(timeout: .now() + 0.2) == .timedOut { kill(process.processIdentifier, SIGKILL) }
     }
     process.waitUntilExit()
     group.wait()
@@ -83,6 +81,14 @@ func runProcess(_ path: String, _ arguments: [String], environment: [String: Str
         stderr: String(decoding: box.err, as: UTF8.self),
         signaled: process.terminationReason == .uncaughtSignal
     )
+}
+
+/// A semaphore signalled when `process` exits; set it up before `run()`. Waiting on it wakes at the
+/// exit itself, where a loop of `isRunning` checks and sleeps would wake late and often.
+func exitSignal(of process: Process) -> DispatchSemaphore {
+    let exited = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in exited.signal() }
+    return exited
 }
 
 final class OutputBox: @unchecked Sendable {
@@ -217,7 +223,11 @@ final class TemporaryDirectory: @unchecked Sendable {
 let demoToken = "demo-token"
 
 /// A clean environment for running `metrika` against a simulator: no user config leaks in.
-func metrikaEnvironment(api: FakeAPI?, home: String, token: String? = demoToken, extra: [String: String] = [:]) -> [String: String] {
+/// `retryScale` (`METRIKA_TEST_RETRY_SCALE`, test-only, docs/reliability.md) is for the tests that
+/// inject faults the binary retries: it sleeps that fraction of each wait of the production retry
+/// policy, whose attempts, caps and messages are unchanged. Other tests keep the real waits, which
+/// also give a loaded machine's simulator time to catch up when a request is slow by accident.
+func metrikaEnvironment(api: FakeAPI?, home: String, token: String? = demoToken, retryScale: Double? = nil, extra: [String: String] = [:]) -> [String: String] {
     var environment: [String: String] = [
         "PATH": "/usr/bin:/bin",
         "HOME": home,
@@ -226,6 +236,7 @@ func metrikaEnvironment(api: FakeAPI?, home: String, token: String? = demoToken,
         "LC_ALL": "C",
         "METRIKA_TIMEOUT": "5",
     ]
+    if let retryScale { environment["METRIKA_TEST_RETRY_SCALE"] = String(retryScale) }
     if let api { environment["METRIKA_API_URL"] = api.baseURL; environment["METRIKA_OAUTH_URL"] = api.baseURL }
     if let token { environment["METRIKA_TOKEN"] = token }
     for (key, value) in extra { environment[key] = value }

@@ -19,6 +19,7 @@ func metrikaHeadOne(_ arguments: [String], environment: [String: String], timeou
     process.standardOutput = outPipe
     process.standardError = errPipe
     process.standardInput = FileHandle.nullDevice
+    let exited = exitSignal(of: process)
     try process.run()
     let box = OutputBox()
     let drained = DispatchSemaphore(value: 0)
@@ -35,9 +36,7 @@ func metrikaHeadOne(_ arguments: [String], environment: [String: String], timeou
         line.append(chunk)
     }
     try reader.close()
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { usleep(5_000) }
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    if exited.wait(timeout: .now() + timeout) == .timedOut { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
     drained.wait()
     return HeadOneResult(line: String(decoding: line, as: UTF8.self), exited: process.terminationReason == .exit,
