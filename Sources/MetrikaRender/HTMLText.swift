@@ -36,7 +36,7 @@ package enum HTMLText {
         guard let change else { return title + ": " + value }
         switch change {
         case .relative(let number), .points(let number):
-            let magnitude = ChartNumber.fixed(abs(number), decimals: 1)
+            let magnitude = DecimalText.format(abs(number), fractionDigits: 1)
             if magnitude == "0.0" { return title + " unchanged at " + value }
             let unit = { if case .points = change { return " pp" } else { return "%" } }()
             return title + (number > 0 ? " rose " : " fell ") + magnitude + unit + " to " + value
