@@ -125,6 +125,26 @@ import Testing
         let line = AlertText.line(finding)
         #expect(line.contains(": \(item.metric.shortName) \(item.text) on Sun 2026-11-29, expected ~"), "\(line)")
         #expect(AlertText.chartDescription(finding).contains(" \(item.text) on "))
+        // The alert mail's HTML: the line's values kept whole (no-break spaces), its words free to wrap.
+        let message = try AlertMail.compose([finding], sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("o@example.com")],
+                                            rasterizer: AlertTextTests.FakeRasterizer(), activity: RecordedActivity())
+        let html = try #require(Self.htmlPart(message.body))
+        #expect(html.contains(" \(item.metric.shortName) \(HTMLText.unbroken(item.text)) on Sun"), "\(html)")
+    }
+
+    static func htmlPart(_ part: MIMEPart) -> String? {
+        switch part.content {
+        case .text(let text, let subtype): return subtype == "html" ? text : nil
+        case .binary: return nil
+        case .multipart(_, let parts): return parts.lazy.compactMap(htmlPart).first
+        }
+    }
+
+    /// An alert line in HTML wraps at its words, never inside a value; server text stays escaped.
+    @Test func proseKeepsNumbersWholeAndWordsFree() {
+        let line = "520007 Shop <1>: revenue 77 035.78 ₽ on Sun 2026-11-29, expected ~240 000 ₽ (-68%)"
+        #expect(HTMLText.prose(line) == "520007 Shop &lt;1&gt;: revenue 77\u{00A0}035.78\u{00A0}₽ on Sun 2026-11-29, expected ~240\u{00A0}000\u{00A0}₽ (-68%)")
+        #expect(HTMLText.prose("visits 200 on Sun") == "visits 200 on Sun")
     }
 
     /// The one grouper, from both of its paths (String and bytes).
