@@ -113,7 +113,9 @@ package struct AlertChart: Sendable {
         return ChartValueFormat.axisLabel(value, unit: .money, step: value >= 1000 ? 100 : 1, currency: currency)
     }
 
+    /// A count: whole and grouped as the table writes it (`12 000`), one decimal below 1 (`0.5`).
     static func label(_ value: Double) -> String {
-        value >= 1 ? String(Int(value.rounded())) : ChartNumber.fixed(value, decimals: 1)
+        guard value >= 1 else { return DecimalText.format(value, fractionDigits: 1) }
+        return ValueFormatter.format(Quantity(value, unit: .count), grouping: true, missing: "0")
     }
 }

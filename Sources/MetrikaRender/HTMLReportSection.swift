@@ -59,7 +59,7 @@ package struct HTMLReportSection: Sendable {
     /// terminal's `--compare` colours follow too): more visits good, a higher bounce rate bad, a
     /// metric of no known direction neither.
     package static func tone(of change: Change, metric: Metric) -> HTMLReportPage.Tone {
-        guard let number = change.number, ChartNumber.fixed(abs(number), decimals: 1) != "0.0" else { return .neutral }
+        guard let number = change.number, DecimalText.format(abs(number), fractionDigits: 1) != "0.0" else { return .neutral }
         switch metric.goodDirection {
         case .up: return number > 0 ? .good : .bad
         case .down: return number > 0 ? .bad : .good
@@ -221,7 +221,7 @@ package struct HTMLReportSection: Sendable {
         let present = points.compactMap { point in point.value.map { (day: point.day, value: $0) } }
         if let low = present.min(by: { $0.value < $1.value }), let high = present.max(by: { $0.value < $1.value }) {
             let label = { (day: Day) in CompactDate.period(DateRange(from: day, to: day)!, grouping: grouping == .month ? .month : .day, spansYears: self.spansYears) }
-            text += " Lowest \(self.text(Quantity(low.value, unit: metric.unit))) (\(label(low.day))), highest \(self.text(Quantity(high.value, unit: metric.unit))) (\(label(high.day)))."
+            text += " Lowest \(self.text(Quantity(low.value, unit: metric.unit, currency: metric.currency))) (\(label(low.day))), highest \(self.text(Quantity(high.value, unit: metric.unit, currency: metric.currency))) (\(label(high.day)))."
         } else {
             text += " No data."
         }

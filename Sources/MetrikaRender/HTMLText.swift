@@ -23,6 +23,26 @@ package enum HTMLText {
         XMLEscape.text(raw).replacingOccurrences(of: " ", with: noBreakSpace)
     }
 
+    /// A sentence with numbers in it (an alert's line): escaped, and only the spaces that belong to a
+    /// number made no-break — between digit groups (`77 035.78`) and before a currency sign (`… ₽`) —
+    /// so the sentence still wraps at its words but never inside a value.
+    package static func prose(_ raw: String) -> String {
+        let characters = Array(XMLEscape.text(raw))
+        var result = ""
+        result.reserveCapacity(characters.count)
+        for (index, character) in characters.enumerated() {
+            if character == " ", index > 0, index + 1 < characters.count, characters[index - 1].isASCII, characters[index - 1].isNumber {
+                let next = characters[index + 1]
+                if (next.isASCII && next.isNumber) || next.isCurrencySymbol {
+                    result += noBreakSpace
+                    continue
+                }
+            }
+            result.append(character)
+        }
+        return result
+    }
+
     /// `unbroken` in a span that keeps it on one line where a reader honours styles: also a range's
     /// dash (`18–24 Nov`), which is a line-break opportunity no-break spaces do not remove.
     package static func nowrap(_ raw: String) -> String {
@@ -36,7 +56,7 @@ package enum HTMLText {
         guard let change else { return title + ": " + value }
         switch change {
         case .relative(let number), .points(let number):
-            let magnitude = ChartNumber.fixed(abs(number), decimals: 1)
+            let magnitude = DecimalText.format(abs(number), fractionDigits: 1)
             if magnitude == "0.0" { return title + " unchanged at " + value }
             let unit = { if case .points = change { return " pp" } else { return "%" } }()
             return title + (number > 0 ? " rose " : " fell ") + magnitude + unit + " to " + value

@@ -137,7 +137,7 @@ package struct ReportLayout: Sendable {
         for (index, value) in row.values.enumerated() {
             let previous = row.previous.flatMap { index < $0.values.count ? $0.values[index] : nil } ?? Quantity(nil, unit: value.unit)
             let number = changes?[index].number
-            cells += [csvText(value), csvText(previous), number.map { raw ? ValueFormatter.raw($0) : ChartNumber.fixed($0, decimals: 1) } ?? ""]
+            cells += [csvText(value), csvText(previous), number.map { raw ? ValueFormatter.raw($0) : DecimalText.format($0, fractionDigits: 1) } ?? ""]
         }
         return cells
     }

@@ -519,7 +519,7 @@ package struct SVGLineChart: Sendable {
 
     func sampledNote() -> String? {
         guard let share = sampledShare, share < 1 else { return nil }
-        return "Sampled data: estimates from " + ChartNumber.trimmed(max(0, share) * 100, maxDecimals: 2) + "% of visits."
+        return "Sampled data: estimates from " + DecimalText.trimmed(max(0, share) * 100, maxFractionDigits: 2) + "% of visits."
     }
 
     /// Text cut with an ellipsis so that its estimated width fits.

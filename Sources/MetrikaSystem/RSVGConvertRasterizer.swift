@@ -56,7 +56,7 @@ package struct RSVGConvertRasterizer: ChartRasterizer {
             throw ChartRasterizerError("cannot draw PNG: \(Self.programName) is not installed (not on PATH); \(Self.installHint), or write SVG (--format svg)")
         }
         let child = ChildProcess(
-            program: program, arguments: ["--format", "png", "--zoom", ChartNumber.trimmed(scale, maxDecimals: 3)],
+            program: program, arguments: ["--format", "png", "--zoom", DecimalText.trimmed(scale, maxFractionDigits: 3)],
             environment: environment, timeout: timeout, maximumOutput: maximumOutput, stopsOnOutputOverflow: true)
         let result: ChildProcess.Result
         do {
@@ -65,7 +65,7 @@ package struct RSVGConvertRasterizer: ChartRasterizer {
             throw ChartRasterizerError("cannot start \(program): \(error.reason); \(Self.installHint)")
         }
         if result.timedOut {
-            throw ChartRasterizerError("\(program) took longer than \(ChartNumber.trimmed(timeout, maxDecimals: 1)) s and was stopped; no PNG was written")
+            throw ChartRasterizerError("\(program) took longer than \(DecimalText.trimmed(timeout, maxFractionDigits: 1)) s and was stopped; no PNG was written")
         }
         if result.outputOverflowed {
             throw ChartRasterizerError("\(program) printed more than \(maximumOutput) bytes and was stopped; no PNG was written")

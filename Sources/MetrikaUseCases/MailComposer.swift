@@ -3,9 +3,10 @@ import MetrikaModel
 import MetrikaRender
 import MetrikaSystem
 
-/// Composing the mail of `metrika mail`: each counter's table over the window, its change against the
-/// window of the same length before, its chart (PNG inline, SVG attached), as one MIME message.
-/// Delivering it (sendmail, a file, stdout) is the command's.
+/// Composing the mail of `metrika mail`: gathers each counter's table over the window, its change
+/// against the window of the same length before and its chart (PNG inline, SVG attached), fits the
+/// HTML part to Gmail's budget, and hands the rendering to `MailReport` (MetrikaRender); the result is
+/// one MIME message. Delivering it (sendmail, a file, stdout) is the command's.
 package struct MailComposer {
     /// Which days the mail covers, in each counter's time zone.
     package enum Window: Equatable, Sendable {
@@ -40,6 +41,9 @@ package struct MailComposer {
         package var tableMetrics: [Metric] { DefaultMetrics.table(chosen: metrics) }
         package var chartMetrics: [Metric] { DefaultMetrics.chart(chosen: metrics) }
     }
+
+    /// A counter's part of the mail, as rendered by `MailReport`.
+    package typealias Section = MailReport.Section
 
     package let loader: HistoryLoader
     package let rasterizer: any ChartRasterizer
@@ -130,20 +134,20 @@ package struct MailComposer {
         let seed = UInt64.random(in: 1...UInt64.max)
         let seedTag = String(seed, radix: 16)
         // The charts are daily whatever the tables become: drawn once.
-        let charts = sections.map { Self.htmlSection($0, metrics: request.tableMetrics).lineCharts(metrics: request.chartMetrics) }
+        let charts = sections.map { MailReport.htmlSection($0, metrics: request.tableMetrics).lineCharts(metrics: request.chartMetrics) }
         let inline = try Self.inlineImages(sections, charts: charts, seedTag: seedTag, rasterizer: rasterizer, activity: activity)
         let html = try await fitted(&sections, metrics: request.tableMetrics, charts: charts, images: inline)
         var attachments = sections.map { section in
-            MIMEPart.Image(data: section.svg, mediaType: "image/svg+xml", filename: "\(Self.chartName(section)).svg")
+            MIMEPart.Image(data: section.svg, mediaType: "image/svg+xml", filename: "\(MailReport.chartName(section)).svg")
         }
-        let text = try Self.plainText(sections, metrics: request.tableMetrics, files: attachments.map(\.filename))
+        let text = try MailReport.plainText(sections, metrics: request.tableMetrics, files: attachments.map(\.filename))
         for section in sections where section.tableLeftOut {
-            attachments.append(MIMEPart.Image(data: try Self.csv(section), mediaType: "text/csv", filename: "\(Self.chartName(section)).csv"))
+            attachments.append(MIMEPart.Image(data: try MailReport.csv(section), mediaType: "text/csv", filename: "\(MailReport.chartName(section)).csv"))
         }
         let now = activity.now()
         let offset = sections.first.flatMap { TimeZone(identifier: $0.counter.timeZoneName)?.secondsFromGMT(for: now) } ?? 0
         return MIMEMessage(
-            from: request.sender, to: request.recipients, subject: request.subject ?? Self.defaultSubject(sections), date: now,
+            from: request.sender, to: request.recipients, subject: request.subject ?? MailReport.defaultSubject(sections), date: now,
             utcOffsetSeconds: offset, seed: seed, body: MIMEPart.report(text: text, html: html, inline: inline, attachments: attachments))
     }
 
@@ -165,7 +169,7 @@ package struct MailComposer {
     ///    split the counters over several mails. Never a cut document.
     func fitted(_ sections: inout [Section], metrics: [Metric], charts: [[CompactLineChart]], images: [MIMEPart.Image]) async throws -> String {
         func render(_ sections: [Section]) -> String {
-            Self.htmlText(sections.map { Self.htmlSection($0, metrics: metrics) }, charts: charts, images: images)
+            MailReport.htmlText(sections.map { MailReport.htmlSection($0, metrics: metrics) }, charts: charts, images: images)
         }
         var html = render(sections)
         while html.utf8.count > Self.htmlBudget, let first = sections.first, let coarser = Self.coarser(than: first.grouping, range: first.current) {
@@ -200,57 +204,6 @@ package struct MailComposer {
         }
     }
 
-    /// A section's table as CSV (the file attached when the HTML leaves it out): what
-    /// `metrika report --group … --csv` writes for the same days.
-    static func csv(_ section: Section) throws -> Data {
-        let memory = OutputWriter()
-        let sink = ReportCSVSink(output: memory)
-        try sink.begin(layout(section, metrics: section.metrics))
-        sink.beginSection(counter: section.counter, sampling: nil)
-        try sink.append(section.rows)
-        sink.endSection(totals: section.totals, missingDays: section.missingDays)
-        sink.end()
-        return Data(memory.text.utf8)
-    }
-
-    static func layout(_ section: Section, metrics: [Metric]) -> ReportLayout {
-        ReportLayout(dimensions: [], metrics: metrics, period: section.current, grouping: section.grouping, multipleCounters: false, raw: false)
-    }
-
-    /// The `metrika report` command line that shows a section's table.
-    /// The `metrika report` that prints a left-out table: its days and grouping, and its metrics and
-    /// currency when they are not the defaults (the CSV attached holds `purchases,revenue_usd`, so
-    /// must the command).
-    package static func reportCommand(_ section: Section) -> String {
-        var command = "metrika report --counter \(section.counter.id) --from \(section.current.from.iso) --to \(section.current.to.iso) --group \(section.grouping)"
-        if section.metrics.map(\.apiName) != Metric.everyday.map(\.apiName) {
-            command += " --metrics " + section.metrics.map(\.shortName).joined(separator: ",")
-        }
-        if let currency = section.metrics.compactMap(\.currency).first { command += " --currency \(currency.code)" }
-        return command
-    }
-
-    // MARK: - Content
-
-    package static func chartName(_ section: Section) -> String {
-        "metrika-\(section.counter.id)-\(section.current.from.iso)_\(section.current.to.iso)"
-    }
-
-    /// A counter's part of the HTML, as `report --format html` builds it: the same summary, charts and
-    /// table, compared with the previous window.
-    package static func htmlSection(_ section: Section, metrics: [Metric]) -> HTMLReportSection {
-        var report = HTMLReportSection(counter: section.counter, layout: layout(section, metrics: metrics), rows: section.rows, totals: section.totals,
-                                       previous: Report.Previous(period: section.previous, values: section.previousTotals),
-                                       comparisonColumns: false, missingDays: section.missingDays, dailyRows: section.dailyRows)
-        report.compactSummary = section.compactSummary
-        if section.tableLeftOut {
-            let by = section.grouping == .day ? "day" : section.grouping == .week ? "week" : "month"
-            // Short: this line is what a mail of many counters is made of.
-            report.tableLeftOut = "Table by \(by) left out so that Gmail does not clip this mail: attached as \(chartName(section)).csv; \(reportCommand(section)) shows it."
-        }
-        return report
-    }
-
     /// The charts the HTML part shows, one per chart metric and counter, in order: PNG at 2×, which
     /// every mail reader displays (Gmail and Outlook drop SVG images). Without a working rasterizer
     /// the mail still goes out, with the SVGs inline and one warning line, because a cron mail without
@@ -267,7 +220,7 @@ package struct MailComposer {
         var images: [MIMEPart.Image] = []
         for (index, section) in sections.enumerated() {
             for (number, chart) in charts[index].enumerated() {
-                let name = "\(chartName(section))-\(chart.series.metric.columnName)"
+                let name = "\(MailReport.chartName(section))-\(chart.series.metric.columnName)"
                 let contentID = "chart-\(section.counter.id)-\(number + 1).\(seedTag)@metrika"
                 if let png = pngs?[index][number] {
                     images.append(MIMEPart.Image(data: png, mediaType: "image/png", filename: name + ".png", contentID: contentID))
@@ -278,111 +231,4 @@ package struct MailComposer {
         }
         return images
     }
-
-    package struct Section {
-        package var counter: Counter
-        package var current: DateRange
-        package var previous: DateRange
-        /// The table's metrics, money in the section's currency.
-        package var metrics: [Metric]
-        /// How the table's rows are grouped.
-        package var grouping: Grouping
-        package var rows: [Report.Row]
-        /// The rows by day, which the charts draw.
-        package var dailyRows: [Report.Row]
-        package var totals: [Quantity]
-        package var previousTotals: [Quantity]
-        package var missingDays: [Day]
-        package var svg: Data
-        /// The HTML leaves the table out (the byte budget); the CSV attachment holds it.
-        package var tableLeftOut = false
-        /// The HTML shows the summary as one line (the byte budget, once every table gave way).
-        package var compactSummary = false
-    }
-
-    package static func defaultSubject(_ sections: [Section]) -> String {
-        let names = sections.map { $0.counter.displayName }.joined(separator: ", ")
-        guard let first = sections.first else { return "Metrika" }
-        return "Metrika: \(names), \(first.current.from.iso) – \(first.current.to.iso)"
-    }
-
-    /// A total as the table shows it: exact counts, `%` with one decimal, mm:ss, two decimals, money
-    /// to the kopeck with its sign (`1 250 000.00 ₽`).
-    package static func format(_ quantity: Quantity) -> String {
-        guard let value = quantity.value else { return "—" }
-        switch quantity.unit {
-        case .count: return grouped(ChartNumber.fixed(value, decimals: 0))
-        default: return ChartValueFormat.label(value, unit: quantity.unit, currency: quantity.currency)
-        }
-    }
-
-    /// Digits in groups of three, separated by spaces like the report table: `73920` → `73 920`.
-    package static func grouped(_ digits: String) -> String {
-        let sign = digits.hasPrefix("-") ? "-" : ""
-        let body = Array(digits.dropFirst(sign.count))
-        var result = ""
-        for (index, digit) in body.enumerated() {
-            if index > 0, (body.count - index) % 3 == 0 { result.append(" ") }
-            result.append(digit)
-        }
-        return sign + result
-    }
-
-    /// The change from `before` to `now`, as `report --compare` shows it (MetrikaModel's `Change`):
-    /// relative for counts and durations, percentage points for percentages.
-    package static func change(from before: Quantity, to now: Quantity) -> String {
-        Change(from: before, to: now).text()
-    }
-
-    package static func changeTable(_ section: Section, metrics: [Metric]) -> TextTable {
-        var table = TextTable(columns: [
-            .init("Metric"), .init(section.current.from.iso + " – " + section.current.to.iso, alignment: .right),
-            .init(section.previous.from.iso + " – " + section.previous.to.iso, alignment: .right), .init("Change", alignment: .right),
-        ])
-        for (index, metric) in metrics.enumerated() where index < section.totals.count && index < section.previousTotals.count {
-            table.append([metric.title, format(section.totals[index]), format(section.previousTotals[index]),
-                          change(from: section.previousTotals[index], to: section.totals[index])])
-        }
-        return table
-    }
-
-    package static func plainText(_ sections: [Section], metrics: [Metric], files: [String]) throws -> String {
-        var text = ""
-        for (section, file) in zip(sections, files) {
-            let memory = OutputWriter()
-            let sink = ReportTableSink(output: memory, maxWidth: nil)
-            sink.begin(layout(section, metrics: metrics))
-            sink.beginSection(counter: section.counter, sampling: nil)
-            sink.append(section.rows)
-            try sink.endSection(totals: section.totals, missingDays: section.missingDays)
-            sink.end()
-            text += memory.text
-            text += "\nChange against the previous \(section.current.dayCount) days:\n\n"
-            text += changeTable(section, metrics: metrics).render()
-            if !section.missingDays.isEmpty {
-                text += "\nNo history for \(section.missingDays.count) day(s): run `metrika sync` before mailing.\n"
-            }
-            text += "\nChart: \(file) (attached).\n\n"
-        }
-        text += "-- \nSent by metrika \(MetrikaVersion.current).\n"
-        return text
-    }
-
-    /// The HTML part: the shared report page (`HTMLReportPage`), each chart an `<img>` of its inline
-    /// image, whose alt text is the chart's message (`Visits fell 12.0% to 3 085`).
-    package static func htmlText(_ reports: [HTMLReportSection], charts: [[CompactLineChart]], images: [MIMEPart.Image]) -> String {
-        var remaining = images[...]
-        let sections = zip(reports, charts).map { report, sectionCharts in
-            let figures = sectionCharts.map { chart -> HTMLReportPage.Figure in
-                let image = remaining.popFirst()
-                return .image(source: "cid:" + (image?.contentID ?? ""), alt: chart.message, width: CompactLineChart.width, height: chart.height)
-            }
-            return report.section(figures: figures)
-        }
-        let title = "Metrika: " + reports.map { $0.counter.displayName }.joined(separator: ", ")
-        return HTMLReportPage(title: title, sections: sections, footer: "Sent by metrika \(MetrikaVersion.current)", maxWidth: mailWidth).render()
-    }
-
-    /// The widest the mail grows on a desktop: two 360 px charts, or two blocks of the table, side by side.
-    package static let mailWidth = 760
 }

@@ -117,7 +117,7 @@ final class AlertPeers: @unchecked Sendable {
         #expect(lines.contains { $0.hasPrefix("520005 Половина трафика: visits ") && $0.contains("(-") })
         // A shop whose orders went on while their worth fell to a third: revenue, as money.
         let shop = try #require(lines.first { $0.hasPrefix("520007 ") }, "\(first.stdout)")
-        #expect(shop.range(of: #"^520007 Обувной магазин «Шаг»: revenue \d+\.\d\d ₽ on Sun 2026-11-29, expected ~\d+ ₽ \(-\d+%\)$"#, options: .regularExpression) != nil, "\(shop)")
+        #expect(shop.range(of: #"^520007 Обувной магазин «Шаг»: revenue \d{1,3}( \d{3})*\.\d\d ₽ on Sun 2026-11-29, expected ~\d{1,3}( \d{3})* ₽ \(-\d+%\)$"#, options: .regularExpression) != nil, "\(shop)")
         #expect(!first.stdout.contains("purchases"), "its purchases went on as usual")
         #expect(!first.stdout.contains("520001"), "an ordinary quiet Sunday of a seasonal shop is no alert")
         #expect(!first.stdout.contains("Звонок"), "a goal reached 2 times a day that reaches 0 is noise")
@@ -289,7 +289,7 @@ final class AlertPeers: @unchecked Sendable {
         let usd = try metrika(["alert", "--counter", "520007,520001", "--dry-run", "--currency", "USD"], environment: environment)
         #expect(usd.status == 0, "\(usd.stderr)")
         #expect(usd.stdoutLines.count == 1, "\(usd.stdout)")
-        #expect(usd.stdout.range(of: #"^520007 Обувной магазин «Шаг»: revenue \d+\.\d\d \$ on Sun 2026-11-29, expected ~\d+ \$ \(-\d+%\)\n$"#, options: .regularExpression) != nil, "\(usd.stdout)")
+        #expect(usd.stdout.range(of: #"^520007 Обувной магазин «Шаг»: revenue \d{1,3}( \d{3})*\.\d\d \$ on Sun 2026-11-29, expected ~\d{1,3}( \d{3})* \$ \(-\d+%\)\n$"#, options: .regularExpression) != nil, "\(usd.stdout)")
         let asked = try peers.api.requests().filter { ($0["path"] as? String) == "/stat/v1/data" }.compactMap { $0["query"] as? String }
         #expect(asked.contains { $0.contains("ids=520007") && $0.contains("ecommerceUSDConvertedRevenue") })
         #expect(!asked.contains { $0.contains("ids=520001") && $0.contains("Revenue") }, "a counter without purchases gets no revenue request")

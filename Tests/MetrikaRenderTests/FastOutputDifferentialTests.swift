@@ -63,7 +63,7 @@ struct FastOutputDifferentialTests {
                 let expected = DecimalText.format(value, fractionDigits: digits)
                 #expect(text == expected, "\(value) with \(digits) digits")
                 if text != expected { return }
-                #expect(Self.fast({ ValueBytes.fixed(value, fractionDigits: digits, grouping: true, into: $0) }) == ValueFormatter.group(expected))
+                #expect(Self.fast({ ValueBytes.fixed(value, fractionDigits: digits, grouping: true, into: $0) }) == DigitGroups.group(expected))
             }
         }
     }

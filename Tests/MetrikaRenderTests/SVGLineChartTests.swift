@@ -292,7 +292,7 @@ struct SVGLineChartTests {
         (0.0, MetricUnit.count, "0"), (950, .count, "950"), (999.6, .count, "1k"), (1234, .count, "1.2k"), (9960, .count, "10k"),
         (12_345, .count, "12k"), (999_950, .count, "1M"), (1_234_567, .count, "1.2M"), (45_600_000, .count, "46M"),
         (17.777, .percent, "17.8%"), (100, .percent, "100.0%"), (95, .seconds, "01:35"), (3725, .seconds, "1:02:05"),
-        (59.6, .seconds, "01:00"), (2.345, .pagesPerVisit, "2.35"), (1.5, .number, "1.5"),
+        (59.6, .seconds, "01:00"), (2.345, .pagesPerVisit, "2.35"), (1.5, .number, "1.50"),
     ]
 
     @Test(arguments: labelCases)
@@ -304,9 +304,10 @@ struct SVGLineChartTests {
         (12.345, 1, "12.3"), (12.35, 1, "12.4"), (-0.04, 1, "0.0"), (-1.25, 1, "-1.3"), (0.5, 0, "1"), (7, 2, "7.00"), (1e20, 0, "100000000000000000000"),
     ]
 
+    /// Charts' figures are `DecimalText`'s, the one rounding rule (no locale, no `printf`).
     @Test(arguments: fixedCases)
     func fixedPrecisionWithoutLocale(_ value: Double, _ decimals: Int, _ expected: String) {
-        #expect(ChartNumber.fixed(value, decimals: decimals) == expected)
+        #expect(DecimalText.format(value, fractionDigits: decimals) == expected)
     }
 
     @Test func coordinatesDropATrailingZero() {

@@ -172,6 +172,11 @@ import Testing
         #expect(AlertText.approximate(2.5) == "2.5")
         #expect(AlertText.approximate(583) == "580")
         #expect(AlertText.approximate(879.5) == "880")
+        // Grouped by the one grouper, as the table's numbers are.
+        #expect(AlertText.approximate(241_380) == "240 000")
+        #expect(AlertText.approximate(999.6) == "1 000")
+        #expect(AlertText.number(3085) == "3 085")
+        #expect(AlertText.number(2.25) == "2.3", "the one rounding rule: half away from zero")
     }
 
     @Test func theLineSaysCounterMetricDayValueExpectationAndChange() {
@@ -244,9 +249,9 @@ import Testing
     @Test func moneyReadsAsMoneyInTheLineAndTheWebhook() throws {
         let rub = Metric.revenue.inCurrency(Currency(code: "RUB")!)
         let finding = shopFinding(rub, .alert(.drop), value: 77_035.78, expected: 241_380)
-        #expect(AlertText.line(finding) == "520007 Обувной магазин «Шаг»: revenue 77035.78 ₽ on Sun 2026-11-29, expected ~240000 ₽ (-68%)")
+        #expect(AlertText.line(finding) == "520007 Обувной магазин «Шаг»: revenue 77 035.78 ₽ on Sun 2026-11-29, expected ~240 000 ₽ (-68%)")
         let usd = shopFinding(Metric.revenue.inCurrency(Currency(code: "USD")!), .alert(.drop), value: 855.9, expected: 2_682)
-        #expect(AlertText.line(usd).contains("revenue 855.90 $ on Sun 2026-11-29, expected ~2700 $ (-68%)"))
+        #expect(AlertText.line(usd).contains("revenue 855.90 $ on Sun 2026-11-29, expected ~2 700 $ (-68%)"))
         let body = try JSONSerialization.jsonObject(with: AlertText.webhookBody([finding, shopFinding(.purchases, .alert(.rise), value: 120, expected: 60)])) as? [String: Any]
         let alerts = body?["alerts"] as? [[String: Any]] ?? []
         #expect(alerts.first?["unit"] as? String == "money" && alerts.first?["currency"] as? String == "RUB" && alerts.first?["value"] as? Double == 77_035.78)
@@ -255,7 +260,7 @@ import Testing
         let odd = try JSONSerialization.jsonObject(with: AlertText.webhookBody([shopFinding(rub, .alert(.drop), value: 1, expected: 241_248.305_5)])) as? [String: Any]
         #expect((odd?["alerts"] as? [[String: Any]])?.first?["expected"] as? Double == 241_248.31)
         // The chart's alt text names the counter and what happened.
-        #expect(AlertText.chartDescription(finding) == "revenue of Обувной магазин «Шаг», last five weeks: 77035.78 ₽ on Sun 2026-11-29, expected ~240000 ₽ (-68%)")
+        #expect(AlertText.chartDescription(finding) == "revenue of Обувной магазин «Шаг», last five weeks: 77 035.78 ₽ on Sun 2026-11-29, expected ~240 000 ₽ (-68%)")
     }
 
     @Test func revenueThatFellWithThePurchasesIsTheirEcho() {

@@ -77,12 +77,12 @@ struct MailComposerTests {
         let request = MailComposer.Request(counterIDs: [1001], window: .period(.lastWeek), metrics: metrics,
                                            sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("a@example.com")], subject: nil)
         let sections = try await composer.sections(request)
-        let report = MailComposer.htmlSection(try #require(sections.first), metrics: metrics)
+        let report = MailReport.htmlSection(try #require(sections.first), metrics: metrics)
         let charts = [report.lineCharts(metrics: request.chartMetrics)]
         let images = try MailComposer.inlineImages(sections, charts: charts, seedTag: "t", rasterizer: rasterizer, activity: RecordedActivity())
         #expect(rasterizer.calls.count == 2 && rasterizer.calls.allSatisfy { $0.scale == 2 && $0.svg.contains("width=\"360\"") })
         #expect(images.map(\.mediaType) == ["image/png", "image/png"])
-        let html = MailComposer.htmlText([report], charts: charts, images: images)
+        let html = MailReport.htmlText([report], charts: charts, images: images)
         for (index, metric) in metrics.enumerated() {
             let section = sections[0]
             let value = ValueFormatter.format(section.totals[index], grouping: true, missing: "—")
@@ -237,9 +237,9 @@ struct MailComposerTests {
         var section = MailComposer.Section(counter: Counter(id: 1001, name: "Shop", site: "s.example"), current: range, previous: range,
                                            metrics: Metric.everyday, grouping: .week, rows: [], dailyRows: [], totals: [], previousTotals: [],
                                            missingDays: [], svg: Data())
-        #expect(MailComposer.reportCommand(section) == "metrika report --counter 1001 --from 2026-09-01 --to 2026-11-28 --group week")
+        #expect(MailReport.reportCommand(section) == "metrika report --counter 1001 --from 2026-09-01 --to 2026-11-28 --group week")
         section.metrics = [.visits, .purchases, Metric.revenue.inCurrency(Currency(code: "USD")!)]
-        #expect(MailComposer.reportCommand(section) == "metrika report --counter 1001 --from 2026-09-01 --to 2026-11-28 --group week --metrics visits,purchases,revenue --currency USD")
+        #expect(MailReport.reportCommand(section) == "metrika report --counter 1001 --from 2026-09-01 --to 2026-11-28 --group week --metrics visits,purchases,revenue --currency USD")
     }
 }
 

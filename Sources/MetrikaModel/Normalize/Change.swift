@@ -19,11 +19,13 @@ package enum Change: Hashable, Sendable {
             return
         }
         if current.unit == .percent {
-            self = .points(new - old)
+            self = (new - old).isFinite ? .points(new - old) : .missing
         } else if old == 0 {
             self = new == 0 ? .relative(0) : .fromZero
         } else {
-            self = .relative((new - old) / abs(old) * 100)
+            // Two finite values can still overflow (1e308 after -1e308): no number, not a made-up one.
+            let ratio = (new - old) / abs(old) * 100
+            self = ratio.isFinite ? .relative(ratio) : .missing
         }
     }
 
@@ -47,8 +49,10 @@ package enum Change: Hashable, Sendable {
     }
 
     /// One decimal with an explicit sign; a value that rounds to zero has none (neither up nor down).
+    /// Rounded by the one rule (`DecimalText`): a change of 12.25% reads `+12.3%` everywhere.
     static func signed(_ value: Double) -> String {
-        let text = ChartNumber.fixed(value, decimals: 1)
+        guard value.isFinite else { return "0.0" }
+        let text = DecimalText.format(value, fractionDigits: 1)
         if text == "0.0" || text == "-0.0" { return "0.0" }
         return value > 0 ? "+" + text : text
     }

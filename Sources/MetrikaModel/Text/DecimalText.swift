@@ -1,4 +1,6 @@
-/// Exact decimal text for doubles, independent of locale and of `printf` rounding.
+/// Exact decimal text for doubles, independent of locale and of `printf` rounding: the one rounding
+/// rule of every number metrika writes for people (tables, CSV, charts' labels, HTML, mail, alert
+/// lines, `--compare` changes).
 ///
 /// Rounding rule (documented in docs/reports.md): a value is first written as the shortest decimal
 /// that reads back as the same double (what the API sent, e.g. `2.385`), and that decimal is rounded
@@ -60,6 +62,16 @@ package enum DecimalText {
         }
         if negative && nonZero { bytes.insert(UInt8(ascii: "-"), at: 0) }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `format(value, fractionDigits: maxFractionDigits)` without trailing fractional zeros or a bare
+    /// point (`1.50` → `1.5`, `2.00` → `2`): charts' axis labels and short figures. Same rounding.
+    package static func trimmed(_ value: Double, maxFractionDigits: Int) -> String {
+        var text = format(value, fractionDigits: maxFractionDigits)
+        guard text.utf8.contains(UInt8(ascii: ".")) else { return text }
+        while text.utf8.last == UInt8(ascii: "0") { text.removeLast() }
+        if text.utf8.last == UInt8(ascii: ".") { text.removeLast() }
+        return text
     }
 
     /// The shortest exact decimal of `value`, without exponent and without a trailing `.0`

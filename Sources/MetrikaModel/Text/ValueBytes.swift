@@ -19,8 +19,7 @@ package enum ValueBytes {
     private static let powersOfTen: [Double] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000]
     private static let zero = UInt8(ascii: "0")
 
-    /// `DecimalText.format(value, fractionDigits:)`, grouped in threes with spaces like
-    /// `ValueFormatter.group` when `grouping` is set.
+    /// `DecimalText.format(value, fractionDigits:)`, grouped by `DigitGroups` when `grouping` is set.
     package static func fixed(_ value: Double, fractionDigits: Int, grouping: Bool = false, into out: UnsafeMutablePointer<UInt8>) -> Int? {
         guard let rounded = roundedMagnitude(value, fractionDigits: fractionDigits) else { return nil }
         return writeDecimal(rounded, negative: value < 0 && rounded != 0, fractionDigits: fractionDigits, grouping: grouping, into: out)
@@ -149,14 +148,16 @@ package enum ValueBytes {
             }
             let integerDigits = digitCount - fractionDigits
             var index = digitCount - 1
-            for position in 0..<integerDigits {
-                if grouping && position > 0 && (integerDigits - position) % 3 == 0 {
-                    out[count] = UInt8(ascii: " ")
+            if grouping {
+                // The one grouper, as the String path groups (`DigitGroups.group`).
+                count += DigitGroups.write(count: integerDigits, into: out + count) { digits[digitCount - 1 - $0] }
+                index -= integerDigits
+            } else {
+                for _ in 0..<integerDigits {
+                    out[count] = digits[index]
                     count += 1
+                    index -= 1
                 }
-                out[count] = digits[index]
-                count += 1
-                index -= 1
             }
             if fractionDigits > 0 {
                 out[count] = UInt8(ascii: ".")

@@ -1,5 +1,10 @@
-/// Turns values with units into the text a person reads (tables, charts, normalized CSV) or the
-/// API's own numbers (`--raw`, JSON).
+/// Turns values with units into the text a person reads or the API's own numbers (`--raw`, JSON).
+///
+/// The one number text: the table, CSV, charts' value labels and alt text, the HTML page, the mail
+/// and alert lines all write a value through `format` (or `ValueBytes`, its byte-for-byte fast path),
+/// so one value reads the same everywhere — rounded by `DecimalText`'s one rule (the shortest decimal,
+/// half away from zero: 2.385 → `2.39`), grouped by the one grouper (`DigitGroups`). CSV differs only
+/// where docs/reports.md says (no grouping, no currency sign, `h:mm:ss` always).
 package enum ValueFormatter {
     /// What a missing value (`null`) looks like in a table.
     package static let missingInTable = "—"
@@ -16,7 +21,7 @@ package enum ValueFormatter {
         switch quantity.unit {
         case .count:
             let text = DecimalText.format(value, fractionDigits: 0)
-            return grouping ? group(text) : text
+            return grouping ? DigitGroups.group(text) : text
         case .percent:
             return DecimalText.format(value, fractionDigits: 1) + "%"
         case .seconds:
@@ -25,10 +30,10 @@ package enum ValueFormatter {
             return DecimalText.format(value, fractionDigits: 2)
         case .number:
             let text = DecimalText.format(value, fractionDigits: 2)
-            return grouping ? group(text) : text
+            return grouping ? DigitGroups.group(text) : text
         case .money:
             let text = DecimalText.format(value, fractionDigits: 2)
-            let number = grouping ? group(text) : text
+            let number = grouping ? DigitGroups.group(text) : text
             guard currencySign, let currency = quantity.currency else { return number }
             return number + " " + currency.sign
         }
@@ -54,25 +59,6 @@ package enum ValueFormatter {
         let sign = negative && total > 0 ? "-" : ""
         if hours > 0 || alwaysHours { return "\(sign)\(hours):\(two(minutes)):\(two(secs))" }
         return "\(sign)\(two(minutes)):\(two(secs))"
-    }
-
-    /// Groups the integer part of a plain decimal in threes with spaces: `1234567.5` → `1 234 567.5`.
-    package static func group(_ text: String) -> String {
-        var sign = ""
-        var body = Substring(text)
-        if body.first == "-" {
-            sign = "-"
-            body = body.dropFirst()
-        }
-        let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let integer = Array(parts[0])
-        var grouped = ""
-        for (index, character) in integer.enumerated() {
-            if index > 0 && (integer.count - index) % 3 == 0 { grouped.append(" ") }
-            grouped.append(character)
-        }
-        if parts.count > 1 { grouped += "." + parts[1] }
-        return sign + grouped
     }
 
     private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }

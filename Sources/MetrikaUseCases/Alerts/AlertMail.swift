@@ -58,7 +58,7 @@ package enum AlertMail {
             case .alert: color = "#B00020"
             case .backToNormal: color = "#1B7F3B"
             }
-            html += "<p style=\"margin: 16px 0 4px; color: \(color); font-weight: bold;\">\(e(AlertText.line(finding)))</p>\n"
+            html += "<p style=\"margin: 16px 0 4px; color: \(color); font-weight: bold;\">\(HTMLText.prose(AlertText.line(finding)))</p>\n"
             if let image {
                 html += "<p style=\"margin: 0;\"><img src=\"cid:\(XMLEscape.attribute(image.contentID ?? ""))\" alt=\"\(XMLEscape.attribute(AlertText.chartDescription(finding)))\" width=\"360\" style=\"max-width:100%;height:auto\"></p>\n"
             }

@@ -49,37 +49,48 @@ package enum AlertText {
     /// `Sun 2026-11-29`.
     package static func dayText(_ day: Day) -> String { AlertCheck.weekdayName(day) + " " + day.iso }
 
-    /// A count as a plain integer (no grouping: a line is for scripts too).
+    /// A count as the table writes it, whole and grouped (`3 085`); below 100 a fraction keeps one
+    /// decimal (a median of an even count: `2.5`). The one number text (`ValueFormatter`), so a line
+    /// reads as the report's table and the mail do.
     package static func number(_ value: Double) -> String {
-        value == value.rounded() || abs(value) >= 100 ? String(Int(value.rounded())) : ChartNumber.fixed(value, decimals: 1)
+        guard value.isFinite else { return ValueFormatter.missingInTable }
+        let whole = DecimalText.format(value, fractionDigits: 0)
+        if abs(value) >= 100 || Double(whole) == value { return ValueFormatter.format(Quantity(value, unit: .count), grouping: true, missing: whole) }
+        return DecimalText.format(value, fractionDigits: 1)
     }
 
-    /// A day's value in the metric's unit: a count as `number` does, money to the kopeck with its
-    /// currency's sign (`18250.40 ₽`; ungrouped like counts: a line is for scripts too).
+    /// A day's value in the metric's unit: a count as `number` does, money as the table writes it, to
+    /// the kopeck, grouped, with its currency's sign (`18 250.40 ₽`).
     package static func value(_ value: Double, of metric: Metric) -> String {
         guard metric.unit == .money else { return number(value) }
-        return ValueFormatter.format(Quantity(value, unit: .money, currency: metric.currency), grouping: false, missing: "", currencySign: true)
+        return ValueFormatter.format(Quantity(value, unit: .money, currency: metric.currency), grouping: true, missing: ValueFormatter.missingInTable, currencySign: true)
     }
 
-    /// The expected value in the metric's unit, as people say it (`580`, `61000 ₽`).
+    /// The expected value in the metric's unit, as people say it (`580`, `61 000 ₽`).
     package static func expected(_ value: Double, of metric: Metric) -> String {
         guard metric.unit == .money, let currency = metric.currency else { return approximate(value) }
         return approximate(value) + " " + currency.sign
     }
 
-    /// The expected value as people say it: two significant digits from 100 up (583 → 580), whole
-    /// numbers below, one decimal below 10 when it has one (a median of an even count: 2.5).
+    /// The expected value as people say it: two significant digits from 100 up (583 → 580, 240 123 →
+    /// `240 000`), whole numbers below, one decimal below 10 when it has one (a median of an even
+    /// count: 2.5). Rounded by the one rule and grouped by the one grouper, as the table's numbers are.
     package static func approximate(_ value: Double) -> String {
-        guard value >= 100 else { return value >= 10 ? String(Int(value.rounded())) : number(value) }
-        let magnitude = pow(10, (log10(value)).rounded(.down) - 1)
-        return String(Int((value / magnitude).rounded() * magnitude))
+        guard value.isFinite else { return ValueFormatter.missingInTable }
+        guard value >= 100 else { return value >= 10 ? DecimalText.format(value, fractionDigits: 0) : number(value) }
+        // The two leading digits, rounded, then zeros for the rest: 583 → `58` → `580`.
+        let zeros = Int(log10(value).rounded(.down)) - 1
+        var power = 1.0
+        for _ in 0..<zeros { power *= 10 }
+        let leading = DecimalText.format(value / power, fractionDigits: 0)
+        return DigitGroups.group(leading + String(repeating: "0", count: zeros))
     }
 
     /// `-67%`, `+133%`; `new` when nothing was expected.
     package static func changeText(_ judgement: AlertJudgement) -> String {
-        guard let change = judgement.changePercent else { return "new" }
-        let rounded = Int(change.rounded())
-        return (rounded > 0 ? "+" : "") + "\(rounded)%"
+        guard let change = judgement.changePercent, change.isFinite else { return "new" }
+        let rounded = DecimalText.format(change, fractionDigits: 0)
+        return (change > 0 && rounded != "0" ? "+" : "") + rounded + "%"
     }
 
     // MARK: - Webhook
