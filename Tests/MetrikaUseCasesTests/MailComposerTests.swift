@@ -198,8 +198,9 @@ struct MailComposerTests {
                 let line = try #require(part.range(of: "metrika report --counter \(id) --from ")).upperBound
                 let words = part[line...].split(separator: " ").prefix(5).map(String.init)
                 try #require(words.count == 5 && words[1] == "--to" && words[3] == "--group", "\(words)")
+                let grouping: Grouping = try #require(Grouping(rawValue: words[4].trimmingCharacters(in: CharacterSet(charactersIn: "."))))
                 let report = try ReportRequest(counterIDs: [id], from: .absolute(day(words[0])), to: .absolute(day(words[2])),
-                                           grouping: try #require(Grouping(rawValue: words[4].trimmingCharacters(in: CharacterSet(charactersIn: ".")))), offline: true)
+                                           grouping: grouping, offline: true)
                 let memory = OutputWriter()
                 let offline = HistoryLoader(store: try HistoryStore(path: database.path), client: nil, now: { testNow }, unsettledDays: 2)
                 try await HistoryReport(request: report, loader: offline, activity: RecordedActivity()).run(into: ReportCSVSink(output: memory))
