@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaModel
 import MetrikaStore
+import MetrikaSystem
 import MetrikaUseCases
 
 // The run's history database: where it is (`--db`, METRIKA_DB, the XDG default), opening it, and
@@ -38,7 +39,7 @@ extension Session {
         let store = try HistoryStore(path: databasePath)
         if let text = context.environment["METRIKA_DB_MAX_PAGES"], !text.isEmpty {
             guard let pages = Int(text), pages > 0 else {
-                throw SimpleFailure("METRIKA_DB_MAX_PAGES must be a positive number of pages, not '\(TerminalText.quote(text))'", exitCode: ExitCode.config)
+                throw ConfigError.badVariable(variable: "METRIKA_DB_MAX_PAGES", value: text, expected: "a positive number of pages")
             }
             try store.limitPages(to: pages)
         }

@@ -92,7 +92,7 @@ final class Session: @unchecked Sendable {
             // Checked here, where the variable can be named: the command would blame --counter.
             let ids = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             guard ids.allSatisfy({ Int($0).map { $0 > 0 } ?? false }) else {
-                throw SimpleFailure("METRIKA_COUNTER '\(TerminalText.quote(text))' is not a counter id (a positive whole number, or several joined by commas); fix or unset it.", exitCode: ExitCode.config)
+                throw ConfigError.badCounterVariable(value: text)
             }
             return (ids, "METRIKA_COUNTER")
         }
@@ -116,13 +116,13 @@ final class Session: @unchecked Sendable {
     static func baseURL(_ value: String?, variable: String, fallback: String) throws -> URL {
         let text = (value?.isEmpty == false ? value! : fallback).trimmingCharacters(in: .whitespaces)
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
-            throw SimpleFailure("\(variable) '\(text)' is not an http(s) URL. Set it like https://api-metrika.yandex.net or unset it.", exitCode: ExitCode.config)
+            throw ConfigError.badBaseURL(variable: variable, value: text, problem: .notHTTP)
         }
         guard url.query == nil, url.user == nil, url.password == nil else {
-            throw SimpleFailure("\(variable) must be a plain base URL without query or credentials.", exitCode: ExitCode.config)
+            throw ConfigError.badBaseURL(variable: variable, value: text, problem: .notPlain)
         }
         if let port = url.port, !(1...65_535).contains(port) {
-            throw SimpleFailure("\(variable) '\(text)' has port \(port); a port is 1 to 65535.", exitCode: ExitCode.config)
+            throw ConfigError.badBaseURL(variable: variable, value: text, problem: .port(port))
         }
         return url
     }
@@ -131,7 +131,7 @@ final class Session: @unchecked Sendable {
     func requestTimeout() throws -> Double {
         guard let text = context.environment["METRIKA_TIMEOUT"], !text.isEmpty else { return 30 }
         guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
-            throw SimpleFailure("METRIKA_TIMEOUT must be a number of seconds above 0 and at most 600, not '\(text)'.", exitCode: ExitCode.config)
+            throw ConfigError.badVariable(variable: "METRIKA_TIMEOUT", value: text, expected: "a number of seconds above 0 and at most 600")
         }
         return seconds
     }
@@ -143,7 +143,7 @@ final class Session: @unchecked Sendable {
             return HTTPRequest.defaultMaxResponseBytes
         }
         guard let bytes = Self.parseByteSize(text), bytes >= 1 << 10, bytes <= 1 << 32 else {
-            throw SimpleFailure("METRIKA_MAX_RESPONSE must be a size between 1K and 4G (bytes, or with K, M, G), not '\(text)'.", exitCode: ExitCode.config)
+            throw ConfigError.badVariable(variable: "METRIKA_MAX_RESPONSE", value: text, expected: "a size between 1K and 4G (bytes, or with K, M, G)")
         }
         return bytes
     }

@@ -78,6 +78,35 @@ struct SessionTests {
         let missing = await CLIConventionsTests.run(["goals", "--csv", "--json"])
         #expect(missing.err.hasPrefix("Error: Missing --counter ID"), "\(missing.err)")
     }
+
+    /// Every environment setting a session reads is refused as a `ConfigError` with its case (exit 78),
+    /// never as an untyped failure; the message names the variable and the value.
+    @Test(arguments: [
+        (["METRIKA_TIMEOUT": "0"], ConfigError.badVariable(variable: "METRIKA_TIMEOUT", value: "0", expected: "a number of seconds above 0 and at most 600")),
+        (["METRIKA_MAX_RESPONSE": "12Q"], ConfigError.badVariable(variable: "METRIKA_MAX_RESPONSE", value: "12Q", expected: "a size between 1K and 4G (bytes, or with K, M, G)")),
+        (["METRIKA_COUNTER": "12,x"], ConfigError.badCounterVariable(value: "12,x")),
+        (["METRIKA_API_URL": "ftp://example"], ConfigError.badBaseURL(variable: "METRIKA_API_URL", value: "ftp://example", problem: .notHTTP)),
+        (["METRIKA_API_URL": "https://u:p@example"], ConfigError.badBaseURL(variable: "METRIKA_API_URL", value: "https://u:p@example", problem: .notPlain)),
+        (["METRIKA_API_URL": "https://example:70000"], ConfigError.badBaseURL(variable: "METRIKA_API_URL", value: "https://example:70000", problem: .port(70000))),
+    ])
+    func aBadEnvironmentSettingIsAConfigError(environment: [String: String], expected: ConfigError) throws {
+        let home = try ConfigHome("{}")
+        let session = try Self.session([], home: home, environment: environment)
+        do {
+            _ = try session.defaultCounters()
+            _ = try session.requestTimeout()
+            _ = try session.maxResponseBytes()
+            _ = try session.apiBaseURL()
+            Issue.record("\(environment) must be refused")
+        } catch let error as ConfigError {
+            #expect(error == expected)
+            #expect(error.exitCode == ExitCode.config)
+            let variable = try #require(environment.keys.first)
+            #expect(error.message.hasPrefix(variable), "\(error.message)")
+            // A URL with credentials is not repeated in the message.
+            #expect(!error.message.contains("u:p@"), "\(error.message)")
+        }
+    }
 }
 
 /// Plain http carries the token, the app's secret or a ClickHouse password only to this machine.
@@ -121,4 +150,5 @@ struct PlainHTTPPolicyTests {
         // Only 1 opens the door.
         #expect(throws: ConfigError.self) { _ = try Self.session(["METRIKA_API_URL": "http://x.example", "METRIKA_ALLOW_INSECURE_HTTP": "yes"]).apiBaseURL() }
     }
+
 }

@@ -162,7 +162,7 @@ enum AlertCommand: Command {
             settings.metrics = try names.map { name in
                 guard let metric = Metric.named(name),
                       (metric.unit == .count && (metric.goalID == nil || metric.apiName.hasSuffix("reaches"))) || metric.apiName == Metric.revenue.apiName else {
-                    throw SimpleFailure("\"metrics\" of \"alerts\" in the config file names '\(TerminalText.quote(name))', which is not a metric metrika alert can judge (a count such as visits, pageviews, users, purchases or goal123reaches, or revenue)", exitCode: ExitCode.config)
+                    throw ConfigError.unjudgeableAlertMetric(name: name)
                 }
                 return metric
             }

@@ -3,6 +3,7 @@ import MetrikaAPI
 import MetrikaModel
 import MetrikaRender
 import MetrikaStore
+import MetrikaSystem
 import MetrikaUseCases
 import MetrikaWarehouse
 
@@ -154,7 +155,7 @@ enum LogsCommand: Command {
     static func pollInterval(_ environment: [String: String]) throws -> Double {
         guard let text = environment["METRIKA_LOGS_POLL"], !text.isEmpty else { return 10 }
         guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {
-            throw SimpleFailure("METRIKA_LOGS_POLL must be a number of seconds between 0 and 3600, not '\(text)'.", exitCode: ExitCode.config)
+            throw ConfigError.badVariable(variable: "METRIKA_LOGS_POLL", value: text, expected: "a number of seconds between 0 and 3600")
         }
         return seconds
     }

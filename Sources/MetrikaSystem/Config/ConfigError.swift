@@ -31,6 +31,26 @@ package enum ConfigError: MetrikaFailure, Equatable {
     /// `setting` (`METRIKA_API_URL`, `The ClickHouse URL`) is `url`, plain http to `host`, which is not
     /// this machine: `secret` would cross the network unencrypted (see `PlainHTTPPolicy`).
     case plainHTTP(setting: String, url: String, host: String, secret: String)
+    /// The environment variable `variable` holds `value`, which is not `expected` (`METRIKA_TIMEOUT`:
+    /// "a number of seconds above 0 and at most 600").
+    case badVariable(variable: String, value: String, expected: String)
+    /// `METRIKA_COUNTER` holds `value`, which is not a counter id or a list of them.
+    case badCounterVariable(value: String)
+    /// The URL setting `variable` (`METRIKA_API_URL`, `METRIKA_OAUTH_URL`) is `value`, which is no
+    /// base URL metrika can use, for `problem`.
+    case badBaseURL(variable: String, value: String, problem: URLProblem)
+    /// The config file's `"alerts"` `"metrics"` names `name`, which the alert check cannot judge.
+    case unjudgeableAlertMetric(name: String)
+
+    /// What is wrong with a base URL setting.
+    package enum URLProblem: Sendable, Equatable {
+        /// Not an http(s) URL with a host.
+        case notHTTP
+        /// It has a query or credentials.
+        case notPlain
+        /// Its port is outside 1…65535.
+        case port(Int)
+    }
 
     /// The variable that allows plain http to other hosts (test set-ups only): its value must be `1`.
     package static let allowInsecureHTTPVariable = "METRIKA_ALLOW_INSECURE_HTTP"
@@ -62,6 +82,19 @@ package enum ConfigError: MetrikaFailure, Equatable {
         case .plainHTTP(let setting, let url, let host, let secret):
             return "\(setting) '\(TerminalText.quote(url))' is plain http to \(TerminalText.quote(host)), which is not this machine: "
                 + "\(secret) would cross the network unencrypted. Use https://, or set \(Self.allowInsecureHTTPVariable)=1 for a test set-up."
+        case .badVariable(let variable, let value, let expected):
+            return "\(variable) must be \(expected), not '\(TerminalText.quote(value))'."
+        case .badCounterVariable(let value):
+            return "METRIKA_COUNTER '\(TerminalText.quote(value))' is not a counter id (a positive whole number, or several joined by commas); fix or unset it."
+        case .badBaseURL(let variable, let value, .notHTTP):
+            return "\(variable) '\(TerminalText.quote(value))' is not an http(s) URL. Set it like https://api-metrika.yandex.net or unset it."
+        case .badBaseURL(let variable, _, .notPlain):
+            // The value may hold credentials: it is not repeated.
+            return "\(variable) must be a plain base URL without query or credentials."
+        case .badBaseURL(let variable, let value, .port(let port)):
+            return "\(variable) '\(TerminalText.quote(value))' has port \(port); a port is 1 to 65535."
+        case .unjudgeableAlertMetric(let name):
+            return "\"metrics\" of \"alerts\" in the config file names '\(TerminalText.quote(name))', which is not a metric metrika alert can judge (a count such as visits, pageviews, users, purchases or goal123reaches, or revenue)"
         }
     }
 
