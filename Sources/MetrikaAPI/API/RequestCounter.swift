@@ -1,22 +1,17 @@
-import Foundation
+import Synchronization
 
 /// Thread-safe count of requests sent.
-package final class RequestCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
+package final class RequestCounter: Sendable {
+    private let count = Mutex(0)
 
     package init() {}
 
     package func increment() {
-        lock.lock()
-        count += 1
-        lock.unlock()
+        count.withLock { $0 += 1 }
     }
 
     /// Requests sent so far.
     package var value: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return count
+        count.withLock { $0 }
     }
 }
