@@ -1,14 +1,14 @@
 import Foundation
+import Synchronization
 
 /// The secrets this run knows (the token, the OAuth app's secret, the ClickHouse password), so that
 /// `CLIContext.note` — the one way lines reach stderr — masks them wherever a server quoted them.
 /// Secrets from the environment are always known; a token read from a file is added when resolved.
-package final class KnownSecrets: @unchecked Sendable {
+package final class KnownSecrets: Sendable {
     /// The environment variables whose values are secrets.
     package static let environmentVariables = ["METRIKA_TOKEN", "METRIKA_CLIENT_SECRET", "METRIKA_CLICKHOUSE_PASSWORD", "METRIKA_WEBHOOK_URL"]
 
-    private let lock = NSLock()
-    private var added: [String] = []
+    private let added = Mutex<[String]>([])
 
     /// An empty list (the environment's secrets are passed to `all(environment:)`).
     package init() {}
@@ -16,16 +16,14 @@ package final class KnownSecrets: @unchecked Sendable {
     /// Remembers `secret` (a token read from a file or just obtained) for masking.
     package func add(_ secret: String?) {
         guard let secret, !secret.isEmpty else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        if !added.contains(secret) { added.append(secret) }
+        added.withLock { added in
+            if !added.contains(secret) { added.append(secret) }
+        }
     }
 
     /// Every known secret: the environment's and the ones added.
     package func all(environment: [String: String]) -> [String] {
-        lock.lock()
-        defer { lock.unlock() }
         let fromEnvironment = Self.environmentVariables.compactMap { environment[$0]?.trimmingCharacters(in: .whitespacesAndNewlines) }
-        return (fromEnvironment + added).filter { !$0.isEmpty }
+        return (fromEnvironment + added.withLock { $0 }).filter { !$0.isEmpty }
     }
 }

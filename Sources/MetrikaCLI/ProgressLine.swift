@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaAPI
 import MetrikaModel
+import Synchronization
 
 /// The one line of progress a person at a terminal sees during long work — `sync`'s counter n/N and
 /// requests, a retried request's wait and why, the rows a dimension report has fetched so far — that
@@ -10,24 +11,37 @@ import MetrikaModel
 /// Every line passes `TerminalText` with the known secrets masked (a wait quotes the server's quota
 /// name), and is cut to the terminal's width so it never wraps (a wrapped line cannot be erased).
 /// `CLIContext.note` erases it before writing a line of its own and draws it again after.
-package final class ProgressLine: @unchecked Sendable {
-    private let lock = NSLock()
-    /// The status shown (nil: nothing).
-    private var status: String?
-    /// A retry wait shown after the status, until the request is sent again.
-    private var waiting: RetryWait?
-    /// When the wait began, for the seconds left.
-    private var waitStart: UInt64 = 0
-    /// Redraws the wait once a second, so `waiting 4 s` counts down to 1.
-    private var countdown: (any DispatchSourceTimer)?
-    /// Whether a line is on the screen now.
-    private var drawn = false
-    private var lastDraw: UInt64 = 0
+package final class ProgressLine: Sendable {
+    private struct State {
+        /// The status shown (nil: nothing).
+        var status: String?
+        /// A retry wait shown after the status, until the request is sent again.
+        var waiting: RetryWait?
+        /// When the wait began, for the seconds left.
+        var waitStart: UInt64 = 0
+        /// Redraws the wait once a second, so `waiting 4 s` counts down to 1.
+        var countdown: (any DispatchSourceTimer)?
+        /// Whether a line is on the screen now.
+        var drawn = false
+        var lastDraw: UInt64 = 0
+        var width = 80
+        var isProcessStderr = false
+    }
+
+    private let state = Mutex(State())
+
     /// Columns of the terminal stderr is on (set by `CLIContext.live()`); 80 when unknown.
-    package var width = 80
+    package var width: Int {
+        get { state.withLock { $0.width } }
+        set { state.withLock { $0.width = newValue } }
+    }
+
     /// Whether stderr is the process's file descriptor 2 (`CLIContext.live()`): then SIGINT and
     /// SIGTERM erase a drawn line before the process ends (`ProgressLine.eraseOnSignals`).
-    package var isProcessStderr = false
+    package var isProcessStderr: Bool {
+        get { state.withLock { $0.isProcessStderr } }
+        set { state.withLock { $0.isProcessStderr = newValue } }
+    }
 
     /// Redraws at most this often (a 2,600-counter sync must not cost 2,600 terminal writes a second).
     static let minimumInterval: UInt64 = 100_000_000
@@ -37,45 +51,45 @@ package final class ProgressLine: @unchecked Sendable {
     /// Shows `text` as the status (throttled unless `force`).
     func show(_ text: String, force: Bool, context: CLIContext) {
         guard context.progressEnabled else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        status = text
-        let now = DispatchTime.now().uptimeNanoseconds
-        guard force || !drawn || now - lastDraw >= Self.minimumInterval else { return }
-        lastDraw = now
-        drawLocked(context)
+        state.withLock { state in
+            state.status = text
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard force || !state.drawn || now - state.lastDraw >= Self.minimumInterval else { return }
+            state.lastDraw = now
+            Self.draw(&state, context)
+        }
     }
 
     /// Shows a retry wait, counting its seconds down once a second (nil: the request is being sent
     /// again).
     func wait(_ wait: RetryWait?, context: CLIContext) {
         guard context.progressEnabled else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        waiting = wait
-        waitStart = DispatchTime.now().uptimeNanoseconds
-        countdown?.cancel()
-        countdown = nil
-        if let wait, wait.seconds >= 2 {
-            let timer = DispatchSource.makeTimerSource(queue: .global())
-            timer.schedule(deadline: .now() + 1, repeating: 1)
-            timer.setEventHandler { [weak self] in self?.tick(context) }
-            timer.resume()
-            countdown = timer
-        }
-        if wait == nil && status == nil {
-            eraseLocked(context)
-        } else {
-            drawLocked(context)
+        state.withLock { state in
+            state.waiting = wait
+            state.waitStart = DispatchTime.now().uptimeNanoseconds
+            state.countdown?.cancel()
+            state.countdown = nil
+            if let wait, wait.seconds >= 2 {
+                let timer = DispatchSource.makeTimerSource(queue: .global())
+                timer.schedule(deadline: .now() + 1, repeating: 1)
+                timer.setEventHandler { [weak self] in self?.tick(context) }
+                timer.resume()
+                state.countdown = timer
+            }
+            if wait == nil && state.status == nil {
+                Self.erase(&state, context)
+            } else {
+                Self.draw(&state, context)
+            }
         }
     }
 
     /// One second of a wait has passed: the line again, one second less.
     private func tick(_ context: CLIContext) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard waiting != nil else { return }
-        drawLocked(context)
+        state.withLock { state in
+            guard state.waiting != nil else { return }
+            Self.draw(&state, context)
+        }
     }
 
     /// The wait as shown: `waiting 4 s: quota_requests_by_ip, attempt 2/5`, the seconds those left.
@@ -87,43 +101,45 @@ package final class ProgressLine: @unchecked Sendable {
 
     /// Erases the line and forgets it: the work is done.
     func finish(context: CLIContext) {
-        lock.lock()
-        defer { lock.unlock() }
-        status = nil
-        waiting = nil
-        countdown?.cancel()
-        countdown = nil
-        eraseLocked(context)
+        state.withLock { state in
+            state.status = nil
+            state.waiting = nil
+            state.countdown?.cancel()
+            state.countdown = nil
+            Self.erase(&state, context)
+        }
     }
 
     /// Writes `line` (already a complete stderr line) with the progress erased first and drawn again after.
     func interrupt(with line: String, context: CLIContext) {
-        lock.lock()
-        defer { lock.unlock() }
-        let wasDrawn = drawn
-        eraseLocked(context)
-        context.stderr.write(line)
-        if wasDrawn { drawLocked(context) }
+        state.withLock { state in
+            let wasDrawn = state.drawn
+            Self.erase(&state, context)
+            context.stderr.write(line)
+            if wasDrawn { Self.draw(&state, context) }
+        }
     }
 
-    private func drawLocked(_ context: CLIContext) {
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - waitStart) / 1e9
-        let text = [status, waiting.map { Self.text(of: $0, elapsedSeconds: elapsed) }].compactMap { $0 }.joined(separator: " · ")
-        guard !text.isEmpty else { return eraseLocked(context) }
-        let clean = Self.fit(TerminalText.line(text, hiding: context.secrets.all(environment: context.environment)), columns: max(10, width - 1))
-        if isProcessStderr { Self.eraseOnSignals }
+    /// Draws the line; called with the lock held.
+    private static func draw(_ state: inout State, _ context: CLIContext) {
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - state.waitStart) / 1e9
+        let text = [state.status, state.waiting.map { Self.text(of: $0, elapsedSeconds: elapsed) }].compactMap { $0 }.joined(separator: " · ")
+        guard !text.isEmpty else { return erase(&state, context) }
+        let clean = Self.fit(TerminalText.line(text, hiding: context.secrets.all(environment: context.environment)), columns: max(10, state.width - 1))
+        if state.isProcessStderr { Self.eraseOnSignals }
         context.stderr.write("\r" + clean + "\u{1B}[K")
         context.stderr.flush()
-        drawn = true
-        if isProcessStderr { Self.onScreen = 1 }
+        state.drawn = true
+        if state.isProcessStderr { Self.onScreen = 1 }
     }
 
-    private func eraseLocked(_ context: CLIContext) {
-        guard drawn else { return }
+    /// Erases the line; called with the lock held.
+    private static func erase(_ state: inout State, _ context: CLIContext) {
+        guard state.drawn else { return }
         context.stderr.write("\r\u{1B}[K")
         context.stderr.flush()
-        drawn = false
-        if isProcessStderr { Self.onScreen = 0 }
+        state.drawn = false
+        if state.isProcessStderr { Self.onScreen = 0 }
     }
 
     // MARK: - Signals

@@ -8,6 +8,8 @@ import MetrikaSystem
 /// `flushChecked()` — which `CLI.run` calls before it returns — throws it (exit 74, or a quiet 141
 /// for a closed pipe). Report sinks write bytes straight into `writer` from the command's task.
 package final class TextSink: TextOutputStream, @unchecked Sendable {
+    // @unchecked: every method holds `lock`, but `writer` is handed to the report sinks, which write
+    // into it unlocked from the command's one task; a Mutex could not hand it out.
     private let lock = NSLock()
     /// The byte path underneath; stdout's is the report sinks' destination, so everything on
     /// stdout keeps its order.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A shape of real Logs API data that integrations reported (docs/clickhouse.md names the sources).
 package enum LogsQuirk: String, Sendable, CaseIterable {
@@ -67,14 +68,14 @@ package struct SimulatorOptions: Sendable {
 package final class Simulator: Sendable {
     let options: SimulatorOptions
     let fixtures: FixtureSet
-    let state: Protected<SimulatorState>
+    let state: Mutex<SimulatorState>
     let model: TrafficModel
 
     /// Loads the fixtures; throws `FixtureError` when they are unusable.
     package init(options: SimulatorOptions) throws {
         self.options = options
         self.fixtures = try FixtureSet.load(from: options.fixturesDirectory, now: options.now ?? Date())
-        self.state = Protected(SimulatorState())
+        self.state = Mutex(SimulatorState())
         self.model = TrafficModel()
     }
 

@@ -5,15 +5,15 @@ import MetrikaModel
 /// `alert_episodes`) and each counter's goals as last read (`counter_goals`, `counter_goals_read`).
 extension HistoryStore {
     /// Runs `body` in one transaction holding the lock, translating SQLite's errors.
-    private func alertTransaction<T>(_ body: () throws -> T) throws -> T {
-        try withLock { try database.inTransaction { try body() } }
+    private func alertTransaction<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
+        try withLock { database in try database.inTransaction { try body(database) } }
     }
 
     // MARK: - Episodes
 
     /// The open episodes of a counter, by metric API name.
     package func openAlertEpisodes(counterID: Int) throws -> [String: AlertEpisode] {
-        let rows = try alertTransaction {
+        let rows = try alertTransaction { database in
             try database.rows(
                 "SELECT metric, kind, since, last_day, value, expected, notified_at FROM alert_episodes WHERE counter_id = ?",
                 [.integer(Int64(counterID))])
@@ -33,7 +33,7 @@ extension HistoryStore {
     /// metric, `closed` (counter id, metric) are forgotten, `touched` only move their last day on.
     package func recordAlertEpisodes(opened: [AlertEpisode], touched: [AlertEpisode], closed: [(counterID: Int, metric: String)]) throws {
         guard !(opened.isEmpty && touched.isEmpty && closed.isEmpty) else { return }
-        try alertTransaction {
+        try alertTransaction { database in
             for episode in opened {
                 try database.execute("""
                     INSERT OR REPLACE INTO alert_episodes (counter_id, metric, kind, since, last_day, value, expected, notified_at)
@@ -55,7 +55,7 @@ extension HistoryStore {
 
     /// The API's `data_lag` (seconds) of the counter's latest fetch, if it said one.
     package func latestDataLag(counterID: Int) throws -> Double? {
-        try alertTransaction {
+        try alertTransaction { database in
             try database.scalar("SELECT data_lag FROM fetch_log WHERE counter_id = ? ORDER BY fetched_at DESC, id DESC LIMIT 1",
                                 [.integer(Int64(counterID))])?.double
         }
@@ -65,7 +65,7 @@ extension HistoryStore {
 
     /// The counter's goals as last stored, and when they were read; nil when they never were.
     package func storedGoals(counterID: Int) throws -> (goals: [Goal], fetchedAt: Date)? {
-        try alertTransaction {
+        try alertTransaction { database in
             guard let fetched = try database.scalar("SELECT fetched_at FROM counter_goals_read WHERE counter_id = ?", [.integer(Int64(counterID))])?.double else {
                 return nil
             }
@@ -80,7 +80,7 @@ extension HistoryStore {
 
     /// Replaces the counter's stored goals with `goals`, read at `fetchedAt`.
     package func storeGoals(counterID: Int, goals: [Goal], fetchedAt: Date) throws {
-        try alertTransaction {
+        try alertTransaction { database in
             try database.execute("DELETE FROM counter_goals WHERE counter_id = ?", [.integer(Int64(counterID))])
             for (position, goal) in goals.enumerated() {
                 try database.execute(

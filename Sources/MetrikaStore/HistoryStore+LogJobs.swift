@@ -4,7 +4,7 @@ import MetrikaModel
 /// The history database remembers `metrika logs` progress (tables `log_jobs`, `log_job_parts`).
 extension HistoryStore: LogProgressStore {
     package func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) throws -> LogJob? {
-        try withLock {
+        try withLock { database in
             let rows = try database.rows(
                 "SELECT request_id FROM log_jobs WHERE counter_id = ? AND source = ? AND date_from = ? AND date_to = ? AND fields = ? AND destination = ? ORDER BY created_at DESC LIMIT 1",
                 [.integer(Int64(counterID)), .text(source.rawValue), .text(from.iso), .text(to.iso), .text(fields), .text(destination)])
@@ -15,7 +15,7 @@ extension HistoryStore: LogProgressStore {
     }
 
     package func saveJob(_ job: LogJob) throws {
-        try withLock {
+        try withLock { database in
             try database.execute(
                 "INSERT OR REPLACE INTO log_jobs (request_id, counter_id, source, date_from, date_to, fields, destination, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [.integer(Int64(job.requestID)), .integer(Int64(job.counterID)), .text(job.source.rawValue), .text(job.from.iso), .text(job.to.iso),
@@ -24,7 +24,7 @@ extension HistoryStore: LogProgressStore {
     }
 
     package func markLoaded(requestID: Int, part: Int) throws {
-        try withLock {
+        try withLock { database in
             try database.execute(
                 "INSERT OR REPLACE INTO log_job_parts (request_id, part, loaded_at) VALUES (?, ?, ?)",
                 [.integer(Int64(requestID)), .integer(Int64(part)), .real(Date().timeIntervalSince1970)])
@@ -32,14 +32,14 @@ extension HistoryStore: LogProgressStore {
     }
 
     package func removeJob(requestID: Int) throws {
-        try withLock {
+        try withLock { database in
             try database.execute("DELETE FROM log_job_parts WHERE request_id = ?", [.integer(Int64(requestID))])
             try database.execute("DELETE FROM log_jobs WHERE request_id = ?", [.integer(Int64(requestID))])
         }
     }
 
     package func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, at: Date) throws {
-        try withLock {
+        try withLock { database in
             try database.execute(
                 """
                 INSERT INTO log_loads (counter_id, source, destination, first_day, last_day, loaded_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -55,7 +55,7 @@ extension HistoryStore: LogProgressStore {
     }
 
     package func loads(counterID: Int) throws -> [LogLoad] {
-        try withLock {
+        try withLock { database in
             let rows = try database.rows(
                 "SELECT source, destination, first_day, last_day, loaded_at FROM log_loads WHERE counter_id = ? ORDER BY source, destination",
                 [.integer(Int64(counterID))])
@@ -69,7 +69,7 @@ extension HistoryStore: LogProgressStore {
     }
 
     package func jobs(counterID: Int) throws -> [LogJob] {
-        try withLock {
+        try withLock { database in
             let rows = try database.rows(
                 "SELECT request_id, source, date_from, date_to, fields, destination FROM log_jobs WHERE counter_id = ? ORDER BY created_at",
                 [.integer(Int64(counterID))])

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 import MetrikaModel
 
 /// The history database: counters, daily metric values with their units, a fetch log and period totals
@@ -10,14 +11,12 @@ import MetrikaModel
 /// under WAL readers never wait, and writers queue on a 30 s busy timeout instead of failing.
 ///
 /// Every method throws `StoreError` only.
-package final class HistoryStore: @unchecked Sendable {
-    // @unchecked: `database` is only touched while `lock` is held.
+package final class HistoryStore: Sendable {
 
     /// The database path.
     package let path: String
-    // Internal (not private) for the extension in HistoryStore+LogJobs.swift; still only under `lock`.
-    let database: Database
-    let lock = NSLock()
+    /// The connection, reached only through `withLock`.
+    private let connection: Mutex<Database>
 
     /// How long one statement waits for another process's lock. Generous: a cron sync and an interactive
     /// report must both succeed, and the longest write (one fetched range) takes milliseconds.
@@ -38,6 +37,7 @@ package final class HistoryStore: @unchecked Sendable {
             try HistoryStore.createParentDirectory(of: path)
             try HistoryStore.checkWritable(path)
         }
+        let database: Database
         do {
             database = try Database(path: path)
         } catch let error as SQLiteError {
@@ -45,14 +45,15 @@ package final class HistoryStore: @unchecked Sendable {
         }
         do {
             try database.setBusyTimeout(milliseconds: HistoryStore.busyTimeoutMilliseconds)
-            let version = try checkFile()
-            try configure()
+            let version = try HistoryStore.checkFile(database, path: path)
+            try HistoryStore.configure(database)
             if version < Schema.latestVersion {
-                try migrate()
+                try HistoryStore.migrate(database, path: path)
             }
         } catch let error as SQLiteError {
             throw HistoryStore.storeError(error, path: path)
         }
+        connection = Mutex(database)
     }
 
     /// The database path metrika uses: `METRIKA_DB`, else `$XDG_DATA_HOME/metrika/metrika.sqlite`, else
@@ -105,7 +106,7 @@ package final class HistoryStore: @unchecked Sendable {
 
     /// Reads (never writes) the file to decide whether it is usable; returns its schema version
     /// (0 for a new, empty database).
-    private func checkFile() throws -> Int {
+    private static func checkFile(_ database: Database, path: String) throws -> Int {
         // The first read is where SQLite discovers a file that is not a database (SQLITE_NOTADB).
         let tables = try database.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap(\.first?.string)
         if tables.isEmpty {
@@ -140,7 +141,7 @@ package final class HistoryStore: @unchecked Sendable {
         }
     }
 
-    private func configure() throws {
+    private static func configure(_ database: Database) throws {
         // WAL: readers and one writer at a time proceed together, and a killed writer leaves only an
         // uncommitted tail of the log, which the next open discards. The mode is stored in the file,
         // so only the first open switches it.
@@ -152,7 +153,7 @@ package final class HistoryStore: @unchecked Sendable {
         try database.executeScript("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
     }
 
-    private func migrate() throws {
+    private static func migrate(_ database: Database, path: String) throws {
         try database.inTransaction {
             try database.executeScript(Schema.createMigrationsTable)
             // Read again under the write lock: another process may have migrated since `checkFile`.
@@ -171,7 +172,7 @@ package final class HistoryStore: @unchecked Sendable {
         }
     }
 
-    private func retryingBusy(_ body: () throws -> Void) throws {
+    private static func retryingBusy(_ body: () throws -> Void) throws {
         var attempt = 0
         while true {
             do {
@@ -186,17 +187,15 @@ package final class HistoryStore: @unchecked Sendable {
     // MARK: - Units of work
 
     /// Runs `body` holding the lock, translating SQLite's errors into `StoreError`s.
-    private func perform<T>(_ body: (Database) throws -> T) throws -> T {
-        try withLock { try body(database) }
+    private func perform<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
+        try withLock(body)
     }
 
     /// Runs `body` holding the connection's lock, translating SQLite's errors into `StoreError`s: the
     /// one way every part of the store (history, log jobs, mirror ledger, alerts) touches the database.
-    func withLock<T>(_ body: () throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
+    func withLock<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
         do {
-            return try body()
+            return try connection.withLock { database in try body(database) }
         } catch let error as SQLiteError {
             throw HistoryStore.storeError(error, path: path)
         }
@@ -210,7 +209,7 @@ package final class HistoryStore: @unchecked Sendable {
     }
 
     /// Runs `body` in one write transaction, holding the lock.
-    private func write<T>(_ body: (Database) throws -> T) throws -> T {
+    private func write<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
         try perform { database in try database.inTransaction { try body(database) } }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A program metrika hands bytes to (`rsvg-convert`, `sendmail`), run with bounds: input on its stdin,
 /// stdout and stderr collected up to limits on other threads, a time limit after which the child and
@@ -157,25 +158,29 @@ package struct ChildProcess: Sendable {
     }
 
     /// Output of the child collected on other threads, each stream up to a limit.
-    final class BoundedCollector: @unchecked Sendable {
-        private let lock = NSLock()
-        private var streams: [Int: Data] = [:]
-        private var overflow: Set<Int> = []
+    final class BoundedCollector: Sendable {
+        private struct Streams {
+            var data: [Int: Data] = [:]
+            var overflow: Set<Int> = []
+        }
+
+        private let streams = Mutex(Streams())
 
         /// Appends a chunk; false (and the stream marked) when it would pass `limit`.
         func append(_ index: Int, _ chunk: Data, limit: Int) -> Bool {
-            lock.lock(); defer { lock.unlock() }
-            let current = streams[index]?.count ?? 0
-            guard current + chunk.count <= limit else {
-                overflow.insert(index)
-                streams[index, default: Data()].append(chunk.prefix(max(0, limit - current)))
-                return false
+            streams.withLock { streams in
+                let current = streams.data[index]?.count ?? 0
+                guard current + chunk.count <= limit else {
+                    streams.overflow.insert(index)
+                    streams.data[index, default: Data()].append(chunk.prefix(max(0, limit - current)))
+                    return false
+                }
+                streams.data[index, default: Data()].append(chunk)
+                return true
             }
-            streams[index, default: Data()].append(chunk)
-            return true
         }
 
-        func data(_ index: Int) -> Data { lock.lock(); defer { lock.unlock() }; return streams[index] ?? Data() }
-        func overflowed(_ index: Int) -> Bool { lock.lock(); defer { lock.unlock() }; return overflow.contains(index) }
+        func data(_ index: Int) -> Data { streams.withLock { $0.data[index] ?? Data() } }
+        func overflowed(_ index: Int) -> Bool { streams.withLock { $0.overflow.contains(index) } }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import MetrikaAPI
 import MetrikaModel
 import MetrikaStore
+import Synchronization
 
 /// Daily history of counters: fetches only what the database lacks or what may still change, stores
 /// each fetched range in one transaction, and builds day/week/month rows from the stored days.
@@ -314,9 +315,8 @@ package struct HistoryLoader: Sendable {
 
 /// Says once per run that the history could not keep what was fetched (its disk is full): the report
 /// is still shown, from the fetched values, and the next run fetches them again.
-package final class UnkeptHistory: @unchecked Sendable {
-    private let lock = NSLock()
-    private var said = false
+package final class UnkeptHistory: Sendable {
+    private let said = Mutex(false)
     private let warn: @Sendable (String) -> Void
 
     /// `warn` gets the one warning line.
@@ -326,17 +326,15 @@ package final class UnkeptHistory: @unchecked Sendable {
 
     /// Whether a write was lost this run.
     package var happened: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return said
+        said.withLock { $0 }
     }
 
     /// Says it, the first time only.
     package func report(_ error: StoreError) {
-        lock.lock()
-        let first = !said
-        said = true
-        lock.unlock()
+        let first = said.withLock { said in
+            defer { said = true }
+            return !said
+        }
         if first { warn("Warning: shown but not kept in the history: \(error.message).") }
     }
 }

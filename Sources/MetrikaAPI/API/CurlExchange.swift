@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import Synchronization
 
 /// One request on one libcurl easy handle, run to its end by `perform()` on the calling thread (which
 /// blocks: `CurlTransport` gives every exchange a thread of its own).
@@ -10,6 +11,8 @@ import Foundation
 /// total deadline; no redirect is followed and only http and https are spoken; certificates are
 /// verified (libcurl's default, never turned off).
 final class CurlExchange: @unchecked Sendable {
+    // @unchecked: the transfer's state is touched only by the thread in `perform()` (libcurl calls
+    // back on it, through an unretained pointer to self); only `cancelled` crosses threads, in a Mutex.
     /// What happens to the body's bytes.
     enum Sink {
         /// Collected whole, up to `limit` bytes.
@@ -26,8 +29,7 @@ final class CurlExchange: @unchecked Sendable {
     private let sink: Sink
     /// A request body written while it is produced (sent with chunked transfer encoding).
     private let upload: CurlUploadChannel?
-    private let lock = NSLock()
-    private var cancelled = false
+    private let cancelled = Mutex(false)
 
     // Touched only by the thread in `perform()` (libcurl calls back on it).
     private(set) var status = 0
@@ -48,15 +50,11 @@ final class CurlExchange: @unchecked Sendable {
     /// Makes the transfer stop at libcurl's next progress call (within about a second, sooner while
     /// bytes flow); `perform()` then throws `CancellationError`.
     func cancel() {
-        lock.lock()
-        cancelled = true
-        lock.unlock()
+        cancelled.withLock { $0 = true }
     }
 
     var isCancelled: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return cancelled
+        cancelled.withLock { $0 }
     }
 
     /// Runs the exchange. Returns when the whole answer is in (its status, headers and, when collected,

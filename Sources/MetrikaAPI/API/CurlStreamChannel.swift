@@ -4,6 +4,7 @@ import Foundation
 /// between them: past that the libcurl thread waits (and with it the socket, so the server is slowed
 /// down by TCP, not buffered for).
 final class CurlStreamChannel: @unchecked Sendable {
+    // @unchecked: every field is guarded by `condition`, which libcurl's thread waits on; a Mutex cannot wait.
     enum Event: Sendable {
         case bytes([UInt8])
         case end(Result<StreamedResponseHead, any Error>)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The production transport: libcurl's easy interface, one thread per request in flight.
 ///
@@ -105,34 +106,32 @@ package struct CurlTransport: HTTPTransport, StreamingHTTPTransport {
 }
 
 /// A continuation resumed exactly once: by the transfer's end, or earlier by cancellation.
-final class ResumeOnce<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Value, any Error>?
-    private var done = false
+final class ResumeOnce<Value: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Value, any Error>?
+        var done = false
+    }
+
+    private let state = Mutex(State())
 
     /// False (and the continuation resumed with `CancellationError`) when it was cancelled already.
     func begin(_ continuation: CheckedContinuation<Value, any Error>) -> Bool {
-        lock.lock()
-        if done {
-            lock.unlock()
-            continuation.resume(throwing: CancellationError())
+        let cancelled = state.withLock { state -> Bool in
+            if state.done { return true }
+            state.continuation = continuation
             return false
         }
-        self.continuation = continuation
-        lock.unlock()
-        return true
+        if cancelled { continuation.resume(throwing: CancellationError()) }
+        return !cancelled
     }
 
     func finish(_ result: Result<Value, any Error>) {
-        lock.lock()
-        guard !done else {
-            lock.unlock()
-            return
+        let continuation = state.withLock { state -> CheckedContinuation<Value, any Error>? in
+            guard !state.done else { return nil }
+            state.done = true
+            defer { state.continuation = nil }
+            return state.continuation
         }
-        done = true
-        let continuation = self.continuation
-        self.continuation = nil
-        lock.unlock()
         continuation?.resume(with: result)
     }
 }

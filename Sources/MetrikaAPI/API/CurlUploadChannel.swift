@@ -4,6 +4,7 @@ import Foundation
 /// `capacity` bytes between them: past that the writer waits (at most `idleTimeout` seconds for libcurl
 /// to take some, so a server that stops reading cannot hold it forever).
 final class CurlUploadChannel: @unchecked Sendable {
+    // @unchecked: every field is guarded by `condition`, which both sides wait on; a Mutex cannot wait.
     private let condition = NSCondition()
     private var pending: [UInt8] = []
     private var first = 0

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Darwin)
     import Darwin
@@ -21,7 +22,7 @@ package struct HTTPServerError: Error, CustomStringConvertible, Sendable {
 /// chunked bodies, keeps the connection alive between them, and answers anything it cannot read
 /// with 400 and a close. The handler is synchronous: it runs on the connection's thread, so a slow
 /// answer (the `delay` fault) holds up only its own connection.
-package final class HTTPServer: @unchecked Sendable {
+package final class HTTPServer: Sendable {
     /// Produces the response for one request.
     package typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
@@ -33,7 +34,7 @@ package final class HTTPServer: @unchecked Sendable {
     }
 
     private let handler: Handler
-    private let state = Protected(State())
+    private let state = Mutex(State())
     private let acceptLoopFinished = DispatchSemaphore(value: 0)
     /// How long an idle keep-alive connection stays open.
     private let idleTimeoutMilliseconds: Int32

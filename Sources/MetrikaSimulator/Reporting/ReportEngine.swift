@@ -9,7 +9,7 @@ struct RowFigures: Sendable {
     var users = 0.0
     var newUsers = 0.0
     var robotVisits = 0.0
-    /// Reaches of each goal in `StatQuery.goalIDs` order.
+    /// Reaches of each goal in `ParsedStatQuery.goalIDs` order.
     var goalReaches: [Double]
     var purchases = 0.0
     /// Revenue in roubles × 100.
@@ -151,7 +151,7 @@ struct ReportResult: Sendable {
 /// and the values' modifiers; totals are sums of rows, so averages are visit-weighted. Users are not
 /// additive: totals take the population's distinct users of the period.
 struct ReportEngine {
-    let query: StatQuery
+    let query: ParsedStatQuery
     let model: TrafficModel
     let now: Date
 
@@ -173,7 +173,7 @@ struct ReportEngine {
     /// Dimensions whose rows are values rather than dates (attributes or products).
     var valuedDimensionCount: Int { query.dimensions.filter(\.isValued).count }
 
-    /// Whether the query is answered from the shops' products (StatQuery.parse keeps product metrics
+    /// Whether the query is answered from the shops' products (ParsedStatQuery.parse keeps product metrics
     /// apart from visit metrics and attributes).
     var isProductReport: Bool { query.metrics.contains(where: \.isProduct) }
 

@@ -5,7 +5,7 @@ import Foundation
 extension Simulator {
     /// `GET /stat/v1/data`: a paged table.
     func statData(_ request: HTTPRequest) -> HTTPResponse {
-        let query: StatQuery
+        let query: ParsedStatQuery
         switch prepareStatQuery(request, byTime: false) {
         case let .failure(error): return error.response
         case let .success(parsed): query = parsed
@@ -78,7 +78,7 @@ extension Simulator {
 
     /// `GET /stat/v1/data/bytime`: per row, per metric, one value per period.
     func statByTime(_ request: HTTPRequest) -> HTTPResponse {
-        let query: StatQuery
+        let query: ParsedStatQuery
         switch prepareStatQuery(request, byTime: true) {
         case let .failure(error): return error.response
         case let .success(parsed): query = parsed
@@ -140,25 +140,25 @@ extension Simulator {
         return .json(200, .object(document))
     }
 
-    private func prepareStatQuery(_ request: HTTPRequest, byTime: Bool) -> Result<StatQuery, ResponseError> {
+    private func prepareStatQuery(_ request: HTTPRequest, byTime: Bool) -> Result<ParsedStatQuery, ResponseError> {
         switch authorize(request) {
         case let .rejected(response): return .failure(ResponseError(response))
         case let .authorized(caller):
-            return StatQuery.parse(request.queryItems, caller: caller, fixtures: fixtures, now: now(), byTime: byTime)
+            return ParsedStatQuery.parse(request.queryItems, caller: caller, fixtures: fixtures, now: now(), byTime: byTime)
         }
     }
 }
 
 /// Writes the parts of a report answer.
 struct ReportWriter: Sendable {
-    let query: StatQuery
+    let query: ParsedStatQuery
     let result: ReportResult
     let goalSlots: [Int: Int]
     let attributes: AttributeModel
     /// Where each valued dimension's value is in a row's `values` (nil for date dimensions).
     let attributePositions: [Int?]
 
-    init(query: StatQuery, result: ReportResult) {
+    init(query: ParsedStatQuery, result: ReportResult) {
         self.query = query
         self.result = result
         var slots: [Int: Int] = [:]

@@ -21,6 +21,7 @@ import MetrikaSystem
 /// replaces what that attempt wrote: a file's temporary is cut back to where the part began; into
 /// standard output, a device or a FIFO a part can be fetched again only if nothing of it was written.
 package final class TSVFileDestination: LogDestination, @unchecked Sendable {
+    // @unchecked: not locked; `LogExporter` calls a destination from one task, one call at a time.
     private enum Target {
         case file(AtomicOutputFile)
         case standardOutput(OutputWriter)

@@ -12,7 +12,7 @@ import MetrikaModel
 /// a part table on every shard, then moved into every shard's staging table; `commitRange` swaps the
 /// range in shard by shard. A failure before the swap leaves every shard's old rows; a failure during
 /// it is repaired by running again (every shard's staging is filled again, the swap is repeated).
-package final class ClickHouseClusterDestination: LogDestination, @unchecked Sendable {
+package final class ClickHouseClusterDestination: LogDestination {
     let cluster: ClickHouseCluster
     let shards: [ClickHouseDestination]
     let keyField: String

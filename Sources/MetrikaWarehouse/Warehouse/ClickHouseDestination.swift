@@ -27,7 +27,7 @@ import MetrikaModel
 /// staging table once it is whole, so that a part fetched again after a failed attempt (a cut
 /// download, a 5xx) starts from an empty table: `discardPart` drops what the attempt wrote and the
 /// staging table never holds a partial part.
-package final class ClickHouseDestination: LogDestination, @unchecked Sendable {
+package final class ClickHouseDestination: LogDestination {
     let client: ClickHouseClient
     let counterID: Int
     let source: LogSource

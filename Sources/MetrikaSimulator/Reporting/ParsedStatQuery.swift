@@ -230,7 +230,7 @@ struct SortKey: Sendable {
 }
 
 /// A parsed, validated Reporting API request.
-struct StatQuery: Sendable {
+struct ParsedStatQuery: Sendable {
     var counters: [CounterFixture]
     var dimensionNames: [String]
     var dimensions: [DimensionKind]
@@ -310,12 +310,12 @@ struct StatQuery: Sendable {
     /// week, no paging).
     static func parse(
         _ items: [(String, String)], caller: TokenFixture, fixtures: FixtureSet, now: Date, byTime: Bool
-    ) -> Result<StatQuery, ResponseError> {
+    ) -> Result<ParsedStatQuery, ResponseError> {
         var parameters: [String: String] = [:]
         for (name, value) in items where parameters[name] == nil {
             parameters[name] = value
         }
-        func fail(_ response: HTTPResponse) -> Result<StatQuery, ResponseError> { .failure(ResponseError(response)) }
+        func fail(_ response: HTTPResponse) -> Result<ParsedStatQuery, ResponseError> { .failure(ResponseError(response)) }
         func list(_ text: String?) -> [String] {
             (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
@@ -541,7 +541,7 @@ struct StatQuery: Sendable {
         }
         metrics = metrics.map { $0.resolved(currency: currency) }
 
-        var query = StatQuery(
+        var query = ParsedStatQuery(
             counters: counters, dimensionNames: dimensionNames, dimensions: dimensions, metricNames: metricNames,
             metrics: metrics, date1: date1, date2: date2, filterText: filterText, filters: filters,
             productFilters: productFilters, sortNames: [],

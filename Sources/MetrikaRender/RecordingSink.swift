@@ -1,5 +1,4 @@
 import MetrikaModel
-import MetrikaRender
 
 /// Holds a report's calls until every counter's data is in, then plays them into the real sink: a
 /// multi-counter report whose later counter fails (403 `access_denied`, a network error) leaves

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MetrikaAPI
 @testable import MetrikaModel
+@testable import MetrikaUseCases
 
 /// The webhook's URL rules and answers, over a scripted transport (the real server drills are in
 /// EndToEndTests/AlertEndToEndTests).

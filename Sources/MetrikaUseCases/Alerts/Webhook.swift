@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaAPI
 import MetrikaModel
 
 /// A webhook of `metrika alert` (`--webhook URL`, METRIKA_WEBHOOK_URL): one JSON POST per run that
