@@ -1,3 +1,4 @@
+import MetrikaAPI
 import MetrikaModel
 
 /// A webhook URL metrika will not use, or a POST the webhook did not take. The URL carries a secret,
