@@ -77,7 +77,7 @@ final class AlertPeers: @unchecked Sendable {
 /// `metrika alert` end to end: the built binary against the simulator's situations, a real webhook
 /// receiver and a real MTA. Exactly the expected alerts, once; a quiet seasonal Sunday and a tiny
 /// goal; back to normal; the webhook's hostile answers; the secret kept out of everything.
-@Suite(.serialized) struct AlertEndToEndTests {
+@Suite(.serialized, .blockingLanes) struct AlertEndToEndTests {
     func peers() throws -> AlertPeers {
         switch AlertPeers.shared {
         case .success(let peers): return peers

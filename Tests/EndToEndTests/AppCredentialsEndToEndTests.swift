@@ -6,7 +6,7 @@ import MetrikaAPI
 /// login, renewal, `auth status` and logout: option > environment (each variable on its own) >
 /// profile > config file > token file (the id only). The built `metrika` against `metrika-fake-api`,
 /// whose OAuth server checks the client secret on refresh and revoke as Yandex does.
-@Suite("App credentials end to end", .serialized)
+@Suite("App credentials end to end", .serialized, .blockingLanes)
 struct AppCredentialsEndToEndTests {
     static let app = ["METRIKA_CLIENT_ID": "demo-client", "METRIKA_CLIENT_SECRET": "demo-secret"]
 

@@ -5,7 +5,7 @@ import MetrikaCLI
 
 /// The auth commands run in-process through `CLI.run` against a scripted OAuth server and API, with
 /// a clock that only moves when metrika sleeps: every branch without real waiting or a network.
-@Suite("Auth commands in-process")
+@Suite("Auth commands in-process", .blockingLanes)
 struct AuthCommandsEndToEndTests {
     /// A scripted OAuth + Metrika server: device code, `pending` polls, then a grant; counters for
     /// the tokens it knows; revoke.

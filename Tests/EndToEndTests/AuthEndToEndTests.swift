@@ -4,7 +4,7 @@ import MetrikaAPI
 
 /// Sign-in end to end: the built `metrika` against `metrika-fake-api`, which serves the OAuth device
 /// flow (`--device-interval`, `--device-pending`), refresh and revoke on the same port.
-@Suite("Sign-in end to end", .serialized)
+@Suite("Sign-in end to end", .serialized, .blockingLanes)
 struct AuthEndToEndTests {
     static let app = ["METRIKA_CLIENT_ID": "demo-client", "METRIKA_CLIENT_SECRET": "demo-secret"]
 

@@ -4,7 +4,7 @@ import MetrikaStore
 import MetrikaModel
 
 /// `metrika cache info` and `metrika cache prune` on a history that `sync` filled.
-@Suite("Cache end to end", .serialized)
+@Suite("Cache end to end", .serialized, .blockingLanes)
 struct CacheEndToEndTests {
     @Test func infoShowsCountersAndSpansAndPruneDeletes() throws {
         // A pinned noon: counter 1002 keeps Yekaterinburg's days, a day ahead of Moscow's between 19:00

@@ -6,7 +6,7 @@ import MetrikaRender
 
 /// `metrika chart` run as a user runs it: the built binary against the simulator over loopback, its
 /// SVG checked by Python's XML parser.
-@Suite(.serialized) struct ChartEndToEndTests {
+@Suite(.serialized, .blockingLanes) struct ChartEndToEndTests {
     static let scripts = Binaries.repositoryRoot.appendingPathComponent("Tests/MetrikaRenderTests/scripts")
 
     struct SVGReport: Decodable {

@@ -3,7 +3,7 @@ import MetrikaTestSupport
 import Testing
 
 /// The real binary colours a terminal and never a pipe (the in-process colour tests are in MetrikaCLITests).
-@Suite("Colour of the real binary")
+@Suite("Colour of the real binary", .blockingLanes)
 struct ColorEndToEndTests {
     static let red = "\u{1B}[1;31m", yellow = "\u{1B}[1;33m", green = "\u{1B}[32m", plainRed = "\u{1B}[31m", reset = "\u{1B}[0m"
 

@@ -4,7 +4,7 @@ import Testing
 /// How the command line is read, as a newcomer types it: `-v` before the command (docs/auth.md's
 /// `metrika -v report`), a short option with its value attached (`-c1001`), a bad METRIKA_COUNTER
 /// named as the variable it is (did-you-mean for a command cut short: MetrikaCLITests' UsageErrorTablesTests).
-@Suite("Command line end to end")
+@Suite("Command line end to end", .blockingLanes)
 struct CommandLineEndToEndTests {
     static func run(_ arguments: [String], api: FakeAPI?, extra: [String: String] = [:]) throws -> ProcessResult {
         let home = try TemporaryDirectory()
@@ -64,7 +64,7 @@ struct CommandLineEndToEndTests {
 }
 
 /// `sync --from` a day after today fetched today alone without a word.
-@Suite("Sync refuses a future --from")
+@Suite("Sync refuses a future --from", .blockingLanes)
 struct SyncFutureFromEndToEndTests {
     @Test func aFutureFromIsRefusedBeforeAnyRequest() throws {
         let api = try FakeAPI(arguments: ["--now", "2026-06-15T12:00:00Z"])
@@ -85,7 +85,7 @@ struct SyncFutureFromEndToEndTests {
 }
 
 /// A profile with several counters and a command that takes one: the profile is named, not --counter.
-@Suite("One-counter commands and a default of several")
+@Suite("One-counter commands and a default of several", .blockingLanes)
 struct DefaultCountersEndToEndTests {
     @Test(arguments: [["goals"], ["logs", "--from", "3daysAgo", "--to", "yesterday", "--output", "-"]])
     func theMessageNamesWhereTheCountersCameFrom(arguments: [String]) throws {

@@ -7,7 +7,7 @@ import Testing
 /// `metrika report --compare` (issue 14, item 10): every value beside the previous period's and the
 /// change, in the table, CSV and JSON; the previous period costs at most one request per counter and
 /// none when the history has it; days before a counter existed are unknown (—), never zero.
-@Suite("metrika report --compare end to end", .serialized)
+@Suite("metrika report --compare end to end", .serialized, .blockingLanes)
 struct CompareEndToEndTests {
     /// Both clocks pinned: a Sunday. lastWeek is 2026-11-16 … 2026-11-22; the week before it 11-09 … 11-15.
     static let now = "2026-11-29T12:00:00Z"

@@ -7,7 +7,7 @@ import Testing
 /// `metrika completions bash|zsh|fish`: the scripts the real binary prints, loaded into the real
 /// shells. bash and fish are asked for completions (bash through COMP_WORDS/COMP_CWORD and
 /// COMPREPLY, fish through `complete -C`); zsh is syntax-checked with `zsh -n`.
-@Suite("Shell completions")
+@Suite("Shell completions", .blockingLanes)
 struct CompletionsTests {
     /// The script for `shell`, written to a temporary file.
     static func script(_ shell: String, in directory: TemporaryDirectory) throws -> String {

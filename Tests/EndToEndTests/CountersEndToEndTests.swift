@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `metrika counters` run as a user runs it: the built binary against the simulator over loopback.
-@Suite(.serialized) struct CountersEndToEndTests {
+@Suite(.serialized, .blockingLanes) struct CountersEndToEndTests {
     static func assertNoToken(_ result: ProcessResult, token: String = demoToken) {
         #expect(!result.stdout.contains(token), "the token leaked to stdout")
         #expect(!result.stderr.contains(token), "the token leaked to stderr")

@@ -5,7 +5,7 @@ import Testing
 
 /// Dates before Metrika existed, and days before a counter existed (issue 10, item 12): refused with
 /// exit 64 before any request, or never fetched, stored or shown as zeros.
-@Suite("Date floor and creation day", .serialized)
+@Suite("Date floor and creation day", .serialized, .blockingLanes)
 struct DateFloorEndToEndTests {
     /// Both clocks pinned: counter 1005 of the default fixtures was created 2026-06-12 (Moscow).
     static let now = "2026-11-29T12:00:00Z"

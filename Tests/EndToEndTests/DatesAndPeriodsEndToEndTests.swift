@@ -3,7 +3,7 @@ import Testing
 
 /// Dates as people write them: NweeksAgo and NmonthsAgo wherever a date is taken (cache prune
 /// included), named periods with --period, and the cache's answers before anything was synced.
-@Suite("Dates and periods of the real binary")
+@Suite("Dates and periods of the real binary", .blockingLanes)
 struct DatesAndPeriodsEndToEndTests {
     @Test func reportByNamedPeriodEchoesItAndCoversTheWeek() throws {
         let api = try FakeAPI()

@@ -12,7 +12,7 @@ import MetrikaTestSupport
 /// either succeeds after bounded retries or exits with the documented code and one `Error:` line,
 /// leaves the history database empty or complete for the range, never crashes and never prints
 /// the token. docs/reliability.md lists the drills and their measured results.
-@Suite("Fault drills end to end", .serialized)
+@Suite("Fault drills end to end", .serialized, .blockingLanes)
 struct FaultDrillEndToEndTests {
     /// Ten settled days (well before the two still-changing ones), in Moscow time like the fixtures.
     static var range: (from: String, to: String) {
@@ -126,7 +126,7 @@ struct FaultDrillEndToEndTests {
 /// dropping, repeating, swapping and rewriting words, then parsed and validated the way `metrika`
 /// does before any request. Every outcome must be a value or a `UsageError` with a one-line
 /// message; a trap kills the test process (that is the point).
-@Suite("Argument parser fuzz")
+@Suite("Argument parser fuzz", .blockingLanes)
 struct ArgumentFuzzTests {
     static let iterations = 20_000
 

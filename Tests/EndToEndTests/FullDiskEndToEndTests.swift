@@ -8,7 +8,7 @@ import MetrikaModel
 /// SQLITE_FULL, made to order by capping the file at its present size (METRIKA_DB_MAX_PAGES, SQLite's
 /// max_page_count): the same error from the same write path as a full file system, without root.
 /// Item 16: `report --offline` without a database creates no file.
-@Suite("Full disk end to end", .serialized)
+@Suite("Full disk end to end", .serialized, .blockingLanes)
 struct FullDiskEndToEndTests {
     /// A history of counter 1001's last 5 days, and the environment that caps it where it stands.
     static func filledHistory(_ api: FakeAPI, _ home: TemporaryDirectory) throws -> (path: String, full: [String: String]) {

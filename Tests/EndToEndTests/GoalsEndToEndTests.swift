@@ -3,7 +3,7 @@ import Testing
 import MetrikaModel
 
 /// `metrika goals` and goal metrics titled with their goal's name in reports.
-@Suite("Goals end to end")
+@Suite("Goals end to end", .blockingLanes)
 struct GoalsEndToEndTests {
     @Test func listsGoalsInEveryFormat() throws {
         let api = try FakeAPI()

@@ -57,7 +57,7 @@ enum HistoryTools {
 
 /// `metrika report` served from the history database: how many requests each run costs, offline
 /// reports with the API gone, weighted weeks, and files metrika must refuse.
-@Suite("History end to end", .serialized)
+@Suite("History end to end", .serialized, .blockingLanes)
 struct HistoryEndToEndTests {
     @Test func requestCountsFallAsTheHistoryFills() throws {
         let api = try FakeAPI()

@@ -4,7 +4,7 @@ import Testing
 /// Hostile parser input and process hygiene, against the built binary (issue 10, items 5 and 13):
 /// a 1,000,000-deep answer, a lone UTF-16 surrogate in a name, the core-file limit, and the
 /// directories a network command must not create.
-@Suite("Hostile input end to end", .serialized)
+@Suite("Hostile input end to end", .serialized, .blockingLanes)
 struct HostileInputEndToEndTests {
     static func expectOneErrorLine(_ result: ProcessResult, code: Int32, says: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(!result.signaled, "killed by a signal: \(result.stderr)", sourceLocation: sourceLocation)

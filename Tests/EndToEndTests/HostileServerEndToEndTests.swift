@@ -7,7 +7,7 @@ import MetrikaTestSupport
 /// The transport drills of docs/reliability.md ("Hostile server"): the built `metrika` against a
 /// `HostileServer` that redirects, sends an endless body or a gzip bomb, drips one byte at a time,
 /// or speaks TLS with a certificate nobody trusts.
-@Suite("Hostile server end to end", .serialized)
+@Suite("Hostile server end to end", .serialized, .blockingLanes)
 struct HostileServerEndToEndTests {
     /// The two commands every drill runs: the counter list, and a report (whose first request is the
     /// counter's metadata).

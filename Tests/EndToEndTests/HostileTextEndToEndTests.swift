@@ -6,7 +6,7 @@ import Testing
 /// docs/simulator.md): ESC sequences, OSC 52, BEL, 8-bit CSI, bidi overrides, 100 KB lines and the
 /// caller's token quoted back. Whatever the server sends, stdout and stderr hold no byte a terminal
 /// acts on, no bidi control, no endless line and never the token.
-@Suite("Hostile server text", .serialized)
+@Suite("Hostile server text", .serialized, .blockingLanes)
 struct HostileTextEndToEndTests {
     /// A token long enough to look real, so masking is tested on something token-shaped.
     static let token = "y0_AgAAAAAHostileTestToken0123456789abcdef"

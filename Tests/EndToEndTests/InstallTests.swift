@@ -5,7 +5,7 @@ import MetrikaModel
 
 /// `scripts/install PREFIX` puts the binary, the man page and the three completion scripts where
 /// man, bash-completion, zsh's compinit and fish look — checked by asking each of them.
-@Suite("scripts/install")
+@Suite("scripts/install", .blockingLanes)
 struct InstallTests {
     @Test func installsWhereEachToolLooks() throws {
         let home = try TemporaryDirectory()
@@ -58,7 +58,7 @@ struct InstallTests {
 /// `scripts/prerequisites` (run by `scripts/demo`, the README's first command): on a machine with only
 /// Swift it installs pkg-config and the SQLite and libcurl headers, or says the one command to run.
 /// Stand-ins on an otherwise empty PATH play pkg-config, apt-get, id and sudo.
-@Suite("scripts/prerequisites")
+@Suite("scripts/prerequisites", .blockingLanes)
 struct PrerequisitesTests {
     static let packages = "pkg-config libsqlite3-dev libcurl4-openssl-dev"
 

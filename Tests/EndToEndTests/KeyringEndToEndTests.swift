@@ -7,7 +7,7 @@ import MetrikaAPI
 /// stdin (never argv or environment), the token file only notes where it is, and status, renewal and
 /// logout follow it there. First with a recording stand-in for secret-tool, then with the real one
 /// against a GNOME Keyring started in a private D-Bus session.
-@Suite("Keyring token store")
+@Suite("Keyring token store", .blockingLanes)
 struct KeyringEndToEndTests {
     typealias World = AuthCommandsEndToEndTests.World
 

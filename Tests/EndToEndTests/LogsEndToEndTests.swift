@@ -4,7 +4,7 @@ import MetrikaAPI
 
 /// `metrika logs --output`: the Logs API lifecycle against the simulator, the file written whole or
 /// not at all, the request always cleaned, a cut part resumed without ordering the log again.
-@Suite("Logs end to end", .serialized)
+@Suite("Logs end to end", .serialized, .blockingLanes)
 struct LogsEndToEndTests {
     static let now = "2026-06-15T12:00:00Z"
     static let fields = "visitID,date,startURL,title,goalsID,goalsOrder,regionCity,pageViews"

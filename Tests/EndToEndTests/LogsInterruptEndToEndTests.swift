@@ -5,7 +5,7 @@ import Testing
 /// Issue 24 item 4 and the `--list` part of 16: an interrupted `logs --output FILE` (a real SIGINT or
 /// SIGTERM) leaves no `.FILE.tmp-…`, erases its progress line, says what it kept, and the same
 /// command then resumes the request; `logs --list` is a table on a terminal and TSV in a pipe.
-@Suite("Logs interrupted and listed", .serialized)
+@Suite("Logs interrupted and listed", .serialized, .blockingLanes)
 struct LogsInterruptEndToEndTests {
     static let now = "2026-06-15T12:00:00Z"
 

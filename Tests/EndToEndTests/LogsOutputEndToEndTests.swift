@@ -5,7 +5,7 @@ import MetrikaSystem
 /// `metrika logs --output` follows the rules of every other `--output`: a device or FIFO is written
 /// into and never replaced, a symbolic link is followed, setuid is never kept, and `-` is stdout with
 /// report's exit codes (74 for a failed write, a quiet 141 for a reader that went away).
-@Suite("Logs output end to end", .serialized)
+@Suite("Logs output end to end", .serialized, .blockingLanes)
 struct LogsOutputEndToEndTests {
     static let now = "2026-06-15T12:00:00Z"
 

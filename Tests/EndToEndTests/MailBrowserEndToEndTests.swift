@@ -6,7 +6,7 @@ import MetrikaRender
 /// mail reader does (HTML + its cid: images) and rendered by a real browser, headless Chromium.
 /// The images must have loaded (naturalWidth > 0, at the 2× size, shown no wider than the window)
 /// and the screenshot must show the chart's lines, not a blank page.
-@Suite(.serialized) struct MailBrowserEndToEndTests {
+@Suite(.serialized, .blockingLanes) struct MailBrowserEndToEndTests {
     static let scripts = Binaries.repositoryRoot.appendingPathComponent("Tests/MetrikaRenderTests/scripts")
     static let toolEnvironment = ProcessInfo.processInfo.environment
     static let chromiumCandidates = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]

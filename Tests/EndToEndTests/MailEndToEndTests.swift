@@ -5,7 +5,7 @@ import MetrikaModel
 /// `metrika mail` through a real mail chain on loopback: metrika → msmtp (Debian's sendmail-compatible
 /// client) → aiosmtpd (a real SMTP server process) storing what it receives; the stored message is
 /// read back with Python's email package.
-@Suite(.serialized) struct MailEndToEndTests {
+@Suite(.serialized, .blockingLanes) struct MailEndToEndTests {
     static let scripts = Binaries.repositoryRoot.appendingPathComponent("Tests/MetrikaRenderTests/scripts")
     static let msmtp = "/usr/bin/msmtp"
     /// Python helpers run in the test's own environment (PATH, pyenv, HOME), so they find the

@@ -5,7 +5,7 @@ import MetrikaCLI
 
 /// docs/man/metrika.1 is generated from the command tables: it must be what `ManPage.render()` makes
 /// today (re-record with METRIKA_RECORD_GOLDEN=1), and man/groff must read it without a warning.
-@Suite("Man page")
+@Suite("Man page", .blockingLanes)
 struct ManPageTests {
     static let committed = Binaries.repositoryRoot.appendingPathComponent("docs/man/metrika.1")
 

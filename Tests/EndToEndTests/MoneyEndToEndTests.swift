@@ -6,7 +6,7 @@ import MetrikaTestSupport
 /// frozen so the numbers are fixed: table, CSV, JSON, another currency, weeks from the history, the
 /// same bytes offline with the API gone, a chart, and the purchase preset under an attribution model.
 /// One simulator for the suite.
-@Suite("Money end to end", .serialized)
+@Suite("Money end to end", .serialized, .blockingLanes)
 struct MoneyEndToEndTests {
     static let now = "2026-11-20T12:00:00Z"
 

@@ -4,7 +4,7 @@ import MetrikaSystem
 
 /// Where output goes when the world is unkind: a full disk on stdout (exit 74 with a message), a
 /// reader that stops early (`| head`: a quiet end), device and FIFO paths for `--output`, CSV options.
-@Suite(.serialized) struct OutputEndToEndTests {
+@Suite(.serialized, .blockingLanes) struct OutputEndToEndTests {
     /// Runs `metrika` with stdout on an open file (e.g. `/dev/full`, opened for writing only) and
     /// stderr drained through a pipe.
     static func run(_ arguments: [String], environment: [String: String], stdoutPath: String, timeout: Double = 120) throws -> ProcessResult {

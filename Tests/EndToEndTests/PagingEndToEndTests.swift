@@ -4,7 +4,7 @@ import Testing
 /// A server that lies about paging (the simulator's `lying_paging` fault: every page is the first one
 /// with `total_rows` 10^12; counters pages hold ids never seen before with `rows` 10^12) costs a
 /// bounded number of requests, with a warning, never an endless walk.
-@Suite("paging against a lying server end to end")
+@Suite("paging against a lying server end to end", .blockingLanes)
 struct PagingEndToEndTests {
     static func run(_ arguments: [String], faults: [[String: Any]]) throws -> (ProcessResult, FakeAPI) {
         let api = try FakeAPI()
@@ -63,7 +63,7 @@ struct PagingEndToEndTests {
 
 /// The answer shapes of the real API, produced by the simulator's `shape` fault, read by the built
 /// `metrika`: no crash, columns named, values kept.
-@Suite("real answer shapes from the simulator end to end")
+@Suite("real answer shapes from the simulator end to end", .blockingLanes)
 struct AnswerShapeEndToEndTests {
     static func report(_ shape: String, _ arguments: [String]) throws -> ProcessResult {
         try PagingEndToEndTests.run(["report", "--counter", "1001"] + arguments,

@@ -6,7 +6,7 @@ import MetrikaTestSupport
 /// roubles, the week 2026-11-09 … 2026-11-15 of MoneyEndToEndTests): money read as money in the
 /// table, CSV and JSON, names aligned, the items' revenue equal to the shop's, another currency, and a
 /// counter that sells nothing. One simulator for the suite.
-@Suite("Product presets end to end", .serialized)
+@Suite("Product presets end to end", .serialized, .blockingLanes)
 struct ProductPresetsEndToEndTests {
     static let now = "2026-11-20T12:00:00Z"
     static let week = ["--from", "2026-11-09", "--to", "2026-11-15"]

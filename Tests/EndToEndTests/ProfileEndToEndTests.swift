@@ -5,7 +5,7 @@ import MetrikaAPI
 /// The config file's default counter and named profiles, through the built binary against the
 /// simulator: precedence (option > environment > profile > config default), a profile's token file
 /// and API URL, and one clear exit-78 line for a bad config file or an unknown profile.
-@Suite("Config file: default counter and profiles")
+@Suite("Config file: default counter and profiles", .blockingLanes)
 struct ProfileEndToEndTests {
     final class World: @unchecked Sendable {
         let api: FakeAPI

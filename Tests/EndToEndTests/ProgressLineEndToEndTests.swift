@@ -5,7 +5,7 @@ import Testing
 
 /// One line of progress on a terminal's stderr — sync's counters and requests, retry waits and why,
 /// a long report's rows — drawn in place and erased when done; nothing of it on a pipe (cron).
-@Suite("Progress line of the real binary")
+@Suite("Progress line of the real binary", .blockingLanes)
 struct ProgressLineEndToEndTests {
     static let erase = "\r\u{1B}[K"
 

@@ -4,7 +4,7 @@ import Testing
 /// An existing history database in a read-only directory, or read-only itself (issue 10, item 13):
 /// exit 78 with a message that names what to fix, not SQLite's "attempt to write a readonly database"
 /// with exit 1. In WAL mode even a reader must create `<file>-wal` and `<file>-shm` next to the file.
-@Suite("Read-only history end to end", .serialized)
+@Suite("Read-only history end to end", .serialized, .blockingLanes)
 struct ReadOnlyHistoryEndToEndTests {
     /// Root ignores permissions: as root the commands run as `nobody` through setpriv.
     static let isRoot = getuid() == 0

@@ -4,7 +4,7 @@ import Testing
 /// Contract tests: every real API answer in Fixtures/real-api (published by others, values unchanged)
 /// is served verbatim by the simulator's `replay` fault and read by the built `metrika`: no crash, no
 /// value lost, the documented exit code for errors. A new file there is picked up by `everyFileIsCovered`.
-@Suite("real API answers end to end")
+@Suite("real API answers end to end", .blockingLanes)
 struct RealAPIContractEndToEndTests {
     static var directory: URL { Binaries.repositoryRoot.appendingPathComponent("Fixtures/real-api") }
 

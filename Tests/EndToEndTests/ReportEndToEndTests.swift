@@ -5,7 +5,7 @@ import MetrikaModel
 
 /// The built `metrika report` against the simulator on a loopback port: every test starts its own
 /// simulator and home directory, so request logs and history databases never mix.
-@Suite("metrika report end to end")
+@Suite("metrika report end to end", .blockingLanes)
 struct ReportEndToEndTests {
     // MARK: - Support
 

@@ -4,7 +4,7 @@ import Testing
 /// `metrika report --format html` as a user runs it: the page on stdout or in a file (atomically),
 /// holding the same numbers as the CSV of the same report, and every misuse refused in one line.
 /// The page's layout at 390 and 1280 px is measured in Chromium (MailBrowserEndToEndTests).
-@Suite struct ReportHTMLEndToEndTests {
+@Suite(.blockingLanes) struct ReportHTMLEndToEndTests {
     static let now = "2026-11-25T09:00:00Z"
 
     /// The cells of every table block of a page, by row key and column title (no-break spaces removed).

@@ -7,7 +7,7 @@ import MetrikaRender
 
 /// `CurlTransport`'s streamed exchanges (Logs API parts, ClickHouse inserts) against canned answers
 /// from one-connection servers on 127.0.0.1 (plain http; https differs only below libcurl).
-@Suite("Streaming transport")
+@Suite("Streaming transport", .blockingLanes)
 struct StreamingTransportTests {
     /// Accepts one connection on a free loopback port and answers it with `answer` (then closes, or
     /// stalls for `stallSeconds` before closing). Counts the connections.

@@ -4,7 +4,7 @@ import MetrikaSystem
 
 /// `metrika sync` as cron runs it: killed halfway, run side by side with other writers and readers,
 /// and with some counters failing.
-@Suite("Sync end to end", .serialized)
+@Suite("Sync end to end", .serialized, .blockingLanes)
 struct SyncEndToEndTests {
     /// Fetch-log ranges that are not whole: some day × metric of the range is missing from the values.
     /// Every sync stores the six everyday metrics (visits and pageviews among them).

@@ -5,7 +5,7 @@ import MetrikaAPI
 /// Runs the suite's commands with known tokens (a fixture token, a wrong one, and the tokens the
 /// device flow and a refresh issue) and greps every stdout, stderr, every file under the test's HOME
 /// (token file, history database and its journals) and every URL the simulator saw: zero hits.
-@Suite("No token leaks")
+@Suite("No token leaks", .blockingLanes)
 struct TokenLeakEndToEndTests {
     /// Every output of every run, kept for the final grep.
     final class Transcript: @unchecked Sendable {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `-v` against the real binary and the simulator (the in-process conventions live in MetrikaCLITests).
-@Suite("Verbose")
+@Suite("Verbose", .blockingLanes)
 struct VerboseEndToEndTests {
     /// `-v` is `--verbose`: the real binary against the simulator logs each request on stderr.
     @Test func shortVIsVerbose() throws {
