@@ -80,6 +80,21 @@ extension Option {
     }
 }
 
+extension Option {
+    /// One of an enumeration's cases by its name, in any case (`--group WEEK`); the value shown is
+    /// the cases joined by `|`, and anything else is `--name must be a, b or c, not 'x'`.
+    package static func choice<Choice: RawRepresentable & CaseIterable & Sendable>(
+        _ name: String, help: String
+    ) -> Option<Choice?> where Choice.RawValue == String {
+        let names = Choice.allCases.map(\.rawValue)
+        let spelled = names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
+        return .value(name, value: names.joined(separator: "|"), help: help) { text in
+            guard let chosen = Choice(rawValue: text.lowercased()) else { throw UsageError("--\(name) must be \(spelled), not '\(text)'") }
+            return chosen
+        }
+    }
+}
+
 extension Option where Value == String? {
     /// A valued option taken as written: its last value, nil when not given. Reading one cannot fail.
     package static func text(_ name: String, short: Character? = nil, value: String, help: String, choices: [String]? = nil) -> Option<String?> {

@@ -194,10 +194,7 @@ enum GroupingOptions {
 extension Option where Value == Grouping? {
     /// `--group day|week|month`; nil when not given (the day, unless a command says otherwise).
     static var group: Option<Grouping?> {
-        .value("group", value: "day|week|month", help: "Grouping") { text in
-            guard let value = Grouping(rawValue: text.lowercased()) else { throw UsageError("--group must be day, week or month, not '\(text)'") }
-            return value
-        }
+        .choice("group", help: "Grouping")
     }
 }
 
@@ -325,12 +322,7 @@ extension Option where Value == Bool {
 extension Option where Value == CSVWriter.Formulas? {
     /// `--csv-formulas defuse|keep`.
     static var csvFormulas: Option<CSVWriter.Formulas?> {
-        .value("csv-formulas", value: "defuse|keep", help: "CSV: text starting with = + - @ TAB CR gets a leading ' (defuse, the default) or is kept as is") { text in
-            guard let formulas = CSVWriter.Formulas(rawValue: text.lowercased()) else {
-                throw UsageError("--csv-formulas must be defuse or keep, not '\(text)'")
-            }
-            return formulas
-        }
+        .choice("csv-formulas", help: "CSV: text starting with = + - @ TAB CR gets a leading ' (defuse, the default) or is kept as is")
     }
 }
 

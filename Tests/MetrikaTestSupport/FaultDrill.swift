@@ -97,6 +97,33 @@ extension FaultDrill {
         ["503 backend_error, 3 times", "504 timeout, persisting", "slower than the timeout, once", "429 daily per user", "non-UTF-8 bytes in names"].contains($0.name)
     }
 
+    /// What `counters --csv` printed under the drill: a run that recovers prints what a clean run
+    /// prints (the non-UTF-8 drill: its first name's four bad bytes FF FE C3 28 as three U+FFFD and
+    /// "(", and as many lines).
+    package func expectCountersOutput(_ stdout: String, clean: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        guard case .recovers = counters else { return }
+        if kind == "non_utf8" {
+            #expect(stdout.contains("\u{FFFD}\u{FFFD}\u{FFFD}("), "\(stdout.prefix(300))", sourceLocation: sourceLocation)
+            #expect(Self.lineCount(stdout) == Self.lineCount(clean), sourceLocation: sourceLocation)
+        } else {
+            #expect(stdout == clean, sourceLocation: sourceLocation)
+        }
+    }
+
+    /// What the report printed under the drill: a run that recovers prints the clean report; the
+    /// huge numbers drill shows nothing of the answer (no 300-digit count, no 1.2e29 %).
+    package func expectReportOutput(_ stdout: String, stderr: String, baseline: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        if case .recovers = report { #expect(stdout == baseline, "\(name)", sourceLocation: sourceLocation) }
+        if kind == "huge_numbers" {
+            #expect(stdout.isEmpty, "\(stdout.prefix(300))", sourceLocation: sourceLocation)
+            #expect(!stderr.contains("123456789012345678901234567890"), "\(stderr)", sourceLocation: sourceLocation)
+        }
+    }
+
+    private static func lineCount(_ text: String) -> Int {
+        text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).count
+    }
+
     /// What every run must satisfy, whatever the fault: no crash, no token, bounded time (`seconds`:
     /// what the run took, its waits included), and the outcome's exit status and one `Error:` line.
     package func expectSane(_ outcome: Outcome, status: Int32, stdout: String, stderr: String, signaled: Bool, token: String, seconds: Double,

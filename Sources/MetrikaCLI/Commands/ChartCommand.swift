@@ -108,7 +108,7 @@ enum ChartCommand: Command {
     // MARK: - Image format
 
     /// The file formats a chart is written in.
-    enum ImageFormat: String, Sendable {
+    enum ImageFormat: String, Sendable, CaseIterable {
         case svg, png
     }
 
@@ -139,12 +139,7 @@ enum ChartCommand: Command {
 extension Option where Value == ChartCommand.ImageFormat? {
     /// `--format svg|png` of `chart` (not the table formats of `--format`).
     static var imageFormat: Option<ChartCommand.ImageFormat?> {
-        .value("format", value: "svg|png", help: "Image format (default: by the file's extension, else svg)") { text in
-            guard let chosen = ChartCommand.ImageFormat(rawValue: text.lowercased()) else {
-                throw UsageError("--format must be svg or png, not '\(text)'")
-            }
-            return chosen
-        }
+        .choice("format", help: "Image format (default: by the file's extension, else svg)")
     }
 }
 

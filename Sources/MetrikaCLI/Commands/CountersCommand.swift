@@ -71,7 +71,7 @@ enum CountersCommand: Command {
 // MARK: - Options of its own
 
 /// `--status` of `counters`: which counters the API lists.
-enum CounterStatus: String, Sendable {
+enum CounterStatus: String, Sendable, CaseIterable {
     case active, deleted
 
     /// The value of the API's `status` parameter.
@@ -81,10 +81,7 @@ enum CounterStatus: String, Sendable {
 extension Option where Value == CounterStatus? {
     /// `--status active|deleted`, in any case.
     static var status: Option<CounterStatus?> {
-        .value("status", value: "active|deleted", help: "Counters of this status (default active)") { text in
-            guard let status = CounterStatus(rawValue: text.lowercased()) else { throw UsageError("--status must be active or deleted, not '\(text)'") }
-            return status
-        }
+        .choice("status", help: "Counters of this status (default active)")
     }
 }
 

@@ -226,17 +226,14 @@ enum LoginCommand: Command {
 // MARK: - Options of its own
 
 /// `--store` of `login`: where the token is kept.
-enum TokenStore: String, Sendable {
+enum TokenStore: String, Sendable, CaseIterable {
     case file, keyring
 }
 
 extension Option where Value == TokenStore? {
     /// `--store file|keyring`, in any case.
     static var store: Option<TokenStore?> {
-        .value("store", value: "file|keyring", help: "Keep the token in the private token file (default) or the system keyring") { text in
-            guard let store = TokenStore(rawValue: text.lowercased()) else { throw UsageError("--store must be file or keyring, not '\(text)'") }
-            return store
-        }
+        .choice("store", help: "Keep the token in the private token file (default) or the system keyring")
     }
 }
 

@@ -204,17 +204,14 @@ extension Option where Value == String? {
 }
 
 /// `--lang`: the language of dimension names, as the API takes it.
-enum DimensionLanguage: String, Sendable {
+enum DimensionLanguage: String, Sendable, CaseIterable {
     case ru, en
 }
 
 extension Option where Value == DimensionLanguage? {
     /// `--lang ru|en`, in any case.
     static var lang: Option<DimensionLanguage?> {
-        .value("lang", value: "ru|en", help: "Language of dimension names (default en)") { text in
-            guard let language = DimensionLanguage(rawValue: text.lowercased()) else { throw UsageError("--lang must be ru or en, not '\(text)'") }
-            return language
-        }
+        .choice("lang", help: "Language of dimension names (default en)")
     }
 }
 
