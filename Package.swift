@@ -10,6 +10,8 @@ import PackageDescription
 // MetrikaModel depends on no other target of the project; the simulator shares no code with the client.
 let package = Package(
     name: "metrika",
+    // Mutex (Synchronization) guards shared state where the compiler can check it: macOS 15 or later.
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "metrika", targets: ["metrika"]),
         .executable(name: "metrika-fake-api", targets: ["metrika-fake-api"]),

@@ -2,41 +2,55 @@ import Foundation
 import MetrikaAPI
 import MetrikaModel
 import MetrikaSystem
+import Synchronization
 
 /// Builds what commands need from the environment: the API client (URL, token, timeout, logging),
 /// the profile and the default counters. `CLI.dispatch` builds one per run and hands it to the
 /// command; the config file is read at most once per run, through `configFile()`.
-final class Session: @unchecked Sendable {
+final class Session: Sendable {
     let context: CLIContext
-    /// The command's options (with the default counter filled in, see `useCounters`).
-    private(set) var options: ParsedOptions
-    /// The config file's one reading (its content or its error), kept for the rest of the run.
-    private var configReading: Result<ConfigFile?, any Error>?
-    private let lock = NSLock()
-    /// How often the config file was read: at most once (tests check).
-    private(set) var configReads = 0
+    /// What a run may change or fill in later, behind one lock.
+    private struct State {
+        /// The command's options (with the default counter filled in, see `useCounters`).
+        var options: ParsedOptions
+        /// The config file's one reading (its content or its error), kept for the rest of the run.
+        var configReading: Result<ConfigFile?, any Error>?
+        /// How often the config file was read: at most once (tests check).
+        var configReads = 0
+    }
+    private let state: Mutex<State>
 
     init(context: CLIContext, options: ParsedOptions) {
         self.context = context
-        self.options = options
+        self.state = Mutex(State(options: options))
     }
+
+    /// The command's options (with the default counter filled in, see `useCounters`).
+    var options: ParsedOptions { state.withLock { $0.options } }
+
+    /// How often the config file was read: at most once (tests check).
+    var configReads: Int { state.withLock { $0.configReads } }
 
     /// Fills in `--counter` from a default (METRIKA_COUNTER, the profile, the config file).
     func useCounters(_ ids: [String], from source: String) {
-        options.set(.counter, to: ids)
-        options.counterDefaultSource = source
+        state.withLock { state in
+            state.options.set(.counter, to: ids)
+            state.options.counterDefaultSource = source
+        }
     }
 
     /// `$XDG_CONFIG_HOME/metrika/config.json`, read on first use and kept: nil when there is none;
     /// an unusable file throws the same error every time it is asked for.
     func configFile() throws -> ConfigFile? {
-        lock.lock()
-        defer { lock.unlock() }
-        if configReading == nil {
-            configReads += 1
-            configReading = Result { try ConfigFile.read(environment: context.environment) }
+        let environment = context.environment
+        let reading = state.withLock { state in
+            if state.configReading == nil {
+                state.configReads += 1
+                state.configReading = Result { try ConfigFile.read(environment: environment) }
+            }
+            return state.configReading!
         }
-        return try configReading!.get()
+        return try reading.get()
     }
 
     /// METRIKA_API_URL, else the profile's `api_url`, else the default; anything that isn't an
