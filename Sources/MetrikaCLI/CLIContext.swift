@@ -83,8 +83,15 @@ package struct CLIContext: Sendable {
     /// built binary (retry backoff, Logs API and device-login polls), so that a drill of the
     /// production retry policy does not sleep for minutes. The policy, its caps, the attempts and every
     /// message stay as they are; only the sleeping is shorter. Unset or anything else: 1.
+    /// It counts only while METRIKA_API_URL (and METRIKA_OAUTH_URL, when set) point at this machine's
+    /// loopback, where the simulator runs: never against Yandex's servers, which the waits protect.
     static func testRetryScale(_ environment: [String: String]) -> Double {
         guard let text = environment["METRIKA_TEST_RETRY_SCALE"], let scale = Double(text), scale >= 0, scale <= 1 else { return 1 }
+        func isLoopback(_ variable: String) -> Bool {
+            guard let value = environment[variable], let host = URL(string: value.trimmingCharacters(in: .whitespaces))?.host else { return false }
+            return PlainHTTPPolicy.isLoopback(host)
+        }
+        guard isLoopback("METRIKA_API_URL"), environment["METRIKA_OAUTH_URL"] == nil || isLoopback("METRIKA_OAUTH_URL") else { return 1 }
         return scale
     }
 
