@@ -50,10 +50,26 @@ final class SignalTrap: Sendable {
 
 extension SignalTrap {
     /// SIGINT and SIGTERM as a job's requests to stop (`LogsLoad` watches them during its export).
+    /// Only the first signal is the job's: the trap gives the signals back their default action as
+    /// it hands that one on, so a second Ctrl-C or SIGTERM while the job winds down (a write blocked
+    /// on a reader that stopped reading, a database busy for its 30 s) ends the process at once.
     struct Requests: StopRequests {
         func watch(_ handler: @escaping @Sendable (Int32) -> Void) -> @Sendable () -> Void {
-            let trap = SignalTrap(handler: handler)
-            return { trap.cancel() }
+            let holder = TrapHolder()
+            let trap = SignalTrap { number in
+                holder.trap.withLock { $0?.cancel() }
+                handler(number)
+            }
+            holder.trap.withLock { $0 = trap }
+            return {
+                trap.cancel()
+                holder.trap.withLock { $0 = nil }
+            }
         }
+    }
+
+    /// The trap its own handler cancels.
+    private final class TrapHolder: Sendable {
+        let trap = Mutex<SignalTrap?>(nil)
     }
 }
