@@ -33,34 +33,6 @@ package struct ParsedOptions: Sendable {
     /// Where `--counter` came from when it was not given (METRIKA_COUNTER, a profile, the config
     /// file), so that a message about it names that place, not an option the user never typed.
     var counterDefaultSource: String?
-
-    // The look-ups by name below are the parser's own; commands read typed keys (`Option`,
-    // `options[.limit]`). LogsCommand and ClickHouseOptions still use them until they are converted;
-    // then they go.
-
-    /// The last value given for an option (later ones override earlier ones).
-    package func value(_ name: String) -> String? { values[name]?.last }
-
-    /// Every value given for a repeatable option, comma lists split: `--counter 1,2 --counter 3` → 1,2,3.
-    package func list(_ name: String) -> [String] {
-        (values[name] ?? []).flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
-            .filter { !$0.isEmpty }
-    }
-
-    /// Whether a flag was given.
-    package func flag(_ name: String) -> Bool { flags.contains(name) }
-
-    /// Whether an option (flag or valued) was given at all.
-    package func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
-
-    /// An integer option within a range; nil when absent.
-    package func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
-        guard let text = value(name) else { return nil }
-        guard let number = Int(text), range.contains(number) else {
-            throw UsageError("--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
-        }
-        return number
-    }
 }
 
 /// A small, strict command-line parser: `--name value`, `--name=value`, `-c value`, `-c1001`, flags,

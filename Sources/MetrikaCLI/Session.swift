@@ -133,7 +133,12 @@ final class Session: Sendable {
             throw ConfigError.badBaseURL(variable: variable, value: text, problem: .notHTTP)
         }
         guard url.query == nil, url.user == nil, url.password == nil else {
-            throw ConfigError.badBaseURL(variable: variable, value: text, problem: .notPlain)
+            // The case keeps the URL without its credentials and query: an error never holds a secret.
+            var plain = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            plain?.user = nil
+            plain?.password = nil
+            plain?.query = nil
+            throw ConfigError.badBaseURL(variable: variable, value: plain?.string ?? "", problem: .notPlain)
         }
         if let port = url.port, !(1...65_535).contains(port) {
             throw ConfigError.badBaseURL(variable: variable, value: text, problem: .port(port))

@@ -86,7 +86,7 @@ struct SessionTests {
         (["METRIKA_MAX_RESPONSE": "12Q"], ConfigError.badVariable(variable: "METRIKA_MAX_RESPONSE", value: "12Q", expected: "a size between 1K and 4G (bytes, or with K, M, G)")),
         (["METRIKA_COUNTER": "12,x"], ConfigError.badCounterVariable(value: "12,x")),
         (["METRIKA_API_URL": "ftp://example"], ConfigError.badBaseURL(variable: "METRIKA_API_URL", value: "ftp://example", problem: .notHTTP)),
-        (["METRIKA_API_URL": "https://u:p@example"], ConfigError.badBaseURL(variable: "METRIKA_API_URL", value: "https://u:p@example", problem: .notPlain)),
+        (["METRIKA_API_URL": "https://u:p@example"], ConfigError.badBaseURL(variable: "METRIKA_API_URL", value: "https://example", problem: .notPlain)),
         (["METRIKA_API_URL": "https://example:70000"], ConfigError.badBaseURL(variable: "METRIKA_API_URL", value: "https://example:70000", problem: .port(70000))),
     ])
     func aBadEnvironmentSettingIsAConfigError(environment: [String: String], expected: ConfigError) throws {
@@ -103,8 +103,9 @@ struct SessionTests {
             #expect(error.exitCode == ExitCode.config)
             let variable = try #require(environment.keys.first)
             #expect(error.message.hasPrefix(variable), "\(error.message)")
-            // A URL with credentials is not repeated in the message.
+            // A URL with credentials is not repeated in the message, nor kept in the error.
             #expect(!error.message.contains("u:p@"), "\(error.message)")
+            #expect(!String(describing: error).contains("u:p@"), "\(error)")
         }
     }
 }

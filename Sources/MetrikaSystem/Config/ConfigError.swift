@@ -37,7 +37,8 @@ package enum ConfigError: MetrikaFailure, Equatable {
     /// `METRIKA_COUNTER` holds `value`, which is not a counter id or a list of them.
     case badCounterVariable(value: String)
     /// The URL setting `variable` (`METRIKA_API_URL`, `METRIKA_OAUTH_URL`) is `value`, which is no
-    /// base URL metrika can use, for `problem`.
+    /// base URL metrika can use, for `problem`. A URL with credentials or a query is kept without
+    /// them (`.notPlain`): an error never holds a secret.
     case badBaseURL(variable: String, value: String, problem: URLProblem)
     /// The config file's `"alerts"` `"metrics"` names `name`, which the alert check cannot judge.
     case unjudgeableAlertMetric(name: String)
