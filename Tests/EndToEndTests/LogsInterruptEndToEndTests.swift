@@ -40,6 +40,41 @@ struct LogsInterruptEndToEndTests {
         try api.requests().contains { ($0["path"] as? String)?.hasSuffix("/download") == true }
     }
 
+    /// A run blocked writing to a reader that stopped reading cannot wind down after the first
+    /// signal; a second one ends it at once (the signal's default action), as an insistent Ctrl-C must.
+    @Test func aSecondSignalEndsARunBlockedOnItsOutput() throws {
+        let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-rows-per-day", "50000"])
+        let home = try TemporaryDirectory()
+        let fifo = home.path + "/out"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // The reading end is opened and never read: once the pipe's buffer is full, writes block.
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        defer { close(reader) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["--default-signal=INT,TERM", Binaries.metrika] + Self.arguments + ["-"]
+        process.environment = environment(api, home)
+        let output: FileHandle = try #require(FileHandle(forWritingAtPath: fifo))
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let exited = exitSignal(of: process)
+        try process.run()
+        // Blocked: the part download is under way and nothing more can be written.
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, process.isRunning, !(try Self.downloading(api)) { usleep(50_000) }
+        usleep(1_000_000)
+        #expect(process.isRunning)
+        kill(process.processIdentifier, SIGTERM)
+        #expect(exited.wait(timeout: .now() + 1) == .timedOut, "the first signal is the job's: it winds down, blocked")
+        kill(process.processIdentifier, SIGTERM)
+        let ended = exited.wait(timeout: .now() + 5) == .success
+        #expect(ended, "a second SIGTERM must end the blocked run")
+        if !ended { process.terminate(); kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
+    }
+
     @Test(arguments: [SIGINT, SIGTERM])
     func aSignalRemovesTheTemporarySaysWhatWasKeptAndTheRerunResumes(signal: Int32) throws {
         let api = try slowAPI()
