@@ -40,6 +40,38 @@ struct LogsInterruptEndToEndTests {
         try api.requests().contains { ($0["path"] as? String)?.hasSuffix("/download") == true }
     }
 
+    /// A signal while Metrika is still preparing the log (polling, before any part): the temporary
+    /// goes, the ordered request is kept for the next run, and the exit status is 128 + the signal.
+    @Test func aSignalWhilePollingKeepsTheOrderedRequest() throws {
+        let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-ready-polls", "1000"])
+        let home = try TemporaryDirectory()
+        let file = home.path + "/v.tsv"
+        var env = environment(api, home)
+        env["METRIKA_LOGS_POLL"] = "1"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["--default-signal=INT,TERM", Binaries.metrika] + Self.arguments + [file]
+        process.environment = env
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let ordered = { try api.requests().contains { ($0["method"] as? String) == "POST" && ($0["path"] as? String)?.hasSuffix("/logrequests") == true } }
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, process.isRunning, !(try ordered()) { usleep(50_000) }
+        usleep(300_000)
+        let wasOrdered = try ordered()
+        #expect(process.isRunning && wasOrdered)
+        kill(process.processIdentifier, SIGTERM)
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + SIGTERM, "\(stderr)")
+        #expect(try temporaries(home.path).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: file))
+        #expect(stderr.contains("log request 7000001 is kept"), "\(stderr)")
+        #expect(!(try api.requests().contains { ($0["path"] as? String)?.hasSuffix("/download") == true }))
+    }
+
     /// A run blocked writing to a reader that stopped reading cannot wind down after the first
     /// signal; a second one ends it at once (the signal's default action), as an insistent Ctrl-C must.
     @Test func aSecondSignalEndsARunBlockedOnItsOutput() throws {
