@@ -35,6 +35,22 @@ struct LogsInterruptEndToEndTests {
         usleep(300_000)
     }
 
+    /// `metrika logs … OUTPUT` started (not waited for) with SIGINT and SIGTERM at their default
+    /// action, through `env --default-signal`: a test runner started in the background of a
+    /// non-interactive shell inherits SIGINT ignored, and metrika (rightly) keeps an inherited ignore.
+    /// Its stdout goes to `output` (default nowhere); its stderr is the pipe returned.
+    func launch(into output: String, environment: [String: String], stdout: FileHandle = .nullDevice) throws -> (process: Process, errors: Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["--default-signal=INT,TERM", Binaries.metrika] + Self.arguments + [output]
+        process.environment = environment
+        let errors = Pipe()
+        process.standardOutput = stdout
+        process.standardError = errors
+        try process.run()
+        return (process, errors)
+    }
+
     /// Whether the simulator has served a part download (its log lists a request once answered).
     static func downloading(_ api: FakeAPI) throws -> Bool {
         try api.requests().contains { ($0["path"] as? String)?.hasSuffix("/download") == true }
@@ -48,14 +64,7 @@ struct LogsInterruptEndToEndTests {
         let file = home.path + "/v.tsv"
         var env = environment(api, home)
         env["METRIKA_LOGS_POLL"] = "1"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["--default-signal=INT,TERM", Binaries.metrika] + Self.arguments + [file]
-        process.environment = env
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
+        let (process, errors) = try launch(into: file, environment: env)
         let ordered = { try api.requests().contains { ($0["method"] as? String) == "POST" && ($0["path"] as? String)?.hasSuffix("/logrequests") == true } }
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline, process.isRunning, !(try ordered()) { usleep(50_000) }
@@ -83,15 +92,9 @@ struct LogsInterruptEndToEndTests {
         let reader = open(fifo, O_RDONLY | O_NONBLOCK)
         #expect(reader >= 0)
         defer { close(reader) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["--default-signal=INT,TERM", Binaries.metrika] + Self.arguments + ["-"]
-        process.environment = environment(api, home)
         let output: FileHandle = try #require(FileHandle(forWritingAtPath: fifo))
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        let (process, _) = try launch(into: "-", environment: environment(api, home), stdout: output)
         let exited = exitSignal(of: process)
-        try process.run()
         // Blocked: the part download is under way and nothing more can be written.
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline, process.isRunning, !(try Self.downloading(api)) { usleep(50_000) }
@@ -113,16 +116,7 @@ struct LogsInterruptEndToEndTests {
         let home = try TemporaryDirectory()
         let env = environment(api, home)
         let file = home.path + "/v.tsv"
-        let process = Process()
-        // Through `env --default-signal`: a test runner started in the background of a non-interactive
-        // shell inherits SIGINT ignored, and metrika (rightly) keeps an inherited ignore.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["--default-signal=INT,TERM", Binaries.metrika] + Self.arguments + [file]
-        process.environment = env
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
+        let (process, errors) = try launch(into: file, environment: env)
         try waitForTemporary(home.path, api: api, while: process)
         #expect(try temporaries(home.path).count == 1)
         kill(process.processIdentifier, signal)
