@@ -4,7 +4,7 @@ import PackageDescription
 // The layers are targets, so a wrong arrow is a compile error. Each depends only on lower rows
 // (docs/architecture.md has the table of exact arrows and the rule for where a new thing goes):
 //
-//   metrika → MetrikaCLI → MetrikaUseCases → MetrikaWarehouse
+//   metrika → MetrikaCLI → MetrikaMCP → MetrikaUseCases → MetrikaWarehouse
 //     → MetrikaAPI (CCurl) · MetrikaStore (CSQLite) · MetrikaRender → MetrikaSystem → MetrikaModel
 //
 // MetrikaModel depends on no other target of the project; the simulator shares no code with the client.
@@ -34,7 +34,9 @@ let package = Package(
         .target(name: "MetrikaRender", dependencies: ["MetrikaModel", "MetrikaSystem"]),
         .target(name: "MetrikaWarehouse", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore"]),
         .target(name: "MetrikaUseCases", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse"]),
-        .target(name: "MetrikaCLI", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse", "MetrikaUseCases"]),
+        // The MCP server (`metrika mcp`): an entry point beside the CLI's commands, over the same use cases.
+        .target(name: "MetrikaMCP", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse", "MetrikaUseCases"]),
+        .target(name: "MetrikaCLI", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse", "MetrikaUseCases", "MetrikaMCP"]),
         .executableTarget(name: "metrika", dependencies: ["MetrikaCLI"]),
         .target(name: "MetrikaSimulator"),
         .executableTarget(name: "metrika-fake-api", dependencies: ["MetrikaSimulator"]),
@@ -49,6 +51,7 @@ let package = Package(
         .testTarget(name: "MetrikaSimulatorTests", dependencies: ["MetrikaSimulator"]),
         .testTarget(name: "MetrikaWarehouseTests", dependencies: ["MetrikaWarehouse", "MetrikaAPI", "MetrikaStore", "MetrikaModel", "MetrikaSystem"]),
         .testTarget(name: "MetrikaUseCasesTests", dependencies: ["MetrikaUseCases", "MetrikaAPI", "MetrikaStore", "MetrikaModel"]),
+        .testTarget(name: "MetrikaMCPTests", dependencies: ["MetrikaMCP", "MetrikaUseCases", "MetrikaRender", "MetrikaSimulator", "MetrikaTestSupport"]),
         .testTarget(name: "MetrikaCLITests", dependencies: ["MetrikaCLI", "MetrikaUseCases", "MetrikaSimulator", "MetrikaTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
