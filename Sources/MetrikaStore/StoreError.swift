@@ -2,8 +2,10 @@ import MetrikaModel
 /// A problem with the history database, worded for the person who has to fix it.
 ///
 /// Unusable files (not SQLite, damaged, someone else's database, written by a newer metrika, read-only
-/// or in a read-only directory) exit with 78 (bad configuration) and are never modified; a database file
-/// that cannot be created exits with 73; a full disk with 74 (an I/O error); anything else with 1.
+/// or in a read-only directory) exit with 78 (bad configuration) and are never modified; so does a
+/// database (or its directory) that cannot be created: the history is metrika's state at a configured
+/// place (METRIKA_DB, --db, XDG_DATA_HOME), not an output file the user asked for (73 is theirs). A
+/// full disk exits with 74 (an I/O error); anything else with 1.
 package struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
     /// What went wrong.
     package enum Kind: Sendable, Hashable {
@@ -44,12 +46,11 @@ package struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
         self.detail = detail
     }
 
-    /// The sysexits code: 78 for an unusable file, 73 when the file cannot be created, 74 for a full
-    /// disk, 1 otherwise.
+    /// The sysexits code: 78 for an unusable file or one that cannot be created, 74 for a full disk,
+    /// 1 otherwise (README's exit-code table and `metrika --help` say the same).
     package var exitCode: Int32 {
         switch kind {
-        case .notADatabase, .corrupt, .notMetrikaDatabase, .newerSchema, .readOnly: return ExitCode.config
-        case .cannotCreate: return ExitCode.cannotCreate
+        case .notADatabase, .corrupt, .notMetrikaDatabase, .newerSchema, .readOnly, .cannotCreate: return ExitCode.config
         case .full: return ExitCode.ioError
         case .unknownCounter, .invalidInput, .sqlite: return ExitCode.failure
         }

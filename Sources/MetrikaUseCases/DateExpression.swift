@@ -39,22 +39,28 @@ package enum DateExpression: Equatable, Sendable, CustomStringConvertible {
             self = .daysAgo(0)
         } else if lower == "yesterday" {
             self = .daysAgo(1)
-        } else if let count = Self.count(lower, suffix: "daysago", most: 36_500) {
+        } else if let count = try Self.count(lower, suffix: "daysago", most: 36_500, text: text, option: option) {
             self = .daysAgo(count)
-        } else if let count = Self.count(lower, suffix: "weeksago", most: 5_200) {
+        } else if let count = try Self.count(lower, suffix: "weeksago", most: 5_200, text: text, option: option) {
             self = .weeksAgo(count)
-        } else if let count = Self.count(lower, suffix: "monthsago", most: 1_200) {
+        } else if let count = try Self.count(lower, suffix: "monthsago", most: 1_200, text: text, option: option) {
             self = .monthsAgo(count)
         } else {
             throw UsageError("--\(option) '\(text)' is not a date: use YYYY-MM-DD (a real date), today, yesterday, NdaysAgo, NweeksAgo or NmonthsAgo (e.g. 6daysAgo, 2weeksAgo, 3monthsAgo)")
         }
     }
 
-    /// N of `N<suffix>` (digits only, at most `most`), or nil.
-    private static func count(_ lower: String, suffix: String, most: Int) -> Int? {
+    /// N of `N<suffix>` (ASCII digits only), or nil when `lower` is not of that form. An N above
+    /// `most` (a hundred years; any number of digits, never parsed into an overflow) is of the right
+    /// form but reaches back before Metrika: said so, not "not a date".
+    private static func count(_ lower: String, suffix: String, most: Int, text: String, option: String) throws -> Int? {
         guard lower.hasSuffix(suffix) else { return nil }
         let digits = lower.dropLast(suffix.count)
-        guard !digits.isEmpty, digits.count <= 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(digits), count <= most else { return nil }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        let significant = digits.drop { $0 == "0" }
+        guard significant.count <= String(most).count, let count = Int(significant.isEmpty ? "0" : significant), count <= most else {
+            throw UsageError("--\(option) \(text.trimmingCharacters(in: .whitespaces)) is before \(earliestDay.iso), the first day Metrika has data for; use a later date")
+        }
         return count
     }
 

@@ -22,6 +22,8 @@ struct DateFloorEndToEndTests {
         ["report", "--counter", "1001", "--from", "0001-01-01"],
         ["report", "--counter", "1001", "--from", "2007-12-31", "--to", "2008-01-05"],
         ["report", "--counter", "1001", "--from", "36500daysAgo", "--to", "2daysAgo"],
+        ["report", "--counter", "1001", "--from", "99999999daysAgo"],
+        ["report", "--counter", "1001", "--from", "99999999999999999999999weeksAgo"],
         ["report", "--counter", "1001", "--dimensions", "trafficSource", "--from", "0001-01-01"],
         ["chart", "--counter", "1001", "--from", "0001-01-01", "--output", "-"],
         ["sync", "--counter", "1001", "--from", "0001-01-01"],

@@ -29,6 +29,20 @@ struct DatesAndPeriodsTests {
         #expect(throws: UsageError.self) { try DateExpression(parsing: text, option: "from") }
     }
 
+    /// The right form with an N so large the day would be before 2008, or past any integer: said so
+    /// (issue 32), never "is not a date", never a trap.
+    @Test(arguments: ["99999999daysAgo", "36501daysAgo", "9223372036854775808daysAgo", "99999999999999999999999999weeksAgo", "1201monthsAgo", " 5201WEEKSAGO"])
+    func aRelativeDateTooFarBackSaysItIsBefore2008(text: String) throws {
+        let error = try #require(throws: UsageError.self) { try DateExpression(parsing: text, option: "from") }
+        let shown = text.trimmingCharacters(in: .whitespaces)
+        #expect(error.message == "--from \(shown) is before 2008-01-01, the first day Metrika has data for; use a later date")
+    }
+
+    @Test func leadingZerosAreTheSameNumber() throws {
+        #expect(try DateExpression(parsing: "0000007daysAgo", option: "from") == .daysAgo(7))
+        #expect(try DateExpression(parsing: "000daysAgo", option: "from") == .daysAgo(0))
+    }
+
     /// 2025-06-18 is a Wednesday: weeks run Monday to Sunday, as in Metrika.
     @Test(arguments: [
         ("today", "2025-06-18", "2025-06-18"),

@@ -145,7 +145,7 @@ import Testing
             let path = blocker + "/metrika/metrika.sqlite"
             let error = try #require(throws: StoreError.self) { try HistoryStore(path: path) }
             #expect(error.kind == .cannotCreate)
-            #expect(error.exitCode == 73)
+            #expect(error.exitCode == 78, "a history that cannot be created is configuration (README's table), not an output file (73)")
             #expect(error.message.contains(path))
         }
     }

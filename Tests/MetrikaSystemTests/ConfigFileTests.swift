@@ -32,6 +32,45 @@ struct ConfigFileTests {
         #expect(ConfigFile.path(environment: home.environment) == home.config)
     }
 
+    /// A config file that is there but cannot be read is never taken for none (issue 32): a directory
+    /// in its place, and a file the user may not read (injected: the tests run as root, who may).
+    @Test func aFileThatCannotBeReadIsAConfigErrorNotNone() throws {
+        let home = try Home(nil)
+        try FileManager.default.createDirectory(atPath: home.config, withIntermediateDirectories: true)
+        #expect(ConfigFile.contents(atPath: home.config) == .directory)
+        #expect(throws: ConfigError.unreadableFile(path: home.config, reason: .directory)) { try home.read() }
+        let directory = ConfigError.unreadableFile(path: home.config, reason: .directory)
+        #expect(directory.message == "Cannot use the config file \(home.config): it is a directory. Remove or rename it; the config file is a JSON file (docs/auth.md).")
+        #expect(directory.exitCode == 78)
+
+        var asked: [String] = []
+        #expect(throws: ConfigError.unreadableFile(path: home.config, reason: .errno(EACCES))) {
+            try ConfigFile.read(environment: home.environment) { path in
+                asked.append(path)
+                return .unreadable(errno: EACCES)
+            }
+        }
+        #expect(asked == [home.config])
+        let denied = ConfigError.unreadableFile(path: home.config, reason: .errno(EACCES))
+        #expect(denied.message.hasPrefix("Cannot use the config file \(home.config): permission denied. "))
+        #expect(denied.exitCode == 78)
+        #expect(ConfigError.unreadableFile(path: "/c", reason: .errno(EIO)).message == "Cannot use the config file /c: input/output error. Fix it or move it away.")
+        // Missing (the file, or the directory it would be in) is no config, as before.
+        #expect(ConfigFile.contents(atPath: home.path + "/none/config.json") == .absent)
+        _ = FileManager.default.createFile(atPath: home.path + "/plain", contents: Data())
+        #expect(ConfigFile.contents(atPath: home.path + "/plain/config.json") == .absent, "a path through a file (ENOTDIR) holds no config")
+    }
+
+    /// The real permission check where the tests do not run as root (root reads a 0000 file).
+    @Test func aFileWithoutReadPermissionIsDeniedForAnOrdinaryUser() throws {
+        let home = try Home("{}", mode: 0o000)
+        if getuid() == 0 {
+            try Test.cancel("skipped: running as root, who may read a mode-0000 file (the mapping is checked with an injected failure)")
+        }
+        #expect(ConfigFile.contents(atPath: home.config) == .unreadable(errno: EACCES))
+        #expect(throws: ConfigError.unreadableFile(path: home.config, reason: .errno(EACCES))) { try home.read() }
+    }
+
     @Test func theDirectoryFollowsXDGAndIgnoresARelativeOne() {
         #expect(ConfigFile.directory(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]) == "/x/metrika")
         #expect(ConfigFile.directory(environment: ["XDG_CONFIG_HOME": "rel", "HOME": "/h"]) == "/h/.config/metrika")

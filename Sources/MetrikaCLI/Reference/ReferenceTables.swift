@@ -72,7 +72,7 @@ enum ReferenceTables {
         Exit(code: ExitCode.ioError, short: "cannot write output (e.g. a full disk)", meaning: "The output could not be written: standard output or an --output file on a full disk (or a device error), a closed descriptor; metrika sync with the history's disk full (a report still prints what it fetched, with a warning, exit 0)."),
         Exit(code: ExitCode.tryLater, short: "quota exceeded (try later)", meaning: "A quota is exceeded: try later (the message says when a daily quota resets)."),
         Exit(code: ExitCode.noPermission, short: "not signed in or access denied", meaning: "Not signed in, token invalid, or access denied."),
-        Exit(code: ExitCode.config, short: "configuration", meaning: "Bad configuration: a bad METRIKA_ variable, plain http to another machine, a malformed config file or unknown profile, the app's credentials missing or refused, an unusable history database."),
+        Exit(code: ExitCode.config, short: "configuration", meaning: "Bad configuration: a bad METRIKA_ variable, plain http to another machine, a malformed or unreadable config file or an unknown profile, the app's credentials missing or refused, a history database that is unusable or cannot be created."),
         Exit(code: AuthError.cancelledExitCode, short: "login cancelled (Ctrl-C)", meaning: "metrika login cancelled with Ctrl-C (128 + SIGINT)."),
         Exit(code: ExitCode.closedPipe, short: "quiet end when the reader of stdout goes away (like cat in a pipe to head)", meaning: "Standard output's reader went away (metrika report | head): a quiet end without a message, the status a shell shows for cat or grep in the same place."),
         Exit(code: ExitCode.failure, short: "other", meaning: "Anything else."),

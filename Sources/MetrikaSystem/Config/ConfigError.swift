@@ -1,3 +1,4 @@
+import Foundation
 import MetrikaModel
 
 /// A configuration metrika cannot use: the config file (`ConfigFile`, its `"alerts"` member too), a
@@ -42,6 +43,17 @@ package enum ConfigError: MetrikaFailure, Equatable {
     case badBaseURL(variable: String, value: String, problem: URLProblem)
     /// The config file's `"alerts"` `"metrics"` names `name`, which the alert check cannot judge.
     case unjudgeableAlertMetric(name: String)
+    /// The config file at `path` is there but cannot be read: metrika never takes it for none (its
+    /// profiles, default counter and alert settings would silently be dropped).
+    case unreadableFile(path: String, reason: UnreadableReason)
+
+    /// Why the config file cannot be read.
+    package enum UnreadableReason: Sendable, Equatable {
+        /// A directory is where the file should be.
+        case directory
+        /// Opening or reading it failed with this `errno` (EACCES: permission denied).
+        case errno(Int32)
+    }
 
     /// What is wrong with a base URL setting.
     package enum URLProblem: Sendable, Equatable {
@@ -70,6 +82,14 @@ package enum ConfigError: MetrikaFailure, Equatable {
             return Self.fileMessage(path, "a profile name must be visible ASCII without spaces", format: "docs/auth.md")
         case .profileNotAnObject(let path, let name):
             return Self.fileMessage(path, "profile \"\(name)\" must be an object", format: "docs/auth.md")
+        case .unreadableFile(let path, .directory):
+            return "Cannot use the config file \(path): it is a directory. Remove or rename it; the config file is a JSON file (docs/auth.md)."
+        case .unreadableFile(let path, .errno(let code)):
+            if code == EACCES || code == EPERM {
+                return "Cannot use the config file \(path): permission denied. Make it readable to you (chmod 600 \(path)) or move it away."
+            }
+            let reason = String(cString: strerror(code))
+            return "Cannot use the config file \(path): \(reason.prefix(1).lowercased() + reason.dropFirst()). Fix it or move it away."
         case .readableSecret(let path, let mode):
             // The fix is the command itself, so no pointer to the format.
             return "Cannot use the config file \(path): it holds client_secret but others may read it (mode \(Self.octal(mode))); run `chmod 600 \(path)`."

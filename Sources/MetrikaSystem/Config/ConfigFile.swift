@@ -85,12 +85,53 @@ package struct ConfigFile: Sendable, Equatable {
         return home + "/.config/metrika"
     }
 
+    /// What reading the file's bytes gave.
+    package enum Contents: Sendable, Equatable {
+        /// No file there (nor the directory it would be in).
+        case absent
+        case bytes(Data)
+        /// A directory where the file should be.
+        case directory
+        /// The file is there but could not be read: `errno` of the failed open or read.
+        case unreadable(errno: Int32)
+    }
+
+    /// The bytes at `path`, telling a missing file from one that cannot be read.
+    package static func contents(atPath path: String) -> Contents {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let error = errno
+            return error == ENOENT || error == ENOTDIR ? .absent : .unreadable(errno: error)
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR { return .directory }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { readBytes(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return .bytes(data) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return errno == EISDIR ? .directory : .unreadable(errno: errno)
+            }
+            data.append(contentsOf: buffer[0..<count])
+        }
+    }
+
     /// Reads the file; nil when there is none. Throws a `ConfigError` (exit 78) naming the member at
-    /// fault when it is not what this describes, or when it holds `client_secret` and others may
-    /// read it.
-    package static func read(environment: [String: String]) throws -> ConfigFile? {
+    /// fault when it is not what this describes, when it holds `client_secret` and others may read
+    /// it, or when it cannot be read at all (permissions, a directory in its place): a file that is
+    /// there is never taken for none. `load` is the reading (tests inject its failures).
+    package static func read(environment: [String: String], load: (String) -> Contents = contents(atPath:)) throws -> ConfigFile? {
         let path = path(environment: environment)
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let data: Data
+        switch load(path) {
+        case .absent: return nil
+        case .bytes(let bytes): data = bytes
+        case .directory: throw ConfigError.unreadableFile(path: path, reason: .directory)
+        case .unreadable(let error): throw ConfigError.unreadableFile(path: path, reason: .errno(error))
+        }
         // Strict JSON first (Foundation lets a trailing comma pass), with the place of the mistake.
         guard JSONSyntaxError.locate(in: data) == nil, let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             throw ConfigError.notAnObject(path: path, problem: notAnObject(data))
@@ -203,4 +244,9 @@ package struct ConfigFile: Sendable, Equatable {
             return ids
         }
     }
+}
+
+/// read(2), reachable from inside `ConfigFile` (whose static `read` would shadow it).
+private func readBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }
