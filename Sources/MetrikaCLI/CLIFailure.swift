@@ -26,6 +26,8 @@ enum CLIFailure: MetrikaFailure, Equatable {
     case pastedTokenRejected(reason: String)
     /// `logout`: the token was not revoked, for `reason`; the local copy in `kept` stays.
     case notSignedOut(reason: String, kept: String, manualRevocation: String, exitCode: Int32)
+    /// `alert --forget ID`: no open alert has the id `id` (exit 64, without the usage lines).
+    case unknownAlert(id: Int)
     /// An error that is no `MetrikaFailure` (nothing metrika expects), in its own words.
     case unexpected(String)
 
@@ -55,6 +57,8 @@ enum CLIFailure: MetrikaFailure, Equatable {
             "Not signed out: the token was not revoked on the server (\(reason)), so it may still be valid there; "
                 + "the local copy in \(kept) is kept. Fix that and run `metrika logout` again, or run `metrika logout --local-only` "
                 + "to delete only the local copy (then revoke the token at \(manualRevocation))."
+        case .unknownAlert(let id):
+            "no open alert has the id \(id); run `metrika alert --status` for the open alerts and their ids"
         case .unexpected(let description):
             description
         }
@@ -66,6 +70,7 @@ enum CLIFailure: MetrikaFailure, Equatable {
         case .outputIsDirectory, .outputFolderMissing: ExitCode.cannotCreate
         case .sendmailDidNotStart, .sendmailTimedOut, .sendmailFailed: ExitCode.unavailable
         case .pastedTokenRejected: ExitCode.noPermission
+        case .unknownAlert: ExitCode.usage
         case .notSignedOut(_, _, _, let exitCode): exitCode
         case .unexpected: ExitCode.failure
         }

@@ -219,6 +219,49 @@ final class AlertPeers: @unchecked Sendable {
         #expect(posts.count == runs.filter { !$0.stdout.isEmpty }.count, "a run that told nothing posts nothing")
     }
 
+    /// `--status` lists what the first run told, offline; `--forget ID` closes one, and the next run
+    /// tells that one again (it is still so) and nothing else; an unknown id is exit 64.
+    @Test func theStatusListsTheOpenAlertsAndAForgottenOneIsToldAgain() throws {
+        let peers = try peers()
+        let home = try TemporaryDirectory()
+        let empty = try metrika(["alert", "--status"], environment: environment(peers, home, now: AlertPeers.monday))
+        #expect(empty.status == 0 && empty.stdout == "No open alerts.\n", "\(empty.stderr)")
+        let first = try metrika(["alert"], environment: environment(peers, home, now: AlertPeers.monday))
+        #expect(first.status == 0 && first.stdoutLines.count == 5, "\(first.stderr)")
+
+        let requestsBefore = try peers.api.requestCount()
+        let table = try metrika(["alert", "--status"], environment: environment(peers, home, now: AlertPeers.monday))
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(table.stdoutLines.first?.hasPrefix(" ID") == true || table.stdoutLines.first?.contains("ID") == true, "\(table.stdout)")
+        #expect(table.stdoutLines.count == 1 + 1 + 5 || table.stdoutLines.count == 1 + 5, "a header and five alerts: \(table.stdout)")
+        let blog = try #require(table.stdoutLines.first { $0.contains("520002") }, "\(table.stdout)")
+        #expect(blog.contains("visits") && blog.contains("stopped") && blog.contains("2026-11-28"), "\(blog)")
+
+        let json = try metrika(["alert", "--status", "--json"], environment: environment(peers, home, now: AlertPeers.monday))
+        #expect(json.status == 0, "\(json.stderr)")
+        let alerts = Self.alertObjects(json.stdout)
+        #expect(alerts.compactMap { $0["counter_id"] as? Int }.sorted() == [520002, 520003, 520004, 520005, 520007])
+        let stopped = try #require(alerts.first { $0["counter_id"] as? Int == 520002 })
+        #expect(stopped["kind"] as? String == "stopped" && stopped["since"] as? String == "2026-11-28" && stopped["api_name"] as? String == "ym:s:visits")
+        let id = try #require(stopped["id"] as? Int)
+        #expect(try peers.api.requestCount() == requestsBefore, "--status makes no request")
+
+        let forget = try metrika(["alert", "--forget", String(id)], environment: environment(peers, home, now: AlertPeers.monday))
+        #expect(forget.status == 0, "\(forget.stderr)")
+        #expect(forget.stdout.hasPrefix("Forgot alert \(id): 520002 "), "\(forget.stdout)")
+        let unknown = try metrika(["alert", "--forget", String(id)], environment: environment(peers, home, now: AlertPeers.monday))
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr == "Error: no open alert has the id \(id); run `metrika alert --status` for the open alerts and their ids\n", "\(unknown.stderr)")
+        #expect(try metrika(["alert", "--status", "--webhook", "https://hooks.example/x"], environment: environment(peers, home, now: AlertPeers.monday)).status == 64)
+
+        let again = try metrika(["alert"], environment: environment(peers, home, now: "2026-11-30T07:00:00Z"))
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdoutLines.count == 1 && again.stdout.hasPrefix("520002 "), "only the forgotten one is told again: \(again.stdout)")
+        let all = try metrika(["alert", "--forget", "all"], environment: environment(peers, home, now: AlertPeers.monday))
+        #expect(all.status == 0 && all.stdoutLines.count == 5, "\(all.stdout)")
+        #expect(try metrika(["alert", "--status"], environment: environment(peers, home, now: AlertPeers.monday)).stdout == "No open alerts.\n")
+    }
+
     @Test func aQuietSundayAndATinyGoalStayQuietAndADryRunRemembersNothing() throws {
         let peers = try peers()
         let home = try TemporaryDirectory()

@@ -19,7 +19,7 @@ import Testing
         let home = try TemporaryDirectory()
         let config = home.path + "/config/metrika/config.json"
         try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
-        for arguments in [["report", "--from", "yesterday"], ["alert"], ["counters"], ["sync"]] {
+        for arguments in [["report", "--from", "yesterday"], ["alert"], ["alert", "--status"], ["counters"], ["sync"]] {
             let result = try metrika(arguments, environment: Self.environment(home), timeout: 30)
             #expect(result.status == 78, "\(arguments): \(result.stderr)")
             #expect(result.stderr == "Error: Cannot use the config file \(config): it is a directory. Remove or rename it; the config file is a JSON file (docs/auth.md).\n",

@@ -12,7 +12,11 @@ import MetrikaUseCases
 enum AlertCommand: Command {
     static let name = "alert"
     static let summary = "Alert on yesterday's visits, goals and sales unlike the same weekday of earlier weeks; for cron"
-    static let synopses: [[UsageTerm]] = [[.optional(.counter), .optional(.webhook), .optional(.alertMail), .optional(.currency), .optional(.dryRun)]]
+    static let synopses: [[UsageTerm]] = [
+        [.optional(.counter), .optional(.webhook), .optional(.alertMail), .optional(.currency), .optional(.dryRun)],
+        [.required(Option.alertStatus), .optional(Option.json)],
+        [.required(Option.forget)],
+    ]
     static let discussion = """
     Checks the last finished day in each counter's time zone: visits, the reaches of every goal and,
     for a shop, purchases and revenue (in --currency, else the counter's own), each against the
@@ -30,14 +34,20 @@ enum AlertCommand: Command {
       515151 Сезонный магазин: visits 200 on Sun 2026-11-29, expected ~600 (-67%)
     nothing when all is well; exit 0 either way (an alert is not an error).
 
-    Each alert is told once: the history database remembers it, and later runs that see the same
-    anomaly are silent. --webhook URL (or METRIKA_WEBHOOK_URL) POSTs one JSON body per run that found
-    something ("text" and "alerts": docs/alerts.md); the URL holds a secret and is only ever shown as
-    https://host/…. --mail ADDR sends the alerts with a chart of each metric's last five weeks through
-    sendmail (as `metrika mail` does). When a delivery fails (exit 69) nothing is remembered, so the
-    next run tells it again. --dry-run prints the lines and sends and remembers nothing.
+    Each alert is told once, even by runs that overlap: the history database remembers it, and
+    later runs that see the same anomaly are silent. --webhook URL (or METRIKA_WEBHOOK_URL) POSTs
+    one JSON body per run that found something ("text" and "alerts": docs/alerts.md); the URL holds
+    a secret and is only ever shown as https://host/…. --mail ADDR sends the alerts with a chart of
+    each metric's last five weeks through sendmail (as `metrika mail` does). When a delivery fails
+    (exit 69) nothing is remembered, so the next run tells it again. --dry-run prints the lines and
+    sends and remembers nothing.
 
     Thresholds, metrics and counters to skip: the "alerts" member of the config file (docs/alerts.md).
+
+    --status lists the open alerts: each one told and still so, with its id, since when, the last
+    value against the expected one and when it was told (--json: as JSON); "No open alerts." when
+    there are none. --forget ID closes one (--forget all: every one): the next run tells it again if
+    it is still so. Both read only the history database: no request, no token.
 
     Example (crontab): 0 7 * * *  metrika alert --mail me@example.com > /dev/null
     (stdout to /dev/null: the mail has the lines already; errors on stderr still reach cron's mail)
@@ -50,6 +60,7 @@ enum AlertCommand: Command {
         Option.dryRun.described("Print the alerts only: no webhook, no mail, nothing remembered").spec,
         Option.currency.described("A shop's revenue in this currency (default: the counter's own, as the API says)").spec,
         HistoryOptions.offlineSpec,
+        Option.alertStatus.spec, Option.json.described("With --status: the open alerts as JSON").spec, Option.forget.spec,
     ] + DatabaseOptions.specs + TokenOptions.specs
 
     /// An alert check as the command line asks for it, validated before any request (the config
@@ -74,6 +85,7 @@ enum AlertCommand: Command {
         // So is --webhook's, before any error of the options read next (`webhook` adds its parts).
         if let text = options[.webhook], !text.trimmingCharacters(in: .whitespaces).isEmpty { context.secrets.add(text) }
         try options.requireNoPositionals()
+        if options[.json] { throw UsageError("--json goes with --status: metrika alert --status --json") }
         let ids = options.contains(.counter) ? try CounterOptions.ids(options) : []
         let recipientsText = options[.alertMail].joined(separator: ",")
         if options.contains(.alertMail), recipientsText.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -90,6 +102,7 @@ enum AlertCommand: Command {
     }
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+        if managesEpisodes(options) { return try runEpisodes(options, session: session) }
         let context = session.context
         let request = try parse(options, context: context)
         let (ids, dryRun, offline, currency) = (request.counterIDs, request.dryRun, request.offline, request.currency)

@@ -1,0 +1,120 @@
+import Foundation
+import MetrikaModel
+import MetrikaRender
+import MetrikaStore
+import MetrikaUseCases
+
+/// `metrika alert --status` (the open episodes, as a table or `--json`) and `metrika alert --forget
+/// ID|all` (close episodes so that the next run may tell them again): offline, from the history
+/// database alone, no request and no token.
+extension AlertCommand {
+    /// Whether the command line asks for the status or a forget instead of a check.
+    static func managesEpisodes(_ options: ParsedOptions) -> Bool {
+        options[.alertStatus] || options.contains(.forget)
+    }
+
+    static func runEpisodes(_ options: ParsedOptions, session: Session) throws -> Int32 {
+        let context = session.context
+        try options.requireNoPositionals()
+        let mode = options[.alertStatus] ? "--status" : "--forget"
+        if options[.alertStatus], options.contains(.forget) {
+            throw UsageError("--status and --forget go apart: list the open alerts with --status, then forget one with --forget ID")
+        }
+        let checkOnly: [(String, Bool)] = [
+            ("--webhook", options.contains(.webhook)), ("--mail", options.contains(.alertMail)), ("--dry-run", options[.dryRun]),
+            ("--currency", options.contains(.currency)), ("--sender", options.contains(.sender)), ("--sendmail", options.contains(.sendmail)),
+        ]
+        if let (name, _) = checkOnly.first(where: { $0.1 }) {
+            throw UsageError("\(name) goes with a check, not with \(mode), which only reads the history database")
+        }
+        if options[.json], !options[.alertStatus] {
+            throw UsageError("--json goes with --status")
+        }
+        let target = try forgetTarget(options)
+        let status = AlertStatus(store: try session.openHistory())
+        if let target {
+            let forgotten = try status.forget(target)
+            if forgotten.isEmpty, case .id(let id) = target {
+                throw CLIFailure.unknownAlert(id: id)
+            }
+            if forgotten.isEmpty {
+                context.stdout.write("No open alerts to forget.\n")
+            }
+            for entry in forgotten {
+                context.stdout.write("Forgot alert \(entry.id): \(describe(entry)); the next run tells it again if it is still so.\n")
+            }
+            try context.stdout.flushChecked()
+            return ExitCode.ok
+        }
+        let entries = try status.entries()
+        if options[.json] {
+            context.stdout.write(json(entries).serialized(pretty: true) + "\n")
+        } else if entries.isEmpty {
+            context.stdout.write("No open alerts.\n")
+        } else {
+            var table = TextTable(columns: [
+                .init("ID", alignment: .right), .init("Counter", alignment: .right), .init("Name"), .init("Metric"), .init("Kind"), .init("Since"),
+                .init("Last day"), .init("Last value", alignment: .right), .init("Expected", alignment: .right), .init("Told"),
+            ])
+            for entry in entries {
+                let episode = entry.episode
+                table.append([
+                    String(entry.id), String(episode.counterID), TerminalText.sanitize(entry.counterName, limit: 60), TerminalText.sanitize(entry.metricLabel, limit: 60),
+                    episode.kind, episode.since.iso, episode.lastDay.iso, entry.valueText(entry.latestValue), entry.expectedText(entry.latestExpected),
+                    CacheInfoCommand.timestamp(episode.notifiedAt),
+                ])
+            }
+            context.stdout.write(table.render(maxWidth: context.terminalWidth))
+        }
+        try context.stdout.flushChecked()
+        return ExitCode.ok
+    }
+
+    /// `--forget ID` or `--forget all`; nil without --forget.
+    static func forgetTarget(_ options: ParsedOptions) throws -> AlertStatus.Target? {
+        guard let text = options[.forget]?.trimmingCharacters(in: .whitespaces) else { return nil }
+        if text.lowercased() == "all" { return .all }
+        guard !text.isEmpty, text.count <= 18, text.allSatisfy({ $0.isASCII && $0.isNumber }), let id = Int(text) else {
+            throw UsageError("--forget takes an alert's id (or all); run `metrika alert --status` for the open alerts and their ids")
+        }
+        return .id(id)
+    }
+
+    /// `520002 Блог: visits stopped since 2026-11-28`.
+    static func describe(_ entry: AlertStatus.Entry) -> String {
+        let name = TerminalText.sanitize(entry.counterName, limit: 60)
+        return "\(entry.episode.counterID)\(name.isEmpty ? "" : " " + name): \(TerminalText.sanitize(entry.metricLabel, limit: 60)) \(entry.episode.kind) since \(entry.episode.since.iso)"
+    }
+
+    /// `{"version": 1, "alerts": [{"id": 3, "counter_id": 520002, …}]}`.
+    static func json(_ entries: [AlertStatus.Entry]) -> JSONValue {
+        .object([
+            ("version", .number(1)),
+            ("alerts", .array(entries.map { entry in
+                let episode = entry.episode
+                return .object([
+                    ("id", .number(Double(entry.id))), ("counter_id", .number(Double(episode.counterID))), ("counter_name", .string(entry.counterName)),
+                    ("metric", .string(entry.metricLabel)), ("api_name", .string(episode.metric)), ("kind", .string(episode.kind)),
+                    ("since", .string(episode.since.iso)), ("last_day", .string(episode.lastDay.iso)),
+                    ("value", .number(entry.latestValue)), ("expected", .number(entry.latestExpected)),
+                    ("told_value", .number(episode.value)), ("told_expected", .number(episode.expected)),
+                    ("told_at", .string(CacheInfoCommand.timestamp(episode.notifiedAt))),
+                ])
+            })),
+        ])
+    }
+}
+
+extension Option where Value == Bool {
+    /// `alert --status`: the open alerts.
+    static var alertStatus: Option<Bool> {
+        .flag("status", help: "List the open alerts (still wrong since they were told) with their ids, from the history; no request")
+    }
+}
+
+extension Option where Value == String? {
+    /// `alert --forget ID|all`: close an open alert.
+    static var forget: Option<String?> {
+        .text("forget", value: "ID|all", help: "Forget the open alert ID (from --status), or all of them: the next run tells it again if it is still so")
+    }
+}

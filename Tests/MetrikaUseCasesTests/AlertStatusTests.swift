@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@testable import MetrikaModel
+@testable import MetrikaStore
+@testable import MetrikaUseCases
+
+/// `metrika alert --status` / `--forget`: the open episodes with the names the history knows, and
+/// forgetting one by id (or all) so that the next run tells it again.
+@Suite struct AlertStatusTests {
+    func store() throws -> HistoryStore {
+        let store = try HistoryStore(path: ":memory:")
+        try store.upsertCounters([Counter(id: 1001, name: "Магазин", site: "shop.example", timeZoneName: "UTC")])
+        try store.storeGoals(counterID: 1001, goals: [Goal(id: 77, name: "Заказ", type: "action")], fetchedAt: testNow)
+        func episode(_ counter: Int, _ metric: String, _ kind: String, value: Double, expected: Double) -> AlertEpisode {
+            AlertEpisode(counterID: counter, metric: metric, kind: kind, since: Day(iso: "2026-11-27")!, lastDay: Day(iso: "2026-11-28")!,
+                         value: value, expected: expected, notifiedAt: testNow)
+        }
+        try store.recordAlertEpisodes(opened: [
+            episode(1001, "ym:s:goal77reaches", "stopped", value: 0, expected: 25),
+            episode(1001, "ym:s:ecommerceRUBConvertedRevenue", "drop", value: 80_000, expected: 240_000),
+            episode(2002, "ym:s:visits", "rise", value: 900, expected: 300),
+        ], touched: [], closed: [])
+        var moved = episode(2002, "ym:s:visits", "rise", value: 900, expected: 300)
+        moved.lastDay = Day(iso: "2026-11-29")!
+        moved.lastValue = 1_250
+        moved.lastExpected = 310
+        try store.recordAlertEpisodes(opened: [], touched: [moved], closed: [])
+        return store
+    }
+
+    @Test func theOpenEpisodesComeWithTheirNamesAndLatestValues() throws {
+        let entries = try AlertStatus(store: try store()).entries()
+        #expect(entries.map(\.episode.counterID) == [1001, 1001, 2002])
+        #expect(entries.map(\.metricLabel) == ["goal \"Заказ\"", "revenue", "visits"])
+        #expect(entries.map(\.counterName) == ["Магазин", "Магазин", ""], "a counter the history lacks has no name, not a made-up one")
+        #expect(Set(entries.map(\.id)).count == 3 && !entries.contains { $0.id == 0 })
+        let revenue = entries[1]
+        #expect(revenue.valueText(revenue.latestValue) == "80 000.00 ₽" && revenue.expectedText(revenue.latestExpected) == "~240 000 ₽")
+        let visits = entries[2]
+        #expect(visits.latestValue == 1_250 && visits.latestExpected == 310 && visits.episode.value == 900, "the last run's values, the told ones kept")
+        #expect(visits.valueText(visits.latestValue) == "1 250" && visits.expectedText(visits.latestExpected) == "~310")
+    }
+
+    @Test func oneIsForgottenByItsIdAndTheRestWithAll() throws {
+        let status = AlertStatus(store: try store())
+        let entries = try status.entries()
+        let forgotten = try status.forget(.id(entries[1].id))
+        #expect(forgotten.map(\.metricLabel) == ["revenue"])
+        #expect(try status.forget(.id(entries[1].id)).isEmpty, "an id no open episode has")
+        #expect(try status.entries().map(\.metricLabel) == ["goal \"Заказ\"", "visits"])
+        #expect(try status.forget(.all).count == 2)
+        #expect(try status.entries().isEmpty)
+    }
+}
