@@ -26,8 +26,9 @@ enum CLIFailure: MetrikaFailure, Equatable {
     case pastedTokenRejected(reason: String)
     /// `logout`: the token was not revoked, for `reason`; the local copy in `kept` stays.
     case notSignedOut(reason: String, kept: String, manualRevocation: String, exitCode: Int32)
-    /// An error that is no `MetrikaFailure` (nothing metrika expects), in its own words.
-    case unexpected(String)
+    /// An error that is no `MetrikaFailure` (nothing metrika expects), of Swift type `typeName`: said
+    /// in a generic sentence (`UnexpectedFailure`), never in the value's own description.
+    case unexpected(typeName: String)
 
     var message: String {
         switch self {
@@ -55,8 +56,8 @@ enum CLIFailure: MetrikaFailure, Equatable {
             "Not signed out: the token was not revoked on the server (\(reason)), so it may still be valid there; "
                 + "the local copy in \(kept) is kept. Fix that and run `metrika logout` again, or run `metrika logout --local-only` "
                 + "to delete only the local copy (then revoke the token at \(manualRevocation))."
-        case .unexpected(let description):
-            description
+        case .unexpected(let typeName):
+            UnexpectedFailure(typeName: typeName).message
         }
     }
 

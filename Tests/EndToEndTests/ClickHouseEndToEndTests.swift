@@ -170,6 +170,68 @@ struct ClickHouseEndToEndTests {
         #expect(inURL.status == 64)
     }
 
+    /// Issue 32.4: columns of the wrong type are found before a log is ordered (exit 78, the fix
+    /// named), as missing ones are; before, the log was ordered and downloaded, then Code 43.
+    @Test(arguments: ClickHouseKind.allCases)
+    func columnsOfTheWrongTypeAreRefusedBeforeALogIsOrdered(kind: ClickHouseKind) throws {
+        let server = try kind.start()
+        let api = try FakeAPI(arguments: ["--now", Self.now])
+        let home = try TemporaryDirectory()
+        let env = environment(api, home, kind)
+        _ = try server.query("CREATE DATABASE IF NOT EXISTS other")
+        _ = try server.query("""
+            CREATE TABLE other.t (counter_id String, date String, visit_id UInt64, page_views String, goals_id Array(UInt64), bounce UInt16)
+            ENGINE = MergeTree() PARTITION BY (counter_id, date) ORDER BY (counter_id, date, visit_id)
+            """)
+        let base = ["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--clickhouse", server.url, "--table", "other.t"]
+        let refused = try metrika(base + ["--fields", "visitID,pageViews,goalsID,bounce"], environment: env)
+        #expect(refused.status == 78, "\(refused.stderr)")
+        let errors = refused.stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
+        #expect(errors == [
+            "Error: table other.t has columns of the wrong type (counter_id is String, not UInt32, date is String, not Date, page_views is String, not Int32); "
+                + "nothing was ordered. Fix: ALTER TABLE other.t MODIFY COLUMN page_views Int32; counter_id, date are in the table's key, which ALTER "
+                + "cannot retype: create the table again with the types of docs/clickhouse.md (or drop it and let metrika create it); or choose another --table.",
+        ], "\(refused.stderr)")
+        #expect(try logStatuses(api).isEmpty)
+        #expect(try server.query("SELECT count() FROM system.tables WHERE database = 'other'") == "1")
+        // The ALTER it names works; wider integers (goals_id UInt64, bounce UInt16) are taken as they are.
+        _ = try server.query("ALTER TABLE other.t MODIFY COLUMN page_views Int32")
+        _ = try server.query("DROP TABLE other.t")
+        _ = try server.query("""
+            CREATE TABLE other.t (counter_id UInt32, date Date, visit_id UInt64, page_views Int32, goals_id Array(UInt64), bounce UInt16)
+            ENGINE = MergeTree() PARTITION BY (counter_id, date) ORDER BY (counter_id, date, visit_id)
+            """)
+        let loaded = try metrika(base + ["--fields", "visitID,pageViews,goalsID,bounce"], environment: env)
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        #expect(try server.query("SELECT count() > 0 FROM other.t") == "1")
+    }
+
+    /// Issue 32.4: `--clean-all --clickhouse` drops every staging table the counter's failed runs
+    /// left (found by name in system.tables), and says how many; other tables stay.
+    @Test(arguments: ClickHouseKind.allCases)
+    func cleanAllDropsEveryStagingTableOfTheCounter(kind: ClickHouseKind) throws {
+        let server = try kind.start()
+        let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "500"])
+        let home = try TemporaryDirectory()
+        let env = environment(api, home, kind)
+        let arguments = ["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--fields", Self.fields, "--clickhouse", server.url]
+        try killLogsMidLoad(arguments, environment: env, api: api)
+        // Another counter's staging table and a table of the user's own that only looks alike.
+        _ = try server.query("CREATE TABLE metrika.visits__staging_2002_20260601_20260601 AS metrika.visits")
+        _ = try server.query("CREATE TABLE metrika.visits__staging_1001_notes AS metrika.visits")
+        #expect(try server.query("SELECT count() FROM system.tables WHERE database = 'metrika' AND name LIKE 'visits\\_\\_staging\\_1001\\_2026%'") != "0")
+
+        let cleaned = try metrika(["logs", "--counter", "1001", "--clean-all", "--clickhouse", server.url], environment: env)
+        #expect(cleaned.status == 0, "\(cleaned.stderr)")
+        // The staging table, and the table of the part the kill cut, if it cut one.
+        #expect(cleaned.stderr.contains("logs: counter 1001: 1 log request cleaned or cancelled; "), "\(cleaned.stderr)")
+        #expect(cleaned.stderr.contains(" dropped (metrika.visits__staging_1001_20260601_20260601"), "\(cleaned.stderr)")
+        #expect(try server.query("SELECT name FROM system.tables WHERE database = 'metrika' ORDER BY name")
+            == "visits\nvisits__staging_1001_notes\nvisits__staging_2002_20260601_20260601")
+        let again = try metrika(["logs", "--counter", "1001", "--clean-all", "--clickhouse", server.url], environment: env)
+        #expect(again.stderr.contains("0 log requests cleaned or cancelled; 0 staging tables dropped."), "\(again.stderr)")
+    }
+
     func logRanges(_ api: FakeAPI) throws -> [String] {
         let data = try api.apiGET("/management/v1/counter/1001/logrequests")
         let requests = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["requests"] as? [[String: Any]] ?? []

@@ -237,6 +237,34 @@ struct ClickHouseStatementTests {
         #expect(plain.scheme == .byMonth)
     }
 
+    /// Issue 32.4: a column's type must take its field's values; only the same type or a wider
+    /// integer every value fits is taken, compared as ClickHouse spells it.
+    @Test(arguments: [
+        ("UInt32", "UInt32", true), ("UInt64", "UInt32", true), ("Int64", "UInt32", true), ("Int32", "UInt32", false),
+        ("UInt16", "UInt32", false), ("Int64", "Int32", true), ("UInt64", "Int32", false), ("Array(UInt64)", "Array(UInt32)", true),
+        ("String", "UInt32", false), ("String", "Date", false), ("String", "Array(String)", false), ("DateTime('Europe/Moscow')", "DateTime", false),
+        ("Nullable(UInt32)", "UInt32", false), ("Array(String)", "Array(String)", true),
+    ])
+    func aColumnTakesTheSameTypeOrAWiderInteger(found: String, wanted: String, takes: Bool) {
+        #expect(ClickHouseTarget.takes(found, wanted) == takes)
+    }
+
+    @Test func columnsOfTheWrongTypeAreNamedWithTheAlterThatFixesThemOrTheKeyThatForbidsIt() throws {
+        let target = try ClickHouseTarget(
+            table: "metrika.visits", engine: "MergeTree", partitionKey: "(counter_id, date)", sortingKey: "counter_id, date, visit_id",
+            primaryKey: "counter_id, date, visit_id", samplingKey: "",
+            columns: ["counter_id": "String", "date": "Date", "visit_id": "UInt64", "page_views": "String", "goals_id": "Array(UInt64)"], clusterHint: "")
+        #expect(throws: ClickHouseError.wrongColumnTypes(table: "metrika.visits", columns: [
+            .init(column: "counter_id", found: "String", wanted: "UInt32", inKey: true),
+            .init(column: "page_views", found: "String", wanted: "Int32", inKey: false),
+        ])) {
+            try target.check(fields: ["ym:s:counterID", "ym:s:date", "ym:s:visitID", "ym:s:pageViews", "ym:s:goalsID"])
+        }
+        let failure = ClickHouseError.wrongColumnTypes(table: "metrika.visits", columns: [.init(column: "page_views", found: "String", wanted: "Int32", inKey: false)])
+        #expect(failure.exitCode == 78)
+        #expect(failure.message.contains("ALTER TABLE metrika.visits MODIFY COLUMN page_views Int32"), "\(failure.message)")
+    }
+
     /// A statement cut to its first words: the verb, the table and the clause that tells them apart.
     static func short(_ sql: String) -> String {
         if sql.hasPrefix("SELECT"), !sql.hasPrefix("SELECT DISTINCT"), let from = sql.range(of: " FROM system.") {

@@ -15,7 +15,7 @@ enum LogsCommand: Command {
         [.required(Option.counter), .required(Option.source), .required(Option.from), .required(Option.to), .optional(Option.fields),
          .group([.oneOf([[.required(Option.output)], [.required(Option.clickhouse), .optional(Option.cluster), .optional(Option.table)]])])],
         [.required(Option.counter), .required(Option.source), .required(Option.clickhouse), .optional(Option.lateDays)],
-        [.required(Option.counter), .group([.oneOf([[.required(Option.listRequests)], [.required(Option.cleanAll)]])])],
+        [.required(Option.counter), .group([.oneOf([[.required(Option.listRequests)], [.required(Option.cleanAll), .optional(Option.clickhouse), .optional(Option.table)]])])],
     ]
     static let discussion = """
     Orders a log (evaluate → create), waits until Metrika has prepared it (polling with a growing
@@ -48,7 +48,8 @@ enum LogsCommand: Command {
     the same command again resumes it and loads only the missing parts. On Ctrl-C or SIGTERM a file's
     temporary is removed and the run says what it kept. --list shows a counter's log requests (a table
     on a terminal, TSV with sizes in bytes in a pipe) and, for each table, the days loaded into it;
-    --clean-all cleans (or cancels) every request.
+    --clean-all cleans (or cancels) every request and, with --clickhouse (or METRIKA_CLICKHOUSE_URL),
+    drops every staging table of the counter that failed runs left in the table's database.
 
     Default fields: visits — visitID, counterID, date, dateTime, clientID, isNewUser, pageViews,
     visitDuration, bounce, startURL, referer, lastTrafficSource, UTMSource, UTMMedium, UTMCampaign,
@@ -91,8 +92,11 @@ enum LogsCommand: Command {
             activity: context, sleep: context.sleep, stopRequests: SignalTrap.Requests())
         if options[.listRequests] { return try await list(counterID, load: load, context: context) }
         if options[.cleanAll] {
-            let cleaned = try await load.cleanAll(counterID: counterID)
-            context.note("logs: counter \(counterID): \(cleaned) log request\(cleaned == 1 ? "" : "s") cleaned or cancelled.")
+            let targets = try cleanTargets(options, session: session)
+            let cleaned = try await load.cleanAll(counterID: counterID, clickhouse: targets)
+            let tables = cleaned.tables.count
+            let dropped = targets.isEmpty ? "" : "; \(tables) staging table\(tables == 1 ? "" : "s") dropped" + (tables == 0 ? "" : " (\(cleaned.tables.joined(separator: ", ")))")
+            context.note("logs: counter \(counterID): \(cleaned.requests) log request\(cleaned.requests == 1 ? "" : "s") cleaned or cancelled\(dropped).")
             return ExitCode.ok
         }
         let request = try request(options, counterID: counterID, session: session)
@@ -150,6 +154,19 @@ enum LogsCommand: Command {
                           to: try DateExpression(parsing: options[.to] ?? "yesterday", option: "to"))
         }
         return try LogsRequest(counterID: counterID, source: source, fields: fields, target: target, days: days, firstPollInterval: firstPoll)
+    }
+
+    /// Where `--clean-all` looks for staging tables: the database of `--table` (default metrika) on
+    /// every server of `--clickhouse` (or the environment's, the config file's); none without one.
+    static func cleanTargets(_ options: ParsedOptions, session: Session) throws -> [ClickHouseSettings] {
+        guard let text = try options[.clickhouse] ?? ClickHouseOptions.defaultURL(session: session) else { return [] }
+        let timeout = try session.requestTimeout()
+        return try text.split(separator: ",", omittingEmptySubsequences: false).map { url in
+            let settings = try ClickHouseSettings.make(
+                url: url.trimmingCharacters(in: .whitespaces), table: options[.table], source: .visits, environment: session.context.environment, timeout: timeout)
+            session.context.secrets.add(settings.password)
+            return settings
+        }
     }
 
     static func pollInterval(_ environment: [String: String]) throws -> Double {

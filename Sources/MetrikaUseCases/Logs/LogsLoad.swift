@@ -212,9 +212,33 @@ package struct LogsLoad: Sendable {
         }
     }
 
-    /// Cleans (or cancels) every request of the counter still holding its quota, and forgets the
-    /// runs kept for a resume. Returns how many requests it cleaned or cancelled.
-    package func cleanAll(counterID: Int) async throws -> Int {
+    /// What `--clean-all` did.
+    package struct Cleaned: Sendable, Equatable {
+        /// Log requests cleaned or cancelled.
+        package var requests = 0
+        /// Staging tables (and their helpers) dropped, as `db.table`.
+        package var tables: [String] = []
+
+        package init(requests: Int = 0, tables: [String] = []) {
+            self.requests = requests
+            self.tables = tables
+        }
+    }
+
+    /// Cleans (or cancels) every request of the counter still holding its quota, forgets the runs
+    /// kept for a resume, and drops every staging table of the counter in the databases of
+    /// `clickhouse` (one settings per server or shard; none without ClickHouse).
+    package func cleanAll(counterID: Int, clickhouse: [ClickHouseSettings] = []) async throws -> Cleaned {
+        var result = Cleaned()
+        result.requests = try await cleanRequests(counterID: counterID)
+        for settings in clickhouse {
+            let dropped = try await ClickHouseStagingTables.drop(counterID: counterID, settings: settings, transport: warehouseTransport)
+            result.tables += dropped.map { "\(settings.database).\($0)" }
+        }
+        return result
+    }
+
+    private func cleanRequests(counterID: Int) async throws -> Int {
         let client = try client()
         var cleaned = 0
         for request in try await client.logRequests(counter: counterID) where request.status == "processed" || request.status == "created" {
@@ -234,7 +258,7 @@ package struct LogsLoad: Sendable {
 
     /// An error's one line for a note.
     static func message(_ error: any Error) -> String {
-        (error as? any MetrikaFailure)?.message ?? "\(error)"
+        UnexpectedFailure.reason(error)
     }
 }
 

@@ -147,7 +147,7 @@ package struct LogExporter: Sendable {
         do {
             _ = try await client.finishLogRequest(counter: counterID, id: id, cancel: false)
         } catch {
-            note("Warning: log request \(id) could not be cleaned (\((error as? any MetrikaFailure)?.message ?? "\(error)")); run `metrika logs --counter \(counterID) --clean-all`.")
+            note("Warning: log request \(id) could not be cleaned (\(UnexpectedFailure.reason(error))); run `metrika logs --counter \(counterID) --clean-all`.")
         }
         forget(id)
     }
@@ -234,7 +234,7 @@ package struct LogExporter: Sendable {
         do {
             try store?.removeJob(requestID: id)
         } catch {
-            note("Warning: the history database could not forget log request \(id) (\((error as? any MetrikaFailure)?.message ?? "\(error)")); a re-run with the same arguments orders a new log.")
+            note("Warning: the history database could not forget log request \(id) (\(UnexpectedFailure.reason(error))); a re-run with the same arguments orders a new log.")
         }
     }
 
