@@ -164,7 +164,7 @@ struct LogsLoadTests {
         let outcome = try await Self.load(ClientMaker(api: api), database: home.path, activity: activity).run(try Self.fileRequest(file))
 
         guard case .loaded(let range, let summary) = outcome else { Issue.record("\(outcome)"); return }
-        #expect(range == days("2026-11-01", "2026-11-02"))
+        #expect(range == [days("2026-11-01", "2026-11-02")])
         #expect(summary.parts == 2 && summary.requests == 1 && summary.reused == 0)
         #expect(try String(contentsOfFile: file, encoding: .utf8) == PartServer.header + PartServer.rows(0) + PartServer.rows(1))
         #expect(api.calls.first == "GET " && api.calls.last == "POST /logrequest/7/clean")

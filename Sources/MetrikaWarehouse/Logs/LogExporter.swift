@@ -60,6 +60,8 @@ package struct LogExporter: Sendable {
         package var reused = 0
         package var parts = 0
         package var bytes = 0
+
+        package init() {}
     }
 
     /// The date ranges one request each: the whole range when evaluate says it is possible, else
@@ -137,7 +139,9 @@ package struct LogExporter: Sendable {
             }
             try await destination.commitRange(from: range.from, to: range.to, parts: parts.count)
             if destination.remembersLoadedDays {
-                try store?.recordLoaded(counterID: counterID, source: source, destination: destinationKey, from: range.from, to: range.to, at: Date())
+                // Rows that cannot be counted stay unknown in --list; the load itself stands.
+                let rows = try? await destination.rowsPerDay(from: range.from, to: range.to)
+                try store?.recordLoaded(counterID: counterID, source: source, destination: destinationKey, from: range.from, to: range.to, rows: rows, at: Date())
             }
         } catch {
             await cleanAfterFailure(id)

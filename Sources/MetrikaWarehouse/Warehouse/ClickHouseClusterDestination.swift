@@ -110,6 +110,14 @@ package final class ClickHouseClusterDestination: LogDestination {
         for shard in shards { try await shard.discardRange(from: from, to: to) }
     }
 
+    package func rowsPerDay(from: Day, to: Day) async throws -> [Day: Int]? {
+        var total: [Day: Int] = [:]
+        for shard in shards {
+            for (day, rows) in try await shard.rowsPerDay(from: from, to: to) ?? [:] { total[day, default: 0] += rows }
+        }
+        return total
+    }
+
     package var remembersLoadedDays: Bool { true }
 
     package func finish() async throws {}

@@ -246,6 +246,17 @@ package final class ClickHouseDestination: LogDestination {
         }
     }
 
+    package func rowsPerDay(from: Day, to: Day) async throws -> [Day: Int]? {
+        let rows = try await client.rows(
+            "SELECT date, count() FROM \(table) WHERE counter_id = \(counterID) AND date >= '\(from.iso)' AND date <= '\(to.iso)' GROUP BY date",
+            doing: "counting the rows of \(from.iso)…\(to.iso)")
+        var result: [Day: Int] = [:]
+        for row in rows where row.count == 2 {
+            if let day = Day(iso: row[0]), let count = Int(row[1]) { result[day] = count }
+        }
+        return result
+    }
+
     /// A table keeps what earlier runs loaded: a run without dates continues from it.
     package var remembersLoadedDays: Bool { true }
 
