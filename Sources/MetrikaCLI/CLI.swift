@@ -120,9 +120,16 @@ package enum CLI {
             context.note("Error: interrupted.")
             return ExitCode.failure
         } catch {
-            context.note("Error: \(error)")
+            context.note(lastResort(error, verbose: rest.contains { Option.verbose.spec.spellings.contains($0) }))
             return ExitCode.failure
         }
+    }
+
+    /// The line for an error no `catch` above knows: a generic sentence, never the value's own
+    /// description (a Swift dump, which may quote anything); its type name only under `--verbose`.
+    static func lastResort(_ error: any Error, verbose: Bool) -> String {
+        let failure = UnexpectedFailure(error)
+        return "Error: " + failure.message + (verbose ? " (\(failure.typeName))" : "")
     }
 
     /// The command named by the first one or two words.

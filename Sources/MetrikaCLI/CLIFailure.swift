@@ -28,8 +28,9 @@ enum CLIFailure: MetrikaFailure, Equatable {
     case notSignedOut(reason: String, kept: String, manualRevocation: String, exitCode: Int32)
     /// `alert --forget ID`: no open alert has the id `id` (exit 64, without the usage lines).
     case unknownAlert(id: Int)
-    /// An error that is no `MetrikaFailure` (nothing metrika expects), in its own words.
-    case unexpected(String)
+    /// An error that is no `MetrikaFailure` (nothing metrika expects), of Swift type `typeName`: said
+    /// in a generic sentence (`UnexpectedFailure`), never in the value's own description.
+    case unexpected(typeName: String)
 
     var message: String {
         switch self {
@@ -59,8 +60,8 @@ enum CLIFailure: MetrikaFailure, Equatable {
                 + "to delete only the local copy (then revoke the token at \(manualRevocation))."
         case .unknownAlert(let id):
             "no open alert has the id \(id); run `metrika alert --status` for the open alerts and their ids"
-        case .unexpected(let description):
-            description
+        case .unexpected(let typeName):
+            UnexpectedFailure(typeName: typeName).message
         }
     }
 

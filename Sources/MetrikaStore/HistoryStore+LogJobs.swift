@@ -39,7 +39,20 @@ extension HistoryStore: LogProgressStore {
     }
 
     package func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, at: Date) throws {
+        try recordLoaded(counterID: counterID, source: source, destination: destination, from: from, to: to, rows: nil, at: at)
+    }
+
+    package func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, rows: [Day: Int]?, at: Date) throws {
         try withLock { database in
+            try database.execute("BEGIN IMMEDIATE")
+            do {
+                for ordinal in from.ordinal...max(from.ordinal, to.ordinal) {
+                    let day = Day(ordinal: ordinal)
+                    let count: SQLiteValue = rows.map { .integer(Int64($0[day] ?? 0)) } ?? .null
+                    try database.execute(
+                        "INSERT OR REPLACE INTO log_loaded_days (counter_id, source, destination, day, rows, loaded_at) VALUES (?, ?, ?, ?, ?, ?)",
+                        [.integer(Int64(counterID)), .text(source.rawValue), .text(destination), .text(day.iso), count, .real(at.timeIntervalSince1970)])
+                }
             try database.execute(
                 """
                 INSERT INTO log_loads (counter_id, source, destination, first_day, last_day, loaded_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -47,6 +60,11 @@ extension HistoryStore: LogProgressStore {
                     first_day = min(first_day, excluded.first_day), last_day = max(last_day, excluded.last_day), loaded_at = excluded.loaded_at
                 """,
                 [.integer(Int64(counterID)), .text(source.rawValue), .text(destination), .text(from.iso), .text(to.iso), .real(at.timeIntervalSince1970)])
+                try database.execute("COMMIT")
+            } catch {
+                try? database.execute("ROLLBACK")
+                throw error
+            }
         }
     }
 
@@ -59,11 +77,23 @@ extension HistoryStore: LogProgressStore {
             let rows = try database.rows(
                 "SELECT source, destination, first_day, last_day, loaded_at FROM log_loads WHERE counter_id = ? ORDER BY source, destination",
                 [.integer(Int64(counterID))])
+            // Every loaded day, in order, per source and destination: ranges, gaps and rows.
+            var days: [String: [(day: Day, rows: Int?)]] = [:]
+            for row in try database.rows(
+                "SELECT source, destination, day, rows FROM log_loaded_days WHERE counter_id = ? ORDER BY source, destination, day", [.integer(Int64(counterID))]
+            ) where row.count == 4 {
+                guard let source = row[0].string, let destination = row[1].string, let day = row[2].string.flatMap(Day.init(iso:)) else { continue }
+                days[source + "\t" + destination, default: []].append((day, row[3].int))
+            }
             return rows.compactMap { row -> LogLoad? in
                 guard row.count == 5, let source = row[0].string.flatMap(LogSource.init(rawValue:)), let destination = row[1].string,
                       let first = row[2].string.flatMap(Day.init(iso:)), let last = row[3].string.flatMap(Day.init(iso:)) else { return nil }
+                let loaded = days[source.rawValue + "\t" + destination] ?? []
+                let counted = loaded.compactMap(\.rows)
                 return LogLoad(counterID: counterID, source: source, destination: destination, firstDay: first, lastDay: last,
-                               loadedAt: Date(timeIntervalSince1970: row[4].double ?? 0))
+                               loadedAt: Date(timeIntervalSince1970: row[4].double ?? 0),
+                               days: loaded.isEmpty ? nil : loaded.map(\.day),
+                               rows: !loaded.isEmpty && counted.count == loaded.count ? counted.reduce(0, +) : nil)
             }
         }
     }

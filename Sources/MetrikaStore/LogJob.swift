@@ -39,14 +39,24 @@ package struct LogLoad: Sendable, Equatable {
     package var lastDay: Day
     /// When the latest range was loaded.
     package var loadedAt: Date
+    /// Every day loaded, in order: a day between `firstDay` and `lastDay` that is not here was never
+    /// loaded (a gap; `LogsContinuation` makes ranges and gaps of them).
+    package var days: [Day]
+    /// The rows the loaded days held when loaded; nil when some day's were not counted (loaded by an
+    /// older metrika).
+    package var rows: Int?
 
-    package init(counterID: Int, source: LogSource, destination: String, firstDay: Day, lastDay: Day, loadedAt: Date) {
+    package init(
+        counterID: Int, source: LogSource, destination: String, firstDay: Day, lastDay: Day, loadedAt: Date, days: [Day]? = nil, rows: Int? = nil
+    ) {
         self.counterID = counterID
         self.source = source
         self.destination = destination
         self.firstDay = firstDay
         self.lastDay = lastDay
         self.loadedAt = loadedAt
+        self.days = days ?? (firstDay.ordinal...max(firstDay.ordinal, lastDay.ordinal)).map(Day.init(ordinal:))
+        self.rows = rows
     }
 }
 
@@ -64,8 +74,17 @@ package protocol LogProgressStore: Sendable {
     func jobs(counterID: Int) throws -> [LogJob]
     /// `from…to` is loaded into `destination` (and visible there): widens the recorded days.
     func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, at: Date) throws
+    /// The same, with the rows each day holds now (nil: not counted; a day missing from `rows` holds none).
+    func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, rows: [Day: Int]?, at: Date) throws
     /// The days loaded into `destination`, if a run recorded any.
     func load(counterID: Int, source: LogSource, destination: String) throws -> LogLoad?
     /// Every destination a counter's rows were loaded into.
     func loads(counterID: Int) throws -> [LogLoad]
+}
+
+extension LogProgressStore {
+    /// A store that keeps no rows records the days alone.
+    package func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, rows: [Day: Int]?, at: Date) throws {
+        try recordLoaded(counterID: counterID, source: source, destination: destination, from: from, to: to, at: at)
+    }
 }

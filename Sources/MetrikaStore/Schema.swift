@@ -186,6 +186,27 @@ enum Schema {
             DROP TABLE alert_episodes;
             ALTER TABLE alert_episodes_7 RENAME TO alert_episodes;
             """),
+        // `metrika logs`: every day loaded into each table, with its rows (NULL: not counted), so
+        // that `--list` names the gaps between loads and a run without dates fills them. The days
+        // of earlier loads are known only as first…last: they are taken as loaded.
+        Migration(version: 8, name: "log_loaded_days", sql: """
+            CREATE TABLE log_loaded_days (
+                counter_id INTEGER NOT NULL,
+                source TEXT NOT NULL CHECK (source IN ('visits', 'hits')),
+                destination TEXT NOT NULL,
+                day TEXT NOT NULL CHECK (day GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+                rows INTEGER CHECK (rows IS NULL OR rows >= 0),
+                loaded_at REAL NOT NULL,
+                PRIMARY KEY (counter_id, source, destination, day)
+            ) WITHOUT ROWID;
+            INSERT INTO log_loaded_days (counter_id, source, destination, day, rows, loaded_at)
+            WITH RECURSIVE days (counter_id, source, destination, day, last_day, loaded_at) AS (
+                SELECT counter_id, source, destination, first_day, last_day, loaded_at FROM log_loads
+                UNION ALL
+                SELECT counter_id, source, destination, date(day, '+1 day'), last_day, loaded_at FROM days WHERE day < last_day
+            )
+            SELECT counter_id, source, destination, day, NULL, loaded_at FROM days;
+            """),
     ]
 
     /// The schema version this build creates and understands.

@@ -20,7 +20,7 @@ package enum GoalNames {
                 activity.note("Warning: could not read counter \(id)'s goals (\(failure.message)); goal columns keep their ids.")
                 break
             } catch {
-                activity.note("Warning: could not read counter \(id)'s goals (\(error)); goal columns keep their ids.")
+                activity.note("Warning: could not read counter \(id)'s goals (\(UnexpectedFailure.reason(error))); goal columns keep their ids.")
                 break
             }
         }

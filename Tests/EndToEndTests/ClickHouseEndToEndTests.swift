@@ -170,6 +170,105 @@ struct ClickHouseEndToEndTests {
         #expect(inURL.status == 64)
     }
 
+    /// Issue 32.4: columns of the wrong type are found before a log is ordered (exit 78, the fix
+    /// named), as missing ones are; before, the log was ordered and downloaded, then Code 43.
+    @Test(arguments: ClickHouseKind.allCases)
+    func columnsOfTheWrongTypeAreRefusedBeforeALogIsOrdered(kind: ClickHouseKind) throws {
+        let server = try kind.start()
+        let api = try FakeAPI(arguments: ["--now", Self.now])
+        let home = try TemporaryDirectory()
+        let env = environment(api, home, kind)
+        _ = try server.query("CREATE DATABASE IF NOT EXISTS other")
+        _ = try server.query("""
+            CREATE TABLE other.t (counter_id String, date String, visit_id UInt64, page_views String, goals_id Array(UInt64), bounce UInt16)
+            ENGINE = MergeTree() PARTITION BY (counter_id, date) ORDER BY (counter_id, date, visit_id)
+            """)
+        let base = ["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--clickhouse", server.url, "--table", "other.t"]
+        let refused = try metrika(base + ["--fields", "visitID,pageViews,goalsID,bounce"], environment: env)
+        #expect(refused.status == 78, "\(refused.stderr)")
+        let errors = refused.stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
+        #expect(errors == [
+            "Error: table other.t has columns of the wrong type (counter_id is String, not UInt32, date is String, not Date, page_views is String, not Int32); "
+                + "nothing was ordered. Fix: ALTER TABLE other.t MODIFY COLUMN page_views Int32; counter_id, date are in the table's key, which ALTER "
+                + "cannot retype: create the table again with the types of docs/clickhouse.md (or drop it and let metrika create it); or choose another --table.",
+        ], "\(refused.stderr)")
+        #expect(try logStatuses(api).isEmpty)
+        #expect(try server.query("SELECT count() FROM system.tables WHERE database = 'other'") == "1")
+        // The ALTER it names works; wider integers (goals_id UInt64, bounce UInt16) are taken as they are.
+        _ = try server.query("ALTER TABLE other.t MODIFY COLUMN page_views Int32")
+        _ = try server.query("DROP TABLE other.t")
+        _ = try server.query("""
+            CREATE TABLE other.t (counter_id UInt32, date Date, visit_id UInt64, page_views Int32, goals_id Array(UInt64), bounce UInt16)
+            ENGINE = MergeTree() PARTITION BY (counter_id, date) ORDER BY (counter_id, date, visit_id)
+            """)
+        let loaded = try metrika(base + ["--fields", "visitID,pageViews,goalsID,bounce"], environment: env)
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        #expect(try server.query("SELECT count() > 0 FROM other.t") == "1")
+    }
+
+    /// Issue 32.4: `--clean-all --clickhouse` drops every staging table the counter's failed runs
+    /// left (found by name in system.tables), and says how many; other tables stay.
+    @Test(arguments: ClickHouseKind.allCases)
+    func cleanAllDropsEveryStagingTableOfTheCounter(kind: ClickHouseKind) throws {
+        let server = try kind.start()
+        let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "500"])
+        let home = try TemporaryDirectory()
+        let env = environment(api, home, kind)
+        let arguments = ["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--fields", Self.fields, "--clickhouse", server.url]
+        try killLogsMidLoad(arguments, environment: env, api: api)
+        // Another counter's staging table and a table of the user's own that only looks alike.
+        _ = try server.query("CREATE TABLE metrika.visits__staging_2002_20260601_20260601 AS metrika.visits")
+        _ = try server.query("CREATE TABLE metrika.visits__staging_1001_notes AS metrika.visits")
+        #expect(try server.query("SELECT count() FROM system.tables WHERE database = 'metrika' AND name LIKE 'visits\\_\\_staging\\_1001\\_2026%'") != "0")
+
+        let cleaned = try metrika(["logs", "--counter", "1001", "--clean-all", "--clickhouse", server.url], environment: env)
+        #expect(cleaned.status == 0, "\(cleaned.stderr)")
+        // The staging table, and the table of the part the kill cut, if it cut one.
+        #expect(cleaned.stderr.contains("logs: counter 1001: 1 log request cleaned or cancelled; "), "\(cleaned.stderr)")
+        #expect(cleaned.stderr.contains(" dropped (metrika.visits__staging_1001_20260601_20260601"), "\(cleaned.stderr)")
+        #expect(try server.query("SELECT name FROM system.tables WHERE database = 'metrika' ORDER BY name")
+            == "visits\nvisits__staging_1001_notes\nvisits__staging_2002_20260601_20260601")
+        let again = try metrika(["logs", "--counter", "1001", "--clean-all", "--clickhouse", server.url], environment: env)
+        #expect(again.stderr.contains("0 log requests cleaned or cancelled; 0 staging tables dropped."), "\(again.stderr)")
+    }
+
+    /// Issue 32.5: after 06-01…06-09 and then 05-20…05-29, `--list` names the gap 05-30…05-31 (with
+    /// rows and the last load, in TSV and JSON) and a run without dates fills it first, saying so.
+    @Test(arguments: ClickHouseKind.allCases)
+    func theListNamesTheGapsAndARunWithoutDatesFillsThemFirst(kind: ClickHouseKind) throws {
+        let server = try kind.start()
+        let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-rows-per-day", "10"])
+        let home = try TemporaryDirectory()
+        let env = environment(api, home, kind)
+        let base = ["logs", "--counter", "1001", "--source", "visits", "--fields", Self.fields, "--clickhouse", server.url]
+        #expect(try metrika(base + ["--from", "2026-06-01", "--to", "2026-06-09"], environment: env).status == 0)
+        #expect(try metrika(base + ["--from", "2026-05-20", "--to", "2026-05-29"], environment: env).status == 0)
+        let into = "127.0.0.1:\(server.httpPort)/metrika.visits"
+
+        let list = try metrika(["logs", "--counter", "1001", "--list"], environment: env)
+        #expect(list.status == 0, "\(list.stderr)")
+        let lines = list.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let header = try #require(lines.firstIndex(of: "source\tloaded_into\tfirst_day\tlast_day\tloaded_at\trows\tloaded\tmissing"), "\(list.stdout)")
+        let cells = lines[header + 1].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        #expect(cells.count == 8)
+        #expect(Array(cells.prefix(4)) == ["visits", into, "2026-05-20", "2026-06-09"])
+        #expect(Array(cells.suffix(3)) == ["190", "2026-05-20/2026-05-29,2026-06-01/2026-06-09", "2026-05-30/2026-05-31"], "\(list.stdout)")
+        let json = try metrika(["logs", "--counter", "1001", "--list", "--json"], environment: env)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
+        let load = try #require((object["loads"] as? [[String: Any]])?.first)
+        #expect(load["rows"] as? Int == 190)
+        #expect((load["missing"] as? [[String: String]]) == [["from": "2026-05-30", "to": "2026-05-31"]])
+
+        let night = try metrika(base, environment: env)
+        #expect(night.status == 0, "\(night.stderr)")
+        #expect(night.stderr.contains("logs: counter 1001, visits: 2026-05-30…2026-05-31 never loaded between the days loaded before; loading it first."), "\(night.stderr)")
+        #expect(night.stderr.contains("loaded up to 2026-06-09 before; loading 2026-06-07…2026-06-14."), "\(night.stderr)")
+        #expect(try logRanges(api).suffix(2) == ["2026-05-30…2026-05-31", "2026-06-07…2026-06-14"])
+        #expect(try server.query("SELECT count(), uniqExact(date), min(date), max(date) FROM metrika.visits") == "260\t26\t2026-05-20\t2026-06-14")
+        let after = try metrika(["logs", "--counter", "1001", "--list"], environment: env)
+        #expect(after.stdout.hasSuffix("\t260\t2026-05-20/2026-06-14\t\n"), "\(after.stdout)")
+    }
+
     func logRanges(_ api: FakeAPI) throws -> [String] {
         let data = try api.apiGET("/management/v1/counter/1001/logrequests")
         let requests = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["requests"] as? [[String: Any]] ?? []
@@ -199,7 +298,7 @@ struct ClickHouseEndToEndTests {
         #expect(night.stderr.contains("loaded up to 2026-06-10 before; loading 2026-06-08…2026-06-14"), "\(night.stderr)")
         #expect(try logRanges(api) == ["2026-06-08…2026-06-10", "2026-06-08…2026-06-14"])
         let list = try metrika(["logs", "--counter", "1001", "--list"], environment: env)
-        #expect(list.stdout.contains("\nsource\tloaded_into\tfirst_day\tlast_day\tloaded_at\nvisits\t127.0.0.1:\(server.httpPort)/metrika.visits\t2026-06-08\t2026-06-14\t"), "\(list.stdout)")
+        #expect(list.stdout.contains("\nsource\tloaded_into\tfirst_day\tlast_day\tloaded_at\trows\tloaded\tmissing\nvisits\t127.0.0.1:\(server.httpPort)/metrika.visits\t2026-06-08\t2026-06-14\t"), "\(list.stdout)")
 
         // The next day (the simulator and metrika both a day on): the last 3 loaded days, then the new one.
         let nextNow = "2026-06-16T12:00:00Z"

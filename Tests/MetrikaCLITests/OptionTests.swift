@@ -97,7 +97,7 @@ struct OptionTests {
     /// `--clickhouse` said `CODE`, `7d`, `URL` by hand before).
     @Test(arguments: [
         ("counters", "counters [--search TEXT] [--status active|deleted] [--format table|csv|json]"),
-        ("logs", "logs --counter ID --source visits|hits --from DATE --to DATE [--fields LIST] (--output FILE|- | --clickhouse URL[,URL…] [--cluster NAME] [--table NAME]) | logs --counter ID --source visits|hits --clickhouse URL[,URL…] [--late-days N] | logs --counter ID (--list | --clean-all)"),
+        ("logs", "logs --counter ID --source visits|hits --from DATE --to DATE [--fields LIST] (--output FILE|- | --clickhouse URL[,URL…] [--cluster NAME] [--table NAME]) | logs --counter ID --source visits|hits --clickhouse URL[,URL…] [--late-days N] | logs --counter ID (--list [--json] | --clean-all [--clickhouse URL[,URL…]] [--table NAME])"),
         ("report", "report --counter ID[,ID…] [--from DATE] [--to DATE | --period NAME] [--group day|week|month] [--metrics LIST] [--dimensions LIST] [--format table|csv|json|html] [--output FILE.html] [options]"),
         ("goals", "goals --counter ID [--format table|csv|json]"),
         ("chart", "chart --counter ID[,ID…] [--metrics LIST] [--from DATE] [--to DATE | --period NAME] [--group day|week|month] --output FILE.svg|FILE.png [--format svg|png] [options]"),

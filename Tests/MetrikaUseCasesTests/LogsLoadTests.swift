@@ -164,7 +164,7 @@ struct LogsLoadTests {
         let outcome = try await Self.load(ClientMaker(api: api), database: home.path, activity: activity).run(try Self.fileRequest(file))
 
         guard case .loaded(let range, let summary) = outcome else { Issue.record("\(outcome)"); return }
-        #expect(range == days("2026-11-01", "2026-11-02"))
+        #expect(range == [days("2026-11-01", "2026-11-02")])
         #expect(summary.parts == 2 && summary.requests == 1 && summary.reused == 0)
         #expect(try String(contentsOfFile: file, encoding: .utf8) == PartServer.header + PartServer.rows(0) + PartServer.rows(1))
         #expect(api.calls.first == "GET " && api.calls.last == "POST /logrequest/7/clean")
@@ -311,7 +311,7 @@ struct LogsLoadTests {
 
         let cleaned = try await Self.load(ClientMaker(api: api), database: home.path, activity: activity).cleanAll(counterID: 1001)
 
-        #expect(cleaned == 2)
+        #expect(cleaned == LogsLoad.Cleaned(requests: 2, tables: []))
         #expect(api.calls == ["GET /logrequests", "POST /logrequest/7/clean", "POST /logrequest/8/cancel"])
         #expect(try store.jobs(counterID: 1001).isEmpty)
         #expect(activity.notes.isEmpty)
@@ -321,7 +321,7 @@ struct LogsLoadTests {
         let home = try TemporaryDatabase()
         let cleaned = try await Self.load(ClientMaker(api: LogsAPI(listed: ["processed"])), database: home.path, activity: RecordedActivity())
             .cleanAll(counterID: 1001)
-        #expect(cleaned == 1)
+        #expect(cleaned.requests == 1 && cleaned.tables.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: home.path))
     }
 

@@ -41,6 +41,8 @@ struct ClickHouseStatementTests {
         "ALTER TABLE metrika.visits REPLACE PARTITION (1001, '2026-06-01') FROM \(staging)__swap, DROP PARTITION (1001, '2026-06-02')",
         "DROP TABLE IF EXISTS \(staging)__swap",
         "DROP TABLE IF EXISTS \(staging)",
+        // After the swap, for --list: the rows each day holds now (a failure here leaves them unknown).
+        "SELECT date, count() FROM metrika.visits WHERE counter_id = 1001 AND date >= '2026-06-01' AND date <= '2026-06-02' GROUP BY date FORMAT TabSeparated",
     ]
 
     /// A table made by metrika before the day partitions (by month): the rest of the month is kept
@@ -52,6 +54,8 @@ struct ClickHouseStatementTests {
         "ALTER TABLE metrika.visits REPLACE PARTITION 202606 FROM \(staging)__swap",
         "DROP TABLE IF EXISTS \(staging)__swap",
         "DROP TABLE IF EXISTS \(staging)",
+        // After the swap, for --list: the rows each day holds now (a failure here leaves them unknown).
+        "SELECT date, count() FROM metrika.visits WHERE counter_id = 1001 AND date >= '2026-06-01' AND date <= '2026-06-02' GROUP BY date FORMAT TabSeparated",
     ]
 
     func run(clickHouse: FakeClickHouse, parts: FakePartServer, store: MemoryProgressStore? = MemoryProgressStore()) async throws {
@@ -94,7 +98,8 @@ struct ClickHouseStatementTests {
 
     /// ClickHouse refuses statement `step`: nothing after it is sent, the target table is written only
     /// if the swap had begun, and the log request is kept for the re-run unless every part was in.
-    @Test(arguments: 2..<sequence.count)
+    /// (The last statement counts the rows for --list after the swap: its failure fails nothing.)
+    @Test(arguments: 2..<sequence.count - 1)
     func aFailureAtEachStepLeavesTheTargetUntouchedUntilTheSwap(step: Int) async throws {
         let clickHouse = FakeClickHouse(failAt: step)
         let store = MemoryProgressStore()
@@ -162,12 +167,13 @@ struct ClickHouseStatementTests {
         let clickHouse = FakeClickHouse(partitionKey: "(counter_id, toYYYYMM(date))")
         try await run(clickHouse: clickHouse, parts: FakePartServer())
         let statements = clickHouse.statements.map(Self.short)
-        #expect(Array(statements.suffix(5)) == [
+        #expect(Array(statements.suffix(6)) == [
             "INSERT INTO \(Self.staging)__swap SELECT * FROM metrika.visits WHERE counter_id = 1001 AND toYYYYMM(date) IN (202606) AND NOT (counter_id = 1001 AND date >= '2026-06-01' AND date <= '2026-06-02')",
             "SELECT DISTINCT toYYYYMM(date) FROM \(Self.staging)__swap FORMAT TabSeparated",
             "ALTER TABLE metrika.visits REPLACE PARTITION (1001, 202606) FROM \(Self.staging)__swap",
             "DROP TABLE IF EXISTS \(Self.staging)__swap",
             "DROP TABLE IF EXISTS \(Self.staging)",
+            Self.sequence.last!,
         ])
     }
 
@@ -235,6 +241,34 @@ struct ClickHouseStatementTests {
             primaryKey: "counter_id, date, visit_id", samplingKey: "", columns: [:], clusterHint: "")
         #expect(plain.createHelper("metrika.s") == "CREATE TABLE metrika.s AS metrika.visits")
         #expect(plain.scheme == .byMonth)
+    }
+
+    /// Issue 32.4: a column's type must take its field's values; only the same type or a wider
+    /// integer every value fits is taken, compared as ClickHouse spells it.
+    @Test(arguments: [
+        ("UInt32", "UInt32", true), ("UInt64", "UInt32", true), ("Int64", "UInt32", true), ("Int32", "UInt32", false),
+        ("UInt16", "UInt32", false), ("Int64", "Int32", true), ("UInt64", "Int32", false), ("Array(UInt64)", "Array(UInt32)", true),
+        ("String", "UInt32", false), ("String", "Date", false), ("String", "Array(String)", false), ("DateTime('Europe/Moscow')", "DateTime", false),
+        ("Nullable(UInt32)", "UInt32", false), ("Array(String)", "Array(String)", true),
+    ])
+    func aColumnTakesTheSameTypeOrAWiderInteger(found: String, wanted: String, takes: Bool) {
+        #expect(ClickHouseTarget.takes(found, wanted) == takes)
+    }
+
+    @Test func columnsOfTheWrongTypeAreNamedWithTheAlterThatFixesThemOrTheKeyThatForbidsIt() throws {
+        let target = try ClickHouseTarget(
+            table: "metrika.visits", engine: "MergeTree", partitionKey: "(counter_id, date)", sortingKey: "counter_id, date, visit_id",
+            primaryKey: "counter_id, date, visit_id", samplingKey: "",
+            columns: ["counter_id": "String", "date": "Date", "visit_id": "UInt64", "page_views": "String", "goals_id": "Array(UInt64)"], clusterHint: "")
+        #expect(throws: ClickHouseError.wrongColumnTypes(table: "metrika.visits", columns: [
+            .init(column: "counter_id", found: "String", wanted: "UInt32", inKey: true),
+            .init(column: "page_views", found: "String", wanted: "Int32", inKey: false),
+        ])) {
+            try target.check(fields: ["ym:s:counterID", "ym:s:date", "ym:s:visitID", "ym:s:pageViews", "ym:s:goalsID"])
+        }
+        let failure = ClickHouseError.wrongColumnTypes(table: "metrika.visits", columns: [.init(column: "page_views", found: "String", wanted: "Int32", inKey: false)])
+        #expect(failure.exitCode == 78)
+        #expect(failure.message.contains("ALTER TABLE metrika.visits MODIFY COLUMN page_views Int32"), "\(failure.message)")
     }
 
     /// A statement cut to its first words: the verb, the table and the clause that tells them apart.

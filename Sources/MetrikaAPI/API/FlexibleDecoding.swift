@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaModel
 
 /// Decoding that tolerates what real Metrika answers contain: integers sent as floats (`41.0`),
 /// booleans sent as `0`/`1`, numbers sent as strings, and `null` where a value is missing.
@@ -73,8 +74,8 @@ func describeDecodingFailure(_ error: any Error) -> String {
 
 private func describeDecodingFailureDetail(_ error: any Error) -> String {
     guard let decodingError = error as? DecodingError else {
-        let text = "\(error)"
-        return text.count > 160 ? String(text.prefix(160)) + "…" : text
+        // Never another value's description (a Swift or NSError dump): a sentence.
+        return UnexpectedFailure.reason(error)
     }
     func path(_ context: DecodingError.Context) -> String {
         let parts = context.codingPath.map { key -> String in

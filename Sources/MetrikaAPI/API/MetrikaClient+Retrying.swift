@@ -24,7 +24,7 @@ extension MetrikaClient {
                 return .fail(cancelled)
             } catch {
                 logLine(request, status: "failed", since: sentAt)
-                return .retry("\(error)", retryAfter: nil, quota: nil)
+                return .retry(UnexpectedFailure.reason(error), retryAfter: nil, quota: nil)
             }
         }
     }

@@ -15,7 +15,7 @@ enum LogsCommand: Command {
         [.required(Option.counter), .required(Option.source), .required(Option.from), .required(Option.to), .optional(Option.fields),
          .group([.oneOf([[.required(Option.output)], [.required(Option.clickhouse), .optional(Option.cluster), .optional(Option.table)]])])],
         [.required(Option.counter), .required(Option.source), .required(Option.clickhouse), .optional(Option.lateDays)],
-        [.required(Option.counter), .group([.oneOf([[.required(Option.listRequests)], [.required(Option.cleanAll)]])])],
+        [.required(Option.counter), .group([.oneOf([[.required(Option.listRequests), .optional(Option.json)], [.required(Option.cleanAll), .optional(Option.clickhouse), .optional(Option.table)]])])],
     ]
     static let discussion = """
     Orders a log (evaluate → create), waits until Metrika has prepared it (polling with a growing
@@ -42,13 +42,16 @@ enum LogsCommand: Command {
     Without --from and --to (ClickHouse only), the run continues an earlier load of the same counter
     and source into the same table: it loads again the last --late-days days loaded (default 3:
     visits keep changing for about three days), then every finished day up to yesterday in the
-    counter's time zone. Without an earlier load it is a usage error (64): give --from the first time.
+    counter's time zone. Days missing between earlier loads (a gap --list names) are loaded first, and
+    the run says so. Without an earlier load it is a usage error (64): give --from the first time.
 
     An interrupted run (Ctrl-C, kill, network loss) keeps its prepared request in the history database;
     the same command again resumes it and loads only the missing parts. On Ctrl-C or SIGTERM a file's
     temporary is removed and the run says what it kept. --list shows a counter's log requests (a table
-    on a terminal, TSV with sizes in bytes in a pipe) and, for each table, the days loaded into it;
-    --clean-all cleans (or cancels) every request.
+    on a terminal, TSV with sizes in bytes in a pipe, --json) and, for each table, the days loaded into it
+    as ranges, the days missing between them, the rows and the last load;
+    --clean-all cleans (or cancels) every request and, with --clickhouse (or METRIKA_CLICKHOUSE_URL),
+    drops every staging table of the counter that failed runs left in the table's database.
 
     Default fields: visits — visitID, counterID, date, dateTime, clientID, isNewUser, pageViews,
     visitDuration, bounce, startURL, referer, lastTrafficSource, UTMSource, UTMMedium, UTMCampaign,
@@ -79,6 +82,7 @@ enum LogsCommand: Command {
         Option.cluster.described("Load a sharded ClickHouse: NAME as in remote_servers (default: METRIKA_CLICKHOUSE_CLUSTER)").spec,
         Option.table.spec,
         Option.listRequests.spec,
+        Option.json.described("With --list: one JSON object (requests, and the days each table holds)").spec,
         Option.cleanAll.spec,
     ] + TokenOptions.specs + DatabaseOptions.specs
 
@@ -89,18 +93,22 @@ enum LogsCommand: Command {
         let load = LogsLoad(
             client: { try session.client() }, warehouseTransport: context.streamingTransport, databasePath: session.databasePath,
             activity: context, sleep: context.sleep, stopRequests: SignalTrap.Requests())
-        if options[.listRequests] { return try await list(counterID, load: load, context: context) }
+        if options[.listRequests] { return try await list(counterID, json: options[.json], load: load, context: context) }
+        if options[.json] { throw UsageError("--json goes with --list (a load writes its rows to the table or --output)") }
         if options[.cleanAll] {
-            let cleaned = try await load.cleanAll(counterID: counterID)
-            context.note("logs: counter \(counterID): \(cleaned) log request\(cleaned == 1 ? "" : "s") cleaned or cancelled.")
+            let targets = try cleanTargets(options, session: session)
+            let cleaned = try await load.cleanAll(counterID: counterID, clickhouse: targets)
+            let tables = cleaned.tables.count
+            let dropped = targets.isEmpty ? "" : "; \(tables) staging table\(tables == 1 ? "" : "s") dropped" + (tables == 0 ? "" : " (\(cleaned.tables.joined(separator: ", ")))")
+            context.note("logs: counter \(counterID): \(cleaned.requests) log request\(cleaned.requests == 1 ? "" : "s") cleaned or cancelled\(dropped).")
             return ExitCode.ok
         }
         let request = try request(options, counterID: counterID, session: session)
         switch try await load.run(request) {
         case .upToDate(let lastDay):
             context.note("logs: counter \(counterID), \(request.source.rawValue): nothing to load, \(lastDay.iso) (yesterday) is loaded and --late-days is 0.")
-        case .loaded(let range, let summary):
-            context.note("logs: counter \(counterID), \(request.source.rawValue) \(range.from.iso)…\(range.to.iso): \(summary.parts) part\(summary.parts == 1 ? "" : "s"), \(LogExporter.megabytes(summary.bytes)) MB, \(summary.requests) request\(summary.requests == 1 ? "" : "s") ordered\(summary.reused > 0 ? ", \(summary.reused) resumed" : "")")
+        case .loaded(let ranges, let summary):
+            context.note("logs: counter \(counterID), \(request.source.rawValue) \(ranges.map { "\($0.from.iso)…\($0.to.iso)" }.joined(separator: ", ")): \(summary.parts) part\(summary.parts == 1 ? "" : "s"), \(LogExporter.megabytes(summary.bytes)) MB, \(summary.requests) request\(summary.requests == 1 ? "" : "s") ordered\(summary.reused > 0 ? ", \(summary.reused) resumed" : "")")
         }
         return ExitCode.ok
     }
@@ -152,6 +160,19 @@ enum LogsCommand: Command {
         return try LogsRequest(counterID: counterID, source: source, fields: fields, target: target, days: days, firstPollInterval: firstPoll)
     }
 
+    /// Where `--clean-all` looks for staging tables: the database of `--table` (default metrika) on
+    /// every server of `--clickhouse` (or the environment's, the config file's); none without one.
+    static func cleanTargets(_ options: ParsedOptions, session: Session) throws -> [ClickHouseSettings] {
+        guard let text = try options[.clickhouse] ?? ClickHouseOptions.defaultURL(session: session) else { return [] }
+        let timeout = try session.requestTimeout()
+        return try text.split(separator: ",", omittingEmptySubsequences: false).map { url in
+            let settings = try ClickHouseSettings.make(
+                url: url.trimmingCharacters(in: .whitespaces), table: options[.table], source: .visits, environment: session.context.environment, timeout: timeout)
+            session.context.secrets.add(settings.password)
+            return settings
+        }
+    }
+
     static func pollInterval(_ environment: [String: String]) throws -> Double {
         guard let text = environment["METRIKA_LOGS_POLL"], !text.isEmpty else { return 10 }
         guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {
@@ -160,23 +181,37 @@ enum LogsCommand: Command {
         return seconds
     }
 
-    /// `--list`: an aligned table on a terminal (sizes in MB), TSV with sizes in bytes in a pipe, as
-    /// scripts read it, then (in a pipe) the days each table holds: where a run without dates continues.
-    static func list(_ counterID: Int, load: LogsLoad, context: CLIContext) async throws -> Int32 {
-        let listing = try await load.list(counterID: counterID, withLoads: !context.stdoutIsTerminal)
-        let requests = listing.requests
+    /// `--list`: the counter's log requests, then what each table holds (the loaded days as ranges,
+    /// the gaps between them named, rows, last load): aligned tables on a terminal (sizes in MB), TSV
+    /// in a pipe (sizes in bytes), or one JSON object with `--json`.
+    static func list(_ counterID: Int, json: Bool, load: LogsLoad, context: CLIContext) async throws -> Int32 {
+        let listing = try await load.list(counterID: counterID, withLoads: true)
+        let requests = listing.requests, loads = listing.loads
         let out = context.stdout
+        if json {
+            out.write(listJSON(requests: requests, loads: loads).serialized(pretty: context.stdoutIsTerminal) + "\n")
+            return ExitCode.ok
+        }
         if context.stdoutIsTerminal {
-            guard !requests.isEmpty else {
+            if requests.isEmpty {
                 context.note("Counter \(counterID) has no log requests.")
-                return ExitCode.ok
+            } else {
+                var table = TextTable(columns: [
+                    .init("Request", alignment: .right), .init("Status"), .init("Source"), .init("From"), .init("To"), .init("Size", alignment: .right),
+                ])
+                for request in requests {
+                    table.append([String(request.requestID), request.status, request.source ?? "", request.date1 ?? "", request.date2 ?? "",
+                                  request.size.map { LogExporter.megabytes($0) + " MB" } ?? ""])
+                }
+                out.write(table.render(maxWidth: context.terminalWidth))
             }
-            var table = TextTable(columns: [
-                .init("Request", alignment: .right), .init("Status"), .init("Source"), .init("From"), .init("To"), .init("Size", alignment: .right),
-            ])
-            for request in requests {
-                table.append([String(request.requestID), request.status, request.source ?? "", request.date1 ?? "", request.date2 ?? "",
-                              request.size.map { LogExporter.megabytes($0) + " MB" } ?? ""])
+            guard !loads.isEmpty else { return ExitCode.ok }
+            if !requests.isEmpty { out.write("\n") }
+            var table = TextTable(columns: [.init("Source"), .init("Loaded into"), .init("Days"), .init("Rows", alignment: .right), .init("Last load")])
+            for load in loads {
+                let ranges = LogsContinuation.ranges(of: load.days), gaps = LogsContinuation.gaps(ranges)
+                let days = ranges.map(LogsLoad.text).joined(separator: ", ") + (gaps.isEmpty ? "" : "; missing " + gaps.map(LogsLoad.text).joined(separator: ", "))
+                table.append([load.source.rawValue, loadedInto(load), days, load.rows.map { DigitGroups.group(String($0)) } ?? "?", RFC3339.format(load.loadedAt)])
             }
             out.write(table.render(maxWidth: context.terminalWidth))
             return ExitCode.ok
@@ -186,15 +221,43 @@ enum LogsCommand: Command {
             let cells = [String(request.requestID), request.status, request.source ?? "", request.date1 ?? "", request.date2 ?? "", request.size.map(String.init) ?? ""]
             out.write(cells.map { TerminalText.quote($0) }.joined(separator: "\t") + "\n")
         }
-        if !listing.loads.isEmpty {
-            out.write("\nsource\tloaded_into\tfirst_day\tlast_day\tloaded_at\n")
-            for load in listing.loads {
-                let into = load.destination.hasPrefix("clickhouse:") ? String(load.destination.dropFirst("clickhouse:".count)) : load.destination
-                let cells = [load.source.rawValue, into, load.firstDay.iso, load.lastDay.iso, RFC3339.format(load.loadedAt)]
+        if !loads.isEmpty {
+            // first_day…last_day spans the loads; `loaded` and `missing` are ISO 8601 intervals (a/b), comma-separated.
+            out.write("\nsource\tloaded_into\tfirst_day\tlast_day\tloaded_at\trows\tloaded\tmissing\n")
+            for load in loads {
+                let ranges = LogsContinuation.ranges(of: load.days)
+                let cells = [load.source.rawValue, loadedInto(load), load.firstDay.iso, load.lastDay.iso, RFC3339.format(load.loadedAt), load.rows.map(String.init) ?? "",
+                             ranges.map(interval).joined(separator: ","), LogsContinuation.gaps(ranges).map(interval).joined(separator: ",")]
                 out.write(cells.map { TerminalText.quote($0) }.joined(separator: "\t") + "\n")
             }
         }
         return ExitCode.ok
+    }
+
+    /// `127.0.0.1:8123/metrika.visits` for the destination key `clickhouse:127.0.0.1:8123/metrika.visits`.
+    static func loadedInto(_ load: LogLoad) -> String {
+        load.destination.hasPrefix("clickhouse:") ? String(load.destination.dropFirst("clickhouse:".count)) : load.destination
+    }
+
+    /// `2026-05-20/2026-05-29` (ISO 8601).
+    static func interval(_ range: DateRange) -> String { "\(range.from.iso)/\(range.to.iso)" }
+
+    /// `{"requests": [...], "loads": [...]}`: every value as in the TSV, ranges as `{"from", "to"}`.
+    static func listJSON(requests: [LogRequest], loads: [LogLoad]) -> JSONValue {
+        func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+        func ranges(_ list: [DateRange]) -> JSONValue { .array(list.map { .object([("from", .string($0.from.iso)), ("to", .string($0.to.iso))]) }) }
+        return .object([
+            ("requests", .array(requests.map { request in
+                .object([("request_id", .number(Double(request.requestID))), ("status", .string(request.status)), ("source", text(request.source)),
+                         ("date1", text(request.date1)), ("date2", text(request.date2)), ("size", request.size.map { .number(Double($0)) } ?? .null)])
+            })),
+            ("loads", .array(loads.map { load in
+                let loaded = LogsContinuation.ranges(of: load.days)
+                return .object([("source", .string(load.source.rawValue)), ("loaded_into", .string(loadedInto(load))), ("first_day", .string(load.firstDay.iso)),
+                                ("last_day", .string(load.lastDay.iso)), ("loaded_at", .string(RFC3339.format(load.loadedAt))),
+                                ("rows", load.rows.map { .number(Double($0)) } ?? .null), ("loaded", ranges(loaded)), ("missing", ranges(LogsContinuation.gaps(loaded)))])
+            })),
+        ])
     }
 }
 

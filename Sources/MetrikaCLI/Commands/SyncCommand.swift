@@ -178,7 +178,7 @@ enum SyncCommand: Command {
         } catch let failure as any MetrikaFailure {
             outcome.failure = failure
         } catch {
-            outcome.failure = CLIFailure.unexpected("\(error)")
+            outcome.failure = CLIFailure.unexpected(typeName: UnexpectedFailure(error).typeName)
         }
         return outcome
     }

@@ -42,8 +42,8 @@ package struct LogsLoad: Sendable {
 
     /// What a run came to.
     package enum Outcome: Sendable {
-        /// `range` was exported.
-        case loaded(DateRange, LogExporter.Summary)
+        /// `ranges` were exported (a run without dates: the gaps it filled, then its continuing range).
+        case loaded([DateRange], LogExporter.Summary)
         /// A run without dates found yesterday loaded already and no late days to load again.
         case upToDate(lastDay: Day)
     }
@@ -74,26 +74,32 @@ package struct LogsLoad: Sendable {
         let counter = try await client.fetchCounter(id: counterID)
         let now = activity.now()
         let today = MetrikaUseCases.today(for: counter, now: now)
-        let range: DateRange
+        let ranges: [DateRange]
         switch request.days {
         case .continuing(let lateDays):
             guard let earlier else { preconditionFailure("a run without dates has found its earlier load above") }
-            guard let next = LogsContinuation.range(after: earlier, lateDays: lateDays, today: today) else {
-                return .upToDate(lastDay: earlier.lastDay)
+            let plan = LogsContinuation.plan(after: earlier, lateDays: lateDays, today: today)
+            guard !plan.ranges.isEmpty else { return .upToDate(lastDay: earlier.lastDay) }
+            ranges = plan.ranges
+            if !plan.gaps.isEmpty {
+                let missing = plan.gaps.map(Self.text).joined(separator: ", ")
+                activity.note("logs: counter \(counterID), \(source.rawValue): \(missing) never loaded between the days loaded before; loading \(plan.gaps.count == 1 ? "it" : "them") first.")
             }
-            range = next
-            activity.note("logs: counter \(counterID), \(source.rawValue): loaded up to \(earlier.lastDay.iso) before; loading \(range.from.iso)…\(range.to.iso).")
+            if let next = plan.next {
+                activity.note("logs: counter \(counterID), \(source.rawValue): loaded up to \(earlier.lastDay.iso) before; loading \(next.from.iso)…\(next.to.iso).")
+            }
         case .range(let from, let to):
-            range = try resolveRange(from: from, to: to, counter: counter, now: now)
+            let range = try resolveRange(from: from, to: to, counter: counter, now: now)
             guard range.to < today else {
                 throw UsageError("--to \(range.to.iso) is not before today (\(today.iso)) for counter \(counterID): the Logs API serves finished days only; use --to yesterday")
             }
+            ranges = [range]
         }
 
         let destination = try await makeDestination(request)
         if earlier != nil, let store {
             do {
-                try await cleanSuperseded(by: range, request: request, store: store, client: client, destination: destination)
+                for range in ranges { try await cleanSuperseded(by: range, request: request, store: store, client: client, destination: destination) }
             } catch {
                 destination.abandon()
                 throw error
@@ -107,15 +113,27 @@ package struct LogsLoad: Sendable {
             progress: { activity.progress($0, force: false) }, note: { activity.note($0) })
         let current = CurrentLogRequest()
         exporter.onRequest = { current.id = $0 }
-        let summary = try await export(range, with: exporter) { signal in
-            // Nothing half-written stays behind (the exporter removed a file's temporary), the
-            // progress line is erased, and the person is told what was kept for the re-run.
-            activity.endProgress()
-            let file: String? = if case .file = request.target { request.targetDescription } else { nil }
-            return Interruption(signal: signal, account: Self.interruptionAccount(counterID: counterID, request: current.id, file: file, kept: store != nil))
+        var summary = LogExporter.Summary()
+        for range in ranges {
+            let part = try await export(range, with: exporter) { signal in
+                // Nothing half-written stays behind (the exporter removed a file's temporary), the
+                // progress line is erased, and the person is told what was kept for the re-run.
+                activity.endProgress()
+                let file: String? = if case .file = request.target { request.targetDescription } else { nil }
+                return Interruption(signal: signal, account: Self.interruptionAccount(counterID: counterID, request: current.id, file: file, kept: store != nil))
+            }
+            summary.requests += part.requests
+            summary.reused += part.reused
+            summary.parts += part.parts
+            summary.bytes += part.bytes
         }
         activity.endProgress()
-        return .loaded(range, summary)
+        return .loaded(ranges, summary)
+    }
+
+    /// `2026-05-30` or `2026-05-30…2026-05-31`.
+    package static func text(_ range: DateRange) -> String {
+        range.from == range.to ? range.from.iso : "\(range.from.iso)…\(range.to.iso)"
     }
 
     /// Runs the export; a request to stop meanwhile cancels it, and once it has unwound (its
@@ -212,9 +230,33 @@ package struct LogsLoad: Sendable {
         }
     }
 
-    /// Cleans (or cancels) every request of the counter still holding its quota, and forgets the
-    /// runs kept for a resume. Returns how many requests it cleaned or cancelled.
-    package func cleanAll(counterID: Int) async throws -> Int {
+    /// What `--clean-all` did.
+    package struct Cleaned: Sendable, Equatable {
+        /// Log requests cleaned or cancelled.
+        package var requests = 0
+        /// Staging tables (and their helpers) dropped, as `db.table`.
+        package var tables: [String] = []
+
+        package init(requests: Int = 0, tables: [String] = []) {
+            self.requests = requests
+            self.tables = tables
+        }
+    }
+
+    /// Cleans (or cancels) every request of the counter still holding its quota, forgets the runs
+    /// kept for a resume, and drops every staging table of the counter in the databases of
+    /// `clickhouse` (one settings per server or shard; none without ClickHouse).
+    package func cleanAll(counterID: Int, clickhouse: [ClickHouseSettings] = []) async throws -> Cleaned {
+        var result = Cleaned()
+        result.requests = try await cleanRequests(counterID: counterID)
+        for settings in clickhouse {
+            let dropped = try await ClickHouseStagingTables.drop(counterID: counterID, settings: settings, transport: warehouseTransport)
+            result.tables += dropped.map { "\(settings.database).\($0)" }
+        }
+        return result
+    }
+
+    private func cleanRequests(counterID: Int) async throws -> Int {
         let client = try client()
         var cleaned = 0
         for request in try await client.logRequests(counter: counterID) where request.status == "processed" || request.status == "created" {
@@ -234,7 +276,7 @@ package struct LogsLoad: Sendable {
 
     /// An error's one line for a note.
     static func message(_ error: any Error) -> String {
-        (error as? any MetrikaFailure)?.message ?? "\(error)"
+        UnexpectedFailure.reason(error)
     }
 }
 

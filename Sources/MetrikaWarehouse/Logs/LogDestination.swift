@@ -33,9 +33,13 @@ package protocol LogDestination: Sendable {
     /// A kept range of an earlier failed run will not be resumed (a newer range covers its days):
     /// drop what that run left for its resume.
     func discardRange(from: Day, to: Day) async throws
+    /// The rows each day of `from…to` holds now (after `commitRange`), for `--list`; nil when the
+    /// destination does not count them (a file).
+    func rowsPerDay(from: Day, to: Day) async throws -> [Day: Int]?
 }
 
 extension LogDestination {
     package var remembersLoadedDays: Bool { false }
     package func discardRange(from: Day, to: Day) async throws {}
+    package func rowsPerDay(from: Day, to: Day) async throws -> [Day: Int]? { nil }
 }

@@ -60,6 +60,8 @@ package struct LogExporter: Sendable {
         package var reused = 0
         package var parts = 0
         package var bytes = 0
+
+        package init() {}
     }
 
     /// The date ranges one request each: the whole range when evaluate says it is possible, else
@@ -137,7 +139,9 @@ package struct LogExporter: Sendable {
             }
             try await destination.commitRange(from: range.from, to: range.to, parts: parts.count)
             if destination.remembersLoadedDays {
-                try store?.recordLoaded(counterID: counterID, source: source, destination: destinationKey, from: range.from, to: range.to, at: Date())
+                // Rows that cannot be counted stay unknown in --list; the load itself stands.
+                let rows = try? await destination.rowsPerDay(from: range.from, to: range.to)
+                try store?.recordLoaded(counterID: counterID, source: source, destination: destinationKey, from: range.from, to: range.to, rows: rows, at: Date())
             }
         } catch {
             await cleanAfterFailure(id)
@@ -147,7 +151,7 @@ package struct LogExporter: Sendable {
         do {
             _ = try await client.finishLogRequest(counter: counterID, id: id, cancel: false)
         } catch {
-            note("Warning: log request \(id) could not be cleaned (\((error as? any MetrikaFailure)?.message ?? "\(error)")); run `metrika logs --counter \(counterID) --clean-all`.")
+            note("Warning: log request \(id) could not be cleaned (\(UnexpectedFailure.reason(error))); run `metrika logs --counter \(counterID) --clean-all`.")
         }
         forget(id)
     }
@@ -234,7 +238,7 @@ package struct LogExporter: Sendable {
         do {
             try store?.removeJob(requestID: id)
         } catch {
-            note("Warning: the history database could not forget log request \(id) (\((error as? any MetrikaFailure)?.message ?? "\(error)")); a re-run with the same arguments orders a new log.")
+            note("Warning: the history database could not forget log request \(id) (\(UnexpectedFailure.reason(error))); a re-run with the same arguments orders a new log.")
         }
     }
 

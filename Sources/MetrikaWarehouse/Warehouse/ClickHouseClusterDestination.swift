@@ -83,9 +83,11 @@ package final class ClickHouseClusterDestination: LogDestination {
         try await feed { chunk in try spool.write(chunk) }
         try spool.finish()
         for (index, shard) in shards.enumerated() {
-            try await shard.insertPart(part, of: count, from: from, to: to) { write in try spool.read(index, into: write) }
+            try await shard.during(from, to) {
+                try await shard.insertPart(part, of: count, from: from, to: to) { write in try spool.read(index, into: write) }
+            }
         }
-        for shard in shards { try await shard.movePart(part, of: count, from: from, to: to) }
+        for shard in shards { try await shard.during(from, to) { try await shard.movePart(part, of: count, from: from, to: to) } }
     }
 
     package func discardPart(part: Int, from: Day, to: Day) async -> Bool {
@@ -94,11 +96,26 @@ package final class ClickHouseClusterDestination: LogDestination {
     }
 
     package func commitRange(from: Day, to: Day, parts: Int) async throws {
-        for shard in shards { try await shard.commitRange(from: from, to: to, parts: parts) }
+        for (index, shard) in shards.enumerated() {
+            do {
+                try await shard.commitRange(from: from, to: to, parts: parts)
+            } catch ClickHouseError.stoppedDuringLoad(let host, let port, let table, let from, let to) where index > 0 {
+                // The shards before it hold the new rows already: the range is half swapped, not untouched.
+                throw ClickHouseError.stoppedDuringSwap(host: host, port: port, table: table, from: from, to: to)
+            }
+        }
     }
 
     package func discardRange(from: Day, to: Day) async throws {
         for shard in shards { try await shard.discardRange(from: from, to: to) }
+    }
+
+    package func rowsPerDay(from: Day, to: Day) async throws -> [Day: Int]? {
+        var total: [Day: Int] = [:]
+        for shard in shards {
+            for (day, rows) in try await shard.rowsPerDay(from: from, to: to) ?? [:] { total[day, default: 0] += rows }
+        }
+        return total
     }
 
     package var remembersLoadedDays: Bool { true }

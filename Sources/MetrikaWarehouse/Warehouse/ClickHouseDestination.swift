@@ -70,7 +70,24 @@ package final class ClickHouseDestination: LogDestination {
         "\(table)__staging_\(counterID)_\(from.iso.replacingOccurrences(of: "-", with: ""))_\(to.iso.replacingOccurrences(of: "-", with: ""))"
     }
 
+    /// Runs a step of the load of `from…to`: the server stopping meanwhile is said as what it means
+    /// for those days (untouched before the swap, each whole old or new during it), not as the
+    /// statement that happened to be cut.
+    func during<T>(_ from: Day, _ to: Day, swapping: Bool = false, _ step: () async throws -> T) async throws -> T {
+        do {
+            return try await step()
+        } catch ClickHouseError.unreachable(let host, let port, _, _, _) {
+            throw swapping
+                ? ClickHouseError.stoppedDuringSwap(host: host, port: port, table: table, from: from, to: to)
+                : ClickHouseError.stoppedDuringLoad(host: host, port: port, table: table, from: from, to: to)
+        }
+    }
+
     package func beginRange(from: Day, to: Day, resuming: Bool) async throws -> Bool {
+        try await during(from, to) { try await startRange(from: from, to: to, resuming: resuming) }
+    }
+
+    private func startRange(from: Day, to: Day, resuming: Bool) async throws -> Bool {
         let staging = staging(from, to)
         if resuming {
             let exists = try await client.execute("EXISTS TABLE \(staging)", doing: "checking the staging table")
@@ -86,8 +103,10 @@ package final class ClickHouseDestination: LogDestination {
     }
 
     package func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
-        try await insertPart(part, of: count, from: from, to: to, feed: feed)
-        try await movePart(part, of: count, from: from, to: to)
+        try await during(from, to) {
+            try await insertPart(part, of: count, from: from, to: to, feed: feed)
+            try await movePart(part, of: count, from: from, to: to)
+        }
     }
 
     /// The first half of `load`: the part into a table of its own.
@@ -105,12 +124,22 @@ package final class ClickHouseDestination: LogDestination {
         try await withoutActuallyEscaping(feed) { feed in
             do {
                 try await client.insert(into: partTable, columns: columns, format: "TabSeparated", doing: "inserting \(name) of \(from.iso)…\(to.iso)") { write in
-                    do {
-                        try await feed { chunk in try normalizer.consume(chunk, emit: write) }
-                        try normalizer.finish(emit: write)
-                    } catch {
-                        feedError.error = error
-                        throw error
+                    // A write the insert refused (ClickHouse stopped reading, or went away) is the
+                    // insert's failure, which the insert reports; anything else is the download's.
+                    try await withoutActuallyEscaping(write) { write in
+                        let send: StreamWriter = { bytes in
+                            do { try write(bytes) } catch {
+                                feedError.insertStopped = true
+                                throw error
+                            }
+                        }
+                        do {
+                            try await feed { chunk in try normalizer.consume(chunk, emit: send) }
+                            try normalizer.finish(emit: send)
+                        } catch {
+                            if !feedError.insertStopped { feedError.error = error }
+                            throw error
+                        }
                     }
                 }
             } catch {
@@ -135,6 +164,13 @@ package final class ClickHouseDestination: LogDestination {
     }
 
     package func commitRange(from: Day, to: Day, parts: Int) async throws {
+        try await during(from, to) { try await checkAndFillSwap(from: from, to: to) }
+        try await during(from, to, swapping: true) { try await swap(from: from, to: to) }
+    }
+
+    /// The commit's first half, which changes nothing the table's readers see: the loaded rows are
+    /// checked and copied, deduplicated, into the swap table.
+    private func checkAndFillSwap(from: Day, to: Day) async throws {
         let staging = staging(from, to)
         let swap = staging + "__swap"
         let id = ClickHouseSchema.columnName(source.idField)
@@ -150,6 +186,12 @@ package final class ClickHouseDestination: LogDestination {
         try await client.execute("DROP TABLE IF EXISTS \(swap)", doing: "dropping an old swap table")
         try await client.execute(target.createHelper(swap), doing: "creating the swap table")
         try await client.execute("INSERT INTO \(swap) SELECT * FROM \(staging) LIMIT 1 BY counter_id, \(id)", doing: "copying the new rows")
+    }
+
+    /// The commit's second half: the swap's days (months) replace the table's, then the helpers go.
+    private func swap(from: Day, to: Day) async throws {
+        let staging = staging(from, to)
+        let swap = staging + "__swap"
         // A day (month) without new rows is dropped, not replaced from a swap that lacks it: current
         // ClickHouse refuses such a REPLACE PARTITION ("would silently drop"), 18.16 empties it.
         switch target.scheme {
@@ -204,6 +246,17 @@ package final class ClickHouseDestination: LogDestination {
         }
     }
 
+    package func rowsPerDay(from: Day, to: Day) async throws -> [Day: Int]? {
+        let rows = try await client.rows(
+            "SELECT date, count() FROM \(table) WHERE counter_id = \(counterID) AND date >= '\(from.iso)' AND date <= '\(to.iso)' GROUP BY date",
+            doing: "counting the rows of \(from.iso)…\(to.iso)")
+        var result: [Day: Int] = [:]
+        for row in rows where row.count == 2 {
+            if let day = Day(iso: row[0]), let count = Int(row[1]) { result[day] = count }
+        }
+        return result
+    }
+
     /// A table keeps what earlier runs loaded: a run without dates continues from it.
     package var remembersLoadedDays: Bool { true }
 
@@ -215,4 +268,6 @@ package final class ClickHouseDestination: LogDestination {
 /// The error a part's download ended with, kept past the insert it was feeding.
 private final class FeedError {
     var error: (any Error)?
+    /// The insert stopped taking the part's bytes: its own error is the one to report.
+    var insertStopped = false
 }

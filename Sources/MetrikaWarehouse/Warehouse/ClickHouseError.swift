@@ -33,6 +33,13 @@ package enum ClickHouseError: MetrikaFailure, Equatable {
     /// The server answered HTTP `status` to a statement; `answer` is the first line of its answer as
     /// shown. `credentials`: the answer is about the user or password (401, 403, codes 192/193/516).
     case rejected(doing: String, table: String, status: Int, answer: String, credentials: Bool)
+    /// The server at `host:port` stopped answering (killed, restarted, the network gone) while
+    /// `from…to` was being loaded into `table`, before its swap: the table's old rows of those days
+    /// are untouched, and the kept log request and staging table let the same command resume.
+    case stoppedDuringLoad(host: String, port: Int, table: String, from: Day, to: Day)
+    /// The same during the swap of `from…to` into `table`: each day is wholly old or wholly new, some
+    /// may already be new; running the same command again finishes the replace.
+    case stoppedDuringSwap(host: String, port: Int, table: String, from: Day, to: Day)
 
     // MARK: - The target table (ClickHouseTarget, ClickHouseClusterDestination)
 
@@ -46,6 +53,8 @@ package enum ClickHouseError: MetrikaFailure, Equatable {
     case unsupportedPartitionKey(table: String, key: String)
     /// `table` has no column for these Logs API fields.
     case missingColumns(table: String, fields: [String])
+    /// `table` has columns for these fields, but of types that do not take their values.
+    case wrongColumnTypes(table: String, columns: [ColumnType])
     /// The shard at `place` knows no cluster `cluster` in its `remote_servers`.
     case unknownCluster(place: String, cluster: String)
     /// The shard at `place` knows `cluster` with `known` shards, but `given` URLs were given.
@@ -76,10 +85,10 @@ package enum ClickHouseError: MetrikaFailure, Equatable {
         switch self {
         case .notAURL, .credentialsInURL, .badPort, .notABaseURL, .badTableName, .badClusterName, .repeatedShard:
             return ExitCode.usage
-        case .lineBreak, .tableMissing, .distributedTable, .unsupportedEngine, .unsupportedPartitionKey, .missingColumns,
+        case .lineBreak, .tableMissing, .distributedTable, .unsupportedEngine, .unsupportedPartitionKey, .missingColumns, .wrongColumnTypes,
              .unknownCluster, .shardCountMismatch, .notDistributed:
             return ExitCode.config
-        case .unreachable:
+        case .unreachable, .stoppedDuringLoad, .stoppedDuringSwap:
             return ExitCode.unavailable
         case .rejected(_, _, let status, _, let credentials):
             // A gateway that cannot reach the server says so with 502–504, whatever the text.
@@ -112,6 +121,12 @@ package enum ClickHouseError: MetrikaFailure, Equatable {
             return "\(variable) holds a line break; fix it."
         case .unreachable(let host, let port, let doing, let table, let detail):
             return "ClickHouse at \(host):\(port) is unreachable while \(doing) (table \(table)): \(detail)."
+        case .stoppedDuringLoad(let host, let port, let table, let from, let to):
+            return "ClickHouse at \(host):\(port) stopped answering during the load of \(Self.days(from, to)) into \(table); "
+                + "nothing of those days was replaced; run the same command again to resume."
+        case .stoppedDuringSwap(let host, let port, let table, let from, let to):
+            return "ClickHouse at \(host):\(port) stopped answering while replacing \(Self.days(from, to)) in \(table); "
+                + "each day holds either its old or its new rows, some may already be new; run the same command again to finish the replace."
         case .rejected(let doing, let table, let status, let answer, let credentials):
             return "ClickHouse \(credentials ? "refused the credentials" : "rejected") \(doing) (table \(table), HTTP \(status)): \(answer)"
         case .tableMissing(let table, let database):
@@ -130,6 +145,18 @@ package enum ClickHouseError: MetrikaFailure, Equatable {
             let one = fields.count == 1
             return "table \(table) has no column for \(fields.joined(separator: ", ")); add \(one ? "it" : "them") (ALTER TABLE \(table) \(additions)) "
                 + "or leave \(one ? "that field" : "those fields") out of --fields."
+        case .wrongColumnTypes(let table, let columns):
+            let found = columns.map { "\($0.column) is \($0.found), not \($0.wanted)" }.joined(separator: ", ")
+            let alterable = columns.filter { !$0.inKey }, keyed = columns.filter(\.inKey)
+            var fixes: [String] = []
+            if !alterable.isEmpty {
+                fixes.append("ALTER TABLE \(table) " + alterable.map { "MODIFY COLUMN \($0.column) \($0.wanted)" }.joined(separator: ", "))
+            }
+            if !keyed.isEmpty {
+                fixes.append("\(keyed.map(\.column).joined(separator: ", ")) \(keyed.count == 1 ? "is" : "are") in the table's key, which ALTER cannot retype: "
+                    + "create the table again with the types of docs/clickhouse.md (or drop it and let metrika create it)")
+            }
+            return "table \(table) has columns of the wrong type (\(found)); nothing was ordered. Fix: \(fixes.joined(separator: "; ")); or choose another --table."
         case .unknownCluster(let place, let cluster):
             return "\(place) knows no cluster \(cluster) (its remote_servers); give the cluster's name as the servers have it with --cluster."
         case .shardCountMismatch(let place, let cluster, let known, let given):
@@ -154,5 +181,26 @@ package enum ClickHouseError: MetrikaFailure, Equatable {
         case .cannotReadSpool(let path):
             return "cannot read the temporary file \(path)."
         }
+    }
+
+    /// A column whose type does not take its field's values: `found` as shown, `wanted` metrika's.
+    package struct ColumnType: Sendable, Equatable {
+        package var column: String
+        package var found: String
+        package var wanted: String
+        /// The column is in the table's partition, sorting or primary key.
+        package var inKey: Bool
+
+        package init(column: String, found: String, wanted: String, inKey: Bool) {
+            self.column = column
+            self.found = found
+            self.wanted = wanted
+            self.inKey = inKey
+        }
+    }
+
+    /// `2026-06-01` or `2026-06-01…2026-06-03`.
+    static func days(_ from: Day, _ to: Day) -> String {
+        from == to ? from.iso : "\(from.iso)…\(to.iso)"
     }
 }

@@ -101,12 +101,48 @@ package struct ClickHouseTarget: Sendable, Equatable {
         }
     }
 
-    /// Every requested field has its column (ClickHouse would refuse the insert only after the log
-    /// was ordered and downloaded).
+    /// Every requested field has its column, of a type that takes the field's values (ClickHouse
+    /// would refuse the insert, or the checks on counter_id and date, only after the log was ordered
+    /// and downloaded).
     package func check(fields: [String]) throws {
         let missing = fields.filter { columns[ClickHouseSchema.columnName($0)] == nil }
-        guard !missing.isEmpty else { return }
-        throw ClickHouseError.missingColumns(table: table, fields: missing)
+        if !missing.isEmpty { throw ClickHouseError.missingColumns(table: table, fields: missing) }
+        let mismatched = fields.compactMap { field -> ClickHouseError.ColumnType? in
+            let name = ClickHouseSchema.columnName(field), wanted = ClickHouseSchema.columnType(field)
+            guard let found = columns[name], !Self.takes(found, wanted) else { return nil }
+            return ClickHouseError.ColumnType(column: name, found: TerminalText.quote(found), wanted: wanted, inKey: isKeyColumn(name))
+        }
+        if !mismatched.isEmpty { throw ClickHouseError.wrongColumnTypes(table: table, columns: mismatched) }
+    }
+
+    /// Whether a column of type `found` (as ClickHouse spells it) takes every value of a field metrika
+    /// types `wanted`: the same type, or a wider integer the text of every such value fits (UInt32
+    /// into UInt64 or Int64). Nothing else is taken on trust: a String column holds a date or an
+    /// array as mere text, a DateTime with a time zone reads the times in it.
+    static func takes(_ found: String, _ wanted: String) -> Bool {
+        if found == wanted { return true }
+        if found.hasPrefix("Array("), wanted.hasPrefix("Array("), found.hasSuffix(")"), wanted.hasSuffix(")") {
+            return takes(String(found.dropFirst(6).dropLast()), String(wanted.dropFirst(6).dropLast()))
+        }
+        guard let have = integerWidth(found), let need = integerWidth(wanted) else { return false }
+        // (bits, signed): unsigned into wider unsigned or into a strictly wider signed; signed into wider signed.
+        if need.signed { return have.signed && have.bits >= need.bits }
+        return have.signed ? have.bits > need.bits : have.bits >= need.bits
+    }
+
+    static func integerWidth(_ type: String) -> (bits: Int, signed: Bool)? {
+        for bits in [8, 16, 32, 64] {
+            if type == "UInt\(bits)" { return (bits, false) }
+            if type == "Int\(bits)" { return (bits, true) }
+        }
+        return nil
+    }
+
+    /// Whether `column` is named in the partition, sorting or primary key (which ALTER cannot retype).
+    func isKeyColumn(_ column: String) -> Bool {
+        [partitionKey, sortingKey, primaryKey, samplingKey].contains { key in
+            key.split { !($0.isLetter || $0.isNumber || $0 == "_") }.contains { $0 == column }
+        }
     }
 
     /// `(counter_id, date)` → `counter_id,date`: spaces and one pair of outer parentheses dropped.

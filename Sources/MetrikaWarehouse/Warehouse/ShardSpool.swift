@@ -125,7 +125,7 @@ final class ShardSpool {
         do {
             try files[shard].write(contentsOf: buffers[shard])
         } catch {
-            throw ClickHouseError.cannotWriteSpool(path: path(shard), reason: error.localizedDescription)
+            throw ClickHouseError.cannotWriteSpool(path: path(shard), reason: Self.systemReason(error))
         }
         buffers[shard].removeAll(keepingCapacity: true)
     }
@@ -146,5 +146,18 @@ final class ShardSpool {
         for file in files { try? file.close() }
         files = []
         try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+extension ShardSpool {
+    /// The system's words for a failed write (`No space left on device`), not Foundation's wrapper
+    /// text around them.
+    static func systemReason(_ error: any Error) -> String {
+        let error = error as NSError
+        if error.domain == NSPOSIXErrorDomain, let text = strerror(Int32(error.code)) { return String(cString: text) }
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain, let text = strerror(Int32(underlying.code)) {
+            return String(cString: text)
+        }
+        return "the write failed"
     }
 }

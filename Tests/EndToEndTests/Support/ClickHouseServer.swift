@@ -25,7 +25,9 @@ final class ClickHouseServer: @unchecked Sendable {
     /// Starts it and waits (at most 30 s) for `/ping`; throws a message saying why it could not.
     /// `cluster` names the native ports of the shards of a cluster `NAME` in `remote_servers` (one
     /// replica each, as the test user); without it the server knows one cluster `solo` of itself.
-    init(httpPort: Int? = nil, tcpPort: Int? = nil, cluster: (name: String, tcpPorts: [Int])? = nil) throws {
+    /// `dataPath`: where the server keeps its tables, when they must outlive it (a test that kills
+    /// the server and starts another on the same data and ports); by default inside its directory.
+    init(httpPort: Int? = nil, tcpPort: Int? = nil, cluster: (name: String, tcpPorts: [Int])? = nil, dataPath: String? = nil) throws {
         guard let binary = Self.binary else { throw SimpleError("clickhouse-server is not installed (apt-get install clickhouse-server)") }
         directory = NSTemporaryDirectory() + "metrika-clickhouse-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
@@ -44,7 +46,7 @@ final class ClickHouseServer: @unchecked Sendable {
               <http_port>\(self.httpPort)</http_port>
               <tcp_port>\(tcpPort)</tcp_port>
               <listen_host>127.0.0.1</listen_host>
-              <path>\(directory)/data/</path>
+              <path>\(dataPath ?? directory + "/data")/</path>
               <tmp_path>\(directory)/tmp/</tmp_path>
               <users_config>\(directory)/users.xml</users_config>
               <default_profile>default</default_profile>
