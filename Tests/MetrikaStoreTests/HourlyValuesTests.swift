@@ -72,9 +72,9 @@ import Testing
     }
 }
 
-/// Migration 7 on a database of the previous version: its days stay, hours can be stored.
+/// Migration 8 on a database of the previous version: its days stay, hours can be stored.
 @Suite struct HourlyMigrationTests {
-    @Test func aVersion6DatabaseGainsTheHourTablesAndKeepsItsDays() throws {
+    @Test func aVersion7DatabaseGainsTheHourTablesAndKeepsItsDays() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/old.sqlite"
             let july = range("2026-07-01", "2026-07-03")
@@ -85,10 +85,10 @@ import Testing
                                    values: Dictionary(uniqueKeysWithValues: july.days.map { ($0, [5.0]) }),
                                    fetchedAt: Date(timeIntervalSince1970: 1_782_900_000), settledBefore: july.to, sampled: false, dataLag: nil)
             }
-            // Back to version 6, as a metrika before the hourly check left it.
+            // Back to version 7, as a metrika before the hourly check left it.
             for table in ["hourly_values", "hourly_episodes"] { _ = try rawRows(path, "DROP TABLE \(table)") }
-            _ = try rawRows(path, "DELETE FROM metrika_migrations WHERE version >= 7")
-            _ = try rawRows(path, "PRAGMA user_version = 6")
+            _ = try rawRows(path, "DELETE FROM metrika_migrations WHERE version >= 8")
+            _ = try rawRows(path, "PRAGMA user_version = 7")
             let store = try HistoryStore(path: path)
             #expect(try store.dailyValues(counterID: sampleCounter.id, range: july, metrics: [.visits]).count == 3)
             try store.storeHourly(counterID: sampleCounter.id, metrics: [.visits], values: [july.from: (0..<24).map { [Double($0)] }],

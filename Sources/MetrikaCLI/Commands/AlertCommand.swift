@@ -110,10 +110,20 @@ enum AlertCommand: Command {
         outcome.failures = failures + outcome.failures
         for (id, failure) in outcome.failures { context.note("Error: counter \(id): \(failure.message)") }
 
-        for finding in outcome.findings { context.stdout.write(AlertText.line(finding) + "\n") }
-        try context.stdout.flushChecked()
         if dryRun {
+            for finding in outcome.findings { context.stdout.write(AlertText.line(finding) + "\n") }
+            try context.stdout.flushChecked()
             return outcome.failures.first?.failure.exitCode ?? ExitCode.ok
+        }
+        // Claimed before anything is told: of overlapping runs (cron), only the one that claimed an
+        // alert prints and delivers it.
+        let claims = try check.claim(&outcome)
+        for finding in outcome.findings { context.stdout.write(AlertText.line(finding) + "\n") }
+        do {
+            try context.stdout.flushChecked()
+        } catch {
+            try? check.release(claims)
+            throw error
         }
 
         var deliveryFailure: (any MetrikaFailure)?
@@ -147,7 +157,10 @@ enum AlertCommand: Command {
                 }
             }
         }
-        if let deliveryFailure { return deliveryFailure.exitCode }
+        if let deliveryFailure {
+            try check.release(claims)
+            return deliveryFailure.exitCode
+        }
         try check.record(outcome)
         return outcome.failures.first?.failure.exitCode ?? ExitCode.ok
     }
