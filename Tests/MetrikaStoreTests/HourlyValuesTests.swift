@@ -118,4 +118,27 @@ import Testing
             #expect(try store.openHourlyEpisodes(counterID: sampleCounter.id).isEmpty)
         }
     }
+
+    @Test func newsIsClaimedOnceAndGivenBackWhenItCouldNotBeTold() throws {
+        try withTemporaryDirectory { directory in
+            let store = try makeStore(in: directory)
+            let other = try HistoryStore(path: store.path)
+            let stop = HourlyEpisode(counterID: sampleCounter.id, metric: "ym:s:visits", kind: "stopped", day: day("2026-12-01"), sinceHour: 14,
+                                     lastDay: day("2026-12-01"), lastHour: 16, value: 0, expected: 1_600, notifiedAt: Date(timeIntervalSince1970: 1_796_135_400))
+            // Two runs (two connections) with the same news: one wins it.
+            let won = try store.claimHourlyNews([.open(stop)])
+            #expect(won == [HourlyClaim(news: .open(stop), previous: nil)])
+            #expect(try other.claimHourlyNews([.open(stop)]) == [nil])
+            // The delivery failed: given back, the next run claims it again.
+            try store.releaseHourlyClaims(won.compactMap { $0 })
+            #expect(try store.openHourlyEpisodes(counterID: sampleCounter.id).isEmpty)
+            let again = try other.claimHourlyNews([.open(stop)])
+            #expect(again.first??.news == .open(stop))
+            // Back to normal: closed by one run only; given back, it is open again.
+            let closed = try store.claimHourlyNews([.close(stop)])
+            #expect(try other.claimHourlyNews([.close(stop)]) == [nil])
+            try store.releaseHourlyClaims(closed.compactMap { $0 })
+            #expect(try store.openHourlyEpisodes(counterID: sampleCounter.id)["ym:s:visits"] == stop)
+        }
+    }
 }
