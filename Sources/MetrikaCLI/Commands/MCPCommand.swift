@@ -40,11 +40,19 @@ enum MCPCommand: Command {
         let server = MCPServer(catalogue: catalogue(session: session), diagnostics: { line in context.note(line) })
         let out = context.stdout
         await server.serve(frames: StandardInputFrames.frames()) { line in
-            out.write(line)
+            out.write(maskingSecrets(in: line, context: context))
             out.flush()
         }
         return ExitCode.ok
     }
+}
+
+/// A protocol line with every known secret (the token, a ClickHouse password…) masked, should a
+/// server have quoted one into text a tool passes on: the last guard, behind the tools' own care.
+/// Secrets with a quote or backslash are left to that care (masking them could break the JSON).
+func maskingSecrets(in line: String, context: CLIContext) -> String {
+    let secrets = context.secrets.all(environment: context.environment).filter { !$0.contains("\"") && !$0.contains("\\") }
+    return TerminalText.masking(secrets, in: line)
 }
 
 /// No tools yet: the catalogue until the tool set is merged.
