@@ -36,12 +36,19 @@ enum MCPCommand: Command {
         _ = try session.apiBaseURL()
         if isatty(0) == 1 {
             context.note("metrika mcp is an MCP server for an AI assistant to start (see docs/mcp.md); it reads JSON-RPC on stdin until it closes.")
+            context.stderr.flush()
         }
-        let server = MCPServer(catalogue: catalogue(session: session), diagnostics: { line in context.note(line) })
+        // The server runs until stdin closes: what it says on stderr goes out at once, not at the end.
+        let server = MCPServer(catalogue: catalogue(session: session), diagnostics: { line in
+            context.note(line)
+            context.stderr.flush()
+        })
         let out = context.stdout
         await server.serve(frames: StandardInputFrames.frames()) { line in
             out.write(maskingSecrets(in: line, context: context))
             out.flush()
+            // The --verbose log of a call's requests (stderr, buffered) goes out with its answer.
+            context.stderr.flush()
         }
         return ExitCode.ok
     }
