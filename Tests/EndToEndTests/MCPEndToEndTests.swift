@@ -79,6 +79,32 @@ struct MCPEndToEndTests {
         #expect(!run.stdout.contains(demoToken) && !run.stderr.contains(demoToken))
     }
 
+    @Test func theStatelessRevisionOverRawLines() throws {
+        let envelope = #""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#
+        let lines = [
+            #"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{\#(envelope)}}"#,
+            #"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{\#(envelope)}}"#,
+            #"{"jsonrpc":"2.0","id":3,"method":"ping","params":{\#(envelope)}}"#,
+            #"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
+            #"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
+        ]
+        let run = try metrika(["mcp"], environment: try Self.environment(), stdin: lines.joined(separator: "\n") + "\n", timeout: 60)
+        #expect(run.status == 0, "\(run.stderr)")
+        let answers = try run.stdoutLines.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "stdout carries JSON-RPC lines only: \(line)")
+        }
+        try #require(answers.count == 5, "\(run.stdout)")
+        func code(_ answer: [String: Any]) -> Int? { (answer["error"] as? [String: Any])?["code"] as? Int }
+        let discover = try #require(answers[0]["result"] as? [String: Any])
+        #expect(discover["supportedVersions"] as? [String] == ["2026-07-28"])
+        #expect(discover["resultType"] as? String == "complete" && discover["cacheScope"] as? String == "private")
+        let list = try #require(answers[1]["result"] as? [String: Any])
+        #expect(list["resultType"] as? String == "complete" && (list["ttlMs"] as? Int ?? 0) > 0)
+        #expect(code(answers[2]) == -32601, "no ping in 2026-07-28")
+        #expect(code(answers[3]) == -32022, "no handshake on a stateless connection")
+        #expect(code(answers[4]) == -32602, "every request carries the envelope")
+    }
+
     @Test func anUnknownProfileFailsAtStartLikeEveryCommand() throws {
         let run = try metrika(["mcp", "--profile", "nowhere"], environment: try Self.environment(), stdin: "", timeout: 60)
         #expect(run.status == 78, "\(run.stderr)")
@@ -96,22 +122,21 @@ enum MCPDriver {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Support/mcp_driver.py").path
     }
 
-    /// The python3 that can import the SDK, found once.
-    static let python: String? = {
-        guard let python = ToolCheck.locate("python3") else { return nil }
-        let probe = try? runProcess(python, ["-c", "import mcp, mcp_types; from mcp import Client"], environment: ProcessInfo.processInfo.environment, timeout: 60)
-        return probe?.status == 0 ? python : nil
-    }()
+    /// The python3 on the test's PATH (the driver itself says, by exit 3, when it lacks the SDK).
+    static let python = ToolCheck.locate("python3")
 
     /// The driver's answer (see the driver's header) for `steps` against `metrika mcp` in `environment`.
     static func run(mode: String, environment: [String: String], arguments: [String] = ["mcp"], steps: [[String: Any]],
                     sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
         guard let python else {
-            try Test.cancel("skipped: the Python MCP SDK is missing (\(installHint))", sourceLocation: sourceLocation)
+            try Test.cancel("skipped: python3 with the MCP SDK is missing (\(installHint))", sourceLocation: sourceLocation)
         }
         let spec: [String: Any] = ["command": [Binaries.metrika] + arguments, "env": environment, "mode": mode, "steps": steps]
         let input = String(decoding: try JSONSerialization.data(withJSONObject: spec), as: UTF8.self)
         let run = try runProcess(python, [script], environment: ProcessInfo.processInfo.environment, stdin: input, timeout: 120)
+        if run.status == 3 {
+            try Test.cancel("skipped: the Python MCP SDK is missing (\(installHint))", sourceLocation: sourceLocation)
+        }
         guard run.status == 0, let answer = try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any] else {
             throw SimpleError("mcp_driver.py (\(mode)) exited \(run.status): \(run.stderr)\n\(run.stdout)")
         }

@@ -13,7 +13,7 @@ Reads one JSON document on stdin:
          {"op": "calls", "calls": [{"name": ..., "arguments": {...}}, ...]}   # at once (pipelined)
      ]}
 
-and prints one JSON document on stdout:
+and prints one JSON document on stdout (exit 3, printing nothing, when the `mcp` package is missing):
 
     {"protocol_version": "...", "server_info": {...} | null,
      "results": [ {"op": ..., "result": {...wire result, camelCase...}, "progress": [...]}
@@ -29,9 +29,13 @@ import sys
 import warnings
 from importlib.metadata import version
 
-import anyio
+try:
+    import anyio
 
-from mcp import Client, MCPDeprecationWarning, MCPError, StdioServerParameters
+    from mcp import Client, MCPDeprecationWarning, MCPError, StdioServerParameters
+except ImportError as missing:  # exit 3: the SDK is not installed (the test skips, naming scripts/setup)
+    print(f"mcp_driver: {missing}", file=sys.stderr)
+    sys.exit(3)
 
 # `ping` on a 2026-07-28 connection is a step a test may take on purpose (the server answers -32601).
 warnings.simplefilter("ignore", MCPDeprecationWarning)
