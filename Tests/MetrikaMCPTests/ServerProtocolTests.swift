@@ -43,6 +43,32 @@ import Testing
         _ = await harness.close()
     }
 
+    /// Mangled messages through the whole server: every answer is one valid JSON-RPC line, and it still serves.
+    @Test func fuzzedLinesGetValidAnswersAndServingGoesOn() async throws {
+        let harness = ServerHarness()
+        try await harness.initialize()
+        var generator = SystemRandomNumberGenerator()
+        let sample = Array(ServerHarness.call(id: "1", tool: "echo", arguments: #"{"counter_ids":[1001],"from":"2024-01-01"}"#).utf8)
+        for _ in 0..<300 {
+            var mutated = sample
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                mutated[Int.random(in: 0..<mutated.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            if Bool.random(using: &generator) { mutated = Array(mutated[..<Int.random(in: 0..<mutated.count, using: &generator)]) }
+            harness.send(frame: .line(mutated.filter { $0 != 0x0A }))
+        }
+        harness.send(#"{"jsonrpc":"2.0","id":"last","method":"ping"}"#)
+        var answers = 0
+        while true {
+            let answer = try await harness.next()
+            answers += 1
+            #expect(member(answer, "jsonrpc") == .string("2.0"))
+            if member(answer, "id") == .string("last") { break }
+        }
+        #expect(answers <= 301)
+        _ = await harness.close()
+    }
+
     @Test func idsAreEchoedExactly() async throws {
         let harness = ServerHarness()
         for id in ["1.0", "12345678901234567890", "-0", #""abc""#, #""\u0041""#, "7e0"] {
