@@ -35,8 +35,13 @@ package struct AlertChart: Sendable {
 
     /// The SVG document.
     package func render() -> String {
+        // A title too long for one line goes on two, broken after the metric (`Visits —` /
+        // `Интернет-магазин «Ромашка»`): cut on one line, it lost the counter's name.
+        let titleLines = Self.titleLines(title)
+        let extra = 18 * (titleLines.count - 1)
+        let height = self.height + extra
         let w = Double(width), h = Double(height)
-        let left = 48.0, right = 16.0, top = 52.0, bottom = 24.0
+        let left = 48.0, right = 16.0, top = 52.0 + Double(extra), bottom = 24.0
         let plotWidth = w - left - right, plotHeight = h - top - bottom
         let values = points.compactMap(\.value)
         let top0 = max(values.max() ?? 0, expected, 1)
@@ -49,9 +54,12 @@ package struct AlertChart: Sendable {
         var svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" font-family=\"\(SVGLineChart.fontStack)\">\n"
         svg += "<title>\(XMLEscape.text(title + ": " + subtitle))</title>\n"
+        svg += "<desc>\(XMLEscape.text("The last \(points.count) days by day; the dashed line is the expected value, the dots the same weekdays."))</desc>\n"
         svg += "<rect x=\"0\" y=\"0\" width=\"\(width)\" height=\"\(height)\" fill=\"#FFFFFF\"/>\n"
-        svg += "<text x=\"12\" y=\"22\" font-size=\"14\" font-weight=\"bold\" fill=\"#222222\">\(XMLEscape.text(Self.fitted(title, characters: 38)))</text>\n"
-        svg += "<text x=\"12\" y=\"40\" font-size=\"11\" fill=\"\(Self.mutedColor)\">\(XMLEscape.text(Self.fitted(subtitle, characters: 54)))</text>\n"
+        for (index, line) in titleLines.enumerated() {
+            svg += "<text x=\"12\" y=\"\(22 + 18 * index)\" font-size=\"14\" font-weight=\"bold\" fill=\"#222222\">\(XMLEscape.text(line))</text>\n"
+        }
+        svg += "<text x=\"12\" y=\"\(40 + extra)\" font-size=\"11\" fill=\"\(Self.mutedColor)\">\(XMLEscape.text(Self.fitted(subtitle, characters: 54)))</text>\n"
         // Axis: zero and the ceiling, labelled.
         svg += "<line x1=\"\(n(left))\" y1=\"\(n(y(0)))\" x2=\"\(n(w - right))\" y2=\"\(n(y(0)))\" stroke=\"#BBBBBB\" stroke-width=\"1\"/>\n"
         svg += "<line x1=\"\(n(left))\" y1=\"\(n(y(ceiling)))\" x2=\"\(n(w - right))\" y2=\"\(n(y(ceiling)))\" stroke=\"#E3E3E3\" stroke-width=\"1\"/>\n"
@@ -81,8 +89,22 @@ package struct AlertChart: Sendable {
             if let value = last.value {
                 svg += "<circle cx=\"\(n(lastX))\" cy=\"\(n(y(value)))\" r=\"5\" fill=\"\(Self.markColor)\"/>\n"
             }
-            // The expected line's name, haloed so the data line under it cannot hide it.
-            svg += "<text x=\"\(n(lastX - 10))\" y=\"\(n(y(expected) - 5))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.mutedColor)\" stroke=\"#FFFFFF\" stroke-width=\"3\" paint-order=\"stroke\">expected \(XMLEscape.text(expectedText ?? "~" + label(expected)))</text>\n"
+            // The expected line's name where the data line does not run through it (above or below
+            // the dashed line, at the right or the left), haloed in case no place is free.
+            let name = "expected " + (expectedText ?? "~" + label(expected))
+            var marks: [(x: Double, y: Double, r: Double)] = []
+            var segments: [((Double, Double), (Double, Double))] = []
+            var previous: (Double, Double)?
+            for (index, point) in points.enumerated() {
+                guard let value = point.value else { previous = nil; continue }
+                let here = (x(index), y(value))
+                if let previous { segments.append((previous, here)) }
+                previous = here
+                if point.day.weekday == last.day.weekday { marks.append((here.0, here.1, index == points.count - 1 ? 5 : 3)) }
+            }
+            let place = Self.labelPlace(width: Self.estimatedWidth(name), expectedY: y(expected), lastX: lastX, left: left, top: top, bottom: y(0),
+                                        segments: segments, marks: marks)
+            svg += "<text x=\"\(n(place.x))\" y=\"\(n(place.y))\" font-size=\"10\" text-anchor=\"\(place.anchor)\" fill=\"\(Self.mutedColor)\" stroke=\"#FFFFFF\" stroke-width=\"3\" paint-order=\"stroke\">\(XMLEscape.text(name))</text>\n"
             svg += "<text x=\"\(n(lastX - 6))\" y=\"\(n(h - 8))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.markColor)\">\(XMLEscape.text(last.day.iso))</text>\n"
             if let first = points.first {
                 svg += "<text x=\"\(n(left))\" y=\"\(n(h - 8))\" font-size=\"10\" fill=\"\(Self.mutedColor)\">\(XMLEscape.text(first.day.iso))</text>\n"
@@ -90,6 +112,53 @@ package struct AlertChart: Sendable {
         }
         svg += "</svg>\n"
         return svg
+    }
+
+    /// The title as one line, or two broken after the metric (` — `) when one would be cut; each line
+    /// cut with `…` only when it alone is too long.
+    static func titleLines(_ title: String, characters: Int = 38) -> [String] {
+        guard title.count > characters, let dash = title.range(of: " — ") else { return [fitted(title, characters: characters)] }
+        let metric = String(title[..<dash.lowerBound]) + " —"
+        let rest = String(title[dash.upperBound...])
+        return [fitted(metric, characters: characters), fitted(rest, characters: characters)]
+    }
+
+    /// The width of a 10 px label, generously (wide glyphs, digits and the currency sign).
+    static func estimatedWidth(_ text: String) -> Double { Double(text.count) * 6 + 2 }
+
+    /// Where the expected value's label goes: the place nearest the dashed line — just above or below
+    /// it, then further out, at the right, the left or the middle of the plot — whose box (a 10 px line
+    /// of `width`, with 2 px to spare) no data segment crosses and no dot touches, inside the plot;
+    /// just above at the right when none is free (the label is haloed).
+    static func labelPlace(width: Double, expectedY: Double, lastX: Double, left: Double, top: Double, bottom: Double,
+                           segments: [((Double, Double), (Double, Double))], marks: [(x: Double, y: Double, r: Double)]) -> (x: Double, y: Double, anchor: String) {
+        var candidates: [(x: Double, y: Double, anchor: String, from: Double, to: Double)] = []
+        let middle = (left + lastX) / 2
+        for step in 0..<24 {
+            // -5, +13, -17, +25, -29, …: baselines above and below the line, 12 px further out each time.
+            let dy = step % 2 == 0 ? -5 - 12 * Double(step / 2) : 13 + 12 * Double(step / 2)
+            let y = expectedY + dy
+            candidates.append((lastX - 10, y, "end", lastX - 10 - width, lastX - 10))
+            candidates.append((left + 4, y, "start", left + 4, left + 4 + width))
+            candidates.append((middle, y, "middle", middle - width / 2, middle + width / 2))
+        }
+        func free(_ box: (x0: Double, x1: Double, y0: Double, y1: Double)) -> Bool {
+            guard box.y0 >= top - 8, box.y1 <= bottom - 1 else { return false }
+            func inside(_ x: Double, _ y: Double, margin: Double) -> Bool {
+                x >= box.x0 - margin && x <= box.x1 + margin && y >= box.y0 - margin && y <= box.y1 + margin
+            }
+            for (a, b) in segments {
+                for step in 0...16 {
+                    let t = Double(step) / 16
+                    if inside(a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t, margin: 2) { return false }
+                }
+            }
+            return !marks.contains { inside($0.x, $0.y, margin: $0.r + 1) }
+        }
+        for candidate in candidates where free((candidate.from, candidate.to, candidate.y - 9, candidate.y + 2)) {
+            return (candidate.x, candidate.y, candidate.anchor)
+        }
+        return (candidates[0].x, candidates[0].y, candidates[0].anchor)
     }
 
     /// 1, 2 or 5 times a power of ten, at least `value`.

@@ -235,8 +235,8 @@ package struct HTMLReportPage: Sendable {
     }
 
     func render(_ section: Section) -> String {
-        var html = "<h1 style=\"margin:0;font-size:20px;line-height:1.3;overflow-wrap:anywhere\">\(HTMLText.text(section.heading))</h1>\n"
-        html += "<p style=\"margin:2px 0 12px;color:\(Self.mutedColor);font-size:13px;overflow-wrap:anywhere\">\(section.subheading.map(HTMLText.nowrap).joined(separator: " · "))</p>\n"
+        var html = "<h1 style=\"margin:0;font-size:20px;line-height:1.3;overflow-wrap:break-word\">\(HTMLText.text(section.heading))</h1>\n"
+        html += "<p style=\"margin:2px 0 12px;color:\(Self.mutedColor);font-size:13px;overflow-wrap:break-word\">\(section.subheading.map(HTMLText.nowrap).joined(separator: " · "))</p>\n"
         if !section.summary.isEmpty {
             html += "<h2 style=\"margin:0 0 8px;font-size:16px\">Summary"
             if let compared = section.comparedWith {
@@ -273,7 +273,7 @@ package struct HTMLReportPage: Sendable {
             html += "</div>\n"
         }
         for note in section.notes {
-            html += "<p style=\"margin:4px 0;color:\(Self.mutedColor);font-size:13px\">\(HTMLText.text(note))</p>\n"
+            html += "<p style=\"margin:4px 0;color:\(Self.mutedColor);font-size:13px\">\(HTMLText.note(note))</p>\n"
         }
         return html
     }
@@ -320,7 +320,7 @@ package struct HTMLReportPage: Sendable {
                 let note = row.keyNote.map { "<br><span style=\"font-size:12px;color:\(Self.mutedColor)\">\(HTMLText.unbroken($0))</span>" } ?? ""
                 html += "<th scope=\"row\" align=\"left\" nowrap style=\"padding:4px 0\(row.isTotal ? "" : ";font-weight:normal")\">\(HTMLText.unbroken(row.key))\(note)</th>"
             } else {
-                html += "<th scope=\"row\" align=\"left\" style=\"padding:4px 0;font-weight:normal;overflow-wrap:anywhere;word-break:break-word;max-width:200px\">\(HTMLText.text(row.key))</th>"
+                html += "<th scope=\"row\" align=\"left\" style=\"padding:4px 0;font-weight:normal;overflow-wrap:break-word;max-width:200px\">\(HTMLText.text(row.key))</th>"
             }
             for column in block {
                 let cells = column.group < row.groups.count ? row.groups[column.group] : []

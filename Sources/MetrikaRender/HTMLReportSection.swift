@@ -23,6 +23,9 @@ package struct HTMLReportSection: Sendable {
     package var tableLeftOut: String?
     /// The summary as one line instead of cards (`HTMLReportPage.Section.compactSummary`).
     package var compactSummary = false
+    /// A report cut by `--limit`: the rows left out, shown as an `Other (785 rows)` row above a
+    /// `Total (800 rows)`.
+    package var leftOut: Report.LeftOut?
 
     package init(counter: Counter, layout: ReportLayout, rows: [Report.Row], totals: [Quantity], previous: Report.Previous?,
                 comparisonColumns: Bool, missingDays: [Day] = [], sampling: Sampling? = nil, dailyRows: [Report.Row]? = nil) {
@@ -86,6 +89,8 @@ package struct HTMLReportSection: Sendable {
             let by = grouping == .day ? "daily" : grouping == .week ? "weekly" : "monthly"
             subheading.append(dailyRows != nil && grouping != .day ? "daily charts, \(by) table" : by)
         }
+        // A report by source depends on the model: the heading says which one, as the terminal's does.
+        if let attribution = layout.attribution { subheading.append("attribution " + attribution) }
         let changes = self.changes
         let summary = layout.metrics.indices.map { index -> HTMLReportPage.SummaryItem in
             let metric = layout.metrics[index]
@@ -123,7 +128,11 @@ package struct HTMLReportSection: Sendable {
         var tableRows = rows.map { row in
             HTMLReportPage.Table.Row(key: key(row, daysInline: false), groups: cells(row.values, previous: row.previous, compare: compare), keyNote: cutDays(row))
         }
-        tableRows.append(.init(key: "Total", groups: cells(totals, previous: previous, compare: compare), isTotal: true))
+        if let leftOut {
+            let groups = leftOut.values.map { value in compare ? [text(value), "", ""] : [text(value)] }
+            tableRows.append(.init(key: leftOut.label(digitSpace: HTMLText.noBreakSpace), groups: groups))
+        }
+        tableRows.append(.init(key: leftOut?.totalLabel ?? "Total", groups: cells(totals, previous: previous, compare: compare), isTotal: true))
         let keyTitle: String
         switch layout.grouping {
         case .day: keyTitle = "Date"
@@ -200,7 +209,9 @@ package struct HTMLReportSection: Sendable {
         guard rows.count >= 1 else { return [] }
         let incompleteFrom = rows.first { $0.isIncomplete }?.period?.from
         return metrics.compactMap { metric -> CompactLineChart? in
-            guard let index = layout.metrics.firstIndex(where: { $0.apiName == metric.apiName }) else { return nil }
+            // Money asked for in "the counter's currency" is the layout's column in the currency it is in.
+            guard let index = layout.metrics.firstIndex(where: { $0.apiName == metric.apiName })
+                ?? (metric.needsCurrency ? layout.metrics.firstIndex(where: { $0.unit == .money && $0.shortName == metric.shortName }) : nil) else { return nil }
             // Cut weeks and months would read as drops: left out, as in the terminal's sparklines.
             let points: [(day: Day, value: Double?)] = rows.compactMap { row in
                 guard let period = row.period, !Self.isCut(period, grouping: grouping) || row.isIncomplete else { return nil }

@@ -25,8 +25,25 @@ package enum HTMLText {
 
     /// A sentence with numbers in it (an alert's line): escaped, and only the spaces that belong to a
     /// number made no-break — between digit groups (`77 035.78`) and before a currency sign (`… ₽`) —
-    /// so the sentence still wraps at its words but never inside a value.
+    /// and each date (`Sun 2026-11-29`, whose hyphens are break opportunities) in a no-wrap span, so
+    /// the sentence still wraps at its words but never inside a value.
     package static func prose(_ raw: String) -> String {
+        proseNumbers(raw).replacing(#/(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) )?\d{4}-\d{2}-\d{2}/#) { match in
+            "<span style=\"white-space:nowrap\">" + String(match.output).replacingOccurrences(of: " ", with: noBreakSpace) + "</span>"
+        }
+    }
+
+    /// A note under a table (`… attached as metrika-1001-2026-10-26_2026-11-24.csv; metrika report
+    /// --counter 1001 --from 2026-10-26 …`): as `prose`, and every word with a hyphen in it (a file
+    /// name, an option, a date) in a no-wrap span: a browser breaks after a hyphen, which cut `--counter`
+    /// and `2026-10-26` in two. The text is the same; only where lines may break changes.
+    package static func note(_ raw: String) -> String {
+        proseNumbers(raw).split(separator: " ", omittingEmptySubsequences: false).map { word in
+            word.count > 1 && word.contains("-") ? "<span style=\"white-space:nowrap\">" + word + "</span>" : String(word)
+        }.joined(separator: " ")
+    }
+
+    private static func proseNumbers(_ raw: String) -> String {
         let characters = Array(XMLEscape.text(raw))
         var result = ""
         result.reserveCapacity(characters.count)

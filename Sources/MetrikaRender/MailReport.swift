@@ -57,9 +57,12 @@ package enum MailReport {
         return Data(memory.text.utf8)
     }
 
-    /// The layout of a section's table, as `metrika report` has it for the same days.
+    /// The layout of a section's table, as `metrika report` has it for the same days. Money still in
+    /// "the counter's currency" is in the section's (`revenue_rub`): its labels carry the sign (`400k ₽`).
     package static func layout(_ section: Section, metrics: [Metric]) -> ReportLayout {
-        ReportLayout(dimensions: [], metrics: metrics, period: section.current, grouping: section.grouping, multipleCounters: false, raw: false)
+        let currency = section.metrics.lazy.compactMap(\.currency).first
+        let shown = metrics.map { metric in metric.needsCurrency ? currency.map(metric.inCurrency) ?? metric : metric }
+        return ReportLayout(dimensions: [], metrics: shown, period: section.current, grouping: section.grouping, multipleCounters: false, raw: false)
     }
 
     /// The `metrika report` that prints a left-out table: its days and grouping, and its metrics and

@@ -9,6 +9,7 @@ package final class RecordingSink: ReportSink {
         case beginSection(Counter, Sampling?)
         case append([Report.Row])
         case endSection([Quantity], [Day])
+        case leftOut(Report.LeftOut)
     }
 
     package init() {}
@@ -19,6 +20,7 @@ package final class RecordingSink: ReportSink {
     package func beginSection(counter: Counter, sampling: Sampling?) { calls.append(.beginSection(counter, sampling)) }
     package func append(_ rows: [Report.Row]) { calls.append(.append(rows)) }
     package func endSection(totals: [Quantity], missingDays: [Day]) { calls.append(.endSection(totals, missingDays)) }
+    package func leftOut(_ rest: Report.LeftOut) { calls.append(.leftOut(rest)) }
     /// `end` is the real sink's: the recording is played first.
     package func end() {}
 
@@ -30,6 +32,7 @@ package final class RecordingSink: ReportSink {
             case .beginSection(let counter, let sampling): try sink.beginSection(counter: counter, sampling: sampling)
             case .append(let rows): try sink.append(rows)
             case .endSection(let totals, let missing): try sink.endSection(totals: totals, missingDays: missing)
+            case .leftOut(let rest): try sink.leftOut(rest)
             }
         }
         calls = []

@@ -2,7 +2,9 @@ import MetrikaModel
 import MetrikaSystem
 /// Streams a report as RFC 4180 CSV: a header of snake_case names, then one record per row as it
 /// arrives. Normalized values by default (`17.8%`, `0:03:03`), API units with `--raw`. Missing
-/// values are empty fields. Totals are not written (CSV holds data rows only). Dimension names are
+/// values are empty fields. Totals are not written (CSV holds data rows only); a report cut by
+/// `--limit` ends with one `Other (785 rows)` record of what the rows left out add up to (empty
+/// fields where no sum is right), so that a column's sum is the report's total. Dimension names are
 /// text (defused against formulas unless `--csv-formulas keep`); metric values are numbers.
 /// With `--compare`, `previous_date` follows the dates and every metric is followed by its previous
 /// value and its change (docs/reports.md, `--compare`).
@@ -74,6 +76,18 @@ package final class ReportCSVSink: ReportSink {
             }
             try writer.endRecord(to: out)
         }
+    }
+
+    /// The `Other (785 rows)` record: the label in the first key column after `counter_id`, the
+    /// other key cells empty, the rows' sums (empty for metrics that do not add up).
+    package func leftOut(_ rest: Report.LeftOut) throws {
+        guard let layout, let counter else { return }
+        var keys: [String] = layout.multipleCounters ? [String(counter.id)] : []
+        let keyCount = layout.keyColumns.count + layout.comparisonKeyColumns.count
+        keys.append(rest.label)
+        while keys.count < keyCount { keys.append("") }
+        let values = rest.values.flatMap { value in layout.compare ? [layout.csvText(value), "", ""] : [layout.csvText(value)] }
+        try writer.write(keys + values, numbersFrom: keys.count, to: out)
     }
 
     package func endSection(totals: [Quantity], missingDays: [Day]) {}

@@ -15,6 +15,7 @@ package final class ReportHTMLSink: ReportSink {
     private var sampling: Sampling?
     private var previous: Report.Previous?
     private var rows: [Report.Row] = []
+    private var rest: Report.LeftOut?
     private var sections: [HTMLReportSection] = []
 
     /// The widest the page grows: three 360 px charts side by side.
@@ -37,17 +38,23 @@ package final class ReportHTMLSink: ReportSink {
         self.sampling = sampling
         previous = nil
         rows = []
+        rest = nil
     }
 
     package func compareSection(_ previous: Report.Previous) { self.previous = previous }
+
+    package func leftOut(_ rest: Report.LeftOut) { self.rest = rest }
 
     package func append(_ rows: [Report.Row]) { self.rows += rows }
 
     package func endSection(totals: [Quantity], missingDays: [Day]) {
         guard let layout, let counter else { return }
-        sections.append(HTMLReportSection(counter: counter, layout: layout, rows: rows, totals: totals, previous: previous,
-                                          comparisonColumns: comparisonColumns, missingDays: missingDays, sampling: sampling))
+        var section = HTMLReportSection(counter: counter, layout: layout, rows: rows, totals: totals, previous: previous,
+                                        comparisonColumns: comparisonColumns, missingDays: missingDays, sampling: sampling)
+        section.leftOut = rest
+        sections.append(section)
         rows = []
+        rest = nil
     }
 
     package func end() throws {

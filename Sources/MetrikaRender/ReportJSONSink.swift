@@ -12,6 +12,7 @@ package final class ReportJSONSink: ReportSink {
     private var counter: Counter?
     private var sampling: Sampling?
     private var previous: Report.Previous?
+    private var rest: Report.LeftOut?
     private var wroteRow = false
     private var sections: [JSONValue] = []
 
@@ -51,7 +52,10 @@ package final class ReportJSONSink: ReportSink {
         self.counter = counter
         self.sampling = sampling
         previous = nil
+        rest = nil
     }
+
+    package func leftOut(_ rest: Report.LeftOut) { self.rest = rest }
 
     package func compareSection(_ previous: Report.Previous) { self.previous = previous }
 
@@ -200,6 +204,13 @@ package final class ReportJSONSink: ReportSink {
             members.append(("sample_share", .number(sampling.share)))
         }
         members.append(("totals", .object(totalMembers)))
+        // A report cut by --limit: the totals are over `rows_total` rows; `other` is what the rows
+        // left out add up to (null for metrics that do not add up).
+        if let rest {
+            members.append(("rows_total", .number(Double(rest.rowsTotal))))
+            let values = zip(layout.metrics, rest.values).map { metric, quantity in (metric.columnName, JSONValue.number(quantity.value)) }
+            members.append(("other", .object([("rows", .number(Double(rest.rows))), ("values", .object(values))])))
+        }
         members.append(("missing_days", .array(missingDays.map { .string($0.iso) })))
         if layout.compare, let previous {
             let parts = comparison(previous, current: totals, dates: [], layout: layout)

@@ -19,11 +19,27 @@ package protocol ReportSink: AnyObject {
     /// With `--compare`, right after `beginSection`: the previous period of this section and its
     /// totals (obtained like the current ones, never summed where a sum is wrong).
     func compareSection(_ previous: Report.Previous) throws
+    /// Right before `endSection`, only when the report has more rows than were fetched (`--limit 15`
+    /// of 800): how many were left out and what they add up to. The totals are over all the rows.
+    func leftOut(_ rest: Report.LeftOut) throws
 }
 
 extension ReportSink {
     /// Sinks that show no comparison ignore it.
     package func compareSection(_ previous: Report.Previous) throws {}
+    /// Sinks that show no totals ignore it.
+    package func leftOut(_ rest: Report.LeftOut) throws {}
+}
+
+extension Report.LeftOut {
+    /// The label of the line of the rows left out: `Other (785 rows)`; `digitSpace` between the
+    /// digit groups (`1 989`; a no-break space in HTML, where a number never breaks).
+    package func label(digitSpace: String = " ") -> String {
+        "Other (\(DigitGroups.group(String(rows)).replacing(" ", with: digitSpace)) row\(rows == 1 ? "" : "s"))"
+    }
+    package var label: String { label() }
+    /// The label of the Total over all the rows: `Total (800 rows)`.
+    package var totalLabel: String { "Total (\(DigitGroups.group(String(rowsTotal))) rows)" }
 }
 
 /// What a report holds, known before its first row.

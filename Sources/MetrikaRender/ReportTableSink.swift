@@ -11,6 +11,7 @@ package final class ReportTableSink: ReportSink {
     private var sampling: Sampling?
     private var previous: Report.Previous?
     private var rows: [Report.Row] = []
+    private var rest: Report.LeftOut?
     private var sectionCount = 0
 
     /// Colours a `--compare` change such as `+5.2%` by what it means for its metric (a rising bounce
@@ -34,9 +35,12 @@ package final class ReportTableSink: ReportSink {
         self.sampling = sampling
         previous = nil
         rows = []
+        rest = nil
     }
 
     package func compareSection(_ previous: Report.Previous) { self.previous = previous }
+
+    package func leftOut(_ rest: Report.LeftOut) { self.rest = rest }
 
     package func append(_ rows: [Report.Row]) { self.rows += rows }
 
@@ -119,9 +123,15 @@ package final class ReportTableSink: ReportSink {
             table.append(cells, note: row.isIncomplete ? "*" : nil)
         }
         if !rows.isEmpty {
+            let padding = Array(repeating: "", count: layout.grouping == nil ? max(0, layout.dimensions.count - 1) : 0)
+            // A limited report: the rows left out, and the Total said to be over all of them.
+            if let rest {
+                let values = layout.compare ? rest.values.flatMap { value in before ? [cell(value, raw: layout.raw), "", ""] : [cell(value, raw: layout.raw), ""] }
+                                            : rest.values.map { cell($0, raw: layout.raw) }
+                table.append([rest.label] + padding + values)
+            }
             table.appendSeparator()
-            let label = layout.grouping == nil ? ["Total"] + Array(repeating: "", count: max(0, layout.dimensions.count - 1)) : ["Total"]
-            table.append(label + valueCells(totals, previous: previous, layout: layout, before: before))
+            table.append([rest?.totalLabel ?? "Total"] + padding + valueCells(totals, previous: previous, layout: layout, before: before))
         }
         return table
     }

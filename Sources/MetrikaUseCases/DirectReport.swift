@@ -69,6 +69,8 @@ package struct DirectReport {
         let today = MetrikaUseCases.today(for: counter, now: activity.now())
         var columns: Columns?
         var totals: [Quantity] = []
+        // The rows shown, summed as they pass: what the rows --limit leaves out add up to.
+        var shown: Report.ShownRows?
         var seenStarts = Set<Int>()
         // The next page's answer is fetched while this page is written, and read only after it:
         // at most one page of rows and one answer are held (reading it ahead held two pages).
@@ -94,7 +96,9 @@ package struct DirectReport {
                     activity.note("Note: --group \(request.grouping.rawValue) has no effect here: the report has no date period (\(named.dimensions.map(\.shortName).joined(separator: ", "))); --preset traffic or --dimensions ym:s:datePeriod<group> is by period.")
                 }
                 if begin {
-                    var layout = ReportLayout(dimensions: named.dimensions, metrics: named.metrics.map { $0.titled(byGoalNames: goalNames) }, period: span ?? range, grouping: isTimeSeries ? .day : nil,
+                    // `ym:s:<attribution>TrafficSource` named by the model the answer used (or the one asked for).
+                    let model = page.queryAttribution.flatMap { $0.isEmpty ? nil : $0 } ?? request.attribution?.apiValue
+                    var layout = ReportLayout(dimensions: Self.resolvingAttribution(named.dimensions, model: model), metrics: named.metrics.map { $0.titled(byGoalNames: goalNames) }, period: span ?? range, grouping: isTimeSeries ? .day : nil,
                                               multipleCounters: multipleCounters, raw: request.raw,
                                               query: request.queryEcho(metrics: named.metrics, dimensions: named.dimensions))
                     // The model the answer says it used (it may differ from the one asked for).
@@ -113,7 +117,8 @@ package struct DirectReport {
                 }
             }
             guard let columns else { break }
-            try append(page, columns: columns, today: today, to: sink)
+            if shown == nil { shown = Report.ShownRows(metrics: columns.metrics) }
+            try append(page, columns: columns, today: today, to: sink, shown: &shown)
             if showsProgress && page.totalRows > page.rowCount {
                 activity.progress("Counter \(counter.id): \(pager.received) of \(min(page.totalRows, rowLimit)) rows", force: pager.nextPage == nil)
             }
@@ -124,7 +129,14 @@ package struct DirectReport {
         } else if pager.received < pager.claimedTotal {
             activity.note("Note: counter \(counter.id): showing the first \(pager.received) of \(pager.claimedTotal) rows; \(Self.limitHint(claimed: pager.claimedTotal)).")
         }
-        if columns != nil { try sink.endSection(totals: totals, missingDays: []) }
+        if columns != nil {
+            // The Total is over every row the report has: the table, CSV, JSON and HTML say how many
+            // were left out and what they add up to (stderr's note alone went unseen).
+            if pager.warning("") == nil, let rest = shown?.leftOut(rowsTotal: pager.claimedTotal, totals: totals) {
+                try sink.leftOut(rest)
+            }
+            try sink.endSection(totals: totals, missingDays: [])
+        }
         return columns
     }
 
@@ -134,6 +146,32 @@ package struct DirectReport {
         guard let answered, !answered.isEmpty else { return asked.apiValue }
         func key(_ text: String) -> String { String(text.lowercased().filter { $0 != "_" }) }
         return key(answered) == key(asked.apiValue) ? asked.apiValue : TerminalText.sanitize(answered.lowercased(), limit: 60)
+    }
+
+    /// Dimensions with `<attribution>` in their API name (`ym:s:<attribution>TrafficSource`, the
+    /// e-commerce presets) under `model`, in the API's explicit form: `ym:s:automaticTrafficSource`,
+    /// `ym:s:crossDeviceLastSignificantTrafficSource`, `ym:s:lastSignTrafficSource` (the answer's
+    /// `LastSign`). Unchanged when the model is unknown (no echo, none asked) or not a plain name.
+    package static func resolvingAttribution(_ dimensions: [MetrikaModel.Dimension], model: String?) -> [MetrikaModel.Dimension] {
+        let placeholder = "<attribution>"
+        guard let model, let name = explicitModelName(model) else { return dimensions }
+        return dimensions.map { dimension in
+            guard dimension.apiName.contains(placeholder) else { return dimension }
+            return MetrikaModel.Dimension(apiName: dimension.apiName.replacing(placeholder, with: name), shortName: dimension.shortName,
+                                          columnName: dimension.columnName, title: dimension.title)
+        }
+    }
+
+    /// A model as it goes into a dimension's name: `cross_device_first` (or `CROSS_DEVICE_FIRST`) →
+    /// `crossDeviceFirst`, `LastSign` → `lastSign`; nil for anything but letters, digits and `_`.
+    static func explicitModelName(_ model: String) -> String? {
+        guard !model.isEmpty, model.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else { return nil }
+        let parts = model.split(separator: "_").map(String.init)
+        guard let first = parts.first else { return nil }
+        if parts.count == 1 && first != first.uppercased() {
+            return first.prefix(1).lowercased() + first.dropFirst()
+        }
+        return first.lowercased() + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }.joined()
     }
 
     /// "use --limit N" with an N the parser accepts.
@@ -179,6 +217,12 @@ package struct DirectReport {
     /// The page's rows, normalized, into `sink` in batches of `batchSize`; every row checked against
     /// the columns first.
     package func append(_ page: StatDataPage, columns: Columns, today: Day, to sink: any ReportSink) throws {
+        var shown: Report.ShownRows?
+        try append(page, columns: columns, today: today, to: sink, shown: &shown)
+    }
+
+    /// The same, adding each row to `shown` when given.
+    func append(_ page: StatDataPage, columns: Columns, today: Day, to sink: any ReportSink, shown: inout Report.ShownRows?) throws {
         try Self.checkWidths(page, dimensions: columns.dimensions.count, metrics: columns.metrics.count)
         var rows: [Report.Row] = []
         rows.reserveCapacity(min(page.rowCount, Self.batchSize))
@@ -190,7 +234,9 @@ package struct DirectReport {
                 period = DateRange(from: day, to: day)
                 incomplete = day == today
             }
-            rows.append(Report.Row(dimensions: dimensionValues, values: Normalizer.quantities(values, of: columns.metrics), isIncomplete: incomplete, period: period))
+            let row = Report.Row(dimensions: dimensionValues, values: Normalizer.quantities(values, of: columns.metrics), isIncomplete: incomplete, period: period)
+            shown?.add(row)
+            rows.append(row)
             if rows.count == Self.batchSize {
                 try sink.append(rows)
                 rows.removeAll(keepingCapacity: true)

@@ -118,6 +118,11 @@ import MetrikaRender
         let brokenValues: [String]
         let checkedCells: Int
         let checkedValues: Int
+        let brokenWords: [String]
+        let checkedWords: Int
+        let clippedTexts: [String]
+        let labelsOnLines: [String]
+        let checkedLabels: Int
         let images: [Image]
         let svgs: [Figure]
         let smallestChartText: Double?
@@ -189,9 +194,32 @@ import MetrikaRender
         try #require(sources.status == 0, "\(sources.stderr)")
         let dimensions = home.path + "/sources.html"
         try sources.stdout.write(toFile: dimensions, atomically: true, encoding: .utf8)
+        // An alert mail (issue 32, item 10): its lines with their dates, and its charts, drawn again
+        // inline from the SVGs the rasterizer was given so that the browser can measure their texts.
+        let alertAPI = try FakeAPI(fixtures: "alerts", arguments: ["--now", "2026-12-01T06:00:00Z"])
+        let alertMail = home.path + "/alert.eml"
+        let sendmail = home.path + "/fake-sendmail"
+        try "#!/bin/sh\ncat > '\(alertMail)'\n".write(toFile: sendmail, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: sendmail)
+        let drawnBefore = try FileManager.default.contentsOfDirectory(atPath: svgs).count
+        let alerted = try metrika(["alert", "--mail", "ops@example.com", "--sender", "metrika@example.com", "--sendmail", sendmail],
+                                  environment: metrikaEnvironment(api: alertAPI, home: home.path, extra: ["METRIKA_NOW": "2026-11-30T06:00:00Z", "METRIKA_RSVG_CONVERT": wrapper,
+                                                                                                        "METRIKA_DB": home.path + "/alerts.sqlite"]))
+        try #require(alerted.status == 0, "\(alerted.stderr)")
+        let alertSVGs = try FileManager.default.contentsOfDirectory(atPath: svgs).sorted().dropFirst(drawnBefore)
+        try #require(alertSVGs.count >= 2, "the alert mail should have charts")
+        // Shown like the mail's `<img width="360" style="max-width:100%">`.
+        var chartsPage = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head><body style=\"margin:0\">\n"
+        for file in alertSVGs {
+            chartsPage += try String(contentsOfFile: svgs + "/" + file, encoding: .utf8).replacingOccurrences(of: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", with: "")
+                .replacingOccurrences(of: "<svg ", with: "<svg style=\"display:block;max-width:100%;height:auto\" ")
+        }
+        let alertCharts = home.path + "/alertcharts.html"
+        try (chartsPage + "</body></html>\n").write(toFile: alertCharts, atomically: true, encoding: .utf8)
 
         let prepared = try runProcess("/usr/bin/env", ["python3", Self.scripts.appendingPathComponent("browser_layout.py").path, home.path, "--widths", "360,390,1280",
-                                                       "--svgs", svgs, "mail=" + mail, "quarter=" + quarter, "many=" + many, "week=" + week, "shop=" + shop, "sources=" + dimensions], environment: Self.toolEnvironment)
+                                                       "--svgs", svgs, "mail=" + mail, "quarter=" + quarter, "many=" + many, "week=" + week, "shop=" + shop, "sources=" + dimensions,
+                                                       "alert=" + alertMail, "alertcharts=" + alertCharts], environment: Self.toolEnvironment)
         try #require(prepared.status == 0, "browser_layout.py: \(prepared.stderr)")
         let pages = try JSONDecoder().decode(Prepared.self, from: Data(prepared.stdout.utf8))
 
@@ -204,14 +232,20 @@ import MetrikaRender
         let layouts = try JSONDecoder().decode([Layout].self, from: Data(recorded[1].utf8))
         #expect(layouts.map { "\($0.name)-\($0.width)" } == ["mail-360", "mail-390", "mail-1280", "quarter-360", "quarter-390", "quarter-1280",
                                                               "many-360", "many-390", "many-1280", "week-360", "week-390", "week-1280",
-                                                              "shop-360", "shop-390", "shop-1280", "sources-360", "sources-390", "sources-1280"])
+                                                              "shop-360", "shop-390", "shop-1280", "sources-360", "sources-390", "sources-1280",
+                                                              "alert-360", "alert-390", "alert-1280", "alertcharts-360", "alertcharts-390", "alertcharts-1280"])
         for page in layouts {
             let at = "\(page.name) at \(page.width) px"
             #expect(page.viewport == page.width, "\(at): the iframe is the viewport")
             #expect(page.scrollWidth <= page.width, "\(at): \(page.scrollWidth) px wide, cut off sideways")
-            // The thirty-counter mail has no table left: its numbers are the summaries' (checkedValues).
-            #expect((page.name == "many" || page.checkedCells > 20) && page.brokenCells.isEmpty, "\(at): number cells on two lines: \(page.brokenCells)")
-            #expect(page.checkedValues > 20 && page.brokenValues.isEmpty, "\(at): numbers or dates broken over lines: \(page.brokenValues)")
+            // The thirty-counter mail has no table left: its numbers are the summaries' (checkedValues);
+            // the alert mail has lines and charts only.
+            let tableless = ["many", "alert", "alertcharts"].contains(page.name)
+            #expect((tableless || page.checkedCells > 20) && page.brokenCells.isEmpty, "\(at): number cells on two lines: \(page.brokenCells)")
+            #expect((page.name == "alertcharts" || page.checkedValues > (page.name == "alert" ? 2 : 20)) && page.brokenValues.isEmpty,
+                    "\(at): numbers or dates broken over lines (\(page.checkedValues) checked): \(page.brokenValues)")
+            // Lines break between words, never inside one (`Recommendatio` / `n system traffic`).
+            #expect((page.name == "alertcharts" || page.checkedWords > 10) && page.brokenWords.isEmpty, "\(at): words broken over lines: \(page.brokenWords)")
             #expect(page.styleElements == 0 && page.scripts == 0, "\(at): inline styles only, no script")
             for image in page.images {
                 #expect(!(image.alt ?? "").trimmingCharacters(in: .whitespaces).isEmpty, "\(at): an image without alt text: \(image)")
@@ -231,6 +265,12 @@ import MetrikaRender
                 "\(mailPhone.images.map(\.alt))")
         #expect(try #require(layouts.first { $0.name == "quarter" && $0.width == 390 }).images.count == 3)
         #expect(try #require(layouts.first { $0.name == "many" && $0.width == 390 }).images.count == 30, "every counter keeps its chart")
+        // The alert charts: the title whole (the counter's name was cut), no text past the edge, and
+        // the `expected ~23` label clear of the data line.
+        for page in layouts where page.name == "alertcharts" {
+            #expect(page.svgs.count >= 2 && page.clippedTexts.isEmpty, "alert charts at \(page.width) px: texts cut: \(page.clippedTexts)")
+            #expect(page.checkedLabels == page.svgs.count && page.labelsOnLines.isEmpty, "alert charts at \(page.width) px: the line runs through \(page.labelsOnLines)")
+        }
         let weekPhone = try #require(layouts.first { $0.name == "week" && $0.width == 390 })
         #expect(weekPhone.svgs.count == 6 && weekPhone.images.isEmpty)
         #expect(try #require(layouts.first { $0.name == "sources" && $0.width == 390 }).svgs.count == 1, "the bar view of the top rows")

@@ -65,6 +65,12 @@ struct MoneyEndToEndTests {
         let weeks = try metrika(weekly, environment: environment)
         #expect(weeks.status == 0, "\(weeks.stderr)")
         #expect(HistoryTools.lines(weeks.stdout).last == "2026-11-09,2026-11-15,28409,597,1703226.31,2852.98,59.95")
+        // The same weeks in JSON: money summed as exact decimals. Adding the days' doubles gave
+        // 1592345.4899999998 for the week of 2026-11-02 (issue 32, item 8).
+        let weeksJSON = try metrika(Array(weekly.dropLast()) + ["--json"], environment: environment)
+        #expect(weeksJSON.status == 0, "\(weeksJSON.stderr)")
+        #expect(weeksJSON.stdout.contains(#""revenue_rub":1592345.49,"#), "\(weeksJSON.stdout)")
+        #expect(weeksJSON.stdout.contains(#""revenue_rub":1703226.31,"#), "\(weeksJSON.stdout)")
 
         // The table: money with its sign, the Total row as hand-computed.
         let table = try metrika(["report"] + money + days, environment: environment)
@@ -125,6 +131,16 @@ struct MoneyEndToEndTests {
         let asked = try api.requests().compactMap { $0["query"] as? String }.filter { $0.contains("preset=purchase") && $0.contains("attribution=") }
         #expect(asked.count == 1)
         #expect(asked.allSatisfy { $0.contains("attribution=cross_device_last_significant") })
+        // JSON names the source dimension by the model that answered, never `<attribution>`; the
+        // HTML page's heading names the model as the terminal's does (issue 32, item 7).
+        let presetJSON = try metrika(["report", "--counter", "1001", "--preset", "purchase", "--attribution", "lastsign"] + days + ["--json"], environment: environment)
+        #expect(presetJSON.status == 0, "\(presetJSON.stderr)")
+        let presetColumns = try #require(try HistoryTools.json(presetJSON.stdout)["columns"] as? [[String: Any]])
+        let source = try #require(presetColumns.first { $0["kind"] as? String == "dimension" })
+        #expect(source["api_name"] as? String == "ym:s:crossDeviceLastSignificantTrafficSource")
+        let presetHTML = try metrika(["report", "--counter", "1001", "--preset", "purchase"] + days + ["--format", "html"], environment: environment)
+        #expect(presetHTML.status == 0, "\(presetHTML.stderr)")
+        #expect(presetHTML.stdout.replacingOccurrences(of: "\u{00A0}", with: " ").contains("attribution lastsign (the API"), "\(presetHTML.stdout)")
 
         // Offline with the API gone: the same bytes, in the counter's currency as the history knows it.
         api.stop()

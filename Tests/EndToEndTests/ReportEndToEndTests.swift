@@ -44,6 +44,8 @@ struct ReportEndToEndTests {
             var missing_days: [String]
             /// `--compare` only: `from=…`, `to=…`, `totals.<metric>=…`, `change.<metric>=…`.
             var previous: [String]?
+            /// A report cut by `--limit` only: `rows_total=…`, `rows=…`, `<metric>=…`.
+            var other: [String]?
         }
 
         var version: Int
@@ -344,12 +346,46 @@ struct ReportEndToEndTests {
         #expect(result.stderr.contains("--group week has no effect here"), "\(result.stderr)")
     }
 
+    /// A limited report says so in its output, not only on stderr (issue 32, item 6): an `Other (N
+    /// rows)` line of what the rows left out add up to (none for users: not a sum) and the Total
+    /// labelled as over every row, in the table, CSV, JSON and HTML alike.
     @Test func limitCutsAndSaysSo() throws {
         let world = try World()
-        let result = try world.report(["--counter", "1001", "--dimensions", "searchPhrase", "--metrics", "visits", "--limit", "5", "--csv"])
+        let arguments = ["--counter", "1001", "--dimensions", "searchPhrase", "--metrics", "visits,users", "--limit", "5", "--to", "yesterday"]
+        let result = try world.report(arguments + ["--csv"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(try Self.parseCSV(result.stdout).count == 6)
+        let records = try Self.parseCSV(result.stdout)
+        #expect(records.count == 7)
         #expect(result.stderr.contains("showing the first 5 of"))
+
+        let json = try world.report(arguments + ["--json"])
+        #expect(json.status == 0, "stderr: \(json.stderr)")
+        let summary = try Self.parseJSON(json.stdout)
+        let other = try #require(summary.counters.first?.other, "\(json.stdout)")
+        try #require(other.count == 4)
+        let rowsTotal = try #require(Int(other[0].dropFirst("rows_total=".count)))
+        #expect(other[1] == "rows=\(rowsTotal - 5)")
+        let visits = summary.rows.map { Int($0[1].dropFirst("visits=".count))! }
+        let totalVisits = try #require(summary.counters.first?.totals.first.flatMap { Int($0.dropFirst("visits=".count)) })
+        #expect(other[2] == "visits=\(totalVisits - visits.reduce(0, +))")
+        #expect(other[3] == "users=null")
+
+        // The CSV's last record is the same rest: a column's sum is the report's total.
+        let label = "Other (\(DigitGroups.group(String(rowsTotal - 5))) rows)"
+        #expect(records.last == [label, String(totalVisits - visits.reduce(0, +)), ""])
+
+        let table = try world.report(arguments)
+        #expect(table.status == 0, "stderr: \(table.stderr)")
+        let lines = table.stdout.components(separatedBy: "\n")
+        #expect(lines.contains { $0.hasPrefix(label + " ") && $0.hasSuffix("—") }, "\(table.stdout)")
+        #expect(lines.contains { $0.hasPrefix("Total (\(DigitGroups.group(String(rowsTotal))) rows) ") }, "\(table.stdout)")
+
+        let html = try world.report(arguments + ["--format", "html"])
+        #expect(html.status == 0, "stderr: \(html.stderr)")
+        // Numbers never break in HTML: their spaces are no-break ones.
+        let page = html.stdout.replacingOccurrences(of: "\u{00A0}", with: " ")
+        #expect(page.contains(">\(label)<"), "\(html.stdout)")
+        #expect(page.contains(">Total (\(DigitGroups.group(String(rowsTotal))) rows)<"), "\(html.stdout)")
     }
 
     /// 50,000 search phrases of the big counter: three pages, every row exactly once, CSV intact.
@@ -362,8 +398,11 @@ struct ReportEndToEndTests {
         let result = try metrika(["report", "--counter", "1004", "--dimensions", "searchPhrase", "--metrics", "visits",
                                   "--limit", "50000", "--to", "yesterday", "--csv"], environment: environment, timeout: 300)
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        let records = try Self.parseCSV(result.stdout)
-        #expect(records.count == 50_001)
+        // The header, 50,000 phrases, and the record of the phrases left out.
+        var records = try Self.parseCSV(result.stdout)
+        #expect(records.count == 50_002)
+        #expect(records.last?.first?.hasPrefix("Other (") == true)
+        records.removeLast()
         #expect(Set(records.dropFirst().map { $0[0] }).count == 50_000)
         let visits = records.dropFirst().map { Int($0[1])! }
         #expect(visits == visits.sorted(by: >))

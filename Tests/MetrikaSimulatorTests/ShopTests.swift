@@ -27,6 +27,33 @@ struct ShopTests {
         }
     }
 
+    /// A report by source shares each day's totals out over the sources (issue 32, item 11): visits,
+    /// purchases and revenue of the sources add up to the days' exactly (a May's sources had 1,877
+    /// purchases of 1,964), and sources differ in their average order value.
+    @Test func sourcesAddUpToTheDaysWithOrdersOfTheirOwnSize() async throws {
+        let sim = try SimulatorHarness()
+        let range = "&date1=2026-05-01&date2=2026-05-31"
+        let byDay = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=\(Self.money)&dimensions=ym:s:date\(range)&limit=100"))
+        #expect(byDay.rows.count == 31)
+        for dimension in ["ym:s:trafficSource", "ym:s:<attribution>TrafficSource"] {
+            let bySource = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=\(Self.money)&dimensions=\(dimension)\(range)"))
+            #expect(bySource.rows.count > 3)
+            for column in 0...1 {
+                #expect(bySource.column(column).reduce(0, +) == byDay.column(column).reduce(0, +), "column \(column) by \(dimension)")
+            }
+            // Revenue in kopecks: the sources' sum is the days' sum to the kopeck.
+            let kopecks = { (values: [Double]) in values.map { Int(($0 * 100).rounded()) }.reduce(0, +) }
+            #expect(kopecks(bySource.column(2)) == kopecks(byDay.column(2)), "revenue by \(dimension)")
+            let orderValues = Set(bySource.column(3).map { Int($0.rounded()) })
+            #expect(orderValues.count > 2, "\(bySource.column(3))")
+        }
+        // Day by day too: one day's sources add up to that day.
+        let day = "&date1=2026-05-17&date2=2026-05-17"
+        let oneDay = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=\(Self.money)\(day)"))
+        let sources = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=\(Self.money)&dimensions=ym:s:trafficSource\(day)"))
+        #expect(sources.column(1).reduce(0, +) == oneDay.totals[1])
+    }
+
     @Test func currencies() async throws {
         let sim = try SimulatorHarness()
         let base = "/stat/v1/data?ids=1001&date1=2026-06-10&date2=2026-06-10&metrics="

@@ -154,3 +154,36 @@ extension MoneyUseCaseTests {
         #expect(api.dataRequests.last?.query["currency"] == "EUR")
     }
 }
+
+extension MoneyUseCaseTests {
+    /// The mail's money keeps its sign everywhere (issue 32, item 9): the text part's sparkline
+    /// range, the revenue chart's axis (`400k ₽`) and end label, as `report --format html` has them.
+    @Test func theMailsMoneyLabelsCarryTheCurrencySign() async throws {
+        let database = try TemporaryDatabase()
+        let api = RuleAPI()
+        api.currencies = [1001: "RUB"]
+        let loader = HistoryLoader(store: try HistoryStore(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
+        let composer = MailComposer(loader: loader, rasterizer: MailComposerTests.FakeRasterizer(), activity: RecordedActivity())
+        let request = MailComposer.Request(counterIDs: [1001], window: .period(.lastWeek), metrics: Self.shop,
+                                           sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("a@example.com")], subject: nil)
+        let sections = try await composer.sections(request)
+        let section = try #require(sections.first)
+        let text = try MailReport.plainText(sections, metrics: request.tableMetrics, files: ["chart.svg"])
+        let sparklines = text.split(separator: "\n").filter { $0.contains("…") && ($0.hasPrefix("Revenue") || $0.hasPrefix("Average order value")) }
+        #expect(sparklines.count == 2, "\(text)")
+        for line in sparklines { #expect(line.hasSuffix(" ₽"), "\(line)") }
+        #expect(sparklines.allSatisfy { $0.components(separatedBy: " ₽").count == 3 }, "\(sparklines)")
+        // The charts as the composer draws them: the revenue chart's axis labels and end label.
+        let charts = MailReport.htmlSection(section, metrics: request.tableMetrics).lineCharts(metrics: request.chartMetrics)
+        let revenue = try #require(charts.first { $0.series.metric.shortName == "revenue" })
+        #expect(revenue.series.metric.currency == .rub)
+        let svg = revenue.element()
+        let labels = svg.split(separator: "\n").filter { $0.hasPrefix("<text") }.compactMap { line -> String? in
+            guard let start = line.firstIndex(of: ">"), let end = line.lastIndex(of: "<") else { return nil }
+            return String(line[line.index(after: start)..<end])
+        }
+        let numeric = labels.filter { $0.first?.isNumber == true && !$0.contains(" Nov") && !$0.contains(" Dec") }
+        #expect(numeric.count >= 3, "\(labels)")
+        #expect(numeric.allSatisfy { $0.hasSuffix(" ₽") }, "\(numeric)")
+    }
+}

@@ -129,7 +129,8 @@ import Testing
         let message = try AlertMail.compose([finding], sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("o@example.com")],
                                             rasterizer: AlertTextTests.FakeRasterizer(), activity: RecordedActivity())
         let html = try #require(Self.htmlPart(message.body))
-        #expect(html.contains(" \(item.metric.shortName) \(HTMLText.unbroken(item.text)) on Sun"), "\(html)")
+        // The date whole too (it broke at 390 px as `Sun 2026-` / `11-29`).
+        #expect(html.contains(" \(item.metric.shortName) \(HTMLText.unbroken(item.text)) on <span style=\"white-space:nowrap\">Sun\u{00A0}2026-11-29</span>"), "\(html)")
     }
 
     static func htmlPart(_ part: MIMEPart) -> String? {
@@ -143,7 +144,7 @@ import Testing
     /// An alert line in HTML wraps at its words, never inside a value; server text stays escaped.
     @Test func proseKeepsNumbersWholeAndWordsFree() {
         let line = "520007 Shop <1>: revenue 77 035.78 ₽ on Sun 2026-11-29, expected ~240 000 ₽ (-68%)"
-        #expect(HTMLText.prose(line) == "520007 Shop &lt;1&gt;: revenue 77\u{00A0}035.78\u{00A0}₽ on Sun 2026-11-29, expected ~240\u{00A0}000\u{00A0}₽ (-68%)")
+        #expect(HTMLText.prose(line) == "520007 Shop &lt;1&gt;: revenue 77\u{00A0}035.78\u{00A0}₽ on <span style=\"white-space:nowrap\">Sun\u{00A0}2026-11-29</span>, expected ~240\u{00A0}000\u{00A0}₽ (-68%)")
         #expect(HTMLText.prose("visits 200 on Sun") == "visits 200 on Sun")
     }
 

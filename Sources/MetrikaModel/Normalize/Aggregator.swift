@@ -2,7 +2,8 @@
 /// each metric's `Aggregation`. Pure: no I/O, same input → same output.
 ///
 /// Rules (a period of one day is that day's values, as the API sent them; the rules are for longer ones):
-/// - `.sum`: Σ daily values.
+/// - `.sum`: Σ daily values; money as an exact decimal (`MoneySum`: a week of kopecks is a whole
+///   number of kopecks, never `…0099999998`).
 /// - `.visitWeighted`: Σ(value × visits) / Σ visits, with visits from the `ym:s:visits` column.
 /// - `.pageviewsPerVisit`: Σ pageviews / Σ visits; without a pageviews column, the visit-weighted mean of
 ///   the daily page depth, which is the same number (depth × visits = pageviews).
@@ -46,7 +47,7 @@ package enum Aggregator {
             let metric = metrics[index]
             switch metric.aggregation {
             case .sum:
-                return sum(column: index, rows: rows)
+                return sum(column: index, rows: rows, money: metric.unit == .money)
             case .visitWeighted:
                 return visitWeighted(column: index, visits: visitsColumn, rows: rows)
             case .pageviewsPerVisit:
@@ -63,7 +64,7 @@ package enum Aggregator {
             case .revenuePerPurchase, .revenuePerVisit:
                 guard let revenue = revenueColumn(for: metric, in: metrics),
                       let denominator = ratioDenominator(of: metric, in: metrics, visits: visitsColumn),
-                      let numerator = sum(column: revenue, rows: rows),
+                      let numerator = sum(column: revenue, rows: rows, money: true),
                       let count = sum(column: denominator, rows: rows), count > 0 else { return nil }
                 return numerator / count
             }
@@ -89,7 +90,15 @@ package enum Aggregator {
         }
     }
 
-    private static func sum(column: Int, rows: [[Double?]]) -> Double? {
+    private static func sum(column: Int, rows: [[Double?]], money: Bool = false) -> Double? {
+        if money {
+            var total = MoneySum()
+            for row in rows {
+                guard let value = row[column] else { return nil }
+                total.add(value)
+            }
+            return total.value
+        }
         var total = 0.0
         for row in rows {
             guard let value = row[column] else { return nil }

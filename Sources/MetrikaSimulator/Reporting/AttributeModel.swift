@@ -145,6 +145,8 @@ struct AttributeModel: Sendable {
     /// What a modifier scales.
     enum Facet: Int {
         case depth = 1, bounce, duration, users, newShare, robots, conversion
+        /// The size of an order (sources differ in what their buyers spend).
+        case orderValue
     }
 
     /// How visits with this value differ from the counter's average (1 = no difference). Curated for

@@ -492,6 +492,11 @@ struct ReportEngine {
 
         var rows: [ReportRow] = []
         rows.reserveCapacity(keys.count)
+        // Purchases and revenue are shared out below: each row's weight for them.
+        var purchaseWeights: [Double] = []
+        var orderSizes: [Double] = []
+        purchaseWeights.reserveCapacity(keys.count)
+        orderSizes.reserveCapacity(keys.count)
         for (index, key) in keys.enumerated() {
             let visits = groupVisits[index]
             let x = Double(visits)
@@ -513,9 +518,25 @@ struct ReportEngine {
             for (slot, rate) in conversion.enumerated() {
                 if let rate { figures.goalReaches[slot] = min(x, (x * rate * m(.conversion)).rounded()) }
             }
-            figures.purchases = min(x, (x * purchasesPerVisit * m(.conversion)).rounded())
-            figures.revenueKopecks = (figures.purchases * orderKopecks).rounded()
+            purchaseWeights.append(x * purchasesPerVisit * m(.conversion))
+            orderSizes.append(orderKopecks * m(.orderValue))
             rows.append(ReportRow(bucket: bucket, values: key, figures: figures))
+        }
+        // The period's purchases and revenue shared out over the rows by largest remainder, so that
+        // the rows add up to the day's totals exactly, as the real API's do (rounding each row on its
+        // own lost 87 purchases of a May); each source's orders of its own size. A filter keeps only
+        // some rows: they share out what their weights make.
+        let unfiltered = filterChecks.isEmpty
+        var purchases = [Int](repeating: 0, count: rows.count)
+        let purchaseTotal = unfiltered ? population.purchases : Int(purchaseWeights.reduce(0, +).rounded())
+        PathSet.splitLargestRemainder(purchaseTotal, shares: purchaseWeights, range: 0..<rows.count, into: &purchases)
+        let revenueWeights = rows.indices.map { Double(purchases[$0]) * orderSizes[$0] }
+        var revenue = [Int](repeating: 0, count: rows.count)
+        let revenueTotal = unfiltered ? population.revenueKopecks : Int(revenueWeights.reduce(0, +).rounded())
+        PathSet.splitLargestRemainder(revenueTotal, shares: revenueWeights, range: 0..<rows.count, into: &revenue)
+        for index in rows.indices {
+            rows[index].figures.purchases = Double(purchases[index])
+            rows[index].figures.revenueKopecks = Double(revenue[index])
         }
         return rows
     }

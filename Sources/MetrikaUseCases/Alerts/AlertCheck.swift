@@ -212,7 +212,7 @@ package struct AlertCheck: Sendable {
                 series[metric.apiName] = revenue
                 let days = revenue.keys.filter { $0 < day && (purchases[$0] ?? 0) > 0 }
                 let orders = days.reduce(0.0) { $0 + (purchases[$1] ?? 0) }
-                let money = days.reduce(0.0) { $0 + (revenue[$1] ?? 0) }
+                let money = MoneySum.total(days.map { revenue[$0] ?? 0 })
                 if orders > 0, money > 0 { unitSizes[metric.apiName] = money / orders }
                 metrics.insert((metric, nil), at: metrics.firstIndex { $0.metric.apiName == Metric.purchases.apiName }.map { $0 + 1 } ?? metrics.count)
             }

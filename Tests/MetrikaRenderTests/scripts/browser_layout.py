@@ -33,6 +33,7 @@ function measure(frame, name, width, images) {
              scrollWidth: Math.max(doc.documentElement.scrollWidth, doc.body ? doc.body.scrollWidth : 0),
              scrollHeight: doc.documentElement.scrollHeight,
              brokenCells: [], brokenValues: [], checkedCells: 0, checkedValues: 0,
+             brokenWords: [], checkedWords: 0, clippedTexts: [], labelsOnLines: [], checkedLabels: 0,
              images: [], svgs: [], smallestChartText: null, chartTexts: 0,
              styleElements: doc.querySelectorAll("style").length, scripts: doc.querySelectorAll("script").length};
   function lines(range) {
@@ -56,6 +57,7 @@ function measure(frame, name, width, images) {
   var S = "[ \u00a0\u202f]";
   var M = "(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
   var value = new RegExp([
+    "(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)" + S + ")?\\d{4}-\\d{2}-\\d{2}",
     "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)" + S + "\\d{1,2}" + S + M + "(?:" + S + "\\d{4})?",
     "\\d{1,2}[–-]\\d{1,2}" + S + M + "(?:" + S + "\\d{4})?",
     "\\d{1,2}" + S + M + "(?:" + S + "\\d{4})?",
@@ -74,6 +76,22 @@ function measure(frame, name, width, images) {
       range.setStart(node, match.index);
       range.setEnd(node, match.index + match[0].length);
       if (lines(range) > 1) out.brokenValues.push(match[0]);
+    }
+    // Every word: on one line (`Recommendatio` / `n system traffic` is a word broken), unless the word
+    // alone is wider than its box, the one case where breaking inside it is right.
+    // (Words end at hyphens: a compound may break after its hyphen.)
+    var word = /[^\s\u00a0-]+/g;
+    word.lastIndex = 0;
+    while ((match = word.exec(text)) !== null) {
+      if (match[0].length < 2) continue;
+      out.checkedWords += 1;
+      var range = doc.createRange();
+      range.setStart(node, match.index);
+      range.setEnd(node, match.index + match[0].length);
+      if (lines(range) <= 1) continue;
+      var box = node.parentNode.closest("td, th, p, h1, h2, div, li, span") || node.parentNode;
+      var widths = Array.prototype.reduce.call(range.getClientRects(), function (sum, rect) { return sum + rect.width; }, 0);
+      if (widths <= box.clientWidth + 1) out.brokenWords.push(match[0]);
     }
   }
   function chartText(size) {
@@ -102,6 +120,28 @@ function measure(frame, name, width, images) {
       var matrix = text.getScreenCTM();
       if (!matrix) return;
       chartText(parseFloat(win.getComputedStyle(text).fontSize) * Math.sqrt(matrix.a * matrix.a + matrix.b * matrix.b));
+    });
+    // Texts inside the chart (a title cut at the right edge, or shortened with `…`, is clipped), and
+    // the haloed labels (`expected ~23`): no thick data line (a path stroked 2 px or more) through them.
+    var view = svg.viewBox && svg.viewBox.baseVal && svg.viewBox.baseVal.width ? svg.viewBox.baseVal : {x: 0, y: 0, width: box.width, height: box.height};
+    var strokes = Array.prototype.filter.call(svg.querySelectorAll("path"), function (path) {
+      return path.getAttribute("fill") === "none" && parseFloat(path.getAttribute("stroke-width") || "1") >= 2;
+    });
+    Array.prototype.forEach.call(svg.querySelectorAll("text"), function (text) {
+      var b = text.getBBox();
+      if (b.x < view.x - 0.5 || b.x + b.width > view.x + view.width + 0.5 || /\u2026$/.test(text.textContent)) out.clippedTexts.push(text.textContent);
+      if (text.getAttribute("paint-order") !== "stroke") return;
+      out.checkedLabels += 1;
+      var point = svg.createSVGPoint();
+      var hit = false;
+      for (var i = 0; i <= 12 && !hit; i++) {
+        for (var j = 0; j <= 4 && !hit; j++) {
+          point.x = b.x + b.width * i / 12;
+          point.y = b.y + b.height * j / 4;
+          hit = strokes.some(function (path) { return path.isPointInStroke(point); });
+        }
+      }
+      if (hit) out.labelsOnLines.push(text.textContent);
     });
   });
   return out;

@@ -11,7 +11,8 @@ as JSON (ASCII-escaped, keys sorted) for the Swift tests to compare with hand-co
    "rows": [["key=value", ...], ...],          # every member of every row, in document order
    "counters": [{"counter_id", "name", "site", "time_zone", "sampled", "sample_share",
                  "totals": ["key=value", ...], "missing_days": [...],
-                 "previous": null | ["from=…", "to=…", "totals.key=value", …, "change.key=value", …]}],
+                 "previous": null | ["from=…", "to=…", "totals.key=value", …, "change.key=value", …],
+                 "other": null | ["rows_total=N", "rows=N", "key=value", …]}],
    (with --compare, rows end in "previous.key=value", …, "change.key=value", … entries)
    "sampled": bool}
 
@@ -187,7 +188,22 @@ def check(raw):
                 ["%s.%s=%s" % (part, key, text(value)) for part in ("totals", "change") for key, value in previous[part]]
         else:
             need("previous" not in counter, "previous only with --compare")
+        # A report cut by --limit (docs/json.md): rows_total and other {rows, values} come together.
+        summary_other = None
+        need(("rows_total" in counter) == ("other" in counter), "rows_total and other come together")
+        if "other" in counter:
+            total_rows = counter["rows_total"]
+            other = dict(counter["other"])
+            need(list(other) == ["rows", "values"], "other must be {rows, values}")
+            need(isinstance(total_rows, int) and isinstance(other["rows"], int) and 0 < other["rows"] < total_rows,
+                 "other.rows must be an integer between 0 and rows_total")
+            need([key for key, _ in other["values"]] == metric_names, "other values must list the metric columns")
+            for key, value in other["values"]:
+                need(value is None or is_number(value), "other value %s is not a number or null" % key)
+            summary_other = ["rows_total=%d" % total_rows, "rows=%d" % other["rows"]] + \
+                ["%s=%s" % (key, text(value)) for key, value in other["values"]]
         summaries.append({
+            "other": summary_other,
             "previous": summary_previous,
             "counter_id": counter["counter_id"], "name": counter["name"], "site": counter["site"],
             "time_zone": counter["time_zone"], "sampled": counter["sampled"],
