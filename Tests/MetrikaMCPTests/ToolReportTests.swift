@@ -14,6 +14,8 @@ import Testing
 @Suite struct ToolReportTests {
     static let now = RFC3339.parse("2026-11-30T09:00:00Z")!
     static let simulator = Result { try ToolSimulator(now: now) }
+    /// 2,601 counters (Fixtures/many).
+    static let many = Result { try ToolSimulator(fixtures: "many", now: now) }
 
     let folder: TemporaryFolder
     let services: TestServices
@@ -89,7 +91,7 @@ import Testing
         #expect(more["offset"] == .number(501))
         let total = try #require(more["rows_total"]?.number)
         #expect(total >= 100_000)
-        #expect(first.text.contains("Showing rows 1–500 of \(Int(total)); call get_report again with offset 501"))
+        #expect(first.text.contains("Showing rows 1–500 of \(GetReportTool.grouped(Int(total))); call get_report again with offset 501"))
         #expect(progress.reports.withLock { $0 }.last == 500)
         // The next page starts where the first stopped: none of its phrases again, none left out
         // (the API's order is by visits, descending).
@@ -219,6 +221,14 @@ import Testing
         #expect(script["currency"] == .null)
         let searched = try await call("list_counters", [("search", .string("Ромашка"))])
         #expect(searched.structuredContent?["counters"]?.items.compactMap { $0["id"]?.number } == [1001])
+    }
+
+    @Test func aLongCounterListIsCutAndSaysHowToNarrowIt() async throws {
+        let services = TestServices(try Self.many.get(), database: folder.path + "/many.sqlite", now: Self.now)
+        let result = try await MetrikaToolCatalogue(services: services).call("list_counters", arguments: [], activity: RecordedProgress())
+        #expect(result.structuredContent?["counters"]?.items.count == ListCountersTool.maximumListed)
+        #expect(result.structuredContent?["left_out"] == .number(1_601))
+        #expect(result.text.contains("1 601 more counters are not listed: narrow the list with search."))
     }
 
     @Test func listGoalsIsWhatGoalsShows() async throws {

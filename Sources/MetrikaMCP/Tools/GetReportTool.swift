@@ -115,11 +115,14 @@ enum GetReportTool {
                 document = .object(members)
             }
             let why = window.cutByBytes ? " (the answer reached its size bound)" : ""
-            text += "\nShowing rows \(offset)–\(next - 1) of \(rowsTotal)\(why); call get_report again with offset \(next) for the next rows.\n"
+            text += "\nShowing rows \(grouped(offset))–\(grouped(next - 1)) of \(grouped(rowsTotal))\(why); call get_report again with offset \(next) for the next rows.\n"
         } else if shown == 0, offset > 1, rowsTotal > 0 {
-            text += "\nNo rows from offset \(offset): the report has \(rowsTotal).\n"
+            text += "\nNo rows from offset \(offset): the report has \(grouped(rowsTotal)).\n"
         }
         for line in activity.lines { text += line + "\n" }
         return MCPToolResult(content: [.text(text)], structuredContent: document)
     }
+
+    /// A count as the table writes it (`150 001`).
+    static func grouped(_ count: Int) -> String { DigitGroups.group(DecimalText.format(Double(count), fractionDigits: 0)) }
 }

@@ -47,7 +47,7 @@ enum ListCountersTool {
         var text = counters.isEmpty ? "No counters found.\n" : table.render(maxWidth: GetReportTool.tableWidth)
         if all.count > counters.count {
             members.append(("left_out", .number(Double(all.count - counters.count))))
-            text += "\(all.count - counters.count) more counters are not listed: narrow the list with search.\n"
+            text += "\(GetReportTool.grouped(all.count - counters.count)) more counters are not listed: narrow the list with search.\n"
         }
         if let warning { text += warning + "\n" }
         return MCPToolResult(content: [.text(text)], structuredContent: .object(members))
