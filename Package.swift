@@ -55,7 +55,9 @@ let package = Package(
         .testTarget(name: "MetrikaCLITests", dependencies: ["MetrikaCLI", "MetrikaUseCases", "MetrikaSimulator", "MetrikaTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MetrikaCLI", "MetrikaUseCases", "MetrikaTestSupport", "metrika", "metrika-fake-api"]
+            dependencies: ["MetrikaCLI", "MetrikaUseCases", "MetrikaTestSupport", "metrika", "metrika-fake-api"],
+            // The MCP end-to-end suite's driver (the official Python SDK as the client).
+            exclude: ["Support/mcp_driver.py"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -14,6 +14,7 @@ package enum CLI {
         ChartCommand.self, MailCommand.self,
         AlertCommand.self,
         SyncCommand.self,
+        MCPCommand.self,
         CacheInfoCommand.self,
         CachePruneCommand.self,
         LoginCommand.self,

@@ -104,6 +104,7 @@ struct OptionTests {
         ("mail", "mail --counter ID[,ID…] --to ADDR[,ADDR…] [--sender ADDR] [--subject TEXT] [--metrics LIST] [--last Nd|Nw | --period NAME] [--sendmail PATH | --output FILE.eml | --dry-run]"),
         ("alert", "alert [--counter ID[,ID…]] [--webhook URL] [--mail ADDR[,ADDR…]] [--currency RUB|USD|EUR|YND] [--dry-run]"),
         ("sync", "sync [--counter ID[,ID…]] [--from DATE] [--db PATH] [--clickhouse URL[,URL…] [--cluster NAME]]"),
+        ("mcp", "mcp [--token-file PATH] [--profile NAME]"),
         ("cache info", "cache info [--db PATH] [--format table|csv|json]"),
         ("cache prune", "cache prune --before DATE [--db PATH]"),
         ("login", "login [--client-id ID --client-secret SECRET | --token-stdin] [--store file|keyring] [--token-file PATH] [--profile NAME]"),
@@ -117,7 +118,7 @@ struct OptionTests {
     }
 
     @Test func everyCommandHasAUsageLine() {
-        #expect(CLI.commands.count == 14)
+        #expect(CLI.commands.count == 15)
         for command in CLI.commands { #expect(command.usage.hasPrefix(command.name + " ") || command.usage == command.name) }
     }
 
