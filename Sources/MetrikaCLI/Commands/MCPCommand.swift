@@ -25,7 +25,7 @@ enum MCPCommand: Command {
 
     /// The one place the server's tools come from.
     static func catalogue(session: Session) -> any MCPToolCatalogue {
-        NoTools()
+        MetrikaToolCatalogue(services: session)
     }
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
