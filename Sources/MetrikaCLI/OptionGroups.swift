@@ -24,7 +24,7 @@ enum CounterOptions {
         guard !texts.isEmpty else { throw UsageError("Missing --counter ID (see `metrika counters` for your counters' ids), or set a default \"counter\" in the config file (docs/auth.md)") }
         var ids: [Int] = []
         for text in texts {
-            guard let id = Int(text), id > 0 else { throw UsageError("--counter '\(text)' is not a counter id (a positive whole number)") }
+            let id = try ReportTerms.counterID(text)
             if !ids.contains(id) { ids.append(id) }
         }
         return ids
@@ -62,15 +62,7 @@ enum MetricsOptions {
         let texts = options[.metrics]
         if options.contains(.metrics) && texts.isEmpty { throw UsageError("--metrics is empty: list metrics like visits,bounceRate") }
         guard !texts.isEmpty else { return nil }
-        var metrics: [Metric] = []
-        for text in texts {
-            guard let metric = Metric.named(text) else {
-                throw UsageError("Unknown metric '\(text)'. Use one of \(Metric.known.map(\.shortName).joined(separator: ", ")), goal<ID>reaches, goal<ID>conversionRate, goal<ID>revenue, or a full ym:s: name")
-            }
-            if !metrics.contains(where: { $0.apiName == metric.apiName }) { metrics.append(metric) }
-        }
-        guard metrics.count <= 20 else { throw UsageError("--metrics lists \(metrics.count) metrics; the API allows at most 20 per report") }
-        return metrics
+        return try ReportTerms.metrics(texts)
     }
 }
 
@@ -106,10 +98,7 @@ extension Option where Value == Currency? {
     static var currency: Option<Currency?> {
         .value("currency", value: "RUB|USD|EUR|YND", help: "Money (revenue, revenuePerPurchase, …) in this currency (default: the counter's own, as the API says)",
                choices: Currency.known.map(\.code)) { text in
-            guard let currency = Currency(code: text), Currency.known.contains(currency) else {
-                throw UsageError("--currency must be one of \(Currency.known.map(\.code).joined(separator: ", ")), not '\(text)'")
-            }
-            return currency
+            try ReportTerms.currency(text)
         }
     }
 }
@@ -120,10 +109,7 @@ extension Option where Value == Attribution? {
         .value("attribution", value: "MODEL",
                help: "Attribution model of reports by source: automatic, cross_device_last_significant, cross_device_first, last, … (older ones are mapped)",
                choices: Attribution.accepted) { text in
-            guard let attribution = Attribution(text) else {
-                throw UsageError("--attribution must be one of \(Attribution.current.joined(separator: ", ")) (or an older \(Attribution.replacements.map(\.old).joined(separator: ", "))), not '\(text)'")
-            }
-            return attribution
+            try ReportTerms.attribution(text)
         }
     }
 }
@@ -148,24 +134,8 @@ struct DateOptions {
     /// `--from`/`--to`, or `--period` (never both); `defaultFrom` when neither is given. A range that
     /// is reversed whatever the time zone is refused here, before any request.
     static func parse(_ options: ParsedOptions, defaultFrom: String) throws -> DateOptions {
-        if let text = options[.period] {
-            let given = [Option.from, Option.to].filter { options.contains($0) }
-            if !given.isEmpty {
-                throw UsageError("--period and \(given.map { "--" + $0.name }.joined(separator: "/")) contradict each other: give a named period or dates, not both")
-            }
-            let period = try NamedPeriod(parsing: text)
-            return DateOptions(from: .period(period, end: false), to: .period(period, end: true), period: period)
-        }
-        let from = try DateExpression(parsing: options[.from] ?? defaultFrom, option: "from")
-        let to = try DateExpression(parsing: options[.to] ?? "today", option: "to")
-        if case .absolute(let start) = from, case .absolute(let end) = to, start > end {
-            throw UsageError("--from \(start.iso) is after --to \(end.iso): the range is reversed")
-        }
-        // Two day- or week-relative dates compare the same in every time zone: refuse before any request.
-        if let fromAgo = from.fixedDaysAgo, let toAgo = to.fixedDaysAgo, fromAgo < toAgo {
-            throw UsageError("--from \(from) is after --to \(to): the range is reversed")
-        }
-        return DateOptions(from: from, to: to, period: nil)
+        let dates = try ReportDates.parse(from: options[.from], to: options[.to], period: options[.period], defaultFrom: defaultFrom)
+        return DateOptions(from: dates.from, to: dates.to, period: dates.period)
     }
 }
 

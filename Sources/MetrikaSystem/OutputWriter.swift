@@ -145,6 +145,9 @@ package final class OutputWriter {
     /// Everything written to an in-memory writer.
     package var bytes: [UInt8] { captured + buffer }
 
+    /// How many bytes an in-memory writer holds (without copying them, as `bytes` does).
+    package var byteCount: Int { captured.count + buffer.count }
+
     /// Everything written to an in-memory writer, as text.
     package var text: String { String(decoding: bytes, as: UTF8.self) }
 

@@ -17,6 +17,12 @@ package struct DirectReport {
     /// Whether the rows so far may be shown on the progress line (not when CSV or JSON streams to
     /// the same terminal: the streamed text and the line would interleave).
     package var showsProgress = true
+    /// The 1-based row of the answer to start from (the API's `offset`): a page after the first
+    /// (the MCP server's `get_report` continues a cut answer from here). 1 for the CLI.
+    package var firstRow = 1
+    /// Whether a report cut by its limit says so in a note naming `--limit` (the CLI); the MCP server
+    /// says how to continue in its own words.
+    package var notesCut = true
 
     package init(request: ReportRequest, counter: Counter, range: DateRange, client: MetrikaClient, activity: any Activity,
                  goalNames: [Int: String] = [:], showsProgress: Bool = true) {
@@ -60,8 +66,9 @@ package struct DirectReport {
     /// Returns the columns the answer had (nil when it had no page). `span`: the days the whole report
     /// covers (several counters in different time zones resolve relative dates to different days);
     /// this counter's own range when nil.
+    /// `rowsTotal`: the rows the API says the whole report has (from row 1).
     @discardableResult
-    package func run(into sink: any ReportSink, begin: Bool, multipleCounters: Bool, span: DateRange? = nil) async throws -> Columns? {
+    package func run(into sink: any ReportSink, begin: Bool, multipleCounters: Bool, span: DateRange? = nil) async throws -> (columns: Columns?, rowsTotal: Int) {
         let query = self.query
         // A time series has one row per day: the default 100-row limit must not cut a long range.
         let rowLimit = isTimeSeries && request.requestedLimit == nil ? max(request.limit, range.dayCount) : request.limit
@@ -76,18 +83,21 @@ package struct DirectReport {
         // at most one page of rows and one answer are held (reading it ahead held two pages).
         var prefetched: Task<StatDataAnswer, any Error>?
         defer { prefetched?.cancel() }
+        let skipped = max(0, firstRow - 1)
+        var rowsTotal = 0
         while let next = pager.nextPage {
             let page: StatDataPage
             if let ahead = prefetched {
                 page = try client.read(await ahead.value)
             } else {
-                page = try await client.fetchData(query, offset: next.offset, limit: next.limit)
+                page = try await client.fetchData(query, offset: next.offset + skipped, limit: next.limit)
             }
             prefetched = nil
             let isNew = page.firstRowKey.map { seenStarts.insert($0).inserted } ?? true
-            guard pager.record(rowCount: page.rowCount, newRows: isNew ? page.rowCount : 0, claimedTotal: page.totalRows) else { break }
+            rowsTotal = page.totalRows
+            guard pager.record(rowCount: page.rowCount, newRows: isNew ? page.rowCount : 0, claimedTotal: max(0, page.totalRows - skipped)) else { break }
             if let following = pager.nextPage {
-                prefetched = Task { [client] in try await client.fetchDataAnswer(query, offset: following.offset, limit: following.limit) }
+                prefetched = Task { [client] in try await client.fetchDataAnswer(query, offset: following.offset + skipped, limit: following.limit) }
             }
             if columns == nil {
                 let named = try Self.columns(of: page, request: request, requested: requestedDimensions)
@@ -126,7 +136,7 @@ package struct DirectReport {
         activity.endProgress()
         if let warning = pager.warning("counter \(counter.id)'s report") {
             activity.note(warning)
-        } else if pager.received < pager.claimedTotal {
+        } else if notesCut, pager.received < pager.claimedTotal {
             activity.note("Note: counter \(counter.id): showing the first \(pager.received) of \(pager.claimedTotal) rows; \(Self.limitHint(claimed: pager.claimedTotal)).")
         }
         if columns != nil {
@@ -137,7 +147,7 @@ package struct DirectReport {
             }
             try sink.endSection(totals: totals, missingDays: [])
         }
-        return columns
+        return (columns, rowsTotal)
     }
 
     /// The model for the heading: the asked one when the answer echoes it in its own spelling
@@ -252,7 +262,11 @@ extension DirectReport {
     /// short. A counter can pass the check and still have its data refused (403 `access_denied` on
     /// /stat/v1/data while the counters list answers 200): several counters are fetched whole before
     /// the first byte is written. One counter streams, so a 100,000-row report is never held.
-    package static func run(_ request: ReportRequest, client: MetrikaClient, activity: any Activity, into sink: any ReportSink, showsProgress: Bool) async throws {
+    /// `firstRow`, `notesCut`: see the properties of those names. Returns the most rows any counter's
+    /// whole report has (from row 1), as the API says.
+    @discardableResult
+    package static func run(_ request: ReportRequest, client: MetrikaClient, activity: any Activity, into sink: any ReportSink, showsProgress: Bool,
+                            firstRow: Int = 1, notesCut: Bool = true) async throws -> Int {
         var targets: [(Counter, DateRange)] = []
         for id in request.counterIDs {
             let counter = try await client.fetchCounter(id: id)
@@ -266,10 +280,14 @@ extension DirectReport {
         let span = DateRange.spanning(targets.map(\.1))
         let recording = multiple ? RecordingSink() : nil
         var first: (id: Int, columns: Columns)?
+        var rowsTotal = 0
         for (index, (counter, range)) in targets.enumerated() {
-            let report = DirectReport(request: request, counter: counter, range: range, client: client, activity: activity,
+            var report = DirectReport(request: request, counter: counter, range: range, client: client, activity: activity,
                                       goalNames: goalNames, showsProgress: showsProgress)
-            let columns = try await report.run(into: recording ?? sink, begin: index == 0, multipleCounters: multiple, span: span)
+            report.firstRow = firstRow
+            report.notesCut = notesCut
+            let (columns, total) = try await report.run(into: recording ?? sink, begin: index == 0, multipleCounters: multiple, span: span)
+            rowsTotal = max(rowsTotal, total)
             // Money in each counter's own currency: one column cannot hold roubles and dollars
             // (checked before the recorded rows are written, so nothing is printed).
             if let columns, let earlier = first, earlier.columns.metrics.map(\.currency) != columns.metrics.map(\.currency) {
@@ -280,5 +298,6 @@ extension DirectReport {
         }
         try recording?.replay(into: sink)
         try sink.end()
+        return rowsTotal
     }
 }

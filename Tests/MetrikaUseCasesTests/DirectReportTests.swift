@@ -34,6 +34,18 @@ struct DirectReportTests {
         #expect(activity.notes.contains { $0.contains("showing the first 5 of 40 rows; use --limit 40 to see them all") }, "\(activity.notes)")
     }
 
+    @Test func aReportCanStartAtALaterRowAndSaysHowManyTheWholeReportHas() async throws {
+        api.dimensionRows = 40
+        let sink = CollectingSink()
+        let total = try await DirectReport.run(request(dimensions: [MetrikaModel.Dimension.named("trafficSource")!], limit: 5), client: api.client(), activity: activity,
+                                               into: sink, showsProgress: false, firstRow: 11, notesCut: false)
+        #expect(total == 40)
+        #expect(api.dataRequests.first?.query["offset"] == "11")
+        #expect(api.dataRequests.first?.query["limit"] == "5")
+        #expect(sink.rows.map { $0.dimensions.first?.name } == ["source-11", "source-12", "source-13", "source-14", "source-15"])
+        #expect(activity.notes.isEmpty, "the caller says how to continue: \(activity.notes)")
+    }
+
     @Test func aTimeSeriesWithoutALimitIsNotCutAtTheDefault() async throws {
         let sink = CollectingSink()
         // 150 days: more than the default 100 rows, which a time series must not cut.

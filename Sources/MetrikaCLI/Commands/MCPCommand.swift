@@ -25,7 +25,7 @@ enum MCPCommand: Command {
 
     /// The one place the server's tools come from.
     static func catalogue(session: Session) -> any MCPToolCatalogue {
-        NoTools()
+        MetrikaToolCatalogue(services: session)
     }
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
@@ -60,13 +60,4 @@ enum MCPCommand: Command {
 func maskingSecrets(in line: String, context: CLIContext) -> String {
     let secrets = context.secrets.all(environment: context.environment).filter { !$0.contains("\"") && !$0.contains("\\") }
     return TerminalText.masking(secrets, in: line)
-}
-
-/// No tools yet: the catalogue until the tool set is merged.
-struct NoTools: MCPToolCatalogue {
-    var tools: [MCPToolDescription] { [] }
-
-    func call(_ name: String, arguments: [(String, JSONValue)], activity: any MCPCallActivity) async throws -> MCPToolResult {
-        throw MCPInvalidParams("Unknown tool: \(name)")
-    }
 }

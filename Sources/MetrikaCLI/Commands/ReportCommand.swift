@@ -165,10 +165,7 @@ extension Option where Value == [MetrikaModel.Dimension] {
             "dimensions", short: "d", value: "LIST",
             help: "Dimensions: trafficSource, searchEngine, searchPhrase, startURL, country, city, browser, os, deviceCategory, productName, productBrand, productCategoryLevel1 or ym:s: names"
         ) { text in
-            guard let dimension = MetrikaModel.Dimension.named(text) else {
-                throw UsageError("Unknown dimension '\(text)'. Use one of \(MetrikaModel.Dimension.known.map(\.shortName).joined(separator: ", ")), or a full ym:s: name")
-            }
-            return dimension
+            try ReportTerms.dimension(text)
         }
     }
 }
@@ -180,16 +177,7 @@ extension Option where Value == [String]? {
     static var sort: Option<[String]?> {
         Option(OptionSpec("sort", value: "LIST", help: "Sort of dimension reports: metrics or dimensions, - for descending, e.g. -visits")) { given in
             guard given != nil else { return nil }
-            let items = ParsedOptions.split(given)
-            guard !items.isEmpty else { throw UsageError("--sort is empty: name a metric or dimension, e.g. -visits") }
-            return try items.map { item in
-                let descending = item.hasPrefix("-")
-                let name = descending ? String(item.dropFirst()) : item
-                guard let apiName = Metric.named(name)?.apiName ?? MetrikaModel.Dimension.named(name)?.apiName else {
-                    throw UsageError("--sort '\(item)' names no metric or dimension: use e.g. visits, -bounceRate, trafficSource (short or ym:s: names, - for descending)")
-                }
-                return (descending ? "-" : "") + apiName
-            }
+            return try ReportTerms.sort(ParsedOptions.split(given))
         }
     }
 }

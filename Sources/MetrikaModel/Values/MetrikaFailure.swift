@@ -31,16 +31,3 @@ package enum ExitCode {
     /// reports for a program killed by SIGPIPE (128 + 13), as `cat` or `grep` would end.
     package static let closedPipe: Int32 = 141
 }
-
-/// A plain failure with a message and an exit code. Not for new errors: a room that can fail has its
-/// own enum (`ClickHouseError`, `ConfigError`, …) whose cases tests can match. What is left uses it
-/// to carry an error no layer typed (`AlertCheck`) and the CLI's last hand-made messages.
-package struct SimpleFailure: MetrikaFailure {
-    package let exitCode: Int32
-    package let message: String
-
-    package init(_ message: String, exitCode: Int32) {
-        self.message = message
-        self.exitCode = exitCode
-    }
-}

@@ -1,0 +1,32 @@
+import Foundation
+import MetrikaAPI
+import MetrikaMCP
+import MetrikaModel
+import MetrikaSystem
+import MetrikaUseCases
+
+// The run's session serves the MCP server's tools (`MetrikaToolCatalogue(services: session)`): the
+// same client, history database, clock, rasterizer and config file as every command, read the same
+// way — so `metrika --profile X mcp` answers as `metrika --profile X report` does.
+
+extension Session: MCPServices {
+    var now: @Sendable () -> Date { context.now }
+
+    func historyLoader(offline: Bool) throws -> HistoryLoader {
+        try historyLoader(offline: offline, unsettledDays: 2)
+    }
+
+    var rasterizer: any ChartRasterizer { context.rasterizer }
+
+    func alertSettings() throws -> AlertSettings {
+        try AlertCommand.settings(from: try configFile()?.alerts)
+    }
+
+    func alertCounters(_ ids: [Int], loader: HistoryLoader) async throws -> (counters: [Counter], failures: [(counterID: Int, failure: any MetrikaFailure)]) {
+        var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
+        let counters = try await AlertCommand.counters(ids, loader: loader, failures: &failures, context: context)
+        return (counters, failures)
+    }
+
+    var secrets: [String] { context.secrets.all(environment: context.environment) }
+}

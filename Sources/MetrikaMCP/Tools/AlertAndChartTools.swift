@@ -1,0 +1,131 @@
+import Foundation
+import MetrikaModel
+import MetrikaRender
+import MetrikaSystem
+import MetrikaUseCases
+
+/// `check_alerts`: what `metrika alert --dry-run` finds, by the same `AlertCheck` — and nothing of
+/// what a real run does after: no webhook, no mail, and the outcome is never recorded (`record` is
+/// not called), so asking twice gives the same answer.
+enum CheckAlertsTool {
+    static let spec = ToolSpec(
+        name: "check_alerts",
+        title: "Anomalies of the last day",
+        description: """
+        Finds what changed abnormally on the last finished day (in each counter's time zone) — visits, a shop's purchases \
+        and revenue, every goal's reaches — judged against the same weekday of the previous weeks, as `metrika alert \
+        --dry-run` does: a drop, a rise (a bot wave) or a stop (broken tracking), and metrics back to normal. Read-only: it \
+        never sends a webhook or mail and never marks an alert as told, so asking again gives the same answer. Values are \
+        counts (revenue: money); change_percent is the change against the expected value. Quota: days already in \
+        metrika's history database cost nothing; missing ones about one request per counter. Without counter_ids every \
+        counter the token can read is checked (slow for many counters). Example: {"counter_ids": [1001], "date": "2026-11-29"}.
+        """,
+        arguments: [
+            SharedArguments.counterIDs(required: false, description: "Counters to check (default: every counter the token can read)."),
+            ToolArgument("date", .string, "The day to judge, YYYY-MM-DD (default: yesterday, the last finished day).", maxLength: 40),
+        ],
+        outputSchema: schema("object", properties: [
+            ("findings", schema("array", "counter_id, counter_name, metric, title, notice (drop, rise, stopped, back_to_normal), day, value, expected, change_percent, since, provisional, text", items: schema("object"))),
+            ("failures", schema("array", "Counters that could not be checked: counter_id, error", items: schema("object"))),
+            ("counters_checked", schema("integer")),
+        ], required: ["findings", "failures", "counters_checked"]))
+
+    static func run(_ arguments: ToolArguments, services: any MCPServices, call: any MCPCallActivity) async throws -> MCPToolResult {
+        let ids = SharedArguments.ids(arguments)
+        let settings = try services.alertSettings()
+        var loader = try services.historyLoader(offline: false)
+        if let text = arguments.string("date") {
+            guard let day = Day(iso: text.trimmingCharacters(in: .whitespaces)) else {
+                throw UsageError("date must be a day as YYYY-MM-DD (the day to judge), not '\(text)'")
+            }
+            // The check judges the day before its "today": noon (UTC) of the next day is that day in
+            // every time zone from UTC-11 to UTC+11 (or now, when that noon has not come yet: the day
+            // has then just ended where most counters are).
+            guard let noon = RFC3339.parse("\(day.adding(days: 1).iso)T12:00:00Z") else {
+                throw UsageError("date must be a day as YYYY-MM-DD (the day to judge), not '\(text)'")
+            }
+            let now = services.now()
+            // A day that has not ended even at UTC+14 cannot be judged.
+            guard noon.addingTimeInterval(-26 * 3600) <= now else { throw UsageError("date \(day.iso) has not ended yet: give a day before today") }
+            let judgedAt = min(noon, now)
+            loader = HistoryLoader(store: loader.store, client: loader.client, now: { judgedAt }, unsettledDays: loader.unsettledDays, unkept: loader.unkept)
+        }
+        let activity = ToolActivity(now: loader.now)
+        let (counters, failures) = try await services.alertCounters(ids, loader: loader)
+        call.progress(0, total: Double(counters.count), message: "checking \(counters.count) counters")
+        let check = AlertCheck(loader: loader, settings: settings, activity: activity)
+        var outcome = await check.run(counters: counters, explain: !ids.isEmpty)
+        if Task.isCancelled { throw CancellationError() }
+        outcome.failures = failures + outcome.failures
+        call.progress(Double(counters.count), total: Double(counters.count), message: nil)
+
+        var findings: [JSONValue] = []
+        var text = ""
+        for finding in outcome.findings {
+            let line = AlertText.line(finding)
+            text += line + "\n"
+            let judgement = finding.judgement
+            let notice: String
+            switch finding.notice {
+            case .alert(let kind): notice = kind.rawValue
+            case .backToNormal: notice = "back_to_normal"
+            }
+            findings.append(.object([
+                ("counter_id", .number(Double(finding.counter.id))), ("counter_name", .string(finding.counter.name)),
+                ("metric", .string(finding.metric.apiName)), ("title", .string(AlertText.metricLabel(finding))),
+                ("notice", .string(notice)), ("day", .string(judgement.day.iso)), ("value", .number(judgement.value)),
+                ("expected", .number(judgement.expected)), ("change_percent", .number(judgement.changePercent)),
+                ("since", .string(judgement.since?.iso)), ("provisional", .bool(finding.provisional)), ("text", .string(line)),
+            ]))
+        }
+        let failed: [JSONValue] = outcome.failures.map { .object([("counter_id", .number(Double($0.counterID))), ("error", .string($0.failure.message))]) }
+        for (id, failure) in outcome.failures { text += "Error: counter \(id): \(failure.message)\n" }
+        if outcome.findings.isEmpty { text += "No alerts: \(outcome.countersChecked) counter\(outcome.countersChecked == 1 ? "" : "s") checked.\n" }
+        for line in activity.lines { text += line + "\n" }
+        let document = JSONValue.object([("findings", .array(findings)), ("failures", .array(failed)), ("counters_checked", .number(Double(outcome.countersChecked)))])
+        // Every counter failed: the work failed (the first failure's sentence first).
+        let allFailed = outcome.countersChecked == 0 && !outcome.failures.isEmpty
+        return MCPToolResult(content: [.text(text)], structuredContent: allFailed ? nil : document, isError: allFailed)
+    }
+}
+
+/// `draw_chart`: the chart `metrika chart` draws (ChartSeries → SVGLineChart → rsvg-convert), as a PNG.
+enum DrawChartTool {
+    static let spec = ToolSpec(
+        name: "draw_chart",
+        title: "Line chart of a counter's statistics",
+        description: """
+        Draws the line chart `metrika chart` draws, as a PNG image (1600×800 pixels): one line per metric and counter by \
+        day, metrics of the same unit sharing an axis, different units in panels; missing days are gaps, today's \
+        still-changing value dotted. Plus a one-line summary. Quota: from metrika's history database, like get_report's \
+        time series (a repeated chart costs no request). Needs rsvg-convert (librsvg) on the server's machine. \
+        Example: {"counter_ids": [1001], "metrics": ["visits"], "period": "last30days"}.
+        """,
+        arguments: [
+            SharedArguments.counterIDs(required: true, description: "Counter ids (see list_counters): one line each."),
+            SharedArguments.metrics("Metrics (default visits), at most 20: visits, pageviews, users, bounceRate, avgVisitDuration, revenue, goal<ID>reaches…"),
+            SharedArguments.from, SharedArguments.to, SharedArguments.period,
+        ],
+        outputSchema: nil)
+
+    static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
+        let ids = SharedArguments.ids(arguments)
+        let dates = try SharedArguments.dates(arguments, defaultFrom: "29daysAgo")
+        let metrics = DefaultMetrics.chart(chosen: try arguments.strings("metrics").map { try ReportTerms.metrics($0) })
+        let loader = try services.historyLoader(offline: false)
+        let activity = ToolActivity(now: services.now)
+        let data = try await ChartSeries.load(counterIDs: ids, from: dates.from, to: dates.to, metrics: metrics, grouping: .day, refresh: false,
+                                              loader: loader, activity: activity)
+        if Task.isCancelled { throw CancellationError() }
+        let chart = ChartSeries.makeChart(data, grouping: .day, title: nil, width: 800, height: nil)
+        let png = try services.rasterizer.png(fromSVG: Data(chart.render().utf8), scale: ChartSeries.pngScale)
+        let size = PNGImage.size(of: png).map { " \($0.width)×\($0.height)" } ?? ""
+        let counters = data.map { "\($0.counter.id) \($0.counter.name)" }.joined(separator: ", ")
+        let days = DateRange.spanning(data.map(\.range)).map { "\($0.from.iso) – \($0.to.iso)" } ?? ""
+        var text = "Line chart\(size) PNG of \(metrics.map(\.shortName).joined(separator: ", ")) by day for \(counters), \(days)."
+        let missing = data.reduce(0) { $0 + $1.missingDays.count }
+        if missing > 0 { text += " \(missing) missing day\(missing == 1 ? "" : "s") are gaps." }
+        for line in activity.lines { text += "\n" + line }
+        return MCPToolResult(content: [.image(data: [UInt8](png), mimeType: "image/png"), .text(text)])
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import MetrikaModel
+import MetrikaRender
+import MetrikaSystem
+import MetrikaUseCases
+
+/// `get_report`: the request `metrika report` builds from the same words, run by the same use case
+/// (HistoryReport for a time series, DirectReport for dimensions) into the same sinks: the JSON
+/// document of `report --json` as `structuredContent`, the table of `report` as text.
+enum GetReportTool {
+    /// Rows of one answer when `limit` is not given, and the most it may ask for.
+    static let defaultLimit = 500
+    static let maximumLimit = 1_000
+    /// The JSON document stops taking rows at this size (the table is smaller), so that an answer
+    /// stays far below 1 MB whatever the rows hold; the rest is reached by `offset`.
+    static let byteBudget = 400_000
+    /// The table's width in columns (wider tables split their metrics into blocks, as on a terminal).
+    static let tableWidth = 120
+
+    static let spec = ToolSpec(
+        name: "get_report",
+        title: "Yandex.Metrika report",
+        description: """
+        Statistics of one or more Yandex.Metrika counters: a time series by day, week or month, or rows by dimensions \
+        (traffic source, search phrase, page, country, device…). Values are already in human units: durations \
+        (avgVisitDuration) in seconds with the text table showing mm:ss, rates (bounceRate) in percent 0–100, money \
+        with its currency; users are never summed over days; totals are the API's or correctly weighted. structuredContent \
+        is exactly the JSON document `metrika report --json` prints (version 1): `columns` give each value's unit, \
+        `counters[].totals` the totals, `sampled`/`sample_share` whether Metrika estimated from a sample, `missing_days` \
+        days no source had; `more` {offset, rows_total} appears when rows were left out: call again with that offset. \
+        Quota: a time series (no dimensions, preset or filters) comes from metrika's history database, so a repeated \
+        question costs no API request and a new one only the days not yet stored; a dimension report costs one API \
+        request per 20,000 rows. Default: pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate by day \
+        for the last 7 days; 500 rows per answer. \
+        Example: {"counter_ids": [1001], "period": "lastMonth", "group": "week", "metrics": ["visits", "bounceRate"]} or \
+        {"counter_ids": [1001], "from": "30daysAgo", "dimensions": ["searchPhrase"], "limit": 100}.
+        """,
+        arguments: [
+            SharedArguments.counterIDs(required: true, description: "Counter ids (see list_counters), e.g. [1001]; several counters get a counter_id column."),
+            SharedArguments.from, SharedArguments.to, SharedArguments.period,
+            SharedArguments.metrics("Metrics, at most 20: short names (visits, pageviews, users, bounceRate, pageDepth, avgVisitDuration, newUsers, purchases, revenue, revenuePerPurchase, goal<ID>reaches, goal<ID>conversionRate, goal<ID>revenue…) or full ym:s: names. Default: the six everyday metrics."),
+            ToolArgument("dimensions", .strings, "Dimensions (at most 10): trafficSource, searchEngine, searchPhrase, startURL, country, city, browser, os, deviceCategory, productName, productBrand, productCategoryLevel1 or ym:s: names. Rows come straight from the API.", maxLength: 100, maxItems: 10),
+            ToolArgument("group", .string, "Rows of a time series per day (default), week or month.", choices: Grouping.allCases.map(\.rawValue)),
+            ToolArgument("compare", .boolean, "Time series only: beside every value the previous period of the same length and the change (percent, or percentage points for rates)."),
+            ToolArgument("filters", .string, "An API filter, e.g. ym:s:trafficSource=='organic'.", maxLength: 2_000),
+            ToolArgument("sort", .strings, "Dimension reports: sort by metrics or dimensions, - for descending, e.g. [\"-visits\"].", maxLength: 100, maxItems: 10),
+            ToolArgument("limit", .integer, "Rows per answer (per counter), 1 to \(maximumLimit); default \(defaultLimit).", minimum: 1, maximum: maximumLimit, defaultValue: .number(Double(defaultLimit))),
+            ToolArgument("offset", .integer, "The 1-based row to start from: the `more.offset` of the previous answer.", minimum: 1, maximum: ReportRequest.limitRange.upperBound, defaultValue: .number(1)),
+            ToolArgument("preset", .string, "A Metrika report template: traffic, sources_summary, geo_country, tech_platforms, purchase, top_products, top_brands, basket, basket_products…", maxLength: 100),
+            ToolArgument("currency", .string, "Money metrics in this currency (default: the counter's own).", choices: Currency.known.map(\.code)),
+            ToolArgument("attribution", .string, "Attribution model of reports by source (with dimensions or preset).", choices: Attribution.accepted),
+            ToolArgument("offline", .boolean, "Time series only: answer from the history database alone, with no API request."),
+        ],
+        outputSchema: schema("object", "The document of `metrika report --json` (docs/json.md, version 1), plus `more` when rows were left out.", properties: [
+            ("version", schema("integer")),
+            ("query", schema("object", "The request, as asked")),
+            ("period", schema("object", "The days covered: from, to (YYYY-MM-DD)")),
+            ("grouping", .object([("type", .array([.string("string"), .string("null")]))])),
+            ("columns", schema("array", "Each column: name, kind (period_start, period_end, dimension, metric, counter), unit (count, seconds, percent, ratio, money), currency, title", items: schema("object"))),
+            ("rows", schema("array", "One object per row, members named by columns; values in the unit of their column (null: unknown)", items: schema("object"))),
+            ("counters", schema("array", "Per counter: counter_id, name, site, time_zone, sampled, sample_share, totals, missing_days", items: schema("object"))),
+            ("sampled", schema("boolean")),
+            ("more", schema("object", "Rows were left out: call again with offset to continue", properties: [("offset", schema("integer")), ("rows_total", schema("integer"))])),
+        ], required: ["version", "columns", "rows", "counters"]))
+
+    /// The report request a `get_report` call means: built by `ReportRequest` from the words the CLI
+    /// reads, through the same parsers. `limit` goes to the request only where the CLI takes it (a
+    /// dimension report); a time series is cut by the answer's window.
+    static func request(_ arguments: ToolArguments) throws -> ReportRequest {
+        let ids = SharedArguments.ids(arguments)
+        let dates = try SharedArguments.dates(arguments, defaultFrom: "6daysAgo")
+        let metrics = try arguments.strings("metrics").map { try ReportTerms.metrics($0) }
+        let dimensions = try (arguments.strings("dimensions") ?? []).map { try ReportTerms.dimension($0) }
+        let sort = try arguments.strings("sort").map { try ReportTerms.sort($0).joined(separator: ",") }
+        let currency = try arguments.string("currency").map { try ReportTerms.currency($0) }
+        let attribution = try arguments.string("attribution").map { try ReportTerms.attribution($0) }
+        let grouping = arguments.string("group").flatMap(Grouping.init(rawValue:))
+        func build(limit: Int?) throws -> ReportRequest {
+            try ReportRequest(
+                counterIDs: ids, from: dates.from, to: dates.to, period: dates.period, grouping: grouping, metrics: metrics, dimensions: dimensions,
+                preset: arguments.string("preset"), filters: arguments.string("filters"), sort: sort, limit: limit,
+                offline: arguments.bool("offline") ?? false, compare: arguments.bool("compare") ?? false, currency: currency, attribution: attribution)
+        }
+        let plain = try build(limit: nil)
+        return plain.usesHistory ? plain : try build(limit: arguments.integer("limit") ?? defaultLimit)
+    }
+
+    static func run(_ arguments: ToolArguments, services: any MCPServices, call: any MCPCallActivity) async throws -> MCPToolResult {
+        let request = try request(arguments)
+        let limit = arguments.integer("limit") ?? defaultLimit
+        let offset = arguments.integer("offset") ?? 1
+        let json = OutputWriter()
+        let table = OutputWriter()
+        let window = ReportWindow(
+            [ReportJSONSink(output: json), ReportTableSink(output: table, maxWidth: tableWidth)],
+            skip: request.usesHistory ? offset - 1 : 0, take: request.usesHistory ? limit : Int.max, json: json, byteBudget: byteBudget,
+            progress: { rows in call.progress(Double(rows), total: nil, message: "\(rows) rows") })
+        let activity = ToolActivity(now: services.now)
+        let rowsTotal: Int
+        if request.usesHistory {
+            let loader = try services.historyLoader(offline: request.offline)
+            try await HistoryReport(request: request, loader: loader, activity: activity).run(into: window)
+            rowsTotal = window.rowsSeen
+        } else {
+            rowsTotal = try await DirectReport.run(request, client: try services.client(), activity: activity, into: window, showsProgress: false,
+                                                   firstRow: offset, notesCut: false)
+        }
+        var document = try ToolJSON.parse(json.bytes)
+        var text = table.text
+        let shown = window.rowsShown
+        let next = offset + shown
+        if next - 1 < rowsTotal, shown > 0 || window.cutByBytes {
+            if case .object(var members) = document {
+                members.append(("more", .object([("offset", .number(Double(next))), ("rows_total", .number(Double(rowsTotal)))])))
+                document = .object(members)
+            }
+            let why = window.cutByBytes ? " (the answer reached its size bound)" : ""
+            text += "\nShowing rows \(grouped(offset))–\(grouped(next - 1)) of \(grouped(rowsTotal))\(why); call get_report again with offset \(next) for the next rows.\n"
+        } else if shown == 0, offset > 1, rowsTotal > 0 {
+            text += "\nNo rows from offset \(offset): the report has \(grouped(rowsTotal)).\n"
+        }
+        for line in activity.lines { text += line + "\n" }
+        return MCPToolResult(content: [.text(text)], structuredContent: document)
+    }
+
+    /// A count as the table writes it (`150 001`).
+    static func grouped(_ count: Int) -> String { DigitGroups.group(DecimalText.format(Double(count), fractionDigits: 0)) }
+}

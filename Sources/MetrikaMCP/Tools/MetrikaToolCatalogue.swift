@@ -1,0 +1,104 @@
+import Foundation
+import MetrikaModel
+import MetrikaRender
+import MetrikaUseCases
+
+/// metrika's tools: the five of issue #29, each over the use case its command calls (`list_counters`
+/// ↔ `metrika counters`, `get_report` ↔ `report --json`, `list_goals` ↔ `goals`, `check_alerts` ↔
+/// `alert --dry-run`, `draw_chart` ↔ `chart`). Nothing a tool does changes anything at Yandex, sends
+/// mail or a webhook, or marks an alert as told. Arguments and schemas come from `specs`.
+package struct MetrikaToolCatalogue: MCPToolCatalogue {
+    package let services: any MCPServices
+
+    package init(services: any MCPServices) { self.services = services }
+
+    /// The table: every tool, in the order `tools/list` gives them.
+    package static let specs: [ToolSpec] = [ListCountersTool.spec, GetReportTool.spec, ListGoalsTool.spec, CheckAlertsTool.spec, DrawChartTool.spec]
+
+    package var tools: [MCPToolDescription] { Self.specs.map(\.toolDescription) }
+
+    package func call(_ name: String, arguments: [(String, JSONValue)], activity: any MCPCallActivity) async throws -> MCPToolResult {
+        guard let spec = Self.specs.first(where: { $0.name == name }) else {
+            throw MCPInvalidParams("Unknown tool '\(ToolArguments.quoted(name))'; the tools are \(Self.specs.map(\.name).joined(separator: ", "))")
+        }
+        let arguments = try ToolArguments.decode(arguments, for: spec)
+        do {
+            let result: MCPToolResult
+            switch name {
+            case ListCountersTool.spec.name: result = try await ListCountersTool.run(arguments, services: services)
+            case GetReportTool.spec.name: result = try await GetReportTool.run(arguments, services: services, call: activity)
+            case ListGoalsTool.spec.name: result = try await ListGoalsTool.run(arguments, services: services)
+            case CheckAlertsTool.spec.name: result = try await CheckAlertsTool.run(arguments, services: services, call: activity)
+            default: result = try await DrawChartTool.run(arguments, services: services)
+            }
+            return masked(result)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch let invalid as MCPInvalidParams {
+            throw invalid
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            return masked(.failure(Self.sentence(error)))
+        }
+    }
+
+    /// The sentence the CLI prints for a failure (after its `Error: `), as `CLI.run` words it: a
+    /// failure's own message; an interrupted job's account of what it kept; anything else as it
+    /// describes itself.
+    package static func sentence(_ error: any Error) -> String {
+        switch error {
+        case let failure as any MetrikaFailure: return failure.message
+        case let interruption as Interruption: return interruption.account
+        default: return "\(error)"
+        }
+    }
+
+    /// The result with every known secret masked out of its text (the token never leaves the run).
+    private func masked(_ result: MCPToolResult) -> MCPToolResult {
+        let secrets = services.secrets
+        guard !secrets.isEmpty else { return result }
+        var copy = result
+        copy.content = result.content.map { block in
+            if case .text(let text) = block { return .text(TerminalText.masking(secrets, in: text)) }
+            return block
+        }
+        return copy
+    }
+}
+
+// MARK: - Shared arguments and reading
+
+/// Arguments several tools take, worded once.
+enum SharedArguments {
+    static func counterIDs(required: Bool, description: String) -> ToolArgument {
+        ToolArgument("counter_ids", .integers, description, required: required, minimum: 1, maximum: Int(Int32.max), maxItems: 20)
+    }
+
+    static let from = ToolArgument("from", .string, "First day: YYYY-MM-DD, today, yesterday, NdaysAgo, NweeksAgo, NmonthsAgo (none before 2008-01-01), in each counter's time zone. Not with period.", maxLength: 40)
+    static let to = ToolArgument("to", .string, "Last day, like from (default today). Not with period.", maxLength: 40)
+    static let period = ToolArgument("period", .string, "A named period instead of from/to: today, yesterday, thisWeek, lastWeek (Monday to Sunday), thisMonth, lastMonth, thisYear, lastYear, lastNdays (e.g. last30days: 30 days to today).", maxLength: 40)
+    static func metrics(_ description: String) -> ToolArgument {
+        ToolArgument("metrics", .strings, description, maxLength: 100, maxItems: 20)
+    }
+
+    /// The ids, each once, in the order given.
+    static func ids(_ arguments: ToolArguments) -> [Int] {
+        var ids: [Int] = []
+        for id in arguments.integers("counter_ids") ?? [] where !ids.contains(id) { ids.append(id) }
+        return ids
+    }
+
+    static func dates(_ arguments: ToolArguments, defaultFrom: String) throws -> ReportDates {
+        try ReportDates.parse(from: arguments.string("from"), to: arguments.string("to"), period: arguments.string("period"), defaultFrom: defaultFrom)
+    }
+}
+
+/// A loose JSON Schema (`type` and a description), for output schemas.
+func schema(_ type: String, _ description: String? = nil, properties: [(String, JSONValue)]? = nil, items: JSONValue? = nil, required: [String] = []) -> JSONValue {
+    var members: [(String, JSONValue)] = [("type", .string(type))]
+    if let description { members.append(("description", .string(description))) }
+    if let properties { members.append(("properties", .object(properties))) }
+    if let items { members.append(("items", items)) }
+    if !required.isEmpty { members.append(("required", .array(required.map { .string($0) }))) }
+    return .object(members)
+}

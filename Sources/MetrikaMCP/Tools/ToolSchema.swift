@@ -1,0 +1,210 @@
+import MetrikaRender
+
+// The one table behind every tool's arguments: each tool lists its arguments as `ToolArgument`
+// values, and from that list come both the JSON Schema `tools/list` shows (`inputSchema`) and the
+// decoding of a `tools/call`'s arguments (`ToolArguments.decode`) — the way help, the man page and
+// completions come from the CLI's option tables. An argument the table does not name, a wrong JSON
+// type, a list or text beyond its bound is `MCPInvalidParams` before any work.
+
+/// One argument of a tool: its name, JSON type, description for a model, and bounds.
+package struct ToolArgument: Sendable {
+    package enum Kind: Sendable, Equatable {
+        case string
+        case integer
+        case boolean
+        /// An array of strings.
+        case strings
+        /// An array of integers.
+        case integers
+    }
+
+    package var name: String
+    package var kind: Kind
+    package var description: String
+    package var required = false
+    /// The values a string (or each string of a list) may take; empty: any text.
+    package var choices: [String] = []
+    /// Bounds of an integer (or of each integer of a list).
+    package var minimum: Int?
+    package var maximum: Int?
+    /// The longest text (each string of a list) in characters.
+    package var maxLength = ToolArgument.defaultMaxLength
+    /// The most items of a list.
+    package var maxItems = 20
+    /// The value used when the argument is left out, as the schema's `default` says.
+    package var defaultValue: JSONValue?
+
+    /// Text arguments are names, dates and filters: 1,000 characters are far more than any needs.
+    package static let defaultMaxLength = 1_000
+
+    package init(_ name: String, _ kind: Kind, _ description: String, required: Bool = false, choices: [String] = [],
+                 minimum: Int? = nil, maximum: Int? = nil, maxLength: Int = ToolArgument.defaultMaxLength, maxItems: Int = 20,
+                 defaultValue: JSONValue? = nil) {
+        self.name = name
+        self.kind = kind
+        self.description = description
+        self.required = required
+        self.choices = choices
+        self.minimum = minimum
+        self.maximum = maximum
+        self.maxLength = maxLength
+        self.maxItems = maxItems
+        self.defaultValue = defaultValue
+    }
+
+    /// The argument's JSON Schema.
+    var schema: JSONValue {
+        func scalar(_ kind: Kind) -> [(String, JSONValue)] {
+            switch kind {
+            case .string, .strings:
+                var members: [(String, JSONValue)] = [("type", .string("string")), ("maxLength", .number(Double(maxLength)))]
+                if !choices.isEmpty { members.append(("enum", .array(choices.map { .string($0) }))) }
+                return members
+            case .integer, .integers:
+                var members: [(String, JSONValue)] = [("type", .string("integer"))]
+                if let minimum { members.append(("minimum", .number(Double(minimum)))) }
+                if let maximum { members.append(("maximum", .number(Double(maximum)))) }
+                return members
+            case .boolean:
+                return [("type", .string("boolean"))]
+            }
+        }
+        var members: [(String, JSONValue)]
+        switch kind {
+        case .strings, .integers:
+            members = [("type", .string("array")), ("items", .object(scalar(kind))), ("minItems", .number(1)), ("maxItems", .number(Double(maxItems)))]
+        case .string, .integer, .boolean:
+            members = scalar(kind)
+        }
+        members.append(("description", .string(description)))
+        if let defaultValue { members.append(("default", defaultValue)) }
+        return .object(members)
+    }
+}
+
+/// One tool as the table describes it: `tools/list`'s entry and its arguments.
+package struct ToolSpec: Sendable {
+    package var name: String
+    package var title: String
+    package var description: String
+    package var arguments: [ToolArgument]
+    package var outputSchema: JSONValue?
+
+    /// The object schema of the arguments: no member the table does not name.
+    package var inputSchema: JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("type", .string("object")),
+            ("properties", .object(arguments.map { ($0.name, $0.schema) })),
+        ]
+        let required = arguments.filter(\.required).map { JSONValue.string($0.name) }
+        if !required.isEmpty { members.append(("required", .array(required))) }
+        members.append(("additionalProperties", .bool(false)))
+        return .object(members)
+    }
+
+    package var toolDescription: MCPToolDescription {
+        MCPToolDescription(name: name, title: title, description: description, inputSchema: inputSchema, outputSchema: outputSchema, readOnly: true)
+    }
+}
+
+/// A call's arguments, checked against its tool's table: read by name, already of the right type.
+package struct ToolArguments: Sendable {
+    private var values: [String: JSONValue]
+
+    /// Checks `given` against `spec`'s arguments: every name known and given once, every value of its
+    /// type and within its bounds, every required one present. `null` counts as left out.
+    package static func decode(_ given: [(String, JSONValue)], for spec: ToolSpec) throws -> ToolArguments {
+        var values: [String: JSONValue] = [:]
+        for (name, value) in given {
+            guard let argument = spec.arguments.first(where: { $0.name == name }) else {
+                let known = spec.arguments.map(\.name).joined(separator: ", ")
+                throw MCPInvalidParams("\(spec.name) takes no argument '\(Self.quoted(name))'; its arguments are: \(known.isEmpty ? "none" : known)")
+            }
+            guard values[name] == nil else { throw MCPInvalidParams("\(spec.name): '\(name)' is given twice") }
+            if value == .null { continue }
+            try check(value, against: argument, tool: spec.name)
+            values[name] = value
+        }
+        for argument in spec.arguments where argument.required && values[argument.name] == nil {
+            throw MCPInvalidParams("\(spec.name) needs '\(argument.name)': \(argument.description)")
+        }
+        return ToolArguments(values: values)
+    }
+
+    private static func check(_ value: JSONValue, against argument: ToolArgument, tool: String) throws {
+        let name = "\(tool): '\(argument.name)'"
+        func checkString(_ value: JSONValue) throws {
+            guard case .string(let text) = value else { throw MCPInvalidParams("\(name) must be a string\(argument.kind == .strings ? " in each item" : ""), not \(describe(value))") }
+            guard text.unicodeScalars.count <= argument.maxLength else {
+                throw MCPInvalidParams("\(name) is \(text.unicodeScalars.count) characters long; at most \(argument.maxLength)")
+            }
+            if !argument.choices.isEmpty, !argument.choices.contains(text) {
+                throw MCPInvalidParams("\(name) must be one of \(argument.choices.joined(separator: ", ")), not '\(quoted(text))'")
+            }
+        }
+        func checkInteger(_ value: JSONValue) throws {
+            guard case .number(let number) = value, number.rounded() == number, abs(number) < 1e15 else {
+                throw MCPInvalidParams("\(name) must be a whole number\(argument.kind == .integers ? " in each item" : ""), not \(describe(value))")
+            }
+            let whole = Int(number)
+            if let minimum = argument.minimum, whole < minimum { throw MCPInvalidParams("\(name) must be at least \(minimum), not \(whole)") }
+            if let maximum = argument.maximum, whole > maximum { throw MCPInvalidParams("\(name) must be at most \(maximum), not \(whole)") }
+        }
+        switch argument.kind {
+        case .string: try checkString(value)
+        case .integer: try checkInteger(value)
+        case .boolean:
+            guard case .bool = value else { throw MCPInvalidParams("\(name) must be true or false, not \(describe(value))") }
+        case .strings, .integers:
+            guard case .array(let items) = value else { throw MCPInvalidParams("\(name) must be a list, not \(describe(value))") }
+            guard !items.isEmpty else { throw MCPInvalidParams("\(name) is an empty list: leave it out or name at least one") }
+            guard items.count <= argument.maxItems else { throw MCPInvalidParams("\(name) lists \(items.count) items; at most \(argument.maxItems)") }
+            for item in items { try argument.kind == .strings ? checkString(item) : checkInteger(item) }
+        }
+    }
+
+    /// What a wrong value is, without repeating it (it may be a megabyte).
+    private static func describe(_ value: JSONValue) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .number: return "a number"
+        case .string(let text): return text.count <= 40 ? "the string '\(quoted(text))'" : "a string"
+        case .array(let items): return "a list of \(items.count)"
+        case .object: return "an object"
+        }
+    }
+
+    /// Text quoted in a message: at most 40 characters, control characters as spaces.
+    static func quoted(_ text: String) -> String {
+        let short = text.count > 40 ? String(text.prefix(40)) + "…" : text
+        return String(String.UnicodeScalarView(short.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
+    }
+
+    package func string(_ name: String) -> String? {
+        if case .string(let text)? = values[name] { return text }
+        return nil
+    }
+
+    package func integer(_ name: String) -> Int? {
+        if case .number(let number)? = values[name] { return Int(number) }
+        return nil
+    }
+
+    package func bool(_ name: String) -> Bool? {
+        if case .bool(let flag)? = values[name] { return flag }
+        return nil
+    }
+
+    package func strings(_ name: String) -> [String]? {
+        guard case .array(let items)? = values[name] else { return nil }
+        return items.compactMap { if case .string(let text) = $0 { return text } else { return nil } }
+    }
+
+    package func integers(_ name: String) -> [Int]? {
+        guard case .array(let items)? = values[name] else { return nil }
+        return items.compactMap { if case .number(let number) = $0 { return Int(number) } else { return nil } }
+    }
+
+    package func has(_ name: String) -> Bool { values[name] != nil }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import MetrikaAPI
+@testable import MetrikaMCP
+import MetrikaModel
+import MetrikaRender
+import MetrikaStore
+import MetrikaSystem
+import MetrikaTestSupport
+import MetrikaUseCases
+import Testing
+
+/// `check_alerts` against the simulator's alert situations (docs/simulator.md, Fixtures/alerts) and
+/// `draw_chart` against the default fixtures: one simulator each for the suite.
+@Suite struct ToolAlertChartTests {
+    /// The simulator's clock and metrika's: Monday 2026-11-30, judging Sunday 11-29.
+    static let simulatorNow = RFC3339.parse("2026-12-01T06:00:00Z")!
+    static let monday = RFC3339.parse("2026-11-30T06:00:00Z")!
+    static let alerts = Result { try ToolSimulator(fixtures: "alerts", now: simulatorNow) }
+    static let reports = Result { try ToolSimulator(now: monday) }
+
+    @Test func checkAlertsFindsWhatADryRunFindsAndAskingTwiceGivesTheSameAnswerAndRemembersNothing() async throws {
+        let folder = try TemporaryFolder()
+        let services = TestServices(try Self.alerts.get(), database: folder.path + "/h.sqlite", now: Self.monday)
+        let catalogue = MetrikaToolCatalogue(services: services)
+        let first = try await catalogue.call("check_alerts", arguments: [], activity: RecordedProgress())
+        #expect(!first.isError, "\(first.text)")
+        let findings = first.structuredContent?["findings"]?.items ?? []
+        let found = Set(findings.compactMap { finding -> String? in
+            guard let id = finding["counter_id"]?.number, let notice = finding["notice"]?.text else { return nil }
+            return "\(Int(id)) \(notice)"
+        })
+        #expect(found.isSuperset(of: ["520002 stopped", "520004 rise", "520005 drop"]))
+        #expect(!found.contains { $0.hasPrefix("520001 ") }, "a quiet Sunday is no alert")
+        #expect(findings.allSatisfy { $0["day"] == .string("2026-11-29") })
+        // The same judgement the dry run makes, worded as its lines.
+        let loader = try services.historyLoader(offline: true)
+        let counters = try await services.alertCounters([], loader: loader).counters
+        let outcome = await AlertCheck(loader: loader, settings: AlertSettings(), activity: ToolActivity(now: services.now)).run(counters: counters, explain: false)
+        #expect(first.text.hasPrefix(outcome.findings.map { AlertText.line($0) + "\n" }.joined()))
+        // Read-only: nothing marked as told, so the second answer is the first.
+        for counter in counters { #expect(try loader.store.openAlertEpisodes(counterID: counter.id).isEmpty) }
+        let again = try await catalogue.call("check_alerts", arguments: [], activity: RecordedProgress())
+        #expect(again.structuredContent == first.structuredContent)
+        #expect(again.text == first.text)
+        for counter in counters { #expect(try loader.store.openAlertEpisodes(counterID: counter.id).isEmpty) }
+        // The day named is the day judged.
+        let named = try await catalogue.call("check_alerts", arguments: [("counter_ids", ints([520005])), ("date", .string("2026-11-29"))], activity: RecordedProgress())
+        #expect(named.structuredContent?["findings"]?.items.compactMap { $0["notice"]?.text } == ["drop"])
+        let future = try await catalogue.call("check_alerts", arguments: [("date", .string("2026-12-01"))], activity: RecordedProgress())
+        #expect(future.isError && future.text == "date 2026-12-01 has not ended yet: give a day before today")
+        let bad = try await catalogue.call("check_alerts", arguments: [("date", .string("Sunday"))], activity: RecordedProgress())
+        #expect(bad.isError && bad.text == "date must be a day as YYYY-MM-DD (the day to judge), not 'Sunday'")
+    }
+
+    @Test func aCounterThatCannotBeReadIsAFailureAmongTheOthersAndAloneAnError() async throws {
+        let folder = try TemporaryFolder()
+        let services = TestServices(try Self.reports.get(), database: folder.path + "/h.sqlite", now: Self.monday)
+        let alone = try await MetrikaToolCatalogue(services: services).call("check_alerts", arguments: [("counter_ids", ints([9999]))], activity: RecordedProgress())
+        #expect(alone.isError)
+        #expect(alone.text.hasPrefix("Error: counter 9999: "))
+    }
+
+    @Test func drawChartIsThePNGOfChartWithASummary() async throws {
+        try ToolCheck.require("rsvg-convert", package: "librsvg2-bin")
+        let folder = try TemporaryFolder()
+        let services = TestServices(try Self.reports.get(), database: folder.path + "/h.sqlite", now: Self.monday)
+        let result = try await MetrikaToolCatalogue(services: services).call(
+            "draw_chart", arguments: [("counter_ids", ints([1001, 1003])), ("metrics", strings(["visits"])), ("from", .string("2026-10-01")), ("to", .string("2026-10-31"))],
+            activity: RecordedProgress())
+        #expect(!result.isError, "\(result.text)")
+        guard case .image(let bytes, let type)? = result.content.first else {
+            Issue.record("no image block first")
+            return
+        }
+        #expect(type == "image/png")
+        #expect(Array(bytes.prefix(8)) == PNGImage.signature)
+        let size = try #require(PNGImage.size(of: Data(bytes)))
+        #expect(size.width == 1600 && size.height == 800)
+        #expect(result.text.hasPrefix("Line chart 1600×800 PNG of visits by day for 1001 "))
+        #expect(result.text.contains("2026-10-01 – 2026-10-31"))
+    }
+
+    struct MissingRasterizer: ChartRasterizer {
+        func png(fromSVG svg: Data, scale: Double) throws -> Data {
+            throw ChartRasterizerError("rsvg-convert is not installed: PNG charts need librsvg (Debian/Ubuntu: apt-get install librsvg2-bin)")
+        }
+    }
+
+    @Test func drawChartWithoutRsvgConvertIsAnErrorWithTheInstallHint() async throws {
+        let folder = try TemporaryFolder()
+        var services = TestServices(try Self.reports.get(), database: folder.path + "/h.sqlite", now: Self.monday)
+        services.rasterizer = MissingRasterizer()
+        let result = try await MetrikaToolCatalogue(services: services).call(
+            "draw_chart", arguments: [("counter_ids", ints([1001])), ("period", .string("last7days"))], activity: RecordedProgress())
+        #expect(result.isError)
+        #expect(result.text == "rsvg-convert is not installed: PNG charts need librsvg (Debian/Ubuntu: apt-get install librsvg2-bin)")
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import MetrikaAPI
+@testable import MetrikaMCP
+import MetrikaModel
+import MetrikaRender
+import MetrikaSimulator
+import MetrikaStore
+import MetrikaSystem
+import MetrikaUseCases
+import Testing
+
+/// `get_report`, `list_counters` and `list_goals` against the simulator in this process (one for the
+/// suite) and a history database per test.
+@Suite struct ToolReportTests {
+    static let now = RFC3339.parse("2026-11-30T09:00:00Z")!
+    static let simulator = Result { try ToolSimulator(now: now) }
+    /// 2,601 counters (Fixtures/many).
+    static let many = Result { try ToolSimulator(fixtures: "many", now: now) }
+
+    let folder: TemporaryFolder
+    let services: TestServices
+    let catalogue: MetrikaToolCatalogue
+
+    init() throws {
+        folder = try TemporaryFolder()
+        services = TestServices(try Self.simulator.get(), database: folder.path + "/history.sqlite", now: Self.now)
+        catalogue = MetrikaToolCatalogue(services: services)
+    }
+
+    func call(_ tool: String, _ given: [(String, JSONValue)], progress: RecordedProgress = RecordedProgress()) async throws -> MCPToolResult {
+        try await catalogue.call(tool, arguments: given, activity: progress)
+    }
+
+    /// What `metrika report --json` prints for the request: the same use case into the same sink.
+    func cliDocument(_ request: ReportRequest, database: String) async throws -> JSONValue {
+        let out = OutputWriter()
+        let services = TestServices(try Self.simulator.get(), database: database, now: Self.now)
+        if request.usesHistory {
+            try await HistoryReport(request: request, loader: try services.historyLoader(offline: false), activity: ToolActivity(now: services.now)).run(into: ReportJSONSink(output: out))
+        } else {
+            try await DirectReport.run(request, client: try services.client(), activity: ToolActivity(now: services.now), into: ReportJSONSink(output: out), showsProgress: false)
+        }
+        return try ToolJSON.parse(out.bytes)
+    }
+
+    @Test func aTimeSeriesIsTheDocumentOfReportJSONAndTheTableOfReport() async throws {
+        let result = try await call("get_report", [("counter_ids", ints([1001])), ("from", .string("2026-10-01")), ("to", .string("2026-10-31")),
+                                                   ("metrics", strings(["visits", "bounceRate", "avgVisitDuration", "revenue"]))])
+        #expect(!result.isError, "\(result.text)")
+        let structured = try #require(result.structuredContent)
+        let request = try ReportRequest(counterIDs: [1001], from: .absolute(Day(iso: "2026-10-01")!), to: .absolute(Day(iso: "2026-10-31")!),
+                                        metrics: try ReportTerms.metrics(["visits", "bounceRate", "avgVisitDuration", "revenue"]))
+        let cli = try await cliDocument(request, database: folder.path + "/cli.sqlite")
+        #expect(structured.serialized(pretty: true) == cli.serialized(pretty: true))
+        #expect(structured["more"] == nil)
+        #expect(structured["rows"]?.items.count == 31)
+        let units = structured["columns"]?.items.compactMap { $0["unit"]?.text }
+        #expect(units == ["count", "percent", "seconds", "money"])
+        // The table: durations as mm:ss, rates with %, money with its sign, a total.
+        let text = result.text
+        #expect(text.contains("Total"))
+        #expect(text.contains("%"))
+        #expect(text.contains("₽"))
+        #expect(text.range(of: #"\b\d+:\d\d\b"#, options: .regularExpression) != nil)
+        #expect(text.split(separator: "\n").allSatisfy { $0.count <= GetReportTool.tableWidth })
+    }
+
+    @Test func aRepeatedTimeSeriesCostsNoRequest() async throws {
+        let simulator = try Self.simulator.get()
+        let given: [(String, JSONValue)] = [("counter_ids", ints([1003])), ("from", .string("2026-09-01")), ("to", .string("2026-09-30")), ("group", .string("week"))]
+        let first = try await call("get_report", given)
+        #expect(try simulator.requestCount(pathPrefix: "/stat/v1/data", counter: 1003) > 0)
+        let before = try simulator.requestCount(pathPrefix: "/stat/v1/data", counter: 1003)
+        let again = try await call("get_report", given)
+        #expect(try simulator.requestCount(pathPrefix: "/stat/v1/data", counter: 1003) == before)
+        #expect(again.structuredContent == first.structuredContent)
+        let offline = try await call("get_report", given + [("offline", .bool(true))])
+        #expect(offline.structuredContent == first.structuredContent)
+        #expect(first.structuredContent?["grouping"] == .string("week"))
+    }
+
+    @Test func aDimensionReportIsCutToItsPageAndContinuedByOffset() async throws {
+        let base: [(String, JSONValue)] = [("counter_ids", ints([1004])), ("from", .string("2026-11-01")), ("to", .string("2026-11-07")),
+                                           ("dimensions", strings(["searchPhrase"])), ("metrics", strings(["visits"]))]
+        let progress = RecordedProgress()
+        let first = try await call("get_report", base, progress: progress)
+        #expect(!first.isError, "\(first.text)")
+        let page = try #require(first.structuredContent)
+        #expect(page["rows"]?.items.count == 500)
+        let more = try #require(page["more"])
+        #expect(more["offset"] == .number(501))
+        let total = try #require(more["rows_total"]?.number)
+        #expect(total >= 100_000)
+        #expect(first.text.contains("Showing rows 1–500 of \(GetReportTool.grouped(Int(total))); call get_report again with offset 501"))
+        #expect(progress.reports.withLock { $0 }.last == 500)
+        // The next page starts where the first stopped: none of its phrases again, none left out
+        // (the API's order is by visits, descending).
+        let second = try await call("get_report", base + [("offset", .number(501))])
+        #expect(second.structuredContent?["more"]?["offset"] == .number(1001))
+        let rows = { (result: MCPToolResult) in result.structuredContent?["rows"]?.items ?? [] }
+        #expect(rows(second).count == 500)
+        let bridge = try await call("get_report", base + [("offset", .number(500)), ("limit", .number(2))])
+        #expect(rows(bridge).count == 2)
+        #expect(rows(bridge).first == rows(first).last)
+        #expect(rows(bridge).last == rows(second).first)
+        // The last page has no `more`.
+        let last = try await call("get_report", base + [("offset", .number(total - 9))])
+        #expect(last.structuredContent?["rows"]?.items.count == 10)
+        #expect(last.structuredContent?["more"] == nil)
+        // Bounded: an answer far below 1 MB.
+        let bytes = (first.structuredContent?.serialized().utf8.count ?? 0) + first.text.utf8.count
+        #expect(bytes < 300_000)
+    }
+
+    @Test func theLargestPageStaysFarBelowOneMegabyte() async throws {
+        let result = try await call("get_report", [("counter_ids", ints([1004])), ("from", .string("2026-11-02")), ("to", .string("2026-11-02")),
+                                                   ("dimensions", strings(["searchPhrase"])), ("limit", .number(Double(GetReportTool.maximumLimit))),
+                                                   ("metrics", strings(["visits", "pageviews", "users", "newUsers", "pageDepth", "avgVisitDuration", "bounceRate", "percentNewVisitors", "robotPercentage"]))])
+        #expect(!result.isError, "\(result.text)")
+        let bytes = (result.structuredContent?.serialized().utf8.count ?? 0) + result.text.utf8.count
+        #expect(bytes < 1_000_000)
+        #expect(result.structuredContent?["rows"]?.items.count == GetReportTool.maximumLimit)
+    }
+
+    @Test func rowsBeyondTheByteBoundAreLeftForTheNextPage() throws {
+        let json = OutputWriter()
+        let table = OutputWriter()
+        let window = ReportWindow([ReportJSONSink(output: json), ReportTableSink(output: table, maxWidth: 120)], skip: 0, take: 1000, json: json, byteBudget: 2_000, progress: { _ in })
+        let counter = Counter(id: 1, name: "A", site: "a.example")
+        try window.begin(ReportLayout(dimensions: [MetrikaModel.Dimension.named("searchPhrase")!], metrics: [Metric.visits], period: try #require(DateRange(from: Day(iso: "2026-11-01")!, to: Day(iso: "2026-11-01")!)), grouping: nil, multipleCounters: false, raw: false))
+        try window.beginSection(counter: counter, sampling: nil)
+        try window.append((1...200).map { Report.Row(dimensions: [DimensionValue(name: "phrase \($0)")], values: [Quantity(Double($0), unit: .count)]) })
+        try window.endSection(totals: [Quantity(1, unit: .count)], missingDays: [])
+        try window.end()
+        #expect(window.cutByBytes)
+        #expect(window.rowsSeen == 200)
+        #expect(window.rowsShown > 0 && window.rowsShown < 200)
+        let document = try ToolJSON.parse(json.bytes)
+        #expect(document["rows"]?.items.count == window.rowsShown)
+        #expect(json.byteCount < 2_000 + 600, "a row or two and the document's end beyond the bound")
+    }
+
+    @Test func aTimeSeriesIsPagedByTheAnswerNotTheAPI() async throws {
+        let base: [(String, JSONValue)] = [("counter_ids", ints([1001])), ("from", .string("2026-01-01")), ("to", .string("2026-10-31")), ("metrics", strings(["visits"]))]
+        let first = try await call("get_report", base + [("limit", .number(100))])
+        let rows = first.structuredContent?["rows"]?.items ?? []
+        #expect(rows.count == 100)
+        #expect(first.structuredContent?["more"]?["offset"] == .number(101))
+        #expect(first.structuredContent?["more"]?["rows_total"] == .number(304))
+        let whole = try await call("get_report", base + [("limit", .number(400))])
+        let next = try await call("get_report", base + [("limit", .number(100)), ("offset", .number(101))])
+        #expect(next.structuredContent?["rows"]?.items.first == whole.structuredContent?["rows"]?.items[100])
+        // The totals are the whole range's, whatever page is shown.
+        #expect(first.structuredContent?["counters"] == whole.structuredContent?["counters"])
+    }
+
+    @Test func failuresOfTheWorkAreErrorResultsWithTheCLISentence() async throws {
+        // A counter the token cannot read: the API's refusal, as the CLI words it.
+        let foreign = try await call("get_report", [("counter_ids", ints([9999])), ("from", .string("2026-10-01")), ("to", .string("2026-10-02"))])
+        #expect(foreign.isError)
+        var expected = ""
+        do { _ = try await services.client().fetchCounter(id: 9999) } catch let failure as any MetrikaFailure { expected = failure.message }
+        #expect(!expected.isEmpty)
+        #expect(foreign.text == expected)
+        #expect(foreign.structuredContent == nil)
+        // A bad date: DateExpression's sentence.
+        let badDate = try await call("get_report", [("counter_ids", ints([1001])), ("from", .string("2026-13-45"))])
+        #expect(badDate.isError)
+        var dateSentence = ""
+        do { _ = try DateExpression(parsing: "2026-13-45", option: "from") } catch let failure as UsageError { dateSentence = failure.message }
+        #expect(badDate.text == dateSentence)
+        // An unknown metric, 21 metrics, a contradiction: ReportTerms' and ReportRequest's sentences.
+        let metric = try await call("get_report", [("counter_ids", ints([1001])), ("metrics", strings(["visitz"]))])
+        #expect(metric.isError && metric.text.hasPrefix("Unknown metric 'visitz'. Use one of"))
+        let both = try await call("get_report", [("counter_ids", ints([1001])), ("period", .string("lastWeek")), ("from", .string("today"))])
+        #expect(both.text == "--period and --from contradict each other: give a named period or dates, not both")
+        let compare = try await call("get_report", [("counter_ids", ints([1001])), ("dimensions", strings(["trafficSource"])), ("compare", .bool(true))])
+        #expect(compare.isError && compare.text.hasPrefix("--compare works for time-series reports only"))
+        // Offline with nothing stored.
+        let offline = try await call("get_report", [("counter_ids", ints([1001])), ("from", .string("2026-10-01")), ("to", .string("2026-10-02")), ("offline", .bool(true))])
+        #expect(offline.isError)
+        var offlineSentence = ""
+        let request = try ReportRequest(counterIDs: [1001], from: .absolute(Day(iso: "2026-10-01")!), to: .absolute(Day(iso: "2026-10-02")!), offline: true)
+        do {
+            try await HistoryReport(request: request, loader: try services.historyLoader(offline: true), activity: ToolActivity(now: services.now)).run(into: ReportJSONSink(output: OutputWriter()))
+        } catch let failure as any MetrikaFailure { offlineSentence = failure.message }
+        #expect(!offlineSentence.isEmpty)
+        #expect(offline.text == offlineSentence)
+    }
+
+    @Test func aCancelledCallEndsWithCancellationNotAResult() async throws {
+        let catalogue = self.catalogue
+        let task = Task {
+            try await catalogue.call("get_report", arguments: [("counter_ids", ints([1004])), ("from", .string("2026-11-01")), ("to", .string("2026-11-07")),
+                                                               ("dimensions", strings(["searchPhrase"])), ("limit", .number(1000))], activity: RecordedProgress())
+        }
+        task.cancel()
+        let outcome = await task.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+    }
+
+    @Test func theTokenNeverAppearsInAnAnswer() async throws {
+        var leaky = services
+        leaky.token = "revoked-token"
+        let result = try await MetrikaToolCatalogue(services: leaky).call("list_counters", arguments: [], activity: RecordedProgress())
+        #expect(result.isError)
+        #expect(!result.text.contains("revoked-token"))
+        #expect(!result.text.isEmpty)
+    }
+
+    @Test func listCountersIsWhatCountersKnowsWithServerTextAsData() async throws {
+        let result = try await call("list_counters", [])
+        let counters = result.structuredContent?["counters"]?.items ?? []
+        let ids = counters.compactMap { $0["id"]?.number }.map(Int.init)
+        let listed = try await services.client().fetchCounterList().counters
+        #expect(ids == listed.map(\.id))
+        let script = try #require(counters.first { $0["id"] == .number(1002) })
+        #expect(script["name"] == .string("<script>alert(\"x\") </script> & Co") || script["name"]?.text?.hasPrefix("<script>") == true)
+        #expect(script["time_zone"] == .string("Asia/Yekaterinburg"))
+        #expect(script["permission"] == .string("edit"))
+        #expect(script["currency"] == .null)
+        let searched = try await call("list_counters", [("search", .string("Ромашка"))])
+        #expect(searched.structuredContent?["counters"]?.items.compactMap { $0["id"]?.number } == [1001])
+    }
+
+    @Test func aLongCounterListIsCutAndSaysHowToNarrowIt() async throws {
+        let services = TestServices(try Self.many.get(), database: folder.path + "/many.sqlite", now: Self.now)
+        let result = try await MetrikaToolCatalogue(services: services).call("list_counters", arguments: [], activity: RecordedProgress())
+        #expect(result.structuredContent?["counters"]?.items.count == ListCountersTool.maximumListed)
+        #expect(result.structuredContent?["left_out"] == .number(1_601))
+        #expect(result.text.contains("1 601 more counters are not listed: narrow the list with search."))
+    }
+
+    @Test func listGoalsIsWhatGoalsShows() async throws {
+        let result = try await call("list_goals", [("counter_id", .number(1001))])
+        let goals = result.structuredContent?["goals"]?.items ?? []
+        #expect(goals.compactMap { $0["id"]?.number } == [4001, 4002])
+        #expect(goals.first?["name"] == .string("Оформление заказа"))
+        #expect(result.text.contains("Оформление заказа"))
+        let foreign = try await call("list_goals", [("counter_id", .number(9999))])
+        #expect(foreign.isError)
+    }
+}

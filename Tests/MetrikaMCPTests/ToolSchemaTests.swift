@@ -1,0 +1,117 @@
+import Foundation
+@testable import MetrikaMCP
+import MetrikaAPI
+import MetrikaModel
+import MetrikaRender
+import MetrikaSystem
+import MetrikaUseCases
+import Testing
+
+/// The one table behind the tools: the schemas `tools/list` shows and the decoding of a call's
+/// arguments come from it; a bad argument is `MCPInvalidParams` before any work (no services are
+/// touched: these run against a services value whose every method fails the test).
+@Suite struct ToolSchemaTests {
+    /// Services that must never be reached.
+    struct Unreachable: MCPServices {
+        var now: @Sendable () -> Date { { Date(timeIntervalSince1970: 0) } }
+        func client() throws -> MetrikaAPI.MetrikaClient { Issue.record("the API was reached"); throw CancellationError() }
+        func historyLoader(offline: Bool) throws -> MetrikaUseCases.HistoryLoader { Issue.record("the history was reached"); throw CancellationError() }
+        var rasterizer: any MetrikaSystem.ChartRasterizer { RSVGConvertRasterizer(environment: [:]) }
+        func alertSettings() throws -> MetrikaUseCases.AlertSettings { Issue.record("the config was reached"); throw CancellationError() }
+        func alertCounters(_ ids: [Int], loader: MetrikaUseCases.HistoryLoader) async throws -> (counters: [MetrikaModel.Counter], failures: [(counterID: Int, failure: any MetrikaModel.MetrikaFailure)]) {
+            Issue.record("the counters were reached")
+            throw CancellationError()
+        }
+        var secrets: [String] { [] }
+    }
+
+    let catalogue = MetrikaToolCatalogue(services: Unreachable())
+
+    @Test func theFiveToolsInTheirFixedOrderEachReadOnlyWithAnObjectSchemaThatRefusesUnknownMembers() {
+        #expect(catalogue.tools.map(\.name) == ["list_counters", "get_report", "list_goals", "check_alerts", "draw_chart"])
+        for tool in catalogue.tools {
+            #expect(tool.readOnly)
+            #expect(tool.inputSchema["type"] == .string("object"))
+            #expect(tool.inputSchema["additionalProperties"] == .bool(false))
+            #expect(tool.description.contains("Example: {"), "\(tool.name) shows an example call")
+            #expect(tool.description.lowercased().contains("quota") || tool.description.contains("request"), "\(tool.name) says what it costs")
+        }
+        #expect(catalogue.tools.first { $0.name == "draw_chart" }?.outputSchema == nil)
+        #expect(catalogue.tools.first { $0.name == "get_report" }?.outputSchema?["type"] == .string("object"))
+    }
+
+    @Test func theSchemaOfEveryArgumentComesFromTheTable() throws {
+        let report = try #require(MetrikaToolCatalogue.specs.first { $0.name == "get_report" })
+        let schema = report.inputSchema
+        #expect(schema["required"] == .array([.string("counter_ids")]))
+        let properties = try #require(schema["properties"])
+        #expect(properties["counter_ids"]?["type"] == .string("array"))
+        #expect(properties["counter_ids"]?["items"]?["type"] == .string("integer"))
+        #expect(properties["counter_ids"]?["maxItems"] == .number(20))
+        #expect(properties["group"]?["enum"] == .array([.string("day"), .string("week"), .string("month")]))
+        #expect(properties["limit"]?["maximum"] == .number(Double(GetReportTool.maximumLimit)))
+        #expect(properties["limit"]?["default"] == .number(500))
+        #expect(properties["offline"]?["type"] == .string("boolean"))
+        // Every argument of the table is in the schema, and nothing else.
+        if case .object(let members)? = schema["properties"] {
+            #expect(members.map(\.0) == report.arguments.map(\.name))
+        } else {
+            Issue.record("no properties")
+        }
+    }
+
+    func refused(_ tool: String, _ given: [(String, JSONValue)]) async -> String? {
+        do {
+            _ = try await catalogue.call(tool, arguments: given, activity: RecordedProgress())
+            return nil
+        } catch let invalid as MCPInvalidParams {
+            return invalid.message
+        } catch {
+            Issue.record("not MCPInvalidParams: \(error)")
+            return nil
+        }
+    }
+
+    @Test func badArgumentTypesAreInvalidParamsNeverATrapAndNeverWork() async throws {
+        let dropTable = try #require(await refused("get_report", [("counter_ids", .string("DROP TABLE"))]))
+        #expect(dropTable == "get_report: 'counter_ids' must be a list, not the string 'DROP TABLE'")
+        let long = try #require(await refused("get_report", [("counter_ids", ints(Array(1...10_000)))]))
+        #expect(long == "get_report: 'counter_ids' lists 10000 items; at most 20")
+        let huge = String(repeating: "x", count: 1 << 20)
+        let megabyte = try #require(await refused("get_report", [("counter_ids", ints([1001])), ("filters", .string(huge))]))
+        #expect(megabyte == "get_report: 'filters' is 1048576 characters long; at most 2000")
+        #expect(megabyte.count < 100, "the message never repeats the text")
+        let unknown = try #require(await refused("get_report", [("counter_ids", ints([1001])), ("token", .string("x"))]))
+        #expect(unknown.hasPrefix("get_report takes no argument 'token'; its arguments are: counter_ids, from, to, period"))
+        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("limit", .number(2.5))]) == "get_report: 'limit' must be a whole number, not a number")
+        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("limit", .number(1e300))]) == "get_report: 'limit' must be a whole number, not a number")
+        #expect(await refused("get_report", [("counter_ids", ints([0]))]) == "get_report: 'counter_ids' must be at least 1, not 0")
+        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("limit", .number(100_000))]) == "get_report: 'limit' must be at most 1000, not 100000")
+        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("group", .string("year"))]) == "get_report: 'group' must be one of day, week, month, not 'year'")
+        #expect(await refused("get_report", [("counter_ids", .array([]))]) == "get_report: 'counter_ids' is an empty list: leave it out or name at least one")
+        #expect(await refused("get_report", [("counter_ids", .array([.string("1001")]))]) == "get_report: 'counter_ids' must be a whole number in each item, not the string '1001'")
+        #expect(await refused("get_report", [("from", .string("today"))])?.hasPrefix("get_report needs 'counter_ids'") == true)
+        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("offline", .string("yes"))]) == "get_report: 'offline' must be true or false, not the string 'yes'")
+        #expect(await refused("list_goals", [("counter_id", .object([]))]) == "list_goals: 'counter_id' must be a whole number, not an object")
+        #expect(await refused("list_goals", [("counter_id", .number(1)), ("counter_id", .number(2))]) == "list_goals: 'counter_id' is given twice")
+        #expect(await refused("drop_tables", [])?.hasPrefix("Unknown tool 'drop_tables'; the tools are list_counters, get_report") == true)
+        // A control character in a quoted name does not break the one line.
+        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("x\ny", .bool(true))])?.contains("'x y'") == true)
+    }
+
+    @Test func nullIsLeftOut() throws {
+        let spec = try #require(MetrikaToolCatalogue.specs.first { $0.name == "get_report" })
+        let decoded = try ToolArguments.decode([("counter_ids", ints([1001, 1001])), ("limit", .null)], for: spec)
+        #expect(decoded.integer("limit") == nil)
+        #expect(SharedArguments.ids(decoded) == [1001])
+    }
+
+    @Test func theReportJSONReaderGivesBackTheValueItsWriterWrote() throws {
+        let value = JSONValue.object([("a", .string("«Ромашка» \"q\" \\ \n\t\u{01} 🍜")), ("b", .array([.number(1.5), .number(-2e-7), .null, .bool(true)])), ("c", .object([]))])
+        for pretty in [false, true] {
+            let parsed = try ToolJSON.parse(Array(value.serialized(pretty: pretty).utf8))
+            #expect(parsed.serialized() == value.serialized())
+        }
+        #expect(throws: ToolJSON.Malformed.self) { try ToolJSON.parse(Array("{\"a\": }".utf8)) }
+    }
+}
