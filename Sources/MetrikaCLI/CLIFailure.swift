@@ -1,3 +1,4 @@
+import Foundation
 import MetrikaModel
 
 /// What the CLI itself can fail at, beside a wrong command line (`UsageError`): a history that is
@@ -26,6 +27,8 @@ enum CLIFailure: MetrikaFailure, Equatable {
     case pastedTokenRejected(reason: String)
     /// `logout`: the token was not revoked, for `reason`; the local copy in `kept` stays.
     case notSignedOut(reason: String, kept: String, manualRevocation: String, exitCode: Int32)
+    /// `live`: the terminal refused raw mode (tcgetattr/tcsetattr failed with `errno`); nothing was changed.
+    case terminal(errno: Int32)
     /// An error that is no `MetrikaFailure` (nothing metrika expects), in its own words.
     case unexpected(String)
 
@@ -55,6 +58,8 @@ enum CLIFailure: MetrikaFailure, Equatable {
             "Not signed out: the token was not revoked on the server (\(reason)), so it may still be valid there; "
                 + "the local copy in \(kept) is kept. Fix that and run `metrika logout` again, or run `metrika logout --local-only` "
                 + "to delete only the local copy (then revoke the token at \(manualRevocation))."
+        case .terminal(let number):
+            "cannot take over the terminal (\(String(cString: strerror(number)))); run without a terminal for one plain snapshot: metrika live … | cat"
         case .unexpected(let description):
             description
         }
@@ -67,6 +72,7 @@ enum CLIFailure: MetrikaFailure, Equatable {
         case .sendmailDidNotStart, .sendmailTimedOut, .sendmailFailed: ExitCode.unavailable
         case .pastedTokenRejected: ExitCode.noPermission
         case .notSignedOut(_, _, _, let exitCode): exitCode
+        case .terminal: ExitCode.ioError
         case .unexpected: ExitCode.failure
         }
     }
