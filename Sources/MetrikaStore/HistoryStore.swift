@@ -502,7 +502,7 @@ package final class HistoryStore: Sendable {
         return size.int64Value
     }
 
-    /// Deletes, in one transaction, daily values of days before `before` and period totals of periods
+    /// Deletes, in one transaction, daily and hourly values of days before `before` and period totals of periods
     /// ending before it (plus fetch-log entries left describing nothing). Returns how many values (daily
     /// values and period totals) were deleted. The file does not shrink until `VACUUM`.
     package func prune(before: Day) throws -> Int {
@@ -511,11 +511,13 @@ package final class HistoryStore: Sendable {
             let dailyCount = database.changes
             try database.execute("DELETE FROM period_totals WHERE period_to < ?", [.text(before.iso)])
             let totalCount = database.changes
+            try database.execute("DELETE FROM hourly_values WHERE day < ?", [.text(before.iso)])
+            let hourlyCount = database.changes
             try database.execute("""
                 DELETE FROM fetch_log WHERE range_to < ?
                     AND NOT EXISTS (SELECT 1 FROM daily_values WHERE fetch_id = fetch_log.id)
                 """, [.text(before.iso)])
-            return dailyCount + totalCount
+            return dailyCount + totalCount + hourlyCount
         }
     }
 

@@ -162,6 +162,37 @@ enum Schema {
                 PRIMARY KEY (destination, counter_id, day, metric)
             ) WITHOUT ROWID;
             """),
+        // `metrika alert --today` (and `metrika live`): values by local hour (00–23 of the counter's
+        // time zone). A day's hours are stored together, all 24 once the day is over (an hour
+        // without visits is 0, not absent); an hour is settled once its day is, like days. And the
+        // hourly check's open anomalies (told once, as `alert_episodes` are for days, apart from
+        // them: a daily run never closes an hourly episode).
+        Migration(version: 7, name: "hourly_values", sql: """
+            CREATE TABLE hourly_values (
+                counter_id INTEGER NOT NULL REFERENCES counters(id) ON DELETE CASCADE,
+                metric TEXT NOT NULL,
+                day TEXT NOT NULL CHECK (day GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+                hour INTEGER NOT NULL CHECK (hour BETWEEN 0 AND 23),
+                unit TEXT NOT NULL,
+                value REAL,
+                settled INTEGER NOT NULL CHECK (settled IN (0, 1)),
+                fetched_at REAL NOT NULL,
+                PRIMARY KEY (counter_id, metric, day, hour)
+            ) WITHOUT ROWID;
+            CREATE TABLE hourly_episodes (
+                counter_id INTEGER NOT NULL,
+                metric TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('drop', 'rise', 'stopped')),
+                day TEXT NOT NULL CHECK (day GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+                since_hour INTEGER NOT NULL CHECK (since_hour BETWEEN 0 AND 23),
+                last_day TEXT NOT NULL,
+                last_hour INTEGER NOT NULL CHECK (last_hour BETWEEN 0 AND 23),
+                value REAL NOT NULL,
+                expected REAL NOT NULL,
+                notified_at REAL NOT NULL,
+                PRIMARY KEY (counter_id, metric)
+            ) WITHOUT ROWID;
+            """),
     ]
 
     /// The schema version this build creates and understands.

@@ -73,6 +73,20 @@ struct CounterFixture: Sendable {
     /// Runs of days whose orders are worth this factor of the usual (a discount bug: purchases go on,
     /// revenue falls).
     var orderWaves: [TrafficWave] = []
+    /// The local day and hour from which the counter records nothing at all (`stops_at`: the tracking
+    /// code fell off the site mid-day and stays off); nil: it never stops.
+    var stopsAt: HourStop? = nil
+}
+
+/// A local day and hour: from the start of that hour on, nothing is recorded.
+struct HourStop: Sendable {
+    let day: Day
+    let hour: Int
+
+    /// Whether the hour `hour` of `day` is at or after the stop.
+    func covers(_ day: Day, hour: Int) -> Bool {
+        day > self.day || (day == self.day && hour >= self.hour)
+    }
 }
 
 /// Who an API token belongs to and what it can read.
@@ -333,6 +347,13 @@ struct FixtureSet: Sendable {
         fixture.waves = waves
         fixture.outages = try dayRuns(entry["outages"], counter: id, zone: zone, now: now)
         fixture.currency = entry["currency"]?.stringValue ?? "RUB"
+        if let stop = entry["stops_at"] {
+            guard let hour = stop["hour"]?.intValue, (0...23).contains(hour),
+                  let run = try dayRuns(.array([.object([("from", stop["day"] ?? .null)])]), counter: id, zone: zone, now: now).first else {
+                throw FixtureError(file: "counters.json", reason: "stops_at of counter \(id) needs day (a date or NdaysAgo) and hour (0-23)")
+            }
+            fixture.stopsAt = HourStop(day: run.from, hour: hour)
+        }
         if let shop = entry["shop"] {
             fixture.purchasePercent = shop["purchase_percent"]?.doubleValue ?? 2
             fixture.averageOrder = shop["average_order"]?.doubleValue ?? 2_500

@@ -49,6 +49,9 @@ enum DimensionKind: Sendable, Equatable {
     case date
     /// `ym:s:datePeriod<group>`: one row per period.
     case period(DateGrouping)
+    /// `ym:s:hour`: one row per local hour of the day (`00:00` … `23:00`), alone (the hours of the
+    /// whole interval summed) or after `ym:s:date` (each day's hours).
+    case hour
     /// A visit attribute such as the traffic source.
     case attribute(Attribute)
     /// A product of a shop's e-commerce events (name, brand, category).
@@ -60,7 +63,7 @@ extension DimensionKind {
     var isValued: Bool {
         switch self {
         case .attribute, .product: return true
-        case .date, .period: return false
+        case .date, .period, .hour: return false
         }
     }
 }
@@ -392,6 +395,8 @@ struct ParsedStatQuery: Sendable {
             let kind: DimensionKind
             if name == "ym:s:date" {
                 kind = .date
+            } else if name == "ym:s:hour" {
+                kind = .hour
             } else if name == "ym:s:datePeriod<group>" {
                 kind = .period(group)
             } else if name.hasPrefix("ym:s:datePeriod"), let g = DateGrouping(rawValue: String(name.dropFirst("ym:s:datePeriod".count))) {
@@ -408,11 +413,17 @@ struct ParsedStatQuery: Sendable {
             }
             dimensions.append(kind)
         }
-        let dateDimensions = dimensions.filter { !$0.isValued }
+        let dateDimensions = dimensions.filter { !$0.isValued && $0 != .hour }
+        if dimensions.contains(.hour) {
+            // The simulator cuts hours by day only: `ym:s:hour` alone, or `ym:s:date,ym:s:hour`.
+            guard dimensions == [.hour] || dimensions == [.date, .hour] else {
+                return fail(APIError.invalidParameter("The simulator answers ym:s:hour alone or after ym:s:date only"))
+            }
+        }
         guard dateDimensions.count <= 1 else {
             return fail(APIError.invalidParameter("The simulator supports one date dimension per query"))
         }
-        if byTime, !dateDimensions.isEmpty {
+        if byTime, !dateDimensions.isEmpty || dimensions.contains(.hour) {
             return fail(APIError.invalidParameter("Date dimensions are not allowed in /stat/v1/data/bytime; use group"))
         }
 
@@ -485,6 +496,10 @@ struct ParsedStatQuery: Sendable {
                     APIError.invalidParameter(
                         "The simulator filters product reports by product dimensions only, not by \(term.attribute.apiName)"))
             }
+        }
+
+        if dimensions.contains(.hour), metrics.contains(where: \.isProduct) || !filters.isEmpty || !productFilters.isEmpty {
+            return fail(APIError.invalidParameter("The simulator answers ym:s:hour with visit metrics and without filters only"))
         }
 
         // Paging.

@@ -123,6 +123,8 @@ struct ProductFigures: Sendable {
 struct ReportRow: Sendable {
     /// Index into `ReportResult.buckets`.
     var bucket: Int
+    /// The local hour (0–23) of an `ym:s:hour` row; nil otherwise.
+    var hour: Int? = nil
     /// The value index of each attribute dimension, in query order.
     var values: [Int]
     var figures: RowFigures
@@ -183,7 +185,7 @@ struct ReportEngine {
             switch dimension {
             case .date: return DateGrouping.day.buckets(from: query.date1, through: query.date2)
             case let .period(group): return group.buckets(from: query.date1, through: query.date2)
-            case .attribute, .product: continue
+            case .attribute, .product, .hour: continue
             }
         }
         return [query.date1...query.date2]
@@ -199,6 +201,7 @@ struct ReportEngine {
 
     /// Runs the query over `buckets`; the error is a ready 400 `query_error`.
     func run(buckets: [ClosedRange<Day>]) -> Result<ReportResult, ResponseError> {
+        if query.dimensions.contains(.hour) { return .success(runHours(buckets: buckets)) }
         if isProductReport {
             let products = runProducts(buckets: buckets)
             // Product metrics beside visit metrics (by date, or in all): the days' visit figures
@@ -325,6 +328,51 @@ struct ReportEngine {
             ReportResult(
                 buckets: buckets, rows: rows, bucketTotals: bucketTotals, totals: totals, sampleShare: share,
                 populationVisits: wholePopulationVisits))
+    }
+
+    /// An `ym:s:hour` report: each bucket's days split by local hour (`TrafficModel.hourFigures`, whose
+    /// hours add up to the day exactly), one row per bucket and hour with visits (hours without any
+    /// are left out, as the API leaves them out), several counters' rows merged. Never sampled.
+    func runHours(buckets: [ClosedRange<Day>]) -> ReportResult {
+        var byKey: [Int: RowFigures] = [:]
+        var totals = RowFigures(goalCount: query.goalIDs.count)
+        var bucketTotals = Array(repeating: RowFigures(goalCount: query.goalIDs.count), count: buckets.count)
+        var populationVisits = 0
+        for counter in query.counters {
+            let clock = CounterClock(now: now, timeZone: counter.timeZone)
+            let goalIndexes = query.goalIDs.map { id in counter.goals.firstIndex(where: { $0.id == id }) }
+            for (bucketIndex, bucket) in buckets.enumerated() {
+                let first = max(bucket.lowerBound, counter.createDay)
+                let last = min(bucket.upperBound, clock.today)
+                guard first <= last else { continue }
+                for day in first...last {
+                    for (hour, figures) in model.hourFigures(counter, on: day, clock: clock).enumerated() where figures.visits > 0 {
+                        var row = RowFigures(goalCount: query.goalIDs.count)
+                        row.visits = Double(figures.visits)
+                        row.pageviews = Double(figures.pageviews)
+                        row.bounces = Double(figures.bounces)
+                        row.durationSeconds = Double(figures.durationSeconds)
+                        row.users = Double(figures.users)
+                        row.newUsers = Double(figures.newUsers)
+                        row.robotVisits = Double(figures.robotVisits)
+                        for (slot, index) in goalIndexes.enumerated() {
+                            if let index { row.goalReaches[slot] = Double(figures.goalReaches[index]) }
+                        }
+                        row.purchases = Double(figures.purchases)
+                        row.revenueKopecks = Double(figures.revenueKopecks)
+                        byKey[bucketIndex * 24 + hour, default: RowFigures(goalCount: query.goalIDs.count)].add(row)
+                        bucketTotals[bucketIndex].add(row)
+                        totals.add(row)
+                        populationVisits += figures.visits
+                    }
+                }
+            }
+        }
+        let rows = byKey.keys.sorted().map { key in
+            ReportRow(bucket: key / 24, hour: key % 24, values: [], figures: byKey[key] ?? RowFigures(goalCount: query.goalIDs.count))
+        }
+        return ReportResult(buckets: buckets, rows: rows, bucketTotals: bucketTotals, totals: totals, sampleShare: nil,
+                            populationVisits: populationVisits)
     }
 
     /// The same query without its product metrics (their values are filled in from the products).

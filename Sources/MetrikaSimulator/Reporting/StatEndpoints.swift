@@ -226,8 +226,8 @@ struct ReportWriter: Sendable {
                         case let (x?, y?): ordering = x < y ? -1 : (x > y ? 1 : 0)
                         }
                     } else {
-                        let x = result.rows[a].bucket
-                        let y = result.rows[b].bucket
+                        let x = result.rows[a].bucket * 24 + (result.rows[a].hour ?? 0)
+                        let y = result.rows[b].bucket * 24 + (result.rows[b].hour ?? 0)
                         ordering = x < y ? -1 : (x > y ? 1 : 0)
                     }
                 }
@@ -243,7 +243,7 @@ struct ReportWriter: Sendable {
         switch dimension {
         case let .attribute(attribute): return attributes.describe(attribute, value, language: query.language)
         case let .product(field): return (nil, ProductCatalog.describe(field, value))
-        case .date, .period: return (nil, nil)
+        case .date, .period, .hour: return (nil, nil)
         }
     }
 
@@ -264,6 +264,9 @@ struct ReportWriter: Sendable {
                     ("from", .string(bucket.lowerBound.string)),
                     ("to", .string(bucket.upperBound.string)),
                 ])
+            case .hour:
+                let hour = row.hour ?? 0
+                return .object([("name", .string(hour < 10 ? "0\(hour):00" : "\(hour):00"))])
             case .attribute, .product:
                 let (id, name) = valueName(query.dimensions[index], row.values[attributePositions[index]!])
                 var cell: [(String, JSONValue)] = [("name", name.map(JSONValue.string) ?? .null)]
@@ -286,7 +289,7 @@ struct ReportWriter: Sendable {
         for (index, dimension) in query.dimensions.enumerated() {
             if index > 0 { out.output.append(UInt8(ascii: ",")) }
             switch dimension {
-            case .date, .period:
+            case .date, .period, .hour:
                 out.write(dimensionCell(index, reportRow))
             case .attribute, .product:
                 let (id, name) = valueName(dimension, reportRow.values[attributePositions[index]!])

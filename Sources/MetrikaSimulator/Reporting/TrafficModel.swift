@@ -76,22 +76,82 @@ struct PeriodFigures: Sendable {
 struct CounterClock: Sendable {
     let today: Day
     let fractionOfToday: Double
+    /// The local hour running now (0–23), and the part of it that has passed.
+    let hour: Int
+    let fractionOfHour: Double
 
     init(now: Date, timeZone: TimeZone) {
         let offset = timeZone.secondsFromGMT(for: now)
         let local = now.timeIntervalSince1970 + Double(offset)
         today = Day(epochSeconds: now.timeIntervalSince1970, offsetSeconds: offset)
-        let seconds = local - Double(today.number) * 86_400
-        fractionOfToday = min(1, max(0, seconds / 86_400))
+        let seconds = min(86_400, max(0, local - Double(today.number) * 86_400))
+        fractionOfToday = seconds / 86_400
+        hour = min(23, Int(seconds / 3_600))
+        fractionOfHour = min(1, (seconds - Double(hour) * 3_600) / 3_600)
     }
 }
 
 /// The deterministic traffic generator: daily figures per counter from a seeded model with weekly
 /// seasonality, a slow trend and noise. Nothing is stored; the same day always gives the same
-/// figures (except today, which grows as the day passes).
+/// figures (except today, which grows hour by hour along the daily curve as the day passes).
 struct TrafficModel: Sendable {
     /// Monday-first weekly shape: weekdays busier than weekends.
     static let weekly: [Double] = [1.06, 1.09, 1.07, 1.04, 0.96, 0.84, 0.88]
+
+    /// The daily curve by local hour (00:00 first), as shares of a whole day: the night low (04:00
+    /// about a tenth of the afternoon), the afternoon high. Sums to 1.
+    static let hourly: [Double] = {
+        let shape: [Double] = [0.34, 0.22, 0.15, 0.11, 0.10, 0.12, 0.22, 0.42, 0.66, 0.86, 1.00, 1.08,
+                               1.12, 1.15, 1.18, 1.16, 1.12, 1.06, 1.02, 0.98, 0.94, 0.84, 0.68, 0.50]
+        let sum = shape.reduce(0, +)
+        return shape.map { $0 / sum }
+    }()
+
+    /// The share of a whole day's traffic each local hour of `day` holds: the daily curve, with the
+    /// hours that have not happened yet (today after the running hour) and the hours from the
+    /// counter's `stops_at` on at 0, and the running hour scaled by the part of it that has passed.
+    func hourWeights(_ counter: CounterFixture, on day: Day, clock: CounterClock) -> [Double] {
+        var weights = TrafficModel.hourly
+        for hour in 0..<24 {
+            if day == clock.today, hour > clock.hour { weights[hour] = 0 }
+            if day == clock.today, hour == clock.hour { weights[hour] *= clock.fractionOfHour }
+            if let stop = counter.stopsAt, stop.covers(day, hour: hour) { weights[hour] = 0 }
+        }
+        return weights
+    }
+
+    /// The part of a whole day's traffic `day` has: exactly 1 for a past day the counter recorded
+    /// whole; less for today (the hours so far) and for the day tracking stopped.
+    func dayShare(_ counter: CounterFixture, on day: Day, clock: CounterClock) -> Double {
+        let partial = day == clock.today || (counter.stopsAt.map { $0.day <= day } ?? false)
+        return partial ? hourWeights(counter, on: day, clock: clock).reduce(0, +) : 1
+    }
+
+    /// The figures of `counter` on `day` by local hour (00:00 first): the day's figures split over
+    /// `hourWeights` with largest-remainder rounding, so each count's hours add up to the day's
+    /// exactly. Hours that have not happened (and hours after a stop) are all zero.
+    func hourFigures(_ counter: CounterFixture, on day: Day, clock: CounterClock) -> [DayFigures] {
+        let whole = figures(counter, on: day, clock: clock)
+        var hours = Array(repeating: DayFigures(goalReaches: Array(repeating: 0, count: counter.goals.count)), count: 24)
+        guard whole.visits > 0 else { return hours }
+        let weights = hourWeights(counter, on: day, clock: clock)
+        func split(_ total: Int, _ assign: (inout DayFigures, Int) -> Void) {
+            var parts = Array(repeating: 0, count: 24)
+            PathSet.splitLargestRemainder(total, shares: weights, range: 0..<24, into: &parts)
+            for hour in 0..<24 { assign(&hours[hour], parts[hour]) }
+        }
+        split(whole.visits) { $0.visits = $1 }
+        split(whole.pageviews) { $0.pageviews = $1 }
+        split(whole.bounces) { $0.bounces = $1 }
+        split(whole.durationSeconds) { $0.durationSeconds = $1 }
+        split(whole.users) { $0.users = $1 }
+        split(whole.newUsers) { $0.newUsers = $1 }
+        split(whole.robotVisits) { $0.robotVisits = $1 }
+        for (index, reaches) in whole.goalReaches.enumerated() { split(reaches) { $0.goalReaches[index] = $1 } }
+        split(whole.purchases) { $0.purchases = $1 }
+        split(whole.revenueKopecks) { $0.revenueKopecks = $1 }
+        return hours
+    }
 
     /// The per-counter constants of the model.
     struct Profile: Sendable {
@@ -128,7 +188,9 @@ struct TrafficModel: Sendable {
         let shape = counter.weekly?[day.weekdayFromMonday] ?? TrafficModel.weekly[day.weekdayFromMonday]
         var expected = counter.traffic * trend * season * shape * noise * rampUp
         for wave in counter.waves where wave.days.contains(day) { expected *= wave.factor }
-        if day == clock.today { expected *= clock.fractionOfToday }
+        // Today so far (the hours that have passed, by the daily curve) or a day cut short by a stop.
+        let share = dayShare(counter, on: day, clock: clock)
+        expected *= share
         let visits = Int(expected.rounded())
         guard visits > 0 else { return DayFigures(goalReaches: Array(repeating: 0, count: counter.goals.count)) }
 
@@ -148,7 +210,7 @@ struct TrafficModel: Sendable {
             if goal.outages.contains(where: { $0.contains(day) }) { return 0 }
             if let perDay = goal.perDay {
                 var mean = perDay * shape
-                if day == clock.today { mean *= clock.fractionOfToday }
+                mean *= share
                 return min(visits, TrafficModel.poisson(mean: mean, uniform: Seed.unit(id, goal.id &* 7919, n)))
             }
             return min(visits, Int((v * goal.conversionPercent / 100 * Seed.between(0.85...1.15, id, goal.id, n)).rounded()))

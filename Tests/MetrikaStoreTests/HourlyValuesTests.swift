@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+@testable import MetrikaModel
+@testable import MetrikaStore
+
+/// The hour grain (`hourly_values`): a day's hours stored together, an hour settled once its day is,
+/// today's hours replaced by a later fetch, a partial day never settled.
+@Suite struct HourlyValuesTests {
+    /// 24 hours of visits and one goal; hours from `until` on have not happened (nil).
+    func hours(_ base: Double, until: Int = 24) -> [[Double?]?] {
+        (0..<24).map { hour in hour < until ? [base + Double(hour), Double(hour % 3)] : nil }
+    }
+
+    let goal = Metric.named("goal7reaches")!
+
+    @Test func aFinishedDayIsSettledAndReadBackHourByHour() throws {
+        try withTemporaryDirectory { directory in
+            let store = try makeStore(in: directory)
+            let (past, today) = (day("2026-11-24"), day("2026-12-01"))
+            try store.storeHourly(counterID: sampleCounter.id, metrics: [.visits, goal], values: [past: hours(100), today: hours(10, until: 15)],
+                                  settledBefore: today, fetchedAt: Date(timeIntervalSince1970: 1_796_126_000))
+            let read = try store.hourlyValues(counterID: sampleCounter.id, days: [past, today, day("2026-11-17")], metrics: [.visits, goal])
+            #expect(read.count == 2, "a day never stored is left out")
+            let pastHours = try #require(read[past])
+            #expect(pastHours[0]! == [100, 0] && pastHours[23]! == [123, 2])
+            let todayHours = try #require(read[today])
+            #expect(todayHours[14]! == [24, 2])
+            #expect(todayHours[15] == nil, "an hour that had not happened is not stored")
+            #expect(try store.settledHourDays(counterID: sampleCounter.id, days: [past, today], metrics: [.visits, goal]) == [past])
+            // Asked with another metric beside: no hour is complete, no day settled.
+            let other = try store.hourlyValues(counterID: sampleCounter.id, days: [past], metrics: [.visits, .pageviews])
+            #expect(other[past]?.allSatisfy { $0 == nil } == true)
+            #expect(try store.settledHourDays(counterID: sampleCounter.id, days: [past], metrics: [.visits, .pageviews]).isEmpty)
+        }
+    }
+
+    @Test func aLaterFetchReplacesTheDaysHoursAndSettlesThem() throws {
+        try withTemporaryDirectory { directory in
+            let store = try makeStore(in: directory)
+            let today = day("2026-12-01")
+            try store.storeHourly(counterID: sampleCounter.id, metrics: [.visits, goal], values: [today: hours(10, until: 15)],
+                                  settledBefore: today, fetchedAt: Date(timeIntervalSince1970: 1_796_126_000))
+            // The next day: the whole of it, settled; goal at 0 at 14:00 replaces the earlier 2.
+            var whole = hours(20)
+            whole[14] = [30, 0]
+            try store.storeHourly(counterID: sampleCounter.id, metrics: [.visits, goal], values: [today: whole],
+                                  settledBefore: today.adding(days: 1), fetchedAt: Date(timeIntervalSince1970: 1_796_216_000))
+            let read = try #require(try store.hourlyValues(counterID: sampleCounter.id, days: [today], metrics: [.visits, goal])[today])
+            #expect(read[14]! == [30, 0] && read[23]! == [43, 2])
+            #expect(try store.settledHourDays(counterID: sampleCounter.id, days: [today], metrics: [goal]) == [today])
+            // Pruned with the days before a later day.
+            #expect(try store.prune(before: day("2026-12-02")) == 48)
+            #expect(try store.hourlyValues(counterID: sampleCounter.id, days: [today], metrics: [.visits]).isEmpty)
+        }
+    }
+
+    @Test func badInputWritesNothing() throws {
+        try withTemporaryDirectory { directory in
+            let store = try makeStore(in: directory)
+            let (first, second) = (day("2026-11-23"), day("2026-11-24"))
+            var short = hours(5)
+            short[3] = [1]
+            #expect(throws: StoreError.self) {
+                try store.storeHourly(counterID: sampleCounter.id, metrics: [.visits, goal], values: [first: hours(1), second: short],
+                                      settledBefore: second, fetchedAt: Date())
+            }
+            #expect(throws: StoreError.self) {
+                try store.storeHourly(counterID: 999, metrics: [.visits], values: [first: (0..<24).map { _ in [1] }], settledBefore: second, fetchedAt: Date())
+            }
+            #expect(try store.hourlyValues(counterID: sampleCounter.id, days: [first, second], metrics: [.visits, goal]).isEmpty)
+        }
+    }
+}
+
+/// Migration 7 on a database of the previous version: its days stay, hours can be stored.
+@Suite struct HourlyMigrationTests {
+    @Test func aVersion6DatabaseGainsTheHourTablesAndKeepsItsDays() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/old.sqlite"
+            let july = range("2026-07-01", "2026-07-03")
+            do {
+                let old = try HistoryStore(path: path)
+                try old.upsertCounters([sampleCounter])
+                try old.storeDaily(counterID: sampleCounter.id, range: july, metrics: [.visits],
+                                   values: Dictionary(uniqueKeysWithValues: july.days.map { ($0, [5.0]) }),
+                                   fetchedAt: Date(timeIntervalSince1970: 1_782_900_000), settledBefore: july.to, sampled: false, dataLag: nil)
+            }
+            // Back to version 6, as a metrika before the hourly check left it.
+            for table in ["hourly_values", "hourly_episodes"] { _ = try rawRows(path, "DROP TABLE \(table)") }
+            _ = try rawRows(path, "DELETE FROM metrika_migrations WHERE version >= 7")
+            _ = try rawRows(path, "PRAGMA user_version = 6")
+            let store = try HistoryStore(path: path)
+            #expect(try store.dailyValues(counterID: sampleCounter.id, range: july, metrics: [.visits]).count == 3)
+            try store.storeHourly(counterID: sampleCounter.id, metrics: [.visits], values: [july.from: (0..<24).map { [Double($0)] }],
+                                  settledBefore: july.to, fetchedAt: Date(timeIntervalSince1970: 1_782_900_000))
+            #expect(try store.settledHourDays(counterID: sampleCounter.id, days: [july.from], metrics: [.visits]) == [july.from])
+            #expect(try store.openHourlyEpisodes(counterID: sampleCounter.id).isEmpty)
+        }
+    }
+}
+
+/// The hourly check's ledger (`hourly_episodes`): opened, moved on, closed, in one transaction each.
+@Suite struct HourlyEpisodesTests {
+    @Test func episodesAreOpenedMovedOnAndClosed() throws {
+        try withTemporaryDirectory { directory in
+            let store = try makeStore(in: directory)
+            let episode = HourlyEpisode(counterID: sampleCounter.id, metric: "ym:s:visits", kind: "stopped", day: day("2026-12-01"), sinceHour: 14,
+                                        lastDay: day("2026-12-01"), lastHour: 16, value: 0, expected: 1_600, notifiedAt: Date(timeIntervalSince1970: 1_796_135_400))
+            try store.recordHourlyEpisodes(opened: [episode], touched: [], closed: [])
+            #expect(try store.openHourlyEpisodes(counterID: sampleCounter.id) == ["ym:s:visits": episode])
+            var moved = episode
+            (moved.lastDay, moved.lastHour) = (day("2026-12-02"), 3)
+            try store.recordHourlyEpisodes(opened: [], touched: [moved], closed: [])
+            #expect(try store.openHourlyEpisodes(counterID: sampleCounter.id)["ym:s:visits"] == moved)
+            // Apart from the daily ledger: its episodes are not these.
+            #expect(try store.openAlertEpisodes(counterID: sampleCounter.id).isEmpty)
+            try store.recordHourlyEpisodes(opened: [], touched: [], closed: [(sampleCounter.id, "ym:s:visits")])
+            #expect(try store.openHourlyEpisodes(counterID: sampleCounter.id).isEmpty)
+        }
+    }
+}
