@@ -4,8 +4,12 @@ import MetrikaModel
 /// An anomaly `metrika alert` announced and has not yet seen end: one per counter and metric.
 /// While it is open, a later run that sees the same kind of anomaly stays silent.
 package struct AlertEpisode: Sendable, Equatable {
+    /// Its short id in the history database (`metrika alert --status`, `--forget ID`); nil until stored.
+    /// Never reused: an episode forgotten and told again gets a new one.
+    package var id: Int?
     package var counterID: Int
-    /// The metric's API name (`ym:s:visits`, `ym:s:goal4001reaches`).
+    /// The metric's API name (`ym:s:visits`, `ym:s:goal4001reaches`), or any key of the caller's
+    /// that names one thing watched per counter (an hourly check's own episodes).
     package var metric: String
     /// `drop`, `rise` or `stopped`.
     package var kind: String
@@ -17,8 +21,13 @@ package struct AlertEpisode: Sendable, Equatable {
     package var value: Double
     package var expected: Double
     package var notifiedAt: Date
+    /// The value and the expected value the last run that saw it measured (nil: none since it was told).
+    package var lastValue: Double?
+    package var lastExpected: Double?
 
-    package init(counterID: Int, metric: String, kind: String, since: Day, lastDay: Day, value: Double, expected: Double, notifiedAt: Date) {
+    package init(id: Int? = nil, counterID: Int, metric: String, kind: String, since: Day, lastDay: Day, value: Double, expected: Double,
+                 notifiedAt: Date, lastValue: Double? = nil, lastExpected: Double? = nil) {
+        self.id = id
         self.counterID = counterID
         self.metric = metric
         self.kind = kind
@@ -27,5 +36,32 @@ package struct AlertEpisode: Sendable, Equatable {
         self.value = value
         self.expected = expected
         self.notifiedAt = notifiedAt
+        self.lastValue = lastValue
+        self.lastExpected = lastExpected
     }
+}
+
+/// News a run is about to tell about one episode, to be claimed (`HistoryStore.claimAlertNews`)
+/// before it is printed or delivered, so that overlapping runs tell it once.
+package enum AlertNews: Sendable, Equatable {
+    /// A new anomaly: claimed when no episode of its counter and metric of the same kind is open;
+    /// the claim opens it (replacing an episode of another kind).
+    case open(AlertEpisode)
+    /// An open episode that ended (back to normal): claimed while that episode (same kind, same
+    /// first day) is still open; the claim closes it.
+    case close(AlertEpisode)
+
+    /// The episode it is about.
+    package var episode: AlertEpisode {
+        switch self {
+        case .open(let episode), .close(let episode): return episode
+        }
+    }
+}
+
+/// A claim won: the news, as written (an opened episode carries its new id), and the episode it
+/// replaced or closed, restored by `HistoryStore.releaseAlertClaims` when the news could not be delivered.
+package struct AlertClaim: Sendable, Equatable {
+    package var news: AlertNews
+    package var previous: AlertEpisode?
 }

@@ -11,45 +11,140 @@ extension HistoryStore {
 
     // MARK: - Episodes
 
+    private static let episodeColumns = "id, counter_id, metric, kind, since, last_day, value, expected, notified_at, last_value, last_expected"
+
+    private static func episode(_ row: [SQLiteValue]) -> AlertEpisode? {
+        guard let id = row[0].int, let counterID = row[1].int, let metric = row[2].string, let kind = row[3].string,
+              let since = row[4].string.flatMap(Day.init(iso:)), let last = row[5].string.flatMap(Day.init(iso:)),
+              let value = row[6].double, let expected = row[7].double, let notified = row[8].double else { return nil }
+        return AlertEpisode(id: id, counterID: counterID, metric: metric, kind: kind, since: since, lastDay: last, value: value, expected: expected,
+                            notifiedAt: Date(timeIntervalSince1970: notified), lastValue: row[9].double, lastExpected: row[10].double)
+    }
+
+    /// The open episode of `counterID`'s `metric`, read inside the caller's transaction.
+    private static func openEpisode(_ database: Database, counterID: Int, metric: String) throws -> AlertEpisode? {
+        try database.rows("SELECT \(episodeColumns) FROM alert_episodes WHERE counter_id = ? AND metric = ?",
+                          [.integer(Int64(counterID)), .text(metric)]).first.flatMap(episode)
+    }
+
+    /// Writes `episode` in place of any of its counter and metric: a new id, unless it carries one
+    /// (an episode put back by a release keeps its id).
+    private static func insert(_ episode: AlertEpisode, _ database: Database) throws {
+        try database.execute("""
+            INSERT OR REPLACE INTO alert_episodes (id, counter_id, metric, kind, since, last_day, value, expected, notified_at, last_value, last_expected)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [episode.id.map { .integer(Int64($0)) } ?? .null, .integer(Int64(episode.counterID)), .text(episode.metric), .text(episode.kind),
+             .text(episode.since.iso), .text(episode.lastDay.iso), .real(episode.value), .real(episode.expected),
+             .real(episode.notifiedAt.timeIntervalSince1970), episode.lastValue.map { .real($0) } ?? .null, episode.lastExpected.map { .real($0) } ?? .null])
+    }
+
     /// The open episodes of a counter, by metric API name.
     package func openAlertEpisodes(counterID: Int) throws -> [String: AlertEpisode] {
         let rows = try alertTransaction { database in
-            try database.rows(
-                "SELECT metric, kind, since, last_day, value, expected, notified_at FROM alert_episodes WHERE counter_id = ?",
-                [.integer(Int64(counterID))])
+            try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes WHERE counter_id = ?", [.integer(Int64(counterID))])
         }
         var result: [String: AlertEpisode] = [:]
-        for row in rows {
-            guard let metric = row[0].string, let kind = row[1].string, let since = row[2].string.flatMap(Day.init(iso:)),
-                  let last = row[3].string.flatMap(Day.init(iso:)), let value = row[4].double, let expected = row[5].double,
-                  let notified = row[6].double else { continue }
-            result[metric] = AlertEpisode(counterID: counterID, metric: metric, kind: kind, since: since, lastDay: last, value: value,
-                                          expected: expected, notifiedAt: Date(timeIntervalSince1970: notified))
-        }
+        for episode in rows.compactMap(Self.episode) { result[episode.metric] = episode }
         return result
     }
 
+    /// Every open episode, by counter and then in the order they were told (`metrika alert --status`).
+    package func allOpenAlertEpisodes() throws -> [AlertEpisode] {
+        try alertTransaction { database in
+            try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes ORDER BY counter_id, id").compactMap(Self.episode)
+        }
+    }
+
     /// Records a run's decisions in ONE transaction: `opened` replace any episode of their counter and
-    /// metric, `closed` (counter id, metric) are forgotten, `touched` only move their last day on.
+    /// metric, `closed` (counter id, metric) are forgotten, `touched` only move their last day on (and
+    /// keep the value and expected value they measured).
     package func recordAlertEpisodes(opened: [AlertEpisode], touched: [AlertEpisode], closed: [(counterID: Int, metric: String)]) throws {
         guard !(opened.isEmpty && touched.isEmpty && closed.isEmpty) else { return }
         try alertTransaction { database in
-            for episode in opened {
-                try database.execute("""
-                    INSERT OR REPLACE INTO alert_episodes (counter_id, metric, kind, since, last_day, value, expected, notified_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [.integer(Int64(episode.counterID)), .text(episode.metric), .text(episode.kind), .text(episode.since.iso),
-                     .text(episode.lastDay.iso), .real(episode.value), .real(episode.expected), .real(episode.notifiedAt.timeIntervalSince1970)])
-            }
+            for episode in opened { try Self.insert(episode, database) }
             for episode in touched {
-                try database.execute(
-                    "UPDATE alert_episodes SET last_day = max(last_day, ?) WHERE counter_id = ? AND metric = ?",
-                    [.text(episode.lastDay.iso), .integer(Int64(episode.counterID)), .text(episode.metric)])
+                try database.execute("""
+                    UPDATE alert_episodes SET last_day = max(last_day, ?), last_value = coalesce(?, last_value), last_expected = coalesce(?, last_expected)
+                    WHERE counter_id = ? AND metric = ? AND last_day <= ?
+                    """,
+                    [.text(episode.lastDay.iso), episode.lastValue.map { .real($0) } ?? .null, episode.lastExpected.map { .real($0) } ?? .null,
+                     .integer(Int64(episode.counterID)), .text(episode.metric), .text(episode.lastDay.iso)])
             }
             for (counterID, metric) in closed {
                 try database.execute("DELETE FROM alert_episodes WHERE counter_id = ? AND metric = ?", [.integer(Int64(counterID)), .text(metric)])
             }
+        }
+    }
+
+    /// Claims `news` in ONE write transaction (`BEGIN IMMEDIATE`: overlapping runs queue on the busy
+    /// timeout), so that of any number of runs (processes, connections) deciding the same news, exactly
+    /// one wins it and tells it. Per item, in order: the claim as written, or nil when the news is
+    /// already told (another run opened that episode or closed that one first). A won claim is
+    /// already remembered: give it back with `releaseAlertClaims` when telling it fails.
+    package func claimAlertNews(_ news: [AlertNews]) throws -> [AlertClaim?] {
+        guard !news.isEmpty else { return [] }
+        return try alertTransaction { database in
+            try news.map { item -> AlertClaim? in
+                let episode = item.episode
+                let current = try Self.openEpisode(database, counterID: episode.counterID, metric: episode.metric)
+                switch item {
+                case .open:
+                    if let current, current.kind == episode.kind { return nil }
+                    var opened = episode
+                    opened.id = nil
+                    try Self.insert(opened, database)
+                    opened.id = try database.scalar("SELECT id FROM alert_episodes WHERE counter_id = ? AND metric = ?",
+                                                    [.integer(Int64(episode.counterID)), .text(episode.metric)])?.int
+                    return AlertClaim(news: .open(opened), previous: current)
+                case .close:
+                    guard let current, current.kind == episode.kind, current.since == episode.since else { return nil }
+                    try database.execute("DELETE FROM alert_episodes WHERE id = ?", [.int(current.id ?? 0)])
+                    return AlertClaim(news: .close(current), previous: current)
+                }
+            }
+        }
+    }
+
+    /// Gives back claims whose news could not be told (a webhook or mail that failed), in ONE
+    /// transaction, so that the next run tells it again: an opened episode still as claimed is
+    /// removed (and the one it replaced put back); a closed one is put back unless reopened since.
+    package func releaseAlertClaims(_ claims: [AlertClaim]) throws {
+        guard !claims.isEmpty else { return }
+        try alertTransaction { database in
+            for claim in claims {
+                let episode = claim.news.episode
+                let current = try Self.openEpisode(database, counterID: episode.counterID, metric: episode.metric)
+                switch claim.news {
+                case .open(let opened):
+                    guard let current, current.id == opened.id else { continue }
+                    try database.execute("DELETE FROM alert_episodes WHERE id = ?", [.int(current.id ?? 0)])
+                    if let previous = claim.previous { try Self.insert(previous, database) }
+                case .close(let closed):
+                    guard current == nil else { continue }
+                    try Self.insert(closed, database)
+                }
+            }
+        }
+    }
+
+    /// Forgets the open episode `id` (`metrika alert --forget ID`): the next run may tell it again.
+    /// Returns it, or nil when no open episode has that id.
+    package func forgetAlertEpisode(id: Int) throws -> AlertEpisode? {
+        try alertTransaction { database in
+            guard let episode = try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes WHERE id = ?", [.int(id)]).first.flatMap(Self.episode) else {
+                return nil
+            }
+            try database.execute("DELETE FROM alert_episodes WHERE id = ?", [.int(id)])
+            return episode
+        }
+    }
+
+    /// Forgets every open episode; returns how many there were.
+    package func forgetAllAlertEpisodes() throws -> Int {
+        try alertTransaction { database in
+            try database.execute("DELETE FROM alert_episodes")
+            return database.changes
         }
     }
 

@@ -114,22 +114,84 @@ extension HistoryStore {
         return result
     }
 
+    private static func hourlyEpisode(_ database: Database, counterID: Int, metric: String) throws -> HourlyEpisode? {
+        guard let row = try database.rows(
+            "SELECT kind, day, since_hour, last_day, last_hour, value, expected, notified_at FROM hourly_episodes WHERE counter_id = ? AND metric = ?",
+            [.int(counterID), .text(metric)]).first,
+            let kind = row[0].string, let day = row[1].string.flatMap(Day.init(iso:)), let since = row[2].int,
+            let lastDay = row[3].string.flatMap(Day.init(iso:)), let lastHour = row[4].int, let value = row[5].double,
+            let expected = row[6].double, let notified = row[7].double else { return nil }
+        return HourlyEpisode(counterID: counterID, metric: metric, kind: kind, day: day, sinceHour: since, lastDay: lastDay, lastHour: lastHour,
+                             value: value, expected: expected, notifiedAt: Date(timeIntervalSince1970: notified))
+    }
+
+    private static func insertHourly(_ episode: HourlyEpisode, _ database: Database) throws {
+        try database.execute("""
+            INSERT OR REPLACE INTO hourly_episodes
+                (counter_id, metric, kind, day, since_hour, last_day, last_hour, value, expected, notified_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [.int(episode.counterID), .text(episode.metric), .text(episode.kind), .text(episode.day.iso), .int(episode.sinceHour),
+             .text(episode.lastDay.iso), .int(episode.lastHour), .real(episode.value), .real(episode.expected),
+             .real(episode.notifiedAt.timeIntervalSince1970)])
+    }
+
+    /// Claims `news` in ONE write transaction (`BEGIN IMMEDIATE`), so that of any number of
+    /// overlapping runs exactly one wins each piece of news and tells it (as `claimAlertNews` does for
+    /// the daily episodes). Per item: the claim, or nil when another run told it first. A won claim is
+    /// remembered already: give it back with `releaseHourlyClaims` when telling it fails.
+    package func claimHourlyNews(_ news: [HourlyNews]) throws -> [HourlyClaim?] {
+        guard !news.isEmpty else { return [] }
+        return try withLock { database in
+            try database.inTransaction {
+                try news.map { item -> HourlyClaim? in
+                    let episode = item.episode
+                    let current = try Self.hourlyEpisode(database, counterID: episode.counterID, metric: episode.metric)
+                    switch item {
+                    case .open:
+                        if let current, current.kind == episode.kind { return nil }
+                        try Self.insertHourly(episode, database)
+                        return HourlyClaim(news: item, previous: current)
+                    case .close:
+                        guard let current, current.kind == episode.kind, current.day == episode.day, current.sinceHour == episode.sinceHour else { return nil }
+                        try database.execute("DELETE FROM hourly_episodes WHERE counter_id = ? AND metric = ?", [.int(episode.counterID), .text(episode.metric)])
+                        return HourlyClaim(news: .close(current), previous: current)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Gives back claims whose news could not be told, in ONE transaction: an opened episode still as
+    /// claimed is removed (the one it replaced put back); a closed one is put back unless reopened.
+    package func releaseHourlyClaims(_ claims: [HourlyClaim]) throws {
+        guard !claims.isEmpty else { return }
+        try withLock { database in
+            try database.inTransaction {
+                for claim in claims {
+                    let episode = claim.news.episode
+                    let current = try Self.hourlyEpisode(database, counterID: episode.counterID, metric: episode.metric)
+                    switch claim.news {
+                    case .open(let opened):
+                        guard let current, current == opened else { continue }
+                        try database.execute("DELETE FROM hourly_episodes WHERE counter_id = ? AND metric = ?", [.int(episode.counterID), .text(episode.metric)])
+                        if let previous = claim.previous { try Self.insertHourly(previous, database) }
+                    case .close(let closed):
+                        guard current == nil else { continue }
+                        try Self.insertHourly(closed, database)
+                    }
+                }
+            }
+        }
+    }
+
     /// Records a run's hourly decisions in ONE transaction: `opened` replace any episode of their
     /// counter and metric, `touched` move their last hour on, `closed` are forgotten.
     package func recordHourlyEpisodes(opened: [HourlyEpisode], touched: [HourlyEpisode], closed: [(counterID: Int, metric: String)]) throws {
         guard !(opened.isEmpty && touched.isEmpty && closed.isEmpty) else { return }
         try withLock { database in
             try database.inTransaction {
-                for episode in opened {
-                    try database.execute("""
-                        INSERT OR REPLACE INTO hourly_episodes
-                            (counter_id, metric, kind, day, since_hour, last_day, last_hour, value, expected, notified_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                        [.int(episode.counterID), .text(episode.metric), .text(episode.kind), .text(episode.day.iso), .int(episode.sinceHour),
-                         .text(episode.lastDay.iso), .int(episode.lastHour), .real(episode.value), .real(episode.expected),
-                         .real(episode.notifiedAt.timeIntervalSince1970)])
-                }
+                for episode in opened { try Self.insertHourly(episode, database) }
                 for episode in touched {
                     try database.execute(
                         "UPDATE hourly_episodes SET last_day = ?, last_hour = ? WHERE counter_id = ? AND metric = ?",

@@ -162,12 +162,36 @@ enum Schema {
                 PRIMARY KEY (destination, counter_id, day, metric)
             ) WITHOUT ROWID;
             """),
+        // `metrika alert --status` / `--forget ID`: each open episode gets a short id that is never
+        // reused (AUTOINCREMENT), and the value and expected value the last run measured while it lasts.
+        Migration(version: 7, name: "alert_episode_ids", sql: """
+            CREATE TABLE alert_episodes_7 (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                counter_id INTEGER NOT NULL,
+                metric TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('drop', 'rise', 'stopped')),
+                since TEXT NOT NULL,
+                last_day TEXT NOT NULL,
+                value REAL NOT NULL,
+                expected REAL NOT NULL,
+                notified_at REAL NOT NULL,
+                last_value REAL,
+                last_expected REAL,
+                UNIQUE (counter_id, metric),
+                CHECK (since <= last_day)
+            );
+            INSERT INTO alert_episodes_7 (counter_id, metric, kind, since, last_day, value, expected, notified_at)
+                SELECT counter_id, metric, kind, since, last_day, value, expected, notified_at FROM alert_episodes
+                ORDER BY notified_at, counter_id, metric;
+            DROP TABLE alert_episodes;
+            ALTER TABLE alert_episodes_7 RENAME TO alert_episodes;
+            """),
         // `metrika alert --today` (and `metrika live`): values by local hour (00–23 of the counter's
         // time zone). A day's hours are stored together, all 24 once the day is over (an hour
         // without visits is 0, not absent); an hour is settled once its day is, like days. And the
         // hourly check's open anomalies (told once, as `alert_episodes` are for days, apart from
         // them: a daily run never closes an hourly episode).
-        Migration(version: 7, name: "hourly_values", sql: """
+        Migration(version: 8, name: "hourly_values", sql: """
             CREATE TABLE hourly_values (
                 counter_id INTEGER NOT NULL REFERENCES counters(id) ON DELETE CASCADE,
                 metric TEXT NOT NULL,

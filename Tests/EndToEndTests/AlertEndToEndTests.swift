@@ -183,6 +183,42 @@ final class AlertPeers: @unchecked Sendable {
         }
     }
 
+    /// Cron runs overlap (issue 32): three runs started together on a fresh history tell each alert
+    /// once between them: each alert is one stdout line of one run, and in one POST.
+    @Test func overlappingRunsTellEachAlertOnce() throws {
+        let peers = try peers()
+        let home = try TemporaryDirectory()
+        let hook = peers.hook("ok")
+        let environment = environment(peers, home, now: AlertPeers.monday)
+        final class Results: @unchecked Sendable {
+            let lock = NSLock()
+            var all: [Result<ProcessResult, any Error>] = []
+            func add(_ result: Result<ProcessResult, any Error>) {
+                lock.lock()
+                all.append(result)
+                lock.unlock()
+            }
+        }
+        let results = Results()
+        let group = DispatchGroup()
+        for _ in 0..<3 {
+            group.enter()
+            Thread {
+                results.add(Result { try metrika(["alert", "--webhook", hook.url], environment: environment) })
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        let runs = try results.all.map { try $0.get() }
+        #expect(runs.map(\.status) == [0, 0, 0], "\(runs.map(\.stderr))")
+        let lines = runs.flatMap(\.stdoutLines)
+        #expect(lines.count == 5 && Set(lines).count == 5, "each alert printed by one run only: \(lines)")
+        let posts = try peers.received(secret: hook.secret)
+        let told = posts.flatMap { Self.alertObjects($0.body) }.compactMap { $0["counter_id"] as? Int }.sorted()
+        #expect(told == [520002, 520003, 520004, 520005, 520007], "each alert in one POST: \(posts.count) POSTs")
+        #expect(posts.count == runs.filter { !$0.stdout.isEmpty }.count, "a run that told nothing posts nothing")
+    }
+
     @Test func aQuietSundayAndATinyGoalStayQuietAndADryRunRemembersNothing() throws {
         let peers = try peers()
         let home = try TemporaryDirectory()

@@ -102,7 +102,7 @@ struct OptionTests {
         ("goals", "goals --counter ID [--format table|csv|json]"),
         ("chart", "chart --counter ID[,ID…] [--metrics LIST] [--from DATE] [--to DATE | --period NAME] [--group day|week|month] --output FILE.svg|FILE.png [--format svg|png] [options]"),
         ("mail", "mail --counter ID[,ID…] --to ADDR[,ADDR…] [--sender ADDR] [--subject TEXT] [--metrics LIST] [--last Nd|Nw | --period NAME] [--sendmail PATH | --output FILE.eml | --dry-run]"),
-        ("alert", "alert [--counter ID[,ID…]] [--webhook URL] [--mail ADDR[,ADDR…]] [--currency RUB|USD|EUR|YND] [--dry-run]"),
+        ("alert", "alert [--counter ID[,ID…]] [--today] [--webhook URL] [--mail ADDR[,ADDR…]] [--currency RUB|USD|EUR|YND] [--dry-run]"),
         ("sync", "sync [--counter ID[,ID…]] [--from DATE] [--db PATH] [--clickhouse URL[,URL…] [--cluster NAME]]"),
         ("cache info", "cache info [--db PATH] [--format table|csv|json]"),
         ("cache prune", "cache prune --before DATE [--db PATH]"),

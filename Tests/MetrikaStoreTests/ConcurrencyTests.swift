@@ -192,4 +192,41 @@ import Testing
         try process.run()
         return process
     }
+
+    /// Overlapping `metrika alert` runs (issue 32): eight connections on eight threads claim the same
+    /// new episode, and then the same "back to normal": exactly one wins each, and the history holds
+    /// the winner's episode.
+    @Test func ofConnectionsClaimingTheSameAlertExactlyOneWins() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/metrika.sqlite"
+            _ = try HistoryStore(path: path)
+            let episode = AlertEpisode(counterID: 101, metric: "ym:s:visits", kind: "stopped", since: day("2026-11-28"), lastDay: day("2026-11-28"),
+                                       value: 0, expected: 600, notifiedAt: Date(timeIntervalSince1970: 1_795_953_600))
+            let errors = ErrorBox()
+            let wins = ErrorBox()
+            func race(_ news: AlertNews, _ tag: String) {
+                runOnThreads((0..<8).map { thread in
+                    {
+                        do {
+                            let store = try HistoryStore(path: path)
+                            let claims = try store.claimAlertNews([news])
+                            if claims == [nil] { return }
+                            wins.add("\(tag) \(thread)")
+                        } catch {
+                            errors.add("thread \(thread): \(error)")
+                        }
+                    }
+                })
+            }
+            race(.open(episode), "open")
+            #expect(errors.all == [])
+            #expect(wins.all.count == 1, "\(wins.all)")
+            let stored = try #require(try HistoryStore(path: path).openAlertEpisodes(counterID: 101)["ym:s:visits"])
+            #expect(stored.kind == "stopped" && stored.id != nil)
+            race(.close(stored), "close")
+            #expect(errors.all == [])
+            #expect(wins.all.filter { $0.hasPrefix("close") }.count == 1, "\(wins.all)")
+            #expect(try HistoryStore(path: path).openAlertEpisodes(counterID: 101).isEmpty)
+        }
+    }
 }

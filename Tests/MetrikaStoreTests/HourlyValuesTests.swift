@@ -72,9 +72,9 @@ import Testing
     }
 }
 
-/// Migration 7 on a database of the previous version: its days stay, hours can be stored.
+/// Migration 8 on a database of the previous version: its days stay, hours can be stored.
 @Suite struct HourlyMigrationTests {
-    @Test func aVersion6DatabaseGainsTheHourTablesAndKeepsItsDays() throws {
+    @Test func aVersion7DatabaseGainsTheHourTablesAndKeepsItsDays() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/old.sqlite"
             let july = range("2026-07-01", "2026-07-03")
@@ -85,10 +85,10 @@ import Testing
                                    values: Dictionary(uniqueKeysWithValues: july.days.map { ($0, [5.0]) }),
                                    fetchedAt: Date(timeIntervalSince1970: 1_782_900_000), settledBefore: july.to, sampled: false, dataLag: nil)
             }
-            // Back to version 6, as a metrika before the hourly check left it.
+            // Back to version 7, as a metrika before the hourly check left it.
             for table in ["hourly_values", "hourly_episodes"] { _ = try rawRows(path, "DROP TABLE \(table)") }
-            _ = try rawRows(path, "DELETE FROM metrika_migrations WHERE version >= 7")
-            _ = try rawRows(path, "PRAGMA user_version = 6")
+            _ = try rawRows(path, "DELETE FROM metrika_migrations WHERE version >= 8")
+            _ = try rawRows(path, "PRAGMA user_version = 7")
             let store = try HistoryStore(path: path)
             #expect(try store.dailyValues(counterID: sampleCounter.id, range: july, metrics: [.visits]).count == 3)
             try store.storeHourly(counterID: sampleCounter.id, metrics: [.visits], values: [july.from: (0..<24).map { [Double($0)] }],
@@ -116,6 +116,29 @@ import Testing
             #expect(try store.openAlertEpisodes(counterID: sampleCounter.id).isEmpty)
             try store.recordHourlyEpisodes(opened: [], touched: [], closed: [(sampleCounter.id, "ym:s:visits")])
             #expect(try store.openHourlyEpisodes(counterID: sampleCounter.id).isEmpty)
+        }
+    }
+
+    @Test func newsIsClaimedOnceAndGivenBackWhenItCouldNotBeTold() throws {
+        try withTemporaryDirectory { directory in
+            let store = try makeStore(in: directory)
+            let other = try HistoryStore(path: store.path)
+            let stop = HourlyEpisode(counterID: sampleCounter.id, metric: "ym:s:visits", kind: "stopped", day: day("2026-12-01"), sinceHour: 14,
+                                     lastDay: day("2026-12-01"), lastHour: 16, value: 0, expected: 1_600, notifiedAt: Date(timeIntervalSince1970: 1_796_135_400))
+            // Two runs (two connections) with the same news: one wins it.
+            let won = try store.claimHourlyNews([.open(stop)])
+            #expect(won == [HourlyClaim(news: .open(stop), previous: nil)])
+            #expect(try other.claimHourlyNews([.open(stop)]) == [nil])
+            // The delivery failed: given back, the next run claims it again.
+            try store.releaseHourlyClaims(won.compactMap { $0 })
+            #expect(try store.openHourlyEpisodes(counterID: sampleCounter.id).isEmpty)
+            let again = try other.claimHourlyNews([.open(stop)])
+            #expect(again.first??.news == .open(stop))
+            // Back to normal: closed by one run only; given back, it is open again.
+            let closed = try store.claimHourlyNews([.close(stop)])
+            #expect(try other.claimHourlyNews([.close(stop)]) == [nil])
+            try store.releaseHourlyClaims(closed.compactMap { $0 })
+            #expect(try store.openHourlyEpisodes(counterID: sampleCounter.id)["ym:s:visits"] == stop)
         }
     }
 }

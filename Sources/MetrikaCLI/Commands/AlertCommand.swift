@@ -12,7 +12,7 @@ import MetrikaUseCases
 enum AlertCommand: Command {
     static let name = "alert"
     static let summary = "Alert on yesterday's visits, goals and sales unlike the same weekday of earlier weeks; for cron"
-    static let synopses: [[UsageTerm]] = [[.optional(.counter), .optional(.webhook), .optional(.alertMail), .optional(.currency), .optional(.dryRun)]]
+    static let synopses: [[UsageTerm]] = [[.optional(.counter), .optional(.today), .optional(.webhook), .optional(.alertMail), .optional(.currency), .optional(.dryRun)]]
     static let discussion = """
     Checks the last finished day in each counter's time zone: visits, the reaches of every goal and,
     for a shop, purchases and revenue (in --currency, else the counter's own), each against the
@@ -37,13 +37,22 @@ enum AlertCommand: Command {
     sendmail (as `metrika mail` does). When a delivery fails (exit 69) nothing is remembered, so the
     next run tells it again. --dry-run prints the lines and sends and remembers nothing.
 
+    --today judges today's finished hours instead, for an hourly cron: visits and every goal's
+    reaches hour by hour, the last 3 finished hours together against the same hours of the same
+    weekday of the previous 4 weeks (their median); stopped when they are 0 for 2 hours or more
+    where those weeks always had some ("visits stopped at 14:00"). The running hour is never judged
+    (its numbers are still coming in). One request per counter and run; the earlier weeks' hours
+    are kept in the history database. Told once as well, with "back to normal at 17:00".
+
     Thresholds, metrics and counters to skip: the "alerts" member of the config file (docs/alerts.md).
 
     Example (crontab): 0 7 * * *  metrika alert --mail me@example.com > /dev/null
     (stdout to /dev/null: the mail has the lines already; errors on stderr still reach cron's mail)
+    Hourly (crontab): 5 * * * *  metrika alert --today --webhook "$SLACK_URL" > /dev/null
     """
     static let options: [OptionSpec] = [
         CounterOptions.spec(help: "Only these counters (default: the default counter(s), else every counter you can read)"),
+        Option.today.spec,
         Option.webhook.spec, Option.alertMail.spec,
         MailDelivery.senderSpec,
         MailDelivery.sendmailSpec,
@@ -59,6 +68,8 @@ enum AlertCommand: Command {
         var counterIDs: [Int]
         var dryRun: Bool
         var offline: Bool
+        /// `--today`: today's finished hours (`HourlyCheck`) instead of yesterday.
+        var today: Bool
         var currency: Currency?
         /// `--mail`: empty when the alerts are not mailed.
         var recipients: [MIMEAddress]
@@ -84,7 +95,7 @@ enum AlertCommand: Command {
             guard !recipients.isEmpty else { throw UsageError("--sender and --sendmail go with --mail ADDR") }
         }
         return Request(
-            counterIDs: ids, dryRun: options[.dryRun], offline: options[.offline], currency: try MoneyOptions.currency(options), recipients: recipients,
+            counterIDs: ids, dryRun: options[.dryRun], offline: options[.offline], today: options[.today], currency: try MoneyOptions.currency(options), recipients: recipients,
             sender: recipients.isEmpty ? nil : try MailDelivery.senderAddress(options, context: context),
             sendmail: MailDelivery.sendmailPath(options, environment: context.environment))
     }
@@ -98,8 +109,12 @@ enum AlertCommand: Command {
         if currency != nil, !settings.checkShop, !settings.metrics.contains(where: { $0.unit == .money }) {
             throw UsageError("--currency applies to a shop's revenue, which the config file's \"alerts\" turn off (\"shop\": false)")
         }
+        if request.today, currency != nil {
+            throw UsageError("--currency applies to the daily check's revenue; --today judges visits and goals")
+        }
         let webhook = try webhook(options, session: session)
         if !recipients.isEmpty, !dryRun { try MailDelivery.checkSendmail(sendmail) }
+        if request.today { return try await runToday(request, settings: settings, webhook: webhook, options: options, session: session) }
 
         let loader = try session.historyLoader(offline: offline)
         var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
@@ -110,10 +125,20 @@ enum AlertCommand: Command {
         outcome.failures = failures + outcome.failures
         for (id, failure) in outcome.failures { context.note("Error: counter \(id): \(failure.message)") }
 
-        for finding in outcome.findings { context.stdout.write(AlertText.line(finding) + "\n") }
-        try context.stdout.flushChecked()
         if dryRun {
+            for finding in outcome.findings { context.stdout.write(AlertText.line(finding) + "\n") }
+            try context.stdout.flushChecked()
             return outcome.failures.first?.failure.exitCode ?? ExitCode.ok
+        }
+        // Claimed before anything is told: of overlapping runs (cron), only the one that claimed an
+        // alert prints and delivers it.
+        let claims = try check.claim(&outcome)
+        for finding in outcome.findings { context.stdout.write(AlertText.line(finding) + "\n") }
+        do {
+            try context.stdout.flushChecked()
+        } catch {
+            try? check.release(claims)
+            throw error
         }
 
         var deliveryFailure: (any MetrikaFailure)?
@@ -147,7 +172,10 @@ enum AlertCommand: Command {
                 }
             }
         }
-        if let deliveryFailure { return deliveryFailure.exitCode }
+        if let deliveryFailure {
+            try check.release(claims)
+            return deliveryFailure.exitCode
+        }
         try check.record(outcome)
         return outcome.failures.first?.failure.exitCode ?? ExitCode.ok
     }
@@ -241,6 +269,13 @@ extension Option where Value == String? {
     /// `--webhook URL`: a secret, masked wherever it could be shown.
     static var webhook: Option<String?> {
         .text("webhook", value: "URL", help: "POST the alerts as JSON to this URL (default: METRIKA_WEBHOOK_URL); a secret, never shown")
+    }
+}
+
+extension Option where Value == Bool {
+    /// `--today` of alert: today's finished hours, for an hourly cron.
+    static var today: Option<Bool> {
+        .flag("today", help: "Judge today's finished hours against the same hours of earlier weeks (for an hourly cron)")
     }
 }
 

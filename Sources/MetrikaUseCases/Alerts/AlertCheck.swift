@@ -6,8 +6,10 @@ import MetrikaStore
 /// `metrika alert`'s work: for each counter, the last finished day (in its time zone) of visits, a
 /// shop's purchases and revenue and every goal's reaches, judged against the same weekday of earlier
 /// weeks (`AlertDetector`), told once (`AlertLedger`, remembered in the history database). Reads the
-/// history and fetches only what it lacks, like `sync`. Nothing is remembered until `record` is
-/// called: a run whose webhook or mail failed tells it all again next time instead of never.
+/// history and fetches only what it lacks, like `sync`. `run` only reads the history (a dry run, the
+/// MCP tool); a run that tells first `claim`s its news (overlapping runs tell each once), gives the
+/// claims back with `release` when its webhook or mail failed (the next run tells them again), and
+/// `record`s the rest once told.
 package struct AlertCheck: Sendable {
     package let loader: HistoryLoader
     package let settings: AlertSettings
@@ -40,6 +42,8 @@ package struct AlertCheck: Sendable {
         package var recent: [(day: Day, value: Double?)]
         /// Whether the judged day ended so recently that its numbers may still grow (data lag).
         package var provisional: Bool
+        /// What telling it changes in the history (the episode it opens or closes), claimed before it is told.
+        package var change: AlertLedger.Change = .none
     }
 
     /// What a run found, and what it would remember.
@@ -71,10 +75,8 @@ package struct AlertCheck: Sendable {
                     do {
                         let done = try await check(counter, explain: explain)
                         return (counter.id, .done(done.findings, done.changes))
-                    } catch let failure as any MetrikaFailure {
-                        return (counter.id, .failed(failure))
                     } catch {
-                        return (counter.id, .failed(SimpleFailure("\(error)", exitCode: ExitCode.failure)))
+                        return (counter.id, .failed(AlertCheckError.wrapping(error)))
                     }
                 }
             }
@@ -105,6 +107,38 @@ package struct AlertCheck: Sendable {
     enum CounterResult: Sendable {
         case done([Finding], [AlertLedger.Change])
         case failed(any MetrikaFailure)
+    }
+
+    /// Claims the news of `outcome`'s findings in the history database (one transaction, see
+    /// `AlertLedger`) before anything is told: `outcome` keeps only the findings this run won (an
+    /// overlapping run that won the others tells them) and only the changes still to `record` after
+    /// telling. Returns the claims, to `release` when telling fails. Never called by a dry run.
+    package func claim(_ outcome: inout Outcome) throws -> [AlertClaim] {
+        let told = outcome.findings.map { AlertLedger.news($0.notice, $0.change) }
+        let won = try loader.store.claimAlertNews(told.compactMap { $0 })
+        var claims: [AlertClaim] = []
+        var kept: [Finding] = []
+        var next = 0
+        for (finding, news) in zip(outcome.findings, told) {
+            guard news != nil else {
+                kept.append(finding)
+                continue
+            }
+            defer { next += 1 }
+            guard let claim = won[next] else { continue }
+            claims.append(claim)
+            kept.append(finding)
+        }
+        // Claimed news is written already, and news another run won is its to write.
+        let claimedChanges = outcome.findings.filter { AlertLedger.news($0.notice, $0.change) != nil }.map(\.change)
+        outcome.changes.removeAll { claimedChanges.contains($0) }
+        outcome.findings = kept
+        return claims
+    }
+
+    /// Gives back `claims` whose news could not be told, so that the next run tells it again.
+    package func release(_ claims: [AlertClaim]) throws {
+        try loader.store.releaseAlertClaims(claims)
     }
 
     /// Remembers what `outcome` decided (one transaction): told anomalies stay silent from now on.
@@ -221,7 +255,7 @@ package struct AlertCheck: Sendable {
                     return (past, values[past])
                 }
                 findings.append(Finding(counter: counter, metric: metric, goalName: goalName, judgement: judgement, notice: notice,
-                                        recent: recent, provisional: provisional))
+                                        recent: recent, provisional: provisional, change: decision.change))
             }
         }
         // An episode of a metric no longer checked (a goal deleted, a metric taken out of the

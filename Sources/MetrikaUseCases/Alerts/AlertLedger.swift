@@ -4,6 +4,12 @@ import MetrikaStore
 
 /// What a judgement means given what was announced before: each anomaly is told once, while it lasts
 /// later runs stay silent, and a metric that comes back after `stopped` is told once more. Pure.
+///
+/// Telling is claimed: a run turns each notice into `AlertNews` (`news(_:_:)`), claims it in the history
+/// database (`HistoryStore.claimAlertNews`: one transaction, so of overlapping runs exactly one wins
+/// each) and tells only what it won; when the telling fails it gives the claims back
+/// (`HistoryStore.releaseAlertClaims`) and the next run tells them again. Any check with episodes of
+/// its own (one per counter and key) can use the same two calls.
 package enum AlertLedger {
     /// What to tell the owner about one metric.
     package enum Notice: Sendable, Equatable {
@@ -38,6 +44,8 @@ package enum AlertLedger {
             if let open, open.kind == kind.rawValue {
                 var moved = open
                 moved.lastDay = judgement.day
+                moved.lastValue = judgement.value
+                moved.lastExpected = judgement.expected
                 return (nil, .touch(moved))
             }
             let episode = AlertEpisode(counterID: counterID, metric: metric, kind: kind.rawValue, since: judgement.since ?? judgement.day,
@@ -50,10 +58,22 @@ package enum AlertLedger {
             guard judgement.value > 0 else {
                 var moved = open
                 moved.lastDay = judgement.day
+                moved.lastValue = judgement.value
+                moved.lastExpected = judgement.expected
                 return (nil, .touch(moved))
             }
             return (.backToNormal(open), .close(counterID: counterID, metric: metric))
         }
         return (nil, .close(counterID: counterID, metric: metric))
+    }
+
+    /// The news a decision tells, to claim before telling it: the episode a new anomaly opens, or
+    /// the one a metric back to normal closes; nil for a silent change.
+    package static func news(_ notice: Notice?, _ change: Change) -> AlertNews? {
+        switch (notice, change) {
+        case (.alert?, .open(let episode)): return .open(episode)
+        case (.backToNormal(let episode)?, .close): return .close(episode)
+        default: return nil
+        }
     }
 }

@@ -1,0 +1,208 @@
+import Foundation
+import MetrikaAPI
+import MetrikaModel
+import MetrikaStore
+
+/// `metrika alert --today`'s work: for each counter, today's finished hours (in its time zone) of
+/// visits and every goal's reaches, against the same hours of the same weekday of the previous weeks
+/// (`HourlyHistory`, `HourlyDetector`), told once (`HourlyLedger`, remembered in `hourly_episodes`).
+/// One request per counter and run (its goals list about once a day, as the daily check reads it).
+/// Told once as the daily check tells (`AlertCheck`): `run` only reads (a dry run); a run that tells
+/// first `claim`s its news (overlapping runs tell each once), gives the claims back with `release`
+/// when its webhook or mail failed (the next run tells them again), and `record`s the rest.
+package struct HourlyCheck: Sendable {
+    package let loader: HistoryLoader
+    package let settings: AlertSettings
+    package let activity: any Activity
+
+    package init(loader: HistoryLoader, settings: AlertSettings, activity: any Activity) {
+        self.loader = loader
+        self.settings = settings
+        self.activity = activity
+    }
+
+    /// One metric of one counter worth telling.
+    package struct Finding: Sendable {
+        package var counter: Counter
+        package var metric: Metric
+        /// The goal's name for goal metrics (server text), else nil.
+        package var goalName: String?
+        /// Today in the counter's time zone.
+        package var day: Day
+        package var judgement: HourlyJudgement
+        package var notice: HourlyLedger.Notice
+        /// What telling it changes in the history (the episode it opens or closes), claimed before it is told.
+        package var change: HourlyLedger.Change = .none
+    }
+
+    package struct Outcome: Sendable {
+        package var findings: [Finding] = []
+        package var changes: [HourlyLedger.Change] = []
+        package var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
+        package var countersChecked = 0
+        /// Reporting API requests spent on hours (the goals lists not counted).
+        package var requests = 0
+    }
+
+    /// Checks `counters` (at most `AlertCheck.parallelLimit` at once); a counter that fails is one
+    /// failure among the others. Findings in the counters' order, then the metrics' (visits, goals).
+    package func run(counters: [Counter], explain: Bool = true) async -> Outcome {
+        let wanted = counters.filter { !settings.skippedCounters.contains($0.id) }
+        for counter in counters where explain && settings.skippedCounters.contains(counter.id) {
+            activity.note("Note: counter \(counter.id) is not checked: the config file's \"alerts\" skip it.")
+        }
+        var results: [Int: CounterResult] = [:]
+        await withTaskGroup(of: (Int, CounterResult).self) { group in
+            var next = 0
+            func launch() {
+                let counter = wanted[next]
+                next += 1
+                group.addTask {
+                    do {
+                        let done = try await check(counter, explain: explain)
+                        return (counter.id, .done(done.findings, done.changes, requests: done.requests))
+                    } catch {
+                        return (counter.id, .failed(AlertCheckError.wrapping(error)))
+                    }
+                }
+            }
+            while next < min(AlertCheck.parallelLimit, wanted.count) { launch() }
+            while let (id, result) = await group.next() {
+                results[id] = result
+                activity.progress("Checking today: \(results.count)/\(wanted.count) counters", force: results.count == wanted.count)
+                if next < wanted.count { launch() }
+            }
+        }
+        activity.endProgress()
+        var outcome = Outcome()
+        for counter in wanted {
+            switch results[counter.id] {
+            case .done(let findings, let changes, let requests)?:
+                outcome.findings += findings
+                outcome.changes += changes
+                outcome.requests += requests
+                outcome.countersChecked += 1
+            case .failed(let failure)?:
+                outcome.failures.append((counter.id, failure))
+            case nil:
+                break
+            }
+        }
+        return outcome
+    }
+
+    enum CounterResult: Sendable {
+        case done([Finding], [HourlyLedger.Change], requests: Int)
+        case failed(any MetrikaFailure)
+    }
+
+    /// Claims the news of `outcome`'s findings (one transaction) before anything is told: `outcome`
+    /// keeps the findings this run won and the changes still to `record`. Returns the claims, to
+    /// `release` when telling fails. Never called by a dry run.
+    package func claim(_ outcome: inout Outcome) throws -> [HourlyClaim] {
+        let told = outcome.findings.map { Self.news($0) }
+        let won = try loader.store.claimHourlyNews(told.compactMap { $0 })
+        var claims: [HourlyClaim] = []
+        var kept: [Finding] = []
+        var next = 0
+        for (finding, news) in zip(outcome.findings, told) {
+            guard news != nil else {
+                kept.append(finding)
+                continue
+            }
+            defer { next += 1 }
+            guard let claim = won[next] else { continue }
+            claims.append(claim)
+            kept.append(finding)
+        }
+        let claimed = outcome.findings.filter { Self.news($0) != nil }.map(\.change)
+        outcome.changes.removeAll { claimed.contains($0) }
+        outcome.findings = kept
+        return claims
+    }
+
+    /// Gives back `claims` whose news could not be told, so that the next run tells it again.
+    package func release(_ claims: [HourlyClaim]) throws {
+        try loader.store.releaseHourlyClaims(claims)
+    }
+
+    /// The news a finding tells: the episode it opens, or the one it closes.
+    static func news(_ finding: Finding) -> HourlyNews? {
+        switch (finding.notice, finding.change) {
+        case (.alert, .open(let episode)): return .open(episode)
+        case (.backToNormal(let episode, _), .close): return .close(episode)
+        default: return nil
+        }
+    }
+
+    /// Remembers what `outcome` decided (one transaction).
+    package func record(_ outcome: Outcome) throws {
+        var opened: [HourlyEpisode] = []
+        var touched: [HourlyEpisode] = []
+        var closed: [(counterID: Int, metric: String)] = []
+        for change in outcome.changes {
+            switch change {
+            case .none: break
+            case .open(let episode): opened.append(episode)
+            case .touch(let episode): touched.append(episode)
+            case .close(let counterID, let metric): closed.append((counterID, metric))
+            }
+        }
+        try loader.store.recordHourlyEpisodes(opened: opened, touched: touched, closed: closed)
+    }
+
+    /// The counts judged hour by hour: the settings' own count metrics (purchases and money are the
+    /// daily check's), then every goal's reaches.
+    func metrics(goals: [Goal]?) -> [(metric: Metric, goalName: String?)] {
+        var metrics: [(metric: Metric, goalName: String?)] = settings.metrics.compactMap { metric in
+            guard metric.unit == .count, !metric.needsCurrency, metric.apiName != Metric.purchases.apiName else { return nil }
+            guard let id = metric.goalID else { return (metric, nil) }
+            guard let goal = goals?.first(where: { $0.id == id }) else { return nil }
+            return (metric, goal.name)
+        }
+        for goal in settings.checkGoals ? goals ?? [] : [] {
+            guard let metric = Metric.named("goal\(goal.id)reaches"), !metrics.contains(where: { $0.metric.apiName == metric.apiName }) else { continue }
+            metrics.append((metric, goal.name))
+        }
+        return metrics
+    }
+
+    func check(_ counter: Counter, explain: Bool) async throws -> (findings: [Finding], changes: [HourlyLedger.Change], requests: Int) {
+        let namesGoals = settings.metrics.contains { $0.goalID != nil }
+        let goals: [Goal]? = settings.checkGoals || namesGoals ? try await AlertCheck(loader: loader, settings: settings, activity: activity).goals(of: counter) : []
+        let metrics = metrics(goals: goals)
+        guard !metrics.isEmpty else { return ([], [], 0) }
+        let history = HourlyHistory(store: loader.store, client: loader.client, now: activity.now)
+        let snapshot = try await history.load(counter: counter, metrics: metrics.map(\.metric))
+        let open = try loader.store.openHourlyEpisodes(counterID: counter.id)
+        var findings: [Finding] = []
+        var changes: [HourlyLedger.Change] = []
+        var judged = 0
+        for (index, (metric, goalName)) in metrics.enumerated() {
+            let today = (0..<snapshot.finishedHours).map { snapshot.value(hour: $0, metric: index) }
+            let weeks = snapshot.baselineHours.map { week in week.map { $0?[index] ?? nil } }
+            let judgement = HourlyDetector.judge(today: today, finishedHours: snapshot.finishedHours, weeks: weeks, settings: settings)
+            if judgement != nil { judged += 1 }
+            let decision = HourlyLedger.decide(judgement, day: snapshot.today, today: today, counterID: counter.id, metric: metric.apiName,
+                                               open: open[metric.apiName], now: activity.now())
+            changes.append(decision.change)
+            if let notice = decision.notice, let judgement {
+                findings.append(Finding(counter: counter, metric: metric, goalName: goalName, day: snapshot.today, judgement: judgement, notice: notice,
+                                        change: decision.change))
+            }
+        }
+        // A goal stopped with the visits says nothing their line does not: its episode is kept (so
+        // it is not told later either), its line left out.
+        let visitsStopped = findings.contains { $0.metric.apiName == Metric.visits.apiName && $0.notice == .alert(.stopped) }
+        if visitsStopped { findings.removeAll { $0.metric.goalID != nil && $0.notice == .alert(.stopped) } }
+        // Episodes of metrics no longer checked (a goal deleted) are forgotten, unless the goals are unknown.
+        let checked = Set(metrics.map(\.metric.apiName))
+        for metric in open.keys.sorted() where !checked.contains(metric) && (goals != nil || Metric.named(metric)?.goalID == nil) {
+            changes.append(.close(counterID: counter.id, metric: metric))
+        }
+        if judged == 0, explain {
+            activity.note("Note: counter \(counter.id) was not judged today: \(snapshot.finishedHours == 0 ? "no hour of today has finished yet" : "its last hours have too little history or traffic to judge").")
+        }
+        return (findings, changes, snapshot.requests)
+    }
+}

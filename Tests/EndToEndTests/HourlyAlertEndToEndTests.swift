@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+/// `metrika alert --today` end to end: the built binary against the simulator (Fixtures/alerts, its
+/// clock on Tuesday 2026-12-01 at 17:30 in Moscow), whose counter 520008 records nothing from 14:00
+/// that day. The stop is told once (and 520005's traffic, at 0.4 of the usual, as a drop), a normal
+/// counter (520001) stays quiet, the next run is silent and costs
+/// one request per counter; hours are counted from the simulator's request log. One simulator for
+/// the suite.
+@Suite(.serialized, .blockingLanes) struct HourlyAlertEndToEndTests {
+    /// 17:30 in Moscow: 14:00, 15:00 and 16:00 finished at zero for 520008; 17:00 running.
+    static let now = "2026-12-01T14:30:00Z"
+    static let later = "2026-12-01T14:55:00Z"
+
+    static let shared: Result<FakeAPI, SimpleError> = {
+        do {
+            let api = try FakeAPI(fixtures: "alerts", arguments: ["--now", now])
+            atexit { if case .success(let api) = HourlyAlertEndToEndTests.shared { api.stop() } }
+            return .success(api)
+        } catch {
+            return .failure(SimpleError("\(error)"))
+        }
+    }()
+
+    func api() throws -> FakeAPI {
+        switch Self.shared {
+        case .success(let api): return api
+        case .failure(let error): throw error
+        }
+    }
+
+    func environment(_ api: FakeAPI, _ home: TemporaryDirectory, now: String) -> [String: String] {
+        metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": now, "METRIKA_DB": home.path + "/h.sqlite"])
+    }
+
+    /// `/stat/v1/data` requests asking for hours since the log's `start`.
+    func hourRequests(_ api: FakeAPI, after start: Int) throws -> [[String: Any]] {
+        let all = try api.requests()
+        return all.dropFirst(start).filter { ($0["path"] as? String)?.hasPrefix("/stat/v1/data") == true }
+    }
+
+    @Test func aMidDayStopIsToldOnceAndANormalCounterStaysQuiet() throws {
+        let api = try api()
+        let home = try TemporaryDirectory()
+        let counters = ["--counter", "520008,520001,520005"]
+        let start = try api.requests().count
+        let first = try metrika(["alert", "--today"] + counters, environment: environment(api, home, now: Self.now))
+        #expect(first.status == 0, "\(first.stderr)")
+        // 520008 stopped at 14:00 (its order goal with it: told by the visits' line alone); 520005's
+        // traffic is at 0.4 of the usual since Sunday (a drop over the last three hours); 520001 quiet.
+        #expect(first.stdoutLines.count == 2, "\(first.stdout)")
+        let line = try #require(first.stdoutLines.first)
+        #expect(first.stdoutLines.last?.hasPrefix("520005 Половина трафика: visits ") == true, "\(first.stdout)")
+        #expect(first.stdoutLines.last?.contains(" in 14:00–17:00 on Tue 2026-12-01, expected ~") == true)
+        #expect(!first.stdout.contains("520001"))
+        #expect(line.hasPrefix("520008 Магазин «До обеда»: visits stopped at 14:00 on Tue 2026-12-01: 0 in 14:00–17:00, expected ~"), "\(line)")
+        #expect(line.hasSuffix("(-100%)"))
+        // The first run: one hourly request per counter (today and the four earlier Tuesdays together).
+        let firstRequests = try hourRequests(api, after: start)
+        #expect(firstRequests.count == 3, "\(firstRequests)")
+        #expect(firstRequests.allSatisfy { ($0["query"] as? String)?.contains("ym%3As%3Ahour") == true || ($0["query"] as? String)?.contains("ym:s:hour") == true })
+
+        // 25 minutes later, the same hour: silent, one request per counter, today only.
+        let middle = try api.requests().count
+        let second = try metrika(["alert", "--today"] + counters, environment: environment(api, home, now: Self.later))
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout.isEmpty, "\(second.stdout)")
+        let secondRequests = try api.requests().dropFirst(middle)
+        #expect(secondRequests.count <= 3, "\(Array(secondRequests))")
+        #expect(try hourRequests(api, after: middle).allSatisfy { ($0["query"] as? String)?.contains("date1=2026-12-01") == true })
+    }
+
+    @Test func aDryRunTellsAndRemembersNothingAndTheWebhookGetsTheHour() throws {
+        let api = try api()
+        let home = try TemporaryDirectory()
+        let dry = try metrika(["alert", "--today", "--dry-run", "--counter", "520008"], environment: environment(api, home, now: Self.now))
+        #expect(dry.status == 0 && dry.stdoutLines.count == 1, "\(dry.stdout)\(dry.stderr)")
+        let again = try metrika(["alert", "--today", "--dry-run", "--counter", "520008"], environment: environment(api, home, now: Self.now))
+        #expect(again.stdoutLines == dry.stdoutLines, "a dry run remembers nothing")
+        // A webhook that cannot be reached: exit 69 and nothing remembered, so the next run tells it again.
+        var failing = environment(api, home, now: Self.now)
+        failing["METRIKA_WEBHOOK_URL"] = "http://127.0.0.1:9/hook-secret-x"
+        failing["METRIKA_TIMEOUT"] = "3"
+        let refused = try metrika(["alert", "--today", "--counter", "520008"], environment: failing)
+        #expect(refused.status == 69, "\(refused.stderr)")
+        #expect(!refused.stderr.contains("hook-secret-x"))
+        let retold = try metrika(["alert", "--today", "--counter", "520008"], environment: environment(api, home, now: Self.now))
+        #expect(retold.stdoutLines == dry.stdoutLines)
+        let silent = try metrika(["alert", "--today", "--counter", "520008"], environment: environment(api, home, now: Self.later))
+        #expect(silent.stdout.isEmpty)
+    }
+
+    @Test func currencyDoesNotGoWithToday() throws {
+        let api = try api()
+        let home = try TemporaryDirectory()
+        let result = try metrika(["alert", "--today", "--currency", "USD"], environment: environment(api, home, now: Self.now))
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--currency"))
+    }
+}

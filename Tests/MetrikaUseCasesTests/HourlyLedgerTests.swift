@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+@testable import MetrikaModel
+@testable import MetrikaStore
+@testable import MetrikaUseCases
+
+/// Told once, hour by hour: a stop is told when it is first seen, silent while it lasts (the next
+/// run within the hour, the next hours), back to normal once, from the hour the visits came back.
+@Suite struct HourlyLedgerTests {
+    let today = Day(iso: "2026-12-01")!
+    let now = Date(timeIntervalSince1970: 1_796_135_400)
+
+    func stopped(_ hours: ClosedRange<Int>) -> HourlyJudgement {
+        HourlyJudgement(hours: hours, value: 0, expected: 900, score: -60, kind: .stopped)
+    }
+
+    @Test func aStopIsToldOnceThenSilentThenBackToNormalOnce() throws {
+        let first = HourlyLedger.decide(stopped(14...16), day: today, today: [], counterID: 1, metric: "ym:s:visits", open: nil, now: now)
+        #expect(first.notice == .alert(.stopped))
+        guard case .open(let episode) = first.change else { Issue.record("no episode opened"); return }
+        #expect(episode.sinceHour == 14 && episode.lastHour == 16)
+        // The same hour again, and the next hour still at zero: silent.
+        let again = HourlyLedger.decide(stopped(14...16), day: today, today: [], counterID: 1, metric: "ym:s:visits", open: episode, now: now)
+        #expect(again.notice == nil)
+        let next = HourlyLedger.decide(stopped(14...17), day: today, today: [], counterID: 1, metric: "ym:s:visits", open: episode, now: now)
+        #expect(next.notice == nil)
+        guard case .touch(let moved) = next.change else { Issue.record("not moved on"); return }
+        #expect(moved.lastHour == 17)
+        // Visits again from 17:00: back to normal at 17:00, told once (the episode is closed).
+        var hours: [Double?] = Array(repeating: 100, count: 20)
+        for hour in 14..<17 { hours[hour] = 0 }
+        let ordinary = HourlyJudgement(hours: 17...19, value: 300, expected: 310, score: -0.2, kind: nil)
+        let back = HourlyLedger.decide(ordinary, day: today, today: hours, counterID: 1, metric: "ym:s:visits", open: moved, now: now)
+        #expect(back.notice == .backToNormal(moved, hour: 17))
+        #expect(back.change == .close(counterID: 1, metric: "ym:s:visits"))
+    }
+
+    @Test func nothingToJudgeChangesNothingAndADropEndsSilently() {
+        let drop = HourlyEpisode(counterID: 1, metric: "ym:s:visits", kind: "drop", day: today, sinceHour: 10, lastDay: today, lastHour: 12,
+                                 value: 100, expected: 400, notifiedAt: now)
+        #expect(HourlyLedger.decide(nil, day: today, today: [], counterID: 1, metric: "ym:s:visits", open: drop, now: now).change == .none)
+        let ordinary = HourlyJudgement(hours: 13...15, value: 390, expected: 400, score: -0.1, kind: nil)
+        let ended = HourlyLedger.decide(ordinary, day: today, today: [], counterID: 1, metric: "ym:s:visits", open: drop, now: now)
+        #expect(ended.notice == nil && ended.change == .close(counterID: 1, metric: "ym:s:visits"))
+        // A drop that becomes a stop is told.
+        let worse = HourlyLedger.decide(stopped(13...15), day: today, today: [], counterID: 1, metric: "ym:s:visits", open: drop, now: now)
+        #expect(worse.notice == .alert(.stopped))
+    }
+}
