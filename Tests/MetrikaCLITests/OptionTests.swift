@@ -110,6 +110,7 @@ struct OptionTests {
         ("logout", "logout [--local-only] [--token-file PATH] [--profile NAME]"),
         ("auth status", "auth status [--token-file PATH] [--profile NAME]"),
         ("completions", "completions bash|zsh|fish"),
+        ("live", "live [--counter ID[,ID…]] [--every MINUTES]"),
     ])
     func everyCommandsUsageComesFromItsSpecs(name: String, usage: String) throws {
         let command = try #require(CLI.commands.first { $0.name == name })
@@ -117,7 +118,7 @@ struct OptionTests {
     }
 
     @Test func everyCommandHasAUsageLine() {
-        #expect(CLI.commands.count == 14)
+        #expect(CLI.commands.count == 15)
         for command in CLI.commands { #expect(command.usage.hasPrefix(command.name + " ") || command.usage == command.name) }
     }
 
