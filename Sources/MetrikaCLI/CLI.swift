@@ -13,6 +13,7 @@ package enum CLI {
         GoalsCommand.self,
         ChartCommand.self, MailCommand.self,
         AlertCommand.self,
+        LiveCommand.self,
         SyncCommand.self,
         MCPCommand.self,
         CacheInfoCommand.self,

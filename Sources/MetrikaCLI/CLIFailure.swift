@@ -1,3 +1,4 @@
+import Foundation
 import MetrikaModel
 
 /// What the CLI itself can fail at, beside a wrong command line (`UsageError`): a history that is
@@ -28,6 +29,8 @@ enum CLIFailure: MetrikaFailure, Equatable {
     case notSignedOut(reason: String, kept: String, manualRevocation: String, exitCode: Int32)
     /// `alert --forget ID`: no open alert has the id `id` (exit 64, without the usage lines).
     case unknownAlert(id: Int)
+    /// `live`: the terminal refused raw mode (tcgetattr/tcsetattr failed with `errno`); nothing was changed.
+    case terminal(errno: Int32)
     /// An error that is no `MetrikaFailure` (nothing metrika expects), of Swift type `typeName`: said
     /// in a generic sentence (`UnexpectedFailure`), never in the value's own description.
     case unexpected(typeName: String)
@@ -60,6 +63,8 @@ enum CLIFailure: MetrikaFailure, Equatable {
                 + "to delete only the local copy (then revoke the token at \(manualRevocation))."
         case .unknownAlert(let id):
             "no open alert has the id \(id); run `metrika alert --status` for the open alerts and their ids"
+        case .terminal(let number):
+            "cannot take over the terminal (\(String(cString: strerror(number)))); run without a terminal for one plain snapshot: metrika live … | cat"
         case .unexpected(let typeName):
             UnexpectedFailure(typeName: typeName).message
         }
@@ -73,6 +78,7 @@ enum CLIFailure: MetrikaFailure, Equatable {
         case .pastedTokenRejected: ExitCode.noPermission
         case .unknownAlert: ExitCode.usage
         case .notSignedOut(_, _, _, let exitCode): exitCode
+        case .terminal: ExitCode.ioError
         case .unexpected: ExitCode.failure
         }
     }

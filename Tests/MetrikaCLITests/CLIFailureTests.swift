@@ -19,6 +19,7 @@ struct CLIFailureTests {
         (.pastedTokenRejected(reason: "401"), ExitCode.noPermission, "the API rejected the pasted token (401): it is wrong, expired or revoked"),
         (.notSignedOut(reason: "offline", kept: "/t.json", manualRevocation: "https://oauth", exitCode: ExitCode.unavailable), ExitCode.unavailable,
          "Not signed out: the token was not revoked on the server (offline), so it may still be valid there; the local copy in /t.json is kept."),
+        (.terminal(errno: 25), ExitCode.ioError, "cannot take over the terminal (Inappropriate ioctl for device); run without a terminal"),
         (.unexpected(typeName: "Swift.DecodingError"), ExitCode.failure, "metrika stopped on an error it does not expect; nothing more is known about it."),
     ])
     func eachCaseSaysWhatItCarries(failure: CLIFailure, exitCode: Int32, message: String) {

@@ -111,6 +111,7 @@ struct OptionTests {
         ("logout", "logout [--local-only] [--token-file PATH] [--profile NAME]"),
         ("auth status", "auth status [--token-file PATH] [--profile NAME]"),
         ("completions", "completions bash|zsh|fish"),
+        ("live", "live [--counter ID[,ID…]] [--every MINUTES]"),
     ])
     func everyCommandsUsageComesFromItsSpecs(name: String, usage: String) throws {
         let command = try #require(CLI.commands.first { $0.name == name })
