@@ -43,13 +43,13 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
     }
 
     /// The sentence the CLI prints for a failure (after its `Error: `), as `CLI.run` words it: a
-    /// failure's own message; an interrupted job's account of what it kept; anything else as it
-    /// describes itself.
+    /// failure's own message; an interrupted job's account of what it kept; anything else in the
+    /// generic sentence of `UnexpectedFailure`, never the value's own description (a Swift dump).
     package static func sentence(_ error: any Error) -> String {
         switch error {
         case let failure as any MetrikaFailure: return failure.message
         case let interruption as Interruption: return interruption.account
-        default: return "\(error)"
+        default: return UnexpectedFailure(error).message
         }
     }
 
