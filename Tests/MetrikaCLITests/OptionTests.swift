@@ -119,7 +119,7 @@ struct OptionTests {
     }
 
     @Test func everyCommandHasAUsageLine() {
-        #expect(CLI.commands.count == 15)
+        #expect(CLI.commands.count == 16)
         for command in CLI.commands { #expect(command.usage.hasPrefix(command.name + " ") || command.usage == command.name) }
     }
 
