@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 
 /// The peers of the alert drills, started once for the whole suite: the simulator with the alert
@@ -312,12 +313,10 @@ final class AlertPeers: @unchecked Sendable {
         let home = try TemporaryDirectory()
         let hook = peers.hook("ok")
         let script = home.path + "/fake-sendmail"
-        try Data("#!/bin/sh\nenv > '\(home.path)/env.txt'\ncat > '\(home.path)/mail.eml'\n".utf8).write(to: URL(fileURLWithPath: script))
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+        try ExecutableFile.write("#!/bin/sh\nenv > '\(home.path)/env.txt'\ncat > '\(home.path)/mail.eml'\n", to: script)
         // rsvg-convert, the other child of a mail, through a wrapper that keeps its environment too.
         let rasterizer = home.path + "/rsvg-convert"
-        try Data("#!/bin/sh\nenv > '\(home.path)/env-rsvg.txt'\nexec /usr/bin/rsvg-convert \"$@\"\n".utf8).write(to: URL(fileURLWithPath: rasterizer))
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: rasterizer)
+        try ExecutableFile.write("#!/bin/sh\nenv > '\(home.path)/env-rsvg.txt'\nexec /usr/bin/rsvg-convert \"$@\"\n", to: rasterizer)
         let result = try metrika(["alert", "-v", "--mail", "ops@example.com", "--sender", "metrika@example.com", "--sendmail", script],
                                  environment: environment(peers, home, now: AlertPeers.monday,
                                                           extra: ["METRIKA_WEBHOOK_URL": hook.url, "SLACK_HOOK": hook.url, "HOOK_SECRET": hook.secret,

@@ -25,7 +25,7 @@ enum ClickHouseShards {
 /// `metrika logs --clickhouse URL1,URL2 --cluster NAME` (issue 25): every guarantee of one server on a
 /// two-shard cluster — exact counts through the Distributed table, rows on both shards, a re-run
 /// replaces, a killed run leaves the old rows and resumes, nothing left behind on any shard.
-@Suite("ClickHouse cluster end to end", .serialized, .blockingLanes)
+@Suite("ClickHouse cluster end to end", .serialized, .blockingLanes(first: true))
 final class ClickHouseClusterEndToEndTests {
     static let now = "2026-06-15T12:00:00Z"
     static let fields = "visitID,date,startURL,goalsID,pageViews"

@@ -6,7 +6,7 @@ import Testing
 /// escaped values and arrays read back by SQL, a re-run that replaces the range, the resume after
 /// kill -9, and the clean. Each server starts once and is emptied between tests; a test whose server
 /// cannot run here is skipped, naming the package.
-@Suite("ClickHouse end to end", .serialized, .blockingLanes)
+@Suite("ClickHouse end to end", .serialized, .blockingLanes(first: true))
 struct ClickHouseEndToEndTests {
     static let now = "2026-06-15T12:00:00Z"
     static let fields = "visitID,date,startURL,title,goalsID,goalsOrder,regionCity,pageViews"

@@ -5,7 +5,7 @@ import Testing
 /// must end with one sentence and exit 69, the days it was loading must keep their old rows, and the
 /// same command, once the server is back, must resume the kept request. Debian's 18.16 only: the
 /// test kills its own server (started here, on data that outlives it) while a large part streams in.
-@Suite("ClickHouse stopping mid-load", .serialized, .blockingLanes)
+@Suite("ClickHouse stopping mid-load", .serialized, .blockingLanes(first: true))
 struct ClickHouseStopEndToEndTests {
     static let now = "2026-06-15T12:00:00Z"
 

@@ -41,7 +41,7 @@ import Testing
             try ToolCheck.require("setpriv", package: "util-linux", searchPath: "/usr/bin:/bin")
             // nobody must reach the binary and the directories, not the file.
             let binary = home.path + "/metrika"
-            try FileManager.default.copyItem(atPath: Binaries.metrika, toPath: binary)
+            try ExecutableFile.copy(Binaries.metrika, to: binary)
             for path in [home.path, home.path + "/config", home.path + "/config/metrika", binary] {
                 try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
             }

@@ -156,8 +156,7 @@ struct HostileTextEndToEndTests {
         let home = try TemporaryDirectory()
         let dump = home.path + "/sendmail-environment"
         let script = home.path + "/fake-sendmail"
-        try "#!/bin/sh\nenv > '\(dump)'\ncat > /dev/null\n".write(toFile: script, atomically: true, encoding: .utf8)
-        chmod(script, 0o755)
+        try ExecutableFile.write("#!/bin/sh\nenv > '\(dump)'\ncat > /dev/null\n", to: script)
         let secrets = ["METRIKA_CLIENT_SECRET": "client-secret-value", "METRIKA_CLICKHOUSE_PASSWORD": "clickhouse-password-value"]
         let result = try Self.run(["mail", "--counter", "1001", "--to", "a@example.com", "--sender", "m@example.com", "--sendmail", script],
                                   api: api, home: home, extra: secrets.merging(["MSMTP_CHECK": "kept", "METRIKA_MAIL_CHECK": "dropped"]) { a, _ in a })

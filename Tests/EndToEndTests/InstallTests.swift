@@ -77,10 +77,10 @@ struct PrerequisitesTests {
             if apt { try tool("apt-get", "echo \"apt-get $*\" >> '\(log)'; case \"$*\" in *install*) : > '\(marker)';; esac") }
             if let sudo { try tool("sudo", sudo) }
         }
+        /// Through `ExecutableFile` ("Text file busy" otherwise, when another test forks meanwhile).
         func tool(_ name: String, _ body: String) throws {
             let path = bin + "/" + name
-            try Data("#!/bin/sh\n\(body)\n".utf8).write(to: URL(fileURLWithPath: path))
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+            try ExecutableFile.write("#!/bin/sh\n\(body)\n", to: path)
         }
         func run() throws -> ProcessResult {
             let script = Binaries.repositoryRoot.appendingPathComponent("scripts/prerequisites").path

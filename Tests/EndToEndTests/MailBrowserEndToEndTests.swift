@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 import MetrikaRender
 
@@ -6,7 +7,7 @@ import MetrikaRender
 /// mail reader does (HTML + its cid: images) and rendered by a real browser, headless Chromium.
 /// The images must have loaded (naturalWidth > 0, at the 2× size, shown no wider than the window)
 /// and the screenshot must show the chart's lines, not a blank page.
-@Suite(.serialized, .blockingLanes) struct MailBrowserEndToEndTests {
+@Suite(.serialized, .blockingLanes(first: true)) struct MailBrowserEndToEndTests {
     static let scripts = Binaries.repositoryRoot.appendingPathComponent("Tests/MetrikaRenderTests/scripts")
     static let toolEnvironment = ProcessInfo.processInfo.environment
     static let chromiumCandidates = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
@@ -154,9 +155,7 @@ import MetrikaRender
         try FileManager.default.createDirectory(atPath: svgs, withIntermediateDirectories: true)
         let rsvg = try #require(["/usr/bin/rsvg-convert", "/usr/local/bin/rsvg-convert"].first { FileManager.default.isExecutableFile(atPath: $0) })
         let wrapper = home.path + "/rsvg-keep"
-        try "#!/bin/sh\nn=$(ls '\(svgs)' | wc -l)\nf='\(svgs)'/$(printf %04d \"$n\").svg\ncat > \"$f\"\nexec '\(rsvg)' \"$@\" < \"$f\"\n"
-            .write(toFile: wrapper, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper)
+        try ExecutableFile.write("#!/bin/sh\nn=$(ls '\(svgs)' | wc -l)\nf='\(svgs)'/$(printf %04d \"$n\").svg\ncat > \"$f\"\nexec '\(rsvg)' \"$@\" < \"$f\"\n", to: wrapper)
         let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": now, "METRIKA_RSVG_CONVERT": wrapper])
 
         let mail = home.path + "/mail.eml"
@@ -199,8 +198,7 @@ import MetrikaRender
         let alertAPI = try FakeAPI(fixtures: "alerts", arguments: ["--now", "2026-12-01T06:00:00Z"])
         let alertMail = home.path + "/alert.eml"
         let sendmail = home.path + "/fake-sendmail"
-        try "#!/bin/sh\ncat > '\(alertMail)'\n".write(toFile: sendmail, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: sendmail)
+        try ExecutableFile.write("#!/bin/sh\ncat > '\(alertMail)'\n", to: sendmail)
         let drawnBefore = try FileManager.default.contentsOfDirectory(atPath: svgs).count
         let alerted = try metrika(["alert", "--mail", "ops@example.com", "--sender", "metrika@example.com", "--sendmail", sendmail],
                                   environment: metrikaEnvironment(api: alertAPI, home: home.path, extra: ["METRIKA_NOW": "2026-11-30T06:00:00Z", "METRIKA_RSVG_CONVERT": wrapper,

@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 @testable import MetrikaSystem
 
@@ -12,8 +13,7 @@ import Testing
     static func fakeProgram(_ body: String) throws -> (directory: URL, path: String) {
         let directory = try ChartTestSupport.temporaryDirectory()
         let path = directory.appendingPathComponent("rsvg-convert").path
-        try Data(("#!/bin/sh\n" + body + "\n").utf8).write(to: URL(fileURLWithPath: path))
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        try ExecutableFile.write("#!/bin/sh\n" + body + "\n", to: path)
         return (directory, path)
     }
 

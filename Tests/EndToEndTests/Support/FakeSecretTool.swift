@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 
 /// A stand-in for libsecret's `secret-tool` in a scratch directory: it keeps the one secret it is
 /// given in a file and records, for the tests to inspect, every argument vector and environment it
@@ -27,8 +28,7 @@ final class FakeSecretTool: @unchecked Sendable {
         esac
         """
         let path = directory + "/secret-tool"
-        try Data(script.utf8).write(to: URL(fileURLWithPath: path))
-        chmod(path, 0o755)
+        try ExecutableFile.write(script, to: path)
     }
 
     /// The secret it holds now, or nil.
