@@ -29,39 +29,14 @@ extension AlertCommand {
         // Claimed before anything is told: of overlapping runs (cron), only the one that claimed an
         // alert prints and delivers it.
         let claims = try check.claim(&outcome)
-        for finding in outcome.findings { context.stdout.write(HourlyText.line(finding) + "\n") }
-        do {
-            try context.stdout.flushChecked()
-        } catch {
-            try? check.release(claims)
-            throw error
-        }
-
-        var deliveryFailure: (any MetrikaFailure)?
-        if !outcome.findings.isEmpty {
-            if let webhook {
-                do {
-                    try await webhook.send(HourlyText.webhookBody(outcome.findings, forSlack: webhook.isSlack))
-                } catch let failure as any MetrikaFailure {
-                    context.note("Error: \(failure.message)")
-                    deliveryFailure = failure
-                }
-            }
-            if let sender = request.sender, !request.recipients.isEmpty {
-                do {
-                    let message = HourlyText.mail(outcome.findings, sender: sender, recipients: request.recipients, now: context.now())
-                    try MailDelivery.deliver(message.bytes(), sendmail: request.sendmail, environment: childEnvironment(context.environment, hiding: webhook))
-                    if context.stderrIsTerminal || options[.verbose] { context.note("Mailed \(request.recipients.map(\.address).joined(separator: ", ")): \(message.messageID)") }
-                } catch let failure as any MetrikaFailure {
-                    context.note("Error: \(failure.message); the alerts will be told again on the next run")
-                    deliveryFailure = deliveryFailure ?? failure
-                }
-            }
-        }
-        if let deliveryFailure {
-            try check.release(claims)
-            return deliveryFailure.exitCode
-        }
+        let findings = outcome.findings
+        let now = context.now()
+        let told = try await tell(
+            lines: findings.map(HourlyText.line), webhookBody: { HourlyText.webhookBody(findings, forSlack: $0) },
+            mail: request.sender.map { sender in { _ in HourlyText.mail(findings, sender: sender, recipients: request.recipients, now: now) } },
+            recipients: request.recipients, sendmail: request.sendmail, webhook: webhook, options: options, context: context,
+            release: { try check.release(claims) })
+        if let told { return told }
         try check.record(outcome)
         return outcome.failures.first?.failure.exitCode ?? ExitCode.ok
     }

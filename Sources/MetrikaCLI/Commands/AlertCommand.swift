@@ -146,36 +146,57 @@ enum AlertCommand: Command {
         // Claimed before anything is told: of overlapping runs (cron), only the one that claimed an
         // alert prints and delivers it.
         let claims = try check.claim(&outcome)
-        for finding in outcome.findings { context.stdout.write(AlertText.line(finding) + "\n") }
+        let findings = outcome.findings
+        let told = try await tell(
+            lines: findings.map(AlertText.line), webhookBody: { AlertText.webhookBody(findings, forSlack: $0) },
+            mail: sender.map { sender in { childEnvironment in
+                // Both children (rsvg-convert, sendmail) get the environment without the webhook's secret.
+                var rasterizer = context.rasterizer
+                if let live = rasterizer as? RSVGConvertRasterizer {
+                    var scrubbed = RSVGConvertRasterizer(environment: childEnvironment)
+                    scrubbed.timeout = live.timeout
+                    scrubbed.maximumOutput = live.maximumOutput
+                    rasterizer = scrubbed
+                }
+                return try AlertMail.compose(findings, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: context)
+            } },
+            recipients: recipients, sendmail: sendmail, webhook: webhook, options: options, context: context,
+            release: { try check.release(claims) })
+        if let told { return told }
+        try check.record(outcome)
+        return outcome.failures.first?.failure.exitCode ?? ExitCode.ok
+    }
+
+    /// Tells what a check claimed, for the daily and the hourly check alike: the lines on stdout, then
+    /// the webhook's JSON and the mail. When the lines cannot be written or a delivery fails, the
+    /// claims are given back (`release`: the next run tells them again) and the exit status is the
+    /// failure's (a failed write throws); nil when everything was told, for the caller to record.
+    static func tell(
+        lines: [String], webhookBody: (_ forSlack: Bool) -> Data, mail: ((_ childEnvironment: [String: String]) throws -> MIMEMessage)?,
+        recipients: [MIMEAddress], sendmail: String, webhook: Webhook?, options: ParsedOptions, context: CLIContext,
+        release: () throws -> Void
+    ) async throws -> Int32? {
+        for line in lines { context.stdout.write(line + "\n") }
         do {
             try context.stdout.flushChecked()
         } catch {
-            try? check.release(claims)
+            try? release()
             throw error
         }
-
         var deliveryFailure: (any MetrikaFailure)?
-        if !outcome.findings.isEmpty {
+        if !lines.isEmpty {
             if let webhook {
                 do {
-                    try await webhook.send(AlertText.webhookBody(outcome.findings, forSlack: webhook.isSlack))
+                    try await webhook.send(webhookBody(webhook.isSlack))
                 } catch let failure as any MetrikaFailure {
                     context.note("Error: \(failure.message)")
                     deliveryFailure = failure
                 }
             }
-            if let sender, !recipients.isEmpty {
+            if let mail, !recipients.isEmpty {
                 do {
-                    // Both children (rsvg-convert, sendmail) get the environment without the webhook's secret.
                     let childEnvironment = childEnvironment(context.environment, hiding: webhook)
-                    var rasterizer = context.rasterizer
-                    if let live = rasterizer as? RSVGConvertRasterizer {
-                        var scrubbed = RSVGConvertRasterizer(environment: childEnvironment)
-                        scrubbed.timeout = live.timeout
-                        scrubbed.maximumOutput = live.maximumOutput
-                        rasterizer = scrubbed
-                    }
-                    let message = try AlertMail.compose(outcome.findings, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: context)
+                    let message = try mail(childEnvironment)
                     try MailDelivery.deliver(message.bytes(), sendmail: sendmail, environment: childEnvironment)
                     // Success is quiet where no one watches: cron mails whatever lands on stderr.
                     if context.stderrIsTerminal || options[.verbose] { context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)") }
@@ -185,12 +206,9 @@ enum AlertCommand: Command {
                 }
             }
         }
-        if let deliveryFailure {
-            try check.release(claims)
-            return deliveryFailure.exitCode
-        }
-        try check.record(outcome)
-        return outcome.failures.first?.failure.exitCode ?? ExitCode.ok
+        guard let deliveryFailure else { return nil }
+        try release()
+        return deliveryFailure.exitCode
     }
 
     // MARK: - Parts
