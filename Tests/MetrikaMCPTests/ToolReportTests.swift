@@ -40,7 +40,7 @@ import Testing
         } else {
             try await DirectReport.run(request, client: try services.client(), activity: ToolActivity(now: services.now), into: ReportJSONSink(output: out), showsProgress: false)
         }
-        return try ToolJSON.parse(out.bytes)
+        return try BoundedJSONParser.parse(out.bytes).value
     }
 
     @Test func aTimeSeriesIsTheDocumentOfReportJSONAndTheTableOfReport() async throws {
@@ -135,7 +135,7 @@ import Testing
         #expect(window.cutByBytes)
         #expect(window.rowsSeen == 200)
         #expect(window.rowsShown > 0 && window.rowsShown < 200)
-        let document = try ToolJSON.parse(json.bytes)
+        let document = try BoundedJSONParser.parse(json.bytes).value
         #expect(document["rows"]?.items.count == window.rowsShown)
         #expect(json.byteCount < 2_000 + 600, "a row or two and the document's end beyond the bound")
     }

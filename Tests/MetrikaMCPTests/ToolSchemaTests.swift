@@ -109,9 +109,9 @@ import Testing
     @Test func theReportJSONReaderGivesBackTheValueItsWriterWrote() throws {
         let value = JSONValue.object([("a", .string("«Ромашка» \"q\" \\ \n\t\u{01} 🍜")), ("b", .array([.number(1.5), .number(-2e-7), .null, .bool(true)])), ("c", .object([]))])
         for pretty in [false, true] {
-            let parsed = try ToolJSON.parse(Array(value.serialized(pretty: pretty).utf8))
+            let parsed = try BoundedJSONParser.parse(Array(value.serialized(pretty: pretty).utf8)).value
             #expect(parsed.serialized() == value.serialized())
         }
-        #expect(throws: ToolJSON.Malformed.self) { try ToolJSON.parse(Array("{\"a\": }".utf8)) }
+        #expect(throws: JSONParseError.self) { try BoundedJSONParser.parse(Array("{\"a\": }".utf8)) }
     }
 }

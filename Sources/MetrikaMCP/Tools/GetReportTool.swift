@@ -105,7 +105,7 @@ enum GetReportTool {
             rowsTotal = try await DirectReport.run(request, client: try services.client(), activity: activity, into: window, showsProgress: false,
                                                    firstRow: offset, notesCut: false)
         }
-        var document = try ToolJSON.parse(json.bytes)
+        var document = try BoundedJSONParser.parse(json.bytes).value
         var text = table.text
         let shown = window.rowsShown
         let next = offset + shown
