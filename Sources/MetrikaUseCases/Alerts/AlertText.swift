@@ -109,9 +109,15 @@ package enum AlertText {
                 recovered.append(object(finding, kind: AlertKind(rawValue: episode.kind) ?? .stopped, since: episode.since))
             }
         }
+        return webhookBody(text: summary(findings), alerts: alerts, recovered: recovered, forSlack: forSlack)
+    }
+
+    /// The body of every alert webhook, daily or hourly: `version`, `text` (escaped for Slack when
+    /// `forSlack`), `alerts` and `back_to_normal`.
+    package static func webhookBody(text: String, alerts: [JSONValue], recovered: [JSONValue], forSlack: Bool) -> Data {
         let body = JSONValue.object([
             ("version", .number(1)),
-            ("text", .string(forSlack ? slackEscaped(summary(findings)) : summary(findings))),
+            ("text", .string(forSlack ? slackEscaped(text) : text)),
             ("alerts", .array(alerts)),
             ("back_to_normal", .array(recovered)),
         ])
@@ -127,12 +133,17 @@ package enum AlertText {
     /// with a last line saying how many more are in `alerts` (a chat message has a size limit:
     /// Telegram's is 4,096 characters, and a refused POST would be refused again every run).
     package static func summary(_ findings: [AlertCheck.Finding], limit: Int = summaryLimit) -> String {
-        var text = subject(findings)
-        for (index, finding) in findings.enumerated() {
-            let next = "\n" + line(finding)
+        summary(subject: subject(findings), lines: findings.map(line), limit: limit)
+    }
+
+    /// `subject`, then `lines`, cut at whole lines to `limit` characters (daily and hourly alike).
+    package static func summary(subject: String, lines: [String], limit: Int = summaryLimit) -> String {
+        var text = subject
+        for (index, line) in lines.enumerated() {
+            let next = "\n" + line
             // Room is kept for the closing "… and N more" line unless this is the last line.
-            let room = index == findings.count - 1 ? limit : limit - 40
-            if text.count + next.count > room { return text + "\n… and \(findings.count - index) more (in the alerts list)" }
+            let room = index == lines.count - 1 ? limit : limit - 40
+            if text.count + next.count > room { return text + "\n… and \(lines.count - index) more (in the alerts list)" }
             text += next
         }
         return text
@@ -145,14 +156,20 @@ package enum AlertText {
     /// counters named (`… and 22 more`): a subject line, not a list.
     package static func subject(_ findings: [AlertCheck.Finding]) -> String {
         let alerts = findings.filter { if case .alert = $0.notice { return true } else { return false } }.count
+        return subject(alerts: alerts, counters: findings.map(\.counter))
+    }
+
+    /// The subject of any alert news: `alerts` of them (none: back to normal) about `counters`, with
+    /// `when` after the count (" today" for the hourly check).
+    package static func subject(alerts: Int, counters: [Counter], when: String = "") -> String {
         var names: [String] = []
-        for finding in findings {
+        for counter in counters {
             // A server's name, sanitized as the lines' are: the subject is a mail header and the first
             // line of a chat message, where a line break or a terminal escape must not pass.
-            let name = TerminalText.sanitize(finding.counter.displayName, limit: 120)
+            let name = TerminalText.sanitize(counter.displayName, limit: 120)
             if !names.contains(name) { names.append(name) }
         }
-        let what = alerts == 0 ? "back to normal" : alerts == 1 ? "1 alert" : "\(alerts) alerts"
+        let what = (alerts == 0 ? "back to normal" : alerts == 1 ? "1 alert" : "\(alerts) alerts") + when
         let shown = names.count <= 3 ? names.joined(separator: ", ") : names.prefix(3).joined(separator: ", ") + " and \(names.count - 3) more"
         return "metrika: \(what) (\(shown))"
     }

@@ -51,26 +51,12 @@ package enum HourlyText {
     /// `metrika: 1 alert today (Магазин)` / `metrika: back to normal today (…)`.
     package static func subject(_ findings: [HourlyCheck.Finding]) -> String {
         let alerts = findings.filter { if case .alert = $0.notice { return true } else { return false } }.count
-        var names: [String] = []
-        for finding in findings {
-            let name = TerminalText.sanitize(finding.counter.displayName, limit: 120)
-            if !names.contains(name) { names.append(name) }
-        }
-        let what = alerts == 0 ? "back to normal today" : alerts == 1 ? "1 alert today" : "\(alerts) alerts today"
-        let shown = names.count <= 3 ? names.joined(separator: ", ") : names.prefix(3).joined(separator: ", ") + " and \(names.count - 3) more"
-        return "metrika: \(what) (\(shown))"
+        return AlertText.subject(alerts: alerts, counters: findings.map(\.counter), when: " today")
     }
 
     /// The human summary: the subject, then the lines, cut at whole lines to `limit` characters.
     package static func summary(_ findings: [HourlyCheck.Finding], limit: Int = AlertText.summaryLimit) -> String {
-        var text = subject(findings)
-        for (index, finding) in findings.enumerated() {
-            let next = "\n" + line(finding)
-            let room = index == findings.count - 1 ? limit : limit - 40
-            if text.count + next.count > room { return text + "\n… and \(findings.count - index) more (in the alerts list)" }
-            text += next
-        }
-        return text
+        AlertText.summary(subject: subject(findings), lines: findings.map(line), limit: limit)
     }
 
     /// The webhook body: the daily check's (`version`, `text`, `alerts`, `back_to_normal`), each object
@@ -86,14 +72,7 @@ package enum HourlyText {
                 recovered.append(object(finding, kind: AlertKind(rawValue: episode.kind) ?? .stopped, hour: hour, since: episode.sinceHour))
             }
         }
-        let text = summary(findings)
-        let body = JSONValue.object([
-            ("version", .number(1)),
-            ("text", .string(forSlack ? AlertText.slackEscaped(text) : text)),
-            ("alerts", .array(alerts)),
-            ("back_to_normal", .array(recovered)),
-        ])
-        return Data(body.serialized().utf8)
+        return AlertText.webhookBody(text: summary(findings), alerts: alerts, recovered: recovered, forSlack: forSlack)
     }
 
     private static func object(_ finding: HourlyCheck.Finding, kind: AlertKind, hour: Int, since: Int) -> JSONValue {
