@@ -28,8 +28,9 @@ package struct LiveView: Sendable {
         self.colour = colour
     }
 
-    /// The smallest screen the view is drawn on; below it a single line says so.
-    package static let minimumWidth = 40
+    /// The smallest screen the view is drawn on; below it a single line says so. The width holds the
+    /// chart whole: the value labels, the axis and 24 hours of two columns (7 + 1 + 48).
+    package static let minimumWidth = 56
     package static let minimumHeight = 12
     /// Lines of a plain snapshot (no terminal): the chart gets 10 rows.
     package static let snapshotHeight = 18

@@ -92,6 +92,12 @@ import Testing
         let total = try #require(more["rows_total"]?.number)
         #expect(total >= 100_000)
         #expect(first.text.contains("Showing rows 1–500 of \(GetReportTool.grouped(Int(total))); call get_report again with offset 501"))
+        // As `report --json --limit` says it: the whole report's row count and what the rest add up
+        // to, in the counter's section; the table's Other and Total lines (review: they were dropped).
+        let section = try #require(page["counters"]?.items.first)
+        #expect(section["rows_total"]?.number == total)
+        #expect(section["other"]?["rows"]?.number == total - 500)
+        #expect(first.text.contains("Other (") && first.text.contains("Total ("))
         #expect(progress.reports.withLock { $0 }.last == 500)
         // The next page starts where the first stopped: none of its phrases again, none left out
         // (the API's order is by visits, descending).

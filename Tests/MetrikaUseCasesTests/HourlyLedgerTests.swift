@@ -46,4 +46,19 @@ import Testing
         let worse = HourlyLedger.decide(stopped(13...15), day: today, today: [], counterID: 1, metric: "ym:s:visits", open: drop, now: now)
         #expect(worse.notice == .alert(.stopped))
     }
+
+    /// The hour after a stop ends, the last three hours still hold its zeros (0 + 0 + 100 against
+    /// ~900): the window reads as a drop, but what happened is a recovery — told as back to normal,
+    /// never as a new drop alert (review: the drop swallowed the recovery).
+    @Test func theFirstHourBackIsBackToNormalThoughTheWindowStillReadsAsADrop() throws {
+        let first = HourlyLedger.decide(stopped(14...16), day: today, today: [], counterID: 1, metric: "ym:s:visits", open: nil, now: now)
+        guard case .open(let episode) = first.change else { Issue.record("no episode opened"); return }
+        var hours: [Double?] = Array(repeating: 300, count: 18)
+        for hour in 14..<17 { hours[hour] = 0 }
+        hours[17] = 100
+        let window = HourlyJudgement(hours: 15...17, value: 100, expected: 900, score: -5, kind: .drop)
+        let decided = HourlyLedger.decide(window, day: today, today: hours, counterID: 1, metric: "ym:s:visits", open: episode, now: now)
+        #expect(decided.notice == .backToNormal(episode, hour: 17))
+        #expect(decided.change == .close(counterID: 1, metric: "ym:s:visits"))
+    }
 }

@@ -115,8 +115,10 @@ struct LiveJudgementTests {
         hours.lastData = Self.now.addingTimeInterval(-8 * 60)
         hours.requestsToday = 7
         let snapshot = LiveJudgement.snapshot(hours, now: Self.now)
-        // 16 hours × 2 through the running one; expected 15 × 3 + 3 / 3.
-        #expect(snapshot.goals == [LiveSnapshot.Goal(name: "Заказ", reaches: 32, expected: 46)])
+        // 16 hours × 2 through the running one; expected by the last data (15:12): 15 × 3 + 3 × 12/60.
+        #expect(snapshot.goals.count == 1)
+        #expect(snapshot.goals.first?.reaches == 32)
+        #expect(abs((snapshot.goals.first?.expected ?? 0) - 45.6) < 1e-9)
         #expect(snapshot.lastData == "15:12")
         #expect(snapshot.requestsToday == 7)
     }
@@ -151,5 +153,24 @@ struct LiveJudgementTests {
         func note(_ line: String) {}
         func progress(_ text: String, force: Bool) {}
         func endProgress() {}
+    }
+
+    /// 15:20 with 30 minutes of data lag: hour 14 is only half in, so it looks like −50% — but the API
+    /// has not caught up with it: it is not judged, and expected by now stops at the last data
+    /// (review: a false drop at the start of every hour).
+    @Test func anHourTheAPIHasNotCaughtUpWithIsNotJudged() {
+        var visits = Self.today(running: 0)
+        visits[14] = 30
+        var hours = Self.hours(visits)
+        hours.finishedHours = 14
+        hours.lastData = Self.now.addingTimeInterval(-30 * 60)
+        let snapshot = LiveJudgement.snapshot(hours, now: Self.now)
+        #expect(snapshot.verdict == .onTrack)
+        // 6 nights × 2 + 8 days × 60, plus 50 minutes of hour 14's 60.
+        #expect(abs((snapshot.expectedByNow ?? 0) - (12 + 480 + 50)) < 1e-9)
+        // Without the lag the same numbers are a drop since 14:00.
+        hours.finishedHours = nil
+        hours.lastData = nil
+        #expect(LiveJudgement.snapshot(hours, now: Self.now).verdict == .off(percent: -50, since: 14))
     }
 }

@@ -191,6 +191,10 @@ enum AlertCommand: Command {
                 } catch let failure as any MetrikaFailure {
                     context.note("Error: \(failure.message)")
                     deliveryFailure = failure
+                } catch {
+                    // Cancelled, or an error no layer typed: not told, so given back before it ends the run.
+                    try? release()
+                    throw error
                 }
             }
             if let mail, !recipients.isEmpty {
@@ -203,6 +207,9 @@ enum AlertCommand: Command {
                 } catch let failure as any MetrikaFailure {
                     context.note("Error: \(failure.message); the alerts will be told again on the next run")
                     deliveryFailure = deliveryFailure ?? failure
+                } catch {
+                    try? release()
+                    throw error
                 }
             }
         }

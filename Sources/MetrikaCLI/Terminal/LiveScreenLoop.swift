@@ -45,10 +45,18 @@ struct LiveScreenLoop {
     /// the first failure when the very first refresh fails for every counter.
     func run() async throws -> Int32 {
         let (events, continuation) = AsyncStream<Event>.makeStream()
-        try screen.enter()
-        let keys = KeyReader { continuation.yield(.key($0)) }
+        // The signals are caught before the screen is taken: a SIGTERM in between would otherwise end
+        // the process with the terminal raw and on the alternate screen.
         let resize = SignalTrap([SIGWINCH]) { _ in continuation.yield(.resize) }
         let stop = SignalTrap([SIGINT, SIGTERM, SIGHUP]) { continuation.yield(.signal($0)) }
+        do {
+            try screen.enter()
+        } catch {
+            resize.cancel()
+            stop.cancel()
+            throw error
+        }
+        let keys = KeyReader { continuation.yield(.key($0)) }
         let interval = Double(every) * 60
         let timer = Task {
             while !Task.isCancelled {

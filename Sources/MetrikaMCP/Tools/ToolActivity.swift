@@ -91,6 +91,14 @@ final class ReportWindow: ReportSink {
         progress(delivered)
     }
 
+    /// What the report says the rows it did not give add up to (`Other (N rows)`, JSON `other` and
+    /// `rows_total`, as `report --json` has them) — passed on only when this window showed every row
+    /// it was given; when it held some back itself, those sums would be wrong, and `more` tells.
+    func leftOut(_ rest: Report.LeftOut) throws {
+        guard !cutByBytes, shown == max(0, seen - skip) else { return }
+        for target in targets { try target.leftOut(rest) }
+    }
+
     func endSection(totals: [Quantity], missingDays: [Day]) throws {
         rowsSeen = max(rowsSeen, seen)
         rowsShown = max(rowsShown, shown)

@@ -29,6 +29,13 @@ package enum HourlyLedger {
         let last = judgement.hours.upperBound
         // An hour older than the one the episode last saw (a clock set back, a late run): never flap.
         if let open, (day, last) < (open.lastDay, open.lastHour) { return (nil, .none) }
+        // A stopped metric with values again at the last finished hour is back, whatever the window of
+        // the last hours says: its zeros still pull that window down (0 + 0 + 100 reads as a drop), and
+        // telling a drop would both cry wolf and swallow the recovery.
+        if let open, open.kind == AlertKind.stopped.rawValue, judgement.kind != .stopped,
+           last < today.count, let latest = today[last], latest > 0 {
+            return (.backToNormal(open, hour: backHour(open: open, day: day, last: last, today: today)), .close(counterID: counterID, metric: metric))
+        }
         if let kind = judgement.kind {
             if let open, open.kind == kind.rawValue {
                 var moved = open
@@ -47,10 +54,14 @@ package enum HourlyLedger {
             (moved.lastDay, moved.lastHour) = (day, last)
             return (nil, .touch(moved))
         }
-        // Back from the first hour with visits after the zeros (today's, or midnight's if it stopped earlier).
+        return (.backToNormal(open, hour: backHour(open: open, day: day, last: last, today: today)), .close(counterID: counterID, metric: metric))
+    }
+
+    /// Back from the first hour with values after the zeros (today's, or midnight's if it stopped earlier).
+    private static func backHour(open: HourlyEpisode, day: Day, last: Int, today: [Double?]) -> Int {
         let from = open.day == day ? open.sinceHour : 0
         var back = last
         while back > from, back - 1 < today.count, let earlier = today[back - 1], earlier > 0 { back -= 1 }
-        return (.backToNormal(open, hour: back), .close(counterID: counterID, metric: metric))
+        return back
     }
 }

@@ -74,6 +74,6 @@ package final class HourlyLiveSource: LiveSource {
                            usual: (0..<24).map { snapshot.baseline(hour: $0, metric: index + 1) })
         }
         return LiveHours(counter: counter, visits: (0..<24).map { snapshot.value(hour: $0, metric: 0) }, baseline: baseline,
-                         goals: goalHours, lastData: snapshot.lastData, requestsToday: requests)
+                         goals: goalHours, lastData: snapshot.lastData, requestsToday: requests, finishedHours: snapshot.finishedHours)
     }
 }

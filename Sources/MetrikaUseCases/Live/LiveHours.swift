@@ -32,15 +32,19 @@ package struct LiveHours: Sendable, Equatable {
     package var lastData: Date?
     /// Requests spent today for this counter.
     package var requestsToday: Int
+    /// Hours `0..<finishedHours` are over and the API has caught up with them (its data lag); nil:
+    /// every hour before the running one.
+    package var finishedHours: Int?
 
     package init(counter: Counter, visits: [Double?], baseline: [LiveSnapshot.Band?], goals: [Goal] = [],
-                 lastData: Date? = nil, requestsToday: Int = 0) {
+                 lastData: Date? = nil, requestsToday: Int = 0, finishedHours: Int? = nil) {
         self.counter = counter
         self.visits = visits
         self.baseline = baseline
         self.goals = goals
         self.lastData = lastData
         self.requestsToday = requestsToday
+        self.finishedHours = finishedHours
     }
 }
 

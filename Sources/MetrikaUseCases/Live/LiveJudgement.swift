@@ -23,24 +23,33 @@ package enum LiveJudgement {
         let zone = TimeZone(identifier: hours.counter.timeZoneName) ?? TimeZone(secondsFromGMT: hours.counter.timeZoneOffsetMinutes * 60) ?? TimeZone(secondsFromGMT: 0)!
         let (day, minuteOfDay) = local(now, zone)
         let running = minuteOfDay / 60
-        let fraction = Double(minuteOfDay % 60) / 60
         var shown: [LiveSnapshot.Hour] = []
         for hour in 0..<24 {
             let visits = hour <= running ? slot(hours.visits, hour) : nil
             shown.append(LiveSnapshot.Hour(hour: hour, visits: visits, band: slot(hours.baseline, hour), running: hour == running))
         }
         let soFar = shown.reduce(0) { $0 + ($1.visits ?? 0) }
-        let expected = expectedByNow(shown.map { $0.band?.median }, running: running, fraction: fraction)
+        // Expected by the newest data, not by the clock: minutes the API has not caught up with (its
+        // data lag) are in neither the visits so far nor what they are compared with.
+        var dataMinute = minuteOfDay
+        if let lastData = hours.lastData {
+            let (dataDay, minute) = local(lastData, zone)
+            if dataDay == day { dataMinute = min(minute, minuteOfDay) } else if dataDay < day { dataMinute = 0 }
+        }
+        let (dataRunning, dataFraction) = (dataMinute / 60, Double(dataMinute % 60) / 60)
+        let expected = expectedByNow(shown.map { $0.band?.median }, running: dataRunning, fraction: dataFraction)
         let goals = hours.goals.map { goal in
             LiveSnapshot.Goal(
                 name: goal.name,
                 reaches: (0...running).reduce(0) { $0 + (slot(goal.reaches, $1) ?? 0) },
-                expected: expectedByNow(goal.usual, running: running, fraction: fraction))
+                expected: expectedByNow(goal.usual, running: dataRunning, fraction: dataFraction))
         }
+        // Only hours that are over and caught up with are judged one by one.
+        let judged = min(running, hours.finishedHours ?? running)
         return LiveSnapshot(
             counterID: hours.counter.id, counterName: hours.counter.displayName, day: day, clock: clock(minuteOfDay),
             hours: shown, visitsSoFar: soFar, expectedByNow: expected,
-            verdict: verdict(shown, running: running, soFar: soFar, expected: expected),
+            verdict: verdict(shown, running: judged, soFar: soFar, expected: expected),
             goals: goals, lastData: hours.lastData.map { clock(local($0, zone).minute) }, requestsToday: hours.requestsToday)
     }
 
