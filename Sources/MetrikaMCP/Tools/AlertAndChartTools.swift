@@ -22,7 +22,7 @@ enum CheckAlertsTool {
         """,
         arguments: [
             SharedArguments.counterIDs(required: false, description: "Counters to check (default: every counter the token can read)."),
-            ToolArgument("date", .string, "The day to judge, YYYY-MM-DD (default: yesterday, the last finished day).", maxLength: 40),
+            ToolArgument("date", .string, "The day to judge, YYYY-MM-DD (default: each counter's last finished day); a day not yet over for every counter asked is refused.", maxLength: 40),
         ],
         outputSchema: schema("object", properties: [
             ("findings", schema("array", "counter_id, counter_name, metric, title, notice (drop, rise, stopped, back_to_normal), day, value, expected, change_percent, since, provisional, text", items: schema("object"))),
@@ -34,24 +34,26 @@ enum CheckAlertsTool {
         let ids = SharedArguments.ids(arguments)
         let settings = try services.alertSettings()
         var loader = try services.historyLoader(offline: false)
+        let (counters, failures) = try await services.alertCounters(ids, loader: loader)
         if let text = arguments.string("date") {
             guard let day = Day(iso: text.trimmingCharacters(in: .whitespaces)) else {
                 throw UsageError("date must be a day as YYYY-MM-DD (the day to judge), not '\(text)'")
             }
-            // The check judges the day before its "today": noon (UTC) of the next day is that day in
-            // every time zone from UTC-11 to UTC+11 (or now, when that noon has not come yet: the day
-            // has then just ended where most counters are).
-            guard let noon = RFC3339.parse("\(day.adding(days: 1).iso)T12:00:00Z") else {
+            // The check judges the day before each counter's "today": its clock is set where the next
+            // day is "today" for every counter checked — as late as that day and now allow (the data
+            // has had the longest to settle), never a "now" at which the asked day is not over for a
+            // counter: that would judge another day than the one asked (review).
+            guard let nextMidnight = RFC3339.parse("\(day.adding(days: 1).iso)T00:00:00Z") else {
                 throw UsageError("date must be a day as YYYY-MM-DD (the day to judge), not '\(text)'")
             }
-            let now = services.now()
-            // A day that has not ended even at UTC+14 cannot be judged.
-            guard noon.addingTimeInterval(-26 * 3600) <= now else { throw UsageError("date \(day.iso) has not ended yet: give a day before today") }
-            let judgedAt = min(noon, now)
+            let offsets = counters.map { Double($0.timeZoneOffsetMinutes * 60) }
+            let begun = (offsets.map { nextMidnight.addingTimeInterval(-$0) }.max() ?? nextMidnight).addingTimeInterval(60)
+            let ends = (offsets.map { nextMidnight.addingTimeInterval(86_400 - $0) }.min() ?? nextMidnight.addingTimeInterval(86_400)).addingTimeInterval(-60)
+            let judgedAt = min(services.now(), ends)
+            guard begun <= judgedAt else { throw UsageError("date \(day.iso) is not over yet for every counter asked: give an earlier day, or leave date out to judge each counter's last finished day") }
             loader = HistoryLoader(store: loader.store, client: loader.client, now: { judgedAt }, unsettledDays: loader.unsettledDays, unkept: loader.unkept)
         }
         let activity = ToolActivity(now: loader.now)
-        let (counters, failures) = try await services.alertCounters(ids, loader: loader)
         call.progress(0, total: Double(counters.count), message: "checking \(counters.count) counters")
         let check = AlertCheck(loader: loader, settings: settings, activity: activity)
         var outcome = await check.run(counters: counters, explain: !ids.isEmpty)
