@@ -16,4 +16,13 @@ struct MCPCommandTests {
         #expect((try? JSONSerialization.jsonObject(with: Data(masked.utf8))) != nil)
         #expect(maskingSecrets(in: #"{"a":"pa\"ss"}"#, context: context) == #"{"a":"pa\"ss"}"#, "a secret with a quote is left alone")
     }
+
+    /// A short secret (a ClickHouse password `true`) would rewrite the line's JSON literals: left to
+    /// the tools' own masking of their text (review).
+    @Test func aShortSecretLeavesTheLinesJSONAlone() {
+        let context = CLIContext(environment: ["HOME": "/nonexistent", "METRIKA_CLICKHOUSE_PASSWORD": "true"],
+                                 stdout: TextSink(), stderr: TextSink(), transport: CLIConventionsTests.NoNetwork())
+        let line = #"{"jsonrpc":"2.0","id":1001,"result":{"isError":true}}"#
+        #expect(maskingSecrets(in: line, context: context) == line)
+    }
 }

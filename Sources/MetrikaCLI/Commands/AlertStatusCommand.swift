@@ -27,6 +27,11 @@ extension AlertCommand {
         if let (name, _) = checkOnly.first(where: { $0.1 }) {
             throw UsageError("\(name) goes with a check, not with \(mode), which only reads the history database")
         }
+        // The hourly check's episodes end with the day's hours; --status and --forget are the daily
+        // check's (refused rather than silently showing the daily ones only).
+        if options[.today] {
+            throw UsageError("--today goes with the hourly check, not with \(mode): \(mode) lists and forgets the daily check's alerts")
+        }
         if options[.json], !options[.alertStatus] {
             throw UsageError("--json goes with --status")
         }

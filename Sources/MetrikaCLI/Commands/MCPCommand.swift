@@ -56,8 +56,10 @@ enum MCPCommand: Command {
 
 /// A protocol line with every known secret (the token, a ClickHouse password…) masked, should a
 /// server have quoted one into text a tool passes on: the last guard, behind the tools' own care.
-/// Secrets with a quote or backslash are left to that care (masking them could break the JSON).
+/// Secrets with a quote or backslash, and short ones (a 4-character ClickHouse password such as `true`
+/// or `1001` would rewrite JSON literals, ids and keys), are left to that care: masking them here
+/// could break the line's JSON (review). The token and webhook secrets are far longer.
 func maskingSecrets(in line: String, context: CLIContext) -> String {
-    let secrets = context.secrets.all(environment: context.environment).filter { !$0.contains("\"") && !$0.contains("\\") }
+    let secrets = context.secrets.all(environment: context.environment).filter { $0.count >= 12 && !$0.contains("\"") && !$0.contains("\\") }
     return TerminalText.masking(secrets, in: line)
 }

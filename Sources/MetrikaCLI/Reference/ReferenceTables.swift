@@ -73,7 +73,7 @@ enum ReferenceTables {
         Exit(code: ExitCode.tryLater, short: "quota exceeded (try later)", meaning: "A quota is exceeded: try later (the message says when a daily quota resets)."),
         Exit(code: ExitCode.noPermission, short: "not signed in or access denied", meaning: "Not signed in, token invalid, or access denied."),
         Exit(code: ExitCode.config, short: "configuration", meaning: "Bad configuration: a bad METRIKA_ variable, plain http to another machine, a malformed or unreadable config file or an unknown profile, the app's credentials missing or refused, a history database that is unusable or cannot be created."),
-        Exit(code: AuthError.cancelledExitCode, short: "login cancelled (Ctrl-C)", meaning: "metrika login cancelled with Ctrl-C (128 + SIGINT)."),
+        Exit(code: AuthError.cancelledExitCode, short: "stopped by Ctrl-C (other signals: 128 + the signal)", meaning: "metrika login cancelled with Ctrl-C (128 + SIGINT); metrika logs and metrika live stopped by a signal end with 128 + the signal: 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP (live leaves the terminal as it was, logs keeps what it loaded)."),
         Exit(code: ExitCode.closedPipe, short: "quiet end when the reader of stdout goes away (like cat in a pipe to head)", meaning: "Standard output's reader went away (metrika report | head): a quiet end without a message, the status a shell shows for cat or grep in the same place."),
         Exit(code: ExitCode.failure, short: "other", meaning: "Anything else."),
     ]
