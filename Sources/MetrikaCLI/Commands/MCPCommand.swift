@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaAPI
 import MetrikaMCP
 import MetrikaModel
 import MetrikaRender
@@ -28,7 +29,12 @@ enum MCPCommand: Command {
         MetrikaToolCatalogue(services: session)
     }
 
-    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+    static func run(_ options: ParsedOptions, session given: Session) async throws -> Int32 {
+        // Tool calls run side by side (up to 3) and a report prefetches its next page: together they
+        // stay within the API's 3 parallel requests per user, as sync's counters do.
+        var limited = given.context
+        limited.transport = ParallelLimitTransport(base: limited.transport, limit: 3)
+        let session = Session(context: limited, options: given.options)
         let context = session.context
         guard options.positionals.isEmpty else { throw UsageError("mcp takes no arguments") }
         // A bad profile, config file or METRIKA_API_URL fails now, not at the first tool call.

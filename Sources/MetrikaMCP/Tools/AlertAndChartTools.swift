@@ -55,7 +55,10 @@ enum CheckAlertsTool {
         }
         let activity = ToolActivity(now: loader.now)
         call.progress(0, total: Double(counters.count), message: "checking \(counters.count) counters")
-        let check = AlertCheck(loader: loader, settings: settings, activity: activity)
+        var check = AlertCheck(loader: loader, settings: settings, activity: activity)
+        // One counter at a time: the server runs up to 3 calls at once, and the API allows 3 requests
+        // in parallel per user in all (review: 3 calls × 3 counters).
+        check.parallelism = 1
         var outcome = await check.run(counters: counters, explain: !ids.isEmpty)
         if Task.isCancelled { throw CancellationError() }
         outcome.failures = failures + outcome.failures

@@ -16,6 +16,9 @@ package struct AlertCheck: Sendable {
     package let activity: any Activity
     /// `--currency`: a shop's revenue in this currency (default: the counter's own).
     package var currency: Currency?
+    /// Counters checked at once (at most `parallelLimit`); 1 where several checks may run together
+    /// (the MCP server runs up to 3 tool calls at once, and together they must stay within the quota).
+    package var parallelism = AlertCheck.parallelLimit
 
     /// Counters checked at once: Metrika allows 3 parallel requests per user.
     package static let parallelLimit = 3
@@ -80,7 +83,7 @@ package struct AlertCheck: Sendable {
                     }
                 }
             }
-            while next < min(Self.parallelLimit, wanted.count) { launch() }
+            while next < min(parallelism, Self.parallelLimit, wanted.count) { launch() }
             while let (id, result) = await group.next() {
                 results[id] = result
                 activity.progress("Checking: \(results.count)/\(wanted.count) counters", force: results.count == wanted.count)
