@@ -56,7 +56,9 @@ import MetrikaSystem
     func aFullDiskOnStdoutIsExit74(arguments: [String]) throws {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
-        let result = try Self.run(arguments, environment: metrikaEnvironment(api: api, home: home.path), stdoutPath: "/dev/full")
+        // The big counter's phrases take the simulator a few seconds on a loaded machine: past the
+        // harness's 5-second request timeout, the run ended 69 before it reached stdout.
+        let result = try Self.run(arguments, environment: metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_TIMEOUT": "60"]), stdoutPath: "/dev/full")
         #expect(result.status == 74, "\(arguments): \(result.stderr)")
         #expect(result.stderr.hasSuffix("Error: cannot write to standard output: No space left on device\n"), "\(result.stderr)")
         #expect(result.stderr.components(separatedBy: "Error:").count == 2, "one error line")

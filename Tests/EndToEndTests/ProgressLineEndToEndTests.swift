@@ -11,8 +11,8 @@ struct ProgressLineEndToEndTests {
 
     // MARK: - The real binary: a pseudo-terminal (script(1)) against a pipe
 
-    static func onTerminal(_ command: String, environment: [String: String]) throws -> ProcessResult {
-        try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment.merging(["TERM": "xterm"]) { $1 })
+    static func onTerminal(_ command: String, environment: [String: String], timeout: Double = 60) throws -> ProcessResult {
+        try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment.merging(["TERM": "xterm"]) { $1 }, timeout: timeout)
     }
 
     @Test func syncShowsCountersRequestsAndWaitsOnATerminalOnly() throws {
@@ -80,7 +80,9 @@ struct ProgressLineEndToEndTests {
         // A three-dimension answer takes the simulator a while on a busy machine.
         let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_TIMEOUT": "120"])
         let output = home.path + "/phrases.csv"
-        let terminal = try Self.onTerminal("\(Binaries.metrika) report --counter 1001 --dimensions searchPhrase,city,browser --from 29daysAgo --limit 22000 --csv > \(output)", environment: environment)
+        // Two pages of a three-dimension answer: ~18 s on a quiet machine, past a minute on a loaded one
+        // (the CI run beside a build); the shell's wait is the request timeout's, not the default minute.
+        let terminal = try Self.onTerminal("\(Binaries.metrika) report --counter 1001 --dimensions searchPhrase,city,browser --from 29daysAgo --limit 22000 --csv > \(output)", environment: environment, timeout: 300)
         #expect(terminal.status == 0, "\(terminal.stdout)")
         #expect(terminal.stdout.hasPrefix("\rCounter 1001: 20000 of 22000 rows\u{1B}[K\rCounter 1001: 22000 of 22000 rows\u{1B}[K"), "\(terminal.stdout.debugDescription)")
         // Erased before the note that follows it.

@@ -111,6 +111,11 @@ final class HourlyRuleAPI: HTTPTransport {
             #expect(offline.requests == 0 && offline.dataLag == nil)
             #expect(offline.value(hour: 13, metric: 0) == HourlyRuleAPI.visits(day("2026-12-01"), 13))
             #expect(offline.baseline(hour: 10, metric: 0) == 1360)
+            // Hours later, offline: the last stored hour was running when it was stored (partial), so
+            // it and the hours after it are not finished (review: judged as complete, a false drop).
+            let muchLater = try await history(nil, store: store, now: later.addingTimeInterval(3 * 3_600)).load(counter: Self.counter, metrics: [.visits, Self.goal])
+            #expect(muchLater.runningHour >= 20)
+            #expect(muchLater.finishedHours <= 18)
         }
     }
 

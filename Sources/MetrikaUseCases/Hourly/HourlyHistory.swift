@@ -127,7 +127,13 @@ package struct HourlyHistory: Sendable {
         }
         let lag = dataLag ?? 0
         let caughtUp = seconds - lag
-        let finished = max(0, min(runningHour, Int((caughtUp / 3_600).rounded(.down))))
+        var finished = max(0, min(runningHour, Int((caughtUp / 3_600).rounded(.down))))
+        if client == nil {
+            // Offline, today's hours are what the last run stored: its last hour was the one running
+            // then, partial — not finished, however late it is now (review).
+            let lastStored = todayRows.lastIndex { $0 != nil } ?? 0
+            finished = min(finished, lastStored)
+        }
         return Snapshot(
             counter: counter, metrics: metrics, today: today, runningHour: runningHour, finishedHours: finished,
             todayHours: Array(todayRows.prefix(runningHour + 1)), baselineDays: baselineDays,
