@@ -74,7 +74,7 @@ import Testing
 
     @Test func badArgumentTypesAreInvalidParamsNeverATrapAndNeverWork() async throws {
         let dropTable = try #require(await refused("get_report", [("counter_ids", .string("DROP TABLE"))]))
-        #expect(dropTable == "get_report: 'counter_ids' must be a list, not the string 'DROP TABLE'")
+        #expect(dropTable == "get_report: 'counter_ids' must be a list, not a string")
         let long = try #require(await refused("get_report", [("counter_ids", ints(Array(1...10_000)))]))
         #expect(long == "get_report: 'counter_ids' lists 10000 items; at most 20")
         let huge = String(repeating: "x", count: 1 << 20)
@@ -83,18 +83,21 @@ import Testing
         #expect(megabyte.count < 100, "the message never repeats the text")
         let unknown = try #require(await refused("get_report", [("counter_ids", ints([1001])), ("token", .string("x"))]))
         #expect(unknown.hasPrefix("get_report takes no argument 'token'; its arguments are: counter_ids, from, to, period"))
-        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("limit", .number(2.5))]) == "get_report: 'limit' must be a whole number, not a number")
+        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("limit", .number(2.5))]) == "get_report: 'limit' must be a whole number, not a fractional number")
         #expect(await refused("get_report", [("counter_ids", ints([1001])), ("limit", .number(1e300))]) == "get_report: 'limit' must be a whole number, not a number")
         #expect(await refused("get_report", [("counter_ids", ints([0]))]) == "get_report: 'counter_ids' must be at least 1, not 0")
         #expect(await refused("get_report", [("counter_ids", ints([1001])), ("limit", .number(100_000))]) == "get_report: 'limit' must be at most 1000, not 100000")
         #expect(await refused("get_report", [("counter_ids", ints([1001])), ("group", .string("year"))]) == "get_report: 'group' must be one of day, week, month, not 'year'")
         #expect(await refused("get_report", [("counter_ids", .array([]))]) == "get_report: 'counter_ids' is an empty list: leave it out or name at least one")
-        #expect(await refused("get_report", [("counter_ids", .array([.string("1001")]))]) == "get_report: 'counter_ids' must be a whole number in each item, not the string '1001'")
+        #expect(await refused("get_report", [("counter_ids", .array([.string("1001")]))]) == "get_report: 'counter_ids' must be a whole number in each item, not a string")
         #expect(await refused("get_report", [("from", .string("today"))])?.hasPrefix("get_report needs 'counter_ids'") == true)
-        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("offline", .string("yes"))]) == "get_report: 'offline' must be true or false, not the string 'yes'")
+        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("offline", .string("yes"))]) == "get_report: 'offline' must be true or false, not a string")
         #expect(await refused("list_goals", [("counter_id", .object([]))]) == "list_goals: 'counter_id' must be a whole number, not an object")
         #expect(await refused("list_goals", [("counter_id", .number(1)), ("counter_id", .number(2))]) == "list_goals: 'counter_id' is given twice")
         #expect(await refused("drop_tables", [])?.hasPrefix("Unknown tool 'drop_tables'; the tools are list_counters, get_report") == true)
+        // A string is never repeated back: a token pasted in the wrong place stays out of the answer.
+        let pasted = try #require(await refused("get_report", [("counter_ids", .string("DROP TABLE y0_AgAAAAsecret"))]))
+        #expect(!pasted.contains("y0_AgAAAAsecret") && !pasted.contains("DROP"))
         // A control character in a quoted name does not break the one line.
         #expect(await refused("get_report", [("counter_ids", ints([1001])), ("x\ny", .bool(true))])?.contains("'x y'") == true)
     }

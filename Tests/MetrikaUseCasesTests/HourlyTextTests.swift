@@ -16,6 +16,9 @@ import Testing
     @Test func linesSayTheHours() throws {
         let stop = finding(.alert(.stopped), HourlyJudgement(hours: 14...16, value: 0, expected: 1_583, score: -79.6, kind: .stopped))
         #expect(HourlyText.line(stop) == "520008 Магазин «До обеда»: visits stopped at 14:00 on Tue 2026-12-01: 0 in 14:00–17:00, expected ~1 600 (-100%)")
+        // Zero from the day's first hour: it may have stopped days ago — not "stopped at 00:00" (newcomer).
+        let allDay = finding(.alert(.stopped), HourlyJudgement(hours: 0...16, value: 0, expected: 16, score: -9, kind: .stopped))
+        #expect(HourlyText.line(allDay) == "520008 Магазин «До обеда»: visits at 0 all day on Tue 2026-12-01 (since midnight or earlier): 0 in 00:00–17:00, expected ~16 (-100%)")
         let drop = finding(.alert(.drop), HourlyJudgement(hours: 21...23, value: 40, expected: 210, score: -9, kind: .drop),
                            metric: Metric.named("goal6801reaches")!, goalName: "Заказ")
         #expect(HourlyText.line(drop) == "520008 Магазин «До обеда»: goal \"Заказ\" 40 in 21:00–24:00 on Tue 2026-12-01, expected ~210 (-81%)")

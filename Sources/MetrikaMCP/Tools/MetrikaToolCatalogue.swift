@@ -21,15 +21,21 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
         guard let spec = Self.specs.first(where: { $0.name == name }) else {
             throw MCPInvalidParams("Unknown tool '\(ToolArguments.quoted(name))'; the tools are \(Self.specs.map(\.name).joined(separator: ", "))")
         }
-        let arguments = try ToolArguments.decode(arguments, for: spec)
+        let decoded: ToolArguments
+        do {
+            decoded = try ToolArguments.decode(arguments, for: spec)
+        } catch let invalid as MCPInvalidParams {
+            // A name or choice it quotes is masked like every text a tool returns.
+            throw MCPInvalidParams(TerminalText.masking(services.secrets, in: invalid.message))
+        }
         do {
             let result: MCPToolResult
             switch name {
-            case ListCountersTool.spec.name: result = try await ListCountersTool.run(arguments, services: services)
-            case GetReportTool.spec.name: result = try await GetReportTool.run(arguments, services: services, call: activity)
-            case ListGoalsTool.spec.name: result = try await ListGoalsTool.run(arguments, services: services)
-            case CheckAlertsTool.spec.name: result = try await CheckAlertsTool.run(arguments, services: services, call: activity)
-            default: result = try await DrawChartTool.run(arguments, services: services)
+            case ListCountersTool.spec.name: result = try await ListCountersTool.run(decoded, services: services)
+            case GetReportTool.spec.name: result = try await GetReportTool.run(decoded, services: services, call: activity)
+            case ListGoalsTool.spec.name: result = try await ListGoalsTool.run(decoded, services: services)
+            case CheckAlertsTool.spec.name: result = try await CheckAlertsTool.run(decoded, services: services, call: activity)
+            default: result = try await DrawChartTool.run(decoded, services: services)
             }
             return masked(result)
         } catch is CancellationError {

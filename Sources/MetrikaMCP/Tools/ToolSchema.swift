@@ -168,8 +168,9 @@ package struct ToolArguments: Sendable {
         switch value {
         case .null: return "null"
         case .bool: return "a boolean"
-        case .number: return "a number"
-        case .string(let text): return text.count <= 40 ? "the string '\(quoted(text))'" : "a string"
+        case .number(let number): return number.rounded() == number ? "a number" : "a fractional number"
+        // Never the string itself: it may be a secret pasted in the wrong place (newcomer: a token came back).
+        case .string: return "a string"
         case .array(let items): return "a list of \(items.count)"
         case .object: return "an object"
         }

@@ -14,6 +14,11 @@ package enum HourlyText {
         let day = AlertText.dayText(finding.day)
         switch finding.notice {
         case .alert(.stopped):
+            // Zero since the day began: it may have stopped before midnight, which today's hours cannot
+            // tell (the daily check says since when) — never "stopped at 00:00" (newcomer).
+            if finding.judgement.since == 0 {
+                return "\(counter.id) \(name): \(metric) at 0 all day on \(day) (since midnight or earlier): \(figures(finding))"
+            }
             return "\(counter.id) \(name): \(metric) stopped at \(HourlyDetector.hourName(finding.judgement.since)) on \(day): \(figures(finding))"
         case .alert:
             return "\(counter.id) \(name): \(metric) \(AlertText.number(finding.judgement.value)) in \(hoursText(finding.judgement.hours)) on \(day), expected ~\(AlertText.approximate(finding.judgement.expected)) (\(changeText(finding.judgement)))"
