@@ -68,38 +68,19 @@ package struct AlertCheck: Sendable {
         for counter in counters where explain && settings.skippedCounters.contains(counter.id) {
             activity.note("Note: counter \(counter.id) is not checked: the config file's \"alerts\" skip it.")
         }
-        var results: [Int: CounterResult] = [:]
-        await withTaskGroup(of: (Int, CounterResult).self) { group in
-            var next = 0
-            func launch() {
-                let counter = wanted[next]
-                next += 1
-                group.addTask {
-                    do {
-                        let done = try await check(counter, explain: explain)
-                        return (counter.id, .done(done.findings, done.changes))
-                    } catch {
-                        return (counter.id, .failed(AlertCheckError.wrapping(error)))
-                    }
-                }
-            }
-            while next < min(parallelism, Self.parallelLimit, wanted.count) { launch() }
-            while let (id, result) = await group.next() {
-                results[id] = result
-                activity.progress("Checking: \(results.count)/\(wanted.count) counters", force: results.count == wanted.count)
-                if next < wanted.count { launch() }
-            }
+        let results = await Self.eachCounter(wanted, parallel: min(parallelism, Self.parallelLimit), progress: "Checking", activity: activity) { counter in
+            try await check(counter, explain: explain)
         }
         activity.endProgress()
         var outcome = Outcome()
         for counter in wanted {
             switch results[counter.id] {
-            case .done(let findings, let changes)?:
-                outcome.findings += findings
-                outcome.changes += changes
+            case .success(let done)?:
+                outcome.findings += done.findings
+                outcome.changes += done.changes
                 outcome.countersChecked += 1
-            case .failed(let failure)?:
-                outcome.failures.append((counter.id, failure))
+            case .failure(let failed)?:
+                outcome.failures.append((counter.id, failed.failure))
             case nil:
                 break
             }
@@ -107,9 +88,40 @@ package struct AlertCheck: Sendable {
         return outcome
     }
 
-    enum CounterResult: Sendable {
-        case done([Finding], [AlertLedger.Change])
-        case failed(any MetrikaFailure)
+    /// Runs `work` for each of `counters`, at most `parallel` at once, telling `progress: n/N counters`
+    /// as they end: each counter's result by id, a counter whose work threw as `failed` with the
+    /// error in words a person reads (the daily and the hourly check share it).
+    static func eachCounter<Result: Sendable>(
+        _ counters: [Counter], parallel: Int, progress: String, activity: any Activity,
+        _ work: @escaping @Sendable (Counter) async throws -> Result
+    ) async -> [Int: Swift.Result<Result, CounterFailure>] {
+        var results: [Int: Swift.Result<Result, CounterFailure>] = [:]
+        await withTaskGroup(of: (Int, Swift.Result<Result, CounterFailure>).self) { group in
+            var next = 0
+            func launch() {
+                let counter = counters[next]
+                next += 1
+                group.addTask {
+                    do {
+                        return (counter.id, .success(try await work(counter)))
+                    } catch {
+                        return (counter.id, .failure(CounterFailure(failure: AlertCheckError.wrapping(error))))
+                    }
+                }
+            }
+            while next < min(max(1, parallel), counters.count) { launch() }
+            while let (id, result) = await group.next() {
+                results[id] = result
+                activity.progress("\(progress): \(results.count)/\(counters.count) counters", force: results.count == counters.count)
+                if next < counters.count { launch() }
+            }
+        }
+        return results
+    }
+
+    /// Why one counter could not be checked (an `Error` box for `Result`).
+    struct CounterFailure: Error {
+        var failure: any MetrikaFailure
     }
 
     /// Claims the news of `outcome`'s findings in the history database (one transaction, see

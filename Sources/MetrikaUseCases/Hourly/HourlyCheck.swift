@@ -51,49 +51,25 @@ package struct HourlyCheck: Sendable {
         for counter in counters where explain && settings.skippedCounters.contains(counter.id) {
             activity.note("Note: counter \(counter.id) is not checked: the config file's \"alerts\" skip it.")
         }
-        var results: [Int: CounterResult] = [:]
-        await withTaskGroup(of: (Int, CounterResult).self) { group in
-            var next = 0
-            func launch() {
-                let counter = wanted[next]
-                next += 1
-                group.addTask {
-                    do {
-                        let done = try await check(counter, explain: explain)
-                        return (counter.id, .done(done.findings, done.changes, requests: done.requests))
-                    } catch {
-                        return (counter.id, .failed(AlertCheckError.wrapping(error)))
-                    }
-                }
-            }
-            while next < min(AlertCheck.parallelLimit, wanted.count) { launch() }
-            while let (id, result) = await group.next() {
-                results[id] = result
-                activity.progress("Checking today: \(results.count)/\(wanted.count) counters", force: results.count == wanted.count)
-                if next < wanted.count { launch() }
-            }
+        let results = await AlertCheck.eachCounter(wanted, parallel: AlertCheck.parallelLimit, progress: "Checking today", activity: activity) { counter in
+            try await check(counter, explain: explain)
         }
         activity.endProgress()
         var outcome = Outcome()
         for counter in wanted {
             switch results[counter.id] {
-            case .done(let findings, let changes, let requests)?:
-                outcome.findings += findings
-                outcome.changes += changes
-                outcome.requests += requests
+            case .success(let done)?:
+                outcome.findings += done.findings
+                outcome.changes += done.changes
+                outcome.requests += done.requests
                 outcome.countersChecked += 1
-            case .failed(let failure)?:
-                outcome.failures.append((counter.id, failure))
+            case .failure(let failed)?:
+                outcome.failures.append((counter.id, failed.failure))
             case nil:
                 break
             }
         }
         return outcome
-    }
-
-    enum CounterResult: Sendable {
-        case done([Finding], [HourlyLedger.Change], requests: Int)
-        case failed(any MetrikaFailure)
     }
 
     /// Claims the news of `outcome`'s findings (one transaction) before anything is told: `outcome`
