@@ -104,6 +104,10 @@ package enum CLI {
                 session.logger?("using counter \(defaults.ids.joined(separator: ",")) from \(defaults.source)")
             }
             return try await command.run(session.options, session: session)
+        } catch let error as ParameterError {
+            context.note("Error: \(error.message(.cli))")
+            context.stderr.write("Usage: metrika \(command.usage)\nRun `metrika \(command.name) --help` for details.\n")
+            return error.exitCode
         } catch let error as UsageError {
             context.note("Error: \(error.message)")
             context.stderr.write("Usage: metrika \(command.usage)\nRun `metrika \(command.name) --help` for details.\n")
@@ -112,7 +116,7 @@ package enum CLI {
             return report(failure, context: context)
         } catch let error as any MetrikaFailure {
             // Every `Error:` line goes through `note`: messages quote servers (see `TerminalText`).
-            context.note("Error: \(error.message)")
+            context.note("Error: \(ParameterNaming.cli.message(of: error))")
             return error.exitCode
         } catch let interruption as Interruption {
             // Asked to stop, not failed: the job's account of what it kept, then 128 + the signal.

@@ -126,7 +126,7 @@ extension Option where Value == Int? {
 extension ParsedOptions {
     /// The option's typed value; a bad value is the option's usage error.
     package subscript<Value>(_ option: Option<Value>) -> Value {
-        get throws { try option.value(given: given(option.name)) }
+        get throws { try cliWorded { try option.value(given: given(option.name)) } }
     }
 
     /// A flag: whether it was given (reading one cannot fail).

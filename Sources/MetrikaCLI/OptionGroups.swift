@@ -24,7 +24,7 @@ enum CounterOptions {
         guard !texts.isEmpty else { throw UsageError("Missing --counter ID (see `metrika counters` for your counters' ids), or set a default \"counter\" in the config file (docs/auth.md)") }
         var ids: [Int] = []
         for text in texts {
-            let id = try ReportTerms.counterID(text)
+            let id = try cliWorded { try ReportTerms.counterID(text) }
             if !ids.contains(id) { ids.append(id) }
         }
         return ids
@@ -62,7 +62,7 @@ enum MetricsOptions {
         let texts = options[.metrics]
         if options.contains(.metrics) && texts.isEmpty { throw UsageError("--metrics is empty: list metrics like visits,bounceRate") }
         guard !texts.isEmpty else { return nil }
-        return try ReportTerms.metrics(texts)
+        return try cliWorded { try ReportTerms.metrics(texts) }
     }
 }
 
@@ -85,7 +85,7 @@ enum MoneyOptions {
     /// `--currency` where no column is money would change nothing: refused, like the other options
     /// that would be silently ignored. A preset's columns are the API's to say, so it may be money.
     static func refuseCurrencyWithoutMoney(_ currency: Currency?, metrics: [Metric], preset: String? = nil) throws {
-        try ReportRequest.refuseCurrencyWithoutMoney(currency, metrics: metrics, preset: preset)
+        try cliWorded { try ReportRequest.refuseCurrencyWithoutMoney(currency, metrics: metrics, preset: preset) }
     }
 
     static func attribution(_ options: ParsedOptions) throws -> Attribution? {
@@ -134,7 +134,7 @@ struct DateOptions {
     /// `--from`/`--to`, or `--period` (never both); `defaultFrom` when neither is given. A range that
     /// is reversed whatever the time zone is refused here, before any request.
     static func parse(_ options: ParsedOptions, defaultFrom: String) throws -> DateOptions {
-        let dates = try ReportDates.parse(from: options[.from], to: options[.to], period: options[.period], defaultFrom: defaultFrom)
+        let dates = try cliWorded { try ReportDates.parse(from: options[.from], to: options[.to], period: options[.period], defaultFrom: defaultFrom) }
         return DateOptions(from: dates.from, to: dates.to, period: dates.period)
     }
 }

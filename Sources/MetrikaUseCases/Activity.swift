@@ -3,6 +3,8 @@ import Foundation
 /// What a use case may say while it works, and the clock it reads: the CLI's context conforms (notes
 /// and the progress line on stderr), tests record. Use cases never see the CLI itself.
 package protocol Activity: Sendable {
+    /// How this entry point names parameters in notes (`--offline`, `offline`).
+    var naming: ParameterNaming { get }
     /// The time metrika takes as now (`METRIKA_NOW` pins it).
     var now: @Sendable () -> Date { get }
     /// One line for the person (a note, a warning); never data.
@@ -11,4 +13,9 @@ package protocol Activity: Sendable {
     func progress(_ text: String, force: Bool)
     /// Erases the progress line.
     func endProgress()
+}
+
+extension Activity {
+    /// Plain names, unless the entry point says its own (the CLI, the MCP server do).
+    package var naming: ParameterNaming { .neutral }
 }

@@ -15,7 +15,7 @@ package enum ChartSeries {
         var data: [CounterSeries] = []
         for id in counterIDs {
             let counter = try await loader.counter(id: id)
-            let range = try resolveRange(from: from, to: to, counter: counter, now: activity.now(), note: activity.note)
+            let range = try resolveRange(from: from, to: to, counter: counter, now: activity.now(), naming: activity.naming, note: activity.note)
             // Money in --currency or the counter's own: counters in different currencies get panels of their own.
             let priced = try await loader.inCurrency(metrics, counter: counter, requested: currency, refresh: refresh)
             data.append(try await loadSeries(loader: loader, counter: counter, range: range, metrics: priced, grouping: grouping, refresh: refresh))
@@ -24,7 +24,7 @@ package enum ChartSeries {
             activity.note("Note: counter \(item.counter.id): \(leftOutNote(item.leftOut, grouping: grouping))")
         }
         for item in data where !item.missingDays.isEmpty {
-            activity.note("Note: counter \(item.counter.id) has no history for \(item.missingDays.count) day(s) of the range; they are gaps in the chart\(loader.client == nil ? " (run without --offline to fetch them)" : "").")
+            activity.note("Note: counter \(item.counter.id) has no history for \(item.missingDays.count) day(s) of the range; they are gaps in the chart\(loader.client == nil ? " (run without \(activity.naming[.offline]) to fetch them)" : "").")
         }
         return data
     }

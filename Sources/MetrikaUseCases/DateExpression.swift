@@ -23,14 +23,14 @@ package enum DateExpression: Equatable, Sendable, CustomStringConvertible {
     package static func isBeforeMetrika(_ day: Day) -> Bool { day < earliestDay }
 
     /// Refuses a day before `earliestDay` (a usage error naming the option and the day).
-    package static func checkNotBeforeMetrika(_ day: Day, option: String) throws {
+    package static func checkNotBeforeMetrika(_ day: Day, option: Parameter) throws {
         if isBeforeMetrika(day) {
-            throw UsageError("--\(option) \(day.iso) is before \(earliestDay.iso): Metrika has no data before 2008; use a later date")
+            throw ParameterError(option, .badDay(value: day.iso)) { "\($0[option]) \(day.iso) is before \(earliestDay.iso): Metrika has no data before 2008; use a later date" }
         }
     }
 
     /// Parses an option value; throws a usage error naming the option and the value.
-    package init(parsing text: String, option: String) throws {
+    package init(parsing text: String, option: Parameter) throws {
         let lower = text.trimmingCharacters(in: .whitespaces).lowercased()
         if let day = Day(iso: lower) {
             try Self.checkNotBeforeMetrika(day, option: option)
@@ -46,20 +46,23 @@ package enum DateExpression: Equatable, Sendable, CustomStringConvertible {
         } else if let count = try Self.count(lower, suffix: "monthsago", most: 1_200, text: text, option: option) {
             self = .monthsAgo(count)
         } else {
-            throw UsageError("--\(option) '\(text)' is not a date: use YYYY-MM-DD (a real date), today, yesterday, NdaysAgo, NweeksAgo or NmonthsAgo (e.g. 6daysAgo, 2weeksAgo, 3monthsAgo)")
+            throw ParameterError(option, .malformed(value: text)) {
+                "\($0[option]) '\(text)' is not a date: use YYYY-MM-DD (a real date), today, yesterday, NdaysAgo, NweeksAgo or NmonthsAgo (e.g. 6daysAgo, 2weeksAgo, 3monthsAgo)"
+            }
         }
     }
 
     /// N of `N<suffix>` (ASCII digits only), or nil when `lower` is not of that form. An N above
     /// `most` (a hundred years; any number of digits, never parsed into an overflow) is of the right
     /// form but reaches back before Metrika: said so, not "not a date".
-    private static func count(_ lower: String, suffix: String, most: Int, text: String, option: String) throws -> Int? {
+    private static func count(_ lower: String, suffix: String, most: Int, text: String, option: Parameter) throws -> Int? {
         guard lower.hasSuffix(suffix) else { return nil }
         let digits = lower.dropLast(suffix.count)
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         let significant = digits.drop { $0 == "0" }
         guard significant.count <= String(most).count, let count = Int(significant.isEmpty ? "0" : significant), count <= most else {
-            throw UsageError("--\(option) \(text.trimmingCharacters(in: .whitespaces)) is before \(earliestDay.iso), the first day Metrika has data for; use a later date")
+            let value = text.trimmingCharacters(in: .whitespaces)
+            throw ParameterError(option, .badDay(value: value)) { "\($0[option]) \(value) is before \(earliestDay.iso), the first day Metrika has data for; use a later date" }
         }
         return count
     }
@@ -82,7 +85,7 @@ package enum DateExpression: Equatable, Sendable, CustomStringConvertible {
     /// Refuses, before any request, a relative date that reaches back before 2008 wherever on Earth
     /// it is resolved (checked against today in UTC; counters' zones move it by a day at most, and
     /// `HistoryLoader` never fetches before 2008 anyway).
-    package func checkNotBeforeMetrika(option: String, now: Date) throws {
+    package func checkNotBeforeMetrika(option: Parameter, now: Date) throws {
         guard isRelative else { return }
         let utcToday = Day(ordinal: Int((now.timeIntervalSince1970 / 86_400).rounded(.down)))
         try Self.checkNotBeforeMetrika(resolve(today: utcToday), option: option)
@@ -149,22 +152,26 @@ package func firstDataDay(of counter: Counter) -> Day {
 /// to today, and a range that starts before the counter existed starts on its creation day (both
 /// said through `note`, when given). A range wholly before the creation day is returned as it is
 /// (with a note): `HistoryLoader` finds no day in it, so there are no rows, never zero rows.
-package func resolveRange(from: DateExpression, to: DateExpression, counter: Counter, now: Date, note: ((String) -> Void)? = nil) throws -> DateRange {
+package func resolveRange(from: DateExpression, to: DateExpression, counter: Counter, now: Date, naming: ParameterNaming = .neutral,
+                          note: ((String) -> Void)? = nil) throws -> DateRange {
     let today = today(for: counter, now: now)
     let start = from.resolve(today: today)
     var end = to.resolve(today: today)
     // NdaysAgo (up to 36500) can reach back before Metrika; absolute dates were refused when parsed.
-    try DateExpression.checkNotBeforeMetrika(start, option: "from")
-    try DateExpression.checkNotBeforeMetrika(end, option: "to")
+    try DateExpression.checkNotBeforeMetrika(start, option: .from)
+    try DateExpression.checkNotBeforeMetrika(end, option: .to)
     if start > today {
-        throw UsageError("--from \(start.iso) is in the future for counter \(counter.id) (today there is \(today.iso))")
+        throw ParameterError(.from, .badDay(value: start.iso)) { "\($0[.from]) \(start.iso) is in the future for counter \(counter.id) (today is \(today.iso) in its time zone)" }
     }
     if end > today {
-        note?("Note: --to \(end.iso) is after today (\(today.iso)) for counter \(counter.id); showing up to today.")
+        note?("Note: \(naming[.to]) \(end.iso) is after today (\(today.iso)) for counter \(counter.id); showing up to today.")
         end = today
     }
     guard let range = DateRange(from: start, to: end) else {
-        throw UsageError("--from \(start.iso) (\(from)) is after --to \(end.iso) (\(to)): the range is reversed")
+        // A relative date is said with the day it meant; an absolute one once (not `2026-11-22 (2026-11-22)`).
+        let fromText = from.isRelative ? "\(start.iso) (\(from))" : start.iso
+        let toText = to.isRelative ? "\(end.iso) (\(to))" : end.iso
+        throw ParameterError(.from, .contradicts([.to])) { "\($0[.from]) \(fromText) is after \($0[.to]) \(toText): the range is reversed" }
     }
     if let created = creationDay(of: counter), start < created {
         if end < created {

@@ -103,7 +103,8 @@ package struct DirectReport {
                 let named = try Self.columns(of: page, request: request, requested: requestedDimensions)
                 columns = named
                 if begin, request.requestedGrouping != nil, !named.dimensions.contains(where: \.isDatePeriod) {
-                    activity.note("Note: --group \(request.grouping.rawValue) has no effect here: the report has no date period (\(named.dimensions.map(\.shortName).joined(separator: ", "))); --preset traffic or --dimensions ym:s:datePeriod<group> is by period.")
+                    let n = activity.naming
+                    activity.note("Note: \(n[.group]) \(request.grouping.rawValue) has no effect here: the report has no date period (\(named.dimensions.map(\.shortName).joined(separator: ", "))); \(n[.preset]) traffic or \(n[.dimensions]) ym:s:datePeriod<group> is by period.")
                 }
                 if begin {
                     // `ym:s:<attribution>TrafficSource` named by the model the answer used (or the one asked for).
@@ -123,7 +124,7 @@ package struct DirectReport {
                 try sink.beginSection(counter: counter, sampling: page.sampling)
                 totals = Normalizer.quantities(page.totals, of: named.metrics)
                 if page.sampled {
-                    activity.note("Note: counter \(counter.id)'s numbers are estimates: Metrika sampled \(DecimalText.format(page.sampling.share * 100, fractionDigits: 1))% of visits (--accuracy \(request.accuracy)). Use --accuracy full for exact numbers.")
+                    activity.note("Note: counter \(counter.id)'s numbers are estimates: Metrika sampled \(DecimalText.format(page.sampling.share * 100, fractionDigits: 1))% of visits (\(activity.naming[.accuracy]) \(request.accuracy)). Use \(activity.naming[.accuracy]) full for exact numbers.")
                 }
             }
             guard let columns else { break }
@@ -137,7 +138,7 @@ package struct DirectReport {
         if let warning = pager.warning("counter \(counter.id)'s report") {
             activity.note(warning)
         } else if notesCut, pager.received < pager.claimedTotal {
-            activity.note("Note: counter \(counter.id): showing the first \(pager.received) of \(pager.claimedTotal) rows; \(Self.limitHint(claimed: pager.claimedTotal)).")
+            activity.note("Note: counter \(counter.id): showing the first \(pager.received) of \(pager.claimedTotal) rows; \(Self.limitHint(claimed: pager.claimedTotal, naming: activity.naming)).")
         }
         if columns != nil {
             // The Total is over every row the report has: the table, CSV, JSON and HTML say how many
@@ -185,9 +186,9 @@ package struct DirectReport {
     }
 
     /// "use --limit N" with an N the parser accepts.
-    package static func limitHint(claimed: Int) -> String {
+    package static func limitHint(claimed: Int, naming: ParameterNaming) -> String {
         let most = ReportRequest.limitRange.upperBound
-        return claimed <= most ? "use --limit \(claimed) to see them all" : "use --limit \(most) (the most metrika fetches) or --filters to narrow the report"
+        return claimed <= most ? "use \(naming[.limit]) \(claimed) to see them all" : "use \(naming[.limit]) \(most) (the most metrika fetches) or \(naming[.filters]) to narrow the report"
     }
 
     /// The columns of the answer: a preset's expansion comes from the `query` echo; an answer without
@@ -270,7 +271,7 @@ extension DirectReport {
         var targets: [(Counter, DateRange)] = []
         for id in request.counterIDs {
             let counter = try await client.fetchCounter(id: id)
-            targets.append((counter, try resolveRange(from: request.from, to: request.to, counter: counter, now: activity.now(), note: activity.note)))
+            targets.append((counter, try resolveRange(from: request.from, to: request.to, counter: counter, now: activity.now(), naming: activity.naming, note: activity.note)))
         }
         let goalNames = await GoalNames.load(for: request.metrics ?? [], counterIDs: request.counterIDs, client: client, activity: activity)
         if let attribution = request.attribution, let old = attribution.replaced {
@@ -292,7 +293,8 @@ extension DirectReport {
             // (checked before the recorded rows are written, so nothing is printed).
             if let columns, let earlier = first, earlier.columns.metrics.map(\.currency) != columns.metrics.map(\.currency) {
                 let code = { (metrics: [Metric]) in metrics.compactMap(\.currency).first?.code ?? "?" }
-                throw UsageError("counters keep revenue in different currencies (\(earlier.id) in \(code(earlier.columns.metrics)), \(counter.id) in \(code(columns.metrics))); pass --currency RUB, USD, EUR or YND to see them in one")
+                let sentence = "counters keep revenue in different currencies (\(earlier.id) in \(code(earlier.columns.metrics)), \(counter.id) in \(code(columns.metrics)))"
+                throw ParameterError(.currency, .notApplicable) { "\(sentence); pass \($0[.currency]) RUB, USD, EUR or YND to see them in one" }
             }
             if first == nil, let columns { first = (counter.id, columns) }
         }

@@ -3,7 +3,7 @@ import MetrikaModel
 /// What stops a report from the history (`HistoryLoader`) before any number is read: a counter or a
 /// currency the history does not know. The cases carry the counter; the one-line message and the
 /// exit status are derived here only.
-package enum HistoryError: MetrikaFailure, Equatable {
+package enum HistoryError: WordedFailure, Equatable {
     /// The API's answer did not name the currency counter `counterID` keeps its revenue in.
     case currencyNotSaid(counterID: Int)
     /// Offline, and the history has never learnt counter `counterID`'s currency.
@@ -19,14 +19,14 @@ package enum HistoryError: MetrikaFailure, Equatable {
         }
     }
 
-    package var message: String {
+    package func message(_ naming: ParameterNaming) -> String {
         switch self {
         case .currencyNotSaid(let id):
-            return "the API did not say which currency counter \(id) keeps its revenue in; pass --currency RUB, USD, EUR or YND."
+            return "the API did not say which currency counter \(id) keeps its revenue in; pass \(naming[.currency]) RUB, USD, EUR or YND."
         case .currencyUnknown(let id):
-            return "the history does not know counter \(id)'s currency yet; pass --currency RUB, USD, EUR or YND, or run once without --offline."
+            return "the history does not know counter \(id)'s currency yet; pass \(naming[.currency]) RUB, USD, EUR or YND, or run once without \(naming[.offline])."
         case .counterNotInHistory(let id, let database):
-            return "counter \(id) is not in the history (\(database)); run metrika sync --counter \(id) (or the report without --offline) first."
+            return "counter \(id) is not in the history (\(database)); \(naming.action(.sync(counterID: id))) first."
         }
     }
 }

@@ -28,11 +28,13 @@ package struct HistoryReport {
             let priced = try await loader.inCurrency(request.tableMetrics, counter: counter, requested: request.currency, refresh: request.refresh)
             if let first = currencies.first, first.metrics != priced {
                 let codes = [first, (id, priced)].map { "\($0.id) in \($0.metrics.compactMap(\.currency).first?.code ?? "?")" }
-                throw UsageError("counters keep revenue in different currencies (\(codes.joined(separator: ", "))); pass --currency RUB, USD, EUR or YND to see them in one")
+                throw ParameterError(.currency, .notApplicable) {
+                    "counters keep revenue in different currencies (\(codes.joined(separator: ", "))); pass \($0[.currency]) RUB, USD, EUR or YND to see them in one"
+                }
             }
             currencies.append((id, priced))
             metrics = priced
-            let range = try resolveRange(from: request.from, to: request.to, counter: counter, now: activity.now(), note: activity.note)
+            let range = try resolveRange(from: request.from, to: request.to, counter: counter, now: activity.now(), naming: activity.naming, note: activity.note)
             let loaded = try await loader.load(counter: counter, range: range, metrics: metrics, grouping: request.grouping, refresh: request.refresh)
             loads.append(loaded)
             previousLoads.append(request.compare ? try await Comparison.loadPrevious(loaded, loader: loader, metrics: metrics, refresh: request.refresh) : nil)
@@ -61,10 +63,10 @@ package struct HistoryReport {
         }
         try sink.end()
         for (id, days) in allMissing {
-            activity.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days))\(request.offline ? "; run without --offline to fetch it" : "").")
+            activity.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days))\(request.offline ? "; run without \(activity.naming[.offline]) to fetch it" : "").")
         }
         for (id, days) in previousMissing {
-            activity.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days)) of the previous period: those changes are shown as —\(request.offline ? "; run without --offline to fetch it" : "").")
+            activity.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days)) of the previous period: those changes are shown as —\(request.offline ? "; run without \(activity.naming[.offline]) to fetch it" : "").")
         }
     }
 }

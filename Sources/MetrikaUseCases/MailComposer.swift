@@ -59,19 +59,20 @@ package struct MailComposer {
     /// Metrika existed is a usage error (a wrong clock or METRIKA_NOW, most likely).
     package static func current(_ window: Window, today: Day, counterID: Int) throws -> DateRange {
         let range: DateRange
-        let option: String
+        let parameter: Parameter
+        let value: String
         switch window {
         case .last(let days):
             let yesterday = today.adding(days: -1)
             range = DateRange(from: yesterday.adding(days: -(days - 1)), to: yesterday)!
-            option = "--last \(days)d"
+            (parameter, value) = (.last, "\(days)d")
         case .period(let period):
             let days = period.days(today: today)
             range = DateRange(from: days.from, to: days.to)!
-            option = "--period \(period)"
+            (parameter, value) = (.period, "\(period)")
         }
         if DateExpression.isBeforeMetrika(range.from) {
-            throw UsageError("\(option) reaches back to \(range.from.iso) for counter \(counterID), before \(DateExpression.earliestDay.iso): Metrika has no data before 2008 (is the clock or METRIKA_NOW right?)")
+            throw ParameterError(parameter, .badDay(value: value)) { "\($0[parameter]) \(value) reaches back to \(range.from.iso) for counter \(counterID), before \(DateExpression.earliestDay.iso): Metrika has no data before 2008 (is the clock or METRIKA_NOW right?)" }
         }
         return range
     }
@@ -189,7 +190,8 @@ package struct MailComposer {
             html = render(sections)
         }
         guard html.utf8.count <= Self.htmlBudget else {
-            throw UsageError("a mail of \(sections.count) counters needs \(html.utf8.count / 1000) KB of HTML even with the shortest summaries and no tables, past the \(Self.htmlBudget / 1000) KB Gmail shows unclipped: mail fewer counters at a time (split --counter over several mails)")
+            let sentence = "a mail of \(sections.count) counters needs \(html.utf8.count / 1000) KB of HTML even with the shortest summaries and no tables, past the \(Self.htmlBudget / 1000) KB Gmail shows unclipped"
+            throw ParameterError(.counter, .tooMany(count: sections.count, most: sections.count - 1)) { "\(sentence): mail fewer counters at a time (split \($0[.counter]) over several mails)" }
         }
         return html
     }

@@ -13,6 +13,8 @@ package enum NamedPeriod: Equatable, Sendable, CustomStringConvertible {
 
     /// The names `--period` accepts, for help, completions and the man page.
     package static let names = ["today", "yesterday", "thisWeek", "lastWeek", "thisMonth", "lastMonth", "thisYear", "lastYear", "last7days", "last30days", "lastNdays"]
+    /// The N of `lastNdays`: a day to a hundred years.
+    package static let dayCounts = 1...36_500
     /// The periods that end before today (whole days only: what a mail reports).
     package static let finished: [NamedPeriod] = [.yesterday, .lastWeek, .lastMonth, .lastYear]
 
@@ -29,12 +31,22 @@ package enum NamedPeriod: Equatable, Sendable, CustomStringConvertible {
         }
         if lower.hasPrefix("last"), lower.hasSuffix("days") {
             let digits = lower.dropFirst(4).dropLast(4)
-            if !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(digits), (1...36_500).contains(count) {
-                self = .lastDays(count)
-                return
+            if !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                // The form is right: a count out of range says the range (never parsed into an overflow).
+                let significant = digits.drop { $0 == "0" }
+                if significant.count <= 5, let count = Int(significant.isEmpty ? "0" : significant), Self.dayCounts.contains(count) {
+                    self = .lastDays(count)
+                    return
+                }
+                let range = Self.dayCounts
+                throw ParameterError(.period, .outOfRange(value: text, allowed: range)) {
+                    "\($0[.period]) '\(text)': N of lastNdays must be from \(range.lowerBound) to \(range.upperBound) (a hundred years), e.g. last7days, last30days"
+                }
             }
         }
-        throw UsageError("--period '\(text)' is not a period: use today, yesterday, thisWeek, lastWeek, thisMonth, lastMonth, thisYear, lastYear or lastNdays (e.g. last7days, last30days)")
+        throw ParameterError(.period, .notOneOf(value: text, choices: Self.names)) {
+            "\($0[.period]) '\(text)' is not a period: use today, yesterday, thisWeek, lastWeek, thisMonth, lastMonth, thisYear, lastYear or lastNdays (e.g. last7days, last30days)"
+        }
     }
 
     /// The days it covers for a counter whose today is `today` (the current week, month or year ends today).

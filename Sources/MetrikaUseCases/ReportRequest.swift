@@ -72,45 +72,67 @@ package struct ReportRequest: Sendable {
 
     /// The checks of `init`, in the order a user meets them.
     private func validate() throws {
-        guard dimensions.count <= 10 else { throw UsageError("--dimensions lists \(dimensions.count); the API allows at most 10") }
+        guard dimensions.count <= 10 else {
+            let count = dimensions.count
+            throw ParameterError(.dimensions, .tooMany(count: count, most: 10)) { "\($0[.dimensions]) lists \(count); the API allows at most 10" }
+        }
         if !dimensions.isEmpty, requestedGrouping != nil, !dimensions.contains(where: { $0.apiName == MetrikaModel.Dimension.datePeriodPlaceholder }) {
-            throw UsageError("--group applies to time-series reports (and to --dimensions ym:s:datePeriod<group>); it cannot be combined with --dimensions \(dimensions.map(\.shortName).joined(separator: ","))")
+            let names = dimensions.map(\.shortName).joined(separator: ",")
+            throw ParameterError(.group, .contradicts([.dimensions])) {
+                "\($0[.group]) applies to time-series reports (and to \($0[.dimensions]) ym:s:datePeriod<group>); it cannot be combined with \($0[.dimensions]) \(names)"
+            }
         }
         if let requestedLimit, !Self.limitRange.contains(requestedLimit) {
-            throw UsageError("--limit must be a whole number from \(Self.limitRange.lowerBound) to \(Self.limitRange.upperBound), not '\(requestedLimit)'")
+            throw ParameterError(.limit, .outOfRange(value: String(requestedLimit), allowed: Self.limitRange)) {
+                "\($0[.limit]) must be a whole number from \(Self.limitRange.lowerBound) to \(Self.limitRange.upperBound), not '\(requestedLimit)'"
+            }
         }
-        // `--limit`, `--sort` and `--lang` shape dimension rows; where they would change nothing they
-        // are refused, one line each, rather than silently ignored.
+        // Limit, sort and lang shape dimension rows; where they would change nothing they are
+        // refused, one line each, rather than silently ignored.
         if usesHistory, requestedLimit != nil {
-            throw UsageError("--limit applies to dimension reports (--dimensions or --preset); a time series has one row per \(grouping.rawValue): choose the days with --from/--to or --period")
+            let grouping = grouping
+            throw ParameterError(.limit, .notApplicable) {
+                "\($0[.limit]) applies to dimension reports (\($0[.dimensions]) or \($0[.preset])); a time series has one row per \(grouping.rawValue): choose the days with \($0.alternatives(.from, .to)) or \($0[.period])"
+            }
         }
         if usesHistory, sort != nil {
-            throw UsageError("--sort applies to dimension reports (--dimensions or --preset); a time series is always in date order")
+            throw ParameterError(.sort, .notApplicable) { "\($0[.sort]) applies to dimension reports (\($0[.dimensions]) or \($0[.preset])); a time series is always in date order" }
         }
         if dimensions.isEmpty, preset == nil, lang != nil {
-            throw UsageError("--lang sets the language of dimension names (--dimensions or --preset); this report has none")
+            throw ParameterError(.lang, .notApplicable) { "\($0[.lang]) sets the language of dimension names (\($0[.dimensions]) or \($0[.preset])); this report has none" }
         }
         if compare && !usesHistory {
-            throw UsageError("--compare works for time-series reports only (no --dimensions, --preset, --filters or --accuracy): they come from the history, where the previous period costs at most one request")
+            throw ParameterError(.compare, .contradicts([.dimensions, .preset, .filters, .accuracy])) {
+                "\($0[.compare]) works for time-series reports only (no \($0[.dimensions]), \($0[.preset]), \($0[.filters]) or \($0[.accuracy])): they come from the history, where the previous period costs at most one request"
+            }
         }
         if offline && !usesHistory {
-            throw UsageError("--offline works for time-series reports only: the history keeps daily totals, not --dimensions, --preset, --filters or sampled answers")
+            throw ParameterError(.offline, .contradicts([.dimensions, .preset, .filters, .accuracy])) {
+                "\($0[.offline]) works for time-series reports only: the history keeps daily totals, not \($0[.dimensions]), \($0[.preset]), \($0[.filters]) or sampled answers"
+            }
         }
         try Self.refuseCurrencyWithoutMoney(currency, metrics: tableMetrics, preset: preset)
         if attribution != nil, dimensions.isEmpty, preset == nil {
-            throw UsageError("--attribution decides which source a visit or purchase is credited to: it applies to reports by source (--dimensions, --preset); daily totals are the same under every model")
+            throw ParameterError(.attribution, .notApplicable) {
+                "\($0[.attribution]) decides which source a visit or purchase is credited to: it applies to reports by source (\($0[.dimensions]), \($0[.preset])); daily totals are the same under every model"
+            }
         }
         if !usesHistory, dimensions.isEmpty, preset == nil, grouping != .day {
-            throw UsageError("--group \(grouping.rawValue) with --filters or --accuracy is not supported yet; use --group day")
+            let grouping = grouping
+            throw ParameterError(.group, .contradicts([.filters, .accuracy])) {
+                "\($0[.group]) \(grouping.rawValue) with \($0[.filters]) or \($0[.accuracy]) is not supported yet; use \($0[.group]) day"
+            }
         }
     }
 
-    /// `--currency` where no column is money would change nothing: refused, like the other options
-    /// that would be silently ignored (report, chart, mail). A preset's columns are the API's to
-    /// say, so it may be money.
+    /// A currency where no column is money would change nothing: refused, like the other
+    /// parameters that would be silently ignored (report, chart, mail). A preset's columns are the
+    /// API's to say, so it may be money.
     package static func refuseCurrencyWithoutMoney(_ currency: Currency?, metrics: [Metric], preset: String? = nil) throws {
         guard currency != nil, preset == nil, !metrics.contains(where: { $0.unit == .money }) else { return }
-        throw UsageError("--currency applies to money metrics (revenue, revenuePerPurchase, revenuePerVisit, goal<ID>revenue, basketValue, productRevenue); these metrics have none")
+        throw ParameterError(.currency, .notApplicable) {
+            "\($0[.currency]) applies to money metrics (revenue, revenuePerPurchase, revenuePerVisit, goal<ID>revenue, basketValue, productRevenue); these metrics have none"
+        }
     }
 
     /// The same request with the previous period beside each value (a time series' HTML page

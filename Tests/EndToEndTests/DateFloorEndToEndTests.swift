@@ -44,7 +44,7 @@ struct DateFloorEndToEndTests {
 
     @Test func theFirstDayOfMetrikaIsAccepted() throws {
         #expect(try DateExpression(parsing: "2008-01-01", option: "from") == .absolute(Day(year: 2008, month: 1, day: 1)!))
-        #expect(throws: UsageError.self) { try DateExpression(parsing: "2007-12-31", option: "from") }
+        #expect(throws: ParameterError.self) { try DateExpression(parsing: "2007-12-31", option: "from") }
     }
 
     // MARK: - The creation day

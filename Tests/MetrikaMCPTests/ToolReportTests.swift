@@ -160,6 +160,24 @@ import Testing
         #expect(first.structuredContent?["counters"] == whole.structuredContent?["counters"])
     }
 
+    /// A refusal names the tool's arguments, never the CLI's options or commands (issue 36).
+    @Test func refusalsNameArgumentsNotFlags() async throws {
+        let grouped = try await call("get_report", [("counter_ids", ints([1001])), ("group", .string("week")), ("filters", .string("ym:s:trafficSource=='organic'"))])
+        #expect(grouped.isError)
+        #expect(grouped.text == "group week with filters or accuracy is not supported yet; use group day")
+        let future = try await call("get_report", [("counter_ids", ints([1001])), ("from", .string("2030-01-01")), ("to", .string("2030-01-02"))])
+        #expect(future.isError && future.text.hasPrefix("from 2030-01-01 is in the future for counter 1001 (today is "))
+        let reversed = try await call("get_report", [("counter_ids", ints([1001])), ("from", .string("2026-11-22")), ("to", .string("2026-11-20"))])
+        #expect(reversed.text == "from 2026-11-22 is after to 2026-11-20: the range is reversed")
+        let period = try await call("get_report", [("counter_ids", ints([1001])), ("period", .string("last99999days"))])
+        #expect(period.text == "period 'last99999days': N of lastNdays must be from 1 to 36500 (a hundred years), e.g. last7days, last30days")
+        let sort = try await call("get_report", [("counter_ids", ints([1001])), ("sort", strings(["-visits"]))])
+        #expect(sort.text == "sort applies to dimension reports (dimensions or preset); a time series is always in date order")
+        for refusal in [grouped, future, reversed, period, sort] {
+            #expect(!refusal.text.contains("--") && !refusal.text.contains("metrika "), "\(refusal.text)")
+        }
+    }
+
     @Test func failuresOfTheWorkAreErrorResultsWithTheCLISentence() async throws {
         // A counter the token cannot read: the API's refusal, as the CLI words it.
         let foreign = try await call("get_report", [("counter_ids", ints([9999])), ("from", .string("2026-10-01")), ("to", .string("2026-10-02"))])
@@ -172,16 +190,16 @@ import Testing
         // A bad date: DateExpression's sentence.
         let badDate = try await call("get_report", [("counter_ids", ints([1001])), ("from", .string("2026-13-45"))])
         #expect(badDate.isError)
-        var dateSentence = ""
-        do { _ = try DateExpression(parsing: "2026-13-45", option: "from") } catch let failure as UsageError { dateSentence = failure.message }
-        #expect(badDate.text == dateSentence)
+        // Named as the argument (`from`), never as the CLI's option.
+        #expect(badDate.text == "from '2026-13-45' is not a date: use YYYY-MM-DD (a real date), today, yesterday, NdaysAgo, NweeksAgo or NmonthsAgo (e.g. 6daysAgo, 2weeksAgo, 3monthsAgo)")
         // An unknown metric, 21 metrics, a contradiction: ReportTerms' and ReportRequest's sentences.
         let metric = try await call("get_report", [("counter_ids", ints([1001])), ("metrics", strings(["visitz"]))])
         #expect(metric.isError && metric.text.hasPrefix("Unknown metric 'visitz'. Use one of"))
         let both = try await call("get_report", [("counter_ids", ints([1001])), ("period", .string("lastWeek")), ("from", .string("today"))])
-        #expect(both.text == "--period and --from contradict each other: give a named period or dates, not both")
+        // Worded with the arguments' names, never the CLI's options (issue 36).
+        #expect(both.text == "period and from contradict each other: give a named period or dates, not both")
         let compare = try await call("get_report", [("counter_ids", ints([1001])), ("dimensions", strings(["trafficSource"])), ("compare", .bool(true))])
-        #expect(compare.isError && compare.text.hasPrefix("--compare works for time-series reports only"))
+        #expect(compare.isError && compare.text == "compare works for time-series reports only (no dimensions, preset, filters or accuracy): they come from the history, where the previous period costs at most one request")
         // Offline with nothing stored.
         let offline = try await call("get_report", [("counter_ids", ints([1001])), ("from", .string("2026-10-01")), ("to", .string("2026-10-02")), ("offline", .bool(true))])
         #expect(offline.isError)
@@ -189,7 +207,7 @@ import Testing
         let request = try ReportRequest(counterIDs: [1001], from: .absolute(Day(iso: "2026-10-01")!), to: .absolute(Day(iso: "2026-10-02")!), offline: true)
         do {
             try await HistoryReport(request: request, loader: try services.historyLoader(offline: true), activity: ToolActivity(now: services.now)).run(into: ReportJSONSink(output: OutputWriter()))
-        } catch let failure as any MetrikaFailure { offlineSentence = failure.message }
+        } catch let failure as any MetrikaFailure { offlineSentence = ParameterNaming.mcp.message(of: failure) }
         #expect(!offlineSentence.isEmpty)
         #expect(offline.text == offlineSentence)
     }

@@ -56,7 +56,7 @@ struct HistoryLoaderTests {
             _ = try await loader(online: false).counter(id: 1001)
         }
         #expect(failure?.exitCode == ExitCode.config)
-        #expect(failure?.message == "counter 1001 is not in the history (\(store.path)); run metrika sync --counter 1001 (or the report without --offline) first.")
+        #expect(failure?.message(cliNaming) == "counter 1001 is not in the history (\(store.path)); run metrika sync --counter 1001 (or the report without --offline) first.")
         #expect(api.dataRequests.isEmpty)
     }
 
@@ -97,7 +97,7 @@ struct HistoryLoaderTests {
             Issue.record("an unknown counter offline must fail")
         } catch let failure as any MetrikaFailure {
             #expect(failure.exitCode == ExitCode.config)
-            #expect(failure.message.contains("metrika sync --counter 1001"))
+            #expect(cliNaming.message(of: failure).contains("metrika sync --counter 1001"))
         }
         #expect(api.requests.isEmpty)
     }

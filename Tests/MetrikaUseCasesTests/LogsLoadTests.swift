@@ -194,7 +194,7 @@ struct LogsLoadTests {
         let maker = ClientMaker(api: LogsAPI())
         let request = try LogsRequest(counterID: 1001, source: .visits, target: .clickhouse(try Self.table()), days: .continuing(lateDays: 3))
 
-        await #expect(throws: UsageError.self) { try await Self.load(maker, database: home.path, activity: RecordedActivity()).run(request) }
+        await #expect(throws: ParameterError.self) { try await Self.load(maker, database: home.path, activity: RecordedActivity()).run(request) }
         #expect(maker.count == 0)
         #expect(maker.api.calls.isEmpty)
     }
@@ -259,9 +259,9 @@ struct LogsLoadTests {
     }
 
     @Test func theInterruptionAccountNamesWhatWasKept() {
-        #expect(LogsLoad.interruptionAccount(counterID: 5, request: nil, file: "'a.tsv'", kept: true)
+        #expect(LogsLoad.interruptionAccount(counterID: 5, request: nil, file: "'a.tsv'", kept: true, naming: RecordedActivity().naming)
             == "Interrupted: 'a.tsv' was not written (its temporary file is removed); no log was ordered yet.")
-        #expect(LogsLoad.interruptionAccount(counterID: 5, request: 9, file: nil, kept: true)
+        #expect(LogsLoad.interruptionAccount(counterID: 5, request: 9, file: nil, kept: true, naming: RecordedActivity().naming)
             == "Interrupted: the ClickHouse table is unchanged (parts already loaded wait in its staging table); log request 9 is kept: the same command again reuses it instead of ordering a new log (`metrika logs --counter 5 --clean-all` frees it).")
     }
 
@@ -347,12 +347,12 @@ struct LogsLoadTests {
         if name.isEmpty {
             #expect(try LogsRequest.fields(parsing: ",,", source: .visits).isEmpty)
         } else {
-            #expect(throws: UsageError.self) { try LogsRequest.fields(parsing: name, source: .visits) }
+            #expect(throws: ParameterError.self) { try LogsRequest.fields(parsing: name, source: .visits) }
         }
     }
 
     @Test func aRunWithoutDatesIntoAFileIsRefused() {
-        #expect(throws: UsageError.self) {
+        #expect(throws: ParameterError.self) {
             try LogsRequest(counterID: 1, source: .visits, target: .file(path: "v.tsv"), days: .continuing(lateDays: 3))
         }
     }

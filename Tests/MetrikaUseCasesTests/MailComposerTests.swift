@@ -27,8 +27,8 @@ struct MailComposerTests {
     }
 
     @Test func aWindowBefore2008IsAUsageError() {
-        #expect(throws: UsageError.self) { try MailComposer.current(.last(days: 30), today: day("2008-01-15"), counterID: 1) }
-        #expect(throws: UsageError.self) { try MailComposer.current(.period(.lastYear), today: day("2008-06-01"), counterID: 1) }
+        #expect(throws: ParameterError.self) { try MailComposer.current(.last(days: 30), today: day("2008-01-15"), counterID: 1) }
+        #expect(throws: ParameterError.self) { try MailComposer.current(.period(.lastYear), today: day("2008-06-01"), counterID: 1) }
     }
 
     @Test func aNamedPeriodsSectionComparesWithTheWeekBefore() async throws {
@@ -227,7 +227,7 @@ struct MailComposerTests {
         let loader = HistoryLoader(store: try HistoryStore(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
         let composer = MailComposer(loader: loader, rasterizer: FakeRasterizer(), activity: RecordedActivity())
         await #expect { try await composer.compose(try Self.request(ids, .last(days: 7))) } throws: { error in
-            let message = (error as? UsageError)?.message ?? ""
+            let message = (error as? ParameterError)?.message(cliNaming) ?? ""
             return message.contains("80 counters") && message.contains("split --counter over several mails")
         }
     }

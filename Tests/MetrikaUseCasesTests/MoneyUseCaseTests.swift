@@ -58,12 +58,12 @@ struct MoneyUseCaseTests {
         let unsaid = await #expect(throws: HistoryError.currencyNotSaid(counterID: 1001)) {
             try await online.inCurrency(Self.shop, counter: counter, requested: nil)
         }
-        #expect(unsaid?.exitCode == ExitCode.dataError && unsaid?.message.contains("pass --currency") == true)
+        #expect(unsaid?.exitCode == ExitCode.dataError && unsaid?.message(cliNaming).contains("pass --currency") == true)
         let offline = HistoryLoader(store: store, client: nil, now: { testNow }, unsettledDays: 2)
         let unknown = await #expect(throws: HistoryError.currencyUnknown(counterID: 1001)) {
             try await offline.inCurrency(Self.shop, counter: counter, requested: nil)
         }
-        #expect(unknown?.exitCode == ExitCode.config && unknown?.message.contains("run once without --offline") == true)
+        #expect(unknown?.exitCode == ExitCode.config && unknown?.message(cliNaming).contains("run once without --offline") == true)
     }
 
     @Test func countersInDifferentCurrenciesNeedOne() async throws {
@@ -77,7 +77,7 @@ struct MoneyUseCaseTests {
         let request = try ReportRequest(counterIDs: [1001, 1002], from: .absolute(day("2026-11-23")), to: .absolute(day("2026-11-24")), metrics: [Metric.revenue])
         let sink = CollectingSink()
         await #expect { try await HistoryReport(request: request, loader: loader, activity: RecordedActivity()).run(into: sink) } throws: { error in
-            (error as? UsageError)?.message.contains("1001 in RUB, 1002 in USD") == true
+            (error as? ParameterError)?.message(cliNaming).contains("1001 in RUB, 1002 in USD") == true
         }
         #expect(sink.layouts.isEmpty)
         // One currency for both: fine.
@@ -141,7 +141,7 @@ extension MoneyUseCaseTests {
         var both = try ReportRequest(counterIDs: [1001, 1002], from: request.from, to: request.to, metrics: request.metrics, dimensions: request.dimensions)
         let refused = CollectingSink()
         await #expect { try await DirectReport.run(both, client: api.client(), activity: RecordedActivity(), into: refused, showsProgress: false) } throws: { error in
-            (error as? UsageError)?.message.contains("1001 in RUB, 1002 in USD") == true
+            (error as? ParameterError)?.message(cliNaming).contains("1001 in RUB, 1002 in USD") == true
         }
         #expect(refused.layouts.isEmpty && refused.rows.isEmpty)
 

@@ -24,8 +24,8 @@ struct ReportRequestTests {
             _ = try body()
             Issue.record("the request was made")
             return nil
-        } catch let error as UsageError {
-            return error.message
+        } catch let error as ParameterError {
+            return error.message(cliNaming)
         } catch {
             Issue.record("not a usage error: \(error)")
             return nil

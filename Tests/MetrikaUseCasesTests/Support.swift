@@ -132,11 +132,22 @@ final class RuleAPI: HTTPTransport, @unchecked Sendable {
 }
 
 /// An `Activity` that keeps what a use case said.
+/// The CLI's words for parameters (`--offline`, as MetrikaCLI's `ParameterNaming.cli`): what these
+/// tests compare sentences with.
+let cliNaming = ParameterNaming(name: { "--" + $0.words.joined(separator: "-") }, action: { action in
+    switch action {
+    case .sync(let id): return "run metrika sync --counter \(id) (or the report without --offline)"
+    case .cleanLogs(let id): return "metrika logs --counter \(id) --clean-all"
+    }
+})
+
 final class RecordedActivity: Activity, @unchecked Sendable {
     private let lock = NSLock()
     private var lines: [String] = []
     private var statuses: [String] = []
     let now: @Sendable () -> Date = { testNow }
+    /// The CLI's naming (`--offline`): the notes these tests read are the ones a person sees.
+    let naming = cliNaming
 
     func note(_ line: String) {
         lock.lock()

@@ -74,6 +74,7 @@ enum LiveCommand: Command {
     /// (a refresh that fails says so on the screen itself).
     struct QuietActivity: Activity {
         let now: @Sendable () -> Date
+        var naming: ParameterNaming { .cli }
         func note(_ line: String) {}
         func progress(_ text: String, force: Bool) {}
         func endProgress() {}

@@ -96,7 +96,7 @@ enum MailCommand: Command {
             note("Warning: --period \(spelled) is deprecated: use --last \(spelled)")
             return .last(days: days)
         }
-        let period = try NamedPeriod(parsing: text)
+        let period = try cliWorded { try NamedPeriod(parsing: text) }
         // A mail reports finished days: a period that runs to today would compare a day still coming
         // in with a whole one (`report --period` keeps its meaning; the mail refuses, and says instead).
         if period.endsToday {

@@ -98,11 +98,11 @@ enum ReportCommand: Command {
         let attribution = try MoneyOptions.attribution(options)
         let page = try PageOptions.parse(options)
         let output = page == nil ? try FormatOptions.parse(options, toTerminal: false) : FormatOptions(format: .table, csv: CSVWriter())
-        let request = try ReportRequest(
+        let request = try cliWorded { try ReportRequest(
             counterIDs: ids, from: dates.from, to: dates.to, period: dates.period, grouping: grouping, metrics: metrics, dimensions: dimensions,
             preset: options[.preset], filters: options[.filters], sort: sort.map { $0.joined(separator: ",") }, limit: limit, lang: lang,
             accuracy: accuracy, offline: history.offline, refresh: history.refresh, raw: options[.raw], compare: options[.compare],
-            unsettledDays: unsettledDays, currency: currency, attribution: attribution)
+            unsettledDays: unsettledDays, currency: currency, attribution: attribution) }
         return (request, output, page)
     }
 

@@ -53,7 +53,7 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
     /// generic sentence of `UnexpectedFailure`, never the value's own description (a Swift dump).
     package static func sentence(_ error: any Error) -> String {
         switch error {
-        case let failure as any MetrikaFailure: return failure.message
+        case let failure as any MetrikaFailure: return ParameterNaming.mcp.message(of: failure)
         case let interruption as Interruption: return interruption.account
         default: return UnexpectedFailure(error).message
         }

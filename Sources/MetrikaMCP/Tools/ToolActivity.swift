@@ -13,6 +13,8 @@ final class ToolActivity: Activity {
     let now: @Sendable () -> Date
     private let notes = Mutex<[String]>([])
 
+    var naming: ParameterNaming { .mcp }
+
     init(now: @escaping @Sendable () -> Date) { self.now = now }
 
     func note(_ line: String) {

@@ -289,7 +289,7 @@ package struct AlertCheck: Sendable {
             if created > day.adding(days: -7 * settings.minimumWeeks) {
                 activity.note("Note: counter \(counter.id) is too young to judge: it has fewer than \(settings.minimumWeeks) earlier \(weekday)s (created \(created.iso)).")
             } else {
-                activity.note("Note: counter \(counter.id) was not checked: fewer than \(settings.minimumWeeks) earlier \(weekday)s have history\(loader.client == nil ? " (run without --offline, or metrika sync, to fetch them)" : "").")
+                activity.note("Note: counter \(counter.id) was not checked: fewer than \(settings.minimumWeeks) earlier \(weekday)s have history\(loader.client == nil ? " (run without \(activity.naming[.offline]), or metrika sync, to fetch them)" : "").")
             }
         }
         return (findings, changes)
@@ -303,7 +303,7 @@ package struct AlertCheck: Sendable {
             let loaded = try await load(priced, counter: counter, range: range)
             if loader.client == nil, let metric = priced.first, loaded[metric.apiName]?.isEmpty ?? true {
                 // Offline, revenue in a currency the history never fetched is not there to judge.
-                activity.note("Warning: counter \(counter.id): its revenue was not checked: the history holds none in \(metric.currency?.code ?? "that currency") (run without --offline to fetch it).")
+                activity.note("Warning: counter \(counter.id): its revenue was not checked: the history holds none in \(metric.currency?.code ?? "that currency") (run without \(activity.naming[.offline]) to fetch it).")
             }
             return (priced, loaded)
         } catch let failure as any MetrikaFailure {

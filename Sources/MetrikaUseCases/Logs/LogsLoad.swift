@@ -63,8 +63,8 @@ package struct LogsLoad: Sendable {
             store = opened
             earlier = try opened.load(counterID: counterID, source: source, destination: key)
             guard earlier != nil else {
-                throw UsageError(
-                    "no earlier load of counter \(counterID)'s \(source.rawValue) into \(request.targetDescription) is recorded in \(databasePath); give --from DATE (and --to) for the first load, later runs continue from it")
+                let sentence = "no earlier load of counter \(counterID)'s \(source.rawValue) into \(request.targetDescription) is recorded in \(databasePath)"
+                throw ParameterError(.from, .malformed(value: "")) { "\(sentence); give \($0[.from]) DATE (and \($0[.to])) for the first load, later runs continue from it" }
             }
         case .range:
             store = progressStore()
@@ -91,7 +91,9 @@ package struct LogsLoad: Sendable {
         case .range(let from, let to):
             let range = try resolveRange(from: from, to: to, counter: counter, now: now)
             guard range.to < today else {
-                throw UsageError("--to \(range.to.iso) is not before today (\(today.iso)) for counter \(counterID): the Logs API serves finished days only; use --to yesterday")
+                throw ParameterError(.to, .badDay(value: range.to.iso)) {
+                    "\($0[.to]) \(range.to.iso) is not before today (\(today.iso)) for counter \(counterID): the Logs API serves finished days only; use \($0[.to]) yesterday"
+                }
             }
             ranges = [range]
         }
@@ -120,7 +122,7 @@ package struct LogsLoad: Sendable {
                 // progress line is erased, and the person is told what was kept for the re-run.
                 activity.endProgress()
                 let file: String? = if case .file = request.target { request.targetDescription } else { nil }
-                return Interruption(signal: signal, account: Self.interruptionAccount(counterID: counterID, request: current.id, file: file, kept: store != nil))
+                return Interruption(signal: signal, account: Self.interruptionAccount(counterID: counterID, request: current.id, file: file, kept: store != nil, naming: activity.naming))
             }
             summary.requests += part.requests
             summary.reused += part.reused
@@ -202,12 +204,12 @@ package struct LogsLoad: Sendable {
 
     /// What an interrupted run leaves: no file (its temporary removed), the target table unchanged,
     /// and the log request, which the same command reuses instead of ordering a new log.
-    package static func interruptionAccount(counterID: Int, request: Int?, file: String?, kept: Bool) -> String {
+    package static func interruptionAccount(counterID: Int, request: Int?, file: String?, kept: Bool, naming: ParameterNaming) -> String {
         let written = file.map { $0 == "standard output" ? "Interrupted" : "Interrupted: \($0) was not written (its temporary file is removed)" }
             ?? "Interrupted: the ClickHouse table is unchanged (parts already loaded wait in its staging table)"
         guard let request else { return written + "; no log was ordered yet." }
-        guard kept else { return written + "; log request \(request) is left on the server: `metrika logs --counter \(counterID) --clean-all` frees it." }
-        return written + "; log request \(request) is kept: the same command again reuses it instead of ordering a new log (`metrika logs --counter \(counterID) --clean-all` frees it)."
+        guard kept else { return written + "; log request \(request) is left on the server: `\(naming.action(.cleanLogs(counterID: counterID)))` frees it." }
+        return written + "; log request \(request) is kept: the same command again reuses it instead of ordering a new log (`\(naming.action(.cleanLogs(counterID: counterID)))` frees it)."
     }
 
     // MARK: - --list and --clean-all

@@ -35,10 +35,10 @@ package struct LogsRequest: Sendable {
     /// Seconds before the first poll of a log being prepared (each next wait is 1.5× longer).
     package var firstPollInterval: Double
 
-    /// Throws `UsageError` for a run without dates into a file: only a table remembers what was loaded.
+    /// Throws a `ParameterError` for a run without dates into a file: only a table remembers what was loaded.
     package init(counterID: Int, source: LogSource, fields: [String]? = nil, target: Target, days: Days, firstPollInterval: Double = 10) throws {
         if case .continuing = days, case .file = target {
-            throw UsageError("Missing --from DATE (a run without dates continues a ClickHouse table; a file needs --from)")
+            throw ParameterError(.from, .malformed(value: "")) { "Missing \($0[.from]) DATE (a run without dates continues a ClickHouse table; a file needs \($0[.from]))" }
         }
         self.counterID = counterID
         self.source = source
@@ -62,10 +62,14 @@ package struct LogsRequest: Sendable {
             var name = raw.trimmingCharacters(in: .whitespaces)
             if name.isEmpty { continue }
             let other = source == .visits ? LogSource.hits.prefix : LogSource.visits.prefix
-            if name.hasPrefix(other) { throw UsageError("--fields '\(name)' belongs to the other source (\(source.rawValue) fields start with \(source.prefix))") }
+            if name.hasPrefix(other) {
+                let name = name
+                throw ParameterError(.fields, .malformed(value: name)) { "\($0[.fields]) '\(name)' belongs to the other source (\(source.rawValue) fields start with \(source.prefix))" }
+            }
             if !name.hasPrefix(source.prefix) { name = source.prefix + name }
             guard name.dropFirst(source.prefix.count).allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }), name.count > source.prefix.count else {
-                throw UsageError("--fields '\(name)' is not a field name such as \(source.prefix)date")
+                let name = name
+                throw ParameterError(.fields, .malformed(value: name)) { "\($0[.fields]) '\(name)' is not a field name such as \(source.prefix)date" }
             }
             if !fields.contains(name) { fields.append(name) }
         }
