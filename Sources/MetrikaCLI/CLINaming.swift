@@ -24,3 +24,48 @@ func cliWorded<T>(_ body: () throws -> T) throws -> T {
         throw UsageError(error.message(.cli))
     }
 }
+
+extension ParameterDeclaration {
+    /// The CLI option of a declared parameter: `--` and its words joined by `-`, its value's name,
+    /// the help for a person, the completions. Help, the usage line, completions and the man page
+    /// read it as they read every `OptionSpec`.
+    var optionSpec: OptionSpec {
+        let name = String(ParameterNaming.cli[parameter].dropFirst(2))
+        if shape == .flag { return OptionSpec(name, short: short, help: help(.cli)) }
+        return OptionSpec(name, short: short, value: valueName, help: help(.cli), choices: completions)
+    }
+}
+
+extension ParsedOptions {
+    /// What the command line held for a declared parameter, as the words its `read` takes: nil when
+    /// not given, none for a flag; a list's comma lists split, a single value's last one.
+    func words<Fields>(for declaration: ParameterDeclaration<Fields>) -> [String]? {
+        let name = declaration.optionSpec.name
+        switch declaration.shape {
+        case .flag: return flags.contains(name) ? [] : nil
+        case .list, .ids: return values[name].map { Self.split($0) }
+        case .text, .integer: return values[name]?.last.map { [$0] }
+        }
+    }
+
+    /// Reads every declared parameter that was given into `fields`, in the order declared; a bad
+    /// value is the CLI's usage error.
+    func read<Fields>(_ declarations: [ParameterDeclaration<Fields>], into fields: inout Fields) throws {
+        for declaration in declarations {
+            guard let words = words(for: declaration) else { continue }
+            try cliWorded { try declaration.read(&fields, words) }
+        }
+    }
+}
+
+extension Option where Value == Int? {
+    /// `--unsettled-days N` of report and sync: recent days refetched, as `ReportFields` declares it.
+    static var unsettledDays: Option<Int?> {
+        Option(ReportFields.unsettledDays.optionSpec) { given in
+            guard let text = given?.last else { return nil }
+            var fields = ReportFields()
+            try ReportFields.unsettledDays.read(&fields, [text])
+            return fields.unsettledDays
+        }
+    }
+}

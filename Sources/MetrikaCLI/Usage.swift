@@ -1,3 +1,4 @@
+import MetrikaUseCases
 /// One piece of a command's usage line (`Usage: metrika report --counter ID[,ID…] [--from DATE] …`).
 /// An option is named by its key and shown as the command's own option table shows it (long
 /// name and placeholder from the same `OptionSpec`), so a usage line cannot name an option the
@@ -47,4 +48,9 @@ enum UsageLine {
         case .moreOptions: return "[options]"
         }
     }
+}
+
+extension UsageTerm {
+    /// A declared parameter's option, optional in a usage line.
+    static func optional<Fields>(_ declaration: ParameterDeclaration<Fields>) -> UsageTerm { .optional([.option(declaration.optionSpec.name)]) }
 }

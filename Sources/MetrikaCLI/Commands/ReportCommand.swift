@@ -67,42 +67,33 @@ enum ReportCommand: Command {
     """
     static let synopses: [[UsageTerm]] = [[
         .required(.counter), .optional(.from), .optional([.oneOf([[.required(.to)], [.required(.period)]])]), .optional(.group), .optional(.metrics),
-        .optional(.dimensions), .optional(.format), .optional(.output), .moreOptions,
+        .optional(ReportFields.dimensions), .optional(.format), .optional(.output), .moreOptions,
     ]]
+    /// The report's parameters are declared once (`ReportFields`): their options come from there,
+    /// beside the command's own (output, database, token).
     static let options: [OptionSpec] = [CounterOptions.spec()] + DateOptions.specs(defaultFrom: "6daysAgo") + [
-        GroupingOptions.spec(help: "Grouping of time series and of date periods (--preset traffic); default day"),
-        MetricsOptions.spec(help: "Metrics: short names (visits, bounceRate, goal123reaches, …) or ym:s: names; at most 20"),
-        Option.dimensions.spec, Option.preset.spec, Option.filters.spec, Option.sort.spec, Option.limit.spec, Option.lang.spec, Option.accuracy.spec,
-        MoneyOptions.currencySpec, MoneyOptions.attributionSpec,
-    ] + HistoryOptions.specs + [
-        Option.raw.spec, Option.compare.spec, Option.unsettledDays.spec,
-    ] + FormatOptions.specs(html: true) + [PageOptions.outputSpec] + DatabaseOptions.specs + TokenOptions.specs
+        ReportFields.group, ReportFields.metrics, ReportFields.dimensions, ReportFields.preset, ReportFields.filters, ReportFields.sort,
+        ReportFields.limit, ReportFields.lang, ReportFields.accuracy, ReportFields.currency, ReportFields.attribution,
+        ReportFields.offline, ReportFields.refresh, ReportFields.raw, ReportFields.compare, ReportFields.unsettledDays,
+    ].map(\.optionSpec) + FormatOptions.specs(html: true) + [PageOptions.outputSpec] + DatabaseOptions.specs + TokenOptions.specs
+
+    /// The declared parameters read as declared: all but the counters and metrics, which the CLI
+    /// reads with its own messages (a default counter's source, an empty `--metrics`).
+    static let declaredParameters = ReportFields.declarations.filter { ![Parameter.counter, .metrics].contains($0.parameter) }
 
     /// The report and its output format, validated before any request (whether stdout is a terminal
     /// is decided where the sink is made, `makeSink`): the options are read here, the combinations
     /// are judged by `ReportRequest`'s initializer.
     static func parse(_ options: ParsedOptions) throws -> (request: ReportRequest, output: FormatOptions, page: PageOptions?) {
         try options.requireNoPositionals()
-        let ids = try CounterOptions.ids(options)
-        let dates = try DateOptions.parse(options, defaultFrom: "6daysAgo")
-        let grouping = try options[.group]
-        let metrics = try MetricsOptions.metrics(options)
-        let dimensions = try options[.dimensions]
-        let limit = try options[.limit]
-        let lang = try options[.lang]?.rawValue
-        let accuracy = try options[.accuracy]?.apiValue ?? "full"
-        let history = try HistoryOptions.parse(options)
-        let sort = try options[.sort]
-        let unsettledDays = try options[.unsettledDays] ?? 2
-        let currency = try MoneyOptions.currency(options)
-        let attribution = try MoneyOptions.attribution(options)
+        var fields = ReportFields()
+        fields.counterIDs = try CounterOptions.ids(options)
+        fields.metrics = try MetricsOptions.metrics(options)
+        _ = try HistoryOptions.parse(options)
+        try options.read(declaredParameters, into: &fields)
         let page = try PageOptions.parse(options)
         let output = page == nil ? try FormatOptions.parse(options, toTerminal: false) : FormatOptions(format: .table, csv: CSVWriter())
-        let request = try cliWorded { try ReportRequest(
-            counterIDs: ids, from: dates.from, to: dates.to, period: dates.period, grouping: grouping, metrics: metrics, dimensions: dimensions,
-            preset: options[.preset], filters: options[.filters], sort: sort.map { $0.joined(separator: ",") }, limit: limit, lang: lang,
-            accuracy: accuracy, offline: history.offline, refresh: history.refresh, raw: options[.raw], compare: options[.compare],
-            unsettledDays: unsettledDays, currency: currency, attribution: attribution) }
+        let request = try cliWorded { try ReportRequest(fields) }
         return (request, output, page)
     }
 
@@ -153,89 +144,5 @@ enum ReportCommand: Command {
             return ReportCSVSink(output: context.stdout.writer, writer: writer)
         case .json: return ReportJSONSink(output: context.stdout.writer)
         }
-    }
-}
-
-// MARK: - Options of its own
-
-extension Option where Value == [MetrikaModel.Dimension] {
-    /// `--dimensions LIST`: short or `ym:s:` names.
-    static var dimensions: Option<[MetrikaModel.Dimension]> {
-        .list(
-            "dimensions", short: "d", value: "LIST",
-            help: "Dimensions: trafficSource, searchEngine, searchPhrase, startURL, country, city, browser, os, deviceCategory, productName, productBrand, productCategoryLevel1 or ym:s: names"
-        ) { text in
-            try ReportTerms.dimension(text)
-        }
-    }
-}
-
-extension Option where Value == [String]? {
-    /// `--sort visits,-bounceRate`: each metric or dimension by its short or full name, `-` for
-    /// descending; the API's `ym:s:` names, nil when not given. An empty list or an unknown name is
-    /// refused before any request.
-    static var sort: Option<[String]?> {
-        Option(OptionSpec("sort", value: "LIST", help: "Sort of dimension reports: metrics or dimensions, - for descending, e.g. -visits")) { given in
-            guard given != nil else { return nil }
-            return try ReportTerms.sort(ParsedOptions.split(given))
-        }
-    }
-}
-
-extension Option where Value == String? {
-    /// `--preset NAME`: a Metrika report template.
-    static var preset: Option<String?> {
-        .text("preset", value: "NAME", help: "A Metrika report template (traffic, sources_summary, geo_country, tech_platforms, purchase, top_products, basket, …)")
-    }
-    /// `--filters EXPR`: the API's filter, as written.
-    static var filters: Option<String?> { .text("filters", value: "EXPR", help: "API filter, e.g. \"ym:s:trafficSource=='organic'\"") }
-}
-
-/// `--lang`: the language of dimension names, as the API takes it.
-enum DimensionLanguage: String, Sendable, CaseIterable {
-    case ru, en
-}
-
-extension Option where Value == DimensionLanguage? {
-    /// `--lang ru|en`, in any case.
-    static var lang: Option<DimensionLanguage?> {
-        .choice("lang", help: "Language of dimension names (default en)")
-    }
-}
-
-/// `--accuracy`: a level (`low` … `full`) or a share of the visits in (0, 1], as the API takes it.
-struct Accuracy: Sendable {
-    var apiValue: String
-}
-
-extension Option where Value == Accuracy? {
-    /// `--accuracy low|medium|high|full` (lower-cased) or a share in (0, 1] (as written).
-    static var accuracy: Option<Accuracy?> {
-        .value("accuracy", value: "LEVEL", help: "low, medium, high, full (default) or a share in (0,1]") { text in
-            let lower = text.lowercased()
-            if ["low", "medium", "high", "full"].contains(lower) { return Accuracy(apiValue: lower) }
-            if let share = Double(text), share > 0, share <= 1 { return Accuracy(apiValue: text) }
-            throw UsageError("--accuracy must be low, medium, high, full or a number in (0, 1], not '\(text)'")
-        }
-    }
-}
-
-extension Option where Value == Int? {
-    /// `--limit N`: rows of a dimension report.
-    static var limit: Option<Int?> {
-        .integer("limit", help: "Rows of a dimension report (default 100, at most 10000000)", in: ReportRequest.limitRange)
-    }
-    /// `--unsettled-days N`: recent days refetched (report, sync).
-    static var unsettledDays: Option<Int?> {
-        .integer("unsettled-days", help: "Recent days that may still change and are refetched (default 2: today and yesterday)", in: 1...30)
-    }
-}
-
-extension Option where Value == Bool {
-    /// `--raw`: API units.
-    static var raw: Option<Bool> { .flag("raw", help: "Print API units: seconds and percent numbers instead of mm:ss and %") }
-    /// `--compare`: the period just before, beside each value.
-    static var compare: Option<Bool> {
-        .flag("compare", help: "Compare with the period of the same length just before: previous values and the change (+5.2%, -0.9 pp for rates)")
     }
 }

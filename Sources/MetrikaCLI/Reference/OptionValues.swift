@@ -23,7 +23,7 @@ extension OptionSpec {
         guard let valueName else { return .none }
         if let choices { return .choices(choices) }
         if name == Option.metrics.name { return .list(Metric.known.map(\.shortName)) }
-        if name == Option.dimensions.name { return .list(Dimension.known.map(\.shortName)) }
+        if name == ReportFields.dimensions.optionSpec.name { return .list(Dimension.known.map(\.shortName)) }
         let words = valueName.split(separator: "|").map(String.init)
         if words.count > 1, words.allSatisfy({ $0.allSatisfy { $0.isLowercase || $0.isNumber } }) { return .choices(words) }
         if valueName.hasPrefix("FILE") || valueName == "PATH" { return .file }

@@ -17,6 +17,9 @@ enum GetReportTool {
     /// The table's width in columns (wider tables split their metrics into blocks, as on a terminal).
     static let tableWidth = 120
 
+    /// The report parameters a model may give: every declared one meant for models.
+    static let reportParameters = ReportFields.declarations.filter(\.forModels)
+
     static let spec = ToolSpec(
         name: "get_report",
         title: "Yandex.Metrika report",
@@ -35,21 +38,18 @@ enum GetReportTool {
         Example: {"counter_ids": [1001], "period": "lastMonth", "group": "week", "metrics": ["visits", "bounceRate"]} or \
         {"counter_ids": [1001], "from": "30daysAgo", "dimensions": ["searchPhrase"], "limit": 100}.
         """,
-        arguments: [
-            SharedArguments.counterIDs(required: true, description: "Counter ids (see list_counters), e.g. [1001]; several counters get a counter_id column."),
-            SharedArguments.from, SharedArguments.to, SharedArguments.period,
-            SharedArguments.metrics("Metrics, at most 20: short names (visits, pageviews, users, bounceRate, pageDepth, avgVisitDuration, newUsers, purchases, revenue, revenuePerPurchase, goal<ID>reaches, goal<ID>conversionRate, goal<ID>revenue…) or full ym:s: names. Default: the six everyday metrics."),
-            ToolArgument("dimensions", .strings, "Dimensions (at most 10): trafficSource, searchEngine, searchPhrase, startURL, country, city, browser, os, deviceCategory, productName, productBrand, productCategoryLevel1 or ym:s: names. Rows come straight from the API.", maxLength: 100, maxItems: 10),
-            ToolArgument("group", .string, "Rows of a time series per day (default), week or month.", choices: Grouping.allCases.map(\.rawValue)),
-            ToolArgument("compare", .boolean, "Time series only: beside every value the previous period of the same length and the change (percent, or percentage points for rates)."),
-            ToolArgument("filters", .string, "An API filter, e.g. ym:s:trafficSource=='organic'.", maxLength: 2_000),
-            ToolArgument("sort", .strings, "Dimension reports: sort by metrics or dimensions, - for descending, e.g. [\"-visits\"].", maxLength: 100, maxItems: 10),
-            ToolArgument("limit", .integer, "Rows per answer (per counter), 1 to \(maximumLimit); default \(defaultLimit).", minimum: 1, maximum: maximumLimit, defaultValue: .number(Double(defaultLimit))),
+        // The report's parameters as declared once (ReportFields), with this tool's own bounds on
+        // `limit`; only `offset` is this tool's own.
+        arguments: reportParameters.map { declaration in
+            var argument = ToolArgument(declared: declaration, required: declaration.parameter == .counter)
+            if declaration.parameter == .limit {
+                argument.description = "Rows per answer (per counter), 1 to \(maximumLimit); default \(defaultLimit)."
+                argument.maximum = maximumLimit
+                argument.defaultValue = .number(Double(defaultLimit))
+            }
+            return argument
+        } + [
             ToolArgument("offset", .integer, "The 1-based row to start from: the `more.offset` of the previous answer.", minimum: 1, maximum: ReportRequest.limitRange.upperBound, defaultValue: .number(1)),
-            ToolArgument("preset", .string, "A Metrika report template: traffic, sources_summary, geo_country, tech_platforms, purchase, top_products, top_brands, basket, basket_products…", maxLength: 100),
-            ToolArgument("currency", .string, "Money metrics in this currency (default: the counter's own).", choices: Currency.known.map(\.code)),
-            ToolArgument("attribution", .string, "Attribution model of reports by source (with dimensions or preset).", choices: Attribution.accepted),
-            ToolArgument("offline", .boolean, "Time series only: answer from the history database alone, with no API request."),
         ],
         outputSchema: schema("object", "The document of `metrika report --json` (docs/json.md, version 1), plus `more` when rows were left out.", properties: [
             ("version", schema("integer")),
@@ -67,22 +67,13 @@ enum GetReportTool {
     /// reads, through the same parsers. `limit` goes to the request only where the CLI takes it (a
     /// dimension report); a time series is cut by the answer's window.
     static func request(_ arguments: ToolArguments) throws -> ReportRequest {
-        let ids = SharedArguments.ids(arguments)
-        let dates = try SharedArguments.dates(arguments, defaultFrom: "6daysAgo")
-        let metrics = try arguments.strings("metrics").map { try ReportTerms.metrics($0) }
-        let dimensions = try (arguments.strings("dimensions") ?? []).map { try ReportTerms.dimension($0) }
-        let sort = try arguments.strings("sort").map { try ReportTerms.sort($0).joined(separator: ",") }
-        let currency = try arguments.string("currency").map { try ReportTerms.currency($0) }
-        let attribution = try arguments.string("attribution").map { try ReportTerms.attribution($0) }
-        let grouping = arguments.string("group").flatMap(Grouping.init(rawValue:))
-        func build(limit: Int?) throws -> ReportRequest {
-            try ReportRequest(
-                counterIDs: ids, from: dates.from, to: dates.to, period: dates.period, grouping: grouping, metrics: metrics, dimensions: dimensions,
-                preset: arguments.string("preset"), filters: arguments.string("filters"), sort: sort, limit: limit,
-                offline: arguments.bool("offline") ?? false, compare: arguments.bool("compare") ?? false, currency: currency, attribution: attribution)
-        }
-        let plain = try build(limit: nil)
-        return plain.usesHistory ? plain : try build(limit: arguments.integer("limit") ?? defaultLimit)
+        var fields = ReportFields()
+        try arguments.read(reportParameters, into: &fields)
+        fields.limit = nil
+        let plain = try ReportRequest(fields)
+        guard !plain.usesHistory else { return plain }
+        fields.limit = arguments.integer("limit") ?? defaultLimit
+        return try ReportRequest(fields)
     }
 
     static func run(_ arguments: ToolArguments, services: any MCPServices, call: any MCPCallActivity) async throws -> MCPToolResult {

@@ -17,3 +17,48 @@ extension ParameterNaming {
             }
         })
 }
+
+extension ToolArgument {
+    /// A tool argument from a parameter's declaration: its MCP name, JSON type, bounds, choices and
+    /// the description a model reads.
+    init<Fields>(declared declaration: ParameterDeclaration<Fields>, required: Bool = false) {
+        let naming = ParameterNaming.mcp
+        let description = declaration.modelHelp(naming)
+        let name = naming[declaration.parameter]
+        switch declaration.shape {
+        case .flag:
+            self.init(name, .boolean, description, required: required)
+        case .text(let maxLength):
+            self.init(name, .string, description, required: required, choices: declaration.choices, maxLength: maxLength)
+        case .integer(let range):
+            self.init(name, .integer, description, required: required, minimum: range.lowerBound, maximum: range.upperBound)
+        case .list(let maxItems, let maxLength):
+            self.init(name, .strings, description, required: required, choices: declaration.choices, maxLength: maxLength, maxItems: maxItems)
+        case .ids(let maxItems):
+            self.init(name, .integers, description, required: required, minimum: 1, maximum: Int(Int32.max), maxItems: maxItems)
+        }
+    }
+}
+
+extension ToolArguments {
+    /// What was given for a declared parameter, as the words its `read` takes: nil when left out (a
+    /// flag given as false too), no words for a flag given as true.
+    func words<Fields>(for declaration: ParameterDeclaration<Fields>) -> [String]? {
+        let name = ParameterNaming.mcp[declaration.parameter]
+        guard has(name) else { return nil }
+        switch declaration.shape {
+        case .flag: return bool(name) == true ? [] : nil
+        case .text: return string(name).map { [$0] }
+        case .integer: return integer(name).map { [String($0)] }
+        case .list: return strings(name)
+        case .ids: return integers(name)?.map(String.init)
+        }
+    }
+
+    /// Reads every declared parameter that was given into `fields`, in the order declared.
+    func read<Fields>(_ declarations: [ParameterDeclaration<Fields>], into fields: inout Fields) throws {
+        for declaration in declarations {
+            if let words = words(for: declaration) { try declaration.read(&fields, words) }
+        }
+    }
+}

@@ -80,9 +80,9 @@ enum SharedArguments {
         ToolArgument("counter_ids", .integers, description, required: required, minimum: 1, maximum: Int(Int32.max), maxItems: 20)
     }
 
-    static let from = ToolArgument("from", .string, "First day: YYYY-MM-DD, today, yesterday, NdaysAgo, NweeksAgo, NmonthsAgo (none before 2008-01-01), in each counter's time zone. Not with period.", maxLength: 40)
-    static let to = ToolArgument("to", .string, "Last day, like from (default today). Not with period.", maxLength: 40)
-    static let period = ToolArgument("period", .string, "A named period instead of from/to: today, yesterday, thisWeek, lastWeek (Monday to Sunday), thisMonth, lastMonth, thisYear, lastYear, lastNdays (e.g. last30days: 30 days to today).", maxLength: 40)
+    static let from = ToolArgument(declared: ReportFields.from)
+    static let to = ToolArgument(declared: ReportFields.to)
+    static let period = ToolArgument(declared: ReportFields.period)
     static func metrics(_ description: String) -> ToolArgument {
         ToolArgument("metrics", .strings, description, maxLength: 100, maxItems: 20)
     }
