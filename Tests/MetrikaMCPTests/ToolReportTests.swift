@@ -160,6 +160,27 @@ import Testing
         #expect(first.structuredContent?["counters"] == whole.structuredContent?["counters"])
     }
 
+    /// `lang` is declared once (ReportFields.lang): get_report takes it with no argument written
+    /// for it, sends it to the API, and refuses a bad one naming `lang`.
+    @Test func langReachesTheAPIFromItsOneDeclaration() async throws {
+        let argument = try #require(GetReportTool.spec.arguments.first { $0.name == "lang" })
+        #expect(argument.kind == .string && argument.choices == ["ru", "en"])
+        let result = try await call("get_report", [("counter_ids", ints([1005])), ("dimensions", strings(["trafficSource"])), ("lang", .string("ru"))])
+        #expect(!result.isError, "\(result.text)")
+        let queries = try Self.simulator.get().requestQueries(pathPrefix: "/stat/v1/data", counter: 1005)
+        #expect(!queries.isEmpty)
+        #expect(queries.allSatisfy { $0.contains("lang=ru") }, "\(queries)")
+        #expect(result.structuredContent?["query"]?["lang"] == .string("ru"))
+        // A value outside the choices: refused by the schema's check, naming the argument.
+        await #expect(throws: MCPInvalidParams("get_report: 'lang' must be one of ru, en, not 'de'")) {
+            _ = try await call("get_report", [("counter_ids", ints([1005])), ("dimensions", strings(["trafficSource"])), ("lang", .string("de"))])
+        }
+        // Where it would change nothing: the use case's refusal, in the argument's name.
+        let series = try await call("get_report", [("counter_ids", ints([1005])), ("lang", .string("en"))])
+        #expect(series.isError)
+        #expect(series.text == "lang sets the language of dimension names (dimensions or preset); this report has none")
+    }
+
     /// A refusal names the tool's arguments, never the CLI's options or commands (issue 36).
     @Test func refusalsNameArgumentsNotFlags() async throws {
         let grouped = try await call("get_report", [("counter_ids", ints([1001])), ("group", .string("week")), ("filters", .string("ym:s:trafficSource=='organic'"))])

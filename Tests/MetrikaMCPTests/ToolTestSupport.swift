@@ -29,6 +29,17 @@ final class ToolSimulator: Sendable {
 
     deinit { server.stop() }
 
+    /// The queries of the requests the simulator logged whose path starts with `prefix` and whose
+    /// query names counter `counter`.
+    func requestQueries(pathPrefix: String, counter: Int) throws -> [String] {
+        let data = try Data(contentsOf: URL(string: baseURL + "/__sim/log")!)
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        let requests = object?["requests"] as? [[String: Any]] ?? []
+        return requests.filter { ($0["path"] as? String ?? "").hasPrefix(pathPrefix) }.map { $0["query"] as? String ?? "" }.filter { query in
+            query.contains("ids=\(counter)&") || query.hasSuffix("ids=\(counter)")
+        }
+    }
+
     /// Requests the simulator logged (control requests excluded) whose path starts with `prefix`.
     /// `counter`: only those whose query names it (tests of a suite run at once and share the log).
     func requestCount(pathPrefix: String, counter: Int? = nil) throws -> Int {
