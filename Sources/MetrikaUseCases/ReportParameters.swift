@@ -237,10 +237,12 @@ package struct ReportFields: Sendable {
         fields.unsettledDays = try integer(text, in: 1...30, for: .unsettledDays)
     }
 
-    /// Every report parameter, in the order a tool's schema lists them.
+    /// Every report parameter, in the order help and a tool's schema list them. A new parameter is
+    /// its declaration here and its field above: the CLI's `report` option and the MCP server's
+    /// `get_report` argument (when `forModels`) follow.
     package static let declarations: [Declaration] = [
-        counter, from, to, period, metrics, dimensions, group, compare, filters, sort, limit, preset, lang, accuracy, currency, attribution,
-        offline, refresh, raw, unsettledDays,
+        counter, from, to, period, group, metrics, dimensions, preset, filters, sort, limit, lang, accuracy, currency, attribution,
+        offline, refresh, raw, compare, unsettledDays,
     ]
 }
 
@@ -250,15 +252,33 @@ package enum ToolLimits {
 }
 
 extension ReportRequest {
-    /// The request the fields mean, the dates read as `ReportDates` reads them (`defaultFrom` when
-    /// none are given), every combination judged by `init`.
-    package init(_ fields: ReportFields, defaultFrom: String = "6daysAgo") throws {
-        precondition(!fields.counterIDs.isEmpty, "a report request names at least one counter")
-        let dates = try ReportDates.parse(from: fields.from, to: fields.to, period: fields.period, defaultFrom: defaultFrom)
-        try self.init(
-            counterIDs: fields.counterIDs, from: dates.from, to: dates.to, period: dates.period, grouping: fields.group, metrics: fields.metrics,
-            dimensions: fields.dimensions, preset: fields.preset, filters: fields.filters, sort: fields.sort, limit: fields.limit, lang: fields.lang,
-            accuracy: fields.accuracy, offline: fields.offline, refresh: fields.refresh, raw: fields.raw, compare: fields.compare,
-            unsettledDays: fields.unsettledDays, currency: fields.currency, attribution: fields.attribution)
+    /// A request from values already read (tests, and callers that hold `DateExpression`s): the same
+    /// fields, set by name.
+    package init(
+        counterIDs: [Int], from: DateExpression, to: DateExpression, period: NamedPeriod? = nil, grouping: Grouping? = nil,
+        metrics: [Metric]? = nil, dimensions: [MetrikaModel.Dimension] = [], preset: String? = nil, filters: String? = nil,
+        sort: String? = nil, limit: Int? = nil, lang: String? = nil, accuracy: String = "full",
+        offline: Bool = false, refresh: Bool = false, raw: Bool = false, compare: Bool = false, unsettledDays: Int = 2,
+        currency: Currency? = nil, attribution: Attribution? = nil
+    ) throws {
+        var fields = ReportFields()
+        fields.counterIDs = counterIDs
+        fields.group = grouping
+        fields.metrics = metrics
+        fields.dimensions = dimensions
+        fields.preset = preset
+        fields.filters = filters
+        fields.sort = sort
+        fields.limit = limit
+        fields.lang = lang
+        fields.accuracy = accuracy
+        fields.offline = offline
+        fields.refresh = refresh
+        fields.raw = raw
+        fields.compare = compare
+        fields.unsettledDays = unsettledDays
+        fields.currency = currency
+        fields.attribution = attribution
+        try self.init(fields, dates: ReportDates(from: from, to: to, period: period))
     }
 }

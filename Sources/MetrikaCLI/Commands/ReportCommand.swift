@@ -71,11 +71,10 @@ enum ReportCommand: Command {
     ]]
     /// The report's parameters are declared once (`ReportFields`): their options come from there,
     /// beside the command's own (output, database, token).
-    static let options: [OptionSpec] = [CounterOptions.spec()] + DateOptions.specs(defaultFrom: "6daysAgo") + [
-        ReportFields.group, ReportFields.metrics, ReportFields.dimensions, ReportFields.preset, ReportFields.filters, ReportFields.sort,
-        ReportFields.limit, ReportFields.lang, ReportFields.accuracy, ReportFields.currency, ReportFields.attribution,
-        ReportFields.offline, ReportFields.refresh, ReportFields.raw, ReportFields.compare, ReportFields.unsettledDays,
-    ].map(\.optionSpec) + FormatOptions.specs(html: true) + [PageOptions.outputSpec] + DatabaseOptions.specs + TokenOptions.specs
+    /// (The counter and the dates keep the CLI's wording of them, shared with chart and mail.)
+    static let options: [OptionSpec] = [CounterOptions.spec()] + DateOptions.specs(defaultFrom: "6daysAgo")
+        + ReportFields.declarations.filter { ![Parameter.counter, .from, .to, .period].contains($0.parameter) }.map(\.optionSpec)
+        + FormatOptions.specs(html: true) + [PageOptions.outputSpec] + DatabaseOptions.specs + TokenOptions.specs
 
     /// The declared parameters read as declared: all but the counters and metrics, which the CLI
     /// reads with its own messages (a default counter's source, an empty `--metrics`).
