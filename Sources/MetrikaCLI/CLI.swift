@@ -43,7 +43,10 @@ package enum CLI {
 
     /// The exit code of a failed stdout write; its message unless the reader just stopped reading.
     static func report(_ failure: OutputWriter.Failure, context: CLIContext) -> Int32 {
-        if !failure.isClosedPipe { context.note("Error: \(failure.message)") }
+        if failure.isClosedPipe { return failure.exitCode }
+        // A stream closed before metrika started (`>&-`): main holds it on a read-only /dev/null.
+        let message = failure.code == EBADF ? "cannot write to \(failure.destination): it is closed (redirect it to a file or /dev/null instead)" : failure.message
+        context.note("Error: \(message)")
         return failure.exitCode
     }
 

@@ -1,6 +1,21 @@
 import Foundation
 import MetrikaCLI
 
+/// A standard stream closed before metrika started (`metrika report >&-`) is held open on a
+/// read-only /dev/null, first of all: a descriptor opened later (the history database, an epoll
+/// instance) never lands on 0, 1 or 2, where a report would be written into it or fail with
+/// `Invalid argument`; a write to it fails as a closed stream does (EBADF), said as "it is closed".
+private func holdClosedStandardStreams() {
+    for descriptor: Int32 in [0, 1, 2] where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+        let held = open("/dev/null", O_RDONLY)
+        if held >= 0, held != descriptor {
+            _ = dup2(held, descriptor)
+            close(held)
+        }
+    }
+}
+holdClosedStandardStreams()
+
 #if os(Linux)
 /// One malloc arena: metrika is a short-lived CLI whose network threads hand each page to the main
 /// task, and glibc's per-thread arenas left a 100,000-row report holding ~20 MiB it no longer used
