@@ -184,7 +184,9 @@ struct MCPToolsEndToEndTests {
         let date = try #require(result(results[5]))
         #expect(date["isError"] as? Bool == true)
         let badDate = try metrika(["report", "--counter", "1001", "--from", "2026-13-45"], environment: environment)
-        #expect("Error: " + text(date) == badDate.stderr.split(separator: "\n").first.map(String.init))
+        // The same sentence, each in its own words: the CLI names the option, the server the argument.
+        #expect(badDate.stderr.split(separator: "\n").first.map(String.init) == "Error: --" + text(date))
+        #expect(text(date).hasPrefix("from '2026-13-45' is not a date"))
         // The server went on serving after each.
         #expect(text(result(results[6])).contains("Оформление заказа"))
         #expect(!"\(answer)".contains(demoToken))
