@@ -23,7 +23,9 @@ enum SyncCommand: Command {
     (and why, counting down); it is erased when done or interrupted (Ctrl-C, SIGTERM), and never
     written when stderr is not a terminal (cron).
     Prints one summary line; exits 0 only when every counter synced (otherwise the exit code of the
-    first failure, after syncing all the others).
+    first failure, after syncing all the others). After 3 counters in a row could not reach the API
+    it stops: one line saying how many were synced and how many not, exit 69. Ctrl-C or SIGTERM
+    say the same (the synced days are kept) and exit 130 or 143.
 
     With --clickhouse URL (or METRIKA_CLICKHOUSE_URL, or clickhouse_url in config.json) the synced days are also written to ClickHouse
     table metrika.daily (counter_id, date, metric by its CSV name, value in API units, version): a
