@@ -108,7 +108,7 @@ enum LogsCommand: Command {
         case .upToDate(let lastDay):
             context.note("logs: counter \(counterID), \(request.source.rawValue): nothing to load, \(lastDay.iso) (yesterday) is loaded and --late-days is 0.")
         case .loaded(let ranges, let summary):
-            context.note("logs: counter \(counterID), \(request.source.rawValue) \(ranges.map { "\($0.from.iso)…\($0.to.iso)" }.joined(separator: ", ")): \(summary.parts) part\(summary.parts == 1 ? "" : "s"), \(LogExporter.megabytes(summary.bytes)) MB, \(summary.requests) request\(summary.requests == 1 ? "" : "s") ordered\(summary.reused > 0 ? ", \(summary.reused) resumed" : "")")
+            context.note("logs: counter \(counterID), \(request.source.rawValue) \(ranges.map { "\($0.from.iso)…\($0.to.iso)" }.joined(separator: ", ")): \(summary.parts) part\(summary.parts == 1 ? "" : "s"), \(ByteSize.megabytes(summary.bytes)) MB, \(summary.requests) request\(summary.requests == 1 ? "" : "s") ordered\(summary.reused > 0 ? ", \(summary.reused) resumed" : "")")
         }
         return ExitCode.ok
     }
@@ -156,13 +156,9 @@ enum LogsCommand: Command {
     /// every server of `--clickhouse` (or the environment's, the config file's); none without one.
     static func cleanTargets(_ options: ParsedOptions, session: Session) throws -> [ClickHouseSettings] {
         guard let text = try options[.clickhouse] ?? ClickHouseOptions.defaultURL(session: session) else { return [] }
-        let timeout = try session.requestTimeout()
-        return try text.split(separator: ",", omittingEmptySubsequences: false).map { url in
-            let settings = try ClickHouseSettings.make(
-                url: url.trimmingCharacters(in: .whitespaces), table: options[.table], source: .visits, environment: session.context.environment, timeout: timeout)
-            session.context.secrets.add(settings.password)
-            return settings
-        }
+        let servers = try ClickHouseEndpoint.servers(urls: text, table: options[.table], environment: session.context.environment, timeout: try session.requestTimeout())
+        for server in servers { session.context.secrets.add(server.password) }
+        return servers
     }
 
     static func pollInterval(_ environment: [String: String]) throws -> Double {

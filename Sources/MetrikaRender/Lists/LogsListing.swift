@@ -57,12 +57,6 @@ package struct LogsListing: Sendable {
     /// What a terminal shows when the counter has no requests (a note, not data).
     package var noRequestsText: String { "Counter \(counterID) has no log requests." }
 
-    /// `0.1` for 100,000 bytes: megabytes to a tenth, cut (not rounded).
-    package static func megabytes(_ bytes: Int) -> String {
-        let tenths = bytes * 10 / 1_000_000
-        return "\(tenths / 10).\(tenths % 10)"
-    }
-
     /// `2026-05-20…2026-05-29`, or one day alone.
     package static func text(_ range: DateRange) -> String {
         range.from == range.to ? range.from.iso : "\(range.from.iso)…\(range.to.iso)"
@@ -79,7 +73,7 @@ package struct LogsListing: Sendable {
         ])
         for request in requests {
             table.append([String(request.requestID), request.status, request.source ?? "", request.date1 ?? "", request.date2 ?? "",
-                          request.size.map { Self.megabytes($0) + " MB" } ?? ""])
+                          request.size.map { ByteSize.megabytes($0) + " MB" } ?? ""])
         }
         return table
     }

@@ -25,6 +25,14 @@ package enum ClickHouseEndpoint: Sendable {
         return .server(settings)
     }
 
+    /// Every server of `urls` (`URL` or `URL1,URL2,…`) with the table `table` (nil: metrika.visits):
+    /// where `logs --clean-all` looks for the staging tables failed runs left in the table's database.
+    package static func servers(urls text: String, table: String?, environment: [String: String], timeout: Double) throws -> [ClickHouseSettings] {
+        try text.split(separator: ",", omittingEmptySubsequences: false).map { url in
+            try ClickHouseSettings.make(url: url.trimmingCharacters(in: .whitespaces), table: table, source: .visits, environment: environment, timeout: timeout)
+        }
+    }
+
     /// The passwords it will send (the caller's secrets to mask).
     package var passwords: [String] {
         switch self {
