@@ -1,4 +1,6 @@
 import Foundation
+import MetrikaModel
+import MetrikaWarehouse
 
 /// Where `logs` and `sync` find ClickHouse when the command line does not say: `--clickhouse` >
 /// METRIKA_CLICKHOUSE_URL > `"clickhouse_url"` in config.json, and `--cluster` >
@@ -15,5 +17,20 @@ enum ClickHouseOptions {
         if let value = options[.cluster] { return value }
         if let value = session.context.environment["METRIKA_CLICKHOUSE_CLUSTER"], !value.isEmpty { return value }
         return try session.configFile()?.clickhouseCluster
+    }
+
+    /// The ClickHouse target of `urls` (`--clickhouse` or its default), built by Warehouse's one rule;
+    /// its passwords become secrets of the run, and its errors are worded with this command line's options.
+    static func target(urls: String, table: String?, defaultTable: String? = nil, source: LogSource, cluster: String?, session: Session) throws -> ClickHouseEndpoint {
+        let timeout = try session.requestTimeout()
+        do {
+            let target = try ClickHouseEndpoint.make(
+                urls: urls, table: table, defaultTable: defaultTable, source: source, cluster: cluster,
+                environment: session.context.environment, timeout: timeout)
+            for password in target.passwords { session.context.secrets.add(password) }
+            return target
+        } catch ClickHouseEndpointError.shardsWithoutCluster(let count) {
+            throw UsageError("--clickhouse names \(count) URLs: a sharded ClickHouse also needs --cluster NAME (as in the servers' remote_servers)")
+        }
     }
 }

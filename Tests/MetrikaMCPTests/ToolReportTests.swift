@@ -264,6 +264,9 @@ import Testing
         #expect(script["time_zone"] == .string("Asia/Yekaterinburg"))
         #expect(script["permission"] == .string("edit"))
         #expect(script["currency"] == .null)
+        // The members of `metrika counters --json`, in its order, plus the currency (one renderer: CounterListing).
+        guard case .object(let members) = script else { Issue.record("not an object: \(script)"); return }
+        #expect(members.map(\.0) == ["id", "name", "site", "status", "permission", "owner_login", "time_zone", "currency"])
         let searched = try await call("list_counters", [("search", .string("Ромашка"))])
         #expect(searched.structuredContent?["counters"]?.items.compactMap { $0["id"]?.number } == [1001])
     }

@@ -1,7 +1,6 @@
 import Foundation
 import MetrikaModel
 import MetrikaRender
-import MetrikaStore
 import MetrikaUseCases
 
 /// `metrika cache info`: what the history database holds.
@@ -17,78 +16,25 @@ enum CacheInfoCommand: Command {
         let output = try FormatOptions.parse(options, toTerminal: context.stdoutIsTerminal)
         let (format, writer) = (output.format, output.csv)
         let path = session.databasePath
-        guard FileManager.default.fileExists(atPath: path) else {
+        guard let info = try HistoryCache(path: path, open: { try session.openHistory() }).info() else {
             // Nothing stored yet is an answer, not a failure: a fresh machine, or before the first sync.
             let out = context.stdout
             switch format {
-            case .table: out.write("No history database yet at \(TerminalText.sanitize(path)): `metrika sync` or `metrika report` creates it.\n")
-            case .csv: try writer.write(infoCSVHeader, to: out.writer)
-            case .json:
-                let document = JSONValue.object([("version", .number(1)), ("path", .string(path)), ("exists", .bool(false)), ("counters", .array([]))])
-                out.write(document.serialized(pretty: true) + "\n")
+            case .table: out.write(CacheInfoListing.missingText(path: path))
+            case .csv: try writer.write(CacheInfoListing.csvHeader, to: out.writer)
+            case .json: out.write(CacheInfoListing.missingJSON(path: path).serialized(pretty: true) + "\n")
             }
             return ExitCode.ok
         }
-        let store = try HistoryStore(path: path)
-        // Its summary reads only indexes, so it would call a file with damaged values healthy: check it all.
-        try store.verifyIntegrity()
-        let info = try store.info()
         let out = context.stdout
         switch format {
-        case .table:
-            out.write("Database:     \(info.path)\n")
-            out.write("Size:         \(humanSize(info.sizeBytes))\n")
-            out.write("Schema:       version \(info.schemaVersion)\n")
-            out.write("Last sync:    \(info.lastSync.map(timestamp) ?? "never")\n")
-            out.write("Counters:     \(info.counters.count)\n")
-            if !info.counters.isEmpty {
-                var table = TextTable(columns: [.init("ID", alignment: .right), .init("Name"), .init("First day"), .init("Last day"), .init("Days", alignment: .right), .init("Last fetch")])
-                for counter in info.counters {
-                    table.append([String(counter.id), counter.name, counter.firstDay?.iso ?? "—", counter.lastDay?.iso ?? "—", String(counter.dayCount), counter.lastFetchedAt.map(timestamp) ?? "—"])
-                }
-                out.write("\n" + table.render(maxWidth: context.terminalWidth))
-            }
+        case .table: out.write(CacheInfoListing.text(info, maxWidth: context.terminalWidth))
         case .csv:
-            try writer.write(infoCSVHeader, to: out.writer)
-            for counter in info.counters {
-                try writer.write([String(counter.id), counter.name, counter.firstDay?.iso ?? "", counter.lastDay?.iso ?? "", String(counter.dayCount), counter.lastFetchedAt.map(timestamp) ?? ""], to: out.writer)
-            }
-        case .json:
-            let document = JSONValue.object([
-                ("version", .number(1)),
-                ("path", .string(info.path)),
-                ("exists", .bool(true)),
-                ("size_bytes", .number(Double(info.sizeBytes))),
-                ("schema_version", .number(Double(info.schemaVersion))),
-                ("last_sync", .string(info.lastSync.map(timestamp))),
-                ("counters", .array(info.counters.map { counter in
-                    .object([
-                        ("counter_id", .number(Double(counter.id))), ("name", .string(counter.name)),
-                        ("first_day", .string(counter.firstDay?.iso)), ("last_day", .string(counter.lastDay?.iso)),
-                        ("days", .number(Double(counter.dayCount))), ("last_fetch", .string(counter.lastFetchedAt.map(timestamp))),
-                    ])
-                })),
-            ])
-            out.write(document.serialized(pretty: true) + "\n")
+            try writer.write(CacheInfoListing.csvHeader, to: out.writer)
+            for row in CacheInfoListing.csvRows(info) { try writer.write(row, to: out.writer) }
+        case .json: out.write(CacheInfoListing.json(info).serialized(pretty: true) + "\n")
         }
         return ExitCode.ok
-    }
-
-    static let infoCSVHeader = ["counter_id", "name", "first_day", "last_day", "days", "last_fetch"]
-
-    static func humanSize(_ bytes: Int64) -> String {
-        if bytes < 1024 { return "\(bytes) B" }
-        if bytes < 1024 * 1024 { return DecimalText.format(Double(bytes) / 1024, fractionDigits: 1) + " KiB" }
-        return DecimalText.format(Double(bytes) / 1024 / 1024, fractionDigits: 1) + " MiB"
-    }
-
-    /// UTC, ISO 8601, to the second.
-    static func timestamp(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        let day = Day(ordinal: Int((Double(seconds) / 86_400).rounded(.down)))
-        let rest = seconds - day.ordinal * 86_400
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(day.iso)T\(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))Z"
     }
 }
 
@@ -126,13 +72,9 @@ enum CachePruneCommand: Command {
             throw UsageError("--before \(day.iso) is after today (\(today.iso)): it would delete the whole history, today included. Give a day up to today, e.g. --before 12monthsAgo; to drop everything, delete the database file")
         }
         let path = session.databasePath
-        guard FileManager.default.fileExists(atPath: path) else {
+        guard let deleted = try HistoryCache(path: path, open: { try session.openHistory() }).prune(before: day) else {
             throw CLIFailure.nothingToPrune(path: path)
         }
-        let store = try HistoryStore(path: path)
-        // A bulk delete touches pages all over the file: refuse a damaged one before writing.
-        try store.verifyIntegrity()
-        let deleted = try store.prune(before: day)
         let out = context.stdout
         out.write("Deleted \(deleted) stored value\(deleted == 1 ? "" : "s") before \(day.iso).\n")
         return ExitCode.ok

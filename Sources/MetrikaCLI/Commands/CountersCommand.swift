@@ -1,5 +1,6 @@
 import MetrikaModel
 import MetrikaRender
+import MetrikaUseCases
 
 /// `metrika counters`: the counters the token can see.
 enum CountersCommand: Command {
@@ -22,49 +23,25 @@ enum CountersCommand: Command {
         let (format, csv) = (output.format, output.csv)
         let status = try options[.status]
         let client = try session.client()
-        let (counters, warning) = try await client.fetchCounterList(search: options[.search], status: status?.apiValue)
-        try render(counters, format: format, csv: csv, context: context)
-        if let warning { context.note(warning) }
-        return ExitCode.ok
-    }
-
-    static func render(_ counters: [Counter], format: OutputFormat, csv writer: CSVWriter, context: CLIContext) throws {
+        // The currency each counter's revenue is kept in, where the history has seen it (none without one).
+        let history = try? session.historyLoader(offline: true).store
+        let (items, warning) = try await CounterList.fetch(client: client, search: options[.search], status: status?.apiValue, history: history)
         let out = context.stdout
         switch format {
         case .table:
-            if counters.isEmpty {
-                context.note("No counters found.")
-                return
+            if items.isEmpty {
+                context.note(CounterListing.emptyText)
+            } else {
+                out.write(CounterListing.table(items).render(maxWidth: context.terminalWidth))
             }
-            var table = TextTable(columns: [
-                .init("ID", alignment: .right), .init("Name"), .init("Site"), .init("Status"), .init("Permission"),
-            ])
-            for counter in counters {
-                table.append([String(counter.id), counter.displayName, counter.site, counter.status, counter.permission])
-            }
-            out.write(table.render(maxWidth: context.terminalWidth))
         case .csv:
-            try writer.write(["id", "name", "site", "status", "permission", "owner_login", "time_zone"], to: out.writer)
-            for counter in counters {
-                try writer.write([String(counter.id), counter.name, counter.site, counter.status, counter.permission, counter.ownerLogin, counter.timeZoneName], to: out.writer)
-            }
+            try csv.write(CounterListing.csvHeader, to: out.writer)
+            for item in items { try csv.write(CounterListing.csvRow(item), to: out.writer) }
         case .json:
-            let document = JSONValue.object([
-                ("version", .number(1)),
-                ("counters", .array(counters.map { counter in
-                    .object([
-                        ("id", .number(Double(counter.id))),
-                        ("name", .string(counter.name)),
-                        ("site", .string(counter.site)),
-                        ("status", .string(counter.status)),
-                        ("permission", .string(counter.permission)),
-                        ("owner_login", .string(counter.ownerLogin)),
-                        ("time_zone", .string(counter.timeZoneName)),
-                    ])
-                })),
-            ])
-            out.write(document.serialized(pretty: true) + "\n")
+            out.write(CounterListing.document(items).serialized(pretty: true) + "\n")
         }
+        if let warning { context.note(warning) }
+        return ExitCode.ok
     }
 }
 

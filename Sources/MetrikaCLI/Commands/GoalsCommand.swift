@@ -31,24 +31,15 @@ enum GoalsCommand: Command {
         switch format {
         case .table:
             if goals.isEmpty {
-                context.note("Counter \(id) has no goals.")
+                context.note(GoalListing.emptyText(counterID: id))
                 return ExitCode.ok
             }
-            var table = TextTable(columns: [.init("ID", alignment: .right), .init("Name"), .init("Type")])
-            for goal in goals { table.append([String(goal.id), goal.name, goal.type]) }
-            out.write(table.render(maxWidth: context.terminalWidth))
+            out.write(GoalListing.table(goals).render(maxWidth: context.terminalWidth))
         case .csv:
-            try csv.write(["id", "name", "type"], to: out.writer)
-            for goal in goals { try csv.write([String(goal.id), goal.name, goal.type], to: out.writer) }
+            try csv.write(GoalListing.csvHeader, to: out.writer)
+            for goal in goals { try csv.write(GoalListing.csvRow(goal), to: out.writer) }
         case .json:
-            let document = JSONValue.object([
-                ("version", .number(1)),
-                ("counter_id", .number(Double(id))),
-                ("goals", .array(goals.map { goal in
-                    .object([("id", .number(Double(goal.id))), ("name", .string(goal.name)), ("type", .string(goal.type))])
-                })),
-            ])
-            out.write(document.serialized(pretty: true) + "\n")
+            out.write(GoalListing.document(counterID: id, goals: goals, versioned: true).serialized(pretty: true) + "\n")
         }
         return ExitCode.ok
     }

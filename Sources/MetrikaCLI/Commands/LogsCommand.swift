@@ -108,7 +108,7 @@ enum LogsCommand: Command {
         case .upToDate(let lastDay):
             context.note("logs: counter \(counterID), \(request.source.rawValue): nothing to load, \(lastDay.iso) (yesterday) is loaded and --late-days is 0.")
         case .loaded(let ranges, let summary):
-            context.note("logs: counter \(counterID), \(request.source.rawValue) \(ranges.map { "\($0.from.iso)…\($0.to.iso)" }.joined(separator: ", ")): \(summary.parts) part\(summary.parts == 1 ? "" : "s"), \(LogExporter.megabytes(summary.bytes)) MB, \(summary.requests) request\(summary.requests == 1 ? "" : "s") ordered\(summary.reused > 0 ? ", \(summary.reused) resumed" : "")")
+            context.note("logs: counter \(counterID), \(request.source.rawValue) \(ranges.map { "\($0.from.iso)…\($0.to.iso)" }.joined(separator: ", ")): \(summary.parts) part\(summary.parts == 1 ? "" : "s"), \(ByteSize.megabytes(summary.bytes)) MB, \(summary.requests) request\(summary.requests == 1 ? "" : "s") ordered\(summary.reused > 0 ? ", \(summary.reused) resumed" : "")")
         }
         return ExitCode.ok
     }
@@ -137,17 +137,9 @@ enum LogsCommand: Command {
         if let output {
             target = .file(path: output)
         } else {
-            let urls = clickhouseURL!.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            let timeout = try session.requestTimeout()
-            let settings = try ClickHouseSettings.make(url: urls[0], table: options[.table], source: source, environment: context.environment, timeout: timeout)
-            context.secrets.add(settings.password)
-            if let clusterName {
-                target = .cluster(try ClickHouseCluster.make(name: clusterName, urls: urls, table: settings, environment: context.environment, timeout: timeout))
-            } else {
-                guard urls.count == 1 else {
-                    throw UsageError("--clickhouse names \(urls.count) URLs: a sharded ClickHouse also needs --cluster NAME (as in the servers' remote_servers)")
-                }
-                target = .clickhouse(settings)
+            switch try ClickHouseOptions.target(urls: clickhouseURL!, table: options[.table], source: source, cluster: clusterName, session: session) {
+            case .server(let settings): target = .clickhouse(settings)
+            case .cluster(let cluster): target = .cluster(cluster)
             }
         }
         let days: LogsRequest.Days
@@ -164,13 +156,9 @@ enum LogsCommand: Command {
     /// every server of `--clickhouse` (or the environment's, the config file's); none without one.
     static func cleanTargets(_ options: ParsedOptions, session: Session) throws -> [ClickHouseSettings] {
         guard let text = try options[.clickhouse] ?? ClickHouseOptions.defaultURL(session: session) else { return [] }
-        let timeout = try session.requestTimeout()
-        return try text.split(separator: ",", omittingEmptySubsequences: false).map { url in
-            let settings = try ClickHouseSettings.make(
-                url: url.trimmingCharacters(in: .whitespaces), table: options[.table], source: .visits, environment: session.context.environment, timeout: timeout)
-            session.context.secrets.add(settings.password)
-            return settings
-        }
+        let servers = try ClickHouseEndpoint.servers(urls: text, table: options[.table], environment: session.context.environment, timeout: try session.requestTimeout())
+        for server in servers { session.context.secrets.add(server.password) }
+        return servers
     }
 
     static func pollInterval(_ environment: [String: String]) throws -> Double {
@@ -181,83 +169,27 @@ enum LogsCommand: Command {
         return seconds
     }
 
-    /// `--list`: the counter's log requests, then what each table holds (the loaded days as ranges,
-    /// the gaps between them named, rows, last load): aligned tables on a terminal (sizes in MB), TSV
-    /// in a pipe (sizes in bytes), or one JSON object with `--json`.
+    /// `--list`: the counter's log requests, then what each table holds (Render's `LogsListing`):
+    /// aligned tables on a terminal, TSV in a pipe, or one JSON object with `--json`.
     static func list(_ counterID: Int, json: Bool, load: LogsLoad, context: CLIContext) async throws -> Int32 {
-        let listing = try await load.list(counterID: counterID, withLoads: true)
-        let requests = listing.requests, loads = listing.loads
+        let listing = try await load.list(counterID: counterID, withLoads: true).view(counterID: counterID)
         let out = context.stdout
         if json {
-            out.write(listJSON(requests: requests, loads: loads).serialized(pretty: context.stdoutIsTerminal) + "\n")
-            return ExitCode.ok
-        }
-        if context.stdoutIsTerminal {
-            if requests.isEmpty {
-                context.note("Counter \(counterID) has no log requests.")
+            out.write(listing.json().serialized(pretty: context.stdoutIsTerminal) + "\n")
+        } else if context.stdoutIsTerminal {
+            if let table = listing.requestsTable() {
+                out.write(table.render(maxWidth: context.terminalWidth))
             } else {
-                var table = TextTable(columns: [
-                    .init("Request", alignment: .right), .init("Status"), .init("Source"), .init("From"), .init("To"), .init("Size", alignment: .right),
-                ])
-                for request in requests {
-                    table.append([String(request.requestID), request.status, request.source ?? "", request.date1 ?? "", request.date2 ?? "",
-                                  request.size.map { LogExporter.megabytes($0) + " MB" } ?? ""])
-                }
+                context.note(listing.noRequestsText)
+            }
+            if let table = listing.loadsTable() {
+                if !listing.requests.isEmpty { out.write("\n") }
                 out.write(table.render(maxWidth: context.terminalWidth))
             }
-            guard !loads.isEmpty else { return ExitCode.ok }
-            if !requests.isEmpty { out.write("\n") }
-            var table = TextTable(columns: [.init("Source"), .init("Loaded into"), .init("Days"), .init("Rows", alignment: .right), .init("Last load")])
-            for load in loads {
-                let ranges = LogsContinuation.ranges(of: load.days), gaps = LogsContinuation.gaps(ranges)
-                let days = ranges.map(LogsLoad.text).joined(separator: ", ") + (gaps.isEmpty ? "" : "; missing " + gaps.map(LogsLoad.text).joined(separator: ", "))
-                table.append([load.source.rawValue, loadedInto(load), days, load.rows.map { DigitGroups.group(String($0)) } ?? "?", RFC3339.format(load.loadedAt)])
-            }
-            out.write(table.render(maxWidth: context.terminalWidth))
-            return ExitCode.ok
-        }
-        out.write("request_id\tstatus\tsource\tdate1\tdate2\tsize\n")
-        for request in requests {
-            let cells = [String(request.requestID), request.status, request.source ?? "", request.date1 ?? "", request.date2 ?? "", request.size.map(String.init) ?? ""]
-            out.write(cells.map { TerminalText.quote($0) }.joined(separator: "\t") + "\n")
-        }
-        if !loads.isEmpty {
-            // first_day…last_day spans the loads; `loaded` and `missing` are ISO 8601 intervals (a/b), comma-separated.
-            out.write("\nsource\tloaded_into\tfirst_day\tlast_day\tloaded_at\trows\tloaded\tmissing\n")
-            for load in loads {
-                let ranges = LogsContinuation.ranges(of: load.days)
-                let cells = [load.source.rawValue, loadedInto(load), load.firstDay.iso, load.lastDay.iso, RFC3339.format(load.loadedAt), load.rows.map(String.init) ?? "",
-                             ranges.map(interval).joined(separator: ","), LogsContinuation.gaps(ranges).map(interval).joined(separator: ",")]
-                out.write(cells.map { TerminalText.quote($0) }.joined(separator: "\t") + "\n")
-            }
+        } else {
+            out.write(listing.tsv())
         }
         return ExitCode.ok
-    }
-
-    /// `127.0.0.1:8123/metrika.visits` for the destination key `clickhouse:127.0.0.1:8123/metrika.visits`.
-    static func loadedInto(_ load: LogLoad) -> String {
-        load.destination.hasPrefix("clickhouse:") ? String(load.destination.dropFirst("clickhouse:".count)) : load.destination
-    }
-
-    /// `2026-05-20/2026-05-29` (ISO 8601).
-    static func interval(_ range: DateRange) -> String { "\(range.from.iso)/\(range.to.iso)" }
-
-    /// `{"requests": [...], "loads": [...]}`: every value as in the TSV, ranges as `{"from", "to"}`.
-    static func listJSON(requests: [LogRequest], loads: [LogLoad]) -> JSONValue {
-        func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
-        func ranges(_ list: [DateRange]) -> JSONValue { .array(list.map { .object([("from", .string($0.from.iso)), ("to", .string($0.to.iso))]) }) }
-        return .object([
-            ("requests", .array(requests.map { request in
-                .object([("request_id", .number(Double(request.requestID))), ("status", .string(request.status)), ("source", text(request.source)),
-                         ("date1", text(request.date1)), ("date2", text(request.date2)), ("size", request.size.map { .number(Double($0)) } ?? .null)])
-            })),
-            ("loads", .array(loads.map { load in
-                let loaded = LogsContinuation.ranges(of: load.days)
-                return .object([("source", .string(load.source.rawValue)), ("loaded_into", .string(loadedInto(load))), ("first_day", .string(load.firstDay.iso)),
-                                ("last_day", .string(load.lastDay.iso)), ("loaded_at", .string(RFC3339.format(load.loadedAt))),
-                                ("rows", load.rows.map { .number(Double($0)) } ?? .null), ("loaded", ranges(loaded)), ("missing", ranges(LogsContinuation.gaps(loaded)))])
-            })),
-        ])
     }
 }
 

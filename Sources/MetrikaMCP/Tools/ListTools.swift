@@ -3,8 +3,8 @@ import MetrikaModel
 import MetrikaRender
 import MetrikaUseCases
 
-/// `list_counters`: what `metrika counters --json` knows, plus each counter's currency where the
-/// history database has seen it.
+/// `list_counters`: what `metrika counters --json` lists (the same members, Render's `CounterListing`),
+/// each counter's currency where the history database has seen it.
 enum ListCountersTool {
     /// Counters listed in one answer (an agency's account can hold thousands: `search` narrows it).
     static let maximumListed = 1_000
@@ -13,8 +13,8 @@ enum ListCountersTool {
         name: "list_counters",
         title: "Yandex.Metrika counters",
         description: """
-        The Yandex.Metrika counters (tags) this token can read: id, name, site, time zone, currency (the one revenue is kept \
-        in, when metrika has seen it in an answer; else null), permission (own, view, edit) and status. The ids are what \
+        The Yandex.Metrika counters (tags) this token can read: id, name, site, status, permission (own, view, edit), \
+        owner login, time zone and currency (the one revenue is kept in, when metrika has seen it in an answer; else null). The ids are what \
         get_report, list_goals, check_alerts and draw_chart take. Quota: one Management API request per 1,000 counters. \
         At most \(maximumListed) are listed; search narrows the list. Example: {"search": "shop"}.
         """,
@@ -22,32 +22,20 @@ enum ListCountersTool {
             ToolArgument("search", .string, "Only counters whose id, name or site contains this text.", maxLength: 200),
         ],
         outputSchema: schema("object", properties: [
-            ("counters", schema("array", "id, name, site, time_zone, currency, permission, status", items: schema("object"))),
+            ("counters", schema("array", "id, name, site, status, permission, owner_login, time_zone, currency", items: schema("object"))),
             ("left_out", schema("integer", "Counters not listed (more than the answer holds): narrow with search")),
         ], required: ["counters"]))
 
     static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
-        let client = try services.client()
-        let (all, warning) = try await client.fetchCounterList(search: arguments.string("search"))
-        let counters = Array(all.prefix(maximumListed))
         // The currency the history remembers (no request per counter); no database, no currencies.
-        let store = try? services.historyLoader(offline: true).store
-        var table = TextTable(columns: [.init("ID", alignment: .right), .init("Name"), .init("Site"), .init("Time zone"), .init("Currency"), .init("Permission")])
-        var items: [JSONValue] = []
-        for counter in counters {
-            let currency = (try? store?.counterCurrency(id: counter.id))??.code
-            items.append(.object([
-                ("id", .number(Double(counter.id))), ("name", .string(counter.name)), ("site", .string(counter.site)),
-                ("time_zone", .string(counter.timeZoneName)), ("currency", .string(currency)), ("permission", .string(counter.permission)),
-                ("status", .string(counter.status)),
-            ]))
-            table.append([String(counter.id), counter.displayName, counter.site, counter.timeZoneName, currency ?? "", counter.permission])
-        }
-        var members: [(String, JSONValue)] = [("counters", .array(items))]
-        var text = counters.isEmpty ? "No counters found.\n" : table.render(maxWidth: GetReportTool.tableWidth)
-        if all.count > counters.count {
-            members.append(("left_out", .number(Double(all.count - counters.count))))
-            text += "\(GetReportTool.grouped(all.count - counters.count)) more counters are not listed: narrow the list with search.\n"
+        let history = try? services.historyLoader(offline: true).store
+        let (all, warning) = try await CounterList.fetch(client: try services.client(), search: arguments.string("search"), history: history)
+        let items = Array(all.prefix(maximumListed))
+        var members: [(String, JSONValue)] = [("counters", .array(items.map(CounterListing.json)))]
+        var text = items.isEmpty ? CounterListing.emptyText + "\n" : CounterListing.table(items, columns: .withZoneAndCurrency).render(maxWidth: GetReportTool.tableWidth)
+        if all.count > items.count {
+            members.append(("left_out", .number(Double(all.count - items.count))))
+            text += "\(GetReportTool.grouped(all.count - items.count)) more counters are not listed: narrow the list with search.\n"
         }
         if let warning { text += warning + "\n" }
         return MCPToolResult(content: [.text(text)], structuredContent: .object(members))
@@ -75,13 +63,8 @@ enum ListGoalsTool {
     static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
         let id = arguments.integer("counter_id") ?? 0
         let goals = try await services.client().fetchGoals(counterID: id)
-        var table = TextTable(columns: [.init("ID", alignment: .right), .init("Name"), .init("Type")])
-        for goal in goals { table.append([String(goal.id), goal.name, goal.type]) }
-        let document = JSONValue.object([
-            ("counter_id", .number(Double(id))),
-            ("goals", .array(goals.map { .object([("id", .number(Double($0.id))), ("name", .string($0.name)), ("type", .string($0.type))]) })),
-        ])
-        let text = goals.isEmpty ? "Counter \(id) has no goals.\n" : table.render(maxWidth: GetReportTool.tableWidth)
+        let document = GoalListing.document(counterID: id, goals: goals, versioned: false)
+        let text = goals.isEmpty ? GoalListing.emptyText(counterID: id) + "\n" : GoalListing.table(goals).render(maxWidth: GetReportTool.tableWidth)
         return MCPToolResult(content: [.text(text)], structuredContent: document)
     }
 }

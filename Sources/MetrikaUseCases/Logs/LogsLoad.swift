@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaAPI
 import MetrikaModel
+import MetrikaRender
 import MetrikaStore
 import MetrikaWarehouse
 import Synchronization
@@ -219,6 +220,20 @@ package struct LogsLoad: Sendable {
     package struct Listing: Sendable {
         package var requests: [LogRequest]
         package var loads: [LogLoad]
+
+        /// As `logs --list` shows it (Render's `LogsListing`): each table's days as ranges and the gaps between them.
+        package func view(counterID: Int) -> LogsListing {
+            LogsListing(
+                counterID: counterID,
+                requests: requests.map { LogsListing.Request(requestID: $0.requestID, status: $0.status, source: $0.source, date1: $0.date1, date2: $0.date2, size: $0.size) },
+                loads: loads.map { load in
+                    let loaded = LogsContinuation.ranges(of: load.days)
+                    // `127.0.0.1:8123/metrika.visits` for the destination key `clickhouse:127.0.0.1:8123/metrika.visits`.
+                    let into = load.destination.hasPrefix("clickhouse:") ? String(load.destination.dropFirst("clickhouse:".count)) : load.destination
+                    return LogsListing.Load(source: load.source, loadedInto: into, firstDay: load.firstDay, lastDay: load.lastDay, loadedAt: load.loadedAt,
+                                            rows: load.rows, loaded: loaded, missing: LogsContinuation.gaps(loaded))
+                })
+        }
     }
 
     package func list(counterID: Int, withLoads: Bool) async throws -> Listing {

@@ -167,7 +167,7 @@ package struct LogExporter: Sendable {
                         bytes += chunk.count
                         try write(chunk)
                         if let progress {
-                            progress("log request \(id): \(LogExporter.partName(part, of: count)), \(LogExporter.megabytes(loadedBefore + bytes)) MB")
+                            progress("log request \(id): \(LogExporter.partName(part, of: count)), \(ByteSize.megabytes(loadedBefore + bytes)) MB")
                         }
                     }
                 }
@@ -246,11 +246,5 @@ package struct LogExporter: Sendable {
     /// errors alike (the API counts from 0, people from 1).
     package static func partName(_ part: Int, of count: Int) -> String {
         "part \(part + 1) of \(count)"
-    }
-
-    /// `12.3` for 12,345,678 bytes.
-    package static func megabytes(_ bytes: Int) -> String {
-        let tenths = bytes * 10 / 1_000_000
-        return "\(tenths / 10).\(tenths % 10)"
     }
 }

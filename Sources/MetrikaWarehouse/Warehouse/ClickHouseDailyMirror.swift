@@ -27,6 +27,14 @@ package struct ClickHouseDailyMirror: Sendable {
         self.cluster = cluster
     }
 
+    /// The mirror into `target` (one server or a cluster's shards).
+    package init(target: ClickHouseEndpoint, transport: any StreamingHTTPTransport) {
+        switch target {
+        case .server(let settings): self.init(settings: settings, transport: transport)
+        case .cluster(let cluster): self.init(cluster: cluster, transport: transport)
+        }
+    }
+
     /// Where the rows go, as the sync's ledger records it: host, port and table (or the cluster's).
     package var identity: String { cluster?.identity ?? clients[0].settings.identity }
 

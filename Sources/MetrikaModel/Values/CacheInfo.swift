@@ -1,5 +1,4 @@
 import Foundation
-import MetrikaModel
 
 /// What the history database holds, for `metrika cache info`.
 package struct CacheInfo: Sendable, Hashable {
