@@ -160,7 +160,7 @@ package struct HourlyCheck: Sendable {
             let judgement = HourlyDetector.judge(today: today, finishedHours: snapshot.finishedHours, weeks: weeks, settings: settings)
             if judgement != nil { judged += 1 }
             let decision = HourlyLedger.decide(judgement, day: snapshot.today, today: today, counterID: counter.id, metric: metric.apiName,
-                                               open: open[metric.apiName], now: activity.now())
+                                               open: open[metric.apiName], now: activity.now(), settings: settings)
             changes.append(decision.change)
             if let notice = decision.notice, let judgement {
                 findings.append(Finding(counter: counter, metric: metric, goalName: goalName, day: snapshot.today, judgement: judgement, notice: notice,
