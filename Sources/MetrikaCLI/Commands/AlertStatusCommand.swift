@@ -66,7 +66,7 @@ extension AlertCommand {
                 table.append([
                     String(entry.id), String(episode.counterID), TerminalText.sanitize(entry.counterName, limit: 60), TerminalText.sanitize(entry.metricLabel, limit: 60),
                     episode.kind, episode.since.iso, episode.lastDay.iso, entry.valueText(entry.latestValue), entry.expectedText(entry.latestExpected),
-                    CacheInfoCommand.timestamp(episode.notifiedAt),
+                    RFC3339.format(episode.notifiedAt),
                 ])
             }
             context.stdout.write(table.render(maxWidth: context.terminalWidth))
@@ -103,7 +103,7 @@ extension AlertCommand {
                     ("since", .string(episode.since.iso)), ("last_day", .string(episode.lastDay.iso)),
                     ("value", .number(entry.latestValue)), ("expected", .number(entry.latestExpected)),
                     ("told_value", .number(episode.value)), ("told_expected", .number(episode.expected)),
-                    ("told_at", .string(CacheInfoCommand.timestamp(episode.notifiedAt))),
+                    ("told_at", .string(RFC3339.format(episode.notifiedAt))),
                 ])
             })),
         ])
