@@ -24,9 +24,10 @@ import Testing
         Date(timeIntervalSince1970: Double(day.ordinal) * 86_400 + Double(hour) * 3_600 + 300)
     }
 
-    /// Runs the cron from 12:05 on the first day to 12:05 on the next; `factor(day, hour)` is today's
-    /// share of the usual. Returns the lines told, each with the time of its run.
-    func cron(factor: @escaping (Day, Int) -> Double) async throws -> [(run: String, line: String)] {
+    /// Runs the cron (`AlertRun`, as `alert --today` does) from 12:05 on the first day to 12:05 on the
+    /// next; `factor(day, hour)` is today's share of the usual. Returns the lines shown, each with the
+    /// time of its run.
+    func cron(deliverers: [any AlertDeliverer] = [], factor: @escaping (Day, Int) -> Double) async throws -> [(run: String, line: String)] {
         let store = try HistoryStore(path: ":memory:")
         try store.upsertCounters([Self.counter])
         let next = Self.first.adding(days: 1)
@@ -49,14 +50,14 @@ import Testing
             let today: [[Double?]?] = (0..<24).map { $0 <= hour ? [(Self.usual($0) * 1.05 * factor(day, $0)).rounded()] : nil }
             try store.storeHourly(counterID: Self.counter.id, metrics: [.visits], values: [day: today], settledBefore: day, fetchedAt: now)
             let activity = RecordedActivity()
-            let check = HourlyCheck(loader: HistoryLoader(store: store, client: nil, now: { now }, unsettledDays: 2), settings: settings,
-                                    activity: ClockActivity(now: { now }, inner: activity))
-            var outcome = await check.run(counters: [Self.counter], explain: false)
-            #expect(outcome.failures.isEmpty, "\(outcome.failures.map(\.failure.message))")
-            _ = try check.claim(&outcome)
-            try check.record(outcome)
-            let run = "\(day.iso) \(HourlyDetector.hourName(hour).dropLast(2))05"
-            told += outcome.findings.map { (run, HourlyText.line($0)) }
+            let run = AlertRun(loader: HistoryLoader(store: store, client: nil, now: { now }, unsettledDays: 2), settings: settings,
+                               activity: ClockActivity(now: { now }, inner: activity))
+            var shown: [String] = []
+            let result = try await run.run(AlertRun.Request(today: true), deliverers: deliverers) { shown += $0 }
+            #expect(result.failures.isEmpty, "\(result.failures.map(\.failure.message))")
+            #expect(result.findings.lines == shown)
+            let time = "\(day.iso) \(HourlyDetector.hourName(hour).dropLast(2))05"
+            told += shown.map { (time, $0) }
         }
         return told
     }
@@ -98,5 +99,43 @@ import Testing
     @Test func aQuietDayTellsNothing() async throws {
         let told = try await cron { _, _ in 1 }
         #expect(told.isEmpty, "\(told)")
+    }
+
+    /// A deliverer that records what it got, failing the first `failures` times.
+    final class Recorder: AlertDeliverer, @unchecked Sendable {
+        let lock = NSLock()
+        var failures: Int
+        var delivered: [[String]] = []
+        init(failures: Int = 0) { self.failures = failures }
+
+        func deliver(_ findings: AlertRun.Findings) async throws {
+            if let failure = take(findings.lines) { throw failure }
+        }
+
+        private func take(_ lines: [String]) -> WebhookError? {
+            lock.withLock {
+                if failures > 0 {
+                    failures -= 1
+                    return WebhookError.unreachable(masked: "https://hooks.example/…", detail: "refused")
+                }
+                delivered.append(lines)
+                return nil
+            }
+        }
+    }
+
+    /// Every deliverer gets the news the run shows, once; a failed delivery gives it back, so the
+    /// next run (an hour later) tells it again, and then it is told once more only.
+    @Test func aFailedDeliveryIsToldAgainByTheNextRun() async throws {
+        let next = Self.first.adding(days: 1)
+        let outage: (Day, Int) -> Double = { day, hour in (day == Self.first && hour >= 14) || (day == next && hour < 10) ? 0 : 1 }
+        let working = Recorder()
+        _ = try await cron(deliverers: [working], factor: outage)
+        #expect(working.delivered.count == 2 && working.delivered.allSatisfy { $0.count == 1 }, "\(working.delivered)")
+        let flaky = Recorder(failures: 1)
+        let told = try await cron(deliverers: [flaky], factor: outage)
+        // 16:05 shown and refused by the deliverer (given back), 17:05 told again and delivered.
+        #expect(told.map(\.run) == ["2026-12-01 16:05", "2026-12-01 17:05", "2026-12-02 11:05"], "\(told)")
+        #expect(flaky.delivered.count == 2, "\(flaky.delivered)")
     }
 }

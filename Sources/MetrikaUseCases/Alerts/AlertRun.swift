@@ -35,6 +35,9 @@ package struct AlertRun: Sendable {
         package var explain = false
         /// At most this many counters checked at once (MCP: 1).
         package var parallelism = AlertCheck.parallelLimit
+        /// Note each counter that could not be checked (`Error: counter …`) as it is found; off where
+        /// the entry point reports the failures in its result (MCP).
+        package var noteFailures = true
 
         package init(counterIDs: [Int] = [], today: Bool = false, dryRun: Bool = false, currency: Currency? = nil, explain: Bool = false) {
             self.counterIDs = counterIDs
@@ -51,6 +54,12 @@ package struct AlertRun: Sendable {
         case hourly([HourlyCheck.Finding])
 
         package var isEmpty: Bool { lines.isEmpty }
+
+        /// The daily findings (none for an hourly run).
+        package var daily: [AlertCheck.Finding] {
+            if case .daily(let findings) = self { return findings }
+            return []
+        }
 
         /// One line per finding (`AlertText` / `HourlyText`).
         package var lines: [String] {
@@ -152,11 +161,18 @@ package struct AlertRun: Sendable {
     package func run(_ request: Request, deliverers: [any AlertDeliverer] = [], show: ([String]) throws -> Void) async throws -> Result {
         try Self.validate(request, settings: settings)
         let (counters, unread) = try await counters(request.counterIDs)
+        return try await run(request, counters: counters, unread: unread, deliverers: deliverers, show: show)
+    }
+
+    /// `run` over counters chosen already (`counters`; `unread`: those that could not be read).
+    package func run(_ request: Request, counters: [Counter], unread: [(counterID: Int, failure: any MetrikaFailure)],
+                     deliverers: [any AlertDeliverer] = [], show: ([String]) throws -> Void) async throws -> Result {
+        try Self.validate(request, settings: settings)
         if request.today {
             let check = HourlyCheck(loader: loader, settings: settings, activity: activity)
             var outcome = await check.run(counters: counters, explain: request.explain)
             outcome.failures = unread + outcome.failures
-            noteFailures(outcome.failures)
+            if request.noteFailures { noteFailures(outcome.failures) }
             var result = Result(findings: .hourly(outcome.findings), failures: outcome.failures, countersChecked: outcome.countersChecked, requests: outcome.requests)
             if request.dryRun {
                 try show(result.findings.lines)
@@ -174,7 +190,7 @@ package struct AlertRun: Sendable {
         check.parallelism = request.parallelism
         var outcome = await check.run(counters: counters, explain: request.explain)
         outcome.failures = unread + outcome.failures
-        noteFailures(outcome.failures)
+        if request.noteFailures { noteFailures(outcome.failures) }
         var result = Result(findings: .daily(outcome.findings), failures: outcome.failures, countersChecked: outcome.countersChecked)
         if request.dryRun {
             try show(result.findings.lines)
