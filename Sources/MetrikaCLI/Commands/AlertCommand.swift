@@ -117,8 +117,10 @@ enum AlertCommand: Command {
         let context = session.context
         let request = try parse(options, context: context)
         let settings = try AlertRun.settings(from: try session.configFile()?.alerts)
+        // Why a named counter was not judged is a note, not an error: said on a terminal or with
+        // --verbose, never to cron (whose stderr is no terminal, and mailed).
         let runRequest = AlertRun.Request(counterIDs: request.counterIDs, today: request.today, dryRun: request.dryRun, currency: request.currency,
-                                          explain: !request.counterIDs.isEmpty || options[.verbose])
+                                          explain: options[.verbose] || (!request.counterIDs.isEmpty && context.stderrIsTerminal))
         // Refused before the webhook is read or sendmail looked for, as before the run moved out.
         do {
             try AlertRun.validate(runRequest, settings: settings)
