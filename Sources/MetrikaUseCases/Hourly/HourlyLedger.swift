@@ -14,12 +14,8 @@ package enum HourlyLedger {
         case backToNormal(HourlyEpisode, hour: Int)
     }
 
-    package enum Change: Sendable, Equatable {
-        case none
-        case open(HourlyEpisode)
-        case touch(HourlyEpisode)
-        case close(counterID: Int, metric: String)
-    }
+    /// The one family's change (`EpisodeChange`) over hours.
+    package typealias Change = EpisodeChange<HourlyEpisode>
 
     /// Decides for one metric. `judgement` nil (nothing finished, no baseline) changes nothing;
     /// `today` is the metric's values of today's finished hours (for the hour it came back at).
