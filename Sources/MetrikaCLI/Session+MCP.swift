@@ -19,13 +19,11 @@ extension Session: MCPServices {
     var rasterizer: any ChartRasterizer { context.rasterizer }
 
     func alertSettings() throws -> AlertSettings {
-        try AlertCommand.settings(from: try configFile()?.alerts)
+        try AlertRun.settings(from: try configFile()?.alerts)
     }
 
     func alertCounters(_ ids: [Int], loader: HistoryLoader) async throws -> (counters: [Counter], failures: [(counterID: Int, failure: any MetrikaFailure)]) {
-        var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
-        let counters = try await AlertCommand.counters(ids, loader: loader, failures: &failures, context: context)
-        return (counters, failures)
+        try await AlertRun(loader: loader, settings: try alertSettings(), activity: context).counters(ids)
     }
 
     var secrets: [String] { context.secrets.all(environment: context.environment) }

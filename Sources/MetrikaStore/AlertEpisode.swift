@@ -41,27 +41,6 @@ package struct AlertEpisode: Sendable, Equatable {
     }
 }
 
-/// News a run is about to tell about one episode, to be claimed (`HistoryStore.claimAlertNews`)
-/// before it is printed or delivered, so that overlapping runs tell it once.
-package enum AlertNews: Sendable, Equatable {
-    /// A new anomaly: claimed when no episode of its counter and metric of the same kind is open;
-    /// the claim opens it (replacing an episode of another kind).
-    case open(AlertEpisode)
-    /// An open episode that ended (back to normal): claimed while that episode (same kind, same
-    /// first day) is still open; the claim closes it.
-    case close(AlertEpisode)
-
-    /// The episode it is about.
-    package var episode: AlertEpisode {
-        switch self {
-        case .open(let episode), .close(let episode): return episode
-        }
-    }
-}
-
-/// A claim won: the news, as written (an opened episode carries its new id), and the episode it
-/// replaced or closed, restored by `HistoryStore.releaseAlertClaims` when the news could not be delivered.
-package struct AlertClaim: Sendable, Equatable {
-    package var news: AlertNews
-    package var previous: AlertEpisode?
-}
+/// The daily check's news and claims: the one family's (`EpisodeNews`, `EpisodeClaim`) over days.
+package typealias AlertNews = EpisodeNews<AlertEpisode>
+package typealias AlertClaim = EpisodeClaim<AlertEpisode>

@@ -36,25 +36,6 @@ package struct HourlyEpisode: Sendable, Equatable {
     }
 }
 
-/// News an hourly run is about to tell about one episode, claimed (`HistoryStore.claimHourlyNews`)
-/// before it is printed or delivered, so that overlapping runs tell it once — the daily check's
-/// mechanism (`AlertNews`) on the hourly check's own episodes.
-package enum HourlyNews: Sendable, Equatable {
-    /// A new anomaly: claimed when no episode of its counter and metric of the same kind is open.
-    case open(HourlyEpisode)
-    /// An open episode that ended (back to normal): claimed while that episode is still open.
-    case close(HourlyEpisode)
-
-    package var episode: HourlyEpisode {
-        switch self {
-        case .open(let episode), .close(let episode): return episode
-        }
-    }
-}
-
-/// A claim won: the news, and the episode it replaced or closed (restored by
-/// `HistoryStore.releaseHourlyClaims` when the news could not be delivered).
-package struct HourlyClaim: Sendable, Equatable {
-    package var news: HourlyNews
-    package var previous: HourlyEpisode?
-}
+/// The hourly check's news and claims: the one family's (`EpisodeNews`, `EpisodeClaim`) over hours.
+package typealias HourlyNews = EpisodeNews<HourlyEpisode>
+package typealias HourlyClaim = EpisodeClaim<HourlyEpisode>

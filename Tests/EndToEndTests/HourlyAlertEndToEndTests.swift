@@ -90,6 +90,20 @@ import Testing
         #expect(silent.stdout.isEmpty)
     }
 
+    /// At 00:05 no hour of today has finished: a note for a person (--verbose), nothing for cron,
+    /// which mails whatever lands on stderr (issue 40).
+    @Test func aNoteThatIsNoErrorNeverReachesCron() throws {
+        let api = try api()
+        let home = try TemporaryDirectory()
+        let midnight = "2026-11-30T21:05:00Z"
+        let cron = try metrika(["alert", "--today", "--counter", "520008"], environment: environment(api, home, now: midnight))
+        #expect(cron.status == 0 && cron.stdout.isEmpty, "\(cron.stdout)\(cron.stderr)")
+        #expect(cron.stderr.isEmpty, "\(cron.stderr)")
+        let verbose = try metrika(["alert", "--today", "--counter", "520008", "--verbose"], environment: environment(api, home, now: midnight))
+        #expect(verbose.status == 0 && verbose.stdout.isEmpty, "\(verbose.stdout)\(verbose.stderr)")
+        #expect(verbose.stderr.contains("Note: counter 520008 was not judged today: no hour of today has finished yet."), "\(verbose.stderr)")
+    }
+
     @Test func currencyDoesNotGoWithToday() throws {
         let api = try api()
         let home = try TemporaryDirectory()

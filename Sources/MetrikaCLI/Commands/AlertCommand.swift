@@ -116,133 +116,52 @@ enum AlertCommand: Command {
         if managesEpisodes(options) { return try runEpisodes(options, session: session) }
         let context = session.context
         let request = try parse(options, context: context)
-        let (ids, dryRun, offline, currency) = (request.counterIDs, request.dryRun, request.offline, request.currency)
-        let (recipients, sender, sendmail) = (request.recipients, request.sender, request.sendmail)
-        let settings = try settings(from: try session.configFile()?.alerts)
-        if currency != nil, !settings.checkShop, !settings.metrics.contains(where: { $0.unit == .money }) {
-            throw UsageError("--currency applies to a shop's revenue, which the config file's \"alerts\" turn off (\"shop\": false)")
-        }
-        if request.today, currency != nil {
-            throw UsageError("--currency applies to the daily check's revenue; --today judges visits and goals")
+        let settings = try AlertRun.settings(from: try session.configFile()?.alerts)
+        // Why a named counter was not judged is a note, not an error: said on a terminal or with
+        // --verbose, never to cron (whose stderr is no terminal, and mailed).
+        let runRequest = AlertRun.Request(counterIDs: request.counterIDs, today: request.today, dryRun: request.dryRun, currency: request.currency,
+                                          explain: options[.verbose] || (!request.counterIDs.isEmpty && context.stderrIsTerminal))
+        // Refused before the webhook is read or sendmail looked for, as before the run moved out.
+        do {
+            try AlertRun.validate(runRequest, settings: settings)
+        } catch let error as AlertRunError {
+            throw usageError(error)
         }
         let webhook = try webhook(options, session: session)
-        if !recipients.isEmpty, !dryRun { try MailDelivery.checkSendmail(sendmail) }
-        if request.today { return try await runToday(request, settings: settings, webhook: webhook, options: options, session: session) }
-
-        let loader = try session.historyLoader(offline: offline)
-        var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
-        let counters = try await counters(ids, loader: loader, failures: &failures, context: context)
-        var check = AlertCheck(loader: loader, settings: settings, activity: context)
-        check.currency = currency
-        var outcome = await check.run(counters: counters, explain: !ids.isEmpty || options[.verbose])
-        outcome.failures = failures + outcome.failures
-        for (id, failure) in outcome.failures { context.note("Error: counter \(id): \(failure.message)") }
-
-        if dryRun {
-            for finding in outcome.findings { context.stdout.write(AlertText.line(finding) + "\n") }
-            try context.stdout.flushChecked()
-            return outcome.failures.first?.failure.exitCode ?? ExitCode.ok
+        if !request.recipients.isEmpty, !request.dryRun { try MailDelivery.checkSendmail(request.sendmail) }
+        var deliverers: [any AlertDeliverer] = []
+        if let webhook { deliverers.append(WebhookDeliverer(webhook)) }
+        if let sender = request.sender, !request.recipients.isEmpty {
+            deliverers.append(AlertMailDeliverer(
+                sender: sender, recipients: request.recipients, sendmail: request.sendmail,
+                childEnvironment: childEnvironment(context.environment, hiding: webhook), context: context,
+                announce: context.stderrIsTerminal || options[.verbose]))
         }
-        // Claimed before anything is told: of overlapping runs (cron), only the one that claimed an
-        // alert prints and delivers it.
-        let claims = try check.claim(&outcome)
-        let findings = outcome.findings
-        let told = try await tell(
-            lines: findings.map(AlertText.line), webhookBody: { AlertText.webhookBody(findings, forSlack: $0) },
-            mail: sender.map { sender in { childEnvironment in
-                // Both children (rsvg-convert, sendmail) get the environment without the webhook's secret.
-                var rasterizer = context.rasterizer
-                if let live = rasterizer as? RSVGConvertRasterizer {
-                    var scrubbed = RSVGConvertRasterizer(environment: childEnvironment)
-                    scrubbed.timeout = live.timeout
-                    scrubbed.maximumOutput = live.maximumOutput
-                    rasterizer = scrubbed
-                }
-                return try AlertMail.compose(findings, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: context)
-            } },
-            recipients: recipients, sendmail: sendmail, webhook: webhook, options: options, context: context,
-            release: { try check.release(claims) })
-        if let told { return told }
-        try check.record(outcome)
-        return outcome.failures.first?.failure.exitCode ?? ExitCode.ok
-    }
-
-    /// Tells what a check claimed, for the daily and the hourly check alike: the lines on stdout, then
-    /// the webhook's JSON and the mail. When the lines cannot be written or a delivery fails, the
-    /// claims are given back (`release`: the next run tells them again) and the exit status is the
-    /// failure's (a failed write throws); nil when everything was told, for the caller to record.
-    static func tell(
-        lines: [String], webhookBody: (_ forSlack: Bool) -> Data, mail: ((_ childEnvironment: [String: String]) throws -> MIMEMessage)?,
-        recipients: [MIMEAddress], sendmail: String, webhook: Webhook?, options: ParsedOptions, context: CLIContext,
-        release: () throws -> Void
-    ) async throws -> Int32? {
-        for line in lines { context.stdout.write(line + "\n") }
+        let run = AlertRun(loader: try session.historyLoader(offline: request.offline), settings: settings, activity: context)
+        let result: AlertRun.Result
         do {
-            try context.stdout.flushChecked()
-        } catch {
-            try? release()
-            throw error
-        }
-        var deliveryFailure: (any MetrikaFailure)?
-        if !lines.isEmpty {
-            if let webhook {
-                do {
-                    try await webhook.send(webhookBody(webhook.isSlack))
-                } catch let failure as any MetrikaFailure {
-                    context.note("Error: \(failure.message)")
-                    deliveryFailure = failure
-                } catch {
-                    // Cancelled, or an error no layer typed: not told, so given back before it ends the run.
-                    try? release()
-                    throw error
-                }
+            result = try await run.run(runRequest, deliverers: deliverers) { lines in
+                for line in lines { context.stdout.write(line + "\n") }
+                try context.stdout.flushChecked()
             }
-            if let mail, !recipients.isEmpty {
-                do {
-                    let childEnvironment = childEnvironment(context.environment, hiding: webhook)
-                    let message = try mail(childEnvironment)
-                    try MailDelivery.deliver(message.bytes(), sendmail: sendmail, environment: childEnvironment)
-                    // Success is quiet where no one watches: cron mails whatever lands on stderr.
-                    if context.stderrIsTerminal || options[.verbose] { context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)") }
-                } catch let failure as any MetrikaFailure {
-                    context.note("Error: \(failure.message); the alerts will be told again on the next run")
-                    deliveryFailure = deliveryFailure ?? failure
-                } catch {
-                    try? release()
-                    throw error
-                }
-            }
+        } catch let error as AlertRunError {
+            throw usageError(error)
         }
-        guard let deliveryFailure else { return nil }
-        try release()
-        return deliveryFailure.exitCode
+        if request.today, options[.verbose] { context.note("Hourly check: \(result.countersChecked) counters, \(result.requests) report requests.") }
+        if let failure = result.deliveryFailure { return failure.exitCode }
+        return result.failures.first?.failure.exitCode ?? ExitCode.ok
     }
 
-    // MARK: - Parts
-
-    /// The config file's `"alerts"` over the defaults; a metric that is not a count is refused (78).
-    static func settings(from config: AlertsConfig?) throws -> AlertSettings {
-        var settings = AlertSettings()
-        guard let config else { return settings }
-        if let names = config.metrics {
-            settings.metrics = try names.map { name in
-                guard let metric = Metric.named(name),
-                      (metric.unit == .count && (metric.goalID == nil || metric.apiName.hasSuffix("reaches"))) || metric.apiName == Metric.revenue.apiName else {
-                    throw ConfigError.unjudgeableAlertMetric(name: name)
-                }
-                return metric
-            }
+    /// The run's refusals in the command line's words.
+    static func usageError(_ error: AlertRunError) -> any Error {
+        switch error {
+        case .currencyWithoutShop:
+            return UsageError("--currency applies to a shop's revenue, which the config file's \"alerts\" turn off (\"shop\": false)")
+        case .currencyWithToday:
+            return UsageError("--currency applies to the daily check's revenue; --today judges visits and goals")
+        case .noCountersOffline(let path):
+            return CLIFailure.noCountersOffline(path: path)
         }
-        if let goals = config.goals { settings.checkGoals = goals }
-        if let shop = config.shop { settings.checkShop = shop }
-        if let change = config.minimumChange { settings.minimumChangePercent = change }
-        if let score = config.minimumScore { settings.minimumScore = score }
-        if let weeks = config.weeks {
-            settings.weeks = weeks
-            settings.minimumWeeks = min(settings.minimumWeeks, weeks)
-        }
-        if let skip = config.skip { settings.skippedCounters = Set(skip) }
-        return settings
     }
 
     /// `--webhook`, else METRIKA_WEBHOOK_URL; its secret parts join the run's masked secrets at once.
@@ -259,33 +178,6 @@ enum AlertCommand: Command {
                                   source: given != nil ? "--webhook" : "METRIKA_WEBHOOK_URL", environment: context.environment)
         for secret in webhook.secrets { context.secrets.add(secret) }
         return webhook
-    }
-
-    /// The counters to check: the given ids (one that cannot be read is a failure among the others),
-    /// else every counter the token can read (offline: every counter in the history).
-    static func counters(_ ids: [Int], loader: HistoryLoader, failures: inout [(counterID: Int, failure: any MetrikaFailure)], context: CLIContext) async throws -> [Counter] {
-        guard ids.isEmpty else {
-            var counters: [Counter] = []
-            for id in ids {
-                do {
-                    counters.append(try await loader.counter(id: id))
-                } catch let failure as any MetrikaFailure {
-                    failures.append((id, failure))
-                }
-            }
-            return counters
-        }
-        guard let client = loader.client else {
-            let stored = try loader.store.counters()
-            if stored.isEmpty {
-                throw CLIFailure.noCountersOffline(path: loader.store.path)
-            }
-            return stored.filter { $0.status.lowercased() != "deleted" }
-        }
-        let list = try await client.fetchCounterList()
-        if let warning = list.warning { context.note(warning) }
-        try loader.store.upsertCounters(list.counters)
-        return list.counters.filter { $0.status.lowercased() != "deleted" }
     }
 
     /// The environment of sendmail and rsvg-convert: ChildProcess drops every METRIKA_ variable; this also drops any

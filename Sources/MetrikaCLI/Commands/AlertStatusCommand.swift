@@ -51,25 +51,11 @@ extension AlertCommand {
             try context.stdout.flushChecked()
             return ExitCode.ok
         }
-        let entries = try status.entries()
+        let rows = try status.entries().map(\.row)
         if options[.json] {
-            context.stdout.write(json(entries).serialized(pretty: true) + "\n")
-        } else if entries.isEmpty {
-            context.stdout.write("No open alerts.\n")
+            context.stdout.write(AlertStatusList.json(rows).serialized(pretty: true) + "\n")
         } else {
-            var table = TextTable(columns: [
-                .init("ID", alignment: .right), .init("Counter", alignment: .right), .init("Name"), .init("Metric"), .init("Kind"), .init("Since"),
-                .init("Last day"), .init("Last value", alignment: .right), .init("Expected", alignment: .right), .init("Told"),
-            ])
-            for entry in entries {
-                let episode = entry.episode
-                table.append([
-                    String(entry.id), String(episode.counterID), TerminalText.sanitize(entry.counterName, limit: 60), TerminalText.sanitize(entry.metricLabel, limit: 60),
-                    episode.kind, episode.since.iso, episode.lastDay.iso, entry.valueText(entry.latestValue), entry.expectedText(entry.latestExpected),
-                    RFC3339.format(episode.notifiedAt),
-                ])
-            }
-            context.stdout.write(table.render(maxWidth: context.terminalWidth))
+            context.stdout.write(AlertStatusList.text(rows, maxWidth: context.terminalWidth))
         }
         try context.stdout.flushChecked()
         return ExitCode.ok
@@ -89,24 +75,6 @@ extension AlertCommand {
     static func describe(_ entry: AlertStatus.Entry) -> String {
         let name = TerminalText.sanitize(entry.counterName, limit: 60)
         return "\(entry.episode.counterID)\(name.isEmpty ? "" : " " + name): \(TerminalText.sanitize(entry.metricLabel, limit: 60)) \(entry.episode.kind) since \(entry.episode.since.iso)"
-    }
-
-    /// `{"version": 1, "alerts": [{"id": 3, "counter_id": 520002, …}]}`.
-    static func json(_ entries: [AlertStatus.Entry]) -> JSONValue {
-        .object([
-            ("version", .number(1)),
-            ("alerts", .array(entries.map { entry in
-                let episode = entry.episode
-                return .object([
-                    ("id", .number(Double(entry.id))), ("counter_id", .number(Double(episode.counterID))), ("counter_name", .string(entry.counterName)),
-                    ("metric", .string(entry.metricLabel)), ("api_name", .string(episode.metric)), ("kind", .string(episode.kind)),
-                    ("since", .string(episode.since.iso)), ("last_day", .string(episode.lastDay.iso)),
-                    ("value", .number(entry.latestValue)), ("expected", .number(entry.latestExpected)),
-                    ("told_value", .number(episode.value)), ("told_expected", .number(episode.expected)),
-                    ("told_at", .string(RFC3339.format(episode.notifiedAt))),
-                ])
-            })),
-        ])
     }
 }
 

@@ -55,13 +55,15 @@ enum CheckAlertsTool {
         }
         let activity = ToolActivity(now: loader.now)
         call.progress(0, total: Double(counters.count), message: "checking \(counters.count) counters")
-        var check = AlertCheck(loader: loader, settings: settings, activity: activity)
-        // One counter at a time: the server runs up to 3 calls at once, and the API allows 3 requests
-        // in parallel per user in all (review: 3 calls × 3 counters).
-        check.parallelism = 1
-        var outcome = await check.run(counters: counters, explain: !ids.isEmpty)
+        // The run of `metrika alert --dry-run`: nothing claimed, delivered or remembered. One counter at
+        // a time: the server runs up to 3 calls at once, and the API allows 3 requests in parallel per
+        // user in all (review: 3 calls × 3 counters).
+        var request = AlertRun.Request(counterIDs: ids, dryRun: true, explain: !ids.isEmpty)
+        request.parallelism = 1
+        request.noteFailures = false
+        let result = try await AlertRun(loader: loader, settings: settings, activity: activity).run(request, counters: counters, unread: failures) { _ in }
         if Task.isCancelled { throw CancellationError() }
-        outcome.failures = failures + outcome.failures
+        let outcome = (findings: result.findings.daily, failures: result.failures, countersChecked: result.countersChecked)
         call.progress(Double(counters.count), total: Double(counters.count), message: nil)
 
         var findings: [JSONValue] = []

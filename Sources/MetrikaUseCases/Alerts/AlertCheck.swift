@@ -131,19 +131,7 @@ package struct AlertCheck: Sendable {
     package func claim(_ outcome: inout Outcome) throws -> [AlertClaim] {
         let told = outcome.findings.map { AlertLedger.news($0.notice, $0.change) }
         let won = try loader.store.claimAlertNews(told.compactMap { $0 })
-        var claims: [AlertClaim] = []
-        var kept: [Finding] = []
-        var next = 0
-        for (finding, news) in zip(outcome.findings, told) {
-            guard news != nil else {
-                kept.append(finding)
-                continue
-            }
-            defer { next += 1 }
-            guard let claim = won[next] else { continue }
-            claims.append(claim)
-            kept.append(finding)
-        }
+        let (kept, claims) = AlertLedger.Change.keepWon(outcome.findings, news: told, won: won)
         // Claimed news is written already, and news another run won is its to write.
         let claimedChanges = outcome.findings.filter { AlertLedger.news($0.notice, $0.change) != nil }.map(\.change)
         outcome.changes.removeAll { claimedChanges.contains($0) }
@@ -158,17 +146,7 @@ package struct AlertCheck: Sendable {
 
     /// Remembers what `outcome` decided (one transaction): told anomalies stay silent from now on.
     package func record(_ outcome: Outcome) throws {
-        var opened: [AlertEpisode] = []
-        var touched: [AlertEpisode] = []
-        var closed: [(counterID: Int, metric: String)] = []
-        for change in outcome.changes {
-            switch change {
-            case .none: break
-            case .open(let episode): opened.append(episode)
-            case .touch(let episode): touched.append(episode)
-            case .close(let counterID, let metric): closed.append((counterID, metric))
-            }
-        }
+        let (opened, touched, closed) = AlertLedger.Change.split(outcome.changes)
         try loader.store.recordAlertEpisodes(opened: opened, touched: touched, closed: closed)
     }
 

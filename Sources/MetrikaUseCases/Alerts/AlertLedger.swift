@@ -29,12 +29,8 @@ package enum AlertLedger {
     }
 
     /// What to remember.
-    package enum Change: Sendable, Equatable {
-        case none
-        case open(AlertEpisode)
-        case touch(AlertEpisode)
-        case close(counterID: Int, metric: String)
-    }
+    /// The one family's change (`EpisodeChange`) over days.
+    package typealias Change = EpisodeChange<AlertEpisode>
 
     /// Decides for `judgement` of `metric` of counter `counterID`, given its open episode.
     package static func decide(_ judgement: AlertJudgement, counterID: Int, metric: String, open: AlertEpisode?, now: Date) -> (notice: Notice?, change: Change) {

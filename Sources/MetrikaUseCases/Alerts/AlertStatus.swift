@@ -1,5 +1,6 @@
 import Foundation
 import MetrikaModel
+import MetrikaRender
 import MetrikaStore
 
 /// `metrika alert --status` and `--forget ID`: the open episodes as the history database holds them
@@ -30,6 +31,15 @@ package struct AlertStatus: Sendable {
         /// An expected value as the alert lines say it (`~580`).
         package func expectedText(_ value: Double) -> String {
             "~" + (metric.map { AlertText.expected(value, of: $0) } ?? AlertText.approximate(value))
+        }
+
+        /// The entry as the list shows it (`AlertStatusList`).
+        package var row: AlertStatusList.Row {
+            AlertStatusList.Row(
+                id: id, counterID: episode.counterID, counterName: counterName, metricLabel: metricLabel, apiName: episode.metric, kind: episode.kind,
+                since: episode.since, lastDay: episode.lastDay, value: latestValue, expected: latestExpected,
+                valueText: valueText(latestValue), expectedText: expectedText(latestExpected),
+                toldValue: episode.value, toldExpected: episode.expected, toldAt: episode.notifiedAt)
         }
     }
 

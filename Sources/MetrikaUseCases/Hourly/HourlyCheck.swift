@@ -78,19 +78,7 @@ package struct HourlyCheck: Sendable {
     package func claim(_ outcome: inout Outcome) throws -> [HourlyClaim] {
         let told = outcome.findings.map { Self.news($0) }
         let won = try loader.store.claimHourlyNews(told.compactMap { $0 })
-        var claims: [HourlyClaim] = []
-        var kept: [Finding] = []
-        var next = 0
-        for (finding, news) in zip(outcome.findings, told) {
-            guard news != nil else {
-                kept.append(finding)
-                continue
-            }
-            defer { next += 1 }
-            guard let claim = won[next] else { continue }
-            claims.append(claim)
-            kept.append(finding)
-        }
+        let (kept, claims) = HourlyLedger.Change.keepWon(outcome.findings, news: told, won: won)
         let claimed = outcome.findings.filter { Self.news($0) != nil }.map(\.change)
         outcome.changes.removeAll { claimed.contains($0) }
         outcome.findings = kept
@@ -113,17 +101,7 @@ package struct HourlyCheck: Sendable {
 
     /// Remembers what `outcome` decided (one transaction).
     package func record(_ outcome: Outcome) throws {
-        var opened: [HourlyEpisode] = []
-        var touched: [HourlyEpisode] = []
-        var closed: [(counterID: Int, metric: String)] = []
-        for change in outcome.changes {
-            switch change {
-            case .none: break
-            case .open(let episode): opened.append(episode)
-            case .touch(let episode): touched.append(episode)
-            case .close(let counterID, let metric): closed.append((counterID, metric))
-            }
-        }
+        let (opened, touched, closed) = HourlyLedger.Change.split(outcome.changes)
         try loader.store.recordHourlyEpisodes(opened: opened, touched: touched, closed: closed)
     }
 
@@ -160,7 +138,7 @@ package struct HourlyCheck: Sendable {
             let judgement = HourlyDetector.judge(today: today, finishedHours: snapshot.finishedHours, weeks: weeks, settings: settings)
             if judgement != nil { judged += 1 }
             let decision = HourlyLedger.decide(judgement, day: snapshot.today, today: today, counterID: counter.id, metric: metric.apiName,
-                                               open: open[metric.apiName], now: activity.now())
+                                               open: open[metric.apiName], now: activity.now(), settings: settings)
             changes.append(decision.change)
             if let notice = decision.notice, let judgement {
                 findings.append(Finding(counter: counter, metric: metric, goalName: goalName, day: snapshot.today, judgement: judgement, notice: notice,

@@ -1,0 +1,41 @@
+import Foundation
+import MetrikaModel
+import MetrikaRender
+import MetrikaSystem
+import MetrikaUseCases
+
+/// `metrika alert --mail`'s deliverer: the alerts through sendmail (`MailDelivery`), the daily ones
+/// with a chart of each metric (`AlertMail`), the hourly ones as lines (`HourlyText.mail`).
+struct AlertMailDeliverer: AlertDeliverer {
+    var sender: MIMEAddress
+    var recipients: [MIMEAddress]
+    var sendmail: String
+    /// The children's environment (rsvg-convert, sendmail): without the webhook's secret.
+    var childEnvironment: [String: String]
+    var context: CLIContext
+    /// Say "Mailed …" on stderr (a terminal, or --verbose): success is quiet where cron watches.
+    var announce: Bool
+
+    func deliver(_ findings: AlertRun.Findings) async throws {
+        let message: MIMEMessage
+        switch findings {
+        case .daily(let findings):
+            var rasterizer = context.rasterizer
+            if let live = rasterizer as? RSVGConvertRasterizer {
+                var scrubbed = RSVGConvertRasterizer(environment: childEnvironment)
+                scrubbed.timeout = live.timeout
+                scrubbed.maximumOutput = live.maximumOutput
+                rasterizer = scrubbed
+            }
+            message = try AlertMail.compose(findings, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: context)
+        case .hourly(let findings):
+            message = HourlyText.mail(findings, sender: sender, recipients: recipients, now: context.now())
+        }
+        try MailDelivery.deliver(message.bytes(), sendmail: sendmail, environment: childEnvironment)
+        if announce { context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)") }
+    }
+
+    func failureNote(_ failure: any MetrikaFailure) -> String {
+        "Error: \(failure.message); the alerts will be told again on the next run"
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// News a run is about to tell about one episode, of either grain (a day's `AlertEpisode`, an
+/// hour's `HourlyEpisode`), claimed (`claimAlertNews`, `claimHourlyNews`) before it is printed or
+/// delivered, so that overlapping runs tell it once.
+package enum EpisodeNews<Episode: Sendable & Equatable>: Sendable, Equatable {
+    /// A new anomaly: claimed when no episode of its counter and metric of the same kind is open;
+    /// the claim opens it (replacing an episode of another kind).
+    case open(Episode)
+    /// An open episode that ended (back to normal): claimed while that episode is still open; the
+    /// claim closes it.
+    case close(Episode)
+
+    /// The episode it is about.
+    package var episode: Episode {
+        switch self {
+        case .open(let episode), .close(let episode): return episode
+        }
+    }
+}
+
+/// A claim won: the news, as written (an opened daily episode carries its new id), and the episode
+/// it replaced or closed, restored when the news could not be delivered (`releaseAlertClaims`,
+/// `releaseHourlyClaims`).
+package struct EpisodeClaim<Episode: Sendable & Equatable>: Sendable, Equatable {
+    package var news: EpisodeNews<Episode>
+    package var previous: Episode?
+
+    package init(news: EpisodeNews<Episode>, previous: Episode?) {
+        self.news = news
+        self.previous = previous
+    }
+}

@@ -1,0 +1,274 @@
+import Foundation
+import MetrikaAPI
+import MetrikaModel
+import MetrikaStore
+import MetrikaSystem
+
+/// One alert run, whoever asks (the CLI's `metrika alert`, MCP's `check_alerts`, the coming Telegram
+/// bot): the settings of the config file, the counters to check, the daily or the hourly check, and
+/// for a run that tells, told once — each piece of news claimed first (overlapping runs tell it once),
+/// then shown (`show`: the CLI's stdout) and handed to every deliverer (webhook, mail, …), and given
+/// back when showing or a delivery failed, so the next run tells it again. Entry points word its
+/// errors (`AlertRunError`) and show its result.
+package struct AlertRun: Sendable {
+    package let loader: HistoryLoader
+    package let settings: AlertSettings
+    package let activity: any Activity
+
+    package init(loader: HistoryLoader, settings: AlertSettings, activity: any Activity) {
+        self.loader = loader
+        self.settings = settings
+        self.activity = activity
+    }
+
+    /// What to check and how.
+    package struct Request: Sendable {
+        /// These counters only; empty: every counter the token can read (offline: in the history).
+        package var counterIDs: [Int] = []
+        /// Today's finished hours (`HourlyCheck`) instead of the last finished day (`AlertCheck`).
+        package var today = false
+        /// Show the findings only: nothing claimed, delivered or remembered.
+        package var dryRun = false
+        /// A shop's revenue in this currency (the daily check only).
+        package var currency: Currency?
+        /// Say why a counter was not judged (a note per counter); the CLI's --verbose or named counters.
+        package var explain = false
+        /// At most this many counters checked at once (MCP: 1).
+        package var parallelism = AlertCheck.parallelLimit
+        /// Note each counter that could not be checked (`Error: counter …`) as it is found; off where
+        /// the entry point reports the failures in its result (MCP).
+        package var noteFailures = true
+
+        package init(counterIDs: [Int] = [], today: Bool = false, dryRun: Bool = false, currency: Currency? = nil, explain: Bool = false) {
+            self.counterIDs = counterIDs
+            self.today = today
+            self.dryRun = dryRun
+            self.currency = currency
+            self.explain = explain
+        }
+    }
+
+    /// The findings of a run, of either grain: what deliverers turn into their messages.
+    package enum Findings: Sendable {
+        case daily([AlertCheck.Finding])
+        case hourly([HourlyCheck.Finding])
+
+        package var isEmpty: Bool { lines.isEmpty }
+
+        /// The daily findings (none for an hourly run).
+        package var daily: [AlertCheck.Finding] {
+            if case .daily(let findings) = self { return findings }
+            return []
+        }
+
+        /// One line per finding (`AlertText` / `HourlyText`).
+        package var lines: [String] {
+            switch self {
+            case .daily(let findings): return findings.map(AlertText.line)
+            case .hourly(let findings): return findings.map(HourlyText.line)
+            }
+        }
+
+        /// The webhook's JSON (Slack's shape for a Slack URL).
+        package func webhookBody(forSlack: Bool) -> Data {
+            switch self {
+            case .daily(let findings): return AlertText.webhookBody(findings, forSlack: forSlack)
+            case .hourly(let findings): return HourlyText.webhookBody(findings, forSlack: forSlack)
+            }
+        }
+    }
+
+    /// What the run found and what became of it.
+    package struct Result: Sendable {
+        package var findings: Findings
+        /// Counters that could not be checked (or read), each with its failure.
+        package var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
+        package var countersChecked = 0
+        /// Reporting API requests of the hourly check (0 for the daily one).
+        package var requests = 0
+        /// The first delivery that failed: its claims were given back (told again next run).
+        package var deliveryFailure: (any MetrikaFailure)?
+    }
+
+    // MARK: - Settings and counters
+
+    /// The config file's `"alerts"` over the defaults; a metric that is not a count is refused (78).
+    package static func settings(from config: AlertsConfig?) throws -> AlertSettings {
+        var settings = AlertSettings()
+        guard let config else { return settings }
+        if let names = config.metrics {
+            settings.metrics = try names.map { name in
+                guard let metric = Metric.named(name),
+                      (metric.unit == .count && (metric.goalID == nil || metric.apiName.hasSuffix("reaches"))) || metric.apiName == Metric.revenue.apiName else {
+                    throw ConfigError.unjudgeableAlertMetric(name: name)
+                }
+                return metric
+            }
+        }
+        if let goals = config.goals { settings.checkGoals = goals }
+        if let shop = config.shop { settings.checkShop = shop }
+        if let change = config.minimumChange { settings.minimumChangePercent = change }
+        if let score = config.minimumScore { settings.minimumScore = score }
+        if let weeks = config.weeks {
+            settings.weeks = weeks
+            settings.minimumWeeks = min(settings.minimumWeeks, weeks)
+        }
+        if let skip = config.skip { settings.skippedCounters = Set(skip) }
+        return settings
+    }
+
+    /// Refuses a request the settings cannot serve (before any request is sent).
+    package static func validate(_ request: Request, settings: AlertSettings) throws {
+        if request.currency != nil, !settings.checkShop, !settings.metrics.contains(where: { $0.unit == .money }) {
+            throw AlertRunError.currencyWithoutShop
+        }
+        if request.today, request.currency != nil { throw AlertRunError.currencyWithToday }
+    }
+
+    /// The counters to check: the given ids (one that cannot be read is a failure among the others),
+    /// else every counter the token can read (offline: every counter in the history).
+    package func counters(_ ids: [Int]) async throws -> (counters: [Counter], failures: [(counterID: Int, failure: any MetrikaFailure)]) {
+        guard ids.isEmpty else {
+            var counters: [Counter] = []
+            var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
+            for id in ids {
+                do {
+                    counters.append(try await loader.counter(id: id))
+                } catch let failure as any MetrikaFailure {
+                    failures.append((id, failure))
+                }
+            }
+            return (counters, failures)
+        }
+        guard let client = loader.client else {
+            let stored = try loader.store.counters()
+            if stored.isEmpty { throw AlertRunError.noCountersOffline(path: loader.store.path) }
+            return (stored.filter { $0.status.lowercased() != "deleted" }, [])
+        }
+        let list = try await client.fetchCounterList()
+        if let warning = list.warning { activity.note(warning) }
+        try loader.store.upsertCounters(list.counters)
+        return (list.counters.filter { $0.status.lowercased() != "deleted" }, [])
+    }
+
+    // MARK: - The run
+
+    /// Checks, then (unless a dry run) claims, shows, delivers and remembers. `show` gets the lines
+    /// of the news this run won (a throw gives the claims back and ends the run with that error);
+    /// every deliverer gets the findings when there are any, in order; a delivery that fails with a
+    /// `MetrikaFailure` is noted (`AlertDeliverer.failureNote`) and the others still run, then the
+    /// claims are given back. Counter failures are noted as they are found.
+    package func run(_ request: Request, deliverers: [any AlertDeliverer] = [], show: ([String]) throws -> Void) async throws -> Result {
+        try Self.validate(request, settings: settings)
+        let (counters, unread) = try await counters(request.counterIDs)
+        return try await run(request, counters: counters, unread: unread, deliverers: deliverers, show: show)
+    }
+
+    /// `run` over counters chosen already (`counters`; `unread`: those that could not be read).
+    package func run(_ request: Request, counters: [Counter], unread: [(counterID: Int, failure: any MetrikaFailure)],
+                     deliverers: [any AlertDeliverer] = [], show: ([String]) throws -> Void) async throws -> Result {
+        try Self.validate(request, settings: settings)
+        if request.today {
+            let check = HourlyCheck(loader: loader, settings: settings, activity: activity)
+            var outcome = await check.run(counters: counters, explain: request.explain)
+            outcome.failures = unread + outcome.failures
+            if request.noteFailures { noteFailures(outcome.failures) }
+            var result = Result(findings: .hourly(outcome.findings), failures: outcome.failures, countersChecked: outcome.countersChecked, requests: outcome.requests)
+            if request.dryRun {
+                try show(result.findings.lines)
+                return result
+            }
+            // Claimed before anything is told: of overlapping runs, only the one that claimed an alert tells it.
+            let claims = try check.claim(&outcome)
+            result.findings = .hourly(outcome.findings)
+            result.deliveryFailure = try await tell(result.findings, deliverers: deliverers, show: show, release: { try check.release(claims) })
+            if result.deliveryFailure == nil { try check.record(outcome) }
+            return result
+        }
+        var check = AlertCheck(loader: loader, settings: settings, activity: activity)
+        check.currency = request.currency
+        check.parallelism = request.parallelism
+        var outcome = await check.run(counters: counters, explain: request.explain)
+        outcome.failures = unread + outcome.failures
+        if request.noteFailures { noteFailures(outcome.failures) }
+        var result = Result(findings: .daily(outcome.findings), failures: outcome.failures, countersChecked: outcome.countersChecked)
+        if request.dryRun {
+            try show(result.findings.lines)
+            return result
+        }
+        let claims = try check.claim(&outcome)
+        result.findings = .daily(outcome.findings)
+        result.deliveryFailure = try await tell(result.findings, deliverers: deliverers, show: show, release: { try check.release(claims) })
+        if result.deliveryFailure == nil { try check.record(outcome) }
+        return result
+    }
+
+    private func noteFailures(_ failures: [(counterID: Int, failure: any MetrikaFailure)]) {
+        for (id, failure) in failures { activity.note("Error: counter \(id): \(failure.message)") }
+    }
+
+    /// Shows and delivers claimed news; gives the claims back when that fails. The first delivery
+    /// failure, or nil when everything was told (the caller records it).
+    private func tell(_ findings: Findings, deliverers: [any AlertDeliverer], show: ([String]) throws -> Void,
+                      release: () throws -> Void) async throws -> (any MetrikaFailure)? {
+        do {
+            try show(findings.lines)
+        } catch {
+            try? release()
+            throw error
+        }
+        guard !findings.isEmpty else { return nil }
+        var failed: (any MetrikaFailure)?
+        for deliverer in deliverers {
+            do {
+                try await deliverer.deliver(findings)
+            } catch let failure as any MetrikaFailure {
+                activity.note(deliverer.failureNote(failure))
+                failed = failed ?? failure
+            } catch {
+                // Cancelled, or an error no layer typed: not told, so given back before it ends the run.
+                try? release()
+                throw error
+            }
+        }
+        guard let failed else { return nil }
+        try release()
+        return failed
+    }
+}
+
+/// One way alerts leave the machine (a webhook, a mail, a Telegram chat): a new channel is one
+/// deliverer handed to `AlertRun.run`.
+package protocol AlertDeliverer: Sendable {
+    /// Delivers the run's findings; a `MetrikaFailure` is a failed delivery (the news is told again
+    /// on the next run), anything else ends the run.
+    func deliver(_ findings: AlertRun.Findings) async throws
+    /// The note when `deliver` failed with `failure`.
+    func failureNote(_ failure: any MetrikaFailure) -> String
+}
+
+extension AlertDeliverer {
+    package func failureNote(_ failure: any MetrikaFailure) -> String { "Error: \(failure.message)" }
+}
+
+/// The webhook as a deliverer: one JSON body per run that found something.
+package struct WebhookDeliverer: AlertDeliverer {
+    package let webhook: Webhook
+
+    package init(_ webhook: Webhook) { self.webhook = webhook }
+
+    package func deliver(_ findings: AlertRun.Findings) async throws {
+        try await webhook.send(findings.webhookBody(forSlack: webhook.isSlack))
+    }
+}
+
+/// Why an alert run was refused before it checked anything; each entry point words it in its own
+/// terms (the CLI with its options, MCP with its arguments).
+package enum AlertRunError: Error, Equatable {
+    /// A currency was asked for, but the settings check no revenue.
+    case currencyWithoutShop
+    /// A currency was asked for with the hourly check, which judges no revenue.
+    case currencyWithToday
+    /// Offline without counters named, and the history at `path` holds none.
+    case noCountersOffline(path: String)
+}
