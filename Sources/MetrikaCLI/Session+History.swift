@@ -14,7 +14,7 @@ extension Session {
     /// A history loader over the run's database: with the API client, or none (`offline`). The history
     /// is a cache: a full disk loses what was fetched, not the report (a warning, once). Offline, a
     /// database that does not exist is not created (there is nothing to read in it).
-    func historyLoader(offline: Bool, unsettledDays: Int = 2) throws -> HistoryLoader {
+    func historyLoader(offline: Bool, unsettledDays: Int = 2) async throws -> HistoryLoader {
         let path = databasePath
         if offline, path != ":memory:", !FileManager.default.fileExists(atPath: path) {
             throw CLIFailure.noHistoryOffline(path: path)
@@ -30,7 +30,7 @@ extension Session {
             unkept.report(error)
             store = try HistoryStore(path: ":memory:")
         }
-        return HistoryLoader(store: store, client: offline ? nil : try client(), now: context.now, unsettledDays: unsettledDays, unkept: unkept)
+        return HistoryLoader(store: store, client: offline ? nil : try await client(), now: context.now, unsettledDays: unsettledDays, unkept: unkept)
     }
 
     /// The run's history database, capped at METRIKA_DB_MAX_PAGES pages when that is set (a full disk

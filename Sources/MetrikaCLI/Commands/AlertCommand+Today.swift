@@ -12,7 +12,7 @@ import MetrikaUseCases
 extension AlertCommand {
     static func runToday(_ request: Request, settings: AlertSettings, webhook: Webhook?, options: ParsedOptions, session: Session) async throws -> Int32 {
         let context = session.context
-        let loader = try session.historyLoader(offline: request.offline)
+        let loader = try await session.historyLoader(offline: request.offline)
         var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
         let counters = try await counters(request.counterIDs, loader: loader, failures: &failures, context: context)
         let check = HourlyCheck(loader: loader, settings: settings, activity: context)

@@ -64,8 +64,8 @@ enum AlertCommand: Command {
         CounterOptions.spec(help: "Only these counters (default: the default counter(s), else every counter you can read)"),
         Option.today.spec,
         Option.webhook.spec, Option.alertMail.spec,
-        MailDelivery.senderSpec,
-        MailDelivery.sendmailSpec,
+        MailOptions.senderSpec,
+        MailOptions.sendmailSpec,
         Option.dryRun.described("Print the alerts only: no webhook, no mail, nothing remembered").spec,
         Option.currency.described("A shop's revenue in this currency (default: the counter's own, as the API says)").spec,
         HistoryOptions.offlineSpec,
@@ -108,8 +108,8 @@ enum AlertCommand: Command {
         }
         return Request(
             counterIDs: ids, dryRun: options[.dryRun], offline: options[.offline], today: options[.today], currency: try MoneyOptions.currency(options), recipients: recipients,
-            sender: recipients.isEmpty ? nil : try MailDelivery.senderAddress(options, context: context),
-            sendmail: MailDelivery.sendmailPath(options, environment: context.environment))
+            sender: recipients.isEmpty ? nil : try MailOptions.senderAddress(options, context: context),
+            sendmail: MailOptions.sendmailPath(options, environment: context.environment))
     }
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
@@ -126,10 +126,10 @@ enum AlertCommand: Command {
             throw UsageError("--currency applies to the daily check's revenue; --today judges visits and goals")
         }
         let webhook = try webhook(options, session: session)
-        if !recipients.isEmpty, !dryRun { try MailDelivery.checkSendmail(sendmail) }
+        if !recipients.isEmpty, !dryRun { try MailOptions.checkSendmail(sendmail) }
         if request.today { return try await runToday(request, settings: settings, webhook: webhook, options: options, session: session) }
 
-        let loader = try session.historyLoader(offline: offline)
+        let loader = try await session.historyLoader(offline: offline)
         var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
         let counters = try await counters(ids, loader: loader, failures: &failures, context: context)
         var check = AlertCheck(loader: loader, settings: settings, activity: context)
@@ -158,7 +158,7 @@ enum AlertCommand: Command {
                     scrubbed.maximumOutput = live.maximumOutput
                     rasterizer = scrubbed
                 }
-                return try AlertMail.compose(findings, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: context)
+                return try await AlertMail.compose(findings, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: context)
             } },
             recipients: recipients, sendmail: sendmail, webhook: webhook, options: options, context: context,
             release: { try check.release(claims) })
@@ -172,7 +172,7 @@ enum AlertCommand: Command {
     /// claims are given back (`release`: the next run tells them again) and the exit status is the
     /// failure's (a failed write throws); nil when everything was told, for the caller to record.
     static func tell(
-        lines: [String], webhookBody: (_ forSlack: Bool) -> Data, mail: ((_ childEnvironment: [String: String]) throws -> MIMEMessage)?,
+        lines: [String], webhookBody: (_ forSlack: Bool) -> Data, mail: ((_ childEnvironment: [String: String]) async throws -> MIMEMessage)?,
         recipients: [MIMEAddress], sendmail: String, webhook: Webhook?, options: ParsedOptions, context: CLIContext,
         release: () throws -> Void
     ) async throws -> Int32? {
@@ -200,8 +200,8 @@ enum AlertCommand: Command {
             if let mail, !recipients.isEmpty {
                 do {
                     let childEnvironment = childEnvironment(context.environment, hiding: webhook)
-                    let message = try mail(childEnvironment)
-                    try MailDelivery.deliver(message.bytes(), sendmail: sendmail, environment: childEnvironment)
+                    let message = try await mail(childEnvironment)
+                    try await Sendmail(path: sendmail).deliver(message.bytes(), environment: childEnvironment)
                     // Success is quiet where no one watches: cron mails whatever lands on stderr.
                     if context.stderrIsTerminal || options[.verbose] { context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)") }
                 } catch let failure as any MetrikaFailure {

@@ -21,7 +21,7 @@ enum CountersCommand: Command {
         let output = try FormatOptions.parse(options, toTerminal: context.stdoutIsTerminal)
         let (format, csv) = (output.format, output.csv)
         let status = try options[.status]
-        let client = try session.client()
+        let client = try await session.client()
         let (counters, warning) = try await client.fetchCounterList(search: options[.search], status: status?.apiValue)
         try render(counters, format: format, csv: csv, context: context)
         if let warning { context.note(warning) }

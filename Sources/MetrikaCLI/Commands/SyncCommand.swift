@@ -90,7 +90,7 @@ enum SyncCommand: Command {
         let store = try session.openHistory()
         // A bulk writer reads the whole file once first, so it never adds a night's history to a damaged one.
         try store.verifyIntegrity()
-        let client = try session.client()
+        let client = try await session.client()
         let loader = HistoryLoader(store: store, client: client, now: context.now, unsettledDays: unsettled)
 
         var counters: [Counter]

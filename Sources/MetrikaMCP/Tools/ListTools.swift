@@ -27,11 +27,11 @@ enum ListCountersTool {
         ], required: ["counters"]))
 
     static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
-        let client = try services.client()
+        let client = try await services.client()
         let (all, warning) = try await client.fetchCounterList(search: arguments.string("search"))
         let counters = Array(all.prefix(maximumListed))
         // The currency the history remembers (no request per counter); no database, no currencies.
-        let store = try? services.historyLoader(offline: true).store
+        let store = try? await services.historyLoader(offline: true).store
         var table = TextTable(columns: [.init("ID", alignment: .right), .init("Name"), .init("Site"), .init("Time zone"), .init("Currency"), .init("Permission")])
         var items: [JSONValue] = []
         for counter in counters {
