@@ -13,7 +13,7 @@ extension Session: MCPServices {
     var now: @Sendable () -> Date { context.now }
 
     func historyLoader(offline: Bool) async throws -> HistoryLoader {
-        try await historyLoader(offline: offline, unsettledDays: 2)
+        try await historyLoader(offline: offline, unsettledDays: 2, readOnly: offline)
     }
 
     var rasterizer: any ChartRasterizer { context.rasterizer }

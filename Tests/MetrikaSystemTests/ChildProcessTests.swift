@@ -68,12 +68,11 @@ import Testing
         let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-fifo-\(UUID().uuidString)").path
         #expect(mkfifo(fifo, 0o600) == 0)
         defer { unlink(fifo) }
-        let released = Atomic<Bool>(false)
-        let pinged = Atomic<Bool>(false)
+        let released = Flag(), pinged = Flag()
         let releaser = Thread {
             let deadline = Date().addingTimeInterval(20)
-            while !pinged.load(ordering: .acquiring), Date() < deadline { usleep(10_000) }
-            released.store(true, ordering: .releasing)
+            while !pinged.isSet, Date() < deadline { usleep(10_000) }
+            released.set()
             let handle = open(fifo, O_WRONLY)
             if handle >= 0 { close(handle) }
         }
@@ -88,11 +87,17 @@ import Testing
             // Give the children's tasks time to reach their wait.
             try await Task.sleep(for: .milliseconds(300))
             releaser.start()
-            let ranWhileTheyWaited = await Task.detached { !released.load(ordering: .acquiring) }.value
-            pinged.store(true, ordering: .releasing)
+            let ranWhileTheyWaited = await Task.detached { !released.isSet }.value
+            pinged.set()
             #expect(ranWhileTheyWaited, "a task could not run until the waiting children ended")
             try await group.waitForAll()
         }
+    }
+
+    final class Flag: Sendable {
+        private let value = Atomic<Bool>(false)
+        var isSet: Bool { value.load(ordering: .acquiring) }
+        func set() { value.store(true, ordering: .releasing) }
     }
 
     /// A cancelled task (an MCP call the client gave up on) kills its child at once rather than at the

@@ -29,7 +29,7 @@ enum CacheInfoCommand: Command {
             }
             return ExitCode.ok
         }
-        let store = try HistoryStore(path: path)
+        let store = try HistoryStore(path: path, readOnly: true)
         // Its summary reads only indexes, so it would call a file with damaged values healthy: check it all.
         try store.verifyIntegrity()
         let info = try store.info()

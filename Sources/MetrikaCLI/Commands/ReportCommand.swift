@@ -123,7 +123,7 @@ enum ReportCommand: Command {
             sink = makeSink(output.format, csv: output.csv, context: context)
         }
         if request.usesHistory {
-            let loader = try await session.historyLoader(offline: request.offline, unsettledDays: request.unsettledDays)
+            let loader = try await session.historyLoader(offline: request.offline, unsettledDays: request.unsettledDays, readOnly: request.offline)
             try await HistoryReport(request: request, loader: loader, activity: context).run(into: sink)
         } else {
             // Rows so far on the progress line; not when CSV or JSON streams to that same terminal.
