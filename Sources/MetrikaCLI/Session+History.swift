@@ -38,8 +38,24 @@ extension Session {
     /// The run's history database, capped at METRIKA_DB_MAX_PAGES pages when that is set (a full disk
     /// made to order, for tests: SQLite's `max_page_count`).
     /// `readOnly`: opened only to read (`HistoryStore(path:readOnly:)`).
+    ///
+    /// Opened once per run: the session keeps the store, and every later call (an MCP server's tool
+    /// calls, all of them) shares its one connection; a reading call is served by a store opened for
+    /// writing, a writing call after a reading one opens the file for writing once.
     func openHistory(readOnly: Bool = false) throws -> HistoryStore {
-        let store = try HistoryStore(path: databasePath, readOnly: readOnly)
+        let path = databasePath
+        if let kept = histories.withLock({ $0[path] }), readOnly || !kept.store.isReadOnly { return kept.store }
+        let store = try makeHistory(path: path, readOnly: readOnly)
+        return histories.withLock { histories in
+            // Another task may have opened it meanwhile: the first one kept is the one shared.
+            if let kept = histories[path], readOnly || !kept.store.isReadOnly { return kept.store }
+            histories[path] = HistoryStoreHandle(store: store)
+            return store
+        }
+    }
+
+    private func makeHistory(path: String, readOnly: Bool) throws -> HistoryStore {
+        let store = try HistoryStore(path: path, readOnly: readOnly)
         if !store.isReadOnly, let text = context.environment["METRIKA_DB_MAX_PAGES"], !text.isEmpty {
             guard let pages = Int(text), pages > 0 else {
                 throw ConfigError.badVariable(variable: "METRIKA_DB_MAX_PAGES", value: text, expected: "a positive number of pages")
@@ -48,4 +64,9 @@ extension Session {
         }
         return store
     }
+}
+
+/// A history store the session keeps for the rest of the run.
+struct HistoryStoreHandle: Sendable {
+    let store: HistoryStore
 }

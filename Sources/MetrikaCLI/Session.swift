@@ -19,6 +19,9 @@ final class Session: Sendable {
         var configReads = 0
     }
     private let state: Mutex<State>
+    /// The history databases this run opened, by path (`Session+History.swift`): one connection per
+    /// file per process, which every command step and every MCP tool call shares.
+    let histories = Mutex<[String: HistoryStoreHandle]>([:])
 
     init(context: CLIContext, options: ParsedOptions) {
         self.context = context
