@@ -98,11 +98,7 @@ package struct ChildProcess: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>) in
                 run.install(continuation)
                 // Woken by the child's exit rather than polling for it: no wasted wake-ups, no latency.
-                process.terminationHandler = { _ in
-                    run.childExited()
-                    // A grandchild holding the pipes open may keep the readers going: 2 s more at most.
-                    DispatchQueue.global().asyncAfter(deadline: .now() + 2) { run.finish() }
-                }
+                process.terminationHandler = { _ in run.childExited() }
                 do {
                     try process.run()
                 } catch {
@@ -110,6 +106,9 @@ package struct ChildProcess: Sendable {
                     return
                 }
                 run.started(process)
+                // The time limit and the readers' grace are kept by a thread of the child's own (a
+                // timer on Dispatch's shared pool may fire late when that pool is busy).
+                Self.detach { run.watch(timeout: timeout) }
                 for (index, pipe) in [stdout, stderr].enumerated() {
                     let handle = pipe.fileHandleForReading
                     let limit = limits[index]
@@ -130,7 +129,6 @@ package struct ChildProcess: Sendable {
                     try? stdin.fileHandleForWriting.write(contentsOf: input)
                     try? stdin.fileHandleForWriting.close()
                 }
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { run.timeUp() }
             }
         } onCancel: {
             run.cancel()
@@ -144,79 +142,96 @@ package struct ChildProcess: Sendable {
     }
 
     /// One run's events, from the threads that see them: the child's start and exit, its readers'
-    /// end, the time limit, a cancellation. The caller resumes once, when the child has exited and
-    /// its readers are done (or 2 s after the exit at most).
-    final class Run: Sendable {
-        private struct State {
-            var continuation: CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>?
-            var process: Process?
-            var exited = false
-            var readers: Int
-            var timedOut = false
-            var cancelled = false
+    /// end, a cancellation; its watchdog keeps the time limit. The caller resumes once, when the child
+    /// has exited and its readers are done (or 2 s after the exit at most).
+    final class Run: @unchecked Sendable {
+        // @unchecked: every field is guarded by `condition`, which the watchdog waits on.
+        private let condition = NSCondition()
+        private var continuation: CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>?
+        private var process: Process?
+        private var exited = false
+        private var readers: Int
+        private var timedOutFlag = false
+        private var cancelled = false
+
+        init(readers: Int) { self.readers = readers }
+
+        private func locked<T>(_ body: () -> T) -> T {
+            condition.lock()
+            defer { condition.unlock() }
+            return body()
         }
 
-        private let state: Mutex<State>
-
-        init(readers: Int) { state = Mutex(State(readers: readers)) }
-
-        var timedOut: Bool { state.withLock { $0.timedOut } }
+        var timedOut: Bool { locked { timedOutFlag } }
 
         func install(_ continuation: CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>) {
-            state.withLock { $0.continuation = continuation }
+            locked { self.continuation = continuation }
         }
 
         /// The child runs; a cancellation that came first stops it now.
         func started(_ process: Process) {
-            let stopNow = state.withLock { state in
-                state.process = process
-                return state.cancelled && !state.exited
+            let stopNow = locked {
+                self.process = process
+                return cancelled && !exited
             }
             if stopNow { ChildProcess.stop(process) }
         }
 
         func failLaunch(_ failure: LaunchFailure) {
-            let continuation = state.withLock { state in
-                defer { state.continuation = nil }
-                return state.continuation
+            let continuation = locked {
+                defer { self.continuation = nil }
+                return self.continuation
             }
             continuation?.resume(returning: .failure(failure))
         }
 
         func childExited() {
-            state.withLock { $0.exited = true }
+            locked {
+                exited = true
+                condition.broadcast()
+            }
             resumeIfDone(force: false)
         }
 
         func readerDone() {
-            state.withLock { $0.readers -= 1 }
+            locked {
+                readers -= 1
+                condition.broadcast()
+            }
             resumeIfDone(force: false)
         }
 
-        /// The readers' grace after the exit has passed.
-        func finish() { resumeIfDone(force: true) }
-
-        func timeUp() {
-            let process = state.withLock { state -> Process? in
-                guard !state.exited, let process = state.process else { return nil }
-                state.timedOut = true
-                return process
+        func cancel() {
+            let process = locked {
+                cancelled = true
+                return exited ? nil : self.process
             }
             if let process { ChildProcess.stop(process) }
         }
 
-        func cancel() {
-            let process = state.withLock { state -> Process? in
-                state.cancelled = true
-                return state.exited ? nil : state.process
+        /// On the watchdog's own thread: kills the child at its time limit, then gives its readers 2 s
+        /// after its exit (a grandchild may hold the pipes open) before the caller resumes regardless.
+        func watch(timeout: Double) {
+            let deadline = Date().addingTimeInterval(timeout)
+            let late = locked { () -> Process? in
+                while !exited, Date() < deadline { _ = condition.wait(until: deadline) }
+                guard !exited else { return nil }
+                timedOutFlag = true
+                return process
             }
-            if let process { ChildProcess.stop(process) }
+            if let late { ChildProcess.stop(late) }
+            locked {
+                while !exited { condition.wait() }
+                let grace = Date().addingTimeInterval(2)
+                while readers > 0, Date() < grace { _ = condition.wait(until: grace) }
+            }
+            resumeIfDone(force: true)
         }
 
         private func resumeIfDone(force: Bool) {
-            let continuation = state.withLock { state -> CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>? in
-                guard state.exited, force || state.readers <= 0, let continuation = state.continuation else { return nil }
-                state.continuation = nil
+            let continuation = locked { () -> CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>? in
+                guard exited, force || readers <= 0, let continuation = self.continuation else { return nil }
+                self.continuation = nil
                 return continuation
             }
             continuation?.resume(returning: .success(()))
