@@ -71,7 +71,10 @@ import Testing
         let error = try await #require(throws: ChartRasterizerError.self) { try await rasterizer.png(fromSVG: Self.svg, scale: 2) }
         let elapsed = Date().timeIntervalSince(started)
         #expect(error.message.contains("took longer than 1 s"))
-        #expect(elapsed < 5, "took \(elapsed) s")
+        // The kill comes at the limit from the child's own watchdog thread; the caller then waits for a
+        // thread of the cooperative pool, which the rest of the suite may hold for a while: the bound
+        // tells a kill from the 60 s the program would run, not the pool's delay.
+        #expect(elapsed < 30, "took \(elapsed) s")
     }
 
     @Test func aGrandchildHoldingThePipesDoesNotHangMetrika() async throws {
@@ -81,7 +84,7 @@ import Testing
         let rasterizer = RSVGConvertRasterizer(environment: ["PATH": fake.directory.path + ":/usr/bin:/bin"], timeout: 1)
         let started = Date()
         _ = try await #require(throws: ChartRasterizerError.self) { try await rasterizer.png(fromSVG: Self.svg, scale: 2) }
-        #expect(Date().timeIntervalSince(started) < 6)
+        #expect(Date().timeIntervalSince(started) < 30)   // not the grandchild's 60 s (see above)
     }
 
     @Test func aFloodOfOutputIsCut() async throws {
@@ -91,7 +94,7 @@ import Testing
         let started = Date()
         let error = try await #require(throws: ChartRasterizerError.self) { try await rasterizer.png(fromSVG: Self.svg, scale: 2) }
         #expect(error.message.contains("printed more than 1048576 bytes"))
-        #expect(Date().timeIntervalSince(started) < 8)
+        #expect(Date().timeIntervalSince(started) < 30)
     }
 
     @Test func theChildGetsNoSecretsAndTheSVGOnStdin() async throws {
