@@ -17,12 +17,6 @@ enum CLIFailure: MetrikaFailure, Equatable {
     case outputFolderMissing(path: String, folder: String)
     /// No sendmail program at `path`.
     case noSendmail(path: String)
-    /// sendmail at `path` could not be started, for `reason`.
-    case sendmailDidNotStart(path: String, reason: String)
-    /// sendmail at `path` ran longer than `seconds` and was stopped.
-    case sendmailTimedOut(path: String, seconds: Int)
-    /// sendmail at `path` ended with `ending` (`exit 1`, `signal 9`), saying `said`.
-    case sendmailFailed(path: String, ending: String, said: String)
     /// `login --token-stdin`: the API rejected the pasted token, for `reason`.
     case pastedTokenRejected(reason: String)
     /// `logout`: the token was not revoked, for `reason`; the local copy in `kept` stays.
@@ -49,12 +43,6 @@ enum CLIFailure: MetrikaFailure, Equatable {
             "cannot write \(path): there is no directory \(folder)"
         case .noSendmail(let path):
             "no sendmail program at \(path): install one (e.g. Debian's msmtp-mta) or name it with --sendmail or METRIKA_SENDMAIL"
-        case .sendmailDidNotStart(let path, let reason):
-            "cannot start \(path): \(reason)"
-        case .sendmailTimedOut(let path, let seconds):
-            "\(path) did not finish within \(seconds) s and was stopped; the mail may not have been sent"
-        case .sendmailFailed(let path, let ending, let said):
-            "\(path) failed (\(ending))\(said.isEmpty ? "" : ": " + said); the mail was not sent"
         case .pastedTokenRejected(let reason):
             "the API rejected the pasted token (\(reason)): it is wrong, expired or revoked; nothing was stored. Copy a fresh one (docs/auth.md says where), or sign in with `metrika login` (device flow)."
         case .notSignedOut(let reason, let kept, let manualRevocation, _):
@@ -74,7 +62,6 @@ enum CLIFailure: MetrikaFailure, Equatable {
         switch self {
         case .noHistoryOffline, .noCountersOffline, .nothingToPrune, .noSendmail: ExitCode.config
         case .outputIsDirectory, .outputFolderMissing: ExitCode.cannotCreate
-        case .sendmailDidNotStart, .sendmailTimedOut, .sendmailFailed: ExitCode.unavailable
         case .pastedTokenRejected: ExitCode.noPermission
         case .unknownAlert: ExitCode.usage
         case .notSignedOut(_, _, _, let exitCode): exitCode

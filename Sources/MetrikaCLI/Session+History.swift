@@ -14,7 +14,9 @@ extension Session {
     /// A history loader over the run's database: with the API client, or none (`offline`). The history
     /// is a cache: a full disk loses what was fetched, not the report (a warning, once). Offline, a
     /// database that does not exist is not created (there is nothing to read in it).
-    func historyLoader(offline: Bool, unsettledDays: Int = 2) throws -> HistoryLoader {
+    /// `readOnly`: the command only reads (`report --offline`): an existing history is opened without
+    /// writing (`HistoryStore(path:readOnly:)`), so one on a read-only filesystem can be read.
+    func historyLoader(offline: Bool, unsettledDays: Int = 2, readOnly: Bool = false) async throws -> HistoryLoader {
         let path = databasePath
         if offline, path != ":memory:", !FileManager.default.fileExists(atPath: path) {
             throw CLIFailure.noHistoryOffline(path: path)
@@ -23,21 +25,38 @@ extension Session {
         let unkept = UnkeptHistory { context.note($0) }
         let store: HistoryStore
         do {
-            store = try openHistory()
+            store = try openHistory(readOnly: readOnly && offline)
         } catch let error as StoreError where error.kind == .full && !offline {
             // So full that SQLite cannot even open it (its -shm file cannot grow): a history in
             // memory serves this run, and nothing is kept.
             unkept.report(error)
             store = try HistoryStore(path: ":memory:")
         }
-        return HistoryLoader(store: store, client: offline ? nil : try client(), now: context.now, unsettledDays: unsettledDays, unkept: unkept)
+        return HistoryLoader(store: store, client: offline ? nil : try await client(), now: context.now, unsettledDays: unsettledDays, unkept: unkept)
     }
 
     /// The run's history database, capped at METRIKA_DB_MAX_PAGES pages when that is set (a full disk
     /// made to order, for tests: SQLite's `max_page_count`).
-    func openHistory() throws -> HistoryStore {
-        let store = try HistoryStore(path: databasePath)
-        if let text = context.environment["METRIKA_DB_MAX_PAGES"], !text.isEmpty {
+    /// `readOnly`: opened only to read (`HistoryStore(path:readOnly:)`).
+    ///
+    /// Opened once per run: the session keeps the store, and every later call (an MCP server's tool
+    /// calls, all of them) shares its one connection; a reading call is served by a store opened for
+    /// writing, a writing call after a reading one opens the file for writing once.
+    func openHistory(readOnly: Bool = false) throws -> HistoryStore {
+        let path = databasePath
+        if let kept = histories.withLock({ $0[path] }), readOnly || !kept.store.isReadOnly { return kept.store }
+        let store = try makeHistory(path: path, readOnly: readOnly)
+        return histories.withLock { histories in
+            // Another task may have opened it meanwhile: the first one kept is the one shared.
+            if let kept = histories[path], readOnly || !kept.store.isReadOnly { return kept.store }
+            histories[path] = HistoryStoreHandle(store: store)
+            return store
+        }
+    }
+
+    private func makeHistory(path: String, readOnly: Bool) throws -> HistoryStore {
+        let store = try HistoryStore(path: path, readOnly: readOnly)
+        if !store.isReadOnly, let text = context.environment["METRIKA_DB_MAX_PAGES"], !text.isEmpty {
             guard let pages = Int(text), pages > 0 else {
                 throw ConfigError.badVariable(variable: "METRIKA_DB_MAX_PAGES", value: text, expected: "a positive number of pages")
             }
@@ -45,4 +64,9 @@ extension Session {
         }
         return store
     }
+}
+
+/// A history store the session keeps for the rest of the run.
+struct HistoryStoreHandle: Sendable {
+    let store: HistoryStore
 }

@@ -12,8 +12,8 @@ import MetrikaUseCases
 extension Session: MCPServices {
     var now: @Sendable () -> Date { context.now }
 
-    func historyLoader(offline: Bool) throws -> HistoryLoader {
-        try historyLoader(offline: offline, unsettledDays: 2)
+    func historyLoader(offline: Bool) async throws -> HistoryLoader {
+        try await historyLoader(offline: offline, unsettledDays: 2, readOnly: offline)
     }
 
     var rasterizer: any ChartRasterizer { context.rasterizer }

@@ -19,6 +19,9 @@ final class Session: Sendable {
         var configReads = 0
     }
     private let state: Mutex<State>
+    /// The history databases this run opened, by path (`Session+History.swift`): one connection per
+    /// file per process, which every command step and every MCP tool call shares.
+    let histories = Mutex<[String: HistoryStoreHandle]>([:])
 
     init(context: CLIContext, options: ParsedOptions) {
         self.context = context
@@ -192,8 +195,8 @@ final class Session: Sendable {
     }
 
     /// The token, resolved per `--token-file`, METRIKA_TOKEN, the profile's token file, the token file.
-    func token() throws -> ResolvedToken {
-        let resolved = try TokenSource.resolve(tokenFile: options[.tokenFile], profile: try profile(), environment: context.environment)
+    func token() async throws -> ResolvedToken {
+        let resolved = try await TokenSource.resolve(tokenFile: options[.tokenFile], profile: try profile(), environment: context.environment)
         context.secrets.add(resolved.token)
         context.secrets.add(resolved.stored?.refreshToken)
         return resolved
@@ -202,11 +205,11 @@ final class Session: Sendable {
     /// A ready Metrika API client. Its transports (JSON calls and streamed log parts alike) share one
     /// `TokenKeeper`: the token is renewed when it is close to expiry and once when the API rejects it,
     /// written back to the token file, and every later request of either kind carries the new one.
-    func client() throws -> MetrikaClient {
+    func client() async throws -> MetrikaClient {
         let url = try apiBaseURL()
         let timeout = try requestTimeout()
         let limit = try maxResponseBytes()
-        let token = try token()
+        let token = try await token()
         let keeper = try tokenKeeper(for: token, timeout: timeout)
         var client = MetrikaClient(
             baseURL: url, token: token.token, transport: TokenRefreshingTransport(base: context.transport, keeper: keeper),

@@ -64,8 +64,10 @@ package struct MIMEAddress: Hashable, Sendable, CustomStringConvertible {
         return try entries.map { try MIMEAddress(parsing: $0) }
     }
 
-    /// `local@domain`: a dot-atom local part of up to 64 characters, a domain of at least two labels,
-    /// each 1–63 letters, digits or inner hyphens; 254 characters at most.
+    /// `local@domain`: a dot-atom local part of up to 64 characters, a domain of one or more labels,
+    /// each 1–63 letters, digits or inner hyphens; 254 characters at most. A one-label domain is a
+    /// local host (`root@localhost`, `alice@vm`): the usual address of a cron mail, which the local
+    /// sendmail delivers.
     package static func isValid(_ address: String) -> Bool {
         let parts = address.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, address.utf8.count <= 254 else { return false }
@@ -77,7 +79,7 @@ package struct MIMEAddress: Hashable, Sendable, CustomStringConvertible {
             guard !atom.isEmpty, atom.utf8.allSatisfy({ isAlphanumeric($0) || atext.contains($0) }) else { return false }
         }
         let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
-        guard labels.count >= 2 else { return false }
+        guard !labels.isEmpty else { return false }
         for label in labels {
             guard (1...63).contains(label.utf8.count), label.utf8.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: "-") }),
                   label.first != "-", label.last != "-" else { return false }

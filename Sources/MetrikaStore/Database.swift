@@ -17,11 +17,22 @@ final class Database {
     private var savepointDepth = 0
 
     /// Opens (or creates, when `create`) the database at `path`.
-    init(path: String, create: Bool = true) throws {
+    convenience init(path: String, create: Bool = true) throws {
+        try self.init(path: path, flags: SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
+    }
+
+    /// Opens the existing database at `path` only to read it: no statement on this connection can
+    /// write. `immutable`: the file is read as it is, without WAL's shared-memory file (which cannot
+    /// be made where nothing may be written: a read-only file, directory or filesystem).
+    convenience init(readingOnly path: String, immutable: Bool) throws {
+        // A URI filename: `%`, `?` and `#` of the path are escaped.
+        let escaped = path.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "?", with: "%3f").replacingOccurrences(of: "#", with: "%23")
+        try self.init(path: path, uri: "file:" + escaped + (immutable ? "?immutable=1" : "?mode=ro"), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
+    }
+
+    private init(path: String, uri: String? = nil, flags: Int32) throws {
         var connection: OpaquePointer?
-        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX
-        if create { flags |= SQLITE_OPEN_CREATE }
-        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        let code = sqlite3_open_v2(uri ?? path, &connection, flags | SQLITE_OPEN_FULLMUTEX, nil)
         guard code == SQLITE_OK, let connection else {
             let error = SQLiteError(code: code, connection: connection, sql: nil)
             // A failed open still allocates a handle that must be released.
@@ -84,6 +95,9 @@ final class Database {
         let code = sqlite3_busy_timeout(handle, milliseconds)
         guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: handle, sql: nil) }
     }
+
+    /// Whether this connection cannot write.
+    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     /// Whether a transaction is open on this connection.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }

@@ -30,9 +30,18 @@ package final class HistoryStore: Sendable {
     /// written until the file has been checked. The check reads the header and the schema only, so opening
     /// costs the same for any size; damaged data pages are reported (also exit 78) by the first method
     /// that reads them, or up front by `verifyIntegrity()`.
-    package init(path: String) throws {
+    ///
+    /// `readOnly`: a command that only reads (`cache info`, `report --offline`, `alert --status`) opens
+    /// an existing, current history without writing a byte, so a backup or a history on a read-only
+    /// filesystem can be inspected; every write then fails as `.readOnly`. A missing file or one whose
+    /// schema is older is opened for writing as usual (it must be created or migrated first).
+    package init(path: String, readOnly: Bool = false) throws {
         self.path = path
         let isFile = path != ":memory:" && !path.isEmpty
+        if readOnly, isFile, let database = try HistoryStore.openForReading(path) {
+            connection = Mutex(database)
+            return
+        }
         if isFile {
             try HistoryStore.createParentDirectory(of: path)
             try HistoryStore.checkWritable(path)
@@ -103,6 +112,34 @@ package final class HistoryStore: Sendable {
         let name = (path as NSString).lastPathComponent
         throw StoreError(.readOnly, path: path, detail: "its directory \(directory) is not writable (\(reason)), and SQLite must create \(name)-wal and \(name)-shm there")
     }
+
+    /// The connection of a reading command, or nil when the file must be opened for writing (it does
+    /// not exist, or its schema is older). Where nothing may be written (the file or its directory is
+    /// read-only) the file is read immutable; elsewhere read-only, beside writers, and immutable when
+    /// SQLite cannot use WAL's shared memory read-only.
+    private static func openForReading(_ path: String) throws -> Database? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let writable = access(path, W_OK) == 0 && access(folder, W_OK) == 0
+        for immutable in writable ? [false, true] : [true] {
+            do {
+                let database = try Database(readingOnly: path, immutable: immutable)
+                try database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+                let version = try checkFile(database, path: path)
+                guard version == Schema.latestVersion else { return nil }
+                try database.executeScript("PRAGMA foreign_keys = ON")
+                return database
+            } catch let error as SQLiteError where !immutable && [SQLITE_READONLY, SQLITE_CANTOPEN].contains(error.primaryCode) {
+                continue
+            } catch let error as SQLiteError {
+                throw storeError(error, path: path)
+            }
+        }
+        return nil
+    }
+
+    /// Whether this store only reads (`init(path:readOnly:)`).
+    package var isReadOnly: Bool { (try? withLock { $0.isReadOnly }) ?? false }
 
     /// Reads (never writes) the file to decide whether it is usable; returns its schema version
     /// (0 for a new, empty database).

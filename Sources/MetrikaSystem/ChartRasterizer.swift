@@ -6,7 +6,7 @@ import MetrikaModel
 /// swap in their own.
 package protocol ChartRasterizer: Sendable {
     /// The PNG image of `svg` (a complete SVG document), drawn at `scale` times its pixel size.
-    func png(fromSVG svg: Data, scale: Double) throws -> Data
+    func png(fromSVG svg: Data, scale: Double) async throws -> Data
 }
 
 /// Why no PNG came out of the rasterizer: exit 69 (a program metrika relies on is unavailable),

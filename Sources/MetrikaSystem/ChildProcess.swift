@@ -73,9 +73,12 @@ package struct ChildProcess: Sendable {
         environment.filter { !$0.key.hasPrefix("METRIKA_") }
     }
 
-    /// Runs the child with `input` on its stdin and waits for it (at most `timeout` seconds, then
-    /// a kill; its readers a further 2 s at most, in case a grandchild holds the pipes).
-    package func run(input: Data) throws(LaunchFailure) -> Result {
+    /// Runs the child with `input` on its stdin and awaits it (at most `timeout` seconds, then a kill;
+    /// its readers a further 2 s at most, in case a grandchild holds the pipes). Nothing here blocks the
+    /// caller's thread: the pipes are read and written on threads of their own, the child's exit and
+    /// the readers' end resume the caller, and the time limit is a timer. A cancelled task kills the
+    /// child (as the time limit does) and gets what it had said so far.
+    package func run(input: Data) async throws(LaunchFailure) -> Result {
         // A child that exits before reading all of its input must not kill metrika with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         let process = Process()
@@ -86,45 +89,153 @@ package struct ChildProcess: Sendable {
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
-        // Woken by the child's exit rather than polling for it: no wasted wake-ups, no latency.
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        do {
-            try process.run()
-        } catch {
-            throw LaunchFailure(reason: error.localizedDescription)
-        }
+        let run = Run(readers: 2)
         let collected = BoundedCollector()
-        let group = DispatchGroup()
         let limits = [maximumOutput, maximumErrors]
         let stopsOnOverflow = stopsOnOutputOverflow
-        for (index, pipe) in [stdout, stderr].enumerated() {
-            let handle = pipe.fileHandleForReading
-            let limit = limits[index]
-            Self.detach(in: group) {
-                while true {
-                    let chunk = handle.readData(ofLength: 1 << 16)
-                    if chunk.isEmpty { break }
-                    // Too much product stops the child; too much talk is only cut (and still drained).
-                    if !collected.append(index, chunk, limit: limit), index == 0, stopsOnOverflow {
-                        Self.stop(process)
-                        break
+        let timeout = timeout
+        let launched: Swift.Result<Void, LaunchFailure> = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>) in
+                run.install(continuation)
+                // Woken by the child's exit rather than polling for it: no wasted wake-ups, no latency.
+                process.terminationHandler = { _ in run.childExited() }
+                do {
+                    try process.run()
+                } catch {
+                    run.failLaunch(LaunchFailure(reason: error.localizedDescription))
+                    return
+                }
+                run.started(process)
+                // The time limit and the readers' grace are kept by a thread of the child's own (a
+                // timer on Dispatch's shared pool may fire late when that pool is busy).
+                Self.detach { run.watch(timeout: timeout) }
+                for (index, pipe) in [stdout, stderr].enumerated() {
+                    let handle = pipe.fileHandleForReading
+                    let limit = limits[index]
+                    Self.detach {
+                        while true {
+                            let chunk = handle.readData(ofLength: 1 << 16)
+                            if chunk.isEmpty { break }
+                            // Too much product stops the child; too much talk is only cut (and still drained).
+                            if !collected.append(index, chunk, limit: limit), index == 0, stopsOnOverflow {
+                                Self.stop(process)
+                                break
+                            }
+                        }
+                        run.readerDone()
                     }
                 }
+                Self.detach {
+                    try? stdin.fileHandleForWriting.write(contentsOf: input)
+                    try? stdin.fileHandleForWriting.close()
+                }
             }
+        } onCancel: {
+            run.cancel()
         }
-        Self.detach(in: group) {
-            try? stdin.fileHandleForWriting.write(contentsOf: input)
-            try? stdin.fileHandleForWriting.close()
-        }
-        let timedOut = exited.wait(timeout: .now() + timeout) == .timedOut
-        if timedOut { Self.stop(process) }
-        process.waitUntilExit()
-        _ = group.wait(timeout: .now() + 2)
+        try launched.get()
+        let timedOut = run.timedOut
         return Result(
             exited: process.terminationReason == .exit, status: process.terminationStatus,
             output: collected.data(0), errors: collected.data(1), timedOut: timedOut,
             outputOverflowed: collected.overflowed(0))
+    }
+
+    /// One run's events, from the threads that see them: the child's start and exit, its readers'
+    /// end, a cancellation; its watchdog keeps the time limit. The caller resumes once, when the child
+    /// has exited and its readers are done (or 2 s after the exit at most).
+    final class Run: @unchecked Sendable {
+        // @unchecked: every field is guarded by `condition`, which the watchdog waits on.
+        private let condition = NSCondition()
+        private var continuation: CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>?
+        private var process: Process?
+        private var exited = false
+        private var readers: Int
+        private var timedOutFlag = false
+        private var cancelled = false
+
+        init(readers: Int) { self.readers = readers }
+
+        private func locked<T>(_ body: () -> T) -> T {
+            condition.lock()
+            defer { condition.unlock() }
+            return body()
+        }
+
+        var timedOut: Bool { locked { timedOutFlag } }
+
+        func install(_ continuation: CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>) {
+            locked { self.continuation = continuation }
+        }
+
+        /// The child runs; a cancellation that came first stops it now.
+        func started(_ process: Process) {
+            let stopNow = locked {
+                self.process = process
+                return cancelled && !exited
+            }
+            if stopNow { ChildProcess.stop(process) }
+        }
+
+        func failLaunch(_ failure: LaunchFailure) {
+            let continuation = locked {
+                defer { self.continuation = nil }
+                return self.continuation
+            }
+            continuation?.resume(returning: .failure(failure))
+        }
+
+        func childExited() {
+            locked {
+                exited = true
+                condition.broadcast()
+            }
+            resumeIfDone(force: false)
+        }
+
+        func readerDone() {
+            locked {
+                readers -= 1
+                condition.broadcast()
+            }
+            resumeIfDone(force: false)
+        }
+
+        func cancel() {
+            let process = locked {
+                cancelled = true
+                return exited ? nil : self.process
+            }
+            if let process { ChildProcess.stop(process) }
+        }
+
+        /// On the watchdog's own thread: kills the child at its time limit, then gives its readers 2 s
+        /// after its exit (a grandchild may hold the pipes open) before the caller resumes regardless.
+        func watch(timeout: Double) {
+            let deadline = Date().addingTimeInterval(timeout)
+            let late = locked { () -> Process? in
+                while !exited, Date() < deadline { _ = condition.wait(until: deadline) }
+                guard !exited else { return nil }
+                timedOutFlag = true
+                return process
+            }
+            if let late { ChildProcess.stop(late) }
+            locked {
+                while !exited { condition.wait() }
+                let grace = Date().addingTimeInterval(2)
+                while readers > 0, Date() < grace { _ = condition.wait(until: grace) }
+            }
+            resumeIfDone(force: true)
+        }
+
+        private func resumeIfDone(force: Bool) {
+            let continuation = locked { () -> CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>? in
+                guard exited, force || readers <= 0, let continuation = self.continuation else { return nil }
+                self.continuation = nil
+                return continuation
+            }
+            continuation?.resume(returning: .success(()))
+        }
     }
 
     /// What a child said, as one line for a message: its non-empty lines joined with ` / `, control
@@ -137,21 +248,17 @@ package struct ChildProcess: Sendable {
         return String(String(kept).prefix(limit))
     }
 
-    /// Kills the child and anything it started: Foundation gives the child its own process group, and
-    /// a grandchild left alive would hold the pipes open (and Foundation waits for them to close).
     /// Runs blocking pipe work on a thread of its own, not on Dispatch's shared pool: when that pool is
     /// busy (Swift's concurrency runs on it too), a writer or reader queued there may not start before
     /// the child's time limit, and the child would be killed for waiting on its own input.
-    static func detach(in group: DispatchGroup, _ work: @escaping @Sendable () -> Void) {
-        group.enter()
-        let thread = Thread {
-            work()
-            group.leave()
-        }
+    static func detach(_ work: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: work)
         thread.name = "metrika.child-pipe"
         thread.start()
     }
 
+    /// Kills the child and anything it started: Foundation gives the child its own process group, and
+    /// a grandchild left alive would hold the pipes open (and Foundation waits for them to close).
     static func stop(_ process: Process) {
         let pid = process.processIdentifier
         if getpgid(pid) == pid { kill(-pid, SIGKILL) } else { kill(pid, SIGKILL) }

@@ -48,7 +48,7 @@ package struct RSVGConvertRasterizer: ChartRasterizer {
         return nil
     }
 
-    package func png(fromSVG svg: Data, scale: Double) throws -> Data {
+    package func png(fromSVG svg: Data, scale: Double) async throws -> Data {
         guard let program = executable() else {
             if let named = environment[Self.overrideVariable], !named.isEmpty {
                 throw ChartRasterizerError("cannot draw PNG: \(Self.overrideVariable) names \(named), which is not an executable program; fix it, or unset it and \(Self.installHint)")
@@ -60,7 +60,7 @@ package struct RSVGConvertRasterizer: ChartRasterizer {
             environment: environment, timeout: timeout, maximumOutput: maximumOutput, stopsOnOutputOverflow: true)
         let result: ChildProcess.Result
         do {
-            result = try child.run(input: svg)
+            result = try await child.run(input: svg)
         } catch {
             throw ChartRasterizerError("cannot start \(program): \(error.reason); \(Self.installHint)")
         }

@@ -136,7 +136,7 @@ package struct MailComposer {
         let seedTag = String(seed, radix: 16)
         // The charts are daily whatever the tables become: drawn once.
         let charts = sections.map { MailReport.htmlSection($0, metrics: request.tableMetrics).lineCharts(metrics: request.chartMetrics) }
-        let inline = try Self.inlineImages(sections, charts: charts, seedTag: seedTag, rasterizer: rasterizer, activity: activity)
+        let inline = try await Self.inlineImages(sections, charts: charts, seedTag: seedTag, rasterizer: rasterizer, activity: activity)
         let html = try await fitted(&sections, metrics: request.tableMetrics, charts: charts, images: inline)
         var attachments = sections.map { section in
             MIMEPart.Image(data: section.svg, mediaType: "image/svg+xml", filename: "\(MailReport.chartName(section)).svg")
@@ -210,11 +210,15 @@ package struct MailComposer {
     /// every mail reader displays (Gmail and Outlook drop SVG images). Without a working rasterizer
     /// the mail still goes out, with the SVGs inline and one warning line, because a cron mail without
     /// pictures beats no mail.
-    package static func inlineImages(_ sections: [Section], charts: [[CompactLineChart]], seedTag: String, rasterizer: any ChartRasterizer, activity: any Activity) throws -> [MIMEPart.Image] {
+    package static func inlineImages(_ sections: [Section], charts: [[CompactLineChart]], seedTag: String, rasterizer: any ChartRasterizer, activity: any Activity) async throws -> [MIMEPart.Image] {
         let documents = charts.map { $0.map { Data($0.document().utf8) } }
         var pngs: [[Data]]? = []
         do {
-            for section in documents { pngs?.append(try section.map { try rasterizer.png(fromSVG: $0, scale: ChartSeries.pngScale) }) }
+            for section in documents {
+                var drawn: [Data] = []
+                for svg in section { drawn.append(try await rasterizer.png(fromSVG: svg, scale: ChartSeries.pngScale)) }
+                pngs?.append(drawn)
+            }
         } catch let error as ChartRasterizerError {
             activity.note("Warning: the charts are inline as SVG, which Gmail and Outlook do not show: \(error.message)")
             pngs = nil

@@ -94,11 +94,11 @@ struct KeyringEndToEndTests {
     }
 
     /// A keyring that never answers (a locked one waiting for a dialog nobody sees) is stopped.
-    @Test func aHangingSecretToolIsStoppedAtTheTimeLimit() throws {
+    @Test func aHangingSecretToolIsStoppedAtTheTimeLimit() async throws {
         let tool = try FakeSecretTool(hangSeconds: 30)
         let keyring = Keyring(kind: .secretService, account: "/x", environment: ["PATH": tool.directory + ":/usr/bin:/bin"], timeout: 0.5)
         let started = Date()
-        let error = #expect(throws: AuthError.self) { try keyring.lookup() }
+        let error = await #expect(throws: AuthError.self) { try await keyring.lookup() }
         #expect(Date().timeIntervalSince(started) < 5)
         #expect(error?.exitCode == 69)
         #expect(error?.message.contains("secret-tool did not answer within 0.5 s and was stopped") == true, "\(String(describing: error?.message))")

@@ -30,12 +30,12 @@ struct AuthStreamingRenewalTests {
     }
 
     /// A keeper of a token file whose token is far from expiry, renewable through a fake OAuth server.
-    static func keeper(_ scratch: AuthScratch, clock: AuthClock) throws -> TokenKeeper {
+    static func keeper(_ scratch: AuthScratch, clock: AuthClock) async throws -> TokenKeeper {
         let file = TokenFile(path: scratch.path + "/token.json")
         try file.write(StoredToken(accessToken: "old-access-token", refreshToken: "old-refresh", obtainedAt: clock.now(),
                                    expiresAt: clock.now().addingTimeInterval(200 * 86_400), clientID: "demo-client"))
         let oauth = ScriptedTransport { _, _ in AuthTokenKeeperTests.refreshed }
-        return TokenKeeper(resolved: try TokenSource.resolve(tokenFile: file.path, environment: [:]),
+        return TokenKeeper(resolved: try await TokenSource.resolve(tokenFile: file.path, environment: [:]),
                            oauth: OAuthClient(baseURL: oauthBase, transport: oauth), credentials: demoCredentials, now: clock.now, warn: { _ in })
     }
 
@@ -44,7 +44,7 @@ struct AuthStreamingRenewalTests {
 
     @Test func anExpiredTokenIsRenewedOnceAndTheDownloadSentAgain() async throws {
         let scratch = try AuthScratch()
-        let keeper = try Self.keeper(scratch, clock: AuthClock())
+        let keeper = try await Self.keeper(scratch, clock: AuthClock())
         let server = Server(accepting: "renewed-access-token")
         var received: [UInt8] = []
         let head = try await TokenRefreshingStreamingTransport(base: server, keeper: keeper).exchange(Self.part, upload: nil) { received += $0 }
@@ -58,7 +58,7 @@ struct AuthStreamingRenewalTests {
 
     @Test func aTokenRenewedByAJSONCallReachesTheNextDownload() async throws {
         let scratch = try AuthScratch()
-        let keeper = try Self.keeper(scratch, clock: AuthClock())
+        let keeper = try await Self.keeper(scratch, clock: AuthClock())
         // A JSON call is refused first: the keeper renews there.
         let api = ScriptedTransport { request, _ in
             request.headers["Authorization"] == "OAuth renewed-access-token" ? AuthTokenKeeperTests.countersOK : AuthTokenKeeperTests.invalidToken
@@ -74,7 +74,7 @@ struct AuthStreamingRenewalTests {
 
     @Test func anUploadIsNeverSentTwice() async throws {
         let scratch = try AuthScratch()
-        let keeper = try Self.keeper(scratch, clock: AuthClock())
+        let keeper = try await Self.keeper(scratch, clock: AuthClock())
         let server = Server(accepting: "renewed-access-token")
         let head = try await TokenRefreshingStreamingTransport(base: server, keeper: keeper).exchange(Self.part, upload: { _ in }) { _ in }
         #expect(head.status == 403)

@@ -63,13 +63,13 @@ struct AuthTokenFileTests {
     }
 
     @Test(arguments: [0o640, 0o604, 0o644, 0o660, 0o620, 0o602])
-    func refusesFilesOthersCanAccess(mode: Int) throws {
+    func refusesFilesOthersCanAccess(mode: Int) async throws {
         let scratch = try AuthScratch()
         let path = scratch.path + "/token.json"
         try TokenFile(path: path).write(sample)
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
         #expect(throws: AuthError.insecureTokenFile(path: path, mode: mode)) { try TokenFile(path: path).read() }
-        #expect(throws: AuthError.insecureTokenFile(path: path, mode: mode)) { try TokenSource.resolve(tokenFile: path, environment: [:]) }
+        await #expect(throws: AuthError.insecureTokenFile(path: path, mode: mode)) { try await TokenSource.resolve(tokenFile: path, environment: [:]) }
         let message = AuthError.insecureTokenFile(path: path, mode: mode).message
         #expect(message.contains("chmod 600 \(path)"))
         #expect(message.contains("mode 0\(String(mode, radix: 8))"))

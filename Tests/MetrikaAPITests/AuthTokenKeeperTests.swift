@@ -20,7 +20,7 @@ struct AuthTokenKeeperTests {
         /// A token file expiring `daysLeft` days from the clock, and a client whose API answers via `api`
         /// and whose OAuth server answers via `oauth`.
         init(daysLeft: Double, refreshToken: String? = "old-refresh", credentials: ClientCredentials? = demoCredentials,
-             api: @escaping @Sendable (HTTPRequest) -> HTTPResponse, oauth: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in AuthTokenKeeperTests.refreshed }) throws {
+             api: @escaping @Sendable (HTTPRequest) -> HTTPResponse, oauth: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in AuthTokenKeeperTests.refreshed }) async throws {
             scratch = try AuthScratch()
             clock = AuthClock()
             file = TokenFile(path: scratch.path + "/token.json")
@@ -30,7 +30,7 @@ struct AuthTokenKeeperTests {
             transport = ScriptedTransport { request, _ in
                 request.url.path == "/token" ? oauth(request) : api(request)
             }
-            let resolved = try TokenSource.resolve(tokenFile: file.path, environment: [:])
+            let resolved = try await TokenSource.resolve(tokenFile: file.path, environment: [:])
             let warnings = self.warnings
             let keeper = TokenKeeper(resolved: resolved, oauth: OAuthClient(baseURL: oauthBase, transport: transport), credentials: credentials,
                                      now: clock.now, warn: { warnings.append($0) })
@@ -45,7 +45,7 @@ struct AuthTokenKeeperTests {
     }
 
     @Test func renewsWhenFewerThanThirtyDaysRemain() async throws {
-        let world = try World(daysLeft: 29.9, api: { _ in Self.countersOK })
+        let world = try await World(daysLeft: 29.9, api: { _ in Self.countersOK })
         #expect(try await world.client.checkToken() == 2)
         #expect(try await world.client.checkToken() == 2)
         #expect(world.refreshCount == 1)
@@ -61,7 +61,7 @@ struct AuthTokenKeeperTests {
     }
 
     @Test func leavesAFreshTokenAlone() async throws {
-        let world = try World(daysLeft: 30.1, api: { _ in Self.countersOK })
+        let world = try await World(daysLeft: 30.1, api: { _ in Self.countersOK })
         _ = try await world.client.checkToken()
         #expect(world.refreshCount == 0)
         #expect(world.apiAuthorizations == ["OAuth old-access-token"])
@@ -69,7 +69,7 @@ struct AuthTokenKeeperTests {
     }
 
     @Test func renewsOnceWhenTheAPIRejectsTheToken() async throws {
-        let world = try World(daysLeft: 200, api: { request in
+        let world = try await World(daysLeft: 200, api: { request in
             request.headers["Authorization"] == "OAuth renewed-access-token" ? Self.countersOK : Self.invalidToken
         })
         #expect(try await world.client.checkToken() == 2)
@@ -79,7 +79,7 @@ struct AuthTokenKeeperTests {
     }
 
     @Test func aRevokedTokenEndsInInvalidTokenNamingLogin() async throws {
-        let world = try World(daysLeft: 200, api: { _ in Self.invalidToken }, oauth: { _ in json(400, #"{"error": "invalid_grant"}"#) })
+        let world = try await World(daysLeft: 200, api: { _ in Self.invalidToken }, oauth: { _ in json(400, #"{"error": "invalid_grant"}"#) })
         await #expect(throws: APIError.invalidToken) { try await world.client.checkToken() }
         await #expect(throws: APIError.invalidToken) { try await world.client.checkToken() }
         // One refresh attempt per run, not one per request.
@@ -89,7 +89,7 @@ struct AuthTokenKeeperTests {
     }
 
     @Test func warnsWithTheCommandWhenItCannotRenew() async throws {
-        let world = try World(daysLeft: 10, credentials: ClientCredentials(clientID: "demo-client", clientSecret: nil, source: "the token file"), api: { _ in Self.countersOK })
+        let world = try await World(daysLeft: 10, credentials: ClientCredentials(clientID: "demo-client", clientSecret: nil, source: "the token file"), api: { _ in Self.countersOK })
         _ = try await world.client.checkToken()
         _ = try await world.client.checkToken()
         #expect(world.refreshCount == 0)
@@ -100,7 +100,7 @@ struct AuthTokenKeeperTests {
     }
 
     @Test func warnsWhenExpiredAndTheRefreshFails() async throws {
-        let world = try World(daysLeft: -3, api: { _ in Self.invalidToken }, oauth: { _ in json(400, #"{"error": "invalid_grant"}"#) })
+        let world = try await World(daysLeft: -3, api: { _ in Self.invalidToken }, oauth: { _ in json(400, #"{"error": "invalid_grant"}"#) })
         await #expect(throws: APIError.invalidToken) { try await world.client.checkToken() }
         #expect(world.warnings.lines.count == 1)
         let warning = try #require(world.warnings.lines.first)
@@ -113,7 +113,7 @@ struct AuthTokenKeeperTests {
         let clock = AuthClock()
         let warnings = LineBox()
         let transport = ScriptedTransport { _, _ in Self.invalidToken }
-        let resolved = try TokenSource.resolve(tokenFile: nil, environment: ["METRIKA_TOKEN": "env-token"])
+        let resolved = try await TokenSource.resolve(tokenFile: nil, environment: ["METRIKA_TOKEN": "env-token"])
         let keeper = TokenKeeper(resolved: resolved, oauth: OAuthClient(baseURL: oauthBase, transport: transport), credentials: demoCredentials, now: clock.now, warn: { warnings.append($0) })
         let client = MetrikaClient(baseURL: Self.apiBase, token: "env-token", transport: TokenRefreshingTransport(base: transport, keeper: keeper), retryPolicy: RetryPolicy(maxAttempts: 1))
         await #expect(throws: APIError.invalidToken) { try await client.checkToken() }

@@ -5,25 +5,25 @@ import MetrikaSystem
 
 @Suite("Token source order and masking")
 struct AuthTokenSourceTests {
-    @Test func orderIsOptionThenEnvironmentThenDefaultFile() throws {
+    @Test func orderIsOptionThenEnvironmentThenDefaultFile() async throws {
         let scratch = try AuthScratch()
         let environment = ["XDG_CONFIG_HOME": scratch.path, "HOME": "/nonexistent"]
         try TokenFile(path: scratch.path + "/metrika/token.json").write(StoredToken(accessToken: "from-default-file", obtainedAt: Date(), clientID: "c"))
         try TokenFile(path: scratch.path + "/other.json").write(StoredToken(accessToken: "from-option-file", obtainedAt: Date()))
 
-        let fromDefault = try TokenSource.resolve(tokenFile: nil, environment: environment)
+        let fromDefault = try await TokenSource.resolve(tokenFile: nil, environment: environment)
         #expect(fromDefault.token == "from-default-file")
         #expect(fromDefault.source == "token file \(scratch.path)/metrika/token.json")
         #expect(fromDefault.stored?.clientID == "c")
 
         var withVariable = environment
         withVariable["METRIKA_TOKEN"] = " from-variable\n"
-        let fromVariable = try TokenSource.resolve(tokenFile: nil, environment: withVariable)
+        let fromVariable = try await TokenSource.resolve(tokenFile: nil, environment: withVariable)
         #expect(fromVariable.token == "from-variable")
         #expect(fromVariable.source == "METRIKA_TOKEN")
         #expect(fromVariable.path == nil)
 
-        let fromOption = try TokenSource.resolve(tokenFile: scratch.path + "/other.json", environment: withVariable)
+        let fromOption = try await TokenSource.resolve(tokenFile: scratch.path + "/other.json", environment: withVariable)
         #expect(fromOption.token == "from-option-file")
         #expect(fromOption.path == scratch.path + "/other.json")
     }
@@ -36,10 +36,10 @@ struct AuthTokenSourceTests {
         ("y0_abc def", "a space or a non-ASCII character, which a token never has"),
         ("y0_abcтокен", "a space or a non-ASCII character, which a token never has"),
     ])
-    func aTokenWithControlCharactersIsRefusedWithoutBeingQuoted(_ token: String, problem: String) throws {
+    func aTokenWithControlCharactersIsRefusedWithoutBeingQuoted(_ token: String, problem: String) async throws {
         let scratch = try AuthScratch()
-        let error = #expect(throws: AuthError.self) {
-            try TokenSource.resolve(tokenFile: nil, environment: ["XDG_CONFIG_HOME": scratch.path, "METRIKA_TOKEN": token])
+        let error = await #expect(throws: AuthError.self) {
+            try await TokenSource.resolve(tokenFile: nil, environment: ["XDG_CONFIG_HOME": scratch.path, "METRIKA_TOKEN": token])
         }
         #expect(error == .malformedToken(source: "METRIKA_TOKEN", problem: problem))
         #expect(error?.exitCode == 78)
@@ -47,19 +47,19 @@ struct AuthTokenSourceTests {
 
         let file = TokenFile(path: scratch.path + "/token.json")
         try file.write(StoredToken(accessToken: token, obtainedAt: Date()))
-        let fromFile = #expect(throws: AuthError.self) { try TokenSource.resolve(tokenFile: file.path, environment: [:]) }
+        let fromFile = await #expect(throws: AuthError.self) { try await TokenSource.resolve(tokenFile: file.path, environment: [:]) }
         #expect(fromFile == .malformedToken(source: "the token file \(file.path)", problem: problem))
         #expect(fromFile.map { !$0.message.contains("y0_abc") } == true)
     }
 
-    @Test func notSignedInWhenNothingIsThere() throws {
+    @Test func notSignedInWhenNothingIsThere() async throws {
         let scratch = try AuthScratch()
-        #expect(throws: AuthError.notSignedIn) { try TokenSource.resolve(tokenFile: nil, environment: ["XDG_CONFIG_HOME": scratch.path, "METRIKA_TOKEN": "  "]) }
+        await #expect(throws: AuthError.notSignedIn) { try await TokenSource.resolve(tokenFile: nil, environment: ["XDG_CONFIG_HOME": scratch.path, "METRIKA_TOKEN": "  "]) }
         #expect(AuthError.notSignedIn.message.contains("metrika login"))
         #expect(AuthError.notSignedIn.exitCode == 77)
     }
 
-    @Test func defaultPathFollowsXDG() {
+    @Test func defaultPathFollowsXDG() async {
         #expect(TokenSource.defaultPath(environment: ["XDG_CONFIG_HOME": "/x/cfg", "HOME": "/h"]) == "/x/cfg/metrika/token.json")
         #expect(TokenSource.defaultPath(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/h"]) == "/h/.config/metrika/token.json")
         #expect(TokenSource.defaultPath(environment: ["HOME": "/h"]) == "/h/.config/metrika/token.json")
@@ -76,7 +76,7 @@ struct AuthTokenSourceTests {
         #expect(TokenMask.mask(token) == masked)
     }
 
-    @Test func clientCredentialsOneOrderEachOnItsOwn() throws {
+    @Test func clientCredentialsOneOrderEachOnItsOwn() async throws {
         let config = ConfigFile(path: "/c/config.json", clientID: "cfg-id", clientSecret: "cfg-secret", counters: nil, profiles: [:])
         let profile = ConfigFile.Profile(name: "work", clientID: "prof-id", clientSecret: "prof-secret")
         func resolve(_ option: (String?, String?) = (nil, nil), environment: [String: String] = [:], profile: ConfigFile.Profile? = nil,
@@ -108,7 +108,7 @@ struct AuthTokenSourceTests {
         #expect(ClientCredentials.forToken(issuer: nil, resolved: nil) == .failure(.noClientID))
     }
 
-    @Test func formEncodingIsStrict() {
+    @Test func formEncodingIsStrict() async {
         #expect(FormEncoding.encode([("a b", "x+y&z=1/é~._-")]) == "a%20b=x%2By%26z%3D1%2F%C3%A9~._-")
         let decoded = FormEncoding.decode("a%20b=x%2By%26z%3D1%2F%C3%A9&c=d+e&flag")
         #expect(decoded.map { $0.0 } == ["a b", "c", "flag"])

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MetrikaCLI
 @testable import MetrikaModel
+@testable import MetrikaRender
 @testable import MetrikaUseCases
 
 /// `mail --period` takes the named periods of `report`; the length is `--last`; the old `--period 7d`
@@ -129,5 +130,36 @@ struct MailOptionsTests {
         #expect(throws: CLIFailure.noSendmail(path: "/nonexistent/sendmail")) { try Self.request(["--sendmail", "/nonexistent/sendmail"]) }
         let error = #expect(throws: UsageError.self) { try Self.request(["--dry-run", "--output", "x.eml"]) }
         #expect(error?.message == "Choose one of --sendmail, --output and --dry-run")
+    }
+
+    /// Local addresses are the usual cron targets: `--to root@localhost` and `--sender alice@vm` are
+    /// taken as given; the default sender is the user at this host (`USER@host`), not a made-up one.
+    @Test func localAddressesAndTheUsersOwnSenderAreTaken() throws {
+        let options = try ArgumentParser.parse(["--counter", "1001", "--to", "root@localhost", "--sender", "alice@vm", "--dry-run"], options: MailCommand.allOptions)
+        let context = CLIContext(environment: ["HOME": "/nonexistent", "USER": "cron"], stdout: TextSink(), stderr: TextSink(), transport: CLIConventionsTests.NoNetwork())
+        let request = try MailCommand.parse(options, context: context)
+        #expect(request.mail.recipients.map(\.address) == ["root@localhost"])
+        #expect(request.mail.sender.address == "alice@vm")
+        let byDefault = try Self.request(["--dry-run"])
+        #expect(byDefault.mail.sender.address == "cron@" + ProcessInfo.processInfo.hostName || byDefault.mail.sender.address == "cron@localhost")
+        #expect(byDefault.mail.sender.displayName == "metrika")
+    }
+
+    @Test(arguments: [
+        (["USER": "alice"], "vm", "alice@vm"),
+        (["USER": "alice"], "mail.example.org", "alice@mail.example.org"),
+        (["LOGNAME": "bob"], "vm", "bob@vm"),
+        (["USER": "", "LOGNAME": "bob"], "vm", "bob@vm"),
+        ([:], "vm", "metrika@vm"),
+        (["USER": "alice"], "under_score", "alice@localhost"),
+        (["USER": "alice", "METRIKA_SENDER": "Cron <cron@example.com>"], "vm", "cron@example.com"),
+    ])
+    func theDefaultSenderIsTheUserAtThisHost(environment: [String: String], host: String, expected: String) throws {
+        #expect(try MailSender.address(given: nil, environment: environment, hostName: host).address == expected)
+    }
+
+    @Test func garbageIsStillRefusedAsASender() {
+        #expect(throws: MIMEAddress.InvalidAddress.self) { try MailSender.address(given: "alice@vm.", environment: [:], hostName: "vm") }
+        #expect(throws: MIMEAddress.InvalidAddress.self) { try MailSender.address(given: "alice", environment: [:], hostName: "vm") }
     }
 }

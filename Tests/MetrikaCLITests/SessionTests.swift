@@ -3,6 +3,7 @@ import Testing
 @testable import MetrikaAPI
 @testable import MetrikaCLI
 @testable import MetrikaModel
+import MetrikaStore
 import MetrikaSystem
 
 /// One `Session` per run, and the config file read once through it.
@@ -152,4 +153,28 @@ struct PlainHTTPPolicyTests {
         #expect(throws: ConfigError.self) { _ = try Self.session(["METRIKA_API_URL": "http://x.example", "METRIKA_ALLOW_INSECURE_HTTP": "yes"]).apiBaseURL() }
     }
 
+
+    /// One connection per file per process: every history a run asks for (an MCP server's tool calls
+    /// among them) is the one store the session opened; a writing request after a reading one opens
+    /// it for writing once, and that store then serves the reads too.
+    @Test func theHistoryIsOpenedOncePerRun() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-session-db-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let session = Self.session(["METRIKA_DB": folder + "/h.sqlite"])
+        let first = try session.openHistory()
+        #expect(try session.openHistory() === first)
+        #expect(try session.openHistory(readOnly: true) === first)
+        let loaders = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
+            for _ in 0..<4 { group.addTask { ObjectIdentifier(try await session.historyLoader(offline: true, readOnly: true).store) } }
+            return try await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
+        }
+        #expect(loaders == [ObjectIdentifier(first)])
+
+        let reader = Self.session(["METRIKA_DB": folder + "/h.sqlite"])
+        let readOnly = try reader.openHistory(readOnly: true)
+        #expect(readOnly.isReadOnly)
+        let writable = try reader.openHistory()
+        #expect(!writable.isReadOnly && writable !== readOnly)
+        #expect(try reader.openHistory(readOnly: true) === writable)
+    }
 }

@@ -91,8 +91,9 @@ struct MIMEMessageTests {
 
     // MARK: - Addresses
 
-    static let validAddresses = ["a@example.com", "first.last+tag@mail.example.org", "o'brien@x-y.example", "x@a.b"]
-    static let invalidAddresses = ["", "plain", "@example.com", "a@", "a@localhost", "a b@example.com", "a@exa mple.com", "a..b@example.com",
+    /// Local addresses (a dot-less host: `root@localhost`, `alice@vm`) are the usual cron targets.
+    static let validAddresses = ["a@example.com", "first.last+tag@mail.example.org", "o'brien@x-y.example", "x@a.b", "root@localhost", "alice@vm"]
+    static let invalidAddresses = ["", "plain", "@example.com", "a@", "a@.", "a@vm.", "a@.vm", "a@_vm", "a@-vm", "a@vm-", "a b@example.com", "a@exa mple.com", "a..b@example.com",
                                    "a@-example.com", "a@example.com\r\nBcc: evil@example.com", "<a@example.com", "a@b@example.com"]
 
     @Test(arguments: validAddresses)

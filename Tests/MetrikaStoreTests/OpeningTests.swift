@@ -199,3 +199,54 @@ import Testing
         }
     }
 }
+
+/// A command that only reads opens the history without writing a byte (issue 40 item 16): a backup
+/// or a history on a read-only filesystem can be inspected. Root ignores file modes, so the proof that
+/// nothing is written is the file itself: a history left in rollback-journal mode stays in it (an open
+/// for writing switches it to WAL, changing its header), byte for byte, with no `-wal` beside it.
+@Suite struct ReadOnlyOpeningTests {
+    @Test func aReadingOpenWritesNothing() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/metrika.sqlite"
+            try HistoryStore(path: path).upsertCounters([sampleCounter])
+            try rawExecute(path, "PRAGMA journal_mode = DELETE")
+            let before = try bytes(of: path)
+            let store = try HistoryStore(path: path, readOnly: true)
+            #expect(store.isReadOnly)
+            #expect(try store.counters() == [sampleCounter])
+            _ = try store.info()
+            try store.verifyIntegrity()
+            let error = #expect(throws: StoreError.self) { try store.upsertCounters([sampleCounter]) }
+            #expect(error?.kind == .readOnly)
+            #expect(try bytes(of: path) == before)
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+            // The open for writing is the one that switches it (what every command did before).
+            #expect(!(try HistoryStore(path: path).isReadOnly))
+            #expect(try bytes(of: path) != before)
+        }
+    }
+
+    /// A file that cannot be written (mode 0444 in a 0555 directory) is read as it is.
+    @Test func aReadOnlyFileInAReadOnlyDirectoryIsRead() throws {
+        try withTemporaryDirectory { directory in
+            let folder = directory + "/backup"
+            let path = folder + "/metrika.sqlite"
+            try HistoryStore(path: path).upsertCounters([sampleCounter])
+            try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
+            try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder)
+            defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder) }
+            let store = try HistoryStore(path: path, readOnly: true)
+            #expect(store.isReadOnly)
+            #expect(try store.counters() == [sampleCounter])
+        }
+    }
+
+    /// A missing file, or one whose schema is older, is opened for writing: it must be made or migrated.
+    @Test func aMissingFileIsCreatedAsBefore() throws {
+        try withTemporaryDirectory { directory in
+            let store = try HistoryStore(path: directory + "/new.sqlite", readOnly: true)
+            #expect(!store.isReadOnly)
+            try store.upsertCounters([sampleCounter])
+        }
+    }
+}

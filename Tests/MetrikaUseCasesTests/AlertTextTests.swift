@@ -35,8 +35,8 @@ import Testing
         #expect(AlertText.summary(findings(3)).split(separator: "\n").count == 4)
     }
 
-    @Test func aMailOfManyAlertsHasTwentyChartsAndEveryLine() throws {
-        let message = try AlertMail.compose(findings(25), sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("o@example.com")],
+    @Test func aMailOfManyAlertsHasTwentyChartsAndEveryLine() async throws {
+        let message = try await AlertMail.compose(findings(25), sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("o@example.com")],
                                             rasterizer: FakeRasterizer(), activity: RecordedActivity())
         let text = String(decoding: message.bytes(), as: UTF8.self)
         #expect(text.components(separatedBy: "Content-Type: image/png").count - 1 == AlertMail.maximumCharts)

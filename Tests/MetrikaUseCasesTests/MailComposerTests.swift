@@ -79,7 +79,7 @@ struct MailComposerTests {
         let sections = try await composer.sections(request)
         let report = MailReport.htmlSection(try #require(sections.first), metrics: metrics)
         let charts = [report.lineCharts(metrics: request.chartMetrics)]
-        let images = try MailComposer.inlineImages(sections, charts: charts, seedTag: "t", rasterizer: rasterizer, activity: RecordedActivity())
+        let images = try await MailComposer.inlineImages(sections, charts: charts, seedTag: "t", rasterizer: rasterizer, activity: RecordedActivity())
         #expect(rasterizer.calls.count == 2 && rasterizer.calls.allSatisfy { $0.scale == 2 && $0.svg.contains("width=\"360\"") })
         #expect(images.map(\.mediaType) == ["image/png", "image/png"])
         let html = MailReport.htmlText([report], charts: charts, images: images)

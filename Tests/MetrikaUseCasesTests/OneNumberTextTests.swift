@@ -118,7 +118,7 @@ import Testing
 
     /// Alerts judge counts and money: their lines write the day's value as the table does.
     @Test(arguments: cases.filter { $0.metric.unit == .count || $0.metric.unit == .money })
-    func anAlertLineWritesTheTablesText(_ item: Case) throws {
+    func anAlertLineWritesTheTablesText(_ item: Case) async throws {
         let judgement = AlertJudgement(day: Self.week.to, value: item.value, expected: item.value * 3, baselineDays: 4, score: -9, kind: .drop, since: nil)
         let finding = AlertCheck.Finding(counter: Self.shop, metric: item.metric, goalName: nil, judgement: judgement, notice: .alert(.drop),
                                          recent: [(Self.week.to, item.value)], provisional: false)
@@ -126,7 +126,7 @@ import Testing
         #expect(line.contains(": \(item.metric.shortName) \(item.text) on Sun 2026-11-29, expected ~"), "\(line)")
         #expect(AlertText.chartDescription(finding).contains(" \(item.text) on "))
         // The alert mail's HTML: the line's values kept whole (no-break spaces), its words free to wrap.
-        let message = try AlertMail.compose([finding], sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("o@example.com")],
+        let message = try await AlertMail.compose([finding], sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("o@example.com")],
                                             rasterizer: AlertTextTests.FakeRasterizer(), activity: RecordedActivity())
         let html = try #require(Self.htmlPart(message.body))
         // The date whole too (it broke at 390 px as `Sun 2026-` / `11-29`).

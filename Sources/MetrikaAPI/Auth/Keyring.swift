@@ -67,31 +67,31 @@ package struct Keyring: Sendable, Equatable {
     // MARK: - Operations
 
     /// Stores (or replaces) the entry's secret.
-    package func store(_ secret: Data) throws {
+    package func store(_ secret: Data) async throws {
         switch kind {
         case .secretService:
-            let result = try run(secretTool(), ["store", "--label=metrika token (\(account))"] + attributes, input: secret)
+            let result = try await run(secretTool(), ["store", "--label=metrika token (\(account))"] + attributes, input: secret)
             guard result.succeeded else { throw failure("storing failed", result) }
         case .macKeychain:
             // `security add-generic-password -w` would put the secret in argv: the command goes on stdin instead.
             let hex = secret.map { String(format: "%02x", $0) }.joined()
             let command = "add-generic-password -U -s \(Self.service) -a \"\(Self.quotable(account))\" -l \"metrika token\" -X \(hex)\n"
-            let result = try run("/usr/bin/security", ["-i"], input: Data(command.utf8))
+            let result = try await run("/usr/bin/security", ["-i"], input: Data(command.utf8))
             guard result.succeeded, !result.errors.contains("rror") else { throw failure("storing failed", result) }
         }
     }
 
     /// The entry's secret; nil when there is no such entry.
-    package func lookup() throws -> Data? {
+    package func lookup() async throws -> Data? {
         switch kind {
         case .secretService:
-            let result = try run(secretTool(), ["lookup"] + attributes)
+            let result = try await run(secretTool(), ["lookup"] + attributes)
             if result.succeeded { return result.output }
             // secret-tool says nothing and exits 1 when the entry is missing; failures print a reason.
             if result.status == 1, result.errors.isEmpty { return nil }
             throw failure("reading failed", result)
         case .macKeychain:
-            let result = try run("/usr/bin/security", ["find-generic-password", "-s", Self.service, "-a", Self.quotable(account), "-w"])
+            let result = try await run("/usr/bin/security", ["find-generic-password", "-s", Self.service, "-a", Self.quotable(account), "-w"])
             if result.succeeded { return Data(String(decoding: result.output, as: UTF8.self).trimmingCharacters(in: .newlines).utf8) }
             if result.status == Self.keychainItemNotFound { return nil }
             throw failure("reading failed", result)
@@ -100,15 +100,15 @@ package struct Keyring: Sendable, Equatable {
 
     /// Removes the entry; false when there was none.
     @discardableResult
-    package func delete() throws -> Bool {
+    package func delete() async throws -> Bool {
         switch kind {
         case .secretService:
-            let result = try run(secretTool(), ["clear"] + attributes)
+            let result = try await run(secretTool(), ["clear"] + attributes)
             if result.succeeded { return true }
             if result.status == 1, result.errors.isEmpty { return false }
             throw failure("deleting failed", result)
         case .macKeychain:
-            let result = try run("/usr/bin/security", ["delete-generic-password", "-s", Self.service, "-a", Self.quotable(account)])
+            let result = try await run("/usr/bin/security", ["delete-generic-password", "-s", Self.service, "-a", Self.quotable(account)])
             if result.succeeded { return true }
             if result.status == Self.keychainItemNotFound { return false }
             throw failure("deleting failed", result)
@@ -164,12 +164,12 @@ package struct Keyring: Sendable, Equatable {
 
     /// Runs `program` with `input` on stdin, bounded in time (killed after `timeout` s) and output
     /// (64 KiB; a token entry is a few hundred bytes). What it says on stderr comes back as one line.
-    func run(_ program: String, _ arguments: [String], input: Data = Data()) throws -> ChildResult {
+    func run(_ program: String, _ arguments: [String], input: Data = Data()) async throws -> ChildResult {
         let child = ChildProcess(program: program, arguments: arguments, environment: environment, timeout: timeout,
                                  maximumOutput: 64 << 10, maximumErrors: 64 << 10, stopsOnOutputOverflow: true)
         let result: ChildProcess.Result
         do {
-            result = try child.run(input: input)
+            result = try await child.run(input: input)
         } catch {
             throw AuthError.keyringUnavailable(keyring: displayName, reason: "cannot start \(program) (\(error.reason))")
         }

@@ -117,7 +117,7 @@ package actor TokenKeeper {
             do {
                 // Back to where it came from: the keyring entry, or the token file.
                 if let keyring = resolved.keyring {
-                    try keyring.store(renewed.encoded())
+                    try await keyring.store(renewed.encoded())
                 } else {
                     try TokenFile(path: path).write(renewed)
                 }

@@ -34,9 +34,9 @@ package enum TokenSource {
 
     /// Resolves the token or throws `AuthError.notSignedIn` (exit 77) saying how to sign in.
     /// A token file must be private to its owner (mode 0600 or stricter), or it is refused.
-    package static func resolve(tokenFile: String?, profile: ConfigFile.Profile? = nil, environment: [String: String]) throws -> ResolvedToken {
+    package static func resolve(tokenFile: String?, profile: ConfigFile.Profile? = nil, environment: [String: String]) async throws -> ResolvedToken {
         if let tokenFile {
-            return try read(TokenFile(path: tokenFile), environment: environment)
+            return try await read(TokenFile(path: tokenFile), environment: environment)
         }
         if let token = environment["METRIKA_TOKEN"]?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty {
             try check(token, source: "METRIKA_TOKEN")
@@ -45,11 +45,11 @@ package enum TokenSource {
         if let profile {
             let file = TokenFile(path: profileTokenPath(profile, environment: environment))
             guard file.exists else { throw AuthError.notSignedInProfile(name: profile.name, path: file.path) }
-            return try read(file, environment: environment)
+            return try await read(file, environment: environment)
         }
         let file = TokenFile.defaultFile(environment: environment)
         guard file.exists else { throw AuthError.notSignedIn }
-        return try read(file, environment: environment)
+        return try await read(file, environment: environment)
     }
 
     /// The profile's token file: its `token_file`, else `token-<name>.json` in the config directory,
@@ -59,14 +59,14 @@ package enum TokenSource {
     }
 
     /// Reads a token file, and the keyring entry when the file notes that the token is there.
-    package static func read(_ file: TokenFile, environment: [String: String]) throws -> ResolvedToken {
+    package static func read(_ file: TokenFile, environment: [String: String]) async throws -> ResolvedToken {
         switch try file.readContent() {
         case .token(let stored):
             try check(stored.accessToken, source: "the token file \(file.path)")
             return ResolvedToken(token: stored.accessToken, source: "token file \(file.path)", path: file.path, stored: stored)
         case .keyring(let kind, let account):
             let keyring = Keyring(kind: kind, account: account, environment: environment)
-            guard let data = try keyring.lookup() else { throw AuthError.keyringEntryMissing(path: file.path, keyring: keyring.displayName) }
+            guard let data = try await keyring.lookup() else { throw AuthError.keyringEntryMissing(path: file.path, keyring: keyring.displayName) }
             let source = "\(keyring.displayName) (noted in \(file.path))"
             guard let stored = StoredToken.decode(data) else {
                 throw AuthError.keyringUnavailable(keyring: keyring.displayName, reason: "its entry for \(file.path) holds no token; run `metrika login --store keyring` again")

@@ -4,7 +4,7 @@ import MetrikaRender
 import MetrikaSystem
 import MetrikaUseCases
 
-/// `metrika alert --mail`'s deliverer: the alerts through sendmail (`MailDelivery`), the daily ones
+/// `metrika alert --mail`'s deliverer: the alerts through sendmail (`Sendmail`), the daily ones
 /// with a chart of each metric (`AlertMail`), the hourly ones as lines (`HourlyText.mail`).
 struct AlertMailDeliverer: AlertDeliverer {
     var sender: MIMEAddress
@@ -31,7 +31,7 @@ struct AlertMailDeliverer: AlertDeliverer {
         case .hourly(let findings):
             message = HourlyText.mail(findings, sender: sender, recipients: recipients, now: context.now())
         }
-        try MailDelivery.deliver(message.bytes(), sendmail: sendmail, environment: childEnvironment)
+        try await Sendmail(path: sendmail).deliver(message.bytes(), environment: childEnvironment)
         if announce { context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)") }
     }
 

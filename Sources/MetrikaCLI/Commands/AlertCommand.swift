@@ -64,8 +64,8 @@ enum AlertCommand: Command {
         CounterOptions.spec(help: "Only these counters (default: the default counter(s), else every counter you can read)"),
         Option.today.spec,
         Option.webhook.spec, Option.alertMail.spec,
-        MailDelivery.senderSpec,
-        MailDelivery.sendmailSpec,
+        MailOptions.senderSpec,
+        MailOptions.sendmailSpec,
         Option.dryRun.described("Print the alerts only: no webhook, no mail, nothing remembered").spec,
         Option.currency.described("A shop's revenue in this currency (default: the counter's own, as the API says)").spec,
         HistoryOptions.offlineSpec,
@@ -108,8 +108,8 @@ enum AlertCommand: Command {
         }
         return Request(
             counterIDs: ids, dryRun: options[.dryRun], offline: options[.offline], today: options[.today], currency: try MoneyOptions.currency(options), recipients: recipients,
-            sender: recipients.isEmpty ? nil : try MailDelivery.senderAddress(options, context: context),
-            sendmail: MailDelivery.sendmailPath(options, environment: context.environment))
+            sender: recipients.isEmpty ? nil : try MailOptions.senderAddress(options, context: context),
+            sendmail: MailOptions.sendmailPath(options, environment: context.environment))
     }
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
@@ -128,7 +128,7 @@ enum AlertCommand: Command {
             throw usageError(error)
         }
         let webhook = try webhook(options, session: session)
-        if !request.recipients.isEmpty, !request.dryRun { try MailDelivery.checkSendmail(request.sendmail) }
+        if !request.recipients.isEmpty, !request.dryRun { try MailOptions.checkSendmail(request.sendmail) }
         var deliverers: [any AlertDeliverer] = []
         if let webhook { deliverers.append(WebhookDeliverer(webhook)) }
         if let sender = request.sender, !request.recipients.isEmpty {

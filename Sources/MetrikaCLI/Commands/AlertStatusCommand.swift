@@ -36,7 +36,7 @@ extension AlertCommand {
             throw UsageError("--json goes with --status")
         }
         let target = try forgetTarget(options)
-        let status = AlertStatus(store: try session.openHistory())
+        let status = AlertStatus(store: try session.openHistory(readOnly: target == nil))
         if let target {
             let forgotten = try status.forget(target)
             if forgotten.isEmpty, case .id(let id) = target {

@@ -21,7 +21,7 @@ enum AuthStatusCommand: Command {
         let context = session.context
         guard options.positionals.isEmpty else { throw UsageError("auth status takes no arguments") }
         let profile = try session.profileDescription()
-        let resolved = try session.token()
+        let resolved = try await session.token()
         let now = context.now()
         var rows: [(String, String)] = [("Profile", profile ?? "none (--profile / METRIKA_PROFILE)"), ("Source", resolved.source)]
         rows.append(("Token", TokenMask.mask(resolved.token)))

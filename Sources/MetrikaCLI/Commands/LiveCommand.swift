@@ -36,7 +36,7 @@ enum LiveCommand: Command {
         let every = try options[.every] ?? 5
         // Everything that can fail on a wrong command line or a missing sign-in fails here, before
         // the terminal is touched: the usual error line and exit code.
-        let loader = try session.historyLoader(offline: false)
+        let loader = try await session.historyLoader(offline: false)
         var counters: [Counter] = []
         for id in ids { counters.append(try await loader.counter(id: id)) }
         let interactive = context.stdoutIsTerminal && TerminalScreen.isInteractive()

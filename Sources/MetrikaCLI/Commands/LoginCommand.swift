@@ -96,15 +96,15 @@ enum LoginCommand: Command {
         let out = context.stdout
         if useKeyring {
             let keyring = Keyring(kind: .system, account: file.path, environment: context.environment)
-            try keyring.store(stored.encoded())
+            try await keyring.store(stored.encoded())
             try file.writeKeyringNote(keyring, tightenDirectory: !explicit)
-            if let previous, previous != keyring { _ = try? previous.delete() }
+            if let previous, previous != keyring { _ = try? await previous.delete() }
             out.write("Signed in. Token stored in \(keyring.displayName) (\(file.path) notes where)\n")
         } else {
             try file.write(stored, tightenDirectory: !explicit)
             if let previous {
                 do {
-                    try previous.delete()
+                    try await previous.delete()
                 } catch let error as AuthError {
                     context.note("Warning: the token stored before in \(previous.displayName) was not removed: \(error.message) Remove it with `\(previous.manualRemoval)`.")
                 }

@@ -55,14 +55,14 @@ enum LogoutCommand: Command {
         if case .keyring(let kind, let account) = content {
             // The keyring must answer: deleting the note while the token stays there would lose track of it.
             let keyring = Keyring(kind: kind, account: account, environment: context.environment)
-            if let data = try keyring.lookup(), let stored = StoredToken.decode(data) {
+            if let data = try await keyring.lookup(), let stored = StoredToken.decode(data) {
                 context.secrets.add(stored.accessToken)
                 context.secrets.add(stored.refreshToken)
                 try await revokeOrKeep(stored, kept: keyring.displayName, localOnly: localOnly, session: session)
             } else {
                 context.note("Warning: \(keyring.displayName) holds no token for \(file.path), so nothing was revoked on the server.")
             }
-            if try keyring.delete() { out.write("Deleted the token from \(keyring.displayName).\n") }
+            if try await keyring.delete() { out.write("Deleted the token from \(keyring.displayName).\n") }
         } else if case .token(let stored) = content {
             context.secrets.add(stored.accessToken)
             context.secrets.add(stored.refreshToken)

@@ -91,7 +91,7 @@ enum LogsCommand: Command {
         // One counter: a profile's list of several is refused naming the profile, never cut to its last id.
         let counterID = try CounterOptions.one(options)
         let load = LogsLoad(
-            client: { try session.client() }, warehouseTransport: context.streamingTransport, databasePath: session.databasePath,
+            client: { try await session.client() }, warehouseTransport: context.streamingTransport, databasePath: session.databasePath,
             activity: context, sleep: context.sleep, stopRequests: SignalTrap.Requests())
         if options[.listRequests] { return try await list(counterID, json: options[.json], load: load, context: context) }
         if options[.json] { throw UsageError("--json goes with --list (a load writes its rows to the table or --output)") }

@@ -51,14 +51,14 @@ enum MailCommand: Command {
     static let options: [OptionSpec] = [
         CounterOptions.spec(),
         Option.recipients.spec,
-        MailDelivery.senderSpec,
+        MailOptions.senderSpec,
         Option.subject.spec,
         MetricsOptions.spec(help: "Metrics of the table and charts (default: the six everyday metrics; charts: visits), e.g. visits,purchases,revenue"),
         MoneyOptions.currencySpec,
         Option.last.spec,
         Option.period.described("A named period of finished days instead of --last: yesterday, lastWeek, lastMonth, lastYear",
                                 choices: NamedPeriod.finished.map(\.description)).spec,
-        MailDelivery.sendmailSpec,
+        MailOptions.sendmailSpec,
         Option.output.described("Write the message to a file instead of sending it", value: "FILE.eml").spec,
         Option.dryRun.described("Print the message to standard output instead of sending it").spec,
         HistoryOptions.offlineSpec,
@@ -137,7 +137,7 @@ enum MailCommand: Command {
         guard !options[.recipients].isEmpty else { throw UsageError("Missing --to ADDR: who should get the mail") }
         // As given, not split at commas: a display name may hold one inside quotes.
         let recipients = try MIMEAddress.list(parsing: options.asGiven(.recipients).joined(separator: ","))
-        let sender = try MailDelivery.senderAddress(options, context: context)
+        let sender = try MailOptions.senderAddress(options, context: context)
         let window = try window(options, note: context.note)
         let metrics = try MetricsOptions.metrics(options)
         let currency = try MoneyOptions.currency(options)
@@ -150,8 +150,8 @@ enum MailCommand: Command {
         } else if let output = options[.output] {
             destination = output == "-" ? .standardOutput : .file(output)
         } else {
-            let sendmail = MailDelivery.sendmailPath(options, environment: context.environment)
-            try MailDelivery.checkSendmail(sendmail)
+            let sendmail = MailOptions.sendmailPath(options, environment: context.environment)
+            try MailOptions.checkSendmail(sendmail)
             destination = .sendmail(sendmail)
         }
         let history = try HistoryOptions.parse(options)
@@ -162,7 +162,7 @@ enum MailCommand: Command {
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         let context = session.context
         let request = try parse(options, context: context)
-        let composer = MailComposer(loader: try session.historyLoader(offline: request.offline), rasterizer: context.rasterizer, activity: context)
+        let composer = MailComposer(loader: try await session.historyLoader(offline: request.offline), rasterizer: context.rasterizer, activity: context)
         let message = try await composer.compose(request.mail)
         let bytes = message.bytes()
         switch request.destination {
@@ -171,7 +171,7 @@ enum MailCommand: Command {
         case .file(let path):
             try AtomicFile.write(bytes, to: path)
         case .sendmail(let sendmail):
-            try MailDelivery.deliver(bytes, sendmail: sendmail, environment: context.environment)
+            try await Sendmail(path: sendmail).deliver(bytes, environment: context.environment)
             // Success is quiet where no one watches: cron mails whatever lands on stderr.
             if context.stderrIsTerminal || options[.verbose] {
                 context.note("Mailed \(request.mail.recipients.map(\.address).joined(separator: ", ")): \(message.messageID)")

@@ -33,7 +33,7 @@ enum CheckAlertsTool {
     static func run(_ arguments: ToolArguments, services: any MCPServices, call: any MCPCallActivity) async throws -> MCPToolResult {
         let ids = SharedArguments.ids(arguments)
         let settings = try services.alertSettings()
-        var loader = try services.historyLoader(offline: false)
+        var loader = try await services.historyLoader(offline: false)
         let (counters, failures) = try await services.alertCounters(ids, loader: loader)
         if let text = arguments.string("date") {
             guard let day = Day(iso: text.trimmingCharacters(in: .whitespaces)) else {
@@ -119,13 +119,13 @@ enum DrawChartTool {
         let ids = SharedArguments.ids(arguments)
         let dates = try SharedArguments.dates(arguments, defaultFrom: "29daysAgo")
         let metrics = DefaultMetrics.chart(chosen: try arguments.strings("metrics").map { try ReportTerms.metrics($0) })
-        let loader = try services.historyLoader(offline: false)
+        let loader = try await services.historyLoader(offline: false)
         let activity = ToolActivity(now: services.now)
         let data = try await ChartSeries.load(counterIDs: ids, from: dates.from, to: dates.to, metrics: metrics, grouping: .day, refresh: false,
                                               loader: loader, activity: activity)
         if Task.isCancelled { throw CancellationError() }
         let chart = ChartSeries.makeChart(data, grouping: .day, title: nil, width: 800, height: nil)
-        let png = try services.rasterizer.png(fromSVG: Data(chart.render().utf8), scale: ChartSeries.pngScale)
+        let png = try await services.rasterizer.png(fromSVG: Data(chart.render().utf8), scale: ChartSeries.pngScale)
         let size = PNGImage.size(of: png).map { " \($0.width)×\($0.height)" } ?? ""
         let counters = data.map { "\($0.counter.id) \($0.counter.name)" }.joined(separator: ", ")
         let days = DateRange.spanning(data.map(\.range)).map { "\($0.from.iso) – \($0.to.iso)" } ?? ""

@@ -89,11 +89,11 @@ enum GetReportTool {
         let activity = ToolActivity(now: services.now)
         let rowsTotal: Int
         if request.usesHistory {
-            let loader = try services.historyLoader(offline: request.offline)
+            let loader = try await services.historyLoader(offline: request.offline)
             try await HistoryReport(request: request, loader: loader, activity: activity).run(into: window)
             rowsTotal = window.rowsSeen
         } else {
-            rowsTotal = try await DirectReport.run(request, client: try services.client(), activity: activity, into: window, showsProgress: false,
+            rowsTotal = try await DirectReport.run(request, client: try await services.client(), activity: activity, into: window, showsProgress: false,
                                                    firstRow: offset, notesCut: false)
         }
         var document = try BoundedJSONParser.parse(json.bytes).value

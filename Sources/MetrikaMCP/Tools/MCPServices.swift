@@ -14,10 +14,10 @@ package protocol MCPServices: Sendable {
     /// The time metrika takes as now (`METRIKA_NOW` pins it).
     var now: @Sendable () -> Date { get }
     /// The API client of the run.
-    func client() throws -> MetrikaClient
+    func client() async throws -> MetrikaClient
     /// A history loader over the run's database: with the API client, or none (`offline`: a
     /// database that does not exist is the CLI's error, nothing is created).
-    func historyLoader(offline: Bool) throws -> HistoryLoader
+    func historyLoader(offline: Bool) async throws -> HistoryLoader
     /// SVG → PNG (rsvg-convert); its failure says how to install it.
     var rasterizer: any ChartRasterizer { get }
     /// The config file's `"alerts"` over the defaults (as `metrika alert` reads them).

@@ -12,7 +12,7 @@ package enum AlertMail {
     package static let maximumCharts = 20
 
     package static func compose(_ findings: [AlertCheck.Finding], sender: MIMEAddress, recipients: [MIMEAddress],
-                                rasterizer: any ChartRasterizer, activity: any Activity) throws -> MIMEMessage {
+                                rasterizer: any ChartRasterizer, activity: any Activity) async throws -> MIMEMessage {
         let seed = UInt64.random(in: 1...UInt64.max)
         let tag = String(seed, radix: 16)
         // A chart for each of the first `maximumCharts` findings: a bad night over 100 counters is
@@ -27,7 +27,7 @@ package enum AlertMail {
         }
         var pngs: [Data] = []
         do {
-            for svg in charts { pngs.append(try rasterizer.png(fromSVG: svg, scale: ChartSeries.pngScale)) }
+            for svg in charts { pngs.append(try await rasterizer.png(fromSVG: svg, scale: ChartSeries.pngScale)) }
         } catch let error as ChartRasterizerError {
             activity.note("Warning: the alert charts are inline as SVG, which Gmail and Outlook do not show: \(error.message)")
             pngs = []

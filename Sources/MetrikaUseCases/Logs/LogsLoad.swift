@@ -18,7 +18,7 @@ import Synchronization
 package struct LogsLoad: Sendable {
     /// The Metrika API client, made when the job first needs it: a run without dates and without an
     /// earlier load is refused before a token is looked for.
-    package var client: @Sendable () throws -> MetrikaClient
+    package var client: @Sendable () async throws -> MetrikaClient
     /// ClickHouse statements and inserts.
     package var warehouseTransport: any StreamingHTTPTransport
     /// The history database file.
@@ -30,7 +30,7 @@ package struct LogsLoad: Sendable {
     package var stopRequests: (any StopRequests)?
 
     package init(
-        client: @escaping @Sendable () throws -> MetrikaClient, warehouseTransport: any StreamingHTTPTransport, databasePath: String,
+        client: @escaping @Sendable () async throws -> MetrikaClient, warehouseTransport: any StreamingHTTPTransport, databasePath: String,
         activity: any Activity, sleep: @escaping @Sendable (Double) async throws -> Void, stopRequests: (any StopRequests)? = nil
     ) {
         self.client = client
@@ -71,7 +71,7 @@ package struct LogsLoad: Sendable {
             store = progressStore()
         }
 
-        let client = try client()
+        let client = try await client()
         let counter = try await client.fetchCounter(id: counterID)
         let now = activity.now()
         let today = MetrikaUseCases.today(for: counter, now: now)
@@ -274,7 +274,7 @@ package struct LogsLoad: Sendable {
     }
 
     private func cleanRequests(counterID: Int) async throws -> Int {
-        let client = try client()
+        let client = try await client()
         var cleaned = 0
         for request in try await client.logRequests(counter: counterID) where request.status == "processed" || request.status == "created" {
             _ = try await client.finishLogRequest(counter: counterID, id: request.requestID, cancel: request.status == "created")
