@@ -27,7 +27,7 @@ struct AlertMailDeliverer: AlertDeliverer {
                 scrubbed.maximumOutput = live.maximumOutput
                 rasterizer = scrubbed
             }
-            message = try AlertMail.compose(findings, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: context)
+            message = try await AlertMail.compose(findings, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: context)
         case .hourly(let findings):
             message = HourlyText.mail(findings, sender: sender, recipients: recipients, now: context.now())
         }

@@ -137,7 +137,8 @@ enum AlertCommand: Command {
                 childEnvironment: childEnvironment(context.environment, hiding: webhook), context: context,
                 announce: context.stderrIsTerminal || options[.verbose]))
         }
-        let run = AlertRun(loader: try session.historyLoader(offline: request.offline), settings: settings, activity: context)
+        let loader = try await session.historyLoader(offline: request.offline)
+        let run = AlertRun(loader: loader, settings: settings, activity: context)
         let result: AlertRun.Result
         do {
             result = try await run.run(runRequest, deliverers: deliverers) { lines in

@@ -16,7 +16,7 @@ enum CacheInfoCommand: Command {
         let output = try FormatOptions.parse(options, toTerminal: context.stdoutIsTerminal)
         let (format, writer) = (output.format, output.csv)
         let path = session.databasePath
-        guard let info = try HistoryCache(path: path, open: { try session.openHistory() }).info() else {
+        guard let info = try HistoryCache(path: path, open: { try session.openHistory(readOnly: true) }).info() else {
             // Nothing stored yet is an answer, not a failure: a fresh machine, or before the first sync.
             let out = context.stdout
             switch format {

@@ -72,7 +72,7 @@ enum SyncCommand: Command {
         let context = session.context
         let request = try parse(options, now: context.now())
         let mirrorTarget = try mirrorTarget(session: session)
-        let client = try session.client()
+        let client = try await session.client()
         let run = SyncRun(store: try session.openHistory(), client: client, activity: context, stopRequests: SignalTrap.Requests(), describe: describe)
         let summary = try await run.run(request.sync)
         if let mirrorTarget {

@@ -28,8 +28,8 @@ enum ListCountersTool {
 
     static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
         // The currency the history remembers (no request per counter); no database, no currencies.
-        let history = try? services.historyLoader(offline: true).store
-        let (all, warning) = try await CounterList.fetch(client: try services.client(), search: arguments.string("search"), history: history)
+        let history = try? await services.historyLoader(offline: true).store
+        let (all, warning) = try await CounterList.fetch(client: try await services.client(), search: arguments.string("search"), history: history)
         let items = Array(all.prefix(maximumListed))
         var members: [(String, JSONValue)] = [("counters", .array(items.map(CounterListing.json)))]
         var text = items.isEmpty ? CounterListing.emptyText + "\n" : CounterListing.table(items, columns: .withZoneAndCurrency).render(maxWidth: GetReportTool.tableWidth)
