@@ -8,42 +8,6 @@ import Testing
 /// registered, and one still registered at exit is sent SIGTERM.
 @Suite("The suite cleans up", .blockingLanes)
 struct SuiteCleanupTests {
-    @Test func theStopsTraitStopsASharedSimulatorAtTheSuitesEnd() async throws {
-        let fixture = FakeAPI.shared()
-        let box = PIDBox()
-        let test = try #require(Test.current)
-        try await StopsFixtures.stops(fixture).provideScope(for: test, testCase: nil) {
-            let api = try fixture.get()
-            #expect(api.process.isRunning)
-            #expect(ChildProcesses.registered.contains(api.process.processIdentifier))
-            #expect(try fixture.get() === api, "one simulator for the whole suite")
-            box.set(api.process.processIdentifier)
-        }
-        let pid = try #require(box.pid)
-        #expect(!fixture.isStarted)
-        #expect(kill(pid, 0) != 0, "the simulator \(pid) still runs after its suite ended")
-        #expect(!ChildProcesses.registered.contains(pid))
-        // Used again (another suite), it starts afresh.
-        let again = try fixture.get()
-        #expect(again.process.isRunning && again.process.processIdentifier != pid)
-        fixture.stopFixture()
-        #expect(!again.process.isRunning)
-    }
-
-    @Test func aFailingSuiteStopsItToo() async throws {
-        let fixture = FakeAPI.shared()
-        let box = PIDBox()
-        let test = try #require(Test.current)
-        await #expect(throws: SimpleError.self) {
-            try await StopsFixtures.stops(fixture).provideScope(for: test, testCase: nil) {
-                box.set(try fixture.get().process.processIdentifier)
-                throw SimpleError("a test of the suite threw")
-            }
-        }
-        let pid = try #require(box.pid)
-        #expect(kill(pid, 0) != 0, "the simulator \(pid) outlived a failing suite")
-    }
-
     /// Every suite that shares a simulator declares `.stops(…)` for it (a static `Result { try FakeAPI() }`
     /// is never released: the leak this replaces).
     @Test func noSuiteKeepsASimulatorInAStatic() throws {
@@ -59,11 +23,4 @@ struct SuiteCleanupTests {
             }
         }
     }
-}
-
-final class PIDBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: pid_t?
-    var pid: pid_t? { lock.lock(); defer { lock.unlock() }; return value }
-    func set(_ pid: pid_t) { lock.lock(); value = pid; lock.unlock() }
 }
