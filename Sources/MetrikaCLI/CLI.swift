@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaAPI
 import MetrikaModel
 import MetrikaSystem
 import MetrikaUseCases
@@ -119,7 +120,8 @@ package enum CLI {
             return report(failure, context: context)
         } catch let error as any MetrikaFailure {
             // Every `Error:` line goes through `note`: messages quote servers (see `TerminalText`).
-            context.note("Error: \(ParameterNaming.cli.message(of: error))")
+            // An access error names its counter here: with several counters asked, which one.
+            context.note("Error: \((error as? APIError)?.messageNamingCounter ?? ParameterNaming.cli.message(of: error))")
             return error.exitCode
         } catch let interruption as Interruption {
             // Asked to stop, not failed: the job's account of what it kept, then 128 + the signal.

@@ -10,6 +10,7 @@ extension ParameterNaming {
             switch action {
             case .sync(let id): return "run metrika sync --counter \(id) (or the report without --offline)"
             case .cleanLogs(let id): return "metrika logs --counter \(id) --clean-all"
+            case .watchToday(let id): return "see today against the same hours of earlier weeks with `metrika live --counter \(id)`"
             }
         })
 }

@@ -45,7 +45,9 @@ package struct LiveView: Sendable {
     /// The screen's lines (at most `height`), each at most `width` columns, trailing spaces trimmed.
     package func lines(_ snapshot: LiveSnapshot) -> [String] {
         guard width >= Self.minimumWidth, height >= Self.minimumHeight else {
-            return [Self.fit("Terminal too small: metrika live needs \(Self.minimumWidth)×\(Self.minimumHeight)", width)]
+            // Wrapped, never cut: the size it needs is the point of the message.
+            let text = "Terminal too small: metrika live needs \(Self.minimumWidth)×\(Self.minimumHeight) (this one is \(width)×\(height))."
+            return Array(Self.wrap(text, width).prefix(max(1, height)))
         }
         var out: [Line] = []
         out.append(header(snapshot))
@@ -94,11 +96,24 @@ package struct LiveView: Sendable {
         return line
     }
 
+    /// The totals, shortened until they fit: the verdict is kept whole (`−100% since 14:00`), the
+    /// words around the numbers go first.
     private func totals(_ snapshot: LiveSnapshot) -> Line {
-        var line = Line("Visits so far ")
+        let forms: [(label: String, expected: String?)] = [
+            ("Visits so far ", " · expected by now ~"), ("Visits so far ", " · expected ~"), ("Visits ", " · ~"), ("Visits ", nil),
+        ]
+        for form in forms.dropLast() {
+            let line = totals(snapshot, label: form.label, expected: form.expected)
+            if line.width <= width { return line }
+        }
+        return totals(snapshot, label: "Visits ", expected: nil)
+    }
+
+    private func totals(_ snapshot: LiveSnapshot, label: String, expected expectedLabel: String?) -> Line {
+        var line = Line(label)
         line.add(Self.count(snapshot.visitsSoFar), .bold)
-        if let expected = snapshot.expectedByNow {
-            line.add(" · expected by now ~" + Self.count(expected))
+        if let expected = snapshot.expectedByNow, let expectedLabel {
+            line.add(expectedLabel + Self.count(expected))
         }
         line.add(" · ")
         let style: Style
@@ -226,6 +241,24 @@ package struct LiveView: Sendable {
         while power * 10 < value { power *= 10 }
         for step in [1.0, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10] where step * power >= value { return step * power }
         return value
+    }
+
+    /// `text` in lines of at most `columns` terminal columns, broken between words (a word longer than
+    /// a line is cut with `…`).
+    package static func wrap(_ text: String, _ columns: Int) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ").map(String.init) {
+            let candidate = current.isEmpty ? word : current + " " + word
+            if displayWidth(of: candidate) <= columns {
+                current = candidate
+            } else {
+                if !current.isEmpty { lines.append(current) }
+                current = fit(word, columns)
+            }
+        }
+        if !current.isEmpty { lines.append(current) }
+        return lines
     }
 
     /// `text` cut to `columns` terminal columns, ending in `…` when cut.

@@ -54,6 +54,13 @@ package struct HistoryLoader: Sendable {
         package var periodTotals: [DateRange: [String: Double]]
         package var requests: Int
         package var daysFetched: Int
+        /// Days that have some metrics stored but not this one (API name → days): its cells are unknown.
+        package var metricMissingDays: [String: [Day]] = [:]
+
+        /// The asked metrics missing on some day of the range, with those days, in the asked order.
+        package func missingMetrics(_ metrics: [Metric]) -> [(metric: Metric, days: [Day])] {
+            metrics.compactMap { metric in metricMissingDays[metric.apiName].map { (metric, $0) } }
+        }
     }
 
     /// The metrics to store for a request: the asked ones plus visits and pageviews (weighting needs them).
@@ -231,9 +238,30 @@ package struct HistoryLoader: Sendable {
 
         var daily = values ? try store.dailyValues(counterID: counter.id, range: range, metrics: stored) : [:]
         if values { daily.merge(unkeptDaily.filter { range.contains($0.key) }) { $1 } }
-        let stillMissing = values ? range.days.filter { daily[$0] == nil } : []
+        var stillMissing = values ? range.days.filter { daily[$0] == nil } : []
+        // A day that has some of the metrics (offline: `visits` synced, `newUsers` never) shows those;
+        // the others are missing for that metric alone, not the whole day.
+        var metricMissing: [String: [Day]] = [:]
+        if !stillMissing.isEmpty, stored.count > 1 {
+            var partial: [Day: [Double?]] = [:]
+            var present: [Day: Set<Int>] = [:]
+            for (index, metric) in stored.enumerated() {
+                let cells = try store.dailyValues(counterID: counter.id, range: range, metrics: [metric])
+                for day in stillMissing {
+                    guard let cell = cells[day] else { continue }
+                    partial[day, default: Array(repeating: nil, count: stored.count)][index] = cell.first ?? nil
+                    present[day, default: []].insert(index)
+                }
+            }
+            for (day, row) in partial { daily[day] = row }
+            for (index, metric) in stored.enumerated() {
+                let lacking = stillMissing.filter { partial[$0] != nil && present[$0]?.contains(index) != true }
+                if !lacking.isEmpty { metricMissing[metric.apiName] = lacking }
+            }
+            stillMissing = stillMissing.filter { partial[$0] == nil }
+        }
         return Loaded(counter: counter, range: range, periods: periods, storedMetrics: stored, daily: daily, missingDays: stillMissing,
-                      today: today, periodTotals: periodTotals, requests: requests, daysFetched: daysFetched)
+                      today: today, periodTotals: periodTotals, requests: requests, daysFetched: daysFetched, metricMissingDays: metricMissing)
     }
 
     package struct DailyPage {
@@ -306,8 +334,14 @@ package struct HistoryLoader: Sendable {
             return metrics.map { Quantity(nil, unit: $0.unit, currency: $0.currency) }
         }
         let values = Aggregator.aggregate(metrics: stored, rows: days.map { loaded.daily[$0]! }, periodTotals: loaded.periodTotals[period] ?? [:])
+        // A metric missing on a day of the period is unknown there (never a partial sum); one the
+        // others are weighted by (visits, pageviews, revenue) makes them all unknown.
+        let lacking = Set(loaded.metricMissingDays.filter { $0.value.contains(where: period.contains) }.keys)
+        let asked = Set(metrics.map(\.apiName))
+        let helperLacking = !lacking.subtracting(asked).isEmpty
         return metrics.map { metric in
             let position = stored.firstIndex { $0.apiName == metric.apiName }
+            guard !helperLacking, !lacking.contains(metric.apiName) else { return Quantity(nil, unit: metric.unit, currency: metric.currency) }
             return Normalizer.quantity(position.flatMap { values[$0] }, of: metric)
         }
     }

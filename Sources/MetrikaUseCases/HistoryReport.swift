@@ -35,12 +35,22 @@ package struct HistoryReport {
             currencies.append((id, priced))
             metrics = priced
             let range = try resolveRange(from: request.from, to: request.to, counter: counter, now: activity.now(), naming: activity.naming, note: activity.note)
+            if request.compare, range.from == range.to, range.from == today(for: counter, now: activity.now()) {
+                // Today's hours so far against the whole of yesterday read as a fall (−35% at 16:30 on
+                // an ordinary Monday): refused rather than shown wrong.
+                let yesterday = range.from.adding(days: -1).iso
+                throw ParameterError(.compare, .notApplicable) {
+                    "\($0[.compare]) cannot compare today alone: its hours so far would be set against the whole of \(yesterday). "
+                        + "Compare whole days (\($0[.to]) yesterday), or \($0.action(.watchToday(counterID: counter.id)))"
+                }
+            }
             let loaded = try await loader.load(counter: counter, range: range, metrics: metrics, grouping: request.grouping, refresh: request.refresh)
             loads.append(loaded)
             previousLoads.append(request.compare ? try await Comparison.loadPrevious(loaded, loader: loader, metrics: metrics, refresh: request.refresh) : nil)
         }
         var allMissing: [(Int, [Day])] = []
         var previousMissing: [(Int, [Day])] = []
+        var metricMissing: [(Int, Metric, [Day])] = []
         let goalNames = await GoalNames.load(for: metrics, counterIDs: request.counterIDs, client: loader.client, activity: activity)
         // Counters in different time zones resolve `yesterday` to different days: the report spans them all.
         if let span = DateRange.spanning(loads.map(\.range)) {
@@ -60,10 +70,15 @@ package struct HistoryReport {
             try sink.append(built.rows)
             try sink.endSection(totals: built.totals, missingDays: loaded.missingDays)
             if !loaded.missingDays.isEmpty { allMissing.append((loaded.counter.id, loaded.missingDays)) }
+            for (metric, days) in loaded.missingMetrics(metrics) { metricMissing.append((loaded.counter.id, metric, days)) }
         }
         try sink.end()
         for (id, days) in allMissing {
             activity.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days))\(request.offline ? "; run without \(activity.naming[.offline]) to fetch it" : "").")
+        }
+        // Said per metric: the others of those days are shown.
+        for (id, metric, days) in metricMissing {
+            activity.note("Note: counter \(id) has no history of \(metric.shortName) for \(ReportTableSink.describe(days: days)): shown as —\(request.offline ? "; run without --offline to fetch it" : "").")
         }
         for (id, days) in previousMissing {
             activity.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days)) of the previous period: those changes are shown as —\(request.offline ? "; run without \(activity.naming[.offline]) to fetch it" : "").")

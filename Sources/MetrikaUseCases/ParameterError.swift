@@ -58,11 +58,14 @@ package enum SuggestedAction: Sendable, Equatable {
     case sync(counterID: Int)
     /// Free the log requests kept on the server for counter `counterID`.
     case cleanLogs(counterID: Int)
+    /// See today so far against the same hours of earlier weeks.
+    case watchToday(counterID: Int)
 
     var neutralText: String {
         switch self {
         case .sync(let id): return "sync counter \(id) (or run the report online)"
         case .cleanLogs(let id): return "clean all log requests of counter \(id)"
+        case .watchToday(let id): return "see today against the same hours of earlier weeks (counter \(id))"
         }
     }
 }

@@ -5,7 +5,7 @@ import Testing
 /// The peers of the alert drills, started once for the whole suite: the simulator with the alert
 /// situations (Fixtures/alerts, its clock on Tuesday 2026-12-01), a real HTTP webhook receiver
 /// (Python's http.server: answers 200, 500, a redirect or nothing, by path) and, where msmtp and
-/// aiosmtpd are installed, a real SMTP server. Stopped when the test process ends.
+/// aiosmtpd are installed, a real SMTP server. Stopped when the suite ends.
 final class AlertPeers: @unchecked Sendable {
     static let simulatorNow = "2026-12-01T06:00:00Z"
     /// Monday 09:00 in Moscow: the judged day is Sunday 2026-11-29.
@@ -13,18 +13,19 @@ final class AlertPeers: @unchecked Sendable {
     /// Tuesday 09:00 in Moscow: the judged day is Monday 2026-11-30.
     static let tuesday = "2026-12-01T06:00:00Z"
 
-    static let shared: Result<AlertPeers, SimpleError> = {
-        do {
-            let peers = try AlertPeers()
-            atexit { AlertPeers.stopShared() }
-            return .success(peers)
-        } catch {
-            return .failure(SimpleError("\(error)"))
-        }
-    }()
+    /// Started on the suite's first use, stopped at its end (`.stops(AlertPeers.shared)`).
+    static let shared = SuiteFixture(start: { try AlertPeers() }, stop: { $0.stop() })
 
-    static func stopShared() {
-        if case .success(let peers) = shared { peers.api.stop() }
+    /// Stops the simulator, the webhook receiver and the SMTP sink.
+    func stop() {
+        api.stop()
+        if receiver.isRunning {
+            receiver.terminate()
+            receiver.waitUntilExit()
+        }
+        ChildProcesses.unregister(receiver.processIdentifier)
+        try? receiverInput.fileHandleForWriting.close()
+        sink?.stop()
     }
 
     let api: FakeAPI
@@ -46,6 +47,7 @@ final class AlertPeers: @unchecked Sendable {
         receiver.standardError = FileHandle.nullDevice
         receiver.standardInput = receiverInput
         try receiver.run()
+        ChildProcesses.register(receiver.processIdentifier)
         receiverPort = try readAnnouncedPort(of: receiver, from: output, name: "webhook_receiver.py")
         spool = try TemporaryDirectory()
         sink = MailEndToEndTests.mailChainAvailable ? try MailEndToEndTests.SMTPSink(directory: spool.path) : nil
@@ -63,9 +65,10 @@ final class AlertPeers: @unchecked Sendable {
         var body: String
     }
 
-    /// The requests whose path holds `secret`, waiting a little for late ones to be written.
-    func received(secret: String, settle: Double = 0.3) throws -> [Received] {
-        usleep(UInt32(settle * 1_000_000))
+    /// The requests whose path holds `secret`. Read once metrika has exited, with no wait: the receiver
+    /// stores each request before it answers it, and metrika ends only after its answer (or its
+    /// timeout, long after the request was read), so nothing can still be on its way.
+    func received(secret: String) throws -> [Received] {
         let names = try FileManager.default.contentsOfDirectory(atPath: hooks.path).filter { $0.hasSuffix(".json") }.sorted()
         return try names.compactMap { name in
             let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: hooks.path + "/" + name))) as? [String: Any]
@@ -78,13 +81,8 @@ final class AlertPeers: @unchecked Sendable {
 /// `metrika alert` end to end: the built binary against the simulator's situations, a real webhook
 /// receiver and a real MTA. Exactly the expected alerts, once; a quiet seasonal Sunday and a tiny
 /// goal; back to normal; the webhook's hostile answers; the secret kept out of everything.
-@Suite(.serialized, .blockingLanes) struct AlertEndToEndTests {
-    func peers() throws -> AlertPeers {
-        switch AlertPeers.shared {
-        case .success(let peers): return peers
-        case .failure(let error): throw error
-        }
-    }
+@Suite(.serialized, .blockingLanes, .stops(AlertPeers.shared)) struct AlertEndToEndTests {
+    func peers() throws -> AlertPeers { try AlertPeers.shared.get() }
 
     func environment(_ peers: AlertPeers, _ home: TemporaryDirectory, now: String, extra: [String: String] = [:]) -> [String: String] {
         metrikaEnvironment(api: peers.api, home: home.path, extra: ["METRIKA_NOW": now, "METRIKA_DB": home.path + "/h.sqlite"].merging(extra) { $1 })

@@ -165,6 +165,22 @@ struct CompareEndToEndTests {
         #expect(offline.stderr.contains("has no history for 2026-11-17 … 2026-11-19 of the previous period"), "\(offline.stderr)")
     }
 
+    /// Issue 40 item 4: today alone was compared with the whole of yesterday (−35% at 16:30 on an
+    /// ordinary Monday). Refused with the reason, in every format, before any data request.
+    @Test(arguments: [["--from", "today"], ["--period", "today"], ["--from", "today", "--json"], ["--from", "today", "--csv"]])
+    func todayAloneIsNotComparedWithAWholeDay(arguments: [String]) throws {
+        let world = try World()
+        let result = try world.report(["--counter", "1001", "--metrics", "visits", "--compare"] + arguments)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stdout.isEmpty, "\(result.stdout)")
+        #expect(result.stderr.hasPrefix("Error: --compare cannot compare today alone: its hours so far would be set against the whole of 2026-11-28."), "\(result.stderr)")
+        #expect(result.stderr.contains("metrika live --counter 1001"))
+        #expect(try world.statRequests() == 0)
+        // Whole days still compare.
+        let yesterday = try world.report(["--counter", "1001", "--metrics", "visits", "--compare", "--from", "yesterday", "--to", "yesterday", "--csv"])
+        #expect(yesterday.status == 0, "\(yesterday.stderr)")
+    }
+
     @Test func dimensionReportsRefuseCompare() throws {
         let world = try World()
         let result = try world.report(["--counter", "1001", "--dimensions", "trafficSource", "--compare"])

@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 
 /// `metrika alert --today` end to end: the built binary against the simulator (Fixtures/alerts, its
@@ -6,28 +7,18 @@ import Testing
 /// that day. The stop is told once (and 520005's traffic, at 0.4 of the usual, as a drop), a normal
 /// counter (520001) stays quiet, the next run is silent and costs
 /// one request per counter; hours are counted from the simulator's request log. One simulator for
-/// the suite.
-@Suite(.serialized, .blockingLanes) struct HourlyAlertEndToEndTests {
+/// the suite, stopped at its end.
+/// The suite's simulator, stopped at its end.
+private let hourlySimulator = FakeAPI.shared(fixtures: "alerts", arguments: ["--now", "2026-12-01T14:30:00Z"])
+
+@Suite(.serialized, .blockingLanes, .stops(hourlySimulator)) struct HourlyAlertEndToEndTests {
     /// 17:30 in Moscow: 14:00, 15:00 and 16:00 finished at zero for 520008; 17:00 running.
     static let now = "2026-12-01T14:30:00Z"
     static let later = "2026-12-01T14:55:00Z"
 
-    static let shared: Result<FakeAPI, SimpleError> = {
-        do {
-            let api = try FakeAPI(fixtures: "alerts", arguments: ["--now", now])
-            atexit { if case .success(let api) = HourlyAlertEndToEndTests.shared { api.stop() } }
-            return .success(api)
-        } catch {
-            return .failure(SimpleError("\(error)"))
-        }
-    }()
+    static var shared: SuiteFixture<FakeAPI> { hourlySimulator }
 
-    func api() throws -> FakeAPI {
-        switch Self.shared {
-        case .success(let api): return api
-        case .failure(let error): throw error
-        }
-    }
+    func api() throws -> FakeAPI { try Self.shared.get() }
 
     func environment(_ api: FakeAPI, _ home: TemporaryDirectory, now: String) -> [String: String] {
         metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": now, "METRIKA_DB": home.path + "/h.sqlite"])

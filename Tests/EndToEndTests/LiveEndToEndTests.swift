@@ -7,19 +7,8 @@ import Testing
 final class LivePeers: @unchecked Sendable {
     static let now = "2026-12-01T13:30:00Z"
 
-    static let shared: Result<LivePeers, SimpleError> = {
-        do {
-            let peers = try LivePeers()
-            atexit { LivePeers.stopShared() }
-            return .success(peers)
-        } catch {
-            return .failure(SimpleError("\(error)"))
-        }
-    }()
-
-    static func stopShared() {
-        if case .success(let peers) = shared { peers.api.stop() }
-    }
+    /// Started on the suite's first use, stopped at its end (`.stops(LivePeers.shared)`).
+    static let shared = SuiteFixture(start: { try LivePeers() }, stop: { $0.api.stop() })
 
     let api: FakeAPI
 
@@ -27,12 +16,7 @@ final class LivePeers: @unchecked Sendable {
         api = try FakeAPI(fixtures: "alerts", arguments: ["--now", Self.now])
     }
 
-    static func get() throws -> LivePeers {
-        switch shared {
-        case .success(let peers): return peers
-        case .failure(let error): throw error
-        }
-    }
+    static func get() throws -> LivePeers { try shared.get() }
 }
 
 /// A private tmux server (its own `-L` socket) with one pane running `sh`, for driving a full-screen
@@ -124,7 +108,7 @@ final class TmuxPane: @unchecked Sendable {
 /// `metrika live` end to end: the built binary in a real terminal (tmux) against the simulator —
 /// it draws, refreshes on r within one request per counter, redraws at a new size, and leaves the
 /// terminal exactly as it found it on q and on SIGTERM; through a pipe, one plain snapshot.
-@Suite(.serialized, .blockingLanes) struct LiveEndToEndTests {
+@Suite(.serialized, .blockingLanes, .stops(LivePeers.shared)) struct LiveEndToEndTests {
     func environment(_ peers: LivePeers, home: TemporaryDirectory) -> [String: String] {
         var environment = metrikaEnvironment(api: peers.api, home: home.path, extra: ["METRIKA_NOW": LivePeers.now])
         environment["PATH"] = Binaries.directory.path + ":/usr/bin:/bin"
@@ -132,6 +116,22 @@ final class TmuxPane: @unchecked Sendable {
     }
 
     func dataRequests(_ peers: LivePeers) throws -> Int { try peers.api.requestCount(pathPrefix: "/stat/v1/data") }
+
+    /// The footer's `N requests today`, or nil.
+    static func requestsToday(_ screen: String) -> Int? {
+        screen.firstMatch(of: /(\d+) requests? today/).flatMap { Int($0.1) }
+    }
+
+    /// The text of a file the pane's shell writes after live has ended (`stty -g > after`), waited
+    /// for (at most 10 s) rather than slept for: the shell's prompt line comes before the file.
+    static func written(_ path: String) throws -> String {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8), text.hasSuffix("\n") { return text }
+            usleep(20_000)
+        }
+        throw SimpleError("\(path) was not written")
+    }
 
     @Test func drawsRefreshesRedrawsAndQuitsLeavingTheTerminalAsItWas() throws {
         try ToolCheck.require("tmux", package: "tmux")
@@ -152,11 +152,12 @@ final class TmuxPane: @unchecked Sendable {
         for line in drawn.split(separator: "\n") { #expect(line.count <= 80) }
 
         // r: one refresh, at most one request per counter (the earlier weeks are stored).
+        // Done when the footer's count of today's requests moves: the screen is redrawn only once
+        // every counter's refresh has ended, so the simulator's log then holds all of them.
         let before = try dataRequests(peers)
+        let shown = try #require(Self.requestsToday(drawn), "\(drawn)")
         try pane.send("r")
-        let deadline = Date().addingTimeInterval(20)
-        while try dataRequests(peers) < before + 1, Date() < deadline { usleep(100_000) }
-        usleep(300_000)
+        try pane.waitFor("the refreshed screen", seconds: 20) { (Self.requestsToday($0) ?? shown) > shown }
         let spent = try dataRequests(peers) - before
         #expect(spent >= 1 && spent <= 2, "a refresh of 2 counters made \(spent) data requests")
 
@@ -185,9 +186,8 @@ final class TmuxPane: @unchecked Sendable {
         #expect(!after.contains("Last data"))
         #expect(try pane.value("#{alternate_on}") == "0")
         #expect(try pane.value("#{cursor_flag}") == "1")
-        usleep(200_000)
         let saved = try String(contentsOfFile: home.path + "/before", encoding: .utf8)
-        let restored = try String(contentsOfFile: home.path + "/after", encoding: .utf8)
+        let restored = try Self.written(home.path + "/after")
         #expect(saved == restored, "termios after live differs: \(saved) vs \(restored)")
     }
 
@@ -209,8 +209,7 @@ final class TmuxPane: @unchecked Sendable {
         #expect(after.contains("shell-before-live"))
         #expect(try pane.value("#{alternate_on}") == "0")
         #expect(try pane.value("#{cursor_flag}") == "1")
-        usleep(200_000)
-        #expect(try String(contentsOfFile: home.path + "/before", encoding: .utf8) == String(contentsOfFile: home.path + "/after", encoding: .utf8))
+        #expect(try String(contentsOfFile: home.path + "/before", encoding: .utf8) == Self.written(home.path + "/after"))
     }
 
     @Test func throughAPipeOnePlainSnapshot() throws {
@@ -223,6 +222,29 @@ final class TmuxPane: @unchecked Sendable {
         #expect(result.stdout.contains("Сезонный магазин · 520001"))
         #expect(result.stdout.contains("\u{2212}100% since 14:00"), "\(result.stdout)")
         #expect(result.stderr.isEmpty, "\(result.stderr)")
+    }
+
+    /// Issue 40 item 7: one unreadable counter among several blanked the snapshot (nothing printed,
+    /// exit 64). The others print; the bad one is named on stderr, once; the exit code is its own.
+    @Test func oneUnreadableCounterLeavesTheOthersPrinted() throws {
+        let peers = try LivePeers.get()
+        let home = try TemporaryDirectory()
+        let unknown = try metrika(["live", "--counter", "520008,424242"], environment: environment(peers, home: home))
+        #expect(unknown.status == 64, "\(unknown.stderr)")
+        #expect(unknown.stdout.contains("Магазин «До обеда» · 520008"), "\(unknown.stdout)")
+        #expect(unknown.stdout.contains("\u{2212}100% since 14:00"))
+        #expect(unknown.stderr.hasPrefix("Error: counter 424242: "), "\(unknown.stderr)")
+        #expect(unknown.stderr.split(separator: "\n").count == 1, "one line: \(unknown.stderr)")
+        #expect(!unknown.stderr.contains("520008"))
+
+        // Access denied (77): the simulator answers 403 for the second counter's metadata once.
+        try peers.api.inject(["kind": "hostile_api_error", "status": 403, "count": 1, "path_prefix": "/management/v1/counter/520001"])
+        let denied = try metrika(["live", "--counter", "520008,520001"], environment: environment(peers, home: try TemporaryDirectory()))
+        #expect(denied.status == 77, "\(denied.stderr)")
+        #expect(denied.stdout.contains("Магазин «До обеда» · 520008"), "\(denied.stdout)")
+        #expect(!denied.stdout.contains("520001"))
+        #expect(denied.stderr.hasPrefix("Error: counter 520001: Access denied"), "\(denied.stderr)")
+        try peers.api.reset()
     }
 
     @Test func aBadCounterIsTheUsualError() throws {

@@ -32,7 +32,6 @@ struct LogsInterruptEndToEndTests {
     func waitForTemporary(_ directory: String, api: FakeAPI, while process: Process) throws {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline, process.isRunning, try temporaries(directory).isEmpty || !(try Self.downloading(api)) { usleep(50_000) }
-        usleep(300_000)
     }
 
     /// `metrika logs … OUTPUT` started (not waited for) with SIGINT and SIGTERM at their default
@@ -66,9 +65,11 @@ struct LogsInterruptEndToEndTests {
         env["METRIKA_LOGS_POLL"] = "1"
         let (process, errors) = try launch(into: file, environment: env)
         let ordered = { try api.requests().contains { ($0["method"] as? String) == "POST" && ($0["path"] as? String)?.hasSuffix("/logrequests") == true } }
+        // Polling: a status request for the ordered log has reached the simulator, so metrika has
+        // read the order's answer (and kept its id) — the condition itself, not a pause after the order.
+        let polled = { try api.requests().contains { ($0["method"] as? String) == "GET" && ($0["path"] as? String)?.hasSuffix("/logrequest/7000001") == true } }
         let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, process.isRunning, !(try ordered()) { usleep(50_000) }
-        usleep(300_000)
+        while Date() < deadline, process.isRunning, !(try polled()) { usleep(50_000) }
         let wasOrdered = try ordered()
         #expect(process.isRunning && wasOrdered)
         kill(process.processIdentifier, SIGTERM)
@@ -95,10 +96,15 @@ struct LogsInterruptEndToEndTests {
         let output: FileHandle = try #require(FileHandle(forWritingAtPath: fifo))
         let (process, _) = try launch(into: "-", environment: environment(api, home), stdout: output)
         let exited = exitSignal(of: process)
-        // Blocked: the part download is under way and nothing more can be written.
+        // Blocked: the part download is under way and the pipe is full (its 64 KiB buffer holds all
+        // the reader has not read), so the next write cannot return.
         let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, process.isRunning, !(try Self.downloading(api)) { usleep(50_000) }
-        usleep(1_000_000)
+        var buffered: Int32 = 0
+        while Date() < deadline, process.isRunning, !(try Self.downloading(api)) || buffered < 60_000 {
+            _ = ioctl(reader, UInt(FIONREAD), &buffered)
+            usleep(20_000)
+        }
+        #expect(buffered >= 60_000, "the pipe never filled: \(buffered) bytes")
         #expect(process.isRunning)
         kill(process.processIdentifier, SIGTERM)
         #expect(exited.wait(timeout: .now() + 1) == .timedOut, "the first signal is the job's: it winds down, blocked")

@@ -6,10 +6,10 @@ import Testing
 /// both of its connect modes — `legacy` (the initialize handshake) and `auto` (probes the stateless
 /// `server/discover`) — plus raw lines on stdin for what a well-behaved client never sends.
 /// One simulator for the whole suite; tool cases add steps to `MCPDriver.run` (see Support/mcp_driver.py).
-@Suite("MCP end to end", .blockingLanes)
+@Suite("MCP end to end", .blockingLanes, .stops(MCPSimulators.plain))
 struct MCPEndToEndTests {
-    /// The simulator the suite's servers talk to, started once.
-    static let api = Result { try FakeAPI() }
+    /// The simulator the suite's servers talk to, started once and stopped at the suite's end.
+    static var api: SuiteFixture<FakeAPI> { MCPSimulators.plain }
     /// A home directory (config, history) shared by the suite's runs.
     static let home = Result { try TemporaryDirectory() }
 

@@ -2,15 +2,23 @@ import Foundation
 import MetrikaTestSupport
 import Testing
 
+/// The MCP suites' simulators (one each, stopped at the end of the suite that uses it).
+enum MCPSimulators {
+    static let plain = FakeAPI.shared()
+    static let tools = FakeAPI.shared()
+    /// The alert situations (docs/simulator.md), with metrika on Monday 2026-11-30.
+    static let alerts = FakeAPI.shared(fixtures: "alerts", arguments: ["--now", "2026-12-01T06:00:00Z"])
+}
+
 /// The five tools through the built `metrika mcp`, driven by the official Python SDK (the reference
 /// client; skipped with the install hint when it is missing) in both connect modes, against the
 /// simulator: the answers equal the CLI's for the same request. One simulator per fixture set for the
 /// suite; each test's history database is its own.
-@Suite("MCP tools end to end", .blockingLanes)
+@Suite("MCP tools end to end", .blockingLanes, .stops(MCPSimulators.tools, MCPSimulators.alerts))
 struct MCPToolsEndToEndTests {
-    static let api = Result { try FakeAPI() }
+    static var api: SuiteFixture<FakeAPI> { MCPSimulators.tools }
     /// The alert situations (docs/simulator.md), with metrika on Monday 2026-11-30.
-    static let alerts = Result { try FakeAPI(fixtures: "alerts", arguments: ["--now", "2026-12-01T06:00:00Z"]) }
+    static var alerts: SuiteFixture<FakeAPI> { MCPSimulators.alerts }
     static let monday = "2026-11-30T06:00:00Z"
 
     /// Ten settled days well before the still-changing ones, in Moscow time like the fixtures.

@@ -38,7 +38,9 @@ import MetrikaModel
             port = try readAnnouncedPort(of: process, from: output, name: "smtp_sink.py")
         }
 
-        deinit {
+        deinit { stop() }
+
+        func stop() {
             try? input.fileHandleForWriting.close()
             if process.isRunning { process.terminate() }
             process.waitUntilExit()

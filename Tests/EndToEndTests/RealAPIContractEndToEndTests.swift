@@ -123,6 +123,10 @@ struct RealAPIContractEndToEndTests {
         #expect(result.status == 77, "stderr: \(result.stderr)")
         #expect(result.stdout.isEmpty, "\(result.stdout)")
         #expect(result.stderr.contains("Access is denied"), "\(result.stderr)")
+        // Which of the two: the denied one is named, once (issue 40 item 9).
+        #expect(result.stderr.contains("Access denied to counter 1003: "), "\(result.stderr)")
+        #expect(result.stderr.components(separatedBy: "1003").count == 2, "\(result.stderr)")
+        #expect(!result.stderr.contains("1001"), "\(result.stderr)")
     }
 
     // MARK: - The API's digits

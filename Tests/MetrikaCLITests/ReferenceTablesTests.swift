@@ -42,6 +42,22 @@ struct ReferenceTablesTests {
         }
     }
 
+    /// Issue 40 item 10: `live` quit with Ctrl-C (a key in its full screen) ends with 0, and every
+    /// place that says so agrees — README's table said 130 where docs/live.md and the code said 0.
+    @Test func liveQuitByCtrlCIsExitZeroEverywhere() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let live = try String(contentsOf: Self.root.appendingPathComponent("docs/live.md"), encoding: .utf8)
+        let row = try #require(readme.split(separator: "\n").first { $0.hasPrefix("| 130 |") })
+        #expect(!row.contains("130 Ctrl-C"), "\(row)")
+        #expect(row.contains("Ctrl-C typed in `live`'s full screen is its quit key, like `q`: exit 0"), "\(row)")
+        #expect(live.contains("| `q`, Ctrl-C | quit (exit 0) |"))
+        #expect(live.contains("`q`, Ctrl-C (both exit 0"))
+        let table = try #require(ReferenceTables.exitCodes.first { $0.code == 130 })
+        #expect(table.meaning.contains("Ctrl-C typed in live's full screen is its quit key, like q: exit 0"), "\(table.meaning)")
+        #expect(LiveCommand.discussion.contains("q or Ctrl-C quit (exit 0"), "metrika live --help")
+        #expect(ManPage.render().contains("q or Ctrl\\-C quit (exit 0"), "the man page")
+    }
+
     @Test func everyExitCodeIsDocumented() throws {
         let source = try String(contentsOf: Self.root.appendingPathComponent("Sources/MetrikaModel/Values/MetrikaFailure.swift"), encoding: .utf8)
         let pattern = try NSRegularExpression(pattern: #"static let \w+: Int32 = (\d+)"#)

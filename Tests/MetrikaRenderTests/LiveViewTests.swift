@@ -88,9 +88,35 @@ struct LiveViewTests {
         #expect(LiveView(width: 55, height: 24, colour: false).lines(Self.shop()).first?.hasPrefix("Terminal too small") == true)
         #expect(LiveView(width: 56, height: 24, colour: false).lines(Self.shop()).first?.hasPrefix("Terminal too small") == false)
         let lines = LiveView(width: 30, height: 10, colour: false).lines(Self.shop())
-        #expect(lines.count == 1)
+        #expect(lines.count >= 1 && lines.count <= 10)
         #expect(lines[0].hasPrefix("Terminal too small"))
-        #expect(displayWidth(of: lines[0]) <= 30)
+        for line in lines { #expect(displayWidth(of: line) <= 30) }
+    }
+
+    /// Issue 40 item 11: at 40 columns the message was cut at `needs …`; it is wrapped whole.
+    @Test(arguments: [(40, 24), (30, 10), (55, 12), (20, 8)])
+    func theTooSmallMessageIsWrappedNotCut(width: Int, height: Int) {
+        let lines = LiveView(width: width, height: height, colour: false).lines(Self.shop())
+        let text = lines.joined(separator: " ")
+        #expect(text == "Terminal too small: metrika live needs 56×12 (this one is \(width)×\(height)).", "\(lines)")
+        #expect(!text.contains("…"))
+        for line in lines { #expect(displayWidth(of: line) <= width, "\(line)") }
+    }
+
+    /// Issue 40 item 11: at 60 columns the verdict read `−68% since …`; the words around the numbers
+    /// give way and the verdict stays whole, at every width the view draws.
+    @Test(arguments: [56, 58, 60, 62, 70])
+    func theVerdictIsNeverCut(width: Int) throws {
+        let lines = LiveView(width: width, height: 24, colour: false).lines(Self.shop())
+        let totals = try #require(lines.dropFirst().first)
+        #expect(totals.hasSuffix(" · \u{2212}68% since 13:00"), "\(totals)")
+        #expect(totals.hasPrefix("Visits "))
+        #expect(!totals.contains("…") && displayWidth(of: totals) <= width, "\(totals)")
+    }
+
+    @Test func aWideScreenKeepsEveryWordOfTheTotals() throws {
+        let totals = try #require(LiveView(width: 80, height: 24, colour: false).lines(Self.shop()).dropFirst().first)
+        #expect(totals == "Visits so far 756 · expected by now ~1 185 · \u{2212}68% since 13:00", "\(totals)")
     }
 
     @Test(arguments: [(0.5, 1.0), (1, 1), (7, 8), (11, 15), (144, 150), (201, 250), (251, 300), (1_184, 1_500), (9_001, 10_000)])

@@ -7,8 +7,9 @@ package enum APIError: MetrikaFailure, Equatable {
     case unauthorized(String)
     /// 403 invalid_token: the token is unknown, expired or revoked.
     case invalidToken
-    /// 403 access_denied / counter_in_connect: the token may not read this object.
-    case accessDenied(String)
+    /// 403 access_denied / counter_in_connect: the token may not read this object; the counter asked
+    /// for, when the request named one (each entry point words it: the CLI's `Error:` line, MCP).
+    case accessDenied(String, counterID: Int? = nil)
     /// 400 invalid_parameter, missing_parameter and friends: the request was wrong.
     case badRequest(type: String, message: String)
     /// 400 query_error: the query is too heavy for the API.
@@ -29,11 +30,14 @@ package enum APIError: MetrikaFailure, Equatable {
     case tooLarge(path: String, limit: Int)
     /// The TLS handshake failed (untrusted, expired or mismatched certificate): not retried.
     case insecure(host: String, detail: String)
+    /// A request argument so long the request address would pass `limit` bytes: refused before
+    /// sending (the API's servers answer such a request with HTTP 414 or 431, not an error to retry).
+    case argumentTooLong(name: String, length: Int, limit: Int)
 
     package var exitCode: Int32 {
         switch self {
         case .unauthorized, .invalidToken, .accessDenied: return ExitCode.noPermission
-        case .badRequest, .queryTooComplicated, .notFound: return ExitCode.usage
+        case .badRequest, .queryTooComplicated, .notFound, .argumentTooLong: return ExitCode.usage
         case .dailyQuota, .quotaPersisted: return ExitCode.tryLater
         case .unavailable, .redirected, .insecure: return ExitCode.unavailable
         case .unreadable, .tooLarge: return ExitCode.dataError
@@ -46,7 +50,7 @@ package enum APIError: MetrikaFailure, Equatable {
             return "The API did not accept the request as signed in (\(detail)). Run `metrika login` or set METRIKA_TOKEN."
         case .invalidToken:
             return "The API rejected the token (invalid_token): it is wrong, expired or revoked. Sign in again with `metrika login`."
-        case .accessDenied(let detail):
+        case .accessDenied(let detail, _):
             return "Access denied: \(detail) Check the counter id, or sign in as an account that can view it (`metrika login`)."
         case .badRequest(let type, let message):
             return "The API refused the request (\(type)): \(message)"
@@ -68,10 +72,40 @@ package enum APIError: MetrikaFailure, Equatable {
         case .tooLarge(let path, let limit):
             return "The answer from \(path) is larger than the \(Self.describeBytes(limit)) limit; metrika stopped reading it. "
                 + "If the API really sends that much, raise METRIKA_MAX_RESPONSE (bytes, or with K, M, G)."
+        case .argumentTooLong(let name, let length, let limit):
+            return "The \(name) argument is too long (\(length) characters): a request may be at most \(Self.describeBytes(limit)) long. "
+                + "Shorten it, or split the report into several."
         case .insecure(let host, let detail):
             return "The TLS connection to \(host) failed (\(detail)); not retried. "
                 + "Check METRIKA_API_URL, the system clock and the CA certificates, or a proxy that intercepts HTTPS."
         }
+    }
+
+    /// The counter an access error is about, when the request named one.
+    package var counterID: Int? {
+        if case .accessDenied(_, let id) = self { return id }
+        return nil
+    }
+
+    /// The message naming the counter it is about (once), for an entry point whose line does not
+    /// name it already: `Access denied to counter 1003: …`.
+    package var messageNamingCounter: String {
+        // The simulator's (and some real) answers name it already: then once is enough.
+        guard case .accessDenied(let detail, let id?) = self, !detail.contains(String(id)) else { return message }
+        return "Access denied to counter \(id): \(detail) Check the counter id, or sign in as an account that can view it (`metrika login`)."
+    }
+
+    /// The one counter a request URL names: `/management/v1/counter/ID…` or an `ids=`/`id=` query of
+    /// one id (several ids name no single counter).
+    package static func counterID(in url: URL?) -> Int? {
+        guard let url else { return nil }
+        let parts = url.path.split(separator: "/")
+        if let index = parts.firstIndex(of: "counter"), index + 1 < parts.count, let id = Int(parts[index + 1]) { return id }
+        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        for name in ["ids", "id"] {
+            if let value = items.first(where: { $0.name == name })?.value, let id = Int(value) { return id }
+        }
+        return nil
     }
 
     /// A byte count as the limit was likely set: `64 MiB`, `512 KiB`, or plain bytes.

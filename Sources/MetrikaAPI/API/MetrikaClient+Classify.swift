@@ -29,7 +29,8 @@ extension MetrikaClient {
             return .fail(.unauthorized(apiMessage.isEmpty ? "HTTP 401" : apiMessage))
         case 403:
             if type == "access_denied" || type == "counter_in_connect" {
-                return .fail(.accessDenied(apiMessage.isEmpty ? "the token may not read this counter." : Self.sentence(apiMessage)))
+                return .fail(.accessDenied(apiMessage.isEmpty ? "the token may not read this counter." : Self.sentence(apiMessage),
+                                           counterID: APIError.counterID(in: url)))
             }
             return .fail(.invalidToken)
         case 404:

@@ -68,6 +68,7 @@ package struct MetrikaClient: Sendable {
     /// GET with retries; the body of a 2xx answer, never empty.
     func fetchBody(_ path: String, query: [(String, String)]) async throws -> (Data, URL) {
         let url = makeURL(path: path, query: query)
+        try Self.checkLength(url, query: query)
         let response = try await send(HTTPRequest(
             method: "GET", url: url, headers: signedHeaders(acceptingJSON: true), timeout: requestTimeout, maxResponseBytes: maxResponseBytes))
         guard !response.body.isEmpty else {
@@ -110,6 +111,16 @@ package struct MetrikaClient: Sendable {
             components.percentEncodedQuery = query.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
         }
         return components.url!
+    }
+
+    /// The longest request address metrika sends (the query string included). Servers in front of the
+    /// API refuse longer ones (HTTP 414 or 431) — an answer that reads like a fault to retry.
+    package static let maximumURLBytes = 32 * 1024
+
+    /// Refuses a request whose address would pass `maximumURLBytes`, naming its longest argument.
+    static func checkLength(_ url: URL, query: [(String, String)]) throws {
+        guard url.absoluteString.utf8.count > maximumURLBytes, let longest = query.max(by: { $0.1.count < $1.1.count }) else { return }
+        throw APIError.argumentTooLong(name: longest.0, length: longest.1.count, limit: maximumURLBytes)
     }
 
     /// Percent-encodes a query component strictly (RFC 3986 unreserved characters only), so that

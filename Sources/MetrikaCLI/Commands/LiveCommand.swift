@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaModel
 import MetrikaRender
+import MetrikaStore
 import MetrikaUseCases
 
 /// `metrika live`: today so far, hour by hour, for a person at a terminal — full screen, refreshed
@@ -18,8 +19,9 @@ enum LiveCommand: Command {
     newest data and the requests spent today. Refreshed every --every minutes and on r; each refresh
     costs at most one request per counter (the earlier weeks are kept in the history database).
 
-    Keys: q or Ctrl-C quit · r refresh now · Tab, → next counter · Shift-Tab, ← previous · ? keys.
-    The terminal is left as it was on every exit. NO_COLOR turns colour off.
+    Keys: q or Ctrl-C quit (exit 0, a normal end) · r refresh now · Tab, → next counter ·
+    Shift-Tab, ← previous · ? keys. SIGTERM, SIGHUP or a SIGINT sent to it end it with 128 + the
+    signal. The terminal is left as it was on every exit. NO_COLOR turns colour off.
 
     Without a terminal (a pipe, cron) it prints one snapshot of each counter as plain text and exits:
       metrika live --counter 1001,1002 | mail -s today me@example.com
@@ -37,16 +39,33 @@ enum LiveCommand: Command {
         // Everything that can fail on a wrong command line or a missing sign-in fails here, before
         // the terminal is touched: the usual error line and exit code.
         let loader = try await session.historyLoader(offline: false)
+        // A counter that cannot be read (unknown, access denied) is named on stderr and sets the exit
+        // code; the others still show. Only when none can be read is it the command's error.
         var counters: [Counter] = []
-        for id in ids { counters.append(try await loader.counter(id: id)) }
+        var unreadable: (id: Int, failure: any MetrikaFailure)?
+        for id in ids {
+            do {
+                counters.append(try await loader.counter(id: id))
+            } catch let failure as any MetrikaFailure where ids.count > 1 && !(failure is StoreError) {
+                context.note("Error: counter \(id): \(failure.message)")
+                if unreadable == nil { unreadable = (id, failure) }
+            }
+        }
+        guard !counters.isEmpty else { return unreadable?.failure.exitCode ?? ExitCode.failure }
         let interactive = context.stdoutIsTerminal && TerminalScreen.isInteractive()
         // The goals list is read now, before the screen: a warning about it is a line like any other.
         let source = try await HourlyLiveSource.make(counters: counters, loader: loader, activity: context)
         let board = LiveBoard(counters: counters, source: source, activity: interactive ? QuietActivity(now: context.now) : context)
-        guard interactive else { return try await snapshot(board, context: context) }
+        guard interactive else {
+            let code = try await snapshot(board, context: context)
+            return code == ExitCode.ok ? unreadable?.failure.exitCode ?? code : code
+        }
         let colour = (context.environment["NO_COLOR"] ?? "").isEmpty && context.environment["TERM"] != "dumb"
         let loop = LiveScreenLoop(board: board, screen: TerminalScreen(output: context.stdout), every: every, colour: colour, context: context)
-        return try await loop.run()
+        let code = try await loop.run()
+        // The unreadable counter's line was drawn over by the screen: said again once it is gone.
+        if let unreadable { context.note("Error: counter \(unreadable.id): \(unreadable.failure.message)") }
+        return code == ExitCode.ok ? unreadable?.failure.exitCode ?? code : code
     }
 
     /// One refresh of every counter as plain text on stdout, a blank line between counters; a

@@ -83,8 +83,51 @@ package enum ManPage {
         https://yandex.ru/dev/metrika/
 
         """
-        return page
+        return withFallbacks(page)
     }
+
+    /// The page with a fallback glyph defined for each character it names by code (`\[u0417]`), for
+    /// an output device without it (`LC_ALL=C man`, groff's ascii): a transliteration, never a warning.
+    static func withFallbacks(_ page: String) -> String {
+        var codes: [String] = []
+        var rest = Substring(page)
+        while let start = rest.range(of: "\\[u") {
+            let tail = rest[start.upperBound...]
+            guard let end = tail.firstIndex(of: "]") else { break }
+            let code = String(tail[..<end])
+            if !codes.contains(code) { codes.append(code) }
+            rest = tail[end...]
+        }
+        guard !codes.isEmpty, let header = page.range(of: "\n.SH NAME\n") else { return page }
+        let definitions = codes.map { code -> String in
+            let scalar = UInt32(code, radix: 16).flatMap(Unicode.Scalar.init).map(Character.init)
+            return ".if !c\\[u\(code)] .char \\[u\(code)] \(scalar.map(asciiFallback) ?? "?")\n"
+        }.joined()
+        var result = page
+        result.insert(contentsOf: "\n" + definitions.dropLast(), at: header.lowerBound)
+        return result
+    }
+
+    /// What a character without an ASCII form reads as on an ASCII device.
+    static func asciiFallback(_ character: Character) -> String {
+        if let known = fallbacks[character] { return known }
+        let lower = Character(character.lowercased())
+        guard let latin = cyrillic[lower] else { return "?" }
+        return lower == character || latin.isEmpty ? latin : latin.prefix(1).uppercased() + latin.dropFirst()
+    }
+
+    static let fallbacks: [Character: String] = ["₽": "RUB", "·": "|", "«": "<<", "»": ">>", "’": "'"]
+    static let cyrillic: [Character: String] = [
+        "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh", "з": "z", "и": "i", "й": "i",
+        "к": "k", "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r", "с": "s", "т": "t", "у": "u", "ф": "f",
+        "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ы": "y", "ь": "", "э": "e", "ю": "yu", "я": "ya",
+    ]
+
+    /// The characters with a roff name of their own that every groff device draws (an ASCII form on
+    /// an ASCII one); any other non-ASCII character is written by its code, `\[u0417]`.
+    static let named: [Character: String] = [
+        "—": "\\(em", "–": "\\(en", "−": "\\(mi", "×": "\\(mu", "→": "\\(->", "←": "\\(<-", "…": "\\&...",
+    ]
 
     /// `-c, --counter ID[,ID…]` in roff.
     static func optionHeading(_ spec: OptionSpec) -> String {
@@ -117,9 +160,22 @@ package enum ManPage {
         return ".PP\n" + roff
     }
 
-    /// Text made inert for roff: backslashes and dashes escaped, a line never starting a request.
+    /// Text made inert for roff: backslashes and dashes escaped, a line never starting a request, and
+    /// only ASCII — every other character an escape (raw UTF-8 reads wrong under `LC_ALL=C` and troff
+    /// warns about it).
     static func escape(_ text: String) -> String {
-        var escaped = text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+        var escaped = ""
+        for character in text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-") {
+            if character.isASCII {
+                escaped.append(character)
+            } else if let name = named[character] {
+                escaped += name
+            } else {
+                for scalar in character.unicodeScalars {
+                    escaped += "\\[u" + String(repeating: "0", count: max(0, 4 - String(scalar.value, radix: 16).count)) + String(scalar.value, radix: 16, uppercase: true) + "]"
+                }
+            }
+        }
         if escaped.hasPrefix(".") || escaped.hasPrefix("'") { escaped = "\\&" + escaped }
         return escaped
     }

@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaAPI
 import MetrikaModel
 import MetrikaRender
 import MetrikaUseCases
@@ -53,6 +54,8 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
     /// generic sentence of `UnexpectedFailure`, never the value's own description (a Swift dump).
     package static func sentence(_ error: any Error) -> String {
         switch error {
+        // An access error names its counter: a model that asked for several must know which one.
+        case let failure as APIError: return failure.messageNamingCounter
         case let failure as any MetrikaFailure: return ParameterNaming.mcp.message(of: failure)
         case let interruption as Interruption: return interruption.account
         default: return UnexpectedFailure(error).message

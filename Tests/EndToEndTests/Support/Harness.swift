@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import MetrikaAPI
+import MetrikaTestSupport
 import MetrikaRender
 
 /// Where the built executables are: next to the test bundle in the build directory, or
@@ -115,6 +116,7 @@ final class FakeAPI: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
+        ChildProcesses.register(process.processIdentifier)
         // The first line is `listening on http://127.0.0.1:PORT`.
         port = try readAnnouncedPort(of: process, from: out, name: "metrika-fake-api")
     }
@@ -126,6 +128,12 @@ final class FakeAPI: @unchecked Sendable {
             process.terminate()
             process.waitUntilExit()
         }
+        ChildProcesses.unregister(process.processIdentifier)
+    }
+
+    /// A simulator for a suite's tests to share, stopped at the suite's end (`.stops(…)`).
+    static func shared(fixtures: String = "default", arguments: [String] = []) -> SuiteFixture<FakeAPI> {
+        SuiteFixture(start: { try FakeAPI(fixtures: fixtures, arguments: arguments) }, stop: { $0.stop() })
     }
 
     /// Queues a fault (see docs/simulator.md): e.g. `["kind": "backend_error", "count": 3]`.
