@@ -70,6 +70,10 @@ func serveTelegramBotAPI(_ arguments: [String]) -> Never {
         writeStandardError("metrika-fake-api: \(error)\n\(BotCommandLine.usage)\n")
         exit(64)
     }
+    if options.showHelp {
+        writeStandardOutput(BotCommandLine.usage + "\n")
+        exit(0)
+    }
     let simulator = BotAPISimulator(token: options.token, username: options.username)
     let botServer = HTTPServer(handler: { simulator.handle($0) })
     do {

@@ -148,7 +148,8 @@ import Testing
     @Test func theCommandLineReadsTheTelegramFlags() throws {
         #expect(BotCommandLine.wanted(["--port", "0", "--telegram"]))
         let options = try BotCommandLine.parse(["--telegram", "--port=8081", "--token", "1:abc"])
-        #expect(options.port == 8081 && options.token == "1:abc")
+        #expect(options.port == 8081 && options.token == "1:abc" && !options.showHelp)
+        #expect(try BotCommandLine.parse(["--telegram", "--help"]).showHelp)
         #expect(throws: BotCommandLineError.self) { _ = try BotCommandLine.parse(["--telegram", "--fixtures", "x"]) }
     }
 }

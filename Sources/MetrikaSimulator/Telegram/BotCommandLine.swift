@@ -3,10 +3,16 @@ package struct BotCommandLine: Sendable, Equatable {
     package var port: UInt16 = 0
     package var token = BotAPISimulator.defaultToken
     package var username = "metrika_test_bot"
+    /// `--help`: print the usage and exit 0.
+    package var showHelp = false
 
     package static let usage = """
         usage: metrika-fake-api --telegram [--port N] [--token TOKEN] [--username NAME]
           Serves the Telegram Bot API on 127.0.0.1 (docs/simulator.md, Telegram Bot API).
+          --port N          port on 127.0.0.1 (default 0: pick a free one)
+          --token TOKEN     the one bot token accepted (default \(BotAPISimulator.defaultToken))
+          --username NAME   the bot's username getMe answers (default metrika_test_bot)
+        The first line on stdout is `listening on http://127.0.0.1:PORT`.
         """
 
     /// Whether `arguments` ask for the Bot API simulator.
@@ -17,8 +23,15 @@ package struct BotCommandLine: Sendable, Equatable {
         var options = BotCommandLine()
         var rest = arguments.filter { $0 != "--telegram" }[...]
         while let argument = rest.popFirst() {
+            if argument == "--help" || argument == "-h" {
+                options.showHelp = true
+                continue
+            }
             let pieces = argument.split(separator: "=", maxSplits: 1).map(String.init)
             let flag = pieces[0]
+            guard ["--port", "--token", "--username"].contains(flag) else {
+                throw BotCommandLineError(text: "unknown argument \(flag) with --telegram")
+            }
             let value: String
             if pieces.count == 2 {
                 value = pieces[1]
