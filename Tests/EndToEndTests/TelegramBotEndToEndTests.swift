@@ -120,6 +120,7 @@ struct TelegramBotEndToEndTests {
             (403, .blocked(chat: "403", reason: "bot was blocked by the user")),
             (4290, .tooManyRequests(retryAfter: 3600)),
             (999, .garbage(method: "sendMessage", status: 200, detail: "it starts <html><body>upstream says hi</body></html>")),
+            (6000, .answerTooLarge(limit: TelegramBot.maxResponseBytes)),
         ]
         for (chat, expected) in refusals {
             do {

@@ -229,6 +229,10 @@ package final class BotAPISimulator: Sendable {
             return Self.failure(429, "Too Many Requests: retry after 3600", parameters: [("retry_after", .int(3600))])
         case .garbage:
             return HTTPResponse(status: 200, contentType: "text/html", body: Array("<html><body>upstream says hi</body></html>".utf8))
+        case .hugeAnswer:
+            // A well-formed answer of 6 MiB: a client must stop reading at its bound.
+            let padding = String(repeating: "x", count: 6 << 20)
+            return Self.success(.object([("message_id", .int(1)), ("padding", .string(padding))]))
         case .hang:
             // Holds the connection longer than any client's timeout in the tests, then answers.
             Thread.sleep(forTimeInterval: 5)
@@ -320,6 +324,8 @@ package enum BotScenarioChat: Int64, Sendable, CaseIterable {
     case garbage = 999
     /// No answer for 5 s, then 504.
     case hang = 504
+    /// 200 with a well-formed answer of 6 MiB.
+    case hugeAnswer = 6000
 
     /// Where `migrated` moved to.
     package static let migratedTo: Int64 = -1_001_234_567_890
