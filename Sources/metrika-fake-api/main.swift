@@ -19,6 +19,8 @@ let defaultFixtures = URL(fileURLWithPath: #filePath)
     .appendingPathComponent("Fixtures/default", isDirectory: true)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+// `--telegram` serves the Telegram Bot API instead (MetrikaSimulator/Telegram, docs/simulator.md).
+if BotCommandLine.wanted(arguments) { serveTelegramBotAPI(arguments) }
 let invocation: CommandLineOptions
 do {
     invocation = try CommandLineOptions.parse(
@@ -58,3 +60,40 @@ for stopSignal in [SIGTERM, SIGINT] {
     stopSources.append(source)
 }
 dispatchMain()
+
+/// `metrika-fake-api --telegram …`: starts the Bot API simulator and never returns.
+func serveTelegramBotAPI(_ arguments: [String]) -> Never {
+    let options: BotCommandLine
+    do {
+        options = try BotCommandLine.parse(arguments)
+    } catch {
+        writeStandardError("metrika-fake-api: \(error)\n\(BotCommandLine.usage)\n")
+        exit(64)
+    }
+    if options.showHelp {
+        writeStandardOutput(BotCommandLine.usage + "\n")
+        exit(0)
+    }
+    let simulator = BotAPISimulator(token: options.token, username: options.username)
+    let botServer = HTTPServer(handler: { simulator.handle($0) })
+    do {
+        let port = try botServer.start(port: options.port)
+        writeStandardOutput("listening on http://127.0.0.1:\(port)\n")
+    } catch {
+        writeStandardError("metrika-fake-api: \(error)\n")
+        exit(69)
+    }
+    // SIGTERM and SIGINT stop it and exit 0; the sources live as long as the process (dispatchMain never returns).
+    var signalSources: [any DispatchSourceSignal] = []
+    for stopSignal in [SIGTERM, SIGINT] {
+        signal(stopSignal, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: stopSignal, queue: .main)
+        source.setEventHandler {
+            botServer.stop()
+            exit(0)
+        }
+        source.resume()
+        signalSources.append(source)
+    }
+    withExtendedLifetime(signalSources) { dispatchMain() }
+}

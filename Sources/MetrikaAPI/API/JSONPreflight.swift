@@ -12,21 +12,21 @@ import Foundation
 ///
 /// Brackets and escapes are only counted outside or inside strings as JSON defines them, so a
 /// name such as `"[[["` or `"\\ud800"` (an escaped backslash) is left alone.
-enum JSONPreflight {
+package enum JSONPreflight {
     /// The deepest nesting of arrays and objects accepted in a server answer.
-    static let maxDepth = 64
+    package static let maxDepth = 64
 
     /// The answer nests arrays or objects deeper than `maxDepth`.
-    struct TooDeep: Error, Equatable {
+    package struct TooDeep: Error, Equatable {
         /// The limit that was exceeded.
-        let limit: Int
+        package let limit: Int
         /// What to tell the user: the rest of an "unreadable answer" message.
-        var description: String { "arrays or objects nested more than \(limit) levels deep" }
+        package var description: String { "arrays or objects nested more than \(limit) levels deep" }
     }
 
     /// The bytes to parse: `body` itself, or a copy with every lone surrogate escape rewritten to
     /// `\ufffd`. Throws `TooDeep` when the nesting goes deeper than `maxDepth`.
-    static func prepare(_ body: Data, maxDepth: Int = maxDepth) throws(TooDeep) -> Data {
+    package static func prepare(_ body: Data, maxDepth: Int = maxDepth) throws(TooDeep) -> Data {
         let lone = try loneSurrogateEscapes(in: body, maxDepth: maxDepth)
         guard !lone.isEmpty else { return body }
         var bytes = [UInt8](body)

@@ -33,6 +33,7 @@ package struct CommandLineOptions: Sendable {
           --logs-max-days N     max_possible_day_quantity of evaluate (default 366)
           --logs-quirks LIST    real-world shapes of log parts: all, escaped_array_quotes, csv_quoted_array,
                                 header_order, crlf, bom, no_final_newline, broken_row (docs/simulator.md)
+          --telegram            serve the Telegram Bot API instead (metrika-fake-api --telegram --help)
         The first line on stdout is `listening on http://127.0.0.1:PORT`.
         """
 
