@@ -27,12 +27,14 @@ package enum ContributionHeadline {
     /// 0.58 too; the same drop in every segment scores 0 (plus a little noise).
     package static let evenThreshold = 0.25
 
-    /// The dimensions' indexes, the most concentrated first (ties: the given order).
+    /// The dimensions' indexes, the most concentrated first. Ties (within 1e-9, what floating point
+    /// leaves of equal sums) keep the given order: search engines refine traffic sources, so a drop of
+    /// search traffic concentrates both equally, and the source given first is named.
     package static func order(_ dimensions: [ExplainedDimension]) -> [Int] {
         dimensions.indices.sorted { a, b in
             let x = dimensions[a].decomposition.concentration
             let y = dimensions[b].decomposition.concentration
-            return x != y ? x > y : a < b
+            return abs(x - y) > 1e-9 ? x > y : a < b
         }
     }
 
