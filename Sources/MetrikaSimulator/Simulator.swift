@@ -139,6 +139,8 @@ package final class Simulator: Sendable {
             return requireGET(request) ?? statData(request)
         case ["stat", "v1", "data", "bytime"]:
             return requireGET(request) ?? statByTime(request)
+        case ["stat", "v1", "data", "comparison"]:
+            return requireGET(request) ?? statComparison(request)
         case ["device", "code"]:
             return requirePOST(request) ?? deviceCode(request)
         case ["token"]:

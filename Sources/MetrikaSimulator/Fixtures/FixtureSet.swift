@@ -76,6 +76,8 @@ struct CounterFixture: Sendable {
     /// The local day and hour from which the counter records nothing at all (`stops_at`: the tracking
     /// code fell off the site mid-day and stays off); nil: it never stops.
     var stopsAt: HourStop? = nil
+    /// Runs of days on which one value of one dimension has its visits multiplied (`segment_waves`).
+    var segmentWaves: [SegmentWave] = []
 }
 
 /// A local day and hour: from the start of that hour on, nothing is recorded.
@@ -354,6 +356,7 @@ struct FixtureSet: Sendable {
             }
             fixture.stopsAt = HourStop(day: run.from, hour: hour)
         }
+        fixture.segmentWaves = try segmentWaves(entry["segment_waves"], counter: id, zone: zone, now: now)
         if let shop = entry["shop"] {
             fixture.purchasePercent = shop["purchase_percent"]?.doubleValue ?? 2
             fixture.averageOrder = shop["average_order"]?.doubleValue ?? 2_500

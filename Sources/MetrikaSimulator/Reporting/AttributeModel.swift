@@ -13,6 +13,7 @@ extension Attribute {
         case .browser: return DimensionCatalog.browsers.count + 1
         case .operatingSystem: return DimensionCatalog.operatingSystems.count + 1
         case .deviceCategory: return DimensionCatalog.deviceCategories.count + 1
+        case .utmSource: return DimensionCatalog.utmSources.count + 1
         }
     }
 }
@@ -24,6 +25,8 @@ extension Attribute {
 /// indexes into `SearchPhraseCatalog.all`.
 struct AttributeModel: Sendable {
     let counter: CounterFixture
+    /// The counter's `segment_waves` of the one day this model splits (none: the usual shares).
+    var segmentWaves: [SegmentWave] = []
     /// Share of search visits whose phrase is unknown (shown as a null-name row).
     static let undefinedPhraseShare = 0.22
 
@@ -47,8 +50,9 @@ struct AttributeModel: Sendable {
         return result.map { ($0.0, $0.1 / total) }
     }
 
-    /// The values `attribute` takes given its parent's value, with conditional shares summing to 1.
-    func choices(_ attribute: Attribute, parent: Int) -> [(Int, Double)] {
+    /// The values `attribute` takes given its parent's value, with conditional shares summing to 1,
+    /// before any `segment_waves` (see `choices`).
+    func usualChoices(_ attribute: Attribute, parent: Int) -> [(Int, Double)] {
         switch attribute {
         case .trafficSource: return varied(DimensionCatalog.trafficSources, attribute)
         case .searchEngine:
@@ -71,6 +75,10 @@ struct AttributeModel: Sendable {
         case .browser: return varied(DimensionCatalog.browsers, attribute)
         case .operatingSystem: return varied(DimensionCatalog.operatingSystems, attribute)
         case .deviceCategory: return varied(DimensionCatalog.deviceCategories, attribute)
+        case .utmSource:
+            let shares = DimensionCatalog.utmShares(trafficSource: parent)
+            guard shares.contains(where: { $0.share > 0 && $0.name != nil }) else { return [(-1, 1)] }
+            return varied(shares, attribute, salt: parent)
         }
     }
 
@@ -98,6 +106,7 @@ struct AttributeModel: Sendable {
         switch attribute {
         case .searchEngine: return parent == DimensionCatalog.organicIndex ? DimensionCatalog.searchEngines.count - 1 : 1
         case .searchPhrase: return parent == DimensionCatalog.organicIndex ? phraseCount + 1 : 1
+        case .utmSource: return usualChoices(.utmSource, parent: parent).count
         case .regionCity:
             guard parent >= 0, parent < DimensionCatalog.cities.count else { return 1 }
             return DimensionCatalog.cities[parent].count
@@ -128,6 +137,8 @@ struct AttributeModel: Sendable {
         case .browser: return from(DimensionCatalog.browsers, index)
         case .operatingSystem: return from(DimensionCatalog.operatingSystems, index)
         case .deviceCategory: return from(DimensionCatalog.deviceCategories, index)
+        case .utmSource:
+            return index < DimensionCatalog.utmSources.count ? (nil, DimensionCatalog.utmSources[index]) : (nil, nil)
         }
     }
 

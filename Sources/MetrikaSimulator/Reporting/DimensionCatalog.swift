@@ -42,11 +42,13 @@ enum Attribute: Int, CaseIterable, Sendable {
     case browser
     case operatingSystem
     case deviceCategory
+    /// The visit's `utm_source` (last here: the raw values seed the data, and the cases before keep theirs).
+    case utmSource
 
     /// The attribute this one depends on.
     var parent: Attribute? {
         switch self {
-        case .searchEngine, .searchPhrase: return .trafficSource
+        case .searchEngine, .searchPhrase, .utmSource: return .trafficSource
         case .regionCity: return .regionCountry
         default: return nil
         }
@@ -64,6 +66,7 @@ enum Attribute: Int, CaseIterable, Sendable {
         case .browser: return "ym:s:browser"
         case .operatingSystem: return "ym:s:operatingSystem"
         case .deviceCategory: return "ym:s:deviceCategory"
+        case .utmSource: return "ym:s:UTMSource"
         }
     }
 
@@ -83,6 +86,9 @@ enum Attribute: Int, CaseIterable, Sendable {
         case "ym:s:browser": return .browser
         case "ym:s:operatingSystem", "ym:s:operatingSystemRoot": return .operatingSystem
         case "ym:s:deviceCategory": return .deviceCategory
+        case "ym:s:UTMSource", "ym:s:lastUTMSource", "ym:s:lastsignUTMSource", "ym:s:<attribution>UTMSource",
+            "ym:s:automaticUTMSource", "ym:s:firstUTMSource":
+            return .utmSource
         default: return nil
         }
     }
@@ -200,6 +206,24 @@ enum DimensionCatalog {
         DimensionValue("tablet", "Tablets", "Планшеты", 0.05),
         DimensionValue("tv", "TV", "ТВ", 0.01),
     ]
+
+    /// `utm_source` values (no `id`, the name is the tag as written); the last entry (null name) is
+    /// every visit without one.
+    static let utmSources: [String?] = ["yandex", "google", "vk", "mytarget", "telegram", "ok", "newsletter", "whatsapp", nil]
+
+    /// The shares of `utmSources` under a traffic source (by index into `trafficSources`): tagged
+    /// links are ads, social posts, mailings and messenger posts; other traffic has no tag.
+    static func utmShares(trafficSource: Int) -> [DimensionValue] {
+        let shares: [Double]
+        switch trafficSources.indices.contains(trafficSource) ? trafficSources[trafficSource].id : nil {
+        case "ad": shares = [0.55, 0.25, 0.1, 0.06, 0, 0, 0, 0, 0.04]
+        case "social": shares = [0, 0, 0.5, 0, 0.2, 0.12, 0, 0, 0.18]
+        case "email": shares = [0, 0, 0, 0, 0, 0, 0.85, 0, 0.15]
+        case "messenger": shares = [0, 0, 0, 0, 0.6, 0, 0, 0.25, 0.15]
+        default: shares = [0, 0, 0, 0, 0, 0, 0, 0, 1]
+        }
+        return zip(utmSources, shares).map { DimensionValue(nil, $0, nil, $1) }
+    }
 
     /// Page paths a counter's visits start on (joined to the counter's site).
     static let startPaths: [String] = [

@@ -260,7 +260,10 @@ struct ReportEngine {
                 populationVisitsByBucket[bucketIndex] += Double(population.visits)
                 guard population.visits > 0 else { continue }
                 let newRows: [ReportRow]
-                if let paths {
+                if paths != nil, counter.hasSegmentWaves(in: bucket) {
+                    newRows = splitByDay(bucket, index: bucketIndex, counter: counter, clock: clock, needed: needed,
+                                         requested: requested, goalIndexes: goalIndexes)
+                } else if let paths {
                     newRows = split(population, bucket: bucketIndex, paths: paths, attributes: attributes,
                                     requested: requested, goalIndexes: goalIndexes)
                 } else {
@@ -413,6 +416,7 @@ struct ReportEngine {
                 var n = 1
                 if set.contains(.searchEngine) { n *= model.choiceCount(.searchEngine, parent: source) }
                 if set.contains(.searchPhrase) { n *= model.choiceCount(.searchPhrase, parent: source) }
+                if set.contains(.utmSource) { n *= model.choiceCount(.utmSource, parent: source) }
                 sum += n
             }
             total *= sum
@@ -432,7 +436,7 @@ struct ReportEngine {
 
     // MARK: - Splitting a bucket over attribute values
 
-    private func split(
+    func split(
         _ population: PeriodFigures, bucket: Int, paths: PathSet, attributes: AttributeModel, requested: [Attribute],
         goalIndexes: [Int?]
     ) -> [ReportRow] {

@@ -188,6 +188,8 @@ struct TrafficModel: Sendable {
         let shape = counter.weekly?[day.weekdayFromMonday] ?? TrafficModel.weekly[day.weekdayFromMonday]
         var expected = counter.traffic * trend * season * shape * noise * rampUp
         for wave in counter.waves where wave.days.contains(day) { expected *= wave.factor }
+        let segments = counter.segmentWaveEffect(on: day)
+        expected *= segments.scale
         // Today so far (the hours that have passed, by the daily curve) or a day cut short by a stop.
         let share = dayShare(counter, on: day, clock: clock)
         expected *= share
@@ -206,6 +208,8 @@ struct TrafficModel: Sendable {
         let newUsers = Int((Double(f.users) * profile.newShare * Seed.between(0.95...1.05, id, 15, n)).rounded())
         f.newUsers = f.users >= 2 ? min(newUsers, f.users - 1) : min(newUsers, f.users)
         f.robotVisits = min(visits, Int((v * profile.robotShare * Seed.between(0.8...1.2, id, 16, n)).rounded()))
+        // A bot wave on one segment: the visits it added are robots'.
+        f.robotVisits = min(visits, f.robotVisits + Int((v * segments.robots).rounded()))
         f.goalReaches = counter.goals.map { goal in
             if goal.outages.contains(where: { $0.contains(day) }) { return 0 }
             if let perDay = goal.perDay {
