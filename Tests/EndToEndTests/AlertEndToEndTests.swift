@@ -19,11 +19,7 @@ final class AlertPeers: @unchecked Sendable {
     /// Stops the simulator, the webhook receiver and the SMTP sink.
     func stop() {
         api.stop()
-        if receiver.isRunning {
-            receiver.terminate()
-            receiver.waitUntilExit()
-        }
-        ChildProcesses.unregister(receiver.processIdentifier)
+        ChildProcesses.end(receiver)
         try? receiverInput.fileHandleForWriting.close()
         sink?.stop()
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import MetrikaTestSupport
 @testable import MetrikaAPI
 @testable import MetrikaModel
 @testable import MetrikaUseCases
@@ -33,9 +34,7 @@ struct TelegramBotEndToEndTests {
         }
 
         func stop() {
-            guard process.isRunning else { return }
-            process.terminate()
-            process.waitUntilExit()
+            ChildProcesses.end(process)
         }
 
         func control(_ method: String, _ path: String, _ body: String? = nil) throws -> [String: Any] {

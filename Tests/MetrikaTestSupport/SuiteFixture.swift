@@ -67,7 +67,7 @@ extension Trait where Self == StopsFixtures {
 }
 
 /// The last line of defence against a server outliving the test process: every child a harness
-/// starts is registered here, and whatever is still registered when the process exits gets SIGTERM
+/// starts is registered here, and whatever is still registered when the process exits gets SIGKILL
 /// (a plain `kill`, safe in an exit handler). A harness unregisters the child it stopped itself.
 package enum ChildProcesses {
     private static let lock = NSLock()
@@ -90,6 +90,17 @@ package enum ChildProcesses {
         lock.unlock()
     }
 
+    /// Ends a server the harness started and waits for it: SIGKILL, not SIGTERM — a child spawned from
+    /// a thread that blocks SIGTERM inherits that mask and never sees a terminate (a suite hung in
+    /// `waitUntilExit` on the webhook receiver that way).
+    package static func end(_ process: Process) {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        unregister(process.processIdentifier)
+    }
+
     /// The children registered and not yet stopped.
     package static var registered: Set<pid_t> {
         lock.lock()
@@ -102,7 +113,7 @@ package enum ChildProcesses {
         let pids = running
         running = []
         lock.unlock()
-        for pid in pids { kill(pid, SIGTERM) }
+        for pid in pids { kill(pid, SIGKILL) }
     }
 }
 #endif

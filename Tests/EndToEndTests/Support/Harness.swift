@@ -124,11 +124,7 @@ final class FakeAPI: @unchecked Sendable {
     deinit { stop() }
 
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-        ChildProcesses.unregister(process.processIdentifier)
+        ChildProcesses.end(process)
     }
 
     /// A simulator for a suite's tests to share, stopped at the suite's end (`.stops(…)`).
