@@ -216,7 +216,7 @@ package struct DirectReport {
 
     package static func checkWidths(_ page: StatDataPage, dimensions: Int, metrics: Int) throws {
         guard let misfit = page.firstMisfit(dimensions: dimensions, metrics: metrics) else { return }
-        let echo = page.hasQueryEcho ? "" : " (the answer has no query echo naming its columns; give --metrics and --dimensions)"
+        let echo = page.hasQueryEcho ? "" : " (the answer has no query echo naming its columns; name the metrics and the dimensions in the request)"
         throw APIError.unreadable("a report row has \(misfit.dimensions) dimension value\(misfit.dimensions == 1 ? "" : "s") and \(misfit.metrics) metric value\(misfit.metrics == 1 ? "" : "s") for \(dimensions) dimension\(dimensions == 1 ? "" : "s") and \(metrics) metric\(metrics == 1 ? "" : "s")\(echo)")
     }
 

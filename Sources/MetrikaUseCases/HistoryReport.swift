@@ -78,7 +78,7 @@ package struct HistoryReport {
         }
         // Said per metric: the others of those days are shown.
         for (id, metric, days) in metricMissing {
-            activity.note("Note: counter \(id) has no history of \(metric.shortName) for \(ReportTableSink.describe(days: days)): shown as —\(request.offline ? "; run without --offline to fetch it" : "").")
+            activity.note("Note: counter \(id) has no history of \(metric.shortName) for \(ReportTableSink.describe(days: days)): shown as —\(request.offline ? "; run without \(activity.naming[.offline]) to fetch it" : "").")
         }
         for (id, days) in previousMissing {
             activity.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days)) of the previous period: those changes are shown as —\(request.offline ? "; run without \(activity.naming[.offline]) to fetch it" : "").")

@@ -108,7 +108,7 @@ package enum HourlyText {
         var text = subject(findings) + "\n\n"
         for finding in findings { text += line(finding) + "\n" }
         text += "\nEach line: the counter, the metric, today's finished hours and the median of the same hours of the same weekday over the previous weeks.\n"
-        text += "-- \nSent by metrika \(MetrikaVersion.current) (metrika alert --today).\n"
+        text += "-- \nSent by metrika \(MetrikaVersion.current) (the hourly alert check).\n"
         var html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>\(XMLEscape.text(subject(findings)))</title></head>\n"
         html += "<body style=\"font-family: sans-serif; color: #222; margin: 0; padding: 12px;\">\n"
         for finding in findings {
