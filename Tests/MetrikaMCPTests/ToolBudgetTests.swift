@@ -50,6 +50,7 @@ import Testing
              phrases + [("limit", .number(Double(GetReportTool.maximumLimit))), ("metrics", strings(Self.widest))], TokenBudget.ceiling),
             ("list_goals", reports, "list_goals", [("counter_id", .number(1001))], TokenBudget.target),
             ("check_alerts", alerts, "check_alerts", [], TokenBudget.target),
+            ("list_metrics", reports, "list_metrics", [], TokenBudget.target),
         ]
         for item in cases {
             let result = try await item.catalogue.call(item.tool, arguments: item.arguments, activity: RecordedProgress())
@@ -76,5 +77,23 @@ import Testing
         #expect(result.text.contains("\nTotal "), "the totals stay in the compact text")
         #expect(result.text.contains("call get_report again with offset \(shown + 1)"))
         #expect(result.structuredContent?["more"]?["offset"] == .number(Double(shown + 1)))
+    }
+
+    @Test func listMetricsNamesUnitsHowEachAddsUpAndThePresets() async throws {
+        let result = try await MetrikaToolCatalogue(services: ToolSchemaTests.Unreachable()).call("list_metrics", arguments: [], activity: RecordedProgress())
+        #expect(!result.isError)
+        let metrics = result.structuredContent?["metrics"]?.items ?? []
+        let byName = Dictionary(uniqueKeysWithValues: metrics.compactMap { item in item["name"]?.text.map { ($0, item) } })
+        #expect(byName["visits"]?["over_days"] == .string("sum") && byName["visits"]?["unit"] == .string("count"))
+        #expect(byName["users"]?["over_days"] == .string("never_summed"))
+        #expect(byName["bounceRate"]?["over_days"] == .string("weighted") && byName["bounceRate"]?["unit"] == .string("percent"))
+        #expect(byName["productRevenue"]?["unit"] == .string("money"))
+        #expect(metrics.count == Metric.known.count)
+        let presets = result.structuredContent?["presets"]?.items.compactMap { $0["name"]?.text } ?? []
+        #expect(presets.contains("top_products") && presets.contains("traffic"))
+        let dimensions = result.structuredContent?["dimensions"]?.items.compactMap { $0["name"]?.text } ?? []
+        #expect(dimensions.contains("searchPhrase") && dimensions.contains("datePeriodweek"))
+        #expect(result.text.contains("users · count · never_summed"))
+        #expect(result.text.contains("top_products · product · productImpressions"))
     }
 }
