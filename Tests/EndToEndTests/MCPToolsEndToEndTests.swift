@@ -92,24 +92,24 @@ struct MCPToolsEndToEndTests {
         let base: [String: Any] = ["counter_ids": [1004], "from": from, "to": to, "dimensions": ["searchPhrase"], "metrics": ["visits"]]
         let answer = try MCPDriver.run(mode: "legacy", environment: environment, steps: [
             ["op": "call", "name": "get_report", "arguments": base],
-            ["op": "call", "name": "get_report", "arguments": base.merging(["offset": 501]) { $1 }],
+            ["op": "call", "name": "get_report", "arguments": base.merging(["offset": 101]) { $1 }],
         ])
         let results = try #require(answer["results"] as? [Any])
         try #require(results.count == 2)
         let first = try #require(result(results[0])?["structuredContent"] as? [String: Any], "\(results[0])")
         let second = try #require(result(results[1])?["structuredContent"] as? [String: Any], "\(results[1])")
         let more = try #require(first["more"] as? [String: Any])
-        #expect(more["offset"] as? Int == 501)
+        #expect(more["offset"] as? Int == 101)
         #expect((more["rows_total"] as? Int ?? 0) >= 100_000)
-        #expect((second["more"] as? [String: Any])?["offset"] as? Int == 1001)
-        #expect(text(result(results[0])).contains("call get_report again with offset 501"))
-        // The two pages are the CLI's first thousand rows.
-        let cli = try metrika(["report", "--counter", "1004", "--dimensions", "searchPhrase", "--metrics", "visits", "--from", from, "--to", to, "--limit", "1000", "--json"],
+        #expect((second["more"] as? [String: Any])?["offset"] as? Int == 201)
+        #expect(text(result(results[0])).contains("call get_report again with offset 101"))
+        // The two pages are the CLI's first 200 rows (100 a page by default).
+        let cli = try metrika(["report", "--counter", "1004", "--dimensions", "searchPhrase", "--metrics", "visits", "--from", from, "--to", to, "--limit", "200", "--json"],
                               environment: environment)
         #expect(cli.status == 0, "\(cli.stderr)")
         let whole = (try json(cli.stdout)["rows"] as? [[String: Any]]) ?? []
         let pages = ((first["rows"] as? [[String: Any]]) ?? []) + ((second["rows"] as? [[String: Any]]) ?? [])
-        #expect(pages.count == 1000)
+        #expect(pages.count == 200)
         #expect(canonical(pages) == canonical(whole))
     }
 
@@ -176,14 +176,29 @@ struct MCPToolsEndToEndTests {
             ["op": "call", "name": "get_report", "arguments": ["counter_ids": [9999], "from": Self.range.from, "to": Self.range.to]],
             ["op": "call", "name": "get_report", "arguments": ["counter_ids": [1001], "from": "2026-13-45"]],
             ["op": "call", "name": "list_goals", "arguments": ["counter_id": 1001]],
+            ["op": "call", "name": "get_report", "arguments": ["counter_ids": [1001], "limit": 5000]],
+            ["op": "call", "name": "get_report", "arguments": ["counter_ids": ["1001"]]],
         ])
         let results = try #require(answer["results"] as? [[String: Any]])
-        try #require(results.count == 7)
-        for index in 0..<4 {
-            let error = results[index]["error"] as? [String: Any]
-            let refused = error?["code"] as? Int == -32602 || (result(results[index])?["isError"] as? Bool == true)
-            #expect(refused, "step \(index): \(results[index])")
+        try #require(results.count == 9)
+        // SEP-1303: the official client passes each refusal on as a tool result the model reads (no
+        // JSON-RPC error, which the client would raise), one line naming the argument and what to send.
+        let lines = [
+            "counter_ids is a string; send a list of whole numbers, like [1001]",
+            "counter_ids lists 10000 items; send at most 20; ask for the others in another call",
+            "filters is 1048576 characters long; send at most 2000",
+            "get_report takes no argument 'oauth_token'; send only its arguments: counter_ids,",
+        ]
+        for (index, line) in zip([0, 1, 2, 3, 7, 8], lines + [
+            "limit is at most ",
+            "counter_ids holds a string; send a list of whole numbers, like [1001]",
+        ]) {
+            #expect(results[index]["error"] == nil, "step \(index): \(results[index])")
+            let refusal = try #require(result(results[index]), "step \(index): \(results[index])")
+            #expect(refusal["isError"] as? Bool == true, "step \(index): \(refusal)")
+            #expect(text(refusal).hasPrefix(line), "step \(index): \(text(refusal))")
         }
+        #expect(text(result(results[7])).hasSuffix(", not 5000; ask for the next rows with offset"))
         let foreign = try #require(result(results[4]))
         #expect(foreign["isError"] as? Bool == true)
         let cli = try metrika(["report", "--counter", "9999", "--from", Self.range.from, "--to", Self.range.to], environment: environment)

@@ -86,26 +86,26 @@ import Testing
         let first = try await call("get_report", base, progress: progress)
         #expect(!first.isError, "\(first.text)")
         let page = try #require(first.structuredContent)
-        #expect(page["rows"]?.items.count == 500)
+        #expect(page["rows"]?.items.count == 100)
         let more = try #require(page["more"])
-        #expect(more["offset"] == .number(501))
+        #expect(more["offset"] == .number(101))
         let total = try #require(more["rows_total"]?.number)
         #expect(total >= 100_000)
-        #expect(first.text.contains("Showing rows 1–500 of \(GetReportTool.grouped(Int(total))); call get_report again with offset 501"))
+        #expect(first.text.contains("Showing rows 1–100 of \(GetReportTool.grouped(Int(total))); call get_report again with offset 101"))
         // As `report --json --limit` says it: the whole report's row count and what the rest add up
         // to, in the counter's section; the table's Other and Total lines (review: they were dropped).
         let section = try #require(page["counters"]?.items.first)
         #expect(section["rows_total"]?.number == total)
-        #expect(section["other"]?["rows"]?.number == total - 500)
+        #expect(section["other"]?["rows"]?.number == total - 100)
         #expect(first.text.contains("Other (") && first.text.contains("Total ("))
-        #expect(progress.reports.withLock { $0 }.last == 500)
+        #expect(progress.reports.withLock { $0 }.last == 100)
         // The next page starts where the first stopped: none of its phrases again, none left out
         // (the API's order is by visits, descending).
-        let second = try await call("get_report", base + [("offset", .number(501))])
-        #expect(second.structuredContent?["more"]?["offset"] == .number(1001))
+        let second = try await call("get_report", base + [("offset", .number(101))])
+        #expect(second.structuredContent?["more"]?["offset"] == .number(201))
         let rows = { (result: MCPToolResult) in result.structuredContent?["rows"]?.items ?? [] }
-        #expect(rows(second).count == 500)
-        let bridge = try await call("get_report", base + [("offset", .number(500)), ("limit", .number(2))])
+        #expect(rows(second).count == 100)
+        let bridge = try await call("get_report", base + [("offset", .number(100)), ("limit", .number(2))])
         #expect(rows(bridge).count == 2)
         #expect(rows(bridge).first == rows(first).last)
         #expect(rows(bridge).last == rows(second).first)
@@ -118,14 +118,16 @@ import Testing
         #expect(bytes < 300_000)
     }
 
-    @Test func theLargestPageStaysFarBelowOneMegabyte() async throws {
+    @Test func theLargestPageStaysWithinTheTokenCeiling() async throws {
         let result = try await call("get_report", [("counter_ids", ints([1004])), ("from", .string("2026-11-02")), ("to", .string("2026-11-02")),
                                                    ("dimensions", strings(["searchPhrase"])), ("limit", .number(Double(GetReportTool.maximumLimit))),
                                                    ("metrics", strings(["visits", "pageviews", "users", "newUsers", "pageDepth", "avgVisitDuration", "bounceRate", "percentNewVisitors", "robotPercentage"]))])
         #expect(!result.isError, "\(result.text)")
-        let bytes = (result.structuredContent?.serialized().utf8.count ?? 0) + result.text.utf8.count
-        #expect(bytes < 1_000_000)
-        #expect(result.structuredContent?["rows"]?.items.count == GetReportTool.maximumLimit)
+        #expect(TokenBudget.tokens(result) <= TokenBudget.ceiling)
+        // The rows the JSON could hold; the rest are reached by offset.
+        let shown = result.structuredContent?["rows"]?.items.count ?? 0
+        #expect(shown > 100 && shown <= GetReportTool.maximumLimit)
+        #expect(result.structuredContent?["more"]?["offset"] == .number(Double(shown + 1)))
     }
 
     @Test func rowsBeyondTheByteBoundAreLeftForTheNextPage() throws {
@@ -172,9 +174,9 @@ import Testing
         #expect(queries.allSatisfy { $0.contains("lang=ru") }, "\(queries)")
         #expect(result.structuredContent?["query"]?["lang"] == .string("ru"))
         // A value outside the choices: refused by the schema's check, naming the argument.
-        await #expect(throws: MCPInvalidParams("get_report: 'lang' must be one of ru, en, not 'de'")) {
-            _ = try await call("get_report", [("counter_ids", ints([1005])), ("dimensions", strings(["trafficSource"])), ("lang", .string("de"))])
-        }
+        let german = try await call("get_report", [("counter_ids", ints([1005])), ("dimensions", strings(["trafficSource"])), ("lang", .string("de"))])
+        #expect(german.isError)
+        #expect(german.text == "lang is 'de', which it does not take; send one of ru, en")
         // Where it would change nothing: the use case's refusal, in the argument's name.
         let series = try await call("get_report", [("counter_ids", ints([1005])), ("lang", .string("en"))])
         #expect(series.isError)
@@ -237,7 +239,7 @@ import Testing
         let catalogue = self.catalogue
         let task = Task {
             try await catalogue.call("get_report", arguments: [("counter_ids", ints([1004])), ("from", .string("2026-11-01")), ("to", .string("2026-11-07")),
-                                                               ("dimensions", strings(["searchPhrase"])), ("limit", .number(1000))], activity: RecordedProgress())
+                                                               ("dimensions", strings(["searchPhrase"])), ("limit", .number(Double(GetReportTool.maximumLimit)))], activity: RecordedProgress())
         }
         task.cancel()
         let outcome = await task.result
@@ -271,12 +273,23 @@ import Testing
         #expect(searched.structuredContent?["counters"]?.items.compactMap { $0["id"]?.number } == [1001])
     }
 
-    @Test func aLongCounterListIsCutAndSaysHowToNarrowIt() async throws {
+    @Test func aLongCounterListIsPagedWithItsCount() async throws {
         let services = TestServices(try Self.many.get(), database: folder.path + "/many.sqlite", now: Self.now)
-        let result = try await MetrikaToolCatalogue(services: services).call("list_counters", arguments: [], activity: RecordedProgress())
-        #expect(result.structuredContent?["counters"]?.items.count == ListCountersTool.maximumListed)
-        #expect(result.structuredContent?["left_out"] == .number(1_601))
-        #expect(result.text.contains("1 601 more counters are not listed: narrow the list with search."))
+        let catalogue = MetrikaToolCatalogue(services: services)
+        let result = try await catalogue.call("list_counters", arguments: [], activity: RecordedProgress())
+        #expect(result.structuredContent?["counters"]?.items.count == ListCountersTool.defaultLimit)
+        #expect(result.structuredContent?["total"] == .number(2_601))
+        let next = ListCountersTool.defaultLimit + 1
+        #expect(result.structuredContent?["more"]?["offset"] == .number(Double(next)))
+        #expect(result.structuredContent?["more"]?["rows_total"] == .number(2_601))
+        #expect(result.text.contains("Showing counters 1–\(next - 1) of 2 601; call list_counters again with offset \(next) for the next, or narrow the list with search."))
+        let second = try await catalogue.call("list_counters", arguments: [("offset", .number(Double(next))), ("limit", .number(2))], activity: RecordedProgress())
+        let firstIDs = result.structuredContent?["counters"]?.items.compactMap { $0["id"]?.number } ?? []
+        let secondIDs = second.structuredContent?["counters"]?.items.compactMap { $0["id"]?.number } ?? []
+        #expect(secondIDs.count == 2 && !firstIDs.contains(secondIDs[0]))
+        let last = try await catalogue.call("list_counters", arguments: [("offset", .number(2_601))], activity: RecordedProgress())
+        #expect(last.structuredContent?["counters"]?.items.count == 1 && last.structuredContent?["more"] == nil)
+        #expect(last.text.contains("2 601 counters in all."))
     }
 
     @Test func listGoalsIsWhatGoalsShows() async throws {

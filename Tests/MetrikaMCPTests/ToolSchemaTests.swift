@@ -8,7 +8,8 @@ import MetrikaUseCases
 import Testing
 
 /// The one table behind the tools: the schemas `tools/list` shows and the decoding of a call's
-/// arguments come from it; a bad argument is `MCPInvalidParams` before any work (no services are
+/// arguments come from it; a bad argument is a tool result with `isError: true` before any work
+/// (SEP-1303), an unknown tool `MCPInvalidParams` (JSON-RPC -32602) (no services are
 /// touched: these run against a services value whose every method fails the test).
 @Suite struct ToolSchemaTests {
     /// Services that must never be reached.
@@ -27,10 +28,12 @@ import Testing
 
     let catalogue = MetrikaToolCatalogue(services: Unreachable())
 
-    @Test func theFiveToolsInTheirFixedOrderEachReadOnlyWithAnObjectSchemaThatRefusesUnknownMembers() {
-        #expect(catalogue.tools.map(\.name) == ["list_counters", "get_report", "list_goals", "check_alerts", "draw_chart"])
+    @Test func theToolsInTheirFixedOrderEachReadOnlyIdempotentWithAnObjectSchemaThatRefusesUnknownMembers() {
+        #expect(catalogue.tools.map(\.name) == ["list_counters", "get_report", "list_goals", "check_alerts", "draw_chart", "list_metrics"])
         for tool in catalogue.tools {
-            #expect(tool.readOnly)
+            #expect(tool.readOnly && tool.idempotent)
+            #expect(tool.openWorld == (tool.name != "list_metrics"), "only list_metrics answers without Yandex")
+            #expect(!tool.title.isEmpty)
             #expect(tool.inputSchema["type"] == .string("object"))
             #expect(tool.inputSchema["additionalProperties"] == .bool(false))
             #expect(tool.description.contains("Example: {"), "\(tool.name) shows an example call")
@@ -50,7 +53,7 @@ import Testing
         #expect(properties["counter_ids"]?["maxItems"] == .number(20))
         #expect(properties["group"]?["enum"] == .array([.string("day"), .string("week"), .string("month")]))
         #expect(properties["limit"]?["maximum"] == .number(Double(GetReportTool.maximumLimit)))
-        #expect(properties["limit"]?["default"] == .number(500))
+        #expect(properties["limit"]?["default"] == .number(Double(GetReportTool.defaultLimit)))
         #expect(properties["offline"]?["type"] == .string("boolean"))
         // Every argument of the table is in the schema, and nothing else.
         if case .object(let members)? = schema["properties"] {
@@ -60,41 +63,48 @@ import Testing
         }
     }
 
+    /// The one line of a call refused as a tool result (`isError: true`, one text block, nothing else).
     func refused(_ tool: String, _ given: [(String, JSONValue)]) async -> String? {
         do {
-            _ = try await catalogue.call(tool, arguments: given, activity: RecordedProgress())
-            return nil
-        } catch let invalid as MCPInvalidParams {
-            return invalid.message
+            let result = try await catalogue.call(tool, arguments: given, activity: RecordedProgress())
+            guard result.isError, result.structuredContent == nil, result.content.count == 1, case .text(let line) = result.content[0] else {
+                Issue.record("not refused as a tool result: \(result)")
+                return nil
+            }
+            #expect(!line.contains("\n"), "one line")
+            return line
         } catch {
-            Issue.record("not MCPInvalidParams: \(error)")
+            Issue.record("thrown, not a tool result: \(error)")
             return nil
         }
     }
 
-    @Test func badArgumentTypesAreInvalidParamsNeverATrapAndNeverWork() async throws {
+    @Test func badArgumentsAreToolResultsNamingTheArgumentAndWhatToSendNeverATrapAndNeverWork() async throws {
         let dropTable = try #require(await refused("get_report", [("counter_ids", .string("DROP TABLE"))]))
-        #expect(dropTable == "get_report: 'counter_ids' must be a list, not a string")
+        #expect(dropTable == "counter_ids is a string; send a list of whole numbers, like [1001]")
         let long = try #require(await refused("get_report", [("counter_ids", ints(Array(1...10_000)))]))
-        #expect(long == "get_report: 'counter_ids' lists 10000 items; at most 20")
+        #expect(long == "counter_ids lists 10000 items; send at most 20; ask for the others in another call")
         let huge = String(repeating: "x", count: 1 << 20)
         let megabyte = try #require(await refused("get_report", [("counter_ids", ints([1001])), ("filters", .string(huge))]))
-        #expect(megabyte == "get_report: 'filters' is 1048576 characters long; at most 2000")
+        #expect(megabyte == "filters is 1048576 characters long; send at most 2000")
         #expect(megabyte.count < 100, "the message never repeats the text")
         let unknown = try #require(await refused("get_report", [("counter_ids", ints([1001])), ("token", .string("x"))]))
-        #expect(unknown.hasPrefix("get_report takes no argument 'token'; its arguments are: counter_ids, from, to, period"))
-        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("limit", .number(2.5))]) == "get_report: 'limit' must be a whole number, not a fractional number")
-        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("limit", .number(1e300))]) == "get_report: 'limit' must be a whole number, not a number")
-        #expect(await refused("get_report", [("counter_ids", ints([0]))]) == "get_report: 'counter_ids' must be at least 1, not 0")
-        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("limit", .number(100_000))]) == "get_report: 'limit' must be at most 1000, not 100000")
-        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("group", .string("year"))]) == "get_report: 'group' must be one of day, week, month, not 'year'")
-        #expect(await refused("get_report", [("counter_ids", .array([]))]) == "get_report: 'counter_ids' is an empty list: leave it out or name at least one")
-        #expect(await refused("get_report", [("counter_ids", .array([.string("1001")]))]) == "get_report: 'counter_ids' must be a whole number in each item, not a string")
-        #expect(await refused("get_report", [("from", .string("today"))])?.hasPrefix("get_report needs 'counter_ids'") == true)
-        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("offline", .string("yes"))]) == "get_report: 'offline' must be true or false, not a string")
-        #expect(await refused("list_goals", [("counter_id", .object([]))]) == "list_goals: 'counter_id' must be a whole number, not an object")
-        #expect(await refused("list_goals", [("counter_id", .number(1)), ("counter_id", .number(2))]) == "list_goals: 'counter_id' is given twice")
-        #expect(await refused("drop_tables", [])?.hasPrefix("Unknown tool 'drop_tables'; the tools are list_counters, get_report") == true)
+        #expect(unknown.hasPrefix("get_report takes no argument 'token'; send only its arguments: counter_ids, from, to, period"))
+        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("limit", .number(2.5))]) == "limit is a fractional number; send a whole number, like 100")
+        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("limit", .number(1e300))]) == "limit is a number; send a whole number, like 100")
+        #expect(await refused("get_report", [("counter_ids", ints([0]))]) == "counter_ids is at least 1, not 0; send 1 or more")
+        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("limit", .number(5_000))]) == "limit is at most \(GetReportTool.maximumLimit), not 5000; ask for the next rows with offset")
+        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("group", .string("year"))]) == "group is 'year', which it does not take; send one of day, week, month")
+        #expect(await refused("get_report", [("counter_ids", .array([]))]) == "counter_ids is an empty list; leave it out or name at least one")
+        #expect(await refused("get_report", [("counter_ids", .array([.string("1001")]))]) == "counter_ids holds a string; send a list of whole numbers, like [1001]")
+        #expect(await refused("get_report", [("from", .string("today"))])?.hasPrefix("counter_ids is missing; get_report needs it: ") == true)
+        #expect(await refused("get_report", [("counter_ids", ints([1001])), ("offline", .string("yes"))]) == "offline is a string; send true or false")
+        #expect(await refused("list_goals", [("counter_id", .object([]))]) == "counter_id is an object; send a whole number, like 1")
+        #expect(await refused("list_goals", [("counter_id", .number(1)), ("counter_id", .number(2))]) == "counter_id is given twice; send it once")
+        // Only a tool that does not exist is a protocol error (JSON-RPC -32602).
+        await #expect(throws: MCPInvalidParams("Unknown tool 'drop_tables'; the tools are \(MetrikaToolCatalogue.specs.map(\.name).joined(separator: ", "))")) {
+            _ = try await catalogue.call("drop_tables", arguments: [], activity: RecordedProgress())
+        }
         // A string is never repeated back: a token pasted in the wrong place stays out of the answer.
         let pasted = try #require(await refused("get_report", [("counter_ids", .string("DROP TABLE y0_AgAAAAsecret"))]))
         #expect(!pasted.contains("y0_AgAAAAsecret") && !pasted.contains("DROP"))

@@ -251,10 +251,12 @@ package final class MCPServer: Sendable {
             members.append(("inputSchema", tool.inputSchema))
             if structured, let output = tool.outputSchema { members.append(("outputSchema", output)) }
             if annotated {
-                var annotations: [(String, JSONValue)] = []
-                if !structured { annotations.append(("title", .string(tool.title))) }
+                // Every hint said, none left to a client's default (destructive and open-world by default).
+                var annotations: [(String, JSONValue)] = [("title", .string(tool.title))]
                 annotations.append(("readOnlyHint", .bool(tool.readOnly)))
-                if tool.readOnly { annotations.append(("destructiveHint", .bool(false))) }
+                annotations.append(("destructiveHint", .bool(!tool.readOnly)))
+                annotations.append(("idempotentHint", .bool(tool.idempotent)))
+                annotations.append(("openWorldHint", .bool(tool.openWorld)))
                 members.append(("annotations", .object(annotations)))
             }
             return .object(members)

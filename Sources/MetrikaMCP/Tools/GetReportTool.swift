@@ -8,12 +8,14 @@ import MetrikaUseCases
 /// (HistoryReport for a time series, DirectReport for dimensions) into the same sinks: the JSON
 /// document of `report --json` as `structuredContent`, the table of `report` as text.
 enum GetReportTool {
-    /// Rows of one answer when `limit` is not given, and the most it may ask for.
-    static let defaultLimit = 500
-    static let maximumLimit = 1_000
-    /// The JSON document stops taking rows at this size (the table is smaller), so that an answer
-    /// stays far below 1 MB whatever the rows hold; the rest is reached by `offset`.
-    static let byteBudget = 400_000
+    /// Rows of one answer when `limit` is not given, and the most it may ask for: a default answer
+    /// stays under TokenBudget.target, the largest under TokenBudget.ceiling (the JSON stops taking
+    /// rows at TokenBudget.jsonBytes whatever `limit` says; `more` tells where to go on).
+    static let defaultLimit = 100
+    static let maximumLimit = 500
+    /// The rows of each counter's section the compact text shows when the full table and the JSON
+    /// together would pass the budget (the JSON then holds every row of the answer).
+    static let compactRows = 20
     /// The table's width in columns (wider tables split their metrics into blocks, as on a terminal).
     static let tableWidth = 120
 
@@ -34,7 +36,8 @@ enum GetReportTool {
         Quota: a time series (no dimensions, preset or filters) comes from metrika's history database, so a repeated \
         question costs no API request and a new one only the days not yet stored; a dimension report costs one API \
         request per 20,000 rows. Default: pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate by day \
-        for the last 7 days; 500 rows per answer. \
+        for the last 7 days; \(defaultLimit) rows per answer (at most \(maximumLimit)); when the rows would not fit a model's \
+        budget twice, the text shows the first \(compactRows) with the totals and structuredContent holds them all. \
         Example: {"counter_ids": [1001], "period": "lastMonth", "group": "week", "metrics": ["visits", "bounceRate"]} or \
         {"counter_ids": [1001], "from": "30daysAgo", "dimensions": ["searchPhrase"], "limit": 100}.
         """,
@@ -46,7 +49,9 @@ enum GetReportTool {
                 argument.description = "Rows per answer (per counter), 1 to \(maximumLimit); default \(defaultLimit)."
                 argument.maximum = maximumLimit
                 argument.defaultValue = .number(Double(defaultLimit))
+                argument.beyondBound = "ask for the next rows with offset"
             }
+
             return argument
         } + [
             ToolArgument("offset", .integer, "The 1-based row to start from: the `more.offset` of the previous answer.", minimum: 1, maximum: ReportRequest.limitRange.upperBound, defaultValue: .number(1)),
@@ -82,9 +87,11 @@ enum GetReportTool {
         let offset = arguments.integer("offset") ?? 1
         let json = OutputWriter()
         let table = OutputWriter()
+        let head = OutputWriter()
         let window = ReportWindow(
-            [ReportJSONSink(output: json), ReportTableSink(output: table, maxWidth: tableWidth)],
-            skip: request.usesHistory ? offset - 1 : 0, take: request.usesHistory ? limit : Int.max, json: json, byteBudget: byteBudget,
+            [ReportJSONSink(output: json), ReportTableSink(output: table, maxWidth: tableWidth),
+             HeadSink(ReportTableSink(output: head, maxWidth: tableWidth), rows: compactRows)],
+            skip: request.usesHistory ? offset - 1 : 0, take: request.usesHistory ? limit : Int.max, json: json, byteBudget: TokenBudget.jsonBytes,
             progress: { rows in call.progress(Double(rows), total: nil, message: "\(rows) rows") })
         let activity = ToolActivity(now: services.now)
         let rowsTotal: Int
@@ -99,6 +106,10 @@ enum GetReportTool {
         var document = try BoundedJSONParser.parse(json.bytes).value
         var text = table.text
         let shown = window.rowsShown
+        // Never two full copies past the budget: the text becomes the first rows with the totals.
+        if TokenBudget.tokens(text) + TokenBudget.tokens(document.serialized()) > TokenBudget.target, shown > compactRows {
+            text = head.text + "\nThe table shows the first \(compactRows) rows of each counter; structuredContent.rows holds all \(grouped(shown)) of this answer.\n"
+        }
         let next = offset + shown
         if next - 1 < rowsTotal, shown > 0 || window.cutByBytes {
             if case .object(var members) = document {
@@ -106,7 +117,8 @@ enum GetReportTool {
                 document = .object(members)
             }
             let why = window.cutByBytes ? " (the answer reached its size bound)" : ""
-            text += "\nShowing rows \(grouped(offset))–\(grouped(next - 1)) of \(grouped(rowsTotal))\(why); call get_report again with offset \(next) for the next rows.\n"
+            let grouping = request.usesHistory && (request.requestedGrouping ?? .day) == .day ? ", or ask for group week or month" : ""
+            text += "\nShowing rows \(grouped(offset))–\(grouped(next - 1)) of \(grouped(rowsTotal))\(why); call get_report again with offset \(next) for the next rows\(grouping).\n"
         } else if shown == 0, offset > 1, rowsTotal > 0 {
             text += "\nNo rows from offset \(offset): the report has \(grouped(rowsTotal)).\n"
         }

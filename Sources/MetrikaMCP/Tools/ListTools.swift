@@ -6,8 +6,12 @@ import MetrikaUseCases
 /// `list_counters`: what `metrika counters --json` lists (the same members, Render's `CounterListing`),
 /// each counter's currency where the history database has seen it.
 enum ListCountersTool {
-    /// Counters listed in one answer (an agency's account can hold thousands: `search` narrows it).
-    static let maximumListed = 1_000
+    /// Counters of one answer when `limit` is not given, and the most it may ask for (an agency's
+    /// account can hold thousands: `offset` pages, `search` narrows), so that the answer fits
+    /// TokenBudget; past the budget the text is compact and the JSON holds the counters.
+    static let defaultLimit = 50
+    static let maximumLimit = 200
+    static let compactRows = 20
 
     static let spec = ToolSpec(
         name: "list_counters",
@@ -15,27 +19,54 @@ enum ListCountersTool {
         description: """
         The Yandex.Metrika counters (tags) this token can read: id, name, site, status, permission (own, view, edit), \
         owner login, time zone and currency (the one revenue is kept in, when metrika has seen it in an answer; else null). The ids are what \
-        get_report, list_goals, check_alerts and draw_chart take. Quota: one Management API request per 1,000 counters. \
-        At most \(maximumListed) are listed; search narrows the list. Example: {"search": "shop"}.
+        get_report, list_goals, check_alerts and draw_chart take. `total` says how many there are; `more` {offset, rows_total} \
+        appears when some were left out: call again with that offset. Quota: one Management API request per 1,000 counters. \
+        \(defaultLimit) counters per answer (at most \(maximumLimit)); search narrows the list. Example: {"search": "shop"}.
         """,
         arguments: [
             ToolArgument("search", .string, "Only counters whose id, name or site contains this text.", maxLength: 200),
+            {
+                var argument = ToolArgument("limit", .integer, "Counters per answer, 1 to \(maximumLimit); default \(defaultLimit).", minimum: 1, maximum: maximumLimit,
+                                            defaultValue: .number(Double(defaultLimit)))
+                argument.beyondBound = "ask for the next counters with offset"
+                return argument
+            }(),
+            ToolArgument("offset", .integer, "The 1-based counter to start from: the `more.offset` of the previous answer.", minimum: 1, maximum: 1_000_000,
+                         defaultValue: .number(1)),
         ],
         outputSchema: schema("object", properties: [
             ("counters", schema("array", "id, name, site, status, permission, owner_login, time_zone, currency", items: schema("object"))),
-            ("left_out", schema("integer", "Counters not listed (more than the answer holds): narrow with search")),
-        ], required: ["counters"]))
+            ("total", schema("integer", "How many counters the token reads (matching search)")),
+            ("more", schema("object", "Counters were left out: call again with offset to continue", properties: [("offset", schema("integer")), ("rows_total", schema("integer"))])),
+        ], required: ["counters", "total"]))
 
     static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
         // The currency the history remembers (no request per counter); no database, no currencies.
         let history = try? await services.historyLoader(offline: true).store
         let (all, warning) = try await CounterList.fetch(client: try await services.client(), search: arguments.string("search"), history: history)
-        let items = Array(all.prefix(maximumListed))
-        var members: [(String, JSONValue)] = [("counters", .array(items.map(CounterListing.json)))]
-        var text = items.isEmpty ? CounterListing.emptyText + "\n" : CounterListing.table(items, columns: .withZoneAndCurrency).render(maxWidth: GetReportTool.tableWidth)
-        if all.count > items.count {
-            members.append(("left_out", .number(Double(all.count - items.count))))
-            text += "\(GetReportTool.grouped(all.count - items.count)) more counters are not listed: narrow the list with search.\n"
+        let offset = arguments.integer("offset") ?? 1
+        let limit = arguments.integer("limit") ?? defaultLimit
+        let items = Array(all.dropFirst(offset - 1).prefix(limit))
+        var members: [(String, JSONValue)] = [("counters", .array(items.map(CounterListing.json))), ("total", .number(Double(all.count)))]
+        let document = JSONValue.object(members)
+        var text: String
+        if items.isEmpty {
+            text = (all.isEmpty ? CounterListing.emptyText : "No counters from offset \(offset): there are \(GetReportTool.grouped(all.count)).") + "\n"
+        } else {
+            text = CounterListing.table(items, columns: .withZoneAndCurrency).render(maxWidth: GetReportTool.tableWidth)
+            // Never two full copies past the budget: the text lists the first counters, the JSON all.
+            if TokenBudget.tokens(text) + TokenBudget.tokens(document.serialized()) > TokenBudget.target, items.count > compactRows {
+                text = CounterListing.table(Array(items.prefix(compactRows)), columns: .withZoneAndCurrency).render(maxWidth: GetReportTool.tableWidth)
+                text += "The table shows the first \(compactRows); structuredContent.counters holds all \(items.count) of this answer.\n"
+            }
+        }
+        let next = offset + items.count
+        if !items.isEmpty, next - 1 < all.count {
+            members.append(("more", .object([("offset", .number(Double(next))), ("rows_total", .number(Double(all.count)))])))
+            text += "Showing counters \(GetReportTool.grouped(offset))–\(GetReportTool.grouped(next - 1)) of \(GetReportTool.grouped(all.count)); "
+                + "call list_counters again with offset \(next) for the next, or narrow the list with search.\n"
+        } else if !items.isEmpty {
+            text += "\(GetReportTool.grouped(all.count)) counters in all.\n"
         }
         if let warning { text += warning + "\n" }
         return MCPToolResult(content: [.text(text)], structuredContent: .object(members))

@@ -37,6 +37,8 @@ extension ToolArgument {
             self.init(name, .strings, description, required: required, choices: declaration.choices, maxLength: maxLength, maxItems: maxItems)
         case .ids(let maxItems):
             self.init(name, .integers, description, required: required, minimum: 1, maximum: Int(Int32.max), maxItems: maxItems)
+            example = "[1001]"
+            beyondBound = "ask for the others in another call"
         }
     }
 }

@@ -14,7 +14,7 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
     package init(services: any MCPServices) { self.services = services }
 
     /// The table: every tool, in the order `tools/list` gives them.
-    package static let specs: [ToolSpec] = [ListCountersTool.spec, GetReportTool.spec, ListGoalsTool.spec, CheckAlertsTool.spec, DrawChartTool.spec]
+    package static let specs: [ToolSpec] = [ListCountersTool.spec, GetReportTool.spec, ListGoalsTool.spec, CheckAlertsTool.spec, DrawChartTool.spec, ListMetricsTool.spec]
 
     package var tools: [MCPToolDescription] { Self.specs.map(\.toolDescription) }
 
@@ -25,9 +25,9 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
         let decoded: ToolArguments
         do {
             decoded = try ToolArguments.decode(arguments, for: spec)
-        } catch let invalid as MCPInvalidParams {
-            // A name or choice it quotes is masked like every text a tool returns.
-            throw MCPInvalidParams(TerminalText.masking(services.secrets, in: invalid.message))
+        } catch let invalid as ToolArgumentError {
+            // SEP-1303: a tool result the model reads and corrects, masked like every text a tool returns.
+            return masked(.failure(invalid.message))
         }
         do {
             let result: MCPToolResult
@@ -36,13 +36,14 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
             case GetReportTool.spec.name: result = try await GetReportTool.run(decoded, services: services, call: activity)
             case ListGoalsTool.spec.name: result = try await ListGoalsTool.run(decoded, services: services)
             case CheckAlertsTool.spec.name: result = try await CheckAlertsTool.run(decoded, services: services, call: activity)
+            case ListMetricsTool.spec.name: result = ListMetricsTool.run()
             default: result = try await DrawChartTool.run(decoded, services: services)
             }
             return masked(result)
         } catch is CancellationError {
             throw CancellationError()
-        } catch let invalid as MCPInvalidParams {
-            throw invalid
+        } catch let invalid as ToolArgumentError {
+            return masked(.failure(invalid.message))
         } catch {
             if Task.isCancelled { throw CancellationError() }
             return masked(.failure(Self.sentence(error)))
@@ -80,7 +81,10 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
 /// Arguments several tools take, worded once.
 enum SharedArguments {
     static func counterIDs(required: Bool, description: String) -> ToolArgument {
-        ToolArgument("counter_ids", .integers, description, required: required, minimum: 1, maximum: Int(Int32.max), maxItems: 20)
+        var argument = ToolArgument("counter_ids", .integers, description, required: required, minimum: 1, maximum: Int(Int32.max), maxItems: 20)
+        argument.example = "[1001]"
+        argument.beyondBound = "ask for the others in another call"
+        return argument
     }
 
     static let from = ToolArgument(declared: ReportFields.from)

@@ -18,14 +18,22 @@ package struct MCPToolDescription: Sendable {
     package var outputSchema: JSONValue?
     /// The tool changes nothing anywhere (annotations.readOnlyHint); every metrika tool is read-only.
     package var readOnly: Bool
+    /// The same call again has no further effect (annotations.idempotentHint).
+    package var idempotent: Bool
+    /// The tool reaches a world outside the server, here Yandex.Metrika (annotations.openWorldHint);
+    /// false for one that answers from what metrika itself knows.
+    package var openWorld: Bool
 
-    package init(name: String, title: String, description: String, inputSchema: JSONValue, outputSchema: JSONValue? = nil, readOnly: Bool = true) {
+    package init(name: String, title: String, description: String, inputSchema: JSONValue, outputSchema: JSONValue? = nil, readOnly: Bool = true,
+                 idempotent: Bool = true, openWorld: Bool = true) {
         self.name = name
         self.title = title
         self.description = description
         self.inputSchema = inputSchema
         self.outputSchema = outputSchema
         self.readOnly = readOnly
+        self.idempotent = idempotent
+        self.openWorld = openWorld
     }
 }
 
@@ -55,8 +63,10 @@ package struct MCPToolResult: Sendable {
     }
 }
 
-/// A call refused before any work: an unknown tool, or arguments that do not match the tool's
-/// schema (a wrong type, a 10,000-element list). The server answers JSON-RPC -32602 with `message`.
+/// A call refused before any work because it names no tool the catalogue has. The server answers
+/// JSON-RPC -32602 with `message`. Arguments that do not fit a known tool (a wrong type, a value out
+/// of bounds, an unknown name, a bad date) are tool results with `isError: true` instead (SEP-1303):
+/// the model reads those and corrects its call.
 package struct MCPInvalidParams: Error, Sendable, Equatable {
     package var message: String
     package init(_ message: String) { self.message = message }
@@ -72,8 +82,8 @@ package protocol MCPCallActivity: Sendable {
 package protocol MCPToolCatalogue: Sendable {
     /// Every tool, in the fixed order `tools/list` gives them.
     var tools: [MCPToolDescription] { get }
-    /// Runs one tool. Throws `MCPInvalidParams` for an unknown tool or bad arguments; a failure of the
-    /// work is a result with `isError: true`. Cancellation (`notifications/cancelled`) cancels the
+    /// Runs one tool. Throws `MCPInvalidParams` for an unknown tool only; bad arguments and a failure of
+    /// the work are results with `isError: true`. Cancellation (`notifications/cancelled`) cancels the
     /// calling Task: the call ends promptly (throwing `CancellationError` is fine; no result is sent).
     func call(_ name: String, arguments: [(String, JSONValue)], activity: any MCPCallActivity) async throws -> MCPToolResult
 }

@@ -4,7 +4,15 @@ import MetrikaRender
 // values, and from that list come both the JSON Schema `tools/list` shows (`inputSchema`) and the
 // decoding of a `tools/call`'s arguments (`ToolArguments.decode`) — the way help, the man page and
 // completions come from the CLI's option tables. An argument the table does not name, a wrong JSON
-// type, a list or text beyond its bound is `MCPInvalidParams` before any work.
+// type, a list or text beyond its bound is a `ToolArgumentError` before any work: a tool result with
+// `isError: true` the model reads and corrects (SEP-1303, revision 2025-11-25), never JSON-RPC -32602.
+
+/// An argument a tool refuses before any work: one line that names the argument, says what is wrong
+/// and what to send. Answered as a tool result with `isError: true`.
+package struct ToolArgumentError: Error, Sendable, Equatable {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+}
 
 /// One argument of a tool: its name, JSON type, description for a model, and bounds.
 package struct ToolArgument: Sendable {
@@ -33,6 +41,10 @@ package struct ToolArgument: Sendable {
     package var maxItems = 20
     /// The value used when the argument is left out, as the schema's `default` says.
     package var defaultValue: JSONValue?
+    /// What to do instead of passing `maximum` or `maxItems` ("ask for the next rows with offset").
+    package var beyondBound: String?
+    /// A right value in JSON, for the line that refuses a wrong type (`[1001]`).
+    package var example: String?
 
     /// Text arguments are names, dates and filters: 1,000 characters are far more than any needs.
     package static let defaultMaxLength = 1_000
@@ -89,6 +101,8 @@ package struct ToolSpec: Sendable {
     package var description: String
     package var arguments: [ToolArgument]
     package var outputSchema: JSONValue?
+    /// Whether the tool reaches Yandex.Metrika (annotations.openWorldHint).
+    package var openWorld = true
 
     /// The object schema of the arguments: no member the table does not name.
     package var inputSchema: JSONValue {
@@ -103,7 +117,7 @@ package struct ToolSpec: Sendable {
     }
 
     package var toolDescription: MCPToolDescription {
-        MCPToolDescription(name: name, title: title, description: description, inputSchema: inputSchema, outputSchema: outputSchema, readOnly: true)
+        MCPToolDescription(name: name, title: title, description: description, inputSchema: inputSchema, outputSchema: outputSchema, readOnly: true, idempotent: true, openWorld: openWorld)
     }
 }
 
@@ -118,48 +132,78 @@ package struct ToolArguments: Sendable {
         for (name, value) in given {
             guard let argument = spec.arguments.first(where: { $0.name == name }) else {
                 let known = spec.arguments.map(\.name).joined(separator: ", ")
-                throw MCPInvalidParams("\(spec.name) takes no argument '\(Self.quoted(name))'; its arguments are: \(known.isEmpty ? "none" : known)")
+                throw ToolArgumentError("\(spec.name) takes no argument '\(Self.quoted(name))'; send only its arguments: \(known.isEmpty ? "none" : known)")
             }
-            guard values[name] == nil else { throw MCPInvalidParams("\(spec.name): '\(name)' is given twice") }
+            guard values[name] == nil else { throw ToolArgumentError("\(name) is given twice; send it once") }
             if value == .null { continue }
             try check(value, against: argument, tool: spec.name)
             values[name] = value
         }
         for argument in spec.arguments where argument.required && values[argument.name] == nil {
-            throw MCPInvalidParams("\(spec.name) needs '\(argument.name)': \(argument.description)")
+            throw ToolArgumentError("\(argument.name) is missing; \(spec.name) needs it: \(argument.description)")
         }
         return ToolArguments(values: values)
     }
 
     private static func check(_ value: JSONValue, against argument: ToolArgument, tool: String) throws {
-        let name = "\(tool): '\(argument.name)'"
+        let name = argument.name
+        let list = argument.kind == .strings || argument.kind == .integers
+        // The right shape, worded once for every wrong type.
+        func send() -> String {
+            let like = argument.example ?? Self.example(argument)
+            switch argument.kind {
+            case .string: return "send text, like \(like)"
+            case .integer: return "send a whole number, like \(like)"
+            case .boolean: return "send true or false"
+            case .strings: return "send a list of texts, like \(like)"
+            case .integers: return "send a list of whole numbers, like \(like)"
+            }
+        }
+        func wrongType(_ value: JSONValue, item: Bool = true) -> ToolArgumentError {
+            ToolArgumentError("\(name) \(list && item ? "holds" : "is") \(describe(value)); \(send())")
+        }
+        func beyond(_ what: String) -> ToolArgumentError {
+            ToolArgumentError("\(name) \(what)" + (argument.beyondBound.map { "; \($0)" } ?? ""))
+        }
         func checkString(_ value: JSONValue) throws {
-            guard case .string(let text) = value else { throw MCPInvalidParams("\(name) must be a string\(argument.kind == .strings ? " in each item" : ""), not \(describe(value))") }
+            guard case .string(let text) = value else { throw wrongType(value) }
             guard text.unicodeScalars.count <= argument.maxLength else {
-                throw MCPInvalidParams("\(name) is \(text.unicodeScalars.count) characters long; at most \(argument.maxLength)")
+                throw ToolArgumentError("\(name) is \(text.unicodeScalars.count) characters long; send at most \(argument.maxLength)")
             }
             if !argument.choices.isEmpty, !argument.choices.contains(text) {
-                throw MCPInvalidParams("\(name) must be one of \(argument.choices.joined(separator: ", ")), not '\(quoted(text))'")
+                throw ToolArgumentError("\(name) is '\(quoted(text))', which it does not take; send one of \(argument.choices.joined(separator: ", "))")
             }
         }
         func checkInteger(_ value: JSONValue) throws {
-            guard case .number(let number) = value, number.rounded() == number, abs(number) < 1e15 else {
-                throw MCPInvalidParams("\(name) must be a whole number\(argument.kind == .integers ? " in each item" : ""), not \(describe(value))")
-            }
+            guard case .number(let number) = value, number.rounded() == number, abs(number) < 1e15 else { throw wrongType(value) }
             let whole = Int(number)
-            if let minimum = argument.minimum, whole < minimum { throw MCPInvalidParams("\(name) must be at least \(minimum), not \(whole)") }
-            if let maximum = argument.maximum, whole > maximum { throw MCPInvalidParams("\(name) must be at most \(maximum), not \(whole)") }
+            if let minimum = argument.minimum, whole < minimum { throw ToolArgumentError("\(name) is at least \(minimum), not \(whole); send \(minimum) or more") }
+            if let maximum = argument.maximum, whole > maximum { throw beyond("is at most \(maximum), not \(whole)") }
         }
         switch argument.kind {
         case .string: try checkString(value)
         case .integer: try checkInteger(value)
         case .boolean:
-            guard case .bool = value else { throw MCPInvalidParams("\(name) must be true or false, not \(describe(value))") }
+            guard case .bool = value else { throw wrongType(value) }
         case .strings, .integers:
-            guard case .array(let items) = value else { throw MCPInvalidParams("\(name) must be a list, not \(describe(value))") }
-            guard !items.isEmpty else { throw MCPInvalidParams("\(name) is an empty list: leave it out or name at least one") }
-            guard items.count <= argument.maxItems else { throw MCPInvalidParams("\(name) lists \(items.count) items; at most \(argument.maxItems)") }
+            guard case .array(let items) = value else { throw wrongType(value, item: false) }
+            guard !items.isEmpty else { throw ToolArgumentError("\(name) is an empty list; leave it out or name at least one") }
+            guard items.count <= argument.maxItems else { throw beyond("lists \(items.count) items; send at most \(argument.maxItems)") }
             for item in items { try argument.kind == .strings ? checkString(item) : checkInteger(item) }
+        }
+    }
+
+    /// A right value of the argument's kind: its default, its first choice, its lowest bound.
+    private static func example(_ argument: ToolArgument) -> String {
+        switch argument.kind {
+        case .string, .strings:
+            let text = "\"" + (argument.choices.first ?? (argument.defaultValue.flatMap { if case .string(let s) = $0 { return s } else { return nil } } ?? "…")) + "\""
+            return argument.kind == .strings ? "[\(text)]" : text
+        case .integer, .integers:
+            var number = argument.minimum ?? 1
+            if case .number(let given)? = argument.defaultValue { number = Int(given) }
+            return argument.kind == .integers ? "[\(number)]" : String(number)
+        case .boolean: return "true"
         }
     }
 
