@@ -1,0 +1,158 @@
+import Foundation
+import MetrikaModel
+import MetrikaRender
+import MetrikaSystem
+
+/// What `metrika bot` answers to one command: Telegram HTML (every text from Metrika or the user
+/// escaped by `TelegramHTML.escape`, tables in `<pre>`), errors worded with the bot's own words
+/// (`ParameterNaming.bot`: "the period of /report", never `--period`).
+package struct BotCommands: Sendable {
+    /// Where the answers' data comes from: the entry point wires its client and history database.
+    package struct Backend: Sendable {
+        /// The counters the token can read.
+        package var counters: @Sendable () async throws -> [CounterListing.Item]
+        /// The history loader a report request reads through (offline or fetching, as the entry point decides).
+        package var loader: @Sendable (ReportRequest) async throws -> HistoryLoader
+        /// The open alerts.
+        package var alerts: @Sendable () async throws -> [AlertStatus.Entry]
+        /// What a report's notes go to (the bot's log, never the chat).
+        package var activity: any Activity
+        /// The counter of `/report` without one (nil: the counter must be given).
+        package var defaultCounter: Int?
+
+        package init(
+            counters: @escaping @Sendable () async throws -> [CounterListing.Item],
+            loader: @escaping @Sendable (ReportRequest) async throws -> HistoryLoader,
+            alerts: @escaping @Sendable () async throws -> [AlertStatus.Entry],
+            activity: any Activity, defaultCounter: Int?
+        ) {
+            self.counters = counters
+            self.loader = loader
+            self.alerts = alerts
+            self.activity = activity
+            self.defaultCounter = defaultCounter
+        }
+    }
+
+    /// Columns of `<pre>` a phone shows without scrolling sideways (about 35–40).
+    package static let width = 38
+    /// The metrics of `/report`: few enough to fit a phone.
+    package static let reportMetrics: [Metric] = [.visits, .users, .bounceRate]
+
+    /// The menu `setMyCommands` sets, in the order shown.
+    package static let menu: [TelegramBotCommand] = [
+        TelegramBotCommand("report", "Visits, users and bounce rate: /report [counter] [period]"),
+        TelegramBotCommand("counters", "The counters this bot can read"),
+        TelegramBotCommand("alerts", "The open alerts"),
+        TelegramBotCommand("help", "What this bot answers"),
+    ]
+
+    package static let usage = """
+        /report [counter] [period]: visits, users and bounce rate by day (period: today, yesterday, thisWeek, lastWeek, \
+        thisMonth, lastMonth, last30days…; default the last 7 days)
+        /counters: the counters this bot can read
+        /alerts: the open alerts
+        """
+
+    package let backend: Backend
+
+    package init(backend: Backend) {
+        self.backend = backend
+    }
+
+    /// The answer to `text` (a message's text, `/report@this_bot 1001 lastWeek`); nil when it is not
+    /// for this bot (a command to another bot in a group). `botUsername` is this bot's.
+    package func answer(_ text: String, botUsername: String?) async -> String? {
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
+        guard let first = words.first, first.hasPrefix("/") else { return Self.unknownText }
+        var command = String(first.dropFirst())
+        if let at = command.firstIndex(of: "@") {
+            let addressee = command[command.index(after: at)...]
+            guard let botUsername, addressee.lowercased() == botUsername.lowercased() else { return nil }
+            command = String(command[..<at])
+        }
+        let arguments = Array(words.dropFirst())
+        do {
+            switch command.lowercased() {
+            case "start", "help": return "metrika answers:\n" + TelegramHTML.escape(Self.usage)
+            case "counters": return try await counters(arguments)
+            case "report": return try await report(arguments)
+            case "alerts": return try await alerts(arguments)
+            default: return Self.unknownText
+            }
+        } catch let failure as any MetrikaFailure {
+            return TelegramHTML.escape(ParameterNaming.bot.message(of: failure))
+        } catch {
+            // Not one of metrika's worded failures: its text is for the bot's log, not the chat.
+            backend.activity.note("/\(command) failed: \(type(of: error))")
+            return "That failed; the bot's log on its machine says more."
+        }
+    }
+
+    static let unknownText = TelegramHTML.escape("I answer /report [counter] [period], /counters, /alerts and /help.")
+
+    private func noArguments(_ command: String, _ arguments: [String]) throws {
+        guard arguments.isEmpty else { throw BotUsage("/\(command) takes nothing after it; try /help") }
+    }
+
+    private func counters(_ arguments: [String]) async throws -> String {
+        try noArguments("counters", arguments)
+        let items = try await backend.counters()
+        guard !items.isEmpty else { return TelegramHTML.escape(CounterListing.emptyText) }
+        let table = CounterListing.table(items, columns: .standard).render(maxWidth: Self.width)
+        return "<pre>" + TelegramHTML.escape(table) + "</pre>"
+    }
+
+    private func alerts(_ arguments: [String]) async throws -> String {
+        try noArguments("alerts", arguments)
+        let rows = try await backend.alerts().map(\.row)
+        guard !rows.isEmpty else { return "No open alerts." }
+        return "<pre>" + TelegramHTML.escape(AlertStatusList.text(rows, maxWidth: Self.width)) + "</pre>"
+    }
+
+    /// `/report [counter] [period]`: the CLI's period words, a whole number first is the counter.
+    private func report(_ arguments: [String]) async throws -> String {
+        guard arguments.count <= 2 else { throw BotUsage("/report takes a counter and a period, e.g. /report 1001 lastWeek") }
+        var fields = ReportFields()
+        var rest = arguments[...]
+        if let first = rest.first, first.allSatisfy(\.isNumber) {
+            try ReportFields.counter.read(&fields, [first])
+            rest = rest.dropFirst()
+        } else if let id = backend.defaultCounter {
+            fields.counterIDs = [id]
+        } else {
+            throw BotUsage("Which counter? /report 1001 lastWeek (see /counters)")
+        }
+        if let period = rest.first { try ReportFields.period.read(&fields, [period]) }
+        if rest.count > 1 { throw BotUsage("/report takes one period after the counter, e.g. /report 1001 lastWeek") }
+        fields.metrics = Self.reportMetrics
+        let request = try ReportRequest(fields)
+        let loader = try await backend.loader(request)
+        let memory = OutputWriter()
+        let sink = ReportTableSink(output: memory, maxWidth: Self.width)
+        try await HistoryReport(request: request, loader: loader, activity: backend.activity).run(into: sink)
+        let table = String(decoding: memory.bytes, as: UTF8.self)
+        return "<pre>" + TelegramHTML.escape(table.trimmingCharacters(in: .newlines)) + "</pre>"
+    }
+}
+
+/// A command the bot cannot read: its answer is the sentence.
+struct BotUsage: MetrikaFailure {
+    let message: String
+    init(_ message: String) { self.message = message }
+    var exitCode: Int32 { ExitCode.usage }
+}
+
+extension ParameterNaming {
+    /// The bot's words: a parameter is what it is to its command ("the period of /report"), an
+    /// action what the bot's owner does on the machine it runs on.
+    package static let bot = ParameterNaming(
+        name: { "the \($0.words.joined(separator: " ")) of /report" },
+        action: { action in
+            switch action {
+            case .sync(let id): return "ask again once counter \(id)'s history is filled (metrika sync --counter \(id) where the bot runs)"
+            case .cleanLogs(let id): return "free counter \(id)'s log requests where the bot runs"
+            case .watchToday(let id): return "see today against earlier weeks with /report \(id) today"
+            }
+        })
+}
