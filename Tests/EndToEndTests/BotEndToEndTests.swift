@@ -55,7 +55,7 @@ struct BotEndToEndTests {
         let texts = sent.compactMap { $0["text"] as? String }
         #expect(sent.count == 4 && sent.allSatisfy { $0["chat_id"] as? String == "42" }, "\(sent)")
         #expect(texts.first?.hasPrefix("<pre>") == true && texts.first?.contains("Visits") == true, "\(texts)")
-        #expect(texts.count > 1 && texts[1].contains("&lt;script&gt;alert") && !texts[1].contains("<script>"), "\(texts)")
+        #expect(texts.count > 1 && texts[1].contains("<code>1002</code> &lt;script&gt;alert(\"x\")&lt;/script&gt; &amp; Co") && !texts[1].contains("<script>"), "\(texts)")
         #expect(texts.count > 2 && texts[2].contains("the period of /report") && !texts[2].contains("--period"), "\(texts)")
         #expect(texts.count > 3 && texts[3].contains("/report"), "\(texts)")
 

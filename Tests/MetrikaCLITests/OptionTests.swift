@@ -120,7 +120,7 @@ struct OptionTests {
     }
 
     @Test func everyCommandHasAUsageLine() {
-        #expect(CLI.commands.count == 16)
+        #expect(CLI.commands.count == 17)
         for command in CLI.commands { #expect(command.usage.hasPrefix(command.name + " ") || command.usage == command.name) }
     }
 

@@ -99,8 +99,13 @@ package struct BotCommands: Sendable {
         try noArguments("counters", arguments)
         let items = try await backend.counters()
         guard !items.isEmpty else { return TelegramHTML.escape(CounterListing.emptyText) }
-        let table = CounterListing.table(items, columns: .standard).render(maxWidth: Self.width)
-        return "<pre>" + TelegramHTML.escape(table) + "</pre>"
+        // A line each (a table's columns would cut every name on a phone): the id to copy into /report.
+        return items.map { item in
+            let counter = item.counter
+            let name = TerminalText.sanitize(counter.name, limit: 100)
+            let site = TerminalText.sanitize(counter.site, limit: 100)
+            return "<code>\(counter.id)</code> " + TelegramHTML.escape(name) + (site.isEmpty ? "" : " · " + TelegramHTML.escape(site))
+        }.joined(separator: "\n")
     }
 
     private func alerts(_ arguments: [String]) async throws -> String {
