@@ -70,4 +70,45 @@ struct BotEndToEndTests {
         let missing = try metrika(["bot", "--allow", "42", "--once"], environment: bare)
         #expect(missing.status == 78 && missing.stderr.contains("METRIKA_TELEGRAM_TOKEN"), "\(missing.stderr)")
     }
+
+    /// Served until SIGTERM: the waiting command answered, then the long poll given up at once and exit 0.
+    @Test func sigtermEndsTheLongPollWithExitZero() throws {
+        let api = try botSimulator.get()
+        let telegram = try TelegramBotEndToEndTests.BotAPI()
+        defer { telegram.stop() }
+        let home = try TemporaryDirectory()
+        try queue(telegram, chat: 42, "/help")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binaries.metrika)
+        process.arguments = ["bot", "--allow", "42"]
+        process.environment = metrikaEnvironment(api: api, home: home.path, extra: [
+            "METRIKA_TELEGRAM_TOKEN": Self.token, "METRIKA_TELEGRAM_API_URL": telegram.baseURL.absoluteString,
+        ])
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        ChildProcesses.register(process.processIdentifier)
+        defer {
+            if process.isRunning { process.terminate() }
+            ChildProcesses.unregister(process.processIdentifier)
+        }
+        // Until the answer went and the next long poll is waiting (polled, never a fixed sleep).
+        let deadline = Date().addingTimeInterval(30)
+        var calls: [String] = []
+        while Date() < deadline {
+            calls = try telegram.control("GET", "__tg/sent")["calls"] as? [String] ?? []
+            if calls.filter({ $0 == "getUpdates" }).count >= 2 { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        try #require(calls.filter { $0 == "getUpdates" }.count >= 2, "\(calls)")
+        #expect(try messages(telegram).count == 1)
+        let started = Date()
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        #expect(Date().timeIntervalSince(started) < 10, "the long poll kept the bot after SIGTERM")
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(!stderr.contains(String(Self.token.split(separator: ":")[1])))
+    }
 }
