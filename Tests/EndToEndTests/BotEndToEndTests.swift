@@ -64,6 +64,19 @@ struct BotEndToEndTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try messages(telegram).count == 4)
 
+        // /today as a table, /chart as a PNG with its caption escaped.
+        try ToolCheck.require("rsvg-convert", package: "librsvg2-bin")
+        try queue(telegram, chat: 42, "/today 1001")
+        try queue(telegram, chat: 42, "/chart 1002 lastWeek")
+        result = try bot(["--allow", "42", "--once"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try messages(telegram).count == 5)
+        let today = try messages(telegram).last?["text"] as? String ?? ""
+        #expect(today.hasPrefix("<pre>") && today.contains("Visits"), "\(today)")
+        let photo = try #require(try telegram.sent().first { $0["method"] as? String == "sendPhoto" })
+        #expect(photo["file_bytes"] as? Int ?? 0 > 1_000)
+        #expect((photo["caption"] as? String ?? "").hasPrefix("<b>&lt;script&gt;"), "\(photo)")
+
         // Without the token: a configuration error naming the variable, nothing sent.
         var bare = environment
         bare["METRIKA_TELEGRAM_TOKEN"] = nil

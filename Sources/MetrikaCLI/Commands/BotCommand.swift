@@ -6,7 +6,7 @@ import MetrikaUseCases
 /// (`BotServer`, `BotCommands`); the bot's token from METRIKA_TELEGRAM_TOKEN.
 enum BotCommand: Command {
     static let name = "bot"
-    static let summary = "Answer /report, /counters and /alerts in allowed Telegram chats (long polling)"
+    static let summary = "Answer /report, /today, /chart, /counters and /alerts in allowed Telegram chats (long polling)"
     static let synopses: [[UsageTerm]] = [[.required(.allow), .optional(.once), .moreOptions]]
     static let discussion = """
     The bot's token comes from METRIKA_TELEGRAM_TOKEN (from @BotFather); METRIKA_TELEGRAM_API_URL
@@ -16,8 +16,9 @@ enum BotCommand: Command {
     history database, so a restart never answers a message twice. SIGINT/SIGTERM let the answer in
     progress finish, then exit 0.
     Commands: /report [counter] [period] (visits, users and bounce rate by day; the periods of
-    report --period; the counter of METRIKA_COUNTER or the config when only one), /counters,
-    /alerts (the open alerts), /help.
+    report --period; the counter of METRIKA_COUNTER or the config when only one), /today
+    [counter], /chart [counter] [period] (visits as a PNG, drawn as metrika chart draws it),
+    /counters, /alerts (the open alerts), /help.
 
     Examples:
       METRIKA_TELEGRAM_TOKEN=123456789:AA… metrika bot --allow 123456789,-1001234567890
@@ -50,7 +51,7 @@ enum BotCommand: Command {
             counters: { try await CounterList.fetch(client: try await session.client(), search: nil, history: store).items },
             loader: { request in try await session.historyLoader(offline: false, unsettledDays: request.unsettledDays) },
             alerts: { try AlertStatus(store: store).entries() },
-            activity: context, defaultCounter: defaultCounter)
+            activity: context, defaultCounter: defaultCounter, rasterizer: context.rasterizer)
         let server = BotServer(
             bot: bot, allowed: Set(allowed), store: store, commands: BotCommands(backend: backend), now: context.now,
             stopRequests: SignalTrap.Requests(),

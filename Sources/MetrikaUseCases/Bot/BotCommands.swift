@@ -19,13 +19,16 @@ package struct BotCommands: Sendable {
         package var activity: any Activity
         /// The counter of `/report` without one (nil: the counter must be given).
         package var defaultCounter: Int?
+        /// Draws `/chart`'s PNG from its SVG (nil: /chart answers that it cannot draw here).
+        package var rasterizer: (any ChartRasterizer)?
 
         package init(
             counters: @escaping @Sendable () async throws -> [CounterListing.Item],
             loader: @escaping @Sendable (ReportRequest) async throws -> HistoryLoader,
             alerts: @escaping @Sendable () async throws -> [AlertStatus.Entry],
-            activity: any Activity, defaultCounter: Int?
+            activity: any Activity, defaultCounter: Int?, rasterizer: (any ChartRasterizer)? = nil
         ) {
+            self.rasterizer = rasterizer
             self.counters = counters
             self.loader = loader
             self.alerts = alerts
@@ -42,6 +45,8 @@ package struct BotCommands: Sendable {
     /// The menu `setMyCommands` sets, in the order shown.
     package static let menu: [TelegramBotCommand] = [
         TelegramBotCommand("report", "Visits, users and bounce rate: /report [counter] [period]"),
+        TelegramBotCommand("today", "Today so far: /today [counter]"),
+        TelegramBotCommand("chart", "Visits as a chart: /chart [counter] [period]"),
         TelegramBotCommand("counters", "The counters this bot can read"),
         TelegramBotCommand("alerts", "The open alerts"),
         TelegramBotCommand("help", "What this bot answers"),
@@ -50,6 +55,8 @@ package struct BotCommands: Sendable {
     package static let usage = """
         /report [counter] [period]: visits, users and bounce rate by day (period: today, yesterday, thisWeek, lastWeek, \
         thisMonth, lastMonth, last30days…; default the last 7 days)
+        /today [counter]: the same for today so far
+        /chart [counter] [period]: visits by day as a picture
         /counters: the counters this bot can read
         /alerts: the open alerts
         """
@@ -60,11 +67,30 @@ package struct BotCommands: Sendable {
         self.backend = backend
     }
 
+    /// An answer: Telegram HTML, or a PNG with its HTML caption.
+    package enum Answer: Sendable, Equatable {
+        case text(String)
+        case photo(Data, caption: String)
+
+        /// The text, or the photo's caption.
+        package var html: String {
+            switch self {
+            case .text(let html): return html
+            case .photo(_, let caption): return caption
+            }
+        }
+    }
+
     /// The answer to `text` (a message's text, `/report@this_bot 1001 lastWeek`); nil when it is not
     /// for this bot (a command to another bot in a group). `botUsername` is this bot's.
     package func answer(_ text: String, botUsername: String?) async -> String? {
+        await reply(text, botUsername: botUsername)?.html
+    }
+
+    /// The answer to `text`, a photo for /chart.
+    package func reply(_ text: String, botUsername: String?) async -> Answer? {
         let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
-        guard let first = words.first, first.hasPrefix("/") else { return Self.unknownText }
+        guard let first = words.first, first.hasPrefix("/") else { return .text(Self.unknownText) }
         var command = String(first.dropFirst())
         if let at = command.firstIndex(of: "@") {
             let addressee = command[command.index(after: at)...]
@@ -74,22 +100,26 @@ package struct BotCommands: Sendable {
         let arguments = Array(words.dropFirst())
         do {
             switch command.lowercased() {
-            case "start", "help": return "metrika answers:\n" + TelegramHTML.escape(Self.usage)
-            case "counters": return try await counters(arguments)
-            case "report": return try await report(arguments)
-            case "alerts": return try await alerts(arguments)
-            default: return Self.unknownText
+            case "start", "help": return .text("metrika answers:\n" + TelegramHTML.escape(Self.usage))
+            case "counters": return .text(try await counters(arguments))
+            case "report": return .text(try await report(arguments))
+            case "today":
+                guard arguments.count <= 1 else { throw BotUsage("/today takes a counter at most, e.g. /today 1001") }
+                return .text(try await report(arguments + ["today"]))
+            case "chart": return try await chart(arguments)
+            case "alerts": return .text(try await alerts(arguments))
+            default: return .text(Self.unknownText)
             }
         } catch let failure as any MetrikaFailure {
-            return TelegramHTML.escape(ParameterNaming.bot.message(of: failure))
+            return .text(TelegramHTML.escape(ParameterNaming.bot.message(of: failure)))
         } catch {
             // Not one of metrika's worded failures: its text is for the bot's log, not the chat.
             backend.activity.note("/\(command) failed: \(type(of: error))")
-            return "That failed; the bot's log on its machine says more."
+            return .text("That failed; the bot's log on its machine says more.")
         }
     }
 
-    static let unknownText = TelegramHTML.escape("I answer /report [counter] [period], /counters, /alerts and /help.")
+    static let unknownText = TelegramHTML.escape("I answer /report [counter] [period], /today, /chart, /counters, /alerts and /help.")
 
     private func noArguments(_ command: String, _ arguments: [String]) throws {
         guard arguments.isEmpty else { throw BotUsage("/\(command) takes nothing after it; try /help") }
@@ -117,7 +147,32 @@ package struct BotCommands: Sendable {
 
     /// `/report [counter] [period]`: the CLI's period words, a whole number first is the counter.
     private func report(_ arguments: [String]) async throws -> String {
-        guard arguments.count <= 2 else { throw BotUsage("/report takes a counter and a period, e.g. /report 1001 lastWeek") }
+        let request = try request(arguments, command: "report", metrics: Self.reportMetrics)
+        let loader = try await backend.loader(request)
+        let memory = OutputWriter()
+        let sink = ReportTableSink(output: memory, maxWidth: Self.width)
+        try await HistoryReport(request: request, loader: loader, activity: backend.activity).run(into: sink)
+        let table = String(decoding: memory.bytes, as: UTF8.self)
+        return "<pre>" + TelegramHTML.escape(table.trimmingCharacters(in: .newlines)) + "</pre>"
+    }
+
+    /// `/chart [counter] [period]`: visits by day as a PNG, as `metrika chart` draws it.
+    private func chart(_ arguments: [String]) async throws -> Answer {
+        let request = try request(arguments, command: "chart", metrics: [.visits])
+        guard let rasterizer = backend.rasterizer else { throw BotUsage("/chart cannot draw pictures on the bot's machine; try /report") }
+        let loader = try await backend.loader(request)
+        let data = try await ChartSeries.load(counterIDs: request.counterIDs, from: request.from, to: request.to, metrics: [.visits],
+                                              grouping: request.grouping, refresh: false, loader: loader, activity: backend.activity)
+        let chart = ChartSeries.makeChart(data, grouping: request.grouping, title: nil, width: 800, height: nil)
+        let png = try await rasterizer.png(fromSVG: Data(chart.render().utf8), scale: 1)
+        let names = data.map { "<b>" + TelegramHTML.escape(TerminalText.sanitize($0.counter.name, limit: 100)) + "</b>" }.joined(separator: ", ")
+        let range = data.first.map { " \($0.range.from.iso) … \($0.range.to.iso)" } ?? ""
+        return .photo(png, caption: names + TelegramHTML.escape(" · visits" + range))
+    }
+
+    /// The request of `/report`/`/chart` arguments: a whole number first is the counter, then a period.
+    private func request(_ arguments: [String], command: String, metrics: [Metric]) throws -> ReportRequest {
+        guard arguments.count <= 2 else { throw BotUsage("/\(command) takes a counter and a period, e.g. /\(command) 1001 lastWeek") }
         var fields = ReportFields()
         var rest = arguments[...]
         if let first = rest.first, first.allSatisfy(\.isNumber) {
@@ -126,18 +181,12 @@ package struct BotCommands: Sendable {
         } else if let id = backend.defaultCounter {
             fields.counterIDs = [id]
         } else {
-            throw BotUsage("Which counter? /report 1001 lastWeek (see /counters)")
+            throw BotUsage("Which counter? /\(command) 1001 lastWeek (see /counters)")
         }
         if let period = rest.first { try ReportFields.period.read(&fields, [period]) }
-        if rest.count > 1 { throw BotUsage("/report takes one period after the counter, e.g. /report 1001 lastWeek") }
-        fields.metrics = Self.reportMetrics
-        let request = try ReportRequest(fields)
-        let loader = try await backend.loader(request)
-        let memory = OutputWriter()
-        let sink = ReportTableSink(output: memory, maxWidth: Self.width)
-        try await HistoryReport(request: request, loader: loader, activity: backend.activity).run(into: sink)
-        let table = String(decoding: memory.bytes, as: UTF8.self)
-        return "<pre>" + TelegramHTML.escape(table.trimmingCharacters(in: .newlines)) + "</pre>"
+        if rest.count > 1 { throw BotUsage("/\(command) takes one period after the counter, e.g. /\(command) 1001 lastWeek") }
+        fields.metrics = metrics
+        return try ReportRequest(fields)
     }
 }
 

@@ -116,8 +116,11 @@ package struct BotServer: Sendable {
                 }
                 times.append(time)
                 recent[chat] = times
-                guard let answer = await commands.answer(text, botUsername: identity.username) else { continue }
-                try await bot.sendText(answer, to: TelegramChatID(chat))
+                guard let answer = await commands.reply(text, botUsername: identity.username) else { continue }
+                switch answer {
+                case .text(let html): try await bot.sendText(html, to: TelegramChatID(chat))
+                case .photo(let png, let caption): try await bot.sendPhoto(png, fileName: "chart.png", caption: caption, to: TelegramChatID(chat))
+                }
                 summary.answered += 1
             }
             if once, updates.isEmpty { break }
