@@ -23,13 +23,14 @@ import MetrikaStore
         #"{"update_id":\#(id),"message":{"message_id":\#(id),"chat":{"id":\#(chat),"type":"private"},"text":"\#(text)"}}"#
     }
 
-    func server(_ transport: FakeTransport, store: HistoryStore, calls: Calls) throws -> BotServer {
+    func server(_ transport: FakeTransport, store: HistoryStore, calls: Calls, allowed: Set<Int64> = [42],
+                activity: RecordedActivity = RecordedActivity()) throws -> BotServer {
         let bot = try TelegramBot(token: Self.token, transport: transport, timeout: 5, sleep: { _ in }, now: { testNow })
         let backend = BotCommands.Backend(
             counters: { calls.reports.withLock { $0 += 1 }; return [] },
             loader: { _ in calls.reports.withLock { $0 += 1 }; throw BotUsage("no history here") },
-            alerts: { [] }, activity: RecordedActivity(), defaultCounter: nil)
-        return BotServer(bot: bot, allowed: [42], store: store, commands: BotCommands(backend: backend), now: { testNow }, stopRequests: nil,
+            alerts: { [] }, activity: activity, defaultCounter: nil)
+        return BotServer(bot: bot, allowed: allowed, store: store, commands: BotCommands(backend: backend), now: { testNow }, stopRequests: nil,
                          stranger: { id in calls.strangers.withLock { $0.append(id) } },
                          limited: { id in calls.limited.withLock { $0.append(id) } })
     }
@@ -70,5 +71,22 @@ import MetrikaStore
         #expect(await commands.answer("/report", botUsername: nil)?.contains("Which counter?") == true)
         #expect(await commands.answer("/frobnicate", botUsername: nil) == BotCommands.unknownText)
         #expect(await commands.answer("/counters now", botUsername: nil)?.contains("takes nothing") == true)
+    }
+
+    @Test func aChatThatBlockedTheBotIsNotedAndTheOthersServed() async throws {
+        let database = try TemporaryDatabase()
+        let store = try HistoryStore(path: database.path)
+        let updates = [Self.update(5, chat: 43, "/help"), Self.update(6, chat: 42, "/help")]
+        let transport = FakeTransport([
+            Self.ok(#"{"id":987654321,"first_name":"m"}"#), Self.ok("true"), Self.ok("true"), Self.ok("[" + updates.joined(separator: ",") + "]"),
+            .respond(403, #"{"ok":false,"error_code":403,"description":"Forbidden: bot was blocked by the user"}"#),
+            Self.ok(#"{"message_id":1,"chat":{"id":42}}"#), Self.ok("[]"),
+        ])
+        let activity = RecordedActivity()
+        let summary = try await server(transport, store: store, calls: Calls(), allowed: [42, 43], activity: activity).run(once: true)
+        #expect(summary == BotServer.Summary(answered: 1, ignored: 1))
+        #expect(activity.notes.contains { $0.contains("chat 43 was not answered") && $0.contains("blocked") }, "\(activity.notes)")
+        #expect(!activity.notes.joined().contains("secretPart"))
+        #expect(try store.botOffset(botID: 987_654_321) == 7)
     }
 }

@@ -117,11 +117,17 @@ package struct BotServer: Sendable {
                 times.append(time)
                 recent[chat] = times
                 guard let answer = await commands.reply(text, botUsername: identity.username) else { continue }
-                switch answer {
-                case .text(let html): try await bot.sendText(html, to: TelegramChatID(chat))
-                case .photo(let png, let caption): try await bot.sendPhoto(png, fileName: "chart.png", caption: caption, to: TelegramChatID(chat))
+                // One chat's refusal (blocked the bot, a group gone) is that chat's: noted, the others served.
+                do {
+                    switch answer {
+                    case .text(let html): try await bot.sendText(html, to: TelegramChatID(chat))
+                    case .photo(let png, let caption): try await bot.sendPhoto(png, fileName: "chart.png", caption: caption, to: TelegramChatID(chat))
+                    }
+                    summary.answered += 1
+                } catch let error as TelegramError where error != .unauthorized {
+                    summary.ignored += 1
+                    commands.backend.activity.note("Telegram chat \(chat) was not answered: \(error.message)")
                 }
-                summary.answered += 1
             }
             if once, updates.isEmpty { break }
         }
