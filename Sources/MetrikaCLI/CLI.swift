@@ -17,6 +17,7 @@ package enum CLI {
         LiveCommand.self,
         SyncCommand.self,
         MCPCommand.self,
+        BotCommand.self,
         CacheInfoCommand.self,
         CachePruneCommand.self,
         LoginCommand.self,

@@ -238,6 +238,15 @@ enum Schema {
                 PRIMARY KEY (counter_id, metric)
             ) WITHOUT ROWID;
             """),
+        // `metrika bot`: per bot (its numeric id, never the token) the offset of the next update to
+        // read, kept before a message is answered, so that a restart never answers a message twice.
+        Migration(version: 10, name: "bot_offsets", sql: """
+            CREATE TABLE bot_offsets (
+                bot_id INTEGER PRIMARY KEY,
+                next_offset INTEGER NOT NULL,
+                updated_at REAL NOT NULL
+            );
+            """),
     ]
 
     /// The schema version this build creates and understands.

@@ -51,6 +51,8 @@ struct CompletionsTests {
             (["metrika", "cache", ""], ["info", "prune", "--help"]),
             (["metrika", "cache", "prune", "--be"], ["--before"]),
             (["metrika", "auth", "st"], ["status"]),
+            (["metrika", "bo"], ["bot"]),
+            (["metrika", "bot", "--on"], ["--once"]),
             (["metrika", "completions", ""], ["bash", "zsh", "fish"]),
             (["metrika", "counters", "--status", ""], ["active", "deleted"]),
             (["metrika", "help", "co"], ["counters", "completions"]),

@@ -1,0 +1,84 @@
+import Foundation
+import MetrikaModel
+import MetrikaUseCases
+
+/// `metrika bot --allow CHAT[,CHAT…] [--once]`: answers the commands of allowed Telegram chats
+/// (`BotServer`, `BotCommands`); the bot's token from METRIKA_TELEGRAM_TOKEN.
+enum BotCommand: Command {
+    static let name = "bot"
+    static let summary = "Answer /report, /today, /chart, /counters and /alerts in allowed Telegram chats (long polling)"
+    static let synopses: [[UsageTerm]] = [[.required(.allow), .optional(.once), .moreOptions]]
+    static let discussion = """
+    The bot's token comes from METRIKA_TELEGRAM_TOKEN (from @BotFather); METRIKA_TELEGRAM_API_URL
+    points it at another Bot API server. Only the chats of --allow are answered: anyone else gets no
+    answer and causes no request to Metrika, and their chat id is named once on stderr (to add it
+    to --allow). At most 20 commands a minute per chat. Where it stopped reading is kept in the
+    history database, so a restart never answers a message twice. SIGINT/SIGTERM let the answer in
+    progress finish, then exit 0.
+    Commands: /report [counter] [period] (visits, users and bounce rate by day; the periods of
+    report --period; the counter of METRIKA_COUNTER or the config when only one), /today
+    [counter], /chart [counter] [period] (visits as a PNG, drawn as metrika chart draws it),
+    /counters, /alerts (the open alerts), /help.
+
+    Examples:
+      METRIKA_TELEGRAM_TOKEN=123456789:AA… metrika bot --allow 123456789,-1001234567890
+      metrika bot --allow 123456789 --once     # from cron: answer what is waiting, then exit
+    """
+    static let options: [OptionSpec] = [Option.allow.spec, Option.once.spec] + DatabaseOptions.specs + TokenOptions.specs
+
+    static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
+        let context = session.context
+        try options.requireNoPositionals()
+        guard let allowText = options[.allow] else { throw UsageError("--allow is required: the chat ids the bot answers, e.g. --allow 123456789") }
+        let allowed = try TelegramChatID.list(allowText, source: "--allow").map { chat -> Int64 in
+            guard let number = chat.number else { throw UsageError("--allow takes chat numbers, not \(chat): a channel cannot send the bot commands") }
+            return number
+        }
+        let environment = context.environment
+        guard let token = environment["METRIKA_TELEGRAM_TOKEN"]?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty else {
+            throw BotTokenMissing()
+        }
+        context.secrets.add(token)
+        let baseURL = try Session.baseURL(environment["METRIKA_TELEGRAM_API_URL"], variable: "METRIKA_TELEGRAM_API_URL",
+                                          fallback: TelegramBot.defaultBaseURL.absoluteString)
+        let bot = try TelegramBot(token: token, baseURL: baseURL, transport: context.transport, environment: environment,
+                                  sleep: context.sleep, now: context.now, note: { context.note($0) })
+        for secret in bot.secrets { context.secrets.add(secret) }
+        let defaults = try session.defaultCounters()
+        let defaultCounter = defaults.flatMap { $0.ids.count == 1 ? Int($0.ids[0]) : nil }
+        let store = try session.openHistory()
+        let backend = BotCommands.Backend(
+            counters: { try await CounterList.fetch(client: try await session.client(), search: nil, history: store).items },
+            loader: { request in try await session.historyLoader(offline: false, unsettledDays: request.unsettledDays) },
+            alerts: { try AlertStatus(store: store).entries() },
+            activity: context, defaultCounter: defaultCounter, rasterizer: context.rasterizer)
+        let server = BotServer(
+            bot: bot, allowed: Set(allowed), store: store, commands: BotCommands(backend: backend), now: context.now,
+            stopRequests: SignalTrap.Requests(),
+            stranger: { context.note("Telegram chat \($0) is not in --allow: not answered (add it to --allow to answer it).") },
+            limited: { context.note("Telegram chat \($0) sent more than \(BotServer.perChatPerMinute) commands in a minute: the rest of the minute's are not answered.") })
+        let summary = try await server.run(once: options[.once])
+        if options[.once] {
+            context.note("Answered \(summary.answered) message\(summary.answered == 1 ? "" : "s"), \(summary.ignored) left unanswered.")
+        }
+        return ExitCode.ok
+    }
+}
+
+/// `metrika bot` without METRIKA_TELEGRAM_TOKEN: exit 78.
+struct BotTokenMissing: MetrikaFailure {
+    var exitCode: Int32 { ExitCode.config }
+    var message: String { "metrika bot needs the bot's token in METRIKA_TELEGRAM_TOKEN (from @BotFather)" }
+}
+
+extension Option where Value == String? {
+    /// `--allow CHAT[,CHAT…]` of bot.
+    static var allow: Option<String?> {
+        .text("allow", value: "CHAT[,CHAT…]", help: "The Telegram chat ids the bot answers (no one else)")
+    }
+}
+
+extension Option where Value == Bool {
+    /// `--once` of bot.
+    static var once: Option<Bool> { .flag("once", help: "Answer the messages waiting, then exit") }
+}

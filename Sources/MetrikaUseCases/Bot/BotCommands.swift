@@ -1,0 +1,212 @@
+import Foundation
+import MetrikaModel
+import MetrikaRender
+import MetrikaSystem
+
+/// What `metrika bot` answers to one command: Telegram HTML (every text from Metrika or the user
+/// escaped by `TelegramHTML.escape`, tables in `<pre>`), errors worded with the bot's own words
+/// (`ParameterNaming.bot`: "the period of /report", never `--period`).
+package struct BotCommands: Sendable {
+    /// Where the answers' data comes from: the entry point wires its client and history database.
+    package struct Backend: Sendable {
+        /// The counters the token can read.
+        package var counters: @Sendable () async throws -> [CounterListing.Item]
+        /// The history loader a report request reads through (offline or fetching, as the entry point decides).
+        package var loader: @Sendable (ReportRequest) async throws -> HistoryLoader
+        /// The open alerts.
+        package var alerts: @Sendable () async throws -> [AlertStatus.Entry]
+        /// What a report's notes go to (the bot's log, never the chat).
+        package var activity: any Activity
+        /// The counter of `/report` without one (nil: the counter must be given).
+        package var defaultCounter: Int?
+        /// Draws `/chart`'s PNG from its SVG (nil: /chart answers that it cannot draw here).
+        package var rasterizer: (any ChartRasterizer)?
+
+        package init(
+            counters: @escaping @Sendable () async throws -> [CounterListing.Item],
+            loader: @escaping @Sendable (ReportRequest) async throws -> HistoryLoader,
+            alerts: @escaping @Sendable () async throws -> [AlertStatus.Entry],
+            activity: any Activity, defaultCounter: Int?, rasterizer: (any ChartRasterizer)? = nil
+        ) {
+            self.rasterizer = rasterizer
+            self.counters = counters
+            self.loader = loader
+            self.alerts = alerts
+            self.activity = activity
+            self.defaultCounter = defaultCounter
+        }
+    }
+
+    /// Columns of `<pre>` a phone shows without scrolling sideways (about 35–40).
+    package static let width = 38
+    /// The metrics of `/report`: few enough to fit a phone.
+    package static let reportMetrics: [Metric] = [.visits, .users, .bounceRate]
+
+    /// The menu `setMyCommands` sets, in the order shown.
+    package static let menu: [TelegramBotCommand] = [
+        TelegramBotCommand("report", "Visits, users and bounce rate: /report [counter] [period]"),
+        TelegramBotCommand("today", "Today so far: /today [counter]"),
+        TelegramBotCommand("chart", "Visits as a chart: /chart [counter] [period]"),
+        TelegramBotCommand("counters", "The counters this bot can read"),
+        TelegramBotCommand("alerts", "The open alerts"),
+        TelegramBotCommand("help", "What this bot answers"),
+    ]
+
+    package static let usage = """
+        /report [counter] [period]: visits, users and bounce rate by day (period: today, yesterday, thisWeek, lastWeek, \
+        thisMonth, lastMonth, last30days…; default the last 7 days)
+        /today [counter]: the same for today so far
+        /chart [counter] [period]: visits by day as a picture
+        /counters: the counters this bot can read
+        /alerts: the open alerts
+        """
+
+    package let backend: Backend
+
+    package init(backend: Backend) {
+        self.backend = backend
+    }
+
+    /// An answer: Telegram HTML, or a PNG with its HTML caption.
+    package enum Answer: Sendable, Equatable {
+        case text(String)
+        case photo(Data, caption: String)
+
+        /// The text, or the photo's caption.
+        package var html: String {
+            switch self {
+            case .text(let html): return html
+            case .photo(_, let caption): return caption
+            }
+        }
+    }
+
+    /// The answer to `text` (a message's text, `/report@this_bot 1001 lastWeek`); nil when it is not
+    /// for this bot (a command to another bot in a group). `botUsername` is this bot's.
+    package func answer(_ text: String, botUsername: String?) async -> String? {
+        await reply(text, botUsername: botUsername)?.html
+    }
+
+    /// The answer to `text`, a photo for /chart.
+    package func reply(_ text: String, botUsername: String?) async -> Answer? {
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
+        guard let first = words.first, first.hasPrefix("/") else { return .text(Self.unknownText) }
+        var command = String(first.dropFirst())
+        if let at = command.firstIndex(of: "@") {
+            let addressee = command[command.index(after: at)...]
+            guard let botUsername, addressee.lowercased() == botUsername.lowercased() else { return nil }
+            command = String(command[..<at])
+        }
+        let arguments = Array(words.dropFirst())
+        do {
+            switch command.lowercased() {
+            case "start", "help": return .text("metrika answers:\n" + TelegramHTML.escape(Self.usage))
+            case "counters": return .text(try await counters(arguments))
+            case "report": return .text(try await report(arguments))
+            case "today":
+                guard arguments.count <= 1 else { throw BotUsage("/today takes a counter at most, e.g. /today 1001") }
+                return .text(try await report(arguments + ["today"]))
+            case "chart": return try await chart(arguments)
+            case "alerts": return .text(try await alerts(arguments))
+            default: return .text(Self.unknownText)
+            }
+        } catch let failure as any MetrikaFailure {
+            return .text(TelegramHTML.escape(ParameterNaming.bot.message(of: failure)))
+        } catch {
+            // Not one of metrika's worded failures: its text is for the bot's log, not the chat.
+            backend.activity.note("/\(command) failed: \(type(of: error))")
+            return .text("That failed; the bot's log on its machine says more.")
+        }
+    }
+
+    static let unknownText = TelegramHTML.escape("I answer /report [counter] [period], /today, /chart, /counters, /alerts and /help.")
+
+    private func noArguments(_ command: String, _ arguments: [String]) throws {
+        guard arguments.isEmpty else { throw BotUsage("/\(command) takes nothing after it; try /help") }
+    }
+
+    private func counters(_ arguments: [String]) async throws -> String {
+        try noArguments("counters", arguments)
+        let items = try await backend.counters()
+        guard !items.isEmpty else { return TelegramHTML.escape(CounterListing.emptyText) }
+        // A line each (a table's columns would cut every name on a phone): the id to copy into /report.
+        return items.map { item in
+            let counter = item.counter
+            let name = TerminalText.sanitize(counter.name, limit: 100)
+            let site = TerminalText.sanitize(counter.site, limit: 100)
+            return "<code>\(counter.id)</code> " + TelegramHTML.escape(name) + (site.isEmpty ? "" : " · " + TelegramHTML.escape(site))
+        }.joined(separator: "\n")
+    }
+
+    private func alerts(_ arguments: [String]) async throws -> String {
+        try noArguments("alerts", arguments)
+        let rows = try await backend.alerts().map(\.row)
+        guard !rows.isEmpty else { return "No open alerts." }
+        return "<pre>" + TelegramHTML.escape(AlertStatusList.text(rows, maxWidth: Self.width)) + "</pre>"
+    }
+
+    /// `/report [counter] [period]`: the CLI's period words, a whole number first is the counter.
+    private func report(_ arguments: [String]) async throws -> String {
+        let request = try request(arguments, command: "report", metrics: Self.reportMetrics)
+        let loader = try await backend.loader(request)
+        let memory = OutputWriter()
+        let sink = ReportTableSink(output: memory, maxWidth: Self.width)
+        try await HistoryReport(request: request, loader: loader, activity: backend.activity).run(into: sink)
+        let table = String(decoding: memory.bytes, as: UTF8.self)
+        return "<pre>" + TelegramHTML.escape(table.trimmingCharacters(in: .newlines)) + "</pre>"
+    }
+
+    /// `/chart [counter] [period]`: visits by day as a PNG, as `metrika chart` draws it.
+    private func chart(_ arguments: [String]) async throws -> Answer {
+        let request = try request(arguments, command: "chart", metrics: [.visits])
+        guard let rasterizer = backend.rasterizer else { throw BotUsage("/chart cannot draw pictures on the bot's machine; try /report") }
+        let loader = try await backend.loader(request)
+        let data = try await ChartSeries.load(counterIDs: request.counterIDs, from: request.from, to: request.to, metrics: [.visits],
+                                              grouping: request.grouping, refresh: false, loader: loader, activity: backend.activity)
+        let chart = ChartSeries.makeChart(data, grouping: request.grouping, title: nil, width: 800, height: nil)
+        let png = try await rasterizer.png(fromSVG: Data(chart.render().utf8), scale: 1)
+        let names = data.map { "<b>" + TelegramHTML.escape(TerminalText.sanitize($0.counter.name, limit: 100)) + "</b>" }.joined(separator: ", ")
+        let range = data.first.map { " \($0.range.from.iso) … \($0.range.to.iso)" } ?? ""
+        return .photo(png, caption: names + TelegramHTML.escape(" · visits" + range))
+    }
+
+    /// The request of `/report`/`/chart` arguments: a whole number first is the counter, then a period.
+    private func request(_ arguments: [String], command: String, metrics: [Metric]) throws -> ReportRequest {
+        guard arguments.count <= 2 else { throw BotUsage("/\(command) takes a counter and a period, e.g. /\(command) 1001 lastWeek") }
+        var fields = ReportFields()
+        var rest = arguments[...]
+        if let first = rest.first, first.allSatisfy(\.isNumber) {
+            try ReportFields.counter.read(&fields, [first])
+            rest = rest.dropFirst()
+        } else if let id = backend.defaultCounter {
+            fields.counterIDs = [id]
+        } else {
+            throw BotUsage("Which counter? /\(command) 1001 lastWeek (see /counters)")
+        }
+        if let period = rest.first { try ReportFields.period.read(&fields, [period]) }
+        if rest.count > 1 { throw BotUsage("/\(command) takes one period after the counter, e.g. /\(command) 1001 lastWeek") }
+        fields.metrics = metrics
+        return try ReportRequest(fields)
+    }
+}
+
+/// A command the bot cannot read: its answer is the sentence.
+struct BotUsage: MetrikaFailure {
+    let message: String
+    init(_ message: String) { self.message = message }
+    var exitCode: Int32 { ExitCode.usage }
+}
+
+extension ParameterNaming {
+    /// The bot's words: a parameter is what it is to its command ("the period of /report"), an
+    /// action what the bot's owner does on the machine it runs on.
+    package static let bot = ParameterNaming(
+        name: { "the \($0.words.joined(separator: " ")) of /report" },
+        action: { action in
+            switch action {
+            case .sync(let id): return "ask again once counter \(id)'s history is filled (metrika sync --counter \(id) where the bot runs)"
+            case .cleanLogs(let id): return "free counter \(id)'s log requests where the bot runs"
+            case .watchToday(let id): return "see today against earlier weeks with /report \(id) today"
+            }
+        })
+}

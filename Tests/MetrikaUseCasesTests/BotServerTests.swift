@@ -1,0 +1,92 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import MetrikaAPI
+@testable import MetrikaModel
+import MetrikaStore
+@testable import MetrikaUseCases
+
+/// `BotServer` over a scripted Bot API and a fixed clock: strangers, the commands a minute, the
+/// offset kept before answering (the binary against both simulators: EndToEndTests/BotEndToEndTests).
+@Suite struct BotServerTests {
+    static let token = "987654321:AAH-secretPart_0123456789abcdefghijk"
+
+    final class Calls: Sendable {
+        let strangers = Mutex([Int64]())
+        let limited = Mutex([Int64]())
+        let reports = Mutex(0)
+    }
+
+    static func ok(_ result: String) -> FakeTransport.Step { .respond(200, #"{"ok":true,"result":\#(result)}"#) }
+
+    static func update(_ id: Int, chat: Int64, _ text: String) -> String {
+        #"{"update_id":\#(id),"message":{"message_id":\#(id),"chat":{"id":\#(chat),"type":"private"},"text":"\#(text)"}}"#
+    }
+
+    func server(_ transport: FakeTransport, store: HistoryStore, calls: Calls, allowed: Set<Int64> = [42],
+                activity: RecordedActivity = RecordedActivity()) throws -> BotServer {
+        let bot = try TelegramBot(token: Self.token, transport: transport, timeout: 5, sleep: { _ in }, now: { testNow })
+        let backend = BotCommands.Backend(
+            counters: { calls.reports.withLock { $0 += 1 }; return [] },
+            loader: { _ in calls.reports.withLock { $0 += 1 }; throw BotUsage("no history here") },
+            alerts: { [] }, activity: activity, defaultCounter: nil)
+        return BotServer(bot: bot, allowed: allowed, store: store, commands: BotCommands(backend: backend), now: { testNow }, stopRequests: nil,
+                         stranger: { id in calls.strangers.withLock { $0.append(id) } },
+                         limited: { id in calls.limited.withLock { $0.append(id) } })
+    }
+
+    @Test func answersAllowedChatsWithinTheirMinuteAndKeepsTheOffset() async throws {
+        let database = try TemporaryDatabase()
+        let store = try HistoryStore(path: database.path)
+        // 22 commands from chat 42 within one minute, 2 from a stranger, then nothing more.
+        var updates = (1...22).map { Self.update($0, chat: 42, "/help") }
+        updates += [Self.update(23, chat: 77, "/counters"), Self.update(24, chat: 77, "/report 1001")]
+        var steps = [Self.ok(#"{"id":987654321,"first_name":"m","username":"metrika_bot"}"#), Self.ok("true"), Self.ok("true"),
+                     Self.ok("[" + updates.joined(separator: ",") + "]")]
+        steps += (1...20).map { Self.ok(#"{"message_id":\#($0),"chat":{"id":42}}"#) }
+        steps.append(Self.ok("[]"))
+        let transport = FakeTransport(steps)
+        let calls = Calls()
+        let summary = try await server(transport, store: store, calls: calls).run(once: true)
+        #expect(summary == BotServer.Summary(answered: 20, ignored: 4))
+        #expect(calls.strangers.withLock { $0 } == [77], "the stranger named once")
+        #expect(calls.limited.withLock { $0 } == [42], "the chat over its minute told once")
+        #expect(calls.reports.withLock { $0 } == 0, "a stranger causes no request to Metrika")
+        #expect(try store.botOffset(botID: 987_654_321) == 25)
+        let sends = transport.requests.filter { $0.url.lastPathComponent == "sendMessage" }
+        #expect(sends.count == 20)
+        // The second poll asked from the kept offset.
+        let polls = transport.requests.filter { $0.url.lastPathComponent == "getUpdates" }
+        let last = try #require(JSONSerialization.jsonObject(with: polls.last?.body ?? Data()) as? [String: Any])
+        #expect(last["offset"] as? Int == 25)
+    }
+
+    @Test func commandsAreWordedInTheBotsOwnWords() async throws {
+        let backend = BotCommands.Backend(
+            counters: { [] }, loader: { _ in throw BotUsage("unused") }, alerts: { [] }, activity: RecordedActivity(), defaultCounter: nil)
+        let commands = BotCommands(backend: backend)
+        let period = try #require(await commands.answer("/report 1001 someday", botUsername: "metrika_bot"))
+        #expect(period.contains("the period of /report") && !period.contains("--period"), "\(period)")
+        #expect(await commands.answer("/report@other_bot 1001", botUsername: "metrika_bot") == nil, "another bot's command")
+        #expect(await commands.answer("/report", botUsername: nil)?.contains("Which counter?") == true)
+        #expect(await commands.answer("/frobnicate", botUsername: nil) == BotCommands.unknownText)
+        #expect(await commands.answer("/counters now", botUsername: nil)?.contains("takes nothing") == true)
+    }
+
+    @Test func aChatThatBlockedTheBotIsNotedAndTheOthersServed() async throws {
+        let database = try TemporaryDatabase()
+        let store = try HistoryStore(path: database.path)
+        let updates = [Self.update(5, chat: 43, "/help"), Self.update(6, chat: 42, "/help")]
+        let transport = FakeTransport([
+            Self.ok(#"{"id":987654321,"first_name":"m"}"#), Self.ok("true"), Self.ok("true"), Self.ok("[" + updates.joined(separator: ",") + "]"),
+            .respond(403, #"{"ok":false,"error_code":403,"description":"Forbidden: bot was blocked by the user"}"#),
+            Self.ok(#"{"message_id":1,"chat":{"id":42}}"#), Self.ok("[]"),
+        ])
+        let activity = RecordedActivity()
+        let summary = try await server(transport, store: store, calls: Calls(), allowed: [42, 43], activity: activity).run(once: true)
+        #expect(summary == BotServer.Summary(answered: 1, ignored: 1))
+        #expect(activity.notes.contains { $0.contains("chat 43 was not answered") && $0.contains("blocked") }, "\(activity.notes)")
+        #expect(!activity.notes.joined().contains("secretPart"))
+        #expect(try store.botOffset(botID: 987_654_321) == 7)
+    }
+}
