@@ -156,6 +156,28 @@ struct ConfigFileTests {
         #expect(!(error?.message.contains("cfg-secret") ?? true))
     }
 
+    /// A Telegram bot token is a secret too: the file holding one must be private; the member is read
+    /// at the top and in a profile, its chats kept as `--telegram` takes them.
+    @Test(arguments: [#"{"telegram": {"token": "123:tg-secret", "chat": [123, "@news_room"]}}"#,
+                      #"{"profiles": {"work": {"telegram": {"token": "123:tg-secret", "chat": -1001}}}}"#])
+    func aTelegramTokenOthersCanReadIsRefused(json: String) throws {
+        let home = try Home(json)
+        let config = try #require(try home.read())
+        let telegram = config.telegram ?? config.profiles["work"]?.telegram
+        #expect(telegram?.token == "123:tg-secret")
+        #expect(telegram?.chats == (config.telegram != nil ? "123,@news_room" : "-1001"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: home.config)
+        let error = #expect(throws: ConfigError.readableSecret(path: home.config, mode: 0o640, secret: "a Telegram bot token")) { try home.read() }
+        #expect(error?.message.contains("it holds a Telegram bot token but others may read it (mode 0640)") == true)
+        #expect(!(error?.message.contains("tg-secret") ?? true))
+    }
+
+    @Test(arguments: [#"{"telegram": "123:abc"}"#, #"{"telegram": {"tokn": "x"}}"#, #"{"telegram": {"chat": true}}"#, #"{"telegram": {"chat": []}}"#])
+    func aWrongTelegramMemberIsRefused(json: String) throws {
+        let home = try Home(json)
+        #expect(throws: ConfigError.self) { try home.read() }
+    }
+
     @Test func anUnknownProfileNamesTheOnesThereAre() throws {
         let home = try Home(#"{"profiles": {"b": {}, "a": {}}}"#)
         let config = try home.read()
