@@ -7,9 +7,10 @@ import Testing
 /// API simulator (`metrika-fake-api --telegram`), each started once for the suite and stopped at its end.
 /// The Bot API simulator refuses HTML it could not parse, so an accepted message is valid HTML.
 private let deliverySimulator = FakeAPI.shared(fixtures: "alerts", arguments: ["--now", "2026-12-01T14:30:00Z"])
+private let digestSimulator = FakeAPI.shared()
 private let botSimulator = SuiteFixture<TelegramBotEndToEndTests.BotAPI>(start: { try TelegramBotEndToEndTests.BotAPI() }, stop: { $0.stop() })
 
-@Suite(.serialized, .blockingLanes, .stops(deliverySimulator, botSimulator)) struct TelegramDeliveryEndToEndTests {
+@Suite(.serialized, .blockingLanes, .stops(deliverySimulator, digestSimulator, botSimulator)) struct TelegramDeliveryEndToEndTests {
     static let token = TelegramBotEndToEndTests.token
     static let now = "2026-12-01T14:30:00Z"
     static let counter = ["--counter", "520008"]
@@ -117,5 +118,26 @@ private let botSimulator = SuiteFixture<TelegramBotEndToEndTests.BotAPI>(start: 
         let run = try metrika(["alert", "--today"] + Self.counter, environment: env)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try sends(bot, to: "123456789", after: start).count == 1)
+    }
+
+    @Test func theDigestArrivesAsItsSummaryAndPNGPhotos() throws {
+        let api = try digestSimulator.get()
+        let bot = try botSimulator.get()
+        let home = try TemporaryDirectory()
+        let start = try bot.sent().count
+        var env = metrikaEnvironment(api: api, home: home.path, extra: [
+            "METRIKA_TELEGRAM_TOKEN": Self.token, "METRIKA_TELEGRAM_API_URL": bot.baseURL.absoluteString,
+        ])
+        env["METRIKA_DB"] = home.path + "/h.sqlite"
+        let run = try metrika(["mail", "--counter", "1001", "--telegram", "123456789", "--verbose"], environment: env)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.isEmpty, "no mail without --to: \(run.stdout)")
+        let sent = try bot.sent().dropFirst(start).filter { "\($0["chat_id"] ?? "")" == "123456789" }
+        let text = try #require(sent.first { $0["method"] as? String == "sendMessage" }?["text"] as? String)
+        #expect(text.contains("(1001)") && text.contains("Visits: "), "\(text)")
+        let photos = sent.filter { $0["method"] as? String == "sendPhoto" }
+        #expect(!photos.isEmpty, "\(sent)")
+        #expect(photos.allSatisfy { ($0["file_name"] as? String)?.hasSuffix(".png") == true })
+        #expect(!run.stderr.contains(Self.token) && !run.stderr.contains(String(Self.token.split(separator: ":")[1])))
     }
 }
