@@ -146,7 +146,7 @@ struct ProfileEndToEndTests {
         (#"{"counter": 1001.5}"#, #""counter" must be a counter id"#),
         (#"{"counter": -3}"#, #""counter" must be a counter id"#),
         (#"{"counter": []}"#, #""counter" must be a counter id"#),
-        (#"{"countr": 1001}"#, #"unknown member "countr" (known: client_id, client_secret, counter, profiles, alerts, clickhouse_url, clickhouse_cluster)"#),
+        (#"{"countr": 1001}"#, #"unknown member "countr" (known: client_id, client_secret, counter, profiles, alerts, clickhouse_url, clickhouse_cluster, telegram)"#),
         (#"{"profiles": []}"#, #""profiles" must be an object of named profiles"#),
         (#"{"profiles": {"a": 5}}"#, #"profile "a" must be an object"#),
         (#"{"profiles": {"a": {"tokenfile": "x"}}}"#, #"unknown member "tokenfile" of profile "a""#),

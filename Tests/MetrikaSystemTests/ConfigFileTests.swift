@@ -99,7 +99,7 @@ struct ConfigFileTests {
         ("[1]", { .notAnObject(path: $0, problem: #"it holds a list, not a JSON object like {"counter": 1001}"#) }, "it holds a list"),
         (#"{"counter": 1,"#, { .notAnObject(path: $0, problem: "it is not valid JSON at line 1, column 15: the file ends inside an object (a '}' is missing)") },
          "it is not valid JSON at line 1, column 15"),
-        (#"{"countr": 1}"#, { .unknownMember(path: $0, member: "countr", place: .top, known: ["client_id", "client_secret", "counter", "profiles", "alerts", "clickhouse_url", "clickhouse_cluster"]) },
+        (#"{"countr": 1}"#, { .unknownMember(path: $0, member: "countr", place: .top, known: ["client_id", "client_secret", "counter", "profiles", "alerts", "clickhouse_url", "clickhouse_cluster", "telegram"]) },
          #"unknown member "countr" (known: client_id, "#),
         (#"{"client_id": 5}"#, { .badMember(path: $0, member: "client_id", place: .top, expected: "a string") }, #""client_id" must be a string"#),
         (#"{"counter": true}"#, { .badMember(path: $0, member: "counter", place: .top, expected: "a counter id or a list of them, like 1001 or [1001, 1002]") },
@@ -109,7 +109,7 @@ struct ConfigFileTests {
         (#"{"profiles": [1]}"#, { .badMember(path: $0, member: "profiles", place: .top, expected: "an object of named profiles") }, #""profiles" must be an object"#),
         (#"{"profiles": {"a b": {}}}"#, { .badProfileName(path: $0) }, "a profile name must be visible ASCII without spaces"),
         (#"{"profiles": {"a": 5}}"#, { .profileNotAnObject(path: $0, name: "a") }, #"profile "a" must be an object"#),
-        (#"{"profiles": {"a": {"tokenfile": "x"}}}"#, { .unknownMember(path: $0, member: "tokenfile", place: .profile("a"), known: ["token_file", "api_url", "counter", "client_id", "client_secret"]) },
+        (#"{"profiles": {"a": {"tokenfile": "x"}}}"#, { .unknownMember(path: $0, member: "tokenfile", place: .profile("a"), known: ["token_file", "api_url", "counter", "client_id", "client_secret", "telegram"]) },
          #"unknown member "tokenfile" of profile "a" (known: token_file, "#),
         (#"{"profiles": {"a": {"counter": "1"}}}"#, { .badMember(path: $0, member: "counter", place: .profile("a"), expected: "a counter id or a list of them, like 1001 or [1001, 1002]") },
          #""counter" of profile "a" must be a counter id"#),
@@ -154,6 +154,28 @@ struct ConfigFileTests {
         let error = #expect(throws: ConfigError.readableSecret(path: home.config, mode: 0o644)) { try home.read() }
         #expect(error?.message == "Cannot use the config file \(home.config): it holds client_secret but others may read it (mode 0644); run `chmod 600 \(home.config)`.")
         #expect(!(error?.message.contains("cfg-secret") ?? true))
+    }
+
+    /// A Telegram bot token is a secret too: the file holding one must be private; the member is read
+    /// at the top and in a profile, its chats kept as `--telegram` takes them.
+    @Test(arguments: [#"{"telegram": {"token": "123:tg-secret", "chat": [123, "@news_room"]}}"#,
+                      #"{"profiles": {"work": {"telegram": {"token": "123:tg-secret", "chat": -1001}}}}"#])
+    func aTelegramTokenOthersCanReadIsRefused(json: String) throws {
+        let home = try Home(json)
+        let config = try #require(try home.read())
+        let telegram = config.telegram ?? config.profiles["work"]?.telegram
+        #expect(telegram?.token == "123:tg-secret")
+        #expect(telegram?.chats == (config.telegram != nil ? "123,@news_room" : "-1001"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: home.config)
+        let error = #expect(throws: ConfigError.readableSecret(path: home.config, mode: 0o640, secret: "a Telegram bot token")) { try home.read() }
+        #expect(error?.message.contains("it holds a Telegram bot token but others may read it (mode 0640)") == true)
+        #expect(!(error?.message.contains("tg-secret") ?? true))
+    }
+
+    @Test(arguments: [#"{"telegram": "123:abc"}"#, #"{"telegram": {"tokn": "x"}}"#, #"{"telegram": {"chat": true}}"#, #"{"telegram": {"chat": []}}"#])
+    func aWrongTelegramMemberIsRefused(json: String) throws {
+        let home = try Home(json)
+        #expect(throws: ConfigError.self) { try home.read() }
     }
 
     @Test func anUnknownProfileNamesTheOnesThereAre() throws {

@@ -13,7 +13,7 @@ enum AlertCommand: Command {
     static let name = "alert"
     static let summary = "Alert on yesterday's visits, goals and sales unlike the same weekday of earlier weeks; for cron"
     static let synopses: [[UsageTerm]] = [
-        [.optional(.counter), .optional(.today), .optional(.webhook), .optional(.alertMail), .optional(.currency), .optional(.dryRun)],
+        [.optional(.counter), .optional(.today), .optional(.webhook), .optional(.alertMail), .optional(.telegram), .optional(.currency), .optional(.dryRun)],
         [.required(Option.alertStatus), .optional(Option.json)],
         [.required(Option.forget)],
     ]
@@ -39,8 +39,11 @@ enum AlertCommand: Command {
     one JSON body per run that found something ("text" and "alerts": docs/alerts.md); the URL holds
     a secret and is only ever shown as https://host/…. --mail ADDR sends the alerts with a chart of
     each metric's last five weeks through sendmail (as `metrika mail` does). When a delivery fails
-    (exit 69) nothing is remembered, so the next run tells it again. --dry-run prints the lines and
-    sends and remembers nothing.
+    (exit 69) nothing is remembered, so the next run tells it again. --telegram CHAT[,CHAT…] (or
+    METRIKA_TELEGRAM_CHAT) sends one Telegram message per run with the lines and, for the daily
+    check, each alerted metric's chart as a photo; the bot token comes from METRIKA_TELEGRAM_TOKEN
+    or the config file, never an argument (docs/telegram.md). --dry-run prints the lines and sends
+    and remembers nothing.
 
     --today judges today's finished hours instead, for an hourly cron: visits and every goal's
     reaches hour by hour, the last 3 finished hours together against the same hours of the same
@@ -63,10 +66,10 @@ enum AlertCommand: Command {
     static let options: [OptionSpec] = [
         CounterOptions.spec(help: "Only these counters (default: the default counter(s), else every counter you can read)"),
         Option.today.spec,
-        Option.webhook.spec, Option.alertMail.spec,
+        Option.webhook.spec, Option.alertMail.spec, Option.telegram.spec,
         MailOptions.senderSpec,
         MailOptions.sendmailSpec,
-        Option.dryRun.described("Print the alerts only: no webhook, no mail, nothing remembered").spec,
+        Option.dryRun.described("Print the alerts only: no webhook, no mail, no Telegram, nothing remembered").spec,
         Option.currency.described("A shop's revenue in this currency (default: the counter's own, as the API says)").spec,
         HistoryOptions.offlineSpec,
         Option.alertStatus.spec, Option.json.described("With --status: the open alerts as JSON").spec, Option.forget.spec,
@@ -129,8 +132,15 @@ enum AlertCommand: Command {
         }
         let webhook = try webhook(options, session: session)
         if !request.recipients.isEmpty, !request.dryRun { try MailOptions.checkSendmail(request.sendmail) }
+        let chats = try session.telegramChats(given: options[.telegram])
+        // The bot is made (its token found and checked) before anything is checked or claimed.
+        let bot = chats.isEmpty || request.dryRun ? nil : try session.telegramBot()
         var deliverers: [any AlertDeliverer] = []
         if let webhook { deliverers.append(WebhookDeliverer(webhook)) }
+        if let bot {
+            deliverers.append(TelegramDeliverer(bot: bot, chats: chats, rasterizer: context.rasterizer, activity: context,
+                                                announce: context.stderrIsTerminal || options[.verbose]))
+        }
         if let sender = request.sender, !request.recipients.isEmpty {
             deliverers.append(AlertMailDeliverer(
                 sender: sender, recipients: request.recipients, sendmail: request.sendmail,

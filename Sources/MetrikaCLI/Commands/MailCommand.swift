@@ -11,7 +11,7 @@ enum MailCommand: Command {
     static let name = "mail"
     static let summary = "Mail a report with charts (via sendmail): for cron"
     static let synopses: [[UsageTerm]] = [[
-        .required(.counter), .required(.recipients), .optional(.sender), .optional(.subject), .optional(.metrics),
+        .required(.counter), .required(.recipients), .optional(.telegram), .optional(.sender), .optional(.subject), .optional(.metrics),
         .optional([.oneOf([[.required(.last)], [.required(.period)]])]),
         .optional([.oneOf([[.required(.sendmail)], [.required(.output)], [.required(.dryRun)]])]),
     ]]
@@ -46,11 +46,17 @@ enum MailCommand: Command {
     sendmail makes metrika fail with exit code 69 and sendmail's own message. --output FILE.eml writes
     the message to a file instead (atomically), --dry-run prints it.
 
+    --telegram CHAT[,CHAT…] sends the digest to Telegram too: the summary (each metric's total and
+    its change) as a message and each chart as a PNG photo; with --telegram, --to may be left out
+    (Telegram alone). The bot token comes from METRIKA_TELEGRAM_TOKEN or the config file, never an
+    argument (docs/telegram.md).
+
     Example (crontab): 15 3 * * *  metrika sync --quiet && metrika mail --counter 1001 --to me@example.com
     """
     static let options: [OptionSpec] = [
         CounterOptions.spec(),
         Option.recipients.spec,
+        Option.telegram.described("Send the summary and the PNG charts to these Telegram chats too (the bot token: METRIKA_TELEGRAM_TOKEN)").spec,
         MailOptions.senderSpec,
         Option.subject.spec,
         MetricsOptions.spec(help: "Metrics of the table and charts (default: the six everyday metrics; charts: visits), e.g. visits,purchases,revenue"),
@@ -119,6 +125,8 @@ enum MailCommand: Command {
         case file(String)
         /// `--dry-run`, `--output -`.
         case standardOutput
+        /// `--telegram` without `--to`: no mail.
+        case none
     }
 
     /// A mail as the command line asks for it, validated before any request.
@@ -127,6 +135,8 @@ enum MailCommand: Command {
         /// `--offline`: from the history alone.
         var offline: Bool
         var destination: Destination
+        /// `--telegram`: the chats the digest also goes to.
+        var telegram: String?
     }
 
     /// The mail the options ask for; `note` gets the deprecation line of `--period 7d`. A sendmail
@@ -134,9 +144,10 @@ enum MailCommand: Command {
     static func parse(_ options: ParsedOptions, context: CLIContext) throws -> Request {
         try options.requireNoPositionals()
         let ids = try CounterOptions.ids(options)
-        guard !options[.recipients].isEmpty else { throw UsageError("Missing --to ADDR: who should get the mail") }
+        let telegram = options[.telegram]
+        guard !options[.recipients].isEmpty || telegram != nil else { throw UsageError("Missing --to ADDR: who should get the mail") }
         // As given, not split at commas: a display name may hold one inside quotes.
-        let recipients = try MIMEAddress.list(parsing: options.asGiven(.recipients).joined(separator: ","))
+        let recipients = options[.recipients].isEmpty ? [] : try MIMEAddress.list(parsing: options.asGiven(.recipients).joined(separator: ","))
         let sender = try MailOptions.senderAddress(options, context: context)
         let window = try window(options, note: context.note)
         let metrics = try MetricsOptions.metrics(options)
@@ -145,7 +156,10 @@ enum MailCommand: Command {
         let modes = [options.contains(.sendmail), options.contains(.output), options[.dryRun]].filter { $0 }.count
         guard modes <= 1 else { throw UsageError("Choose one of --sendmail, --output and --dry-run") }
         let destination: Destination
-        if options[.dryRun] {
+        if recipients.isEmpty {
+            guard modes == 0 else { throw UsageError("--sendmail, --output and --dry-run go with --to ADDR") }
+            destination = .none
+        } else if options[.dryRun] {
             destination = .standardOutput
         } else if let output = options[.output] {
             destination = output == "-" ? .standardOutput : .file(output)
@@ -156,16 +170,26 @@ enum MailCommand: Command {
         }
         let history = try HistoryOptions.parse(options)
         let mail = MailComposer.Request(counterIDs: ids, window: window, metrics: metrics, sender: sender, recipients: recipients, subject: options[.subject], currency: currency)
-        return Request(mail: mail, offline: history.offline, destination: destination)
+        return Request(mail: mail, offline: history.offline, destination: destination, telegram: telegram)
     }
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         let context = session.context
         let request = try parse(options, context: context)
+        // The chats and the bot (its token found and checked) before anything is fetched.
+        let chats = try request.telegram.map { try session.telegramChats(given: $0) } ?? []
+        let bot = chats.isEmpty ? nil : try session.telegramBot()
         let composer = MailComposer(loader: try await session.historyLoader(offline: request.offline), rasterizer: context.rasterizer, activity: context)
+        if let bot {
+            try await TelegramDigest.send(request.mail, composer: composer, bot: bot, chats: chats)
+            if context.stderrIsTerminal || options[.verbose] { context.note("Sent the digest to Telegram chat(s) \(chats.map(\.value).joined(separator: ", ")).") }
+        }
+        if request.destination == .none { return ExitCode.ok }
         let message = try await composer.compose(request.mail)
         let bytes = message.bytes()
         switch request.destination {
+        case .none:
+            break
         case .standardOutput:
             try context.stdout.writer.write(contentsOf: bytes)
         case .file(let path):

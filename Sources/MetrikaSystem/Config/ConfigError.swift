@@ -24,8 +24,12 @@ package enum ConfigError: MetrikaFailure, Equatable {
     case badProfileName(path: String)
     /// The profile `name` is not an object.
     case profileNotAnObject(path: String, name: String)
-    /// The file holds a `client_secret` but others may read it (`mode`: its permission bits).
-    case readableSecret(path: String, mode: Int)
+    /// The file holds `secret` (`client_secret`, a Telegram bot token) but others may read it
+    /// (`mode`: its permission bits).
+    case readableSecret(path: String, mode: Int, secret: String = "client_secret")
+    /// A Telegram delivery was asked for, but no bot token was given (METRIKA_TELEGRAM_TOKEN or the
+    /// `"telegram"` member of the config file at `path`).
+    case missingTelegramToken(path: String)
     /// `selector` (`--profile` or `METRIKA_PROFILE`) names a profile the config file at `path` does
     /// not define; `known` are the ones it does, nil when there is no config file.
     case unknownProfile(name: String, selector: String, path: String, known: [String]?)
@@ -90,9 +94,11 @@ package enum ConfigError: MetrikaFailure, Equatable {
             }
             let reason = String(cString: strerror(code))
             return "Cannot use the config file \(path): \(reason.prefix(1).lowercased() + reason.dropFirst()). Fix it or move it away."
-        case .readableSecret(let path, let mode):
+        case .readableSecret(let path, let mode, let secret):
             // The fix is the command itself, so no pointer to the format.
-            return "Cannot use the config file \(path): it holds client_secret but others may read it (mode \(Self.octal(mode))); run `chmod 600 \(path)`."
+            return "Cannot use the config file \(path): it holds \(secret) but others may read it (mode \(Self.octal(mode))); run `chmod 600 \(path)`."
+        case .missingTelegramToken(let path):
+            return "Telegram delivery needs the bot's token from @BotFather: set METRIKA_TELEGRAM_TOKEN, or \"telegram\": {\"token\": …} in \(path) (chmod 600; docs/telegram.md)."
         case .unknownProfile(let name, let selector, let path, let known):
             let change = selector == "--profile" ? "name another profile with --profile" : "change or unset \(selector)"
             guard let known else {

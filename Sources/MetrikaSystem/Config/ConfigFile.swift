@@ -31,6 +31,8 @@ package struct ConfigFile: Sendable, Equatable {
         package var clientID: String?
         /// Its OAuth app's client secret (the file must then be private).
         package var clientSecret: String?
+        /// Its Telegram bot token and chats (the file must then be private if it holds a token).
+        package var telegram: TelegramConfig? = nil
 
         /// A profile with the members the file may give it.
         package init(name: String, tokenFile: String? = nil, apiURL: String? = nil, counters: [Int]? = nil, clientID: String? = nil, clientSecret: String? = nil) {
@@ -60,6 +62,8 @@ package struct ConfigFile: Sendable, Equatable {
     package var clickhouseURL: String? = nil
     /// `"clickhouse_cluster"`: the default `--cluster`, below it and METRIKA_CLICKHOUSE_CLUSTER.
     package var clickhouseCluster: String? = nil
+    /// `"telegram"`: the bot token and the default chats of `--telegram` (a token makes the file a secret's).
+    package var telegram: TelegramConfig? = nil
 
     /// A config as the file at `path` would give it (tests and callers that build one by hand).
     package init(path: String, clientID: String? = nil, clientSecret: String? = nil, counters: [Int]? = nil, profiles: [String: Profile] = [:]) {
@@ -137,12 +141,13 @@ package struct ConfigFile: Sendable, Equatable {
             throw ConfigError.notAnObject(path: path, problem: notAnObject(data))
         }
         let member = Members(path: path)
-        try member.checkKeys(object, allowed: ["client_id", "client_secret", "counter", "profiles", "alerts", "clickhouse_url", "clickhouse_cluster"], place: .top)
+        try member.checkKeys(object, allowed: ["client_id", "client_secret", "counter", "profiles", "alerts", "clickhouse_url", "clickhouse_cluster", "telegram"], place: .top)
         var config = ConfigFile(path: path, clientID: nil, clientSecret: nil, counters: nil, profiles: [:])
         config.clientID = try member.text(object["client_id"], "client_id", .top)
         config.clientSecret = try member.text(object["client_secret"], "client_secret", .top)
         config.counters = try member.counters(object["counter"], "counter", .top)
         config.alerts = try AlertsConfig.parse(object["alerts"], member: member)
+        config.telegram = try TelegramConfig.parse(object["telegram"], place: .top, member: member)
         if let urls = object["clickhouse_url"] as? [Any] {
             guard !urls.isEmpty, let texts = urls as? [String], texts.allSatisfy({ !$0.isEmpty }) else {
                 throw member.bad("clickhouse_url", .top, "a URL or a list of URLs, one per shard")
@@ -161,7 +166,7 @@ package struct ConfigFile: Sendable, Equatable {
                     throw ConfigError.badProfileName(path: path)
                 }
                 guard let fields = value as? [String: Any] else { throw ConfigError.profileNotAnObject(path: path, name: name) }
-                try member.checkKeys(fields, allowed: ["token_file", "api_url", "counter", "client_id", "client_secret"], place: place)
+                try member.checkKeys(fields, allowed: ["token_file", "api_url", "counter", "client_id", "client_secret", "telegram"], place: place)
                 let tokenFile = try member.text(fields["token_file"], "token_file", place).map { file -> String in
                     if file.hasPrefix("/") { return file }
                     if file.hasPrefix("~/") { return (environment["HOME"] ?? NSHomeDirectory()) + file.dropFirst(1) }
@@ -173,12 +178,21 @@ package struct ConfigFile: Sendable, Equatable {
                     clientID: try member.text(fields["client_id"], "client_id", place),
                     clientSecret: try member.text(fields["client_secret"], "client_secret", place)
                 )
+                config.profiles[name]?.telegram = try TelegramConfig.parse(fields["telegram"], place: place, member: member)
             }
         }
+        let secret: String?
         if config.clientSecret != nil || config.profiles.values.contains(where: { $0.clientSecret != nil }) {
+            secret = "client_secret"
+        } else if config.telegram?.token != nil || config.profiles.values.contains(where: { $0.telegram?.token != nil }) {
+            secret = "a Telegram bot token"
+        } else {
+            secret = nil
+        }
+        if let secret {
             var info = stat()
             if stat(path, &info) == 0, Int(info.st_mode) & 0o077 != 0 {
-                throw ConfigError.readableSecret(path: path, mode: Int(info.st_mode) & 0o777)
+                throw ConfigError.readableSecret(path: path, mode: Int(info.st_mode) & 0o777, secret: secret)
             }
         }
         return config

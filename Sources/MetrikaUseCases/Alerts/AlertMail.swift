@@ -11,13 +11,10 @@ package enum AlertMail {
     /// Charts in one mail at most.
     package static let maximumCharts = 20
 
-    package static func compose(_ findings: [AlertCheck.Finding], sender: MIMEAddress, recipients: [MIMEAddress],
-                                rasterizer: any ChartRasterizer, activity: any Activity) async throws -> MIMEMessage {
-        let seed = UInt64.random(in: 1...UInt64.max)
-        let tag = String(seed, radix: 16)
-        // A chart for each of the first `maximumCharts` findings: a bad night over 100 counters is
-        // still a mail of a few hundred kilobytes; the rest are lines.
-        let charts = findings.prefix(maximumCharts).map { finding -> Data in
+    /// The SVG chart of each of the first `maximumCharts` findings: its last five weeks, the judged
+    /// day marked (the mail's and the Telegram message's).
+    package static func chartSVGs(_ findings: [AlertCheck.Finding]) -> [Data] {
+        findings.prefix(maximumCharts).map { finding -> Data in
             var chart = AlertChart(points: finding.recent, expected: finding.judgement.expected,
                                    title: "\(AlertText.metricLabel(finding)) — \(finding.counter.displayName)",
                                    subtitle: "\(AlertText.dayText(finding.judgement.day)): \(AlertText.value(finding.judgement.value, of: finding.metric)) (\(AlertText.changeText(finding.judgement)))")
@@ -25,6 +22,20 @@ package enum AlertMail {
             chart.expectedText = "~" + AlertText.expected(finding.judgement.expected, of: finding.metric)
             return Data(chart.render().utf8)
         }
+    }
+
+    /// A finding's chart file name, without the extension.
+    package static func chartName(_ finding: AlertCheck.Finding) -> String {
+        "alert-\(finding.counter.id)-\(finding.metric.shortName)-\(finding.judgement.day.iso)"
+    }
+
+    package static func compose(_ findings: [AlertCheck.Finding], sender: MIMEAddress, recipients: [MIMEAddress],
+                                rasterizer: any ChartRasterizer, activity: any Activity) async throws -> MIMEMessage {
+        let seed = UInt64.random(in: 1...UInt64.max)
+        let tag = String(seed, radix: 16)
+        // A chart for each of the first `maximumCharts` findings: a bad night over 100 counters is
+        // still a mail of a few hundred kilobytes; the rest are lines.
+        let charts = chartSVGs(findings)
         var pngs: [Data] = []
         do {
             for svg in charts { pngs.append(try await rasterizer.png(fromSVG: svg, scale: ChartSeries.pngScale)) }
@@ -33,8 +44,7 @@ package enum AlertMail {
             pngs = []
         }
         let images = charts.enumerated().map { index, svg -> MIMEPart.Image in
-            let finding = findings[index]
-            let name = "alert-\(finding.counter.id)-\(finding.metric.shortName)-\(finding.judgement.day.iso)"
+            let name = chartName(findings[index])
             let contentID = "alert-\(index).\(tag)@metrika"
             if index < pngs.count {
                 return MIMEPart.Image(data: pngs[index], mediaType: "image/png", filename: name + ".png", contentID: contentID)
