@@ -3,13 +3,13 @@ import MetrikaModel
 import MetrikaUseCases
 
 /// `metrika bot --allow CHAT[,CHAT…] [--once]`: answers the commands of allowed Telegram chats
-/// (`BotServer`, `BotCommands`); the bot's token from METRIKA_TELEGRAM_TOKEN.
+/// (`BotServer`, `BotCommands`); the bot's token from METRIKA_TELEGRAM_TOKEN or the config (`Session.telegramBot`).
 enum BotCommand: Command {
     static let name = "bot"
     static let summary = "Answer /report, /today, /chart, /counters and /alerts in allowed Telegram chats (long polling)"
     static let synopses: [[UsageTerm]] = [[.required(.allow), .optional(.once), .moreOptions]]
     static let discussion = """
-    The bot's token comes from METRIKA_TELEGRAM_TOKEN (from @BotFather); METRIKA_TELEGRAM_API_URL
+    The bot's token comes from METRIKA_TELEGRAM_TOKEN or the config's "telegram" (from @BotFather); METRIKA_TELEGRAM_API_URL
     points it at another Bot API server. Only the chats of --allow are answered: anyone else gets no
     answer and causes no request to Metrika, and their chat id is named once on stderr (to add it
     to --allow). At most 20 commands a minute per chat. Where it stopped reading is kept in the
@@ -34,16 +34,8 @@ enum BotCommand: Command {
             guard let number = chat.number else { throw UsageError("--allow takes chat numbers, not \(chat): a channel cannot send the bot commands") }
             return number
         }
-        let environment = context.environment
-        guard let token = environment["METRIKA_TELEGRAM_TOKEN"]?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty else {
-            throw BotTokenMissing()
-        }
-        context.secrets.add(token)
-        let baseURL = try Session.baseURL(environment["METRIKA_TELEGRAM_API_URL"], variable: "METRIKA_TELEGRAM_API_URL",
-                                          fallback: TelegramBot.defaultBaseURL.absoluteString)
-        let bot = try TelegramBot(token: token, baseURL: baseURL, transport: context.transport, environment: environment,
-                                  sleep: context.sleep, now: context.now, note: { context.note($0) })
-        for secret in bot.secrets { context.secrets.add(secret) }
+        // The token as every Telegram use finds it: METRIKA_TELEGRAM_TOKEN, else the config's "telegram".
+        let bot = try session.telegramBot()
         let defaults = try session.defaultCounters()
         let defaultCounter = defaults.flatMap { $0.ids.count == 1 ? Int($0.ids[0]) : nil }
         let store = try session.openHistory()
@@ -63,12 +55,6 @@ enum BotCommand: Command {
         }
         return ExitCode.ok
     }
-}
-
-/// `metrika bot` without METRIKA_TELEGRAM_TOKEN: exit 78.
-struct BotTokenMissing: MetrikaFailure {
-    var exitCode: Int32 { ExitCode.config }
-    var message: String { "metrika bot needs the bot's token in METRIKA_TELEGRAM_TOKEN (from @BotFather)" }
 }
 
 extension Option where Value == String? {

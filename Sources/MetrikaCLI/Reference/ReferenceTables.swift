@@ -32,8 +32,6 @@ enum ReferenceTables {
         Variable("METRIKA_TIMEOUT", meaning: "Seconds one attempt of a request may take in all (default 30)."),
         Variable("METRIKA_MAX_RESPONSE", meaning: "The largest API answer accepted, after decompression: bytes, or with K, M or G (default 64M); a larger one fails with exit 65."),
         Variable("METRIKA_SENDMAIL", meaning: "The sendmail program metrika mail pipes to (default /usr/sbin/sendmail)."),
-        Variable("METRIKA_TELEGRAM_TOKEN", meaning: "The Telegram bot's token (from @BotFather) of metrika bot; never shown."),
-        Variable("METRIKA_TELEGRAM_API_URL", meaning: "Another Bot API server for metrika bot (default https://api.telegram.org; plain http only to this machine)."),
         Variable("METRIKA_SENDER", meaning: "The From address of metrika mail and metrika alert --mail when --sender is not given (default USER@host)."),
         Variable("METRIKA_WEBHOOK_URL", meaning: "The webhook metrika alert POSTs its alerts to when --webhook is not given. A secret: shown only as scheme://host/…, never passed to a program metrika starts."),
         Variable("METRIKA_TELEGRAM_TOKEN", meaning: "The Telegram bot's token from @BotFather (above the config file's \"telegram\" token). A secret: never shown, never an argument."),
