@@ -51,7 +51,7 @@ enum ExplainCommand: Command {
         let output = try FormatOptions.parse(options, toTerminal: context.stdoutIsTerminal)
         let metric = try cliWorded { try Explain.metric(named: options[.explainMetric] ?? "visits") }
         let dimensions = try cliWorded {
-            options[.explainDimensions].map { try Explain.dimensions(named: $0) } ?? ExplainDimension.defaults
+            try options[.explainDimensions].map { try Explain.dimensions(named: $0) } ?? ExplainDimension.defaults
         }
         let date = options[.explainDate]
         let (fromText, toText) = (options[.from], options[.to])
