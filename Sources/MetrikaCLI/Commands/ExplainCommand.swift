@@ -116,6 +116,6 @@ extension Option where Value == String? {
         .text("against", value: "BASELINE", help: "alert (a day's default), previous (a range's default) or DATE..DATE")
     }
     static var explainDimensions: Option<String?> {
-        .text("dimensions", short: "d", value: "LIST", help: "Dimensions to split by (default trafficSource,searchEngine,UTMSource,deviceCategory,startURL,region)")
+        .text("dimensions", short: "d", value: "DIM,…", help: "Dimensions to split by (default trafficSource,searchEngine,UTMSource,deviceCategory,startURL,region)")
     }
 }
