@@ -28,7 +28,7 @@ import Testing
     let catalogue = MetrikaToolCatalogue(services: Unreachable())
 
     @Test func theFiveToolsInTheirFixedOrderEachReadOnlyWithAnObjectSchemaThatRefusesUnknownMembers() {
-        #expect(catalogue.tools.map(\.name) == ["list_counters", "get_report", "list_goals", "check_alerts", "draw_chart"])
+        #expect(catalogue.tools.map(\.name) == ["list_counters", "get_report", "list_goals", "check_alerts", "draw_chart", "explain_change"])
         for tool in catalogue.tools {
             #expect(tool.readOnly)
             #expect(tool.inputSchema["type"] == .string("object"))

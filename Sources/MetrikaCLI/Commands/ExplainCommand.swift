@@ -49,34 +49,10 @@ enum ExplainCommand: Command {
         try options.requireNoPositionals()
         let id = try CounterOptions.one(options)
         let output = try FormatOptions.parse(options, toTerminal: context.stdoutIsTerminal)
-        let metric = try cliWorded { try Explain.metric(named: options[.explainMetric] ?? "visits") }
-        let dimensions = try cliWorded {
-            try options[.explainDimensions].map { try Explain.dimensions(named: $0) } ?? ExplainDimension.defaults
-        }
-        let date = options[.explainDate]
-        let (fromText, toText) = (options[.from], options[.to])
-        if date != nil, fromText != nil || toText != nil {
-            throw UsageError("--date and --from/--to cannot be given together: one day, or a range")
-        }
-        if (fromText == nil) != (toText == nil) {
-            throw UsageError("--from and --to go together: give both for a range, or --date for one day")
-        }
-        let fromExpression = try DateExpression(parsing: fromText ?? date ?? "yesterday", option: fromText == nil ? "date" : "from")
-        let toExpression = try DateExpression(parsing: toText ?? date ?? "yesterday", option: toText == nil ? "date" : "to")
-        let againstText = options[.against]
         let client = try await session.client()
-        let counter: Counter
-        do {
-            counter = try await client.fetchCounter(id: id)
-        } catch APIError.accessDenied(let message, nil) {
-            throw APIError.accessDenied(message, counterID: id)
-        }
-        let today = MetrikaUseCases.today(for: counter, now: context.now())
-        guard let period = DateRange(from: fromExpression.resolve(today: today), to: toExpression.resolve(today: today)) else {
-            throw UsageError("--from is after --to: give the first day first")
-        }
-        var request = ExplainRequest(counterID: id, metric: metric, period: period, dimensions: dimensions, today: today)
-        request.against = try againstText.map { try against($0, today: today) }
+        let request = try await Explain.request(
+            counterID: id, metric: options[.explainMetric], date: options[.explainDate], from: options[.from], to: options[.to],
+            against: options[.against], dimensions: options[.explainDimensions], client: client, now: context.now())
         let explanation = try await Explain.run(request, client: client)
         let listing = explanation.listing
         let out = context.stdout
@@ -90,22 +66,6 @@ enum ExplainCommand: Command {
             out.write(ExplanationListing.document(listing, versioned: true).serialized(pretty: true) + "\n")
         }
         return ExitCode.ok
-    }
-
-    /// `alert`, `previous` or `DATE..DATE`.
-    static func against(_ text: String, today: Day) throws -> ExplainBaseline {
-        switch text.lowercased() {
-        case "alert": return .alert
-        case "previous": return .previous
-        default:
-            let ends = text.components(separatedBy: "..")
-            guard ends.count == 2,
-                  let range = DateRange(from: try DateExpression(parsing: ends[0], option: "against").resolve(today: today),
-                                        to: try DateExpression(parsing: ends[1], option: "against").resolve(today: today)) else {
-                throw UsageError("--against '\(text)' is not a baseline: use alert, previous or DATE..DATE (e.g. 2026-11-23..2026-11-23)")
-            }
-            return .range(range)
-        }
     }
 }
 

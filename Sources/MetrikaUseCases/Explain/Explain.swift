@@ -1,3 +1,4 @@
+import Foundation
 import MetrikaAPI
 import MetrikaRender
 import MetrikaModel
@@ -363,5 +364,60 @@ extension Explanation {
             counterID: counterID, metric: metric, period: period, baselineKind: kind, baselineDays: baselineDays,
             headline: headline, driver: driver,
             parts: parts.map { ExplanationListing.Part(name: $0.dimension.name, apiName: $0.dimension.apiName, explained: $0.explained, sampleShare: $0.sampleShare) })
+    }
+}
+
+extension Explain {
+    /// `alert`, `previous` or `DATE..DATE` (dates as `DateExpression` reads them).
+    package static func baseline(parsing text: String, today: Day) throws -> ExplainBaseline {
+        switch text.lowercased() {
+        case "alert": return .alert
+        case "previous": return .previous
+        default:
+            let ends = text.components(separatedBy: "..")
+            guard ends.count == 2,
+                  let range = DateRange(from: try DateExpression(parsing: ends[0], option: "against").resolve(today: today),
+                                        to: try DateExpression(parsing: ends[1], option: "against").resolve(today: today)) else {
+                throw ParameterError("against", .malformed(value: text)) {
+                    "\($0["against"]) '\(text)' is not a baseline: use alert, previous or DATE..DATE (e.g. 2026-11-23..2026-11-23)"
+                }
+            }
+            return .range(range)
+        }
+    }
+
+    /// The request as an entry point's texts say it (`date` or `from`/`to`, default yesterday in
+    /// the counter's time zone, which costs one Management request), validated.
+    package static func request(
+        counterID: Int, metric: String?, date: String?, from: String?, to: String?, against: String?, dimensions: String?,
+        client: MetrikaClient, now: Date
+    ) async throws -> ExplainRequest {
+        let metric = try Explain.metric(named: metric ?? "visits")
+        let dimensions = try dimensions.map { try Explain.dimensions(named: $0) } ?? ExplainDimension.defaults
+        if date != nil, from != nil || to != nil {
+            throw ParameterError("date", .contradicts([.from, .to])) {
+                "\($0["date"]) and \($0.alternatives(.from, .to)) cannot be given together: one day, or a range"
+            }
+        }
+        if (from == nil) != (to == nil) {
+            throw ParameterError(from == nil ? .from : .to, .notApplicable) {
+                "\($0[.from]) and \($0[.to]) go together: give both for a range, or \($0["date"]) for one day"
+            }
+        }
+        let first = try DateExpression(parsing: from ?? date ?? "yesterday", option: from == nil ? "date" : .from)
+        let last = try DateExpression(parsing: to ?? date ?? "yesterday", option: to == nil ? "date" : .to)
+        let counter: Counter
+        do {
+            counter = try await client.fetchCounter(id: counterID)
+        } catch APIError.accessDenied(let message, nil) {
+            throw APIError.accessDenied(message, counterID: counterID)
+        }
+        let today = MetrikaUseCases.today(for: counter, now: now)
+        guard let period = DateRange(from: first.resolve(today: today), to: last.resolve(today: today)) else {
+            throw ParameterError(.from, .badDay(value: from ?? "")) { "\($0[.from]) is after \($0[.to]): give the first day first" }
+        }
+        var request = ExplainRequest(counterID: counterID, metric: metric, period: period, dimensions: dimensions, today: today)
+        request.against = try against.map { try baseline(parsing: $0, today: today) }
+        return request
     }
 }
