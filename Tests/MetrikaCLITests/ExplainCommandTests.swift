@@ -143,3 +143,18 @@ struct ExplainCommandTests {
         #expect(today.reportingRequests == 0)
     }
 }
+
+extension ExplainCommandTests {
+    @Test("CSV: one row per segment and a total per dimension; the changes add up and are numbers, not defused text")
+    func csvAddsUp() async throws {
+        let run = try await Self.run(["explain", "--counter", "530001", "--dimensions", "deviceCategory", "--csv"])
+        #expect(run.status == 0, "\(run.err)")
+        let lines = run.out.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        #expect(lines.first == ["dimension", "segment", "status", "value", "expected", "change", "share_percent", "mix", "rate"])
+        let rows = lines.dropFirst()
+        let total = try #require(rows.last { $0[1] == "Total" })
+        let sum = rows.filter { $0[1] != "Total" }.reduce(0) { $0 + (Int($1[5]) ?? 1_000_000) }
+        #expect(sum == Int(total[5]), "\(run.out)")
+        #expect(!run.out.contains("'-"))
+    }
+}

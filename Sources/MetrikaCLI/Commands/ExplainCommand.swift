@@ -61,7 +61,7 @@ enum ExplainCommand: Command {
             out.write(ExplanationListing.text(listing, maxWidth: context.terminalWidth))
         case .csv:
             try output.csv.write(ExplanationListing.csvHeader, to: out.writer)
-            for row in ExplanationListing.csvRows(listing) { try output.csv.write(row, to: out.writer) }
+            for row in ExplanationListing.csvRows(listing) { try output.csv.write(row, numbersFrom: ExplanationListing.csvNumbersFrom, to: out.writer) }
         case .json:
             out.write(ExplanationListing.document(listing, versioned: true).serialized(pretty: true) + "\n")
         }

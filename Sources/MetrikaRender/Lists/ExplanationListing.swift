@@ -110,7 +110,9 @@ package enum ExplanationListing {
         return out
     }
 
-    package static let csvHeader = ["dimension", "segment", "value", "expected", "change", "share_percent", "mix", "rate", "status"]
+    package static let csvHeader = ["dimension", "segment", "status", "value", "expected", "change", "share_percent", "mix", "rate"]
+    /// The first CSV column holding numbers (written as numbers: a leading `-` is no formula).
+    package static let csvNumbersFrom = 3
 
     /// One CSV row per segment of each dimension, then its total row (`segment` = `Total`).
     package static func csvRows(_ input: Input) -> [[String]] {
@@ -120,13 +122,13 @@ package enum ExplanationListing {
             let decomposition = part.explained.decomposition
             func plain(_ units: Int) -> String { ContributionRounding.signedText(units, fractionDigits: shown.fractionDigits, unit: .number, grouping: false).replacingOccurrences(of: "+", with: "") }
             for (index, segment) in decomposition.segments.enumerated() {
-                rows.append([part.name, segment.name, ValueFormatter.raw(segment.value), ValueFormatter.raw(segment.expected),
+                rows.append([part.name, segment.name, segment.isOther ? "other" : segment.status.rawValue,
+                             ValueFormatter.raw(segment.value), ValueFormatter.raw(segment.expected),
                              plain(shown.changes[index]), shown.percentShare(of: shown.changes[index]) ?? "",
-                             shown.mixes.map { plain($0[index]) } ?? "", shown.rates.map { plain($0[index]) } ?? "",
-                             segment.isOther ? "other" : segment.status.rawValue])
+                             shown.mixes.map { plain($0[index]) } ?? "", shown.rates.map { plain($0[index]) } ?? ""])
             }
-            rows.append([part.name, "Total", ValueFormatter.raw(decomposition.value), ValueFormatter.raw(decomposition.expected),
-                         plain(shown.change), shown.change == 0 ? "" : "100", shown.mix.map(plain) ?? "", shown.rate.map(plain) ?? "", "total"])
+            rows.append([part.name, "Total", "total", ValueFormatter.raw(decomposition.value), ValueFormatter.raw(decomposition.expected),
+                         plain(shown.change), shown.change == 0 ? "" : "100", shown.mix.map(plain) ?? "", shown.rate.map(plain) ?? ""])
         }
         return rows
     }
