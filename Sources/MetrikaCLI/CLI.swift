@@ -14,6 +14,7 @@ package enum CLI {
         GoalsCommand.self,
         ChartCommand.self, MailCommand.self,
         AlertCommand.self,
+        ExplainCommand.self,
         LiveCommand.self,
         SyncCommand.self,
         MCPCommand.self,

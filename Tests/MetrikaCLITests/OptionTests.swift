@@ -113,6 +113,7 @@ struct OptionTests {
         ("auth status", "auth status [--token-file PATH] [--profile NAME]"),
         ("completions", "completions bash|zsh|fish"),
         ("live", "live [--counter ID[,ID…]] [--every MINUTES]"),
+        ("explain", "explain --counter ID [--metric METRIC] [--date DAY | --from DATE --to DATE] [--against BASELINE] [--dimensions DIM,…] [--format table|csv|json]"),
     ])
     func everyCommandsUsageComesFromItsSpecs(name: String, usage: String) throws {
         let command = try #require(CLI.commands.first { $0.name == name })

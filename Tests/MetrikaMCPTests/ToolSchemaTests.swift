@@ -29,7 +29,7 @@ import Testing
     let catalogue = MetrikaToolCatalogue(services: Unreachable())
 
     @Test func theToolsInTheirFixedOrderEachReadOnlyIdempotentWithAnObjectSchemaThatRefusesUnknownMembers() {
-        #expect(catalogue.tools.map(\.name) == ["list_counters", "get_report", "list_goals", "check_alerts", "draw_chart", "list_metrics"])
+        #expect(catalogue.tools.map(\.name) == ["list_counters", "get_report", "list_goals", "check_alerts", "draw_chart", "explain_change", "list_metrics"])
         for tool in catalogue.tools {
             #expect(tool.readOnly && tool.idempotent)
             #expect(tool.openWorld == (tool.name != "list_metrics"), "only list_metrics answers without Yandex")

@@ -44,3 +44,103 @@ extension MetrikaClient {
         return answer
     }
 }
+
+/// One dimension's rows in two periods (`/stat/v1/data/comparison`): each row's and the totals'
+/// metrics for side `a` (the baseline) and side `b` (the period).
+package struct StatComparison: Decodable, Sendable {
+    package struct Row: Decodable, Sendable {
+        /// The row's dimension names (nil: the API's undefined value).
+        package let names: [String?]
+        package let a: [Double?]
+        package let b: [Double?]
+
+        enum CodingKeys: String, CodingKey { case dimensions, metrics }
+        struct Name: Decodable { let name: String? }
+        struct Sides: Decodable { let a: [WireNumber]?; let b: [WireNumber]? }
+
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            names = (try container.decodeIfPresent([Name?].self, forKey: .dimensions) ?? []).map { $0?.name }
+            let sides = try container.decode(Sides.self, forKey: .metrics)
+            a = (sides.a ?? []).map(\.value)
+            b = (sides.b ?? []).map(\.value)
+        }
+    }
+
+    package let rows: [Row]
+    package let totalsA: [Double?]
+    package let totalsB: [Double?]
+    package let totalRows: Int
+    package let sampled: Bool
+    package let sampleShare: Double?
+
+    enum CodingKeys: String, CodingKey { case data, totals, totalRows = "total_rows", sampled, sampleShare = "sample_share" }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        rows = try container.decodeIfPresent([Row].self, forKey: .data) ?? []
+        let totals = try container.decodeIfPresent(Row.Sides.self, forKey: .totals)
+        totalsA = (totals?.a ?? []).map(\.value)
+        totalsB = (totals?.b ?? []).map(\.value)
+        totalRows = (try? container.decodeIfPresent(Int.self, forKey: .totalRows)) ?? rows.count
+        sampled = try container.flexibleBool(.sampled) ?? false
+        sampleShare = try? container.decodeIfPresent(Double.self, forKey: .sampleShare)
+    }
+}
+
+extension MetrikaClient {
+    /// `/stat/v1/data/comparison`: `query`'s metrics and dimensions over `baseline` (side a) and
+    /// `period` (side b) in one request, first `limit` rows.
+    package func fetchComparison(_ query: StatQuery, baseline: (from: String, to: String), limit: Int) async throws -> StatComparison {
+        var items = query.items.filter { $0.0 != "date1" && $0.0 != "date2" }
+        items.append(("date1_a", baseline.from))
+        items.append(("date2_a", baseline.to))
+        items.append(("date1_b", query.date1))
+        items.append(("date2_b", query.date2))
+        items.append(("limit", String(limit)))
+        return try await get("/stat/v1/data/comparison", query: items)
+    }
+}
+
+/// `/stat/v1/data` rows read plainly (dimension names and metric values), for a caller that needs
+/// the rows as values (the explanation's days by segment).
+package struct StatPlainRows: Decodable, Sendable {
+    package struct Row: Decodable, Sendable {
+        package let names: [String?]
+        package let metrics: [Double?]
+
+        enum CodingKeys: String, CodingKey { case dimensions, metrics }
+        struct Name: Decodable { let name: String? }
+
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            names = (try container.decodeIfPresent([Name?].self, forKey: .dimensions) ?? []).map { $0?.name }
+            metrics = (try container.decodeIfPresent([WireNumber].self, forKey: .metrics) ?? []).map(\.value)
+        }
+    }
+
+    package let rows: [Row]
+    package let totalRows: Int
+    package let sampled: Bool
+    package let sampleShare: Double?
+
+    enum CodingKeys: String, CodingKey { case data, totalRows = "total_rows", sampled, sampleShare = "sample_share" }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        rows = try container.decodeIfPresent([Row].self, forKey: .data) ?? []
+        totalRows = (try? container.decodeIfPresent(Int.self, forKey: .totalRows)) ?? rows.count
+        sampled = try container.flexibleBool(.sampled) ?? false
+        sampleShare = try? container.decodeIfPresent(Double.self, forKey: .sampleShare)
+    }
+}
+
+extension MetrikaClient {
+    /// The first `limit` rows of `/stat/v1/data`, read plainly.
+    package func fetchPlainRows(_ query: StatQuery, limit: Int) async throws -> StatPlainRows {
+        var items = query.items
+        items.append(("offset", "1"))
+        items.append(("limit", String(limit)))
+        return try await get("/stat/v1/data", query: items)
+    }
+}

@@ -23,6 +23,10 @@ extension OptionSpec {
         guard let valueName else { return .none }
         if let choices { return .choices(choices) }
         if name == Option.metrics.name { return .list(Metric.known.map(\.shortName)) }
+        // explain's --dimensions takes its own few (one request each), told by its value name.
+        if name == Option.explainDimensions.name, valueName == Option.explainDimensions.spec.valueName {
+            return .list(ExplainDimension.all.map(\.name))
+        }
         if name == ReportFields.dimensions.optionSpec.name { return .list(Dimension.known.map(\.shortName)) }
         let words = valueName.split(separator: "|").map(String.init)
         if words.count > 1, words.allSatisfy({ $0.allSatisfy { $0.isLowercase || $0.isNumber } }) { return .choices(words) }

@@ -14,7 +14,7 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
     package init(services: any MCPServices) { self.services = services }
 
     /// The table: every tool, in the order `tools/list` gives them.
-    package static let specs: [ToolSpec] = [ListCountersTool.spec, GetReportTool.spec, ListGoalsTool.spec, CheckAlertsTool.spec, DrawChartTool.spec, ListMetricsTool.spec]
+    package static let specs: [ToolSpec] = [ListCountersTool.spec, GetReportTool.spec, ListGoalsTool.spec, CheckAlertsTool.spec, DrawChartTool.spec, ExplainChangeTool.spec, ListMetricsTool.spec]
 
     package var tools: [MCPToolDescription] { Self.specs.map(\.toolDescription) }
 
@@ -36,6 +36,7 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
             case GetReportTool.spec.name: result = try await GetReportTool.run(decoded, services: services, call: activity)
             case ListGoalsTool.spec.name: result = try await ListGoalsTool.run(decoded, services: services)
             case CheckAlertsTool.spec.name: result = try await CheckAlertsTool.run(decoded, services: services, call: activity)
+            case ExplainChangeTool.spec.name: result = try await ExplainChangeTool.run(decoded, services: services)
             case ListMetricsTool.spec.name: result = ListMetricsTool.run()
             default: result = try await DrawChartTool.run(decoded, services: services)
             }

@@ -114,7 +114,7 @@ package enum ContributionRounding {
         }
     }
 
-    static func power(_ digits: Int) -> Double {
+    package static func power(_ digits: Int) -> Double {
         var result = 1.0
         for _ in 0..<max(0, digits) { result *= 10 }
         return result

@@ -1,0 +1,47 @@
+import Foundation
+import MetrikaModel
+import MetrikaRender
+import MetrikaUseCases
+
+/// `explain_change`: what `metrika explain --json` shows (Render's `ExplanationListing`, without
+/// `version`), the headline and tables as its text.
+enum ExplainChangeTool {
+    static let spec = ToolSpec(
+        name: "explain_change",
+        title: "Why a metric changed",
+        description: """
+        Splits a metric's change between a period and its baseline over traffic sources, search engines, UTM sources, \
+        devices, start pages and regions, and names the driver in one sentence ("-1 105 visits: Search engine traffic \
+        -1 048 (95%, gone)"), or says the change is spread evenly. The segments' changes add up to the total exactly; a \
+        rate (bounceRate, pageDepth, avgVisitDuration, goal<ID>conversionRate) is split into mix and rate effects. \
+        Period: date (default yesterday) or from/to; never today. against: alert (a day's default: the median of the same \
+        weekday of the 4 weeks before, as check_alerts judges), previous (a range's default) or DATE..DATE. Quota: one \
+        Reporting request per dimension and one Management request. Example: {"counter_id": 1001, "metric": "visits"}.
+        """,
+        arguments: [
+            ToolArgument("counter_id", .integer, "The counter (see list_counters).", required: true, minimum: 1, maximum: Int(Int32.max)),
+            ToolArgument("metric", .string, "visits (default), pageviews, users, purchases, revenue, goal<ID>reaches, bounceRate, goal<ID>conversionRate, pageDepth or avgVisitDuration.", maxLength: 100),
+            ToolArgument("date", .string, "The day: YYYY-MM-DD, yesterday, NdaysAgo (default yesterday).", maxLength: 40),
+            ToolArgument("from", .string, "First day of a range (with to).", maxLength: 40),
+            ToolArgument("to", .string, "Last day of a range (with from).", maxLength: 40),
+            ToolArgument("against", .string, "alert, previous or DATE..DATE.", maxLength: 100),
+            ToolArgument("dimensions", .string, "Comma-separated, at most 8: trafficSource, searchEngine, UTMSource, deviceCategory, startURL, region, regionCountry, regionCity.", maxLength: 400),
+        ],
+        outputSchema: schema("object", properties: [
+            ("headline", schema("string")),
+            ("change", schema("number")),
+            ("dimensions", schema("array", "per dimension: its segments' value, expected, change (adding up to change), share", items: schema("object"))),
+        ], required: ["headline", "dimensions"]))
+
+    static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
+        let client = try await services.client()
+        let request = try await Explain.request(
+            counterID: arguments.integer("counter_id") ?? 0, metric: arguments.string("metric"), date: arguments.string("date"),
+            from: arguments.string("from"), to: arguments.string("to"), against: arguments.string("against"),
+            dimensions: arguments.string("dimensions"), client: client, now: services.now())
+        let listing = try await Explain.run(request, client: client).listing
+        return MCPToolResult(
+            content: [.text(ExplanationListing.text(listing, maxWidth: GetReportTool.tableWidth))],
+            structuredContent: ExplanationListing.document(listing, versioned: false))
+    }
+}

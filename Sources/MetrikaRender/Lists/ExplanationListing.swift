@@ -1,0 +1,198 @@
+import MetrikaModel
+
+/// An explanation as `metrika explain` and MCP's `explain_change` show it: the headline first, then
+/// per dimension its segments (value, expected, change, share), "Other" and new/gone named, sampling
+/// shown. The shown changes are `ContributionRounding`'s, so they add up to the total in the table,
+/// the CSV and the JSON alike.
+package enum ExplanationListing {
+    /// One examined dimension.
+    package struct Part: Sendable {
+        package var name: String
+        package var apiName: String
+        package var explained: ExplainedDimension
+        /// The share of visits the API read (nil: not sampled).
+        package var sampleShare: Double?
+
+        package init(name: String, apiName: String, explained: ExplainedDimension, sampleShare: Double?) {
+            self.name = name
+            self.apiName = apiName
+            self.explained = explained
+            self.sampleShare = sampleShare
+        }
+    }
+
+    /// Everything a listing shows.
+    package struct Input: Sendable {
+        package var counterID: Int
+        package var metric: Metric
+        package var period: DateRange
+        /// `alert`, `previous` or `range`.
+        package var baselineKind: String
+        package var baselineDays: [Day]
+        package var headline: String
+        package var driver: (part: Int, segment: Int)?
+        package var parts: [Part]
+
+        package init(counterID: Int, metric: Metric, period: DateRange, baselineKind: String, baselineDays: [Day],
+                     headline: String, driver: (part: Int, segment: Int)?, parts: [Part]) {
+            self.counterID = counterID
+            self.metric = metric
+            self.period = period
+            self.baselineKind = baselineKind
+            self.baselineDays = baselineDays
+            self.headline = headline
+            self.driver = driver
+            self.parts = parts
+        }
+    }
+
+    static func text(_ value: Double?, _ metric: Metric) -> String {
+        ValueFormatter.format(Quantity(value, unit: metric.unit), grouping: true, missing: ValueFormatter.missingInTable)
+    }
+
+    static func status(_ segment: SegmentContribution<Double>) -> String {
+        if segment.isOther { return "\(segment.folded) more" }
+        switch segment.status {
+        case .new: return "new"
+        case .vanished: return "gone"
+        case .continuing: return ""
+        }
+    }
+
+    static func periodText(_ range: DateRange) -> String {
+        range.from == range.to ? range.from.iso : range.from.iso + ".." + range.to.iso
+    }
+
+    /// The baseline in words.
+    package static func baselineText(_ input: Input) -> String {
+        switch input.baselineKind {
+        case "alert": return "median of " + input.baselineDays.map(\.iso).joined(separator: ", ")
+        default:
+            guard let first = input.baselineDays.first, let last = input.baselineDays.last else { return "" }
+            return first == last ? first.iso : first.iso + ".." + last.iso
+        }
+    }
+
+    /// The table text: the headline, then one table per dimension.
+    package static func text(_ input: Input, maxWidth: Int?) -> String {
+        var out = input.headline + "\n"
+        out += "\(input.metric.title) on \(periodText(input.period)) against \(baselineText(input))\n"
+        for part in input.parts {
+            let shown = part.explained.shown
+            let decomposition = part.explained.decomposition
+            var columns: [TextTable.Column] = [
+                .init(part.name), .init("Value", alignment: .right), .init("Expected", alignment: .right),
+                .init("Change", alignment: .right), .init("Share", alignment: .right),
+            ]
+            let rate = shown.mixes != nil
+            if rate { columns += [.init("Mix", alignment: .right), .init("Rate", alignment: .right)] }
+            columns.append(.init(""))
+            var title = part.name + String(format: " (concentration %.2f)", decomposition.concentration)
+            if let share = part.sampleShare { title += ", sampled: \(DecimalText.format(share * 100, fractionDigits: 0))% of visits" }
+            var table = TextTable(columns: columns, title: title)
+            for (index, segment) in decomposition.segments.enumerated() {
+                var row = [segment.name, text(segment.value, input.metric), text(segment.expected, input.metric),
+                           shown.signedText(shown.changes[index]),
+                           shown.percentShare(of: shown.changes[index]).map { $0 + "%" } ?? ""]
+                if let mixes = shown.mixes, let rates = shown.rates {
+                    row += [shown.signedText(mixes[index]), shown.signedText(rates[index])]
+                }
+                row.append(status(segment))
+                table.append(row)
+            }
+            var total = ["Total", text(decomposition.value, input.metric), text(decomposition.expected, input.metric),
+                         shown.signedText(shown.change), shown.change == 0 ? "" : "100%"]
+            if let mix = shown.mix, let rateEffect = shown.rate { total += [shown.signedText(mix), shown.signedText(rateEffect)] }
+            total.append("")
+            table.append(total)
+            out += "\n" + table.render(maxWidth: maxWidth)
+        }
+        return out
+    }
+
+    package static let csvHeader = ["dimension", "segment", "status", "value", "expected", "change", "share_percent", "mix", "rate"]
+    /// The first CSV column holding numbers (written as numbers: a leading `-` is no formula).
+    package static let csvNumbersFrom = 3
+
+    /// One CSV row per segment of each dimension, then its total row (`segment` = `Total`).
+    package static func csvRows(_ input: Input) -> [[String]] {
+        var rows: [[String]] = []
+        for part in input.parts {
+            let shown = part.explained.shown
+            let decomposition = part.explained.decomposition
+            func plain(_ units: Int) -> String { ContributionRounding.signedText(units, fractionDigits: shown.fractionDigits, unit: .number, grouping: false).replacingOccurrences(of: "+", with: "") }
+            for (index, segment) in decomposition.segments.enumerated() {
+                rows.append([part.name, segment.name, segment.isOther ? "other" : segment.status.rawValue,
+                             ValueFormatter.raw(segment.value), ValueFormatter.raw(segment.expected),
+                             plain(shown.changes[index]), shown.percentShare(of: shown.changes[index]) ?? "",
+                             shown.mixes.map { plain($0[index]) } ?? "", shown.rates.map { plain($0[index]) } ?? ""])
+            }
+            rows.append([part.name, "Total", "total", ValueFormatter.raw(decomposition.value), ValueFormatter.raw(decomposition.expected),
+                         plain(shown.change), shown.change == 0 ? "" : "100", shown.mix.map(plain) ?? "", shown.rate.map(plain) ?? ""])
+        }
+        return rows
+    }
+
+    /// The JSON document (docs/json.md): `{"version":1, …}`. Changes are shown values (they add up to
+    /// `change`); `value`/`expected` are exact.
+    package static func document(_ input: Input, versioned: Bool) -> JSONValue {
+        var members: [(String, JSONValue)] = versioned ? [("version", .number(1))] : []
+        let scale = ContributionRounding.power(input.parts.first?.explained.shown.fractionDigits ?? 0)
+        func number(_ units: Int) -> JSONValue { .number(Double(units) / scale) }
+        members += [
+            ("counter_id", .number(Double(input.counterID))),
+            ("metric", .string(input.metric.shortName)),
+            ("date1", .string(input.period.from.iso)),
+            ("date2", .string(input.period.to.iso)),
+            ("against", .object([
+                ("kind", .string(input.baselineKind)),
+                ("days", .array(input.baselineDays.map { .string($0.iso) })),
+            ])),
+            ("headline", .string(input.headline)),
+        ]
+        if let driver = input.driver, driver.part < input.parts.count {
+            let part = input.parts[driver.part]
+            members.append(("driver", .object([
+                ("dimension", .string(part.name)),
+                ("segment", .string(part.explained.decomposition.segments[driver.segment].name)),
+                ("change", number(part.explained.shown.changes[driver.segment])),
+            ])))
+        } else {
+            members.append(("driver", .null))
+        }
+        if let first = input.parts.first {
+            let decomposition = first.explained.decomposition
+            members += [("value", .number(decomposition.value)), ("expected", .number(decomposition.expected)),
+                        ("change", number(first.explained.shown.change))]
+            let relative = decomposition.expected == 0 ? nil : (decomposition.value / decomposition.expected - 1) * 100
+            members.append(("change_percent", .number(relative.map { ($0 * 10).rounded() / 10 })))
+        }
+        members.append(("dimensions", .array(input.parts.map { part in
+            let shown = part.explained.shown
+            let decomposition = part.explained.decomposition
+            var dimension: [(String, JSONValue)] = [
+                ("dimension", .string(part.name)), ("api_name", .string(part.apiName)),
+                ("concentration", .number((decomposition.concentration * 1000).rounded() / 1000)),
+                ("sampled", .bool(part.sampleShare != nil)), ("sample_share", .number(part.sampleShare)),
+                ("change", number(shown.change)),
+            ]
+            if let mix = shown.mix, let rate = shown.rate { dimension += [("mix", number(mix)), ("rate", number(rate))] }
+            dimension.append(("segments", .array(decomposition.segments.enumerated().map { index, segment in
+                var item: [(String, JSONValue)] = [
+                    ("name", .string(segment.name)), ("other", .bool(segment.isOther)),
+                    ("value", .number(segment.value)), ("expected", .number(segment.expected)),
+                    ("change", number(shown.changes[index])),
+                    ("share_percent", .number(shown.percentShare(of: shown.changes[index]).flatMap(Double.init))),
+                    ("status", .string(segment.isOther ? "other" : segment.status.rawValue)),
+                ]
+                if segment.isOther { item.append(("folded", .number(Double(segment.folded)))) }
+                if let mixes = shown.mixes, let rates = shown.rates {
+                    item += [("mix", number(mixes[index])), ("rate", number(rates[index]))]
+                }
+                return .object(item)
+            })))
+            return .object(dimension)
+        })))
+        return .object(members)
+    }
+}

@@ -1,0 +1,423 @@
+import Foundation
+import MetrikaAPI
+import MetrikaRender
+import MetrikaModel
+
+/// A dimension an explanation may split a change by, with its words.
+package struct ExplainDimension: Sendable, Equatable {
+    /// The name users type (`trafficSource`).
+    package let name: String
+    package let apiName: String
+    /// Its segments together in a sentence (`sources`).
+    package let plural: String
+
+    package static let all: [ExplainDimension] = [
+        ExplainDimension(name: "trafficSource", apiName: "ym:s:trafficSource", plural: "sources"),
+        ExplainDimension(name: "searchEngine", apiName: "ym:s:searchEngine", plural: "search engines"),
+        ExplainDimension(name: "UTMSource", apiName: "ym:s:UTMSource", plural: "UTM sources"),
+        ExplainDimension(name: "deviceCategory", apiName: "ym:s:deviceCategory", plural: "devices"),
+        ExplainDimension(name: "startURL", apiName: "ym:s:startURL", plural: "start pages"),
+        ExplainDimension(name: "regionCountry", apiName: "ym:s:regionCountry", plural: "countries"),
+        ExplainDimension(name: "regionCity", apiName: "ym:s:regionCity", plural: "cities"),
+        ExplainDimension(name: "region", apiName: "ym:s:regionCity", plural: "regions"),
+    ]
+
+    /// Traffic source, search engine, UTM source, device, start page, region.
+    package static let defaults = ["trafficSource", "searchEngine", "UTMSource", "deviceCategory", "startURL", "region"]
+        .compactMap(named)
+
+    /// A name as typed (`deviceCategory`, `ym:s:deviceCategory`), case-insensitively.
+    package static func named(_ text: String) -> ExplainDimension? {
+        all.first { $0.name.lowercased() == text.lowercased() || $0.apiName == text }
+    }
+}
+
+/// What the period is compared with.
+package enum ExplainBaseline: Sendable, Equatable {
+    /// The alert's baseline: the same weekday of the 4 weeks before (the median of those days, their
+    /// mix of segments the mean of them); a one-day period only.
+    case alert
+    /// The period of the same length just before.
+    case previous
+    /// Explicit days.
+    case range(DateRange)
+}
+
+/// One explanation asked for.
+package struct ExplainRequest: Sendable {
+    package var counterID: Int
+    package var metric: Metric
+    package var period: DateRange
+    /// nil: `alert` for one day, `previous` for a longer period.
+    package var against: ExplainBaseline?
+    package var dimensions: [ExplainDimension]
+    /// The counter's today (the period must end before it).
+    package var today: Day
+    /// Named segments per dimension; the rest are folded into "Other".
+    package var shown: Int = 5
+
+    package init(counterID: Int, metric: Metric, period: DateRange, against: ExplainBaseline? = nil,
+                 dimensions: [ExplainDimension] = ExplainDimension.defaults, today: Day) {
+        self.counterID = counterID
+        self.metric = metric
+        self.period = period
+        self.against = against
+        self.dimensions = dimensions
+        self.today = today
+    }
+
+    /// What the request compares with, once defaulted.
+    package var baseline: ExplainBaseline { against ?? (period.dayCount == 1 ? .alert : .previous) }
+}
+
+/// One dimension explained: its decomposition and whether the API sampled it.
+package struct ExplanationPart: Sendable {
+    package let dimension: ExplainDimension
+    package let explained: ExplainedDimension
+    /// The share of visits the API read (nil: not sampled).
+    package let sampleShare: Double?
+}
+
+/// A change explained over several dimensions.
+package struct Explanation: Sendable {
+    package let counterID: Int
+    package let metric: Metric
+    package let period: DateRange
+    package let baseline: ExplainBaseline
+    /// The days the baseline is made of (the 4 same weekdays, or one range's days).
+    package let baselineDays: [Day]
+    package let parts: [ExplanationPart]
+    /// The one sentence (`-400 visits: Search engine traffic -336 (84%)`).
+    package let headline: String
+    /// The driver, when one dimension concentrates the change: (part index, segment index).
+    package let driver: (part: Int, segment: Int)?
+    /// Reporting requests made.
+    package let requests: Int
+}
+
+/// Why a change cannot be explained.
+package struct ExplainError: MetrikaFailure, Equatable {
+    package let message: String
+    package let exitCode: Int32
+}
+
+/// `metrika explain` / MCP `explain_change`: a metric's change between a period and its baseline,
+/// split over dimensions (`ContributionAnalysis`), with the one sentence that names its driver. One
+/// Reporting request per dimension (the comparison endpoint, or for the alert's baseline the days by
+/// segment), so at most 10 on an empty history.
+package enum Explain {
+    /// The largest number of dimensions (and so of Reporting requests) one explanation makes.
+    package static let mostDimensions = 8
+    /// Rows read per dimension.
+    static let rowLimit = 10_000
+
+    /// The metrics an explanation knows, by short name: counts and rates.
+    package static let metricNames = ["visits", "pageviews", "users", "purchases", "revenue", "goal<ID>reaches",
+                                      "bounceRate", "goal<ID>conversionRate", "pageDepth", "avgVisitDuration"]
+
+    /// The metric named `text`, or a `ParameterError` listing the ones an explanation knows.
+    package static func metric(named text: String) throws -> Metric {
+        guard let metric = Metric.named(text), isCount(metric) || scale(of: metric) != nil,
+              !text.hasPrefix("ym:") || Metric.known.contains(metric) || metric.shortName.hasPrefix("goal") else {
+            let names = metricNames
+            throw ParameterError("metric", .notOneOf(value: text, choices: names)) {
+                "\($0["metric"]) '\(text)' cannot be explained: use one of \(names.joined(separator: ", "))"
+            }
+        }
+        return metric
+    }
+
+    /// The dimensions named in `list` (comma-separated), or a `ParameterError` listing the valid ones.
+    package static func dimensions(named list: String) throws -> [ExplainDimension] {
+        let names = list.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
+        let valid = ExplainDimension.all.map(\.name)
+        var result: [ExplainDimension] = []
+        for name in names {
+            guard let dimension = ExplainDimension.named(name) else {
+                throw ParameterError(.dimensions, .notOneOf(value: name, choices: valid)) {
+                    "\($0[.dimensions]) '\(name)' is not a dimension an explanation splits by: use \(valid.joined(separator: ", "))"
+                }
+            }
+            if !result.contains(dimension) { result.append(dimension) }
+        }
+        guard !result.isEmpty else {
+            throw ParameterError(.dimensions, .malformed(value: list)) {
+                "\($0[.dimensions]) names no dimension: use \(valid.joined(separator: ", "))"
+            }
+        }
+        guard result.count <= mostDimensions else {
+            let count = result.count
+            throw ParameterError(.dimensions, .tooMany(count: count, most: mostDimensions)) {
+                "\($0[.dimensions]) names \(count) dimensions: at most \(mostDimensions) (one request each)"
+            }
+        }
+        return result
+    }
+
+    static func isCount(_ metric: Metric) -> Bool {
+        (metric.aggregation == .sum || metric.aggregation == .nonAdditive) && (metric.unit == .count || metric.unit == .money)
+    }
+
+    /// A rate's scale (100 for a percent), nil for anything not a per-visit rate.
+    static func scale(of metric: Metric) -> Double? {
+        switch metric.aggregation {
+        case .visitWeighted: return metric.unit == .percent ? 100 : 1
+        case .pageviewsPerVisit: return 1
+        default: return nil
+        }
+    }
+
+    /// The baseline's days for `request`, or a `ParameterError`.
+    static func baselineDays(_ request: ExplainRequest) throws -> [Day] {
+        switch request.baseline {
+        case .alert:
+            guard request.period.dayCount == 1 else {
+                throw ParameterError("against", .notApplicable) {
+                    "\($0["against"]) alert compares one day with the same weekday of the 4 weeks before: give one day, or against previous or DATE..DATE"
+                }
+            }
+            return (1...4).reversed().map { request.period.from.adding(days: -7 * $0) }
+        case .previous:
+            let previous = Comparison.previousRange(of: request.period)
+            return [previous.from, previous.to]
+        case .range(let range):
+            guard range.to < request.today else {
+                throw ParameterError("against", .badDay(value: range.to.iso)) {
+                    "\($0["against"]) \(range.from.iso)..\(range.to.iso) includes today (\(request.today.iso)), which is not finished: end it yesterday at the latest"
+                }
+            }
+            return [range.from, range.to]
+        }
+    }
+
+    /// Explains `request` with `client`'s Reporting requests.
+    package static func run(_ request: ExplainRequest, client: MetrikaClient) async throws -> Explanation {
+        guard request.period.to < request.today else {
+            let (from, to, today) = (request.period.from.iso, request.period.to.iso, request.today.iso)
+            throw ParameterError(.period, .badDay(value: to)) { naming in
+                "the period \(from == to ? from : from + ".." + to) includes today (\(today)), which is not finished: explain yesterday or earlier days (\(naming.alternatives("date", .from, .to)))"
+            }
+        }
+        guard request.dimensions.count <= mostDimensions, !request.dimensions.isEmpty else {
+            throw ParameterError(.dimensions, .tooMany(count: request.dimensions.count, most: mostDimensions)) {
+                "\($0[.dimensions]) must name 1 to \(mostDimensions) dimensions"
+            }
+        }
+        let days = try baselineDays(request)
+        var parts: [ExplanationPart] = []
+        do {
+            for dimension in request.dimensions {
+                parts.append(try await explain(dimension, request, baselineDays: days, client: client))
+            }
+        } catch APIError.accessDenied(let message, nil) {
+            throw APIError.accessDenied(message, counterID: request.counterID)
+        } catch let error as ContributionError {
+            let words = request.metric.title.lowercased()
+            switch error {
+            case .zeroBaseline:
+                throw ExplainError(message: "there were no visits in the baseline (\(describe(request.baseline, days))): \(words) had no value to compare with, so its change cannot be explained; compare with other days (against)", exitCode: ExitCode.dataError)
+            case .emptyPeriod:
+                throw ExplainError(message: "there were no visits on \(request.period.from.iso)\(request.period.dayCount > 1 ? ".." + request.period.to.iso : ""): \(words) has no value there, nothing to explain", exitCode: ExitCode.dataError)
+            }
+        }
+        let explained = parts.map(\.explained)
+        let driver = ContributionHeadline.driver(explained)
+        return Explanation(
+            counterID: request.counterID, metric: request.metric, period: request.period, baseline: request.baseline,
+            baselineDays: days, parts: parts,
+            headline: ContributionHeadline.sentence(metric: metricWords(request.metric), explained),
+            driver: driver.map { (part: $0.dimension, segment: $0.segment) }, requests: parts.count)
+    }
+
+    /// The metric's words after a change (`visits`, `bounce rate`).
+    package static func metricWords(_ metric: Metric) -> String { metric.title.lowercased() }
+
+    /// The baseline in words: `median of Mondays 2026-11-02..2026-11-23`, `2026-11-01..2026-11-07`.
+    package static func describe(_ baseline: ExplainBaseline, _ days: [Day]) -> String {
+        switch baseline {
+        case .alert: return "the same weekday of the 4 weeks before: " + days.map(\.iso).joined(separator: ", ")
+        case .previous, .range:
+            guard let first = days.first, let last = days.last else { return "" }
+            return first == last ? first.iso : first.iso + ".." + last.iso
+        }
+    }
+
+    /// The API metrics asked for: the metric, and for a rate the visits it is per.
+    static func apiMetrics(_ metric: Metric) -> [String] {
+        scale(of: metric) == nil ? [metric.apiName] : [metric.apiName, Metric.visits.apiName]
+    }
+
+    static func explain(_ dimension: ExplainDimension, _ request: ExplainRequest, baselineDays days: [Day], client: MetrikaClient) async throws -> ExplanationPart {
+        let metric = request.metric
+        let (segments, totals, share) = request.baseline == .alert
+            ? try await alertSides(dimension, request, days: days, client: client)
+            : try await comparisonSides(dimension, request, days: days, client: client)
+        let decomposition: ChangeDecomposition<Double>
+        if let scale = scale(of: metric) {
+            // A rate's parts: numerator = rate × visits / scale, denominator = visits.
+            let ratios = segments.map { segment in
+                SegmentRatio(
+                    name: segment.name,
+                    value: RatioParts(numerator: segment.b[0] * segment.b[1] / scale, denominator: segment.b[1]),
+                    expected: RatioParts(numerator: segment.a[0] * segment.a[1] / scale, denominator: segment.a[1]))
+            }
+            decomposition = try ContributionAnalysis.ratios(ratios, scale: scale, shown: request.shown)
+        } else {
+            let counts = segments.map { SegmentCount(name: $0.name, value: $0.b[0], expected: $0.a[0]) }
+            decomposition = ContributionAnalysis.counts(counts, total: totals, shown: request.shown)
+        }
+        let shown = ContributionRounding.shown(decomposition, unit: metric.unit)
+        return ExplanationPart(
+            dimension: dimension, explained: ExplainedDimension(plural: dimension.plural, decomposition: decomposition, shown: shown),
+            sampleShare: share)
+    }
+
+    typealias Sides = (segments: [(name: String, a: [Double], b: [Double])], totals: (value: Double, expected: Double)?, share: Double?)
+
+    static func query(_ dimensions: [String], _ request: ExplainRequest, from: Day, to: Day) -> StatQuery {
+        StatQuery(ids: [request.counterID], metrics: apiMetrics(request.metric), dimensions: dimensions,
+                  date1: from.iso, date2: to.iso, accuracy: "full", currency: nil)
+    }
+
+    static func name(_ names: [String?], at index: Int) -> String { (index < names.count ? names[index] : nil) ?? "Not determined" }
+
+    /// The period against an earlier range: one `/stat/v1/data/comparison` request.
+    static func comparisonSides(_ dimension: ExplainDimension, _ request: ExplainRequest, days: [Day], client: MetrikaClient) async throws -> Sides {
+        let answer = try await client.fetchComparison(
+            query([dimension.apiName], request, from: request.period.from, to: request.period.to),
+            baseline: (days[0].iso, days[days.count - 1].iso), limit: rowLimit)
+        let width = apiMetrics(request.metric).count
+        let segments = answer.rows.map { row in
+            (name: name(row.names, at: 0),
+             a: (0..<width).map { $0 < row.a.count ? row.a[$0] ?? 0 : 0 },
+             b: (0..<width).map { $0 < row.b.count ? row.b[$0] ?? 0 : 0 })
+        }
+        let totals = answer.totalsA.first.flatMap { a in answer.totalsB.first.flatMap { b in a.flatMap { a in b.map { (value: $0, expected: a) } } } }
+        return (segments, totals, answer.sampled ? answer.sampleShare : nil)
+    }
+
+    /// One day against the same weekday of the 4 weeks before: one `/stat/v1/data` request of the
+    /// days by segment. The baseline's total is the median of the 4 days (the alert's expected
+    /// value); its segments are their mean over the 4 days, scaled to that total.
+    static func alertSides(_ dimension: ExplainDimension, _ request: ExplainRequest, days: [Day], client: MetrikaClient) async throws -> Sides {
+        let answer = try await client.fetchPlainRows(
+            query(["ym:s:date", dimension.apiName], request, from: days[0], to: request.period.to), limit: rowLimit)
+        let day = request.period.from.iso
+        let baseline = Set(days.map(\.iso))
+        let width = apiMetrics(request.metric).count
+        var order: [String] = []
+        var period: [String: [Double]] = [:]
+        var before: [String: [Double]] = [:]
+        var dayTotals: [String: Double] = [:]
+        for row in answer.rows {
+            let date = name(row.names, at: 0)
+            guard date == day || baseline.contains(date) else { continue }
+            let segment = name(row.names, at: 1)
+            let values = (0..<width).map { $0 < row.metrics.count ? row.metrics[$0] ?? 0 : 0 }
+            if period[segment] == nil, before[segment] == nil { order.append(segment) }
+            if date == day {
+                period[segment] = values
+            } else {
+                // Summed over the baseline days: a rate's value is weighted by its visits.
+                var sum = before[segment] ?? Array(repeating: 0, count: width)
+                if width == 2 {
+                    sum[0] += values[0] * values[1]
+                    sum[1] += values[1]
+                } else {
+                    sum[0] += values[0]
+                }
+                before[segment] = sum
+                dayTotals[date, default: 0] += values[0]
+            }
+        }
+        let zero = Array(repeating: 0.0, count: width)
+        if width == 2 {
+            // A rate: the rate of the baseline days' sums (the visits are the 4 days' mean).
+            let segments = order.map { segment -> (name: String, a: [Double], b: [Double]) in
+                let sum = before[segment] ?? zero
+                let a = sum[1] > 0 ? [sum[0] / sum[1], sum[1] / Double(days.count)] : zero
+                return (segment, a, period[segment] ?? zero)
+            }
+            return (segments, nil, answer.sampled ? answer.sampleShare : nil)
+        }
+        let mean = order.reduce(0) { $0 + (before[$1]?[0] ?? 0) } / Double(days.count)
+        let median = AlertDetector.median(days.map { dayTotals[$0.iso] ?? 0 })
+        let factor = mean > 0 ? median / mean : 0
+        let segments = order.map { segment in
+            (name: segment, a: [(before[segment]?[0] ?? 0) / Double(days.count) * factor], b: period[segment] ?? zero)
+        }
+        let value = order.reduce(0) { $0 + (period[$1]?[0] ?? 0) }
+        return (segments, (value: value, expected: median), answer.sampled ? answer.sampleShare : nil)
+    }
+}
+
+extension Explanation {
+    /// What the listings (table, CSV, JSON) show.
+    package var listing: ExplanationListing.Input {
+        let kind: String
+        switch baseline {
+        case .alert: kind = "alert"
+        case .previous: kind = "previous"
+        case .range: kind = "range"
+        }
+        return ExplanationListing.Input(
+            counterID: counterID, metric: metric, period: period, baselineKind: kind, baselineDays: baselineDays,
+            headline: headline, driver: driver,
+            parts: parts.map { ExplanationListing.Part(name: $0.dimension.name, apiName: $0.dimension.apiName, explained: $0.explained, sampleShare: $0.sampleShare) })
+    }
+}
+
+extension Explain {
+    /// `alert`, `previous` or `DATE..DATE` (dates as `DateExpression` reads them).
+    package static func baseline(parsing text: String, today: Day) throws -> ExplainBaseline {
+        switch text.lowercased() {
+        case "alert": return .alert
+        case "previous": return .previous
+        default:
+            let ends = text.components(separatedBy: "..")
+            guard ends.count == 2,
+                  let range = DateRange(from: try DateExpression(parsing: ends[0], option: "against").resolve(today: today),
+                                        to: try DateExpression(parsing: ends[1], option: "against").resolve(today: today)) else {
+                throw ParameterError("against", .malformed(value: text)) {
+                    "\($0["against"]) '\(text)' is not a baseline: use alert, previous or DATE..DATE (e.g. 2026-11-23..2026-11-23)"
+                }
+            }
+            return .range(range)
+        }
+    }
+
+    /// The request as an entry point's texts say it (`date` or `from`/`to`, default yesterday in
+    /// the counter's time zone, which costs one Management request), validated.
+    package static func request(
+        counterID: Int, metric: String?, date: String?, from: String?, to: String?, against: String?, dimensions: String?,
+        client: MetrikaClient, now: Date
+    ) async throws -> ExplainRequest {
+        let metric = try Explain.metric(named: metric ?? "visits")
+        let dimensions = try dimensions.map { try Explain.dimensions(named: $0) } ?? ExplainDimension.defaults
+        if date != nil, from != nil || to != nil {
+            throw ParameterError("date", .contradicts([.from, .to])) {
+                "\($0["date"]) and \($0.alternatives(.from, .to)) cannot be given together: one day, or a range"
+            }
+        }
+        if (from == nil) != (to == nil) {
+            throw ParameterError(from == nil ? .from : .to, .notApplicable) {
+                "\($0[.from]) and \($0[.to]) go together: give both for a range, or \($0["date"]) for one day"
+            }
+        }
+        let first = try DateExpression(parsing: from ?? date ?? "yesterday", option: from == nil ? "date" : .from)
+        let last = try DateExpression(parsing: to ?? date ?? "yesterday", option: to == nil ? "date" : .to)
+        let counter: Counter
+        do {
+            counter = try await client.fetchCounter(id: counterID)
+        } catch APIError.accessDenied(let message, nil) {
+            throw APIError.accessDenied(message, counterID: counterID)
+        }
+        let today = MetrikaUseCases.today(for: counter, now: now)
+        guard let period = DateRange(from: first.resolve(today: today), to: last.resolve(today: today)) else {
+            throw ParameterError(.from, .badDay(value: from ?? "")) { "\($0[.from]) is after \($0[.to]): give the first day first" }
+        }
+        var request = ExplainRequest(counterID: counterID, metric: metric, period: period, dimensions: dimensions, today: today)
+        request.against = try against.map { try baseline(parsing: $0, today: today) }
+        return request
+    }
+}

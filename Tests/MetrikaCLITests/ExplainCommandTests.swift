@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+import MetrikaAPI
+@testable import MetrikaCLI
+import MetrikaModel
+import MetrikaSimulator
+
+/// `metrika explain` end to end against the in-process simulator's explain scenarios (Fixtures/explain,
+/// now 2026-12-01T06:00:00Z: yesterday is Monday 2026-11-30): each scenario names its known driver,
+/// the shown changes add up to the total in the table and the JSON, one Reporting request per dimension.
+@Suite("metrika explain")
+struct ExplainCommandTests {
+    /// Hands each request to the simulator, counting the Reporting ones.
+    final class SimulatorTransport: MetrikaAPI.HTTPTransport, @unchecked Sendable {
+        let simulator: Simulator
+        private let lock = NSLock()
+        private var paths: [String] = []
+
+        init(_ simulator: Simulator) { self.simulator = simulator }
+
+        var reportingRequests: Int { lock.withLock { paths.filter { $0.hasPrefix("/stat/") }.count } }
+
+        func send(_ request: MetrikaAPI.HTTPRequest) async throws -> MetrikaAPI.HTTPResponse {
+            let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+            let path = components?.path ?? request.url.path
+            lock.withLock { paths.append(path) }
+            let response = simulator.handle(MetrikaSimulator.HTTPRequest(
+                method: request.method, path: path, query: components?.percentEncodedQuery ?? "",
+                headers: request.headers.map { (name: $0.key, value: $0.value) }))
+            var headers: [String: String] = [:]
+            for header in response.headers { headers[header.name] = header.value }
+            return MetrikaAPI.HTTPResponse(status: response.status, headers: headers, body: Data(response.body))
+        }
+    }
+
+    struct Run {
+        var status: Int32
+        var out: String
+        var err: String
+        var reportingRequests: Int
+    }
+
+    static func run(_ arguments: [String]) async throws -> Run {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/explain", isDirectory: true)
+        let now = SimulatorOptions.parseInstant("2026-12-01T06:00:00Z")
+        let transport = SimulatorTransport(try Simulator(options: SimulatorOptions(fixturesDirectory: root, now: now)))
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-explain-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let out = TextSink(), err = TextSink()
+        let environment = [
+            "PATH": "/usr/bin:/bin", "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "LC_ALL": "C",
+            "METRIKA_API_URL": "http://127.0.0.1:9", "METRIKA_TOKEN": "demo-token",
+        ]
+        let context = CLIContext(environment: environment, stdout: out, stderr: err, transport: transport, now: { now ?? Date() })
+        let status = await CLI.run(arguments: arguments, context: context)
+        return Run(status: status, out: out.text, err: err.text, reportingRequests: transport.reportingRequests)
+    }
+
+    /// The JSON document's headline, and every dimension's shown changes adding up to its total.
+    static func checkedJSON(_ run: Run) throws -> [String: Any] {
+        #expect(run.status == 0, "\(run.err)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+        #expect(document["version"] as? Int == 1)
+        let total = try #require(document["change"] as? Double)
+        let dimensions = try #require(document["dimensions"] as? [[String: Any]])
+        #expect(!dimensions.isEmpty)
+        for dimension in dimensions {
+            let segments = try #require(dimension["segments"] as? [[String: Any]])
+            let sum = segments.reduce(0.0) { $0 + (($1["change"] as? Double) ?? .nan) }
+            #expect(abs(sum - total) < 1e-9, "\(dimension["dimension"] ?? "") adds up to \(sum), not \(total)")
+            #expect(dimension["change"] as? Double == total)
+        }
+        return document
+    }
+
+    @Test("search traffic falling to 0 is the driver; the JSON adds up; one request per dimension")
+    func searchTrafficDriver() async throws {
+        let run = try await Self.run(["explain", "--counter", "530001", "--json"])
+        let document = try Self.checkedJSON(run)
+        let headline = try #require(document["headline"] as? String)
+        #expect(headline.hasPrefix("-") && headline.contains(": Search engine traffic -") && headline.hasSuffix("gone)"), "\(headline)")
+        let driver = try #require(document["driver"] as? [String: Any])
+        #expect(driver["dimension"] as? String == "trafficSource")
+        #expect(run.reportingRequests == 6, "\(run.reportingRequests) Reporting requests for 6 dimensions")
+    }
+
+    @Test("a bot wave on smartphones is the driver, in the table: headline first, rows adding up")
+    func botWaveTable() async throws {
+        let run = try await Self.run(["explain", "--counter", "530002", "--dimensions", "deviceCategory,trafficSource"])
+        #expect(run.status == 0, "\(run.err)")
+        let lines = run.out.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("+") == true && lines.first?.contains(": Smartphones +") == true, "\(run.out)")
+        // The device table: the changes of its rows (before Total) add up to the Total's.
+        var sums: [Int] = []
+        var current = 0
+        var rows = false
+        for line in lines.dropFirst(2) {
+            if line.hasPrefix("──") { rows = true; continue }
+            guard rows else { continue }
+            // Columns are 2+ spaces apart (a name or a grouped number holds single spaces): the 4th is the change.
+            let fields = line.split(separator: /\s{2,}/).map(String.init)
+            guard fields.count >= 4, let value = Int(fields[3].replacingOccurrences(of: " ", with: "")) else { continue }
+            if fields[0] == "Total" {
+                sums.append(current - value)
+                current = 0
+                rows = false
+            } else {
+                current += value
+            }
+        }
+        #expect(sums == [0, 0], "\(run.out)")
+        #expect(run.reportingRequests == 2)
+    }
+
+    @Test("an even drop is spread evenly; a range against the previous period adds up too")
+    func evenDrop() async throws {
+        let day = try Self.checkedJSON(try await Self.run(["explain", "--counter", "530003", "--json"]))
+        #expect((day["headline"] as? String)?.contains(": spread evenly across") == true, "\(day["headline"] ?? "")")
+        #expect(day["driver"] is NSNull)
+        let range = try await Self.run(["explain", "--counter", "530003", "--from", "2026-11-24", "--to", "2026-11-30", "--json"])
+        let document = try Self.checkedJSON(range)
+        #expect((document["against"] as? [String: Any])?["kind"] as? String == "previous")
+    }
+
+    @Test("a rate's mix and rate effects add up to its change")
+    func bounceRate() async throws {
+        let run = try await Self.run(["explain", "--counter", "530002", "--metric", "bounceRate", "--dimensions", "deviceCategory", "--json"])
+        let document = try Self.checkedJSON(run)
+        let dimension = try #require((document["dimensions"] as? [[String: Any]])?.first)
+        let mix = try #require(dimension["mix"] as? Double), rate = try #require(dimension["rate"] as? Double)
+        #expect(abs(mix + rate - (document["change"] as? Double ?? .nan)) < 1e-9)
+    }
+
+    @Test("bad input: an unknown metric or dimension (64, the valid list), today (64, the reason)")
+    func badInput() async throws {
+        let metric = try await Self.run(["explain", "--counter", "530001", "--metric", "sessions"])
+        #expect(metric.status == 64 && metric.err.contains("bounceRate") && metric.err.contains("--metric"), "\(metric.err)")
+        let dimension = try await Self.run(["explain", "--counter", "530001", "--dimensions", "browser"])
+        #expect(dimension.status == 64 && dimension.err.contains("deviceCategory"), "\(dimension.err)")
+        let today = try await Self.run(["explain", "--counter", "530001", "--date", "today"])
+        #expect(today.status == 64 && today.err.contains("not finished"), "\(today.err)")
+        #expect(today.reportingRequests == 0)
+    }
+}
+
+extension ExplainCommandTests {
+    @Test("CSV: one row per segment and a total per dimension; the changes add up and are numbers, not defused text")
+    func csvAddsUp() async throws {
+        let run = try await Self.run(["explain", "--counter", "530001", "--dimensions", "deviceCategory", "--csv"])
+        #expect(run.status == 0, "\(run.err)")
+        let lines = run.out.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        #expect(lines.first == ["dimension", "segment", "status", "value", "expected", "change", "share_percent", "mix", "rate"])
+        let rows = lines.dropFirst()
+        let total = try #require(rows.last { $0[1] == "Total" })
+        let sum = rows.filter { $0[1] != "Total" }.reduce(0) { $0 + (Int($1[5]) ?? 1_000_000) }
+        #expect(sum == Int(total[5]), "\(run.out)")
+        #expect(!run.out.contains("'-"))
+    }
+}
