@@ -153,18 +153,9 @@ final class Database {
     }
 
     private func beginImmediate() throws {
-        // busy_timeout already waited; a few more attempts cover a writer that held the lock even longer
-        // (a huge first sync) rather than failing a cron job.
-        var attempt = 0
-        while true {
-            do {
-                try execute("BEGIN IMMEDIATE")
-                return
-            } catch let error as SQLiteError where error.primaryCode == SQLITE_BUSY && attempt < 3 {
-                attempt += 1
-                usleep(useconds_t(200_000 * attempt))
-            }
-        }
+        // busy_timeout waits (in SQLite's busy handler, on the owner's thread); a few more attempts cover
+        // a writer that held the lock even longer (a huge first sync) rather than failing a cron job.
+        try HistoryStore.retryingBusy { try execute("BEGIN IMMEDIATE") }
     }
 
     private func rollbackQuietly() {

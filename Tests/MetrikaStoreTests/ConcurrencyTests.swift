@@ -31,7 +31,7 @@ import Testing
                         for iteration in 0..<40 {
                             let tag = Double(writer * 1000 + iteration)
                             let values = Dictionary(uniqueKeysWithValues: range.days.map { ($0, [tag, 2 * tag] as [Double?]) })
-                            try store.storeDaily(counterID: 101, range: range, metrics: metrics, values: values,
+                            try await store.storeDaily(counterID: 101, range: range, metrics: metrics, values: values,
                                                  fetchedAt: Date(), settledBefore: range.to, sampled: false, dataLag: nil)
                         }
                     } catch {
@@ -43,7 +43,7 @@ import Testing
                 do {
                     let store = try HistoryStore(path: path)
                     for _ in 0..<200 {
-                        let rows = try store.dailyValues(counterID: 101, range: shared, metrics: metrics)
+                        let rows = try await store.dailyValues(counterID: 101, range: shared, metrics: metrics)
                         guard !rows.isEmpty else { continue }
                         // One write covers all of the shared days at once, so a snapshot shows one tag.
                         let tags = Set(rows.values.map { $0[0] })
@@ -59,11 +59,11 @@ import Testing
             runOnThreads(bodies)
             #expect(errors.all == [])
             let store = try HistoryStore(path: path)
-            #expect(try store.integrityCheck() == "ok")
+            #expect(try await store.integrityCheck() == "ok")
             #expect(try rawRows(path, "SELECT count(*) FROM fetch_log") == [[.integer(120)]])
-            #expect(try store.dailyValues(counterID: 101, range: DateRange(from: start, to: start.adding(days: 99))!, metrics: metrics).count == 100)
+            #expect(try await store.dailyValues(counterID: 101, range: DateRange(from: start, to: start.adding(days: 99))!, metrics: metrics).count == 100)
             // Each writer's last write is the final word on its own first 20 days.
-            #expect(try store.dailyValues(counterID: 101, range: DateRange(from: start, to: start)!, metrics: metrics)[start] == [39, 78])
+            #expect(try await store.dailyValues(counterID: 101, range: DateRange(from: start, to: start)!, metrics: metrics)[start] == [39, 78])
         }
     }
 
@@ -75,7 +75,7 @@ import Testing
                 {
                     do {
                         let store = try HistoryStore(path: path)
-                        try store.upsertCounters([Counter(id: index, name: "c\(index)", site: "s")])
+                        try await store.upsertCounters([Counter(id: index, name: "c\(index)", site: "s")])
                     } catch {
                         errors.add("opener \(index): \(error)")
                     }
@@ -106,9 +106,9 @@ import Testing
                         for iteration in 0..<25 {
                             let tag = Double(iteration)
                             let values = Dictionary(uniqueKeysWithValues: range.days.map { ($0, [tag, 2 * tag] as [Double?]) })
-                            try store.storeDaily(counterID: 101, range: range, metrics: metrics, values: values,
+                            try await store.storeDaily(counterID: 101, range: range, metrics: metrics, values: values,
                                                  fetchedAt: Date(), settledBefore: range.to, sampled: false, dataLag: nil)
-                            _ = try store.info()
+                            _ = try await store.info()
                         }
                     } catch {
                         errors.add("writer \(writer): \(error)")
@@ -121,7 +121,7 @@ import Testing
             #expect(process.terminationStatus == 0)
             #expect(try String(contentsOfFile: directory + "/writer.err", encoding: .utf8) == "")
             let store = try HistoryStore(path: path)
-            #expect(try store.integrityCheck() == "ok")
+            #expect(try await store.integrityCheck() == "ok")
             #expect(try rawRows(path, "SELECT count(*) FROM daily_values WHERE counter_id = 202") == [[.integer(200)]])
             #expect(try rawRows(path, "SELECT count(*) FROM daily_values WHERE counter_id = 101") == [[.integer(365 * 2)]])
         }
@@ -146,7 +146,7 @@ import Testing
             #expect(process.terminationReason == .uncaughtSignal)
 
             let store = try HistoryStore(path: path)
-            #expect(try store.integrityCheck() == "ok")
+            #expect(try await store.integrityCheck() == "ok")
             let ranges = try rawRows(path, "SELECT count(*), min(fetch_id), max(fetch_id), min(value), max(value) FROM daily_values")
             let committed = try rawRows(path, "SELECT max(id) FROM fetch_log").first?.first?.int ?? 0
             // Every committed range rewrote all 3000 days, so all of them come from the last committed one.
@@ -154,10 +154,10 @@ import Testing
             #expect(ranges == [[.integer(3000), .int(committed), .int(committed), .real(Double(committed)), .real(Double(committed))]])
             // And the store goes on working: the next sync completes the range.
             let range = DateRange(from: day("2010-01-01"), to: day("2010-01-31"))!
-            try store.storeDaily(counterID: 202, range: range, metrics: [.visits],
+            try await store.storeDaily(counterID: 202, range: range, metrics: [.visits],
                                  values: Dictionary(uniqueKeysWithValues: range.days.map { ($0, [1.0]) }),
                                  fetchedAt: Date(), settledBefore: range.to, sampled: false, dataLag: nil)
-            #expect(try store.dailyValues(counterID: 202, range: range, metrics: [.visits]).count == 31)
+            #expect(try await store.dailyValues(counterID: 202, range: range, metrics: [.visits]).count == 31)
         }
     }
 
@@ -209,7 +209,7 @@ import Testing
                     {
                         do {
                             let store = try HistoryStore(path: path)
-                            let claims = try store.claimAlertNews([news])
+                            let claims = try await store.claimAlertNews([news])
                             if claims == [nil] { return }
                             wins.add("\(tag) \(thread)")
                         } catch {

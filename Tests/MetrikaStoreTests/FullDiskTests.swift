@@ -32,15 +32,15 @@ struct FullDiskTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try HistoryStore(path: directory.appendingPathComponent("h.sqlite").path)
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example")
-        try store.upsertCounters([counter])
-        try store.limitPages(to: 1)
+        try await store.upsertCounters([counter])
+        try await store.limitPages(to: 1)
         let days = (0..<400).map { Day(ordinal: 20_000 + $0) }
         let values = Dictionary(uniqueKeysWithValues: days.map { ($0, [Double?](repeating: 1, count: 6)) })
         let error = #expect(throws: StoreError.self) {
-            try store.storeDaily(counterID: 1001, range: DateRange(from: days.first!, to: days.last!)!, metrics: Metric.everyday, values: values,
+            try await store.storeDaily(counterID: 1001, range: DateRange(from: days.first!, to: days.last!)!, metrics: Metric.everyday, values: values,
                                  fetchedAt: Date(), settledBefore: days.last!, sampled: false, dataLag: nil)
         }
         #expect(error?.kind == .full)
-        #expect(try store.dailyValues(counterID: 1001, range: DateRange(from: days.first!, to: days.last!)!, metrics: Metric.everyday).isEmpty)
+        #expect(try await store.dailyValues(counterID: 1001, range: DateRange(from: days.first!, to: days.last!)!, metrics: Metric.everyday).isEmpty)
     }
 }

@@ -26,11 +26,11 @@ import Testing
             let path = directory + "/metrika.sqlite"
             do {
                 let store = try HistoryStore(path: path)
-                try store.upsertCounters([sampleCounter])
+                try await store.upsertCounters([sampleCounter])
             }
             for _ in 0..<3 {
                 let store = try HistoryStore(path: path)
-                #expect(try store.counters() == [sampleCounter])
+                #expect(try await store.counters() == [sampleCounter])
             }
             #expect(try rawRows(path, "SELECT count(*) FROM metrika_migrations") == [[.integer(Int64(Schema.migrations.count))]])
         }
@@ -38,14 +38,14 @@ import Testing
 
     @Test func opensInMemory() throws {
         let store = try HistoryStore(path: ":memory:")
-        try store.upsertCounters([sampleCounter, otherCounter])
-        #expect(try store.counters() == [sampleCounter, otherCounter])
-        #expect(try store.integrityCheck() == "ok")
+        try await store.upsertCounters([sampleCounter, otherCounter])
+        #expect(try await store.counters() == [sampleCounter, otherCounter])
+        #expect(try await store.integrityCheck() == "ok")
     }
 
     /// Files that are not a usable SQLite database: exit 78, the path named, the bytes untouched.
     @Test(arguments: ["text", "random", "damagedSchema", "foreign"])
-    func refusesUnusableFiles(kind: String) throws {
+    func refusesUnusableFiles(kind: String) async throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
             let expectedKind: StoreError.Kind
@@ -93,17 +93,17 @@ import Testing
             for index in (root - 1) * pageSize..<root * pageSize { data[index] = 0xA5 }
             try data.write(to: URL(fileURLWithPath: path))
             let store = try HistoryStore(path: path)
-            let checked = try #require(throws: StoreError.self) { try store.verifyIntegrity() }
+            let checked = try #require(throws: StoreError.self) { try await store.verifyIntegrity() }
             #expect(checked.kind == .corrupt)
             #expect(checked.exitCode == 78)
             #expect(checked.message.contains(path))
             let read = try #require(throws: StoreError.self) {
-                try store.dailyValues(counterID: sampleCounter.id, range: range("2024-03-04", "2024-03-10"), metrics: [.visits, .pageviews])
+                try await store.dailyValues(counterID: sampleCounter.id, range: range("2024-03-04", "2024-03-10"), metrics: [.visits, .pageviews])
             }
             #expect(read.kind == .corrupt)
             #expect(read.exitCode == 78)
             let written = try #require(throws: StoreError.self) {
-                try store.storeDaily(counterID: sampleCounter.id, range: range("2024-03-04", "2024-03-04"), metrics: [.visits, .pageviews],
+                try await store.storeDaily(counterID: sampleCounter.id, range: range("2024-03-04", "2024-03-04"), metrics: [.visits, .pageviews],
                                      values: [day("2024-03-04"): [1, 2]], fetchedAt: Date(), settledBefore: day("2024-03-05"),
                                      sampled: false, dataLag: nil)
             }
@@ -163,11 +163,11 @@ import Testing
     /// A closed database with one counter and a week of values, checkpointed into the main file.
     private func writeHealthyDatabase(at path: String) throws {
         let store = try HistoryStore(path: path)
-        try store.upsertCounters([sampleCounter])
+        try await store.upsertCounters([sampleCounter])
         let week = range("2024-03-04", "2024-03-10")
         var values: [Day: [Double?]] = [:]
         for (offset, day) in week.days.enumerated() { values[day] = [Double(100 + offset), Double(300 + offset)] }
-        try store.storeDaily(counterID: sampleCounter.id, range: week, metrics: [.visits, .pageviews], values: values,
+        try await store.storeDaily(counterID: sampleCounter.id, range: week, metrics: [.visits, .pageviews], values: values,
                              fetchedAt: Date(timeIntervalSince1970: 1_710_000_000), settledBefore: day("2024-03-11"),
                              sampled: false, dataLag: 60)
     }
@@ -181,7 +181,7 @@ import Testing
             let path = directory + "/old.sqlite"
             do {
                 let store = try HistoryStore(path: path)
-                try store.upsertCounters([Counter(id: 1001, name: "Shop", site: "shop.example")])
+                try await store.upsertCounters([Counter(id: 1001, name: "Shop", site: "shop.example")])
             }
             // Back to version 3, as a metrika before money left it.
             // (and without the tables of the migrations after 4, which a version 3 file has not either)
@@ -189,13 +189,13 @@ import Testing
             _ = try rawRows(path, "DELETE FROM metrika_migrations WHERE version >= 4")
             _ = try rawRows(path, "PRAGMA user_version = 3")
             let store = try HistoryStore(path: path)
-            #expect(try store.counter(id: 1001)?.name == "Shop")
-            #expect(try store.counterCurrency(id: 1001) == nil)
-            try store.storeCounterCurrency(id: 1001, currency: .usd, seenAt: Date(timeIntervalSince1970: 1_795_953_600))
-            #expect(try store.counterCurrency(id: 1001) == .usd)
-            #expect(try store.counterCurrencySeen(id: 1001)?.seenAt == Date(timeIntervalSince1970: 1_795_953_600))
+            #expect(try await store.counter(id: 1001)?.name == "Shop")
+            #expect(try await store.counterCurrency(id: 1001) == nil)
+            try await store.storeCounterCurrency(id: 1001, currency: .usd, seenAt: Date(timeIntervalSince1970: 1_795_953_600))
+            #expect(try await store.counterCurrency(id: 1001) == .usd)
+            #expect(try await store.counterCurrencySeen(id: 1001)?.seenAt == Date(timeIntervalSince1970: 1_795_953_600))
             // A counter the history does not know has no currency to store.
-            #expect(throws: StoreError.self) { try store.storeCounterCurrency(id: 7, currency: .rub, seenAt: Date()) }
+            #expect(throws: StoreError.self) { try await store.storeCounterCurrency(id: 7, currency: .rub, seenAt: Date()) }
         }
     }
 }
@@ -213,10 +213,10 @@ import Testing
             let before = try bytes(of: path)
             let store = try HistoryStore(path: path, readOnly: true)
             #expect(store.isReadOnly)
-            #expect(try store.counters() == [sampleCounter])
-            _ = try store.info()
-            try store.verifyIntegrity()
-            let error = #expect(throws: StoreError.self) { try store.upsertCounters([sampleCounter]) }
+            #expect(try await store.counters() == [sampleCounter])
+            _ = try await store.info()
+            try await store.verifyIntegrity()
+            let error = #expect(throws: StoreError.self) { try await store.upsertCounters([sampleCounter]) }
             #expect(error?.kind == .readOnly)
             #expect(try bytes(of: path) == before)
             #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
@@ -237,7 +237,7 @@ import Testing
             defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder) }
             let store = try HistoryStore(path: path, readOnly: true)
             #expect(store.isReadOnly)
-            #expect(try store.counters() == [sampleCounter])
+            #expect(try await store.counters() == [sampleCounter])
         }
     }
 
@@ -246,7 +246,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let store = try HistoryStore(path: directory + "/new.sqlite", readOnly: true)
             #expect(!store.isReadOnly)
-            try store.upsertCounters([sampleCounter])
+            try await store.upsertCounters([sampleCounter])
         }
     }
 }

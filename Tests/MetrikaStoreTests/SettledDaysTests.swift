@@ -22,7 +22,7 @@ import Testing
                 for day in part.days where random.next() % 6 != 0 {
                     values[day] = subset.map { _ in random.next() % 5 == 0 ? nil : Double(random.next() % 1000) }
                 }
-                try store.storeDaily(counterID: sampleCounter.id, range: part, metrics: subset, values: values, fetchedAt: Date(),
+                try await store.storeDaily(counterID: sampleCounter.id, range: part, metrics: subset, values: values, fetchedAt: Date(),
                                      settledBefore: part.from.adding(days: Int(random.next() % 25)), sampled: false, dataLag: nil)
             }
             // A cell stored under another unit (as after a metric changed its unit) does not count.
@@ -39,7 +39,7 @@ import Testing
                     let complete = asked.allSatisfy { stored[$0.apiName] != nil } && Set(asked.map(\.apiName)).count == asked.count
                     return complete && stored.values.allSatisfy { $0 } ? Day(iso: day) : nil
                 }).filter { span.contains($0) }
-                let settled = try store.settledDays(counterID: sampleCounter.id, range: span, metrics: asked)
+                let settled = try await store.settledDays(counterID: sampleCounter.id, range: span, metrics: asked)
                 #expect(settled == expected, "\(asked.map(\.apiName))")
                 // The data must give the rule something to decide (users and a doubled metric are never complete).
                 let names = asked.map(\.apiName)

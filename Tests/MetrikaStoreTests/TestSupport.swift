@@ -42,7 +42,7 @@ let otherCounter = Counter(id: 202, name: "Blog", site: "blog.example", status: 
 /// A store with `sampleCounter` in a new file of `directory`.
 func makeStore(in directory: String) throws -> HistoryStore {
     let store = try HistoryStore(path: directory + "/metrika.sqlite")
-    try store.upsertCounters([sampleCounter])
+    try await store.upsertCounters([sampleCounter])
     return store
 }
 

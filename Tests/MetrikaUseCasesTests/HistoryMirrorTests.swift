@@ -38,10 +38,10 @@ struct HistoryMirrorTests {
     @Test func onlyChangedValuesAreSentAgainAndANewTableGetsEverything() async throws {
         let database = try TemporaryDatabase()
         let store = try HistoryStore(path: database.path)
-        try store.upsertCounters([Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC")])
+        try await store.upsertCounters([Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC")])
         let range = DateRange(from: Day(iso: "2026-06-01")!, to: Day(iso: "2026-06-02")!)!
         func keep(visits first: Double, _ second: Double) throws {
-            try store.storeDaily(counterID: 1001, range: range, metrics: [.visits, .pageviews], values: [range.from: [first, 10], range.to: [second, nil]],
+            try await store.storeDaily(counterID: 1001, range: range, metrics: [.visits, .pageviews], values: [range.from: [first, 10], range.to: [second, nil]],
                                  fetchedAt: Date(), settledBefore: range.from, sampled: false, dataLag: nil)
         }
         let warehouse = FakeWarehouse()

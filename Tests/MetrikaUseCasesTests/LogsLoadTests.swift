@@ -233,8 +233,8 @@ struct LogsLoadTests {
         // Kept for the re-run: the request, with part 1 (the API's 0) loaded.
         let request = try Self.fileRequest(file)
         let store = try HistoryStore(path: home.path)
-        #expect(try store.jobs(counterID: 1001).map(\.requestID) == [7])
-        let kept = try store.job(counterID: 1001, source: .visits, from: day("2026-11-01"), to: day("2026-11-02"),
+        #expect(try await store.jobs(counterID: 1001).map(\.requestID) == [7])
+        let kept = try await store.job(counterID: 1001, source: .visits, from: day("2026-11-01"), to: day("2026-11-02"),
                                  fields: request.fields.joined(separator: ","), destination: request.destinationKey)
         #expect(kept?.loadedParts == [0])
         #expect(!maker.api.calls.contains { $0.hasSuffix("/clean") || $0.hasSuffix("/cancel") })
@@ -304,7 +304,7 @@ struct LogsLoadTests {
     @Test func cleanAllCleansWhatHoldsTheQuotaAndForgetsKeptRuns() async throws {
         let home = try TemporaryDatabase()
         let store = try HistoryStore(path: home.path)
-        try store.saveJob(LogJob(counterID: 1001, source: .visits, from: day("2026-11-01"), to: day("2026-11-02"), fields: "ym:s:visitID",
+        try await store.saveJob(LogJob(counterID: 1001, source: .visits, from: day("2026-11-01"), to: day("2026-11-02"), fields: "ym:s:visitID",
                                  destination: "stdout", requestID: 7))
         let api = LogsAPI(startAs: "processed", listed: ["processed", "created", "cleaned_by_user"])
         let activity = RecordedActivity()
@@ -313,7 +313,7 @@ struct LogsLoadTests {
 
         #expect(cleaned == LogsLoad.Cleaned(requests: 2, tables: []))
         #expect(api.calls == ["GET /logrequests", "POST /logrequest/7/clean", "POST /logrequest/8/cancel"])
-        #expect(try store.jobs(counterID: 1001).isEmpty)
+        #expect(try await store.jobs(counterID: 1001).isEmpty)
         #expect(activity.notes.isEmpty)
     }
 
@@ -343,7 +343,7 @@ struct LogsLoadTests {
     }
 
     @Test(arguments: ["ym:pv:URL", "visit-id", ""])
-    func aFieldOfTheOtherSourceOrNotAFieldNameIsRefused(name: String) throws {
+    func aFieldOfTheOtherSourceOrNotAFieldNameIsRefused(name: String) async throws {
         if name.isEmpty {
             #expect(try LogsRequest.fields(parsing: ",,", source: .visits).isEmpty)
         } else {
