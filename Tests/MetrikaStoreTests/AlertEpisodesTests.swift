@@ -10,8 +10,8 @@ import Testing
                      notifiedAt: Date(timeIntervalSince1970: 1_795_953_600))
     }
 
-    @Test func episodesAreOpenedMovedOnAndClosedInOneGo() throws {
-        try withTemporaryDirectory { directory in
+    @Test func episodesAreOpenedMovedOnAndClosedInOneGo() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/h.sqlite"
             let store = try HistoryStore(path: path)
             #expect(try await store.openAlertEpisodes(counterID: 1001).isEmpty)
@@ -24,23 +24,23 @@ import Testing
             #expect(stopped == episode("ym:s:goal1reaches", kind: "stopped"))
             try await store.recordAlertEpisodes(opened: [], touched: [episode("ym:s:visits", last: "2026-11-30")], closed: [(1001, "ym:s:goal1reaches")])
             // A reopened store (the next cron run) sees the same.
-            let again = try HistoryStore(path: path).openAlertEpisodes(counterID: 1001)
+            let again = try await HistoryStore(path: path).openAlertEpisodes(counterID: 1001)
             #expect(Array(again.keys) == ["ym:s:visits"])
             #expect(again["ym:s:visits"]?.lastDay == Day(iso: "2026-11-30"))
-            #expect(try HistoryStore(path: path).openAlertEpisodes(counterID: 1002).isEmpty)
+            #expect(try await HistoryStore(path: path).openAlertEpisodes(counterID: 1002).isEmpty)
             // The alerts' tables are migration 3, whatever migrations came after it.
             let version = try rawRows(path, "SELECT version FROM metrika_migrations WHERE name = 'alerts'").first?.first?.int
             #expect(version == 3)
         }
     }
 
-    @Test func aKindOutsideTheThreeIsRefusedByTheSchema() throws {
+    @Test func aKindOutsideTheThreeIsRefusedByTheSchema() async throws {
         let store = try HistoryStore(path: ":memory:")
-        #expect(throws: StoreError.self) { try await store.recordAlertEpisodes(opened: [episode("m", kind: "weird")], touched: [], closed: []) }
+        await #expect(throws: StoreError.self) { try await store.recordAlertEpisodes(opened: [episode("m", kind: "weird")], touched: [], closed: []) }
         #expect(try await store.openAlertEpisodes(counterID: 1001).isEmpty, "nothing half-written")
     }
 
-    @Test func goalsAreStoredWithWhenTheyWereRead() throws {
+    @Test func goalsAreStoredWithWhenTheyWereRead() async throws {
         let store = try HistoryStore(path: ":memory:")
         #expect(try await store.storedGoals(counterID: 1001) == nil)
         let read = Date(timeIntervalSince1970: 1_795_953_600)
@@ -55,7 +55,7 @@ import Testing
 
     /// A claim writes the news at once; a second claim of the same news loses; a release puts back
     /// what was there before (a closed episode with its id, the episode an opened one replaced).
-    @Test func claimsAreWonOnceAndReleasedBackToWhatWasThere() throws {
+    @Test func claimsAreWonOnceAndReleasedBackToWhatWasThere() async throws {
         let store = try HistoryStore(path: ":memory:")
         let drop = episode("ym:s:visits")
         let won = try await store.claimAlertNews([.open(drop), .open(drop)])
@@ -88,7 +88,7 @@ import Testing
     }
 
     /// `alert --status` and `--forget ID`: every open episode in order; one forgotten by id, or all.
-    @Test func episodesAreListedAndForgottenById() throws {
+    @Test func episodesAreListedAndForgottenById() async throws {
         let store = try HistoryStore(path: ":memory:")
         try await store.recordAlertEpisodes(opened: [episode("ym:s:visits"), episode("ym:s:goal1reaches", kind: "stopped")], touched: [], closed: [])
         var moved = episode("ym:s:visits", last: "2026-11-30")
@@ -107,8 +107,8 @@ import Testing
     }
 
     /// A history written before episode ids (schema 6) keeps its open episodes, each with an id.
-    @Test func episodesOfAnOlderHistoryGetIds() throws {
-        try withTemporaryDirectory { directory in
+    @Test func episodesOfAnOlderHistoryGetIds() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/h.sqlite"
             let database = try Database(path: path)
             try database.executeScript(Schema.createMigrationsTable)
@@ -120,7 +120,7 @@ import Testing
                 INSERT INTO alert_episodes (counter_id, metric, kind, since, last_day, value, expected, notified_at)
                 VALUES (1001, 'ym:s:visits', 'drop', '2026-11-28', '2026-11-29', 0, 25, 1795953600)
                 """)
-            let open = try HistoryStore(path: path).allOpenAlertEpisodes()
+            let open = try await HistoryStore(path: path).allOpenAlertEpisodes()
             #expect(open.count == 1 && open.first?.id == 1 && open.first?.kind == "drop" && open.first?.lastValue == nil)
         }
     }

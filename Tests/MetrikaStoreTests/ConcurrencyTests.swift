@@ -13,17 +13,17 @@ import Testing
         Dictionary(uniqueKeysWithValues: range.days.map { ($0, [tag, 2 * tag]) })
     }
 
-    @Test func concurrentWritersAndAReaderAllSucceed() throws {
-        try withTemporaryDirectory { directory in
+    @Test func concurrentWritersAndAReaderAllSucceed() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
-            try HistoryStore(path: path).upsertCounters([sampleCounter])
+            try await HistoryStore(path: path).upsertCounters([sampleCounter])
             let start = day("2024-01-01")
             // Writer w rewrites days 20w…20w+59 forty times; days 40…59 belong to every writer's range.
             let shared = DateRange(from: start.adding(days: 40), to: start.adding(days: 59))!
             let errors = ErrorBox()
             let readsSeen = ErrorBox()
             let metrics = self.metrics
-            var bodies: [@Sendable () -> Void] = (0..<3).map { writer in
+            var bodies: [@Sendable () async -> Void] = (0..<3).map { writer in
                 {
                     do {
                         let store = try HistoryStore(path: path)
@@ -56,7 +56,7 @@ import Testing
                     errors.add("reader: \(error)")
                 }
             }
-            runOnThreads(bodies)
+            await runConcurrently(bodies)
             #expect(errors.all == [])
             let store = try HistoryStore(path: path)
             #expect(try await store.integrityCheck() == "ok")
@@ -67,11 +67,11 @@ import Testing
         }
     }
 
-    @Test func manyProcessesCreatingTheSameNewFile() throws {
-        try withTemporaryDirectory { directory throws in
+    @Test func manyProcessesCreatingTheSameNewFile() async throws {
+        try await withTemporaryDirectory { directory throws in
             let path = directory + "/new/metrika.sqlite"
             let errors = ErrorBox()
-            let openers: [@Sendable () -> Void] = (0..<4).map { index in
+            let openers: [@Sendable () async -> Void] = (0..<4).map { index in
                 {
                     do {
                         let store = try HistoryStore(path: path)
@@ -81,24 +81,24 @@ import Testing
                     }
                 }
             }
-            runOnThreads(openers)
+            await runConcurrently(openers)
             #expect(errors.all == [])
-            #expect(try HistoryStore(path: path).counters().map(\.id) == [0, 1, 2, 3])
+            #expect(try await HistoryStore(path: path).counters().map(\.id) == [0, 1, 2, 3])
             #expect(try rawRows(path, "SELECT count(*) FROM metrika_migrations") == [[.integer(Int64(Schema.migrations.count))]])
         }
     }
 
-    @Test(.enabled(if: hasSQLite3Tool, "skipped: the sqlite3 shell is missing (apt-get install sqlite3, or run scripts/setup)")) func anotherProcessWritingAtTheSameTime() throws {
-        try withTemporaryDirectory { directory in
+    @Test(.enabled(if: hasSQLite3Tool, "skipped: the sqlite3 shell is missing (apt-get install sqlite3, or run scripts/setup)")) func anotherProcessWritingAtTheSameTime() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
-            try HistoryStore(path: path).upsertCounters([sampleCounter, otherCounter])
+            try await HistoryStore(path: path).upsertCounters([sampleCounter, otherCounter])
             // The other process writes counter 202, 150 ranges of 200 days, one transaction each.
             let script = directory + "/writer.sql"
             try Data(rangeWriterScript(counterID: 202, transactions: 150, days: 200).utf8).write(to: URL(fileURLWithPath: script))
             let process = try startSQLite3(database: path, script: script, errors: directory + "/writer.err")
             let errors = ErrorBox()
             let metrics = self.metrics
-            let writers: [@Sendable () -> Void] = (0..<2).map { writer in
+            let writers: [@Sendable () async -> Void] = (0..<2).map { writer in
                 {
                     do {
                         let store = try HistoryStore(path: path)
@@ -115,7 +115,7 @@ import Testing
                     }
                 }
             }
-            runOnThreads(writers)
+            await runConcurrently(writers)
             process.waitUntilExit()
             #expect(errors.all == [])
             #expect(process.terminationStatus == 0)
@@ -128,10 +128,10 @@ import Testing
     }
 
     /// kill -9 in the middle of a sync: the database is sound and holds only whole ranges.
-    @Test(.enabled(if: hasSQLite3Tool, "skipped: the sqlite3 shell is missing (apt-get install sqlite3, or run scripts/setup)")) func killNineLeavesNoPartialRange() throws {
-        try withTemporaryDirectory { directory in
+    @Test(.enabled(if: hasSQLite3Tool, "skipped: the sqlite3 shell is missing (apt-get install sqlite3, or run scripts/setup)")) func killNineLeavesNoPartialRange() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
-            try HistoryStore(path: path).upsertCounters([otherCounter])
+            try await HistoryStore(path: path).upsertCounters([otherCounter])
             let script = directory + "/writer.sql"
             try Data(rangeWriterScript(counterID: 202, transactions: 2000, days: 3000).utf8).write(to: URL(fileURLWithPath: script))
             let process = try startSQLite3(database: path, script: script, errors: directory + "/writer.err")
@@ -196,16 +196,16 @@ import Testing
     /// Overlapping `metrika alert` runs (issue 32): eight connections on eight threads claim the same
     /// new episode, and then the same "back to normal": exactly one wins each, and the history holds
     /// the winner's episode.
-    @Test func ofConnectionsClaimingTheSameAlertExactlyOneWins() throws {
-        try withTemporaryDirectory { directory in
+    @Test func ofConnectionsClaimingTheSameAlertExactlyOneWins() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
             _ = try HistoryStore(path: path)
             let episode = AlertEpisode(counterID: 101, metric: "ym:s:visits", kind: "stopped", since: day("2026-11-28"), lastDay: day("2026-11-28"),
                                        value: 0, expected: 600, notifiedAt: Date(timeIntervalSince1970: 1_795_953_600))
             let errors = ErrorBox()
             let wins = ErrorBox()
-            func race(_ news: AlertNews, _ tag: String) {
-                runOnThreads((0..<8).map { thread in
+            func race(_ news: AlertNews, _ tag: String) async {
+                await runConcurrently((0..<8).map { thread in
                     {
                         do {
                             let store = try HistoryStore(path: path)
@@ -218,15 +218,15 @@ import Testing
                     }
                 })
             }
-            race(.open(episode), "open")
+            await race(.open(episode), "open")
             #expect(errors.all == [])
             #expect(wins.all.count == 1, "\(wins.all)")
-            let stored = try #require(try HistoryStore(path: path).openAlertEpisodes(counterID: 101)["ym:s:visits"])
+            let stored = try #require(try await HistoryStore(path: path).openAlertEpisodes(counterID: 101)["ym:s:visits"])
             #expect(stored.kind == "stopped" && stored.id != nil)
-            race(.close(stored), "close")
+            await race(.close(stored), "close")
             #expect(errors.all == [])
             #expect(wins.all.filter { $0.hasPrefix("close") }.count == 1, "\(wins.all)")
-            #expect(try HistoryStore(path: path).openAlertEpisodes(counterID: 101).isEmpty)
+            #expect(try await HistoryStore(path: path).openAlertEpisodes(counterID: 101).isEmpty)
         }
     }
 }

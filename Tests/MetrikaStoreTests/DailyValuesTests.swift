@@ -17,9 +17,9 @@ import Testing
         return values
     }
 
-    @Test func roundTrip() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func roundTrip() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let week = range("2024-03-04", "2024-03-10")
             var values = rows(week)
             values[day("2024-03-06")] = [0, 0, nil]   // a day without visits has no bounce rate
@@ -48,9 +48,9 @@ import Testing
         }
     }
 
-    @Test func refetchReplacesStillChangingDays() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func refetchReplacesStillChangingDays() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let week = range("2024-03-04", "2024-03-10")
             try await store.storeDaily(counterID: sampleCounter.id, range: week, metrics: metrics, values: rows(week),
                                  fetchedAt: fetchedAt, settledBefore: day("2024-03-09"), sampled: false, dataLag: nil)
@@ -69,9 +69,9 @@ import Testing
         }
     }
 
-    @Test func aDayMissingFromARefetchIsNoLongerStored() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func aDayMissingFromARefetchIsNoLongerStored() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let week = range("2024-03-04", "2024-03-10")
             try await store.storeDaily(counterID: sampleCounter.id, range: week, metrics: metrics, values: rows(week),
                                  fetchedAt: fetchedAt, settledBefore: day("2024-03-11"), sampled: false, dataLag: nil)
@@ -84,9 +84,9 @@ import Testing
         }
     }
 
-    @Test func sampledDaysFollowTheirFetch() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func sampledDaysFollowTheirFetch() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let week = range("2024-03-04", "2024-03-10")
             try await store.storeDaily(counterID: sampleCounter.id, range: week, metrics: metrics, values: rows(week),
                                  fetchedAt: fetchedAt, settledBefore: day("2024-03-09"), sampled: true, dataLag: nil)
@@ -101,9 +101,9 @@ import Testing
         }
     }
 
-    @Test func aFailingWriteLeavesNothingBehind() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func aFailingWriteLeavesNothingBehind() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let week = range("2024-03-04", "2024-03-10")
             try await store.storeDaily(counterID: sampleCounter.id, range: week, metrics: metrics, values: rows(week),
                                  fetchedAt: fetchedAt, settledBefore: day("2024-03-09"), sampled: false, dataLag: nil)
@@ -111,7 +111,7 @@ import Testing
             // The last day's row is too short: the failure comes after six days were already rewritten.
             var values = rows(week, shift: 500)
             values[day("2024-03-10")] = [1, 2]
-            let error = try #require(throws: StoreError.self) {
+            let error = try await #require(throws: StoreError.self) {
                 try await store.storeDaily(counterID: sampleCounter.id, range: week, metrics: metrics, values: values,
                                      fetchedAt: fetchedAt, settledBefore: day("2024-03-11"), sampled: false, dataLag: nil)
             }
@@ -122,7 +122,7 @@ import Testing
         }
     }
 
-    @Test func aThrowInsideATransactionRollsBack() throws {
+    @Test func aThrowInsideATransactionRollsBack() async throws {
         struct Boom: Error {}
         let database = try Database(path: ":memory:")
         try database.executeScript("CREATE TABLE t (x INTEGER)")
@@ -148,7 +148,7 @@ import Testing
         #expect(try database.rows("SELECT x FROM t") == [[.integer(3)]])
     }
 
-    @Test func valuesAreBoundNeverInterpolated() throws {
+    @Test func valuesAreBoundNeverInterpolated() async throws {
         let store = try HistoryStore(path: ":memory:")
         let hostile = Counter(id: 7, name: "x'); DROP TABLE counters; --", site: "a\"b", createTime: nil)
         try await store.upsertCounters([hostile])
@@ -159,9 +159,9 @@ import Testing
         #expect(try await store.counters() == [renamed])
     }
 
-    @Test func unknownCounterIsRefused() throws {
+    @Test func unknownCounterIsRefused() async throws {
         let store = try HistoryStore(path: ":memory:")
-        let error = try #require(throws: StoreError.self) {
+        let error = try await #require(throws: StoreError.self) {
             try await store.storeDaily(counterID: 999, range: range("2024-01-01", "2024-01-01"), metrics: [.visits],
                                  values: [day("2024-01-01"): [1]], fetchedAt: fetchedAt, settledBefore: day("2024-01-02"),
                                  sampled: false, dataLag: nil)
@@ -170,9 +170,9 @@ import Testing
         #expect(error.exitCode == 1)
     }
 
-    @Test func aStoredUnitThatNoLongerMatchesCountsAsMissing() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func aStoredUnitThatNoLongerMatchesCountsAsMissing() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let one = range("2024-01-01", "2024-01-01")
             try await store.storeDaily(counterID: sampleCounter.id, range: one, metrics: [.visits, .bounceRate],
                                  values: [day("2024-01-01"): [10, 25]], fetchedAt: fetchedAt,
@@ -183,7 +183,7 @@ import Testing
         }
     }
 
-    @Test func periodTotals() throws {
+    @Test func periodTotals() async throws {
         let store = try HistoryStore(path: ":memory:")
         try await store.upsertCounters([sampleCounter])
         let week = range("2024-03-04", "2024-03-10")

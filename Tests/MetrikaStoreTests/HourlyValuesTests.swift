@@ -13,9 +13,9 @@ import Testing
 
     let goal = Metric.named("goal7reaches")!
 
-    @Test func aFinishedDayIsSettledAndReadBackHourByHour() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func aFinishedDayIsSettledAndReadBackHourByHour() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let (past, today) = (day("2026-11-24"), day("2026-12-01"))
             try await store.storeHourly(counterID: sampleCounter.id, metrics: [.visits, goal], values: [past: hours(100), today: hours(10, until: 15)],
                                   settledBefore: today, fetchedAt: Date(timeIntervalSince1970: 1_796_126_000))
@@ -34,9 +34,9 @@ import Testing
         }
     }
 
-    @Test func aLaterFetchReplacesTheDaysHoursAndSettlesThem() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func aLaterFetchReplacesTheDaysHoursAndSettlesThem() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let today = day("2026-12-01")
             try await store.storeHourly(counterID: sampleCounter.id, metrics: [.visits, goal], values: [today: hours(10, until: 15)],
                                   settledBefore: today, fetchedAt: Date(timeIntervalSince1970: 1_796_126_000))
@@ -54,17 +54,17 @@ import Testing
         }
     }
 
-    @Test func badInputWritesNothing() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func badInputWritesNothing() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let (first, second) = (day("2026-11-23"), day("2026-11-24"))
             var short = hours(5)
             short[3] = [1]
-            #expect(throws: StoreError.self) {
+            await #expect(throws: StoreError.self) {
                 try await store.storeHourly(counterID: sampleCounter.id, metrics: [.visits, goal], values: [first: hours(1), second: short],
                                       settledBefore: second, fetchedAt: Date())
             }
-            #expect(throws: StoreError.self) {
+            await #expect(throws: StoreError.self) {
                 try await store.storeHourly(counterID: 999, metrics: [.visits], values: [first: (0..<24).map { _ in [1] }], settledBefore: second, fetchedAt: Date())
             }
             #expect(try await store.hourlyValues(counterID: sampleCounter.id, days: [first, second], metrics: [.visits, goal]).isEmpty)
@@ -74,8 +74,8 @@ import Testing
 
 /// Migration 9 on a database of the previous version: its days stay, hours can be stored.
 @Suite struct HourlyMigrationTests {
-    @Test func aVersion7DatabaseGainsTheHourTablesAndKeepsItsDays() throws {
-        try withTemporaryDirectory { directory in
+    @Test func aVersion7DatabaseGainsTheHourTablesAndKeepsItsDays() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/old.sqlite"
             let july = range("2026-07-01", "2026-07-03")
             do {
@@ -101,9 +101,9 @@ import Testing
 
 /// The hourly check's ledger (`hourly_episodes`): opened, moved on, closed, in one transaction each.
 @Suite struct HourlyEpisodesTests {
-    @Test func episodesAreOpenedMovedOnAndClosed() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func episodesAreOpenedMovedOnAndClosed() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let episode = HourlyEpisode(counterID: sampleCounter.id, metric: "ym:s:visits", kind: "stopped", day: day("2026-12-01"), sinceHour: 14,
                                         lastDay: day("2026-12-01"), lastHour: 16, value: 0, expected: 1_600, notifiedAt: Date(timeIntervalSince1970: 1_796_135_400))
             try await store.recordHourlyEpisodes(opened: [episode], touched: [], closed: [])
@@ -119,9 +119,9 @@ import Testing
         }
     }
 
-    @Test func newsIsClaimedOnceAndGivenBackWhenItCouldNotBeTold() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func newsIsClaimedOnceAndGivenBackWhenItCouldNotBeTold() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let other = try HistoryStore(path: store.path)
             let stop = HourlyEpisode(counterID: sampleCounter.id, metric: "ym:s:visits", kind: "stopped", day: day("2026-12-01"), sinceHour: 14,
                                      lastDay: day("2026-12-01"), lastHour: 16, value: 0, expected: 1_600, notifiedAt: Date(timeIntervalSince1970: 1_796_135_400))

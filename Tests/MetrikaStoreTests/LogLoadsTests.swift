@@ -6,8 +6,8 @@ import Testing
 /// The days `metrika logs` loaded into a table, which a run without dates continues from: widened by
 /// every load, kept per counter, source and destination.
 @Suite struct LogLoadsTests {
-    @Test func loadsWidenPerCounterSourceAndDestinationAndSurviveReopening() throws {
-        try withTemporaryDirectory { directory in
+    @Test func loadsWidenPerCounterSourceAndDestinationAndSurviveReopening() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/h.sqlite"
             let store = try HistoryStore(path: path)
             let table = "clickhouse:127.0.0.1:8123/metrika.visits"
@@ -30,8 +30,8 @@ import Testing
 
     /// Issue 32.5: every loaded day is kept with its rows, so the list names the gaps and the rows; a
     /// re-load replaces a day's count, a load whose rows were not counted makes the total unknown.
-    @Test func everyLoadedDayIsKeptWithItsRows() throws {
-        try withTemporaryDirectory { directory in
+    @Test func everyLoadedDayIsKeptWithItsRows() async throws {
+        try await withTemporaryDirectory { directory in
             let store = try HistoryStore(path: directory + "/h.sqlite")
             let table = "clickhouse:127.0.0.1:8123/metrika.visits"
             let at = Date(timeIntervalSince1970: 1_781_000_000)
@@ -51,19 +51,19 @@ import Testing
 
     /// Migration 8 on a database of version 7: the days of each earlier load (first…last) are taken as
     /// loaded, their rows unknown.
-    @Test func aVersion7DatabaseKeepsItsLoadsAsLoadedDays() throws {
-        try withTemporaryDirectory { directory in
+    @Test func aVersion7DatabaseKeepsItsLoadsAsLoadedDays() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/old.sqlite"
             let table = "clickhouse:127.0.0.1:8123/metrika.visits"
             let at = Date(timeIntervalSince1970: 1_781_000_000)
             do {
-                try HistoryStore(path: path).recordLoaded(counterID: 1001, source: .visits, destination: table,
+                try await HistoryStore(path: path).recordLoaded(counterID: 1001, source: .visits, destination: table,
                                                           from: Day(iso: "2026-05-30")!, to: Day(iso: "2026-06-02")!, rows: [:], at: at)
             }
             for table in ["log_loaded_days", "hourly_values", "hourly_episodes"] { _ = try rawRows(path, "DROP TABLE \(table)") }
             _ = try rawRows(path, "DELETE FROM metrika_migrations WHERE version >= 8")
             _ = try rawRows(path, "PRAGMA user_version = 7")
-            let load = try #require(try HistoryStore(path: path).load(counterID: 1001, source: .visits, destination: table))
+            let load = try #require(try await HistoryStore(path: path).load(counterID: 1001, source: .visits, destination: table))
             #expect(load.days == ["2026-05-30", "2026-05-31", "2026-06-01", "2026-06-02"].map { Day(iso: $0)! })
             #expect(load.rows == nil)
         }

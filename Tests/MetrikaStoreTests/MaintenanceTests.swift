@@ -4,9 +4,9 @@ import Testing
 @testable import MetrikaStore
 
 @Suite struct MaintenanceTests {
-    @Test func infoSummarizesEachCounter() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func infoSummarizesEachCounter() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             try await store.upsertCounters([otherCounter])
             let empty = try await store.info()
             #expect(empty.lastSync == nil)
@@ -31,9 +31,9 @@ import Testing
         }
     }
 
-    @Test func pruneDeletesOlderDaysAndTotals() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func pruneDeletesOlderDaysAndTotals() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let metrics: [Metric] = [.visits, .pageviews]
             let january = range("2024-01-01", "2024-01-31")
             try await store.storeDaily(counterID: sampleCounter.id, range: january, metrics: metrics,

@@ -6,9 +6,9 @@ import Testing
 /// `settledDays` is counted by SQLite; held here to the rule spelled out cell by cell: a day is settled
 /// when every asked metric is stored with the unit it has now and every one of those cells is settled.
 @Suite struct SettledDaysTests {
-    @Test func settledDaysFollowTheCellByCellRule() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func settledDaysFollowTheCellByCellRule() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let metrics: [Metric] = [.visits, .pageviews, .bounceRate, .avgVisitDuration]
             let span = range("2024-01-01", "2024-03-31")
             var random = SeededRandom(seed: 0x5E77_1ED)

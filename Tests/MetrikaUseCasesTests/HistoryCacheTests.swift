@@ -18,8 +18,8 @@ struct HistoryCacheTests {
     func missing() async throws {
         let path = Self.folder() + "/history.sqlite"
         let cache = HistoryCache(path: path, open: { Issue.record("opened"); return try HistoryStore(path: path) })
-        #expect(try cache.info() == nil)
-        #expect(try cache.prune(before: day("2026-01-01")) == nil)
+        #expect(try await cache.info() == nil)
+        #expect(try await cache.prune(before: day("2026-01-01")) == nil)
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
@@ -33,10 +33,10 @@ struct HistoryCacheTests {
         try await store.storeDaily(counterID: 1001, range: range, metrics: [Metric.visits], values: values, fetchedAt: testNow,
                              settledBefore: day("2026-11-09"), sampled: false, dataLag: nil)
         let cache = HistoryCache(path: path, open: { try HistoryStore(path: path) })
-        let info = try #require(try cache.info())
+        let info = try await #require(try cache.info())
         #expect(info.counters.map(\.id) == [1001])
         #expect(info.counters.first?.dayCount == 10)
-        #expect(try cache.prune(before: day("2026-11-06")) == 5)
-        #expect(try cache.info()?.counters.first?.firstDay == day("2026-11-06"))
+        #expect(try await cache.prune(before: day("2026-11-06")) == 5)
+        #expect(try await cache.info()?.counters.first?.firstDay == day("2026-11-06"))
     }
 }

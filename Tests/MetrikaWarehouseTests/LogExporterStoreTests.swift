@@ -15,19 +15,19 @@ struct LogExporterStoreTests {
         init(_ jobs: [LogJob] = []) { memory = MemoryProgressStore(jobs) }
 
         func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) throws -> LogJob? {
-            try await memory.job(counterID: counterID, source: source, from: from, to: to, fields: fields, destination: destination)
+            try memory.job(counterID: counterID, source: source, from: from, to: to, fields: fields, destination: destination)
         }
-        func saveJob(_ job: LogJob) throws { try await memory.saveJob(job) }
-        func markLoaded(requestID: Int, part: Int) throws { try await memory.markLoaded(requestID: requestID, part: part) }
+        func saveJob(_ job: LogJob) throws { try memory.saveJob(job) }
+        func markLoaded(requestID: Int, part: Int) throws { try memory.markLoaded(requestID: requestID, part: part) }
         func removeJob(requestID: Int) throws { throw StoreError(.readOnly, path: "/data/h.sqlite") }
-        func jobs(counterID: Int) throws -> [LogJob] { try await memory.jobs(counterID: counterID) }
+        func jobs(counterID: Int) throws -> [LogJob] { try memory.jobs(counterID: counterID) }
         func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, at: Date) throws {
-            try await memory.recordLoaded(counterID: counterID, source: source, destination: destination, from: from, to: to, at: at)
+            try memory.recordLoaded(counterID: counterID, source: source, destination: destination, from: from, to: to, at: at)
         }
         func load(counterID: Int, source: LogSource, destination: String) throws -> LogLoad? {
-            try await memory.load(counterID: counterID, source: source, destination: destination)
+            try memory.load(counterID: counterID, source: source, destination: destination)
         }
-        func loads(counterID: Int) throws -> [LogLoad] { try await memory.loads(counterID: counterID) }
+        func loads(counterID: Int) throws -> [LogLoad] { try memory.loads(counterID: counterID) }
     }
 
     static let warning = "Warning: the history database could not forget log request 7 ("
