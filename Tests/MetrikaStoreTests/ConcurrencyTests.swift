@@ -161,6 +161,50 @@ import Testing
         }
     }
 
+    /// The store owns its connection on a thread of its own (issue 36 item 4): while another
+    /// connection holds the write lock, writes through the store wait there, not on the cooperative
+    /// pool. More writes wait at once than the pool has threads, and a task ticking every 50 ms
+    /// keeps ticking on time; once the lock is released, every write lands.
+    @Test func writesWaitingForAnotherConnectionsLockLeaveThePoolFree() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/metrika.sqlite"
+            let store = try HistoryStore(path: path)
+            try await store.upsertCounters([sampleCounter])
+            let holder = try Database(path: path, create: false)
+            try holder.execute("BEGIN IMMEDIATE")
+            let writerCount = ProcessInfo.processInfo.activeProcessorCount + 2
+            let metrics = self.metrics
+            let writes = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for writer in 0..<writerCount {
+                        group.addTask {
+                            let range = DateRange(from: day("2024-01-01").adding(days: writer), to: day("2024-01-01").adding(days: writer))!
+                            try await store.storeDaily(counterID: 101, range: range, metrics: metrics, values: [range.from: [1, 2]],
+                                                       fetchedAt: Date(), settledBefore: range.to, sampled: false, dataLag: nil)
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            // Ticks while the writes wait on the lock: each 50 ms sleep must end about on time.
+            let clock = ContinuousClock()
+            var gaps: [Duration] = []
+            var last = clock.now
+            for _ in 0..<12 {
+                try await Task.sleep(for: .milliseconds(50))
+                let now = clock.now
+                gaps.append(now - last)
+                last = now
+            }
+            #expect(try rawRows(path, "SELECT count(*) FROM fetch_log") == [[.integer(0)]], "the writes waited for the lock")
+            try holder.execute("COMMIT")
+            try await writes.value
+            #expect(gaps.allSatisfy { $0 < .milliseconds(400) }, "ticks: \(gaps)")
+            #expect(try rawRows(path, "SELECT count(*) FROM fetch_log") == [[.integer(Int64(writerCount))]])
+            #expect(try await store.dailyValues(counterID: 101, range: range("2024-01-01", "2024-01-31"), metrics: metrics).count == writerCount)
+        }
+    }
+
     /// An sqlite3 script that writes `transactions` ranges of `days` days, each the way `storeDaily` does:
     /// one immediate transaction with a fetch-log row and a value per day, tagged with the fetch id.
     private func rangeWriterScript(counterID: Int, transactions: Int, days: Int) -> String {
