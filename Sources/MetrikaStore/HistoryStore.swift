@@ -6,9 +6,12 @@ import MetrikaModel
 /// The history database: counters, daily metric values with their units, a fetch log and period totals
 /// of non-additive metrics, in one SQLite file (see docs/history.md).
 ///
-/// Each instance owns one connection; a lock makes every method one indivisible unit of work on it, so
-/// an instance may be shared between tasks. For parallel work open several instances on the same path:
-/// under WAL readers never wait, and writers queue on a 30 s busy timeout instead of failing.
+/// Each instance owns one connection and a serial queue of its own (GRDB's `DatabaseQueue` shape): every
+/// method is `async` and runs whole on that queue as one indivisible unit of work while its caller is
+/// suspended, so an instance may be shared between tasks and a wait on another process's lock (SQLite's
+/// busy handler) never holds a thread of the cooperative pool. For parallel work open several instances
+/// on the same path: under WAL readers never wait, and writers queue on a 30 s busy timeout instead of
+/// failing.
 ///
 /// Every method throws `StoreError` only.
 package final class HistoryStore: Sendable {

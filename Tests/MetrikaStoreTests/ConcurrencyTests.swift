@@ -164,7 +164,9 @@ import Testing
     /// The store owns its connection on a thread of its own (issue 36 item 4): while another
     /// connection holds the write lock, writes through the store wait there, not on the cooperative
     /// pool. More writes wait at once than the pool has threads, and a task ticking every 50 ms
-    /// keeps ticking on time; once the lock is released, every write lands.
+    /// keeps ticking meanwhile; once the lock is released, every write lands. (A write that blocked
+    /// a pool thread would hold it for the 30 s busy timeout: the ticks would stall that long. The
+    /// bound is far from both, so a loaded machine's late ticks do not fail it.)
     @Test func writesWaitingForAnotherConnectionsLockLeaveThePoolFree() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
@@ -199,7 +201,7 @@ import Testing
             #expect(try rawRows(path, "SELECT count(*) FROM fetch_log") == [[.integer(0)]], "the writes waited for the lock")
             try holder.execute("COMMIT")
             try await writes.value
-            #expect(gaps.allSatisfy { $0 < .milliseconds(400) }, "ticks: \(gaps)")
+            #expect(gaps.reduce(.zero, +) < .seconds(15), "ticks: \(gaps)")
             #expect(try rawRows(path, "SELECT count(*) FROM fetch_log") == [[.integer(Int64(writerCount))]])
             #expect(try await store.dailyValues(counterID: 101, range: range("2024-01-01", "2024-01-31"), metrics: metrics).count == writerCount)
         }
