@@ -25,7 +25,7 @@ extension Session {
         let unkept = UnkeptHistory { context.note($0) }
         let store: HistoryStore
         do {
-            store = try openHistory(readOnly: readOnly && offline)
+            store = try await openHistory(readOnly: readOnly && offline)
         } catch let error as StoreError where error.kind == .full && !offline {
             // So full that SQLite cannot even open it (its -shm file cannot grow): a history in
             // memory serves this run, and nothing is kept.
@@ -42,10 +42,10 @@ extension Session {
     /// Opened once per run: the session keeps the store, and every later call (an MCP server's tool
     /// calls, all of them) shares its one connection; a reading call is served by a store opened for
     /// writing, a writing call after a reading one opens the file for writing once.
-    func openHistory(readOnly: Bool = false) throws -> HistoryStore {
+    func openHistory(readOnly: Bool = false) async throws -> HistoryStore {
         let path = databasePath
         if let kept = histories.withLock({ $0[path] }), readOnly || !kept.store.isReadOnly { return kept.store }
-        let store = try makeHistory(path: path, readOnly: readOnly)
+        let store = try await makeHistory(path: path, readOnly: readOnly)
         return histories.withLock { histories in
             // Another task may have opened it meanwhile: the first one kept is the one shared.
             if let kept = histories[path], readOnly || !kept.store.isReadOnly { return kept.store }
@@ -54,13 +54,13 @@ extension Session {
         }
     }
 
-    private func makeHistory(path: String, readOnly: Bool) throws -> HistoryStore {
-        let store = try HistoryStore(path: path, readOnly: readOnly)
+    private func makeHistory(path: String, readOnly: Bool) async throws -> HistoryStore {
+        let store = try await HistoryStore.open(path: path, readOnly: readOnly)
         if !store.isReadOnly, let text = context.environment["METRIKA_DB_MAX_PAGES"], !text.isEmpty {
             guard let pages = Int(text), pages > 0 else {
                 throw ConfigError.badVariable(variable: "METRIKA_DB_MAX_PAGES", value: text, expected: "a positive number of pages")
             }
-            try store.limitPages(to: pages)
+            try await store.limitPages(to: pages)
         }
         return store
     }

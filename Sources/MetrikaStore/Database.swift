@@ -4,9 +4,11 @@ import Foundation
 /// One connection to an SQLite database. Owns the `sqlite3*` handle and closes it in `deinit`.
 ///
 /// Threading: the connection is opened with `SQLITE_OPEN_FULLMUTEX`, so SQLite itself serializes calls
-/// on it, but a transaction is a sequence of calls, so the owner (`HistoryStore`) also holds a lock around
-/// each unit of work. Parallel work uses separate connections: under WAL, readers never wait for writers,
-/// and writers queue behind each other on `busy_timeout`.
+/// on it, but a transaction is a sequence of calls, so the owner (`HistoryStore`) runs each unit of work
+/// whole on its own serial queue (and under a lock). Statements wait for other processes' locks in
+/// SQLite's busy handler (`setBusyTimeout`), on that queue's thread. Parallel work uses separate
+/// connections: under WAL, readers never wait for writers, and writers queue behind each other on
+/// `busy_timeout`.
 final class Database {
     /// The file path (or `:memory:`).
     let path: String
@@ -153,18 +155,9 @@ final class Database {
     }
 
     private func beginImmediate() throws {
-        // busy_timeout already waited; a few more attempts cover a writer that held the lock even longer
-        // (a huge first sync) rather than failing a cron job.
-        var attempt = 0
-        while true {
-            do {
-                try execute("BEGIN IMMEDIATE")
-                return
-            } catch let error as SQLiteError where error.primaryCode == SQLITE_BUSY && attempt < 3 {
-                attempt += 1
-                usleep(useconds_t(200_000 * attempt))
-            }
-        }
+        // busy_timeout waits (in SQLite's busy handler, on the owner's thread); a few more attempts cover
+        // a writer that held the lock even longer (a huge first sync) rather than failing a cron job.
+        try HistoryStore.retryingBusy { try execute("BEGIN IMMEDIATE") }
     }
 
     private func rollbackQuietly() {

@@ -5,8 +5,8 @@ import MetrikaModel
 /// `alert_episodes`) and each counter's goals as last read (`counter_goals`, `counter_goals_read`).
 extension HistoryStore {
     /// Runs `body` in one transaction holding the lock, translating SQLite's errors.
-    private func alertTransaction<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
-        try withLock { database in try database.inTransaction { try body(database) } }
+    private func alertTransaction<T: Sendable>(_ body: (Database) throws -> T) async throws -> T {
+        try await withLock { database in try database.inTransaction { try body(database) } }
     }
 
     // MARK: - Episodes
@@ -40,8 +40,8 @@ extension HistoryStore {
     }
 
     /// The open episodes of a counter, by metric API name.
-    package func openAlertEpisodes(counterID: Int) throws -> [String: AlertEpisode] {
-        let rows = try alertTransaction { database in
+    package func openAlertEpisodes(counterID: Int) async throws -> [String: AlertEpisode] {
+        let rows = try await alertTransaction { database in
             try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes WHERE counter_id = ?", [.integer(Int64(counterID))])
         }
         var result: [String: AlertEpisode] = [:]
@@ -50,8 +50,8 @@ extension HistoryStore {
     }
 
     /// Every open episode, by counter and then in the order they were told (`metrika alert --status`).
-    package func allOpenAlertEpisodes() throws -> [AlertEpisode] {
-        try alertTransaction { database in
+    package func allOpenAlertEpisodes() async throws -> [AlertEpisode] {
+        try await alertTransaction { database in
             try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes ORDER BY counter_id, id").compactMap(Self.episode)
         }
     }
@@ -59,9 +59,9 @@ extension HistoryStore {
     /// Records a run's decisions in ONE transaction: `opened` replace any episode of their counter and
     /// metric, `closed` (counter id, metric) are forgotten, `touched` only move their last day on (and
     /// keep the value and expected value they measured).
-    package func recordAlertEpisodes(opened: [AlertEpisode], touched: [AlertEpisode], closed: [(counterID: Int, metric: String)]) throws {
+    package func recordAlertEpisodes(opened: [AlertEpisode], touched: [AlertEpisode], closed: [(counterID: Int, metric: String)]) async throws {
         guard !(opened.isEmpty && touched.isEmpty && closed.isEmpty) else { return }
-        try alertTransaction { database in
+        try await alertTransaction { database in
             for episode in opened { try Self.insert(episode, database) }
             for episode in touched {
                 try database.execute("""
@@ -82,9 +82,9 @@ extension HistoryStore {
     /// one wins it and tells it. Per item, in order: the claim as written, or nil when the news is
     /// already told (another run opened that episode or closed that one first). A won claim is
     /// already remembered: give it back with `releaseAlertClaims` when telling it fails.
-    package func claimAlertNews(_ news: [AlertNews]) throws -> [AlertClaim?] {
+    package func claimAlertNews(_ news: [AlertNews]) async throws -> [AlertClaim?] {
         guard !news.isEmpty else { return [] }
-        return try alertTransaction { database in
+        return try await alertTransaction { database in
             try news.map { item -> AlertClaim? in
                 let episode = item.episode
                 let current = try Self.openEpisode(database, counterID: episode.counterID, metric: episode.metric)
@@ -109,9 +109,9 @@ extension HistoryStore {
     /// Gives back claims whose news could not be told (a webhook or mail that failed), in ONE
     /// transaction, so that the next run tells it again: an opened episode still as claimed is
     /// removed (and the one it replaced put back); a closed one is put back unless reopened since.
-    package func releaseAlertClaims(_ claims: [AlertClaim]) throws {
+    package func releaseAlertClaims(_ claims: [AlertClaim]) async throws {
         guard !claims.isEmpty else { return }
-        try alertTransaction { database in
+        try await alertTransaction { database in
             for claim in claims {
                 let episode = claim.news.episode
                 let current = try Self.openEpisode(database, counterID: episode.counterID, metric: episode.metric)
@@ -130,8 +130,8 @@ extension HistoryStore {
 
     /// Forgets the open episode `id` (`metrika alert --forget ID`): the next run may tell it again.
     /// Returns it, or nil when no open episode has that id.
-    package func forgetAlertEpisode(id: Int) throws -> AlertEpisode? {
-        try alertTransaction { database in
+    package func forgetAlertEpisode(id: Int) async throws -> AlertEpisode? {
+        try await alertTransaction { database in
             guard let episode = try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes WHERE id = ?", [.int(id)]).first.flatMap(Self.episode) else {
                 return nil
             }
@@ -141,16 +141,16 @@ extension HistoryStore {
     }
 
     /// Forgets every open episode; returns how many there were.
-    package func forgetAllAlertEpisodes() throws -> Int {
-        try alertTransaction { database in
+    package func forgetAllAlertEpisodes() async throws -> Int {
+        try await alertTransaction { database in
             try database.execute("DELETE FROM alert_episodes")
             return database.changes
         }
     }
 
     /// The API's `data_lag` (seconds) of the counter's latest fetch, if it said one.
-    package func latestDataLag(counterID: Int) throws -> Double? {
-        try alertTransaction { database in
+    package func latestDataLag(counterID: Int) async throws -> Double? {
+        try await alertTransaction { database in
             try database.scalar("SELECT data_lag FROM fetch_log WHERE counter_id = ? ORDER BY fetched_at DESC, id DESC LIMIT 1",
                                 [.integer(Int64(counterID))])?.double
         }
@@ -159,8 +159,8 @@ extension HistoryStore {
     // MARK: - Goals
 
     /// The counter's goals as last stored, and when they were read; nil when they never were.
-    package func storedGoals(counterID: Int) throws -> (goals: [Goal], fetchedAt: Date)? {
-        try alertTransaction { database in
+    package func storedGoals(counterID: Int) async throws -> (goals: [Goal], fetchedAt: Date)? {
+        try await alertTransaction { database in
             guard let fetched = try database.scalar("SELECT fetched_at FROM counter_goals_read WHERE counter_id = ?", [.integer(Int64(counterID))])?.double else {
                 return nil
             }
@@ -174,8 +174,8 @@ extension HistoryStore {
     }
 
     /// Replaces the counter's stored goals with `goals`, read at `fetchedAt`.
-    package func storeGoals(counterID: Int, goals: [Goal], fetchedAt: Date) throws {
-        try alertTransaction { database in
+    package func storeGoals(counterID: Int, goals: [Goal], fetchedAt: Date) async throws {
+        try await alertTransaction { database in
             try database.execute("DELETE FROM counter_goals WHERE counter_id = ?", [.integer(Int64(counterID))])
             for (position, goal) in goals.enumerated() {
                 try database.execute(

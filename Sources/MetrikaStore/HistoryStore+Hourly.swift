@@ -17,11 +17,11 @@ extension HistoryStore {
     /// `settledBefore` are final.
     /// - Throws: `StoreError` (`.unknownCounter`, `.invalidInput` for a day that is not 24 hours of
     ///   `metrics.count` values); nothing is written then.
-    package func storeHourly(counterID: Int, metrics: [Metric], values: [Day: [[Double?]?]], settledBefore: Day, fetchedAt: Date) throws {
+    package func storeHourly(counterID: Int, metrics: [Metric], values: [Day: [[Double?]?]], settledBefore: Day, fetchedAt: Date) async throws {
         guard Set(metrics.map(\.apiName)).count == metrics.count else {
             throw StoreError(.invalidInput, path: path, detail: "a metric is listed twice: \(metrics.map(\.apiName))")
         }
-        try withLock { database in
+        try await withLock { database in
             try database.inTransaction {
                 guard try database.scalar("SELECT 1 FROM counters WHERE id = ?", [.int(counterID)]) != nil else {
                     throw StoreError(.unknownCounter(counterID), path: path)
@@ -56,21 +56,21 @@ extension HistoryStore {
     /// The stored hours of `metrics` on `days`: per day, `[hour][metric]` (24 rows); an hour is nil
     /// unless every metric has it (stored with the unit the metric has now). Days without any stored
     /// hour are left out.
-    package func hourlyValues(counterID: Int, days: [Day], metrics: [Metric]) throws -> [Day: [[Double?]?]] {
-        try hourlyCells(counterID: counterID, days: days, metrics: metrics).mapValues { hours in
+    package func hourlyValues(counterID: Int, days: [Day], metrics: [Metric]) async throws -> [Day: [[Double?]?]] {
+        try await hourlyCells(counterID: counterID, days: days, metrics: metrics).mapValues { hours in
             hours.map { row in row.allSatisfy { $0 != nil } ? row.map { $0!.value } : nil }
         }
     }
 
     /// The days of `days` whose 24 hours are stored for every metric and settled: never fetched again.
-    package func settledHourDays(counterID: Int, days: [Day], metrics: [Metric]) throws -> Set<Day> {
-        let cells = try hourlyCells(counterID: counterID, days: days, metrics: metrics)
+    package func settledHourDays(counterID: Int, days: [Day], metrics: [Metric]) async throws -> Set<Day> {
+        let cells = try await hourlyCells(counterID: counterID, days: days, metrics: metrics)
         return Set(cells.compactMap { day, hours in
             hours.allSatisfy { row in row.allSatisfy { $0?.settled == true } } ? day : nil
         })
     }
 
-    private func hourlyCells(counterID: Int, days: [Day], metrics: [Metric]) throws -> [Day: [[(value: Double?, settled: Bool)?]]] {
+    private func hourlyCells(counterID: Int, days: [Day], metrics: [Metric]) async throws -> [Day: [[(value: Double?, settled: Bool)?]]] {
         guard !metrics.isEmpty, !days.isEmpty else { return [:] }
         var column: [String: (index: Int, unit: String)] = [:]
         for (index, metric) in metrics.enumerated() { column[metric.apiName] = (index, metric.storedUnit) }
@@ -81,7 +81,7 @@ extension HistoryStore {
             WHERE counter_id = ? AND day IN (\(dayList)) AND metric IN (\(metricList))
             """
         let bound: [SQLiteValue] = [.int(counterID)] + days.map { .text($0.iso) } + metrics.map { .text($0.apiName) }
-        let rows = try withLock { database in try database.rows(sql, bound) }
+        let rows = try await withLock { database in try database.rows(sql, bound) }
         var cells: [Day: [[(value: Double?, settled: Bool)?]]] = [:]
         let empty = Array(repeating: Array(repeating: (value: Double?, settled: Bool)?.none, count: metrics.count), count: 24)
         for row in rows {
@@ -97,8 +97,8 @@ extension HistoryStore {
 
 extension HistoryStore {
     /// The open hourly episodes of a counter, by metric API name.
-    package func openHourlyEpisodes(counterID: Int) throws -> [String: HourlyEpisode] {
-        let rows = try withLock { database in
+    package func openHourlyEpisodes(counterID: Int) async throws -> [String: HourlyEpisode] {
+        let rows = try await withLock { database in
             try database.rows(
                 "SELECT metric, kind, day, since_hour, last_day, last_hour, value, expected, notified_at FROM hourly_episodes WHERE counter_id = ?",
                 [.int(counterID)])
@@ -140,9 +140,9 @@ extension HistoryStore {
     /// overlapping runs exactly one wins each piece of news and tells it (as `claimAlertNews` does for
     /// the daily episodes). Per item: the claim, or nil when another run told it first. A won claim is
     /// remembered already: give it back with `releaseHourlyClaims` when telling it fails.
-    package func claimHourlyNews(_ news: [HourlyNews]) throws -> [HourlyClaim?] {
+    package func claimHourlyNews(_ news: [HourlyNews]) async throws -> [HourlyClaim?] {
         guard !news.isEmpty else { return [] }
-        return try withLock { database in
+        return try await withLock { database in
             try database.inTransaction {
                 try news.map { item -> HourlyClaim? in
                     let episode = item.episode
@@ -164,9 +164,9 @@ extension HistoryStore {
 
     /// Gives back claims whose news could not be told, in ONE transaction: an opened episode still as
     /// claimed is removed (the one it replaced put back); a closed one is put back unless reopened.
-    package func releaseHourlyClaims(_ claims: [HourlyClaim]) throws {
+    package func releaseHourlyClaims(_ claims: [HourlyClaim]) async throws {
         guard !claims.isEmpty else { return }
-        try withLock { database in
+        try await withLock { database in
             try database.inTransaction {
                 for claim in claims {
                     let episode = claim.news.episode
@@ -187,9 +187,9 @@ extension HistoryStore {
 
     /// Records a run's hourly decisions in ONE transaction: `opened` replace any episode of their
     /// counter and metric, `touched` move their last hour on, `closed` are forgotten.
-    package func recordHourlyEpisodes(opened: [HourlyEpisode], touched: [HourlyEpisode], closed: [(counterID: Int, metric: String)]) throws {
+    package func recordHourlyEpisodes(opened: [HourlyEpisode], touched: [HourlyEpisode], closed: [(counterID: Int, metric: String)]) async throws {
         guard !(opened.isEmpty && touched.isEmpty && closed.isEmpty) else { return }
-        try withLock { database in
+        try await withLock { database in
             try database.inTransaction {
                 for episode in opened { try Self.insertHourly(episode, database) }
                 for episode in touched {

@@ -3,8 +3,8 @@ import MetrikaModel
 
 /// The history database remembers `metrika logs` progress (tables `log_jobs`, `log_job_parts`).
 extension HistoryStore: LogProgressStore {
-    package func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) throws -> LogJob? {
-        try withLock { database in
+    package func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) async throws -> LogJob? {
+        try await withLock { database in
             let rows = try database.rows(
                 "SELECT request_id FROM log_jobs WHERE counter_id = ? AND source = ? AND date_from = ? AND date_to = ? AND fields = ? AND destination = ? ORDER BY created_at DESC LIMIT 1",
                 [.integer(Int64(counterID)), .text(source.rawValue), .text(from.iso), .text(to.iso), .text(fields), .text(destination)])
@@ -14,8 +14,8 @@ extension HistoryStore: LogProgressStore {
         }
     }
 
-    package func saveJob(_ job: LogJob) throws {
-        try withLock { database in
+    package func saveJob(_ job: LogJob) async throws {
+        try await withLock { database in
             try database.execute(
                 "INSERT OR REPLACE INTO log_jobs (request_id, counter_id, source, date_from, date_to, fields, destination, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [.integer(Int64(job.requestID)), .integer(Int64(job.counterID)), .text(job.source.rawValue), .text(job.from.iso), .text(job.to.iso),
@@ -23,27 +23,27 @@ extension HistoryStore: LogProgressStore {
         }
     }
 
-    package func markLoaded(requestID: Int, part: Int) throws {
-        try withLock { database in
+    package func markLoaded(requestID: Int, part: Int) async throws {
+        try await withLock { database in
             try database.execute(
                 "INSERT OR REPLACE INTO log_job_parts (request_id, part, loaded_at) VALUES (?, ?, ?)",
                 [.integer(Int64(requestID)), .integer(Int64(part)), .real(Date().timeIntervalSince1970)])
         }
     }
 
-    package func removeJob(requestID: Int) throws {
-        try withLock { database in
+    package func removeJob(requestID: Int) async throws {
+        try await withLock { database in
             try database.execute("DELETE FROM log_job_parts WHERE request_id = ?", [.integer(Int64(requestID))])
             try database.execute("DELETE FROM log_jobs WHERE request_id = ?", [.integer(Int64(requestID))])
         }
     }
 
-    package func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, at: Date) throws {
-        try recordLoaded(counterID: counterID, source: source, destination: destination, from: from, to: to, rows: nil, at: at)
+    package func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, at: Date) async throws {
+        try await recordLoaded(counterID: counterID, source: source, destination: destination, from: from, to: to, rows: nil, at: at)
     }
 
-    package func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, rows: [Day: Int]?, at: Date) throws {
-        try withLock { database in
+    package func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, rows: [Day: Int]?, at: Date) async throws {
+        try await withLock { database in
             try database.execute("BEGIN IMMEDIATE")
             do {
                 for ordinal in from.ordinal...max(from.ordinal, to.ordinal) {
@@ -68,12 +68,12 @@ extension HistoryStore: LogProgressStore {
         }
     }
 
-    package func load(counterID: Int, source: LogSource, destination: String) throws -> LogLoad? {
-        try loads(counterID: counterID).first { $0.source == source && $0.destination == destination }
+    package func load(counterID: Int, source: LogSource, destination: String) async throws -> LogLoad? {
+        try await loads(counterID: counterID).first { $0.source == source && $0.destination == destination }
     }
 
-    package func loads(counterID: Int) throws -> [LogLoad] {
-        try withLock { database in
+    package func loads(counterID: Int) async throws -> [LogLoad] {
+        try await withLock { database in
             let rows = try database.rows(
                 "SELECT source, destination, first_day, last_day, loaded_at FROM log_loads WHERE counter_id = ? ORDER BY source, destination",
                 [.integer(Int64(counterID))])
@@ -98,8 +98,8 @@ extension HistoryStore: LogProgressStore {
         }
     }
 
-    package func jobs(counterID: Int) throws -> [LogJob] {
-        try withLock { database in
+    package func jobs(counterID: Int) async throws -> [LogJob] {
+        try await withLock { database in
             let rows = try database.rows(
                 "SELECT request_id, source, date_from, date_to, fields, destination FROM log_jobs WHERE counter_id = ? ORDER BY created_at",
                 [.integer(Int64(counterID))])

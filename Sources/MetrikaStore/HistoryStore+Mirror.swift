@@ -16,8 +16,8 @@ extension HistoryStore {
     }
 
     /// The values last mirrored into `destination` for a counter within `range`.
-    package func mirrored(destination: String, counterID: Int, range: DateRange) throws -> [MirroredCell: Double] {
-        try withLock { database in
+    package func mirrored(destination: String, counterID: Int, range: DateRange) async throws -> [MirroredCell: Double] {
+        try await withLock { database in
             let rows = try database.rows(
                 "SELECT day, metric, value FROM daily_mirror WHERE destination = ? AND counter_id = ? AND day BETWEEN ? AND ?",
                 [.text(destination), .int(counterID), .text(range.from.iso), .text(range.to.iso)])
@@ -31,8 +31,8 @@ extension HistoryStore {
     }
 
     /// `cells` reached `destination` (after ClickHouse accepted the insert).
-    package func recordMirrored(destination: String, counterID: Int, cells: [(MirroredCell, Double)]) throws {
-        try withLock { database in
+    package func recordMirrored(destination: String, counterID: Int, cells: [(MirroredCell, Double)]) async throws {
+        try await withLock { database in
             try database.inTransaction {
                 for (cell, value) in cells {
                     try database.execute(
@@ -44,7 +44,7 @@ extension HistoryStore {
     }
 
     /// The table at `destination` is new (or was dropped): nothing there was sent by an earlier sync.
-    package func forgetMirrored(destination: String) throws {
-        try withLock { database in try database.execute("DELETE FROM daily_mirror WHERE destination = ?", [.text(destination)]) }
+    package func forgetMirrored(destination: String) async throws {
+        try await withLock { database in try database.execute("DELETE FROM daily_mirror WHERE destination = ?", [.text(destination)]) }
     }
 }

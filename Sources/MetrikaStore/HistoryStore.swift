@@ -6,17 +6,22 @@ import MetrikaModel
 /// The history database: counters, daily metric values with their units, a fetch log and period totals
 /// of non-additive metrics, in one SQLite file (see docs/history.md).
 ///
-/// Each instance owns one connection; a lock makes every method one indivisible unit of work on it, so
-/// an instance may be shared between tasks. For parallel work open several instances on the same path:
-/// under WAL readers never wait, and writers queue on a 30 s busy timeout instead of failing.
+/// Each instance owns one connection and a serial queue of its own (GRDB's `DatabaseQueue` shape): every
+/// method is `async` and runs whole on that queue as one indivisible unit of work while its caller is
+/// suspended, so an instance may be shared between tasks and a wait on another process's lock (SQLite's
+/// busy handler) never holds a thread of the cooperative pool. For parallel work open several instances
+/// on the same path: under WAL readers never wait, and writers queue on a 30 s busy timeout instead of
+/// failing.
 ///
 /// Every method throws `StoreError` only.
 package final class HistoryStore: Sendable {
 
     /// The database path.
     package let path: String
-    /// The connection, reached only through `withLock`.
+    /// The connection, reached only through `withLock`, on `queue`.
     private let connection: Mutex<Database>
+    /// The owner's thread: every unit of work runs whole here, one after another.
+    private let queue = DispatchQueue(label: "metrika.history")
 
     /// How long one statement waits for another process's lock. Generous: a cron sync and an interactive
     /// report must both succeed, and the longest write (one fetched range) takes milliseconds.
@@ -39,6 +44,7 @@ package final class HistoryStore: Sendable {
         self.path = path
         let isFile = path != ":memory:" && !path.isEmpty
         if readOnly, isFile, let database = try HistoryStore.openForReading(path) {
+            isReadOnly = database.isReadOnly
             connection = Mutex(database)
             return
         }
@@ -62,7 +68,18 @@ package final class HistoryStore: Sendable {
         } catch let error as SQLiteError {
             throw HistoryStore.storeError(error, path: path)
         }
+        isReadOnly = database.isReadOnly
         connection = Mutex(database)
+    }
+
+    /// `init(path:readOnly:)` off the cooperative pool: opening may wait on another process's lock
+    /// (a migration, the switch to WAL), so it runs on a thread of its own while the caller is suspended.
+    package static func open(path: String, readOnly: Bool = false) async throws -> HistoryStore {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try HistoryStore(path: path, readOnly: readOnly) })
+            }
+        }
     }
 
     /// The database path metrika uses: `METRIKA_DB`, else `$XDG_DATA_HOME/metrika/metrika.sqlite`, else
@@ -139,7 +156,7 @@ package final class HistoryStore: Sendable {
     }
 
     /// Whether this store only reads (`init(path:readOnly:)`).
-    package var isReadOnly: Bool { (try? withLock { $0.isReadOnly }) ?? false }
+    package let isReadOnly: Bool
 
     /// Reads (never writes) the file to decide whether it is usable; returns its schema version
     /// (0 for a new, empty database).
@@ -169,8 +186,8 @@ package final class HistoryStore: Sendable {
     /// Reads every page of the file (`PRAGMA quick_check`) and throws `StoreError` `.corrupt` when any is
     /// damaged. For bulk writers (`sync`, `cache prune`) before their first write, so they never add to
     /// a damaged file; it costs about 15 ms per MB.
-    package func verifyIntegrity() throws {
-        let problems = try perform { database in
+    package func verifyIntegrity() async throws {
+        let problems = try await perform { database in
             try database.rows("PRAGMA quick_check").compactMap(\.first?.string)
         }
         if problems != ["ok"] {
@@ -209,45 +226,62 @@ package final class HistoryStore: Sendable {
         }
     }
 
-    private static func retryingBusy(_ body: () throws -> Void) throws {
+    /// Retries `body` when it still finds the file locked after SQLite's busy timeout (which waits on
+    /// this thread, in SQLite's busy handler): a writer that held the lock even longer (a huge first
+    /// sync) rather than failing a cron job.
+    static func retryingBusy<T>(_ body: () throws -> T) throws -> T {
         var attempt = 0
         while true {
             do {
                 return try body()
             } catch let error as SQLiteError where error.primaryCode == SQLITE_BUSY && attempt < 3 {
                 attempt += 1
-                usleep(useconds_t(200_000 * attempt))
             }
         }
     }
 
     // MARK: - Units of work
 
-    /// Runs `body` holding the lock, translating SQLite's errors into `StoreError`s.
-    private func perform<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
-        try withLock(body)
+    /// Runs `body` on the owner's thread, translating SQLite's errors into `StoreError`s.
+    private func perform<T: Sendable>(_ body: (Database) throws -> T) async throws -> T {
+        try await withLock(body)
     }
 
-    /// Runs `body` holding the connection's lock, translating SQLite's errors into `StoreError`s: the
-    /// one way every part of the store (history, log jobs, mirror ledger, alerts) touches the database.
-    func withLock<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
-        do {
-            return try connection.withLock { database in try body(database) }
-        } catch let error as SQLiteError {
-            throw HistoryStore.storeError(error, path: path)
+    /// Runs `body` whole on the store's own serial queue, translating SQLite's errors into
+    /// `StoreError`s: the one way every part of the store (history, log jobs, mirror ledger, alerts)
+    /// touches the database. The calling task is suspended meanwhile, so a statement waiting on
+    /// another process's lock (SQLite's busy timeout) holds the store's thread, never the cooperative
+    /// pool's; units of work of several tasks queue in order on the one connection.
+    func withLock<T: Sendable>(_ body: (Database) throws -> T) async throws -> T {
+        try await withoutActuallyEscaping(body) { escapable in
+            let work = QueuedWork(escapable)
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                queue.async {
+                    let result = Result<T, any Error> {
+                        do {
+                            return try self.connection.withLock { database in try work.run(database) }
+                        } catch let error as SQLiteError {
+                            throw HistoryStore.storeError(error, path: self.path)
+                        }
+                    }
+                    // Released before the caller resumes: the closure must not outlive its call.
+                    work.release()
+                    continuation.resume(with: result)
+                }
+            }
         }
     }
 
     /// Caps the file at `pages` pages of this connection (SQLite's `max_page_count`): a write that
     /// needs more fails with SQLITE_FULL exactly as on a full disk. For tests of that path
     /// (`METRIKA_DB_MAX_PAGES`); the file itself is not changed.
-    package func limitPages(to pages: Int) throws {
-        _ = try perform { database in try database.scalar("PRAGMA max_page_count = \(max(1, pages))") }
+    package func limitPages(to pages: Int) async throws {
+        _ = try await perform { database in try database.scalar("PRAGMA max_page_count = \(max(1, pages))") }
     }
 
     /// Runs `body` in one write transaction, holding the lock.
-    private func write<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
-        try perform { database in try database.inTransaction { try body(database) } }
+    private func write<T: Sendable>(_ body: (Database) throws -> T) async throws -> T {
+        try await perform { database in try database.inTransaction { try body(database) } }
     }
 
     static func storeError(_ error: SQLiteError, path: String) -> StoreError {
@@ -267,9 +301,9 @@ package final class HistoryStore: Sendable {
     // MARK: - Counters
 
     /// Inserts or updates counters (matched by id), in one transaction.
-    package func upsertCounters(_ counters: [Counter]) throws {
+    package func upsertCounters(_ counters: [Counter]) async throws {
         let now = Date().timeIntervalSince1970
-        try write { database in
+        try await write { database in
             for counter in counters {
                 try database.execute("""
                     INSERT INTO counters (id, name, site, status, permission, owner_login, time_zone_name,
@@ -291,13 +325,13 @@ package final class HistoryStore: Sendable {
     }
 
     /// The currency a counter keeps its revenue in, as the API last said it; nil when never seen.
-    package func counterCurrency(id: Int) throws -> Currency? {
-        try counterCurrencySeen(id: id)?.currency
+    package func counterCurrency(id: Int) async throws -> Currency? {
+        try await counterCurrencySeen(id: id)?.currency
     }
 
     /// The same, with when the API said it.
-    package func counterCurrencySeen(id: Int) throws -> (currency: Currency, seenAt: Date)? {
-        try perform { database in
+    package func counterCurrencySeen(id: Int) async throws -> (currency: Currency, seenAt: Date)? {
+        try await perform { database in
             guard let row = try database.rows("SELECT currency, seen_at FROM counter_currency WHERE counter_id = ?", [.int(id)]).first,
                   let currency = row[0].string.flatMap(Currency.init(code:)), let seen = row[1].double else { return nil }
             return (currency, Date(timeIntervalSince1970: seen))
@@ -305,8 +339,8 @@ package final class HistoryStore: Sendable {
     }
 
     /// Records the currency the API answered a counter's money metrics in (the counter must be stored).
-    package func storeCounterCurrency(id: Int, currency: Currency, seenAt: Date) throws {
-        try write { database in
+    package func storeCounterCurrency(id: Int, currency: Currency, seenAt: Date) async throws {
+        try await write { database in
             try requireCounter(id, in: database)
             try database.execute("""
                 INSERT INTO counter_currency (counter_id, currency, seen_at) VALUES (?, ?, ?)
@@ -321,15 +355,15 @@ package final class HistoryStore: Sendable {
         """
 
     /// Every stored counter, by id.
-    package func counters() throws -> [Counter] {
-        try perform { database in
+    package func counters() async throws -> [Counter] {
+        try await perform { database in
             try database.rows(HistoryStore.counterColumns + " ORDER BY id").map(HistoryStore.counter(from:))
         }
     }
 
     /// The stored counter with this id, if any.
-    package func counter(id: Int) throws -> Counter? {
-        try perform { database in
+    package func counter(id: Int) async throws -> Counter? {
+        try await perform { database in
             try database.rows(HistoryStore.counterColumns + " WHERE id = ?", [.int(id)]).first.map(HistoryStore.counter(from:))
         }
     }
@@ -363,11 +397,11 @@ package final class HistoryStore: Sendable {
     package func storeDaily(
         counterID: Int, range: DateRange, metrics: [Metric], values: [Day: [Double?]], fetchedAt: Date,
         settledBefore: Day, sampled: Bool, dataLag: Double?
-    ) throws {
+    ) async throws {
         guard Set(metrics.map(\.apiName)).count == metrics.count else {
             throw StoreError(.invalidInput, path: path, detail: "a metric is listed twice: \(metrics.map(\.apiName))")
         }
-        try write { database in
+        try await write { database in
             try requireCounter(counterID, in: database)
             try database.execute("""
                 INSERT INTO fetch_log (counter_id, range_from, range_to, metrics, fetched_at, settled_before, sampled, data_lag)
@@ -402,16 +436,16 @@ package final class HistoryStore: Sendable {
 
     /// The earliest day with any stored value of the counter; nil when none is stored. One index lookup,
     /// so `sync` can ask it per counter without scanning the whole history.
-    package func firstStoredDay(counterID: Int) throws -> Day? {
-        try perform { database in
+    package func firstStoredDay(counterID: Int) async throws -> Day? {
+        try await perform { database in
             try database.scalar("SELECT min(day) FROM daily_values WHERE counter_id = ?", [.int(counterID)])
         }?.string.flatMap(Day.init(iso:))
     }
 
     /// Stored daily values of these metrics, one row per day aligned with `metrics`: only days for which
     /// every metric is stored (with the unit the metric has now).
-    package func dailyValues(counterID: Int, range: DateRange, metrics: [Metric]) throws -> [Day: [Double?]] {
-        try storedCells(counterID: counterID, range: range, metrics: metrics).mapValues { cells in cells.map(\.value) }
+    package func dailyValues(counterID: Int, range: DateRange, metrics: [Metric]) async throws -> [Day: [Double?]] {
+        try await storedCells(counterID: counterID, range: range, metrics: metrics).mapValues { cells in cells.map(\.value) }
     }
 
     /// Days of `range` stored for every metric and final when fetched: they need no refetch.
@@ -419,7 +453,7 @@ package final class HistoryStore: Sendable {
     /// Counted by SQLite (one row per settled day) rather than read cell by cell: a warm `sync` asks
     /// this for 365 days × 6 metrics of every counter and needs only the answer (docs/performance.md).
     /// The same rule as `storedCells`: every metric stored with the unit it has now, all settled.
-    package func settledDays(counterID: Int, range: DateRange, metrics: [Metric]) throws -> Set<Day> {
+    package func settledDays(counterID: Int, range: DateRange, metrics: [Metric]) async throws -> Set<Day> {
         guard !metrics.isEmpty else { return [] }
         let pairs = Array(repeating: "(?, ?)", count: metrics.count).joined(separator: ", ")
         let sql = """
@@ -430,20 +464,20 @@ package final class HistoryStore: Sendable {
         var values: [SQLiteValue] = [.int(counterID), .text(range.from.iso), .text(range.to.iso)]
         for metric in metrics { values += [.text(metric.apiName), .text(metric.storedUnit)] }
         values.append(.int(metrics.count))
-        let rows = try perform { database in try database.rows(sql, values) }
+        let rows = try await perform { database in try database.rows(sql, values) }
         return Set(rows.compactMap { $0.first?.string.flatMap(Day.init(iso:)) })
     }
 
     /// Days of `range` whose stored values (of any of `metrics`) came from a sampled answer: estimates the
     /// report should flag, as it would for a live sampled answer.
-    package func sampledDays(counterID: Int, range: DateRange, metrics: [Metric]) throws -> Set<Day> {
+    package func sampledDays(counterID: Int, range: DateRange, metrics: [Metric]) async throws -> Set<Day> {
         guard !metrics.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: metrics.count).joined(separator: ", ")
         let sql = """
             SELECT DISTINCT v.day FROM daily_values v JOIN fetch_log f ON f.id = v.fetch_id
             WHERE v.counter_id = ? AND v.day BETWEEN ? AND ? AND f.sampled = 1 AND v.metric IN (\(placeholders))
             """
-        let rows = try perform { database in
+        let rows = try await perform { database in
             try database.rows(sql, [.int(counterID), .text(range.from.iso), .text(range.to.iso)] + metrics.map { .text($0.apiName) })
         }
         return Set(rows.compactMap { $0.first?.string.flatMap(Day.init(iso:)) })
@@ -451,7 +485,7 @@ package final class HistoryStore: Sendable {
 
     /// The stored cells of complete days. One SELECT, so the answer is one consistent snapshot even while
     /// another process writes.
-    private func storedCells(counterID: Int, range: DateRange, metrics: [Metric]) throws -> [Day: [(value: Double?, settled: Bool)]] {
+    private func storedCells(counterID: Int, range: DateRange, metrics: [Metric]) async throws -> [Day: [(value: Double?, settled: Bool)]] {
         guard !metrics.isEmpty else { return [:] }
         var column: [String: (index: Int, unit: String)] = [:]
         for (index, metric) in metrics.enumerated() {
@@ -463,7 +497,7 @@ package final class HistoryStore: Sendable {
             SELECT day, metric, unit, value, settled FROM daily_values
             WHERE counter_id = ? AND day BETWEEN ? AND ? AND metric IN (\(placeholders))
             """
-        let rows = try perform { database in
+        let rows = try await perform { database in
             try database.rows(sql, [.int(counterID), .text(range.from.iso), .text(range.to.iso)] + metrics.map { .text($0.apiName) })
         }
         var cells: [Day: [(value: Double?, settled: Bool)?]] = [:]
@@ -480,8 +514,8 @@ package final class HistoryStore: Sendable {
     // MARK: - Period totals
 
     /// Stores the API's total of a metric over a period (users of a week), replacing an earlier one.
-    package func storePeriodTotal(counterID: Int, period: DateRange, metric: Metric, value: Double?, settled: Bool, fetchedAt: Date) throws {
-        try write { database in
+    package func storePeriodTotal(counterID: Int, period: DateRange, metric: Metric, value: Double?, settled: Bool, fetchedAt: Date) async throws {
+        try await write { database in
             try requireCounter(counterID, in: database)
             try database.execute("""
                 INSERT OR REPLACE INTO period_totals (counter_id, metric, period_from, period_to, unit, value, settled, fetched_at)
@@ -494,8 +528,8 @@ package final class HistoryStore: Sendable {
 
     /// The stored total of a metric over exactly this period, and whether it was final when fetched; nil
     /// when none is stored (or it was stored with another unit).
-    package func periodTotal(counterID: Int, period: DateRange, metric: Metric) throws -> (value: Double?, settled: Bool)? {
-        let row = try perform { database in
+    package func periodTotal(counterID: Int, period: DateRange, metric: Metric) async throws -> (value: Double?, settled: Bool)? {
+        let row = try await perform { database in
             try database.rows("""
                 SELECT value, settled FROM period_totals
                 WHERE counter_id = ? AND metric = ? AND period_from = ? AND period_to = ? AND unit = ?
@@ -509,8 +543,8 @@ package final class HistoryStore: Sendable {
     // MARK: - Maintenance
 
     /// What is stored, for `metrika cache info`.
-    package func info() throws -> CacheInfo {
-        let (rows, version) = try perform { database in
+    package func info() async throws -> CacheInfo {
+        let (rows, version) = try await perform { database in
             let rows = try database.rows("""
                 SELECT c.id, c.name,
                     (SELECT min(day) FROM daily_values WHERE counter_id = c.id),
@@ -542,8 +576,8 @@ package final class HistoryStore: Sendable {
     /// Deletes, in one transaction, daily and hourly values of days before `before` and period totals of periods
     /// ending before it (plus fetch-log entries left describing nothing). Returns how many values (daily
     /// values and period totals) were deleted. The file does not shrink until `VACUUM`.
-    package func prune(before: Day) throws -> Int {
-        try write { database in
+    package func prune(before: Day) async throws -> Int {
+        try await write { database in
             try database.execute("DELETE FROM daily_values WHERE day < ?", [.text(before.iso)])
             let dailyCount = database.changes
             try database.execute("DELETE FROM period_totals WHERE period_to < ?", [.text(before.iso)])
@@ -559,8 +593,8 @@ package final class HistoryStore: Sendable {
     }
 
     /// SQLite's `PRAGMA integrity_check`: "ok" when the file is sound, otherwise its findings, one a line.
-    package func integrityCheck() throws -> String {
-        try perform { database in
+    package func integrityCheck() async throws -> String {
+        try await perform { database in
             try database.rows("PRAGMA integrity_check").compactMap(\.first?.string).joined(separator: "\n")
         }
     }
@@ -571,5 +605,24 @@ extension String {
         var text = self
         while text.count > 1 && text.hasSuffix("/") { text.removeLast() }
         return text
+    }
+}
+
+/// A unit of work handed to the store's queue. It runs once there while its caller is suspended, and
+/// is dropped before the caller resumes (`withoutActuallyEscaping` checks that it did not escape).
+private final class QueuedWork<T>: @unchecked Sendable {
+    private var body: ((Database) throws -> T)?
+
+    init(_ body: @escaping (Database) throws -> T) {
+        self.body = body
+    }
+
+    func run(_ database: Database) throws -> T {
+        guard let body else { preconditionFailure("a queued unit of work ran twice") }
+        return try body(database)
+    }
+
+    func release() {
+        body = nil
     }
 }

@@ -63,28 +63,28 @@ package struct LogLoad: Sendable, Equatable {
 /// Where `LogExporter` records its progress (the history database in production).
 package protocol LogProgressStore: Sendable {
     /// The unfinished job with these arguments, if any.
-    func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) throws -> LogJob?
+    func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) async throws -> LogJob?
     /// Remembers a freshly ordered request.
-    func saveJob(_ job: LogJob) throws
+    func saveJob(_ job: LogJob) async throws
     /// Part `part` of `requestID` is loaded.
-    func markLoaded(requestID: Int, part: Int) throws
+    func markLoaded(requestID: Int, part: Int) async throws
     /// The job is done (or its request is gone): forget it.
-    func removeJob(requestID: Int) throws
+    func removeJob(requestID: Int) async throws
     /// Every unfinished job of a counter.
-    func jobs(counterID: Int) throws -> [LogJob]
+    func jobs(counterID: Int) async throws -> [LogJob]
     /// `from…to` is loaded into `destination` (and visible there): widens the recorded days.
-    func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, at: Date) throws
+    func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, at: Date) async throws
     /// The same, with the rows each day holds now (nil: not counted; a day missing from `rows` holds none).
-    func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, rows: [Day: Int]?, at: Date) throws
+    func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, rows: [Day: Int]?, at: Date) async throws
     /// The days loaded into `destination`, if a run recorded any.
-    func load(counterID: Int, source: LogSource, destination: String) throws -> LogLoad?
+    func load(counterID: Int, source: LogSource, destination: String) async throws -> LogLoad?
     /// Every destination a counter's rows were loaded into.
-    func loads(counterID: Int) throws -> [LogLoad]
+    func loads(counterID: Int) async throws -> [LogLoad]
 }
 
 extension LogProgressStore {
     /// A store that keeps no rows records the days alone.
-    package func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, rows: [Day: Int]?, at: Date) throws {
-        try recordLoaded(counterID: counterID, source: source, destination: destination, from: from, to: to, at: at)
+    package func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, rows: [Day: Int]?, at: Date) async throws {
+        try await recordLoaded(counterID: counterID, source: source, destination: destination, from: from, to: to, at: at)
     }
 }

@@ -11,8 +11,9 @@ package enum CounterList {
         client: MetrikaClient, search: String?, status: String? = nil, history: HistoryStore?
     ) async throws -> (items: [CounterListing.Item], warning: String?) {
         let (counters, warning) = try await client.fetchCounterList(search: search, status: status)
-        let items = counters.map { counter in
-            CounterListing.Item(counter: counter, currency: (try? history?.counterCurrency(id: counter.id))??.code)
+        var items: [CounterListing.Item] = []
+        for counter in counters {
+            items.append(CounterListing.Item(counter: counter, currency: (try? await history?.counterCurrency(id: counter.id))??.code))
         }
         return (items, warning)
     }

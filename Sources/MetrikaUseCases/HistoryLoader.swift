@@ -28,9 +28,9 @@ package struct HistoryLoader: Sendable {
 
     /// Runs a write to the history; false when the disk was full and `unkept` took the failure
     /// (then nothing of the write was kept: each is one transaction).
-    private func keeping(_ write: () throws -> Void) throws -> Bool {
+    private func keeping(_ write: () async throws -> Void) async throws -> Bool {
         do {
-            try write()
+            try await write()
             return true
         } catch let error as StoreError where error.kind == .full {
             guard let unkept else { throw error }
@@ -95,7 +95,7 @@ package struct HistoryLoader: Sendable {
     package func inCurrency(_ metrics: [Metric], counter: Counter, requested: Currency?, refresh: Bool = false) async throws -> [Metric] {
         guard metrics.contains(where: \.needsCurrency) else { return metrics }
         let currency: Currency
-        let remembered = try store.counterCurrencySeen(id: counter.id)
+        let remembered = try await store.counterCurrencySeen(id: counter.id)
         if let requested {
             currency = requested
         } else if let remembered, client == nil || (!refresh && abs(now().timeIntervalSince(remembered.seenAt)) < Self.currencyMemory) {
@@ -107,7 +107,7 @@ package struct HistoryLoader: Sendable {
             guard let code = page.queryCurrency, let found = Currency(code: code) else {
                 throw HistoryError.currencyNotSaid(counterID: counter.id)
             }
-            try store.storeCounterCurrency(id: counter.id, currency: found, seenAt: now())
+            try await store.storeCounterCurrency(id: counter.id, currency: found, seenAt: now())
             currency = found
         } else {
             throw HistoryError.currencyUnknown(counterID: counter.id)
@@ -117,12 +117,12 @@ package struct HistoryLoader: Sendable {
 
     /// The counter's metadata: from the database when known (no request), else from the API (and stored).
     package func counter(id: Int) async throws -> Counter {
-        if let counter = try store.counter(id: id) { return counter }
+        if let counter = try await store.counter(id: id) { return counter }
         guard let client else {
             throw HistoryError.counterNotInHistory(counterID: id, database: store.path)
         }
         let counter = try await client.fetchCounter(id: id)
-        _ = try keeping { try store.upsertCounters([counter]) }
+        _ = try await keeping { try await store.upsertCounters([counter]) }
         return counter
     }
 
@@ -158,12 +158,12 @@ package struct HistoryLoader: Sendable {
         var unkeptTotals: [DateRange: [String: Double]] = [:]
 
         // Offline nothing is fetched, so which days are settled does not matter: skip the query.
-        let settled = refresh || client == nil ? [] : try store.settledDays(counterID: counter.id, range: range, metrics: stored)
+        let settled = refresh || client == nil ? [] : try await store.settledDays(counterID: counter.id, range: range, metrics: stored)
         let missing = range.days.filter { !settled.contains($0) }
         var rangeTotalNeeded = false
         if rangeTotals, !nonAdditive.isEmpty {
             for metric in nonAdditive {
-                let cached = try store.periodTotal(counterID: counter.id, period: range, metric: metric)
+                let cached = try await store.periodTotal(counterID: counter.id, period: range, metric: metric)
                 if refresh || cached?.settled != true { rangeTotalNeeded = true }
             }
         }
@@ -174,8 +174,8 @@ package struct HistoryLoader: Sendable {
             let span = rangeTotalNeeded ? range : DateRange(from: missing.first!, to: missing.last!)!
             let page = try await fetchDaily(client: client, counter: counter, span: span, metrics: stored)
             requests += page.requests
-            let kept = try keeping {
-                try store.storeDaily(
+            let kept = try await keeping {
+                try await store.storeDaily(
                     counterID: counter.id, range: span, metrics: stored, values: page.values, fetchedAt: now(),
                     settledBefore: settledBefore, sampled: page.sampled, dataLag: page.dataLag)
             }
@@ -184,8 +184,8 @@ package struct HistoryLoader: Sendable {
             if span == range {
                 for (index, metric) in stored.enumerated() where metric.aggregation == .nonAdditive {
                     let value = index < page.totals.count ? page.totals[index] : nil
-                    let kept = try keeping {
-                        try store.storePeriodTotal(counterID: counter.id, period: range, metric: metric, value: value, settled: range.to < settledBefore, fetchedAt: now())
+                    let kept = try await keeping {
+                        try await store.storePeriodTotal(counterID: counter.id, period: range, metric: metric, value: value, settled: range.to < settledBefore, fetchedAt: now())
                     }
                     if !kept, let value { unkeptTotals[range, default: [:]][metric.apiName] = value }
                 }
@@ -199,7 +199,7 @@ package struct HistoryLoader: Sendable {
             var needed = false
             for period in multiDayPeriods {
                 for metric in nonAdditive {
-                    let cached = try store.periodTotal(counterID: counter.id, period: period, metric: metric)
+                    let cached = try await store.periodTotal(counterID: counter.id, period: period, metric: metric)
                     if refresh || cached?.settled != true { needed = true }
                 }
             }
@@ -217,8 +217,8 @@ package struct HistoryLoader: Sendable {
                     guard metricIndex < answer.totals.count else { continue }
                     for (periodIndex, period) in intervals.enumerated() where periodIndex < answer.totals[metricIndex].count {
                         let value = answer.totals[metricIndex][periodIndex]
-                        let kept = try keeping {
-                            try store.storePeriodTotal(counterID: counter.id, period: period, metric: metric, value: value, settled: period.to < settledBefore, fetchedAt: now())
+                        let kept = try await keeping {
+                            try await store.storePeriodTotal(counterID: counter.id, period: period, metric: metric, value: value, settled: period.to < settledBefore, fetchedAt: now())
                         }
                         if !kept, let value { unkeptTotals[period, default: [:]][metric.apiName] = value }
                     }
@@ -228,7 +228,7 @@ package struct HistoryLoader: Sendable {
         // A one-day period's users are that day's stored value (the Aggregator takes it from the row).
         for period in periods + [range] where period.dayCount > 1 {
             for metric in nonAdditive {
-                if let total = try store.periodTotal(counterID: counter.id, period: period, metric: metric), let value = total.value {
+                if let total = try await store.periodTotal(counterID: counter.id, period: period, metric: metric), let value = total.value {
                     periodTotals[period, default: [:]][metric.apiName] = value
                 }
             }
@@ -236,7 +236,7 @@ package struct HistoryLoader: Sendable {
 
         for (period, totals) in unkeptTotals { periodTotals[period, default: [:]].merge(totals) { $1 } }
 
-        var daily = values ? try store.dailyValues(counterID: counter.id, range: range, metrics: stored) : [:]
+        var daily = values ? try await store.dailyValues(counterID: counter.id, range: range, metrics: stored) : [:]
         if values { daily.merge(unkeptDaily.filter { range.contains($0.key) }) { $1 } }
         var stillMissing = values ? range.days.filter { daily[$0] == nil } : []
         // A day that has some of the metrics (offline: `visits` synced, `newUsers` never) shows those;
@@ -246,7 +246,7 @@ package struct HistoryLoader: Sendable {
             var partial: [Day: [Double?]] = [:]
             var present: [Day: Set<Int>] = [:]
             for (index, metric) in stored.enumerated() {
-                let cells = try store.dailyValues(counterID: counter.id, range: range, metrics: [metric])
+                let cells = try await store.dailyValues(counterID: counter.id, range: range, metrics: [metric])
                 for day in stillMissing {
                     guard let cell = cells[day] else { continue }
                     partial[day, default: Array(repeating: nil, count: stored.count)][index] = cell.first ?? nil

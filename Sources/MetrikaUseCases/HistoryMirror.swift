@@ -27,11 +27,11 @@ package struct HistoryMirror: Sendable {
     /// Mirrors `range` of each counter; `version` orders the values (the sync's time in milliseconds).
     package func run(_ counters: [(counterID: Int, range: DateRange)], metrics: [Metric], version: UInt64) async throws -> Summary {
         let destination = "clickhouse:" + mirror.identity
-        if try await mirror.prepare() { try store.forgetMirrored(destination: destination) }
+        if try await mirror.prepare() { try await store.forgetMirrored(destination: destination) }
         var summary = Summary()
         for (counterID, range) in counters {
-            let values = try store.dailyValues(counterID: counterID, range: range, metrics: metrics)
-            let sent = try store.mirrored(destination: destination, counterID: counterID, range: range)
+            let values = try await store.dailyValues(counterID: counterID, range: range, metrics: metrics)
+            let sent = try await store.mirrored(destination: destination, counterID: counterID, range: range)
             var rows: [ClickHouseDailyMirror.Row] = []
             for day in values.keys.sorted() {
                 for (index, metric) in metrics.enumerated() {
@@ -44,7 +44,7 @@ package struct HistoryMirror: Sendable {
                 }
             }
             try await mirror.insert(counterID: counterID, rows: rows, version: version)
-            try store.recordMirrored(destination: destination, counterID: counterID,
+            try await store.recordMirrored(destination: destination, counterID: counterID,
                                      cells: rows.map { (HistoryStore.MirroredCell(day: $0.day, metric: $0.metric), $0.value) })
             summary.sent += rows.count
         }

@@ -161,9 +161,9 @@ struct PlainHTTPPolicyTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-session-db-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let session = Self.session(["METRIKA_DB": folder + "/h.sqlite"])
-        let first = try session.openHistory()
-        #expect(try session.openHistory() === first)
-        #expect(try session.openHistory(readOnly: true) === first)
+        let first = try await session.openHistory()
+        #expect(try await session.openHistory() === first)
+        #expect(try await session.openHistory(readOnly: true) === first)
         let loaders = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
             for _ in 0..<4 { group.addTask { ObjectIdentifier(try await session.historyLoader(offline: true, readOnly: true).store) } }
             return try await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
@@ -171,10 +171,10 @@ struct PlainHTTPPolicyTests {
         #expect(loaders == [ObjectIdentifier(first)])
 
         let reader = Self.session(["METRIKA_DB": folder + "/h.sqlite"])
-        let readOnly = try reader.openHistory(readOnly: true)
+        let readOnly = try await reader.openHistory(readOnly: true)
         #expect(readOnly.isReadOnly)
-        let writable = try reader.openHistory()
+        let writable = try await reader.openHistory()
         #expect(!writable.isReadOnly && writable !== readOnly)
-        #expect(try reader.openHistory(readOnly: true) === writable)
+        #expect(try await reader.openHistory(readOnly: true) === writable)
     }
 }

@@ -91,7 +91,7 @@ struct TestServices: MCPServices {
         }
         // As `metrika alert` does: every counter the token reads, remembered in the history.
         let counters = try await client().fetchCounterList().counters
-        try loader.store.upsertCounters(counters)
+        try await loader.store.upsertCounters(counters)
         return (counters.filter { $0.status.lowercased() != "deleted" }, [])
     }
 

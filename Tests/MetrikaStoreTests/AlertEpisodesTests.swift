@@ -10,105 +10,105 @@ import Testing
                      notifiedAt: Date(timeIntervalSince1970: 1_795_953_600))
     }
 
-    @Test func episodesAreOpenedMovedOnAndClosedInOneGo() throws {
-        try withTemporaryDirectory { directory in
+    @Test func episodesAreOpenedMovedOnAndClosedInOneGo() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/h.sqlite"
             let store = try HistoryStore(path: path)
-            #expect(try store.openAlertEpisodes(counterID: 1001).isEmpty)
-            try store.recordAlertEpisodes(opened: [episode("ym:s:visits"), episode("ym:s:goal1reaches", kind: "stopped")], touched: [], closed: [])
-            let open = try store.openAlertEpisodes(counterID: 1001)
+            #expect(try await store.openAlertEpisodes(counterID: 1001).isEmpty)
+            try await store.recordAlertEpisodes(opened: [episode("ym:s:visits"), episode("ym:s:goal1reaches", kind: "stopped")], touched: [], closed: [])
+            let open = try await store.openAlertEpisodes(counterID: 1001)
             #expect(open.count == 2)
             var stopped = try #require(open["ym:s:goal1reaches"])
             #expect(stopped.id != nil && stopped.id != open["ym:s:visits"]?.id, "each episode has its own id")
             stopped.id = nil
             #expect(stopped == episode("ym:s:goal1reaches", kind: "stopped"))
-            try store.recordAlertEpisodes(opened: [], touched: [episode("ym:s:visits", last: "2026-11-30")], closed: [(1001, "ym:s:goal1reaches")])
+            try await store.recordAlertEpisodes(opened: [], touched: [episode("ym:s:visits", last: "2026-11-30")], closed: [(1001, "ym:s:goal1reaches")])
             // A reopened store (the next cron run) sees the same.
-            let again = try HistoryStore(path: path).openAlertEpisodes(counterID: 1001)
+            let again = try await HistoryStore(path: path).openAlertEpisodes(counterID: 1001)
             #expect(Array(again.keys) == ["ym:s:visits"])
             #expect(again["ym:s:visits"]?.lastDay == Day(iso: "2026-11-30"))
-            #expect(try HistoryStore(path: path).openAlertEpisodes(counterID: 1002).isEmpty)
+            #expect(try await HistoryStore(path: path).openAlertEpisodes(counterID: 1002).isEmpty)
             // The alerts' tables are migration 3, whatever migrations came after it.
             let version = try rawRows(path, "SELECT version FROM metrika_migrations WHERE name = 'alerts'").first?.first?.int
             #expect(version == 3)
         }
     }
 
-    @Test func aKindOutsideTheThreeIsRefusedByTheSchema() throws {
+    @Test func aKindOutsideTheThreeIsRefusedByTheSchema() async throws {
         let store = try HistoryStore(path: ":memory:")
-        #expect(throws: StoreError.self) { try store.recordAlertEpisodes(opened: [episode("m", kind: "weird")], touched: [], closed: []) }
-        #expect(try store.openAlertEpisodes(counterID: 1001).isEmpty, "nothing half-written")
+        await #expect(throws: StoreError.self) { try await store.recordAlertEpisodes(opened: [episode("m", kind: "weird")], touched: [], closed: []) }
+        #expect(try await store.openAlertEpisodes(counterID: 1001).isEmpty, "nothing half-written")
     }
 
-    @Test func goalsAreStoredWithWhenTheyWereRead() throws {
+    @Test func goalsAreStoredWithWhenTheyWereRead() async throws {
         let store = try HistoryStore(path: ":memory:")
-        #expect(try store.storedGoals(counterID: 1001) == nil)
+        #expect(try await store.storedGoals(counterID: 1001) == nil)
         let read = Date(timeIntervalSince1970: 1_795_953_600)
-        try store.storeGoals(counterID: 1001, goals: [Goal(id: 2, name: "Заказ", type: "action"), Goal(id: 1, name: "Корзина", type: "url")], fetchedAt: read)
-        let stored = try #require(try store.storedGoals(counterID: 1001))
+        try await store.storeGoals(counterID: 1001, goals: [Goal(id: 2, name: "Заказ", type: "action"), Goal(id: 1, name: "Корзина", type: "url")], fetchedAt: read)
+        let stored = try #require(try await store.storedGoals(counterID: 1001))
         #expect(stored.goals.map(\.id) == [2, 1], "in the API's order")
         #expect(stored.fetchedAt == read)
-        try store.storeGoals(counterID: 1001, goals: [], fetchedAt: read.addingTimeInterval(60))
-        let none = try #require(try store.storedGoals(counterID: 1001))
+        try await store.storeGoals(counterID: 1001, goals: [], fetchedAt: read.addingTimeInterval(60))
+        let none = try #require(try await store.storedGoals(counterID: 1001))
         #expect(none.goals.isEmpty, "a counter without goals is remembered as such (not read again every run)")
     }
 
     /// A claim writes the news at once; a second claim of the same news loses; a release puts back
     /// what was there before (a closed episode with its id, the episode an opened one replaced).
-    @Test func claimsAreWonOnceAndReleasedBackToWhatWasThere() throws {
+    @Test func claimsAreWonOnceAndReleasedBackToWhatWasThere() async throws {
         let store = try HistoryStore(path: ":memory:")
         let drop = episode("ym:s:visits")
-        let won = try store.claimAlertNews([.open(drop), .open(drop)])
+        let won = try await store.claimAlertNews([.open(drop), .open(drop)])
         #expect(won.count == 2 && won[0] != nil && won[1] == nil, "the same news twice in one claim is told once")
         let first = try #require(won[0])
-        let stored = try #require(try store.openAlertEpisodes(counterID: 1001)["ym:s:visits"])
+        let stored = try #require(try await store.openAlertEpisodes(counterID: 1001)["ym:s:visits"])
         #expect(first.news == .open(stored) && first.previous == nil)
 
         // A rise replaces the drop; released, the drop is back with its id.
         var rise = episode("ym:s:visits", kind: "rise")
         rise.value = 90
-        let replaced = try #require(try store.claimAlertNews([.open(rise)]).first ?? nil)
+        let replaced = try #require(try await store.claimAlertNews([.open(rise)]).first ?? nil)
         #expect(replaced.previous == stored)
-        #expect(try store.openAlertEpisodes(counterID: 1001)["ym:s:visits"]?.kind == "rise")
-        try store.releaseAlertClaims([replaced])
-        #expect(try store.openAlertEpisodes(counterID: 1001)["ym:s:visits"] == stored)
+        #expect(try await store.openAlertEpisodes(counterID: 1001)["ym:s:visits"]?.kind == "rise")
+        try await store.releaseAlertClaims([replaced])
+        #expect(try await store.openAlertEpisodes(counterID: 1001)["ym:s:visits"] == stored)
 
         // Back to normal: claimed once, the episode gone; released, it is open again as it was.
-        let closed = try #require(try store.claimAlertNews([.close(stored)]).first ?? nil)
-        #expect(try store.claimAlertNews([.close(stored)]) == [nil])
-        #expect(try store.openAlertEpisodes(counterID: 1001).isEmpty)
-        try store.releaseAlertClaims([closed])
-        #expect(try store.openAlertEpisodes(counterID: 1001)["ym:s:visits"] == stored)
+        let closed = try #require(try await store.claimAlertNews([.close(stored)]).first ?? nil)
+        #expect(try await store.claimAlertNews([.close(stored)]) == [nil])
+        #expect(try await store.openAlertEpisodes(counterID: 1001).isEmpty)
+        try await store.releaseAlertClaims([closed])
+        #expect(try await store.openAlertEpisodes(counterID: 1001)["ym:s:visits"] == stored)
 
         // A released open claim leaves nothing behind, so the next run wins it again.
-        let other = try #require(try store.claimAlertNews([.open(episode("ym:s:pageviews"))]).first ?? nil)
-        try store.releaseAlertClaims([other])
-        #expect(try store.openAlertEpisodes(counterID: 1001)["ym:s:pageviews"] == nil)
-        #expect(try store.claimAlertNews([.open(episode("ym:s:pageviews"))]).first??.news.episode.id != other.news.episode.id, "ids are never reused")
+        let other = try #require(try await store.claimAlertNews([.open(episode("ym:s:pageviews"))]).first ?? nil)
+        try await store.releaseAlertClaims([other])
+        #expect(try await store.openAlertEpisodes(counterID: 1001)["ym:s:pageviews"] == nil)
+        #expect(try await store.claimAlertNews([.open(episode("ym:s:pageviews"))]).first??.news.episode.id != other.news.episode.id, "ids are never reused")
     }
 
     /// `alert --status` and `--forget ID`: every open episode in order; one forgotten by id, or all.
-    @Test func episodesAreListedAndForgottenById() throws {
+    @Test func episodesAreListedAndForgottenById() async throws {
         let store = try HistoryStore(path: ":memory:")
-        try store.recordAlertEpisodes(opened: [episode("ym:s:visits"), episode("ym:s:goal1reaches", kind: "stopped")], touched: [], closed: [])
+        try await store.recordAlertEpisodes(opened: [episode("ym:s:visits"), episode("ym:s:goal1reaches", kind: "stopped")], touched: [], closed: [])
         var moved = episode("ym:s:visits", last: "2026-11-30")
         moved.lastValue = 7
         moved.lastExpected = 26
-        try store.recordAlertEpisodes(opened: [], touched: [moved], closed: [])
-        let all = try store.allOpenAlertEpisodes()
+        try await store.recordAlertEpisodes(opened: [], touched: [moved], closed: [])
+        let all = try await store.allOpenAlertEpisodes()
         #expect(all.map(\.metric) == ["ym:s:visits", "ym:s:goal1reaches"])
         #expect(all.first?.lastValue == 7 && all.first?.lastExpected == 26 && all.first?.lastDay == Day(iso: "2026-11-30"))
         let id = try #require(all.last?.id)
-        #expect(try store.forgetAlertEpisode(id: id)?.metric == "ym:s:goal1reaches")
-        #expect(try store.forgetAlertEpisode(id: id) == nil)
-        #expect(try store.allOpenAlertEpisodes().map(\.metric) == ["ym:s:visits"])
-        #expect(try store.forgetAllAlertEpisodes() == 1)
-        #expect(try store.allOpenAlertEpisodes().isEmpty)
+        #expect(try await store.forgetAlertEpisode(id: id)?.metric == "ym:s:goal1reaches")
+        #expect(try await store.forgetAlertEpisode(id: id) == nil)
+        #expect(try await store.allOpenAlertEpisodes().map(\.metric) == ["ym:s:visits"])
+        #expect(try await store.forgetAllAlertEpisodes() == 1)
+        #expect(try await store.allOpenAlertEpisodes().isEmpty)
     }
 
     /// A history written before episode ids (schema 6) keeps its open episodes, each with an id.
-    @Test func episodesOfAnOlderHistoryGetIds() throws {
-        try withTemporaryDirectory { directory in
+    @Test func episodesOfAnOlderHistoryGetIds() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/h.sqlite"
             let database = try Database(path: path)
             try database.executeScript(Schema.createMigrationsTable)
@@ -120,7 +120,7 @@ import Testing
                 INSERT INTO alert_episodes (counter_id, metric, kind, since, last_day, value, expected, notified_at)
                 VALUES (1001, 'ym:s:visits', 'drop', '2026-11-28', '2026-11-29', 0, 25, 1795953600)
                 """)
-            let open = try HistoryStore(path: path).allOpenAlertEpisodes()
+            let open = try await HistoryStore(path: path).allOpenAlertEpisodes()
             #expect(open.count == 1 && open.first?.id == 1 && open.first?.kind == "drop" && open.first?.lastValue == nil)
         }
     }

@@ -26,21 +26,21 @@ struct FullDiskTests {
     }
 
     /// The page limit gives the real SQLITE_FULL from a write, as a full disk does.
-    @Test func aWriteBeyondThePageLimitIsFull() throws {
+    @Test func aWriteBeyondThePageLimitIsFull() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-full-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try HistoryStore(path: directory.appendingPathComponent("h.sqlite").path)
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example")
-        try store.upsertCounters([counter])
-        try store.limitPages(to: 1)
+        try await store.upsertCounters([counter])
+        try await store.limitPages(to: 1)
         let days = (0..<400).map { Day(ordinal: 20_000 + $0) }
         let values = Dictionary(uniqueKeysWithValues: days.map { ($0, [Double?](repeating: 1, count: 6)) })
-        let error = #expect(throws: StoreError.self) {
-            try store.storeDaily(counterID: 1001, range: DateRange(from: days.first!, to: days.last!)!, metrics: Metric.everyday, values: values,
+        let error = await #expect(throws: StoreError.self) {
+            try await store.storeDaily(counterID: 1001, range: DateRange(from: days.first!, to: days.last!)!, metrics: Metric.everyday, values: values,
                                  fetchedAt: Date(), settledBefore: days.last!, sampled: false, dataLag: nil)
         }
         #expect(error?.kind == .full)
-        #expect(try store.dailyValues(counterID: 1001, range: DateRange(from: days.first!, to: days.last!)!, metrics: Metric.everyday).isEmpty)
+        #expect(try await store.dailyValues(counterID: 1001, range: DateRange(from: days.first!, to: days.last!)!, metrics: Metric.everyday).isEmpty)
     }
 }

@@ -13,75 +13,75 @@ import Testing
 
     let goal = Metric.named("goal7reaches")!
 
-    @Test func aFinishedDayIsSettledAndReadBackHourByHour() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func aFinishedDayIsSettledAndReadBackHourByHour() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let (past, today) = (day("2026-11-24"), day("2026-12-01"))
-            try store.storeHourly(counterID: sampleCounter.id, metrics: [.visits, goal], values: [past: hours(100), today: hours(10, until: 15)],
+            try await store.storeHourly(counterID: sampleCounter.id, metrics: [.visits, goal], values: [past: hours(100), today: hours(10, until: 15)],
                                   settledBefore: today, fetchedAt: Date(timeIntervalSince1970: 1_796_126_000))
-            let read = try store.hourlyValues(counterID: sampleCounter.id, days: [past, today, day("2026-11-17")], metrics: [.visits, goal])
+            let read = try await store.hourlyValues(counterID: sampleCounter.id, days: [past, today, day("2026-11-17")], metrics: [.visits, goal])
             #expect(read.count == 2, "a day never stored is left out")
             let pastHours = try #require(read[past])
             #expect(pastHours[0]! == [100, 0] && pastHours[23]! == [123, 2])
             let todayHours = try #require(read[today])
             #expect(todayHours[14]! == [24, 2])
             #expect(todayHours[15] == nil, "an hour that had not happened is not stored")
-            #expect(try store.settledHourDays(counterID: sampleCounter.id, days: [past, today], metrics: [.visits, goal]) == [past])
+            #expect(try await store.settledHourDays(counterID: sampleCounter.id, days: [past, today], metrics: [.visits, goal]) == [past])
             // Asked with another metric beside: no hour is complete, no day settled.
-            let other = try store.hourlyValues(counterID: sampleCounter.id, days: [past], metrics: [.visits, .pageviews])
+            let other = try await store.hourlyValues(counterID: sampleCounter.id, days: [past], metrics: [.visits, .pageviews])
             #expect(other[past]?.allSatisfy { $0 == nil } == true)
-            #expect(try store.settledHourDays(counterID: sampleCounter.id, days: [past], metrics: [.visits, .pageviews]).isEmpty)
+            #expect(try await store.settledHourDays(counterID: sampleCounter.id, days: [past], metrics: [.visits, .pageviews]).isEmpty)
         }
     }
 
-    @Test func aLaterFetchReplacesTheDaysHoursAndSettlesThem() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func aLaterFetchReplacesTheDaysHoursAndSettlesThem() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let today = day("2026-12-01")
-            try store.storeHourly(counterID: sampleCounter.id, metrics: [.visits, goal], values: [today: hours(10, until: 15)],
+            try await store.storeHourly(counterID: sampleCounter.id, metrics: [.visits, goal], values: [today: hours(10, until: 15)],
                                   settledBefore: today, fetchedAt: Date(timeIntervalSince1970: 1_796_126_000))
             // The next day: the whole of it, settled; goal at 0 at 14:00 replaces the earlier 2.
             var whole = hours(20)
             whole[14] = [30, 0]
-            try store.storeHourly(counterID: sampleCounter.id, metrics: [.visits, goal], values: [today: whole],
+            try await store.storeHourly(counterID: sampleCounter.id, metrics: [.visits, goal], values: [today: whole],
                                   settledBefore: today.adding(days: 1), fetchedAt: Date(timeIntervalSince1970: 1_796_216_000))
-            let read = try #require(try store.hourlyValues(counterID: sampleCounter.id, days: [today], metrics: [.visits, goal])[today])
+            let read = try #require(try await store.hourlyValues(counterID: sampleCounter.id, days: [today], metrics: [.visits, goal])[today])
             #expect(read[14]! == [30, 0] && read[23]! == [43, 2])
-            #expect(try store.settledHourDays(counterID: sampleCounter.id, days: [today], metrics: [goal]) == [today])
+            #expect(try await store.settledHourDays(counterID: sampleCounter.id, days: [today], metrics: [goal]) == [today])
             // Pruned with the days before a later day.
-            #expect(try store.prune(before: day("2026-12-02")) == 48)
-            #expect(try store.hourlyValues(counterID: sampleCounter.id, days: [today], metrics: [.visits]).isEmpty)
+            #expect(try await store.prune(before: day("2026-12-02")) == 48)
+            #expect(try await store.hourlyValues(counterID: sampleCounter.id, days: [today], metrics: [.visits]).isEmpty)
         }
     }
 
-    @Test func badInputWritesNothing() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func badInputWritesNothing() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let (first, second) = (day("2026-11-23"), day("2026-11-24"))
             var short = hours(5)
             short[3] = [1]
-            #expect(throws: StoreError.self) {
-                try store.storeHourly(counterID: sampleCounter.id, metrics: [.visits, goal], values: [first: hours(1), second: short],
+            await #expect(throws: StoreError.self) {
+                try await store.storeHourly(counterID: sampleCounter.id, metrics: [.visits, goal], values: [first: hours(1), second: short],
                                       settledBefore: second, fetchedAt: Date())
             }
-            #expect(throws: StoreError.self) {
-                try store.storeHourly(counterID: 999, metrics: [.visits], values: [first: (0..<24).map { _ in [1] }], settledBefore: second, fetchedAt: Date())
+            await #expect(throws: StoreError.self) {
+                try await store.storeHourly(counterID: 999, metrics: [.visits], values: [first: (0..<24).map { _ in [1] }], settledBefore: second, fetchedAt: Date())
             }
-            #expect(try store.hourlyValues(counterID: sampleCounter.id, days: [first, second], metrics: [.visits, goal]).isEmpty)
+            #expect(try await store.hourlyValues(counterID: sampleCounter.id, days: [first, second], metrics: [.visits, goal]).isEmpty)
         }
     }
 }
 
 /// Migration 9 on a database of the previous version: its days stay, hours can be stored.
 @Suite struct HourlyMigrationTests {
-    @Test func aVersion7DatabaseGainsTheHourTablesAndKeepsItsDays() throws {
-        try withTemporaryDirectory { directory in
+    @Test func aVersion7DatabaseGainsTheHourTablesAndKeepsItsDays() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/old.sqlite"
             let july = range("2026-07-01", "2026-07-03")
             do {
                 let old = try HistoryStore(path: path)
-                try old.upsertCounters([sampleCounter])
-                try old.storeDaily(counterID: sampleCounter.id, range: july, metrics: [.visits],
+                try await old.upsertCounters([sampleCounter])
+                try await old.storeDaily(counterID: sampleCounter.id, range: july, metrics: [.visits],
                                    values: Dictionary(uniqueKeysWithValues: july.days.map { ($0, [5.0]) }),
                                    fetchedAt: Date(timeIntervalSince1970: 1_782_900_000), settledBefore: july.to, sampled: false, dataLag: nil)
             }
@@ -90,55 +90,55 @@ import Testing
             _ = try rawRows(path, "DELETE FROM metrika_migrations WHERE version >= 9")
             _ = try rawRows(path, "PRAGMA user_version = 8")
             let store = try HistoryStore(path: path)
-            #expect(try store.dailyValues(counterID: sampleCounter.id, range: july, metrics: [.visits]).count == 3)
-            try store.storeHourly(counterID: sampleCounter.id, metrics: [.visits], values: [july.from: (0..<24).map { [Double($0)] }],
+            #expect(try await store.dailyValues(counterID: sampleCounter.id, range: july, metrics: [.visits]).count == 3)
+            try await store.storeHourly(counterID: sampleCounter.id, metrics: [.visits], values: [july.from: (0..<24).map { [Double($0)] }],
                                   settledBefore: july.to, fetchedAt: Date(timeIntervalSince1970: 1_782_900_000))
-            #expect(try store.settledHourDays(counterID: sampleCounter.id, days: [july.from], metrics: [.visits]) == [july.from])
-            #expect(try store.openHourlyEpisodes(counterID: sampleCounter.id).isEmpty)
+            #expect(try await store.settledHourDays(counterID: sampleCounter.id, days: [july.from], metrics: [.visits]) == [july.from])
+            #expect(try await store.openHourlyEpisodes(counterID: sampleCounter.id).isEmpty)
         }
     }
 }
 
 /// The hourly check's ledger (`hourly_episodes`): opened, moved on, closed, in one transaction each.
 @Suite struct HourlyEpisodesTests {
-    @Test func episodesAreOpenedMovedOnAndClosed() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func episodesAreOpenedMovedOnAndClosed() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let episode = HourlyEpisode(counterID: sampleCounter.id, metric: "ym:s:visits", kind: "stopped", day: day("2026-12-01"), sinceHour: 14,
                                         lastDay: day("2026-12-01"), lastHour: 16, value: 0, expected: 1_600, notifiedAt: Date(timeIntervalSince1970: 1_796_135_400))
-            try store.recordHourlyEpisodes(opened: [episode], touched: [], closed: [])
-            #expect(try store.openHourlyEpisodes(counterID: sampleCounter.id) == ["ym:s:visits": episode])
+            try await store.recordHourlyEpisodes(opened: [episode], touched: [], closed: [])
+            #expect(try await store.openHourlyEpisodes(counterID: sampleCounter.id) == ["ym:s:visits": episode])
             var moved = episode
             (moved.lastDay, moved.lastHour) = (day("2026-12-02"), 3)
-            try store.recordHourlyEpisodes(opened: [], touched: [moved], closed: [])
-            #expect(try store.openHourlyEpisodes(counterID: sampleCounter.id)["ym:s:visits"] == moved)
+            try await store.recordHourlyEpisodes(opened: [], touched: [moved], closed: [])
+            #expect(try await store.openHourlyEpisodes(counterID: sampleCounter.id)["ym:s:visits"] == moved)
             // Apart from the daily ledger: its episodes are not these.
-            #expect(try store.openAlertEpisodes(counterID: sampleCounter.id).isEmpty)
-            try store.recordHourlyEpisodes(opened: [], touched: [], closed: [(sampleCounter.id, "ym:s:visits")])
-            #expect(try store.openHourlyEpisodes(counterID: sampleCounter.id).isEmpty)
+            #expect(try await store.openAlertEpisodes(counterID: sampleCounter.id).isEmpty)
+            try await store.recordHourlyEpisodes(opened: [], touched: [], closed: [(sampleCounter.id, "ym:s:visits")])
+            #expect(try await store.openHourlyEpisodes(counterID: sampleCounter.id).isEmpty)
         }
     }
 
-    @Test func newsIsClaimedOnceAndGivenBackWhenItCouldNotBeTold() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func newsIsClaimedOnceAndGivenBackWhenItCouldNotBeTold() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let other = try HistoryStore(path: store.path)
             let stop = HourlyEpisode(counterID: sampleCounter.id, metric: "ym:s:visits", kind: "stopped", day: day("2026-12-01"), sinceHour: 14,
                                      lastDay: day("2026-12-01"), lastHour: 16, value: 0, expected: 1_600, notifiedAt: Date(timeIntervalSince1970: 1_796_135_400))
             // Two runs (two connections) with the same news: one wins it.
-            let won = try store.claimHourlyNews([.open(stop)])
+            let won = try await store.claimHourlyNews([.open(stop)])
             #expect(won == [HourlyClaim(news: .open(stop), previous: nil)])
-            #expect(try other.claimHourlyNews([.open(stop)]) == [nil])
+            #expect(try await other.claimHourlyNews([.open(stop)]) == [nil])
             // The delivery failed: given back, the next run claims it again.
-            try store.releaseHourlyClaims(won.compactMap { $0 })
-            #expect(try store.openHourlyEpisodes(counterID: sampleCounter.id).isEmpty)
-            let again = try other.claimHourlyNews([.open(stop)])
+            try await store.releaseHourlyClaims(won.compactMap { $0 })
+            #expect(try await store.openHourlyEpisodes(counterID: sampleCounter.id).isEmpty)
+            let again = try await other.claimHourlyNews([.open(stop)])
             #expect(again.first??.news == .open(stop))
             // Back to normal: closed by one run only; given back, it is open again.
-            let closed = try store.claimHourlyNews([.close(stop)])
-            #expect(try other.claimHourlyNews([.close(stop)]) == [nil])
-            try store.releaseHourlyClaims(closed.compactMap { $0 })
-            #expect(try store.openHourlyEpisodes(counterID: sampleCounter.id)["ym:s:visits"] == stop)
+            let closed = try await store.claimHourlyNews([.close(stop)])
+            #expect(try await other.claimHourlyNews([.close(stop)]) == [nil])
+            try await store.releaseHourlyClaims(closed.compactMap { $0 })
+            #expect(try await store.openHourlyEpisodes(counterID: sampleCounter.id)["ym:s:visits"] == stop)
         }
     }
 }

@@ -4,8 +4,8 @@ import Testing
 @testable import MetrikaStore
 
 @Suite struct OpeningTests {
-    @Test func migratesAnEmptyFile() throws {
-        try withTemporaryDirectory { directory in
+    @Test func migratesAnEmptyFile() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/nested/deeper/metrika.sqlite"
             _ = try HistoryStore(path: path)
             let tables = try rawRows(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
@@ -21,32 +21,32 @@ import Testing
         }
     }
 
-    @Test func reopeningIsIdempotent() throws {
-        try withTemporaryDirectory { directory in
+    @Test func reopeningIsIdempotent() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
             do {
                 let store = try HistoryStore(path: path)
-                try store.upsertCounters([sampleCounter])
+                try await store.upsertCounters([sampleCounter])
             }
             for _ in 0..<3 {
                 let store = try HistoryStore(path: path)
-                #expect(try store.counters() == [sampleCounter])
+                #expect(try await store.counters() == [sampleCounter])
             }
             #expect(try rawRows(path, "SELECT count(*) FROM metrika_migrations") == [[.integer(Int64(Schema.migrations.count))]])
         }
     }
 
-    @Test func opensInMemory() throws {
+    @Test func opensInMemory() async throws {
         let store = try HistoryStore(path: ":memory:")
-        try store.upsertCounters([sampleCounter, otherCounter])
-        #expect(try store.counters() == [sampleCounter, otherCounter])
-        #expect(try store.integrityCheck() == "ok")
+        try await store.upsertCounters([sampleCounter, otherCounter])
+        #expect(try await store.counters() == [sampleCounter, otherCounter])
+        #expect(try await store.integrityCheck() == "ok")
     }
 
     /// Files that are not a usable SQLite database: exit 78, the path named, the bytes untouched.
     @Test(arguments: ["text", "random", "damagedSchema", "foreign"])
-    func refusesUnusableFiles(kind: String) throws {
-        try withTemporaryDirectory { directory in
+    func refusesUnusableFiles(kind: String) async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
             let expectedKind: StoreError.Kind
             switch kind {
@@ -59,7 +59,7 @@ import Testing
                 try Data(noise).write(to: URL(fileURLWithPath: path))
                 expectedKind = .notADatabase
             case "damagedSchema":
-                try writeHealthyDatabase(at: path)
+                try await writeHealthyDatabase(at: path)
                 var data = try bytes(of: path)
                 // Page 1 holds the schema b-tree right after the 100-byte header.
                 for index in 100..<500 { data[index] = 0xA5 }
@@ -82,10 +82,10 @@ import Testing
     /// Damaged data pages: opening reads only the header and schema (cheap at any size), so it succeeds;
     /// `verifyIntegrity()` and every read that meets the damage throw `.corrupt` (exit 78), and nothing
     /// is written.
-    @Test func damagedDataIsFoundByTheCheckAndByReads() throws {
-        try withTemporaryDirectory { directory in
+    @Test func damagedDataIsFoundByTheCheckAndByReads() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
-            try writeHealthyDatabase(at: path)
+            try await writeHealthyDatabase(at: path)
             let root = try #require(try rawRows(path, "SELECT rootpage FROM sqlite_master WHERE name = 'daily_values'").first?.first?.int)
             var data = try bytes(of: path)
             let pageSize = Int(data[16]) << 8 | Int(data[17])
@@ -93,17 +93,17 @@ import Testing
             for index in (root - 1) * pageSize..<root * pageSize { data[index] = 0xA5 }
             try data.write(to: URL(fileURLWithPath: path))
             let store = try HistoryStore(path: path)
-            let checked = try #require(throws: StoreError.self) { try store.verifyIntegrity() }
+            let checked = try await #require(throws: StoreError.self) { try await store.verifyIntegrity() }
             #expect(checked.kind == .corrupt)
             #expect(checked.exitCode == 78)
             #expect(checked.message.contains(path))
-            let read = try #require(throws: StoreError.self) {
-                try store.dailyValues(counterID: sampleCounter.id, range: range("2024-03-04", "2024-03-10"), metrics: [.visits, .pageviews])
+            let read = try await #require(throws: StoreError.self) {
+                try await store.dailyValues(counterID: sampleCounter.id, range: range("2024-03-04", "2024-03-10"), metrics: [.visits, .pageviews])
             }
             #expect(read.kind == .corrupt)
             #expect(read.exitCode == 78)
-            let written = try #require(throws: StoreError.self) {
-                try store.storeDaily(counterID: sampleCounter.id, range: range("2024-03-04", "2024-03-04"), metrics: [.visits, .pageviews],
+            let written = try await #require(throws: StoreError.self) {
+                try await store.storeDaily(counterID: sampleCounter.id, range: range("2024-03-04", "2024-03-04"), metrics: [.visits, .pageviews],
                                      values: [day("2024-03-04"): [1, 2]], fetchedAt: Date(), settledBefore: day("2024-03-05"),
                                      sampled: false, dataLag: nil)
             }
@@ -112,20 +112,20 @@ import Testing
         }
     }
 
-    @Test func verifyIntegrityPassesASoundFile() throws {
-        try withTemporaryDirectory { directory in
+    @Test func verifyIntegrityPassesASoundFile() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
-            try writeHealthyDatabase(at: path)
-            try HistoryStore(path: path).verifyIntegrity()
-            #expect(try HistoryStore(path: path).firstStoredDay(counterID: sampleCounter.id) == day("2024-03-04"))
-            #expect(try HistoryStore(path: path).firstStoredDay(counterID: otherCounter.id) == nil)
+            try await writeHealthyDatabase(at: path)
+            try await HistoryStore(path: path).verifyIntegrity()
+            #expect(try await HistoryStore(path: path).firstStoredDay(counterID: sampleCounter.id) == day("2024-03-04"))
+            #expect(try await HistoryStore(path: path).firstStoredDay(counterID: otherCounter.id) == nil)
         }
     }
 
-    @Test func refusesANewerSchemaAndLeavesItUntouched() throws {
-        try withTemporaryDirectory { directory in
+    @Test func refusesANewerSchemaAndLeavesItUntouched() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
-            try writeHealthyDatabase(at: path)
+            try await writeHealthyDatabase(at: path)
             try rawExecute(path, "INSERT INTO metrika_migrations (version, name, applied_at) VALUES (999, 'future', 0)")
             let before = try bytes(of: path)
             let error = try #require(throws: StoreError.self) { try HistoryStore(path: path) }
@@ -138,8 +138,8 @@ import Testing
         }
     }
 
-    @Test func cannotCreateUnderAFile() throws {
-        try withTemporaryDirectory { directory in
+    @Test func cannotCreateUnderAFile() async throws {
+        try await withTemporaryDirectory { directory in
             let blocker = directory + "/not-a-directory"
             try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
             let path = blocker + "/metrika/metrika.sqlite"
@@ -161,13 +161,13 @@ import Testing
     }
 
     /// A closed database with one counter and a week of values, checkpointed into the main file.
-    private func writeHealthyDatabase(at path: String) throws {
+    private func writeHealthyDatabase(at path: String) async throws {
         let store = try HistoryStore(path: path)
-        try store.upsertCounters([sampleCounter])
+        try await store.upsertCounters([sampleCounter])
         let week = range("2024-03-04", "2024-03-10")
         var values: [Day: [Double?]] = [:]
         for (offset, day) in week.days.enumerated() { values[day] = [Double(100 + offset), Double(300 + offset)] }
-        try store.storeDaily(counterID: sampleCounter.id, range: week, metrics: [.visits, .pageviews], values: values,
+        try await store.storeDaily(counterID: sampleCounter.id, range: week, metrics: [.visits, .pageviews], values: values,
                              fetchedAt: Date(timeIntervalSince1970: 1_710_000_000), settledBefore: day("2024-03-11"),
                              sampled: false, dataLag: 60)
     }
@@ -176,12 +176,12 @@ import Testing
 
 /// Migration 4 on a database of the previous version: its days stay, the counter's currency can be stored.
 @Suite struct CounterCurrencyMigrationTests {
-    @Test func aVersion3DatabaseGainsTheCurrencyTableAndKeepsItsDays() throws {
-        try withTemporaryDirectory { directory in
+    @Test func aVersion3DatabaseGainsTheCurrencyTableAndKeepsItsDays() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/old.sqlite"
             do {
                 let store = try HistoryStore(path: path)
-                try store.upsertCounters([Counter(id: 1001, name: "Shop", site: "shop.example")])
+                try await store.upsertCounters([Counter(id: 1001, name: "Shop", site: "shop.example")])
             }
             // Back to version 3, as a metrika before money left it.
             // (and without the tables of the migrations after 4, which a version 3 file has not either)
@@ -189,13 +189,13 @@ import Testing
             _ = try rawRows(path, "DELETE FROM metrika_migrations WHERE version >= 4")
             _ = try rawRows(path, "PRAGMA user_version = 3")
             let store = try HistoryStore(path: path)
-            #expect(try store.counter(id: 1001)?.name == "Shop")
-            #expect(try store.counterCurrency(id: 1001) == nil)
-            try store.storeCounterCurrency(id: 1001, currency: .usd, seenAt: Date(timeIntervalSince1970: 1_795_953_600))
-            #expect(try store.counterCurrency(id: 1001) == .usd)
-            #expect(try store.counterCurrencySeen(id: 1001)?.seenAt == Date(timeIntervalSince1970: 1_795_953_600))
+            #expect(try await store.counter(id: 1001)?.name == "Shop")
+            #expect(try await store.counterCurrency(id: 1001) == nil)
+            try await store.storeCounterCurrency(id: 1001, currency: .usd, seenAt: Date(timeIntervalSince1970: 1_795_953_600))
+            #expect(try await store.counterCurrency(id: 1001) == .usd)
+            #expect(try await store.counterCurrencySeen(id: 1001)?.seenAt == Date(timeIntervalSince1970: 1_795_953_600))
             // A counter the history does not know has no currency to store.
-            #expect(throws: StoreError.self) { try store.storeCounterCurrency(id: 7, currency: .rub, seenAt: Date()) }
+            await #expect(throws: StoreError.self) { try await store.storeCounterCurrency(id: 7, currency: .rub, seenAt: Date()) }
         }
     }
 }
@@ -205,18 +205,18 @@ import Testing
 /// nothing is written is the file itself: a history left in rollback-journal mode stays in it (an open
 /// for writing switches it to WAL, changing its header), byte for byte, with no `-wal` beside it.
 @Suite struct ReadOnlyOpeningTests {
-    @Test func aReadingOpenWritesNothing() throws {
-        try withTemporaryDirectory { directory in
+    @Test func aReadingOpenWritesNothing() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
-            try HistoryStore(path: path).upsertCounters([sampleCounter])
+            try await HistoryStore(path: path).upsertCounters([sampleCounter])
             try rawExecute(path, "PRAGMA journal_mode = DELETE")
             let before = try bytes(of: path)
             let store = try HistoryStore(path: path, readOnly: true)
             #expect(store.isReadOnly)
-            #expect(try store.counters() == [sampleCounter])
-            _ = try store.info()
-            try store.verifyIntegrity()
-            let error = #expect(throws: StoreError.self) { try store.upsertCounters([sampleCounter]) }
+            #expect(try await store.counters() == [sampleCounter])
+            _ = try await store.info()
+            try await store.verifyIntegrity()
+            let error = await #expect(throws: StoreError.self) { try await store.upsertCounters([sampleCounter]) }
             #expect(error?.kind == .readOnly)
             #expect(try bytes(of: path) == before)
             #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
@@ -227,26 +227,26 @@ import Testing
     }
 
     /// A file that cannot be written (mode 0444 in a 0555 directory) is read as it is.
-    @Test func aReadOnlyFileInAReadOnlyDirectoryIsRead() throws {
-        try withTemporaryDirectory { directory in
+    @Test func aReadOnlyFileInAReadOnlyDirectoryIsRead() async throws {
+        try await withTemporaryDirectory { directory in
             let folder = directory + "/backup"
             let path = folder + "/metrika.sqlite"
-            try HistoryStore(path: path).upsertCounters([sampleCounter])
+            try await HistoryStore(path: path).upsertCounters([sampleCounter])
             try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
             try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder)
             defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder) }
             let store = try HistoryStore(path: path, readOnly: true)
             #expect(store.isReadOnly)
-            #expect(try store.counters() == [sampleCounter])
+            #expect(try await store.counters() == [sampleCounter])
         }
     }
 
     /// A missing file, or one whose schema is older, is opened for writing: it must be made or migrated.
-    @Test func aMissingFileIsCreatedAsBefore() throws {
-        try withTemporaryDirectory { directory in
+    @Test func aMissingFileIsCreatedAsBefore() async throws {
+        try await withTemporaryDirectory { directory in
             let store = try HistoryStore(path: directory + "/new.sqlite", readOnly: true)
             #expect(!store.isReadOnly)
-            try store.upsertCounters([sampleCounter])
+            try await store.upsertCounters([sampleCounter])
         }
     }
 }

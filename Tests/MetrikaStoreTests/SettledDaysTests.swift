@@ -6,9 +6,9 @@ import Testing
 /// `settledDays` is counted by SQLite; held here to the rule spelled out cell by cell: a day is settled
 /// when every asked metric is stored with the unit it has now and every one of those cells is settled.
 @Suite struct SettledDaysTests {
-    @Test func settledDaysFollowTheCellByCellRule() throws {
-        try withTemporaryDirectory { directory in
-            let store = try makeStore(in: directory)
+    @Test func settledDaysFollowTheCellByCellRule() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await makeStore(in: directory)
             let metrics: [Metric] = [.visits, .pageviews, .bounceRate, .avgVisitDuration]
             let span = range("2024-01-01", "2024-03-31")
             var random = SeededRandom(seed: 0x5E77_1ED)
@@ -22,7 +22,7 @@ import Testing
                 for day in part.days where random.next() % 6 != 0 {
                     values[day] = subset.map { _ in random.next() % 5 == 0 ? nil : Double(random.next() % 1000) }
                 }
-                try store.storeDaily(counterID: sampleCounter.id, range: part, metrics: subset, values: values, fetchedAt: Date(),
+                try await store.storeDaily(counterID: sampleCounter.id, range: part, metrics: subset, values: values, fetchedAt: Date(),
                                      settledBefore: part.from.adding(days: Int(random.next() % 25)), sampled: false, dataLag: nil)
             }
             // A cell stored under another unit (as after a metric changed its unit) does not count.
@@ -39,7 +39,7 @@ import Testing
                     let complete = asked.allSatisfy { stored[$0.apiName] != nil } && Set(asked.map(\.apiName)).count == asked.count
                     return complete && stored.values.allSatisfy { $0 } ? Day(iso: day) : nil
                 }).filter { span.contains($0) }
-                let settled = try store.settledDays(counterID: sampleCounter.id, range: span, metrics: asked)
+                let settled = try await store.settledDays(counterID: sampleCounter.id, range: span, metrics: asked)
                 #expect(settled == expected, "\(asked.map(\.apiName))")
                 // The data must give the rule something to decide (users and a doubled metric are never complete).
                 let names = asked.map(\.apiName)

@@ -2,13 +2,14 @@ import Foundation
 @testable import MetrikaModel
 @testable import MetrikaStore
 
-/// A fresh directory per test, removed when the value is dropped by `withTemporaryDirectory`.
-func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
+/// A fresh directory per test, removed when the value is dropped by `withTemporaryDirectory`. The body
+/// may await (the store's methods are async).
+func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("metrika-store-tests-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    return try body(directory)
+    return try await body(directory)
 }
 
 /// The bytes of a file, to prove that metrika did not touch it.
@@ -40,9 +41,9 @@ let otherCounter = Counter(id: 202, name: "Blog", site: "blog.example", status: 
                            createTime: "2020-01-02T03:04:05+03:00", isFavorite: true)
 
 /// A store with `sampleCounter` in a new file of `directory`.
-func makeStore(in directory: String) throws -> HistoryStore {
+func makeStore(in directory: String) async throws -> HistoryStore {
     let store = try HistoryStore(path: directory + "/metrika.sqlite")
-    try store.upsertCounters([sampleCounter])
+    try await store.upsertCounters([sampleCounter])
     return store
 }
 
@@ -64,18 +65,13 @@ final class ErrorBox: @unchecked Sendable {
     }
 }
 
-/// Runs each closure on its own thread, all at once, and waits for all of them.
-func runOnThreads(_ bodies: [@Sendable () -> Void]) {
-    let group = DispatchGroup()
-    for body in bodies {
-        group.enter()
-        let thread = Thread {
-            body()
-            group.leave()
+/// Runs each closure as its own task, all at once, and waits for all of them.
+func runConcurrently(_ bodies: [@Sendable () async -> Void]) async {
+    await withTaskGroup(of: Void.self) { group in
+        for body in bodies {
+            group.addTask { await body() }
         }
-        thread.start()
     }
-    group.wait()
 }
 
 let sqlite3Path = "/usr/bin/sqlite3"

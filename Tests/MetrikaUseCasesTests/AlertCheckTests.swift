@@ -72,7 +72,7 @@ import Testing
         let api = NoShopAPI()
         let store = try HistoryStore(path: ":memory:")
         let counter = Counter(id: 1001, name: "Blog", site: "blog.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
-        try store.upsertCounters([counter])
+        try await store.upsertCounters([counter])
         let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
                                    requestTimeout: 5, sleep: { _ in }, now: { testNow })
         let activity = RecordedActivity()
@@ -89,19 +89,19 @@ import Testing
         api.rules.currencies[1001] = "EUR"
         let store = try HistoryStore(path: ":memory:")
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
-        try store.upsertCounters([counter])
+        try await store.upsertCounters([counter])
         let activity = RecordedActivity()
         let outcome = await check(api, store: store, activity: activity, shop: true).run(counters: [counter])
         #expect(outcome.failures.isEmpty && outcome.countersChecked == 1, "\(outcome.failures.map(\.failure.message))")
         let metrics = api.rules.dataRequests.map { $0.query["metrics"] ?? "" }
         #expect(metrics.first?.contains("ym:s:ecommercePurchases") == true, "purchases come with visits and goals")
         #expect(metrics.last?.hasPrefix("ym:s:ecommerceEURConvertedRevenue") == true, "then revenue, in the counter's currency: \(metrics)")
-        #expect(try store.counterCurrencySeen(id: 1001)?.currency.code == "EUR")
+        #expect(try await store.counterCurrencySeen(id: 1001)?.currency.code == "EUR")
 
         // --currency: the asked one, without asking the API which is the counter's.
         let usdAPI = GoalsAPI()
         let usdStore = try HistoryStore(path: ":memory:")
-        try usdStore.upsertCounters([counter])
+        try await usdStore.upsertCounters([counter])
         var usd = check(usdAPI, store: usdStore, activity: RecordedActivity(), shop: true)
         usd.currency = Currency(code: "USD")
         _ = await usd.run(counters: [counter])
@@ -110,7 +110,7 @@ import Testing
         // An API that never says the currency: revenue is left out with a warning, the rest judged.
         let silent = GoalsAPI()
         let silentStore = try HistoryStore(path: ":memory:")
-        try silentStore.upsertCounters([counter])
+        try await silentStore.upsertCounters([counter])
         let warned = RecordedActivity()
         let rest = await check(silent, store: silentStore, activity: warned, shop: true).run(counters: [counter])
         #expect(rest.failures.isEmpty && rest.countersChecked == 1)
@@ -122,7 +122,7 @@ import Testing
         let store = try HistoryStore(path: ":memory:")
         let activity = RecordedActivity()
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
-        try store.upsertCounters([counter])
+        try await store.upsertCounters([counter])
         let first = await check(api, store: store, activity: activity).run(counters: [counter])
         #expect(first.failures.isEmpty && first.countersChecked == 1)
         let firstData = api.rules.dataRequests
@@ -143,7 +143,7 @@ import Testing
         api.goalCount = 40
         let store = try HistoryStore(path: ":memory:")
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
-        try store.upsertCounters([counter])
+        try await store.upsertCounters([counter])
         let outcome = await check(api, store: store, activity: RecordedActivity()).run(counters: [counter])
         #expect(outcome.failures.isEmpty, "\(outcome.failures.map(\.failure.message))")
         let asked = api.rules.dataRequests.map { ($0.query["metrics"] ?? "").split(separator: ",") }
@@ -156,13 +156,13 @@ import Testing
         let api = GoalsAPI()
         let store = try HistoryStore(path: ":memory:")
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
-        try store.upsertCounters([counter])
+        try await store.upsertCounters([counter])
         let gone = AlertEpisode(counterID: 1001, metric: "ym:s:goal5reaches", kind: "stopped", since: Day(iso: "2026-11-20")!, lastDay: Day(iso: "2026-11-27")!,
                                 value: 0, expected: 30, notifiedAt: testNow)
-        try store.recordAlertEpisodes(opened: [gone], touched: [], closed: [])
+        try await store.recordAlertEpisodes(opened: [gone], touched: [], closed: [])
         let check = check(api, store: store, activity: RecordedActivity())
-        try check.record(await check.run(counters: [counter]))
-        #expect(try store.openAlertEpisodes(counterID: 1001)["ym:s:goal5reaches"] == nil)
+        try await check.record(await check.run(counters: [counter]))
+        #expect(try await store.openAlertEpisodes(counterID: 1001)["ym:s:goal5reaches"] == nil)
     }
 
     @Test func aSkippedCounterIsNotCheckedAndANamedOneSaysSo() async throws {
@@ -187,57 +187,57 @@ import Testing
         let store = try HistoryStore(path: ":memory:")
         let activity = RecordedActivity()
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
-        try store.upsertCounters([counter])
+        try await store.upsertCounters([counter])
         let open = AlertEpisode(counterID: 1001, metric: "ym:s:goal5reaches", kind: "stopped", since: Day(iso: "2026-11-20")!, lastDay: Day(iso: "2026-11-27")!,
                                 value: 0, expected: 30, notifiedAt: testNow)
-        try store.recordAlertEpisodes(opened: [open], touched: [], closed: [])
+        try await store.recordAlertEpisodes(opened: [open], touched: [], closed: [])
         let check = check(api, store: store, activity: activity)
         let outcome = await check.run(counters: [counter])
-        try check.record(outcome)
-        #expect(try store.openAlertEpisodes(counterID: 1001)["ym:s:goal5reaches"].map(withoutID) == open, "goals it could not read are not forgotten")
+        try await check.record(outcome)
+        #expect(try await store.openAlertEpisodes(counterID: 1001)["ym:s:goal5reaches"].map(withoutID) == open, "goals it could not read are not forgotten")
         #expect(outcome.failures.isEmpty && outcome.countersChecked == 1)
         #expect(activity.notes.contains { $0.contains("could not read its goals") && $0.contains("only its visits are checked") }, "\(activity.notes)")
         #expect(api.rules.dataRequests.first?.query["metrics"] == "ym:s:visits,ym:s:pageviews")
     }
 
-    @Test func aDayThatEndedWithinTheDataLagIsProvisional() throws {
+    @Test func aDayThatEndedWithinTheDataLagIsProvisional() async throws {
         let store = try HistoryStore(path: ":memory:")
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0)
-        try store.upsertCounters([counter])
+        try await store.upsertCounters([counter])
         func check(hoursAfterMidnight: Double) -> AlertCheck {
             let now = Date(timeIntervalSince1970: Double(Day(iso: "2026-11-29")!.ordinal) * 86_400 + hoursAfterMidnight * 3600)
             let activity = ClockActivity(now: { now })
             return AlertCheck(loader: HistoryLoader(store: store, client: nil, now: { now }, unsettledDays: 2), settings: AlertSettings(), activity: activity)
         }
         let yesterday = Day(iso: "2026-11-28")!
-        #expect(try check(hoursAfterMidnight: 2).isProvisional(yesterday, counter: counter))
-        #expect(try !check(hoursAfterMidnight: 4).isProvisional(yesterday, counter: counter))
+        #expect(try await check(hoursAfterMidnight: 2).isProvisional(yesterday, counter: counter))
+        #expect(try await !check(hoursAfterMidnight: 4).isProvisional(yesterday, counter: counter))
         // The API said its data is 5 hours behind: 4 hours after midnight is still too early.
-        try store.storeDaily(counterID: 1001, range: DateRange(from: yesterday, to: yesterday)!, metrics: [.visits], values: [yesterday: [10]],
+        try await store.storeDaily(counterID: 1001, range: DateRange(from: yesterday, to: yesterday)!, metrics: [.visits], values: [yesterday: [10]],
                              fetchedAt: testNow, settledBefore: yesterday, sampled: false, dataLag: 5 * 3600)
-        #expect(try check(hoursAfterMidnight: 4).isProvisional(yesterday, counter: counter))
-        #expect(try !check(hoursAfterMidnight: 6).isProvisional(yesterday, counter: counter))
+        #expect(try await check(hoursAfterMidnight: 4).isProvisional(yesterday, counter: counter))
+        #expect(try await !check(hoursAfterMidnight: 6).isProvisional(yesterday, counter: counter))
     }
 
     @Test func nothingIsRememberedUntilRecorded() async throws {
         let store = try HistoryStore(path: ":memory:")
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
-        try store.upsertCounters([counter])
+        try await store.upsertCounters([counter])
         // Six Saturdays of 600 visits and a Saturday of 0: stored history, judged offline.
         let judged = Day(iso: "2026-11-28")!
         var values: [Day: [Double?]] = [:]
         for back in 0...49 { values[judged.adding(days: -back)] = [back == 0 ? 0 : 600, 1_000] }
-        try store.storeDaily(counterID: 1001, range: DateRange(from: judged.adding(days: -49), to: judged)!, metrics: [.visits, .pageviews], values: values,
+        try await store.storeDaily(counterID: 1001, range: DateRange(from: judged.adding(days: -49), to: judged)!, metrics: [.visits, .pageviews], values: values,
                              fetchedAt: testNow, settledBefore: judged.adding(days: 1), sampled: false, dataLag: nil)
         var settings = AlertSettings()
         settings.checkGoals = false
         let check = AlertCheck(loader: HistoryLoader(store: store, client: nil, now: { testNow }, unsettledDays: 2), settings: settings, activity: RecordedActivity())
         let outcome = await check.run(counters: [counter])
         #expect(outcome.findings.map(\.notice) == [.alert(.stopped)], "\(outcome.failures.map(\.failure.message))")
-        #expect(try store.openAlertEpisodes(counterID: 1001).isEmpty, "a run that is not recorded (a failed delivery, --dry-run) remembers nothing")
+        #expect(try await store.openAlertEpisodes(counterID: 1001).isEmpty, "a run that is not recorded (a failed delivery, --dry-run) remembers nothing")
         #expect(await check.run(counters: [counter]).findings.count == 1, "so the next run tells it again")
-        try check.record(outcome)
-        #expect(try store.openAlertEpisodes(counterID: 1001)["ym:s:visits"]?.kind == "stopped")
+        try await check.record(outcome)
+        #expect(try await store.openAlertEpisodes(counterID: 1001)["ym:s:visits"]?.kind == "stopped")
         #expect(await check.run(counters: [counter]).findings.isEmpty, "told once")
     }
 
@@ -249,14 +249,14 @@ import Testing
     }
 
     /// A history (in a file, so that several runs open it) of six Saturdays of 600 visits and one of 0.
-    func stoppedVisitsHistory(_ path: String) throws -> Counter {
+    func stoppedVisitsHistory(_ path: String) async throws -> Counter {
         let store = try HistoryStore(path: path)
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
-        try store.upsertCounters([counter])
+        try await store.upsertCounters([counter])
         let judged = Day(iso: "2026-11-28")!
         var values: [Day: [Double?]] = [:]
         for back in 0...49 { values[judged.adding(days: -back)] = [back == 0 ? 0 : 600, 1_000] }
-        try store.storeDaily(counterID: 1001, range: DateRange(from: judged.adding(days: -49), to: judged)!, metrics: [.visits, .pageviews], values: values,
+        try await store.storeDaily(counterID: 1001, range: DateRange(from: judged.adding(days: -49), to: judged)!, metrics: [.visits, .pageviews], values: values,
                              fetchedAt: testNow, settledBefore: judged.adding(days: 1), sampled: false, dataLag: nil)
         return counter
     }
@@ -266,7 +266,7 @@ import Testing
     @Test func overlappingRunsTellAnAlertOnceAndAFailedDeliveryGivesItBack() async throws {
         let path = NSTemporaryDirectory() + "metrika-alert-claims-\(UUID().uuidString).sqlite"
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let counter = try stoppedVisitsHistory(path)
+        let counter = try await stoppedVisitsHistory(path)
         var settings = AlertSettings()
         settings.checkGoals = false
         func run() throws -> AlertCheck {
@@ -277,23 +277,23 @@ import Testing
         var one = await first.run(counters: [counter])
         var other = await second.run(counters: [counter])
         #expect(one.findings.count == 1 && other.findings.count == 1, "both saw it before either told it")
-        let claims = try first.claim(&one)
+        let claims = try await first.claim(&one)
         #expect(claims.count == 1 && one.findings.map(\.notice) == [.alert(.stopped)])
-        #expect(try second.claim(&other).isEmpty)
+        #expect(try await second.claim(&other).isEmpty)
         #expect(other.findings.isEmpty, "the run that lost the claim tells nothing")
-        try second.record(other)
-        #expect(try HistoryStore(path: path).openAlertEpisodes(counterID: 1001)["ym:s:visits"]?.id == claims.first?.news.episode.id,
+        try await second.record(other)
+        #expect(try await HistoryStore(path: path).openAlertEpisodes(counterID: 1001)["ym:s:visits"]?.id == claims.first?.news.episode.id,
                 "the loser's record leaves the winner's episode alone")
 
         // The winner's webhook failed: it gives the claim back, and the next run tells the alert again.
-        try first.release(claims)
-        #expect(try HistoryStore(path: path).openAlertEpisodes(counterID: 1001).isEmpty)
+        try await first.release(claims)
+        #expect(try await HistoryStore(path: path).openAlertEpisodes(counterID: 1001).isEmpty)
         let third = try run()
         var again = await third.run(counters: [counter])
-        #expect(try third.claim(&again).count == 1 && again.findings.count == 1)
-        try third.record(again)
+        #expect(try await third.claim(&again).count == 1 && again.findings.count == 1)
+        try await third.record(again)
         var quiet = await third.run(counters: [counter])
-        let quietClaims = try third.claim(&quiet)
+        let quietClaims = try await third.claim(&quiet)
         #expect(quiet.findings.isEmpty && quietClaims.isEmpty, "told once")
     }
 
@@ -309,18 +309,18 @@ import Testing
 
     /// A shop's history offline: six weeks of 600 visits, 60 orders and ~240 000 ₽ a day; then `last`
     /// (visits, purchases, revenue) on Saturday 2026-11-28 and Sunday.
-    func shopHistory(saturday: [Double], sunday: [Double], currencyKnown: Bool = true) throws -> (HistoryStore, Counter) {
+    func shopHistory(saturday: [Double], sunday: [Double], currencyKnown: Bool = true) async throws -> (HistoryStore, Counter) {
         let store = try HistoryStore(path: ":memory:")
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
-        try store.upsertCounters([counter])
+        try await store.upsertCounters([counter])
         let rub = Metric.revenue.inCurrency(Currency(code: "RUB")!)
-        if currencyKnown { try store.storeCounterCurrency(id: 1001, currency: Currency(code: "RUB")!, seenAt: testNow) }
+        if currencyKnown { try await store.storeCounterCurrency(id: 1001, currency: Currency(code: "RUB")!, seenAt: testNow) }
         let saturdayDay = Day(iso: "2026-11-28")!
         var values: [Day: [Double?]] = [:]
         for back in 1...49 { values[saturdayDay.adding(days: -back)] = [600, 1_000, 60, 240_000 + Double(back * 37)] }
         values[saturdayDay] = [saturday[0], 1_000, saturday[1], saturday[2]]
         values[saturdayDay.adding(days: 1)] = [sunday[0], 1_000, sunday[1], sunday[2]]
-        try store.storeDaily(counterID: 1001, range: DateRange(from: saturdayDay.adding(days: -49), to: saturdayDay.adding(days: 1))!,
+        try await store.storeDaily(counterID: 1001, range: DateRange(from: saturdayDay.adding(days: -49), to: saturdayDay.adding(days: 1))!,
                              metrics: [.visits, .pageviews, .purchases, rub], values: values,
                              fetchedAt: testNow, settledBefore: saturdayDay.adding(days: 2), sampled: false, dataLag: nil)
         return (store, counter)
@@ -337,13 +337,13 @@ import Testing
     /// orders are back but their money is not (prices lost): that is told then — the revenue episode was
     /// not opened behind the purchases' line, which would have kept it silent for good.
     @Test func revenueHiddenBehindThePurchasesIsToldWhenTheyRecoverAndItDoesNot() async throws {
-        let (store, counter) = try shopHistory(saturday: [600, 0, 0], sunday: [600, 60, 0])
+        let (store, counter) = try await shopHistory(saturday: [600, 0, 0], sunday: [600, 60, 0])
         let saturday = offlineCheck(store, now: testNow)
         let first = await saturday.run(counters: [counter])
         #expect(first.failures.isEmpty, "\(first.failures.map(\.failure.message))")
         #expect(first.findings.map(\.metric.shortName) == ["purchases"], "revenue stopped with them: one line")
-        try saturday.record(first)
-        #expect(try store.openAlertEpisodes(counterID: 1001).keys.sorted() == ["ym:s:ecommercePurchases"])
+        try await saturday.record(first)
+        #expect(try await store.openAlertEpisodes(counterID: 1001).keys.sorted() == ["ym:s:ecommercePurchases"])
 
         let sunday = offlineCheck(store, now: testNow.addingTimeInterval(86_400))
         let second = await sunday.run(counters: [counter])
@@ -357,14 +357,14 @@ import Testing
     /// A run that could not load the revenue (offline, currency unknown) leaves its open episode alone:
     /// closing it would tell the same drop again on the next run that can.
     @Test func anEpisodeOfRevenueNotLoadedThisRunIsKept() async throws {
-        let (store, counter) = try shopHistory(saturday: [600, 60, 80_000], sunday: [600, 60, 80_000], currencyKnown: false)
+        let (store, counter) = try await shopHistory(saturday: [600, 60, 80_000], sunday: [600, 60, 80_000], currencyKnown: false)
         let episode = AlertEpisode(counterID: 1001, metric: "ym:s:ecommerceRUBConvertedRevenue", kind: "drop", since: Day(iso: "2026-11-27")!,
                                    lastDay: Day(iso: "2026-11-27")!, value: 80_000, expected: 240_000, notifiedAt: testNow)
-        try store.recordAlertEpisodes(opened: [episode], touched: [], closed: [])
+        try await store.recordAlertEpisodes(opened: [episode], touched: [], closed: [])
         let check = offlineCheck(store, now: testNow)
         let outcome = await check.run(counters: [counter])
         #expect(outcome.failures.isEmpty)
-        try check.record(outcome)
-        #expect(try store.openAlertEpisodes(counterID: 1001)["ym:s:ecommerceRUBConvertedRevenue"].map(withoutID) == episode)
+        try await check.record(outcome)
+        #expect(try await store.openAlertEpisodes(counterID: 1001)["ym:s:ecommerceRUBConvertedRevenue"].map(withoutID) == episode)
     }
 }

@@ -7,15 +7,15 @@ import Testing
 /// `metrika alert --status` / `--forget`: the open episodes with the names the history knows, and
 /// forgetting one by id (or all) so that the next run tells it again.
 @Suite struct AlertStatusTests {
-    func store() throws -> HistoryStore {
+    func store() async throws -> HistoryStore {
         let store = try HistoryStore(path: ":memory:")
-        try store.upsertCounters([Counter(id: 1001, name: "Магазин", site: "shop.example", timeZoneName: "UTC")])
-        try store.storeGoals(counterID: 1001, goals: [Goal(id: 77, name: "Заказ", type: "action")], fetchedAt: testNow)
+        try await store.upsertCounters([Counter(id: 1001, name: "Магазин", site: "shop.example", timeZoneName: "UTC")])
+        try await store.storeGoals(counterID: 1001, goals: [Goal(id: 77, name: "Заказ", type: "action")], fetchedAt: testNow)
         func episode(_ counter: Int, _ metric: String, _ kind: String, value: Double, expected: Double) -> AlertEpisode {
             AlertEpisode(counterID: counter, metric: metric, kind: kind, since: Day(iso: "2026-11-27")!, lastDay: Day(iso: "2026-11-28")!,
                          value: value, expected: expected, notifiedAt: testNow)
         }
-        try store.recordAlertEpisodes(opened: [
+        try await store.recordAlertEpisodes(opened: [
             episode(1001, "ym:s:goal77reaches", "stopped", value: 0, expected: 25),
             episode(1001, "ym:s:ecommerceRUBConvertedRevenue", "drop", value: 80_000, expected: 240_000),
             episode(2002, "ym:s:visits", "rise", value: 900, expected: 300),
@@ -24,12 +24,12 @@ import Testing
         moved.lastDay = Day(iso: "2026-11-29")!
         moved.lastValue = 1_250
         moved.lastExpected = 310
-        try store.recordAlertEpisodes(opened: [], touched: [moved], closed: [])
+        try await store.recordAlertEpisodes(opened: [], touched: [moved], closed: [])
         return store
     }
 
-    @Test func theOpenEpisodesComeWithTheirNamesAndLatestValues() throws {
-        let entries = try AlertStatus(store: try store()).entries()
+    @Test func theOpenEpisodesComeWithTheirNamesAndLatestValues() async throws {
+        let entries = try await AlertStatus(store: try store()).entries()
         #expect(entries.map(\.episode.counterID) == [1001, 1001, 2002])
         #expect(entries.map(\.metricLabel) == ["goal \"Заказ\"", "revenue", "visits"])
         #expect(entries.map(\.counterName) == ["Магазин", "Магазин", ""], "a counter the history lacks has no name, not a made-up one")
@@ -41,14 +41,14 @@ import Testing
         #expect(visits.valueText(visits.latestValue) == "1 250" && visits.expectedText(visits.latestExpected) == "~310")
     }
 
-    @Test func oneIsForgottenByItsIdAndTheRestWithAll() throws {
-        let status = AlertStatus(store: try store())
-        let entries = try status.entries()
-        let forgotten = try status.forget(.id(entries[1].id))
+    @Test func oneIsForgottenByItsIdAndTheRestWithAll() async throws {
+        let status = AlertStatus(store: try await store())
+        let entries = try await status.entries()
+        let forgotten = try await status.forget(.id(entries[1].id))
         #expect(forgotten.map(\.metricLabel) == ["revenue"])
-        #expect(try status.forget(.id(entries[1].id)).isEmpty, "an id no open episode has")
-        #expect(try status.entries().map(\.metricLabel) == ["goal \"Заказ\"", "visits"])
-        #expect(try status.forget(.all).count == 2)
-        #expect(try status.entries().isEmpty)
+        #expect(try await status.forget(.id(entries[1].id)).isEmpty, "an id no open episode has")
+        #expect(try await status.entries().map(\.metricLabel) == ["goal \"Заказ\"", "visits"])
+        #expect(try await status.forget(.all).count == 2)
+        #expect(try await status.entries().isEmpty)
     }
 }

@@ -15,28 +15,28 @@ struct HistoryCacheTests {
     }
 
     @Test("No database: info and prune answer nil and open nothing, create nothing")
-    func missing() throws {
+    func missing() async throws {
         let path = Self.folder() + "/history.sqlite"
         let cache = HistoryCache(path: path, open: { Issue.record("opened"); return try HistoryStore(path: path) })
-        #expect(try cache.info() == nil)
-        #expect(try cache.prune(before: day("2026-01-01")) == nil)
+        #expect(try await cache.info() == nil)
+        #expect(try await cache.prune(before: day("2026-01-01")) == nil)
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
     @Test("A database: info says its counters and days; prune deletes the days before the one given")
-    func infoAndPrune() throws {
+    func infoAndPrune() async throws {
         let path = Self.folder() + "/history.sqlite"
         let store = try HistoryStore(path: path)
-        try store.upsertCounters([Counter(id: 1001, name: "Shop", site: "shop.example", status: "Active", permission: "own")])
+        try await store.upsertCounters([Counter(id: 1001, name: "Shop", site: "shop.example", status: "Active", permission: "own")])
         let range = days("2026-11-01", "2026-11-10")
         let values = Dictionary(uniqueKeysWithValues: range.days.map { ($0, [Double?](repeating: 1, count: 1)) })
-        try store.storeDaily(counterID: 1001, range: range, metrics: [Metric.visits], values: values, fetchedAt: testNow,
+        try await store.storeDaily(counterID: 1001, range: range, metrics: [Metric.visits], values: values, fetchedAt: testNow,
                              settledBefore: day("2026-11-09"), sampled: false, dataLag: nil)
         let cache = HistoryCache(path: path, open: { try HistoryStore(path: path) })
-        let info = try #require(try cache.info())
+        let info = try await #require(try cache.info())
         #expect(info.counters.map(\.id) == [1001])
         #expect(info.counters.first?.dayCount == 10)
-        #expect(try cache.prune(before: day("2026-11-06")) == 5)
-        #expect(try cache.info()?.counters.first?.firstDay == day("2026-11-06"))
+        #expect(try await cache.prune(before: day("2026-11-06")) == 5)
+        #expect(try await cache.info()?.counters.first?.firstDay == day("2026-11-06"))
     }
 }

@@ -37,7 +37,7 @@ struct HistoryLoaderTests {
         #expect(loaded.missingDays.isEmpty)
 
         // What is stored is what the API said, day by day.
-        let stored = try store.dailyValues(counterID: 1001, range: days("2026-11-01", "2026-11-10"), metrics: [Metric.visits, Metric.pageviews])
+        let stored = try await store.dailyValues(counterID: 1001, range: days("2026-11-01", "2026-11-10"), metrics: [Metric.visits, Metric.pageviews])
         #expect(stored.count == 10)
         #expect(stored[day("2026-11-07")] == [RuleAPI.value(0, day("2026-11-07")), RuleAPI.value(1, day("2026-11-07"))])
 
@@ -46,7 +46,7 @@ struct HistoryLoaderTests {
         #expect(rows.map { $0.dimensions.first?.name } == days("2026-11-01", "2026-11-10").days.map(\.iso))
         #expect(rows[2].values.first?.value == RuleAPI.value(0, day("2026-11-03")))
         // The counter's metadata was fetched once and is now in the database.
-        #expect(try store.counter(id: 1001)?.name == "Shop")
+        #expect(try await store.counter(id: 1001)?.name == "Shop")
     }
 
     /// Offline, a counter the history never saw is a configuration matter (78) naming the database
@@ -81,7 +81,7 @@ struct HistoryLoaderTests {
     }
 
     @Test func offlineNothingIsFetchedAndMissingDaysAreNamed() async throws {
-        try store.upsertCounters([Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC")])
+        try await store.upsertCounters([Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC")])
         let offline = loader(online: false)
         let counter = try await offline.counter(id: 1001)
         let loaded = try await offline.load(counter: counter, range: days("2026-11-01", "2026-11-03"), metrics: [Metric.visits], grouping: .day, refresh: false)

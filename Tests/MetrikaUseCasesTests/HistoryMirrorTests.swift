@@ -38,19 +38,19 @@ struct HistoryMirrorTests {
     @Test func onlyChangedValuesAreSentAgainAndANewTableGetsEverything() async throws {
         let database = try TemporaryDatabase()
         let store = try HistoryStore(path: database.path)
-        try store.upsertCounters([Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC")])
+        try await store.upsertCounters([Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC")])
         let range = DateRange(from: Day(iso: "2026-06-01")!, to: Day(iso: "2026-06-02")!)!
-        func keep(visits first: Double, _ second: Double) throws {
-            try store.storeDaily(counterID: 1001, range: range, metrics: [.visits, .pageviews], values: [range.from: [first, 10], range.to: [second, nil]],
+        func keep(visits first: Double, _ second: Double) async throws {
+            try await store.storeDaily(counterID: 1001, range: range, metrics: [.visits, .pageviews], values: [range.from: [first, 10], range.to: [second, nil]],
                                  fetchedAt: Date(), settledBefore: range.from, sampled: false, dataLag: nil)
         }
         let warehouse = FakeWarehouse()
         let settings = try ClickHouseSettings.make(url: "http://127.0.0.1:8123", table: "metrika.daily", source: .visits, environment: [:], timeout: 5)
         let mirror = HistoryMirror(store: store, mirror: ClickHouseDailyMirror(settings: settings, transport: warehouse))
-        try keep(visits: 5, 7)
+        try await keep(visits: 5, 7)
         #expect(try await mirror.run([(1001, range)], metrics: [.visits, .pageviews], version: 1) == .init(sent: 3, unchanged: 0))
         #expect(try await mirror.run([(1001, range)], metrics: [.visits, .pageviews], version: 2) == .init(sent: 0, unchanged: 3))
-        try keep(visits: 5, 8)  // yesterday's visits moved
+        try await keep(visits: 5, 8)  // yesterday's visits moved
         #expect(try await mirror.run([(1001, range)], metrics: [.visits, .pageviews], version: 3) == .init(sent: 1, unchanged: 2))
         #expect(warehouse.inserted.last == "1001\t2026-06-02\tvisits\t8.0")
         warehouse.drop()  // the table was dropped: everything again

@@ -29,7 +29,7 @@ import Testing
     /// time of its run.
     func cron(deliverers: [any AlertDeliverer] = [], factor: @escaping (Day, Int) -> Double) async throws -> [(run: String, line: String)] {
         let store = try HistoryStore(path: ":memory:")
-        try store.upsertCounters([Self.counter])
+        try await store.upsertCounters([Self.counter])
         let next = Self.first.adding(days: 1)
         // The same weekday of the previous four weeks, for both days, settled.
         for (index, week) in Self.weekFactors.enumerated() {
@@ -37,7 +37,7 @@ import Testing
             for day in [Self.first, next] {
                 days[day.adding(days: -7 * (index + 1))] = (0..<24).map { [Self.usual($0) * week] }
             }
-            try store.storeHourly(counterID: Self.counter.id, metrics: [.visits], values: days, settledBefore: next, fetchedAt: Self.at(next, 0))
+            try await store.storeHourly(counterID: Self.counter.id, metrics: [.visits], values: days, settledBefore: next, fetchedAt: Self.at(next, 0))
         }
         var settings = AlertSettings()
         settings.checkGoals = false
@@ -48,7 +48,7 @@ import Testing
             let now = Self.at(day, hour)
             // What the API says at hour:05: the finished hours, and the running one (partial, unjudged).
             let today: [[Double?]?] = (0..<24).map { $0 <= hour ? [(Self.usual($0) * 1.05 * factor(day, $0)).rounded()] : nil }
-            try store.storeHourly(counterID: Self.counter.id, metrics: [.visits], values: [day: today], settledBefore: day, fetchedAt: now)
+            try await store.storeHourly(counterID: Self.counter.id, metrics: [.visits], values: [day: today], settledBefore: day, fetchedAt: now)
             let activity = RecordedActivity()
             let run = AlertRun(loader: HistoryLoader(store: store, client: nil, now: { now }, unsettledDays: 2), settings: settings,
                                activity: ClockActivity(now: { now }, inner: activity))

@@ -72,7 +72,7 @@ final class HourlyRuleAPI: HTTPTransport {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try HistoryStore(path: directory + "/metrika.sqlite")
-        try store.upsertCounters([Self.counter])
+        try await store.upsertCounters([Self.counter])
         return try await body(store)
     }
 

@@ -19,7 +19,7 @@ struct LiveSourceTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try HistoryStore(path: directory + "/metrika.sqlite")
-        try store.upsertCounters([Self.counter])
+        try await store.upsertCounters([Self.counter])
         let api = HourlyRuleAPI(today: day("2026-12-01"), runningHour: 17)
         let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
                                    requestTimeout: 5, sleep: { _ in }, now: { Self.now })

@@ -24,7 +24,7 @@ struct MoneyUseCaseTests {
         #expect(api.dataRequests.count == 1)
         #expect(api.dataRequests.first?.query["metrics"] == "ym:s:ecommerce<currency>ConvertedRevenue")
         #expect(api.dataRequests.first?.query["currency"] == nil)
-        #expect(try store.counterCurrency(id: 1001) == .eur)
+        #expect(try await store.counterCurrency(id: 1001) == .eur)
         // Asked again within a day: the memory answers; --refresh asks the API again.
         #expect(try await online.inCurrency(Self.shop, counter: counter, requested: nil) == priced)
         #expect(api.dataRequests.count == 1)
@@ -36,7 +36,7 @@ struct MoneyUseCaseTests {
         #expect(try await later.inCurrency(Self.shop, counter: counter, requested: nil)[2].currency == .usd)
         #expect(api.dataRequests.count == 3)
         api.currencies = [1001: "EUR"]
-        try store.storeCounterCurrency(id: 1001, currency: .eur, seenAt: testNow)
+        try await store.storeCounterCurrency(id: 1001, currency: .eur, seenAt: testNow)
 
         // Offline: what the history remembers, no request.
         let offline = HistoryLoader(store: store, client: nil, now: { testNow }, unsettledDays: 2)

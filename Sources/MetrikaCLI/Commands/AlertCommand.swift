@@ -116,7 +116,7 @@ enum AlertCommand: Command {
     }
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
-        if managesEpisodes(options) { return try runEpisodes(options, session: session) }
+        if managesEpisodes(options) { return try await runEpisodes(options, session: session) }
         let context = session.context
         let request = try parse(options, context: context)
         let settings = try AlertRun.settings(from: try session.configFile()?.alerts)

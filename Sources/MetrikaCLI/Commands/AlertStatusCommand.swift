@@ -13,7 +13,7 @@ extension AlertCommand {
         options[.alertStatus] || options.contains(.forget)
     }
 
-    static func runEpisodes(_ options: ParsedOptions, session: Session) throws -> Int32 {
+    static func runEpisodes(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         let context = session.context
         try options.requireNoPositionals()
         let mode = options[.alertStatus] ? "--status" : "--forget"
@@ -36,9 +36,9 @@ extension AlertCommand {
             throw UsageError("--json goes with --status")
         }
         let target = try forgetTarget(options)
-        let status = AlertStatus(store: try session.openHistory(readOnly: target == nil))
+        let status = AlertStatus(store: try await session.openHistory(readOnly: target == nil))
         if let target {
-            let forgotten = try status.forget(target)
+            let forgotten = try await status.forget(target)
             if forgotten.isEmpty, case .id(let id) = target {
                 throw CLIFailure.unknownAlert(id: id)
             }
@@ -51,7 +51,7 @@ extension AlertCommand {
             try context.stdout.flushChecked()
             return ExitCode.ok
         }
-        let rows = try status.entries().map(\.row)
+        let rows = try await status.entries().map(\.row)
         if options[.json] {
             context.stdout.write(AlertStatusList.json(rows).serialized(pretty: true) + "\n")
         } else {

@@ -16,7 +16,7 @@ enum CacheInfoCommand: Command {
         let output = try FormatOptions.parse(options, toTerminal: context.stdoutIsTerminal)
         let (format, writer) = (output.format, output.csv)
         let path = session.databasePath
-        guard let info = try HistoryCache(path: path, open: { try session.openHistory(readOnly: true) }).info() else {
+        guard let info = try await HistoryCache(path: path, open: { try await session.openHistory(readOnly: true) }).info() else {
             // Nothing stored yet is an answer, not a failure: a fresh machine, or before the first sync.
             let out = context.stdout
             switch format {
@@ -72,7 +72,7 @@ enum CachePruneCommand: Command {
             throw UsageError("--before \(day.iso) is after today (\(today.iso)): it would delete the whole history, today included. Give a day up to today, e.g. --before 12monthsAgo; to drop everything, delete the database file")
         }
         let path = session.databasePath
-        guard let deleted = try HistoryCache(path: path, open: { try session.openHistory() }).prune(before: day) else {
+        guard let deleted = try await HistoryCache(path: path, open: { try await session.openHistory() }).prune(before: day) else {
             throw CLIFailure.nothingToPrune(path: path)
         }
         let out = context.stdout

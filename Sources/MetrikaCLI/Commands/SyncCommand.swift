@@ -73,7 +73,7 @@ enum SyncCommand: Command {
         let request = try parse(options, now: context.now())
         let mirrorTarget = try mirrorTarget(session: session)
         let client = try await session.client()
-        let run = SyncRun(store: try session.openHistory(), client: client, activity: context, stopRequests: SignalTrap.Requests(), describe: describe)
+        let run = SyncRun(store: try await session.openHistory(), client: client, activity: context, stopRequests: SignalTrap.Requests(), describe: describe)
         let summary = try await run.run(request.sync)
         if let mirrorTarget {
             let mirrored = try await HistoryMirror(store: run.store, mirror: mirrorTarget)

@@ -128,9 +128,9 @@ package struct AlertCheck: Sendable {
     /// `AlertLedger`) before anything is told: `outcome` keeps only the findings this run won (an
     /// overlapping run that won the others tells them) and only the changes still to `record` after
     /// telling. Returns the claims, to `release` when telling fails. Never called by a dry run.
-    package func claim(_ outcome: inout Outcome) throws -> [AlertClaim] {
+    package func claim(_ outcome: inout Outcome) async throws -> [AlertClaim] {
         let told = outcome.findings.map { AlertLedger.news($0.notice, $0.change) }
-        let won = try loader.store.claimAlertNews(told.compactMap { $0 })
+        let won = try await loader.store.claimAlertNews(told.compactMap { $0 })
         let (kept, claims) = AlertLedger.Change.keepWon(outcome.findings, news: told, won: won)
         // Claimed news is written already, and news another run won is its to write.
         let claimedChanges = outcome.findings.filter { AlertLedger.news($0.notice, $0.change) != nil }.map(\.change)
@@ -140,14 +140,14 @@ package struct AlertCheck: Sendable {
     }
 
     /// Gives back `claims` whose news could not be told, so that the next run tells it again.
-    package func release(_ claims: [AlertClaim]) throws {
-        try loader.store.releaseAlertClaims(claims)
+    package func release(_ claims: [AlertClaim]) async throws {
+        try await loader.store.releaseAlertClaims(claims)
     }
 
     /// Remembers what `outcome` decided (one transaction): told anomalies stay silent from now on.
-    package func record(_ outcome: Outcome) throws {
+    package func record(_ outcome: Outcome) async throws {
         let (opened, touched, closed) = AlertLedger.Change.split(outcome.changes)
-        try loader.store.recordAlertEpisodes(opened: opened, touched: touched, closed: closed)
+        try await loader.store.recordAlertEpisodes(opened: opened, touched: touched, closed: closed)
     }
 
     // MARK: - One counter
@@ -215,8 +215,8 @@ package struct AlertCheck: Sendable {
             metrics.removeAll { $0.metric.apiName == Metric.purchases.apiName }
         }
 
-        let open = try loader.store.openAlertEpisodes(counterID: counter.id)
-        let provisional = try isProvisional(day, counter: counter)
+        let open = try await loader.store.openAlertEpisodes(counterID: counter.id)
+        let provisional = try await isProvisional(day, counter: counter)
         var findings: [Finding] = []
         var changes: [AlertLedger.Change] = []
         var unjudged = 0
@@ -333,12 +333,12 @@ package struct AlertCheck: Sendable {
     /// goals are left out with one warning and visits are still checked (a counter whose goals list
     /// cannot be read is no reason to miss that its traffic stopped).
     func goals(of counter: Counter) async throws -> [Goal]? {
-        let stored = try loader.store.storedGoals(counterID: counter.id)
+        let stored = try await loader.store.storedGoals(counterID: counter.id)
         if let stored, activity.now().timeIntervalSince(stored.fetchedAt) < Self.goalsMaxAge { return stored.goals }
         guard let client = loader.client else { return stored?.goals }
         do {
             let goals = try await client.fetchGoals(counterID: counter.id)
-            try loader.store.storeGoals(counterID: counter.id, goals: goals, fetchedAt: activity.now())
+            try await loader.store.storeGoals(counterID: counter.id, goals: goals, fetchedAt: activity.now())
             return goals
         } catch let failure as any MetrikaFailure {
             if failure is StoreError { throw failure }
@@ -350,10 +350,10 @@ package struct AlertCheck: Sendable {
     /// Whether the day ended so recently that its numbers may still grow: less than `settleHours`
     /// ago in the counter's time zone, or less than the API's `data_lag` of the latest fetch ago. A
     /// history database that cannot say the lag fails the counter's check, as its other reads do.
-    func isProvisional(_ day: Day, counter: Counter) throws -> Bool {
+    func isProvisional(_ day: Day, counter: Counter) async throws -> Bool {
         let offset = TimeZone(identifier: counter.timeZoneName)?.secondsFromGMT(for: activity.now()) ?? counter.timeZoneOffsetMinutes * 60
         let endOfDay = Double(day.adding(days: 1).ordinal) * 86_400 - Double(offset)
-        let lag = try loader.store.latestDataLag(counterID: counter.id)
+        let lag = try await loader.store.latestDataLag(counterID: counter.id)
         return activity.now().timeIntervalSince1970 - endOfDay < max(Self.settleHours * 3600, lag ?? 0)
     }
 

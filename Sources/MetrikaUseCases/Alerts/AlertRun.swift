@@ -141,13 +141,13 @@ package struct AlertRun: Sendable {
             return (counters, failures)
         }
         guard let client = loader.client else {
-            let stored = try loader.store.counters()
+            let stored = try await loader.store.counters()
             if stored.isEmpty { throw AlertRunError.noCountersOffline(path: loader.store.path) }
             return (stored.filter { $0.status.lowercased() != "deleted" }, [])
         }
         let list = try await client.fetchCounterList()
         if let warning = list.warning { activity.note(warning) }
-        try loader.store.upsertCounters(list.counters)
+        try await loader.store.upsertCounters(list.counters)
         return (list.counters.filter { $0.status.lowercased() != "deleted" }, [])
     }
 
@@ -179,10 +179,10 @@ package struct AlertRun: Sendable {
                 return result
             }
             // Claimed before anything is told: of overlapping runs, only the one that claimed an alert tells it.
-            let claims = try check.claim(&outcome)
+            let claims = try await check.claim(&outcome)
             result.findings = .hourly(outcome.findings)
-            result.deliveryFailure = try await tell(result.findings, deliverers: deliverers, show: show, release: { try check.release(claims) })
-            if result.deliveryFailure == nil { try check.record(outcome) }
+            result.deliveryFailure = try await tell(result.findings, deliverers: deliverers, show: show, release: { try await check.release(claims) })
+            if result.deliveryFailure == nil { try await check.record(outcome) }
             return result
         }
         var check = AlertCheck(loader: loader, settings: settings, activity: activity)
@@ -196,10 +196,10 @@ package struct AlertRun: Sendable {
             try show(result.findings.lines)
             return result
         }
-        let claims = try check.claim(&outcome)
+        let claims = try await check.claim(&outcome)
         result.findings = .daily(outcome.findings)
-        result.deliveryFailure = try await tell(result.findings, deliverers: deliverers, show: show, release: { try check.release(claims) })
-        if result.deliveryFailure == nil { try check.record(outcome) }
+        result.deliveryFailure = try await tell(result.findings, deliverers: deliverers, show: show, release: { try await check.release(claims) })
+        if result.deliveryFailure == nil { try await check.record(outcome) }
         return result
     }
 
@@ -210,11 +210,11 @@ package struct AlertRun: Sendable {
     /// Shows and delivers claimed news; gives the claims back when that fails. The first delivery
     /// failure, or nil when everything was told (the caller records it).
     private func tell(_ findings: Findings, deliverers: [any AlertDeliverer], show: ([String]) throws -> Void,
-                      release: () throws -> Void) async throws -> (any MetrikaFailure)? {
+                      release: () async throws -> Void) async throws -> (any MetrikaFailure)? {
         do {
             try show(findings.lines)
         } catch {
-            try? release()
+            try? await release()
             throw error
         }
         guard !findings.isEmpty else { return nil }
@@ -227,12 +227,12 @@ package struct AlertRun: Sendable {
                 failed = failed ?? failure
             } catch {
                 // Cancelled, or an error no layer typed: not told, so given back before it ends the run.
-                try? release()
+                try? await release()
                 throw error
             }
         }
         guard let failed else { return nil }
-        try release()
+        try await release()
         return failed
     }
 }

@@ -50,21 +50,23 @@ package struct AlertStatus: Sendable {
     }
 
     /// Every open episode, by counter and then in the order they were told. Reads only the history.
-    package func entries() throws -> [Entry] {
-        let episodes = try store.allOpenAlertEpisodes()
+    package func entries() async throws -> [Entry] {
+        let episodes = try await store.allOpenAlertEpisodes()
         guard !episodes.isEmpty else { return [] }
-        let names = Dictionary(try store.counters().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let names = Dictionary(try await store.counters().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         var goals: [Int: [Goal]] = [:]
-        return try episodes.map { episode in
+        var entries: [Entry] = []
+        for episode in episodes {
             let metric = Metric.named(episode.metric)
             var label = metric?.shortName ?? episode.metric
             if let goalID = metric?.goalID {
-                if goals[episode.counterID] == nil { goals[episode.counterID] = try store.storedGoals(counterID: episode.counterID)?.goals ?? [] }
+                if goals[episode.counterID] == nil { goals[episode.counterID] = try await store.storedGoals(counterID: episode.counterID)?.goals ?? [] }
                 let name = goals[episode.counterID]?.first { $0.id == goalID }?.name.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
                 label = name.isEmpty ? "goal \(goalID)" : "goal \"\(name)\""
             }
-            return Entry(episode: episode, counterName: names[episode.counterID] ?? "", metricLabel: label, metric: metric)
+            entries.append(Entry(episode: episode, counterName: names[episode.counterID] ?? "", metricLabel: label, metric: metric))
         }
+        return entries
     }
 
     /// What `--forget` was given: one episode's id, or every episode.
@@ -74,14 +76,14 @@ package struct AlertStatus: Sendable {
     }
 
     /// Forgets `target`: the entries forgotten (empty for an id no open episode has).
-    package func forget(_ target: Target) throws -> [Entry] {
-        let before = try entries()
+    package func forget(_ target: Target) async throws -> [Entry] {
+        let before = try await entries()
         switch target {
         case .all:
-            _ = try store.forgetAllAlertEpisodes()
+            _ = try await store.forgetAllAlertEpisodes()
             return before
         case .id(let id):
-            guard let gone = try store.forgetAlertEpisode(id: id) else { return [] }
+            guard let gone = try await store.forgetAlertEpisode(id: id) else { return [] }
             return before.filter { $0.episode.id == gone.id }
         }
     }

@@ -75,9 +75,9 @@ package struct HourlyCheck: Sendable {
     /// Claims the news of `outcome`'s findings (one transaction) before anything is told: `outcome`
     /// keeps the findings this run won and the changes still to `record`. Returns the claims, to
     /// `release` when telling fails. Never called by a dry run.
-    package func claim(_ outcome: inout Outcome) throws -> [HourlyClaim] {
+    package func claim(_ outcome: inout Outcome) async throws -> [HourlyClaim] {
         let told = outcome.findings.map { Self.news($0) }
-        let won = try loader.store.claimHourlyNews(told.compactMap { $0 })
+        let won = try await loader.store.claimHourlyNews(told.compactMap { $0 })
         let (kept, claims) = HourlyLedger.Change.keepWon(outcome.findings, news: told, won: won)
         let claimed = outcome.findings.filter { Self.news($0) != nil }.map(\.change)
         outcome.changes.removeAll { claimed.contains($0) }
@@ -86,8 +86,8 @@ package struct HourlyCheck: Sendable {
     }
 
     /// Gives back `claims` whose news could not be told, so that the next run tells it again.
-    package func release(_ claims: [HourlyClaim]) throws {
-        try loader.store.releaseHourlyClaims(claims)
+    package func release(_ claims: [HourlyClaim]) async throws {
+        try await loader.store.releaseHourlyClaims(claims)
     }
 
     /// The news a finding tells: the episode it opens, or the one it closes.
@@ -100,9 +100,9 @@ package struct HourlyCheck: Sendable {
     }
 
     /// Remembers what `outcome` decided (one transaction).
-    package func record(_ outcome: Outcome) throws {
+    package func record(_ outcome: Outcome) async throws {
         let (opened, touched, closed) = HourlyLedger.Change.split(outcome.changes)
-        try loader.store.recordHourlyEpisodes(opened: opened, touched: touched, closed: closed)
+        try await loader.store.recordHourlyEpisodes(opened: opened, touched: touched, closed: closed)
     }
 
     /// The counts judged hour by hour: the settings' own count metrics (purchases and money are the
@@ -128,7 +128,7 @@ package struct HourlyCheck: Sendable {
         guard !metrics.isEmpty else { return ([], [], 0) }
         let history = HourlyHistory(store: loader.store, client: loader.client, now: activity.now)
         let snapshot = try await history.load(counter: counter, metrics: metrics.map(\.metric))
-        let open = try loader.store.openHourlyEpisodes(counterID: counter.id)
+        let open = try await loader.store.openHourlyEpisodes(counterID: counter.id)
         var findings: [Finding] = []
         var changes: [HourlyLedger.Change] = []
         var judged = 0

@@ -91,7 +91,7 @@ package struct HourlyHistory: Sendable {
         var todayRows: [[Double?]?] = Array(repeating: nil, count: 24)
         if let client {
             // Earlier days not yet settled in the store come along in today's request.
-            let settled = try store.settledHourDays(counterID: counter.id, days: baselineDays, metrics: metrics)
+            let settled = try await store.settledHourDays(counterID: counter.id, days: baselineDays, metrics: metrics)
             let missing = baselineDays.filter { !settled.contains($0) }
             let first = missing.min() ?? today
             var start = 0
@@ -118,10 +118,10 @@ package struct HourlyHistory: Sendable {
             }
             // Only the days the baseline needs, and today, are kept (today unsettled).
             let kept = fetched.filter { $0.key == today || baselineDays.contains($0.key) }
-            try store.storeHourly(counterID: counter.id, metrics: metrics, values: kept, settledBefore: today, fetchedAt: at)
+            try await store.storeHourly(counterID: counter.id, metrics: metrics, values: kept, settledBefore: today, fetchedAt: at)
             todayRows = fetched[today] ?? todayRows
         }
-        let stored = try store.hourlyValues(counterID: counter.id, days: baselineDays + (client == nil ? [today] : []), metrics: metrics)
+        let stored = try await store.hourlyValues(counterID: counter.id, days: baselineDays + (client == nil ? [today] : []), metrics: metrics)
         if client == nil, let rows = stored[today] {
             todayRows = rows
         }

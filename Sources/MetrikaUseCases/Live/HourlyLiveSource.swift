@@ -33,7 +33,7 @@ package final class HourlyLiveSource: LiveSource {
     package static func make(counters: [Counter], loader: HistoryLoader, activity: any Activity) async throws -> HourlyLiveSource {
         var goals: [Int: [Goal]] = [:]
         for counter in counters {
-            let stored = try loader.store.storedGoals(counterID: counter.id)
+            let stored = try await loader.store.storedGoals(counterID: counter.id)
             if let stored, activity.now().timeIntervalSince(stored.fetchedAt) < goalsMaxAge {
                 goals[counter.id] = stored.goals
                 continue
@@ -44,7 +44,7 @@ package final class HourlyLiveSource: LiveSource {
             }
             do {
                 let list = try await client.fetchGoals(counterID: counter.id)
-                try loader.store.storeGoals(counterID: counter.id, goals: list, fetchedAt: activity.now())
+                try await loader.store.storeGoals(counterID: counter.id, goals: list, fetchedAt: activity.now())
                 goals[counter.id] = list
             } catch let failure as any MetrikaFailure {
                 if failure is StoreError { throw failure }

@@ -60,15 +60,15 @@ package struct LogsLoad: Sendable {
         // resumed by the next night; its days are in the new range, so it is cleaned (below).
         switch request.days {
         case .continuing:
-            let opened = try HistoryStore(path: databasePath)
+            let opened = try await HistoryStore.open(path: databasePath)
             store = opened
-            earlier = try opened.load(counterID: counterID, source: source, destination: key)
+            earlier = try await opened.load(counterID: counterID, source: source, destination: key)
             guard earlier != nil else {
                 let sentence = "no earlier load of counter \(counterID)'s \(source.rawValue) into \(request.targetDescription) is recorded in \(databasePath)"
                 throw ParameterError(.from, .malformed(value: "")) { "\(sentence); give \($0[.from]) DATE (and \($0[.to])) for the first load, later runs continue from it" }
             }
         case .range:
-            store = progressStore()
+            store = await progressStore()
         }
 
         let client = try await client()
@@ -161,9 +161,9 @@ package struct LogsLoad: Sendable {
 
     /// The history database for a run with dates: its progress makes an interrupted run resumable.
     /// One that cannot be opened is said (the run goes on, as a file export needs no history).
-    func progressStore() -> HistoryStore? {
+    func progressStore() async -> HistoryStore? {
         do {
-            return try HistoryStore(path: databasePath)
+            return try await HistoryStore.open(path: databasePath)
         } catch {
             activity.note("Warning: the history database cannot be opened (\(Self.message(error))); this run keeps no progress, so if it is interrupted it starts again from the beginning.")
             return nil
@@ -191,14 +191,14 @@ package struct LogsLoad: Sendable {
         by range: DateRange, request: LogsRequest, store: HistoryStore, client: MetrikaClient, destination: any LogDestination
     ) async throws {
         let counterID = request.counterID
-        for job in try store.jobs(counterID: counterID)
+        for job in try await store.jobs(counterID: counterID)
         where job.source == request.source && job.destination == request.destinationKey && (job.from != range.from || job.to != range.to)
             && job.from >= range.from && job.to <= range.to {
             if let info = try? await client.logRequest(counter: counterID, id: job.requestID), info.status == "processed" || info.status == "created" {
                 _ = try? await client.finishLogRequest(counter: counterID, id: job.requestID, cancel: info.status == "created")
             }
             try await destination.discardRange(from: job.from, to: job.to)
-            try store.removeJob(requestID: job.requestID)
+            try await store.removeJob(requestID: job.requestID)
             activity.note("Note: log request \(job.requestID) (\(job.from.iso)…\(job.to.iso)), kept by a failed run, is cleaned: this run loads its days.")
         }
     }
@@ -240,7 +240,7 @@ package struct LogsLoad: Sendable {
         let requests = try await client().logRequests(counter: counterID)
         guard withLoads, FileManager.default.fileExists(atPath: databasePath) else { return Listing(requests: requests, loads: []) }
         do {
-            return Listing(requests: requests, loads: try HistoryStore(path: databasePath).loads(counterID: counterID))
+            return Listing(requests: requests, loads: try await HistoryStore.open(path: databasePath).loads(counterID: counterID))
         } catch {
             activity.note("Warning: the days loaded into each table are not listed: the history database cannot be read (\(Self.message(error))).")
             return Listing(requests: requests, loads: [])
@@ -283,8 +283,8 @@ package struct LogsLoad: Sendable {
         // Without a database file no run was kept; none is created for nothing.
         guard FileManager.default.fileExists(atPath: databasePath) else { return cleaned }
         do {
-            let store = try HistoryStore(path: databasePath)
-            for job in try store.jobs(counterID: counterID) { try store.removeJob(requestID: job.requestID) }
+            let store = try await HistoryStore.open(path: databasePath)
+            for job in try await store.jobs(counterID: counterID) { try await store.removeJob(requestID: job.requestID) }
         } catch {
             activity.note("Warning: the history database still remembers counter \(counterID)'s interrupted runs (\(Self.message(error))); a re-run finds their requests cleaned and orders new logs.")
         }

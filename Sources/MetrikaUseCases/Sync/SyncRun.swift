@@ -121,7 +121,7 @@ package struct SyncRun: Sendable {
 
     package func run(_ request: SyncRequest) async throws -> SyncSummary {
         // A bulk writer reads the whole file once first, so it never adds a night's history to a damaged one.
-        try store.verifyIntegrity()
+        try await store.verifyIntegrity()
         let progress = Progress()
         guard let stopRequests else { return try await sync(request, progress: progress) }
         let running = Task { try await sync(request, progress: progress) }
@@ -158,7 +158,7 @@ package struct SyncRun: Sendable {
             let list = try await client.fetchCounterList()
             counters = list.counters
             if let warning = list.warning { activity.note(warning) }
-            try store.upsertCounters(counters)
+            try await store.upsertCounters(counters)
         } else {
             for id in request.counterIDs {
                 try Task.checkCancellation()
@@ -244,7 +244,7 @@ package struct SyncRun: Sendable {
             let start: Day
             if let from {
                 start = from.resolve(today: today)
-            } else if let first = try loader.store.firstStoredDay(counterID: counter.id) {
+            } else if let first = try await loader.store.firstStoredDay(counterID: counter.id) {
                 start = first
             } else {
                 start = today.adding(days: -29)

@@ -104,7 +104,7 @@ package struct LogExporter: Sendable {
         let fieldList = fields.joined(separator: ",")
         var job: LogJob
         var request: LogRequest?
-        if let saved = try store?.job(counterID: counterID, source: source, from: range.from, to: range.to, fields: fieldList, destination: destinationKey) {
+        if let saved = try await store?.job(counterID: counterID, source: source, from: range.from, to: range.to, fields: fieldList, destination: destinationKey) {
             // Reuse it only if the API still has it (it may have been cleaned or have failed).
             let known = try? await client.logRequest(counter: counterID, id: saved.requestID)
             if let known, !known.hasFailed {
@@ -113,7 +113,7 @@ package struct LogExporter: Sendable {
                 summary.reused += 1
                 note("Note: resuming log request \(saved.requestID) (\(saved.loadedParts.count) part\(saved.loadedParts.count == 1 ? "" : "s") already loaded).")
             } else {
-                try store?.removeJob(requestID: saved.requestID)
+                try await store?.removeJob(requestID: saved.requestID)
                 job = try await order(range, fields: fieldList, summary: &summary)
             }
         } else {
@@ -135,13 +135,13 @@ package struct LogExporter: Sendable {
                 summary.bytes += bytes
                 summary.parts += 1
                 job.loadedParts.insert(part)
-                try store?.markLoaded(requestID: id, part: part)
+                try await store?.markLoaded(requestID: id, part: part)
             }
             try await destination.commitRange(from: range.from, to: range.to, parts: parts.count)
             if destination.remembersLoadedDays {
                 // Rows that cannot be counted stay unknown in --list; the load itself stands.
                 let rows = try? await destination.rowsPerDay(from: range.from, to: range.to)
-                try store?.recordLoaded(counterID: counterID, source: source, destination: destinationKey, from: range.from, to: range.to, rows: rows, at: Date())
+                try await store?.recordLoaded(counterID: counterID, source: source, destination: destinationKey, from: range.from, to: range.to, rows: rows, at: Date())
             }
         } catch {
             await cleanAfterFailure(id)
@@ -153,7 +153,7 @@ package struct LogExporter: Sendable {
         } catch {
             note("Warning: log request \(id) could not be cleaned (\(UnexpectedFailure.reason(error))); run `metrika logs --counter \(counterID) --clean-all`.")
         }
-        forget(id)
+        await forget(id)
     }
 
     /// Streams one part into the destination; a transient failure is retried (its rows taken back
@@ -191,7 +191,7 @@ package struct LogExporter: Sendable {
         let created = try await client.createLogRequest(counter: counterID, source: source, from: range.from, to: range.to, fields: self.fields)
         summary.requests += 1
         let job = LogJob(counterID: counterID, source: source, from: range.from, to: range.to, fields: fields, destination: destinationKey, requestID: created.requestID)
-        try store?.saveJob(job)
+        try await store?.saveJob(job)
         return job
     }
 
@@ -208,7 +208,7 @@ package struct LogExporter: Sendable {
                 try await sleep(interval)
                 interval = min(300, interval * 1.5)
             default:
-                forget(id)
+                await forget(id)
                 throw LogExportError.requestEnded(request: id, status: TerminalText.quote(info.status))
             }
         }
@@ -221,7 +221,7 @@ package struct LogExporter: Sendable {
         guard let info = try? await client.logRequest(counter: counterID, id: id) else { return }
         if info.status == "created" {
             _ = try? await client.finishLogRequest(counter: counterID, id: id, cancel: true)
-            forget(id)
+            await forget(id)
         } else if info.status == "processed" {
             if store != nil {
                 note("Note: log request \(id) is kept so that a re-run with the same arguments resumes it; `metrika logs --counter \(counterID) --clean-all` frees it.")
@@ -234,9 +234,9 @@ package struct LogExporter: Sendable {
     /// The request is done with (cleaned, cancelled or failed): its progress is forgotten. A history
     /// database that cannot forget it is said, never passed over; the run's outcome stands (a re-run
     /// finds the request gone and orders a new log).
-    private func forget(_ id: Int) {
+    private func forget(_ id: Int) async {
         do {
-            try store?.removeJob(requestID: id)
+            try await store?.removeJob(requestID: id)
         } catch {
             note("Warning: the history database could not forget log request \(id) (\(UnexpectedFailure.reason(error))); a re-run with the same arguments orders a new log.")
         }
