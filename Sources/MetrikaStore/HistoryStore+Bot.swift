@@ -4,15 +4,15 @@ import Foundation
 extension HistoryStore {
     /// The `getUpdates` offset to ask for next for bot `botID` (the number before the token's colon,
     /// as `getMe` answers it); nil before its first update.
-    package func botOffset(botID: Int64) throws -> Int64? {
-        try withLock { database in
+    package func botOffset(botID: Int64) async throws -> Int64? {
+        try await withLock { database in
             try database.rows("SELECT next_offset FROM bot_offsets WHERE bot_id = ?", [.integer(botID)]).first?.first?.int.map(Int64.init)
         }
     }
 
     /// Keeps `offset` as bot `botID`'s next; an offset never goes back.
-    package func saveBotOffset(_ offset: Int64, botID: Int64, at date: Date) throws {
-        try withLock { database in
+    package func saveBotOffset(_ offset: Int64, botID: Int64, at date: Date) async throws {
+        try await withLock { database in
             try database.execute(
                 """
                 INSERT INTO bot_offsets (bot_id, next_offset, updated_at) VALUES (?, ?, ?)

@@ -52,7 +52,7 @@ import MetrikaStore
         #expect(calls.strangers.withLock { $0 } == [77], "the stranger named once")
         #expect(calls.limited.withLock { $0 } == [42], "the chat over its minute told once")
         #expect(calls.reports.withLock { $0 } == 0, "a stranger causes no request to Metrika")
-        #expect(try store.botOffset(botID: 987_654_321) == 25)
+        #expect(try await store.botOffset(botID: 987_654_321) == 25)
         let sends = transport.requests.filter { $0.url.lastPathComponent == "sendMessage" }
         #expect(sends.count == 20)
         // The second poll asked from the kept offset.
@@ -87,6 +87,6 @@ import MetrikaStore
         #expect(summary == BotServer.Summary(answered: 1, ignored: 1))
         #expect(activity.notes.contains { $0.contains("chat 43 was not answered") && $0.contains("blocked") }, "\(activity.notes)")
         #expect(!activity.notes.joined().contains("secretPart"))
-        #expect(try store.botOffset(botID: 987_654_321) == 7)
+        #expect(try await store.botOffset(botID: 987_654_321) == 7)
     }
 }

@@ -38,11 +38,11 @@ enum BotCommand: Command {
         let bot = try session.telegramBot()
         let defaults = try session.defaultCounters()
         let defaultCounter = defaults.flatMap { $0.ids.count == 1 ? Int($0.ids[0]) : nil }
-        let store = try session.openHistory()
+        let store = try await session.openHistory()
         let backend = BotCommands.Backend(
             counters: { try await CounterList.fetch(client: try await session.client(), search: nil, history: store).items },
             loader: { request in try await session.historyLoader(offline: false, unsettledDays: request.unsettledDays) },
-            alerts: { try AlertStatus(store: store).entries() },
+            alerts: { try await AlertStatus(store: store).entries() },
             activity: context, defaultCounter: defaultCounter, rasterizer: context.rasterizer)
         let server = BotServer(
             bot: bot, allowed: Set(allowed), store: store, commands: BotCommands(backend: backend), now: context.now,

@@ -77,7 +77,7 @@ package struct BotServer: Sendable {
         let control = Control()
         let unwatch = stopRequests?.watch { _ in control.stop() }
         defer { unwatch?() }
-        var offset = try store.botOffset(botID: identity.id)
+        var offset = try await store.botOffset(botID: identity.id)
         var summary = Summary()
         var strangers: Set<Int64> = []
         var recent: [Int64: [Date]] = [:]
@@ -96,7 +96,7 @@ package struct BotServer: Sendable {
             for update in updates.sorted(by: { $0.id < $1.id }) {
                 // Kept before the answer: a crash mid-answer never answers it again.
                 offset = update.id + 1
-                try store.saveBotOffset(update.id + 1, botID: identity.id, at: now())
+                try await store.saveBotOffset(update.id + 1, botID: identity.id, at: now())
                 guard let message = update.message, let text = message.text else { continue }
                 let chat = message.chat.id
                 guard allowed.contains(chat) else {
