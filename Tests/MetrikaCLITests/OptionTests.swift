@@ -121,7 +121,7 @@ struct OptionTests {
     }
 
     @Test func everyCommandHasAUsageLine() {
-        #expect(CLI.commands.count == 17)
+        #expect(CLI.commands.count == 18)
         for command in CLI.commands { #expect(command.usage.hasPrefix(command.name + " ") || command.usage == command.name) }
     }
 
