@@ -216,8 +216,25 @@ package struct DirectReport {
 
     package static func checkWidths(_ page: StatDataPage, dimensions: Int, metrics: Int) throws {
         guard let misfit = page.firstMisfit(dimensions: dimensions, metrics: metrics) else { return }
-        let echo = page.hasQueryEcho ? "" : " (the answer has no query echo naming its columns; name the metrics and the dimensions in the request)"
-        throw APIError.unreadable("a report row has \(misfit.dimensions) dimension value\(misfit.dimensions == 1 ? "" : "s") and \(misfit.metrics) metric value\(misfit.metrics == 1 ? "" : "s") for \(dimensions) dimension\(dimensions == 1 ? "" : "s") and \(metrics) metric\(metrics == 1 ? "" : "s")\(echo)")
+        throw MisfitRows(misfit: (misfit.dimensions, misfit.metrics), columns: (dimensions, metrics), hasQueryEcho: page.hasQueryEcho)
+    }
+
+    /// Rows wider or narrower than their columns: the API's unreadable answer (exit 65), whose hint
+    /// names the request's metrics and dimensions as the entry point spells them.
+    package struct MisfitRows: WordedFailure {
+        package var misfit: (dimensions: Int, metrics: Int)
+        package var columns: (dimensions: Int, metrics: Int)
+        package var hasQueryEcho: Bool
+
+        package var exitCode: Int32 { APIError.unreadable("").exitCode }
+
+        package func message(_ naming: ParameterNaming) -> String {
+            func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+            let echo = hasQueryEcho ? "" : " (the answer has no query echo naming its columns; give \(naming[.metrics]) and \(naming[.dimensions]))"
+            return APIError.unreadable(
+                "a report row has \(count(misfit.dimensions, "dimension value")) and \(count(misfit.metrics, "metric value")) for \(count(columns.dimensions, "dimension")) and \(count(columns.metrics, "metric"))\(echo)"
+            ).message
+        }
     }
 
     /// Rows handed to the sink at a time: a CSV or JSON sink writes and drops them, so a page's

@@ -72,9 +72,12 @@ struct DirectReportTests {
         do {
             try await DirectReport.run(request(dimensions: [MetrikaModel.Dimension.named("trafficSource")!]), client: api.client(), activity: activity, into: sink, showsProgress: false)
             Issue.record("a row with two values for one metric must be refused")
-        } catch let error as APIError {
+        } catch let error as DirectReport.MisfitRows {
             #expect(error.exitCode == ExitCode.dataError)
-            #expect(error.message.contains("2 metric values for 1 dimension and 1 metric"), "\(error.message)")
+            let message = error.message(cliNaming)
+            #expect(message.contains("2 metric values for 1 dimension and 1 metric"), "\(message)")
+            #expect(message.hasPrefix(APIError.unreadable("").message.prefix(30)))
+            #expect(message.contains("give --metrics and --dimensions"), "\(message)")
         }
         #expect(sink.rows.isEmpty)
     }
