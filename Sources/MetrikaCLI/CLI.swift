@@ -109,7 +109,14 @@ package enum CLI {
                 session.useCounters(defaults.ids, from: defaults.source)
                 session.logger?("using counter \(defaults.ids.joined(separator: ",")) from \(defaults.source)")
             }
-            return try await command.run(session.options, session: session)
+            do {
+                let status = try await command.run(session.options, session: session)
+                await session.closeHistories()
+                return status
+            } catch {
+                await session.closeHistories()
+                throw error
+            }
         } catch let error as ParameterError {
             context.note("Error: \(error.message(.cli))")
             context.stderr.write("Usage: metrika \(command.usage)\nRun `metrika \(command.name) --help` for details.\n")

@@ -35,6 +35,17 @@ extension Session {
         return HistoryLoader(store: store, client: offline ? nil : try await client(), now: context.now, unsettledDays: unsettledDays, unkept: unkept)
     }
 
+    /// Closes every history this run opened (the run is over): each connection checkpoints its WAL
+    /// into the file before the process exits.
+    func closeHistories() async {
+        let stores = histories.withLock { histories in
+            let stores = histories.values.map(\.store)
+            histories.removeAll()
+            return stores
+        }
+        for store in stores { await store.close() }
+    }
+
     /// The run's history database, capped at METRIKA_DB_MAX_PAGES pages when that is set (a full disk
     /// made to order, for tests: SQLite's `max_page_count`).
     /// `readOnly`: opened only to read (`HistoryStore(path:readOnly:)`).

@@ -17,6 +17,7 @@ final class Database {
     // Statements are prepared once per SQL text and reused: the SQL is constant, only bindings change.
     private var cache: [String: Statement] = [:]
     private var savepointDepth = 0
+    private var closed = false
 
     /// Opens (or creates, when `create`) the database at `path`.
     convenience init(path: String, create: Bool = true) throws {
@@ -47,7 +48,13 @@ final class Database {
         self.handle = connection
     }
 
-    deinit {
+    deinit { close() }
+
+    /// Closes the connection now (its owner's last unit of work: a process about to exit must not
+    /// leave its WAL behind to a `deinit` that may come too late); `deinit` then has nothing to do.
+    func close() {
+        guard !closed else { return }
+        closed = true
         cache.removeAll()
         // close_v2 defers the close until any statement still alive elsewhere is finalized.
         sqlite3_close_v2(handle)

@@ -243,6 +243,13 @@ package final class HistoryStore: Sendable {
     // MARK: - Units of work
 
     /// Runs `body` on the owner's thread, translating SQLite's errors into `StoreError`s.
+    /// Closes the connection on the store's queue, after the work already queued: the end of a run
+    /// (the CLI's session) checkpoints the WAL into the file before the process exits. Nothing may
+    /// use the store afterwards.
+    package func close() async {
+        try? await perform { $0.close() }
+    }
+
     private func perform<T: Sendable>(_ body: (Database) throws -> T) async throws -> T {
         try await withLock(body)
     }

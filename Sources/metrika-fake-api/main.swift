@@ -34,32 +34,39 @@ if invocation.showHelp {
     exit(0)
 }
 
-let server: HTTPServer
 do {
     let simulator = try Simulator(options: invocation.simulator)
-    server = HTTPServer(handler: { simulator.handle($0) })
-    let port = try server.start(port: invocation.port)
-    writeStandardOutput("listening on http://127.0.0.1:\(port)\n")
+    serve(port: invocation.port) { simulator.handle($0) }
 } catch {
     writeStandardError("metrika-fake-api: \(error)\n")
     exit(69)
 }
 
-// SIGTERM and SIGINT stop the server and exit 0. Dispatch receives them whichever thread they hit.
-var stopSources: [any DispatchSourceSignal] = []
-for stopSignal in [SIGTERM, SIGINT] {
-    signal(stopSignal, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: stopSignal, queue: .main)
-    source.setEventHandler {
-        MainActor.assumeIsolated {
+/// Starts the server on 127.0.0.1, says where, and serves until SIGTERM or SIGINT, which stop it
+/// and exit 0 (Dispatch receives them whichever thread they hit). Never returns.
+func serve(port: UInt16, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) -> Never {
+    let server = HTTPServer(handler: handler)
+    do {
+        let bound = try server.start(port: port)
+        writeStandardOutput("listening on http://127.0.0.1:\(bound)\n")
+    } catch {
+        writeStandardError("metrika-fake-api: \(error)\n")
+        exit(69)
+    }
+    var stopSources: [any DispatchSourceSignal] = []
+    for stopSignal in [SIGTERM, SIGINT] {
+        signal(stopSignal, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: stopSignal, queue: .main)
+        source.setEventHandler {
             server.stop()
             exit(0)
         }
+        source.resume()
+        stopSources.append(source)
     }
-    source.resume()
-    stopSources.append(source)
+    // The sources live as long as the process: dispatchMain never returns.
+    withExtendedLifetime(stopSources) { dispatchMain() }
 }
-dispatchMain()
 
 /// `metrika-fake-api --telegram …`: starts the Bot API simulator and never returns.
 func serveTelegramBotAPI(_ arguments: [String]) -> Never {
@@ -75,25 +82,5 @@ func serveTelegramBotAPI(_ arguments: [String]) -> Never {
         exit(0)
     }
     let simulator = BotAPISimulator(token: options.token, username: options.username)
-    let botServer = HTTPServer(handler: { simulator.handle($0) })
-    do {
-        let port = try botServer.start(port: options.port)
-        writeStandardOutput("listening on http://127.0.0.1:\(port)\n")
-    } catch {
-        writeStandardError("metrika-fake-api: \(error)\n")
-        exit(69)
-    }
-    // SIGTERM and SIGINT stop it and exit 0; the sources live as long as the process (dispatchMain never returns).
-    var signalSources: [any DispatchSourceSignal] = []
-    for stopSignal in [SIGTERM, SIGINT] {
-        signal(stopSignal, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: stopSignal, queue: .main)
-        source.setEventHandler {
-            botServer.stop()
-            exit(0)
-        }
-        source.resume()
-        signalSources.append(source)
-    }
-    withExtendedLifetime(signalSources) { dispatchMain() }
+    serve(port: options.port) { simulator.handle($0) }
 }
