@@ -98,7 +98,7 @@ package enum ConfigError: MetrikaFailure, Equatable {
             // The fix is the command itself, so no pointer to the format.
             return "Cannot use the config file \(path): it holds \(secret) but others may read it (mode \(Self.octal(mode))); run `chmod 600 \(path)`."
         case .missingTelegramToken(let path):
-            return "Telegram delivery needs the bot's token from @BotFather: set METRIKA_TELEGRAM_TOKEN, or \"telegram\": {\"token\": …} in \(path) (chmod 600; docs/telegram.md)."
+            return "Telegram (--telegram and metrika bot) needs the bot's token from @BotFather: set METRIKA_TELEGRAM_TOKEN, or \"telegram\": {\"token\": …} in \(path) (chmod 600; docs/telegram.md)."
         case .unknownProfile(let name, let selector, let path, let known):
             let change = selector == "--profile" ? "name another profile with --profile" : "change or unset \(selector)"
             guard let known else {
