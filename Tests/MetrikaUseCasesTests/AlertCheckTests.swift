@@ -181,6 +181,26 @@ import Testing
         #expect(activity.notes == ["Note: counter 1001 is not checked: the config file's \"alerts\" skip it."])
     }
 
+    /// An API that answers nothing but 5xx (gone, for the retry policy): the counter fails with its
+    /// one failure, and no goals warning comes before it (newcomer, issue 40 item 5: two lines per counter).
+    @Test func anAPIThatIsGoneFailsTheCounterWithoutAGoalsWarning() async throws {
+        final class GoneAPI: HTTPTransport, @unchecked Sendable {
+            func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+                HTTPResponse(status: 503, body: Data(#"{"errors":[{"error_type":"backend_error","message":"Service unavailable"}],"code":503,"message":"Service unavailable"}"#.utf8))
+            }
+        }
+        let store = try HistoryStore(path: ":memory:")
+        let activity = RecordedActivity()
+        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        try await store.upsertCounters([counter])
+        let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: GoneAPI(),
+                                   requestTimeout: 5, sleep: { _ in }, now: { testNow })
+        let check = AlertCheck(loader: HistoryLoader(store: store, client: client, now: { testNow }, unsettledDays: 2), settings: AlertSettings(), activity: activity)
+        let outcome = await check.run(counters: [counter])
+        #expect(outcome.failures.count == 1, "\(outcome.failures)")
+        #expect(!activity.notes.contains { $0.contains("could not read its goals") }, "\(activity.notes)")
+    }
+
     @Test func unreadableGoalsLeaveVisitsChecked() async throws {
         let api = GoalsAPI()
         api.refuseGoals = true

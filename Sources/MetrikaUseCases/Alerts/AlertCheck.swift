@@ -341,7 +341,9 @@ package struct AlertCheck: Sendable {
             try await loader.store.storeGoals(counterID: counter.id, goals: goals, fetchedAt: activity.now())
             return goals
         } catch let failure as any MetrikaFailure {
-            if failure is StoreError { throw failure }
+            // An API that cannot be reached fails the counter's whole check: its one `Error:` line
+            // says so, without a goals warning before it (two lines per counter where one is promised).
+            if failure is StoreError || ConnectionGiveUp.isConnectionFailure(failure) { throw failure }
             activity.note("Warning: counter \(counter.id): could not read its goals (\(failure.message)); \(stored == nil ? "only its visits are checked" : "using the list read before").")
             return stored?.goals
         }
