@@ -11,6 +11,7 @@ extension ParameterNaming {
             case .sync(let id): return "run metrika sync --counter \(id) (or the report without --offline)"
             case .cleanLogs(let id): return "metrika logs --counter \(id) --clean-all"
             case .watchToday(let id): return "see today against the same hours of earlier weeks with `metrika live --counter \(id)`"
+            case .fetchOnline: return "run without --offline to fetch it"
             }
         })
 }

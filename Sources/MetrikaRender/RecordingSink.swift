@@ -10,6 +10,7 @@ package final class RecordingSink: ReportSink {
         case append([Report.Row])
         case endSection([Quantity], [Day])
         case leftOut(Report.LeftOut)
+        case missingMetrics([(metric: Metric, days: [Day])])
     }
 
     package init() {}
@@ -21,6 +22,7 @@ package final class RecordingSink: ReportSink {
     package func append(_ rows: [Report.Row]) { calls.append(.append(rows)) }
     package func endSection(totals: [Quantity], missingDays: [Day]) { calls.append(.endSection(totals, missingDays)) }
     package func leftOut(_ rest: Report.LeftOut) { calls.append(.leftOut(rest)) }
+    package func missingMetrics(_ missing: [(metric: Metric, days: [Day])]) { calls.append(.missingMetrics(missing)) }
     /// `end` is the real sink's: the recording is played first.
     package func end() {}
 
@@ -33,6 +35,7 @@ package final class RecordingSink: ReportSink {
             case .append(let rows): try sink.append(rows)
             case .endSection(let totals, let missing): try sink.endSection(totals: totals, missingDays: missing)
             case .leftOut(let rest): try sink.leftOut(rest)
+            case .missingMetrics(let missing): try sink.missingMetrics(missing)
             }
         }
         calls = []

@@ -13,6 +13,8 @@ package final class ReportJSONSink: ReportSink {
     private var sampling: Sampling?
     private var previous: Report.Previous?
     private var rest: Report.LeftOut?
+    /// The section's metrics missing on days that have the others (offline), for `missing`.
+    private var missingMetrics: [(metric: Metric, days: [Day])] = []
     private var wroteRow = false
     private var sections: [JSONValue] = []
 
@@ -53,9 +55,12 @@ package final class ReportJSONSink: ReportSink {
         self.sampling = sampling
         previous = nil
         rest = nil
+        missingMetrics = []
     }
 
     package func leftOut(_ rest: Report.LeftOut) { self.rest = rest }
+
+    package func missingMetrics(_ missing: [(metric: Metric, days: [Day])]) { missingMetrics = missing }
 
     package func compareSection(_ previous: Report.Previous) { self.previous = previous }
 
@@ -212,6 +217,10 @@ package final class ReportJSONSink: ReportSink {
             members.append(("other", .object([("rows", .number(Double(rest.rows))), ("values", .object(values))])))
         }
         members.append(("missing_days", .array(missingDays.map { .string($0.iso) })))
+        // Only when a metric is missing on days that have the others: its column name → those days.
+        if !missingMetrics.isEmpty {
+            members.append(("missing", .object(missingMetrics.map { ($0.metric.columnName, .array($0.days.map { .string($0.iso) })) })))
+        }
         if layout.compare, let previous {
             let parts = comparison(previous, current: totals, dates: [], layout: layout)
             members.append(("previous", .object([("from", .string(previous.period.from.iso)), ("to", .string(previous.period.to.iso)),

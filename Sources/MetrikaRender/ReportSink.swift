@@ -22,6 +22,10 @@ package protocol ReportSink: AnyObject {
     /// Right before `endSection`, only when the report has more rows than were fetched (`--limit 15`
     /// of 800): how many were left out and what they add up to. The totals are over all the rows.
     func leftOut(_ rest: Report.LeftOut) throws
+    /// Right before `endSection`, only when some asked metrics are missing on days that have the
+    /// others (an offline report of a metric never synced): each such metric with its days, in the
+    /// asked order. Their cells are unknown; the other metrics of those days are shown.
+    func missingMetrics(_ missing: [(metric: Metric, days: [Day])]) throws
 }
 
 extension ReportSink {
@@ -29,6 +33,8 @@ extension ReportSink {
     package func compareSection(_ previous: Report.Previous) throws {}
     /// Sinks that show no totals ignore it.
     package func leftOut(_ rest: Report.LeftOut) throws {}
+    /// Sinks that say nothing per metric ignore it (their cells show the unknown values).
+    package func missingMetrics(_ missing: [(metric: Metric, days: [Day])]) throws {}
 }
 
 extension Report.LeftOut {

@@ -68,20 +68,22 @@ package struct HistoryReport {
                 if !before.missingDays.isEmpty { previousMissing.append((loaded.counter.id, before.missingDays)) }
             }
             try sink.append(built.rows)
+            let lacking = loaded.missingMetrics(metrics)
+            if !lacking.isEmpty { try sink.missingMetrics(lacking) }
             try sink.endSection(totals: built.totals, missingDays: loaded.missingDays)
             if !loaded.missingDays.isEmpty { allMissing.append((loaded.counter.id, loaded.missingDays)) }
-            for (metric, days) in loaded.missingMetrics(metrics) { metricMissing.append((loaded.counter.id, metric, days)) }
+            for (metric, days) in lacking { metricMissing.append((loaded.counter.id, metric, days)) }
         }
         try sink.end()
         for (id, days) in allMissing {
-            activity.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days))\(request.offline ? "; run without \(activity.naming[.offline]) to fetch it" : "").")
+            activity.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days))\(request.offline ? "; \(activity.naming.action(.fetchOnline))" : "").")
         }
         // Said per metric: the others of those days are shown.
         for (id, metric, days) in metricMissing {
-            activity.note("Note: counter \(id) has no history of \(metric.shortName) for \(ReportTableSink.describe(days: days)): shown as —\(request.offline ? "; run without \(activity.naming[.offline]) to fetch it" : "").")
+            activity.note("Note: counter \(id) has no history of \(metric.shortName) for \(ReportTableSink.describe(days: days)): shown as —\(request.offline ? "; \(activity.naming.action(.fetchOnline))" : "").")
         }
         for (id, days) in previousMissing {
-            activity.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days)) of the previous period: those changes are shown as —\(request.offline ? "; run without \(activity.naming[.offline]) to fetch it" : "").")
+            activity.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days)) of the previous period: those changes are shown as —\(request.offline ? "; \(activity.naming.action(.fetchOnline))" : "").")
         }
     }
 }

@@ -60,12 +60,16 @@ package enum SuggestedAction: Sendable, Equatable {
     case cleanLogs(counterID: Int)
     /// See today so far against the same hours of earlier weeks.
     case watchToday(counterID: Int)
+    /// Ask the same report again with the network, so that what the history lacks is fetched (an
+    /// offline report's missing days or metrics).
+    case fetchOnline
 
     var neutralText: String {
         switch self {
         case .sync(let id): return "sync counter \(id) (or run the report online)"
         case .cleanLogs(let id): return "clean all log requests of counter \(id)"
         case .watchToday(let id): return "see today against the same hours of earlier weeks (counter \(id))"
+        case .fetchOnline: return "run the report online to fetch it"
         }
     }
 }

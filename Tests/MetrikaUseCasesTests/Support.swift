@@ -139,6 +139,7 @@ let cliNaming = ParameterNaming(name: { "--" + $0.words.joined(separator: "-") }
     case .sync(let id): return "run metrika sync --counter \(id) (or the report without --offline)"
     case .cleanLogs(let id): return "metrika logs --counter \(id) --clean-all"
     case .watchToday(let id): return "see today against the same hours of earlier weeks with `metrika live --counter \(id)`"
+    case .fetchOnline: return "run without --offline to fetch it"
     }
 })
 

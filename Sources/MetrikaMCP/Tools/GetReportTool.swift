@@ -32,7 +32,7 @@ enum GetReportTool {
         with its currency; users are never summed over days; totals are the API's or correctly weighted. structuredContent \
         is exactly the JSON document `metrika report --json` prints (version 1): `columns` give each value's unit, \
         `counters[].totals` the totals, `sampled`/`sample_share` whether Metrika estimated from a sample, `missing_days` \
-        days no source had; `more` {offset, rows_total} appears when rows were left out: call again with that offset. \
+        days no source had, `missing` {column: [days]} a metric the history lacks on days it has the others (offline); `more` {offset, rows_total} appears when rows were left out: call again with that offset. \
         Quota: a time series (no dimensions, preset or filters) comes from metrika's history database, so a repeated \
         question costs no API request and a new one only the days not yet stored; a dimension report costs one API \
         request per 20,000 rows. Default: pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate by day \
@@ -63,7 +63,7 @@ enum GetReportTool {
             ("grouping", .object([("type", .array([.string("string"), .string("null")]))])),
             ("columns", schema("array", "Each column: name, kind (period_start, period_end, dimension, metric, counter), unit (count, seconds, percent, ratio, money), currency, title", items: schema("object"))),
             ("rows", schema("array", "One object per row, members named by columns; values in the unit of their column (null: unknown)", items: schema("object"))),
-            ("counters", schema("array", "Per counter: counter_id, name, site, time_zone, sampled, sample_share, totals, missing_days", items: schema("object"))),
+            ("counters", schema("array", "Per counter: counter_id, name, site, time_zone, sampled, sample_share, totals, missing_days, missing (offline: a metric the history lacks → its days)", items: schema("object"))),
             ("sampled", schema("boolean")),
             ("more", schema("object", "Rows were left out: call again with offset to continue", properties: [("offset", schema("integer")), ("rows_total", schema("integer"))])),
         ], required: ["version", "columns", "rows", "counters"]))

@@ -15,6 +15,7 @@ extension ParameterNaming {
             case .sync(let id): return "call get_report for counter \(id) without offline to fetch its days"
             case .cleanLogs(let id): return "clean the log requests of counter \(id) with the metrika command line"
             case .watchToday(let id): return "ask for whole days: today so far (counter \(id)) has no like-for-like comparison through this server yet"
+            case .fetchOnline: return "call get_report again without offline to fetch it"
             }
         })
 }

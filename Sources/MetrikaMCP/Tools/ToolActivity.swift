@@ -101,6 +101,8 @@ final class ReportWindow: ReportSink {
         for target in targets { try target.leftOut(rest) }
     }
 
+    func missingMetrics(_ missing: [(metric: Metric, days: [Day])]) throws { for target in targets { try target.missingMetrics(missing) } }
+
     func endSection(totals: [Quantity], missingDays: [Day]) throws {
         rowsSeen = max(rowsSeen, seen)
         rowsShown = max(rowsShown, shown)

@@ -207,6 +207,7 @@ extension ParameterNaming {
             case .sync(let id): return "ask again once counter \(id)'s history is filled (metrika sync --counter \(id) where the bot runs)"
             case .cleanLogs(let id): return "free counter \(id)'s log requests where the bot runs"
             case .watchToday(let id): return "see today against earlier weeks with /report \(id) today"
+            case .fetchOnline: return "ask again once the history is filled (metrika sync where the bot runs)"
             }
         })
 }
