@@ -56,8 +56,9 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["MetrikaCLI", "MetrikaUseCases", "MetrikaTestSupport", "metrika", "metrika-fake-api"],
-            // The MCP end-to-end suite's driver (the official Python SDK as the client).
-            exclude: ["Support/mcp_driver.py"]
+            // The MCP end-to-end suites' drivers (the official Python SDK as the client) and the
+            // answerability suite's questions.
+            exclude: ["Support/mcp_driver.py", "Support/mcp_answers.py", "Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]
