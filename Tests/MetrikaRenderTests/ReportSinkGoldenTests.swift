@@ -16,6 +16,8 @@ enum ReportFixtures {
         var rows: [Report.Row]
         var totals: [Quantity]
         var missingDays: [Day] = []
+        /// Metrics missing on days that have the others (an offline report of a metric never synced).
+        var missingMetrics: [(metric: Metric, days: [Day])] = []
         /// The previous period of a `--compare` report.
         var previous: Report.Previous?
     }
@@ -151,6 +153,7 @@ enum ReportFixtures {
                 try sink.append(Array(section.rows[start..<min(section.rows.count, start + pageSize)]))
                 start += pageSize
             }
+            if !section.missingMetrics.isEmpty { try sink.missingMetrics(section.missingMetrics) }
             try sink.endSection(totals: section.totals, missingDays: section.missingDays)
         }
         try sink.end()

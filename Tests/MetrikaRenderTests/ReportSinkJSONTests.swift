@@ -16,6 +16,7 @@ struct ReportSinkJSONTests {
             var sample_share: String?
             var totals: [String]
             var missing_days: [String]
+            var missing: [String]?
         }
 
         var version: Int
@@ -98,6 +99,18 @@ struct ReportSinkJSONTests {
         #expect(summary.counters[1].totals == ["visits=null", "users=null", "bounce_rate=null"])
         #expect(summary.counters[1].missing_days == ["2026-11-03", "2026-11-04", "2026-11-05", "2026-11-07"])
         #expect(summary.sampled == false)
+    }
+
+    /// Issue 40 item 3: a metric the history lacks on days that have the others is listed per metric
+    /// (`missing`), its cells null, the others shown; `missing_days` keeps the days with nothing.
+    @Test func aMetricMissingAloneIsListedPerMetric() throws {
+        var fixture = ReportFixtures.twoCounters()
+        fixture.sections[0].missingMetrics = [(Metric.users, [ReportFixtures.day("2026-11-01"), ReportFixtures.day("2026-11-02")])]
+        let summary = try Self.check(ReportFixtures.json(fixture))
+        #expect(summary.counters[0].missing == ["users=2026-11-01,2026-11-02"])
+        #expect(summary.counters[0].missing_days.isEmpty)
+        #expect(summary.counters[1].missing == nil, "only a section with a metric missing alone has the member")
+        #expect(summary.counters[1].missing_days == ["2026-11-03", "2026-11-04", "2026-11-05", "2026-11-07"])
     }
 
     @Test func empty() throws {

@@ -68,8 +68,9 @@ def dump(model):
 
 
 def received(result):
-    """(the text a fact is looked for in, its token estimate) of one tools/call result (wire JSON)."""
-    parts, tokens = [], 0.0
+    """(the text a fact is looked for in, the token estimate of its content blocks, of its
+    structuredContent) of one tools/call result (wire JSON)."""
+    parts, tokens, structured_tokens = [], 0.0, 0.0
     for block in result.get("content", []):
         if block.get("type") == "text":
             parts.append(block["text"])
@@ -81,8 +82,8 @@ def received(result):
     if "structuredContent" in result:
         structured = json.dumps(result["structuredContent"], ensure_ascii=False, separators=(",", ":"))
         parts.append(structured)
-        tokens += estimate_tokens(structured)
-    return "\n".join(parts), tokens
+        structured_tokens = estimate_tokens(structured)
+    return "\n".join(parts), tokens, structured_tokens
 
 
 def unmet_requirement(requires, tools):
@@ -102,7 +103,7 @@ def unmet_requirement(requires, tools):
 
 async def run_question(client, question, tools):
     outcome = {"id": question["id"], "question": question["question"], "calls": len(question["calls"]),
-               "tokens": 0, "missing": [], "errors": [], "skipped": None}
+               "tokens": 0, "tokens_content": 0, "tokens_structured": 0, "missing": [], "errors": [], "skipped": None}
     why = unmet_requirement(question.get("requires"), tools)
     if why:
         outcome["skipped"] = f"needs {question['requires']['feature']}: {why}"
@@ -114,14 +115,17 @@ async def run_question(client, question, tools):
         except MCPError as error:
             outcome["errors"].append(f"{call['tool']}: JSON-RPC {error.code} {error.error.message}")
             continue
-        text, tokens = received(result)
-        outcome["tokens"] += tokens
+        text, content_tokens, structured_tokens = received(result)
+        outcome["tokens_content"] += content_tokens
+        outcome["tokens_structured"] += structured_tokens
         if result.get("isError"):
             outcome["errors"].append(f"{call['tool']}: {text.strip()[:300]}")
         texts.append(text)
     everything = "\n".join(texts)
     outcome["missing"] = [fact for fact in question["facts"] if fact not in everything]
-    outcome["tokens"] = round(outcome["tokens"])
+    outcome["tokens"] = round(outcome["tokens_content"] + outcome["tokens_structured"])
+    outcome["tokens_content"] = round(outcome["tokens_content"])
+    outcome["tokens_structured"] = round(outcome["tokens_structured"])
     if os.environ.get("MCP_ANSWERS_SHOW"):
         print(f"===== {question['id']}\n{everything}\n", file=sys.stderr)
     return outcome

@@ -176,6 +176,16 @@ def check(raw):
         for key, value in totals:
             need(value is None or is_number(value), "total %s is not a number or null" % key)
         need(all(isinstance(d, str) and DATE.match(d) for d in counter["missing_days"]), "bad missing_days")
+        # Only when a metric alone is missing (docs/json.md): metric column → its days, none of them
+        # a day missing whole.
+        summary_missing = None
+        if "missing" in counter:
+            need(isinstance(counter["missing"], list) and counter["missing"], "missing must be a non-empty object")
+            for key, days in counter["missing"]:
+                need(key in metric_names, "missing names %r, not a metric column" % key)
+                need(isinstance(days, list) and days and all(isinstance(d, str) and DATE.match(d) for d in days), "missing %s: bad days" % key)
+                need(not set(days) & set(counter["missing_days"]), "missing %s repeats a day of missing_days" % key)
+            summary_missing = ["%s=%s" % (key, ",".join(days)) for key, days in counter["missing"]]
         summary_previous = None
         if compare:
             previous = dict(counter["previous"])
@@ -210,6 +220,7 @@ def check(raw):
             "sample_share": None if share is None else text(share),
             "totals": ["%s=%s" % (key, text(value)) for key, value in totals],
             "missing_days": counter["missing_days"],
+            "missing": summary_missing,
         })
     need(isinstance(top["sampled"], bool), "sampled must be a boolean")
     need(top["sampled"] == any(c["sampled"] for c in counters), "top-level sampled must be true iff a counter is sampled")
