@@ -123,6 +123,15 @@ package struct Keyring: Sendable, Equatable {
         }
     }
 
+    /// The command that stores the entry by hand, asking for the secret (never an argument), for
+    /// messages and docs: what keeps the Telegram bot's token (`"telegram": {"keyring": …}`).
+    package func manualStore(label: String) -> String {
+        switch kind {
+        case .secretService: return "secret-tool store --label='\(label)' service \(Self.service) account \(account)"
+        case .macKeychain: return "security add-generic-password -s \(Self.service) -a \(account) -l '\(label)' -w"
+        }
+    }
+
     // MARK: - Children
 
     /// errSecItemNotFound, as `security` reports it in its exit status.
