@@ -186,6 +186,29 @@ struct BotEndToEndTests {
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
     }
 
+    /// Allowed chats whose answers the Bot API refuses badly (the simulator's chat 999 answers
+    /// garbage, 6000 a body past the 4 MiB bound; a hang is TelegramBotEndToEndTests'): each is one
+    /// line on stderr, the others are served, the bot exits 0 and never shows its token.
+    @Test func chatsTheBotAPIAnswersBadlyForAreNotedAndTheOthersServed() throws {
+        let api = try botSimulator.get()
+        let telegram = try TelegramBotEndToEndTests.BotAPI()
+        defer { telegram.stop() }
+        let home = try TemporaryDirectory()
+        let environment = metrikaEnvironment(api: api, home: home.path, extra: [
+            "METRIKA_TELEGRAM_TOKEN": Self.token, "METRIKA_TELEGRAM_API_URL": telegram.baseURL.absoluteString,
+        ])
+        for chat: Int64 in [999, 6000, 42] { try queue(telegram, chat: chat, "/help") }
+        let result = try metrika(["bot", "--allow", "999,6000,42", "--once"], environment: environment, timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        for chat in ["999", "6000"] {
+            #expect(lines.filter { $0.contains("Telegram chat \(chat) was not answered") }.count == 1, "\(result.stderr)")
+        }
+        #expect(try messages(telegram).compactMap { $0["chat_id"] as? String } == ["42"])
+        #expect(!result.stderr.contains(String(Self.token.split(separator: ":")[1])))
+        #expect(lines.contains("Answered 1 message, 2 left unanswered."), "\(result.stderr)")
+    }
+
     /// Served until SIGTERM: the waiting command answered, then the long poll given up at once and exit 0.
     @Test func sigtermEndsTheLongPollWithExitZero() throws {
         let api = try botSimulator.get()

@@ -73,6 +73,35 @@ import MetrikaStore
         #expect(await commands.answer("/counters now", botUsername: nil)?.contains("takes nothing") == true)
     }
 
+    /// A Bot API whose getUpdates answers garbage, too much or nothing at all (hangs until the
+    /// timeout, every retry): the run ends with one typed line without the token, nothing answered,
+    /// no request to Metrika, the offset untouched.
+    @Test(arguments: [
+        ([FakeTransport.Step.respond(200, "<html><body>upstream says hi</body></html>")], "garbage"),
+        ([.respond(200, #"{"ok":true,"result":[{"update_id":"#)], "garbage"),
+        ([.fail(.tooLarge(limit: TelegramBot.maxResponseBytes))], "too large"),
+        (Array(repeating: .fail(.timedOut), count: 12), "timed out"),
+    ])
+    func aBotAPIThatAnswersBadlyEndsTheRunInOneLine(steps: [FakeTransport.Step], kind: String) async throws {
+        let database = try TemporaryDatabase()
+        let store = try HistoryStore(path: database.path)
+        let transport = FakeTransport([Self.ok(#"{"id":987654321,"first_name":"m"}"#), Self.ok("true"), Self.ok("true")] + steps)
+        let calls = Calls()
+        do {
+            _ = try await server(transport, store: store, calls: calls).run(once: false)
+            Issue.record("the run went on after \(kind)")
+        } catch let error as TelegramError {
+            switch (kind, error) {
+            case ("garbage", .garbage), ("too large", .answerTooLarge), ("timed out", .timedOut): break
+            default: Issue.record("\(kind): \(error)")
+            }
+            #expect(!error.message.contains("secretPart") && !error.message.contains("\n"), "\(error.message)")
+        }
+        #expect(transport.requests.allSatisfy { $0.url.lastPathComponent != "sendMessage" })
+        #expect(calls.reports.withLock { $0 } == 0)
+        #expect(try await store.botOffset(botID: 987_654_321) == nil)
+    }
+
     @Test func aChatThatBlockedTheBotIsNotedAndTheOthersServed() async throws {
         let database = try TemporaryDatabase()
         let store = try HistoryStore(path: database.path)
