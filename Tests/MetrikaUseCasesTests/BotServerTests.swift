@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import MetrikaAPI
 @testable import MetrikaModel
+import MetrikaRender
 import MetrikaStore
 @testable import MetrikaUseCases
 
@@ -100,6 +101,28 @@ import MetrikaStore
         #expect(transport.requests.allSatisfy { $0.url.lastPathComponent != "sendMessage" })
         #expect(calls.reports.withLock { $0 } == 0)
         #expect(try await store.botOffset(botID: 987_654_321) == nil)
+    }
+
+    /// A repeated /counters within five minutes is answered from the list already fetched; after
+    /// them (or a clock set back) it is asked for again.
+    @Test func aRepeatedCountersQuestionMakesNoRequestForFiveMinutes() async throws {
+        let fetches = Mutex(0)
+        let clock = Mutex(testNow)
+        let item = CounterListing.Item(counter: Counter(id: 1001, name: "<Shop>", site: "shop.example"), currency: nil)
+        let counters = BotCommands.keptCounters({ fetches.withLock { $0 += 1 }; return [item] }, now: { clock.withLock { $0 } })
+        let commands = BotCommands(backend: BotCommands.Backend(
+            counters: counters, loader: { _ in throw BotUsage("unused") }, alerts: { [] }, activity: RecordedActivity(), defaultCounter: nil))
+        let first = await commands.answer("/counters", botUsername: nil)
+        #expect(first == "<code>1001</code> &lt;Shop&gt; · shop.example")
+        clock.withLock { $0 += 299 }
+        #expect(await commands.answer("/counters", botUsername: nil) == first)
+        #expect(fetches.withLock { $0 } == 1)
+        clock.withLock { $0 += 1 }
+        _ = await commands.answer("/counters", botUsername: nil)
+        #expect(fetches.withLock { $0 } == 2)
+        clock.withLock { $0 -= 3600 }
+        _ = await commands.answer("/counters", botUsername: nil)
+        #expect(fetches.withLock { $0 } == 3, "a clock set back keeps nothing")
     }
 
     @Test func aChatThatBlockedTheBotIsNotedAndTheOthersServed() async throws {

@@ -42,7 +42,8 @@ enum BotCommand: Command {
         let defaultCounter = defaults.flatMap { $0.ids.count == 1 ? Int($0.ids[0]) : nil }
         let store = try await session.openHistory()
         let backend = BotCommands.Backend(
-            counters: { try await CounterList.fetch(client: try await session.client(), search: nil, history: store).items },
+            counters: BotCommands.keptCounters({ try await CounterList.fetch(client: try await session.client(), search: nil, history: store).items },
+                                               now: context.now),
             loader: { request in try await session.historyLoader(offline: false, unsettledDays: request.unsettledDays) },
             alerts: { try await AlertStatus(store: store).entries() },
             activity: context, defaultCounter: defaultCounter, rasterizer: context.rasterizer,

@@ -2,6 +2,7 @@ import Foundation
 import MetrikaModel
 import MetrikaRender
 import MetrikaSystem
+import Synchronization
 
 /// What `metrika bot` answers to one command: Telegram HTML (every text from Metrika or the user
 /// escaped by `TelegramHTML.escape`, tables in `<pre>`), errors worded with the bot's own words
@@ -39,6 +40,24 @@ package struct BotCommands: Sendable {
             self.alerts = alerts
             self.activity = activity
             self.defaultCounter = defaultCounter
+        }
+    }
+
+    /// Seconds a fetched counters list answers `/counters` again without a request (the history
+    /// keeps no whole list: the token's counters can change, so it is asked for again after this).
+    package static let countersKeptFor: TimeInterval = 300
+
+    /// `fetch` kept for `countersKeptFor` seconds of `now`: a repeated `/counters` makes no request.
+    package static func keptCounters(
+        _ fetch: @escaping @Sendable () async throws -> [CounterListing.Item], now: @escaping @Sendable () -> Date
+    ) -> @Sendable () async throws -> [CounterListing.Item] {
+        let kept = Mutex<(items: [CounterListing.Item], at: Date)?>(nil)
+        return {
+            let time = now()
+            if let last = kept.withLock({ $0 }), time >= last.at, time.timeIntervalSince(last.at) < countersKeptFor { return last.items }
+            let items = try await fetch()
+            kept.withLock { $0 = (items, time) }
+            return items
         }
     }
 
