@@ -48,7 +48,8 @@ extension Session {
                 token = text
                 source = "the \"telegram\" token of \(config?.path ?? "the config file")"
             } else if let account = profile?.telegram?.keyring ?? config?.telegram?.keyring {
-                let keyring = Keyring(kind: .system, account: account, environment: environment)
+                var keyring = Keyring(kind: .system, account: account, environment: environment)
+                keyring.instead = "give the bot's token in METRIKA_TELEGRAM_TOKEN or as the private config file's \"telegram\" \"token\""
                 guard let data = try await keyring.lookup(),
                       case let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
                     throw ConfigError.missingTelegramKeyringEntry(account: account, keyring: keyring.displayName,

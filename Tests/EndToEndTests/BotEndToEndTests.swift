@@ -184,6 +184,14 @@ struct BotEndToEndTests {
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("Error: Cannot use the Secret Service keyring: reading failed") && result.stderr.contains("D-Bus"), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+
+        // No secret-tool at all: one line, 69, naming the package and the bot token's other places.
+        environment["PATH"] = broken.path + "/none"
+        result = try metrika(["bot", "--allow", "42", "--once"], environment: environment)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("secret-tool is not installed (Debian/Ubuntu: apt-get install libsecret-tools); or give the bot's token in METRIKA_TELEGRAM_TOKEN")
+                && !result.stderr.contains("metrika login"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
     }
 
     /// Allowed chats whose answers the Bot API refuses badly (the simulator's chat 999 answers
