@@ -125,6 +125,21 @@ import MetrikaStore
         #expect(fetches.withLock { $0 } == 3, "a clock set back keeps nothing")
     }
 
+    /// A counter the Metrika token cannot read, or a token Metrika refuses: said in the chat's words
+    /// (what the person there can do), never the command line of the bot's owner.
+    @Test func apiRefusalsAreSaidInTheChatsWords() async throws {
+        let denied = BotCommands(backend: BotCommands.Backend(
+            counters: { throw APIError.invalidToken }, loader: { _ in throw APIError.accessDenied("No access to counter 1009.", counterID: 1009) },
+            alerts: { [] }, activity: RecordedActivity(), defaultCounter: nil,
+            explain: { id in throw APIError.accessDenied("No access.", counterID: id) }))
+        let report = try #require(await denied.answer("/report 1009", botUsername: nil))
+        #expect(report == "Counter 1009 cannot be read with this bot's Metrika access: check the number (/counters lists the ones it can read).")
+        let explain = try #require(await denied.answer("/explain 1010", botUsername: nil))
+        #expect(explain.hasPrefix("Counter 1010 cannot be read") && !explain.contains("`"), "\(explain)")
+        let counters = try #require(await denied.answer("/counters", botUsername: nil))
+        #expect(counters.contains("must sign in again") && !counters.contains("METRIKA_TOKEN"), "\(counters)")
+    }
+
     @Test func aChatThatBlockedTheBotIsNotedAndTheOthersServed() async throws {
         let database = try TemporaryDatabase()
         let store = try HistoryStore(path: database.path)

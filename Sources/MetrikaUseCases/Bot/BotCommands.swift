@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaAPI
 import MetrikaModel
 import MetrikaRender
 import MetrikaSystem
@@ -137,12 +138,28 @@ package struct BotCommands: Sendable {
             case "alerts": return .text(try await alerts(arguments))
             default: return .text(Self.unknownText)
             }
+        } catch let error as APIError where Self.chatWords(error) != nil {
+            return .text(TelegramHTML.escape(Self.chatWords(error) ?? ""))
         } catch let failure as any MetrikaFailure {
             return .text(TelegramHTML.escape(ParameterNaming.bot.message(of: failure)))
         } catch {
             // Not one of metrika's worded failures: its text is for the bot's log, not the chat.
             backend.activity.note("/\(command) failed: \(type(of: error))")
             return .text("That failed; the bot's log on its machine says more.")
+        }
+    }
+
+    /// An API refusal in the chat's words: what the person in the chat can do, not the command line
+    /// the bot's owner would type (`metrika login`); nil for the others, said as they are.
+    static func chatWords(_ error: APIError) -> String? {
+        switch error {
+        case .accessDenied(_, let counter):
+            let which = counter.map { "Counter \($0)" } ?? "That counter"
+            return "\(which) cannot be read with this bot's Metrika access: check the number (/counters lists the ones it can read)."
+        case .unauthorized, .invalidToken:
+            return "Metrika did not accept this bot's access; whoever runs the bot must sign in again (metrika login on its machine)."
+        default:
+            return nil
         }
     }
 
