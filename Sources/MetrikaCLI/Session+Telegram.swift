@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaAPI
 import MetrikaModel
 import MetrikaSystem
 import MetrikaUseCases
@@ -26,9 +27,11 @@ extension Session {
     }
 
     /// The bot: its token from METRIKA_TELEGRAM_TOKEN, else the profile's, else the config file's
-    /// `"telegram"` `"token"` (added to the run's secrets at once); its base from
-    /// METRIKA_TELEGRAM_API_URL. No token: `ConfigError.missingTelegramToken` (78).
-    func telegramBot() throws -> TelegramBot {
+    /// `"telegram"` `"token"`, else the keyring entry the profile's or the file's `"telegram"`
+    /// `"keyring"` names (added to the run's secrets at once); its base from METRIKA_TELEGRAM_API_URL.
+    /// No token: `ConfigError.missingTelegramToken` (78); the named entry missing:
+    /// `ConfigError.missingTelegramKeyringEntry` (78); the keyring unreachable: `AuthError.keyringUnavailable` (69).
+    func telegramBot() async throws -> TelegramBot {
         let environment = context.environment
         let token: String
         let source: String
@@ -37,12 +40,23 @@ extension Session {
             source = "METRIKA_TELEGRAM_TOKEN"
         } else {
             let config = try configFile()
-            if let profile = try profile(), let text = profile.telegram?.token {
+            let profile = try profile()
+            if let profile, let text = profile.telegram?.token {
                 token = text
                 source = "the \"telegram\" token of profile \"\(profile.name)\""
             } else if let text = config?.telegram?.token {
                 token = text
                 source = "the \"telegram\" token of \(config?.path ?? "the config file")"
+            } else if let account = profile?.telegram?.keyring ?? config?.telegram?.keyring {
+                var keyring = Keyring(kind: .system, account: account, environment: environment)
+                keyring.instead = "give the bot's token in METRIKA_TELEGRAM_TOKEN or as the private config file's \"telegram\" \"token\""
+                guard let data = try await keyring.lookup(),
+                      case let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
+                    throw ConfigError.missingTelegramKeyringEntry(account: account, keyring: keyring.displayName,
+                                                                  store: keyring.manualStore(label: Self.telegramKeyringLabel))
+                }
+                token = text
+                source = "the keyring entry '\(account)' (\(keyring.displayName))"
             } else {
                 throw ConfigError.missingTelegramToken(path: ConfigFile.path(environment: environment))
             }
@@ -58,9 +72,14 @@ extension Session {
     }
 }
 
+extension Session {
+    /// The label of the keyring entry holding a Telegram bot's token (what a keyring's window shows).
+    static let telegramKeyringLabel = "metrika Telegram bot"
+}
+
 extension Option where Value == String? {
     /// `--telegram CHAT[,CHAT…]` of alert and mail.
     static var telegram: Option<String?> {
-        .text("telegram", value: "CHAT[,CHAT…]", help: "Send to these Telegram chats too (default: METRIKA_TELEGRAM_CHAT; the bot token: METRIKA_TELEGRAM_TOKEN)")
+        .text("telegram", value: "CHAT[,CHAT…]", help: "Send to these Telegram chats too (default: METRIKA_TELEGRAM_CHAT; the bot token: METRIKA_TELEGRAM_TOKEN, the config or the keyring)")
     }
 }

@@ -143,9 +143,18 @@ struct KeyringEndToEndTests {
         "\(metrikaPath)" counters --csv > "$HOME/counters.out" 2>&1; echo $? > "$HOME/counters.rc"
         "\(metrikaPath)" logout > "$HOME/logout.out" 2>&1; echo $? > "$HOME/logout.rc"
         secret-tool lookup service metrika account "\(tokenPath)" > /dev/null; echo $? > "$HOME/after.rc"
+        # The Telegram bot's token as docs/telegram.md stores it (secret-tool reads it on stdin), named by the config.
+        printf '%s' "$BOT_TOKEN" | secret-tool store --label='metrika Telegram bot' service metrika account telegram
+        printf '{"telegram": {"keyring": "telegram"}}' > "$XDG_CONFIG_HOME/metrika/config.json"
+        "\(metrikaPath)" bot --allow 42 --once > "$HOME/bot.out" 2>&1; echo $? > "$HOME/bot.rc"
         """.utf8).write(to: URL(fileURLWithPath: script))
+        let telegram = try TelegramBotEndToEndTests.BotAPI()
+        defer { telegram.stop() }
+        _ = try telegram.control("POST", "__tg/updates", #"{"chat_id": 42, "text": "/help"}"#)
         var environment = metrikaEnvironment(api: api, home: home.path, token: nil)
         environment["PATH"] = "/usr/bin:/bin"
+        environment["BOT_TOKEN"] = TelegramBotEndToEndTests.token
+        environment["METRIKA_TELEGRAM_API_URL"] = telegram.baseURL.absoluteString
         // The session's daemons inherit stdout and stderr: a file, never the test's pipes (which a
         // lingering daemon would hold open).
         let run = try runProcess("/bin/sh", ["-c", "exec /bin/sh \"$1\" > \"$1.log\" 2>&1 < /dev/null", "sh", script],
@@ -167,5 +176,9 @@ struct KeyringEndToEndTests {
         #expect(read("logout.out").contains("Deleted the token from the Secret Service keyring."))
         #expect(read("after.rc") == "1\n", "the entry is gone from the real keyring")
         #expect(!FileManager.default.fileExists(atPath: tokenPath))
+        // The bot's token read back from the real keyring: the chat answered, the token nowhere in the output.
+        #expect(read("bot.rc") == "0\n", "\(read("bot.out"))")
+        #expect(try telegram.sent().filter { $0["method"] as? String == "sendMessage" }.count == 1)
+        #expect(!read("bot.out").contains(String(TelegramBotEndToEndTests.token.split(separator: ":")[1])))
     }
 }

@@ -105,6 +105,15 @@ struct MailOptionsTests {
         #expect(help.out.contains("--period NAME"))
     }
 
+    /// --telegram alone is a delivery: the usage line says --to and/or --telegram, and so does the
+    /// refusal when neither is given.
+    @Test func theUsageLineSaysToAndOrTelegram() async {
+        let help = await CLIConventionsTests.run(["mail", "--help"])
+        #expect(help.out.contains("mail --counter ID[,ID…] (--to ADDR[,ADDR…] [--telegram CHAT[,CHAT…]] | --telegram CHAT[,CHAT…]) [--sender ADDR]"), "\(help.out)")
+        let none = await CLIConventionsTests.run(["mail", "--counter", "1001"])
+        #expect(none.code == 64 && none.err.contains("Missing --to ADDR and/or --telegram CHAT"), "\(none.err)")
+    }
+
     // MARK: - The request
 
     static func request(_ arguments: [String]) throws -> MailCommand.Request {

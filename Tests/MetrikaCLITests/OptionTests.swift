@@ -101,7 +101,7 @@ struct OptionTests {
         ("report", "report --counter ID[,ID…] [--from DATE] [--to DATE | --period NAME] [--group day|week|month] [--metrics LIST] [--dimensions LIST] [--format table|csv|json|html] [--output FILE.html] [options]"),
         ("goals", "goals --counter ID [--format table|csv|json]"),
         ("chart", "chart --counter ID[,ID…] [--metrics LIST] [--from DATE] [--to DATE | --period NAME] [--group day|week|month] --output FILE.svg|FILE.png [--format svg|png] [options]"),
-        ("mail", "mail --counter ID[,ID…] --to ADDR[,ADDR…] [--telegram CHAT[,CHAT…]] [--sender ADDR] [--subject TEXT] [--metrics LIST] [--last Nd|Nw | --period NAME] [--sendmail PATH | --output FILE.eml | --dry-run]"),
+        ("mail", "mail --counter ID[,ID…] (--to ADDR[,ADDR…] [--telegram CHAT[,CHAT…]] | --telegram CHAT[,CHAT…]) [--sender ADDR] [--subject TEXT] [--metrics LIST] [--last Nd|Nw | --period NAME] [--sendmail PATH | --output FILE.eml | --dry-run]"),
         ("alert", "alert [--counter ID[,ID…]] [--today] [--webhook URL] [--mail ADDR[,ADDR…]] [--telegram CHAT[,CHAT…]] [--currency RUB|USD|EUR|YND] [--dry-run] | alert --status [--json] | alert --forget ID|all"),
         ("sync", "sync [--counter ID[,ID…]] [--from DATE] [--db PATH] [--clickhouse URL[,URL…] [--cluster NAME]]"),
         ("mcp", "mcp [--token-file PATH] [--profile NAME]"),

@@ -172,6 +172,19 @@ struct ConfigFileTests {
         #expect(!(error?.message.contains("tg-secret") ?? true))
     }
 
+    /// `"keyring"` names the keyring entry holding the bot token: no secret in the file, so it may
+    /// be readable; a path (a Metrika token file's entry), a name with spaces or a number is refused.
+    @Test func aTelegramKeyringEntryIsNamedNotHeld() throws {
+        let home = try Home(#"{"telegram": {"keyring": "telegram", "chat": 42}}"#)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: home.config)
+        let config = try #require(try home.read())
+        #expect(config.telegram == TelegramConfig(token: nil, chats: "42", keyring: "telegram"))
+        for bad in [#""/home/me/.config/metrika/token.json""#, #""my bot""#, "7"] {
+            let refused = try Home(#"{"telegram": {"keyring": \#(bad)}}"#)
+            #expect(throws: ConfigError.self, "\(bad)") { try refused.read() }
+        }
+    }
+
     @Test(arguments: [#"{"telegram": "123:abc"}"#, #"{"telegram": {"tokn": "x"}}"#, #"{"telegram": {"chat": true}}"#, #"{"telegram": {"chat": []}}"#])
     func aWrongTelegramMemberIsRefused(json: String) throws {
         let home = try Home(json)

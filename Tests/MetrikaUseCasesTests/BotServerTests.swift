@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import MetrikaAPI
 @testable import MetrikaModel
+import MetrikaRender
 import MetrikaStore
 @testable import MetrikaUseCases
 
@@ -71,6 +72,72 @@ import MetrikaStore
         #expect(await commands.answer("/report", botUsername: nil)?.contains("Which counter?") == true)
         #expect(await commands.answer("/frobnicate", botUsername: nil) == BotCommands.unknownText)
         #expect(await commands.answer("/counters now", botUsername: nil)?.contains("takes nothing") == true)
+    }
+
+    /// A Bot API whose getUpdates answers garbage, too much or nothing at all (hangs until the
+    /// timeout, every retry): the run ends with one typed line without the token, nothing answered,
+    /// no request to Metrika, the offset untouched.
+    @Test(arguments: [
+        ([FakeTransport.Step.respond(200, "<html><body>upstream says hi</body></html>")], "garbage"),
+        ([.respond(200, #"{"ok":true,"result":[{"update_id":"#)], "garbage"),
+        ([.fail(.tooLarge(limit: TelegramBot.maxResponseBytes))], "too large"),
+        (Array(repeating: .fail(.timedOut), count: 12), "timed out"),
+    ])
+    func aBotAPIThatAnswersBadlyEndsTheRunInOneLine(steps: [FakeTransport.Step], kind: String) async throws {
+        let database = try TemporaryDatabase()
+        let store = try HistoryStore(path: database.path)
+        let transport = FakeTransport([Self.ok(#"{"id":987654321,"first_name":"m"}"#), Self.ok("true"), Self.ok("true")] + steps)
+        let calls = Calls()
+        do {
+            _ = try await server(transport, store: store, calls: calls).run(once: false)
+            Issue.record("the run went on after \(kind)")
+        } catch let error as TelegramError {
+            switch (kind, error) {
+            case ("garbage", .garbage), ("too large", .answerTooLarge), ("timed out", .timedOut): break
+            default: Issue.record("\(kind): \(error)")
+            }
+            #expect(!error.message.contains("secretPart") && !error.message.contains("\n"), "\(error.message)")
+        }
+        #expect(transport.requests.allSatisfy { $0.url.lastPathComponent != "sendMessage" })
+        #expect(calls.reports.withLock { $0 } == 0)
+        #expect(try await store.botOffset(botID: 987_654_321) == nil)
+    }
+
+    /// A repeated /counters within five minutes is answered from the list already fetched; after
+    /// them (or a clock set back) it is asked for again.
+    @Test func aRepeatedCountersQuestionMakesNoRequestForFiveMinutes() async throws {
+        let fetches = Mutex(0)
+        let clock = Mutex(testNow)
+        let item = CounterListing.Item(counter: Counter(id: 1001, name: "<Shop>", site: "shop.example"), currency: nil)
+        let counters = BotCommands.keptCounters({ fetches.withLock { $0 += 1 }; return [item] }, now: { clock.withLock { $0 } })
+        let commands = BotCommands(backend: BotCommands.Backend(
+            counters: counters, loader: { _ in throw BotUsage("unused") }, alerts: { [] }, activity: RecordedActivity(), defaultCounter: nil))
+        let first = await commands.answer("/counters", botUsername: nil)
+        #expect(first == "<code>1001</code> &lt;Shop&gt; · shop.example")
+        clock.withLock { $0 += 299 }
+        #expect(await commands.answer("/counters", botUsername: nil) == first)
+        #expect(fetches.withLock { $0 } == 1)
+        clock.withLock { $0 += 1 }
+        _ = await commands.answer("/counters", botUsername: nil)
+        #expect(fetches.withLock { $0 } == 2)
+        clock.withLock { $0 -= 3600 }
+        _ = await commands.answer("/counters", botUsername: nil)
+        #expect(fetches.withLock { $0 } == 3, "a clock set back keeps nothing")
+    }
+
+    /// A counter the Metrika token cannot read, or a token Metrika refuses: said in the chat's words
+    /// (what the person there can do), never the command line of the bot's owner.
+    @Test func apiRefusalsAreSaidInTheChatsWords() async throws {
+        let denied = BotCommands(backend: BotCommands.Backend(
+            counters: { throw APIError.invalidToken }, loader: { _ in throw APIError.accessDenied("No access to counter 1009.", counterID: 1009) },
+            alerts: { [] }, activity: RecordedActivity(), defaultCounter: nil,
+            explain: { id in throw APIError.accessDenied("No access.", counterID: id) }))
+        let report = try #require(await denied.answer("/report 1009", botUsername: nil))
+        #expect(report == "Counter 1009 cannot be read with this bot's Metrika access: check the number (/counters lists the ones it can read).")
+        let explain = try #require(await denied.answer("/explain 1010", botUsername: nil))
+        #expect(explain.hasPrefix("Counter 1010 cannot be read") && !explain.contains("`"), "\(explain)")
+        let counters = try #require(await denied.answer("/counters", botUsername: nil))
+        #expect(counters.contains("must sign in again") && !counters.contains("METRIKA_TOKEN"), "\(counters)")
     }
 
     @Test func aChatThatBlockedTheBotIsNotedAndTheOthersServed() async throws {

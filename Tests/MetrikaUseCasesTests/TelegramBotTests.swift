@@ -31,7 +31,7 @@ import MetrikaSystem
         func add(_ line: String) { lines.withLock { $0.append(line) } }
     }
 
-    func bot(_ transport: FakeTransport, clock: FakeClock = FakeClock(), notes: Notes = Notes()) throws -> TelegramBot {
+    func bot(_ transport: any HTTPTransport, clock: FakeClock = FakeClock(), notes: Notes = Notes()) throws -> TelegramBot {
         try TelegramBot(
             token: Self.token, transport: transport, timeout: 5, sleep: { clock.sleep($0) }, now: { clock.now },
             random: { 0.5 }, note: { notes.add($0) })
@@ -72,6 +72,45 @@ import MetrikaSystem
         let texts = try transport.requests.map { try body($0)["text"] as? String ?? "" }
         #expect(texts.allSatisfy { $0.utf16.count <= 4096 })
         #expect(texts.joined(separator: "\n") == text)
+    }
+
+    /// Answers every send as delivered, noting the fake clock's time of each.
+    final class TimedTransport: HTTPTransport {
+        let clock: FakeClock
+        private let sends = Mutex([(time: Date, text: String)]())
+        init(clock: FakeClock) { self.clock = clock }
+        var sent: [(time: Date, text: String)] { sends.withLock { $0 } }
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            let body = try JSONSerialization.jsonObject(with: request.body ?? Data()) as? [String: Any]
+            let count = sends.withLock { sends in
+                sends.append((clock.now, body?["text"] as? String ?? ""))
+                return sends.count
+            }
+            return HTTPResponse(status: 200, headers: [:], body: Data(#"{"ok":true,"result":{"message_id":\#(count),"date":1,"chat":{"id":123456789,"type":"private"}}}"#.utf8))
+        }
+    }
+
+    /// A 5,000-line digest (HTML-hostile names escaped, Cyrillic, markup): messages of at most 4,096
+    /// characters cut between lines, nothing lost, in order, and never more than 20 of them to the
+    /// chat in any minute of the clock.
+    @Test func aFiveThousandLineDigestArrivesWholeInOrderAndPaced() async throws {
+        let clock = FakeClock()
+        let transport = TimedTransport(clock: clock)
+        let lines = (1...5000).map { "<code>\($0)</code> " + TelegramHTML.escape("Ромашка <\($0)> & Co: 1 234 visits, -12.5%") }
+        let digest = lines.joined(separator: "\n")
+        let ids = try await bot(transport, clock: clock).sendText(digest, to: Self.chat)
+        let sent = transport.sent
+        #expect(ids.count == sent.count && sent.count > 40, "\(sent.count) messages")
+        #expect(sent.allSatisfy { TelegramHTML.length($0.text) <= TelegramHTML.messageLimit })
+        // Whole lines only: joined back with the line breaks the cuts took, the digest is as it was.
+        #expect(sent.map(\.text).joined(separator: "\n") == digest)
+        #expect(sent.allSatisfy { $0.text.hasPrefix("<code>") && $0.text.hasSuffix("visits, -12.5%") })
+        for index in sent.indices.dropFirst(TelegramBot.perChatPerMinute) {
+            let gap = sent[index].time.timeIntervalSince(sent[index - TelegramBot.perChatPerMinute].time)
+            #expect(gap >= 60, "message \(index + 1) went \(gap) s after the one 20 before it")
+        }
+        #expect(clock.sleeps.reduce(0, +) >= 60 * Double((sent.count - 1) / TelegramBot.perChatPerMinute))
     }
 
     @Test func retryAfterIsWaitedExactlyThenTheMessageIsSentAgain() async throws {

@@ -50,6 +50,9 @@ package struct Keyring: Sendable, Equatable {
     package var environment: [String: String]
     /// Seconds a child may take: a keyring may ask the user to unlock it in a dialog.
     package var timeout: Double
+    /// What to do instead when there is no keyring tool, for the message (the Metrika token's file
+    /// by default; a Telegram bot's token says its own places).
+    package var instead = "keep the token in the private file (the default: `metrika login` without --store keyring)"
 
     /// The entry `account` in `kind`.
     package init(kind: Kind, account: String, environment: [String: String], timeout: Double = 60) {
@@ -123,6 +126,15 @@ package struct Keyring: Sendable, Equatable {
         }
     }
 
+    /// The command that stores the entry by hand, asking for the secret (never an argument), for
+    /// messages and docs: what keeps the Telegram bot's token (`"telegram": {"keyring": …}`).
+    package func manualStore(label: String) -> String {
+        switch kind {
+        case .secretService: return "secret-tool store --label='\(label)' service \(Self.service) account \(account)"
+        case .macKeychain: return "security add-generic-password -s \(Self.service) -a \(account) -l '\(label)' -w"
+        }
+    }
+
     // MARK: - Children
 
     /// errSecItemNotFound, as `security` reports it in its exit status.
@@ -144,7 +156,7 @@ package struct Keyring: Sendable, Equatable {
         }
         throw AuthError.keyringUnavailable(
             keyring: displayName,
-            reason: "secret-tool is not installed (Debian/Ubuntu: apt-get install libsecret-tools); or keep the token in the private file (the default: `metrika login` without --store keyring)"
+            reason: "secret-tool is not installed (Debian/Ubuntu: apt-get install libsecret-tools); or \(instead)"
         )
     }
 

@@ -41,9 +41,9 @@ enum AlertCommand: Command {
     each metric's last five weeks through sendmail (as `metrika mail` does). When a delivery fails
     (exit 69) nothing is remembered, so the next run tells it again. --telegram CHAT[,CHAT…] (or
     METRIKA_TELEGRAM_CHAT) sends one Telegram message per run with the lines and, for the daily
-    check, each alerted metric's chart as a photo; the bot token comes from METRIKA_TELEGRAM_TOKEN
-    or the config file, never an argument (docs/telegram.md). --dry-run prints the lines and sends
-    and remembers nothing.
+    check, each alerted metric's chart as a photo; the bot token comes from METRIKA_TELEGRAM_TOKEN,
+    the config file or the keyring, never an argument (docs/telegram.md). --dry-run prints the
+    lines and sends and remembers nothing.
 
     --today judges today's finished hours instead, for an hourly cron: visits and every goal's
     reaches hour by hour, the last 3 finished hours together against the same hours of the same
@@ -134,7 +134,7 @@ enum AlertCommand: Command {
         if !request.recipients.isEmpty, !request.dryRun { try MailOptions.checkSendmail(request.sendmail) }
         let chats = try session.telegramChats(given: options[.telegram])
         // The bot is made (its token found and checked) before anything is checked or claimed.
-        let bot = chats.isEmpty || request.dryRun ? nil : try session.telegramBot()
+        let bot = chats.isEmpty || request.dryRun ? nil : try await session.telegramBot()
         var deliverers: [any AlertDeliverer] = []
         if let webhook { deliverers.append(WebhookDeliverer(webhook)) }
         if let bot {

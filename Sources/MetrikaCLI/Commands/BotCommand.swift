@@ -3,13 +3,14 @@ import MetrikaModel
 import MetrikaUseCases
 
 /// `metrika bot --allow CHAT[,CHAT…] [--once]`: answers the commands of allowed Telegram chats
-/// (`BotServer`, `BotCommands`); the bot's token from METRIKA_TELEGRAM_TOKEN or the config (`Session.telegramBot`).
+/// (`BotServer`, `BotCommands`); the bot's token from METRIKA_TELEGRAM_TOKEN, the config or the keyring (`Session.telegramBot`).
 enum BotCommand: Command {
     static let name = "bot"
-    static let summary = "Answer /report, /today, /chart, /counters and /alerts in allowed Telegram chats (long polling)"
+    static let summary = "Answer /report, /today, /chart, /explain, /counters and /alerts in allowed Telegram chats (long polling)"
     static let synopses: [[UsageTerm]] = [[.required(.allow), .optional(.once), .moreOptions]]
     static let discussion = """
-    The bot's token comes from METRIKA_TELEGRAM_TOKEN or the config's "telegram" (from @BotFather); METRIKA_TELEGRAM_API_URL
+    The bot's token (from @BotFather) comes from METRIKA_TELEGRAM_TOKEN, the config's "telegram" or
+    the keyring entry its "keyring" names (docs/telegram.md); METRIKA_TELEGRAM_API_URL
     points it at another Bot API server. Only the chats of --allow are answered: anyone else gets no
     answer and causes no request to Metrika, and their chat id is named once on stderr (to add it
     to --allow). At most 20 commands a minute per chat. Where it stopped reading is kept in the
@@ -18,7 +19,8 @@ enum BotCommand: Command {
     Commands: /report [counter] [period] (visits, users and bounce rate by day; the periods of
     report --period; the counter of METRIKA_COUNTER or the config when only one), /today
     [counter], /chart [counter] [period] (visits as a PNG, drawn as metrika chart draws it),
-    /counters, /alerts (the open alerts), /help.
+    /explain [counter] (why yesterday's visits changed, as metrika explain says it: the headline,
+    then each dimension's largest changes), /counters, /alerts (the open alerts), /help.
 
     Examples:
       METRIKA_TELEGRAM_TOKEN=123456789:AA… metrika bot --allow 123456789,-1001234567890
@@ -34,16 +36,24 @@ enum BotCommand: Command {
             guard let number = chat.number else { throw UsageError("--allow takes chat numbers, not \(chat): a channel cannot send the bot commands") }
             return number
         }
-        // The token as every Telegram use finds it: METRIKA_TELEGRAM_TOKEN, else the config's "telegram".
-        let bot = try session.telegramBot()
+        // The token as every Telegram use finds it: METRIKA_TELEGRAM_TOKEN, else the config's "telegram", else the keyring.
+        let bot = try await session.telegramBot()
         let defaults = try session.defaultCounters()
         let defaultCounter = defaults.flatMap { $0.ids.count == 1 ? Int($0.ids[0]) : nil }
         let store = try await session.openHistory()
         let backend = BotCommands.Backend(
-            counters: { try await CounterList.fetch(client: try await session.client(), search: nil, history: store).items },
+            counters: BotCommands.keptCounters({ try await CounterList.fetch(client: try await session.client(), search: nil, history: store).items },
+                                               now: context.now),
             loader: { request in try await session.historyLoader(offline: false, unsettledDays: request.unsettledDays) },
             alerts: { try await AlertStatus(store: store).entries() },
-            activity: context, defaultCounter: defaultCounter, rasterizer: context.rasterizer)
+            activity: context, defaultCounter: defaultCounter, rasterizer: context.rasterizer,
+            explain: { id in
+                // Yesterday in the counter's time zone against the alert's baseline, as `metrika explain --counter ID`.
+                let client = try await session.client()
+                let request = try await Explain.request(counterID: id, metric: nil, date: nil, from: nil, to: nil, against: nil,
+                                                        dimensions: nil, client: client, now: context.now())
+                return try await Explain.run(request, client: client)
+            })
         let server = BotServer(
             bot: bot, allowed: Set(allowed), store: store, commands: BotCommands(backend: backend), now: context.now,
             stopRequests: SignalTrap.Requests(),

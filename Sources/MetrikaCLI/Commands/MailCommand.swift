@@ -11,7 +11,7 @@ enum MailCommand: Command {
     static let name = "mail"
     static let summary = "Mail a report with charts (via sendmail): for cron"
     static let synopses: [[UsageTerm]] = [[
-        .required(.counter), .required(.recipients), .optional(.telegram), .optional(.sender), .optional(.subject), .optional(.metrics),
+        .required(.counter), .group([.oneOf([[.required(.recipients), .optional(.telegram)], [.required(.telegram)]])]), .optional(.sender), .optional(.subject), .optional(.metrics),
         .optional([.oneOf([[.required(.last)], [.required(.period)]])]),
         .optional([.oneOf([[.required(.sendmail)], [.required(.output)], [.required(.dryRun)]])]),
     ]]
@@ -47,16 +47,16 @@ enum MailCommand: Command {
     the message to a file instead (atomically), --dry-run prints it.
 
     --telegram CHAT[,CHAT…] sends the digest to Telegram too: the summary (each metric's total and
-    its change) as a message and each chart as a PNG photo; with --telegram, --to may be left out
-    (Telegram alone). The bot token comes from METRIKA_TELEGRAM_TOKEN or the config file, never an
-    argument (docs/telegram.md).
+    its change) as a message and each chart as a PNG photo. Give --to ADDR and/or --telegram CHAT:
+    either alone is a delivery. The bot token comes from METRIKA_TELEGRAM_TOKEN, the config file or
+    the keyring entry the config names, never an argument (docs/telegram.md).
 
     Example (crontab): 15 3 * * *  metrika sync --quiet && metrika mail --counter 1001 --to me@example.com
     """
     static let options: [OptionSpec] = [
         CounterOptions.spec(),
         Option.recipients.spec,
-        Option.telegram.described("Send the summary and the PNG charts to these Telegram chats too (the bot token: METRIKA_TELEGRAM_TOKEN)").spec,
+        Option.telegram.described("Send the summary and the PNG charts to these Telegram chats (with --to or instead of it; the bot token: METRIKA_TELEGRAM_TOKEN, the config or the keyring)").spec,
         MailOptions.senderSpec,
         Option.subject.spec,
         MetricsOptions.spec(help: "Metrics of the table and charts (default: the six everyday metrics; charts: visits), e.g. visits,purchases,revenue"),
@@ -145,7 +145,7 @@ enum MailCommand: Command {
         try options.requireNoPositionals()
         let ids = try CounterOptions.ids(options)
         let telegram = options[.telegram]
-        guard !options[.recipients].isEmpty || telegram != nil else { throw UsageError("Missing --to ADDR: who should get the mail") }
+        guard !options[.recipients].isEmpty || telegram != nil else { throw UsageError("Missing --to ADDR and/or --telegram CHAT: who should get the mail (its digest, in Telegram)") }
         // As given, not split at commas: a display name may hold one inside quotes.
         let recipients = options[.recipients].isEmpty ? [] : try MIMEAddress.list(parsing: options.asGiven(.recipients).joined(separator: ","))
         let sender = try MailOptions.senderAddress(options, context: context)
@@ -178,7 +178,7 @@ enum MailCommand: Command {
         let request = try parse(options, context: context)
         // The chats and the bot (its token found and checked) before anything is fetched.
         let chats = try request.telegram.map { try session.telegramChats(given: $0) } ?? []
-        let bot = chats.isEmpty ? nil : try session.telegramBot()
+        let bot = chats.isEmpty ? nil : try await session.telegramBot()
         let composer = MailComposer(loader: try await session.historyLoader(offline: request.offline), rasterizer: context.rasterizer, activity: context)
         if let bot {
             try await TelegramDigest.send(request.mail, composer: composer, bot: bot, chats: chats)

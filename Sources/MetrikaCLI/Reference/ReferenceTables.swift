@@ -34,7 +34,7 @@ enum ReferenceTables {
         Variable("METRIKA_SENDMAIL", meaning: "The sendmail program metrika mail pipes to (default /usr/sbin/sendmail)."),
         Variable("METRIKA_SENDER", meaning: "The From address of metrika mail and metrika alert --mail when --sender is not given (default USER@host)."),
         Variable("METRIKA_WEBHOOK_URL", meaning: "The webhook metrika alert POSTs its alerts to when --webhook is not given. A secret: shown only as scheme://host/…, never passed to a program metrika starts."),
-        Variable("METRIKA_TELEGRAM_TOKEN", meaning: "The Telegram bot's token from @BotFather (above the config file's \"telegram\" token). A secret: never shown, never an argument."),
+        Variable("METRIKA_TELEGRAM_TOKEN", meaning: "The Telegram bot's token from @BotFather (above the config file's \"telegram\" token and the keyring entry its \"keyring\" names). A secret: never shown, never an argument."),
         Variable("METRIKA_TELEGRAM_CHAT", meaning: "The chats metrika alert (and --today) sends to when --telegram is not given, CHAT[,CHAT…] (above the config file's \"telegram\" chat)."),
         Variable("METRIKA_TELEGRAM_API_URL", meaning: "The Telegram Bot API base (default https://api.telegram.org); plain http only to this machine."),
         Variable(RSVGConvertRasterizer.overrideVariable, meaning: "The rsvg-convert program that draws PNG charts, when it is not on PATH."),

@@ -30,6 +30,9 @@ package enum ConfigError: MetrikaFailure, Equatable {
     /// A Telegram delivery was asked for, but no bot token was given (METRIKA_TELEGRAM_TOKEN or the
     /// `"telegram"` member of the config file at `path`).
     case missingTelegramToken(path: String)
+    /// The config's `"telegram"` `"keyring"` names the entry `account`, which `keyring` (its display
+    /// name) does not hold; `store` is the command that stores it.
+    case missingTelegramKeyringEntry(account: String, keyring: String, store: String)
     /// `selector` (`--profile` or `METRIKA_PROFILE`) names a profile the config file at `path` does
     /// not define; `known` are the ones it does, nil when there is no config file.
     case unknownProfile(name: String, selector: String, path: String, known: [String]?)
@@ -98,7 +101,9 @@ package enum ConfigError: MetrikaFailure, Equatable {
             // The fix is the command itself, so no pointer to the format.
             return "Cannot use the config file \(path): it holds \(secret) but others may read it (mode \(Self.octal(mode))); run `chmod 600 \(path)`."
         case .missingTelegramToken(let path):
-            return "Telegram (--telegram and metrika bot) needs the bot's token from @BotFather: set METRIKA_TELEGRAM_TOKEN, or \"telegram\": {\"token\": …} in \(path) (chmod 600; docs/telegram.md)."
+            return "Telegram (--telegram and metrika bot) needs the bot's token from @BotFather: set METRIKA_TELEGRAM_TOKEN, or \"telegram\": {\"token\": …} in \(path) (chmod 600), or keep it in the keyring with \"telegram\": {\"keyring\": \"telegram\"} there (docs/telegram.md)."
+        case .missingTelegramKeyringEntry(let account, let keyring, let store):
+            return "The config's \"telegram\" \"keyring\" names the entry '\(account)', which \(keyring) does not hold: store the bot's token there with `\(store)` (it asks for the token; docs/telegram.md)."
         case .unknownProfile(let name, let selector, let path, let known):
             let change = selector == "--profile" ? "name another profile with --profile" : "change or unset \(selector)"
             guard let known else {

@@ -1,7 +1,9 @@
 import Foundation
+import MetrikaAPI
 import MetrikaModel
 import MetrikaRender
 import MetrikaSystem
+import Synchronization
 
 /// What `metrika bot` answers to one command: Telegram HTML (every text from Metrika or the user
 /// escaped by `TelegramHTML.escape`, tables in `<pre>`), errors worded with the bot's own words
@@ -21,19 +23,42 @@ package struct BotCommands: Sendable {
         package var defaultCounter: Int?
         /// Draws `/chart`'s PNG from its SVG (nil: /chart answers that it cannot draw here).
         package var rasterizer: (any ChartRasterizer)?
+        /// Explains the counter's visits of yesterday against the alert's baseline (`Explain`; nil:
+        /// /explain answers that it cannot here).
+        package var explain: (@Sendable (Int) async throws -> Explanation)?
 
         package init(
             counters: @escaping @Sendable () async throws -> [CounterListing.Item],
             loader: @escaping @Sendable (ReportRequest) async throws -> HistoryLoader,
             alerts: @escaping @Sendable () async throws -> [AlertStatus.Entry],
-            activity: any Activity, defaultCounter: Int?, rasterizer: (any ChartRasterizer)? = nil
+            activity: any Activity, defaultCounter: Int?, rasterizer: (any ChartRasterizer)? = nil,
+            explain: (@Sendable (Int) async throws -> Explanation)? = nil
         ) {
             self.rasterizer = rasterizer
+            self.explain = explain
             self.counters = counters
             self.loader = loader
             self.alerts = alerts
             self.activity = activity
             self.defaultCounter = defaultCounter
+        }
+    }
+
+    /// Seconds a fetched counters list answers `/counters` again without a request (the history
+    /// keeps no whole list: the token's counters can change, so it is asked for again after this).
+    package static let countersKeptFor: TimeInterval = 300
+
+    /// `fetch` kept for `countersKeptFor` seconds of `now`: a repeated `/counters` makes no request.
+    package static func keptCounters(
+        _ fetch: @escaping @Sendable () async throws -> [CounterListing.Item], now: @escaping @Sendable () -> Date
+    ) -> @Sendable () async throws -> [CounterListing.Item] {
+        let kept = Mutex<(items: [CounterListing.Item], at: Date)?>(nil)
+        return {
+            let time = now()
+            if let last = kept.withLock({ $0 }), time >= last.at, time.timeIntervalSince(last.at) < countersKeptFor { return last.items }
+            let items = try await fetch()
+            kept.withLock { $0 = (items, time) }
+            return items
         }
     }
 
@@ -47,6 +72,7 @@ package struct BotCommands: Sendable {
         TelegramBotCommand("report", "Visits, users and bounce rate: /report [counter] [period]"),
         TelegramBotCommand("today", "Today so far: /today [counter]"),
         TelegramBotCommand("chart", "Visits as a chart: /chart [counter] [period]"),
+        TelegramBotCommand("explain", "Why yesterday's visits changed: /explain [counter]"),
         TelegramBotCommand("counters", "The counters this bot can read"),
         TelegramBotCommand("alerts", "The open alerts"),
         TelegramBotCommand("help", "What this bot answers"),
@@ -57,6 +83,7 @@ package struct BotCommands: Sendable {
         thisMonth, lastMonth, last30days…; default the last 7 days)
         /today [counter]: the same for today so far
         /chart [counter] [period]: visits by day as a picture
+        /explain [counter]: why yesterday's visits changed, against the same weekday of the 4 weeks before
         /counters: the counters this bot can read
         /alerts: the open alerts
         """
@@ -107,9 +134,12 @@ package struct BotCommands: Sendable {
                 guard arguments.count <= 1 else { throw BotUsage("/today takes a counter at most, e.g. /today 1001") }
                 return .text(try await report(arguments + ["today"]))
             case "chart": return try await chart(arguments)
+            case "explain": return .text(try await explain(arguments))
             case "alerts": return .text(try await alerts(arguments))
             default: return .text(Self.unknownText)
             }
+        } catch let error as APIError where Self.chatWords(error) != nil {
+            return .text(TelegramHTML.escape(Self.chatWords(error) ?? ""))
         } catch let failure as any MetrikaFailure {
             return .text(TelegramHTML.escape(ParameterNaming.bot.message(of: failure)))
         } catch {
@@ -119,7 +149,21 @@ package struct BotCommands: Sendable {
         }
     }
 
-    static let unknownText = TelegramHTML.escape("I answer /report [counter] [period], /today, /chart, /counters, /alerts and /help.")
+    /// An API refusal in the chat's words: what the person in the chat can do, not the command line
+    /// the bot's owner would type (`metrika login`); nil for the others, said as they are.
+    static func chatWords(_ error: APIError) -> String? {
+        switch error {
+        case .accessDenied(_, let counter):
+            let which = counter.map { "Counter \($0)" } ?? "That counter"
+            return "\(which) cannot be read with this bot's Metrika access: check the number (/counters lists the ones it can read)."
+        case .unauthorized, .invalidToken:
+            return "Metrika did not accept this bot's access; whoever runs the bot must sign in again (metrika login on its machine)."
+        default:
+            return nil
+        }
+    }
+
+    static let unknownText = TelegramHTML.escape("I answer /report [counter] [period], /today, /chart, /explain, /counters, /alerts and /help.")
 
     private func noArguments(_ command: String, _ arguments: [String]) throws {
         guard arguments.isEmpty else { throw BotUsage("/\(command) takes nothing after it; try /help") }
@@ -168,6 +212,57 @@ package struct BotCommands: Sendable {
         let names = data.map { "<b>" + TelegramHTML.escape(TerminalText.sanitize($0.counter.name, limit: 100)) + "</b>" }.joined(separator: ", ")
         let range = data.first.map { " \($0.range.from.iso) … \($0.range.to.iso)" } ?? ""
         return .photo(png, caption: names + TelegramHTML.escape(" · visits" + range))
+    }
+
+    /// `/explain [counter]`: yesterday's visits against the alert's baseline, the headline first.
+    private func explain(_ arguments: [String]) async throws -> String {
+        guard arguments.count <= 1 else { throw BotUsage("/explain takes a counter at most, e.g. /explain 1001") }
+        let id: Int
+        if let first = arguments.first {
+            guard first.allSatisfy(\.isASCII), first.allSatisfy(\.isNumber), let number = Int(first), number > 0 else {
+                throw BotUsage("/explain takes a counter number, e.g. /explain 1001 (see /counters)")
+            }
+            id = number
+        } else if let counter = backend.defaultCounter {
+            id = counter
+        } else {
+            throw BotUsage("Which counter? /explain 1001 (see /counters)")
+        }
+        guard let explain = backend.explain else { throw BotUsage("/explain is not available on this bot; try /report") }
+        return Self.explanationText(try await explain(id))
+    }
+
+    /// Segments shown per dimension in the chat.
+    static let explainedSegments = 3
+
+    /// An explanation as Telegram HTML: the headline in bold, what it compares, then each dimension
+    /// (the most concentrated first) with its largest shown changes and their shares. Names from
+    /// Metrika are sanitized, cut and escaped; the text stays within one message.
+    package static func explanationText(_ explanation: Explanation) -> String {
+        let listing = explanation.listing
+        var lines = ["<b>" + TelegramHTML.escape(TerminalText.sanitize(explanation.headline, limit: 300)) + "</b>"]
+        let period = listing.period.from == listing.period.to ? listing.period.from.iso : listing.period.from.iso + ".." + listing.period.to.iso
+        lines.append(TelegramHTML.escape("\(listing.metric.title) on \(period) against \(ExplanationListing.baselineText(listing))"))
+        let explained = explanation.parts.map(\.explained)
+        for index in ContributionHeadline.order(explained) {
+            let part = explanation.parts[index]
+            let shown = part.explained.shown
+            let segments = part.explained.decomposition.segments.indices
+                .filter { !part.explained.decomposition.segments[$0].isOther && shown.changes[$0] != 0 }
+                .sorted { abs(shown.changes[$0]) > abs(shown.changes[$1]) }
+                .prefix(explainedSegments)
+            guard !segments.isEmpty else { continue }
+            var block = ["", "<b>" + TelegramHTML.escape(part.dimension.plural.prefix(1).uppercased() + part.dimension.plural.dropFirst()) + "</b>"]
+            for segment in segments {
+                let name = TerminalText.sanitize(part.explained.decomposition.segments[segment].name, limit: 60)
+                let share = shown.percentShare(of: shown.changes[segment]).map { " (\($0)%)" } ?? ""
+                block.append(TelegramHTML.escape("\(name) \(shown.signedText(shown.changes[segment]))\(share)"))
+            }
+            // Whole dimensions only, and never past one message.
+            guard TelegramHTML.length((lines + block).joined(separator: "\n")) <= TelegramHTML.messageLimit else { break }
+            lines += block
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// The request of `/report`/`/chart` arguments: a whole number first is the counter, then a period.
