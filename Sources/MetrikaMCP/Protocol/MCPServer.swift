@@ -36,7 +36,7 @@ package final class MCPServer: Sendable {
 
     /// Text for the client's system prompt (`instructions` of initialize and discover).
     static let instructions = """
-    metrika answers Yandex.Metrika questions with the same numbers `metrika report` prints: units on \
+    metrika answers Yandex.Metrika questions with the same numbers its command-line reports print: units on \
     every column (durations in seconds, rates in percent, money with its currency), correct totals, \
     sampling and missing days said. Every tool is read-only. Each call may cost API quota \
     (3 requests at once per token); repeated daily questions come from the local history.

@@ -19,6 +19,9 @@ enum GetReportTool {
     /// The table's width in columns (wider tables split their metrics into blocks, as on a terminal).
     static let tableWidth = 120
 
+    /// Where a compared table too wide for `tableWidth` keeps its "before" values.
+    static let beforeElsewhere = "structuredContent.rows[].previous keeps them"
+
     /// The report parameters a model may give: every declared one meant for models.
     static let reportParameters = ReportFields.declarations.filter(\.forModels)
 
@@ -89,8 +92,8 @@ enum GetReportTool {
         let table = OutputWriter()
         let head = OutputWriter()
         let window = ReportWindow(
-            [ReportJSONSink(output: json), ReportTableSink(output: table, maxWidth: tableWidth),
-             HeadSink(ReportTableSink(output: head, maxWidth: tableWidth), rows: compactRows)],
+            [ReportJSONSink(output: json), ReportTableSink(output: table, maxWidth: tableWidth, beforeElsewhere: beforeElsewhere),
+             HeadSink(ReportTableSink(output: head, maxWidth: tableWidth, beforeElsewhere: beforeElsewhere), rows: compactRows)],
             skip: request.usesHistory ? offset - 1 : 0, take: request.usesHistory ? limit : Int.max, json: json, byteBudget: TokenBudget.jsonBytes,
             progress: { rows in call.progress(Double(rows), total: nil, message: "\(rows) rows") })
         let activity = ToolActivity(now: services.now)
