@@ -106,6 +106,17 @@ import Testing
         #expect(Set(Self.calls.map(\.tool)).isSuperset(of: MetrikaToolCatalogue.specs.map(\.name).filter { $0 != "list_metrics" }))
     }
 
+    /// What a model reads before any call — the server's instructions, each tool's description, its
+    /// arguments' and its output schema — is in the tools' words too.
+    @Test func theCatalogueAModelReadsHasNoCommandLineWords() {
+        #expect(Self.cliWords(MCPServer.instructions).isEmpty, "\(MCPServer.instructions)")
+        for spec in MetrikaToolCatalogue.specs {
+            let texts = [spec.description, spec.inputSchema.serialized(), spec.outputSchema?.serialized() ?? ""]
+            for text in texts { #expect(Self.cliWords(text).isEmpty, "\(spec.name): \(Self.cliWords(text))") }
+        }
+        #expect(Self.cliWords(ListMetricsTool.run().text).isEmpty)
+    }
+
     @Test func theAccessErrorNamesTheCounterAndWhatAModelCanDo() async throws {
         let folder = try TemporaryFolder()
         let services = TestServices(try Self.simulator.get(), database: folder.path + "/h.sqlite", now: Self.now)

@@ -344,7 +344,7 @@ package final class MCPServer: Sendable {
             return
         case .failure:
             diagnostics("metrika mcp: the tool \(name) failed unexpectedly")
-            let failure = MCPToolResult.failure("The tool \(name) failed unexpectedly; nothing was changed. Try again, or run the same question with the metrika command line to see the error.")
+            let failure = MCPToolResult.failure("The tool \(name) failed unexpectedly; nothing was changed. Try again; if it fails again, tell the user (the server's log names the failure).")
             writer.send(JSONRPCLine.result(id: id, callResult(failure, version: version, stateless: isStateless)))
         }
     }

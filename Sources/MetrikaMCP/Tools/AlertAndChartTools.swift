@@ -13,8 +13,8 @@ enum CheckAlertsTool {
         title: "Anomalies of the last day",
         description: """
         Finds what changed abnormally on the last finished day (or, with today: true, in today's finished hours so far) (in each counter's time zone) — visits, a shop's purchases \
-        and revenue, every goal's reaches — judged against the same weekday of the previous weeks, as `metrika alert \
-        --dry-run` does: a drop, a rise (a bot wave) or a stop (broken tracking), and metrics back to normal. Read-only: it \
+        and revenue, every goal's reaches — judged against the same weekday of the previous weeks, as metrika's daily \
+        alert check does: a drop, a rise (a bot wave) or a stop (broken tracking), and metrics back to normal. Read-only: it \
         never sends a webhook or mail and never marks an alert as told, so asking again gives the same answer. Values are \
         counts (revenue: money); change_percent is the change against the expected value. Quota: days already in \
         metrika's history database cost nothing; missing ones about one request per counter. Without counter_ids every \
@@ -150,7 +150,7 @@ enum DrawChartTool {
         name: "draw_chart",
         title: "Line chart of a counter's statistics",
         description: """
-        Draws the line chart `metrika chart` draws, as a PNG image (1600×800 pixels): one line per metric and counter by \
+        Draws metrika's line chart as a PNG image (1600×800 pixels): one line per metric and counter by \
         day, metrics of the same unit sharing an axis, different units in panels; missing days are gaps, today's \
         still-changing value dotted. Plus a one-line summary. Quota: from metrika's history database, like get_report's \
         time series (a repeated chart costs no request). Needs rsvg-convert (librsvg) on the server's machine. \

@@ -33,7 +33,7 @@ enum GetReportTool {
         (traffic source, search phrase, page, country, device…). Values are already in human units: durations \
         (avgVisitDuration) in seconds with the text table showing mm:ss, rates (bounceRate) in percent 0–100, money \
         with its currency; users are never summed over days; totals are the API's or correctly weighted. structuredContent \
-        is exactly the JSON document `metrika report --json` prints (version 1): `columns` give each value's unit, \
+        is exactly metrika's report JSON document (docs/json.md, version 1): `columns` give each value's unit, \
         `counters[].totals` the totals, `sampled`/`sample_share` whether Metrika estimated from a sample, `missing_days` \
         days no source had; `more` {offset, rows_total} appears when rows were left out: call again with that offset. \
         Quota: a time series (no dimensions, preset or filters) comes from metrika's history database, so a repeated \
@@ -59,7 +59,7 @@ enum GetReportTool {
         } + [
             ToolArgument("offset", .integer, "The 1-based row to start from: the `more.offset` of the previous answer.", minimum: 1, maximum: ReportRequest.limitRange.upperBound, defaultValue: .number(1)),
         ],
-        outputSchema: schema("object", "The document of `metrika report --json` (docs/json.md, version 1), plus `more` when rows were left out.", properties: [
+        outputSchema: schema("object", "metrika's report JSON document (docs/json.md, version 1), plus `more` when rows were left out.", properties: [
             ("version", schema("integer")),
             ("query", schema("object", "The request, as asked")),
             ("period", schema("object", "The days covered: from, to (YYYY-MM-DD)")),
