@@ -10,6 +10,7 @@ package final class RecordingSink: ReportSink {
         case append([Report.Row])
         case endSection([Quantity], [Day])
         case leftOut(Report.LeftOut)
+        case compareSection(Report.Previous)
     }
 
     package init() {}
@@ -21,6 +22,8 @@ package final class RecordingSink: ReportSink {
     package func append(_ rows: [Report.Row]) { calls.append(.append(rows)) }
     package func endSection(totals: [Quantity], missingDays: [Day]) { calls.append(.endSection(totals, missingDays)) }
     package func leftOut(_ rest: Report.LeftOut) { calls.append(.leftOut(rest)) }
+    /// A compared dimension report of several counters: each section's previous period is played too.
+    package func compareSection(_ previous: Report.Previous) { calls.append(.compareSection(previous)) }
     /// `end` is the real sink's: the recording is played first.
     package func end() {}
 
@@ -33,6 +36,7 @@ package final class RecordingSink: ReportSink {
             case .append(let rows): try sink.append(rows)
             case .endSection(let totals, let missing): try sink.endSection(totals: totals, missingDays: missing)
             case .leftOut(let rest): try sink.leftOut(rest)
+            case .compareSection(let previous): try sink.compareSection(previous)
             }
         }
         calls = []

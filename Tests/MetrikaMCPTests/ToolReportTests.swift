@@ -313,6 +313,32 @@ import Testing
         #expect(ToolWordsTests.cliWords(result.text).isEmpty, "\(result.text)")
     }
 
+    /// A compared dimension report of two counters keeps each counter's previous totals; a cut answer
+    /// continues by offset with the rows after it; the largest page stays within the token ceiling.
+    @Test func aComparedReportOfTwoCountersIsPagedWithinTheBudget() async throws {
+        let arguments: [(String, JSONValue)] = [("counter_ids", ints([1001, 1003])), ("period", .string("lastWeek")),
+                                                ("dimensions", strings(["searchPhrase"])), ("metrics", strings(["visits"])), ("compare", .bool(true))]
+        let first = try await call("get_report", arguments + [("limit", .number(5))])
+        #expect(!first.isError, "\(first.text)")
+        let structured = try #require(first.structuredContent)
+        let sections = structured["counters"]?.items ?? []
+        #expect(sections.count == 2 && sections.allSatisfy { $0["previous"]?["totals"]?["visits"]?.number != nil }, "\(sections)")
+        let more = try #require(structured["more"])
+        #expect(more["offset"]?.number == 6)
+        let next = try await call("get_report", arguments + [("limit", .number(5)), ("offset", .number(6))])
+        let whole = try await call("get_report", arguments + [("limit", .number(10))])
+        func phrases(_ result: MCPToolResult, counter: Double) -> [String] {
+            (result.structuredContent?["rows"]?.items ?? []).filter { $0["counter_id"]?.number == counter }.map { $0["search_phrase"]?.text ?? "(not set)" }
+        }
+        #expect(phrases(first, counter: 1001) + phrases(next, counter: 1001) == phrases(whole, counter: 1001))
+        // The largest page: 500 rows of a month's phrases, compared.
+        let largest = try await call("get_report", [("counter_ids", ints([1001])), ("period", .string("lastMonth")), ("dimensions", strings(["searchPhrase"])),
+                                                    ("compare", .bool(true)), ("limit", .number(500))])
+        #expect(!largest.isError, "\(largest.text)")
+        #expect(TokenBudget.tokens(largest) <= TokenBudget.ceiling, "\(TokenBudget.tokens(largest))")
+        #expect(largest.structuredContent?["more"] != nil)
+    }
+
     @Test func listCountersIsWhatCountersKnowsWithServerTextAsData() async throws {
         let result = try await call("list_counters", [])
         let counters = result.structuredContent?["counters"]?.items ?? []

@@ -12,6 +12,9 @@ enum GetReportTool {
     /// stays under TokenBudget.target, the largest under TokenBudget.ceiling (the JSON stops taking
     /// rows at TokenBudget.jsonBytes whatever `limit` says; `more` tells where to go on).
     static let defaultLimit = 100
+    /// The default of a compared dimension report, whose rows carry each value three times (now,
+    /// before, change): its default answer stays under TokenBudget.target too.
+    static let defaultCompareLimit = 50
     static let maximumLimit = 500
     /// The rows of each counter's section the compact text shows when the full table and the JSON
     /// together would pass the budget (the JSON then holds every row of the answer).
@@ -39,7 +42,7 @@ enum GetReportTool {
         Quota: a time series (no dimensions, preset or filters) comes from metrika's history database, so a repeated \
         question costs no API request and a new one only the days not yet stored; a dimension report costs one API \
         request per 20,000 rows. Default: pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate by day \
-        for the last 7 days; \(defaultLimit) rows per answer (at most \(maximumLimit)); when the rows would not fit a model's \
+        for the last 7 days; \(defaultLimit) rows per answer (\(defaultCompareLimit) with compare; at most \(maximumLimit)); when the rows would not fit a model's \
         budget twice, the text shows the first \(compactRows) with the totals and structuredContent holds them all. \
         Example: {"counter_ids": [1001], "period": "lastMonth", "group": "week", "metrics": ["visits", "bounceRate"]} or \
         {"counter_ids": [1001], "from": "30daysAgo", "dimensions": ["searchPhrase"], "limit": 100}.
@@ -49,7 +52,7 @@ enum GetReportTool {
         arguments: reportParameters.map { declaration in
             var argument = ToolArgument(declared: declaration, required: declaration.parameter == .counter)
             if declaration.parameter == .limit {
-                argument.description = "Rows per answer (per counter), 1 to \(maximumLimit); default \(defaultLimit)."
+                argument.description = "Rows per answer (per counter), 1 to \(maximumLimit); default \(defaultLimit) (\(defaultCompareLimit) for a dimension report with compare)."
                 argument.maximum = maximumLimit
                 argument.defaultValue = .number(Double(defaultLimit))
                 argument.beyondBound = "ask for the next rows with offset"
@@ -80,13 +83,13 @@ enum GetReportTool {
         fields.limit = nil
         let plain = try ReportRequest(fields)
         guard !plain.usesHistory else { return plain }
-        fields.limit = arguments.integer("limit") ?? defaultLimit
+        fields.limit = arguments.integer("limit") ?? defaultRows(compare: fields.compare)
         return try ReportRequest(fields)
     }
 
     static func run(_ arguments: ToolArguments, services: any MCPServices, call: any MCPCallActivity) async throws -> MCPToolResult {
         let request = try request(arguments)
-        let limit = arguments.integer("limit") ?? defaultLimit
+        let limit = arguments.integer("limit") ?? defaultRows(compare: request.compare && !request.usesHistory)
         let offset = arguments.integer("offset") ?? 1
         let json = OutputWriter()
         let table = OutputWriter()
@@ -128,6 +131,9 @@ enum GetReportTool {
         for line in activity.lines { text += line + "\n" }
         return MCPToolResult(content: [.text(text)], structuredContent: document)
     }
+
+    /// Rows of an answer when `limit` is not given.
+    static func defaultRows(compare: Bool) -> Int { compare ? defaultCompareLimit : defaultLimit }
 
     /// A count as the table writes it (`150 001`).
     static func grouped(_ count: Int) -> String { DigitGroups.group(DecimalText.format(Double(count), fractionDigits: 0)) }
