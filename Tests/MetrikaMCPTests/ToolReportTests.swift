@@ -339,6 +339,21 @@ import Testing
         #expect(largest.structuredContent?["more"] != nil)
     }
 
+    /// `hour` (`ym:s:hour`) is a dimension get_report takes by its short name and list_metrics lists
+    /// (issue 39 item 4), beside the date periods.
+    @Test func hourIsADimensionByItsShortName() async throws {
+        let result = try await call("get_report", [("counter_ids", ints([1001])), ("period", .string("yesterday")), ("dimensions", strings(["hour"])),
+                                                   ("metrics", strings(["visits"])), ("limit", .number(24))])
+        #expect(!result.isError, "\(result.text)")
+        let rows = result.structuredContent?["rows"]?.items ?? []
+        #expect(rows.count == 24)
+        #expect(Set(rows.compactMap { $0["hour"]?.text }) == Set((0..<24).map { ($0 < 10 ? "0" : "") + "\($0):00" }))
+        #expect(result.structuredContent?["columns"]?.items.first?["api_name"]?.text == "ym:s:hour")
+        let catalogue = ListMetricsTool.run()
+        let names = (catalogue.structuredContent?["dimensions"]?.items ?? []).compactMap { $0["name"]?.text }
+        #expect(names.contains("hour") && names.contains("datePeriodweek"), "\(names)")
+    }
+
     @Test func listCountersIsWhatCountersKnowsWithServerTextAsData() async throws {
         let result = try await call("list_counters", [])
         let counters = result.structuredContent?["counters"]?.items ?? []
