@@ -15,21 +15,26 @@ extension DirectReport {
     func runComparison(into sink: any ReportSink, begin: Bool, multipleCounters: Bool, span: DateRange?) async throws -> (columns: Columns?, rowsTotal: Int) {
         try Comparison.refuseToday(range, counter: counter, now: activity.now())
         let previous = Comparison.previousRange(of: range)
-        let columns = Columns(dimensions: requestedDimensions, metrics: request.tableMetrics)
+        var columns = Columns(dimensions: requestedDimensions, metrics: request.tableMetrics)
         let query = self.query
         var pager = Pager(wanted: request.limit, pageSize: Self.pageSize, hardCap: Pager.reportHardCap)
         let skipped = max(0, firstRow - 1)
         var rowsTotal = 0
-        var shown = Report.ShownRows(metrics: columns.metrics)
+        var shown: Report.ShownRows?
         var totals: [Quantity] = []
         var started = false
         while let next = pager.nextPage {
             let answer = try await client.fetchComparison(query, a: (range.from.iso, range.to.iso), b: (previous.from.iso, previous.to.iso),
                                                           limit: next.limit, offset: next.offset + skipped)
             rowsTotal = answer.totalRows
+            // Money still in "the counter's currency" is in the one the answer names (as DirectReport.columns).
+            if !started, let currency = answer.queryCurrency.flatMap(Currency.init(code:)) {
+                columns.metrics = columns.metrics.map { $0.needsCurrency ? $0.inCurrency(currency) : $0 }
+            }
             guard pager.record(rowCount: answer.rows.count, newRows: answer.rows.count, claimedTotal: max(0, answer.totalRows - skipped)) else { break }
             if !started {
                 started = true
+                shown = Report.ShownRows(metrics: columns.metrics)
                 if begin {
                     var layout = ReportLayout(dimensions: columns.dimensions, metrics: columns.metrics.map { $0.titled(byGoalNames: goalNames) }, period: span ?? range,
                                               grouping: nil, multipleCounters: multipleCounters, raw: request.raw,
@@ -53,7 +58,7 @@ extension DirectReport {
                 var compared = Report.Row(dimensions: (0..<columns.dimensions.count).map { DimensionValue(name: $0 < row.names.count ? row.names[$0] : nil) },
                                           values: current, previous: Report.Previous(period: previous, values: before))
                 compared.presence = Self.presence(current: row.a, previous: row.b)
-                shown.add(compared)
+                shown?.add(compared)
                 rows.append(compared)
             }
             try sink.append(rows)
@@ -64,7 +69,7 @@ extension DirectReport {
             activity.note("Note: counter \(counter.id): showing the first \(pager.received) of \(pager.claimedTotal) rows; \(Self.limitHint(claimed: pager.claimedTotal, naming: activity.naming)).")
         }
         guard started else { return (nil, rowsTotal) }
-        if pager.warning("") == nil, let rest = shown.leftOut(rowsTotal: pager.claimedTotal, totals: totals) {
+        if pager.warning("") == nil, let rest = shown?.leftOut(rowsTotal: pager.claimedTotal, totals: totals) {
             try sink.leftOut(rest)
         }
         try sink.endSection(totals: totals, missingDays: [])

@@ -73,12 +73,16 @@ package struct StatComparison: Decodable, Sendable {
     package let totalRows: Int
     package let sampled: Bool
     package let sampleShare: Double?
+    /// The currency of money metrics the `query` echo names (`RUB`…), when it does.
+    package let queryCurrency: String?
 
-    enum CodingKeys: String, CodingKey { case data, totals, totalRows = "total_rows", sampled, sampleShare = "sample_share" }
+    enum CodingKeys: String, CodingKey { case data, totals, totalRows = "total_rows", sampled, sampleShare = "sample_share", query }
+    struct Query: Decodable { let currency: String? }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         rows = try container.decodeIfPresent([Row].self, forKey: .data) ?? []
+        queryCurrency = (try? container.decodeIfPresent(Query.self, forKey: .query))?.currency
         let totals = try container.decodeIfPresent(Row.Sides.self, forKey: .totals)
         totalsA = (totals?.a ?? []).map(\.value)
         totalsB = (totals?.b ?? []).map(\.value)
