@@ -16,6 +16,8 @@ import Testing
     static let simulator = Result { try ToolSimulator(now: now) }
     /// 2,601 counters (Fixtures/many).
     static let many = Result { try ToolSimulator(fixtures: "many", now: now) }
+    /// The compare tests' own simulator: their requests stay out of the other tests' request counts.
+    static let comparing = Result { try ToolSimulator(now: now) }
 
     let folder: TemporaryFolder
     let services: TestServices
@@ -29,6 +31,12 @@ import Testing
 
     func call(_ tool: String, _ given: [(String, JSONValue)], progress: RecordedProgress = RecordedProgress()) async throws -> MCPToolResult {
         try await catalogue.call(tool, arguments: given, activity: progress)
+    }
+
+    /// A call through the compare tests' own simulator.
+    func compared(_ tool: String, _ given: [(String, JSONValue)]) async throws -> MCPToolResult {
+        let services = TestServices(try Self.comparing.get(), database: folder.path + "/compared.sqlite", now: Self.now)
+        return try await MetrikaToolCatalogue(services: services).call(tool, arguments: given, activity: RecordedProgress())
     }
 
     /// What `metrika report --json` prints for the request: the same use case into the same sink.
@@ -263,17 +271,17 @@ import Testing
         let metrics = strings(["visits", "users"])
         let arguments: [(String, JSONValue)] = [("counter_ids", ints([counter])), ("from", .string(day)), ("to", .string(day)),
                                                 ("dimensions", strings(["searchPhrase"])), ("metrics", metrics), ("compare", .bool(true)), ("limit", .number(500))]
-        let before = try Self.simulator.get().requestCount(pathPrefix: "/stat/v1/data/comparison", counter: counter)
-        let result = try await call("get_report", arguments)
+        let before = try Self.comparing.get().requestCount(pathPrefix: "/stat/v1/data/comparison", counter: counter)
+        let result = try await compared("get_report", arguments)
         #expect(!result.isError, "\(result.text)")
-        #expect(try Self.simulator.get().requestCount(pathPrefix: "/stat/v1/data/comparison", counter: counter) - before == 1, "one comparison request")
+        #expect(try Self.comparing.get().requestCount(pathPrefix: "/stat/v1/data/comparison", counter: counter) - before == 1, "one comparison request")
         let structured = try #require(result.structuredContent)
         #expect(structured["query"]?["compare"] == .bool(true))
         #expect(structured["more"] == nil)
         let rows = structured["rows"]?.items ?? []
         try #require(!rows.isEmpty)
         // The previous day's own report, to check each row's "before" against.
-        let previousDay = try await call("get_report", [("counter_ids", ints([counter])), ("from", .string(previous)), ("to", .string(previous)),
+        let previousDay = try await compared("get_report", [("counter_ids", ints([counter])), ("from", .string(previous)), ("to", .string(previous)),
                                                         ("dimensions", strings(["searchPhrase"])), ("metrics", metrics), ("limit", .number(500))])
         var previousVisits: [String: Double] = [:]
         for row in previousDay.structuredContent?["rows"]?.items ?? [] {
@@ -318,21 +326,21 @@ import Testing
     @Test func aComparedReportOfTwoCountersIsPagedWithinTheBudget() async throws {
         let arguments: [(String, JSONValue)] = [("counter_ids", ints([1001, 1003])), ("period", .string("lastWeek")),
                                                 ("dimensions", strings(["searchPhrase"])), ("metrics", strings(["visits"])), ("compare", .bool(true))]
-        let first = try await call("get_report", arguments + [("limit", .number(5))])
+        let first = try await compared("get_report", arguments + [("limit", .number(5))])
         #expect(!first.isError, "\(first.text)")
         let structured = try #require(first.structuredContent)
         let sections = structured["counters"]?.items ?? []
         #expect(sections.count == 2 && sections.allSatisfy { $0["previous"]?["totals"]?["visits"]?.number != nil }, "\(sections)")
         let more = try #require(structured["more"])
         #expect(more["offset"]?.number == 6)
-        let next = try await call("get_report", arguments + [("limit", .number(5)), ("offset", .number(6))])
-        let whole = try await call("get_report", arguments + [("limit", .number(10))])
+        let next = try await compared("get_report", arguments + [("limit", .number(5)), ("offset", .number(6))])
+        let whole = try await compared("get_report", arguments + [("limit", .number(10))])
         func phrases(_ result: MCPToolResult, counter: Double) -> [String] {
             (result.structuredContent?["rows"]?.items ?? []).filter { $0["counter_id"]?.number == counter }.map { $0["search_phrase"]?.text ?? "(not set)" }
         }
         #expect(phrases(first, counter: 1001) + phrases(next, counter: 1001) == phrases(whole, counter: 1001))
         // The largest page: 500 rows of a month's phrases, compared.
-        let largest = try await call("get_report", [("counter_ids", ints([1001])), ("period", .string("lastMonth")), ("dimensions", strings(["searchPhrase"])),
+        let largest = try await compared("get_report", [("counter_ids", ints([1001])), ("period", .string("lastMonth")), ("dimensions", strings(["searchPhrase"])),
                                                     ("compare", .bool(true)), ("limit", .number(500))])
         #expect(!largest.isError, "\(largest.text)")
         #expect(TokenBudget.tokens(largest) <= TokenBudget.ceiling, "\(TokenBudget.tokens(largest))")
