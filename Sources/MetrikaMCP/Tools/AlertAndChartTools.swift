@@ -10,7 +10,7 @@ import MetrikaUseCases
 enum CheckAlertsTool {
     static let spec = ToolSpec(
         name: "check_alerts",
-        title: "Anomalies of the last day",
+        title: "Anomalies of the last day or of today so far",
         description: """
         Finds what changed abnormally on the last finished day (or, with today: true, in today's finished hours so far) (in each counter's time zone) — visits, a shop's purchases \
         and revenue, every goal's reaches — judged against the same weekday of the previous weeks, as metrika's daily \
