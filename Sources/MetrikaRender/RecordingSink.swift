@@ -11,6 +11,7 @@ package final class RecordingSink: ReportSink {
         case endSection([Quantity], [Day])
         case leftOut(Report.LeftOut)
         case missingMetrics([(metric: Metric, days: [Day])])
+        case compareSection(Report.Previous)
     }
 
     package init() {}
@@ -23,6 +24,8 @@ package final class RecordingSink: ReportSink {
     package func endSection(totals: [Quantity], missingDays: [Day]) { calls.append(.endSection(totals, missingDays)) }
     package func leftOut(_ rest: Report.LeftOut) { calls.append(.leftOut(rest)) }
     package func missingMetrics(_ missing: [(metric: Metric, days: [Day])]) { calls.append(.missingMetrics(missing)) }
+    /// A compared dimension report of several counters: each section's previous period is played too.
+    package func compareSection(_ previous: Report.Previous) { calls.append(.compareSection(previous)) }
     /// `end` is the real sink's: the recording is played first.
     package func end() {}
 
@@ -36,6 +39,7 @@ package final class RecordingSink: ReportSink {
             case .endSection(let totals, let missing): try sink.endSection(totals: totals, missingDays: missing)
             case .leftOut(let rest): try sink.leftOut(rest)
             case .missingMetrics(let missing): try sink.missingMetrics(missing)
+            case .compareSection(let previous): try sink.compareSection(previous)
             }
         }
         calls = []

@@ -143,6 +143,10 @@ package final class ReportJSONSink: ReportSink {
                 try key(name)
                 try write(value, pretty: false, indent: 2)
             }
+            if layout.comparesRows {
+                try key("presence")
+                try string(row.presence?.rawValue)
+            }
         }
         try out.write(byte: UInt8(ascii: "}"))
     }

@@ -131,13 +131,19 @@ package struct ReportLayout: Sendable {
 
     /// The leading columns naming the compared days: `previous_date` (and `previous_date_end` for
     /// weeks and months) in time series; none in dimension reports or without `--compare`.
+    /// A compared dimension report: every row's value is matched with the same value in the
+    /// previous period, and says whether it had visits in both (`presence`).
+    package var comparesRows: Bool { compare && grouping == nil }
+
     var comparisonKeyColumns: [String] {
-        guard compare, let grouping else { return [] }
+        guard compare else { return [] }
+        guard let grouping else { return ["presence"] }
         return grouping == .day ? ["previous_date"] : ["previous_date", "previous_date_end"]
     }
 
     func comparisonKeyCells(_ row: Report.Row) -> [String] {
-        guard compare, let grouping else { return [] }
+        guard compare else { return [] }
+        guard let grouping else { return [row.presence?.rawValue ?? ""] }
         let period = row.previous?.period
         return grouping == .day ? [period?.from.iso ?? ""] : [period?.from.iso ?? "", period?.to.iso ?? ""]
     }

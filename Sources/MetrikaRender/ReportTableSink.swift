@@ -17,15 +17,20 @@ package final class ReportTableSink: ReportSink {
     /// Colours a `--compare` change such as `+5.2%` by what it means for its metric (a rising bounce
     /// rate is bad news; a colour terminal only), or nil: plain text.
     private let colourChange: (@Sendable (String, GoodDirection) -> String)?
+    /// Where the "before" values a narrow table left out can be seen, in the entry point's words.
+    private let beforeElsewhere: String
 
     /// `maxWidth`: the terminal width when stdout is a terminal, else nil. A table wider than it keeps
     /// its key column (date, source…) whole: `--compare` first leaves out its "before" columns, then
     /// the metrics are split into blocks that each repeat the key (see `TextTable.keyColumnCount`).
     /// `colourChange`: given only for a colour terminal.
-    package init(output: OutputWriter, maxWidth: Int?, colourChange: (@Sendable (String, GoodDirection) -> String)? = nil) {
+    /// `beforeElsewhere`: where the left-out "before" values are kept (the CLI's `--csv and --json`).
+    package init(output: OutputWriter, maxWidth: Int?, colourChange: (@Sendable (String, GoodDirection) -> String)? = nil,
+                 beforeElsewhere: String = "--csv and --json keep them") {
         self.out = output
         self.maxWidth = maxWidth
         self.colourChange = colourChange
+        self.beforeElsewhere = beforeElsewhere
     }
 
     package func begin(_ layout: ReportLayout) { self.layout = layout }
@@ -71,7 +76,7 @@ package final class ReportTableSink: ReportSink {
         try table.write(maxWidth: maxWidth, to: out)
         let anyIncomplete = rows.contains { $0.isIncomplete }
         if beforeLeftOut {
-            try out.write("\"before\" values left out to fit; --csv and --json keep them.\n")
+            try out.write("\"before\" values left out to fit; \(beforeElsewhere).\n")
         }
         if rows.isEmpty { try out.write("(no data for this period)\n") }
         if anyIncomplete {
@@ -119,7 +124,7 @@ package final class ReportTableSink: ReportSink {
                     index < row.dimensions.count && index < layout.dimensions.count ? (row.dimensions[index].name ?? "(not set)") : ""
                 }
             }
-            cells += valueCells(row.values, previous: row.previous, layout: layout, before: before)
+            cells += valueCells(row.values, previous: row.previous, layout: layout, before: before, presence: row.presence)
             table.append(cells, note: row.isIncomplete ? "*" : nil)
         }
         if !rows.isEmpty {
@@ -165,12 +170,14 @@ package final class ReportTableSink: ReportSink {
 
     /// A row's metric cells: the values, or with `--compare` each value, its previous one (unless
     /// `before` is false) and the change.
-    private func valueCells(_ values: [Quantity], previous: Report.Previous?, layout: ReportLayout, before: Bool = true) -> [String] {
+    /// A row found in one period only (`presence` new or gone) says so in its change cells.
+    private func valueCells(_ values: [Quantity], previous: Report.Previous?, layout: ReportLayout, before: Bool = true, presence: Report.Presence? = nil) -> [String] {
         guard layout.compare else { return values.map { cell($0, raw: layout.raw) } }
         let changes = previous?.changes(to: values)
         return values.indices.flatMap { index -> [String] in
             let old = previous.flatMap { index < $0.values.count ? $0.values[index] : nil } ?? Quantity(nil, unit: values[index].unit)
-            let change = changes?[index].text() ?? ValueFormatter.missingInTable
+            var change = changes?[index].text() ?? ValueFormatter.missingInTable
+            if let presence, presence != .both { change = presence.rawValue }
             return before ? [cell(values[index], raw: layout.raw), cell(old, raw: layout.raw), change] : [cell(values[index], raw: layout.raw), change]
         }
     }

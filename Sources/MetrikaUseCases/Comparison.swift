@@ -1,3 +1,4 @@
+import Foundation
 import MetrikaModel
 
 /// `--compare`: a period against the period of the same length just before it.
@@ -5,6 +6,32 @@ package enum Comparison {
     /// The period of the same length just before `range`.
     package static func previousRange(of range: DateRange) -> DateRange {
         DateRange(from: range.from.adding(days: -range.dayCount), to: range.from.adding(days: -1))!
+    }
+
+    /// A period with today in it cannot be compared like for like by day: today's hours so far
+    /// would be set against a whole day of the previous period (−35% visits at 16:30 on an ordinary
+    /// Monday). Refused rather than shown wrong, saying what to ask instead.
+    package static func refuseToday(_ range: DateRange, counter: Counter, now: Date) throws {
+        guard includesToday(range, counter: counter, now: now) else { return }
+        let today = today(for: counter, now: now)
+        let shifted = today.adding(days: -range.dayCount).iso
+        let yesterday = today.adding(days: -1).iso
+        if range.from == range.to {
+            throw ParameterError(.compare, .notApplicable) {
+                "\($0[.compare]) cannot compare today alone: its hours so far would be set against the whole of \(yesterday). "
+                    + "Compare whole days (\($0[.to]) yesterday), or \($0.action(.watchToday(counterID: counter.id)))"
+            }
+        }
+        throw ParameterError(.compare, .notApplicable) {
+            "\($0[.compare]) cannot compare a period that ends today: today's hours so far would be set against the whole of \(shifted). "
+                + "End the period yesterday (\($0[.to]) yesterday), or \($0.action(.watchToday(counterID: counter.id)))"
+        }
+    }
+
+    /// Whether `range` holds the counter's today.
+    package static func includesToday(_ range: DateRange, counter: Counter, now: Date) -> Bool {
+        let today = today(for: counter, now: now)
+        return range.from <= today && today <= range.to
     }
 
     /// The previous period's history: one more request at most (its days with the API's totals over

@@ -304,7 +304,9 @@ extension DirectReport {
                                       goalNames: goalNames, showsProgress: showsProgress)
             report.firstRow = firstRow
             report.notesCut = notesCut
-            let (columns, total) = try await report.run(into: recording ?? sink, begin: index == 0, multipleCounters: multiple, span: span)
+            let (columns, total) = request.compare
+                ? try await report.runComparison(into: recording ?? sink, begin: index == 0, multipleCounters: multiple, span: span)
+                : try await report.run(into: recording ?? sink, begin: index == 0, multipleCounters: multiple, span: span)
             rowsTotal = max(rowsTotal, total)
             // Money in each counter's own currency: one column cannot hold roubles and dollars
             // (checked before the recorded rows are written, so nothing is printed).

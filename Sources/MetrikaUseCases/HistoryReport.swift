@@ -35,18 +35,17 @@ package struct HistoryReport {
             currencies.append((id, priced))
             metrics = priced
             let range = try resolveRange(from: request.from, to: request.to, counter: counter, now: activity.now(), naming: activity.naming, note: activity.note)
-            if request.compare, range.from == range.to, range.from == today(for: counter, now: activity.now()) {
-                // Today's hours so far against the whole of yesterday read as a fall (−35% at 16:30 on
-                // an ordinary Monday): refused rather than shown wrong.
-                let yesterday = range.from.adding(days: -1).iso
-                throw ParameterError(.compare, .notApplicable) {
-                    "\($0[.compare]) cannot compare today alone: its hours so far would be set against the whole of \(yesterday). "
-                        + "Compare whole days (\($0[.to]) yesterday), or \($0.action(.watchToday(counterID: counter.id)))"
-                }
+            // Asked for, a comparison with today in it is refused (Comparison.refuseToday); the HTML
+            // page's summary, which compares without being asked, then shows no changes instead.
+            var compares = request.compare
+            if compares, request.comparesForSummary, Comparison.includesToday(range, counter: counter, now: activity.now()) {
+                compares = false
+            } else if compares {
+                try Comparison.refuseToday(range, counter: counter, now: activity.now())
             }
             let loaded = try await loader.load(counter: counter, range: range, metrics: metrics, grouping: request.grouping, refresh: request.refresh)
             loads.append(loaded)
-            previousLoads.append(request.compare ? try await Comparison.loadPrevious(loaded, loader: loader, metrics: metrics, refresh: request.refresh) : nil)
+            previousLoads.append(compares ? try await Comparison.loadPrevious(loaded, loader: loader, metrics: metrics, refresh: request.refresh) : nil)
         }
         var allMissing: [(Int, [Day])] = []
         var previousMissing: [(Int, [Day])] = []

@@ -151,13 +151,13 @@ package struct ReportFields: Sendable {
     ) { fields, words in fields.metrics = try ReportTerms.metrics(words) }
 
     package static let dimensions = Declaration(.dimensions, .list(maxItems: 10, maxLength: 100), short: "d", value: "LIST",
-        help: { _ in "Dimensions: trafficSource, searchEngine, searchPhrase, startURL, country, city, browser, os, deviceCategory, productName, productBrand, productCategoryLevel1 or ym:s: names" },
-        modelHelp: { _ in "Dimensions (at most 10): trafficSource, searchEngine, searchPhrase, startURL, country, city, browser, os, deviceCategory, productName, productBrand, productCategoryLevel1 or ym:s: names. Rows come straight from the API." }
+        help: { _ in "Dimensions: trafficSource, searchEngine, searchPhrase, startURL, country, city, browser, os, deviceCategory, hour, productName, productBrand, productCategoryLevel1 or ym:s: names" },
+        modelHelp: { _ in "Dimensions (at most 10): trafficSource, searchEngine, searchPhrase, startURL, country, city, browser, os, deviceCategory, hour (hour of the day), productName, productBrand, productCategoryLevel1, datePeriodday/datePeriodweek/datePeriodmonth (one row per period, with group) or ym:s: names. Rows come straight from the API." }
     ) { fields, words in fields.dimensions = try words.map(ReportTerms.dimension) }
 
     package static let compare = Declaration(.compare, .flag,
-        help: { _ in "Compare with the period of the same length just before: previous values and the change (+5.2%, -0.9 pp for rates)" },
-        modelHelp: { _ in "Time series only: beside every value the previous period of the same length and the change (percent, or percentage points for rates)." }
+        help: { n in "Compare with the period of the same length just before: previous values and the change (+5.2%, -0.9 pp for rates); with \(n[.dimensions]) each row against the same value then (new, gone). Not for a period with today in it" },
+        modelHelp: { n in "Beside every value the previous period of the same length and the change (percent, or percentage points for rates). With \(n[.dimensions]) each row (search phrase, source…) is set against the same value in the previous period, in one request: presence says both, new (not there before) or gone (not there now), so \"what grew\" is one call. A period with today in it is refused (its hours so far against whole days); for today call check_alerts with today true." }
     ) { fields, _ in fields.compare = true }
 
     package static let filters = Declaration(.filters, .text(maxLength: 2_000), value: "EXPR",

@@ -3,7 +3,7 @@ import MetrikaRender
 
 /// A report as the user asked for it, validated in its initializer before any request: which
 /// counters, which days, which columns and where the values come from. An impossible combination
-/// (`--compare` of a dimension report, `--limit` of a time series, `--currency` without money) is
+/// (`--compare` of a preset, `--limit` of a time series, `--currency` without money) is
 /// refused there, with the usage error that names the option, whoever builds the request. How it
 /// is printed (table, CSV, JSON) is the CLI's.
 @dynamicMemberLookup
@@ -74,9 +74,19 @@ package struct ReportRequest: Sendable {
         if fields.dimensions.isEmpty, fields.preset == nil, fields.lang != nil {
             throw ParameterError(.lang, .notApplicable) { "\($0[.lang]) sets the language of dimension names (\($0[.dimensions]) or \($0[.preset])); this report has none" }
         }
-        if fields.compare && !usesHistory {
-            throw ParameterError(.compare, .contradicts([.dimensions, .preset, .filters, .accuracy])) {
-                "\($0[.compare]) works for time-series reports only (no \($0[.dimensions]), \($0[.preset]), \($0[.filters]) or \($0[.accuracy])): they come from the history, where the previous period costs at most one request"
+        if fields.compare, fields.preset != nil {
+            throw ParameterError(.compare, .contradicts([.preset])) {
+                "\($0[.compare]) works for time series and \($0[.dimensions]) reports, not \($0[.preset]): name the \($0[.dimensions]) and \($0[.metrics]) to compare"
+            }
+        }
+        if fields.compare, !usesHistory, fields.dimensions.isEmpty {
+            throw ParameterError(.compare, .contradicts([.filters, .accuracy])) {
+                "\($0[.compare]) of a time series works from the history, without \($0[.filters]) or sampled \($0[.accuracy]); add \($0[.dimensions]) to compare filtered or sampled rows"
+            }
+        }
+        if fields.compare, let dated = fields.dimensions.first(where: { $0.isDatePeriod || $0 == MetrikaModel.Dimension.date }) {
+            throw ParameterError(.compare, .contradicts([.dimensions])) {
+                "\($0[.compare]) sets each row against the same value in the previous period; \($0[.dimensions]) \(dated.shortName) has other values there: leave it out (a time series compares day by day)"
             }
         }
         if fields.offline && !usesHistory {
@@ -110,11 +120,18 @@ package struct ReportRequest: Sendable {
 
     /// The same request with the previous period beside each value (a time series' HTML page
     /// shows the changes in its summary).
+    /// With today in the period no changes are shown rather than a partial day against a whole one
+    /// (`comparesForSummary`).
     package func withComparison() -> ReportRequest {
         var copy = self
+        if !copy.fields.compare { copy.comparesForSummary = true }
         copy.fields.compare = true
         return copy
     }
+
+    /// The comparison was not asked for but added for a summary (`withComparison`): where it cannot
+    /// be like for like it is left out, not refused.
+    package private(set) var comparesForSummary = false
 
     /// The grouping of rows: as asked, else by day.
     package var grouping: Grouping { requestedGrouping ?? .day }

@@ -181,12 +181,43 @@ struct CompareEndToEndTests {
         #expect(yesterday.status == 0, "\(yesterday.stderr)")
     }
 
-    @Test func dimensionReportsRefuseCompare() throws {
+    /// Issue 39 item 4: a period that ends today is refused too (its last day is hours against a
+    /// whole day), in every format and for dimension reports, before any data request.
+    @Test(arguments: [["--from", "2026-11-25", "--to", "today"], ["--period", "last7days", "--json"], ["--dimensions", "searchPhrase", "--from", "2026-11-25", "--to", "today", "--csv"]])
+    func aPeriodEndingTodayIsNotComparedWithWholeDays(arguments: [String]) throws {
         let world = try World()
-        let result = try world.report(["--counter", "1001", "--dimensions", "trafficSource", "--compare"])
-        #expect(result.status == 64)
-        #expect(result.stderr.hasPrefix("Error: --compare works for time-series reports only"), "\(result.stderr)")
+        let result = try world.report(["--counter", "1001", "--metrics", "visits", "--compare"] + arguments)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stdout.isEmpty, "\(result.stdout)")
+        #expect(result.stderr.hasPrefix("Error: --compare cannot compare a period that ends today: today's hours so far would be set against the whole of "), "\(result.stderr)")
+        #expect(result.stderr.contains("--to yesterday") && result.stderr.contains("metrika live --counter 1001"), "\(result.stderr)")
         #expect(try world.statRequests() == 0)
+    }
+
+    /// Issue 39 item 5: `--dimensions … --compare` gives each row its previous value and change from
+    /// one comparison request; a phrase only one day had says new (or gone) in the table and CSV.
+    @Test func aDimensionReportComparesEachRow() throws {
+        let world = try World()
+        let arguments = ["--counter", "1002", "--from", "2026-10-05", "--to", "2026-10-05", "--dimensions", "searchPhrase", "--metrics", "visits,users", "--compare", "--limit", "500"]
+        let csv = try world.report(arguments + ["--csv"])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        #expect(try world.statRequests() == 1)
+        let records = try ReportEndToEndTests.parseCSV(csv.stdout)
+        #expect(records.first == ["search_phrase", "presence", "visits", "visits_previous", "visits_change_pct", "users", "users_previous", "users_change_pct"])
+        let presences = Set(records.dropFirst().map { $0[1] })
+        #expect(presences == ["both", "new"], "\(presences)")
+        for record in records.dropFirst() where record[1] == "new" { #expect(record[3] == "0" && record[4] == "", "\(record)") }
+        // The previous day's own report holds each "before".
+        let previous = try world.report(["--counter", "1002", "--from", "2026-10-04", "--to", "2026-10-04", "--dimensions", "searchPhrase", "--metrics", "visits", "--limit", "500", "--csv"])
+        var before: [String: String] = [:]
+        for record in try ReportEndToEndTests.parseCSV(previous.stdout).dropFirst() { before[record[0]] = record[1] }
+        for record in records.dropFirst() where record[1] == "both" { #expect(before[record[0]] == record[3], "\(record)") }
+        let table = try world.report(arguments)
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(table.stdout.contains("against 2026-10-04 … 2026-10-04") && table.stdout.contains(" new\n"), "\(table.stdout)")
+        let document = try JSONSerialization.jsonObject(with: Data(try world.report(arguments + ["--json"]).stdout.utf8)) as? [String: Any]
+        let rows = document?["rows"] as? [[String: Any]] ?? []
+        #expect(rows.count == records.count - 1 && rows.allSatisfy { $0["presence"] is String && $0["previous"] is [String: Any] })
     }
 
     /// On a terminal (script(1)'s pseudo-terminal) the changes are green and red; the values stay plain.
@@ -211,7 +242,7 @@ struct CompareEndToEndTests {
         let green = "\u{1B}[32m", red = "\u{1B}[31m"
         var seen: Set<String> = []
         for metric in ["bounceRate", "visits"] {
-            let command = "\(Binaries.metrika) report --counter 1001 --period last30days --metrics \(metric) --compare"
+            let command = "\(Binaries.metrika) report --counter 1001 --from 30daysAgo --to yesterday --metrics \(metric) --compare"
             let terminal = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment)
             for match in terminal.stdout.matches(of: /\x{1B}\[3([12])m([+-])[0-9.]+( pp|%)/) {
                 let colour = match.output.1 == "2" ? green : red

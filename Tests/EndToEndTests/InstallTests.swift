@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaMCP
 import MetrikaTestSupport
 import Testing
 import MetrikaModel
@@ -52,6 +53,56 @@ struct InstallTests {
         if asked.count < 4 {
             try Test.cancel("skipped in part: only \(asked) were there to ask (apt-get install man-db bash-completion zsh fish, or run scripts/setup)")
         }
+    }
+}
+
+/// `scripts/install --mcpb FILE`: the Claude Desktop extension bundle — a zip whose manifest lists
+/// exactly the server's tools and runs the bundled binary as `metrika mcp` with the token setting.
+@Suite("scripts/install --mcpb", .blockingLanes)
+struct MCPBundleTests {
+    @Test func theBundleListsExactlyTheServersToolsAndRunsTheBundledBinary() throws {
+        guard let python = ToolCheck.locate("python3", searchPath: "/usr/bin:/bin:/usr/local/bin") else {
+            try Test.cancel("skipped: python3 is not installed (apt-get install python3, or run scripts/setup)")
+        }
+        let home = try TemporaryDirectory()
+        let bundle = home.path + "/metrika.mcpb"
+        let script = Binaries.repositoryRoot.appendingPathComponent("scripts/install").path
+        let path = (python as NSString).deletingLastPathComponent + ":/usr/bin:/bin"
+        let built = try runProcess("/bin/bash", [script, "--mcpb", bundle], environment: ["PATH": path, "HOME": home.path, "METRIKA_BINARY": Binaries.metrika])
+        try #require(built.status == 0, "scripts/install --mcpb: \(built.stderr)")
+        #expect(built.stdout.contains("built \(bundle) (metrika \(MetrikaVersion.current))"), "\(built.stdout)")
+
+        // Read back by Python's own zip reader: the members, the binary's mode, the manifest.
+        let reader = """
+        import json, sys, zipfile
+        z = zipfile.ZipFile(sys.argv[1])
+        m = json.loads(z.read("manifest.json"))
+        print(json.dumps({"names": sorted(z.namelist()), "mode": z.getinfo("server/metrika").external_attr >> 16,
+                          "size": z.getinfo("server/metrika").file_size, "manifest": m}))
+        """
+        let read = try runProcess(python, ["-c", reader, bundle], environment: ["PATH": path])
+        try #require(read.status == 0, "\(read.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [String: Any])
+        #expect(object["names"] as? [String] == ["manifest.json", "server/metrika"])
+        #expect((object["mode"] as? Int).map { $0 & 0o777 } == 0o755)
+        let size = try FileManager.default.attributesOfItem(atPath: Binaries.metrika)[.size] as? Int
+        #expect(object["size"] as? Int == size)
+        let manifest = try #require(object["manifest"] as? [String: Any])
+        #expect(manifest["manifest_version"] as? String == "0.3")
+        #expect(manifest["name"] as? String == "metrika")
+        #expect(manifest["version"] as? String == MetrikaVersion.current)
+        let tools = (manifest["tools"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(tools == MetrikaToolCatalogue.specs.map(\.name))
+        let server = try #require(manifest["server"] as? [String: Any])
+        #expect(server["type"] as? String == "binary")
+        #expect(server["entry_point"] as? String == "server/metrika")
+        let config = try #require(server["mcp_config"] as? [String: Any])
+        #expect(config["command"] as? String == "${__dirname}/server/metrika")
+        #expect(config["args"] as? [String] == ["mcp"])
+        #expect(config["env"] as? [String: String] == ["METRIKA_TOKEN": "${user_config.metrika_token}"])
+        let token = try #require((manifest["user_config"] as? [String: Any])?["metrika_token"] as? [String: Any])
+        #expect(token["sensitive"] as? Bool == true)
+        #expect(token["type"] as? String == "string")
     }
 }
 

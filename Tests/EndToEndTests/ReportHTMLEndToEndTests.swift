@@ -91,7 +91,7 @@ import Testing
         (["--format", "html", "--json"], "--format html and --json contradict each other"),
         (["--format", "html", "--crlf"], "--crlf applies to CSV output only"),
         (["--format", "pdf"], "--format must be table, csv, json or html, not 'pdf'"),
-        (["--format", "html", "--dimensions", "trafficSource", "--compare"], "--compare works for time-series reports only"),
+        (["--format", "html", "--preset", "sources_summary", "--compare"], "--compare works for time series and --dimensions reports, not --preset"),
     ])
     func misuseIsOneLineAndExit64(_ extra: [String], _ message: String) throws {
         let home = try TemporaryDirectory()

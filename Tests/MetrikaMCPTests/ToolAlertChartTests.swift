@@ -17,6 +17,34 @@ import Testing
     static let monday = RFC3339.parse("2026-11-30T06:00:00Z")!
     static let alerts = Result { try ToolSimulator(fixtures: "alerts", now: simulatorNow) }
     static let reports = Result { try ToolSimulator(now: monday) }
+    /// Tuesday 2026-12-01 at 17:30 in Moscow: counter 520008 has recorded nothing since 14:00.
+    static let tuesdayAfternoon = RFC3339.parse("2026-12-01T14:30:00Z")!
+    static let hours = Result { try ToolSimulator(fixtures: "alerts", now: tuesdayAfternoon) }
+
+    @Test func checkAlertsTodaySeesTheStopOfTheAfternoonAndRemembersNothing() async throws {
+        let folder = try TemporaryFolder()
+        let services = TestServices(try Self.hours.get(), database: folder.path + "/h.sqlite", now: Self.tuesdayAfternoon)
+        let catalogue = MetrikaToolCatalogue(services: services)
+        let arguments: [(String, JSONValue)] = [("counter_ids", ints([520008, 520001])), ("today", .bool(true))]
+        let first = try await catalogue.call("check_alerts", arguments: arguments, activity: RecordedProgress())
+        #expect(!first.isError, "\(first.text)")
+        let findings = first.structuredContent?["findings"]?.items ?? []
+        let stop = try #require(findings.first { $0["counter_id"]?.number == 520008 && $0["metric"]?.text == "ym:s:visits" }, "\(first.text)")
+        #expect(stop["notice"]?.text == "stopped")
+        #expect(stop["day"]?.text == "2026-12-01")
+        #expect(stop["hours"]?["from"]?.text == "14:00")
+        #expect(stop["value"]?.number == 0)
+        #expect((stop["expected"]?.number ?? 0) > 0)
+        #expect(!findings.contains { $0["counter_id"]?.number == 520001 }, "an ordinary Tuesday is no alert")
+        #expect(first.structuredContent?["counters_checked"]?.number == 2)
+        #expect(first.text.contains("520008 ") && first.text.contains("stopped at 14:00"), "\(first.text)")
+        // Read-only: nothing claimed or recorded, so asking again tells the stop again.
+        let again = try await catalogue.call("check_alerts", arguments: arguments, activity: RecordedProgress())
+        #expect(again.structuredContent == first.structuredContent)
+        // today and date together: one of them.
+        let both = try await catalogue.call("check_alerts", arguments: [("today", .bool(true)), ("date", .string("2026-11-30"))], activity: RecordedProgress())
+        #expect(both.isError && both.text.hasPrefix("today judges today's hours and date a finished day"), "\(both.text)")
+    }
 
     @Test func checkAlertsFindsWhatADryRunFindsAndAskingTwiceGivesTheSameAnswerAndRemembersNothing() async throws {
         let folder = try TemporaryFolder()

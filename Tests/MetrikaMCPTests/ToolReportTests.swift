@@ -16,6 +16,8 @@ import Testing
     static let simulator = Result { try ToolSimulator(now: now) }
     /// 2,601 counters (Fixtures/many).
     static let many = Result { try ToolSimulator(fixtures: "many", now: now) }
+    /// The compare tests' own simulator: their requests stay out of the other tests' request counts.
+    static let comparing = Result { try ToolSimulator(now: now) }
 
     let folder: TemporaryFolder
     let services: TestServices
@@ -29,6 +31,12 @@ import Testing
 
     func call(_ tool: String, _ given: [(String, JSONValue)], progress: RecordedProgress = RecordedProgress()) async throws -> MCPToolResult {
         try await catalogue.call(tool, arguments: given, activity: progress)
+    }
+
+    /// A call through the compare tests' own simulator.
+    func compared(_ tool: String, _ given: [(String, JSONValue)]) async throws -> MCPToolResult {
+        let services = TestServices(try Self.comparing.get(), database: folder.path + "/compared.sqlite", now: Self.now)
+        return try await MetrikaToolCatalogue(services: services).call(tool, arguments: given, activity: RecordedProgress())
     }
 
     /// What `metrika report --json` prints for the request: the same use case into the same sink.
@@ -202,11 +210,11 @@ import Testing
     }
 
     @Test func failuresOfTheWorkAreErrorResultsWithTheCLISentence() async throws {
-        // A counter the token cannot read: the API's refusal, as the CLI words it.
+        // A counter the token cannot read: the API's refusal, in the tools' words (MCPFailureWords).
         let foreign = try await call("get_report", [("counter_ids", ints([9999])), ("from", .string("2026-10-01")), ("to", .string("2026-10-02"))])
         #expect(foreign.isError)
         var expected = ""
-        do { _ = try await services.client().fetchCounter(id: 9999) } catch let failure as any MetrikaFailure { expected = failure.message }
+        do { _ = try await services.client().fetchCounter(id: 9999) } catch { expected = MetrikaToolCatalogue.sentence(error) }
         #expect(!expected.isEmpty)
         #expect(foreign.text == expected)
         #expect(foreign.structuredContent == nil)
@@ -221,8 +229,8 @@ import Testing
         let both = try await call("get_report", [("counter_ids", ints([1001])), ("period", .string("lastWeek")), ("from", .string("today"))])
         // Worded with the arguments' names, never the CLI's options (issue 36).
         #expect(both.text == "period and from contradict each other: give a named period or dates, not both")
-        let compare = try await call("get_report", [("counter_ids", ints([1001])), ("dimensions", strings(["trafficSource"])), ("compare", .bool(true))])
-        #expect(compare.isError && compare.text == "compare works for time-series reports only (no dimensions, preset, filters or accuracy): they come from the history, where the previous period costs at most one request")
+        let compare = try await call("get_report", [("counter_ids", ints([1001])), ("preset", .string("sources_summary")), ("compare", .bool(true))])
+        #expect(compare.isError && compare.text == "compare works for time series and dimensions reports, not preset: name the dimensions and metrics to compare")
         // Offline with nothing stored.
         let offline = try await call("get_report", [("counter_ids", ints([1001])), ("from", .string("2026-10-01")), ("to", .string("2026-10-02")), ("offline", .bool(true))])
         #expect(offline.isError)
@@ -253,6 +261,105 @@ import Testing
         #expect(result.isError)
         #expect(!result.text.contains("revoked-token"))
         #expect(!result.text.isEmpty)
+    }
+
+    /// `compare` with `dimensions` (issue 39 item 5): each row with its value in the previous period
+    /// and the change, from one comparison request; rows of one period only say new or gone. In the
+    /// simulator counter 1002's 2026-10-05 has phrases 10-04 had not; 1003's 2026-10-01 lost some.
+    @Test(arguments: [(1002, "2026-10-05", "2026-10-04", "new"), (1003, "2026-10-01", "2026-09-30", "gone")])
+    func aDimensionReportComparesEachRowWithThePreviousPeriod(counter: Int, day: String, previous: String, presence expected: String) async throws {
+        let metrics = strings(["visits", "users"])
+        let arguments: [(String, JSONValue)] = [("counter_ids", ints([counter])), ("from", .string(day)), ("to", .string(day)),
+                                                ("dimensions", strings(["searchPhrase"])), ("metrics", metrics), ("compare", .bool(true)), ("limit", .number(500))]
+        let before = try Self.comparing.get().requestCount(pathPrefix: "/stat/v1/data/comparison", counter: counter)
+        let result = try await compared("get_report", arguments)
+        #expect(!result.isError, "\(result.text)")
+        #expect(try Self.comparing.get().requestCount(pathPrefix: "/stat/v1/data/comparison", counter: counter) - before == 1, "one comparison request")
+        let structured = try #require(result.structuredContent)
+        #expect(structured["query"]?["compare"] == .bool(true))
+        #expect(structured["more"] == nil)
+        let rows = structured["rows"]?.items ?? []
+        try #require(!rows.isEmpty)
+        // The previous day's own report, to check each row's "before" against.
+        let previousDay = try await compared("get_report", [("counter_ids", ints([counter])), ("from", .string(previous)), ("to", .string(previous)),
+                                                        ("dimensions", strings(["searchPhrase"])), ("metrics", metrics), ("limit", .number(500))])
+        var previousVisits: [String: Double] = [:]
+        for row in previousDay.structuredContent?["rows"]?.items ?? [] {
+            if let visits = row["visits"]?.number { previousVisits[row["search_phrase"]?.text ?? "(not set)"] = visits }
+        }
+        var presences: [String: Int] = [:]
+        for row in rows {
+            let phrase = row["search_phrase"]?.text ?? "(not set)"
+            let presence = try #require(row["presence"]?.text)
+            presences[presence, default: 0] += 1
+            let visits = row["visits"]?.number ?? 0
+            let earlier = row["previous"]?["visits"]?.number ?? 0
+            #expect(earlier == previousVisits[phrase] ?? 0, "\(phrase)")
+            switch presence {
+            case "new": #expect(earlier == 0 && visits > 0, "\(phrase)")
+            case "gone": #expect(visits == 0 && earlier > 0, "\(phrase)")
+            default:
+                #expect(visits > 0 && earlier > 0, "\(phrase)")
+                let change = try #require(row["change"]?["visits"]?.number)
+                #expect(abs(change - (visits - earlier) / earlier * 100) < 1e-9)
+            }
+        }
+        #expect(presences["both", default: 0] > 0 && presences[expected, default: 0] > 0, "\(presences)")
+        // Every phrase of the previous day is a row: those of one day only are said so, not lost.
+        let phrases = Set(rows.map { $0["search_phrase"]?.text ?? "(not set)" })
+        let missing = Set(previousVisits.keys).subtracting(phrases)
+        #expect(missing.isEmpty, "\(missing)")
+        // Sorted by the period's visits, as the report without compare.
+        let visits = rows.map { $0["visits"]?.number ?? 0 }
+        #expect(visits == visits.sorted(by: >))
+        // Totals: the API's for each period, users never summed.
+        let section = try #require(structured["counters"]?.items.first)
+        #expect(section["previous"]?["from"]?.text == previous)
+        #expect(section["previous"]?["totals"]?["users"]?.number == previousDay.structuredContent?["counters"]?.items.first?["totals"]?["users"]?.number)
+        // The table says it too (the previous day in its title; new and gone: ReportGoldenTests).
+        #expect(result.text.contains("against \(previous) … \(previous)"), "\(result.text)")
+        #expect(ToolWordsTests.cliWords(result.text).isEmpty, "\(result.text)")
+    }
+
+    /// A compared dimension report of two counters keeps each counter's previous totals; a cut answer
+    /// continues by offset with the rows after it; the largest page stays within the token ceiling.
+    @Test func aComparedReportOfTwoCountersIsPagedWithinTheBudget() async throws {
+        let arguments: [(String, JSONValue)] = [("counter_ids", ints([1001, 1003])), ("period", .string("lastWeek")),
+                                                ("dimensions", strings(["searchPhrase"])), ("metrics", strings(["visits"])), ("compare", .bool(true))]
+        let first = try await compared("get_report", arguments + [("limit", .number(5))])
+        #expect(!first.isError, "\(first.text)")
+        let structured = try #require(first.structuredContent)
+        let sections = structured["counters"]?.items ?? []
+        #expect(sections.count == 2 && sections.allSatisfy { $0["previous"]?["totals"]?["visits"]?.number != nil }, "\(sections)")
+        let more = try #require(structured["more"])
+        #expect(more["offset"]?.number == 6)
+        let next = try await compared("get_report", arguments + [("limit", .number(5)), ("offset", .number(6))])
+        let whole = try await compared("get_report", arguments + [("limit", .number(10))])
+        func phrases(_ result: MCPToolResult, counter: Double) -> [String] {
+            (result.structuredContent?["rows"]?.items ?? []).filter { $0["counter_id"]?.number == counter }.map { $0["search_phrase"]?.text ?? "(not set)" }
+        }
+        #expect(phrases(first, counter: 1001) + phrases(next, counter: 1001) == phrases(whole, counter: 1001))
+        // The largest page: 500 rows of a month's phrases, compared.
+        let largest = try await compared("get_report", [("counter_ids", ints([1001])), ("period", .string("lastMonth")), ("dimensions", strings(["searchPhrase"])),
+                                                    ("compare", .bool(true)), ("limit", .number(500))])
+        #expect(!largest.isError, "\(largest.text)")
+        #expect(TokenBudget.tokens(largest) <= TokenBudget.ceiling, "\(TokenBudget.tokens(largest))")
+        #expect(largest.structuredContent?["more"] != nil)
+    }
+
+    /// `hour` (`ym:s:hour`) is a dimension get_report takes by its short name and list_metrics lists
+    /// (issue 39 item 4), beside the date periods.
+    @Test func hourIsADimensionByItsShortName() async throws {
+        let result = try await call("get_report", [("counter_ids", ints([1001])), ("period", .string("yesterday")), ("dimensions", strings(["hour"])),
+                                                   ("metrics", strings(["visits"])), ("limit", .number(24))])
+        #expect(!result.isError, "\(result.text)")
+        let rows = result.structuredContent?["rows"]?.items ?? []
+        #expect(rows.count == 24)
+        #expect(Set(rows.compactMap { $0["hour"]?.text }) == Set((0..<24).map { ($0 < 10 ? "0" : "") + "\($0):00" }))
+        #expect(result.structuredContent?["columns"]?.items.first?["api_name"]?.text == "ym:s:hour")
+        let catalogue = ListMetricsTool.run()
+        let names = (catalogue.structuredContent?["dimensions"]?.items ?? []).compactMap { $0["name"]?.text }
+        #expect(names.contains("hour") && names.contains("datePeriodweek"), "\(names)")
     }
 
     @Test func listCountersIsWhatCountersKnowsWithServerTextAsData() async throws {

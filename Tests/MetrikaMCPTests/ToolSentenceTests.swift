@@ -1,14 +1,15 @@
-import MetrikaMCP
+@testable import MetrikaMCP
 import MetrikaModel
 import Testing
 
-/// A failed tool call says what `CLI.run` would say after `Error:`, and never dumps a Swift value.
+/// A failed tool call says what `CLI.run` would say after `Error:` (in the tools' words where that
+/// speaks to a shell), and never dumps a Swift value.
 @Suite struct ToolSentenceTests {
     struct Stopped: Error { var reason = "the token demo-token leaked into a description" }
 
     @Test func anErrorNoLayerTypedIsTheGenericSentenceNotItsDescription() {
         let sentence = MetrikaToolCatalogue.sentence(Stopped())
-        #expect(sentence == UnexpectedFailure(Stopped()).message)
+        #expect(sentence == MCPFailureWords.unexpected)
         #expect(!sentence.contains("Stopped"))
         #expect(!sentence.contains("demo-token"))
     }

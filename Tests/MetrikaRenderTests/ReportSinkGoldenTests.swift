@@ -100,6 +100,37 @@ enum ReportFixtures {
         return Fixture(layout: layout, sections: [Section(counter: shop, sampling: sampling, rows: rows, totals: totals)])
     }
 
+    /// Search phrases of a week against the week before (`--compare` of a dimension report): a
+    /// phrase that grew, one that fell, one new, one gone (its current values zero, its bounce rate
+    /// unknown), users never summed; the totals are each period's own.
+    static func comparedPhrases() -> Fixture {
+        let phrase = Dimension.named("searchPhrase")!
+        let metrics = [Metric.visits, Metric.users, Metric.bounceRate]
+        var layout = ReportLayout(
+            dimensions: [phrase], metrics: metrics, period: range("2026-11-23", "2026-11-29"), grouping: nil,
+            multipleCounters: false, raw: false,
+            query: [("counters", .array([.number(1001)])), ("from", .string("2026-11-23")), ("to", .string("2026-11-29")),
+                    ("metrics", .array(metrics.map { .string($0.apiName) })), ("dimensions", .array([.string(phrase.apiName)])),
+                    ("accuracy", .string("full")), ("compare", .bool(true)), ("limit", .number(100))], compare: true)
+        layout.compare = true
+        let before = range("2026-11-16", "2026-11-22")
+        func row(_ name: String, _ now: [Double?], _ earlier: [Double?], _ presence: Report.Presence) -> Report.Row {
+            var row = Report.Row(dimensions: [DimensionValue(name: name)], values: values(now, metrics),
+                                 previous: Report.Previous(period: before, values: values(earlier, metrics)))
+            row.presence = presence
+            return row
+        }
+        let rows = [
+            row("купить ромашку", [1520, 1400, 12.5], [1210, 1100, 14], .both),
+            row("ромашка отзывы", [640, 600, 31.25], [655, 610, 30], .both),
+            row("ромашка, \"чай\"", [212, 200, 20], [0, 0, nil], .new),
+            row("ромашка доставка", [0, 0, nil], [96, 90, 25], .gone),
+        ]
+        let section = Section(counter: shop, sampling: nil, rows: rows, totals: values([2372, 2150, 18.4], metrics),
+                              previous: Report.Previous(period: before, values: values([1961, 1760, 19.9], metrics)))
+        return Fixture(layout: layout, sections: [section])
+    }
+
     /// Visits and users by week for two counters; the second lacks a day of history.
     static func twoCounters(raw: Bool = false) -> Fixture {
         let metrics = [Metric.visits, Metric.users, Metric.bounceRate]
@@ -229,6 +260,9 @@ struct ReportSinkGoldenTests {
     @Test func twoCountersTable() throws { try ReportFixtures.expectGolden(ReportFixtures.table(ReportFixtures.twoCounters()), named: "two_counters.txt") }
     @Test func twoCountersCSV() throws { try ReportFixtures.expectGolden(ReportFixtures.csv(ReportFixtures.twoCounters()), named: "two_counters.csv") }
     @Test func twoCountersJSON() throws { try ReportFixtures.expectGolden(ReportFixtures.json(ReportFixtures.twoCounters()), named: "two_counters.json") }
+    @Test func comparedPhrasesTable() throws { try ReportFixtures.expectGolden(ReportFixtures.table(ReportFixtures.comparedPhrases()), named: "compared_phrases.txt") }
+    @Test func comparedPhrasesCSV() throws { try ReportFixtures.expectGolden(ReportFixtures.csv(ReportFixtures.comparedPhrases()), named: "compared_phrases.csv") }
+    @Test func comparedPhrasesJSON() throws { try ReportFixtures.expectGolden(ReportFixtures.json(ReportFixtures.comparedPhrases()), named: "compared_phrases.json") }
     @Test func emptyTable() throws { try ReportFixtures.expectGolden(ReportFixtures.table(ReportFixtures.empty()), named: "empty.txt") }
     @Test func emptyCSV() throws { try ReportFixtures.expectGolden(ReportFixtures.csv(ReportFixtures.empty()), named: "empty.csv") }
     @Test func emptyJSON() throws { try ReportFixtures.expectGolden(ReportFixtures.json(ReportFixtures.empty()), named: "empty.json") }

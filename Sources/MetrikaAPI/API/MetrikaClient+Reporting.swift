@@ -73,12 +73,16 @@ package struct StatComparison: Decodable, Sendable {
     package let totalRows: Int
     package let sampled: Bool
     package let sampleShare: Double?
+    /// The currency of money metrics the `query` echo names (`RUB`…), when it does.
+    package let queryCurrency: String?
 
-    enum CodingKeys: String, CodingKey { case data, totals, totalRows = "total_rows", sampled, sampleShare = "sample_share" }
+    enum CodingKeys: String, CodingKey { case data, totals, totalRows = "total_rows", sampled, sampleShare = "sample_share", query }
+    struct Query: Decodable { let currency: String? }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         rows = try container.decodeIfPresent([Row].self, forKey: .data) ?? []
+        queryCurrency = (try? container.decodeIfPresent(Query.self, forKey: .query))?.currency
         let totals = try container.decodeIfPresent(Row.Sides.self, forKey: .totals)
         totalsA = (totals?.a ?? []).map(\.value)
         totalsB = (totals?.b ?? []).map(\.value)
@@ -90,14 +94,26 @@ package struct StatComparison: Decodable, Sendable {
 
 extension MetrikaClient {
     /// `/stat/v1/data/comparison`: `query`'s metrics and dimensions over `baseline` (side a) and
-    /// `period` (side b) in one request, first `limit` rows.
-    package func fetchComparison(_ query: StatQuery, baseline: (from: String, to: String), limit: Int) async throws -> StatComparison {
-        var items = query.items.filter { $0.0 != "date1" && $0.0 != "date2" }
-        items.append(("date1_a", baseline.from))
-        items.append(("date2_a", baseline.to))
-        items.append(("date1_b", query.date1))
-        items.append(("date2_b", query.date2))
+    /// `period` (side b) in one request, `limit` rows from the 1-based `offset`. `query.filters`
+    /// applies to both sides.
+    package func fetchComparison(_ query: StatQuery, baseline: (from: String, to: String), limit: Int, offset: Int = 1) async throws -> StatComparison {
+        try await fetchComparison(query, a: (baseline.from, baseline.to), b: (query.date1, query.date2), limit: limit, offset: offset)
+    }
+
+    /// `/stat/v1/data/comparison` with the sides named: `a` and `b` are each a (from, to) of days.
+    /// The API sorts by side a: a report compared with its previous period puts itself on side a.
+    package func fetchComparison(_ query: StatQuery, a: (from: String, to: String), b: (from: String, to: String), limit: Int, offset: Int = 1) async throws -> StatComparison {
+        var items = query.items.filter { $0.0 != "date1" && $0.0 != "date2" && $0.0 != "filters" }
+        items.append(("date1_a", a.from))
+        items.append(("date2_a", a.to))
+        items.append(("date1_b", b.from))
+        items.append(("date2_b", b.to))
+        if let filters = query.filters {
+            items.append(("filters_a", filters))
+            items.append(("filters_b", filters))
+        }
         items.append(("limit", String(limit)))
+        if offset > 1 { items.append(("offset", String(offset))) }
         return try await get("/stat/v1/data/comparison", query: items)
     }
 }

@@ -36,7 +36,7 @@ package final class MCPServer: Sendable {
 
     /// Text for the client's system prompt (`instructions` of initialize and discover).
     static let instructions = """
-    metrika answers Yandex.Metrika questions with the same numbers `metrika report` prints: units on \
+    metrika answers Yandex.Metrika questions with the same numbers its command-line reports print: units on \
     every column (durations in seconds, rates in percent, money with its currency), correct totals, \
     sampling and missing days said. Every tool is read-only. Each call may cost API quota \
     (3 requests at once per token); repeated daily questions come from the local history.
@@ -344,7 +344,7 @@ package final class MCPServer: Sendable {
             return
         case .failure:
             diagnostics("metrika mcp: the tool \(name) failed unexpectedly")
-            let failure = MCPToolResult.failure("The tool \(name) failed unexpectedly; nothing was changed. Try again, or run the same question with the metrika command line to see the error.")
+            let failure = MCPToolResult.failure("The tool \(name) failed unexpectedly; nothing was changed. Try again; if it fails again, tell the user (the server's log names the failure).")
             writer.send(JSONRPCLine.result(id: id, callResult(failure, version: version, stateless: isStateless)))
         }
     }

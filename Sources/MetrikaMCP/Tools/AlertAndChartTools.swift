@@ -10,28 +10,33 @@ import MetrikaUseCases
 enum CheckAlertsTool {
     static let spec = ToolSpec(
         name: "check_alerts",
-        title: "Anomalies of the last day",
+        title: "Anomalies of the last day or of today so far",
         description: """
-        Finds what changed abnormally on the last finished day (in each counter's time zone) — visits, a shop's purchases \
-        and revenue, every goal's reaches — judged against the same weekday of the previous weeks, as `metrika alert \
-        --dry-run` does: a drop, a rise (a bot wave) or a stop (broken tracking), and metrics back to normal. Read-only: it \
+        Finds what changed abnormally on the last finished day (or, with today: true, in today's finished hours so far) (in each counter's time zone) — visits, a shop's purchases \
+        and revenue, every goal's reaches — judged against the same weekday of the previous weeks, as metrika's daily \
+        alert check does: a drop, a rise (a bot wave) or a stop (broken tracking), and metrics back to normal. Read-only: it \
         never sends a webhook or mail and never marks an alert as told, so asking again gives the same answer. Values are \
         counts (revenue: money); change_percent is the change against the expected value. Quota: days already in \
         metrika's history database cost nothing; missing ones about one request per counter. Without counter_ids every \
-        counter the token can read is checked (slow for many counters). Example: {"counter_ids": [1001], "date": "2026-11-29"}.
+        counter the token can read is checked (slow for many counters). Example: {"counter_ids": [1001], "date": "2026-11-29"} or {"counter_ids": [1001], "today": true}.
         """,
         arguments: [
             SharedArguments.counterIDs(required: false, description: "Counters to check (default: every counter the token can read)."),
             ToolArgument("date", .string, "The day to judge, YYYY-MM-DD (default: each counter's last finished day); a day not yet over for every counter asked is refused.", maxLength: 40),
+            ToolArgument("today", .boolean, "Judge today's finished hours so far (each counter's time zone) against the same hours of the same weekday of earlier weeks instead of the last day: a stop (tracking that fell off at 14:00), a drop or a rise in the last hours. Not with date.", defaultValue: .bool(false)),
         ],
         outputSchema: schema("object", properties: [
-            ("findings", schema("array", "counter_id, counter_name, metric, title, notice (drop, rise, stopped, back_to_normal), day, value, expected, change_percent, since, provisional, text", items: schema("object"))),
+            ("findings", schema("array", "counter_id, counter_name, metric, title, notice (drop, rise, stopped, back_to_normal), day, value, expected, change_percent, since, provisional, text; with today: hours {from, to} (local hours judged) instead of since and provisional", items: schema("object"))),
             ("failures", schema("array", "Counters that could not be checked: counter_id, error", items: schema("object"))),
             ("counters_checked", schema("integer")),
         ], required: ["findings", "failures", "counters_checked"]))
 
     static func run(_ arguments: ToolArguments, services: any MCPServices, call: any MCPCallActivity) async throws -> MCPToolResult {
         let ids = SharedArguments.ids(arguments)
+        let today = arguments.bool("today") == true
+        if today, arguments.string("date") != nil {
+            throw ToolArgumentError("today judges today's hours and date a finished day: give one of them, not both")
+        }
         let settings = try services.alertSettings()
         var loader = try await services.historyLoader(offline: false)
         let (counters, failures) = try await services.alertCounters(ids, loader: loader)
@@ -58,11 +63,12 @@ enum CheckAlertsTool {
         // The run of `metrika alert --dry-run`: nothing claimed, delivered or remembered. One counter at
         // a time: the server runs up to 3 calls at once, and the API allows 3 requests in parallel per
         // user in all (review: 3 calls × 3 counters).
-        var request = AlertRun.Request(counterIDs: ids, dryRun: true, explain: !ids.isEmpty)
+        var request = AlertRun.Request(counterIDs: ids, today: today, dryRun: true, explain: !ids.isEmpty)
         request.parallelism = 1
         request.noteFailures = false
         let result = try await AlertRun(loader: loader, settings: settings, activity: activity).run(request, counters: counters, unread: failures) { _ in }
         if Task.isCancelled { throw CancellationError() }
+        if today { return hourly(result, counters: counters.count, activity: activity, call: call) }
         let outcome = (findings: result.findings.daily, failures: result.failures, countersChecked: result.countersChecked)
         call.progress(Double(counters.count), total: Double(counters.count), message: nil)
 
@@ -85,8 +91,8 @@ enum CheckAlertsTool {
                 ("since", .string(judgement.since?.iso)), ("provisional", .bool(finding.provisional)), ("text", .string(line)),
             ]))
         }
-        let failed: [JSONValue] = outcome.failures.map { .object([("counter_id", .number(Double($0.counterID))), ("error", .string($0.failure.message))]) }
-        for (id, failure) in outcome.failures { text += "Error: counter \(id): \(failure.message)\n" }
+        let failed: [JSONValue] = outcome.failures.map { .object([("counter_id", .number(Double($0.counterID))), ("error", .string(MetrikaToolCatalogue.sentence($0.failure)))]) }
+        for (id, failure) in outcome.failures { text += "Error: counter \(id): \(MetrikaToolCatalogue.sentence(failure))\n" }
         if outcome.findings.isEmpty { text += "No alerts: \(outcome.countersChecked) counter\(outcome.countersChecked == 1 ? "" : "s") checked.\n" }
         for line in activity.lines { text += line + "\n" }
         let document = JSONValue.object([("findings", .array(findings)), ("failures", .array(failed)), ("counters_checked", .number(Double(outcome.countersChecked)))])
@@ -96,13 +102,55 @@ enum CheckAlertsTool {
     }
 }
 
+extension CheckAlertsTool {
+    /// The answer of `today: true`: the findings of `metrika alert --today --dry-run` (HourlyCheck),
+    /// nothing claimed, delivered or remembered.
+    static func hourly(_ result: AlertRun.Result, counters: Int, activity: ToolActivity, call: any MCPCallActivity) -> MCPToolResult {
+        call.progress(Double(counters), total: Double(counters), message: nil)
+        var findings: [JSONValue] = []
+        var text = ""
+        let hourly: [HourlyCheck.Finding]
+        if case .hourly(let found) = result.findings { hourly = found } else { hourly = [] }
+        for finding in hourly {
+            let line = HourlyText.line(finding)
+            text += line + "\n"
+            let judgement = finding.judgement
+            let notice: String
+            switch finding.notice {
+            case .alert(let kind): notice = kind.rawValue
+            case .backToNormal: notice = "back_to_normal"
+            }
+            findings.append(.object([
+                ("counter_id", .number(Double(finding.counter.id))), ("counter_name", .string(finding.counter.name)),
+                ("metric", .string(finding.metric.apiName)), ("title", .string(HourlyText.metricLabel(finding))),
+                ("notice", .string(notice)), ("day", .string(finding.day.iso)),
+                ("hours", .object([("from", .string(hourText(judgement.hours.lowerBound))), ("to", .string(hourText(judgement.hours.upperBound + 1)))])),
+                ("value", .number(judgement.value)), ("expected", .number(judgement.expected)), ("change_percent", .number(judgement.changePercent)),
+                ("text", .string(line)),
+            ]))
+        }
+        let failed: [JSONValue] = result.failures.map { .object([("counter_id", .number(Double($0.counterID))), ("error", .string(MetrikaToolCatalogue.sentence($0.failure)))]) }
+        for (id, failure) in result.failures { text += "Error: counter \(id): \(MetrikaToolCatalogue.sentence(failure))\n" }
+        if hourly.isEmpty {
+            text += "No alerts today so far: \(result.countersChecked) counter\(result.countersChecked == 1 ? "" : "s") checked against the same hours of earlier weeks.\n"
+        }
+        for line in activity.lines { text += line + "\n" }
+        let document = JSONValue.object([("findings", .array(findings)), ("failures", .array(failed)), ("counters_checked", .number(Double(result.countersChecked)))])
+        let allFailed = result.countersChecked == 0 && !result.failures.isEmpty
+        return MCPToolResult(content: [.text(text)], structuredContent: allFailed ? nil : document, isError: allFailed)
+    }
+
+    /// `14:00`; `24:00` for the end of the day.
+    static func hourText(_ hour: Int) -> String { (hour < 10 ? "0" : "") + "\(hour):00" }
+}
+
 /// `draw_chart`: the chart `metrika chart` draws (ChartSeries → SVGLineChart → rsvg-convert), as a PNG.
 enum DrawChartTool {
     static let spec = ToolSpec(
         name: "draw_chart",
         title: "Line chart of a counter's statistics",
         description: """
-        Draws the line chart `metrika chart` draws, as a PNG image (1600×800 pixels): one line per metric and counter by \
+        Draws metrika's line chart as a PNG image (1600×800 pixels): one line per metric and counter by \
         day, metrics of the same unit sharing an axis, different units in panels; missing days are gaps, today's \
         still-changing value dotted. Plus a one-line summary. Quota: from metrika's history database, like get_report's \
         time series (a repeated chart costs no request). Needs rsvg-convert (librsvg) on the server's machine. \

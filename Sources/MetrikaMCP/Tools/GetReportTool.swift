@@ -12,12 +12,18 @@ enum GetReportTool {
     /// stays under TokenBudget.target, the largest under TokenBudget.ceiling (the JSON stops taking
     /// rows at TokenBudget.jsonBytes whatever `limit` says; `more` tells where to go on).
     static let defaultLimit = 100
+    /// The default of a compared dimension report, whose rows carry each value three times (now,
+    /// before, change): its default answer stays under TokenBudget.target too.
+    static let defaultCompareLimit = 50
     static let maximumLimit = 500
     /// The rows of each counter's section the compact text shows when the full table and the JSON
     /// together would pass the budget (the JSON then holds every row of the answer).
     static let compactRows = 20
     /// The table's width in columns (wider tables split their metrics into blocks, as on a terminal).
     static let tableWidth = 120
+
+    /// Where a compared table too wide for `tableWidth` keeps its "before" values.
+    static let beforeElsewhere = "structuredContent.rows[].previous keeps them"
 
     /// The report parameters a model may give: every declared one meant for models.
     static let reportParameters = ReportFields.declarations.filter(\.forModels)
@@ -30,13 +36,13 @@ enum GetReportTool {
         (traffic source, search phrase, page, country, device…). Values are already in human units: durations \
         (avgVisitDuration) in seconds with the text table showing mm:ss, rates (bounceRate) in percent 0–100, money \
         with its currency; users are never summed over days; totals are the API's or correctly weighted. structuredContent \
-        is exactly the JSON document `metrika report --json` prints (version 1): `columns` give each value's unit, \
+        is exactly metrika's report JSON document (docs/json.md, version 1): `columns` give each value's unit, \
         `counters[].totals` the totals, `sampled`/`sample_share` whether Metrika estimated from a sample, `missing_days` \
         days no source had, `missing` {column: [days]} a metric the history lacks on days it has the others (offline); `more` {offset, rows_total} appears when rows were left out: call again with that offset. \
         Quota: a time series (no dimensions, preset or filters) comes from metrika's history database, so a repeated \
         question costs no API request and a new one only the days not yet stored; a dimension report costs one API \
         request per 20,000 rows. Default: pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate by day \
-        for the last 7 days; \(defaultLimit) rows per answer (at most \(maximumLimit)); when the rows would not fit a model's \
+        for the last 7 days; \(defaultLimit) rows per answer (\(defaultCompareLimit) with compare; at most \(maximumLimit)); when the rows would not fit a model's \
         budget twice, the text shows the first \(compactRows) with the totals and structuredContent holds them all. \
         Example: {"counter_ids": [1001], "period": "lastMonth", "group": "week", "metrics": ["visits", "bounceRate"]} or \
         {"counter_ids": [1001], "from": "30daysAgo", "dimensions": ["searchPhrase"], "limit": 100}.
@@ -46,7 +52,7 @@ enum GetReportTool {
         arguments: reportParameters.map { declaration in
             var argument = ToolArgument(declared: declaration, required: declaration.parameter == .counter)
             if declaration.parameter == .limit {
-                argument.description = "Rows per answer (per counter), 1 to \(maximumLimit); default \(defaultLimit)."
+                argument.description = "Rows per answer (per counter), 1 to \(maximumLimit); default \(defaultLimit) (\(defaultCompareLimit) for a dimension report with compare)."
                 argument.maximum = maximumLimit
                 argument.defaultValue = .number(Double(defaultLimit))
                 argument.beyondBound = "ask for the next rows with offset"
@@ -56,7 +62,7 @@ enum GetReportTool {
         } + [
             ToolArgument("offset", .integer, "The 1-based row to start from: the `more.offset` of the previous answer.", minimum: 1, maximum: ReportRequest.limitRange.upperBound, defaultValue: .number(1)),
         ],
-        outputSchema: schema("object", "The document of `metrika report --json` (docs/json.md, version 1), plus `more` when rows were left out.", properties: [
+        outputSchema: schema("object", "metrika's report JSON document (docs/json.md, version 1), plus `more` when rows were left out.", properties: [
             ("version", schema("integer")),
             ("query", schema("object", "The request, as asked")),
             ("period", schema("object", "The days covered: from, to (YYYY-MM-DD)")),
@@ -77,20 +83,20 @@ enum GetReportTool {
         fields.limit = nil
         let plain = try ReportRequest(fields)
         guard !plain.usesHistory else { return plain }
-        fields.limit = arguments.integer("limit") ?? defaultLimit
+        fields.limit = arguments.integer("limit") ?? defaultRows(compare: fields.compare)
         return try ReportRequest(fields)
     }
 
     static func run(_ arguments: ToolArguments, services: any MCPServices, call: any MCPCallActivity) async throws -> MCPToolResult {
         let request = try request(arguments)
-        let limit = arguments.integer("limit") ?? defaultLimit
+        let limit = arguments.integer("limit") ?? defaultRows(compare: request.compare && !request.usesHistory)
         let offset = arguments.integer("offset") ?? 1
         let json = OutputWriter()
         let table = OutputWriter()
         let head = OutputWriter()
         let window = ReportWindow(
-            [ReportJSONSink(output: json), ReportTableSink(output: table, maxWidth: tableWidth),
-             HeadSink(ReportTableSink(output: head, maxWidth: tableWidth), rows: compactRows)],
+            [ReportJSONSink(output: json), ReportTableSink(output: table, maxWidth: tableWidth, beforeElsewhere: beforeElsewhere),
+             HeadSink(ReportTableSink(output: head, maxWidth: tableWidth, beforeElsewhere: beforeElsewhere), rows: compactRows)],
             skip: request.usesHistory ? offset - 1 : 0, take: request.usesHistory ? limit : Int.max, json: json, byteBudget: TokenBudget.jsonBytes,
             progress: { rows in call.progress(Double(rows), total: nil, message: "\(rows) rows") })
         let activity = ToolActivity(now: services.now)
@@ -125,6 +131,9 @@ enum GetReportTool {
         for line in activity.lines { text += line + "\n" }
         return MCPToolResult(content: [.text(text)], structuredContent: document)
     }
+
+    /// Rows of an answer when `limit` is not given.
+    static func defaultRows(compare: Bool) -> Int { compare ? defaultCompareLimit : defaultLimit }
 
     /// A count as the table writes it (`150 001`).
     static func grouped(_ count: Int) -> String { DigitGroups.group(DecimalText.format(Double(count), fractionDigits: 0)) }

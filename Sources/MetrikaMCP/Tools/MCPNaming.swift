@@ -13,8 +13,8 @@ extension ParameterNaming {
         action: { action in
             switch action {
             case .sync(let id): return "call get_report for counter \(id) without offline to fetch its days"
-            case .cleanLogs(let id): return "clean the log requests of counter \(id) with the metrika command line"
-            case .watchToday(let id): return "ask for whole days: today so far (counter \(id)) has no like-for-like comparison through this server yet"
+            case .cleanLogs(let id): return "ask the user to clean the log requests of counter \(id) (they are not reachable through this server)"
+            case .watchToday(let id): return "call check_alerts with counter_ids [\(id)] and today true to judge today's hours so far against the same hours of earlier weeks"
             case .fetchOnline: return "call get_report again without offline to fetch it"
             }
         })

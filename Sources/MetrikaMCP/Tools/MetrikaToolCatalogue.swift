@@ -51,16 +51,17 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
         }
     }
 
-    /// The sentence the CLI prints for a failure (after its `Error: `), as `CLI.run` words it: a
-    /// failure's own message; an interrupted job's account of what it kept; anything else in the
-    /// generic sentence of `UnexpectedFailure`, never the value's own description (a Swift dump).
+    /// The sentence of a failure, as `CLI.run` words it after its `Error: ` but in the tools' words
+    /// (`MCPFailureWords`): a failure's own message; an interrupted job's account of what it kept;
+    /// anything else in the generic sentence, never the value's own description (a Swift dump).
     package static func sentence(_ error: any Error) -> String {
+        // The command line's fixes (`metrika login`, `--accuracy`) in a tool's words; an access error
+        // names its counter: a model that asked for several must know which one.
+        if let words = MCPFailureWords.sentence(error) { return words }
         switch error {
-        // An access error names its counter: a model that asked for several must know which one.
-        case let failure as APIError: return failure.messageNamingCounter
         case let failure as any MetrikaFailure: return ParameterNaming.mcp.message(of: failure)
         case let interruption as Interruption: return interruption.account
-        default: return UnexpectedFailure(error).message
+        default: return MCPFailureWords.unexpected
         }
     }
 

@@ -32,6 +32,8 @@ package struct Dimension: Hashable, Sendable, CustomStringConvertible {
         Dimension(apiName: "ym:s:browser", shortName: "browser", columnName: "browser", title: "Browser"),
         Dimension(apiName: "ym:s:operatingSystem", shortName: "os", columnName: "os", title: "OS"),
         Dimension(apiName: "ym:s:deviceCategory", shortName: "deviceCategory", columnName: "device_category", title: "Device"),
+        // The hour of the day (00:00…23:00) over the whole period: when in the day visits come.
+        Dimension(apiName: "ym:s:hour", shortName: "hour", columnName: "hour", title: "Hour"),
         // The e-commerce product templates' (top_products, top_brands, basket, basket_products).
         Dimension(apiName: "ym:s:productName", shortName: "productName", columnName: "product_name", title: "Product"),
         Dimension(apiName: "ym:s:productBrand", shortName: "productBrand", columnName: "product_brand", title: "Brand"),

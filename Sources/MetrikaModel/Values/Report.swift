@@ -30,6 +30,9 @@ package struct Report: Sendable {
         package var period: DateRange?
         /// With `--compare`: the same days of the previous period; nil without it.
         package var previous: Previous?
+        /// With `--compare` of a dimension report: whether the row's value had visits in both
+        /// periods, or only in the current one (`new`) or the previous one (`gone`); nil otherwise.
+        package var presence: Presence?
 
         package init(dimensions: [DimensionValue], values: [Quantity], isIncomplete: Bool = false, period: DateRange? = nil, previous: Previous? = nil) {
             self.dimensions = dimensions
@@ -38,6 +41,13 @@ package struct Report: Sendable {
             self.period = period
             self.previous = previous
         }
+    }
+
+    /// Where a compared dimension row was found: in both periods, only in the current one, only in
+    /// the previous one (its current values are then zero or unknown, never a fall of 100% to read
+    /// as news of its own).
+    package enum Presence: String, Sendable {
+        case both, new, gone
     }
 
     /// What a row or a section's totals are compared with (`--compare`): the days of the previous

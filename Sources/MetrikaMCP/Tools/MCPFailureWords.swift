@@ -1,0 +1,62 @@
+import MetrikaAPI
+import MetrikaModel
+import MetrikaStore
+import MetrikaUseCases
+
+/// The sentences of failures whose own message speaks to a person at the command line (`metrika
+/// login`, `--accuracy`, `--verbose`), said in the words a model can act on: a tool, an argument,
+/// or what to ask the user. The rest keep their own message (or the entry point's naming).
+enum MCPFailureWords {
+    /// What to tell the user when the server's token cannot be used: signing in happens where the
+    /// server runs, not through a tool.
+    static let signIn = "ask the user to sign in to Yandex.Metrika again on the machine that runs this server (or give it another token) and restart the server"
+
+    /// The sentence of `error` for a model; nil when its own message is already fit.
+    static func sentence(_ error: any Error) -> String? {
+        switch error {
+        case let failure as APIError: return sentence(failure)
+        case let failure as AuthError: return sentence(failure)
+        case let failure as StoreError:
+            // Its problem, without the command line's fix (`--db`, `metrika sync`) after the dash.
+            let problem = failure.message.components(separatedBy: " — ").first ?? failure.message
+            return "\(problem). Ask the user to fix it on the machine that runs this server; meanwhile get_report's dimension reports (which do not use it) still work."
+        case is UnexpectedFailure: return unexpected
+        default: return nil
+        }
+    }
+
+    static let unexpected = "metrika stopped on an error it does not expect; nothing more is known about it. Try the call once more; if it fails again, tell the user (the server's log has its kind)."
+
+    static func sentence(_ failure: APIError) -> String? {
+        switch failure {
+        case .unauthorized(let detail):
+            return "The API did not accept the request as signed in (\(detail)): \(signIn)."
+        case .invalidToken:
+            return "The API rejected the server's token (invalid_token): it is wrong, expired or revoked; \(signIn)."
+        case .accessDenied(let detail, let id):
+            let counter = id.map { "counter \($0)" } ?? "this counter"
+            let named = id.map { detail.contains(String($0)) ? "Access denied: \(detail)" : "Access denied to counter \($0): \(detail)" } ?? "Access denied: \(detail)"
+            return "\(named) The token this server runs with cannot read \(counter): call list_counters for the counters it can read, "
+                + "or ask the user for access to \(counter) (its owner grants it in Metrika's access settings)."
+        case .queryTooComplicated(let message):
+            return "The API says the query is too complicated (query_error: \(message)). Ask for fewer days (from/to or period), fewer dimensions, or accuracy low."
+        case .unreadable(let detail):
+            return "The API answered something unreadable: \(detail). Try the call once more; if it persists, tell the user."
+        default:
+            return nil
+        }
+    }
+
+    static func sentence(_ failure: AuthError) -> String {
+        switch failure {
+        case .notSignedIn, .notSignedInProfile:
+            return "This server is not signed in to Yandex.Metrika (it has no token): \(signIn)."
+        case .keyringUnavailable, .keyringEntryMissing:
+            return "This server cannot read its token from the system keyring: \(signIn)."
+        case .malformedToken(let source, let problem):
+            return "The server's token (from \(source)) holds \(problem), so it is not sent: \(signIn)."
+        default:
+            return "This server cannot use its token file: \(signIn)."
+        }
+    }
+}
