@@ -86,7 +86,8 @@ package enum ExplanationListing {
             ]
             let rate = shown.mixes != nil
             if rate { columns += [.init("Mix", alignment: .right), .init("Rate", alignment: .right)] }
-            columns.append(.init(""))
+            // `new`, `gone`, and Other's `N more`: what the row is.
+            columns.append(.init("Status"))
             var title = part.name + String(format: " (concentration %.2f)", decomposition.concentration)
             if let share = part.sampleShare { title += ", sampled: \(DecimalText.format(share * 100, fractionDigits: 0))% of visits" }
             var table = TextTable(columns: columns, title: title)

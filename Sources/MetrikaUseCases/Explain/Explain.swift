@@ -248,10 +248,20 @@ package enum Explain {
     }
 
     static func explain(_ dimension: ExplainDimension, _ request: ExplainRequest, baselineDays days: [Day], client: MetrikaClient) async throws -> ExplanationPart {
-        let metric = request.metric
-        let (segments, totals, share) = request.baseline == .alert
-            ? try await alertSides(dimension, request, days: days, client: client)
-            : try await comparisonSides(dimension, request, days: days, client: client)
+        let sides: Sides
+        if request.baseline == .alert {
+            let rows = try await daySegments(dimension, counterID: request.counterID, metrics: apiMetrics(request.metric),
+                                             from: days[0], to: request.period.to, client: client)
+            sides = alertSides(rows, columns: Array(apiMetrics(request.metric).indices), day: request.period.from, days: days)
+        } else {
+            sides = try await comparisonSides(dimension, request, days: days, client: client)
+        }
+        return try decompose(sides, dimension: dimension, metric: request.metric, shown: request.shown)
+    }
+
+    /// One dimension's sides decomposed (`ContributionAnalysis`) and rounded for showing.
+    static func decompose(_ sides: Sides, dimension: ExplainDimension, metric: Metric, shown named: Int) throws -> ExplanationPart {
+        let (segments, totals, share) = sides
         let decomposition: ChangeDecomposition<Double>
         if let scale = scale(of: metric) {
             // A rate's parts: numerator = rate × visits / scale, denominator = visits.
@@ -261,10 +271,10 @@ package enum Explain {
                     value: RatioParts(numerator: segment.b[0] * segment.b[1] / scale, denominator: segment.b[1]),
                     expected: RatioParts(numerator: segment.a[0] * segment.a[1] / scale, denominator: segment.a[1]))
             }
-            decomposition = try ContributionAnalysis.ratios(ratios, scale: scale, shown: request.shown)
+            decomposition = try ContributionAnalysis.ratios(ratios, scale: scale, shown: named)
         } else {
             let counts = segments.map { SegmentCount(name: $0.name, value: $0.b[0], expected: $0.a[0]) }
-            decomposition = ContributionAnalysis.counts(counts, total: totals, shown: request.shown)
+            decomposition = ContributionAnalysis.counts(counts, total: totals, shown: named)
         }
         let shown = ContributionRounding.shown(decomposition, unit: metric.unit)
         return ExplanationPart(
@@ -296,24 +306,35 @@ package enum Explain {
         return (segments, totals, answer.sampled ? answer.sampleShare : nil)
     }
 
-    /// One day against the same weekday of the 4 weeks before: one `/stat/v1/data` request of the
-    /// days by segment. The baseline's total is the median of the 4 days (the alert's expected
-    /// value); its segments are their mean over the 4 days, scaled to that total.
-    static func alertSides(_ dimension: ExplainDimension, _ request: ExplainRequest, days: [Day], client: MetrikaClient) async throws -> Sides {
-        let answer = try await client.fetchPlainRows(
-            query(["ym:s:date", dimension.apiName], request, from: days[0], to: request.period.to), limit: rowLimit)
-        let day = request.period.from.iso
+    /// The days by segment of one dimension over `from...to`, for `metrics` (API names): one
+    /// `/stat/v1/data` request of `ym:s:date` and the dimension. The alerts of one run share it: every
+    /// metric alerted on a counter's day is one column of the same request.
+    static func daySegments(_ dimension: ExplainDimension, counterID: Int, metrics: [String], from: Day, to: Day,
+                            client: MetrikaClient) async throws -> DaySegments {
+        let query = StatQuery(ids: [counterID], metrics: metrics, dimensions: ["ym:s:date", dimension.apiName],
+                              date1: from.iso, date2: to.iso, accuracy: "full", currency: nil)
+        let answer = try await client.fetchPlainRows(query, limit: rowLimit)
+        return DaySegments(
+            rows: answer.rows.map { (day: name($0.names, at: 0), segment: name($0.names, at: 1), values: $0.metrics) },
+            sampleShare: answer.sampled ? answer.sampleShare : nil)
+    }
+
+    /// One day against the same weekday of the 4 weeks before, from the days by segment (`columns`:
+    /// the metric's column, and a rate's visits). The baseline's total is the median of the 4 days
+    /// (the alert's expected value); its segments are their mean over the 4 days, scaled to that total.
+    static func alertSides(_ answer: DaySegments, columns: [Int], day judged: Day, days: [Day]) -> Sides {
+        let day = judged.iso
         let baseline = Set(days.map(\.iso))
-        let width = apiMetrics(request.metric).count
+        let width = columns.count
         var order: [String] = []
         var period: [String: [Double]] = [:]
         var before: [String: [Double]] = [:]
         var dayTotals: [String: Double] = [:]
         for row in answer.rows {
-            let date = name(row.names, at: 0)
+            let date = row.day
             guard date == day || baseline.contains(date) else { continue }
-            let segment = name(row.names, at: 1)
-            let values = (0..<width).map { $0 < row.metrics.count ? row.metrics[$0] ?? 0 : 0 }
+            let segment = row.segment
+            let values = columns.map { $0 < row.values.count ? row.values[$0] ?? 0 : 0 }
             if period[segment] == nil, before[segment] == nil { order.append(segment) }
             if date == day {
                 period[segment] = values
@@ -338,7 +359,7 @@ package enum Explain {
                 let a = sum[1] > 0 ? [sum[0] / sum[1], sum[1] / Double(days.count)] : zero
                 return (segment, a, period[segment] ?? zero)
             }
-            return (segments, nil, answer.sampled ? answer.sampleShare : nil)
+            return (segments, nil, answer.sampleShare)
         }
         let mean = order.reduce(0) { $0 + (before[$1]?[0] ?? 0) } / Double(days.count)
         let median = AlertDetector.median(days.map { dayTotals[$0.iso] ?? 0 })
@@ -347,8 +368,15 @@ package enum Explain {
             (name: segment, a: [(before[segment]?[0] ?? 0) / Double(days.count) * factor], b: period[segment] ?? zero)
         }
         let value = order.reduce(0) { $0 + (period[$1]?[0] ?? 0) }
-        return (segments, (value: value, expected: median), answer.sampled ? answer.sampleShare : nil)
+        return (segments, (value: value, expected: median), answer.sampleShare)
     }
+}
+
+/// The days by segment of one dimension (`ym:s:date` × the dimension), a column per metric asked.
+struct DaySegments: Sendable {
+    var rows: [(day: String, segment: String, values: [Double?])]
+    /// The share of visits the API read (nil: not sampled).
+    var sampleShare: Double?
 }
 
 extension Explanation {
