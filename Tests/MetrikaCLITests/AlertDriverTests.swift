@@ -41,13 +41,13 @@ struct AlertDriverTests {
         }
     }
 
-    static func run(_ arguments: [String], refuseDrivers: Bool) async throws -> (status: Int32, out: String, err: String, driverRequests: Int) {
+    static func run(_ arguments: [String], refuseDrivers: Bool, home kept: String? = nil) async throws -> (status: Int32, out: String, err: String, driverRequests: Int) {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/explain", isDirectory: true)
         let now = SimulatorOptions.parseInstant("2026-12-01T06:00:00Z")
         let transport = Transport(try Simulator(options: SimulatorOptions(fixturesDirectory: root, now: now)), refuseDrivers: refuseDrivers)
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-drivers-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: home) }
+        let home = kept ?? FileManager.default.temporaryDirectory.appendingPathComponent("metrika-drivers-\(UUID().uuidString)").path
+        defer { if kept == nil { try? FileManager.default.removeItem(atPath: home) } }
         try FileManager.default.createDirectory(atPath: home + "/config/metrika", withIntermediateDirectories: true)
         try Data(AlertDriverTests.config.utf8).write(to: URL(fileURLWithPath: home + "/config/metrika/config.json"))
         let out = TextSink(), err = TextSink()
@@ -83,5 +83,29 @@ struct AlertDriverTests {
         #expect(verbose.status == 0, "\(verbose.err)")
         #expect(verbose.out == quiet.out)
         #expect(verbose.err.contains("Note: counter 530001: its alerts go without their driver ("), "\(verbose.err)")
+    }
+
+    /// Issue 37 item 5: settled days' segments are kept in the history database, so explaining a
+    /// settled day again asks the Reporting API nothing and says the same; yesterday, not settled
+    /// yet, is asked again.
+    @Test("a repeated explanation of a settled day costs 0 Reporting requests")
+    func repeatedExplanation() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-segments-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let arguments = ["explain", "--counter", "530001", "--date", "2026-11-23", "--json"]
+        let first = try await Self.run(arguments, refuseDrivers: false, home: home)
+        #expect(first.status == 0, "\(first.err)")
+        #expect(first.driverRequests == 6, "one days-by-segment request per default dimension")
+        let second = try await Self.run(arguments, refuseDrivers: false, home: home)
+        #expect(second.status == 0, "\(second.err)")
+        #expect(second.driverRequests == 0)
+        #expect(second.out == first.out, "the kept segments explain the same")
+        // A table of the same day from what is kept, and a subset of its dimensions: still nothing asked.
+        let table = try await Self.run(["explain", "--counter", "530001", "--date", "2026-11-23", "--dimensions", "deviceCategory"], refuseDrivers: true, home: home)
+        #expect(table.status == 0 && table.driverRequests == 0, "\(table.err)")
+
+        let yesterday = ["explain", "--counter", "530001", "--json", "--dimensions", "trafficSource"]
+        #expect(try await Self.run(yesterday, refuseDrivers: false, home: home).driverRequests == 1)
+        #expect(try await Self.run(yesterday, refuseDrivers: false, home: home).driverRequests == 1, "yesterday is not settled: asked again")
     }
 }

@@ -53,7 +53,9 @@ enum ExplainCommand: Command {
         let request = try await Explain.request(
             counterID: id, metric: options[.explainMetric], date: options[.explainDate], from: options[.from], to: options[.to],
             against: options[.against], dimensions: options[.explainDimensions], client: client, now: context.now())
-        let explanation = try await Explain.run(request, client: client)
+        // Settled days' segments are kept in the history database: a repeated explanation asks nothing.
+        let loader = try await session.historyLoader(offline: false)
+        let explanation = try await Explain.run(request, client: client, history: SegmentHistory(loader, today: request.today))
         let listing = explanation.listing
         let out = context.stdout
         switch output.format {

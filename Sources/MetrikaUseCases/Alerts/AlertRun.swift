@@ -39,7 +39,7 @@ package struct AlertRun: Sendable {
         /// the entry point reports the failures in its result (MCP).
         package var noteFailures = true
         /// Name each drop's or rise's driver (`AlertDrivers`: one Reporting request per alerted counter
-        /// and dimension); online only.
+        /// and dimension, none for days the history keeps; offline only from the history).
         package var drivers = true
 
         package init(counterIDs: [Int] = [], today: Bool = false, dryRun: Bool = false, currency: Currency? = nil, explain: Bool = false) {
@@ -214,8 +214,8 @@ package struct AlertRun: Sendable {
 
     /// Gives each drop and rise its drivers when the run is online and asks for them; the requests made.
     private func attachDrivers(_ findings: inout [AlertCheck.Finding], _ request: Request) async -> Int {
-        guard request.drivers, let client = loader.client, findings.contains(where: AlertDrivers.wantsDriver) else { return 0 }
-        let (explained, requests) = await AlertDrivers(client: client, activity: activity, verbose: request.explain).attach(findings)
+        guard request.drivers, findings.contains(where: AlertDrivers.wantsDriver) else { return 0 }
+        let (explained, requests) = await AlertDrivers(loader: loader, activity: activity, verbose: request.explain).attach(findings)
         findings = explained
         return requests
     }

@@ -38,11 +38,13 @@ package struct AlertDriver: Sendable, Equatable {
 /// The drivers of an alert run's findings: the explanation of each drop or rise against the alert's
 /// baseline, its drivers the segments the headline would name. The alerts of one run share their
 /// requests: one Reporting request per counter, day and dimension (the days by segment, every metric
-/// alerted on that counter's day a column of it), whatever the number of metrics alerted. A driver
+/// alerted on that counter's day a column of it), whatever the number of metrics alerted; settled
+/// days' segments are kept in the history database and read from it first (offline: only them). A driver
 /// that cannot be fetched (quota, network) never fails the alert: its line goes out without it, with
 /// a note when `verbose`; once the API cannot be reached, the rest of the run asks nothing more.
 package struct AlertDrivers: Sendable {
-    package let client: MetrikaClient
+    /// Its client asks (nil: offline, only what the history keeps); its store keeps settled days.
+    package let loader: HistoryLoader
     package let activity: any Activity
     /// Note each counter whose alerts go without their driver, and why.
     package var verbose: Bool
@@ -50,8 +52,8 @@ package struct AlertDrivers: Sendable {
     /// Drivers kept per alert: the headline's, then the next largest of its dimension in the same direction.
     package static let mostDrivers = 3
 
-    package init(client: MetrikaClient, activity: any Activity, verbose: Bool) {
-        self.client = client
+    package init(loader: HistoryLoader, activity: any Activity, verbose: Bool) {
+        self.loader = loader
         self.activity = activity
         self.verbose = verbose
     }
@@ -66,12 +68,12 @@ package struct AlertDrivers: Sendable {
     package func attach(_ findings: [AlertCheck.Finding]) async -> (findings: [AlertCheck.Finding], requests: Int) {
         var result = findings
         // The in-run cache: one fetch per counter, day and dimension, whatever the metrics alerted.
-        var groups: [(counterID: Int, day: Day, indexes: [Int])] = []
+        var groups: [(counter: Counter, day: Day, indexes: [Int])] = []
         for (index, finding) in findings.enumerated() where Self.wantsDriver(finding) {
-            if let at = groups.firstIndex(where: { $0.counterID == finding.counter.id && $0.day == finding.judgement.day }) {
+            if let at = groups.firstIndex(where: { $0.counter.id == finding.counter.id && $0.day == finding.judgement.day }) {
                 groups[at].indexes.append(index)
             } else {
-                groups.append((finding.counter.id, finding.judgement.day, [index]))
+                groups.append((finding.counter, finding.judgement.day, [index]))
             }
         }
         var requests = 0
@@ -79,7 +81,7 @@ package struct AlertDrivers: Sendable {
         for group in groups {
             if Task.isCancelled { break }
             if unreachable {
-                if verbose { activity.note("Note: counter \(group.counterID): its alerts go without their driver (the API could not be reached).") }
+                if verbose { activity.note("Note: counter \(group.counter.id): its alerts go without their driver (the API could not be reached).") }
                 continue
             }
             var metrics: [String] = []
@@ -87,6 +89,7 @@ package struct AlertDrivers: Sendable {
                 metrics.append(findings[index].metric.apiName)
             }
             let days = (1...4).reversed().map { group.day.adding(days: -7 * $0) }
+            let history = SegmentHistory(loader, today: loader.metrikaToday(group.counter))
             do {
                 var explained: [String: [ExplanationPart]] = [:]
                 for dimension in dimensions {
@@ -94,9 +97,10 @@ package struct AlertDrivers: Sendable {
                     while start < metrics.count {
                         let chunk = Array(metrics[start..<min(metrics.count, start + Self.metricsPerRequest)])
                         start += Self.metricsPerRequest
-                        requests += 1
-                        let rows = try await Explain.daySegments(dimension, counterID: group.counterID, metrics: chunk,
-                                                                 from: days[0], to: group.day, client: client)
+                        let (rows, asked) = try await Explain.daySegments(
+                            dimension, counterID: group.counter.id, metrics: chunk, from: days[0], to: group.day, needed: days + [group.day],
+                            client: loader.client, history: history)
+                        if asked { requests += 1 }
                         for (column, metric) in chunk.enumerated() {
                             guard let known = findings.first(where: { $0.metric.apiName == metric })?.metric else { continue }
                             let sides = Explain.alertSides(rows, columns: [column], day: group.day, days: days)
@@ -112,7 +116,7 @@ package struct AlertDrivers: Sendable {
                 if ConnectionGiveUp.isConnectionFailure(error) { unreachable = true }
                 if verbose {
                     let why = (error as? any MetrikaFailure)?.message ?? "\(error)"
-                    activity.note("Note: counter \(group.counterID): its alerts go without their driver (\(why)).")
+                    activity.note("Note: counter \(group.counter.id): its alerts go without their driver (\(why)).")
                 }
             }
         }

@@ -2,6 +2,7 @@ import Foundation
 import MetrikaAPI
 import MetrikaRender
 import MetrikaModel
+import MetrikaStore
 
 /// A dimension an explanation may split a change by, with its words.
 package struct ExplainDimension: Sendable, Equatable {
@@ -101,6 +102,11 @@ package struct ExplainError: MetrikaFailure, Equatable {
     package let exitCode: Int32
 }
 
+extension ExplainError {
+    /// Offline, a day's segments the history does not keep.
+    static let notKept = ExplainError(message: "the history database does not keep these days' segments: explain them online once", exitCode: ExitCode.unavailable)
+}
+
 /// `metrika explain` / MCP `explain_change`: a metric's change between a period and its baseline,
 /// split over dimensions (`ContributionAnalysis`), with the one sentence that names its driver. One
 /// Reporting request per dimension (the comparison endpoint, or for the alert's baseline the days by
@@ -191,7 +197,9 @@ package enum Explain {
     }
 
     /// Explains `request` with `client`'s Reporting requests.
-    package static func run(_ request: ExplainRequest, client: MetrikaClient) async throws -> Explanation {
+    /// `history`: where settled days' segments are kept and read first (a repeated explanation of
+    /// the alert's baseline asks nothing); nil asks every time.
+    package static func run(_ request: ExplainRequest, client: MetrikaClient, history: SegmentHistory? = nil) async throws -> Explanation {
         guard request.period.to < request.today else {
             let (from, to, today) = (request.period.from.iso, request.period.to.iso, request.today.iso)
             throw ParameterError(.period, .badDay(value: to)) { naming in
@@ -205,9 +213,12 @@ package enum Explain {
         }
         let days = try baselineDays(request)
         var parts: [ExplanationPart] = []
+        var requests = 0
         do {
             for dimension in request.dimensions {
-                parts.append(try await explain(dimension, request, baselineDays: days, client: client))
+                let (part, asked) = try await explain(dimension, request, baselineDays: days, client: client, history: history)
+                parts.append(part)
+                requests += asked
             }
         } catch APIError.accessDenied(let message, nil) {
             throw APIError.accessDenied(message, counterID: request.counterID)
@@ -226,7 +237,7 @@ package enum Explain {
             counterID: request.counterID, metric: request.metric, period: request.period, baseline: request.baseline,
             baselineDays: days, parts: parts,
             headline: ContributionHeadline.sentence(metric: metricWords(request.metric), explained),
-            driver: driver.map { (part: $0.dimension, segment: $0.segment) }, requests: parts.count)
+            driver: driver.map { (part: $0.dimension, segment: $0.segment) }, requests: requests)
     }
 
     /// The metric's words after a change (`visits`, `bounce rate`).
@@ -247,16 +258,21 @@ package enum Explain {
         scale(of: metric) == nil ? [metric.apiName] : [metric.apiName, Metric.visits.apiName]
     }
 
-    static func explain(_ dimension: ExplainDimension, _ request: ExplainRequest, baselineDays days: [Day], client: MetrikaClient) async throws -> ExplanationPart {
+    /// One dimension explained, and the Reporting requests it took (0 or 1).
+    static func explain(_ dimension: ExplainDimension, _ request: ExplainRequest, baselineDays days: [Day], client: MetrikaClient,
+                        history: SegmentHistory?) async throws -> (ExplanationPart, requests: Int) {
         let sides: Sides
+        var requests = 1
         if request.baseline == .alert {
-            let rows = try await daySegments(dimension, counterID: request.counterID, metrics: apiMetrics(request.metric),
-                                             from: days[0], to: request.period.to, client: client)
+            let (rows, asked) = try await daySegments(dimension, counterID: request.counterID, metrics: apiMetrics(request.metric),
+                                                      from: days[0], to: request.period.to, needed: days + [request.period.from],
+                                                      client: client, history: history)
+            requests = asked ? 1 : 0
             sides = alertSides(rows, columns: Array(apiMetrics(request.metric).indices), day: request.period.from, days: days)
         } else {
             sides = try await comparisonSides(dimension, request, days: days, client: client)
         }
-        return try decompose(sides, dimension: dimension, metric: request.metric, shown: request.shown)
+        return (try decompose(sides, dimension: dimension, metric: request.metric, shown: request.shown), requests)
     }
 
     /// One dimension's sides decomposed (`ContributionAnalysis`) and rounded for showing.
@@ -309,14 +325,36 @@ package enum Explain {
     /// The days by segment of one dimension over `from...to`, for `metrics` (API names): one
     /// `/stat/v1/data` request of `ym:s:date` and the dimension. The alerts of one run share it: every
     /// metric alerted on a counter's day is one column of the same request.
-    static func daySegments(_ dimension: ExplainDimension, counterID: Int, metrics: [String], from: Day, to: Day,
-                            client: MetrikaClient) async throws -> DaySegments {
+    ///
+    /// With `history`, the `needed` days are read from it when every one of them is kept (no request:
+    /// `asked` false); else asked, and every settled day of the answer kept when the answer is whole
+    /// (not sampled, no row cut off). Offline (`client` nil) only what is kept is read.
+    static func daySegments(_ dimension: ExplainDimension, counterID: Int, metrics: [String], from: Day, to: Day, needed: [Day],
+                            client: MetrikaClient?, history: SegmentHistory?) async throws -> (rows: DaySegments, asked: Bool) {
+        if let history, needed.allSatisfy({ $0 < history.settledBefore }) {
+            let kept = try await history.store.storedSegments(counterID: counterID, dimension: dimension.apiName, metrics: metrics, days: needed)
+            if kept.count == Set(needed).count {
+                let rows = needed.flatMap { day in (kept[day] ?? []).map { (day: day.iso, segment: $0.segment, values: $0.values) } }
+                return (DaySegments(rows: rows, sampleShare: nil), false)
+            }
+        }
+        guard let client else { throw ExplainError.notKept }
         let query = StatQuery(ids: [counterID], metrics: metrics, dimensions: ["ym:s:date", dimension.apiName],
                               date1: from.iso, date2: to.iso, accuracy: "full", currency: nil)
         let answer = try await client.fetchPlainRows(query, limit: rowLimit)
-        return DaySegments(
+        let rows = DaySegments(
             rows: answer.rows.map { (day: name($0.names, at: 0), segment: name($0.names, at: 1), values: $0.metrics) },
             sampleShare: answer.sampled ? answer.sampleShare : nil)
+        if let history, !answer.sampled, answer.rows.count >= answer.totalRows, let range = DateRange(from: from, to: to) {
+            var days: [Day: [HistoryStore.SegmentRow]] = [:]
+            for day in range.days where day < history.settledBefore { days[day] = [] }
+            for row in rows.rows {
+                guard let day = Day(iso: row.day), days[day] != nil else { continue }
+                days[day]?.append((segment: row.segment, values: row.values))
+            }
+            try await history.store.storeSegments(counterID: counterID, dimension: dimension.apiName, metrics: metrics, days: days, fetchedAt: history.now())
+        }
+        return (rows, true)
     }
 
     /// One day against the same weekday of the 4 weeks before, from the days by segment (`columns`:
@@ -369,6 +407,25 @@ package enum Explain {
         }
         let value = order.reduce(0) { $0 + (period[$1]?[0] ?? 0) }
         return (segments, (value: value, expected: median), answer.sampleShare)
+    }
+}
+
+/// Where an explanation keeps settled days' segments: the history database, and the counter's first
+/// day not yet settled (`HistoryLoader.settledBefore`).
+package struct SegmentHistory: Sendable {
+    package let store: HistoryStore
+    package let settledBefore: Day
+    package let now: @Sendable () -> Date
+
+    package init(store: HistoryStore, settledBefore: Day, now: @escaping @Sendable () -> Date) {
+        self.store = store
+        self.settledBefore = settledBefore
+        self.now = now
+    }
+
+    /// The loader's history for a counter whose today is `today`.
+    package init(_ loader: HistoryLoader, today: Day) {
+        self.init(store: loader.store, settledBefore: loader.settledBefore(today: today), now: loader.now)
     }
 }
 
