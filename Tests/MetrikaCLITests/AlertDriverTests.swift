@@ -101,7 +101,7 @@ struct AlertDriverTests {
         #expect(second.driverRequests == 0)
         #expect(second.out == first.out, "the kept segments explain the same")
         // A table of the same day from what is kept, and a subset of its dimensions: still nothing asked.
-        let table = try await Self.run(["explain", "--counter", "530001", "--date", "2026-11-23", "--dimensions", "deviceCategory"], refuseDrivers: true, home: home)
+        let table = try await Self.run(["explain", "--counter", "530001", "--date", "2026-11-23", "--dimensions", "trafficSource,deviceCategory"], refuseDrivers: true, home: home)
         #expect(table.status == 0 && table.driverRequests == 0, "\(table.err)")
 
         let yesterday = ["explain", "--counter", "530001", "--json", "--dimensions", "trafficSource"]

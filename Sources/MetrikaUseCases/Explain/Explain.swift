@@ -94,6 +94,14 @@ package struct Explanation: Sendable {
     package let driver: (part: Int, segment: Int)?
     /// Reporting requests made.
     package let requests: Int
+    /// A rise's robots (`ym:s:robotPercentage`); nil for anything else, or when the API did not say.
+    package var robots: RobotShare? = nil
+}
+
+/// The robots' percent of the visits in the period and in the baseline.
+package struct RobotShare: Sendable, Equatable {
+    package let share: Double
+    package let expected: Double
 }
 
 /// Why a change cannot be explained.
@@ -214,11 +222,14 @@ package enum Explain {
         let days = try baselineDays(request)
         var parts: [ExplanationPart] = []
         var requests = 0
+        var robots: RobotShare?
         do {
-            for dimension in request.dimensions {
-                let (part, asked) = try await explain(dimension, request, baselineDays: days, client: client, history: history)
+            for (index, dimension) in request.dimensions.enumerated() {
+                // The robots' share rides on the first dimension's request: one more metric, no more requests.
+                let (part, asked, share) = try await explain(dimension, request, baselineDays: days, client: client, history: history, robots: index == 0)
                 parts.append(part)
                 requests += asked
+                if index == 0 { robots = share }
             }
         } catch APIError.accessDenied(let message, nil) {
             throw APIError.accessDenied(message, counterID: request.counterID)
@@ -233,11 +244,17 @@ package enum Explain {
         }
         let explained = parts.map(\.explained)
         let driver = ContributionHeadline.driver(explained)
+        // A rise says what share of its visits were robots (a bot wave is a rise's usual cause).
+        let rise = (explained.first?.shown.change ?? 0) > 0
+        let robotShare = rise ? robots : nil
+        var headline = ContributionHeadline.sentence(metric: metricWords(request.metric), explained)
+        if let robotShare {
+            headline += "; robots \(ExplanationListing.percent(robotShare.share)) of visits (\(ExplanationListing.percent(robotShare.expected)) in the baseline)"
+        }
         return Explanation(
             counterID: request.counterID, metric: request.metric, period: request.period, baseline: request.baseline,
-            baselineDays: days, parts: parts,
-            headline: ContributionHeadline.sentence(metric: metricWords(request.metric), explained),
-            driver: driver.map { (part: $0.dimension, segment: $0.segment) }, requests: requests)
+            baselineDays: days, parts: parts, headline: headline,
+            driver: driver.map { (part: $0.dimension, segment: $0.segment) }, requests: requests, robots: robotShare)
     }
 
     /// The metric's words after a change (`visits`, `bounce rate`).
@@ -259,20 +276,62 @@ package enum Explain {
     }
 
     /// One dimension explained, and the Reporting requests it took (0 or 1).
+    /// `robots`: ask the robots' share of the visits too (one more metric in the same request).
     static func explain(_ dimension: ExplainDimension, _ request: ExplainRequest, baselineDays days: [Day], client: MetrikaClient,
-                        history: SegmentHistory?) async throws -> (ExplanationPart, requests: Int) {
+                        history: SegmentHistory?, robots: Bool) async throws -> (ExplanationPart, requests: Int, robots: RobotShare?) {
         let sides: Sides
         var requests = 1
+        let metrics = apiMetrics(request.metric)
+        let extra = robots ? robotMetrics(metrics) : []
+        // The visits' column and the robots' (the last one asked).
+        let visitsColumn = metrics.firstIndex(of: Metric.visits.apiName) ?? metrics.count
+        let robotsColumn = metrics.count + extra.count - 1
+        var share: RobotShare?
         if request.baseline == .alert {
-            let (rows, asked) = try await daySegments(dimension, counterID: request.counterID, metrics: apiMetrics(request.metric),
+            let (rows, asked) = try await daySegments(dimension, counterID: request.counterID, metrics: metrics + extra,
                                                       from: days[0], to: request.period.to, needed: days + [request.period.from],
                                                       client: client, history: history)
             requests = asked ? 1 : 0
-            sides = alertSides(rows, columns: Array(apiMetrics(request.metric).indices), day: request.period.from, days: days)
+            sides = alertSides(rows, columns: Array(metrics.indices), day: request.period.from, days: days)
+            if robots {
+                let period = rows.rows.filter { $0.day == request.period.from.iso }.map(\.values)
+                let baseline = Set(days.map(\.iso))
+                share = robotShare(period: period, baseline: rows.rows.filter { baseline.contains($0.day) }.map(\.values),
+                                   visits: visitsColumn, robots: robotsColumn)
+            }
         } else {
-            sides = try await comparisonSides(dimension, request, days: days, client: client)
+            let (comparison, rows) = try await comparisonSides(dimension, request, days: days, metrics: metrics + extra, client: client)
+            sides = comparison
+            if robots { share = robotShare(period: rows.map(\.b), baseline: rows.map(\.a), visits: visitsColumn, robots: robotsColumn) }
         }
-        return (try decompose(sides, dimension: dimension, metric: request.metric, shown: request.shown), requests)
+        return (try decompose(sides, dimension: dimension, metric: request.metric, shown: request.shown), requests, share)
+    }
+
+    /// The robots' metric, and the visits it is a percent of when the metric's request lacks them.
+    static func robotMetrics(_ metrics: [String]) -> [String] {
+        (metrics.contains(Metric.visits.apiName) ? [] : [Metric.visits.apiName]) + [robotPercentage]
+    }
+
+    /// `ym:s:robotPercentage`: the percent of a row's visits that were robots'.
+    static let robotPercentage = "ym:s:robotPercentage"
+
+    /// The robots' percent of the visits of `period`'s rows and of `baseline`'s (visit-weighted); nil
+    /// when either has no visits or no robots' figure.
+    static func robotShare(period: [[Double?]], baseline: [[Double?]], visits: Int, robots: Int) -> RobotShare? {
+        func share(_ rows: [[Double?]]) -> Double? {
+            var (all, bots, said) = (0.0, 0.0, false)
+            for row in rows where visits < row.count && robots < row.count {
+                let count = row[visits] ?? 0
+                all += count
+                if let percent = row[robots], percent.isFinite {
+                    bots += count * percent / 100
+                    said = true
+                }
+            }
+            return all > 0 && said ? bots / all * 100 : nil
+        }
+        guard let now = share(period), let before = share(baseline) else { return nil }
+        return RobotShare(share: now, expected: before)
     }
 
     /// One dimension's sides decomposed (`ContributionAnalysis`) and rounded for showing.
@@ -308,10 +367,13 @@ package enum Explain {
     static func name(_ names: [String?], at index: Int) -> String { (index < names.count ? names[index] : nil) ?? "Not determined" }
 
     /// The period against an earlier range: one `/stat/v1/data/comparison` request.
-    static func comparisonSides(_ dimension: ExplainDimension, _ request: ExplainRequest, days: [Day], client: MetrikaClient) async throws -> Sides {
-        let answer = try await client.fetchComparison(
-            query([dimension.apiName], request, from: request.period.from, to: request.period.to),
-            baseline: (days[0].iso, days[days.count - 1].iso), limit: rowLimit)
+    /// `metrics`: the metric's (`apiMetrics`) first, then any extra ones, whose values come back in
+    /// the rows (`a` the baseline, `b` the period) beside the sides.
+    static func comparisonSides(_ dimension: ExplainDimension, _ request: ExplainRequest, days: [Day], metrics: [String],
+                                client: MetrikaClient) async throws -> (Sides, rows: [(a: [Double?], b: [Double?])]) {
+        var query = query([dimension.apiName], request, from: request.period.from, to: request.period.to)
+        query.metrics = metrics
+        let answer = try await client.fetchComparison(query, baseline: (days[0].iso, days[days.count - 1].iso), limit: rowLimit)
         let width = apiMetrics(request.metric).count
         let segments = answer.rows.map { row in
             (name: name(row.names, at: 0),
@@ -319,7 +381,7 @@ package enum Explain {
              b: (0..<width).map { $0 < row.b.count ? row.b[$0] ?? 0 : 0 })
         }
         let totals = answer.totalsA.first.flatMap { a in answer.totalsB.first.flatMap { b in a.flatMap { a in b.map { (value: $0, expected: a) } } } }
-        return (segments, totals, answer.sampled ? answer.sampleShare : nil)
+        return ((segments, totals, answer.sampled ? answer.sampleShare : nil), answer.rows.map { (a: $0.a, b: $0.b) })
     }
 
     /// The days by segment of one dimension over `from...to`, for `metrics` (API names): one
@@ -448,7 +510,8 @@ extension Explanation {
         return ExplanationListing.Input(
             counterID: counterID, metric: metric, period: period, baselineKind: kind, baselineDays: baselineDays,
             headline: headline, driver: driver,
-            parts: parts.map { ExplanationListing.Part(name: $0.dimension.name, apiName: $0.dimension.apiName, explained: $0.explained, sampleShare: $0.sampleShare) })
+            parts: parts.map { ExplanationListing.Part(name: $0.dimension.name, apiName: $0.dimension.apiName, explained: $0.explained, sampleShare: $0.sampleShare) },
+            robots: robots.map { (share: $0.share, expected: $0.expected) })
     }
 }
 
