@@ -388,29 +388,32 @@ package enum Explain {
     /// `/stat/v1/data` request of `ym:s:date` and the dimension. The alerts of one run share it: every
     /// metric alerted on a counter's day is one column of the same request.
     ///
-    /// With `history`, the `needed` days are read from it when every one of them is kept (no request:
-    /// `asked` false); else asked, and every settled day of the answer kept when the answer is whole
-    /// (not sampled, no row cut off). Offline (`client` nil) only what is kept is read.
+    /// With `history`, the `needed` days it keeps are read from it, and only the span of the others
+    /// is asked (none missing: no request, `asked` false); every settled day of a whole answer (not
+    /// sampled, no row cut off) is kept. Offline (`client` nil) only what is kept is read.
     static func daySegments(_ dimension: ExplainDimension, counterID: Int, metrics: [String], from: Day, to: Day, needed: [Day],
                             client: MetrikaClient?, history: SegmentHistory?) async throws -> (rows: DaySegments, asked: Bool) {
-        if let history, needed.allSatisfy({ $0 < history.settledBefore }) {
-            let kept = try await history.store.storedSegments(counterID: counterID, dimension: dimension.apiName, metrics: metrics, days: needed)
-            if kept.count == Set(needed).count {
-                let rows = needed.flatMap { day in (kept[day] ?? []).map { (day: day.iso, segment: $0.segment, values: $0.values) } }
-                return (DaySegments(rows: rows, sampleShare: nil), false)
-            }
+        var kept: [Day: [HistoryStore.SegmentRow]] = [:]
+        if let history {
+            kept = try await history.store.storedSegments(
+                counterID: counterID, dimension: dimension.apiName, metrics: metrics, days: needed.filter { $0 < history.settledBefore })
         }
+        let missing = needed.filter { kept[$0] == nil }
+        let keptRows = needed.filter { kept[$0] != nil }.flatMap { day in (kept[day] ?? []).map { (day: day.iso, segment: $0.segment, values: $0.values) } }
+        guard let first = missing.min(), let last = missing.max() else { return (DaySegments(rows: keptRows, sampleShare: nil), false) }
         guard let client else { throw ExplainError.notKept }
+        // Only the days not kept are asked (the alert's baseline kept, its day new: that day alone).
+        let (from, to) = (max(from, first), min(to, last))
         let query = StatQuery(ids: [counterID], metrics: metrics, dimensions: ["ym:s:date", dimension.apiName],
                               date1: from.iso, date2: to.iso, accuracy: "full", currency: nil)
         let answer = try await client.fetchPlainRows(query, limit: rowLimit)
-        let rows = DaySegments(
-            rows: answer.rows.map { (day: name($0.names, at: 0), segment: name($0.names, at: 1), values: $0.metrics) },
-            sampleShare: answer.sampled ? answer.sampleShare : nil)
+        let asked = answer.rows.map { (day: name($0.names, at: 0), segment: name($0.names, at: 1), values: $0.metrics) }
+        let keptDays = Set(keptRows.map(\.day))
+        let rows = DaySegments(rows: keptRows + asked.filter { !keptDays.contains($0.day) }, sampleShare: answer.sampled ? answer.sampleShare : nil)
         if let history, !answer.sampled, answer.rows.count >= answer.totalRows, let range = DateRange(from: from, to: to) {
             var days: [Day: [HistoryStore.SegmentRow]] = [:]
             for day in range.days where day < history.settledBefore { days[day] = [] }
-            for row in rows.rows {
+            for row in asked {
                 guard let day = Day(iso: row.day), days[day] != nil else { continue }
                 days[day]?.append((segment: row.segment, values: row.values))
             }
