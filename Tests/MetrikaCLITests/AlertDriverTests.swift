@@ -89,6 +89,13 @@ struct AlertDriverTests {
         #expect(verbose.status == 0, "\(verbose.err)")
         #expect(verbose.out == quiet.out)
         #expect(verbose.err.contains("Note: counter 530001: its alerts go without their driver ("), "\(verbose.err)")
+
+        // The quota spent: the rest of the run asks for no driver (the second counter costs nothing).
+        let two = try await Self.run(["alert", "--counter", "530001,530002", "--dry-run", "--verbose"], refuseDrivers: true)
+        #expect(two.status == 0, "\(two.err)")
+        #expect(two.out.split(separator: "\n").count == 2 && !two.out.contains("mostly"), "\(two.out)")
+        #expect(two.driverRequests == 1)
+        #expect(two.err.contains("Note: counter 530002: its alerts go without their driver (the API's quota is spent)."), "\(two.err)")
     }
 
     /// Issue 37 item 5: settled days' segments are kept in the history database, so explaining a

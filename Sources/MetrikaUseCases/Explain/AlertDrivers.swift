@@ -51,6 +51,10 @@ package struct AlertDrivers: Sendable {
     package var dimensions: [ExplainDimension] = ExplainDimension.defaults
     /// Drivers kept per alert: the headline's, then the next largest of its dimension in the same direction.
     package static let mostDrivers = 3
+    /// Counters whose alerts one run explains (6 requests each at most): 25 × 6 = 150 Reporting
+    /// requests, within the API's 200 per 5 minutes per user beside the check's own. Later counters'
+    /// alerts go without a driver (noted under `verbose`).
+    package static let mostCounters = 25
 
     package init(loader: HistoryLoader, activity: any Activity, verbose: Bool) {
         self.loader = loader
@@ -77,11 +81,15 @@ package struct AlertDrivers: Sendable {
             }
         }
         var requests = 0
-        var unreachable = false
-        for group in groups {
+        // Why the rest of the run asks nothing more: the API unreachable, its quota spent, enough explained.
+        var stopped: String?
+        for (number, group) in groups.enumerated() {
             if Task.isCancelled { break }
-            if unreachable {
-                if verbose { activity.note("Note: counter \(group.counter.id): its alerts go without their driver (the API could not be reached).") }
+            if stopped == nil, number == Self.mostCounters {
+                stopped = "\(Self.mostCounters) counters' alerts are explained per run, to keep within the API's quota"
+            }
+            if let stopped {
+                if verbose { activity.note("Note: counter \(group.counter.id): its alerts go without their driver (\(stopped)).") }
                 continue
             }
             var metrics: [String] = []
@@ -113,7 +121,8 @@ package struct AlertDrivers: Sendable {
                     result[index].drivers = Self.drivers(explained[findings[index].metric.apiName] ?? [], kind: kind)
                 }
             } catch {
-                if ConnectionGiveUp.isConnectionFailure(error) { unreachable = true }
+                if ConnectionGiveUp.isConnectionFailure(error) { stopped = "the API could not be reached" }
+                if Self.isQuota(error) { stopped = "the API's quota is spent" }
                 if verbose {
                     let why = (error as? any MetrikaFailure)?.message ?? "\(error)"
                     activity.note("Note: counter \(group.counter.id): its alerts go without their driver (\(why)).")
@@ -121,6 +130,12 @@ package struct AlertDrivers: Sendable {
             }
         }
         return (result, requests)
+    }
+
+    /// Whether `error` is the API's quota (daily, or a 429/420 still refused after the retries).
+    static func isQuota(_ error: any Error) -> Bool {
+        if case APIError.dailyQuota = error { return true }
+        return (error as? TransientFailure)?.quota != nil
     }
 
     /// Metrics per request: the API takes 20.
