@@ -591,6 +591,8 @@ package final class HistoryStore: Sendable {
             let totalCount = database.changes
             try database.execute("DELETE FROM hourly_values WHERE day < ?", [.text(before.iso)])
             let hourlyCount = database.changes
+            // Their segment values go with the days (ON DELETE CASCADE).
+            try database.execute("DELETE FROM segment_days WHERE day < ?", [.text(before.iso)])
             try database.execute("""
                 DELETE FROM fetch_log WHERE range_to < ?
                     AND NOT EXISTS (SELECT 1 FROM daily_values WHERE fetch_id = fetch_log.id)

@@ -247,6 +247,31 @@ enum Schema {
                 updated_at REAL NOT NULL
             );
             """),
+        // `metrika explain` and the alerts' drivers: a settled day's values by segment of one
+        // dimension, per metric, so a repeated explanation asks nothing. `segment_days` says a day
+        // was stored whole (every segment the API had, none cut off or sampled; a day without
+        // visits has no segment); `segment_values` holds its segments.
+        Migration(version: 11, name: "segment_values", sql: """
+            CREATE TABLE segment_days (
+                counter_id INTEGER NOT NULL,
+                metric TEXT NOT NULL,
+                dimension TEXT NOT NULL,
+                day TEXT NOT NULL CHECK (day GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+                fetched_at REAL NOT NULL,
+                PRIMARY KEY (counter_id, metric, dimension, day)
+            ) WITHOUT ROWID;
+            CREATE TABLE segment_values (
+                counter_id INTEGER NOT NULL,
+                metric TEXT NOT NULL,
+                dimension TEXT NOT NULL,
+                day TEXT NOT NULL,
+                segment TEXT NOT NULL,
+                value REAL,
+                PRIMARY KEY (counter_id, metric, dimension, day, segment),
+                FOREIGN KEY (counter_id, metric, dimension, day)
+                    REFERENCES segment_days (counter_id, metric, dimension, day) ON DELETE CASCADE
+            ) WITHOUT ROWID;
+            """),
     ]
 
     /// The schema version this build creates and understands.

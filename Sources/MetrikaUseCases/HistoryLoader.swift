@@ -149,7 +149,7 @@ package struct HistoryLoader: Sendable {
         }
         let range = requested.from >= firstDay ? requested : DateRange(from: firstDay, to: requested.to)!
         let periods = grouping.map(range.periods) ?? []
-        let settledBefore = today.adding(days: -(max(1, unsettledDays) - 1))
+        let settledBefore = settledBefore(today: today)
         let nonAdditive = stored.filter { $0.aggregation == .nonAdditive }
         var requests = 0
         var daysFetched = 0
@@ -313,6 +313,9 @@ package struct HistoryLoader: Sendable {
     }
 
     package func metrikaToday(_ counter: Counter) -> Day { today(for: counter, now: now()) }
+
+    /// Days before this one are settled (final when fetched: kept, and read instead of asked again).
+    package func settledBefore(today: Day) -> Day { today.adding(days: -(max(1, unsettledDays) - 1)) }
 
     /// Rows of a time-series report from loaded history: one per period, values aggregated by each
     /// metric's rule; a period with a day missing has no values (never a partial sum).

@@ -55,6 +55,17 @@ struct DocsExamplesEndToEndTests {
             #expect(result.stdoutLines.count == 1, "\(result.stdout)")
             printed += result.stdoutLines
         }
+        // The drivers (issue 37): the explain scenarios at the thresholds the docs give.
+        do {
+            let api = try FakeAPI(fixtures: "explain", arguments: ["--now", "2026-12-01T06:00:00Z"])
+            defer { api.stop() }
+            let home = try TemporaryDirectory()
+            try FileManager.default.createDirectory(atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
+            try Data(#"{"alerts": {"min_change": 20, "min_score": 2}}"#.utf8).write(to: URL(fileURLWithPath: home.path + "/config/metrika/config.json"))
+            let result = try metrika(["alert", "--counter", "530001,530002,530003"], environment: environment(api, home, now: "2026-12-01T06:00:00Z"))
+            #expect(result.status == 0, "\(result.stderr)")
+            printed += result.stdoutLines
+        }
         for line in documented {
             #expect(printed.contains(line), "docs/alerts.md shows a line no command of its prints:\n\(line)\nprinted:\n\(printed.joined(separator: "\n"))")
         }

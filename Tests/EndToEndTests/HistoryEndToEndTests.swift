@@ -13,7 +13,7 @@ import MetrikaRender
 enum HistoryTools {
     /// The history schema's migrations, in order, as this build applies them (one place to change
     /// when a migration is added; the binary is what these tests see, not the Store's source).
-    static let migrations = ["history", "log_jobs", "alerts", "counter_currency", "log_loads", "daily_mirror", "alert_episode_ids", "log_loaded_days", "hourly_values", "bot_offsets"]
+    static let migrations = ["history", "log_jobs", "alerts", "counter_currency", "log_loads", "daily_mirror", "alert_episode_ids", "log_loaded_days", "hourly_values", "bot_offsets", "segment_values"]
     static var latestSchema: Int { migrations.count }
 
     /// Runs SQL with the system `sqlite3` shell (a separate program, so it checks the file as any

@@ -86,7 +86,7 @@ import Testing
                                    fetchedAt: Date(timeIntervalSince1970: 1_782_900_000), settledBefore: july.to, sampled: false, dataLag: nil)
             }
             // Back to version 8, as a metrika before the hourly check left it.
-            for table in ["hourly_values", "hourly_episodes", "bot_offsets"] { _ = try rawRows(path, "DROP TABLE \(table)") }
+            for table in ["hourly_values", "hourly_episodes", "bot_offsets", "segment_values", "segment_days"] { _ = try rawRows(path, "DROP TABLE \(table)") }
             _ = try rawRows(path, "DELETE FROM metrika_migrations WHERE version >= 9")
             _ = try rawRows(path, "PRAGMA user_version = 8")
             let store = try HistoryStore(path: path)

@@ -31,8 +31,10 @@ enum AlertCommand: Command {
     fetched (like `metrika sync`); --offline fetches nothing.
 
     Standard output: one line per alert starting with the counter id, e.g.
-      515151 Сезонный магазин: visits 200 on Sun 2026-11-29, expected ~600 (-67%)
-    nothing when all is well; exit 0 either way (an alert is not an error).
+      515151 Сезонный магазин: visits 200 on Sun 2026-11-29, expected ~600 (-67%), mostly Search engine traffic -336
+    nothing when all is well; exit 0 either way (an alert is not an error). A drop or a rise ends
+    with its main driver, as `metrika explain` finds it (one request per dimension and counter
+    alerted; left out when it cannot be fetched, with a note under --verbose).
 
     Each alert is told once, even by runs that overlap: the history database remembers it, and
     later runs that see the same anomaly are silent. --webhook URL (or METRIKA_WEBHOOK_URL) POSTs

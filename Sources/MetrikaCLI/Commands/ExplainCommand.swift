@@ -18,7 +18,8 @@ enum ExplainCommand: Command {
     Compares a day (--date, default yesterday) or a range (--from/--to) with a baseline and splits
     the change over each dimension's segments; the segments' shown changes add up to the total.
     The first line names the driver: the most concentrated dimension's largest change, or "spread
-    evenly" when no dimension concentrates it.
+    evenly" when no dimension concentrates it. A rise also says what share of its visits were
+    robots (ym:s:robotPercentage, asked with the first dimension).
 
     --against: alert (one day: the median of the same weekday of the 4 weeks before, as `metrika
     alert` judges; the default for a day), previous (the period of the same length just before; the
@@ -30,6 +31,9 @@ enum ExplainCommand: Command {
     one Reporting request each): trafficSource, searchEngine, UTMSource, deviceCategory, startURL,
     region (cities), regionCountry, regionCity. The 5 largest changes of each are named, the rest
     are "Other".
+
+    Settled days' segments (before yesterday) are kept in the history database (--db,
+    METRIKA_DB): explaining such a day again against the alert's baseline asks nothing.
 
     Examples:
       metrika explain --counter 1001
@@ -53,7 +57,9 @@ enum ExplainCommand: Command {
         let request = try await Explain.request(
             counterID: id, metric: options[.explainMetric], date: options[.explainDate], from: options[.from], to: options[.to],
             against: options[.against], dimensions: options[.explainDimensions], client: client, now: context.now())
-        let explanation = try await Explain.run(request, client: client)
+        // Settled days' segments are kept in the history database: a repeated explanation asks nothing.
+        let loader = try await session.historyLoader(offline: false)
+        let explanation = try await Explain.run(request, client: client, history: SegmentHistory(loader, today: request.today))
         let listing = explanation.listing
         let out = context.stdout
         switch output.format {

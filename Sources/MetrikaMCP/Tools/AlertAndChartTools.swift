@@ -17,7 +17,8 @@ enum CheckAlertsTool {
         alert check does: a drop, a rise (a bot wave) or a stop (broken tracking), and metrics back to normal. Read-only: it \
         never sends a webhook or mail and never marks an alert as told, so asking again gives the same answer. Values are \
         counts (revenue: money); change_percent is the change against the expected value. Quota: days already in \
-        metrika's history database cost nothing; missing ones about one request per counter. Without counter_ids every \
+        metrika's history database cost nothing; missing ones about one request per counter; each counter with a drop or \
+        a rise one more per dimension explained (6), for its drivers. Without counter_ids every \
         counter the token can read is checked (slow for many counters). Example: {"counter_ids": [1001], "date": "2026-11-29"} or {"counter_ids": [1001], "today": true}.
         """,
         arguments: [
@@ -26,7 +27,7 @@ enum CheckAlertsTool {
             ToolArgument("today", .boolean, "Judge today's finished hours so far (each counter's time zone) against the same hours of the same weekday of earlier weeks instead of the last day: a stop (tracking that fell off at 14:00), a drop or a rise in the last hours. Not with date.", defaultValue: .bool(false)),
         ],
         outputSchema: schema("object", properties: [
-            ("findings", schema("array", "counter_id, counter_name, metric, title, notice (drop, rise, stopped, back_to_normal), day, value, expected, change_percent, since, provisional, text; with today: hours {from, to} (local hours judged) instead of since and provisional", items: schema("object"))),
+            ("findings", schema("array", "counter_id, counter_name, metric, title, notice (drop, rise, stopped, back_to_normal), day, value, expected, change_percent, since, provisional, drivers (what made a drop or a rise, the main one first: dimension, name, value, expected, change, share), text; with today: hours {from, to} (local hours judged) instead of since and provisional", items: schema("object"))),
             ("failures", schema("array", "Counters that could not be checked: counter_id, error", items: schema("object"))),
             ("counters_checked", schema("integer")),
         ], required: ["findings", "failures", "counters_checked"]))
@@ -88,7 +89,8 @@ enum CheckAlertsTool {
                 ("metric", .string(finding.metric.apiName)), ("title", .string(AlertText.metricLabel(finding))),
                 ("notice", .string(notice)), ("day", .string(judgement.day.iso)), ("value", .number(judgement.value)),
                 ("expected", .number(judgement.expected)), ("change_percent", .number(judgement.changePercent)),
-                ("since", .string(judgement.since?.iso)), ("provisional", .bool(finding.provisional)), ("text", .string(line)),
+                ("since", .string(judgement.since?.iso)), ("provisional", .bool(finding.provisional)),
+                ("drivers", .array(finding.drivers.map(\.json))), ("text", .string(line)),
             ]))
         }
         let failed: [JSONValue] = outcome.failures.map { .object([("counter_id", .number(Double($0.counterID))), ("error", .string(MetrikaToolCatalogue.sentence($0.failure)))]) }

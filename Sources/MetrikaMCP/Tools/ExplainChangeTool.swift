@@ -39,7 +39,8 @@ enum ExplainChangeTool {
             counterID: arguments.integer("counter_id") ?? 0, metric: arguments.string("metric"), date: arguments.string("date"),
             from: arguments.string("from"), to: arguments.string("to"), against: arguments.string("against"),
             dimensions: arguments.string("dimensions"), client: client, now: services.now())
-        let listing = try await Explain.run(request, client: client).listing
+        let loader = try await services.historyLoader(offline: false)
+        let listing = try await Explain.run(request, client: client, history: SegmentHistory(loader, today: request.today)).listing
         return MCPToolResult(
             content: [.text(ExplanationListing.text(listing, maxWidth: GetReportTool.tableWidth))],
             structuredContent: ExplanationListing.document(listing, versioned: false))

@@ -32,9 +32,13 @@ package enum ExplanationListing {
         package var headline: String
         package var driver: (part: Int, segment: Int)?
         package var parts: [Part]
+        /// A rise's robots: their percent of the period's visits and of the baseline's; nil for
+        /// anything but a rise, or when the API did not say.
+        package var robots: (share: Double, expected: Double)?
 
         package init(counterID: Int, metric: Metric, period: DateRange, baselineKind: String, baselineDays: [Day],
-                     headline: String, driver: (part: Int, segment: Int)?, parts: [Part]) {
+                     headline: String, driver: (part: Int, segment: Int)?, parts: [Part], robots: (share: Double, expected: Double)? = nil) {
+            self.robots = robots
             self.counterID = counterID
             self.metric = metric
             self.period = period
@@ -59,6 +63,11 @@ package enum ExplanationListing {
         }
     }
 
+    /// A share as a whole percent: `61%` (below 1: one decimal, `0.4%`).
+    package static func percent(_ value: Double) -> String {
+        DecimalText.format(value, fractionDigits: abs(value) < 1 && value != 0 ? 1 : 0) + "%"
+    }
+
     static func periodText(_ range: DateRange) -> String {
         range.from == range.to ? range.from.iso : range.from.iso + ".." + range.to.iso
     }
@@ -77,6 +86,9 @@ package enum ExplanationListing {
     package static func text(_ input: Input, maxWidth: Int?) -> String {
         var out = input.headline + "\n"
         out += "\(input.metric.title) on \(periodText(input.period)) against \(baselineText(input))\n"
+        if let robots = input.robots {
+            out += "Robots: \(percent(robots.share)) of the visits (\(percent(robots.expected)) in the baseline)\n"
+        }
         for part in input.parts {
             let shown = part.explained.shown
             let decomposition = part.explained.decomposition
@@ -86,7 +98,8 @@ package enum ExplanationListing {
             ]
             let rate = shown.mixes != nil
             if rate { columns += [.init("Mix", alignment: .right), .init("Rate", alignment: .right)] }
-            columns.append(.init(""))
+            // `new`, `gone`, and Other's `N more`: what the row is.
+            columns.append(.init("Status"))
             var title = part.name + String(format: " (concentration %.2f)", decomposition.concentration)
             if let share = part.sampleShare { title += ", sampled: \(DecimalText.format(share * 100, fractionDigits: 0))% of visits" }
             var table = TextTable(columns: columns, title: title)
@@ -166,6 +179,9 @@ package enum ExplanationListing {
                         ("change", number(first.explained.shown.change))]
             let relative = decomposition.expected == 0 ? nil : (decomposition.value / decomposition.expected - 1) * 100
             members.append(("change_percent", .number(relative.map { ($0 * 10).rounded() / 10 })))
+            members.append(("robots", input.robots.map { robots in
+                .object([("share", .number((robots.share * 10).rounded() / 10)), ("expected", .number((robots.expected * 10).rounded() / 10))])
+            } ?? .null))
         }
         members.append(("dimensions", .array(input.parts.map { part in
             let shown = part.explained.shown

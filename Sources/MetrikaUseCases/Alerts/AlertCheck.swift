@@ -47,6 +47,8 @@ package struct AlertCheck: Sendable {
         package var provisional: Bool
         /// What telling it changes in the history (the episode it opens or closes), claimed before it is told.
         package var change: AlertLedger.Change = .none
+        /// What made a drop or a rise (`AlertDrivers`), the main driver first; empty when unknown.
+        package var drivers: [AlertDriver] = []
     }
 
     /// What a run found, and what it would remember.

@@ -38,6 +38,9 @@ package struct AlertRun: Sendable {
         /// Note each counter that could not be checked (`Error: counter …`) as it is found; off where
         /// the entry point reports the failures in its result (MCP).
         package var noteFailures = true
+        /// Name each drop's or rise's driver (`AlertDrivers`: one Reporting request per alerted counter
+        /// and dimension, none for days the history keeps; offline only from the history).
+        package var drivers = true
 
         package init(counterIDs: [Int] = [], today: Bool = false, dryRun: Bool = false, currency: Currency? = nil, explain: Bool = false) {
             self.counterIDs = counterIDs
@@ -86,6 +89,8 @@ package struct AlertRun: Sendable {
         package var countersChecked = 0
         /// Reporting API requests of the hourly check (0 for the daily one).
         package var requests = 0
+        /// Reporting API requests spent on the daily alerts' drivers.
+        package var driverRequests = 0
         /// The first delivery that failed: its claims were given back (told again next run).
         package var deliveryFailure: (any MetrikaFailure)?
     }
@@ -193,14 +198,26 @@ package struct AlertRun: Sendable {
         if request.noteFailures { noteFailures(outcome.failures) }
         var result = Result(findings: .daily(outcome.findings), failures: outcome.failures, countersChecked: outcome.countersChecked)
         if request.dryRun {
+            result.driverRequests = await attachDrivers(&outcome.findings, request)
+            result.findings = .daily(outcome.findings)
             try show(result.findings.lines)
             return result
         }
         let claims = try await check.claim(&outcome)
+        // Explained once claimed: only the news this run tells costs requests.
+        result.driverRequests = await attachDrivers(&outcome.findings, request)
         result.findings = .daily(outcome.findings)
         result.deliveryFailure = try await tell(result.findings, deliverers: deliverers, show: show, release: { try await check.release(claims) })
         if result.deliveryFailure == nil { try await check.record(outcome) }
         return result
+    }
+
+    /// Gives each drop and rise its drivers when the run is online and asks for them; the requests made.
+    private func attachDrivers(_ findings: inout [AlertCheck.Finding], _ request: Request) async -> Int {
+        guard request.drivers, findings.contains(where: AlertDrivers.wantsDriver) else { return 0 }
+        let (explained, requests) = await AlertDrivers(loader: loader, activity: activity, verbose: request.explain).attach(findings)
+        findings = explained
+        return requests
     }
 
     private func noteFailures(_ failures: [(counterID: Int, failure: any MetrikaFailure)]) {

@@ -18,7 +18,7 @@ package enum AlertText {
         case .alert(let kind):
             var text = "\(counter.id) \(name): \(metric) \(figures(finding))"
             if kind == .stopped { text += ", stopped since \(dayText(judgement.since ?? judgement.day))" }
-            return text + late
+            return text + driverText(finding.drivers) + late
         case .backToNormal(let episode):
             return "\(counter.id) \(name): \(metric) back to normal on \(day): \(value(judgement.value, of: finding.metric)), expected ~\(expected(judgement.expected, of: finding.metric)) (had stopped since \(dayText(episode.since)))"
         }
@@ -193,6 +193,7 @@ package enum AlertText {
             ("since", .string(since.iso)),
             ("score", .number((judgement.score * 10).rounded() / 10)),
             ("provisional", .bool(finding.provisional)),
+            ("drivers", .array(finding.drivers.map(\.json))),
             ("text", .string(line(finding))),
         ])
     }

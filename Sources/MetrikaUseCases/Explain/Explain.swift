@@ -2,6 +2,7 @@ import Foundation
 import MetrikaAPI
 import MetrikaRender
 import MetrikaModel
+import MetrikaStore
 
 /// A dimension an explanation may split a change by, with its words.
 package struct ExplainDimension: Sendable, Equatable {
@@ -93,12 +94,25 @@ package struct Explanation: Sendable {
     package let driver: (part: Int, segment: Int)?
     /// Reporting requests made.
     package let requests: Int
+    /// A rise's robots (`ym:s:robotPercentage`); nil for anything else, or when the API did not say.
+    package var robots: RobotShare? = nil
+}
+
+/// The robots' percent of the visits in the period and in the baseline.
+package struct RobotShare: Sendable, Equatable {
+    package let share: Double
+    package let expected: Double
 }
 
 /// Why a change cannot be explained.
 package struct ExplainError: MetrikaFailure, Equatable {
     package let message: String
     package let exitCode: Int32
+}
+
+extension ExplainError {
+    /// Offline, a day's segments the history does not keep.
+    static let notKept = ExplainError(message: "the history database does not keep these days' segments: explain them online once", exitCode: ExitCode.unavailable)
 }
 
 /// `metrika explain` / MCP `explain_change`: a metric's change between a period and its baseline,
@@ -191,7 +205,9 @@ package enum Explain {
     }
 
     /// Explains `request` with `client`'s Reporting requests.
-    package static func run(_ request: ExplainRequest, client: MetrikaClient) async throws -> Explanation {
+    /// `history`: where settled days' segments are kept and read first (a repeated explanation of
+    /// the alert's baseline asks nothing); nil asks every time.
+    package static func run(_ request: ExplainRequest, client: MetrikaClient, history: SegmentHistory? = nil) async throws -> Explanation {
         guard request.period.to < request.today else {
             let (from, to, today) = (request.period.from.iso, request.period.to.iso, request.today.iso)
             throw ParameterError(.period, .badDay(value: to)) { naming in
@@ -205,9 +221,15 @@ package enum Explain {
         }
         let days = try baselineDays(request)
         var parts: [ExplanationPart] = []
+        var requests = 0
+        var robots: RobotShare?
         do {
-            for dimension in request.dimensions {
-                parts.append(try await explain(dimension, request, baselineDays: days, client: client))
+            for (index, dimension) in request.dimensions.enumerated() {
+                // The robots' share rides on the first dimension's request: one more metric, no more requests.
+                let (part, asked, share) = try await explain(dimension, request, baselineDays: days, client: client, history: history, robots: index == 0)
+                parts.append(part)
+                requests += asked
+                if index == 0 { robots = share }
             }
         } catch APIError.accessDenied(let message, nil) {
             throw APIError.accessDenied(message, counterID: request.counterID)
@@ -222,11 +244,17 @@ package enum Explain {
         }
         let explained = parts.map(\.explained)
         let driver = ContributionHeadline.driver(explained)
+        // A rise says what share of its visits were robots (a bot wave is a rise's usual cause).
+        let rise = (explained.first?.shown.change ?? 0) > 0
+        let robotShare = rise ? robots : nil
+        var headline = ContributionHeadline.sentence(metric: metricWords(request.metric), explained)
+        if let robotShare {
+            headline += "; robots \(ExplanationListing.percent(robotShare.share)) of visits (\(ExplanationListing.percent(robotShare.expected)) in the baseline)"
+        }
         return Explanation(
             counterID: request.counterID, metric: request.metric, period: request.period, baseline: request.baseline,
-            baselineDays: days, parts: parts,
-            headline: ContributionHeadline.sentence(metric: metricWords(request.metric), explained),
-            driver: driver.map { (part: $0.dimension, segment: $0.segment) }, requests: parts.count)
+            baselineDays: days, parts: parts, headline: headline,
+            driver: driver.map { (part: $0.dimension, segment: $0.segment) }, requests: requests, robots: robotShare)
     }
 
     /// The metric's words after a change (`visits`, `bounce rate`).
@@ -247,11 +275,68 @@ package enum Explain {
         scale(of: metric) == nil ? [metric.apiName] : [metric.apiName, Metric.visits.apiName]
     }
 
-    static func explain(_ dimension: ExplainDimension, _ request: ExplainRequest, baselineDays days: [Day], client: MetrikaClient) async throws -> ExplanationPart {
-        let metric = request.metric
-        let (segments, totals, share) = request.baseline == .alert
-            ? try await alertSides(dimension, request, days: days, client: client)
-            : try await comparisonSides(dimension, request, days: days, client: client)
+    /// One dimension explained, and the Reporting requests it took (0 or 1).
+    /// `robots`: ask the robots' share of the visits too (one more metric in the same request).
+    static func explain(_ dimension: ExplainDimension, _ request: ExplainRequest, baselineDays days: [Day], client: MetrikaClient,
+                        history: SegmentHistory?, robots: Bool) async throws -> (ExplanationPart, requests: Int, robots: RobotShare?) {
+        let sides: Sides
+        var requests = 1
+        let metrics = apiMetrics(request.metric)
+        let extra = robots ? robotMetrics(metrics) : []
+        // The visits' column and the robots' (the last one asked).
+        let visitsColumn = metrics.firstIndex(of: Metric.visits.apiName) ?? metrics.count
+        let robotsColumn = metrics.count + extra.count - 1
+        var share: RobotShare?
+        if request.baseline == .alert {
+            let (rows, asked) = try await daySegments(dimension, counterID: request.counterID, metrics: metrics + extra,
+                                                      from: days[0], to: request.period.to, needed: days + [request.period.from],
+                                                      client: client, history: history)
+            requests = asked ? 1 : 0
+            sides = alertSides(rows, columns: Array(metrics.indices), day: request.period.from, days: days)
+            if robots {
+                let period = rows.rows.filter { $0.day == request.period.from.iso }.map(\.values)
+                let baseline = Set(days.map(\.iso))
+                share = robotShare(period: period, baseline: rows.rows.filter { baseline.contains($0.day) }.map(\.values),
+                                   visits: visitsColumn, robots: robotsColumn)
+            }
+        } else {
+            let (comparison, rows) = try await comparisonSides(dimension, request, days: days, metrics: metrics + extra, client: client)
+            sides = comparison
+            if robots { share = robotShare(period: rows.map(\.b), baseline: rows.map(\.a), visits: visitsColumn, robots: robotsColumn) }
+        }
+        return (try decompose(sides, dimension: dimension, metric: request.metric, shown: request.shown), requests, share)
+    }
+
+    /// The robots' metric, and the visits it is a percent of when the metric's request lacks them.
+    static func robotMetrics(_ metrics: [String]) -> [String] {
+        (metrics.contains(Metric.visits.apiName) ? [] : [Metric.visits.apiName]) + [robotPercentage]
+    }
+
+    /// `ym:s:robotPercentage`: the percent of a row's visits that were robots'.
+    static let robotPercentage = "ym:s:robotPercentage"
+
+    /// The robots' percent of the visits of `period`'s rows and of `baseline`'s (visit-weighted); nil
+    /// when either has no visits or no robots' figure.
+    static func robotShare(period: [[Double?]], baseline: [[Double?]], visits: Int, robots: Int) -> RobotShare? {
+        func share(_ rows: [[Double?]]) -> Double? {
+            var (all, bots, said) = (0.0, 0.0, false)
+            for row in rows where visits < row.count && robots < row.count {
+                let count = row[visits] ?? 0
+                all += count
+                if let percent = row[robots], percent.isFinite {
+                    bots += count * percent / 100
+                    said = true
+                }
+            }
+            return all > 0 && said ? bots / all * 100 : nil
+        }
+        guard let now = share(period), let before = share(baseline) else { return nil }
+        return RobotShare(share: now, expected: before)
+    }
+
+    /// One dimension's sides decomposed (`ContributionAnalysis`) and rounded for showing.
+    static func decompose(_ sides: Sides, dimension: ExplainDimension, metric: Metric, shown named: Int) throws -> ExplanationPart {
+        let (segments, totals, share) = sides
         let decomposition: ChangeDecomposition<Double>
         if let scale = scale(of: metric) {
             // A rate's parts: numerator = rate × visits / scale, denominator = visits.
@@ -261,10 +346,10 @@ package enum Explain {
                     value: RatioParts(numerator: segment.b[0] * segment.b[1] / scale, denominator: segment.b[1]),
                     expected: RatioParts(numerator: segment.a[0] * segment.a[1] / scale, denominator: segment.a[1]))
             }
-            decomposition = try ContributionAnalysis.ratios(ratios, scale: scale, shown: request.shown)
+            decomposition = try ContributionAnalysis.ratios(ratios, scale: scale, shown: named)
         } else {
             let counts = segments.map { SegmentCount(name: $0.name, value: $0.b[0], expected: $0.a[0]) }
-            decomposition = ContributionAnalysis.counts(counts, total: totals, shown: request.shown)
+            decomposition = ContributionAnalysis.counts(counts, total: totals, shown: named)
         }
         let shown = ContributionRounding.shown(decomposition, unit: metric.unit)
         return ExplanationPart(
@@ -282,10 +367,13 @@ package enum Explain {
     static func name(_ names: [String?], at index: Int) -> String { (index < names.count ? names[index] : nil) ?? "Not determined" }
 
     /// The period against an earlier range: one `/stat/v1/data/comparison` request.
-    static func comparisonSides(_ dimension: ExplainDimension, _ request: ExplainRequest, days: [Day], client: MetrikaClient) async throws -> Sides {
-        let answer = try await client.fetchComparison(
-            query([dimension.apiName], request, from: request.period.from, to: request.period.to),
-            baseline: (days[0].iso, days[days.count - 1].iso), limit: rowLimit)
+    /// `metrics`: the metric's (`apiMetrics`) first, then any extra ones, whose values come back in
+    /// the rows (`a` the baseline, `b` the period) beside the sides.
+    static func comparisonSides(_ dimension: ExplainDimension, _ request: ExplainRequest, days: [Day], metrics: [String],
+                                client: MetrikaClient) async throws -> (Sides, rows: [(a: [Double?], b: [Double?])]) {
+        var query = query([dimension.apiName], request, from: request.period.from, to: request.period.to)
+        query.metrics = metrics
+        let answer = try await client.fetchComparison(query, baseline: (days[0].iso, days[days.count - 1].iso), limit: rowLimit)
         let width = apiMetrics(request.metric).count
         let segments = answer.rows.map { row in
             (name: name(row.names, at: 0),
@@ -293,27 +381,63 @@ package enum Explain {
              b: (0..<width).map { $0 < row.b.count ? row.b[$0] ?? 0 : 0 })
         }
         let totals = answer.totalsA.first.flatMap { a in answer.totalsB.first.flatMap { b in a.flatMap { a in b.map { (value: $0, expected: a) } } } }
-        return (segments, totals, answer.sampled ? answer.sampleShare : nil)
+        return ((segments, totals, answer.sampled ? answer.sampleShare : nil), answer.rows.map { (a: $0.a, b: $0.b) })
     }
 
-    /// One day against the same weekday of the 4 weeks before: one `/stat/v1/data` request of the
-    /// days by segment. The baseline's total is the median of the 4 days (the alert's expected
-    /// value); its segments are their mean over the 4 days, scaled to that total.
-    static func alertSides(_ dimension: ExplainDimension, _ request: ExplainRequest, days: [Day], client: MetrikaClient) async throws -> Sides {
-        let answer = try await client.fetchPlainRows(
-            query(["ym:s:date", dimension.apiName], request, from: days[0], to: request.period.to), limit: rowLimit)
-        let day = request.period.from.iso
+    /// The days by segment of one dimension over `from...to`, for `metrics` (API names): one
+    /// `/stat/v1/data` request of `ym:s:date` and the dimension. The alerts of one run share it: every
+    /// metric alerted on a counter's day is one column of the same request.
+    ///
+    /// With `history`, the `needed` days it keeps are read from it, and only the span of the others
+    /// is asked (none missing: no request, `asked` false); every settled day of a whole answer (not
+    /// sampled, no row cut off) is kept. Offline (`client` nil) only what is kept is read.
+    static func daySegments(_ dimension: ExplainDimension, counterID: Int, metrics: [String], from: Day, to: Day, needed: [Day],
+                            client: MetrikaClient?, history: SegmentHistory?) async throws -> (rows: DaySegments, asked: Bool) {
+        var kept: [Day: [HistoryStore.SegmentRow]] = [:]
+        if let history {
+            kept = try await history.store.storedSegments(
+                counterID: counterID, dimension: dimension.apiName, metrics: metrics, days: needed.filter { $0 < history.settledBefore })
+        }
+        let missing = needed.filter { kept[$0] == nil }
+        let keptRows = needed.filter { kept[$0] != nil }.flatMap { day in (kept[day] ?? []).map { (day: day.iso, segment: $0.segment, values: $0.values) } }
+        guard let first = missing.min(), let last = missing.max() else { return (DaySegments(rows: keptRows, sampleShare: nil), false) }
+        guard let client else { throw ExplainError.notKept }
+        // Only the days not kept are asked (the alert's baseline kept, its day new: that day alone).
+        let (from, to) = (max(from, first), min(to, last))
+        let query = StatQuery(ids: [counterID], metrics: metrics, dimensions: ["ym:s:date", dimension.apiName],
+                              date1: from.iso, date2: to.iso, accuracy: "full", currency: nil)
+        let answer = try await client.fetchPlainRows(query, limit: rowLimit)
+        let asked = answer.rows.map { (day: name($0.names, at: 0), segment: name($0.names, at: 1), values: $0.metrics) }
+        let keptDays = Set(keptRows.map(\.day))
+        let rows = DaySegments(rows: keptRows + asked.filter { !keptDays.contains($0.day) }, sampleShare: answer.sampled ? answer.sampleShare : nil)
+        if let history, !answer.sampled, answer.rows.count >= answer.totalRows, let range = DateRange(from: from, to: to) {
+            var days: [Day: [HistoryStore.SegmentRow]] = [:]
+            for day in range.days where day < history.settledBefore { days[day] = [] }
+            for row in asked {
+                guard let day = Day(iso: row.day), days[day] != nil else { continue }
+                days[day]?.append((segment: row.segment, values: row.values))
+            }
+            try await history.store.storeSegments(counterID: counterID, dimension: dimension.apiName, metrics: metrics, days: days, fetchedAt: history.now())
+        }
+        return (rows, true)
+    }
+
+    /// One day against the same weekday of the 4 weeks before, from the days by segment (`columns`:
+    /// the metric's column, and a rate's visits). The baseline's total is the median of the 4 days
+    /// (the alert's expected value); its segments are their mean over the 4 days, scaled to that total.
+    static func alertSides(_ answer: DaySegments, columns: [Int], day judged: Day, days: [Day]) -> Sides {
+        let day = judged.iso
         let baseline = Set(days.map(\.iso))
-        let width = apiMetrics(request.metric).count
+        let width = columns.count
         var order: [String] = []
         var period: [String: [Double]] = [:]
         var before: [String: [Double]] = [:]
         var dayTotals: [String: Double] = [:]
         for row in answer.rows {
-            let date = name(row.names, at: 0)
+            let date = row.day
             guard date == day || baseline.contains(date) else { continue }
-            let segment = name(row.names, at: 1)
-            let values = (0..<width).map { $0 < row.metrics.count ? row.metrics[$0] ?? 0 : 0 }
+            let segment = row.segment
+            let values = columns.map { $0 < row.values.count ? row.values[$0] ?? 0 : 0 }
             if period[segment] == nil, before[segment] == nil { order.append(segment) }
             if date == day {
                 period[segment] = values
@@ -338,7 +462,7 @@ package enum Explain {
                 let a = sum[1] > 0 ? [sum[0] / sum[1], sum[1] / Double(days.count)] : zero
                 return (segment, a, period[segment] ?? zero)
             }
-            return (segments, nil, answer.sampled ? answer.sampleShare : nil)
+            return (segments, nil, answer.sampleShare)
         }
         let mean = order.reduce(0) { $0 + (before[$1]?[0] ?? 0) } / Double(days.count)
         let median = AlertDetector.median(days.map { dayTotals[$0.iso] ?? 0 })
@@ -347,8 +471,34 @@ package enum Explain {
             (name: segment, a: [(before[segment]?[0] ?? 0) / Double(days.count) * factor], b: period[segment] ?? zero)
         }
         let value = order.reduce(0) { $0 + (period[$1]?[0] ?? 0) }
-        return (segments, (value: value, expected: median), answer.sampled ? answer.sampleShare : nil)
+        return (segments, (value: value, expected: median), answer.sampleShare)
     }
+}
+
+/// Where an explanation keeps settled days' segments: the history database, and the counter's first
+/// day not yet settled (`HistoryLoader.settledBefore`).
+package struct SegmentHistory: Sendable {
+    package let store: HistoryStore
+    package let settledBefore: Day
+    package let now: @Sendable () -> Date
+
+    package init(store: HistoryStore, settledBefore: Day, now: @escaping @Sendable () -> Date) {
+        self.store = store
+        self.settledBefore = settledBefore
+        self.now = now
+    }
+
+    /// The loader's history for a counter whose today is `today`.
+    package init(_ loader: HistoryLoader, today: Day) {
+        self.init(store: loader.store, settledBefore: loader.settledBefore(today: today), now: loader.now)
+    }
+}
+
+/// The days by segment of one dimension (`ym:s:date` × the dimension), a column per metric asked.
+struct DaySegments: Sendable {
+    var rows: [(day: String, segment: String, values: [Double?])]
+    /// The share of visits the API read (nil: not sampled).
+    var sampleShare: Double?
 }
 
 extension Explanation {
@@ -363,7 +513,8 @@ extension Explanation {
         return ExplanationListing.Input(
             counterID: counterID, metric: metric, period: period, baselineKind: kind, baselineDays: baselineDays,
             headline: headline, driver: driver,
-            parts: parts.map { ExplanationListing.Part(name: $0.dimension.name, apiName: $0.dimension.apiName, explained: $0.explained, sampleShare: $0.sampleShare) })
+            parts: parts.map { ExplanationListing.Part(name: $0.dimension.name, apiName: $0.dimension.apiName, explained: $0.explained, sampleShare: $0.sampleShare) },
+            robots: robots.map { (share: $0.share, expected: $0.expected) })
     }
 }
 
