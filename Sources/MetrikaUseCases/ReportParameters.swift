@@ -156,8 +156,8 @@ package struct ReportFields: Sendable {
     ) { fields, words in fields.dimensions = try words.map(ReportTerms.dimension) }
 
     package static let compare = Declaration(.compare, .flag,
-        help: { n in "Compare with the period of the same length just before: previous values and the change (+5.2%, -0.9 pp for rates); with \(n[.dimensions]) each row against the same value then (new, gone). Not for a period with today in it" },
-        modelHelp: { n in "Beside every value the previous period of the same length and the change (percent, or percentage points for rates). With \(n[.dimensions]) each row (search phrase, source…) is set against the same value in the previous period, in one request: presence says both, new (not there before) or gone (not there now), so \"what grew\" is one call. A period with today in it is refused (its hours so far against whole days); for today call check_alerts with today true." }
+        help: { n in "Compare with the period of the same length just before: previous values and the change (+5.2%, -0.9 pp for rates); with \(n[.dimensions]) each row against the same value then (new, gone). Without dates: the last 7 whole days; not for a period with today in it" },
+        modelHelp: { n in "Beside every value the previous period of the same length and the change (percent, or percentage points for rates). With \(n[.dimensions]) each row (search phrase, source…) is set against the same value in the previous period, in one request: presence says both, new (not there before) or gone (not there now), so \"what grew\" is one call. Without from/to/period it compares the last 7 whole days (7daysAgo … yesterday). A period with today in it is refused (its hours so far against whole days); for today call check_alerts with today true." }
     ) { fields, _ in fields.compare = true }
 
     package static let filters = Declaration(.filters, .text(maxLength: 2_000), value: "EXPR",

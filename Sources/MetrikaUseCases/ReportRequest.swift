@@ -21,8 +21,14 @@ package struct ReportRequest: Sendable {
 
     /// The request the fields mean, the dates read as `ReportDates` reads them (`defaultFrom` when
     /// none are given): the dates first, then every combination, in the order a user meets them.
+    /// A comparison with no dates given compares the last 7 whole days (7daysAgo … yesterday), not
+    /// the default 6daysAgo … today: today's hours so far cannot be set against a whole day, and a
+    /// plain `--compare` must not be refused for dates nobody chose (`Comparison.refuseToday`).
     package init(_ fields: ReportFields, defaultFrom: String = "6daysAgo") throws {
-        let dates = try ReportDates.parse(from: fields.from, to: fields.to, period: fields.period, defaultFrom: defaultFrom)
+        let wholeDays = fields.compare && fields.from == nil && fields.to == nil && fields.period == nil
+        let dates = try ReportDates.parse(
+            from: fields.from ?? (wholeDays ? "7daysAgo" : nil), to: fields.to ?? (wholeDays ? "yesterday" : nil),
+            period: fields.period, defaultFrom: defaultFrom)
         try self.init(fields, dates: dates)
     }
 

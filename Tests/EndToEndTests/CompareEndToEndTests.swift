@@ -194,6 +194,21 @@ struct CompareEndToEndTests {
         #expect(try world.statRequests() == 0)
     }
 
+    /// A plain `--compare` (no dates) is not refused for dates nobody chose: it compares the last 7
+    /// whole days (7daysAgo … yesterday) with the 7 before them, never today's hours so far.
+    @Test func compareWithoutDatesTakesTheLastSevenWholeDays() throws {
+        let world = try World()
+        let result = try world.report(["--counter", "1001", "--metrics", "visits", "--compare", "--csv"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let dates = try ReportEndToEndTests.parseCSV(result.stdout).dropFirst().map { $0[0] }
+        #expect(dates == ["2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28"], "\(dates)")
+        let table = try world.report(["--counter", "1001", "--metrics", "visits", "--compare"])
+        #expect(table.stdout.contains("2026-11-22 … 2026-11-28") && table.stdout.contains("against 2026-11-15 … 2026-11-21"), "\(table.stdout)")
+        // Without --compare the default still ends today.
+        let plain = try world.report(["--counter", "1001", "--metrics", "visits", "--csv"])
+        #expect(try ReportEndToEndTests.parseCSV(plain.stdout).last?[0] == "2026-11-29", "\(plain.stdout)")
+    }
+
     /// Issue 39 item 5: `--dimensions … --compare` gives each row its previous value and change from
     /// one comparison request; a phrase only one day had says new (or gone) in the table and CSV.
     @Test func aDimensionReportComparesEachRow() throws {

@@ -40,11 +40,14 @@ enum ReportCommand: Command {
     A table wider than the terminal keeps its key column (date, source…) whole: --compare's
     "before" columns go first, then the metrics are split into blocks that repeat the key. Pipes
     and files get the whole table.
-    --compare (time series): every value beside the period of the same length just before and the
-    change, +5.2% for counts, durations and page depth, -0.9 pp for rates; each day against the day
-    N days earlier; previous days before the counter existed are — (never 0). Users of a week or
-    month row have no previous value; the Total row's are the API's. On a colour terminal a change
-    is green when it is good news and red when bad (a rising bounce rate is red).
+    --compare: every value beside the period of the same length just before and the change, +5.2%
+    for counts, durations and page depth, -0.9 pp for rates; each day against the day N days
+    earlier; previous days before the counter existed are — (never 0). Users of a week or month row
+    have no previous value; the Total row's are the API's. With no dates it compares the last 7
+    whole days (7daysAgo to yesterday); a period with today in it is refused (today's hours so far
+    against a whole day: see metrika live). With --dimensions each row is set against the same row
+    of the previous period (one request): new or gone when it is in one period only. On a colour
+    terminal a change is green when it is good news and red when bad (a rising bounce rate is red).
     --format html: one self-contained page (no script, no network resource) that reads on a phone
     and on a desktop: per counter a summary of each metric's total and its change against the
     previous period (time series: loaded like --compare, at most one request more), a chart per
