@@ -101,6 +101,11 @@ struct ExplainCommandTests {
             // Columns are 2+ spaces apart (a name or a grouped number holds single spaces): the 4th is the change.
             let fields = line.split(separator: /\s{2,}/).map(String.init)
             guard fields.count >= 4, let value = Int(fields[3].replacingOccurrences(of: " ", with: "")) else { continue }
+            // Each count row reads as it adds up: value − expected is its shown change.
+            let number = { (text: String) in Int(text.replacingOccurrences(of: " ", with: "")) }
+            if let shown = number(fields[1]), let expected = number(fields[2]) {
+                #expect(shown - expected == value, "\(line)")
+            }
             if fields[0] == "Total" {
                 sums.append(current - value)
                 current = 0

@@ -103,8 +103,16 @@ package enum ExplanationListing {
             var title = part.name + String(format: " (concentration %.2f)", decomposition.concentration)
             if let share = part.sampleShare { title += ", sampled: \(DecimalText.format(share * 100, fractionDigits: 0))% of visits" }
             var table = TextTable(columns: columns, title: title)
+            // A count's expected is shown as value − the shown change, so each row reads as it adds up
+            // (0 − 44 is −44, never −43 beside an expected rounded on its own); rates and money keep
+            // their own rounding (their changes are in points or cents of a different quantity).
+            let counts = input.metric.unit == .count && shown.mixes == nil
+            func expectedText(_ value: Double?, _ expected: Double?, _ change: Int) -> String {
+                guard counts, let value, value.isFinite, value == value.rounded() else { return text(expected, input.metric) }
+                return text(value - Double(change), input.metric)
+            }
             for (index, segment) in decomposition.segments.enumerated() {
-                var row = [segment.name, text(segment.value, input.metric), text(segment.expected, input.metric),
+                var row = [segment.name, text(segment.value, input.metric), expectedText(segment.value, segment.expected, shown.changes[index]),
                            shown.signedText(shown.changes[index]),
                            shown.percentShare(of: shown.changes[index]).map { $0 + "%" } ?? ""]
                 if let mixes = shown.mixes, let rates = shown.rates {
@@ -113,7 +121,7 @@ package enum ExplanationListing {
                 row.append(status(segment))
                 table.append(row)
             }
-            var total = ["Total", text(decomposition.value, input.metric), text(decomposition.expected, input.metric),
+            var total = ["Total", text(decomposition.value, input.metric), expectedText(decomposition.value, decomposition.expected, shown.change),
                          shown.signedText(shown.change), shown.change == 0 ? "" : "100%"]
             if let mix = shown.mix, let rateEffect = shown.rate { total += [shown.signedText(mix), shown.signedText(rateEffect)] }
             total.append("")
