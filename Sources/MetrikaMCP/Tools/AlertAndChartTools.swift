@@ -87,11 +87,12 @@ enum CheckAlertsTool {
         }
         let failed: [JSONValue] = outcome.failures.map { .object([("counter_id", .number(Double($0.counterID))), ("error", .string($0.failure.message))]) }
         for (id, failure) in outcome.failures { text += "Error: counter \(id): \(failure.message)\n" }
+        if let gaveUp = result.gaveUp { text += "Error: \(gaveUp.message)\n" }
         if outcome.findings.isEmpty { text += "No alerts: \(outcome.countersChecked) counter\(outcome.countersChecked == 1 ? "" : "s") checked.\n" }
         for line in activity.lines { text += line + "\n" }
         let document = JSONValue.object([("findings", .array(findings)), ("failures", .array(failed)), ("counters_checked", .number(Double(outcome.countersChecked)))])
         // Every counter failed: the work failed (the first failure's sentence first).
-        let allFailed = outcome.countersChecked == 0 && !outcome.failures.isEmpty
+        let allFailed = outcome.countersChecked == 0 && (!outcome.failures.isEmpty || result.gaveUp != nil)
         return MCPToolResult(content: [.text(text)], structuredContent: allFailed ? nil : document, isError: allFailed)
     }
 }

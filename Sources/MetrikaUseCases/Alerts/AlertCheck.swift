@@ -19,6 +19,8 @@ package struct AlertCheck: Sendable {
     /// Counters checked at once (at most `parallelLimit`); 1 where several checks may run together
     /// (the MCP server runs up to 3 tool calls at once, and together they must stay within the quota).
     package var parallelism = AlertCheck.parallelLimit
+    /// Counters in a row that could not reach the API before the run stops (`ConnectionGiveUp`).
+    package var giveUpLimit = 3
 
     /// Counters checked at once: Metrika allows 3 parallel requests per user.
     package static let parallelLimit = 3
@@ -56,6 +58,9 @@ package struct AlertCheck: Sendable {
         /// Counters that could not be checked, with why (the others were).
         package var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
         package var countersChecked = 0
+        /// Set when the API went away mid-run and the check stopped (`AlertCheckError.hostGone`); the
+        /// counters it left are neither in `failures` nor checked.
+        package var gaveUp: AlertCheckError?
     }
 
     /// Checks `counters` (at most `parallelLimit` at once); a counter that fails is one failure among
@@ -68,7 +73,8 @@ package struct AlertCheck: Sendable {
         for counter in counters where explain && settings.skippedCounters.contains(counter.id) {
             activity.note("Note: counter \(counter.id) is not checked: the config file's \"alerts\" skip it.")
         }
-        let results = await Self.eachCounter(wanted, parallel: min(parallelism, Self.parallelLimit), progress: "Checking", activity: activity) { counter in
+        let (results, gaveUp) = await Self.eachCounter(wanted, parallel: min(parallelism, Self.parallelLimit), progress: "Checking", activity: activity,
+                                                       giveUp: giveUp(), host: loader.client.map(Self.host)) { counter in
             try await check(counter, explain: explain)
         }
         activity.endProgress()
@@ -79,23 +85,59 @@ package struct AlertCheck: Sendable {
                 outcome.findings += done.findings
                 outcome.changes += done.changes
                 outcome.countersChecked += 1
-            case .failure(let failed)?:
+            case .failure(let failed)? where gaveUp == nil || !Self.countsAsGone(failed.failure):
                 outcome.failures.append((counter.id, failed.failure))
-            case nil:
+            case .failure?, nil:
                 break
             }
         }
+        outcome.gaveUp = gaveUp.map { Self.hostGone($0, counters: wanted, results: results) }
         return outcome
+    }
+
+    /// The rule that ends a run whose API went away (`giveUpLimit` counters in a row); nil offline.
+    func giveUp() -> ConnectionGiveUp? {
+        loader.client == nil ? nil : ConnectionGiveUp(limit: giveUpLimit)
+    }
+
+    /// The host a client's requests go to, as a give-up names it.
+    static func host(_ client: MetrikaClient) -> String {
+        client.baseURL.host ?? client.baseURL.absoluteString
+    }
+
+    /// A counter the give-up left unchecked: its check failed on the connection, or was cancelled
+    /// when the run gave up.
+    static func countsAsGone(_ failure: any MetrikaFailure) -> Bool {
+        ConnectionGiveUp.isConnectionFailure(failure) || (failure as? AlertCheckError) == .interrupted
+    }
+
+    /// The one failure of a run that gave up: which counters were checked and which were not.
+    static func hostGone<Result>(_ rule: ConnectionGiveUp, counters: [Counter], results: [Int: Swift.Result<Result, CounterFailure>]) -> AlertCheckError {
+        var checked: [Int] = []
+        var unchecked: [Int] = []
+        for counter in counters {
+            switch results[counter.id] {
+            case .success?: checked.append(counter.id)
+            case .failure(let failed)? where !countsAsGone(failed.failure): checked.append(counter.id)
+            default: unchecked.append(counter.id)
+            }
+        }
+        return .hostGone(host: rule.host ?? "the API", limit: rule.limit, reason: rule.lastReason ?? "no connection", checked: checked, unchecked: unchecked)
     }
 
     /// Runs `work` for each of `counters`, at most `parallel` at once, telling `progress: n/N counters`
     /// as they end: each counter's result by id, a counter whose work threw as `failed` with the
     /// error in words a person reads (the daily and the hourly check share it).
+    /// With `giveUp` (and the `host` of the requests), the run stops after that many counters in a
+    /// row could not reach the host: no counter is started after it, those in flight are cancelled, and
+    /// the rule that gave up is returned (nil: every counter ran).
     static func eachCounter<Result: Sendable>(
         _ counters: [Counter], parallel: Int, progress: String, activity: any Activity,
+        giveUp: ConnectionGiveUp? = nil, host: String? = nil,
         _ work: @escaping @Sendable (Counter) async throws -> Result
-    ) async -> [Int: Swift.Result<Result, CounterFailure>] {
+    ) async -> (results: [Int: Swift.Result<Result, CounterFailure>], gaveUp: ConnectionGiveUp?) {
         var results: [Int: Swift.Result<Result, CounterFailure>] = [:]
+        var rule = host == nil ? nil : giveUp
         await withTaskGroup(of: (Int, Swift.Result<Result, CounterFailure>).self) { group in
             var next = 0
             func launch() {
@@ -112,11 +154,18 @@ package struct AlertCheck: Sendable {
             while next < min(max(1, parallel), counters.count) { launch() }
             while let (id, result) = await group.next() {
                 results[id] = result
+                if var running = rule, let host, !running.gaveUp {
+                    let failure: (any MetrikaFailure)?
+                    if case .failure(let failed) = result { failure = failed.failure } else { failure = nil }
+                    if running.record(failure, host: host) { group.cancelAll() }
+                    rule = running
+                }
+                if rule?.gaveUp == true { continue }
                 activity.progress("\(progress): \(results.count)/\(counters.count) counters", force: results.count == counters.count)
                 if next < counters.count { launch() }
             }
         }
-        return results
+        return (results, rule?.gaveUp == true ? rule : nil)
     }
 
     /// Why one counter could not be checked (an `Error` box for `Result`).

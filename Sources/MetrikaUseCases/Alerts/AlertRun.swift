@@ -88,6 +88,10 @@ package struct AlertRun: Sendable {
         package var requests = 0
         /// The first delivery that failed: its claims were given back (told again next run).
         package var deliveryFailure: (any MetrikaFailure)?
+        /// Set when the API went away mid-run (`ConnectionGiveUp`): the counters checked before it are
+        /// told as usual, the others are neither checked nor in `failures`; the entry point ends with it
+        /// (one line, exit 69) instead of an `Error:` line per counter left.
+        package var gaveUp: AlertCheckError?
     }
 
     // MARK: - Settings and counters
@@ -173,7 +177,8 @@ package struct AlertRun: Sendable {
             var outcome = await check.run(counters: counters, explain: request.explain)
             outcome.failures = unread + outcome.failures
             if request.noteFailures { noteFailures(outcome.failures) }
-            var result = Result(findings: .hourly(outcome.findings), failures: outcome.failures, countersChecked: outcome.countersChecked, requests: outcome.requests)
+            var result = Result(findings: .hourly(outcome.findings), failures: outcome.failures, countersChecked: outcome.countersChecked, requests: outcome.requests,
+                                gaveUp: outcome.gaveUp)
             if request.dryRun {
                 try show(result.findings.lines)
                 return result
@@ -191,7 +196,7 @@ package struct AlertRun: Sendable {
         var outcome = await check.run(counters: counters, explain: request.explain)
         outcome.failures = unread + outcome.failures
         if request.noteFailures { noteFailures(outcome.failures) }
-        var result = Result(findings: .daily(outcome.findings), failures: outcome.failures, countersChecked: outcome.countersChecked)
+        var result = Result(findings: .daily(outcome.findings), failures: outcome.failures, countersChecked: outcome.countersChecked, gaveUp: outcome.gaveUp)
         if request.dryRun {
             try show(result.findings.lines)
             return result

@@ -42,6 +42,8 @@ package struct HourlyCheck: Sendable {
         package var countersChecked = 0
         /// Reporting API requests spent on hours (the goals lists not counted).
         package var requests = 0
+        /// Set when the API went away mid-run and the check stopped (see `AlertCheck.Outcome`).
+        package var gaveUp: AlertCheckError?
     }
 
     /// Checks `counters` (at most `AlertCheck.parallelLimit` at once); a counter that fails is one
@@ -51,7 +53,9 @@ package struct HourlyCheck: Sendable {
         for counter in counters where explain && settings.skippedCounters.contains(counter.id) {
             activity.note("Note: counter \(counter.id) is not checked: the config file's \"alerts\" skip it.")
         }
-        let results = await AlertCheck.eachCounter(wanted, parallel: AlertCheck.parallelLimit, progress: "Checking today", activity: activity) { counter in
+        let daily = AlertCheck(loader: loader, settings: settings, activity: activity)
+        let (results, gaveUp) = await AlertCheck.eachCounter(wanted, parallel: AlertCheck.parallelLimit, progress: "Checking today", activity: activity,
+                                                             giveUp: daily.giveUp(), host: loader.client.map(AlertCheck.host)) { counter in
             try await check(counter, explain: explain)
         }
         activity.endProgress()
@@ -63,12 +67,13 @@ package struct HourlyCheck: Sendable {
                 outcome.changes += done.changes
                 outcome.requests += done.requests
                 outcome.countersChecked += 1
-            case .failure(let failed)?:
+            case .failure(let failed)? where gaveUp == nil || !AlertCheck.countsAsGone(failed.failure):
                 outcome.failures.append((counter.id, failed.failure))
-            case nil:
+            case .failure?, nil:
                 break
             }
         }
+        outcome.gaveUp = gaveUp.map { AlertCheck.hostGone($0, counters: wanted, results: results) }
         return outcome
     }
 
