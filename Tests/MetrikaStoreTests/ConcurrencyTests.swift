@@ -255,7 +255,7 @@ import Testing
                     {
                         do {
                             let store = try HistoryStore(path: path)
-                            let claims = try await store.claimAlertNews([news])
+                            let claims = try await store.claimNews([news])
                             if claims == [nil] { return }
                             wins.add("\(tag) \(thread)")
                         } catch {
@@ -267,12 +267,12 @@ import Testing
             await race(.open(episode), "open")
             #expect(errors.all == [])
             #expect(wins.all.count == 1, "\(wins.all)")
-            let stored = try #require(try await HistoryStore(path: path).openAlertEpisodes(counterID: 101)["ym:s:visits"])
+            let stored = try #require(try await HistoryStore(path: path).openEpisodes(counterID: 101, grain: .day)["ym:s:visits"])
             #expect(stored.kind == "stopped" && stored.id != nil)
             await race(.close(stored), "close")
             #expect(errors.all == [])
             #expect(wins.all.filter { $0.hasPrefix("close") }.count == 1, "\(wins.all)")
-            #expect(try await HistoryStore(path: path).openAlertEpisodes(counterID: 101).isEmpty)
+            #expect(try await HistoryStore(path: path).openEpisodes(counterID: 101, grain: .day).isEmpty)
         }
     }
 }

@@ -60,6 +60,7 @@ import Testing
                 try await HistoryStore(path: path).recordLoaded(counterID: 1001, source: .visits, destination: table,
                                                           from: Day(iso: "2026-05-30")!, to: Day(iso: "2026-06-02")!, rows: [:], at: at)
             }
+            try backToVersion10(path)
             for table in ["log_loaded_days", "hourly_values", "hourly_episodes", "bot_offsets"] { _ = try rawRows(path, "DROP TABLE \(table)") }
             _ = try rawRows(path, "DELETE FROM metrika_migrations WHERE version >= 8")
             _ = try rawRows(path, "PRAGMA user_version = 7")

@@ -159,10 +159,10 @@ import Testing
         try await store.upsertCounters([counter])
         let gone = AlertEpisode(counterID: 1001, metric: "ym:s:goal5reaches", kind: "stopped", since: Day(iso: "2026-11-20")!, lastDay: Day(iso: "2026-11-27")!,
                                 value: 0, expected: 30, notifiedAt: testNow)
-        try await store.recordAlertEpisodes(opened: [gone], touched: [], closed: [])
+        try await store.recordEpisodes(grain: .day, opened: [gone], touched: [], closed: [])
         let check = check(api, store: store, activity: RecordedActivity())
         try await check.record(await check.run(counters: [counter]))
-        #expect(try await store.openAlertEpisodes(counterID: 1001)["ym:s:goal5reaches"] == nil)
+        #expect(try await store.openEpisodes(counterID: 1001, grain: .day)["ym:s:goal5reaches"] == nil)
     }
 
     @Test func aSkippedCounterIsNotCheckedAndANamedOneSaysSo() async throws {
@@ -210,11 +210,11 @@ import Testing
         try await store.upsertCounters([counter])
         let open = AlertEpisode(counterID: 1001, metric: "ym:s:goal5reaches", kind: "stopped", since: Day(iso: "2026-11-20")!, lastDay: Day(iso: "2026-11-27")!,
                                 value: 0, expected: 30, notifiedAt: testNow)
-        try await store.recordAlertEpisodes(opened: [open], touched: [], closed: [])
+        try await store.recordEpisodes(grain: .day, opened: [open], touched: [], closed: [])
         let check = check(api, store: store, activity: activity)
         let outcome = await check.run(counters: [counter])
         try await check.record(outcome)
-        #expect(try await store.openAlertEpisodes(counterID: 1001)["ym:s:goal5reaches"].map(withoutID) == open, "goals it could not read are not forgotten")
+        #expect(try await store.openEpisodes(counterID: 1001, grain: .day)["ym:s:goal5reaches"].map(withoutID) == open, "goals it could not read are not forgotten")
         #expect(outcome.failures.isEmpty && outcome.countersChecked == 1)
         #expect(activity.notes.contains { $0.contains("could not read its goals") && $0.contains("only its visits are checked") }, "\(activity.notes)")
         #expect(api.rules.dataRequests.first?.query["metrics"] == "ym:s:visits,ym:s:pageviews")
@@ -254,10 +254,10 @@ import Testing
         let check = AlertCheck(loader: HistoryLoader(store: store, client: nil, now: { testNow }, unsettledDays: 2), settings: settings, activity: RecordedActivity())
         let outcome = await check.run(counters: [counter])
         #expect(outcome.findings.map(\.notice) == [.alert(.stopped)], "\(outcome.failures.map(\.failure.message))")
-        #expect(try await store.openAlertEpisodes(counterID: 1001).isEmpty, "a run that is not recorded (a failed delivery, --dry-run) remembers nothing")
+        #expect(try await store.openEpisodes(counterID: 1001, grain: .day).isEmpty, "a run that is not recorded (a failed delivery, --dry-run) remembers nothing")
         #expect(await check.run(counters: [counter]).findings.count == 1, "so the next run tells it again")
         try await check.record(outcome)
-        #expect(try await store.openAlertEpisodes(counterID: 1001)["ym:s:visits"]?.kind == "stopped")
+        #expect(try await store.openEpisodes(counterID: 1001, grain: .day)["ym:s:visits"]?.kind == "stopped")
         #expect(await check.run(counters: [counter]).findings.isEmpty, "told once")
     }
 
@@ -302,12 +302,12 @@ import Testing
         #expect(try await second.claim(&other).isEmpty)
         #expect(other.findings.isEmpty, "the run that lost the claim tells nothing")
         try await second.record(other)
-        #expect(try await HistoryStore(path: path).openAlertEpisodes(counterID: 1001)["ym:s:visits"]?.id == claims.first?.news.episode.id,
+        #expect(try await HistoryStore(path: path).openEpisodes(counterID: 1001, grain: .day)["ym:s:visits"]?.id == claims.first?.news.episode.id,
                 "the loser's record leaves the winner's episode alone")
 
         // The winner's webhook failed: it gives the claim back, and the next run tells the alert again.
         try await first.release(claims)
-        #expect(try await HistoryStore(path: path).openAlertEpisodes(counterID: 1001).isEmpty)
+        #expect(try await HistoryStore(path: path).openEpisodes(counterID: 1001, grain: .day).isEmpty)
         let third = try run()
         var again = await third.run(counters: [counter])
         #expect(try await third.claim(&again).count == 1 && again.findings.count == 1)
@@ -363,7 +363,7 @@ import Testing
         #expect(first.failures.isEmpty, "\(first.failures.map(\.failure.message))")
         #expect(first.findings.map(\.metric.shortName) == ["purchases"], "revenue stopped with them: one line")
         try await saturday.record(first)
-        #expect(try await store.openAlertEpisodes(counterID: 1001).keys.sorted() == ["ym:s:ecommercePurchases"])
+        #expect(try await store.openEpisodes(counterID: 1001, grain: .day).keys.sorted() == ["ym:s:ecommercePurchases"])
 
         let sunday = offlineCheck(store, now: testNow.addingTimeInterval(86_400))
         let second = await sunday.run(counters: [counter])
@@ -380,11 +380,11 @@ import Testing
         let (store, counter) = try await shopHistory(saturday: [600, 60, 80_000], sunday: [600, 60, 80_000], currencyKnown: false)
         let episode = AlertEpisode(counterID: 1001, metric: "ym:s:ecommerceRUBConvertedRevenue", kind: "drop", since: Day(iso: "2026-11-27")!,
                                    lastDay: Day(iso: "2026-11-27")!, value: 80_000, expected: 240_000, notifiedAt: testNow)
-        try await store.recordAlertEpisodes(opened: [episode], touched: [], closed: [])
+        try await store.recordEpisodes(grain: .day, opened: [episode], touched: [], closed: [])
         let check = offlineCheck(store, now: testNow)
         let outcome = await check.run(counters: [counter])
         #expect(outcome.failures.isEmpty)
         try await check.record(outcome)
-        #expect(try await store.openAlertEpisodes(counterID: 1001)["ym:s:ecommerceRUBConvertedRevenue"].map(withoutID) == episode)
+        #expect(try await store.openEpisodes(counterID: 1001, grain: .day)["ym:s:ecommerceRUBConvertedRevenue"].map(withoutID) == episode)
     }
 }

@@ -25,7 +25,7 @@ enum CheckAlertsTool {
             ToolArgument("date", .string, "The day to judge, YYYY-MM-DD (default: each counter's last finished day); a day not yet over for every counter asked is refused.", maxLength: 40),
         ],
         outputSchema: schema("object", properties: [
-            ("findings", schema("array", "counter_id, counter_name, metric, title, notice (drop, rise, stopped, back_to_normal), day, value, expected, change_percent, since, provisional, text", items: schema("object"))),
+            ("findings", schema("array", "counter_id, counter_name, metric, grain (day), title, notice (drop, rise, stopped, back_to_normal), day, value, expected, change_percent, since, provisional, text", items: schema("object"))),
             ("failures", schema("array", "Counters that could not be checked: counter_id, error", items: schema("object"))),
             ("counters_checked", schema("integer")),
         ], required: ["findings", "failures", "counters_checked"]))
@@ -79,7 +79,7 @@ enum CheckAlertsTool {
             }
             findings.append(.object([
                 ("counter_id", .number(Double(finding.counter.id))), ("counter_name", .string(finding.counter.name)),
-                ("metric", .string(finding.metric.apiName)), ("title", .string(AlertText.metricLabel(finding))),
+                ("metric", .string(finding.metric.apiName)), ("grain", .string("day")), ("title", .string(AlertText.metricLabel(finding))),
                 ("notice", .string(notice)), ("day", .string(judgement.day.iso)), ("value", .number(judgement.value)),
                 ("expected", .number(judgement.expected)), ("change_percent", .number(judgement.changePercent)),
                 ("since", .string(judgement.since?.iso)), ("provisional", .bool(finding.provisional)), ("text", .string(line)),

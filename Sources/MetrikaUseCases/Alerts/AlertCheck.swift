@@ -173,30 +173,22 @@ package struct AlertCheck: Sendable {
         var failure: any MetrikaFailure
     }
 
-    /// Claims the news of `outcome`'s findings in the history database (one transaction, see
-    /// `AlertLedger`) before anything is told: `outcome` keeps only the findings this run won (an
-    /// overlapping run that won the others tells them) and only the changes still to `record` after
-    /// telling. Returns the claims, to `release` when telling fails. Never called by a dry run.
+    /// Claims the news of `outcome`'s findings before anything is told (`EpisodeChange.claim`):
+    /// `outcome` keeps the findings this run won and the changes still to `record`. Returns the
+    /// claims, to `release` when telling fails. Never called by a dry run.
     package func claim(_ outcome: inout Outcome) async throws -> [AlertClaim] {
-        let told = outcome.findings.map { AlertLedger.news($0.notice, $0.change) }
-        let won = try await loader.store.claimAlertNews(told.compactMap { $0 })
-        let (kept, claims) = AlertLedger.Change.keepWon(outcome.findings, news: told, won: won)
-        // Claimed news is written already, and news another run won is its to write.
-        let claimedChanges = outcome.findings.filter { AlertLedger.news($0.notice, $0.change) != nil }.map(\.change)
-        outcome.changes.removeAll { claimedChanges.contains($0) }
-        outcome.findings = kept
-        return claims
+        try await AlertLedger.Change.claim(&outcome.findings, changes: &outcome.changes, in: loader.store,
+                                           news: { AlertLedger.news($0.notice, $0.change) }, change: \.change)
     }
 
     /// Gives back `claims` whose news could not be told, so that the next run tells it again.
     package func release(_ claims: [AlertClaim]) async throws {
-        try await loader.store.releaseAlertClaims(claims)
+        try await AlertLedger.Change.release(claims, in: loader.store)
     }
 
     /// Remembers what `outcome` decided (one transaction): told anomalies stay silent from now on.
     package func record(_ outcome: Outcome) async throws {
-        let (opened, touched, closed) = AlertLedger.Change.split(outcome.changes)
-        try await loader.store.recordAlertEpisodes(opened: opened, touched: touched, closed: closed)
+        try await AlertLedger.Change.record(outcome.changes, grain: .day, in: loader.store)
     }
 
     // MARK: - One counter
@@ -264,7 +256,7 @@ package struct AlertCheck: Sendable {
             metrics.removeAll { $0.metric.apiName == Metric.purchases.apiName }
         }
 
-        let open = try await loader.store.openAlertEpisodes(counterID: counter.id)
+        let open = try await loader.store.openEpisodes(counterID: counter.id, grain: .day)
         let provisional = try await isProvisional(day, counter: counter)
         var findings: [Finding] = []
         var changes: [AlertLedger.Change] = []
