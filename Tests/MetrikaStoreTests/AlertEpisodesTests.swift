@@ -13,7 +13,7 @@ import Testing
     @Test func episodesAreOpenedMovedOnAndClosedInOneGo() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/h.sqlite"
-            let store = try HistoryStore(path: path)
+            let store = try await HistoryStore.open(path: path)
             #expect(try await store.openEpisodes(counterID: 1001, grain: .day).isEmpty)
             try await store.recordEpisodes(grain: .day, opened: [episode("ym:s:visits"), episode("ym:s:goal1reaches", kind: "stopped")], touched: [], closed: [])
             let open = try await store.openEpisodes(counterID: 1001, grain: .day)
@@ -24,10 +24,10 @@ import Testing
             #expect(stopped == episode("ym:s:goal1reaches", kind: "stopped"))
             try await store.recordEpisodes(grain: .day, opened: [], touched: [episode("ym:s:visits", last: "2026-11-30")], closed: [(1001, "ym:s:goal1reaches")])
             // A reopened store (the next cron run) sees the same.
-            let again = try await HistoryStore(path: path).openEpisodes(counterID: 1001, grain: .day)
+            let again = try await HistoryStore.open(path: path).openEpisodes(counterID: 1001, grain: .day)
             #expect(Array(again.keys) == ["ym:s:visits"])
             #expect(again["ym:s:visits"]?.lastDay == Day(iso: "2026-11-30"))
-            #expect(try await HistoryStore(path: path).openEpisodes(counterID: 1002, grain: .day).isEmpty)
+            #expect(try await HistoryStore.open(path: path).openEpisodes(counterID: 1002, grain: .day).isEmpty)
             // The alerts' tables are migration 3, whatever migrations came after it.
             let version = try rawRows(path, "SELECT version FROM metrika_migrations WHERE name = 'alerts'").first?.first?.int
             #expect(version == 3)
@@ -35,13 +35,13 @@ import Testing
     }
 
     @Test func aKindOutsideTheThreeIsRefusedByTheSchema() async throws {
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         await #expect(throws: StoreError.self) { try await store.recordEpisodes(grain: .day, opened: [episode("m", kind: "weird")], touched: [], closed: []) }
         #expect(try await store.openEpisodes(counterID: 1001, grain: .day).isEmpty, "nothing half-written")
     }
 
     @Test func goalsAreStoredWithWhenTheyWereRead() async throws {
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         #expect(try await store.storedGoals(counterID: 1001) == nil)
         let read = Date(timeIntervalSince1970: 1_795_953_600)
         try await store.storeGoals(counterID: 1001, goals: [Goal(id: 2, name: "Заказ", type: "action"), Goal(id: 1, name: "Корзина", type: "url")], fetchedAt: read)
@@ -56,7 +56,7 @@ import Testing
     /// A claim writes the news at once; a second claim of the same news loses; a release puts back
     /// what was there before (a closed episode with its id, the episode an opened one replaced).
     @Test func claimsAreWonOnceAndReleasedBackToWhatWasThere() async throws {
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         let drop = episode("ym:s:visits")
         let won = try await store.claimNews([.open(drop), .open(drop)])
         #expect(won.count == 2 && won[0] != nil && won[1] == nil, "the same news twice in one claim is told once")
@@ -89,7 +89,7 @@ import Testing
 
     /// `alert --status` and `--forget ID`: every open episode in order; one forgotten by id, or all.
     @Test func episodesAreListedAndForgottenById() async throws {
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         try await store.recordEpisodes(grain: .day, opened: [episode("ym:s:visits"), episode("ym:s:goal1reaches", kind: "stopped")], touched: [], closed: [])
         var moved = episode("ym:s:visits", last: "2026-11-30")
         moved.lastValue = 7
@@ -120,7 +120,7 @@ import Testing
                 INSERT INTO alert_episodes (counter_id, metric, kind, since, last_day, value, expected, notified_at)
                 VALUES (1001, 'ym:s:visits', 'drop', '2026-11-28', '2026-11-29', 0, 25, 1795953600)
                 """)
-            let open = try await HistoryStore(path: path).allOpenAlertEpisodes()
+            let open = try await HistoryStore.open(path: path).allOpenAlertEpisodes()
             #expect(open.count == 1 && open.first?.id == 1 && open.first?.kind == "drop" && open.first?.lastValue == nil)
         }
     }
@@ -149,7 +149,7 @@ import Testing
                     PRAGMA user_version = 10;
                     """)
             }
-            let store = try HistoryStore(path: path)
+            let store = try await HistoryStore.open(path: path)
             let daily = try await store.allOpenAlertEpisodes()
             #expect(daily.map(\.id) == [1, 2] && daily.allSatisfy { $0.grain == .day })
             #expect(daily.first == AlertEpisode(id: 1, counterID: 1001, metric: "ym:s:visits", kind: "drop", since: day("2026-11-28"), lastDay: day("2026-11-29"),

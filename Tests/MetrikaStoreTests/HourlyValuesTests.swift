@@ -79,7 +79,7 @@ import Testing
             let path = directory + "/old.sqlite"
             let july = range("2026-07-01", "2026-07-03")
             do {
-                let old = try HistoryStore(path: path)
+                let old = try await HistoryStore.open(path: path)
                 try await old.upsertCounters([sampleCounter])
                 try await old.storeDaily(counterID: sampleCounter.id, range: july, metrics: [.visits],
                                    values: Dictionary(uniqueKeysWithValues: july.days.map { ($0, [5.0]) }),
@@ -90,7 +90,7 @@ import Testing
             for table in ["hourly_values", "hourly_episodes", "bot_offsets"] { _ = try rawRows(path, "DROP TABLE \(table)") }
             _ = try rawRows(path, "DELETE FROM metrika_migrations WHERE version >= 9")
             _ = try rawRows(path, "PRAGMA user_version = 8")
-            let store = try HistoryStore(path: path)
+            let store = try await HistoryStore.open(path: path)
             #expect(try await store.dailyValues(counterID: sampleCounter.id, range: july, metrics: [.visits]).count == 3)
             try await store.storeHourly(counterID: sampleCounter.id, metrics: [.visits], values: [july.from: (0..<24).map { [Double($0)] }],
                                   settledBefore: july.to, fetchedAt: Date(timeIntervalSince1970: 1_782_900_000))
@@ -130,7 +130,7 @@ import Testing
     @Test func newsIsClaimedOnceAndGivenBackWhenItCouldNotBeTold() async throws {
         try await withTemporaryDirectory { directory in
             let store = try await makeStore(in: directory)
-            let other = try HistoryStore(path: store.path)
+            let other = try await HistoryStore.open(path: store.path)
             let stop = AlertEpisode(counterID: sampleCounter.id, metric: "ym:s:visits", kind: "stopped", day: day("2026-12-01"), sinceHour: 14,
                                      lastDay: day("2026-12-01"), lastHour: 16, value: 0, expected: 1_600, notifiedAt: Date(timeIntervalSince1970: 1_796_135_400))
             // Two runs (two connections) with the same news: one wins it.

@@ -42,7 +42,7 @@ let otherCounter = Counter(id: 202, name: "Blog", site: "blog.example", status: 
 
 /// A store with `sampleCounter` in a new file of `directory`.
 func makeStore(in directory: String) async throws -> HistoryStore {
-    let store = try HistoryStore(path: directory + "/metrika.sqlite")
+    let store = try await HistoryStore.open(path: directory + "/metrika.sqlite")
     try await store.upsertCounters([sampleCounter])
     return store
 }

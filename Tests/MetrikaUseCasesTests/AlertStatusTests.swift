@@ -8,7 +8,7 @@ import Testing
 /// forgetting one by id (or all) so that the next run tells it again.
 @Suite struct AlertStatusTests {
     func store() async throws -> HistoryStore {
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         try await store.upsertCounters([Counter(id: 1001, name: "Магазин", site: "shop.example", timeZoneName: "UTC")])
         try await store.storeGoals(counterID: 1001, goals: [Goal(id: 77, name: "Заказ", type: "action")], fetchedAt: testNow)
         func episode(_ counter: Int, _ metric: String, _ kind: String, value: Double, expected: Double) -> AlertEpisode {

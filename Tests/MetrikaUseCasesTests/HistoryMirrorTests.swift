@@ -37,7 +37,7 @@ struct HistoryMirrorTests {
 
     @Test func onlyChangedValuesAreSentAgainAndANewTableGetsEverything() async throws {
         let database = try TemporaryDatabase()
-        let store = try HistoryStore(path: database.path)
+        let store = try await HistoryStore.open(path: database.path)
         try await store.upsertCounters([Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC")])
         let range = DateRange(from: Day(iso: "2026-06-01")!, to: Day(iso: "2026-06-02")!)!
         func keep(visits first: Double, _ second: Double) async throws {
