@@ -81,20 +81,20 @@ struct LogsLoadTests {
         static func rows(_ part: Int) -> String { "\(part)1\t1001\t2026-11-01\n\(part)2\t1001\t2026-11-02\n" }
 
         func exchange(
-            _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) throws -> Void
+            _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) async throws -> Void
         ) async throws -> StreamedResponseHead {
             let components = request.url.path.split(separator: "/")
             guard let index = components.firstIndex(of: "part"), let part = Int(components[index + 1]) else {
                 return StreamedResponseHead(status: 404, errorBody: Data("{}".utf8))
             }
             if part == hangOn {
-                try receive(Array((Self.header + Self.rows(part).split(separator: "\n")[0] + "\n").utf8))
+                try await receive(Array((Self.header + Self.rows(part).split(separator: "\n")[0] + "\n").utf8))
                 started()
                 // Bounded: a stop that never arrives fails the test instead of hanging it.
                 try await Task.sleep(for: .seconds(20))
                 throw TransportError.malformed("the part was never stopped")
             }
-            try receive(Array((Self.header + Self.rows(part)).utf8))
+            try await receive(Array((Self.header + Self.rows(part)).utf8))
             return StreamedResponseHead(status: 200)
         }
     }
