@@ -76,4 +76,19 @@ struct AlertGiveUpTests {
         let sent = transport.sent.withLock { $0 }
         #expect(sent <= 29 + 6 * 5 * 2, "\(sent) requests, \(run.stderr)")
     }
+
+    @Test("Named counters the history does not know, the API gone before the first: stopped after 3, one line, exit 69")
+    func givesUpReadingNamedCounters() async throws {
+        let simulator = try LoopbackSimulator(fixtures: "many")
+        let transport = KillingTransport(simulator: simulator, killAt: 1)
+        let ids = (100_001...100_010).map(String.init).joined(separator: ",")
+        let run = await Self.alert(["--counter", ids], transport: transport)
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("Error: 127.0.0.1 stopped answering (3 counters in a row: "), "\(run.stderr)")
+        #expect(run.stderr.contains("so the alert check stopped: 0 of 10 counters checked, 10 not checked (100001, 100002, 100003, 100004, 100005, … and 5 more)"),
+                "\(run.stderr)")
+        // Three counters' reads, 5 attempts each: the other seven are never asked for.
+        #expect(transport.sent.withLock { $0 } <= 3 * 5, "\(run.stderr)")
+    }
 }

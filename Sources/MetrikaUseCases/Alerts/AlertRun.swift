@@ -130,16 +130,24 @@ package struct AlertRun: Sendable {
     }
 
     /// The counters to check: the given ids (one that cannot be read is a failure among the others),
-    /// else every counter the token can read (offline: every counter in the history).
+    /// else every counter the token can read (offline: every counter in the history). Ids the history
+    /// does not know are read from the API: after `ConnectionGiveUp`'s limit of them in a row could not
+    /// reach it, the run stops before any check (`AlertCheckError.hostGone`, nothing checked).
     package func counters(_ ids: [Int]) async throws -> (counters: [Counter], failures: [(counterID: Int, failure: any MetrikaFailure)]) {
         guard ids.isEmpty else {
             var counters: [Counter] = []
             var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
+            var giveUp = AlertCheck(loader: loader, settings: settings, activity: activity).giveUp()
+            let host = loader.client.map(AlertCheck.host) ?? ""
             for id in ids {
                 do {
                     counters.append(try await loader.counter(id: id))
+                    giveUp?.record(nil, host: host)
                 } catch let failure as any MetrikaFailure {
                     failures.append((id, failure))
+                    if giveUp?.record(failure, host: host) == true, let rule = giveUp {
+                        throw AlertCheckError.hostGone(host: host, limit: rule.limit, reason: rule.lastReason ?? "no connection", checked: [], unchecked: ids)
+                    }
                 }
             }
             return (counters, failures)
