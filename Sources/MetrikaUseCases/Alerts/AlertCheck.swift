@@ -19,8 +19,6 @@ package struct AlertCheck: Sendable {
     /// Counters checked at once (at most `parallelLimit`); 1 where several checks may run together
     /// (the MCP server runs up to 3 tool calls at once, and together they must stay within the quota).
     package var parallelism = AlertCheck.parallelLimit
-    /// Counters in a row that could not reach the API before the run stops (`ConnectionGiveUp`).
-    package var giveUpLimit = 3
 
     /// Counters checked at once: Metrika allows 3 parallel requests per user.
     package static let parallelLimit = 3
@@ -74,7 +72,7 @@ package struct AlertCheck: Sendable {
             activity.note("Note: counter \(counter.id) is not checked: the config file's \"alerts\" skip it.")
         }
         let (results, gaveUp) = await Self.eachCounter(wanted, parallel: min(parallelism, Self.parallelLimit), progress: "Checking", activity: activity,
-                                                       giveUp: giveUp(), host: loader.client.map(Self.host)) { counter in
+                                                       giveUp: Self.giveUp(loader)) { counter in
             try await check(counter, explain: explain)
         }
         activity.endProgress()
@@ -95,14 +93,13 @@ package struct AlertCheck: Sendable {
         return outcome
     }
 
-    /// The rule that ends a run whose API went away (`giveUpLimit` counters in a row); nil offline.
-    func giveUp() -> ConnectionGiveUp? {
-        loader.client == nil ? nil : ConnectionGiveUp(limit: giveUpLimit)
-    }
+    /// Counters in a row that could not reach the API before a run stops (`ConnectionGiveUp`).
+    static let giveUpLimit = 3
 
-    /// The host a client's requests go to, as a give-up names it.
-    static func host(_ client: MetrikaClient) -> String {
-        client.baseURL.host ?? client.baseURL.absoluteString
+    /// The rule that ends a run whose API went away, and the host it watches (as the line names it);
+    /// nil offline.
+    static func giveUp(_ loader: HistoryLoader) -> (rule: ConnectionGiveUp, host: String)? {
+        loader.client.map { (ConnectionGiveUp(limit: giveUpLimit), $0.baseURL.host ?? $0.baseURL.absoluteString) }
     }
 
     /// A counter the give-up left unchecked: its check failed on the connection, or was cancelled
@@ -128,16 +125,17 @@ package struct AlertCheck: Sendable {
     /// Runs `work` for each of `counters`, at most `parallel` at once, telling `progress: n/N counters`
     /// as they end: each counter's result by id, a counter whose work threw as `failed` with the
     /// error in words a person reads (the daily and the hourly check share it).
-    /// With `giveUp` (and the `host` of the requests), the run stops after that many counters in a
-    /// row could not reach the host: no counter is started after it, those in flight are cancelled, and
-    /// the rule that gave up is returned (nil: every counter ran).
+    /// With `giveUp` (a rule and the host of the requests), the run stops after its limit of counters
+    /// in a row could not reach the host: no counter is started after it, those in flight are
+    /// cancelled, and the rule that gave up is returned (nil: every counter ran).
     static func eachCounter<Result: Sendable>(
         _ counters: [Counter], parallel: Int, progress: String, activity: any Activity,
-        giveUp: ConnectionGiveUp? = nil, host: String? = nil,
+        giveUp: (rule: ConnectionGiveUp, host: String)? = nil,
         _ work: @escaping @Sendable (Counter) async throws -> Result
     ) async -> (results: [Int: Swift.Result<Result, CounterFailure>], gaveUp: ConnectionGiveUp?) {
         var results: [Int: Swift.Result<Result, CounterFailure>] = [:]
-        var rule = host == nil ? nil : giveUp
+        var rule = giveUp?.rule
+        let host = giveUp?.host
         await withTaskGroup(of: (Int, Swift.Result<Result, CounterFailure>).self) { group in
             var next = 0
             func launch() {

@@ -137,15 +137,16 @@ package struct AlertRun: Sendable {
         guard ids.isEmpty else {
             var counters: [Counter] = []
             var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
-            var giveUp = AlertCheck(loader: loader, settings: settings, activity: activity).giveUp()
-            let host = loader.client.map(AlertCheck.host) ?? ""
+            let watched = AlertCheck.giveUp(loader)
+            var rule = watched?.rule
+            let host = watched?.host ?? ""
             for id in ids {
                 do {
                     counters.append(try await loader.counter(id: id))
-                    giveUp?.record(nil, host: host)
+                    rule?.record(nil, host: host)
                 } catch let failure as any MetrikaFailure {
                     failures.append((id, failure))
-                    if giveUp?.record(failure, host: host) == true, let rule = giveUp {
+                    if rule?.record(failure, host: host) == true, let rule {
                         throw AlertCheckError.hostGone(host: host, limit: rule.limit, reason: rule.lastReason ?? "no connection", checked: [], unchecked: ids)
                     }
                 }

@@ -53,9 +53,8 @@ package struct HourlyCheck: Sendable {
         for counter in counters where explain && settings.skippedCounters.contains(counter.id) {
             activity.note("Note: counter \(counter.id) is not checked: the config file's \"alerts\" skip it.")
         }
-        let daily = AlertCheck(loader: loader, settings: settings, activity: activity)
         let (results, gaveUp) = await AlertCheck.eachCounter(wanted, parallel: AlertCheck.parallelLimit, progress: "Checking today", activity: activity,
-                                                             giveUp: daily.giveUp(), host: loader.client.map(AlertCheck.host)) { counter in
+                                                             giveUp: AlertCheck.giveUp(loader)) { counter in
             try await check(counter, explain: explain)
         }
         activity.endProgress()
