@@ -15,7 +15,7 @@ extension Session {
     /// is a cache: a full disk loses what was fetched, not the report (a warning, once). Offline, a
     /// database that does not exist is not created (there is nothing to read in it).
     /// `readOnly`: the command only reads (`report --offline`): an existing history is opened without
-    /// writing (`HistoryStore(path:readOnly:)`), so one on a read-only filesystem can be read.
+    /// writing (`HistoryStore.open(path:readOnly:)`), so one on a read-only filesystem can be read.
     func historyLoader(offline: Bool, unsettledDays: Int = 2, readOnly: Bool = false) async throws -> HistoryLoader {
         let path = databasePath
         if offline, path != ":memory:", !FileManager.default.fileExists(atPath: path) {
@@ -30,7 +30,7 @@ extension Session {
             // So full that SQLite cannot even open it (its -shm file cannot grow): a history in
             // memory serves this run, and nothing is kept.
             unkept.report(error)
-            store = try HistoryStore(path: ":memory:")
+            store = try await HistoryStore.open(path: ":memory:")
         }
         return HistoryLoader(store: store, client: offline ? nil : try await client(), now: context.now, unsettledDays: unsettledDays, unkept: unkept)
     }
@@ -48,7 +48,7 @@ extension Session {
 
     /// The run's history database, capped at METRIKA_DB_MAX_PAGES pages when that is set (a full disk
     /// made to order, for tests: SQLite's `max_page_count`).
-    /// `readOnly`: opened only to read (`HistoryStore(path:readOnly:)`).
+    /// `readOnly`: opened only to read (`HistoryStore.open(path:readOnly:)`).
     ///
     /// Opened once per run: the session keeps the store, and every later call (an MCP server's tool
     /// calls, all of them) shares its one connection; a reading call is served by a store opened for

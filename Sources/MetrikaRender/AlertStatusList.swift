@@ -31,9 +31,13 @@ package enum AlertStatusList {
         package var toldValue: Double
         package var toldExpected: Double
         package var toldAt: Date
+        /// `day` (the daily check's episodes, the ones listed) or `hour`.
+        package var grain: String
 
         package init(id: Int, counterID: Int, counterName: String, metricLabel: String, apiName: String, kind: String, since: Day, lastDay: Day,
-                     value: Double, expected: Double, valueText: String, expectedText: String, toldValue: Double, toldExpected: Double, toldAt: Date) {
+                     value: Double, expected: Double, valueText: String, expectedText: String, toldValue: Double, toldExpected: Double, toldAt: Date,
+                     grain: String = "day") {
+            self.grain = grain
             self.id = id
             self.counterID = counterID
             self.counterName = counterName
@@ -88,7 +92,7 @@ package enum AlertStatusList {
             ("alerts", .array(rows.map { row in
                 .object([
                     ("id", .number(Double(row.id))), ("counter_id", .number(Double(row.counterID))), ("counter_name", .string(row.counterName)),
-                    ("metric", .string(row.metricLabel)), ("api_name", .string(row.apiName)), ("kind", .string(row.kind)),
+                    ("metric", .string(row.metricLabel)), ("api_name", .string(row.apiName)), ("grain", .string(row.grain)), ("kind", .string(row.kind)),
                     ("since", .string(row.since.iso)), ("last_day", .string(row.lastDay.iso)),
                     ("value", .number(row.value)), ("expected", .number(row.expected)),
                     ("told_value", .number(row.toldValue)), ("told_expected", .number(row.toldExpected)),

@@ -1,8 +1,7 @@
 import Foundation
 
-/// News a run is about to tell about one episode, of either grain (a day's `AlertEpisode`, an
-/// hour's `HourlyEpisode`), claimed (`claimAlertNews`, `claimHourlyNews`) before it is printed or
-/// delivered, so that overlapping runs tell it once.
+/// News a run is about to tell about one episode (an `AlertEpisode` of either grain), claimed
+/// (`HistoryStore.claimNews`) before it is printed or delivered, so that overlapping runs tell it once.
 package enum EpisodeNews<Episode: Sendable & Equatable>: Sendable, Equatable {
     /// A new anomaly: claimed when no episode of its counter and metric of the same kind is open;
     /// the claim opens it (replacing an episode of another kind).
@@ -19,9 +18,8 @@ package enum EpisodeNews<Episode: Sendable & Equatable>: Sendable, Equatable {
     }
 }
 
-/// A claim won: the news, as written (an opened daily episode carries its new id), and the episode
-/// it replaced or closed, restored when the news could not be delivered (`releaseAlertClaims`,
-/// `releaseHourlyClaims`).
+/// A claim won: the news, as written (an opened episode carries its new id), and the episode it
+/// replaced or closed, restored when the news could not be delivered (`HistoryStore.releaseClaims`).
 package struct EpisodeClaim<Episode: Sendable & Equatable>: Sendable, Equatable {
     package var news: EpisodeNews<Episode>
     package var previous: Episode?

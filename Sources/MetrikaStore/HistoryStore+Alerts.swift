@@ -1,7 +1,7 @@
 import Foundation
 import MetrikaModel
 
-/// What `metrika alert` remembers in the history database: the open episodes (tables
+/// What `metrika alert` remembers in the history database: the open episodes of both grains (table
 /// `alert_episodes`) and each counter's goals as last read (`counter_goals`, `counter_goals_read`).
 extension HistoryStore {
     /// Runs `body` in one transaction holding the lock, translating SQLite's errors.
@@ -9,97 +9,114 @@ extension HistoryStore {
         try await withLock { database in try database.inTransaction { try body(database) } }
     }
 
-    // MARK: - Episodes
+    // MARK: - Episodes (both grains: one table, one claim, one release, one record)
 
-    private static let episodeColumns = "id, counter_id, metric, kind, since, last_day, value, expected, notified_at, last_value, last_expected"
+    private static let episodeColumns = "id, counter_id, metric, grain, kind, since, since_hour, last_day, last_hour, value, expected, notified_at, last_value, last_expected"
 
     private static func episode(_ row: [SQLiteValue]) -> AlertEpisode? {
-        guard let id = row[0].int, let counterID = row[1].int, let metric = row[2].string, let kind = row[3].string,
-              let since = row[4].string.flatMap(Day.init(iso:)), let last = row[5].string.flatMap(Day.init(iso:)),
-              let value = row[6].double, let expected = row[7].double, let notified = row[8].double else { return nil }
-        return AlertEpisode(id: id, counterID: counterID, metric: metric, kind: kind, since: since, lastDay: last, value: value, expected: expected,
-                            notifiedAt: Date(timeIntervalSince1970: notified), lastValue: row[9].double, lastExpected: row[10].double)
+        guard let id = row[0].int, let counterID = row[1].int, let metric = row[2].string, let grain = row[3].string.flatMap(AlertEpisode.Grain.init(rawValue:)),
+              let kind = row[4].string, let since = row[5].string.flatMap(Day.init(iso:)), let last = row[7].string.flatMap(Day.init(iso:)),
+              let value = row[9].double, let expected = row[10].double, let notified = row[11].double else { return nil }
+        return AlertEpisode(id: id, counterID: counterID, metric: metric, grain: grain, kind: kind, since: since, sinceHour: row[6].int ?? 0,
+                            lastDay: last, lastHour: row[8].int ?? 0, value: value, expected: expected, notifiedAt: Date(timeIntervalSince1970: notified),
+                            lastValue: row[12].double, lastExpected: row[13].double)
     }
 
-    /// The open episode of `counterID`'s `metric`, read inside the caller's transaction.
-    private static func openEpisode(_ database: Database, counterID: Int, metric: String) throws -> AlertEpisode? {
-        try database.rows("SELECT \(episodeColumns) FROM alert_episodes WHERE counter_id = ? AND metric = ?",
-                          [.integer(Int64(counterID)), .text(metric)]).first.flatMap(episode)
+    /// `(counter_id, metric, grain)`: the key of an episode.
+    private static func key(_ episode: AlertEpisode) -> [SQLiteValue] {
+        [.int(episode.counterID), .text(episode.metric), .text(episode.grain.rawValue)]
     }
 
-    /// Writes `episode` in place of any of its counter and metric: a new id, unless it carries one
-    /// (an episode put back by a release keeps its id).
-    private static func insert(_ episode: AlertEpisode, _ database: Database) throws {
+    /// A day episode's hours are not stored (NULL); an hour episode's are.
+    private static func hour(_ hour: Int, _ grain: AlertEpisode.Grain) -> SQLiteValue {
+        grain == .hour ? .int(hour) : .null
+    }
+
+    /// The open episode of `counterID`'s `metric` in `grain`, read inside the caller's transaction.
+    private static func openEpisode(_ database: Database, _ episode: AlertEpisode) throws -> AlertEpisode? {
+        try database.rows("SELECT \(episodeColumns) FROM alert_episodes WHERE counter_id = ? AND metric = ? AND grain = ?", key(episode)).first.flatMap(Self.episode)
+    }
+
+    /// Writes `episode` in place of any of its counter, metric and grain: a new id, unless it carries
+    /// one (an episode put back by a release keeps its id). Returns the id it was written with.
+    @discardableResult
+    private static func insert(_ episode: AlertEpisode, _ database: Database) throws -> Int? {
         try database.execute("""
-            INSERT OR REPLACE INTO alert_episodes (id, counter_id, metric, kind, since, last_day, value, expected, notified_at, last_value, last_expected)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO alert_episodes
+                (id, counter_id, metric, grain, kind, since, since_hour, last_day, last_hour, value, expected, notified_at, last_value, last_expected)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            [episode.id.map { .integer(Int64($0)) } ?? .null, .integer(Int64(episode.counterID)), .text(episode.metric), .text(episode.kind),
-             .text(episode.since.iso), .text(episode.lastDay.iso), .real(episode.value), .real(episode.expected),
-             .real(episode.notifiedAt.timeIntervalSince1970), episode.lastValue.map { .real($0) } ?? .null, episode.lastExpected.map { .real($0) } ?? .null])
+            [episode.id.map { .int($0) } ?? .null, .int(episode.counterID), .text(episode.metric), .text(episode.grain.rawValue), .text(episode.kind),
+             .text(episode.since.iso), hour(episode.sinceHour, episode.grain), .text(episode.lastDay.iso), hour(episode.lastHour, episode.grain),
+             .real(episode.value), .real(episode.expected), .real(episode.notifiedAt.timeIntervalSince1970),
+             episode.lastValue.map { .real($0) } ?? .null, episode.lastExpected.map { .real($0) } ?? .null])
+        return try database.scalar("SELECT last_insert_rowid()")?.int
     }
 
-    /// The open episodes of a counter, by metric API name.
-    package func openAlertEpisodes(counterID: Int) async throws -> [String: AlertEpisode] {
+    private static func delete(_ episode: AlertEpisode, _ database: Database) throws {
+        try database.execute("DELETE FROM alert_episodes WHERE counter_id = ? AND metric = ? AND grain = ?", key(episode))
+    }
+
+    /// The open episodes of a counter in `grain`, by metric API name.
+    package func openEpisodes(counterID: Int, grain: AlertEpisode.Grain) async throws -> [String: AlertEpisode] {
         let rows = try await alertTransaction { database in
-            try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes WHERE counter_id = ?", [.integer(Int64(counterID))])
+            try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes WHERE counter_id = ? AND grain = ?", [.int(counterID), .text(grain.rawValue)])
         }
         var result: [String: AlertEpisode] = [:]
         for episode in rows.compactMap(Self.episode) { result[episode.metric] = episode }
         return result
     }
 
-    /// Every open episode, by counter and then in the order they were told (`metrika alert --status`).
+    /// Every open episode of the daily check, by counter and then in the order they were told
+    /// (`metrika alert --status`; the hourly check's end with the hours that show them over).
     package func allOpenAlertEpisodes() async throws -> [AlertEpisode] {
         try await alertTransaction { database in
-            try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes ORDER BY counter_id, id").compactMap(Self.episode)
+            try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes WHERE grain = 'day' ORDER BY counter_id, id").compactMap(Self.episode)
         }
     }
 
-    /// Records a run's decisions in ONE transaction: `opened` replace any episode of their counter and
-    /// metric, `closed` (counter id, metric) are forgotten, `touched` only move their last day on (and
-    /// keep the value and expected value they measured).
-    package func recordAlertEpisodes(opened: [AlertEpisode], touched: [AlertEpisode], closed: [(counterID: Int, metric: String)]) async throws {
+    /// Records a run's decisions in ONE transaction, for episodes of `grain`: `opened` replace any
+    /// episode of their counter and metric, `closed` (counter id, metric) are forgotten, `touched` only
+    /// move their last day (and hour) on — never back — and keep the values they measured.
+    package func recordEpisodes(grain: AlertEpisode.Grain, opened: [AlertEpisode], touched: [AlertEpisode], closed: [(counterID: Int, metric: String)]) async throws {
         guard !(opened.isEmpty && touched.isEmpty && closed.isEmpty) else { return }
         try await alertTransaction { database in
             for episode in opened { try Self.insert(episode, database) }
             for episode in touched {
+                let lastHour = Self.hour(episode.lastHour, episode.grain)
                 try database.execute("""
-                    UPDATE alert_episodes SET last_day = max(last_day, ?), last_value = coalesce(?, last_value), last_expected = coalesce(?, last_expected)
-                    WHERE counter_id = ? AND metric = ? AND last_day <= ?
+                    UPDATE alert_episodes SET last_day = ?, last_hour = ?, last_value = coalesce(?, last_value), last_expected = coalesce(?, last_expected)
+                    WHERE counter_id = ? AND metric = ? AND grain = ? AND (last_day, coalesce(last_hour, 0)) <= (?, coalesce(?, 0))
                     """,
-                    [.text(episode.lastDay.iso), episode.lastValue.map { .real($0) } ?? .null, episode.lastExpected.map { .real($0) } ?? .null,
-                     .integer(Int64(episode.counterID)), .text(episode.metric), .text(episode.lastDay.iso)])
+                    [.text(episode.lastDay.iso), lastHour, episode.lastValue.map { .real($0) } ?? .null, episode.lastExpected.map { .real($0) } ?? .null]
+                        + Self.key(episode) + [.text(episode.lastDay.iso), lastHour])
             }
             for (counterID, metric) in closed {
-                try database.execute("DELETE FROM alert_episodes WHERE counter_id = ? AND metric = ?", [.integer(Int64(counterID)), .text(metric)])
+                try database.execute("DELETE FROM alert_episodes WHERE counter_id = ? AND metric = ? AND grain = ?", [.int(counterID), .text(metric), .text(grain.rawValue)])
             }
         }
     }
 
-    /// Claims `news` in ONE write transaction (`BEGIN IMMEDIATE`: overlapping runs queue on the busy
-    /// timeout), so that of any number of runs (processes, connections) deciding the same news, exactly
-    /// one wins it and tells it. Per item, in order: the claim as written, or nil when the news is
-    /// already told (another run opened that episode or closed that one first). A won claim is
-    /// already remembered: give it back with `releaseAlertClaims` when telling it fails.
-    package func claimAlertNews(_ news: [AlertNews]) async throws -> [AlertClaim?] {
+    /// Claims `news` (either grain) in ONE write transaction (`BEGIN IMMEDIATE`: overlapping runs queue
+    /// on the busy timeout), so that of any number of runs (processes, connections) deciding the same
+    /// news, exactly one wins it and tells it. Per item, in order: the claim as written (an opened
+    /// episode with its new id), or nil when the news is already told (another run opened that episode
+    /// or closed that one first). A won claim is already remembered: give it back with
+    /// `releaseClaims` when telling it fails.
+    package func claimNews(_ news: [AlertNews]) async throws -> [AlertClaim?] {
         guard !news.isEmpty else { return [] }
         return try await alertTransaction { database in
             try news.map { item -> AlertClaim? in
-                let episode = item.episode
-                let current = try Self.openEpisode(database, counterID: episode.counterID, metric: episode.metric)
+                let current = try Self.openEpisode(database, item.episode)
                 switch item {
-                case .open:
-                    if let current, current.kind == episode.kind { return nil }
-                    var opened = episode
+                case .open(var opened):
+                    if let current, current.kind == opened.kind { return nil }
                     opened.id = nil
-                    try Self.insert(opened, database)
-                    opened.id = try database.scalar("SELECT id FROM alert_episodes WHERE counter_id = ? AND metric = ?",
-                                                    [.integer(Int64(episode.counterID)), .text(episode.metric)])?.int
+                    opened.id = try Self.insert(opened, database)
                     return AlertClaim(news: .open(opened), previous: current)
-                case .close:
-                    guard let current, current.kind == episode.kind, current.since == episode.since else { return nil }
-                    try database.execute("DELETE FROM alert_episodes WHERE id = ?", [.int(current.id ?? 0)])
+                case .close(let episode):
+                    guard let current, current.sameStart(as: episode) else { return nil }
+                    try Self.delete(current, database)
                     return AlertClaim(news: .close(current), previous: current)
                 }
             }
@@ -109,16 +126,15 @@ extension HistoryStore {
     /// Gives back claims whose news could not be told (a webhook or mail that failed), in ONE
     /// transaction, so that the next run tells it again: an opened episode still as claimed is
     /// removed (and the one it replaced put back); a closed one is put back unless reopened since.
-    package func releaseAlertClaims(_ claims: [AlertClaim]) async throws {
+    package func releaseClaims(_ claims: [AlertClaim]) async throws {
         guard !claims.isEmpty else { return }
         try await alertTransaction { database in
             for claim in claims {
-                let episode = claim.news.episode
-                let current = try Self.openEpisode(database, counterID: episode.counterID, metric: episode.metric)
+                let current = try Self.openEpisode(database, claim.news.episode)
                 switch claim.news {
                 case .open(let opened):
                     guard let current, current.id == opened.id else { continue }
-                    try database.execute("DELETE FROM alert_episodes WHERE id = ?", [.int(current.id ?? 0)])
+                    try Self.delete(current, database)
                     if let previous = claim.previous { try Self.insert(previous, database) }
                 case .close(let closed):
                     guard current == nil else { continue }
@@ -128,11 +144,12 @@ extension HistoryStore {
         }
     }
 
-    /// Forgets the open episode `id` (`metrika alert --forget ID`): the next run may tell it again.
-    /// Returns it, or nil when no open episode has that id.
+    /// Forgets the daily check's open episode `id` (`metrika alert --forget ID`): the next run may
+    /// tell it again. Returns it, or nil when no open episode of the daily check has that id.
     package func forgetAlertEpisode(id: Int) async throws -> AlertEpisode? {
         try await alertTransaction { database in
-            guard let episode = try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes WHERE id = ?", [.int(id)]).first.flatMap(Self.episode) else {
+            guard let episode = try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes WHERE id = ? AND grain = 'day'", [.int(id)])
+                .first.flatMap(Self.episode) else {
                 return nil
             }
             try database.execute("DELETE FROM alert_episodes WHERE id = ?", [.int(id)])
@@ -140,10 +157,10 @@ extension HistoryStore {
         }
     }
 
-    /// Forgets every open episode; returns how many there were.
+    /// Forgets every open episode of the daily check; returns how many there were.
     package func forgetAllAlertEpisodes() async throws -> Int {
         try await alertTransaction { database in
-            try database.execute("DELETE FROM alert_episodes")
+            try database.execute("DELETE FROM alert_episodes WHERE grain = 'day'")
             return database.changes
         }
     }

@@ -20,15 +20,17 @@ package final class HistoryStore: Sendable {
     package let path: String
     /// The connection, reached only through `withLock`, on `queue`.
     private let connection: Mutex<Database>
-    /// The owner's thread: every unit of work runs whole here, one after another.
-    private let queue = DispatchQueue(label: "metrika.history")
+    /// The owner's thread: every unit of work runs whole here, one after another, from the opening on.
+    private let queue: DispatchQueue
 
     /// How long one statement waits for another process's lock. Generous: a cron sync and an interactive
     /// report must both succeed, and the longest write (one fetched range) takes milliseconds.
     static let busyTimeoutMilliseconds: Int32 = 30_000
 
     /// Opens the database at `path`, creating it and its directory (0700) when missing, then migrates it
-    /// to the current schema.
+    /// to the current schema. Every step of it (the file checks, SQLite's open, the busy handler's waits
+    /// on another process's lock, the migrations, the switch to WAL) runs on the new store's own serial
+    /// queue while the caller is suspended: nothing of it on the cooperative pool.
     ///
     /// A file that is not SQLite, has a damaged schema, belongs to another program or was written by a
     /// newer metrika is reported as a `StoreError` (exit 78) and left byte-for-byte untouched: nothing is
@@ -40,14 +42,43 @@ package final class HistoryStore: Sendable {
     /// an existing, current history without writing a byte, so a backup or a history on a read-only
     /// filesystem can be inspected; every write then fails as `.readOnly`. A missing file or one whose
     /// schema is older is opened for writing as usual (it must be created or migrated first).
-    package init(path: String, readOnly: Bool = false) throws {
-        self.path = path
-        let isFile = path != ":memory:" && !path.isEmpty
-        if readOnly, isFile, let database = try HistoryStore.openForReading(path) {
-            isReadOnly = database.isReadOnly
-            connection = Mutex(database)
-            return
+    package static func open(path: String, readOnly: Bool = false) async throws -> HistoryStore {
+        let queue = DispatchQueue(label: "metrika.history")
+        let database = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<OpenedDatabase, any Error>) in
+            queue.async {
+                continuation.resume(with: Result { OpenedDatabase(try HistoryStore.openDatabase(path: path, readOnly: readOnly)) })
+            }
         }
+        return HistoryStore(path: path, database: database.database, queue: queue)
+    }
+
+    /// `open(path:readOnly:)` for synchronous callers (tests, a tool without a task): it blocks the
+    /// calling thread for the whole opening, so async code never calls it.
+    @available(*, noasync, message: "opening may wait on another process's lock: use HistoryStore.open(path:readOnly:)")
+    package convenience init(path: String, readOnly: Bool = false) throws {
+        let queue = DispatchQueue(label: "metrika.history")
+        let database = try queue.sync { try HistoryStore.openDatabase(path: path, readOnly: readOnly) }
+        self.init(path: path, database: database, queue: queue)
+    }
+
+    private init(path: String, database: sending Database, queue: DispatchQueue) {
+        self.path = path
+        self.queue = queue
+        isReadOnly = database.isReadOnly
+        connection = Mutex(database)
+    }
+
+    /// An opened connection on its way from the store's queue to the store (it is used on that queue only).
+    private struct OpenedDatabase: @unchecked Sendable {
+        let database: Database
+        init(_ database: Database) { self.database = database }
+    }
+
+    /// The opening's work, run on the store's queue: the checks, SQLite's open, the busy timeout, the
+    /// file's check, the connection's settings and the migrations.
+    private static func openDatabase(path: String, readOnly: Bool) throws -> Database {
+        let isFile = path != ":memory:" && !path.isEmpty
+        if readOnly, isFile, let database = try HistoryStore.openForReading(path) { return database }
         if isFile {
             try HistoryStore.createParentDirectory(of: path)
             try HistoryStore.checkWritable(path)
@@ -68,18 +99,7 @@ package final class HistoryStore: Sendable {
         } catch let error as SQLiteError {
             throw HistoryStore.storeError(error, path: path)
         }
-        isReadOnly = database.isReadOnly
-        connection = Mutex(database)
-    }
-
-    /// `init(path:readOnly:)` off the cooperative pool: opening may wait on another process's lock
-    /// (a migration, the switch to WAL), so it runs on a thread of its own while the caller is suspended.
-    package static func open(path: String, readOnly: Bool = false) async throws -> HistoryStore {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try HistoryStore(path: path, readOnly: readOnly) })
-            }
-        }
+        return database
     }
 
     /// The database path metrika uses: `METRIKA_DB`, else `$XDG_DATA_HOME/metrika/metrika.sqlite`, else

@@ -272,6 +272,46 @@ enum Schema {
                     REFERENCES segment_days (counter_id, metric, dimension, day) ON DELETE CASCADE
             ) WITHOUT ROWID;
             """),
+        // One alert family over two grains: the daily check's episodes (`alert_episodes`) and the
+        // hourly check's (`hourly_episodes`) in one table, told, claimed and recorded the same way.
+        // An episode is one per counter, metric and grain (a daily run never closes an hourly one);
+        // a day's has no hours, an hour's has both. The daily ids are kept and never reused (the
+        // sequence goes on from the old table's), the hourly episodes get the next ones.
+        Migration(version: 12, name: "alert_family", sql: """
+            CREATE TABLE alert_episodes_12 (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                counter_id INTEGER NOT NULL,
+                metric TEXT NOT NULL,
+                grain TEXT NOT NULL CHECK (grain IN ('day', 'hour')),
+                kind TEXT NOT NULL CHECK (kind IN ('drop', 'rise', 'stopped')),
+                since TEXT NOT NULL CHECK (since GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+                since_hour INTEGER CHECK (since_hour BETWEEN 0 AND 23),
+                last_day TEXT NOT NULL CHECK (last_day GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+                last_hour INTEGER CHECK (last_hour BETWEEN 0 AND 23),
+                value REAL NOT NULL,
+                expected REAL NOT NULL,
+                notified_at REAL NOT NULL,
+                last_value REAL,
+                last_expected REAL,
+                UNIQUE (counter_id, metric, grain),
+                CHECK ((grain = 'day') = (since_hour IS NULL AND last_hour IS NULL)),
+                CHECK (since <= last_day)
+            );
+            INSERT INTO alert_episodes_12
+                (id, counter_id, metric, grain, kind, since, since_hour, last_day, last_hour, value, expected, notified_at, last_value, last_expected)
+                SELECT id, counter_id, metric, 'day', kind, since, NULL, last_day, NULL, value, expected, notified_at, last_value, last_expected
+                FROM alert_episodes ORDER BY id;
+            DELETE FROM sqlite_sequence WHERE name = 'alert_episodes_12';
+            INSERT INTO sqlite_sequence (name, seq) SELECT 'alert_episodes_12', max(
+                coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'alert_episodes'), 0),
+                coalesce((SELECT max(id) FROM alert_episodes_12), 0));
+            INSERT INTO alert_episodes_12 (counter_id, metric, grain, kind, since, since_hour, last_day, last_hour, value, expected, notified_at)
+                SELECT counter_id, metric, 'hour', kind, day, since_hour, last_day, last_hour, value, expected, notified_at
+                FROM hourly_episodes ORDER BY notified_at, counter_id, metric;
+            DROP TABLE alert_episodes;
+            DROP TABLE hourly_episodes;
+            ALTER TABLE alert_episodes_12 RENAME TO alert_episodes;
+            """),
     ]
 
     /// The schema version this build creates and understands.

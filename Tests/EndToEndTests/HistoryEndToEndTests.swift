@@ -11,10 +11,14 @@ import MetrikaRender
 /// Small tools the history, sync and cache end-to-end tests share: the sqlite3 shell, file bytes,
 /// JSON of a command's stdout, days relative to today, and direct calls to the simulator.
 enum HistoryTools {
-    /// The history schema's migrations, in order, as this build applies them (one place to change
-    /// when a migration is added; the binary is what these tests see, not the Store's source).
-    static let migrations = ["history", "log_jobs", "alerts", "counter_currency", "log_loads", "daily_mirror", "alert_episode_ids", "log_loaded_days", "hourly_values", "bot_offsets", "segment_values"]
-    static var latestSchema: Int { migrations.count }
+    /// The history schema's migrations, in order, with their versions, as this build applies them (one
+    /// place to change when a migration is added; the binary is what these tests see, not the Store's
+    /// source).
+    static let migrations: [(version: Int, name: String)] = [
+        (1, "history"), (2, "log_jobs"), (3, "alerts"), (4, "counter_currency"), (5, "log_loads"), (6, "daily_mirror"), (7, "alert_episode_ids"),
+        (8, "log_loaded_days"), (9, "hourly_values"), (10, "bot_offsets"), (11, "segment_values"), (12, "alert_family"),
+    ]
+    static var latestSchema: Int { migrations.last?.version ?? 0 }
 
     /// Runs SQL with the system `sqlite3` shell (a separate program, so it checks the file as any
     /// other SQLite reader would) and returns its stdout without the final newline.
@@ -171,7 +175,7 @@ struct HistoryEndToEndTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(HistoryTools.lines(result.stdout).count == 1 + 8)
         #expect(try HistoryTools.sqlite(path, "SELECT version || ':' || name FROM metrika_migrations")
-            == HistoryTools.migrations.enumerated().map { "\($0.offset + 1):\($0.element)" }.joined(separator: "\n"))
+            == HistoryTools.migrations.map { "\($0.version):\($0.name)" }.joined(separator: "\n"))
         #expect(try HistoryTools.sqlite(path, "PRAGMA user_version") == "\(HistoryTools.latestSchema)")
         #expect(try HistoryTools.sqlite(path, "PRAGMA journal_mode") == "wal")
         #expect(try HistoryTools.sqlite(path, "SELECT count(DISTINCT day) FROM daily_values WHERE counter_id = 1001") == "8")

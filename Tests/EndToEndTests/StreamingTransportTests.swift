@@ -136,7 +136,7 @@ struct StreamingTransportTests {
                 if !paused {
                     paused = true
                     // A reader busy for 2 s: at loopback speed an unpaced client would take gigabytes.
-                    Thread.sleep(forTimeInterval: 2)
+                    try await Task.sleep(for: .seconds(2))
                     return
                 }
                 if received > 1 << 20 { throw ReaderGaveUp() }
@@ -280,7 +280,7 @@ struct StreamingTransportTests {
         let data = Self.payload(3_000_000)
         var answer: [UInt8] = []
         let head = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, headers: ["X-ClickHouse-User": "metrika"], timeout: Self.uploadTimeout), upload: { write in
-            for start in stride(from: 0, to: data.count, by: 100_000) { try write(Array(data[start..<min(data.count, start + 100_000)])) }
+            for start in stride(from: 0, to: data.count, by: 100_000) { try await write(Array(data[start..<min(data.count, start + 100_000)])) }
         }) { answer += $0 }
         var sum: UInt64 = 0
         for byte in data { sum = sum &* 31 &+ UInt64(byte) }
@@ -299,7 +299,7 @@ struct StreamingTransportTests {
         let head = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, timeout: Self.uploadTimeout), upload: { write in
             while written < 96 << 20 {
                 if writtenWhenTheServerStarted == nil, server.readingStarted { writtenWhenTheServerStarted = written }
-                try write(piece)
+                try await write(piece)
                 written += piece.count
             }
         }) { _ in }
@@ -313,7 +313,7 @@ struct StreamingTransportTests {
         let server = try UploadServer(.refuse)
         let piece = [UInt8](repeating: 66, count: 65_536)
         let head = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, timeout: Self.uploadTimeout), upload: { write in
-            for _ in 0..<(64 << 20) / piece.count { try write(piece) }
+            for _ in 0..<(64 << 20) / piece.count { try await write(piece) }
         }) { _ in }
         #expect(head.status == 400)
         #expect(String(decoding: head.errorBody, as: UTF8.self).contains("Cannot parse input"))
@@ -324,7 +324,7 @@ struct StreamingTransportTests {
         let server = try UploadServer(.consume(delay: 0))
         await #expect(throws: ReaderGaveUp.self) {
             _ = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, timeout: Self.uploadTimeout), upload: { write in
-                try write(Array("a\tb\n".utf8))
+                try await write(Array("a\tb\n".utf8))
                 throw ReaderGaveUp()
             }) { _ in }
         }
@@ -342,7 +342,7 @@ struct StreamingTransportTests {
         let error = await #expect(throws: (any Error).self) {
             _ = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, timeout: Self.uploadTimeout), upload: { write in
                 do {
-                    _ = try await CurlTransport().exchange(HTTPRequest(url: URL(string: source.baseURL + "/part")!, timeout: 10), upload: nil) { try write($0) }
+                    _ = try await CurlTransport().exchange(HTTPRequest(url: URL(string: source.baseURL + "/part")!, timeout: 10), upload: nil) { try await write($0) }
                 } catch is TransportError {
                     throw BlamedTheSource()
                 }

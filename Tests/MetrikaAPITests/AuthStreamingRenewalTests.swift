@@ -19,12 +19,12 @@ struct AuthStreamingRenewalTests {
         init(accepting token: String) { accepted = token }
 
         func exchange(
-            _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) throws -> Void
+            _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) async throws -> Void
         ) async throws -> StreamedResponseHead {
             let authorization = request.headers["Authorization"] ?? ""
             lock.withLock { _authorizations.append(authorization) }
             guard authorization == "OAuth \(accepted)" else { return StreamedResponseHead(status: 403, errorBody: AuthStreamingRenewalTests.invalidToken) }
-            try receive(Array("a\tb\n".utf8))
+            try await receive(Array("a\tb\n".utf8))
             return StreamedResponseHead(status: 200)
         }
     }

@@ -66,11 +66,11 @@ import Testing
         let outcome = await AlertCheck(loader: loader, settings: AlertSettings(), activity: ToolActivity(now: services.now)).run(counters: counters, explain: false)
         #expect(first.text.hasPrefix(outcome.findings.map { AlertText.line($0) + "\n" }.joined()))
         // Read-only: nothing marked as told, so the second answer is the first.
-        for counter in counters { #expect(try await loader.store.openAlertEpisodes(counterID: counter.id).isEmpty) }
+        for counter in counters { #expect(try await loader.store.openEpisodes(counterID: counter.id, grain: .day).isEmpty) }
         let again = try await catalogue.call("check_alerts", arguments: [], activity: RecordedProgress())
         #expect(again.structuredContent == first.structuredContent)
         #expect(again.text == first.text)
-        for counter in counters { #expect(try await loader.store.openAlertEpisodes(counterID: counter.id).isEmpty) }
+        for counter in counters { #expect(try await loader.store.openEpisodes(counterID: counter.id, grain: .day).isEmpty) }
         // The day named is the day judged.
         let named = try await catalogue.call("check_alerts", arguments: [("counter_ids", ints([520005])), ("date", .string("2026-11-29"))], activity: RecordedProgress())
         #expect(named.structuredContent?["findings"]?.items.compactMap { $0["notice"]?.text } == ["drop"])

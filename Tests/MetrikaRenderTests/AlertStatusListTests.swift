@@ -45,7 +45,7 @@ import Testing
         #expect(lines(text).first?.hasPrefix("ID  Counter  Name") == true, "\(text)")
         #expect(AlertStatusList.text([], maxWidth: 80) == "No open alerts.\n")
         let json = AlertStatusList.json(Self.rows).serialized(pretty: false)
-        for member in ["\"version\":1", "\"id\":3", "\"counter_id\":520002", "\"api_name\":\"ym:s:goal4001reaches\"", "\"since\":\"2026-11-28\"",
+        for member in ["\"version\":1", "\"id\":3", "\"counter_id\":520002", "\"api_name\":\"ym:s:goal4001reaches\",\"grain\":\"day\"", "\"since\":\"2026-11-28\"",
                        "\"last_day\":\"2026-11-30\"", "\"told_value\":0", "\"told_expected\":24", "\"told_at\":\"2025-12-01T06:00:00Z\""] {
             #expect(json.contains(member), "\(member) in \(json)")
         }

@@ -9,13 +9,13 @@ import Testing
             let path = directory + "/metrika.sqlite"
             let at = Date(timeIntervalSince1970: 1_780_000_000)
             do {
-                let store = try HistoryStore(path: path)
+                let store = try await HistoryStore.open(path: path)
                 #expect(try await store.botOffset(botID: 111) == nil)
                 try await store.saveBotOffset(41, botID: 111, at: at)
                 try await store.saveBotOffset(7, botID: 222, at: at)
                 try await store.saveBotOffset(40, botID: 111, at: at)
             }
-            let reopened = try HistoryStore(path: path)
+            let reopened = try await HistoryStore.open(path: path)
             #expect(try await reopened.botOffset(botID: 111) == 41, "an older offset never replaces a newer one")
             #expect(try await reopened.botOffset(botID: 222) == 7)
         }

@@ -16,7 +16,7 @@ import Testing
     @Test func concurrentWritersAndAReaderAllSucceed() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
-            try await HistoryStore(path: path).upsertCounters([sampleCounter])
+            try await HistoryStore.open(path: path).upsertCounters([sampleCounter])
             let start = day("2024-01-01")
             // Writer w rewrites days 20w…20w+59 forty times; days 40…59 belong to every writer's range.
             let shared = DateRange(from: start.adding(days: 40), to: start.adding(days: 59))!
@@ -26,7 +26,7 @@ import Testing
             var bodies: [@Sendable () async -> Void] = (0..<3).map { writer in
                 {
                     do {
-                        let store = try HistoryStore(path: path)
+                        let store = try await HistoryStore.open(path: path)
                         let range = DateRange(from: start.adding(days: 20 * writer), to: start.adding(days: 20 * writer + 59))!
                         for iteration in 0..<40 {
                             let tag = Double(writer * 1000 + iteration)
@@ -41,7 +41,7 @@ import Testing
             }
             bodies.append {
                 do {
-                    let store = try HistoryStore(path: path)
+                    let store = try await HistoryStore.open(path: path)
                     for _ in 0..<200 {
                         let rows = try await store.dailyValues(counterID: 101, range: shared, metrics: metrics)
                         guard !rows.isEmpty else { continue }
@@ -58,7 +58,7 @@ import Testing
             }
             await runConcurrently(bodies)
             #expect(errors.all == [])
-            let store = try HistoryStore(path: path)
+            let store = try await HistoryStore.open(path: path)
             #expect(try await store.integrityCheck() == "ok")
             #expect(try rawRows(path, "SELECT count(*) FROM fetch_log") == [[.integer(120)]])
             #expect(try await store.dailyValues(counterID: 101, range: DateRange(from: start, to: start.adding(days: 99))!, metrics: metrics).count == 100)
@@ -74,7 +74,7 @@ import Testing
             let openers: [@Sendable () async -> Void] = (0..<4).map { index in
                 {
                     do {
-                        let store = try HistoryStore(path: path)
+                        let store = try await HistoryStore.open(path: path)
                         try await store.upsertCounters([Counter(id: index, name: "c\(index)", site: "s")])
                     } catch {
                         errors.add("opener \(index): \(error)")
@@ -83,7 +83,7 @@ import Testing
             }
             await runConcurrently(openers)
             #expect(errors.all == [])
-            #expect(try await HistoryStore(path: path).counters().map(\.id) == [0, 1, 2, 3])
+            #expect(try await HistoryStore.open(path: path).counters().map(\.id) == [0, 1, 2, 3])
             #expect(try rawRows(path, "SELECT count(*) FROM metrika_migrations") == [[.integer(Int64(Schema.migrations.count))]])
         }
     }
@@ -91,7 +91,7 @@ import Testing
     @Test(.enabled(if: hasSQLite3Tool, "skipped: the sqlite3 shell is missing (apt-get install sqlite3, or run scripts/setup)")) func anotherProcessWritingAtTheSameTime() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
-            try await HistoryStore(path: path).upsertCounters([sampleCounter, otherCounter])
+            try await HistoryStore.open(path: path).upsertCounters([sampleCounter, otherCounter])
             // The other process writes counter 202, 150 ranges of 200 days, one transaction each.
             let script = directory + "/writer.sql"
             try Data(rangeWriterScript(counterID: 202, transactions: 150, days: 200).utf8).write(to: URL(fileURLWithPath: script))
@@ -101,7 +101,7 @@ import Testing
             let writers: [@Sendable () async -> Void] = (0..<2).map { writer in
                 {
                     do {
-                        let store = try HistoryStore(path: path)
+                        let store = try await HistoryStore.open(path: path)
                         let range = DateRange(from: day("2023-01-01"), to: day("2023-12-31"))!
                         for iteration in 0..<25 {
                             let tag = Double(iteration)
@@ -120,7 +120,7 @@ import Testing
             #expect(errors.all == [])
             #expect(process.terminationStatus == 0)
             #expect(try String(contentsOfFile: directory + "/writer.err", encoding: .utf8) == "")
-            let store = try HistoryStore(path: path)
+            let store = try await HistoryStore.open(path: path)
             #expect(try await store.integrityCheck() == "ok")
             #expect(try rawRows(path, "SELECT count(*) FROM daily_values WHERE counter_id = 202") == [[.integer(200)]])
             #expect(try rawRows(path, "SELECT count(*) FROM daily_values WHERE counter_id = 101") == [[.integer(365 * 2)]])
@@ -131,7 +131,7 @@ import Testing
     @Test(.enabled(if: hasSQLite3Tool, "skipped: the sqlite3 shell is missing (apt-get install sqlite3, or run scripts/setup)")) func killNineLeavesNoPartialRange() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
-            try await HistoryStore(path: path).upsertCounters([otherCounter])
+            try await HistoryStore.open(path: path).upsertCounters([otherCounter])
             let script = directory + "/writer.sql"
             try Data(rangeWriterScript(counterID: 202, transactions: 2000, days: 3000).utf8).write(to: URL(fileURLWithPath: script))
             let process = try startSQLite3(database: path, script: script, errors: directory + "/writer.err")
@@ -145,7 +145,7 @@ import Testing
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal)
 
-            let store = try HistoryStore(path: path)
+            let store = try await HistoryStore.open(path: path)
             #expect(try await store.integrityCheck() == "ok")
             let ranges = try rawRows(path, "SELECT count(*), min(fetch_id), max(fetch_id), min(value), max(value) FROM daily_values")
             let committed = try rawRows(path, "SELECT max(id) FROM fetch_log").first?.first?.int ?? 0
@@ -170,7 +170,7 @@ import Testing
     @Test func writesWaitingForAnotherConnectionsLockLeaveThePoolFree() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
-            let store = try HistoryStore(path: path)
+            let store = try await HistoryStore.open(path: path)
             try await store.upsertCounters([sampleCounter])
             let holder = try Database(path: path, create: false)
             try holder.execute("BEGIN IMMEDIATE")
@@ -204,6 +204,41 @@ import Testing
             #expect(gaps.reduce(.zero, +) < .seconds(15), "ticks: \(gaps)")
             #expect(try rawRows(path, "SELECT count(*) FROM fetch_log") == [[.integer(Int64(writerCount))]])
             #expect(try await store.dailyValues(counterID: 101, range: range("2024-01-01", "2024-01-31"), metrics: metrics).count == writerCount)
+        }
+    }
+
+    /// Opening goes through the store's own queue too (issue 36): a history that must be migrated
+    /// while another connection holds the write lock waits on that queue, not on the cooperative pool.
+    /// More opens wait at once than the pool has threads, a task ticking every 50 ms keeps ticking, and
+    /// once the lock is released every open migrates (one of them) and succeeds.
+    @Test func opensWaitingToMigrateLeaveThePoolFree() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/metrika.sqlite"
+            try await HistoryStore.open(path: path).upsertCounters([sampleCounter])
+            try backToVersion10(path)
+            let holder = try Database(path: path, create: false)
+            try holder.execute("BEGIN IMMEDIATE")
+            let openers = ProcessInfo.processInfo.activeProcessorCount + 2
+            let opens = Task {
+                try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for _ in 0..<openers { group.addTask { try await HistoryStore.open(path: path).counter(id: sampleCounter.id) != nil } }
+                    return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+                }
+            }
+            let clock = ContinuousClock()
+            var gaps: [Duration] = []
+            var last = clock.now
+            for _ in 0..<12 {
+                try await Task.sleep(for: .milliseconds(50))
+                let now = clock.now
+                gaps.append(now - last)
+                last = now
+            }
+            #expect(try rawRows(path, "SELECT max(version) FROM metrika_migrations") == [[.integer(10)]], "the opens waited for the lock")
+            try holder.execute("COMMIT")
+            #expect(try await opens.value == openers)
+            #expect(gaps.reduce(.zero, +) < .seconds(15), "ticks: \(gaps)")
+            #expect(try rawRows(path, "SELECT max(version) FROM metrika_migrations") == [[.integer(Int64(Schema.latestVersion))]])
         }
     }
 
@@ -245,7 +280,7 @@ import Testing
     @Test func ofConnectionsClaimingTheSameAlertExactlyOneWins() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
-            _ = try HistoryStore(path: path)
+            _ = try await HistoryStore.open(path: path)
             let episode = AlertEpisode(counterID: 101, metric: "ym:s:visits", kind: "stopped", since: day("2026-11-28"), lastDay: day("2026-11-28"),
                                        value: 0, expected: 600, notifiedAt: Date(timeIntervalSince1970: 1_795_953_600))
             let errors = ErrorBox()
@@ -254,8 +289,8 @@ import Testing
                 await runConcurrently((0..<8).map { thread in
                     {
                         do {
-                            let store = try HistoryStore(path: path)
-                            let claims = try await store.claimAlertNews([news])
+                            let store = try await HistoryStore.open(path: path)
+                            let claims = try await store.claimNews([news])
                             if claims == [nil] { return }
                             wins.add("\(tag) \(thread)")
                         } catch {
@@ -267,12 +302,12 @@ import Testing
             await race(.open(episode), "open")
             #expect(errors.all == [])
             #expect(wins.all.count == 1, "\(wins.all)")
-            let stored = try #require(try await HistoryStore(path: path).openAlertEpisodes(counterID: 101)["ym:s:visits"])
+            let stored = try #require(try await HistoryStore.open(path: path).openEpisodes(counterID: 101, grain: .day)["ym:s:visits"])
             #expect(stored.kind == "stopped" && stored.id != nil)
             await race(.close(stored), "close")
             #expect(errors.all == [])
             #expect(wins.all.filter { $0.hasPrefix("close") }.count == 1, "\(wins.all)")
-            #expect(try await HistoryStore(path: path).openAlertEpisodes(counterID: 101).isEmpty)
+            #expect(try await HistoryStore.open(path: path).openEpisodes(counterID: 101, grain: .day).isEmpty)
         }
     }
 }

@@ -149,7 +149,7 @@ import Testing
     }
 
     @Test func valuesAreBoundNeverInterpolated() async throws {
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         let hostile = Counter(id: 7, name: "x'); DROP TABLE counters; --", site: "a\"b", createTime: nil)
         try await store.upsertCounters([hostile])
         #expect(try await store.counter(id: 7) == hostile)
@@ -160,7 +160,7 @@ import Testing
     }
 
     @Test func unknownCounterIsRefused() async throws {
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         let error = try await #require(throws: StoreError.self) {
             try await store.storeDaily(counterID: 999, range: range("2024-01-01", "2024-01-01"), metrics: [.visits],
                                  values: [day("2024-01-01"): [1]], fetchedAt: fetchedAt, settledBefore: day("2024-01-02"),
@@ -184,7 +184,7 @@ import Testing
     }
 
     @Test func periodTotals() async throws {
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         try await store.upsertCounters([sampleCounter])
         let week = range("2024-03-04", "2024-03-10")
         #expect(try await store.periodTotal(counterID: sampleCounter.id, period: week, metric: .users) == nil)

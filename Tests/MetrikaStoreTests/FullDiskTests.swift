@@ -30,7 +30,7 @@ struct FullDiskTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-full-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try HistoryStore(path: directory.appendingPathComponent("h.sqlite").path)
+        let store = try await HistoryStore.open(path: directory.appendingPathComponent("h.sqlite").path)
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example")
         try await store.upsertCounters([counter])
         try await store.limitPages(to: 1)

@@ -79,66 +79,77 @@ import Testing
             let path = directory + "/old.sqlite"
             let july = range("2026-07-01", "2026-07-03")
             do {
-                let old = try HistoryStore(path: path)
+                let old = try await HistoryStore.open(path: path)
                 try await old.upsertCounters([sampleCounter])
                 try await old.storeDaily(counterID: sampleCounter.id, range: july, metrics: [.visits],
                                    values: Dictionary(uniqueKeysWithValues: july.days.map { ($0, [5.0]) }),
                                    fetchedAt: Date(timeIntervalSince1970: 1_782_900_000), settledBefore: july.to, sampled: false, dataLag: nil)
             }
             // Back to version 8, as a metrika before the hourly check left it.
-            for table in ["hourly_values", "hourly_episodes", "bot_offsets", "segment_values", "segment_days"] { _ = try rawRows(path, "DROP TABLE \(table)") }
+            try backToVersion10(path)
+            for table in ["hourly_values", "hourly_episodes", "bot_offsets"] { _ = try rawRows(path, "DROP TABLE \(table)") }
             _ = try rawRows(path, "DELETE FROM metrika_migrations WHERE version >= 9")
             _ = try rawRows(path, "PRAGMA user_version = 8")
-            let store = try HistoryStore(path: path)
+            let store = try await HistoryStore.open(path: path)
             #expect(try await store.dailyValues(counterID: sampleCounter.id, range: july, metrics: [.visits]).count == 3)
             try await store.storeHourly(counterID: sampleCounter.id, metrics: [.visits], values: [july.from: (0..<24).map { [Double($0)] }],
                                   settledBefore: july.to, fetchedAt: Date(timeIntervalSince1970: 1_782_900_000))
             #expect(try await store.settledHourDays(counterID: sampleCounter.id, days: [july.from], metrics: [.visits]) == [july.from])
-            #expect(try await store.openHourlyEpisodes(counterID: sampleCounter.id).isEmpty)
+            #expect(try await store.openEpisodes(counterID: sampleCounter.id, grain: .hour).isEmpty)
         }
     }
 }
 
-/// The hourly check's ledger (`hourly_episodes`): opened, moved on, closed, in one transaction each.
+/// The hourly check's ledger (`alert_episodes`, the hour grain): opened, moved on, closed, in one transaction each.
 @Suite struct HourlyEpisodesTests {
     @Test func episodesAreOpenedMovedOnAndClosed() async throws {
         try await withTemporaryDirectory { directory in
             let store = try await makeStore(in: directory)
-            let episode = HourlyEpisode(counterID: sampleCounter.id, metric: "ym:s:visits", kind: "stopped", day: day("2026-12-01"), sinceHour: 14,
+            let episode = AlertEpisode(counterID: sampleCounter.id, metric: "ym:s:visits", kind: "stopped", day: day("2026-12-01"), sinceHour: 14,
                                         lastDay: day("2026-12-01"), lastHour: 16, value: 0, expected: 1_600, notifiedAt: Date(timeIntervalSince1970: 1_796_135_400))
-            try await store.recordHourlyEpisodes(opened: [episode], touched: [], closed: [])
-            #expect(try await store.openHourlyEpisodes(counterID: sampleCounter.id) == ["ym:s:visits": episode])
-            var moved = episode
+            try await store.recordEpisodes(grain: .hour, opened: [episode], touched: [], closed: [])
+            let stored = try #require(try await store.openEpisodes(counterID: sampleCounter.id, grain: .hour)["ym:s:visits"])
+            #expect(stored.id != nil && stored.grain == .hour)
+            #expect(stored.sameStart(as: episode) && (stored.lastDay, stored.lastHour) == (episode.lastDay, episode.lastHour))
+            var moved = stored
             (moved.lastDay, moved.lastHour) = (day("2026-12-02"), 3)
-            try await store.recordHourlyEpisodes(opened: [], touched: [moved], closed: [])
-            #expect(try await store.openHourlyEpisodes(counterID: sampleCounter.id)["ym:s:visits"] == moved)
+            try await store.recordEpisodes(grain: .hour, opened: [], touched: [moved], closed: [])
+            #expect(try await store.openEpisodes(counterID: sampleCounter.id, grain: .hour)["ym:s:visits"] == moved)
+            // Never moved back (a late run, a clock set back).
+            var back = stored
+            (back.lastDay, back.lastHour) = (day("2026-12-01"), 20)
+            try await store.recordEpisodes(grain: .hour, opened: [], touched: [back], closed: [])
+            #expect(try await store.openEpisodes(counterID: sampleCounter.id, grain: .hour)["ym:s:visits"] == moved)
             // Apart from the daily ledger: its episodes are not these.
-            #expect(try await store.openAlertEpisodes(counterID: sampleCounter.id).isEmpty)
-            try await store.recordHourlyEpisodes(opened: [], touched: [], closed: [(sampleCounter.id, "ym:s:visits")])
-            #expect(try await store.openHourlyEpisodes(counterID: sampleCounter.id).isEmpty)
+            #expect(try await store.openEpisodes(counterID: sampleCounter.id, grain: .day).isEmpty)
+            try await store.recordEpisodes(grain: .hour, opened: [], touched: [], closed: [(sampleCounter.id, "ym:s:visits")])
+            #expect(try await store.openEpisodes(counterID: sampleCounter.id, grain: .hour).isEmpty)
         }
     }
 
     @Test func newsIsClaimedOnceAndGivenBackWhenItCouldNotBeTold() async throws {
         try await withTemporaryDirectory { directory in
             let store = try await makeStore(in: directory)
-            let other = try HistoryStore(path: store.path)
-            let stop = HourlyEpisode(counterID: sampleCounter.id, metric: "ym:s:visits", kind: "stopped", day: day("2026-12-01"), sinceHour: 14,
+            let other = try await HistoryStore.open(path: store.path)
+            let stop = AlertEpisode(counterID: sampleCounter.id, metric: "ym:s:visits", kind: "stopped", day: day("2026-12-01"), sinceHour: 14,
                                      lastDay: day("2026-12-01"), lastHour: 16, value: 0, expected: 1_600, notifiedAt: Date(timeIntervalSince1970: 1_796_135_400))
             // Two runs (two connections) with the same news: one wins it.
-            let won = try await store.claimHourlyNews([.open(stop)])
-            #expect(won == [HourlyClaim(news: .open(stop), previous: nil)])
-            #expect(try await other.claimHourlyNews([.open(stop)]) == [nil])
+            let won = try await store.claimNews([.open(stop)])
+            var told = stop
+            told.id = try #require(won.first??.news.episode.id)
+            #expect(won == [AlertClaim(news: .open(told), previous: nil)])
+            #expect(try await other.claimNews([.open(stop)]) == [nil])
             // The delivery failed: given back, the next run claims it again.
-            try await store.releaseHourlyClaims(won.compactMap { $0 })
-            #expect(try await store.openHourlyEpisodes(counterID: sampleCounter.id).isEmpty)
-            let again = try await other.claimHourlyNews([.open(stop)])
-            #expect(again.first??.news == .open(stop))
+            try await store.releaseClaims(won.compactMap { $0 })
+            #expect(try await store.openEpisodes(counterID: sampleCounter.id, grain: .hour).isEmpty)
+            let again = try await other.claimNews([.open(stop)])
+            told.id = try #require(again.first??.news.episode.id)
+            #expect(again.first??.news == .open(told))
             // Back to normal: closed by one run only; given back, it is open again.
-            let closed = try await store.claimHourlyNews([.close(stop)])
-            #expect(try await other.claimHourlyNews([.close(stop)]) == [nil])
-            try await store.releaseHourlyClaims(closed.compactMap { $0 })
-            #expect(try await store.openHourlyEpisodes(counterID: sampleCounter.id)["ym:s:visits"] == stop)
+            let closed = try await store.claimNews([.close(stop)])
+            #expect(try await other.claimNews([.close(stop)]) == [nil])
+            try await store.releaseClaims(closed.compactMap { $0 })
+            #expect(try await store.openEpisodes(counterID: sampleCounter.id, grain: .hour)["ym:s:visits"] == told)
         }
     }
 }

@@ -9,7 +9,7 @@ import Testing
     @Test func loadsWidenPerCounterSourceAndDestinationAndSurviveReopening() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/h.sqlite"
-            let store = try HistoryStore(path: path)
+            let store = try await HistoryStore.open(path: path)
             let table = "clickhouse:127.0.0.1:8123/metrika.visits"
             let at = Date(timeIntervalSince1970: 1_781_000_000)
             #expect(try await store.load(counterID: 1001, source: .visits, destination: table) == nil)
@@ -19,7 +19,7 @@ import Testing
             try await store.recordLoaded(counterID: 1001, source: .visits, destination: table, from: Day(iso: "2026-06-09")!, to: Day(iso: "2026-06-09")!, at: at + 60)
             try await store.recordLoaded(counterID: 1001, source: .hits, destination: table, from: Day(iso: "2026-06-01")!, to: Day(iso: "2026-06-01")!, at: at)
             try await store.recordLoaded(counterID: 2002, source: .visits, destination: table, from: Day(iso: "2026-06-20")!, to: Day(iso: "2026-06-21")!, at: at)
-            let reopened = try HistoryStore(path: path)
+            let reopened = try await HistoryStore.open(path: path)
             #expect(try await reopened.load(counterID: 1001, source: .visits, destination: table)
                 == LogLoad(counterID: 1001, source: .visits, destination: table, firstDay: Day(iso: "2026-05-01")!, lastDay: Day(iso: "2026-06-10")!, loadedAt: at + 60,
                            days: ["2026-05-01", "2026-05-02", "2026-06-08", "2026-06-09", "2026-06-10"].map { Day(iso: $0)! }))
@@ -32,7 +32,7 @@ import Testing
     /// re-load replaces a day's count, a load whose rows were not counted makes the total unknown.
     @Test func everyLoadedDayIsKeptWithItsRows() async throws {
         try await withTemporaryDirectory { directory in
-            let store = try HistoryStore(path: directory + "/h.sqlite")
+            let store = try await HistoryStore.open(path: directory + "/h.sqlite")
             let table = "clickhouse:127.0.0.1:8123/metrika.visits"
             let at = Date(timeIntervalSince1970: 1_781_000_000)
             func day(_ text: String) -> Day { Day(iso: text)! }
@@ -57,13 +57,14 @@ import Testing
             let table = "clickhouse:127.0.0.1:8123/metrika.visits"
             let at = Date(timeIntervalSince1970: 1_781_000_000)
             do {
-                try await HistoryStore(path: path).recordLoaded(counterID: 1001, source: .visits, destination: table,
+                try await HistoryStore.open(path: path).recordLoaded(counterID: 1001, source: .visits, destination: table,
                                                           from: Day(iso: "2026-05-30")!, to: Day(iso: "2026-06-02")!, rows: [:], at: at)
             }
-            for table in ["log_loaded_days", "hourly_values", "hourly_episodes", "bot_offsets", "segment_values", "segment_days"] { _ = try rawRows(path, "DROP TABLE \(table)") }
+            try backToVersion10(path)
+            for table in ["log_loaded_days", "hourly_values", "hourly_episodes", "bot_offsets"] { _ = try rawRows(path, "DROP TABLE \(table)") }
             _ = try rawRows(path, "DELETE FROM metrika_migrations WHERE version >= 8")
             _ = try rawRows(path, "PRAGMA user_version = 7")
-            let load = try #require(try await HistoryStore(path: path).load(counterID: 1001, source: .visits, destination: table))
+            let load = try #require(try await HistoryStore.open(path: path).load(counterID: 1001, source: .visits, destination: table))
             #expect(load.days == ["2026-05-30", "2026-05-31", "2026-06-01", "2026-06-02"].map { Day(iso: $0)! })
             #expect(load.rows == nil)
         }

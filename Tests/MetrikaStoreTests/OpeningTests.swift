@@ -7,12 +7,12 @@ import Testing
     @Test func migratesAnEmptyFile() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/nested/deeper/metrika.sqlite"
-            _ = try HistoryStore(path: path)
+            _ = try await HistoryStore.open(path: path)
             let tables = try rawRows(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
                 .compactMap(\.first?.string)
-            #expect(tables == ["alert_episodes", "bot_offsets", "counter_currency", "counter_goals", "counter_goals_read", "counters", "daily_mirror", "daily_values", "fetch_log", "hourly_episodes", "hourly_values", "log_job_parts", "log_jobs", "log_loaded_days", "log_loads", "metrika_migrations", "period_totals", "segment_days", "segment_values", "sqlite_sequence"])
+            #expect(tables == ["alert_episodes", "bot_offsets", "counter_currency", "counter_goals", "counter_goals_read", "counters", "daily_mirror", "daily_values", "fetch_log", "hourly_values", "log_job_parts", "log_jobs", "log_loaded_days", "log_loads", "metrika_migrations", "period_totals", "segment_days", "segment_values", "sqlite_sequence"])
             let versions = try rawRows(path, "SELECT version, name FROM metrika_migrations")
-            #expect(versions == [[.integer(1), .text("history")], [.integer(2), .text("log_jobs")], [.integer(3), .text("alerts")], [.integer(4), .text("counter_currency")], [.integer(5), .text("log_loads")], [.integer(6), .text("daily_mirror")], [.integer(7), .text("alert_episode_ids")], [.integer(8), .text("log_loaded_days")], [.integer(9), .text("hourly_values")], [.integer(10), .text("bot_offsets")], [.integer(11), .text("segment_values")]])
+            #expect(versions == [[.integer(1), .text("history")], [.integer(2), .text("log_jobs")], [.integer(3), .text("alerts")], [.integer(4), .text("counter_currency")], [.integer(5), .text("log_loads")], [.integer(6), .text("daily_mirror")], [.integer(7), .text("alert_episode_ids")], [.integer(8), .text("log_loaded_days")], [.integer(9), .text("hourly_values")], [.integer(10), .text("bot_offsets")], [.integer(11), .text("segment_values")], [.integer(12), .text("alert_family")]])
             #expect(try rawRows(path, "PRAGMA user_version") == [[.integer(Int64(Schema.latestVersion))]])
             #expect(try rawRows(path, "PRAGMA journal_mode") == [[.text("wal")]])
             // The directories metrika creates are private to the user.
@@ -25,11 +25,11 @@ import Testing
         try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
             do {
-                let store = try HistoryStore(path: path)
+                let store = try await HistoryStore.open(path: path)
                 try await store.upsertCounters([sampleCounter])
             }
             for _ in 0..<3 {
-                let store = try HistoryStore(path: path)
+                let store = try await HistoryStore.open(path: path)
                 #expect(try await store.counters() == [sampleCounter])
             }
             #expect(try rawRows(path, "SELECT count(*) FROM metrika_migrations") == [[.integer(Int64(Schema.migrations.count))]])
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func opensInMemory() async throws {
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         try await store.upsertCounters([sampleCounter, otherCounter])
         #expect(try await store.counters() == [sampleCounter, otherCounter])
         #expect(try await store.integrityCheck() == "ok")
@@ -70,7 +70,7 @@ import Testing
                 expectedKind = .notMetrikaDatabase
             }
             let before = try bytes(of: path)
-            let error = try #require(throws: StoreError.self) { try HistoryStore(path: path) }
+            let error = try await #require(throws: StoreError.self) { try await HistoryStore.open(path: path) }
             #expect(error.kind == expectedKind)
             #expect(error.exitCode == 78)
             #expect(error.message.contains(path))
@@ -92,7 +92,7 @@ import Testing
             // The values' only page: the schema and the migrations table, which opening reads, survive.
             for index in (root - 1) * pageSize..<root * pageSize { data[index] = 0xA5 }
             try data.write(to: URL(fileURLWithPath: path))
-            let store = try HistoryStore(path: path)
+            let store = try await HistoryStore.open(path: path)
             let checked = try await #require(throws: StoreError.self) { try await store.verifyIntegrity() }
             #expect(checked.kind == .corrupt)
             #expect(checked.exitCode == 78)
@@ -116,9 +116,9 @@ import Testing
         try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
             try await writeHealthyDatabase(at: path)
-            try await HistoryStore(path: path).verifyIntegrity()
-            #expect(try await HistoryStore(path: path).firstStoredDay(counterID: sampleCounter.id) == day("2024-03-04"))
-            #expect(try await HistoryStore(path: path).firstStoredDay(counterID: otherCounter.id) == nil)
+            try await HistoryStore.open(path: path).verifyIntegrity()
+            #expect(try await HistoryStore.open(path: path).firstStoredDay(counterID: sampleCounter.id) == day("2024-03-04"))
+            #expect(try await HistoryStore.open(path: path).firstStoredDay(counterID: otherCounter.id) == nil)
         }
     }
 
@@ -128,7 +128,7 @@ import Testing
             try await writeHealthyDatabase(at: path)
             try rawExecute(path, "INSERT INTO metrika_migrations (version, name, applied_at) VALUES (999, 'future', 0)")
             let before = try bytes(of: path)
-            let error = try #require(throws: StoreError.self) { try HistoryStore(path: path) }
+            let error = try await #require(throws: StoreError.self) { try await HistoryStore.open(path: path) }
             #expect(error.kind == .newerSchema(found: 999, supported: Schema.latestVersion))
             #expect(error.exitCode == 78)
             #expect(error.message.contains(path))
@@ -143,7 +143,7 @@ import Testing
             let blocker = directory + "/not-a-directory"
             try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
             let path = blocker + "/metrika/metrika.sqlite"
-            let error = try #require(throws: StoreError.self) { try HistoryStore(path: path) }
+            let error = try await #require(throws: StoreError.self) { try await HistoryStore.open(path: path) }
             #expect(error.kind == .cannotCreate)
             #expect(error.exitCode == 78, "a history that cannot be created is configuration (README's table), not an output file (73)")
             #expect(error.message.contains(path))
@@ -162,7 +162,7 @@ import Testing
 
     /// A closed database with one counter and a week of values, checkpointed into the main file.
     private func writeHealthyDatabase(at path: String) async throws {
-        let store = try HistoryStore(path: path)
+        let store = try await HistoryStore.open(path: path)
         try await store.upsertCounters([sampleCounter])
         let week = range("2024-03-04", "2024-03-10")
         var values: [Day: [Double?]] = [:]
@@ -180,15 +180,16 @@ import Testing
         try await withTemporaryDirectory { directory in
             let path = directory + "/old.sqlite"
             do {
-                let store = try HistoryStore(path: path)
+                let store = try await HistoryStore.open(path: path)
                 try await store.upsertCounters([Counter(id: 1001, name: "Shop", site: "shop.example")])
             }
             // Back to version 3, as a metrika before money left it.
             // (and without the tables of the migrations after 4, which a version 3 file has not either)
-            for table in ["counter_currency", "log_loads", "daily_mirror", "log_loaded_days", "hourly_values", "hourly_episodes", "bot_offsets", "segment_values", "segment_days"] { _ = try rawRows(path, "DROP TABLE \(table)") }
+            try backToVersion10(path)
+            for table in ["counter_currency", "log_loads", "daily_mirror", "log_loaded_days", "hourly_values", "hourly_episodes", "bot_offsets"] { _ = try rawRows(path, "DROP TABLE \(table)") }
             _ = try rawRows(path, "DELETE FROM metrika_migrations WHERE version >= 4")
             _ = try rawRows(path, "PRAGMA user_version = 3")
-            let store = try HistoryStore(path: path)
+            let store = try await HistoryStore.open(path: path)
             #expect(try await store.counter(id: 1001)?.name == "Shop")
             #expect(try await store.counterCurrency(id: 1001) == nil)
             try await store.storeCounterCurrency(id: 1001, currency: .usd, seenAt: Date(timeIntervalSince1970: 1_795_953_600))
@@ -208,10 +209,10 @@ import Testing
     @Test func aReadingOpenWritesNothing() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
-            try await HistoryStore(path: path).upsertCounters([sampleCounter])
+            try await HistoryStore.open(path: path).upsertCounters([sampleCounter])
             try rawExecute(path, "PRAGMA journal_mode = DELETE")
             let before = try bytes(of: path)
-            let store = try HistoryStore(path: path, readOnly: true)
+            let store = try await HistoryStore.open(path: path, readOnly: true)
             #expect(store.isReadOnly)
             #expect(try await store.counters() == [sampleCounter])
             _ = try await store.info()
@@ -221,7 +222,7 @@ import Testing
             #expect(try bytes(of: path) == before)
             #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
             // The open for writing is the one that switches it (what every command did before).
-            #expect(!(try HistoryStore(path: path).isReadOnly))
+            #expect(!(try await HistoryStore.open(path: path).isReadOnly))
             #expect(try bytes(of: path) != before)
         }
     }
@@ -231,11 +232,11 @@ import Testing
         try await withTemporaryDirectory { directory in
             let folder = directory + "/backup"
             let path = folder + "/metrika.sqlite"
-            try await HistoryStore(path: path).upsertCounters([sampleCounter])
+            try await HistoryStore.open(path: path).upsertCounters([sampleCounter])
             try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
             try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder)
             defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder) }
-            let store = try HistoryStore(path: path, readOnly: true)
+            let store = try await HistoryStore.open(path: path, readOnly: true)
             #expect(store.isReadOnly)
             #expect(try await store.counters() == [sampleCounter])
         }
@@ -244,7 +245,7 @@ import Testing
     /// A missing file, or one whose schema is older, is opened for writing: it must be made or migrated.
     @Test func aMissingFileIsCreatedAsBefore() async throws {
         try await withTemporaryDirectory { directory in
-            let store = try HistoryStore(path: directory + "/new.sqlite", readOnly: true)
+            let store = try await HistoryStore.open(path: directory + "/new.sqlite", readOnly: true)
             #expect(!store.isReadOnly)
             try await store.upsertCounters([sampleCounter])
         }

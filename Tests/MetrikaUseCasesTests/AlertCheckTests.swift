@@ -70,7 +70,7 @@ import Testing
             }
         }
         let api = NoShopAPI()
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         let counter = Counter(id: 1001, name: "Blog", site: "blog.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
         let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
@@ -87,7 +87,7 @@ import Testing
     @Test func aShopsRevenueComesInItsCurrencyAfterThePurchasesAndAMissingCurrencyLeavesTheRestChecked() async throws {
         let api = GoalsAPI()
         api.rules.currencies[1001] = "EUR"
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
         let activity = RecordedActivity()
@@ -100,7 +100,7 @@ import Testing
 
         // --currency: the asked one, without asking the API which is the counter's.
         let usdAPI = GoalsAPI()
-        let usdStore = try HistoryStore(path: ":memory:")
+        let usdStore = try await HistoryStore.open(path: ":memory:")
         try await usdStore.upsertCounters([counter])
         var usd = check(usdAPI, store: usdStore, activity: RecordedActivity(), shop: true)
         usd.currency = Currency(code: "USD")
@@ -109,7 +109,7 @@ import Testing
 
         // An API that never says the currency: revenue is left out with a warning, the rest judged.
         let silent = GoalsAPI()
-        let silentStore = try HistoryStore(path: ":memory:")
+        let silentStore = try await HistoryStore.open(path: ":memory:")
         try await silentStore.upsertCounters([counter])
         let warned = RecordedActivity()
         let rest = await check(silent, store: silentStore, activity: warned, shop: true).run(counters: [counter])
@@ -119,7 +119,7 @@ import Testing
 
     @Test func aSecondRunFetchesOnlyYesterdayAndReadsTheGoalsOnce() async throws {
         let api = GoalsAPI()
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         let activity = RecordedActivity()
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
@@ -141,7 +141,7 @@ import Testing
     @Test func fortyGoalsTakeThreeRequestsOfAtMostTwentyMetrics() async throws {
         let api = GoalsAPI()
         api.goalCount = 40
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
         let outcome = await check(api, store: store, activity: RecordedActivity()).run(counters: [counter])
@@ -154,20 +154,20 @@ import Testing
 
     @Test func anEpisodeOfAGoalThatIsGoneIsForgotten() async throws {
         let api = GoalsAPI()
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
         let gone = AlertEpisode(counterID: 1001, metric: "ym:s:goal5reaches", kind: "stopped", since: Day(iso: "2026-11-20")!, lastDay: Day(iso: "2026-11-27")!,
                                 value: 0, expected: 30, notifiedAt: testNow)
-        try await store.recordAlertEpisodes(opened: [gone], touched: [], closed: [])
+        try await store.recordEpisodes(grain: .day, opened: [gone], touched: [], closed: [])
         let check = check(api, store: store, activity: RecordedActivity())
         try await check.record(await check.run(counters: [counter]))
-        #expect(try await store.openAlertEpisodes(counterID: 1001)["ym:s:goal5reaches"] == nil)
+        #expect(try await store.openEpisodes(counterID: 1001, grain: .day)["ym:s:goal5reaches"] == nil)
     }
 
     @Test func aSkippedCounterIsNotCheckedAndANamedOneSaysSo() async throws {
         let api = GoalsAPI()
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
         let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
                                    requestTimeout: 5, sleep: { _ in }, now: { testNow })
@@ -189,7 +189,7 @@ import Testing
                 HTTPResponse(status: 503, body: Data(#"{"errors":[{"error_type":"backend_error","message":"Service unavailable"}],"code":503,"message":"Service unavailable"}"#.utf8))
             }
         }
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         let activity = RecordedActivity()
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
@@ -204,24 +204,24 @@ import Testing
     @Test func unreadableGoalsLeaveVisitsChecked() async throws {
         let api = GoalsAPI()
         api.refuseGoals = true
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         let activity = RecordedActivity()
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
         let open = AlertEpisode(counterID: 1001, metric: "ym:s:goal5reaches", kind: "stopped", since: Day(iso: "2026-11-20")!, lastDay: Day(iso: "2026-11-27")!,
                                 value: 0, expected: 30, notifiedAt: testNow)
-        try await store.recordAlertEpisodes(opened: [open], touched: [], closed: [])
+        try await store.recordEpisodes(grain: .day, opened: [open], touched: [], closed: [])
         let check = check(api, store: store, activity: activity)
         let outcome = await check.run(counters: [counter])
         try await check.record(outcome)
-        #expect(try await store.openAlertEpisodes(counterID: 1001)["ym:s:goal5reaches"].map(withoutID) == open, "goals it could not read are not forgotten")
+        #expect(try await store.openEpisodes(counterID: 1001, grain: .day)["ym:s:goal5reaches"].map(withoutID) == open, "goals it could not read are not forgotten")
         #expect(outcome.failures.isEmpty && outcome.countersChecked == 1)
         #expect(activity.notes.contains { $0.contains("could not read its goals") && $0.contains("only its visits are checked") }, "\(activity.notes)")
         #expect(api.rules.dataRequests.first?.query["metrics"] == "ym:s:visits,ym:s:pageviews")
     }
 
     @Test func aDayThatEndedWithinTheDataLagIsProvisional() async throws {
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0)
         try await store.upsertCounters([counter])
         func check(hoursAfterMidnight: Double) -> AlertCheck {
@@ -240,7 +240,7 @@ import Testing
     }
 
     @Test func nothingIsRememberedUntilRecorded() async throws {
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
         // Six Saturdays of 600 visits and a Saturday of 0: stored history, judged offline.
@@ -254,10 +254,10 @@ import Testing
         let check = AlertCheck(loader: HistoryLoader(store: store, client: nil, now: { testNow }, unsettledDays: 2), settings: settings, activity: RecordedActivity())
         let outcome = await check.run(counters: [counter])
         #expect(outcome.findings.map(\.notice) == [.alert(.stopped)], "\(outcome.failures.map(\.failure.message))")
-        #expect(try await store.openAlertEpisodes(counterID: 1001).isEmpty, "a run that is not recorded (a failed delivery, --dry-run) remembers nothing")
+        #expect(try await store.openEpisodes(counterID: 1001, grain: .day).isEmpty, "a run that is not recorded (a failed delivery, --dry-run) remembers nothing")
         #expect(await check.run(counters: [counter]).findings.count == 1, "so the next run tells it again")
         try await check.record(outcome)
-        #expect(try await store.openAlertEpisodes(counterID: 1001)["ym:s:visits"]?.kind == "stopped")
+        #expect(try await store.openEpisodes(counterID: 1001, grain: .day)["ym:s:visits"]?.kind == "stopped")
         #expect(await check.run(counters: [counter]).findings.isEmpty, "told once")
     }
 
@@ -270,7 +270,7 @@ import Testing
 
     /// A history (in a file, so that several runs open it) of six Saturdays of 600 visits and one of 0.
     func stoppedVisitsHistory(_ path: String) async throws -> Counter {
-        let store = try HistoryStore(path: path)
+        let store = try await HistoryStore.open(path: path)
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
         let judged = Day(iso: "2026-11-28")!
@@ -289,11 +289,11 @@ import Testing
         let counter = try await stoppedVisitsHistory(path)
         var settings = AlertSettings()
         settings.checkGoals = false
-        func run() throws -> AlertCheck {
-            AlertCheck(loader: HistoryLoader(store: try HistoryStore(path: path), client: nil, now: { testNow }, unsettledDays: 2), settings: settings,
+        func run() async throws -> AlertCheck {
+            AlertCheck(loader: HistoryLoader(store: try await HistoryStore.open(path: path), client: nil, now: { testNow }, unsettledDays: 2), settings: settings,
                        activity: ClockActivity(now: { testNow }))
         }
-        let (first, second) = (try run(), try run())
+        let (first, second) = (try await run(), try await run())
         var one = await first.run(counters: [counter])
         var other = await second.run(counters: [counter])
         #expect(one.findings.count == 1 && other.findings.count == 1, "both saw it before either told it")
@@ -302,13 +302,13 @@ import Testing
         #expect(try await second.claim(&other).isEmpty)
         #expect(other.findings.isEmpty, "the run that lost the claim tells nothing")
         try await second.record(other)
-        #expect(try await HistoryStore(path: path).openAlertEpisodes(counterID: 1001)["ym:s:visits"]?.id == claims.first?.news.episode.id,
+        #expect(try await HistoryStore.open(path: path).openEpisodes(counterID: 1001, grain: .day)["ym:s:visits"]?.id == claims.first?.news.episode.id,
                 "the loser's record leaves the winner's episode alone")
 
         // The winner's webhook failed: it gives the claim back, and the next run tells the alert again.
         try await first.release(claims)
-        #expect(try await HistoryStore(path: path).openAlertEpisodes(counterID: 1001).isEmpty)
-        let third = try run()
+        #expect(try await HistoryStore.open(path: path).openEpisodes(counterID: 1001, grain: .day).isEmpty)
+        let third = try await run()
         var again = await third.run(counters: [counter])
         #expect(try await third.claim(&again).count == 1 && again.findings.count == 1)
         try await third.record(again)
@@ -330,7 +330,7 @@ import Testing
     /// A shop's history offline: six weeks of 600 visits, 60 orders and ~240 000 ₽ a day; then `last`
     /// (visits, purchases, revenue) on Saturday 2026-11-28 and Sunday.
     func shopHistory(saturday: [Double], sunday: [Double], currencyKnown: Bool = true) async throws -> (HistoryStore, Counter) {
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
         let rub = Metric.revenue.inCurrency(Currency(code: "RUB")!)
@@ -363,7 +363,7 @@ import Testing
         #expect(first.failures.isEmpty, "\(first.failures.map(\.failure.message))")
         #expect(first.findings.map(\.metric.shortName) == ["purchases"], "revenue stopped with them: one line")
         try await saturday.record(first)
-        #expect(try await store.openAlertEpisodes(counterID: 1001).keys.sorted() == ["ym:s:ecommercePurchases"])
+        #expect(try await store.openEpisodes(counterID: 1001, grain: .day).keys.sorted() == ["ym:s:ecommercePurchases"])
 
         let sunday = offlineCheck(store, now: testNow.addingTimeInterval(86_400))
         let second = await sunday.run(counters: [counter])
@@ -380,11 +380,11 @@ import Testing
         let (store, counter) = try await shopHistory(saturday: [600, 60, 80_000], sunday: [600, 60, 80_000], currencyKnown: false)
         let episode = AlertEpisode(counterID: 1001, metric: "ym:s:ecommerceRUBConvertedRevenue", kind: "drop", since: Day(iso: "2026-11-27")!,
                                    lastDay: Day(iso: "2026-11-27")!, value: 80_000, expected: 240_000, notifiedAt: testNow)
-        try await store.recordAlertEpisodes(opened: [episode], touched: [], closed: [])
+        try await store.recordEpisodes(grain: .day, opened: [episode], touched: [], closed: [])
         let check = offlineCheck(store, now: testNow)
         let outcome = await check.run(counters: [counter])
         #expect(outcome.failures.isEmpty)
         try await check.record(outcome)
-        #expect(try await store.openAlertEpisodes(counterID: 1001)["ym:s:ecommerceRUBConvertedRevenue"].map(withoutID) == episode)
+        #expect(try await store.openEpisodes(counterID: 1001, grain: .day)["ym:s:ecommerceRUBConvertedRevenue"].map(withoutID) == episode)
     }
 }

@@ -8,14 +8,14 @@ import Testing
 /// forgetting one by id (or all) so that the next run tells it again.
 @Suite struct AlertStatusTests {
     func store() async throws -> HistoryStore {
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         try await store.upsertCounters([Counter(id: 1001, name: "Магазин", site: "shop.example", timeZoneName: "UTC")])
         try await store.storeGoals(counterID: 1001, goals: [Goal(id: 77, name: "Заказ", type: "action")], fetchedAt: testNow)
         func episode(_ counter: Int, _ metric: String, _ kind: String, value: Double, expected: Double) -> AlertEpisode {
             AlertEpisode(counterID: counter, metric: metric, kind: kind, since: Day(iso: "2026-11-27")!, lastDay: Day(iso: "2026-11-28")!,
                          value: value, expected: expected, notifiedAt: testNow)
         }
-        try await store.recordAlertEpisodes(opened: [
+        try await store.recordEpisodes(grain: .day, opened: [
             episode(1001, "ym:s:goal77reaches", "stopped", value: 0, expected: 25),
             episode(1001, "ym:s:ecommerceRUBConvertedRevenue", "drop", value: 80_000, expected: 240_000),
             episode(2002, "ym:s:visits", "rise", value: 900, expected: 300),
@@ -24,7 +24,7 @@ import Testing
         moved.lastDay = Day(iso: "2026-11-29")!
         moved.lastValue = 1_250
         moved.lastExpected = 310
-        try await store.recordAlertEpisodes(opened: [], touched: [moved], closed: [])
+        try await store.recordEpisodes(grain: .day, opened: [], touched: [moved], closed: [])
         return store
     }
 

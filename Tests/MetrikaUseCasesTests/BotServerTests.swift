@@ -38,7 +38,7 @@ import MetrikaStore
 
     @Test func answersAllowedChatsWithinTheirMinuteAndKeepsTheOffset() async throws {
         let database = try TemporaryDatabase()
-        let store = try HistoryStore(path: database.path)
+        let store = try await HistoryStore.open(path: database.path)
         // 22 commands from chat 42 within one minute, 2 from a stranger, then nothing more.
         var updates = (1...22).map { Self.update($0, chat: 42, "/help") }
         updates += [Self.update(23, chat: 77, "/counters"), Self.update(24, chat: 77, "/report 1001")]
@@ -85,7 +85,7 @@ import MetrikaStore
     ])
     func aBotAPIThatAnswersBadlyEndsTheRunInOneLine(steps: [FakeTransport.Step], kind: String) async throws {
         let database = try TemporaryDatabase()
-        let store = try HistoryStore(path: database.path)
+        let store = try await HistoryStore.open(path: database.path)
         let transport = FakeTransport([Self.ok(#"{"id":987654321,"first_name":"m"}"#), Self.ok("true"), Self.ok("true")] + steps)
         let calls = Calls()
         do {
@@ -142,7 +142,7 @@ import MetrikaStore
 
     @Test func aChatThatBlockedTheBotIsNotedAndTheOthersServed() async throws {
         let database = try TemporaryDatabase()
-        let store = try HistoryStore(path: database.path)
+        let store = try await HistoryStore.open(path: database.path)
         let updates = [Self.update(5, chat: 43, "/help"), Self.update(6, chat: 42, "/help")]
         let transport = FakeTransport([
             Self.ok(#"{"id":987654321,"first_name":"m"}"#), Self.ok("true"), Self.ok("true"), Self.ok("[" + updates.joined(separator: ",") + "]"),

@@ -12,9 +12,9 @@ struct HistoryLoaderTests {
     let store: HistoryStore
     let api = RuleAPI()
 
-    init() throws {
+    init() async throws {
         database = try TemporaryDatabase()
-        store = try HistoryStore(path: database.path)
+        store = try await HistoryStore.open(path: database.path)
     }
 
     func loader(online: Bool = true, unsettledDays: Int = 2) -> HistoryLoader {

@@ -19,11 +19,11 @@ struct HistoryMirrorTests {
         func drop() { lock.withLock { tableExists = false } }
 
         func exchange(
-            _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) throws -> Void
+            _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) async throws -> Void
         ) async throws -> StreamedResponseHead {
             let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "query" }?.value
             let sql = query ?? String(decoding: request.body ?? Data(), as: UTF8.self)
-            if sql.hasPrefix("EXISTS") { try receive(Array((lock.withLock { tableExists } ? "1\n" : "0\n").utf8)) }
+            if sql.hasPrefix("EXISTS") { try await receive(Array((lock.withLock { tableExists } ? "1\n" : "0\n").utf8)) }
             if sql.hasPrefix("CREATE TABLE") { lock.withLock { tableExists = true } }
             if let upload {
                 var body: [UInt8] = []
@@ -37,7 +37,7 @@ struct HistoryMirrorTests {
 
     @Test func onlyChangedValuesAreSentAgainAndANewTableGetsEverything() async throws {
         let database = try TemporaryDatabase()
-        let store = try HistoryStore(path: database.path)
+        let store = try await HistoryStore.open(path: database.path)
         try await store.upsertCounters([Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC")])
         let range = DateRange(from: Day(iso: "2026-06-01")!, to: Day(iso: "2026-06-02")!)!
         func keep(visits first: Double, _ second: Double) async throws {

@@ -28,7 +28,7 @@ import Testing
     /// next; `factor(day, hour)` is today's share of the usual. Returns the lines shown, each with the
     /// time of its run.
     func cron(deliverers: [any AlertDeliverer] = [], factor: @escaping (Day, Int) -> Double) async throws -> [(run: String, line: String)] {
-        let store = try HistoryStore(path: ":memory:")
+        let store = try await HistoryStore.open(path: ":memory:")
         try await store.upsertCounters([Self.counter])
         let next = Self.first.adding(days: 1)
         // The same weekday of the previous four weeks, for both days, settled.

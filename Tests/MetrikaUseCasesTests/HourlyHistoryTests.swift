@@ -71,7 +71,7 @@ final class HourlyRuleAPI: HTTPTransport {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hourly-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try HistoryStore(path: directory + "/metrika.sqlite")
+        let store = try await HistoryStore.open(path: directory + "/metrika.sqlite")
         try await store.upsertCounters([Self.counter])
         return try await body(store)
     }

@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func nothingToJudgeChangesNothingAndADropEndsSilently() {
-        let drop = HourlyEpisode(counterID: 1, metric: "ym:s:visits", kind: "drop", day: today, sinceHour: 10, lastDay: today, lastHour: 12,
+        let drop = AlertEpisode(counterID: 1, metric: "ym:s:visits", kind: "drop", day: today, sinceHour: 10, lastDay: today, lastHour: 12,
                                  value: 100, expected: 400, notifiedAt: now)
         #expect(HourlyLedger.decide(nil, day: today, today: [], counterID: 1, metric: "ym:s:visits", open: drop, now: now).change == .none)
         let ordinary = HourlyJudgement(hours: 13...15, value: 390, expected: 400, score: -0.1, kind: nil)

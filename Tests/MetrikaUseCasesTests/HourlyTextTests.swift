@@ -22,7 +22,7 @@ import Testing
         let drop = finding(.alert(.drop), HourlyJudgement(hours: 21...23, value: 40, expected: 210, score: -9, kind: .drop),
                            metric: Metric.named("goal6801reaches")!, goalName: "Заказ")
         #expect(HourlyText.line(drop) == "520008 Магазин «До обеда»: goal \"Заказ\" 40 in 21:00–24:00 on Tue 2026-12-01, expected ~210 (-81%)")
-        let episode = HourlyEpisode(counterID: 520008, metric: "ym:s:visits", kind: "stopped", day: today, sinceHour: 14, lastDay: today, lastHour: 16,
+        let episode = AlertEpisode(counterID: 520008, metric: "ym:s:visits", kind: "stopped", day: today, sinceHour: 14, lastDay: today, lastHour: 16,
                                     value: 0, expected: 1_583, notifiedAt: Date(timeIntervalSince1970: 1_796_135_400))
         let back = finding(.backToNormal(episode, hour: 17), HourlyJudgement(hours: 17...19, value: 600, expected: 620, score: -0.3, kind: nil))
         #expect(HourlyText.line(back) == "520008 Магазин «До обеда»: visits back to normal at 17:00 on Tue 2026-12-01 (had stopped at 14:00)")

@@ -18,7 +18,7 @@ struct LiveSourceTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try HistoryStore(path: directory + "/metrika.sqlite")
+        let store = try await HistoryStore.open(path: directory + "/metrika.sqlite")
         try await store.upsertCounters([Self.counter])
         let api = HourlyRuleAPI(today: day("2026-12-01"), runningHour: 17)
         let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,

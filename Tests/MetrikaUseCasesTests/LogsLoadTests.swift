@@ -81,20 +81,20 @@ struct LogsLoadTests {
         static func rows(_ part: Int) -> String { "\(part)1\t1001\t2026-11-01\n\(part)2\t1001\t2026-11-02\n" }
 
         func exchange(
-            _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) throws -> Void
+            _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) async throws -> Void
         ) async throws -> StreamedResponseHead {
             let components = request.url.path.split(separator: "/")
             guard let index = components.firstIndex(of: "part"), let part = Int(components[index + 1]) else {
                 return StreamedResponseHead(status: 404, errorBody: Data("{}".utf8))
             }
             if part == hangOn {
-                try receive(Array((Self.header + Self.rows(part).split(separator: "\n")[0] + "\n").utf8))
+                try await receive(Array((Self.header + Self.rows(part).split(separator: "\n")[0] + "\n").utf8))
                 started()
                 // Bounded: a stop that never arrives fails the test instead of hanging it.
                 try await Task.sleep(for: .seconds(20))
                 throw TransportError.malformed("the part was never stopped")
             }
-            try receive(Array((Self.header + Self.rows(part)).utf8))
+            try await receive(Array((Self.header + Self.rows(part)).utf8))
             return StreamedResponseHead(status: 200)
         }
     }
@@ -168,7 +168,7 @@ struct LogsLoadTests {
         #expect(summary.parts == 2 && summary.requests == 1 && summary.reused == 0)
         #expect(try String(contentsOfFile: file, encoding: .utf8) == PartServer.header + PartServer.rows(0) + PartServer.rows(1))
         #expect(api.calls.first == "GET " && api.calls.last == "POST /logrequest/7/clean")
-        #expect(try await HistoryStore(path: home.path).jobs(counterID: 1001).isEmpty)
+        #expect(try await HistoryStore.open(path: home.path).jobs(counterID: 1001).isEmpty)
         #expect(!activity.notes.contains { $0.hasPrefix("Warning:") })
     }
 
@@ -203,7 +203,7 @@ struct LogsLoadTests {
         let home = try TemporaryDatabase()
         let table = try Self.table()
         let request = try LogsRequest(counterID: 1001, source: .visits, target: .clickhouse(table), days: .continuing(lateDays: 0))
-        try await HistoryStore(path: home.path).recordLoaded(counterID: 1001, source: .visits, destination: request.destinationKey,
+        try await HistoryStore.open(path: home.path).recordLoaded(counterID: 1001, source: .visits, destination: request.destinationKey,
                                                       from: day("2026-11-20"), to: day("2026-11-28"), at: testNow)
         let maker = ClientMaker(api: LogsAPI())
 
@@ -232,7 +232,7 @@ struct LogsLoadTests {
         #expect(!FileManager.default.fileExists(atPath: file))
         // Kept for the re-run: the request, with part 1 (the API's 0) loaded.
         let request = try Self.fileRequest(file)
-        let store = try HistoryStore(path: home.path)
+        let store = try await HistoryStore.open(path: home.path)
         #expect(try await store.jobs(counterID: 1001).map(\.requestID) == [7])
         let kept = try await store.job(counterID: 1001, source: .visits, from: day("2026-11-01"), to: day("2026-11-02"),
                                  fields: request.fields.joined(separator: ","), destination: request.destinationKey)
@@ -282,7 +282,7 @@ struct LogsLoadTests {
 
     @Test func listReadsTheDaysLoadedAndSaysWhenTheDatabaseCannotBeRead() async throws {
         let home = try TemporaryDatabase()
-        try await HistoryStore(path: home.path).recordLoaded(counterID: 1001, source: .hits, destination: "clickhouse:h:8123/metrika.hits",
+        try await HistoryStore.open(path: home.path).recordLoaded(counterID: 1001, source: .hits, destination: "clickhouse:h:8123/metrika.hits",
                                                       from: day("2026-11-01"), to: day("2026-11-02"), at: testNow)
         let activity = RecordedActivity()
         let load = Self.load(ClientMaker(api: LogsAPI(listed: ["processed", "cleaned_by_user"])), database: home.path, activity: activity)
@@ -303,7 +303,7 @@ struct LogsLoadTests {
 
     @Test func cleanAllCleansWhatHoldsTheQuotaAndForgetsKeptRuns() async throws {
         let home = try TemporaryDatabase()
-        let store = try HistoryStore(path: home.path)
+        let store = try await HistoryStore.open(path: home.path)
         try await store.saveJob(LogJob(counterID: 1001, source: .visits, from: day("2026-11-01"), to: day("2026-11-02"), fields: "ym:s:visitID",
                                  destination: "stdout", requestID: 7))
         let api = LogsAPI(startAs: "processed", listed: ["processed", "created", "cleaned_by_user"])

@@ -35,7 +35,7 @@ struct MailComposerTests {
         let database = try TemporaryDatabase()
         let api = RuleAPI()
         let activity = RecordedActivity()
-        let loader = HistoryLoader(store: try HistoryStore(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
+        let loader = HistoryLoader(store: try await HistoryStore.open(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
         let composer = MailComposer(loader: loader, rasterizer: FakeRasterizer(), activity: activity)
         let request = MailComposer.Request(counterIDs: [1001], window: .period(.lastWeek), metrics: [Metric.visits],
                                            sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("a@example.com")], subject: nil)
@@ -70,7 +70,7 @@ struct MailComposerTests {
     @Test func theHTMLPartShowsEachChartWithItsMessageAsAltText() async throws {
         let database = try TemporaryDatabase()
         let api = RuleAPI()
-        let loader = HistoryLoader(store: try HistoryStore(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
+        let loader = HistoryLoader(store: try await HistoryStore.open(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
         let rasterizer = RecordingRasterizer()
         let composer = MailComposer(loader: loader, rasterizer: rasterizer, activity: RecordedActivity())
         let metrics = [Metric.visits, Metric.pageviews]
@@ -131,7 +131,7 @@ struct MailComposerTests {
     @Test func aQuartersMailHasTheWeeklyRowsOfReportGroupWeek() async throws {
         let database = try TemporaryDatabase()
         let api = RuleAPI()
-        let loader = HistoryLoader(store: try HistoryStore(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
+        let loader = HistoryLoader(store: try await HistoryStore.open(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
         let composer = MailComposer(loader: loader, rasterizer: FakeRasterizer(), activity: RecordedActivity())
         // The everyday metrics, visits first: RuleAPI answers by a metric's place in the query, and the
         // chart's load (visits, pageviews) refetches yesterday, which must not swap the two.
@@ -142,7 +142,7 @@ struct MailComposerTests {
 
         let window = try MailComposer.current(.last(days: 90), today: day("2026-11-29"), counterID: 1001)
         #expect(window == days("2026-08-31", "2026-11-28"))
-        let offline = HistoryLoader(store: try HistoryStore(path: database.path), client: nil, now: { testNow }, unsettledDays: 2)
+        let offline = HistoryLoader(store: try await HistoryStore.open(path: database.path), client: nil, now: { testNow }, unsettledDays: 2)
         let report = try ReportRequest(counterIDs: [1001], from: .absolute(window.from), to: .absolute(window.to), grouping: .week, metrics: metrics, offline: true)
         let memory = OutputWriter()
         try await HistoryReport(request: report, loader: offline, activity: RecordedActivity()).run(into: ReportTableSink(output: memory, maxWidth: nil))
@@ -169,7 +169,7 @@ struct MailComposerTests {
         var bodies: [Int: String] = [:]
         for id in ids { bodies[id] = #"{"id":\#(id),"name":"Site \#(id)","site":"site-\#(id).example","time_zone_name":"UTC"}"# }
         let api = RuleAPI(counters: bodies)
-        let loader = HistoryLoader(store: try HistoryStore(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
+        let loader = HistoryLoader(store: try await HistoryStore.open(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
         let composer = MailComposer(loader: loader, rasterizer: FakeRasterizer(), activity: RecordedActivity())
         let message = try await composer.compose(try Self.request(ids, window))
         let html = try #require(Self.text(message.body, subtype: "html"))
@@ -203,7 +203,7 @@ struct MailComposerTests {
                 let report = try ReportRequest(counterIDs: [id], from: .absolute(day(words[0])), to: .absolute(day(words[2])),
                                            grouping: grouping, offline: true)
                 let memory = OutputWriter()
-                let offline = HistoryLoader(store: try HistoryStore(path: database.path), client: nil, now: { testNow }, unsettledDays: 2)
+                let offline = HistoryLoader(store: try await HistoryStore.open(path: database.path), client: nil, now: { testNow }, unsettledDays: 2)
                 try await HistoryReport(request: report, loader: offline, activity: RecordedActivity()).run(into: ReportCSVSink(output: memory))
                 #expect(csv.data == Data(memory.text.utf8), "counter \(id): the CSV attached differs from report --csv")
             }
@@ -224,7 +224,7 @@ struct MailComposerTests {
         var bodies: [Int: String] = [:]
         for id in ids { bodies[id] = #"{"id":\#(id),"name":"Site \#(id)","site":"site.example","time_zone_name":"UTC"}"# }
         let api = RuleAPI(counters: bodies)
-        let loader = HistoryLoader(store: try HistoryStore(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
+        let loader = HistoryLoader(store: try await HistoryStore.open(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
         let composer = MailComposer(loader: loader, rasterizer: FakeRasterizer(), activity: RecordedActivity())
         await #expect { try await composer.compose(try Self.request(ids, .last(days: 7))) } throws: { error in
             let message = (error as? ParameterError)?.message(cliNaming) ?? ""

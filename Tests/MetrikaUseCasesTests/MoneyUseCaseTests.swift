@@ -15,7 +15,7 @@ struct MoneyUseCaseTests {
         let database = try TemporaryDatabase()
         let api = RuleAPI()
         api.currencies = [1001: "EUR"]
-        let store = try HistoryStore(path: database.path)
+        let store = try await HistoryStore.open(path: database.path)
         let online = HistoryLoader(store: store, client: api.client(), now: { testNow }, unsettledDays: 2)
         let counter = try await online.counter(id: 1001)
         let priced = try await online.inCurrency(Self.shop, counter: counter, requested: nil)
@@ -52,7 +52,7 @@ struct MoneyUseCaseTests {
     @Test func withoutAnAnswerOrAMemoryTheUserIsAskedForACurrency() async throws {
         let database = try TemporaryDatabase()
         let api = RuleAPI()  // answers without a query echo
-        let store = try HistoryStore(path: database.path)
+        let store = try await HistoryStore.open(path: database.path)
         let online = HistoryLoader(store: store, client: api.client(), now: { testNow }, unsettledDays: 2)
         let counter = try await online.counter(id: 1001)
         let unsaid = await #expect(throws: HistoryError.currencyNotSaid(counterID: 1001)) {
@@ -73,7 +73,7 @@ struct MoneyUseCaseTests {
             1002: #"{"id":1002,"name":"Boutique","site":"boutique.example","time_zone_name":"UTC"}"#,
         ])
         api.currencies = [1001: "RUB", 1002: "USD"]
-        let loader = HistoryLoader(store: try HistoryStore(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
+        let loader = HistoryLoader(store: try await HistoryStore.open(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
         let request = try ReportRequest(counterIDs: [1001, 1002], from: .absolute(day("2026-11-23")), to: .absolute(day("2026-11-24")), metrics: [Metric.revenue])
         let sink = CollectingSink()
         await #expect { try await HistoryReport(request: request, loader: loader, activity: RecordedActivity()).run(into: sink) } throws: { error in
@@ -93,7 +93,7 @@ struct MoneyUseCaseTests {
         let database = try TemporaryDatabase()
         let api = RuleAPI()
         api.currencies = [1001: "RUB"]
-        let loader = HistoryLoader(store: try HistoryStore(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
+        let loader = HistoryLoader(store: try await HistoryStore.open(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
         let composer = MailComposer(loader: loader, rasterizer: MailComposerTests.FakeRasterizer(), activity: RecordedActivity())
         let request = MailComposer.Request(counterIDs: [1001], window: .period(.lastWeek), metrics: Self.shop,
                                            sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("a@example.com")], subject: nil)
@@ -162,7 +162,7 @@ extension MoneyUseCaseTests {
         let database = try TemporaryDatabase()
         let api = RuleAPI()
         api.currencies = [1001: "RUB"]
-        let loader = HistoryLoader(store: try HistoryStore(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
+        let loader = HistoryLoader(store: try await HistoryStore.open(path: database.path), client: api.client(), now: { testNow }, unsettledDays: 2)
         let composer = MailComposer(loader: loader, rasterizer: MailComposerTests.FakeRasterizer(), activity: RecordedActivity())
         let request = MailComposer.Request(counterIDs: [1001], window: .period(.lastWeek), metrics: Self.shop,
                                            sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("a@example.com")], subject: nil)

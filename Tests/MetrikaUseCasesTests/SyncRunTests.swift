@@ -55,7 +55,7 @@ struct SyncRunTests {
         let activity = RecordedActivity()
         let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
                                    requestTimeout: 5, sleep: { _ in }, now: { testNow })
-        let run = SyncRun(store: try HistoryStore(path: ":memory:"), client: client, activity: activity, stopRequests: stop)
+        let run = SyncRun(store: try await HistoryStore.open(path: ":memory:"), client: client, activity: activity, stopRequests: stop)
         let summary = try await run.run(SyncRequest(counterIDs: ids, from: nil, unsettledDays: 2))
         return (summary, activity.notes)
     }

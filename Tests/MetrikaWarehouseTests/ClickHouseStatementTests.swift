@@ -316,7 +316,7 @@ final class FakeClickHouse: StreamingHTTPTransport, @unchecked Sendable {
     var inserted: [String: String] { lock.withLock { _inserted } }
 
     func exchange(
-        _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) throws -> Void
+        _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) async throws -> Void
     ) async throws -> StreamedResponseHead {
         let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "query" }?.value
         let sql = query ?? String(decoding: request.body ?? Data(), as: UTF8.self)
@@ -334,19 +334,19 @@ final class FakeClickHouse: StreamingHTTPTransport, @unchecked Sendable {
             let table = String(sql.split(separator: " ")[2])
             lock.withLock { _inserted[table] = String(decoding: body, as: UTF8.self) }
         }
-        if sql.hasPrefix("EXISTS") { try receive(Array("1\n".utf8)) }
+        if sql.hasPrefix("EXISTS") { try await receive(Array("1\n".utf8)) }
         if sql.hasPrefix("SELECT name FROM system.tables"), let stagingNames {
-            try receive(Array(stagingNames.map { $0 + "\n" }.joined().utf8))
+            try await receive(Array(stagingNames.map { $0 + "\n" }.joined().utf8))
         } else if sql.contains("FROM system.tables") {
-            try receive(Array("\(engine)\t\(partitionKey)\tcounter_id, date, visit_id\tcounter_id, date, visit_id\t\n".utf8))
+            try await receive(Array("\(engine)\t\(partitionKey)\tcounter_id, date, visit_id\tcounter_id, date, visit_id\t\n".utf8))
         }
-        if sql.hasPrefix("SELECT count(), any(counter_id)") { try receive(Array("\(strayRows)\t1001\t1970-01-01\n".utf8)) }
-        if sql.hasPrefix("SELECT DISTINCT date") { try receive(Array("2026-06-01\n".utf8)) }
-        if sql.hasPrefix("SELECT DISTINCT toYYYYMM") { try receive(Array("202606\n".utf8)) }
-        if sql.contains("FROM system.settings") { try receive(Array((partitionLimit ? "1\n" : "0\n").utf8)) }
+        if sql.hasPrefix("SELECT count(), any(counter_id)") { try await receive(Array("\(strayRows)\t1001\t1970-01-01\n".utf8)) }
+        if sql.hasPrefix("SELECT DISTINCT date") { try await receive(Array("2026-06-01\n".utf8)) }
+        if sql.hasPrefix("SELECT DISTINCT toYYYYMM") { try await receive(Array("202606\n".utf8)) }
+        if sql.contains("FROM system.settings") { try await receive(Array((partitionLimit ? "1\n" : "0\n").utf8)) }
         if sql.contains("FROM system.columns") {
             let columns = [("counter_id", "UInt32"), ("date", "Date"), ("visit_id", "UInt64")].filter { $0.0 != missingColumn }
-            try receive(Array(columns.map { "\($0.0)\t\($0.1)\n" }.joined().utf8))
+            try await receive(Array(columns.map { "\($0.0)\t\($0.1)\n" }.joined().utf8))
         }
         return StreamedResponseHead(status: 200)
     }

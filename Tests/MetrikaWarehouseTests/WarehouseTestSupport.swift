@@ -101,7 +101,7 @@ final class FakePartServer: StreamingHTTPTransport, @unchecked Sendable {
     }
 
     func exchange(
-        _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) throws -> Void
+        _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) async throws -> Void
     ) async throws -> StreamedResponseHead {
         let components = request.url.path.split(separator: "/")
         guard let index = components.firstIndex(of: "part"), let part = Int(components[index + 1]) else {
@@ -115,11 +115,11 @@ final class FakePartServer: StreamingHTTPTransport, @unchecked Sendable {
         let rows = Self.rows(part)
         switch script(part, attempt) {
         case .whole:
-            try receive(Array((Self.header + rows[0]).utf8))
-            try receive(Array(rows.dropFirst().joined().utf8))
+            try await receive(Array((Self.header + rows[0]).utf8))
+            try await receive(Array(rows.dropFirst().joined().utf8))
             return StreamedResponseHead(status: 200)
         case .cut(let count):
-            try receive(Array((Self.header + rows.prefix(count).joined()).utf8))
+            try await receive(Array((Self.header + rows.prefix(count).joined()).utf8))
             throw TransportError.connectionLost("Connection reset by peer")
         case .status(let status, let body):
             return StreamedResponseHead(status: status, errorBody: Data(body.utf8))

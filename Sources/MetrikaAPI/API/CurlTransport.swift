@@ -32,7 +32,7 @@ package struct CurlTransport: HTTPTransport, StreamingHTTPTransport {
     /// Streams a download (the reader's pace sets libcurl's: at most 4 MiB wait between them) and,
     /// with `upload`, a request body written while it is produced (at most 4 MiB wait the other way).
     package func exchange(
-        _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) throws -> Void
+        _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) async throws -> Void
     ) async throws -> StreamedResponseHead {
         let channel = CurlStreamChannel()
         let source = upload == nil ? nil : CurlUploadChannel(idleTimeout: request.timeout)
@@ -48,7 +48,7 @@ package struct CurlTransport: HTTPTransport, StreamingHTTPTransport {
             }
             if let upload, let source {
                 do {
-                    try await upload { chunk in try source.write(chunk) }
+                    try await upload { chunk in try await source.write(chunk) }
                     source.finish()
                 } catch {
                     source.abandon()
@@ -68,7 +68,7 @@ package struct CurlTransport: HTTPTransport, StreamingHTTPTransport {
             while true {
                 switch await channel.next() {
                 case .bytes(let bytes):
-                    try receive(bytes)
+                    try await receive(bytes)
                 case .end(let outcome):
                     return try outcome.get()
                 }

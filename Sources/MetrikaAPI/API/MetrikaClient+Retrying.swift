@@ -114,7 +114,7 @@ extension MetrikaClient {
     /// `streamingTransport`. A 2xx body goes to `receive` chunk by chunk; any other answer is judged
     /// as `send` judges it: a final one throws its `APIError`, a transient one (5xx, 429, a cut
     /// connection, a timeout) a `TransientFailure` naming `context`, for `retryingTransient` to retry.
-    package func streamOnce(_ request: HTTPRequest, context: String, receive: ([UInt8]) throws -> Void) async throws {
+    package func streamOnce(_ request: HTTPRequest, context: String, receive: ([UInt8]) async throws -> Void) async throws {
         guard let streamingTransport else {
             preconditionFailure("MetrikaClient.streamOnce needs a streaming transport")
         }

@@ -16,8 +16,9 @@ package struct StreamedResponseHead: Sendable {
     }
 }
 
-/// Sends an upload chunk of a streamed request body.
-package typealias StreamWriter = ([UInt8]) throws -> Void
+/// Sends an upload chunk of a streamed request body; suspended (never blocking a thread) while the
+/// receiver has not taken enough of the chunks before.
+package typealias StreamWriter = ([UInt8]) async throws -> Void
 
 /// The streaming seam beside `HTTPTransport`: bodies flow through in chunks and are never held whole.
 ///
@@ -27,9 +28,10 @@ package typealias StreamWriter = ([UInt8]) throws -> Void
 package protocol StreamingHTTPTransport: Sendable {
     /// Sends `request`. With `upload`, the body is whatever `upload` writes (chunked transfer
     /// encoding), and `request.body` is ignored. A 2xx body is handed to `receive` chunk by chunk as it
-    /// arrives. `request.timeout` bounds connecting and every wait for the next chunk (an idle
-    /// deadline, not a total one: a 10 GB part may take an hour).
+    /// arrives; the next chunk waits until `receive` returned, so a `receive` that writes each chunk on
+    /// to a slower upload paces the download by it. `request.timeout` bounds connecting and every wait
+    /// for the next chunk (an idle deadline, not a total one: a 10 GB part may take an hour).
     func exchange(
-        _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) throws -> Void
+        _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) async throws -> Void
     ) async throws -> StreamedResponseHead
 }

@@ -77,7 +77,7 @@ package struct TokenRefreshingStreamingTransport: StreamingHTTPTransport {
     }
 
     package func exchange(
-        _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) throws -> Void
+        _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) async throws -> Void
     ) async throws -> StreamedResponseHead {
         // An upload cannot be replayed; a refused answer's body never reached `receive`.
         try await TokenRefreshingTransport.signing(

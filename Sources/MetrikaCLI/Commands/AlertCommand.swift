@@ -161,6 +161,8 @@ enum AlertCommand: Command {
             throw usageError(error)
         }
         if request.today, options[.verbose] { context.note("Hourly check: \(result.countersChecked) counters, \(result.requests) report requests.") }
+        // An API that went away: one line saying which counters were checked and which were not.
+        if let gaveUp = result.gaveUp { throw gaveUp }
         if let failure = result.deliveryFailure { return failure.exitCode }
         return result.failures.first?.failure.exitCode ?? ExitCode.ok
     }

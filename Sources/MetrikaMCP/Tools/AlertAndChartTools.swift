@@ -27,7 +27,7 @@ enum CheckAlertsTool {
             ToolArgument("today", .boolean, "Judge today's finished hours so far (each counter's time zone) against the same hours of the same weekday of earlier weeks instead of the last day: a stop (tracking that fell off at 14:00), a drop or a rise in the last hours. Not with date.", defaultValue: .bool(false)),
         ],
         outputSchema: schema("object", properties: [
-            ("findings", schema("array", "counter_id, counter_name, metric, title, notice (drop, rise, stopped, back_to_normal), day, value, expected, change_percent, since, provisional, drivers (what made a drop or a rise, the main one first: dimension, name, value, expected, change, share), text; with today: hours {from, to} (local hours judged) instead of since and provisional", items: schema("object"))),
+            ("findings", schema("array", "counter_id, counter_name, metric, grain (day, or hour with today), title, notice (drop, rise, stopped, back_to_normal), day, value, expected, change_percent, since, provisional, drivers (what made a drop or a rise, the main one first: dimension, name, value, expected, change, share), text; with today: hours {from, to} (local hours judged) instead of since and provisional", items: schema("object"))),
             ("failures", schema("array", "Counters that could not be checked: counter_id, error", items: schema("object"))),
             ("counters_checked", schema("integer")),
         ], required: ["findings", "failures", "counters_checked"]))
@@ -86,7 +86,7 @@ enum CheckAlertsTool {
             }
             findings.append(.object([
                 ("counter_id", .number(Double(finding.counter.id))), ("counter_name", .string(finding.counter.name)),
-                ("metric", .string(finding.metric.apiName)), ("title", .string(AlertText.metricLabel(finding))),
+                ("metric", .string(finding.metric.apiName)), ("grain", .string("day")), ("title", .string(AlertText.metricLabel(finding))),
                 ("notice", .string(notice)), ("day", .string(judgement.day.iso)), ("value", .number(judgement.value)),
                 ("expected", .number(judgement.expected)), ("change_percent", .number(judgement.changePercent)),
                 ("since", .string(judgement.since?.iso)), ("provisional", .bool(finding.provisional)),
@@ -95,11 +95,12 @@ enum CheckAlertsTool {
         }
         let failed: [JSONValue] = outcome.failures.map { .object([("counter_id", .number(Double($0.counterID))), ("error", .string(MetrikaToolCatalogue.sentence($0.failure)))]) }
         for (id, failure) in outcome.failures { text += "Error: counter \(id): \(MetrikaToolCatalogue.sentence(failure))\n" }
+        if let gaveUp = result.gaveUp { text += "Error: \(MetrikaToolCatalogue.sentence(gaveUp))\n" }
         if outcome.findings.isEmpty { text += "No alerts: \(outcome.countersChecked) counter\(outcome.countersChecked == 1 ? "" : "s") checked.\n" }
         for line in activity.lines { text += line + "\n" }
         let document = JSONValue.object([("findings", .array(findings)), ("failures", .array(failed)), ("counters_checked", .number(Double(outcome.countersChecked)))])
         // Every counter failed: the work failed (the first failure's sentence first).
-        let allFailed = outcome.countersChecked == 0 && !outcome.failures.isEmpty
+        let allFailed = outcome.countersChecked == 0 && (!outcome.failures.isEmpty || result.gaveUp != nil)
         return MCPToolResult(content: [.text(text)], structuredContent: allFailed ? nil : document, isError: allFailed)
     }
 }

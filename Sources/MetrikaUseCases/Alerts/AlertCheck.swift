@@ -58,6 +58,9 @@ package struct AlertCheck: Sendable {
         /// Counters that could not be checked, with why (the others were).
         package var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
         package var countersChecked = 0
+        /// Set when the API went away mid-run and the check stopped (`AlertCheckError.hostGone`); the
+        /// counters it left are neither in `failures` nor checked.
+        package var gaveUp: AlertCheckError?
     }
 
     /// Checks `counters` (at most `parallelLimit` at once); a counter that fails is one failure among
@@ -70,7 +73,8 @@ package struct AlertCheck: Sendable {
         for counter in counters where explain && settings.skippedCounters.contains(counter.id) {
             activity.note("Note: counter \(counter.id) is not checked: the config file's \"alerts\" skip it.")
         }
-        let results = await Self.eachCounter(wanted, parallel: min(parallelism, Self.parallelLimit), progress: "Checking", activity: activity) { counter in
+        let (results, gaveUp) = await Self.eachCounter(wanted, parallel: min(parallelism, Self.parallelLimit), progress: "Checking", activity: activity,
+                                                       giveUp: Self.giveUp(loader)) { counter in
             try await check(counter, explain: explain)
         }
         activity.endProgress()
@@ -81,23 +85,59 @@ package struct AlertCheck: Sendable {
                 outcome.findings += done.findings
                 outcome.changes += done.changes
                 outcome.countersChecked += 1
-            case .failure(let failed)?:
+            case .failure(let failed)? where gaveUp == nil || !Self.countsAsGone(failed.failure):
                 outcome.failures.append((counter.id, failed.failure))
-            case nil:
+            case .failure?, nil:
                 break
             }
         }
+        outcome.gaveUp = gaveUp.map { Self.hostGone($0, counters: wanted, results: results) }
         return outcome
+    }
+
+    /// Counters in a row that could not reach the API before a run stops (`ConnectionGiveUp`).
+    static let giveUpLimit = 3
+
+    /// The rule that ends a run whose API went away, and the host it watches (as the line names it);
+    /// nil offline.
+    static func giveUp(_ loader: HistoryLoader) -> (rule: ConnectionGiveUp, host: String)? {
+        loader.client.map { (ConnectionGiveUp(limit: giveUpLimit), $0.baseURL.host ?? $0.baseURL.absoluteString) }
+    }
+
+    /// A counter the give-up left unchecked: its check failed on the connection, or was cancelled
+    /// when the run gave up.
+    static func countsAsGone(_ failure: any MetrikaFailure) -> Bool {
+        ConnectionGiveUp.isConnectionFailure(failure) || (failure as? AlertCheckError) == .interrupted
+    }
+
+    /// The one failure of a run that gave up: which counters were checked and which were not.
+    static func hostGone<Result>(_ rule: ConnectionGiveUp, counters: [Counter], results: [Int: Swift.Result<Result, CounterFailure>]) -> AlertCheckError {
+        var checked: [Int] = []
+        var unchecked: [Int] = []
+        for counter in counters {
+            switch results[counter.id] {
+            case .success?: checked.append(counter.id)
+            case .failure(let failed)? where !countsAsGone(failed.failure): checked.append(counter.id)
+            default: unchecked.append(counter.id)
+            }
+        }
+        return .hostGone(host: rule.host ?? "the API", limit: rule.limit, reason: rule.lastReason ?? "no connection", checked: checked, unchecked: unchecked)
     }
 
     /// Runs `work` for each of `counters`, at most `parallel` at once, telling `progress: n/N counters`
     /// as they end: each counter's result by id, a counter whose work threw as `failed` with the
     /// error in words a person reads (the daily and the hourly check share it).
+    /// With `giveUp` (a rule and the host of the requests), the run stops after its limit of counters
+    /// in a row could not reach the host: no counter is started after it, those in flight are
+    /// cancelled, and the rule that gave up is returned (nil: every counter ran).
     static func eachCounter<Result: Sendable>(
         _ counters: [Counter], parallel: Int, progress: String, activity: any Activity,
+        giveUp: (rule: ConnectionGiveUp, host: String)? = nil,
         _ work: @escaping @Sendable (Counter) async throws -> Result
-    ) async -> [Int: Swift.Result<Result, CounterFailure>] {
+    ) async -> (results: [Int: Swift.Result<Result, CounterFailure>], gaveUp: ConnectionGiveUp?) {
         var results: [Int: Swift.Result<Result, CounterFailure>] = [:]
+        var rule = giveUp?.rule
+        let host = giveUp?.host
         await withTaskGroup(of: (Int, Swift.Result<Result, CounterFailure>).self) { group in
             var next = 0
             func launch() {
@@ -114,11 +154,18 @@ package struct AlertCheck: Sendable {
             while next < min(max(1, parallel), counters.count) { launch() }
             while let (id, result) = await group.next() {
                 results[id] = result
+                if var running = rule, let host, !running.gaveUp {
+                    let failure: (any MetrikaFailure)?
+                    if case .failure(let failed) = result { failure = failed.failure } else { failure = nil }
+                    if running.record(failure, host: host) { group.cancelAll() }
+                    rule = running
+                }
+                if rule?.gaveUp == true { continue }
                 activity.progress("\(progress): \(results.count)/\(counters.count) counters", force: results.count == counters.count)
                 if next < counters.count { launch() }
             }
         }
-        return results
+        return (results, rule?.gaveUp == true ? rule : nil)
     }
 
     /// Why one counter could not be checked (an `Error` box for `Result`).
@@ -126,30 +173,22 @@ package struct AlertCheck: Sendable {
         var failure: any MetrikaFailure
     }
 
-    /// Claims the news of `outcome`'s findings in the history database (one transaction, see
-    /// `AlertLedger`) before anything is told: `outcome` keeps only the findings this run won (an
-    /// overlapping run that won the others tells them) and only the changes still to `record` after
-    /// telling. Returns the claims, to `release` when telling fails. Never called by a dry run.
+    /// Claims the news of `outcome`'s findings before anything is told (`EpisodeChange.claim`):
+    /// `outcome` keeps the findings this run won and the changes still to `record`. Returns the
+    /// claims, to `release` when telling fails. Never called by a dry run.
     package func claim(_ outcome: inout Outcome) async throws -> [AlertClaim] {
-        let told = outcome.findings.map { AlertLedger.news($0.notice, $0.change) }
-        let won = try await loader.store.claimAlertNews(told.compactMap { $0 })
-        let (kept, claims) = AlertLedger.Change.keepWon(outcome.findings, news: told, won: won)
-        // Claimed news is written already, and news another run won is its to write.
-        let claimedChanges = outcome.findings.filter { AlertLedger.news($0.notice, $0.change) != nil }.map(\.change)
-        outcome.changes.removeAll { claimedChanges.contains($0) }
-        outcome.findings = kept
-        return claims
+        try await AlertLedger.Change.claim(&outcome.findings, changes: &outcome.changes, in: loader.store,
+                                           news: { AlertLedger.news($0.notice, $0.change) }, change: \.change)
     }
 
     /// Gives back `claims` whose news could not be told, so that the next run tells it again.
     package func release(_ claims: [AlertClaim]) async throws {
-        try await loader.store.releaseAlertClaims(claims)
+        try await AlertLedger.Change.release(claims, in: loader.store)
     }
 
     /// Remembers what `outcome` decided (one transaction): told anomalies stay silent from now on.
     package func record(_ outcome: Outcome) async throws {
-        let (opened, touched, closed) = AlertLedger.Change.split(outcome.changes)
-        try await loader.store.recordAlertEpisodes(opened: opened, touched: touched, closed: closed)
+        try await AlertLedger.Change.record(outcome.changes, grain: .day, in: loader.store)
     }
 
     // MARK: - One counter
@@ -217,7 +256,7 @@ package struct AlertCheck: Sendable {
             metrics.removeAll { $0.metric.apiName == Metric.purchases.apiName }
         }
 
-        let open = try await loader.store.openAlertEpisodes(counterID: counter.id)
+        let open = try await loader.store.openEpisodes(counterID: counter.id, grain: .day)
         let provisional = try await isProvisional(day, counter: counter)
         var findings: [Finding] = []
         var changes: [AlertLedger.Change] = []

@@ -6,9 +6,9 @@ import MetrikaStore
 /// later runs stay silent, and a metric that comes back after `stopped` is told once more. Pure.
 ///
 /// Telling is claimed: a run turns each notice into `AlertNews` (`news(_:_:)`), claims it in the history
-/// database (`HistoryStore.claimAlertNews`: one transaction, so of overlapping runs exactly one wins
+/// database (`HistoryStore.claimNews`: one transaction, so of overlapping runs exactly one wins
 /// each) and tells only what it won; when the telling fails it gives the claims back
-/// (`HistoryStore.releaseAlertClaims`) and the next run tells them again. Any check with episodes of
+/// (`HistoryStore.releaseClaims`) and the next run tells them again. Any check with episodes of
 /// its own (one per counter and key) can use the same two calls.
 package enum AlertLedger {
     /// What to tell the owner about one metric.

@@ -93,6 +93,10 @@ package struct AlertRun: Sendable {
         package var driverRequests = 0
         /// The first delivery that failed: its claims were given back (told again next run).
         package var deliveryFailure: (any MetrikaFailure)?
+        /// Set when the API went away mid-run (`ConnectionGiveUp`): the counters checked before it are
+        /// told as usual, the others are neither checked nor in `failures`; the entry point ends with it
+        /// (one line, exit 69) instead of an `Error:` line per counter left.
+        package var gaveUp: AlertCheckError?
     }
 
     // MARK: - Settings and counters
@@ -131,16 +135,25 @@ package struct AlertRun: Sendable {
     }
 
     /// The counters to check: the given ids (one that cannot be read is a failure among the others),
-    /// else every counter the token can read (offline: every counter in the history).
+    /// else every counter the token can read (offline: every counter in the history). Ids the history
+    /// does not know are read from the API: after `ConnectionGiveUp`'s limit of them in a row could not
+    /// reach it, the run stops before any check (`AlertCheckError.hostGone`, nothing checked).
     package func counters(_ ids: [Int]) async throws -> (counters: [Counter], failures: [(counterID: Int, failure: any MetrikaFailure)]) {
         guard ids.isEmpty else {
             var counters: [Counter] = []
             var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
+            let watched = AlertCheck.giveUp(loader)
+            var rule = watched?.rule
+            let host = watched?.host ?? ""
             for id in ids {
                 do {
                     counters.append(try await loader.counter(id: id))
+                    rule?.record(nil, host: host)
                 } catch let failure as any MetrikaFailure {
                     failures.append((id, failure))
+                    if rule?.record(failure, host: host) == true, let rule {
+                        throw AlertCheckError.hostGone(host: host, limit: rule.limit, reason: rule.lastReason ?? "no connection", checked: [], unchecked: ids)
+                    }
                 }
             }
             return (counters, failures)
@@ -178,7 +191,8 @@ package struct AlertRun: Sendable {
             var outcome = await check.run(counters: counters, explain: request.explain)
             outcome.failures = unread + outcome.failures
             if request.noteFailures { noteFailures(outcome.failures) }
-            var result = Result(findings: .hourly(outcome.findings), failures: outcome.failures, countersChecked: outcome.countersChecked, requests: outcome.requests)
+            var result = Result(findings: .hourly(outcome.findings), failures: outcome.failures, countersChecked: outcome.countersChecked, requests: outcome.requests,
+                                gaveUp: outcome.gaveUp)
             if request.dryRun {
                 try show(result.findings.lines)
                 return result
@@ -196,7 +210,7 @@ package struct AlertRun: Sendable {
         var outcome = await check.run(counters: counters, explain: request.explain)
         outcome.failures = unread + outcome.failures
         if request.noteFailures { noteFailures(outcome.failures) }
-        var result = Result(findings: .daily(outcome.findings), failures: outcome.failures, countersChecked: outcome.countersChecked)
+        var result = Result(findings: .daily(outcome.findings), failures: outcome.failures, countersChecked: outcome.countersChecked, gaveUp: outcome.gaveUp)
         if request.dryRun {
             result.driverRequests = await attachDrivers(&outcome.findings, request)
             result.findings = .daily(outcome.findings)

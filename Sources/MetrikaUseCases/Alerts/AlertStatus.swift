@@ -39,7 +39,7 @@ package struct AlertStatus: Sendable {
                 id: id, counterID: episode.counterID, counterName: counterName, metricLabel: metricLabel, apiName: episode.metric, kind: episode.kind,
                 since: episode.since, lastDay: episode.lastDay, value: latestValue, expected: latestExpected,
                 valueText: valueText(latestValue), expectedText: expectedText(latestExpected),
-                toldValue: episode.value, toldExpected: episode.expected, toldAt: episode.notifiedAt)
+                toldValue: episode.value, toldExpected: episode.expected, toldAt: episode.notifiedAt, grain: episode.grain.rawValue)
         }
     }
 

@@ -176,25 +176,8 @@ package enum AlertText {
 
     private static func object(_ finding: AlertCheck.Finding, kind: AlertKind, since: Day) -> JSONValue {
         let judgement = finding.judgement
-        return .object([
-            ("counter_id", .number(Double(finding.counter.id))),
-            ("counter_name", .string(finding.counter.name)),
-            ("metric", .string(finding.metric.shortName)),
-            ("goal_id", finding.metric.goalID.map { .number(Double($0)) } ?? .null),
-            ("goal_name", finding.metric.goalID == nil ? .null : .string(finding.goalName ?? "")),
-            ("date", .string(judgement.day.iso)),
-            ("value", .number(judgement.value)),
-            // Money to the kopeck (a median of revenue in orders' worth has more decimals than money has).
-            ("expected", .number(finding.metric.unit == .money ? (judgement.expected * 100).rounded() / 100 : judgement.expected)),
-            ("unit", .string(finding.metric.unit.rawValue)),
-            ("currency", finding.metric.unit == .money ? .string(finding.metric.currency?.code) : .null),
-            ("change", .number(judgement.changePercent.map { ($0 * 10).rounded() / 10 })),
-            ("kind", .string(kind.rawValue)),
-            ("since", .string(since.iso)),
-            ("score", .number((judgement.score * 10).rounded() / 10)),
-            ("provisional", .bool(finding.provisional)),
-            ("drivers", .array(finding.drivers.map(\.json))),
-            ("text", .string(line(finding))),
-        ])
+        return AlertJSON(counter: finding.counter, metric: finding.metric, goalName: finding.goalName, grain: .day, date: judgement.day,
+                         value: judgement.value, expected: judgement.expected, change: judgement.changePercent, kind: kind, since: since.iso,
+                         score: judgement.score, provisional: finding.provisional, drivers: finding.drivers, text: line(finding)).json
     }
 }

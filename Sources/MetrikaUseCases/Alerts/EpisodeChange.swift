@@ -2,7 +2,8 @@ import Foundation
 import MetrikaStore
 
 /// What a run's decision changes in the episodes of either grain (days: `AlertLedger`, hours:
-/// `HourlyLedger`): the one family's change, claimed and recorded the same way for both.
+/// `HourlyLedger`): the one family's change, claimed, given back and recorded the same way for both
+/// (`claim`, `release`, `record` below, over the store's one table).
 package enum EpisodeChange<Episode: Sendable & Equatable>: Sendable, Equatable {
     case none
     case open(Episode)
@@ -44,5 +45,35 @@ package enum EpisodeChange<Episode: Sendable & Equatable>: Sendable, Equatable {
             kept.append(finding)
         }
         return (kept, claims)
+    }
+}
+
+extension EpisodeChange where Episode == AlertEpisode {
+    /// Claims the news of a run's findings (either grain) in the history database (one transaction,
+    /// `HistoryStore.claimNews`) before anything is told: `findings` keeps only those this run won (an
+    /// overlapping run that won the others tells them), `changes` only those still to `record` after
+    /// telling (claimed news is written already, and news another run won is its to write). `news`
+    /// and `change` read a finding's news (nil: nothing to claim) and change. Returns the won claims,
+    /// to `release` when telling fails. Never called by a dry run.
+    package static func claim<Finding>(_ findings: inout [Finding], changes: inout [EpisodeChange], in store: HistoryStore,
+                                       news: (Finding) -> AlertNews?, change: (Finding) -> EpisodeChange) async throws -> [AlertClaim] {
+        let told = findings.map(news)
+        let won = try await store.claimNews(told.compactMap { $0 })
+        let (kept, claims) = keepWon(findings, news: told, won: won)
+        let claimed = findings.filter { news($0) != nil }.map(change)
+        changes.removeAll { claimed.contains($0) }
+        findings = kept
+        return claims
+    }
+
+    /// Gives back `claims` whose news could not be told, so that the next run tells it again.
+    package static func release(_ claims: [AlertClaim], in store: HistoryStore) async throws {
+        try await store.releaseClaims(claims)
+    }
+
+    /// Remembers what a run of `grain` decided (one transaction): told anomalies stay silent from now on.
+    package static func record(_ changes: [EpisodeChange], grain: AlertEpisode.Grain, in store: HistoryStore) async throws {
+        let (opened, touched, closed) = split(changes)
+        try await store.recordEpisodes(grain: grain, opened: opened, touched: touched, closed: closed)
     }
 }

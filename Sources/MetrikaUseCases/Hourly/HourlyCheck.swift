@@ -5,7 +5,7 @@ import MetrikaStore
 
 /// `metrika alert --today`'s work: for each counter, today's finished hours (in its time zone) of
 /// visits and every goal's reaches, against the same hours of the same weekday of the previous weeks
-/// (`HourlyHistory`, `HourlyDetector`), told once (`HourlyLedger`, remembered in `hourly_episodes`).
+/// (`HourlyHistory`, `HourlyDetector`), told once (`HourlyLedger`, remembered in `alert_episodes` as episodes of the hour grain).
 /// One request per counter and run (its goals list about once a day, as the daily check reads it).
 /// Told once as the daily check tells (`AlertCheck`): `run` only reads (a dry run); a run that tells
 /// first `claim`s its news (overlapping runs tell each once), gives the claims back with `release`
@@ -42,6 +42,8 @@ package struct HourlyCheck: Sendable {
         package var countersChecked = 0
         /// Reporting API requests spent on hours (the goals lists not counted).
         package var requests = 0
+        /// Set when the API went away mid-run and the check stopped (see `AlertCheck.Outcome`).
+        package var gaveUp: AlertCheckError?
     }
 
     /// Checks `counters` (at most `AlertCheck.parallelLimit` at once); a counter that fails is one
@@ -51,7 +53,8 @@ package struct HourlyCheck: Sendable {
         for counter in counters where explain && settings.skippedCounters.contains(counter.id) {
             activity.note("Note: counter \(counter.id) is not checked: the config file's \"alerts\" skip it.")
         }
-        let results = await AlertCheck.eachCounter(wanted, parallel: AlertCheck.parallelLimit, progress: "Checking today", activity: activity) { counter in
+        let (results, gaveUp) = await AlertCheck.eachCounter(wanted, parallel: AlertCheck.parallelLimit, progress: "Checking today", activity: activity,
+                                                             giveUp: AlertCheck.giveUp(loader)) { counter in
             try await check(counter, explain: explain)
         }
         activity.endProgress()
@@ -63,35 +66,30 @@ package struct HourlyCheck: Sendable {
                 outcome.changes += done.changes
                 outcome.requests += done.requests
                 outcome.countersChecked += 1
-            case .failure(let failed)?:
+            case .failure(let failed)? where gaveUp == nil || !AlertCheck.countsAsGone(failed.failure):
                 outcome.failures.append((counter.id, failed.failure))
-            case nil:
+            case .failure?, nil:
                 break
             }
         }
+        outcome.gaveUp = gaveUp.map { AlertCheck.hostGone($0, counters: wanted, results: results) }
         return outcome
     }
 
-    /// Claims the news of `outcome`'s findings (one transaction) before anything is told: `outcome`
-    /// keeps the findings this run won and the changes still to `record`. Returns the claims, to
-    /// `release` when telling fails. Never called by a dry run.
-    package func claim(_ outcome: inout Outcome) async throws -> [HourlyClaim] {
-        let told = outcome.findings.map { Self.news($0) }
-        let won = try await loader.store.claimHourlyNews(told.compactMap { $0 })
-        let (kept, claims) = HourlyLedger.Change.keepWon(outcome.findings, news: told, won: won)
-        let claimed = outcome.findings.filter { Self.news($0) != nil }.map(\.change)
-        outcome.changes.removeAll { claimed.contains($0) }
-        outcome.findings = kept
-        return claims
+    /// Claims the news of `outcome`'s findings before anything is told (`EpisodeChange.claim`, as the
+    /// daily check does): `outcome` keeps the findings this run won and the changes still to `record`.
+    /// Returns the claims, to `release` when telling fails. Never called by a dry run.
+    package func claim(_ outcome: inout Outcome) async throws -> [AlertClaim] {
+        try await HourlyLedger.Change.claim(&outcome.findings, changes: &outcome.changes, in: loader.store, news: Self.news, change: \.change)
     }
 
     /// Gives back `claims` whose news could not be told, so that the next run tells it again.
-    package func release(_ claims: [HourlyClaim]) async throws {
-        try await loader.store.releaseHourlyClaims(claims)
+    package func release(_ claims: [AlertClaim]) async throws {
+        try await HourlyLedger.Change.release(claims, in: loader.store)
     }
 
     /// The news a finding tells: the episode it opens, or the one it closes.
-    static func news(_ finding: Finding) -> HourlyNews? {
+    static func news(_ finding: Finding) -> AlertNews? {
         switch (finding.notice, finding.change) {
         case (.alert, .open(let episode)): return .open(episode)
         case (.backToNormal(let episode, _), .close): return .close(episode)
@@ -101,8 +99,7 @@ package struct HourlyCheck: Sendable {
 
     /// Remembers what `outcome` decided (one transaction).
     package func record(_ outcome: Outcome) async throws {
-        let (opened, touched, closed) = HourlyLedger.Change.split(outcome.changes)
-        try await loader.store.recordHourlyEpisodes(opened: opened, touched: touched, closed: closed)
+        try await HourlyLedger.Change.record(outcome.changes, grain: .hour, in: loader.store)
     }
 
     /// The counts judged hour by hour: the settings' own count metrics (purchases and money are the
@@ -128,7 +125,7 @@ package struct HourlyCheck: Sendable {
         guard !metrics.isEmpty else { return ([], [], 0) }
         let history = HourlyHistory(store: loader.store, client: loader.client, now: activity.now)
         let snapshot = try await history.load(counter: counter, metrics: metrics.map(\.metric))
-        let open = try await loader.store.openHourlyEpisodes(counterID: counter.id)
+        let open = try await loader.store.openEpisodes(counterID: counter.id, grain: .hour)
         var findings: [Finding] = []
         var changes: [HourlyLedger.Change] = []
         var judged = 0

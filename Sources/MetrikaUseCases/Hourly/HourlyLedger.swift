@@ -2,7 +2,7 @@ import Foundation
 import MetrikaModel
 import MetrikaStore
 
-/// What an hourly judgement means given what was announced before (`hourly_episodes`): each anomaly
+/// What an hourly judgement means given what was announced before (`alert_episodes`, the hour grain): each anomaly
 /// is told once; while it lasts — the next run within the hour, the next hours, the next day — later
 /// runs are silent; a metric that had stopped and has values again is told once ("back to normal at
 /// 17:00"). Pure.
@@ -11,11 +11,11 @@ package enum HourlyLedger {
         /// A new anomaly (or a different kind of one than was announced).
         case alert(AlertKind)
         /// It had stopped and has values again from `hour` on (today).
-        case backToNormal(HourlyEpisode, hour: Int)
+        case backToNormal(AlertEpisode, hour: Int)
     }
 
     /// The one family's change (`EpisodeChange`) over hours.
-    package typealias Change = EpisodeChange<HourlyEpisode>
+    package typealias Change = EpisodeChange<AlertEpisode>
 
     /// Decides for one metric. `judgement` nil (nothing finished, no baseline) changes nothing;
     /// `today` is the metric's values of today's finished hours (for the hour it came back at).
@@ -24,12 +24,12 @@ package enum HourlyLedger {
     /// of it (a `drop` over one zero hour, a stop "since midnight"); a drop or a rise stays open while
     /// the change is still as large, though a quiet night's small counts no longer prove it.
     package static func decide(_ judgement: HourlyJudgement?, day: Day, today: [Double?], counterID: Int, metric: String,
-                               open: HourlyEpisode?, now: Date, settings: AlertSettings = AlertSettings()) -> (notice: Notice?, change: Change) {
+                               open: AlertEpisode?, now: Date, settings: AlertSettings = AlertSettings()) -> (notice: Notice?, change: Change) {
         guard let judgement else { return (nil, .none) }
         let last = judgement.hours.upperBound
         // An hour older than the one the episode last saw (a clock set back, a late run): never flap.
         if let open, (day, last) < (open.lastDay, open.lastHour) { return (nil, .none) }
-        func touched(_ open: HourlyEpisode) -> Change {
+        func touched(_ open: AlertEpisode) -> Change {
             var moved = open
             (moved.lastDay, moved.lastHour) = (day, last)
             return .touch(moved)
@@ -46,7 +46,7 @@ package enum HourlyLedger {
         }
         if let kind = judgement.kind {
             if let open, open.kind == kind.rawValue { return (nil, touched(open)) }
-            let episode = HourlyEpisode(counterID: counterID, metric: metric, kind: kind.rawValue, day: day, sinceHour: judgement.hours.lowerBound,
+            let episode = AlertEpisode(counterID: counterID, metric: metric, kind: kind.rawValue, day: day, sinceHour: judgement.hours.lowerBound,
                                         lastDay: day, lastHour: last, value: judgement.value, expected: judgement.expected, notifiedAt: now)
             return (.alert(kind), .open(episode))
         }
@@ -59,8 +59,8 @@ package enum HourlyLedger {
     }
 
     /// Back from the first hour with values after the zeros (today's, or midnight's if it stopped earlier).
-    private static func backHour(open: HourlyEpisode, day: Day, last: Int, today: [Double?]) -> Int {
-        let from = open.day == day ? open.sinceHour : 0
+    private static func backHour(open: AlertEpisode, day: Day, last: Int, today: [Double?]) -> Int {
+        let from = open.since == day ? open.sinceHour : 0
         var back = last
         while back > from, back - 1 < today.count, let earlier = today[back - 1], earlier > 0 { back -= 1 }
         return back

@@ -23,7 +23,7 @@ package enum HourlyText {
         case .alert:
             return "\(counter.id) \(name): \(metric) \(AlertText.number(finding.judgement.value)) in \(hoursText(finding.judgement.hours)) on \(day), expected ~\(AlertText.approximate(finding.judgement.expected)) (\(changeText(finding.judgement)))"
         case .backToNormal(let episode, let hour):
-            return "\(counter.id) \(name): \(metric) back to normal at \(HourlyDetector.hourName(hour)) on \(day) (had \(episode.kind == AlertKind.stopped.rawValue ? "stopped" : episode.kind) at \(HourlyDetector.hourName(episode.sinceHour))\(episode.day == finding.day ? "" : " on " + AlertText.dayText(episode.day)))"
+            return "\(counter.id) \(name): \(metric) back to normal at \(HourlyDetector.hourName(hour)) on \(day) (had \(episode.kind == AlertKind.stopped.rawValue ? "stopped" : episode.kind) at \(HourlyDetector.hourName(episode.sinceHour))\(episode.since == finding.day ? "" : " on " + AlertText.dayText(episode.since)))"
         }
     }
 
@@ -82,24 +82,9 @@ package enum HourlyText {
 
     private static func object(_ finding: HourlyCheck.Finding, kind: AlertKind, hour: Int, since: Int) -> JSONValue {
         let judgement = finding.judgement
-        return .object([
-            ("counter_id", .number(Double(finding.counter.id))),
-            ("counter_name", .string(finding.counter.name)),
-            ("metric", .string(finding.metric.shortName)),
-            ("goal_id", finding.metric.goalID.map { .number(Double($0)) } ?? .null),
-            ("goal_name", finding.metric.goalID == nil ? .null : .string(finding.goalName ?? "")),
-            ("date", .string(finding.day.iso)),
-            ("hour", .string(HourlyDetector.hourName(hour))),
-            ("hours", .string(hoursText(judgement.hours))),
-            ("value", .number(judgement.value)),
-            ("expected", .number(judgement.expected)),
-            ("unit", .string(finding.metric.unit.rawValue)),
-            ("change", .number(judgement.changePercent.map { ($0 * 10).rounded() / 10 })),
-            ("kind", .string(kind.rawValue)),
-            ("since", .string(HourlyDetector.hourName(since))),
-            ("score", .number((judgement.score * 10).rounded() / 10)),
-            ("text", .string(line(finding))),
-        ])
+        return AlertJSON(counter: finding.counter, metric: finding.metric, goalName: finding.goalName, grain: .hour, date: finding.day,
+                         hours: (HourlyDetector.hourName(hour), hoursText(judgement.hours)), value: judgement.value, expected: judgement.expected,
+                         change: judgement.changePercent, kind: kind, since: HourlyDetector.hourName(since), score: judgement.score, text: line(finding)).json
     }
 
     /// The mail: the lines as text and as HTML (no charts: an hour's news is the line).

@@ -165,7 +165,7 @@ package struct LogExporter: Sendable {
                 try await destination.load(part: part, of: count, from: range.from, to: range.to) { write in
                     try await client.downloadLogPart(counter: counterID, id: id, part: part, of: count) { chunk in
                         bytes += chunk.count
-                        try write(chunk)
+                        try await write(chunk)
                         if let progress {
                             progress("log request \(id): \(LogExporter.partName(part, of: count)), \(ByteSize.megabytes(loadedBefore + bytes)) MB")
                         }

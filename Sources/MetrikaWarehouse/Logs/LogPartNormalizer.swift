@@ -127,6 +127,21 @@ package final class LogPartNormalizer {
         }
     }
 
+    /// `consume` for an upload that may suspend (`StreamWriter`): the chunk's rows are emitted once it
+    /// is read.
+    package func consume(_ chunk: [UInt8], emit: ([UInt8]) async throws -> Void) async throws {
+        var rows: [UInt8]?
+        try consume(chunk) { rows = $0 }
+        if let rows { try await emit(rows) }
+    }
+
+    /// `finish` for an upload that may suspend.
+    package func finish(emit: ([UInt8]) async throws -> Void) async throws {
+        var rows: [UInt8]?
+        try finish { rows = $0 }
+        if let rows { try await emit(rows) }
+    }
+
     /// The part ended: a last row without its line feed is taken too.
     package func finish(emit: ([UInt8]) throws -> Void) throws {
         if !carry.isEmpty {

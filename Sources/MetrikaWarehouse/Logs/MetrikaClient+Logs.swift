@@ -51,7 +51,7 @@ extension MetrikaClient {
     /// connection, a timeout) a `TransientFailure`, which the caller retries with `retryingTransient`
     /// once it has undone what `receive` was given.
     /// `count` is the request's number of parts, for messages (`part 1 of 2`).
-    package func downloadLogPart(counter: Int, id: Int, part: Int, of count: Int, receive: ([UInt8]) throws -> Void) async throws {
+    package func downloadLogPart(counter: Int, id: Int, part: Int, of count: Int, receive: ([UInt8]) async throws -> Void) async throws {
         let url = makeURL(path: "/management/v1/counter/\(counter)/logrequest/\(id)/part/\(part)/download", query: [])
         let request = HTTPRequest(method: "GET", url: url, headers: signedHeaders(acceptingJSON: false), timeout: requestTimeout)
         try await streamOnce(request, context: "log request \(id), \(LogExporter.partName(part, of: count))", receive: receive)

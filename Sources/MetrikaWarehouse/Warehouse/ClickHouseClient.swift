@@ -92,7 +92,7 @@ package struct ClickHouseClient: Sendable {
     }
 
     private func exchange(
-        _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, doing what: String, receive: ([UInt8]) throws -> Void
+        _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, doing what: String, receive: ([UInt8]) async throws -> Void
     ) async throws -> StreamedResponseHead {
         do {
             return try await transport.exchange(request, upload: upload, receive: receive)

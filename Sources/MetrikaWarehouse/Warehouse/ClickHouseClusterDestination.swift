@@ -84,7 +84,7 @@ package final class ClickHouseClusterDestination: LogDestination {
         try spool.finish()
         for (index, shard) in shards.enumerated() {
             try await shard.during(from, to) {
-                try await shard.insertPart(part, of: count, from: from, to: to) { write in try spool.read(index, into: write) }
+                try await shard.insertPart(part, of: count, from: from, to: to) { write in try await spool.read(index, into: write) }
             }
         }
         for shard in shards { try await shard.during(from, to) { try await shard.movePart(part, of: count, from: from, to: to) } }

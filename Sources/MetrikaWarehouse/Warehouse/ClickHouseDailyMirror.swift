@@ -88,6 +88,6 @@ package struct ClickHouseDailyMirror: Sendable {
         let payload = body
         let client = clients[counterID % clients.count]
         try await client.insert(into: client.settings.qualifiedTable, columns: ["counter_id", "date", "metric", "value", "version"], format: "TabSeparated",
-                                doing: "mirroring the daily history of counter \(counterID)") { write in try write(payload) }
+                                doing: "mirroring the daily history of counter \(counterID)") { write in try await write(payload) }
     }
 }

@@ -128,14 +128,14 @@ package final class ClickHouseDestination: LogDestination {
                     // insert's failure, which the insert reports; anything else is the download's.
                     try await withoutActuallyEscaping(write) { write in
                         let send: StreamWriter = { bytes in
-                            do { try write(bytes) } catch {
+                            do { try await write(bytes) } catch {
                                 feedError.insertStopped = true
                                 throw error
                             }
                         }
                         do {
-                            try await feed { chunk in try normalizer.consume(chunk, emit: send) }
-                            try normalizer.finish(emit: send)
+                            try await feed { chunk in try await normalizer.consume(chunk, emit: send) }
+                            try await normalizer.finish(emit: send)
                         } catch {
                             if !feedError.insertStopped { feedError.error = error }
                             throw error

@@ -131,13 +131,13 @@ final class ShardSpool {
     }
 
     /// Streams shard `shard`'s file, 64 KiB at a time.
-    func read(_ shard: Int, into write: ([UInt8]) throws -> Void) throws {
+    func read(_ shard: Int, into write: ([UInt8]) async throws -> Void) async throws {
         guard let handle = FileHandle(forReadingAtPath: path(shard)) else {
             throw ClickHouseError.cannotReadSpool(path: path(shard))
         }
         defer { try? handle.close() }
         while let data = try handle.read(upToCount: 64 << 10), !data.isEmpty {
-            try write(Array(data))
+            try await write(Array(data))
         }
     }
 
