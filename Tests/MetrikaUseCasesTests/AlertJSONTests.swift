@@ -35,7 +35,7 @@ import Testing
                                        recent: [], provisional: false)
         #expect(try memberNames(AlertText.webhookBody([daily]), "alerts") == [[
             "counter_id", "counter_name", "metric", "goal_id", "goal_name", "grain", "date", "value", "expected", "unit", "currency",
-            "change", "kind", "since", "score", "provisional", "text",
+            "change", "kind", "since", "score", "provisional", "drivers", "text",
         ]])
         let dailyObject = try #require((try JSONSerialization.jsonObject(with: AlertText.webhookBody([daily])) as? [String: Any])?["alerts"] as? [[String: Any]])
         #expect(dailyObject.first?["grain"] as? String == "day")
@@ -50,7 +50,7 @@ import Testing
         let body = HourlyText.webhookBody([back])
         #expect(try memberNames(body, "back_to_normal") == [[
             "counter_id", "counter_name", "metric", "goal_id", "goal_name", "grain", "date", "hour", "hours", "value", "expected", "unit",
-            "change", "kind", "since", "score", "text",
+            "change", "kind", "since", "score", "drivers", "text",
         ]])
         let hourly = try #require(((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["back_to_normal"] as? [[String: Any]])?.first)
         #expect(hourly["grain"] as? String == "hour" && hourly["hour"] as? String == "10:00" && hourly["since"] as? String == "14:00")
