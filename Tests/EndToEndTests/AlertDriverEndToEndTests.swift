@@ -75,36 +75,13 @@ enum DriverScenarios {
     static let api = FakeAPI.shared(fixtures: "explain", arguments: ["--now", now])
 }
 
-/// A loopback HTTP receiver (tests/scripts webhook_receiver.py) that answers 200 and keeps each body.
-final class WebhookReceiver: @unchecked Sendable {
-    let process = Process()
-    let input = Pipe()
-    let port: Int
-    let directory: String
-
-    init(directory: String) throws {
-        self.directory = directory
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", MailEndToEndTests.scripts.appendingPathComponent("webhook_receiver.py").path, directory, "600"]
-        process.environment = MailEndToEndTests.toolEnvironment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = input
-        try process.run()
-        ChildProcesses.register(process.processIdentifier)
-        port = try readAnnouncedPort(of: process, from: output, name: "webhook_receiver.py")
-    }
-
-    func stop() {
-        ChildProcesses.end(process)
-        try? input.fileHandleForWriting.close()
-    }
+/// A loopback HTTP receiver (tests/scripts webhook_receiver.py, a `ScriptPeer`) that answers 200 and keeps each body.
+final class WebhookReceiver: ScriptPeer, @unchecked Sendable {
+    init(directory: String) throws { try super.init(script: "webhook_receiver.py", directory: directory, lifetime: 600) }
 
     /// The bodies of the requests whose path holds `secret`.
     func bodies(containing secret: String) throws -> [String] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
-        return try names.compactMap { name in
+        return try kept(suffix: ".json").compactMap { name in
             let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))) as? [String: Any]
             guard let path = object?["path"] as? String, path.contains(secret) else { return nil }
             return object?["body"] as? String

@@ -18,39 +18,15 @@ import MetrikaModel
 
     static var mailChainAvailable: Bool { FileManager.default.isExecutableFile(atPath: msmtp) && hasAiosmtpd }
 
-    /// A running smtp_sink.py: stopped (stdin closed, then terminated) when released.
-    final class SMTPSink: @unchecked Sendable {
-        let process = Process()
-        let input = Pipe()
-        let port: Int
-        let directory: String
-
-        init(directory: String) throws {
-            self.directory = directory
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", MailEndToEndTests.scripts.appendingPathComponent("smtp_sink.py").path, directory, "120"]
-            process.environment = MailEndToEndTests.toolEnvironment
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            process.standardInput = input
-            try process.run()
-            port = try readAnnouncedPort(of: process, from: output, name: "smtp_sink.py")
-        }
-
-        deinit { stop() }
-
-        func stop() {
-            try? input.fileHandleForWriting.close()
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-        }
+    /// A running smtp_sink.py (a `ScriptPeer`): stopped when released.
+    final class SMTPSink: ScriptPeer, @unchecked Sendable {
+        init(directory: String) throws { try super.init(script: "smtp_sink.py", directory: directory, lifetime: 120) }
 
         /// The stored messages (`.eml`) in arrival order, waiting up to `timeout` for `count` of them.
         func messages(count: Int, timeout: Double = 15) throws -> [String] {
             let deadline = Date().addingTimeInterval(timeout)
             while true {
-                let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".eml") }.sorted()
+                let names = try kept(suffix: ".eml")
                 if names.count >= count || Date() > deadline { return names.map { directory + "/" + $0 } }
                 usleep(50_000)
             }
