@@ -128,6 +128,20 @@ struct ExplainCommandTests {
         #expect((document["against"] as? [String: Any])?["kind"] as? String == "previous")
     }
 
+    @Test("a baseline of another length is its mean scaled to the period's days, never a week's sum against one day")
+    func aWeekAgainstOneDayIsItsDailyMean() async throws {
+        let week = try await Self.run(["explain", "--counter", "530001", "--dimensions", "trafficSource", "--against", "2026-11-23..2026-11-29"])
+        #expect(week.status == 0, "\(week.err)")
+        #expect(week.out.contains("against 2026-11-23..2026-11-29 (7 days, scaled to 1 day)"), "\(week.out)")
+        #expect(week.out.hasPrefix("-") && week.out.contains(": Search engine traffic -"), "\(week.out)")
+        // The scaled expected total is the week's total / 7, as the week's own explanation says.
+        let day = try Self.checkedJSON(try await Self.run(["explain", "--counter", "530001", "--dimensions", "trafficSource", "--against", "2026-11-23..2026-11-29", "--json"]))
+        let whole = try Self.checkedJSON(try await Self.run(["explain", "--counter", "530001", "--dimensions", "trafficSource",
+                                                               "--from", "2026-11-23", "--to", "2026-11-29", "--json"]))
+        let expected = try #require(day["expected"] as? Double), weekValue = try #require(whole["value"] as? Double)
+        #expect(abs(expected - weekValue / 7) < 0.01, "\(expected) against \(weekValue) / 7")
+    }
+
     @Test("a rate's mix and rate effects add up to its change")
     func bounceRate() async throws {
         let run = try await Self.run(["explain", "--counter", "530002", "--metric", "bounceRate", "--dimensions", "deviceCategory", "--json"])

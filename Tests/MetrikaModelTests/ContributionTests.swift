@@ -72,6 +72,25 @@ struct ContributionTests {
         #expect(throws: ContributionError.emptyPeriod) { try ContributionAnalysis.ratios(empty, scale: 100) }
     }
 
+    @Test func nothingInTheBaselineIsSaidNotSpreadEvenly() {
+        // A counter's first day, or a day without visits as the baseline: every segment is new.
+        let counts = ContributionAnalysis.counts([
+            SegmentCount<Double>(name: "PC", value: 700, expected: 0), SegmentCount<Double>(name: "Smartphones", value: 300, expected: 0),
+        ])
+        let explained = [ExplainedDimension(plural: "devices", decomposition: counts, shown: ContributionRounding.shown(counts, unit: .count))]
+        #expect(ContributionHeadline.sentence(metric: "visits", explained) == "+1 000 visits: nothing in the baseline to compare with, every segment is new")
+    }
+
+    @Test func floatingPointLeftoversAreNoOtherRow() {
+        // Totals summed in another order than the rows: 4.5e-13 apart, which is no unlisted segment.
+        let segments = [SegmentCount<Double>(name: "PC", value: 0.1 + 0.2, expected: 0.3), SegmentCount<Double>(name: "TV", value: 1, expected: 2)]
+        let result = ContributionAnalysis.counts(segments, total: (value: 1.3, expected: 2.3), shown: 5)
+        #expect(result.segments.map(\.name) == ["TV", "PC"], "\(result.segments.map(\.name))")
+        // A real remainder still is one.
+        let cut = ContributionAnalysis.counts(segments, total: (value: 1.4, expected: 2.3), shown: 5)
+        #expect(cut.segments.last?.isOther == true)
+    }
+
     @Test func aRateSplitsIntoMixAndRate() throws {
         // Bounce rate: smartphones bounce more and grew from a third to two thirds of the visits, at
         // unchanged rates: all mix. Then the same shares with PC's rate up: all rate.

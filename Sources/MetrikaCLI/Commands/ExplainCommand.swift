@@ -32,8 +32,8 @@ enum ExplainCommand: Command {
     region (cities), regionCountry, regionCity. The 5 largest changes of each are named, the rest
     are "Other".
 
-    Settled days' segments (before yesterday) are kept in the history database (--db,
-    METRIKA_DB): explaining such a day again against the alert's baseline asks nothing.
+    Settled days' segments (before yesterday) are kept in the history database
+    (METRIKA_DB): explaining such a day again against the alert's baseline asks nothing.
 
     Examples:
       metrika explain --counter 1001

@@ -51,7 +51,18 @@ package enum ExplanationListing {
     }
 
     static func text(_ value: Double?, _ metric: Metric) -> String {
-        ValueFormatter.format(Quantity(value, unit: metric.unit), grouping: true, missing: ValueFormatter.missingInTable)
+        ValueFormatter.format(Quantity(value, unit: metric.unit, currency: metric.currency), grouping: true, missing: ValueFormatter.missingInTable,
+                              currencySign: true)
+    }
+
+    /// A value or expected value as CSV and JSON carry it: exact to 2 decimals past what the table
+    /// shows (a segment's expected is a scaled mean: 955.5516736401673 is 955.55), never a float's
+    /// leftovers (0.0000000000004547 is 0).
+    static func exact(_ value: Double?, _ metric: Metric) -> Double? {
+        guard let value, value.isFinite else { return value }
+        let factor = ContributionRounding.power(min(ContributionRounding.fractionDigits(for: metric.unit), 2) + 2)
+        let rounded = (value * factor).rounded() / factor
+        return rounded == 0 ? 0 : rounded
     }
 
     static func status(_ segment: SegmentContribution<Double>) -> String {
@@ -68,6 +79,13 @@ package enum ExplanationListing {
         DecimalText.format(value, fractionDigits: abs(value) < 1 && value != 0 ? 1 : 0) + "%"
     }
 
+    /// The robots' percent now and in the baseline, with the same digits (`1% (3%)`, `0.4% (1.0%)`,
+    /// never `1% (1.0%)`).
+    package static func robotPercents(_ share: Double, _ expected: Double) -> (share: String, expected: String) {
+        let small = [share, expected].contains { abs($0) < 1 && $0 != 0 }
+        return (DecimalText.format(share, fractionDigits: small ? 1 : 0) + "%", DecimalText.format(expected, fractionDigits: small ? 1 : 0) + "%")
+    }
+
     static func periodText(_ range: DateRange) -> String {
         range.from == range.to ? range.from.iso : range.from.iso + ".." + range.to.iso
     }
@@ -78,7 +96,11 @@ package enum ExplanationListing {
         case "alert": return "median of " + input.baselineDays.map(\.iso).joined(separator: ", ")
         default:
             guard let first = input.baselineDays.first, let last = input.baselineDays.last else { return "" }
-            return first == last ? first.iso : first.iso + ".." + last.iso
+            let range = first == last ? first.iso : first.iso + ".." + last.iso
+            // A baseline of another length is its mean scaled to the period's days (Explain).
+            guard let days = DateRange(from: first, to: last)?.dayCount, days != input.period.dayCount else { return range }
+            let period = input.period.dayCount
+            return range + " (\(days) days, scaled to \(period == 1 ? "1 day" : "\(period) days"))"
         }
     }
 
@@ -87,7 +109,8 @@ package enum ExplanationListing {
         var out = input.headline + "\n"
         out += "\(input.metric.title) on \(periodText(input.period)) against \(baselineText(input))\n"
         if let robots = input.robots {
-            out += "Robots: \(percent(robots.share)) of the visits (\(percent(robots.expected)) in the baseline)\n"
+            let shown = robotPercents(robots.share, robots.expected)
+            out += "Robots: \(shown.share) of the visits (\(shown.expected) in the baseline)\n"
         }
         for part in input.parts {
             let shown = part.explained.shown
@@ -144,11 +167,11 @@ package enum ExplanationListing {
             func plain(_ units: Int) -> String { ContributionRounding.signedText(units, fractionDigits: shown.fractionDigits, unit: .number, grouping: false).replacingOccurrences(of: "+", with: "") }
             for (index, segment) in decomposition.segments.enumerated() {
                 rows.append([part.name, segment.name, segment.isOther ? "other" : segment.status.rawValue,
-                             ValueFormatter.raw(segment.value), ValueFormatter.raw(segment.expected),
+                             ValueFormatter.raw(exact(segment.value, input.metric)), ValueFormatter.raw(exact(segment.expected, input.metric)),
                              plain(shown.changes[index]), shown.percentShare(of: shown.changes[index]) ?? "",
                              shown.mixes.map { plain($0[index]) } ?? "", shown.rates.map { plain($0[index]) } ?? ""])
             }
-            rows.append([part.name, "Total", "total", ValueFormatter.raw(decomposition.value), ValueFormatter.raw(decomposition.expected),
+            rows.append([part.name, "Total", "total", ValueFormatter.raw(exact(decomposition.value, input.metric)), ValueFormatter.raw(exact(decomposition.expected, input.metric)),
                          plain(shown.change), shown.change == 0 ? "" : "100", shown.mix.map(plain) ?? "", shown.rate.map(plain) ?? ""])
         }
         return rows
@@ -183,7 +206,7 @@ package enum ExplanationListing {
         }
         if let first = input.parts.first {
             let decomposition = first.explained.decomposition
-            members += [("value", .number(decomposition.value)), ("expected", .number(decomposition.expected)),
+            members += [("value", .number(exact(decomposition.value, input.metric))), ("expected", .number(exact(decomposition.expected, input.metric))),
                         ("change", number(first.explained.shown.change))]
             let relative = decomposition.expected == 0 ? nil : (decomposition.value / decomposition.expected - 1) * 100
             members.append(("change_percent", .number(relative.map { ($0 * 10).rounded() / 10 })))
@@ -204,7 +227,7 @@ package enum ExplanationListing {
             dimension.append(("segments", .array(decomposition.segments.enumerated().map { index, segment in
                 var item: [(String, JSONValue)] = [
                     ("name", .string(segment.name)), ("other", .bool(segment.isOther)),
-                    ("value", .number(segment.value)), ("expected", .number(segment.expected)),
+                    ("value", .number(exact(segment.value, input.metric))), ("expected", .number(exact(segment.expected, input.metric))),
                     ("change", number(shown.changes[index])),
                     ("share_percent", .number(shown.percentShare(of: shown.changes[index]).flatMap(Double.init))),
                     ("status", .string(segment.isOther ? "other" : segment.status.rawValue)),

@@ -246,15 +246,23 @@ package enum Explain {
         let driver = ContributionHeadline.driver(explained)
         // A rise says what share of its visits were robots (a bot wave is a rise's usual cause).
         let rise = (explained.first?.shown.change ?? 0) > 0
-        let robotShare = rise ? robots : nil
+        // Robots make visits (and their pageviews, users and rates), not money, orders or goals.
+        let robotShare = rise && robotsMatter(request.metric) ? robots : nil
         var headline = ContributionHeadline.sentence(metric: metricWords(request.metric), explained)
         if let robotShare {
-            headline += "; robots \(ExplanationListing.percent(robotShare.share)) of visits (\(ExplanationListing.percent(robotShare.expected)) in the baseline)"
+            let shown = ExplanationListing.robotPercents(robotShare.share, robotShare.expected)
+            headline += "; robots \(shown.share) of visits (\(shown.expected) in the baseline)"
         }
         return Explanation(
             counterID: request.counterID, metric: request.metric, period: request.period, baseline: request.baseline,
             baselineDays: days, parts: parts, headline: headline,
             driver: driver.map { (part: $0.dimension, segment: $0.segment) }, requests: requests, robots: robotShare)
+    }
+
+    /// Whether a rise of `metric` says its robots' share: traffic (visits, pageviews, users) and the
+    /// per-visit rates, not money, purchases or goal reaches.
+    static func robotsMatter(_ metric: Metric) -> Bool {
+        [Metric.visits, .pageviews, .users].contains(metric) || (scale(of: metric) != nil && metric.goalID == nil)
     }
 
     /// The metric's words after a change (`visits`, `bounce rate`).
@@ -375,12 +383,19 @@ package enum Explain {
         query.metrics = metrics
         let answer = try await client.fetchComparison(query, baseline: (days[0].iso, days[days.count - 1].iso), limit: rowLimit)
         let width = apiMetrics(request.metric).count
+        // A baseline of another length than the period is its mean scaled to the period's days (one
+        // day against a week: the week's daily mean), never a week's sum against one day. A count is
+        // scaled; a rate is not (its visits, the weights, are).
+        let baselineLength = Double((DateRange(from: days[0], to: days[days.count - 1])?.dayCount) ?? request.period.dayCount)
+        let factor = Double(request.period.dayCount) / baselineLength
+        let scaledColumn = scale(of: request.metric) == nil ? 0 : 1
         let segments = answer.rows.map { row in
             (name: name(row.names, at: 0),
-             a: (0..<width).map { $0 < row.a.count ? row.a[$0] ?? 0 : 0 },
+             a: (0..<width).map { ($0 < row.a.count ? row.a[$0] ?? 0 : 0) * ($0 == scaledColumn ? factor : 1) },
              b: (0..<width).map { $0 < row.b.count ? row.b[$0] ?? 0 : 0 })
         }
-        let totals = answer.totalsA.first.flatMap { a in answer.totalsB.first.flatMap { b in a.flatMap { a in b.map { (value: $0, expected: a) } } } }
+        let totals = answer.totalsA.first.flatMap { a in answer.totalsB.first.flatMap { b in a.flatMap { a in b.map {
+            (value: $0, expected: scaledColumn == 0 ? a * factor : a) } } } }
         return ((segments, totals, answer.sampled ? answer.sampleShare : nil), answer.rows.map { (a: $0.a, b: $0.b) })
     }
 
