@@ -160,6 +160,12 @@ struct ExplainCommandTests {
         let today = try await Self.run(["explain", "--counter", "530001", "--date", "today"])
         #expect(today.status == 64 && today.err.contains("not finished"), "\(today.err)")
         #expect(today.reportingRequests == 0)
+        // A future day is said to be in the future, not to "include today".
+        let future = try await Self.run(["explain", "--counter", "530001", "--date", "2026-12-05"])
+        #expect(future.status == 64 && future.err.contains("2026-12-05 is in the future (today is 2026-12-01)"), "\(future.err)")
+        // A reversed baseline says so, not "is not a baseline".
+        let reversed = try await Self.run(["explain", "--counter", "530001", "--against", "2026-11-29..2026-11-23"])
+        #expect(reversed.status == 64 && reversed.err.contains("starts after it ends (2026-11-29 is after 2026-11-23)"), "\(reversed.err)")
     }
 }
 

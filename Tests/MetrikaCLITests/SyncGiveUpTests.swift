@@ -62,7 +62,7 @@ struct SyncGiveUpTests {
         #expect(run.status == 69)
         let lines = run.stderr.split(separator: "\n")
         #expect(lines.count == 1, "one line, not one per counter: \(run.stderr)")
-        #expect(run.stderr.hasPrefix("Error: 127.0.0.1 stopped answering (3 counters in a row: "))
+        #expect(run.stderr.hasPrefix("Error: 127.0.0.1 could not be reached by 3 counters in a row, so the "))
         #expect(run.stderr.contains("0 of 40 counters synced, 40 not synced"))
         #expect(run.stdout.isEmpty)
         // 3 counters in flight when the streak starts, at most 3 more launched as they end: never 40 × 5 attempts.

@@ -36,6 +36,6 @@ struct AlertMailDeliverer: AlertDeliverer {
     }
 
     func failureNote(_ failure: any MetrikaFailure) -> String {
-        "Error: \(failure.message); the alerts will be told again on the next run"
+        untoldNote(failure)
     }
 }

@@ -23,7 +23,10 @@ package enum ManPage {
         .SH DESCRIPTION
         metrika lists your Yandex.Metrika counters, prints a site's numbers as an aligned table, RFC 4180
         CSV or versioned JSON, keeps their history in a local SQLite database (so re-runs cost almost no
-        API calls and reports work offline), draws SVG line charts, and mails them from cron.
+        API calls and reports work offline), draws SVG line charts, and mails them from cron. It tells
+        owners what went wrong (alert: a stop, a drop or a bot wave, daily or hour by hour, by webhook,
+        mail or Telegram), explains what a change is made of (explain), answers in Telegram (bot), loads
+        raw visits and hits into ClickHouse (logs), and serves AI assistants (mcp).
         Data goes to standard output; progress, warnings and errors go to standard error.
         Every command takes
         .BR \\-\\-help ;

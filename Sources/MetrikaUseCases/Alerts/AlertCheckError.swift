@@ -34,9 +34,9 @@ package enum AlertCheckError: MetrikaFailure, Equatable {
             return "its check stopped on an unexpected error (\(kind)); nothing was told for it. Run the command again, and report it if it keeps happening."
         case .hostGone(let host, let limit, let reason, let checked, let unchecked):
             let total = checked.count + unchecked.count
-            return "\(host) stopped answering (\(limit) counters in a row: \(reason)), so the alert check stopped: "
+            return "\(host) could not be reached by \(limit) counters in a row, so the alert check stopped: "
                 + "\(checked.count) of \(total) counter\(total == 1 ? "" : "s") checked\(Self.ids(checked)), \(unchecked.count) not checked\(Self.ids(unchecked)). "
-                + "Run it again when the API answers."
+                + "Run it again when the API answers. The last error: \(reason)"
         }
     }
 

@@ -280,6 +280,14 @@ package protocol AlertDeliverer: Sendable {
 
 extension AlertDeliverer {
     package func failureNote(_ failure: any MetrikaFailure) -> String { "Error: \(failure.message)" }
+
+    /// `Error: <failure>; the alerts will be told again on the next run`: one sentence, the failure's
+    /// own full stop dropped (never `….; the alerts`).
+    package func untoldNote(_ failure: any MetrikaFailure) -> String {
+        var message = failure.message
+        while message.hasSuffix(".") { message.removeLast() }
+        return "Error: \(message); the alerts will be told again on the next run"
+    }
 }
 
 /// The webhook as a deliverer: one JSON body per run that found something.

@@ -210,6 +210,11 @@ package enum Explain {
     package static func run(_ request: ExplainRequest, client: MetrikaClient, history: SegmentHistory? = nil) async throws -> Explanation {
         guard request.period.to < request.today else {
             let (from, to, today) = (request.period.from.iso, request.period.to.iso, request.today.iso)
+            if request.period.from > request.today {
+                throw ParameterError(.period, .badDay(value: from)) { naming in
+                    "the period \(from == to ? from : from + ".." + to) is in the future (today is \(today)): explain yesterday or earlier days (\(naming.alternatives("date", .from, .to)))"
+                }
+            }
             throw ParameterError(.period, .badDay(value: to)) { naming in
                 "the period \(from == to ? from : from + ".." + to) includes today (\(today)), which is not finished: explain yesterday or earlier days (\(naming.alternatives("date", .from, .to)))"
             }
@@ -541,6 +546,15 @@ extension Explain {
         case "previous": return .previous
         default:
             let ends = text.components(separatedBy: "..")
+            if ends.count == 2 {
+                let first = try DateExpression(parsing: ends[0], option: "against").resolve(today: today)
+                let last = try DateExpression(parsing: ends[1], option: "against").resolve(today: today)
+                if first > last {
+                    throw ParameterError("against", .contradicts(["against"])) {
+                        "\($0["against"]) \(text) starts after it ends (\(first.iso) is after \(last.iso)): give the earlier day first"
+                    }
+                }
+            }
             guard ends.count == 2,
                   let range = DateRange(from: try DateExpression(parsing: ends[0], option: "against").resolve(today: today),
                                         to: try DateExpression(parsing: ends[1], option: "against").resolve(today: today)) else {

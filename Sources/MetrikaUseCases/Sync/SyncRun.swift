@@ -73,7 +73,7 @@ package enum SyncError: MetrikaFailure, Equatable {
             return "the first day \(start.iso) is after this counter's today (\(today.iso) in \(timeZone)); give a past day"
         case .hostGone(let host, let limit, let reason, let synced, let total):
             let missing = total - synced
-            return "\(host) stopped answering (\(limit) counters in a row: \(reason)), so the sync stopped: \(synced) of \(total) counter\(total == 1 ? "" : "s") synced, \(missing) not synced. Run it again when the API answers."
+            return "\(host) could not be reached by \(limit) counters in a row, so the sync stopped: \(synced) of \(total) counter\(total == 1 ? "" : "s") synced, \(missing) not synced. Run it again when the API answers. The last error: \(reason)"
         }
     }
 }

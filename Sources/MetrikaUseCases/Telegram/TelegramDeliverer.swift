@@ -72,6 +72,6 @@ package struct TelegramDeliverer: AlertDeliverer {
 
     package func failureNote(_ failure: any MetrikaFailure) -> String {
         if let error = failure as? TelegramError, error == .unauthorized { return "Error: \(failure.message)" }
-        return "Error: \(failure.message); the alerts will be told again on the next run"
+        return untoldNote(failure)
     }
 }
