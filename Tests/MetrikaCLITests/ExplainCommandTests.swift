@@ -149,6 +149,10 @@ struct ExplainCommandTests {
         let dimension = try #require((document["dimensions"] as? [[String: Any]])?.first)
         let mix = try #require(dimension["mix"] as? Double), rate = try #require(dimension["rate"] as? Double)
         #expect(abs(mix + rate - (document["change"] as? Double ?? .nan)) < 1e-9)
+        // The table's column is the segment's effect on the total rate, named so (not "Change").
+        let table = try await Self.run(["explain", "--counter", "530002", "--metric", "bounceRate", "--dimensions", "deviceCategory"])
+        let header = try #require(table.out.split(separator: "\n").first { $0.contains("Expected") })
+        #expect(header.contains("Effect") && !header.contains("Change") && header.contains("Mix"), "\(table.out)")
     }
 
     @Test("bad input: an unknown metric or dimension (64, the valid list), today (64, the reason)")

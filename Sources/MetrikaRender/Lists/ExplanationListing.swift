@@ -115,11 +115,13 @@ package enum ExplanationListing {
         for part in input.parts {
             let shown = part.explained.shown
             let decomposition = part.explained.decomposition
+            let rate = shown.mixes != nil
+            // A rate's segment moves the total rate by its mix + rate effect, not by its own rate's
+            // change (PC 14.6% against 15.7% moved the total by -0.3 pp): the column says "Effect".
             var columns: [TextTable.Column] = [
                 .init(part.name), .init("Value", alignment: .right), .init("Expected", alignment: .right),
-                .init("Change", alignment: .right), .init("Share", alignment: .right),
+                .init(rate ? "Effect" : "Change", alignment: .right), .init("Share", alignment: .right),
             ]
-            let rate = shown.mixes != nil
             if rate { columns += [.init("Mix", alignment: .right), .init("Rate", alignment: .right)] }
             // `new`, `gone`, and Other's `N more`: what the row is.
             columns.append(.init("Status"))
