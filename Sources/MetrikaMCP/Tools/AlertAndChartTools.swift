@@ -95,10 +95,22 @@ enum CheckAlertsTool {
         }
         let failed: [JSONValue] = outcome.failures.map { .object([("counter_id", .number(Double($0.counterID))), ("error", .string(MetrikaToolCatalogue.sentence($0.failure)))]) }
         for (id, failure) in outcome.failures { text += "Error: counter \(id): \(MetrikaToolCatalogue.sentence(failure))\n" }
-        if let gaveUp = result.gaveUp { text += "Error: \(MetrikaToolCatalogue.sentence(gaveUp))\n" }
-        if outcome.findings.isEmpty { text += "No alerts: \(outcome.countersChecked) counter\(outcome.countersChecked == 1 ? "" : "s") checked.\n" }
-        for line in activity.lines { text += line + "\n" }
-        let document = JSONValue.object([("findings", .array(findings)), ("failures", .array(failed)), ("counters_checked", .number(Double(outcome.countersChecked)))])
+        // The notes a model needs, in the text and in the structured view alike (a failed counter is
+        // in `failures` already).
+        var notes: [String] = []
+        if let gaveUp = result.gaveUp {
+            text += "Error: \(MetrikaToolCatalogue.sentence(gaveUp))\n"
+            notes.append(MetrikaToolCatalogue.sentence(gaveUp))
+        }
+        let checked = "\(outcome.countersChecked) counter\(outcome.countersChecked == 1 ? "" : "s") checked"
+        text += outcome.findings.isEmpty ? "No alerts: \(checked).\n" : "\(checked.prefix(1).uppercased() + checked.dropFirst()).\n"
+        for line in activity.lines {
+            text += line + "\n"
+            notes.append(line)
+        }
+        let document = StructuredView.adding(notes: notes, to: .object([
+            ("findings", .array(findings)), ("failures", .array(failed)), ("counters_checked", .number(Double(outcome.countersChecked))),
+        ]))
         // Every counter failed: the work failed (the first failure's sentence first).
         let allFailed = outcome.countersChecked == 0 && (!outcome.failures.isEmpty || result.gaveUp != nil)
         return MCPToolResult(content: [.text(text)], structuredContent: allFailed ? nil : document, isError: allFailed)
@@ -134,11 +146,13 @@ extension CheckAlertsTool {
         }
         let failed: [JSONValue] = result.failures.map { .object([("counter_id", .number(Double($0.counterID))), ("error", .string(MetrikaToolCatalogue.sentence($0.failure)))]) }
         for (id, failure) in result.failures { text += "Error: counter \(id): \(MetrikaToolCatalogue.sentence(failure))\n" }
-        if hourly.isEmpty {
-            text += "No alerts today so far: \(result.countersChecked) counter\(result.countersChecked == 1 ? "" : "s") checked against the same hours of earlier weeks.\n"
-        }
+        let checked = "\(result.countersChecked) counter\(result.countersChecked == 1 ? "" : "s") checked against the same hours of earlier weeks"
+        text += hourly.isEmpty ? "No alerts today so far: \(checked).\n" : "\(checked.prefix(1).uppercased() + checked.dropFirst()).\n"
         for line in activity.lines { text += line + "\n" }
-        let document = JSONValue.object([("findings", .array(findings)), ("failures", .array(failed)), ("counters_checked", .number(Double(result.countersChecked)))])
+        // The notes a model needs, in the structured view too (a failed counter is in `failures` already).
+        let document = StructuredView.adding(notes: activity.lines, to: .object([
+            ("findings", .array(findings)), ("failures", .array(failed)), ("counters_checked", .number(Double(result.countersChecked))),
+        ]))
         let allFailed = result.countersChecked == 0 && !result.failures.isEmpty
         return MCPToolResult(content: [.text(text)], structuredContent: allFailed ? nil : document, isError: allFailed)
     }

@@ -67,7 +67,8 @@ enum ListMetricsTool {
         var text = "Metrics (name · unit · over days):\n"
         for metric in metrics { text += "\(metric.shortName) · \(metric.unit.rawValue) · \(overDays(metric.aggregation))\n" }
         text += "Goal metrics: goal<ID>reaches · count · sum; goal<ID>conversionRate · percent · weighted; goal<ID>revenue · money · sum (ids from list_goals).\n"
-        text += "Money metrics are in the counter's currency unless currency is given.\n"
+        let money = "Money metrics are in the counter's currency unless currency is given."
+        text += money + "\n"
         text += "Dimensions: " + dimensions.map(\.shortName).joined(separator: ", ") + "\n"
         text += "Presets (rows · shows):\n"
         for preset in presets { text += "\(preset.name) · \(preset.rows) · \(preset.shows)\n" }
@@ -78,6 +79,7 @@ enum ListMetricsTool {
             ("goal_metrics", .array(goals.map { .string($0) })),
             ("dimensions", .array(dimensions.map { .object([("name", .string($0.shortName)), ("title", .string($0.title))]) })),
             ("presets", .array(presets.map { .object([("name", .string($0.name)), ("rows", .string($0.rows)), ("shows", .string($0.shows))]) })),
+            ("notes", .array([.string(money)])),
         ])
         return MCPToolResult(content: [.text(text)], structuredContent: document)
     }
