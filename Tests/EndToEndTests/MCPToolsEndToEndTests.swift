@@ -71,11 +71,15 @@ struct MCPToolsEndToEndTests {
         let cli = try metrika(["report", "--counter", "1001", "--from", from, "--to", to, "--metrics", metrics.joined(separator: ","), "--group", "week", "--json"],
                               environment: environment)
         #expect(cli.status == 0, "\(cli.stderr)")
-        // report --json's document as MCP's structured view gives it: no query echo, numbers to 4
-        // decimals (StructuredView).
+        // report --json's document as MCP's structured view gives it: no query echo, no
+        // `"incomplete": false`, no empty `missing_days`, numbers to 4 decimals (StructuredView).
         var document = try json(cli.stdout)
         #expect(document["query"] != nil && structured["query"] == nil)
         document["query"] = nil
+        document["rows"] = (document["rows"] as? [[String: Any]])?.map { row in row.filter { !($0.key == "incomplete" && $0.value as? Bool == false) } }
+        document["counters"] = (document["counters"] as? [[String: Any]])?.map { counter in
+            counter.filter { !($0.key == "missing_days" && ($0.value as? [Any])?.isEmpty == true) }
+        }
         func fourDecimals(_ value: Any) -> Any {
             if let object = value as? [String: Any] { return object.mapValues(fourDecimals) }
             if let array = value as? [Any] { return array.map(fourDecimals) }

@@ -36,9 +36,9 @@ enum GetReportTool {
         (traffic source, search phrase, page, country, device…). Values are already in human units: durations \
         (avgVisitDuration) in seconds with the text table showing mm:ss, rates (bounceRate) in percent 0–100, money \
         with its currency; users are never summed over days; totals are the API's or correctly weighted. structuredContent \
-        is metrika's report JSON document (docs/json.md, version 1) without its `query` echo, numbers to 4 decimals: `columns` give each value's unit, \
-        `counters[].totals` the totals, `sampled`/`sample_share` whether Metrika estimated from a sample, `missing_days` \
-        days no source had, `missing` {column: [days]} a metric the history lacks on days it has the others (offline); `more` {offset, rows_total} appears when rows were left out: call again with that offset; \
+        is metrika's report JSON document (docs/json.md, version 1) without its `query` echo, numbers to 4 decimals, a row's `incomplete` only when true: `columns` give each value's unit, \
+        `counters[].totals` the totals, `sampled`/`sample_share` whether Metrika estimated from a sample, `missing_days` (absent: none) \
+        days no source had (absent: none), `missing` {column: [days]} a metric the history lacks on days it has the others (offline); `more` {offset, rows_total} appears when rows were left out: call again with that offset; \
         `notes` the text's notes (a period not over yet, sampling, rows left out). \
         Quota: a time series (no dimensions, preset or filters) comes from metrika's history database, so a repeated \
         question costs no API request and a new one only the days not yet stored; a dimension report costs one API \
@@ -68,8 +68,8 @@ enum GetReportTool {
             ("period", schema("object", "The days covered: from, to (YYYY-MM-DD)")),
             ("grouping", .object([("type", .array([.string("string"), .string("null")]))])),
             ("columns", schema("array", "Each column: name, kind (period_start, period_end, dimension, metric, counter), unit (count, seconds, percent, ratio, money), currency, title", items: schema("object"))),
-            ("rows", schema("array", "One object per row, members named by columns; values in the unit of their column (null: unknown)", items: schema("object"))),
-            ("counters", schema("array", "Per counter: counter_id, name, site, time_zone, sampled, sample_share, totals, missing_days, missing (offline: a metric the history lacks → its days)", items: schema("object"))),
+            ("rows", schema("array", "One object per row, members named by columns; values in the unit of their column (null: unknown); incomplete: true for a period not over yet", items: schema("object"))),
+            ("counters", schema("array", "Per counter: counter_id, name, site, time_zone, sampled, sample_share, totals, missing_days (absent: none), missing (offline: a metric the history lacks → its days)", items: schema("object"))),
             ("sampled", schema("boolean")),
             ("more", schema("object", "Rows were left out: call again with offset to continue", properties: [("offset", schema("integer")), ("rows_total", schema("integer"))])),
             ("notes", schema("array", "The text's notes a model needs: a period not over yet, sampling, a metric the history lacks, rows left out", items: schema("string"))),
@@ -111,9 +111,8 @@ enum GetReportTool {
                                                    firstRow: offset, notesCut: false)
         }
         var document = try BoundedJSONParser.parse(json.bytes).value
-        // The `query` echo is the model's own arguments again (the period member says the days they
-        // meant, the columns the API's names): the structured view leaves it out (StructuredView).
-        if case .object(let members) = document { document = .object(members.filter { $0.0 != "query" }) }
+        // Without what the model knows or what says nothing (the query echo, `"incomplete": false`).
+        document = StructuredView.report(document)
         var text = table.text
         let shown = window.rowsShown
         // Never two full copies past the budget: the text becomes the first rows with the totals, and

@@ -34,6 +34,27 @@ enum StructuredView {
         }
     }
 
+    /// get_report's document as its structured view gives it: the `query` echo left out (the model's
+    /// own arguments again; `period` says the days they meant, `columns` the API's names), a row's
+    /// `"incomplete": false` left out (only a row of a period not over yet says it, and `notes` does)
+    /// and a counter's empty `missing_days` (no day missing). Numbers are `compact`ed with every tool's.
+    static func report(_ document: JSONValue) -> JSONValue {
+        guard case .object(let members) = document else { return document }
+        return .object(members.compactMap { name, value in
+            switch (name, value) {
+            case ("query", _): return nil
+            case ("rows", .array(let rows)): return (name, .array(rows.map { dropping($0) { $0 == "incomplete" && $1 == .bool(false) } }))
+            case ("counters", .array(let counters)): return (name, .array(counters.map { dropping($0) { $0 == "missing_days" && $1 == .array([]) } }))
+            default: return (name, value)
+            }
+        })
+    }
+
+    private static func dropping(_ value: JSONValue, where leftOut: (String, JSONValue) -> Bool) -> JSONValue {
+        guard case .object(let members) = value else { return value }
+        return .object(members.filter { !leftOut($0.0, $0.1) })
+    }
+
     /// An object's member (nil when the value is no object or lacks it).
     static func member(_ name: String, of value: JSONValue) -> JSONValue? {
         guard case .object(let members) = value else { return nil }
