@@ -80,8 +80,9 @@ import Testing
         #expect(notes(result).contains { $0.contains("call list_counters again with offset 2") }, "\(result.structuredContent?.serialized() ?? "nil")")
     }
 
-    @Test func listMetricsSaysMoneyIsInTheCountersCurrencyInBothViews() async throws {
+    @Test func listMetricsSaysGoalUnitsAndMoneysCurrencyInBothViews() async throws {
         let result = try await call("list_metrics", [])
-        #expect(notes(result) == ["Money metrics are in the counter's currency unless currency is given."])
+        #expect(notes(result) == ["Goal metrics: goal<ID>reaches · count · sum; goal<ID>conversionRate · percent · weighted; goal<ID>revenue · money · sum (ids from list_goals).",
+                                  "Money metrics are in the counter's currency unless currency is given."])
     }
 }

@@ -30,6 +30,7 @@ enum CheckAlertsTool {
             ("findings", schema("array", "counter_id, counter_name, metric, grain (day, or hour with today), title, notice (drop, rise, stopped, back_to_normal), day, value, expected, change_percent, since, provisional, drivers (what made a drop or a rise, the main one first: dimension, name, value, expected, change, share), text; with today: hours {from, to} (local hours judged) instead of since and provisional", items: schema("object"))),
             ("failures", schema("array", "Counters that could not be checked: counter_id, error", items: schema("object"))),
             ("counters_checked", schema("integer")),
+            ("notes", schema("array", "The text's notes a model needs: a run that gave up on the API, a range cut to a counter's creation", items: schema("string"))),
         ], required: ["findings", "failures", "counters_checked"]))
 
     static func run(_ arguments: ToolArguments, services: any MCPServices, call: any MCPCallActivity) async throws -> MCPToolResult {

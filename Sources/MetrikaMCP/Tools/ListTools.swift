@@ -38,6 +38,7 @@ enum ListCountersTool {
             ("counters", schema("array", "id, name, site, status, permission, owner_login, time_zone, currency", items: schema("object"))),
             ("total", schema("integer", "How many counters the token reads (matching search)")),
             ("more", schema("object", "Counters were left out: call again with offset to continue", properties: [("offset", schema("integer")), ("rows_total", schema("integer"))])),
+            ("notes", schema("array", "The text's notes a model needs: counters left out and how to get them, a warning", items: schema("string"))),
         ], required: ["counters", "total"]))
 
     static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
