@@ -147,14 +147,22 @@ extension CheckAlertsTool {
         }
         let failed: [JSONValue] = result.failures.map { .object([("counter_id", .number(Double($0.counterID))), ("error", .string(MetrikaToolCatalogue.sentence($0.failure)))]) }
         for (id, failure) in result.failures { text += "Error: counter \(id): \(MetrikaToolCatalogue.sentence(failure))\n" }
+        // The notes a model needs, in the structured view too (a failed counter is in `failures` already).
+        var notes: [String] = []
+        if let gaveUp = result.gaveUp {
+            text += "Error: \(MetrikaToolCatalogue.sentence(gaveUp))\n"
+            notes.append(MetrikaToolCatalogue.sentence(gaveUp))
+        }
         let checked = "\(result.countersChecked) counter\(result.countersChecked == 1 ? "" : "s") checked against the same hours of earlier weeks"
         text += hourly.isEmpty ? "No alerts today so far: \(checked).\n" : "\(checked.prefix(1).uppercased() + checked.dropFirst()).\n"
-        for line in activity.lines { text += line + "\n" }
-        // The notes a model needs, in the structured view too (a failed counter is in `failures` already).
-        let document = StructuredView.adding(notes: activity.lines, to: .object([
+        for line in activity.lines {
+            text += line + "\n"
+            notes.append(line)
+        }
+        let document = StructuredView.adding(notes: notes, to: .object([
             ("findings", .array(findings)), ("failures", .array(failed)), ("counters_checked", .number(Double(result.countersChecked))),
         ]))
-        let allFailed = result.countersChecked == 0 && !result.failures.isEmpty
+        let allFailed = result.countersChecked == 0 && (!result.failures.isEmpty || result.gaveUp != nil)
         return MCPToolResult(content: [.text(text)], structuredContent: allFailed ? nil : document, isError: allFailed)
     }
 

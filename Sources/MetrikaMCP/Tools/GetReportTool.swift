@@ -22,8 +22,9 @@ enum GetReportTool {
     /// The table's width in columns (wider tables split their metrics into blocks, as on a terminal).
     static let tableWidth = 120
 
-    /// Where a compared table too wide for `tableWidth` keeps its "before" values.
-    static let beforeElsewhere = "structuredContent.rows[].previous keeps them"
+    /// Where a compared table too wide for `tableWidth` keeps its "before" values (and, for a client
+    /// that shows only the text, how to see them there).
+    static let beforeElsewhere = "structuredContent.rows[].previous keeps them, or ask for fewer metrics to see them in the table"
 
     /// The report parameters a model may give: every declared one meant for models.
     static let reportParameters = ReportFields.declarations.filter(\.forModels)
