@@ -38,7 +38,7 @@ enum GetReportTool {
         (avgVisitDuration) in seconds with the text table showing mm:ss, rates (bounceRate) in percent 0–100, money \
         with its currency; users are never summed over days; totals are the API's or correctly weighted. structuredContent \
         is metrika's report JSON document (docs/json.md, version 1) without its `query` echo, numbers to 4 decimals, a row's `incomplete` only when true: `columns` give each value's unit, \
-        `counters[].totals` the totals, `sampled`/`sample_share` whether Metrika estimated from a sample, `missing_days` (absent: none) \
+        `counters[].totals` the totals, `sampled`/`sample_share` whether Metrika estimated from a sample, `missing_days` \
         days no source had (absent: none), `missing` {column: [days]} a metric the history lacks on days it has the others (offline); `more` {offset, rows_total} appears when rows were left out: call again with that offset; \
         `notes` the text's notes (a period not over yet, sampling, rows left out). \
         Quota: a time series (no dimensions, preset or filters) comes from metrika's history database, so a repeated \
