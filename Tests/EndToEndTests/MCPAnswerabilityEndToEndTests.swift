@@ -5,6 +5,8 @@ import Testing
 /// Issue 39 item 9: twenty questions a site owner asks an assistant (Fixtures/mcp-questions.json), each
 /// with the tool calls a model would make and the facts its answer must hold, run through the official
 /// Python MCP SDK (Support/mcp_answers.py) against `metrika mcp` and the simulator's Fixtures/answers.
+/// Each fact must be in each view on its own: the content view (text blocks, what Claude.ai reads) and
+/// the structured view (structuredContent alone, what Claude Code and VS Code hand the model).
 /// Fails on any missing fact, failed call or answer over the 10,000-token budget; a question whose
 /// `requires` the server's schema lacks is skipped by the driver and named here.
 @Suite("MCP answerability end to end", .blockingLanes, .stops(MCPAnswerability.api))
@@ -34,6 +36,10 @@ struct MCPAnswerabilityEndToEndTests {
             #expect((outcome["errors"] as? [String])?.isEmpty == true, "\(id): \(outcome["errors"] ?? "nil")")
             let tokens = outcome["tokens"] as? Int ?? 0
             #expect(tokens > 0 && tokens <= 10_000, "\(id): \(tokens) tokens (budget 10,000)")
+            for view in ["tokens_content", "tokens_structured"] {
+                let tokens = outcome[view] as? Int ?? 0
+                #expect(tokens > 0 && tokens <= 10_000, "\(id): \(view) \(tokens) (budget 10,000)")
+            }
         }
         #expect(ran >= 18, "at most the two questions of branch mcp2 may wait for it")
     }
@@ -50,7 +56,24 @@ struct MCPAnswerabilityEndToEndTests {
         try JSONSerialization.data(withJSONObject: fixture).write(to: URL(fileURLWithPath: file))
         let answer = try MCPAnswerability.run(questions: file, expectedStatus: 2)
         let outcome = try #require((answer["questions"] as? [[String: Any]])?.first, "\(answer)")
-        #expect(outcome["missing"] as? [String] == ["visits 99 999 that no counter had"], "\(outcome)")
+        #expect(outcome["missing"] as? [String] == ["content: visits 99 999 that no counter had", "structured: visits 99 999 that no counter had"], "\(outcome)")
+    }
+
+    @Test func aFactInOnlyOneViewFailsThatView() throws {
+        // Each view is checked on its own: a text only the JSON holds fails the content view, a text
+        // only the table holds (its digit groups, as no JSON number has them) the structured view, and
+        // a fact's own structured form is looked for as given.
+        var fixture = try MCPAnswerability.fixture()
+        var question = try #require((fixture["questions"] as? [[String: Any]])?.first { $0["id"] as? String == "visits_yesterday" })
+        question["facts"] = ["\"version\":1", "Date        Visits", ["text": "4 440", "structured": "\"visits\":4441"]] as [Any]
+        fixture["questions"] = [question]
+        let file = try MCPAnswerability.home.get().path + "/one-view.json"
+        try JSONSerialization.data(withJSONObject: fixture).write(to: URL(fileURLWithPath: file))
+        let answer = try MCPAnswerability.run(questions: file, expectedStatus: 2)
+        let outcome = try #require((answer["questions"] as? [[String: Any]])?.first, "\(answer)")
+        let missing = outcome["missing"] as? [String] ?? []
+        #expect(missing.prefix(2) == ["content: \"version\":1", "structured: Date        Visits"], "\(outcome)")
+        #expect(missing.count == 3 && missing.last?.hasPrefix("structured: {") == true && missing.last?.contains("4441") == true, "\(outcome)")
     }
 }
 

@@ -30,6 +30,7 @@ enum CheckAlertsTool {
             ("findings", schema("array", "counter_id, counter_name, metric, grain (day, or hour with today), title, notice (drop, rise, stopped, back_to_normal), day, value, expected, change_percent, since, provisional, drivers (what made a drop or a rise, the main one first: dimension, name, value, expected, change, share), text; with today: hours {from, to} (local hours judged) instead of since and provisional", items: schema("object"))),
             ("failures", schema("array", "Counters that could not be checked: counter_id, error", items: schema("object"))),
             ("counters_checked", schema("integer")),
+            ("notes", schema("array", "The text's notes a model needs: a run that gave up on the API, a range cut to a counter's creation", items: schema("string"))),
         ], required: ["findings", "failures", "counters_checked"]))
 
     static func run(_ arguments: ToolArguments, services: any MCPServices, call: any MCPCallActivity) async throws -> MCPToolResult {
@@ -95,10 +96,22 @@ enum CheckAlertsTool {
         }
         let failed: [JSONValue] = outcome.failures.map { .object([("counter_id", .number(Double($0.counterID))), ("error", .string(MetrikaToolCatalogue.sentence($0.failure)))]) }
         for (id, failure) in outcome.failures { text += "Error: counter \(id): \(MetrikaToolCatalogue.sentence(failure))\n" }
-        if let gaveUp = result.gaveUp { text += "Error: \(MetrikaToolCatalogue.sentence(gaveUp))\n" }
-        if outcome.findings.isEmpty { text += "No alerts: \(outcome.countersChecked) counter\(outcome.countersChecked == 1 ? "" : "s") checked.\n" }
-        for line in activity.lines { text += line + "\n" }
-        let document = JSONValue.object([("findings", .array(findings)), ("failures", .array(failed)), ("counters_checked", .number(Double(outcome.countersChecked)))])
+        // The notes a model needs, in the text and in the structured view alike (a failed counter is
+        // in `failures` already).
+        var notes: [String] = []
+        if let gaveUp = result.gaveUp {
+            text += "Error: \(MetrikaToolCatalogue.sentence(gaveUp))\n"
+            notes.append(MetrikaToolCatalogue.sentence(gaveUp))
+        }
+        let checked = "\(outcome.countersChecked) counter\(outcome.countersChecked == 1 ? "" : "s") checked"
+        text += outcome.findings.isEmpty ? "No alerts: \(checked).\n" : "\(checked.prefix(1).uppercased() + checked.dropFirst()).\n"
+        for line in activity.lines {
+            text += line + "\n"
+            notes.append(line)
+        }
+        let document = StructuredView.adding(notes: notes, to: .object([
+            ("findings", .array(findings)), ("failures", .array(failed)), ("counters_checked", .number(Double(outcome.countersChecked))),
+        ]))
         // Every counter failed: the work failed (the first failure's sentence first).
         let allFailed = outcome.countersChecked == 0 && (!outcome.failures.isEmpty || result.gaveUp != nil)
         return MCPToolResult(content: [.text(text)], structuredContent: allFailed ? nil : document, isError: allFailed)
@@ -134,12 +147,22 @@ extension CheckAlertsTool {
         }
         let failed: [JSONValue] = result.failures.map { .object([("counter_id", .number(Double($0.counterID))), ("error", .string(MetrikaToolCatalogue.sentence($0.failure)))]) }
         for (id, failure) in result.failures { text += "Error: counter \(id): \(MetrikaToolCatalogue.sentence(failure))\n" }
-        if hourly.isEmpty {
-            text += "No alerts today so far: \(result.countersChecked) counter\(result.countersChecked == 1 ? "" : "s") checked against the same hours of earlier weeks.\n"
+        // The notes a model needs, in the structured view too (a failed counter is in `failures` already).
+        var notes: [String] = []
+        if let gaveUp = result.gaveUp {
+            text += "Error: \(MetrikaToolCatalogue.sentence(gaveUp))\n"
+            notes.append(MetrikaToolCatalogue.sentence(gaveUp))
         }
-        for line in activity.lines { text += line + "\n" }
-        let document = JSONValue.object([("findings", .array(findings)), ("failures", .array(failed)), ("counters_checked", .number(Double(result.countersChecked)))])
-        let allFailed = result.countersChecked == 0 && !result.failures.isEmpty
+        let checked = "\(result.countersChecked) counter\(result.countersChecked == 1 ? "" : "s") checked against the same hours of earlier weeks"
+        text += hourly.isEmpty ? "No alerts today so far: \(checked).\n" : "\(checked.prefix(1).uppercased() + checked.dropFirst()).\n"
+        for line in activity.lines {
+            text += line + "\n"
+            notes.append(line)
+        }
+        let document = StructuredView.adding(notes: notes, to: .object([
+            ("findings", .array(findings)), ("failures", .array(failed)), ("counters_checked", .number(Double(result.countersChecked))),
+        ]))
+        let allFailed = result.countersChecked == 0 && (!result.failures.isEmpty || result.gaveUp != nil)
         return MCPToolResult(content: [.text(text)], structuredContent: allFailed ? nil : document, isError: allFailed)
     }
 

@@ -22,8 +22,9 @@ enum GetReportTool {
     /// The table's width in columns (wider tables split their metrics into blocks, as on a terminal).
     static let tableWidth = 120
 
-    /// Where a compared table too wide for `tableWidth` keeps its "before" values.
-    static let beforeElsewhere = "structuredContent.rows[].previous keeps them"
+    /// Where a compared table too wide for `tableWidth` keeps its "before" values (and, for a client
+    /// that shows only the text, how to see them there).
+    static let beforeElsewhere = "structuredContent.rows[].previous keeps them, or ask for fewer metrics to see them in the table"
 
     /// The report parameters a model may give: every declared one meant for models.
     static let reportParameters = ReportFields.declarations.filter(\.forModels)
@@ -36,9 +37,10 @@ enum GetReportTool {
         (traffic source, search phrase, page, country, device…). Values are already in human units: durations \
         (avgVisitDuration) in seconds with the text table showing mm:ss, rates (bounceRate) in percent 0–100, money \
         with its currency; users are never summed over days; totals are the API's or correctly weighted. structuredContent \
-        is exactly metrika's report JSON document (docs/json.md, version 1): `columns` give each value's unit, \
+        is metrika's report JSON document (docs/json.md, version 1) without its `query` echo, numbers to 4 decimals, a row's `incomplete` only when true: `columns` give each value's unit, \
         `counters[].totals` the totals, `sampled`/`sample_share` whether Metrika estimated from a sample, `missing_days` \
-        days no source had, `missing` {column: [days]} a metric the history lacks on days it has the others (offline); `more` {offset, rows_total} appears when rows were left out: call again with that offset. \
+        days no source had (absent: none), `missing` {column: [days]} a metric the history lacks on days it has the others (offline); `more` {offset, rows_total} appears when rows were left out: call again with that offset; \
+        `notes` the text's notes (a period not over yet, sampling, rows left out). \
         Quota: a time series (no dimensions, preset or filters) comes from metrika's history database, so a repeated \
         question costs no API request and a new one only the days not yet stored; a dimension report costs one API \
         request per 20,000 rows. Default: pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate by day \
@@ -62,16 +64,16 @@ enum GetReportTool {
         } + [
             ToolArgument("offset", .integer, "The 1-based row to start from: the `more.offset` of the previous answer.", minimum: 1, maximum: ReportRequest.limitRange.upperBound, defaultValue: .number(1)),
         ],
-        outputSchema: schema("object", "metrika's report JSON document (docs/json.md, version 1), plus `more` when rows were left out.", properties: [
+        outputSchema: schema("object", "metrika's report JSON document (docs/json.md, version 1) without `query`, plus `more` when rows were left out and `notes`.", properties: [
             ("version", schema("integer")),
-            ("query", schema("object", "The request, as asked")),
             ("period", schema("object", "The days covered: from, to (YYYY-MM-DD)")),
             ("grouping", .object([("type", .array([.string("string"), .string("null")]))])),
             ("columns", schema("array", "Each column: name, kind (period_start, period_end, dimension, metric, counter), unit (count, seconds, percent, ratio, money), currency, title", items: schema("object"))),
-            ("rows", schema("array", "One object per row, members named by columns; values in the unit of their column (null: unknown)", items: schema("object"))),
-            ("counters", schema("array", "Per counter: counter_id, name, site, time_zone, sampled, sample_share, totals, missing_days, missing (offline: a metric the history lacks → its days)", items: schema("object"))),
+            ("rows", schema("array", "One object per row, members named by columns; values in the unit of their column (null: unknown); incomplete: true for a period not over yet", items: schema("object"))),
+            ("counters", schema("array", "Per counter: counter_id, name, site, time_zone, sampled, sample_share, totals, missing_days (absent: none), missing (offline: a metric the history lacks → its days)", items: schema("object"))),
             ("sampled", schema("boolean")),
             ("more", schema("object", "Rows were left out: call again with offset to continue", properties: [("offset", schema("integer")), ("rows_total", schema("integer"))])),
+            ("notes", schema("array", "The text's notes a model needs: a period not over yet, sampling, a metric the history lacks, rows left out", items: schema("string"))),
         ], required: ["version", "columns", "rows", "counters"]))
 
     /// The report request a `get_report` call means: built by `ReportRequest` from the words the CLI
@@ -110,12 +112,18 @@ enum GetReportTool {
                                                    firstRow: offset, notesCut: false)
         }
         var document = try BoundedJSONParser.parse(json.bytes).value
+        // Without what the model knows or what says nothing (the query echo, `"incomplete": false`).
+        document = StructuredView.report(document)
         var text = table.text
         let shown = window.rowsShown
-        // Never two full copies past the budget: the text becomes the first rows with the totals.
+        // Never two full copies past the budget: the text becomes the first rows with the totals, and
+        // says how a client that shows only the text gets the others as text.
         if TokenBudget.tokens(text) + TokenBudget.tokens(document.serialized()) > TokenBudget.target, shown > compactRows {
-            text = head.text + "\nThe table shows the first \(compactRows) rows of each counter; structuredContent.rows holds all \(grouped(shown)) of this answer.\n"
+            text = head.text + "\nThe table shows the first \(compactRows) rows of each counter; structuredContent.rows holds all \(grouped(shown)) of this answer "
+                + "(or call get_report again with offset \(offset + compactRows) and limit \(compactRows) for the next rows as a table).\n"
         }
+        // The notes a model needs, in the text and in the structured view alike.
+        var notes = incompleteNotes(document)
         let next = offset + shown
         if next - 1 < rowsTotal, shown > 0 || window.cutByBytes {
             if case .object(var members) = document {
@@ -124,12 +132,33 @@ enum GetReportTool {
             }
             let why = window.cutByBytes ? " (the answer reached its size bound)" : ""
             let grouping = request.usesHistory && (request.requestedGrouping ?? .day) == .day ? ", or ask for group week or month" : ""
-            text += "\nShowing rows \(grouped(offset))–\(grouped(next - 1)) of \(grouped(rowsTotal))\(why); call get_report again with offset \(next) for the next rows\(grouping).\n"
+            let paging = "Showing rows \(grouped(offset))–\(grouped(next - 1)) of \(grouped(rowsTotal))\(why); call get_report again with offset \(next) for the next rows\(grouping)."
+            text += "\n" + paging + "\n"
+            notes.append(paging)
         } else if shown == 0, offset > 1, rowsTotal > 0 {
-            text += "\nNo rows from offset \(offset): the report has \(grouped(rowsTotal)).\n"
+            let none = "No rows from offset \(offset): the report has \(grouped(rowsTotal))."
+            text += "\n" + none + "\n"
+            notes.append(none)
         }
-        for line in activity.lines { text += line + "\n" }
-        return MCPToolResult(content: [.text(text)], structuredContent: document)
+        for line in activity.lines {
+            text += line + "\n"
+            notes.append(line)
+        }
+        return MCPToolResult(content: [.text(text)], structuredContent: StructuredView.adding(notes: notes, to: document))
+    }
+
+    /// The table's footnote of a period not over yet, for the structured view: its rows have
+    /// `"incomplete": true` (the text's table says it under each counter's section).
+    static func incompleteNotes(_ document: JSONValue) -> [String] {
+        guard case .array(let rows)? = StructuredView.member("rows", of: document),
+              rows.contains(where: { StructuredView.member("incomplete", of: $0) == .bool(true) }) else { return [] }
+        let what: String
+        switch StructuredView.member("grouping", of: document) {
+        case .string("week")?: what = "this week"
+        case .string("month")?: what = "this month"
+        default: what = "today"
+        }
+        return ["\(what) is not over yet: its numbers will still change (the rows with incomplete: true)."]
     }
 
     /// Rows of an answer when `limit` is not given.

@@ -47,6 +47,7 @@ enum ListMetricsTool {
             ("goal_metrics", schema("array", "patterns: goal<ID>reaches, goal<ID>conversionRate, goal<ID>revenue", items: schema("string"))),
             ("dimensions", schema("array", "name, title", items: schema("object"))),
             ("presets", schema("array", "name, rows, shows", items: schema("object"))),
+            ("notes", schema("array", "The goal metrics' units, money's currency", items: schema("string"))),
         ], required: ["metrics", "dimensions", "presets"]),
         openWorld: false)
 
@@ -66,8 +67,10 @@ enum ListMetricsTool {
         let goals = ["goal<ID>reaches", "goal<ID>conversionRate", "goal<ID>revenue"]
         var text = "Metrics (name · unit · over days):\n"
         for metric in metrics { text += "\(metric.shortName) · \(metric.unit.rawValue) · \(overDays(metric.aggregation))\n" }
-        text += "Goal metrics: goal<ID>reaches · count · sum; goal<ID>conversionRate · percent · weighted; goal<ID>revenue · money · sum (ids from list_goals).\n"
-        text += "Money metrics are in the counter's currency unless currency is given.\n"
+        let goalUnits = "Goal metrics: goal<ID>reaches · count · sum; goal<ID>conversionRate · percent · weighted; goal<ID>revenue · money · sum (ids from list_goals)."
+        text += goalUnits + "\n"
+        let money = "Money metrics are in the counter's currency unless currency is given."
+        text += money + "\n"
         text += "Dimensions: " + dimensions.map(\.shortName).joined(separator: ", ") + "\n"
         text += "Presets (rows · shows):\n"
         for preset in presets { text += "\(preset.name) · \(preset.rows) · \(preset.shows)\n" }
@@ -78,6 +81,8 @@ enum ListMetricsTool {
             ("goal_metrics", .array(goals.map { .string($0) })),
             ("dimensions", .array(dimensions.map { .object([("name", .string($0.shortName)), ("title", .string($0.title))]) })),
             ("presets", .array(presets.map { .object([("name", .string($0.name)), ("rows", .string($0.rows)), ("shows", .string($0.shows))]) })),
+            // The goal metrics' units and how they add up, which goal_metrics' names do not say.
+            ("notes", .array([.string(goalUnits), .string(money)])),
         ])
         return MCPToolResult(content: [.text(text)], structuredContent: document)
     }

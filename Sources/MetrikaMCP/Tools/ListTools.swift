@@ -38,6 +38,7 @@ enum ListCountersTool {
             ("counters", schema("array", "id, name, site, status, permission, owner_login, time_zone, currency", items: schema("object"))),
             ("total", schema("integer", "How many counters the token reads (matching search)")),
             ("more", schema("object", "Counters were left out: call again with offset to continue", properties: [("offset", schema("integer")), ("rows_total", schema("integer"))])),
+            ("notes", schema("array", "The text's notes a model needs: counters left out and how to get them, a warning", items: schema("string"))),
         ], required: ["counters", "total"]))
 
     static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
@@ -57,19 +58,29 @@ enum ListCountersTool {
             // Never two full copies past the budget: the text lists the first counters, the JSON all.
             if TokenBudget.tokens(text) + TokenBudget.tokens(document.serialized()) > TokenBudget.target, items.count > compactRows {
                 text = CounterListing.table(Array(items.prefix(compactRows)), columns: .withZoneAndCurrency).render(maxWidth: GetReportTool.tableWidth)
-                text += "The table shows the first \(compactRows); structuredContent.counters holds all \(items.count) of this answer.\n"
+                text += "The table shows the first \(compactRows); structuredContent.counters holds all \(items.count) of this answer "
+                    + "(or call list_counters again with offset \(offset + compactRows) and limit \(compactRows) for the next as a table).\n"
             }
         }
         let next = offset + items.count
+        // The notes a model needs, in the text and in the structured view alike.
+        var notes: [String] = []
         if !items.isEmpty, next - 1 < all.count {
             members.append(("more", .object([("offset", .number(Double(next))), ("rows_total", .number(Double(all.count)))])))
-            text += "Showing counters \(GetReportTool.grouped(offset))–\(GetReportTool.grouped(next - 1)) of \(GetReportTool.grouped(all.count)); "
-                + "call list_counters again with offset \(next) for the next, or narrow the list with search.\n"
+            let paging = "Showing counters \(GetReportTool.grouped(offset))–\(GetReportTool.grouped(next - 1)) of \(GetReportTool.grouped(all.count)); "
+                + "call list_counters again with offset \(next) for the next, or narrow the list with search."
+            text += paging + "\n"
+            notes.append(paging)
         } else if !items.isEmpty {
             text += "\(GetReportTool.grouped(all.count)) counters in all.\n"
+        } else if offset > 1, !all.isEmpty {
+            notes.append("No counters from offset \(offset): there are \(GetReportTool.grouped(all.count)).")
         }
-        if let warning { text += warning + "\n" }
-        return MCPToolResult(content: [.text(text)], structuredContent: .object(members))
+        if let warning {
+            text += warning + "\n"
+            notes.append(warning)
+        }
+        return MCPToolResult(content: [.text(text)], structuredContent: StructuredView.adding(notes: notes, to: .object(members)))
     }
 }
 

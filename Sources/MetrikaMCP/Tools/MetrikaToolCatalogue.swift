@@ -40,7 +40,10 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
             case ListMetricsTool.spec.name: result = ListMetricsTool.run()
             default: result = try await DrawChartTool.run(decoded, services: services)
             }
-            return masked(result)
+            // The structured view holds what the text says, compactly (StructuredView).
+            var compacted = result
+            compacted.structuredContent = result.structuredContent.map(StructuredView.compact)
+            return masked(compacted)
         } catch is CancellationError {
             throw CancellationError()
         } catch let invalid as ToolArgumentError {
@@ -73,6 +76,15 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
         copy.content = result.content.map { block in
             if case .text(let text) = block { return .text(TerminalText.masking(secrets, in: text)) }
             return block
+        }
+        // The notes are the text's sentences again: masked the same way.
+        if case .object(var members) = result.structuredContent, let index = members.firstIndex(where: { $0.0 == "notes" }),
+           case .array(let notes) = members[index].1 {
+            members[index].1 = .array(notes.map { note in
+                if case .string(let text) = note { return .string(TerminalText.masking(secrets, in: text)) }
+                return note
+            })
+            copy.structuredContent = .object(members)
         }
         return copy
     }
