@@ -20,21 +20,24 @@ struct AlertDriverTests {
     final class Transport: MetrikaAPI.HTTPTransport, @unchecked Sendable {
         let inner: ExplainCommandTests.SimulatorTransport
         let refuseDrivers: Bool
+        /// What marks a driver's request: the days by segment (the hourly ones: `ym:s:date,ym:s:hour,<dimension>`).
+        let marker: String
         private let lock = NSLock()
         private var queries: [String] = []
 
-        init(_ simulator: Simulator, refuseDrivers: Bool) {
+        init(_ simulator: Simulator, refuseDrivers: Bool, hourly: Bool = false) {
             inner = ExplainCommandTests.SimulatorTransport(simulator)
             self.refuseDrivers = refuseDrivers
+            marker = hourly ? "dimensions=ym:s:date,ym:s:hour,ym:s:" : "dimensions=ym:s:date,ym:s:"
         }
 
-        var driverRequests: Int { lock.withLock { queries.filter { $0.contains("dimensions=ym:s:date,ym:s:") }.count } }
-        var driverQueries: [String] { lock.withLock { queries.filter { $0.contains("dimensions=ym:s:date,ym:s:") } } }
+        var driverRequests: Int { lock.withLock { queries.filter { $0.contains(marker) }.count } }
+        var driverQueries: [String] { lock.withLock { queries.filter { $0.contains(marker) } } }
 
         func send(_ request: MetrikaAPI.HTTPRequest) async throws -> MetrikaAPI.HTTPResponse {
             let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.query ?? ""
             lock.withLock { queries.append(query) }
-            if refuseDrivers, query.contains("dimensions=ym:s:date,ym:s:") {
+            if refuseDrivers, query.contains(marker) {
                 let body = #"{"errors": [{"error_type": "quota_requests_by_uid", "message": "Quota exceeded"}], "code": 429, "message": "Quota exceeded"}"#
                 return MetrikaAPI.HTTPResponse(status: 429, headers: ["content-type": "application/json"], body: Data(body.utf8))
             }
@@ -51,7 +54,8 @@ struct AlertDriverTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/explain", isDirectory: true)
         let now = SimulatorOptions.parseInstant("2026-12-01T06:00:00Z")
-        let transport = Transport(try Simulator(options: SimulatorOptions(fixturesDirectory: root, now: now)), refuseDrivers: refuseDrivers)
+        let transport = Transport(try Simulator(options: SimulatorOptions(fixturesDirectory: root, now: now)), refuseDrivers: refuseDrivers,
+                                  hourly: arguments.contains("--today"))
         let home = kept ?? FileManager.default.temporaryDirectory.appendingPathComponent("metrika-drivers-\(UUID().uuidString)").path
         defer { if kept == nil { try? FileManager.default.removeItem(atPath: home) } }
         try FileManager.default.createDirectory(atPath: home + "/config/metrika", withIntermediateDirectories: true)
@@ -96,6 +100,29 @@ struct AlertDriverTests {
         #expect(two.out.split(separator: "\n").count == 2 && !two.out.contains("mostly"), "\(two.out)")
         #expect(two.driverRequests == 1)
         #expect(two.err.contains("Note: counter 530002: its alerts go without their driver (the API's quota is spent)."), "\(two.err)")
+    }
+
+    /// The hourly check (`--today`): 530004 loses its search traffic today, so its last finished
+    /// hours drop and their driver is search; one request per dimension (`ym:s:date,ym:s:hour,<dimension>`
+    /// over the 5 days and the judged hours). A driver that cannot be fetched leaves the line without it.
+    @Test("an hourly drop names its known driver; unfetchable, the line goes without it")
+    func hourlyDriver() async throws {
+        let run = try await Self.runAsking(["alert", "--today", "--counter", "530004", "--dry-run"], refuseDrivers: false)
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out.range(of: #"^530004 Поиск пропал сегодня: visits \d[\d ]* in \d\d:00–\d\d:00 on Tue 2026-12-01, expected ~[\d ]+ \(-\d+%\), mostly Search engine traffic -\d[\d ]*\n$"#,
+                               options: .regularExpression) != nil, "\(run.out)")
+        #expect(run.driverQueries.count == 6, "\(run.driverQueries)")
+        #expect(run.driverQueries.allSatisfy { $0.contains("date1=2026-11-03&date2=2026-12-01") && $0.contains("ym:s:date=.('2026-11-03','2026-11-10','2026-11-17','2026-11-24','2026-12-01') AND ym:s:hour=.(") },
+                "\(run.driverQueries)")
+
+        let verbose = try await Self.run(["alert", "--today", "--counter", "530004", "--dry-run", "--verbose"], refuseDrivers: false)
+        #expect(verbose.err.contains("Hourly check: 1 counters, 1 report requests, 6 for the drivers."), "\(verbose.err)")
+
+        let refused = try await Self.run(["alert", "--today", "--counter", "530004", "--dry-run", "--verbose"], refuseDrivers: true)
+        #expect(refused.status == 0, "\(refused.err)")
+        #expect(refused.out.hasPrefix("530004 Поиск пропал сегодня: visits ") && refused.out.hasSuffix("%)\n"), "\(refused.out)")
+        #expect(refused.driverRequests == 1, "the quota ends the asking")
+        #expect(refused.err.contains("Note: counter 530004: its alerts go without their driver ("), "\(refused.err)")
     }
 
     /// Issue 37 item 5: settled days' segments are kept in the history database, so explaining a

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import MetrikaModel
+@testable import MetrikaStore
+@testable import MetrikaUseCases
+
+/// The hourly drivers (issue 37 item 3, `alert --today`): the judged hours against the same hours
+/// of 4 earlier weeks, decomposed as the daily drivers are; the line ends with the main one and the
+/// webhook object carries them; `stopped` gets none.
+@Suite struct HourlyDriversTests {
+    let counter = Counter(id: 530004, name: "Поиск пропал сегодня", site: "s.example.ru", timeZoneName: "Europe/Moscow")
+    let today = Day(iso: "2026-12-01")!
+    var days: [Day] { (1...4).reversed().map { today.adding(days: -7 * $0) } }
+
+    /// Two segments over hours 14–16: search and direct, 100 and 50 an hour on every baseline day
+    /// (but one odd week), search gone today.
+    func rows() -> [HourlyDrivers.HourRow] {
+        var rows: [HourlyDrivers.HourRow] = []
+        for (week, day) in days.enumerated() {
+            for hour in 14...16 {
+                rows.append((day, hour, "Search engine traffic", [week == 0 ? 300 : 100]))
+                rows.append((day, hour, "Direct traffic", [50]))
+            }
+            // An hour outside the judged ones counts for nothing.
+            rows.append((day, 13, "Search engine traffic", [1_000]))
+        }
+        for hour in 14...16 { rows.append((today, hour, "Direct traffic", [60])) }
+        return rows
+    }
+
+    @Test func theExpectedTotalIsTheSumOfEachHoursMedianAndTheSegmentsAddUpToIt() throws {
+        let sides = HourlyDrivers.hourSides(rows(), column: 0, day: today, days: days, hours: 14...16)
+        let totals = try #require(sides.totals)
+        // Each hour: the days' totals 350, 150, 150, 150 → median 150; 3 hours.
+        #expect(totals.expected == 450 && totals.value == 180)
+        #expect(abs(sides.segments.reduce(0) { $0 + $1.a[0] } - 450) < 1e-9, "the baseline's segments scaled to the expected total")
+        let search = try #require(sides.segments.first { $0.name == "Search engine traffic" })
+        #expect(search.b == [0])
+        // Search's mean is 150 of a 200 mean an hour… scaled by 450 / 600.
+        #expect(abs(search.a[0] - 450 * 450 / 600) < 1e-9, "\(search.a)")
+    }
+
+    @Test func theMainDriverIsTheSegmentThatFell() throws {
+        let sides = HourlyDrivers.hourSides(rows(), column: 0, day: today, days: days, hours: 14...16)
+        let part = try Explain.decompose(sides, dimension: ExplainDimension.named("trafficSource")!, metric: .visits, shown: 5)
+        let drivers = AlertDrivers.drivers([part], kind: .drop)
+        let main = try #require(drivers.first)
+        #expect(main.name == "Search engine traffic" && main.change < 0 && main.value == 0)
+        #expect(AlertDrivers.drivers([part], kind: .rise).isEmpty, "an explanation going the other way names none")
+    }
+
+    @Test func theFiltersNameTheFiveDaysAndTheJudgedHours() {
+        #expect(HourlyDrivers.filters(days: days + [today], hours: 14...16)
+            == "ym:s:date=.('2026-11-03','2026-11-10','2026-11-17','2026-11-24','2026-12-01') AND ym:s:hour=.('14:00','15:00','16:00')")
+    }
+
+    @Test func aDropLineEndsWithItsDriverAndTheWebhookObjectCarriesIt() throws {
+        var drop = HourlyCheck.Finding(counter: counter, metric: .visits, goalName: nil, day: today,
+                                       judgement: HourlyJudgement(hours: 14...16, value: 120, expected: 480, score: -9, kind: .drop), notice: .alert(.drop))
+        #expect(HourlyDrivers.wantsDriver(drop))
+        drop.drivers = [AlertDriver(dimension: "trafficSource", name: "Search engine traffic", value: 0, expected: 310, change: -310,
+                                    changeText: "-310", share: 86, status: .vanished)]
+        #expect(HourlyText.line(drop) == "530004 Поиск пропал сегодня: visits 120 in 14:00–17:00 on Tue 2026-12-01, expected ~480 (-75%), mostly Search engine traffic -310")
+        let body = try #require(try JSONSerialization.jsonObject(with: HourlyText.webhookBody([drop])) as? [String: Any])
+        let alert = try #require((body["alerts"] as? [[String: Any]])?.first)
+        let driver = try #require((alert["drivers"] as? [[String: Any]])?.first)
+        #expect(driver["dimension"] as? String == "trafficSource" && driver["name"] as? String == "Search engine traffic" && driver["change"] as? Double == -310)
+        #expect((alert["text"] as? String)?.hasSuffix(", mostly Search engine traffic -310") == true)
+
+        let stop = HourlyCheck.Finding(counter: counter, metric: .visits, goalName: nil, day: today,
+                                       judgement: HourlyJudgement(hours: 14...16, value: 0, expected: 480, score: -40, kind: .stopped), notice: .alert(.stopped))
+        #expect(!HourlyDrivers.wantsDriver(stop), "stopped needs no driver")
+    }
+}
