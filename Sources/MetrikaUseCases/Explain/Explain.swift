@@ -110,6 +110,21 @@ package struct ExplainError: MetrikaFailure, Equatable {
     package let exitCode: Int32
 }
 
+/// No visits in the baseline: the change has nothing to be compared with. Worded by each entry point
+/// (`SuggestedAction.compareOtherDays`: the CLI's `--against`, MCP's `against`, the bot's /report).
+package struct ExplainBaselineError: WordedFailure, Equatable {
+    package let counterID: Int
+    /// The baseline in words (`the same weekday of the 4 weeks before: 2026-11-02, …`).
+    package let baseline: String
+    /// The metric's words (`visits`).
+    package let metric: String
+    package var exitCode: Int32 { ExitCode.dataError }
+
+    package func message(_ naming: ParameterNaming) -> String {
+        "there were no visits in the baseline (\(baseline)): \(metric) had no value to compare with, so its change cannot be explained; \(naming.action(.compareOtherDays(counterID: counterID)))"
+    }
+}
+
 extension ExplainError {
     /// Offline, a day's segments the history does not keep.
     static let notKept = ExplainError(message: "the history database does not keep these days' segments: explain them online once", exitCode: ExitCode.unavailable)
@@ -237,7 +252,7 @@ package enum Explain {
             let words = request.metric.title.lowercased()
             switch error {
             case .zeroBaseline:
-                throw ExplainError(message: "there were no visits in the baseline (\(describe(request.baseline, days))): \(words) had no value to compare with, so its change cannot be explained; compare with other days (against)", exitCode: ExitCode.dataError)
+                throw ExplainBaselineError(counterID: request.counterID, baseline: describe(request.baseline, days), metric: words)
             case .emptyPeriod:
                 throw ExplainError(message: "there were no visits on \(request.period.from.iso)\(request.period.dayCount > 1 ? ".." + request.period.to.iso : ""): \(words) has no value there, nothing to explain", exitCode: ExitCode.dataError)
             }
