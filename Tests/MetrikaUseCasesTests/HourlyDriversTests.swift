@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MetrikaAPI
 @testable import MetrikaModel
 @testable import MetrikaStore
 @testable import MetrikaUseCases
@@ -89,5 +90,72 @@ import Testing
     @Test func theCommandLineNamesItsOption() {
         #expect(cliNaming.message(of: error).hasSuffix("; compare with other days: metrika explain --counter 530001 --against previous (or DATE..DATE)"))
         #expect(error.message.hasSuffix("; compare with other days (against)"))
+    }
+}
+
+/// The hourly drivers' requests and answers: one filtered request per dimension; a page cut off
+/// leaves its dimension out, a refusal the whole counter, never the alert.
+@Suite struct HourlyDriversFetchTests {
+    let counter = Counter(id: 530004, name: "Поиск пропал сегодня", site: "s.example.ru", timeZoneName: "Europe/Moscow")
+    let today = Day(iso: "2026-12-01")!
+
+    func drop() -> HourlyCheck.Finding {
+        HourlyCheck.Finding(counter: counter, metric: .visits, goalName: nil, day: today,
+                            judgement: HourlyJudgement(hours: 14...16, value: 180, expected: 450, score: -9, kind: .drop), notice: .alert(.drop))
+    }
+
+    /// Search 100 and direct 50 an hour on the 4 baseline days, direct 60 today.
+    func body(totalRows: Int? = nil) -> String {
+        var rows: [String] = []
+        for week in 1...4 {
+            let day = today.adding(days: -7 * week).iso
+            for hour in 14...16 {
+                rows.append(#"{"dimensions":[{"name":"\#(day)"},{"name":"\#(hour):00"},{"name":"Search engine traffic"}],"metrics":[100]}"#)
+                rows.append(#"{"dimensions":[{"name":"\#(day)"},{"name":"\#(hour):00"},{"name":"Direct traffic"}],"metrics":[50]}"#)
+            }
+        }
+        for hour in 14...16 { rows.append(#"{"dimensions":[{"name":"\#(today.iso)"},{"name":"\#(hour):00"},{"name":"Direct traffic"}],"metrics":[60]}"#) }
+        return #"{"data":[\#(rows.joined(separator: ","))],"total_rows":\#(totalRows ?? rows.count),"sampled":false}"#
+    }
+
+    func client(_ transport: FakeTransport) -> MetrikaClient {
+        MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: transport,
+                      requestTimeout: 5, sleep: { _ in }, now: { testNow })
+    }
+
+    @Test func oneFilteredRequestPerDimensionNamesTheDriver() async throws {
+        let transport = FakeTransport([.respond(200, body()), .respond(200, body(totalRows: 100_000))])
+        var drivers = HourlyDrivers(client: client(transport), activity: RecordedActivity(), verbose: false)
+        drivers.dimensions = [ExplainDimension.named("trafficSource")!, ExplainDimension.named("deviceCategory")!]
+        let (findings, requests) = await drivers.attach([drop()])
+        #expect(requests == 2)
+        #expect(findings[0].drivers.first?.name == "Search engine traffic" && findings[0].drivers.first?.dimension == "trafficSource")
+        let query = try #require(transport.requests.first.flatMap { URLComponents(url: $0.url, resolvingAgainstBaseURL: false)?.query })
+        #expect(query.contains("dimensions=ym:s:date,ym:s:hour,ym:s:trafficSource") && query.contains("date1=2026-11-03&date2=2026-12-01"), "\(query)")
+        #expect(query.contains("ym:s:hour=.('14:00','15:00','16:00')"), "\(query)")
+    }
+
+    @Test func aCutOffPageLeavesItsDimensionOut() async throws {
+        let transport = FakeTransport([.respond(200, body(totalRows: 100_000))])
+        var drivers = HourlyDrivers(client: client(transport), activity: RecordedActivity(), verbose: false)
+        drivers.dimensions = [ExplainDimension.named("trafficSource")!]
+        let (findings, requests) = await drivers.attach([drop()])
+        #expect(requests == 1 && findings[0].drivers.isEmpty)
+    }
+
+    @Test func aRefusalLeavesTheAlertWithoutItsDriver() async throws {
+        let quota = #"{"errors": [{"error_type": "quota_requests_by_uid", "message": "Quota exceeded"}], "code": 429, "message": "Quota exceeded"}"#
+        let transport = FakeTransport(Array(repeating: .respond(429, quota), count: 40))
+        let activity = RecordedActivity()
+        let drivers = HourlyDrivers(client: client(transport), activity: activity, verbose: true)
+        var other = drop()
+        other.counter = Counter(id: 530005, name: "Другой", site: "o.example.ru", timeZoneName: "Europe/Moscow")
+        let (findings, _) = await drivers.attach([drop(), other])
+        #expect(findings.allSatisfy { $0.drivers.isEmpty })
+        let judged: [HourlyJudgement] = [drop(), other].map { $0.judgement }
+        #expect(findings.map { $0.judgement } == judged)
+        let asked = transport.requests.count
+        #expect(asked >= 1 && transport.requests.allSatisfy { $0.url.absoluteString.contains("530004") }, "the quota spent: the second counter asks nothing")
+        #expect(activity.notes.contains { $0.contains("counter 530005: its alerts go without their driver (the API's quota is spent)") }, "\(activity.notes)")
     }
 }

@@ -72,9 +72,11 @@ package struct HourlyDrivers: Sendable {
                     while start < metrics.count {
                         let chunk = Array(metrics[start..<min(metrics.count, start + AlertDrivers.metricsPerRequest)])
                         start += AlertDrivers.metricsPerRequest
-                        let rows = try await hourSegments(dimension, counterID: group.counter.id, metrics: chunk.map(\.apiName),
-                                                          day: group.day, days: days, hours: group.hours)
+                        let answer = try await hourSegments(dimension, counterID: group.counter.id, metrics: chunk.map(\.apiName),
+                                                            day: group.day, days: days, hours: group.hours)
                         requests += 1
+                        // A page cut off would decompose part of the hours: the dimension is left out.
+                        guard let rows = answer else { continue }
                         for (column, metric) in chunk.enumerated() {
                             let sides = Self.hourSides(rows, column: column, day: group.day, days: days, hours: group.hours)
                             explained[metric.apiName, default: []].append(try Explain.decompose(sides, dimension: dimension, metric: metric, shown: 5))
@@ -102,13 +104,15 @@ package struct HourlyDrivers: Sendable {
 
     /// The judged hours of `day` and of `days` by segment of one dimension: one `/stat/v1/data`
     /// request (`ym:s:date,ym:s:hour,<dimension>`, the 5 days and the hours named in `filters`).
-    /// Rows outside them (an API that did not filter) are left out.
+    /// Rows outside them (an API that did not filter) are left out; nil when the answer has more rows
+    /// than one page holds (`Explain.rowLimit`).
     func hourSegments(_ dimension: ExplainDimension, counterID: Int, metrics: [String], day: Day, days: [Day],
-                      hours: ClosedRange<Int>) async throws -> [HourRow] {
+                      hours: ClosedRange<Int>) async throws -> [HourRow]? {
         let query = StatQuery(ids: [counterID], metrics: metrics, dimensions: ["ym:s:date", "ym:s:hour", dimension.apiName],
                               date1: (days.first ?? day).iso, date2: day.iso, filters: Self.filters(days: days + [day], hours: hours),
                               accuracy: "full")
         let answer = try await client.fetchPlainRows(query, limit: Explain.rowLimit)
+        guard answer.rows.count >= answer.totalRows else { return nil }
         let wanted = Set(days + [day])
         return answer.rows.compactMap { row in
             guard row.names.count == 3, let date = row.names[0].flatMap(Day.init(iso:)), wanted.contains(date),
