@@ -33,10 +33,16 @@ struct AlertDriverTests {
 
         var driverRequests: Int { lock.withLock { queries.filter { $0.contains(marker) }.count } }
         var driverQueries: [String] { lock.withLock { queries.filter { $0.contains(marker) } } }
+        /// Every Reporting request (`/stat/…`), the comparison endpoint's too.
+        var reportingPaths: [String] { lock.withLock { paths.filter { $0.hasPrefix("/stat/") } } }
+        private var paths: [String] = []
 
         func send(_ request: MetrikaAPI.HTTPRequest) async throws -> MetrikaAPI.HTTPResponse {
             let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.query ?? ""
-            lock.withLock { queries.append(query) }
+            lock.withLock {
+                queries.append(query)
+                paths.append(request.url.path)
+            }
             if refuseDrivers, query.contains(marker) {
                 let body = #"{"errors": [{"error_type": "quota_requests_by_uid", "message": "Quota exceeded"}], "code": 429, "message": "Quota exceeded"}"#
                 return MetrikaAPI.HTTPResponse(status: 429, headers: ["content-type": "application/json"], body: Data(body.utf8))
@@ -50,7 +56,8 @@ struct AlertDriverTests {
         return (run.status, run.out, run.err, run.driverQueries.count)
     }
 
-    static func runAsking(_ arguments: [String], refuseDrivers: Bool, home kept: String? = nil) async throws -> (status: Int32, out: String, err: String, driverQueries: [String]) {
+    static func runAsking(_ arguments: [String], refuseDrivers: Bool, home kept: String? = nil) async throws
+        -> (status: Int32, out: String, err: String, driverQueries: [String], reportingPaths: [String]) {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/explain", isDirectory: true)
         let now = SimulatorOptions.parseInstant("2026-12-01T06:00:00Z")
@@ -67,7 +74,7 @@ struct AlertDriverTests {
         ]
         let context = CLIContext(environment: environment, stdout: out, stderr: err, transport: transport, now: { now ?? Date() })
         let status = await CLI.run(arguments: arguments, context: context)
-        return (status, out.text, err.text, transport.driverQueries)
+        return (status, out.text, err.text, transport.driverQueries, transport.reportingPaths)
     }
 
     @Test("the known drivers, one request per counter alerted and dimension")
@@ -143,6 +150,32 @@ struct AlertDriverTests {
         // A table of the same day from what is kept, and a subset of its dimensions: still nothing asked.
         let table = try await Self.run(["explain", "--counter", "530001", "--date", "2026-11-23", "--dimensions", "trafficSource,deviceCategory"], refuseDrivers: true, home: home)
         #expect(table.status == 0 && table.driverRequests == 0, "\(table.err)")
+
+        // A settled range against the previous week: its days by segment, kept; again, nothing asked
+        // and the same words. A subset of its dimensions and a rate of the same days read them too.
+        // (The days the alert's baseline kept above, 11-02 … 11-23, already explain a range within them.)
+        let within = try await Self.runAsking(["explain", "--counter", "530001", "--from", "2026-11-16", "--to", "2026-11-22"], refuseDrivers: true, home: home)
+        #expect(within.status == 0 && within.reportingPaths.isEmpty, "\(within.err) \(within.reportingPaths)")
+        let rangeHome = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-ranges-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: rangeHome) }
+        let range = ["explain", "--counter", "530001", "--from", "2026-11-16", "--to", "2026-11-22", "--json"]
+        let cold = try await Self.runAsking(range, refuseDrivers: false, home: rangeHome)
+        #expect(cold.status == 0, "\(cold.err)")
+        #expect(cold.reportingPaths.count == 6 && cold.reportingPaths.allSatisfy { $0 == "/stat/v1/data" }, "\(cold.reportingPaths) \(cold.driverQueries)")
+        #expect(cold.driverQueries.allSatisfy { $0.contains("date1=2026-11-09&date2=2026-11-22") }, "\(cold.driverQueries)")
+        let warm = try await Self.runAsking(range, refuseDrivers: true, home: rangeHome)
+        #expect(warm.status == 0 && warm.reportingPaths.isEmpty, "\(warm.err) \(warm.reportingPaths)")
+        #expect(warm.out == cold.out, "the kept segments explain the same")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(cold.out.utf8)) as? [String: Any])
+        #expect((document["against"] as? [String: Any])?["kind"] as? String == "previous", "\(cold.out)")
+        let rate = try await Self.runAsking(["explain", "--counter", "530001", "--from", "2026-11-16", "--to", "2026-11-22", "--metric", "bounceRate",
+                                             "--dimensions", "trafficSource"], refuseDrivers: false, home: rangeHome)
+        #expect(rate.status == 0, "\(rate.err)")
+        #expect(rate.reportingPaths.count == 1, "bounce rate and visits were not both kept: one request \(rate.reportingPaths)")
+        // Users are not additive over days: the comparison endpoint, every time.
+        let users = try await Self.runAsking(["explain", "--counter", "530001", "--from", "2026-11-16", "--to", "2026-11-22", "--metric", "users",
+                                              "--dimensions", "trafficSource"], refuseDrivers: false, home: rangeHome)
+        #expect(users.status == 0 && users.reportingPaths == ["/stat/v1/data/comparison"], "\(users.err) \(users.reportingPaths)")
 
         // Yesterday (11-30), whose baseline Mondays the first run kept: that day alone is asked, and
         // again the next time (not settled yet).

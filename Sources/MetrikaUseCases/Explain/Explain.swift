@@ -132,8 +132,8 @@ extension ExplainError {
 
 /// `metrika explain` / MCP `explain_change`: a metric's change between a period and its baseline,
 /// split over dimensions (`ContributionAnalysis`), with the one sentence that names its driver. One
-/// Reporting request per dimension (the comparison endpoint, or for the alert's baseline the days by
-/// segment), so at most 10 on an empty history.
+/// Reporting request per dimension (the days by segment for the alert's baseline and for a settled
+/// range, kept; the comparison endpoint for other ranges), so at most 10 on an empty history.
 package enum Explain {
     /// The largest number of dimensions (and so of Reporting requests) one explanation makes.
     package static let mostDimensions = 8
@@ -221,7 +221,8 @@ package enum Explain {
 
     /// Explains `request` with `client`'s Reporting requests.
     /// `history`: where settled days' segments are kept and read first (a repeated explanation of
-    /// the alert's baseline asks nothing); nil asks every time.
+    /// the alert's baseline, or of a settled range of at most `mostKeptSpan` days, asks nothing);
+    /// nil asks every time.
     package static func run(_ request: ExplainRequest, client: MetrikaClient, history: SegmentHistory? = nil) async throws -> Explanation {
         guard request.period.to < request.today else {
             let (from, to, today) = (request.period.from.iso, request.period.to.iso, request.today.iso)
@@ -314,7 +315,22 @@ package enum Explain {
                 share = robotShare(period: period, baseline: rows.rows.filter { baseline.contains($0.day) }.map(\.values),
                                    visits: visitsColumn, robots: robotsColumn)
             }
+        } else if let history, let span = keptSpan(request, baselineDays: days, history: history),
+                  case let (rows, asked) = try await daySegments(dimension, counterID: request.counterID, metrics: metrics + extra,
+                                                                 from: span.range.from, to: span.range.to, needed: span.baseline + span.period,
+                                                                 client: client, history: history),
+                  rows.complete {
+            // A settled range: its days by segment, kept, so the same range explained again asks nothing.
+            requests = asked ? 1 : 0
+            let (period, baseline) = (Set(span.period.map(\.iso)), Set(span.baseline.map(\.iso)))
+            sides = rangeSides(rows, columns: Array(metrics.indices), period: period, baseline: baseline)
+            if robots {
+                share = robotShare(period: rows.rows.filter { period.contains($0.day) }.map(\.values),
+                                   baseline: rows.rows.filter { baseline.contains($0.day) }.map(\.values), visits: visitsColumn, robots: robotsColumn)
+            }
         } else {
+            // A range not settled, too long to keep, or a page cut off: the comparison endpoint.
+            if let history, keptSpan(request, baselineDays: days, history: history) != nil { requests += 1 }
             let (comparison, rows) = try await comparisonSides(dimension, request, days: days, metrics: metrics + extra, client: client)
             sides = comparison
             if robots { share = robotShare(period: rows.map(\.b), baseline: rows.map(\.a), visits: visitsColumn, robots: robotsColumn) }
@@ -347,6 +363,51 @@ package enum Explain {
         }
         guard let now = share(period), let before = share(baseline) else { return nil }
         return RobotShare(share: now, expected: before)
+    }
+
+    /// The longest span of days (the period, its baseline and any days between) a range explanation
+    /// asks by day and segment to keep them; longer ranges go to the comparison endpoint each time.
+    static let mostKeptSpan = 31
+
+    /// The days a range explanation reads by day and segment (and keeps): both sides settled, the
+    /// metric additive over days (a count, or a rate weighted by visits; not users), the whole span
+    /// at most `mostKeptSpan` days. nil: the comparison endpoint.
+    static func keptSpan(_ request: ExplainRequest, baselineDays days: [Day], history: SegmentHistory)
+        -> (range: DateRange, period: [Day], baseline: [Day])? {
+        guard request.metric.aggregation != .nonAdditive, let first = days.first, let last = days.last,
+              let baseline = DateRange(from: first, to: last) else { return nil }
+        let from = min(baseline.from, request.period.from), to = max(baseline.to, request.period.to)
+        guard to < history.settledBefore, let range = DateRange(from: from, to: to), range.dayCount <= mostKeptSpan else { return nil }
+        return (range, Array(request.period.days), Array(baseline.days))
+    }
+
+    /// A range against another from the days by segment (`columns`: the metric's, and a rate's
+    /// visits): each side the sum of its days (a rate: weighted by its visits), as the comparison
+    /// endpoint gives them; the segments' sum stands for the total.
+    static func rangeSides(_ answer: DaySegments, columns: [Int], period: Set<String>, baseline: Set<String>) -> Sides {
+        let width = columns.count
+        var order: [String] = []
+        var sums: [String: (a: [Double], b: [Double])] = [:]
+        for row in answer.rows where period.contains(row.day) || baseline.contains(row.day) {
+            let values = columns.map { $0 < row.values.count ? row.values[$0] ?? 0 : 0 }
+            if sums[row.segment] == nil {
+                order.append(row.segment)
+                sums[row.segment] = (Array(repeating: 0, count: width), Array(repeating: 0, count: width))
+            }
+            // A rate is summed as rate × visits beside the visits, and divided back below.
+            let added = width == 2 ? [values[0] * values[1], values[1]] : [values[0]]
+            for index in added.indices {
+                if period.contains(row.day) { sums[row.segment]?.b[index] += added[index] } else { sums[row.segment]?.a[index] += added[index] }
+            }
+        }
+        func side(_ sum: [Double]) -> [Double] {
+            guard width == 2 else { return sum }
+            return sum[1] > 0 ? [sum[0] / sum[1], sum[1]] : [0, 0]
+        }
+        let segments = order.map { segment in
+            (name: segment, a: side(sums[segment]?.a ?? []), b: side(sums[segment]?.b ?? []))
+        }
+        return (segments, nil, answer.sampleShare)
     }
 
     /// One dimension's sides decomposed (`ContributionAnalysis`) and rounded for showing.
@@ -424,7 +485,8 @@ package enum Explain {
         let answer = try await client.fetchPlainRows(query, limit: rowLimit)
         let asked = answer.rows.map { (day: name($0.names, at: 0), segment: name($0.names, at: 1), values: $0.metrics) }
         let keptDays = Set(keptRows.map(\.day))
-        let rows = DaySegments(rows: keptRows + asked.filter { !keptDays.contains($0.day) }, sampleShare: answer.sampled ? answer.sampleShare : nil)
+        var rows = DaySegments(rows: keptRows + asked.filter { !keptDays.contains($0.day) }, sampleShare: answer.sampled ? answer.sampleShare : nil)
+        rows.complete = answer.rows.count >= answer.totalRows
         if let history, !answer.sampled, answer.rows.count >= answer.totalRows, let range = DateRange(from: from, to: to) {
             var days: [Day: [HistoryStore.SegmentRow]] = [:]
             for day in range.days where day < history.settledBefore { days[day] = [] }
@@ -514,6 +576,8 @@ struct DaySegments: Sendable {
     var rows: [(day: String, segment: String, values: [Double?])]
     /// The share of visits the API read (nil: not sampled).
     var sampleShare: Double?
+    /// Whether every row of the answer came (no page cut off).
+    var complete = true
 }
 
 extension Explanation {
