@@ -159,3 +159,29 @@ import MetrikaAPI
         #expect(activity.notes.contains { $0.contains("counter 530005: its alerts go without their driver (the API's quota is spent)") }, "\(activity.notes)")
     }
 }
+
+/// A settled range from its days by segment: each side the sum of its days (a rate weighted by its
+/// visits), a baseline of another length scaled to the period's days.
+@Suite struct RangeSidesTests {
+    func answer() -> DaySegments {
+        DaySegments(rows: [
+            ("2026-11-09", "Search", [10, 100]), ("2026-11-10", "Search", [30, 100]),
+            ("2026-11-09", "Direct", [50, 50]), ("2026-11-10", "Direct", [50, 150]),
+            ("2026-11-16", "Search", [20, 300]), ("2026-11-16", "Direct", [40, 100]),
+        ], sampleShare: nil)
+    }
+
+    @Test func aCountSumsEachSideAndScalesALongerBaseline() {
+        let sides = Explain.rangeSides(answer(), columns: [1], period: ["2026-11-16"], baseline: ["2026-11-09", "2026-11-10"], factor: 0.5)
+        #expect(sides.segments.map(\.name) == ["Search", "Direct"])
+        #expect(sides.segments.map(\.a) == [[100], [100]], "the two days' sums, halved")
+        #expect(sides.segments.map(\.b) == [[300], [100]])
+    }
+
+    @Test func aRateIsWeightedByItsVisitsAndOnlyTheVisitsAreScaled() {
+        let sides = Explain.rangeSides(answer(), columns: [0, 1], period: ["2026-11-16"], baseline: ["2026-11-09", "2026-11-10"], factor: 0.5)
+        // Search: (10 × 100 + 30 × 100) / 200 = 20 over 200 visits, halved to 100; Direct: (50 × 50 + 50 × 150) / 200 = 50.
+        #expect(sides.segments.map(\.a) == [[20, 100], [50, 100]])
+        #expect(sides.segments.map(\.b) == [[20, 300], [40, 100]])
+    }
+}

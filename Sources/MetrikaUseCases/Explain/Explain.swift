@@ -323,7 +323,8 @@ package enum Explain {
             // A settled range: its days by segment, kept, so the same range explained again asks nothing.
             requests = asked ? 1 : 0
             let (period, baseline) = (Set(span.period.map(\.iso)), Set(span.baseline.map(\.iso)))
-            sides = rangeSides(rows, columns: Array(metrics.indices), period: period, baseline: baseline)
+            sides = rangeSides(rows, columns: Array(metrics.indices), period: period, baseline: baseline,
+                               factor: Double(span.period.count) / Double(max(1, span.baseline.count)))
             if robots {
                 share = robotShare(period: rows.rows.filter { period.contains($0.day) }.map(\.values),
                                    baseline: rows.rows.filter { baseline.contains($0.day) }.map(\.values), visits: visitsColumn, robots: robotsColumn)
@@ -383,8 +384,10 @@ package enum Explain {
 
     /// A range against another from the days by segment (`columns`: the metric's, and a rate's
     /// visits): each side the sum of its days (a rate: weighted by its visits), as the comparison
-    /// endpoint gives them; the segments' sum stands for the total.
-    static func rangeSides(_ answer: DaySegments, columns: [Int], period: Set<String>, baseline: Set<String>) -> Sides {
+    /// endpoint gives them; the segments' sum stands for the total. A baseline of another length than
+    /// the period is scaled to the period's days (`factor`: the period's days over the baseline's): a
+    /// count's values, a rate's visits (its weights), never the rate.
+    static func rangeSides(_ answer: DaySegments, columns: [Int], period: Set<String>, baseline: Set<String>, factor: Double = 1) -> Sides {
         let width = columns.count
         var order: [String] = []
         var sums: [String: (a: [Double], b: [Double])] = [:]
@@ -404,8 +407,10 @@ package enum Explain {
             guard width == 2 else { return sum }
             return sum[1] > 0 ? [sum[0] / sum[1], sum[1]] : [0, 0]
         }
+        let scaled = width == 2 ? 1 : 0
         let segments = order.map { segment in
-            (name: segment, a: side(sums[segment]?.a ?? []), b: side(sums[segment]?.b ?? []))
+            (name: segment, a: side(sums[segment]?.a ?? []).enumerated().map { $0.offset == scaled ? $0.element * factor : $0.element },
+             b: side(sums[segment]?.b ?? []))
         }
         return (segments, nil, answer.sampleShare)
     }
