@@ -12,6 +12,7 @@ extension ParameterNaming {
             case .cleanLogs(let id): return "metrika logs --counter \(id) --clean-all"
             case .watchToday(let id): return "see today against the same hours of earlier weeks with `metrika live --counter \(id)`"
             case .fetchOnline: return "run without --offline to fetch it"
+            case .compareOtherDays(let id): return "compare with other days: metrika explain --counter \(id) --against previous (or DATE..DATE)"
             }
         })
 }

@@ -63,6 +63,8 @@ package enum SuggestedAction: Sendable, Equatable {
     /// Ask the same report again with the network, so that what the history lacks is fetched (an
     /// offline report's missing days or metrics).
     case fetchOnline
+    /// Explain counter `counterID`'s change against other days (its baseline had nothing).
+    case compareOtherDays(counterID: Int)
 
     var neutralText: String {
         switch self {
@@ -70,6 +72,7 @@ package enum SuggestedAction: Sendable, Equatable {
         case .cleanLogs(let id): return "clean all log requests of counter \(id)"
         case .watchToday(let id): return "see today against the same hours of earlier weeks (counter \(id))"
         case .fetchOnline: return "run the report online to fetch it"
+        case .compareOtherDays: return "compare with other days (against)"
         }
     }
 }

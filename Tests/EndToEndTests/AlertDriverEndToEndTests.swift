@@ -67,6 +67,43 @@ struct AlertDriverEndToEndTests {
             #expect((object["drivers"] as? [Any])?.isEmpty == true, "spread evenly: no driver")
         }
     }
+
+    /// The hourly check (`--today`, 09:00 in Moscow): 530004 loses its search traffic today, so its
+    /// last finished hours drop; the line and the webhook's hourly object name search as the driver,
+    /// at one `ym:s:date,ym:s:hour,<dimension>` request per dimension, filtered to the 5 days and the
+    /// judged hours.
+    @Test func anHourlyDropNamesItsKnownDriverInTheLineAndTheWebhook() throws {
+        let api = try Self.api.get()
+        try api.reset()
+        let home = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
+        try Data(#"{"alerts": {"min_change": 20, "min_score": 2}}"#.utf8).write(to: URL(fileURLWithPath: home.path + "/config/metrika/config.json"))
+        let hooks = try TemporaryDirectory()
+        let receiver = try WebhookReceiver(directory: hooks.path)
+        defer { receiver.stop() }
+        let secret = "hook-secret-" + UUID().uuidString
+        let url = "http://127.0.0.1:\(receiver.port)/ok/\(secret)"
+        let result = try metrika(["alert", "--today", "--counter", "530004", "--webhook", url], environment: environment(api, home))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutLines.count == 1, "\(result.stdout)")
+        let line = try #require(result.stdoutLines.first)
+        #expect(line.range(of: #"^530004 Поиск пропал сегодня: visits \d[\d ]* in \d\d:00–\d\d:00 on Tue 2026-12-01, expected ~[\d ]+ \(-\d+%\), mostly Search engine traffic -\d[\d ]*$"#, options: .regularExpression) != nil, "\(line)")
+
+        let asked = try Self.driverRequests(api).filter { $0.removingPercentEncoding?.contains("dimensions=ym:s:date,ym:s:hour,ym:s:") ?? false }
+        #expect(asked.count == 6, "\(asked)")
+        #expect(asked.allSatisfy { $0.removingPercentEncoding?.contains("ym:s:date=.('2026-11-03','2026-11-10','2026-11-17','2026-11-24','2026-12-01')") ?? false }, "\(asked)")
+
+        let bodies = try receiver.bodies(containing: secret)
+        #expect(bodies.count == 1)
+        let alerts = AlertEndToEndTests.alertObjects(bodies.first ?? "")
+        let drop = try #require(alerts.first { $0["counter_id"] as? Int == 530004 })
+        #expect(drop["grain"] as? String == "hour" && drop["kind"] as? String == "drop", "\(drop)")
+        let main = try #require((drop["drivers"] as? [[String: Any]])?.first)
+        #expect(main["dimension"] as? String == "trafficSource" && main["name"] as? String == "Search engine traffic", "\(main)")
+        #expect(main["value"] as? Double == 0, "search traffic vanished: \(main)")
+        #expect((main["change"] as? Double ?? 0) < 0 && (main["expected"] as? Double ?? 0) > 0, "\(main)")
+        #expect(drop["text"] as? String == line)
+    }
 }
 
 /// The simulator of the explain scenarios, shared by the suite and stopped at its end.

@@ -65,6 +65,10 @@ struct DocsExamplesEndToEndTests {
             let result = try metrika(["alert", "--counter", "530001,530002,530003"], environment: environment(api, home, now: "2026-12-01T06:00:00Z"))
             #expect(result.status == 0, "\(result.stderr)")
             printed += result.stdoutLines
+            // The hourly driver: 530004's search traffic gone today, judged at 09:00 in Moscow.
+            let hourly = try metrika(["alert", "--today", "--counter", "530004"], environment: environment(api, home, now: "2026-12-01T06:00:00Z"))
+            #expect(hourly.status == 0, "\(hourly.stderr)")
+            printed += hourly.stdoutLines
         }
         for line in documented {
             #expect(printed.contains(line), "docs/alerts.md shows a line no command of its prints:\n\(line)\nprinted:\n\(printed.joined(separator: "\n"))")

@@ -20,21 +20,30 @@ struct AlertDriverTests {
     final class Transport: MetrikaAPI.HTTPTransport, @unchecked Sendable {
         let inner: ExplainCommandTests.SimulatorTransport
         let refuseDrivers: Bool
+        /// What marks a driver's request: the days by segment (the hourly ones: `ym:s:date,ym:s:hour,<dimension>`).
+        let marker: String
         private let lock = NSLock()
         private var queries: [String] = []
 
-        init(_ simulator: Simulator, refuseDrivers: Bool) {
+        init(_ simulator: Simulator, refuseDrivers: Bool, hourly: Bool = false) {
             inner = ExplainCommandTests.SimulatorTransport(simulator)
             self.refuseDrivers = refuseDrivers
+            marker = hourly ? "dimensions=ym:s:date,ym:s:hour,ym:s:" : "dimensions=ym:s:date,ym:s:"
         }
 
-        var driverRequests: Int { lock.withLock { queries.filter { $0.contains("dimensions=ym:s:date,ym:s:") }.count } }
-        var driverQueries: [String] { lock.withLock { queries.filter { $0.contains("dimensions=ym:s:date,ym:s:") } } }
+        var driverRequests: Int { lock.withLock { queries.filter { $0.contains(marker) }.count } }
+        var driverQueries: [String] { lock.withLock { queries.filter { $0.contains(marker) } } }
+        /// Every Reporting request (`/stat/…`), the comparison endpoint's too.
+        var reportingPaths: [String] { lock.withLock { paths.filter { $0.hasPrefix("/stat/") } } }
+        private var paths: [String] = []
 
         func send(_ request: MetrikaAPI.HTTPRequest) async throws -> MetrikaAPI.HTTPResponse {
             let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.query ?? ""
-            lock.withLock { queries.append(query) }
-            if refuseDrivers, query.contains("dimensions=ym:s:date,ym:s:") {
+            lock.withLock {
+                queries.append(query)
+                paths.append(request.url.path)
+            }
+            if refuseDrivers, query.contains(marker) {
                 let body = #"{"errors": [{"error_type": "quota_requests_by_uid", "message": "Quota exceeded"}], "code": 429, "message": "Quota exceeded"}"#
                 return MetrikaAPI.HTTPResponse(status: 429, headers: ["content-type": "application/json"], body: Data(body.utf8))
             }
@@ -47,11 +56,13 @@ struct AlertDriverTests {
         return (run.status, run.out, run.err, run.driverQueries.count)
     }
 
-    static func runAsking(_ arguments: [String], refuseDrivers: Bool, home kept: String? = nil) async throws -> (status: Int32, out: String, err: String, driverQueries: [String]) {
+    static func runAsking(_ arguments: [String], refuseDrivers: Bool, home kept: String? = nil) async throws
+        -> (status: Int32, out: String, err: String, driverQueries: [String], reportingPaths: [String]) {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/explain", isDirectory: true)
         let now = SimulatorOptions.parseInstant("2026-12-01T06:00:00Z")
-        let transport = Transport(try Simulator(options: SimulatorOptions(fixturesDirectory: root, now: now)), refuseDrivers: refuseDrivers)
+        let transport = Transport(try Simulator(options: SimulatorOptions(fixturesDirectory: root, now: now)), refuseDrivers: refuseDrivers,
+                                  hourly: arguments.contains("--today"))
         let home = kept ?? FileManager.default.temporaryDirectory.appendingPathComponent("metrika-drivers-\(UUID().uuidString)").path
         defer { if kept == nil { try? FileManager.default.removeItem(atPath: home) } }
         try FileManager.default.createDirectory(atPath: home + "/config/metrika", withIntermediateDirectories: true)
@@ -63,7 +74,7 @@ struct AlertDriverTests {
         ]
         let context = CLIContext(environment: environment, stdout: out, stderr: err, transport: transport, now: { now ?? Date() })
         let status = await CLI.run(arguments: arguments, context: context)
-        return (status, out.text, err.text, transport.driverQueries)
+        return (status, out.text, err.text, transport.driverQueries, transport.reportingPaths)
     }
 
     @Test("the known drivers, one request per counter alerted and dimension")
@@ -98,6 +109,29 @@ struct AlertDriverTests {
         #expect(two.err.contains("Note: counter 530002: its alerts go without their driver (the API's quota is spent)."), "\(two.err)")
     }
 
+    /// The hourly check (`--today`): 530004 loses its search traffic today, so its last finished
+    /// hours drop and their driver is search; one request per dimension (`ym:s:date,ym:s:hour,<dimension>`
+    /// over the 5 days and the judged hours). A driver that cannot be fetched leaves the line without it.
+    @Test("an hourly drop names its known driver; unfetchable, the line goes without it")
+    func hourlyDriver() async throws {
+        let run = try await Self.runAsking(["alert", "--today", "--counter", "530004", "--dry-run"], refuseDrivers: false)
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out.range(of: #"^530004 Поиск пропал сегодня: visits \d[\d ]* in \d\d:00–\d\d:00 on Tue 2026-12-01, expected ~[\d ]+ \(-\d+%\), mostly Search engine traffic -\d[\d ]*\n$"#,
+                               options: .regularExpression) != nil, "\(run.out)")
+        #expect(run.driverQueries.count == 6, "\(run.driverQueries)")
+        #expect(run.driverQueries.allSatisfy { $0.contains("date1=2026-11-03&date2=2026-12-01") && $0.contains("ym:s:date=.('2026-11-03','2026-11-10','2026-11-17','2026-11-24','2026-12-01') AND ym:s:hour=.(") },
+                "\(run.driverQueries)")
+
+        let verbose = try await Self.run(["alert", "--today", "--counter", "530004", "--dry-run", "--verbose"], refuseDrivers: false)
+        #expect(verbose.err.contains("Hourly check: 1 counters, 1 report requests, 6 for the drivers."), "\(verbose.err)")
+
+        let refused = try await Self.run(["alert", "--today", "--counter", "530004", "--dry-run", "--verbose"], refuseDrivers: true)
+        #expect(refused.status == 0, "\(refused.err)")
+        #expect(refused.out.hasPrefix("530004 Поиск пропал сегодня: visits ") && refused.out.hasSuffix("%)\n"), "\(refused.out)")
+        #expect(refused.driverRequests == 1, "the quota ends the asking")
+        #expect(refused.err.contains("Note: counter 530004: its alerts go without their driver ("), "\(refused.err)")
+    }
+
     /// Issue 37 item 5: settled days' segments are kept in the history database, so explaining a
     /// settled day again asks the Reporting API nothing and says the same; yesterday, not settled
     /// yet, is asked again.
@@ -116,6 +150,32 @@ struct AlertDriverTests {
         // A table of the same day from what is kept, and a subset of its dimensions: still nothing asked.
         let table = try await Self.run(["explain", "--counter", "530001", "--date", "2026-11-23", "--dimensions", "trafficSource,deviceCategory"], refuseDrivers: true, home: home)
         #expect(table.status == 0 && table.driverRequests == 0, "\(table.err)")
+
+        // A settled range against the previous week: its days by segment, kept; again, nothing asked
+        // and the same words. A subset of its dimensions and a rate of the same days read them too.
+        // (The days the alert's baseline kept above, 11-02 … 11-23, already explain a range within them.)
+        let within = try await Self.runAsking(["explain", "--counter", "530001", "--from", "2026-11-16", "--to", "2026-11-22"], refuseDrivers: true, home: home)
+        #expect(within.status == 0 && within.reportingPaths.isEmpty, "\(within.err) \(within.reportingPaths)")
+        let rangeHome = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-ranges-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: rangeHome) }
+        let range = ["explain", "--counter", "530001", "--from", "2026-11-16", "--to", "2026-11-22", "--json"]
+        let cold = try await Self.runAsking(range, refuseDrivers: false, home: rangeHome)
+        #expect(cold.status == 0, "\(cold.err)")
+        #expect(cold.reportingPaths.count == 6 && cold.reportingPaths.allSatisfy { $0 == "/stat/v1/data" }, "\(cold.reportingPaths) \(cold.driverQueries)")
+        #expect(cold.driverQueries.allSatisfy { $0.contains("date1=2026-11-09&date2=2026-11-22") }, "\(cold.driverQueries)")
+        let warm = try await Self.runAsking(range, refuseDrivers: true, home: rangeHome)
+        #expect(warm.status == 0 && warm.reportingPaths.isEmpty, "\(warm.err) \(warm.reportingPaths)")
+        #expect(warm.out == cold.out, "the kept segments explain the same")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(cold.out.utf8)) as? [String: Any])
+        #expect((document["against"] as? [String: Any])?["kind"] as? String == "previous", "\(cold.out)")
+        let rate = try await Self.runAsking(["explain", "--counter", "530001", "--from", "2026-11-16", "--to", "2026-11-22", "--metric", "bounceRate",
+                                             "--dimensions", "trafficSource"], refuseDrivers: false, home: rangeHome)
+        #expect(rate.status == 0, "\(rate.err)")
+        #expect(rate.reportingPaths.count == 1, "bounce rate and visits were not both kept: one request \(rate.reportingPaths)")
+        // Users are not additive over days: the comparison endpoint, every time.
+        let users = try await Self.runAsking(["explain", "--counter", "530001", "--from", "2026-11-16", "--to", "2026-11-22", "--metric", "users",
+                                              "--dimensions", "trafficSource"], refuseDrivers: false, home: rangeHome)
+        #expect(users.status == 0 && users.reportingPaths == ["/stat/v1/data/comparison"], "\(users.err) \(users.reportingPaths)")
 
         // Yesterday (11-30), whose baseline Mondays the first run kept: that day alone is asked, and
         // again the next time (not settled yet).

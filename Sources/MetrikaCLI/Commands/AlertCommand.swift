@@ -160,7 +160,7 @@ enum AlertCommand: Command {
         } catch let error as AlertRunError {
             throw usageError(error)
         }
-        if request.today, options[.verbose] { context.note("Hourly check: \(result.countersChecked) counters, \(result.requests) report requests.") }
+        if request.today, options[.verbose] { context.note("Hourly check: \(result.countersChecked) counters, \(result.requests) report requests\(result.driverRequests > 0 ? ", \(result.driverRequests) for the drivers" : "").") }
         // An API that went away: one line saying which counters were checked and which were not.
         if let gaveUp = result.gaveUp { throw gaveUp }
         if let failure = result.deliveryFailure { return failure.exitCode }

@@ -16,6 +16,7 @@ extension ParameterNaming {
             case .cleanLogs(let id): return "ask the user to clean the log requests of counter \(id) (they are not reachable through this server)"
             case .watchToday(let id): return "call check_alerts with counter_ids [\(id)] and today true to judge today's hours so far against the same hours of earlier weeks"
             case .fetchOnline: return "call get_report again without offline to fetch it"
+            case .compareOtherDays(let id): return "call explain_change for counter \(id) again with against previous or DATE..DATE to compare with other days"
             }
         })
 }

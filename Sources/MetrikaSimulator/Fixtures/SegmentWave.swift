@@ -114,31 +114,9 @@ extension ReportEngine {
         for day in start...end {
             let population = model.period(counter, from: day, through: day, clock: clock)
             guard population.visits > 0 else { continue }
-            var attributes = AttributeModel(counter: counter)
-            attributes.segmentWaves = counter.segmentWaves.filter { $0.days.contains(day) }
-            let paths = PathSet(needed: needed, model: attributes)
-            let bots: [(position: Int, value: Int, added: Double)] = attributes.segmentWaves.compactMap { wave in
-                guard wave.robots, wave.factor > 1, let position = requested.firstIndex(of: wave.attribute),
-                    let value = attributes.index(of: wave)
-                else { return nil }
-                return (position, value, 1 - 1 / wave.factor)
-            }
-            let dayRows = split(
-                population, bucket: index, paths: paths, attributes: attributes, requested: requested, goalIndexes: goalIndexes)
-            // With a bot wave's dimension in the report, its rows hold the robots it added and the other
-            // rows the usual share of robots (the day's share without the wave's).
-            let added = counter.segmentWaveEffect(on: day).robots
-            let dayShare = Double(population.robotVisits) / Double(population.visits)
-            let usual = dayShare > 0 && added < 1 ? max(0, (dayShare - added) / (1 - added)) / dayShare : 1
-            for var row in dayRows {
-                if !bots.isEmpty {
-                    let visits = row.figures.visits
-                    let usualRobots = (row.figures.robotVisits * usual).rounded()
-                    row.figures.robotVisits = usualRobots
-                    for bot in bots where row.values[bot.position] == bot.value {
-                        row.figures.robotVisits = min(visits, (visits * bot.added + usualRobots * (1 - bot.added)).rounded())
-                    }
-                }
+            let dayRows = splitDay(population, day: day, index: index, counter: counter, paths: dayPaths(day, counter: counter, needed: needed),
+                                   requested: requested, goalIndexes: goalIndexes)
+            for row in dayRows {
                 if let existing = rowByValues[row.values] {
                     rows[existing].figures.add(row.figures)
                 } else {
@@ -148,5 +126,43 @@ extension ReportEngine {
             }
         }
         return rows
+    }
+
+    /// The value combinations of `needed` on `day`, with that day's segment waves.
+    func dayPaths(_ day: Day, counter: CounterFixture, needed: [Attribute]) -> (PathSet, AttributeModel) {
+        var attributes = AttributeModel(counter: counter)
+        attributes.segmentWaves = counter.segmentWaves.filter { $0.days.contains(day) }
+        return (PathSet(needed: needed, model: attributes), attributes)
+    }
+
+    /// `population` (a day, or one hour of it) split over `paths` (`dayPaths` of its day). With a bot
+    /// wave's dimension in the report, its rows hold the robots it added and the other rows the usual
+    /// share of robots (the population's share without the wave's).
+    func splitDay(
+        _ population: PeriodFigures, day: Day, index: Int, counter: CounterFixture, paths: (PathSet, AttributeModel),
+        requested: [Attribute], goalIndexes: [Int?]
+    ) -> [ReportRow] {
+        let (paths, attributes) = paths
+        let bots: [(position: Int, value: Int, added: Double)] = attributes.segmentWaves.compactMap { wave in
+            guard wave.robots, wave.factor > 1, let position = requested.firstIndex(of: wave.attribute),
+                let value = attributes.index(of: wave)
+            else { return nil }
+            return (position, value, 1 - 1 / wave.factor)
+        }
+        let rows = split(population, bucket: index, paths: paths, attributes: attributes, requested: requested, goalIndexes: goalIndexes)
+        guard !bots.isEmpty else { return rows }
+        let added = counter.segmentWaveEffect(on: day).robots
+        let share = Double(population.robotVisits) / Double(population.visits)
+        let usual = share > 0 && added < 1 ? max(0, (share - added) / (1 - added)) / share : 1
+        return rows.map { row in
+            var row = row
+            let visits = row.figures.visits
+            let usualRobots = (row.figures.robotVisits * usual).rounded()
+            row.figures.robotVisits = usualRobots
+            for bot in bots where row.values[bot.position] == bot.value {
+                row.figures.robotVisits = min(visits, (visits * bot.added + usualRobots * (1 - bot.added)).rounded())
+            }
+            return row
+        }
     }
 }

@@ -209,6 +209,25 @@ struct FilterTerm: Sendable {
     let equal: Bool
 }
 
+/// The `filters` terms on `ym:s:date` and `ym:s:hour` (`==`, `!=`, `=.(…)`, `!.(…)`): applied to
+/// reports by `ym:s:hour` (each day's hours are cut by both); other reports ignore them.
+struct TimeFilter: Sendable {
+    /// Each term: the values it names and whether a day (an hour) must be among them.
+    var days: [(values: Set<Day>, keep: Bool)] = []
+    var hours: [(values: Set<Int>, keep: Bool)] = []
+
+    var isEmpty: Bool { days.isEmpty && hours.isEmpty }
+    func passes(day: Day) -> Bool { days.allSatisfy { $0.values.contains(day) == $0.keep } }
+    func passes(hour: Int) -> Bool { hours.allSatisfy { $0.values.contains(hour) == $0.keep } }
+
+    /// `14`, `14:00` → 14.
+    static func hour(_ text: String) -> Int? {
+        let digits = text.hasSuffix(":00") ? String(text.dropLast(3)) : text
+        guard (1...2).contains(digits.count), let hour = Int(digits), (0..<24).contains(hour) else { return nil }
+        return hour
+    }
+}
+
 /// One `filters` term on a product dimension: `ym:s:productName=='value'` (or `!=`).
 struct ProductFilterTerm: Sendable {
     let field: ProductField
@@ -244,6 +263,7 @@ struct ParsedStatQuery: Sendable {
     var filterText: String?
     var filters: [FilterTerm]
     var productFilters: [ProductFilterTerm] = []
+    var timeFilter = TimeFilter()
     var sortNames: [String]
     var sort: [SortKey]
     var limit: Int
@@ -414,11 +434,8 @@ struct ParsedStatQuery: Sendable {
             dimensions.append(kind)
         }
         let dateDimensions = dimensions.filter { !$0.isValued && $0 != .hour }
-        if dimensions.contains(.hour) {
-            // The simulator cuts hours by day only: `ym:s:hour` alone, or `ym:s:date,ym:s:hour`.
-            guard dimensions == [.hour] || dimensions == [.date, .hour] else {
-                return fail(APIError.invalidParameter("The simulator answers ym:s:hour alone or after ym:s:date only"))
-            }
+        if dimensions.contains(.hour), dimensions.contains(where: { if case .product = $0 { return true } else { return false } }) {
+            return fail(APIError.invalidParameter("The simulator answers ym:s:hour with visit dimensions only, not by product"))
         }
         guard dateDimensions.count <= 1 else {
             return fail(APIError.invalidParameter("The simulator supports one date dimension per query"))
@@ -469,9 +486,10 @@ struct ParsedStatQuery: Sendable {
         let filterText = parameters["filters"].flatMap { $0.isEmpty ? nil : $0 }
         var filters: [FilterTerm] = []
         var productFilters: [ProductFilterTerm] = []
+        var timeFilter = TimeFilter()
         if let filterText {
             switch parseFilters(filterText) {
-            case let .success(terms): (filters, productFilters) = terms
+            case let .success(terms): (filters, productFilters, timeFilter) = terms
             case let .failure(error): return fail(error.response)
             }
         }
@@ -498,8 +516,8 @@ struct ParsedStatQuery: Sendable {
             }
         }
 
-        if dimensions.contains(.hour), metrics.contains(where: \.isProduct) || !filters.isEmpty || !productFilters.isEmpty {
-            return fail(APIError.invalidParameter("The simulator answers ym:s:hour with visit metrics and without filters only"))
+        if dimensions.contains(.hour), metrics.contains(where: \.isProduct) || !productFilters.isEmpty {
+            return fail(APIError.invalidParameter("The simulator answers ym:s:hour with visit metrics only"))
         }
 
         // Paging.
@@ -564,6 +582,7 @@ struct ParsedStatQuery: Sendable {
             group: group, attribution: attributionEcho(parameters["attribution"]),
             currency: currency,
             topKeys: topKeys, goalIDs: goalIDs)
+        query.timeFilter = timeFilter
 
         // Sort: named columns must be in the query.
         let sortTexts = list(parameters["sort"])
@@ -609,11 +628,14 @@ struct ParsedStatQuery: Sendable {
         }
     }
 
-    /// Parses `a=='x' AND b!='y'`. Terms on unknown dimensions are an error; terms in other syntax
-    /// (metric conditions, `=@`, `OR` groups...) are ignored, as docs/simulator.md says.
-    static func parseFilters(_ text: String) -> Result<([FilterTerm], [ProductFilterTerm]), ResponseError> {
+    /// Parses `a=='x' AND b!='y' AND c=.('x','y')`: `==` and `!=` on attributes and products;
+    /// `==`, `!=`, `=.(…)` and `!.(…)` on `ym:s:date` and `ym:s:hour` (`TimeFilter`). Terms on unknown
+    /// dimensions are an error, as is a date or an hour that is none; terms in other syntax (metric
+    /// conditions, `=@`, `OR` groups...) are ignored, as docs/simulator.md says.
+    static func parseFilters(_ text: String) -> Result<([FilterTerm], [ProductFilterTerm], TimeFilter), ResponseError> {
         var terms: [FilterTerm] = []
         var productTerms: [ProductFilterTerm] = []
+        var time = TimeFilter()
         for rawTerm in splitOnAnd(text) {
             var term = rawTerm.trimmingCharacters(in: .whitespaces)
             while term.hasPrefix("("), term.hasSuffix(")") {
@@ -621,7 +643,12 @@ struct ParsedStatQuery: Sendable {
             }
             let equal: Bool
             let pieces: [String]
-            if let range = term.range(of: "!=") {
+            var list = false
+            if let range = term.range(of: "!.(") ?? term.range(of: "=.(") {
+                equal = term[range].hasPrefix("=")
+                list = true
+                pieces = [String(term[..<range.lowerBound]), "(" + String(term[range.upperBound...])]
+            } else if let range = term.range(of: "!=") {
                 equal = false
                 pieces = [String(term[..<range.lowerBound]), String(term[range.upperBound...])]
             } else if let range = term.range(of: "==") {
@@ -631,10 +658,35 @@ struct ParsedStatQuery: Sendable {
                 continue
             }
             let name = pieces[0].trimmingCharacters(in: .whitespaces)
-            var value = pieces[1].trimmingCharacters(in: .whitespaces)
             guard name.hasPrefix("ym:") else { continue }
-            guard value.count >= 2, value.hasPrefix("'"), value.hasSuffix("'") else { continue }
-            value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\'", with: "'")
+            let values: [String]
+            if list {
+                let inside = pieces[1].trimmingCharacters(in: .whitespaces)
+                guard inside.hasSuffix(")"), let quoted = quotedList(String(inside.dropFirst().dropLast())) else { continue }
+                values = quoted
+            } else {
+                let value = pieces[1].trimmingCharacters(in: .whitespaces)
+                guard value.count >= 2, value.hasPrefix("'"), value.hasSuffix("'") else { continue }
+                values = [String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\'", with: "'")]
+            }
+            if name == "ym:s:date" || name == "ym:s:hour" {
+                if name == "ym:s:date" {
+                    let days = values.compactMap { Day($0) }
+                    guard days.count == values.count else {
+                        return .failure(ResponseError(APIError.invalidParameter("Invalid value in filters: \(name) takes dates YYYY-MM-DD")))
+                    }
+                    time.days.append((Set(days), equal))
+                } else {
+                    let hours = values.compactMap(TimeFilter.hour)
+                    guard hours.count == values.count else {
+                        return .failure(ResponseError(APIError.invalidParameter("Invalid value in filters: \(name) takes hours 0...23 or HH:00")))
+                    }
+                    time.hours.append((Set(hours), equal))
+                }
+                continue
+            }
+            // Lists on other dimensions are not applied (docs/simulator.md).
+            guard !list, let value = values.first else { continue }
             if let field = ProductField.named(name) {
                 productTerms.append(ProductFilterTerm(field: field, value: value, equal: equal))
                 continue
@@ -645,7 +697,33 @@ struct ParsedStatQuery: Sendable {
             }
             terms.append(FilterTerm(attribute: attribute, value: value, equal: equal))
         }
-        return .success((terms, productTerms))
+        return .success((terms, productTerms, time))
+    }
+
+    /// `'a','b\\'c'` → [a, b'c]; nil when it is not a list of quoted values.
+    static func quotedList(_ text: String) -> [String]? {
+        var values: [String] = []
+        var current = ""
+        var inQuote = false
+        var expectingValue = true
+        var escaped = false
+        for c in text {
+            if inQuote {
+                if escaped { current.append(c); escaped = false }
+                else if c == "\\" { escaped = true }
+                else if c == "'" { inQuote = false; values.append(current); current = ""; expectingValue = false }
+                else { current.append(c) }
+            } else if c == " " {
+                continue
+            } else if c == "'", expectingValue {
+                inQuote = true
+            } else if c == ",", !expectingValue {
+                expectingValue = true
+            } else {
+                return nil
+            }
+        }
+        return inQuote || expectingValue || values.isEmpty ? nil : values
     }
 
     /// Splits on ` AND ` outside quotes (case-insensitive).

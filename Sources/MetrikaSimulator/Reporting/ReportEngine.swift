@@ -201,7 +201,7 @@ struct ReportEngine {
 
     /// Runs the query over `buckets`; the error is a ready 400 `query_error`.
     func run(buckets: [ClosedRange<Day>]) -> Result<ReportResult, ResponseError> {
-        if query.dimensions.contains(.hour) { return .success(runHours(buckets: buckets)) }
+        if query.dimensions.contains(.hour) { return runHours(buckets: buckets) }
         if isProductReport {
             let products = runProducts(buckets: buckets)
             // Product metrics beside visit metrics (by date, or in all): the days' visit figures
@@ -334,48 +334,83 @@ struct ReportEngine {
     }
 
     /// An `ym:s:hour` report: each bucket's days split by local hour (`TrafficModel.hourFigures`, whose
-    /// hours add up to the day exactly), one row per bucket and hour with visits (hours without any
-    /// are left out, as the API leaves them out), several counters' rows merged. Never sampled.
-    func runHours(buckets: [ClosedRange<Day>]) -> ReportResult {
-        var byKey: [Int: RowFigures] = [:]
-        var totals = RowFigures(goalCount: query.goalIDs.count)
-        var bucketTotals = Array(repeating: RowFigures(goalCount: query.goalIDs.count), count: buckets.count)
+    /// hours add up to the day exactly), one row per bucket, hour and attribute values with visits
+    /// (hours without any are left out, as the API leaves them out), several counters' rows merged.
+    /// With attribute dimensions or filters each hour is split as a day is (`splitDay`: the day's
+    /// segment waves apply to each of its hours), so an hour's rows add up to the hour. The filters'
+    /// `ym:s:date` and `ym:s:hour` terms (`TimeFilter`) keep only the days and hours they name. Never sampled.
+    func runHours(buckets: [ClosedRange<Day>]) -> Result<ReportResult, ResponseError> {
+        let needed = neededAttributes
+        let requested = attributeDimensions
+        let goalCount = query.goalIDs.count
+        var index: [HourRowKey: Int] = [:]
+        var rows: [ReportRow] = []
+        var totals = RowFigures(goalCount: goalCount)
+        var bucketTotals = Array(repeating: RowFigures(goalCount: goalCount), count: buckets.count)
         var populationVisits = 0
         for counter in query.counters {
             let clock = CounterClock(now: now, timeZone: counter.timeZone)
             let goalIndexes = query.goalIDs.map { id in counter.goals.firstIndex(where: { $0.id == id }) }
+            let attributes = AttributeModel(counter: counter)
+            if !needed.isEmpty, ReportEngine.pathEstimate(needed, attributes) * 24 > ReportEngine.complexityLimit {
+                return .failure(ReportEngine.tooComplicated())
+            }
             for (bucketIndex, bucket) in buckets.enumerated() {
                 let first = max(bucket.lowerBound, counter.createDay)
                 let last = min(bucket.upperBound, clock.today)
                 guard first <= last else { continue }
-                for day in first...last {
-                    for (hour, figures) in model.hourFigures(counter, on: day, clock: clock).enumerated() where figures.visits > 0 {
-                        var row = RowFigures(goalCount: query.goalIDs.count)
-                        row.visits = Double(figures.visits)
-                        row.pageviews = Double(figures.pageviews)
-                        row.bounces = Double(figures.bounces)
-                        row.durationSeconds = Double(figures.durationSeconds)
-                        row.users = Double(figures.users)
-                        row.newUsers = Double(figures.newUsers)
-                        row.robotVisits = Double(figures.robotVisits)
-                        for (slot, index) in goalIndexes.enumerated() {
-                            if let index { row.goalReaches[slot] = Double(figures.goalReaches[index]) }
-                        }
-                        row.purchases = Double(figures.purchases)
-                        row.revenueKopecks = Double(figures.revenueKopecks)
-                        byKey[bucketIndex * 24 + hour, default: RowFigures(goalCount: query.goalIDs.count)].add(row)
-                        bucketTotals[bucketIndex].add(row)
-                        totals.add(row)
+                for day in first...last where query.timeFilter.passes(day: day) {
+                    // One set of paths a day (its segment waves), shared by its hours.
+                    var paths: (PathSet, AttributeModel)?
+                    for (hour, figures) in model.hourFigures(counter, on: day, clock: clock).enumerated()
+                    where figures.visits > 0 && query.timeFilter.passes(hour: hour) {
                         populationVisits += figures.visits
+                        var hourRows: [ReportRow]
+                        if needed.isEmpty {
+                            var row = RowFigures(goalCount: goalCount)
+                            row.visits = Double(figures.visits)
+                            row.pageviews = Double(figures.pageviews)
+                            row.bounces = Double(figures.bounces)
+                            row.durationSeconds = Double(figures.durationSeconds)
+                            row.users = Double(figures.users)
+                            row.newUsers = Double(figures.newUsers)
+                            row.robotVisits = Double(figures.robotVisits)
+                            for (slot, index) in goalIndexes.enumerated() {
+                                if let index { row.goalReaches[slot] = Double(figures.goalReaches[index]) }
+                            }
+                            row.purchases = Double(figures.purchases)
+                            row.revenueKopecks = Double(figures.revenueKopecks)
+                            hourRows = [ReportRow(bucket: bucketIndex, values: [], figures: row)]
+                        } else {
+                            if paths == nil { paths = dayPaths(day, counter: counter, needed: needed) }
+                            var population = PeriodFigures(goalCount: counter.goals.count)
+                            population.add(figures)
+                            hourRows = splitDay(population, day: day, index: bucketIndex, counter: counter, paths: paths!,
+                                                requested: requested, goalIndexes: goalIndexes)
+                        }
+                        for var row in hourRows {
+                            row.hour = hour
+                            let key = HourRowKey(bucket: bucketIndex, hour: hour, values: row.values)
+                            bucketTotals[bucketIndex].add(row.figures)
+                            totals.add(row.figures)
+                            if let at = index[key] {
+                                rows[at].figures.add(row.figures)
+                            } else {
+                                index[key] = rows.count
+                                rows.append(row)
+                            }
+                        }
                     }
                 }
             }
         }
-        let rows = byKey.keys.sorted().map { key in
-            ReportRow(bucket: key / 24, hour: key % 24, values: [], figures: byKey[key] ?? RowFigures(goalCount: query.goalIDs.count))
+        // Rows by bucket and hour (each hour's values in the order they were split).
+        let order = rows.indices.sorted { a, b in
+            let (x, y) = (rows[a].bucket * 24 + (rows[a].hour ?? 0), rows[b].bucket * 24 + (rows[b].hour ?? 0))
+            return x != y ? x < y : a < b
         }
-        return ReportResult(buckets: buckets, rows: rows, bucketTotals: bucketTotals, totals: totals, sampleShare: nil,
-                            populationVisits: populationVisits)
+        return .success(ReportResult(buckets: buckets, rows: order.map { rows[$0] }, bucketTotals: bucketTotals, totals: totals, sampleShare: nil,
+                                     populationVisits: populationVisits))
     }
 
     /// The same query without its product metrics (their values are filled in from the products).
@@ -549,6 +584,13 @@ struct ReportEngine {
 /// A row's identity when rows of several counters are merged.
 struct RowKey: Hashable {
     let bucket: Int
+    let values: [Int]
+}
+
+/// A row of a report by hour: its bucket, its local hour and its attribute values.
+struct HourRowKey: Hashable {
+    let bucket: Int
+    let hour: Int
     let values: [Int]
 }
 

@@ -29,7 +29,7 @@ package struct AlertJSON: Sendable {
     /// Whether the judged day's numbers may still grow (the day grain only).
     package var provisional: Bool? = nil
     /// What made a drop or a rise, the main one first (`AlertDrivers`); empty for a stop, for back to
-    /// normal, for a change spread evenly, and (not explained yet) for the hour grain.
+    /// normal, for a change spread evenly (the hour grain: `HourlyDrivers`).
     package var drivers: [AlertDriver] = []
     /// The alert's line.
     package var text: String

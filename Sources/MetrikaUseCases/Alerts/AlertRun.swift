@@ -89,7 +89,7 @@ package struct AlertRun: Sendable {
         package var countersChecked = 0
         /// Reporting API requests of the hourly check (0 for the daily one).
         package var requests = 0
-        /// Reporting API requests spent on the daily alerts' drivers.
+        /// Reporting API requests spent on the alerts' drivers (daily or hourly).
         package var driverRequests = 0
         /// The first delivery that failed: its claims were given back (told again next run).
         package var deliveryFailure: (any MetrikaFailure)?
@@ -194,11 +194,14 @@ package struct AlertRun: Sendable {
             var result = Result(findings: .hourly(outcome.findings), failures: outcome.failures, countersChecked: outcome.countersChecked, requests: outcome.requests,
                                 gaveUp: outcome.gaveUp)
             if request.dryRun {
+                result.driverRequests = await attachDrivers(&outcome.findings, request)
+                result.findings = .hourly(outcome.findings)
                 try show(result.findings.lines)
                 return result
             }
             // Claimed before anything is told: of overlapping runs, only the one that claimed an alert tells it.
             let claims = try await check.claim(&outcome)
+            result.driverRequests = await attachDrivers(&outcome.findings, request)
             result.findings = .hourly(outcome.findings)
             result.deliveryFailure = try await tell(result.findings, deliverers: deliverers, show: show, release: { try await check.release(claims) })
             if result.deliveryFailure == nil { try await check.record(outcome) }
@@ -230,6 +233,15 @@ package struct AlertRun: Sendable {
     private func attachDrivers(_ findings: inout [AlertCheck.Finding], _ request: Request) async -> Int {
         guard request.drivers, findings.contains(where: AlertDrivers.wantsDriver) else { return 0 }
         let (explained, requests) = await AlertDrivers(loader: loader, activity: activity, verbose: request.explain).attach(findings)
+        findings = explained
+        return requests
+    }
+
+    /// The hourly drops and rises given their drivers (`HourlyDrivers`; online only: today is never
+    /// kept by segment); the requests made.
+    private func attachDrivers(_ findings: inout [HourlyCheck.Finding], _ request: Request) async -> Int {
+        guard request.drivers, let client = loader.client, findings.contains(where: HourlyDrivers.wantsDriver) else { return 0 }
+        let (explained, requests) = await HourlyDrivers(client: client, activity: activity, verbose: request.explain).attach(findings)
         findings = explained
         return requests
     }

@@ -303,6 +303,7 @@ extension ParameterNaming {
             case .cleanLogs(let id): return "free counter \(id)'s log requests where the bot runs"
             case .watchToday(let id): return "see today against earlier weeks with /report \(id) today"
             case .fetchOnline: return "ask again once the history is filled (metrika sync where the bot runs)"
+            case .compareOtherDays(let id): return "/explain compares yesterday with those weekdays only: see the counter's recent days with /report \(id) last30days"
             }
         })
 }

@@ -110,6 +110,21 @@ package struct ExplainError: MetrikaFailure, Equatable {
     package let exitCode: Int32
 }
 
+/// No visits in the baseline: the change has nothing to be compared with. Worded by each entry point
+/// (`SuggestedAction.compareOtherDays`: the CLI's `--against`, MCP's `against`, the bot's /report).
+package struct ExplainBaselineError: WordedFailure, Equatable {
+    package let counterID: Int
+    /// The baseline in words (`the same weekday of the 4 weeks before: 2026-11-02, …`).
+    package let baseline: String
+    /// The metric's words (`visits`).
+    package let metric: String
+    package var exitCode: Int32 { ExitCode.dataError }
+
+    package func message(_ naming: ParameterNaming) -> String {
+        "there were no visits in the baseline (\(baseline)): \(metric) had no value to compare with, so its change cannot be explained; \(naming.action(.compareOtherDays(counterID: counterID)))"
+    }
+}
+
 extension ExplainError {
     /// Offline, a day's segments the history does not keep.
     static let notKept = ExplainError(message: "the history database does not keep these days' segments: explain them online once", exitCode: ExitCode.unavailable)
@@ -117,8 +132,8 @@ extension ExplainError {
 
 /// `metrika explain` / MCP `explain_change`: a metric's change between a period and its baseline,
 /// split over dimensions (`ContributionAnalysis`), with the one sentence that names its driver. One
-/// Reporting request per dimension (the comparison endpoint, or for the alert's baseline the days by
-/// segment), so at most 10 on an empty history.
+/// Reporting request per dimension (the days by segment for the alert's baseline and for a settled
+/// range, kept; the comparison endpoint for other ranges), so at most 10 on an empty history.
 package enum Explain {
     /// The largest number of dimensions (and so of Reporting requests) one explanation makes.
     package static let mostDimensions = 8
@@ -206,7 +221,8 @@ package enum Explain {
 
     /// Explains `request` with `client`'s Reporting requests.
     /// `history`: where settled days' segments are kept and read first (a repeated explanation of
-    /// the alert's baseline asks nothing); nil asks every time.
+    /// the alert's baseline, or of a settled range of at most `mostKeptSpan` days, asks nothing);
+    /// nil asks every time.
     package static func run(_ request: ExplainRequest, client: MetrikaClient, history: SegmentHistory? = nil) async throws -> Explanation {
         guard request.period.to < request.today else {
             let (from, to, today) = (request.period.from.iso, request.period.to.iso, request.today.iso)
@@ -242,7 +258,7 @@ package enum Explain {
             let words = request.metric.title.lowercased()
             switch error {
             case .zeroBaseline:
-                throw ExplainError(message: "there were no visits in the baseline (\(describe(request.baseline, days))): \(words) had no value to compare with, so its change cannot be explained; compare with other days (against)", exitCode: ExitCode.dataError)
+                throw ExplainBaselineError(counterID: request.counterID, baseline: describe(request.baseline, days), metric: words)
             case .emptyPeriod:
                 throw ExplainError(message: "there were no visits on \(request.period.from.iso)\(request.period.dayCount > 1 ? ".." + request.period.to.iso : ""): \(words) has no value there, nothing to explain", exitCode: ExitCode.dataError)
             }
@@ -312,7 +328,23 @@ package enum Explain {
                 share = robotShare(period: period, baseline: rows.rows.filter { baseline.contains($0.day) }.map(\.values),
                                    visits: visitsColumn, robots: robotsColumn)
             }
+        } else if let history, let span = keptSpan(request, baselineDays: days, history: history),
+                  case let (rows, asked) = try await daySegments(dimension, counterID: request.counterID, metrics: metrics + extra,
+                                                                 from: span.range.from, to: span.range.to, needed: span.baseline + span.period,
+                                                                 client: client, history: history),
+                  rows.complete {
+            // A settled range: its days by segment, kept, so the same range explained again asks nothing.
+            requests = asked ? 1 : 0
+            let (period, baseline) = (Set(span.period.map(\.iso)), Set(span.baseline.map(\.iso)))
+            sides = rangeSides(rows, columns: Array(metrics.indices), period: period, baseline: baseline,
+                               factor: Double(span.period.count) / Double(max(1, span.baseline.count)))
+            if robots {
+                share = robotShare(period: rows.rows.filter { period.contains($0.day) }.map(\.values),
+                                   baseline: rows.rows.filter { baseline.contains($0.day) }.map(\.values), visits: visitsColumn, robots: robotsColumn)
+            }
         } else {
+            // A range not settled, too long to keep, or a page cut off: the comparison endpoint.
+            if let history, keptSpan(request, baselineDays: days, history: history) != nil { requests += 1 }
             let (comparison, rows) = try await comparisonSides(dimension, request, days: days, metrics: metrics + extra, client: client)
             sides = comparison
             if robots { share = robotShare(period: rows.map(\.b), baseline: rows.map(\.a), visits: visitsColumn, robots: robotsColumn) }
@@ -345,6 +377,55 @@ package enum Explain {
         }
         guard let now = share(period), let before = share(baseline) else { return nil }
         return RobotShare(share: now, expected: before)
+    }
+
+    /// The longest span of days (the period, its baseline and any days between) a range explanation
+    /// asks by day and segment to keep them; longer ranges go to the comparison endpoint each time.
+    static let mostKeptSpan = 31
+
+    /// The days a range explanation reads by day and segment (and keeps): both sides settled, the
+    /// metric additive over days (a count, or a rate weighted by visits; not users), the whole span
+    /// at most `mostKeptSpan` days. nil: the comparison endpoint.
+    static func keptSpan(_ request: ExplainRequest, baselineDays days: [Day], history: SegmentHistory)
+        -> (range: DateRange, period: [Day], baseline: [Day])? {
+        guard request.metric.aggregation != .nonAdditive, let first = days.first, let last = days.last,
+              let baseline = DateRange(from: first, to: last) else { return nil }
+        let from = min(baseline.from, request.period.from), to = max(baseline.to, request.period.to)
+        guard to < history.settledBefore, let range = DateRange(from: from, to: to), range.dayCount <= mostKeptSpan else { return nil }
+        return (range, Array(request.period.days), Array(baseline.days))
+    }
+
+    /// A range against another from the days by segment (`columns`: the metric's, and a rate's
+    /// visits): each side the sum of its days (a rate: weighted by its visits), as the comparison
+    /// endpoint gives them; the segments' sum stands for the total. A baseline of another length than
+    /// the period is scaled to the period's days (`factor`: the period's days over the baseline's): a
+    /// count's values, a rate's visits (its weights), never the rate.
+    static func rangeSides(_ answer: DaySegments, columns: [Int], period: Set<String>, baseline: Set<String>, factor: Double = 1) -> Sides {
+        let width = columns.count
+        var order: [String] = []
+        var sums: [String: (a: [Double], b: [Double])] = [:]
+        for row in answer.rows where period.contains(row.day) || baseline.contains(row.day) {
+            let values = columns.map { $0 < row.values.count ? row.values[$0] ?? 0 : 0 }
+            if sums[row.segment] == nil {
+                order.append(row.segment)
+                sums[row.segment] = (Array(repeating: 0, count: width), Array(repeating: 0, count: width))
+            }
+            // A rate is summed as rate × visits beside the visits, and divided back below.
+            let added = width == 2 ? [values[0] * values[1], values[1]] : [values[0]]
+            for index in added.indices {
+                if period.contains(row.day) { sums[row.segment]?.b[index] += added[index] } else { sums[row.segment]?.a[index] += added[index] }
+            }
+        }
+        func side(_ sum: [Double]) -> [Double] {
+            guard width == 2 else { return sum }
+            return sum[1] > 0 ? [sum[0] / sum[1], sum[1]] : [0, 0]
+        }
+        let scaled = width == 2 ? 1 : 0
+        let segments = order.map { segment in
+            (name: segment, a: side(sums[segment]?.a ?? []).enumerated().map { $0.offset == scaled ? $0.element * factor : $0.element },
+             b: side(sums[segment]?.b ?? []))
+        }
+        return (segments, nil, answer.sampleShare)
     }
 
     /// One dimension's sides decomposed (`ContributionAnalysis`) and rounded for showing.
@@ -429,7 +510,8 @@ package enum Explain {
         let answer = try await client.fetchPlainRows(query, limit: rowLimit)
         let asked = answer.rows.map { (day: name($0.names, at: 0), segment: name($0.names, at: 1), values: $0.metrics) }
         let keptDays = Set(keptRows.map(\.day))
-        let rows = DaySegments(rows: keptRows + asked.filter { !keptDays.contains($0.day) }, sampleShare: answer.sampled ? answer.sampleShare : nil)
+        var rows = DaySegments(rows: keptRows + asked.filter { !keptDays.contains($0.day) }, sampleShare: answer.sampled ? answer.sampleShare : nil)
+        rows.complete = answer.rows.count >= answer.totalRows
         if let history, !answer.sampled, answer.rows.count >= answer.totalRows, let range = DateRange(from: from, to: to) {
             var days: [Day: [HistoryStore.SegmentRow]] = [:]
             for day in range.days where day < history.settledBefore { days[day] = [] }
@@ -519,6 +601,8 @@ struct DaySegments: Sendable {
     var rows: [(day: String, segment: String, values: [Double?])]
     /// The share of visits the API read (nil: not sampled).
     var sampleShare: Double?
+    /// Whether every row of the answer came (no page cut off).
+    var complete = true
 }
 
 extension Explanation {

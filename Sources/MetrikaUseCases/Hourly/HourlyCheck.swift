@@ -33,6 +33,8 @@ package struct HourlyCheck: Sendable {
         package var notice: HourlyLedger.Notice
         /// What telling it changes in the history (the episode it opens or closes), claimed before it is told.
         package var change: HourlyLedger.Change = .none
+        /// What made a drop or a rise, the main one first (`HourlyDrivers`); empty otherwise.
+        package var drivers: [AlertDriver] = []
     }
 
     package struct Outcome: Sendable {

@@ -6,7 +6,8 @@ import MetrikaRender
 /// daily check's shape, plus the hour) and the mail. Numbers as the daily lines write them
 /// (`AlertText`: the one number text); lines start with the counter id.
 package enum HourlyText {
-    /// `520008 Магазин: visits stopped at 14:00 on Tue 2026-12-01: 0 in 14:00–17:00, expected ~1 600 (-100%)`.
+    /// `520008 Магазин: visits stopped at 14:00 on Tue 2026-12-01: 0 in 14:00–17:00, expected ~1 600 (-100%)`;
+    /// a drop or a rise ends with its main driver (`, mostly Search engine traffic -310`) when it has one.
     package static func line(_ finding: HourlyCheck.Finding) -> String {
         let counter = finding.counter
         let name = TerminalText.sanitize(counter.name.trimmingCharacters(in: .whitespaces).isEmpty ? counter.displayName : counter.name, limit: 120)
@@ -21,7 +22,7 @@ package enum HourlyText {
             }
             return "\(counter.id) \(name): \(metric) stopped at \(HourlyDetector.hourName(finding.judgement.since)) on \(day): \(figures(finding))"
         case .alert:
-            return "\(counter.id) \(name): \(metric) \(AlertText.number(finding.judgement.value)) in \(hoursText(finding.judgement.hours)) on \(day), expected ~\(AlertText.approximate(finding.judgement.expected)) (\(changeText(finding.judgement)))"
+            return "\(counter.id) \(name): \(metric) \(AlertText.number(finding.judgement.value)) in \(hoursText(finding.judgement.hours)) on \(day), expected ~\(AlertText.approximate(finding.judgement.expected)) (\(changeText(finding.judgement)))\(AlertText.driverText(finding.drivers))"
         case .backToNormal(let episode, let hour):
             return "\(counter.id) \(name): \(metric) back to normal at \(HourlyDetector.hourName(hour)) on \(day) (had \(episode.kind == AlertKind.stopped.rawValue ? "stopped" : episode.kind) at \(HourlyDetector.hourName(episode.sinceHour))\(episode.since == finding.day ? "" : " on " + AlertText.dayText(episode.since)))"
         }
@@ -84,7 +85,8 @@ package enum HourlyText {
         let judgement = finding.judgement
         return AlertJSON(counter: finding.counter, metric: finding.metric, goalName: finding.goalName, grain: .hour, date: finding.day,
                          hours: (HourlyDetector.hourName(hour), hoursText(judgement.hours)), value: judgement.value, expected: judgement.expected,
-                         change: judgement.changePercent, kind: kind, since: HourlyDetector.hourName(since), score: judgement.score, text: line(finding)).json
+                         change: judgement.changePercent, kind: kind, since: HourlyDetector.hourName(since), score: judgement.score,
+                         drivers: finding.drivers, text: line(finding)).json
     }
 
     /// The mail: the lines as text and as HTML (no charts: an hour's news is the line).
