@@ -8,6 +8,8 @@ import Synchronization
 /// - `deleteWebhook` once (getUpdates answers 409 while a webhook is set), the menu by `setMyCommands`,
 ///   then `getUpdates` with the offset kept in the history database: the offset past a message is
 ///   kept before it is answered, so a restart never answers a message twice (at most once).
+/// - In a group or supergroup only commands are answered (`/cmd@this_bot` or a bare `/cmd` this bot
+///   knows); a private chat's other text gets the short usage line.
 /// - A chat not in `allowed` gets no answer and causes no request to Metrika; `stranger` is told its
 ///   id once per run.
 /// - At most `perChatPerMinute` commands a minute per chat on the injected clock; more are left
@@ -116,7 +118,10 @@ package struct BotServer: Sendable {
                 }
                 times.append(time)
                 recent[chat] = times
-                guard let answer = await commands.reply(text, botUsername: identity.username) else { continue }
+                // In a group only commands are answered: the members' chatter is not for the bot.
+                guard let answer = await commands.reply(text, botUsername: identity.username, inGroup: BotCommands.isGroup(message.chat.type)) else {
+                    continue
+                }
                 // One chat's refusal (blocked the bot, a group gone) is that chat's: noted, the others served.
                 do {
                     switch answer {
