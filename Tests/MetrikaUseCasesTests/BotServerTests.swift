@@ -209,6 +209,9 @@ import MetrikaStore
         #expect(period.contains("yesterday, 3daysAgo or 2026-11-23") && period.contains("lastWeek") && !period.contains("--"), "\(period)")
         #expect(await commands.answer("/explain 530001 2026-11-23 more", botUsername: nil)?.contains("takes a counter and a day") == true)
         #expect(await commands.answer("/explain <b>", botUsername: nil)?.contains("takes a counter number, then a day") == true)
+        // Explain's own refusal of the day (today, the future) names it as the bot does.
+        #expect(ParameterNaming.bot.name("date") == "the day of /explain")
+        #expect(ParameterNaming.bot.name(.period) == "the period of /report")
     }
 
     /// `/report 1001 last400days` sent 6 messages of daily rows: over 35 days by week, over 182 by

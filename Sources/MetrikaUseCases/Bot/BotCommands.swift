@@ -339,7 +339,8 @@ extension ParameterNaming {
     /// The bot's words: a parameter is what it is to its command ("the period of /report"), an
     /// action what the bot's owner does on the machine it runs on.
     package static let bot = ParameterNaming(
-        name: { "the \($0.words.joined(separator: " ")) of /report" },
+        // A date alone is /explain's day (a report's dates are its period).
+        name: { $0 == "date" ? "the day of /explain" : "the \($0.words.joined(separator: " ")) of /report" },
         action: { action in
             switch action {
             case .sync(let id): return "ask again once counter \(id)'s history is filled (metrika sync --counter \(id) where the bot runs)"
