@@ -229,7 +229,7 @@ import MetrikaStore
         #expect(answer.contains("<pre>"), "\(answer)")
         #expect(TelegramHTML.length(answer) <= TelegramHTML.messageLimit, "\(TelegramHTML.length(answer)) characters")
         if let said {
-            #expect(answer.hasPrefix(said + " days by day would not fit a chat.\n<pre>") || answer.hasPrefix(said), "\(answer.prefix(120))")
+            #expect(answer.hasPrefix(said + " are more rows than a chat shows by day (35 at most).\n<pre>"), "\(answer.prefix(120))")
         } else {
             #expect(answer.hasPrefix("<pre>"), "\(answer.prefix(120))")
         }

@@ -216,7 +216,7 @@ package struct BotCommands: Sendable {
             var fields = request.fields
             fields.group = grouping
             request = try ReportRequest(fields)
-            said = TelegramHTML.escape("By \(grouping.rawValue): \(days) days by day would not fit a chat.") + "\n"
+            said = TelegramHTML.escape("By \(grouping.rawValue): \(days) days are more rows than a chat shows by day (35 at most).") + "\n"
         }
         let loader = try await backend.loader(request)
         let memory = OutputWriter()
