@@ -162,7 +162,9 @@ import MetrikaStore
     @Test func aGroupsChatterIsNotAnswered() async throws {
         let database = try TemporaryDatabase()
         let store = try await HistoryStore.open(path: database.path)
-        let updates = [
+        // A busy group: its chatter is not counted against the chat's 20 commands a minute either.
+        let chatter = (10...40).map { Self.update($0, chat: -42, "message \($0)", type: "group") }
+        let updates = chatter + [
             Self.update(1, chat: -100123, "just chatting in the group", type: "supergroup"),
             Self.update(2, chat: -100123, "/start@other_bot", type: "supergroup"),
             Self.update(3, chat: -100123, "/help@metrika_bot", type: "supergroup"),
@@ -175,8 +177,10 @@ import MetrikaStore
         steps += (1...3).map { Self.ok(#"{"message_id":\#($0),"chat":{"id":42}}"#) }
         steps.append(Self.ok("[]"))
         let transport = FakeTransport(steps)
-        let summary = try await server(transport, store: store, calls: Calls(), allowed: [42, -42, -100123]).run(once: true)
+        let calls = Calls()
+        let summary = try await server(transport, store: store, calls: calls, allowed: [42, -42, -100123]).run(once: true)
         #expect(summary.answered == 3)
+        #expect(calls.limited.withLock { $0 }.isEmpty, "chatter counted as commands")
         let sends = transport.requests.filter { $0.url.lastPathComponent == "sendMessage" }.compactMap { request in
             (try? JSONSerialization.jsonObject(with: request.body ?? Data())) as? [String: Any]
         }
@@ -193,6 +197,7 @@ import MetrikaStore
         #expect(await commands.answer("/help@Metrika_Bot", botUsername: "metrika_bot", inGroup: true)?.hasPrefix("metrika answers") == true)
         #expect(await commands.answer("/help@other_bot", botUsername: "metrika_bot", inGroup: true) == nil)
         #expect(await commands.answer("just chatting", botUsername: "metrika_bot") == BotCommands.unknownText)
+        #expect(BotCommands.command(in: "/Report@Metrika_Bot 1001  lastWeek", botUsername: "metrika_bot", inGroup: true)?.arguments == ["1001", "lastWeek"])
         #expect(BotCommands.isGroup("group") && BotCommands.isGroup("supergroup") && !BotCommands.isGroup("private") && !BotCommands.isGroup(nil))
     }
 

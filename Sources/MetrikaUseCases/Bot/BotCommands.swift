@@ -125,12 +125,16 @@ package struct BotCommands: Sendable {
         await reply(text, botUsername: botUsername, inGroup: inGroup)?.html
     }
 
-    /// The answer to `text`, a photo for /chart. In a group (`inGroup`) only commands are answered:
-    /// chatter and a command this bot does not know (unless addressed `/cmd@this_bot`) get nil, as
-    /// does a command addressed to another bot; in a private chat they get the short usage line.
-    package func reply(_ text: String, botUsername: String?, inGroup: Bool = false) async -> Answer? {
+    /// The commands this bot answers (`/start` too, as Telegram's clients send it first).
+    static let known: Set<String> = Set(menu.map(\.command) + ["start"])
+
+    /// The command `text` asks of this bot (lower case, without `/` and `@this_bot`) and its
+    /// arguments; nil when the message is not for it: a command addressed to another bot, or in a
+    /// group (`inGroup`) chatter or a bare command it does not know (maybe another bot's). "" is
+    /// a private chat's text that is no command (answered with the usage line).
+    package static func command(in text: String, botUsername: String?, inGroup: Bool) -> (name: String, arguments: [String])? {
         let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
-        guard let first = words.first, first.hasPrefix("/") else { return inGroup ? nil : .text(Self.unknownText) }
+        guard let first = words.first, first.hasPrefix("/") else { return inGroup ? nil : ("", []) }
         var command = String(first.dropFirst())
         var addressed = false
         if let at = command.firstIndex(of: "@") {
@@ -139,9 +143,17 @@ package struct BotCommands: Sendable {
             command = String(command[..<at])
             addressed = true
         }
-        let arguments = Array(words.dropFirst())
+        command = command.lowercased()
+        if inGroup, !addressed, !known.contains(command) { return nil }
+        return (command, Array(words.dropFirst()))
+    }
+
+    /// The answer to `text`, a photo for /chart; nil when it is not for this bot (`command(in:)`):
+    /// in a group only commands are answered, in a private chat other text gets the usage line.
+    package func reply(_ text: String, botUsername: String?, inGroup: Bool = false) async -> Answer? {
+        guard let (command, arguments) = Self.command(in: text, botUsername: botUsername, inGroup: inGroup) else { return nil }
         do {
-            switch command.lowercased() {
+            switch command {
             case "start", "help": return .text("metrika answers:\n" + TelegramHTML.escape(Self.usage))
             case "counters": return .text(try await counters(arguments))
             case "report": return .text(try await report(arguments))
@@ -151,8 +163,7 @@ package struct BotCommands: Sendable {
             case "chart": return try await chart(arguments)
             case "explain": return .text(try await explain(arguments))
             case "alerts": return .text(try await alerts(arguments))
-            // Another bot's command in a group (`/start` of a game bot, written without @): not ours.
-            default: return inGroup && !addressed ? nil : .text(Self.unknownText)
+            default: return .text(Self.unknownText)
             }
         } catch let error as APIError where Self.chatWords(error) != nil {
             return .text(TelegramHTML.escape(Self.chatWords(error) ?? ""))

@@ -101,6 +101,9 @@ package struct BotServer: Sendable {
                 try await store.saveBotOffset(update.id + 1, botID: identity.id, at: now())
                 guard let message = update.message, let text = message.text else { continue }
                 let chat = message.chat.id
+                let inGroup = BotCommands.isGroup(message.chat.type)
+                // A group's chatter and other bots' commands: not for this bot, not counted against the chat's minute.
+                guard BotCommands.command(in: text, botUsername: identity.username, inGroup: inGroup) != nil else { continue }
                 guard allowed.contains(chat) else {
                     summary.ignored += 1
                     if strangers.insert(chat).inserted { stranger(chat) }
@@ -118,10 +121,7 @@ package struct BotServer: Sendable {
                 }
                 times.append(time)
                 recent[chat] = times
-                // In a group only commands are answered: the members' chatter is not for the bot.
-                guard let answer = await commands.reply(text, botUsername: identity.username, inGroup: BotCommands.isGroup(message.chat.type)) else {
-                    continue
-                }
+                guard let answer = await commands.reply(text, botUsername: identity.username, inGroup: inGroup) else { continue }
                 // One chat's refusal (blocked the bot, a group gone) is that chat's: noted, the others served.
                 do {
                     switch answer {
