@@ -120,19 +120,21 @@ struct BotEndToEndTests {
         try queue(telegram, chat: 42, "/explain 530001 lastWeek")
         try queue(telegram, chat: 42, "/explain <b>")
         try queue(telegram, chat: 42, "/explain")
+        try queue(telegram, chat: 42, "/explain 530001 2026-11-30")
         let result = try metrika(["bot", "--allow", "42", "--once"], environment: environment, timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stderr.contains(String(Self.token.split(separator: ":")[1])))
         let texts = try messages(telegram).compactMap { $0["text"] as? String }
-        try #require(texts.count == 4, "\(texts)")
+        try #require(texts.count == 5, "\(texts)")
         let explained = texts[0]
         #expect(explained.hasPrefix("<b>-") && explained.contains(": Search engine traffic -"), "\(explained)")
         #expect(explained.contains("\nVisits on 2026-11-30 against median of 2026-11-02, 2026-11-09, 2026-11-16, 2026-11-23\n"), "\(explained)")
         #expect(explained.contains("\n\n<b>Sources</b>\nSearch engine traffic -"), "\(explained)")
         #expect(explained.utf16.count <= 4096)
-        #expect(texts[1].contains("/explain takes a counter at most"), "\(texts[1])")
+        #expect(texts[1].contains("/explain takes a day as yesterday, 3daysAgo or 2026-11-23"), "\(texts[1])")
         #expect(texts[2].contains("counter number") && !texts[2].contains("<b>"), "\(texts[2])")
         #expect(texts[3].contains("Which counter?") && texts[3].contains("/explain 1001"), "\(texts[3])")
+        #expect(texts[4] == explained, "the day given is the day explained")
         #expect(!texts.joined().contains("--"), "CLI words in the chat: \(texts)")
     }
 

@@ -34,6 +34,25 @@ struct CLIConventionsTests {
         for member in members { #expect(result.out.contains("  \(member) "), "\(member) missing from \(result.out)") }
     }
 
+    /// `--allow` says one thing: chat numbers. A word and an @name get the same sentence (the first
+    /// once offered "a channel's @name", which the second then refused).
+    @Test(arguments: ["abc", "@mychannel", "42,@mychannel"])
+    func botAllowTakesChatNumbersAndSaysOnlyThat(allow: String) async {
+        let result = await Self.run(["bot", "--allow", allow, "--once"])
+        #expect(result.code == 64, "\(result.err)")
+        let lines = result.err.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("Error: --allow takes chat numbers such as 123456789 or -1001234567890, not ") == true, "\(result.err)")
+        #expect(!result.err.contains("@name"), "\(result.err)")
+    }
+
+    /// bot's `--token-file` is Metrika's token, not the bot's (METRIKA_TELEGRAM_TOKEN).
+    @Test func botHelpSaysWhoseTokenTheTokenFileHolds() async {
+        let result = await Self.run(["bot", "--help"])
+        #expect(result.code == 0)
+        let line = result.out.split(separator: "\n").first { $0.contains("--token-file") }.map(String.init) ?? ""
+        #expect(line.contains("Metrika's token (not the bot's"), "\(line)")
+    }
+
     /// Every command — the tables the parser reads — answers `--help` with exit 0 on stdout.
     @Test func everyCommandHasHelp() async {
         let names = ["counters", "report", "chart", "mail", "alert", "sync", "cache info", "cache prune", "login", "logout", "auth status", "completions"]

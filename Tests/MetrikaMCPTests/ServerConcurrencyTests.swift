@@ -1,5 +1,6 @@
 import MetrikaMCP
 import MetrikaRender
+import Synchronization
 import Testing
 
 /// Calls in flight: out-of-order answers, cancellation, progress, the 3-at-once bound, end of input.
@@ -103,6 +104,29 @@ import Testing
         let rest = await harness.close()
         #expect(rest.count == 1 && rest[0].contains(#""id":2"#), "\(rest)")
         #expect(catalogue.log.cancelled == ["\"hang\""])
+    }
+
+    /// `metrika mcp < requests.jsonl`: stdin ends at once, yet every call still at work is finished
+    /// and answered (bounded by the calls' own limits, no grace clock of the server's).
+    @Test func byDefaultEndOfInputAnswersEveryCallStillAtWork() async throws {
+        let catalogue = FakeCatalogue()
+        let slept = Mutex(false)
+        var options = MCPServerOptions()
+        options.progressInterval = .zero
+        // Any grace would be over at once on this clock.
+        options.sleep = { _ in slept.withLock { $0 = true } }
+        let harness = ServerHarness(catalogue: catalogue, options: options)
+        try await harness.initialize()
+        harness.send(ServerHarness.call(id: "2", tool: "slow", arguments: #"{"tag":"check"}"#))
+        harness.send(ServerHarness.call(id: "3", tool: "slow", arguments: #"{"tag":"explain"}"#))
+        #expect(await catalogue.log.waitForStarts(2))
+        async let rest = harness.close()
+        for _ in 0..<50 { await Task.yield() }
+        catalogue.latch.open()
+        let lines = await rest
+        #expect(lines.count == 2 && lines.contains { $0.contains(#""id":2"#) } && lines.contains { $0.contains(#""id":3"#) }, "\(lines)")
+        #expect(catalogue.log.cancelled.isEmpty)
+        #expect(!slept.withLock { $0 }, "no grace clock started")
     }
 
     @Test func endOfInputWaitsForWorkThatEndsInTime() async throws {

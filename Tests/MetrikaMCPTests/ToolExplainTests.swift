@@ -11,7 +11,7 @@ import MetrikaUseCases
 /// `explain_change` against the simulator's explain scenarios (Fixtures/explain; yesterday is Monday
 /// 2026-11-30): the document `metrika explain --json` prints (without `version`), one Reporting
 /// request per dimension, and bad input as a tool error naming the argument.
-@Suite("MCP explain_change")
+@Suite("MCP explain_change", .serialized)  // one test counts the shared simulator's requests
 struct ToolExplainTests {
     static let now = RFC3339.parse("2026-12-01T06:00:00Z")!
     static let simulator = Result { try ToolSimulator(fixtures: "explain", now: now) }
@@ -37,6 +37,27 @@ struct ToolExplainTests {
         let cli = ExplanationListing.document(try await Explain.run(request, client: client).listing, versioned: false)
         // As the structured view gives it: numbers to 4 decimals (StructuredView.compact).
         #expect(StructuredView.compact(cli) == structured)
+    }
+
+    @Test("dimensions as a list of names, as get_report takes them, or as comma-separated text: the same answer")
+    func dimensionsAsListOrText() async throws {
+        let folder = try TemporaryFolder()
+        let services = TestServices(try Self.simulator.get(), database: folder.path + "/history.sqlite", now: Self.now)
+        let catalogue = MetrikaToolCatalogue(services: services)
+        let list = try await catalogue.call(
+            "explain_change", arguments: [("counter_id", .number(530001)), ("dimensions", .array([.string("trafficSource"), .string("deviceCategory")]))],
+            activity: RecordedProgress())
+        #expect(!list.isError, "\(list.text)")
+        let text = try await catalogue.call(
+            "explain_change", arguments: [("counter_id", .number(530001)), ("dimensions", .string("trafficSource,deviceCategory"))], activity: RecordedProgress())
+        #expect(!text.isError, "\(text.text)")
+        guard case .array(let parts)? = list.structuredContent?["dimensions"] else { Issue.record("no dimensions"); return }
+        #expect(parts.count == 2)
+        #expect(list.structuredContent == text.structuredContent)
+        // A wrong shape shows values that work, not a placeholder.
+        let wrong = try await catalogue.call(
+            "explain_change", arguments: [("counter_id", .number(530001)), ("dimensions", .number(3))], activity: RecordedProgress())
+        #expect(wrong.isError && wrong.text.contains(#"["trafficSource", "deviceCategory"]"#) && !wrong.text.contains("…"), "\(wrong.text)")
     }
 
     @Test("an unknown dimension is a tool error naming the argument and the valid ones")

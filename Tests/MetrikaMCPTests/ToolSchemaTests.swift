@@ -63,6 +63,16 @@ import Testing
         }
     }
 
+    /// explain_change's dimensions take get_report's shape (a list) and the CLI's text alike.
+    @Test func explainDimensionsTakeAListOrText() throws {
+        let explain = try #require(MetrikaToolCatalogue.specs.first { $0.name == "explain_change" })
+        let dimensions = try #require(explain.inputSchema["properties"]?["dimensions"])
+        guard case .array(let forms)? = dimensions["anyOf"] else { Issue.record("no anyOf: \(dimensions)"); return }
+        #expect(forms.map { $0["type"] } == [.string("array"), .string("string")])
+        #expect(forms.first?["items"]?["type"] == .string("string"))
+        #expect(forms.first?["maxItems"] == .number(8))
+    }
+
     /// The one line of a call refused as a tool result (`isError: true`, one text block, nothing else).
     func refused(_ tool: String, _ given: [(String, JSONValue)]) async -> String? {
         do {

@@ -20,8 +20,8 @@ import MetrikaStore
 
     static func ok(_ result: String) -> FakeTransport.Step { .respond(200, #"{"ok":true,"result":\#(result)}"#) }
 
-    static func update(_ id: Int, chat: Int64, _ text: String) -> String {
-        #"{"update_id":\#(id),"message":{"message_id":\#(id),"chat":{"id":\#(chat),"type":"private"},"text":"\#(text)"}}"#
+    static func update(_ id: Int, chat: Int64, _ text: String, type: String = "private") -> String {
+        #"{"update_id":\#(id),"message":{"message_id":\#(id),"chat":{"id":\#(chat),"type":"\#(type)"},"text":"\#(text)"}}"#
     }
 
     func server(_ transport: FakeTransport, store: HistoryStore, calls: Calls, allowed: Set<Int64> = [42],
@@ -131,7 +131,7 @@ import MetrikaStore
         let denied = BotCommands(backend: BotCommands.Backend(
             counters: { throw APIError.invalidToken }, loader: { _ in throw APIError.accessDenied("No access to counter 1009.", counterID: 1009) },
             alerts: { [] }, activity: RecordedActivity(), defaultCounter: nil,
-            explain: { id in throw APIError.accessDenied("No access.", counterID: id) }))
+            explain: { id, _ in throw APIError.accessDenied("No access.", counterID: id) }))
         let report = try #require(await denied.answer("/report 1009", botUsername: nil))
         #expect(report == "Counter 1009 cannot be read with this bot's Metrika access: check the number (/counters lists the ones it can read).")
         let explain = try #require(await denied.answer("/explain 1010", botUsername: nil))
@@ -155,5 +155,88 @@ import MetrikaStore
         #expect(activity.notes.contains { $0.contains("chat 43 was not answered") && $0.contains("blocked") }, "\(activity.notes)")
         #expect(!activity.notes.joined().contains("secretPart"))
         #expect(try await store.botOffset(botID: 987_654_321) == 7)
+    }
+
+    /// In an allowed group the members' chatter gets nothing back (it got the usage line each time);
+    /// commands, bare or addressed to this bot, are answered.
+    @Test func aGroupsChatterIsNotAnswered() async throws {
+        let database = try TemporaryDatabase()
+        let store = try await HistoryStore.open(path: database.path)
+        // A busy group: its chatter is not counted against the chat's 20 commands a minute either.
+        let chatter = (10...40).map { Self.update($0, chat: -42, "message \($0)", type: "group") }
+        let updates = chatter + [
+            Self.update(1, chat: -100123, "just chatting in the group", type: "supergroup"),
+            Self.update(2, chat: -100123, "/start@other_bot", type: "supergroup"),
+            Self.update(3, chat: -100123, "/help@metrika_bot", type: "supergroup"),
+            Self.update(4, chat: -42, "lunch?", type: "group"),
+            Self.update(5, chat: -42, "/help", type: "group"),
+            Self.update(6, chat: 42, "hello"),
+        ]
+        var steps = [Self.ok(#"{"id":987654321,"first_name":"m","username":"metrika_bot"}"#), Self.ok("true"), Self.ok("true"),
+                     Self.ok("[" + updates.joined(separator: ",") + "]")]
+        steps += (1...3).map { Self.ok(#"{"message_id":\#($0),"chat":{"id":42}}"#) }
+        steps.append(Self.ok("[]"))
+        let transport = FakeTransport(steps)
+        let calls = Calls()
+        let summary = try await server(transport, store: store, calls: calls, allowed: [42, -42, -100123]).run(once: true)
+        #expect(summary.answered == 3)
+        #expect(calls.limited.withLock { $0 }.isEmpty, "chatter counted as commands")
+        let sends = transport.requests.filter { $0.url.lastPathComponent == "sendMessage" }.compactMap { request in
+            (try? JSONSerialization.jsonObject(with: request.body ?? Data())) as? [String: Any]
+        }
+        #expect(sends.map { "\($0["chat_id"] ?? "")" } == ["-100123", "-42", "42"], "\(sends)")
+        #expect((sends.last?["text"] as? String) == BotCommands.unknownText, "a private chat still gets the usage line")
+    }
+
+    @Test func inAGroupOnlyCommandsForThisBotAreAnswered() async throws {
+        let commands = BotCommands(backend: BotCommands.Backend(
+            counters: { [] }, loader: { _ in throw BotUsage("unused") }, alerts: { [] }, activity: RecordedActivity(), defaultCounter: nil))
+        #expect(await commands.answer("just chatting in the group", botUsername: "metrika_bot", inGroup: true) == nil)
+        #expect(await commands.answer("/frobnicate", botUsername: "metrika_bot", inGroup: true) == nil, "maybe another bot's")
+        #expect(await commands.answer("/frobnicate@metrika_bot", botUsername: "metrika_bot", inGroup: true) == BotCommands.unknownText)
+        #expect(await commands.answer("/help@Metrika_Bot", botUsername: "metrika_bot", inGroup: true)?.hasPrefix("metrika answers") == true)
+        #expect(await commands.answer("/help@other_bot", botUsername: "metrika_bot", inGroup: true) == nil)
+        #expect(await commands.answer("just chatting", botUsername: "metrika_bot") == BotCommands.unknownText)
+        #expect(BotCommands.command(in: "/Report@Metrika_Bot 1001  lastWeek", botUsername: "metrika_bot", inGroup: true)?.arguments == ["1001", "lastWeek"])
+        #expect(BotCommands.isGroup("group") && BotCommands.isGroup("supergroup") && !BotCommands.isGroup("private") && !BotCommands.isGroup(nil))
+    }
+
+    /// `/explain [counter] [day]`: the day goes to Explain as the CLI's `--date` would.
+    @Test func explainTakesADayAfterTheCounter() async throws {
+        let commands = BotCommands(backend: BotCommands.Backend(
+            counters: { [] }, loader: { _ in throw BotUsage("unused") }, alerts: { [] }, activity: RecordedActivity(), defaultCounter: 1001,
+            explain: { id, day in throw BotUsage("explained \(id) on \(day ?? "yesterday")") }))
+        #expect(await commands.answer("/explain 530001 2026-11-23", botUsername: nil) == "explained 530001 on 2026-11-23")
+        #expect(await commands.answer("/explain 530001 3daysAgo", botUsername: nil) == "explained 530001 on 3daysAgo")
+        #expect(await commands.answer("/explain 2026-11-23", botUsername: nil) == "explained 1001 on 2026-11-23", "the default counter")
+        #expect(await commands.answer("/explain 530001", botUsername: nil) == "explained 530001 on yesterday")
+        let period = try #require(await commands.answer("/explain 530001 lastWeek", botUsername: nil))
+        #expect(period.contains("yesterday, 3daysAgo or 2026-11-23") && period.contains("lastWeek") && !period.contains("--"), "\(period)")
+        #expect(await commands.answer("/explain 530001 2026-11-23 more", botUsername: nil)?.contains("takes a counter and a day") == true)
+        #expect(await commands.answer("/explain <b>", botUsername: nil)?.contains("takes a counter number, then a day") == true)
+        // Explain's own refusal of the day (today, the future) names it as the bot does.
+        #expect(ParameterNaming.bot.name("date") == "the day of /explain")
+        #expect(ParameterNaming.bot.name(.period) == "the period of /report")
+    }
+
+    /// `/report 1001 last400days` sent 6 messages of daily rows: over 35 days by week, over 182 by
+    /// month (`metrika mail`'s rule), said, in one message.
+    @Test(arguments: [("last30days", nil), ("last60days", "By week: 60 days"), ("last400days", "By month: 400 days")] as [(String, String?)])
+    func aLongReportIsGroupedToFitOneMessage(period: String, said: String?) async throws {
+        let api = RuleAPI()
+        let store = try await HistoryStore.open(path: ":memory:")
+        let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
+                                   requestTimeout: 5, sleep: { _ in }, now: { testNow })
+        let commands = BotCommands(backend: BotCommands.Backend(
+            counters: { [] }, loader: { _ in HistoryLoader(store: store, client: client, now: { testNow }, unsettledDays: 2) },
+            alerts: { [] }, activity: RecordedActivity(), defaultCounter: nil, now: { testNow }))
+        let answer = try #require(await commands.answer("/report 1001 \(period)", botUsername: nil))
+        #expect(answer.contains("<pre>"), "\(answer)")
+        #expect(TelegramHTML.length(answer) <= TelegramHTML.messageLimit, "\(TelegramHTML.length(answer)) characters")
+        if let said {
+            #expect(answer.hasPrefix(said + " are more rows than a chat shows by day (35 at most).\n<pre>"), "\(answer.prefix(120))")
+        } else {
+            #expect(answer.hasPrefix("<pre>"), "\(answer.prefix(120))")
+        }
     }
 }

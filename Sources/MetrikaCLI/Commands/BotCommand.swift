@@ -16,24 +16,32 @@ enum BotCommand: Command {
     to --allow). At most 20 commands a minute per chat. Where it stopped reading is kept in the
     history database, so a restart never answers a message twice. SIGINT/SIGTERM let the answer in
     progress finish, then exit 0.
-    Commands: /report [counter] [period] (visits, users and bounce rate by day; the periods of
-    report --period; the counter of METRIKA_COUNTER or the config when only one), /today
-    [counter], /chart [counter] [period] (visits as a PNG, drawn as metrika chart draws it),
-    /explain [counter] (why yesterday's visits changed, as metrika explain says it: the headline,
-    then each dimension's largest changes), /counters, /alerts (the open alerts), /help.
+    In a group only commands are answered (/cmd, or /cmd@ThisBot; another bot's are left alone).
+    Commands: /report [counter] [period] (visits, users and bounce rate by day, by week over 35
+    days, by month over 182; the periods of report --period; the counter of METRIKA_COUNTER or the
+    config when only one), /today [counter], /chart [counter] [period] (visits as a PNG, drawn as
+    metrika chart draws it), /explain [counter] [day] (why the day's visits changed, default
+    yesterday, as metrika explain says it: the headline, then each dimension's largest changes),
+    /counters, /alerts (the open alerts), /help.
 
     Examples:
       METRIKA_TELEGRAM_TOKEN=123456789:AA… metrika bot --allow 123456789,-1001234567890
       metrika bot --allow 123456789 --once     # from cron: answer what is waiting, then exit
     """
-    static let options: [OptionSpec] = [Option.allow.spec, Option.once.spec] + DatabaseOptions.specs + TokenOptions.specs
+    static let options: [OptionSpec] = [Option.allow.spec, Option.once.spec] + DatabaseOptions.specs + [
+        Option.tokenFile.described("Read Metrika's token (not the bot's: METRIKA_TELEGRAM_TOKEN) from this file instead of METRIKA_TOKEN or the default token file").spec,
+        TokenOptions.profile,
+    ]
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         let context = session.context
         try options.requireNoPositionals()
         guard let allowText = options[.allow] else { throw UsageError("--allow is required: the chat ids the bot answers, e.g. --allow 123456789") }
-        let allowed = try TelegramChatID.list(allowText, source: "--allow").map { chat -> Int64 in
-            guard let number = chat.number else { throw UsageError("--allow takes chat numbers, not \(chat): a channel cannot send the bot commands") }
+        // Chat numbers only: an update names its chat by number (a channel's @name cannot send commands).
+        let allowed = try allowText.split(separator: ",", omittingEmptySubsequences: false).map { piece -> Int64 in
+            guard let number = TelegramChatID(String(piece))?.number else {
+                throw UsageError("--allow takes chat numbers such as 123456789 or -1001234567890, not \(TerminalText.quote(String(piece))); a chat it does not answer is named on stderr when it writes")
+            }
             return number
         }
         // The token as every Telegram use finds it: METRIKA_TELEGRAM_TOKEN, else the config's "telegram", else the keyring.
@@ -47,13 +55,13 @@ enum BotCommand: Command {
             loader: { request in try await session.historyLoader(offline: false, unsettledDays: request.unsettledDays) },
             alerts: { try await AlertStatus(store: store).entries() },
             activity: context, defaultCounter: defaultCounter, rasterizer: context.rasterizer,
-            explain: { id in
-                // Yesterday in the counter's time zone against the alert's baseline, as `metrika explain --counter ID`.
+            explain: { id, day in
+                // The day (default yesterday in the counter's time zone) against the alert's baseline, as `metrika explain --counter ID --date DAY`.
                 let client = try await session.client()
-                let request = try await Explain.request(counterID: id, metric: nil, date: nil, from: nil, to: nil, against: nil,
+                let request = try await Explain.request(counterID: id, metric: nil, date: day, from: nil, to: nil, against: nil,
                                                         dimensions: nil, client: client, now: context.now())
                 return try await Explain.run(request, client: client)
-            })
+            }, now: context.now)
         let server = BotServer(
             bot: bot, allowed: Set(allowed), store: store, commands: BotCommands(backend: backend), now: context.now,
             stopRequests: SignalTrap.Requests(),
@@ -70,7 +78,7 @@ enum BotCommand: Command {
 extension Option where Value == String? {
     /// `--allow CHAT[,CHAT…]` of bot.
     static var allow: Option<String?> {
-        .text("allow", value: "CHAT[,CHAT…]", help: "The Telegram chat ids the bot answers (no one else)")
+        .text("allow", value: "CHAT[,CHAT…]", help: "The Telegram chat numbers the bot answers (no one else)")
     }
 }
 

@@ -13,8 +13,9 @@ enum MCPCommand: Command {
     static let synopses: [[UsageTerm]] = [[.optional(.tokenFile), .optional(.profile)]]
     static let discussion = """
     An assistant (Claude Desktop, Claude Code, Cursor…) starts it and talks to it on stdin/stdout;
-    it runs until stdin closes. It uses the same token, METRIKA_API_URL, METRIKA_DB history and
-    profile as every command, changes nothing at Yandex, sends no mail and no webhooks.
+    it runs until stdin closes and the calls still at work are answered (SIGINT/SIGTERM end it at
+    once). It uses the same token, METRIKA_API_URL, METRIKA_DB history and profile as every
+    command, changes nothing at Yandex, sends no mail and no webhooks.
     Revisions 2024-11-05 to 2025-11-25 (initialize handshake) and 2026-07-28 (stateless).
     Set-up for each assistant: docs/mcp.md.
 

@@ -13,8 +13,12 @@ package struct MCPServerOptions: Sendable {
     package var maxConcurrentCalls = 3
     /// At most one `notifications/progress` per call in this interval (the last one always goes).
     package var progressInterval: Duration = .milliseconds(100)
-    /// At stdin's end, how long calls still at work may take before they are cancelled.
-    package var endOfInputGrace: Duration = .seconds(5)
+    /// At stdin's end, how long calls still at work may take before they are cancelled; nil (the
+    /// default): every call is finished and answered, bounded by its own limits (the API's timeout
+    /// and retry policy). A signal still ends the process at once.
+    package var endOfInputGrace: Duration? = nil
+    /// How the grace is waited (a test's clock).
+    package var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     /// How long a 2026-07-28 client may keep `server/discover` and `tools/list` (the list is fixed per binary).
     package var listTTLMilliseconds = 3_600_000
     package var serverName = "metrika"
@@ -62,8 +66,8 @@ package final class MCPServer: Sendable {
         case stateless
     }
 
-    /// Serves until `frames` ends, then lets calls at work finish (cancelling what is still at work
-    /// after `endOfInputGrace`), writes the last lines and returns.
+    /// Serves until `frames` ends, then lets calls at work finish and answers them (cancelling what
+    /// is still at work after `endOfInputGrace`, when one is set), writes the last lines and returns.
     package func serve(frames: AsyncStream<MCPFrame>, write: @escaping @Sendable (String) async -> Void) async {
         let writer = LineWriter(sink: write)
         var era = Era.undecided
@@ -352,13 +356,18 @@ package final class MCPServer: Sendable {
     private func endOfInput() async {
         let atWork = calls.withLock { Array($0.values) }
         guard !atWork.isEmpty else { return }
-        let grace = options.endOfInputGrace
+        // A script piping requests in closes stdin at once: its calls still get their answers.
+        guard let grace = options.endOfInputGrace else {
+            for task in atWork { await task.value }
+            return
+        }
+        let sleep = options.sleep
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for task in atWork { await task.value }
             }
             group.addTask {
-                try? await Task.sleep(for: grace)
+                try? await sleep(grace)
             }
             await group.next()
             // Either all ended or the grace is over: cancel what is still at work (the group then

@@ -25,7 +25,7 @@ enum ExplainChangeTool {
             ToolArgument("from", .string, "First day of a range (with to).", maxLength: 40),
             ToolArgument("to", .string, "Last day of a range (with from).", maxLength: 40),
             ToolArgument("against", .string, "alert, previous or DATE..DATE.", maxLength: 100),
-            ToolArgument("dimensions", .string, "Comma-separated, at most 8: trafficSource, searchEngine, UTMSource, deviceCategory, startURL, region, regionCountry, regionCity.", maxLength: 400),
+            Self.dimensions,
         ],
         outputSchema: schema("object", properties: [
             ("headline", schema("string")),
@@ -33,12 +33,22 @@ enum ExplainChangeTool {
             ("dimensions", schema("array", "per dimension: its segments' value, expected, change (adding up to change), share", items: schema("object"))),
         ], required: ["headline", "dimensions"]))
 
+    /// A list of names, as get_report's dimensions are, or the comma-separated text of `--dimensions`.
+    static let dimensions: ToolArgument = {
+        var argument = ToolArgument(
+            "dimensions", .names,
+            "At most 8, as a list or comma-separated text: trafficSource, searchEngine, UTMSource, deviceCategory, startURL, region, regionCountry, regionCity.",
+            maxLength: 400, maxItems: 8)
+        argument.example = #"["trafficSource", "deviceCategory"] or "trafficSource,deviceCategory""#
+        return argument
+    }()
+
     static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
         let client = try await services.client()
         let request = try await Explain.request(
             counterID: arguments.integer("counter_id") ?? 0, metric: arguments.string("metric"), date: arguments.string("date"),
             from: arguments.string("from"), to: arguments.string("to"), against: arguments.string("against"),
-            dimensions: arguments.string("dimensions"), client: client, now: services.now())
+            dimensions: arguments.names("dimensions"), client: client, now: services.now())
         let loader = try await services.historyLoader(offline: false)
         let listing = try await Explain.run(request, client: client, history: SegmentHistory(loader, today: request.today)).listing
         return MCPToolResult(

@@ -24,6 +24,9 @@ package struct ToolArgument: Sendable {
         case strings
         /// An array of integers.
         case integers
+        /// Names as an array of strings or as one comma-separated text (`["a","b"]` or `"a,b"`):
+        /// the schema's `anyOf` of both.
+        case names
     }
 
     package var name: String
@@ -68,7 +71,7 @@ package struct ToolArgument: Sendable {
     var schema: JSONValue {
         func scalar(_ kind: Kind) -> [(String, JSONValue)] {
             switch kind {
-            case .string, .strings:
+            case .string, .strings, .names:
                 var members: [(String, JSONValue)] = [("type", .string("string")), ("maxLength", .number(Double(maxLength)))]
                 if !choices.isEmpty { members.append(("enum", .array(choices.map { .string($0) }))) }
                 return members
@@ -85,6 +88,9 @@ package struct ToolArgument: Sendable {
         switch kind {
         case .strings, .integers:
             members = [("type", .string("array")), ("items", .object(scalar(kind))), ("minItems", .number(1)), ("maxItems", .number(Double(maxItems)))]
+        case .names:
+            let list: [(String, JSONValue)] = [("type", .string("array")), ("items", .object(scalar(.string))), ("minItems", .number(1)), ("maxItems", .number(Double(maxItems)))]
+            members = [("anyOf", .array([.object(list), .object(scalar(.string))]))]
         case .string, .integer, .boolean:
             members = scalar(kind)
         }
@@ -157,6 +163,7 @@ package struct ToolArguments: Sendable {
             case .boolean: return "send true or false"
             case .strings: return "send a list of texts, like \(like)"
             case .integers: return "send a list of whole numbers, like \(like)"
+            case .names: return "send a list of names or one comma-separated text, like \(like)"
             }
         }
         func wrongType(_ value: JSONValue, item: Bool = true) -> ToolArgumentError {
@@ -185,6 +192,12 @@ package struct ToolArguments: Sendable {
         case .integer: try checkInteger(value)
         case .boolean:
             guard case .bool = value else { throw wrongType(value) }
+        case .names:
+            if case .string = value { try checkString(value); return }
+            guard case .array(let items) = value else { throw wrongType(value, item: false) }
+            guard !items.isEmpty else { throw ToolArgumentError("\(name) is an empty list; leave it out or name at least one") }
+            guard items.count <= argument.maxItems else { throw beyond("lists \(items.count) items; send at most \(argument.maxItems)") }
+            for item in items { try checkString(item) }
         case .strings, .integers:
             guard case .array(let items) = value else { throw wrongType(value, item: false) }
             guard !items.isEmpty else { throw ToolArgumentError("\(name) is an empty list; leave it out or name at least one") }
@@ -196,7 +209,7 @@ package struct ToolArguments: Sendable {
     /// A right value of the argument's kind: its default, its first choice, its lowest bound.
     private static func example(_ argument: ToolArgument) -> String {
         switch argument.kind {
-        case .string, .strings:
+        case .string, .strings, .names:
             let text = "\"" + (argument.choices.first ?? (argument.defaultValue.flatMap { if case .string(let s) = $0 { return s } else { return nil } } ?? "…")) + "\""
             return argument.kind == .strings ? "[\(text)]" : text
         case .integer, .integers:
@@ -229,6 +242,11 @@ package struct ToolArguments: Sendable {
     package func string(_ name: String) -> String? {
         if case .string(let text)? = values[name] { return text }
         return nil
+    }
+
+    /// A `.names` argument as one comma-separated text, whichever form it came in.
+    package func names(_ name: String) -> String? {
+        strings(name).map { $0.joined(separator: ",") } ?? string(name)
     }
 
     package func integer(_ name: String) -> Int? {

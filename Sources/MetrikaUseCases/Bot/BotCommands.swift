@@ -23,17 +23,21 @@ package struct BotCommands: Sendable {
         package var defaultCounter: Int?
         /// Draws `/chart`'s PNG from its SVG (nil: /chart answers that it cannot draw here).
         package var rasterizer: (any ChartRasterizer)?
-        /// Explains the counter's visits of yesterday against the alert's baseline (`Explain`; nil:
-        /// /explain answers that it cannot here).
-        package var explain: (@Sendable (Int) async throws -> Explanation)?
+        /// Explains the counter's visits of a day (nil: yesterday; else a date word the bot checked:
+        /// `3daysAgo`, `2026-11-23`) against the alert's baseline (`Explain`; nil: /explain answers
+        /// that it cannot here).
+        package var explain: (@Sendable (Int, String?) async throws -> Explanation)?
+        /// The clock that says how many days a period holds (how `/report` groups its rows).
+        package var now: @Sendable () -> Date
 
         package init(
             counters: @escaping @Sendable () async throws -> [CounterListing.Item],
             loader: @escaping @Sendable (ReportRequest) async throws -> HistoryLoader,
             alerts: @escaping @Sendable () async throws -> [AlertStatus.Entry],
             activity: any Activity, defaultCounter: Int?, rasterizer: (any ChartRasterizer)? = nil,
-            explain: (@Sendable (Int) async throws -> Explanation)? = nil
+            explain: (@Sendable (Int, String?) async throws -> Explanation)? = nil, now: @escaping @Sendable () -> Date = { Date() }
         ) {
+            self.now = now
             self.rasterizer = rasterizer
             self.explain = explain
             self.counters = counters
@@ -72,7 +76,7 @@ package struct BotCommands: Sendable {
         TelegramBotCommand("report", "Visits, users and bounce rate: /report [counter] [period]"),
         TelegramBotCommand("today", "Today so far: /today [counter]"),
         TelegramBotCommand("chart", "Visits as a chart: /chart [counter] [period]"),
-        TelegramBotCommand("explain", "Why yesterday's visits changed: /explain [counter]"),
+        TelegramBotCommand("explain", "Why a day's visits changed: /explain [counter] [day]"),
         TelegramBotCommand("counters", "The counters this bot can read"),
         TelegramBotCommand("alerts", "The open alerts"),
         TelegramBotCommand("help", "What this bot answers"),
@@ -80,10 +84,11 @@ package struct BotCommands: Sendable {
 
     package static let usage = """
         /report [counter] [period]: visits, users and bounce rate by day (period: today, yesterday, thisWeek, lastWeek, \
-        thisMonth, lastMonth, last30days…; default the last 7 days)
+        thisMonth, lastMonth, last30days…; default the last 7 days; by week over 35 days, by month over 182)
         /today [counter]: the same for today so far
         /chart [counter] [period]: visits by day as a picture
-        /explain [counter]: why yesterday's visits changed, against the same weekday of the 4 weeks before
+        /explain [counter] [day]: why a day's visits changed (default yesterday; a day as yesterday, 3daysAgo or \
+        2026-11-23), against the same weekday of the 4 weeks before
         /counters: the counters this bot can read
         /alerts: the open alerts
         """
@@ -108,25 +113,47 @@ package struct BotCommands: Sendable {
         }
     }
 
-    /// The answer to `text` (a message's text, `/report@this_bot 1001 lastWeek`); nil when it is not
-    /// for this bot (a command to another bot in a group). `botUsername` is this bot's.
-    package func answer(_ text: String, botUsername: String?) async -> String? {
-        await reply(text, botUsername: botUsername)?.html
+    /// Whether a chat of this Telegram type (`chat.type`) is a group, where the bot hears everyone's
+    /// messages and answers only commands.
+    package static func isGroup(_ chatType: String?) -> Bool {
+        chatType == "group" || chatType == "supergroup"
     }
 
-    /// The answer to `text`, a photo for /chart.
-    package func reply(_ text: String, botUsername: String?) async -> Answer? {
+    /// The answer to `text` (a message's text, `/report@this_bot 1001 lastWeek`); nil when it is not
+    /// for this bot (a command to another bot in a group). `botUsername` is this bot's.
+    package func answer(_ text: String, botUsername: String?, inGroup: Bool = false) async -> String? {
+        await reply(text, botUsername: botUsername, inGroup: inGroup)?.html
+    }
+
+    /// The commands this bot answers (`/start` too, as Telegram's clients send it first).
+    static let known: Set<String> = Set(menu.map(\.command) + ["start"])
+
+    /// The command `text` asks of this bot (lower case, without `/` and `@this_bot`) and its
+    /// arguments; nil when the message is not for it: a command addressed to another bot, or in a
+    /// group (`inGroup`) chatter or a bare command it does not know (maybe another bot's). "" is
+    /// a private chat's text that is no command (answered with the usage line).
+    package static func command(in text: String, botUsername: String?, inGroup: Bool) -> (name: String, arguments: [String])? {
         let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
-        guard let first = words.first, first.hasPrefix("/") else { return .text(Self.unknownText) }
+        guard let first = words.first, first.hasPrefix("/") else { return inGroup ? nil : ("", []) }
         var command = String(first.dropFirst())
+        var addressed = false
         if let at = command.firstIndex(of: "@") {
             let addressee = command[command.index(after: at)...]
             guard let botUsername, addressee.lowercased() == botUsername.lowercased() else { return nil }
             command = String(command[..<at])
+            addressed = true
         }
-        let arguments = Array(words.dropFirst())
+        command = command.lowercased()
+        if inGroup, !addressed, !known.contains(command) { return nil }
+        return (command, Array(words.dropFirst()))
+    }
+
+    /// The answer to `text`, a photo for /chart; nil when it is not for this bot (`command(in:)`):
+    /// in a group only commands are answered, in a private chat other text gets the usage line.
+    package func reply(_ text: String, botUsername: String?, inGroup: Bool = false) async -> Answer? {
+        guard let (command, arguments) = Self.command(in: text, botUsername: botUsername, inGroup: inGroup) else { return nil }
         do {
-            switch command.lowercased() {
+            switch command {
             case "start", "help": return .text("metrika answers:\n" + TelegramHTML.escape(Self.usage))
             case "counters": return .text(try await counters(arguments))
             case "report": return .text(try await report(arguments))
@@ -189,15 +216,32 @@ package struct BotCommands: Sendable {
         return "<pre>" + TelegramHTML.escape(AlertStatusList.text(rows, maxWidth: Self.width)) + "</pre>"
     }
 
-    /// `/report [counter] [period]`: the CLI's period words, a whole number first is the counter.
+    /// `/report [counter] [period]`: the CLI's period words, a whole number first is the counter; a
+    /// long period grouped by week or month as `metrika mail` groups its table (`tableGrouping`), said.
     private func report(_ arguments: [String]) async throws -> String {
-        let request = try request(arguments, command: "report", metrics: Self.reportMetrics)
+        var request = try request(arguments, command: "report", metrics: Self.reportMetrics)
+        var said = ""
+        let days = Self.dayCount(request, now: backend.now())
+        let grouping = MailComposer.tableGrouping(days: days)
+        if grouping != .day {
+            var fields = request.fields
+            fields.group = grouping
+            request = try ReportRequest(fields)
+            said = TelegramHTML.escape("By \(grouping.rawValue): \(days) days are more rows than a chat shows by day (35 at most).") + "\n"
+        }
         let loader = try await backend.loader(request)
         let memory = OutputWriter()
         let sink = ReportTableSink(output: memory, maxWidth: Self.width)
         try await HistoryReport(request: request, loader: loader, activity: backend.activity).run(into: sink)
         let table = String(decoding: memory.bytes, as: UTF8.self)
-        return "<pre>" + TelegramHTML.escape(table.trimmingCharacters(in: .newlines)) + "</pre>"
+        return said + "<pre>" + TelegramHTML.escape(table.trimmingCharacters(in: .newlines)) + "</pre>"
+    }
+
+    /// The days a request's period holds, counted from today in UTC (the counter's own today is at
+    /// most a day away: enough to choose how rows are grouped).
+    static func dayCount(_ request: ReportRequest, now: Date) -> Int {
+        let today = Day(ordinal: Int((now.timeIntervalSince1970 / 86_400).rounded(.down)))
+        return max(1, request.from.resolve(today: today).days(to: request.to.resolve(today: today)) + 1)
     }
 
     /// `/chart [counter] [period]`: visits by day as a PNG, as `metrika chart` draws it.
@@ -214,22 +258,32 @@ package struct BotCommands: Sendable {
         return .photo(png, caption: names + TelegramHTML.escape(" · visits" + range))
     }
 
-    /// `/explain [counter]`: yesterday's visits against the alert's baseline, the headline first.
+    /// `/explain [counter] [day]`: a day's visits (default yesterday) against the alert's baseline,
+    /// the headline first. A whole number first is the counter; a day is a date word of the CLI's.
     private func explain(_ arguments: [String]) async throws -> String {
-        guard arguments.count <= 1 else { throw BotUsage("/explain takes a counter at most, e.g. /explain 1001") }
+        guard arguments.count <= 2 else { throw BotUsage("/explain takes a counter and a day, e.g. /explain 1001 2026-11-23") }
+        var rest = arguments[...]
         let id: Int
-        if let first = arguments.first {
-            guard first.allSatisfy(\.isASCII), first.allSatisfy(\.isNumber), let number = Int(first), number > 0 else {
+        if let first = rest.first, first.allSatisfy(\.isASCII), first.allSatisfy(\.isNumber) {
+            guard let number = Int(first), number > 0 else {
                 throw BotUsage("/explain takes a counter number, e.g. /explain 1001 (see /counters)")
             }
             id = number
+            rest = rest.dropFirst()
+        } else if let first = rest.first, (try? DateExpression(parsing: first, option: "date")) == nil {
+            throw BotUsage("/explain takes a counter number, then a day, e.g. /explain 1001 2026-11-23 (see /counters)")
         } else if let counter = backend.defaultCounter {
             id = counter
         } else {
             throw BotUsage("Which counter? /explain 1001 (see /counters)")
         }
+        guard rest.count <= 1 else { throw BotUsage("/explain takes one day after the counter, e.g. /explain 1001 2026-11-23") }
+        let day = rest.first
+        if let day, (try? DateExpression(parsing: day, option: "date")) == nil {
+            throw BotUsage("/explain takes a day as yesterday, 3daysAgo or 2026-11-23 after the counter, not \"\(day)\"")
+        }
         guard let explain = backend.explain else { throw BotUsage("/explain is not available on this bot; try /report") }
-        return Self.explanationText(try await explain(id))
+        return Self.explanationText(try await explain(id, day))
     }
 
     /// Segments shown per dimension in the chat.
@@ -296,7 +350,8 @@ extension ParameterNaming {
     /// The bot's words: a parameter is what it is to its command ("the period of /report"), an
     /// action what the bot's owner does on the machine it runs on.
     package static let bot = ParameterNaming(
-        name: { "the \($0.words.joined(separator: " ")) of /report" },
+        // A date alone is /explain's day (a report's dates are its period).
+        name: { $0 == "date" ? "the day of /explain" : "the \($0.words.joined(separator: " ")) of /report" },
         action: { action in
             switch action {
             case .sync(let id): return "ask again once counter \(id)'s history is filled (metrika sync --counter \(id) where the bot runs)"

@@ -8,6 +8,8 @@ import Synchronization
 /// - `deleteWebhook` once (getUpdates answers 409 while a webhook is set), the menu by `setMyCommands`,
 ///   then `getUpdates` with the offset kept in the history database: the offset past a message is
 ///   kept before it is answered, so a restart never answers a message twice (at most once).
+/// - In a group or supergroup only commands are answered (`/cmd@this_bot` or a bare `/cmd` this bot
+///   knows); a private chat's other text gets the short usage line.
 /// - A chat not in `allowed` gets no answer and causes no request to Metrika; `stranger` is told its
 ///   id once per run.
 /// - At most `perChatPerMinute` commands a minute per chat on the injected clock; more are left
@@ -99,6 +101,9 @@ package struct BotServer: Sendable {
                 try await store.saveBotOffset(update.id + 1, botID: identity.id, at: now())
                 guard let message = update.message, let text = message.text else { continue }
                 let chat = message.chat.id
+                let inGroup = BotCommands.isGroup(message.chat.type)
+                // A group's chatter and other bots' commands: not for this bot, not counted against the chat's minute.
+                guard BotCommands.command(in: text, botUsername: identity.username, inGroup: inGroup) != nil else { continue }
                 guard allowed.contains(chat) else {
                     summary.ignored += 1
                     if strangers.insert(chat).inserted { stranger(chat) }
@@ -116,7 +121,7 @@ package struct BotServer: Sendable {
                 }
                 times.append(time)
                 recent[chat] = times
-                guard let answer = await commands.reply(text, botUsername: identity.username) else { continue }
+                guard let answer = await commands.reply(text, botUsername: identity.username, inGroup: inGroup) else { continue }
                 // One chat's refusal (blocked the bot, a group gone) is that chat's: noted, the others served.
                 do {
                     switch answer {
