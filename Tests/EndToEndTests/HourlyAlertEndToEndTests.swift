@@ -46,10 +46,14 @@ private let hourlySimulator = FakeAPI.shared(fixtures: "alerts", arguments: ["--
         #expect(!first.stdout.contains("520001"))
         #expect(line.hasPrefix("520008 Магазин «До обеда»: visits stopped at 14:00 on Tue 2026-12-01: 0 in 14:00–17:00, expected ~"), "\(line)")
         #expect(line.hasSuffix("(-100%)"))
-        // The first run: one hourly request per counter (today and the four earlier Tuesdays together).
-        let firstRequests = try hourRequests(api, after: start)
-        #expect(firstRequests.count == 3, "\(firstRequests)")
-        #expect(firstRequests.allSatisfy { ($0["query"] as? String)?.contains("ym%3As%3Ahour") == true || ($0["query"] as? String)?.contains("ym:s:hour") == true })
+        // The first run: one hourly request per counter (today and the four earlier Tuesdays together),
+        // and one per dimension for the drop's drivers (520005's; a stop needs none: 520008 has none).
+        let all = try hourRequests(api, after: start)
+        let firstRequests = all.filter { ($0["query"] as? String)?.contains("dimensions=ym:s:date,ym:s:hour&") == true }
+        #expect(firstRequests.count == 3, "\(all)")
+        let drivers = all.filter { ($0["query"] as? String)?.contains("dimensions=ym:s:date,ym:s:hour,") == true }
+        #expect(drivers.count == 6 && drivers.allSatisfy { ($0["query"] as? String)?.hasPrefix("ids=520005&") == true }, "\(drivers)")
+        #expect(all.count == 9)
 
         // 25 minutes later, the same hour: silent, one request per counter, today only.
         let middle = try api.requests().count
