@@ -31,13 +31,19 @@ package enum AlertStatusList {
         package var toldValue: Double
         package var toldExpected: Double
         package var toldAt: Date
-        /// `day` (the daily check's episodes, the ones listed) or `hour`.
+        /// `day` (the daily check's episodes) or `hour` (`alert --today`'s).
         package var grain: String
+        /// The hour grain's first hour on `since` and last finished hour on `lastDay` (00–23, the
+        /// counter's time zone); nil for a day's episode.
+        package var sinceHour: Int?
+        package var lastHour: Int?
 
         package init(id: Int, counterID: Int, counterName: String, metricLabel: String, apiName: String, kind: String, since: Day, lastDay: Day,
                      value: Double, expected: Double, valueText: String, expectedText: String, toldValue: Double, toldExpected: Double, toldAt: Date,
-                     grain: String = "day") {
+                     grain: String = "day", sinceHour: Int? = nil, lastHour: Int? = nil) {
             self.grain = grain
+            self.sinceHour = sinceHour
+            self.lastHour = lastHour
             self.id = id
             self.counterID = counterID
             self.counterName = counterName
@@ -53,6 +59,18 @@ package enum AlertStatusList {
             self.toldValue = toldValue
             self.toldExpected = toldExpected
             self.toldAt = toldAt
+        }
+
+        /// `2026-12-01`, or for the hour grain `2026-12-01 14:00`: when it began.
+        package var sinceText: String { Self.moment(since, sinceHour) }
+        /// The last day (and hour) a run saw it.
+        package var lastText: String { Self.moment(lastDay, lastHour) }
+        /// `stopped`, or `stopped (hourly)` for the hour grain: the table's kind says the grain.
+        package var kindText: String { grain == "day" ? kind : "\(kind) (hourly)" }
+
+        static func moment(_ day: Day, _ hour: Int?) -> String {
+            guard let hour else { return day.iso }
+            return day.iso + " " + LiveSnapshot.hourText(hour)
         }
     }
 
@@ -78,22 +96,26 @@ package enum AlertStatusList {
         for row in rows {
             table.append([
                 String(row.id), String(row.counterID), fit(TerminalText.sanitize(row.counterName, limit: 60), besides: counterWidth + 2),
-                fit(TerminalText.sanitize(row.metricLabel, limit: 60), besides: 7 + 2), row.kind, row.since.iso, row.lastDay.iso,
+                fit(TerminalText.sanitize(row.metricLabel, limit: 60), besides: 7 + 2), row.kindText, row.sinceText, row.lastText,
                 row.valueText, row.expectedText, RFC3339.format(row.toldAt),
             ])
         }
         return table.render(maxWidth: maxWidth)
     }
 
-    /// `{"version": 1, "alerts": [{"id": 3, "counter_id": 520002, …}]}`.
+    /// `{"version": 1, "alerts": [{"id": 3, "counter_id": 520002, …}]}`. An hour's episode also
+    /// carries `since_hour` and `last_hour` (`"14:00"`), as the hourly alert's object carries `hour`.
     package static func json(_ rows: [Row]) -> JSONValue {
         .object([
             ("version", .number(1)),
             ("alerts", .array(rows.map { row in
-                .object([
+                let hours: [(String, JSONValue)] = [row.sinceHour.map { ("since_hour", .string(LiveSnapshot.hourText($0))) },
+                                                    row.lastHour.map { ("last_hour", .string(LiveSnapshot.hourText($0))) }].compactMap { $0 }
+                return .object([
                     ("id", .number(Double(row.id))), ("counter_id", .number(Double(row.counterID))), ("counter_name", .string(row.counterName)),
                     ("metric", .string(row.metricLabel)), ("api_name", .string(row.apiName)), ("grain", .string(row.grain)), ("kind", .string(row.kind)),
                     ("since", .string(row.since.iso)), ("last_day", .string(row.lastDay.iso)),
+                ] + hours + [
                     ("value", .number(row.value)), ("expected", .number(row.expected)),
                     ("told_value", .number(row.toldValue)), ("told_expected", .number(row.toldExpected)),
                     ("told_at", .string(RFC3339.format(row.toldAt))),

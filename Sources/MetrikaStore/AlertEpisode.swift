@@ -79,7 +79,3 @@ package struct AlertEpisode: Sendable, Equatable {
             && since == other.since && sinceHour == other.sinceHour
     }
 }
-
-/// News and claims of the one alert family (either grain).
-package typealias AlertNews = EpisodeNews<AlertEpisode>
-package typealias AlertClaim = EpisodeClaim<AlertEpisode>

@@ -67,11 +67,11 @@ extension HistoryStore {
         return result
     }
 
-    /// Every open episode of the daily check, by counter and then in the order they were told
-    /// (`metrika alert --status`; the hourly check's end with the hours that show them over).
+    /// Every open episode of both grains, by counter and then in the order they were told (`metrika
+    /// alert --status`, the bot's `/alerts`).
     package func allOpenAlertEpisodes() async throws -> [AlertEpisode] {
         try await alertTransaction { database in
-            try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes WHERE grain = 'day' ORDER BY counter_id, id").compactMap(Self.episode)
+            try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes ORDER BY counter_id, id").compactMap(Self.episode)
         }
     }
 
@@ -144,11 +144,11 @@ extension HistoryStore {
         }
     }
 
-    /// Forgets the daily check's open episode `id` (`metrika alert --forget ID`): the next run may
-    /// tell it again. Returns it, or nil when no open episode of the daily check has that id.
+    /// Forgets the open episode `id`, of either grain (`metrika alert --forget ID`): the next run of
+    /// its check may tell it again. Returns it, or nil when no open episode has that id.
     package func forgetAlertEpisode(id: Int) async throws -> AlertEpisode? {
         try await alertTransaction { database in
-            guard let episode = try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes WHERE id = ? AND grain = 'day'", [.int(id)])
+            guard let episode = try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes WHERE id = ?", [.int(id)])
                 .first.flatMap(Self.episode) else {
                 return nil
             }
@@ -157,10 +157,10 @@ extension HistoryStore {
         }
     }
 
-    /// Forgets every open episode of the daily check; returns how many there were.
+    /// Forgets every open episode, of both grains; returns how many there were.
     package func forgetAllAlertEpisodes() async throws -> Int {
         try await alertTransaction { database in
-            try database.execute("DELETE FROM alert_episodes WHERE grain = 'day'")
+            try database.execute("DELETE FROM alert_episodes")
             return database.changes
         }
     }

@@ -248,7 +248,7 @@ final class AlertPeers: @unchecked Sendable {
         #expect(unknown.status == 64)
         #expect(unknown.stderr == "Error: no open alert has the id \(id); run `metrika alert --status` for the open alerts and their ids\n", "\(unknown.stderr)")
         #expect(try metrika(["alert", "--status", "--webhook", "https://hooks.example/x"], environment: environment(peers, home, now: AlertPeers.monday)).status == 64)
-        // The hourly check's alerts are not these: --today with --status is refused, not silently daily.
+        // --status lists both checks' alerts: --today, which names the hourly check, is refused with it.
         let today = try metrika(["alert", "--status", "--today"], environment: environment(peers, home, now: AlertPeers.monday))
         #expect(today.status == 64 && today.stderr.contains("--today goes with the hourly check, not with --status"), "\(today.stderr)")
 

@@ -65,6 +65,32 @@ private let hourlySimulator = FakeAPI.shared(fixtures: "alerts", arguments: ["--
         #expect(try hourRequests(api, after: middle).allSatisfy { ($0["query"] as? String)?.contains("date1=2026-12-01") == true })
     }
 
+    /// The stop still open is an alert `--status` lists (its grain, since 14:00, the last hour seen)
+    /// and `--forget` closes: the next hourly run tells it again.
+    @Test func anOpenOutageIsListedByStatusAndForgottenByItsId() throws {
+        let api = try api()
+        let home = try TemporaryDirectory()
+        let told = try metrika(["alert", "--today", "--counter", "520008"], environment: environment(api, home, now: Self.now))
+        #expect(told.status == 0 && told.stdoutLines.count == 1, "\(told.stdout)\(told.stderr)")
+        let table = try metrika(["alert", "--status"], environment: environment(api, home, now: Self.later))
+        #expect(table.status == 0, "\(table.stderr)")
+        let row = try #require(table.stdoutLines.first { $0.contains("520008") }, "\(table.stdout)")
+        #expect(row.contains("stopped (hourly)") && row.contains("2026-12-01 14:00") && row.contains("2026-12-01 16:00"), "\(row)")
+        let json = try metrika(["alert", "--status", "--json"], environment: environment(api, home, now: Self.later))
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let alerts = object?["alerts"] as? [[String: Any]] ?? []
+        let stop = try #require(alerts.first { $0["counter_id"] as? Int == 520008 && $0["api_name"] as? String == "ym:s:visits" }, "\(json.stdout)")
+        #expect(stop["grain"] as? String == "hour" && stop["kind"] as? String == "stopped", "\(stop)")
+        #expect(stop["since"] as? String == "2026-12-01" && stop["since_hour"] as? String == "14:00", "\(stop)")
+        #expect(stop["last_day"] as? String == "2026-12-01" && stop["last_hour"] as? String == "16:00", "\(stop)")
+        let id = try #require(stop["id"] as? Int)
+        let forget = try metrika(["alert", "--forget", String(id)], environment: environment(api, home, now: Self.later))
+        #expect(forget.status == 0, "\(forget.stderr)")
+        #expect(forget.stdout.hasPrefix("Forgot alert \(id): 520008 ") && forget.stdout.contains("stopped (hourly) since 2026-12-01 14:00"), "\(forget.stdout)")
+        let again = try metrika(["alert", "--today", "--counter", "520008"], environment: environment(api, home, now: Self.later))
+        #expect(again.status == 0 && again.stdoutLines.count == 1 && again.stdout.hasPrefix("520008 "), "told again once forgotten: \(again.stdout)\(again.stderr)")
+    }
+
     @Test func aDryRunTellsAndRemembersNothingAndTheWebhookGetsTheHour() throws {
         let api = try api()
         let home = try TemporaryDirectory()

@@ -7,6 +7,7 @@ import MetrikaStore
 import MetrikaSystem
 import MetrikaTestSupport
 import MetrikaUseCases
+import Synchronization
 import Testing
 
 /// `check_alerts` against the simulator's alert situations (docs/simulator.md, Fixtures/alerts) and
@@ -126,5 +127,37 @@ import Testing
             "draw_chart", arguments: [("counter_ids", ints([1001])), ("period", .string("last7days"))], activity: RecordedProgress())
         #expect(result.isError)
         #expect(result.text == "rsvg-convert is not installed: PNG charts need librsvg (Debian/Ubuntu: apt-get install librsvg2-bin)")
+    }
+
+    /// libcurl to a simulator already stopped (its port refuses), counting the requests sent.
+    final class CountingTransport: HTTPTransport {
+        let curl = CurlTransport()
+        let sent = Mutex(0)
+        func send(_ request: MetrikaAPI.HTTPRequest) async throws -> MetrikaAPI.HTTPResponse {
+            sent.withLock { $0 += 1 }
+            return try await curl.send(request)
+        }
+    }
+
+    @Test func checkAlertsGivesUpOnNamedCountersAsTheAlertRunDoesInItsOwnWords() async throws {
+        let folder = try TemporaryFolder()
+        let gone = try ToolSimulator(now: Self.monday)
+        gone.server.stop()
+        var services = TestServices(gone, database: folder.path + "/h.sqlite", now: Self.monday)
+        let transport = CountingTransport()
+        let waits = Mutex(0.0)
+        services.transport = transport
+        services.sleep = { seconds in waits.withLock { $0 += seconds } }
+        let ids = Array(100_001...100_010)
+        let result = try await MetrikaToolCatalogue(services: services).call("check_alerts", arguments: [("counter_ids", ints(ids))], activity: RecordedProgress())
+        #expect(result.isError, "\(result.text)")
+        #expect(result.text.hasPrefix("127.0.0.1 stopped answering (3 counters in a row: "), "\(result.text)")
+        #expect(result.text.contains("so check_alerts stopped: 0 of 10 counters checked, 10 not checked (100001, 100002, 100003, 100004, 100005, … and 5 more)"),
+                "\(result.text)")
+        #expect(result.text.contains("Call check_alerts again later"), "\(result.text)")
+        #expect(ToolWordsTests.cliWords(result.text).isEmpty, "\(result.text)")
+        // Three counters' reads under the retry policy: the other seven are never asked for.
+        let sent = transport.sent.withLock { $0 }
+        #expect(sent >= 3 && sent <= 3 * 5, "\(sent) requests: \(result.text)")
     }
 }

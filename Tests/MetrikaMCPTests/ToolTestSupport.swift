@@ -63,6 +63,9 @@ struct TestServices: MCPServices {
     var token = "demo-token"
     var rasterizer: any ChartRasterizer = RSVGConvertRasterizer(environment: ProcessInfo.processInfo.environment)
     var settings = AlertSettings()
+    /// The client's transport and its retry waits (a test of an API that went away records them).
+    var transport: any HTTPTransport = CurlTransport()
+    var sleep: @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64($0 * 1e9)) }
 
     init(_ simulator: ToolSimulator, database: String, now: Date) {
         baseURL = simulator.baseURL
@@ -71,7 +74,7 @@ struct TestServices: MCPServices {
     }
 
     func client() throws -> MetrikaClient {
-        MetrikaClient(baseURL: URL(string: baseURL)!, token: token, transport: CurlTransport(), requestTimeout: 10, now: now)
+        MetrikaClient(baseURL: URL(string: baseURL)!, token: token, transport: transport, requestTimeout: 10, sleep: sleep, now: now)
     }
 
     func historyLoader(offline: Bool) throws -> HistoryLoader {
@@ -80,19 +83,9 @@ struct TestServices: MCPServices {
 
     func alertSettings() throws -> AlertSettings { settings }
 
+    /// As the CLI's session serves them: the alert run's reading of counters, its give-up included.
     func alertCounters(_ ids: [Int], loader: HistoryLoader) async throws -> (counters: [Counter], failures: [(counterID: Int, failure: any MetrikaFailure)]) {
-        guard ids.isEmpty else {
-            var counters: [Counter] = []
-            var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
-            for id in ids {
-                do { counters.append(try await loader.counter(id: id)) } catch let failure as any MetrikaFailure { failures.append((id, failure)) }
-            }
-            return (counters, failures)
-        }
-        // As `metrika alert` does: every counter the token reads, remembered in the history.
-        let counters = try await client().fetchCounterList().counters
-        try await loader.store.upsertCounters(counters)
-        return (counters.filter { $0.status.lowercased() != "deleted" }, [])
+        try await AlertRun(loader: loader, settings: settings, activity: ToolActivity(now: now)).counters(ids)
     }
 
     var secrets: [String] { [token] }

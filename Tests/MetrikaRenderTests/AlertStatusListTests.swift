@@ -50,4 +50,23 @@ import Testing
             #expect(json.contains(member), "\(member) in \(json)")
         }
     }
+
+    /// An hourly outage listed beside a day's episode: its grain in the kind, its hours beside the days;
+    /// its JSON object carries `since_hour` and `last_hour`, a day's neither.
+    @Test func anHourlyRowSaysItsGrainAndHours() throws {
+        let hourly = AlertStatusList.Row(id: 14, counterID: 520008, counterName: "Магазин «До обеда»", metricLabel: "visits", apiName: "ym:s:visits",
+                                         kind: "stopped", since: Day(iso: "2026-12-01")!, lastDay: Day(iso: "2026-12-02")!, value: 0, expected: 63,
+                                         valueText: "0", expectedText: "~63", toldValue: 0, toldExpected: 58, toldAt: Date(timeIntervalSince1970: 1_764_600_000),
+                                         grain: "hour", sinceHour: 14, lastHour: 2)
+        let rows = [Self.rows[1], hourly]
+        for width in [nil, 80] as [Int?] {
+            let text = AlertStatusList.text(rows, maxWidth: width)
+            for whole in ["stopped (hourly)", "2026-12-01 14:00", "2026-12-02 02:00"] {
+                #expect(text.contains(whole), "\(whole) in\n\(text)")
+            }
+        }
+        let json = AlertStatusList.json(rows).serialized(pretty: false)
+        #expect(json.contains("\"grain\":\"hour\",\"kind\":\"stopped\",\"since\":\"2026-12-01\",\"last_day\":\"2026-12-02\",\"since_hour\":\"14:00\",\"last_hour\":\"02:00\""), "\(json)")
+        #expect(json.components(separatedBy: "since_hour").count == 2, "only the hourly object: \(json)")
+    }
 }

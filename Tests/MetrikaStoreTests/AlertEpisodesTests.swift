@@ -87,22 +87,32 @@ import Testing
         #expect(try await store.claimNews([.open(episode("ym:s:pageviews"))]).first??.news.episode.id != other.news.episode.id, "ids are never reused")
     }
 
-    /// `alert --status` and `--forget ID`: every open episode in order; one forgotten by id, or all.
+    /// `alert --status` and `--forget ID`: every open episode of both grains in order; one forgotten
+    /// by id (an hourly one too), or all.
     @Test func episodesAreListedAndForgottenById() async throws {
         let store = try await HistoryStore.open(path: ":memory:")
         try await store.recordEpisodes(grain: .day, opened: [episode("ym:s:visits"), episode("ym:s:goal1reaches", kind: "stopped")], touched: [], closed: [])
+        let outage = AlertEpisode(counterID: 1001, metric: "ym:s:visits", kind: "stopped", day: day("2026-11-30"), sinceHour: 22, lastDay: day("2026-12-01"),
+                                  lastHour: 2, value: 0, expected: 40, notifiedAt: Date(timeIntervalSince1970: 1_796_000_000))
+        try await store.recordEpisodes(grain: .hour, opened: [outage], touched: [], closed: [])
         var moved = episode("ym:s:visits", last: "2026-11-30")
         moved.lastValue = 7
         moved.lastExpected = 26
         try await store.recordEpisodes(grain: .day, opened: [], touched: [moved], closed: [])
         let all = try await store.allOpenAlertEpisodes()
-        #expect(all.map(\.metric) == ["ym:s:visits", "ym:s:goal1reaches"])
+        #expect(all.map(\.metric) == ["ym:s:visits", "ym:s:goal1reaches", "ym:s:visits"])
+        #expect(all.map(\.grain) == [.day, .day, .hour])
         #expect(all.first?.lastValue == 7 && all.first?.lastExpected == 26 && all.first?.lastDay == Day(iso: "2026-11-30"))
-        let id = try #require(all.last?.id)
+        let hourly = try #require(all.last)
+        #expect(hourly.since == day("2026-11-30") && hourly.sinceHour == 22 && hourly.lastDay == day("2026-12-01") && hourly.lastHour == 2)
+        let id = try #require(all[1].id)
         #expect(try await store.forgetAlertEpisode(id: id)?.metric == "ym:s:goal1reaches")
         #expect(try await store.forgetAlertEpisode(id: id) == nil)
-        #expect(try await store.allOpenAlertEpisodes().map(\.metric) == ["ym:s:visits"])
-        #expect(try await store.forgetAllAlertEpisodes() == 1)
+        // The hourly outage, forgotten by its id: the daily episode of the same metric stays.
+        #expect(try await store.forgetAlertEpisode(id: try #require(hourly.id))?.grain == .hour)
+        #expect(try await store.allOpenAlertEpisodes().map(\.grain) == [.day])
+        try await store.recordEpisodes(grain: .hour, opened: [outage], touched: [], closed: [])
+        #expect(try await store.forgetAllAlertEpisodes() == 2, "all: both grains")
         #expect(try await store.allOpenAlertEpisodes().isEmpty)
     }
 
@@ -150,8 +160,9 @@ import Testing
                     """)
             }
             let store = try await HistoryStore.open(path: path)
-            let daily = try await store.allOpenAlertEpisodes()
-            #expect(daily.map(\.id) == [1, 2] && daily.allSatisfy { $0.grain == .day })
+            let open = try await store.allOpenAlertEpisodes()
+            #expect(open.map(\.id) == [1, 2, 4] && open.map(\.grain) == [.day, .day, .hour])
+            let daily = open.filter { $0.grain == .day }
             #expect(daily.first == AlertEpisode(id: 1, counterID: 1001, metric: "ym:s:visits", kind: "drop", since: day("2026-11-28"), lastDay: day("2026-11-29"),
                                                 value: 3, expected: 25, notifiedAt: Date(timeIntervalSince1970: 1_795_953_600), lastValue: 4, lastExpected: 24))
             let hourly = try #require(try await store.openEpisodes(counterID: 1001, grain: .hour)["ym:s:visits"])

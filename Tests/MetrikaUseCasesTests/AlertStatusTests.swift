@@ -28,6 +28,27 @@ import Testing
         return store
     }
 
+    /// An hourly outage still open beside the daily episodes: listed with its grain and hours, and
+    /// forgotten by its id as they are.
+    @Test func anHourlyOutageIsListedWithItsHoursAndForgottenByItsId() async throws {
+        let store = try await store()
+        let outage = AlertEpisode(counterID: 1001, metric: "ym:s:visits", kind: "stopped", day: Day(iso: "2026-11-30")!, sinceHour: 22,
+                                  lastDay: Day(iso: "2026-12-01")!, lastHour: 3, value: 0, expected: 40, notifiedAt: testNow)
+        try await store.recordEpisodes(grain: .hour, opened: [outage], touched: [], closed: [])
+        let status = AlertStatus(store: store)
+        let entries = try await status.entries()
+        #expect(entries.map(\.episode.counterID) == [1001, 1001, 1001, 2002])
+        let hourly = try #require(entries.first { $0.episode.grain == .hour })
+        let row = hourly.row
+        #expect(row.grain == "hour" && row.sinceHour == 22 && row.lastHour == 3)
+        #expect(row.sinceText == "2026-11-30 22:00" && row.lastText == "2026-12-01 03:00" && row.kindText == "stopped (hourly)")
+        #expect(entries.filter { $0.episode.grain == .day }.allSatisfy { $0.row.sinceHour == nil && $0.row.lastHour == nil && $0.row.kindText == $0.episode.kind })
+        #expect(try await status.forget(.id(hourly.id)).map(\.episode.grain) == [.hour])
+        #expect(try await status.entries().count == 3)
+        try await store.recordEpisodes(grain: .hour, opened: [outage], touched: [], closed: [])
+        #expect(try await status.forget(.all).count == 4)
+    }
+
     @Test func theOpenEpisodesComeWithTheirNamesAndLatestValues() async throws {
         let entries = try await AlertStatus(store: try store()).entries()
         #expect(entries.map(\.episode.counterID) == [1001, 1001, 2002])

@@ -62,6 +62,10 @@ import MetrikaSystem
         #expect(sent["text"] as? String == "<b>1001</b> &amp; co")
         #expect(sent["parse_mode"] as? String == "HTML")
         #expect((sent["link_preview_options"] as? [String: Any])?["is_disabled"] as? Bool == true)
+        // The same bytes every time, members by name, from the one JSON writer (not JSONSerialization's
+        // sortedKeys, whose locale collation loads ICU's data into the bot).
+        #expect(String(decoding: request.body ?? Data(), as: UTF8.self)
+            == #"{"chat_id":"123456789","disable_notification":false,"link_preview_options":{"is_disabled":true},"parse_mode":"HTML","text":"<b>1001</b> &amp; co"}"#)
     }
 
     @Test func aLongTextGoesAsSeveralMessages() async throws {
@@ -281,6 +285,12 @@ import MetrikaSystem
         #expect(sent["offset"] as? Int == 5)
         #expect(sent["timeout"] as? Int == 25)
         #expect(sent["allowed_updates"] as? [String] == ["message"])
+        #expect(String(decoding: request.body ?? Data(), as: UTF8.self) == #"{"allowed_updates":["message"],"limit":100,"offset":5,"timeout":25}"#)
+        // An update id past 32 bits stays an exact integer.
+        let later = FakeTransport([.respond(200, #"{"ok":true,"result":[]}"#)])
+        _ = try await bot(later).getUpdates(offset: 4_294_967_301, timeout: 0)
+        let big = try #require(later.requests.first)
+        #expect(String(decoding: big.body ?? Data(), as: UTF8.self) == #"{"allowed_updates":["message"],"limit":100,"offset":4294967301,"timeout":0}"#)
     }
 
     @Test func chatListsAreReadAndBadEntriesNamed() throws {

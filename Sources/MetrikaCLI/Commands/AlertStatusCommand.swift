@@ -4,8 +4,8 @@ import MetrikaRender
 import MetrikaStore
 import MetrikaUseCases
 
-/// `metrika alert --status` (the open episodes, as a table or `--json`) and `metrika alert --forget
-/// ID|all` (close episodes so that the next run may tell them again): offline, from the history
+/// `metrika alert --status` (the open episodes of both checks, as a table or `--json`) and `metrika
+/// alert --forget ID|all` (close episodes so that the next run may tell them again): offline, from the history
 /// database alone, no request and no token.
 extension AlertCommand {
     /// Whether the command line asks for the status or a forget instead of a check.
@@ -27,10 +27,9 @@ extension AlertCommand {
         if let (name, _) = checkOnly.first(where: { $0.1 }) {
             throw UsageError("\(name) goes with a check, not with \(mode), which only reads the history database")
         }
-        // The hourly check's episodes end with the day's hours; --status and --forget are the daily
-        // check's (refused rather than silently showing the daily ones only).
+        // --status and --forget cover both checks' alerts (a grain each); --today names a check.
         if options[.today] {
-            throw UsageError("--today goes with the hourly check, not with \(mode): \(mode) lists and forgets the daily check's alerts")
+            throw UsageError("--today goes with the hourly check, not with \(mode): \(mode) lists and forgets the alerts of both checks, daily and hourly")
         }
         if options[.json], !options[.alertStatus] {
             throw UsageError("--json goes with --status")
@@ -71,10 +70,12 @@ extension AlertCommand {
         return .id(id)
     }
 
-    /// `520002 Блог: visits stopped since 2026-11-28`.
+    /// `520002 Блог: visits stopped since 2026-11-28`; an hourly one `… visits stopped (hourly) since
+    /// 2026-12-01 14:00`.
     static func describe(_ entry: AlertStatus.Entry) -> String {
         let name = TerminalText.sanitize(entry.counterName, limit: 60)
-        return "\(entry.episode.counterID)\(name.isEmpty ? "" : " " + name): \(TerminalText.sanitize(entry.metricLabel, limit: 60)) \(entry.episode.kind) since \(entry.episode.since.iso)"
+        let row = entry.row
+        return "\(entry.episode.counterID)\(name.isEmpty ? "" : " " + name): \(TerminalText.sanitize(entry.metricLabel, limit: 60)) \(row.kindText) since \(row.sinceText)"
     }
 }
 

@@ -21,6 +21,7 @@ enum MCPFailureWords {
             let problem = failure.message.components(separatedBy: " — ").first ?? failure.message
             return "\(problem). Ask the user to fix it on the machine that runs this server; meanwhile get_report's dimension reports (which do not use it) still work."
         case is UnexpectedFailure: return unexpected
+        case let failure as AlertCheckError: return sentence(failure)
         default: return nil
         }
     }
@@ -45,6 +46,16 @@ enum MCPFailureWords {
         default:
             return nil
         }
+    }
+
+    /// The alert run's give-up (`ConnectionGiveUp`: counters in a row that could not reach the API,
+    /// while reading named counters or checking them) as `check_alerts` stopped; nil for the others.
+    static func sentence(_ failure: AlertCheckError) -> String? {
+        guard case .hostGone(let host, let limit, let reason, let checked, let unchecked) = failure else { return nil }
+        let total = checked.count + unchecked.count
+        return "\(host) stopped answering (\(limit) counters in a row: \(reason)), so check_alerts stopped: "
+            + "\(checked.count) of \(total) counter\(total == 1 ? "" : "s") checked\(AlertCheckError.ids(checked)), \(unchecked.count) not checked\(AlertCheckError.ids(unchecked)). "
+            + "Call check_alerts again later for the counters not checked; if it keeps failing, tell the user that the machine that runs this server cannot reach \(host)."
     }
 
     static func sentence(_ failure: AuthError) -> String {

@@ -46,7 +46,7 @@ package struct AlertCheck: Sendable {
         /// Whether the judged day ended so recently that its numbers may still grow (data lag).
         package var provisional: Bool
         /// What telling it changes in the history (the episode it opens or closes), claimed before it is told.
-        package var change: AlertLedger.Change = .none
+        package var change: EpisodeChange = .none
         /// What made a drop or a rise (`AlertDrivers`), the main driver first; empty when unknown.
         package var drivers: [AlertDriver] = []
     }
@@ -54,7 +54,7 @@ package struct AlertCheck: Sendable {
     /// What a run found, and what it would remember.
     package struct Outcome: Sendable {
         package var findings: [Finding] = []
-        package var changes: [AlertLedger.Change] = []
+        package var changes: [EpisodeChange] = []
         /// Counters that could not be checked, with why (the others were).
         package var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
         package var countersChecked = 0
@@ -177,18 +177,18 @@ package struct AlertCheck: Sendable {
     /// `outcome` keeps the findings this run won and the changes still to `record`. Returns the
     /// claims, to `release` when telling fails. Never called by a dry run.
     package func claim(_ outcome: inout Outcome) async throws -> [AlertClaim] {
-        try await AlertLedger.Change.claim(&outcome.findings, changes: &outcome.changes, in: loader.store,
+        try await EpisodeChange.claim(&outcome.findings, changes: &outcome.changes, in: loader.store,
                                            news: { AlertLedger.news($0.notice, $0.change) }, change: \.change)
     }
 
     /// Gives back `claims` whose news could not be told, so that the next run tells it again.
     package func release(_ claims: [AlertClaim]) async throws {
-        try await AlertLedger.Change.release(claims, in: loader.store)
+        try await EpisodeChange.release(claims, in: loader.store)
     }
 
     /// Remembers what `outcome` decided (one transaction): told anomalies stay silent from now on.
     package func record(_ outcome: Outcome) async throws {
-        try await AlertLedger.Change.record(outcome.changes, grain: .day, in: loader.store)
+        try await EpisodeChange.record(outcome.changes, grain: .day, in: loader.store)
     }
 
     // MARK: - One counter
@@ -198,7 +198,7 @@ package struct AlertCheck: Sendable {
         loader.metrikaToday(counter).adding(days: -1)
     }
 
-    func check(_ counter: Counter, explain: Bool) async throws -> (findings: [Finding], changes: [AlertLedger.Change]) {
+    func check(_ counter: Counter, explain: Bool) async throws -> (findings: [Finding], changes: [EpisodeChange]) {
         let day = judgedDay(for: counter)
         let firstDay = day.adding(days: -7 * max(settings.weeks, 5))
         guard let range = DateRange(from: firstDay, to: day) else { return ([], []) }
@@ -259,7 +259,7 @@ package struct AlertCheck: Sendable {
         let open = try await loader.store.openEpisodes(counterID: counter.id, grain: .day)
         let provisional = try await isProvisional(day, counter: counter)
         var findings: [Finding] = []
-        var changes: [AlertLedger.Change] = []
+        var changes: [EpisodeChange] = []
         var unjudged = 0
         // Purchases come before revenue: what they did today decides whether revenue's news is theirs.
         var purchasesToday: (kind: AlertKind?, notice: AlertLedger.Notice?)?

@@ -41,7 +41,7 @@ package enum AlertCheckError: MetrikaFailure, Equatable {
     }
 
     /// ` (1001, 1002, … and 7 more)`: the first few ids of a list, for one line however many there are.
-    static func ids(_ ids: [Int], shown: Int = 5) -> String {
+    package static func ids(_ ids: [Int], shown: Int = 5) -> String {
         guard !ids.isEmpty else { return "" }
         let head = ids.prefix(shown).map(String.init).joined(separator: ", ")
         return " (\(head)\(ids.count > shown ? ", … and \(ids.count - shown) more" : ""))"

@@ -29,11 +29,9 @@ package enum AlertLedger {
     }
 
     /// What to remember.
-    /// The one family's change (`EpisodeChange`) over days.
-    package typealias Change = EpisodeChange<AlertEpisode>
 
     /// Decides for `judgement` of `metric` of counter `counterID`, given its open episode.
-    package static func decide(_ judgement: AlertJudgement, counterID: Int, metric: String, open: AlertEpisode?, now: Date) -> (notice: Notice?, change: Change) {
+    package static func decide(_ judgement: AlertJudgement, counterID: Int, metric: String, open: AlertEpisode?, now: Date) -> (notice: Notice?, change: EpisodeChange) {
         // A day older than the one the episode last saw (a clock set back): never flap over it.
         if let open, judgement.day < open.lastDay { return (nil, .none) }
         if let kind = judgement.kind {
@@ -65,7 +63,7 @@ package enum AlertLedger {
 
     /// The news a decision tells, to claim before telling it: the episode a new anomaly opens, or
     /// the one a metric back to normal closes; nil for a silent change.
-    package static func news(_ notice: Notice?, _ change: Change) -> AlertNews? {
+    package static func news(_ notice: Notice?, _ change: EpisodeChange) -> AlertNews? {
         switch (notice, change) {
         case (.alert?, .open(let episode)): return .open(episode)
         case (.backToNormal(let episode)?, .close): return .close(episode)

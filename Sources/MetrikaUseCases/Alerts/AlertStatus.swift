@@ -3,9 +3,9 @@ import MetrikaModel
 import MetrikaRender
 import MetrikaStore
 
-/// `metrika alert --status` and `--forget ID`: the open episodes as the history database holds them
-/// (what is still wrong, since when, last told), read offline, and forgetting one so that the next
-/// run may tell it again.
+/// `metrika alert --status` and `--forget ID`: the open episodes of both grains as the history
+/// database holds them (what is still wrong, since when — a day, or a day and hour —, last told),
+/// read offline, and forgetting one so that the next run of its check may tell it again.
 package struct AlertStatus: Sendable {
     /// One open episode, with the names the history knows.
     package struct Entry: Sendable, Equatable {
@@ -39,7 +39,8 @@ package struct AlertStatus: Sendable {
                 id: id, counterID: episode.counterID, counterName: counterName, metricLabel: metricLabel, apiName: episode.metric, kind: episode.kind,
                 since: episode.since, lastDay: episode.lastDay, value: latestValue, expected: latestExpected,
                 valueText: valueText(latestValue), expectedText: expectedText(latestExpected),
-                toldValue: episode.value, toldExpected: episode.expected, toldAt: episode.notifiedAt, grain: episode.grain.rawValue)
+                toldValue: episode.value, toldExpected: episode.expected, toldAt: episode.notifiedAt, grain: episode.grain.rawValue,
+                sinceHour: episode.grain == .hour ? episode.sinceHour : nil, lastHour: episode.grain == .hour ? episode.lastHour : nil)
         }
     }
 
@@ -49,7 +50,8 @@ package struct AlertStatus: Sendable {
         self.store = store
     }
 
-    /// Every open episode, by counter and then in the order they were told. Reads only the history.
+    /// Every open episode, daily and hourly, by counter and then in the order they were told. Reads
+    /// only the history.
     package func entries() async throws -> [Entry] {
         let episodes = try await store.allOpenAlertEpisodes()
         guard !episodes.isEmpty else { return [] }

@@ -4,16 +4,16 @@ import MetrikaStore
 /// What a run's decision changes in the episodes of either grain (days: `AlertLedger`, hours:
 /// `HourlyLedger`): the one family's change, claimed, given back and recorded the same way for both
 /// (`claim`, `release`, `record` below, over the store's one table).
-package enum EpisodeChange<Episode: Sendable & Equatable>: Sendable, Equatable {
+package enum EpisodeChange: Sendable, Equatable {
     case none
-    case open(Episode)
-    case touch(Episode)
+    case open(AlertEpisode)
+    case touch(AlertEpisode)
     case close(counterID: Int, metric: String)
 
     /// `changes` sorted for the store's one-transaction record: opened, touched, closed.
-    package static func split(_ changes: [EpisodeChange]) -> (opened: [Episode], touched: [Episode], closed: [(counterID: Int, metric: String)]) {
-        var opened: [Episode] = []
-        var touched: [Episode] = []
+    package static func split(_ changes: [EpisodeChange]) -> (opened: [AlertEpisode], touched: [AlertEpisode], closed: [(counterID: Int, metric: String)]) {
+        var opened: [AlertEpisode] = []
+        var touched: [AlertEpisode] = []
         var closed: [(counterID: Int, metric: String)] = []
         for change in changes {
             switch change {
@@ -29,9 +29,9 @@ package enum EpisodeChange<Episode: Sendable & Equatable>: Sendable, Equatable {
     /// Of `findings` whose news is `news` (nil: nothing to claim), those this run may tell — without
     /// news, or whose claim it won (`won`, one per non-nil news, nil where another run won) — and
     /// the won claims. The same for days and hours.
-    package static func keepWon<Finding>(_ findings: [Finding], news: [EpisodeNews<Episode>?], won: [EpisodeClaim<Episode>?])
-        -> (kept: [Finding], claims: [EpisodeClaim<Episode>]) {
-        var claims: [EpisodeClaim<Episode>] = []
+    package static func keepWon<Finding>(_ findings: [Finding], news: [AlertNews?], won: [AlertClaim?])
+        -> (kept: [Finding], claims: [AlertClaim]) {
+        var claims: [AlertClaim] = []
         var kept: [Finding] = []
         var next = 0
         for (finding, news) in zip(findings, news) {
@@ -46,9 +46,7 @@ package enum EpisodeChange<Episode: Sendable & Equatable>: Sendable, Equatable {
         }
         return (kept, claims)
     }
-}
 
-extension EpisodeChange where Episode == AlertEpisode {
     /// Claims the news of a run's findings (either grain) in the history database (one transaction,
     /// `HistoryStore.claimNews`) before anything is told: `findings` keeps only those this run won (an
     /// overlapping run that won the others tells them), `changes` only those still to `record` after

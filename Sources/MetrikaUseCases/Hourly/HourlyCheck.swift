@@ -32,14 +32,14 @@ package struct HourlyCheck: Sendable {
         package var judgement: HourlyJudgement
         package var notice: HourlyLedger.Notice
         /// What telling it changes in the history (the episode it opens or closes), claimed before it is told.
-        package var change: HourlyLedger.Change = .none
+        package var change: EpisodeChange = .none
         /// What made a drop or a rise, the main one first (`HourlyDrivers`); empty otherwise.
         package var drivers: [AlertDriver] = []
     }
 
     package struct Outcome: Sendable {
         package var findings: [Finding] = []
-        package var changes: [HourlyLedger.Change] = []
+        package var changes: [EpisodeChange] = []
         package var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
         package var countersChecked = 0
         /// Reporting API requests spent on hours (the goals lists not counted).
@@ -82,12 +82,12 @@ package struct HourlyCheck: Sendable {
     /// daily check does): `outcome` keeps the findings this run won and the changes still to `record`.
     /// Returns the claims, to `release` when telling fails. Never called by a dry run.
     package func claim(_ outcome: inout Outcome) async throws -> [AlertClaim] {
-        try await HourlyLedger.Change.claim(&outcome.findings, changes: &outcome.changes, in: loader.store, news: Self.news, change: \.change)
+        try await EpisodeChange.claim(&outcome.findings, changes: &outcome.changes, in: loader.store, news: Self.news, change: \.change)
     }
 
     /// Gives back `claims` whose news could not be told, so that the next run tells it again.
     package func release(_ claims: [AlertClaim]) async throws {
-        try await HourlyLedger.Change.release(claims, in: loader.store)
+        try await EpisodeChange.release(claims, in: loader.store)
     }
 
     /// The news a finding tells: the episode it opens, or the one it closes.
@@ -101,7 +101,7 @@ package struct HourlyCheck: Sendable {
 
     /// Remembers what `outcome` decided (one transaction).
     package func record(_ outcome: Outcome) async throws {
-        try await HourlyLedger.Change.record(outcome.changes, grain: .hour, in: loader.store)
+        try await EpisodeChange.record(outcome.changes, grain: .hour, in: loader.store)
     }
 
     /// The counts judged hour by hour: the settings' own count metrics (purchases and money are the
@@ -120,7 +120,7 @@ package struct HourlyCheck: Sendable {
         return metrics
     }
 
-    func check(_ counter: Counter, explain: Bool) async throws -> (findings: [Finding], changes: [HourlyLedger.Change], requests: Int) {
+    func check(_ counter: Counter, explain: Bool) async throws -> (findings: [Finding], changes: [EpisodeChange], requests: Int) {
         let namesGoals = settings.metrics.contains { $0.goalID != nil }
         let goals: [Goal]? = settings.checkGoals || namesGoals ? try await AlertCheck(loader: loader, settings: settings, activity: activity).goals(of: counter) : []
         let metrics = metrics(goals: goals)
@@ -129,7 +129,7 @@ package struct HourlyCheck: Sendable {
         let snapshot = try await history.load(counter: counter, metrics: metrics.map(\.metric))
         let open = try await loader.store.openEpisodes(counterID: counter.id, grain: .hour)
         var findings: [Finding] = []
-        var changes: [HourlyLedger.Change] = []
+        var changes: [EpisodeChange] = []
         var judged = 0
         for (index, (metric, goalName)) in metrics.enumerated() {
             let today = (0..<snapshot.finishedHours).map { snapshot.value(hour: $0, metric: index) }

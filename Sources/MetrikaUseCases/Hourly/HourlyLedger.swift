@@ -14,8 +14,6 @@ package enum HourlyLedger {
         case backToNormal(AlertEpisode, hour: Int)
     }
 
-    /// The one family's change (`EpisodeChange`) over hours.
-    package typealias Change = EpisodeChange<AlertEpisode>
 
     /// Decides for one metric. `judgement` nil (nothing finished, no baseline) changes nothing;
     /// `today` is the metric's values of today's finished hours (for the hour it came back at).
@@ -24,12 +22,12 @@ package enum HourlyLedger {
     /// of it (a `drop` over one zero hour, a stop "since midnight"); a drop or a rise stays open while
     /// the change is still as large, though a quiet night's small counts no longer prove it.
     package static func decide(_ judgement: HourlyJudgement?, day: Day, today: [Double?], counterID: Int, metric: String,
-                               open: AlertEpisode?, now: Date, settings: AlertSettings = AlertSettings()) -> (notice: Notice?, change: Change) {
+                               open: AlertEpisode?, now: Date, settings: AlertSettings = AlertSettings()) -> (notice: Notice?, change: EpisodeChange) {
         guard let judgement else { return (nil, .none) }
         let last = judgement.hours.upperBound
         // An hour older than the one the episode last saw (a clock set back, a late run): never flap.
         if let open, (day, last) < (open.lastDay, open.lastHour) { return (nil, .none) }
-        func touched(_ open: AlertEpisode) -> Change {
+        func touched(_ open: AlertEpisode) -> EpisodeChange {
             var moved = open
             (moved.lastDay, moved.lastHour) = (day, last)
             return .touch(moved)
