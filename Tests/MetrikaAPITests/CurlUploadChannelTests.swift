@@ -35,7 +35,10 @@ struct CurlUploadChannelTests {
     }
 
     @Test func aWriterWaitingForRoomHoldsNoThreadAndLibcurlsReadResumesIt() async throws {
-        let channel = CurlUploadChannel(capacity: 4, idleTimeout: 20)
+        // The idle timeout is long: a suspended writer is resumed by libcurl's read long before it, and
+        // the test's own task may wait many seconds for a thread of the cooperative pool while the
+        // rest of the suite runs (a 20 s timeout ended the writer first once, on a loaded machine).
+        let channel = CurlUploadChannel(capacity: 4, idleTimeout: 300)
         try await channel.write([1, 2, 3, 4])
         let executor = OneThreadExecutor()
         let writerEnded = Ended()
@@ -46,7 +49,7 @@ struct CurlUploadChannelTests {
         }
         try await Task.sleep(for: .milliseconds(50))
         // Another task on that same thread runs while the writer waits (a writer blocking the thread
-        // would let it run only once its wait timed out, 20 s later: far from a busy machine's delays).
+        // would let it run only once its wait timed out, 300 s later: far from a busy machine's delays).
         let other = Task(executorPreference: executor) { writerEnded.value.withLock { $0 } }
         #expect(await other.value == false, "the other task ran only after the writer's wait ended")
         // libcurl takes the first bytes: the writer goes on, and its byte follows them.

@@ -232,7 +232,9 @@ package struct AlertRun: Sendable {
     /// Gives each drop and rise its drivers when the run is online and asks for them; the requests made.
     private func attachDrivers(_ findings: inout [AlertCheck.Finding], _ request: Request) async -> Int {
         guard request.drivers, findings.contains(where: AlertDrivers.wantsDriver) else { return 0 }
-        let (explained, requests) = await AlertDrivers(loader: loader, activity: activity, verbose: request.explain).attach(findings)
+        var drivers = AlertDrivers(loader: loader, activity: activity, verbose: request.explain)
+        drivers.weeks = settings.weeks
+        let (explained, requests) = await drivers.attach(findings)
         findings = explained
         return requests
     }

@@ -49,6 +49,10 @@ package struct AlertDrivers: Sendable {
     /// Note each counter whose alerts go without their driver, and why.
     package var verbose: Bool
     package var dimensions: [ExplainDimension] = ExplainDimension.defaults
+    /// The same weekdays the alert's baseline looks back over (`AlertSettings.weeks`, 6 by default):
+    /// the drivers are explained against the alert's own median, so "expected ~2 300 (-33%), mostly
+    /// Search engine traffic -956" is a part of that line's drop, not of another baseline's.
+    package var weeks = AlertSettings().weeks
     /// Drivers kept per alert: the headline's, then the next largest of its dimension in the same direction.
     package static let mostDrivers = 3
     /// Counters whose alerts one run explains (6 requests each at most): 25 × 6 = 150 Reporting
@@ -96,7 +100,7 @@ package struct AlertDrivers: Sendable {
             for index in group.indexes where !metrics.contains(findings[index].metric.apiName) {
                 metrics.append(findings[index].metric.apiName)
             }
-            let days = (1...4).reversed().map { group.day.adding(days: -7 * $0) }
+            let days = (1...max(1, weeks)).reversed().map { group.day.adding(days: -7 * $0) }
             let history = SegmentHistory(loader, today: loader.metrikaToday(group.counter))
             do {
                 var explained: [String: [ExplanationPart]] = [:]
@@ -143,8 +147,8 @@ package struct AlertDrivers: Sendable {
 
     /// The drivers of one metric's explanation: the headline's segment first, then the next largest
     /// named changes of its dimension in the total's direction; none when the change is spread evenly.
-    /// A change whose explanation goes the other way than the alert (the alert's baseline weeks are
-    /// its settings', the explanation's the 4 before) names none.
+    /// A change whose explanation goes the other way than the alert (a baseline day missing from the
+    /// segments, a sampled answer) names none.
     static func drivers(_ parts: [ExplanationPart], kind: AlertKind) -> [AlertDriver] {
         let explained = parts.map(\.explained)
         guard let driver = ContributionHeadline.driver(explained) else { return [] }
