@@ -64,9 +64,13 @@ struct CurlUploadChannelTests {
         let channel = CurlUploadChannel(capacity: 2, idleTimeout: 0.2)
         try await channel.write([1, 2])
         await #expect(throws: CurlUploadChannel.Stopped.self) { try await channel.write([3]) }
-        let waiting = Task { try await channel.write([4]) }
+        // A closed transfer ends a waiting writer (a channel whose timeout cannot come first, however
+        // long this task waits for a thread while the rest of the suite runs).
+        let held = CurlUploadChannel(capacity: 2, idleTimeout: 300)
+        try await held.write([1, 2])
+        let waiting = Task { try await held.write([4]) }
         try await Task.sleep(for: .milliseconds(20))
-        channel.close()
+        held.close()
         do {
             try await waiting.value
             Issue.record("a closed transfer took the bytes")
