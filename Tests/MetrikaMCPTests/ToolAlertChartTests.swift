@@ -34,6 +34,10 @@ import Testing
         #expect(stop["notice"]?.text == "stopped")
         #expect(stop["day"]?.text == "2026-12-01")
         #expect(stop["hours"]?["from"]?.text == "14:00")
+        // The same members as a day's finding: its grain, its drivers (a stop has none), the change
+        // to one decimal as the webhook says it.
+        #expect(stop["grain"]?.text == "hour" && stop["drivers"]?.items.isEmpty == true, "\(stop)")
+        #expect(stop["change_percent"]?.number == -100)
         #expect(stop["value"]?.number == 0)
         #expect((stop["expected"]?.number ?? 0) > 0)
         #expect(!findings.contains { $0["counter_id"]?.number == 520001 }, "an ordinary Tuesday is no alert")

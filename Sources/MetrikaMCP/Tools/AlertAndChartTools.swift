@@ -70,101 +70,89 @@ enum CheckAlertsTool {
         request.noteFailures = false
         let result = try await AlertRun(loader: loader, settings: settings, activity: activity).run(request, counters: counters, unread: failures) { _ in }
         if Task.isCancelled { throw CancellationError() }
-        if today { return hourly(result, counters: counters.count, activity: activity, call: call) }
-        let outcome = (findings: result.findings.daily, failures: result.failures, countersChecked: result.countersChecked)
         call.progress(Double(counters.count), total: Double(counters.count), message: nil)
-
-        var findings: [JSONValue] = []
-        var text = ""
-        for finding in outcome.findings {
+        if today { return hourly(result, activity: activity) }
+        let said = result.findings.daily.map { finding -> Said in
             let line = AlertText.line(finding)
-            text += line + "\n"
             let judgement = finding.judgement
-            let notice: String
-            switch finding.notice {
-            case .alert(let kind): notice = kind.rawValue
-            case .backToNormal: notice = "back_to_normal"
-            }
-            findings.append(.object([
+            return (line, .object([
                 ("counter_id", .number(Double(finding.counter.id))), ("counter_name", .string(finding.counter.name)),
                 ("metric", .string(finding.metric.apiName)), ("grain", .string("day")), ("title", .string(AlertText.metricLabel(finding))),
-                ("notice", .string(notice)), ("day", .string(judgement.day.iso)), ("value", .number(judgement.value)),
-                ("expected", .number(judgement.expected)), ("change_percent", .number(judgement.changePercent)),
+                ("notice", .string(notice(finding.notice))), ("day", .string(judgement.day.iso)), ("value", .number(judgement.value)),
+                ("expected", .number(judgement.expected)), ("change_percent", .number(rounded(judgement.changePercent))),
                 ("since", .string(judgement.since?.iso)), ("provisional", .bool(finding.provisional)),
                 ("drivers", .array(finding.drivers.map(\.json))), ("text", .string(line)),
             ]))
         }
-        let failed: [JSONValue] = outcome.failures.map { .object([("counter_id", .number(Double($0.counterID))), ("error", .string(MetrikaToolCatalogue.sentence($0.failure)))]) }
-        for (id, failure) in outcome.failures { text += "Error: counter \(id): \(MetrikaToolCatalogue.sentence(failure))\n" }
-        // The notes a model needs, in the text and in the structured view alike (a failed counter is
-        // in `failures` already).
-        var notes: [String] = []
-        if let gaveUp = result.gaveUp {
-            text += "Error: \(MetrikaToolCatalogue.sentence(gaveUp))\n"
-            notes.append(MetrikaToolCatalogue.sentence(gaveUp))
-        }
-        let checked = "\(outcome.countersChecked) counter\(outcome.countersChecked == 1 ? "" : "s") checked"
-        text += outcome.findings.isEmpty ? "No alerts: \(checked).\n" : "\(checked.prefix(1).uppercased() + checked.dropFirst()).\n"
-        for line in activity.lines {
-            text += line + "\n"
-            notes.append(line)
-        }
-        let document = StructuredView.adding(notes: notes, to: .object([
-            ("findings", .array(findings)), ("failures", .array(failed)), ("counters_checked", .number(Double(outcome.countersChecked))),
-        ]))
-        // Every counter failed: the work failed (the first failure's sentence first).
-        let allFailed = outcome.countersChecked == 0 && (!outcome.failures.isEmpty || result.gaveUp != nil)
-        return MCPToolResult(content: [.text(text)], structuredContent: allFailed ? nil : document, isError: allFailed)
+        let checked = "\(result.countersChecked) counter\(result.countersChecked == 1 ? "" : "s") checked"
+        return answer(said, result, checked: checked, none: "No alerts", activity: activity)
     }
 }
 
 extension CheckAlertsTool {
+    /// One finding as check_alerts says it: its line (the text block) and its object (`findings`).
+    typealias Said = (line: String, object: JSONValue)
+
     /// The answer of `today: true`: the findings of `metrika alert --today --dry-run` (HourlyCheck),
-    /// nothing claimed, delivered or remembered.
-    static func hourly(_ result: AlertRun.Result, counters: Int, activity: ToolActivity, call: any MCPCallActivity) -> MCPToolResult {
-        call.progress(Double(counters), total: Double(counters), message: nil)
-        var findings: [JSONValue] = []
-        var text = ""
+    /// nothing claimed, delivered or remembered; the same members as a day's, the hours judged besides.
+    static func hourly(_ result: AlertRun.Result, activity: ToolActivity) -> MCPToolResult {
         let hourly: [HourlyCheck.Finding]
         if case .hourly(let found) = result.findings { hourly = found } else { hourly = [] }
-        for finding in hourly {
+        let said = hourly.map { finding -> Said in
             let line = HourlyText.line(finding)
-            text += line + "\n"
             let judgement = finding.judgement
-            let notice: String
-            switch finding.notice {
-            case .alert(let kind): notice = kind.rawValue
-            case .backToNormal: notice = "back_to_normal"
-            }
-            findings.append(.object([
+            return (line, .object([
                 ("counter_id", .number(Double(finding.counter.id))), ("counter_name", .string(finding.counter.name)),
-                ("metric", .string(finding.metric.apiName)), ("title", .string(HourlyText.metricLabel(finding))),
-                ("notice", .string(notice)), ("day", .string(finding.day.iso)),
+                ("metric", .string(finding.metric.apiName)), ("grain", .string("hour")), ("title", .string(HourlyText.metricLabel(finding))),
+                ("notice", .string(notice(finding.notice))), ("day", .string(finding.day.iso)),
                 ("hours", .object([("from", .string(hourText(judgement.hours.lowerBound))), ("to", .string(hourText(judgement.hours.upperBound + 1)))])),
-                ("value", .number(judgement.value)), ("expected", .number(judgement.expected)), ("change_percent", .number(judgement.changePercent)),
-                ("text", .string(line)),
+                ("value", .number(judgement.value)), ("expected", .number(judgement.expected)),
+                ("change_percent", .number(rounded(judgement.changePercent))),
+                ("drivers", .array(finding.drivers.map(\.json))), ("text", .string(line)),
             ]))
         }
+        let checked = "\(result.countersChecked) counter\(result.countersChecked == 1 ? "" : "s") checked against the same hours of earlier weeks"
+        return answer(said, result, checked: checked, none: "No alerts today so far", activity: activity)
+    }
+
+    /// The one answer of both grains: the findings' lines, each failed counter, the give-up, the
+    /// counters checked and the run's notes — in the text and (the notes) in the structured view alike.
+    static func answer(_ said: [Said], _ result: AlertRun.Result, checked: String, none: String, activity: ToolActivity) -> MCPToolResult {
+        var text = said.map { $0.line + "\n" }.joined()
         let failed: [JSONValue] = result.failures.map { .object([("counter_id", .number(Double($0.counterID))), ("error", .string(MetrikaToolCatalogue.sentence($0.failure)))]) }
         for (id, failure) in result.failures { text += "Error: counter \(id): \(MetrikaToolCatalogue.sentence(failure))\n" }
-        // The notes a model needs, in the structured view too (a failed counter is in `failures` already).
+        // A failed counter is in `failures` already; the give-up and the run's notes are notes.
         var notes: [String] = []
         if let gaveUp = result.gaveUp {
             text += "Error: \(MetrikaToolCatalogue.sentence(gaveUp))\n"
             notes.append(MetrikaToolCatalogue.sentence(gaveUp))
         }
-        let checked = "\(result.countersChecked) counter\(result.countersChecked == 1 ? "" : "s") checked against the same hours of earlier weeks"
-        text += hourly.isEmpty ? "No alerts today so far: \(checked).\n" : "\(checked.prefix(1).uppercased() + checked.dropFirst()).\n"
+        text += said.isEmpty ? "\(none): \(checked).\n" : "\(checked.prefix(1).uppercased() + checked.dropFirst()).\n"
         for line in activity.lines {
             text += line + "\n"
             notes.append(line)
         }
         let document = StructuredView.adding(notes: notes, to: .object([
-            ("findings", .array(findings)), ("failures", .array(failed)), ("counters_checked", .number(Double(result.countersChecked))),
+            ("findings", .array(said.map(\.object))), ("failures", .array(failed)), ("counters_checked", .number(Double(result.countersChecked))),
         ]))
+        // Every counter failed: the work failed (the first failure's sentence first).
         let allFailed = result.countersChecked == 0 && (!result.failures.isEmpty || result.gaveUp != nil)
         return MCPToolResult(content: [.text(text)], structuredContent: allFailed ? nil : document, isError: allFailed)
     }
+
+    /// `drop`, `rise`, `stopped`, or `back_to_normal`: a day's notice, and an hour's.
+    static func notice(_ notice: AlertLedger.Notice) -> String {
+        if case .alert(let kind) = notice { return kind.rawValue }
+        return "back_to_normal"
+    }
+
+    static func notice(_ notice: HourlyLedger.Notice) -> String {
+        if case .alert(let kind) = notice { return kind.rawValue }
+        return "back_to_normal"
+    }
+
+    /// A change in percent to one decimal, as the webhook says it (nil: nothing was expected).
+    static func rounded(_ percent: Double?) -> Double? { percent.map { ($0 * 10).rounded() / 10 } }
 
     /// `14:00`; `24:00` for the end of the day.
     static func hourText(_ hour: Int) -> String { (hour < 10 ? "0" : "") + "\(hour):00" }
