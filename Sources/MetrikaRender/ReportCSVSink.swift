@@ -86,7 +86,9 @@ package final class ReportCSVSink: ReportSink {
         let keyCount = layout.keyColumns.count + layout.comparisonKeyColumns.count
         keys.append(rest.label)
         while keys.count < keyCount { keys.append("") }
-        let values = rest.values.flatMap { value in layout.compare ? [layout.csvText(value), "", ""] : [layout.csvText(value)] }
+        let values = layout.compare && rest.previous != nil
+            ? layout.csvValueCells(Report.Row(dimensions: [], values: rest.values, previous: rest.previous))
+            : rest.values.flatMap { value in layout.compare ? [layout.csvText(value), "", ""] : [layout.csvText(value)] }
         try writer.write(keys + values, numbersFrom: keys.count, to: out)
     }
 

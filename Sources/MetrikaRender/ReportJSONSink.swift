@@ -218,7 +218,10 @@ package final class ReportJSONSink: ReportSink {
         if let rest {
             members.append(("rows_total", .number(Double(rest.rowsTotal))))
             let values = zip(layout.metrics, rest.values).map { metric, quantity in (metric.columnName, JSONValue.number(quantity.value)) }
-            members.append(("other", .object([("rows", .number(Double(rest.rows))), ("values", .object(values))])))
+            var other: [(String, JSONValue)] = [("rows", .number(Double(rest.rows))), ("values", .object(values))]
+            // A compared report's Other: its previous values and change, as a row's.
+            if layout.compare, let before = rest.previous { other += comparison(before, current: rest.values, dates: [], layout: layout) }
+            members.append(("other", .object(other)))
         }
         members.append(("missing_days", .array(missingDays.map { .string($0.iso) })))
         // Only when a metric is missing on days that have the others: its column name → those days.

@@ -131,8 +131,13 @@ package final class ReportTableSink: ReportSink {
             let padding = Array(repeating: "", count: layout.grouping == nil ? max(0, layout.dimensions.count - 1) : 0)
             // A limited report: the rows left out, and the Total said to be over all of them.
             if let rest {
-                let values = layout.compare ? rest.values.flatMap { value in before ? [cell(value, raw: layout.raw), "", ""] : [cell(value, raw: layout.raw), ""] }
+                let values: [String]
+                if layout.compare, let previous = rest.previous {
+                    values = valueCells(rest.values, previous: previous, layout: layout, before: before)
+                } else {
+                    values = layout.compare ? rest.values.flatMap { value in before ? [cell(value, raw: layout.raw), "", ""] : [cell(value, raw: layout.raw), ""] }
                                             : rest.values.map { cell($0, raw: layout.raw) }
+                }
                 table.append([rest.label] + padding + values)
             }
             table.appendSeparator()

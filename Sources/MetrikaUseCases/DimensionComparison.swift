@@ -21,6 +21,9 @@ extension DirectReport {
         let skipped = max(0, firstRow - 1)
         var rowsTotal = 0
         var shown: Report.ShownRows?
+        // The shown rows' previous values, for the Other row's: the previous totals less them.
+        var shownBefore: Report.ShownRows?
+        var previousTotals: [Quantity] = []
         var totals: [Quantity] = []
         var started = false
         while let next = pager.nextPage {
@@ -35,6 +38,7 @@ extension DirectReport {
             if !started {
                 started = true
                 shown = Report.ShownRows(metrics: columns.metrics)
+                shownBefore = Report.ShownRows(metrics: columns.metrics)
                 if begin {
                     var layout = ReportLayout(dimensions: columns.dimensions, metrics: columns.metrics.map { $0.titled(byGoalNames: goalNames) }, period: span ?? range,
                                               grouping: nil, multipleCounters: multipleCounters, raw: request.raw,
@@ -45,7 +49,8 @@ extension DirectReport {
                 let sampling = Sampling(isSampled: answer.sampled, share: answer.sampleShare ?? 1)
                 try sink.beginSection(counter: counter, sampling: sampling)
                 totals = Normalizer.quantities(Self.padded(answer.totalsA, columns.metrics.count), of: columns.metrics)
-                try sink.compareSection(Report.Previous(period: previous, values: Normalizer.quantities(Self.padded(answer.totalsB, columns.metrics.count), of: columns.metrics)))
+                previousTotals = Normalizer.quantities(Self.padded(answer.totalsB, columns.metrics.count), of: columns.metrics)
+                try sink.compareSection(Report.Previous(period: previous, values: previousTotals))
                 if answer.sampled {
                     activity.note("Note: counter \(counter.id)'s numbers are estimates: Metrika sampled \(DecimalText.format((answer.sampleShare ?? 1) * 100, fractionDigits: 1))% of visits (\(activity.naming[.accuracy]) \(request.accuracy)). Use \(activity.naming[.accuracy]) full for exact numbers.")
                 }
@@ -59,6 +64,7 @@ extension DirectReport {
                                           values: current, previous: Report.Previous(period: previous, values: before))
                 compared.presence = Self.presence(current: row.a, previous: row.b)
                 shown?.add(compared)
+                shownBefore?.add(Report.Row(dimensions: compared.dimensions, values: before))
                 rows.append(compared)
             }
             try sink.append(rows)
@@ -69,7 +75,10 @@ extension DirectReport {
             activity.note("Note: counter \(counter.id): showing the first \(pager.received) of \(pager.claimedTotal) rows; \(Self.limitHint(claimed: pager.claimedTotal, naming: activity.naming)).")
         }
         guard started else { return (nil, rowsTotal) }
-        if pager.warning("") == nil, let rest = shown?.leftOut(rowsTotal: pager.claimedTotal, totals: totals) {
+        if pager.warning("") == nil, var rest = shown?.leftOut(rowsTotal: pager.claimedTotal, totals: totals) {
+            if let before = shownBefore?.leftOut(rowsTotal: pager.claimedTotal, totals: previousTotals) {
+                rest.previous = Report.Previous(period: previous, values: before.values)
+            }
             try sink.leftOut(rest)
         }
         try sink.endSection(totals: totals, missingDays: [])

@@ -235,6 +235,32 @@ struct CompareEndToEndTests {
         #expect(rows.count == records.count - 1 && rows.allSatisfy { $0["presence"] is String && $0["previous"] is [String: Any] })
     }
 
+    /// A limited compared report's `Other (N rows)` has its before and change like any row: the
+    /// previous totals less the shown rows' previous values (a newcomer saw it bare), in the table,
+    /// the CSV and the JSON.
+    @Test func theRowsLeftOutOfAComparedReportHaveTheirBefore() throws {
+        let world = try World()
+        let arguments = ["--counter", "1001", "--dimensions", "searchPhrase", "--metrics", "visits", "--period", "lastWeek", "--compare", "--limit", "5"]
+        let csv = try world.report(arguments + ["--csv"])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        let records = try ReportEndToEndTests.parseCSV(csv.stdout)
+        #expect(records.first == ["search_phrase", "presence", "visits", "visits_previous", "visits_change_pct"], "\(records)")
+        let shown = records.dropFirst().filter { !$0[0].hasPrefix("Other (") }
+        let other = try #require(records.first { $0[0].hasPrefix("Other (") }, "\(csv.stdout)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(try world.report(arguments + ["--json"]).stdout.utf8)) as? [String: Any])
+        let counter = try #require((document["counters"] as? [[String: Any]])?.first)
+        let previousTotal = try #require(((counter["previous"] as? [String: Any])?["totals"] as? [String: Any])?["visits"] as? Double)
+        let shownBefore = shown.reduce(0.0) { $0 + (Double($1[3]) ?? .nan) }
+        #expect(Double(other[3]) == previousTotal - shownBefore, "\(other) against \(previousTotal) − \(shownBefore)")
+        #expect(!other[4].isEmpty, "\(other)")
+        let rest = try #require(counter["other"] as? [String: Any])
+        #expect((rest["previous"] as? [String: Any])?["visits"] as? Double == previousTotal - shownBefore, "\(rest)")
+        #expect((rest["change"] as? [String: Any])?["visits"] is Double, "\(rest)")
+        let table = try world.report(arguments)
+        let line = try #require(table.stdout.split(separator: "\n").first { $0.hasPrefix("Other (") }.map(String.init))
+        #expect(ReportEndToEndTests.cells(line).count == 4, "value, before and change: \(line)")
+    }
+
     /// On a terminal (script(1)'s pseudo-terminal) the changes are green and red; the values stay plain.
     @Test func aColourTerminalColoursOnlyTheChanges() throws {
         try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")

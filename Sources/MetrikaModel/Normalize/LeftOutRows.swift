@@ -13,11 +13,15 @@ extension Report {
         /// (users are not a sum, a rate's rest is no difference), and nil when a value is unknown or
         /// the difference would be negative (totals of a sample need not match its rows).
         package var values: [Quantity]
+        /// A compared report's: what the same rows left out added up to in the previous period (its
+        /// totals less the shown rows' previous values), so the Other row has its before and change.
+        package var previous: Previous?
 
-        package init(rows: Int, rowsTotal: Int, values: [Quantity]) {
+        package init(rows: Int, rowsTotal: Int, values: [Quantity], previous: Previous? = nil) {
             self.rows = rows
             self.rowsTotal = rowsTotal
             self.values = values
+            self.previous = previous
         }
     }
 

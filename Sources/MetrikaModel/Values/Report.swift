@@ -52,7 +52,7 @@ package struct Report: Sendable {
 
     /// What a row or a section's totals are compared with (`--compare`): the days of the previous
     /// period and their values, aligned with the metrics; nil values where unknown (never zero).
-    package struct Previous: Sendable {
+    package struct Previous: Sendable, Equatable {
         package var period: DateRange
         package var values: [Quantity]
 
