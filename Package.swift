@@ -4,7 +4,9 @@ import PackageDescription
 // The layers are targets, so a wrong arrow is a compile error. Each depends only on lower rows
 // (docs/architecture.md has the table of exact arrows and the rule for where a new thing goes):
 //
-//   metrika → MetrikaCLI → MetrikaMCP → MetrikaUseCases → MetrikaWarehouse
+//   metrika → MetrikaCLI → MetrikaMCP · MetrikaBot (the entry points beside the commands)
+//     → MetrikaServices (the composition root: token, config, history, client, deliverers)
+//     → MetrikaUseCases → MetrikaWarehouse
 //     → MetrikaAPI (CCurl) · MetrikaStore (CSQLite) · MetrikaRender → MetrikaSystem → MetrikaModel
 //
 // MetrikaModel depends on no other target of the project; the simulator shares no code with the client.
@@ -34,9 +36,13 @@ let package = Package(
         .target(name: "MetrikaRender", dependencies: ["MetrikaModel", "MetrikaSystem"]),
         .target(name: "MetrikaWarehouse", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore"]),
         .target(name: "MetrikaUseCases", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse"]),
-        // The MCP server (`metrika mcp`): an entry point beside the CLI's commands, over the same use cases.
-        .target(name: "MetrikaMCP", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse", "MetrikaUseCases"]),
-        .target(name: "MetrikaCLI", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse", "MetrikaUseCases", "MetrikaMCP"]),
+        // What every entry point runs on: the world's seams and the run's selections in, the services out.
+        .target(name: "MetrikaServices", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse", "MetrikaUseCases"]),
+        // The MCP server (`metrika mcp`): an entry point beside the CLI's commands, over the same services.
+        .target(name: "MetrikaMCP", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse", "MetrikaUseCases", "MetrikaServices"]),
+        // The Telegram bot (`metrika bot`): another entry point over the same services.
+        .target(name: "MetrikaBot", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaUseCases", "MetrikaServices"]),
+        .target(name: "MetrikaCLI", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse", "MetrikaUseCases", "MetrikaServices", "MetrikaMCP", "MetrikaBot"]),
         .executableTarget(name: "metrika", dependencies: ["MetrikaCLI"]),
         .target(name: "MetrikaSimulator"),
         .executableTarget(name: "metrika-fake-api", dependencies: ["MetrikaSimulator"]),
@@ -51,8 +57,10 @@ let package = Package(
         .testTarget(name: "MetrikaSimulatorTests", dependencies: ["MetrikaSimulator"]),
         .testTarget(name: "MetrikaWarehouseTests", dependencies: ["MetrikaWarehouse", "MetrikaAPI", "MetrikaStore", "MetrikaModel", "MetrikaSystem"]),
         .testTarget(name: "MetrikaUseCasesTests", dependencies: ["MetrikaUseCases", "MetrikaAPI", "MetrikaStore", "MetrikaModel"]),
-        .testTarget(name: "MetrikaMCPTests", dependencies: ["MetrikaMCP", "MetrikaUseCases", "MetrikaRender", "MetrikaSimulator", "MetrikaTestSupport"]),
-        .testTarget(name: "MetrikaCLITests", dependencies: ["MetrikaCLI", "MetrikaUseCases", "MetrikaSimulator", "MetrikaTestSupport"]),
+        .testTarget(name: "MetrikaServicesTests", dependencies: ["MetrikaServices", "MetrikaUseCases", "MetrikaAPI", "MetrikaSystem", "MetrikaModel", "MetrikaRender"]),
+        .testTarget(name: "MetrikaMCPTests", dependencies: ["MetrikaMCP", "MetrikaServices", "MetrikaUseCases", "MetrikaRender", "MetrikaSimulator", "MetrikaTestSupport"]),
+        .testTarget(name: "MetrikaBotTests", dependencies: ["MetrikaBot", "MetrikaServices", "MetrikaUseCases", "MetrikaAPI", "MetrikaStore", "MetrikaModel", "MetrikaRender"]),
+        .testTarget(name: "MetrikaCLITests", dependencies: ["MetrikaCLI", "MetrikaServices", "MetrikaUseCases", "MetrikaSimulator", "MetrikaTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["MetrikaCLI", "MetrikaUseCases", "MetrikaTestSupport", "metrika", "metrika-fake-api"],

@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaAPI
 import MetrikaModel
+import MetrikaServices
 import MetrikaSystem
 import MetrikaUseCases
 
@@ -91,30 +92,33 @@ package enum CLI {
             if let given = rest.first(where: { Option.verbose.spec.spellings.contains($0) }), !command.makesRequests {
                 throw UsageError("\(given) logs API requests, and `metrika \(command.name)` makes none: leave it out")
             }
-            let options = try ArgumentParser.parse(rest, options: command.allOptions)
+            var options = try ArgumentParser.parse(rest, options: command.allOptions)
             if options[.help] {
                 context.stdout.write(command.helpText)
                 return ExitCode.ok
             }
-            // The run's one session, handed to the command: the config file is read once through it.
-            let session = Session(context: context, options: options)
+            // The run's one set of services, handed to the command: the config file is read once through it.
+            let services = Services(world: context.servicesWorld, selection: ServicesSelection(options, environment: context.environment))
             // Every command that signs in reads the config file (app credentials, profiles, counters):
             // a malformed one or an unknown profile is refused before anything else happens, whatever
             // the command would have taken from it.
             if command.allOptions.contains(where: { $0.name == Option.profile.name }) {
-                _ = try session.configFile()
-                _ = try session.profile()
+                _ = try services.configFile()
+                _ = try services.profile()
             }
-            if command.usesDefaultCounter, !options.contains(.counter), let defaults = try session.defaultCounters() {
-                session.useCounters(defaults.ids, from: defaults.source)
-                session.logger?("using counter \(defaults.ids.joined(separator: ",")) from \(defaults.source)")
+            // `--counter` from a default (METRIKA_COUNTER, the profile, the config file).
+            if command.usesDefaultCounter, !options.contains(.counter), let defaults = try services.defaultCounters() {
+                options.set(.counter, to: defaults.ids)
+                options.counterDefaultSource = defaults.source
+                services.logger?("using counter \(defaults.ids.joined(separator: ",")) from \(defaults.source)")
             }
+            let session = Session(context: context, options: options, services: services)
             do {
                 let status = try await command.run(session.options, session: session)
-                await session.closeHistories()
+                await services.closeHistories()
                 return status
             } catch {
-                await session.closeHistories()
+                await services.closeHistories()
                 throw error
             }
         } catch let error as ParameterError {

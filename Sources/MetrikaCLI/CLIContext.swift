@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaAPI
 import MetrikaModel
+import MetrikaServices
 import MetrikaSystem
 
 /// The world a command runs in. `CLIContext.live()` wires the real one; tests build their own.
@@ -13,7 +14,7 @@ package struct CLIContext: Sendable {
     package var readStandardInput: @Sendable () -> String?
     package var transport: any HTTPTransport
     /// Streamed exchanges: Logs API part downloads (signed and renewed like `transport`'s calls, see
-    /// `Session.client`) and ClickHouse statements and inserts (no token).
+    /// `Services.client`) and ClickHouse statements and inserts (no token).
     package var streamingTransport: any StreamingHTTPTransport
     package var now: @Sendable () -> Date
     package var sleep: @Sendable (Double) async throws -> Void

@@ -5,8 +5,6 @@ import MetrikaModel
 /// not there to read, a file that cannot be written, sendmail, a pasted token the API refuses. Each
 /// case carries what the message names; the message and the exit status are derived here, once.
 enum CLIFailure: MetrikaFailure, Equatable {
-    /// `--offline` with no history database at `path`.
-    case noHistoryOffline(path: String)
     /// `alert --offline` without `--counter`, and the history at `path` knows no counter.
     case noCountersOffline(path: String)
     /// `cache prune` with no history database at `path`.
@@ -31,8 +29,6 @@ enum CLIFailure: MetrikaFailure, Equatable {
 
     var message: String {
         switch self {
-        case .noHistoryOffline(let path):
-            "no history yet at \(path): --offline reads only the history. Fill it with `metrika sync --counter ID` (or run without --offline), then try again."
         case .noCountersOffline(let path):
             "the history (\(path)) holds no counter to check offline; run metrika sync first, or name --counter"
         case .nothingToPrune(let path):
@@ -60,7 +56,7 @@ enum CLIFailure: MetrikaFailure, Equatable {
 
     var exitCode: Int32 {
         switch self {
-        case .noHistoryOffline, .noCountersOffline, .nothingToPrune, .noSendmail: ExitCode.config
+        case .noCountersOffline, .nothingToPrune, .noSendmail: ExitCode.config
         case .outputIsDirectory, .outputFolderMissing: ExitCode.cannotCreate
         case .pastedTokenRejected: ExitCode.noPermission
         case .unknownAlert: ExitCode.usage

@@ -19,7 +19,7 @@ protocol Command {
     /// Whether a missing `--counter` is filled in from METRIKA_COUNTER, the profile or the config
     /// file. Default: whenever it takes `--counter` (sync, where none means all, says no).
     static var usesDefaultCounter: Bool { get }
-    /// Runs it with the run's one `Session` (its options, its context, the config file read once);
+    /// Runs it with the run's one `Session` (its options, its context, the services: the config file read once);
     /// returns the exit code or throws a `MetrikaFailure`.
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32
 }

@@ -214,7 +214,7 @@ extension Option where Value == String? {
 
 // MARK: - Token
 
-/// Where the token comes from, for commands that call the API (read by `Session`).
+/// Where the token comes from, for commands that call the API (read by `ServicesSelection`).
 enum TokenOptions {
     /// `--profile NAME`: a named profile of the config file (token file, API URL, default counter).
     static var profile: OptionSpec { Option.profile.spec }

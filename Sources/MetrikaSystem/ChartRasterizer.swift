@@ -7,6 +7,14 @@ import MetrikaModel
 package protocol ChartRasterizer: Sendable {
     /// The PNG image of `svg` (a complete SVG document), drawn at `scale` times its pixel size.
     func png(fromSVG svg: Data, scale: Double) async throws -> Data
+    /// The same rasterizer for a child run in `environment` (the run's, less a secret a child must not
+    /// see); one that runs no child is itself.
+    func forChildren(in environment: [String: String]) -> any ChartRasterizer
+}
+
+extension ChartRasterizer {
+    /// A rasterizer that runs no child program serves any environment as it is.
+    package func forChildren(in environment: [String: String]) -> any ChartRasterizer { self }
 }
 
 /// Why no PNG came out of the rasterizer: exit 69 (a program metrika relies on is unavailable),

@@ -35,6 +35,11 @@ package struct RSVGConvertRasterizer: ChartRasterizer {
         self.maximumOutput = maximumOutput
     }
 
+    /// This rasterizer (its bounds) with its child run in `environment`.
+    package func forChildren(in environment: [String: String]) -> any ChartRasterizer {
+        RSVGConvertRasterizer(environment: environment, timeout: timeout, maximumOutput: maximumOutput)
+    }
+
     /// The program to run: `METRIKA_RSVG_CONVERT` when set, else the first `rsvg-convert` on PATH.
     package func executable() -> String? {
         if let named = environment[Self.overrideVariable], !named.isEmpty {

@@ -6,8 +6,7 @@ import Testing
 @Suite("CLI failures")
 struct CLIFailureTests {
     @Test(arguments: [
-        (CLIFailure.noHistoryOffline(path: "/h.sqlite"), ExitCode.config, "no history yet at /h.sqlite: --offline reads only the history."),
-        (.noCountersOffline(path: "/h.sqlite"), ExitCode.config, "the history (/h.sqlite) holds no counter to check offline"),
+        (CLIFailure.noCountersOffline(path: "/h.sqlite"), ExitCode.config, "the history (/h.sqlite) holds no counter to check offline"),
         (.nothingToPrune(path: "/h.sqlite"), ExitCode.config, "No history database at /h.sqlite: nothing to prune."),
         (.outputIsDirectory(path: "/tmp"), ExitCode.cannotCreate, "cannot write /tmp: is a directory"),
         (.outputFolderMissing(path: "/no/x.html", folder: "/no"), ExitCode.cannotCreate, "cannot write /no/x.html: there is no directory /no"),

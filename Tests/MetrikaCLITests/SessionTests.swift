@@ -3,6 +3,7 @@ import Testing
 @testable import MetrikaAPI
 @testable import MetrikaCLI
 @testable import MetrikaModel
+import MetrikaServices
 import MetrikaStore
 import MetrikaSystem
 
@@ -30,30 +31,30 @@ struct SessionTests {
     @Test func theConfigFileIsReadOnceWhateverIsAskedOfIt() throws {
         let home = try ConfigHome(#"{"counter": 1001, "profiles": {"agency": {"api_url": "http://127.0.0.1:9", "counter": [2001, 2002]}}}"#)
         let session = try Self.session(["--profile", "agency"], home: home)
-        #expect(session.configReads == 0)
-        #expect(try session.profile()?.name == "agency")
-        #expect(try session.defaultCounters()?.ids == ["2001", "2002"])
-        #expect(try session.apiBaseURL().absoluteString == "http://127.0.0.1:9")
-        #expect(try session.profileDescription()?.hasPrefix("agency (--profile, ") == true)
-        _ = try session.tokenFileToWrite()
-        #expect(try session.configFile()?.counters == [1001])
-        #expect(session.configReads == 1)
+        #expect(session.services.configReads == 0)
+        #expect(try session.services.profile()?.name == "agency")
+        #expect(try session.services.defaultCounters()?.ids == ["2001", "2002"])
+        #expect(try session.services.apiBaseURL().absoluteString == "http://127.0.0.1:9")
+        #expect(try session.services.profileDescription()?.hasPrefix("agency (--profile, ") == true)
+        _ = try session.services.tokenFileToWrite()
+        #expect(try session.services.configFile()?.counters == [1001])
+        #expect(session.services.configReads == 1)
     }
 
     @Test func anUnusableConfigFileFailsEveryTimeButIsReadOnce() throws {
         let home = try ConfigHome(#"{"countr": 1}"#)
         let session = try Self.session([], home: home)
         for _ in 0..<3 {
-            #expect(throws: ConfigError.self) { _ = try session.defaultCounters() }
+            #expect(throws: ConfigError.self) { _ = try session.services.defaultCounters() }
         }
-        #expect(session.configReads == 1)
+        #expect(session.services.configReads == 1)
     }
 
     @Test func anUnknownProfileNamesTheKnownOnes() throws {
         let home = try ConfigHome(#"{"profiles": {"agency": {}, "home": {}}}"#)
         let session = try Self.session([], home: home, environment: ["METRIKA_PROFILE": "nope"])
         do {
-            _ = try session.profile()
+            _ = try session.services.profile()
             Issue.record("an unknown profile must fail")
         } catch let error as ConfigError {
             #expect(error == .unknownProfile(name: "nope", selector: "METRIKA_PROFILE", path: home.path + "/metrika/config.json", known: ["agency", "home"]))
@@ -94,10 +95,10 @@ struct SessionTests {
         let home = try ConfigHome("{}")
         let session = try Self.session([], home: home, environment: environment)
         do {
-            _ = try session.defaultCounters()
-            _ = try session.requestTimeout()
-            _ = try session.maxResponseBytes()
-            _ = try session.apiBaseURL()
+            _ = try session.services.defaultCounters()
+            _ = try session.services.requestTimeout()
+            _ = try session.services.maxResponseBytes()
+            _ = try session.services.apiBaseURL()
             Issue.record("\(environment) must be refused")
         } catch let error as ConfigError {
             #expect(error == expected)
@@ -131,7 +132,7 @@ struct PlainHTTPPolicyTests {
 
     @Test func theAPIAndOAuthURLsRefusePlainHTTPToAnotherMachine() throws {
         for variable in ["METRIKA_API_URL", "METRIKA_OAUTH_URL"] {
-            func url(_ session: Session) throws -> URL { variable == "METRIKA_API_URL" ? try session.apiBaseURL() : try session.oauthBaseURL() }
+            func url(_ session: Session) throws -> URL { variable == "METRIKA_API_URL" ? try session.services.apiBaseURL() : try session.services.oauthBaseURL() }
             let session = Self.session([variable: "http://api.example.org"])
             do {
                 _ = try url(session)
@@ -150,7 +151,7 @@ struct PlainHTTPPolicyTests {
             }
         }
         // Only 1 opens the door.
-        #expect(throws: ConfigError.self) { _ = try Self.session(["METRIKA_API_URL": "http://x.example", "METRIKA_ALLOW_INSECURE_HTTP": "yes"]).apiBaseURL() }
+        #expect(throws: ConfigError.self) { _ = try Self.session(["METRIKA_API_URL": "http://x.example", "METRIKA_ALLOW_INSECURE_HTTP": "yes"]).services.apiBaseURL() }
     }
 
 
@@ -161,20 +162,20 @@ struct PlainHTTPPolicyTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-session-db-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let session = Self.session(["METRIKA_DB": folder + "/h.sqlite"])
-        let first = try await session.openHistory()
-        #expect(try await session.openHistory() === first)
-        #expect(try await session.openHistory(readOnly: true) === first)
+        let first = try await session.services.openHistory()
+        #expect(try await session.services.openHistory() === first)
+        #expect(try await session.services.openHistory(readOnly: true) === first)
         let loaders = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
-            for _ in 0..<4 { group.addTask { ObjectIdentifier(try await session.historyLoader(offline: true, readOnly: true).store) } }
+            for _ in 0..<4 { group.addTask { ObjectIdentifier(try await session.services.historyLoader(offline: true, unsettledDays: 2, readOnly: true).store) } }
             return try await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
         }
         #expect(loaders == [ObjectIdentifier(first)])
 
         let reader = Self.session(["METRIKA_DB": folder + "/h.sqlite"])
-        let readOnly = try await reader.openHistory(readOnly: true)
+        let readOnly = try await reader.services.openHistory(readOnly: true)
         #expect(readOnly.isReadOnly)
-        let writable = try await reader.openHistory()
+        let writable = try await reader.services.openHistory()
         #expect(!writable.isReadOnly && writable !== readOnly)
-        #expect(try await reader.openHistory(readOnly: true) === writable)
+        #expect(try await reader.services.openHistory(readOnly: true) === writable)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import MetrikaAPI
 import MetrikaModel
 import MetrikaRender
+import MetrikaStore
 import MetrikaSystem
 import MetrikaUseCases
 import Testing
@@ -17,6 +18,10 @@ import Testing
         var now: @Sendable () -> Date { { Date(timeIntervalSince1970: 0) } }
         func client() throws -> MetrikaAPI.MetrikaClient { Issue.record("the API was reached"); throw CancellationError() }
         func historyLoader(offline: Bool) throws -> MetrikaUseCases.HistoryLoader { Issue.record("the history was reached"); throw CancellationError() }
+        func historyLoader(offline: Bool, unsettledDays: Int) throws -> MetrikaUseCases.HistoryLoader { Issue.record("the history was reached"); throw CancellationError() }
+        func history() throws -> HistoryStore { Issue.record("the history was reached"); throw CancellationError() }
+        func defaultCounters() throws -> (ids: [String], source: String)? { Issue.record("the config was reached"); throw CancellationError() }
+        func telegramBot() throws -> TelegramBot { Issue.record("Telegram was reached"); throw CancellationError() }
         var rasterizer: any MetrikaSystem.ChartRasterizer { RSVGConvertRasterizer(environment: [:]) }
         func alertSettings() throws -> MetrikaUseCases.AlertSettings { Issue.record("the config was reached"); throw CancellationError() }
         func alertCounters(_ ids: [Int], loader: MetrikaUseCases.HistoryLoader) async throws -> (counters: [MetrikaModel.Counter], failures: [(counterID: Int, failure: any MetrikaModel.MetrikaFailure)]) {

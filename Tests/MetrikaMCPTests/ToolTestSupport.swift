@@ -78,8 +78,19 @@ struct TestServices: MCPServices {
     }
 
     func historyLoader(offline: Bool) throws -> HistoryLoader {
-        HistoryLoader(store: try HistoryStore(path: databasePath), client: offline ? nil : try client(), now: now, unsettledDays: 2)
+        try historyLoader(offline: offline, unsettledDays: 2)
     }
+
+    func historyLoader(offline: Bool, unsettledDays: Int) throws -> HistoryLoader {
+        HistoryLoader(store: try history(), client: offline ? nil : try client(), now: now, unsettledDays: unsettledDays)
+    }
+
+    func history() throws -> HistoryStore { try HistoryStore(path: databasePath) }
+
+    func defaultCounters() -> (ids: [String], source: String)? { nil }
+
+    /// The tools never reach Telegram.
+    func telegramBot() throws -> TelegramBot { throw CancellationError() }
 
     func alertSettings() throws -> AlertSettings { settings }
 

@@ -3,6 +3,7 @@ import MetrikaAPI
 @testable import MetrikaMCP
 import MetrikaModel
 import MetrikaRender
+import MetrikaStore
 import MetrikaSystem
 import MetrikaUseCases
 import Testing
@@ -46,6 +47,10 @@ import Testing
             guard offline else { throw AuthError.notSignedIn }
             return try base.historyLoader(offline: true)
         }
+        func historyLoader(offline: Bool, unsettledDays: Int) throws -> HistoryLoader { try historyLoader(offline: offline) }
+        func history() throws -> HistoryStore { try base.history() }
+        func defaultCounters() -> (ids: [String], source: String)? { nil }
+        func telegramBot() throws -> TelegramBot { throw AuthError.notSignedIn }
         var rasterizer: any ChartRasterizer { base.rasterizer }
         func alertSettings() throws -> AlertSettings { try base.alertSettings() }
         func alertCounters(_ ids: [Int], loader: HistoryLoader) async throws -> (counters: [Counter], failures: [(counterID: Int, failure: any MetrikaFailure)]) {

@@ -121,7 +121,7 @@ enum AlertCommand: Command {
         if managesEpisodes(options) { return try await runEpisodes(options, session: session) }
         let context = session.context
         let request = try parse(options, context: context)
-        let settings = try AlertRun.settings(from: try session.configFile()?.alerts)
+        let settings = try AlertRun.settings(from: try session.services.configFile()?.alerts)
         // Why a named counter was not judged is a note, not an error: said on a terminal or with
         // --verbose, never to cron (whose stderr is no terminal, and mailed).
         let runRequest = AlertRun.Request(counterIDs: request.counterIDs, today: request.today, dryRun: request.dryRun, currency: request.currency,
@@ -136,20 +136,16 @@ enum AlertCommand: Command {
         if !request.recipients.isEmpty, !request.dryRun { try MailOptions.checkSendmail(request.sendmail) }
         let chats = try session.telegramChats(given: options[.telegram])
         // The bot is made (its token found and checked) before anything is checked or claimed.
-        let bot = chats.isEmpty || request.dryRun ? nil : try await session.telegramBot()
+        let bot = chats.isEmpty || request.dryRun ? nil : try await session.services.telegramBot()
+        let announce = context.stderrIsTerminal || options[.verbose]
         var deliverers: [any AlertDeliverer] = []
         if let webhook { deliverers.append(WebhookDeliverer(webhook)) }
-        if let bot {
-            deliverers.append(TelegramDeliverer(bot: bot, chats: chats, rasterizer: context.rasterizer, activity: context,
-                                                announce: context.stderrIsTerminal || options[.verbose]))
-        }
+        if let bot { deliverers.append(session.services.telegramDeliverer(bot: bot, chats: chats, announce: announce)) }
         if let sender = request.sender, !request.recipients.isEmpty {
-            deliverers.append(AlertMailDeliverer(
-                sender: sender, recipients: request.recipients, sendmail: request.sendmail,
-                childEnvironment: childEnvironment(context.environment, hiding: webhook), context: context,
-                announce: context.stderrIsTerminal || options[.verbose]))
+            deliverers.append(session.services.mailDeliverer(sender: sender, recipients: request.recipients, sendmail: request.sendmail,
+                                                             hiding: webhook, announce: announce))
         }
-        let loader = try await session.historyLoader(offline: request.offline)
+        let loader = try await session.services.historyLoader(offline: request.offline)
         let run = AlertRun(loader: loader, settings: settings, activity: context)
         let result: AlertRun.Result
         do {
@@ -181,30 +177,11 @@ enum AlertCommand: Command {
 
     /// `--webhook`, else METRIKA_WEBHOOK_URL; its secret parts join the run's masked secrets at once.
     static func webhook(_ options: ParsedOptions, session: Session) throws -> Webhook? {
-        let context = session.context
         let given = options[.webhook]
-        let text = given ?? context.environment["METRIKA_WEBHOOK_URL"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
         if given != nil, given?.trimmingCharacters(in: .whitespaces).isEmpty == true {
             throw UsageError("--webhook needs a URL (such as https://hooks.slack.com/services/…)")
         }
-        guard let text else { return nil }
-        context.secrets.add(text)
-        let webhook = try Webhook(text, transport: context.transport, timeout: try session.requestTimeout(),
-                                  source: given != nil ? "--webhook" : "METRIKA_WEBHOOK_URL", environment: context.environment)
-        for secret in webhook.secrets { context.secrets.add(secret) }
-        return webhook
-    }
-
-    /// The environment of sendmail and rsvg-convert: ChildProcess drops every METRIKA_ variable; this also drops any
-    /// other variable that holds the webhook URL or a part of its secret (a cron line's
-    /// `--webhook "$SLACK_URL"`, a Telegram bot token variable).
-    static func childEnvironment(_ environment: [String: String], hiding webhook: Webhook?) -> [String: String] {
-        guard let webhook else { return environment }
-        let url = webhook.url.absoluteString
-        return environment.filter { _, value in
-            guard value.count >= 8 else { return true }
-            return !url.contains(value) && !webhook.secrets.contains(where: { value.contains($0) && $0.count >= 8 })
-        }
+        return try session.services.webhook(given: given, givenBy: "--webhook")
     }
 }
 

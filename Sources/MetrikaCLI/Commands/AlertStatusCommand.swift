@@ -35,7 +35,7 @@ extension AlertCommand {
             throw UsageError("--json goes with --status")
         }
         let target = try forgetTarget(options)
-        let status = AlertStatus(store: try await session.openHistory(readOnly: target == nil))
+        let status = AlertStatus(store: try await session.services.openHistory(readOnly: target == nil))
         if let target {
             let forgotten = try await status.forget(target)
             if forgotten.isEmpty, case .id(let id) = target {

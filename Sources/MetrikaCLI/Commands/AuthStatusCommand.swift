@@ -20,8 +20,8 @@ enum AuthStatusCommand: Command {
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         let context = session.context
         guard options.positionals.isEmpty else { throw UsageError("auth status takes no arguments") }
-        let profile = try session.profileDescription()
-        let resolved = try await session.token()
+        let profile = try session.services.profileDescription()
+        let resolved = try await session.services.token()
         let now = context.now()
         var rows: [(String, String)] = [("Profile", profile ?? "none (--profile / METRIKA_PROFILE)"), ("Source", resolved.source)]
         rows.append(("Token", TokenMask.mask(resolved.token)))
@@ -38,8 +38,8 @@ enum AuthStatusCommand: Command {
         }
 
         let client = MetrikaClient(
-            baseURL: try session.apiBaseURL(), token: resolved.token, transport: context.transport,
-            requestTimeout: try session.requestTimeout(), sleep: context.sleep, now: context.now, log: session.logger
+            baseURL: try session.services.apiBaseURL(), token: resolved.token, transport: context.transport,
+            requestTimeout: try session.services.requestTimeout(), sleep: context.sleep, now: context.now, log: session.services.logger
         )
         var code = ExitCode.ok
         do {
@@ -60,10 +60,10 @@ enum AuthStatusCommand: Command {
     }
 
     /// Whether the next command can renew the token by itself, and if not, why: the same credentials
-    /// the renewal itself would use (`Session.credentialsForToken`).
+    /// the renewal itself would use (`Services.credentialsForToken`).
     static func renewal(_ stored: StoredToken, session: Session) throws -> String {
         guard stored.refreshToken != nil else { return "not possible (no refresh token; run `metrika login` before it expires)" }
-        switch try session.credentialsForToken(stored) {
+        switch try session.services.credentialsForToken(stored) {
         case .success(let credentials):
             return "automatic within 30 days of expiry (app \(credentials.clientID), secret from \(credentials.secretSource ?? credentials.source))"
         case .failure(let problem):

@@ -1,9 +1,10 @@
 import Foundation
+import MetrikaBot
 import MetrikaModel
 import MetrikaUseCases
 
 /// `metrika bot --allow CHAT[,CHAT…] [--once]`: answers the commands of allowed Telegram chats
-/// (`BotServer`, `BotCommands`); the bot's token from METRIKA_TELEGRAM_TOKEN, the config or the keyring (`Session.telegramBot`).
+/// (MetrikaBot's `BotServer` over the run's services); the bot's token from METRIKA_TELEGRAM_TOKEN, the config or the keyring (`Services.telegramBot`).
 enum BotCommand: Command {
     static let name = "bot"
     static let summary = "Answer /report, /today, /chart, /explain, /counters and /alerts in allowed Telegram chats (long polling)"
@@ -45,26 +46,8 @@ enum BotCommand: Command {
             return number
         }
         // The token as every Telegram use finds it: METRIKA_TELEGRAM_TOKEN, else the config's "telegram", else the keyring.
-        let bot = try await session.telegramBot()
-        let defaults = try session.defaultCounters()
-        let defaultCounter = defaults.flatMap { $0.ids.count == 1 ? Int($0.ids[0]) : nil }
-        let store = try await session.openHistory()
-        let backend = BotCommands.Backend(
-            counters: BotCommands.keptCounters({ try await CounterList.fetch(client: try await session.client(), search: nil, history: store).items },
-                                               now: context.now),
-            loader: { request in try await session.historyLoader(offline: false, unsettledDays: request.unsettledDays) },
-            alerts: { try await AlertStatus(store: store).entries() },
-            activity: context, defaultCounter: defaultCounter, rasterizer: context.rasterizer,
-            explain: { id, day in
-                // The day (default yesterday in the counter's time zone) against the alert's baseline, as `metrika explain --counter ID --date DAY`.
-                let client = try await session.client()
-                let request = try await Explain.request(counterID: id, metric: nil, date: day, from: nil, to: nil, against: nil,
-                                                        dimensions: nil, client: client, now: context.now())
-                return try await Explain.run(request, client: client)
-            }, now: context.now)
-        let server = BotServer(
-            bot: bot, allowed: Set(allowed), store: store, commands: BotCommands(backend: backend), now: context.now,
-            stopRequests: SignalTrap.Requests(),
+        let server = try await BotServer(
+            services: session.services, allowed: Set(allowed), activity: context, stopRequests: SignalTrap.Requests(),
             stranger: { context.note("Telegram chat \($0) is not in --allow: not answered (add it to --allow to answer it).") },
             limited: { context.note("Telegram chat \($0) sent more than \(BotServer.perChatPerMinute) commands in a minute: the rest of the minute's are not answered.") })
         let summary = try await server.run(once: options[.once])

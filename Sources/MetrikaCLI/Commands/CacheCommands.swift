@@ -15,8 +15,8 @@ enum CacheInfoCommand: Command {
         try options.requireNoPositionals()
         let output = try FormatOptions.parse(options, toTerminal: context.stdoutIsTerminal)
         let (format, writer) = (output.format, output.csv)
-        let path = session.databasePath
-        guard let info = try await HistoryCache(path: path, open: { try await session.openHistory(readOnly: true) }).info() else {
+        let path = session.services.databasePath
+        guard let info = try await HistoryCache(path: path, open: { try await session.services.openHistory(readOnly: true) }).info() else {
             // Nothing stored yet is an answer, not a failure: a fresh machine, or before the first sync.
             let out = context.stdout
             switch format {
@@ -71,8 +71,8 @@ enum CachePruneCommand: Command {
         if day > today {
             throw UsageError("--before \(day.iso) is after today (\(today.iso)): it would delete the whole history, today included. Give a day up to today, e.g. --before 12monthsAgo; to drop everything, delete the database file")
         }
-        let path = session.databasePath
-        guard let deleted = try await HistoryCache(path: path, open: { try await session.openHistory() }).prune(before: day) else {
+        let path = session.services.databasePath
+        guard let deleted = try await HistoryCache(path: path, open: { try await session.services.openHistory() }).prune(before: day) else {
             throw CLIFailure.nothingToPrune(path: path)
         }
         let out = context.stdout

@@ -91,7 +91,7 @@ enum ChartCommand: Command {
         if format == .png, output == "-", context.stdoutIsTerminal {
             throw UsageError("Not writing PNG bytes to a terminal: use --output FILE.png, or redirect standard output")
         }
-        let loader = try await session.historyLoader(offline: request.history.offline)
+        let loader = try await session.services.historyLoader(offline: request.history.offline)
         let data = try await ChartSeries.load(counterIDs: request.counterIDs, from: request.dates.from, to: request.dates.to, metrics: request.metrics,
                                               grouping: request.grouping, refresh: request.history.refresh, currency: request.currency, loader: loader, activity: context)
         let chart = ChartSeries.makeChart(data, grouping: request.grouping, title: request.title, width: request.width, height: request.height)

@@ -22,9 +22,9 @@ enum CountersCommand: Command {
         let output = try FormatOptions.parse(options, toTerminal: context.stdoutIsTerminal)
         let (format, csv) = (output.format, output.csv)
         let status = try options[.status]
-        let client = try await session.client()
+        let client = try await session.services.client()
         // The currency each counter's revenue is kept in, where the history has seen it (none without one).
-        let history = try? await session.historyLoader(offline: true).store
+        let history = try? await session.services.historyLoader(offline: true).store
         let (items, warning) = try await CounterList.fetch(client: client, search: options[.search], status: status?.apiValue, history: history)
         let out = context.stdout
         switch format {

@@ -53,12 +53,12 @@ enum ExplainCommand: Command {
         try options.requireNoPositionals()
         let id = try CounterOptions.one(options)
         let output = try FormatOptions.parse(options, toTerminal: context.stdoutIsTerminal)
-        let client = try await session.client()
+        let client = try await session.services.client()
         let request = try await Explain.request(
             counterID: id, metric: options[.explainMetric], date: options[.explainDate], from: options[.from], to: options[.to],
             against: options[.against], dimensions: options[.explainDimensions], client: client, now: context.now())
         // Settled days' segments are kept in the history database: a repeated explanation asks nothing.
-        let loader = try await session.historyLoader(offline: false)
+        let loader = try await session.services.historyLoader(offline: false)
         let explanation = try await Explain.run(request, client: client, history: SegmentHistory(loader, today: request.today))
         let listing = explanation.listing
         let out = context.stdout

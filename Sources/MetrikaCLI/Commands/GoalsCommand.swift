@@ -25,7 +25,7 @@ enum GoalsCommand: Command {
         let id = try CounterOptions.one(options)
         let output = try FormatOptions.parse(options, toTerminal: context.stdoutIsTerminal)
         let (format, csv) = (output.format, output.csv)
-        let client = try await session.client()
+        let client = try await session.services.client()
         let goals = try await client.fetchGoals(counterID: id)
         let out = context.stdout
         switch format {

@@ -38,7 +38,7 @@ enum LiveCommand: Command {
         let every = try options[.every] ?? 5
         // Everything that can fail on a wrong command line or a missing sign-in fails here, before
         // the terminal is touched: the usual error line and exit code.
-        let loader = try await session.historyLoader(offline: false)
+        let loader = try await session.services.historyLoader(offline: false)
         // A counter that cannot be read (unknown, access denied) is named on stderr and sets the exit
         // code; the others still show. Only when none can be read is it the command's error.
         var counters: [Counter] = []

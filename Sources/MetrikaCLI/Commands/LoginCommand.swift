@@ -47,10 +47,10 @@ enum LoginCommand: Command {
         guard options.positionals.isEmpty else {
             throw UsageError("login takes no arguments. To use a token you have, pipe it in: `metrika login --token-stdin`")
         }
-        let (file, explicit) = try session.tokenFileToWrite()
+        let (file, explicit) = try session.services.tokenFileToWrite()
         let useKeyring = try options[.store] == .keyring
-        let timeout = try session.requestTimeout()
-        let apiURL = try session.apiBaseURL()
+        let timeout = try session.services.requestTimeout()
+        let apiURL = try session.services.apiBaseURL()
 
         context.secrets.add(options[.clientSecret])
         let stored: StoredToken
@@ -60,9 +60,9 @@ enum LoginCommand: Command {
             // Signing in again with the app of the token stored before needs only its secret.
             let previousClientID: String?
             if case .token(let previous)? = try? file.readContent(enforcingPermissions: false) { previousClientID = previous.clientID } else { previousClientID = nil }
-            guard let credentials = try session.clientCredentials(tokenClientID: previousClientID) else { throw AuthError.missingClientID }
+            guard let credentials = try session.services.clientCredentials(tokenClientID: previousClientID) else { throw AuthError.missingClientID }
             guard credentials.clientSecret != nil else { throw AuthError.missingClientSecret }
-            let oauth = OAuthClient(baseURL: try session.oauthBaseURL(), transport: context.transport, requestTimeout: timeout, now: context.now, log: session.logger)
+            let oauth = OAuthClient(baseURL: try session.services.oauthBaseURL(), transport: context.transport, requestTimeout: timeout, now: context.now, log: session.services.logger)
             let login = DeviceLogin(oauth: oauth, credentials: credentials, now: context.now, sleep: context.sleep)
             guard let token = try await runCancellable(login, context: context) else {
                 context.note("Login cancelled.")
@@ -74,7 +74,7 @@ enum LoginCommand: Command {
         context.secrets.add(stored.accessToken)
         context.secrets.add(stored.refreshToken)
         // One cheap call proves the token works before it replaces a stored one.
-        let client = MetrikaClient(baseURL: apiURL, token: stored.accessToken, transport: context.transport, requestTimeout: timeout, sleep: context.sleep, now: context.now, log: session.logger)
+        let client = MetrikaClient(baseURL: apiURL, token: stored.accessToken, transport: context.transport, requestTimeout: timeout, sleep: context.sleep, now: context.now, log: session.services.logger)
         let check: String
         do {
             let count = try await client.checkToken()
@@ -238,7 +238,7 @@ extension Option where Value == TokenStore? {
 }
 
 extension Option where Value == String? {
-    /// `--client-id ID`: the OAuth app (login; read by `Session.clientCredentials`).
+    /// `--client-id ID`: the OAuth app (login; read by `Services.clientCredentials`).
     static var clientID: Option<String?> { .text("client-id", value: "ID", help: "Your OAuth app's client id (else METRIKA_CLIENT_ID, else the config file)") }
     /// `--client-secret SECRET`: the OAuth app's secret (login), masked wherever it could be shown.
     static var clientSecret: Option<String?> {

@@ -41,7 +41,7 @@ enum LogoutCommand: Command {
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         let context = session.context
         guard options.positionals.isEmpty else { throw UsageError("logout takes no arguments") }
-        let file = try session.tokenFileToWrite().file
+        let file = try session.services.tokenFileToWrite().file
         let out = context.stdout
         defer { noteEnvironmentToken(context) }
         guard file.exists else {
@@ -92,7 +92,7 @@ enum LogoutCommand: Command {
             .notSignedOut(reason: reason, kept: kept, manualRevocation: manualRevocation, exitCode: exitCode)
         }
         let credentials: ClientCredentials
-        switch try session.credentialsForToken(stored) {
+        switch try session.services.credentialsForToken(stored) {
         case .success(let found):
             credentials = found
         case .failure where stored.refreshToken == nil:
@@ -104,7 +104,7 @@ enum LogoutCommand: Command {
         case .failure(let problem):
             throw keep(problem.reason, exitCode: ExitCode.config)
         }
-        let oauth = OAuthClient(baseURL: try session.oauthBaseURL(), transport: context.transport, requestTimeout: try session.requestTimeout(), now: context.now, log: session.logger)
+        let oauth = OAuthClient(baseURL: try session.services.oauthBaseURL(), transport: context.transport, requestTimeout: try session.services.requestTimeout(), now: context.now, log: session.services.logger)
         do {
             switch try await oauth.revoke(stored.accessToken, credentials: credentials) {
             case .revoked:

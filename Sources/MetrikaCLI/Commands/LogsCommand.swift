@@ -91,7 +91,7 @@ enum LogsCommand: Command {
         // One counter: a profile's list of several is refused naming the profile, never cut to its last id.
         let counterID = try CounterOptions.one(options)
         let load = LogsLoad(
-            client: { try await session.client() }, warehouseTransport: context.streamingTransport, databasePath: session.databasePath,
+            client: { try await session.services.client() }, warehouseTransport: context.streamingTransport, databasePath: session.services.databasePath,
             activity: context, sleep: context.sleep, stopRequests: SignalTrap.Requests())
         if options[.listRequests] { return try await list(counterID, json: options[.json], load: load, context: context) }
         if options[.json] { throw UsageError("--json goes with --list (a load writes its rows to the table or --output)") }
@@ -156,7 +156,7 @@ enum LogsCommand: Command {
     /// every server of `--clickhouse` (or the environment's, the config file's); none without one.
     static func cleanTargets(_ options: ParsedOptions, session: Session) throws -> [ClickHouseSettings] {
         guard let text = try options[.clickhouse] ?? ClickHouseOptions.defaultURL(session: session) else { return [] }
-        let servers = try ClickHouseEndpoint.servers(urls: text, table: options[.table], environment: session.context.environment, timeout: try session.requestTimeout())
+        let servers = try ClickHouseEndpoint.servers(urls: text, table: options[.table], environment: session.context.environment, timeout: try session.services.requestTimeout())
         for server in servers { session.context.secrets.add(server.password) }
         return servers
     }

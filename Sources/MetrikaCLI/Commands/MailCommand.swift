@@ -178,8 +178,8 @@ enum MailCommand: Command {
         let request = try parse(options, context: context)
         // The chats and the bot (its token found and checked) before anything is fetched.
         let chats = try request.telegram.map { try session.telegramChats(given: $0) } ?? []
-        let bot = chats.isEmpty ? nil : try await session.telegramBot()
-        let composer = MailComposer(loader: try await session.historyLoader(offline: request.offline), rasterizer: context.rasterizer, activity: context)
+        let bot = chats.isEmpty ? nil : try await session.services.telegramBot()
+        let composer = MailComposer(loader: try await session.services.historyLoader(offline: request.offline), rasterizer: context.rasterizer, activity: context)
         if let bot {
             try await TelegramDigest.send(request.mail, composer: composer, bot: bot, chats: chats)
             if context.stderrIsTerminal || options[.verbose] { context.note("Sent the digest to Telegram chat(s) \(chats.map(\.value).joined(separator: ", ")).") }

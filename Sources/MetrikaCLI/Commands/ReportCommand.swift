@@ -116,12 +116,12 @@ enum ReportCommand: Command {
             sink = makeSink(output.format, csv: output.csv, context: context)
         }
         if request.usesHistory {
-            let loader = try await session.historyLoader(offline: request.offline, unsettledDays: request.unsettledDays, readOnly: request.offline)
+            let loader = try await session.services.historyLoader(offline: request.offline, unsettledDays: request.unsettledDays, readOnly: request.offline)
             try await HistoryReport(request: request, loader: loader, activity: context).run(into: sink)
         } else {
             // Rows so far on the progress line; not when CSV or JSON streams to that same terminal.
             let showsProgress = context.progressEnabled && (output.format == .table || !context.stdoutIsTerminal)
-            try await DirectReport.run(request, client: try await session.client(), activity: context, into: sink, showsProgress: showsProgress)
+            try await DirectReport.run(request, client: try await session.services.client(), activity: context, into: sink, showsProgress: showsProgress)
         }
         if let path = page?.path {
             try AtomicFile.write(Data(memory.bytes), to: path)

@@ -72,8 +72,8 @@ enum SyncCommand: Command {
         let context = session.context
         let request = try parse(options, now: context.now())
         let mirrorTarget = try mirrorTarget(session: session)
-        let client = try await session.client()
-        let run = SyncRun(store: try await session.openHistory(), client: client, activity: context, stopRequests: SignalTrap.Requests(), describe: describe)
+        let client = try await session.services.client()
+        let run = SyncRun(store: try await session.services.openHistory(), client: client, activity: context, stopRequests: SignalTrap.Requests(), describe: describe)
         let summary = try await run.run(request.sync)
         if let mirrorTarget {
             let mirrored = try await HistoryMirror(store: run.store, mirror: mirrorTarget)

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// The secrets this run knows (the token, the OAuth app's secret, the ClickHouse password), so that
-/// `CLIContext.note` — the one way lines reach stderr — masks them wherever a server quoted them.
+/// every entry point masks them wherever a server quoted them (`CLIContext.note`, the MCP server's lines).
 /// Secrets from the environment are always known; a token read from a file is added when resolved.
 package final class KnownSecrets: Sendable {
     /// The environment variables whose values are secrets.

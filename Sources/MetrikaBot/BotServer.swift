@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaModel
 import MetrikaStore
+import MetrikaUseCases
 import Synchronization
 
 /// `metrika bot`: answers the commands of allowed chats by long polling (core.telegram.org/bots/api#getupdates).

@@ -3,13 +3,15 @@ import MetrikaAPI
 import MetrikaModel
 import MetrikaRender
 import MetrikaSystem
+import MetrikaUseCases
 import Synchronization
 
 /// What `metrika bot` answers to one command: Telegram HTML (every text from Metrika or the user
 /// escaped by `TelegramHTML.escape`, tables in `<pre>`), errors worded with the bot's own words
 /// (`ParameterNaming.bot`: "the period of /report", never `--period`).
 package struct BotCommands: Sendable {
-    /// Where the answers' data comes from: the entry point wires its client and history database.
+    /// Where the answers' data comes from: a view of the run's services (`init(services:…)`), or a
+    /// test's closures.
     package struct Backend: Sendable {
         /// The counters the token can read.
         package var counters: @Sendable () async throws -> [CounterListing.Item]

@@ -4,25 +4,26 @@ import MetrikaStore
 import MetrikaSystem
 import MetrikaUseCases
 
-// The run's history database: where it is (`--db`, METRIKA_DB, the XDG default), opening it, and
-// the loader over it that history-backed commands (report, chart, mail, alert) share.
+// The run's history database: where it is (the selection's path: `--db`, METRIKA_DB, the XDG default),
+// opening it, and the loader over it that history-backed commands (report, chart, mail, alert), the
+// MCP tools and the bot share.
 
-extension Session {
-    /// The history database this run uses (`DatabaseOptions`).
-    var databasePath: String { DatabaseOptions.path(options, environment: context.environment) }
+extension Services {
+    /// The history database this run uses.
+    package var databasePath: String { selection.databasePath }
 
     /// A history loader over the run's database: with the API client, or none (`offline`). The history
     /// is a cache: a full disk loses what was fetched, not the report (a warning, once). Offline, a
     /// database that does not exist is not created (there is nothing to read in it).
     /// `readOnly`: the command only reads (`report --offline`): an existing history is opened without
     /// writing (`HistoryStore.open(path:readOnly:)`), so one on a read-only filesystem can be read.
-    func historyLoader(offline: Bool, unsettledDays: Int = 2, readOnly: Bool = false) async throws -> HistoryLoader {
+    package func historyLoader(offline: Bool, unsettledDays: Int, readOnly: Bool) async throws -> HistoryLoader {
         let path = databasePath
         if offline, path != ":memory:", !FileManager.default.fileExists(atPath: path) {
-            throw CLIFailure.noHistoryOffline(path: path)
+            throw ServicesError.noHistoryOffline(path: path)
         }
-        let context = self.context
-        let unkept = UnkeptHistory { context.note($0) }
+        let activity = world.activity
+        let unkept = UnkeptHistory { activity.note($0) }
         let store: HistoryStore
         do {
             store = try await openHistory(readOnly: readOnly && offline)
@@ -32,12 +33,12 @@ extension Session {
             unkept.report(error)
             store = try await HistoryStore.open(path: ":memory:")
         }
-        return HistoryLoader(store: store, client: offline ? nil : try await client(), now: context.now, unsettledDays: unsettledDays, unkept: unkept)
+        return HistoryLoader(store: store, client: offline ? nil : try await client(), now: world.now, unsettledDays: unsettledDays, unkept: unkept)
     }
 
     /// Closes every history this run opened (the run is over): each connection checkpoints its WAL
     /// into the file before the process exits.
-    func closeHistories() async {
+    package func closeHistories() async {
         let stores = histories.withLock { histories in
             let stores = histories.values.map(\.store)
             histories.removeAll()
@@ -50,10 +51,10 @@ extension Session {
     /// made to order, for tests: SQLite's `max_page_count`).
     /// `readOnly`: opened only to read (`HistoryStore.open(path:readOnly:)`).
     ///
-    /// Opened once per run: the session keeps the store, and every later call (an MCP server's tool
+    /// Opened once per run: the services keep the store, and every later call (an MCP server's tool
     /// calls, all of them) shares its one connection; a reading call is served by a store opened for
     /// writing, a writing call after a reading one opens the file for writing once.
-    func openHistory(readOnly: Bool = false) async throws -> HistoryStore {
+    package func openHistory(readOnly: Bool = false) async throws -> HistoryStore {
         let path = databasePath
         if let kept = histories.withLock({ $0[path] }), readOnly || !kept.store.isReadOnly { return kept.store }
         let store = try await makeHistory(path: path, readOnly: readOnly)
@@ -67,7 +68,7 @@ extension Session {
 
     private func makeHistory(path: String, readOnly: Bool) async throws -> HistoryStore {
         let store = try await HistoryStore.open(path: path, readOnly: readOnly)
-        if !store.isReadOnly, let text = context.environment["METRIKA_DB_MAX_PAGES"], !text.isEmpty {
+        if !store.isReadOnly, let text = world.environment["METRIKA_DB_MAX_PAGES"], !text.isEmpty {
             guard let pages = Int(text), pages > 0 else {
                 throw ConfigError.badVariable(variable: "METRIKA_DB_MAX_PAGES", value: text, expected: "a positive number of pages")
             }
@@ -77,7 +78,7 @@ extension Session {
     }
 }
 
-/// A history store the session keeps for the rest of the run.
+/// A history store the services keep for the rest of the run.
 struct HistoryStoreHandle: Sendable {
     let store: HistoryStore
 }

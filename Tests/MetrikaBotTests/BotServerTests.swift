@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import MetrikaAPI
+@testable import MetrikaBot
 @testable import MetrikaModel
 import MetrikaRender
 import MetrikaStore

@@ -6,17 +6,11 @@ import MetrikaUseCases
 
 /// The Telegram delivery's settings, from the environment and the config file (never an argument:
 /// a token on the command line would be in `ps` and the shell's history).
-extension Session {
-    /// The chats to send to: `--telegram` (`given`), else METRIKA_TELEGRAM_CHAT, else the profile's
-    /// or the config file's `"telegram"` `"chat"`; empty when none says.
-    func telegramChats(given: String?) throws -> [TelegramChatID] {
-        if let given {
-            guard !given.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw UsageError("--telegram needs a chat id: --telegram 123456789 (docs/telegram.md says how to find it)")
-            }
-            return try TelegramChatID.list(given, source: "--telegram")
-        }
-        if let text = context.environment["METRIKA_TELEGRAM_CHAT"], !text.trimmingCharacters(in: .whitespaces).isEmpty {
+extension Services {
+    /// The chats to send to when the entry point names none: METRIKA_TELEGRAM_CHAT, else the
+    /// profile's or the config file's `"telegram"` `"chat"`; empty when none says.
+    package func telegramChats() throws -> [TelegramChatID] {
+        if let text = world.environment["METRIKA_TELEGRAM_CHAT"], !text.trimmingCharacters(in: .whitespaces).isEmpty {
             return try TelegramChatID.list(text, source: "METRIKA_TELEGRAM_CHAT")
         }
         let config = try configFile()
@@ -31,8 +25,8 @@ extension Session {
     /// `"keyring"` names (added to the run's secrets at once); its base from METRIKA_TELEGRAM_API_URL.
     /// No token: `ConfigError.missingTelegramToken` (78); the named entry missing:
     /// `ConfigError.missingTelegramKeyringEntry` (78); the keyring unreachable: `AuthError.keyringUnavailable` (69).
-    func telegramBot() async throws -> TelegramBot {
-        let environment = context.environment
+    package func telegramBot() async throws -> TelegramBot {
+        let environment = world.environment
         let token: String
         let source: String
         if let text = environment["METRIKA_TELEGRAM_TOKEN"], !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
@@ -61,25 +55,18 @@ extension Session {
                 throw ConfigError.missingTelegramToken(path: ConfigFile.path(environment: environment))
             }
         }
-        context.secrets.add(token.trimmingCharacters(in: .whitespacesAndNewlines))
+        world.secrets.add(token.trimmingCharacters(in: .whitespacesAndNewlines))
         let base = try secretBearingBaseURL(environment["METRIKA_TELEGRAM_API_URL"], variable: "METRIKA_TELEGRAM_API_URL",
                                             fallback: TelegramBot.defaultBaseURL.absoluteString, secret: "the Telegram bot token")
-        let context = self.context
-        let bot = try TelegramBot(token: token, tokenSource: source, baseURL: base, transport: context.transport, environment: environment,
-                                  timeout: try requestTimeout(), note: { context.note($0) })
-        for secret in bot.secrets { context.secrets.add(secret) }
+        let world = self.world
+        let bot = try TelegramBot(token: token, tokenSource: source, baseURL: base, transport: world.transport, environment: environment,
+                                  timeout: try requestTimeout(), note: { world.activity.note($0) })
+        for secret in bot.secrets { world.secrets.add(secret) }
         return bot
     }
 }
 
-extension Session {
+extension Services {
     /// The label of the keyring entry holding a Telegram bot's token (what a keyring's window shows).
-    static let telegramKeyringLabel = "metrika Telegram bot"
-}
-
-extension Option where Value == String? {
-    /// `--telegram CHAT[,CHAT…]` of alert and mail.
-    static var telegram: Option<String?> {
-        .text("telegram", value: "CHAT[,CHAT…]", help: "Send to these Telegram chats too (default: METRIKA_TELEGRAM_CHAT; the bot token: METRIKA_TELEGRAM_TOKEN, the config or the keyring)")
-    }
+    package static let telegramKeyringLabel = "metrika Telegram bot"
 }
