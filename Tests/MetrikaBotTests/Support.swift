@@ -52,9 +52,11 @@ final class RuleAPI: HTTPTransport {
         let path = components.path
         if path.hasPrefix("/management/v1/counter/") {
             guard path.hasSuffix("/1001") else {
-                return HTTPResponse(status: 404, body: Data(#"{"errors":[{"error_type":"not_found","message":"no counter"}],"code":404,"message":"no counter"}"#.utf8))
+                let body = #"{"errors":[{"error_type":"not_found","message":"no counter"}],"code":404,"message":"no counter"}"#
+                return HTTPResponse(status: 404, body: Data(body.utf8))
             }
-            return HTTPResponse(status: 200, body: Data(#"{"counter":{"id":1001,"name":"Shop","site":"shop.example","time_zone_name":"UTC"}}"#.utf8))
+            let body = #"{"counter":{"id":1001,"name":"Shop","site":"shop.example","time_zone_name":"UTC"}}"#
+            return HTTPResponse(status: 200, body: Data(body.utf8))
         }
         let span = DateRange(from: Day(iso: query["date1"] ?? "")!, to: Day(iso: query["date2"] ?? "")!)!
         let names = (query["metrics"] ?? "").split(separator: ",").map(String.init)
@@ -63,19 +65,24 @@ final class RuleAPI: HTTPTransport {
         }
         if path == "/stat/v1/data/bytime" {
             let periods = span.periods(Grouping(rawValue: query["group"] ?? "day") ?? .day)
-            let totals = names.indices.map { index in "[" + periods.map { String(value(index, $0.from)) }.joined(separator: ",") + "]" }
-            let intervals = periods.map { #"["\#($0.from.iso)","\#($0.to.iso)"]"# }
-            let body = #"{"totals":[\#(totals.joined(separator: ","))],"time_intervals":[\#(intervals.joined(separator: ","))],"sampled":false}"#
+            let totals = names.indices.map { index in
+                "[" + periods.map { String(value(index, $0.from)) }.joined(separator: ",") + "]"
+            }.joined(separator: ",")
+            let intervals = periods.map { #"["\#($0.from.iso)","\#($0.to.iso)"]"# }.joined(separator: ",")
+            let body = #"{"totals":[\#(totals)],"time_intervals":[\#(intervals)],"sampled":false}"#
             return HTTPResponse(status: 200, body: Data(body.utf8))
         }
-        guard path == "/stat/v1/data", query["dimensions"] == "ym:s:date" else { return HTTPResponse(status: 404, body: Data("{}".utf8)) }
+        guard path == "/stat/v1/data", query["dimensions"] == "ym:s:date" else {
+            return HTTPResponse(status: 404, body: Data("{}".utf8))
+        }
         let offset = Int(query["offset"] ?? "1") ?? 1
         let limit = Int(query["limit"] ?? "100") ?? 100
         let rows = span.days.dropFirst(offset - 1).prefix(limit).map { day in
-            #"{"dimensions":[{"name":"\#(day.iso)"}],"metrics":[\#(names.indices.map { String(value($0, day)) }.joined(separator: ","))]}"#
-        }
+            let values = names.indices.map { String(value($0, day)) }.joined(separator: ",")
+            return #"{"dimensions":[{"name":"\#(day.iso)"}],"metrics":[\#(values)]}"#
+        }.joined(separator: ",")
         let totals = names.map { _ in "1" }.joined(separator: ",")
-        let body = #"{"data":[\#(rows.joined(separator: ","))],"total_rows":\#(span.dayCount),"totals":[\#(totals)],"sampled":false}"#
+        let body = #"{"data":[\#(rows)],"total_rows":\#(span.dayCount),"totals":[\#(totals)],"sampled":false}"#
         return HTTPResponse(status: 200, body: Data(body.utf8))
     }
 }
@@ -98,7 +105,8 @@ final class TemporaryDatabase {
     var path: String { directory + "/history.sqlite" }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-bot-\(UUID().uuidString)").path
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("metrika-bot-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
 
