@@ -264,7 +264,7 @@ package final class HistoryStore: Sendable {
 
     /// Runs `body` on the owner's thread, translating SQLite's errors into `StoreError`s.
     /// Closes the connection on the store's queue, after the work already queued: the end of a run
-    /// (the CLI's session) checkpoints the WAL into the file before the process exits. Nothing may
+    /// (the run's services) checkpoints the WAL into the file before the process exits. Nothing may
     /// use the store afterwards.
     package func close() async {
         try? await perform { $0.close() }

@@ -8,7 +8,7 @@ import MetrikaStore
 package struct HistoryCache: Sendable {
     /// The history database's path (`:memory:` is never "missing").
     package let path: String
-    /// Opens the store at `path` (the session's way: its page cap, its errors).
+    /// Opens the store at `path` (the services' way: its page cap, its errors).
     package let open: @Sendable () async throws -> HistoryStore
 
     package init(path: String, open: @escaping @Sendable () async throws -> HistoryStore) {
