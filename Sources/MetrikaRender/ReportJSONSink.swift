@@ -169,7 +169,9 @@ package final class ReportJSONSink: ReportSink {
 
     /// One row as a value: the members `writeRow` writes, in its order (its bytes are this value's
     /// compact text). `completeFlag: false` leaves out a row's `"incomplete": false` (a period over).
-    package static func row(_ row: Report.Row, layout: ReportLayout, counter: Counter, completeFlag: Bool = true) -> JSONValue {
+    package static func row(
+        _ row: Report.Row, layout: ReportLayout, counter: Counter, completeFlag: Bool = true
+    ) -> JSONValue {
         var members: [(String, JSONValue)] = []
         if layout.multipleCounters { members.append(("counter_id", .number(Double(counter.id)))) }
         if layout.grouping != nil {
@@ -185,7 +187,9 @@ package final class ReportJSONSink: ReportSink {
         for (metric, quantity) in zip(layout.metrics, row.values) {
             members.append((metric.columnName, .number(quantity.value)))
         }
-        if layout.grouping != nil, row.isIncomplete || completeFlag { members.append(("incomplete", .bool(row.isIncomplete))) }
+        if layout.grouping != nil, row.isIncomplete || completeFlag {
+            members.append(("incomplete", .bool(row.isIncomplete)))
+        }
         if layout.compare {
             var dates: [(String, JSONValue)] = []
             if layout.grouping != nil {
@@ -246,7 +250,8 @@ package final class ReportJSONSink: ReportSink {
     package func endSection(totals: [Quantity], missingDays: [Day]) {
         guard let layout, let counter else { return }
         sections.append(Self.section(
-            Section(counter: counter, sampling: sampling, previous: previous, rest: rest, missingMetrics: missingMetrics),
+            Section(
+                counter: counter, sampling: sampling, previous: previous, rest: rest, missingMetrics: missingMetrics),
             totals: totals, missingDays: missingDays, layout: layout))
     }
 
@@ -259,8 +264,10 @@ package final class ReportJSONSink: ReportSink {
         package var rest: Report.LeftOut?
         package var missingMetrics: [(metric: Metric, days: [Day])]
 
-        package init(counter: Counter, sampling: Sampling?, previous: Report.Previous? = nil, rest: Report.LeftOut? = nil,
-                     missingMetrics: [(metric: Metric, days: [Day])] = []) {
+        package init(
+            counter: Counter, sampling: Sampling?, previous: Report.Previous? = nil, rest: Report.LeftOut? = nil,
+            missingMetrics: [(metric: Metric, days: [Day])] = []
+        ) {
             self.counter = counter
             self.sampling = sampling
             self.previous = previous
@@ -303,7 +310,10 @@ package final class ReportJSONSink: ReportSink {
         }
         // Only when a metric is missing on days that have the others: its column name → those days.
         if !section.missingMetrics.isEmpty {
-            members.append(("missing", .object(section.missingMetrics.map { ($0.metric.columnName, .array($0.days.map { .string($0.iso) })) })))
+            let missing = section.missingMetrics.map { missing in
+                (missing.metric.columnName, JSONValue.array(missing.days.map { .string($0.iso) }))
+            }
+            members.append(("missing", .object(missing)))
         }
         if layout.compare, let previous = section.previous {
             let parts = comparison(previous, current: totals, dates: [], layout: layout)
@@ -316,8 +326,8 @@ package final class ReportJSONSink: ReportSink {
     /// Whether any section was estimated from a sample (the document's `sampled`).
     package static func sampled(_ sections: [JSONValue]) -> Bool {
         sections.contains { section in
-            if case .object(let members) = section, let flag = members.first(where: { $0.0 == "sampled" })?.1, flag == .bool(true) { return true }
-            return false
+            guard case .object(let members) = section else { return false }
+            return members.first(where: { $0.0 == "sampled" })?.1 == .bool(true)
         }
     }
 

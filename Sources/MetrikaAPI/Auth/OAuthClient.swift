@@ -174,7 +174,9 @@ package struct OAuthClient: Sendable {
         let object = WireOAuthAnswer.decode(response.body)
         if (200..<300).contains(response.status) {
             guard let object else { throw OAuthError.unreadable("HTTP \(response.status) from \(path) is not a JSON object") }
-            if let code = object.error { throw Self.error(code: code, description: object.errorDescription, secrets: secrets) }
+            if let code = object.error {
+                throw Self.error(code: code, description: object.errorDescription, secrets: secrets)
+            }
             return object
         }
         if let code = object?.error {

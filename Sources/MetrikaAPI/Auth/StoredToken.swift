@@ -138,9 +138,9 @@ package struct TokenFileMembers: Decodable, Sendable, Equatable {
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         func text(_ key: CodingKeys) -> String? {
-            guard let value = (try? container.decode(String.self, forKey: key))?.trimmingCharacters(in: .whitespacesAndNewlines),
-                  !value.isEmpty else { return nil }
-            return value
+            let text = try? container.decode(String.self, forKey: key)
+            let value = text?.trimmingCharacters(in: .whitespacesAndNewlines)
+            return value?.isEmpty == false ? value : nil
         }
         accessToken = text(.accessToken)
         refreshToken = text(.refreshToken)

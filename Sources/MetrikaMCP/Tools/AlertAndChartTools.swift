@@ -30,15 +30,18 @@ enum CheckAlertsTool {
         ], required: ["findings", "failures", "counters_checked"]))
 
     static let counterIDs = TypedToolArgument<[Int]>(
-        SharedArguments.counterIDs(required: false, description: "Counters to check (default: every counter the token can read)."))
+        SharedArguments.counterIDs(
+            required: false, description: "Counters to check (default: every counter the token can read)."))
     static let date = TypedToolArgument<String>(ToolArgument(
         "date", .string,
-        "The day to judge, YYYY-MM-DD (default: each counter's last finished day); a day not yet over for every counter asked is refused.",
+        "The day to judge, YYYY-MM-DD (default: each counter's last finished day); "
+            + "a day not yet over for every counter asked is refused.",
         maxLength: 40))
     static let today = TypedToolArgument<Bool>(ToolArgument(
         "today", .boolean,
-        "Judge today's finished hours so far (each counter's time zone) against the same hours of the same weekday of earlier weeks instead of "
-            + "the last day: a stop (tracking that fell off at 14:00), a drop or a rise in the last hours. Not with date.",
+        "Judge today's finished hours so far (each counter's time zone) against the same hours of the same weekday "
+            + "of earlier weeks instead of the last day: a stop (tracking that fell off at 14:00), a drop or a rise "
+            + "in the last hours. Not with date.",
         defaultValue: .bool(false)))
 
     static func run(_ arguments: ToolArguments, services: any MCPServices, call: any MCPCallActivity) async throws -> MCPToolResult {
@@ -178,13 +181,18 @@ enum DrawChartTool {
         time series (a repeated chart costs no request). Needs rsvg-convert (librsvg) on the server's machine. \
         Example: {"counter_ids": [1001], "metrics": ["visits"], "period": "last30days"}.
         """,
-        arguments: [counterIDs.argument, metrics.argument, SharedArguments.from.argument, SharedArguments.to.argument, SharedArguments.period.argument],
+        arguments: [
+            counterIDs.argument, metrics.argument,
+            SharedArguments.from.argument, SharedArguments.to.argument, SharedArguments.period.argument,
+        ],
         outputSchema: nil)
 
     static let counterIDs = TypedToolArgument<[Int]>(
         SharedArguments.counterIDs(required: true, description: "Counter ids (see list_counters): one line each."))
     static let metrics = TypedToolArgument<[String]>(
-        SharedArguments.metrics("Metrics (default visits), at most 20: visits, pageviews, users, bounceRate, avgVisitDuration, revenue, goal<ID>reaches…"))
+        SharedArguments.metrics(
+            "Metrics (default visits), at most 20: visits, pageviews, users, bounceRate, avgVisitDuration, revenue, "
+                + "goal<ID>reaches…"))
 
     static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
         let ids = SharedArguments.ids(arguments[counterIDs])

@@ -18,7 +18,10 @@ enum ExplainChangeTool {
         weekday of the 4 weeks before, as check_alerts judges), previous (a range's default) or DATE..DATE. Quota: one \
         Reporting request per dimension and one Management request. Example: {"counter_id": 1001, "metric": "visits"}.
         """,
-        arguments: [counterID.argument, metric.argument, date.argument, from.argument, to.argument, against.argument, dimensions.argument],
+        arguments: [
+            counterID.argument, metric.argument, date.argument, from.argument, to.argument, against.argument,
+            dimensions.argument,
+        ],
         outputSchema: schema("object", properties: [
             ("headline", schema("string")),
             ("change", schema("number")),
@@ -26,16 +29,22 @@ enum ExplainChangeTool {
         ], required: ["headline", "dimensions"]))
 
     static let counterID = TypedToolArgument<Int>(
-        ToolArgument("counter_id", .integer, "The counter (see list_counters).", required: true, minimum: 1, maximum: Int(Int32.max)))
+        ToolArgument(
+            "counter_id", .integer, "The counter (see list_counters).", required: true, minimum: 1,
+            maximum: Int(Int32.max)))
     static let metric = TypedToolArgument<String>(ToolArgument(
         "metric", .string,
-        "visits (default), pageviews, users, purchases, revenue, goal<ID>reaches, bounceRate, goal<ID>conversionRate, pageDepth or avgVisitDuration.",
+        "visits (default), pageviews, users, purchases, revenue, goal<ID>reaches, bounceRate, "
+            + "goal<ID>conversionRate, pageDepth or avgVisitDuration.",
         maxLength: 100))
     static let date = TypedToolArgument<String>(
         ToolArgument("date", .string, "The day: YYYY-MM-DD, yesterday, NdaysAgo (default yesterday).", maxLength: 40))
-    static let from = TypedToolArgument<String>(ToolArgument("from", .string, "First day of a range (with to).", maxLength: 40))
-    static let to = TypedToolArgument<String>(ToolArgument("to", .string, "Last day of a range (with from).", maxLength: 40))
-    static let against = TypedToolArgument<String>(ToolArgument("against", .string, "alert, previous or DATE..DATE.", maxLength: 100))
+    static let from = TypedToolArgument<String>(
+        ToolArgument("from", .string, "First day of a range (with to).", maxLength: 40))
+    static let to = TypedToolArgument<String>(
+        ToolArgument("to", .string, "Last day of a range (with from).", maxLength: 40))
+    static let against = TypedToolArgument<String>(
+        ToolArgument("against", .string, "alert, previous or DATE..DATE.", maxLength: 100))
 
     /// A list of names, as get_report's dimensions are, or the comma-separated text of `--dimensions`.
     static let dimensions = TypedToolArgument<String>({

@@ -52,7 +52,8 @@ enum GetReportTool {
         // The report's parameters as declared once (ReportFields), with this tool's own bounds on
         // `limit`; only `offset` is this tool's own.
         arguments: reportParameters.map { declaration in
-            declaration.parameter == .limit ? limit.argument : ToolArgument(declared: declaration, required: declaration.parameter == .counter)
+            declaration.parameter == .limit
+                ? limit.argument : ToolArgument(declared: declaration, required: declaration.parameter == .counter)
         } + [offset.argument],
         outputSchema: schema("object", "metrika's report JSON document (docs/json.md, version 1) without `query`, plus `more` when rows were left out and `notes`.", properties: [
             ("version", schema("integer")),
@@ -68,9 +69,12 @@ enum GetReportTool {
 
     /// `limit`: the report's parameter as declared once (ReportFields), with this tool's own bounds.
     static let limit = TypedToolArgument<Int>({
-        guard let declaration = reportParameters.first(where: { $0.parameter == .limit }) else { preconditionFailure("ReportFields declares limit") }
+        guard let declaration = reportParameters.first(where: { $0.parameter == .limit }) else {
+            preconditionFailure("ReportFields declares limit")
+        }
         var argument = ToolArgument(declared: declaration)
-        argument.description = "Rows per answer (per counter), 1 to \(maximumLimit); default \(defaultLimit) (\(defaultCompareLimit) for a dimension report with compare)."
+        argument.description = "Rows per answer (per counter), 1 to \(maximumLimit); default \(defaultLimit) "
+            + "(\(defaultCompareLimit) for a dimension report with compare)."
         argument.maximum = maximumLimit
         argument.defaultValue = .number(Double(defaultLimit))
         argument.beyondBound = "ask for the next rows with offset"
@@ -104,7 +108,8 @@ enum GetReportTool {
         let window = ReportWindow(
             [built, ReportTableSink(output: table, maxWidth: tableWidth, beforeElsewhere: beforeElsewhere),
              HeadSink(ReportTableSink(output: head, maxWidth: tableWidth, beforeElsewhere: beforeElsewhere), rows: compactRows)],
-            skip: request.usesHistory ? offset - 1 : 0, take: request.usesHistory ? limit : Int.max, jsonBytes: { built.byteCount },
+            skip: request.usesHistory ? offset - 1 : 0, take: request.usesHistory ? limit : Int.max,
+            jsonBytes: { built.byteCount },
             byteBudget: TokenBudget.jsonBytes,
             progress: { rows in call.progress(Double(rows), total: nil, message: "\(rows) rows") })
         let activity = ToolActivity(now: services.now)

@@ -34,14 +34,16 @@ enum ListCountersTool {
     static let search = TypedToolArgument<String>(
         ToolArgument("search", .string, "Only counters whose id, name or site contains this text.", maxLength: 200))
     static let limit = TypedToolArgument<Int>({
-        var argument = ToolArgument("limit", .integer, "Counters per answer, 1 to \(maximumLimit); default \(defaultLimit).", minimum: 1, maximum: maximumLimit,
-                                    defaultValue: .number(Double(defaultLimit)))
+        var argument = ToolArgument(
+            "limit", .integer, "Counters per answer, 1 to \(maximumLimit); default \(defaultLimit).", minimum: 1,
+            maximum: maximumLimit, defaultValue: .number(Double(defaultLimit)))
         argument.beyondBound = "ask for the next counters with offset"
         return argument
     }())
     static let offset = TypedToolArgument<Int>(
-        ToolArgument("offset", .integer, "The 1-based counter to start from: the `more.offset` of the previous answer.", minimum: 1, maximum: 1_000_000,
-                     defaultValue: .number(1)))
+        ToolArgument(
+            "offset", .integer, "The 1-based counter to start from: the `more.offset` of the previous answer.",
+            minimum: 1, maximum: 1_000_000, defaultValue: .number(1)))
 
     static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
         // The currency the history remembers (no request per counter); no database, no currencies.
@@ -103,7 +105,9 @@ enum ListGoalsTool {
         ], required: ["counter_id", "goals"]))
 
     static let counterID = TypedToolArgument<Int>(
-        ToolArgument("counter_id", .integer, "The counter whose goals to list (see list_counters).", required: true, minimum: 1, maximum: Int(Int32.max)))
+        ToolArgument(
+            "counter_id", .integer, "The counter whose goals to list (see list_counters).", required: true,
+            minimum: 1, maximum: Int(Int32.max)))
 
     static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
         let id = arguments[counterID] ?? 0

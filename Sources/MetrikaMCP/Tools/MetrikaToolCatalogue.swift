@@ -117,7 +117,8 @@ enum SharedArguments {
 
     /// The days `from`, `to` and `period` name (a tool that takes them lists the three).
     static func dates(_ arguments: ToolArguments, defaultFrom: String) throws -> ReportDates {
-        try ReportDates.parse(from: arguments[from], to: arguments[to], period: arguments[period], defaultFrom: defaultFrom)
+        try ReportDates.parse(
+            from: arguments[from], to: arguments[to], period: arguments[period], defaultFrom: defaultFrom)
     }
 }
 

@@ -30,7 +30,8 @@ final class ToolActivity: Activity {
 
 /// The rows of a report that one answer shows: of each counter's section, `skip` rows are passed
 /// over (a time series continued by `offset`: the history gives every day) and at most `take` go to
-/// the sinks, and none once the JSON text holds `byteBudget` bytes (`jsonBytes` says how many it holds). Counts every row it sees, so
+/// the sinks, and none once the JSON text holds `byteBudget` bytes (`jsonBytes` says how many it
+/// holds). Counts every row it sees, so
 /// the answer knows how many there were; checks for cancellation between batches and tells the
 /// client the rows so far.
 final class ReportWindow: ReportSink {
@@ -49,7 +50,10 @@ final class ReportWindow: ReportSink {
     private(set) var cutByBytes = false
     private var delivered = 0
 
-    init(_ targets: [any ReportSink], skip: Int, take: Int, jsonBytes: @escaping () -> Int, byteBudget: Int, progress: @escaping (Int) -> Void) {
+    init(
+        _ targets: [any ReportSink], skip: Int, take: Int, jsonBytes: @escaping () -> Int, byteBudget: Int,
+        progress: @escaping (Int) -> Void
+    ) {
         self.targets = targets
         self.skip = skip
         self.take = take
@@ -59,8 +63,12 @@ final class ReportWindow: ReportSink {
     }
 
     /// A window whose JSON is `json`'s text (`report --json`'s sink writing into it).
-    convenience init(_ targets: [any ReportSink], skip: Int, take: Int, json: OutputWriter, byteBudget: Int, progress: @escaping (Int) -> Void) {
-        self.init(targets, skip: skip, take: take, jsonBytes: { json.byteCount }, byteBudget: byteBudget, progress: progress)
+    convenience init(
+        _ targets: [any ReportSink], skip: Int, take: Int, json: OutputWriter, byteBudget: Int,
+        progress: @escaping (Int) -> Void
+    ) {
+        self.init(
+            targets, skip: skip, take: take, jsonBytes: { json.byteCount }, byteBudget: byteBudget, progress: progress)
     }
 
     func begin(_ layout: ReportLayout) throws { for target in targets { try target.begin(layout) } }

@@ -38,7 +38,9 @@ extension AlertsConfig: Decodable {
         self.init()
         let names = members.bad("metrics", "a non-empty list of metric names such as [\"visits\"]")
         if let metrics = try members.value([String].self, "metrics", refusal: names) {
-            guard !metrics.isEmpty, metrics.allSatisfy({ !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else { throw names }
+            guard !metrics.isEmpty, metrics.allSatisfy({ !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
+                throw names
+            }
             self.metrics = metrics
         }
         goals = try members.value(Flag.self, "goals", refusal: members.bad("goals", "true or false"))?.value
@@ -56,7 +58,9 @@ extension AlertsConfig: Decodable {
         }
     }
 
-    private static func number(_ name: String, in range: ClosedRange<Double>, _ members: ConfigMembers) throws -> Double? {
+    private static func number(
+        _ name: String, in range: ClosedRange<Double>, _ members: ConfigMembers
+    ) throws -> Double? {
         let refusal = members.bad(name, "a number from \(Int(range.lowerBound)) to \(Int(range.upperBound))")
         guard let number = try members.value(Double.self, name, refusal: refusal) else { return nil }
         guard range.contains(number) else { throw refusal }

@@ -206,12 +206,17 @@ package struct ConfigFile: Sendable, Equatable {
 
 extension ConfigFile: Decodable {
     /// The members the top object may have.
-    static let keys = ["client_id", "client_secret", "counter", "profiles", "alerts", "clickhouse_url", "clickhouse_cluster", "telegram"]
+    static let keys = [
+        "client_id", "client_secret", "counter", "profiles", "alerts", "clickhouse_url", "clickhouse_cluster",
+        "telegram",
+    ]
 
     /// The file's top object; the path is the decoder's `userInfo[.configPath]`. A profile's
     /// `token_file` is kept as written (`read` resolves it against the config directory).
     package init(from decoder: any Decoder) throws {
-        let members = try ConfigMembers(decoder, place: .top, allowed: Self.keys) { .notAnObject(path: $0, problem: "it is not a JSON object") }
+        let members = try ConfigMembers(decoder, place: .top, allowed: Self.keys) {
+            .notAnObject(path: $0, problem: "it is not a JSON object")
+        }
         self.init(path: members.path)
         clientID = try members.text("client_id")
         clientSecret = try members.text("client_secret")
@@ -220,15 +225,16 @@ extension ConfigFile: Decodable {
         telegram = try members.object(TelegramConfig.self, "telegram")
         let shards = members.bad("clickhouse_url", "a URL or a list of URLs, one per shard")
         if (try? members.value([AnyConfigValue].self, "clickhouse_url", refusal: shards)) != nil {
-            guard let urls = try members.value([String].self, "clickhouse_url", refusal: shards), !urls.isEmpty, urls.allSatisfy({ !$0.isEmpty }) else {
-                throw shards
-            }
+            let urls = try members.value([String].self, "clickhouse_url", refusal: shards) ?? []
+            guard !urls.isEmpty, urls.allSatisfy({ !$0.isEmpty }) else { throw shards }
             clickhouseURL = urls.joined(separator: ",")
         } else {
             clickhouseURL = try members.text("clickhouse_url")
         }
         clickhouseCluster = try members.text("clickhouse_cluster")
-        for (name, decoder) in try members.namedObjects("profiles", refusal: members.bad("profiles", "an object of named profiles")) {
+        let profileObjects = try members.namedObjects(
+            "profiles", refusal: members.bad("profiles", "an object of named profiles"))
+        for (name, decoder) in profileObjects {
             guard !name.isEmpty, name.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
                 throw ConfigError.badProfileName(path: members.path)
             }
@@ -244,10 +250,13 @@ extension ConfigFile.Profile: Decodable {
     /// A profile, named by the key it is under.
     package init(from decoder: any Decoder) throws {
         let name = decoder.codingPath.last?.stringValue ?? ""
-        let members = try ConfigMembers(decoder, place: .profile(name), allowed: Self.keys) { .profileNotAnObject(path: $0, name: name) }
+        let members = try ConfigMembers(decoder, place: .profile(name), allowed: Self.keys) {
+            .profileNotAnObject(path: $0, name: name)
+        }
         self.init(
-            name: name, tokenFile: try members.text("token_file"), apiURL: try members.text("api_url"), counters: try members.counters("counter"),
-            clientID: try members.text("client_id"), clientSecret: try members.text("client_secret"))
+            name: name, tokenFile: try members.text("token_file"), apiURL: try members.text("api_url"),
+            counters: try members.counters("counter"), clientID: try members.text("client_id"),
+            clientSecret: try members.text("client_secret"))
         telegram = try members.object(TelegramConfig.self, "telegram")
     }
 }

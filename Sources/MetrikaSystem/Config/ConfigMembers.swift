@@ -26,7 +26,9 @@ struct ConfigMembers {
 
     /// The object `decoder` holds, at `place`, with no member outside `allowed`; `notAnObject` is the
     /// error when it is no object.
-    init(_ decoder: any Decoder, place: ConfigError.Place, allowed: [String], notAnObject: (String) -> ConfigError) throws {
+    init(
+        _ decoder: any Decoder, place: ConfigError.Place, allowed: [String], notAnObject: (String) -> ConfigError
+    ) throws {
         let path = decoder.userInfo[.configPath] as? String ?? ""
         guard let container = try? decoder.container(keyedBy: ConfigMemberKey.self) else { throw notAnObject(path) }
         if let unknown = container.allKeys.map(\.stringValue).sorted().first(where: { !allowed.contains($0) }) {
@@ -64,8 +66,9 @@ struct ConfigMembers {
 
     /// A text member, trimmed; nil when absent or blank.
     func text(_ member: String) throws -> String? {
-        let text = try value(String.self, member, refusal: bad(member, "a string"))?.trimmingCharacters(in: .whitespacesAndNewlines)
-        return text?.isEmpty == false ? text : nil
+        let text = try value(String.self, member, refusal: bad(member, "a string"))
+        let trimmed = text?.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed?.isEmpty == false ? trimmed : nil
     }
 
     /// One value or a list of them (`1001` or `[1001, 1002]`), as a list.
@@ -74,8 +77,8 @@ struct ConfigMembers {
     }
 
     /// A counter id or a list of them, each once; only whole numbers above 0 written as such are ids.
-    func counters(_ member: String, expected: String = "a counter id or a list of them, like 1001 or [1001, 1002]") throws -> [Int]? {
-        let refusal = bad(member, expected)
+    func counters(_ member: String) throws -> [Int]? {
+        let refusal = bad(member, "a counter id or a list of them, like 1001 or [1001, 1002]")
         guard let items = try oneOrMany(Int.self, member, refusal: refusal) else { return nil }
         guard !items.isEmpty, items.allSatisfy({ $0 > 0 }) else { throw refusal }
         var ids: [Int] = []
@@ -96,8 +99,12 @@ struct ConfigMembers {
     func namedObjects(_ member: String, refusal: ConfigError) throws -> [(name: String, decoder: any Decoder)] {
         let key = ConfigMemberKey(member)
         guard container.contains(key) else { return [] }
-        guard let objects = try? container.nestedContainer(keyedBy: ConfigMemberKey.self, forKey: key) else { throw refusal }
-        return try objects.allKeys.sorted { $0.stringValue < $1.stringValue }.map { ($0.stringValue, try objects.superDecoder(forKey: $0)) }
+        guard let objects = try? container.nestedContainer(keyedBy: ConfigMemberKey.self, forKey: key) else {
+            throw refusal
+        }
+        return try objects.allKeys.sorted { $0.stringValue < $1.stringValue }.map { key in
+            (key.stringValue, try objects.superDecoder(forKey: key))
+        }
     }
 }
 

@@ -33,12 +33,17 @@ extension TelegramConfig: Decodable {
     package init(from decoder: any Decoder) throws {
         let place = ConfigMembers.place(of: decoder)
         let members = try ConfigMembers(decoder, place: place, allowed: Self.keys) {
-            .badMember(path: $0, member: "telegram", place: place, expected: "an object such as {\"token\": \"123456789:AA…\", \"chat\": 123456789}")
+            .badMember(
+                path: $0, member: "telegram", place: place,
+                expected: "an object such as {\"token\": \"123456789:AA…\", \"chat\": 123456789}")
         }
         self.init(token: try members.text("token"), keyring: try members.text("keyring"))
-        if let account = keyring, account.isEmpty || account.hasPrefix("/") || account.contains(where: { $0.isWhitespace || $0.isNewline }) {
+        if let account = keyring,
+           account.isEmpty || account.hasPrefix("/") || account.contains(where: { $0.isWhitespace || $0.isNewline }) {
             // A path is a Metrika token file's entry (`metrika login --store keyring`): never the bot's.
-            throw members.bad("keyring", "the name of the keyring entry holding the bot token, like \"telegram\" (no spaces, not a path)")
+            throw members.bad(
+                "keyring",
+                "the name of the keyring entry holding the bot token, like \"telegram\" (no spaces, not a path)")
         }
         let refusal = members.bad("chat", "a chat id or a list of them, like 123456789 or [123456789, \"@channel\"]")
         if let chats = try members.oneOrMany(Chat.self, "chat", refusal: refusal) {
@@ -55,7 +60,9 @@ extension TelegramConfig: Decodable {
             let container = try decoder.singleValueContainer()
             if let text = try? container.decode(String.self) {
                 self.text = text.trimmingCharacters(in: .whitespaces)
-                guard !self.text.isEmpty else { throw DecodingError.dataCorruptedError(in: container, debugDescription: "a blank chat") }
+                guard !self.text.isEmpty else {
+                    throw DecodingError.dataCorruptedError(in: container, debugDescription: "a blank chat")
+                }
                 return
             }
             // A boolean is no chat id (JSONDecoder never reads one as a number).
