@@ -61,7 +61,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decoder(for key: Key) throws -> ValueDecoder {
         guard let value = members.last(where: { $0.0 == key.stringValue })?.1 else {
-            throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no member \(key.stringValue)"))
+            let context = DecodingError.Context(codingPath: codingPath, debugDescription: "no member \(key.stringValue)")
+            throw DecodingError.keyNotFound(key, context)
         }
         return ValueDecoder(value: value, codingPath: codingPath + [key])
     }
@@ -101,7 +102,8 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     /// The next item's decoder; the index moves on only when decoding it succeeds.
     private func next() throws -> ValueDecoder {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(JSONValue.self, .init(codingPath: codingPath, debugDescription: "no more items"))
+            let context = DecodingError.Context(codingPath: codingPath, debugDescription: "no more items")
+            throw DecodingError.valueNotFound(JSONValue.self, context)
         }
         return ValueDecoder(value: items[currentIndex], codingPath: codingPath + [AnyKey(intValue: currentIndex)])
     }
@@ -118,7 +120,9 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
         return value
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws -> KeyedDecodingContainer<NestedKey> {
         let container = try next().container(keyedBy: type)
         currentIndex += 1
         return container
@@ -163,7 +167,9 @@ private struct SingleContainer: SingleValueDecodingContainer {
     /// A whole number that fits `T`; `1.5` or `1e30` is no integer.
     private func integer<T: BinaryInteger>(_ type: T.Type) throws -> T {
         let number = try decode(Double.self)
-        guard number.rounded() == number, let whole = T(exactly: number) else { throw decoder.mismatch(type, "a whole number") }
+        guard number.rounded() == number, let whole = T(exactly: number) else {
+            throw decoder.mismatch(type, "a whole number")
+        }
         return whole
     }
 
