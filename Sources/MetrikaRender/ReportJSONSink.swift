@@ -23,6 +23,11 @@ package final class ReportJSONSink: ReportSink {
 
     package func begin(_ layout: ReportLayout) throws {
         self.layout = layout
+        try out.write(Self.head(layout))
+    }
+
+    /// The document's columns: each one's name, kind, and a metric's unit (and currency) and title.
+    package static func columns(_ layout: ReportLayout) -> [JSONValue] {
         var columns: [JSONValue] = []
         if layout.multipleCounters { columns.append(.object([("name", .string("counter_id")), ("kind", .string("counter"))])) }
         if let grouping = layout.grouping {
@@ -39,15 +44,26 @@ package final class ReportJSONSink: ReportSink {
             members.append(("title", .string(metric.title)))
             columns.append(.object(members))
         }
-        try out.write("{\n  \"version\": \(Self.version),\n  \"query\": ")
-        try write(JSONValue.object(layout.query), pretty: true, indent: 1)
-        try out.write(",\n  \"period\": ")
-        try write(JSONValue.object([("from", .string(layout.period.from.iso)), ("to", .string(layout.period.to.iso))]), pretty: true, indent: 1)
-        try out.write(",\n  \"grouping\": ")
-        try write(JSONValue.string(layout.grouping?.rawValue), pretty: true, indent: 1)
-        try out.write(",\n  \"columns\": ")
-        try write(JSONValue.array(columns), pretty: true, indent: 1)
-        try out.write(",\n  \"rows\": [")
+        return columns
+    }
+
+    /// The members before the rows, in the document's order: version, query, period, grouping, columns.
+    package static func headMembers(_ layout: ReportLayout) -> [(String, JSONValue)] {
+        [("version", .number(Double(version))), ("query", .object(layout.query)),
+         ("period", .object([("from", .string(layout.period.from.iso)), ("to", .string(layout.period.to.iso))])),
+         ("grouping", .string(layout.grouping?.rawValue)), ("columns", .array(columns(layout)))]
+    }
+
+    /// The document's text up to its first row: `headMembers`, then `"rows": [`.
+    package static func head(_ layout: ReportLayout) -> String {
+        var text = "{"
+        for (index, member) in headMembers(layout).enumerated() {
+            text += (index == 0 ? "\n  " : ",\n  ")
+            JSONValue.writeString(member.0, to: &text)
+            text += ": "
+            member.1.write(to: &text, pretty: true, indent: 1)
+        }
+        return text + ",\n  \"rows\": ["
     }
 
     package func beginSection(counter: Counter, sampling: Sampling?) {
@@ -66,7 +82,7 @@ package final class ReportJSONSink: ReportSink {
 
     /// `--compare`'s members: `previous` (the compared days and their values in the API's units)
     /// and `change` (percent, or percentage points for percent metrics; null when unknown).
-    private func comparison(_ previous: Report.Previous?, current: [Quantity], dates: [(String, JSONValue)], layout: ReportLayout) -> [(String, JSONValue)] {
+    private static func comparison(_ previous: Report.Previous?, current: [Quantity], dates: [(String, JSONValue)], layout: ReportLayout) -> [(String, JSONValue)] {
         let changes = previous?.changes(to: current) ?? current.map { _ in Change.missing }
         var values = dates
         var changeMembers: [(String, JSONValue)] = []
@@ -139,7 +155,7 @@ package final class ReportJSONSink: ReportSink {
                 dates.append(("date", .string(row.previous?.period.from.iso)))
                 if layout.grouping != .day { dates.append(("date_end", .string(row.previous?.period.to.iso))) }
             }
-            for (name, value) in comparison(row.previous, current: row.values, dates: dates, layout: layout) {
+            for (name, value) in Self.comparison(row.previous, current: row.values, dates: dates, layout: layout) {
                 try key(name)
                 try write(value, pretty: false, indent: 2)
             }
@@ -149,6 +165,41 @@ package final class ReportJSONSink: ReportSink {
             }
         }
         try out.write(byte: UInt8(ascii: "}"))
+    }
+
+    /// One row as a value: the members `writeRow` writes, in its order (its bytes are this value's
+    /// compact text). `completeFlag: false` leaves out a row's `"incomplete": false` (a period over).
+    package static func row(
+        _ row: Report.Row, layout: ReportLayout, counter: Counter, completeFlag: Bool = true
+    ) -> JSONValue {
+        var members: [(String, JSONValue)] = []
+        if layout.multipleCounters { members.append(("counter_id", .number(Double(counter.id)))) }
+        if layout.grouping != nil {
+            members.append(("date", .string(row.period?.from.iso ?? row.dimensions.first?.name)))
+            if layout.grouping != .day { members.append(("date_end", .string(row.period?.to.iso))) }
+        } else {
+            for (index, dimension) in layout.dimensions.enumerated() {
+                let value = index < row.dimensions.count ? row.dimensions[index] : DimensionValue(name: nil)
+                members.append((dimension.columnName, .string(value.name)))
+                if let id = value.id { members.append((dimension.columnName + "_id", .string(id))) }
+            }
+        }
+        for (metric, quantity) in zip(layout.metrics, row.values) {
+            members.append((metric.columnName, .number(quantity.value)))
+        }
+        if layout.grouping != nil, row.isIncomplete || completeFlag {
+            members.append(("incomplete", .bool(row.isIncomplete)))
+        }
+        if layout.compare {
+            var dates: [(String, JSONValue)] = []
+            if layout.grouping != nil {
+                dates.append(("date", .string(row.previous?.period.from.iso)))
+                if layout.grouping != .day { dates.append(("date_end", .string(row.previous?.period.to.iso))) }
+            }
+            members += comparison(row.previous, current: row.values, dates: dates, layout: layout)
+            if layout.comparesRows { members.append(("presence", .string(row.presence?.rawValue))) }
+        }
+        return .object(members)
     }
 
     /// `JSONValue.number(value)`'s text: whole numbers formatted into the buffer, the rest through
@@ -198,6 +249,37 @@ package final class ReportJSONSink: ReportSink {
 
     package func endSection(totals: [Quantity], missingDays: [Day]) {
         guard let layout, let counter else { return }
+        sections.append(Self.section(
+            Section(
+                counter: counter, sampling: sampling, previous: previous, rest: rest, missingMetrics: missingMetrics),
+            totals: totals, missingDays: missingDays, layout: layout))
+    }
+
+    /// What a counter's section says besides its rows: its counter, sampling, comparison, the rows a
+    /// limit left out and the metrics missing on days that have the others.
+    package struct Section {
+        package var counter: Counter
+        package var sampling: Sampling?
+        package var previous: Report.Previous?
+        package var rest: Report.LeftOut?
+        package var missingMetrics: [(metric: Metric, days: [Day])]
+
+        package init(
+            counter: Counter, sampling: Sampling?, previous: Report.Previous? = nil, rest: Report.LeftOut? = nil,
+            missingMetrics: [(metric: Metric, days: [Day])] = []
+        ) {
+            self.counter = counter
+            self.sampling = sampling
+            self.previous = previous
+            self.rest = rest
+            self.missingMetrics = missingMetrics
+        }
+    }
+
+    /// A counter's entry of `counters`. `emptyMissingDays: false` leaves out `"missing_days": []`.
+    package static func section(_ section: Section, totals: [Quantity], missingDays: [Day], layout: ReportLayout,
+                                emptyMissingDays: Bool = true) -> JSONValue {
+        let counter = section.counter
         var totalMembers: [(String, JSONValue)] = []
         for (metric, quantity) in zip(layout.metrics, totals) {
             totalMembers.append((metric.columnName, .number(quantity.value)))
@@ -207,15 +289,15 @@ package final class ReportJSONSink: ReportSink {
             ("name", .string(counter.name)),
             ("site", .string(counter.site)),
             ("time_zone", .string(counter.timeZoneName)),
-            ("sampled", .bool(sampling?.isSampled ?? false)),
+            ("sampled", .bool(section.sampling?.isSampled ?? false)),
         ]
-        if let sampling, sampling.isSampled {
+        if let sampling = section.sampling, sampling.isSampled {
             members.append(("sample_share", .number(sampling.share)))
         }
         members.append(("totals", .object(totalMembers)))
         // A report cut by --limit: the totals are over `rows_total` rows; `other` is what the rows
         // left out add up to (null for metrics that do not add up).
-        if let rest {
+        if let rest = section.rest {
             members.append(("rows_total", .number(Double(rest.rowsTotal))))
             let values = zip(layout.metrics, rest.values).map { metric, quantity in (metric.columnName, JSONValue.number(quantity.value)) }
             var other: [(String, JSONValue)] = [("rows", .number(Double(rest.rows))), ("values", .object(values))]
@@ -223,17 +305,30 @@ package final class ReportJSONSink: ReportSink {
             if layout.compare, let before = rest.previous { other += comparison(before, current: rest.values, dates: [], layout: layout) }
             members.append(("other", .object(other)))
         }
-        members.append(("missing_days", .array(missingDays.map { .string($0.iso) })))
-        // Only when a metric is missing on days that have the others: its column name → those days.
-        if !missingMetrics.isEmpty {
-            members.append(("missing", .object(missingMetrics.map { ($0.metric.columnName, .array($0.days.map { .string($0.iso) })) })))
+        if emptyMissingDays || !missingDays.isEmpty {
+            members.append(("missing_days", .array(missingDays.map { .string($0.iso) })))
         }
-        if layout.compare, let previous {
+        // Only when a metric is missing on days that have the others: its column name → those days.
+        if !section.missingMetrics.isEmpty {
+            let missing = section.missingMetrics.map { missing in
+                (missing.metric.columnName, JSONValue.array(missing.days.map { .string($0.iso) }))
+            }
+            members.append(("missing", .object(missing)))
+        }
+        if layout.compare, let previous = section.previous {
             let parts = comparison(previous, current: totals, dates: [], layout: layout)
             members.append(("previous", .object([("from", .string(previous.period.from.iso)), ("to", .string(previous.period.to.iso)),
                                                   ("totals", parts[0].1), ("change", parts[1].1)])))
         }
-        sections.append(.object(members))
+        return .object(members)
+    }
+
+    /// Whether any section was estimated from a sample (the document's `sampled`).
+    package static func sampled(_ sections: [JSONValue]) -> Bool {
+        sections.contains { section in
+            guard case .object(let members) = section else { return false }
+            return members.first(where: { $0.0 == "sampled" })?.1 == .bool(true)
+        }
     }
 
     /// A JSONValue through the writer's text stream; its failure, if any, thrown right after.
@@ -246,10 +341,6 @@ package final class ReportJSONSink: ReportSink {
     package func end() throws {
         try out.write(wroteRow ? "\n  ],\n  \"counters\": " : "],\n  \"counters\": ")
         try write(JSONValue.array(sections), pretty: true, indent: 1)
-        let sampled = sections.contains { section in
-            if case .object(let members) = section, let flag = members.first(where: { $0.0 == "sampled" })?.1, flag == .bool(true) { return true }
-            return false
-        }
-        try out.write(",\n  \"sampled\": \(sampled)\n}\n")
+        try out.write(",\n  \"sampled\": \(Self.sampled(sections))\n}\n")
     }
 }

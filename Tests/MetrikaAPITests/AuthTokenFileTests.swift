@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MetrikaAPI
+import MetrikaModel
 
 @Suite("Token file")
 struct AuthTokenFileTests {
@@ -105,5 +106,46 @@ struct AuthTokenFileTests {
         #expect(try file.delete() == true)
         #expect(!file.exists)
         #expect(try file.delete() == false)
+    }
+}
+
+/// The token file's members and the OAuth server's answers, decoded by their `Decodable` types as
+/// tolerantly as the dictionary reading before them: a member of another type is absent, never a failure.
+@Suite("Token file and OAuth answer members")
+struct TokenFileMembersTests {
+    @Test func aMemberOfAnotherTypeIsAbsentAndTextsAreTrimmed() throws {
+        let members = try #require(TokenFileMembers.decode(Data(#"""
+            {"access_token": "  tok  ", "refresh_token": 5, "client_id": " ", "expires_at": "2026-06-15T12:00:00Z", "extra": [1]}
+            """#.utf8)))
+        #expect(members.accessToken == "tok" && members.refreshToken == nil && members.clientID == nil)
+        let token = try #require(StoredToken(members: members))
+        #expect(token.expiresAt == RFC3339.parse("2026-06-15T12:00:00Z") && token.obtainedAt == Date(timeIntervalSince1970: 0))
+        #expect(TokenFileMembers.decode(Data("[1]".utf8)) == nil)
+        #expect(TokenFileMembers.decode(Data(#"{"access_token": ""}"#.utf8)).flatMap(StoredToken.init(members:)) == nil)
+        let note = try #require(TokenFileMembers.decode(Data(#"{"version": 1, "store": "secret-service", "account": 7}"#.utf8)))
+        #expect(note.store == "secret-service" && note.account == nil && note.accessToken == nil)
+    }
+
+    @Test func anOAuthAnswerIsReadTolerantly() throws {
+        let answer = try #require(WireOAuthAnswer.decode(Data(#"""
+            {"device_code": "dc", "user_code": "", "interval": "7", "expires_in": 299.9, "error": 5, "verification_uri": "https://v"}
+            """#.utf8)))
+        #expect(answer.deviceCode == "dc" && answer.userCode == nil && answer.error == nil)
+        #expect(answer.interval == 7 && answer.expiresIn == 299 && answer.verificationURI == "https://v")
+        #expect(WireOAuthAnswer.decode(Data(#"{"expires_in": 1e13, "interval": true}"#.utf8))?.expiresIn == nil)
+        #expect(WireOAuthAnswer.decode(Data(#"{"expires_in": 1e13, "interval": true}"#.utf8))?.interval == nil)
+        #expect(WireOAuthAnswer.decode(Data("[]".utf8)) == nil)
+        // Nesting beyond the preflight's bound is refused before any parser recurses.
+        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        #expect(WireOAuthAnswer.decode(Data(("{\"a\": " + deep + "}").utf8)) == nil)
+    }
+
+    @Test func theFirstErrorsTypeDecidesWhetherA403IsAboutTheToken() {
+        #expect(WireFirstErrorType.decode(Data(#"{"errors": [{"error_type": "access_denied"}, 5]}"#.utf8)) == "access_denied")
+        #expect(WireFirstErrorType.decode(Data(#"{"errors": [{"error_type": 5}]}"#.utf8)) == nil)
+        #expect(WireFirstErrorType.decode(Data(#"{"message": "x"}"#.utf8)) == nil)
+        #expect(TokenRefreshingTransport.isInvalidToken(status: 403, body: Data(#"{"errors": [{"error_type": "invalid_token"}]}"#.utf8)))
+        #expect(!TokenRefreshingTransport.isInvalidToken(status: 403, body: Data(#"{"errors": [{"error_type": "counter_in_connect"}]}"#.utf8)))
+        #expect(TokenRefreshingTransport.isInvalidToken(status: 403, body: Data("not json".utf8)))
     }
 }

@@ -159,6 +159,44 @@ import Testing
         #expect(json.byteCount < 2_000 + 600, "a row or two and the document's end beyond the bound")
     }
 
+    /// get_report's document, built once, is `report --json`'s text of the same events as the
+    /// structured view reads it, and its byte count is that text's length after every batch.
+    @Test(arguments: [false, true])
+    func theBuiltDocumentIsTheStructuredViewOfTheCLIText(timeSeries: Bool) throws {
+        let json = OutputWriter()
+        let cli = ReportJSONSink(output: json)
+        let built = ReportDocumentSink()
+        let sinks: [any ReportSink] = [cli, built]
+        let days = (1...5).map { Day(iso: "2026-11-0\($0)")! }
+        let period = try #require(DateRange(from: days[0], to: days[4]))
+        let layout = timeSeries
+            ? ReportLayout(dimensions: [], metrics: [Metric.visits, Metric.bounceRate], period: period, grouping: .day, multipleCounters: true, raw: false)
+            : ReportLayout(dimensions: [MetrikaModel.Dimension.named("searchPhrase")!], metrics: [Metric.visits, Metric.bounceRate], period: period,
+                           grouping: nil, multipleCounters: false, raw: false)
+        for sink in sinks { try sink.begin(layout) }
+        #expect(built.byteCount == json.byteCount)
+        let counters = [Counter(id: 1, name: "A \"quoted\"", site: "a.example"), Counter(id: 2, name: "Б", site: "b.example")]
+        for (index, counter) in counters.enumerated() {
+            let sampling = index == 1 ? Sampling(isSampled: true, share: 0.25) : nil
+            for sink in sinks { try sink.beginSection(counter: counter, sampling: sampling) }
+            for batch in 0..<2 {
+                let rows = days.enumerated().map { offset, day in
+                    Report.Row(dimensions: [DimensionValue(name: offset == 2 ? nil : "phrase \(batch)-\(offset)\n")],
+                               values: [Quantity(Double(offset * 7 + batch), unit: .count), Quantity(offset == 1 ? nil : 12.345, unit: .percent)],
+                               isIncomplete: timeSeries && offset == 4, period: timeSeries ? DateRange(from: day, to: day) : nil)
+                }
+                for sink in sinks { try sink.append(rows) }
+                #expect(built.byteCount == json.byteCount, "counter \(counter.id), batch \(batch)")
+            }
+            let missing = index == 0 ? [days[3]] : []
+            for sink in sinks { try sink.endSection(totals: [Quantity(70, unit: .count), Quantity(40, unit: .percent)], missingDays: missing) }
+        }
+        for sink in sinks { try sink.end() }
+        let view = StructuredView.report(try BoundedJSONParser.parse(json.bytes).value)
+        #expect(built.document.serialized(pretty: true) == view.serialized(pretty: true))
+        #expect(built.document["query"] == nil && built.document["sampled"] == .bool(true))
+    }
+
     @Test func aTimeSeriesIsPagedByTheAnswerNotTheAPI() async throws {
         let base: [(String, JSONValue)] = [("counter_ids", ints([1001])), ("from", .string("2026-01-01")), ("to", .string("2026-10-31")), ("metrics", strings(["visits"]))]
         let first = try await call("get_report", base + [("limit", .number(100))])

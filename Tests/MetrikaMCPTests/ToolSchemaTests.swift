@@ -130,8 +130,38 @@ import Testing
     @Test func nullIsLeftOut() throws {
         let spec = try #require(MetrikaToolCatalogue.specs.first { $0.name == "get_report" })
         let decoded = try ToolArguments.decode([("counter_ids", ints([1001, 1001])), ("limit", .null)], for: spec)
-        #expect(decoded.integer("limit") == nil)
-        #expect(SharedArguments.ids(decoded) == [1001])
+        #expect(decoded[GetReportTool.limit] == nil)
+        #expect(SharedArguments.ids(decoded[DrawChartTool.counterIDs]) == [1001])
+    }
+
+    @Test func aTypedArgumentReadsItsOwnValueInItsOwnType() throws {
+        let explain = try ToolArguments.decode(
+            [("counter_id", .number(1001)), ("metric", .string("visits")), ("dimensions", .array([.string("trafficSource"), .string("region")]))],
+            for: ExplainChangeTool.spec)
+        #expect(explain[ExplainChangeTool.counterID] == 1001)
+        #expect(explain[ExplainChangeTool.metric] == "visits")
+        #expect(explain[ExplainChangeTool.date] == nil)
+        // Names come as one comma-separated text, whichever form they were sent in.
+        #expect(explain[ExplainChangeTool.dimensions] == "trafficSource,region")
+        let text = try ToolArguments.decode([("counter_id", .number(7)), ("dimensions", .string("region"))], for: ExplainChangeTool.spec)
+        #expect(text[ExplainChangeTool.dimensions] == "region")
+        let alerts = try ToolArguments.decode([("counter_ids", ints([3, 2, 3])), ("today", .bool(true))], for: CheckAlertsTool.spec)
+        #expect(alerts[CheckAlertsTool.today] == true && alerts[CheckAlertsTool.counterIDs] == [3, 2, 3])
+        #expect(SharedArguments.ids(alerts[CheckAlertsTool.counterIDs]) == [3, 2])
+        let chart = try ToolArguments.decode([("counter_ids", ints([1])), ("metrics", .array([.string("visits")])), ("period", .string("lastWeek"))],
+                                             for: DrawChartTool.spec)
+        #expect(chart[DrawChartTool.metrics] == ["visits"] && chart[SharedArguments.period] == "lastWeek" && chart[SharedArguments.from] == nil)
+        let list = try ToolArguments.decode([("search", .string("shop")), ("offset", .number(51))], for: ListCountersTool.spec)
+        #expect(list[ListCountersTool.search] == "shop" && list[ListCountersTool.offset] == 51 && list[ListCountersTool.limit] == nil)
+    }
+
+    @Test func everyToolListsEachOfItsTypedArgumentsOnce() {
+        for spec in MetrikaToolCatalogue.specs {
+            let names = spec.arguments.map(\.name)
+            #expect(Set(names).count == names.count, "\(spec.name)")
+        }
+        #expect(GetReportTool.spec.arguments.map(\.name).suffix(1) == ["offset"])
+        #expect(GetReportTool.spec.arguments.first { $0.name == "limit" }?.maximum == GetReportTool.maximumLimit)
     }
 
     @Test func theReportJSONReaderGivesBackTheValueItsWriterWrote() throws {

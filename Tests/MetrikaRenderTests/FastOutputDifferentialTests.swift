@@ -172,6 +172,8 @@ struct FastOutputDifferentialTests {
                     try ReportJSONSink(output: out).writeRow(row, layout: fixture.layout, counter: section.counter)
                     let expected = Self.referenceRow(row, layout: fixture.layout, counter: section.counter)
                     #expect(out.text == expected)
+                    // The row as a value (get_report's document) is the same row.
+                    #expect(ReportJSONSink.row(row, layout: fixture.layout, counter: section.counter).serialized() == expected)
                     if out.text != expected { return }
                 }
             }

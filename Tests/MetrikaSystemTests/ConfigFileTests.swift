@@ -128,7 +128,44 @@ struct ConfigFileTests {
          #""weeks" of "alerts" must be a whole number from 4 to 12"#),
         (#"{"alerts": {"skip": [0]}}"#, { .badMember(path: $0, member: "skip", place: .alerts, expected: "a counter id or a list of them, like [1002]") },
          #""skip" of "alerts" must be a counter id"#),
+        // null is no value of any member (it never was), and a list of texts holds only texts.
+        (#"{"client_id": null}"#, { .badMember(path: $0, member: "client_id", place: .top, expected: "a string") }, #""client_id" must be a string"#),
+        (#"{"clickhouse_url": ["http://a:8123", 1]}"#,
+         { .badMember(path: $0, member: "clickhouse_url", place: .top, expected: "a URL or a list of URLs, one per shard") },
+         #""clickhouse_url" must be a URL or a list of URLs"#),
+        (#"{"counter": [1001, 1.5]}"#,
+         { .badMember(path: $0, member: "counter", place: .top, expected: "a counter id or a list of them, like 1001 or [1001, 1002]") },
+         #""counter" must be a counter id"#),
+        (#"{"profiles": {"a": {"telegram": 5}}}"#,
+         { .badMember(path: $0, member: "telegram", place: .profile("a"), expected: #"an object such as {"token": "123456789:AA…", "chat": 123456789}"#) },
+         #""telegram" of profile "a" must be an object"#),
+        (#"{"telegram": {"chat": [true]}}"#,
+         { .badMember(path: $0, member: "chat", place: .top, expected: #"a chat id or a list of them, like 123456789 or [123456789, "@channel"]"#) },
+         #""chat" must be a chat id"#),
+        (#"{"alerts": {"goals": 2}}"#, { .badMember(path: $0, member: "goals", place: .alerts, expected: "true or false") }, #""goals" of "alerts" must be true or false"#),
+        // Of several profiles at fault, the first by name is named (the same one on every run).
+        (#"{"profiles": {"b": {"x": 1}, "a": {"y": 1}}}"#,
+         { .unknownMember(path: $0, member: "y", place: .profile("a"), known: ["token_file", "api_url", "counter", "client_id", "client_secret", "telegram"]) },
+         #"unknown member "y" of profile "a""#),
     ]
+
+    /// The members decode as the file always took them: a counter once however often it is listed,
+    /// `1`/`0` as flags, one id for a list, texts trimmed, chats as ids or names.
+    @Test func membersDecodeAsTheFileAlwaysTookThem() throws {
+        let home = try Home(#"""
+            {"counter": [1001, 1001, 1002], "client_id": "  app ", "clickhouse_url": " http://a:8123 ",
+             "alerts": {"goals": 1, "shop": 0, "skip": 1002, "min_change": 30.5},
+             "telegram": {"chat": [" @news ", -1001234567890]},
+             "profiles": {"b": {"token_file": "/abs/b.json"}, "a": {"counter": 7, "telegram": {"chat": 42}}}}
+            """#)
+        let config = try #require(try home.read())
+        #expect(config.counters == [1001, 1002] && config.clientID == "app" && config.clickhouseURL == "http://a:8123")
+        #expect(config.alerts?.goals == true && config.alerts?.shop == false && config.alerts?.skip == [1002])
+        #expect(config.alerts?.minimumChange == 30.5)
+        #expect(config.telegram?.chats == "@news,-1001234567890")
+        #expect(config.profiles["a"]?.name == "a" && config.profiles["a"]?.counters == [7] && config.profiles["a"]?.telegram?.chats == "42")
+        #expect(config.profiles["b"]?.tokenFile == "/abs/b.json")
+    }
 
     @Test(arguments: 0..<faults.count)
     func eachFaultIsItsOwnCaseWithOneLineAndExit78(index: Int) throws {

@@ -83,12 +83,12 @@ package struct OAuthClient: Sendable {
         if let deviceID { fields.append(("device_id", deviceID)) }
         if let deviceName { fields.append(("device_name", deviceName)) }
         let object = try await post("/device/code", fields: fields, secrets: [])
-        guard let deviceCode = Self.string(object["device_code"]), let userCode = Self.string(object["user_code"]) else {
+        guard let deviceCode = object.deviceCode, let userCode = object.userCode else {
             throw OAuthError.unreadable("the device code answer has no device_code or user_code")
         }
-        let url = Self.string(object["verification_url"]) ?? Self.string(object["verification_uri"]) ?? "https://ya.ru/device"
-        let interval = Self.integer(object["interval"]).map { max(1, $0) } ?? 5
-        let expiresIn = Self.integer(object["expires_in"]).map { max(1, $0) } ?? 300
+        let url = object.verificationURL ?? object.verificationURI ?? "https://ya.ru/device"
+        let interval = object.interval.map { max(1, $0) } ?? 5
+        let expiresIn = object.expiresIn.map { max(1, $0) } ?? 300
         return DeviceCode(deviceCode: deviceCode, userCode: userCode, verificationURL: url, interval: interval, expiresIn: expiresIn)
     }
 
@@ -123,22 +123,22 @@ package struct OAuthClient: Sendable {
     // MARK: - Requests
 
     private func grant(_ fields: [(String, String)], secrets: [String], deviceFlow: Bool) async throws -> TokenGrant {
-        let object: [String: Any]
+        let object: WireOAuthAnswer
         do {
             object = try await post("/token", fields: fields, secrets: secrets)
         } catch OAuthError.invalidGrant where deviceFlow {
             // For a device code, invalid_grant means the code expired (or was already used).
             throw OAuthError.codeExpired
         }
-        guard let access = Self.string(object["access_token"]) else {
+        guard let access = object.accessToken else {
             throw OAuthError.unreadable("the token answer has no access_token")
         }
-        return TokenGrant(accessToken: access, refreshToken: Self.string(object["refresh_token"]), expiresIn: Self.integer(object["expires_in"]))
+        return TokenGrant(accessToken: access, refreshToken: object.refreshToken, expiresIn: object.expiresIn)
     }
 
     /// POSTs a form and returns the JSON object of a 2xx answer, or throws the `OAuthError` the
     /// answer stands for. `secrets` are scrubbed from any text taken from the answer.
-    func post(_ path: String, fields: [(String, String)], secrets: [String]) async throws -> [String: Any] {
+    func post(_ path: String, fields: [(String, String)], secrets: [String]) async throws -> WireOAuthAnswer {
         let url = makeURL(path)
         let request = HTTPRequest(method: "POST", url: url, headers: [
             "Content-Type": "application/x-www-form-urlencoded",
@@ -171,14 +171,16 @@ package struct OAuthClient: Sendable {
             throw OAuthError.unavailable("it answered with a redirect (HTTP \(response.status)) to \(response.redirectTarget(from: url)), which metrika does not follow, so nothing was sent there")
         }
         // Preflight: nesting bounded, lone surrogates repaired (JSONPreflight).
-        let object = (try? JSONSerialization.jsonObject(with: JSONPreflight.prepare(response.body))) as? [String: Any]
+        let object = WireOAuthAnswer.decode(response.body)
         if (200..<300).contains(response.status) {
             guard let object else { throw OAuthError.unreadable("HTTP \(response.status) from \(path) is not a JSON object") }
-            if let code = Self.string(object["error"]) { throw Self.error(code: code, description: Self.string(object["error_description"]), secrets: secrets) }
+            if let code = object.error {
+                throw Self.error(code: code, description: object.errorDescription, secrets: secrets)
+            }
             return object
         }
-        if let object, let code = Self.string(object["error"]) {
-            throw Self.error(code: code, description: Self.string(object["error_description"]), secrets: secrets)
+        if let code = object?.error {
+            throw Self.error(code: code, description: object?.errorDescription, secrets: secrets)
         }
         if response.status >= 500 {
             throw OAuthError.unavailable("HTTP \(response.status) from \(path)")
@@ -217,20 +219,5 @@ package struct OAuthClient: Sendable {
         guard let log else { return }
         let milliseconds = Int((now().timeIntervalSince(since) * 1000).rounded())
         log("POST \(url.absoluteString) → \(status) (\(milliseconds) ms)")
-    }
-
-    static func string(_ value: Any?) -> String? {
-        guard let text = value as? String, !text.isEmpty else { return nil }
-        return text
-    }
-
-    static func integer(_ value: Any?) -> Int? {
-        if let number = value as? NSNumber {
-            let double = number.doubleValue
-            guard double.isFinite, abs(double) < 1e12 else { return nil }
-            return Int(double)
-        }
-        if let text = value as? String { return Int(text) }
-        return nil
     }
 }

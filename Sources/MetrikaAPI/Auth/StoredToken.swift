@@ -58,19 +58,18 @@ package struct StoredToken: Sendable, Equatable {
     /// Reads the token file's JSON. Only `access_token` is required, so files written by hand (or by
     /// an older metrika) still work; unknown members are ignored.
     package static func decode(_ data: Data) -> StoredToken? {
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-              let access = (object["access_token"] as? String)?.trimmingCharacters(in: .whitespacesAndNewlines), !access.isEmpty
-        else { return nil }
-        func text(_ key: String) -> String? {
-            guard let value = (object[key] as? String)?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
-            return value
-        }
-        return StoredToken(
+        TokenFileMembers.decode(data).flatMap(StoredToken.init(members:))
+    }
+
+    /// The token the file's members hold; nil without an `access_token`.
+    package init?(members file: TokenFileMembers) {
+        guard let access = file.accessToken else { return nil }
+        self.init(
             accessToken: access,
-            refreshToken: text("refresh_token"),
-            obtainedAt: text("obtained_at").flatMap(parseTimestamp) ?? Date(timeIntervalSince1970: 0),
-            expiresAt: text("expires_at").flatMap(parseTimestamp),
-            clientID: text("client_id")
+            refreshToken: file.refreshToken,
+            obtainedAt: file.obtainedAt.flatMap(Self.parseTimestamp) ?? Date(timeIntervalSince1970: 0),
+            expiresAt: file.expiresAt.flatMap(Self.parseTimestamp),
+            clientID: file.clientID
         )
     }
 
@@ -108,5 +107,52 @@ package struct StoredToken: Sendable, Equatable {
             }
         }
         return result + "\""
+    }
+}
+
+/// The token file's members as `Decodable` reads them: a token (`access_token` …) or the note that
+/// the token is in a keyring (`store`, `account`). Files written by hand or by an older metrika are
+/// read too: a member of another type counts as absent, a text is trimmed and a blank one is
+/// absent, unknown members are ignored.
+package struct TokenFileMembers: Decodable, Sendable, Equatable {
+    package var accessToken: String?
+    package var refreshToken: String?
+    package var obtainedAt: String?
+    package var expiresAt: String?
+    package var clientID: String?
+    /// The keyring note's store (`secret-service`, `keychain`): kept as written.
+    package var store: String?
+    /// The keyring note's account: kept as written.
+    package var account: String?
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case refreshToken = "refresh_token"
+        case obtainedAt = "obtained_at"
+        case expiresAt = "expires_at"
+        case clientID = "client_id"
+        case store
+        case account
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func text(_ key: CodingKeys) -> String? {
+            let text = try? container.decode(String.self, forKey: key)
+            let value = text?.trimmingCharacters(in: .whitespacesAndNewlines)
+            return value?.isEmpty == false ? value : nil
+        }
+        accessToken = text(.accessToken)
+        refreshToken = text(.refreshToken)
+        obtainedAt = text(.obtainedAt)
+        expiresAt = text(.expiresAt)
+        clientID = text(.clientID)
+        store = try? container.decode(String.self, forKey: .store)
+        account = try? container.decode(String.self, forKey: .account)
+    }
+
+    /// The members of `data`; nil when it is not one JSON object.
+    package static func decode(_ data: Data) -> TokenFileMembers? {
+        try? JSONDecoder().decode(TokenFileMembers.self, from: data)
     }
 }

@@ -82,9 +82,10 @@ package struct TokenFile: Sendable, Equatable {
         } catch {
             throw AuthError.unreadableTokenFile(path: path, reason: "reading failed")
         }
-        if let stored = StoredToken.decode(data) { return .token(stored) }
-        if let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any], let store = object["store"] as? String {
-            guard let kind = Keyring.Kind(rawValue: store), let account = object["account"] as? String, !account.isEmpty else {
+        let members = TokenFileMembers.decode(data)
+        if let stored = members.flatMap(StoredToken.init(members:)) { return .token(stored) }
+        if let store = members?.store {
+            guard let kind = Keyring.Kind(rawValue: store), let account = members?.account, !account.isEmpty else {
                 throw AuthError.unreadableTokenFile(path: path, reason: "it names a token store this metrika does not know (\(TerminalText.quote(String(store.prefix(40)))))")
             }
             return .keyring(kind, account: account)

@@ -54,9 +54,7 @@ package struct TokenRefreshingTransport: HTTPTransport {
     static func isInvalidToken(status: Int, body: Data) -> Bool {
         guard status == 403 else { return false }
         // Preflight: nesting bounded, lone surrogates repaired (JSONPreflight).
-        let object = (try? JSONSerialization.jsonObject(with: JSONPreflight.prepare(body))) as? [String: Any]
-        let first = (object?["errors"] as? [[String: Any]])?.first
-        let type = first?["error_type"] as? String ?? ""
+        let type = WireFirstErrorType.decode(body) ?? ""
         return type != "access_denied" && type != "counter_in_connect"
     }
 }
@@ -84,5 +82,28 @@ package struct TokenRefreshingStreamingTransport: StreamingHTTPTransport {
             request, keeper: keeper, mayResend: upload == nil,
             isInvalidToken: { TokenRefreshingTransport.isInvalidToken(status: $0.status, body: $0.errorBody) }
         ) { try await base.exchange($0, upload: upload, receive: receive) }
+    }
+}
+
+/// The `error_type` of an API error answer's first error (`{"errors": [{"error_type": "…"}]}`), read
+/// as tolerantly as before: the other errors, and members of another type, do not matter.
+struct WireFirstErrorType: Decodable {
+    var type: String?
+
+    private enum Keys: String, CodingKey {
+        case errors
+        case errorType = "error_type"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        var errors = try? container.nestedUnkeyedContainer(forKey: .errors)
+        let first = try? errors?.nestedContainer(keyedBy: Keys.self)
+        type = try? first?.decode(String.self, forKey: .errorType)
+    }
+
+    /// The type in `body`, through `JSONPreflight`; nil when there is none.
+    static func decode(_ body: Data) -> String? {
+        (try? JSONDecoder().decode(WireFirstErrorType.self, from: JSONPreflight.prepare(body)))?.type
     }
 }

@@ -52,30 +52,104 @@ enum IncomingMessage {
     case invalid(id: RequestID?, message: String)
 
     static func classify(_ value: JSONValue, rawID: String?) -> IncomingMessage {
-        guard case .object = value else {
+        guard let envelope = try? JSONValueDecoder.decode(JSONRPCEnvelope.self, from: value) else {
             if case .array = value {
                 return .invalid(id: nil, message: "Invalid request: batches (JSON arrays) are not part of MCP; send one message per line")
             }
             return .invalid(id: nil, message: "Invalid request: a message must be a JSON object")
         }
-        let idValue = value.rpcMember("id")
-        let id = idValue.flatMap { RequestID(value: $0, raw: rawID) }
-        guard value.rpcMember("jsonrpc")?.rpcString == "2.0" else {
+        let id = envelope.id.flatMap { RequestID(value: $0, raw: rawID) }
+        guard envelope.jsonrpc == "2.0" else {
             return .invalid(id: id, message: "Invalid request: \"jsonrpc\" must be \"2.0\"")
         }
-        if idValue != nil, id == nil {
+        if envelope.id != nil, id == nil {
             return .invalid(id: nil, message: "Invalid request: an id must be a string or a number")
         }
-        guard let methodValue = value.rpcMember("method") else {
-            if id != nil, value.rpcMember("result") != nil || value.rpcMember("error") != nil { return .response }
+        switch envelope.method {
+        case .absent:
+            if id != nil, envelope.isResponse { return .response }
             return .invalid(id: id, message: "Invalid request: no \"method\"")
-        }
-        guard let method = methodValue.rpcString else {
+        case .wrongType:
             return .invalid(id: id, message: "Invalid request: \"method\" must be a string")
+        case .value(let method):
+            if let id { return .request(id: id, method: method, params: envelope.params) }
+            return .notification(method: method, params: envelope.params)
         }
-        let params = value.rpcMember("params")
-        if let id { return .request(id: id, method: method, params: params) }
-        return .notification(method: method, params: params)
+    }
+}
+
+/// A member of a JSON-RPC message as decoded: left out, of the type it must be, or of another.
+enum EnvelopeMember<Value: Decodable>: Decodable {
+    case absent
+    case value(Value)
+    case wrongType
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        self = (try? container.decode(Value.self)).map(Self.value) ?? .wrongType
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// The member `key`: `.absent` when the object has none (`null` is a value: of the wrong type,
+    /// unless `Value` is `JSONValue`).
+    func member<Value>(_ type: Value.Type, forKey key: Key) throws -> EnvelopeMember<Value> {
+        guard contains(key) else { return .absent }
+        return try decode(EnvelopeMember<Value>.self, forKey: key)
+    }
+}
+
+/// One JSON-RPC 2.0 message's envelope (the members `IncomingMessage.classify` judges); `params`
+/// stays a `JSONValue` for the method to type (`ToolCallParams`).
+struct JSONRPCEnvelope: Decodable {
+    /// `"2.0"` in a message of this protocol; nil when absent or not a string.
+    var jsonrpc: String?
+    /// The id as sent, `null` too (a string or a number makes a request; anything else is refused);
+    /// nil when absent.
+    var id: JSONValue?
+    var method: EnvelopeMember<String>
+    var params: JSONValue?
+    /// Whether it carries `result` or `error`: a response to a request of ours.
+    var isResponse: Bool
+
+    private enum CodingKeys: String, CodingKey {
+        case jsonrpc, id, method, params, result, error
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if case .value(let version) = try container.member(String.self, forKey: .jsonrpc) { jsonrpc = version }
+        if case .value(let id) = try container.member(JSONValue.self, forKey: .id) { self.id = id }
+        method = try container.member(String.self, forKey: .method)
+        if case .value(let params) = try container.member(JSONValue.self, forKey: .params) { self.params = params }
+        isResponse = container.contains(.result) || container.contains(.error)
+    }
+}
+
+/// `tools/call`'s parameters.
+struct ToolCallParams: Decodable {
+    /// The tool's name; nil when absent or not a string.
+    var name: String?
+    /// The arguments' members in the order sent (repeats kept: `ToolArguments.decode` refuses them).
+    var arguments: EnvelopeMember<JSONValue>
+    /// `_meta.progressToken`: where progress notifications go.
+    var progressToken: JSONValue?
+
+    private enum CodingKeys: String, CodingKey {
+        case name, arguments
+        case meta = "_meta"
+    }
+
+    private enum MetaKeys: String, CodingKey {
+        case progressToken
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if case .value(let name) = try container.member(String.self, forKey: .name) { self.name = name }
+        arguments = try container.member(JSONValue.self, forKey: .arguments)
+        let meta = try? container.nestedContainer(keyedBy: MetaKeys.self, forKey: .meta)
+        if case .value(let token)? = try meta?.member(JSONValue.self, forKey: .progressToken) { progressToken = token }
     }
 }
 

@@ -295,16 +295,17 @@ package final class MCPServer: Sendable {
     // MARK: - Tool calls
 
     private func startCall(id: RequestID, params: JSONValue?, version: String, stateless isStateless: Bool, writer: LineWriter) throws {
-        guard let name = params?.rpcMember("name")?.rpcString else {
+        let call = params.flatMap { try? JSONValueDecoder.decode(ToolCallParams.self, from: $0) }
+        guard let name = call?.name else {
             throw RPCFailure.invalidParams("Invalid params: tools/call needs \"name\" (a string)")
         }
         let arguments: [(String, JSONValue)]
-        switch params?.rpcMember("arguments") {
-        case nil, .null?: arguments = []
-        case .object(let members)?: arguments = members
+        switch call?.arguments {
+        case nil, .absent?, .value(.null)?: arguments = []
+        case .value(.object(let members))?: arguments = members
         default: throw RPCFailure.invalidParams("Invalid params: \"arguments\" must be an object")
         }
-        let activity: ProgressReporter? = params?.rpcMember("_meta")?.rpcMember("progressToken").flatMap { token in
+        let activity: ProgressReporter? = call?.progressToken.flatMap { token in
             RequestID.key(of: token) == nil ? nil : ProgressReporter(token: token, interval: options.progressInterval, writer: writer)
         }
         try calls.withLock { calls in

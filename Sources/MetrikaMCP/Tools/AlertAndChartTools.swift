@@ -21,11 +21,7 @@ enum CheckAlertsTool {
         a rise one more per dimension explained (6), for its drivers. Without counter_ids every \
         counter the token can read is checked (slow for many counters). Example: {"counter_ids": [1001], "date": "2026-11-29"} or {"counter_ids": [1001], "today": true}.
         """,
-        arguments: [
-            SharedArguments.counterIDs(required: false, description: "Counters to check (default: every counter the token can read)."),
-            ToolArgument("date", .string, "The day to judge, YYYY-MM-DD (default: each counter's last finished day); a day not yet over for every counter asked is refused.", maxLength: 40),
-            ToolArgument("today", .boolean, "Judge today's finished hours so far (each counter's time zone) against the same hours of the same weekday of earlier weeks instead of the last day: a stop (tracking that fell off at 14:00), a drop or a rise in the last hours. Not with date.", defaultValue: .bool(false)),
-        ],
+        arguments: [counterIDs.argument, date.argument, today.argument],
         outputSchema: schema("object", properties: [
             ("findings", schema("array", "counter_id, counter_name, metric, grain (day, or hour with today), title, notice (drop, rise, stopped, back_to_normal), day, value, expected, change_percent, since, provisional, drivers (what made a drop or a rise, the main one first: dimension, name, value, expected, change, share), text; with today: hours {from, to} (local hours judged) instead of since and provisional", items: schema("object"))),
             ("failures", schema("array", "Counters that could not be checked: counter_id, error", items: schema("object"))),
@@ -33,16 +29,31 @@ enum CheckAlertsTool {
             ("notes", schema("array", "The text's notes a model needs: a run that gave up on the API, a range cut to a counter's creation", items: schema("string"))),
         ], required: ["findings", "failures", "counters_checked"]))
 
+    static let counterIDs = TypedToolArgument<[Int]>(
+        SharedArguments.counterIDs(
+            required: false, description: "Counters to check (default: every counter the token can read)."))
+    static let date = TypedToolArgument<String>(ToolArgument(
+        "date", .string,
+        "The day to judge, YYYY-MM-DD (default: each counter's last finished day); "
+            + "a day not yet over for every counter asked is refused.",
+        maxLength: 40))
+    static let today = TypedToolArgument<Bool>(ToolArgument(
+        "today", .boolean,
+        "Judge today's finished hours so far (each counter's time zone) against the same hours of the same weekday "
+            + "of earlier weeks instead of the last day: a stop (tracking that fell off at 14:00), a drop or a rise "
+            + "in the last hours. Not with date.",
+        defaultValue: .bool(false)))
+
     static func run(_ arguments: ToolArguments, services: any MCPServices, call: any MCPCallActivity) async throws -> MCPToolResult {
-        let ids = SharedArguments.ids(arguments)
-        let today = arguments.bool("today") == true
-        if today, arguments.string("date") != nil {
+        let ids = SharedArguments.ids(arguments[counterIDs])
+        let today = arguments[Self.today] == true
+        if today, arguments[date] != nil {
             throw ToolArgumentError("today judges today's hours and date a finished day: give one of them, not both")
         }
         let settings = try services.alertSettings()
         var loader = try await services.historyLoader(offline: false)
         let (counters, failures) = try await services.alertCounters(ids, loader: loader)
-        if let text = arguments.string("date") {
+        if let text = arguments[date] {
             guard let day = Day(iso: text.trimmingCharacters(in: .whitespaces)) else {
                 throw UsageError("date must be a day as YYYY-MM-DD (the day to judge), not '\(text)'")
             }
@@ -171,16 +182,22 @@ enum DrawChartTool {
         Example: {"counter_ids": [1001], "metrics": ["visits"], "period": "last30days"}.
         """,
         arguments: [
-            SharedArguments.counterIDs(required: true, description: "Counter ids (see list_counters): one line each."),
-            SharedArguments.metrics("Metrics (default visits), at most 20: visits, pageviews, users, bounceRate, avgVisitDuration, revenue, goal<ID>reaches…"),
-            SharedArguments.from, SharedArguments.to, SharedArguments.period,
+            counterIDs.argument, metrics.argument,
+            SharedArguments.from.argument, SharedArguments.to.argument, SharedArguments.period.argument,
         ],
         outputSchema: nil)
 
+    static let counterIDs = TypedToolArgument<[Int]>(
+        SharedArguments.counterIDs(required: true, description: "Counter ids (see list_counters): one line each."))
+    static let metrics = TypedToolArgument<[String]>(
+        SharedArguments.metrics(
+            "Metrics (default visits), at most 20: visits, pageviews, users, bounceRate, avgVisitDuration, revenue, "
+                + "goal<ID>reaches…"))
+
     static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
-        let ids = SharedArguments.ids(arguments)
+        let ids = SharedArguments.ids(arguments[counterIDs])
         let dates = try SharedArguments.dates(arguments, defaultFrom: "29daysAgo")
-        let metrics = DefaultMetrics.chart(chosen: try arguments.strings("metrics").map { try ReportTerms.metrics($0) })
+        let metrics = DefaultMetrics.chart(chosen: try arguments[Self.metrics].map { try ReportTerms.metrics($0) })
         let loader = try await services.historyLoader(offline: false)
         let activity = ToolActivity(now: services.now)
         let data = try await ChartSeries.load(counterIDs: ids, from: dates.from, to: dates.to, metrics: metrics, grouping: .day, refresh: false,

@@ -19,13 +19,8 @@ enum ExplainChangeTool {
         Reporting request per dimension and one Management request. Example: {"counter_id": 1001, "metric": "visits"}.
         """,
         arguments: [
-            ToolArgument("counter_id", .integer, "The counter (see list_counters).", required: true, minimum: 1, maximum: Int(Int32.max)),
-            ToolArgument("metric", .string, "visits (default), pageviews, users, purchases, revenue, goal<ID>reaches, bounceRate, goal<ID>conversionRate, pageDepth or avgVisitDuration.", maxLength: 100),
-            ToolArgument("date", .string, "The day: YYYY-MM-DD, yesterday, NdaysAgo (default yesterday).", maxLength: 40),
-            ToolArgument("from", .string, "First day of a range (with to).", maxLength: 40),
-            ToolArgument("to", .string, "Last day of a range (with from).", maxLength: 40),
-            ToolArgument("against", .string, "alert, previous or DATE..DATE.", maxLength: 100),
-            Self.dimensions,
+            counterID.argument, metric.argument, date.argument, from.argument, to.argument, against.argument,
+            dimensions.argument,
         ],
         outputSchema: schema("object", properties: [
             ("headline", schema("string")),
@@ -33,22 +28,40 @@ enum ExplainChangeTool {
             ("dimensions", schema("array", "per dimension: its segments' value, expected, change (adding up to change), share", items: schema("object"))),
         ], required: ["headline", "dimensions"]))
 
+    static let counterID = TypedToolArgument<Int>(
+        ToolArgument(
+            "counter_id", .integer, "The counter (see list_counters).", required: true, minimum: 1,
+            maximum: Int(Int32.max)))
+    static let metric = TypedToolArgument<String>(ToolArgument(
+        "metric", .string,
+        "visits (default), pageviews, users, purchases, revenue, goal<ID>reaches, bounceRate, "
+            + "goal<ID>conversionRate, pageDepth or avgVisitDuration.",
+        maxLength: 100))
+    static let date = TypedToolArgument<String>(
+        ToolArgument("date", .string, "The day: YYYY-MM-DD, yesterday, NdaysAgo (default yesterday).", maxLength: 40))
+    static let from = TypedToolArgument<String>(
+        ToolArgument("from", .string, "First day of a range (with to).", maxLength: 40))
+    static let to = TypedToolArgument<String>(
+        ToolArgument("to", .string, "Last day of a range (with from).", maxLength: 40))
+    static let against = TypedToolArgument<String>(
+        ToolArgument("against", .string, "alert, previous or DATE..DATE.", maxLength: 100))
+
     /// A list of names, as get_report's dimensions are, or the comma-separated text of `--dimensions`.
-    static let dimensions: ToolArgument = {
+    static let dimensions = TypedToolArgument<String>({
         var argument = ToolArgument(
             "dimensions", .names,
             "At most 8, as a list or comma-separated text: trafficSource, searchEngine, UTMSource, deviceCategory, startURL, region, regionCountry, regionCity.",
             maxLength: 400, maxItems: 8)
         argument.example = #"["trafficSource", "deviceCategory"] or "trafficSource,deviceCategory""#
         return argument
-    }()
+    }())
 
     static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
         let client = try await services.client()
         let request = try await Explain.request(
-            counterID: arguments.integer("counter_id") ?? 0, metric: arguments.string("metric"), date: arguments.string("date"),
-            from: arguments.string("from"), to: arguments.string("to"), against: arguments.string("against"),
-            dimensions: arguments.names("dimensions"), client: client, now: services.now())
+            counterID: arguments[counterID] ?? 0, metric: arguments[metric], date: arguments[date],
+            from: arguments[from], to: arguments[to], against: arguments[against],
+            dimensions: arguments[dimensions], client: client, now: services.now())
         let loader = try await services.historyLoader(offline: false)
         let listing = try await Explain.run(request, client: client, history: SegmentHistory(loader, today: request.today)).listing
         return MCPToolResult(

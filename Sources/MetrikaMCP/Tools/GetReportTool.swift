@@ -52,18 +52,9 @@ enum GetReportTool {
         // The report's parameters as declared once (ReportFields), with this tool's own bounds on
         // `limit`; only `offset` is this tool's own.
         arguments: reportParameters.map { declaration in
-            var argument = ToolArgument(declared: declaration, required: declaration.parameter == .counter)
-            if declaration.parameter == .limit {
-                argument.description = "Rows per answer (per counter), 1 to \(maximumLimit); default \(defaultLimit) (\(defaultCompareLimit) for a dimension report with compare)."
-                argument.maximum = maximumLimit
-                argument.defaultValue = .number(Double(defaultLimit))
-                argument.beyondBound = "ask for the next rows with offset"
-            }
-
-            return argument
-        } + [
-            ToolArgument("offset", .integer, "The 1-based row to start from: the `more.offset` of the previous answer.", minimum: 1, maximum: ReportRequest.limitRange.upperBound, defaultValue: .number(1)),
-        ],
+            declaration.parameter == .limit
+                ? limit.argument : ToolArgument(declared: declaration, required: declaration.parameter == .counter)
+        } + [offset.argument],
         outputSchema: schema("object", "metrika's report JSON document (docs/json.md, version 1) without `query`, plus `more` when rows were left out and `notes`.", properties: [
             ("version", schema("integer")),
             ("period", schema("object", "The days covered: from, to (YYYY-MM-DD)")),
@@ -76,6 +67,24 @@ enum GetReportTool {
             ("notes", schema("array", "The text's notes a model needs: a period not over yet, sampling, a metric the history lacks, rows left out", items: schema("string"))),
         ], required: ["version", "columns", "rows", "counters"]))
 
+    /// `limit`: the report's parameter as declared once (ReportFields), with this tool's own bounds.
+    static let limit = TypedToolArgument<Int>({
+        guard let declaration = reportParameters.first(where: { $0.parameter == .limit }) else {
+            preconditionFailure("ReportFields declares limit")
+        }
+        var argument = ToolArgument(declared: declaration)
+        argument.description = "Rows per answer (per counter), 1 to \(maximumLimit); default \(defaultLimit) "
+            + "(\(defaultCompareLimit) for a dimension report with compare)."
+        argument.maximum = maximumLimit
+        argument.defaultValue = .number(Double(defaultLimit))
+        argument.beyondBound = "ask for the next rows with offset"
+        return argument
+    }())
+    /// `offset`: this tool's own.
+    static let offset = TypedToolArgument<Int>(ToolArgument(
+        "offset", .integer, "The 1-based row to start from: the `more.offset` of the previous answer.", minimum: 1,
+        maximum: ReportRequest.limitRange.upperBound, defaultValue: .number(1)))
+
     /// The report request a `get_report` call means: built by `ReportRequest` from the words the CLI
     /// reads, through the same parsers. `limit` goes to the request only where the CLI takes it (a
     /// dimension report); a time series is cut by the answer's window.
@@ -85,21 +94,23 @@ enum GetReportTool {
         fields.limit = nil
         let plain = try ReportRequest(fields)
         guard !plain.usesHistory else { return plain }
-        fields.limit = arguments.integer("limit") ?? defaultRows(compare: fields.compare)
+        fields.limit = arguments[limit] ?? defaultRows(compare: fields.compare)
         return try ReportRequest(fields)
     }
 
     static func run(_ arguments: ToolArguments, services: any MCPServices, call: any MCPCallActivity) async throws -> MCPToolResult {
         let request = try request(arguments)
-        let limit = arguments.integer("limit") ?? defaultRows(compare: request.compare && !request.usesHistory)
-        let offset = arguments.integer("offset") ?? 1
-        let json = OutputWriter()
+        let limit = arguments[Self.limit] ?? defaultRows(compare: request.compare && !request.usesHistory)
+        let offset = arguments[Self.offset] ?? 1
+        let built = ReportDocumentSink()
         let table = OutputWriter()
         let head = OutputWriter()
         let window = ReportWindow(
-            [ReportJSONSink(output: json), ReportTableSink(output: table, maxWidth: tableWidth, beforeElsewhere: beforeElsewhere),
+            [built, ReportTableSink(output: table, maxWidth: tableWidth, beforeElsewhere: beforeElsewhere),
              HeadSink(ReportTableSink(output: head, maxWidth: tableWidth, beforeElsewhere: beforeElsewhere), rows: compactRows)],
-            skip: request.usesHistory ? offset - 1 : 0, take: request.usesHistory ? limit : Int.max, json: json, byteBudget: TokenBudget.jsonBytes,
+            skip: request.usesHistory ? offset - 1 : 0, take: request.usesHistory ? limit : Int.max,
+            jsonBytes: { built.byteCount },
+            byteBudget: TokenBudget.jsonBytes,
             progress: { rows in call.progress(Double(rows), total: nil, message: "\(rows) rows") })
         let activity = ToolActivity(now: services.now)
         let rowsTotal: Int
@@ -111,9 +122,9 @@ enum GetReportTool {
             rowsTotal = try await DirectReport.run(request, client: try await services.client(), activity: activity, into: window, showsProgress: false,
                                                    firstRow: offset, notesCut: false)
         }
-        var document = try BoundedJSONParser.parse(json.bytes).value
-        // Without what the model knows or what says nothing (the query echo, `"incomplete": false`).
-        document = StructuredView.report(document)
+        // Built as the structured view gives it: without what the model knows or what says nothing
+        // (the query echo, `"incomplete": false`).
+        var document = built.document
         var text = table.text
         let shown = window.rowsShown
         // Never two full copies past the budget: the text becomes the first rows with the totals, and

@@ -23,17 +23,7 @@ enum ListCountersTool {
         appears when some were left out: call again with that offset. Quota: one Management API request per 1,000 counters. \
         \(defaultLimit) counters per answer (at most \(maximumLimit)); search narrows the list. Example: {"search": "shop"}.
         """,
-        arguments: [
-            ToolArgument("search", .string, "Only counters whose id, name or site contains this text.", maxLength: 200),
-            {
-                var argument = ToolArgument("limit", .integer, "Counters per answer, 1 to \(maximumLimit); default \(defaultLimit).", minimum: 1, maximum: maximumLimit,
-                                            defaultValue: .number(Double(defaultLimit)))
-                argument.beyondBound = "ask for the next counters with offset"
-                return argument
-            }(),
-            ToolArgument("offset", .integer, "The 1-based counter to start from: the `more.offset` of the previous answer.", minimum: 1, maximum: 1_000_000,
-                         defaultValue: .number(1)),
-        ],
+        arguments: [search.argument, limit.argument, offset.argument],
         outputSchema: schema("object", properties: [
             ("counters", schema("array", "id, name, site, status, permission, owner_login, time_zone, currency", items: schema("object"))),
             ("total", schema("integer", "How many counters the token reads (matching search)")),
@@ -41,12 +31,26 @@ enum ListCountersTool {
             ("notes", schema("array", "The text's notes a model needs: counters left out and how to get them, a warning", items: schema("string"))),
         ], required: ["counters", "total"]))
 
+    static let search = TypedToolArgument<String>(
+        ToolArgument("search", .string, "Only counters whose id, name or site contains this text.", maxLength: 200))
+    static let limit = TypedToolArgument<Int>({
+        var argument = ToolArgument(
+            "limit", .integer, "Counters per answer, 1 to \(maximumLimit); default \(defaultLimit).", minimum: 1,
+            maximum: maximumLimit, defaultValue: .number(Double(defaultLimit)))
+        argument.beyondBound = "ask for the next counters with offset"
+        return argument
+    }())
+    static let offset = TypedToolArgument<Int>(
+        ToolArgument(
+            "offset", .integer, "The 1-based counter to start from: the `more.offset` of the previous answer.",
+            minimum: 1, maximum: 1_000_000, defaultValue: .number(1)))
+
     static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
         // The currency the history remembers (no request per counter); no database, no currencies.
         let history = try? await services.historyLoader(offline: true).store
-        let (all, warning) = try await CounterList.fetch(client: try await services.client(), search: arguments.string("search"), history: history)
-        let offset = arguments.integer("offset") ?? 1
-        let limit = arguments.integer("limit") ?? defaultLimit
+        let (all, warning) = try await CounterList.fetch(client: try await services.client(), search: arguments[search], history: history)
+        let offset = arguments[Self.offset] ?? 1
+        let limit = arguments[Self.limit] ?? defaultLimit
         let items = Array(all.dropFirst(offset - 1).prefix(limit))
         var members: [(String, JSONValue)] = [("counters", .array(items.map(CounterListing.json))), ("total", .number(Double(all.count)))]
         let document = JSONValue.object(members)
@@ -94,16 +98,19 @@ enum ListGoalsTool {
         goal<ID>reaches (conversions, a count), goal<ID>conversionRate (percent of visits) and goal<ID>revenue (money) of \
         get_report. Quota: one Management API request. Example: {"counter_id": 1001}.
         """,
-        arguments: [
-            ToolArgument("counter_id", .integer, "The counter whose goals to list (see list_counters).", required: true, minimum: 1, maximum: Int(Int32.max)),
-        ],
+        arguments: [counterID.argument],
         outputSchema: schema("object", properties: [
             ("counter_id", schema("integer")),
             ("goals", schema("array", "id, name, type", items: schema("object"))),
         ], required: ["counter_id", "goals"]))
 
+    static let counterID = TypedToolArgument<Int>(
+        ToolArgument(
+            "counter_id", .integer, "The counter whose goals to list (see list_counters).", required: true,
+            minimum: 1, maximum: Int(Int32.max)))
+
     static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
-        let id = arguments.integer("counter_id") ?? 0
+        let id = arguments[counterID] ?? 0
         let goals = try await services.client().fetchGoals(counterID: id)
         let document = GoalListing.document(counterID: id, goals: goals, versioned: false)
         let text = goals.isEmpty ? GoalListing.emptyText(counterID: id) + "\n" : GoalListing.table(goals).render(maxWidth: GetReportTool.tableWidth)

@@ -45,25 +45,31 @@ extension ToolArgument {
     }
 }
 
-extension ToolArguments {
-    /// What was given for a declared parameter, as the words its `read` takes: nil when left out (a
-    /// flag given as false too), no words for a flag given as true.
-    func words<Fields>(for declaration: ParameterDeclaration<Fields>) -> [String]? {
-        let name = ParameterNaming.mcp[declaration.parameter]
-        guard has(name) else { return nil }
+extension TypedToolArgument where Value == [String] {
+    /// A declared parameter's argument, read as the words its `read` takes: no words for a flag given
+    /// as true, nil for one given as false.
+    init<Fields>(words declaration: ParameterDeclaration<Fields>) {
+        let argument = ToolArgument(declared: declaration)
         switch declaration.shape {
-        case .flag: return bool(name) == true ? [] : nil
-        case .text: return string(name).map { [$0] }
-        case .integer: return integer(name).map { [String($0)] }
-        case .list: return strings(name)
-        case .ids: return integers(name)?.map(String.init)
+        case .flag:
+            self.init(argument, kinds: [.boolean]) { $0 == .bool(true) ? [] : nil }
+        case .text:
+            self.init(argument, kinds: [.string]) { Self.text($0).map { [$0] } }
+        case .integer:
+            self.init(argument, kinds: [.integer]) { Self.whole($0).map { [String($0)] } }
+        case .list:
+            self.init(argument, kinds: [.strings], read: Self.texts)
+        case .ids:
+            self.init(argument, kinds: [.integers]) { Self.wholes($0)?.map(String.init) }
         }
     }
+}
 
+extension ToolArguments {
     /// Reads every declared parameter that was given into `fields`, in the order declared.
     func read<Fields>(_ declarations: [ParameterDeclaration<Fields>], into fields: inout Fields) throws {
         for declaration in declarations {
-            if let words = words(for: declaration) { try declaration.read(&fields, words) }
+            if let words = self[TypedToolArgument(words: declaration)] { try declaration.read(&fields, words) }
         }
     }
 }

@@ -101,22 +101,24 @@ enum SharedArguments {
         return argument
     }
 
-    static let from = ToolArgument(declared: ReportFields.from)
-    static let to = ToolArgument(declared: ReportFields.to)
-    static let period = ToolArgument(declared: ReportFields.period)
+    static let from = TypedToolArgument<String>(ToolArgument(declared: ReportFields.from))
+    static let to = TypedToolArgument<String>(ToolArgument(declared: ReportFields.to))
+    static let period = TypedToolArgument<String>(ToolArgument(declared: ReportFields.period))
     static func metrics(_ description: String) -> ToolArgument {
         ToolArgument("metrics", .strings, description, maxLength: 100, maxItems: 20)
     }
 
-    /// The ids, each once, in the order given.
-    static func ids(_ arguments: ToolArguments) -> [Int] {
+    /// The ids given, each once, in the order given.
+    static func ids(_ given: [Int]?) -> [Int] {
         var ids: [Int] = []
-        for id in arguments.integers("counter_ids") ?? [] where !ids.contains(id) { ids.append(id) }
+        for id in given ?? [] where !ids.contains(id) { ids.append(id) }
         return ids
     }
 
+    /// The days `from`, `to` and `period` name (a tool that takes them lists the three).
     static func dates(_ arguments: ToolArguments, defaultFrom: String) throws -> ReportDates {
-        try ReportDates.parse(from: arguments.string("from"), to: arguments.string("to"), period: arguments.string("period"), defaultFrom: defaultFrom)
+        try ReportDates.parse(
+            from: arguments[from], to: arguments[to], period: arguments[period], defaultFrom: defaultFrom)
     }
 }
 

@@ -38,6 +38,8 @@ enum StructuredView {
     /// own arguments again; `period` says the days they meant, `columns` the API's names), a row's
     /// `"incomplete": false` left out (only a row of a period not over yet says it, and `notes` does)
     /// and a counter's empty `missing_days` (no day missing). Numbers are `compact`ed with every tool's.
+    /// `ReportDocumentSink` builds the document this way from the start; this is the rule as a
+    /// rewrite of `report --json`'s document, which the tests hold the built one to.
     static func report(_ document: JSONValue) -> JSONValue {
         guard case .object(let members) = document else { return document }
         return .object(members.compactMap { name, value in

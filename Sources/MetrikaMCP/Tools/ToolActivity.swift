@@ -30,14 +30,15 @@ final class ToolActivity: Activity {
 
 /// The rows of a report that one answer shows: of each counter's section, `skip` rows are passed
 /// over (a time series continued by `offset`: the history gives every day) and at most `take` go to
-/// the sinks, and none once the JSON text holds `byteBudget` bytes. Counts every row it sees, so
+/// the sinks, and none once the JSON text holds `byteBudget` bytes (`jsonBytes` says how many it
+/// holds). Counts every row it sees, so
 /// the answer knows how many there were; checks for cancellation between batches and tells the
 /// client the rows so far.
 final class ReportWindow: ReportSink {
     private let targets: [any ReportSink]
     private let skip: Int
     private let take: Int
-    private let json: OutputWriter
+    private let jsonBytes: () -> Int
     private let byteBudget: Int
     private let progress: (Int) -> Void
     private var seen = 0
@@ -49,13 +50,25 @@ final class ReportWindow: ReportSink {
     private(set) var cutByBytes = false
     private var delivered = 0
 
-    init(_ targets: [any ReportSink], skip: Int, take: Int, json: OutputWriter, byteBudget: Int, progress: @escaping (Int) -> Void) {
+    init(
+        _ targets: [any ReportSink], skip: Int, take: Int, jsonBytes: @escaping () -> Int, byteBudget: Int,
+        progress: @escaping (Int) -> Void
+    ) {
         self.targets = targets
         self.skip = skip
         self.take = take
-        self.json = json
+        self.jsonBytes = jsonBytes
         self.byteBudget = byteBudget
         self.progress = progress
+    }
+
+    /// A window whose JSON is `json`'s text (`report --json`'s sink writing into it).
+    convenience init(
+        _ targets: [any ReportSink], skip: Int, take: Int, json: OutputWriter, byteBudget: Int,
+        progress: @escaping (Int) -> Void
+    ) {
+        self.init(
+            targets, skip: skip, take: take, jsonBytes: { json.byteCount }, byteBudget: byteBudget, progress: progress)
     }
 
     func begin(_ layout: ReportLayout) throws { for target in targets { try target.begin(layout) } }
@@ -74,14 +87,14 @@ final class ReportWindow: ReportSink {
         for row in rows {
             seen += 1
             guard seen > skip, shown < take, !cutByBytes else { continue }
-            if json.byteCount >= byteBudget {
+            if jsonBytes() >= byteBudget {
                 cutByBytes = true
                 continue
             }
             kept.append(row)
             shown += 1
             // A row at a time near the budget, so one batch cannot overshoot it by much.
-            if json.byteCount + 64 * 1024 >= byteBudget {
+            if jsonBytes() + 64 * 1024 >= byteBudget {
                 for target in targets { try target.append(kept) }
                 kept.removeAll()
             }

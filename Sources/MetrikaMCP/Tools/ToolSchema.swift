@@ -127,7 +127,8 @@ package struct ToolSpec: Sendable {
     }
 }
 
-/// A call's arguments, checked against its tool's table: read by name, already of the right type.
+/// A call's arguments, checked against its tool's table: read through their typed declarations
+/// (`TypedToolArgument`), already of the right type.
 package struct ToolArguments: Sendable {
     private var values: [String: JSONValue]
 
@@ -239,35 +240,84 @@ package struct ToolArguments: Sendable {
         return String(String.UnicodeScalarView(short.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
     }
 
-    package func string(_ name: String) -> String? {
-        if case .string(let text)? = values[name] { return text }
+    /// The value given for `argument`, as its type reads it; nil when left out (or `null`).
+    package subscript<Value>(_ argument: TypedToolArgument<Value>) -> Value? {
+        values[argument.argument.name].flatMap(argument.read)
+    }
+}
+
+/// A tool argument with the type its value is read as: the declaration that gives the schema and the
+/// reading of a checked value, in one value, so that a tool reads `arguments[Self.limit]` and never
+/// an argument by its name. Each tool declares its arguments once, as these, and lists them in its spec.
+package struct TypedToolArgument<Value: Sendable>: Sendable {
+    /// The declaration: name, JSON type, description and bounds.
+    package let argument: ToolArgument
+    /// The value of a checked JSON value (`ToolArguments.decode` has refused every wrong type).
+    let read: @Sendable (JSONValue) -> Value?
+
+    init(_ argument: ToolArgument, kinds: [ToolArgument.Kind], read: @escaping @Sendable (JSONValue) -> Value?) {
+        precondition(kinds.contains(argument.kind), "\(argument.name) is not read as \(Value.self)")
+        self.argument = argument
+        self.read = read
+    }
+
+    static func text(_ value: JSONValue) -> String? {
+        if case .string(let text) = value { return text }
         return nil
     }
 
-    /// A `.names` argument as one comma-separated text, whichever form it came in.
-    package func names(_ name: String) -> String? {
-        strings(name).map { $0.joined(separator: ",") } ?? string(name)
+    static func texts(_ value: JSONValue) -> [String]? {
+        guard case .array(let items) = value else { return nil }
+        return items.compactMap(text)
     }
 
-    package func integer(_ name: String) -> Int? {
-        if case .number(let number)? = values[name] { return Int(number) }
+    static func whole(_ value: JSONValue) -> Int? {
+        if case .number(let number) = value { return Int(number) }
         return nil
     }
 
-    package func bool(_ name: String) -> Bool? {
-        if case .bool(let flag)? = values[name] { return flag }
-        return nil
+    static func wholes(_ value: JSONValue) -> [Int]? {
+        guard case .array(let items) = value else { return nil }
+        return items.compactMap(whole)
     }
+}
 
-    package func strings(_ name: String) -> [String]? {
-        guard case .array(let items)? = values[name] else { return nil }
-        return items.compactMap { if case .string(let text) = $0 { return text } else { return nil } }
+extension TypedToolArgument where Value == String {
+    /// A text; a `.names` argument as one comma-separated text, whichever form it came in.
+    package init(_ argument: ToolArgument) {
+        self.init(argument, kinds: [.string, .names]) { value in
+            Self.texts(value).map { $0.joined(separator: ",") } ?? Self.text(value)
+        }
     }
+}
 
-    package func integers(_ name: String) -> [Int]? {
-        guard case .array(let items)? = values[name] else { return nil }
-        return items.compactMap { if case .number(let number) = $0 { return Int(number) } else { return nil } }
+extension TypedToolArgument where Value == Int {
+    /// A whole number.
+    package init(_ argument: ToolArgument) {
+        self.init(argument, kinds: [.integer], read: Self.whole)
     }
+}
 
-    package func has(_ name: String) -> Bool { values[name] != nil }
+extension TypedToolArgument where Value == Bool {
+    /// A flag.
+    package init(_ argument: ToolArgument) {
+        self.init(argument, kinds: [.boolean]) { value in
+            if case .bool(let flag) = value { return flag }
+            return nil
+        }
+    }
+}
+
+extension TypedToolArgument where Value == [String] {
+    /// A list of texts.
+    package init(_ argument: ToolArgument) {
+        self.init(argument, kinds: [.strings], read: Self.texts)
+    }
+}
+
+extension TypedToolArgument where Value == [Int] {
+    /// A list of whole numbers.
+    package init(_ argument: ToolArgument) {
+        self.init(argument, kinds: [.integers], read: Self.wholes)
+    }
 }

@@ -6,7 +6,8 @@ import Foundation
 ///                "min_score": 4, "weeks": 6, "skip": [1002]}
 ///
 /// Every member is optional (the defaults need no file); unknown members and values out of range are
-/// refused naming the member, like the rest of the file. Metric names are checked where they are used.
+/// refused naming the member, like the rest of the file (`init(from:)`). Metric names are checked
+/// where they are used.
 package struct AlertsConfig: Sendable, Equatable {
     /// Metric names (counts: visits, pageviews, users, …, and revenue); default visits.
     package var metrics: [String]?
@@ -26,52 +27,61 @@ package struct AlertsConfig: Sendable, Equatable {
     package init() {}
 
     static let keys = ["metrics", "goals", "shop", "min_change", "min_score", "weeks", "skip"]
+}
 
-    /// Reads the member (nil when absent); `member` makes the file's error naming the problem.
-    static func parse(_ value: Any?, member: ConfigFile.Members) throws -> AlertsConfig? {
-        guard let value else { return nil }
-        guard let object = value as? [String: Any] else { throw member.bad("alerts", .top, "an object such as {\"min_change\": 40}") }
-        try member.checkKeys(object, allowed: keys, place: .alerts)
-        var config = AlertsConfig()
-        if let metrics = object["metrics"] {
-            guard let names = metrics as? [String], !names.isEmpty, names.allSatisfy({ !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
-                throw member.bad("metrics", .alerts, "a non-empty list of metric names such as [\"visits\"]")
+extension AlertsConfig: Decodable {
+    /// The member as the file gives it; a wrong one is refused naming it, like the rest of the file.
+    package init(from decoder: any Decoder) throws {
+        let members = try ConfigMembers(decoder, place: .alerts, allowed: Self.keys) {
+            .badMember(path: $0, member: "alerts", place: .top, expected: "an object such as {\"min_change\": 40}")
+        }
+        self.init()
+        let names = members.bad("metrics", "a non-empty list of metric names such as [\"visits\"]")
+        if let metrics = try members.value([String].self, "metrics", refusal: names) {
+            guard !metrics.isEmpty, metrics.allSatisfy({ !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
+                throw names
             }
-            config.metrics = names
+            self.metrics = metrics
         }
-        if let goals = object["goals"] {
-            guard let flag = goals as? Bool, ["true", "false", "1", "0"].contains("\(goals)") else { throw member.bad("goals", .alerts, "true or false") }
-            config.goals = flag
+        goals = try members.value(Flag.self, "goals", refusal: members.bad("goals", "true or false"))?.value
+        shop = try members.value(Flag.self, "shop", refusal: members.bad("shop", "true or false"))?.value
+        minimumChange = try Self.number("min_change", in: 5...95, members)
+        minimumScore = try Self.number("min_score", in: 2...20, members)
+        if let weeks = try Self.number("weeks", in: 4...12, members) {
+            guard weeks == weeks.rounded() else { throw members.bad("weeks", "a whole number from 4 to 12") }
+            self.weeks = Int(weeks)
         }
-        if let shop = object["shop"] {
-            guard let flag = shop as? Bool, ["true", "false", "1", "0"].contains("\(shop)") else { throw member.bad("shop", .alerts, "true or false") }
-            config.shop = flag
+        let ids = members.bad("skip", "a counter id or a list of them, like [1002]")
+        if let skip = try members.oneOrMany(Int.self, "skip", refusal: ids) {
+            guard skip.allSatisfy({ $0 > 0 }) else { throw ids }
+            self.skip = skip
         }
-        config.minimumChange = try number(object["min_change"], "min_change", in: 5...95, member: member)
-        config.minimumScore = try number(object["min_score"], "min_score", in: 2...20, member: member)
-        if let weeks = try number(object["weeks"], "weeks", in: 4...12, member: member) {
-            guard weeks == weeks.rounded() else { throw member.bad("weeks", .alerts, "a whole number from 4 to 12") }
-            config.weeks = Int(weeks)
-        }
-        if let skip = object["skip"] {
-            let items = (skip as? [Any]) ?? [skip]
-            var ids: [Int] = []
-            for item in items {
-                guard let number = item as? NSNumber, !(item is Bool), "\(number)".allSatisfy(\.isNumber), let id = Int(exactly: number.doubleValue), id > 0 else {
-                    throw member.bad("skip", .alerts, "a counter id or a list of them, like [1002]")
-                }
-                ids.append(id)
-            }
-            config.skip = ids
-        }
-        return config
     }
 
-    private static func number(_ value: Any?, _ name: String, in range: ClosedRange<Double>, member: ConfigFile.Members) throws -> Double? {
-        guard let value else { return nil }
-        guard let number = value as? NSNumber, !(value is Bool), range.contains(number.doubleValue) else {
-            throw member.bad(name, .alerts, "a number from \(Int(range.lowerBound)) to \(Int(range.upperBound))")
+    private static func number(
+        _ name: String, in range: ClosedRange<Double>, _ members: ConfigMembers
+    ) throws -> Double? {
+        let refusal = members.bad(name, "a number from \(Int(range.lowerBound)) to \(Int(range.upperBound))")
+        guard let number = try members.value(Double.self, name, refusal: refusal) else { return nil }
+        guard range.contains(number) else { throw refusal }
+        return number
+    }
+
+    /// `true` or `false`, or (as the file always took them) `1` or `0`.
+    private struct Flag: Decodable {
+        var value: Bool
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let flag = try? container.decode(Bool.self) {
+                value = flag
+                return
+            }
+            let number = try container.decode(Int.self)
+            guard number == 0 || number == 1 else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "neither true nor false")
+            }
+            value = number == 1
         }
-        return number.doubleValue
     }
 }

@@ -136,49 +136,30 @@ package struct ConfigFile: Sendable, Equatable {
         case .directory: throw ConfigError.unreadableFile(path: path, reason: .directory)
         case .unreadable(let error): throw ConfigError.unreadableFile(path: path, reason: .errno(error))
         }
-        // Strict JSON first (Foundation lets a trailing comma pass), with the place of the mistake.
-        guard JSONSyntaxError.locate(in: data) == nil, let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+        // Strict JSON first, with the place of the mistake; then one object, decoded member by member.
+        let first = data.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        guard JSONSyntaxError.locate(in: data) == nil, first == UInt8(ascii: "{") else {
             throw ConfigError.notAnObject(path: path, problem: notAnObject(data))
         }
-        let member = Members(path: path)
-        try member.checkKeys(object, allowed: ["client_id", "client_secret", "counter", "profiles", "alerts", "clickhouse_url", "clickhouse_cluster", "telegram"], place: .top)
-        var config = ConfigFile(path: path, clientID: nil, clientSecret: nil, counters: nil, profiles: [:])
-        config.clientID = try member.text(object["client_id"], "client_id", .top)
-        config.clientSecret = try member.text(object["client_secret"], "client_secret", .top)
-        config.counters = try member.counters(object["counter"], "counter", .top)
-        config.alerts = try AlertsConfig.parse(object["alerts"], member: member)
-        config.telegram = try TelegramConfig.parse(object["telegram"], place: .top, member: member)
-        if let urls = object["clickhouse_url"] as? [Any] {
-            guard !urls.isEmpty, let texts = urls as? [String], texts.allSatisfy({ !$0.isEmpty }) else {
-                throw member.bad("clickhouse_url", .top, "a URL or a list of URLs, one per shard")
-            }
-            config.clickhouseURL = texts.joined(separator: ",")
-        } else {
-            config.clickhouseURL = try member.text(object["clickhouse_url"], "clickhouse_url", .top)
+        let decoder = JSONDecoder()
+        decoder.userInfo[.configPath] = path
+        var config: ConfigFile
+        do {
+            config = try decoder.decode(ConfigFile.self, from: data)
+        } catch let error as ConfigError {
+            throw error
+        } catch {
+            // The syntax is checked above: what JSONDecoder still refuses (a number beyond any
+            // Double) is no value this file can hold.
+            throw ConfigError.notAnObject(path: path, problem: "it is not valid JSON")
         }
-        config.clickhouseCluster = try member.text(object["clickhouse_cluster"], "clickhouse_cluster", .top)
-        if let value = object["profiles"] {
-            guard let profiles = value as? [String: Any] else { throw member.bad("profiles", .top, "an object of named profiles") }
-            let directory = directory(environment: environment)
-            for (name, value) in profiles {
-                let place = ConfigError.Place.profile(name)
-                guard !name.isEmpty, name.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
-                    throw ConfigError.badProfileName(path: path)
-                }
-                guard let fields = value as? [String: Any] else { throw ConfigError.profileNotAnObject(path: path, name: name) }
-                try member.checkKeys(fields, allowed: ["token_file", "api_url", "counter", "client_id", "client_secret", "telegram"], place: place)
-                let tokenFile = try member.text(fields["token_file"], "token_file", place).map { file -> String in
-                    if file.hasPrefix("/") { return file }
-                    if file.hasPrefix("~/") { return (environment["HOME"] ?? NSHomeDirectory()) + file.dropFirst(1) }
-                    return directory + "/" + file
-                }
-                config.profiles[name] = Profile(
-                    name: name, tokenFile: tokenFile, apiURL: try member.text(fields["api_url"], "api_url", place),
-                    counters: try member.counters(fields["counter"], "counter", place),
-                    clientID: try member.text(fields["client_id"], "client_id", place),
-                    clientSecret: try member.text(fields["client_secret"], "client_secret", place)
-                )
-                config.profiles[name]?.telegram = try TelegramConfig.parse(fields["telegram"], place: place, member: member)
+        // A profile's relative token file is relative to the config directory.
+        let directory = directory(environment: environment)
+        for (name, profile) in config.profiles {
+            config.profiles[name]?.tokenFile = profile.tokenFile.map { file -> String in
+                if file.hasPrefix("/") { return file }
+                if file.hasPrefix("~/") { return (environment["HOME"] ?? NSHomeDirectory()) + file.dropFirst(1) }
+                return directory + "/" + file
             }
         }
         let secret: String?
@@ -219,44 +200,64 @@ package struct ConfigFile: Sendable, Equatable {
         return "it holds \(kind), not a JSON object like {\"counter\": 1001}"
     }
 
-    // MARK: - Members
+}
 
-    /// Reads members of the file at `path`, refusing each wrong one with the `ConfigError` naming it.
-    struct Members {
-        let path: String
+// MARK: - Decoding
 
-        func bad(_ member: String, _ place: ConfigError.Place, _ expected: String) -> ConfigError {
-            .badMember(path: path, member: member, place: place, expected: expected)
+extension ConfigFile: Decodable {
+    /// The members the top object may have.
+    static let keys = [
+        "client_id", "client_secret", "counter", "profiles", "alerts", "clickhouse_url", "clickhouse_cluster",
+        "telegram",
+    ]
+
+    /// The file's top object; the path is the decoder's `userInfo[.configPath]`. A profile's
+    /// `token_file` is kept as written (`read` resolves it against the config directory).
+    package init(from decoder: any Decoder) throws {
+        let members = try ConfigMembers(decoder, place: .top, allowed: Self.keys) {
+            .notAnObject(path: $0, problem: "it is not a JSON object")
         }
-
-        func checkKeys(_ object: [String: Any], allowed: [String], place: ConfigError.Place) throws {
-            if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
-                throw ConfigError.unknownMember(path: path, member: unknown, place: place, known: allowed)
+        self.init(path: members.path)
+        clientID = try members.text("client_id")
+        clientSecret = try members.text("client_secret")
+        counters = try members.counters("counter")
+        alerts = try members.object(AlertsConfig.self, "alerts")
+        telegram = try members.object(TelegramConfig.self, "telegram")
+        let shards = members.bad("clickhouse_url", "a URL or a list of URLs, one per shard")
+        if (try? members.value([AnyConfigValue].self, "clickhouse_url", refusal: shards)) != nil {
+            let urls = try members.value([String].self, "clickhouse_url", refusal: shards) ?? []
+            guard !urls.isEmpty, urls.allSatisfy({ !$0.isEmpty }) else { throw shards }
+            clickhouseURL = urls.joined(separator: ",")
+        } else {
+            clickhouseURL = try members.text("clickhouse_url")
+        }
+        clickhouseCluster = try members.text("clickhouse_cluster")
+        let profileObjects = try members.namedObjects(
+            "profiles", refusal: members.bad("profiles", "an object of named profiles"))
+        for (name, decoder) in profileObjects {
+            guard !name.isEmpty, name.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
+                throw ConfigError.badProfileName(path: members.path)
             }
+            profiles[name] = try Profile(from: decoder)
         }
+    }
+}
 
-        func text(_ value: Any?, _ member: String, _ place: ConfigError.Place) throws -> String? {
-            guard let value else { return nil }
-            guard let text = value as? String else { throw bad(member, place, "a string") }
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            return trimmed.isEmpty ? nil : trimmed
-        }
+extension ConfigFile.Profile: Decodable {
+    /// The members a profile may have.
+    static let keys = ["token_file", "api_url", "counter", "client_id", "client_secret", "telegram"]
 
-        /// A counter id or a list of them. JSON numbers arrive as NSNumber, which also carries `true`
-        /// and `1.5`: only whole numbers written as such are ids.
-        func counters(_ value: Any?, _ member: String, _ place: ConfigError.Place) throws -> [Int]? {
-            guard let value else { return nil }
-            let items = (value as? [Any]) ?? [value]
-            let refusal = bad(member, place, "a counter id or a list of them, like 1001 or [1001, 1002]")
-            guard !items.isEmpty else { throw refusal }
-            var ids: [Int] = []
-            for item in items {
-                guard let number = item as? NSNumber, !(item is Bool), "\(number)".allSatisfy(\.isNumber),
-                      let id = Int(exactly: number.doubleValue), id > 0 else { throw refusal }
-                if !ids.contains(id) { ids.append(id) }
-            }
-            return ids
+    /// A profile, named by the key it is under.
+    package init(from decoder: any Decoder) throws {
+        let name = decoder.codingPath.last?.stringValue ?? ""
+        let members = try ConfigMembers(decoder, place: .profile(name), allowed: Self.keys) {
+            .profileNotAnObject(path: $0, name: name)
         }
+        self.init(
+            name: name, tokenFile: try members.text("token_file"), apiURL: try members.text("api_url"),
+            counters: try members.counters("counter"), clientID: try members.text("client_id"),
+            clientSecret: try members.text("client_secret"))
+        telegram = try members.object(TelegramConfig.self, "telegram")
     }
 }
 

@@ -25,38 +25,52 @@ package struct TelegramConfig: Sendable, Equatable {
     }
 
     static let keys = ["token", "chat", "keyring"]
+}
 
-    /// Reads the member at `place` (nil when absent); a wrong one is refused naming it.
-    static func parse(_ value: Any?, place: ConfigError.Place, member: ConfigFile.Members) throws -> TelegramConfig? {
-        guard let value else { return nil }
-        guard let object = value as? [String: Any] else {
-            throw member.bad("telegram", place, "an object such as {\"token\": \"123456789:AA…\", \"chat\": 123456789}")
+extension TelegramConfig: Decodable {
+    /// The member at the top or in a profile (its decoder's coding path says which); a wrong one is
+    /// refused naming it.
+    package init(from decoder: any Decoder) throws {
+        let place = ConfigMembers.place(of: decoder)
+        let members = try ConfigMembers(decoder, place: place, allowed: Self.keys) {
+            .badMember(
+                path: $0, member: "telegram", place: place,
+                expected: "an object such as {\"token\": \"123456789:AA…\", \"chat\": 123456789}")
         }
-        try member.checkKeys(object, allowed: keys, place: place)
-        var config = TelegramConfig()
-        config.token = try member.text(object["token"], "token", place)
-        config.keyring = try member.text(object["keyring"], "keyring", place)
-        if let account = config.keyring, account.isEmpty || account.hasPrefix("/") || account.contains(where: { $0.isWhitespace || $0.isNewline }) {
+        self.init(token: try members.text("token"), keyring: try members.text("keyring"))
+        if let account = keyring,
+           account.isEmpty || account.hasPrefix("/") || account.contains(where: { $0.isWhitespace || $0.isNewline }) {
             // A path is a Metrika token file's entry (`metrika login --store keyring`): never the bot's.
-            throw member.bad("keyring", place, "the name of the keyring entry holding the bot token, like \"telegram\" (no spaces, not a path)")
+            throw members.bad(
+                "keyring",
+                "the name of the keyring entry holding the bot token, like \"telegram\" (no spaces, not a path)")
         }
-        if let chat = object["chat"] {
-            let refusal = member.bad("chat", place, "a chat id or a list of them, like 123456789 or [123456789, \"@channel\"]")
-            let items = (chat as? [Any]) ?? [chat]
-            guard !items.isEmpty else { throw refusal }
-            var texts: [String] = []
-            for item in items {
-                if item is Bool { throw refusal }
-                if let text = item as? String, !text.trimmingCharacters(in: .whitespaces).isEmpty {
-                    texts.append(text.trimmingCharacters(in: .whitespaces))
-                } else if let number = item as? NSNumber, let id = Int64(exactly: number.doubleValue) {
-                    texts.append(String(id))
-                } else {
-                    throw refusal
+        let refusal = members.bad("chat", "a chat id or a list of them, like 123456789 or [123456789, \"@channel\"]")
+        if let chats = try members.oneOrMany(Chat.self, "chat", refusal: refusal) {
+            guard !chats.isEmpty else { throw refusal }
+            self.chats = chats.map(\.text).joined(separator: ",")
+        }
+    }
+
+    /// A chat as the file gives it: an id (a whole number) or a name (`"@channel"`, not blank).
+    private struct Chat: Decodable {
+        var text: String
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let text = try? container.decode(String.self) {
+                self.text = text.trimmingCharacters(in: .whitespaces)
+                guard !self.text.isEmpty else {
+                    throw DecodingError.dataCorruptedError(in: container, debugDescription: "a blank chat")
                 }
+                return
             }
-            config.chats = texts.joined(separator: ",")
+            // A boolean is no chat id (JSONDecoder never reads one as a number).
+            let number = try container.decode(Double.self)
+            guard let id = Int64(exactly: number) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a whole number")
+            }
+            text = String(id)
         }
-        return config
     }
 }

@@ -176,7 +176,7 @@ package final class TelegramBot: Sendable {
 
     enum Body {
         /// Written by the one JSON writer, members in the order given (sorted by name here, as the
-        /// bodies always were). Not JSONSerialization's `.sortedKeys`: it sorts with a locale's
+        /// bodies always were). Not Foundation's `.sortedKeys`: it sorts with a locale's
         /// collation, which loads ICU's locale and collation data into the bot at its first call
         /// (about 3 MiB of the resident set, bench/bot).
         case json(JSONValue)
@@ -346,13 +346,17 @@ package final class TelegramBot: Sendable {
     /// The chat a request went to, read back from its body (only numbers and @names are ever sent).
     private func chatText(_ request: HTTPRequest) -> String {
         guard let body = request.body else { return "?" }
-        if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any], let chat = object["chat_id"] as? String {
-            return chat
-        }
+        if let chat = try? JSONDecoder().decode(SentChat.self, from: body).chatID { return chat }
         // Multipart: the chat_id field is the first part.
         let text = String(decoding: body.prefix(400), as: UTF8.self)
         guard let range = text.range(of: "name=\"chat_id\"\r\n\r\n") else { return "?" }
         return String(text[range.upperBound...].prefix { $0 != "\r" })
+    }
+
+    /// A JSON request body's `chat_id`, as this bot wrote it.
+    private struct SentChat: Decodable {
+        var chatID: String
+        enum CodingKeys: String, CodingKey { case chatID = "chat_id" }
     }
 
     private func masked(_ text: String) -> String {
