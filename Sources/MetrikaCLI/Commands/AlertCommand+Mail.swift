@@ -4,8 +4,8 @@ import MetrikaRender
 import MetrikaSystem
 import MetrikaUseCases
 
-/// `metrika alert --mail`'s deliverer: the alerts through sendmail (`Sendmail`), the daily ones
-/// with a chart of each metric (`AlertMail`), the hourly ones as lines (`HourlyText.mail`).
+/// `metrika alert --mail`'s deliverer: the alerts through sendmail (`Sendmail`) as `AlertMail`
+/// composes them (a day's with a chart of each metric, an hour's as lines).
 struct AlertMailDeliverer: AlertDeliverer {
     var sender: MIMEAddress
     var recipients: [MIMEAddress]
@@ -17,20 +17,14 @@ struct AlertMailDeliverer: AlertDeliverer {
     var announce: Bool
 
     func deliver(_ findings: AlertRun.Findings) async throws {
-        let message: MIMEMessage
-        switch findings {
-        case .daily(let findings):
-            var rasterizer = context.rasterizer
-            if let live = rasterizer as? RSVGConvertRasterizer {
-                var scrubbed = RSVGConvertRasterizer(environment: childEnvironment)
-                scrubbed.timeout = live.timeout
-                scrubbed.maximumOutput = live.maximumOutput
-                rasterizer = scrubbed
-            }
-            message = try await AlertMail.compose(findings, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: context)
-        case .hourly(let findings):
-            message = HourlyText.mail(findings, sender: sender, recipients: recipients, now: context.now())
+        var rasterizer = context.rasterizer
+        if let live = rasterizer as? RSVGConvertRasterizer {
+            var scrubbed = RSVGConvertRasterizer(environment: childEnvironment)
+            scrubbed.timeout = live.timeout
+            scrubbed.maximumOutput = live.maximumOutput
+            rasterizer = scrubbed
         }
+        let message = try await AlertMail.compose(findings.all, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: context)
         try await Sendmail(path: sendmail).deliver(message.bytes(), environment: childEnvironment)
         if announce { context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)") }
     }
