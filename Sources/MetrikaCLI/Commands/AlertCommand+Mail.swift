@@ -24,7 +24,8 @@ struct AlertMailDeliverer: AlertDeliverer {
             scrubbed.maximumOutput = live.maximumOutput
             rasterizer = scrubbed
         }
-        let message = try await AlertMail.compose(findings.all, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: context)
+        let message = try await AlertMail.compose(findings.all, sender: sender, recipients: recipients, rasterizer: rasterizer,
+                                                  activity: context)
         try await Sendmail(path: sendmail).deliver(message.bytes(), environment: childEnvironment)
         if announce { context.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)") }
     }

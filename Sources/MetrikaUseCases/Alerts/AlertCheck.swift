@@ -33,7 +33,8 @@ package struct AlertCheck: Sendable {
     /// Metrics per request: the API takes 20, and the history stores visits and pageviews beside them.
     static let metricsPerRequest = 18
 
-    package init(loader: HistoryLoader, settings: AlertSettings, activity: any Activity, grain: AlertEpisode.Grain = .day) {
+    package init(loader: HistoryLoader, settings: AlertSettings, activity: any Activity,
+                 grain: AlertEpisode.Grain = .day) {
         self.loader = loader
         self.settings = settings
         self.activity = activity
@@ -87,7 +88,8 @@ package struct AlertCheck: Sendable {
             activity.note("Note: counter \(counter.id) is not checked: the config file's \"alerts\" skip it.")
         }
         let progress = grain == .day ? "Checking" : "Checking today"
-        let (results, gaveUp) = await Self.eachCounter(wanted, parallel: min(parallelism, Self.parallelLimit), progress: progress, activity: activity,
+        let (results, gaveUp) = await Self.eachCounter(wanted, parallel: min(parallelism, Self.parallelLimit), progress: progress,
+                                                       activity: activity,
                                                        giveUp: Self.giveUp(loader)) { counter in
             try await check(counter, explain: explain)
         }
@@ -376,7 +378,8 @@ package struct AlertCheck: Sendable {
             changes.append(.close(counterID: counter.id, metric: metric))
         }
         if judged == 0, explain {
-            activity.note("Note: counter \(counter.id) was not judged today: \(snapshot.finishedHours == 0 ? "no hour of today has finished yet" : "its last hours have too little history or traffic to judge").")
+            let why = snapshot.finishedHours == 0 ? "no hour of today has finished yet" : "its last hours have too little history or traffic to judge"
+            activity.note("Note: counter \(counter.id) was not judged today: \(why).")
         }
         return (findings, changes, snapshot.requests)
     }

@@ -40,8 +40,9 @@ package enum AlertLedger {
     /// hours after midnight make of it (a `drop` over one zero hour, a stop "since midnight"); a drop
     /// or a rise stays open while the change is still as large, though a quiet night's small counts no
     /// longer prove it.
-    package static func decide(_ judgement: AlertJudgement?, today: [Double?] = [], counterID: Int, metric: String, open: AlertEpisode?,
-                               now: Date, settings: AlertSettings = AlertSettings()) -> (notice: Notice?, change: EpisodeChange) {
+    package static func decide(_ judgement: AlertJudgement?, today: [Double?] = [], counterID: Int, metric: String,
+                               open: AlertEpisode?, now: Date,
+                               settings: AlertSettings = AlertSettings()) -> (notice: Notice?, change: EpisodeChange) {
         guard let judgement else { return (nil, .none) }
         // A day's episode is at hour 0.
         let last = judgement.hours?.upperBound ?? 0
@@ -60,7 +61,8 @@ package enum AlertLedger {
             // of the last hours says: its zeros still pull that window down (0 + 0 + 100 reads as a
             // drop), and telling a drop would both cry wolf and swallow the recovery.
             if judgement.kind != .stopped, last < today.count, let latest = today[last], latest > 0 {
-                return (.backToNormal(open, hour: backHour(open: open, day: judgement.day, last: last, today: today)), closed)
+                let hour = backHour(open: open, day: judgement.day, last: last, today: today)
+                return (.backToNormal(open, hour: hour), closed)
             }
             // Still zero at the last finished hour (a night, the first hours after midnight): the same stop.
             return (nil, touched(open))
@@ -69,10 +71,12 @@ package enum AlertLedger {
             if let open, open.kind == kind.rawValue { return (nil, touched(open)) }
             let episode: AlertEpisode
             if let hours = judgement.hours {
-                episode = AlertEpisode(counterID: counterID, metric: metric, kind: kind.rawValue, day: judgement.day, sinceHour: hours.lowerBound,
-                                       lastDay: judgement.day, lastHour: last, value: judgement.value, expected: judgement.expected, notifiedAt: now)
+                episode = AlertEpisode(counterID: counterID, metric: metric, kind: kind.rawValue, day: judgement.day,
+                                       sinceHour: hours.lowerBound, lastDay: judgement.day, lastHour: last,
+                                       value: judgement.value, expected: judgement.expected, notifiedAt: now)
             } else {
-                episode = AlertEpisode(counterID: counterID, metric: metric, kind: kind.rawValue, since: judgement.since ?? judgement.day,
+                episode = AlertEpisode(counterID: counterID, metric: metric, kind: kind.rawValue,
+                                       since: judgement.since ?? judgement.day,
                                        lastDay: judgement.day, value: judgement.value, expected: judgement.expected, notifiedAt: now)
             }
             return (.alert(kind), .open(episode))
@@ -85,8 +89,10 @@ package enum AlertLedger {
         }
         // Hours judged as usual only because the counts are too small to prove the change (a night):
         // still as far off as the threshold, so the same drop (or rise) goes on.
-        let stillOff = judgement.hours != nil && (open.kind == AlertKind.drop.rawValue ? judgement.value <= judgement.expected * settings.dropRatio
-            : open.kind == AlertKind.rise.rawValue && judgement.value >= judgement.expected * settings.riseRatio)
+        let (value, expected) = (judgement.value, judgement.expected)
+        let stillOff = judgement.hours != nil
+            && (open.kind == AlertKind.drop.rawValue ? value <= expected * settings.dropRatio
+                : open.kind == AlertKind.rise.rawValue && value >= expected * settings.riseRatio)
         return (nil, stillOff ? touched(open) : closed)
     }
 

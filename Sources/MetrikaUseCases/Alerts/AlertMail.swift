@@ -55,13 +55,16 @@ package enum AlertMail {
 
         var text = AlertText.subject(findings) + "\n\n"
         for finding in findings { text += AlertText.line(finding) + "\n" }
-        text += hours ? "\nEach line: the counter, the metric, today's finished hours and the median of the same hours of the same weekday over the previous weeks.\n"
-            : "\nEach line: the counter, the metric, the day's value and the median of the same weekday over the previous weeks.\n"
+        // What a line says: the judged day or hours, and what they are judged against.
+        let judged = hours ? "today's finished hours" : "the day's value"
+        let baseline = hours ? "the same hours of the same weekday" : "the same weekday"
+        text += "\nEach line: the counter, the metric, \(judged) and the median of \(baseline) over the previous weeks.\n"
         text += "-- \nSent by metrika \(MetrikaVersion.current) (\(hours ? "the hourly alert check" : "metrika alert")).\n"
 
         func e(_ text: String) -> String { XMLEscape.text(text) }
         let viewport = hours ? "" : "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        var html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\(viewport)<title>\(e(AlertText.subject(findings)))</title></head>\n"
+        var html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\(viewport)"
+        html += "<title>\(e(AlertText.subject(findings)))</title></head>\n"
         html += "<body style=\"font-family: sans-serif; color: #222; margin: 0; padding: 12px;\">\n"
         for (index, finding) in findings.enumerated() {
             let image = index < images.count ? images[index] : nil
@@ -71,14 +74,17 @@ package enum AlertMail {
             case .alert: color = "#B00020"
             case .backToNormal: color = "#1B7F3B"
             }
-            html += "<p style=\"margin: \(hours ? "12px 0" : "16px 0 4px"); color: \(color); font-weight: bold;\">\(HTMLText.prose(AlertText.line(finding)))</p>\n"
+            let margin = hours ? "12px 0" : "16px 0 4px"
+            html += "<p style=\"margin: \(margin); color: \(color); font-weight: bold;\">"
+            html += "\(HTMLText.prose(AlertText.line(finding)))</p>\n"
             if let image {
                 html += "<p style=\"margin: 0;\"><img src=\"cid:\(XMLEscape.attribute(image.contentID ?? ""))\" alt=\"\(XMLEscape.attribute(AlertText.chartDescription(finding)))\" width=\"360\" style=\"max-width:100%;height:auto\"></p>\n"
             }
         }
-        let expected = hours ? "Expected: the median of the same hours of the same weekday over the previous weeks."
-            : "The dashed line is what was expected: the median of the same weekday over the previous weeks; the dots are those days."
-        html += "<p style=\"color: #777; font-size: 12px;\">\(expected) Sent by metrika \(e(MetrikaVersion.current)).</p>\n</body></html>\n"
+        let expected = hours ? "Expected: the median of \(baseline) over the previous weeks."
+            : "The dashed line is what was expected: the median of \(baseline) over the previous weeks; the dots are those days."
+        html += "<p style=\"color: #777; font-size: 12px;\">\(expected) Sent by metrika \(e(MetrikaVersion.current)).</p>\n"
+        html += "</body></html>\n"
 
         let now = activity.now()
         let offset = findings.first.flatMap { TimeZone(identifier: $0.counter.timeZoneName)?.secondsFromGMT(for: now) } ?? 0

@@ -178,14 +178,15 @@ package struct AlertRun: Sendable {
     package func run(_ request: Request, counters: [Counter], unread: [(counterID: Int, failure: any MetrikaFailure)],
                      deliverers: [any AlertDeliverer] = [], show: ([String]) throws -> Void) async throws -> Result {
         try Self.validate(request, settings: settings)
-        var check = AlertCheck(loader: loader, settings: settings, activity: activity, grain: request.today ? .hour : .day)
+        var check = AlertCheck(loader: loader, settings: settings, activity: activity,
+                               grain: request.today ? .hour : .day)
         check.currency = request.currency
         check.parallelism = request.parallelism
         var outcome = await check.run(counters: counters, explain: request.explain)
         outcome.failures = unread + outcome.failures
         if request.noteFailures { noteFailures(outcome.failures) }
-        var result = Result(findings: Findings(check.grain, outcome.findings), failures: outcome.failures, countersChecked: outcome.countersChecked,
-                            requests: outcome.requests, gaveUp: outcome.gaveUp)
+        var result = Result(findings: Findings(check.grain, outcome.findings), failures: outcome.failures,
+                            countersChecked: outcome.countersChecked, requests: outcome.requests, gaveUp: outcome.gaveUp)
         if request.dryRun {
             result.driverRequests = await attachDrivers(&outcome.findings, request)
             result.findings.all = outcome.findings

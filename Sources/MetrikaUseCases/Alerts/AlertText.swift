@@ -25,7 +25,8 @@ package enum AlertText {
                 if kind == .stopped { text += ", stopped since \(dayText(judgement.since ?? judgement.day))" }
                 return text + driverText(finding.drivers) + late
             case .backToNormal(let episode, _):
-                return "\(head) back to normal on \(day): \(value(judgement.value, of: finding.metric)), expected ~\(expected(judgement.expected, of: finding.metric)) (had stopped since \(dayText(episode.since)))"
+                let numbers = "\(value(judgement.value, of: finding.metric)), expected ~\(expected(judgement.expected, of: finding.metric))"
+                return "\(head) back to normal on \(day): \(numbers) (had stopped since \(dayText(episode.since)))"
             }
         }
         switch finding.notice {
@@ -52,7 +53,8 @@ package enum AlertText {
         let judgement = finding.judgement
         var when = "on " + dayText(judgement.day)
         if let hours = judgement.hours { when = "in " + hoursText(hours) + (namingDay ? " " + when : "") }
-        return "\(value(judgement.value, of: finding.metric)) \(when), expected ~\(expected(judgement.expected, of: finding.metric)) (\(changeText(judgement)))"
+        let expectation = expected(judgement.expected, of: finding.metric)
+        return "\(value(judgement.value, of: finding.metric)) \(when), expected ~\(expectation) (\(changeText(judgement)))"
     }
 
     /// What an alert's chart shows, for its alt text: `visits of Сезонный магазин, last five weeks: 200 on

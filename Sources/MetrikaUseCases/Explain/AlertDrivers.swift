@@ -96,7 +96,9 @@ package struct AlertDrivers: Sendable {
         var groups: [(counter: Counter, day: Day, hours: ClosedRange<Int>?, indexes: [Int])] = []
         for (index, finding) in findings.enumerated() where wantsDriver(finding) {
             let judgement = finding.judgement
-            if let at = groups.firstIndex(where: { $0.counter.id == finding.counter.id && $0.day == judgement.day && $0.hours == judgement.hours }) {
+            if let at = groups.firstIndex(where: {
+                $0.counter.id == finding.counter.id && $0.day == judgement.day && $0.hours == judgement.hours
+            }) {
                 groups[at].indexes.append(index)
             } else {
                 groups.append((finding.counter, judgement.day, judgement.hours, [index]))
@@ -120,7 +122,8 @@ package struct AlertDrivers: Sendable {
             for index in group.indexes where !metrics.contains(where: { $0.apiName == findings[index].metric.apiName }) {
                 metrics.append(findings[index].metric)
             }
-            let days = (1...max(1, group.hours == nil ? weeks : hourWeeks)).reversed().map { group.day.adding(days: -7 * $0) }
+            let baselineWeeks = group.hours == nil ? weeks : hourWeeks
+            let days = (1...max(1, baselineWeeks)).reversed().map { group.day.adding(days: -7 * $0) }
             do {
                 var explained: [String: [ExplanationPart]] = [:]
                 for dimension in dimensions {
@@ -128,10 +131,12 @@ package struct AlertDrivers: Sendable {
                     while start < metrics.count {
                         let chunk = Array(metrics[start..<min(metrics.count, start + Self.metricsPerRequest)])
                         start += Self.metricsPerRequest
-                        let (sides, asked) = try await sides(dimension, counter: group.counter, metrics: chunk, day: group.day, days: days, hours: group.hours)
+                        let (sides, asked) = try await segmentSides(dimension, counter: group.counter, metrics: chunk, day: group.day,
+                                                                    days: days, hours: group.hours)
                         if asked { requests += 1 }
                         for (column, metric) in chunk.enumerated() where column < sides.count {
-                            explained[metric.apiName, default: []].append(try Explain.decompose(sides[column], dimension: dimension, metric: metric, shown: 5))
+                            let part = try Explain.decompose(sides[column], dimension: dimension, metric: metric, shown: 5)
+                            explained[metric.apiName, default: []].append(part)
                         }
                     }
                 }
@@ -155,7 +160,7 @@ package struct AlertDrivers: Sendable {
     /// dimension, and whether the API was asked. A day's segments come from the history when it keeps
     /// them; hours always ask, and a page cut off leaves the dimension out (no sides: it would
     /// decompose part of the hours).
-    func sides(_ dimension: ExplainDimension, counter: Counter, metrics: [Metric], day: Day, days: [Day],
+    func segmentSides(_ dimension: ExplainDimension, counter: Counter, metrics: [Metric], day: Day, days: [Day],
                hours: ClosedRange<Int>?) async throws -> (sides: [Explain.Sides], asked: Bool) {
         guard let hours else {
             let history = SegmentHistory(loader, today: loader.metrikaToday(counter))
@@ -165,8 +170,10 @@ package struct AlertDrivers: Sendable {
             return (metrics.indices.map { Explain.alertSides(rows, columns: [$0], day: day, days: days) }, asked)
         }
         guard let client = loader.client else { return ([], false) }
-        let rows = try await hourSegments(dimension, client: client, counterID: counter.id, metrics: metrics.map(\.apiName), day: day, days: days, hours: hours)
-        return ((rows.map { rows in metrics.indices.map { Self.hourSides(rows, column: $0, day: day, days: days, hours: hours) } }) ?? [], true)
+        let rows = try await hourSegments(dimension, client: client, counterID: counter.id, metrics: metrics.map(\.apiName),
+                                          day: day, days: days, hours: hours)
+        guard let rows else { return ([], true) }
+        return (metrics.indices.map { Self.hourSides(rows, column: $0, day: day, days: days, hours: hours) }, true)
     }
 
     /// Whether `error` is the API's quota (daily, or a 429/420 still refused after the retries).

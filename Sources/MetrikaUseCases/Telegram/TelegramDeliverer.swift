@@ -27,7 +27,8 @@ package struct TelegramDeliverer: AlertDeliverer {
 
     /// The message: the subject in bold, then one line per alert.
     package static func message(_ findings: AlertRun.Findings) -> String {
-        "<b>\(TelegramHTML.escape(findings.subject))</b>\n\n" + findings.lines.map(TelegramHTML.escape).joined(separator: "\n")
+        "<b>\(TelegramHTML.escape(findings.subject))</b>\n\n"
+            + findings.lines.map(TelegramHTML.escape).joined(separator: "\n")
     }
 
     /// The photos: a day's findings' charts as PNG with their lines as captions (none for hours).
