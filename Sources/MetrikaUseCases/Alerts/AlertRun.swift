@@ -29,7 +29,7 @@ package struct AlertRun: Sendable {
         package var today = false
         /// Show the findings only: nothing claimed, delivered or remembered.
         package var dryRun = false
-        /// A shop's revenue in this currency (the daily check only).
+        /// A shop's revenue in this currency (a day's check only).
         package var currency: Currency?
         /// Say why a counter was not judged (a note per counter); the CLI's --verbose or named counters.
         package var explain = false
