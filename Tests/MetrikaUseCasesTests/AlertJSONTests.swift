@@ -44,10 +44,10 @@ import Testing
         let today = Day(iso: "2026-12-02")!
         let episode = AlertEpisode(counterID: counter.id, metric: "ym:s:visits", kind: "stopped", day: Day(iso: "2026-12-01")!, sinceHour: 14,
                                    lastDay: today, lastHour: 9, value: 0, expected: 1_583, notifiedAt: Date(timeIntervalSince1970: 1_796_135_400))
-        let back = HourlyCheck.Finding(counter: counter, metric: .visits, goalName: nil, day: today,
-                                       judgement: HourlyJudgement(hours: 8...10, value: 600, expected: 620, score: -0.3, kind: nil),
+        let back = AlertCheck.Finding(counter: counter, metric: .visits, goalName: nil,
+                                       judgement: AlertJudgement(day: today, hours: 8...10, value: 600, expected: 620, score: -0.3, kind: nil),
                                        notice: .backToNormal(episode, hour: 10))
-        let body = HourlyText.webhookBody([back])
+        let body = AlertText.webhookBody([back])
         #expect(try memberNames(body, "back_to_normal") == [[
             "counter_id", "counter_name", "metric", "goal_id", "goal_name", "grain", "date", "hour", "hours", "value", "expected", "unit",
             "change", "kind", "since", "score", "drivers", "text",

@@ -56,7 +56,7 @@ import Testing
             let result = try await run.run(AlertRun.Request(today: true), deliverers: deliverers) { shown += $0 }
             #expect(result.failures.isEmpty, "\(result.failures.map(\.failure.message))")
             #expect(result.findings.lines == shown)
-            let time = "\(day.iso) \(HourlyDetector.hourName(hour).dropLast(2))05"
+            let time = "\(day.iso) \(AlertText.hourName(hour).dropLast(2))05"
             told += shown.map { (time, $0) }
         }
         return told

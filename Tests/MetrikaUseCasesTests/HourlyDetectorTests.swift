@@ -18,6 +18,8 @@ import Testing
     }
 
     let settings = AlertSettings()
+    /// The judged day.
+    static let day = Day(iso: "2026-12-01")!
 
     func today(_ values: [Double], upTo running: Int) -> [Double?] {
         (0...running).map { Optional(values[$0]) }
@@ -25,7 +27,7 @@ import Testing
 
     @Test func anOrdinaryDayIsQuiet() throws {
         let values = Self.curve(200)
-        let judgement = try #require(HourlyDetector.judge(today: today(values, upTo: 17), finishedHours: 17, weeks: Self.weeks(200), settings: settings))
+        let judgement = try #require(AlertDetector.judge(day: Self.day, today: today(values, upTo: 17), finishedHours: 17, weeks: Self.weeks(200), settings: settings))
         #expect(judgement.kind == nil)
         #expect(judgement.hours == 14...16)
     }
@@ -33,11 +35,11 @@ import Testing
     @Test func visitsAtZeroFromTwoOclockAreStoppedSinceThen() throws {
         var values = Self.curve(200)
         for hour in 14..<24 { values[hour] = 0 }
-        let judgement = try #require(HourlyDetector.judge(today: today(values, upTo: 17), finishedHours: 17, weeks: Self.weeks(200), settings: settings))
+        let judgement = try #require(AlertDetector.judge(day: Self.day, today: today(values, upTo: 17), finishedHours: 17, weeks: Self.weeks(200), settings: settings))
         #expect(judgement.kind == .stopped)
-        #expect(judgement.since == 14 && judgement.hours == 14...16)
+        #expect(judgement.sinceHour == 14 && judgement.hours == 14...16)
         #expect(judgement.value == 0 && judgement.expected > 500)
-        #expect(HourlyDetector.hourName(judgement.since) == "14:00")
+        #expect(AlertText.hourName(judgement.sinceHour ?? -1) == "14:00")
     }
 
     @Test func oneZeroHourIsNotAStopAndTheRunningHourIsNeverJudged() throws {
@@ -45,11 +47,11 @@ import Testing
         values[16] = 0
         values[17] = 0
         // 16:00 finished at zero, 17:00 running at zero: one zero hour, judged as the last 3 hours.
-        let one = try #require(HourlyDetector.judge(today: today(values, upTo: 17), finishedHours: 17, weeks: Self.weeks(200), settings: settings))
+        let one = try #require(AlertDetector.judge(day: Self.day, today: today(values, upTo: 17), finishedHours: 17, weeks: Self.weeks(200), settings: settings))
         #expect(one.kind != .stopped)
         #expect(one.hours == 14...16, "the running hour is not among the judged")
         // Nothing finished yet: nothing to judge.
-        #expect(HourlyDetector.judge(today: [0], finishedHours: 0, weeks: Self.weeks(200), settings: settings) == nil)
+        #expect(AlertDetector.judge(day: Self.day, today: [0], finishedHours: 0, weeks: Self.weeks(200), settings: settings) == nil)
     }
 
     @Test func threeOclockNoiseOfASmallSiteIsNeverAnAlert() {
@@ -61,27 +63,27 @@ import Testing
         values[1] = 0
         values[2] = 0
         values[3] = 0
-        let judgement = HourlyDetector.judge(today: today(values, upTo: 4), finishedHours: 4, weeks: weeks, settings: settings)
+        let judgement = AlertDetector.judge(day: Self.day, today: today(values, upTo: 4), finishedHours: 4, weeks: weeks, settings: settings)
         #expect(judgement?.kind == nil, "\(String(describing: judgement))")
     }
 
     @Test func theLastThreeHoursTogetherDropOrRise() throws {
         var low = Self.curve(300)
         for hour in 12..<15 { low[hour] = (low[hour] * 0.4).rounded() }
-        let drop = try #require(HourlyDetector.judge(today: today(low, upTo: 15), finishedHours: 15, weeks: Self.weeks(300), settings: settings))
+        let drop = try #require(AlertDetector.judge(day: Self.day, today: today(low, upTo: 15), finishedHours: 15, weeks: Self.weeks(300), settings: settings))
         #expect(drop.kind == .drop)
         #expect(drop.hours == 12...14)
         #expect((drop.changePercent ?? 0) < -50)
 
         var high = Self.curve(300)
         for hour in 12..<15 { high[hour] *= 2.5 }
-        let rise = try #require(HourlyDetector.judge(today: today(high, upTo: 15), finishedHours: 15, weeks: Self.weeks(300), settings: settings))
+        let rise = try #require(AlertDetector.judge(day: Self.day, today: today(high, upTo: 15), finishedHours: 15, weeks: Self.weeks(300), settings: settings))
         #expect(rise.kind == .rise)
 
         // One odd hour among the three is not enough.
         var odd = Self.curve(300)
         odd[14] = (odd[14] * 0.4).rounded()
-        let single = try #require(HourlyDetector.judge(today: today(odd, upTo: 15), finishedHours: 15, weeks: Self.weeks(300), settings: settings))
+        let single = try #require(AlertDetector.judge(day: Self.day, today: today(odd, upTo: 15), finishedHours: 15, weeks: Self.weeks(300), settings: settings))
         #expect(single.kind == nil)
     }
 
@@ -90,14 +92,14 @@ import Testing
         let weeks = Self.weeks(5).map { week in week.map { $0.map { max(1, $0) } } }
         var values = Self.curve(5).map { max(1, $0) }
         for hour in 13..<24 { values[hour] = 0 }
-        let judgement = try #require(HourlyDetector.judge(today: today(values, upTo: 16), finishedHours: 16, weeks: weeks, settings: settings))
-        #expect(judgement.kind == .stopped && judgement.since == 13)
+        let judgement = try #require(AlertDetector.judge(day: Self.day, today: today(values, upTo: 16), finishedHours: 16, weeks: weeks, settings: settings))
+        #expect(judgement.kind == .stopped && judgement.sinceHour == 13)
         // A goal of ~1 an hour that is 0 for two hours: noise, not judged a stop.
         let small = Self.weeks(1).map { week in week.map { $0.map { max(1, $0) } } }
         var quiet = Self.curve(1).map { max(1, $0) }
         quiet[14] = 0
         quiet[15] = 0
-        let noise = HourlyDetector.judge(today: today(quiet, upTo: 16), finishedHours: 16, weeks: small, settings: settings)
+        let noise = AlertDetector.judge(day: Self.day, today: today(quiet, upTo: 16), finishedHours: 16, weeks: small, settings: settings)
         #expect(noise?.kind == nil)
     }
 
@@ -105,6 +107,6 @@ import Testing
         let weeks = Array(Self.weeks(200).prefix(2))
         var values = Self.curve(200)
         for hour in 14..<24 { values[hour] = 0 }
-        #expect(HourlyDetector.judge(today: today(values, upTo: 17), finishedHours: 17, weeks: weeks, settings: settings) == nil)
+        #expect(AlertDetector.judge(day: Self.day, today: today(values, upTo: 17), finishedHours: 17, weeks: weeks, settings: settings) == nil)
     }
 }

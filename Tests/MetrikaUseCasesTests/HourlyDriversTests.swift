@@ -15,8 +15,8 @@ import MetrikaAPI
 
     /// Two segments over hours 14–16: search and direct, 100 and 50 an hour on every baseline day
     /// (but one odd week), search gone today.
-    func rows() -> [HourlyDrivers.HourRow] {
-        var rows: [HourlyDrivers.HourRow] = []
+    func rows() -> [AlertDrivers.HourRow] {
+        var rows: [AlertDrivers.HourRow] = []
         for (week, day) in days.enumerated() {
             for hour in 14...16 {
                 rows.append((day, hour, "Search engine traffic", [week == 0 ? 300 : 100]))
@@ -30,7 +30,7 @@ import MetrikaAPI
     }
 
     @Test func theExpectedTotalIsTheSumOfEachHoursMedianAndTheSegmentsAddUpToIt() throws {
-        let sides = HourlyDrivers.hourSides(rows(), column: 0, day: today, days: days, hours: 14...16)
+        let sides = AlertDrivers.hourSides(rows(), column: 0, day: today, days: days, hours: 14...16)
         let totals = try #require(sides.totals)
         // Each hour: the days' totals 350, 150, 150, 150 → median 150; 3 hours.
         #expect(totals.expected == 450 && totals.value == 180)
@@ -42,7 +42,7 @@ import MetrikaAPI
     }
 
     @Test func theMainDriverIsTheSegmentThatFell() throws {
-        let sides = HourlyDrivers.hourSides(rows(), column: 0, day: today, days: days, hours: 14...16)
+        let sides = AlertDrivers.hourSides(rows(), column: 0, day: today, days: days, hours: 14...16)
         let part = try Explain.decompose(sides, dimension: ExplainDimension.named("trafficSource")!, metric: .visits, shown: 5)
         let drivers = AlertDrivers.drivers([part], kind: .drop)
         let main = try #require(drivers.first)
@@ -51,26 +51,26 @@ import MetrikaAPI
     }
 
     @Test func theFiltersNameTheFiveDaysAndTheJudgedHours() {
-        #expect(HourlyDrivers.filters(days: days + [today], hours: 14...16)
+        #expect(AlertDrivers.filters(days: days + [today], hours: 14...16)
             == "ym:s:date=.('2026-11-03','2026-11-10','2026-11-17','2026-11-24','2026-12-01') AND ym:s:hour=.('14:00','15:00','16:00')")
     }
 
     @Test func aDropLineEndsWithItsDriverAndTheWebhookObjectCarriesIt() throws {
-        var drop = HourlyCheck.Finding(counter: counter, metric: .visits, goalName: nil, day: today,
-                                       judgement: HourlyJudgement(hours: 14...16, value: 120, expected: 480, score: -9, kind: .drop), notice: .alert(.drop))
-        #expect(HourlyDrivers.wantsDriver(drop))
+        var drop = AlertCheck.Finding(counter: counter, metric: .visits, goalName: nil,
+                                       judgement: AlertJudgement(day: today, hours: 14...16, value: 120, expected: 480, score: -9, kind: .drop), notice: .alert(.drop))
+        #expect(AlertDrivers.wantsDriver(drop))
         drop.drivers = [AlertDriver(dimension: "trafficSource", name: "Search engine traffic", value: 0, expected: 310, change: -310,
                                     changeText: "-310", share: 86, status: .vanished)]
-        #expect(HourlyText.line(drop) == "530004 Поиск пропал сегодня: visits 120 in 14:00–17:00 on Tue 2026-12-01, expected ~480 (-75%), mostly Search engine traffic -310")
-        let body = try #require(try JSONSerialization.jsonObject(with: HourlyText.webhookBody([drop])) as? [String: Any])
+        #expect(AlertText.line(drop) == "530004 Поиск пропал сегодня: visits 120 in 14:00–17:00 on Tue 2026-12-01, expected ~480 (-75%), mostly Search engine traffic -310")
+        let body = try #require(try JSONSerialization.jsonObject(with: AlertText.webhookBody([drop])) as? [String: Any])
         let alert = try #require((body["alerts"] as? [[String: Any]])?.first)
         let driver = try #require((alert["drivers"] as? [[String: Any]])?.first)
         #expect(driver["dimension"] as? String == "trafficSource" && driver["name"] as? String == "Search engine traffic" && driver["change"] as? Double == -310)
         #expect((alert["text"] as? String)?.hasSuffix(", mostly Search engine traffic -310") == true)
 
-        let stop = HourlyCheck.Finding(counter: counter, metric: .visits, goalName: nil, day: today,
-                                       judgement: HourlyJudgement(hours: 14...16, value: 0, expected: 480, score: -40, kind: .stopped), notice: .alert(.stopped))
-        #expect(!HourlyDrivers.wantsDriver(stop), "stopped needs no driver")
+        let stop = AlertCheck.Finding(counter: counter, metric: .visits, goalName: nil,
+                                       judgement: AlertJudgement(day: today, hours: 14...16, value: 0, expected: 480, score: -40, kind: .stopped), notice: .alert(.stopped))
+        #expect(!AlertDrivers.wantsDriver(stop), "stopped needs no driver")
     }
 }
 
@@ -91,9 +91,9 @@ import MetrikaAPI
     let counter = Counter(id: 530004, name: "Поиск пропал сегодня", site: "s.example.ru", timeZoneName: "Europe/Moscow")
     let today = Day(iso: "2026-12-01")!
 
-    func drop() -> HourlyCheck.Finding {
-        HourlyCheck.Finding(counter: counter, metric: .visits, goalName: nil, day: today,
-                            judgement: HourlyJudgement(hours: 14...16, value: 180, expected: 450, score: -9, kind: .drop), notice: .alert(.drop))
+    func drop() -> AlertCheck.Finding {
+        AlertCheck.Finding(counter: counter, metric: .visits, goalName: nil,
+                            judgement: AlertJudgement(day: today, hours: 14...16, value: 180, expected: 450, score: -9, kind: .drop), notice: .alert(.drop))
     }
 
     /// Search 100 and direct 50 an hour on the 4 baseline days, direct 60 today.
@@ -115,9 +115,13 @@ import MetrikaAPI
                       requestTimeout: 5, sleep: { _ in }, now: { testNow })
     }
 
+    func loader(_ transport: FakeTransport) async throws -> HistoryLoader {
+        HistoryLoader(store: try await HistoryStore.open(path: ":memory:"), client: client(transport), now: { testNow }, unsettledDays: 2)
+    }
+
     @Test func oneFilteredRequestPerDimensionNamesTheDriver() async throws {
         let transport = FakeTransport([.respond(200, body()), .respond(200, body(totalRows: 100_000))])
-        var drivers = HourlyDrivers(client: client(transport), activity: RecordedActivity(), verbose: false)
+        var drivers = AlertDrivers(loader: try await loader(transport), activity: RecordedActivity(), verbose: false)
         drivers.dimensions = [ExplainDimension.named("trafficSource")!, ExplainDimension.named("deviceCategory")!]
         let (findings, requests) = await drivers.attach([drop()])
         #expect(requests == 2)
@@ -129,7 +133,7 @@ import MetrikaAPI
 
     @Test func aCutOffPageLeavesItsDimensionOut() async throws {
         let transport = FakeTransport([.respond(200, body(totalRows: 100_000))])
-        var drivers = HourlyDrivers(client: client(transport), activity: RecordedActivity(), verbose: false)
+        var drivers = AlertDrivers(loader: try await loader(transport), activity: RecordedActivity(), verbose: false)
         drivers.dimensions = [ExplainDimension.named("trafficSource")!]
         let (findings, requests) = await drivers.attach([drop()])
         #expect(requests == 1 && findings[0].drivers.isEmpty)
@@ -139,12 +143,12 @@ import MetrikaAPI
         let quota = #"{"errors": [{"error_type": "quota_requests_by_uid", "message": "Quota exceeded"}], "code": 429, "message": "Quota exceeded"}"#
         let transport = FakeTransport(Array(repeating: .respond(429, quota), count: 40))
         let activity = RecordedActivity()
-        let drivers = HourlyDrivers(client: client(transport), activity: activity, verbose: true)
+        let drivers = AlertDrivers(loader: try await loader(transport), activity: activity, verbose: true)
         var other = drop()
         other.counter = Counter(id: 530005, name: "Другой", site: "o.example.ru", timeZoneName: "Europe/Moscow")
         let (findings, _) = await drivers.attach([drop(), other])
         #expect(findings.allSatisfy { $0.drivers.isEmpty })
-        let judged: [HourlyJudgement] = [drop(), other].map { $0.judgement }
+        let judged: [AlertJudgement] = [drop(), other].map { $0.judgement }
         #expect(findings.map { $0.judgement } == judged)
         let asked = transport.requests.count
         #expect(asked >= 1 && transport.requests.allSatisfy { $0.url.absoluteString.contains("530004") }, "the quota spent: the second counter asks nothing")

@@ -84,7 +84,7 @@ enum AlertCommand: Command {
         var counterIDs: [Int]
         var dryRun: Bool
         var offline: Bool
-        /// `--today`: today's finished hours (`HourlyCheck`) instead of yesterday.
+        /// `--today`: today's finished hours (the hour grain) instead of yesterday.
         var today: Bool
         var currency: Currency?
         /// `--mail`: empty when the alerts are not mailed.

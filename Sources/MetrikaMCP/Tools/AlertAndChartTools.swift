@@ -83,7 +83,7 @@ enum CheckAlertsTool {
         if Task.isCancelled { throw CancellationError() }
         call.progress(Double(counters.count), total: Double(counters.count), message: nil)
         if today { return hourly(result, activity: activity) }
-        let said = result.findings.daily.map { finding -> Said in
+        let said = result.findings.all.map { finding -> Said in
             let line = AlertText.line(finding)
             let judgement = finding.judgement
             return (line, .object([
@@ -104,19 +104,18 @@ extension CheckAlertsTool {
     /// One finding as check_alerts says it: its line (the text block) and its object (`findings`).
     typealias Said = (line: String, object: JSONValue)
 
-    /// The answer of `today: true`: the findings of `metrika alert --today --dry-run` (HourlyCheck),
+    /// The answer of `today: true`: the findings of `metrika alert --today --dry-run` (the hour grain),
     /// nothing claimed, delivered or remembered; the same members as a day's, the hours judged besides.
     static func hourly(_ result: AlertRun.Result, activity: ToolActivity) -> MCPToolResult {
-        let hourly: [HourlyCheck.Finding]
-        if case .hourly(let found) = result.findings { hourly = found } else { hourly = [] }
-        let said = hourly.map { finding -> Said in
-            let line = HourlyText.line(finding)
+        let said = result.findings.all.map { finding -> Said in
+            let line = AlertText.line(finding)
             let judgement = finding.judgement
+            let hours = judgement.hours ?? 0...23
             return (line, .object([
                 ("counter_id", .number(Double(finding.counter.id))), ("counter_name", .string(finding.counter.name)),
-                ("metric", .string(finding.metric.apiName)), ("grain", .string("hour")), ("title", .string(HourlyText.metricLabel(finding))),
+                ("metric", .string(finding.metric.apiName)), ("grain", .string("hour")), ("title", .string(AlertText.metricLabel(finding))),
                 ("notice", .string(notice(finding.notice))), ("day", .string(finding.day.iso)),
-                ("hours", .object([("from", .string(hourText(judgement.hours.lowerBound))), ("to", .string(hourText(judgement.hours.upperBound + 1)))])),
+                ("hours", .object([("from", .string(hourText(hours.lowerBound))), ("to", .string(hourText(hours.upperBound + 1)))])),
                 ("value", .number(judgement.value)), ("expected", .number(judgement.expected)),
                 ("change_percent", .number(rounded(judgement.changePercent))),
                 ("drivers", .array(finding.drivers.map(\.json))), ("text", .string(line)),
@@ -153,11 +152,6 @@ extension CheckAlertsTool {
 
     /// `drop`, `rise`, `stopped`, or `back_to_normal`: a day's notice, and an hour's.
     static func notice(_ notice: AlertLedger.Notice) -> String {
-        if case .alert(let kind) = notice { return kind.rawValue }
-        return "back_to_normal"
-    }
-
-    static func notice(_ notice: HourlyLedger.Notice) -> String {
         if case .alert(let kind) = notice { return kind.rawValue }
         return "back_to_normal"
     }

@@ -3,17 +3,23 @@ import MetrikaAPI
 import MetrikaModel
 import MetrikaStore
 
-/// `metrika alert`'s work: for each counter, the last finished day (in its time zone) of visits, a
-/// shop's purchases and revenue and every goal's reaches, judged against the same weekday of earlier
-/// weeks (`AlertDetector`), told once (`AlertLedger`, remembered in the history database). Reads the
-/// history and fetches only what it lacks, like `sync`. `run` only reads the history (a dry run, the
-/// MCP tool); a run that tells first `claim`s its news (overlapping runs tell each once), gives the
-/// claims back with `release` when its webhook or mail failed (the next run tells them again), and
-/// `record`s the rest once told.
+/// The alert check over a grain, judged against the same weekday of earlier weeks (`AlertDetector`)
+/// and told once (`AlertLedger`, remembered in the history database as episodes of that grain):
+/// - a day (`metrika alert`): for each counter, the last finished day (in its time zone) of visits, a
+///   shop's purchases and revenue and every goal's reaches; it reads the history and fetches only
+///   what it lacks, like `sync`;
+/// - an hour (`metrika alert --today`): today's finished hours of visits and every goal's reaches
+///   against the same hours of the same weekday (`HourlyHistory`): one request per counter and run.
+///
+/// `run` only reads (a dry run, the MCP tool); a run that tells first `claim`s its news (overlapping
+/// runs tell each once), gives the claims back with `release` when its webhook or mail failed (the
+/// next run tells them again), and `record`s the rest once told.
 package struct AlertCheck: Sendable {
     package let loader: HistoryLoader
     package let settings: AlertSettings
     package let activity: any Activity
+    /// What is judged: the last finished day, or today's finished hours.
+    package let grain: AlertEpisode.Grain
     /// `--currency`: a shop's revenue in this currency (default: the counter's own).
     package var currency: Currency?
     /// Counters checked at once (at most `parallelLimit`); 1 where several checks may run together
@@ -27,10 +33,12 @@ package struct AlertCheck: Sendable {
     /// Metrics per request: the API takes 20, and the history stores visits and pageviews beside them.
     static let metricsPerRequest = 18
 
-    package init(loader: HistoryLoader, settings: AlertSettings, activity: any Activity) {
+    package init(loader: HistoryLoader, settings: AlertSettings, activity: any Activity,
+                 grain: AlertEpisode.Grain = .day) {
         self.loader = loader
         self.settings = settings
         self.activity = activity
+        self.grain = grain
     }
 
     /// One metric of one counter worth telling.
@@ -41,14 +49,18 @@ package struct AlertCheck: Sendable {
         package var goalName: String?
         package var judgement: AlertJudgement
         package var notice: AlertLedger.Notice
-        /// The days before and including the judged one (35 of them, for the chart): nil = unknown.
-        package var recent: [(day: Day, value: Double?)]
-        /// Whether the judged day ended so recently that its numbers may still grow (data lag).
-        package var provisional: Bool
+        /// A day's days before and including the judged one (35 of them, for the chart): nil = unknown.
+        package var recent: [(day: Day, value: Double?)] = []
+        /// Whether the judged day ended so recently that its numbers may still grow (data lag; days only).
+        package var provisional = false
         /// What telling it changes in the history (the episode it opens or closes), claimed before it is told.
         package var change: EpisodeChange = .none
         /// What made a drop or a rise (`AlertDrivers`), the main driver first; empty when unknown.
         package var drivers: [AlertDriver] = []
+
+        /// The judged day (the hour grain: today in the counter's time zone).
+        package var day: Day { judgement.day }
+        package var grain: AlertEpisode.Grain { judgement.grain }
     }
 
     /// What a run found, and what it would remember.
@@ -58,12 +70,14 @@ package struct AlertCheck: Sendable {
         /// Counters that could not be checked, with why (the others were).
         package var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
         package var countersChecked = 0
+        /// Reporting API requests the hour grain spent on hours (the goals lists not counted; 0 for days).
+        package var requests = 0
         /// Set when the API went away mid-run and the check stopped (`AlertCheckError.hostGone`); the
         /// counters it left are neither in `failures` nor checked.
         package var gaveUp: AlertCheckError?
     }
 
-    /// Checks `counters` (at most `parallelLimit` at once); a counter that fails is one failure among
+    /// Checks `counters` (at most `parallelism` at once); a counter that fails is one failure among
     /// the others. Findings come in the counters' order, then the metrics' (visits, purchases and
     /// revenue, then goals).
     /// `explain`: say on stderr why a counter could not be judged (too young, no history) — for
@@ -73,7 +87,9 @@ package struct AlertCheck: Sendable {
         for counter in counters where explain && settings.skippedCounters.contains(counter.id) {
             activity.note("Note: counter \(counter.id) is not checked: the config file's \"alerts\" skip it.")
         }
-        let (results, gaveUp) = await Self.eachCounter(wanted, parallel: min(parallelism, Self.parallelLimit), progress: "Checking", activity: activity,
+        let progress = grain == .day ? "Checking" : "Checking today"
+        let (results, gaveUp) = await Self.eachCounter(wanted, parallel: min(parallelism, Self.parallelLimit), progress: progress,
+                                                       activity: activity,
                                                        giveUp: Self.giveUp(loader)) { counter in
             try await check(counter, explain: explain)
         }
@@ -84,6 +100,7 @@ package struct AlertCheck: Sendable {
             case .success(let done)?:
                 outcome.findings += done.findings
                 outcome.changes += done.changes
+                outcome.requests += done.requests
                 outcome.countersChecked += 1
             case .failure(let failed)? where gaveUp == nil || !Self.countsAsGone(failed.failure):
                 outcome.failures.append((counter.id, failed.failure))
@@ -126,7 +143,7 @@ package struct AlertCheck: Sendable {
 
     /// Runs `work` for each of `counters`, at most `parallel` at once, telling `progress: n/N counters`
     /// as they end: each counter's result by id, a counter whose work threw as `failed` with the
-    /// error in words a person reads (the daily and the hourly check share it).
+    /// error in words a person reads (the check of either grain).
     /// With `giveUp` (a rule and the host of the requests), the run stops after its limit of counters
     /// in a row could not reach the host: no counter is started after it, those in flight are
     /// cancelled, and the rule that gave up is returned (nil: every counter ran).
@@ -188,7 +205,7 @@ package struct AlertCheck: Sendable {
 
     /// Remembers what `outcome` decided (one transaction): told anomalies stay silent from now on.
     package func record(_ outcome: Outcome) async throws {
-        try await EpisodeChange.record(outcome.changes, grain: .day, in: loader.store)
+        try await EpisodeChange.record(outcome.changes, grain: grain, in: loader.store)
     }
 
     // MARK: - One counter
@@ -198,10 +215,22 @@ package struct AlertCheck: Sendable {
         loader.metrikaToday(counter).adding(days: -1)
     }
 
-    func check(_ counter: Counter, explain: Bool) async throws -> (findings: [Finding], changes: [EpisodeChange]) {
+    /// One counter's findings and the changes to its episodes of the check's grain; `requests`: the
+    /// hour grain's Reporting requests.
+    typealias Checked = (findings: [Finding], changes: [EpisodeChange], requests: Int)
+
+    func check(_ counter: Counter, explain: Bool) async throws -> Checked {
+        switch grain {
+        case .day: return try await checkDay(counter, explain: explain)
+        case .hour: return try await checkHours(counter, explain: explain)
+        }
+    }
+
+    /// The last finished day of `counter`: every metric judged against the same weekday of earlier weeks.
+    func checkDay(_ counter: Counter, explain: Bool) async throws -> Checked {
         let day = judgedDay(for: counter)
         let firstDay = day.adding(days: -7 * max(settings.weeks, 5))
-        guard let range = DateRange(from: firstDay, to: day) else { return ([], []) }
+        guard let range = DateRange(from: firstDay, to: day) else { return ([], [], 0) }
         // nil: the goals could not be read (and none were stored): their episodes are left alone.
         let namesGoals = settings.metrics.contains { $0.goalID != nil }
         let goals: [Goal]? = settings.checkGoals || namesGoals ? try await goals(of: counter) : []
@@ -311,7 +340,64 @@ package struct AlertCheck: Sendable {
                 activity.note("Note: counter \(counter.id) was not checked: fewer than \(settings.minimumWeeks) earlier \(weekday)s have history\(loader.client == nil ? " (run without \(activity.naming[.offline]), or metrika sync, to fetch them)" : "").")
             }
         }
-        return (findings, changes)
+        return (findings, changes, 0)
+    }
+
+    /// Today's finished hours of `counter`: the counts judged against the same hours of the same
+    /// weekday of earlier weeks, in one request (its goals list about once a day, as a day's check reads it).
+    func checkHours(_ counter: Counter, explain: Bool) async throws -> Checked {
+        let namesGoals = settings.metrics.contains { $0.goalID != nil }
+        let goals: [Goal]? = settings.checkGoals || namesGoals ? try await goals(of: counter) : []
+        let metrics = hourMetrics(goals: goals)
+        guard !metrics.isEmpty else { return ([], [], 0) }
+        let history = HourlyHistory(store: loader.store, client: loader.client, now: activity.now)
+        let snapshot = try await history.load(counter: counter, metrics: metrics.map(\.metric))
+        let open = try await loader.store.openEpisodes(counterID: counter.id, grain: .hour)
+        var findings: [Finding] = []
+        var changes: [EpisodeChange] = []
+        var judged = 0
+        for (index, (metric, goalName)) in metrics.enumerated() {
+            let today = (0..<snapshot.finishedHours).map { snapshot.value(hour: $0, metric: index) }
+            let weeks = snapshot.baselineHours.map { week in week.map { $0?[index] ?? nil } }
+            let judgement = AlertDetector.judge(day: snapshot.today, today: today, finishedHours: snapshot.finishedHours, weeks: weeks, settings: settings)
+            if judgement != nil { judged += 1 }
+            let decision = AlertLedger.decide(judgement, today: today, counterID: counter.id, metric: metric.apiName, open: open[metric.apiName],
+                                              now: activity.now(), settings: settings)
+            changes.append(decision.change)
+            if let notice = decision.notice, let judgement {
+                findings.append(Finding(counter: counter, metric: metric, goalName: goalName, judgement: judgement, notice: notice, change: decision.change))
+            }
+        }
+        // A goal stopped with the visits says nothing their line does not: its episode is kept (so
+        // it is not told later either), its line left out.
+        let visitsStopped = findings.contains { $0.metric.apiName == Metric.visits.apiName && $0.notice == .alert(.stopped) }
+        if visitsStopped { findings.removeAll { $0.metric.goalID != nil && $0.notice == .alert(.stopped) } }
+        // Episodes of metrics no longer checked (a goal deleted) are forgotten, unless the goals are unknown.
+        let checked = Set(metrics.map(\.metric.apiName))
+        for metric in open.keys.sorted() where !checked.contains(metric) && (goals != nil || Metric.named(metric)?.goalID == nil) {
+            changes.append(.close(counterID: counter.id, metric: metric))
+        }
+        if judged == 0, explain {
+            let why = snapshot.finishedHours == 0 ? "no hour of today has finished yet" : "its last hours have too little history or traffic to judge"
+            activity.note("Note: counter \(counter.id) was not judged today: \(why).")
+        }
+        return (findings, changes, snapshot.requests)
+    }
+
+    /// The counts judged hour by hour: the settings' own count metrics (purchases and money are the
+    /// day's), then every goal's reaches.
+    func hourMetrics(goals: [Goal]?) -> [(metric: Metric, goalName: String?)] {
+        var metrics: [(metric: Metric, goalName: String?)] = settings.metrics.compactMap { metric in
+            guard metric.unit == .count, !metric.needsCurrency, metric.apiName != Metric.purchases.apiName else { return nil }
+            guard let id = metric.goalID else { return (metric, nil) }
+            guard let goal = goals?.first(where: { $0.id == id }) else { return nil }
+            return (metric, goal.name)
+        }
+        for goal in settings.checkGoals ? goals ?? [] : [] {
+            guard let metric = Metric.named("goal\(goal.id)reaches"), !metrics.contains(where: { $0.metric.apiName == metric.apiName }) else { continue }
+            metrics.append((metric, goal.name))
+        }
+        return metrics
     }
 
     /// A shop's revenue in `currency` (else its own), or nil with a warning when it cannot be had (the

@@ -1,5 +1,6 @@
 import Foundation
 import MetrikaModel
+import MetrikaStore
 
 /// What `metrika alert` checks and how sure it must be before it speaks. The defaults need no
 /// configuration; the config file's `"alerts"` member may change each (docs/alerts.md).
@@ -43,20 +44,32 @@ package enum AlertKind: String, Sendable, Equatable, CaseIterable {
     case stopped
 }
 
-/// One metric of one day judged against its baseline.
+/// One metric judged against its baseline, over a grain: a day against the same weekday of earlier
+/// weeks, or today's last finished hours against the same hours of the same weekday.
 package struct AlertJudgement: Sendable, Equatable {
+    /// The judged day (the hour grain: today in the counter's time zone).
     package var day: Day
+    /// The hour grain's judged hours (local, `first...last`): the run of zeros for `stopped`, else the
+    /// last finished hours (up to `AlertDetector.HourRule.window`); nil for a day.
+    package var hours: ClosedRange<Int>? = nil
+    /// The day's value (hours: today's total over `hours`), and the median of the same weekday over the
+    /// baseline weeks (hours: the sum of each hour's median).
     package var value: Double
-    /// The median of the same weekday over the baseline weeks.
     package var expected: Double
-    /// How many same-weekday days the baseline had.
-    package var baselineDays: Int
+    /// How many same-weekday days the baseline had (the day grain).
+    package var baselineDays = 0
     /// Distance from the baseline in robust standard deviations (negative: below).
     package var score: Double
-    /// nil: an ordinary day.
+    /// nil: an ordinary day (or hours).
     package var kind: AlertKind?
-    /// For `stopped`: the first day of the run of zeros.
+    /// For a day's `stopped`: the first day of the run of zeros (the hour grain's is `sinceHour`).
     package var since: Day?
+
+    /// What was judged: a day, or hours of one.
+    package var grain: AlertEpisode.Grain { hours == nil ? .day : .hour }
+
+    /// The hour grain's first judged hour ("stopped at 14:00"); nil for a day.
+    package var sinceHour: Int? { hours?.lowerBound }
 
     /// The relative change against the expected value, in percent; nil when nothing was expected.
     package var changePercent: Double? {
@@ -64,11 +77,13 @@ package struct AlertJudgement: Sendable, Equatable {
     }
 }
 
-/// Judges a day of a count metric against the same weekday of the previous weeks. Pure: the series
-/// in, the judgement out (docs/alerts.md says why these statistics).
+/// Judges a count metric against the same weekday of the previous weeks, over a grain: a day, or
+/// today's last finished hours. Pure: the series in, the judgement out (docs/alerts.md says why these
+/// statistics).
 ///
 /// - Baseline: the median of the same weekday over `weeks` earlier weeks, so a quiet Sunday is
-///   compared with Sundays and one odd week (a holiday, an earlier bot wave) cannot move it.
+///   compared with Sundays and one odd week (a holiday, an earlier bot wave) cannot move it; an hour's
+///   is the median of the same hour on those days.
 /// - Noise: counts of independent events are Poisson-like, whose square root has a standard
 ///   deviation of about ½ whatever the mean; real traffic varies more, so the baseline's own spread
 ///   (1.4826 × the median absolute deviation of the square roots, a robust standard deviation) is
@@ -76,6 +91,13 @@ package struct AlertJudgement: Sendable, Equatable {
 ///   reaches 0 scores −10 (an alert).
 /// - A change is reported only when it is large both relatively (`minimumChangePercent`) and
 ///   statistically (`minimumScore`).
+/// - Hours (docs/alerts.md, "Hourly"): only finished hours count. `stopped` is the last finished
+///   hours at 0 (at least `HourRule.minimumStoppedHours`) where every known earlier week had some, and
+///   together they were expected to hold at least `HourRule.minimumStoppedExpected` (a Poisson count
+///   with that mean is 0 once in e⁸ ≈ 3,000 times); hours at night, where zeros happen, never stop.
+///   A drop or a rise is the last `HourRule.window` finished hours together against their baselines
+///   together, whose baseline must expect at least `HourRule.minimumExpected`, so a small site's
+///   night is never judged on noise.
 package enum AlertDetector {
     /// Judges `day` in `values` (a count per day; a missing day is unknown, not zero). nil when the
     /// day itself is unknown or fewer than `minimumWeeks` same-weekday days are known.
@@ -98,21 +120,29 @@ package enum AlertDetector {
         }
         guard baseline.count >= max(1, settings.minimumWeeks) else { return nil }
         let expected = median(baseline)
-        let center = expected.squareRoot()
-        let spread = 1.4826 * median(baseline.map { abs($0.squareRoot() - center) })
-        let deviation = (0.25 + spread * spread).squareRoot()
-        let score = (value.squareRoot() - center) / deviation
-        var judgement = AlertJudgement(day: day, value: value, expected: expected, baselineDays: baseline.count, score: score)
-        if value <= expected * settings.dropRatio, score <= -settings.minimumScore {
-            judgement.kind = .drop
-            if value == 0, let since = stoppedSince(values, day: day) {
-                judgement.kind = .stopped
-                judgement.since = since
-            }
-        } else if expected > 0, value >= expected * settings.riseRatio, score >= settings.minimumScore {
-            judgement.kind = .rise
+        let score = Self.score(value, expected: expected, samples: baseline)
+        var judgement = AlertJudgement(day: day, value: value, expected: expected, baselineDays: baseline.count, score: score,
+                                       kind: Self.kind(value, expected: expected, score: score, settings: settings))
+        if judgement.kind == .drop, value == 0, let since = stoppedSince(values, day: day) {
+            judgement.kind = .stopped
+            judgement.since = since
         }
         return judgement
+    }
+
+    /// The distance of `value` from `expected` on the square-root scale, in standard deviations of
+    /// Poisson noise (½) plus the robust spread of the baseline's `samples` around it (none: noise only).
+    static func score(_ value: Double, expected: Double, samples: [Double]) -> Double {
+        let center = expected.squareRoot()
+        let spread = 1.4826 * median(samples.map { abs($0.squareRoot() - center) })
+        return (value.squareRoot() - center) / (0.25 + spread * spread).squareRoot()
+    }
+
+    /// A drop or a rise when `value` is far from `expected` both relatively and by `score`; else nil.
+    static func kind(_ value: Double, expected: Double, score: Double, settings: AlertSettings) -> AlertKind? {
+        if value <= expected * settings.dropRatio, score <= -settings.minimumScore { return .drop }
+        if expected > 0, value >= expected * settings.riseRatio, score >= settings.minimumScore { return .rise }
+        return nil
     }
 
     /// The first day of the run of zeros that ends on `day`, when the four weeks before it had no
@@ -126,6 +156,74 @@ package enum AlertDetector {
         let before = (1...28).compactMap { values[start.adding(days: -$0)] }
         guard before.count >= 14, before.allSatisfy({ $0 > 0 }) else { return nil }
         return start
+    }
+
+    /// The hour grain's thresholds.
+    package enum HourRule {
+        /// Finished hours judged together for a drop or a rise.
+        package static let window = 3
+        /// Fewer earlier weeks known for an hour: it has no baseline.
+        package static let minimumWeeks = 3
+        /// The least expected count of the window for a drop or rise to be judged at all.
+        package static let minimumExpected = 20.0
+        /// A stop: at least this many zero hours, expected to hold at least `minimumStoppedExpected`.
+        package static let minimumStoppedHours = 2
+        package static let minimumStoppedExpected = 8.0
+    }
+
+    /// Judges one metric's `day` (today) hour by hour: `today[hour]` for hours `0..<finishedHours` (nil:
+    /// unknown), `weeks[week][hour]` the same hours of earlier weeks (nil: unknown). nil when nothing
+    /// can be judged (no finished hour, the last hours unknown or without a baseline, a baseline too
+    /// small to judge).
+    package static func judge(day: Day, today: [Double?], finishedHours: Int, weeks: [[Double?]], settings: AlertSettings) -> AlertJudgement? {
+        let finished = min(finishedHours, today.count, 24)
+        guard finished > 0 else { return nil }
+        func earlier(_ hour: Int) -> [Double] {
+            weeks.compactMap { hour < $0.count ? $0[hour] : nil }.filter { $0.isFinite && $0 >= 0 }
+        }
+        func known(_ hour: Int) -> Double? {
+            guard let value = today[hour], value.isFinite, value >= 0 else { return nil }
+            return value
+        }
+        // The trailing run of zeros, for `stopped`.
+        var first = finished
+        while first > 0, known(first - 1) == 0 { first -= 1 }
+        let zeroHours = first..<finished
+        if zeroHours.count >= HourRule.minimumStoppedHours {
+            let expecting = zeroHours.filter { hour in
+                let past = earlier(hour)
+                return past.count >= HourRule.minimumWeeks && past.allSatisfy { $0 > 0 }
+            }
+            let expected = zeroHours.reduce(0.0) { sum, hour in
+                let past = earlier(hour)
+                return sum + (past.count >= HourRule.minimumWeeks ? median(past) : 0)
+            }
+            if expecting.count >= HourRule.minimumStoppedHours, expected >= HourRule.minimumStoppedExpected {
+                return AlertJudgement(day: day, hours: zeroHours.lowerBound...(finished - 1), value: 0, expected: expected,
+                                      score: -2 * expected.squareRoot(), kind: .stopped)
+            }
+        }
+        // Drop or rise: the last `window` finished hours together.
+        let hours = max(0, finished - HourRule.window)...(finished - 1)
+        var value = 0.0
+        var expected = 0.0
+        var weekSums = Array(repeating: 0.0, count: weeks.count)
+        var weekKnown = Array(repeating: true, count: weeks.count)
+        for hour in hours {
+            guard let today = known(hour) else { return nil }
+            let past = earlier(hour)
+            guard past.count >= HourRule.minimumWeeks else { return nil }
+            value += today
+            expected += median(past)
+            for (index, week) in weeks.enumerated() {
+                if hour < week.count, let number = week[hour], number.isFinite, number >= 0 { weekSums[index] += number } else { weekKnown[index] = false }
+            }
+        }
+        guard expected >= HourRule.minimumExpected else { return nil }
+        let sums = zip(weekSums, weekKnown).filter(\.1).map(\.0)
+        let score = Self.score(value, expected: expected, samples: sums.count >= HourRule.minimumWeeks ? sums : [])
+        return AlertJudgement(day: day, hours: hours, value: value, expected: expected, score: score,
+                              kind: Self.kind(value, expected: expected, score: score, settings: settings))
     }
 
     /// The median (the mean of the middle two for an even count); 0 for none.

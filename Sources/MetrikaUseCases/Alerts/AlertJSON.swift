@@ -4,7 +4,7 @@ import MetrikaRender
 import MetrikaStore
 
 /// The one JSON object of an alert, of either grain: the webhook's `alerts` and `back_to_normal`
-/// items, daily (`AlertText`) and hourly (`HourlyText`) alike. Its members are listed here once, in
+/// items, of a day and of hours alike (`AlertText`). Its members are listed here once, in
 /// their order; a new member (a new fact about an alert) is one field and one line below.
 package struct AlertJSON: Sendable {
     package var counter: Counter
@@ -29,7 +29,7 @@ package struct AlertJSON: Sendable {
     /// Whether the judged day's numbers may still grow (the day grain only).
     package var provisional: Bool? = nil
     /// What made a drop or a rise, the main one first (`AlertDrivers`); empty for a stop, for back to
-    /// normal, for a change spread evenly (the hour grain: `HourlyDrivers`).
+    /// normal, for a change spread evenly.
     package var drivers: [AlertDriver] = []
     /// The alert's line.
     package var text: String

@@ -3,10 +3,10 @@ import MetrikaModel
 import MetrikaRender
 import MetrikaSystem
 
-/// The mail of `metrika alert --mail`: the alert lines, and for each alerted metric a small chart of
-/// its last five weeks marking the judged day (PNG inline, as `metrika mail` sends them; SVG when
-/// rsvg-convert is missing, with one warning). Its own short composition: the daily report's layout
-/// stays `MailComposer`'s.
+/// The mail of `metrika alert --mail`: the alert lines, and for each metric alerted on a day a small
+/// chart of its last five weeks marking the judged day (PNG inline, as `metrika mail` sends them; SVG
+/// when rsvg-convert is missing, with one warning); an hour's news is its line, without a chart. Its
+/// own short composition: the daily report's layout stays `MailComposer`'s.
 package enum AlertMail {
     /// Charts in one mail at most.
     package static let maximumCharts = 20
@@ -33,9 +33,10 @@ package enum AlertMail {
                                 rasterizer: any ChartRasterizer, activity: any Activity) async throws -> MIMEMessage {
         let seed = UInt64.random(in: 1...UInt64.max)
         let tag = String(seed, radix: 16)
-        // A chart for each of the first `maximumCharts` findings: a bad night over 100 counters is
-        // still a mail of a few hundred kilobytes; the rest are lines.
-        let charts = chartSVGs(findings)
+        let hours = findings.first?.grain == .hour
+        // A chart for each of the first `maximumCharts` findings of a day: a bad night over 100
+        // counters is still a mail of a few hundred kilobytes; the rest are lines.
+        let charts = hours ? [] : chartSVGs(findings)
         var pngs: [Data] = []
         do {
             for svg in charts { pngs.append(try await rasterizer.png(fromSVG: svg, scale: ChartSeries.pngScale)) }
@@ -54,11 +55,16 @@ package enum AlertMail {
 
         var text = AlertText.subject(findings) + "\n\n"
         for finding in findings { text += AlertText.line(finding) + "\n" }
-        text += "\nEach line: the counter, the metric, the day's value and the median of the same weekday over the previous weeks.\n"
-        text += "-- \nSent by metrika \(MetrikaVersion.current) (metrika alert).\n"
+        // What a line says: the judged day or hours, and what they are judged against.
+        let judged = hours ? "today's finished hours" : "the day's value"
+        let baseline = hours ? "the same hours of the same weekday" : "the same weekday"
+        text += "\nEach line: the counter, the metric, \(judged) and the median of \(baseline) over the previous weeks.\n"
+        text += "-- \nSent by metrika \(MetrikaVersion.current) (\(hours ? "the hourly alert check" : "metrika alert")).\n"
 
         func e(_ text: String) -> String { XMLEscape.text(text) }
-        var html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>\(e(AlertText.subject(findings)))</title></head>\n"
+        let viewport = hours ? "" : "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        var html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\(viewport)"
+        html += "<title>\(e(AlertText.subject(findings)))</title></head>\n"
         html += "<body style=\"font-family: sans-serif; color: #222; margin: 0; padding: 12px;\">\n"
         for (index, finding) in findings.enumerated() {
             let image = index < images.count ? images[index] : nil
@@ -68,12 +74,17 @@ package enum AlertMail {
             case .alert: color = "#B00020"
             case .backToNormal: color = "#1B7F3B"
             }
-            html += "<p style=\"margin: 16px 0 4px; color: \(color); font-weight: bold;\">\(HTMLText.prose(AlertText.line(finding)))</p>\n"
+            let margin = hours ? "12px 0" : "16px 0 4px"
+            html += "<p style=\"margin: \(margin); color: \(color); font-weight: bold;\">"
+            html += "\(HTMLText.prose(AlertText.line(finding)))</p>\n"
             if let image {
                 html += "<p style=\"margin: 0;\"><img src=\"cid:\(XMLEscape.attribute(image.contentID ?? ""))\" alt=\"\(XMLEscape.attribute(AlertText.chartDescription(finding)))\" width=\"360\" style=\"max-width:100%;height:auto\"></p>\n"
             }
         }
-        html += "<p style=\"color: #777; font-size: 12px;\">The dashed line is what was expected: the median of the same weekday over the previous weeks; the dots are those days. Sent by metrika \(e(MetrikaVersion.current)).</p>\n</body></html>\n"
+        let expected = hours ? "Expected: the median of \(baseline) over the previous weeks."
+            : "The dashed line is what was expected: the median of \(baseline) over the previous weeks; the dots are those days."
+        html += "<p style=\"color: #777; font-size: 12px;\">\(expected) Sent by metrika \(e(MetrikaVersion.current)).</p>\n"
+        html += "</body></html>\n"
 
         let now = activity.now()
         let offset = findings.first.flatMap { TimeZone(identifier: $0.counter.timeZoneName)?.secondsFromGMT(for: now) } ?? 0

@@ -3,8 +3,8 @@ import MetrikaModel
 import MetrikaRender
 import MetrikaSystem
 
-/// `metrika alert --mail`'s deliverer: the alerts through sendmail (`Sendmail`), the daily ones
-/// with a chart of each metric (`AlertMail`), the hourly ones as lines (`HourlyText.mail`).
+/// `metrika alert --mail`'s deliverer: the alerts through sendmail (`Sendmail`) as `AlertMail`
+/// composes them (a day's with a chart of each metric, an hour's as lines).
 package struct AlertMailDeliverer: AlertDeliverer {
     var sender: MIMEAddress
     var recipients: [MIMEAddress]
@@ -31,13 +31,8 @@ package struct AlertMailDeliverer: AlertDeliverer {
     }
 
     package func deliver(_ findings: AlertRun.Findings) async throws {
-        let message: MIMEMessage
-        switch findings {
-        case .daily(let findings):
-            message = try await AlertMail.compose(findings, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: activity)
-        case .hourly(let findings):
-            message = HourlyText.mail(findings, sender: sender, recipients: recipients, now: activity.now())
-        }
+        let message = try await AlertMail.compose(
+            findings.all, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: activity)
         try await Sendmail(path: sendmail).deliver(message.bytes(), environment: childEnvironment)
         if announce { activity.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)") }
     }

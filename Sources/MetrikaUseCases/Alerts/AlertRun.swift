@@ -4,12 +4,12 @@ import MetrikaModel
 import MetrikaStore
 import MetrikaSystem
 
-/// One alert run, whoever asks (the CLI's `metrika alert`, MCP's `check_alerts`, the coming Telegram
-/// bot): the settings of the config file, the counters to check, the daily or the hourly check, and
-/// for a run that tells, told once — each piece of news claimed first (overlapping runs tell it once),
-/// then shown (`show`: the CLI's stdout) and handed to every deliverer (webhook, mail, …), and given
-/// back when showing or a delivery failed, so the next run tells it again. Entry points word its
-/// errors (`AlertRunError`) and show its result.
+/// One alert run, whoever asks (the CLI's `metrika alert`, MCP's `check_alerts`, the Telegram bot):
+/// the settings of the config file, the counters to check, the check of a grain (the last finished
+/// day, or today's finished hours), and for a run that tells, told once — each piece of news claimed
+/// first (overlapping runs tell it once), then shown (`show`: the CLI's stdout) and handed to every
+/// deliverer (webhook, mail, …), and given back when showing or a delivery failed, so the next run
+/// tells it again. Entry points word its errors (`AlertRunError`) and show its result.
 package struct AlertRun: Sendable {
     package let loader: HistoryLoader
     package let settings: AlertSettings
@@ -25,11 +25,11 @@ package struct AlertRun: Sendable {
     package struct Request: Sendable {
         /// These counters only; empty: every counter the token can read (offline: in the history).
         package var counterIDs: [Int] = []
-        /// Today's finished hours (`HourlyCheck`) instead of the last finished day (`AlertCheck`).
+        /// Today's finished hours (the hour grain) instead of the last finished day.
         package var today = false
         /// Show the findings only: nothing claimed, delivered or remembered.
         package var dryRun = false
-        /// A shop's revenue in this currency (the daily check only).
+        /// A shop's revenue in this currency (a day's check only).
         package var currency: Currency?
         /// Say why a counter was not judged (a note per counter); the CLI's --verbose or named counters.
         package var explain = false
@@ -51,34 +51,26 @@ package struct AlertRun: Sendable {
         }
     }
 
-    /// The findings of a run, of either grain: what deliverers turn into their messages.
-    package enum Findings: Sendable {
-        case daily([AlertCheck.Finding])
-        case hourly([HourlyCheck.Finding])
+    /// The findings of a run and their grain: what deliverers turn into their messages.
+    package struct Findings: Sendable {
+        package var grain: AlertEpisode.Grain
+        package var all: [AlertCheck.Finding]
 
-        package var isEmpty: Bool { lines.isEmpty }
-
-        /// The daily findings (none for an hourly run).
-        package var daily: [AlertCheck.Finding] {
-            if case .daily(let findings) = self { return findings }
-            return []
+        package init(_ grain: AlertEpisode.Grain, _ all: [AlertCheck.Finding]) {
+            self.grain = grain
+            self.all = all
         }
 
-        /// One line per finding (`AlertText` / `HourlyText`).
-        package var lines: [String] {
-            switch self {
-            case .daily(let findings): return findings.map(AlertText.line)
-            case .hourly(let findings): return findings.map(HourlyText.line)
-            }
-        }
+        package var isEmpty: Bool { all.isEmpty }
+
+        /// One line per finding (`AlertText`).
+        package var lines: [String] { all.map(AlertText.line) }
+
+        /// The subject of a message that tells them (`metrika: 2 alerts (…)`, `… today` for hours).
+        package var subject: String { AlertText.subject(all) }
 
         /// The webhook's JSON (Slack's shape for a Slack URL).
-        package func webhookBody(forSlack: Bool) -> Data {
-            switch self {
-            case .daily(let findings): return AlertText.webhookBody(findings, forSlack: forSlack)
-            case .hourly(let findings): return HourlyText.webhookBody(findings, forSlack: forSlack)
-            }
-        }
+        package func webhookBody(forSlack: Bool) -> Data { AlertText.webhookBody(all, forSlack: forSlack) }
     }
 
     /// What the run found and what became of it.
@@ -87,9 +79,9 @@ package struct AlertRun: Sendable {
         /// Counters that could not be checked (or read), each with its failure.
         package var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
         package var countersChecked = 0
-        /// Reporting API requests of the hourly check (0 for the daily one).
+        /// Reporting API requests the check spent on hours (0 for a day).
         package var requests = 0
-        /// Reporting API requests spent on the alerts' drivers (daily or hourly).
+        /// Reporting API requests spent on the alerts' drivers.
         package var driverRequests = 0
         /// The first delivery that failed: its claims were given back (told again next run).
         package var deliveryFailure: (any MetrikaFailure)?
@@ -186,64 +178,39 @@ package struct AlertRun: Sendable {
     package func run(_ request: Request, counters: [Counter], unread: [(counterID: Int, failure: any MetrikaFailure)],
                      deliverers: [any AlertDeliverer] = [], show: ([String]) throws -> Void) async throws -> Result {
         try Self.validate(request, settings: settings)
-        if request.today {
-            let check = HourlyCheck(loader: loader, settings: settings, activity: activity)
-            var outcome = await check.run(counters: counters, explain: request.explain)
-            outcome.failures = unread + outcome.failures
-            if request.noteFailures { noteFailures(outcome.failures) }
-            var result = Result(findings: .hourly(outcome.findings), failures: outcome.failures, countersChecked: outcome.countersChecked, requests: outcome.requests,
-                                gaveUp: outcome.gaveUp)
-            if request.dryRun {
-                result.driverRequests = await attachDrivers(&outcome.findings, request)
-                result.findings = .hourly(outcome.findings)
-                try show(result.findings.lines)
-                return result
-            }
-            // Claimed before anything is told: of overlapping runs, only the one that claimed an alert tells it.
-            let claims = try await check.claim(&outcome)
-            result.driverRequests = await attachDrivers(&outcome.findings, request)
-            result.findings = .hourly(outcome.findings)
-            result.deliveryFailure = try await tell(result.findings, deliverers: deliverers, show: show, release: { try await check.release(claims) })
-            if result.deliveryFailure == nil { try await check.record(outcome) }
-            return result
-        }
-        var check = AlertCheck(loader: loader, settings: settings, activity: activity)
+        var check = AlertCheck(loader: loader, settings: settings, activity: activity,
+                               grain: request.today ? .hour : .day)
         check.currency = request.currency
         check.parallelism = request.parallelism
         var outcome = await check.run(counters: counters, explain: request.explain)
         outcome.failures = unread + outcome.failures
         if request.noteFailures { noteFailures(outcome.failures) }
-        var result = Result(findings: .daily(outcome.findings), failures: outcome.failures, countersChecked: outcome.countersChecked, gaveUp: outcome.gaveUp)
+        var result = Result(findings: Findings(check.grain, outcome.findings), failures: outcome.failures,
+                            countersChecked: outcome.countersChecked, requests: outcome.requests, gaveUp: outcome.gaveUp)
         if request.dryRun {
             result.driverRequests = await attachDrivers(&outcome.findings, request)
-            result.findings = .daily(outcome.findings)
+            result.findings.all = outcome.findings
             try show(result.findings.lines)
             return result
         }
+        // Claimed before anything is told: of overlapping runs, only the one that claimed an alert tells it.
         let claims = try await check.claim(&outcome)
         // Explained once claimed: only the news this run tells costs requests.
         result.driverRequests = await attachDrivers(&outcome.findings, request)
-        result.findings = .daily(outcome.findings)
+        result.findings.all = outcome.findings
+        // Told (shown, then delivered); given back when that fails, else recorded.
         result.deliveryFailure = try await tell(result.findings, deliverers: deliverers, show: show, release: { try await check.release(claims) })
         if result.deliveryFailure == nil { try await check.record(outcome) }
         return result
     }
 
-    /// Gives each drop and rise its drivers when the run is online and asks for them; the requests made.
+    /// Gives each drop and rise its drivers when the run asks for them (`AlertDrivers`: hours online
+    /// only, as today is never kept by segment); the requests made.
     private func attachDrivers(_ findings: inout [AlertCheck.Finding], _ request: Request) async -> Int {
-        guard request.drivers, findings.contains(where: AlertDrivers.wantsDriver) else { return 0 }
         var drivers = AlertDrivers(loader: loader, activity: activity, verbose: request.explain)
+        guard request.drivers, findings.contains(where: drivers.wantsDriver) else { return 0 }
         drivers.weeks = settings.weeks
         let (explained, requests) = await drivers.attach(findings)
-        findings = explained
-        return requests
-    }
-
-    /// The hourly drops and rises given their drivers (`HourlyDrivers`; online only: today is never
-    /// kept by segment); the requests made.
-    private func attachDrivers(_ findings: inout [HourlyCheck.Finding], _ request: Request) async -> Int {
-        guard request.drivers, let client = loader.client, findings.contains(where: HourlyDrivers.wantsDriver) else { return 0 }
-        let (explained, requests) = await HourlyDrivers(client: client, activity: activity, verbose: request.explain).attach(findings)
         findings = explained
         return requests
     }

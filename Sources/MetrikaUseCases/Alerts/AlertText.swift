@@ -2,32 +2,59 @@ import Foundation
 import MetrikaModel
 import MetrikaRender
 
-/// The words of `metrika alert`: one stdout line per finding, the webhook's JSON body and the mail's
+/// The words of the alert check, over a grain (`metrika alert`: a day; `--today`: hours): one stdout
+/// line per finding, the webhook's JSON body (an hour's objects with the hours) and the mail's
 /// subject. Lines start with the counter id, so scripts can `cut -d' ' -f1`.
 package enum AlertText {
-    /// `515151 Сезонный магазин: visits 200 on Sun 2026-11-29, expected ~600 (-67%)`. Server text
-    /// (names) passes the terminal sanitizer.
+    /// `515151 Сезонный магазин: visits 200 on Sun 2026-11-29, expected ~600 (-67%)`;
+    /// `520008 Магазин: visits stopped at 14:00 on Tue 2026-12-01: 0 in 14:00–17:00, expected ~1 600 (-100%)`.
+    /// A drop or a rise ends with its main driver (`, mostly Search engine traffic -310`) when it has
+    /// one. Server text (names) passes the terminal sanitizer.
     package static func line(_ finding: AlertCheck.Finding) -> String {
         let counter = finding.counter
         let name = TerminalText.sanitize(counter.name.trimmingCharacters(in: .whitespaces).isEmpty ? counter.displayName : counter.name, limit: 120)
         let metric = TerminalText.sanitize(metricLabel(finding), limit: 120)
         let judgement = finding.judgement
+        let head = "\(counter.id) \(name): \(metric)"
         let day = dayText(judgement.day)
-        let late = finding.provisional ? " (the day has only just ended: its numbers may still grow)" : ""
+        guard let hours = judgement.hours else {
+            let late = finding.provisional ? " (the day has only just ended: its numbers may still grow)" : ""
+            switch finding.notice {
+            case .alert(let kind):
+                var text = "\(head) \(figures(finding))"
+                if kind == .stopped { text += ", stopped since \(dayText(judgement.since ?? judgement.day))" }
+                return text + driverText(finding.drivers) + late
+            case .backToNormal(let episode, _):
+                let numbers = "\(value(judgement.value, of: finding.metric)), expected ~\(expected(judgement.expected, of: finding.metric))"
+                return "\(head) back to normal on \(day): \(numbers) (had stopped since \(dayText(episode.since)))"
+            }
+        }
         switch finding.notice {
-        case .alert(let kind):
-            var text = "\(counter.id) \(name): \(metric) \(figures(finding))"
-            if kind == .stopped { text += ", stopped since \(dayText(judgement.since ?? judgement.day))" }
-            return text + driverText(finding.drivers) + late
-        case .backToNormal(let episode):
-            return "\(counter.id) \(name): \(metric) back to normal on \(day): \(value(judgement.value, of: finding.metric)), expected ~\(expected(judgement.expected, of: finding.metric)) (had stopped since \(dayText(episode.since)))"
+        case .alert(.stopped):
+            // Zero since the day began: it may have stopped before midnight, which today's hours cannot
+            // tell (a day's check says since when) — never "stopped at 00:00" (newcomer).
+            if hours.lowerBound == 0 {
+                return "\(head) at 0 all day on \(day) (since midnight or earlier): \(figures(finding, namingDay: false))"
+            }
+            return "\(head) stopped at \(hourName(hours.lowerBound)) on \(day): \(figures(finding, namingDay: false))"
+        case .alert:
+            return "\(head) \(figures(finding))\(driverText(finding.drivers))"
+        case .backToNormal(let episode, let hour):
+            let was = episode.kind == AlertKind.stopped.rawValue ? "stopped" : episode.kind
+            let since = hourName(episode.sinceHour) + (episode.since == judgement.day ? "" : " on " + dayText(episode.since))
+            return "\(head) back to normal at \(hourName(hour ?? hours.upperBound)) on \(day) (had \(was) at \(since))"
         }
     }
 
-    /// `200 on Sun 2026-11-29, expected ~600 (-67%)`: the day's value, the expectation and the change.
-    static func figures(_ finding: AlertCheck.Finding) -> String {
+    /// `200 on Sun 2026-11-29, expected ~600 (-67%)`: the value, the expectation and the change; for
+    /// hours `0 in 14:00–17:00 on Tue 2026-12-01, expected ~1 600 (-100%)` (the day left out where the
+    /// line names it before).
+    static func figures(_ finding: AlertCheck.Finding, namingDay: Bool = true) -> String {
         let judgement = finding.judgement
-        return "\(value(judgement.value, of: finding.metric)) on \(dayText(judgement.day)), expected ~\(expected(judgement.expected, of: finding.metric)) (\(changeText(judgement)))"
+        var when = "on " + dayText(judgement.day)
+        if let hours = judgement.hours { when = "in " + hoursText(hours) + (namingDay ? " " + when : "") }
+        let expectation = expected(judgement.expected, of: finding.metric)
+        return "\(value(judgement.value, of: finding.metric)) \(when), expected ~\(expectation) (\(changeText(judgement)))"
     }
 
     /// What an alert's chart shows, for its alt text: `visits of Сезонный магазин, last five weeks: 200 on
@@ -48,6 +75,16 @@ package enum AlertText {
 
     /// `Sun 2026-11-29`.
     package static func dayText(_ day: Day) -> String { AlertCheck.weekdayName(day) + " " + day.iso }
+
+    /// `14:00` for 14.
+    package static func hourName(_ hour: Int) -> String {
+        hour < 10 ? "0\(hour):00" : "\(hour):00"
+    }
+
+    /// `14:00–17:00`: from the start of the first hour to the end of the last.
+    package static func hoursText(_ hours: ClosedRange<Int>) -> String {
+        hourName(hours.lowerBound) + "–" + (hours.upperBound == 23 ? "24:00" : hourName(hours.upperBound + 1))
+    }
 
     /// A count as the table writes it, whole and grouped (`3 085`); below 100 a fraction keeps one
     /// decimal (a median of an even count: `2.5`). The one number text (`ValueFormatter`), so a line
@@ -95,25 +132,31 @@ package enum AlertText {
 
     // MARK: - Webhook
 
-    /// The webhook body: `text` (the lines, for Slack-style incoming webhooks and chat bridges),
-    /// `alerts` (one object per anomaly) and `back_to_normal` (metrics that had stopped and came back).
-    /// `forSlack`: `text` escapes `&`, `<` and `>` as Slack asks (a counter named `<!channel>` would
-    /// otherwise ping a whole channel); other receivers (Telegram, chat bridges) show text as is.
+    /// The webhook body: `version`, `text` (the lines, for Slack-style incoming webhooks and chat
+    /// bridges), `alerts` (one object per anomaly) and `back_to_normal` (metrics that had stopped and
+    /// came back); an hour's objects carry `hour` (the first judged hour; for back to normal, the hour
+    /// it came back) and `hours`. `forSlack`: `text` escapes `&`, `<` and `>` as Slack asks (a counter
+    /// named `<!channel>` would otherwise ping a whole channel); other receivers (Telegram, chat
+    /// bridges) show text as is.
     package static func webhookBody(_ findings: [AlertCheck.Finding], forSlack: Bool = false) -> Data {
         var alerts: [JSONValue] = []
         var recovered: [JSONValue] = []
         for finding in findings {
+            let judgement = finding.judgement
             switch finding.notice {
-            case .alert(let kind): alerts.append(object(finding, kind: kind, since: finding.judgement.since ?? finding.judgement.day))
-            case .backToNormal(let episode):
-                recovered.append(object(finding, kind: AlertKind(rawValue: episode.kind) ?? .stopped, since: episode.since))
+            case .alert(let kind):
+                let since = judgement.hours.map { hourName($0.lowerBound) } ?? (judgement.since ?? judgement.day).iso
+                alerts.append(object(finding, kind: kind, since: since, hour: judgement.sinceHour))
+            case .backToNormal(let episode, let hour):
+                let since = judgement.hours == nil ? episode.since.iso : hourName(episode.sinceHour)
+                recovered.append(object(finding, kind: AlertKind(rawValue: episode.kind) ?? .stopped, since: since, hour: hour))
             }
         }
         return webhookBody(text: summary(findings), alerts: alerts, recovered: recovered, forSlack: forSlack)
     }
 
-    /// The body of every alert webhook, daily or hourly: `version`, `text` (escaped for Slack when
-    /// `forSlack`), `alerts` and `back_to_normal`.
+    /// The body of every alert webhook: `version`, `text` (escaped for Slack when `forSlack`), `alerts`
+    /// and `back_to_normal`.
     package static func webhookBody(text: String, alerts: [JSONValue], recovered: [JSONValue], forSlack: Bool) -> Data {
         let body = JSONValue.object([
             ("version", .number(1)),
@@ -136,7 +179,7 @@ package enum AlertText {
         summary(subject: subject(findings), lines: findings.map(line), limit: limit)
     }
 
-    /// `subject`, then `lines`, cut at whole lines to `limit` characters (daily and hourly alike).
+    /// `subject`, then `lines`, cut at whole lines to `limit` characters.
     package static func summary(subject: String, lines: [String], limit: Int = summaryLimit) -> String {
         var text = subject
         for (index, line) in lines.enumerated() {
@@ -152,15 +195,16 @@ package enum AlertText {
     /// The longest `text` of a webhook body, in characters.
     package static let summaryLimit = 3_500
 
-    /// `metrika: 2 alerts (Сезонный магазин, Ромашка)` / `metrika: back to normal (…)`; at most three
-    /// counters named (`… and 22 more`): a subject line, not a list.
+    /// `metrika: 2 alerts (Сезонный магазин, Ромашка)` / `metrika: back to normal (…)`; the hour grain's
+    /// `metrika: 1 alert today (Магазин)`. At most three counters named (`… and 22 more`): a subject
+    /// line, not a list.
     package static func subject(_ findings: [AlertCheck.Finding]) -> String {
         let alerts = findings.filter { if case .alert = $0.notice { return true } else { return false } }.count
-        return subject(alerts: alerts, counters: findings.map(\.counter))
+        return subject(alerts: alerts, counters: findings.map(\.counter), when: findings.first?.grain == .hour ? " today" : "")
     }
 
     /// The subject of any alert news: `alerts` of them (none: back to normal) about `counters`, with
-    /// `when` after the count (" today" for the hourly check).
+    /// `when` after the count (" today" for hours).
     package static func subject(alerts: Int, counters: [Counter], when: String = "") -> String {
         var names: [String] = []
         for counter in counters {
@@ -174,10 +218,16 @@ package enum AlertText {
         return "metrika: \(what) (\(shown))"
     }
 
-    private static func object(_ finding: AlertCheck.Finding, kind: AlertKind, since: Day) -> JSONValue {
+    private static func object(_ finding: AlertCheck.Finding, kind: AlertKind, since: String, hour: Int?) -> JSONValue {
         let judgement = finding.judgement
-        return AlertJSON(counter: finding.counter, metric: finding.metric, goalName: finding.goalName, grain: .day, date: judgement.day,
-                         value: judgement.value, expected: judgement.expected, change: judgement.changePercent, kind: kind, since: since.iso,
-                         score: judgement.score, provisional: finding.provisional, drivers: finding.drivers, text: line(finding)).json
+        var json = AlertJSON(counter: finding.counter, metric: finding.metric, goalName: finding.goalName, grain: judgement.grain, date: judgement.day,
+                             value: judgement.value, expected: judgement.expected, change: judgement.changePercent, kind: kind, since: since,
+                             score: judgement.score, drivers: finding.drivers, text: line(finding))
+        if let hours = judgement.hours {
+            json.hours = (hourName(hour ?? hours.lowerBound), hoursText(hours))
+        } else {
+            json.provisional = finding.provisional
+        }
+        return json.json
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import MetrikaStore
 
-/// What a run's decision changes in the episodes of either grain (days: `AlertLedger`, hours:
-/// `HourlyLedger`): the one family's change, claimed, given back and recorded the same way for both
+/// What a run's decision (`AlertLedger`) changes in the episodes of either grain (days or hours):
+/// the one family's change, claimed, given back and recorded the same way for both
 /// (`claim`, `release`, `record` below, over the store's one table).
 package enum EpisodeChange: Sendable, Equatable {
     case none

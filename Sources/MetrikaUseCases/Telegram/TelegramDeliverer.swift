@@ -27,18 +27,14 @@ package struct TelegramDeliverer: AlertDeliverer {
 
     /// The message: the subject in bold, then one line per alert.
     package static func message(_ findings: AlertRun.Findings) -> String {
-        let subject: String
-        switch findings {
-        case .daily(let list): subject = AlertText.subject(list)
-        case .hourly(let list): subject = HourlyText.subject(list)
-        }
-        return "<b>\(TelegramHTML.escape(subject))</b>\n\n" + findings.lines.map(TelegramHTML.escape).joined(separator: "\n")
+        "<b>\(TelegramHTML.escape(findings.subject))</b>\n\n"
+            + findings.lines.map(TelegramHTML.escape).joined(separator: "\n")
     }
 
-    /// The photos: the daily findings' charts as PNG with their lines as captions (none for the hourly check).
+    /// The photos: a day's findings' charts as PNG with their lines as captions (none for hours).
     func photos(_ findings: AlertRun.Findings) async throws -> [(name: String, png: Data, caption: String)] {
-        let daily = findings.daily
-        guard !daily.isEmpty else { return [] }
+        let daily = findings.all
+        guard findings.grain == .day, !daily.isEmpty else { return [] }
         var photos: [(name: String, png: Data, caption: String)] = []
         do {
             for (index, svg) in AlertMail.chartSVGs(daily).enumerated() {
