@@ -22,7 +22,7 @@ extension Session {
             throw CLIFailure.noHistoryOffline(path: path)
         }
         let context = self.context
-        let unkept = UnkeptHistory { context.note($0) }
+        let unkept = UnkeptHistory(naming: context.naming) { context.note($0) }
         let store: HistoryStore
         do {
             store = try await openHistory(readOnly: readOnly && offline)

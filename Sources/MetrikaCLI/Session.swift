@@ -260,7 +260,7 @@ final class Session: Sendable {
         let output = context
         return TokenKeeper(
             resolved: token, oauth: oauth, credentials: credentials, credentialsProblem: problem, now: context.now,
-            warn: { output.note($0) }, log: logger
+            warn: { output.note($0) }, log: logger, naming: context.naming
         )
     }
 }

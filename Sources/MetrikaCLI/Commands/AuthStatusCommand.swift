@@ -51,7 +51,7 @@ enum AuthStatusCommand: Command {
             case .invalidToken, .unauthorized:
                 rows.append(("API", "rejects the token: sign in again with `metrika login`"))
             default:
-                rows.append(("API", "not checked: \(error.message)"))
+                rows.append(("API", "not checked: \(error.message(.cli))"))
             }
         }
         let out = context.stdout

@@ -118,7 +118,9 @@ enum LogoutCommand: Command {
             let reason: String
             switch error {
             case .invalidClient: reason = "the OAuth server refused the app's credentials (invalid_client): check the client secret of the app \(credentials.clientID), from \(credentials.secretSource ?? credentials.source)"
-            default: reason = error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message
+            default:
+                let message = error.message(.cli)
+                reason = message.hasSuffix(".") ? String(message.dropLast()) : message
             }
             throw keep(reason, exitCode: error.exitCode)
         }

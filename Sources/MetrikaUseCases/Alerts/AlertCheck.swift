@@ -157,7 +157,7 @@ package struct AlertCheck: Sendable {
                 if var running = rule, let host, !running.gaveUp {
                     let failure: (any MetrikaFailure)?
                     if case .failure(let failed) = result { failure = failed.failure } else { failure = nil }
-                    if running.record(failure, host: host) { group.cancelAll() }
+                    if running.record(failure, host: host, naming: activity.naming) { group.cancelAll() }
                     rule = running
                 }
                 if rule?.gaveUp == true { continue }
@@ -327,7 +327,7 @@ package struct AlertCheck: Sendable {
             return (priced, loaded)
         } catch let failure as any MetrikaFailure {
             if failure is StoreError { throw failure }
-            activity.note("Warning: counter \(counter.id): its revenue was not checked (\(failure.message)).")
+            activity.note("Warning: counter \(counter.id): its revenue was not checked (\(activity.naming.message(of: failure))).")
             return nil
         }
     }
@@ -385,7 +385,7 @@ package struct AlertCheck: Sendable {
             // An API that cannot be reached fails the counter's whole check: its one `Error:` line
             // says so, without a goals warning before it (two lines per counter where one is promised).
             if failure is StoreError || ConnectionGiveUp.isConnectionFailure(failure) { throw failure }
-            activity.note("Warning: counter \(counter.id): could not read its goals (\(failure.message)); \(stored == nil ? "only its visits are checked" : "using the list read before").")
+            activity.note("Warning: counter \(counter.id): could not read its goals (\(activity.naming.message(of: failure))); \(stored == nil ? "only its visits are checked" : "using the list read before").")
             return stored?.goals
         }
     }

@@ -151,7 +151,7 @@ package struct AlertRun: Sendable {
                     rule?.record(nil, host: host)
                 } catch let failure as any MetrikaFailure {
                     failures.append((id, failure))
-                    if rule?.record(failure, host: host) == true, let rule {
+                    if rule?.record(failure, host: host, naming: activity.naming) == true, let rule {
                         throw AlertCheckError.hostGone(host: host, limit: rule.limit, reason: rule.lastReason ?? "no connection", checked: [], unchecked: ids)
                     }
                 }
@@ -249,7 +249,7 @@ package struct AlertRun: Sendable {
     }
 
     private func noteFailures(_ failures: [(counterID: Int, failure: any MetrikaFailure)]) {
-        for (id, failure) in failures { activity.note("Error: counter \(id): \(failure.message)") }
+        for (id, failure) in failures { activity.note("Error: counter \(id): \(activity.naming.message(of: failure))") }
     }
 
     /// Shows and delivers claimed news; gives the claims back when that fails. The first delivery
