@@ -3,8 +3,9 @@ import MetrikaUseCases
 
 extension ParameterNaming {
     /// The CLI's words: a parameter is its option (`unsettledDays` → `--unsettled-days`), an action
-    /// the command that does it.
-    static let cli = ParameterNaming(
+    /// the command that does it. (Tests of the targets below word their errors with it, to see the
+    /// sentences a person at the shell reads.)
+    package static let cli = ParameterNaming(
         name: { "--" + $0.words.joined(separator: "-") },
         action: { cliAction($0) })
 
@@ -32,6 +33,14 @@ extension ParameterNaming {
         case .signInProfile(let name): return "Run `metrika login --profile \(name)` first."
         case .signInToKeyring:
             return "Run `metrika login --store keyring` to sign in again (or `metrika logout` to forget it)."
+        case .signInAfterExpiry: return "Run `metrika login` to sign in again."
+        case .renewToken: return "Run `metrika login` to renew it."
+        case .giveAppCredentials:
+            return "set METRIKA_CLIENT_ID and METRIKA_CLIENT_SECRET, or add client_id and client_secret to the config file"
+        case .giveAppSecret: return "set METRIKA_CLIENT_SECRET, or add client_secret to the (0600) config file"
+        case .fillHistory: return "metrika sync"
+        case .createHistory: return "`metrika sync` or `metrika report`"
+        case .checkClock: return "is the clock or METRIKA_NOW right?"
         case .giveClientID:
             return "pass --client-id, set METRIKA_CLIENT_ID, or put \"client_id\" in the config file (see docs/auth.md). "
                 + "Register an app with the metrika:read scope at https://oauth.yandex.ru/client/new, or use `metrika login --token-stdin`."
@@ -59,6 +68,8 @@ extension ParameterNaming {
         case .makeDatabaseWritable: return "make it (and its directory) writable for this user, or \(elsewhere)"
         case .freeDatabaseDisk: return "free space on its disk, or \(elsewhere)"
         case .giveClickHouseCredentials: return "set METRIKA_CLICKHOUSE_USER and METRIKA_CLICKHOUSE_PASSWORD instead."
+        case .checkTelegramToken: return "check the token @BotFather gave (METRIKA_TELEGRAM_TOKEN)."
+        case .checkTelegramAddress: return "check METRIKA_TELEGRAM_API_URL."
         }
     }
 }

@@ -78,10 +78,10 @@ package actor TokenKeeper {
             current = token
         case .failure(let reason):
             if left <= 0 {
-                warn("Warning: the token in \(resolved.source) expired on \(StoredToken.day(expiresAt)) and could not be renewed (\(reason)). Run `metrika login` to sign in again.")
+                warn("Warning: the token in \(resolved.source) expired on \(StoredToken.day(expiresAt)) and could not be renewed (\(reason)). \(naming.action(.signInAfterExpiry))")
             } else {
                 let days = Int((left / 86_400).rounded(.up))
-                warn("Warning: the token in \(resolved.source) expires on \(StoredToken.day(expiresAt)) (in \(days) day\(days == 1 ? "" : "s")) and could not be renewed automatically (\(reason)). Run `metrika login` to renew it.")
+                warn("Warning: the token in \(resolved.source) expires on \(StoredToken.day(expiresAt)) (in \(days) day\(days == 1 ? "" : "s")) and could not be renewed automatically (\(reason)). \(naming.action(.renewToken))")
             }
         }
     }
@@ -114,7 +114,7 @@ package actor TokenKeeper {
         guard let credentials, credentials.clientSecret != nil else {
             let problem = credentialsProblem ?? credentials.map { .noClientSecret(clientID: $0.clientID) }
                 ?? stored.clientID.map { .noClientSecret(clientID: $0) } ?? .noClientID
-            return .failure(problem.reason)
+            return .failure(problem.reason(naming))
         }
         do {
             let grant = try await oauth.refresh(refreshToken, credentials: credentials)

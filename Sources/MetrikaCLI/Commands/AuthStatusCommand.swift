@@ -67,7 +67,7 @@ enum AuthStatusCommand: Command {
         case .success(let credentials):
             return "automatic within 30 days of expiry (app \(credentials.clientID), secret from \(credentials.secretSource ?? credentials.source))"
         case .failure(let problem):
-            return "not possible (\(problem.reason))"
+            return "not possible (\(problem.reason(.cli)))"
         }
     }
 }

@@ -102,7 +102,7 @@ enum LogoutCommand: Command {
             out.write("This token was not issued by `metrika login`'s device flow, so it cannot be revoked here: it stays valid until it expires, unless you revoke it at \(manualRevocation). Deleting the local copy.\n")
             return
         case .failure(let problem):
-            throw keep(problem.reason, exitCode: ExitCode.config)
+            throw keep(problem.reason(.cli), exitCode: ExitCode.config)
         }
         let oauth = OAuthClient(baseURL: try session.oauthBaseURL(), transport: context.transport, requestTimeout: try session.requestTimeout(), now: context.now, log: session.logger)
         do {

@@ -26,10 +26,15 @@ extension ParameterNaming {
         case .compareOtherDays(let id): return "call explain_change for counter \(id) again with against previous or DATE..DATE to compare with other days"
         case .signIn, .signInOrGiveToken, .signInAgain, .replaceTokenFile, .replaceForeignTokenFile, .protectTokenFile,
             .fixToken, .signInProfile, .signInToKeyring, .giveClientID, .giveClientSecret, .pipeToken, .signInSooner,
-            .retrySignIn, .checkClientCredentials, .retrySignInThenDetails:
+            .retrySignIn, .checkClientCredentials, .retrySignInThenDetails, .signInAfterExpiry, .renewToken:
             return signIn
         case .signInAsViewer:
             return "Call list_counters for the counters this server's token can read, or ask the user for access to the counter (its owner grants it in Metrika's access settings)."
+        case .giveAppCredentials, .giveAppSecret:
+            return "ask the user to give this server's OAuth app (its client id and secret) on the machine that runs it"
+        case .fillHistory: return "get_report without offline"
+        case .createHistory: return "get_report"
+        case .checkClock: return "is the server's clock right?"
         case .narrowQuery: return "Ask for fewer days (from/to or period), fewer dimensions, or accuracy low."
         case .checkConnection: return "Try the call again later; if it keeps failing, tell the user that the machine that runs this server cannot reach it."
         case .retryThenReport: return "Try the call once more; if it persists, tell the user."
@@ -39,7 +44,8 @@ extension ParameterNaming {
         case .chooseAnotherDatabase, .restoreDatabase, .upgradeForDatabase, .checkDatabaseDirectory, .makeDatabaseWritable,
             .freeDatabaseDisk:
             return database
-        case .giveClickHouseCredentials: return "ask the user to give the ClickHouse user and password apart from the URL."
+        case .giveClickHouseCredentials, .checkTelegramToken, .checkTelegramAddress:
+            return "ask the user to fix the server's settings on the machine that runs it."
         }
     }
 }

@@ -111,6 +111,14 @@ package enum SuggestedAction: Sendable, Equatable {
     case signInProfile(String)
     /// The token file points to a keyring entry that is not there.
     case signInToKeyring
+    /// The token file's token expired and was not renewed: sign in again.
+    case signInAfterExpiry
+    /// The token file's token expires soon and was not renewed: sign in to renew it.
+    case renewToken
+    /// No OAuth app is known to renew the token: give its client id and secret.
+    case giveAppCredentials
+    /// The OAuth app is known, its secret is not: give it.
+    case giveAppSecret
     /// Device login needs the OAuth app's client id.
     case giveClientID
     /// Device login needs the OAuth app's client secret.
@@ -143,6 +151,12 @@ package enum SuggestedAction: Sendable, Equatable {
     case reportUnexpected
 
     // The history database.
+    /// What fills the history database (a noun phrase: "metrika sync" at the shell).
+    case fillHistory
+    /// What creates the history database (a noun phrase: the commands that do).
+    case createHistory
+    /// A day before 2008 was asked for by a relative date: the clock may be wrong.
+    case checkClock
     /// The file is not metrika's database: move it away or use another database.
     case chooseAnotherDatabase
     /// The database is damaged: restore a backup, or use another database and rebuild the history.
@@ -156,9 +170,13 @@ package enum SuggestedAction: Sendable, Equatable {
     /// The database's disk is full: free space, or use another database.
     case freeDatabaseDisk
 
-    // ClickHouse.
+    // ClickHouse and Telegram.
     /// The ClickHouse user and password go in the environment, never in the URL.
     case giveClickHouseCredentials
+    /// Telegram does not know the bot token: check the one @BotFather gave.
+    case checkTelegramToken
+    /// The Bot API's address led somewhere else: check the setting.
+    case checkTelegramAddress
 
     /// A service metrika talks to.
     package enum Service: Sendable, Equatable {
@@ -183,6 +201,13 @@ package enum SuggestedAction: Sendable, Equatable {
         case .protectTokenFile(let path): return "Make \(path) private (mode 0600), or sign in again."
         case .fixToken(let source): return "Give \(source) the token alone, on one line."
         case .signInProfile(let name): return "Sign in to Yandex.Metrika for profile '\(name)'."
+        case .signInAfterExpiry: return "Sign in to Yandex.Metrika again."
+        case .renewToken: return "Sign in to Yandex.Metrika again to renew it."
+        case .giveAppCredentials: return "give the OAuth app's client id and secret (docs/auth.md)"
+        case .giveAppSecret: return "give the OAuth app's client secret (docs/auth.md)"
+        case .fillHistory: return "a sync of the history"
+        case .createHistory: return "a sync or a report"
+        case .checkClock: return "is the clock right?"
         case .giveClientID: return "Give the OAuth app's client id (docs/auth.md)."
         case .giveClientSecret: return "Give the OAuth app's client secret (docs/auth.md)."
         case .pipeToken: return "Give the token on standard input."
@@ -204,6 +229,8 @@ package enum SuggestedAction: Sendable, Equatable {
             return "make it (and its directory) writable for this user, or use another history database"
         case .freeDatabaseDisk: return "free space on its disk, or use another history database"
         case .giveClickHouseCredentials: return "give the ClickHouse user and password apart from the URL."
+        case .checkTelegramToken: return "check the token @BotFather gave."
+        case .checkTelegramAddress: return "check the Bot API's address."
         }
     }
 }

@@ -308,7 +308,7 @@ package struct AlertCheck: Sendable {
             if created > day.adding(days: -7 * settings.minimumWeeks) {
                 activity.note("Note: counter \(counter.id) is too young to judge: it has fewer than \(settings.minimumWeeks) earlier \(weekday)s (created \(created.iso)).")
             } else {
-                activity.note("Note: counter \(counter.id) was not checked: fewer than \(settings.minimumWeeks) earlier \(weekday)s have history\(loader.client == nil ? " (run without \(activity.naming[.offline]), or metrika sync, to fetch them)" : "").")
+                activity.note("Note: counter \(counter.id) was not checked: fewer than \(settings.minimumWeeks) earlier \(weekday)s have history\(loader.client == nil ? " (run without \(activity.naming[.offline]), or \(activity.naming.action(.fillHistory)), to fetch them)" : "").")
             }
         }
         return (findings, changes)

@@ -297,8 +297,8 @@ extension AlertDeliverer {
 
     /// `Error: <failure>; the alerts will be told again on the next run`: one sentence, the failure's
     /// own full stop dropped (never `….; the alerts`).
-    package func untoldNote(_ failure: any MetrikaFailure) -> String {
-        var message = failure.message
+    package func untoldNote(_ failure: any MetrikaFailure, naming: ParameterNaming = .neutral) -> String {
+        var message = naming.message(of: failure)
         while message.hasSuffix(".") { message.removeLast() }
         return "Error: \(message); the alerts will be told again on the next run"
     }

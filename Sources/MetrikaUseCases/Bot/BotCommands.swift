@@ -365,6 +365,7 @@ extension ParameterNaming {
                 .freeDatabaseDisk:
                 return "whoever runs the bot must fix it on its machine; /report of dimensions still works meanwhile"
             case .reportUnexpected, .retryThenReport: return "Ask again; if it fails again, tell whoever runs the bot."
+            case .fillHistory, .createHistory: return "a sync where the bot runs"
             default: return "Whoever runs the bot must fix this on its machine (signing in again, its settings or its network)."
             }
         })

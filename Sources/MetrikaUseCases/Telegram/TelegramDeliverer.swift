@@ -64,14 +64,14 @@ package struct TelegramDeliverer: AlertDeliverer {
             } catch let error as TelegramError {
                 // A wrong token fails every chat alike: said once.
                 if error == .unauthorized { throw error }
-                if failure == nil { failure = error } else { activity.note("Error: \(error.message)") }
+                if failure == nil { failure = error } else { activity.note("Error: \(error.message(activity.naming))") }
             }
         }
         if let failure { throw failure }
     }
 
     package func failureNote(_ failure: any MetrikaFailure) -> String {
-        if let error = failure as? TelegramError, error == .unauthorized { return "Error: \(failure.message)" }
-        return untoldNote(failure)
+        if let error = failure as? TelegramError, error == .unauthorized { return "Error: \(error.message(activity.naming))" }
+        return untoldNote(failure, naming: activity.naming)
     }
 }
