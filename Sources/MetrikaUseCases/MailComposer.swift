@@ -220,7 +220,7 @@ package struct MailComposer {
                 pngs?.append(drawn)
             }
         } catch let error as ChartRasterizerError {
-            activity.note("Warning: the charts are inline as SVG, which Gmail and Outlook do not show: \(error.message)")
+            activity.note("Warning: the charts are inline as SVG, which Gmail and Outlook do not show: \(error.message(activity.naming))")
             pngs = nil
         }
         var images: [MIMEPart.Image] = []

@@ -13,7 +13,7 @@ import Testing
     static let failures: [any MetrikaFailure] = [
         AuthError.notSignedIn,
         AuthError.notSignedInProfile(name: "work", path: "/c/work.json"),
-        AuthError.malformedToken(source: "METRIKA_TOKEN", problem: "a line break"),
+        AuthError.malformedToken(source: "token file /t.json", problem: "a line break"),
         APIError.invalidToken,
         APIError.unauthorized("no token"),
         APIError.queryTooComplicated("Query is too complicated"),
@@ -46,11 +46,13 @@ import Testing
     }
 
     @Test func theRepresentativeFailuresSayWhatToDoInTheToolsWords() {
-        #expect(Self.mcpWords(AuthError.notSignedIn).contains("ask the user to sign in to Yandex.Metrika again on the machine that runs this server"))
+        #expect(Self.mcpWords(AuthError.notSignedIn).contains("ask the user to sign in to Yandex.Metrika again "
+            + "on the machine that runs this server"))
         #expect(Self.mcpWords(APIError.queryTooComplicated("x")).contains("Ask for fewer days (from/to or period), fewer dimensions, or accuracy low."))
         #expect(Self.mcpWords(APIError.accessDenied("Access is denied.", counterID: 1003)).contains("call list_counters"))
         #expect(Self.mcpWords(StoreError(.full, path: "/h.sqlite", detail: "disk I/O error"))
-            == "the history database /h.sqlite is full (disk I/O error). Ask the user to fix it on the machine that runs this server; "
+            == "the history database /h.sqlite is full (disk I/O error). Ask the user to fix it on the machine "
+                + "that runs this server; "
                 + "meanwhile get_report's dimension reports (which do not use it) still work.")
         #expect(ParameterNaming.mcp.message(of: ClickHouseError.unsupportedEngine(table: "t", engine: "Log")).contains("choose another table,"))
     }
@@ -70,7 +72,8 @@ import Testing
             #expect(!text.contains(" --") && !text.contains("METRIKA_DB"), "\(text)")
         }
         #expect(ParameterNaming.bot.message(of: APIError.queryTooComplicated("x")).hasSuffix("Ask for a shorter period, e.g. /report 1001 lastWeek."))
-        #expect(ParameterNaming.bot.message(of: AuthError.notSignedIn).contains("Whoever runs the bot must fix this on its machine"))
+        #expect(ParameterNaming.bot.message(of: AuthError.notSignedIn).contains("Whoever runs the bot must fix "
+            + "this on its machine"))
         #expect(ParameterNaming.bot.message(of: APIError.accessDenied("Access is denied.", counterID: 7)).contains("/counters"))
     }
 }

@@ -264,4 +264,5 @@ extension Parameter {
     package static let table: Parameter = "table"
     package static let cluster: Parameter = "cluster"
     package static let output: Parameter = "output"
+    package static let format: Parameter = "format"
 }

@@ -46,7 +46,7 @@ package struct TelegramDeliverer: AlertDeliverer {
                 photos.append((AlertMail.chartName(daily[index]) + ".png", png, TelegramHTML.escape(AlertText.line(daily[index]))))
             }
         } catch let error as ChartRasterizerError {
-            activity.note("Warning: the alerts go to Telegram without charts: \(error.message)")
+            activity.note("Warning: the alerts go to Telegram without charts: \(error.message(activity.naming))")
             return []
         }
         return photos

@@ -46,7 +46,7 @@ package enum ClickHouseError: WordedFailure, Equatable {
     /// `system.tables` does not list `table` right after metrika created it in `database`.
     case tableMissing(table: String, database: String)
     /// `table` is a Distributed table; `hint` says what to load instead.
-    case distributedTable(table: String, hint: String)
+    case distributedTable(table: String, hint: DistributedHint)
     /// `table` has an engine the staged replace cannot work with (`engine` as shown).
     case unsupportedEngine(table: String, engine: String)
     /// `table` is partitioned by a key the replace does not know (`key` as shown; empty: none).
@@ -102,7 +102,7 @@ package enum ClickHouseError: WordedFailure, Equatable {
     }
 
     package func message(_ naming: ParameterNaming) -> String {
-        let url = naming[.clickhouse], table = naming[.table]
+        let url = naming[.clickhouse], tableOption = naming[.table]
         switch self {
         case .notAURL(let shown):
             return "\(url) '\(shown)' is not an http(s) URL such as http://127.0.0.1:8123"
@@ -114,7 +114,7 @@ package enum ClickHouseError: WordedFailure, Equatable {
         case .notABaseURL:
             return "\(url) must be the HTTP interface's base URL (like http://127.0.0.1:8123), without path or query."
         case .badTableName(let shown):
-            return "\(table) '\(shown)' is not a table name like visits or metrika.visits (letters, digits, _)."
+            return "\(tableOption) '\(shown)' is not a table name like visits or metrika.visits (letters, digits, _)."
         case .badClusterName(let shown):
             return "\(naming[.cluster]) '\(shown)' is not a cluster name as remote_servers has it (letters, digits and _)."
         case .repeatedShard(let shown):
@@ -134,14 +134,20 @@ package enum ClickHouseError: WordedFailure, Equatable {
         case .tableMissing(let table, let database):
             return "table \(table) is not there although metrika just created it; check the user's rights on database \(database)."
         case .distributedTable(let table, let hint):
-            return "table \(table) is a Distributed table: loading through it cannot replace a re-loaded range and would add the rows again on every run; \(hint)"
+            let instead = switch hint {
+            case .loadAsCluster:
+                "load a cluster's shards with \(url) URL1,URL2,… \(naming[.cluster]) NAME (docs/clickhouse.md), "
+                    + "or point \(tableOption) at a MergeTree table."
+            case .shardsLoadedLocally(let local): "metrika loads the shards' local tables (\(local)) itself."
+            }
+            return "table \(table) is a Distributed table: loading through it cannot replace a re-loaded range and would add the rows again on every run; \(instead)"
         case .unsupportedEngine(let table, let engine):
             return "table \(table) has engine \(engine); metrika loads into MergeTree tables (a re-loaded range replaces its partitions): "
-                + "choose another \(table), or drop this one so that metrika creates it."
+                + "choose another \(tableOption), or drop this one so that metrika creates it."
         case .unsupportedPartitionKey(let table, let key):
             return "table \(table) is partitioned by \(key.isEmpty ? "nothing" : key); metrika replaces re-loaded days by partition and needs "
                 + "PARTITION BY (counter_id, date) (or (counter_id, toYYYYMM(date)), or toYYYYMM(date) as older metrika made): "
-                + "choose another \(table), or create it as docs/clickhouse.md shows."
+                + "choose another \(tableOption), or create it as docs/clickhouse.md shows."
         case .missingColumns(let table, let fields):
             let additions = fields.map { "ADD COLUMN \(ClickHouseSchema.columnName($0)) \(ClickHouseSchema.columnType($0))" }.joined(separator: ", ")
             let one = fields.count == 1
@@ -158,7 +164,7 @@ package enum ClickHouseError: WordedFailure, Equatable {
                 fixes.append("\(keyed.map(\.column).joined(separator: ", ")) \(keyed.count == 1 ? "is" : "are") in the table's key, which ALTER cannot retype: "
                     + "create the table again with the types of docs/clickhouse.md (or drop it and let metrika create it)")
             }
-            return "table \(table) has columns of the wrong type (\(found)); nothing was ordered. Fix: \(fixes.joined(separator: "; ")); or choose another \(table)."
+            return "table \(table) has columns of the wrong type (\(found)); nothing was ordered. Fix: \(fixes.joined(separator: "; ")); or choose another \(tableOption)."
         case .unknownCluster(let place, let cluster):
             return "\(place) knows no cluster \(cluster) (its remote_servers); give the cluster's name as the servers have it with \(naming[.cluster])."
         case .shardCountMismatch(let place, let cluster, let known, let given):
@@ -166,7 +172,7 @@ package enum ClickHouseError: WordedFailure, Equatable {
                 + "give one URL per shard, in the order of remote_servers."
         case .notDistributed(let distributed, let place, let engine, let local):
             return "\(distributed) on \(place) is a \(engine) table, not the Distributed one a cluster load needs "
-                + "(metrika loads \(local) and reads through \(distributed)): rename it or choose another \(table)."
+                + "(metrika loads \(local) and reads through \(distributed)): rename it or choose another \(tableOption)."
         case .strayRows(let count, let counterID, let from, let to, let table, let foundCounter, let foundDate):
             return "\(count) row\(count == 1 ? "" : "s") loaded for counter \(counterID), \(from.iso)…\(to.iso) arrived in \(table) "
                 + "as counter \(foundCounter) on \(foundDate), outside the range: ClickHouse did not read the log as sent; nothing was replaced."
@@ -183,6 +189,14 @@ package enum ClickHouseError: WordedFailure, Equatable {
         case .cannotReadSpool(let path):
             return "cannot read the temporary file \(path)."
         }
+    }
+
+    /// What a Distributed table's error says to do instead.
+    package enum DistributedHint: Sendable, Equatable {
+        /// One server was given: load the cluster's shards, or another table.
+        case loadAsCluster
+        /// A cluster load found it where a shard's local table (`local`) belongs.
+        case shardsLoadedLocally(String)
     }
 
     /// A column whose type does not take its field's values: `found` as shown, `wanted` metrika's.
