@@ -35,6 +35,8 @@ extension ParameterNaming {
         case .signInProfile(let name): return "Run `metrika login --profile \(name)` first."
         case .signInToKeyring:
             return "Run `metrika login --store keyring` to sign in again (or `metrika logout` to forget it)."
+        case .storeInKeyringAgain: return "run `metrika login --store keyring` again."
+        case .keepTokenInFile: return "keep the token in the private file (the default: `metrika login` without --store keyring)"
         case .signInAfterExpiry: return "Run `metrika login` to sign in again."
         case .renewToken: return "Run `metrika login` to renew it."
         case .giveAppCredentials:

@@ -22,6 +22,11 @@ import Testing
         (AuthError.malformedToken(source: "METRIKA_TOKEN", problem: "a line break"),
          "The token in METRIKA_TOKEN holds a line break, so it is not used (it would not reach the API intact). "
             + "Set METRIKA_TOKEN to the token alone, on one line."),
+        (AuthError.keyringEntryUnreadable(path: "/t.json", keyring: "the GNOME keyring"),
+         "Cannot use the GNOME keyring: its entry for /t.json holds no token; run `metrika login --store keyring` again."),
+        (AuthError.keyringToolMissing(keyring: "the Secret Service keyring", instead: nil),
+         "Cannot use the Secret Service keyring: secret-tool is not installed (Debian/Ubuntu: apt-get install libsecret-tools); "
+            + "or keep the token in the private file (the default: `metrika login` without --store keyring)."),
         (APIError.invalidToken,
          "The API rejected the token (invalid_token): it is wrong, expired or revoked. Sign in again with "
              + "`metrika login`."),

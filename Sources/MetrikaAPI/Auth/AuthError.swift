@@ -30,13 +30,18 @@ package enum AuthError: WordedFailure, Equatable {
     case keyringUnavailable(keyring: String, reason: String)
     /// The token file `path` points to the keyring, which holds no token for it.
     case keyringEntryMissing(path: String, keyring: String)
+    /// The keyring's tool (secret-tool) is not installed; `instead` is what to do instead, nil for
+    /// the token's private file.
+    case keyringToolMissing(keyring: String, instead: String?)
+    /// The keyring's entry for the token file `path` holds something that is no stored token.
+    case keyringEntryUnreadable(path: String, keyring: String)
 
     package var exitCode: Int32 {
         switch self {
         case .notSignedIn, .notSignedInProfile, .keyringEntryMissing, .unreadableTokenFile, .insecureTokenFile, .foreignTokenFile: return ExitCode.noPermission
         case .cannotWriteTokenFile: return ExitCode.cannotCreate
         case .missingClientID, .missingClientSecret, .malformedToken: return ExitCode.config
-        case .keyringUnavailable: return ExitCode.unavailable
+        case .keyringUnavailable, .keyringEntryUnreadable, .keyringToolMissing: return ExitCode.unavailable
         case .noTokenOnStandardInput: return ExitCode.usage
         case .loginCancelled: return AuthError.cancelledExitCode
         }
@@ -74,6 +79,10 @@ package enum AuthError: WordedFailure, Equatable {
             return "Cannot use \(keyring): \(reason)."
         case .keyringEntryMissing(let path, let keyring):
             return "The token file \(path) says the token is in \(keyring), but it holds none for it."
+        case .keyringEntryUnreadable(let path, let keyring):
+            return "Cannot use \(keyring): its entry for \(path) holds no token;"
+        case .keyringToolMissing(let keyring, _):
+            return "Cannot use \(keyring): secret-tool is not installed."
         }
     }
 
@@ -90,12 +99,17 @@ package enum AuthError: WordedFailure, Equatable {
         case .malformedToken(let source, _): return .fixToken(source: source)
         case .notSignedInProfile(let name, _): return .signInProfile(name)
         case .keyringEntryMissing: return .signInToKeyring
-        case .cannotWriteTokenFile, .loginCancelled, .keyringUnavailable: return nil
+        case .keyringEntryUnreadable: return .storeInKeyringAgain
+        case .cannotWriteTokenFile, .loginCancelled, .keyringUnavailable, .keyringToolMissing: return nil
         }
     }
 
     package func message(_ naming: ParameterNaming) -> String {
-        fix.map { "\(problem) \(naming.action($0))" } ?? problem
+        if case .keyringToolMissing(let keyring, let instead) = self {
+            return "Cannot use \(keyring): secret-tool is not installed (Debian/Ubuntu: apt-get install libsecret-tools); "
+                + "or \(instead ?? naming.action(.keepTokenInFile))."
+        }
+        return fix.map { "\(problem) \(naming.action($0))" } ?? problem
     }
 
     static func octal(_ mode: Int) -> String {

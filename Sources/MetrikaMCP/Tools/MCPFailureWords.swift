@@ -61,7 +61,7 @@ enum MCPFailureWords {
         switch failure {
         case .notSignedIn, .notSignedInProfile:
             return "This server is not signed in to Yandex.Metrika (it has no token): \(signIn)."
-        case .keyringUnavailable, .keyringEntryMissing:
+        case .keyringUnavailable, .keyringEntryMissing, .keyringEntryUnreadable, .keyringToolMissing:
             return "This server cannot read its token from the system keyring: \(signIn)."
         case .malformedToken(let source, let problem):
             return "The server's token (from \(source)) holds \(problem), so it is not sent: \(signIn)."

@@ -31,7 +31,8 @@ extension ParameterNaming {
             + "previous or DATE..DATE to compare with other days"
         case .signIn, .signInOrGiveToken, .signInAgain, .replaceTokenFile, .replaceForeignTokenFile, .protectTokenFile,
             .fixToken, .signInProfile, .signInToKeyring, .giveClientID, .giveClientSecret, .pipeToken, .signInSooner,
-            .retrySignIn, .checkClientCredentials, .retrySignInThenDetails, .signInAfterExpiry, .renewToken:
+            .retrySignIn, .checkClientCredentials, .retrySignInThenDetails, .signInAfterExpiry, .renewToken,
+            .storeInKeyringAgain, .keepTokenInFile:
             return signIn
         case .signInAsViewer:
             return "Call list_counters for the counters this server's token can read, or ask the user for "

@@ -111,6 +111,10 @@ package enum SuggestedAction: Sendable, Equatable {
     case signInProfile(String)
     /// The token file points to a keyring entry that is not there.
     case signInToKeyring
+    /// The keyring's entry holds no stored token: sign in into the keyring again.
+    case storeInKeyringAgain
+    /// No keyring tool: keep the token in its private file instead (a clause).
+    case keepTokenInFile
     /// The token file's token expired and was not renewed: sign in again.
     case signInAfterExpiry
     /// The token file's token expires soon and was not renewed: sign in to renew it.
@@ -195,9 +199,10 @@ package enum SuggestedAction: Sendable, Equatable {
         case .fetchOnline: return "run the report online to fetch it"
         case .compareOtherDays: return "compare with other days (against)"
         case .signIn, .signInOrGiveToken, .signInAgain, .replaceTokenFile, .replaceForeignTokenFile,
-            .signInToKeyring, .signInSooner, .retrySignIn, .retrySignInThenDetails:
+            .signInToKeyring, .storeInKeyringAgain, .signInSooner, .retrySignIn, .retrySignInThenDetails:
             return "Sign in to Yandex.Metrika again."
         case .signInAsViewer: return "Check the counter id, or sign in as an account that can view it."
+        case .keepTokenInFile: return "keep the token in its private file"
         case .protectTokenFile(let path): return "Make \(path) private (mode 0600), or sign in again."
         case .fixToken(let source): return "Give \(source) the token alone, on one line."
         case .signInProfile(let name): return "Sign in to Yandex.Metrika for profile '\(name)'."
