@@ -361,6 +361,14 @@ extension ParameterNaming {
             case .watchToday(let id): return "see today against earlier weeks with /report \(id) today"
             case .fetchOnline: return "ask again once the history is filled (metrika sync where the bot runs)"
             case .compareOtherDays(let id): return "/explain compares yesterday with those weekdays only: see the counter's recent days with /report \(id) last30days"
+            case .signInAsViewer: return "Check the counter with /counters; its owner can grant this bot's account access."
+            case .narrowQuery: return "Ask for a shorter period, e.g. /report 1001 lastWeek."
+            case .chooseAnotherDatabase, .restoreDatabase, .upgradeForDatabase, .checkDatabaseDirectory, .makeDatabaseWritable,
+                .freeDatabaseDisk:
+                return "whoever runs the bot must fix it on its machine; /report of dimensions still works meanwhile"
+            case .reportUnexpected, .retryThenReport: return "Ask again; if it fails again, tell whoever runs the bot."
+            case .fillHistory, .createHistory: return "a sync where the bot runs"
+            default: return "Whoever runs the bot must fix this on its machine (signing in again, its settings or its network)."
             }
         })
 }

@@ -132,7 +132,7 @@ package struct BotServer: Sendable {
                     summary.answered += 1
                 } catch let error as TelegramError where error != .unauthorized {
                     summary.ignored += 1
-                    commands.backend.activity.note("Telegram chat \(chat) was not answered: \(error.message)")
+                    commands.backend.activity.note("Telegram chat \(chat) was not answered: \(error.message(commands.backend.activity.naming))")
                 }
             }
             if once, updates.isEmpty { break }

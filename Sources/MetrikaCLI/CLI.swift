@@ -134,7 +134,7 @@ package enum CLI {
         } catch let error as any MetrikaFailure {
             // Every `Error:` line goes through `note`: messages quote servers (see `TerminalText`).
             // An access error names its counter here: with several counters asked, which one.
-            context.note("Error: \((error as? APIError)?.messageNamingCounter ?? ParameterNaming.cli.message(of: error))")
+            context.note("Error: \((error as? APIError)?.messageNamingCounter(.cli) ?? ParameterNaming.cli.message(of: error))")
             return error.exitCode
         } catch let interruption as Interruption {
             // Asked to stop, not failed: the job's account of what it kept, then 128 + the signal.
@@ -153,7 +153,7 @@ package enum CLI {
     /// description (a Swift dump, which may quote anything); its type name only under `--verbose`.
     static func lastResort(_ error: any Error, verbose: Bool) -> String {
         let failure = UnexpectedFailure(error)
-        return "Error: " + failure.message + (verbose ? " (\(failure.typeName))" : "")
+        return "Error: " + failure.message(.cli) + (verbose ? " (\(failure.typeName))" : "")
     }
 
     /// The command named by the first one or two words.

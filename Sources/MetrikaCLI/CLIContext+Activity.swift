@@ -1,3 +1,4 @@
+import MetrikaModel
 import MetrikaUseCases
 
 /// Use cases speak through `Activity`; the CLI's context is the one that reaches stderr.

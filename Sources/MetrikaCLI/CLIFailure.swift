@@ -50,7 +50,7 @@ enum CLIFailure: MetrikaFailure, Equatable {
         case .terminal(let number):
             "cannot take over the terminal (\(String(cString: strerror(number)))); run without a terminal for one plain snapshot: metrika live … | cat"
         case .unexpected(let typeName):
-            UnexpectedFailure(typeName: typeName).message
+            UnexpectedFailure(typeName: typeName).message(.cli)
         }
     }
 

@@ -26,6 +26,8 @@ package struct HTMLReportSection: Sendable {
     /// A report cut by `--limit`: the rows left out, shown as an `Other (785 rows)` row above a
     /// `Total (800 rows)`.
     package var leftOut: Report.LeftOut?
+    /// The entry point's words for what fills the history (the note on missing days).
+    package var naming = ParameterNaming.neutral
 
     package init(counter: Counter, layout: ReportLayout, rows: [Report.Row], totals: [Quantity], previous: Report.Previous?,
                 comparisonColumns: Bool, missingDays: [Day] = [], sampling: Sampling? = nil, dailyRows: [Report.Row]? = nil) {
@@ -192,7 +194,7 @@ package struct HTMLReportSection: Sendable {
             notes.append("Sampled: numbers are estimates from \(DecimalText.format(sampling.share * 100, fractionDigits: 1))% of visits.")
         }
         if !missingDays.isEmpty {
-            notes.append("No history for \(ReportTableSink.describe(days: missingDays)): run `metrika sync` to fetch it.")
+            notes.append("No history for \(ReportTableSink.describe(days: missingDays)): run `\(naming.action(.fillHistory))` to fetch it.")
         }
         return notes
     }

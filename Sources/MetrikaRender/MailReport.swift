@@ -86,11 +86,12 @@ package enum MailReport {
 
     /// A counter's part of the HTML, as `report --format html` builds it: the same summary, charts and
     /// table, compared with the previous window.
-    package static func htmlSection(_ section: Section, metrics: [Metric]) -> HTMLReportSection {
+    package static func htmlSection(_ section: Section, metrics: [Metric], naming: ParameterNaming = .neutral) -> HTMLReportSection {
         var report = HTMLReportSection(counter: section.counter, layout: layout(section, metrics: metrics), rows: section.rows, totals: section.totals,
                                        previous: Report.Previous(period: section.previous, values: section.previousTotals),
                                        comparisonColumns: false, missingDays: section.missingDays, dailyRows: section.dailyRows)
         report.compactSummary = section.compactSummary
+        report.naming = naming
         if section.tableLeftOut {
             let by = section.grouping == .day ? "day" : section.grouping == .week ? "week" : "month"
             // Short: this line is what a mail of many counters is made of.
@@ -133,7 +134,7 @@ package enum MailReport {
 
     /// The text part: each counter's table (as `metrika report` prints it), its comparison, and the
     /// name of its attached chart.
-    package static func plainText(_ sections: [Section], metrics: [Metric], files: [String]) throws -> String {
+    package static func plainText(_ sections: [Section], metrics: [Metric], files: [String], naming: ParameterNaming = .neutral) throws -> String {
         var text = ""
         for (section, file) in zip(sections, files) {
             let memory = OutputWriter()
@@ -147,7 +148,7 @@ package enum MailReport {
             text += "\nChange against the previous \(section.current.dayCount) days:\n\n"
             text += changeTable(section, metrics: metrics).render()
             if !section.missingDays.isEmpty {
-                text += "\nNo history for \(section.missingDays.count) day(s): run `metrika sync` before mailing.\n"
+                text += "\nNo history for \(section.missingDays.count) day(s): run `\(naming.action(.fillHistory))` before mailing.\n"
             }
             text += "\nChart: \(file) (attached).\n\n"
         }

@@ -10,6 +10,7 @@ package final class ReportHTMLSink: ReportSink {
     private let comparisonColumns: Bool
     private let footer: String
     private let madeAt: String?
+    private let naming: ParameterNaming
     private var layout: ReportLayout?
     private var counter: Counter?
     private var sampling: Sampling?
@@ -23,9 +24,11 @@ package final class ReportHTMLSink: ReportSink {
 
     /// `comparisonColumns`: the table shows each value's previous value and change (`--compare`);
     /// whenever the previous period is given (`compareSection`) the summary shows the changes.
-    /// `footer` and `madeAt`: the page's last line (`Made by metrika 1.2.0`, `Wed 25 Nov 2026 09:00 UTC`).
-    package init(output: OutputWriter, comparisonColumns: Bool, footer: String, madeAt: String?) {
+    /// `footer` and `madeAt`: the page's last line (`Made by metrika 1.2.0`, `Wed 25 Nov 2026 09:00 UTC`);
+    /// `naming`: the entry point's words in the notes (what fills the history).
+    package init(output: OutputWriter, comparisonColumns: Bool, footer: String, madeAt: String?, naming: ParameterNaming = .neutral) {
         self.out = output
+        self.naming = naming
         self.comparisonColumns = comparisonColumns
         self.footer = footer
         self.madeAt = madeAt
@@ -52,6 +55,7 @@ package final class ReportHTMLSink: ReportSink {
         var section = HTMLReportSection(counter: counter, layout: layout, rows: rows, totals: totals, previous: previous,
                                         comparisonColumns: comparisonColumns, missingDays: missingDays, sampling: sampling)
         section.leftOut = rest
+        section.naming = naming
         sections.append(section)
         rows = []
         rest = nil

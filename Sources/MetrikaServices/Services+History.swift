@@ -23,7 +23,7 @@ extension Services {
             throw ServicesError.noHistoryOffline(path: path)
         }
         let activity = world.activity
-        let unkept = UnkeptHistory { activity.note($0) }
+        let unkept = UnkeptHistory(naming: activity.naming) { activity.note($0) }
         let store: HistoryStore
         do {
             store = try await openHistory(readOnly: readOnly && offline)

@@ -250,7 +250,7 @@ package final class Services: Sendable {
         let activity = world.activity
         return TokenKeeper(
             resolved: token, oauth: oauth, credentials: credentials, credentialsProblem: problem, now: world.now,
-            warn: { activity.note($0) }, log: logger
+            warn: { activity.note($0) }, log: logger, naming: activity.naming
         )
     }
 }

@@ -6,7 +6,7 @@ import MetrikaModel
 /// database (or its directory) that cannot be created: the history is metrika's state at a configured
 /// place (METRIKA_DB, --db, XDG_DATA_HOME), not an output file the user asked for (73 is theirs). A
 /// full disk exits with 74 (an I/O error); anything else with 1.
-package struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
+package struct StoreError: WordedFailure, CustomStringConvertible, Equatable {
     /// What went wrong.
     package enum Kind: Sendable, Hashable {
         /// The file at the path is not an SQLite database (a text file, random bytes, an encrypted file).
@@ -56,25 +56,43 @@ package struct StoreError: MetrikaFailure, CustomStringConvertible, Equatable {
         }
     }
 
-    /// One line naming the file, the problem and what to do.
-    package var message: String {
+    /// One line naming the file, the problem and what to do (`fix`, as the entry point words it).
+    package func message(_ naming: ParameterNaming) -> String {
+        fix.map { "\(problem) — \(naming.action($0))" } ?? problem
+    }
+
+    /// What would fix it, when the user can: another database, or one of its own fixes.
+    package var fix: SuggestedAction? {
+        switch kind {
+        case .notADatabase, .notMetrikaDatabase: return .chooseAnotherDatabase
+        case .corrupt: return .restoreDatabase
+        case .newerSchema: return .upgradeForDatabase
+        case .cannotCreate: return .checkDatabaseDirectory
+        case .readOnly: return .makeDatabaseWritable
+        case .full: return .freeDatabaseDisk
+        case .unknownCounter, .invalidInput, .sqlite: return nil
+        }
+    }
+
+    /// The file and what is wrong with it, without what to do about it.
+    package var problem: String {
         let because = detail.isEmpty ? "" : " (\(detail))"
-        let elsewhere = "move it away or point METRIKA_DB (or --db) elsewhere"
         switch kind {
         case .notADatabase:
-            return "the history database \(path) is not an SQLite database\(because); metrika left it untouched — \(elsewhere)"
+            return "the history database \(path) is not an SQLite database\(because); metrika left it untouched"
         case .corrupt:
-            return "the history database \(path) is damaged\(because); metrika left it untouched — restore a backup, or \(elsewhere) and run `metrika sync` to rebuild it"
+            return "the history database \(path) is damaged\(because); metrika left it untouched"
         case .notMetrikaDatabase:
-            return "\(path) is an SQLite database that metrika did not create; metrika left it untouched — \(elsewhere)"
+            return "\(path) is an SQLite database that metrika did not create; metrika left it untouched"
         case .newerSchema(let found, let supported):
-            return "the history database \(path) was written by a newer metrika (schema version \(found), this metrika knows up to \(supported)); it was left untouched — upgrade metrika, or \(elsewhere)"
+            return "the history database \(path) was written by a newer metrika (schema version \(found), "
+                + "this metrika knows up to \(supported)); it was left untouched"
         case .cannotCreate:
-            return "cannot create or open the history database \(path)\(because) — check the directory and its permissions, or point METRIKA_DB (or --db) elsewhere"
+            return "cannot create or open the history database \(path)\(because)"
         case .readOnly:
-            return "the history database \(path) cannot be written\(because) — make it (and its directory) writable for this user, or point METRIKA_DB (or --db) elsewhere"
+            return "the history database \(path) cannot be written\(because)"
         case .full:
-            return "the history database \(path) is full\(because) — free space on its disk, or point METRIKA_DB (or --db) elsewhere"
+            return "the history database \(path) is full\(because)"
         case .unknownCounter(let id):
             return "counter \(id) is not in the history database \(path); it must be stored before its statistics"
         case .invalidInput:

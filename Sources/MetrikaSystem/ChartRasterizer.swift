@@ -19,13 +19,22 @@ extension ChartRasterizer {
 
 /// Why no PNG came out of the rasterizer: exit 69 (a program metrika relies on is unavailable),
 /// with what to do about it.
-package struct ChartRasterizerError: MetrikaFailure, Equatable {
-    /// What went wrong, and how to fix it.
-    package let message: String
+package struct ChartRasterizerError: WordedFailure, Equatable {
+    /// What went wrong, and how to fix it (but for the SVG alternative).
+    package let problem: String
+    /// Whether an SVG chart would do instead (said with the entry point's name of the format).
+    package let svgWouldDo: Bool
     package var exitCode: Int32 { ExitCode.unavailable }
 
-    /// Creates the error from its message.
-    package init(_ message: String) { self.message = message }
+    /// Creates the error from its sentence.
+    package init(_ problem: String, svgWouldDo: Bool = false) {
+        self.problem = problem
+        self.svgWouldDo = svgWouldDo
+    }
+
+    package func message(_ naming: ParameterNaming) -> String {
+        svgWouldDo ? "\(problem), or write SVG (\(naming[.format]) svg)" : problem
+    }
 }
 
 /// PNG facts the rasterizer's callers check.

@@ -58,7 +58,7 @@ package struct RSVGConvertRasterizer: ChartRasterizer {
             if let named = environment[Self.overrideVariable], !named.isEmpty {
                 throw ChartRasterizerError("cannot draw PNG: \(Self.overrideVariable) names \(named), which is not an executable program; fix it, or unset it and \(Self.installHint)")
             }
-            throw ChartRasterizerError("cannot draw PNG: \(Self.programName) is not installed (not on PATH); \(Self.installHint), or write SVG (--format svg)")
+            throw ChartRasterizerError("cannot draw PNG: \(Self.programName) is not installed (not on PATH); \(Self.installHint)", svgWouldDo: true)
         }
         let child = ChildProcess(
             program: program, arguments: ["--format", "png", "--zoom", DecimalText.trimmed(scale, maxFractionDigits: 3)],

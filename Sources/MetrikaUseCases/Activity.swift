@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaModel
 
 /// What a use case may say while it works, and the clock it reads: the CLI's context conforms (notes
 /// and the progress line on stderr), tests record. Use cases never see the CLI itself.

@@ -31,10 +31,11 @@ package struct ConnectionGiveUp: Sendable, Equatable {
         }
     }
 
-    /// Records one counter's end: `failure` nil when it got through. Returns true when the run
-    /// should give up (this was the `limit`th connection failure in a row to `host`).
+    /// Records one counter's end: `failure` nil when it got through (its reason kept in the entry
+    /// point's words, `naming`). Returns true when the run should give up (this was the `limit`th
+    /// connection failure in a row to `host`).
     @discardableResult
-    package mutating func record(_ failure: (any Error)?, host: String) -> Bool {
+    package mutating func record(_ failure: (any Error)?, host: String, naming: ParameterNaming = .neutral) -> Bool {
         guard let failure, Self.isConnectionFailure(failure) else {
             self.host = nil
             streak = 0
@@ -46,7 +47,7 @@ package struct ConnectionGiveUp: Sendable, Equatable {
             streak = 0
         }
         streak += 1
-        lastReason = (failure as? any MetrikaFailure)?.message
+        lastReason = (failure as? any MetrikaFailure).map { naming.message(of: $0) }
         return streak >= limit
     }
 

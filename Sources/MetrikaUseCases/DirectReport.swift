@@ -233,7 +233,7 @@ package struct DirectReport {
             let echo = hasQueryEcho ? "" : " (the answer has no query echo naming its columns; give \(naming[.metrics]) and \(naming[.dimensions]))"
             return APIError.unreadable(
                 "a report row has \(count(misfit.dimensions, "dimension value")) and \(count(misfit.metrics, "metric value")) for \(count(columns.dimensions, "dimension")) and \(count(columns.metrics, "metric"))\(echo)"
-            ).message
+            ).message(naming)
         }
     }
 

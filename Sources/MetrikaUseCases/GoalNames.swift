@@ -17,10 +17,10 @@ package enum GoalNames {
                     wanted.remove(goal.id)
                 }
             } catch let failure as any MetrikaFailure {
-                activity.note("Warning: could not read counter \(id)'s goals (\(failure.message)); goal columns keep their ids.")
+                activity.note("Warning: could not read counter \(id)'s goals (\(activity.naming.message(of: failure))); goal columns keep their ids.")
                 break
             } catch {
-                activity.note("Warning: could not read counter \(id)'s goals (\(UnexpectedFailure.reason(error))); goal columns keep their ids.")
+                activity.note("Warning: could not read counter \(id)'s goals (\(activity.naming.reason(error))); goal columns keep their ids.")
                 break
             }
         }

@@ -355,9 +355,11 @@ package struct HistoryLoader: Sendable {
 package final class UnkeptHistory: Sendable {
     private let said = Mutex(false)
     private let warn: @Sendable (String) -> Void
+    private let naming: ParameterNaming
 
-    /// `warn` gets the one warning line.
-    package init(warn: @escaping @Sendable (String) -> Void) {
+    /// `warn` gets the one warning line, its reason in the entry point's words (`naming`).
+    package init(naming: ParameterNaming = .neutral, warn: @escaping @Sendable (String) -> Void) {
+        self.naming = naming
         self.warn = warn
     }
 
@@ -372,6 +374,6 @@ package final class UnkeptHistory: Sendable {
             defer { said = true }
             return !said
         }
-        if first { warn("Warning: shown but not kept in the history: \(error.message).") }
+        if first { warn("Warning: shown but not kept in the history: \(error.message(naming)).") }
     }
 }

@@ -72,7 +72,7 @@ package struct MailComposer {
             (parameter, value) = (.period, "\(period)")
         }
         if DateExpression.isBeforeMetrika(range.from) {
-            throw ParameterError(parameter, .badDay(value: value)) { "\($0[parameter]) \(value) reaches back to \(range.from.iso) for counter \(counterID), before \(DateExpression.earliestDay.iso): Metrika has no data before 2008 (is the clock or METRIKA_NOW right?)" }
+            throw ParameterError(parameter, .badDay(value: value)) { "\($0[parameter]) \(value) reaches back to \(range.from.iso) for counter \(counterID), before \(DateExpression.earliestDay.iso): Metrika has no data before 2008 (\($0.action(.checkClock)))" }
         }
         return range
     }
@@ -141,7 +141,7 @@ package struct MailComposer {
         var attachments = sections.map { section in
             MIMEPart.Image(data: section.svg, mediaType: "image/svg+xml", filename: "\(MailReport.chartName(section)).svg")
         }
-        let text = try MailReport.plainText(sections, metrics: request.tableMetrics, files: attachments.map(\.filename))
+        let text = try MailReport.plainText(sections, metrics: request.tableMetrics, files: attachments.map(\.filename), naming: activity.naming)
         for section in sections where section.tableLeftOut {
             attachments.append(MIMEPart.Image(data: try MailReport.csv(section), mediaType: "text/csv", filename: "\(MailReport.chartName(section)).csv"))
         }
@@ -170,7 +170,7 @@ package struct MailComposer {
     ///    split the counters over several mails. Never a cut document.
     func fitted(_ sections: inout [Section], metrics: [Metric], charts: [[CompactLineChart]], images: [MIMEPart.Image]) async throws -> String {
         func render(_ sections: [Section]) -> String {
-            MailReport.htmlText(sections.map { MailReport.htmlSection($0, metrics: metrics) }, charts: charts, images: images)
+            MailReport.htmlText(sections.map { MailReport.htmlSection($0, metrics: metrics, naming: activity.naming) }, charts: charts, images: images)
         }
         var html = render(sections)
         while html.utf8.count > Self.htmlBudget, let first = sections.first, let coarser = Self.coarser(than: first.grouping, range: first.current) {
@@ -220,7 +220,7 @@ package struct MailComposer {
                 pngs?.append(drawn)
             }
         } catch let error as ChartRasterizerError {
-            activity.note("Warning: the charts are inline as SVG, which Gmail and Outlook do not show: \(error.message)")
+            activity.note("Warning: the charts are inline as SVG, which Gmail and Outlook do not show: \(error.message(activity.naming))")
             pngs = nil
         }
         var images: [MIMEPart.Image] = []

@@ -17,12 +17,12 @@ struct AccessDeniedCounterTests {
 
     @Test func theMessageNamesTheCounterOnce() {
         let error = APIError.accessDenied("Access is denied.", counterID: 1003)
-        #expect(error.messageNamingCounter.hasPrefix("Access denied to counter 1003: Access is denied. Check the counter id"), "\(error.messageNamingCounter)")
-        #expect(error.messageNamingCounter.components(separatedBy: "1003").count == 2)
+        #expect(error.messageNamingCounter(.neutral).hasPrefix("Access denied to counter 1003: Access is denied. Check the counter id"), "\(error.messageNamingCounter(.neutral))")
+        #expect(error.messageNamingCounter(.neutral).components(separatedBy: "1003").count == 2)
         // An answer that names it already is not made to say it twice.
         let named = APIError.accessDenied("Access is denied to counter 9999.", counterID: 9999)
-        #expect(named.messageNamingCounter.components(separatedBy: "9999").count == 2)
-        #expect(APIError.accessDenied("Access is denied.").messageNamingCounter == APIError.accessDenied("Access is denied.").message)
+        #expect(named.messageNamingCounter(.neutral).components(separatedBy: "9999").count == 2)
+        #expect(APIError.accessDenied("Access is denied.").messageNamingCounter(.neutral) == APIError.accessDenied("Access is denied.").message)
     }
 
     @Test(arguments: [

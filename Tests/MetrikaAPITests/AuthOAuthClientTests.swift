@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MetrikaAPI
+import MetrikaCLI
 
 @Suite("OAuth client")
 struct AuthOAuthClientTests {
@@ -57,7 +58,7 @@ struct AuthOAuthClientTests {
             try await oauth.refresh("r-123456", credentials: demoCredentials)
         }
         #expect(String(decoding: transport.requests[0].body ?? Data(), as: UTF8.self) == "grant_type=refresh_token&refresh_token=r-123456&client_id=demo-client&client_secret=demo-secret")
-        #expect(OAuthError.invalidGrant("x").message.contains("metrika login"))
+        #expect(OAuthError.invalidGrant("x").message(.cli).contains("metrika login"))
     }
 
     @Test func revokeOutcomes() async throws {

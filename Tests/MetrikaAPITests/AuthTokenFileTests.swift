@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MetrikaAPI
 import MetrikaModel
+import MetrikaCLI
 
 @Suite("Token file")
 struct AuthTokenFileTests {
@@ -71,7 +72,7 @@ struct AuthTokenFileTests {
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
         #expect(throws: AuthError.insecureTokenFile(path: path, mode: mode)) { try TokenFile(path: path).read() }
         await #expect(throws: AuthError.insecureTokenFile(path: path, mode: mode)) { try await TokenSource.resolve(tokenFile: path, environment: [:]) }
-        let message = AuthError.insecureTokenFile(path: path, mode: mode).message
+        let message = AuthError.insecureTokenFile(path: path, mode: mode).message(.cli)
         #expect(message.contains("chmod 600 \(path)"))
         #expect(message.contains("mode 0\(String(mode, radix: 8))"))
         #expect(!message.contains(sample.accessToken))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MetrikaAPI
+import MetrikaCLI
 
 @Suite("Refresh before expiry and after invalid_token")
 struct AuthTokenKeeperTests {
@@ -32,8 +33,9 @@ struct AuthTokenKeeperTests {
             }
             let resolved = try await TokenSource.resolve(tokenFile: file.path, environment: [:])
             let warnings = self.warnings
+            // The CLI's words: the warnings a person at the shell reads.
             let keeper = TokenKeeper(resolved: resolved, oauth: OAuthClient(baseURL: oauthBase, transport: transport), credentials: credentials,
-                                     now: clock.now, warn: { warnings.append($0) })
+                                     now: clock.now, warn: { warnings.append($0) }, naming: .cli)
             client = MetrikaClient(baseURL: AuthTokenKeeperTests.apiBase, token: resolved.token, transport: TokenRefreshingTransport(base: transport, keeper: keeper),
                                    retryPolicy: RetryPolicy(maxAttempts: 1), sleep: clock.sleep, now: clock.now)
         }
@@ -84,7 +86,7 @@ struct AuthTokenKeeperTests {
         await #expect(throws: APIError.invalidToken) { try await world.client.checkToken() }
         // One refresh attempt per run, not one per request.
         #expect(world.refreshCount == 1)
-        #expect(APIError.invalidToken.message.contains("metrika login"))
+        #expect(APIError.invalidToken.message(.cli).contains("metrika login"))
         #expect(try world.file.read().accessToken == "old-access-token")
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MetrikaAPI
 import MetrikaSystem
+import MetrikaCLI
 
 @Suite("Token source order and masking")
 struct AuthTokenSourceTests {
@@ -55,7 +56,7 @@ struct AuthTokenSourceTests {
     @Test func notSignedInWhenNothingIsThere() async throws {
         let scratch = try AuthScratch()
         await #expect(throws: AuthError.notSignedIn) { try await TokenSource.resolve(tokenFile: nil, environment: ["XDG_CONFIG_HOME": scratch.path, "METRIKA_TOKEN": "  "]) }
-        #expect(AuthError.notSignedIn.message.contains("metrika login"))
+        #expect(AuthError.notSignedIn.message(.cli).contains("metrika login"))
         #expect(AuthError.notSignedIn.exitCode == 77)
     }
 

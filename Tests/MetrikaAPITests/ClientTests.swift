@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MetrikaAPI
+import MetrikaCLI
 
 struct PagingTests {
     /// A Management API that holds `total` counters and serves them by 1-based offset/per_page.
@@ -176,7 +177,7 @@ struct ErrorMappingTests {
     }
 
     @Test func invalidTokenNamesLogin() {
-        #expect(APIError.invalidToken.message.contains("metrika login"))
+        #expect(APIError.invalidToken.message(.cli).contains("metrika login"))
     }
 
     @Test func midnightCountdown() {

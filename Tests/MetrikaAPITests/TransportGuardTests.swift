@@ -2,6 +2,7 @@ import CCurl
 import Foundation
 import Testing
 @testable import MetrikaAPI
+import MetrikaCLI
 
 /// What the clients make of the transport's guards: redirects, oversized answers and TLS failures are
 /// final (never retried) and named; see also HostileServerEndToEndTests for the real transport.
@@ -67,7 +68,7 @@ struct TransportGuardTests {
         #expect(transport.sentRequests.count == 1)
         #expect(error?.exitCode == 65)
         #expect(error?.message.contains("larger than the 64 MiB limit") == true)
-        #expect(error?.message.contains("METRIKA_MAX_RESPONSE") == true)
+        #expect(error?.message(.cli).contains("METRIKA_MAX_RESPONSE") == true)
     }
 
     @Test func theLimitTravelsWithEveryRequest() async throws {

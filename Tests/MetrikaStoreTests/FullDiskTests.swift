@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import MetrikaModel
 @testable import MetrikaStore
+import MetrikaCLI
 
 /// A full disk is one error whatever way SQLite says it (issue 24 item 11): SQLITE_FULL from a write
 /// that found no room (or the page limit), and "disk I/O error" whose cause is ENOSPC or EDQUOT —
@@ -21,7 +22,7 @@ struct FullDiskTests {
         #expect((stored.kind == .full) == full)
         if full {
             #expect(stored.exitCode == ExitCode.ioError)
-            #expect(stored.message == "the history database /h.sqlite is full (disk I/O error) — free space on its disk, or point METRIKA_DB (or --db) elsewhere")
+            #expect(stored.message(.cli) == "the history database /h.sqlite is full (disk I/O error) — free space on its disk, or point METRIKA_DB (or --db) elsewhere")
         }
     }
 

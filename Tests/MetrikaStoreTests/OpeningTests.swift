@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MetrikaModel
 @testable import MetrikaStore
+import MetrikaCLI
 
 @Suite struct OpeningTests {
     @Test func migratesAnEmptyFile() async throws {
@@ -74,7 +75,7 @@ import Testing
             #expect(error.kind == expectedKind)
             #expect(error.exitCode == 78)
             #expect(error.message.contains(path))
-            #expect(error.message.contains("METRIKA_DB"))
+            #expect(error.message(.cli).contains("METRIKA_DB"))
             #expect(try bytes(of: path) == before)
         }
     }

@@ -3,6 +3,7 @@ import Testing
 @testable import MetrikaAPI
 import MetrikaModel
 @testable import MetrikaWarehouse
+import MetrikaCLI
 
 /// The statements a log load sends ClickHouse, in order, and what a failure at each of them leaves:
 /// the target table is written only by the swap at the end, so it is untouched by any earlier failure.
@@ -190,7 +191,7 @@ struct ClickHouseStatementTests {
     /// the table and what to do), and nothing is written.
     @Test(arguments: [
         ("Distributed", "(counter_id, date)", "", "is a Distributed table", "--cluster NAME",
-         ClickHouseError.distributedTable(table: "metrika.visits", hint: ClickHouseDestination.clusterHint)),
+         ClickHouseError.distributedTable(table: "metrika.visits", hint: .loadAsCluster)),
         ("Log", "", "", "has engine Log", "MergeTree tables", .unsupportedEngine(table: "metrika.visits", engine: "Log")),
         ("ReplacingMergeTree", "(counter_id, date)", "", "has engine ReplacingMergeTree", "MergeTree tables",
          .unsupportedEngine(table: "metrika.visits", engine: "ReplacingMergeTree")),
@@ -213,7 +214,7 @@ struct ClickHouseStatementTests {
             #expect(failure == expected)
             #expect(failure.exitCode == 78)
             #expect(failure.message.contains("metrika.visits \(says)"), "\(failure.message)")
-            #expect(failure.message.contains(advice), "\(failure.message)")
+            #expect(failure.message(.cli).contains(advice), "\(failure.message(.cli))")
             #expect(!failure.message.contains("\n"))
         }
         #expect(clickHouse.statements.count == 4)
@@ -234,11 +235,11 @@ struct ClickHouseStatementTests {
     @Test func aReplicatedTargetGetsPlainMergeTreeHelpersWithItsKeys() throws {
         let target = try ClickHouseTarget(
             table: "metrika.visits_local", engine: "ReplicatedMergeTree", partitionKey: "(counter_id, date)", sortingKey: "counter_id, date, visit_id",
-            primaryKey: "counter_id, date, visit_id", samplingKey: "", columns: [:], clusterHint: "")
+            primaryKey: "counter_id, date, visit_id", samplingKey: "", columns: [:], clusterHint: .loadAsCluster)
         #expect(target.createHelper("metrika.s") == "CREATE TABLE metrika.s AS metrika.visits_local ENGINE = MergeTree() PARTITION BY (counter_id, date) ORDER BY (counter_id, date, visit_id)")
         let plain = try ClickHouseTarget(
             table: "metrika.visits", engine: "MergeTree", partitionKey: "toYYYYMM(date)", sortingKey: "counter_id, date, visit_id",
-            primaryKey: "counter_id, date, visit_id", samplingKey: "", columns: [:], clusterHint: "")
+            primaryKey: "counter_id, date, visit_id", samplingKey: "", columns: [:], clusterHint: .loadAsCluster)
         #expect(plain.createHelper("metrika.s") == "CREATE TABLE metrika.s AS metrika.visits")
         #expect(plain.scheme == .byMonth)
     }
@@ -259,7 +260,7 @@ struct ClickHouseStatementTests {
         let target = try ClickHouseTarget(
             table: "metrika.visits", engine: "MergeTree", partitionKey: "(counter_id, date)", sortingKey: "counter_id, date, visit_id",
             primaryKey: "counter_id, date, visit_id", samplingKey: "",
-            columns: ["counter_id": "String", "date": "Date", "visit_id": "UInt64", "page_views": "String", "goals_id": "Array(UInt64)"], clusterHint: "")
+            columns: ["counter_id": "String", "date": "Date", "visit_id": "UInt64", "page_views": "String", "goals_id": "Array(UInt64)"], clusterHint: .loadAsCluster)
         #expect(throws: ClickHouseError.wrongColumnTypes(table: "metrika.visits", columns: [
             .init(column: "counter_id", found: "String", wanted: "UInt32", inKey: true),
             .init(column: "page_views", found: "String", wanted: "Int32", inKey: false),

@@ -3,6 +3,7 @@ import Testing
 @testable import MetrikaAPI
 import MetrikaModel
 @testable import MetrikaWarehouse
+import MetrikaCLI
 
 /// How a Logs API export ends when the API will not give the log: each way is its own
 /// `LogExportError` case carrying the counter or request, with the exit status the case decides.
@@ -21,7 +22,7 @@ struct LogExportErrorTests {
         api.evaluation = (possible: false, maxDays: 0)
         let failure = await #expect(throws: LogExportError.noRoom(counterID: 1001, maxDays: 0)) { try await Self.exporter(api).run(Fixture.range) }
         #expect(failure?.exitCode == ExitCode.tryLater)
-        #expect(failure?.message.contains("`metrika logs --counter 1001 --clean-all`") == true)
+        #expect(failure?.message(.cli).contains("`metrika logs --counter 1001 --clean-all`") == true)
         #expect(api.calls == ["GET /logrequests/evaluate"])
     }
 

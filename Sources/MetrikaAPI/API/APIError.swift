@@ -1,8 +1,9 @@
 import Foundation
 import MetrikaModel
 
-/// What went wrong talking to the Metrika or OAuth APIs, in words a user can act on.
-package enum APIError: MetrikaFailure, Equatable {
+/// What went wrong talking to the Metrika or OAuth APIs, in words a user can act on: the problem, and
+/// the action that fixes it as the entry point words it (`fix`).
+package enum APIError: WordedFailure, Equatable {
     /// 401: no usable Authorization header reached the API.
     case unauthorized(String)
     /// 403 invalid_token: the token is unknown, expired or revoked.
@@ -44,18 +45,39 @@ package enum APIError: MetrikaFailure, Equatable {
         }
     }
 
-    package var message: String {
+    /// What would fix it, when the user can.
+    package var fix: SuggestedAction? {
+        switch self {
+        case .unauthorized: return .signInOrGiveToken
+        case .invalidToken: return .signInAgain
+        case .accessDenied: return .signInAsViewer
+        case .queryTooComplicated: return .narrowQuery
+        case .unavailable: return .checkConnection(.api)
+        case .unreadable: return .retryThenReport
+        case .redirected: return .checkAPIAddress
+        case .tooLarge: return .raiseResponseLimit
+        case .insecure: return .checkTLS
+        case .badRequest, .notFound, .dailyQuota, .quotaPersisted, .argumentTooLong: return nil
+        }
+    }
+
+    package func message(_ naming: ParameterNaming) -> String {
+        fix.map { "\(problem) \(naming.action($0))" } ?? problem
+    }
+
+    /// What is wrong; with `fix`, the whole message.
+    package var problem: String {
         switch self {
         case .unauthorized(let detail):
-            return "The API did not accept the request as signed in (\(detail)). Run `metrika login` or set METRIKA_TOKEN."
+            return "The API did not accept the request as signed in (\(detail))."
         case .invalidToken:
-            return "The API rejected the token (invalid_token): it is wrong, expired or revoked. Sign in again with `metrika login`."
+            return "The API rejected the token (invalid_token): it is wrong, expired or revoked."
         case .accessDenied(let detail, _):
-            return "Access denied: \(detail) Check the counter id, or sign in as an account that can view it (`metrika login`)."
+            return "Access denied: \(detail)"
         case .badRequest(let type, let message):
             return "The API refused the request (\(type)): \(message)"
         case .queryTooComplicated(let message):
-            return "The API says the query is too complicated (query_error: \(message)). Use a shorter --from/--to range or a lower --accuracy."
+            return "The API says the query is too complicated (query_error: \(message))."
         case .notFound(let message):
             return "Not found: \(message)"
         case .dailyQuota(let type, let resetsIn):
@@ -63,21 +85,18 @@ package enum APIError: MetrikaFailure, Equatable {
         case .quotaPersisted(let type):
             return "The API kept answering that a request quota is exceeded (\(type)), even after waiting. Try again in a few minutes."
         case .unavailable(let detail):
-            return "The Metrika API is unavailable: \(detail). Check the network or METRIKA_API_URL, and try again later."
+            return "The Metrika API is unavailable: \(detail)."
         case .unreadable(let detail):
-            return "The API answered something unreadable: \(detail). Try again; if it persists, run with --verbose and report it."
+            return "The API answered something unreadable: \(detail)."
         case .redirected(let status, let target):
-            return "The API answered with a redirect (HTTP \(status)) to \(target); metrika follows no redirects, so the token was not sent there. "
-                + "Check METRIKA_API_URL (it must be the API's own address) or the proxy in between."
+            return "The API answered with a redirect (HTTP \(status)) to \(target); metrika follows no redirects, so the token was not sent there."
         case .tooLarge(let path, let limit):
-            return "The answer from \(path) is larger than the \(Self.describeBytes(limit)) limit; metrika stopped reading it. "
-                + "If the API really sends that much, raise METRIKA_MAX_RESPONSE (bytes, or with K, M, G)."
+            return "The answer from \(path) is larger than the \(Self.describeBytes(limit)) limit; metrika stopped reading it."
         case .argumentTooLong(let name, let length, let limit):
             return "The \(name) argument is too long (\(length) characters): a request may be at most \(Self.describeBytes(limit)) long. "
                 + "Shorten it, or split the report into several."
         case .insecure(let host, let detail):
-            return "The TLS connection to \(host) failed (\(detail)); not retried. "
-                + "Check METRIKA_API_URL, the system clock and the CA certificates, or a proxy that intercepts HTTPS."
+            return "The TLS connection to \(host) failed (\(detail)); not retried."
         }
     }
 
@@ -89,10 +108,10 @@ package enum APIError: MetrikaFailure, Equatable {
 
     /// The message naming the counter it is about (once), for an entry point whose line does not
     /// name it already: `Access denied to counter 1003: …`.
-    package var messageNamingCounter: String {
+    package func messageNamingCounter(_ naming: ParameterNaming) -> String {
         // The simulator's (and some real) answers name it already: then once is enough.
-        guard case .accessDenied(let detail, let id?) = self, !detail.contains(String(id)) else { return message }
-        return "Access denied to counter \(id): \(detail) Check the counter id, or sign in as an account that can view it (`metrika login`)."
+        guard case .accessDenied(let detail, let id?) = self, !detail.contains(String(id)) else { return message(naming) }
+        return "Access denied to counter \(id): \(detail) \(naming.action(.signInAsViewer))"
     }
 
     /// The one counter a request URL names: `/management/v1/counter/ID…` or an `ids=`/`id=` query of

@@ -1,7 +1,7 @@
 import MetrikaModel
-/// Sign-in problems a user can meet. Messages name the file and the command that fixes it, and
-/// never contain a token.
-package enum AuthError: MetrikaFailure, Equatable {
+/// Sign-in problems a user can meet. Messages name the file, and the action that fixes it as the
+/// entry point words it (`fix`); they never contain a token.
+package enum AuthError: WordedFailure, Equatable {
     /// No `--token-file`, no METRIKA_TOKEN, no token file.
     case notSignedIn
     /// The token file is missing, unreadable or holds no token.
@@ -30,13 +30,18 @@ package enum AuthError: MetrikaFailure, Equatable {
     case keyringUnavailable(keyring: String, reason: String)
     /// The token file `path` points to the keyring, which holds no token for it.
     case keyringEntryMissing(path: String, keyring: String)
+    /// The keyring's tool (secret-tool) is not installed; `instead` is what to do instead, nil for
+    /// the token's private file.
+    case keyringToolMissing(keyring: String, instead: String?)
+    /// The keyring's entry for the token file `path` holds something that is no stored token.
+    case keyringEntryUnreadable(path: String, keyring: String)
 
     package var exitCode: Int32 {
         switch self {
         case .notSignedIn, .notSignedInProfile, .keyringEntryMissing, .unreadableTokenFile, .insecureTokenFile, .foreignTokenFile: return ExitCode.noPermission
         case .cannotWriteTokenFile: return ExitCode.cannotCreate
         case .missingClientID, .missingClientSecret, .malformedToken: return ExitCode.config
-        case .keyringUnavailable: return ExitCode.unavailable
+        case .keyringUnavailable, .keyringEntryUnreadable, .keyringToolMissing: return ExitCode.unavailable
         case .noTokenOnStandardInput: return ExitCode.usage
         case .loginCancelled: return AuthError.cancelledExitCode
         }
@@ -45,38 +50,66 @@ package enum AuthError: MetrikaFailure, Equatable {
     /// 128 + SIGINT, what shells report for a program ended by Ctrl-C.
     package static let cancelledExitCode: Int32 = 130
 
-    package var message: String {
+    /// What is wrong, without what to do about it.
+    package var problem: String {
         switch self {
         case .notSignedIn:
-            return "Not signed in: no token found. Run `metrika login` (or set METRIKA_TOKEN) first."
+            return "Not signed in: no token found."
         case .unreadableTokenFile(let path, let reason):
-            return "Cannot use the token file \(path): \(reason). Run `metrika login` to write a new one."
+            return "Cannot use the token file \(path): \(reason)."
         case .insecureTokenFile(let path, let mode):
-            return "The token file \(path) is accessible by others (mode \(Self.octal(mode))), so it is not used. "
-                + "Make it private with `chmod 600 \(path)`, or run `metrika logout` and `metrika login` to get a new token."
+            return "The token file \(path) is accessible by others (mode \(Self.octal(mode))), so it is not used."
         case .foreignTokenFile(let path):
-            return "The token file \(path) belongs to another user, so it is not used. Run `metrika login` to write your own."
+            return "The token file \(path) belongs to another user, so it is not used."
         case .cannotWriteTokenFile(let path, let reason):
             return "Cannot write the token file \(path): \(reason)."
         case .missingClientID:
-            return "Device login needs your OAuth app's client id: pass --client-id, set METRIKA_CLIENT_ID, or put \"client_id\" in the config file (see docs/auth.md). "
-                + "Register an app with the metrika:read scope at https://oauth.yandex.ru/client/new, or use `metrika login --token-stdin`."
+            return "Device login needs your OAuth app's client id:"
         case .missingClientSecret:
-            return "Device login needs your OAuth app's client secret: pass --client-secret, set METRIKA_CLIENT_SECRET, or put \"client_secret\" in the config file (see docs/auth.md)."
+            return "Device login needs your OAuth app's client secret:"
         case .noTokenOnStandardInput(let reason):
-            return "No token on standard input: \(reason). Pipe it in, e.g. `pbpaste | metrika login --token-stdin`, or type it and press Ctrl-D."
+            return "No token on standard input: \(reason)."
         case .loginCancelled:
             return "Login cancelled."
         case .malformedToken(let source, let problem):
-            let fix = source == "METRIKA_TOKEN" ? "Set METRIKA_TOKEN to the token alone, on one line" : "Run `metrika login` to write a new one, or fix the file"
-            return "The token in \(source) holds \(problem), so it is not used (it would not reach the API intact). \(fix)."
+            return "The token in \(source) holds \(problem), so it is not used (it would not reach the API intact)."
         case .notSignedInProfile(let name, let path):
-            return "Not signed in for profile '\(name)': there is no token file \(path). Run `metrika login --profile \(name)` first."
+            return "Not signed in for profile '\(name)': there is no token file \(path)."
         case .keyringUnavailable(let keyring, let reason):
             return "Cannot use \(keyring): \(reason)."
         case .keyringEntryMissing(let path, let keyring):
-            return "The token file \(path) says the token is in \(keyring), but it holds none for it. Run `metrika login --store keyring` to sign in again (or `metrika logout` to forget it)."
+            return "The token file \(path) says the token is in \(keyring), but it holds none for it."
+        case .keyringEntryUnreadable(let path, let keyring):
+            return "Cannot use \(keyring): its entry for \(path) holds no token;"
+        case .keyringToolMissing(let keyring, _):
+            return "Cannot use \(keyring): secret-tool is not installed."
         }
+    }
+
+    /// What would fix it, when the user can.
+    package var fix: SuggestedAction? {
+        switch self {
+        case .notSignedIn: return .signIn
+        case .unreadableTokenFile: return .replaceTokenFile
+        case .insecureTokenFile(let path, _): return .protectTokenFile(path: path)
+        case .foreignTokenFile: return .replaceForeignTokenFile
+        case .missingClientID: return .giveClientID
+        case .missingClientSecret: return .giveClientSecret
+        case .noTokenOnStandardInput: return .pipeToken
+        case .malformedToken(let source, _): return .fixToken(source: source)
+        case .notSignedInProfile(let name, _): return .signInProfile(name)
+        case .keyringEntryMissing: return .signInToKeyring
+        case .keyringEntryUnreadable: return .storeInKeyringAgain
+        case .cannotWriteTokenFile, .loginCancelled, .keyringUnavailable, .keyringToolMissing: return nil
+        }
+    }
+
+    package func message(_ naming: ParameterNaming) -> String {
+        if case .keyringToolMissing(let keyring, let instead) = self {
+            return "Cannot use \(keyring): secret-tool is not installed (Debian/Ubuntu: apt-get install libsecret-tools); "
+                + "or \(instead ?? naming.action(.keepTokenInFile))."
+        }
+        return fix.map { "\(problem) \(naming.action($0))" } ?? problem
     }
 
     static func octal(_ mode: Int) -> String {

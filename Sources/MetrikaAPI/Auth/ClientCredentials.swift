@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaModel
 import MetrikaSystem
 
 /// The user's own registered OAuth app: its client id and (for device login, refresh and revoke)
@@ -93,13 +94,13 @@ package enum AppCredentialsProblem: Error, Sendable, Equatable {
     /// `source` names the app `configured`, but the token was issued to `issuer`.
     case anotherApp(issuer: String, configured: String, source: String)
 
-    /// The clause for messages, without a final period.
-    package var reason: String {
+    /// The clause for messages, without a final period, its fix in the entry point's words.
+    package func reason(_ naming: ParameterNaming) -> String {
         switch self {
         case .noClientID:
-            return "no OAuth app is known for this token: set METRIKA_CLIENT_ID and METRIKA_CLIENT_SECRET, or add client_id and client_secret to the config file"
+            return "no OAuth app is known for this token: \(naming.action(.giveAppCredentials))"
         case .noClientSecret(let clientID):
-            return "no client secret for the app \(clientID): set METRIKA_CLIENT_SECRET, or add client_secret to the (0600) config file"
+            return "no client secret for the app \(clientID): \(naming.action(.giveAppSecret))"
         case .anotherApp(let issuer, let configured, let source):
             return "the token was issued to the app \(issuer), but \(source) names the app \(configured): give \(issuer)'s id and secret instead"
         }

@@ -50,9 +50,10 @@ package struct Keyring: Sendable, Equatable {
     package var environment: [String: String]
     /// Seconds a child may take: a keyring may ask the user to unlock it in a dialog.
     package var timeout: Double
-    /// What to do instead when there is no keyring tool, for the message (the Metrika token's file
-    /// by default; a Telegram bot's token says its own places).
-    package var instead = "keep the token in the private file (the default: `metrika login` without --store keyring)"
+    /// What to do instead when there is no keyring tool, for the message: nil for the Metrika token's
+    /// private file (`SuggestedAction.keepTokenInFile`, worded by the entry point); a Telegram bot's
+    /// token says its own places.
+    package var instead: String?
 
     /// The entry `account` in `kind`.
     package init(kind: Kind, account: String, environment: [String: String], timeout: Double = 60) {
@@ -154,10 +155,7 @@ package struct Keyring: Sendable, Equatable {
             let candidate = String(directory) + "/secret-tool"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
-        throw AuthError.keyringUnavailable(
-            keyring: displayName,
-            reason: "secret-tool is not installed (Debian/Ubuntu: apt-get install libsecret-tools); or \(instead)"
-        )
+        throw AuthError.keyringToolMissing(keyring: displayName, instead: instead)
     }
 
     struct ChildResult {

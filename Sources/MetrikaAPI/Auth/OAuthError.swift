@@ -1,7 +1,7 @@
 import MetrikaModel
-/// What the OAuth server (or the way to it) answered instead of a token. Messages say what to do and
-/// never contain a token, a code or a secret.
-package enum OAuthError: MetrikaFailure, Equatable {
+/// What the OAuth server (or the way to it) answered instead of a token. Messages say what to do (as
+/// the entry point words `fix`) and never contain a token, a code or a secret.
+package enum OAuthError: WordedFailure, Equatable {
     /// Device flow: the user has not confirmed yet (keep polling).
     case authorizationPending
     /// Device flow: poll less often (add 5 s to the interval).
@@ -30,28 +30,45 @@ package enum OAuthError: MetrikaFailure, Equatable {
         }
     }
 
-    package var message: String {
+    /// What is wrong, without what to do about it.
+    package var problem: String {
         switch self {
         case .authorizationPending:
             return "The sign-in was not confirmed yet."
         case .slowDown:
             return "The OAuth server asked to poll less often."
         case .codeExpired:
-            return "The code expired before the sign-in was confirmed. Run `metrika login` again and confirm within the time shown."
+            return "The code expired before the sign-in was confirmed."
         case .accessDenied:
-            return "Sign-in was refused on the confirmation page. Run `metrika login` again to retry."
+            return "Sign-in was refused on the confirmation page."
         case .invalidClient(let detail):
-            return "The OAuth server rejected the app's client id or secret (invalid_client\(Self.suffix(detail))). "
-                + "Check --client-id/--client-secret, METRIKA_CLIENT_ID/METRIKA_CLIENT_SECRET or the config file."
+            return "The OAuth server rejected the app's client id or secret (invalid_client\(Self.suffix(detail)))."
         case .invalidGrant(let detail):
-            return "The OAuth server rejected the grant (invalid_grant\(Self.suffix(detail))): it expired or was revoked. Sign in again with `metrika login`."
+            return "The OAuth server rejected the grant (invalid_grant\(Self.suffix(detail))): it expired or was revoked."
         case .refused(let code, let description):
-            return "The OAuth server refused the request (\(code)\(Self.suffix(description))). Run `metrika login` again; if it persists, run with --verbose."
+            return "The OAuth server refused the request (\(code)\(Self.suffix(description)))."
         case .unavailable(let detail):
-            return "The OAuth server is unavailable: \(detail). Check the network or METRIKA_OAUTH_URL, and try again later."
+            return "The OAuth server is unavailable: \(detail)."
         case .unreadable(let detail):
             return "The OAuth server answered something unreadable: \(detail)."
         }
+    }
+
+    /// What would fix it, when the user can.
+    package var fix: SuggestedAction? {
+        switch self {
+        case .codeExpired: return .signInSooner
+        case .accessDenied: return .retrySignIn
+        case .invalidClient: return .checkClientCredentials
+        case .invalidGrant: return .signInAgain
+        case .refused: return .retrySignInThenDetails
+        case .unavailable: return .checkConnection(.oauth)
+        case .authorizationPending, .slowDown, .unreadable: return nil
+        }
+    }
+
+    package func message(_ naming: ParameterNaming) -> String {
+        fix.map { "\(problem) \(naming.action($0))" } ?? problem
     }
 
     private static func suffix(_ detail: String) -> String {

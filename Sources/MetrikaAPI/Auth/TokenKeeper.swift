@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaModel
 
 /// Keeps the access token of one run fresh: renews it with the refresh token when fewer than
 /// `refreshWindow` seconds remain (once, before the first request), and once more if the API
@@ -17,6 +18,8 @@ package actor TokenKeeper {
     private let now: @Sendable () -> Date
     private let warn: @Sendable (String) -> Void
     private let log: (@Sendable (String) -> Void)?
+    /// The words of a renewal's failure in `warn`'s lines: the entry point's.
+    private let naming: ParameterNaming
     private var stored: StoredToken?
     private var current: String
     private var preparation: Task<Void, Never>?
@@ -24,11 +27,13 @@ package actor TokenKeeper {
 
     /// A keeper for `resolved`. Without `oauth` or complete `credentials` it only warns, never renews;
     /// `credentialsProblem` is then the reason it gives. `warn` prints a line to stderr; `log` is the
-    /// `--verbose` request log.
+    /// `--verbose` request log; `naming` words the failures they quote.
     package init(
         resolved: ResolvedToken, oauth: OAuthClient?, credentials: ClientCredentials?, credentialsProblem: AppCredentialsProblem? = nil,
-        now: @escaping @Sendable () -> Date, warn: @escaping @Sendable (String) -> Void, log: (@Sendable (String) -> Void)? = nil
+        now: @escaping @Sendable () -> Date, warn: @escaping @Sendable (String) -> Void, log: (@Sendable (String) -> Void)? = nil,
+        naming: ParameterNaming = .neutral
     ) {
+        self.naming = naming
         self.resolved = resolved
         self.oauth = oauth
         self.credentials = credentials
@@ -73,10 +78,10 @@ package actor TokenKeeper {
             current = token
         case .failure(let reason):
             if left <= 0 {
-                warn("Warning: the token in \(resolved.source) expired on \(StoredToken.day(expiresAt)) and could not be renewed (\(reason)). Run `metrika login` to sign in again.")
+                warn("Warning: the token in \(resolved.source) expired on \(StoredToken.day(expiresAt)) and could not be renewed (\(reason)). \(naming.action(.signInAfterExpiry))")
             } else {
                 let days = Int((left / 86_400).rounded(.up))
-                warn("Warning: the token in \(resolved.source) expires on \(StoredToken.day(expiresAt)) (in \(days) day\(days == 1 ? "" : "s")) and could not be renewed automatically (\(reason)). Run `metrika login` to renew it.")
+                warn("Warning: the token in \(resolved.source) expires on \(StoredToken.day(expiresAt)) (in \(days) day\(days == 1 ? "" : "s")) and could not be renewed automatically (\(reason)). \(naming.action(.renewToken))")
             }
         }
     }
@@ -109,7 +114,7 @@ package actor TokenKeeper {
         guard let credentials, credentials.clientSecret != nil else {
             let problem = credentialsProblem ?? credentials.map { .noClientSecret(clientID: $0.clientID) }
                 ?? stored.clientID.map { .noClientSecret(clientID: $0) } ?? .noClientID
-            return .failure(problem.reason)
+            return .failure(problem.reason(naming))
         }
         do {
             let grant = try await oauth.refresh(refreshToken, credentials: credentials)
@@ -123,14 +128,15 @@ package actor TokenKeeper {
                 }
             } catch let error as AuthError {
                 // The new token still works for this run; the next run will renew again.
-                warn("Warning: the token was renewed but could not be saved: \(error.message)")
+                warn("Warning: the token was renewed but could not be saved: \(error.message(naming))")
             }
             self.stored = renewed
             let until = renewed.expiresAt.map { " until \(StoredToken.day($0))" } ?? ""
             log?("  renewed the token\(until) and saved it to \(resolved.keyring?.displayName ?? path)")
             return .success(renewed.accessToken)
         } catch let error as OAuthError {
-            return .failure(error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message)
+            let message = error.message(naming)
+            return .failure(message.hasSuffix(".") ? String(message.dropLast()) : message)
         } catch {
             return .failure("the refresh request failed")
         }

@@ -69,7 +69,7 @@ package enum TokenSource {
             guard let data = try await keyring.lookup() else { throw AuthError.keyringEntryMissing(path: file.path, keyring: keyring.displayName) }
             let source = "\(keyring.displayName) (noted in \(file.path))"
             guard let stored = StoredToken.decode(data) else {
-                throw AuthError.keyringUnavailable(keyring: keyring.displayName, reason: "its entry for \(file.path) holds no token; run `metrika login --store keyring` again")
+                throw AuthError.keyringEntryUnreadable(path: file.path, keyring: keyring.displayName)
             }
             try check(stored.accessToken, source: source)
             return ResolvedToken(token: stored.accessToken, source: source, path: file.path, stored: stored, keyring: keyring)

@@ -51,7 +51,7 @@ enum AuthStatusCommand: Command {
             case .invalidToken, .unauthorized:
                 rows.append(("API", "rejects the token: sign in again with `metrika login`"))
             default:
-                rows.append(("API", "not checked: \(error.message)"))
+                rows.append(("API", "not checked: \(error.message(.cli))"))
             }
         }
         let out = context.stdout
@@ -67,7 +67,7 @@ enum AuthStatusCommand: Command {
         case .success(let credentials):
             return "automatic within 30 days of expiry (app \(credentials.clientID), secret from \(credentials.secretSource ?? credentials.source))"
         case .failure(let problem):
-            return "not possible (\(problem.reason))"
+            return "not possible (\(problem.reason(.cli)))"
         }
     }
 }

@@ -20,7 +20,7 @@ enum CacheInfoCommand: Command {
             // Nothing stored yet is an answer, not a failure: a fresh machine, or before the first sync.
             let out = context.stdout
             switch format {
-            case .table: out.write(CacheInfoListing.missingText(path: path))
+            case .table: out.write(CacheInfoListing.missingText(path: path, naming: .cli))
             case .csv: try writer.write(CacheInfoListing.csvHeader, to: out.writer)
             case .json: out.write(CacheInfoListing.missingJSON(path: path).serialized(pretty: true) + "\n")
             }

@@ -47,7 +47,7 @@ enum LiveCommand: Command {
             do {
                 counters.append(try await loader.counter(id: id))
             } catch let failure as any MetrikaFailure where ids.count > 1 && !(failure is StoreError) {
-                context.note("Error: counter \(id): \(failure.message)")
+                context.note("Error: counter \(id): \(ParameterNaming.cli.message(of: failure))")
                 if unreadable == nil { unreadable = (id, failure) }
             }
         }
@@ -64,7 +64,7 @@ enum LiveCommand: Command {
         let loop = LiveScreenLoop(board: board, screen: TerminalScreen(output: context.stdout), every: every, colour: colour, context: context)
         let code = try await loop.run()
         // The unreadable counter's line was drawn over by the screen: said again once it is gone.
-        if let unreadable { context.note("Error: counter \(unreadable.id): \(unreadable.failure.message)") }
+        if let unreadable { context.note("Error: counter \(unreadable.id): \(ParameterNaming.cli.message(of: unreadable.failure))") }
         return code == ExitCode.ok ? unreadable?.failure.exitCode ?? code : code
     }
 
@@ -82,7 +82,7 @@ enum LiveCommand: Command {
                 first = false
                 context.stdout.write(LiveView(width: width, height: LiveView.snapshotHeight, colour: false).render(snapshot) + "\n")
             case .failed(let counter, let failure):
-                context.note("Error: counter \(counter.id): \(failure.message)")
+                context.note("Error: counter \(counter.id): \(ParameterNaming.cli.message(of: failure))")
                 if code == ExitCode.ok { code = failure.exitCode }
             }
         }

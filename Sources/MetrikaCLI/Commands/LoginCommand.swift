@@ -106,7 +106,7 @@ enum LoginCommand: Command {
                 do {
                     try await previous.delete()
                 } catch let error as AuthError {
-                    context.note("Warning: the token stored before in \(previous.displayName) was not removed: \(error.message) Remove it with `\(previous.manualRemoval)`.")
+                    context.note("Warning: the token stored before in \(previous.displayName) was not removed: \(error.message(.cli)) Remove it with `\(previous.manualRemoval)`.")
                 }
             }
             out.write("Signed in. Token stored in \(file.path)\n")

@@ -102,7 +102,7 @@ enum LogoutCommand: Command {
             out.write("This token was not issued by `metrika login`'s device flow, so it cannot be revoked here: it stays valid until it expires, unless you revoke it at \(manualRevocation). Deleting the local copy.\n")
             return
         case .failure(let problem):
-            throw keep(problem.reason, exitCode: ExitCode.config)
+            throw keep(problem.reason(.cli), exitCode: ExitCode.config)
         }
         let oauth = OAuthClient(baseURL: try session.services.oauthBaseURL(), transport: context.transport, requestTimeout: try session.services.requestTimeout(), now: context.now, log: session.services.logger)
         do {
@@ -118,7 +118,9 @@ enum LogoutCommand: Command {
             let reason: String
             switch error {
             case .invalidClient: reason = "the OAuth server refused the app's credentials (invalid_client): check the client secret of the app \(credentials.clientID), from \(credentials.secretSource ?? credentials.source)"
-            default: reason = error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message
+            default:
+                let message = error.message(.cli)
+                reason = message.hasSuffix(".") ? String(message.dropLast()) : message
             }
             throw keep(reason, exitCode: error.exitCode)
         }

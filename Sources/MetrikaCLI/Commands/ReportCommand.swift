@@ -109,7 +109,8 @@ enum ReportCommand: Command {
         if let page {
             try page.checkWritable()
             sink = ReportHTMLSink(output: page.path == nil ? context.stdout.writer : memory, comparisonColumns: request.compare,
-                                  footer: "Made by metrika \(MetrikaVersion.current)", madeAt: CompactDate.stamp(context.now()))
+                                  footer: "Made by metrika \(MetrikaVersion.current)", madeAt: CompactDate.stamp(context.now()),
+                                  naming: .cli)
             // The summary's changes: the previous period comes with the history report's --compare.
             if request.usesHistory { request = request.withComparison() }
         } else {

@@ -96,7 +96,7 @@ enum SyncCommand: Command {
         if case SyncError.startAfterToday(let start, let today, let timeZone) = failure {
             return "--from \(start.iso) is after this counter's today (\(today.iso) in \(timeZone)); give a past day"
         }
-        return failure.message
+        return ParameterNaming.cli.message(of: failure)
     }
 
     /// `--clickhouse` (or METRIKA_CLICKHOUSE_URL): the synced days of every counter that synced go to

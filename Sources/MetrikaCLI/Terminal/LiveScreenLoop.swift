@@ -127,7 +127,7 @@ struct LiveScreenLoop {
                         state.failures[snapshot.counterID] = nil
                     case .failed(let counter, let failure):
                         failures.append(failure)
-                        state.failures[counter.id] = "Error: counter \(counter.id): \(failure.message)"
+                        state.failures[counter.id] = "Error: counter \(counter.id): \(ParameterNaming.cli.message(of: failure))"
                     }
                 }
                 // Nothing at all to show on the first refresh (a token refused, no network): the

@@ -3,9 +3,9 @@ import MetrikaModel
 import MetrikaStore
 import MetrikaUseCases
 
-/// The sentences of failures whose own message speaks to a person at the command line (`metrika
-/// login`, `--accuracy`, `--verbose`), said in the words a model can act on: a tool, an argument,
-/// or what to ask the user. The rest keep their own message (or the entry point's naming).
+/// The sentences of failures that a model reads better whole than as their problem and the MCP
+/// naming's action (`ParameterNaming.mcp`): the token's, the API's and the alert run's, made from the
+/// cases' data — a tool, an argument, or what to ask the user. The rest are worded by the naming.
 enum MCPFailureWords {
     /// What to tell the user when the server's token cannot be used: signing in happens where the
     /// server runs, not through a tool.
@@ -17,16 +17,15 @@ enum MCPFailureWords {
         case let failure as APIError: return sentence(failure)
         case let failure as AuthError: return sentence(failure)
         case let failure as StoreError:
-            // Its problem, without the command line's fix (`--db`, `metrika sync`) after the dash.
-            let problem = failure.message.components(separatedBy: " — ").first ?? failure.message
-            return "\(problem). Ask the user to fix it on the machine that runs this server; meanwhile get_report's dimension reports (which do not use it) still work."
-        case is UnexpectedFailure: return unexpected
+            return "\(failure.problem). Ask the user to fix it on the machine that runs this server; "
+                + "meanwhile get_report's dimension reports (which do not use it) still work."
         case let failure as AlertCheckError: return sentence(failure)
         default: return nil
         }
     }
 
-    static let unexpected = "metrika stopped on an error it does not expect; nothing more is known about it. Try the call once more; if it fails again, tell the user (the server's log has its kind)."
+    /// An error that is no `MetrikaFailure`, in the MCP naming's words.
+    static var unexpected: String { UnexpectedFailure(typeName: "").message(.mcp) }
 
     static func sentence(_ failure: APIError) -> String? {
         switch failure {
@@ -62,7 +61,7 @@ enum MCPFailureWords {
         switch failure {
         case .notSignedIn, .notSignedInProfile:
             return "This server is not signed in to Yandex.Metrika (it has no token): \(signIn)."
-        case .keyringUnavailable, .keyringEntryMissing:
+        case .keyringUnavailable, .keyringEntryMissing, .keyringEntryUnreadable, .keyringToolMissing:
             return "This server cannot read its token from the system keyring: \(signIn)."
         case .malformedToken(let source, let problem):
             return "The server's token (from \(source)) holds \(problem), so it is not sent: \(signIn)."

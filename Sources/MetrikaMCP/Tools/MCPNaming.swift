@@ -1,3 +1,4 @@
+import MetrikaModel
 import MetrikaUseCases
 
 extension ParameterNaming {
@@ -10,15 +11,53 @@ extension ParameterNaming {
             default: return parameter.words.joined(separator: "_")
             }
         },
-        action: { action in
-            switch action {
-            case .sync(let id): return "call get_report for counter \(id) without offline to fetch its days"
-            case .cleanLogs(let id): return "ask the user to clean the log requests of counter \(id) (they are not reachable through this server)"
-            case .watchToday(let id): return "call check_alerts with counter_ids [\(id)] and today true to judge today's hours so far against the same hours of earlier weeks"
-            case .fetchOnline: return "call get_report again without offline to fetch it"
-            case .compareOtherDays(let id): return "call explain_change for counter \(id) again with against previous or DATE..DATE to compare with other days"
-            }
-        })
+        action: { mcpAction($0) })
+
+    /// What a model can do (a tool call), or what it should ask the user: signing in, the history
+    /// database and the settings are the server's machine's, not a tool's.
+    private static func mcpAction(_ action: SuggestedAction) -> String {
+        let signIn = "Ask the user to sign in to Yandex.Metrika again on the machine that runs this server (or "
+            + "give it another token) and restart the server."
+        let database = "ask the user to fix it on the machine that runs this server; meanwhile get_report's "
+            + "dimension reports (which do not use it) still work"
+        switch action {
+        case .sync(let id): return "call get_report for counter \(id) without offline to fetch its days"
+        case .cleanLogs(let id): return "ask the user to clean the log requests of counter \(id) (they are not "
+            + "reachable through this server)"
+        case .watchToday(let id): return "call check_alerts with counter_ids [\(id)] and today true to judge "
+            + "today's hours so far against the same hours of earlier weeks"
+        case .fetchOnline: return "call get_report again without offline to fetch it"
+        case .compareOtherDays(let id): return "call explain_change for counter \(id) again with against "
+            + "previous or DATE..DATE to compare with other days"
+        case .signIn, .signInOrGiveToken, .signInAgain, .replaceTokenFile, .replaceForeignTokenFile, .protectTokenFile,
+            .fixToken, .signInProfile, .signInToKeyring, .giveClientID, .giveClientSecret, .pipeToken, .signInSooner,
+            .retrySignIn, .checkClientCredentials, .retrySignInThenDetails, .signInAfterExpiry, .renewToken,
+            .storeInKeyringAgain, .keepTokenInFile:
+            return signIn
+        case .signInAsViewer:
+            return "Call list_counters for the counters this server's token can read, or ask the user for "
+                + "access to the counter (its owner grants it in Metrika's access settings)."
+        case .giveAppCredentials, .giveAppSecret:
+            return "ask the user to give this server's OAuth app (its client id and secret) on the machine that runs it"
+        case .fillHistory: return "get_report without offline"
+        case .createHistory: return "get_report"
+        case .checkClock: return "is the server's clock right?"
+        case .narrowQuery: return "Ask for fewer days (from/to or period), fewer dimensions, or accuracy low."
+        case .checkConnection: return "Try the call again later; if it keeps failing, tell the user that the "
+            + "machine that runs this server cannot reach it."
+        case .retryThenReport: return "Try the call once more; if it persists, tell the user."
+        case .checkAPIAddress, .checkTLS, .raiseResponseLimit:
+            return "Tell the user: the server's settings (the API's address, its proxy or its limits) need a "
+                + "look on the machine that runs it."
+        case .reportUnexpected: return "Try the call once more; if it fails again, tell the user (the server's "
+            + "log has its kind)."
+        case .chooseAnotherDatabase, .restoreDatabase, .upgradeForDatabase, .checkDatabaseDirectory, .makeDatabaseWritable,
+            .freeDatabaseDisk:
+            return database
+        case .giveClickHouseCredentials, .checkTelegramToken, .checkTelegramAddress:
+            return "ask the user to fix the server's settings on the machine that runs it."
+        }
+    }
 }
 
 extension ToolArgument {

@@ -1,7 +1,7 @@
 /// An error that is no `MetrikaFailure`: nothing metrika expects. A person never sees such a value's
 /// own description (a Swift dump such as `Stopped(reason: …)`, which may quote anything); they get
 /// a sentence, and the error's type name only when they ask for details (`--verbose`).
-package struct UnexpectedFailure: MetrikaFailure, Equatable {
+package struct UnexpectedFailure: WordedFailure, Equatable {
     /// The Swift type of the error, for `--verbose` and bug reports.
     package var typeName: String
 
@@ -15,13 +15,15 @@ package struct UnexpectedFailure: MetrikaFailure, Equatable {
 
     package var exitCode: Int32 { ExitCode.failure }
 
-    package var message: String {
-        "metrika stopped on an error it does not expect; nothing more is known about it. Run the same command with --verbose to see its kind, and report it."
+    /// The sentence, with what to do (its details, a report) as the entry point words it.
+    package func message(_ naming: ParameterNaming) -> String {
+        "metrika stopped on an error it does not expect; nothing more is known about it. \(naming.action(.reportUnexpected))"
     }
 
-    /// The words for `error` inside another sentence (a warning's reason): a `MetrikaFailure`'s
-    /// message, else "an unexpected error", never the value's description.
+    /// The words for `error` inside another sentence (a warning's reason), in neutral words: a
+    /// `MetrikaFailure`'s message, else "an unexpected error", never the value's description. An entry
+    /// point's own words: `ParameterNaming.reason(_:)`.
     package static func reason(_ error: any Error) -> String {
-        (error as? any MetrikaFailure)?.message ?? "an unexpected error"
+        ParameterNaming.neutral.reason(error)
     }
 }

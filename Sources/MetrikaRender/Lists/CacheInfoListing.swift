@@ -6,9 +6,10 @@ import MetrikaModel
 package enum CacheInfoListing {
     package static let csvHeader = ["counter_id", "name", "first_day", "last_day", "days", "last_fetch"]
 
-    /// No database at `path` yet: what the table says (it is an answer, not a failure).
-    package static func missingText(path: String) -> String {
-        "No history database yet at \(TerminalText.sanitize(path)): `metrika sync` or `metrika report` creates it.\n"
+    /// No database at `path` yet: what the table says (it is an answer, not a failure), naming what
+    /// creates it in the entry point's words.
+    package static func missingText(path: String, naming: ParameterNaming) -> String {
+        "No history database yet at \(TerminalText.sanitize(path)): \(naming.action(.createHistory)) creates it.\n"
     }
 
     /// The JSON of no database at `path`.

@@ -174,7 +174,7 @@ package struct AlertCheck: Sendable {
                 if var running = rule, let host, !running.gaveUp {
                     let failure: (any MetrikaFailure)?
                     if case .failure(let failed) = result { failure = failed.failure } else { failure = nil }
-                    if running.record(failure, host: host) { group.cancelAll() }
+                    if running.record(failure, host: host, naming: activity.naming) { group.cancelAll() }
                     rule = running
                 }
                 if rule?.gaveUp == true { continue }
@@ -337,7 +337,7 @@ package struct AlertCheck: Sendable {
             if created > day.adding(days: -7 * settings.minimumWeeks) {
                 activity.note("Note: counter \(counter.id) is too young to judge: it has fewer than \(settings.minimumWeeks) earlier \(weekday)s (created \(created.iso)).")
             } else {
-                activity.note("Note: counter \(counter.id) was not checked: fewer than \(settings.minimumWeeks) earlier \(weekday)s have history\(loader.client == nil ? " (run without \(activity.naming[.offline]), or metrika sync, to fetch them)" : "").")
+                activity.note("Note: counter \(counter.id) was not checked: fewer than \(settings.minimumWeeks) earlier \(weekday)s have history\(loader.client == nil ? " (run without \(activity.naming[.offline]), or \(activity.naming.action(.fillHistory)), to fetch them)" : "").")
             }
         }
         return (findings, changes, 0)
@@ -413,7 +413,7 @@ package struct AlertCheck: Sendable {
             return (priced, loaded)
         } catch let failure as any MetrikaFailure {
             if failure is StoreError { throw failure }
-            activity.note("Warning: counter \(counter.id): its revenue was not checked (\(failure.message)).")
+            activity.note("Warning: counter \(counter.id): its revenue was not checked (\(activity.naming.message(of: failure))).")
             return nil
         }
     }
@@ -471,7 +471,7 @@ package struct AlertCheck: Sendable {
             // An API that cannot be reached fails the counter's whole check: its one `Error:` line
             // says so, without a goals warning before it (two lines per counter where one is promised).
             if failure is StoreError || ConnectionGiveUp.isConnectionFailure(failure) { throw failure }
-            activity.note("Warning: counter \(counter.id): could not read its goals (\(failure.message)); \(stored == nil ? "only its visits are checked" : "using the list read before").")
+            activity.note("Warning: counter \(counter.id): could not read its goals (\(activity.naming.message(of: failure))); \(stored == nil ? "only its visits are checked" : "using the list read before").")
             return stored?.goals
         }
     }

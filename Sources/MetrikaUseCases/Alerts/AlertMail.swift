@@ -41,7 +41,7 @@ package enum AlertMail {
         do {
             for svg in charts { pngs.append(try await rasterizer.png(fromSVG: svg, scale: ChartSeries.pngScale)) }
         } catch let error as ChartRasterizerError {
-            activity.note("Warning: the alert charts are inline as SVG, which Gmail and Outlook do not show: \(error.message)")
+            activity.note("Warning: the alert charts are inline as SVG, which Gmail and Outlook do not show: \(error.message(activity.naming))")
             pngs = []
         }
         let images = charts.enumerated().map { index, svg -> MIMEPart.Image in

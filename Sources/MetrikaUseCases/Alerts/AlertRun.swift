@@ -143,7 +143,7 @@ package struct AlertRun: Sendable {
                     rule?.record(nil, host: host)
                 } catch let failure as any MetrikaFailure {
                     failures.append((id, failure))
-                    if rule?.record(failure, host: host) == true, let rule {
+                    if rule?.record(failure, host: host, naming: activity.naming) == true, let rule {
                         throw AlertCheckError.hostGone(host: host, limit: rule.limit, reason: rule.lastReason ?? "no connection", checked: [], unchecked: ids)
                     }
                 }
@@ -216,7 +216,7 @@ package struct AlertRun: Sendable {
     }
 
     private func noteFailures(_ failures: [(counterID: Int, failure: any MetrikaFailure)]) {
-        for (id, failure) in failures { activity.note("Error: counter \(id): \(failure.message)") }
+        for (id, failure) in failures { activity.note("Error: counter \(id): \(activity.naming.message(of: failure))") }
     }
 
     /// Shows and delivers claimed news; gives the claims back when that fails. The first delivery
@@ -264,8 +264,8 @@ extension AlertDeliverer {
 
     /// `Error: <failure>; the alerts will be told again on the next run`: one sentence, the failure's
     /// own full stop dropped (never `….; the alerts`).
-    package func untoldNote(_ failure: any MetrikaFailure) -> String {
-        var message = failure.message
+    package func untoldNote(_ failure: any MetrikaFailure, naming: ParameterNaming = .neutral) -> String {
+        var message = naming.message(of: failure)
         while message.hasSuffix(".") { message.removeLast() }
         return "Error: \(message); the alerts will be told again on the next run"
     }

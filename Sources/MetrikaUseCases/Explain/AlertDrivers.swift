@@ -148,7 +148,7 @@ package struct AlertDrivers: Sendable {
                 if ConnectionGiveUp.isConnectionFailure(error) { stopped = "the API could not be reached" }
                 if Self.isQuota(error) { stopped = "the API's quota is spent" }
                 if verbose {
-                    let why = (error as? any MetrikaFailure)?.message ?? "\(error)"
+                    let why = (error as? any MetrikaFailure).map { activity.naming.message(of: $0) } ?? "\(error)"
                     activity.note("Note: counter \(group.counter.id): its alerts go without their driver (\(why)).")
                 }
             }

@@ -48,7 +48,7 @@ package final class HourlyLiveSource: LiveSource {
                 goals[counter.id] = list
             } catch let failure as any MetrikaFailure {
                 if failure is StoreError { throw failure }
-                activity.note("Warning: counter \(counter.id): could not read its goals (\(failure.message)); showing visits only.")
+                activity.note("Warning: counter \(counter.id): could not read its goals (\(activity.naming.message(of: failure))); showing visits only.")
                 goals[counter.id] = stored?.goals ?? []
             }
         }

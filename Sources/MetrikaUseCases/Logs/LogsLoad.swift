@@ -116,6 +116,7 @@ package struct LogsLoad: Sendable {
             progress: { activity.progress($0, force: false) }, note: { activity.note($0) })
         let current = CurrentLogRequest()
         exporter.onRequest = { current.id = $0 }
+        exporter.naming = activity.naming
         var summary = LogExporter.Summary()
         for range in ranges {
             let part = try await export(range, with: exporter) { signal in
@@ -165,7 +166,7 @@ package struct LogsLoad: Sendable {
         do {
             return try await HistoryStore.open(path: databasePath)
         } catch {
-            activity.note("Warning: the history database cannot be opened (\(Self.message(error))); this run keeps no progress, so if it is interrupted it starts again from the beginning.")
+            activity.note("Warning: the history database cannot be opened (\(message(error))); this run keeps no progress, so if it is interrupted it starts again from the beginning.")
             return nil
         }
     }
@@ -242,7 +243,7 @@ package struct LogsLoad: Sendable {
         do {
             return Listing(requests: requests, loads: try await HistoryStore.open(path: databasePath).loads(counterID: counterID))
         } catch {
-            activity.note("Warning: the days loaded into each table are not listed: the history database cannot be read (\(Self.message(error))).")
+            activity.note("Warning: the days loaded into each table are not listed: the history database cannot be read (\(message(error))).")
             return Listing(requests: requests, loads: [])
         }
     }
@@ -286,14 +287,14 @@ package struct LogsLoad: Sendable {
             let store = try await HistoryStore.open(path: databasePath)
             for job in try await store.jobs(counterID: counterID) { try await store.removeJob(requestID: job.requestID) }
         } catch {
-            activity.note("Warning: the history database still remembers counter \(counterID)'s interrupted runs (\(Self.message(error))); a re-run finds their requests cleaned and orders new logs.")
+            activity.note("Warning: the history database still remembers counter \(counterID)'s interrupted runs (\(message(error))); a re-run finds their requests cleaned and orders new logs.")
         }
         return cleaned
     }
 
-    /// An error's one line for a note.
-    static func message(_ error: any Error) -> String {
-        UnexpectedFailure.reason(error)
+    /// An error's one line for a note, in the entry point's words.
+    func message(_ error: any Error) -> String {
+        activity.naming.reason(error)
     }
 }
 

@@ -204,7 +204,7 @@ package struct SyncRun: Sendable {
                     full = full ?? failure
                 } else {
                     let line = outcome.failure.map { "Error: counter \(outcome.counterID): \(describe($0))" }
-                    if giveUp.record(outcome.failure, host: host) {
+                    if giveUp.record(outcome.failure, host: host, naming: activity.naming) {
                         held = []
                         group.cancelAll()
                     } else if giveUp.streak > 0, let line {
@@ -231,7 +231,7 @@ package struct SyncRun: Sendable {
         } else if let full {
             for counter in unstarted { outcomes.append(SyncOutcome(counterID: counter.id, failure: full)) }
             let lost = outcomes.filter { $0.failure.map { ($0 as? StoreError)?.kind == .full } ?? false }.count
-            activity.note("Error: \(full.message). \(lost) of \(total) counter\(total == 1 ? "" : "s") not synced.")
+            activity.note("Error: \(activity.naming.message(of: full)). \(lost) of \(total) counter\(total == 1 ? "" : "s") not synced.")
         }
         return SyncSummary(outcomes: outcomes, requests: client.requestCounter.value, gaveUp: gaveUp)
     }

@@ -42,7 +42,7 @@ package struct TelegramDeliverer: AlertDeliverer {
                 photos.append((AlertMail.chartName(daily[index]) + ".png", png, TelegramHTML.escape(AlertText.line(daily[index]))))
             }
         } catch let error as ChartRasterizerError {
-            activity.note("Warning: the alerts go to Telegram without charts: \(error.message)")
+            activity.note("Warning: the alerts go to Telegram without charts: \(error.message(activity.naming))")
             return []
         }
         return photos
@@ -60,14 +60,14 @@ package struct TelegramDeliverer: AlertDeliverer {
             } catch let error as TelegramError {
                 // A wrong token fails every chat alike: said once.
                 if error == .unauthorized { throw error }
-                if failure == nil { failure = error } else { activity.note("Error: \(error.message)") }
+                if failure == nil { failure = error } else { activity.note("Error: \(error.message(activity.naming))") }
             }
         }
         if let failure { throw failure }
     }
 
     package func failureNote(_ failure: any MetrikaFailure) -> String {
-        if let error = failure as? TelegramError, error == .unauthorized { return "Error: \(failure.message)" }
-        return untoldNote(failure)
+        if let error = failure as? TelegramError, error == .unauthorized { return "Error: \(error.message(activity.naming))" }
+        return untoldNote(failure, naming: activity.naming)
     }
 }

@@ -9,7 +9,7 @@ import MetrikaSystem
 /// chat reads what the mail reads.
 package enum TelegramDigest {
     /// The summary, Telegram's HTML with every text from Metrika escaped.
-    package static func summary(_ sections: [MailReport.Section], metrics: [Metric]) -> String {
+    package static func summary(_ sections: [MailReport.Section], metrics: [Metric], naming: ParameterNaming = .neutral) -> String {
         var parts: [String] = []
         for section in sections {
             var lines = ["<b>\(TelegramHTML.escape(section.counter.displayName))</b> (\(section.counter.id)), "
@@ -19,7 +19,7 @@ package enum TelegramDigest {
                 lines.append(TelegramHTML.escape("\(metric.title): \(MailReport.format(section.totals[index])) (\(change))"))
             }
             if !section.missingDays.isEmpty {
-                lines.append(TelegramHTML.escape("No history for \(section.missingDays.count) day(s): run `metrika sync` first."))
+                lines.append(TelegramHTML.escape("No history for \(section.missingDays.count) day(s): run `\(naming.action(.fillHistory))` first."))
             }
             parts.append(lines.joined(separator: "\n"))
         }
@@ -34,7 +34,7 @@ package enum TelegramDigest {
         let charts = sections.map { MailReport.htmlSection($0, metrics: request.tableMetrics).lineCharts(metrics: request.chartMetrics) }
         let images = try await MailComposer.inlineImages(sections, charts: charts, seedTag: "telegram", rasterizer: composer.rasterizer, activity: composer.activity)
         let photos = images.filter { $0.mediaType == "image/png" }
-        let text = summary(sections, metrics: request.tableMetrics)
+        let text = summary(sections, metrics: request.tableMetrics, naming: composer.activity.naming)
         var failure: TelegramError?
         for chat in chats {
             do {
@@ -42,7 +42,7 @@ package enum TelegramDigest {
                 for photo in photos { try await bot.sendPhoto(photo.data, fileName: photo.filename, to: chat) }
             } catch let error as TelegramError {
                 if error == .unauthorized { throw error }
-                if failure == nil { failure = error } else { composer.activity.note("Error: \(error.message)") }
+                if failure == nil { failure = error } else { composer.activity.note("Error: \(error.message(composer.activity.naming))") }
             }
         }
         if let failure { throw failure }

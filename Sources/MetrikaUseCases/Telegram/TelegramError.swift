@@ -2,9 +2,9 @@ import MetrikaModel
 
 /// What went wrong talking to the Telegram Bot API. The bot token is in every URL (`/bot<token>/…`),
 /// so no case holds a URL or a token: texts that came from the server or the transport are stored
-/// already masked (`TelegramBot` masks them), and the one-line message and the exit status are
-/// derived here only.
-package enum TelegramError: MetrikaFailure, Equatable {
+/// already masked (`TelegramBot` masks them), and the one-line message (its settings in the entry
+/// point's words) and the exit status are derived here only.
+package enum TelegramError: WordedFailure, Equatable {
     /// The token does not look like one from @BotFather (`123456789:AA…`); it is not shown.
     case malformedToken(source: String)
     /// A chat list entry that is neither a chat's number nor `@channel`.
@@ -44,14 +44,14 @@ package enum TelegramError: MetrikaFailure, Equatable {
         }
     }
 
-    package var message: String {
+    package func message(_ naming: ParameterNaming) -> String {
         switch self {
         case .malformedToken(let source):
             return "\(source) is not a Telegram bot token (digits, ':' and 35 characters, as @BotFather gives it); it is not shown because it is a secret."
         case .notAChat(let source, let text):
             return "\(source): \(TerminalText.quote(text)) is not a Telegram chat id; give a chat's number (such as 123456789 or -1001234567890) or a channel's @name."
         case .unauthorized:
-            return "Telegram refused the bot token (401 Unauthorized); check the token @BotFather gave (METRIKA_TELEGRAM_TOKEN)."
+            return "Telegram refused the bot token (401 Unauthorized); \(naming.action(.checkTelegramToken))"
         case .chatNotFound(let chat):
             return "Telegram chat \(chat) was not found: check the id, and that someone in the chat pressed Start or added the bot to the group."
         case .blocked(let chat, let reason):
@@ -69,9 +69,11 @@ package enum TelegramError: MetrikaFailure, Equatable {
         case .answerTooLarge(let limit):
             return "Telegram's Bot API answered more than \(limit >> 10) KiB; refused as a hostile answer."
         case .redirected(let status, let target):
-            return "Telegram's Bot API answered with a redirect (HTTP \(status)) to \(target), which metrika never follows; check METRIKA_TELEGRAM_API_URL."
+            return "Telegram's Bot API answered with a redirect (HTTP \(status)) to \(target), which metrika never follows; "
+                + naming.action(.checkTelegramAddress)
         case .garbage(let method, let status, let detail):
-            return "Telegram's Bot API answered \(method) with something that is not its JSON (HTTP \(status)): \(detail); check METRIKA_TELEGRAM_API_URL."
+            return "Telegram's Bot API answered \(method) with something that is not its JSON (HTTP \(status)): \(detail); "
+                + naming.action(.checkTelegramAddress)
         }
     }
 }

@@ -1,8 +1,9 @@
 import MetrikaModel
 
 /// What stopped a Logs API export (`LogExporter`), in words a user can act on. The cases carry the
-/// request, counter and part; the one-line message and the exit status are derived here only.
-package enum LogExportError: MetrikaFailure, Equatable {
+/// request, counter and part; the one-line message (its commands and options in the entry point's
+/// words) and the exit status are derived here only.
+package enum LogExportError: WordedFailure, Equatable {
     /// Evaluate says counter `counterID` has no room for a log request (`maxDays`, the API's
     /// `max_possible_day_quantity`, below 1): its 10 GB of prepared logs is full.
     case noRoom(counterID: Int, maxDays: Int)
@@ -23,11 +24,11 @@ package enum LogExportError: MetrikaFailure, Equatable {
         }
     }
 
-    package var message: String {
+    package func message(_ naming: ParameterNaming) -> String {
         switch self {
         case .noRoom(let counterID, let maxDays):
             return "counter \(counterID) has no room for a log request now (max_possible_day_quantity \(maxDays)): its 10 GB of prepared logs is full. "
-                + "Run `metrika logs --counter \(counterID) --clean-all` to free it."
+                + "Run `\(naming.action(.cleanLogs(counterID: counterID)))` to free it."
         case .noParts(let request):
             return "log request \(request) is processed but lists no parts; run again to order a new one."
         case .requestEnded(let request, let status):
@@ -35,7 +36,7 @@ package enum LogExportError: MetrikaFailure, Equatable {
         case .notProcessed(let request, let polls):
             return "log request \(request) was not processed after \(polls) polls; run again later to resume it."
         case .badRow(let problem, let request, let part, let count):
-            return problem.message(request: request, part: part, of: count)
+            return problem.message(request: request, part: part, of: count, naming: naming)
         }
     }
 }

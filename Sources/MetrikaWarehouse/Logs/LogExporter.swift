@@ -33,6 +33,8 @@ package struct LogExporter: Sendable {
     package var note: @Sendable (String) -> Void
     /// Told the id of each log request the run orders or resumes (for a note if it is interrupted).
     package var onRequest: (@Sendable (Int) -> Void)?
+    /// How the notes name the command that cleans log requests (the entry point's words).
+    package var naming = ParameterNaming.neutral
 
     package init(
         client: MetrikaClient, destination: any LogDestination, destinationKey: String,
@@ -151,7 +153,7 @@ package struct LogExporter: Sendable {
         do {
             _ = try await client.finishLogRequest(counter: counterID, id: id, cancel: false)
         } catch {
-            note("Warning: log request \(id) could not be cleaned (\(UnexpectedFailure.reason(error))); run `metrika logs --counter \(counterID) --clean-all`.")
+            note("Warning: log request \(id) could not be cleaned (\(naming.reason(error))); run `\(naming.action(.cleanLogs(counterID: counterID)))`.")
         }
         await forget(id)
     }
@@ -224,7 +226,7 @@ package struct LogExporter: Sendable {
             await forget(id)
         } else if info.status == "processed" {
             if store != nil {
-                note("Note: log request \(id) is kept so that a re-run with the same arguments resumes it; `metrika logs --counter \(counterID) --clean-all` frees it.")
+                note("Note: log request \(id) is kept so that a re-run with the same arguments resumes it; `\(naming.action(.cleanLogs(counterID: counterID)))` frees it.")
             } else {
                 _ = try? await client.finishLogRequest(counter: counterID, id: id, cancel: false)
             }
@@ -238,7 +240,7 @@ package struct LogExporter: Sendable {
         do {
             try await store?.removeJob(requestID: id)
         } catch {
-            note("Warning: the history database could not forget log request \(id) (\(UnexpectedFailure.reason(error))); a re-run with the same arguments orders a new log.")
+            note("Warning: the history database could not forget log request \(id) (\(naming.reason(error))); a re-run with the same arguments orders a new log.")
         }
     }
 

@@ -294,11 +294,12 @@ package struct LogRowProblem: Error, Sendable, Equatable {
     package var raw: [UInt8]
 
     /// One line for the user: the part as the progress line counts it (1-based, "part 2 of 3").
-    package func message(request: Int, part: Int, of count: Int) -> String {
+    package func message(request: Int, part: Int, of count: Int, naming: ParameterNaming = .neutral) -> String {
         let place = row == 0 ? "the header" : "row \(row)" + (field.map { ", field \($0)" } ?? "")
         // Tabs and line breaks shown as the escapes they would be, so a field count can be checked by eye.
         let visible = String(decoding: raw, as: UTF8.self).replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\r", with: "\\r")
         let bytes = raw.isEmpty ? "" : ": '\(TerminalText.quote(visible))'" + (raw.count >= Self.rawLimit ? "…" : "")
-        return "log request \(request), part \(part) of \(count), \(place): \(problem)\(bytes). Nothing of that part reached the table; the same command with --output FILE instead of --clickhouse saves the log exactly as the API sent it."
+        return "log request \(request), part \(part) of \(count), \(place): \(problem)\(bytes). Nothing of that part reached the table; "
+            + "the same command with \(naming[.output]) FILE instead of \(naming[.clickhouse]) saves the log exactly as the API sent it."
     }
 }

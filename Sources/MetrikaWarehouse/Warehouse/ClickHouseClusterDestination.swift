@@ -47,7 +47,7 @@ package final class ClickHouseClusterDestination: LogDestination {
             }
             let destination = try await ClickHouseDestination.prepare(
                 settings, counterID: counterID, source: source, fields: fields, transport: transport,
-                clusterHint: "metrika loads the shards' local tables (\(settings.qualifiedTable)) itself.")
+                clusterHint: .shardsLoadedLocally(settings.qualifiedTable))
             try await client.execute(cluster.createDistributed(settings, shardingKey: ClickHouseSchema.columnName(shardingField(source))),
                                      doing: "creating the Distributed table \(cluster.distributedTable)")
             let (database, table) = split(cluster.distributedTable)

@@ -46,14 +46,11 @@ package final class ClickHouseDestination: LogDestination {
         self.target = target
     }
 
-    /// What a Distributed table given to one server is told to do instead.
-    package static let clusterHint = "load a cluster's shards with --clickhouse URL1,URL2,… --cluster NAME (docs/clickhouse.md), or point --table at a MergeTree table."
-
     /// Creates the database and table when missing (typed columns, see `ClickHouseSchema`), then
     /// checks what the table is (`ClickHouseTarget`): all before a log is ordered.
     package static func prepare(
         _ settings: ClickHouseSettings, counterID: Int, source: LogSource, fields: [String], transport: any StreamingHTTPTransport,
-        clusterHint: String = ClickHouseDestination.clusterHint
+        clusterHint: ClickHouseError.DistributedHint = .loadAsCluster
     ) async throws -> ClickHouseDestination {
         let client = ClickHouseClient(settings: settings, transport: transport)
         try await client.execute("CREATE DATABASE IF NOT EXISTS \(settings.database)", doing: "creating database \(settings.database)")

@@ -2,10 +2,10 @@ import MetrikaModel
 
 /// What went wrong reaching, checking or loading ClickHouse, in words a user can act on. Every case
 /// carries what the message names (the table, the shard, the option); the one-line message and the
-/// exit status are derived here, and nowhere else. Text that came from the user or the server is
+/// exit status are derived here, and nowhere else, an option by the entry point's naming (`--table`). Text that came from the user or the server is
 /// held as it will be shown (already passed through `TerminalText`, a password masked), so a case can
 /// never carry a secret.
-package enum ClickHouseError: MetrikaFailure, Equatable {
+package enum ClickHouseError: WordedFailure, Equatable {
     // MARK: - The command line and the environment (ClickHouseSettings, ClickHouseCluster)
 
     /// `--clickhouse` is not an http(s) URL with a host; `shown` is it with any credentials cut out.
@@ -46,7 +46,7 @@ package enum ClickHouseError: MetrikaFailure, Equatable {
     /// `system.tables` does not list `table` right after metrika created it in `database`.
     case tableMissing(table: String, database: String)
     /// `table` is a Distributed table; `hint` says what to load instead.
-    case distributedTable(table: String, hint: String)
+    case distributedTable(table: String, hint: DistributedHint)
     /// `table` has an engine the staged replace cannot work with (`engine` as shown).
     case unsupportedEngine(table: String, engine: String)
     /// `table` is partitioned by a key the replace does not know (`key` as shown; empty: none).
@@ -101,22 +101,24 @@ package enum ClickHouseError: MetrikaFailure, Equatable {
         }
     }
 
-    package var message: String {
+    package func message(_ naming: ParameterNaming) -> String {
+        let url = naming[.clickhouse], tableOption = naming[.table]
         switch self {
         case .notAURL(let shown):
-            return "--clickhouse '\(shown)' is not an http(s) URL such as http://127.0.0.1:8123"
+            return "\(url) '\(shown)' is not an http(s) URL such as http://127.0.0.1:8123"
         case .credentialsInURL:
-            return "--clickhouse must not hold a user or password (they would show in the process list); set METRIKA_CLICKHOUSE_USER and METRIKA_CLICKHOUSE_PASSWORD instead."
+            return "\(url) must not hold a user or password (they would show in the process list); "
+                + naming.action(.giveClickHouseCredentials)
         case .badPort(let shown, let port):
-            return "--clickhouse '\(shown)' has port \(port); a port is 1 to 65535."
+            return "\(url) '\(shown)' has port \(port); a port is 1 to 65535."
         case .notABaseURL:
-            return "--clickhouse must be the HTTP interface's base URL (like http://127.0.0.1:8123), without path or query."
+            return "\(url) must be the HTTP interface's base URL (like http://127.0.0.1:8123), without path or query."
         case .badTableName(let shown):
-            return "--table '\(shown)' is not a table name like visits or metrika.visits (letters, digits, _)."
+            return "\(tableOption) '\(shown)' is not a table name like visits or metrika.visits (letters, digits, _)."
         case .badClusterName(let shown):
-            return "--cluster '\(shown)' is not a cluster name as remote_servers has it (letters, digits and _)."
+            return "\(naming[.cluster]) '\(shown)' is not a cluster name as remote_servers has it (letters, digits and _)."
         case .repeatedShard(let shown):
-            return "--clickhouse names \(shown) twice; give one URL per shard."
+            return "\(url) names \(shown) twice; give one URL per shard."
         case .lineBreak(let variable):
             return "\(variable) holds a line break; fix it."
         case .unreachable(let host, let port, let doing, let table, let detail):
@@ -132,19 +134,25 @@ package enum ClickHouseError: MetrikaFailure, Equatable {
         case .tableMissing(let table, let database):
             return "table \(table) is not there although metrika just created it; check the user's rights on database \(database)."
         case .distributedTable(let table, let hint):
-            return "table \(table) is a Distributed table: loading through it cannot replace a re-loaded range and would add the rows again on every run; \(hint)"
+            let instead = switch hint {
+            case .loadAsCluster:
+                "load a cluster's shards with \(url) URL1,URL2,… \(naming[.cluster]) NAME (docs/clickhouse.md), "
+                    + "or point \(tableOption) at a MergeTree table."
+            case .shardsLoadedLocally(let local): "metrika loads the shards' local tables (\(local)) itself."
+            }
+            return "table \(table) is a Distributed table: loading through it cannot replace a re-loaded range and would add the rows again on every run; \(instead)"
         case .unsupportedEngine(let table, let engine):
             return "table \(table) has engine \(engine); metrika loads into MergeTree tables (a re-loaded range replaces its partitions): "
-                + "choose another --table, or drop this one so that metrika creates it."
+                + "choose another \(tableOption), or drop this one so that metrika creates it."
         case .unsupportedPartitionKey(let table, let key):
             return "table \(table) is partitioned by \(key.isEmpty ? "nothing" : key); metrika replaces re-loaded days by partition and needs "
                 + "PARTITION BY (counter_id, date) (or (counter_id, toYYYYMM(date)), or toYYYYMM(date) as older metrika made): "
-                + "choose another --table, or create it as docs/clickhouse.md shows."
+                + "choose another \(tableOption), or create it as docs/clickhouse.md shows."
         case .missingColumns(let table, let fields):
             let additions = fields.map { "ADD COLUMN \(ClickHouseSchema.columnName($0)) \(ClickHouseSchema.columnType($0))" }.joined(separator: ", ")
             let one = fields.count == 1
             return "table \(table) has no column for \(fields.joined(separator: ", ")); add \(one ? "it" : "them") (ALTER TABLE \(table) \(additions)) "
-                + "or leave \(one ? "that field" : "those fields") out of --fields."
+                + "or leave \(one ? "that field" : "those fields") out of \(naming[.fields])."
         case .wrongColumnTypes(let table, let columns):
             let found = columns.map { "\($0.column) is \($0.found), not \($0.wanted)" }.joined(separator: ", ")
             let alterable = columns.filter { !$0.inKey }, keyed = columns.filter(\.inKey)
@@ -156,15 +164,15 @@ package enum ClickHouseError: MetrikaFailure, Equatable {
                 fixes.append("\(keyed.map(\.column).joined(separator: ", ")) \(keyed.count == 1 ? "is" : "are") in the table's key, which ALTER cannot retype: "
                     + "create the table again with the types of docs/clickhouse.md (or drop it and let metrika create it)")
             }
-            return "table \(table) has columns of the wrong type (\(found)); nothing was ordered. Fix: \(fixes.joined(separator: "; ")); or choose another --table."
+            return "table \(table) has columns of the wrong type (\(found)); nothing was ordered. Fix: \(fixes.joined(separator: "; ")); or choose another \(tableOption)."
         case .unknownCluster(let place, let cluster):
-            return "\(place) knows no cluster \(cluster) (its remote_servers); give the cluster's name as the servers have it with --cluster."
+            return "\(place) knows no cluster \(cluster) (its remote_servers); give the cluster's name as the servers have it with \(naming[.cluster])."
         case .shardCountMismatch(let place, let cluster, let known, let given):
             return "\(place) knows cluster \(cluster) with \(known) shard\(known == 1 ? "" : "s"), but \(given) URLs were given: "
                 + "give one URL per shard, in the order of remote_servers."
         case .notDistributed(let distributed, let place, let engine, let local):
             return "\(distributed) on \(place) is a \(engine) table, not the Distributed one a cluster load needs "
-                + "(metrika loads \(local) and reads through \(distributed)): rename it or choose another --table."
+                + "(metrika loads \(local) and reads through \(distributed)): rename it or choose another \(tableOption)."
         case .strayRows(let count, let counterID, let from, let to, let table, let foundCounter, let foundDate):
             return "\(count) row\(count == 1 ? "" : "s") loaded for counter \(counterID), \(from.iso)…\(to.iso) arrived in \(table) "
                 + "as counter \(foundCounter) on \(foundDate), outside the range: ClickHouse did not read the log as sent; nothing was replaced."
@@ -181,6 +189,14 @@ package enum ClickHouseError: MetrikaFailure, Equatable {
         case .cannotReadSpool(let path):
             return "cannot read the temporary file \(path)."
         }
+    }
+
+    /// What a Distributed table's error says to do instead.
+    package enum DistributedHint: Sendable, Equatable {
+        /// One server was given: load the cluster's shards, or another table.
+        case loadAsCluster
+        /// A cluster load found it where a shard's local table (`local`) belongs.
+        case shardsLoadedLocally(String)
     }
 
     /// A column whose type does not take its field's values: `found` as shown, `wanted` metrika's.

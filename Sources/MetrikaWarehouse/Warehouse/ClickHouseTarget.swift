@@ -50,7 +50,7 @@ package struct ClickHouseTarget: Sendable, Equatable {
     }
 
     /// Reads the table's engine, keys and columns and checks that a load of `fields` can go in.
-    package static func inspect(_ client: ClickHouseClient, fields: [String], clusterHint: String) async throws -> ClickHouseTarget {
+    package static func inspect(_ client: ClickHouseClient, fields: [String], clusterHint: ClickHouseError.DistributedHint) async throws -> ClickHouseTarget {
         let settings = client.settings
         let table = settings.qualifiedTable
         let database = ClickHouseClient.quote(settings.database), name = ClickHouseClient.quote(settings.table)
@@ -77,7 +77,7 @@ package struct ClickHouseTarget: Sendable, Equatable {
     /// Decides the scheme, refusing what the replace cannot handle.
     package init(
         table: String, engine: String, partitionKey: String, sortingKey: String, primaryKey: String, samplingKey: String, columns: [String: String],
-        clusterHint: String
+        clusterHint: ClickHouseError.DistributedHint
     ) throws {
         self.table = table
         self.engine = engine
