@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "MetrikaWarehouseTests", dependencies: ["MetrikaWarehouse", "MetrikaAPI", "MetrikaStore", "MetrikaModel", "MetrikaSystem", "MetrikaCLI"]),
         .testTarget(name: "MetrikaUseCasesTests", dependencies: ["MetrikaUseCases", "MetrikaAPI", "MetrikaStore", "MetrikaModel"]),
         .testTarget(name: "MetrikaServicesTests", dependencies: ["MetrikaServices", "MetrikaUseCases", "MetrikaAPI", "MetrikaSystem", "MetrikaModel", "MetrikaRender"]),
-        .testTarget(name: "MetrikaMCPTests", dependencies: ["MetrikaMCP", "MetrikaServices", "MetrikaUseCases", "MetrikaRender", "MetrikaSimulator", "MetrikaTestSupport"]),
+        .testTarget(name: "MetrikaMCPTests", dependencies: ["MetrikaMCP", "MetrikaBot", "MetrikaServices", "MetrikaUseCases", "MetrikaRender", "MetrikaSimulator", "MetrikaTestSupport"]),
         .testTarget(name: "MetrikaBotTests", dependencies: ["MetrikaBot", "MetrikaServices", "MetrikaUseCases", "MetrikaAPI", "MetrikaStore", "MetrikaModel", "MetrikaRender"]),
         .testTarget(name: "MetrikaCLITests", dependencies: ["MetrikaCLI", "MetrikaServices", "MetrikaUseCases", "MetrikaSimulator", "MetrikaTestSupport"]),
         .testTarget(

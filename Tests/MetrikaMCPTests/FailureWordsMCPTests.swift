@@ -1,4 +1,5 @@
 import MetrikaAPI
+import MetrikaBot
 @testable import MetrikaMCP
 import MetrikaModel
 import MetrikaStore
@@ -6,7 +7,7 @@ import MetrikaUseCases
 import MetrikaWarehouse
 import Testing
 
-/// Issue 44 item 2: the failures below the entry points, worded by the MCP server (argument names,
+/// The failures below the entry points, worded by the MCP server (argument names,
 /// what to ask the user) and by the bot (its commands) — never the command line's `metrika login`
 /// or a `--flag`; and no sentence made by cutting another.
 @Suite struct FailureWordsMCPTests {
