@@ -18,7 +18,7 @@ import Testing
         #expect(response.isResponse && response.id == .string("a"))
         guard case .absent = response.method else { Issue.record("method: \(response.method)"); return }
         #expect(throws: DecodingError.self) { try JSONValueDecoder.decode(JSONRPCEnvelope.self, from: value("[1]")) }
-        // A repeated member counts by its last value, as rpcMember reads it.
+        // A repeated member counts by its last value.
         let repeated = try JSONValueDecoder.decode(JSONRPCEnvelope.self, from: value(#"{"jsonrpc":"1.0","jsonrpc":"2.0","method":"a","method":"b"}"#))
         #expect(repeated.jsonrpc == "2.0")
         guard case .value("b") = repeated.method else { Issue.record("method: \(repeated.method)"); return }
@@ -33,6 +33,28 @@ import Testing
         let bare = try JSONValueDecoder.decode(ToolCallParams.self, from: value(#"{"name":5,"_meta":3}"#))
         #expect(bare.name == nil && bare.progressToken == nil)
         guard case .absent = bare.arguments else { Issue.record("arguments: \(bare.arguments)"); return }
+    }
+
+    @Test func theProtocolsOwnParamsAreTyped() throws {
+        let stateless = ProtocolParams.of(try value(#"""
+            {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}},
+             "cursor": null, "requestId": 7}
+            """#))
+        guard case .value(let meta) = stateless.meta, case .value("2026-07-28") = meta.protocolVersion else {
+            Issue.record("meta: \(stateless.meta)")
+            return
+        }
+        #expect(meta.hasVersion && meta.hasClientCapabilities && stateless.cursor == nil && stateless.requestID == .number(7))
+        #expect(MCPRevision.hasStatelessEnvelope(try value(#"{"_meta": {"io.modelcontextprotocol/protocolVersion": 5}}"#)))
+        // A handshake-era _meta (a progress token) is no envelope; nor is a _meta that is no object.
+        #expect(!MCPRevision.hasStatelessEnvelope(try value(#"{"_meta": {"progressToken": 1}}"#)))
+        #expect(!MCPRevision.hasStatelessEnvelope(try value(#"{"_meta": 3}"#)))
+        #expect(!MCPRevision.hasStatelessEnvelope(nil))
+        let handshake = ProtocolParams.of(try value(#"{"protocolVersion": "2025-11-25", "cursor": "c", "_meta": []}"#))
+        #expect(handshake.protocolVersion == "2025-11-25" && handshake.cursor == .string("c"))
+        guard case .wrongType = handshake.meta else { Issue.record("meta: \(handshake.meta)"); return }
+        #expect(ProtocolParams.of(try value("[1]")).protocolVersion == nil)
+        #expect(ProtocolParams.of(try value(#"{"protocolVersion": 2025}"#)).protocolVersion == nil)
     }
 
     @Test func numbersDecodeOnlyIntoTypesThatHoldThem() throws {

@@ -249,17 +249,3 @@ package struct BoundedJSONParser {
         return code
     }
 }
-
-extension JSONValue {
-    /// The member `key` of an object (the last one, when a key repeats); nil for anything else.
-    func rpcMember(_ key: String) -> JSONValue? {
-        guard case .object(let members) = self else { return nil }
-        return members.last { $0.0 == key }?.1
-    }
-
-    /// The string, when this is one.
-    var rpcString: String? {
-        if case .string(let text) = self { return text }
-        return nil
-    }
-}

@@ -126,6 +126,70 @@ struct JSONRPCEnvelope: Decodable {
     }
 }
 
+/// The members of a message's `params` the protocol itself reads (a method's own are its type's:
+/// `ToolCallParams`).
+struct ProtocolParams: Decodable {
+    /// `initialize`'s requested version; nil when absent or not a string.
+    var protocolVersion: String?
+    /// `_meta`, where the 2026-07-28 envelope is (`.wrongType`: not an object).
+    var meta: EnvelopeMember<EnvelopeMeta> = .absent
+    /// `tools/list`'s cursor; nil when absent or null.
+    var cursor: JSONValue?
+    /// `notifications/cancelled`'s `requestId`.
+    var requestID: JSONValue?
+
+    private enum CodingKeys: String, CodingKey {
+        case protocolVersion, cursor
+        case meta = "_meta"
+        case requestID = "requestId"
+    }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if case .value(let version) = try container.member(String.self, forKey: .protocolVersion) {
+            protocolVersion = version
+        }
+        meta = try container.member(EnvelopeMeta.self, forKey: .meta)
+        if case .value(let cursor) = try container.member(JSONValue.self, forKey: .cursor), cursor != .null {
+            self.cursor = cursor
+        }
+        if case .value(let id) = try container.member(JSONValue.self, forKey: .requestID) { requestID = id }
+    }
+
+    /// The members of `params`; none when it is absent or no object.
+    static func of(_ params: JSONValue?) -> ProtocolParams {
+        params.flatMap { try? JSONValueDecoder.decode(ProtocolParams.self, from: $0) } ?? ProtocolParams()
+    }
+}
+
+/// `_meta`'s members of the 2026-07-28 envelope.
+struct EnvelopeMeta: Decodable {
+    var protocolVersion: EnvelopeMember<String>
+    var hasClientCapabilities: Bool
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        protocolVersion = try container.member(String.self, forKey: Key(MCPRevision.protocolVersionKey))
+        hasClientCapabilities = container.contains(Key(MCPRevision.clientCapabilitiesKey))
+    }
+
+    /// Whether it carries the envelope's version key (a `_meta` with only `progressToken` does not).
+    var hasVersion: Bool {
+        if case .absent = protocolVersion { return false }
+        return true
+    }
+}
+
 /// `tools/call`'s parameters.
 struct ToolCallParams: Decodable {
     /// The tool's name; nil when absent or not a string.

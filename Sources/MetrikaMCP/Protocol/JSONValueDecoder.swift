@@ -3,7 +3,7 @@ import MetrikaRender
 /// Decodes a `Decodable` type from a `JSONValue` that `BoundedJSONParser` gave: a client's line is
 /// parsed once, with its depth and size bounded and its id's raw text kept, and the JSON-RPC
 /// envelope and parameters are then typed (`JSONRPCEnvelope`, `ToolCallParams`). A member that
-/// repeats counts by its last value, as `rpcMember` reads it; a `JSONValue` member is handed over
+/// repeats counts by its last value (as JavaScript reads it); a `JSONValue` member is handed over
 /// as it is (its members' order and repeats kept: tool arguments are checked on them).
 enum JSONValueDecoder {
     static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {

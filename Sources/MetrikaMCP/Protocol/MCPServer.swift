@@ -120,7 +120,9 @@ package final class MCPServer: Sendable {
     private func notification(_ method: String, params: JSONValue?, era: inout Era) {
         switch method {
         case "notifications/cancelled":
-            guard let requestID = params?.rpcMember("requestId"), let key = RequestID.key(of: requestID) else { return }
+            guard let requestID = ProtocolParams.of(params).requestID, let key = RequestID.key(of: requestID) else {
+                return
+            }
             let task = calls.withLock { $0[key] }
             task?.cancel()
         default:
@@ -143,7 +145,7 @@ package final class MCPServer: Sendable {
             switch method {
             case "initialize":
                 guard version == nil else { throw RPCFailure.invalidRequest("Invalid request: the connection is already initialized") }
-                guard let requested = params?.rpcMember("protocolVersion")?.rpcString else {
+                guard let requested = ProtocolParams.of(params).protocolVersion else {
                     throw RPCFailure.invalidParams("Invalid params: initialize needs \"protocolVersion\" (a string)")
                 }
                 let negotiated = MCPRevision.negotiate(requested)
@@ -185,17 +187,22 @@ package final class MCPServer: Sendable {
         let supported = JSONValue.array(MCPRevision.stateless.map { .string($0) })
         if method == "initialize" {
             var data: [(String, JSONValue)] = [("supported", supported)]
-            if let requested = params?.rpcMember("protocolVersion")?.rpcString { data.append(("requested", .string(requested))) }
+            if let requested = ProtocolParams.of(params).protocolVersion {
+                data.append(("requested", .string(requested)))
+            }
             throw RPCFailure(code: JSONRPCError.unsupportedProtocolVersion, message: "This connection speaks the stateless 2026-07-28 revision (it began without initialize); the initialize handshake is not accepted on it", data: .object(data))
         }
-        guard let meta = params?.rpcMember("_meta"), case .object = meta else {
+        guard case .value(let meta) = ProtocolParams.of(params).meta else {
             throw RPCFailure.invalidParams("Invalid params: params._meta must be an object carrying \"\(MCPRevision.protocolVersionKey)\" and \"\(MCPRevision.clientCapabilitiesKey)\"")
         }
-        let missing = [MCPRevision.protocolVersionKey, MCPRevision.clientCapabilitiesKey].filter { meta.rpcMember($0) == nil }
+        let given = [
+            (MCPRevision.protocolVersionKey, meta.hasVersion), (MCPRevision.clientCapabilitiesKey, meta.hasClientCapabilities),
+        ]
+        let missing = given.filter { !$0.1 }.map(\.0)
         guard missing.isEmpty else {
             throw RPCFailure.invalidParams("Invalid params: params._meta is missing \(missing.joined(separator: ", "))")
         }
-        guard let version = meta.rpcMember(MCPRevision.protocolVersionKey)?.rpcString else {
+        guard case .value(let version) = meta.protocolVersion else {
             throw RPCFailure.invalidParams("Invalid params: \(MCPRevision.protocolVersionKey) must be a string")
         }
         guard MCPRevision.stateless.contains(version) else {
@@ -205,7 +212,7 @@ package final class MCPServer: Sendable {
     }
 
     private func refuseCursor(_ params: JSONValue?) throws {
-        if let cursor = params?.rpcMember("cursor"), cursor != .null {
+        if ProtocolParams.of(params).cursor != nil {
             throw RPCFailure.invalidParams("Invalid params: unknown cursor (the tool list has one page)")
         }
     }

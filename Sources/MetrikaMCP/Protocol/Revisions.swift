@@ -40,6 +40,7 @@ package enum MCPRevision {
     /// Whether `params` carries the 2026 envelope's version key (a bare `_meta` does not count:
     /// handshake-era requests put `progressToken` there).
     static func hasStatelessEnvelope(_ params: JSONValue?) -> Bool {
-        params?.rpcMember("_meta")?.rpcMember(protocolVersionKey) != nil
+        guard case .value(let meta) = ProtocolParams.of(params).meta else { return false }
+        return meta.hasVersion
     }
 }

@@ -199,7 +199,6 @@ package struct ConfigFile: Sendable, Equatable {
         let kind = first == UInt8(ascii: "[") ? "a list" : first == UInt8(ascii: "\"") ? "a string" : "a single value"
         return "it holds \(kind), not a JSON object like {\"counter\": 1001}"
     }
-
 }
 
 // MARK: - Decoding
