@@ -1,3 +1,4 @@
+import MetrikaServices
 import Foundation
 @testable import MetrikaMCP
 import MetrikaAPI
@@ -14,7 +15,7 @@ import Testing
 /// touched: these run against a services value whose every method fails the test).
 @Suite struct ToolSchemaTests {
     /// Services that must never be reached.
-    struct Unreachable: MCPServices {
+    struct Unreachable: RunServices {
         var now: @Sendable () -> Date { { Date(timeIntervalSince1970: 0) } }
         func client() throws -> MetrikaAPI.MetrikaClient { Issue.record("the API was reached"); throw CancellationError() }
         func historyLoader(offline: Bool) throws -> MetrikaUseCases.HistoryLoader { Issue.record("the history was reached"); throw CancellationError() }

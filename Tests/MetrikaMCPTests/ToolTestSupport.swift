@@ -1,3 +1,4 @@
+import MetrikaServices
 import Foundation
 import MetrikaAPI
 @testable import MetrikaMCP
@@ -56,7 +57,7 @@ final class ToolSimulator: Sendable {
 }
 
 /// The tools' services over the simulator and a history database of the test's own.
-struct TestServices: MCPServices {
+struct TestServices: RunServices {
     let baseURL: String
     let databasePath: String
     let now: @Sendable () -> Date

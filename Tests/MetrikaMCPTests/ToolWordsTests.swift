@@ -1,3 +1,4 @@
+import MetrikaServices
 import Foundation
 import MetrikaAPI
 @testable import MetrikaMCP
@@ -39,7 +40,7 @@ import Testing
     }
 
     /// Services that have no token: the client cannot be made (the CLI's "Run `metrika login`").
-    struct NotSignedIn: MCPServices {
+    struct NotSignedIn: RunServices {
         let base: TestServices
         var now: @Sendable () -> Date { base.now }
         func client() throws -> MetrikaClient { throw AuthError.notSignedIn }
@@ -87,7 +88,7 @@ import Testing
         ("list_counters", [("limit", .number(0))], "limit"),
     ]
 
-    func results(_ services: any MCPServices) async throws -> [(String, MCPToolResult)] {
+    func results(_ services: any RunServices) async throws -> [(String, MCPToolResult)] {
         let catalogue = MetrikaToolCatalogue(services: services)
         var results: [(String, MCPToolResult)] = []
         for call in Self.calls {
@@ -144,7 +145,7 @@ import Testing
         var wrong = revoked
         wrong.token = "no-such-token"
         let missing = NotSignedIn(base: TestServices(try Self.simulator.get(), database: folder.path + "/m.sqlite", now: Self.now))
-        for services in [revoked, wrong, missing] as [any MCPServices] {
+        for services in [revoked, wrong, missing] as [any RunServices] {
             let catalogue = MetrikaToolCatalogue(services: services)
             for (tool, arguments) in [("list_counters", []), ("get_report", [("counter_ids", ints([1001]))]), ("check_alerts", [("counter_ids", ints([1001]))]),
                                       ("list_goals", [("counter_id", JSONValue.number(1001))])] as [(String, [(String, JSONValue)])] {

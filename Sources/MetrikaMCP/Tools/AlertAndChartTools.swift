@@ -1,3 +1,4 @@
+import MetrikaServices
 import Foundation
 import MetrikaModel
 import MetrikaRender
@@ -44,7 +45,7 @@ enum CheckAlertsTool {
             + "in the last hours. Not with date.",
         defaultValue: .bool(false)))
 
-    static func run(_ arguments: ToolArguments, services: any MCPServices, call: any MCPCallActivity) async throws -> MCPToolResult {
+    static func run(_ arguments: ToolArguments, services: any RunServices, call: any MCPCallActivity) async throws -> MCPToolResult {
         let ids = SharedArguments.ids(arguments[counterIDs])
         let today = arguments[Self.today] == true
         if today, arguments[date] != nil {
@@ -188,7 +189,7 @@ enum DrawChartTool {
             "Metrics (default visits), at most 20: visits, pageviews, users, bounceRate, avgVisitDuration, revenue, "
                 + "goal<ID>reaches…"))
 
-    static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
+    static func run(_ arguments: ToolArguments, services: any RunServices) async throws -> MCPToolResult {
         let ids = SharedArguments.ids(arguments[counterIDs])
         let dates = try SharedArguments.dates(arguments, defaultFrom: "29daysAgo")
         let metrics = DefaultMetrics.chart(chosen: try arguments[Self.metrics].map { try ReportTerms.metrics($0) })

@@ -1,3 +1,4 @@
+import MetrikaServices
 import Foundation
 import MetrikaModel
 import MetrikaRender
@@ -56,7 +57,7 @@ enum ExplainChangeTool {
         return argument
     }())
 
-    static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
+    static func run(_ arguments: ToolArguments, services: any RunServices) async throws -> MCPToolResult {
         let client = try await services.client()
         let request = try await Explain.request(
             counterID: arguments[counterID] ?? 0, metric: arguments[metric], date: arguments[date],

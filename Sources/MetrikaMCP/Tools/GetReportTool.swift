@@ -1,3 +1,4 @@
+import MetrikaServices
 import Foundation
 import MetrikaModel
 import MetrikaRender
@@ -98,7 +99,7 @@ enum GetReportTool {
         return try ReportRequest(fields)
     }
 
-    static func run(_ arguments: ToolArguments, services: any MCPServices, call: any MCPCallActivity) async throws -> MCPToolResult {
+    static func run(_ arguments: ToolArguments, services: any RunServices, call: any MCPCallActivity) async throws -> MCPToolResult {
         let request = try request(arguments)
         let limit = arguments[Self.limit] ?? defaultRows(compare: request.compare && !request.usesHistory)
         let offset = arguments[Self.offset] ?? 1

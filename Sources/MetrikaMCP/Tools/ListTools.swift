@@ -1,3 +1,4 @@
+import MetrikaServices
 import Foundation
 import MetrikaModel
 import MetrikaRender
@@ -45,7 +46,7 @@ enum ListCountersTool {
             "offset", .integer, "The 1-based counter to start from: the `more.offset` of the previous answer.",
             minimum: 1, maximum: 1_000_000, defaultValue: .number(1)))
 
-    static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
+    static func run(_ arguments: ToolArguments, services: any RunServices) async throws -> MCPToolResult {
         // The currency the history remembers (no request per counter); no database, no currencies.
         let history = try? await services.historyLoader(offline: true).store
         let (all, warning) = try await CounterList.fetch(client: try await services.client(), search: arguments[search], history: history)
@@ -109,7 +110,7 @@ enum ListGoalsTool {
             "counter_id", .integer, "The counter whose goals to list (see list_counters).", required: true,
             minimum: 1, maximum: Int(Int32.max)))
 
-    static func run(_ arguments: ToolArguments, services: any MCPServices) async throws -> MCPToolResult {
+    static func run(_ arguments: ToolArguments, services: any RunServices) async throws -> MCPToolResult {
         let id = arguments[counterID] ?? 0
         let goals = try await services.client().fetchGoals(counterID: id)
         let document = GoalListing.document(counterID: id, goals: goals, versioned: false)

@@ -1,3 +1,4 @@
+import MetrikaServices
 import Foundation
 import MetrikaAPI
 import MetrikaModel
@@ -9,9 +10,9 @@ import MetrikaUseCases
 /// `alert --dry-run`, `draw_chart` ↔ `chart`). Nothing a tool does changes anything at Yandex, sends
 /// mail or a webhook, or marks an alert as told. Arguments and schemas come from `specs`.
 package struct MetrikaToolCatalogue: MCPToolCatalogue {
-    package let services: any MCPServices
+    package let services: any RunServices
 
-    package init(services: any MCPServices) { self.services = services }
+    package init(services: any RunServices) { self.services = services }
 
     /// The table: every tool, in the order `tools/list` gives them.
     package static let specs: [ToolSpec] = [ListCountersTool.spec, GetReportTool.spec, ListGoalsTool.spec, CheckAlertsTool.spec, DrawChartTool.spec, ExplainChangeTool.spec, ListMetricsTool.spec]
