@@ -111,7 +111,7 @@ struct AuthEndToEndTests {
         try process.run()
         // Wait until the code is shown, then press "Ctrl-C".
         var seen = Data()
-        let deadline = TestClock.date.addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(20)
         while Date() < deadline, !String(decoding: seen, as: UTF8.self).contains("Press Ctrl-C") {
             let chunk = errPipe.fileHandleForReading.availableData
             if chunk.isEmpty { break }

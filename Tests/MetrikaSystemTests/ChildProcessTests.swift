@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Synchronization
 import Testing
 @testable import MetrikaSystem
@@ -63,10 +64,11 @@ import Testing
         await #expect(throws: ChildProcess.LaunchFailure.self) { try await child.run(input: Data()) }
     }
 
-    /// Waiting for children does not hold the cooperative pool's threads: with more children running
-    /// than the pool has threads, another task still runs while they all wait (a semaphore wait per
-    /// child would hold every thread until the children ended). The children wait on a FIFO that a
-    /// plain thread opens only after the ping came back, or after 20 s (then the test fails).
+    /// Waiting for children does not hold a thread: with several children waiting, all started from
+    /// one thread (a serial queue as the tasks' executor, a pool of one of the test's own, so the rest
+    /// of a loaded suite cannot take it), another task still runs there while they all wait (a
+    /// semaphore wait per child would hold that thread until the children ended). The children wait on
+    /// a FIFO that a plain thread opens only after the ping came back, or after 20 s (then the test fails).
     @Test func waitingChildrenLeaveThePoolFree() async throws {
         let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-fifo-\(UUID().uuidString)").path
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -80,9 +82,10 @@ import Testing
             if handle >= 0 { close(handle) }
         }
         let children = ProcessInfo.processInfo.activeProcessorCount + 2
+        let pool = QueueTaskExecutor()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<children {
-                group.addTask {
+                group.addTask(executorPreference: pool) {
                     let result = try await Self.shell("cat '\(fifo)' >/dev/null", timeout: 60).run(input: Data())
                     #expect(result.succeeded)
                 }
@@ -90,7 +93,7 @@ import Testing
             // Give the children's tasks time to reach their wait.
             try await Task.sleep(for: .milliseconds(300))
             releaser.start()
-            let ranWhileTheyWaited = await Task.detached { !released.isSet }.value
+            let ranWhileTheyWaited = await Task(executorPreference: pool) { !released.isSet }.value
             pinged.set()
             #expect(ranWhileTheyWaited, "a task could not run until the waiting children ended")
             try await group.waitForAll()

@@ -70,8 +70,9 @@ extension Trait where Self == StopsFixtures {
 /// starts is registered here, and whatever is still registered when the process exits gets SIGKILL
 /// (a plain `kill`, safe in an exit handler), as it does when the test run gets SIGTERM or SIGINT
 /// (`swift test` stopped by a person or a CI timeout): the handler kills the registered children and
-/// ends the run by the same signal. A harness unregisters the child it stopped itself. (A run killed
-/// with SIGKILL runs no handler: the simulators watch their parent, `--parent-pid`, and exit.)
+/// ends the run by the same signal, and when the process that started the run is gone. A harness
+/// unregisters the child it stopped itself. (A run killed with SIGKILL runs no handler: the simulators
+/// watch their parent, `--parent-pid`, and exit.)
 package enum ChildProcesses {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var running: Set<pid_t> = []
@@ -92,8 +93,23 @@ package enum ChildProcesses {
         if !installed {
             installed = true
             atexit { ChildProcesses.terminateAll() }
+            watchParent()
         }
         installStopHandlers()
+    }
+
+    /// `swift test` runs the test process as its child, in a process group of its own: when `swift test`
+    /// is killed (SIGKILL reaches no handler, and it forwards no SIGTERM), the test process would run on
+    /// alone. A thread of its own polls the parent twice a second; once it is gone, the children are
+    /// killed and the run ends (exit 143, as by SIGTERM).
+    private static func watchParent() {
+        let parent = getppid()
+        let watcher = Thread {
+            while getppid() == parent { usleep(500_000) }
+            ChildProcesses.terminateAll()
+            _exit(128 + SIGTERM)
+        }
+        watcher.start()
     }
 
     /// Puts the stop handler on SIGTERM and SIGINT where they have their default action (at the
