@@ -67,26 +67,25 @@ import Testing
     /// Waiting for children does not hold a thread: with several children waiting, all started from
     /// one thread (a serial queue as the tasks' executor, a pool of one of the test's own, so the rest
     /// of a loaded suite cannot take it), another task still runs there while they all wait (a
-    /// semaphore wait per child would hold that thread until the children ended). The children wait on
-    /// a FIFO that a plain thread opens only after the ping came back, or after 20 s (then the test fails).
+    /// semaphore wait per child would hold that thread until the children ended). The children wait for
+    /// a file that a plain thread creates only after the ping came back, or after 20 s (then the test
+    /// fails); a file, not a FIFO, so a child that starts late on a loaded machine still sees it.
     @Test func waitingChildrenLeaveThePoolFree() async throws {
-        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-fifo-\(UUID().uuidString)").path
-        #expect(mkfifo(fifo, 0o600) == 0)
-        defer { unlink(fifo) }
+        let flag = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-flag-\(UUID().uuidString)").path
+        defer { unlink(flag) }
         let released = Flag(), pinged = Flag()
         let releaser = Thread {
             let deadline = Date().addingTimeInterval(20)
             while !pinged.isSet, Date() < deadline { usleep(10_000) }
             released.set()
-            let handle = open(fifo, O_WRONLY)
-            if handle >= 0 { close(handle) }
+            _ = FileManager.default.createFile(atPath: flag, contents: nil)
         }
         let children = ProcessInfo.processInfo.activeProcessorCount + 2
         let pool = QueueTaskExecutor()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<children {
                 group.addTask(executorPreference: pool) {
-                    let result = try await Self.shell("cat '\(fifo)' >/dev/null", timeout: 60).run(input: Data())
+                    let result = try await Self.shell("while [ ! -e '\(flag)' ]; do sleep 0.05; done", timeout: 60).run(input: Data())
                     #expect(result.succeeded)
                 }
             }
