@@ -50,9 +50,9 @@ let package = Package(
         .target(name: "MetrikaTestSupport", path: "Tests/MetrikaTestSupport"),
         // One test target per library target (and one for the CLI); EndToEndTests runs the built binaries.
         .testTarget(name: "MetrikaModelTests", dependencies: ["MetrikaModel"]),
-        .testTarget(name: "MetrikaSystemTests", dependencies: ["MetrikaSystem"]),
+        .testTarget(name: "MetrikaSystemTests", dependencies: ["MetrikaSystem", "MetrikaTestSupport"]),
         .testTarget(name: "MetrikaAPITests", dependencies: ["MetrikaAPI", "MetrikaCLI"]),
-        .testTarget(name: "MetrikaStoreTests", dependencies: ["MetrikaStore", "MetrikaCLI"]),
+        .testTarget(name: "MetrikaStoreTests", dependencies: ["MetrikaStore", "MetrikaCLI", "MetrikaTestSupport"]),
         .testTarget(name: "MetrikaRenderTests", dependencies: ["MetrikaRender", "MetrikaAPI", "MetrikaTestSupport"], exclude: ["Golden", "scripts"]),
         .testTarget(name: "MetrikaSimulatorTests", dependencies: ["MetrikaSimulator"]),
         .testTarget(name: "MetrikaWarehouseTests", dependencies: ["MetrikaWarehouse", "MetrikaAPI", "MetrikaStore", "MetrikaModel", "MetrikaSystem", "MetrikaCLI"]),

@@ -44,12 +44,13 @@ package final class HistoryStore: Sendable {
     /// schema is older is opened for writing as usual (it must be created or migrated first).
     package static func open(path: String, readOnly: Bool = false) async throws -> HistoryStore {
         let queue = DispatchQueue(label: "metrika.history")
-        let database = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<OpenedDatabase, any Error>) in
+        // The connection is made on the store's queue and sent, unshared, to the store (`sending`).
+        let database = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Database, any Error>) in
             queue.async {
-                continuation.resume(with: Result { OpenedDatabase(try HistoryStore.openDatabase(path: path, readOnly: readOnly)) })
+                continuation.resume(with: Result { try HistoryStore.openDatabase(path: path, readOnly: readOnly) })
             }
         }
-        return HistoryStore(path: path, database: database.database, queue: queue)
+        return HistoryStore(path: path, database: database, queue: queue)
     }
 
     /// `open(path:readOnly:)` for synchronous callers (tests, a tool without a task): it blocks the
@@ -66,12 +67,6 @@ package final class HistoryStore: Sendable {
         self.queue = queue
         isReadOnly = database.isReadOnly
         connection = Mutex(database)
-    }
-
-    /// An opened connection on its way from the store's queue to the store (it is used on that queue only).
-    private struct OpenedDatabase: @unchecked Sendable {
-        let database: Database
-        init(_ database: Database) { self.database = database }
     }
 
     /// The opening's work, run on the store's queue: the checks, SQLite's open, the busy timeout, the

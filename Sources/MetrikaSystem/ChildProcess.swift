@@ -144,67 +144,61 @@ package struct ChildProcess: Sendable {
     /// One run's events, from the threads that see them: the child's start and exit, its readers'
     /// end, a cancellation; its watchdog keeps the time limit. The caller resumes once, when the child
     /// has exited and its readers are done (or 2 s after the exit at most).
-    final class Run: @unchecked Sendable {
-        // @unchecked: every field is guarded by `condition`, which the watchdog waits on.
-        private let condition = NSCondition()
-        private var continuation: CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>?
-        private var process: Process?
-        private var exited = false
-        private var readers: Int
-        private var timedOutFlag = false
-        private var cancelled = false
-
-        init(readers: Int) { self.readers = readers }
-
-        private func locked<T>(_ body: () -> T) -> T {
-            condition.lock()
-            defer { condition.unlock() }
-            return body()
+    final class Run: Sendable {
+        private struct State {
+            var continuation: CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>?
+            var process: Process?
+            var exited = false
+            var readers: Int
+            var timedOut = false
+            var cancelled = false
         }
 
-        var timedOut: Bool { locked { timedOutFlag } }
+        private let state: Mutex<State>
+        /// Wakes the watchdog, which waits on its own thread, when the child exits or a reader ends.
+        private let wake = DispatchSemaphore(value: 0)
+
+        init(readers: Int) { state = Mutex(State(readers: readers)) }
+
+        var timedOut: Bool { state.withLock { $0.timedOut } }
 
         func install(_ continuation: CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>) {
-            locked { self.continuation = continuation }
+            state.withLock { $0.continuation = continuation }
         }
 
         /// The child runs; a cancellation that came first stops it now.
         func started(_ process: Process) {
-            let stopNow = locked {
-                self.process = process
-                return cancelled && !exited
+            let stopNow = state.withLock { state in
+                state.process = process
+                return state.cancelled && !state.exited
             }
             if stopNow { ChildProcess.stop(process) }
         }
 
         func failLaunch(_ failure: LaunchFailure) {
-            let continuation = locked {
-                defer { self.continuation = nil }
-                return self.continuation
+            let continuation = state.withLock { state in
+                defer { state.continuation = nil }
+                return state.continuation
             }
             continuation?.resume(returning: .failure(failure))
         }
 
         func childExited() {
-            locked {
-                exited = true
-                condition.broadcast()
-            }
+            state.withLock { $0.exited = true }
+            wake.signal()
             resumeIfDone(force: false)
         }
 
         func readerDone() {
-            locked {
-                readers -= 1
-                condition.broadcast()
-            }
+            state.withLock { $0.readers -= 1 }
+            wake.signal()
             resumeIfDone(force: false)
         }
 
         func cancel() {
-            let process = locked {
-                cancelled = true
-                return exited ? nil : self.process
+            let process = state.withLock { state in
+                state.cancelled = true
+                return state.exited ? nil : state.process
             }
             if let process { ChildProcess.stop(process) }
         }
@@ -212,26 +206,24 @@ package struct ChildProcess: Sendable {
         /// On the watchdog's own thread: kills the child at its time limit, then gives its readers 2 s
         /// after its exit (a grandchild may hold the pipes open) before the caller resumes regardless.
         func watch(timeout: Double) {
-            let deadline = Date().addingTimeInterval(timeout)
-            let late = locked { () -> Process? in
-                while !exited, Date() < deadline { _ = condition.wait(until: deadline) }
-                guard !exited else { return nil }
-                timedOutFlag = true
-                return process
+            let deadline = DispatchTime.now() + timeout
+            while !state.withLock({ $0.exited }), wake.wait(timeout: deadline) == .success {}
+            let late = state.withLock { state -> Process? in
+                guard !state.exited else { return nil }
+                state.timedOut = true
+                return state.process
             }
             if let late { ChildProcess.stop(late) }
-            locked {
-                while !exited { condition.wait() }
-                let grace = Date().addingTimeInterval(2)
-                while readers > 0, Date() < grace { _ = condition.wait(until: grace) }
-            }
+            while !state.withLock({ $0.exited }) { wake.wait() }
+            let grace = DispatchTime.now() + 2
+            while state.withLock({ $0.readers > 0 }), wake.wait(timeout: grace) == .success {}
             resumeIfDone(force: true)
         }
 
         private func resumeIfDone(force: Bool) {
-            let continuation = locked { () -> CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>? in
-                guard exited, force || readers <= 0, let continuation = self.continuation else { return nil }
-                self.continuation = nil
+            let continuation = state.withLock { state -> CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>? in
+                guard state.exited, force || state.readers <= 0, let continuation = state.continuation else { return nil }
+                state.continuation = nil
                 return continuation
             }
             continuation?.resume(returning: .success(()))

@@ -36,15 +36,16 @@ if invocation.showHelp {
 
 do {
     let simulator = try Simulator(options: invocation.simulator)
-    serve(port: invocation.port) { simulator.handle($0) }
+    serve(port: invocation.port, parentPID: invocation.parentPID) { simulator.handle($0) }
 } catch {
     writeStandardError("metrika-fake-api: \(error)\n")
     exit(69)
 }
 
 /// Starts the server on 127.0.0.1, says where, and serves until SIGTERM or SIGINT, which stop it
-/// and exit 0 (Dispatch receives them whichever thread they hit). Never returns.
-func serve(port: UInt16, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) -> Never {
+/// and exit 0 (Dispatch receives them whichever thread they hit), or, with `parentPID`, until the
+/// process that started it is gone (a test run killed with SIGKILL leaves no simulator behind). Never returns.
+func serve(port: UInt16, parentPID: Int32?, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) -> Never {
     let server = HTTPServer(handler: handler)
     do {
         let bound = try server.start(port: port)
@@ -64,8 +65,22 @@ func serve(port: UInt16, handler: @escaping @Sendable (HTTPRequest) -> HTTPRespo
         source.resume()
         stopSources.append(source)
     }
+    if let parentPID { exitWhenOrphaned(parentPID: parentPID, server: server) }
     // The sources live as long as the process: dispatchMain never returns.
     withExtendedLifetime(stopSources) { dispatchMain() }
+}
+
+/// Polls the parent on a thread of its own, 4 times a second: once the parent is not `parentPID` (it
+/// died and this process was handed to init or a subreaper), stops the server and exits 0. Polling
+/// `getppid()` rather than `PR_SET_PDEATHSIG`: that fires when the *thread* that spawned the child
+/// ends, and a test's spawning thread is a pool thread that may end while the test run goes on.
+func exitWhenOrphaned(parentPID: Int32, server: HTTPServer) {
+    let watcher = Thread {
+        while getppid() == parentPID { usleep(250_000) }
+        server.stop()
+        exit(0)
+    }
+    watcher.start()
 }
 
 /// `metrika-fake-api --telegram …`: starts the Bot API simulator and never returns.
@@ -82,5 +97,5 @@ func serveTelegramBotAPI(_ arguments: [String]) -> Never {
         exit(0)
     }
     let simulator = BotAPISimulator(token: options.token, username: options.username)
-    serve(port: options.port) { simulator.handle($0) }
+    serve(port: options.port, parentPID: options.parentPID) { simulator.handle($0) }
 }

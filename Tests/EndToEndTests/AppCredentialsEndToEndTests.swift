@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 import MetrikaAPI
 
@@ -91,7 +92,7 @@ struct AppCredentialsEndToEndTests {
         // Ten days from expiry: `counters` renews it (not merely warns) and saves the new token.
         var stored = try setup.stored()
         let original = stored.accessToken
-        stored.expiresAt = Date().addingTimeInterval(10 * 86_400)
+        stored.expiresAt = TestClock.date.addingTimeInterval(10 * 86_400)
         try TokenFile(path: setup.tokenPath).write(stored)
         let counters = try metrika(["counters", "--verbose"], environment: setup.environment())
         #expect(counters.status == 0, "\(counters.stderr)")

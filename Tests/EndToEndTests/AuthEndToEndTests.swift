@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 import MetrikaAPI
 
@@ -128,7 +129,7 @@ struct AuthEndToEndTests {
 
     @Test func groupReadableTokenFileIsRefused() throws {
         let setup = try Setup()
-        try TokenFile(path: setup.tokenPath).write(StoredToken(accessToken: demoToken, obtainedAt: Date()), tightenDirectory: true)
+        try TokenFile(path: setup.tokenPath).write(StoredToken(accessToken: demoToken, obtainedAt: TestClock.date), tightenDirectory: true)
         #expect(setup.mode(setup.tokenPath) == 0o600)
         #expect(try metrika(["counters"], environment: setup.environment()).status == 0)
 
@@ -147,7 +148,7 @@ struct AuthEndToEndTests {
         #expect(try setup.login().status == 0)
         var stored = try setup.stored()
         let original = stored.accessToken
-        stored.expiresAt = Date().addingTimeInterval(10 * 86_400)
+        stored.expiresAt = TestClock.date.addingTimeInterval(10 * 86_400)
         try TokenFile(path: setup.tokenPath).write(stored)
 
         let counters = try metrika(["counters", "--verbose"], environment: setup.environment(Self.app))
@@ -167,8 +168,8 @@ struct AuthEndToEndTests {
 
     @Test func expiringTokenWithoutSecretWarnsWithTheCommand() throws {
         let setup = try Setup()
-        let soon = Date().addingTimeInterval(5 * 86_400 + 3600)
-        try TokenFile(path: setup.tokenPath).write(StoredToken(accessToken: demoToken, refreshToken: "some-refresh", obtainedAt: Date(), expiresAt: soon, clientID: "demo-client"), tightenDirectory: true)
+        let soon = TestClock.date.addingTimeInterval(5 * 86_400 + 3600)
+        try TokenFile(path: setup.tokenPath).write(StoredToken(accessToken: demoToken, refreshToken: "some-refresh", obtainedAt: TestClock.date, expiresAt: soon, clientID: "demo-client"), tightenDirectory: true)
         let result = try metrika(["counters"], environment: setup.environment())
         #expect(result.status == 0)
         #expect(result.stderr.contains("Warning: the token in token file \(setup.tokenPath) expires on \(StoredToken.day(soon)) (in 6 days)"))
@@ -178,7 +179,7 @@ struct AuthEndToEndTests {
     @Test func revokedTokenLeadsToLogin() throws {
         let setup = try Setup()
         // A revoked token in the token file whose refresh also fails.
-        try TokenFile(path: setup.tokenPath).write(StoredToken(accessToken: "revoked-token", refreshToken: "unknown-refresh", obtainedAt: Date(), expiresAt: Date().addingTimeInterval(200 * 86_400), clientID: "demo-client"), tightenDirectory: true)
+        try TokenFile(path: setup.tokenPath).write(StoredToken(accessToken: "revoked-token", refreshToken: "unknown-refresh", obtainedAt: TestClock.date, expiresAt: TestClock.date.addingTimeInterval(200 * 86_400), clientID: "demo-client"), tightenDirectory: true)
         let fromFile = try metrika(["counters"], environment: setup.environment(Self.app))
         #expect(fromFile.status == 77)
         #expect(fromFile.stderr.contains("Error: The API rejected the token (invalid_token): it is wrong, expired or revoked. Sign in again with `metrika login`."))

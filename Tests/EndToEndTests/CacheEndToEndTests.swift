@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 import MetrikaStore
 import MetrikaModel
@@ -62,8 +63,8 @@ struct CacheEndToEndTests {
         let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": path, "TZ": "UTC"])
         #expect(try metrika(["sync", "--counter", "1001", "--from", "4daysAgo"], environment: environment).status == 0)
         let stored = try HistoryTools.sqlite(path, "SELECT count(*) FROM daily_values")
-        // "tomorrow+": the first day after today on this machine, the smallest date refused.
-        let utcToday = Int(Date().timeIntervalSince1970 / 86_400)
+        // "tomorrow+": the first day after today (UTC, pinned), the smallest date refused.
+        let utcToday = Int(TestClock.date.timeIntervalSince1970 / 86_400)
         let day = before == "tomorrow+" ? Day(ordinal: utcToday + 1).iso : before
         let prune = try metrika(["cache", "prune", "--before", day], environment: environment)
         #expect(prune.status == 64, "\(prune.stdout) \(prune.stderr)")

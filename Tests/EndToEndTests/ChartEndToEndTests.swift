@@ -84,11 +84,11 @@ import MetrikaRender
         #expect(result.stdout.contains(", weekly</text>"))
     }
 
-    /// A Wednesday three to four weeks back (UTC; a day off either way is still mid-week).
+    /// A Wednesday three to four weeks before the pinned clock (UTC; a day off either way is still mid-week).
     static func aWednesdayWeeksAgo() -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        var day = calendar.date(byAdding: .day, value: -21, to: Date())!
+        var day = calendar.date(byAdding: .day, value: -21, to: TestClock.date)!
         while calendar.component(.weekday, from: day) != 4 { day = calendar.date(byAdding: .day, value: -1, to: day)! }
         let parts = calendar.dateComponents([.year, .month, .day], from: day)
         return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)

@@ -3,6 +3,7 @@ import Testing
 
 /// A standard output closed before metrika starts (`metrika … >&-`, issue 40 item 14): one line that
 /// says it is closed, exit 74 — never `Invalid argument` (a descriptor opened later landed on fd 1).
+@Suite(.blockingLanes)
 struct ClosedStdoutEndToEndTests {
     @Test(arguments: [["--help"], ["report", "--help"], ["completions", "bash"]])
     func aClosedStdoutIsSaidToBeClosed(arguments: [String]) throws {

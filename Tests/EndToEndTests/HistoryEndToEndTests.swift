@@ -40,7 +40,7 @@ enum HistoryTools {
     }
 
     /// Today in Moscow, the time zone of every fixture counter the tests use (UTC+3, no DST).
-    static var moscowToday: Day { Day(ordinal: Int((Date().timeIntervalSince1970 + 3 * 3600) / 86_400)) }
+    static var moscowToday: Day { Day(ordinal: Int((TestClock.date.timeIntervalSince1970 + 3 * 3600) / 86_400)) }
 
     /// API requests the simulator logged, by exact path.
     static func count(_ requests: [[String: Any]], path: String) -> Int {

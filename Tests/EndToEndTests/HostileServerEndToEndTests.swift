@@ -74,7 +74,7 @@ struct HostileServerEndToEndTests {
         let target = try HostileServer(.answer(status: 200, body: evilGrant))
         let redirector = try HostileServer(.redirect(status: 307, location: target.baseURL + "/token"))
         let tokenPath = home.path + "/config/metrika/token.json"
-        let original = StoredToken(accessToken: demoToken, refreshToken: "the-refresh-token", obtainedAt: Date(), expiresAt: Date().addingTimeInterval(10 * 86_400), clientID: "demo-client")
+        let original = StoredToken(accessToken: demoToken, refreshToken: "the-refresh-token", obtainedAt: TestClock.date, expiresAt: TestClock.date.addingTimeInterval(10 * 86_400), clientID: "demo-client")
         try TokenFile(path: tokenPath).write(original, tightenDirectory: true)
         let environment = metrikaEnvironment(api: api, home: home.path, token: nil, extra: [
             "METRIKA_OAUTH_URL": redirector.baseURL, "METRIKA_CLIENT_ID": "demo-client", "METRIKA_CLIENT_SECRET": "demo-secret",

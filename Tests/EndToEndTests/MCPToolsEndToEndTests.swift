@@ -24,7 +24,7 @@ struct MCPToolsEndToEndTests {
     /// Ten settled days well before the still-changing ones, in Moscow time like the fixtures.
     static var range: (from: String, to: String) {
         let day = 86_400.0
-        let today = Date(timeIntervalSince1970: ((Date().timeIntervalSince1970 + 3 * 3600) / day).rounded(.down) * day)
+        let today = Date(timeIntervalSince1970: ((TestClock.date.timeIntervalSince1970 + 3 * 3600) / day).rounded(.down) * day)
         let format = { (date: Date) -> String in
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withFullDate]

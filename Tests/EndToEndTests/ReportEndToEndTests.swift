@@ -84,11 +84,11 @@ struct ReportEndToEndTests {
         return try JSONDecoder().decode(JSONSummary.self, from: Data(result.stdout.utf8))
     }
 
-    /// Today in a time zone, as the simulator and metrika both compute it from the real clock.
+    /// Today in a time zone, as the simulator and metrika both compute it from their pinned clock.
     static func today(_ timeZone: String) -> Day {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: timeZone)!
-        let parts = calendar.dateComponents([.year, .month, .day], from: Date())
+        let parts = calendar.dateComponents([.year, .month, .day], from: TestClock.date)
         return Day(year: parts.year!, month: parts.month!, day: parts.day!)!
     }
 

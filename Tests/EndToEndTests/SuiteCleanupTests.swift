@@ -23,4 +23,40 @@ struct SuiteCleanupTests {
             }
         }
     }
+
+    /// A simulator whose parent dies (a test run killed with SIGKILL runs no exit handler) exits by
+    /// itself: `--parent-pid`, which the harness passes. Here the parent is a shell that starts both
+    /// simulators, says their pids and ends; they must be gone within a few seconds.
+    @Test func aSimulatorEndsWithTheProcessThatStartedIt() async throws {
+        let script = #"""
+            "$0" --port 0 --parent-pid $$ >/dev/null 2>&1 & echo $!
+            "$0" --telegram --port 0 --parent-pid $$ >/dev/null 2>&1 & echo $!
+            """#
+        let shell = try runProcess("/bin/sh", ["-c", script, Binaries.fakeAPI], environment: ["PATH": "/usr/bin:/bin"], timeout: 30)
+        let pids = shell.stdoutLines.compactMap { pid_t($0) }
+        try #require(pids.count == 2, "\(shell.stdout) \(shell.stderr)")
+        defer { for pid in pids { kill(pid, SIGKILL) } }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, pids.contains(where: { kill($0, 0) == 0 }) { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(pids.allSatisfy { kill($0, 0) != 0 }, "a simulator outlived its parent")
+    }
+
+    /// Both clocks of an end-to-end test agree unless the test pins its own: the simulator's `--now`
+    /// and metrika's `METRIKA_NOW` are `TestClock.now` (a Wednesday), or the test's own instant.
+    @Test func theHarnessPinsBothClocks() throws {
+        let api = try FakeAPI()
+        defer { api.stop() }
+        #expect(api.now == TestClock.now)
+        #expect(api.process.arguments?.contains("--parent-pid") == true)
+        #expect(metrikaEnvironment(api: api, home: "/nonexistent")["METRIKA_NOW"] == TestClock.now)
+        #expect(metrikaEnvironment(api: nil, home: "/nonexistent")["METRIKA_NOW"] == TestClock.now)
+        let pinned = try FakeAPI(arguments: ["--now=2026-11-30T06:00:00Z"])
+        defer { pinned.stop() }
+        #expect(pinned.now == "2026-11-30T06:00:00Z")
+        #expect(metrikaEnvironment(api: pinned, home: "/nonexistent")["METRIKA_NOW"] == pinned.now)
+        #expect(TestClock.date == ISO8601DateFormatter().date(from: TestClock.now))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "Europe/Moscow")!
+        #expect(calendar.component(.weekday, from: TestClock.date) == 4, "TestClock is a Wednesday in Moscow")
+    }
 }

@@ -25,11 +25,13 @@ struct TelegramBotEndToEndTests {
 
         init() throws {
             process.executableURL = URL(fileURLWithPath: Binaries.fakeAPI)
-            process.arguments = ["--telegram", "--port", "0", "--token", TelegramBotEndToEndTests.token]
+            process.arguments = ["--telegram", "--port", "0", "--token", TelegramBotEndToEndTests.token,
+                                 "--parent-pid", String(getpid())]
             let out = Pipe()
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             try process.run()
+            ChildProcesses.register(process.processIdentifier)
             port = try readAnnouncedPort(of: process, from: out, name: "metrika-fake-api --telegram")
         }
 

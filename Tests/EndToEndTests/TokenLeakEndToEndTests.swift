@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 import MetrikaAPI
 
@@ -72,7 +73,7 @@ struct TokenLeakEndToEndTests {
         needles.append(issued.accessToken)
         needles.append(try #require(issued.refreshToken))
         #expect(try run(["counters", "--verbose"], extra: app).status == 0)
-        issued.expiresAt = Date().addingTimeInterval(86_400)
+        issued.expiresAt = TestClock.date.addingTimeInterval(86_400)
         try tokenFile.write(issued)
         #expect(try run(["counters", "--verbose"], extra: app).status == 0)
         let renewed = try tokenFile.read()

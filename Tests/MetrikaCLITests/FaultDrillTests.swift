@@ -20,7 +20,7 @@ import MetrikaTestSupport
 /// what the policy lets it take: the recorded waits plus the request timeout for every attempt. A few
 /// of these drills also run against the built binary (`FaultDrillEndToEndTests`), where the bound is
 /// the real wall time.
-@Suite("Fault drills in-process")
+@Suite("Fault drills in-process", .ownThreads)
 struct FaultDrillTests {
     static let token = "demo-token"
     /// METRIKA_TIMEOUT of every drill: a short request timeout keeps the slow drills short.
@@ -28,7 +28,7 @@ struct FaultDrillTests {
 
     /// Ten settled days (well before the two still-changing ones), in Moscow time like the fixtures.
     static var range: (from: String, to: String) {
-        let today = Day(ordinal: Int((Date().timeIntervalSince1970 + 3 * 3600) / 86_400))
+        let today = Day(ordinal: Int((TestClock.date.timeIntervalSince1970 + 3 * 3600) / 86_400))
         return (today.adding(days: -40).iso, today.adding(days: -31).iso)
     }
 
@@ -46,10 +46,10 @@ struct FaultDrillTests {
     }
 
     /// The waits a run asked for, added up instead of slept: also the run's clock, which starts at
-    /// the real time and moves only by them.
+    /// the pinned time (the simulator's) and moves only by them.
     final class Waits: Sendable {
         let seconds = Mutex<Double>(0)
-        let start = Date()
+        let start = TestClock.date
         var now: Date { start.addingTimeInterval(seconds.withLock { $0 }) }
     }
 
@@ -168,7 +168,8 @@ final class LoopbackSimulator: Sendable {
         .deletingLastPathComponent().appendingPathComponent("Fixtures", isDirectory: true)
 
     init(fixtures: String = "default") throws {
-        let simulator = try Simulator(options: SimulatorOptions(fixturesDirectory: Self.fixturesRoot.appendingPathComponent(fixtures, isDirectory: true)))
+        let simulator = try Simulator(options: SimulatorOptions(
+            fixturesDirectory: Self.fixturesRoot.appendingPathComponent(fixtures, isDirectory: true), now: TestClock.date))
         server = MetrikaSimulator.HTTPServer(idleTimeoutSeconds: 10, handler: { simulator.handle($0) })
         baseURL = "http://127.0.0.1:\(try server.start(port: 0))"
     }

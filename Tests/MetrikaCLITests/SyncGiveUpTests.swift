@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import MetrikaTestSupport
 import Testing
 @testable import MetrikaAPI
 @testable import MetrikaCLI
@@ -36,7 +37,7 @@ struct SyncGiveUpTests {
 
     final class Waits: Sendable {
         let seconds = Mutex<Double>(0)
-        let start = Date()
+        let start = TestClock.date
         var now: Date { start.addingTimeInterval(seconds.withLock { $0 }) }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 @testable import MetrikaRender
 @testable import MetrikaSystem
@@ -7,7 +8,7 @@ import Testing
 /// A missing glyph is drawn as the same box whatever the character, so a string of many-stroke
 /// characters and a string of `一` (one stroke) paint about the same share of the image; real glyphs
 /// paint more than twice as much for the first. rsvg-convert draws both in the chart's font stack.
-@Suite struct CJKGlyphTests {
+@Suite(.ownThreads) struct CJKGlyphTests {
     /// The share of painted (not near-white) pixels of `text` drawn 48 px high in the chart's fonts.
     static func paintedShare(_ text: String) async throws -> Double {
         let svg = """

@@ -4,7 +4,7 @@ import Testing
 @testable import MetrikaRender
 @testable import MetrikaSystem
 
-@Suite("CSV writer")
+@Suite("CSV writer", .ownThreads)
 struct CSVWriterTests {
     /// One field as the writer puts it in a record.
     static func field(_ text: String, isText: Bool = true, _ writer: CSVWriter = CSVWriter()) -> String {

@@ -4,7 +4,7 @@ import Testing
 @testable import MetrikaModel
 @testable import MetrikaRender
 
-@Suite("Chart ticks")
+@Suite("Chart ticks", .ownThreads)
 struct ChartTicksTests {
     // MARK: - Value axis
 

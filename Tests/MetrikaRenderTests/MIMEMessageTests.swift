@@ -1,9 +1,10 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 @testable import MetrikaRender
 @testable import MetrikaSystem
 
-@Suite("MIME messages")
+@Suite("MIME messages", .ownThreads)
 struct MIMEMessageTests {
     typealias S = ChartTestSupport
 

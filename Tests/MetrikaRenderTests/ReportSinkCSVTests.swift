@@ -1,11 +1,12 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 @testable import MetrikaModel
 @testable import MetrikaRender
 
 /// CSV from the report sink read back by an independent parser (Python's csv module, strict mode)
 /// and compared with records written out by hand.
-@Suite("Report sinks: CSV read back")
+@Suite("Report sinks: CSV read back", .ownThreads)
 struct ReportSinkCSVTests {
     static func readBack(_ csv: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String]] {
         let result = try ReportFixtures.python("csv_roundtrip.py", on: csv)

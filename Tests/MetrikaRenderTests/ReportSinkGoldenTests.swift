@@ -244,7 +244,7 @@ enum ReportFixtures {
 
 /// Every fixture in every format against its golden file. Read the goldens by eye after
 /// re-recording: they are the specification of what users see.
-@Suite("Report sinks: goldens")
+@Suite("Report sinks: goldens", .ownThreads)
 struct ReportSinkGoldenTests {
     @Test func dailyTable() throws { try ReportFixtures.expectGolden(ReportFixtures.table(ReportFixtures.daily()), named: "daily.txt") }
     @Test func dailyCSV() throws { try ReportFixtures.expectGolden(ReportFixtures.csv(ReportFixtures.daily()), named: "daily.csv") }

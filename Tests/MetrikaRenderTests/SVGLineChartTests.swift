@@ -1,9 +1,10 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 @testable import MetrikaModel
 @testable import MetrikaRender
 
-@Suite("SVG line charts")
+@Suite("SVG line charts", .ownThreads)
 struct SVGLineChartTests {
     typealias S = ChartTestSupport
 

@@ -283,6 +283,11 @@ struct ServerTests {
         #expect(parsed.simulator.devicePendingPolls == 0)
         let fallback = try CommandLineOptions.parse([], environment: [:], defaultFixtures: root)
         #expect(fallback.simulator.fixturesDirectory == root)
+        #expect(fallback.parentPID == nil)
+        #expect(try CommandLineOptions.parse(["--parent-pid", "4242"], environment: [:], defaultFixtures: root).parentPID == 4242)
+        #expect(throws: CommandLineOptions.UsageError.self) {
+            _ = try CommandLineOptions.parse(["--parent-pid", "0"], environment: [:], defaultFixtures: root)
+        }
         #expect(throws: CommandLineOptions.UsageError.self) {
             _ = try CommandLineOptions.parse(["--port", "70000"], environment: [:], defaultFixtures: root)
         }

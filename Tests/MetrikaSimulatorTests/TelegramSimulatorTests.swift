@@ -154,5 +154,7 @@ import Testing
         #expect(options.port == 8081 && options.token == "1:abc" && !options.showHelp)
         #expect(try BotCommandLine.parse(["--telegram", "--help"]).showHelp)
         #expect(throws: BotCommandLineError.self) { _ = try BotCommandLine.parse(["--telegram", "--fixtures", "x"]) }
+        #expect(try BotCommandLine.parse(["--telegram", "--parent-pid=77"]).parentPID == 77 && options.parentPID == nil)
+        #expect(throws: BotCommandLineError.self) { _ = try BotCommandLine.parse(["--telegram", "--parent-pid", "x"]) }
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 @testable import MetrikaModel
 @testable import MetrikaStore
 
 /// Several connections (threads with their own `HistoryStore`, and separate `sqlite3` processes) at once:
 /// everything must succeed — no "database is locked" — and no reader may ever see half a range.
-@Suite(.serialized) struct ConcurrencyTests {
+@Suite(.serialized, .ownThreads) struct ConcurrencyTests {
     let metrics: [Metric] = [.visits, .pageviews]
 
     /// Every day of `range` tagged with the same number: visits = tag, pageviews = 2 × tag.

@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 @testable import MetrikaSystem
 
@@ -51,7 +52,7 @@ struct AtomicFileTests {
 
 /// Atomic replace is for regular files: devices and FIFOs are written into, never replaced; modes
 /// never carry setuid/setgid; new files follow the umask.
-@Suite("Atomic file writing: devices, FIFOs, modes")
+@Suite("Atomic file writing: devices, FIFOs, modes", .ownThreads)
 struct AtomicFileNodeTests {
     static func kind(_ path: String) -> mode_t {
         var info = stat()

@@ -1,8 +1,9 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 @testable import MetrikaSystem
 
-@Suite("Output writer")
+@Suite("Output writer", .ownThreads)
 struct OutputWriterTests {
     @Test func memoryKeepsEveryByteInOrder() throws {
         let out = OutputWriter()

@@ -68,25 +68,77 @@ extension Trait where Self == StopsFixtures {
 
 /// The last line of defence against a server outliving the test process: every child a harness
 /// starts is registered here, and whatever is still registered when the process exits gets SIGKILL
-/// (a plain `kill`, safe in an exit handler). A harness unregisters the child it stopped itself.
+/// (a plain `kill`, safe in an exit handler), as it does when the test run gets SIGTERM or SIGINT
+/// (`swift test` stopped by a person or a CI timeout): the handler kills the registered children and
+/// ends the run by the same signal, and when the process that started the run is gone. A harness
+/// unregisters the child it stopped itself. (A run killed with SIGKILL runs no handler: the simulators
+/// watch their parent, `--parent-pid`, and exit.)
 package enum ChildProcesses {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var running: Set<pid_t> = []
     nonisolated(unsafe) private static var installed = false
+    /// The registered pids again, in a fixed table the signal handler may read (it can take no lock).
+    nonisolated(unsafe) private static let table: UnsafeMutablePointer<pid_t> = {
+        let table = UnsafeMutablePointer<pid_t>.allocate(capacity: tableSize)
+        table.initialize(repeating: 0, count: tableSize)
+        return table
+    }()
+    private static let tableSize = 4096
 
     package static func register(_ pid: pid_t) {
         lock.lock()
         defer { lock.unlock() }
         running.insert(pid)
+        if let free = (0..<tableSize).first(where: { table[$0] == 0 }) { table[free] = pid }
         if !installed {
             installed = true
             atexit { ChildProcesses.terminateAll() }
+            watchParent()
         }
+        installStopHandlers()
+    }
+
+    /// `swift test` runs the test process as its child, in a process group of its own: when `swift test`
+    /// is killed (SIGKILL reaches no handler, and it forwards no SIGTERM), the test process would run on
+    /// alone. A thread of its own polls the parent twice a second; once it is gone, the children are
+    /// killed and the run ends (exit 143, as by SIGTERM).
+    private static func watchParent() {
+        let parent = getppid()
+        let watcher = Thread {
+            while getppid() == parent { usleep(500_000) }
+            ChildProcesses.terminateAll()
+            _exit(128 + SIGTERM)
+        }
+        watcher.start()
+    }
+
+    /// Puts the stop handler on SIGTERM and SIGINT where they have their default action (at the
+    /// first child, and again after an in-process command's `SignalTrap` gave them back their default;
+    /// a trap at work, which ignores them while its signal source reads them, is left alone).
+    private static func installStopHandlers() {
+        for number in [SIGTERM, SIGINT] {
+            var current = sigaction()
+            guard sigaction(number, nil, &current) == 0, current.__sigaction_handler.sa_handler == nil else { continue }
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                ChildProcesses.killRegisteredFromSignalHandler()
+                signal(number, SIG_DFL)
+                raise(number)
+            }
+            sigemptyset(&action.sa_mask)
+            sigaction(number, &action, nil)
+        }
+    }
+
+    /// Async-signal-safe: plain reads of the table and `kill`.
+    private static func killRegisteredFromSignalHandler() {
+        for index in 0..<tableSize where table[index] > 0 { kill(table[index], SIGKILL) }
     }
 
     package static func unregister(_ pid: pid_t) {
         lock.lock()
         running.remove(pid)
+        for index in 0..<tableSize where table[index] == pid { table[index] = 0 }
         lock.unlock()
     }
 

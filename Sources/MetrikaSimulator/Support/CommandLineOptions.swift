@@ -16,12 +16,15 @@ package struct CommandLineOptions: Sendable {
     package var simulator: SimulatorOptions
     /// `--help` was given.
     package var showHelp = false
+    /// `--parent-pid N`: exit when the process that started this one is gone (tests pass their own pid).
+    package var parentPID: Int32?
 
     /// The text `--help` prints.
     package static let usage = """
         usage: metrika-fake-api [--port N] [--fixtures DIR] [--now 2026-06-15T12:00:00Z]
                                 [--device-interval N] [--device-pending N] [--logs-ready-polls N]
                                 [--logs-rows-per-day N] [--logs-part-rows N] [--logs-max-days N] [--logs-quirks LIST]
+                                [--parent-pid PID]
           --port N              port on 127.0.0.1 (default 0: pick a free one)
           --fixtures DIR        fixture directory (default: $METRIKA_FAKE_FIXTURES, else Fixtures/default)
           --now INSTANT         freeze the simulator's clock (ISO 8601)
@@ -33,6 +36,7 @@ package struct CommandLineOptions: Sendable {
           --logs-max-days N     max_possible_day_quantity of evaluate (default 366)
           --logs-quirks LIST    real-world shapes of log parts: all, escaped_array_quotes, csv_quoted_array,
                                 header_order, crlf, bom, no_final_newline, broken_row (docs/simulator.md)
+          --parent-pid PID      exit 0 once this process's parent is no longer PID (the test run that started it died)
           --telegram            serve the Telegram Bot API instead (metrika-fake-api --telegram --help)
         The first line on stdout is `listening on http://127.0.0.1:PORT`.
         """
@@ -98,6 +102,7 @@ package struct CommandLineOptions: Sendable {
                         throw UsageError(description: "--logs-quirks: unknown quirk \(name) (known: all, \(LogsQuirk.allCases.map(\.rawValue).joined(separator: ", ")))")
                     }
                 }
+            case "--parent-pid": options.parentPID = Int32(try integer(for: argument, in: 1...Int(Int32.max)))
             case "--help", "-h": options.showHelp = true
             default:
                 argument = argument.isEmpty ? "(empty)" : argument

@@ -5,13 +5,16 @@ package struct BotCommandLine: Sendable, Equatable {
     package var username = "metrika_test_bot"
     /// `--help`: print the usage and exit 0.
     package var showHelp = false
+    /// `--parent-pid N`: exit once the process that started this one is gone.
+    package var parentPID: Int32?
 
     package static let usage = """
-        usage: metrika-fake-api --telegram [--port N] [--token TOKEN] [--username NAME]
+        usage: metrika-fake-api --telegram [--port N] [--token TOKEN] [--username NAME] [--parent-pid PID]
           Serves the Telegram Bot API on 127.0.0.1 (docs/simulator.md, Telegram Bot API).
           --port N          port on 127.0.0.1 (default 0: pick a free one)
           --token TOKEN     the one bot token accepted (default \(BotAPISimulator.defaultToken))
           --username NAME   the bot's username getMe answers (default metrika_test_bot)
+          --parent-pid PID  exit 0 once this process's parent is no longer PID
         The first line on stdout is `listening on http://127.0.0.1:PORT`.
         """
 
@@ -29,7 +32,7 @@ package struct BotCommandLine: Sendable, Equatable {
             }
             let pieces = argument.split(separator: "=", maxSplits: 1).map(String.init)
             let flag = pieces[0]
-            guard ["--port", "--token", "--username"].contains(flag) else {
+            guard ["--port", "--token", "--username", "--parent-pid"].contains(flag) else {
                 throw BotCommandLineError(text: "unknown argument \(flag) with --telegram")
             }
             let value: String
@@ -49,6 +52,9 @@ package struct BotCommandLine: Sendable, Equatable {
                 options.token = value
             case "--username":
                 options.username = value
+            case "--parent-pid":
+                guard let pid = Int32(value), pid > 0 else { throw BotCommandLineError(text: "--parent-pid takes a process id, not \(value)") }
+                options.parentPID = pid
             default:
                 throw BotCommandLineError(text: "unknown argument \(flag) with --telegram")
             }

@@ -2,6 +2,7 @@ import Foundation
 import MetrikaAPI
 import MetrikaModel
 import MetrikaStore
+import Synchronization
 
 /// What a sync is asked to do, checked before any request.
 package struct SyncRequest: Sendable {
@@ -107,16 +108,17 @@ package struct SyncRun: Sendable {
     }
 
     /// The state of a run, shared with the watch of stop requests.
-    private final class Progress: @unchecked Sendable {
-        let lock = NSLock()
-        var outcomes: [SyncOutcome] = []
-        var total = 0
-        func snapshot() -> (done: Int, synced: Int, total: Int) {
-            lock.lock(); defer { lock.unlock() }
-            return (outcomes.count, outcomes.filter { $0.failure == nil }.count, total)
+    private final class Progress: Sendable {
+        private let state = Mutex<(outcomes: [SyncOutcome], total: Int)>(([], 0))
+        var total: Int {
+            get { state.withLock { $0.total } }
+            set { state.withLock { $0.total = newValue } }
         }
-        func append(_ outcome: SyncOutcome) { lock.lock(); outcomes.append(outcome); lock.unlock() }
-        func all() -> [SyncOutcome] { lock.lock(); defer { lock.unlock() }; return outcomes }
+        func snapshot() -> (done: Int, synced: Int, total: Int) {
+            state.withLock { ($0.outcomes.count, $0.outcomes.filter { $0.failure == nil }.count, $0.total) }
+        }
+        func append(_ outcome: SyncOutcome) { state.withLock { $0.outcomes.append(outcome) } }
+        func all() -> [SyncOutcome] { state.withLock { $0.outcomes } }
     }
 
     package func run(_ request: SyncRequest) async throws -> SyncSummary {

@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 
 /// End-to-end tests block the thread they run on while the binary they launched runs (`runProcess`
@@ -76,19 +77,5 @@ actor Permits {
         } else {
             free += 1
         }
-    }
-}
-
-/// Runs every job on a new thread, so a job that blocks (a test waiting for its child) holds only its
-/// own thread, and jobs that wait for each other never starve.
-final class ThreadPerJobExecutor: TaskExecutor {
-    static let shared = ThreadPerJobExecutor()
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        let thread = Thread { job.runSynchronously(on: executor) }
-        thread.stackSize = 8 << 20
-        thread.start()
     }
 }

@@ -104,14 +104,22 @@ final class OutputBox: @unchecked Sendable {
 final class FakeAPI: @unchecked Sendable {
     let process: Process
     let port: Int
+    /// The simulator's frozen clock (`--now`): the test's own, else `TestClock.now`.
+    let now: String
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts the simulator with a fixture set (`default` or `many`) and extra arguments.
+    /// Starts the simulator with a fixture set (`default` or `many`) and extra arguments. Its clock is
+    /// frozen at `TestClock.now` unless the arguments give `--now`; `--parent-pid` ends it with this
+    /// process, even one killed with SIGKILL.
     init(fixtures: String = "default", arguments: [String] = []) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: Binaries.fakeAPI)
         let fixturesDir = Binaries.repositoryRoot.appendingPathComponent("Fixtures").appendingPathComponent(fixtures).path
+        let pinned = arguments.firstIndex(of: "--now").map { arguments[$0 + 1] }
+            ?? arguments.first { $0.hasPrefix("--now=") }.map { String($0.dropFirst("--now=".count)) }
+        now = pinned ?? TestClock.now
         process.arguments = ["--port", "0", "--fixtures", fixturesDir] + arguments
+            + (pinned == nil ? ["--now", TestClock.now] : []) + ["--parent-pid", String(getpid())]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -239,6 +247,8 @@ func metrikaEnvironment(api: FakeAPI?, home: String, token: String? = demoToken,
         "XDG_DATA_HOME": home + "/data",
         "LC_ALL": "C",
         "METRIKA_TIMEOUT": "5",
+        // The simulator's clock, so that both agree on today (an explicit `extra` METRIKA_NOW wins).
+        "METRIKA_NOW": api?.now ?? TestClock.now,
     ]
     if let retryScale { environment["METRIKA_TEST_RETRY_SCALE"] = String(retryScale) }
     if let api { environment["METRIKA_API_URL"] = api.baseURL; environment["METRIKA_OAUTH_URL"] = api.baseURL }
