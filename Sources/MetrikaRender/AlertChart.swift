@@ -14,7 +14,7 @@ package struct AlertChart: Sendable {
     /// The line under it: the day, the value, the expectation.
     package var subtitle: String
     /// Phone first: 360 px wide is shown at its own size in a phone's mail (390 px less the margins),
-    /// so the 10 px labels stay 10 px there (issue 21 asks at least 9); PNGs are drawn at 2×.
+    /// so the 10 px labels stay 10 px there (at least 9 px, readable on a phone); PNGs are drawn at 2×.
     package var width = 360
     package var height = 190
     /// The expected value as the alert's line says it (`~880`, `~240000 ₽`); nil: the chart's own label.

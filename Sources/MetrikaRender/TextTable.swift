@@ -125,7 +125,7 @@ package struct TextTable: Sendable {
     /// (`PlainText`: printable ASCII, Latin-1, Cyrillic — one character and one column per scalar)
     /// has its scalar count as its width, and a line made only of such cells is padded and trimmed
     /// as bytes. Any other cell is measured by `displayWidth`, grapheme cluster by cluster, and its
-    /// line built through the String path, as before (TextTableDifferentialTests holds the two
+    /// line built through the String path (TextTableDifferentialTests holds the two
     /// paths to the same bytes).
     package func write(maxWidth: Int? = nil, to out: OutputWriter) throws {
         let headers = columns.map { Measured($0.title) }

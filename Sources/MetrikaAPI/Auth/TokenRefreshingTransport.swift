@@ -86,7 +86,7 @@ package struct TokenRefreshingStreamingTransport: StreamingHTTPTransport {
 }
 
 /// The `error_type` of an API error answer's first error (`{"errors": [{"error_type": "…"}]}`), read
-/// as tolerantly as before: the other errors, and members of another type, do not matter.
+/// tolerantly: the other errors, and members of another type, do not matter.
 struct WireFirstErrorType: Decodable {
     var type: String?
 

@@ -126,7 +126,7 @@ enum AlertCommand: Command {
         // --verbose, never to cron (whose stderr is no terminal, and mailed).
         let runRequest = AlertRun.Request(counterIDs: request.counterIDs, today: request.today, dryRun: request.dryRun, currency: request.currency,
                                           explain: options[.verbose] || (!request.counterIDs.isEmpty && context.stderrIsTerminal))
-        // Refused before the webhook is read or sendmail looked for, as before the run moved out.
+        // Refused before the webhook is read or sendmail looked for.
         do {
             try AlertRun.validate(runRequest, settings: settings)
         } catch let error as AlertRunError {

@@ -42,7 +42,7 @@ package struct MCPHost: Sendable {
     /// server have quoted one into text a tool passes on: the last guard, behind the tools' own care.
     /// Secrets with a quote or backslash, and short ones (a 4-character ClickHouse password such as `true`
     /// or `1001` would rewrite JSON literals, ids and keys), are left to that care: masking them here
-    /// could break the line's JSON (review). The token and webhook secrets are far longer.
+    /// could break the line's JSON. The token and webhook secrets are far longer.
     package static func masking(_ secrets: [String], in line: String) -> String {
         let secrets = secrets.filter { $0.count >= 12 && !$0.contains("\"") && !$0.contains("\\") }
         return TerminalText.masking(secrets, in: line)

@@ -61,7 +61,7 @@ enum CheckAlertsTool {
             // The check judges the day before each counter's "today": its clock is set where the next
             // day is "today" for every counter checked — as late as that day and now allow (the data
             // has had the longest to settle), never a "now" at which the asked day is not over for a
-            // counter: that would judge another day than the one asked (review).
+            // counter: that would judge another day than the one asked.
             guard let nextMidnight = RFC3339.parse("\(day.adding(days: 1).iso)T00:00:00Z") else {
                 throw UsageError("date must be a day as YYYY-MM-DD (the day to judge), not '\(text)'")
             }
@@ -76,7 +76,7 @@ enum CheckAlertsTool {
         call.progress(0, total: Double(counters.count), message: "checking \(counters.count) counters")
         // The run of `metrika alert --dry-run`: nothing claimed, delivered or remembered. One counter at
         // a time: the server runs up to 3 calls at once, and the API allows 3 requests in parallel per
-        // user in all (review: 3 calls × 3 counters).
+        // user in all (3 calls × 3 counters would be 9).
         var request = AlertRun.Request(counterIDs: ids, today: today, dryRun: true, explain: !ids.isEmpty)
         request.parallelism = 1
         request.noteFailures = false

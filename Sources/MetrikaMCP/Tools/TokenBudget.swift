@@ -1,7 +1,7 @@
 import MetrikaModel
 import MetrikaRender
 
-/// What an answer costs the model that reads it, estimated the way issue 39 measures it: ASCII
+/// What an answer costs the model that reads it, estimated as bench/mcp-answers measures it: ASCII
 /// characters / 4 + other characters / 1.5 (Cyrillic costs more), over the text blocks and the
 /// `structuredContent` JSON together (an image block's bytes are not text the model reads as tokens).
 /// Claude Code warns above 10,000 tokens per tool result and cuts at 25,000: every tool's default

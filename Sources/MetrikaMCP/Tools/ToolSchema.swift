@@ -227,7 +227,7 @@ package struct ToolArguments: Sendable {
         case .null: return "null"
         case .bool: return "a boolean"
         case .number(let number): return number.rounded() == number ? "a number" : "a fractional number"
-        // Never the string itself: it may be a secret pasted in the wrong place (newcomer: a token came back).
+        // Never the string itself: it may be a secret pasted in the wrong place (a token would come back).
         case .string: return "a string"
         case .array(let items): return "a list of \(items.count)"
         case .object: return "an object"

@@ -35,7 +35,7 @@ package struct Currency: Hashable, Sendable, CustomStringConvertible, Comparable
     package var columnSuffix: String { code.lowercased() }
 
     /// The four bytes a `Quantity` keeps instead of an optional currency (0 is none), so that a value
-    /// with a currency is no larger than one without: 24 bytes, as before money.
+    /// with a currency is no larger than one without: 24 bytes either way.
     var packedValue: UInt32 { packed }
 
     init?(packed: UInt32) {

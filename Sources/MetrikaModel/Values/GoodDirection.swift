@@ -37,7 +37,7 @@ extension Metric {
         "goalReachesAny": .up,
         "ecommercePurchases": .up,
         "productPurchasedUniq": .up,
-        // Money (issue 22).
+        // Money.
         "purchases": .up,
         "revenue": .up,
         "revenuePerPurchase": .up,

@@ -35,7 +35,7 @@ package enum AlertLedger {
     /// judgement's grain. `judgement` nil (nothing finished, no baseline) changes nothing; `today` is
     /// the hour grain's values of today's finished hours (for the hour a stopped metric came back at).
     ///
-    /// An hour's episode is one anomaly however long it lasts, across midnight too (issue 40): a stop
+    /// An hour's episode is one anomaly however long it lasts, across midnight too: a stop
     /// stays open while its metric is still at zero at the last finished hour, whatever today's few
     /// hours after midnight make of it (a `drop` over one zero hour, a stop "since midnight"); a drop
     /// or a rise stays open while the change is still as large, though a quiet night's small counts no

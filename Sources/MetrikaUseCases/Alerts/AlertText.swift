@@ -32,7 +32,7 @@ package enum AlertText {
         switch finding.notice {
         case .alert(.stopped):
             // Zero since the day began: it may have stopped before midnight, which today's hours cannot
-            // tell (a day's check says since when) — never "stopped at 00:00" (newcomer).
+            // tell (a day's check says since when) — never "stopped at 00:00".
             if hours.lowerBound == 0 {
                 return "\(head) at 0 all day on \(day) (since midnight or earlier): \(figures(finding, namingDay: false))"
             }

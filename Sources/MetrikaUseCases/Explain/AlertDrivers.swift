@@ -3,7 +3,7 @@ import MetrikaAPI
 import MetrikaModel
 import MetrikaRender
 
-/// What made an alert's change: a segment of the dimension that concentrates it (issue 37 item 3),
+/// What made an alert's change: a segment of the dimension that concentrates it,
 /// as the explanation's headline names it (`Search engine traffic -336`).
 package struct AlertDriver: Sendable, Equatable {
     /// The dimension's name (`trafficSource`).

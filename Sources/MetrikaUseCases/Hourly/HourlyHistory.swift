@@ -130,7 +130,7 @@ package struct HourlyHistory: Sendable {
         var finished = max(0, min(runningHour, Int((caughtUp / 3_600).rounded(.down))))
         if client == nil {
             // Offline, today's hours are what the last run stored: its last hour was the one running
-            // then, partial — not finished, however late it is now (review).
+            // then, partial — not finished, however late it is now.
             let lastStored = todayRows.lastIndex { $0 != nil } ?? 0
             finished = min(finished, lastStored)
         }
