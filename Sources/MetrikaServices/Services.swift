@@ -95,13 +95,13 @@ package final class Services: Sendable {
     /// The counters to use when no `--counter` is given: METRIKA_COUNTER, else the profile's
     /// `counter`, else the config file's; nil when none is set. Also says where they came from.
     package func defaultCounters() throws -> (ids: [String], source: String)? {
-        if let text = world.environment["METRIKA_COUNTER"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
+        if let text = world.environment[ConfigError.counterVariable]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
             // Checked here, where the variable can be named: the command would blame --counter.
             let ids = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             guard ids.allSatisfy({ Int($0).map { $0 > 0 } ?? false }) else {
                 throw ConfigError.badCounterVariable(value: text)
             }
-            return (ids, "METRIKA_COUNTER")
+            return (ids, ConfigError.counterVariable)
         }
         if let profile = try profile(), let ids = profile.counters {
             return (ids.map(String.init), "profile '\(profile.name)'")
