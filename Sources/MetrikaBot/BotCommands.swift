@@ -70,6 +70,8 @@ package struct BotCommands: Sendable {
 
     /// Columns of `<pre>` a phone shows without scrolling sideways (about 35–40).
     package static let width = 38
+    /// Where a narrow table's left-out "before" values can be seen, in the bot's words.
+    static let beforeElsewhere = "ask for fewer metrics to see them"
     /// The metrics of `/report`: few enough to fit a phone.
     package static let reportMetrics: [Metric] = [.visits, .users, .bounceRate]
 
@@ -233,7 +235,7 @@ package struct BotCommands: Sendable {
         }
         let loader = try await backend.loader(request)
         let memory = OutputWriter()
-        let sink = ReportTableSink(output: memory, maxWidth: Self.width)
+        let sink = ReportTableSink(output: memory, maxWidth: Self.width, beforeElsewhere: Self.beforeElsewhere)
         try await HistoryReport(request: request, loader: loader, activity: backend.activity).run(into: sink)
         let table = String(decoding: memory.bytes, as: UTF8.self)
         return said + "<pre>" + TelegramHTML.escape(table.trimmingCharacters(in: .newlines)) + "</pre>"
@@ -368,6 +370,10 @@ extension ParameterNaming {
                 return "whoever runs the bot must fix it on its machine; /report of dimensions still works meanwhile"
             case .reportUnexpected, .retryThenReport: return "Ask again; if it fails again, tell whoever runs the bot."
             case .fillHistory, .createHistory: return "a sync where the bot runs"
+            case .fillHistoryFirst: return "Ask again once whoever runs the bot has filled its history."
+            case .alertCheck: return "the alert check"
+            case .useTelegram: return "this bot"
+            case .giveTelegramToken: return "whoever runs the bot must give it the token on its machine"
             default: return "Whoever runs the bot must fix this on its machine (signing in again, its settings or its network)."
             }
         })

@@ -19,6 +19,9 @@ extension ParameterNaming {
         case .watchToday(let id): return "see today against the same hours of earlier weeks with `metrika live --counter \(id)`"
         case .fetchOnline: return "run without --offline to fetch it"
         case .compareOtherDays(let id): return "compare with other days: metrika explain --counter \(id) --against previous (or DATE..DATE)"
+        case .fillHistoryFirst:
+            return "Fill it with `metrika sync --counter ID` (or run without --offline), then try again."
+        case .alertCheck: return "metrika alert"
         case .signIn: return "Run `metrika login` (or set METRIKA_TOKEN) first."
         case .signInOrGiveToken: return "Run `metrika login` or set METRIKA_TOKEN."
         case .signInAgain: return "Sign in again with `metrika login`."
@@ -80,6 +83,10 @@ extension ParameterNaming {
         case .giveClickHouseCredentials: return "set METRIKA_CLICKHOUSE_USER and METRIKA_CLICKHOUSE_PASSWORD instead."
         case .checkTelegramToken: return "check the token @BotFather gave (METRIKA_TELEGRAM_TOKEN)."
         case .checkTelegramAddress: return "check METRIKA_TELEGRAM_API_URL."
+        case .useTelegram: return "--telegram and metrika bot"
+        case .giveTelegramToken(let path):
+            return "set METRIKA_TELEGRAM_TOKEN, or \"telegram\": {\"token\": …} in \(path) (chmod 600), or keep "
+                + "it in the keyring with \"telegram\": {\"keyring\": \"telegram\"} there (docs/telegram.md)"
         }
     }
 }

@@ -1,6 +1,6 @@
 import MetrikaModel
 
-/// The screen of `metrika live` for one counter, rendered to text for a given size: a header (the
+/// The live screen for one counter, rendered to text for a given size: a header (the
 /// counter, the date and time, visits so far against expected by now with the verdict, the goals), a
 /// bar chart of today's visits by hour over the band of the same hours in earlier weeks, an hour axis,
 /// a legend and a footer (last data, requests spent today, the refresh interval, the keys). Pure: the
@@ -22,10 +22,15 @@ package struct LiveView: Sendable {
     /// One line in place of the legend: a failed refresh, say (already sanitized by the caller).
     package var message: String?
 
-    package init(width: Int, height: Int, colour: Bool) {
+    /// What shows the view, in its entry point's words (`metrika live` at the shell): the line that
+    /// says the terminal is too small names it.
+    package var shownBy: String
+
+    package init(width: Int, height: Int, colour: Bool, shownBy: String) {
         self.width = width
         self.height = height
         self.colour = colour
+        self.shownBy = shownBy
     }
 
     /// The smallest screen the view is drawn on; below it a single line says so. The width holds the
@@ -46,7 +51,7 @@ package struct LiveView: Sendable {
     package func lines(_ snapshot: LiveSnapshot) -> [String] {
         guard width >= Self.minimumWidth, height >= Self.minimumHeight else {
             // Wrapped, never cut: the size it needs is the point of the message.
-            let text = "Terminal too small: metrika live needs \(Self.minimumWidth)×\(Self.minimumHeight) (this one is \(width)×\(height))."
+            let text = "Terminal too small: \(shownBy) needs \(Self.minimumWidth)×\(Self.minimumHeight) (this one is \(width)×\(height))."
             return Array(Self.wrap(text, width).prefix(max(1, height)))
         }
         var out: [Line] = []

@@ -17,16 +17,18 @@ package final class ReportTableSink: ReportSink {
     /// Colours a `--compare` change such as `+5.2%` by what it means for its metric (a rising bounce
     /// rate is bad news; a colour terminal only), or nil: plain text.
     private let colourChange: (@Sendable (String, GoodDirection) -> String)?
-    /// Where the "before" values a narrow table left out can be seen, in the entry point's words.
-    private let beforeElsewhere: String
+    /// Where the "before" values a narrow table left out can be seen, in the entry point's words
+    /// (nil: the note says only that they were left out).
+    private let beforeElsewhere: String?
 
     /// `maxWidth`: the terminal width when stdout is a terminal, else nil. A table wider than it keeps
     /// its key column (date, source…) whole: `--compare` first leaves out its "before" columns, then
     /// the metrics are split into blocks that each repeat the key (see `TextTable.keyColumnCount`).
     /// `colourChange`: given only for a colour terminal.
-    /// `beforeElsewhere`: where the left-out "before" values are kept (the CLI's `--csv and --json`).
+    /// `beforeElsewhere`: where the left-out "before" values are kept, as the caller words it (the CLI
+    /// names its options, MCP the structured content).
     package init(output: OutputWriter, maxWidth: Int?, colourChange: (@Sendable (String, GoodDirection) -> String)? = nil,
-                 beforeElsewhere: String = "--csv and --json keep them") {
+                 beforeElsewhere: String? = nil) {
         self.out = output
         self.maxWidth = maxWidth
         self.colourChange = colourChange
@@ -76,7 +78,7 @@ package final class ReportTableSink: ReportSink {
         try table.write(maxWidth: maxWidth, to: out)
         let anyIncomplete = rows.contains { $0.isIncomplete }
         if beforeLeftOut {
-            try out.write("\"before\" values left out to fit; \(beforeElsewhere).\n")
+            try out.write("\"before\" values left out to fit\(beforeElsewhere.map { "; \($0)" } ?? "").\n")
         }
         if rows.isEmpty { try out.write("(no data for this period)\n") }
         if anyIncomplete {

@@ -6,7 +6,11 @@ import Synchronization
 /// Secrets from the environment are always known; a token read from a file is added when resolved.
 package final class KnownSecrets: Sendable {
     /// The environment variables whose values are secrets.
-    package static let environmentVariables = ["METRIKA_TOKEN", "METRIKA_CLIENT_SECRET", "METRIKA_CLICKHOUSE_PASSWORD", "METRIKA_WEBHOOK_URL", "METRIKA_TELEGRAM_TOKEN"]
+    package static let environmentVariables = [
+        EnvironmentSettings.tokenVariable, EnvironmentSettings.clientSecretVariable,
+        EnvironmentSettings.clickHousePasswordVariable, EnvironmentSettings.webhookURLVariable,
+        EnvironmentSettings.telegramTokenVariable,
+    ]
 
     private let added = Mutex<[String]>([])
 

@@ -41,13 +41,13 @@ extension Services {
     /// The webhook at `given` (named by `givenBy`, e.g. `--webhook`), else METRIKA_WEBHOOK_URL; nil when
     /// neither is set. Its secret parts join the run's masked secrets at once.
     package func webhook(given: String?, givenBy: String) throws -> Webhook? {
-        let variable = world.environment["METRIKA_WEBHOOK_URL"]
+        let variable = world.environment[EnvironmentSettings.webhookURLVariable]
         let text = given ?? variable.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
         guard let text else { return nil }
         world.secrets.add(text)
         let webhook = try Webhook(
             text, transport: world.transport, timeout: try requestTimeout(),
-            source: given != nil ? givenBy : "METRIKA_WEBHOOK_URL", environment: world.environment)
+            source: given != nil ? givenBy : EnvironmentSettings.webhookURLVariable, environment: world.environment)
         for secret in webhook.secrets { world.secrets.add(secret) }
         return webhook
     }

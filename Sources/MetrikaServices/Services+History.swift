@@ -68,9 +68,9 @@ extension Services {
 
     private func makeHistory(path: String, readOnly: Bool) async throws -> HistoryStore {
         let store = try await HistoryStore.open(path: path, readOnly: readOnly)
-        if !store.isReadOnly, let text = world.environment["METRIKA_DB_MAX_PAGES"], !text.isEmpty {
+        if !store.isReadOnly, let text = world.environment[EnvironmentSettings.databaseMaxPagesVariable], !text.isEmpty {
             guard let pages = Int(text), pages > 0 else {
-                throw ConfigError.badVariable(variable: "METRIKA_DB_MAX_PAGES", value: text, expected: "a positive number of pages")
+                throw ConfigError.badVariable(variable: EnvironmentSettings.databaseMaxPagesVariable, value: text, expected: "a positive number of pages")
             }
             try await store.limitPages(to: pages)
         }

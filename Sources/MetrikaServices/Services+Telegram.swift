@@ -10,8 +10,8 @@ extension Services {
     /// The chats to send to when the entry point names none: METRIKA_TELEGRAM_CHAT, else the
     /// profile's or the config file's `"telegram"` `"chat"`; empty when none says.
     package func telegramChats() throws -> [TelegramChatID] {
-        if let text = world.environment["METRIKA_TELEGRAM_CHAT"], !text.trimmingCharacters(in: .whitespaces).isEmpty {
-            return try TelegramChatID.list(text, source: "METRIKA_TELEGRAM_CHAT")
+        if let text = world.environment[EnvironmentSettings.telegramChatVariable], !text.trimmingCharacters(in: .whitespaces).isEmpty {
+            return try TelegramChatID.list(text, source: EnvironmentSettings.telegramChatVariable)
         }
         let config = try configFile()
         if let text = try profile()?.telegram?.chats ?? config?.telegram?.chats {
@@ -29,9 +29,9 @@ extension Services {
         let environment = world.environment
         let token: String
         let source: String
-        if let text = environment["METRIKA_TELEGRAM_TOKEN"], !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+        if let text = environment[EnvironmentSettings.telegramTokenVariable], !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             token = text
-            source = "METRIKA_TELEGRAM_TOKEN"
+            source = EnvironmentSettings.telegramTokenVariable
         } else {
             let config = try configFile()
             let profile = try profile()
@@ -43,7 +43,8 @@ extension Services {
                 source = "the \"telegram\" token of \(config?.path ?? "the config file")"
             } else if let account = profile?.telegram?.keyring ?? config?.telegram?.keyring {
                 var keyring = Keyring(kind: .system, account: account, environment: environment)
-                keyring.instead = "give the bot's token in METRIKA_TELEGRAM_TOKEN or as the private config file's \"telegram\" \"token\""
+                keyring.instead = "give the bot's token in \(EnvironmentSettings.telegramTokenVariable) or as the "
+                    + "private config file's \"telegram\" \"token\""
                 guard let data = try await keyring.lookup(),
                       case let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
                     throw ConfigError.missingTelegramKeyringEntry(account: account, keyring: keyring.displayName,
@@ -56,7 +57,7 @@ extension Services {
             }
         }
         world.secrets.add(token.trimmingCharacters(in: .whitespacesAndNewlines))
-        let base = try secretBearingBaseURL(environment["METRIKA_TELEGRAM_API_URL"], variable: "METRIKA_TELEGRAM_API_URL",
+        let base = try secretBearingBaseURL(environment[EnvironmentSettings.telegramAPIURLVariable], variable: EnvironmentSettings.telegramAPIURLVariable,
                                             fallback: TelegramBot.defaultBaseURL.absoluteString, secret: "the Telegram bot token")
         let world = self.world
         let bot = try TelegramBot(token: token, tokenSource: source, baseURL: base, transport: world.transport, environment: environment,

@@ -49,13 +49,13 @@ package final class Services: Sendable {
     /// METRIKA_API_URL, else the profile's `api_url`, else the default; anything that isn't an
     /// http(s) URL, or is plain http to another machine, is a configuration error.
     package func apiBaseURL() throws -> URL {
-        if let variable = world.environment["METRIKA_API_URL"], !variable.isEmpty {
-            return try secretBearingBaseURL(variable, variable: "METRIKA_API_URL", fallback: MetrikaClient.defaultBaseURL, secret: "the OAuth token")
+        if let variable = world.environment[EnvironmentSettings.apiURLVariable], !variable.isEmpty {
+            return try secretBearingBaseURL(variable, variable: EnvironmentSettings.apiURLVariable, fallback: MetrikaClient.defaultBaseURL, secret: "the OAuth token")
         }
         if let profile = try profile(), let url = profile.apiURL {
             return try secretBearingBaseURL(url, variable: "The api_url of profile '\(profile.name)' in \(ConfigFile.path(environment: world.environment))", fallback: MetrikaClient.defaultBaseURL, secret: "the OAuth token")
         }
-        return try Self.baseURL(nil, variable: "METRIKA_API_URL", fallback: MetrikaClient.defaultBaseURL)
+        return try Self.baseURL(nil, variable: EnvironmentSettings.apiURLVariable, fallback: MetrikaClient.defaultBaseURL)
     }
 
     // MARK: - Profiles and the config file
@@ -67,8 +67,8 @@ package final class Services: Sendable {
             guard !given.name.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("\(given.selectedBy) needs a profile name") }
             return try profile(named: given.name, selectedBy: given.selectedBy)
         }
-        if let name = world.environment["METRIKA_PROFILE"]?.trimmingCharacters(in: .whitespaces), !name.isEmpty {
-            return try profile(named: name, selectedBy: "METRIKA_PROFILE")
+        if let name = world.environment[EnvironmentSettings.profileVariable]?.trimmingCharacters(in: .whitespaces), !name.isEmpty {
+            return try profile(named: name, selectedBy: EnvironmentSettings.profileVariable)
         }
         return nil
     }
@@ -81,7 +81,7 @@ package final class Services: Sendable {
     /// The active profile for display: `agency (--profile)`, or nil.
     package func profileDescription() throws -> String? {
         guard let profile = try profile() else { return nil }
-        return "\(profile.name) (\(selection.profile?.selectedBy ?? "METRIKA_PROFILE"), \(ConfigFile.path(environment: world.environment)))"
+        return "\(profile.name) (\(selection.profile?.selectedBy ?? EnvironmentSettings.profileVariable), \(ConfigFile.path(environment: world.environment)))"
     }
 
     /// The token file login and logout write and delete: `--token-file`, else the profile's, else the
@@ -95,13 +95,13 @@ package final class Services: Sendable {
     /// The counters to use when no `--counter` is given: METRIKA_COUNTER, else the profile's
     /// `counter`, else the config file's; nil when none is set. Also says where they came from.
     package func defaultCounters() throws -> (ids: [String], source: String)? {
-        if let text = world.environment["METRIKA_COUNTER"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
+        if let text = world.environment[ConfigError.counterVariable]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
             // Checked here, where the variable can be named: the command would blame --counter.
             let ids = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             guard ids.allSatisfy({ Int($0).map { $0 > 0 } ?? false }) else {
                 throw ConfigError.badCounterVariable(value: text)
             }
-            return (ids, "METRIKA_COUNTER")
+            return (ids, ConfigError.counterVariable)
         }
         if let profile = try profile(), let ids = profile.counters {
             return (ids.map(String.init), "profile '\(profile.name)'")
@@ -141,9 +141,9 @@ package final class Services: Sendable {
 
     /// Seconds per request: METRIKA_TIMEOUT, default 30.
     package func requestTimeout() throws -> Double {
-        guard let text = world.environment["METRIKA_TIMEOUT"], !text.isEmpty else { return 30 }
+        guard let text = world.environment[EnvironmentSettings.timeoutVariable], !text.isEmpty else { return 30 }
         guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
-            throw ConfigError.badVariable(variable: "METRIKA_TIMEOUT", value: text, expected: "a number of seconds above 0 and at most 600")
+            throw ConfigError.badVariable(variable: EnvironmentSettings.timeoutVariable, value: text, expected: "a number of seconds above 0 and at most 600")
         }
         return seconds
     }
@@ -151,11 +151,11 @@ package final class Services: Sendable {
     /// The largest API answer accepted, in bytes after decompression: METRIKA_MAX_RESPONSE (a number of
     /// bytes, or with a K, M or G suffix for KiB, MiB, GiB), default 64 MiB.
     package func maxResponseBytes() throws -> Int {
-        guard let text = world.environment["METRIKA_MAX_RESPONSE"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+        guard let text = world.environment[EnvironmentSettings.maxResponseVariable]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
             return HTTPRequest.defaultMaxResponseBytes
         }
         guard let bytes = Self.parseByteSize(text), bytes >= 1 << 10, bytes <= 1 << 32 else {
-            throw ConfigError.badVariable(variable: "METRIKA_MAX_RESPONSE", value: text, expected: "a size between 1K and 4G (bytes, or with K, M, G)")
+            throw ConfigError.badVariable(variable: EnvironmentSettings.maxResponseVariable, value: text, expected: "a size between 1K and 4G (bytes, or with K, M, G)")
         }
         return bytes
     }
@@ -213,7 +213,7 @@ package final class Services: Sendable {
     /// METRIKA_OAUTH_URL or the default; anything that isn't an http(s) URL, or is plain http to
     /// another machine, is a configuration error.
     package func oauthBaseURL() throws -> URL {
-        try secretBearingBaseURL(world.environment["METRIKA_OAUTH_URL"], variable: "METRIKA_OAUTH_URL", fallback: OAuthClient.defaultBaseURL, secret: "the app's secret and the tokens")
+        try secretBearingBaseURL(world.environment[EnvironmentSettings.oauthURLVariable], variable: EnvironmentSettings.oauthURLVariable, fallback: OAuthClient.defaultBaseURL, secret: "the app's secret and the tokens")
     }
 
     /// The app's credentials by the one precedence (`ClientCredentials.resolve`): `--client-id` /

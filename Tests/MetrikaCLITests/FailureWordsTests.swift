@@ -1,7 +1,9 @@
 import MetrikaAPI
 @testable import MetrikaCLI
 import MetrikaModel
+import MetrikaServices
 import MetrikaStore
+import MetrikaSystem
 import MetrikaUseCases
 import MetrikaWarehouse
 import Testing
@@ -65,7 +67,31 @@ import Testing
         (UnexpectedFailure(typeName: "X"),
          "metrika stopped on an error it does not expect; nothing more is known about it. "
             + "Run the same command with --verbose to see its kind, and report it."),
+        (ConfigError.missingTelegramToken(path: "/c/config.json"),
+         "Telegram (--telegram and metrika bot) needs the bot's token from @BotFather: set METRIKA_TELEGRAM_TOKEN, "
+            + "or \"telegram\": {\"token\": …} in /c/config.json (chmod 600), or keep it in the keyring with "
+            + "\"telegram\": {\"keyring\": \"telegram\"} there (docs/telegram.md)."),
+        (ConfigError.unknownProfile(name: "acme", selector: "METRIKA_PROFILE", path: "/c/config.json", known: ["a"]),
+         "METRIKA_PROFILE names the profile 'acme', which the config file /c/config.json does not define (it defines "
+            + "a). Add it under \"profiles\", or change or unset METRIKA_PROFILE."),
+        (ConfigError.badCounterVariable(value: "12,x"),
+         "METRIKA_COUNTER '12,x' is not a counter id (a positive whole number, or several joined by commas); fix or "
+            + "unset it."),
+        (ConfigError.unjudgeableAlertMetric(name: "bounceRate"),
+         "\"metrics\" of \"alerts\" in the config file names 'bounceRate', which is not a metric metrika alert can "
+            + "judge (a count such as visits, pageviews, users, purchases or goal123reaches, or revenue)"),
+        (ServicesError.noHistoryOffline(path: "/h.sqlite"),
+         "no history yet at /h.sqlite: --offline reads only the history. Fill it with `metrika sync --counter ID` "
+            + "(or run without --offline), then try again."),
     ]
+
+    /// A profile named on the command line: the selector is the caller's data, and the fix names it.
+    @Test func aProfileSelectedByAnOptionIsChangedByThatOption() {
+        let error = ConfigError.unknownProfile(name: "acme", selector: "--profile", path: "/c/config.json", known: nil)
+        #expect(ParameterNaming.cli.message(of: error) == "--profile names the profile 'acme', but there is no "
+            + "config file /c/config.json. Define it there as {\"profiles\": {\"acme\": {…}}} (see docs/auth.md), "
+            + "or name another profile with --profile.")
+    }
 
     @Test func theCommandLineSaysWhatItAlwaysSaid() {
         for (failure, cli) in Self.cases {

@@ -2,7 +2,9 @@ import MetrikaAPI
 import MetrikaBot
 @testable import MetrikaMCP
 import MetrikaModel
+import MetrikaServices
 import MetrikaStore
+import MetrikaSystem
 import MetrikaUseCases
 import MetrikaWarehouse
 import Testing
@@ -31,7 +33,32 @@ import Testing
         ClickHouseError.notAURL(shown: "ftp://x"),
         LogExportError.noRoom(counterID: 1001, maxDays: 0),
         UnexpectedFailure(typeName: "X"),
+        ConfigError.missingTelegramToken(path: "/c/config.json"),
+        ConfigError.unjudgeableAlertMetric(name: "bounceRate"),
+        ServicesError.noHistoryOffline(path: "/h.sqlite"),
     ]
+
+    /// The failures whose fixes were the CLI's words below the edge, in MCP's and the bot's.
+    @Test func theSettingsFailuresSayTheirFixInEachEntryPointsWords() {
+        #expect(Self.mcpWords(ConfigError.unjudgeableAlertMetric(name: "bounceRate"))
+            .contains("which is not a metric check_alerts can judge"))
+        #expect(Self.mcpWords(ServicesError.noHistoryOffline(path: "/h.sqlite"))
+            == "no history yet at /h.sqlite: offline reads only the history. Call get_report without offline to "
+                + "fetch its days first.")
+        #expect(Self.mcpWords(ConfigError.missingTelegramToken(path: "/c/config.json")) == "Telegram (Telegram "
+            + "delivery) needs the bot's token from @BotFather: ask the user to give this server the bot's token on "
+            + "the machine that runs it.")
+        #expect(ParameterNaming.bot.message(of: ConfigError.missingTelegramToken(path: "/c/config.json"))
+            == "Telegram (this bot) needs the bot's token from @BotFather: whoever runs the bot must give it the "
+                + "token on its machine.")
+        #expect(ParameterNaming.bot.message(of: ServicesError.noHistoryOffline(path: "/h.sqlite"))
+            .hasSuffix("Ask again once whoever runs the bot has filled its history."))
+        for failure in Self.failures.suffix(3) {
+            for text in [Self.mcpWords(failure), ParameterNaming.bot.message(of: failure)] {
+                #expect(ToolWordsTests.cliWords(text).isEmpty && !text.contains("METRIKA_TELEGRAM_TOKEN"), "\(text)")
+            }
+        }
+    }
 
     /// What a tool answers for `failure`, as `MetrikaToolCatalogue` words a thrown failure.
     static func mcpWords(_ failure: any MetrikaFailure) -> String {

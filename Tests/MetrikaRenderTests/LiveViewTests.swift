@@ -29,7 +29,7 @@ struct LiveViewTests {
 
     @Test(arguments: [(80, 24), (120, 40)])
     func golden(width: Int, height: Int) throws {
-        var view = LiveView(width: width, height: height, colour: false)
+        var view = LiveView(width: width, height: height, colour: false, shownBy: "metrika live")
         view.interactive = true
         view.count = 2
         let text = view.render(Self.shop()) + "\n"
@@ -37,7 +37,7 @@ struct LiveViewTests {
     }
 
     @Test func plainSnapshotGolden() throws {
-        let view = LiveView(width: 80, height: LiveView.snapshotHeight, colour: false)
+        let view = LiveView(width: 80, height: LiveView.snapshotHeight, colour: false, shownBy: "metrika live")
         let text = view.render(Self.shop()) + "\n"
         try Golden.expect(text, matches: Self.testsDirectory.appendingPathComponent("Golden/text/live-snapshot.txt"), describe: "got:\n\(text)")
     }
@@ -45,14 +45,14 @@ struct LiveViewTests {
     @Test(arguments: [(80, 24), (120, 40), (56, 12), (57, 19), (200, 60)])
     func everyLineFitsTheScreen(width: Int, height: Int) {
         for name in ["Сезонный магазин «Ёлка» с очень длинным названием для проверки ширины", "東京の店舗カウンター・とても長い名前", "shop"] {
-            let lines = LiveView(width: width, height: height, colour: false).lines(Self.shop(name: name))
+            let lines = LiveView(width: width, height: height, colour: false, shownBy: "metrika live").lines(Self.shop(name: name))
             #expect(lines.count == height)
             for line in lines { #expect(displayWidth(of: line) <= width, "\(line)") }
         }
     }
 
     @Test func cyrillicNamesAreMeasuredInColumnsNotBytes() throws {
-        let lines = LiveView(width: 80, height: 24, colour: false).lines(Self.shop())
+        let lines = LiveView(width: 80, height: 24, colour: false, shownBy: "metrika live").lines(Self.shop())
         let header = try #require(lines.first)
         // The date sits flush right whatever the name's bytes: 80 columns exactly.
         #expect(header.hasSuffix("Wed 2 Dec 15:20"))
@@ -60,8 +60,8 @@ struct LiveViewTests {
     }
 
     @Test func colourOnlyWhenAsked() {
-        let plain = LiveView(width: 80, height: 24, colour: false).render(Self.shop())
-        let coloured = LiveView(width: 80, height: 24, colour: true).render(Self.shop())
+        let plain = LiveView(width: 80, height: 24, colour: false, shownBy: "metrika live").render(Self.shop())
+        let coloured = LiveView(width: 80, height: 24, colour: true, shownBy: "metrika live").render(Self.shop())
         #expect(!plain.contains("\u{1B}"))
         #expect(coloured.contains("\u{1B}[31m\u{2212}68% since 13:00\u{1B}[0m"))
         // Colour adds escapes only: the same text remains.
@@ -69,7 +69,7 @@ struct LiveViewTests {
     }
 
     @Test func keyListReplacesTheChart() {
-        var view = LiveView(width: 80, height: 24, colour: false)
+        var view = LiveView(width: 80, height: 24, colour: false, shownBy: "metrika live")
         view.showKeys = true
         let text = view.render(Self.shop())
         #expect(text.contains("r                  refresh now"))
@@ -77,7 +77,7 @@ struct LiveViewTests {
     }
 
     @Test func aFailedRefreshIsTheLegendLine() {
-        var view = LiveView(width: 80, height: 24, colour: false)
+        var view = LiveView(width: 80, height: 24, colour: false, shownBy: "metrika live")
         view.message = "Error: counter 515151: quota exceeded, try after 16:00"
         let lines = view.lines(Self.shop())
         #expect(lines[lines.count - 2] == "Error: counter 515151: quota exceeded, try after 16:00")
@@ -85,9 +85,9 @@ struct LiveViewTests {
 
     @Test func tooSmallSaysSo() {
         // One column short of the chart's 24 hours is too small too (review: 40 cut the late hours).
-        #expect(LiveView(width: 55, height: 24, colour: false).lines(Self.shop()).first?.hasPrefix("Terminal too small") == true)
-        #expect(LiveView(width: 56, height: 24, colour: false).lines(Self.shop()).first?.hasPrefix("Terminal too small") == false)
-        let lines = LiveView(width: 30, height: 10, colour: false).lines(Self.shop())
+        #expect(LiveView(width: 55, height: 24, colour: false, shownBy: "metrika live").lines(Self.shop()).first?.hasPrefix("Terminal too small") == true)
+        #expect(LiveView(width: 56, height: 24, colour: false, shownBy: "metrika live").lines(Self.shop()).first?.hasPrefix("Terminal too small") == false)
+        let lines = LiveView(width: 30, height: 10, colour: false, shownBy: "metrika live").lines(Self.shop())
         #expect(lines.count >= 1 && lines.count <= 10)
         #expect(lines[0].hasPrefix("Terminal too small"))
         for line in lines { #expect(displayWidth(of: line) <= 30) }
@@ -96,7 +96,7 @@ struct LiveViewTests {
     /// Issue 40 item 11: at 40 columns the message was cut at `needs …`; it is wrapped whole.
     @Test(arguments: [(40, 24), (30, 10), (55, 12), (20, 8)])
     func theTooSmallMessageIsWrappedNotCut(width: Int, height: Int) {
-        let lines = LiveView(width: width, height: height, colour: false).lines(Self.shop())
+        let lines = LiveView(width: width, height: height, colour: false, shownBy: "metrika live").lines(Self.shop())
         let text = lines.joined(separator: " ")
         #expect(text == "Terminal too small: metrika live needs 56×12 (this one is \(width)×\(height)).", "\(lines)")
         #expect(!text.contains("…"))
@@ -107,7 +107,7 @@ struct LiveViewTests {
     /// give way and the verdict stays whole, at every width the view draws.
     @Test(arguments: [56, 58, 60, 62, 70])
     func theVerdictIsNeverCut(width: Int) throws {
-        let lines = LiveView(width: width, height: 24, colour: false).lines(Self.shop())
+        let lines = LiveView(width: width, height: 24, colour: false, shownBy: "metrika live").lines(Self.shop())
         let totals = try #require(lines.dropFirst().first)
         #expect(totals.hasSuffix(" · \u{2212}68% since 13:00"), "\(totals)")
         #expect(totals.hasPrefix("Visits "))
@@ -115,7 +115,7 @@ struct LiveViewTests {
     }
 
     @Test func aWideScreenKeepsEveryWordOfTheTotals() throws {
-        let totals = try #require(LiveView(width: 80, height: 24, colour: false).lines(Self.shop()).dropFirst().first)
+        let totals = try #require(LiveView(width: 80, height: 24, colour: false, shownBy: "metrika live").lines(Self.shop()).dropFirst().first)
         #expect(totals == "Visits so far 756 · expected by now ~1 185 · \u{2212}68% since 13:00", "\(totals)")
     }
 

@@ -57,6 +57,10 @@ struct NarrowTableTests {
         Self.expectKeysWhole(text, width: width, keys: ["2026-11-23", "2026-11-29", "Total"])
         #expect(!text.contains("before  "), "\(text)")
         #expect(text.contains("\"before\" values left out to fit; --csv and --json keep them."))
+        // Below the edge the sink names no option: without its caller's words the note says only that.
+        let plain = ReportFixtures.render(Self.compared()) { ReportTableSink(output: $0, maxWidth: width) }
+        #expect(plain.contains("\"before\" values left out to fit.\n"), "\(plain)")
+        #expect(!plain.contains("--"), "\(plain)")
         // The title's period is broken onto a line of its own, not cut.
         #expect(text.contains("2026-11-23 … 2026-11-29"), "\(text)")
         #expect(text.contains("against 2026-11-16 … 2026-11-22"), "\(text)")

@@ -198,8 +198,12 @@ enum ReportFixtures {
         return out.text
     }
 
+    /// Where the CLI says the left-out "before" values are kept (`ReportCommand.beforeElsewhere`).
+    static let cliBeforeElsewhere = "--csv and --json keep them"
+
+    /// The table as the CLI prints it (its words for the left-out "before" values).
     static func table(_ fixture: Fixture, maxWidth: Int? = nil) -> String {
-        render(fixture) { ReportTableSink(output: $0, maxWidth: maxWidth) }
+        render(fixture) { ReportTableSink(output: $0, maxWidth: maxWidth, beforeElsewhere: cliBeforeElsewhere) }
     }
 
     static func csv(_ fixture: Fixture, writer: CSVWriter = CSVWriter()) -> String {

@@ -97,7 +97,10 @@ import MetrikaRender
         }
         #expect(!FileManager.default.fileExists(atPath: path), "nothing is created")
         let error = ServicesError.noHistoryOffline(path: "/h.sqlite")
-        #expect(error.message.hasPrefix("no history yet at /h.sqlite: --offline reads only the history."))
+        // The services name no option: each entry point words the parameter and the fix.
+        #expect(error.message.hasPrefix("no history yet at /h.sqlite: offline reads only the history."))
+        #expect(!error.message.contains("--") && !error.message.contains("metrika sync"))
+        #expect(error.fix == .fillHistoryFirst)
         #expect(error.exitCode == ExitCode.config)
     }
 

@@ -110,7 +110,7 @@ package actor TokenKeeper {
     private func renew() async -> Renewal {
         guard let stored, let path = resolved.path else { return .failure("it does not come from a token file") }
         guard let refreshToken = stored.refreshToken else { return .failure("the token file holds no refresh token") }
-        guard let oauth else { return .failure("METRIKA_OAUTH_URL is not usable") }
+        guard let oauth else { return .failure("no OAuth server is known to renew it at") }
         guard let credentials, credentials.clientSecret != nil else {
             let problem = credentialsProblem ?? credentials.map { .noClientSecret(clientID: $0.clientID) }
                 ?? stored.clientID.map { .noClientSecret(clientID: $0) } ?? .noClientID

@@ -10,6 +10,8 @@ import MetrikaUseCases
 /// `LiveView`; the terminal is `TerminalScreen`'s, the loop `LiveScreenLoop`'s.
 enum LiveCommand: Command {
     static let name = "live"
+    /// What a too-small terminal's line names as needing the size.
+    static let shownBy = "metrika live"
     static let summary = "Today so far, hour by hour, against the same hours of earlier weeks; full screen"
     static let synopses: [[UsageTerm]] = [[.optional(.counter), .optional(.every)]]
     static let discussion = """
@@ -80,7 +82,8 @@ enum LiveCommand: Command {
             case .snapshot(let snapshot):
                 if !first { context.stdout.write("\n") }
                 first = false
-                context.stdout.write(LiveView(width: width, height: LiveView.snapshotHeight, colour: false).render(snapshot) + "\n")
+                let view = LiveView(width: width, height: LiveView.snapshotHeight, colour: false, shownBy: Self.shownBy)
+                context.stdout.write(view.render(snapshot) + "\n")
             case .failed(let counter, let failure):
                 context.note("Error: counter \(counter.id): \(ParameterNaming.cli.message(of: failure))")
                 if code == ExitCode.ok { code = failure.exitCode }

@@ -7,6 +7,8 @@ import MetrikaUseCases
 /// `metrika report`: a counter's statistics by day, week or month (from the history database,
 /// fetching only what is missing or still changing), or by any dimensions (straight from the API).
 enum ReportCommand: Command {
+    /// Where a narrow table's left-out "before" values are kept, in the CLI's words.
+    static let beforeElsewhere = "--csv and --json keep them"
     static let name = "report"
     static let summary = "Statistics of one or more counters as a table, CSV, JSON or an HTML page"
     static let discussion = """
@@ -140,7 +142,9 @@ enum ReportCommand: Command {
             let style = TerminalStyle(enabled: colour)
             var colourChange: (@Sendable (String, GoodDirection) -> String)?
             if colour { colourChange = { @Sendable text, good in style.change(text, good: good) } }
-            return ReportTableSink(output: context.stdout.writer, maxWidth: context.terminalWidth, colourChange: colourChange)
+            return ReportTableSink(
+                output: context.stdout.writer, maxWidth: context.terminalWidth, colourChange: colourChange,
+                beforeElsewhere: Self.beforeElsewhere)
         case .csv:
             var writer = csv
             writer.terminal = context.stdoutIsTerminal

@@ -146,7 +146,7 @@ struct LiveScreenLoop {
     func draw(_ state: State) {
         let (width, height) = screen.size()
         let counter = board.counters[state.selected]
-        var view = LiveView(width: width, height: height, colour: colour)
+        var view = LiveView(width: width, height: height, colour: colour, shownBy: LiveCommand.shownBy)
         view.index = state.selected
         view.count = board.counters.count
         view.every = every

@@ -29,6 +29,11 @@ extension ParameterNaming {
         case .fetchOnline: return "call get_report again without offline to fetch it"
         case .compareOtherDays(let id): return "call explain_change for counter \(id) again with against "
             + "previous or DATE..DATE to compare with other days"
+        case .fillHistoryFirst: return "Call get_report without offline to fetch its days first."
+        case .alertCheck: return "check_alerts"
+        case .useTelegram: return "Telegram delivery"
+        case .giveTelegramToken:
+            return "ask the user to give this server the bot's token on the machine that runs it"
         case .signIn, .signInOrGiveToken, .signInAgain, .replaceTokenFile, .replaceForeignTokenFile, .protectTokenFile,
             .fixToken, .signInProfile, .signInToKeyring, .giveClientID, .giveClientSecret, .pipeToken, .signInSooner,
             .retrySignIn, .checkClientCredentials, .retrySignInThenDetails, .signInAfterExpiry, .renewToken,

@@ -89,6 +89,10 @@ package enum SuggestedAction: Sendable, Equatable {
     case fetchOnline
     /// Explain counter `counterID`'s change against other days (its baseline had nothing).
     case compareOtherDays(counterID: Int)
+    /// An offline run found no history: fill it (or run with the network), then try again (a sentence).
+    case fillHistoryFirst
+    /// What runs the alert check (a noun phrase: the command or tool that does).
+    case alertCheck
 
     // Signing in.
     /// No token at all: sign in (or give a token).
@@ -179,6 +183,11 @@ package enum SuggestedAction: Sendable, Equatable {
     case giveClickHouseCredentials
     /// Telegram does not know the bot token: check the one @BotFather gave.
     case checkTelegramToken
+    /// What sends to Telegram (a noun phrase: the option and command that do).
+    case useTelegram
+    /// No Telegram bot token was given: give it in the environment, the private config file at
+    /// `configPath`, or the keyring (a clause).
+    case giveTelegramToken(configPath: String)
     /// The Bot API's address led somewhere else: check the setting.
     case checkTelegramAddress
 
@@ -198,6 +207,8 @@ package enum SuggestedAction: Sendable, Equatable {
         case .watchToday(let id): return "see today against the same hours of earlier weeks (counter \(id))"
         case .fetchOnline: return "run the report online to fetch it"
         case .compareOtherDays: return "compare with other days (against)"
+        case .fillHistoryFirst: return "Fill it (or run the report online), then try again."
+        case .alertCheck: return "the alert check"
         case .signIn, .signInOrGiveToken, .signInAgain, .replaceTokenFile, .replaceForeignTokenFile,
             .signInToKeyring, .storeInKeyringAgain, .signInSooner, .retrySignIn, .retrySignInThenDetails:
             return "Sign in to Yandex.Metrika again."
@@ -235,6 +246,10 @@ package enum SuggestedAction: Sendable, Equatable {
         case .freeDatabaseDisk: return "free space on its disk, or use another history database"
         case .giveClickHouseCredentials: return "give the ClickHouse user and password apart from the URL."
         case .checkTelegramToken: return "check the token @BotFather gave."
+        case .useTelegram: return "Telegram delivery and the bot"
+        case .giveTelegramToken(let path):
+            return "give it in the environment, in the private config file \(path), or in the keyring "
+                + "(docs/telegram.md)"
         case .checkTelegramAddress: return "check the Bot API's address."
         }
     }

@@ -5,7 +5,7 @@ import MetrikaModel
 /// profile it does not define, or a URL setting that would send a secret over plain http. Every case
 /// carries what its message names; the one-line message and the exit status (78, EX_CONFIG) are
 /// derived here, and nowhere else.
-package enum ConfigError: MetrikaFailure, Equatable {
+package enum ConfigError: WordedFailure, Equatable {
     /// Where in the config file a member is: at the top, in a profile, or in `"alerts"`.
     package enum Place: Sendable, Equatable {
         case top
@@ -74,10 +74,13 @@ package enum ConfigError: MetrikaFailure, Equatable {
 
     /// The variable that allows plain http to other hosts (test set-ups only): its value must be `1`.
     package static let allowInsecureHTTPVariable = "METRIKA_ALLOW_INSECURE_HTTP"
+    /// The variable that names the default counters (`badCounterVariable`).
+    package static let counterVariable = "METRIKA_COUNTER"
 
     package var exitCode: Int32 { ExitCode.config }
 
-    package var message: String {
+    /// The message, its fixes in `naming`'s words (the Telegram token's, the alert check's).
+    package func message(_ naming: ParameterNaming) -> String {
         switch self {
         case .notAnObject(let path, let problem):
             return Self.fileMessage(path, problem, format: "docs/auth.md")
@@ -101,11 +104,14 @@ package enum ConfigError: MetrikaFailure, Equatable {
             // The fix is the command itself, so no pointer to the format.
             return "Cannot use the config file \(path): it holds \(secret) but others may read it (mode \(Self.octal(mode))); run `chmod 600 \(path)`."
         case .missingTelegramToken(let path):
-            return "Telegram (--telegram and metrika bot) needs the bot's token from @BotFather: set METRIKA_TELEGRAM_TOKEN, or \"telegram\": {\"token\": …} in \(path) (chmod 600), or keep it in the keyring with \"telegram\": {\"keyring\": \"telegram\"} there (docs/telegram.md)."
+            return "Telegram (\(naming.action(.useTelegram))) needs the bot's token from @BotFather: "
+                + "\(naming.action(.giveTelegramToken(configPath: path)))."
         case .missingTelegramKeyringEntry(let account, let keyring, let store):
             return "The config's \"telegram\" \"keyring\" names the entry '\(account)', which \(keyring) does not hold: store the bot's token there with `\(store)` (it asks for the token; docs/telegram.md)."
         case .unknownProfile(let name, let selector, let path, let known):
-            let change = selector == "--profile" ? "name another profile with --profile" : "change or unset \(selector)"
+            // The selector is the caller's: an option names another profile, a variable is changed.
+            let change =
+                selector.hasPrefix("-") ? "name another profile with \(selector)" : "change or unset \(selector)"
             guard let known else {
                 return "\(selector) names the profile '\(name)', but there is no config file \(path). Define it there as {\"profiles\": {\"\(name)\": {…}}} (see docs/auth.md), or \(change)."
             }
@@ -117,7 +123,7 @@ package enum ConfigError: MetrikaFailure, Equatable {
         case .badVariable(let variable, let value, let expected):
             return "\(variable) must be \(expected), not '\(TerminalText.quote(value))'."
         case .badCounterVariable(let value):
-            return "METRIKA_COUNTER '\(TerminalText.quote(value))' is not a counter id (a positive whole number, or several joined by commas); fix or unset it."
+            return "\(Self.counterVariable) '\(TerminalText.quote(value))' is not a counter id (a positive whole number, or several joined by commas); fix or unset it."
         case .badBaseURL(let variable, let value, .notHTTP):
             return "\(variable) '\(TerminalText.quote(value))' is not an http(s) URL. Set it like https://api-metrika.yandex.net or unset it."
         case .badBaseURL(let variable, _, .notPlain):
@@ -126,7 +132,7 @@ package enum ConfigError: MetrikaFailure, Equatable {
         case .badBaseURL(let variable, let value, .port(let port)):
             return "\(variable) '\(TerminalText.quote(value))' has port \(port); a port is 1 to 65535."
         case .unjudgeableAlertMetric(let name):
-            return "\"metrics\" of \"alerts\" in the config file names '\(TerminalText.quote(name))', which is not a metric metrika alert can judge (a count such as visits, pageviews, users, purchases or goal123reaches, or revenue)"
+            return "\"metrics\" of \"alerts\" in the config file names '\(TerminalText.quote(name))', which is not a metric \(naming.action(.alertCheck)) can judge (a count such as visits, pageviews, users, purchases or goal123reaches, or revenue)"
         }
     }
 
