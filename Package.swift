@@ -16,7 +16,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "metrika", targets: ["metrika"]),
-        .executable(name: "metrika-fake-api", targets: ["metrika-fake-api"]),
+        .executable(name: "metrika-fake-api", targets: ["metrika-fake-api"])
     ],
     targets: [
         .systemLibrary(
@@ -34,15 +34,40 @@ let package = Package(
         .target(name: "MetrikaAPI", dependencies: ["MetrikaModel", "MetrikaSystem", "CCurl"]),
         .target(name: "MetrikaStore", dependencies: ["MetrikaModel", "CSQLite"]),
         .target(name: "MetrikaRender", dependencies: ["MetrikaModel", "MetrikaSystem"]),
-        .target(name: "MetrikaWarehouse", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore"]),
-        .target(name: "MetrikaUseCases", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse"]),
+        .target(
+            name: "MetrikaWarehouse", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore"]),
+        .target(
+            name: "MetrikaUseCases",
+            dependencies: [
+                "MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse"
+            ]),
         // What every entry point runs on: the world's seams and the run's selections in, the services out.
-        .target(name: "MetrikaServices", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse", "MetrikaUseCases"]),
+        .target(
+            name: "MetrikaServices",
+            dependencies: [
+                "MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse",
+                "MetrikaUseCases"
+            ]),
         // The MCP server (`metrika mcp`): an entry point beside the CLI's commands, over the same services.
-        .target(name: "MetrikaMCP", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse", "MetrikaUseCases", "MetrikaServices"]),
+        .target(
+            name: "MetrikaMCP",
+            dependencies: [
+                "MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse",
+                "MetrikaUseCases", "MetrikaServices"
+            ]),
         // The Telegram bot (`metrika bot`): another entry point over the same services.
-        .target(name: "MetrikaBot", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaUseCases", "MetrikaServices"]),
-        .target(name: "MetrikaCLI", dependencies: ["MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse", "MetrikaUseCases", "MetrikaServices", "MetrikaMCP", "MetrikaBot"]),
+        .target(
+            name: "MetrikaBot",
+            dependencies: [
+                "MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaUseCases",
+                "MetrikaServices"
+            ]),
+        .target(
+            name: "MetrikaCLI",
+            dependencies: [
+                "MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse",
+                "MetrikaUseCases", "MetrikaServices", "MetrikaMCP", "MetrikaBot"
+            ]),
         .executableTarget(name: "metrika", dependencies: ["MetrikaCLI"]),
         .target(name: "MetrikaSimulator"),
         .executableTarget(name: "metrika-fake-api", dependencies: ["MetrikaSimulator"]),
@@ -53,21 +78,46 @@ let package = Package(
         .testTarget(name: "MetrikaSystemTests", dependencies: ["MetrikaSystem", "MetrikaTestSupport"]),
         .testTarget(name: "MetrikaAPITests", dependencies: ["MetrikaAPI", "MetrikaCLI"]),
         .testTarget(name: "MetrikaStoreTests", dependencies: ["MetrikaStore", "MetrikaCLI", "MetrikaTestSupport"]),
-        .testTarget(name: "MetrikaRenderTests", dependencies: ["MetrikaRender", "MetrikaAPI", "MetrikaTestSupport"], exclude: ["Golden", "scripts"]),
+        .testTarget(
+            name: "MetrikaRenderTests", dependencies: ["MetrikaRender", "MetrikaAPI", "MetrikaTestSupport"],
+            exclude: ["Golden", "scripts"]),
         .testTarget(name: "MetrikaSimulatorTests", dependencies: ["MetrikaSimulator"]),
-        .testTarget(name: "MetrikaWarehouseTests", dependencies: ["MetrikaWarehouse", "MetrikaAPI", "MetrikaStore", "MetrikaModel", "MetrikaSystem", "MetrikaCLI"]),
-        .testTarget(name: "MetrikaUseCasesTests", dependencies: ["MetrikaUseCases", "MetrikaAPI", "MetrikaStore", "MetrikaModel"]),
-        .testTarget(name: "MetrikaServicesTests", dependencies: ["MetrikaServices", "MetrikaUseCases", "MetrikaAPI", "MetrikaSystem", "MetrikaModel", "MetrikaRender"]),
-        .testTarget(name: "MetrikaMCPTests", dependencies: ["MetrikaMCP", "MetrikaBot", "MetrikaServices", "MetrikaUseCases", "MetrikaRender", "MetrikaSimulator", "MetrikaTestSupport"]),
-        .testTarget(name: "MetrikaBotTests", dependencies: ["MetrikaBot", "MetrikaServices", "MetrikaUseCases", "MetrikaAPI", "MetrikaStore", "MetrikaModel", "MetrikaRender"]),
-        .testTarget(name: "MetrikaCLITests", dependencies: ["MetrikaCLI", "MetrikaServices", "MetrikaUseCases", "MetrikaSimulator", "MetrikaTestSupport"]),
+        .testTarget(
+            name: "MetrikaWarehouseTests",
+            dependencies: [
+                "MetrikaWarehouse", "MetrikaAPI", "MetrikaStore", "MetrikaModel", "MetrikaSystem", "MetrikaCLI"
+            ]),
+        .testTarget(
+            name: "MetrikaUseCasesTests",
+            dependencies: ["MetrikaUseCases", "MetrikaAPI", "MetrikaStore", "MetrikaModel"]),
+        .testTarget(
+            name: "MetrikaServicesTests",
+            dependencies: [
+                "MetrikaServices", "MetrikaUseCases", "MetrikaAPI", "MetrikaSystem", "MetrikaModel", "MetrikaRender"
+            ]),
+        .testTarget(
+            name: "MetrikaMCPTests",
+            dependencies: [
+                "MetrikaMCP", "MetrikaBot", "MetrikaServices", "MetrikaUseCases", "MetrikaRender", "MetrikaSimulator",
+                "MetrikaTestSupport"
+            ]),
+        .testTarget(
+            name: "MetrikaBotTests",
+            dependencies: [
+                "MetrikaBot", "MetrikaServices", "MetrikaUseCases", "MetrikaAPI", "MetrikaStore", "MetrikaModel",
+                "MetrikaRender"
+            ]),
+        .testTarget(
+            name: "MetrikaCLITests",
+            dependencies: ["MetrikaCLI", "MetrikaServices", "MetrikaUseCases", "MetrikaSimulator", "MetrikaTestSupport"]
+        ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["MetrikaCLI", "MetrikaUseCases", "MetrikaTestSupport", "metrika", "metrika-fake-api"],
             // The MCP end-to-end suites' drivers (the official Python SDK as the client) and the
             // answerability suite's questions.
             exclude: ["Support/mcp_driver.py", "Support/mcp_answers.py", "Fixtures"]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

@@ -37,7 +37,8 @@ package struct BotCommands: Sendable {
             loader: @escaping @Sendable (ReportRequest) async throws -> HistoryLoader,
             alerts: @escaping @Sendable () async throws -> [AlertStatus.Entry],
             activity: any Activity, defaultCounter: Int?, rasterizer: (any ChartRasterizer)? = nil,
-            explain: (@Sendable (Int, String?) async throws -> Explanation)? = nil, now: @escaping @Sendable () -> Date = { Date() }
+            explain: (@Sendable (Int, String?) async throws -> Explanation)? = nil,
+            now: @escaping @Sendable () -> Date = { Date() }
         ) {
             self.now = now
             self.rasterizer = rasterizer
@@ -61,7 +62,9 @@ package struct BotCommands: Sendable {
         let kept = Mutex<(items: [CounterListing.Item], at: Date)?>(nil)
         return {
             let time = now()
-            if let last = kept.withLock({ $0 }), time >= last.at, time.timeIntervalSince(last.at) < countersKeptFor { return last.items }
+            if let last = kept.withLock({ $0 }), time >= last.at, time.timeIntervalSince(last.at) < countersKeptFor {
+                return last.items
+            }
             let items = try await fetch()
             kept.withLock { $0 = (items, time) }
             return items
@@ -83,7 +86,7 @@ package struct BotCommands: Sendable {
         TelegramBotCommand("explain", "Why a day's visits changed: /explain [counter] [day]"),
         TelegramBotCommand("counters", "The counters this bot can read"),
         TelegramBotCommand("alerts", "The open alerts"),
-        TelegramBotCommand("help", "What this bot answers"),
+        TelegramBotCommand("help", "What this bot answers")
     ]
 
     package static let usage = """
@@ -136,7 +139,9 @@ package struct BotCommands: Sendable {
     /// arguments; nil when the message is not for it: a command addressed to another bot, or in a
     /// group (`inGroup`) chatter or a bare command it does not know (maybe another bot's). "" is
     /// a private chat's text that is no command (answered with the usage line).
-    package static func command(in text: String, botUsername: String?, inGroup: Bool) -> (name: String, arguments: [String])? {
+    package static func command(in text: String, botUsername: String?, inGroup: Bool) -> (
+        name: String, arguments: [String]
+    )? {
         let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
         guard let first = words.first, first.hasPrefix("/") else { return inGroup ? nil : ("", []) }
         var command = String(first.dropFirst())
@@ -155,7 +160,9 @@ package struct BotCommands: Sendable {
     /// The answer to `text`, a photo for /chart; nil when it is not for this bot (`command(in:)`):
     /// in a group only commands are answered, in a private chat other text gets the usage line.
     package func reply(_ text: String, botUsername: String?, inGroup: Bool = false) async -> Answer? {
-        guard let (command, arguments) = Self.command(in: text, botUsername: botUsername, inGroup: inGroup) else { return nil }
+        guard let (command, arguments) = Self.command(in: text, botUsername: botUsername, inGroup: inGroup) else {
+            return nil
+        }
         do {
             switch command {
             case "start", "help": return .text("metrika answers:\n" + TelegramHTML.escape(Self.usage))
@@ -186,15 +193,18 @@ package struct BotCommands: Sendable {
         switch error {
         case .accessDenied(_, let counter):
             let which = counter.map { "Counter \($0)" } ?? "That counter"
-            return "\(which) cannot be read with this bot's Metrika access: check the number (/counters lists the ones it can read)."
+            return
+                "\(which) cannot be read with this bot's Metrika access: check the number (/counters lists the ones it can read)."
         case .unauthorized, .invalidToken:
-            return "Metrika did not accept this bot's access; whoever runs the bot must sign in again (metrika login on its machine)."
+            return
+                "Metrika did not accept this bot's access; whoever runs the bot must sign in again (metrika login on its machine)."
         default:
             return nil
         }
     }
 
-    static let unknownText = TelegramHTML.escape("I answer /report [counter] [period], /today, /chart, /explain, /counters, /alerts and /help.")
+    static let unknownText = TelegramHTML.escape(
+        "I answer /report [counter] [period], /today, /chart, /explain, /counters, /alerts and /help.")
 
     private func noArguments(_ command: String, _ arguments: [String]) throws {
         guard arguments.isEmpty else { throw BotUsage("/\(command) takes nothing after it; try /help") }
@@ -209,7 +219,8 @@ package struct BotCommands: Sendable {
             let counter = item.counter
             let name = TerminalText.sanitize(counter.name, limit: 100)
             let site = TerminalText.sanitize(counter.site, limit: 100)
-            return "<code>\(counter.id)</code> " + TelegramHTML.escape(name) + (site.isEmpty ? "" : " · " + TelegramHTML.escape(site))
+            return "<code>\(counter.id)</code> " + TelegramHTML.escape(name)
+                + (site.isEmpty ? "" : " · " + TelegramHTML.escape(site))
         }.joined(separator: "\n")
     }
 
@@ -231,7 +242,9 @@ package struct BotCommands: Sendable {
             var fields = request.fields
             fields.group = grouping
             request = try ReportRequest(fields)
-            said = TelegramHTML.escape("By \(grouping.rawValue): \(days) days are more rows than a chat shows by day (35 at most).") + "\n"
+            said =
+                TelegramHTML.escape(
+                    "By \(grouping.rawValue): \(days) days are more rows than a chat shows by day (35 at most).") + "\n"
         }
         let loader = try await backend.loader(request)
         let memory = OutputWriter()
@@ -251,13 +264,18 @@ package struct BotCommands: Sendable {
     /// `/chart [counter] [period]`: visits by day as a PNG, as `metrika chart` draws it.
     private func chart(_ arguments: [String]) async throws -> Answer {
         let request = try request(arguments, command: "chart", metrics: [.visits])
-        guard let rasterizer = backend.rasterizer else { throw BotUsage("/chart cannot draw pictures on the bot's machine; try /report") }
+        guard let rasterizer = backend.rasterizer else {
+            throw BotUsage("/chart cannot draw pictures on the bot's machine; try /report")
+        }
         let loader = try await backend.loader(request)
-        let data = try await ChartSeries.load(counterIDs: request.counterIDs, from: request.from, to: request.to, metrics: [.visits],
-                                              grouping: request.grouping, refresh: false, loader: loader, activity: backend.activity)
+        let data = try await ChartSeries.load(
+            counterIDs: request.counterIDs, from: request.from, to: request.to, metrics: [.visits],
+            grouping: request.grouping, refresh: false, loader: loader, activity: backend.activity)
         let chart = ChartSeries.makeChart(data, grouping: request.grouping, title: nil, width: 800, height: nil)
         let png = try await rasterizer.png(fromSVG: Data(chart.render().utf8), scale: 1)
-        let names = data.map { "<b>" + TelegramHTML.escape(TerminalText.sanitize($0.counter.name, limit: 100)) + "</b>" }.joined(separator: ", ")
+        let names = data.map {
+            "<b>" + TelegramHTML.escape(TerminalText.sanitize($0.counter.name, limit: 100)) + "</b>"
+        }.joined(separator: ", ")
         let range = data.first.map { " \($0.range.from.iso) … \($0.range.to.iso)" } ?? ""
         return .photo(png, caption: names + TelegramHTML.escape(" · visits" + range))
     }
@@ -265,7 +283,9 @@ package struct BotCommands: Sendable {
     /// `/explain [counter] [day]`: a day's visits (default yesterday) against the alert's baseline,
     /// the headline first. A whole number first is the counter; a day is a date word of the CLI's.
     private func explain(_ arguments: [String]) async throws -> String {
-        guard arguments.count <= 2 else { throw BotUsage("/explain takes a counter and a day, e.g. /explain 1001 2026-11-23") }
+        guard arguments.count <= 2 else {
+            throw BotUsage("/explain takes a counter and a day, e.g. /explain 1001 2026-11-23")
+        }
         var rest = arguments[...]
         let id: Int
         if let first = rest.first, first.allSatisfy(\.isASCII), first.allSatisfy(\.isNumber) {
@@ -281,12 +301,17 @@ package struct BotCommands: Sendable {
         } else {
             throw BotUsage("Which counter? /explain 1001 (see /counters)")
         }
-        guard rest.count <= 1 else { throw BotUsage("/explain takes one day after the counter, e.g. /explain 1001 2026-11-23") }
+        guard rest.count <= 1 else {
+            throw BotUsage("/explain takes one day after the counter, e.g. /explain 1001 2026-11-23")
+        }
         let day = rest.first
         if let day, (try? DateExpression(parsing: day, option: "date")) == nil {
-            throw BotUsage("/explain takes a day as yesterday, 3daysAgo or 2026-11-23 after the counter, not \"\(day)\"")
+            throw BotUsage(
+                "/explain takes a day as yesterday, 3daysAgo or 2026-11-23 after the counter, not \"\(day)\"")
         }
-        guard let explain = backend.explain else { throw BotUsage("/explain is not available on this bot; try /report") }
+        guard let explain = backend.explain else {
+            throw BotUsage("/explain is not available on this bot; try /report")
+        }
         return Self.explanationText(try await explain(id, day))
     }
 
@@ -299,8 +324,12 @@ package struct BotCommands: Sendable {
     package static func explanationText(_ explanation: Explanation) -> String {
         let listing = explanation.listing
         var lines = ["<b>" + TelegramHTML.escape(TerminalText.sanitize(explanation.headline, limit: 300)) + "</b>"]
-        let period = listing.period.from == listing.period.to ? listing.period.from.iso : listing.period.from.iso + ".." + listing.period.to.iso
-        lines.append(TelegramHTML.escape("\(listing.metric.title) on \(period) against \(ExplanationListing.baselineText(listing))"))
+        let period =
+            listing.period.from == listing.period.to
+            ? listing.period.from.iso : listing.period.from.iso + ".." + listing.period.to.iso
+        lines.append(
+            TelegramHTML.escape(
+                "\(listing.metric.title) on \(period) against \(ExplanationListing.baselineText(listing))"))
         let explained = explanation.parts.map(\.explained)
         for index in ContributionHeadline.order(explained) {
             let part = explanation.parts[index]
@@ -310,14 +339,21 @@ package struct BotCommands: Sendable {
                 .sorted { abs(shown.changes[$0]) > abs(shown.changes[$1]) }
                 .prefix(explainedSegments)
             guard !segments.isEmpty else { continue }
-            var block = ["", "<b>" + TelegramHTML.escape(part.dimension.plural.prefix(1).uppercased() + part.dimension.plural.dropFirst()) + "</b>"]
+            var block = [
+                "",
+                "<b>"
+                    + TelegramHTML.escape(
+                        part.dimension.plural.prefix(1).uppercased() + part.dimension.plural.dropFirst()) + "</b>"
+            ]
             for segment in segments {
                 let name = TerminalText.sanitize(part.explained.decomposition.segments[segment].name, limit: 60)
                 let share = shown.percentShare(of: shown.changes[segment]).map { " (\($0)%)" } ?? ""
                 block.append(TelegramHTML.escape("\(name) \(shown.signedText(shown.changes[segment]))\(share)"))
             }
             // Whole dimensions only, and never past one message.
-            guard TelegramHTML.length((lines + block).joined(separator: "\n")) <= TelegramHTML.messageLimit else { break }
+            guard TelegramHTML.length((lines + block).joined(separator: "\n")) <= TelegramHTML.messageLimit else {
+                break
+            }
             lines += block
         }
         return lines.joined(separator: "\n")
@@ -325,7 +361,9 @@ package struct BotCommands: Sendable {
 
     /// The request of `/report`/`/chart` arguments: a whole number first is the counter, then a period.
     private func request(_ arguments: [String], command: String, metrics: [Metric]) throws -> ReportRequest {
-        guard arguments.count <= 2 else { throw BotUsage("/\(command) takes a counter and a period, e.g. /\(command) 1001 lastWeek") }
+        guard arguments.count <= 2 else {
+            throw BotUsage("/\(command) takes a counter and a period, e.g. /\(command) 1001 lastWeek")
+        }
         var fields = ReportFields()
         var rest = arguments[...]
         if let first = rest.first, first.allSatisfy(\.isNumber) {
@@ -337,7 +375,9 @@ package struct BotCommands: Sendable {
             throw BotUsage("Which counter? /\(command) 1001 lastWeek (see /counters)")
         }
         if let period = rest.first { try ReportFields.period.read(&fields, [period]) }
-        if rest.count > 1 { throw BotUsage("/\(command) takes one period after the counter, e.g. /\(command) 1001 lastWeek") }
+        if rest.count > 1 {
+            throw BotUsage("/\(command) takes one period after the counter, e.g. /\(command) 1001 lastWeek")
+        }
         fields.metrics = metrics
         return try ReportRequest(fields)
     }
@@ -358,14 +398,20 @@ extension ParameterNaming {
         name: { $0 == "date" ? "the day of /explain" : "the \($0.words.joined(separator: " ")) of /report" },
         action: { action in
             switch action {
-            case .sync(let id): return "ask again once counter \(id)'s history is filled (metrika sync --counter \(id) where the bot runs)"
+            case .sync(let id):
+                return
+                    "ask again once counter \(id)'s history is filled (metrika sync --counter \(id) where the bot runs)"
             case .cleanLogs(let id): return "free counter \(id)'s log requests where the bot runs"
             case .watchToday(let id): return "see today against earlier weeks with /report \(id) today"
             case .fetchOnline: return "ask again once the history is filled (metrika sync where the bot runs)"
-            case .compareOtherDays(let id): return "/explain compares yesterday with those weekdays only: see the counter's recent days with /report \(id) last30days"
-            case .signInAsViewer: return "Check the counter with /counters; its owner can grant this bot's account access."
+            case .compareOtherDays(let id):
+                return
+                    "/explain compares yesterday with those weekdays only: see the counter's recent days with /report \(id) last30days"
+            case .signInAsViewer:
+                return "Check the counter with /counters; its owner can grant this bot's account access."
             case .narrowQuery: return "Ask for a shorter period, e.g. /report 1001 lastWeek."
-            case .chooseAnotherDatabase, .restoreDatabase, .upgradeForDatabase, .checkDatabaseDirectory, .makeDatabaseWritable,
+            case .chooseAnotherDatabase, .restoreDatabase, .upgradeForDatabase, .checkDatabaseDirectory,
+                .makeDatabaseWritable,
                 .freeDatabaseDisk:
                 return "whoever runs the bot must fix it on its machine; /report of dimensions still works meanwhile"
             case .reportUnexpected, .retryThenReport: return "Ask again; if it fails again, tell whoever runs the bot."
@@ -374,7 +420,9 @@ extension ParameterNaming {
             case .alertCheck: return "the alert check"
             case .useTelegram: return "this bot"
             case .giveTelegramToken: return "whoever runs the bot must give it the token on its machine"
-            default: return "Whoever runs the bot must fix this on its machine (signing in again, its settings or its network)."
+            default:
+                return
+                    "Whoever runs the bot must fix this on its machine (signing in again, its settings or its network)."
             }
         })
 }

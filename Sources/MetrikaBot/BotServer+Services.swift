@@ -20,8 +20,9 @@ extension BotServer {
         let store = try await services.history()
         let backend = BotCommands.Backend(
             services: services, store: store, activity: activity, defaultCounter: defaultCounter)
-        self.init(bot: bot, allowed: allowed, store: store, commands: BotCommands(backend: backend), now: services.now,
-                  stopRequests: stopRequests, stranger: stranger, limited: limited)
+        self.init(
+            bot: bot, allowed: allowed, store: store, commands: BotCommands(backend: backend), now: services.now,
+            stopRequests: stopRequests, stranger: stranger, limited: limited)
     }
 }
 

@@ -34,8 +34,10 @@ package struct BotServer: Sendable {
     package let limited: @Sendable (Int64) -> Void
 
     package init(
-        bot: TelegramBot, allowed: Set<Int64>, store: HistoryStore, commands: BotCommands, now: @escaping @Sendable () -> Date,
-        stopRequests: (any StopRequests)?, stranger: @escaping @Sendable (Int64) -> Void, limited: @escaping @Sendable (Int64) -> Void
+        bot: TelegramBot, allowed: Set<Int64>, store: HistoryStore, commands: BotCommands,
+        now: @escaping @Sendable () -> Date,
+        stopRequests: (any StopRequests)?, stranger: @escaping @Sendable (Int64) -> Void,
+        limited: @escaping @Sendable (Int64) -> Void
     ) {
         self.bot = bot
         self.allowed = allowed
@@ -87,7 +89,9 @@ package struct BotServer: Sendable {
         var toldLimited: [Int64: Date] = [:]
         while !control.stopping {
             let updates: [TelegramUpdate]
-            let poll = Task { [bot, offset] in try await bot.getUpdates(offset: offset, timeout: once ? 0 : Self.pollSeconds) }
+            let poll = Task { [bot, offset] in
+                try await bot.getUpdates(offset: offset, timeout: once ? 0 : Self.pollSeconds)
+            }
             control.state.withLock { $0.poll = poll }
             do {
                 updates = try await poll.value
@@ -104,7 +108,9 @@ package struct BotServer: Sendable {
                 let chat = message.chat.id
                 let inGroup = BotCommands.isGroup(message.chat.type)
                 // A group's chatter and other bots' commands: not for this bot, not counted against the chat's minute.
-                guard BotCommands.command(in: text, botUsername: identity.username, inGroup: inGroup) != nil else { continue }
+                guard BotCommands.command(in: text, botUsername: identity.username, inGroup: inGroup) != nil else {
+                    continue
+                }
                 guard allowed.contains(chat) else {
                     summary.ignored += 1
                     if strangers.insert(chat).inserted { stranger(chat) }
@@ -122,17 +128,21 @@ package struct BotServer: Sendable {
                 }
                 times.append(time)
                 recent[chat] = times
-                guard let answer = await commands.reply(text, botUsername: identity.username, inGroup: inGroup) else { continue }
+                guard let answer = await commands.reply(text, botUsername: identity.username, inGroup: inGroup) else {
+                    continue
+                }
                 // One chat's refusal (blocked the bot, a group gone) is that chat's: noted, the others served.
                 do {
                     switch answer {
                     case .text(let html): try await bot.sendText(html, to: TelegramChatID(chat))
-                    case .photo(let png, let caption): try await bot.sendPhoto(png, fileName: "chart.png", caption: caption, to: TelegramChatID(chat))
+                    case .photo(let png, let caption):
+                        try await bot.sendPhoto(png, fileName: "chart.png", caption: caption, to: TelegramChatID(chat))
                     }
                     summary.answered += 1
                 } catch let error as TelegramError where error != .unauthorized {
                     summary.ignored += 1
-                    commands.backend.activity.note("Telegram chat \(chat) was not answered: \(error.message(commands.backend.activity.naming))")
+                    commands.backend.activity.note(
+                        "Telegram chat \(chat) was not answered: \(error.message(commands.backend.activity.naming))")
                 }
             }
             if once, updates.isEmpty { break }

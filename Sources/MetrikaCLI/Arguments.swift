@@ -1,3 +1,4 @@
+import Foundation
 import MetrikaModel
 
 /// One option a command accepts.
@@ -13,7 +14,8 @@ package struct OptionSpec: Sendable {
     /// The values completions offer, when the placeholder does not list them (`--period NAME`).
     package var choices: [String]?
 
-    package init(_ name: String, short: Character? = nil, value: String? = nil, help: String, choices: [String]? = nil) {
+    package init(_ name: String, short: Character? = nil, value: String? = nil, help: String, choices: [String]? = nil)
+    {
         self.name = name
         self.short = short
         self.valueName = value
@@ -73,14 +75,18 @@ package enum ArgumentParser {
                     // that takes one. Flags are not bundled (`-vh`): said, not guessed.
                     guard let spec else { throw UsageError("Unknown option '\(argument)'") }
                     guard spec.takesValue else {
-                        throw UsageError("Option '-\(letter)' (--\(spec.name)) takes no value; write each flag on its own, not '\(argument)'")
+                        throw UsageError(
+                            "Option '-\(letter)' (--\(spec.name)) takes no value; write each flag on its own, not '\(argument)'"
+                        )
                     }
                     inlineValue = String(letters.dropFirst())
                 }
             }
             guard let spec else {
                 let given = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
-                throw UsageError(unknown("option", given, suggestion: suggestion(for: name, among: specs.map(\.name)).map { "--" + $0 }))
+                throw UsageError(
+                    unknown(
+                        "option", given, suggestion: suggestion(for: name, among: specs.map(\.name)).map { "--" + $0 }))
             }
             if spec.takesValue {
                 let value: String
@@ -126,15 +132,20 @@ package enum ArgumentParser {
     /// Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`: the optimal
     /// string alignment distance, so the commonest typo, two swapped letters, costs one.
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
-        var rows = [Array(0...b.count), Array(repeating: 0, count: b.count + 1), Array(repeating: 0, count: b.count + 1)]
+        var rows = [
+            Array(0...b.count), Array(repeating: 0, count: b.count + 1), Array(repeating: 0, count: b.count + 1)
+        ]
         for i in 1...a.count {
             let (current, previous, beforePrevious) = (i % 3, (i - 1) % 3, (i + 1) % 3)
             rows[current][0] = i
             for j in 1...b.count {
-                var distance = min(rows[previous][j] + 1, rows[current][j - 1] + 1, rows[previous][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                var distance = min(
+                    rows[previous][j] + 1, rows[current][j - 1] + 1,
+                    rows[previous][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
                 if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
                     distance = min(distance, rows[beforePrevious][j - 2] + 1)
                 }
@@ -144,5 +155,3 @@ package enum ArgumentParser {
         return rows[a.count % 3][b.count]
     }
 }
-
-import Foundation

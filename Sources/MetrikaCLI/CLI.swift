@@ -8,25 +8,27 @@ import MetrikaUseCases
 /// The entry point: parses the command line, runs one command, maps failures to exit codes.
 package enum CLI {
     /// Every command, in the order `metrika --help` lists them.
-    static var commands: [any Command.Type] { [
-        CountersCommand.self,
-        LogsCommand.self,
-        ReportCommand.self,
-        GoalsCommand.self,
-        ChartCommand.self, MailCommand.self,
-        AlertCommand.self,
-        ExplainCommand.self,
-        LiveCommand.self,
-        SyncCommand.self,
-        MCPCommand.self,
-        BotCommand.self,
-        CacheInfoCommand.self,
-        CachePruneCommand.self,
-        LoginCommand.self,
-        LogoutCommand.self,
-        AuthStatusCommand.self,
-        CompletionsCommand.self,
-    ] }
+    static var commands: [any Command.Type] {
+        [
+            CountersCommand.self,
+            LogsCommand.self,
+            ReportCommand.self,
+            GoalsCommand.self,
+            ChartCommand.self, MailCommand.self,
+            AlertCommand.self,
+            ExplainCommand.self,
+            LiveCommand.self,
+            SyncCommand.self,
+            MCPCommand.self,
+            BotCommand.self,
+            CacheInfoCommand.self,
+            CachePruneCommand.self,
+            LoginCommand.self,
+            LogoutCommand.self,
+            AuthStatusCommand.self,
+            CompletionsCommand.self
+        ]
+    }
 
     /// Runs `metrika <arguments>` in `context` and returns the exit code. Never throws, never crashes
     /// on bad input: every failure becomes `Error: …` on stderr and a documented exit code.
@@ -49,14 +51,19 @@ package enum CLI {
     static func report(_ failure: OutputWriter.Failure, context: CLIContext) -> Int32 {
         if failure.isClosedPipe { return failure.exitCode }
         // A stream closed before metrika started (`>&-`): main holds it on a read-only /dev/null.
-        let message = failure.code == EBADF ? "cannot write to \(failure.destination): it is closed (redirect it to a file or /dev/null instead)" : failure.message
+        let message =
+            failure.code == EBADF
+            ? "cannot write to \(failure.destination): it is closed (redirect it to a file or /dev/null instead)"
+            : failure.message
         context.note("Error: \(message)")
         return failure.exitCode
     }
 
     static func dispatch(_ arguments: [String], context: CLIContext) async -> Int32 {
         if let pinned = context.environment["METRIKA_NOW"], !pinned.isEmpty, CLIContext.parseInstant(pinned) == nil {
-            context.note("Error: METRIKA_NOW '\(pinned)' is not an ISO 8601 instant such as 2026-11-29T12:00:00Z; fix or unset it.")
+            context.note(
+                "Error: METRIKA_NOW '\(pinned)' is not an ISO 8601 instant such as 2026-11-29T12:00:00Z; fix or unset it."
+            )
             return ExitCode.config
         }
         guard let first = arguments.first else {
@@ -76,7 +83,9 @@ package enum CLI {
         let leading = Array(arguments.prefix { CommandCatalog.spellingsBeforeCommand.contains($0) })
         let words = Array(arguments.dropFirst(leading.count))
         guard !words.isEmpty else {
-            context.note("Error: \(UsageError("\(leading.joined(separator: " ")) needs a command after it, e.g. `metrika \(leading[0]) report`").message)")
+            context.note(
+                "Error: \(UsageError("\(leading.joined(separator: " ")) needs a command after it, e.g. `metrika \(leading[0]) report`").message)"
+            )
             context.stderr.write("Usage: metrika [-v] <command> [options]   (see `metrika --help`)\n")
             return ExitCode.usage
         }
@@ -98,7 +107,8 @@ package enum CLI {
                 return ExitCode.ok
             }
             // The run's one set of services, handed to the command: the config file is read once through it.
-            let services = Services(world: context.servicesWorld, selection: ServicesSelection(options, environment: context.environment))
+            let services = Services(
+                world: context.servicesWorld, selection: ServicesSelection(options, environment: context.environment))
             // Every command that signs in reads the config file (app credentials, profiles, counters):
             // a malformed one or an unknown profile is refused before anything else happens, whatever
             // the command would have taken from it.
@@ -134,7 +144,8 @@ package enum CLI {
         } catch let error as any MetrikaFailure {
             // Every `Error:` line goes through `note`: messages quote servers (see `TerminalText`).
             // An access error names its counter here: with several counters asked, which one.
-            context.note("Error: \((error as? APIError)?.messageNamingCounter(.cli) ?? ParameterNaming.cli.message(of: error))")
+            context.note(
+                "Error: \((error as? APIError)?.messageNamingCounter(.cli) ?? ParameterNaming.cli.message(of: error))")
             return error.exitCode
         } catch let interruption as Interruption {
             // Asked to stop, not failed: the job's account of what it kept, then 128 + the signal.
@@ -169,30 +180,31 @@ package enum CLI {
 
     static var topLevelHelp: String {
         var text = """
-        metrika \(MetrikaVersion.current) — Yandex.Metrika statistics in the terminal, in CSV and JSON, in SVG charts and by mail.
+            metrika \(MetrikaVersion.current) — Yandex.Metrika statistics in the terminal, in CSV and JSON, in SVG charts and by mail.
 
-        Usage: metrika [-v] <command> [options]
+            Usage: metrika [-v] <command> [options]
 
-        Commands:
+            Commands:
 
-        """
+            """
         let width = (commands.map { $0.name.count }.max() ?? 0) + 4
         for command in commands {
-            text += "  " + command.name + String(repeating: " ", count: width - command.name.count) + command.summary + "\n"
+            text +=
+                "  " + command.name + String(repeating: " ", count: width - command.name.count) + command.summary + "\n"
         }
         text += """
 
-        Run `metrika <command> --help` (or `metrika help <command>`) for a command's options,
-        `metrika cache --help` for a group's commands. `-v` (--verbose), before or after the command, logs
-        each API request of the commands that make them.
-        Global: --version, --help.
+            Run `metrika <command> --help` (or `metrika help <command>`) for a command's options,
+            `metrika cache --help` for a group's commands. `-v` (--verbose), before or after the command, logs
+            each API request of the commands that make them.
+            Global: --version, --help.
 
-        Config: $XDG_CONFIG_HOME/metrika/config.json may set a default "counter", the OAuth app's
-        "client_id"/"client_secret", what metrika alert checks ("alerts") and named "profiles" (token
-        file, API URL, counter, app);
-        precedence: option > environment > profile > config default.
+            Config: $XDG_CONFIG_HOME/metrika/config.json may set a default "counter", the OAuth app's
+            "client_id"/"client_secret", what metrika alert checks ("alerts") and named "profiles" (token
+            file, API URL, counter, app);
+            precedence: option > environment > profile > config default.
 
-        """
+            """
         text += ReferenceTables.helpParagraphs()
         return text
     }

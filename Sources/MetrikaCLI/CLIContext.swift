@@ -32,8 +32,11 @@ package struct CLIContext: Sendable {
     package init(
         environment: [String: String], stdout: TextSink, stderr: TextSink,
         readStandardInput: @escaping @Sendable () -> String? = { nil },
-        transport: any HTTPTransport, streamingTransport: (any StreamingHTTPTransport)? = nil, now: @escaping @Sendable () -> Date = { Date() },
-        sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64($0 * 1e9)) },
+        transport: any HTTPTransport, streamingTransport: (any StreamingHTTPTransport)? = nil,
+        now: @escaping @Sendable () -> Date = { Date() },
+        sleep: @escaping @Sendable (Double) async throws -> Void = {
+            try await Task.sleep(nanoseconds: UInt64($0 * 1e9))
+        },
         stdoutIsTerminal: Bool = false, stderrIsTerminal: Bool = false, terminalWidth: Int? = nil,
         rasterizer: (any ChartRasterizer)? = nil
     ) {
@@ -87,12 +90,16 @@ package struct CLIContext: Sendable {
     /// It counts only while METRIKA_API_URL (and METRIKA_OAUTH_URL, when set) point at this machine's
     /// loopback, where the simulator runs: never against Yandex's servers, which the waits protect.
     static func testRetryScale(_ environment: [String: String]) -> Double {
-        guard let text = environment["METRIKA_TEST_RETRY_SCALE"], let scale = Double(text), scale >= 0, scale <= 1 else { return 1 }
+        guard let text = environment["METRIKA_TEST_RETRY_SCALE"], let scale = Double(text), scale >= 0, scale <= 1
+        else { return 1 }
         func isLoopback(_ variable: String) -> Bool {
-            guard let value = environment[variable], let host = URL(string: value.trimmingCharacters(in: .whitespaces))?.host else { return false }
+            guard let value = environment[variable],
+                let host = URL(string: value.trimmingCharacters(in: .whitespaces))?.host
+            else { return false }
             return PlainHTTPPolicy.isLoopback(host)
         }
-        guard isLoopback("METRIKA_API_URL"), environment["METRIKA_OAUTH_URL"] == nil || isLoopback("METRIKA_OAUTH_URL") else { return 1 }
+        guard isLoopback("METRIKA_API_URL"), environment["METRIKA_OAUTH_URL"] == nil || isLoopback("METRIKA_OAUTH_URL")
+        else { return 1 }
         return scale
     }
 
@@ -105,7 +112,9 @@ package struct CLIContext: Sendable {
     private static func terminalColumns(fileDescriptor: Int32 = 1) -> Int? {
         var size = winsize()
         if ioctl(fileDescriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 { return columns }
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 {
+            return columns
+        }
         return nil
     }
 
@@ -116,7 +125,9 @@ package struct CLIContext: Sendable {
     /// colour terminal its `Error:` or `Warning:` label is coloured (after sanitizing: ours, not the server's).
     /// A progress line on the screen is erased first and drawn again below it.
     package func note(_ line: String) {
-        progressLine.interrupt(with: stderrStyle.label(TerminalText.line(line, hiding: secrets.all(environment: environment))) + "\n", context: self)
+        progressLine.interrupt(
+            with: stderrStyle.label(TerminalText.line(line, hiding: secrets.all(environment: environment))) + "\n",
+            context: self)
     }
 
     /// Whether colour may be used on stderr: a terminal, NO_COLOR unset or empty, TERM not `dumb`.

@@ -16,9 +16,11 @@ extension ParameterNaming {
         switch action {
         case .sync(let id): return "run metrika sync --counter \(id) (or the report without --offline)"
         case .cleanLogs(let id): return "metrika logs --counter \(id) --clean-all"
-        case .watchToday(let id): return "see today against the same hours of earlier weeks with `metrika live --counter \(id)`"
+        case .watchToday(let id):
+            return "see today against the same hours of earlier weeks with `metrika live --counter \(id)`"
         case .fetchOnline: return "run without --offline to fetch it"
-        case .compareOtherDays(let id): return "compare with other days: metrika explain --counter \(id) --against previous (or DATE..DATE)"
+        case .compareOtherDays(let id):
+            return "compare with other days: metrika explain --counter \(id) --against previous (or DATE..DATE)"
         case .fillHistoryFirst:
             return "Fill it with `metrika sync --counter ID` (or run without --offline), then try again."
         case .alertCheck: return "metrika alert"
@@ -34,12 +36,14 @@ extension ParameterNaming {
                 + "get a new token."
         case .fixToken(let source):
             return source == "METRIKA_TOKEN"
-                ? "Set METRIKA_TOKEN to the token alone, on one line." : "Run `metrika login` to write a new one, or fix the file."
+                ? "Set METRIKA_TOKEN to the token alone, on one line."
+                : "Run `metrika login` to write a new one, or fix the file."
         case .signInProfile(let name): return "Run `metrika login --profile \(name)` first."
         case .signInToKeyring:
             return "Run `metrika login --store keyring` to sign in again (or `metrika logout` to forget it)."
         case .storeInKeyringAgain: return "run `metrika login --store keyring` again."
-        case .keepTokenInFile: return "keep the token in the private file (the default: `metrika login` without --store keyring)"
+        case .keepTokenInFile:
+            return "keep the token in the private file (the default: `metrika login` without --store keyring)"
         case .signInAfterExpiry: return "Run `metrika login` to sign in again."
         case .renewToken: return "Run `metrika login` to renew it."
         case .giveAppCredentials:
@@ -66,16 +70,19 @@ extension ParameterNaming {
         case .checkConnection(.api): return "Check the network or METRIKA_API_URL, and try again later."
         case .checkConnection(.oauth): return "Check the network or METRIKA_OAUTH_URL, and try again later."
         case .retryThenReport: return "Try again; if it persists, run with --verbose and report it."
-        case .checkAPIAddress: return "Check METRIKA_API_URL (it must be the API's own address) or the proxy in "
-            + "between."
-        case .raiseResponseLimit: return "If the API really sends that much, raise METRIKA_MAX_RESPONSE (bytes, "
-            + "or with K, M, G)."
+        case .checkAPIAddress:
+            return "Check METRIKA_API_URL (it must be the API's own address) or the proxy in "
+                + "between."
+        case .raiseResponseLimit:
+            return "If the API really sends that much, raise METRIKA_MAX_RESPONSE (bytes, "
+                + "or with K, M, G)."
         case .checkTLS:
             return "Check METRIKA_API_URL, the system clock and the CA certificates, or a proxy that intercepts HTTPS."
         case .reportUnexpected: return "Run the same command with --verbose to see its kind, and report it."
         case .chooseAnotherDatabase: return "move it away or \(elsewhere)"
-        case .restoreDatabase: return "restore a backup, or move it away or \(elsewhere) and run `metrika sync` "
-            + "to rebuild it"
+        case .restoreDatabase:
+            return "restore a backup, or move it away or \(elsewhere) and run `metrika sync` "
+                + "to rebuild it"
         case .upgradeForDatabase: return "upgrade metrika, or move it away or \(elsewhere)"
         case .checkDatabaseDirectory: return "check the directory and its permissions, or \(elsewhere)"
         case .makeDatabaseWritable: return "make it (and its directory) writable for this user, or \(elsewhere)"

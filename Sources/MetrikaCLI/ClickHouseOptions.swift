@@ -21,7 +21,9 @@ enum ClickHouseOptions {
 
     /// The ClickHouse target of `urls` (`--clickhouse` or its default), built by Warehouse's one rule;
     /// its passwords become secrets of the run, and its errors are worded with this command line's options.
-    static func target(urls: String, table: String?, defaultTable: String? = nil, source: LogSource, cluster: String?, session: Session) throws -> ClickHouseEndpoint {
+    static func target(
+        urls: String, table: String?, defaultTable: String? = nil, source: LogSource, cluster: String?, session: Session
+    ) throws -> ClickHouseEndpoint {
         let timeout = try session.services.requestTimeout()
         do {
             let target = try ClickHouseEndpoint.make(
@@ -30,7 +32,9 @@ enum ClickHouseOptions {
             for password in target.passwords { session.context.secrets.add(password) }
             return target
         } catch ClickHouseEndpointError.shardsWithoutCluster(let count) {
-            throw UsageError("--clickhouse names \(count) URLs: a sharded ClickHouse also needs --cluster NAME (as in the servers' remote_servers)")
+            throw UsageError(
+                "--clickhouse names \(count) URLs: a sharded ClickHouse also needs --cluster NAME (as in the servers' remote_servers)"
+            )
         }
     }
 }

@@ -34,11 +34,15 @@ extension Command {
     static var makesRequests: Bool { options.contains { $0.name == Option.profile.name } }
 
     /// The options with the common ones: `--verbose` where there are requests to log, `--help` always.
-    static var allOptions: [OptionSpec] { options + (makesRequests ? [CommonOptions.verbose] : []) + [CommonOptions.help] }
+    static var allOptions: [OptionSpec] {
+        options + (makesRequests ? [CommonOptions.verbose] : []) + [CommonOptions.help]
+    }
 
     /// The usage line, without the leading `metrika `: generated from `synopses` and the option
     /// specs, so it cannot drift from what the parser accepts.
-    static var usage: String { UsageLine.render(name: name, synopses: synopses, specs: allOptions, arguments: argumentChoices) }
+    static var usage: String {
+        UsageLine.render(name: name, synopses: synopses, specs: allOptions, arguments: argumentChoices)
+    }
 
     /// The full `--help` text.
     static var helpText: String {
@@ -75,7 +79,9 @@ package enum CommonOptions {
 
 extension Option where Value == Bool {
     /// `-v`, `--verbose`: log each request.
-    static var verbose: Option<Bool> { .flag("verbose", short: "v", help: "Log each API request (method, URL, status, time) to stderr") }
+    static var verbose: Option<Bool> {
+        .flag("verbose", short: "v", help: "Log each API request (method, URL, status, time) to stderr")
+    }
     /// `-h`, `--help`: the command's help.
     static var help: Option<Bool> { .flag("help", short: "h", help: "Show this help") }
 }
@@ -97,7 +103,9 @@ package enum OutputFormat: String, Sendable {
         if options[.json] { chosen.append(.json) }
         let distinct = Set(chosen.map(\.rawValue))
         if distinct.count > 1 {
-            throw UsageError("Choose one output format: --format \(chosen.map(\.rawValue).joined(separator: ", ")) contradict each other")
+            throw UsageError(
+                "Choose one output format: --format \(chosen.map(\.rawValue).joined(separator: ", ")) contradict each other"
+            )
         }
         return chosen.first ?? .table
     }

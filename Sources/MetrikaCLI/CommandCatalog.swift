@@ -1,13 +1,13 @@
-
 /// The command tree as data — commands, the groups of two-word commands, their options — from which
 /// `--help`, typo suggestions, shell completions and the man page are all built, so none of them can
 /// drift from what the parser accepts.
 enum CommandCatalog {
     /// The options `metrika` itself takes before a command.
-    static let globalOptions: [OptionSpec] = [
-        OptionSpec("help", short: "h", help: "Show help (also: metrika help COMMAND)"),
-        OptionSpec("version", short: "V", help: "Print the version"),
-    ] + optionsBeforeCommand
+    static let globalOptions: [OptionSpec] =
+        [
+            OptionSpec("help", short: "h", help: "Show help (also: metrika help COMMAND)"),
+            OptionSpec("version", short: "V", help: "Print the version")
+        ] + optionsBeforeCommand
 
     /// Options of the command that may also come before it (`metrika -v report …`, as in `git -p log`):
     /// the parser moves them after the command word(s); completions skip them to find the command.
@@ -19,7 +19,7 @@ enum CommandCatalog {
     /// What each group of two-word commands (`cache info`, `auth status`) is about.
     static let groupSummaries: [String: String] = [
         "cache": "The history database: what it holds, forgetting old days",
-        "auth": "The stored sign-in",
+        "auth": "The stored sign-in"
     ]
 
     /// The first word of a command name: `cache` of `cache info`.
@@ -48,10 +48,12 @@ enum CommandCatalog {
     static func groupHelp(_ word: String) -> String {
         let members = members(of: word)
         let subcommands = members.map { String($0.name.dropFirst(word.count + 1)) }
-        var text = "\(summary(of: word))\n\nUsage: metrika \(word) <command> [options]   (\(subcommands.joined(separator: ", ")))\n\nCommands:\n"
+        var text =
+            "\(summary(of: word))\n\nUsage: metrika \(word) <command> [options]   (\(subcommands.joined(separator: ", ")))\n\nCommands:\n"
         let width = (members.map { $0.name.count }.max() ?? 0) + 4
         for command in members {
-            text += "  " + command.name + String(repeating: " ", count: width - command.name.count) + command.summary + "\n"
+            text +=
+                "  " + command.name + String(repeating: " ", count: width - command.name.count) + command.summary + "\n"
         }
         text += "\nRun `metrika \(word) <command> --help` for a command's options.\n"
         return text
@@ -63,7 +65,9 @@ enum CommandCatalog {
         let first = arguments.first ?? ""
         if first.hasPrefix("-") {
             let name = String(first.drop { $0 == "-" })
-            let suggestion = first.hasPrefix("--") ? ArgumentParser.suggestion(for: name, among: globalOptions.map(\.name)).map { "--" + $0 } : nil
+            let suggestion =
+                first.hasPrefix("--")
+                ? ArgumentParser.suggestion(for: name, among: globalOptions.map(\.name)).map { "--" + $0 } : nil
             return ArgumentParser.unknown("option", first, suggestion: suggestion)
         }
         let members = members(of: first)
@@ -72,6 +76,7 @@ enum CommandCatalog {
             let suggestion = ArgumentParser.suggestion(for: arguments[1], among: subcommands).map { first + " " + $0 }
             return ArgumentParser.unknown("command", first + " " + arguments[1], suggestion: suggestion)
         }
-        return ArgumentParser.unknown("command", first, suggestion: ArgumentParser.suggestion(for: first, among: firstWords + ["help"]))
+        return ArgumentParser.unknown(
+            "command", first, suggestion: ArgumentParser.suggestion(for: first, among: firstWords + ["help"]))
     }
 }

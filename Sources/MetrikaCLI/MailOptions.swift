@@ -13,7 +13,8 @@ enum MailOptions {
 
     /// `--sender`, else METRIKA_SENDER, else `metrika <USER@host>`.
     static func senderAddress(_ options: ParsedOptions, context: CLIContext) throws -> MIMEAddress {
-        try MailSender.address(given: options[.sender], environment: context.environment, hostName: ProcessInfo.processInfo.hostName)
+        try MailSender.address(
+            given: options[.sender], environment: context.environment, hostName: ProcessInfo.processInfo.hostName)
     }
 
     /// `--sendmail`, else METRIKA_SENDMAIL, else /usr/sbin/sendmail.
@@ -31,7 +32,12 @@ enum MailOptions {
 
 extension Option where Value == String? {
     /// `--sender ADDR`: the From address (`mail`, `alert --mail`).
-    static var sender: Option<String?> { .text("sender", value: "ADDR", help: "From address of the mail (default: METRIKA_SENDER, else USER@host)") }
+    static var sender: Option<String?> {
+        .text("sender", value: "ADDR", help: "From address of the mail (default: METRIKA_SENDER, else USER@host)")
+    }
     /// `--sendmail PATH`: the sendmail program (`mail`, `alert --mail`).
-    static var sendmail: Option<String?> { .text("sendmail", value: "PATH", help: "The sendmail program (default METRIKA_SENDMAIL, else /usr/sbin/sendmail)") }
+    static var sendmail: Option<String?> {
+        .text(
+            "sendmail", value: "PATH", help: "The sendmail program (default METRIKA_SENDMAIL, else /usr/sbin/sendmail)")
+    }
 }

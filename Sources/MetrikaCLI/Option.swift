@@ -60,7 +60,8 @@ extension Option {
         _ name: String, short: Character? = nil, value: String, help: String, choices: [String]? = nil,
         parse: @escaping @Sendable (String) throws -> Wrapped
     ) -> Option<Wrapped?> {
-        precondition(Wrapped.self != String.self, "--\(name): a value kept as written is a .text key (read without try)")
+        precondition(
+            Wrapped.self != String.self, "--\(name): a value kept as written is a .text key (read without try)")
         return Option<Wrapped?>(OptionSpec(name, short: short, value: value, help: help, choices: choices)) { given in
             try given?.last.map(parse)
         }
@@ -73,7 +74,8 @@ extension Option {
         _ name: String, short: Character? = nil, value: String, help: String, choices: [String]? = nil,
         parse: @escaping @Sendable (String) throws -> Element
     ) -> Option<[Element]> {
-        precondition(Element.self != String.self, "--\(name): words kept as written are a .words key (read without try)")
+        precondition(
+            Element.self != String.self, "--\(name): words kept as written are a .words key (read without try)")
         return Option<[Element]>(OptionSpec(name, short: short, value: value, help: help, choices: choices)) { given in
             try ParsedOptions.split(given).map(parse)
         }
@@ -89,7 +91,9 @@ extension Option {
         let names = Choice.allCases.map(\.rawValue)
         let spelled = names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
         return .value(name, value: names.joined(separator: "|"), help: help) { text in
-            guard let chosen = Choice(rawValue: text.lowercased()) else { throw UsageError("--\(name) must be \(spelled), not '\(text)'") }
+            guard let chosen = Choice(rawValue: text.lowercased()) else {
+                throw UsageError("--\(name) must be \(spelled), not '\(text)'")
+            }
             return chosen
         }
     }
@@ -97,24 +101,31 @@ extension Option {
 
 extension Option where Value == String? {
     /// A valued option taken as written: its last value, nil when not given. Reading one cannot fail.
-    package static func text(_ name: String, short: Character? = nil, value: String, help: String, choices: [String]? = nil) -> Option<String?> {
+    package static func text(
+        _ name: String, short: Character? = nil, value: String, help: String, choices: [String]? = nil
+    ) -> Option<String?> {
         Option(OptionSpec(name, short: short, value: value, help: help, choices: choices)) { $0?.last }
     }
 }
 
 extension Option where Value == [String] {
     /// A list of words taken as written (comma lists split, blanks dropped). Reading one cannot fail.
-    package static func words(_ name: String, short: Character? = nil, value: String, help: String, choices: [String]? = nil) -> Option<[String]> {
+    package static func words(
+        _ name: String, short: Character? = nil, value: String, help: String, choices: [String]? = nil
+    ) -> Option<[String]> {
         Option(OptionSpec(name, short: short, value: value, help: help, choices: choices)) { ParsedOptions.split($0) }
     }
 }
 
 extension Option where Value == Int? {
     /// A whole number within `range`; anything else is `--name must be a whole number from … to …`.
-    package static func integer(_ name: String, value: String = "N", help: String, in range: ClosedRange<Int>) -> Option<Int?> {
+    package static func integer(_ name: String, value: String = "N", help: String, in range: ClosedRange<Int>)
+        -> Option<Int?>
+    {
         .value(name, value: value, help: help) { text in
             guard let number = Int(text), range.contains(number) else {
-                throw UsageError("--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+                throw UsageError(
+                    "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
             }
             return number
         }
@@ -140,7 +151,8 @@ extension ParsedOptions {
 
     /// `["1,2", " 3 "]` → 1, 2, 3: comma lists split, blanks dropped.
     static func split(_ given: [String]?) -> [String] {
-        (given ?? []).flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty }
+        (given ?? []).flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+            .filter { !$0.isEmpty }
     }
 
     /// Every value of the option exactly as given, not split at commas (a mail address's display

@@ -21,7 +21,11 @@ enum CounterOptions {
     /// The counter ids, each once, in the order given; missing or malformed ones are usage errors.
     static func ids(_ options: ParsedOptions) throws -> [Int] {
         let texts = options[.counter]
-        guard !texts.isEmpty else { throw UsageError("Missing --counter ID (see `metrika counters` for your counters' ids), or set a default \"counter\" in the config file (docs/auth.md)") }
+        guard !texts.isEmpty else {
+            throw UsageError(
+                "Missing --counter ID (see `metrika counters` for your counters' ids), or set a default \"counter\" in the config file (docs/auth.md)"
+            )
+        }
         var ids: [Int] = []
         for text in texts {
             let id = try cliWorded { try ReportTerms.counterID(text) }
@@ -36,7 +40,9 @@ enum CounterOptions {
         let ids = try ids(options)
         guard ids.count == 1 else {
             if let source = options.counterDefaultSource {
-                throw UsageError("this command takes one counter, but \(source) names \(ids.count) (\(ids.map(String.init).joined(separator: ", "))): choose one with --counter ID")
+                throw UsageError(
+                    "this command takes one counter, but \(source) names \(ids.count) (\(ids.map(String.init).joined(separator: ", "))): choose one with --counter ID"
+                )
             }
             throw UsageError("--counter takes one counter id here, not \(ids.count)")
         }
@@ -47,7 +53,9 @@ enum CounterOptions {
 extension Option where Value == [String] {
     /// `--counter ID[,ID…]`, as written (`CounterOptions` reads the ids, with the message that
     /// names where a default came from).
-    static var counter: Option<[String]> { .words("counter", short: "c", value: "ID[,ID…]", help: "Counter id(s); repeatable") }
+    static var counter: Option<[String]> {
+        .words("counter", short: "c", value: "ID[,ID…]", help: "Counter id(s); repeatable")
+    }
 }
 
 // MARK: - Metrics
@@ -60,7 +68,9 @@ enum MetricsOptions {
 
     static func metrics(_ options: ParsedOptions) throws -> [Metric]? {
         let texts = options[.metrics]
-        if options.contains(.metrics) && texts.isEmpty { throw UsageError("--metrics is empty: list metrics like visits,bounceRate") }
+        if options.contains(.metrics) && texts.isEmpty {
+            throw UsageError("--metrics is empty: list metrics like visits,bounceRate")
+        }
         guard !texts.isEmpty else { return nil }
         return try cliWorded { try ReportTerms.metrics(texts) }
     }
@@ -96,8 +106,12 @@ enum MoneyOptions {
 extension Option where Value == Currency? {
     /// `--currency RUB|USD|EUR|YND`: one of the currencies Metrika converts to.
     static var currency: Option<Currency?> {
-        .value("currency", value: "RUB|USD|EUR|YND", help: "Money (revenue, revenuePerPurchase, …) in this currency (default: the counter's own, as the API says)",
-               choices: Currency.known.map(\.code)) { text in
+        .value(
+            "currency", value: "RUB|USD|EUR|YND",
+            help:
+                "Money (revenue, revenuePerPurchase, …) in this currency (default: the counter's own, as the API says)",
+            choices: Currency.known.map(\.code)
+        ) { text in
             try ReportTerms.currency(text)
         }
     }
@@ -106,9 +120,12 @@ extension Option where Value == Currency? {
 extension Option where Value == Attribution? {
     /// `--attribution MODEL`: a current model, or an older name mapped to one.
     static var attribution: Option<Attribution?> {
-        .value("attribution", value: "MODEL",
-               help: "Attribution model of reports by source: automatic, cross_device_last_significant, cross_device_first, last, … (older ones are mapped)",
-               choices: Attribution.accepted) { text in
+        .value(
+            "attribution", value: "MODEL",
+            help:
+                "Attribution model of reports by source: automatic, cross_device_last_significant, cross_device_first, last, … (older ones are mapped)",
+            choices: Attribution.accepted
+        ) { text in
             try ReportTerms.attribution(text)
         }
     }
@@ -124,7 +141,8 @@ struct DateOptions {
     var period: NamedPeriod?
 
     /// The help of `--period NAME`, the same wherever it is taken.
-    static let periodHelp = "A named period instead of --from/--to: today, yesterday, thisWeek, lastWeek, thisMonth, lastMonth, thisYear, lastYear, lastNdays"
+    static let periodHelp =
+        "A named period instead of --from/--to: today, yesterday, thisWeek, lastWeek, thisMonth, lastMonth, thisYear, lastYear, lastNdays"
 
     /// The three options; `defaultFrom` is named in `--from`'s help.
     static func specs(defaultFrom: String) -> [OptionSpec] {
@@ -134,7 +152,10 @@ struct DateOptions {
     /// `--from`/`--to`, or `--period` (never both); `defaultFrom` when neither is given. A range that
     /// is reversed whatever the time zone is refused here, before any request.
     static func parse(_ options: ParsedOptions, defaultFrom: String) throws -> DateOptions {
-        let dates = try cliWorded { try ReportDates.parse(from: options[.from], to: options[.to], period: options[.period], defaultFrom: defaultFrom) }
+        let dates = try cliWorded {
+            try ReportDates.parse(
+                from: options[.from], to: options[.to], period: options[.period], defaultFrom: defaultFrom)
+        }
         return DateOptions(from: dates.from, to: dates.to, period: dates.period)
     }
 }
@@ -146,7 +167,9 @@ extension Option where Value == String? {
     static var to: Option<String?> { .text("to", value: "DATE", help: "Last day (default today)") }
     /// `--period NAME`, as written (`DateOptions` reads the named period).
     static var period: Option<String?> {
-        .text("period", value: "NAME", help: DateOptions.periodHelp, choices: NamedPeriod.names.filter { $0 != "lastNdays" })
+        .text(
+            "period", value: "NAME", help: DateOptions.periodHelp,
+            choices: NamedPeriod.names.filter { $0 != "lastNdays" })
     }
 }
 
@@ -208,7 +231,9 @@ enum DatabaseOptions {
 extension Option where Value == String? {
     /// `--db PATH`: the history database.
     static var db: Option<String?> {
-        .text("db", value: "PATH", help: "History database (default: METRIKA_DB, else $XDG_DATA_HOME/metrika/metrika.sqlite)")
+        .text(
+            "db", value: "PATH",
+            help: "History database (default: METRIKA_DB, else $XDG_DATA_HOME/metrika/metrika.sqlite)")
     }
 }
 
@@ -225,11 +250,15 @@ enum TokenOptions {
 extension Option where Value == String? {
     /// `--profile NAME`: a named profile of the config file.
     static var profile: Option<String?> {
-        .text("profile", value: "NAME", help: "Use this profile of $XDG_CONFIG_HOME/metrika/config.json (else METRIKA_PROFILE)")
+        .text(
+            "profile", value: "NAME",
+            help: "Use this profile of $XDG_CONFIG_HOME/metrika/config.json (else METRIKA_PROFILE)")
     }
     /// `--token-file PATH`: the token file to read (login and logout: to write, to delete).
     static var tokenFile: Option<String?> {
-        .text("token-file", value: "PATH", help: "Read the token from this file instead of METRIKA_TOKEN or the default token file")
+        .text(
+            "token-file", value: "PATH",
+            help: "Read the token from this file instead of METRIKA_TOKEN or the default token file")
     }
 }
 
@@ -239,10 +268,16 @@ extension Option where Value == String? {
     /// `--clickhouse URL[,URL…]` (logs, sync), as written: one URL, or one per shard with `--cluster`
     /// (`ClickHouseOptions` knows the defaults of the environment and the config file).
     static var clickhouse: Option<String?> {
-        .text("clickhouse", value: "URL[,URL…]", help: "ClickHouse over HTTP (e.g. http://127.0.0.1:8123); one URL per shard with --cluster")
+        .text(
+            "clickhouse", value: "URL[,URL…]",
+            help: "ClickHouse over HTTP (e.g. http://127.0.0.1:8123); one URL per shard with --cluster")
     }
     /// `--cluster NAME` (logs, sync): the shards' cluster, as in remote_servers.
-    static var cluster: Option<String?> { .text("cluster", value: "NAME", help: "A sharded ClickHouse: NAME as in remote_servers (default: METRIKA_CLICKHOUSE_CLUSTER)") }
+    static var cluster: Option<String?> {
+        .text(
+            "cluster", value: "NAME",
+            help: "A sharded ClickHouse: NAME as in remote_servers (default: METRIKA_CLICKHOUSE_CLUSTER)")
+    }
 }
 
 // MARK: - Format
@@ -259,9 +294,12 @@ struct FormatOptions {
     /// `PageOptions`).
     static func specs(html: Bool) -> [OptionSpec] {
         [
-            html ? Option.format.described("Output format (default: table); html: one self-contained page", value: "table|csv|json|html").spec
-                 : Option.format.spec,
-            Option.csv.spec, Option.json.spec, Option.crlf.spec, Option.csvFormulas.spec,
+            html
+                ? Option.format.described(
+                    "Output format (default: table); html: one self-contained page", value: "table|csv|json|html"
+                ).spec
+                : Option.format.spec,
+            Option.csv.spec, Option.json.spec, Option.crlf.spec, Option.csvFormulas.spec
         ]
     }
 
@@ -269,13 +307,16 @@ struct FormatOptions {
     /// `toTerminal`: stdout is a terminal (see `CSVWriter.terminal`).
     static func parse(_ options: ParsedOptions, toTerminal: Bool) throws -> FormatOptions {
         let format = try OutputFormat.from(options)
-        return FormatOptions(format: format, csv: try OutputFormat.csvWriter(options, format: format, toTerminal: toTerminal))
+        return FormatOptions(
+            format: format, csv: try OutputFormat.csvWriter(options, format: format, toTerminal: toTerminal))
     }
 }
 
 extension Option where Value == String? {
     /// `--format NAME`, as written: `OutputFormat` reads it (and `PageOptions` its `html`).
-    static var format: Option<String?> { .text("format", value: "table|csv|json", help: "Output format (default: table)") }
+    static var format: Option<String?> {
+        .text("format", value: "table|csv|json", help: "Output format (default: table)")
+    }
     /// `--output FILE`: where a command writes its file (report's page, chart, mail, logs).
     static var output: Option<String?> { .text("output", short: "o", value: "FILE", help: "Write to FILE") }
 }
@@ -292,7 +333,9 @@ extension Option where Value == Bool {
 extension Option where Value == CSVWriter.Formulas? {
     /// `--csv-formulas defuse|keep`.
     static var csvFormulas: Option<CSVWriter.Formulas?> {
-        .choice("csv-formulas", help: "CSV: text starting with = + - @ TAB CR gets a leading ' (defuse, the default) or is kept as is")
+        .choice(
+            "csv-formulas",
+            help: "CSV: text starting with = + - @ TAB CR gets a leading ' (defuse, the default) or is kept as is")
     }
 }
 
@@ -302,7 +345,11 @@ struct PageOptions {
     var path: String?
 
     /// `--output FILE`: only with `--format html` (table, CSV and JSON stream to stdout; redirect it).
-    static var outputSpec: OptionSpec { Option.output.described("With --format html: write the page to FILE (atomically) instead of stdout", value: "FILE.html").spec }
+    static var outputSpec: OptionSpec {
+        Option.output.described(
+            "With --format html: write the page to FILE (atomically) instead of stdout", value: "FILE.html"
+        ).spec
+    }
 
     /// The page options when `--format html` is chosen, nil for the other formats. `--csv`/`--json`
     /// beside it, the CSV options, and `--output` without it are usage errors.
@@ -312,7 +359,9 @@ struct PageOptions {
         }
         guard options[.format]?.lowercased() == "html" else {
             if options.contains(.output) {
-                throw UsageError("--output applies to --format html; table, CSV and JSON go to standard output (redirect it: > FILE)")
+                throw UsageError(
+                    "--output applies to --format html; table, CSV and JSON go to standard output (redirect it: > FILE)"
+                )
             }
             return nil
         }
@@ -337,7 +386,9 @@ struct PageOptions {
             throw CLIFailure.outputIsDirectory(path: path)
         }
         let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty, !(FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue) {
+        if !folder.isEmpty,
+            !(FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue)
+        {
             throw CLIFailure.outputFolderMissing(path: path, folder: folder)
         }
     }

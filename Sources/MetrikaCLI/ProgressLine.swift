@@ -94,8 +94,11 @@ package final class ProgressLine: Sendable {
 
     /// The wait as shown: `waiting 4 s: quota_requests_by_ip, attempt 2/5`, the seconds those left.
     static func text(of wait: RetryWait, elapsedSeconds: Double) -> String {
-        let left = wait.seconds >= 2 ? RetryWait(seconds: max(1, (wait.seconds - elapsedSeconds).rounded(.up)), reason: wait.reason,
-                                                  nextAttempt: wait.nextAttempt, maxAttempts: wait.maxAttempts) : wait
+        let left =
+            wait.seconds >= 2
+            ? RetryWait(
+                seconds: max(1, (wait.seconds - elapsedSeconds).rounded(.up)), reason: wait.reason,
+                nextAttempt: wait.nextAttempt, maxAttempts: wait.maxAttempts) : wait
         return "waiting \(left.secondsText) s: \(wait.reason), attempt \(wait.nextAttempt)/\(wait.maxAttempts)"
     }
 
@@ -123,9 +126,12 @@ package final class ProgressLine: Sendable {
     /// Draws the line; called with the lock held.
     private static func draw(_ state: inout State, _ context: CLIContext) {
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - state.waitStart) / 1e9
-        let text = [state.status, state.waiting.map { Self.text(of: $0, elapsedSeconds: elapsed) }].compactMap { $0 }.joined(separator: " · ")
+        let text = [state.status, state.waiting.map { Self.text(of: $0, elapsedSeconds: elapsed) }].compactMap { $0 }
+            .joined(separator: " · ")
         guard !text.isEmpty else { return erase(&state, context) }
-        let clean = Self.fit(TerminalText.line(text, hiding: context.secrets.all(environment: context.environment)), columns: max(10, state.width - 1))
+        let clean = Self.fit(
+            TerminalText.line(text, hiding: context.secrets.all(environment: context.environment)),
+            columns: max(10, state.width - 1))
         if state.isProcessStderr { Self.eraseOnSignals }
         context.stderr.write("\r" + clean + "\u{1B}[K")
         context.stderr.flush()

@@ -15,6 +15,7 @@ enum SignInText {
     /// `  Name:  value` lines with the values in one column, two spaces after the longest name.
     static func aligned(_ rows: [(String, String)]) -> String {
         let width = (rows.map { $0.0.count }.max() ?? 0) + 3
-        return rows.map { "  " + $0.0 + ":" + String(repeating: " ", count: width - $0.0.count - 1) + $0.1 + "\n" }.joined()
+        return rows.map { "  " + $0.0 + ":" + String(repeating: " ", count: width - $0.0.count - 1) + $0.1 + "\n" }
+            .joined()
     }
 }

@@ -10,7 +10,8 @@ extension Session {
     func telegramChats(given: String?) throws -> [TelegramChatID] {
         if let given {
             guard !given.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw UsageError("--telegram needs a chat id: --telegram 123456789 (docs/telegram.md says how to find it)")
+                throw UsageError(
+                    "--telegram needs a chat id: --telegram 123456789 (docs/telegram.md says how to find it)")
             }
             return try TelegramChatID.list(given, source: "--telegram")
         }
@@ -21,6 +22,10 @@ extension Session {
 extension Option where Value == String? {
     /// `--telegram CHAT[,CHAT…]` of alert and mail.
     static var telegram: Option<String?> {
-        .text("telegram", value: "CHAT[,CHAT…]", help: "Send to these Telegram chats too (default: METRIKA_TELEGRAM_CHAT; the bot token: METRIKA_TELEGRAM_TOKEN, the config or the keyring)")
+        .text(
+            "telegram", value: "CHAT[,CHAT…]",
+            help:
+                "Send to these Telegram chats too (default: METRIKA_TELEGRAM_CHAT; the bot token: METRIKA_TELEGRAM_TOKEN, the config or the keyring)"
+        )
     }
 }

@@ -1,8 +1,10 @@
 import MetrikaModel
+
 /// Colour for a person at a terminal: the `Error:` and `Warning:` labels of stderr lines, and the
 /// direction of a change (green for good news, red for bad: see `GoodDirection`). Enabled only for a
 /// terminal without NO_COLOR (https://no-color.org) or TERM=dumb — see `CLIContext.stderrColor` — so
-/// pipes, files, cron mail and logs never receive an escape sequence. Only the label or the change is coloured; the text
+/// pipes, files, cron mail and logs never receive an escape sequence. Only the label or the change is coloured; the
+/// text
 /// after it stays plain.
 package struct TerminalStyle: Sendable {
     /// Whether escape sequences are written at all.

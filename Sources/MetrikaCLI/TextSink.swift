@@ -17,8 +17,10 @@ package final class TextSink: TextOutputStream, @unchecked Sendable {
 
     /// A sink writing to a file descriptor (1 for stdout, 2 for stderr).
     package init(fileDescriptor: Int32) {
-        writer = OutputWriter(fileDescriptor: fileDescriptor,
-                              destination: fileDescriptor == 1 ? "standard output" : fileDescriptor == 2 ? "standard error" : "descriptor \(fileDescriptor)")
+        writer = OutputWriter(
+            fileDescriptor: fileDescriptor,
+            destination: fileDescriptor == 1
+                ? "standard output" : fileDescriptor == 2 ? "standard error" : "descriptor \(fileDescriptor)")
     }
 
     /// A sink that keeps everything in memory (tests read it with `text`).

@@ -1,4 +1,5 @@
 import MetrikaUseCases
+
 /// One piece of a command's usage line (`Usage: metrika report --counter ID[,ID…] [--from DATE] …`).
 /// An option is named by its key and shown as the command's own option table shows it (long
 /// name and placeholder from the same `OptionSpec`), so a usage line cannot name an option the
@@ -34,7 +35,9 @@ enum UsageLine {
     }
 
     static func text(_ term: UsageTerm, specs: [OptionSpec], arguments: [String]) -> String {
-        func join(_ terms: [UsageTerm]) -> String { terms.map { text($0, specs: specs, arguments: arguments) }.joined(separator: " ") }
+        func join(_ terms: [UsageTerm]) -> String {
+            terms.map { text($0, specs: specs, arguments: arguments) }.joined(separator: " ")
+        }
         switch term {
         case .option(let name):
             guard let spec = specs.first(where: { $0.name == name }) else {
@@ -52,5 +55,7 @@ enum UsageLine {
 
 extension UsageTerm {
     /// A declared parameter's option, optional in a usage line.
-    static func optional<Fields>(_ declaration: ParameterDeclaration<Fields>) -> UsageTerm { .optional([.option(declaration.optionSpec.name)]) }
+    static func optional<Fields>(_ declaration: ParameterDeclaration<Fields>) -> UsageTerm {
+        .optional([.option(declaration.optionSpec.name)])
+    }
 }

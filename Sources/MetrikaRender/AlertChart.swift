@@ -40,9 +40,14 @@ package struct AlertChart: Sendable {
         let titleLines = Self.titleLines(title)
         let extra = 18 * (titleLines.count - 1)
         let height = self.height + extra
-        let w = Double(width), h = Double(height)
-        let left = 48.0, right = 16.0, top = 52.0 + Double(extra), bottom = 24.0
-        let plotWidth = w - left - right, plotHeight = h - top - bottom
+        let w = Double(width)
+        let h = Double(height)
+        let left = 48.0
+        let right = 16.0
+        let top = 52.0 + Double(extra)
+        let bottom = 24.0
+        let plotWidth = w - left - right
+        let plotHeight = h - top - bottom
         let values = points.compactMap(\.value)
         let top0 = max(values.max() ?? 0, expected, 1)
         let ceiling = Self.niceCeiling(top0 * 1.1)
@@ -52,31 +57,44 @@ package struct AlertChart: Sendable {
         func n(_ value: Double) -> String { ChartNumber.coordinate(value) }
 
         var svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" font-family=\"\(SVGLineChart.fontStack)\">\n"
+        svg +=
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" font-family=\"\(SVGLineChart.fontStack)\">\n"
         svg += "<title>\(XMLEscape.text(title + ": " + subtitle))</title>\n"
-        svg += "<desc>\(XMLEscape.text("The last \(points.count) days by day; the dashed line is the expected value, the dots the same weekdays."))</desc>\n"
+        svg +=
+            "<desc>\(XMLEscape.text("The last \(points.count) days by day; the dashed line is the expected value, the dots the same weekdays."))</desc>\n"
         svg += "<rect x=\"0\" y=\"0\" width=\"\(width)\" height=\"\(height)\" fill=\"#FFFFFF\"/>\n"
         for (index, line) in titleLines.enumerated() {
-            svg += "<text x=\"12\" y=\"\(22 + 18 * index)\" font-size=\"14\" font-weight=\"bold\" fill=\"#222222\">\(XMLEscape.text(line))</text>\n"
+            svg +=
+                "<text x=\"12\" y=\"\(22 + 18 * index)\" font-size=\"14\" font-weight=\"bold\" fill=\"#222222\">\(XMLEscape.text(line))</text>\n"
         }
-        svg += "<text x=\"12\" y=\"\(40 + extra)\" font-size=\"11\" fill=\"\(Self.mutedColor)\">\(XMLEscape.text(Self.fitted(subtitle, characters: 54)))</text>\n"
+        svg +=
+            "<text x=\"12\" y=\"\(40 + extra)\" font-size=\"11\" fill=\"\(Self.mutedColor)\">\(XMLEscape.text(Self.fitted(subtitle, characters: 54)))</text>\n"
         // Axis: zero and the ceiling, labelled.
-        svg += "<line x1=\"\(n(left))\" y1=\"\(n(y(0)))\" x2=\"\(n(w - right))\" y2=\"\(n(y(0)))\" stroke=\"#BBBBBB\" stroke-width=\"1\"/>\n"
-        svg += "<line x1=\"\(n(left))\" y1=\"\(n(y(ceiling)))\" x2=\"\(n(w - right))\" y2=\"\(n(y(ceiling)))\" stroke=\"#E3E3E3\" stroke-width=\"1\"/>\n"
-        svg += "<text x=\"\(n(left - 6))\" y=\"\(n(y(0) + 4))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.mutedColor)\">0</text>\n"
-        svg += "<text x=\"\(n(left - 6))\" y=\"\(n(y(ceiling) + 4))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.mutedColor)\">\(XMLEscape.text(label(ceiling)))</text>\n"
+        svg +=
+            "<line x1=\"\(n(left))\" y1=\"\(n(y(0)))\" x2=\"\(n(w - right))\" y2=\"\(n(y(0)))\" stroke=\"#BBBBBB\" stroke-width=\"1\"/>\n"
+        svg +=
+            "<line x1=\"\(n(left))\" y1=\"\(n(y(ceiling)))\" x2=\"\(n(w - right))\" y2=\"\(n(y(ceiling)))\" stroke=\"#E3E3E3\" stroke-width=\"1\"/>\n"
+        svg +=
+            "<text x=\"\(n(left - 6))\" y=\"\(n(y(0) + 4))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.mutedColor)\">0</text>\n"
+        svg +=
+            "<text x=\"\(n(left - 6))\" y=\"\(n(y(ceiling) + 4))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.mutedColor)\">\(XMLEscape.text(label(ceiling)))</text>\n"
         // Expected: a dashed line across.
-        svg += "<line x1=\"\(n(left))\" y1=\"\(n(y(expected)))\" x2=\"\(n(w - right))\" y2=\"\(n(y(expected)))\" stroke=\"\(Self.mutedColor)\" stroke-width=\"1\" stroke-dasharray=\"4 3\"/>\n"
+        svg +=
+            "<line x1=\"\(n(left))\" y1=\"\(n(y(expected)))\" x2=\"\(n(w - right))\" y2=\"\(n(y(expected)))\" stroke=\"\(Self.mutedColor)\" stroke-width=\"1\" stroke-dasharray=\"4 3\"/>\n"
         // The line, broken at unknown days.
         var path = ""
         var pen = false
         for (index, point) in points.enumerated() {
-            guard let value = point.value else { pen = false; continue }
+            guard let value = point.value else {
+                pen = false
+                continue
+            }
             path += (pen ? " L" : (path.isEmpty ? "M" : " M")) + "\(n(x(index))) \(n(y(value)))"
             pen = true
         }
         if !path.isEmpty {
-            svg += "<path d=\"\(path)\" fill=\"none\" stroke=\"\(Self.lineColor)\" stroke-width=\"2\" stroke-linejoin=\"round\"/>\n"
+            svg +=
+                "<path d=\"\(path)\" fill=\"none\" stroke=\"\(Self.lineColor)\" stroke-width=\"2\" stroke-linejoin=\"round\"/>\n"
         }
         // The same weekdays as the judged day: the baseline, as dots.
         if let last = points.last {
@@ -85,7 +103,8 @@ package struct AlertChart: Sendable {
                 svg += "<circle cx=\"\(n(x(index)))\" cy=\"\(n(y(value)))\" r=\"3\" fill=\"\(Self.lineColor)\"/>\n"
             }
             let lastX = x(points.count - 1)
-            svg += "<line x1=\"\(n(lastX))\" y1=\"\(n(top))\" x2=\"\(n(lastX))\" y2=\"\(n(y(0)))\" stroke=\"\(Self.markColor)\" stroke-width=\"1\" stroke-dasharray=\"2 2\"/>\n"
+            svg +=
+                "<line x1=\"\(n(lastX))\" y1=\"\(n(top))\" x2=\"\(n(lastX))\" y2=\"\(n(y(0)))\" stroke=\"\(Self.markColor)\" stroke-width=\"1\" stroke-dasharray=\"2 2\"/>\n"
             if let value = last.value {
                 svg += "<circle cx=\"\(n(lastX))\" cy=\"\(n(y(value)))\" r=\"5\" fill=\"\(Self.markColor)\"/>\n"
             }
@@ -96,18 +115,28 @@ package struct AlertChart: Sendable {
             var segments: [((Double, Double), (Double, Double))] = []
             var previous: (Double, Double)?
             for (index, point) in points.enumerated() {
-                guard let value = point.value else { previous = nil; continue }
+                guard let value = point.value else {
+                    previous = nil
+                    continue
+                }
                 let here = (x(index), y(value))
                 if let previous { segments.append((previous, here)) }
                 previous = here
-                if point.day.weekday == last.day.weekday { marks.append((here.0, here.1, index == points.count - 1 ? 5 : 3)) }
+                if point.day.weekday == last.day.weekday {
+                    marks.append((here.0, here.1, index == points.count - 1 ? 5 : 3))
+                }
             }
-            let place = Self.labelPlace(width: Self.estimatedWidth(name), expectedY: y(expected), lastX: lastX, left: left, top: top, bottom: y(0),
-                                        segments: segments, marks: marks)
-            svg += "<text x=\"\(n(place.x))\" y=\"\(n(place.y))\" font-size=\"10\" text-anchor=\"\(place.anchor)\" fill=\"\(Self.mutedColor)\" stroke=\"#FFFFFF\" stroke-width=\"3\" paint-order=\"stroke\">\(XMLEscape.text(name))</text>\n"
-            svg += "<text x=\"\(n(lastX - 6))\" y=\"\(n(h - 8))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.markColor)\">\(XMLEscape.text(last.day.iso))</text>\n"
+            let place = Self.labelPlace(
+                width: Self.estimatedWidth(name), expectedY: y(expected), lastX: lastX, left: left, top: top,
+                bottom: y(0),
+                segments: segments, marks: marks)
+            svg +=
+                "<text x=\"\(n(place.x))\" y=\"\(n(place.y))\" font-size=\"10\" text-anchor=\"\(place.anchor)\" fill=\"\(Self.mutedColor)\" stroke=\"#FFFFFF\" stroke-width=\"3\" paint-order=\"stroke\">\(XMLEscape.text(name))</text>\n"
+            svg +=
+                "<text x=\"\(n(lastX - 6))\" y=\"\(n(h - 8))\" font-size=\"10\" text-anchor=\"end\" fill=\"\(Self.markColor)\">\(XMLEscape.text(last.day.iso))</text>\n"
             if let first = points.first {
-                svg += "<text x=\"\(n(left))\" y=\"\(n(h - 8))\" font-size=\"10\" fill=\"\(Self.mutedColor)\">\(XMLEscape.text(first.day.iso))</text>\n"
+                svg +=
+                    "<text x=\"\(n(left))\" y=\"\(n(h - 8))\" font-size=\"10\" fill=\"\(Self.mutedColor)\">\(XMLEscape.text(first.day.iso))</text>\n"
             }
         }
         svg += "</svg>\n"
@@ -117,7 +146,9 @@ package struct AlertChart: Sendable {
     /// The title as one line, or two broken after the metric (` — `) when one would be cut; each line
     /// cut with `…` only when it alone is too long.
     static func titleLines(_ title: String, characters: Int = 38) -> [String] {
-        guard title.count > characters, let dash = title.range(of: " — ") else { return [fitted(title, characters: characters)] }
+        guard title.count > characters, let dash = title.range(of: " — ") else {
+            return [fitted(title, characters: characters)]
+        }
         let metric = String(title[..<dash.lowerBound]) + " —"
         let rest = String(title[dash.upperBound...])
         return [fitted(metric, characters: characters), fitted(rest, characters: characters)]
@@ -130,8 +161,10 @@ package struct AlertChart: Sendable {
     /// it, then further out, at the right, the left or the middle of the plot — whose box (a 10 px line
     /// of `width`, with 2 px to spare) no data segment crosses and no dot touches, inside the plot;
     /// just above at the right when none is free (the label is haloed).
-    static func labelPlace(width: Double, expectedY: Double, lastX: Double, left: Double, top: Double, bottom: Double,
-                           segments: [((Double, Double), (Double, Double))], marks: [(x: Double, y: Double, r: Double)]) -> (x: Double, y: Double, anchor: String) {
+    static func labelPlace(
+        width: Double, expectedY: Double, lastX: Double, left: Double, top: Double, bottom: Double,
+        segments: [((Double, Double), (Double, Double))], marks: [(x: Double, y: Double, r: Double)]
+    ) -> (x: Double, y: Double, anchor: String) {
         var candidates: [(x: Double, y: Double, anchor: String, from: Double, to: Double)] = []
         let middle = (left + lastX) / 2
         for step in 0..<24 {
@@ -167,7 +200,9 @@ package struct AlertChart: Sendable {
         var step = 1.0
         while step * 10 <= value { step *= 10 }
         while step > value { step /= 10 }
-        for factor in [1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0] where step * factor >= value { return step * factor }
+        for factor in [1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0] where step * factor >= value {
+            return step * factor
+        }
         return step * 10
     }
 

@@ -38,9 +38,13 @@ package enum AlertStatusList {
         package var sinceHour: Int?
         package var lastHour: Int?
 
-        package init(id: Int, counterID: Int, counterName: String, metricLabel: String, apiName: String, kind: String, since: Day, lastDay: Day,
-                     value: Double, expected: Double, valueText: String, expectedText: String, toldValue: Double, toldExpected: Double, toldAt: Date,
-                     grain: String = "day", sinceHour: Int? = nil, lastHour: Int? = nil) {
+        package init(
+            id: Int, counterID: Int, counterName: String, metricLabel: String, apiName: String, kind: String,
+            since: Day, lastDay: Day,
+            value: Double, expected: Double, valueText: String, expectedText: String, toldValue: Double,
+            toldExpected: Double, toldAt: Date,
+            grain: String = "day", sinceHour: Int? = nil, lastHour: Int? = nil
+        ) {
             self.grain = grain
             self.sinceHour = sinceHour
             self.lastHour = lastHour
@@ -80,8 +84,9 @@ package enum AlertStatusList {
         var table = TextTable(columns: [
             .init("ID", alignment: .right), .init("Counter", alignment: .right), .init("Name", staysWithPrevious: true),
             .init("Metric"), .init("Kind", staysWithPrevious: true), .init("Since"),
-            .init("Last day", staysWithPrevious: true), .init("Last value", alignment: .right), .init("Expected", alignment: .right, staysWithPrevious: true),
-            .init("Told"),
+            .init("Last day", staysWithPrevious: true), .init("Last value", alignment: .right),
+            .init("Expected", alignment: .right, staysWithPrevious: true),
+            .init("Told")
         ])
         // The id names a row in every block.
         table.keyColumnCount = 1
@@ -95,9 +100,11 @@ package enum AlertStatusList {
         }
         for row in rows {
             table.append([
-                String(row.id), String(row.counterID), fit(TerminalText.sanitize(row.counterName, limit: 60), besides: counterWidth + 2),
-                fit(TerminalText.sanitize(row.metricLabel, limit: 60), besides: 7 + 2), row.kindText, row.sinceText, row.lastText,
-                row.valueText, row.expectedText, RFC3339.format(row.toldAt),
+                String(row.id), String(row.counterID),
+                fit(TerminalText.sanitize(row.counterName, limit: 60), besides: counterWidth + 2),
+                fit(TerminalText.sanitize(row.metricLabel, limit: 60), besides: 7 + 2), row.kindText, row.sinceText,
+                row.lastText,
+                row.valueText, row.expectedText, RFC3339.format(row.toldAt)
             ])
         }
         return table.render(maxWidth: maxWidth)
@@ -108,19 +115,28 @@ package enum AlertStatusList {
     package static func json(_ rows: [Row]) -> JSONValue {
         .object([
             ("version", .number(1)),
-            ("alerts", .array(rows.map { row in
-                let hours: [(String, JSONValue)] = [row.sinceHour.map { ("since_hour", .string(LiveSnapshot.hourText($0))) },
-                                                    row.lastHour.map { ("last_hour", .string(LiveSnapshot.hourText($0))) }].compactMap { $0 }
-                return .object([
-                    ("id", .number(Double(row.id))), ("counter_id", .number(Double(row.counterID))), ("counter_name", .string(row.counterName)),
-                    ("metric", .string(row.metricLabel)), ("api_name", .string(row.apiName)), ("grain", .string(row.grain)), ("kind", .string(row.kind)),
-                    ("since", .string(row.since.iso)), ("last_day", .string(row.lastDay.iso)),
-                ] + hours + [
-                    ("value", .number(row.value)), ("expected", .number(row.expected)),
-                    ("told_value", .number(row.toldValue)), ("told_expected", .number(row.toldExpected)),
-                    ("told_at", .string(RFC3339.format(row.toldAt))),
-                ])
-            })),
+            (
+                "alerts",
+                .array(
+                    rows.map { row in
+                        let hours: [(String, JSONValue)] = [
+                            row.sinceHour.map { ("since_hour", .string(LiveSnapshot.hourText($0))) },
+                            row.lastHour.map { ("last_hour", .string(LiveSnapshot.hourText($0))) }
+                        ].compactMap { $0 }
+                        return .object(
+                            [
+                                ("id", .number(Double(row.id))), ("counter_id", .number(Double(row.counterID))),
+                                ("counter_name", .string(row.counterName)),
+                                ("metric", .string(row.metricLabel)), ("api_name", .string(row.apiName)),
+                                ("grain", .string(row.grain)), ("kind", .string(row.kind)),
+                                ("since", .string(row.since.iso)), ("last_day", .string(row.lastDay.iso))
+                            ] + hours + [
+                                ("value", .number(row.value)), ("expected", .number(row.expected)),
+                                ("told_value", .number(row.toldValue)), ("told_expected", .number(row.toldExpected)),
+                                ("told_at", .string(RFC3339.format(row.toldAt)))
+                            ])
+                    })
+            )
         ])
     }
 }

@@ -1,5 +1,6 @@
 import MetrikaModel
 import MetrikaSystem
+
 /// Writes CSV records as RFC 4180 describes them, as bytes into an `OutputWriter`.
 ///
 /// - A field is quoted when it contains a comma, a double quote, CR or LF; quotes inside are doubled.

@@ -1,4 +1,5 @@
 import MetrikaModel
+
 /// Accumulates SVG lines; `\n` line ends so the file diffs well in goldens.
 struct ChartSVGWriter {
     private(set) var text = ""
@@ -10,6 +11,8 @@ struct ChartSVGWriter {
 
     /// A `<text>` element; `content` is escaped here, `extra` is markup metrika wrote itself.
     mutating func text(_ content: String, x: Double, y: Double, size: Double, fill: String, extra: String = "") {
-        line("<text x=\"\(ChartNumber.coordinate(x))\" y=\"\(ChartNumber.coordinate(y))\" font-size=\"\(ChartNumber.coordinate(size))\" fill=\"\(fill)\"\(extra)>\(XMLEscape.text(content))</text>")
+        line(
+            "<text x=\"\(ChartNumber.coordinate(x))\" y=\"\(ChartNumber.coordinate(y))\" font-size=\"\(ChartNumber.coordinate(size))\" fill=\"\(fill)\"\(extra)>\(XMLEscape.text(content))</text>"
+        )
     }
 }

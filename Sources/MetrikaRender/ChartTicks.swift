@@ -1,4 +1,5 @@
 import MetrikaModel
+
 /// Tick placement for line charts: "nice" 1-2-5 value ticks for the y axis and calendar ticks for the
 /// x axis whose labels never overlap.
 package enum ChartTicks {
@@ -19,14 +20,19 @@ package enum ChartTicks {
     /// Nice ticks covering `lowest...highest` with at most `maxTicks` ticks. With `fromZero` the axis
     /// starts at 0 (or below, for negative data), as it must for counts so that line heights compare
     /// honestly. Seconds use clock steps (15 s, 30 s, 1 min, 5 min, …) so labels read as round times.
-    package static func valueTicks(lowest: Double, highest: Double, unit: MetricUnit, fromZero: Bool, maxTicks: Int = 6) -> ValueTicks {
+    package static func valueTicks(lowest: Double, highest: Double, unit: MetricUnit, fromZero: Bool, maxTicks: Int = 6)
+        -> ValueTicks
+    {
         precondition(maxTicks >= 2, "an axis needs at least two ticks")
         // Values near ±Double.greatestFiniteMagnitude (an API answer can hold 1e308 and -1e308) would
         // make the span infinite and the step arithmetic trap: such an axis is clamped to ±1e300.
         var low = lowest.isFinite ? min(max(lowest, -1e300), 1e300) : 0
         var high = highest.isFinite ? min(max(highest, -1e300), 1e300) : 0
         if low > high { swap(&low, &high) }
-        if fromZero { low = min(0, low); high = max(0, high) }
+        if fromZero {
+            low = min(0, low)
+            high = max(0, high)
+        }
         if high - low <= 0 {
             // A flat line: give it room above (and below when not anchored at zero).
             let pad = abs(high) > 0 ? abs(high) * 0.1 : 1
@@ -51,12 +57,14 @@ package enum ChartTicks {
         let rough = span / Double(intervals)
         var steps: [Double] = []
         if unit == .seconds {
-            let clock: [Double] = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400]
+            let clock: [Double] = [
+                1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400
+            ]
             steps += clock.filter { $0 >= rough / 2 }
             if rough <= 86400 { return steps }
         }
         var exponent = Int((log10(max(rough, 1e-12))).rounded(.down)) - 1
-        if unit == .count { exponent = max(exponent, 0) }  // no fractional visits on the axis
+        if unit == .count { exponent = max(exponent, 0) } // no fractional visits on the axis
         while steps.count < 40 {
             let power = pow10(exponent)
             for multiplier in [1.0, 2.0, 5.0] { steps.append(multiplier * power) }
@@ -75,8 +83,14 @@ package enum ChartTicks {
         // Foundation-free: count decades, good enough to pick a starting exponent.
         var exponent = 0.0
         var scaled = value
-        while scaled >= 10 { scaled /= 10; exponent += 1 }
-        while scaled < 1 { scaled *= 10; exponent -= 1 }
+        while scaled >= 10 {
+            scaled /= 10
+            exponent += 1
+        }
+        while scaled < 1 {
+            scaled *= 10
+            exponent -= 1
+        }
         return exponent
     }
 
@@ -96,13 +110,16 @@ package enum ChartTicks {
 
     /// How far apart date ticks are.
     package enum DateInterval: Hashable, Sendable {
-        case days(Int), weeks(Int), months(Int), years(Int)
+        case days(Int)
+        case weeks(Int)
+        case months(Int)
+        case years(Int)
     }
 
     /// The ordered list of intervals tried, finest first.
     package static let dateIntervals: [DateInterval] = [
         .days(1), .days(2), .weeks(1), .weeks(2), .months(1), .months(2), .months(3), .months(6),
-        .years(1), .years(2), .years(5), .years(10), .years(20), .years(50), .years(100),
+        .years(1), .years(2), .years(5), .years(10), .years(20), .years(50), .years(100)
     ]
 
     /// The horizontal position of a day in a plot `plotWidth` wide showing `range`: the first day at 0,
@@ -121,16 +138,24 @@ package enum ChartTicks {
     ) -> [DateTick] {
         if range.dayCount == 1 {
             let label = range.from.iso
-            return [DateTick(day: range.from, x: plotWidth / 2, label: label, labelWidth: estimatedWidth(of: label, fontSize: fontSize))]
+            return [
+                DateTick(
+                    day: range.from, x: plotWidth / 2, label: label,
+                    labelWidth: estimatedWidth(of: label, fontSize: fontSize))
+            ]
         }
         for interval in dateIntervals {
             let ticks = candidateTicks(interval, range: range, plotWidth: plotWidth, fontSize: fontSize)
-                .filter { $0.x - $0.labelWidth / 2 >= -edgeAllowance && $0.x + $0.labelWidth / 2 <= plotWidth + edgeAllowance }
+                .filter {
+                    $0.x - $0.labelWidth / 2 >= -edgeAllowance && $0.x + $0.labelWidth / 2 <= plotWidth + edgeAllowance
+                }
             guard !ticks.isEmpty else { continue }
             if labelsFit(ticks, minimumGap: minimumGap) { return ticks }
         }
         let label = range.from.iso
-        return [DateTick(day: range.from, x: 0, label: label, labelWidth: estimatedWidth(of: label, fontSize: fontSize))]
+        return [
+            DateTick(day: range.from, x: 0, label: label, labelWidth: estimatedWidth(of: label, fontSize: fontSize))
+        ]
     }
 
     /// Whether no two neighbouring labels come closer than `minimumGap` pixels.
@@ -144,7 +169,9 @@ package enum ChartTicks {
 
     static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    private static func candidateTicks(_ interval: DateInterval, range: DateRange, plotWidth: Double, fontSize: Double) -> [DateTick] {
+    private static func candidateTicks(_ interval: DateInterval, range: DateRange, plotWidth: Double, fontSize: Double)
+        -> [DateTick]
+    {
         var days: [Day] = []
         switch interval {
         case .days(let n):
@@ -156,11 +183,20 @@ package enum ChartTicks {
         case .months(let n):
             var (year, month, _) = range.from.startOfMonth.components
             // Align to calendar quarters/halves (Jan, Apr, Jul, Oct) rather than to the range start.
-            while (month - 1) % n != 0 { month += 1; if month > 12 { month = 1; year += 1 } }
+            while (month - 1) % n != 0 {
+                month += 1
+                if month > 12 {
+                    month = 1
+                    year += 1
+                }
+            }
             while let day = Day(year: year, month: month, day: 1), day <= range.to {
                 if day >= range.from { days.append(day) }
                 month += n
-                while month > 12 { month -= 12; year += 1 }
+                while month > 12 {
+                    month -= 12
+                    year += 1
+                }
             }
         case .years(let n):
             var year = range.from.components.year
@@ -184,8 +220,9 @@ package enum ChartTicks {
                 label = String(year)
             }
             previousYear = year
-            return DateTick(day: day, x: x(of: day, in: range, plotWidth: plotWidth), label: label,
-                            labelWidth: estimatedWidth(of: label, fontSize: fontSize))
+            return DateTick(
+                day: day, x: x(of: day, in: range, plotWidth: plotWidth), label: label,
+                labelWidth: estimatedWidth(of: label, fontSize: fontSize))
         }
     }
 
@@ -207,9 +244,14 @@ package enum ChartTicks {
             case "a"..."z": ems += 0.64
             case "%": ems += 0.96
             default:
-                if scalar.value < 0x80 { ems += 0.7 }
-                else if scalar.value >= 0x1100 && scalar.properties.isAlphabetic && scalar.value >= 0x2E80 { ems += 1.0 }  // CJK and wide scripts
-                else { ems += 0.78 }
+                if scalar.value < 0x80 {
+                    ems += 0.7
+                } else if scalar.value >= 0x1100 && scalar.properties.isAlphabetic && scalar.value >= 0x2E80 {
+                    ems += 1.0
+                } // CJK and wide scripts
+                else {
+                    ems += 0.78
+                }
             }
         }
         return ems * fontSize

@@ -1,4 +1,5 @@
 import MetrikaModel
+
 /// How chart labels print metric values, by unit. A value label (the last-value label, the legend,
 /// the alt text) is the table's text (`ValueFormatter`: `17.8%`, `03:03`, `2.39`, `1 250 000.00 ₽`),
 /// except counts, which are compact like a dashboard's (`950`, `1.2k`, `12k`, `1.2M`). Axis ticks are
@@ -9,12 +10,15 @@ package enum ChartValueFormat {
     package static func label(_ value: Double, unit: MetricUnit, currency: Currency? = nil) -> String {
         guard value.isFinite else { return ValueFormatter.missingInTable }
         if unit == .count { return compactCount(value) }
-        return ValueFormatter.format(Quantity(value, unit: unit, currency: currency), grouping: true, missing: ValueFormatter.missingInTable, currencySign: true)
+        return ValueFormatter.format(
+            Quantity(value, unit: unit, currency: currency), grouping: true, missing: ValueFormatter.missingInTable,
+            currencySign: true)
     }
 
     /// The label for a y-axis tick: as many decimals as the tick step needs, so neighbouring ticks
     /// never print the same text (`1.5k` next to `2k`, `17.5%` next to `18%`).
-    package static func axisLabel(_ value: Double, unit: MetricUnit, step: Double, currency: Currency? = nil) -> String {
+    package static func axisLabel(_ value: Double, unit: MetricUnit, step: Double, currency: Currency? = nil) -> String
+    {
         guard value.isFinite else { return "0" }
         switch unit {
         case .count, .money:

@@ -42,25 +42,38 @@ package struct CompactBarChart: Sendable {
         let w = Double(width)
         let size = CompactLineChart.smallestFontSize
         let namespace = xmlns ? " xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\"" : ""
-        let measure = SVGLineChart(series: [], period: DateRange(from: Day(ordinal: 0), to: Day(ordinal: 0))!, title: "")
-        out.line("<svg\(namespace) width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-label=\"\(XMLEscape.attribute(message))\" font-family=\"\(SVGLineChart.fontStack)\" style=\"display:block;max-width:100%;height:auto;background:#FFFFFF\">")
+        let measure = SVGLineChart(
+            series: [], period: DateRange(from: Day(ordinal: 0), to: Day(ordinal: 0))!, title: "")
+        out.line(
+            "<svg\(namespace) width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-label=\"\(XMLEscape.attribute(message))\" font-family=\"\(SVGLineChart.fontStack)\" style=\"display:block;max-width:100%;height:auto;background:#FFFFFF\">"
+        )
         out.line("<title>\(XMLEscape.text(message))</title>")
         out.line("<desc>\(XMLEscape.text(detail))</desc>")
         out.line("<rect x=\"0\" y=\"0\" width=\"\(width)\" height=\"\(height)\" fill=\"#FFFFFF\"/>")
-        out.text(measure.fitted(heading, width: w - 16, fontSize: 14), x: 8, y: 20, size: 14, fill: SVGLineChart.textColor, extra: " font-weight=\"bold\"")
+        out.text(
+            measure.fitted(heading, width: w - 16, fontSize: 14), x: 8, y: 20, size: 14, fill: SVGLineChart.textColor,
+            extra: " font-weight=\"bold\"")
         let largest = bars.compactMap(\.value).filter(\.isFinite).map { abs($0) }.max() ?? 0
         let widestValue = bars.map { ChartTicks.estimatedWidth(of: $0.valueText, fontSize: size) }.max() ?? 0
         let barSpace = max(w - 16 - widestValue - 8, 40)
         if bars.isEmpty {
-            out.text("No data for this period", x: w / 2, y: Self.top + 20, size: size, fill: SVGLineChart.mutedColor, extra: " text-anchor=\"middle\"")
+            out.text(
+                "No data for this period", x: w / 2, y: Self.top + 20, size: size, fill: SVGLineChart.mutedColor,
+                extra: " text-anchor=\"middle\"")
         }
         for (index, bar) in bars.enumerated() {
             let y = Self.top + Double(index) * Self.rowHeight
-            out.text(measure.fitted(bar.label, width: w - 16, fontSize: size), x: 8, y: y + 12, size: size, fill: SVGLineChart.textColor)
+            out.text(
+                measure.fitted(bar.label, width: w - 16, fontSize: size), x: 8, y: y + 12, size: size,
+                fill: SVGLineChart.textColor)
             let share = largest > 0 ? abs(bar.value ?? 0) / largest : 0
             let length = max(share * barSpace, bar.value == nil ? 0 : 1)
-            out.line("<rect x=\"8\" y=\"\(c(y + 17))\" width=\"\(c(length))\" height=\"12\" fill=\"\(CompactLineChart.color)\"/>")
-            out.text(bar.valueText, x: 8 + length + 6, y: y + 27, size: size, fill: SVGLineChart.textColor, extra: " font-weight=\"bold\"")
+            out.line(
+                "<rect x=\"8\" y=\"\(c(y + 17))\" width=\"\(c(length))\" height=\"12\" fill=\"\(CompactLineChart.color)\"/>"
+            )
+            out.text(
+                bar.valueText, x: 8 + length + 6, y: y + 27, size: size, fill: SVGLineChart.textColor,
+                extra: " font-weight=\"bold\"")
         }
         out.line("</svg>")
         return out.text

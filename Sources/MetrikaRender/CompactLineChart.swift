@@ -29,7 +29,9 @@ package struct CompactLineChart: Sendable {
     package var detail: String
     package var height = 190
 
-    package init(series: Series, period: DateRange, connectsAcrossDays: Bool, heading: String, message: String, detail: String) {
+    package init(
+        series: Series, period: DateRange, connectsAcrossDays: Bool, heading: String, message: String, detail: String
+    ) {
         self.series = series
         self.period = period
         self.connectsAcrossDays = connectsAcrossDays
@@ -54,19 +56,28 @@ package struct CompactLineChart: Sendable {
         let w = Double(Self.width)
         let h = Double(height)
         let namespace = xmlns ? " xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\"" : ""
-        out.line("<svg\(namespace) width=\"\(Self.width)\" height=\"\(height)\" viewBox=\"0 0 \(Self.width) \(height)\" role=\"img\" aria-label=\"\(XMLEscape.attribute(message))\" font-family=\"\(SVGLineChart.fontStack)\" style=\"display:block;max-width:100%;height:auto;background:#FFFFFF\">")
+        out.line(
+            "<svg\(namespace) width=\"\(Self.width)\" height=\"\(height)\" viewBox=\"0 0 \(Self.width) \(height)\" role=\"img\" aria-label=\"\(XMLEscape.attribute(message))\" font-family=\"\(SVGLineChart.fontStack)\" style=\"display:block;max-width:100%;height:auto;background:#FFFFFF\">"
+        )
         out.line("<title>\(XMLEscape.text(message))</title>")
         out.line("<desc>\(XMLEscape.text(detail))</desc>")
         out.line("<rect x=\"0\" y=\"0\" width=\"\(Self.width)\" height=\"\(height)\" fill=\"#FFFFFF\"/>")
         let chart = lineChart
-        out.text(chart.fitted(heading, width: w - 16, fontSize: Self.titleSize), x: 8, y: 20, size: Self.titleSize, fill: SVGLineChart.textColor, extra: " font-weight=\"bold\"")
+        out.text(
+            chart.fitted(heading, width: w - 16, fontSize: Self.titleSize), x: 8, y: 20, size: Self.titleSize,
+            fill: SVGLineChart.textColor, extra: " font-weight=\"bold\"")
 
         let values = series.points.filter { period.contains($0.day) }.compactMap { $0.value }.filter(\.isFinite)
         let unit = series.metric.unit
         // As `metrika chart` draws them (docs/charts.md): counts, durations, depth and money from 0.
-        let fromZero = unit == .count || unit == .seconds || unit == .pagesPerVisit || unit == .money || (values.min() ?? 0) <= 0 || (values.min() ?? 0) < (values.max() ?? 0) / 2
-        let axis = ChartTicks.valueTicks(lowest: values.min() ?? 0, highest: values.max() ?? 0, unit: unit, fromZero: fromZero, maxTicks: 4)
-        let axisLabels = axis.values.map { ChartValueFormat.axisLabel($0, unit: unit, step: axis.step, currency: series.metric.currency) }
+        let fromZero =
+            unit == .count || unit == .seconds || unit == .pagesPerVisit || unit == .money || (values.min() ?? 0) <= 0
+            || (values.min() ?? 0) < (values.max() ?? 0) / 2
+        let axis = ChartTicks.valueTicks(
+            lowest: values.min() ?? 0, highest: values.max() ?? 0, unit: unit, fromZero: fromZero, maxTicks: 4)
+        let axisLabels = axis.values.map {
+            ChartValueFormat.axisLabel($0, unit: unit, step: axis.step, currency: series.metric.currency)
+        }
         let widestTick = axisLabels.map { ChartTicks.estimatedWidth(of: $0, fontSize: Self.labelSize) }.max() ?? 0
         let last = chart.lastValue(series)
         let lastText = last.map { chart.lastLabel(series, $0) }
@@ -75,15 +86,19 @@ package struct CompactLineChart: Sendable {
         let right = w - (max(12, widestLast + 14)).rounded(.up)
         let top = 38.0
         let bottom = h - 26
-        let frame = SVGLineChart.PlotFrame(left: left, right: right, top: top, bottom: bottom, lower: axis.lower, upper: axis.upper)
+        let frame = SVGLineChart.PlotFrame(
+            left: left, right: right, top: top, bottom: bottom, lower: axis.lower, upper: axis.upper)
         let plotWidth = right - left
 
         out.line("<g stroke=\"\(SVGLineChart.gridColor)\" stroke-width=\"1\">")
         for value in axis.values {
-            out.line("<line x1=\"\(c(left))\" y1=\"\(c(frame.y(value)))\" x2=\"\(c(right))\" y2=\"\(c(frame.y(value)))\"/>")
+            out.line(
+                "<line x1=\"\(c(left))\" y1=\"\(c(frame.y(value)))\" x2=\"\(c(right))\" y2=\"\(c(frame.y(value)))\"/>")
         }
         out.line("</g>")
-        out.line("<line x1=\"\(c(left))\" y1=\"\(c(bottom))\" x2=\"\(c(right))\" y2=\"\(c(bottom))\" stroke=\"\(SVGLineChart.axisColor)\" stroke-width=\"1\"/>")
+        out.line(
+            "<line x1=\"\(c(left))\" y1=\"\(c(bottom))\" x2=\"\(c(right))\" y2=\"\(c(bottom))\" stroke=\"\(SVGLineChart.axisColor)\" stroke-width=\"1\"/>"
+        )
         out.line("<g font-size=\"\(c(Self.labelSize))\" fill=\"\(SVGLineChart.mutedColor)\" text-anchor=\"end\">")
         for (value, label) in zip(axis.values, axisLabels) {
             out.line("<text x=\"\(c(left - 5))\" y=\"\(c(frame.y(value) + 4))\">\(XMLEscape.text(label))</text>")
@@ -91,7 +106,9 @@ package struct CompactLineChart: Sendable {
         out.line("</g>")
 
         if values.isEmpty {
-            out.text("No data for this period", x: left + plotWidth / 2, y: (top + bottom) / 2 + 4, size: Self.labelSize, fill: SVGLineChart.mutedColor, extra: " text-anchor=\"middle\"")
+            out.text(
+                "No data for this period", x: left + plotWidth / 2, y: (top + bottom) / 2 + 4, size: Self.labelSize,
+                fill: SVGLineChart.mutedColor, extra: " text-anchor=\"middle\"")
         }
         let style = ChartPalette.Style(color: Self.color, dashArray: nil, marker: .circle)
         chart.drawLine(series, style: style, frame: frame, into: &out)
@@ -99,13 +116,18 @@ package struct CompactLineChart: Sendable {
             let x = left + ChartTicks.x(of: last.day, in: period, plotWidth: plotWidth)
             let hollow = series.incompleteFrom.map { last.day >= $0 } ?? false
             out.line(chart.marker(.circle, x: x, y: frame.y(last.value), color: Self.color, hollow: hollow))
-            out.line("<text x=\"\(c(right + 7))\" y=\"\(c(frame.y(last.value) + 4))\" font-size=\"\(c(Self.labelSize))\" font-weight=\"bold\" fill=\"\(Self.color)\">\(XMLEscape.text(lastText))</text>")
+            out.line(
+                "<text x=\"\(c(right + 7))\" y=\"\(c(frame.y(last.value) + 4))\" font-size=\"\(c(Self.labelSize))\" font-weight=\"bold\" fill=\"\(Self.color)\">\(XMLEscape.text(lastText))</text>"
+            )
         }
 
-        let ticks = ChartTicks.dateTicks(for: period, plotWidth: plotWidth, fontSize: Self.labelSize, minimumGap: 14, edgeAllowance: min(left, w - right) - 2)
+        let ticks = ChartTicks.dateTicks(
+            for: period, plotWidth: plotWidth, fontSize: Self.labelSize, minimumGap: 14,
+            edgeAllowance: min(left, w - right) - 2)
         out.line("<g font-size=\"\(c(Self.labelSize))\" fill=\"\(SVGLineChart.mutedColor)\" text-anchor=\"middle\">")
         for tick in ticks {
-            out.line("<text x=\"\(c(left + tick.x))\" y=\"\(c(bottom + 17))\">\(XMLEscape.text(Self.label(tick)))</text>")
+            out.line(
+                "<text x=\"\(c(left + tick.x))\" y=\"\(c(bottom + 17))\">\(XMLEscape.text(Self.label(tick)))</text>")
         }
         out.line("</g>")
         out.line("</svg>")
@@ -115,7 +137,8 @@ package struct CompactLineChart: Sendable {
     /// A date tick as the table writes dates, day first (`16 Nov`); month and year ticks as they are.
     static func label(_ tick: ChartTicks.DateTick) -> String {
         let (_, month, day) = tick.day.components
-        return tick.label == ChartTicks.monthNames[month - 1] + " " + String(day) ? CompactDate.dayOfMonth(tick.day) : tick.label
+        return tick.label == ChartTicks.monthNames[month - 1] + " " + String(day)
+            ? CompactDate.dayOfMonth(tick.day) : tick.label
     }
 
     /// The full chart's drawing rules (gaps, the dotted incomplete end, last-value labels), reused.

@@ -89,7 +89,8 @@ package struct HTMLReportPage: Sendable {
         /// phone beside the key; a group too wide for that (money with its `before` and `change`)
         /// goes on over as many blocks as it needs, each repeating the key.
         package var blocks: [[Column]] {
-            let fontSize = 14.0, padding = 10.0
+            let fontSize = 14.0
+            let padding = 10.0
             func width(_ text: String) -> Double { ChartTicks.estimatedWidth(of: text, fontSize: fontSize) }
             // Headers wrap between words; values, dates and numbers never wrap. Free-text keys wrap
             // anywhere (the browser gives the key column what the values leave): 100 px keeps them readable.
@@ -97,7 +98,10 @@ package struct HTMLReportPage: Sendable {
             let keyWidth = keysAreValues ? max(wordWidth(keyTitle), rows.map { width($0.key) }.max() ?? 0) : 100
             let room = Self.phoneWidth - keyWidth
             func columnWidth(_ column: Column) -> Double {
-                let cells = rows.map { column.group < $0.groups.count && column.index < $0.groups[column.group].count ? $0.groups[column.group][column.index] : "" }
+                let cells = rows.map {
+                    column.group < $0.groups.count && column.index < $0.groups[column.group].count
+                        ? $0.groups[column.group][column.index] : ""
+                }
                 return max(wordWidth(groups[column.group][column.index]), cells.map(width).max() ?? 0) + padding
             }
             var blocks: [[Column]] = []
@@ -157,7 +161,10 @@ package struct HTMLReportPage: Sendable {
         /// the bytes, for a mail of many counters (Gmail clips an HTML part past 102 KB).
         package var compactSummary = false
 
-        package init(heading: String, subheading: [String], comparedWith: String?, summary: [SummaryItem], figures: [Figure], tableTitle: String, table: Table?, notes: [String]) {
+        package init(
+            heading: String, subheading: [String], comparedWith: String?, summary: [SummaryItem], figures: [Figure],
+            tableTitle: String, table: Table?, notes: [String]
+        ) {
             self.heading = heading
             self.subheading = subheading
             self.comparedWith = comparedWith
@@ -210,15 +217,18 @@ package struct HTMLReportPage: Sendable {
         html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         // Light only: the charts are drawn on white, and a reader that darkens the text around them
         // must not turn the page's own colours into dark-on-dark.
-        html += "<meta name=\"color-scheme\" content=\"light\">\n<meta name=\"supported-color-schemes\" content=\"light\">\n"
+        html +=
+            "<meta name=\"color-scheme\" content=\"light\">\n<meta name=\"supported-color-schemes\" content=\"light\">\n"
         html += "<title>\(HTMLText.text(title))</title>\n</head>\n"
         html += "<body style=\"margin:0;padding:0;background:#FFFFFF;color:\(Self.textColor)\">\n"
-        html += "<div style=\"max-width:\(maxWidth)px;margin:0 auto;padding:12px;background:#FFFFFF;color:\(Self.textColor);font-family:\(Self.fontStack);font-size:15px;line-height:1.4\">\n"
+        html +=
+            "<div style=\"max-width:\(maxWidth)px;margin:0 auto;padding:12px;background:#FFFFFF;color:\(Self.textColor);font-family:\(Self.fontStack);font-size:15px;line-height:1.4\">\n"
         for (index, section) in sections.enumerated() {
             if index > 0 { html += "<hr style=\"border:0;border-top:1px solid \(Self.lineColor);margin:24px 0\">\n" }
             html += render(section)
         }
-        html += "<p style=\"margin:24px 0 0;color:\(Self.mutedColor);font-size:13px\">\(HTMLText.text(footer))\(madeAt.map { ", " + HTMLText.nowrap($0) } ?? "").</p>\n"
+        html +=
+            "<p style=\"margin:24px 0 0;color:\(Self.mutedColor);font-size:13px\">\(HTMLText.text(footer))\(madeAt.map { ", " + HTMLText.nowrap($0) } ?? "").</p>\n"
         html += "</div>\n</body>\n</html>\n"
         return Self.withoutC1Controls(html)
     }
@@ -235,16 +245,21 @@ package struct HTMLReportPage: Sendable {
     }
 
     func render(_ section: Section) -> String {
-        var html = "<h1 style=\"margin:0;font-size:20px;line-height:1.3;overflow-wrap:break-word\">\(HTMLText.text(section.heading))</h1>\n"
-        html += "<p style=\"margin:2px 0 12px;color:\(Self.mutedColor);font-size:13px;overflow-wrap:break-word\">\(section.subheading.map(HTMLText.nowrap).joined(separator: " · "))</p>\n"
+        var html =
+            "<h1 style=\"margin:0;font-size:20px;line-height:1.3;overflow-wrap:break-word\">\(HTMLText.text(section.heading))</h1>\n"
+        html +=
+            "<p style=\"margin:2px 0 12px;color:\(Self.mutedColor);font-size:13px;overflow-wrap:break-word\">\(section.subheading.map(HTMLText.nowrap).joined(separator: " · "))</p>\n"
         if !section.summary.isEmpty {
             html += "<h2 style=\"margin:0 0 8px;font-size:16px\">Summary"
             if let compared = section.comparedWith {
-                html += " <span style=\"font-weight:normal;color:\(Self.mutedColor);font-size:13px\">against \(HTMLText.nowrap(compared))</span>"
+                html +=
+                    " <span style=\"font-weight:normal;color:\(Self.mutedColor);font-size:13px\">against \(HTMLText.nowrap(compared))</span>"
             }
             html += "</h2>\n"
             if section.compactSummary {
-                html += "<p style=\"margin:0 0 8px\">" + section.summary.map(renderCompact).joined(separator: " · ") + "</p>\n"
+                html +=
+                    "<p style=\"margin:0 0 8px\">" + section.summary.map(renderCompact).joined(separator: " · ")
+                    + "</p>\n"
             } else {
                 html += "<div>\n"
                 for item in section.summary { html += render(item) }
@@ -261,7 +276,8 @@ package struct HTMLReportPage: Sendable {
                 case .image(let source, let alt, let width, let height):
                     // width/height: the size on a desktop (Outlook honours only the attributes); the
                     // style shrinks it with a narrower column, keeping its proportions.
-                    html += "<img src=\"\(HTMLText.attribute(source))\" alt=\"\(HTMLText.attribute(alt))\" width=\"\(width)\" height=\"\(height)\" style=\"display:block;max-width:100%;height:auto;border:0;background:#FFFFFF\">"
+                    html +=
+                        "<img src=\"\(HTMLText.attribute(source))\" alt=\"\(HTMLText.attribute(alt))\" width=\"\(width)\" height=\"\(height)\" style=\"display:block;max-width:100%;height:auto;border:0;background:#FFFFFF\">"
                 }
                 html += "</div>\n"
             }
@@ -279,14 +295,18 @@ package struct HTMLReportPage: Sendable {
     }
 
     func render(_ item: SummaryItem) -> String {
-        var html = "<div style=\"display:inline-block;vertical-align:top;min-width:146px;margin:0 8px 10px 0;padding:8px 10px;border:1px solid \(Self.lineColor);border-radius:6px\">"
+        var html =
+            "<div style=\"display:inline-block;vertical-align:top;min-width:146px;margin:0 8px 10px 0;padding:8px 10px;border:1px solid \(Self.lineColor);border-radius:6px\">"
         html += "<div style=\"font-size:13px;color:\(Self.mutedColor)\">\(HTMLText.text(item.title))</div>"
-        html += "<div style=\"font-size:22px;font-weight:bold;line-height:1.25;white-space:nowrap\">\(HTMLText.unbroken(item.value))</div>"
+        html +=
+            "<div style=\"font-size:22px;font-weight:bold;line-height:1.25;white-space:nowrap\">\(HTMLText.unbroken(item.value))</div>"
         if let change = item.change {
             let arrow = change.hasPrefix("+") ? "▲ " : change.hasPrefix("-") ? "▼ " : ""
-            html += "<div style=\"font-size:14px;white-space:nowrap;color:\(Self.color(item.tone))\">\(arrow)\(HTMLText.unbroken(change))</div>"
+            html +=
+                "<div style=\"font-size:14px;white-space:nowrap;color:\(Self.color(item.tone))\">\(arrow)\(HTMLText.unbroken(change))</div>"
             if let previous = item.previous {
-                html += "<div style=\"font-size:13px;white-space:nowrap;color:\(Self.mutedColor)\">from \(HTMLText.unbroken(previous))</div>"
+                html +=
+                    "<div style=\"font-size:13px;white-space:nowrap;color:\(Self.mutedColor)\">from \(HTMLText.unbroken(previous))</div>"
             }
         }
         html += "</div>\n"
@@ -295,7 +315,8 @@ package struct HTMLReportPage: Sendable {
 
     /// A summary item on one unbreakable run: `Visits <b>3 085</b> ▼ -12.0%` (the change in its tone's colour).
     func renderCompact(_ item: SummaryItem) -> String {
-        var html = "<span style=\"white-space:nowrap\">\(HTMLText.unbroken(item.title)) <b>\(HTMLText.unbroken(item.value))</b>"
+        var html =
+            "<span style=\"white-space:nowrap\">\(HTMLText.unbroken(item.title)) <b>\(HTMLText.unbroken(item.value))</b>"
         if let change = item.change {
             let arrow = change.hasPrefix("+") ? "▲ " : change.hasPrefix("-") ? "▼ " : ""
             html += " <span style=\"color:\(Self.color(item.tone))\">\(arrow)\(HTMLText.unbroken(change))</span>"
@@ -307,24 +328,35 @@ package struct HTMLReportPage: Sendable {
         let cellPadding = "padding:4px 0 4px 10px"
         var html = "<div style=\"display:inline-block;vertical-align:top;max-width:100%;margin:0 12px 16px 0\">\n"
         html += "<table style=\"border-collapse:collapse;font-size:14px\">\n<thead><tr>"
-        html += "<th scope=\"col\" style=\"text-align:left;padding:4px 0;border-bottom:1px solid #BBBBBB;vertical-align:bottom\">\(HTMLText.text(table.keyTitle))</th>"
+        html +=
+            "<th scope=\"col\" style=\"text-align:left;padding:4px 0;border-bottom:1px solid #BBBBBB;vertical-align:bottom\">\(HTMLText.text(table.keyTitle))</th>"
         for column in block {
-            html += "<th scope=\"col\" style=\"text-align:right;\(cellPadding);border-bottom:1px solid #BBBBBB;vertical-align:bottom\">\(HTMLText.text(table.title(column, in: block)))</th>"
+            html +=
+                "<th scope=\"col\" style=\"text-align:right;\(cellPadding);border-bottom:1px solid #BBBBBB;vertical-align:bottom\">\(HTMLText.text(table.title(column, in: block)))</th>"
         }
         html += "</tr></thead>\n<tbody>\n"
         // Per cell as few bytes as do the job (Gmail clips an HTML part past 102 KB): the row's rule on
         // the <tr>, and the old `align`/`nowrap` attributes, which every mail reader honours.
         for row in table.rows {
-            html += row.isTotal ? "<tr style=\"border-top:1px solid #BBB;font-weight:bold\">" : "<tr style=\"border-top:1px solid #EEE\">"
+            html +=
+                row.isTotal
+                ? "<tr style=\"border-top:1px solid #BBB;font-weight:bold\">"
+                : "<tr style=\"border-top:1px solid #EEE\">"
             if table.keysAreValues || row.isTotal {
-                let note = row.keyNote.map { "<br><span style=\"font-size:12px;color:\(Self.mutedColor)\">\(HTMLText.unbroken($0))</span>" } ?? ""
-                html += "<th scope=\"row\" align=\"left\" nowrap style=\"padding:4px 0\(row.isTotal ? "" : ";font-weight:normal")\">\(HTMLText.unbroken(row.key))\(note)</th>"
+                let note =
+                    row.keyNote.map {
+                        "<br><span style=\"font-size:12px;color:\(Self.mutedColor)\">\(HTMLText.unbroken($0))</span>"
+                    } ?? ""
+                html +=
+                    "<th scope=\"row\" align=\"left\" nowrap style=\"padding:4px 0\(row.isTotal ? "" : ";font-weight:normal")\">\(HTMLText.unbroken(row.key))\(note)</th>"
             } else {
-                html += "<th scope=\"row\" align=\"left\" style=\"padding:4px 0;font-weight:normal;overflow-wrap:break-word;max-width:200px\">\(HTMLText.text(row.key))</th>"
+                html +=
+                    "<th scope=\"row\" align=\"left\" style=\"padding:4px 0;font-weight:normal;overflow-wrap:break-word;max-width:200px\">\(HTMLText.text(row.key))</th>"
             }
             for column in block {
                 let cells = column.group < row.groups.count ? row.groups[column.group] : []
-                html += "<td align=\"right\" nowrap style=\"\(cellPadding)\">\(HTMLText.unbroken(column.index < cells.count ? cells[column.index] : ""))</td>"
+                html +=
+                    "<td align=\"right\" nowrap style=\"\(cellPadding)\">\(HTMLText.unbroken(column.index < cells.count ? cells[column.index] : ""))</td>"
             }
             html += "</tr>\n"
         }

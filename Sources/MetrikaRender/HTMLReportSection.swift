@@ -29,8 +29,10 @@ package struct HTMLReportSection: Sendable {
     /// The entry point's words for what fills the history (the note on missing days).
     package var naming = ParameterNaming.neutral
 
-    package init(counter: Counter, layout: ReportLayout, rows: [Report.Row], totals: [Quantity], previous: Report.Previous?,
-                comparisonColumns: Bool, missingDays: [Day] = [], sampling: Sampling? = nil, dailyRows: [Report.Row]? = nil) {
+    package init(
+        counter: Counter, layout: ReportLayout, rows: [Report.Row], totals: [Quantity], previous: Report.Previous?,
+        comparisonColumns: Bool, missingDays: [Day] = [], sampling: Sampling? = nil, dailyRows: [Report.Row]? = nil
+    ) {
         self.counter = counter
         self.layout = layout
         self.rows = rows
@@ -52,7 +54,8 @@ package struct HTMLReportSection: Sendable {
     package func text(_ quantity: Quantity) -> String {
         guard let value = quantity.value, value.isFinite else { return ValueFormatter.missingInTable }
         if layout.raw { return ValueFormatter.raw(value) }
-        return ValueFormatter.format(quantity, grouping: true, missing: ValueFormatter.missingInTable, currencySign: true)
+        return ValueFormatter.format(
+            quantity, grouping: true, missing: ValueFormatter.missingInTable, currencySign: true)
     }
 
     var spansYears: Bool { layout.period.from.components.year != layout.period.to.components.year }
@@ -64,7 +67,9 @@ package struct HTMLReportSection: Sendable {
     /// terminal's `--compare` colours follow too): more visits good, a higher bounce rate bad, a
     /// metric of no known direction neither.
     package static func tone(of change: Change, metric: Metric) -> HTMLReportPage.Tone {
-        guard let number = change.number, DecimalText.format(abs(number), fractionDigits: 1) != "0.0" else { return .neutral }
+        guard let number = change.number, DecimalText.format(abs(number), fractionDigits: 1) != "0.0" else {
+            return .neutral
+        }
         switch metric.goodDirection {
         case .up: return number > 0 ? .good : .bad
         case .down: return number > 0 ? .bad : .good
@@ -76,7 +81,8 @@ package struct HTMLReportSection: Sendable {
     package func message(metricAt index: Int) -> String {
         let metric = layout.metrics[index]
         let value = index < totals.count ? text(totals[index]) : ValueFormatter.missingInTable
-        return HTMLText.changeSentence(title: metric.title, value: value, change: changes.map { index < $0.count ? $0[index] : .missing })
+        return HTMLText.changeSentence(
+            title: metric.title, value: value, change: changes.map { index < $0.count ? $0[index] : .missing })
     }
 
     // MARK: - Pieces
@@ -101,7 +107,9 @@ package struct HTMLReportSection: Sendable {
                 return .init(title: metric.title, value: text(total), change: nil, tone: .neutral, previous: nil)
             }
             let before = index < previous.values.count ? previous.values[index] : Quantity(nil, unit: metric.unit)
-            return .init(title: metric.title, value: text(total), change: changes[index].text(), tone: Self.tone(of: changes[index], metric: metric), previous: text(before))
+            return .init(
+                title: metric.title, value: text(total), change: changes[index].text(),
+                tone: Self.tone(of: changes[index], metric: metric), previous: text(before))
         }
         let named = !counter.name.trimmingSpaces.isEmpty
         var notes = self.notes
@@ -119,7 +127,9 @@ package struct HTMLReportSection: Sendable {
         case .day: return "By day"
         case .week: return "By week"
         case .month: return "By month"
-        case nil: return layout.dimensions.isEmpty ? "Totals" : "By " + Self.list(layout.dimensions.map { $0.title.lowercased() })
+        case nil:
+            return layout.dimensions.isEmpty
+                ? "Totals" : "By " + Self.list(layout.dimensions.map { $0.title.lowercased() })
         }
     }
 
@@ -128,13 +138,18 @@ package struct HTMLReportSection: Sendable {
         let compare = comparisonColumns && previous != nil
         let groups = layout.metrics.map { metric in compare ? [metric.title, "before", "change"] : [metric.title] }
         var tableRows = rows.map { row in
-            HTMLReportPage.Table.Row(key: key(row, daysInline: false), groups: cells(row.values, previous: row.previous, compare: compare), keyNote: cutDays(row))
+            HTMLReportPage.Table.Row(
+                key: key(row, daysInline: false), groups: cells(row.values, previous: row.previous, compare: compare),
+                keyNote: cutDays(row))
         }
         if let leftOut {
             let groups = leftOut.values.map { value in compare ? [text(value), "", ""] : [text(value)] }
             tableRows.append(.init(key: leftOut.label(digitSpace: HTMLText.noBreakSpace), groups: groups))
         }
-        tableRows.append(.init(key: leftOut?.totalLabel ?? "Total", groups: cells(totals, previous: previous, compare: compare), isTotal: true))
+        tableRows.append(
+            .init(
+                key: leftOut?.totalLabel ?? "Total", groups: cells(totals, previous: previous, compare: compare),
+                isTotal: true))
         let keyTitle: String
         switch layout.grouping {
         case .day: keyTitle = "Date"
@@ -142,7 +157,8 @@ package struct HTMLReportSection: Sendable {
         case .month: keyTitle = "Month"
         case nil: keyTitle = layout.dimensions.isEmpty ? "" : layout.dimensions.map(\.title).joined(separator: " · ")
         }
-        return HTMLReportPage.Table(keyTitle: keyTitle, keysAreValues: layout.grouping != nil, groups: groups, rows: tableRows)
+        return HTMLReportPage.Table(
+            keyTitle: keyTitle, keysAreValues: layout.grouping != nil, groups: groups, rows: tableRows)
     }
 
     /// A row's key: its period (`Mon 24 Nov`, `18–24 Nov`, with ` (4 days)` when the period cut
@@ -159,7 +175,8 @@ package struct HTMLReportSection: Sendable {
     }
 
     func rowPeriod(_ row: Report.Row) -> DateRange {
-        row.period ?? Day(iso: row.dimensions.first?.name ?? "").map { DateRange(from: $0, to: $0)! } ?? DateRange(from: layout.period.from, to: layout.period.from)!
+        row.period ?? Day(iso: row.dimensions.first?.name ?? "").map { DateRange(from: $0, to: $0)! } ?? DateRange(
+            from: layout.period.from, to: layout.period.from)!
     }
 
     /// `4 days` for a week or month row the period cuts; nil otherwise.
@@ -174,8 +191,14 @@ package struct HTMLReportSection: Sendable {
         guard compare else { return values.map { [text($0)] } }
         let changes = previous?.changes(to: values)
         return values.indices.map { index in
-            let before = previous.flatMap { index < $0.values.count ? $0.values[index] : nil } ?? Quantity(nil, unit: values[index].unit)
-            return [text(values[index]), text(before), changes.map { index < $0.count ? $0[index].text() : ValueFormatter.missingInTable } ?? ValueFormatter.missingInTable]
+            let before =
+                previous.flatMap { index < $0.values.count ? $0.values[index] : nil }
+                ?? Quantity(nil, unit: values[index].unit)
+            return [
+                text(values[index]), text(before),
+                changes.map { index < $0.count ? $0[index].text() : ValueFormatter.missingInTable }
+                    ?? ValueFormatter.missingInTable
+            ]
         }
     }
 
@@ -184,22 +207,29 @@ package struct HTMLReportSection: Sendable {
         if rows.isEmpty { notes.append("No data for this period.") }
         if let grouping = layout.grouping, grouping != .day, dailyRows != nil, !rows.isEmpty, tableLeftOut == nil {
             let unit = grouping == .week ? "week (Monday to Sunday)" : "calendar month"
-            notes.append("A row per \(unit); a first or last one cut by the period says its days. The charts are by day.")
+            notes.append(
+                "A row per \(unit); a first or last one cut by the period says its days. The charts are by day.")
         }
         if rows.contains(where: \.isIncomplete) {
             let what = layout.grouping == .week ? "This week" : layout.grouping == .month ? "This month" : "Today"
             notes.append("* \(what) is not over yet: its numbers will still change.")
         }
         if let sampling, sampling.isSampled {
-            notes.append("Sampled: numbers are estimates from \(DecimalText.format(sampling.share * 100, fractionDigits: 1))% of visits.")
+            notes.append(
+                "Sampled: numbers are estimates from \(DecimalText.format(sampling.share * 100, fractionDigits: 1))% of visits."
+            )
         }
         if !missingDays.isEmpty {
-            notes.append("No history for \(ReportTableSink.describe(days: missingDays)): run `\(naming.action(.fillHistory))` to fetch it.")
+            notes.append(
+                "No history for \(ReportTableSink.describe(days: missingDays)): run `\(naming.action(.fillHistory))` to fetch it."
+            )
         }
         return notes
     }
 
-    static func isCut(_ period: DateRange, grouping: Grouping) -> Bool { ReportTableSink.isCut(period, grouping: grouping) }
+    static func isCut(_ period: DateRange, grouping: Grouping) -> Bool {
+        ReportTableSink.isCut(period, grouping: grouping)
+    }
 
     // MARK: - Charts
 
@@ -212,18 +242,26 @@ package struct HTMLReportSection: Sendable {
         let incompleteFrom = rows.first { $0.isIncomplete }?.period?.from
         return metrics.compactMap { metric -> CompactLineChart? in
             // Money asked for in "the counter's currency" is the layout's column in the currency it is in.
-            guard let index = layout.metrics.firstIndex(where: { $0.apiName == metric.apiName })
-                ?? (metric.needsCurrency ? layout.metrics.firstIndex(where: { $0.unit == .money && $0.shortName == metric.shortName }) : nil) else { return nil }
+            guard
+                let index = layout.metrics.firstIndex(where: { $0.apiName == metric.apiName })
+                    ?? (metric.needsCurrency
+                        ? layout.metrics.firstIndex(where: { $0.unit == .money && $0.shortName == metric.shortName })
+                        : nil)
+            else { return nil }
             // Cut weeks and months would read as drops: left out, as in the terminal's sparklines.
             let points: [(day: Day, value: Double?)] = rows.compactMap { row in
-                guard let period = row.period, !Self.isCut(period, grouping: grouping) || row.isIncomplete else { return nil }
+                guard let period = row.period, !Self.isCut(period, grouping: grouping) || row.isIncomplete else {
+                    return nil
+                }
                 return (period.from, index < row.values.count ? row.values[index].value : nil)
             }
             let shown = layout.metrics[index]
             let series = Series(counter: counter, metric: shown, points: points, incompleteFrom: incompleteFrom)
             let by = grouping == .day ? "daily" : grouping == .week ? "weekly" : "monthly"
-            return CompactLineChart(series: series, period: layout.period, connectsAcrossDays: grouping != .day,
-                                    heading: shown.title + " · " + by, message: message(metricAt: index), detail: detail(points, metric: shown, grouping: grouping))
+            return CompactLineChart(
+                series: series, period: layout.period, connectsAcrossDays: grouping != .day,
+                heading: shown.title + " · " + by, message: message(metricAt: index),
+                detail: detail(points, metric: shown, grouping: grouping))
         }
     }
 
@@ -233,8 +271,13 @@ package struct HTMLReportSection: Sendable {
         var text = "\(by) \(metric.title.lowercased()), \(CompactDate.range(layout.period))."
         let present = points.compactMap { point in point.value.map { (day: point.day, value: $0) } }
         if let low = present.min(by: { $0.value < $1.value }), let high = present.max(by: { $0.value < $1.value }) {
-            let label = { (day: Day) in CompactDate.period(DateRange(from: day, to: day)!, grouping: grouping == .month ? .month : .day, spansYears: self.spansYears) }
-            text += " Lowest \(self.text(Quantity(low.value, unit: metric.unit, currency: metric.currency))) (\(label(low.day))), highest \(self.text(Quantity(high.value, unit: metric.unit, currency: metric.currency))) (\(label(high.day)))."
+            let label = { (day: Day) in
+                CompactDate.period(
+                    DateRange(from: day, to: day)!, grouping: grouping == .month ? .month : .day,
+                    spansYears: self.spansYears)
+            }
+            text +=
+                " Lowest \(self.text(Quantity(low.value, unit: metric.unit, currency: metric.currency))) (\(label(low.day))), highest \(self.text(Quantity(high.value, unit: metric.unit, currency: metric.currency))) (\(label(high.day)))."
         } else {
             text += " No data."
         }
@@ -246,14 +289,18 @@ package struct HTMLReportSection: Sendable {
         guard layout.grouping == nil, let metric = layout.metrics.first, !rows.isEmpty else { return nil }
         let top = rows.prefix(Self.barCount)
         let bars = top.map { row in
-            CompactBarChart.Bar(label: key(row), value: row.values.first?.value, valueText: row.values.first.map(text) ?? ValueFormatter.missingInTable)
+            CompactBarChart.Bar(
+                label: key(row), value: row.values.first?.value,
+                valueText: row.values.first.map(text) ?? ValueFormatter.missingInTable)
         }
         let what = Self.list(layout.dimensions.map { $0.title.lowercased() })
         let heading = "\(metric.title) · top \(bars.count)" + (what.isEmpty ? "" : " by " + what)
         let listed = bars.map { "\($0.label) \($0.valueText)" }.joined(separator: "; ")
         let first = bars[0]
         let message = "\(metric.title) by \(what.isEmpty ? "row" : what): \(first.label) leads with \(first.valueText)"
-        return CompactBarChart(bars: Array(bars), heading: heading, message: message, detail: "\(heading), \(CompactDate.range(layout.period)): \(listed).")
+        return CompactBarChart(
+            bars: Array(bars), heading: heading, message: message,
+            detail: "\(heading), \(CompactDate.range(layout.period)): \(listed).")
     }
 
     /// `a`, `a and b`, `a, b and c`: a heading names three dimensions as people list them.

@@ -29,7 +29,8 @@ package enum HTMLText {
     /// the sentence still wraps at its words but never inside a value.
     package static func prose(_ raw: String) -> String {
         proseNumbers(raw).replacing(#/(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) )?\d{4}-\d{2}-\d{2}/#) { match in
-            "<span style=\"white-space:nowrap\">" + String(match.output).replacingOccurrences(of: " ", with: noBreakSpace) + "</span>"
+            "<span style=\"white-space:nowrap\">"
+                + String(match.output).replacingOccurrences(of: " ", with: noBreakSpace) + "</span>"
         }
     }
 
@@ -39,7 +40,8 @@ package enum HTMLText {
     /// and `2026-10-26` in two. The text is the same; only where lines may break changes.
     package static func note(_ raw: String) -> String {
         proseNumbers(raw).split(separator: " ", omittingEmptySubsequences: false).map { word in
-            word.count > 1 && word.contains("-") ? "<span style=\"white-space:nowrap\">" + word + "</span>" : String(word)
+            word.count > 1 && word.contains("-")
+                ? "<span style=\"white-space:nowrap\">" + word + "</span>" : String(word)
         }.joined(separator: " ")
     }
 
@@ -48,7 +50,9 @@ package enum HTMLText {
         var result = ""
         result.reserveCapacity(characters.count)
         for (index, character) in characters.enumerated() {
-            if character == " ", index > 0, index + 1 < characters.count, characters[index - 1].isASCII, characters[index - 1].isNumber {
+            if character == " ", index > 0, index + 1 < characters.count, characters[index - 1].isASCII,
+                characters[index - 1].isNumber
+            {
                 let next = characters[index + 1]
                 if (next.isASCII && next.isNumber) || next.isCurrencySymbol {
                     result += noBreakSpace

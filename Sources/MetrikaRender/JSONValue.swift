@@ -1,4 +1,5 @@
 import MetrikaModel
+
 /// A JSON document built in memory with object keys kept in insertion order, written with exact
 /// shortest decimals — so the same data always gives the same bytes (Foundation's serializer gives
 /// neither stable key order nor exact doubles on every platform).

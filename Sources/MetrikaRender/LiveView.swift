@@ -51,7 +51,8 @@ package struct LiveView: Sendable {
     package func lines(_ snapshot: LiveSnapshot) -> [String] {
         guard width >= Self.minimumWidth, height >= Self.minimumHeight else {
             // Wrapped, never cut: the size it needs is the point of the message.
-            let text = "Terminal too small: \(shownBy) needs \(Self.minimumWidth)×\(Self.minimumHeight) (this one is \(width)×\(height))."
+            let text =
+                "Terminal too small: \(shownBy) needs \(Self.minimumWidth)×\(Self.minimumHeight) (this one is \(width)×\(height))."
             return Array(Self.wrap(text, width).prefix(max(1, height)))
         }
         var out: [Line] = []
@@ -83,7 +84,7 @@ package struct LiveView: Sendable {
         "  r                  refresh now",
         "  Tab, →             next counter",
         "  Shift-Tab, ←       previous counter",
-        "  ?                  show or hide this list",
+        "  ?                  show or hide this list"
     ]
 
     // MARK: - Header
@@ -105,7 +106,8 @@ package struct LiveView: Sendable {
     /// words around the numbers go first.
     private func totals(_ snapshot: LiveSnapshot) -> Line {
         let forms: [(label: String, expected: String?)] = [
-            ("Visits so far ", " · expected by now ~"), ("Visits so far ", " · expected ~"), ("Visits ", " · ~"), ("Visits ", nil),
+            ("Visits so far ", " · expected by now ~"), ("Visits so far ", " · expected ~"), ("Visits ", " · ~"),
+            ("Visits ", nil)
         ]
         for form in forms.dropLast() {
             let line = totals(snapshot, label: form.label, expected: form.expected)
@@ -134,7 +136,8 @@ package struct LiveView: Sendable {
     private func goals(_ snapshot: LiveSnapshot) -> Line {
         guard !snapshot.goals.isEmpty else { return Line("Goals: none", .dim) }
         let parts = snapshot.goals.map { goal in
-            TerminalText.sanitize(goal.name) + " " + Self.count(goal.reaches) + (goal.expected.map { " (~" + Self.count($0) + ")" } ?? "")
+            TerminalText.sanitize(goal.name) + " " + Self.count(goal.reaches)
+                + (goal.expected.map { " (~" + Self.count($0) + ")" } ?? "")
         }
         return Line("Goals: " + parts.joined(separator: " · "))
     }
@@ -156,11 +159,17 @@ package struct LiveView: Sendable {
             let lower = top * Double(fromBottom) / Double(rows)
             let upper = top * Double(fromBottom + 1) / Double(rows)
             var label = ""
-            if row == 0 { label = Self.count(top) } else if row == rows / 2, rows >= 6 { label = Self.count(top * Double(fromBottom + 1) / Double(rows)) }
-            var line = Line(String(repeating: " ", count: max(0, labelWidth - 1 - displayWidth(of: label))) + label + " ", .dim)
+            if row == 0 {
+                label = Self.count(top)
+            } else if row == rows / 2, rows >= 6 {
+                label = Self.count(top * Double(fromBottom + 1) / Double(rows))
+            }
+            var line = Line(
+                String(repeating: " ", count: max(0, labelWidth - 1 - displayWidth(of: label))) + label + " ", .dim)
             line.add(label.isEmpty ? "│" : "┤", .dim)
             for hour in snapshot.hours {
-                let (glyph, style) = cell(hour, lower: lower, upper: upper, rows: rows, top: top, fromBottom: fromBottom)
+                let (glyph, style) = cell(
+                    hour, lower: lower, upper: upper, rows: rows, top: top, fromBottom: fromBottom)
                 line.add(String(repeating: glyph, count: bar), style)
                 line.add(" ")
             }
@@ -191,7 +200,9 @@ package struct LiveView: Sendable {
     }
 
     /// One cell of an hour's column: the bar (eighth blocks at its top), else the band (`░`, its median `─`).
-    private func cell(_ hour: LiveSnapshot.Hour, lower: Double, upper: Double, rows: Int, top: Double, fromBottom: Int) -> (String, Style?) {
+    private func cell(_ hour: LiveSnapshot.Hour, lower: Double, upper: Double, rows: Int, top: Double, fromBottom: Int)
+        -> (String, Style?)
+    {
         if let visits = hour.visits, visits > 0 {
             let fill = min(1, max(0, visits / top * Double(rows) - Double(fromBottom)))
             let eighths = Int((fill * 8).rounded())
@@ -217,8 +228,10 @@ package struct LiveView: Sendable {
     }
 
     private func footer(_ snapshot: LiveSnapshot) -> Line {
-        var parts = ["Last data " + (snapshot.lastData ?? "—"),
-                     "\(snapshot.requestsToday) request\(snapshot.requestsToday == 1 ? "" : "s") today"]
+        var parts = [
+            "Last data " + (snapshot.lastData ?? "—"),
+            "\(snapshot.requestsToday) request\(snapshot.requestsToday == 1 ? "" : "s") today"
+        ]
         if interactive {
             parts.append("every \(every) min")
             parts.append("q quit · ? keys")

@@ -92,8 +92,10 @@ package struct LiveSnapshot: Sendable, Equatable {
     /// API requests spent today (this counter's share of the refreshes).
     package var requestsToday: Int
 
-    package init(counterID: Int, counterName: String, day: Day, clock: String, hours: [Hour], visitsSoFar: Double,
-                 expectedByNow: Double?, verdict: Verdict, goals: [Goal], lastData: String?, requestsToday: Int) {
+    package init(
+        counterID: Int, counterName: String, day: Day, clock: String, hours: [Hour], visitsSoFar: Double,
+        expectedByNow: Double?, verdict: Verdict, goals: [Goal], lastData: String?, requestsToday: Int
+    ) {
         self.counterID = counterID
         self.counterName = counterName
         self.day = day

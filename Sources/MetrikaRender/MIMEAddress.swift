@@ -1,4 +1,5 @@
 import MetrikaModel
+
 /// A mailbox: an address with an optional display name, checked before it goes into a header.
 ///
 /// The check is deliberately stricter than RFC 5322 (dot-atom local parts and DNS-style domains only,
@@ -15,7 +16,9 @@ package struct MIMEAddress: Hashable, Sendable, CustomStringConvertible {
         /// What was given.
         package let text: String
         package var exitCode: Int32 { ExitCode.usage }
-        package var message: String { "not a valid e-mail address: \"\(MIMEEncoding.singleLine(text))\" (expected name@example.com or Name <name@example.com>)" }
+        package var message: String {
+            "not a valid e-mail address: \"\(MIMEEncoding.singleLine(text))\" (expected name@example.com or Name <name@example.com>)"
+        }
     }
 
     /// A mailbox from a bare address and an optional display name; throws `InvalidAddress`.
@@ -34,7 +37,8 @@ package struct MIMEAddress: Hashable, Sendable, CustomStringConvertible {
             let inner = String(trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)])
             var name = String(trimmed[..<open]).trimmingSpaces
             if name.count >= 2, name.hasPrefix("\""), name.hasSuffix("\"") {
-                name = String(name.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"").replacingOccurrences(of: "\\\\", with: "\\")
+                name = String(name.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"")
+                    .replacingOccurrences(of: "\\\\", with: "\\")
             }
             do { try self.init(inner, displayName: name) } catch { throw InvalidAddress(text: text) }
         } else {
@@ -50,7 +54,13 @@ package struct MIMEAddress: Hashable, Sendable, CustomStringConvertible {
         var quoted = false
         var escaped = false
         for character in text {
-            if escaped { escaped = false } else if character == "\\" && quoted { escaped = true } else if character == "\"" { quoted.toggle() }
+            if escaped {
+                escaped = false
+            } else if character == "\\" && quoted {
+                escaped = true
+            } else if character == "\"" {
+                quoted.toggle()
+            }
             if character == ",", !quoted {
                 entries.append(current)
                 current = ""
@@ -76,13 +86,17 @@ package struct MIMEAddress: Hashable, Sendable, CustomStringConvertible {
         guard !local.isEmpty, local.utf8.count <= 64 else { return false }
         let atext = Set("!#$%&'*+-/=?^_`{|}~".utf8)
         for atom in local.split(separator: ".", omittingEmptySubsequences: false) {
-            guard !atom.isEmpty, atom.utf8.allSatisfy({ isAlphanumeric($0) || atext.contains($0) }) else { return false }
+            guard !atom.isEmpty, atom.utf8.allSatisfy({ isAlphanumeric($0) || atext.contains($0) }) else {
+                return false
+            }
         }
         let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
         guard !labels.isEmpty else { return false }
         for label in labels {
-            guard (1...63).contains(label.utf8.count), label.utf8.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: "-") }),
-                  label.first != "-", label.last != "-" else { return false }
+            guard (1...63).contains(label.utf8.count),
+                label.utf8.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: "-") }),
+                label.first != "-", label.last != "-"
+            else { return false }
         }
         return true
     }
@@ -100,10 +114,16 @@ package struct MIMEAddress: Hashable, Sendable, CustomStringConvertible {
         guard let displayName else { return [address] }
         let phraseCharacters = Set("!#$%&'*+-/=?^_`{|}~ ".utf8)
         var tokens: [String]
-        if displayName.utf8.allSatisfy({ MIMEAddress.isAlphanumeric($0) || phraseCharacters.contains($0) }), !displayName.contains("=?") {
+        if displayName.utf8.allSatisfy({ MIMEAddress.isAlphanumeric($0) || phraseCharacters.contains($0) }),
+            !displayName.contains("=?")
+        {
             tokens = displayName.split(separator: " ").map(String.init)
         } else if MIMEEncoding.isPlainHeaderText(displayName) {
-            tokens = ["\"" + displayName.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""]
+            tokens = [
+                "\""
+                    + displayName.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+                        of: "\"", with: "\\\"") + "\""
+            ]
         } else {
             // Short words: the mailbox may start on a line after `From: ` or after another mailbox.
             tokens = MIMEEncoding.encodedWords(displayName, firstWordLimit: 60)

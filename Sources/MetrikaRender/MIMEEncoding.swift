@@ -97,7 +97,9 @@ package enum MIMEEncoding {
         let prefix = "=?UTF-8?B?"
         let suffix = "?="
         // 75 - 12 = 63 characters of base64 → at most 15 groups → 45 bytes of text per word.
-        func bytesFitting(_ limit: Int) -> Int { max(3, (min(limit, encodedWordLimit) - prefix.count - suffix.count) / 4 * 3) }
+        func bytesFitting(_ limit: Int) -> Int {
+            max(3, (min(limit, encodedWordLimit) - prefix.count - suffix.count) / 4 * 3)
+        }
         var maxBytes = bytesFitting(firstWordLimit)
         var words: [String] = []
         var chunk: [UInt8] = []
@@ -161,13 +163,15 @@ package enum MIMEEncoding {
     package static func parameter(_ name: String, value: String) -> [String] {
         let clean = singleLine(value)
         if clean.utf8.allSatisfy({ $0 >= 32 && $0 < 127 }), clean.utf8.count + name.utf8.count <= 60 {
-            let escaped = clean.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            let escaped = clean.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+                of: "\"", with: "\\\"")
             return [name + "=\"" + escaped + "\""]
         }
         var encoded = ""
         for byte in clean.utf8 {
             // attribute-char of RFC 2231: ASCII printable except specials, `*`, `'`, `%` and space.
-            let isSafe = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            let isSafe =
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || [UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~")].contains(byte)
             encoded += isSafe ? String(UnicodeScalar(byte)) : "%" + String(hex(byte).dropFirst())
         }
@@ -177,7 +181,8 @@ package enum MIMEEncoding {
             var take = min(60, rest.count)
             // Never cut a %XX escape in two.
             let candidate = rest.prefix(take)
-            if let percent = candidate.lastIndex(of: "%"), candidate.distance(from: percent, to: candidate.endIndex) < 3 {
+            if let percent = candidate.lastIndex(of: "%"), candidate.distance(from: percent, to: candidate.endIndex) < 3
+            {
                 take = candidate.distance(from: candidate.startIndex, to: percent)
             }
             pieces.append(String(rest.prefix(take)))
@@ -199,7 +204,8 @@ package enum MIMEEncoding {
         func two(_ value: Int) -> String { value < 10 ? "0" + String(value) : String(value) }
         let sign = offsetSeconds < 0 ? "-" : "+"
         let offsetMinutes = abs(offsetSeconds) / 60
-        return weekdays[day.weekday - 1] + ", " + String(dayOfMonth) + " " + months[month - 1] + " " + String(year) + " "
+        return weekdays[day.weekday - 1] + ", " + String(dayOfMonth) + " " + months[month - 1] + " " + String(year)
+            + " "
             + two(seconds / 3600) + ":" + two(seconds % 3600 / 60) + ":" + two(seconds % 60) + " "
             + sign + two(offsetMinutes / 60) + two(offsetMinutes % 60)
     }

@@ -28,7 +28,8 @@ package struct MIMEMessage: Sendable {
     /// Creates a message. `Auto-Submitted: auto-generated` (RFC 3834) is added by default, because these
     /// messages come from cron and auto-responders must not answer them.
     package init(
-        from: MIMEAddress, to: [MIMEAddress], subject: String, date: Date, utcOffsetSeconds: Int = 0, seed: UInt64, body: MIMEPart,
+        from: MIMEAddress, to: [MIMEAddress], subject: String, date: Date, utcOffsetSeconds: Int = 0, seed: UInt64,
+        body: MIMEPart,
         extraHeaders: [(name: String, value: String)] = [("Auto-Submitted", "auto-generated")]
     ) {
         self.from = from
@@ -63,7 +64,9 @@ package struct MIMEMessage: Sendable {
         headers.append("Message-ID: " + messageID)
         headers.append("MIME-Version: 1.0")
         for header in extraHeaders {
-            headers.append(MIMEEncoding.foldedHeader(MIMEEncoding.singleLine(header.name), tokens: [MIMEEncoding.singleLine(header.value)]))
+            headers.append(
+                MIMEEncoding.foldedHeader(
+                    MIMEEncoding.singleLine(header.name), tokens: [MIMEEncoding.singleLine(header.value)]))
         }
         var generator = SeededRandom(seed: seed)
         var counter = 0

@@ -40,8 +40,12 @@ package struct MIMEPart: Sendable {
     }
 
     /// A file: an attachment, or an inline image when `contentID` is given for `cid:` references.
-    package static func file(_ data: Data, mediaType: String, filename: String, disposition: Disposition, contentID: String? = nil) -> MIMEPart {
-        MIMEPart(content: .binary(data, mediaType: mediaType), filename: filename, disposition: disposition, contentID: contentID)
+    package static func file(
+        _ data: Data, mediaType: String, filename: String, disposition: Disposition, contentID: String? = nil
+    ) -> MIMEPart {
+        MIMEPart(
+            content: .binary(data, mediaType: mediaType), filename: filename, disposition: disposition,
+            contentID: contentID)
     }
 
     /// A multipart container.
@@ -81,10 +85,17 @@ package struct MIMEPart: Sendable {
     ///
     /// Readers that cannot show HTML show the text and still offer the charts as attachments.
     package static func report(text: String, html: String, inline: [Image], attachments: [Image]) -> MIMEPart {
-        let inlineParts = inline.map { file($0.data, mediaType: $0.mediaType, filename: $0.filename, disposition: .inline, contentID: $0.contentID) }
-        let htmlPart = inlineParts.isEmpty ? MIMEPart.text(html, subtype: "html") : multipart("related", [MIMEPart.text(html, subtype: "html")] + inlineParts)
+        let inlineParts = inline.map {
+            file($0.data, mediaType: $0.mediaType, filename: $0.filename, disposition: .inline, contentID: $0.contentID)
+        }
+        let htmlPart =
+            inlineParts.isEmpty
+            ? MIMEPart.text(html, subtype: "html")
+            : multipart("related", [MIMEPart.text(html, subtype: "html")] + inlineParts)
         let alternative = multipart("alternative", [MIMEPart.text(text), htmlPart])
-        let attachmentParts = attachments.map { file($0.data, mediaType: $0.mediaType, filename: $0.filename, disposition: .attachment) }
+        let attachmentParts = attachments.map {
+            file($0.data, mediaType: $0.mediaType, filename: $0.filename, disposition: .attachment)
+        }
         return attachmentParts.isEmpty ? alternative : multipart("mixed", [alternative] + attachmentParts)
     }
 
@@ -112,7 +123,8 @@ package struct MIMEPart: Sendable {
             var text = ""
             for part in parts {
                 let (partHeaders, partBody) = part.serialized(nextBoundary: &nextBoundary)
-                text += "--" + boundary + "\r\n" + partHeaders.joined(separator: "\r\n") + "\r\n\r\n" + partBody + "\r\n"
+                text +=
+                    "--" + boundary + "\r\n" + partHeaders.joined(separator: "\r\n") + "\r\n\r\n" + partBody + "\r\n"
             }
             text += "--" + boundary + "--"
             body = text
@@ -129,6 +141,8 @@ package struct MIMEPart: Sendable {
     /// Adds the `;` between parameters (every token but the last).
     private func joinedParameters(_ tokens: [String]) -> [String] {
         guard tokens.count > 2 else { return tokens }
-        return tokens.enumerated().map { $0.offset == 0 || $0.offset == tokens.count - 1 ? $0.element : $0.element + ";" }
+        return tokens.enumerated().map {
+            $0.offset == 0 || $0.offset == tokens.count - 1 ? $0.element : $0.element + ";"
+        }
     }
 }

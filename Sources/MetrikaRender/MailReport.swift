@@ -28,8 +28,11 @@ package enum MailReport {
         /// The HTML shows the summary as one line (the byte budget, once every table gave way).
         package var compactSummary = false
 
-        package init(counter: Counter, current: DateRange, previous: DateRange, metrics: [Metric], grouping: Grouping, rows: [Report.Row],
-                     dailyRows: [Report.Row], totals: [Quantity], previousTotals: [Quantity], missingDays: [Day], svg: Data) {
+        package init(
+            counter: Counter, current: DateRange, previous: DateRange, metrics: [Metric], grouping: Grouping,
+            rows: [Report.Row],
+            dailyRows: [Report.Row], totals: [Quantity], previousTotals: [Quantity], missingDays: [Day], svg: Data
+        ) {
             self.counter = counter
             self.current = current
             self.previous = previous
@@ -62,14 +65,17 @@ package enum MailReport {
     package static func layout(_ section: Section, metrics: [Metric]) -> ReportLayout {
         let currency = section.metrics.lazy.compactMap(\.currency).first
         let shown = metrics.map { metric in metric.needsCurrency ? currency.map(metric.inCurrency) ?? metric : metric }
-        return ReportLayout(dimensions: [], metrics: shown, period: section.current, grouping: section.grouping, multipleCounters: false, raw: false)
+        return ReportLayout(
+            dimensions: [], metrics: shown, period: section.current, grouping: section.grouping,
+            multipleCounters: false, raw: false)
     }
 
     /// The `metrika report` that prints a left-out table: its days and grouping, and its metrics and
     /// currency when they are not the defaults (the CSV attached holds `purchases,revenue_usd`, so
     /// must the command).
     package static func reportCommand(_ section: Section) -> String {
-        var command = "metrika report --counter \(section.counter.id) --from \(section.current.from.iso) --to \(section.current.to.iso) --group \(section.grouping)"
+        var command =
+            "metrika report --counter \(section.counter.id) --from \(section.current.from.iso) --to \(section.current.to.iso) --group \(section.grouping)"
         if section.metrics.map(\.apiName) != Metric.everyday.map(\.apiName) {
             command += " --metrics " + section.metrics.map(\.shortName).joined(separator: ",")
         }
@@ -86,16 +92,21 @@ package enum MailReport {
 
     /// A counter's part of the HTML, as `report --format html` builds it: the same summary, charts and
     /// table, compared with the previous window.
-    package static func htmlSection(_ section: Section, metrics: [Metric], naming: ParameterNaming = .neutral) -> HTMLReportSection {
-        var report = HTMLReportSection(counter: section.counter, layout: layout(section, metrics: metrics), rows: section.rows, totals: section.totals,
-                                       previous: Report.Previous(period: section.previous, values: section.previousTotals),
-                                       comparisonColumns: false, missingDays: section.missingDays, dailyRows: section.dailyRows)
+    package static func htmlSection(_ section: Section, metrics: [Metric], naming: ParameterNaming = .neutral)
+        -> HTMLReportSection
+    {
+        var report = HTMLReportSection(
+            counter: section.counter, layout: layout(section, metrics: metrics), rows: section.rows,
+            totals: section.totals,
+            previous: Report.Previous(period: section.previous, values: section.previousTotals),
+            comparisonColumns: false, missingDays: section.missingDays, dailyRows: section.dailyRows)
         report.compactSummary = section.compactSummary
         report.naming = naming
         if section.tableLeftOut {
             let by = section.grouping == .day ? "day" : section.grouping == .week ? "week" : "month"
             // Short: this line is what a mail of many counters is made of.
-            report.tableLeftOut = "Table by \(by) left out so that Gmail does not clip this mail: attached as \(chartName(section)).csv; \(reportCommand(section)) shows it."
+            report.tableLeftOut =
+                "Table by \(by) left out so that Gmail does not clip this mail: attached as \(chartName(section)).csv; \(reportCommand(section)) shows it."
         }
         return report
     }
@@ -123,18 +134,24 @@ package enum MailReport {
     package static func changeTable(_ section: Section, metrics: [Metric]) -> TextTable {
         var table = TextTable(columns: [
             .init("Metric"), .init(section.current.from.iso + " – " + section.current.to.iso, alignment: .right),
-            .init(section.previous.from.iso + " – " + section.previous.to.iso, alignment: .right), .init("Change", alignment: .right),
+            .init(section.previous.from.iso + " – " + section.previous.to.iso, alignment: .right),
+            .init("Change", alignment: .right)
         ])
-        for (index, metric) in metrics.enumerated() where index < section.totals.count && index < section.previousTotals.count {
-            table.append([metric.title, format(section.totals[index]), format(section.previousTotals[index]),
-                          change(from: section.previousTotals[index], to: section.totals[index])])
+        for (index, metric) in metrics.enumerated()
+        where index < section.totals.count && index < section.previousTotals.count {
+            table.append([
+                metric.title, format(section.totals[index]), format(section.previousTotals[index]),
+                change(from: section.previousTotals[index], to: section.totals[index])
+            ])
         }
         return table
     }
 
     /// The text part: each counter's table (as `metrika report` prints it), its comparison, and the
     /// name of its attached chart.
-    package static func plainText(_ sections: [Section], metrics: [Metric], files: [String], naming: ParameterNaming = .neutral) throws -> String {
+    package static func plainText(
+        _ sections: [Section], metrics: [Metric], files: [String], naming: ParameterNaming = .neutral
+    ) throws -> String {
         var text = ""
         for (section, file) in zip(sections, files) {
             let memory = OutputWriter()
@@ -148,7 +165,8 @@ package enum MailReport {
             text += "\nChange against the previous \(section.current.dayCount) days:\n\n"
             text += changeTable(section, metrics: metrics).render()
             if !section.missingDays.isEmpty {
-                text += "\nNo history for \(section.missingDays.count) day(s): run `\(naming.action(.fillHistory))` before mailing.\n"
+                text +=
+                    "\nNo history for \(section.missingDays.count) day(s): run `\(naming.action(.fillHistory))` before mailing.\n"
             }
             text += "\nChart: \(file) (attached).\n\n"
         }
@@ -158,17 +176,23 @@ package enum MailReport {
 
     /// The HTML part: the shared report page (`HTMLReportPage`), each chart an `<img>` of its inline
     /// image, whose alt text is the chart's message (`Visits fell 12.0% to 3 085`).
-    package static func htmlText(_ reports: [HTMLReportSection], charts: [[CompactLineChart]], images: [MIMEPart.Image]) -> String {
+    package static func htmlText(_ reports: [HTMLReportSection], charts: [[CompactLineChart]], images: [MIMEPart.Image])
+        -> String
+    {
         var remaining = images[...]
         let sections = zip(reports, charts).map { report, sectionCharts in
             let figures = sectionCharts.map { chart -> HTMLReportPage.Figure in
                 let image = remaining.popFirst()
-                return .image(source: "cid:" + (image?.contentID ?? ""), alt: chart.message, width: CompactLineChart.width, height: chart.height)
+                return .image(
+                    source: "cid:" + (image?.contentID ?? ""), alt: chart.message, width: CompactLineChart.width,
+                    height: chart.height)
             }
             return report.section(figures: figures)
         }
         let title = "Metrika: " + reports.map { $0.counter.displayName }.joined(separator: ", ")
-        return HTMLReportPage(title: title, sections: sections, footer: "Sent by metrika \(MetrikaVersion.current)", maxWidth: mailWidth).render()
+        return HTMLReportPage(
+            title: title, sections: sections, footer: "Sent by metrika \(MetrikaVersion.current)", maxWidth: mailWidth
+        ).render()
     }
 
     /// The widest the mail grows on a desktop: two 360 px charts, or two blocks of the table, side by side.

@@ -1,5 +1,6 @@
 import MetrikaModel
 import MetrikaSystem
+
 /// Streams a report as RFC 4180 CSV: a header of snake_case names, then one record per row as it
 /// arrives. Normalized values by default (`17.8%`, `0:03:03`), API units with `--raw`. Missing
 /// values are empty fields. Totals are not written (CSV holds data rows only); a report cut by
@@ -22,7 +23,8 @@ package final class ReportCSVSink: ReportSink {
 
     package func begin(_ layout: ReportLayout) throws {
         self.layout = layout
-        try writer.write(layout.keyColumns + layout.comparisonKeyColumns + layout.metrics.flatMap(layout.csvColumns), to: out)
+        try writer.write(
+            layout.keyColumns + layout.comparisonKeyColumns + layout.metrics.flatMap(layout.csvColumns), to: out)
     }
 
     package func beginSection(counter: Counter, sampling: Sampling?) { self.counter = counter }
@@ -64,8 +66,9 @@ package final class ReportCSVSink: ReportSink {
                         try name.withUTF8 { try writer.writeField(utf8: $0, isText: true, to: out) }
                     }
                 }
-                for index in (lead + row.dimensions.count)..<max(keyCount, lead + row.dimensions.count) where index > 0 {
-                    try out.write(byte: UInt8(ascii: ","))  // an empty cell
+                for index in (lead + row.dimensions.count)..<max(keyCount, lead + row.dimensions.count) where index > 0
+                {
+                    try out.write(byte: UInt8(ascii: ",")) // an empty cell
                 }
             }
             // Numbers never need quoting or defusing, so they are formatted straight into the
@@ -86,9 +89,11 @@ package final class ReportCSVSink: ReportSink {
         let keyCount = layout.keyColumns.count + layout.comparisonKeyColumns.count
         keys.append(rest.label)
         while keys.count < keyCount { keys.append("") }
-        let values = layout.compare && rest.previous != nil
+        let values =
+            layout.compare && rest.previous != nil
             ? layout.csvValueCells(Report.Row(dimensions: [], values: rest.values, previous: rest.previous))
-            : rest.values.flatMap { value in layout.compare ? [layout.csvText(value), "", ""] : [layout.csvText(value)] }
+            : rest.values.flatMap { value in layout.compare ? [layout.csvText(value), "", ""] : [layout.csvText(value)]
+            }
         try writer.write(keys + values, numbersFrom: keys.count, to: out)
     }
 

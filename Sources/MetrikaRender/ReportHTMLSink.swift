@@ -26,7 +26,10 @@ package final class ReportHTMLSink: ReportSink {
     /// whenever the previous period is given (`compareSection`) the summary shows the changes.
     /// `footer` and `madeAt`: the page's last line (`Made by metrika 1.2.0`, `Wed 25 Nov 2026 09:00 UTC`);
     /// `naming`: the entry point's words in the notes (what fills the history).
-    package init(output: OutputWriter, comparisonColumns: Bool, footer: String, madeAt: String?, naming: ParameterNaming = .neutral) {
+    package init(
+        output: OutputWriter, comparisonColumns: Bool, footer: String, madeAt: String?,
+        naming: ParameterNaming = .neutral
+    ) {
         self.out = output
         self.naming = naming
         self.comparisonColumns = comparisonColumns
@@ -52,8 +55,9 @@ package final class ReportHTMLSink: ReportSink {
 
     package func endSection(totals: [Quantity], missingDays: [Day]) {
         guard let layout, let counter else { return }
-        var section = HTMLReportSection(counter: counter, layout: layout, rows: rows, totals: totals, previous: previous,
-                                        comparisonColumns: comparisonColumns, missingDays: missingDays, sampling: sampling)
+        var section = HTMLReportSection(
+            counter: counter, layout: layout, rows: rows, totals: totals, previous: previous,
+            comparisonColumns: comparisonColumns, missingDays: missingDays, sampling: sampling)
         section.leftOut = rest
         section.naming = naming
         sections.append(section)
@@ -67,7 +71,9 @@ package final class ReportHTMLSink: ReportSink {
     }
 
     /// The page of some sections: charts inline as SVG.
-    package static func page(_ sections: [HTMLReportSection], layout: ReportLayout, footer: String, madeAt: String?) -> HTMLReportPage {
+    package static func page(_ sections: [HTMLReportSection], layout: ReportLayout, footer: String, madeAt: String?)
+        -> HTMLReportPage
+    {
         let pageSections = sections.map { section -> HTMLReportPage.Section in
             var figures = section.lineCharts(metrics: layout.metrics).map { HTMLReportPage.Figure.inline($0.element()) }
             if let bars = section.barChart() { figures.append(.inline(bars.element())) }

@@ -1,5 +1,6 @@
 import MetrikaModel
 import MetrikaSystem
+
 /// Streams a report as versioned JSON (docs/json.md): rows are written as they arrive, the totals
 /// and sampling of every counter at the end. Values are numbers in the API's units (seconds,
 /// percent 0–100), whatever `--raw` says; each column's unit is declared in `columns`.
@@ -29,18 +30,35 @@ package final class ReportJSONSink: ReportSink {
     /// The document's columns: each one's name, kind, and a metric's unit (and currency) and title.
     package static func columns(_ layout: ReportLayout) -> [JSONValue] {
         var columns: [JSONValue] = []
-        if layout.multipleCounters { columns.append(.object([("name", .string("counter_id")), ("kind", .string("counter"))])) }
+        if layout.multipleCounters {
+            columns.append(.object([("name", .string("counter_id")), ("kind", .string("counter"))]))
+        }
         if let grouping = layout.grouping {
-            columns.append(.object([("name", .string("date")), ("kind", .string("period_start")), ("grouping", .string(grouping.rawValue))]))
-            if grouping != .day { columns.append(.object([("name", .string("date_end")), ("kind", .string("period_end"))])) }
+            columns.append(
+                .object([
+                    ("name", .string("date")), ("kind", .string("period_start")),
+                    ("grouping", .string(grouping.rawValue))
+                ]))
+            if grouping != .day {
+                columns.append(.object([("name", .string("date_end")), ("kind", .string("period_end"))]))
+            }
         } else {
             for dimension in layout.dimensions {
-                columns.append(.object([("name", .string(dimension.columnName)), ("kind", .string("dimension")), ("api_name", .string(dimension.apiName))]))
+                columns.append(
+                    .object([
+                        ("name", .string(dimension.columnName)), ("kind", .string("dimension")),
+                        ("api_name", .string(dimension.apiName))
+                    ]))
             }
         }
         for metric in layout.metrics {
-            var members: [(String, JSONValue)] = [("name", .string(metric.columnName)), ("kind", .string("metric")), ("api_name", .string(metric.apiName)), ("unit", .string(metric.unit.rawValue))]
-            if metric.unit == .money, let currency = metric.currency { members.append(("currency", .string(currency.code))) }
+            var members: [(String, JSONValue)] = [
+                ("name", .string(metric.columnName)), ("kind", .string("metric")),
+                ("api_name", .string(metric.apiName)), ("unit", .string(metric.unit.rawValue))
+            ]
+            if metric.unit == .money, let currency = metric.currency {
+                members.append(("currency", .string(currency.code)))
+            }
             members.append(("title", .string(metric.title)))
             columns.append(.object(members))
         }
@@ -49,9 +67,11 @@ package final class ReportJSONSink: ReportSink {
 
     /// The members before the rows, in the document's order: version, query, period, grouping, columns.
     package static func headMembers(_ layout: ReportLayout) -> [(String, JSONValue)] {
-        [("version", .number(Double(version))), ("query", .object(layout.query)),
-         ("period", .object([("from", .string(layout.period.from.iso)), ("to", .string(layout.period.to.iso))])),
-         ("grouping", .string(layout.grouping?.rawValue)), ("columns", .array(columns(layout)))]
+        [
+            ("version", .number(Double(version))), ("query", .object(layout.query)),
+            ("period", .object([("from", .string(layout.period.from.iso)), ("to", .string(layout.period.to.iso))])),
+            ("grouping", .string(layout.grouping?.rawValue)), ("columns", .array(columns(layout)))
+        ]
     }
 
     /// The document's text up to its first row: `headMembers`, then `"rows": [`.
@@ -82,7 +102,9 @@ package final class ReportJSONSink: ReportSink {
 
     /// `--compare`'s members: `previous` (the compared days and their values in the API's units)
     /// and `change` (percent, or percentage points for percent metrics; null when unknown).
-    private static func comparison(_ previous: Report.Previous?, current: [Quantity], dates: [(String, JSONValue)], layout: ReportLayout) -> [(String, JSONValue)] {
+    private static func comparison(
+        _ previous: Report.Previous?, current: [Quantity], dates: [(String, JSONValue)], layout: ReportLayout
+    ) -> [(String, JSONValue)] {
         let changes = previous?.changes(to: current) ?? current.map { _ in Change.missing }
         var values = dates
         var changeMembers: [(String, JSONValue)] = []
@@ -249,10 +271,12 @@ package final class ReportJSONSink: ReportSink {
 
     package func endSection(totals: [Quantity], missingDays: [Day]) {
         guard let layout, let counter else { return }
-        sections.append(Self.section(
-            Section(
-                counter: counter, sampling: sampling, previous: previous, rest: rest, missingMetrics: missingMetrics),
-            totals: totals, missingDays: missingDays, layout: layout))
+        sections.append(
+            Self.section(
+                Section(
+                    counter: counter, sampling: sampling, previous: previous, rest: rest, missingMetrics: missingMetrics
+                ),
+                totals: totals, missingDays: missingDays, layout: layout))
     }
 
     /// What a counter's section says besides its rows: its counter, sampling, comparison, the rows a
@@ -277,8 +301,10 @@ package final class ReportJSONSink: ReportSink {
     }
 
     /// A counter's entry of `counters`. `emptyMissingDays: false` leaves out `"missing_days": []`.
-    package static func section(_ section: Section, totals: [Quantity], missingDays: [Day], layout: ReportLayout,
-                                emptyMissingDays: Bool = true) -> JSONValue {
+    package static func section(
+        _ section: Section, totals: [Quantity], missingDays: [Day], layout: ReportLayout,
+        emptyMissingDays: Bool = true
+    ) -> JSONValue {
         let counter = section.counter
         var totalMembers: [(String, JSONValue)] = []
         for (metric, quantity) in zip(layout.metrics, totals) {
@@ -289,7 +315,7 @@ package final class ReportJSONSink: ReportSink {
             ("name", .string(counter.name)),
             ("site", .string(counter.site)),
             ("time_zone", .string(counter.timeZoneName)),
-            ("sampled", .bool(section.sampling?.isSampled ?? false)),
+            ("sampled", .bool(section.sampling?.isSampled ?? false))
         ]
         if let sampling = section.sampling, sampling.isSampled {
             members.append(("sample_share", .number(sampling.share)))
@@ -299,10 +325,14 @@ package final class ReportJSONSink: ReportSink {
         // left out add up to (null for metrics that do not add up).
         if let rest = section.rest {
             members.append(("rows_total", .number(Double(rest.rowsTotal))))
-            let values = zip(layout.metrics, rest.values).map { metric, quantity in (metric.columnName, JSONValue.number(quantity.value)) }
+            let values = zip(layout.metrics, rest.values).map { metric, quantity in
+                (metric.columnName, JSONValue.number(quantity.value))
+            }
             var other: [(String, JSONValue)] = [("rows", .number(Double(rest.rows))), ("values", .object(values))]
             // A compared report's Other: its previous values and change, as a row's.
-            if layout.compare, let before = rest.previous { other += comparison(before, current: rest.values, dates: [], layout: layout) }
+            if layout.compare, let before = rest.previous {
+                other += comparison(before, current: rest.values, dates: [], layout: layout)
+            }
             members.append(("other", .object(other)))
         }
         if emptyMissingDays || !missingDays.isEmpty {
@@ -317,8 +347,14 @@ package final class ReportJSONSink: ReportSink {
         }
         if layout.compare, let previous = section.previous {
             let parts = comparison(previous, current: totals, dates: [], layout: layout)
-            members.append(("previous", .object([("from", .string(previous.period.from.iso)), ("to", .string(previous.period.to.iso)),
-                                                  ("totals", parts[0].1), ("change", parts[1].1)])))
+            members.append(
+                (
+                    "previous",
+                    .object([
+                        ("from", .string(previous.period.from.iso)), ("to", .string(previous.period.to.iso)),
+                        ("totals", parts[0].1), ("change", parts[1].1)
+                    ])
+                ))
         }
         return .object(members)
     }

@@ -1,5 +1,6 @@
 import MetrikaModel
 import MetrikaSystem
+
 /// Receives a report as it is fetched, section by section and page by page, so that CSV and JSON
 /// can stream (a 100,000-row report is never held whole) while the text table collects its rows.
 /// Sinks format into an `OutputWriter`; every method throws its write failure (a full disk, a closed
@@ -66,7 +67,10 @@ package struct ReportLayout: Sendable {
     /// `--attribution`: the model the answer used, for the table's heading; nil when not asked.
     package var attribution: String?
 
-    package init(dimensions: [Dimension], metrics: [Metric], period: DateRange, grouping: Grouping?, multipleCounters: Bool, raw: Bool, query: [(String, JSONValue)] = [], compare: Bool = false) {
+    package init(
+        dimensions: [Dimension], metrics: [Metric], period: DateRange, grouping: Grouping?, multipleCounters: Bool,
+        raw: Bool, query: [(String, JSONValue)] = [], compare: Bool = false
+    ) {
         self.dimensions = dimensions
         self.metrics = metrics
         self.period = period
@@ -163,11 +167,15 @@ package struct ReportLayout: Sendable {
         let changes = row.previous?.changes(to: row.values)
         var cells: [String] = []
         for (index, value) in row.values.enumerated() {
-            let previous = row.previous.flatMap { index < $0.values.count ? $0.values[index] : nil } ?? Quantity(nil, unit: value.unit)
+            let previous =
+                row.previous.flatMap { index < $0.values.count ? $0.values[index] : nil }
+                ?? Quantity(nil, unit: value.unit)
             let number = changes?[index].number
-            cells += [csvText(value), csvText(previous), number.map { raw ? ValueFormatter.raw($0) : DecimalText.format($0, fractionDigits: 1) } ?? ""]
+            cells += [
+                csvText(value), csvText(previous),
+                number.map { raw ? ValueFormatter.raw($0) : DecimalText.format($0, fractionDigits: 1) } ?? ""
+            ]
         }
         return cells
     }
 }
-

@@ -1,5 +1,6 @@
 import MetrikaModel
 import MetrikaSystem
+
 /// Collects a report and prints it as aligned text: a title per counter, a header, rows with
 /// grouped numbers, today's incomplete row marked, a totals row, and for time series one sparkline
 /// per metric so the shape of the period is seen at a glance.
@@ -27,8 +28,10 @@ package final class ReportTableSink: ReportSink {
     /// `colourChange`: given only for a colour terminal.
     /// `beforeElsewhere`: where the left-out "before" values are kept, as the caller words it (the CLI
     /// names its options, MCP the structured content).
-    package init(output: OutputWriter, maxWidth: Int?, colourChange: (@Sendable (String, GoodDirection) -> String)? = nil,
-                 beforeElsewhere: String? = nil) {
+    package init(
+        output: OutputWriter, maxWidth: Int?, colourChange: (@Sendable (String, GoodDirection) -> String)? = nil,
+        beforeElsewhere: String? = nil
+    ) {
         self.out = output
         self.maxWidth = maxWidth
         self.colourChange = colourChange
@@ -65,13 +68,17 @@ package final class ReportTableSink: ReportSink {
         let labelColumn = keyColumns.isEmpty
         if labelColumn { keyColumns = [.init("")] }
         var title = Self.title(counter: counter, layout: layout)
-        if layout.compare, let previous { title += " · against \(previous.period.from.iso) … \(previous.period.to.iso)" }
-        var table = makeTable(layout: layout, keyColumns: keyColumns, labelColumn: labelColumn, totals: totals, before: true)
+        if layout.compare, let previous {
+            title += " · against \(previous.period.from.iso) … \(previous.period.to.iso)"
+        }
+        var table = makeTable(
+            layout: layout, keyColumns: keyColumns, labelColumn: labelColumn, totals: totals, before: true)
         // Too wide for the terminal: the previous values go first (the change still says how they
         // compare), and a note says where to see them.
         var beforeLeftOut = false
         if layout.compare, let maxWidth, table.naturalWidth > maxWidth {
-            table = makeTable(layout: layout, keyColumns: keyColumns, labelColumn: labelColumn, totals: totals, before: false)
+            table = makeTable(
+                layout: layout, keyColumns: keyColumns, labelColumn: labelColumn, totals: totals, before: false)
             beforeLeftOut = true
         }
         for line in Self.titleLines(title, maxWidth: maxWidth) { try out.write(line + "\n") }
@@ -86,7 +93,9 @@ package final class ReportTableSink: ReportSink {
             try out.write("* \(what) is not over yet: its numbers will still change.\n")
         }
         if let sampling, sampling.isSampled {
-            try out.write("Sampled: numbers are estimates from \(DecimalText.format(sampling.share * 100, fractionDigits: 1))% of visits.\n")
+            try out.write(
+                "Sampled: numbers are estimates from \(DecimalText.format(sampling.share * 100, fractionDigits: 1))% of visits.\n"
+            )
         }
         // Missing days are reported on stderr by the command (for every format), not here.
         if layout.grouping != nil, rows.count >= 2, rows.contains(where: { $0.values.contains { $0.value != nil } }) {
@@ -99,7 +108,9 @@ package final class ReportTableSink: ReportSink {
     /// The section's table: one row per period or dimension value, then the totals. With `--compare`
     /// each metric is followed by its previous value (unless `before` is false) and the change,
     /// coloured by what it means for that metric.
-    private func makeTable(layout: ReportLayout, keyColumns: [TextTable.Column], labelColumn: Bool, totals: [Quantity], before: Bool) -> TextTable {
+    private func makeTable(
+        layout: ReportLayout, keyColumns: [TextTable.Column], labelColumn: Bool, totals: [Quantity], before: Bool
+    ) -> TextTable {
         let colourChange = self.colourChange
         let metricColumns = layout.metrics.flatMap { metric -> [TextTable.Column] in
             let column = TextTable.Column(Self.header(metric, raw: layout.raw), alignment: .right)
@@ -107,7 +118,9 @@ package final class ReportTableSink: ReportSink {
             let direction = metric.goodDirection
             let style = colourChange.map { colour in { @Sendable (text: String) in colour(text, direction) } }
             let change = TextTable.Column("change", alignment: .right, staysWithPrevious: true, style: style)
-            return before ? [column, TextTable.Column("before", alignment: .right, staysWithPrevious: true), change] : [column, change]
+            return before
+                ? [column, TextTable.Column("before", alignment: .right, staysWithPrevious: true), change]
+                : [column, change]
         }
         var table = TextTable(columns: keyColumns + metricColumns)
         table.keyColumnCount = keyColumns.count
@@ -123,10 +136,12 @@ package final class ReportTableSink: ReportSink {
                 cells = [label]
             } else {
                 cells = (0..<max(layout.dimensions.count, labelColumn ? 1 : 0)).map { index in
-                    index < row.dimensions.count && index < layout.dimensions.count ? (row.dimensions[index].name ?? "(not set)") : ""
+                    index < row.dimensions.count && index < layout.dimensions.count
+                        ? (row.dimensions[index].name ?? "(not set)") : ""
                 }
             }
-            cells += valueCells(row.values, previous: row.previous, layout: layout, before: before, presence: row.presence)
+            cells += valueCells(
+                row.values, previous: row.previous, layout: layout, before: before, presence: row.presence)
             table.append(cells, note: row.isIncomplete ? "*" : nil)
         }
         if !rows.isEmpty {
@@ -137,13 +152,19 @@ package final class ReportTableSink: ReportSink {
                 if layout.compare, let previous = rest.previous {
                     values = valueCells(rest.values, previous: previous, layout: layout, before: before)
                 } else {
-                    values = layout.compare ? rest.values.flatMap { value in before ? [cell(value, raw: layout.raw), "", ""] : [cell(value, raw: layout.raw), ""] }
-                                            : rest.values.map { cell($0, raw: layout.raw) }
+                    values =
+                        layout.compare
+                        ? rest.values.flatMap { value in
+                            before ? [cell(value, raw: layout.raw), "", ""] : [cell(value, raw: layout.raw), ""]
+                        }
+                        : rest.values.map { cell($0, raw: layout.raw) }
                 }
                 table.append([rest.label] + padding + values)
             }
             table.appendSeparator()
-            table.append([rest?.totalLabel ?? "Total"] + padding + valueCells(totals, previous: previous, layout: layout, before: before))
+            table.append(
+                [rest?.totalLabel ?? "Total"] + padding
+                    + valueCells(totals, previous: previous, layout: layout, before: before))
         }
         return table
     }
@@ -178,14 +199,21 @@ package final class ReportTableSink: ReportSink {
     /// A row's metric cells: the values, or with `--compare` each value, its previous one (unless
     /// `before` is false) and the change.
     /// A row found in one period only (`presence` new or gone) says so in its change cells.
-    private func valueCells(_ values: [Quantity], previous: Report.Previous?, layout: ReportLayout, before: Bool = true, presence: Report.Presence? = nil) -> [String] {
+    private func valueCells(
+        _ values: [Quantity], previous: Report.Previous?, layout: ReportLayout, before: Bool = true,
+        presence: Report.Presence? = nil
+    ) -> [String] {
         guard layout.compare else { return values.map { cell($0, raw: layout.raw) } }
         let changes = previous?.changes(to: values)
         return values.indices.flatMap { index -> [String] in
-            let old = previous.flatMap { index < $0.values.count ? $0.values[index] : nil } ?? Quantity(nil, unit: values[index].unit)
+            let old =
+                previous.flatMap { index < $0.values.count ? $0.values[index] : nil }
+                ?? Quantity(nil, unit: values[index].unit)
             var change = changes?[index].text() ?? ValueFormatter.missingInTable
             if let presence, presence != .both { change = presence.rawValue }
-            return before ? [cell(values[index], raw: layout.raw), cell(old, raw: layout.raw), change] : [cell(values[index], raw: layout.raw), change]
+            return before
+                ? [cell(values[index], raw: layout.raw), cell(old, raw: layout.raw), change]
+                : [cell(values[index], raw: layout.raw), change]
         }
     }
 
@@ -195,7 +223,9 @@ package final class ReportTableSink: ReportSink {
         guard let value = quantity.value else { return ValueFormatter.missingInTable }
         if raw { return ValueBytes.text({ ValueFormatter.raw(value) }) { ValueBytes.shortest(value, into: $0) } }
         guard value.isFinite else { return ValueFormatter.missingInTable }
-        return ValueBytes.text({ ValueFormatter.format(quantity, grouping: true, missing: ValueFormatter.missingInTable, currencySign: true) }) {
+        return ValueBytes.text({
+            ValueFormatter.format(quantity, grouping: true, missing: ValueFormatter.missingInTable, currencySign: true)
+        }) {
             ValueBytes.normalized(quantity, grouping: true, alwaysHours: false, currencySign: true, into: $0)
         }
     }
@@ -214,7 +244,9 @@ package final class ReportTableSink: ReportSink {
     /// left out, with a note: drawn beside full ones they would read as drops.
     private func writeSparklines(layout: ReportLayout) throws {
         let grouping = layout.grouping ?? .day
-        let shown = rows.filter { row in !row.isIncomplete && !(row.period.map { Self.isCut($0, grouping: grouping) } ?? false) }
+        let shown = rows.filter { row in
+            !row.isIncomplete && !(row.period.map { Self.isCut($0, grouping: grouping) } ?? false)
+        }
         guard shown.count >= 2 else { return }
         var note = ""
         if shown.count < rows.count {
@@ -228,11 +260,17 @@ package final class ReportTableSink: ReportSink {
         // Goal metrics are titled with the server's goal names: through the one sanitizer.
         let titles = layout.metrics.map { TextTable.displaySafe($0.title) }
         let titleWidth = titles.map { displayWidth(of: $0) }.max() ?? 0
-        let series = layout.metrics.indices.map { index in shown.map { index < $0.values.count ? $0.values[index].value : nil } }
+        let series = layout.metrics.indices.map { index in
+            shown.map { index < $0.values.count ? $0.values[index].value : nil }
+        }
         let ranges = layout.metrics.enumerated().map { index, metric -> String in
             let present = series[index].compactMap { $0 }
             guard let low = present.min(), let high = present.max() else { return "" }
-            let format = { (value: Double) in ValueFormatter.format(Quantity(value, unit: metric.unit, currency: metric.currency), grouping: true, missing: "", currencySign: true) }
+            let format = { (value: Double) in
+                ValueFormatter.format(
+                    Quantity(value, unit: metric.unit, currency: metric.currency), grouping: true, missing: "",
+                    currencySign: true)
+            }
             return "  \(format(low)) … \(format(high))"
         }
         // 60 characters of sparkline, fewer on a narrow terminal (at least 10); a note that would
@@ -249,7 +287,9 @@ package final class ReportTableSink: ReportSink {
         }
         for index in layout.metrics.indices {
             let values = Self.fit(series[index], width: width)
-            let line = titles[index] + String(repeating: " ", count: titleWidth - displayWidth(of: titles[index])) + "  " + Sparkline.render(values) + ranges[index] + note
+            let line =
+                titles[index] + String(repeating: " ", count: titleWidth - displayWidth(of: titles[index])) + "  "
+                + Sparkline.render(values) + ranges[index] + note
             try out.write(line + "\n")
         }
     }
@@ -298,7 +338,9 @@ package final class ReportTableSink: ReportSink {
                 previous = day
                 continue
             }
-            if let start, let previous { parts.append(start == previous ? start.iso : "\(start.iso) … \(previous.iso)") }
+            if let start, let previous {
+                parts.append(start == previous ? start.iso : "\(start.iso) … \(previous.iso)")
+            }
             start = day
             previous = day
         }

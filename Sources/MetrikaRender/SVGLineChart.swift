@@ -1,4 +1,5 @@
 import MetrikaModel
+
 /// A daily line chart as a self-contained SVG document: title, legend, one stacked panel per metric
 /// unit (metrics with the same unit share an axis), nice y ticks, non-overlapping date ticks,
 /// gridlines, a label on each line's last value, gaps for missing days, the incomplete current day
@@ -80,17 +81,23 @@ package struct SVGLineChart: Sendable {
         let hasIncomplete = series.contains { lineHasIncompletePoint($0) }
 
         out.line("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
-        out.line("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-labelledby=\"chart-title chart-desc\" font-family=\"\(Self.fontStack)\">")
+        out.line(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-labelledby=\"chart-title chart-desc\" font-family=\"\(Self.fontStack)\">"
+        )
         out.line("<title id=\"chart-title\">\(XMLEscape.text(titleLine()))</title>")
         out.line("<desc id=\"chart-desc\">\(XMLEscape.text(description(labels: labels)))</desc>")
         out.line("<rect x=\"0\" y=\"0\" width=\"\(width)\" height=\"\(height)\" fill=\"#FFFFFF\"/>")
 
         // Headings.
         var cursor = 26.0
-        out.text(fitted(title, width: w - 24, fontSize: Self.titleSize), x: 12, y: cursor, size: Self.titleSize, fill: Self.textColor, extra: " font-weight=\"bold\"")
+        out.text(
+            fitted(title, width: w - 24, fontSize: Self.titleSize), x: 12, y: cursor, size: Self.titleSize,
+            fill: Self.textColor, extra: " font-weight=\"bold\"")
         if let subtitle, !subtitle.isEmpty {
             cursor += 19
-            out.text(fitted(subtitle, width: w - 24, fontSize: Self.subtitleSize), x: 12, y: cursor, size: Self.subtitleSize, fill: Self.mutedColor)
+            out.text(
+                fitted(subtitle, width: w - 24, fontSize: Self.subtitleSize), x: 12, y: cursor, size: Self.subtitleSize,
+                fill: Self.mutedColor)
         }
 
         // Legend, wrapped into rows.
@@ -108,10 +115,14 @@ package struct SVGLineChart: Sendable {
             }
             let sampleY = rowY - 4
             if let style = item.style {
-                out.line("<line x1=\"\(c(x))\" y1=\"\(c(sampleY))\" x2=\"\(c(x + 24))\" y2=\"\(c(sampleY))\" stroke=\"\(style.color)\" stroke-width=\"2\"\(dashAttribute(style.dashArray))/>")
+                out.line(
+                    "<line x1=\"\(c(x))\" y1=\"\(c(sampleY))\" x2=\"\(c(x + 24))\" y2=\"\(c(sampleY))\" stroke=\"\(style.color)\" stroke-width=\"2\"\(dashAttribute(style.dashArray))/>"
+                )
                 out.line(marker(style.marker, x: x + 12, y: sampleY, color: style.color, hollow: false))
             } else {
-                out.line("<line x1=\"\(c(x))\" y1=\"\(c(sampleY))\" x2=\"\(c(x + 24))\" y2=\"\(c(sampleY))\" stroke=\"\(Self.mutedColor)\" stroke-width=\"2\" stroke-linecap=\"round\" stroke-dasharray=\"\(ChartPalette.incompleteDashArray)\"/>")
+                out.line(
+                    "<line x1=\"\(c(x))\" y1=\"\(c(sampleY))\" x2=\"\(c(x + 24))\" y2=\"\(c(sampleY))\" stroke=\"\(Self.mutedColor)\" stroke-width=\"2\" stroke-linecap=\"round\" stroke-dasharray=\"\(ChartPalette.incompleteDashArray)\"/>"
+                )
             }
             out.line("<text x=\"\(c(x + 30))\" y=\"\(c(rowY))\">\(XMLEscape.text(item.label))</text>")
             x += itemWidth
@@ -127,7 +138,9 @@ package struct SVGLineChart: Sendable {
         let panelGap = 10.0
         let available = max(h - cursor - bottomMargin, 1)
         let panelCount = max(panels.count, 1)
-        let plotHeight = max((available - Double(panelCount) * panelTitleBand - Double(panelCount - 1) * panelGap) / Double(panelCount), 24)
+        let plotHeight = max(
+            (available - Double(panelCount) * panelTitleBand - Double(panelCount - 1) * panelGap) / Double(panelCount),
+            24)
         let maxTicks = max(2, min(6, Int(plotHeight / 28) + 1))
 
         // Value axes first: their label widths decide the left margin.
@@ -135,23 +148,32 @@ package struct SVGLineChart: Sendable {
         var widestTick = 0.0
         for (panel, axis) in zip(panels, axes) {
             for value in axis.values {
-                widestTick = max(widestTick, ChartTicks.estimatedWidth(of: ChartValueFormat.axisLabel(value, unit: panel.unit, step: axis.step, currency: panel.currency), fontSize: Self.tickSize))
+                widestTick = max(
+                    widestTick,
+                    ChartTicks.estimatedWidth(
+                        of: ChartValueFormat.axisLabel(
+                            value, unit: panel.unit, step: axis.step, currency: panel.currency), fontSize: Self.tickSize
+                    ))
             }
         }
         var widestLast = 0.0
         for line in series {
             if let last = lastValue(line) {
-                widestLast = max(widestLast, ChartTicks.estimatedWidth(of: lastLabel(line, last), fontSize: Self.tickSize))
+                widestLast = max(
+                    widestLast, ChartTicks.estimatedWidth(of: lastLabel(line, last), fontSize: Self.tickSize))
             }
         }
         let plotLeft = (max(28, widestTick + 18)).rounded(.up)
         let plotRight = w - (max(20, widestLast + 22)).rounded(.up)
         let plotWidth = max(plotRight - plotLeft, 40)
-        let dateTicks = ChartTicks.dateTicks(for: period, plotWidth: plotWidth, fontSize: Self.tickSize, edgeAllowance: min(plotLeft, w - plotRight) - 4)
+        let dateTicks = ChartTicks.dateTicks(
+            for: period, plotWidth: plotWidth, fontSize: Self.tickSize, edgeAllowance: min(plotLeft, w - plotRight) - 4)
 
         if panels.isEmpty {
             let top = cursor + panelTitleBand
-            out.text("No data to chart", x: w / 2, y: top + plotHeight / 2, size: 14, fill: Self.mutedColor, extra: " text-anchor=\"middle\"")
+            out.text(
+                "No data to chart", x: w / 2, y: top + plotHeight / 2, size: 14, fill: Self.mutedColor,
+                extra: " text-anchor=\"middle\"")
         }
 
         var panelTop = cursor
@@ -159,9 +181,13 @@ package struct SVGLineChart: Sendable {
             let axis = axes[panelIndex]
             let top = panelTop + panelTitleBand
             let bottom = top + plotHeight
-            let frame = PlotFrame(left: plotLeft, right: plotLeft + plotWidth, top: top, bottom: bottom, lower: axis.lower, upper: axis.upper)
+            let frame = PlotFrame(
+                left: plotLeft, right: plotLeft + plotWidth, top: top, bottom: bottom, lower: axis.lower,
+                upper: axis.upper)
             out.line("<g>")
-            out.text(fitted(panelTitle(panel), width: w - 24, fontSize: Self.panelTitleSize), x: 12, y: top - 12, size: Self.panelTitleSize, fill: Self.mutedColor, extra: " font-weight=\"bold\"")
+            out.text(
+                fitted(panelTitle(panel), width: w - 24, fontSize: Self.panelTitleSize), x: 12, y: top - 12,
+                size: Self.panelTitleSize, fill: Self.mutedColor, extra: " font-weight=\"bold\"")
 
             // Grid and y labels.
             out.line("<g stroke=\"\(Self.gridColor)\" stroke-width=\"1\">")
@@ -170,13 +196,19 @@ package struct SVGLineChart: Sendable {
                 out.line("<line x1=\"\(c(frame.left))\" y1=\"\(c(y))\" x2=\"\(c(frame.right))\" y2=\"\(c(y))\"/>")
             }
             for tick in dateTicks {
-                out.line("<line x1=\"\(c(frame.left + tick.x))\" y1=\"\(c(top))\" x2=\"\(c(frame.left + tick.x))\" y2=\"\(c(bottom))\"/>")
+                out.line(
+                    "<line x1=\"\(c(frame.left + tick.x))\" y1=\"\(c(top))\" x2=\"\(c(frame.left + tick.x))\" y2=\"\(c(bottom))\"/>"
+                )
             }
             out.line("</g>")
-            out.line("<line x1=\"\(c(frame.left))\" y1=\"\(c(bottom))\" x2=\"\(c(frame.right))\" y2=\"\(c(bottom))\" stroke=\"\(Self.axisColor)\" stroke-width=\"1\"/>")
+            out.line(
+                "<line x1=\"\(c(frame.left))\" y1=\"\(c(bottom))\" x2=\"\(c(frame.right))\" y2=\"\(c(bottom))\" stroke=\"\(Self.axisColor)\" stroke-width=\"1\"/>"
+            )
             out.line("<g font-size=\"\(c(Self.tickSize))\" fill=\"\(Self.mutedColor)\" text-anchor=\"end\">")
             for value in axis.values {
-                out.line("<text x=\"\(c(frame.left - 6))\" y=\"\(c(frame.y(value) + 4))\">\(XMLEscape.text(ChartValueFormat.axisLabel(value, unit: panel.unit, step: axis.step, currency: panel.currency)))</text>")
+                out.line(
+                    "<text x=\"\(c(frame.left - 6))\" y=\"\(c(frame.y(value) + 4))\">\(XMLEscape.text(ChartValueFormat.axisLabel(value, unit: panel.unit, step: axis.step, currency: panel.currency)))</text>"
+                )
             }
             out.line("</g>")
 
@@ -195,11 +227,15 @@ package struct SVGLineChart: Sendable {
                 }
             }
             if !panel.hasValues {
-                out.text("No data for this period", x: frame.left + plotWidth / 2, y: top + plotHeight / 2 + 4, size: 12, fill: Self.mutedColor, extra: " text-anchor=\"middle\"")
+                out.text(
+                    "No data for this period", x: frame.left + plotWidth / 2, y: top + plotHeight / 2 + 4, size: 12,
+                    fill: Self.mutedColor, extra: " text-anchor=\"middle\"")
             }
             out.line("<g font-size=\"\(c(Self.tickSize))\" font-weight=\"bold\">")
             for label in spread(lastLabels, top: top, bottom: bottom) {
-                out.line("<text x=\"\(c(frame.right + 8))\" y=\"\(c(label.y + 4))\" fill=\"\(label.color)\">\(XMLEscape.text(label.text))</text>")
+                out.line(
+                    "<text x=\"\(c(frame.right + 8))\" y=\"\(c(label.y + 4))\" fill=\"\(label.color)\">\(XMLEscape.text(label.text))</text>"
+                )
             }
             out.line("</g>")
             out.line("</g>")
@@ -210,11 +246,14 @@ package struct SVGLineChart: Sendable {
         let axisBottom = panels.isEmpty ? cursor + panelTitleBand + plotHeight : panelTop - panelGap
         out.line("<g font-size=\"\(c(Self.tickSize))\" fill=\"\(Self.mutedColor)\" text-anchor=\"middle\">")
         for tick in dateTicks {
-            out.line("<text x=\"\(c(plotLeft + tick.x))\" y=\"\(c(axisBottom + 16))\">\(XMLEscape.text(tick.label))</text>")
+            out.line(
+                "<text x=\"\(c(plotLeft + tick.x))\" y=\"\(c(axisBottom + 16))\">\(XMLEscape.text(tick.label))</text>")
         }
         out.line("</g>")
         if let note {
-            out.text(fitted(note, width: w - 24, fontSize: Self.tickSize), x: 12, y: h - 8, size: Self.tickSize, fill: Self.mutedColor, extra: " font-style=\"italic\"")
+            out.text(
+                fitted(note, width: w - 24, fontSize: Self.tickSize), x: 12, y: h - 8, size: Self.tickSize,
+                fill: Self.mutedColor, extra: " font-style=\"italic\"")
         }
         out.line("</svg>")
         return out.text
@@ -253,7 +292,9 @@ package struct SVGLineChart: Sendable {
         var panels: [Panel] = []
         for key in keys {
             let unit = key.unit
-            let members = series.indices.filter { series[$0].metric.unit == unit && series[$0].metric.currency == key.currency }
+            let members = series.indices.filter {
+                series[$0].metric.unit == unit && series[$0].metric.currency == key.currency
+            }
             // Largest peak first, so each cluster is anchored on its biggest line.
             let ranked = members.sorted { (peak(series[$0]) ?? 0, -$0) > (peak(series[$1]) ?? 0, -$1) }
             var clusters: [(top: Double, indices: [Int])] = []
@@ -304,7 +345,8 @@ package struct SVGLineChart: Sendable {
         case .count, .seconds, .pagesPerVisit, .money: fromZero = true
         case .percent, .number: fromZero = lowest <= 0 || lowest < highest / 2
         }
-        return ChartTicks.valueTicks(lowest: lowest, highest: highest, unit: panel.unit, fromZero: fromZero, maxTicks: maxTicks)
+        return ChartTicks.valueTicks(
+            lowest: lowest, highest: highest, unit: panel.unit, fromZero: fromZero, maxTicks: maxTicks)
     }
 
     func panelTitle(_ panel: Panel) -> String {
@@ -315,7 +357,10 @@ package struct SVGLineChart: Sendable {
             let metricTitles = Set(panel.metrics.map(\.title))
             var others: [String] = []
             for (position, index) in panel.seriesIndices.enumerated() {
-                let name = panel.metrics.count == 1 ? Self.truncated(Self.counterLabel(series[index].counter), limit: Self.legendLabelLimit) : lines[position]
+                let name =
+                    panel.metrics.count == 1
+                    ? Self.truncated(Self.counterLabel(series[index].counter), limit: Self.legendLabelLimit)
+                    : lines[position]
                 if !metricTitles.contains(name), !others.contains(name) { others.append(name) }
             }
             if !others.isEmpty { names += " · " + others.joined(separator: ", ") }
@@ -351,19 +396,30 @@ package struct SVGLineChart: Sendable {
         var lastComplete: (day: Day, value: Double?)?
         for point in line.points.sorted(by: { $0.day < $1.day }) where period.contains(point.day) {
             let isIncomplete = line.incompleteFrom.map { point.day >= $0 } ?? false
-            let position = (x: frame.left + ChartTicks.x(of: point.day, in: period, plotWidth: plotWidth), y: point.value.map(frame.y))
+            let position = (
+                x: frame.left + ChartTicks.x(of: point.day, in: period, plotWidth: plotWidth),
+                y: point.value.map(frame.y)
+            )
             if isIncomplete {
                 if incomplete.isEmpty, let lastComplete, let value = lastComplete.value,
-                   lastComplete.day.adding(days: 1) == point.day || (connectsAcrossDays && lastComplete.day == previousDay) {
+                    lastComplete.day.adding(days: 1) == point.day
+                        || (connectsAcrossDays && lastComplete.day == previousDay)
+                {
                     // The dotted part starts where the solid part ends, so the line stays continuous.
-                    incomplete.append((x: frame.left + ChartTicks.x(of: lastComplete.day, in: period, plotWidth: plotWidth), y: frame.y(value)))
+                    incomplete.append(
+                        (
+                            x: frame.left + ChartTicks.x(of: lastComplete.day, in: period, plotWidth: plotWidth),
+                            y: frame.y(value)
+                        ))
                 } else if !connectsAcrossDays, let previousDay, previousDay.adding(days: 1) < point.day {
                     incomplete.append((x: position.x, y: nil))
                 }
                 incomplete.append(position)
             } else {
                 // A day absent from the list is a gap just like an explicit nil: never bridged.
-                if !connectsAcrossDays, let previousDay, previousDay.adding(days: 1) < point.day { complete.append((x: position.x, y: nil)) }
+                if !connectsAcrossDays, let previousDay, previousDay.adding(days: 1) < point.day {
+                    complete.append((x: position.x, y: nil))
+                }
                 complete.append(position)
                 lastComplete = point
             }
@@ -374,7 +430,9 @@ package struct SVGLineChart: Sendable {
             drawRun(run, color: style.color, extra: dash, into: &out)
         }
         for run in ChartLineSimplifier.runs(incomplete) {
-            drawRun(run, color: style.color, extra: " stroke-linecap=\"round\" stroke-dasharray=\"\(ChartPalette.incompleteDashArray)\"", into: &out)
+            drawRun(
+                run, color: style.color,
+                extra: " stroke-linecap=\"round\" stroke-dasharray=\"\(ChartPalette.incompleteDashArray)\"", into: &out)
         }
     }
 
@@ -386,7 +444,9 @@ package struct SVGLineChart: Sendable {
         }
         var path = "M" + c(first.x) + " " + c(first.y)
         for point in run.dropFirst() { path += "L" + c(point.x) + " " + c(point.y) }
-        out.line("<path d=\"\(path)\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" stroke-linejoin=\"round\"\(extra)/>")
+        out.line(
+            "<path d=\"\(path)\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" stroke-linejoin=\"round\"\(extra)/>"
+        )
     }
 
     func lineHasIncompletePoint(_ line: Series) -> Bool {
@@ -442,7 +502,8 @@ package struct SVGLineChart: Sendable {
         case .circle:
             return "<circle cx=\"\(c(x))\" cy=\"\(c(y))\" r=\"\(c(r))\" \(paint)/>"
         case .square:
-            return "<rect x=\"\(c(x - r + 0.5))\" y=\"\(c(y - r + 0.5))\" width=\"\(c(2 * r - 1))\" height=\"\(c(2 * r - 1))\" \(paint)/>"
+            return
+                "<rect x=\"\(c(x - r + 0.5))\" y=\"\(c(y - r + 0.5))\" width=\"\(c(2 * r - 1))\" height=\"\(c(2 * r - 1))\" \(paint)/>"
         case .triangle:
             return polygon([(x, y - r - 0.5), (x + r, y + r - 1), (x - r, y + r - 1)], paint: paint)
         case .triangleDown:
@@ -451,7 +512,8 @@ package struct SVGLineChart: Sendable {
             return polygon([(x, y - r - 0.5), (x + r + 0.5, y), (x, y + r + 0.5), (x - r - 0.5, y)], paint: paint)
         case .cross:
             let a = r - 0.5
-            return "<path d=\"M\(c(x - a)) \(c(y - a))L\(c(x + a)) \(c(y + a))M\(c(x - a)) \(c(y + a))L\(c(x + a)) \(c(y - a))\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2.5\"/>"
+            return
+                "<path d=\"M\(c(x - a)) \(c(y - a))L\(c(x + a)) \(c(y + a))M\(c(x - a)) \(c(y + a))L\(c(x + a)) \(c(y - a))\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2.5\"/>"
         }
     }
 
@@ -473,9 +535,13 @@ package struct SVGLineChart: Sendable {
         return series.map { line in
             let counter = Self.counterLabel(line.counter)
             let label: String
-            if counterIDs.count <= 1 { label = line.metric.title }
-            else if metricNames.count <= 1 { label = counter }
-            else { label = counter + " · " + line.metric.title }
+            if counterIDs.count <= 1 {
+                label = line.metric.title
+            } else if metricNames.count <= 1 {
+                label = counter
+            } else {
+                label = counter + " · " + line.metric.title
+            }
             return Self.truncated(label, limit: Self.legendLabelLimit)
         }
     }
@@ -494,18 +560,26 @@ package struct SVGLineChart: Sendable {
 
     func description(labels: [String]) -> String {
         let metrics = uniqueTitles(series.map(\.metric.title))
-        var text = "Daily " + (metrics.isEmpty ? "values" : metrics.joined(separator: ", ")) + " from " + period.from.iso + " to " + period.to.iso + "."
+        var text =
+            "Daily " + (metrics.isEmpty ? "values" : metrics.joined(separator: ", ")) + " from " + period.from.iso
+            + " to " + period.to.iso + "."
         var finals: [String] = []
         for (line, label) in zip(series, labels) {
             if let last = lastValue(line) {
-                finals.append(label + " " + ChartValueFormat.label(last.value, unit: line.metric.unit, currency: line.metric.currency) + " on " + last.day.iso)
+                finals.append(
+                    label + " "
+                        + ChartValueFormat.label(last.value, unit: line.metric.unit, currency: line.metric.currency)
+                        + " on " + last.day.iso)
             } else {
                 finals.append(label + " no data")
             }
         }
         if !finals.isEmpty { text += " Last values: " + finals.joined(separator: "; ") + "." }
         if series.contains(where: lineHasIncompletePoint) {
-            text += connectsAcrossDays ? " The current period is not over (\(incompleteLabel)) and drawn dotted." : " The current day is incomplete and drawn dotted."
+            text +=
+                connectsAcrossDays
+                ? " The current period is not over (\(incompleteLabel)) and drawn dotted."
+                : " The current day is incomplete and drawn dotted."
         }
         if let note = sampledNote() { text += " " + note }
         if let footnote, !footnote.isEmpty { text += " " + footnote }
@@ -519,7 +593,8 @@ package struct SVGLineChart: Sendable {
 
     func sampledNote() -> String? {
         guard let share = sampledShare, share < 1 else { return nil }
-        return "Sampled data: estimates from " + DecimalText.trimmed(max(0, share) * 100, maxFractionDigits: 2) + "% of visits."
+        return "Sampled data: estimates from " + DecimalText.trimmed(max(0, share) * 100, maxFractionDigits: 2)
+            + "% of visits."
     }
 
     /// Text cut with an ellipsis so that its estimated width fits.
@@ -539,6 +614,6 @@ package struct SVGLineChart: Sendable {
     func c(_ value: Double) -> String { ChartNumber.coordinate(value) }
 }
 
-private extension String {
-    var nilIfEmpty: String? { isEmpty ? nil : self }
+extension String {
+    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
 }

@@ -1,5 +1,6 @@
 import MetrikaModel
 import MetrikaSystem
+
 /// A plain-text table for terminals, aligned by display width (see `displayWidth(of:)`), so Cyrillic,
 /// CJK and emoji cells line up.
 ///
@@ -47,7 +48,10 @@ package struct TextTable: Sendable {
         package var style: (@Sendable (String) -> String)?
 
         /// A column headed `title`; text (`.left`) unless told otherwise.
-        package init(_ title: String, alignment: Alignment = .left, staysWithPrevious: Bool = false, style: (@Sendable (String) -> String)? = nil) {
+        package init(
+            _ title: String, alignment: Alignment = .left, staysWithPrevious: Bool = false,
+            style: (@Sendable (String) -> String)? = nil
+        ) {
             self.title = title
             self.alignment = alignment
             self.staysWithPrevious = staysWithPrevious
@@ -166,13 +170,17 @@ package struct TextTable: Sendable {
         guard !columns.isEmpty else { return }
         for (number, shown) in blocks.enumerated() {
             if number > 0 { try out.write(byte: 0x0A) }
-            let rule = Self.trimmingTrailingSpaces(shown.map { String(repeating: Self.ruleCharacter, count: widths[$0]) }.joined(separator: Self.gap)) + "\n"
+            let rule =
+                Self.trimmingTrailingSpaces(
+                    shown.map { String(repeating: Self.ruleCharacter, count: widths[$0]) }.joined(separator: Self.gap))
+                + "\n"
             try write(headers, shown: shown, widths: widths, note: nil, header: true, to: out)
             try out.write(rule)
             for row in body {
                 switch row {
                 case .separator: try out.write(rule)
-                case .cells(let cells, let note): try write(cells, shown: shown, widths: widths, note: note, header: false, to: out)
+                case .cells(let cells, let note):
+                    try write(cells, shown: shown, widths: widths, note: note, header: false, to: out)
                 }
             }
         }
@@ -189,7 +197,9 @@ package struct TextTable: Sendable {
         var widths = columns.map { displayWidth(of: Self.displaySafe($0.title)) }
         var noteWidth = 0
         for case .cells(let cells, let note) in rows {
-            for (index, cell) in cells.enumerated() { widths[index] = max(widths[index], displayWidth(of: Self.displaySafe(cell))) }
+            for (index, cell) in cells.enumerated() {
+                widths[index] = max(widths[index], displayWidth(of: Self.displaySafe(cell)))
+            }
             if let note { noteWidth = max(noteWidth, displayWidth(of: Self.displaySafe(note))) }
         }
         return Self.width(of: widths) + (noteWidth > 0 ? Self.gap.count + noteWidth : 0)
@@ -204,14 +214,19 @@ package struct TextTable: Sendable {
         let keys = Array(0..<keyColumnCount)
         var units: [[Int]] = []
         for index in keyColumnCount..<columns.count {
-            if columns[index].staysWithPrevious, !units.isEmpty { units[units.count - 1].append(index) } else { units.append([index]) }
+            if columns[index].staysWithPrevious, !units.isEmpty {
+                units[units.count - 1].append(index)
+            } else {
+                units.append([index])
+            }
         }
         // A unit's width as it follows the key: a gap before each of its columns.
         func unitWidth(_ unit: [Int]) -> Int { unit.reduce(0) { $0 + Self.gap.count + widths[$1] } }
         let widestUnit = units.map(unitWidth).max() ?? 0
         let keyNatural = Self.width(of: keys.map { widths[$0] })
         if keyNatural + widestUnit > available {
-            let narrowed = shrink(keys.map { widths[$0] }, toFit: available - widestUnit - Self.gap.count * (keys.count - 1))
+            let narrowed = shrink(
+                keys.map { widths[$0] }, toFit: available - widestUnit - Self.gap.count * (keys.count - 1))
             for (position, index) in keys.enumerated() { widths[index] = narrowed[position] }
         }
         let room = available - Self.width(of: keys.map { widths[$0] })
@@ -279,12 +294,16 @@ package struct TextTable: Sendable {
 
     /// One line of the `shown` columns into `out`: as bytes when every cell is plain, unstyled and
     /// none must be cut, else through `line(_:shown:widths:note:header:)`.
-    private func write(_ cells: [Measured], shown: [Int], widths: [Int], note: Measured?, header: Bool, to out: OutputWriter) throws {
+    private func write(
+        _ cells: [Measured], shown: [Int], widths: [Int], note: Measured?, header: Bool, to out: OutputWriter
+    ) throws {
         var plain = note?.isPlain ?? true
         for index in shown where plain && index < cells.count {
             let cell = cells[index]
             let column = columns[index]
-            plain = cell.isPlain && !(column.alignment == .left && cell.width > widths[index]) && (header || column.style == nil)
+            plain =
+                cell.isPlain && !(column.alignment == .left && cell.width > widths[index])
+                && (header || column.style == nil)
         }
         guard plain else {
             return try out.write(line(cells, shown: shown, widths: widths, note: note, header: header) + "\n")
@@ -377,7 +396,7 @@ package struct TextTable: Sendable {
     package static func truncate(_ text: String, toWidth width: Int) -> String {
         guard width > 0 else { return "" }
         if displayWidth(of: text) <= width { return text }
-        let budget = width - 1  // one column for the ellipsis
+        let budget = width - 1 // one column for the ellipsis
         var kept = ""
         var used = 0
         for character in text {

@@ -48,7 +48,7 @@ package enum XMLEscape {
             case "'" where quotes: result += "&apos;"
             case "\t" where quotes: result += "&#9;"
             case "\n" where quotes: result += "&#10;"
-            case "\r": result += "&#13;"  // a literal CR would be normalized away by any parser
+            case "\r": result += "&#13;" // a literal CR would be normalized away by any parser
             default: result.unicodeScalars.append(scalar)
             }
         }

@@ -9,7 +9,7 @@ package final class KnownSecrets: Sendable {
     package static let environmentVariables = [
         EnvironmentSettings.tokenVariable, EnvironmentSettings.clientSecretVariable,
         EnvironmentSettings.clickHousePasswordVariable, EnvironmentSettings.webhookURLVariable,
-        EnvironmentSettings.telegramTokenVariable,
+        EnvironmentSettings.telegramTokenVariable
     ]
 
     private let added = Mutex<[String]>([])
@@ -27,7 +27,9 @@ package final class KnownSecrets: Sendable {
 
     /// Every known secret: the environment's and the ones added.
     package func all(environment: [String: String]) -> [String] {
-        let fromEnvironment = Self.environmentVariables.compactMap { environment[$0]?.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let fromEnvironment = Self.environmentVariables.compactMap {
+            environment[$0]?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         return (fromEnvironment + added.withLock { $0 }).filter { !$0.isEmpty }
     }
 }

@@ -72,7 +72,8 @@ extension Services {
     /// The environment of sendmail and rsvg-convert: ChildProcess drops every METRIKA_ variable; this
     /// also drops any other variable that holds the webhook URL or a part of its secret (a cron line's
     /// `--webhook "$SLACK_URL"`, a Telegram bot token variable).
-    package static func childEnvironment(_ environment: [String: String], hiding webhook: Webhook?) -> [String: String] {
+    package static func childEnvironment(_ environment: [String: String], hiding webhook: Webhook?) -> [String: String]
+    {
         guard let webhook else { return environment }
         let url = webhook.url.absoluteString
         return environment.filter { _, value in

@@ -33,7 +33,9 @@ extension Services {
             unkept.report(error)
             store = try await HistoryStore.open(path: ":memory:")
         }
-        return HistoryLoader(store: store, client: offline ? nil : try await client(), now: world.now, unsettledDays: unsettledDays, unkept: unkept)
+        return HistoryLoader(
+            store: store, client: offline ? nil : try await client(), now: world.now, unsettledDays: unsettledDays,
+            unkept: unkept)
     }
 
     /// Closes every history this run opened (the run is over): each connection checkpoints its WAL
@@ -68,9 +70,12 @@ extension Services {
 
     private func makeHistory(path: String, readOnly: Bool) async throws -> HistoryStore {
         let store = try await HistoryStore.open(path: path, readOnly: readOnly)
-        if !store.isReadOnly, let text = world.environment[EnvironmentSettings.databaseMaxPagesVariable], !text.isEmpty {
+        if !store.isReadOnly, let text = world.environment[EnvironmentSettings.databaseMaxPagesVariable], !text.isEmpty
+        {
             guard let pages = Int(text), pages > 0 else {
-                throw ConfigError.badVariable(variable: EnvironmentSettings.databaseMaxPagesVariable, value: text, expected: "a positive number of pages")
+                throw ConfigError.badVariable(
+                    variable: EnvironmentSettings.databaseMaxPagesVariable, value: text,
+                    expected: "a positive number of pages")
             }
             try await store.limitPages(to: pages)
         }

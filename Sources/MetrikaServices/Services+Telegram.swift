@@ -10,12 +10,15 @@ extension Services {
     /// The chats to send to when the entry point names none: METRIKA_TELEGRAM_CHAT, else the
     /// profile's or the config file's `"telegram"` `"chat"`; empty when none says.
     package func telegramChats() throws -> [TelegramChatID] {
-        if let text = world.environment[EnvironmentSettings.telegramChatVariable], !text.trimmingCharacters(in: .whitespaces).isEmpty {
+        if let text = world.environment[EnvironmentSettings.telegramChatVariable],
+            !text.trimmingCharacters(in: .whitespaces).isEmpty
+        {
             return try TelegramChatID.list(text, source: EnvironmentSettings.telegramChatVariable)
         }
         let config = try configFile()
         if let text = try profile()?.telegram?.chats ?? config?.telegram?.chats {
-            return try TelegramChatID.list(text, source: "\"telegram\" \"chat\" in \(config?.path ?? "the config file")")
+            return try TelegramChatID.list(
+                text, source: "\"telegram\" \"chat\" in \(config?.path ?? "the config file")")
         }
         return []
     }
@@ -29,7 +32,9 @@ extension Services {
         let environment = world.environment
         let token: String
         let source: String
-        if let text = environment[EnvironmentSettings.telegramTokenVariable], !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+        if let text = environment[EnvironmentSettings.telegramTokenVariable],
+            !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        {
             token = text
             source = EnvironmentSettings.telegramTokenVariable
         } else {
@@ -43,12 +48,16 @@ extension Services {
                 source = "the \"telegram\" token of \(config?.path ?? "the config file")"
             } else if let account = profile?.telegram?.keyring ?? config?.telegram?.keyring {
                 var keyring = Keyring(kind: .system, account: account, environment: environment)
-                keyring.instead = "give the bot's token in \(EnvironmentSettings.telegramTokenVariable) or as the "
+                keyring.instead =
+                    "give the bot's token in \(EnvironmentSettings.telegramTokenVariable) or as the "
                     + "private config file's \"telegram\" \"token\""
                 guard let data = try await keyring.lookup(),
-                      case let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
-                    throw ConfigError.missingTelegramKeyringEntry(account: account, keyring: keyring.displayName,
-                                                                  store: keyring.manualStore(label: Self.telegramKeyringLabel))
+                    case let text = String(decoding: data, as: UTF8.self).trimmingCharacters(
+                        in: .whitespacesAndNewlines), !text.isEmpty
+                else {
+                    throw ConfigError.missingTelegramKeyringEntry(
+                        account: account, keyring: keyring.displayName,
+                        store: keyring.manualStore(label: Self.telegramKeyringLabel))
                 }
                 token = text
                 source = "the keyring entry '\(account)' (\(keyring.displayName))"
@@ -57,11 +66,14 @@ extension Services {
             }
         }
         world.secrets.add(token.trimmingCharacters(in: .whitespacesAndNewlines))
-        let base = try secretBearingBaseURL(environment[EnvironmentSettings.telegramAPIURLVariable], variable: EnvironmentSettings.telegramAPIURLVariable,
-                                            fallback: TelegramBot.defaultBaseURL.absoluteString, secret: "the Telegram bot token")
+        let base = try secretBearingBaseURL(
+            environment[EnvironmentSettings.telegramAPIURLVariable],
+            variable: EnvironmentSettings.telegramAPIURLVariable,
+            fallback: TelegramBot.defaultBaseURL.absoluteString, secret: "the Telegram bot token")
         let world = self.world
-        let bot = try TelegramBot(token: token, tokenSource: source, baseURL: base, transport: world.transport, environment: environment,
-                                  timeout: try requestTimeout(), note: { world.activity.note($0) })
+        let bot = try TelegramBot(
+            token: token, tokenSource: source, baseURL: base, transport: world.transport, environment: environment,
+            timeout: try requestTimeout(), note: { world.activity.note($0) })
         for secret in bot.secrets { world.secrets.add(secret) }
         return bot
     }

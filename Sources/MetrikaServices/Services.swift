@@ -50,12 +50,19 @@ package final class Services: Sendable {
     /// http(s) URL, or is plain http to another machine, is a configuration error.
     package func apiBaseURL() throws -> URL {
         if let variable = world.environment[EnvironmentSettings.apiURLVariable], !variable.isEmpty {
-            return try secretBearingBaseURL(variable, variable: EnvironmentSettings.apiURLVariable, fallback: MetrikaClient.defaultBaseURL, secret: "the OAuth token")
+            return try secretBearingBaseURL(
+                variable, variable: EnvironmentSettings.apiURLVariable, fallback: MetrikaClient.defaultBaseURL,
+                secret: "the OAuth token")
         }
         if let profile = try profile(), let url = profile.apiURL {
-            return try secretBearingBaseURL(url, variable: "The api_url of profile '\(profile.name)' in \(ConfigFile.path(environment: world.environment))", fallback: MetrikaClient.defaultBaseURL, secret: "the OAuth token")
+            return try secretBearingBaseURL(
+                url,
+                variable:
+                    "The api_url of profile '\(profile.name)' in \(ConfigFile.path(environment: world.environment))",
+                fallback: MetrikaClient.defaultBaseURL, secret: "the OAuth token")
         }
-        return try Self.baseURL(nil, variable: EnvironmentSettings.apiURLVariable, fallback: MetrikaClient.defaultBaseURL)
+        return try Self.baseURL(
+            nil, variable: EnvironmentSettings.apiURLVariable, fallback: MetrikaClient.defaultBaseURL)
     }
 
     // MARK: - Profiles and the config file
@@ -64,10 +71,14 @@ package final class Services: Sendable {
     /// neither names one. An unknown profile or an unusable config file is exit 78.
     package func profile() throws -> ConfigFile.Profile? {
         if let given = selection.profile {
-            guard !given.name.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("\(given.selectedBy) needs a profile name") }
+            guard !given.name.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw UsageError("\(given.selectedBy) needs a profile name")
+            }
             return try profile(named: given.name, selectedBy: given.selectedBy)
         }
-        if let name = world.environment[EnvironmentSettings.profileVariable]?.trimmingCharacters(in: .whitespaces), !name.isEmpty {
+        if let name = world.environment[EnvironmentSettings.profileVariable]?.trimmingCharacters(in: .whitespaces),
+            !name.isEmpty
+        {
             return try profile(named: name, selectedBy: EnvironmentSettings.profileVariable)
         }
         return nil
@@ -81,23 +92,33 @@ package final class Services: Sendable {
     /// The active profile for display: `agency (--profile)`, or nil.
     package func profileDescription() throws -> String? {
         guard let profile = try profile() else { return nil }
-        return "\(profile.name) (\(selection.profile?.selectedBy ?? EnvironmentSettings.profileVariable), \(ConfigFile.path(environment: world.environment)))"
+        return
+            "\(profile.name) (\(selection.profile?.selectedBy ?? EnvironmentSettings.profileVariable), \(ConfigFile.path(environment: world.environment)))"
     }
 
     /// The token file login and logout write and delete: `--token-file`, else the profile's, else the
     /// default one. `explicit` when the user named it (its directory is then not narrowed to 0700).
     package func tokenFileToWrite() throws -> (file: TokenFile, explicit: Bool) {
         if let path = selection.tokenFile { return (TokenFile(path: path), true) }
-        if let profile = try profile() { return (TokenFile(path: TokenSource.profileTokenPath(profile, environment: world.environment)), profile.tokenFile != nil) }
+        if let profile = try profile() {
+            return (
+                TokenFile(path: TokenSource.profileTokenPath(profile, environment: world.environment)),
+                profile.tokenFile != nil
+            )
+        }
         return (TokenFile.defaultFile(environment: world.environment), false)
     }
 
     /// The counters to use when no `--counter` is given: METRIKA_COUNTER, else the profile's
     /// `counter`, else the config file's; nil when none is set. Also says where they came from.
     package func defaultCounters() throws -> (ids: [String], source: String)? {
-        if let text = world.environment[ConfigError.counterVariable]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
+        if let text = world.environment[ConfigError.counterVariable]?.trimmingCharacters(in: .whitespaces),
+            !text.isEmpty
+        {
             // Checked here, where the variable can be named: the command would blame --counter.
-            let ids = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let ids = text.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             guard ids.allSatisfy({ Int($0).map { $0 > 0 } ?? false }) else {
                 throw ConfigError.badCounterVariable(value: text)
             }
@@ -114,7 +135,9 @@ package final class Services: Sendable {
 
     /// A base URL of the API or the OAuth server (both carry secrets: plain http only to loopback,
     /// see `PlainHTTPPolicy`).
-    package func secretBearingBaseURL(_ value: String?, variable: String, fallback: String, secret: String) throws -> URL {
+    package func secretBearingBaseURL(_ value: String?, variable: String, fallback: String, secret: String) throws
+        -> URL
+    {
         let url = try Self.baseURL(value, variable: variable, fallback: fallback)
         try PlainHTTPPolicy.check(url, setting: variable, secret: secret, environment: world.environment)
         return url
@@ -122,7 +145,9 @@ package final class Services: Sendable {
 
     package static func baseURL(_ value: String?, variable: String, fallback: String) throws -> URL {
         let text = (value?.isEmpty == false ? value! : fallback).trimmingCharacters(in: .whitespaces)
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            url.host != nil
+        else {
             throw ConfigError.badBaseURL(variable: variable, value: text, problem: .notHTTP)
         }
         guard url.query == nil, url.user == nil, url.password == nil else {
@@ -143,7 +168,9 @@ package final class Services: Sendable {
     package func requestTimeout() throws -> Double {
         guard let text = world.environment[EnvironmentSettings.timeoutVariable], !text.isEmpty else { return 30 }
         guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
-            throw ConfigError.badVariable(variable: EnvironmentSettings.timeoutVariable, value: text, expected: "a number of seconds above 0 and at most 600")
+            throw ConfigError.badVariable(
+                variable: EnvironmentSettings.timeoutVariable, value: text,
+                expected: "a number of seconds above 0 and at most 600")
         }
         return seconds
     }
@@ -151,11 +178,16 @@ package final class Services: Sendable {
     /// The largest API answer accepted, in bytes after decompression: METRIKA_MAX_RESPONSE (a number of
     /// bytes, or with a K, M or G suffix for KiB, MiB, GiB), default 64 MiB.
     package func maxResponseBytes() throws -> Int {
-        guard let text = world.environment[EnvironmentSettings.maxResponseVariable]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+        guard
+            let text = world.environment[EnvironmentSettings.maxResponseVariable]?.trimmingCharacters(in: .whitespaces),
+            !text.isEmpty
+        else {
             return HTTPRequest.defaultMaxResponseBytes
         }
         guard let bytes = Self.parseByteSize(text), bytes >= 1 << 10, bytes <= 1 << 32 else {
-            throw ConfigError.badVariable(variable: EnvironmentSettings.maxResponseVariable, value: text, expected: "a size between 1K and 4G (bytes, or with K, M, G)")
+            throw ConfigError.badVariable(
+                variable: EnvironmentSettings.maxResponseVariable, value: text,
+                expected: "a size between 1K and 4G (bytes, or with K, M, G)")
         }
         return bytes
     }
@@ -172,7 +204,9 @@ package final class Services: Sendable {
             unit = 1 << shift
             digits = digits.dropLast()
         }
-        guard !digits.isEmpty, digits.count <= 12, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(digits) else { return nil }
+        guard !digits.isEmpty, digits.count <= 12, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+            let number = Int(digits)
+        else { return nil }
         let (bytes, overflow) = number.multipliedReportingOverflow(by: unit)
         return overflow ? nil : bytes
     }
@@ -186,7 +220,8 @@ package final class Services: Sendable {
 
     /// The token, resolved per `--token-file`, METRIKA_TOKEN, the profile's token file, the token file.
     package func token() async throws -> ResolvedToken {
-        let resolved = try await TokenSource.resolve(tokenFile: selection.tokenFile, profile: try profile(), environment: world.environment)
+        let resolved = try await TokenSource.resolve(
+            tokenFile: selection.tokenFile, profile: try profile(), environment: world.environment)
         world.secrets.add(resolved.token)
         world.secrets.add(resolved.stored?.refreshToken)
         return resolved
@@ -202,8 +237,10 @@ package final class Services: Sendable {
         let token = try await token()
         let keeper = try tokenKeeper(for: token, timeout: timeout)
         var client = MetrikaClient(
-            baseURL: url, token: token.token, transport: TokenRefreshingTransport(base: world.transport, keeper: keeper),
-            streamingTransport: TokenRefreshingStreamingTransport(base: world.streamingTransport, keeper: keeper), requestTimeout: timeout,
+            baseURL: url, token: token.token,
+            transport: TokenRefreshingTransport(base: world.transport, keeper: keeper),
+            streamingTransport: TokenRefreshingStreamingTransport(base: world.streamingTransport, keeper: keeper),
+            requestTimeout: timeout,
             sleep: world.sleep, now: world.now, log: logger, retryWait: world.retryWait
         )
         client.maxResponseBytes = limit
@@ -213,7 +250,9 @@ package final class Services: Sendable {
     /// METRIKA_OAUTH_URL or the default; anything that isn't an http(s) URL, or is plain http to
     /// another machine, is a configuration error.
     package func oauthBaseURL() throws -> URL {
-        try secretBearingBaseURL(world.environment[EnvironmentSettings.oauthURLVariable], variable: EnvironmentSettings.oauthURLVariable, fallback: OAuthClient.defaultBaseURL, secret: "the app's secret and the tokens")
+        try secretBearingBaseURL(
+            world.environment[EnvironmentSettings.oauthURLVariable], variable: EnvironmentSettings.oauthURLVariable,
+            fallback: OAuthClient.defaultBaseURL, secret: "the app's secret and the tokens")
     }
 
     /// The app's credentials by the one precedence (`ClientCredentials.resolve`): `--client-id` /
@@ -230,15 +269,19 @@ package final class Services: Sendable {
     }
 
     /// The credentials that can renew or revoke `stored` (its issuing app's id and secret), or why not.
-    package func credentialsForToken(_ stored: StoredToken?) throws -> Result<ClientCredentials, AppCredentialsProblem> {
-        ClientCredentials.forToken(issuer: stored?.clientID, resolved: try clientCredentials(tokenClientID: stored?.clientID))
+    package func credentialsForToken(_ stored: StoredToken?) throws -> Result<ClientCredentials, AppCredentialsProblem>
+    {
+        ClientCredentials.forToken(
+            issuer: stored?.clientID, resolved: try clientCredentials(tokenClientID: stored?.clientID))
     }
 
     /// The keeper of the run's token, which both API transports consult. An unusable METRIKA_OAUTH_URL
     /// stops the command (exit 78) like any bad setting; missing app credentials only keep the keeper
     /// from renewing (it says why when the token is close to expiry).
     package func tokenKeeper(for token: ResolvedToken, timeout: Double) throws -> TokenKeeper {
-        let oauth = OAuthClient(baseURL: try oauthBaseURL(), transport: world.transport, requestTimeout: timeout, now: world.now, log: logger)
+        let oauth = OAuthClient(
+            baseURL: try oauthBaseURL(), transport: world.transport, requestTimeout: timeout, now: world.now,
+            log: logger)
         var credentials: ClientCredentials?
         var problem: AppCredentialsProblem?
         if token.stored != nil {

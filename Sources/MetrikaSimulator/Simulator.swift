@@ -129,10 +129,12 @@ package final class Simulator: Sendable {
             return requireGET(request) ?? listCounters(request)
         case _ where parts.count == 4 && parts[0] == "management" && parts[1] == "v1" && parts[2] == "counter":
             return requireGET(request) ?? showCounter(request, id: parts[3])
-        case _ where parts.count == 5 && parts[0] == "management" && parts[1] == "v1" && parts[2] == "counter"
+        case _
+        where parts.count == 5 && parts[0] == "management" && parts[1] == "v1" && parts[2] == "counter"
             && parts[4] == "goals":
             return requireGET(request) ?? listGoals(request, id: parts[3])
-        case _ where parts.count >= 5 && parts[0] == "management" && parts[1] == "v1" && parts[2] == "counter"
+        case _
+        where parts.count >= 5 && parts[0] == "management" && parts[1] == "v1" && parts[2] == "counter"
             && (parts[4] == "logrequests" || parts[4] == "logrequest"):
             return routeLogs(request, parts)
         case ["stat", "v1", "data"]:

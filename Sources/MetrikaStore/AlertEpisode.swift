@@ -42,21 +42,34 @@ package struct AlertEpisode: Sendable, Equatable {
     package var lastExpected: Double?
 
     /// A day's episode.
-    package init(id: Int? = nil, counterID: Int, metric: String, kind: String, since: Day, lastDay: Day, value: Double, expected: Double,
-                 notifiedAt: Date, lastValue: Double? = nil, lastExpected: Double? = nil) {
-        self.init(id: id, counterID: counterID, metric: metric, grain: .day, kind: kind, since: since, sinceHour: 0, lastDay: lastDay, lastHour: 0,
-                  value: value, expected: expected, notifiedAt: notifiedAt, lastValue: lastValue, lastExpected: lastExpected)
+    package init(
+        id: Int? = nil, counterID: Int, metric: String, kind: String, since: Day, lastDay: Day, value: Double,
+        expected: Double,
+        notifiedAt: Date, lastValue: Double? = nil, lastExpected: Double? = nil
+    ) {
+        self.init(
+            id: id, counterID: counterID, metric: metric, grain: .day, kind: kind, since: since, sinceHour: 0,
+            lastDay: lastDay, lastHour: 0,
+            value: value, expected: expected, notifiedAt: notifiedAt, lastValue: lastValue, lastExpected: lastExpected)
     }
 
     /// An hour's episode: from `day` at `sinceHour` to `lastDay` at `lastHour`.
-    package init(id: Int? = nil, counterID: Int, metric: String, kind: String, day: Day, sinceHour: Int, lastDay: Day, lastHour: Int,
-                 value: Double, expected: Double, notifiedAt: Date) {
-        self.init(id: id, counterID: counterID, metric: metric, grain: .hour, kind: kind, since: day, sinceHour: sinceHour, lastDay: lastDay,
-                  lastHour: lastHour, value: value, expected: expected, notifiedAt: notifiedAt)
+    package init(
+        id: Int? = nil, counterID: Int, metric: String, kind: String, day: Day, sinceHour: Int, lastDay: Day,
+        lastHour: Int,
+        value: Double, expected: Double, notifiedAt: Date
+    ) {
+        self.init(
+            id: id, counterID: counterID, metric: metric, grain: .hour, kind: kind, since: day, sinceHour: sinceHour,
+            lastDay: lastDay,
+            lastHour: lastHour, value: value, expected: expected, notifiedAt: notifiedAt)
     }
 
-    package init(id: Int?, counterID: Int, metric: String, grain: Grain, kind: String, since: Day, sinceHour: Int, lastDay: Day, lastHour: Int,
-                 value: Double, expected: Double, notifiedAt: Date, lastValue: Double? = nil, lastExpected: Double? = nil) {
+    package init(
+        id: Int?, counterID: Int, metric: String, grain: Grain, kind: String, since: Day, sinceHour: Int, lastDay: Day,
+        lastHour: Int,
+        value: Double, expected: Double, notifiedAt: Date, lastValue: Double? = nil, lastExpected: Double? = nil
+    ) {
         self.id = id
         self.counterID = counterID
         self.metric = metric

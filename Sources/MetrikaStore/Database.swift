@@ -29,8 +29,11 @@ final class Database {
     /// be made where nothing may be written: a read-only file, directory or filesystem).
     convenience init(readingOnly path: String, immutable: Bool) throws {
         // A URI filename: `%`, `?` and `#` of the path are escaped.
-        let escaped = path.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "?", with: "%3f").replacingOccurrences(of: "#", with: "%23")
-        try self.init(path: path, uri: "file:" + escaped + (immutable ? "?immutable=1" : "?mode=ro"), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
+        let escaped = path.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "?", with: "%3f")
+            .replacingOccurrences(of: "#", with: "%23")
+        try self.init(
+            path: path, uri: "file:" + escaped + (immutable ? "?immutable=1" : "?mode=ro"),
+            flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
     }
 
     private init(path: String, uri: String? = nil, flags: Int32) throws {

@@ -11,15 +11,22 @@ extension HistoryStore {
 
     // MARK: - Episodes (both grains: one table, one claim, one release, one record)
 
-    private static let episodeColumns = "id, counter_id, metric, grain, kind, since, since_hour, last_day, last_hour, value, expected, notified_at, last_value, last_expected"
+    private static let episodeColumns =
+        "id, counter_id, metric, grain, kind, since, since_hour, last_day, last_hour, value, expected, notified_at, last_value, last_expected"
 
     private static func episode(_ row: [SQLiteValue]) -> AlertEpisode? {
-        guard let id = row[0].int, let counterID = row[1].int, let metric = row[2].string, let grain = row[3].string.flatMap(AlertEpisode.Grain.init(rawValue:)),
-              let kind = row[4].string, let since = row[5].string.flatMap(Day.init(iso:)), let last = row[7].string.flatMap(Day.init(iso:)),
-              let value = row[9].double, let expected = row[10].double, let notified = row[11].double else { return nil }
-        return AlertEpisode(id: id, counterID: counterID, metric: metric, grain: grain, kind: kind, since: since, sinceHour: row[6].int ?? 0,
-                            lastDay: last, lastHour: row[8].int ?? 0, value: value, expected: expected, notifiedAt: Date(timeIntervalSince1970: notified),
-                            lastValue: row[12].double, lastExpected: row[13].double)
+        guard let id = row[0].int, let counterID = row[1].int, let metric = row[2].string,
+            let grain = row[3].string.flatMap(AlertEpisode.Grain.init(rawValue:)),
+            let kind = row[4].string, let since = row[5].string.flatMap(Day.init(iso:)),
+            let last = row[7].string.flatMap(Day.init(iso:)),
+            let value = row[9].double, let expected = row[10].double, let notified = row[11].double
+        else { return nil }
+        return AlertEpisode(
+            id: id, counterID: counterID, metric: metric, grain: grain, kind: kind, since: since,
+            sinceHour: row[6].int ?? 0,
+            lastDay: last, lastHour: row[8].int ?? 0, value: value, expected: expected,
+            notifiedAt: Date(timeIntervalSince1970: notified),
+            lastValue: row[12].double, lastExpected: row[13].double)
     }
 
     /// `(counter_id, metric, grain)`: the key of an episode.
@@ -34,33 +41,44 @@ extension HistoryStore {
 
     /// The open episode of `counterID`'s `metric` in `grain`, read inside the caller's transaction.
     private static func openEpisode(_ database: Database, _ episode: AlertEpisode) throws -> AlertEpisode? {
-        try database.rows("SELECT \(episodeColumns) FROM alert_episodes WHERE counter_id = ? AND metric = ? AND grain = ?", key(episode)).first.flatMap(Self.episode)
+        try database.rows(
+            "SELECT \(episodeColumns) FROM alert_episodes WHERE counter_id = ? AND metric = ? AND grain = ?",
+            key(episode)
+        ).first.flatMap(Self.episode)
     }
 
     /// Writes `episode` in place of any of its counter, metric and grain: a new id, unless it carries
     /// one (an episode put back by a release keeps its id). Returns the id it was written with.
     @discardableResult
     private static func insert(_ episode: AlertEpisode, _ database: Database) throws -> Int? {
-        try database.execute("""
+        try database.execute(
+            """
             INSERT OR REPLACE INTO alert_episodes
                 (id, counter_id, metric, grain, kind, since, since_hour, last_day, last_hour, value, expected, notified_at, last_value, last_expected)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            [episode.id.map { .int($0) } ?? .null, .int(episode.counterID), .text(episode.metric), .text(episode.grain.rawValue), .text(episode.kind),
-             .text(episode.since.iso), hour(episode.sinceHour, episode.grain), .text(episode.lastDay.iso), hour(episode.lastHour, episode.grain),
-             .real(episode.value), .real(episode.expected), .real(episode.notifiedAt.timeIntervalSince1970),
-             episode.lastValue.map { .real($0) } ?? .null, episode.lastExpected.map { .real($0) } ?? .null])
+            [
+                episode.id.map { .int($0) } ?? .null, .int(episode.counterID), .text(episode.metric),
+                .text(episode.grain.rawValue), .text(episode.kind),
+                .text(episode.since.iso), hour(episode.sinceHour, episode.grain), .text(episode.lastDay.iso),
+                hour(episode.lastHour, episode.grain),
+                .real(episode.value), .real(episode.expected), .real(episode.notifiedAt.timeIntervalSince1970),
+                episode.lastValue.map { .real($0) } ?? .null, episode.lastExpected.map { .real($0) } ?? .null
+            ])
         return try database.scalar("SELECT last_insert_rowid()")?.int
     }
 
     private static func delete(_ episode: AlertEpisode, _ database: Database) throws {
-        try database.execute("DELETE FROM alert_episodes WHERE counter_id = ? AND metric = ? AND grain = ?", key(episode))
+        try database.execute(
+            "DELETE FROM alert_episodes WHERE counter_id = ? AND metric = ? AND grain = ?", key(episode))
     }
 
     /// The open episodes of a counter in `grain`, by metric API name.
     package func openEpisodes(counterID: Int, grain: AlertEpisode.Grain) async throws -> [String: AlertEpisode] {
         let rows = try await alertTransaction { database in
-            try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes WHERE counter_id = ? AND grain = ?", [.int(counterID), .text(grain.rawValue)])
+            try database.rows(
+                "SELECT \(Self.episodeColumns) FROM alert_episodes WHERE counter_id = ? AND grain = ?",
+                [.int(counterID), .text(grain.rawValue)])
         }
         var result: [String: AlertEpisode] = [:]
         for episode in rows.compactMap(Self.episode) { result[episode.metric] = episode }
@@ -71,28 +89,38 @@ extension HistoryStore {
     /// alert --status`, the bot's `/alerts`).
     package func allOpenAlertEpisodes() async throws -> [AlertEpisode] {
         try await alertTransaction { database in
-            try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes ORDER BY counter_id, id").compactMap(Self.episode)
+            try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes ORDER BY counter_id, id").compactMap(
+                Self.episode)
         }
     }
 
     /// Records a run's decisions in ONE transaction, for episodes of `grain`: `opened` replace any
     /// episode of their counter and metric, `closed` (counter id, metric) are forgotten, `touched` only
     /// move their last day (and hour) on — never back — and keep the values they measured.
-    package func recordEpisodes(grain: AlertEpisode.Grain, opened: [AlertEpisode], touched: [AlertEpisode], closed: [(counterID: Int, metric: String)]) async throws {
+    package func recordEpisodes(
+        grain: AlertEpisode.Grain, opened: [AlertEpisode], touched: [AlertEpisode],
+        closed: [(counterID: Int, metric: String)]
+    ) async throws {
         guard !(opened.isEmpty && touched.isEmpty && closed.isEmpty) else { return }
         try await alertTransaction { database in
             for episode in opened { try Self.insert(episode, database) }
             for episode in touched {
                 let lastHour = Self.hour(episode.lastHour, episode.grain)
-                try database.execute("""
+                try database.execute(
+                    """
                     UPDATE alert_episodes SET last_day = ?, last_hour = ?, last_value = coalesce(?, last_value), last_expected = coalesce(?, last_expected)
                     WHERE counter_id = ? AND metric = ? AND grain = ? AND (last_day, coalesce(last_hour, 0)) <= (?, coalesce(?, 0))
                     """,
-                    [.text(episode.lastDay.iso), lastHour, episode.lastValue.map { .real($0) } ?? .null, episode.lastExpected.map { .real($0) } ?? .null]
+                    [
+                        .text(episode.lastDay.iso), lastHour, episode.lastValue.map { .real($0) } ?? .null,
+                        episode.lastExpected.map { .real($0) } ?? .null
+                    ]
                         + Self.key(episode) + [.text(episode.lastDay.iso), lastHour])
             }
             for (counterID, metric) in closed {
-                try database.execute("DELETE FROM alert_episodes WHERE counter_id = ? AND metric = ? AND grain = ?", [.int(counterID), .text(metric), .text(grain.rawValue)])
+                try database.execute(
+                    "DELETE FROM alert_episodes WHERE counter_id = ? AND metric = ? AND grain = ?",
+                    [.int(counterID), .text(metric), .text(grain.rawValue)])
             }
         }
     }
@@ -148,8 +176,12 @@ extension HistoryStore {
     /// its check may tell it again. Returns it, or nil when no open episode has that id.
     package func forgetAlertEpisode(id: Int) async throws -> AlertEpisode? {
         try await alertTransaction { database in
-            guard let episode = try database.rows("SELECT \(Self.episodeColumns) FROM alert_episodes WHERE id = ?", [.int(id)])
-                .first.flatMap(Self.episode) else {
+            guard
+                let episode = try database.rows(
+                    "SELECT \(Self.episodeColumns) FROM alert_episodes WHERE id = ?", [.int(id)]
+                )
+                .first.flatMap(Self.episode)
+            else {
                 return nil
             }
             try database.execute("DELETE FROM alert_episodes WHERE id = ?", [.int(id)])
@@ -168,8 +200,9 @@ extension HistoryStore {
     /// The API's `data_lag` (seconds) of the counter's latest fetch, if it said one.
     package func latestDataLag(counterID: Int) async throws -> Double? {
         try await alertTransaction { database in
-            try database.scalar("SELECT data_lag FROM fetch_log WHERE counter_id = ? ORDER BY fetched_at DESC, id DESC LIMIT 1",
-                                [.integer(Int64(counterID))])?.double
+            try database.scalar(
+                "SELECT data_lag FROM fetch_log WHERE counter_id = ? ORDER BY fetched_at DESC, id DESC LIMIT 1",
+                [.integer(Int64(counterID))])?.double
         }
     }
 
@@ -178,14 +211,21 @@ extension HistoryStore {
     /// The counter's goals as last stored, and when they were read; nil when they never were.
     package func storedGoals(counterID: Int) async throws -> (goals: [Goal], fetchedAt: Date)? {
         try await alertTransaction { database in
-            guard let fetched = try database.scalar("SELECT fetched_at FROM counter_goals_read WHERE counter_id = ?", [.integer(Int64(counterID))])?.double else {
+            guard
+                let fetched = try database.scalar(
+                    "SELECT fetched_at FROM counter_goals_read WHERE counter_id = ?", [.integer(Int64(counterID))])?
+                    .double
+            else {
                 return nil
             }
-            let goals = try database.rows("SELECT goal_id, name, type FROM counter_goals WHERE counter_id = ? ORDER BY position", [.integer(Int64(counterID))])
-                .compactMap { row -> Goal? in
-                    guard let id = row[0].int else { return nil }
-                    return Goal(id: id, name: row[1].string ?? "", type: row[2].string ?? "")
-                }
+            let goals = try database.rows(
+                "SELECT goal_id, name, type FROM counter_goals WHERE counter_id = ? ORDER BY position",
+                [.integer(Int64(counterID))]
+            )
+            .compactMap { row -> Goal? in
+                guard let id = row[0].int else { return nil }
+                return Goal(id: id, name: row[1].string ?? "", type: row[2].string ?? "")
+            }
             return (goals, Date(timeIntervalSince1970: fetched))
         }
     }
@@ -197,8 +237,11 @@ extension HistoryStore {
             for (position, goal) in goals.enumerated() {
                 try database.execute(
                     "INSERT INTO counter_goals (counter_id, position, goal_id, name, type, fetched_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    [.integer(Int64(counterID)), .integer(Int64(position)), .integer(Int64(goal.id)), .text(goal.name), .text(goal.type),
-                     .real(fetchedAt.timeIntervalSince1970)])
+                    [
+                        .integer(Int64(counterID)), .integer(Int64(position)), .integer(Int64(goal.id)),
+                        .text(goal.name), .text(goal.type),
+                        .real(fetchedAt.timeIntervalSince1970)
+                    ])
             }
             try database.execute(
                 "INSERT OR REPLACE INTO counter_goals_read (counter_id, fetched_at) VALUES (?, ?)",

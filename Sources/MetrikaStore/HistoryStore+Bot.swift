@@ -6,7 +6,8 @@ extension HistoryStore {
     /// as `getMe` answers it); nil before its first update.
     package func botOffset(botID: Int64) async throws -> Int64? {
         try await withLock { database in
-            try database.rows("SELECT next_offset FROM bot_offsets WHERE bot_id = ?", [.integer(botID)]).first?.first?.int.map(Int64.init)
+            try database.rows("SELECT next_offset FROM bot_offsets WHERE bot_id = ?", [.integer(botID)]).first?.first?
+                .int.map(Int64.init)
         }
     }
 

@@ -17,7 +17,9 @@ extension HistoryStore {
     /// `settledBefore` are final.
     /// - Throws: `StoreError` (`.unknownCounter`, `.invalidInput` for a day that is not 24 hours of
     ///   `metrics.count` values); nothing is written then.
-    package func storeHourly(counterID: Int, metrics: [Metric], values: [Day: [[Double?]?]], settledBefore: Day, fetchedAt: Date) async throws {
+    package func storeHourly(
+        counterID: Int, metrics: [Metric], values: [Day: [[Double?]?]], settledBefore: Day, fetchedAt: Date
+    ) async throws {
         guard Set(metrics.map(\.apiName)).count == metrics.count else {
             throw StoreError(.invalidInput, path: path, detail: "a metric is listed twice: \(metrics.map(\.apiName))")
         }
@@ -28,24 +30,33 @@ extension HistoryStore {
                 }
                 for day in values.keys.sorted() {
                     guard let hours = values[day], hours.count == 24 else {
-                        throw StoreError(.invalidInput, path: path, detail: "\(values[day]?.count ?? 0) hours on \(day.iso), not 24")
+                        throw StoreError(
+                            .invalidInput, path: path, detail: "\(values[day]?.count ?? 0) hours on \(day.iso), not 24")
                     }
                     for metric in metrics {
-                        try database.execute("DELETE FROM hourly_values WHERE counter_id = ? AND metric = ? AND day = ?",
-                                             [.int(counterID), .text(metric.apiName), .text(day.iso)])
+                        try database.execute(
+                            "DELETE FROM hourly_values WHERE counter_id = ? AND metric = ? AND day = ?",
+                            [.int(counterID), .text(metric.apiName), .text(day.iso)])
                     }
                     for (hour, row) in hours.enumerated() {
                         guard let row else { continue }
                         guard row.count == metrics.count else {
-                            throw StoreError(.invalidInput, path: path, detail: "\(row.count) values for \(metrics.count) metrics at \(day.iso) \(hour):00")
+                            throw StoreError(
+                                .invalidInput, path: path,
+                                detail: "\(row.count) values for \(metrics.count) metrics at \(day.iso) \(hour):00")
                         }
                         for (metric, value) in zip(metrics, row) {
-                            try database.execute("""
+                            try database.execute(
+                                """
                                 INSERT INTO hourly_values (counter_id, metric, day, hour, unit, value, settled, fetched_at)
                                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                                 """,
-                                [.int(counterID), .text(metric.apiName), .text(day.iso), .int(hour), .text(metric.storedUnit),
-                                 .real(value.flatMap { $0.isFinite ? $0 : nil }), .bool(day < settledBefore), .real(fetchedAt.timeIntervalSince1970)])
+                                [
+                                    .int(counterID), .text(metric.apiName), .text(day.iso), .int(hour),
+                                    .text(metric.storedUnit),
+                                    .real(value.flatMap { $0.isFinite ? $0 : nil }), .bool(day < settledBefore),
+                                    .real(fetchedAt.timeIntervalSince1970)
+                                ])
                         }
                     }
                 }
@@ -65,12 +76,15 @@ extension HistoryStore {
     /// The days of `days` whose 24 hours are stored for every metric and settled: never fetched again.
     package func settledHourDays(counterID: Int, days: [Day], metrics: [Metric]) async throws -> Set<Day> {
         let cells = try await hourlyCells(counterID: counterID, days: days, metrics: metrics)
-        return Set(cells.compactMap { day, hours in
-            hours.allSatisfy { row in row.allSatisfy { $0?.settled == true } } ? day : nil
-        })
+        return Set(
+            cells.compactMap { day, hours in
+                hours.allSatisfy { row in row.allSatisfy { $0?.settled == true } } ? day : nil
+            })
     }
 
-    private func hourlyCells(counterID: Int, days: [Day], metrics: [Metric]) async throws -> [Day: [[(value: Double?, settled: Bool)?]]] {
+    private func hourlyCells(counterID: Int, days: [Day], metrics: [Metric]) async throws -> [Day: [[(
+        value: Double?, settled: Bool
+    )?]]] {
         guard !metrics.isEmpty, !days.isEmpty else { return [:] }
         var column: [String: (index: Int, unit: String)] = [:]
         for (index, metric) in metrics.enumerated() { column[metric.apiName] = (index, metric.storedUnit) }
@@ -83,10 +97,13 @@ extension HistoryStore {
         let bound: [SQLiteValue] = [.int(counterID)] + days.map { .text($0.iso) } + metrics.map { .text($0.apiName) }
         let rows = try await withLock { database in try database.rows(sql, bound) }
         var cells: [Day: [[(value: Double?, settled: Bool)?]]] = [:]
-        let empty = Array(repeating: Array(repeating: (value: Double?, settled: Bool)?.none, count: metrics.count), count: 24)
+        let empty = Array(
+            repeating: Array(repeating: (value: Double?, settled: Bool)?.none, count: metrics.count), count: 24)
         for row in rows {
-            guard let day = row[0].string.flatMap(Day.init(iso:)), let hour = row[1].int, (0..<24).contains(hour), let metric = row[2].string,
-                  let (index, unit) = column[metric], row[3].string == unit else { continue }
+            guard let day = row[0].string.flatMap(Day.init(iso:)), let hour = row[1].int, (0..<24).contains(hour),
+                let metric = row[2].string,
+                let (index, unit) = column[metric], row[3].string == unit
+            else { continue }
             cells[day, default: empty][hour][index] = (row[4].double, row[5].int == 1)
         }
         return cells

@@ -16,14 +16,17 @@ extension HistoryStore {
     }
 
     /// The values last mirrored into `destination` for a counter within `range`.
-    package func mirrored(destination: String, counterID: Int, range: DateRange) async throws -> [MirroredCell: Double] {
+    package func mirrored(destination: String, counterID: Int, range: DateRange) async throws -> [MirroredCell: Double]
+    {
         try await withLock { database in
             let rows = try database.rows(
                 "SELECT day, metric, value FROM daily_mirror WHERE destination = ? AND counter_id = ? AND day BETWEEN ? AND ?",
                 [.text(destination), .int(counterID), .text(range.from.iso), .text(range.to.iso)])
             var cells: [MirroredCell: Double] = [:]
             for row in rows where row.count == 3 {
-                guard let day = row[0].string.flatMap(Day.init(iso:)), let metric = row[1].string, let value = row[2].double else { continue }
+                guard let day = row[0].string.flatMap(Day.init(iso:)), let metric = row[1].string,
+                    let value = row[2].double
+                else { continue }
                 cells[MirroredCell(day: day, metric: metric)] = value
             }
             return cells
@@ -45,6 +48,8 @@ extension HistoryStore {
 
     /// The table at `destination` is new (or was dropped): nothing there was sent by an earlier sync.
     package func forgetMirrored(destination: String) async throws {
-        try await withLock { database in try database.execute("DELETE FROM daily_mirror WHERE destination = ?", [.text(destination)]) }
+        try await withLock { database in
+            try database.execute("DELETE FROM daily_mirror WHERE destination = ?", [.text(destination)])
+        }
     }
 }

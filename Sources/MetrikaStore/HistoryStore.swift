@@ -1,7 +1,7 @@
 import CSQLite
 import Foundation
-import Synchronization
 import MetrikaModel
+import Synchronization
 
 /// The history database: counters, daily metric values with their units, a fetch log and period totals
 /// of non-additive metrics, in one SQLite file (see docs/history.md).
@@ -45,7 +45,8 @@ package final class HistoryStore: Sendable {
     package static func open(path: String, readOnly: Bool = false) async throws -> HistoryStore {
         let queue = DispatchQueue(label: "metrika.history")
         // The connection is made on the store's queue and sent, unshared, to the store (`sending`).
-        let database = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Database, any Error>) in
+        let database = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<Database, any Error>) in
             queue.async {
                 continuation.resume(with: Result { try HistoryStore.openDatabase(path: path, readOnly: readOnly) })
             }
@@ -135,14 +136,20 @@ package final class HistoryStore: Sendable {
     private static func checkWritable(_ path: String) throws {
         guard FileManager.default.fileExists(atPath: path) else { return }
         if access(path, W_OK) != 0 {
-            throw StoreError(.readOnly, path: path, detail: "the file is read-only: \(String(cString: strerror(errno)))")
+            throw StoreError(
+                .readOnly, path: path, detail: "the file is read-only: \(String(cString: strerror(errno)))")
         }
-        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let directory =
+            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         guard access(directory, W_OK) != 0 else { return }
         let reason = String(cString: strerror(errno))
         if ["-wal", "-shm"].allSatisfy({ access(path + $0, W_OK) == 0 }) { return }
         let name = (path as NSString).lastPathComponent
-        throw StoreError(.readOnly, path: path, detail: "its directory \(directory) is not writable (\(reason)), and SQLite must create \(name)-wal and \(name)-shm there")
+        throw StoreError(
+            .readOnly, path: path,
+            detail:
+                "its directory \(directory) is not writable (\(reason)), and SQLite must create \(name)-wal and \(name)-shm there"
+        )
     }
 
     /// The connection of a reading command, or nil when the file must be opened for writing (it does
@@ -151,7 +158,8 @@ package final class HistoryStore: Sendable {
     /// SQLite cannot use WAL's shared memory read-only.
     private static func openForReading(_ path: String) throws -> Database? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let folder =
+            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         let writable = access(path, W_OK) == 0 && access(folder, W_OK) == 0
         for immutable in writable ? [false, true] : [true] {
             do {
@@ -161,7 +169,9 @@ package final class HistoryStore: Sendable {
                 guard version == Schema.latestVersion else { return nil }
                 try database.executeScript("PRAGMA foreign_keys = ON")
                 return database
-            } catch let error as SQLiteError where !immutable && [SQLITE_READONLY, SQLITE_CANTOPEN].contains(error.primaryCode) {
+            } catch let error as SQLiteError
+                where !immutable && [SQLITE_READONLY, SQLITE_CANTOPEN].contains(error.primaryCode)
+            {
                 continue
             } catch let error as SQLiteError {
                 throw storeError(error, path: path)
@@ -177,7 +187,8 @@ package final class HistoryStore: Sendable {
     /// (0 for a new, empty database).
     private static func checkFile(_ database: Database, path: String) throws -> Int {
         // The first read is where SQLite discovers a file that is not a database (SQLITE_NOTADB).
-        let tables = try database.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap(\.first?.string)
+        let tables = try database.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap(
+            \.first?.string)
         if tables.isEmpty {
             return 0
         }
@@ -315,7 +326,9 @@ package final class HistoryStore: Sendable {
         case SQLITE_CANTOPEN: return StoreError(.cannotCreate, path: path, detail: detail)
         case SQLITE_READONLY: return StoreError(.readOnly, path: path, detail: detail)
         case SQLITE_BUSY:
-            return StoreError(.sqlite(code: error.code), path: path, detail: "still locked by another metrika after waiting; try again")
+            return StoreError(
+                .sqlite(code: error.code), path: path,
+                detail: "still locked by another metrika after waiting; try again")
         default: return StoreError(.sqlite(code: error.code), path: path, detail: detail)
         }
     }
@@ -327,7 +340,8 @@ package final class HistoryStore: Sendable {
         let now = Date().timeIntervalSince1970
         try await write { database in
             for counter in counters {
-                try database.execute("""
+                try database.execute(
+                    """
                     INSERT INTO counters (id, name, site, status, permission, owner_login, time_zone_name,
                         time_zone_offset_minutes, create_time, is_favorite, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -338,10 +352,12 @@ package final class HistoryStore: Sendable {
                         create_time = excluded.create_time, is_favorite = excluded.is_favorite,
                         updated_at = excluded.updated_at
                     """,
-                    [.int(counter.id), .text(counter.name), .text(counter.site), .text(counter.status),
-                     .text(counter.permission), .text(counter.ownerLogin), .text(counter.timeZoneName),
-                     .int(counter.timeZoneOffsetMinutes), counter.createTime.map(SQLiteValue.text) ?? .null,
-                     .bool(counter.isFavorite), .real(now)])
+                    [
+                        .int(counter.id), .text(counter.name), .text(counter.site), .text(counter.status),
+                        .text(counter.permission), .text(counter.ownerLogin), .text(counter.timeZoneName),
+                        .int(counter.timeZoneOffsetMinutes), counter.createTime.map(SQLiteValue.text) ?? .null,
+                        .bool(counter.isFavorite), .real(now)
+                    ])
             }
         }
     }
@@ -354,8 +370,12 @@ package final class HistoryStore: Sendable {
     /// The same, with when the API said it.
     package func counterCurrencySeen(id: Int) async throws -> (currency: Currency, seenAt: Date)? {
         try await perform { database in
-            guard let row = try database.rows("SELECT currency, seen_at FROM counter_currency WHERE counter_id = ?", [.int(id)]).first,
-                  let currency = row[0].string.flatMap(Currency.init(code:)), let seen = row[1].double else { return nil }
+            guard
+                let row = try database.rows(
+                    "SELECT currency, seen_at FROM counter_currency WHERE counter_id = ?", [.int(id)]
+                ).first,
+                let currency = row[0].string.flatMap(Currency.init(code:)), let seen = row[1].double
+            else { return nil }
             return (currency, Date(timeIntervalSince1970: seen))
         }
     }
@@ -364,7 +384,8 @@ package final class HistoryStore: Sendable {
     package func storeCounterCurrency(id: Int, currency: Currency, seenAt: Date) async throws {
         try await write { database in
             try requireCounter(id, in: database)
-            try database.execute("""
+            try database.execute(
+                """
                 INSERT INTO counter_currency (counter_id, currency, seen_at) VALUES (?, ?, ?)
                 ON CONFLICT (counter_id) DO UPDATE SET currency = excluded.currency, seen_at = excluded.seen_at
                 """, [.int(id), .text(currency.code), .real(seenAt.timeIntervalSince1970)])
@@ -386,7 +407,8 @@ package final class HistoryStore: Sendable {
     /// The stored counter with this id, if any.
     package func counter(id: Int) async throws -> Counter? {
         try await perform { database in
-            try database.rows(HistoryStore.counterColumns + " WHERE id = ?", [.int(id)]).first.map(HistoryStore.counter(from:))
+            try database.rows(HistoryStore.counterColumns + " WHERE id = ?", [.int(id)]).first.map(
+                HistoryStore.counter(from:))
         }
     }
 
@@ -425,12 +447,16 @@ package final class HistoryStore: Sendable {
         }
         try await write { database in
             try requireCounter(counterID, in: database)
-            try database.execute("""
+            try database.execute(
+                """
                 INSERT INTO fetch_log (counter_id, range_from, range_to, metrics, fetched_at, settled_before, sampled, data_lag)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [.int(counterID), .text(range.from.iso), .text(range.to.iso), .text(metrics.map(\.apiName).joined(separator: ",")),
-                 .real(fetchedAt.timeIntervalSince1970), .text(settledBefore.iso), .bool(sampled), .real(dataLag)])
+                [
+                    .int(counterID), .text(range.from.iso), .text(range.to.iso),
+                    .text(metrics.map(\.apiName).joined(separator: ",")),
+                    .real(fetchedAt.timeIntervalSince1970), .text(settledBefore.iso), .bool(sampled), .real(dataLag)
+                ])
             let fetchID = Int(sqlite3_last_insert_rowid(database.handle))
             for metric in metrics {
                 try database.execute(
@@ -441,16 +467,21 @@ package final class HistoryStore: Sendable {
                 guard let row = values[day] else { continue }
                 // Checked while writing: the transaction makes a late failure leave nothing behind.
                 guard row.count == metrics.count else {
-                    throw StoreError(.invalidInput, path: path, detail: "\(row.count) values for \(metrics.count) metrics on \(day.iso)")
+                    throw StoreError(
+                        .invalidInput, path: path,
+                        detail: "\(row.count) values for \(metrics.count) metrics on \(day.iso)")
                 }
                 let settled = day < settledBefore
                 for (metric, value) in zip(metrics, row) {
-                    try database.execute("""
+                    try database.execute(
+                        """
                         INSERT INTO daily_values (counter_id, metric, day, unit, value, settled, fetch_id)
                         VALUES (?, ?, ?, ?, ?, ?, ?)
                         """,
-                        [.int(counterID), .text(metric.apiName), .text(day.iso), .text(metric.storedUnit),
-                         .real(value.flatMap { $0.isFinite ? $0 : nil }), .bool(settled), .int(fetchID)])
+                        [
+                            .int(counterID), .text(metric.apiName), .text(day.iso), .text(metric.storedUnit),
+                            .real(value.flatMap { $0.isFinite ? $0 : nil }), .bool(settled), .int(fetchID)
+                        ])
                 }
             }
         }
@@ -467,7 +498,9 @@ package final class HistoryStore: Sendable {
     /// Stored daily values of these metrics, one row per day aligned with `metrics`: only days for which
     /// every metric is stored (with the unit the metric has now).
     package func dailyValues(counterID: Int, range: DateRange, metrics: [Metric]) async throws -> [Day: [Double?]] {
-        try await storedCells(counterID: counterID, range: range, metrics: metrics).mapValues { cells in cells.map(\.value) }
+        try await storedCells(counterID: counterID, range: range, metrics: metrics).mapValues { cells in
+            cells.map(\.value)
+        }
     }
 
     /// Days of `range` stored for every metric and final when fetched: they need no refetch.
@@ -500,14 +533,17 @@ package final class HistoryStore: Sendable {
             WHERE v.counter_id = ? AND v.day BETWEEN ? AND ? AND f.sampled = 1 AND v.metric IN (\(placeholders))
             """
         let rows = try await perform { database in
-            try database.rows(sql, [.int(counterID), .text(range.from.iso), .text(range.to.iso)] + metrics.map { .text($0.apiName) })
+            try database.rows(
+                sql, [.int(counterID), .text(range.from.iso), .text(range.to.iso)] + metrics.map { .text($0.apiName) })
         }
         return Set(rows.compactMap { $0.first?.string.flatMap(Day.init(iso:)) })
     }
 
     /// The stored cells of complete days. One SELECT, so the answer is one consistent snapshot even while
     /// another process writes.
-    private func storedCells(counterID: Int, range: DateRange, metrics: [Metric]) async throws -> [Day: [(value: Double?, settled: Bool)]] {
+    private func storedCells(counterID: Int, range: DateRange, metrics: [Metric]) async throws -> [Day: [(
+        value: Double?, settled: Bool
+    )]] {
         guard !metrics.isEmpty else { return [:] }
         var column: [String: (index: Int, unit: String)] = [:]
         for (index, metric) in metrics.enumerated() {
@@ -520,12 +556,14 @@ package final class HistoryStore: Sendable {
             WHERE counter_id = ? AND day BETWEEN ? AND ? AND metric IN (\(placeholders))
             """
         let rows = try await perform { database in
-            try database.rows(sql, [.int(counterID), .text(range.from.iso), .text(range.to.iso)] + metrics.map { .text($0.apiName) })
+            try database.rows(
+                sql, [.int(counterID), .text(range.from.iso), .text(range.to.iso)] + metrics.map { .text($0.apiName) })
         }
         var cells: [Day: [(value: Double?, settled: Bool)?]] = [:]
         for row in rows {
             guard let day = row[0].string.flatMap(Day.init(iso:)), let metric = row[1].string,
-                  let (index, unit) = column[metric], row[2].string == unit else { continue }
+                let (index, unit) = column[metric], row[2].string == unit
+            else { continue }
             cells[day, default: Array(repeating: nil, count: metrics.count)][index] = (row[3].double, row[4].int == 1)
         }
         return cells.compactMapValues { row in
@@ -536,27 +574,41 @@ package final class HistoryStore: Sendable {
     // MARK: - Period totals
 
     /// Stores the API's total of a metric over a period (users of a week), replacing an earlier one.
-    package func storePeriodTotal(counterID: Int, period: DateRange, metric: Metric, value: Double?, settled: Bool, fetchedAt: Date) async throws {
+    package func storePeriodTotal(
+        counterID: Int, period: DateRange, metric: Metric, value: Double?, settled: Bool, fetchedAt: Date
+    ) async throws {
         try await write { database in
             try requireCounter(counterID, in: database)
-            try database.execute("""
+            try database.execute(
+                """
                 INSERT OR REPLACE INTO period_totals (counter_id, metric, period_from, period_to, unit, value, settled, fetched_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [.int(counterID), .text(metric.apiName), .text(period.from.iso), .text(period.to.iso), .text(metric.storedUnit),
-                 .real(value.flatMap { $0.isFinite ? $0 : nil }), .bool(settled), .real(fetchedAt.timeIntervalSince1970)])
+                [
+                    .int(counterID), .text(metric.apiName), .text(period.from.iso), .text(period.to.iso),
+                    .text(metric.storedUnit),
+                    .real(value.flatMap { $0.isFinite ? $0 : nil }), .bool(settled),
+                    .real(fetchedAt.timeIntervalSince1970)
+                ])
         }
     }
 
     /// The stored total of a metric over exactly this period, and whether it was final when fetched; nil
     /// when none is stored (or it was stored with another unit).
-    package func periodTotal(counterID: Int, period: DateRange, metric: Metric) async throws -> (value: Double?, settled: Bool)? {
+    package func periodTotal(counterID: Int, period: DateRange, metric: Metric) async throws -> (
+        value: Double?, settled: Bool
+    )? {
         let row = try await perform { database in
-            try database.rows("""
+            try database.rows(
+                """
                 SELECT value, settled FROM period_totals
                 WHERE counter_id = ? AND metric = ? AND period_from = ? AND period_to = ? AND unit = ?
                 """,
-                [.int(counterID), .text(metric.apiName), .text(period.from.iso), .text(period.to.iso), .text(metric.storedUnit)]).first
+                [
+                    .int(counterID), .text(metric.apiName), .text(period.from.iso), .text(period.to.iso),
+                    .text(metric.storedUnit)
+                ]
+            ).first
         }
         guard let row else { return nil }
         return (row[0].double, row[1].int == 1)
@@ -567,7 +619,8 @@ package final class HistoryStore: Sendable {
     /// What is stored, for `metrika cache info`.
     package func info() async throws -> CacheInfo {
         let (rows, version) = try await perform { database in
-            let rows = try database.rows("""
+            let rows = try database.rows(
+                """
                 SELECT c.id, c.name,
                     (SELECT min(day) FROM daily_values WHERE counter_id = c.id),
                     (SELECT max(day) FROM daily_values WHERE counter_id = c.id),
@@ -585,13 +638,15 @@ package final class HistoryStore: Sendable {
                 dayCount: row[4].int ?? 0, lastFetchedAt: row[5].double.map(Date.init(timeIntervalSince1970:)))
         }
         let lastSync = counters.compactMap(\.lastFetchedAt).max()
-        return CacheInfo(path: path, sizeBytes: fileSize(path) + fileSize(path + "-wal"), schemaVersion: version,
-                         counters: counters, lastSync: lastSync)
+        return CacheInfo(
+            path: path, sizeBytes: fileSize(path) + fileSize(path + "-wal"), schemaVersion: version,
+            counters: counters, lastSync: lastSync)
     }
 
     private func fileSize(_ file: String) -> Int64 {
         guard path != ":memory:", !path.isEmpty,
-              let size = try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber else { return 0 }
+            let size = try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber
+        else { return 0 }
         return size.int64Value
     }
 
@@ -608,7 +663,8 @@ package final class HistoryStore: Sendable {
             let hourlyCount = database.changes
             // Their segment values go with the days (ON DELETE CASCADE).
             try database.execute("DELETE FROM segment_days WHERE day < ?", [.text(before.iso)])
-            try database.execute("""
+            try database.execute(
+                """
                 DELETE FROM fetch_log WHERE range_to < ?
                     AND NOT EXISTS (SELECT 1 FROM daily_values WHERE fetch_id = fetch_log.id)
                 """, [.text(before.iso)])

@@ -16,7 +16,10 @@ package struct LogJob: Sendable, Equatable {
     /// Parts already loaded into `destination`.
     package var loadedParts: Set<Int>
 
-    package init(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String, requestID: Int, loadedParts: Set<Int> = []) {
+    package init(
+        counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String, requestID: Int,
+        loadedParts: Set<Int> = []
+    ) {
         self.counterID = counterID
         self.source = source
         self.from = from
@@ -47,7 +50,8 @@ package struct LogLoad: Sendable, Equatable {
     package var rows: Int?
 
     package init(
-        counterID: Int, source: LogSource, destination: String, firstDay: Day, lastDay: Day, loadedAt: Date, days: [Day]? = nil, rows: Int? = nil
+        counterID: Int, source: LogSource, destination: String, firstDay: Day, lastDay: Day, loadedAt: Date,
+        days: [Day]? = nil, rows: Int? = nil
     ) {
         self.counterID = counterID
         self.source = source
@@ -63,7 +67,8 @@ package struct LogLoad: Sendable, Equatable {
 /// Where `LogExporter` records its progress (the history database in production).
 package protocol LogProgressStore: Sendable {
     /// The unfinished job with these arguments, if any.
-    func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) async throws -> LogJob?
+    func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) async throws
+        -> LogJob?
     /// Remembers a freshly ordered request.
     func saveJob(_ job: LogJob) async throws
     /// Part `part` of `requestID` is loaded.
@@ -75,7 +80,9 @@ package protocol LogProgressStore: Sendable {
     /// `from…to` is loaded into `destination` (and visible there): widens the recorded days.
     func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, at: Date) async throws
     /// The same, with the rows each day holds now (nil: not counted; a day missing from `rows` holds none).
-    func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, rows: [Day: Int]?, at: Date) async throws
+    func recordLoaded(
+        counterID: Int, source: LogSource, destination: String, from: Day, to: Day, rows: [Day: Int]?, at: Date)
+        async throws
     /// The days loaded into `destination`, if a run recorded any.
     func load(counterID: Int, source: LogSource, destination: String) async throws -> LogLoad?
     /// Every destination a counter's rows were loaded into.
@@ -84,7 +91,10 @@ package protocol LogProgressStore: Sendable {
 
 extension LogProgressStore {
     /// A store that keeps no rows records the days alone.
-    package func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, rows: [Day: Int]?, at: Date) async throws {
-        try await recordLoaded(counterID: counterID, source: source, destination: destination, from: from, to: to, at: at)
+    package func recordLoaded(
+        counterID: Int, source: LogSource, destination: String, from: Day, to: Day, rows: [Day: Int]?, at: Date
+    ) async throws {
+        try await recordLoaded(
+            counterID: counterID, source: source, destination: destination, from: from, to: to, at: at)
     }
 }

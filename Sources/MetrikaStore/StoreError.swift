@@ -1,4 +1,5 @@
 import MetrikaModel
+
 /// A problem with the history database, worded for the person who has to fix it.
 ///
 /// Unusable files (not SQLite, damaged, someone else's database, written by a newer metrika, read-only
@@ -50,7 +51,8 @@ package struct StoreError: WordedFailure, CustomStringConvertible, Equatable {
     /// 1 otherwise (README's exit-code table and `metrika --help` say the same).
     package var exitCode: Int32 {
         switch kind {
-        case .notADatabase, .corrupt, .notMetrikaDatabase, .newerSchema, .readOnly, .cannotCreate: return ExitCode.config
+        case .notADatabase, .corrupt, .notMetrikaDatabase, .newerSchema, .readOnly, .cannotCreate:
+            return ExitCode.config
         case .full: return ExitCode.ioError
         case .unknownCounter, .invalidInput, .sqlite: return ExitCode.failure
         }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One `--output` path open for writing, streamed: the rules of `AtomicFile` for output that is
 /// written piece by piece (a Logs API export of hundreds of MB) instead of held whole.
@@ -44,7 +45,9 @@ package final class AtomicOutputFile {
         var target: (name: String, existing: stat?)?
         if stat(path, &existing) != 0 {
             let code = errno
-            if code == ENOENT, isLink { throw AtomicFile.WriteError(path: path, reason: "a symbolic link to a file that does not exist") }
+            if code == ENOENT, isLink {
+                throw AtomicFile.WriteError(path: path, reason: "a symbolic link to a file that does not exist")
+            }
             guard code == ENOENT else { throw AtomicFile.WriteError(path: path, errorNumber: code) }
             target = (path, nil)
         } else {
@@ -57,15 +60,17 @@ package final class AtomicOutputFile {
                     target = (String(cString: resolved), existing)
                     free(resolved)
                 }
-                // A link that names no path (`/dev/stdout` on a deleted file) is written through.
+            // A link that names no path (`/dev/stdout` on a deleted file) is written through.
             case S_IFCHR, S_IFIFO:
                 break
             case S_IFDIR:
                 throw AtomicFile.WriteError(path: path, reason: "is a directory")
             case S_IFSOCK:
-                throw AtomicFile.WriteError(path: path, reason: "is a socket: name a file, a character device or a FIFO")
+                throw AtomicFile.WriteError(
+                    path: path, reason: "is a socket: name a file, a character device or a FIFO")
             default:
-                throw AtomicFile.WriteError(path: path, reason: "is a block device or special file: name a file, a character device or a FIFO")
+                throw AtomicFile.WriteError(
+                    path: path, reason: "is a block device or special file: name a file, a character device or a FIFO")
             }
         }
         if let target {
@@ -137,7 +142,9 @@ package final class AtomicOutputFile {
                 // Keep the owner where we may (root replacing a user's file), and the permission bits
                 // without setuid, setgid and sticky: an SVG must never become a setuid program.
                 _ = fchown(descriptor, existing.st_uid, existing.st_gid)
-                guard fchmod(descriptor, existing.st_mode & 0o777) == 0 else { throw AtomicFile.WriteError(path: path, errorNumber: errno) }
+                guard fchmod(descriptor, existing.st_mode & 0o777) == 0 else {
+                    throw AtomicFile.WriteError(path: path, errorNumber: errno)
+                }
             }
             guard fsync(descriptor) == 0 else { throw AtomicFile.WriteError(path: path, errorNumber: errno) }
         }
@@ -146,7 +153,9 @@ package final class AtomicOutputFile {
         descriptor = -1
         guard closed == 0 else { throw AtomicFile.WriteError(path: path, errorNumber: closeError) }
         if let replacement {
-            guard rename(replacement.temporary, replacement.target) == 0 else { throw AtomicFile.WriteError(path: path, errorNumber: errno) }
+            guard rename(replacement.temporary, replacement.target) == 0 else {
+                throw AtomicFile.WriteError(path: path, errorNumber: errno)
+            }
         }
         finished = true
     }
@@ -176,7 +185,9 @@ package final class AtomicOutputFile {
             directory = "."
             name = target
         }
-        guard !name.isEmpty, name != ".", name != ".." else { throw AtomicFile.WriteError(path: path, reason: "not a file name") }
+        guard !name.isEmpty, name != ".", name != ".." else {
+            throw AtomicFile.WriteError(path: path, reason: "not a file name")
+        }
         return directory + "/." + name + ".tmp-"
     }
 }

@@ -50,9 +50,12 @@ package enum PNGImage {
     /// Width and height in pixels from the IHDR chunk, or nil when `data` is not a PNG.
     package static func size(of data: Data) -> (width: Int, height: Int)? {
         let bytes = [UInt8](data.prefix(24))
-        guard bytes.count == 24, Array(bytes[0..<8]) == signature, Array(bytes[12..<16]) == Array("IHDR".utf8) else { return nil }
+        guard bytes.count == 24, Array(bytes[0..<8]) == signature, Array(bytes[12..<16]) == Array("IHDR".utf8) else {
+            return nil
+        }
         func number(_ offset: Int) -> Int { bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
-        let width = number(16), height = number(20)
+        let width = number(16)
+        let height = number(20)
         return width > 0 && height > 0 ? (width, height) : nil
     }
 }

@@ -53,8 +53,10 @@ package struct ChildProcess: Sendable {
     }
 
     /// A child to run; nothing starts until `run(input:)`.
-    package init(program: String, arguments: [String], environment: [String: String], timeout: Double,
-                maximumOutput: Int = 1 << 20, maximumErrors: Int = 4096, stopsOnOutputOverflow: Bool = false) {
+    package init(
+        program: String, arguments: [String], environment: [String: String], timeout: Double,
+        maximumOutput: Int = 1 << 20, maximumErrors: Int = 4096, stopsOnOutputOverflow: Bool = false
+    ) {
         self.program = program
         self.arguments = arguments
         self.environment = Self.childEnvironment(environment)
@@ -85,7 +87,9 @@ package struct ChildProcess: Sendable {
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         process.environment = environment
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
@@ -95,7 +99,8 @@ package struct ChildProcess: Sendable {
         let stopsOnOverflow = stopsOnOutputOverflow
         let timeout = timeout
         let launched: Swift.Result<Void, LaunchFailure> = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>) in
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>) in
                 run.install(continuation)
                 // Woken by the child's exit rather than polling for it: no wasted wake-ups, no latency.
                 process.terminationHandler = { _ in run.childExited() }
@@ -221,8 +226,11 @@ package struct ChildProcess: Sendable {
         }
 
         private func resumeIfDone(force: Bool) {
-            let continuation = state.withLock { state -> CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>? in
-                guard state.exited, force || state.readers <= 0, let continuation = state.continuation else { return nil }
+            let continuation = state.withLock {
+                state -> CheckedContinuation<Swift.Result<Void, LaunchFailure>, Never>? in
+                guard state.exited, force || state.readers <= 0, let continuation = state.continuation else {
+                    return nil
+                }
                 state.continuation = nil
                 return continuation
             }
@@ -236,7 +244,9 @@ package struct ChildProcess: Sendable {
         let joined = String(decoding: data, as: UTF8.self)
             .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             .joined(separator: " / ")
-        let kept = joined.unicodeScalars.filter { $0.properties.generalCategory != .control && $0.properties.generalCategory != .format }
+        let kept = joined.unicodeScalars.filter {
+            $0.properties.generalCategory != .control && $0.properties.generalCategory != .format
+        }
         return String(String(kept).prefix(limit))
     }
 

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import MetrikaModel
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The one byte path of every output: bytes are appended to a reusable buffer and handed to a file
 /// descriptor (stdout, or an output file) in large writes, or kept in memory for tests.
@@ -115,7 +116,9 @@ package final class OutputWriter {
 
     /// Appends a collection of bytes (`[UInt8]`, `Data`, a slice).
     package func write<Bytes: Collection>(contentsOf bytes: Bytes) throws where Bytes.Element == UInt8 {
-        let handled: Void? = try bytes.withContiguousStorageIfAvailable { try write(contentsOf: UnsafeRawBufferPointer($0)) }
+        let handled: Void? = try bytes.withContiguousStorageIfAvailable {
+            try write(contentsOf: UnsafeRawBufferPointer($0))
+        }
         if handled == nil { try Array(bytes).withUnsafeBytes { try write(contentsOf: $0) } }
     }
 
@@ -189,10 +192,10 @@ package final class OutputWriter {
 /// `write(2)`, named apart from the writer's own `write` methods.
 private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
     #if canImport(Darwin)
-    return Darwin.write(descriptor, bytes, count)
+        return Darwin.write(descriptor, bytes, count)
     #elseif canImport(Glibc)
-    return Glibc.write(descriptor, bytes, count)
+        return Glibc.write(descriptor, bytes, count)
     #else
-    return Musl.write(descriptor, bytes, count)
+        return Musl.write(descriptor, bytes, count)
     #endif
 }

@@ -17,7 +17,8 @@ package struct RSVGConvertRasterizer: ChartRasterizer {
     /// Names the program explicitly (a path), instead of searching PATH.
     package static let overrideVariable = "METRIKA_RSVG_CONVERT"
     /// What to run to get the program.
-    package static let installHint = "install librsvg's rsvg-convert (Debian/Ubuntu: apt-get install librsvg2-bin; macOS: brew install librsvg)"
+    package static let installHint =
+        "install librsvg's rsvg-convert (Debian/Ubuntu: apt-get install librsvg2-bin; macOS: brew install librsvg)"
 
     /// The environment metrika runs in: PATH and the override are read from it, and the child gets
     /// it without any METRIKA_ variable (tokens, client secrets, passwords never reach it).
@@ -56,12 +57,17 @@ package struct RSVGConvertRasterizer: ChartRasterizer {
     package func png(fromSVG svg: Data, scale: Double) async throws -> Data {
         guard let program = executable() else {
             if let named = environment[Self.overrideVariable], !named.isEmpty {
-                throw ChartRasterizerError("cannot draw PNG: \(Self.overrideVariable) names \(named), which is not an executable program; fix it, or unset it and \(Self.installHint)")
+                throw ChartRasterizerError(
+                    "cannot draw PNG: \(Self.overrideVariable) names \(named), which is not an executable program; fix it, or unset it and \(Self.installHint)"
+                )
             }
-            throw ChartRasterizerError("cannot draw PNG: \(Self.programName) is not installed (not on PATH); \(Self.installHint)", svgWouldDo: true)
+            throw ChartRasterizerError(
+                "cannot draw PNG: \(Self.programName) is not installed (not on PATH); \(Self.installHint)",
+                svgWouldDo: true)
         }
         let child = ChildProcess(
-            program: program, arguments: ["--format", "png", "--zoom", DecimalText.trimmed(scale, maxFractionDigits: 3)],
+            program: program,
+            arguments: ["--format", "png", "--zoom", DecimalText.trimmed(scale, maxFractionDigits: 3)],
             environment: environment, timeout: timeout, maximumOutput: maximumOutput, stopsOnOutputOverflow: true)
         let result: ChildProcess.Result
         do {
@@ -70,18 +76,24 @@ package struct RSVGConvertRasterizer: ChartRasterizer {
             throw ChartRasterizerError("cannot start \(program): \(error.reason); \(Self.installHint)")
         }
         if result.timedOut {
-            throw ChartRasterizerError("\(program) took longer than \(DecimalText.trimmed(timeout, maxFractionDigits: 1)) s and was stopped; no PNG was written")
+            throw ChartRasterizerError(
+                "\(program) took longer than \(DecimalText.trimmed(timeout, maxFractionDigits: 1)) s and was stopped; no PNG was written"
+            )
         }
         if result.outputOverflowed {
-            throw ChartRasterizerError("\(program) printed more than \(maximumOutput) bytes and was stopped; no PNG was written")
+            throw ChartRasterizerError(
+                "\(program) printed more than \(maximumOutput) bytes and was stopped; no PNG was written")
         }
         guard result.succeeded else {
             let said = ChildProcess.summary(of: result.errors)
-            throw ChartRasterizerError("\(program) failed (\(result.ending))\(said.isEmpty ? "" : ": " + said); no PNG was written")
+            throw ChartRasterizerError(
+                "\(program) failed (\(result.ending))\(said.isEmpty ? "" : ": " + said); no PNG was written")
         }
         let png = result.output
         guard PNGImage.isPNG(png) else {
-            throw ChartRasterizerError("\(program) did not answer with a PNG image (\(png.count) bytes without the PNG signature); no PNG was written")
+            throw ChartRasterizerError(
+                "\(program) did not answer with a PNG image (\(png.count) bytes without the PNG signature); no PNG was written"
+            )
         }
         return png
     }

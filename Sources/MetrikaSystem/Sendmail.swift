@@ -45,7 +45,8 @@ package struct Sendmail: Sendable {
             throw .timedOut(path: path, seconds: Int(timeout))
         }
         guard result.succeeded else {
-            throw .failed(path: path, ending: result.ending, said: ChildProcess.summary(of: result.errors + result.output))
+            throw .failed(
+                path: path, ending: result.ending, said: ChildProcess.summary(of: result.errors + result.output))
         }
     }
 }

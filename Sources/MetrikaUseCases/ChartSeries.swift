@@ -10,21 +10,29 @@ package enum ChartSeries {
 
     /// Every counter's series over the request's dates (each in its counter's time zone), with the
     /// notes a person needs: weeks or months left out, days the history lacks.
-    package static func load(counterIDs: [Int], from: DateExpression, to: DateExpression, metrics: [Metric], grouping: Grouping,
-                             refresh: Bool, currency: Currency? = nil, loader: HistoryLoader, activity: any Activity) async throws -> [CounterSeries] {
+    package static func load(
+        counterIDs: [Int], from: DateExpression, to: DateExpression, metrics: [Metric], grouping: Grouping,
+        refresh: Bool, currency: Currency? = nil, loader: HistoryLoader, activity: any Activity
+    ) async throws -> [CounterSeries] {
         var data: [CounterSeries] = []
         for id in counterIDs {
             let counter = try await loader.counter(id: id)
-            let range = try resolveRange(from: from, to: to, counter: counter, now: activity.now(), naming: activity.naming, note: activity.note)
+            let range = try resolveRange(
+                from: from, to: to, counter: counter, now: activity.now(), naming: activity.naming, note: activity.note)
             // Money in --currency or the counter's own: counters in different currencies get panels of their own.
             let priced = try await loader.inCurrency(metrics, counter: counter, requested: currency, refresh: refresh)
-            data.append(try await loadSeries(loader: loader, counter: counter, range: range, metrics: priced, grouping: grouping, refresh: refresh))
+            data.append(
+                try await loadSeries(
+                    loader: loader, counter: counter, range: range, metrics: priced, grouping: grouping,
+                    refresh: refresh))
         }
         for item in data where !item.leftOut.isEmpty {
             activity.note("Note: counter \(item.counter.id): \(leftOutNote(item.leftOut, grouping: grouping))")
         }
         for item in data where !item.missingDays.isEmpty {
-            activity.note("Note: counter \(item.counter.id) has no history for \(item.missingDays.count) day(s) of the range; they are gaps in the chart\(loader.client == nil ? " (run without \(activity.naming[.offline]) to fetch them)" : "").")
+            activity.note(
+                "Note: counter \(item.counter.id) has no history for \(item.missingDays.count) day(s) of the range; they are gaps in the chart\(loader.client == nil ? " (run without \(activity.naming[.offline]) to fetch them)" : "")."
+            )
         }
         return data
     }
@@ -43,8 +51,11 @@ package enum ChartSeries {
     /// nil where a day of the period is missing, the period holding today marked incomplete.
     /// A week or month cut by the range (`--from` on a Wednesday) is left out: its sum over fewer days
     /// would read as a drop. The current one stays, drawn dotted and labelled "so far".
-    package static func loadSeries(loader: HistoryLoader, counter: Counter, range: DateRange, metrics: [Metric], grouping: Grouping, refresh: Bool) async throws -> CounterSeries {
-        let loaded = try await loader.load(counter: counter, range: range, metrics: metrics, grouping: grouping, refresh: refresh, rangeTotals: false)
+    package static func loadSeries(
+        loader: HistoryLoader, counter: Counter, range: DateRange, metrics: [Metric], grouping: Grouping, refresh: Bool
+    ) async throws -> CounterSeries {
+        let loaded = try await loader.load(
+            counter: counter, range: range, metrics: metrics, grouping: grouping, refresh: refresh, rangeTotals: false)
         let periods = loaded.periods
         let rows = HistoryLoader.rows(from: loaded, metrics: metrics).rows
         let incompleteFrom = zip(periods, rows).first { $0.1.isIncomplete }?.0.from
@@ -56,7 +67,8 @@ package enum ChartSeries {
             }
             return Series(counter: counter, metric: metric, points: points, incompleteFrom: incompleteFrom)
         }
-        return CounterSeries(counter: counter, range: range, series: series, missingDays: loaded.missingDays, leftOut: leftOut)
+        return CounterSeries(
+            counter: counter, range: range, series: series, missingDays: loaded.missingDays, leftOut: leftOut)
     }
 
     /// Whether a period is a whole day, Monday–Sunday week or calendar month.
@@ -72,28 +84,36 @@ package enum ChartSeries {
     package static func leftOutNote(_ periods: [DateRange], grouping: Grouping) -> String {
         let unit = grouping == .month ? "month" : "week"
         let parts = periods.map { period in
-            let full = grouping == .month ? DateRange(from: period.from.startOfMonth, to: period.from.endOfMonth)!.dayCount : 7
+            let full =
+                grouping == .month ? DateRange(from: period.from.startOfMonth, to: period.from.endOfMonth)!.dayCount : 7
             return "\(period.from.iso) (\(period.dayCount) of \(full) days)"
         }
         return "Left out: the partial \(unit)\(periods.count == 1 ? "" : "s") of " + parts.joined(separator: ", ") + "."
     }
 
     /// The chart of several counters' series: the period spans all their ranges (time zones differ).
-    package static func makeChart(_ data: [CounterSeries], grouping: Grouping, title: String?, width: Int, height: Int?) -> SVGLineChart {
+    package static func makeChart(_ data: [CounterSeries], grouping: Grouping, title: String?, width: Int, height: Int?)
+        -> SVGLineChart
+    {
         let from = data.map(\.range.from).min()!
         let to = data.map(\.range.to).max()!
         let period = DateRange(from: from, to: to)!
         let series = data.flatMap(\.series)
-        let defaultTitle = data.count == 1
-            ? (data[0].counter.name.trimmingCharacters(in: .whitespaces).isEmpty ? data[0].counter.displayName : data[0].counter.name + (data[0].counter.site.isEmpty ? "" : " — " + data[0].counter.site))
+        let defaultTitle =
+            data.count == 1
+            ? (data[0].counter.name.trimmingCharacters(in: .whitespaces).isEmpty
+                ? data[0].counter.displayName
+                : data[0].counter.name + (data[0].counter.site.isEmpty ? "" : " — " + data[0].counter.site))
             : data.map(\.counter.displayName).joined(separator: ", ")
         let by = grouping == .day ? "daily" : grouping == .week ? "weekly" : "monthly"
         let subtitle = period.from.iso + " – " + period.to.iso + ", " + by
-        var chart = SVGLineChart(series: series, period: period, title: title ?? defaultTitle, subtitle: subtitle, width: width, height: 400)
+        var chart = SVGLineChart(
+            series: series, period: period, title: title ?? defaultTitle, subtitle: subtitle, width: width, height: 400)
         // Each extra panel (another unit, or a line more than 10× smaller) needs room of its own.
         chart.height = max(height ?? (400 + 160 * (chart.panelCount - 1)), SVGLineChart.minimumHeight)
         chart.connectsAcrossDays = grouping != .day
-        chart.incompleteLabel = grouping == .day ? "today (incomplete)" : grouping == .week ? "this week so far" : "this month so far"
+        chart.incompleteLabel =
+            grouping == .day ? "today (incomplete)" : grouping == .week ? "this week so far" : "this month so far"
         let leftOut = data.flatMap(\.leftOut)
         if !leftOut.isEmpty {
             var unique: [DateRange] = []

@@ -37,26 +37,38 @@ package enum Comparison {
     /// The previous period's history: one more request at most (its days with the API's totals over
     /// it, in one answer), none when the history has it settled, none when it lies wholly before the
     /// counter's first day (then every previous value is unknown, never zero).
-    package static func loadPrevious(_ loaded: HistoryLoader.Loaded, loader: HistoryLoader, metrics: [Metric], refresh: Bool) async throws -> HistoryLoader.Loaded {
+    package static func loadPrevious(
+        _ loaded: HistoryLoader.Loaded, loader: HistoryLoader, metrics: [Metric], refresh: Bool
+    ) async throws -> HistoryLoader.Loaded {
         let previous = previousRange(of: loaded.range)
         // A previous period cut by the counter's creation has no correct totals: don't ask for them.
         let whole = previous.from >= firstDataDay(of: loaded.counter)
-        return try await loader.load(counter: loaded.counter, range: previous, metrics: metrics, grouping: nil, refresh: refresh, rangeTotals: whole)
+        return try await loader.load(
+            counter: loaded.counter, range: previous, metrics: metrics, grouping: nil, refresh: refresh,
+            rangeTotals: whole)
     }
 
     /// Rows with their previous values: each row against the same days shifted back by the period's
     /// length (a day against the day N days earlier — the same weekday when N is whole weeks); the
     /// totals against the previous period's totals. A week or month row's users (non-additive) have
     /// no previous value: only the API's total over exactly those days would be right.
-    package static func compare(_ rows: [Report.Row], with before: HistoryLoader.Loaded, current: DateRange, metrics: [Metric]) -> (rows: [Report.Row], totals: Report.Previous) {
+    package static func compare(
+        _ rows: [Report.Row], with before: HistoryLoader.Loaded, current: DateRange, metrics: [Metric]
+    ) -> (rows: [Report.Row], totals: Report.Previous) {
         let shift = current.dayCount
         let previous = previousRange(of: current)
         var compared = rows
         for index in compared.indices {
             guard let period = compared[index].period,
-                  let shifted = DateRange(from: period.from.adding(days: -shift), to: period.to.adding(days: -shift)) else { continue }
-            compared[index].previous = Report.Previous(period: shifted, values: HistoryLoader.aggregate(before, period: shifted, metrics: metrics))
+                let shifted = DateRange(from: period.from.adding(days: -shift), to: period.to.adding(days: -shift))
+            else { continue }
+            compared[index].previous = Report.Previous(
+                period: shifted, values: HistoryLoader.aggregate(before, period: shifted, metrics: metrics))
         }
-        return (compared, Report.Previous(period: previous, values: HistoryLoader.aggregate(before, period: previous, metrics: metrics)))
+        return (
+            compared,
+            Report.Previous(
+                period: previous, values: HistoryLoader.aggregate(before, period: previous, metrics: metrics))
+        )
     }
 }

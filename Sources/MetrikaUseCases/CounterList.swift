@@ -13,7 +13,9 @@ package enum CounterList {
         let (counters, warning) = try await client.fetchCounterList(search: search, status: status)
         var items: [CounterListing.Item] = []
         for counter in counters {
-            items.append(CounterListing.Item(counter: counter, currency: (try? await history?.counterCurrency(id: counter.id))??.code))
+            items.append(
+                CounterListing.Item(
+                    counter: counter, currency: (try? await history?.counterCurrency(id: counter.id))??.code))
         }
         return (items, warning)
     }

@@ -25,7 +25,9 @@ package enum DateExpression: Equatable, Sendable, CustomStringConvertible {
     /// Refuses a day before `earliestDay` (a usage error naming the option and the day).
     package static func checkNotBeforeMetrika(_ day: Day, option: Parameter) throws {
         if isBeforeMetrika(day) {
-            throw ParameterError(option, .badDay(value: day.iso)) { "\($0[option]) \(day.iso) is before \(earliestDay.iso): Metrika has no data before 2008; use a later date" }
+            throw ParameterError(option, .badDay(value: day.iso)) {
+                "\($0[option]) \(day.iso) is before \(earliestDay.iso): Metrika has no data before 2008; use a later date"
+            }
         }
     }
 
@@ -55,14 +57,20 @@ package enum DateExpression: Equatable, Sendable, CustomStringConvertible {
     /// N of `N<suffix>` (ASCII digits only), or nil when `lower` is not of that form. An N above
     /// `most` (a hundred years; any number of digits, never parsed into an overflow) is of the right
     /// form but reaches back before Metrika: said so, not "not a date".
-    private static func count(_ lower: String, suffix: String, most: Int, text: String, option: Parameter) throws -> Int? {
+    private static func count(_ lower: String, suffix: String, most: Int, text: String, option: Parameter) throws
+        -> Int?
+    {
         guard lower.hasSuffix(suffix) else { return nil }
         let digits = lower.dropLast(suffix.count)
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         let significant = digits.drop { $0 == "0" }
-        guard significant.count <= String(most).count, let count = Int(significant.isEmpty ? "0" : significant), count <= most else {
+        guard significant.count <= String(most).count, let count = Int(significant.isEmpty ? "0" : significant),
+            count <= most
+        else {
             let value = text.trimmingCharacters(in: .whitespaces)
-            throw ParameterError(option, .badDay(value: value)) { "\($0[option]) \(value) is before \(earliestDay.iso), the first day Metrika has data for; use a later date" }
+            throw ParameterError(option, .badDay(value: value)) {
+                "\($0[option]) \(value) is before \(earliestDay.iso), the first day Metrika has data for; use a later date"
+            }
         }
         return count
     }
@@ -152,8 +160,10 @@ package func firstDataDay(of counter: Counter) -> Day {
 /// to today, and a range that starts before the counter existed starts on its creation day (both
 /// said through `note`, when given). A range wholly before the creation day is returned as it is
 /// (with a note): `HistoryLoader` finds no day in it, so there are no rows, never zero rows.
-package func resolveRange(from: DateExpression, to: DateExpression, counter: Counter, now: Date, naming: ParameterNaming = .neutral,
-                          note: ((String) -> Void)? = nil) throws -> DateRange {
+package func resolveRange(
+    from: DateExpression, to: DateExpression, counter: Counter, now: Date, naming: ParameterNaming = .neutral,
+    note: ((String) -> Void)? = nil
+) throws -> DateRange {
     let today = today(for: counter, now: now)
     let start = from.resolve(today: today)
     var end = to.resolve(today: today)
@@ -161,23 +171,33 @@ package func resolveRange(from: DateExpression, to: DateExpression, counter: Cou
     try DateExpression.checkNotBeforeMetrika(start, option: .from)
     try DateExpression.checkNotBeforeMetrika(end, option: .to)
     if start > today {
-        throw ParameterError(.from, .badDay(value: start.iso)) { "\($0[.from]) \(start.iso) is in the future for counter \(counter.id) (today is \(today.iso) in its time zone)" }
+        throw ParameterError(.from, .badDay(value: start.iso)) {
+            "\($0[.from]) \(start.iso) is in the future for counter \(counter.id) (today is \(today.iso) in its time zone)"
+        }
     }
     if end > today {
-        note?("Note: \(naming[.to]) \(end.iso) is after today (\(today.iso)) for counter \(counter.id); showing up to today.")
+        note?(
+            "Note: \(naming[.to]) \(end.iso) is after today (\(today.iso)) for counter \(counter.id); showing up to today."
+        )
         end = today
     }
     guard let range = DateRange(from: start, to: end) else {
         // A relative date is said with the day it meant; an absolute one once (not `2026-11-22 (2026-11-22)`).
         let fromText = from.isRelative ? "\(start.iso) (\(from))" : start.iso
         let toText = to.isRelative ? "\(end.iso) (\(to))" : end.iso
-        throw ParameterError(.from, .contradicts([.to])) { "\($0[.from]) \(fromText) is after \($0[.to]) \(toText): the range is reversed" }
+        throw ParameterError(.from, .contradicts([.to])) {
+            "\($0[.from]) \(fromText) is after \($0[.to]) \(toText): the range is reversed"
+        }
     }
     if let created = creationDay(of: counter), start < created {
         if end < created {
-            note?("Note: counter \(counter.id) was created on \(created.iso), after \(end.iso): it has no data for this range.")
+            note?(
+                "Note: counter \(counter.id) was created on \(created.iso), after \(end.iso): it has no data for this range."
+            )
         } else {
-            note?("Note: counter \(counter.id) was created on \(created.iso); showing from that day (no data exists before it).")
+            note?(
+                "Note: counter \(counter.id) was created on \(created.iso); showing from that day (no data exists before it)."
+            )
             return DateRange(from: created, to: end)!
         }
     }

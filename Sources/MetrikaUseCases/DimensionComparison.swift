@@ -12,7 +12,9 @@ import MetrikaRender
 extension DirectReport {
     /// The rows of one counter, compared, into `sink` (its `begin` first when `begin`). Returns the
     /// rows the API says the comparison has (the union of both periods' values).
-    func runComparison(into sink: any ReportSink, begin: Bool, multipleCounters: Bool, span: DateRange?) async throws -> (columns: Columns?, rowsTotal: Int) {
+    func runComparison(into sink: any ReportSink, begin: Bool, multipleCounters: Bool, span: DateRange?) async throws
+        -> (columns: Columns?, rowsTotal: Int)
+    {
         try Comparison.refuseToday(range, counter: counter, now: activity.now())
         let previous = Comparison.previousRange(of: range)
         var columns = Columns(dimensions: requestedDimensions, metrics: request.tableMetrics)
@@ -27,32 +29,43 @@ extension DirectReport {
         var totals: [Quantity] = []
         var started = false
         while let next = pager.nextPage {
-            let answer = try await client.fetchComparison(query, a: (range.from.iso, range.to.iso), b: (previous.from.iso, previous.to.iso),
-                                                          limit: next.limit, offset: next.offset + skipped)
+            let answer = try await client.fetchComparison(
+                query, a: (range.from.iso, range.to.iso), b: (previous.from.iso, previous.to.iso),
+                limit: next.limit, offset: next.offset + skipped)
             rowsTotal = answer.totalRows
             // Money still in "the counter's currency" is in the one the answer names (as DirectReport.columns).
             if !started, let currency = answer.queryCurrency.flatMap(Currency.init(code:)) {
                 columns.metrics = columns.metrics.map { $0.needsCurrency ? $0.inCurrency(currency) : $0 }
             }
-            guard pager.record(rowCount: answer.rows.count, newRows: answer.rows.count, claimedTotal: max(0, answer.totalRows - skipped)) else { break }
+            guard
+                pager.record(
+                    rowCount: answer.rows.count, newRows: answer.rows.count,
+                    claimedTotal: max(0, answer.totalRows - skipped))
+            else { break }
             if !started {
                 started = true
                 shown = Report.ShownRows(metrics: columns.metrics)
                 shownBefore = Report.ShownRows(metrics: columns.metrics)
                 if begin {
-                    var layout = ReportLayout(dimensions: columns.dimensions, metrics: columns.metrics.map { $0.titled(byGoalNames: goalNames) }, period: span ?? range,
-                                              grouping: nil, multipleCounters: multipleCounters, raw: request.raw,
-                                              query: request.queryEcho(metrics: columns.metrics, dimensions: columns.dimensions), compare: true)
+                    var layout = ReportLayout(
+                        dimensions: columns.dimensions,
+                        metrics: columns.metrics.map { $0.titled(byGoalNames: goalNames) }, period: span ?? range,
+                        grouping: nil, multipleCounters: multipleCounters, raw: request.raw,
+                        query: request.queryEcho(metrics: columns.metrics, dimensions: columns.dimensions),
+                        compare: true)
                     layout.attribution = request.attribution?.apiValue
                     try sink.begin(layout)
                 }
                 let sampling = Sampling(isSampled: answer.sampled, share: answer.sampleShare ?? 1)
                 try sink.beginSection(counter: counter, sampling: sampling)
                 totals = Normalizer.quantities(Self.padded(answer.totalsA, columns.metrics.count), of: columns.metrics)
-                previousTotals = Normalizer.quantities(Self.padded(answer.totalsB, columns.metrics.count), of: columns.metrics)
+                previousTotals = Normalizer.quantities(
+                    Self.padded(answer.totalsB, columns.metrics.count), of: columns.metrics)
                 try sink.compareSection(Report.Previous(period: previous, values: previousTotals))
                 if answer.sampled {
-                    activity.note("Note: counter \(counter.id)'s numbers are estimates: Metrika sampled \(DecimalText.format((answer.sampleShare ?? 1) * 100, fractionDigits: 1))% of visits (\(activity.naming[.accuracy]) \(request.accuracy)). Use \(activity.naming[.accuracy]) full for exact numbers.")
+                    activity.note(
+                        "Note: counter \(counter.id)'s numbers are estimates: Metrika sampled \(DecimalText.format((answer.sampleShare ?? 1) * 100, fractionDigits: 1))% of visits (\(activity.naming[.accuracy]) \(request.accuracy)). Use \(activity.naming[.accuracy]) full for exact numbers."
+                    )
                 }
             }
             var rows: [Report.Row] = []
@@ -60,8 +73,11 @@ extension DirectReport {
             for row in answer.rows {
                 let current = Normalizer.quantities(Self.padded(row.a, columns.metrics.count), of: columns.metrics)
                 let before = Normalizer.quantities(Self.padded(row.b, columns.metrics.count), of: columns.metrics)
-                var compared = Report.Row(dimensions: (0..<columns.dimensions.count).map { DimensionValue(name: $0 < row.names.count ? row.names[$0] : nil) },
-                                          values: current, previous: Report.Previous(period: previous, values: before))
+                var compared = Report.Row(
+                    dimensions: (0..<columns.dimensions.count).map {
+                        DimensionValue(name: $0 < row.names.count ? row.names[$0] : nil)
+                    },
+                    values: current, previous: Report.Previous(period: previous, values: before))
                 compared.presence = Self.presence(current: row.a, previous: row.b)
                 shown?.add(compared)
                 shownBefore?.add(Report.Row(dimensions: compared.dimensions, values: before))
@@ -72,7 +88,9 @@ extension DirectReport {
         if let warning = pager.warning("counter \(counter.id)'s report") {
             activity.note(warning)
         } else if notesCut, pager.received < pager.claimedTotal {
-            activity.note("Note: counter \(counter.id): showing the first \(pager.received) of \(pager.claimedTotal) rows; \(Self.limitHint(claimed: pager.claimedTotal, naming: activity.naming)).")
+            activity.note(
+                "Note: counter \(counter.id): showing the first \(pager.received) of \(pager.claimedTotal) rows; \(Self.limitHint(claimed: pager.claimedTotal, naming: activity.naming))."
+            )
         }
         guard started else { return (nil, rowsTotal) }
         if pager.warning("") == nil, var rest = shown?.leftOut(rowsTotal: pager.claimedTotal, totals: totals) {
@@ -97,6 +115,7 @@ extension DirectReport {
     }
 
     static func padded(_ values: [Double?], _ count: Int) -> [Double?] {
-        values.count >= count ? Array(values.prefix(count)) : values + Array(repeating: nil, count: count - values.count)
+        values.count >= count
+            ? Array(values.prefix(count)) : values + Array(repeating: nil, count: count - values.count)
     }
 }

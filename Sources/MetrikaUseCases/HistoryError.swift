@@ -22,9 +22,11 @@ package enum HistoryError: WordedFailure, Equatable {
     package func message(_ naming: ParameterNaming) -> String {
         switch self {
         case .currencyNotSaid(let id):
-            return "the API did not say which currency counter \(id) keeps its revenue in; pass \(naming[.currency]) RUB, USD, EUR or YND."
+            return
+                "the API did not say which currency counter \(id) keeps its revenue in; pass \(naming[.currency]) RUB, USD, EUR or YND."
         case .currencyUnknown(let id):
-            return "the history does not know counter \(id)'s currency yet; pass \(naming[.currency]) RUB, USD, EUR or YND, or run once without \(naming[.offline])."
+            return
+                "the history does not know counter \(id)'s currency yet; pass \(naming[.currency]) RUB, USD, EUR or YND, or run once without \(naming[.offline])."
         case .counterNotInHistory(let id, let database):
             return "counter \(id) is not in the history (\(database)); \(naming.action(.sync(counterID: id))) first."
         }

@@ -18,7 +18,10 @@ package struct HistoryLoader: Sendable {
     /// whose job is keeping it); else use the fetched values as they are and say so once.
     package var unkept: UnkeptHistory?
 
-    package init(store: HistoryStore, client: MetrikaClient?, now: @escaping @Sendable () -> Date, unsettledDays: Int, unkept: UnkeptHistory? = nil) {
+    package init(
+        store: HistoryStore, client: MetrikaClient?, now: @escaping @Sendable () -> Date, unsettledDays: Int,
+        unkept: UnkeptHistory? = nil
+    ) {
         self.store = store
         self.client = client
         self.now = now
@@ -92,17 +95,22 @@ package struct HistoryLoader: Sendable {
     /// remembered in the history and trusted for a day, so re-runs cost nothing; `refresh` asks
     /// again), offline as last remembered. Other metrics unchanged; no request when no metric needs
     /// a currency.
-    package func inCurrency(_ metrics: [Metric], counter: Counter, requested: Currency?, refresh: Bool = false) async throws -> [Metric] {
+    package func inCurrency(_ metrics: [Metric], counter: Counter, requested: Currency?, refresh: Bool = false)
+        async throws -> [Metric]
+    {
         guard metrics.contains(where: \.needsCurrency) else { return metrics }
         let currency: Currency
         let remembered = try await store.counterCurrencySeen(id: counter.id)
         if let requested {
             currency = requested
-        } else if let remembered, client == nil || (!refresh && abs(now().timeIntervalSince(remembered.seenAt)) < Self.currencyMemory) {
+        } else if let remembered,
+            client == nil || (!refresh && abs(now().timeIntervalSince(remembered.seenAt)) < Self.currencyMemory)
+        {
             currency = remembered.currency
         } else if let client {
             let day = metrikaToday(counter).iso
-            let probe = StatQuery(ids: [counter.id], metrics: [Metric.revenue.apiName], date1: day, date2: day, accuracy: "full")
+            let probe = StatQuery(
+                ids: [counter.id], metrics: [Metric.revenue.apiName], date1: day, date2: day, accuracy: "full")
             let page = try await client.fetchData(probe, offset: 1, limit: 1)
             guard let code = page.queryCurrency, let found = Currency(code: code) else {
                 throw HistoryError.currencyNotSaid(counterID: counter.id)
@@ -136,16 +144,22 @@ package struct HistoryLoader: Sendable {
     /// Days before the counter existed (its `create_time`, in its time zone) or before 2008 are not
     /// fetched, stored or shown: the range starts at the creation day, and a range wholly before it
     /// loads no day at all (no rows; never rows of zeros).
-    package func load(counter: Counter, range requested: DateRange, metrics: [Metric], grouping: Grouping?, refresh: Bool, rangeTotals: Bool = true, values: Bool = true) async throws -> Loaded {
+    package func load(
+        counter: Counter, range requested: DateRange, metrics: [Metric], grouping: Grouping?, refresh: Bool,
+        rangeTotals: Bool = true, values: Bool = true
+    ) async throws -> Loaded {
         let stored = Self.storedMetrics(for: metrics)
         // Money is stored per currency; a metric still in "the counter's currency" has no series.
         // Every caller puts its metrics through `inCurrency` first: one that did not is a bug.
-        precondition(!stored.contains(where: \.needsCurrency), "load(counter:…) needs money metrics in a currency: call inCurrency first")
+        precondition(
+            !stored.contains(where: \.needsCurrency),
+            "load(counter:…) needs money metrics in a currency: call inCurrency first")
         let today = metrikaToday(counter)
         let firstDay = firstDataDay(of: counter)
         guard requested.to >= firstDay else {
-            return Loaded(counter: counter, range: requested, periods: [], storedMetrics: stored, daily: [:], missingDays: [],
-                          today: today, periodTotals: [:], requests: 0, daysFetched: 0)
+            return Loaded(
+                counter: counter, range: requested, periods: [], storedMetrics: stored, daily: [:], missingDays: [],
+                today: today, periodTotals: [:], requests: 0, daysFetched: 0)
         }
         let range = requested.from >= firstDay ? requested : DateRange(from: firstDay, to: requested.to)!
         let periods = grouping.map(range.periods) ?? []
@@ -158,7 +172,9 @@ package struct HistoryLoader: Sendable {
         var unkeptTotals: [DateRange: [String: Double]] = [:]
 
         // Offline nothing is fetched, so which days are settled does not matter: skip the query.
-        let settled = refresh || client == nil ? [] : try await store.settledDays(counterID: counter.id, range: range, metrics: stored)
+        let settled =
+            refresh || client == nil
+            ? [] : try await store.settledDays(counterID: counter.id, range: range, metrics: stored)
         let missing = range.days.filter { !settled.contains($0) }
         var rangeTotalNeeded = false
         if rangeTotals, !nonAdditive.isEmpty {
@@ -185,7 +201,9 @@ package struct HistoryLoader: Sendable {
                 for (index, metric) in stored.enumerated() where metric.aggregation == .nonAdditive {
                     let value = index < page.totals.count ? page.totals[index] : nil
                     let kept = try await keeping {
-                        try await store.storePeriodTotal(counterID: counter.id, period: range, metric: metric, value: value, settled: range.to < settledBefore, fetchedAt: now())
+                        try await store.storePeriodTotal(
+                            counterID: counter.id, period: range, metric: metric, value: value,
+                            settled: range.to < settledBefore, fetchedAt: now())
                     }
                     if !kept, let value { unkeptTotals[range, default: [:]][metric.apiName] = value }
                 }
@@ -204,21 +222,28 @@ package struct HistoryLoader: Sendable {
                 }
             }
             if needed, let client, let grouping {
-                let query = StatQuery(ids: [counter.id], metrics: nonAdditive.map(\.apiName), date1: range.from.iso, date2: range.to.iso)
+                let query = StatQuery(
+                    ids: [counter.id], metrics: nonAdditive.map(\.apiName), date1: range.from.iso, date2: range.to.iso)
                 let answer = try await client.fetchByTime(query, group: grouping)
                 requests += 1
-                let intervals: [DateRange] = answer.timeIntervals.map { pairs in
-                    pairs.compactMap { pair in
-                        guard pair.count == 2, let from = Day(iso: pair[0]), let to = Day(iso: pair[1]) else { return nil }
-                        return DateRange(from: from, to: to)
-                    }
-                } ?? range.periods(grouping)
+                let intervals: [DateRange] =
+                    answer.timeIntervals.map { pairs in
+                        pairs.compactMap { pair in
+                            guard pair.count == 2, let from = Day(iso: pair[0]), let to = Day(iso: pair[1]) else {
+                                return nil
+                            }
+                            return DateRange(from: from, to: to)
+                        }
+                    } ?? range.periods(grouping)
                 for (metricIndex, metric) in nonAdditive.enumerated() {
                     guard metricIndex < answer.totals.count else { continue }
-                    for (periodIndex, period) in intervals.enumerated() where periodIndex < answer.totals[metricIndex].count {
+                    for (periodIndex, period) in intervals.enumerated()
+                    where periodIndex < answer.totals[metricIndex].count {
                         let value = answer.totals[metricIndex][periodIndex]
                         let kept = try await keeping {
-                            try await store.storePeriodTotal(counterID: counter.id, period: period, metric: metric, value: value, settled: period.to < settledBefore, fetchedAt: now())
+                            try await store.storePeriodTotal(
+                                counterID: counter.id, period: period, metric: metric, value: value,
+                                settled: period.to < settledBefore, fetchedAt: now())
                         }
                         if !kept, let value { unkeptTotals[period, default: [:]][metric.apiName] = value }
                     }
@@ -228,7 +253,9 @@ package struct HistoryLoader: Sendable {
         // A one-day period's users are that day's stored value (the Aggregator takes it from the row).
         for period in periods + [range] where period.dayCount > 1 {
             for metric in nonAdditive {
-                if let total = try await store.periodTotal(counterID: counter.id, period: period, metric: metric), let value = total.value {
+                if let total = try await store.periodTotal(counterID: counter.id, period: period, metric: metric),
+                    let value = total.value
+                {
                     periodTotals[period, default: [:]][metric.apiName] = value
                 }
             }
@@ -260,8 +287,11 @@ package struct HistoryLoader: Sendable {
             }
             stillMissing = stillMissing.filter { partial[$0] == nil }
         }
-        return Loaded(counter: counter, range: range, periods: periods, storedMetrics: stored, daily: daily, missingDays: stillMissing,
-                      today: today, periodTotals: periodTotals, requests: requests, daysFetched: daysFetched, metricMissingDays: metricMissing)
+        return Loaded(
+            counter: counter, range: range, periods: periods, storedMetrics: stored, daily: daily,
+            missingDays: stillMissing,
+            today: today, periodTotals: periodTotals, requests: requests, daysFetched: daysFetched,
+            metricMissingDays: metricMissing)
     }
 
     package struct DailyPage {
@@ -274,9 +304,12 @@ package struct HistoryLoader: Sendable {
 
     /// `/stat/v1/data` by `ym:s:date` over a span, every day filled: days the API omitted had no
     /// visits, so their counts are 0 and their ratios unknown (nil).
-    package func fetchDaily(client: MetrikaClient, counter: Counter, span: DateRange, metrics: [Metric]) async throws -> DailyPage {
-        let query = StatQuery(ids: [counter.id], metrics: metrics.map(\.apiName), dimensions: [MetrikaModel.Dimension.date.apiName],
-                              date1: span.from.iso, date2: span.to.iso, sort: MetrikaModel.Dimension.date.apiName, accuracy: "full")
+    package func fetchDaily(client: MetrikaClient, counter: Counter, span: DateRange, metrics: [Metric]) async throws
+        -> DailyPage
+    {
+        let query = StatQuery(
+            ids: [counter.id], metrics: metrics.map(\.apiName), dimensions: [MetrikaModel.Dimension.date.apiName],
+            date1: span.from.iso, date2: span.to.iso, sort: MetrikaModel.Dimension.date.apiName, accuracy: "full")
         var values: [Day: [Double?]] = [:]
         var offset = 1
         var requests = 0
@@ -294,10 +327,13 @@ package struct HistoryLoader: Sendable {
             }
             for row in page.rows {
                 guard let name = row.dimensions.first?.name, let day = Day(iso: name), span.contains(day) else {
-                    throw APIError.unreadable("a row of the daily report has the date '\(TerminalText.quote(row.dimensions.first?.name ?? "null"))', outside \(span)")
+                    throw APIError.unreadable(
+                        "a row of the daily report has the date '\(TerminalText.quote(row.dimensions.first?.name ?? "null"))', outside \(span)"
+                    )
                 }
                 guard row.metrics.count == metrics.count else {
-                    throw APIError.unreadable("a row of the daily report has \(row.metrics.count) values for \(metrics.count) metrics")
+                    throw APIError.unreadable(
+                        "a row of the daily report has \(row.metrics.count) values for \(metrics.count) metrics")
                 }
                 if values.updateValue(row.metrics, forKey: day) == nil { newDays += 1 }
             }
@@ -307,7 +343,9 @@ package struct HistoryLoader: Sendable {
             if page.rowCount == 0 || newDays == 0 || offset > page.totalRows || values.count >= span.dayCount { break }
         } while true
         // Counts and summed money (revenue) of a day without visits are 0; ratios have no value.
-        let empty = metrics.map { $0.unit == .count || ($0.unit == .money && $0.aggregation == .sum) ? Optional(0.0) : nil }
+        let empty = metrics.map {
+            $0.unit == .count || ($0.unit == .money && $0.aggregation == .sum) ? Optional(0.0) : nil
+        }
         for day in span.days where values[day] == nil { values[day] = empty }
         return DailyPage(values: values, totals: totals, sampled: sampled, dataLag: dataLag, requests: requests)
     }
@@ -321,8 +359,10 @@ package struct HistoryLoader: Sendable {
     /// metric's rule; a period with a day missing has no values (never a partial sum).
     package static func rows(from loaded: Loaded, metrics: [Metric]) -> (rows: [Report.Row], totals: [Quantity]) {
         let rows = loaded.periods.map { period in
-            Report.Row(dimensions: [DimensionValue(name: period.from.iso)], values: aggregate(loaded, period: period, metrics: metrics),
-                       isIncomplete: period.contains(loaded.today), period: period)
+            Report.Row(
+                dimensions: [DimensionValue(name: period.from.iso)],
+                values: aggregate(loaded, period: period, metrics: metrics),
+                isIncomplete: period.contains(loaded.today), period: period)
         }
         return (rows, aggregate(loaded, period: loaded.range, metrics: metrics))
     }
@@ -336,7 +376,8 @@ package struct HistoryLoader: Sendable {
         guard days.allSatisfy({ loaded.daily[$0] != nil }) else {
             return metrics.map { Quantity(nil, unit: $0.unit, currency: $0.currency) }
         }
-        let values = Aggregator.aggregate(metrics: stored, rows: days.map { loaded.daily[$0]! }, periodTotals: loaded.periodTotals[period] ?? [:])
+        let values = Aggregator.aggregate(
+            metrics: stored, rows: days.map { loaded.daily[$0]! }, periodTotals: loaded.periodTotals[period] ?? [:])
         // A metric missing on a day of the period is unknown there (never a partial sum); one the
         // others are weighted by (visits, pageviews, revenue) makes them all unknown.
         let lacking = Set(loaded.metricMissingDays.filter { $0.value.contains(where: period.contains) }.keys)
@@ -344,7 +385,9 @@ package struct HistoryLoader: Sendable {
         let helperLacking = !lacking.subtracting(asked).isEmpty
         return metrics.map { metric in
             let position = stored.firstIndex { $0.apiName == metric.apiName }
-            guard !helperLacking, !lacking.contains(metric.apiName) else { return Quantity(nil, unit: metric.unit, currency: metric.currency) }
+            guard !helperLacking, !lacking.contains(metric.apiName) else {
+                return Quantity(nil, unit: metric.unit, currency: metric.currency)
+            }
             return Normalizer.quantity(position.flatMap { values[$0] }, of: metric)
         }
     }

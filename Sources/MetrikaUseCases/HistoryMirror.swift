@@ -25,7 +25,9 @@ package struct HistoryMirror: Sendable {
     }
 
     /// Mirrors `range` of each counter; `version` orders the values (the sync's time in milliseconds).
-    package func run(_ counters: [(counterID: Int, range: DateRange)], metrics: [Metric], version: UInt64) async throws -> Summary {
+    package func run(_ counters: [(counterID: Int, range: DateRange)], metrics: [Metric], version: UInt64) async throws
+        -> Summary
+    {
         let destination = "clickhouse:" + mirror.identity
         if try await mirror.prepare() { try await store.forgetMirrored(destination: destination) }
         var summary = Summary()
@@ -44,8 +46,9 @@ package struct HistoryMirror: Sendable {
                 }
             }
             try await mirror.insert(counterID: counterID, rows: rows, version: version)
-            try await store.recordMirrored(destination: destination, counterID: counterID,
-                                     cells: rows.map { (HistoryStore.MirroredCell(day: $0.day, metric: $0.metric), $0.value) })
+            try await store.recordMirrored(
+                destination: destination, counterID: counterID,
+                cells: rows.map { (HistoryStore.MirroredCell(day: $0.day, metric: $0.metric), $0.value) })
             summary.sent += rows.count
         }
         return summary

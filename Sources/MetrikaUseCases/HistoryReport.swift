@@ -25,37 +25,52 @@ package struct HistoryReport {
         for id in request.counterIDs {
             let counter = try await loader.counter(id: id)
             // Money in --currency, or in the counter's own; one table has one currency per column.
-            let priced = try await loader.inCurrency(request.tableMetrics, counter: counter, requested: request.currency, refresh: request.refresh)
+            let priced = try await loader.inCurrency(
+                request.tableMetrics, counter: counter, requested: request.currency, refresh: request.refresh)
             if let first = currencies.first, first.metrics != priced {
-                let codes = [first, (id, priced)].map { "\($0.id) in \($0.metrics.compactMap(\.currency).first?.code ?? "?")" }
+                let codes = [first, (id, priced)].map {
+                    "\($0.id) in \($0.metrics.compactMap(\.currency).first?.code ?? "?")"
+                }
                 throw ParameterError(.currency, .notApplicable) {
                     "counters keep revenue in different currencies (\(codes.joined(separator: ", "))); pass \($0[.currency]) RUB, USD, EUR or YND to see them in one"
                 }
             }
             currencies.append((id, priced))
             metrics = priced
-            let range = try resolveRange(from: request.from, to: request.to, counter: counter, now: activity.now(), naming: activity.naming, note: activity.note)
+            let range = try resolveRange(
+                from: request.from, to: request.to, counter: counter, now: activity.now(), naming: activity.naming,
+                note: activity.note)
             // Asked for, a comparison with today in it is refused (Comparison.refuseToday); the HTML
             // page's summary, which compares without being asked, then shows no changes instead.
             var compares = request.compare
-            if compares, request.comparesForSummary, Comparison.includesToday(range, counter: counter, now: activity.now()) {
+            if compares, request.comparesForSummary,
+                Comparison.includesToday(range, counter: counter, now: activity.now())
+            {
                 compares = false
             } else if compares {
                 try Comparison.refuseToday(range, counter: counter, now: activity.now())
             }
-            let loaded = try await loader.load(counter: counter, range: range, metrics: metrics, grouping: request.grouping, refresh: request.refresh)
+            let loaded = try await loader.load(
+                counter: counter, range: range, metrics: metrics, grouping: request.grouping, refresh: request.refresh)
             loads.append(loaded)
-            previousLoads.append(compares ? try await Comparison.loadPrevious(loaded, loader: loader, metrics: metrics, refresh: request.refresh) : nil)
+            previousLoads.append(
+                compares
+                    ? try await Comparison.loadPrevious(
+                        loaded, loader: loader, metrics: metrics, refresh: request.refresh) : nil)
         }
         var allMissing: [(Int, [Day])] = []
         var previousMissing: [(Int, [Day])] = []
         var metricMissing: [(Int, Metric, [Day])] = []
-        let goalNames = await GoalNames.load(for: metrics, counterIDs: request.counterIDs, client: loader.client, activity: activity)
+        let goalNames = await GoalNames.load(
+            for: metrics, counterIDs: request.counterIDs, client: loader.client, activity: activity)
         // Counters in different time zones resolve `yesterday` to different days: the report spans them all.
         if let span = DateRange.spanning(loads.map(\.range)) {
-            try sink.begin(ReportLayout(dimensions: [], metrics: metrics.map { $0.titled(byGoalNames: goalNames) }, period: span, grouping: request.grouping,
-                                        multipleCounters: request.counterIDs.count > 1, raw: request.raw,
-                                        query: request.queryEcho(metrics: metrics, dimensions: []), compare: request.compare))
+            try sink.begin(
+                ReportLayout(
+                    dimensions: [], metrics: metrics.map { $0.titled(byGoalNames: goalNames) }, period: span,
+                    grouping: request.grouping,
+                    multipleCounters: request.counterIDs.count > 1, raw: request.raw,
+                    query: request.queryEcho(metrics: metrics, dimensions: []), compare: request.compare))
         }
         for (loaded, before) in zip(loads, previousLoads) {
             var built = HistoryLoader.rows(from: loaded, metrics: metrics)
@@ -75,14 +90,20 @@ package struct HistoryReport {
         }
         try sink.end()
         for (id, days) in allMissing {
-            activity.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days))\(request.offline ? "; \(activity.naming.action(.fetchOnline))" : "").")
+            activity.note(
+                "Note: counter \(id) has no history for \(ReportTableSink.describe(days: days))\(request.offline ? "; \(activity.naming.action(.fetchOnline))" : "")."
+            )
         }
         // Said per metric: the others of those days are shown.
         for (id, metric, days) in metricMissing {
-            activity.note("Note: counter \(id) has no history of \(metric.shortName) for \(ReportTableSink.describe(days: days)): shown as —\(request.offline ? "; \(activity.naming.action(.fetchOnline))" : "").")
+            activity.note(
+                "Note: counter \(id) has no history of \(metric.shortName) for \(ReportTableSink.describe(days: days)): shown as —\(request.offline ? "; \(activity.naming.action(.fetchOnline))" : "")."
+            )
         }
         for (id, days) in previousMissing {
-            activity.note("Note: counter \(id) has no history for \(ReportTableSink.describe(days: days)) of the previous period: those changes are shown as —\(request.offline ? "; \(activity.naming.action(.fetchOnline))" : "").")
+            activity.note(
+                "Note: counter \(id) has no history for \(ReportTableSink.describe(days: days)) of the previous period: those changes are shown as —\(request.offline ? "; \(activity.naming.action(.fetchOnline))" : "")."
+            )
         }
     }
 }

@@ -28,7 +28,10 @@ package struct MailComposer {
         /// `--currency`: money in this currency; nil: in each counter's own.
         package var currency: Currency?
 
-        package init(counterIDs: [Int], window: Window, metrics: [Metric]?, sender: MIMEAddress, recipients: [MIMEAddress], subject: String?, currency: Currency? = nil) {
+        package init(
+            counterIDs: [Int], window: Window, metrics: [Metric]?, sender: MIMEAddress, recipients: [MIMEAddress],
+            subject: String?, currency: Currency? = nil
+        ) {
             self.counterIDs = counterIDs
             self.window = window
             self.metrics = metrics
@@ -72,7 +75,9 @@ package struct MailComposer {
             (parameter, value) = (.period, "\(period)")
         }
         if DateExpression.isBeforeMetrika(range.from) {
-            throw ParameterError(parameter, .badDay(value: value)) { "\($0[parameter]) \(value) reaches back to \(range.from.iso) for counter \(counterID), before \(DateExpression.earliestDay.iso): Metrika has no data before 2008 (\($0.action(.checkClock)))" }
+            throw ParameterError(parameter, .badDay(value: value)) {
+                "\($0[parameter]) \(value) reaches back to \(range.from.iso) for counter \(counterID), before \(DateExpression.earliestDay.iso): Metrika has no data before 2008 (\($0.action(.checkClock)))"
+            }
         }
         return range
     }
@@ -84,21 +89,29 @@ package struct MailComposer {
         for id in request.counterIDs {
             let counter = try await loader.counter(id: id)
             // Money (revenue, average order value) in --currency or the counter's own.
-            let tableMetrics = try await loader.inCurrency(request.tableMetrics, counter: counter, requested: request.currency)
-            let chartMetrics = try await loader.inCurrency(request.chartMetrics, counter: counter, requested: request.currency)
-            let current = try Self.current(request.window, today: today(for: counter, now: activity.now()), counterID: id)
+            let tableMetrics = try await loader.inCurrency(
+                request.tableMetrics, counter: counter, requested: request.currency)
+            let chartMetrics = try await loader.inCurrency(
+                request.chartMetrics, counter: counter, requested: request.currency)
+            let current = try Self.current(
+                request.window, today: today(for: counter, now: activity.now()), counterID: id)
             let previous = Comparison.previousRange(of: current)
             let grouping = Self.tableGrouping(days: current.dayCount)
-            let loaded = try await loader.load(counter: counter, range: current, metrics: tableMetrics, grouping: grouping, refresh: false)
+            let loaded = try await loader.load(
+                counter: counter, range: current, metrics: tableMetrics, grouping: grouping, refresh: false)
             let built = HistoryLoader.rows(from: loaded, metrics: tableMetrics)
-            let before = try await loader.load(counter: counter, range: previous, metrics: tableMetrics, grouping: nil, refresh: false)
+            let before = try await loader.load(
+                counter: counter, range: previous, metrics: tableMetrics, grouping: nil, refresh: false)
             let previousTotals = HistoryLoader.rows(from: before, metrics: tableMetrics).totals
-            let chartData = try await ChartSeries.loadSeries(loader: loader, counter: counter, range: current, metrics: chartMetrics, grouping: .day, refresh: false)
+            let chartData = try await ChartSeries.loadSeries(
+                loader: loader, counter: counter, range: current, metrics: chartMetrics, grouping: .day, refresh: false)
             let chart = ChartSeries.makeChart([chartData], grouping: .day, title: nil, width: 800, height: nil)
-            sections.append(Section(counter: counter, current: current, previous: previous, metrics: tableMetrics, grouping: grouping,
-                                    rows: built.rows, dailyRows: Self.dailyRows(loaded, metrics: tableMetrics), totals: built.totals,
-                                    previousTotals: previousTotals, missingDays: loaded.missingDays + before.missingDays,
-                                    svg: Data(chart.render().utf8)))
+            sections.append(
+                Section(
+                    counter: counter, current: current, previous: previous, metrics: tableMetrics, grouping: grouping,
+                    rows: built.rows, dailyRows: Self.dailyRows(loaded, metrics: tableMetrics), totals: built.totals,
+                    previousTotals: previousTotals, missingDays: loaded.missingDays + before.missingDays,
+                    svg: Data(chart.render().utf8)))
         }
         return sections
     }
@@ -121,7 +134,9 @@ package struct MailComposer {
     /// The section with its table grouped by `grouping` instead: the rows `report --group` gives for
     /// the same days (weeks' and months' users from the API's totals for exactly those days).
     func regrouped(_ section: Section, by grouping: Grouping) async throws -> Section {
-        let loaded = try await loader.load(counter: section.counter, range: section.current, metrics: section.metrics, grouping: grouping, refresh: false)
+        let loaded = try await loader.load(
+            counter: section.counter, range: section.current, metrics: section.metrics, grouping: grouping,
+            refresh: false)
         var result = section
         result.grouping = grouping
         result.rows = HistoryLoader.rows(from: loaded, metrics: section.metrics).rows
@@ -135,21 +150,32 @@ package struct MailComposer {
         let seed = UInt64.random(in: 1...UInt64.max)
         let seedTag = String(seed, radix: 16)
         // The charts are daily whatever the tables become: drawn once.
-        let charts = sections.map { MailReport.htmlSection($0, metrics: request.tableMetrics).lineCharts(metrics: request.chartMetrics) }
-        let inline = try await Self.inlineImages(sections, charts: charts, seedTag: seedTag, rasterizer: rasterizer, activity: activity)
+        let charts = sections.map {
+            MailReport.htmlSection($0, metrics: request.tableMetrics).lineCharts(metrics: request.chartMetrics)
+        }
+        let inline = try await Self.inlineImages(
+            sections, charts: charts, seedTag: seedTag, rasterizer: rasterizer, activity: activity)
         let html = try await fitted(&sections, metrics: request.tableMetrics, charts: charts, images: inline)
         var attachments = sections.map { section in
-            MIMEPart.Image(data: section.svg, mediaType: "image/svg+xml", filename: "\(MailReport.chartName(section)).svg")
+            MIMEPart.Image(
+                data: section.svg, mediaType: "image/svg+xml", filename: "\(MailReport.chartName(section)).svg")
         }
-        let text = try MailReport.plainText(sections, metrics: request.tableMetrics, files: attachments.map(\.filename), naming: activity.naming)
+        let text = try MailReport.plainText(
+            sections, metrics: request.tableMetrics, files: attachments.map(\.filename), naming: activity.naming)
         for section in sections where section.tableLeftOut {
-            attachments.append(MIMEPart.Image(data: try MailReport.csv(section), mediaType: "text/csv", filename: "\(MailReport.chartName(section)).csv"))
+            attachments.append(
+                MIMEPart.Image(
+                    data: try MailReport.csv(section), mediaType: "text/csv",
+                    filename: "\(MailReport.chartName(section)).csv"))
         }
         let now = activity.now()
-        let offset = sections.first.flatMap { TimeZone(identifier: $0.counter.timeZoneName)?.secondsFromGMT(for: now) } ?? 0
+        let offset =
+            sections.first.flatMap { TimeZone(identifier: $0.counter.timeZoneName)?.secondsFromGMT(for: now) } ?? 0
         return MIMEMessage(
-            from: request.sender, to: request.recipients, subject: request.subject ?? MailReport.defaultSubject(sections), date: now,
-            utcOffsetSeconds: offset, seed: seed, body: MIMEPart.report(text: text, html: html, inline: inline, attachments: attachments))
+            from: request.sender, to: request.recipients,
+            subject: request.subject ?? MailReport.defaultSubject(sections), date: now,
+            utcOffsetSeconds: offset, seed: seed,
+            body: MIMEPart.report(text: text, html: html, inline: inline, attachments: attachments))
     }
 
     // MARK: - Byte budget
@@ -168,12 +194,18 @@ package struct MailComposer {
     ///    changes instead of cards;
     /// 4. when even that does not fit (dozens of counters), nothing is sent: a usage error asks to
     ///    split the counters over several mails. Never a cut document.
-    func fitted(_ sections: inout [Section], metrics: [Metric], charts: [[CompactLineChart]], images: [MIMEPart.Image]) async throws -> String {
+    func fitted(_ sections: inout [Section], metrics: [Metric], charts: [[CompactLineChart]], images: [MIMEPart.Image])
+        async throws -> String
+    {
         func render(_ sections: [Section]) -> String {
-            MailReport.htmlText(sections.map { MailReport.htmlSection($0, metrics: metrics, naming: activity.naming) }, charts: charts, images: images)
+            MailReport.htmlText(
+                sections.map { MailReport.htmlSection($0, metrics: metrics, naming: activity.naming) }, charts: charts,
+                images: images)
         }
         var html = render(sections)
-        while html.utf8.count > Self.htmlBudget, let first = sections.first, let coarser = Self.coarser(than: first.grouping, range: first.current) {
+        while html.utf8.count > Self.htmlBudget, let first = sections.first,
+            let coarser = Self.coarser(than: first.grouping, range: first.current)
+        {
             for index in sections.indices { sections[index] = try await regrouped(sections[index], by: coarser) }
             html = render(sections)
         }
@@ -190,8 +222,11 @@ package struct MailComposer {
             html = render(sections)
         }
         guard html.utf8.count <= Self.htmlBudget else {
-            let sentence = "a mail of \(sections.count) counters needs \(html.utf8.count / 1000) KB of HTML even with the shortest summaries and no tables, past the \(Self.htmlBudget / 1000) KB Gmail shows unclipped"
-            throw ParameterError(.counter, .tooMany(count: sections.count, most: sections.count - 1)) { "\(sentence): mail fewer counters at a time (split \($0[.counter]) over several mails)" }
+            let sentence =
+                "a mail of \(sections.count) counters needs \(html.utf8.count / 1000) KB of HTML even with the shortest summaries and no tables, past the \(Self.htmlBudget / 1000) KB Gmail shows unclipped"
+            throw ParameterError(.counter, .tooMany(count: sections.count, most: sections.count - 1)) {
+                "\(sentence): mail fewer counters at a time (split \($0[.counter]) over several mails)"
+            }
         }
         return html
     }
@@ -210,7 +245,10 @@ package struct MailComposer {
     /// every mail reader displays (Gmail and Outlook drop SVG images). Without a working rasterizer
     /// the mail still goes out, with the SVGs inline and one warning line, because a cron mail without
     /// pictures beats no mail.
-    package static func inlineImages(_ sections: [Section], charts: [[CompactLineChart]], seedTag: String, rasterizer: any ChartRasterizer, activity: any Activity) async throws -> [MIMEPart.Image] {
+    package static func inlineImages(
+        _ sections: [Section], charts: [[CompactLineChart]], seedTag: String, rasterizer: any ChartRasterizer,
+        activity: any Activity
+    ) async throws -> [MIMEPart.Image] {
         let documents = charts.map { $0.map { Data($0.document().utf8) } }
         var pngs: [[Data]]? = []
         do {
@@ -220,7 +258,9 @@ package struct MailComposer {
                 pngs?.append(drawn)
             }
         } catch let error as ChartRasterizerError {
-            activity.note("Warning: the charts are inline as SVG, which Gmail and Outlook do not show: \(error.message(activity.naming))")
+            activity.note(
+                "Warning: the charts are inline as SVG, which Gmail and Outlook do not show: \(error.message(activity.naming))"
+            )
             pngs = nil
         }
         var images: [MIMEPart.Image] = []
@@ -229,9 +269,14 @@ package struct MailComposer {
                 let name = "\(MailReport.chartName(section))-\(chart.series.metric.columnName)"
                 let contentID = "chart-\(section.counter.id)-\(number + 1).\(seedTag)@metrika"
                 if let png = pngs?[index][number] {
-                    images.append(MIMEPart.Image(data: png, mediaType: "image/png", filename: name + ".png", contentID: contentID))
+                    images.append(
+                        MIMEPart.Image(data: png, mediaType: "image/png", filename: name + ".png", contentID: contentID)
+                    )
                 } else {
-                    images.append(MIMEPart.Image(data: documents[index][number], mediaType: "image/svg+xml", filename: name + ".svg", contentID: contentID))
+                    images.append(
+                        MIMEPart.Image(
+                            data: documents[index][number], mediaType: "image/svg+xml", filename: name + ".svg",
+                            contentID: contentID))
                 }
             }
         }

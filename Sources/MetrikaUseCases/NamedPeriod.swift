@@ -12,7 +12,10 @@ package enum NamedPeriod: Equatable, Sendable, CustomStringConvertible {
     case lastDays(Int)
 
     /// The names `--period` accepts, for help, completions and the man page.
-    package static let names = ["today", "yesterday", "thisWeek", "lastWeek", "thisMonth", "lastMonth", "thisYear", "lastYear", "last7days", "last30days", "lastNdays"]
+    package static let names = [
+        "today", "yesterday", "thisWeek", "lastWeek", "thisMonth", "lastMonth", "thisYear", "lastYear", "last7days",
+        "last30days", "lastNdays"
+    ]
     /// The N of `lastNdays`: a day to a hundred years.
     package static let dayCounts = 1...36_500
     /// The periods that end before today (whole days only: what a mail reports).
@@ -23,7 +26,7 @@ package enum NamedPeriod: Equatable, Sendable, CustomStringConvertible {
         let lower = text.trimmingCharacters(in: .whitespaces).lowercased()
         let fixed: [String: NamedPeriod] = [
             "today": .today, "yesterday": .yesterday, "thisweek": .thisWeek, "lastweek": .lastWeek,
-            "thismonth": .thisMonth, "lastmonth": .lastMonth, "thisyear": .thisYear, "lastyear": .lastYear,
+            "thismonth": .thisMonth, "lastmonth": .lastMonth, "thisyear": .thisYear, "lastyear": .lastYear
         ]
         if let period = fixed[lower] {
             self = period
@@ -34,7 +37,9 @@ package enum NamedPeriod: Equatable, Sendable, CustomStringConvertible {
             if !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
                 // The form is right: a count out of range says the range (never parsed into an overflow).
                 let significant = digits.drop { $0 == "0" }
-                if significant.count <= 5, let count = Int(significant.isEmpty ? "0" : significant), Self.dayCounts.contains(count) {
+                if significant.count <= 5, let count = Int(significant.isEmpty ? "0" : significant),
+                    Self.dayCounts.contains(count)
+                {
                     self = .lastDays(count)
                     return
                 }

@@ -32,7 +32,9 @@ package struct ParameterError: WordedFailure {
     private let sentence: @Sendable (ParameterNaming) -> String
 
     /// An error about `parameter`; `sentence` words it with an entry point's naming.
-    package init(_ parameter: Parameter, _ problem: Problem, _ sentence: @escaping @Sendable (ParameterNaming) -> String) {
+    package init(
+        _ parameter: Parameter, _ problem: Problem, _ sentence: @escaping @Sendable (ParameterNaming) -> String
+    ) {
         self.parameter = parameter
         self.problem = problem
         self.sentence = sentence

@@ -53,9 +53,13 @@ package struct ReportRequest: Sendable {
     private func validate() throws {
         guard fields.dimensions.count <= 10 else {
             let count = fields.dimensions.count
-            throw ParameterError(.dimensions, .tooMany(count: count, most: 10)) { "\($0[.dimensions]) lists \(count); the API allows at most 10" }
+            throw ParameterError(.dimensions, .tooMany(count: count, most: 10)) {
+                "\($0[.dimensions]) lists \(count); the API allows at most 10"
+            }
         }
-        if !fields.dimensions.isEmpty, requestedGrouping != nil, !fields.dimensions.contains(where: { $0.apiName == MetrikaModel.Dimension.datePeriodPlaceholder }) {
+        if !fields.dimensions.isEmpty, requestedGrouping != nil,
+            !fields.dimensions.contains(where: { $0.apiName == MetrikaModel.Dimension.datePeriodPlaceholder })
+        {
             let names = fields.dimensions.map(\.shortName).joined(separator: ",")
             throw ParameterError(.group, .contradicts([.dimensions])) {
                 "\($0[.group]) applies to time-series reports (and to \($0[.dimensions]) ym:s:datePeriod<group>); it cannot be combined with \($0[.dimensions]) \(names)"
@@ -75,10 +79,14 @@ package struct ReportRequest: Sendable {
             }
         }
         if usesHistory, fields.sort != nil {
-            throw ParameterError(.sort, .notApplicable) { "\($0[.sort]) applies to dimension reports (\($0[.dimensions]) or \($0[.preset])); a time series is always in date order" }
+            throw ParameterError(.sort, .notApplicable) {
+                "\($0[.sort]) applies to dimension reports (\($0[.dimensions]) or \($0[.preset])); a time series is always in date order"
+            }
         }
         if fields.dimensions.isEmpty, fields.preset == nil, fields.lang != nil {
-            throw ParameterError(.lang, .notApplicable) { "\($0[.lang]) sets the language of dimension names (\($0[.dimensions]) or \($0[.preset])); this report has none" }
+            throw ParameterError(.lang, .notApplicable) {
+                "\($0[.lang]) sets the language of dimension names (\($0[.dimensions]) or \($0[.preset])); this report has none"
+            }
         }
         if fields.compare, fields.preset != nil {
             throw ParameterError(.compare, .contradicts([.preset])) {
@@ -90,7 +98,9 @@ package struct ReportRequest: Sendable {
                 "\($0[.compare]) of a time series works from the history, without \($0[.filters]) or sampled \($0[.accuracy]); add \($0[.dimensions]) to compare filtered or sampled rows"
             }
         }
-        if fields.compare, let dated = fields.dimensions.first(where: { $0.isDatePeriod || $0 == MetrikaModel.Dimension.date }) {
+        if fields.compare,
+            let dated = fields.dimensions.first(where: { $0.isDatePeriod || $0 == MetrikaModel.Dimension.date })
+        {
             throw ParameterError(.compare, .contradicts([.dimensions])) {
                 "\($0[.compare]) sets each row against the same value in the previous period; \($0[.dimensions]) \(dated.shortName) has other values there: leave it out (a time series compares day by day)"
             }
@@ -117,7 +127,9 @@ package struct ReportRequest: Sendable {
     /// A currency where no column is money would change nothing: refused, like the other
     /// parameters that would be silently ignored (report, chart, mail). A preset's columns are the
     /// API's to say, so it may be money.
-    package static func refuseCurrencyWithoutMoney(_ currency: Currency?, metrics: [Metric], preset: String? = nil) throws {
+    package static func refuseCurrencyWithoutMoney(_ currency: Currency?, metrics: [Metric], preset: String? = nil)
+        throws
+    {
         guard currency != nil, preset == nil, !metrics.contains(where: { $0.unit == .money }) else { return }
         throw ParameterError(.currency, .notApplicable) {
             "\($0[.currency]) applies to money metrics (revenue, revenuePerPurchase, revenuePerVisit, goal<ID>revenue, basketValue, productRevenue); these metrics have none"
@@ -149,7 +161,9 @@ package struct ReportRequest: Sendable {
     package static let limitRange = 1...10_000_000
 
     /// Whether the history database serves this report.
-    package var usesHistory: Bool { fields.dimensions.isEmpty && fields.preset == nil && fields.filters == nil && fields.accuracy == "full" }
+    package var usesHistory: Bool {
+        fields.dimensions.isEmpty && fields.preset == nil && fields.filters == nil && fields.accuracy == "full"
+    }
 
     /// The `group=` of a direct report: sent with a preset (`traffic` is by `ym:s:datePeriod<group>`)
     /// or a `ym:s:datePeriod<group>` dimension, so the API fills the period in as `--group` says.
@@ -171,15 +185,17 @@ package struct ReportRequest: Sendable {
         var query: [(String, JSONValue)] = [
             ("counters", .array(fields.counterIDs.map { .number(Double($0)) })),
             ("from", .string(from.description)),
-            ("to", .string(to.description)),
+            ("to", .string(to.description))
         ]
         if let period { query.append(("period", .string(period.description))) }
         query += [
             ("metrics", .array(metrics.map { .string($0.apiName) })),
             ("dimensions", .array(dimensions.map { .string($0.apiName) })),
-            ("accuracy", .string(fields.accuracy)),
+            ("accuracy", .string(fields.accuracy))
         ]
-        if usesHistory || dimensions.contains(where: \.isDatePeriod) { query.append(("group", .string(grouping.rawValue))) }
+        if usesHistory || dimensions.contains(where: \.isDatePeriod) {
+            query.append(("group", .string(grouping.rawValue)))
+        }
         if fields.compare { query.append(("compare", .bool(true))) }
         if let preset = fields.preset { query.append(("preset", .string(preset))) }
         if let filters = fields.filters { query.append(("filters", .string(filters))) }

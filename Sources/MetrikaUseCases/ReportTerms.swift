@@ -5,11 +5,16 @@ import MetrikaModel
 // a currency, an attribution model and the days. Both entry points call these, so a word is accepted
 // or refused — with the same sentence — wherever it is written.
 
-/// Text → report values; every refusal is a `ParameterError` naming the parameter (or the `UsageError` of an unknown name).
+/// Text → report values; every refusal is a `ParameterError` naming the parameter (or the `UsageError` of an unknown
+/// name).
 package enum ReportTerms {
     /// A counter id: a positive whole number.
     package static func counterID(_ text: String) throws -> Int {
-        guard let id = Int(text), id > 0 else { throw ParameterError(.counter, .malformed(value: text)) { "\($0[.counter]) '\(text)' is not a counter id (a positive whole number)" } }
+        guard let id = Int(text), id > 0 else {
+            throw ParameterError(.counter, .malformed(value: text)) {
+                "\($0[.counter]) '\(text)' is not a counter id (a positive whole number)"
+            }
+        }
         return id
     }
 
@@ -18,13 +23,17 @@ package enum ReportTerms {
         var metrics: [Metric] = []
         for text in texts {
             guard let metric = Metric.named(text) else {
-                throw UsageError("Unknown metric '\(text)'. Use one of \(Metric.known.map(\.shortName).joined(separator: ", ")), goal<ID>reaches, goal<ID>conversionRate, goal<ID>revenue, or a full ym:s: name")
+                throw UsageError(
+                    "Unknown metric '\(text)'. Use one of \(Metric.known.map(\.shortName).joined(separator: ", ")), goal<ID>reaches, goal<ID>conversionRate, goal<ID>revenue, or a full ym:s: name"
+                )
             }
             if !metrics.contains(where: { $0.apiName == metric.apiName }) { metrics.append(metric) }
         }
         guard metrics.count <= 20 else {
             let count = metrics.count
-            throw ParameterError(.metrics, .tooMany(count: count, most: 20)) { "\($0[.metrics]) lists \(count) metrics; the API allows at most 20 per report" }
+            throw ParameterError(.metrics, .tooMany(count: count, most: 20)) {
+                "\($0[.metrics]) lists \(count) metrics; the API allows at most 20 per report"
+            }
         }
         return metrics
     }
@@ -32,7 +41,9 @@ package enum ReportTerms {
     /// A dimension by its short or `ym:s:` name.
     package static func dimension(_ text: String) throws -> MetrikaModel.Dimension {
         guard let dimension = MetrikaModel.Dimension.named(text) else {
-            throw UsageError("Unknown dimension '\(text)'. Use one of \(MetrikaModel.Dimension.known.map(\.shortName).joined(separator: ", ")), or a full ym:s: name")
+            throw UsageError(
+                "Unknown dimension '\(text)'. Use one of \(MetrikaModel.Dimension.known.map(\.shortName).joined(separator: ", ")), or a full ym:s: name"
+            )
         }
         return dimension
     }
@@ -40,7 +51,11 @@ package enum ReportTerms {
     /// A sort (`visits,-bounceRate`): each metric or dimension by its short or full name, `-` for
     /// descending, as the API's `ym:s:` names; an empty list or an unknown name is refused.
     package static func sort(_ items: [String]) throws -> [String] {
-        guard !items.isEmpty else { throw ParameterError(.sort, .malformed(value: "")) { "\($0[.sort]) is empty: name a metric or dimension, e.g. -visits" } }
+        guard !items.isEmpty else {
+            throw ParameterError(.sort, .malformed(value: "")) {
+                "\($0[.sort]) is empty: name a metric or dimension, e.g. -visits"
+            }
+        }
         return try items.map { item in
             let descending = item.hasPrefix("-")
             let name = descending ? String(item.dropFirst()) : item
@@ -57,7 +72,9 @@ package enum ReportTerms {
     package static func currency(_ text: String) throws -> Currency {
         guard let currency = Currency(code: text), Currency.known.contains(currency) else {
             let choices = Currency.known.map(\.code)
-            throw ParameterError(.currency, .notOneOf(value: text, choices: choices)) { "\($0[.currency]) must be one of \(choices.joined(separator: ", ")), not '\(text)'" }
+            throw ParameterError(.currency, .notOneOf(value: text, choices: choices)) {
+                "\($0[.currency]) must be one of \(choices.joined(separator: ", ")), not '\(text)'"
+            }
         }
         return currency
     }
@@ -97,11 +114,15 @@ package struct ReportDates: Sendable {
         let start = try DateExpression(parsing: from ?? defaultFrom, option: .from)
         let end = try DateExpression(parsing: to ?? "today", option: .to)
         if case .absolute(let first) = start, case .absolute(let last) = end, first > last {
-            throw ParameterError(.from, .contradicts([.to])) { "\($0[.from]) \(first.iso) is after \($0[.to]) \(last.iso): the range is reversed" }
+            throw ParameterError(.from, .contradicts([.to])) {
+                "\($0[.from]) \(first.iso) is after \($0[.to]) \(last.iso): the range is reversed"
+            }
         }
         // Two day- or week-relative dates compare the same in every time zone: refuse before any request.
         if let fromAgo = start.fixedDaysAgo, let toAgo = end.fixedDaysAgo, fromAgo < toAgo {
-            throw ParameterError(.from, .contradicts([.to])) { "\($0[.from]) \(start) is after \($0[.to]) \(end): the range is reversed" }
+            throw ParameterError(.from, .contradicts([.to])) {
+                "\($0[.from]) \(start) is after \($0[.to]) \(end): the range is reversed"
+            }
         }
         return ReportDates(from: start, to: end, period: nil)
     }

@@ -13,9 +13,9 @@ import MetrikaSimulator
 // arguments, start the server from MetrikaSimulator, wait for SIGTERM/SIGINT.
 
 let defaultFixtures = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent()  // metrika-fake-api
-    .deletingLastPathComponent()  // Sources
-    .deletingLastPathComponent()  // repository root
+    .deletingLastPathComponent() // metrika-fake-api
+    .deletingLastPathComponent() // Sources
+    .deletingLastPathComponent() // repository root
     .appendingPathComponent("Fixtures/default", isDirectory: true)
 
 let arguments = Array(CommandLine.arguments.dropFirst())

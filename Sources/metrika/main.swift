@@ -17,17 +17,17 @@ private func holdClosedStandardStreams() {
 holdClosedStandardStreams()
 
 #if os(Linux)
-/// One malloc arena: metrika is a short-lived CLI whose network threads hand each page to the main
-/// task, and glibc's per-thread arenas left a 100,000-row report holding ~20 MiB it no longer used
-/// (bench a: 80 → 62 MiB peak, same time). `mallopt` is looked up at run time because Glibc's Swift
-/// module does not export <malloc.h>; where it is missing nothing changes.
-private func limitMallocArenas() {
-    typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-    let M_ARENA_MAX: Int32 = -8
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-    _ = unsafeBitCast(symbol, to: Mallopt.self)(M_ARENA_MAX, 1)
-}
-limitMallocArenas()
+    /// One malloc arena: metrika is a short-lived CLI whose network threads hand each page to the main
+    /// task, and glibc's per-thread arenas left a 100,000-row report holding ~20 MiB it no longer used
+    /// (bench a: 80 → 62 MiB peak, same time). `mallopt` is looked up at run time because Glibc's Swift
+    /// module does not export <malloc.h>; where it is missing nothing changes.
+    private func limitMallocArenas() {
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        let M_ARENA_MAX: Int32 = -8
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+        _ = unsafeBitCast(symbol, to: Mallopt.self)(M_ARENA_MAX, 1)
+    }
+    limitMallocArenas()
 #endif
 
 /// A core file would hold the token (and a refresh token) in plain text: no core files, ever, as
@@ -35,9 +35,9 @@ limitMallocArenas()
 private func forbidCoreFiles() {
     var none = rlimit(rlim_cur: 0, rlim_max: 0)
     #if os(Linux)
-    _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &none)
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &none)
     #else
-    _ = setrlimit(RLIMIT_CORE, &none)
+        _ = setrlimit(RLIMIT_CORE, &none)
     #endif
 }
 forbidCoreFiles()

@@ -36,7 +36,9 @@ final class AlertPeers: @unchecked Sendable {
         api = try FakeAPI(fixtures: "alerts", arguments: ["--now", Self.simulatorNow])
         hooks = try TemporaryDirectory()
         receiver.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        receiver.arguments = ["python3", MailEndToEndTests.scripts.appendingPathComponent("webhook_receiver.py").path, hooks.path, "600"]
+        receiver.arguments = [
+            "python3", MailEndToEndTests.scripts.appendingPathComponent("webhook_receiver.py").path, hooks.path, "600"
+        ]
         receiver.environment = MailEndToEndTests.toolEnvironment
         let output = Pipe()
         receiver.standardOutput = output
@@ -65,11 +67,16 @@ final class AlertPeers: @unchecked Sendable {
     /// stores each request before it answers it, and metrika ends only after its answer (or its
     /// timeout, long after the request was read), so nothing can still be on its way.
     func received(secret: String) throws -> [Received] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: hooks.path).filter { $0.hasSuffix(".json") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: hooks.path).filter { $0.hasSuffix(".json") }
+            .sorted()
         return try names.compactMap { name in
-            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: hooks.path + "/" + name))) as? [String: Any]
+            let object =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: hooks.path + "/" + name)))
+                as? [String: Any]
             guard let path = object?["path"] as? String, path.contains(secret) else { return nil }
-            return Received(path: path, headers: object?["headers"] as? [String: String] ?? [:], body: object?["body"] as? String ?? "")
+            return Received(
+                path: path, headers: object?["headers"] as? [String: String] ?? [:],
+                body: object?["body"] as? String ?? "")
         }
     }
 }
@@ -80,8 +87,12 @@ final class AlertPeers: @unchecked Sendable {
 @Suite(.serialized, .blockingLanes, .stops(AlertPeers.shared)) struct AlertEndToEndTests {
     func peers() throws -> AlertPeers { try AlertPeers.shared.get() }
 
-    func environment(_ peers: AlertPeers, _ home: TemporaryDirectory, now: String, extra: [String: String] = [:]) -> [String: String] {
-        metrikaEnvironment(api: peers.api, home: home.path, extra: ["METRIKA_NOW": now, "METRIKA_DB": home.path + "/h.sqlite"].merging(extra) { $1 })
+    func environment(_ peers: AlertPeers, _ home: TemporaryDirectory, now: String, extra: [String: String] = [:])
+        -> [String: String]
+    {
+        metrikaEnvironment(
+            api: peers.api, home: home.path,
+            extra: ["METRIKA_NOW": now, "METRIKA_DB": home.path + "/h.sqlite"].merging(extra) { $1 })
     }
 
     static func alertObjects(_ body: String, _ key: String = "alerts") -> [[String: Any]] {
@@ -98,21 +109,41 @@ final class AlertPeers: @unchecked Sendable {
         if let sink = peers.sink {
             let msmtpHome = try MailEndToEndTests.msmtpHome(port: sink.port)
             try FileManager.default.copyItem(atPath: msmtpHome.path + "/.msmtprc", toPath: home.path + "/.msmtprc")
-            mail = ["--mail", "alerts-\(UUID().uuidString.prefix(8))@example.com", "--sender", "metrika@example.com", "--sendmail", MailEndToEndTests.msmtp]
+            mail = [
+                "--mail", "alerts-\(UUID().uuidString.prefix(8))@example.com", "--sender", "metrika@example.com",
+                "--sendmail", MailEndToEndTests.msmtp
+            ]
         }
 
         // Monday morning: Sunday judged.
-        let first = try metrika(["alert"] + mail, environment: environment(peers, home, now: AlertPeers.monday, extra: extra))
+        let first = try metrika(
+            ["alert"] + mail, environment: environment(peers, home, now: AlertPeers.monday, extra: extra))
         #expect(first.status == 0, "\(first.stderr)")
         let lines = first.stdoutLines
         #expect(lines.count == 5, "\(first.stdout)")
-        #expect(lines.contains { $0.hasPrefix("520002 Блог после релиза: visits 0 on Sun 2026-11-29, expected ~") && $0.hasSuffix("(-100%), stopped since Sat 2026-11-28") })
-        #expect(lines.contains { $0.hasPrefix("520003 Магазин «Корзина»: goal \"Оформление заказа\" 0 on Sun 2026-11-29") && $0.hasSuffix("stopped since Sun 2026-11-29") })
-        #expect(lines.contains { $0.hasPrefix("520004 Бот-волна: visits ") && $0.contains(" on Sun 2026-11-29, expected ~") && $0.contains("(+") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("520002 Блог после релиза: visits 0 on Sun 2026-11-29, expected ~")
+                    && $0.hasSuffix("(-100%), stopped since Sat 2026-11-28")
+            })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("520003 Магазин «Корзина»: goal \"Оформление заказа\" 0 on Sun 2026-11-29")
+                    && $0.hasSuffix("stopped since Sun 2026-11-29")
+            })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("520004 Бот-волна: visits ") && $0.contains(" on Sun 2026-11-29, expected ~")
+                    && $0.contains("(+")
+            })
         #expect(lines.contains { $0.hasPrefix("520005 Половина трафика: visits ") && $0.contains("(-") })
         // A shop whose orders went on while their worth fell to a third: revenue, as money.
         let shop = try #require(lines.first { $0.hasPrefix("520007 ") }, "\(first.stdout)")
-        #expect(shop.range(of: #"^520007 Обувной магазин «Шаг»: revenue \d{1,3}( \d{3})*\.\d\d ₽ on Sun 2026-11-29, expected ~\d{1,3}( \d{3})* ₽ \(-\d+%\)$"#, options: .regularExpression) != nil, "\(shop)")
+        #expect(
+            shop.range(
+                of:
+                    #"^520007 Обувной магазин «Шаг»: revenue \d{1,3}( \d{3})*\.\d\d ₽ on Sun 2026-11-29, expected ~\d{1,3}( \d{3})* ₽ \(-\d+%\)$"#,
+                options: .regularExpression) != nil, "\(shop)")
         #expect(!first.stdout.contains("purchases"), "its purchases went on as usual")
         #expect(!first.stdout.contains("520001"), "an ordinary quiet Sunday of a seasonal shop is no alert")
         #expect(!first.stdout.contains("Звонок"), "a goal reached 2 times a day that reaches 0 is noise")
@@ -130,51 +161,68 @@ final class AlertPeers: @unchecked Sendable {
                 #expect(alert[key] != nil, "\(key) missing in \(alert)")
             }
         }
-        #expect(alerts.first { $0["counter_id"] as? Int == 520003 }.flatMap { $0["goal_name"] as? String } == "Оформление заказа")
+        #expect(
+            alerts.first { $0["counter_id"] as? Int == 520003 }.flatMap { $0["goal_name"] as? String }
+                == "Оформление заказа")
         let revenue = try #require(alerts.first { $0["counter_id"] as? Int == 520007 })
-        #expect(revenue["metric"] as? String == "revenue" && revenue["unit"] as? String == "money" && revenue["currency"] as? String == "RUB" && revenue["kind"] as? String == "drop")
+        #expect(
+            revenue["metric"] as? String == "revenue" && revenue["unit"] as? String == "money"
+                && revenue["currency"] as? String == "RUB" && revenue["kind"] as? String == "drop")
         #expect(alerts.first { $0["counter_id"] as? Int == 520004 }?["unit"] as? String == "count")
-        let text = try #require((try JSONSerialization.jsonObject(with: Data(post.body.utf8)) as? [String: Any])?["text"] as? String)
+        let text = try #require(
+            (try JSONSerialization.jsonObject(with: Data(post.body.utf8)) as? [String: Any])?["text"] as? String)
         #expect(text.contains("520004 Бот-волна"))
 
         if let sink = peers.sink {
-            let stored = try sink.messages(count: 1).filter { (try? String(contentsOfFile: $0, encoding: .utf8))?.contains(mail[1]) == true }
+            let stored = try sink.messages(count: 1).filter {
+                (try? String(contentsOfFile: $0, encoding: .utf8))?.contains(mail[1]) == true
+            }
             #expect(stored.count == 1)
             let scratch = try TemporaryDirectory()
             let (parsed, files) = try MailEndToEndTests.parse(try #require(stored.first), scratch: scratch.path)
             #expect(parsed.defects.isEmpty, "\(parsed.defects)")
             #expect(parsed.headers["Subject"]?.hasPrefix("metrika: 5 alerts") == true)
             let pngSignature = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-            #expect(files.count == 5 && files.allSatisfy { $0.prefix(8) == pngSignature }, "one PNG chart per alerted metric")
+            #expect(
+                files.count == 5 && files.allSatisfy { $0.prefix(8) == pngSignature },
+                "one PNG chart per alerted metric")
             #expect(parsed.texts["text/plain"]?.contains("520005 Половина трафика") == true)
             mail.removeAll()
         }
 
         // An hour later (cron): the same anomalies, nothing new to say.
-        let again = try metrika(["alert"], environment: environment(peers, home, now: "2026-11-30T07:00:00Z", extra: extra))
+        let again = try metrika(
+            ["alert"], environment: environment(peers, home, now: "2026-11-30T07:00:00Z", extra: extra))
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.isEmpty, "\(again.stdout)")
         posts = try peers.received(secret: hook.secret)
         #expect(posts.count == 1, "no second POST")
 
         // Tuesday: the blog's tracking is back; the other anomalies go on, silently.
-        let tuesday = try metrika(["alert"], environment: environment(peers, home, now: AlertPeers.tuesday, extra: extra))
+        let tuesday = try metrika(
+            ["alert"], environment: environment(peers, home, now: AlertPeers.tuesday, extra: extra))
         #expect(tuesday.status == 0, "\(tuesday.stderr)")
         #expect(tuesday.stdoutLines.count == 1, "\(tuesday.stdout)")
-        #expect(tuesday.stdoutLines.first?.hasPrefix("520002 Блог после релиза: visits back to normal on Mon 2026-11-30: ") == true)
+        #expect(
+            tuesday.stdoutLines.first?.hasPrefix("520002 Блог после релиза: visits back to normal on Mon 2026-11-30: ")
+                == true)
         #expect(tuesday.stdoutLines.first?.hasSuffix("(had stopped since Sat 2026-11-28)") == true)
         posts = try peers.received(secret: hook.secret)
         #expect(posts.count == 2)
         let lastAlerts = Self.alertObjects(posts.last?.body ?? "")
         #expect(lastAlerts.count == 0)
-        #expect(Self.alertObjects(posts.last?.body ?? "", "back_to_normal").first.flatMap { $0["counter_id"] as? Int } == 520002)
+        #expect(
+            Self.alertObjects(posts.last?.body ?? "", "back_to_normal").first.flatMap { $0["counter_id"] as? Int }
+                == 520002)
 
         for result in [first, again, tuesday] {
             #expect(!(result.stdout + result.stderr).contains(hook.secret), "the webhook's secret is never shown")
         }
         if peers.sink == nil {
             // Reported, not silent: the mail half was not checked on this machine.
-            try Test.cancel("skipped in part: the alert mail was not checked (apt-get install msmtp python3-aiosmtpd, or run scripts/setup)")
+            try Test.cancel(
+                "skipped in part: the alert mail was not checked (apt-get install msmtp python3-aiosmtpd, or run scripts/setup)"
+            )
         }
     }
 
@@ -227,37 +275,61 @@ final class AlertPeers: @unchecked Sendable {
         let requestsBefore = try peers.api.requestCount()
         let table = try metrika(["alert", "--status"], environment: environment(peers, home, now: AlertPeers.monday))
         #expect(table.status == 0, "\(table.stderr)")
-        #expect(table.stdoutLines.first?.hasPrefix(" ID") == true || table.stdoutLines.first?.contains("ID") == true, "\(table.stdout)")
-        #expect(table.stdoutLines.count == 1 + 1 + 5 || table.stdoutLines.count == 1 + 5, "a header and five alerts: \(table.stdout)")
+        #expect(
+            table.stdoutLines.first?.hasPrefix(" ID") == true || table.stdoutLines.first?.contains("ID") == true,
+            "\(table.stdout)")
+        #expect(
+            table.stdoutLines.count == 1 + 1 + 5 || table.stdoutLines.count == 1 + 5,
+            "a header and five alerts: \(table.stdout)")
         let blog = try #require(table.stdoutLines.first { $0.contains("520002") }, "\(table.stdout)")
         #expect(blog.contains("visits") && blog.contains("stopped") && blog.contains("2026-11-28"), "\(blog)")
 
-        let json = try metrika(["alert", "--status", "--json"], environment: environment(peers, home, now: AlertPeers.monday))
+        let json = try metrika(
+            ["alert", "--status", "--json"], environment: environment(peers, home, now: AlertPeers.monday))
         #expect(json.status == 0, "\(json.stderr)")
         let alerts = Self.alertObjects(json.stdout)
         #expect(alerts.compactMap { $0["counter_id"] as? Int }.sorted() == [520002, 520003, 520004, 520005, 520007])
         let stopped = try #require(alerts.first { $0["counter_id"] as? Int == 520002 })
-        #expect(stopped["kind"] as? String == "stopped" && stopped["since"] as? String == "2026-11-28" && stopped["api_name"] as? String == "ym:s:visits")
+        #expect(
+            stopped["kind"] as? String == "stopped" && stopped["since"] as? String == "2026-11-28"
+                && stopped["api_name"] as? String == "ym:s:visits")
         let id = try #require(stopped["id"] as? Int)
         #expect(try peers.api.requestCount() == requestsBefore, "--status makes no request")
 
-        let forget = try metrika(["alert", "--forget", String(id)], environment: environment(peers, home, now: AlertPeers.monday))
+        let forget = try metrika(
+            ["alert", "--forget", String(id)], environment: environment(peers, home, now: AlertPeers.monday))
         #expect(forget.status == 0, "\(forget.stderr)")
         #expect(forget.stdout.hasPrefix("Forgot alert \(id): 520002 "), "\(forget.stdout)")
-        let unknown = try metrika(["alert", "--forget", String(id)], environment: environment(peers, home, now: AlertPeers.monday))
+        let unknown = try metrika(
+            ["alert", "--forget", String(id)], environment: environment(peers, home, now: AlertPeers.monday))
         #expect(unknown.status == 64)
-        #expect(unknown.stderr == "Error: no open alert has the id \(id); run `metrika alert --status` for the open alerts and their ids\n", "\(unknown.stderr)")
-        #expect(try metrika(["alert", "--status", "--webhook", "https://hooks.example/x"], environment: environment(peers, home, now: AlertPeers.monday)).status == 64)
+        #expect(
+            unknown.stderr
+                == "Error: no open alert has the id \(id); run `metrika alert --status` for the open alerts and their ids\n",
+            "\(unknown.stderr)")
+        #expect(
+            try metrika(
+                ["alert", "--status", "--webhook", "https://hooks.example/x"],
+                environment: environment(peers, home, now: AlertPeers.monday)
+            ).status == 64)
         // --status lists both checks' alerts: --today, which names the hourly check, is refused with it.
-        let today = try metrika(["alert", "--status", "--today"], environment: environment(peers, home, now: AlertPeers.monday))
-        #expect(today.status == 64 && today.stderr.contains("--today goes with the hourly check, not with --status"), "\(today.stderr)")
+        let today = try metrika(
+            ["alert", "--status", "--today"], environment: environment(peers, home, now: AlertPeers.monday))
+        #expect(
+            today.status == 64 && today.stderr.contains("--today goes with the hourly check, not with --status"),
+            "\(today.stderr)")
 
         let again = try metrika(["alert"], environment: environment(peers, home, now: "2026-11-30T07:00:00Z"))
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(again.stdoutLines.count == 1 && again.stdout.hasPrefix("520002 "), "only the forgotten one is told again: \(again.stdout)")
-        let all = try metrika(["alert", "--forget", "all"], environment: environment(peers, home, now: AlertPeers.monday))
+        #expect(
+            again.stdoutLines.count == 1 && again.stdout.hasPrefix("520002 "),
+            "only the forgotten one is told again: \(again.stdout)")
+        let all = try metrika(
+            ["alert", "--forget", "all"], environment: environment(peers, home, now: AlertPeers.monday))
         #expect(all.status == 0 && all.stdoutLines.count == 5, "\(all.stdout)")
-        #expect(try metrika(["alert", "--status"], environment: environment(peers, home, now: AlertPeers.monday)).stdout == "No open alerts.\n")
+        #expect(
+            try metrika(["alert", "--status"], environment: environment(peers, home, now: AlertPeers.monday)).stdout
+                == "No open alerts.\n")
     }
 
     @Test func aQuietSundayAndATinyGoalStayQuietAndADryRunRemembersNothing() throws {
@@ -268,7 +340,9 @@ final class AlertPeers: @unchecked Sendable {
             let result = try metrika(["alert", "--counter", "520001,520003", "--dry-run"], environment: environment)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdoutLines.count == 1, "\(result.stdout)")
-            #expect(result.stdoutLines.first?.hasPrefix("520003 Магазин «Корзина»: goal \"Оформление заказа\" 0 on Sun 2026-11-29") == true)
+            #expect(
+                result.stdoutLines.first?.hasPrefix(
+                    "520003 Магазин «Корзина»: goal \"Оформление заказа\" 0 on Sun 2026-11-29") == true)
         }
         // Named explicitly, the young counter gets a word on stderr with --verbose (or on a terminal);
         // never under cron, whose stderr is no terminal and is mailed (issue 40).
@@ -288,11 +362,15 @@ final class AlertPeers: @unchecked Sendable {
         let home = try TemporaryDirectory()
         let hook = peers.hook(behaviour)
         let started = Date()
-        let result = try metrika(["alert", "--webhook", hook.url],
-                                 environment: environment(peers, home, now: AlertPeers.monday, extra: ["METRIKA_TIMEOUT": "2"]))
+        let result = try metrika(
+            ["alert", "--webhook", hook.url],
+            environment: environment(peers, home, now: AlertPeers.monday, extra: ["METRIKA_TIMEOUT": "2"]))
         #expect(result.status == 69, "\(result.stderr)")
         #expect(Date().timeIntervalSince(started) < 20, "a hanging webhook is cut by the timeout")
-        #expect(result.stderr.contains("Error: the webhook http://127.0.0.1:\(peers.receiverPort)/… did not take the alerts"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "Error: the webhook http://127.0.0.1:\(peers.receiverPort)/… did not take the alerts"),
+            "\(result.stderr)")
         #expect(result.stdoutLines.count == 5)
         #expect(!(result.stdout + result.stderr).contains(hook.secret))
         let seen = try peers.received(secret: hook.secret)
@@ -301,7 +379,8 @@ final class AlertPeers: @unchecked Sendable {
 
         // Nothing was remembered: a working webhook gets all of it on the next run.
         let good = peers.hook("ok")
-        let retry = try metrika(["alert", "--webhook", good.url], environment: environment(peers, home, now: AlertPeers.monday))
+        let retry = try metrika(
+            ["alert", "--webhook", good.url], environment: environment(peers, home, now: AlertPeers.monday))
         #expect(retry.status == 0, "\(retry.stderr)")
         #expect(retry.stdoutLines.count == 5)
         let delivered = try peers.received(secret: good.secret)
@@ -317,11 +396,16 @@ final class AlertPeers: @unchecked Sendable {
         try ExecutableFile.write("#!/bin/sh\nenv > '\(home.path)/env.txt'\ncat > '\(home.path)/mail.eml'\n", to: script)
         // rsvg-convert, the other child of a mail, through a wrapper that keeps its environment too.
         let rasterizer = home.path + "/rsvg-convert"
-        try ExecutableFile.write("#!/bin/sh\nenv > '\(home.path)/env-rsvg.txt'\nexec /usr/bin/rsvg-convert \"$@\"\n", to: rasterizer)
-        let result = try metrika(["alert", "-v", "--mail", "ops@example.com", "--sender", "metrika@example.com", "--sendmail", script],
-                                 environment: environment(peers, home, now: AlertPeers.monday,
-                                                          extra: ["METRIKA_WEBHOOK_URL": hook.url, "SLACK_HOOK": hook.url, "HOOK_SECRET": hook.secret,
-                                                                  "METRIKA_RSVG_CONVERT": rasterizer]))
+        try ExecutableFile.write(
+            "#!/bin/sh\nenv > '\(home.path)/env-rsvg.txt'\nexec /usr/bin/rsvg-convert \"$@\"\n", to: rasterizer)
+        let result = try metrika(
+            ["alert", "-v", "--mail", "ops@example.com", "--sender", "metrika@example.com", "--sendmail", script],
+            environment: environment(
+                peers, home, now: AlertPeers.monday,
+                extra: [
+                    "METRIKA_WEBHOOK_URL": hook.url, "SLACK_HOOK": hook.url, "HOOK_SECRET": hook.secret,
+                    "METRIKA_RSVG_CONVERT": rasterizer
+                ]))
         #expect(result.status == 0, "\(result.stderr)")
         let environmentDump = try String(contentsOfFile: home.path + "/env.txt", encoding: .utf8)
         #expect(!environmentDump.contains(hook.secret), "sendmail's environment holds the webhook secret")
@@ -339,18 +423,23 @@ final class AlertPeers: @unchecked Sendable {
         #expect(!message.contains(hook.secret))
         #expect(try peers.received(secret: hook.secret).count == 1)
         if !FileManager.default.isExecutableFile(atPath: "/usr/bin/rsvg-convert") {
-            try Test.cancel("skipped in part: rsvg-convert's environment was not checked (apt-get install librsvg2-bin, or run scripts/setup)")
+            try Test.cancel(
+                "skipped in part: rsvg-convert's environment was not checked (apt-get install librsvg2-bin, or run scripts/setup)"
+            )
         }
     }
 
     @Test func aBadAlertsMemberOfTheConfigFileStopsWithExit78() throws {
         let home = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
-        for (config, message) in [(#"{"alerts": {"min_change": 300}}"#, "\"min_change\" of \"alerts\" must be a number from 5 to 95"),
-                                  (#"{"alerts": {"metrics": ["bounceRate"]}}"#, "not a metric metrika alert can judge"),
-                                  (#"{"alerts": {"metrics": ["revenuePerPurchase"]}}"#, "not a metric metrika alert can judge"),
-                                  (#"{"alerts": {"shop": "yes"}}"#, "\"shop\" of \"alerts\" must be true or false"),
-                                  (#"{"alerts": {"treshold": 3}}"#, "unknown member \"treshold\" of \"alerts\"")] {
+        try FileManager.default.createDirectory(
+            atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
+        for (config, message) in [
+            (#"{"alerts": {"min_change": 300}}"#, "\"min_change\" of \"alerts\" must be a number from 5 to 95"),
+            (#"{"alerts": {"metrics": ["bounceRate"]}}"#, "not a metric metrika alert can judge"),
+            (#"{"alerts": {"metrics": ["revenuePerPurchase"]}}"#, "not a metric metrika alert can judge"),
+            (#"{"alerts": {"shop": "yes"}}"#, "\"shop\" of \"alerts\" must be true or false"),
+            (#"{"alerts": {"treshold": 3}}"#, "unknown member \"treshold\" of \"alerts\"")
+        ] {
             try Data(config.utf8).write(to: URL(fileURLWithPath: home.path + "/config/metrika/config.json"))
             let result = try metrika(["alert", "--dry-run"], environment: metrikaEnvironment(api: nil, home: home.path))
             #expect(result.status == 78, "\(result.stderr)")
@@ -365,22 +454,37 @@ final class AlertPeers: @unchecked Sendable {
         let peers = try peers()
         let home = try TemporaryDirectory()
         let environment = environment(peers, home, now: AlertPeers.monday)
-        let usd = try metrika(["alert", "--counter", "520007,520001", "--dry-run", "--currency", "USD"], environment: environment)
+        let usd = try metrika(
+            ["alert", "--counter", "520007,520001", "--dry-run", "--currency", "USD"], environment: environment)
         #expect(usd.status == 0, "\(usd.stderr)")
         #expect(usd.stdoutLines.count == 1, "\(usd.stdout)")
-        #expect(usd.stdout.range(of: #"^520007 Обувной магазин «Шаг»: revenue \d{1,3}( \d{3})*\.\d\d \$ on Sun 2026-11-29, expected ~\d{1,3}( \d{3})* \$ \(-\d+%\)\n$"#, options: .regularExpression) != nil, "\(usd.stdout)")
-        let asked = try peers.api.requests().filter { ($0["path"] as? String) == "/stat/v1/data" }.compactMap { $0["query"] as? String }
+        #expect(
+            usd.stdout.range(
+                of:
+                    #"^520007 Обувной магазин «Шаг»: revenue \d{1,3}( \d{3})*\.\d\d \$ on Sun 2026-11-29, expected ~\d{1,3}( \d{3})* \$ \(-\d+%\)\n$"#,
+                options: .regularExpression) != nil, "\(usd.stdout)")
+        let asked = try peers.api.requests().filter { ($0["path"] as? String) == "/stat/v1/data" }.compactMap {
+            $0["query"] as? String
+        }
         #expect(asked.contains { $0.contains("ids=520007") && $0.contains("ecommerceUSDConvertedRevenue") })
-        #expect(!asked.contains { $0.contains("ids=520001") && $0.contains("Revenue") }, "a counter without purchases gets no revenue request")
+        #expect(
+            !asked.contains { $0.contains("ids=520001") && $0.contains("Revenue") },
+            "a counter without purchases gets no revenue request")
 
-        let bad = try metrika(["alert", "--counter", "520007", "--dry-run", "--currency", "XYZ"], environment: environment)
-        #expect(bad.status == 64 && bad.stderr.contains("--currency must be one of RUB, USD, EUR, YND, not 'XYZ'"), "\(bad.stderr)")
+        let bad = try metrika(
+            ["alert", "--counter", "520007", "--dry-run", "--currency", "XYZ"], environment: environment)
+        #expect(
+            bad.status == 64 && bad.stderr.contains("--currency must be one of RUB, USD, EUR, YND, not 'XYZ'"),
+            "\(bad.stderr)")
 
-        try FileManager.default.createDirectory(atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
-        try Data(#"{"alerts": {"shop": false}}"#.utf8).write(to: URL(fileURLWithPath: home.path + "/config/metrika/config.json"))
+        try FileManager.default.createDirectory(
+            atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
+        try Data(#"{"alerts": {"shop": false}}"#.utf8).write(
+            to: URL(fileURLWithPath: home.path + "/config/metrika/config.json"))
         let off = try metrika(["alert", "--counter", "520007", "--dry-run"], environment: environment)
         #expect(off.status == 0 && off.stdout.isEmpty, "\(off.stdout)\(off.stderr)")
-        let refused = try metrika(["alert", "--counter", "520007", "--dry-run", "--currency", "EUR"], environment: environment)
+        let refused = try metrika(
+            ["alert", "--counter", "520007", "--dry-run", "--currency", "EUR"], environment: environment)
         #expect(refused.status == 64 && refused.stderr.contains("\"shop\": false"), "\(refused.stderr)")
     }
 
@@ -389,15 +493,21 @@ final class AlertPeers: @unchecked Sendable {
     @Test func aGoalNamedInTheConfigIsCheckedWhereTheCounterHasIt() throws {
         let peers = try peers()
         let home = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
         try Data(#"{"alerts": {"metrics": ["visits", "goal6301reaches"], "goals": false, "shop": false}}"#.utf8)
             .write(to: URL(fileURLWithPath: home.path + "/config/metrika/config.json"))
         let result = try metrika(["alert", "--dry-run"], environment: environment(peers, home, now: AlertPeers.monday))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stderr.contains("Error"), "\(result.stderr)")
-        #expect(result.stdoutLines.contains { $0.hasPrefix("520003 Магазин «Корзина»: goal \"Оформление заказа\" 0 on Sun 2026-11-29") }, "\(result.stdout)")
+        #expect(
+            result.stdoutLines.contains {
+                $0.hasPrefix("520003 Магазин «Корзина»: goal \"Оформление заказа\" 0 on Sun 2026-11-29")
+            }, "\(result.stdout)")
         #expect(!result.stdout.contains("Звонок"), "goals: false leaves the other goals out")
-        let asked = try peers.api.requests().compactMap { $0["query"] as? String }.filter { $0.contains("goal6301reaches") }
+        let asked = try peers.api.requests().compactMap { $0["query"] as? String }.filter {
+            $0.contains("goal6301reaches")
+        }
         #expect(!asked.isEmpty && asked.allSatisfy { $0.contains("ids=520003") }, "\(asked)")
     }
 
@@ -410,8 +520,12 @@ final class AlertPeers: @unchecked Sendable {
         #expect(online.status == 0 && online.stdout.contains("₽"), "\(online.stdout)\(online.stderr)")
         let offline = try metrika(["alert", "--offline", "--counter", "520007", "--dry-run"], environment: environment)
         #expect(offline.stdout == online.stdout, "the history judges the same offline")
-        let usd = try metrika(["alert", "--offline", "--counter", "520007", "--dry-run", "--currency", "USD"], environment: environment)
+        let usd = try metrika(
+            ["alert", "--offline", "--counter", "520007", "--dry-run", "--currency", "USD"], environment: environment)
         #expect(usd.status == 0 && usd.stdout.isEmpty, "\(usd.stdout)")
-        #expect(usd.stderr.contains("Warning: counter 520007: its revenue was not checked: the history holds none in USD (run without --offline to fetch it)."), "\(usd.stderr)")
+        #expect(
+            usd.stderr.contains(
+                "Warning: counter 520007: its revenue was not checked: the history holds none in USD (run without --offline to fetch it)."
+            ), "\(usd.stderr)")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
+import MetrikaAPI
 import MetrikaTestSupport
 import Testing
-import MetrikaAPI
 
 /// The app's credentials (client id and secret) come from one resolver with one precedence for
 /// login, renewal, `auth status` and logout: option > environment (each variable on its own) >
@@ -38,7 +38,8 @@ struct AppCredentialsEndToEndTests {
         func environment(_ extra: [String: String] = [:]) -> [String: String] {
             var environment = metrikaEnvironment(api: api, home: home.path, token: nil, extra: extra)
             switch place {
-            case .environment: environment["METRIKA_CLIENT_SECRET"] = environment["METRIKA_CLIENT_SECRET"] ?? "demo-secret"
+            case .environment:
+                environment["METRIKA_CLIENT_SECRET"] = environment["METRIKA_CLIENT_SECRET"] ?? "demo-secret"
             case .configFile: break
             case .profile: environment["METRIKA_PROFILE"] = "work"
             }
@@ -47,7 +48,8 @@ struct AppCredentialsEndToEndTests {
 
         /// Signs in by the device flow with both variables, then writes the config file the place needs.
         func login() throws {
-            var environment = metrikaEnvironment(api: api, home: home.path, token: nil, extra: AppCredentialsEndToEndTests.app)
+            var environment = metrikaEnvironment(
+                api: api, home: home.path, token: nil, extra: AppCredentialsEndToEndTests.app)
             if place == .profile {
                 try writeConfig(#"{"profiles": {"work": {}}}"#)
                 environment["METRIKA_PROFILE"] = "work"
@@ -66,7 +68,9 @@ struct AppCredentialsEndToEndTests {
             try FileManager.default.createDirectory(atPath: configDirectory, withIntermediateDirectories: true)
             let path = configDirectory + "/config.json"
             try? FileManager.default.removeItem(atPath: path)
-            #expect(FileManager.default.createFile(atPath: path, contents: Data(json.utf8), attributes: [.posixPermissions: 0o600]))
+            #expect(
+                FileManager.default.createFile(
+                    atPath: path, contents: Data(json.utf8), attributes: [.posixPermissions: 0o600]))
         }
 
         func stored() throws -> StoredToken { try TokenFile(path: tokenPath).read() }
@@ -87,7 +91,10 @@ struct AppCredentialsEndToEndTests {
 
         let status = try metrika(["auth", "status"], environment: setup.environment())
         #expect(status.status == 0, "\(status.stderr)")
-        #expect(status.stdout.contains("  Renewal:    automatic within 30 days of expiry (app demo-client, secret from \(setup.secretSource))\n"), "\(status.stdout)")
+        #expect(
+            status.stdout.contains(
+                "  Renewal:    automatic within 30 days of expiry (app demo-client, secret from \(setup.secretSource))\n"
+            ), "\(status.stdout)")
 
         // Ten days from expiry: `counters` renews it (not merely warns) and saves the new token.
         var stored = try setup.stored()
@@ -107,7 +114,9 @@ struct AppCredentialsEndToEndTests {
         #expect(logout.status == 0, "\(logout.stderr)")
         #expect(logout.stdout.hasPrefix("Revoked the token "), "\(logout.stdout)")
         #expect(!FileManager.default.fileExists(atPath: setup.tokenPath))
-        let after = try metrika(["counters"], environment: metrikaEnvironment(api: setup.api, home: setup.home.path, token: renewed.accessToken))
+        let after = try metrika(
+            ["counters"],
+            environment: metrikaEnvironment(api: setup.api, home: setup.home.path, token: renewed.accessToken))
         #expect(after.status == 77)
     }
 
@@ -118,12 +127,18 @@ struct AppCredentialsEndToEndTests {
         var environment = metrikaEnvironment(api: setup.api, home: setup.home.path, token: nil)
 
         let status = try metrika(["auth", "status"], environment: environment)
-        #expect(status.stdout.contains("  Renewal:    not possible (no client secret for the app demo-client: set METRIKA_CLIENT_SECRET, or add client_secret to the (0600) config file)\n"), "\(status.stdout)")
+        #expect(
+            status.stdout.contains(
+                "  Renewal:    not possible (no client secret for the app demo-client: set METRIKA_CLIENT_SECRET, or add client_secret to the (0600) config file)\n"
+            ), "\(status.stdout)")
 
         let before = try setup.api.requestCount(pathPrefix: "/revoke_token")
         let missing = try metrika(["logout"], environment: environment)
         #expect(missing.status == 78)
-        #expect(missing.stderr.contains("Error: Not signed out: the token was not revoked on the server (no client secret for the app demo-client"), "\(missing.stderr)")
+        #expect(
+            missing.stderr.contains(
+                "Error: Not signed out: the token was not revoked on the server (no client secret for the app demo-client"
+            ), "\(missing.stderr)")
         #expect(missing.stderr.contains("so it may still be valid there; the local copy in \(setup.tokenPath) is kept"))
         #expect(try setup.api.requestCount(pathPrefix: "/revoke_token") == before)
         #expect(FileManager.default.fileExists(atPath: setup.tokenPath))
@@ -132,15 +147,23 @@ struct AppCredentialsEndToEndTests {
         environment["METRIKA_CLIENT_SECRET"] = "wrong-secret"
         let refused = try metrika(["logout"], environment: environment)
         #expect(refused.status == 78)
-        #expect(refused.stderr.contains("the OAuth server refused the app's credentials (invalid_client): check the client secret of the app demo-client, from METRIKA_CLIENT_SECRET"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(
+                "the OAuth server refused the app's credentials (invalid_client): check the client secret of the app demo-client, from METRIKA_CLIENT_SECRET"
+            ), "\(refused.stderr)")
         #expect(!refused.stderr.contains("wrong-secret"))
         #expect(FileManager.default.fileExists(atPath: setup.tokenPath))
-        #expect(try metrika(["counters"], environment: metrikaEnvironment(api: setup.api, home: setup.home.path, token: token)).status == 0)
+        #expect(
+            try metrika(
+                ["counters"], environment: metrikaEnvironment(api: setup.api, home: setup.home.path, token: token)
+            ).status == 0)
 
         // --local-only deletes the copy and says plainly that the server still honours it.
         let local = try metrika(["logout", "--local-only"], environment: environment)
         #expect(local.status == 0, "\(local.stderr)")
-        #expect(local.stdout.hasPrefix("Not revoked on the server (--local-only): the token stays valid there until it expires"))
+        #expect(
+            local.stdout.hasPrefix(
+                "Not revoked on the server (--local-only): the token stays valid there until it expires"))
         #expect(!FileManager.default.fileExists(atPath: setup.tokenPath))
     }
 
@@ -149,10 +172,19 @@ struct AppCredentialsEndToEndTests {
         try setup.login()
         // The config file names another app with its secret; the token was issued to demo-client.
         try setup.writeConfig(#"{"client_id": "other-app", "client_secret": "other-secret"}"#)
-        let status = try metrika(["auth", "status"], environment: metrikaEnvironment(api: setup.api, home: setup.home.path, token: nil))
-        #expect(status.stdout.contains("not possible (the token was issued to the app demo-client, but the config file \(setup.configDirectory)/config.json names the app other-app"), "\(status.stdout)")
+        let status = try metrika(
+            ["auth", "status"], environment: metrikaEnvironment(api: setup.api, home: setup.home.path, token: nil))
+        #expect(
+            status.stdout.contains(
+                "not possible (the token was issued to the app demo-client, but the config file \(setup.configDirectory)/config.json names the app other-app"
+            ), "\(status.stdout)")
         // METRIKA_CLIENT_ID of the issuing app and its secret win over the config file.
-        let fixed = try metrika(["auth", "status"], environment: metrikaEnvironment(api: setup.api, home: setup.home.path, token: nil, extra: Self.app))
-        #expect(fixed.stdout.contains("automatic within 30 days of expiry (app demo-client, secret from METRIKA_CLIENT_SECRET)"), "\(fixed.stdout)")
+        let fixed = try metrika(
+            ["auth", "status"],
+            environment: metrikaEnvironment(api: setup.api, home: setup.home.path, token: nil, extra: Self.app))
+        #expect(
+            fixed.stdout.contains(
+                "automatic within 30 days of expiry (app demo-client, secret from METRIKA_CLIENT_SECRET)"),
+            "\(fixed.stdout)")
     }
 }

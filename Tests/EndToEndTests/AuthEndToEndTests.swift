@@ -1,7 +1,7 @@
 import Foundation
+import MetrikaAPI
 import MetrikaTestSupport
 import Testing
-import MetrikaAPI
 
 /// Sign-in end to end: the built `metrika` against `metrika-fake-api`, which serves the OAuth device
 /// flow (`--device-interval`, `--device-pending`), refresh and revoke on the same port.
@@ -129,15 +129,19 @@ struct AuthEndToEndTests {
 
     @Test func groupReadableTokenFileIsRefused() throws {
         let setup = try Setup()
-        try TokenFile(path: setup.tokenPath).write(StoredToken(accessToken: demoToken, obtainedAt: TestClock.date), tightenDirectory: true)
+        try TokenFile(path: setup.tokenPath).write(
+            StoredToken(accessToken: demoToken, obtainedAt: TestClock.date), tightenDirectory: true)
         #expect(setup.mode(setup.tokenPath) == 0o600)
         #expect(try metrika(["counters"], environment: setup.environment()).status == 0)
 
         chmod(setup.tokenPath, 0o640)
         let refused = try metrika(["counters"], environment: setup.environment())
         #expect(refused.status == 77)
-        #expect(refused.stderr.contains("is accessible by others (mode 0640), so it is not used. Make it private with `chmod 600 \(setup.tokenPath)`"))
-        #expect(try setup.api.requestCount(pathPrefix: "/management") == 1)  // only the first run reached the API
+        #expect(
+            refused.stderr.contains(
+                "is accessible by others (mode 0640), so it is not used. Make it private with `chmod 600 \(setup.tokenPath)`"
+            ))
+        #expect(try setup.api.requestCount(pathPrefix: "/management") == 1) // only the first run reached the API
 
         chmod(setup.tokenPath, 0o600)
         #expect(try metrika(["counters"], environment: setup.environment()).status == 0)
@@ -169,21 +173,33 @@ struct AuthEndToEndTests {
     @Test func expiringTokenWithoutSecretWarnsWithTheCommand() throws {
         let setup = try Setup()
         let soon = TestClock.date.addingTimeInterval(5 * 86_400 + 3600)
-        try TokenFile(path: setup.tokenPath).write(StoredToken(accessToken: demoToken, refreshToken: "some-refresh", obtainedAt: TestClock.date, expiresAt: soon, clientID: "demo-client"), tightenDirectory: true)
+        try TokenFile(path: setup.tokenPath).write(
+            StoredToken(
+                accessToken: demoToken, refreshToken: "some-refresh", obtainedAt: TestClock.date, expiresAt: soon,
+                clientID: "demo-client"), tightenDirectory: true)
         let result = try metrika(["counters"], environment: setup.environment())
         #expect(result.status == 0)
-        #expect(result.stderr.contains("Warning: the token in token file \(setup.tokenPath) expires on \(StoredToken.day(soon)) (in 6 days)"))
+        #expect(
+            result.stderr.contains(
+                "Warning: the token in token file \(setup.tokenPath) expires on \(StoredToken.day(soon)) (in 6 days)"))
         #expect(result.stderr.contains("Run `metrika login` to renew it."))
     }
 
     @Test func revokedTokenLeadsToLogin() throws {
         let setup = try Setup()
         // A revoked token in the token file whose refresh also fails.
-        try TokenFile(path: setup.tokenPath).write(StoredToken(accessToken: "revoked-token", refreshToken: "unknown-refresh", obtainedAt: TestClock.date, expiresAt: TestClock.date.addingTimeInterval(200 * 86_400), clientID: "demo-client"), tightenDirectory: true)
+        try TokenFile(path: setup.tokenPath).write(
+            StoredToken(
+                accessToken: "revoked-token", refreshToken: "unknown-refresh", obtainedAt: TestClock.date,
+                expiresAt: TestClock.date.addingTimeInterval(200 * 86_400), clientID: "demo-client"),
+            tightenDirectory: true)
         let fromFile = try metrika(["counters"], environment: setup.environment(Self.app))
         #expect(fromFile.status == 77)
-        #expect(fromFile.stderr.contains("Error: The API rejected the token (invalid_token): it is wrong, expired or revoked. Sign in again with `metrika login`."))
-        #expect(try setup.api.requestCount(pathPrefix: "/token") == 1)  // one renewal attempt, no more
+        #expect(
+            fromFile.stderr.contains(
+                "Error: The API rejected the token (invalid_token): it is wrong, expired or revoked. Sign in again with `metrika login`."
+            ))
+        #expect(try setup.api.requestCount(pathPrefix: "/token") == 1) // one renewal attempt, no more
 
         let fromVariable = try metrika(["counters"], environment: setup.environment(["METRIKA_TOKEN": "revoked-token"]))
         #expect(fromVariable.status == 77)
@@ -225,8 +241,10 @@ struct AuthEndToEndTests {
         #expect(setup.mode(setup.tokenPath) == 0o600)
         let bad = try metrika(["login", "--token-stdin"], environment: setup.environment(), stdin: "not-a-valid-token")
         #expect(bad.status == 77)
-        #expect(bad.stderr.contains("the API rejected the pasted token (invalid_token)") && bad.stderr.contains("nothing was stored"), "\(bad.stderr)")
+        #expect(
+            bad.stderr.contains("the API rejected the pasted token (invalid_token)")
+                && bad.stderr.contains("nothing was stored"), "\(bad.stderr)")
         #expect(!bad.stderr.contains("Sign in again"), "no advice to sign in to someone signing in")
-        #expect(try setup.stored().accessToken == demoToken)  // the good one is kept
+        #expect(try setup.stored().accessToken == demoToken) // the good one is kept
     }
 }

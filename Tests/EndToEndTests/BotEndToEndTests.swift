@@ -24,9 +24,11 @@ struct BotEndToEndTests {
         let telegram = try TelegramBotEndToEndTests.BotAPI()
         defer { telegram.stop() }
         let home = try TemporaryDirectory()
-        let environment = metrikaEnvironment(api: api, home: home.path, extra: [
-            "METRIKA_TELEGRAM_TOKEN": Self.token, "METRIKA_TELEGRAM_API_URL": telegram.baseURL.absoluteString,
-        ])
+        let environment = metrikaEnvironment(
+            api: api, home: home.path,
+            extra: [
+                "METRIKA_TELEGRAM_TOKEN": Self.token, "METRIKA_TELEGRAM_API_URL": telegram.baseURL.absoluteString
+            ])
         func bot(_ arguments: [String]) throws -> ProcessResult {
             let result = try metrika(["bot"] + arguments, environment: environment, timeout: 60)
             let secret = String(Self.token.split(separator: ":")[1])
@@ -55,8 +57,11 @@ struct BotEndToEndTests {
         let texts = sent.compactMap { $0["text"] as? String }
         #expect(sent.count == 4 && sent.allSatisfy { $0["chat_id"] as? String == "42" }, "\(sent)")
         #expect(texts.first?.hasPrefix("<pre>") == true && texts.first?.contains("Visits") == true, "\(texts)")
-        #expect(texts.count > 1 && texts[1].contains("<code>1002</code> &lt;script&gt;alert(\"x\")&lt;/script&gt; &amp; Co") && !texts[1].contains("<script>"), "\(texts)")
-        #expect(texts.count > 2 && texts[2].contains("the period of /report") && !texts[2].contains("--period"), "\(texts)")
+        #expect(
+            texts.count > 1 && texts[1].contains("<code>1002</code> &lt;script&gt;alert(\"x\")&lt;/script&gt; &amp; Co")
+                && !texts[1].contains("<script>"), "\(texts)")
+        #expect(
+            texts.count > 2 && texts[2].contains("the period of /report") && !texts[2].contains("--period"), "\(texts)")
         #expect(texts.count > 3 && texts[3].contains("/report"), "\(texts)")
 
         // A second run answers nothing new: the offset was kept in the history database.
@@ -70,7 +75,9 @@ struct BotEndToEndTests {
         result = try bot(["--allow", "42", "--once"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try messages(telegram).count == 5)
-        #expect(try messages(telegram).last?["text"] as? String == texts.first, "the repeated /report differs from the first")
+        #expect(
+            try messages(telegram).last?["text"] as? String == texts.first,
+            "the repeated /report differs from the first")
         let reportRequests = try api.requests()
         #expect(reportRequests.isEmpty, "a repeated /report asked Metrika: \(reportRequests)")
 
@@ -113,9 +120,12 @@ struct BotEndToEndTests {
         let telegram = try TelegramBotEndToEndTests.BotAPI()
         defer { telegram.stop() }
         let home = try TemporaryDirectory()
-        let environment = metrikaEnvironment(api: api, home: home.path, extra: [
-            "METRIKA_TELEGRAM_TOKEN": Self.token, "METRIKA_TELEGRAM_API_URL": telegram.baseURL.absoluteString, "METRIKA_NOW": now,
-        ])
+        let environment = metrikaEnvironment(
+            api: api, home: home.path,
+            extra: [
+                "METRIKA_TELEGRAM_TOKEN": Self.token, "METRIKA_TELEGRAM_API_URL": telegram.baseURL.absoluteString,
+                "METRIKA_NOW": now
+            ])
         try queue(telegram, chat: 42, "/explain 530001")
         try queue(telegram, chat: 42, "/explain 530001 lastWeek")
         try queue(telegram, chat: 42, "/explain <b>")
@@ -128,7 +138,10 @@ struct BotEndToEndTests {
         try #require(texts.count == 5, "\(texts)")
         let explained = texts[0]
         #expect(explained.hasPrefix("<b>-") && explained.contains(": Search engine traffic -"), "\(explained)")
-        #expect(explained.contains("\nVisits on 2026-11-30 against median of 2026-11-02, 2026-11-09, 2026-11-16, 2026-11-23\n"), "\(explained)")
+        #expect(
+            explained.contains(
+                "\nVisits on 2026-11-30 against median of 2026-11-02, 2026-11-09, 2026-11-16, 2026-11-23\n"),
+            "\(explained)")
         #expect(explained.contains("\n\n<b>Sources</b>\nSearch engine traffic -"), "\(explained)")
         #expect(explained.utf16.count <= 4096)
         #expect(texts[1].contains("/explain takes a day as yesterday, 3daysAgo or 2026-11-23"), "\(texts[1])")
@@ -148,16 +161,21 @@ struct BotEndToEndTests {
         defer { telegram.stop() }
         let home = try TemporaryDirectory()
         let tool = try FakeSecretTool()
-        try FileManager.default.createDirectory(atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
-        try Data(#"{"telegram": {"keyring": "telegram"}}"#.utf8).write(to: URL(fileURLWithPath: home.path + "/config/metrika/config.json"))
-        var environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_TELEGRAM_API_URL": telegram.baseURL.absoluteString])
+        try FileManager.default.createDirectory(
+            atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
+        try Data(#"{"telegram": {"keyring": "telegram"}}"#.utf8).write(
+            to: URL(fileURLWithPath: home.path + "/config/metrika/config.json"))
+        var environment = metrikaEnvironment(
+            api: api, home: home.path, extra: ["METRIKA_TELEGRAM_API_URL": telegram.baseURL.absoluteString])
         environment["PATH"] = tool.directory + ":/usr/bin:/bin"
         let secret = String(Self.token.split(separator: ":")[1])
 
         // The entry is not there yet: 78, the way to store it named, nothing sent.
         var result = try metrika(["bot", "--allow", "42", "--once"], environment: environment)
         #expect(result.status == 78, "\(result.stderr)")
-        #expect(result.stderr.contains("secret-tool store --label='metrika Telegram bot' service metrika account telegram"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("secret-tool store --label='metrika Telegram bot' service metrika account telegram"),
+            "\(result.stderr)")
         #expect(try telegram.control("GET", "__tg/sent")["calls"] as? [String] ?? [] == [])
 
         // Stored (secret-tool keeps what it reads on stdin; a trailing newline is no part of the token).
@@ -180,18 +198,25 @@ struct BotEndToEndTests {
 
         // A keyring that cannot be reached: one line, 69.
         let broken = try TemporaryDirectory()
-        try ExecutableFile.write("#!/bin/sh\necho 'Cannot autolaunch D-Bus without X11 $DISPLAY' >&2\nexit 1\n", to: broken.path + "/secret-tool")
+        try ExecutableFile.write(
+            "#!/bin/sh\necho 'Cannot autolaunch D-Bus without X11 $DISPLAY' >&2\nexit 1\n",
+            to: broken.path + "/secret-tool")
         environment["PATH"] = broken.path + ":/usr/bin:/bin"
         result = try metrika(["bot", "--allow", "42", "--once"], environment: environment)
         #expect(result.status == 69, "\(result.stderr)")
-        #expect(result.stderr.hasPrefix("Error: Cannot use the Secret Service keyring: reading failed") && result.stderr.contains("D-Bus"), "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("Error: Cannot use the Secret Service keyring: reading failed")
+                && result.stderr.contains("D-Bus"), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
 
         // No secret-tool at all: one line, 69, naming the package and the bot token's other places.
         environment["PATH"] = broken.path + "/none"
         result = try metrika(["bot", "--allow", "42", "--once"], environment: environment)
         #expect(result.status == 69, "\(result.stderr)")
-        #expect(result.stderr.contains("secret-tool is not installed (Debian/Ubuntu: apt-get install libsecret-tools); or give the bot's token in METRIKA_TELEGRAM_TOKEN")
+        #expect(
+            result.stderr.contains(
+                "secret-tool is not installed (Debian/Ubuntu: apt-get install libsecret-tools); or give the bot's token in METRIKA_TELEGRAM_TOKEN"
+            )
                 && !result.stderr.contains("metrika login"), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
     }
@@ -204,15 +229,18 @@ struct BotEndToEndTests {
         let telegram = try TelegramBotEndToEndTests.BotAPI()
         defer { telegram.stop() }
         let home = try TemporaryDirectory()
-        let environment = metrikaEnvironment(api: api, home: home.path, extra: [
-            "METRIKA_TELEGRAM_TOKEN": Self.token, "METRIKA_TELEGRAM_API_URL": telegram.baseURL.absoluteString,
-        ])
+        let environment = metrikaEnvironment(
+            api: api, home: home.path,
+            extra: [
+                "METRIKA_TELEGRAM_TOKEN": Self.token, "METRIKA_TELEGRAM_API_URL": telegram.baseURL.absoluteString
+            ])
         for chat: Int64 in [999, 6000, 42] { try queue(telegram, chat: chat, "/help") }
         let result = try metrika(["bot", "--allow", "999,6000,42", "--once"], environment: environment, timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n").map(String.init)
         for chat in ["999", "6000"] {
-            #expect(lines.filter { $0.contains("Telegram chat \(chat) was not answered") }.count == 1, "\(result.stderr)")
+            #expect(
+                lines.filter { $0.contains("Telegram chat \(chat) was not answered") }.count == 1, "\(result.stderr)")
         }
         #expect(try messages(telegram).compactMap { $0["chat_id"] as? String } == ["42"])
         #expect(!result.stderr.contains(String(Self.token.split(separator: ":")[1])))
@@ -229,9 +257,11 @@ struct BotEndToEndTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Binaries.metrika)
         process.arguments = ["bot", "--allow", "42"]
-        process.environment = metrikaEnvironment(api: api, home: home.path, extra: [
-            "METRIKA_TELEGRAM_TOKEN": Self.token, "METRIKA_TELEGRAM_API_URL": telegram.baseURL.absoluteString,
-        ])
+        process.environment = metrikaEnvironment(
+            api: api, home: home.path,
+            extra: [
+                "METRIKA_TELEGRAM_TOKEN": Self.token, "METRIKA_TELEGRAM_API_URL": telegram.baseURL.absoluteString
+            ])
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors

@@ -1,8 +1,8 @@
 import Foundation
+import MetrikaModel
+import MetrikaStore
 import MetrikaTestSupport
 import Testing
-import MetrikaStore
-import MetrikaModel
 
 /// `metrika cache info` and `metrika cache prune` on a history that `sync` filled.
 @Suite("Cache end to end", .serialized, .blockingLanes)
@@ -16,7 +16,9 @@ struct CacheEndToEndTests {
         let path = home.path + "/history.sqlite"
         let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": path, "METRIKA_NOW": now])
         let today = try #require(Day(iso: "2026-11-29"))
-        #expect(try metrika(["sync", "--counter", "1001,1002", "--from", "19daysAgo"], environment: environment).status == 0)
+        #expect(
+            try metrika(["sync", "--counter", "1001,1002", "--from", "19daysAgo"], environment: environment).status == 0
+        )
         #expect(try metrika(["sync", "--counter", "1003", "--from", "4daysAgo"], environment: environment).status == 0)
 
         let info = try metrika(["cache", "info", "--json"], environment: environment)
@@ -26,12 +28,15 @@ struct CacheEndToEndTests {
         #expect(document["schema_version"] as? Int == HistoryTools.latestSchema)
         #expect((document["size_bytes"] as? Int ?? 0) > 0)
         let counters = try #require(document["counters"] as? [[String: Any]])
-        let spans = counters.map { "\($0["counter_id"] as? Int ?? 0) \($0["first_day"] as? String ?? "-") \($0["last_day"] as? String ?? "-") \($0["days"] as? Int ?? 0)" }
-        #expect(spans == [
-            "1001 \(today.adding(days: -19).iso) \(today.iso) 20",
-            "1002 \(today.adding(days: -19).iso) \(today.iso) 20",
-            "1003 \(today.adding(days: -4).iso) \(today.iso) 5",
-        ])
+        let spans = counters.map {
+            "\($0["counter_id"] as? Int ?? 0) \($0["first_day"] as? String ?? "-") \($0["last_day"] as? String ?? "-") \($0["days"] as? Int ?? 0)"
+        }
+        #expect(
+            spans == [
+                "1001 \(today.adding(days: -19).iso) \(today.iso) 20",
+                "1002 \(today.adding(days: -19).iso) \(today.iso) 20",
+                "1003 \(today.adding(days: -4).iso) \(today.iso) 5"
+            ])
         let table = try metrika(["cache", "info"], environment: environment)
         #expect(table.status == 0)
         #expect(table.stdout.contains("Database:     \(path)\n"))
@@ -44,11 +49,17 @@ struct CacheEndToEndTests {
         #expect(prune.stdout == "Deleted 60 stored values before \(cutoff.iso).\n")
         #expect(try HistoryTools.sqlite(path, "SELECT count(*) FROM daily_values WHERE day < '\(cutoff.iso)'") == "0")
         let after = try HistoryTools.json(try metrika(["cache", "info", "--json"], environment: environment).stdout)
-        let firstDays = (after["counters"] as? [[String: Any]] ?? []).map { "\($0["first_day"] as? String ?? "-") \($0["days"] as? Int ?? 0)" }
+        let firstDays = (after["counters"] as? [[String: Any]] ?? []).map {
+            "\($0["first_day"] as? String ?? "-") \($0["days"] as? Int ?? 0)"
+        }
         #expect(firstDays == ["\(cutoff.iso) 15", "\(cutoff.iso) 15", "\(today.adding(days: -4).iso) 5"])
         // Pruning again finds nothing, and the pruned days are not served offline.
-        #expect(try metrika(["cache", "prune", "--before", cutoff.iso], environment: environment).stdout == "Deleted 0 stored values before \(cutoff.iso).\n")
-        let offline = try metrika(["report", "--counter", "1001", "--offline", "--from", "19daysAgo", "--to", "15daysAgo"], environment: environment)
+        #expect(
+            try metrika(["cache", "prune", "--before", cutoff.iso], environment: environment).stdout
+                == "Deleted 0 stored values before \(cutoff.iso).\n")
+        let offline = try metrika(
+            ["report", "--counter", "1001", "--offline", "--from", "19daysAgo", "--to", "15daysAgo"],
+            environment: environment)
         #expect(offline.status == 0, "\(offline.stderr)")
         #expect(offline.stderr.contains("no history for"))
         #expect(try HistoryTools.sqlite(path, "PRAGMA integrity_check") == "ok")
@@ -68,7 +79,9 @@ struct CacheEndToEndTests {
         let day = before == "tomorrow+" ? Day(ordinal: utcToday + 1).iso : before
         let prune = try metrika(["cache", "prune", "--before", day], environment: environment)
         #expect(prune.status == 64, "\(prune.stdout) \(prune.stderr)")
-        #expect(prune.stderr.contains("--before \(day) is after today") && prune.stderr.contains("today included"), "\(prune.stderr)")
+        #expect(
+            prune.stderr.contains("--before \(day) is after today") && prune.stderr.contains("today included"),
+            "\(prune.stderr)")
         #expect(prune.stdout.isEmpty)
         #expect(try HistoryTools.sqlite(path, "SELECT count(*) FROM daily_values") == stored)
         #expect(stored != "0")
@@ -81,7 +94,8 @@ struct CacheEndToEndTests {
     @Test func infoWithoutADatabaseSaysHowToCreateOne() throws {
         let home = try TemporaryDirectory()
         let path = home.path + "/nothing-here.sqlite"
-        let result = try metrika(["cache", "info"], environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_DB": path]))
+        let result = try metrika(
+            ["cache", "info"], environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_DB": path]))
         // Nothing stored yet is an answer (issue 14): exit 0, said on stdout, nothing created.
         #expect(result.status == 0)
         #expect(result.stdout.contains(path) && result.stdout.contains("metrika sync"))

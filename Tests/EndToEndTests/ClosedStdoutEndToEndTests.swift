@@ -18,6 +18,9 @@ struct ClosedStdoutEndToEndTests {
         let stderr = String(decoding: errPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 74, "\(stderr)")
-        #expect(stderr == "Error: cannot write to standard output: it is closed (redirect it to a file or /dev/null instead)\n")
+        #expect(
+            stderr
+                == "Error: cannot write to standard output: it is closed (redirect it to a file or /dev/null instead)\n"
+        )
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaRender
 
@@ -22,35 +23,50 @@ struct CompareEndToEndTests {
         }
 
         var environment: [String: String] {
-            metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": CompareEndToEndTests.now, "METRIKA_DB": home.path + "/history.sqlite"])
+            metrikaEnvironment(
+                api: api, home: home.path,
+                extra: ["METRIKA_NOW": CompareEndToEndTests.now, "METRIKA_DB": home.path + "/history.sqlite"])
         }
 
-        func report(_ arguments: [String]) throws -> ProcessResult { try metrika(["report"] + arguments, environment: environment) }
+        func report(_ arguments: [String]) throws -> ProcessResult {
+            try metrika(["report"] + arguments, environment: environment)
+        }
         func statRequests() throws -> Int { try api.requestCount(pathPrefix: "/stat") }
     }
 
     static let metrics = "visits,users,pageDepth,bounceRate"
 
     /// A plain `--raw --csv` report's records as numbers by date (column order of `metrics`).
-    static func rawDays(_ world: World, from: String, to: String, metrics: String = metrics) throws -> [String: [Double?]] {
-        let result = try world.report(["--counter", "1001", "--from", from, "--to", to, "--metrics", metrics, "--csv", "--raw", "--offline"])
+    static func rawDays(_ world: World, from: String, to: String, metrics: String = metrics) throws -> [String:
+        [Double?]]
+    {
+        let result = try world.report([
+            "--counter", "1001", "--from", from, "--to", to, "--metrics", metrics, "--csv", "--raw", "--offline"
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         var days: [String: [Double?]] = [:]
-        for record in try ReportEndToEndTests.parseCSV(result.stdout).dropFirst() { days[record[0]] = record.dropFirst().map { Double($0) } }
+        for record in try ReportEndToEndTests.parseCSV(result.stdout).dropFirst() {
+            days[record[0]] = record.dropFirst().map { Double($0) }
+        }
         return days
     }
 
     @Test func csvHasThePreviousValueAndTheChangeBesideEveryValue() throws {
         let world = try World()
-        let result = try world.report(["--counter", "1001", "--period", "lastWeek", "--metrics", Self.metrics, "--compare", "--csv", "--raw"])
+        let result = try world.report([
+            "--counter", "1001", "--period", "lastWeek", "--metrics", Self.metrics, "--compare", "--csv", "--raw"
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         // One request for the week, at most one more for the week before.
         #expect(try world.statRequests() <= 2)
         let records = try ReportEndToEndTests.parseCSV(result.stdout)
-        #expect(records[0] == ["date", "previous_date",
-                               "visits", "visits_previous", "visits_change_pct", "users", "users_previous", "users_change_pct",
-                               "page_depth", "page_depth_previous", "page_depth_change_pct",
-                               "bounce_rate", "bounce_rate_previous", "bounce_rate_change_pp"])
+        #expect(
+            records[0] == [
+                "date", "previous_date",
+                "visits", "visits_previous", "visits_change_pct", "users", "users_previous", "users_change_pct",
+                "page_depth", "page_depth_previous", "page_depth_change_pct",
+                "bounce_rate", "bounce_rate_previous", "bounce_rate_change_pp"
+            ])
         let current = try Self.rawDays(world, from: "2026-11-16", to: "2026-11-22")
         let previous = try Self.rawDays(world, from: "2026-11-09", to: "2026-11-15")
         #expect(records.count == 8)
@@ -58,54 +74,74 @@ struct CompareEndToEndTests {
             let day = try #require(Day(iso: record[0]))
             // The day a week earlier: the same weekday.
             #expect(record[1] == day.adding(days: -7).iso)
-            let now = try #require(current[record[0]]), before = try #require(previous[record[1]])
+            let now = try #require(current[record[0]])
+            let before = try #require(previous[record[1]])
             for (index, base) in [2, 5, 8, 11].enumerated() {
                 #expect(Double(record[base]) == now[index])
                 #expect(Double(record[base + 1]) == before[index], "\(record[0]) \(records[0][base + 1])")
-                let value = try #require(now[index]), old = try #require(before[index])
+                let value = try #require(now[index])
+                let old = try #require(before[index])
                 let change = try #require(Double(record[base + 2]), "\(records[0][base + 2]) of \(record[0])")
                 // Rates in percentage points; counts and page depth relative.
                 let expected = index == 3 ? value - old : (value - old) / old * 100
-                #expect(abs(change - expected) < 1e-9, "\(records[0][base + 2]) of \(record[0]): \(change) vs \(expected)")
+                #expect(
+                    abs(change - expected) < 1e-9, "\(records[0][base + 2]) of \(record[0]): \(change) vs \(expected)")
             }
         }
     }
 
     @Test func tableShowsBeforeAndChangeWithTheAPIsUsersTotals() throws {
         let world = try World()
-        let table = try world.report(["--counter", "1001", "--period", "lastWeek", "--metrics", Self.metrics, "--compare"])
+        let table = try world.report([
+            "--counter", "1001", "--period", "lastWeek", "--metrics", Self.metrics, "--compare"
+        ])
         #expect(table.status == 0, "\(table.stderr)")
         let lines = table.stdout.components(separatedBy: "\n")
-        #expect(lines[0].hasSuffix("· 2026-11-16 … 2026-11-22 · by day · against 2026-11-09 … 2026-11-15"), "\(lines[0])")
-        #expect(ReportEndToEndTests.cells(lines[1]) == ["Date", "Visits", "before", "change", "Users", "before", "change",
-                                                        "Page depth", "before", "change", "Bounce rate", "before", "change"])
+        #expect(
+            lines[0].hasSuffix("· 2026-11-16 … 2026-11-22 · by day · against 2026-11-09 … 2026-11-15"), "\(lines[0])")
+        #expect(
+            ReportEndToEndTests.cells(lines[1]) == [
+                "Date", "Visits", "before", "change", "Users", "before", "change",
+                "Page depth", "before", "change", "Bounce rate", "before", "change"
+            ])
         let requests = try world.statRequests()
         #expect(requests <= 2)
         // The previous week's totals as a plain report of that week shows them (users: the API's total).
-        let plain = try world.report(["--counter", "1001", "--from", "2026-11-09", "--to", "2026-11-15", "--metrics", Self.metrics, "--offline"])
+        let plain = try world.report([
+            "--counter", "1001", "--from", "2026-11-09", "--to", "2026-11-15", "--metrics", Self.metrics, "--offline"
+        ])
         #expect(try world.statRequests() == requests)
-        let plainTotal = ReportEndToEndTests.cells(try #require(plain.stdout.components(separatedBy: "\n").first { $0.hasPrefix("Total") }))
+        let plainTotal = ReportEndToEndTests.cells(
+            try #require(plain.stdout.components(separatedBy: "\n").first { $0.hasPrefix("Total") }))
         let total = ReportEndToEndTests.cells(try #require(lines.first { $0.hasPrefix("Total") }))
         #expect(total.count == 13)
         #expect([total[2], total[5], total[8], total[11]] == Array(plainTotal[1...4]))
         for index in [3, 6, 9] { #expect(total[index].wholeMatch(of: /[+-]\d+\.\d%|0\.0%/) != nil, "\(total[index])") }
         #expect(total[12].wholeMatch(of: /[+-]\d+\.\d pp|0\.0 pp/) != nil, "\(total[12])")
         // The visits change is the documented one, from the totals shown.
-        let visits = Double(try #require(ReportEndToEndTests.integer(total[1]))), before = Double(try #require(ReportEndToEndTests.integer(total[2])))
+        let visits = Double(try #require(ReportEndToEndTests.integer(total[1])))
+        let before = Double(try #require(ReportEndToEndTests.integer(total[2])))
         #expect(total[3] == Change(from: Quantity(before, unit: .count), to: Quantity(visits, unit: .count)).text())
         // A pipe gets no colour.
         #expect(!table.stdout.contains("\u{1B}["))
 
         // Everything is in the history now: the same report again asks nothing, offline too.
-        let again = try world.report(["--counter", "1001", "--period", "lastWeek", "--metrics", Self.metrics, "--compare"])
-        let offline = try world.report(["--counter", "1001", "--period", "lastWeek", "--metrics", Self.metrics, "--compare", "--offline"])
+        let again = try world.report([
+            "--counter", "1001", "--period", "lastWeek", "--metrics", Self.metrics, "--compare"
+        ])
+        let offline = try world.report([
+            "--counter", "1001", "--period", "lastWeek", "--metrics", Self.metrics, "--compare", "--offline"
+        ])
         #expect(again.stdout == table.stdout && offline.stdout == table.stdout)
         #expect(try world.statRequests() == requests)
     }
 
     @Test func jsonHasAPreviousBlockPerRowAndPerCounter() throws {
         let world = try World()
-        let result = try world.report(["--counter", "1001", "--from", "2026-11-20", "--to", "2026-11-22", "--metrics", "visits,users,bounceRate", "--compare", "--json"])
+        let result = try world.report([
+            "--counter", "1001", "--from", "2026-11-20", "--to", "2026-11-22", "--metrics", "visits,users,bounceRate",
+            "--compare", "--json"
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let summary = try ReportEndToEndTests.parseJSON(result.stdout)
         #expect(summary.version == 1)
@@ -119,11 +155,16 @@ struct CompareEndToEndTests {
             #expect(row.contains("previous.date=\(previousDate)"))
             let before = try #require(raw[previousDate])
             #expect(row.contains("previous.visits=\(Int(try #require(before[0])))"))
-            #expect(row.contains { $0.hasPrefix("change.visits=") } && row.contains { $0.hasPrefix("change.bounce_rate=") })
+            #expect(
+                row.contains { $0.hasPrefix("change.visits=") } && row.contains { $0.hasPrefix("change.bounce_rate=") })
         }
         let previous = try #require(summary.counters[0].previous)
         #expect(previous.prefix(2) == ["from=2026-11-17", "to=2026-11-19"])
-        let plain = try ReportEndToEndTests.parseJSON(try world.report(["--counter", "1001", "--from", "2026-11-17", "--to", "2026-11-19", "--metrics", "visits,users,bounceRate", "--json", "--offline"]).stdout)
+        let plain = try ReportEndToEndTests.parseJSON(
+            try world.report([
+                "--counter", "1001", "--from", "2026-11-17", "--to", "2026-11-19", "--metrics",
+                "visits,users,bounceRate", "--json", "--offline"
+            ]).stdout)
         // The previous totals are the ones a report of that period has (users: the API's, never a sum).
         #expect(Array(previous[2..<5]) == plain.counters[0].totals.map { "totals." + $0 })
     }
@@ -132,7 +173,10 @@ struct CompareEndToEndTests {
     /// and costs no request.
     @Test func aPreviousPeriodBeforeTheCounterExistedIsMissing() throws {
         let world = try World()
-        let whole = try world.report(["--counter", "1005", "--from", "2026-06-12", "--to", "2026-06-14", "--metrics", "visits", "--compare", "--csv"])
+        let whole = try world.report([
+            "--counter", "1005", "--from", "2026-06-12", "--to", "2026-06-14", "--metrics", "visits", "--compare",
+            "--csv"
+        ])
         #expect(whole.status == 0, "\(whole.stderr)")
         #expect(try world.statRequests() == 1)
         let records = try ReportEndToEndTests.parseCSV(whole.stdout)
@@ -142,55 +186,81 @@ struct CompareEndToEndTests {
             #expect(!record[2].isEmpty)
         }
         // Half before the creation day: those days and the total are unknown; the rest compares.
-        let half = try world.report(["--counter", "1005", "--from", "2026-06-15", "--to", "2026-06-20", "--metrics", "visits", "--compare"])
+        let half = try world.report([
+            "--counter", "1005", "--from", "2026-06-15", "--to", "2026-06-20", "--metrics", "visits", "--compare"
+        ])
         #expect(half.status == 0, "\(half.stderr)")
-        let rows = half.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("2026-06-") }.map(ReportEndToEndTests.cells)
+        let rows = half.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("2026-06-") }.map(
+            ReportEndToEndTests.cells)
         #expect(rows.count == 6)
         #expect(rows.prefix(3).allSatisfy { $0[2] == "—" && $0[3] == "—" }, "\(half.stdout)")
         #expect(rows.suffix(3).allSatisfy { $0[2] != "—" && $0[3] != "—" }, "\(half.stdout)")
-        let total = ReportEndToEndTests.cells(try #require(half.stdout.components(separatedBy: "\n").first { $0.hasPrefix("Total") }))
+        let total = ReportEndToEndTests.cells(
+            try #require(half.stdout.components(separatedBy: "\n").first { $0.hasPrefix("Total") }))
         #expect(total[2] == "—" && total[3] == "—")
     }
 
     @Test func offlineWithoutThePreviousHistorySaysSoAndShowsDashes() throws {
         let world = try World()
-        let filled = try world.report(["--counter", "1001", "--from", "2026-11-20", "--to", "2026-11-22", "--metrics", "visits"])
+        let filled = try world.report([
+            "--counter", "1001", "--from", "2026-11-20", "--to", "2026-11-22", "--metrics", "visits"
+        ])
         #expect(filled.status == 0, "\(filled.stderr)")
         let requests = try world.statRequests()
-        let offline = try world.report(["--counter", "1001", "--from", "2026-11-20", "--to", "2026-11-22", "--metrics", "visits", "--compare", "--offline", "--csv"])
+        let offline = try world.report([
+            "--counter", "1001", "--from", "2026-11-20", "--to", "2026-11-22", "--metrics", "visits", "--compare",
+            "--offline", "--csv"
+        ])
         #expect(offline.status == 0, "\(offline.stderr)")
         #expect(try world.statRequests() == requests)
         let records = try ReportEndToEndTests.parseCSV(offline.stdout)
         #expect(records.dropFirst().allSatisfy { $0[3] == "" && $0[4] == "" && !$0[2].isEmpty }, "\(records)")
-        #expect(offline.stderr.contains("has no history for 2026-11-17 … 2026-11-19 of the previous period"), "\(offline.stderr)")
+        #expect(
+            offline.stderr.contains("has no history for 2026-11-17 … 2026-11-19 of the previous period"),
+            "\(offline.stderr)")
     }
 
     /// Issue 40 item 4: today alone was compared with the whole of yesterday (−35% at 16:30 on an
     /// ordinary Monday). Refused with the reason, in every format, before any data request.
-    @Test(arguments: [["--from", "today"], ["--period", "today"], ["--from", "today", "--json"], ["--from", "today", "--csv"]])
+    @Test(arguments: [
+        ["--from", "today"], ["--period", "today"], ["--from", "today", "--json"], ["--from", "today", "--csv"]
+    ])
     func todayAloneIsNotComparedWithAWholeDay(arguments: [String]) throws {
         let world = try World()
         let result = try world.report(["--counter", "1001", "--metrics", "visits", "--compare"] + arguments)
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stdout.isEmpty, "\(result.stdout)")
-        #expect(result.stderr.hasPrefix("Error: --compare cannot compare today alone: its hours so far would be set against the whole of 2026-11-28."), "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix(
+                "Error: --compare cannot compare today alone: its hours so far would be set against the whole of 2026-11-28."
+            ), "\(result.stderr)")
         #expect(result.stderr.contains("metrika live --counter 1001"))
         #expect(try world.statRequests() == 0)
         // Whole days still compare.
-        let yesterday = try world.report(["--counter", "1001", "--metrics", "visits", "--compare", "--from", "yesterday", "--to", "yesterday", "--csv"])
+        let yesterday = try world.report([
+            "--counter", "1001", "--metrics", "visits", "--compare", "--from", "yesterday", "--to", "yesterday", "--csv"
+        ])
         #expect(yesterday.status == 0, "\(yesterday.stderr)")
     }
 
     /// Issue 39 item 4: a period that ends today is refused too (its last day is hours against a
     /// whole day), in every format and for dimension reports, before any data request.
-    @Test(arguments: [["--from", "2026-11-25", "--to", "today"], ["--period", "last7days", "--json"], ["--dimensions", "searchPhrase", "--from", "2026-11-25", "--to", "today", "--csv"]])
+    @Test(arguments: [
+        ["--from", "2026-11-25", "--to", "today"], ["--period", "last7days", "--json"],
+        ["--dimensions", "searchPhrase", "--from", "2026-11-25", "--to", "today", "--csv"]
+    ])
     func aPeriodEndingTodayIsNotComparedWithWholeDays(arguments: [String]) throws {
         let world = try World()
         let result = try world.report(["--counter", "1001", "--metrics", "visits", "--compare"] + arguments)
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stdout.isEmpty, "\(result.stdout)")
-        #expect(result.stderr.hasPrefix("Error: --compare cannot compare a period that ends today: today's hours so far would be set against the whole of "), "\(result.stderr)")
-        #expect(result.stderr.contains("--to yesterday") && result.stderr.contains("metrika live --counter 1001"), "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix(
+                "Error: --compare cannot compare a period that ends today: today's hours so far would be set against the whole of "
+            ), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("--to yesterday") && result.stderr.contains("metrika live --counter 1001"),
+            "\(result.stderr)")
         #expect(try world.statRequests() == 0)
     }
 
@@ -201,9 +271,13 @@ struct CompareEndToEndTests {
         let result = try world.report(["--counter", "1001", "--metrics", "visits", "--compare", "--csv"])
         #expect(result.status == 0, "\(result.stderr)")
         let dates = try ReportEndToEndTests.parseCSV(result.stdout).dropFirst().map { $0[0] }
-        #expect(dates == ["2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28"], "\(dates)")
+        #expect(
+            dates == ["2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28"],
+            "\(dates)")
         let table = try world.report(["--counter", "1001", "--metrics", "visits", "--compare"])
-        #expect(table.stdout.contains("2026-11-22 … 2026-11-28") && table.stdout.contains("against 2026-11-15 … 2026-11-21"), "\(table.stdout)")
+        #expect(
+            table.stdout.contains("2026-11-22 … 2026-11-28")
+                && table.stdout.contains("against 2026-11-15 … 2026-11-21"), "\(table.stdout)")
         // Without --compare the default still ends today.
         let plain = try world.report(["--counter", "1001", "--metrics", "visits", "--csv"])
         #expect(try ReportEndToEndTests.parseCSV(plain.stdout).last?[0] == "2026-11-29", "\(plain.stdout)")
@@ -213,26 +287,46 @@ struct CompareEndToEndTests {
     /// one comparison request; a phrase only one day had says new (or gone) in the table and CSV.
     @Test func aDimensionReportComparesEachRow() throws {
         let world = try World()
-        let arguments = ["--counter", "1002", "--from", "2026-10-05", "--to", "2026-10-05", "--dimensions", "searchPhrase", "--metrics", "visits,users", "--compare", "--limit", "500"]
+        let arguments = [
+            "--counter", "1002", "--from", "2026-10-05", "--to", "2026-10-05", "--dimensions", "searchPhrase",
+            "--metrics", "visits,users", "--compare", "--limit", "500"
+        ]
         let csv = try world.report(arguments + ["--csv"])
         #expect(csv.status == 0, "\(csv.stderr)")
         #expect(try world.statRequests() == 1)
         let records = try ReportEndToEndTests.parseCSV(csv.stdout)
-        #expect(records.first == ["search_phrase", "presence", "visits", "visits_previous", "visits_change_pct", "users", "users_previous", "users_change_pct"])
+        #expect(
+            records.first == [
+                "search_phrase", "presence", "visits", "visits_previous", "visits_change_pct", "users",
+                "users_previous", "users_change_pct"
+            ])
         let presences = Set(records.dropFirst().map { $0[1] })
         #expect(presences == ["both", "new"], "\(presences)")
-        for record in records.dropFirst() where record[1] == "new" { #expect(record[3] == "0" && record[4] == "", "\(record)") }
+        for record in records.dropFirst() where record[1] == "new" {
+            #expect(record[3] == "0" && record[4] == "", "\(record)")
+        }
         // The previous day's own report holds each "before".
-        let previous = try world.report(["--counter", "1002", "--from", "2026-10-04", "--to", "2026-10-04", "--dimensions", "searchPhrase", "--metrics", "visits", "--limit", "500", "--csv"])
+        let previous = try world.report([
+            "--counter", "1002", "--from", "2026-10-04", "--to", "2026-10-04", "--dimensions", "searchPhrase",
+            "--metrics", "visits", "--limit", "500", "--csv"
+        ])
         var before: [String: String] = [:]
         for record in try ReportEndToEndTests.parseCSV(previous.stdout).dropFirst() { before[record[0]] = record[1] }
-        for record in records.dropFirst() where record[1] == "both" { #expect(before[record[0]] == record[3], "\(record)") }
+        for record in records.dropFirst() where record[1] == "both" {
+            #expect(before[record[0]] == record[3], "\(record)")
+        }
         let table = try world.report(arguments)
         #expect(table.status == 0, "\(table.stderr)")
-        #expect(table.stdout.contains("against 2026-10-04 … 2026-10-04") && table.stdout.contains(" new\n"), "\(table.stdout)")
-        let document = try JSONSerialization.jsonObject(with: Data(try world.report(arguments + ["--json"]).stdout.utf8)) as? [String: Any]
+        #expect(
+            table.stdout.contains("against 2026-10-04 … 2026-10-04") && table.stdout.contains(" new\n"),
+            "\(table.stdout)")
+        let document =
+            try JSONSerialization.jsonObject(with: Data(try world.report(arguments + ["--json"]).stdout.utf8))
+            as? [String: Any]
         let rows = document?["rows"] as? [[String: Any]] ?? []
-        #expect(rows.count == records.count - 1 && rows.allSatisfy { $0["presence"] is String && $0["previous"] is [String: Any] })
+        #expect(
+            rows.count == records.count - 1
+                && rows.allSatisfy { $0["presence"] is String && $0["previous"] is [String: Any] })
     }
 
     /// A limited compared report's `Other (N rows)` has its before and change like any row: the
@@ -240,16 +334,24 @@ struct CompareEndToEndTests {
     /// the CSV and the JSON.
     @Test func theRowsLeftOutOfAComparedReportHaveTheirBefore() throws {
         let world = try World()
-        let arguments = ["--counter", "1001", "--dimensions", "searchPhrase", "--metrics", "visits", "--period", "lastWeek", "--compare", "--limit", "5"]
+        let arguments = [
+            "--counter", "1001", "--dimensions", "searchPhrase", "--metrics", "visits", "--period", "lastWeek",
+            "--compare", "--limit", "5"
+        ]
         let csv = try world.report(arguments + ["--csv"])
         #expect(csv.status == 0, "\(csv.stderr)")
         let records = try ReportEndToEndTests.parseCSV(csv.stdout)
-        #expect(records.first == ["search_phrase", "presence", "visits", "visits_previous", "visits_change_pct"], "\(records)")
+        #expect(
+            records.first == ["search_phrase", "presence", "visits", "visits_previous", "visits_change_pct"],
+            "\(records)")
         let shown = records.dropFirst().filter { !$0[0].hasPrefix("Other (") }
         let other = try #require(records.first { $0[0].hasPrefix("Other (") }, "\(csv.stdout)")
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(try world.report(arguments + ["--json"]).stdout.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(try world.report(arguments + ["--json"]).stdout.utf8))
+                as? [String: Any])
         let counter = try #require((document["counters"] as? [[String: Any]])?.first)
-        let previousTotal = try #require(((counter["previous"] as? [String: Any])?["totals"] as? [String: Any])?["visits"] as? Double)
+        let previousTotal = try #require(
+            ((counter["previous"] as? [String: Any])?["totals"] as? [String: Any])?["visits"] as? Double)
         let shownBefore = shown.reduce(0.0) { $0 + (Double($1[3]) ?? .nan) }
         #expect(Double(other[3]) == previousTotal - shownBefore, "\(other) against \(previousTotal) − \(shownBefore)")
         #expect(!other[4].isEmpty, "\(other)")
@@ -265,13 +367,20 @@ struct CompareEndToEndTests {
     @Test func aColourTerminalColoursOnlyTheChanges() throws {
         try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
         let world = try World()
-        let command = "\(Binaries.metrika) report --counter 1001 --period lastWeek --metrics visits,bounceRate --compare"
+        let command =
+            "\(Binaries.metrika) report --counter 1001 --period lastWeek --metrics visits,bounceRate --compare"
         let environment = world.environment.merging(["TERM": "xterm", "PATH": "/usr/bin:/bin"]) { $1 }
         let terminal = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment)
-        #expect(terminal.stdout.contains("\u{1B}[32m+") || terminal.stdout.contains("\u{1B}[31m-"), "\(terminal.stdout.debugDescription)")
+        #expect(
+            terminal.stdout.contains("\u{1B}[32m+") || terminal.stdout.contains("\u{1B}[31m-"),
+            "\(terminal.stdout.debugDescription)")
         #expect(!terminal.stdout.contains("\u{1B}[32m4") && !terminal.stdout.contains("\u{1B}[31m2"))
-        let noColor = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment.merging(["NO_COLOR": "1"]) { $1 })
-        #expect(noColor.stdout.contains("change") && !noColor.stdout.contains("\u{1B}["), "\(noColor.stdout.debugDescription)")
+        let noColor = try runProcess(
+            "/usr/bin/script", ["-qec", command, "/dev/null"],
+            environment: environment.merging(["NO_COLOR": "1"]) { $1 })
+        #expect(
+            noColor.stdout.contains("change") && !noColor.stdout.contains("\u{1B}["),
+            "\(noColor.stdout.debugDescription)")
     }
 
     /// Issue 24 item 8: colour by meaning. A bounce rate that rises is bad news: red; one that falls,
@@ -280,10 +389,12 @@ struct CompareEndToEndTests {
         try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
         let world = try World()
         let environment = world.environment.merging(["TERM": "xterm", "PATH": "/usr/bin:/bin", "COLUMNS": "200"]) { $1 }
-        let green = "\u{1B}[32m", red = "\u{1B}[31m"
+        let green = "\u{1B}[32m"
+        let red = "\u{1B}[31m"
         var seen: Set<String> = []
         for metric in ["bounceRate", "visits"] {
-            let command = "\(Binaries.metrika) report --counter 1001 --from 30daysAgo --to yesterday --metrics \(metric) --compare"
+            let command =
+                "\(Binaries.metrika) report --counter 1001 --from 30daysAgo --to yesterday --metrics \(metric) --compare"
             let terminal = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment)
             for match in terminal.stdout.matches(of: /\x{1B}\[3([12])m([+-])[0-9.]+( pp|%)/) {
                 let colour = match.output.1 == "2" ? green : red

@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
+
 @testable import MetrikaCLI
 @testable import MetrikaModel
 
@@ -26,13 +27,18 @@ struct CompletionsTests {
         let path = try script("bash", in: directory)
         var program = "source \(path)\n"
         for words in lines {
-            let quoted = words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-            program += "COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); COMPREPLY=(); _metrika; echo \"${COMPREPLY[*]}\"\n"
+            let quoted = words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(
+                separator: " ")
+            program +=
+                "COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); COMPREPLY=(); _metrika; echo \"${COMPREPLY[*]}\"\n"
         }
-        let result = try runProcess("/usr/bin/env", ["bash", "--norc", "--noprofile", "-c", program], environment: ["PATH": "/usr/bin:/bin"])
+        let result = try runProcess(
+            "/usr/bin/env", ["bash", "--norc", "--noprofile", "-c", program], environment: ["PATH": "/usr/bin:/bin"])
         try #require(result.status == 0, "bash: \(result.stderr)")
         #expect(result.stderr.isEmpty, "bash: \(result.stderr)")
-        let replies = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { $0.split(separator: " ").map(String.init) }
+        let replies = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map {
+            $0.split(separator: " ").map(String.init)
+        }
         try #require(replies.count == lines.count, "\(result.stdout)")
         return replies
     }
@@ -60,7 +66,7 @@ struct CompletionsTests {
             (["metrika", "-v", "rep"], ["report"]),
             (["metrika", "-v", "report", "--group", ""], ["day", "week", "month"]),
             (["metrika", "--verbose", "auth", "st"], ["status"]),
-            (["metrika", "-v", "-v", "counters", "--sea"], ["--search"]),
+            (["metrika", "-v", "-v", "counters", "--sea"], ["--search"])
         ]
         let replies = try Self.bashComplete(cases.map(\.0))
         for (index, (words, expected)) in cases.enumerated() {
@@ -93,7 +99,8 @@ struct CompletionsTests {
         try ToolCheck.require("fish", package: "fish", searchPath: "/usr/bin:/bin")
         let directory = try TemporaryDirectory()
         let path = try Self.script("fish", in: directory)
-        let syntax = try runProcess("/usr/bin/fish", ["--no-config", "-n", path], environment: ["PATH": "/usr/bin:/bin"])
+        let syntax = try runProcess(
+            "/usr/bin/fish", ["--no-config", "-n", path], environment: ["PATH": "/usr/bin:/bin"])
         #expect(syntax.status == 0, "fish -n: \(syntax.stderr)")
         let cases: [(String, [String])] = [
             ("metrika rep", ["report"]),
@@ -103,10 +110,12 @@ struct CompletionsTests {
             ("metrika cache ", ["info", "prune"]),
             ("metrika completions ", ["bash", "zsh", "fish"]),
             ("metrika -v report --group ", ["day", "week", "month"]),
-            ("metrika -v cache ", ["info", "prune"]),
+            ("metrika -v cache ", ["info", "prune"])
         ]
         for (line, expected) in cases {
-            let result = try runProcess("/usr/bin/fish", ["--no-config", "-c", "source \(path); complete -C '\(line)'"], environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path])
+            let result = try runProcess(
+                "/usr/bin/fish", ["--no-config", "-c", "source \(path); complete -C '\(line)'"],
+                environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path])
             #expect(result.status == 0, "fish: \(result.stderr)")
             let offered = result.stdoutLines.map { String($0.split(separator: "\t", maxSplits: 1)[0]) }
             #expect(offered.sorted() == expected.sorted(), "\(line) → \(offered)")
@@ -121,13 +130,18 @@ struct CompletionsTests {
         #expect(result.status == 0 && result.stderr.isEmpty, "zsh -n: \(result.stderr)")
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text.hasPrefix("#compdef metrika\n"))
-        #expect(text.contains("--group[Grouping of time series and of date periods (--preset traffic); default day]:day|week|month:(day week month)"))
+        #expect(
+            text.contains(
+                "--group[Grouping of time series and of date periods (--preset traffic); default day]:day|week|month:(day week month)"
+            ))
     }
 
     @Test func anUnknownShellIsAUsageError() throws {
         let result = try metrika(["completions", "bsh"], environment: ["PATH": "/usr/bin:/bin"])
         #expect(result.status == 64)
-        #expect(result.stderr.hasPrefix("Error: No completions for 'bsh': choose bash, zsh or fish. Did you mean 'bash'?\n"))
+        #expect(
+            result.stderr.hasPrefix("Error: No completions for 'bsh': choose bash, zsh or fish. Did you mean 'bash'?\n")
+        )
         #expect(result.stdout.isEmpty)
     }
 }

@@ -8,9 +8,13 @@ import Testing
 @Suite(.blockingLanes) struct ConfigAndHistoryPlaceEndToEndTests {
     /// An environment whose API is a closed local port: a request would fail loudly, not reach Yandex.
     static func environment(_ home: TemporaryDirectory, extra: [String: String] = [:]) -> [String: String] {
-        metrikaEnvironment(api: nil, home: home.path,
-                           extra: ["METRIKA_API_URL": "http://127.0.0.1:9", "METRIKA_OAUTH_URL": "http://127.0.0.1:9", "METRIKA_DB": home.path + "/h.sqlite"]
-                            .merging(extra) { $1 })
+        metrikaEnvironment(
+            api: nil, home: home.path,
+            extra: [
+                "METRIKA_API_URL": "http://127.0.0.1:9", "METRIKA_OAUTH_URL": "http://127.0.0.1:9",
+                "METRIKA_DB": home.path + "/h.sqlite"
+            ]
+            .merging(extra) { $1 })
     }
 
     /// A directory where config.json should be: every command that reads the config says so (exit 78)
@@ -22,8 +26,10 @@ import Testing
         for arguments in [["report", "--from", "yesterday"], ["alert"], ["alert", "--status"], ["counters"], ["sync"]] {
             let result = try metrika(arguments, environment: Self.environment(home), timeout: 30)
             #expect(result.status == 78, "\(arguments): \(result.stderr)")
-            #expect(result.stderr == "Error: Cannot use the config file \(config): it is a directory. Remove or rename it; the config file is a JSON file (docs/auth.md).\n",
-                    "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr
+                    == "Error: Cannot use the config file \(config): it is a directory. Remove or rename it; the config file is a JSON file (docs/auth.md).\n",
+                "\(arguments): \(result.stderr)")
             #expect(result.stdout.isEmpty)
         }
     }
@@ -34,7 +40,8 @@ import Testing
     @Test func aConfigFileTheUserMayNotReadIsExit78() throws {
         let home = try TemporaryDirectory()
         let config = home.path + "/config/metrika/config.json"
-        try FileManager.default.createDirectory(atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
         try Data(#"{"counter": 1001}"#.utf8).write(to: URL(fileURLWithPath: config))
         var command = [Binaries.metrika]
         if getuid() == 0 {
@@ -50,9 +57,13 @@ import Testing
         } else {
             try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: config)
         }
-        let result = try runProcess(command[0], Array(command.dropFirst()) + ["report", "--from", "yesterday"], environment: Self.environment(home), timeout: 30)
+        let result = try runProcess(
+            command[0], Array(command.dropFirst()) + ["report", "--from", "yesterday"],
+            environment: Self.environment(home), timeout: 30)
         #expect(result.status == 78, "\(result.stderr)")
-        #expect(result.stderr.hasPrefix("Error: Cannot use the config file \(config): permission denied. "), "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("Error: Cannot use the config file \(config): permission denied. "),
+            "\(result.stderr)")
         #expect(result.stdout.isEmpty)
     }
 
@@ -63,8 +74,9 @@ import Testing
         let blocker = home.path + "/not-a-directory"
         try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
         let database = blocker + "/metrika/h.sqlite"
-        let result = try metrika(["report", "--counter", "1001", "--from", "yesterday"],
-                                 environment: Self.environment(home, extra: ["METRIKA_DB": database]), timeout: 30)
+        let result = try metrika(
+            ["report", "--counter", "1001", "--from", "yesterday"],
+            environment: Self.environment(home, extra: ["METRIKA_DB": database]), timeout: 30)
         #expect(result.status == 78, "\(result.stderr)")
         #expect(result.stderr.contains("cannot create or open the history database \(database)"), "\(result.stderr)")
         #expect(result.stdout.isEmpty)

@@ -11,9 +11,12 @@ import Testing
     @Test func listsAllPagedCountersExactlyOnce() throws {
         let api = try FakeAPI(fixtures: "many")
         let home = try TemporaryDirectory()
-        let result = try metrika(["counters", "--csv", "--verbose"], environment: metrikaEnvironment(api: api, home: home.path))
+        let result = try metrika(
+            ["counters", "--csv", "--verbose"], environment: metrikaEnvironment(api: api, home: home.path))
         #expect(result.status == 0, "\(result.stderr)")
-        let ids = result.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",").first.map(String.init) ?? "" }
+        let ids = result.stdout.split(separator: "\n").dropFirst().map {
+            $0.split(separator: ",").first.map(String.init) ?? ""
+        }
         #expect(ids.count == 2601)
         #expect(Set(ids).count == 2601)
         #expect(ids.contains("880000") && ids.contains("100001") && ids.contains("102600"))
@@ -30,12 +33,15 @@ import Testing
     @Test func tableIsAlignedAndSearchFilters() throws {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
-        let result = try metrika(["counters", "--search", "ромашка"], environment: metrikaEnvironment(api: api, home: home.path))
+        let result = try metrika(
+            ["counters", "--search", "ромашка"], environment: metrikaEnvironment(api: api, home: home.path))
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdoutLines
-        #expect(lines.count == 3)  // header, rule, one counter
+        #expect(lines.count == 3) // header, rule, one counter
         #expect(lines[2].contains("1001") && lines[2].contains("Интернет-магазин «Ромашка»"))
-        #expect(try api.requests().first?["query"] as? String ?? "" == "offset=1&per_page=1000&search_string=%D1%80%D0%BE%D0%BC%D0%B0%D1%88%D0%BA%D0%B0")
+        #expect(
+            try api.requests().first?["query"] as? String ?? ""
+                == "offset=1&per_page=1000&search_string=%D1%80%D0%BE%D0%BC%D0%B0%D1%88%D0%BA%D0%B0")
     }
 
     @Test func jsonIsVersionedAndKeepsHostileNamesAsData() throws {
@@ -61,7 +67,8 @@ import Testing
     @Test func revokedTokenExits77AndNamesLogin() throws {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
-        let result = try metrika(["counters"], environment: metrikaEnvironment(api: api, home: home.path, token: "revoked-token"))
+        let result = try metrika(
+            ["counters"], environment: metrikaEnvironment(api: api, home: home.path, token: "revoked-token"))
         #expect(result.status == 77)
         #expect(result.stderr.contains("metrika login"))
         Self.assertNoToken(result, token: "revoked-token")
@@ -71,7 +78,8 @@ import Testing
         let api = try FakeAPI()
         try api.inject(["kind": "backend_error", "count": 3])
         let home = try TemporaryDirectory()
-        let result = try metrika(["counters", "--csv"], environment: metrikaEnvironment(api: api, home: home.path, retryScale: 0.05))
+        let result = try metrika(
+            ["counters", "--csv"], environment: metrikaEnvironment(api: api, home: home.path, retryScale: 0.05))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("880000"))
         #expect(try api.requestCount() == 4)
@@ -84,14 +92,17 @@ import Testing
         let result = try metrika(["counters"], environment: metrikaEnvironment(api: api, home: home.path))
         #expect(result.status == 75)
         #expect(result.stderr.contains("00:00 GMT"))
-        #expect(try api.requestCount() == 1)  // a daily quota is not retried
+        #expect(try api.requestCount() == 1) // a daily quota is not retried
     }
 
     @Test func htmlGatewayErrorExits69WithOneLine() throws {
         let api = try FakeAPI()
         try api.inject(["kind": "html502", "count": 10])
         let home = try TemporaryDirectory()
-        let result = try metrika(["counters"], environment: metrikaEnvironment(api: api, home: home.path, retryScale: 0.05, extra: ["METRIKA_TIMEOUT": "2"]))
+        let result = try metrika(
+            ["counters"],
+            environment: metrikaEnvironment(
+                api: api, home: home.path, retryScale: 0.05, extra: ["METRIKA_TIMEOUT": "2"]))
         #expect(result.status == 69)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(result.stderr)")
@@ -115,7 +126,10 @@ import Testing
         try api.inject(["kind": "delay", "delay_ms": 30_000, "count": 10])
         let home = try TemporaryDirectory()
         let started = Date()
-        let result = try metrika(["counters"], environment: metrikaEnvironment(api: api, home: home.path, retryScale: 0.05, extra: ["METRIKA_TIMEOUT": "1"]), timeout: 60)
+        let result = try metrika(
+            ["counters"],
+            environment: metrikaEnvironment(
+                api: api, home: home.path, retryScale: 0.05, extra: ["METRIKA_TIMEOUT": "1"]), timeout: 60)
         let elapsed = Date().timeIntervalSince(started)
         #expect(result.status == 69, "\(result.stderr)")
         // 5 attempts × 1 s timeout + at most 30 s of backoff (in practice about 4 s).

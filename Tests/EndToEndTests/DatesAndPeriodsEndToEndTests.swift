@@ -8,8 +8,11 @@ struct DatesAndPeriodsEndToEndTests {
     @Test func reportByNamedPeriodEchoesItAndCoversTheWeek() throws {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
-        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": "2025-06-18T12:00:00Z", "METRIKA_DB": home.path + "/h.sqlite"])
-        let result = try metrika(["report", "--counter", "1001", "--period", "lastWeek", "--json"], environment: environment)
+        let environment = metrikaEnvironment(
+            api: api, home: home.path,
+            extra: ["METRIKA_NOW": "2025-06-18T12:00:00Z", "METRIKA_DB": home.path + "/h.sqlite"])
+        let result = try metrika(
+            ["report", "--counter", "1001", "--period", "lastWeek", "--json"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         let document = try HistoryTools.json(result.stdout)
         let period = try #require(document["period"] as? [String: Any])
@@ -18,7 +21,9 @@ struct DatesAndPeriodsEndToEndTests {
         #expect((document["rows"] as? [Any])?.count == 7)
         let query = try #require(document["query"] as? [String: Any])
         #expect(query["period"] as? String == "lastWeek")
-        let months = try metrika(["report", "--counter", "1001", "--from", "1monthsAgo", "--to", "2weeksAgo", "--csv"], environment: environment)
+        let months = try metrika(
+            ["report", "--counter", "1001", "--from", "1monthsAgo", "--to", "2weeksAgo", "--csv"],
+            environment: environment)
         #expect(months.status == 0, "\(months.stderr)")
         #expect(months.stdoutLines.dropFirst().first?.hasPrefix("2025-05-18,") == true, "\(months.stdout)")
         #expect(months.stdoutLines.last?.hasPrefix("2025-06-04,") == true, "\(months.stdout)")
@@ -28,7 +33,8 @@ struct DatesAndPeriodsEndToEndTests {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
         let path = home.path + "/h.sqlite"
-        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": "2025-06-18T12:00:00Z", "METRIKA_DB": path, "TZ": "UTC"])
+        let environment = metrikaEnvironment(
+            api: api, home: home.path, extra: ["METRIKA_NOW": "2025-06-18T12:00:00Z", "METRIKA_DB": path, "TZ": "UTC"])
         #expect(try metrika(["sync", "--counter", "1001", "--from", "39daysAgo"], environment: environment).status == 0)
         let prune = try metrika(["cache", "prune", "--before", "30daysAgo"], environment: environment)
         #expect(prune.status == 0, "\(prune.stderr)")
@@ -59,7 +65,9 @@ struct DatesAndPeriodsEndToEndTests {
         let api = try FakeAPI()
         let environment = metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_DB": home.path + "/h.sqlite"])
         // A history that holds another counter (without any history, FullDiskEndToEndTests).
-        let other = try metrika(["sync", "--counter", "1002", "--from", "1daysAgo"], environment: metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": home.path + "/h.sqlite"]))
+        let other = try metrika(
+            ["sync", "--counter", "1002", "--from", "1daysAgo"],
+            environment: metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": home.path + "/h.sqlite"]))
         #expect(other.status == 0, "\(other.stderr)")
         let result = try metrika(["report", "--counter", "1001", "--offline"], environment: environment)
         #expect(result.status == 78, "\(result.stderr)")

@@ -17,7 +17,10 @@ struct DocsExamplesEndToEndTests {
         var found: [String] = []
         var inBlock = false
         for line in text.components(separatedBy: "\n") {
-            if line.hasPrefix("```") { inBlock.toggle(); continue }
+            if line.hasPrefix("```") {
+                inBlock.toggle()
+                continue
+            }
             if inBlock, line.range(of: #"^5\d{5} \S"#, options: .regularExpression) != nil { found.append(line) }
             if !inBlock {
                 for match in line.matches(of: /`(5\d{5} [^`]+)`/) { found.append(String(match.1)) }
@@ -27,7 +30,8 @@ struct DocsExamplesEndToEndTests {
     }
 
     func environment(_ api: FakeAPI, _ home: TemporaryDirectory, now: String) -> [String: String] {
-        metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": now, "METRIKA_DB": home.path + "/alerts.sqlite"])
+        metrikaEnvironment(
+            api: api, home: home.path, extra: ["METRIKA_NOW": now, "METRIKA_DB": home.path + "/alerts.sqlite"])
     }
 
     @Test func everyAlertLineTheDocsShowIsPrintedByItsCommand() throws {
@@ -50,7 +54,9 @@ struct DocsExamplesEndToEndTests {
             let api = try FakeAPI(fixtures: "alerts", arguments: ["--now", "2026-12-01T14:30:00Z"])
             defer { api.stop() }
             let home = try TemporaryDirectory()
-            let result = try metrika(["alert", "--today", "--counter", "520008,520001"], environment: environment(api, home, now: "2026-12-01T14:30:00Z"))
+            let result = try metrika(
+                ["alert", "--today", "--counter", "520008,520001"],
+                environment: environment(api, home, now: "2026-12-01T14:30:00Z"))
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdoutLines.count == 1, "\(result.stdout)")
             printed += result.stdoutLines
@@ -60,18 +66,27 @@ struct DocsExamplesEndToEndTests {
             let api = try FakeAPI(fixtures: "explain", arguments: ["--now", "2026-12-01T06:00:00Z"])
             defer { api.stop() }
             let home = try TemporaryDirectory()
-            try FileManager.default.createDirectory(atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
-            try Data(#"{"alerts": {"min_change": 20, "min_score": 2}}"#.utf8).write(to: URL(fileURLWithPath: home.path + "/config/metrika/config.json"))
-            let result = try metrika(["alert", "--counter", "530001,530002,530003"], environment: environment(api, home, now: "2026-12-01T06:00:00Z"))
+            try FileManager.default.createDirectory(
+                atPath: home.path + "/config/metrika", withIntermediateDirectories: true)
+            try Data(#"{"alerts": {"min_change": 20, "min_score": 2}}"#.utf8).write(
+                to: URL(fileURLWithPath: home.path + "/config/metrika/config.json"))
+            let result = try metrika(
+                ["alert", "--counter", "530001,530002,530003"],
+                environment: environment(api, home, now: "2026-12-01T06:00:00Z"))
             #expect(result.status == 0, "\(result.stderr)")
             printed += result.stdoutLines
             // The hourly driver: 530004's search traffic gone today, judged at 09:00 in Moscow.
-            let hourly = try metrika(["alert", "--today", "--counter", "530004"], environment: environment(api, home, now: "2026-12-01T06:00:00Z"))
+            let hourly = try metrika(
+                ["alert", "--today", "--counter", "530004"],
+                environment: environment(api, home, now: "2026-12-01T06:00:00Z"))
             #expect(hourly.status == 0, "\(hourly.stderr)")
             printed += hourly.stdoutLines
         }
         for line in documented {
-            #expect(printed.contains(line), "docs/alerts.md shows a line no command of its prints:\n\(line)\nprinted:\n\(printed.joined(separator: "\n"))")
+            #expect(
+                printed.contains(line),
+                "docs/alerts.md shows a line no command of its prints:\n\(line)\nprinted:\n\(printed.joined(separator: "\n"))"
+            )
         }
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
+
 @testable import MetrikaAPI
 @testable import MetrikaCLI
 @testable import MetrikaModel
 @testable import MetrikaRender
-import MetrikaTestSupport
 
 /// The issue's fault drills against the built binary: a few faults of the simulator (`FaultDrill.endToEnd`;
 /// the whole matrix runs in-process in MetrikaCLITests' FaultDrillTests), against both
@@ -27,12 +28,16 @@ struct FaultDrillEndToEndTests {
     /// The drill's environment: a short request timeout keeps the slow drills short, and the
     /// production retry policy's real waits are slept at a twentieth (METRIKA_TEST_RETRY_SCALE, test-only).
     static func environment(_ api: FakeAPI?, _ home: TemporaryDirectory, database: String) -> [String: String] {
-        metrikaEnvironment(api: api, home: home.path, retryScale: 0.05, extra: ["METRIKA_TIMEOUT": "2", "METRIKA_DB": database])
+        metrikaEnvironment(
+            api: api, home: home.path, retryScale: 0.05, extra: ["METRIKA_TIMEOUT": "2", "METRIKA_DB": database])
     }
 
     /// What every run must satisfy, whatever the fault (FaultDrill.expectSane).
-    static func expectSane(_ result: ProcessResult, _ outcome: FaultDrill.Outcome, _ drill: FaultDrill, seconds: Double) {
-        drill.expectSane(outcome, status: result.status, stdout: result.stdout, stderr: result.stderr, signaled: result.signaled, token: demoToken, seconds: seconds)
+    static func expectSane(_ result: ProcessResult, _ outcome: FaultDrill.Outcome, _ drill: FaultDrill, seconds: Double)
+    {
+        drill.expectSane(
+            outcome, status: result.status, stdout: result.stdout, stderr: result.stderr, signaled: result.signaled,
+            token: demoToken, seconds: seconds)
     }
 
     /// Requests the simulator logged under a prefix; a delayed answer is logged when it is sent, so
@@ -59,7 +64,9 @@ struct FaultDrillEndToEndTests {
         let started = Date()
         let result = try metrika(["counters", "--csv"], environment: environment)
         Self.expectSane(result, drill.counters, drill, seconds: Date().timeIntervalSince(started))
-        #expect(try Self.requests(api, "/management/v1/counters", atLeast: drill.requests) == drill.requests, "\(drill.name)")
+        #expect(
+            try Self.requests(api, "/management/v1/counters", atLeast: drill.requests) == drill.requests,
+            "\(drill.name)")
         drill.expectCountersOutput(result.stdout, clean: clean.stdout)
     }
 
@@ -70,7 +77,8 @@ struct FaultDrillEndToEndTests {
         let database = home.path + "/history.sqlite"
         let environment = Self.environment(api, home, database: database)
         // The expected bytes come from a clean run against its own database.
-        let baseline = try metrika(Self.reportArguments(), environment: Self.environment(api, home, database: home.path + "/baseline.sqlite"))
+        let baseline = try metrika(
+            Self.reportArguments(), environment: Self.environment(api, home, database: home.path + "/baseline.sqlite"))
         #expect(baseline.status == 0, "\(baseline.stderr)")
         #expect(baseline.stdoutLines.count == 11)
         try api.reset()
@@ -83,27 +91,35 @@ struct FaultDrillEndToEndTests {
         #expect(try Self.requests(api, "/stat/v1/data", atLeast: drill.requests) == drill.requests, "\(drill.name)")
 
         // The history holds the whole range or none of it.
-        let days = try HistoryTools.sqlite(database, "SELECT count(DISTINCT day) FROM daily_values WHERE counter_id = 1001")
+        let days = try HistoryTools.sqlite(
+            database, "SELECT count(DISTINCT day) FROM daily_values WHERE counter_id = 1001")
         let values = try HistoryTools.sqlite(database, "SELECT count(*) FROM daily_values WHERE counter_id = 1001")
         let fetches = try HistoryTools.sqlite(database, "SELECT count(*) FROM fetch_log WHERE counter_id = 1001")
         if case .recovers = drill.report {
-            #expect(days == "10" && values == "60" && fetches == "1", "\(drill.name): \(days) days, \(values) values, \(fetches) fetches")
+            #expect(
+                days == "10" && values == "60" && fetches == "1",
+                "\(drill.name): \(days) days, \(values) values, \(fetches) fetches")
             // Offline, from the history alone, the same report.
             let offline = try metrika(Self.reportArguments(["--offline"]), environment: environment)
             #expect(offline.status == 0 && offline.stdout == baseline.stdout, "\(drill.name): \(offline.stderr)")
         } else {
-            #expect(days == "0" && values == "0" && fetches == "0", "\(drill.name): \(days) days, \(values) values, \(fetches) fetches")
+            #expect(
+                days == "0" && values == "0" && fetches == "0",
+                "\(drill.name): \(days) days, \(values) values, \(fetches) fetches")
             // Nothing half-done blocks the next run: without the fault it fetches the whole range.
             try api.reset()
             let again = try metrika(Self.reportArguments(), environment: environment)
             #expect(again.status == 0 && again.stdout == baseline.stdout, "\(drill.name): \(again.stderr)")
-            #expect(try HistoryTools.sqlite(database, "SELECT count(*) FROM daily_values WHERE counter_id = 1001") == "60")
+            #expect(
+                try HistoryTools.sqlite(database, "SELECT count(*) FROM daily_values WHERE counter_id = 1001") == "60")
         }
     }
 
     @Test func aHugeMailPeriodIsAUsageErrorNotATrap() throws {
         let home = try TemporaryDirectory()
-        let result = try metrika(["mail", "--counter", "1001", "--to", "a@example.com", "--period", "2000000000000000000w"], environment: metrikaEnvironment(api: nil, home: home.path))
+        let result = try metrika(
+            ["mail", "--counter", "1001", "--to", "a@example.com", "--period", "2000000000000000000w"],
+            environment: metrikaEnvironment(api: nil, home: home.path))
         #expect(!result.signaled && result.status == 64, "\(result.stderr.prefix(200))")
         #expect(!result.stdout.contains(demoToken))
     }
@@ -120,20 +136,32 @@ struct ArgumentFuzzTests {
     static let seeds: [[String]] = [
         ["counters", "--search", "ромашка", "--csv"],
         ["report", "--counter", "1001,1002", "--from", "2026-10-01", "--to", "2026-10-31", "--group", "week", "--json"],
-        ["report", "-c", "1001", "--metrics", "visits,bounceRate", "--dimensions", "trafficSource", "--limit", "100", "--accuracy", "0.5", "--lang", "ru"],
-        ["report", "--counter=1001", "--from=30daysAgo", "--to=yesterday", "--unsettled-days", "3", "--format", "csv", "--raw"],
-        ["chart", "--counter", "1001", "--metrics", "visits,users", "--from", "6daysAgo", "--width", "800", "--title", "Visits"],
+        [
+            "report", "-c", "1001", "--metrics", "visits,bounceRate", "--dimensions", "trafficSource", "--limit", "100",
+            "--accuracy", "0.5", "--lang", "ru"
+        ],
+        [
+            "report", "--counter=1001", "--from=30daysAgo", "--to=yesterday", "--unsettled-days", "3", "--format",
+            "csv", "--raw"
+        ],
+        [
+            "chart", "--counter", "1001", "--metrics", "visits,users", "--from", "6daysAgo", "--width", "800",
+            "--title", "Visits"
+        ],
         ["sync", "--counter", "1001", "-v"],
-        ["report", "--counter", "1001", "--offline", "--db", "/tmp/x.sqlite", "--", "--json"],
+        ["report", "--counter", "1001", "--offline", "--db", "/tmp/x.sqlite", "--", "--json"]
     ]
 
     static let words: [String] = [
-        "", "-", "--", "=", "-c", "-v", "-h", "-x", "-cv", "--counter", "--counter=", "--from", "--to", "--=", "--help=1",
-        "0", "-1", "1", "1001", ",", ",,", "1,,2", "99999999999999999999", "9223372036854775807", "-9223372036854775808",
+        "", "-", "--", "=", "-c", "-v", "-h", "-x", "-cv", "--counter", "--counter=", "--from", "--to", "--=",
+        "--help=1",
+        "0", "-1", "1", "1001", ",", ",,", "1,,2", "99999999999999999999", "9223372036854775807",
+        "-9223372036854775808",
         "1e308", "nan", "inf", "0.0", "1.5", "2026-02-30", "2026-02-28", "9999-12-31", "0000-01-01", "36500daysAgo",
-        "36501daysAgo", "9223372036854775807daysAgo", "-1daysAgo", "daysAgo", "today", "YESTERDAY", "week", "month", "year",
+        "36501daysAgo", "9223372036854775807daysAgo", "-1daysAgo", "daysAgo", "today", "YESTERDAY", "week", "month",
+        "year",
         "visits", "ym:s:visits", "goal1reaches", "goal99999999999999999999reaches", "trafficSource", "é", "\u{0}", "\n",
-        "\u{1B}[31m", "Ромашка", String(repeating: "a", count: 300), "--format", "CSV", "xml", "--limit", "10000001",
+        "\u{1B}[31m", "Ромашка", String(repeating: "a", count: 300), "--format", "CSV", "xml", "--limit", "10000001"
     ]
 
     static func mutate(_ input: [String], random: inout SeededRandom) -> [String] {
@@ -146,8 +174,10 @@ struct ArgumentFuzzTests {
             case 2 where position + 1 < argv.count: argv.swapAt(position, position + 1)
             case 3: argv.insert(words.randomElement(using: &random)!, at: position)
             case 4 where position < argv.count:
-                let option = "--" + (ReportCommand.allOptions + ChartCommand.allOptions).randomElement(using: &random)!.name
-                argv[position] = Bool.random(using: &random) ? option : option + "=" + words.randomElement(using: &random)!
+                let option =
+                    "--" + (ReportCommand.allOptions + ChartCommand.allOptions).randomElement(using: &random)!.name
+                argv[position] =
+                    Bool.random(using: &random) ? option : option + "=" + words.randomElement(using: &random)!
             default:
                 guard position < argv.count else { continue }
                 var scalars = Array(argv[position].unicodeScalars)
@@ -180,7 +210,9 @@ struct ArgumentFuzzTests {
                 accepted += 1
             } catch let error as UsageError {
                 refused += 1
-                #expect(!error.message.contains("\n") && !error.message.contains("\u{1B}"), "iteration \(iteration): \(error.message)")
+                #expect(
+                    !error.message.contains("\n") && !error.message.contains("\u{1B}"),
+                    "iteration \(iteration): \(error.message)")
             } catch {
                 Issue.record("iteration \(iteration): \(argv) threw \(error), not a usage error")
             }
@@ -199,4 +231,3 @@ struct ArgumentFuzzTests {
         }
     }
 }
-

@@ -1,12 +1,13 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import MetrikaTestSupport
-import Testing
 import MetrikaAPI
 import MetrikaModel
 import MetrikaRender
+import MetrikaTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Small tools the history, sync and cache end-to-end tests share: the sqlite3 shell, file bytes,
 /// JSON of a command's stdout, days relative to today, and direct calls to the simulator.
@@ -15,8 +16,9 @@ enum HistoryTools {
     /// place to change when a migration is added; the binary is what these tests see, not the Store's
     /// source).
     static let migrations: [(version: Int, name: String)] = [
-        (1, "history"), (2, "log_jobs"), (3, "alerts"), (4, "counter_currency"), (5, "log_loads"), (6, "daily_mirror"), (7, "alert_episode_ids"),
-        (8, "log_loaded_days"), (9, "hourly_values"), (10, "bot_offsets"), (11, "segment_values"), (12, "alert_family"),
+        (1, "history"), (2, "log_jobs"), (3, "alerts"), (4, "counter_currency"), (5, "log_loads"), (6, "daily_mirror"),
+        (7, "alert_episode_ids"),
+        (8, "log_loaded_days"), (9, "hourly_values"), (10, "bot_offsets"), (11, "segment_values"), (12, "alert_family")
     ]
     static var latestSchema: Int { migrations.last?.version ?? 0 }
 
@@ -24,7 +26,8 @@ enum HistoryTools {
     /// other SQLite reader would) and returns its stdout without the final newline.
     static func sqlite(_ path: String, _ sql: String) throws -> String {
         try ToolCheck.require("sqlite3", package: "sqlite3", searchPath: "/usr/bin")
-        let result = try runProcess("/usr/bin/sqlite3", [path, sql], environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
+        let result = try runProcess(
+            "/usr/bin/sqlite3", [path, sql], environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
         guard result.status == 0 else { throw SimpleError("sqlite3 \(sql) failed: \(result.stderr)") }
         var text = result.stdout
         while text.hasSuffix("\n") { text.removeLast() }
@@ -35,7 +38,9 @@ enum HistoryTools {
 
     static func json(_ text: String) throws -> [String: Any] {
         let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
-        guard let dictionary = object as? [String: Any] else { throw SimpleError("not a JSON object: \(text.prefix(200))") }
+        guard let dictionary = object as? [String: Any] else {
+            throw SimpleError("not a JSON object: \(text.prefix(200))")
+        }
         return dictionary
     }
 
@@ -86,10 +91,13 @@ struct HistoryEndToEndTests {
         #expect(log.count <= 1, "\(log)")
         #expect(HistoryTools.count(log, path: "/management/v1/counter/1001") == 0)
         // Settled days are identical in both runs (only the last two rows may move).
-        #expect(Array(HistoryTools.lines(first.stdout).prefix(89)) == Array(HistoryTools.lines(second.stdout).prefix(89)))
+        #expect(
+            Array(HistoryTools.lines(first.stdout).prefix(89)) == Array(HistoryTools.lines(second.stdout).prefix(89)))
 
         // A settled range (ends three days ago): the first run may fetch its users total, the second costs nothing.
-        let settled = ["report", "--counter", "1001", "--from", "40daysAgo", "--to", "3daysAgo", "--group", "week", "--json"]
+        let settled = [
+            "report", "--counter", "1001", "--from", "40daysAgo", "--to", "3daysAgo", "--group", "week", "--json"
+        ]
         #expect(try metrika(settled, environment: environment).status == 0)
         try api.reset()
         let settledAgain = try metrika(settled, environment: environment)
@@ -137,11 +145,14 @@ struct HistoryEndToEndTests {
             let start = monday.adding(days: 7 * index)
             #expect(week["date"] as? String == start.iso)
             #expect(week["date_end"] as? String == start.adding(days: 6).iso)
-            let inWeek = days.filter { ($0["date"] as? String ?? "") >= start.iso && ($0["date"] as? String ?? "") <= start.adding(days: 6).iso }
+            let inWeek = days.filter {
+                ($0["date"] as? String ?? "") >= start.iso && ($0["date"] as? String ?? "") <= start.adding(days: 6).iso
+            }
             try #require(inWeek.count == 7)
             func sum(_ key: String) -> Double { inWeek.reduce(0) { $0 + (($1[key] as? Double) ?? .nan) } }
             func weighted(_ key: String) -> Double {
-                inWeek.reduce(0) { $0 + (($1[key] as? Double) ?? .nan) * (($1["visits"] as? Double) ?? .nan) } / sum("visits")
+                inWeek.reduce(0) { $0 + (($1[key] as? Double) ?? .nan) * (($1["visits"] as? Double) ?? .nan) }
+                    / sum("visits")
             }
             let visits = sum("visits")
             #expect(visits > 0)
@@ -159,7 +170,10 @@ struct HistoryEndToEndTests {
             // Users: the API's count of distinct users over the week, never the sum of daily users.
             let users = try #require(week["users"] as? Double)
             #expect(users < sum("users"))
-            let answer = try HistoryTools.get(api, "/stat/v1/data?ids=1001&metrics=ym:s:users&date1=\(start.iso)&date2=\(start.adding(days: 6).iso)&accuracy=full")
+            let answer = try HistoryTools.get(
+                api,
+                "/stat/v1/data?ids=1001&metrics=ym:s:users&date1=\(start.iso)&date2=\(start.adding(days: 6).iso)&accuracy=full"
+            )
             let totals = try #require(answer["totals"] as? [Double])
             #expect(totals == [users])
         }
@@ -171,14 +185,19 @@ struct HistoryEndToEndTests {
         let path = home.path + "/empty.sqlite"
         #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": path])
-        let result = try metrika(["report", "--counter", "1001", "--from", "10daysAgo", "--to", "3daysAgo", "--csv"], environment: environment)
+        let result = try metrika(
+            ["report", "--counter", "1001", "--from", "10daysAgo", "--to", "3daysAgo", "--csv"],
+            environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(HistoryTools.lines(result.stdout).count == 1 + 8)
-        #expect(try HistoryTools.sqlite(path, "SELECT version || ':' || name FROM metrika_migrations")
-            == HistoryTools.migrations.map { "\($0.version):\($0.name)" }.joined(separator: "\n"))
+        #expect(
+            try HistoryTools.sqlite(path, "SELECT version || ':' || name FROM metrika_migrations")
+                == HistoryTools.migrations.map { "\($0.version):\($0.name)" }.joined(separator: "\n"))
         #expect(try HistoryTools.sqlite(path, "PRAGMA user_version") == "\(HistoryTools.latestSchema)")
         #expect(try HistoryTools.sqlite(path, "PRAGMA journal_mode") == "wal")
-        #expect(try HistoryTools.sqlite(path, "SELECT count(DISTINCT day) FROM daily_values WHERE counter_id = 1001") == "8")
+        #expect(
+            try HistoryTools.sqlite(path, "SELECT count(DISTINCT day) FROM daily_values WHERE counter_id = 1001") == "8"
+        )
         #expect(try HistoryTools.sqlite(path, "PRAGMA integrity_check") == "ok")
     }
 
@@ -189,7 +208,7 @@ struct HistoryEndToEndTests {
         ["report", "--counter", "1001"],
         ["sync", "--counter", "1001"],
         ["cache", "info"],
-        ["cache", "prune", "--before", "2020-01-01"],
+        ["cache", "prune", "--before", "2020-01-01"]
     ]
     static let notDatabases: [String] = ["text", "random"]
 
@@ -203,13 +222,15 @@ struct HistoryEndToEndTests {
             data = Data("date,visits\n2026-01-01,5\nnot a database at all, just a CSV someone saved here\n".utf8)
         } else {
             var state: UInt64 = 0x1234_5678
-            data = Data((0..<16_384).map { _ -> UInt8 in
-                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                return UInt8(truncatingIfNeeded: state >> 33)
-            })
+            data = Data(
+                (0..<16_384).map { _ -> UInt8 in
+                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    return UInt8(truncatingIfNeeded: state >> 33)
+                })
         }
         try data.write(to: URL(fileURLWithPath: path))
-        let result = try metrika(command, environment: metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": path]))
+        let result = try metrika(
+            command, environment: metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": path]))
         #expect(result.status == 78, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains(path))
         #expect(result.stderr.contains("not an SQLite database"))
@@ -223,7 +244,7 @@ struct HistoryEndToEndTests {
     /// a clear message, exit 78, the main file untouched.
     static let schemaBumps: [String] = [
         "PRAGMA user_version = \(HistoryTools.latestSchema + 1)",
-        "INSERT INTO metrika_migrations (version, name, applied_at) VALUES (\(HistoryTools.latestSchema + 1), 'from the future', 0)",
+        "INSERT INTO metrika_migrations (version, name, applied_at) VALUES (\(HistoryTools.latestSchema + 1), 'from the future', 0)"
     ]
 
     @Test(arguments: schemaBumps)
@@ -235,14 +256,20 @@ struct HistoryEndToEndTests {
         #expect(try metrika(["sync", "--counter", "1001", "--from", "5daysAgo"], environment: environment).status == 0)
         _ = try HistoryTools.sqlite(path, bump)
         let before = try HistoryTools.bytes(path)
-        for command in [["report", "--counter", "1001", "--offline"], ["sync", "--counter", "1001"], ["cache", "info"]] {
+        for command in [["report", "--counter", "1001", "--offline"], ["sync", "--counter", "1001"], ["cache", "info"]]
+        {
             let result = try metrika(command, environment: environment)
             #expect(result.status == 78, "\(command): \(result.stderr)")
             #expect(result.stderr.contains(path))
-            #expect(result.stderr.contains("newer metrika (schema version \(HistoryTools.latestSchema + 1), this metrika knows up to \(HistoryTools.latestSchema))"))
+            #expect(
+                result.stderr.contains(
+                    "newer metrika (schema version \(HistoryTools.latestSchema + 1), this metrika knows up to \(HistoryTools.latestSchema))"
+                ))
             #expect(try HistoryTools.bytes(path) == before)
         }
-        #expect(try HistoryTools.sqlite(path, "SELECT max(version) FROM metrika_migrations") == "\(HistoryTools.latestSchema + (bump.hasPrefix("PRAGMA") ? 0 : 1))")
+        #expect(
+            try HistoryTools.sqlite(path, "SELECT max(version) FROM metrika_migrations")
+                == "\(HistoryTools.latestSchema + (bump.hasPrefix("PRAGMA") ? 0 : 1))")
     }
 
     /// A real history whose pages after the first are overwritten: the schema still reads, so opening
@@ -257,7 +284,8 @@ struct HistoryEndToEndTests {
         #expect(try metrika(["sync", "--from", "30daysAgo"], environment: environment).status == 0)
         // The last connection checkpointed the log into the file and removed it.
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
-        let root = try #require(Int(try HistoryTools.sqlite(path, "SELECT rootpage FROM sqlite_master WHERE name = 'daily_values'")))
+        let root = try #require(
+            Int(try HistoryTools.sqlite(path, "SELECT rootpage FROM sqlite_master WHERE name = 'daily_values'")))
         var data = try HistoryTools.bytes(path)
         let pageSize = Int(data[16]) << 8 | Int(data[17])
         try #require(data.count > 4 * pageSize)
@@ -268,11 +296,16 @@ struct HistoryEndToEndTests {
         try data.write(to: URL(fileURLWithPath: path))
         try api.reset()
 
-        for command in [["report", "--counter", "1001", "--offline"], ["sync", "--counter", "1001"], ["cache", "info"], ["cache", "prune", "--before", "2020-01-01"]] {
+        for command in [
+            ["report", "--counter", "1001", "--offline"], ["sync", "--counter", "1001"], ["cache", "info"],
+            ["cache", "prune", "--before", "2020-01-01"]
+        ] {
             let result = try metrika(command, environment: environment)
             #expect(result.status == 78, "\(command): \(result.stdout) \(result.stderr)")
             #expect(result.stderr.contains(path))
-            #expect(result.stderr.contains("is damaged") || result.stderr.contains("not an SQLite database"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("is damaged") || result.stderr.contains("not an SQLite database"),
+                "\(result.stderr)")
             #expect(try HistoryTools.bytes(path) == data)
         }
         #expect(try api.requests().filter { ($0["path"] as? String ?? "").hasPrefix("/stat/") }.isEmpty)

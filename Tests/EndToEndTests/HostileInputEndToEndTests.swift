@@ -6,12 +6,16 @@ import Testing
 /// directories a network command must not create.
 @Suite("Hostile input end to end", .serialized, .blockingLanes)
 struct HostileInputEndToEndTests {
-    static func expectOneErrorLine(_ result: ProcessResult, code: Int32, says: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectOneErrorLine(
+        _ result: ProcessResult, code: Int32, says: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(!result.signaled, "killed by a signal: \(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.status == code, "\(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.stdout.isEmpty, sourceLocation: sourceLocation)
         let lines = result.stderr.split(separator: "\n")
-        #expect(lines.count == 1 && lines[0].hasPrefix("Error: ") && lines[0].contains(says), "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            lines.count == 1 && lines[0].hasPrefix("Error: ") && lines[0].contains(says), "\(result.stderr)",
+            sourceLocation: sourceLocation)
     }
 
     // MARK: - Deep nesting (item 5)
@@ -20,7 +24,10 @@ struct HostileInputEndToEndTests {
         (["counters", "--csv"], "/management/v1/counters"),
         (["report", "--counter", "1001", "--from", "40daysAgo", "--to", "31daysAgo", "--csv"], "/stat/v1/data"),
         (["report", "--counter", "1001", "--dimensions", "trafficSource", "--csv"], "/stat/v1/data"),
-        (["report", "--counter", "1001", "--group", "week", "--from", "40daysAgo", "--to", "31daysAgo", "--csv"], "/stat/v1/data/bytime"),
+        (
+            ["report", "--counter", "1001", "--group", "week", "--from", "40daysAgo", "--to", "31daysAgo", "--csv"],
+            "/stat/v1/data/bytime"
+        )
     ])
     func aMillionDeepAnswerIsRefusedNotACrash(arguments: [String], path: String) throws {
         let api = try FakeAPI()
@@ -48,7 +55,10 @@ struct HostileInputEndToEndTests {
     @Test func aLoneSurrogateInADimensionNameCostsOneCharacter() throws {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
-        let arguments = ["report", "--counter", "1001", "--dimensions", "trafficSource", "--from", "40daysAgo", "--to", "31daysAgo", "--csv"]
+        let arguments = [
+            "report", "--counter", "1001", "--dimensions", "trafficSource", "--from", "40daysAgo", "--to", "31daysAgo",
+            "--csv"
+        ]
         let clean = try metrika(arguments, environment: metrikaEnvironment(api: api, home: home.path))
         try api.inject(["kind": "lone_surrogate", "path_prefix": "/stat/v1/data"])
         let result = try metrika(arguments, environment: metrikaEnvironment(api: api, home: home.path))
@@ -83,7 +93,8 @@ struct HostileInputEndToEndTests {
         let deadline = Date().addingTimeInterval(2.5)
         while process.isRunning, Date() < deadline {
             if let limits = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8),
-               let found = limits.split(separator: "\n").first(where: { $0.hasPrefix("Max core file size") }) {
+                let found = limits.split(separator: "\n").first(where: { $0.hasPrefix("Max core file size") })
+            {
                 line = String(found)
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true)
                 // "Max core file size  <soft>  <hard>  bytes"

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import MetrikaAPI
 import MetrikaRender
 import MetrikaTestSupport
+import Testing
 
 /// The transport drills of docs/reliability.md ("Hostile server"): the built `metrika` against a
 /// `HostileServer` that redirects, sends an endless body or a gzip bomb, drips one byte at a time,
@@ -13,10 +13,11 @@ struct HostileServerEndToEndTests {
     /// counter's metadata).
     static let commands: [[String]] = [
         ["counters", "--csv"],
-        ["report", "--counter", "1001", "--from", "40daysAgo", "--to", "31daysAgo", "--csv"],
+        ["report", "--counter", "1001", "--from", "40daysAgo", "--to", "31daysAgo", "--csv"]
     ]
 
-    static let counterList = #"{"rows":1,"counters":[{"id":4242,"name":"evil","site":"evil.example","status":"Active","permission":"own"}]}"#
+    static let counterList =
+        #"{"rows":1,"counters":[{"id":4242,"name":"evil","site":"evil.example","status":"Active","permission":"own"}]}"#
 
     /// Lines of stderr that start with `Error: `.
     static func errorLines(_ result: ProcessResult) -> [String] {
@@ -24,14 +25,17 @@ struct HostileServerEndToEndTests {
     }
 
     /// Runs `metrika` under `/usr/bin/time` when there is one, to read its peak resident memory (KiB).
-    static func runMeasured(_ arguments: [String], environment: [String: String], timeout: Double = 120) throws -> (ProcessResult, peakKiB: Int?) {
+    static func runMeasured(_ arguments: [String], environment: [String: String], timeout: Double = 120) throws -> (
+        ProcessResult, peakKiB: Int?
+    ) {
         let time = "/usr/bin/time"
         guard FileManager.default.isExecutableFile(atPath: time) else {
             return (try metrika(arguments, environment: environment, timeout: timeout), nil)
         }
         let report = NSTemporaryDirectory() + "metrika-rss-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: report) }
-        let result = try runProcess(time, ["-o", report, "-f", "%M", Binaries.metrika] + arguments, environment: environment, timeout: timeout)
+        let result = try runProcess(
+            time, ["-o", report, "-f", "%M", Binaries.metrika] + arguments, environment: environment, timeout: timeout)
         let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
         let peak = text.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.last
         // /usr/bin/time is there: a run it did not measure is a failure, not a check quietly left out.
@@ -43,7 +47,9 @@ struct HostileServerEndToEndTests {
     /// went unchecked, and the run says so as a skip instead of passing quietly.
     static func reportUnmeasured(_ peak: Int?) throws {
         if peak == nil {
-            try Test.cancel("skipped in part: the peak RSS was not checked, /usr/bin/time is missing (apt-get install time, or run scripts/setup)")
+            try Test.cancel(
+                "skipped in part: the peak RSS was not checked, /usr/bin/time is missing (apt-get install time, or run scripts/setup)"
+            )
         }
     }
 
@@ -53,8 +59,11 @@ struct HostileServerEndToEndTests {
     func redirectFromTheAPI(status: Int, command: Int) throws {
         let home = try TemporaryDirectory()
         let target = try HostileServer(.answer(status: 200, body: Self.counterList))
-        let redirector = try HostileServer(.redirect(status: status, location: target.baseURL + "/management/v1/counters"))
-        let result = try metrika(Self.commands[command], environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_API_URL": redirector.baseURL]))
+        let redirector = try HostileServer(
+            .redirect(status: status, location: target.baseURL + "/management/v1/counters"))
+        let result = try metrika(
+            Self.commands[command],
+            environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_API_URL": redirector.baseURL]))
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         let errors = Self.errorLines(result)
@@ -70,15 +79,21 @@ struct HostileServerEndToEndTests {
     func renewalIgnoresARedirect() throws {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
-        let evilGrant = #"{"access_token":"evil-token","refresh_token":"evil-refresh","expires_in":31536000,"token_type":"bearer"}"#
+        let evilGrant =
+            #"{"access_token":"evil-token","refresh_token":"evil-refresh","expires_in":31536000,"token_type":"bearer"}"#
         let target = try HostileServer(.answer(status: 200, body: evilGrant))
         let redirector = try HostileServer(.redirect(status: 307, location: target.baseURL + "/token"))
         let tokenPath = home.path + "/config/metrika/token.json"
-        let original = StoredToken(accessToken: demoToken, refreshToken: "the-refresh-token", obtainedAt: TestClock.date, expiresAt: TestClock.date.addingTimeInterval(10 * 86_400), clientID: "demo-client")
+        let original = StoredToken(
+            accessToken: demoToken, refreshToken: "the-refresh-token", obtainedAt: TestClock.date,
+            expiresAt: TestClock.date.addingTimeInterval(10 * 86_400), clientID: "demo-client")
         try TokenFile(path: tokenPath).write(original, tightenDirectory: true)
-        let environment = metrikaEnvironment(api: api, home: home.path, token: nil, extra: [
-            "METRIKA_OAUTH_URL": redirector.baseURL, "METRIKA_CLIENT_ID": "demo-client", "METRIKA_CLIENT_SECRET": "demo-secret",
-        ])
+        let environment = metrikaEnvironment(
+            api: api, home: home.path, token: nil,
+            extra: [
+                "METRIKA_OAUTH_URL": redirector.baseURL, "METRIKA_CLIENT_ID": "demo-client",
+                "METRIKA_CLIENT_SECRET": "demo-secret"
+            ])
         let result = try metrika(["counters", "--csv"], environment: environment)
         // Renewal is best effort: the command runs on with the token it has.
         #expect(result.status == 0, "\(result.stderr)")
@@ -91,13 +106,16 @@ struct HostileServerEndToEndTests {
     @Test("Login refuses a redirect from the OAuth server")
     func loginRefusesARedirect() throws {
         let home = try TemporaryDirectory()
-        let deviceCode = #"{"device_code":"dc","user_code":"EVIL","verification_url":"https://evil.example/device","interval":1,"expires_in":30}"#
+        let deviceCode =
+            #"{"device_code":"dc","user_code":"EVIL","verification_url":"https://evil.example/device","interval":1,"expires_in":30}"#
         let target = try HostileServer(.answer(status: 200, body: deviceCode))
         let redirector = try HostileServer(.redirect(status: 302, location: target.baseURL + "/device/code"))
-        let environment = metrikaEnvironment(api: nil, home: home.path, token: nil, extra: [
-            "METRIKA_OAUTH_URL": redirector.baseURL, "METRIKA_API_URL": redirector.baseURL,
-            "METRIKA_CLIENT_ID": "demo-client", "METRIKA_CLIENT_SECRET": "demo-secret",
-        ])
+        let environment = metrikaEnvironment(
+            api: nil, home: home.path, token: nil,
+            extra: [
+                "METRIKA_OAUTH_URL": redirector.baseURL, "METRIKA_API_URL": redirector.baseURL,
+                "METRIKA_CLIENT_ID": "demo-client", "METRIKA_CLIENT_SECRET": "demo-secret"
+            ])
         let result = try metrika(["login"], environment: environment, timeout: 60)
         #expect(result.status == 69, "\(result.stderr)")
         #expect(target.requests.isEmpty)
@@ -114,7 +132,10 @@ struct HostileServerEndToEndTests {
         let home = try TemporaryDirectory()
         let server = try HostileServer(.endlessChunked)
         let started = Date()
-        let (result, peak) = try Self.runMeasured(Self.commands[command], environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_API_URL": server.baseURL]), timeout: 90)
+        let (result, peak) = try Self.runMeasured(
+            Self.commands[command],
+            environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_API_URL": server.baseURL]),
+            timeout: 90)
         #expect(result.status == 65, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         let errors = Self.errorLines(result)
@@ -135,7 +156,10 @@ struct HostileServerEndToEndTests {
         // 2 MiB of deflate expand to ~330 MB: over the 64 MiB limit, yet small enough that a client
         // without the limit survives the test.
         let server = try HostileServer(.gzipBomb, maxBytes: 2 << 20)
-        let (result, peak) = try Self.runMeasured(Self.commands[command], environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_API_URL": server.baseURL]), timeout: 90)
+        let (result, peak) = try Self.runMeasured(
+            Self.commands[command],
+            environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_API_URL": server.baseURL]),
+            timeout: 90)
         #expect(result.status == 65, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         let errors = Self.errorLines(result)
@@ -150,7 +174,8 @@ struct HostileServerEndToEndTests {
     func adjustableLimit() throws {
         let home = try TemporaryDirectory()
         let server = try HostileServer(.endlessChunked)
-        let environment = metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_API_URL": server.baseURL, "METRIKA_MAX_RESPONSE": "2M"])
+        let environment = metrikaEnvironment(
+            api: nil, home: home.path, extra: ["METRIKA_API_URL": server.baseURL, "METRIKA_MAX_RESPONSE": "2M"])
         let (result, peak) = try Self.runMeasured(["counters"], environment: environment)
         #expect(result.status == 65, "\(result.stderr)")
         #expect(Self.errorLines(result).first?.contains("2 MiB") == true, "\(result.stderr)")
@@ -172,9 +197,19 @@ struct HostileServerEndToEndTests {
 
     /// Broken HTTP is an answer, not a network failure: one attempt, exit 65 naming it.
     static let malformed: [(String, [UInt8])] = [
-        ("a chunk size that is not hex", Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n".utf8)),
-        ("gzip that is not gzip", Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 12\r\n\r\nnot gzip at!".utf8)),
-        ("a status line that is not HTTP", Array("HTTP/1.1 two hundred\r\n\r\n".utf8)),
+        (
+            "a chunk size that is not hex",
+            Array(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"
+                    .utf8)
+        ),
+        (
+            "gzip that is not gzip",
+            Array(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 12\r\n\r\nnot gzip at!"
+                    .utf8)
+        ),
+        ("a status line that is not HTTP", Array("HTTP/1.1 two hundred\r\n\r\n".utf8))
     ]
 
     @Test("A malformed HTTP answer is unreadable at once, not retried as a cut connection", arguments: 0..<3)
@@ -182,7 +217,9 @@ struct HostileServerEndToEndTests {
         let (what, bytes) = Self.malformed[index]
         let home = try TemporaryDirectory()
         let server = try HostileServer(.raw(bytes))
-        let result = try metrika(["counters", "--csv"], environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_API_URL": server.baseURL]))
+        let result = try metrika(
+            ["counters", "--csv"],
+            environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_API_URL": server.baseURL]))
         #expect(result.status == 65, "\(what): \(result.stderr)")
         #expect(Self.errorLines(result).first?.contains("malformed HTTP answer") == true, "\(what): \(result.stderr)")
         #expect(server.requests.count == 1, "\(what): asked \(server.requests.count) times")
@@ -194,37 +231,60 @@ struct HostileServerEndToEndTests {
         let proxy = try HostileServer(.answer(status: 200, body: Self.counterList))
         // Plain http to another host would carry the token in clear: refused before any connection
         // (the proxy, which sees every request, sees none) unless the test set-up says otherwise.
-        let refused = try metrika(["counters", "--csv"], environment: metrikaEnvironment(api: nil, home: home.path, extra: [
-            "METRIKA_API_URL": "http://api.metrika.invalid", "http_proxy": proxy.baseURL, "no_proxy": "",
-        ]))
+        let refused = try metrika(
+            ["counters", "--csv"],
+            environment: metrikaEnvironment(
+                api: nil, home: home.path,
+                extra: [
+                    "METRIKA_API_URL": "http://api.metrika.invalid", "http_proxy": proxy.baseURL, "no_proxy": ""
+                ]))
         #expect(refused.status == 78, "\(refused.stderr)")
-        #expect(refused.stderr == "Error: METRIKA_API_URL 'http://api.metrika.invalid' is plain http to api.metrika.invalid, which is not this machine: the OAuth token would cross the network unencrypted. Use https://, or set METRIKA_ALLOW_INSECURE_HTTP=1 for a test set-up.\n")
+        #expect(
+            refused.stderr
+                == "Error: METRIKA_API_URL 'http://api.metrika.invalid' is plain http to api.metrika.invalid, which is not this machine: the OAuth token would cross the network unencrypted. Use https://, or set METRIKA_ALLOW_INSECURE_HTTP=1 for a test set-up.\n"
+        )
         #expect(proxy.requests.isEmpty)
-        let result = try metrika(["counters", "--csv"], environment: metrikaEnvironment(api: nil, home: home.path, extra: [
-            "METRIKA_API_URL": "http://api.metrika.invalid", "http_proxy": proxy.baseURL, "no_proxy": "", "METRIKA_ALLOW_INSECURE_HTTP": "1",
-        ]))
+        let result = try metrika(
+            ["counters", "--csv"],
+            environment: metrikaEnvironment(
+                api: nil, home: home.path,
+                extra: [
+                    "METRIKA_API_URL": "http://api.metrika.invalid", "http_proxy": proxy.baseURL, "no_proxy": "",
+                    "METRIKA_ALLOW_INSECURE_HTTP": "1"
+                ]))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("4242,evil"), "\(result.stdout)")
-        #expect(proxy.requests.first?.path.hasPrefix("http://api.metrika.invalid/management/v1/counters") == true, "\(proxy.requests)")
+        #expect(
+            proxy.requests.first?.path.hasPrefix("http://api.metrika.invalid/management/v1/counters") == true,
+            "\(proxy.requests)")
     }
 
-    @Test("A URL with an impossible port is a configuration error at once, not five attempts", arguments: ["http://127.0.0.1:99999", "http://127.0.0.1:0"])
+    @Test(
+        "A URL with an impossible port is a configuration error at once, not five attempts",
+        arguments: ["http://127.0.0.1:99999", "http://127.0.0.1:0"])
     func impossiblePort(url: String) throws {
         let home = try TemporaryDirectory()
         // Exit 78 is the proof that nothing was tried: a request, even one, would end in 69.
-        let result = try metrika(["counters"], environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_API_URL": url]))
+        let result = try metrika(
+            ["counters"], environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_API_URL": url]))
         #expect(result.status == 78, "\(result.stderr)")
         #expect(Self.errorLines(result).first?.contains("a port is 1 to 65535") == true, "\(result.stderr)")
     }
 
     // MARK: - Deadline
 
-    @Test("A server that drips one byte at a time cannot hold a command past attempts × timeout + backoff", arguments: [0, 1])
+    @Test(
+        "A server that drips one byte at a time cannot hold a command past attempts × timeout + backoff",
+        arguments: [0, 1])
     func slowDrip(command: Int) throws {
         let home = try TemporaryDirectory()
         let server = try HostileServer(.drip(interval: 0.2), maxSeconds: 90)
         let started = Date()
-        let result = try metrika(Self.commands[command], environment: metrikaEnvironment(api: nil, home: home.path, retryScale: 0.05, extra: ["METRIKA_API_URL": server.baseURL, "METRIKA_TIMEOUT": "1"]), timeout: 60)
+        let result = try metrika(
+            Self.commands[command],
+            environment: metrikaEnvironment(
+                api: nil, home: home.path, retryScale: 0.05,
+                extra: ["METRIKA_API_URL": server.baseURL, "METRIKA_TIMEOUT": "1"]), timeout: 60)
         let elapsed = Date().timeIntervalSince(started)
         #expect(result.status == 69, "\(result.stderr)")
         #expect(Self.errorLines(result).first?.contains("within the request timeout") == true, "\(result.stderr)")
@@ -242,7 +302,9 @@ struct HostileServerEndToEndTests {
         defer { tls.stop() }
         let home = try TemporaryDirectory()
         let started = Date()
-        let result = try metrika(["counters", "--verbose"], environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_API_URL": tls.baseURL]))
+        let result = try metrika(
+            ["counters", "--verbose"],
+            environment: metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_API_URL": tls.baseURL]))
         #expect(result.status == 69, "\(result.stderr)")
         let attempts = result.stderr.split(separator: "\n").filter { $0.hasPrefix("GET https://") }
         #expect(attempts.count == 1, "\(result.stderr)")
@@ -268,8 +330,14 @@ final class TLSTestServer: @unchecked Sendable {
         try ToolCheck.require("openssl", package: "openssl", searchPath: searchPath, sourceLocation: sourceLocation)
         let openssl = try #require(ToolCheck.locate("openssl", searchPath: searchPath))
         directory = try TemporaryDirectory()
-        let key = directory.path + "/key.pem", cert = directory.path + "/cert.pem"
-        let made = try runProcess(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost"], environment: ["PATH": "/usr/bin:/bin"], timeout: 30)
+        let key = directory.path + "/key.pem"
+        let cert = directory.path + "/cert.pem"
+        let made = try runProcess(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj",
+                "/CN=localhost"
+            ], environment: ["PATH": "/usr/bin:/bin"], timeout: 30)
         guard made.status == 0 else { throw SimpleError("openssl req failed: \(made.stderr)") }
         let probe = try HostileServer(.answer(status: 200, body: "{}"))
         port = probe.port
@@ -306,7 +374,9 @@ final class TLSTestServer: @unchecked Sendable {
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         } == 0
     }
 

@@ -20,19 +20,31 @@ struct HostileTextEndToEndTests {
         }
     }
 
-    static func expectInert(_ result: ProcessResult, token: String = token, longestLine: Int = 1_100, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectInert(
+        _ result: ProcessResult, token: String = token, longestLine: Int = 1_100,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         for (name, text) in [("stdout", result.stdout), ("stderr", result.stderr)] {
             let active = text.unicodeScalars.filter(isTerminalActive).map { String($0.value, radix: 16) }
-            #expect(active.isEmpty, "\(name) holds terminal-active characters \(Set(active).sorted())", sourceLocation: sourceLocation)
+            #expect(
+                active.isEmpty, "\(name) holds terminal-active characters \(Set(active).sorted())",
+                sourceLocation: sourceLocation)
             #expect(!text.contains(token), "\(name) holds the token", sourceLocation: sourceLocation)
             let longest = text.split(separator: "\n").map(\.count).max() ?? 0
-            #expect(longest <= longestLine, "\(name) has a line of \(longest) characters", sourceLocation: sourceLocation)
+            #expect(
+                longest <= longestLine, "\(name) has a line of \(longest) characters", sourceLocation: sourceLocation)
         }
         #expect(!result.stderr.contains("Fatal error"), sourceLocation: sourceLocation)
     }
 
-    static func run(_ arguments: [String], api: FakeAPI, home: TemporaryDirectory, token: String? = demoToken, extra: [String: String] = [:]) throws -> ProcessResult {
-        try metrika(arguments, environment: metrikaEnvironment(api: api, home: home.path, token: token, retryScale: 0.05, extra: extra), timeout: 60)
+    static func run(
+        _ arguments: [String], api: FakeAPI, home: TemporaryDirectory, token: String? = demoToken,
+        extra: [String: String] = [:]
+    ) throws -> ProcessResult {
+        try metrika(
+            arguments,
+            environment: metrikaEnvironment(api: api, home: home.path, token: token, retryScale: 0.05, extra: extra),
+            timeout: 60)
     }
 
     @Test func counterNamesAndSitesWithEscapesAreShownInert() throws {
@@ -51,7 +63,11 @@ struct HostileTextEndToEndTests {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
         try api.inject(["kind": "hostile_names", "path_prefix": "/stat/", "count": 9])
-        let result = try Self.run(["report", "--counter", "1001", "--dimensions", "trafficSource", "--metrics", "visits", "--to", "yesterday"], api: api, home: home)
+        let result = try Self.run(
+            [
+                "report", "--counter", "1001", "--dimensions", "trafficSource", "--metrics", "visits", "--to",
+                "yesterday"
+            ], api: api, home: home)
         #expect(result.status == 0, "\(result.stderr)")
         Self.expectInert(result, token: demoToken, longestLine: 4_000)
         #expect(result.stdout.contains("\\x1b[2J"))
@@ -64,10 +80,14 @@ struct HostileTextEndToEndTests {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
         try api.inject(["kind": "hostile_names", "path_prefix": "/stat/", "count": 9])
-        let arguments = ["report", "--counter", "1001", "--dimensions", "trafficSource", "--metrics", "visits", "--to", "yesterday", "--csv"]
+        let arguments = [
+            "report", "--counter", "1001", "--dimensions", "trafficSource", "--metrics", "visits", "--to", "yesterday",
+            "--csv"
+        ]
         let environment = metrikaEnvironment(api: api, home: home.path, extra: ["NO_COLOR": "1"])
         let command = ([Binaries.metrika] + arguments).joined(separator: " ")
-        let onTerminal = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment, timeout: 60)
+        let onTerminal = try runProcess(
+            "/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment, timeout: 60)
         #expect(onTerminal.status == 0, "\(onTerminal.stderr)")
         let shown = onTerminal.stdout.replacingOccurrences(of: "\r\n", with: "\n")
         #expect(shown.contains("\\x1b[2J"), "\(shown.debugDescription)")
@@ -83,10 +103,14 @@ struct HostileTextEndToEndTests {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
         try api.inject(["kind": "hostile_names", "path_prefix": "/stat/", "count": 9])
-        let result = try Self.run(["report", "--counter", "1001", "--from", "2026-01-01", "--to", "2026-01-10", "--refresh"], api: api, home: home)
+        let result = try Self.run(
+            ["report", "--counter", "1001", "--from", "2026-01-01", "--to", "2026-01-10", "--refresh"], api: api,
+            home: home)
         #expect(result.status == 65, "\(result.stderr)")
         Self.expectInert(result, token: demoToken)
-        #expect(result.stderr.hasPrefix("Error: The API answered something unreadable: a row of the daily report has the date '\\x1b[2J"))
+        #expect(
+            result.stderr.hasPrefix(
+                "Error: The API answered something unreadable: a row of the daily report has the date '\\x1b[2J"))
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(result.stdout.isEmpty)
     }
@@ -144,7 +168,9 @@ struct HostileTextEndToEndTests {
     @Test func aPastedTokenWithAControlCharacterIsRefusedByName() throws {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
-        let result = try metrika(["login", "--token-stdin"], environment: metrikaEnvironment(api: api, home: home.path, token: nil), stdin: "y0_pasted\u{1B}[2Jtoken\n")
+        let result = try metrika(
+            ["login", "--token-stdin"], environment: metrikaEnvironment(api: api, home: home.path, token: nil),
+            stdin: "y0_pasted\u{1B}[2Jtoken\n")
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("Error: No token on standard input: it holds a control character inside it."))
         #expect(!result.stderr.contains("y0_pasted") && !result.stderr.contains("\u{1B}"))
@@ -157,9 +183,13 @@ struct HostileTextEndToEndTests {
         let dump = home.path + "/sendmail-environment"
         let script = home.path + "/fake-sendmail"
         try ExecutableFile.write("#!/bin/sh\nenv > '\(dump)'\ncat > /dev/null\n", to: script)
-        let secrets = ["METRIKA_CLIENT_SECRET": "client-secret-value", "METRIKA_CLICKHOUSE_PASSWORD": "clickhouse-password-value"]
-        let result = try Self.run(["mail", "--counter", "1001", "--to", "a@example.com", "--sender", "m@example.com", "--sendmail", script],
-                                  api: api, home: home, extra: secrets.merging(["MSMTP_CHECK": "kept", "METRIKA_MAIL_CHECK": "dropped"]) { a, _ in a })
+        let secrets = [
+            "METRIKA_CLIENT_SECRET": "client-secret-value", "METRIKA_CLICKHOUSE_PASSWORD": "clickhouse-password-value"
+        ]
+        let result = try Self.run(
+            ["mail", "--counter", "1001", "--to", "a@example.com", "--sender", "m@example.com", "--sendmail", script],
+            api: api, home: home,
+            extra: secrets.merging(["MSMTP_CHECK": "kept", "METRIKA_MAIL_CHECK": "dropped"]) { a, _ in a })
         #expect(result.status == 0, "\(result.stderr)")
         let environment = try String(contentsOfFile: dump, encoding: .utf8)
         // The one rule (ChildProcess): the rest of the environment reaches sendmail, no METRIKA_ variable does.

@@ -21,7 +21,8 @@ private let hourlySimulator = FakeAPI.shared(fixtures: "alerts", arguments: ["--
     func api() throws -> FakeAPI { try Self.shared.get() }
 
     func environment(_ api: FakeAPI, _ home: TemporaryDirectory, now: String) -> [String: String] {
-        metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": now, "METRIKA_DB": home.path + "/h.sqlite"])
+        metrikaEnvironment(
+            api: api, home: home.path, extra: ["METRIKA_NOW": now, "METRIKA_DB": home.path + "/h.sqlite"])
     }
 
     /// `/stat/v1/data` requests asking for hours since the log's `start`.
@@ -44,7 +45,10 @@ private let hourlySimulator = FakeAPI.shared(fixtures: "alerts", arguments: ["--
         #expect(first.stdoutLines.last?.hasPrefix("520005 Половина трафика: visits ") == true, "\(first.stdout)")
         #expect(first.stdoutLines.last?.contains(" in 14:00–17:00 on Tue 2026-12-01, expected ~") == true)
         #expect(!first.stdout.contains("520001"))
-        #expect(line.hasPrefix("520008 Магазин «До обеда»: visits stopped at 14:00 on Tue 2026-12-01: 0 in 14:00–17:00, expected ~"), "\(line)")
+        #expect(
+            line.hasPrefix(
+                "520008 Магазин «До обеда»: visits stopped at 14:00 on Tue 2026-12-01: 0 in 14:00–17:00, expected ~"),
+            "\(line)")
         #expect(line.hasSuffix("(-100%)"))
         // The first run: one hourly request per counter (today and the four earlier Tuesdays together),
         // and one per dimension for the drop's drivers (520005's; a stop needs none: 520008 has none).
@@ -52,7 +56,9 @@ private let hourlySimulator = FakeAPI.shared(fixtures: "alerts", arguments: ["--
         let firstRequests = all.filter { ($0["query"] as? String)?.contains("dimensions=ym:s:date,ym:s:hour&") == true }
         #expect(firstRequests.count == 3, "\(all)")
         let drivers = all.filter { ($0["query"] as? String)?.contains("dimensions=ym:s:date,ym:s:hour,") == true }
-        #expect(drivers.count == 6 && drivers.allSatisfy { ($0["query"] as? String)?.hasPrefix("ids=520005&") == true }, "\(drivers)")
+        #expect(
+            drivers.count == 6 && drivers.allSatisfy { ($0["query"] as? String)?.hasPrefix("ids=520005&") == true },
+            "\(drivers)")
         #expect(all.count == 9)
 
         // 25 minutes later, the same hour: silent, one request per counter, today only.
@@ -62,7 +68,10 @@ private let hourlySimulator = FakeAPI.shared(fixtures: "alerts", arguments: ["--
         #expect(second.stdout.isEmpty, "\(second.stdout)")
         let secondRequests = try api.requests().dropFirst(middle)
         #expect(secondRequests.count <= 3, "\(Array(secondRequests))")
-        #expect(try hourRequests(api, after: middle).allSatisfy { ($0["query"] as? String)?.contains("date1=2026-12-01") == true })
+        #expect(
+            try hourRequests(api, after: middle).allSatisfy {
+                ($0["query"] as? String)?.contains("date1=2026-12-01") == true
+            })
     }
 
     /// The stop still open is an alert `--status` lists (its grain, since 14:00, the last hour seen)
@@ -70,33 +79,48 @@ private let hourlySimulator = FakeAPI.shared(fixtures: "alerts", arguments: ["--
     @Test func anOpenOutageIsListedByStatusAndForgottenByItsId() throws {
         let api = try api()
         let home = try TemporaryDirectory()
-        let told = try metrika(["alert", "--today", "--counter", "520008"], environment: environment(api, home, now: Self.now))
+        let told = try metrika(
+            ["alert", "--today", "--counter", "520008"], environment: environment(api, home, now: Self.now))
         #expect(told.status == 0 && told.stdoutLines.count == 1, "\(told.stdout)\(told.stderr)")
         let table = try metrika(["alert", "--status"], environment: environment(api, home, now: Self.later))
         #expect(table.status == 0, "\(table.stderr)")
         let row = try #require(table.stdoutLines.first { $0.contains("520008") }, "\(table.stdout)")
-        #expect(row.contains("stopped (hourly)") && row.contains("2026-12-01 14:00") && row.contains("2026-12-01 16:00"), "\(row)")
+        #expect(
+            row.contains("stopped (hourly)") && row.contains("2026-12-01 14:00") && row.contains("2026-12-01 16:00"),
+            "\(row)")
         let json = try metrika(["alert", "--status", "--json"], environment: environment(api, home, now: Self.later))
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let alerts = object?["alerts"] as? [[String: Any]] ?? []
-        let stop = try #require(alerts.first { $0["counter_id"] as? Int == 520008 && $0["api_name"] as? String == "ym:s:visits" }, "\(json.stdout)")
+        let stop = try #require(
+            alerts.first { $0["counter_id"] as? Int == 520008 && $0["api_name"] as? String == "ym:s:visits" },
+            "\(json.stdout)")
         #expect(stop["grain"] as? String == "hour" && stop["kind"] as? String == "stopped", "\(stop)")
         #expect(stop["since"] as? String == "2026-12-01" && stop["since_hour"] as? String == "14:00", "\(stop)")
         #expect(stop["last_day"] as? String == "2026-12-01" && stop["last_hour"] as? String == "16:00", "\(stop)")
         let id = try #require(stop["id"] as? Int)
-        let forget = try metrika(["alert", "--forget", String(id)], environment: environment(api, home, now: Self.later))
+        let forget = try metrika(
+            ["alert", "--forget", String(id)], environment: environment(api, home, now: Self.later))
         #expect(forget.status == 0, "\(forget.stderr)")
-        #expect(forget.stdout.hasPrefix("Forgot alert \(id): 520008 ") && forget.stdout.contains("stopped (hourly) since 2026-12-01 14:00"), "\(forget.stdout)")
-        let again = try metrika(["alert", "--today", "--counter", "520008"], environment: environment(api, home, now: Self.later))
-        #expect(again.status == 0 && again.stdoutLines.count == 1 && again.stdout.hasPrefix("520008 "), "told again once forgotten: \(again.stdout)\(again.stderr)")
+        #expect(
+            forget.stdout.hasPrefix("Forgot alert \(id): 520008 ")
+                && forget.stdout.contains("stopped (hourly) since 2026-12-01 14:00"), "\(forget.stdout)")
+        let again = try metrika(
+            ["alert", "--today", "--counter", "520008"], environment: environment(api, home, now: Self.later))
+        #expect(
+            again.status == 0 && again.stdoutLines.count == 1 && again.stdout.hasPrefix("520008 "),
+            "told again once forgotten: \(again.stdout)\(again.stderr)")
     }
 
     @Test func aDryRunTellsAndRemembersNothingAndTheWebhookGetsTheHour() throws {
         let api = try api()
         let home = try TemporaryDirectory()
-        let dry = try metrika(["alert", "--today", "--dry-run", "--counter", "520008"], environment: environment(api, home, now: Self.now))
+        let dry = try metrika(
+            ["alert", "--today", "--dry-run", "--counter", "520008"], environment: environment(api, home, now: Self.now)
+        )
         #expect(dry.status == 0 && dry.stdoutLines.count == 1, "\(dry.stdout)\(dry.stderr)")
-        let again = try metrika(["alert", "--today", "--dry-run", "--counter", "520008"], environment: environment(api, home, now: Self.now))
+        let again = try metrika(
+            ["alert", "--today", "--dry-run", "--counter", "520008"], environment: environment(api, home, now: Self.now)
+        )
         #expect(again.stdoutLines == dry.stdoutLines, "a dry run remembers nothing")
         // A webhook that cannot be reached: exit 69 and nothing remembered, so the next run tells it again.
         var failing = environment(api, home, now: Self.now)
@@ -105,9 +129,11 @@ private let hourlySimulator = FakeAPI.shared(fixtures: "alerts", arguments: ["--
         let refused = try metrika(["alert", "--today", "--counter", "520008"], environment: failing)
         #expect(refused.status == 69, "\(refused.stderr)")
         #expect(!refused.stderr.contains("hook-secret-x"))
-        let retold = try metrika(["alert", "--today", "--counter", "520008"], environment: environment(api, home, now: Self.now))
+        let retold = try metrika(
+            ["alert", "--today", "--counter", "520008"], environment: environment(api, home, now: Self.now))
         #expect(retold.stdoutLines == dry.stdoutLines)
-        let silent = try metrika(["alert", "--today", "--counter", "520008"], environment: environment(api, home, now: Self.later))
+        let silent = try metrika(
+            ["alert", "--today", "--counter", "520008"], environment: environment(api, home, now: Self.later))
         #expect(silent.stdout.isEmpty)
     }
 
@@ -117,18 +143,24 @@ private let hourlySimulator = FakeAPI.shared(fixtures: "alerts", arguments: ["--
         let api = try api()
         let home = try TemporaryDirectory()
         let midnight = "2026-11-30T21:05:00Z"
-        let cron = try metrika(["alert", "--today", "--counter", "520008"], environment: environment(api, home, now: midnight))
+        let cron = try metrika(
+            ["alert", "--today", "--counter", "520008"], environment: environment(api, home, now: midnight))
         #expect(cron.status == 0 && cron.stdout.isEmpty, "\(cron.stdout)\(cron.stderr)")
         #expect(cron.stderr.isEmpty, "\(cron.stderr)")
-        let verbose = try metrika(["alert", "--today", "--counter", "520008", "--verbose"], environment: environment(api, home, now: midnight))
+        let verbose = try metrika(
+            ["alert", "--today", "--counter", "520008", "--verbose"], environment: environment(api, home, now: midnight)
+        )
         #expect(verbose.status == 0 && verbose.stdout.isEmpty, "\(verbose.stdout)\(verbose.stderr)")
-        #expect(verbose.stderr.contains("Note: counter 520008 was not judged today: no hour of today has finished yet."), "\(verbose.stderr)")
+        #expect(
+            verbose.stderr.contains("Note: counter 520008 was not judged today: no hour of today has finished yet."),
+            "\(verbose.stderr)")
     }
 
     @Test func currencyDoesNotGoWithToday() throws {
         let api = try api()
         let home = try TemporaryDirectory()
-        let result = try metrika(["alert", "--today", "--currency", "USD"], environment: environment(api, home, now: Self.now))
+        let result = try metrika(
+            ["alert", "--today", "--currency", "USD"], environment: environment(api, home, now: Self.now))
         #expect(result.status == 64)
         #expect(result.stderr.contains("--currency"))
     }

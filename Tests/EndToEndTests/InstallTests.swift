@@ -1,8 +1,8 @@
 import Foundation
 import MetrikaMCP
+import MetrikaModel
 import MetrikaTestSupport
 import Testing
-import MetrikaModel
 
 /// `scripts/install PREFIX` puts the binary, the man page and the three completion scripts where
 /// man, bash-completion, zsh's compinit and fish look — checked by asking each of them.
@@ -12,36 +12,62 @@ struct InstallTests {
         let home = try TemporaryDirectory()
         let prefix = home.path + "/prefix"
         let script = Binaries.repositoryRoot.appendingPathComponent("scripts/install").path
-        let result = try runProcess("/bin/bash", [script, prefix], environment: ["PATH": "/usr/bin:/bin", "HOME": home.path, "METRIKA_BINARY": Binaries.metrika])
+        let result = try runProcess(
+            "/bin/bash", [script, prefix],
+            environment: ["PATH": "/usr/bin:/bin", "HOME": home.path, "METRIKA_BINARY": Binaries.metrika])
         try #require(result.status == 0, "scripts/install: \(result.stderr)")
         #expect(result.stdout.contains("installed metrika \(MetrikaVersion.current) into \(prefix)"))
 
         let installed = [
             "bin/metrika", "share/man/man1/metrika.1", "share/bash-completion/completions/metrika",
-            "share/zsh/site-functions/_metrika", "share/fish/vendor_completions.d/metrika.fish",
+            "share/zsh/site-functions/_metrika", "share/fish/vendor_completions.d/metrika.fish"
         ]
-        for path in installed { #expect(FileManager.default.fileExists(atPath: prefix + "/" + path), "\(path) missing") }
+        for path in installed {
+            #expect(FileManager.default.fileExists(atPath: prefix + "/" + path), "\(path) missing")
+        }
         let man = try String(contentsOfFile: prefix + "/share/man/man1/metrika.1", encoding: .utf8)
-        #expect(man == (try String(contentsOf: Binaries.repositoryRoot.appendingPathComponent("docs/man/metrika.1"), encoding: .utf8)))
-        for (shell, path) in [("bash", "share/bash-completion/completions/metrika"), ("zsh", "share/zsh/site-functions/_metrika"), ("fish", "share/fish/vendor_completions.d/metrika.fish")] {
+        #expect(
+            man
+                == (try String(
+                    contentsOf: Binaries.repositoryRoot.appendingPathComponent("docs/man/metrika.1"), encoding: .utf8)))
+        for (shell, path) in [
+            ("bash", "share/bash-completion/completions/metrika"), ("zsh", "share/zsh/site-functions/_metrika"),
+            ("fish", "share/fish/vendor_completions.d/metrika.fish")
+        ] {
             let expected = try metrika(["completions", shell], environment: ["PATH": "/usr/bin:/bin"]).stdout
             #expect(try String(contentsOfFile: prefix + "/" + path, encoding: .utf8) == expected, "\(shell)")
         }
 
-        let environment = ["PATH": "\(prefix)/bin:/usr/bin:/bin", "HOME": home.path, "XDG_DATA_DIRS": "\(prefix)/share:/usr/share"]
+        let environment = [
+            "PATH": "\(prefix)/bin:/usr/bin:/bin", "HOME": home.path, "XDG_DATA_DIRS": "\(prefix)/share:/usr/share"
+        ]
         var asked: [String] = []
         if ToolCheck.locate("man", searchPath: "/usr/bin:/bin") != nil {
             let where_ = try runProcess("/usr/bin/man", ["-w", "metrika"], environment: environment)
-            #expect(where_.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == prefix + "/share/man/man1/metrika.1", "man -w: \(where_.stdout) \(where_.stderr)")
+            #expect(
+                where_.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == prefix + "/share/man/man1/metrika.1",
+                "man -w: \(where_.stdout) \(where_.stderr)")
             asked.append("man")
         }
         if FileManager.default.fileExists(atPath: "/usr/share/bash-completion/bash_completion") {
-            let loaded = try runProcess("/bin/bash", ["--norc", "--noprofile", "-c", "source /usr/share/bash-completion/bash_completion; _completion_loader metrika; complete -p metrika"], environment: environment)
-            #expect(loaded.stdout.contains("complete -F _metrika metrika"), "bash-completion: \(loaded.stdout) \(loaded.stderr)")
+            let loaded = try runProcess(
+                "/bin/bash",
+                [
+                    "--norc", "--noprofile", "-c",
+                    "source /usr/share/bash-completion/bash_completion; _completion_loader metrika; complete -p metrika"
+                ], environment: environment)
+            #expect(
+                loaded.stdout.contains("complete -F _metrika metrika"),
+                "bash-completion: \(loaded.stdout) \(loaded.stderr)")
             asked.append("bash-completion")
         }
         if ToolCheck.locate("zsh", searchPath: "/usr/bin:/bin") != nil {
-            let loaded = try runProcess("/usr/bin/zsh", ["-f", "-c", "fpath=(\(prefix)/share/zsh/site-functions $fpath); autoload -U compinit; compinit -u -D; print -r -- $_comps[metrika]"], environment: environment)
+            let loaded = try runProcess(
+                "/usr/bin/zsh",
+                [
+                    "-f", "-c",
+                    "fpath=(\(prefix)/share/zsh/site-functions $fpath); autoload -U compinit; compinit -u -D; print -r -- $_comps[metrika]"
+                ], environment: environment)
             #expect(loaded.stdout == "_metrika\n", "zsh: \(loaded.stdout) \(loaded.stderr)")
             asked.append("zsh")
         }
@@ -51,7 +77,9 @@ struct InstallTests {
             asked.append("fish")
         }
         if asked.count < 4 {
-            try Test.cancel("skipped in part: only \(asked) were there to ask (apt-get install man-db bash-completion zsh fish, or run scripts/setup)")
+            try Test.cancel(
+                "skipped in part: only \(asked) were there to ask (apt-get install man-db bash-completion zsh fish, or run scripts/setup)"
+            )
         }
     }
 }
@@ -68,18 +96,20 @@ struct MCPBundleTests {
         let bundle = home.path + "/metrika.mcpb"
         let script = Binaries.repositoryRoot.appendingPathComponent("scripts/install").path
         let path = (python as NSString).deletingLastPathComponent + ":/usr/bin:/bin"
-        let built = try runProcess("/bin/bash", [script, "--mcpb", bundle], environment: ["PATH": path, "HOME": home.path, "METRIKA_BINARY": Binaries.metrika])
+        let built = try runProcess(
+            "/bin/bash", [script, "--mcpb", bundle],
+            environment: ["PATH": path, "HOME": home.path, "METRIKA_BINARY": Binaries.metrika])
         try #require(built.status == 0, "scripts/install --mcpb: \(built.stderr)")
         #expect(built.stdout.contains("built \(bundle) (metrika \(MetrikaVersion.current))"), "\(built.stdout)")
 
         // Read back by Python's own zip reader: the members, the binary's mode, the manifest.
         let reader = """
-        import json, sys, zipfile
-        z = zipfile.ZipFile(sys.argv[1])
-        m = json.loads(z.read("manifest.json"))
-        print(json.dumps({"names": sorted(z.namelist()), "mode": z.getinfo("server/metrika").external_attr >> 16,
-                          "size": z.getinfo("server/metrika").file_size, "manifest": m}))
-        """
+            import json, sys, zipfile
+            z = zipfile.ZipFile(sys.argv[1])
+            m = json.loads(z.read("manifest.json"))
+            print(json.dumps({"names": sorted(z.namelist()), "mode": z.getinfo("server/metrika").external_attr >> 16,
+                              "size": z.getinfo("server/metrika").file_size, "manifest": m}))
+            """
         let read = try runProcess(python, ["-c", reader, bundle], environment: ["PATH": path])
         try #require(read.status == 0, "\(read.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [String: Any])
@@ -125,7 +155,9 @@ struct PrerequisitesTests {
             if installed { _ = FileManager.default.createFile(atPath: marker, contents: Data()) }
             try tool("pkg-config", "[ -e '\(marker)' ]")
             try tool("id", "echo \(uid)")
-            if apt { try tool("apt-get", "echo \"apt-get $*\" >> '\(log)'; case \"$*\" in *install*) : > '\(marker)';; esac") }
+            if apt {
+                try tool("apt-get", "echo \"apt-get $*\" >> '\(log)'; case \"$*\" in *install*) : > '\(marker)';; esac")
+            }
             if let sudo { try tool("sudo", sudo) }
         }
         /// Through `ExecutableFile` ("Text file busy" otherwise, when another test forks meanwhile).
@@ -153,20 +185,24 @@ struct PrerequisitesTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("installing \(Self.packages) (apt-get)"), "\(result.stderr)")
         #expect(world.aptCalls.contains("apt-get update"))
-        #expect(world.aptCalls.contains("apt-get install -y -qq --no-install-recommends \(Self.packages)"), "\(world.aptCalls)")
+        #expect(
+            world.aptCalls.contains("apt-get install -y -qq --no-install-recommends \(Self.packages)"),
+            "\(world.aptCalls)")
     }
 
     @Test func aPasswordLessSudoInstalls() throws {
         let world = try World(uid: 1000, sudo: #"[ "$1" = "-n" ] && exit 0; "$@""#)
         let result = try world.run()
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(world.aptCalls.contains("apt-get install -y -qq --no-install-recommends \(Self.packages)"), "\(world.aptCalls)")
+        #expect(
+            world.aptCalls.contains("apt-get install -y -qq --no-install-recommends \(Self.packages)"),
+            "\(world.aptCalls)")
     }
 
     /// Nothing can be installed without asking: the one command to run, exit 69, nothing attempted.
     @Test(arguments: [
         (nil as String?, "as root run: apt-get install \(packages)"),
-        (#"[ "$1" = "-n" ] && exit 1; "$@""#, "run: sudo apt-get install \(packages)"),
+        (#"[ "$1" = "-n" ] && exit 1; "$@""#, "run: sudo apt-get install \(packages)")
     ])
     func withoutRightsItSaysWhatToRun(sudo: String?, says: String) throws {
         let world = try World(uid: 1000, sudo: sudo)
@@ -180,6 +216,9 @@ struct PrerequisitesTests {
         let world = try World(uid: 0, apt: false)
         let result = try world.run()
         #expect(result.status == 69)
-        #expect(result.stderr.contains("apt-get install \(Self.packages) (Debian/Ubuntu), brew install pkg-config sqlite curl (macOS)"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "apt-get install \(Self.packages) (Debian/Ubuntu), brew install pkg-config sqlite curl (macOS)"),
+            "\(result.stderr)")
     }
 }

@@ -33,7 +33,9 @@ final class TmuxPane: @unchecked Sendable {
         environment["PS1"] = "$ "
         environment["ENV"] = ""
         self.environment = environment
-        _ = try run(["-f", "/dev/null", "new-session", "-d", "-x", String(width), "-y", String(height), "-s", "live", "/bin/sh"])
+        _ = try run([
+            "-f", "/dev/null", "new-session", "-d", "-x", String(width), "-y", String(height), "-s", "live", "/bin/sh"
+        ])
         _ = try run(["set-option", "-g", "status", "off"])
     }
 
@@ -43,7 +45,9 @@ final class TmuxPane: @unchecked Sendable {
     /// by its id first: one that inherited SIGHUP ignored would outlive `kill-server`, and the server
     /// waits for it.
     func close() {
-        if let text = try? run(["display-message", "-p", "-t", "live", "#{pane_pid}"]), let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+        if let text = try? run(["display-message", "-p", "-t", "live", "#{pane_pid}"]),
+            let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
             kill(pid, SIGKILL)
         }
         _ = try? run(["kill-server"])
@@ -65,12 +69,16 @@ final class TmuxPane: @unchecked Sendable {
         let argv = [tmux, "-L", socket] + arguments
         let environ = environment.map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
-        let spawned = withCStrings(argv) { cArgv in withCStrings(environ) { cEnv in posix_spawn(&pid, tmux, &actions, nil, cArgv, cEnv) } }
+        let spawned = withCStrings(argv) { cArgv in
+            withCStrings(environ) { cEnv in posix_spawn(&pid, tmux, &actions, nil, cArgv, cEnv) }
+        }
         guard spawned == 0 else { throw SimpleError("cannot start tmux: \(spawned)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        guard status == 0 else { throw SimpleError("tmux \(arguments.joined(separator: " ")) failed (\(status)): \(text)") }
+        guard status == 0 else {
+            throw SimpleError("tmux \(arguments.joined(separator: " ")) failed (\(status)): \(text)")
+        }
         return text
     }
 
@@ -142,8 +150,11 @@ final class TmuxPane: @unchecked Sendable {
         try pane.send("stty -g > \(home.path)/before; echo shell\"\"-before-live", "Enter")
         try pane.waitFor("the shell") { $0.contains("shell-before-live") }
 
-        try pane.send("metrika live --counter 520008,520001; echo \"live\"\"-exit=$?\"; stty -g > \(home.path)/after", "Enter")
-        let drawn = try pane.waitFor("the first screen") { $0.contains("Магазин «До обеда» · 520008") && $0.contains("Last data") }
+        try pane.send(
+            "metrika live --counter 520008,520001; echo \"live\"\"-exit=$?\"; stty -g > \(home.path)/after", "Enter")
+        let drawn = try pane.waitFor("the first screen") {
+            $0.contains("Магазин «До обеда» · 520008") && $0.contains("Last data")
+        }
         #expect(try pane.value("#{alternate_on}") == "1")
         #expect(try pane.value("#{cursor_flag}") == "0")
         #expect(drawn.contains("since 14:00"), "\(drawn)")
@@ -176,7 +187,8 @@ final class TmuxPane: @unchecked Sendable {
         try pane.run(["resize-window", "-t", "live", "-x", "120", "-y", "40"])
         // Waited for whole: tmux may be read between the header's redraw and the axis's.
         try pane.waitFor("the redraw at 120 columns") { screen in
-            screen.split(separator: "\n").contains { $0.count > 100 && $0.hasSuffix("[1/2]") } && screen.contains("00      02      04")
+            screen.split(separator: "\n").contains { $0.count > 100 && $0.hasSuffix("[1/2]") }
+                && screen.contains("00      02      04")
         }
 
         try pane.send("q")
@@ -199,9 +211,14 @@ final class TmuxPane: @unchecked Sendable {
         defer { pane.close() }
         try pane.send("stty -g > \(home.path)/before; echo shell\"\"-before-live", "Enter")
         try pane.waitFor("the shell") { $0.contains("shell-before-live") }
-        try pane.send("sh -c 'echo $$ > \(home.path)/pid; exec metrika live --counter 520001'; echo \"live\"\"-exit=$?\"; stty -g > \(home.path)/after", "Enter")
+        try pane.send(
+            "sh -c 'echo $$ > \(home.path)/pid; exec metrika live --counter 520001'; echo \"live\"\"-exit=$?\"; stty -g > \(home.path)/after",
+            "Enter")
         try pane.waitFor("the first screen") { $0.contains("520001") && $0.contains("Last data") }
-        let pid = try #require(Int32(String(contentsOfFile: home.path + "/pid", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let pid = try #require(
+            Int32(
+                String(contentsOfFile: home.path + "/pid", encoding: .utf8).trimmingCharacters(
+                    in: .whitespacesAndNewlines)))
         kill(pid, SIGTERM)
         let after = try pane.waitFor("the shell again") { $0.contains("live-exit=") }
         #expect(after.contains("live-exit=143"))
@@ -209,7 +226,8 @@ final class TmuxPane: @unchecked Sendable {
         #expect(after.contains("shell-before-live"))
         #expect(try pane.value("#{alternate_on}") == "0")
         #expect(try pane.value("#{cursor_flag}") == "1")
-        #expect(try String(contentsOfFile: home.path + "/before", encoding: .utf8) == Self.written(home.path + "/after"))
+        #expect(
+            try String(contentsOfFile: home.path + "/before", encoding: .utf8) == Self.written(home.path + "/after"))
     }
 
     @Test func throughAPipeOnePlainSnapshot() throws {
@@ -238,8 +256,11 @@ final class TmuxPane: @unchecked Sendable {
         #expect(!unknown.stderr.contains("520008"))
 
         // Access denied (77): the simulator answers 403 for the second counter's metadata once.
-        try peers.api.inject(["kind": "hostile_api_error", "status": 403, "count": 1, "path_prefix": "/management/v1/counter/520001"])
-        let denied = try metrika(["live", "--counter", "520008,520001"], environment: environment(peers, home: try TemporaryDirectory()))
+        try peers.api.inject([
+            "kind": "hostile_api_error", "status": 403, "count": 1, "path_prefix": "/management/v1/counter/520001"
+        ])
+        let denied = try metrika(
+            ["live", "--counter", "520008,520001"], environment: environment(peers, home: try TemporaryDirectory()))
         #expect(denied.status == 77, "\(denied.stderr)")
         #expect(denied.stdout.contains("Магазин «До обеда» · 520008"), "\(denied.stdout)")
         #expect(!denied.stdout.contains("520001"))
@@ -254,7 +275,9 @@ final class TmuxPane: @unchecked Sendable {
         #expect(result.status != 0)
         #expect(result.stderr.hasPrefix("Error: "), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
-        let noToken = try metrika(["live", "--counter", "520001"], environment: metrikaEnvironment(api: peers.api, home: home.path, token: nil))
+        let noToken = try metrika(
+            ["live", "--counter", "520001"],
+            environment: metrikaEnvironment(api: peers.api, home: home.path, token: nil))
         #expect(noToken.status == 77, "\(noToken.stderr)")
         #expect(noToken.stderr.hasPrefix("Error: "))
     }

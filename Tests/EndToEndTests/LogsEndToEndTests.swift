@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import MetrikaAPI
+import Testing
 
 /// `metrika logs --output`: the Logs API lifecycle against the simulator, the file written whole or
 /// not at all, the request always cleaned, a cut part resumed without ordering the log again.
@@ -10,7 +10,9 @@ struct LogsEndToEndTests {
     static let fields = "visitID,date,startURL,title,goalsID,goalsOrder,regionCity,pageViews"
 
     func environment(_ api: FakeAPI, _ home: TemporaryDirectory) -> [String: String] {
-        metrikaEnvironment(api: api, home: home.path, retryScale: 0.05, extra: ["METRIKA_NOW": Self.now, "METRIKA_LOGS_POLL": "0", "METRIKA_DB": home.path + "/h.sqlite"])
+        metrikaEnvironment(
+            api: api, home: home.path, retryScale: 0.05,
+            extra: ["METRIKA_NOW": Self.now, "METRIKA_LOGS_POLL": "0", "METRIKA_DB": home.path + "/h.sqlite"])
     }
 
     func logRequests(_ api: FakeAPI) throws -> [[String: Any]] {
@@ -19,20 +21,29 @@ struct LogsEndToEndTests {
     }
 
     func creates(_ api: FakeAPI) throws -> Int {
-        try api.requests().filter { ($0["method"] as? String) == "POST" && ($0["path"] as? String ?? "").hasSuffix("/logrequests") }.count
+        try api.requests().filter {
+            ($0["method"] as? String) == "POST" && ($0["path"] as? String ?? "").hasSuffix("/logrequests")
+        }.count
     }
 
     @Test func exportsEveryPartToAFileWithOneHeaderAndCleansTheRequest() throws {
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "1500"])
         let home = try TemporaryDirectory()
         let file = home.path + "/visits.tsv"
-        let result = try metrika(["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-02", "--fields", Self.fields, "--output", file],
-                                 environment: environment(api, home))
+        let result = try metrika(
+            [
+                "logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-02", "--fields", Self.fields,
+                "--output", file
+            ],
+            environment: environment(api, home))
         #expect(result.status == 0, "\(result.stderr)")
         let text = try String(contentsOfFile: file, encoding: .utf8)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         // counterID is always added (the warehouse key needs it), in front.
-        #expect(lines.first == "ym:s:counterID\tym:s:visitID\tym:s:date\tym:s:startURL\tym:s:title\tym:s:goalsID\tym:s:goalsOrder\tym:s:regionCity\tym:s:pageViews")
+        #expect(
+            lines.first
+                == "ym:s:counterID\tym:s:visitID\tym:s:date\tym:s:startURL\tym:s:title\tym:s:goalsID\tym:s:goalsOrder\tym:s:regionCity\tym:s:pageViews"
+        )
         #expect(lines.filter { $0.hasPrefix("ym:s:") }.count == 1)
         #expect(lines.count > 3_000)
         #expect(text.contains(#"поиск\ttab\\slash\nline"#))
@@ -48,8 +59,12 @@ struct LogsEndToEndTests {
         let home = try TemporaryDirectory()
         let file = home.path + "/visits.tsv"
         try api.inject(["kind": "logs_cut_part", "path_suffix": "/part/1/download"])
-        let result = try metrika(["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-02", "--fields", Self.fields, "--output", file],
-                                 environment: environment(api, home))
+        let result = try metrika(
+            [
+                "logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-02", "--fields", Self.fields,
+                "--output", file
+            ],
+            environment: environment(api, home))
         #expect(result.status == 0, "\(result.stderr)")
         let downloads = try api.requests().compactMap { $0["path"] as? String }.filter { $0.hasSuffix("/download") }
         #expect(downloads.filter { $0.hasSuffix("/part/1/download") }.count == 2)
@@ -63,7 +78,9 @@ struct LogsEndToEndTests {
     }
 
     @Test func aTokenThatExpiresBetweenTwoPartsIsRenewedAndTheNextPartCarriesTheNewOne() throws {
-        let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "1500", "--device-pending", "0", "--device-interval", "1"])
+        let api = try FakeAPI(arguments: [
+            "--now", Self.now, "--logs-part-rows", "1500", "--device-pending", "0", "--device-interval", "1"
+        ])
         let home = try TemporaryDirectory()
         let tokenPath = home.path + "/config/metrika/token.json"
         let app = ["METRIKA_CLIENT_ID": "demo-client", "METRIKA_CLIENT_SECRET": "demo-secret"]
@@ -78,8 +95,12 @@ struct LogsEndToEndTests {
         try api.inject(["kind": "expire_token", "path_suffix": "/part/1/download"])
         let file = home.path + "/visits.tsv"
 
-        let result = try metrika(["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-02", "--fields", Self.fields, "--output", file],
-                                 environment: environment)
+        let result = try metrika(
+            [
+                "logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-02", "--fields", Self.fields,
+                "--output", file
+            ],
+            environment: environment)
 
         #expect(result.status == 0, "\(result.stderr)")
         let log = try api.requests().map { ($0["path"] as? String ?? "", $0["status"] as? Int ?? 0) }
@@ -93,14 +114,19 @@ struct LogsEndToEndTests {
         let renewed = try TokenFile(path: tokenPath).read().accessToken
         #expect(renewed != original)
         #expect(!result.stderr.contains(renewed) && !result.stderr.contains(original))
-        #expect(try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("ym:s:") }.count == 1)
+        #expect(
+            try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("ym:s:") }
+                .count == 1)
     }
 
     @Test func aPartCutOnEveryAttemptLeavesNoFileKeepsTheRequestAndTheRerunResumesIt() throws {
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "1500"])
         let home = try TemporaryDirectory()
         let file = home.path + "/visits.tsv"
-        let arguments = ["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-02", "--fields", Self.fields, "--output", file]
+        let arguments = [
+            "logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-02", "--fields", Self.fields,
+            "--output", file
+        ]
         // As many cuts as the retry policy has attempts.
         try api.inject(["kind": "logs_cut_part", "count": 5])
         let failed = try metrika(arguments, environment: environment(api, home))
@@ -110,7 +136,8 @@ struct LogsEndToEndTests {
         #expect(!failed.stderr.contains("part 0"))
         #expect(failed.stderr.contains("5 attempts"))
         #expect(!FileManager.default.fileExists(atPath: file))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).filter { $0.contains("visits.tsv") }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: home.path).filter { $0.contains("visits.tsv") }.isEmpty)
         #expect(try logRequests(api).map { $0["status"] as? String } == ["processed"])
 
         let again = try metrika(arguments, environment: environment(api, home))
@@ -126,7 +153,9 @@ struct LogsEndToEndTests {
         let home = try TemporaryDirectory()
         try api.inject(["kind": "logs_processing_failed"])
         let file = home.path + "/v.tsv"
-        let result = try metrika(["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--output", file], environment: environment(api, home))
+        let result = try metrika(
+            ["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--output", file],
+            environment: environment(api, home))
         #expect(result.status == 69)
         #expect(result.stderr.contains("processing_failed"))
         #expect(result.stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }.count == 1)
@@ -136,8 +165,12 @@ struct LogsEndToEndTests {
     @Test func aRangeLongerThanEvaluateAllowsIsSplitAndEveryRequestCleaned() throws {
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-max-days", "2", "--logs-rows-per-day", "10"])
         let home = try TemporaryDirectory()
-        let result = try metrika(["logs", "--counter", "1001", "--source", "hits", "--from", "2026-06-01", "--to", "2026-06-05", "--output", "-"],
-                                 environment: environment(api, home))
+        let result = try metrika(
+            [
+                "logs", "--counter", "1001", "--source", "hits", "--from", "2026-06-01", "--to", "2026-06-05",
+                "--output", "-"
+            ],
+            environment: environment(api, home))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try creates(api) == 3)
         #expect(result.stdoutLines.count == 1 + 5 * 10)
@@ -150,7 +183,11 @@ struct LogsEndToEndTests {
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-ready-polls", "1"])
         let home = try TemporaryDirectory()
         try api.inject(["kind": "logs_cut_part", "count": 5])
-        _ = try metrika(["logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--output", home.path + "/a.tsv"], environment: environment(api, home))
+        _ = try metrika(
+            [
+                "logs", "--counter", "1001", "--from", "2026-06-01", "--to", "2026-06-01", "--output",
+                home.path + "/a.tsv"
+            ], environment: environment(api, home))
         let listed = try metrika(["logs", "--counter", "1001", "--list"], environment: environment(api, home))
         #expect(listed.status == 0)
         #expect(listed.stdoutLines.count == 2)
@@ -164,7 +201,9 @@ struct LogsEndToEndTests {
     @Test func aDayNotYetOverIsAUsageError() throws {
         let api = try FakeAPI(arguments: ["--now", Self.now])
         let home = try TemporaryDirectory()
-        let result = try metrika(["logs", "--counter", "1001", "--from", "2026-06-14", "--to", "today", "--output", "-"], environment: environment(api, home))
+        let result = try metrika(
+            ["logs", "--counter", "1001", "--from", "2026-06-14", "--to", "today", "--output", "-"],
+            environment: environment(api, home))
         #expect(result.status == 64)
         #expect(result.stderr.contains("before today"))
         #expect(try creates(api) == 0)

@@ -10,13 +10,17 @@ struct LogsInterruptEndToEndTests {
     static let now = "2026-06-15T12:00:00Z"
 
     func environment(_ api: FakeAPI, _ home: TemporaryDirectory) -> [String: String] {
-        metrikaEnvironment(api: api, home: home.path, retryScale: 0.05, extra: ["METRIKA_NOW": Self.now, "METRIKA_LOGS_POLL": "0", "METRIKA_DB": home.path + "/h.sqlite"])
+        metrikaEnvironment(
+            api: api, home: home.path, retryScale: 0.05,
+            extra: ["METRIKA_NOW": Self.now, "METRIKA_LOGS_POLL": "0", "METRIKA_DB": home.path + "/h.sqlite"])
     }
 
     /// A slow export (every Logs API call waits 300 ms) into `home/v.tsv`.
     func slowAPI() throws -> FakeAPI {
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "300"])
-        try api.inject(["kind": "delay", "delay_ms": 300, "count": 1000, "path_prefix": "/management/v1/counter/1001/logrequest/"])
+        try api.inject([
+            "kind": "delay", "delay_ms": 300, "count": 1000, "path_prefix": "/management/v1/counter/1001/logrequest/"
+        ])
         return api
     }
 
@@ -31,14 +35,18 @@ struct LogsInterruptEndToEndTests {
     /// after it could end the run before a request existed to keep.
     func waitForTemporary(_ directory: String, api: FakeAPI, while process: Process) throws {
         let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, process.isRunning, try temporaries(directory).isEmpty || !(try Self.downloading(api)) { usleep(50_000) }
+        while Date() < deadline, process.isRunning, try temporaries(directory).isEmpty || !(try Self.downloading(api)) {
+            usleep(50_000)
+        }
     }
 
     /// `metrika logs … OUTPUT` started (not waited for) with SIGINT and SIGTERM at their default
     /// action, through `env --default-signal`: a test runner started in the background of a
     /// non-interactive shell inherits SIGINT ignored, and metrika (rightly) keeps an inherited ignore.
     /// Its stdout goes to `output` (default nowhere); its stderr is the pipe returned.
-    func launch(into output: String, environment: [String: String], stdout: FileHandle = .nullDevice) throws -> (process: Process, errors: Pipe) {
+    func launch(into output: String, environment: [String: String], stdout: FileHandle = .nullDevice) throws -> (
+        process: Process, errors: Pipe
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["--default-signal=INT,TERM", Binaries.metrika] + Self.arguments + [output]
@@ -64,10 +72,18 @@ struct LogsInterruptEndToEndTests {
         var env = environment(api, home)
         env["METRIKA_LOGS_POLL"] = "1"
         let (process, errors) = try launch(into: file, environment: env)
-        let ordered = { try api.requests().contains { ($0["method"] as? String) == "POST" && ($0["path"] as? String)?.hasSuffix("/logrequests") == true } }
+        let ordered = {
+            try api.requests().contains {
+                ($0["method"] as? String) == "POST" && ($0["path"] as? String)?.hasSuffix("/logrequests") == true
+            }
+        }
         // Polling: a status request for the ordered log has reached the simulator, so metrika has
         // read the order's answer (and kept its id) — the condition itself, not a pause after the order.
-        let polled = { try api.requests().contains { ($0["method"] as? String) == "GET" && ($0["path"] as? String)?.hasSuffix("/logrequest/7000001") == true } }
+        let polled = {
+            try api.requests().contains {
+                ($0["method"] as? String) == "GET" && ($0["path"] as? String)?.hasSuffix("/logrequest/7000001") == true
+            }
+        }
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline, process.isRunning, !(try polled()) { usleep(50_000) }
         let wasOrdered = try ordered()
@@ -111,7 +127,10 @@ struct LogsInterruptEndToEndTests {
         kill(process.processIdentifier, SIGTERM)
         let ended = exited.wait(timeout: .now() + 5) == .success
         #expect(ended, "a second SIGTERM must end the blocked run")
-        if !ended { process.terminate(); kill(process.processIdentifier, SIGKILL) }
+        if !ended {
+            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
+        }
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
     }
@@ -131,7 +150,10 @@ struct LogsInterruptEndToEndTests {
         #expect(process.terminationStatus == 128 + signal, "\(stderr)")
         #expect(try temporaries(home.path).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: file))
-        #expect(stderr.contains("Interrupted: '\(file)' was not written (its temporary file is removed); log request 7000001 is kept"), "\(stderr)")
+        #expect(
+            stderr.contains(
+                "Interrupted: '\(file)' was not written (its temporary file is removed); log request 7000001 is kept"),
+            "\(stderr)")
 
         try api.reset()
         let again = try metrika(Self.arguments + [file], environment: env)
@@ -152,8 +174,11 @@ struct LogsInterruptEndToEndTests {
         // Killed once a part has been served (the simulator's log says so), not a fixed second after the
         // temporary appears: the temporary comes before the order, and a loaded machine is slow.
         let served = "curl -s \(api.baseURL)/__sim/log | grep -q /download"
-        let script = "\(Binaries.metrika) \(command) & pid=$!; while ! ls -a \(home.path) | grep -q tmp-; do sleep 0.1; done; n=0; while ! \(served) && [ $n -lt 300 ]; do sleep 0.1; n=$((n+1)); done; sleep 0.3; kill -TERM $pid; wait $pid; echo \"exit=$?\""
-        let terminal = try runProcess("/usr/bin/script", ["-qec", script, "/dev/null"], environment: environment(api, home).merging(["TERM": "xterm"]) { $1 })
+        let script =
+            "\(Binaries.metrika) \(command) & pid=$!; while ! ls -a \(home.path) | grep -q tmp-; do sleep 0.1; done; n=0; while ! \(served) && [ $n -lt 300 ]; do sleep 0.1; n=$((n+1)); done; sleep 0.3; kill -TERM $pid; wait $pid; echo \"exit=$?\""
+        let terminal = try runProcess(
+            "/usr/bin/script", ["-qec", script, "/dev/null"],
+            environment: environment(api, home).merging(["TERM": "xterm"]) { $1 })
         let screen = terminal.stdout
         #expect(screen.contains("exit=143"), "\(screen.debugDescription)")
         #expect(screen.contains("part "), "\(screen.debugDescription)")
@@ -171,15 +196,21 @@ struct LogsInterruptEndToEndTests {
         let piped = try metrika(["logs", "--counter", "1001", "--list"], environment: env)
         #expect(piped.status == 0)
         #expect(piped.stdoutLines.first == "request_id\tstatus\tsource\tdate1\tdate2\tsize")
-        #expect(piped.stdoutLines.count == 2 && piped.stdoutLines[1].hasPrefix("7000001\tprocessed\tvisits\t2026-06-01\t2026-06-01\t"))
-        let terminal = try runProcess("/usr/bin/script", ["-qec", "\(Binaries.metrika) logs --counter 1001 --list", "/dev/null"], environment: env.merging(["TERM": "xterm"]) { $1 })
+        #expect(
+            piped.stdoutLines.count == 2
+                && piped.stdoutLines[1].hasPrefix("7000001\tprocessed\tvisits\t2026-06-01\t2026-06-01\t"))
+        let terminal = try runProcess(
+            "/usr/bin/script", ["-qec", "\(Binaries.metrika) logs --counter 1001 --list", "/dev/null"],
+            environment: env.merging(["TERM": "xterm"]) { $1 })
         let lines = terminal.stdout.split(whereSeparator: \.isNewline).map(String.init)
         #expect(terminal.status == 0)
         #expect(!terminal.stdout.contains("\t"), "\(terminal.stdout.debugDescription)")
         let header = try #require(lines.first { $0.contains("Request") })
         let row = try #require(lines.first { $0.contains("7000001") })
         // Aligned: each column starts where its title does; the size in MB, right-aligned under "Size".
-        #expect(header.range(of: "Status")?.lowerBound.utf16Offset(in: header) == row.range(of: "processed")?.lowerBound.utf16Offset(in: row))
+        #expect(
+            header.range(of: "Status")?.lowerBound.utf16Offset(in: header)
+                == row.range(of: "processed")?.lowerBound.utf16Offset(in: row))
         #expect(row.hasSuffix(" MB") && header.count == row.count, "\(header)\n\(row)")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import MetrikaSystem
+import Testing
 
 /// `metrika logs --output` follows the rules of every other `--output`: a device or FIFO is written
 /// into and never replaced, a symbolic link is followed, setuid is never kept, and `-` is stdout with
@@ -10,7 +10,9 @@ struct LogsOutputEndToEndTests {
     static let now = "2026-06-15T12:00:00Z"
 
     func environment(_ api: FakeAPI, _ home: TemporaryDirectory) -> [String: String] {
-        metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": Self.now, "METRIKA_LOGS_POLL": "0", "METRIKA_DB": home.path + "/h.sqlite"])
+        metrikaEnvironment(
+            api: api, home: home.path,
+            extra: ["METRIKA_NOW": Self.now, "METRIKA_LOGS_POLL": "0", "METRIKA_DB": home.path + "/h.sqlite"])
     }
 
     func arguments(_ output: String, to: String = "2026-06-02") -> [String] {
@@ -30,7 +32,8 @@ struct LogsOutputEndToEndTests {
         let nodes = try OutputEndToEndTests.makeNodes(in: home.path)
         let result = try metrika(arguments(nodes.full), environment: environment(api, home))
         #expect(result.status == 74, "\(result.stderr)")
-        #expect(result.stderr.contains("Error: cannot write \(nodes.full): No space left on device\n"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("Error: cannot write \(nodes.full): No space left on device\n"), "\(result.stderr)")
         #expect(OutputEndToEndTests.kind(nodes.full) == S_IFCHR)
         #expect(try leftovers(home.path).isEmpty)
     }
@@ -67,7 +70,8 @@ struct LogsOutputEndToEndTests {
     @Test func aSymbolicLinkIsKeptAndItsTargetReplaced() throws {
         let api = try FakeAPI(arguments: ["--now", Self.now])
         let home = try TemporaryDirectory()
-        let target = home.path + "/target.tsv", link = home.path + "/link.tsv"
+        let target = home.path + "/target.tsv"
+        let link = home.path + "/link.tsv"
         try Data().write(to: URL(fileURLWithPath: target))
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "target.tsv")
         let result = try metrika(arguments(link), environment: environment(api, home))
@@ -81,7 +85,8 @@ struct LogsOutputEndToEndTests {
     @Test func aReplacedFileLosesSetuidAndANewOneFollowsTheUmask() throws {
         let api = try FakeAPI(arguments: ["--now", Self.now])
         let home = try TemporaryDirectory()
-        let old = home.path + "/old.tsv", new = home.path + "/new.tsv"
+        let old = home.path + "/old.tsv"
+        let new = home.path + "/new.tsv"
         try Data("old\n".utf8).write(to: URL(fileURLWithPath: old))
         try #require(chmod(old, 0o6750) == 0)
         let replaced = try metrika(arguments(old), environment: environment(api, home))
@@ -89,8 +94,9 @@ struct LogsOutputEndToEndTests {
         var info = stat()
         try #require(stat(old, &info) == 0)
         #expect(info.st_mode & 0o7777 == 0o750)
-        let created = try runProcess("/bin/sh", ["-c", "umask 027; exec \"$0\" \"$@\"", Binaries.metrika] + arguments(new),
-                                     environment: environment(api, home))
+        let created = try runProcess(
+            "/bin/sh", ["-c", "umask 027; exec \"$0\" \"$@\"", Binaries.metrika] + arguments(new),
+            environment: environment(api, home))
         #expect(created.status == 0, "\(created.stderr)")
         try #require(stat(new, &info) == 0)
         #expect(info.st_mode & 0o7777 == 0o640)
@@ -100,9 +106,12 @@ struct LogsOutputEndToEndTests {
     @Test func stdoutOnAFullDeviceIsExit74() throws {
         let api = try FakeAPI(arguments: ["--now", Self.now])
         let home = try TemporaryDirectory()
-        let result = try OutputEndToEndTests.run(arguments("-"), environment: environment(api, home), stdoutPath: "/dev/full")
+        let result = try OutputEndToEndTests.run(
+            arguments("-"), environment: environment(api, home), stdoutPath: "/dev/full")
         #expect(result.status == 74, "\(result.stderr)")
-        #expect(result.stderr.contains("Error: cannot write to standard output: No space left on device\n"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("Error: cannot write to standard output: No space left on device\n"),
+            "\(result.stderr)")
         #expect(result.stderr.components(separatedBy: "Error:").count == 2, "one error line")
         #expect(!result.signaled)
     }

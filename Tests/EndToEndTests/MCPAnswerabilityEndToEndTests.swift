@@ -16,7 +16,8 @@ struct MCPAnswerabilityEndToEndTests {
         let questions = try #require(fixture["questions"] as? [[String: Any]])
         #expect(questions.count == 20, "the suite is twenty questions")
         guard ToolCheck.locate("rsvg-convert", searchPath: "/usr/bin:/bin") != nil else {
-            try Test.cancel("skipped: the chart question needs rsvg-convert (apt-get install librsvg2-bin, or run scripts/setup)")
+            try Test.cancel(
+                "skipped: the chart question needs rsvg-convert (apt-get install librsvg2-bin, or run scripts/setup)")
         }
         let answer = try MCPAnswerability.run()
         let outcomes = try #require(answer["questions"] as? [[String: Any]], "\(answer)")
@@ -32,7 +33,9 @@ struct MCPAnswerabilityEndToEndTests {
                 continue
             }
             ran += 1
-            #expect((outcome["missing"] as? [String])?.isEmpty == true, "\(id): facts missing from the answer: \(outcome["missing"] ?? "nil")")
+            #expect(
+                (outcome["missing"] as? [String])?.isEmpty == true,
+                "\(id): facts missing from the answer: \(outcome["missing"] ?? "nil")")
             #expect((outcome["errors"] as? [String])?.isEmpty == true, "\(id): \(outcome["errors"] ?? "nil")")
             let tokens = outcome["tokens"] as? Int ?? 0
             #expect(tokens > 0 && tokens <= 10_000, "\(id): \(tokens) tokens (budget 10,000)")
@@ -56,7 +59,10 @@ struct MCPAnswerabilityEndToEndTests {
         try JSONSerialization.data(withJSONObject: fixture).write(to: URL(fileURLWithPath: file))
         let answer = try MCPAnswerability.run(questions: file, expectedStatus: 2)
         let outcome = try #require((answer["questions"] as? [[String: Any]])?.first, "\(answer)")
-        #expect(outcome["missing"] as? [String] == ["content: visits 99 999 that no counter had", "structured: visits 99 999 that no counter had"], "\(outcome)")
+        #expect(
+            outcome["missing"] as? [String] == [
+                "content: visits 99 999 that no counter had", "structured: visits 99 999 that no counter had"
+            ], "\(outcome)")
     }
 
     @Test func aFactInOnlyOneViewFailsThatView() throws {
@@ -64,8 +70,10 @@ struct MCPAnswerabilityEndToEndTests {
         // only the table holds (its digit groups, as no JSON number has them) the structured view, and
         // a fact's own structured form is looked for as given.
         var fixture = try MCPAnswerability.fixture()
-        var question = try #require((fixture["questions"] as? [[String: Any]])?.first { $0["id"] as? String == "visits_yesterday" })
-        question["facts"] = ["\"version\":1", "Date        Visits", ["text": "4 440", "structured": "\"visits\":4441"]] as [Any]
+        var question = try #require(
+            (fixture["questions"] as? [[String: Any]])?.first { $0["id"] as? String == "visits_yesterday" })
+        question["facts"] =
+            ["\"version\":1", "Date        Visits", ["text": "4 440", "structured": "\"visits\":4441"]] as [Any]
         fixture["questions"] = [question]
         let file = try MCPAnswerability.home.get().path + "/one-view.json"
         try JSONSerialization.data(withJSONObject: fixture).write(to: URL(fileURLWithPath: file))
@@ -73,13 +81,19 @@ struct MCPAnswerabilityEndToEndTests {
         let outcome = try #require((answer["questions"] as? [[String: Any]])?.first, "\(answer)")
         let missing = outcome["missing"] as? [String] ?? []
         #expect(missing.prefix(2) == ["content: \"version\":1", "structured: Date        Visits"], "\(outcome)")
-        #expect(missing.count == 3 && missing.last?.hasPrefix("structured: {") == true && missing.last?.contains("4441") == true, "\(outcome)")
+        #expect(
+            missing.count == 3 && missing.last?.hasPrefix("structured: {") == true
+                && missing.last?.contains("4441") == true, "\(outcome)")
     }
 }
 
 enum MCPAnswerability {
-    static let fixturePath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/mcp-questions.json").path
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Support/mcp_answers.py").path
+    static let fixturePath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Fixtures/mcp-questions.json"
+    ).path
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Support/mcp_answers.py"
+    ).path
     /// The suite's "now" (the fixture's): Thursday 2026-11-26, 17:30 in Moscow.
     static let now = "2026-11-26T14:30:00Z"
     static let api = FakeAPI.shared(fixtures: "answers", arguments: ["--now", now])
@@ -92,24 +106,34 @@ enum MCPAnswerability {
 
     /// The driver's JSON answer over `questions` (the whole fixture by default), each run with a
     /// fresh history database; skips the test when python3 or the `mcp` package is missing.
-    static func run(questions: String = fixturePath, expectedStatus: Int32 = 0, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+    static func run(
+        questions: String = fixturePath, expectedStatus: Int32 = 0, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [String: Any] {
         guard let python = MCPDriver.python else {
-            try Test.cancel("skipped: python3 with the MCP SDK is missing (\(MCPDriver.installHint))", sourceLocation: sourceLocation)
+            try Test.cancel(
+                "skipped: python3 with the MCP SDK is missing (\(MCPDriver.installHint))",
+                sourceLocation: sourceLocation)
         }
         let home = try home.get().path
         let database = home + "/history-\(UUID().uuidString).sqlite"
-        let environment = metrikaEnvironment(api: try api.get(), home: home, extra: ["METRIKA_NOW": now, "METRIKA_DB": database, "NO_COLOR": "1"])
+        let environment = metrikaEnvironment(
+            api: try api.get(), home: home, extra: ["METRIKA_NOW": now, "METRIKA_DB": database, "NO_COLOR": "1"])
         let environmentFile = home + "/environment-\(UUID().uuidString).json"
         try JSONSerialization.data(withJSONObject: environment).write(to: URL(fileURLWithPath: environmentFile))
-        let run = try runProcess(python, [script, "--metrika", Binaries.metrika, "--env-json", environmentFile, "--questions", questions, "--json"],
-                                 environment: ProcessInfo.processInfo.environment, timeout: 300)
+        let run = try runProcess(
+            python,
+            [script, "--metrika", Binaries.metrika, "--env-json", environmentFile, "--questions", questions, "--json"],
+            environment: ProcessInfo.processInfo.environment, timeout: 300)
         if run.status == 3 {
-            try Test.cancel("skipped: the Python MCP SDK is missing (\(MCPDriver.installHint))", sourceLocation: sourceLocation)
+            try Test.cancel(
+                "skipped: the Python MCP SDK is missing (\(MCPDriver.installHint))", sourceLocation: sourceLocation)
         }
         guard let answer = try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any] else {
             throw SimpleError("mcp_answers.py exited \(run.status): \(run.stderr)\n\(run.stdout)")
         }
-        #expect(run.status == expectedStatus, "mcp_answers.py exited \(run.status): \(run.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            run.status == expectedStatus, "mcp_answers.py exited \(run.status): \(run.stderr)",
+            sourceLocation: sourceLocation)
         return answer
     }
 }

@@ -19,12 +19,14 @@ struct MCPEndToEndTests {
 
     @Test(arguments: ["legacy", "auto"])
     func handshakeListAndPing(mode: String) throws {
-        let answer = try MCPDriver.run(mode: mode, environment: try Self.environment(), steps: [
-            ["op": "list_tools"],
-            ["op": "ping"],
-            ["op": "call", "name": "no_such_tool", "arguments": [:]],
-            ["op": "list_tools"],
-        ])
+        let answer = try MCPDriver.run(
+            mode: mode, environment: try Self.environment(),
+            steps: [
+                ["op": "list_tools"],
+                ["op": "ping"],
+                ["op": "call", "name": "no_such_tool", "arguments": [:]],
+                ["op": "list_tools"]
+            ])
         let results = try #require(answer["results"] as? [[String: Any]])
         try #require(results.count == 4)
         let serverInfo = try #require(answer["server_info"] as? [String: Any])
@@ -36,12 +38,15 @@ struct MCPEndToEndTests {
             #expect((tool["description"] as? String)?.isEmpty == false, "\(tool)")
         }
         let again = try #require(results[3]["result"] as? [String: Any])
-        #expect((again["tools"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == tools.compactMap { $0["name"] as? String }, "the order is fixed")
+        #expect(
+            (again["tools"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+                == tools.compactMap { $0["name"] as? String }, "the order is fixed")
         let unknown = try #require(results[2]["error"] as? [String: Any], "\(results[2])")
         #expect(unknown["code"] as? Int == -32602)
         if mode == "legacy" {
             #expect(answer["protocol_version"] as? String == "2025-11-25")
-            #expect(results[1]["result"] as? [String: Any] != nil, "ping answers {} in the handshake era: \(results[1])")
+            #expect(
+                results[1]["result"] as? [String: Any] != nil, "ping answers {} in the handshake era: \(results[1])")
         } else {
             #expect(answer["protocol_version"] as? String == "2026-07-28")
             #expect(listing["resultType"] as? String == "complete")
@@ -53,7 +58,8 @@ struct MCPEndToEndTests {
     }
 
     @Test func aBadLineIsAnsweredAndTheServerGoesOnUntilStdinCloses() throws {
-        let initialize = #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#
+        let initialize =
+            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#
         let lines = [
             "this is not JSON",
             initialize,
@@ -61,12 +67,15 @@ struct MCPEndToEndTests {
             #"[{"jsonrpc":"2.0","id":2,"method":"ping"}]"#,
             #"{"jsonrpc":"2.0","id":"three","method":"no/such/method"}"#,
             #"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":7}}"#,
-            #"{"jsonrpc":"2.0","id":5,"method":"ping"}"#,
+            #"{"jsonrpc":"2.0","id":5,"method":"ping"}"#
         ]
-        let run = try metrika(["mcp"], environment: try Self.environment(), stdin: lines.joined(separator: "\n") + "\n", timeout: 60)
+        let run = try metrika(
+            ["mcp"], environment: try Self.environment(), stdin: lines.joined(separator: "\n") + "\n", timeout: 60)
         #expect(run.status == 0, "\(run.stderr)")
         let answers = try run.stdoutLines.map { line in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "stdout carries JSON-RPC lines only: \(line)")
+            try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                "stdout carries JSON-RPC lines only: \(line)")
         }
         try #require(answers.count == 6, "\(run.stdout)")
         func code(_ answer: [String: Any]) -> Int? { (answer["error"] as? [String: Any])?["code"] as? Int }
@@ -80,18 +89,22 @@ struct MCPEndToEndTests {
     }
 
     @Test func theStatelessRevisionOverRawLines() throws {
-        let envelope = #""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#
+        let envelope =
+            #""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#
         let lines = [
             #"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{\#(envelope)}}"#,
             #"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{\#(envelope)}}"#,
             #"{"jsonrpc":"2.0","id":3,"method":"ping","params":{\#(envelope)}}"#,
             #"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
-            #"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
+            #"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#
         ]
-        let run = try metrika(["mcp"], environment: try Self.environment(), stdin: lines.joined(separator: "\n") + "\n", timeout: 60)
+        let run = try metrika(
+            ["mcp"], environment: try Self.environment(), stdin: lines.joined(separator: "\n") + "\n", timeout: 60)
         #expect(run.status == 0, "\(run.stderr)")
         let answers = try run.stdoutLines.map { line in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "stdout carries JSON-RPC lines only: \(line)")
+            try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                "stdout carries JSON-RPC lines only: \(line)")
         }
         try #require(answers.count == 5, "\(run.stdout)")
         func code(_ answer: [String: Any]) -> Int? { (answer["error"] as? [String: Any])?["code"] as? Int }
@@ -106,7 +119,8 @@ struct MCPEndToEndTests {
     }
 
     @Test func anUnknownProfileFailsAtStartLikeEveryCommand() throws {
-        let run = try metrika(["mcp", "--profile", "nowhere"], environment: try Self.environment(), stdin: "", timeout: 60)
+        let run = try metrika(
+            ["mcp", "--profile", "nowhere"], environment: try Self.environment(), stdin: "", timeout: 60)
         #expect(run.status == 78, "\(run.stderr)")
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains("nowhere"))
@@ -126,18 +140,26 @@ enum MCPDriver {
     static let python = ToolCheck.locate("python3")
 
     /// The driver's answer (see the driver's header) for `steps` against `metrika mcp` in `environment`.
-    static func run(mode: String, environment: [String: String], arguments: [String] = ["mcp"], steps: [[String: Any]],
-                    sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+    static func run(
+        mode: String, environment: [String: String], arguments: [String] = ["mcp"], steps: [[String: Any]],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [String: Any] {
         guard let python else {
-            try Test.cancel("skipped: python3 with the MCP SDK is missing (\(installHint))", sourceLocation: sourceLocation)
+            try Test.cancel(
+                "skipped: python3 with the MCP SDK is missing (\(installHint))", sourceLocation: sourceLocation)
         }
-        let spec: [String: Any] = ["command": [Binaries.metrika] + arguments, "env": environment, "mode": mode, "steps": steps]
+        let spec: [String: Any] = [
+            "command": [Binaries.metrika] + arguments, "env": environment, "mode": mode, "steps": steps
+        ]
         let input = String(decoding: try JSONSerialization.data(withJSONObject: spec), as: UTF8.self)
-        let run = try runProcess(python, [script], environment: ProcessInfo.processInfo.environment, stdin: input, timeout: 120)
+        let run = try runProcess(
+            python, [script], environment: ProcessInfo.processInfo.environment, stdin: input, timeout: 120)
         if run.status == 3 {
             try Test.cancel("skipped: the Python MCP SDK is missing (\(installHint))", sourceLocation: sourceLocation)
         }
-        guard run.status == 0, let answer = try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any] else {
+        guard run.status == 0,
+            let answer = try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+        else {
             throw SimpleError("mcp_driver.py (\(mode)) exited \(run.status): \(run.stderr)\n\(run.stdout)")
         }
         return answer

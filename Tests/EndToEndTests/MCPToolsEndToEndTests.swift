@@ -24,7 +24,8 @@ struct MCPToolsEndToEndTests {
     /// Ten settled days well before the still-changing ones, in Moscow time like the fixtures.
     static var range: (from: String, to: String) {
         let day = 86_400.0
-        let today = Date(timeIntervalSince1970: ((TestClock.date.timeIntervalSince1970 + 3 * 3600) / day).rounded(.down) * day)
+        let today = Date(
+            timeIntervalSince1970: ((TestClock.date.timeIntervalSince1970 + 3 * 3600) / day).rounded(.down) * day)
         let format = { (date: Date) -> String in
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withFullDate]
@@ -34,7 +35,8 @@ struct MCPToolsEndToEndTests {
     }
 
     func environment(_ home: TemporaryDirectory, api: FakeAPI, extra: [String: String] = [:]) -> [String: String] {
-        metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": home.path + "/history.sqlite"].merging(extra) { $1 })
+        metrikaEnvironment(
+            api: api, home: home.path, extra: ["METRIKA_DB": home.path + "/history.sqlite"].merging(extra) { $1 })
     }
 
     func json(_ text: String) throws -> [String: Any] {
@@ -43,7 +45,9 @@ struct MCPToolsEndToEndTests {
 
     /// A JSON value as text with sorted keys: equal text, equal JSON (numbers read alike on both sides).
     func canonical(_ value: Any) -> String {
-        (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])).map { String(decoding: $0, as: UTF8.self) } ?? "\(value)"
+        (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])).map {
+            String(decoding: $0, as: UTF8.self)
+        } ?? "\(value)"
     }
 
     /// The wire result of a driver step (`call`), or nil with the step recorded.
@@ -52,7 +56,9 @@ struct MCPToolsEndToEndTests {
     }
 
     func text(_ result: [String: Any]?) -> String {
-        ((result?["content"] as? [[String: Any]]) ?? []).compactMap { $0["type"] as? String == "text" ? $0["text"] as? String : nil }.joined(separator: "\n")
+        ((result?["content"] as? [[String: Any]]) ?? []).compactMap {
+            $0["type"] as? String == "text" ? $0["text"] as? String : nil
+        }.joined(separator: "\n")
     }
 
     @Test(arguments: ["legacy", "auto"])
@@ -61,22 +67,34 @@ struct MCPToolsEndToEndTests {
         let environment = environment(home, api: try Self.api.get())
         let (from, to) = Self.range
         let metrics = ["visits", "users", "bounceRate", "avgVisitDuration", "pageDepth", "revenue"]
-        let answer = try MCPDriver.run(mode: mode, environment: environment, steps: [
-            ["op": "call", "name": "get_report", "arguments": ["counter_ids": [1001], "from": from, "to": to, "metrics": metrics, "group": "week"], "progress": true],
-        ])
+        let answer = try MCPDriver.run(
+            mode: mode, environment: environment,
+            steps: [
+                [
+                    "op": "call", "name": "get_report",
+                    "arguments": ["counter_ids": [1001], "from": from, "to": to, "metrics": metrics, "group": "week"],
+                    "progress": true
+                ]
+            ])
         let results = try #require(answer["results"] as? [Any])
         let call = try #require(result(results.first), "\(results)")
         #expect(call["isError"] as? Bool != true, "\(call)")
         let structured = try #require(call["structuredContent"] as? [String: Any])
-        let cli = try metrika(["report", "--counter", "1001", "--from", from, "--to", to, "--metrics", metrics.joined(separator: ","), "--group", "week", "--json"],
-                              environment: environment)
+        let cli = try metrika(
+            [
+                "report", "--counter", "1001", "--from", from, "--to", to, "--metrics", metrics.joined(separator: ","),
+                "--group", "week", "--json"
+            ],
+            environment: environment)
         #expect(cli.status == 0, "\(cli.stderr)")
         // report --json's document as MCP's structured view gives it: no query echo, no
         // `"incomplete": false`, no empty `missing_days`, numbers to 4 decimals (StructuredView).
         var document = try json(cli.stdout)
         #expect(document["query"] != nil && structured["query"] == nil)
         document["query"] = nil
-        document["rows"] = (document["rows"] as? [[String: Any]])?.map { row in row.filter { !($0.key == "incomplete" && $0.value as? Bool == false) } }
+        document["rows"] = (document["rows"] as? [[String: Any]])?.map { row in
+            row.filter { !($0.key == "incomplete" && $0.value as? Bool == false) }
+        }
         document["counters"] = (document["counters"] as? [[String: Any]])?.map { counter in
             counter.filter { !($0.key == "missing_days" && ($0.value as? [Any])?.isEmpty == true) }
         }
@@ -87,8 +105,12 @@ struct MCPToolsEndToEndTests {
             return value
         }
         document = fourDecimals(document) as? [String: Any] ?? [:]
-        let totals = { (doc: [String: Any]) in ((doc["counters"] as? [[String: Any]])?.first?["totals"] as? [String: Any]) ?? [:] }
-        let units = { (doc: [String: Any]) in ((doc["columns"] as? [[String: Any]]) ?? []).map { "\($0["name"] ?? "")=\($0["unit"] ?? "-")" } }
+        let totals = { (doc: [String: Any]) in
+            ((doc["counters"] as? [[String: Any]])?.first?["totals"] as? [String: Any]) ?? [:]
+        }
+        let units = { (doc: [String: Any]) in
+            ((doc["columns"] as? [[String: Any]]) ?? []).map { "\($0["name"] ?? "")=\($0["unit"] ?? "-")" }
+        }
         #expect(canonical(totals(structured)) == canonical(totals(document)))
         #expect(!totals(structured).isEmpty)
         #expect(units(structured) == units(document))
@@ -104,11 +126,15 @@ struct MCPToolsEndToEndTests {
         // Three days of counter 1004: ~129,000 search phrases, each request a few seconds of the simulator's work.
         let environment = environment(home, api: try Self.api.get(), extra: ["METRIKA_TIMEOUT": "60"])
         let (from, to) = ("33daysAgo", "31daysAgo")
-        let base: [String: Any] = ["counter_ids": [1004], "from": from, "to": to, "dimensions": ["searchPhrase"], "metrics": ["visits"]]
-        let answer = try MCPDriver.run(mode: "legacy", environment: environment, steps: [
-            ["op": "call", "name": "get_report", "arguments": base],
-            ["op": "call", "name": "get_report", "arguments": base.merging(["offset": 101]) { $1 }],
-        ])
+        let base: [String: Any] = [
+            "counter_ids": [1004], "from": from, "to": to, "dimensions": ["searchPhrase"], "metrics": ["visits"]
+        ]
+        let answer = try MCPDriver.run(
+            mode: "legacy", environment: environment,
+            steps: [
+                ["op": "call", "name": "get_report", "arguments": base],
+                ["op": "call", "name": "get_report", "arguments": base.merging(["offset": 101]) { $1 }]
+            ])
         let results = try #require(answer["results"] as? [Any])
         try #require(results.count == 2)
         let first = try #require(result(results[0])?["structuredContent"] as? [String: Any], "\(results[0])")
@@ -119,8 +145,12 @@ struct MCPToolsEndToEndTests {
         #expect((second["more"] as? [String: Any])?["offset"] as? Int == 201)
         #expect(text(result(results[0])).contains("call get_report again with offset 101"))
         // The two pages are the CLI's first 200 rows (100 a page by default).
-        let cli = try metrika(["report", "--counter", "1004", "--dimensions", "searchPhrase", "--metrics", "visits", "--from", from, "--to", to, "--limit", "200", "--json"],
-                              environment: environment)
+        let cli = try metrika(
+            [
+                "report", "--counter", "1004", "--dimensions", "searchPhrase", "--metrics", "visits", "--from", from,
+                "--to", to, "--limit", "200", "--json"
+            ],
+            environment: environment)
         #expect(cli.status == 0, "\(cli.stderr)")
         let whole = (try json(cli.stdout)["rows"] as? [[String: Any]]) ?? []
         let pages = ((first["rows"] as? [[String: Any]]) ?? []) + ((second["rows"] as? [[String: Any]]) ?? [])
@@ -132,9 +162,16 @@ struct MCPToolsEndToEndTests {
         try ToolCheck.require("rsvg-convert", package: "librsvg2-bin")
         let home = try TemporaryDirectory()
         let (from, to) = Self.range
-        let answer = try MCPDriver.run(mode: "auto", environment: environment(home, api: try Self.api.get()), steps: [
-            ["op": "call", "name": "draw_chart", "arguments": ["counter_ids": [1001, 1002], "metrics": ["visits", "bounceRate"], "from": from, "to": to]],
-        ])
+        let answer = try MCPDriver.run(
+            mode: "auto", environment: environment(home, api: try Self.api.get()),
+            steps: [
+                [
+                    "op": "call", "name": "draw_chart",
+                    "arguments": [
+                        "counter_ids": [1001, 1002], "metrics": ["visits", "bounceRate"], "from": from, "to": to
+                    ]
+                ]
+            ])
         let call = try #require(result((answer["results"] as? [Any])?.first), "\(answer)")
         #expect(call["isError"] as? Bool != true, "\(call)")
         let image = try #require((call["content"] as? [[String: Any]])?.first { $0["type"] as? String == "image" })
@@ -142,7 +179,8 @@ struct MCPToolsEndToEndTests {
         let bytes = [UInt8](try #require(Data(base64Encoded: image["data"] as? String ?? "")))
         #expect(Array(bytes.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         try #require(bytes.count > 24)
-        let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }, height = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
+        let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }
+        let height = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
         #expect(width == 1600 && height > 800, "two units: two panels")
         #expect(text(call).hasPrefix("Line chart \(width)×\(height) PNG of visits, bounceRate by day for 1001 "))
     }
@@ -150,10 +188,12 @@ struct MCPToolsEndToEndTests {
     @Test func alertsAskedTwiceAreTheSameAndWhatADryRunFinds() throws {
         let home = try TemporaryDirectory()
         let environment = environment(home, api: try Self.alerts.get(), extra: ["METRIKA_NOW": Self.monday])
-        let answer = try MCPDriver.run(mode: "legacy", environment: environment, steps: [
-            ["op": "call", "name": "check_alerts", "arguments": [:]],
-            ["op": "call", "name": "check_alerts", "arguments": [:]],
-        ])
+        let answer = try MCPDriver.run(
+            mode: "legacy", environment: environment,
+            steps: [
+                ["op": "call", "name": "check_alerts", "arguments": [:]],
+                ["op": "call", "name": "check_alerts", "arguments": [:]]
+            ])
         let results = try #require(answer["results"] as? [Any])
         try #require(results.count == 2)
         let first = try #require(result(results[0]), "\(results[0])")
@@ -183,17 +223,25 @@ struct MCPToolsEndToEndTests {
     func badInputIsRefusedAndAFailedJobIsTheCLISentence(mode: String) throws {
         let home = try TemporaryDirectory()
         let environment = environment(home, api: try Self.api.get())
-        let answer = try MCPDriver.run(mode: mode, environment: environment, steps: [
-            ["op": "call", "name": "get_report", "arguments": ["counter_ids": "DROP TABLE"]],
-            ["op": "call", "name": "get_report", "arguments": ["counter_ids": Array(1...10_000)]],
-            ["op": "call", "name": "get_report", "arguments": ["counter_ids": [1001], "filters": String(repeating: "x", count: 1 << 20)]],
-            ["op": "call", "name": "get_report", "arguments": ["counter_ids": [1001], "oauth_token": "x"]],
-            ["op": "call", "name": "get_report", "arguments": ["counter_ids": [9999], "from": Self.range.from, "to": Self.range.to]],
-            ["op": "call", "name": "get_report", "arguments": ["counter_ids": [1001], "from": "2026-13-45"]],
-            ["op": "call", "name": "list_goals", "arguments": ["counter_id": 1001]],
-            ["op": "call", "name": "get_report", "arguments": ["counter_ids": [1001], "limit": 5000]],
-            ["op": "call", "name": "get_report", "arguments": ["counter_ids": ["1001"]]],
-        ])
+        let answer = try MCPDriver.run(
+            mode: mode, environment: environment,
+            steps: [
+                ["op": "call", "name": "get_report", "arguments": ["counter_ids": "DROP TABLE"]],
+                ["op": "call", "name": "get_report", "arguments": ["counter_ids": Array(1...10_000)]],
+                [
+                    "op": "call", "name": "get_report",
+                    "arguments": ["counter_ids": [1001], "filters": String(repeating: "x", count: 1 << 20)]
+                ],
+                ["op": "call", "name": "get_report", "arguments": ["counter_ids": [1001], "oauth_token": "x"]],
+                [
+                    "op": "call", "name": "get_report",
+                    "arguments": ["counter_ids": [9999], "from": Self.range.from, "to": Self.range.to]
+                ],
+                ["op": "call", "name": "get_report", "arguments": ["counter_ids": [1001], "from": "2026-13-45"]],
+                ["op": "call", "name": "list_goals", "arguments": ["counter_id": 1001]],
+                ["op": "call", "name": "get_report", "arguments": ["counter_ids": [1001], "limit": 5000]],
+                ["op": "call", "name": "get_report", "arguments": ["counter_ids": ["1001"]]]
+            ])
         let results = try #require(answer["results"] as? [[String: Any]])
         try #require(results.count == 9)
         // SEP-1303: the official client passes each refusal on as a tool result the model reads (no
@@ -202,12 +250,15 @@ struct MCPToolsEndToEndTests {
             "counter_ids is a string; send a list of whole numbers, like [1001]",
             "counter_ids lists 10000 items; send at most 20; ask for the others in another call",
             "filters is 1048576 characters long; send at most 2000",
-            "get_report takes no argument 'oauth_token'; send only its arguments: counter_ids,",
+            "get_report takes no argument 'oauth_token'; send only its arguments: counter_ids,"
         ]
-        for (index, line) in zip([0, 1, 2, 3, 7, 8], lines + [
-            "limit is at most ",
-            "counter_ids holds a string; send a list of whole numbers, like [1001]",
-        ]) {
+        for (index, line) in zip(
+            [0, 1, 2, 3, 7, 8],
+            lines + [
+                "limit is at most ",
+                "counter_ids holds a string; send a list of whole numbers, like [1001]"
+            ])
+        {
             #expect(results[index]["error"] == nil, "step \(index): \(results[index])")
             let refusal = try #require(result(results[index]), "step \(index): \(results[index])")
             #expect(refusal["isError"] as? Bool == true, "step \(index): \(refusal)")
@@ -216,13 +267,16 @@ struct MCPToolsEndToEndTests {
         #expect(text(result(results[7])).hasSuffix(", not 5000; ask for the next rows with offset"))
         let foreign = try #require(result(results[4]))
         #expect(foreign["isError"] as? Bool == true)
-        let cli = try metrika(["report", "--counter", "9999", "--from", Self.range.from, "--to", Self.range.to], environment: environment)
+        let cli = try metrika(
+            ["report", "--counter", "9999", "--from", Self.range.from, "--to", Self.range.to], environment: environment)
         #expect(cli.status != 0)
         // The API's refusal, the counter named; what to do in the tools' words (call list_counters),
         // where the CLI says to sign in with its command.
         #expect(cli.stderr.hasPrefix("Error: Access denied: Access is denied to counter 9999."), "\(cli.stderr)")
         #expect(text(foreign).hasPrefix("Access denied: Access is denied to counter 9999. "), "\(text(foreign))")
-        #expect(text(foreign).contains("call list_counters") && !text(foreign).contains("metrika login"), "\(text(foreign))")
+        #expect(
+            text(foreign).contains("call list_counters") && !text(foreign).contains("metrika login"), "\(text(foreign))"
+        )
         let date = try #require(result(results[5]))
         #expect(date["isError"] as? Bool == true)
         let badDate = try metrika(["report", "--counter", "1001", "--from", "2026-13-45"], environment: environment)

@@ -1,13 +1,15 @@
 import Foundation
-import Testing
 import MetrikaSystem
+import Testing
 
 /// Where output goes when the world is unkind: a full disk on stdout (exit 74 with a message), a
 /// reader that stops early (`| head`: a quiet end), device and FIFO paths for `--output`, CSV options.
 @Suite(.serialized, .blockingLanes) struct OutputEndToEndTests {
     /// Runs `metrika` with stdout on an open file (e.g. `/dev/full`, opened for writing only) and
     /// stderr drained through a pipe.
-    static func run(_ arguments: [String], environment: [String: String], stdoutPath: String, timeout: Double = 120) throws -> ProcessResult {
+    static func run(_ arguments: [String], environment: [String: String], stdoutPath: String, timeout: Double = 120)
+        throws -> ProcessResult
+    {
         try #require(kind(stdoutPath) == S_IFCHR, "\(stdoutPath) must be the device it is named after")
         let stdout = try #require(FileHandle(forWritingAtPath: stdoutPath))
         defer { try? stdout.close() }
@@ -30,8 +32,9 @@ import MetrikaSystem
         if exited.wait(timeout: .now() + timeout) == .timedOut { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         drained.wait()
-        return ProcessResult(status: process.terminationStatus, stdout: "", stderr: String(decoding: box.err, as: UTF8.self),
-                             signaled: process.terminationReason == .uncaughtSignal)
+        return ProcessResult(
+            status: process.terminationStatus, stdout: "", stderr: String(decoding: box.err, as: UTF8.self),
+            signaled: process.terminationReason == .uncaughtSignal)
     }
 
     static func kind(_ path: String) -> mode_t {
@@ -44,23 +47,30 @@ import MetrikaSystem
     /// Every data path to stdout fails loudly on a full disk: one `Error:` line, exit 74.
     @Test(arguments: [
         ["report", "--counter", "1001", "--csv"],
-        ["report", "--counter", "1004", "--dimensions", "searchPhrase", "--metrics", "visits", "--limit", "5000", "--to", "yesterday", "--csv"],
+        [
+            "report", "--counter", "1004", "--dimensions", "searchPhrase", "--metrics", "visits", "--limit", "5000",
+            "--to", "yesterday", "--csv"
+        ],
         ["report", "--counter", "1001", "--json"],
         ["report", "--counter", "1001"],
         ["counters", "--json"],
         ["counters", "--csv"],
         ["chart", "--counter", "1001", "--output", "-"],
         ["mail", "--counter", "1001", "--to", "ivan@example.com", "--sender", "metrika@example.com", "--dry-run"],
-        ["mail", "--counter", "1001", "--to", "ivan@example.com", "--sender", "metrika@example.com", "--output", "-"],
+        ["mail", "--counter", "1001", "--to", "ivan@example.com", "--sender", "metrika@example.com", "--output", "-"]
     ])
     func aFullDiskOnStdoutIsExit74(arguments: [String]) throws {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
         // The big counter's phrases take the simulator a few seconds on a loaded machine: past the
         // harness's 5-second request timeout, the run ended 69 before it reached stdout.
-        let result = try Self.run(arguments, environment: metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_TIMEOUT": "60"]), stdoutPath: "/dev/full")
+        let result = try Self.run(
+            arguments, environment: metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_TIMEOUT": "60"]),
+            stdoutPath: "/dev/full")
         #expect(result.status == 74, "\(arguments): \(result.stderr)")
-        #expect(result.stderr.hasSuffix("Error: cannot write to standard output: No space left on device\n"), "\(result.stderr)")
+        #expect(
+            result.stderr.hasSuffix("Error: cannot write to standard output: No space left on device\n"),
+            "\(result.stderr)")
         #expect(result.stderr.components(separatedBy: "Error:").count == 2, "one error line")
         #expect(!result.signaled)
     }
@@ -83,8 +93,11 @@ import MetrikaSystem
         var environment = metrikaEnvironment(api: api, home: home.path)
         environment["METRIKA_TIMEOUT"] = "120"
         // Three pages of 20,000 rows: the first alone is far more than a pipe and metrika's buffer hold.
-        let result = try metrikaHeadOne(["report", "--counter", "1004", "--dimensions", "searchPhrase", "--metrics", "visits",
-                                         "--limit", "50000", "--to", "yesterday", "--csv"], environment: environment, timeout: 240)
+        let result = try metrikaHeadOne(
+            [
+                "report", "--counter", "1004", "--dimensions", "searchPhrase", "--metrics", "visits",
+                "--limit", "50000", "--to", "yesterday", "--csv"
+            ], environment: environment, timeout: 240)
         let stderr = result.stderr
         #expect(result.line == "search_phrase,visits\n")
         #expect(result.exited, "no death by signal")
@@ -99,7 +112,9 @@ import MetrikaSystem
     /// Device nodes of our own in a temp dir (c 1 7 is /dev/full's, c 1 3 /dev/null's), and a link
     /// like /dev/stdout: a broken build can then only ever replace these, never the real /dev.
     static func makeNodes(in directory: String) throws -> (full: String, null: String, stdout: String) {
-        let full = directory + "/full", null = directory + "/null", stdout = directory + "/stdout"
+        let full = directory + "/full"
+        let null = directory + "/null"
+        let stdout = directory + "/stdout"
         // Linux's encoding of a small major/minor pair (glibc's makedev is a macro Swift cannot import).
         try #require(mknod(full, S_IFCHR | 0o666, dev_t(1 << 8 | 7)) == 0)
         try #require(mknod(null, S_IFCHR | 0o666, dev_t(1 << 8 | 3)) == 0)
@@ -114,7 +129,9 @@ import MetrikaSystem
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
         let nodes = try Self.makeNodes(in: home.path)
-        let result = try metrika(["chart", "--counter", "1001", "--output", nodes.full], environment: metrikaEnvironment(api: api, home: home.path))
+        let result = try metrika(
+            ["chart", "--counter", "1001", "--output", nodes.full],
+            environment: metrikaEnvironment(api: api, home: home.path))
         #expect(result.status == 74, "\(result.stderr)")
         #expect(result.stderr == "Error: cannot write \(nodes.full): No space left on device\n")
         #expect(Self.kind(nodes.full) == S_IFCHR)
@@ -133,8 +150,12 @@ import MetrikaSystem
         #expect(stdout.status == 0, "\(stdout.stderr)")
         #expect(stdout.stdout.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg "))
         #expect(stdout.stdout.hasSuffix("</svg>\n"))
-        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: nodes.stdout)) == "/proc/self/fd/1", "the link is kept")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).filter { $0.contains(".tmp-") }.isEmpty, "no temporaries left")
+        #expect(
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: nodes.stdout)) == "/proc/self/fd/1",
+            "the link is kept")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: home.path).filter { $0.contains(".tmp-") }.isEmpty,
+            "no temporaries left")
     }
 
     @Test func mailToAFIFOFeedsItsReader() throws {
@@ -143,8 +164,12 @@ import MetrikaSystem
         let fifo = home.path + "/mail.fifo"
         try #require(mkfifo(fifo, 0o600) == 0)
         let reader = FIFOReader(fifo)
-        let result = try metrika(["mail", "--counter", "1001", "--to", "ivan@example.com", "--sender", "metrika@example.com", "--output", fifo],
-                                 environment: metrikaEnvironment(api: api, home: home.path))
+        let result = try metrika(
+            [
+                "mail", "--counter", "1001", "--to", "ivan@example.com", "--sender", "metrika@example.com", "--output",
+                fifo
+            ],
+            environment: metrikaEnvironment(api: api, home: home.path))
         let read = reader.finish()
         #expect(read != nil, "the reader got nothing: the FIFO was replaced")
         #expect(result.status == 0, "\(result.stderr)")
@@ -157,8 +182,9 @@ import MetrikaSystem
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
         let path = home.path + "/chart.svg"
-        let result = try runProcess("/bin/sh", ["-c", "umask 027; exec \"$0\" chart --counter 1001 --output \"$1\"", Binaries.metrika, path],
-                                    environment: metrikaEnvironment(api: api, home: home.path))
+        let result = try runProcess(
+            "/bin/sh", ["-c", "umask 027; exec \"$0\" chart --counter 1001 --output \"$1\"", Binaries.metrika, path],
+            environment: metrikaEnvironment(api: api, home: home.path))
         #expect(result.status == 0, "\(result.stderr)")
         var info = stat()
         try #require(stat(path, &info) == 0)
@@ -171,7 +197,8 @@ import MetrikaSystem
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
         let environment = metrikaEnvironment(api: api, home: home.path)
-        let plain = try metrika(["report", "--counter", "1001", "--metrics", "visits,avgVisitDuration", "--csv"], environment: environment)
+        let plain = try metrika(
+            ["report", "--counter", "1001", "--metrics", "visits,avgVisitDuration", "--csv"], environment: environment)
         #expect(plain.status == 0, "\(plain.stderr)")
         #expect(plain.stdout.hasPrefix("date,visits,avg_visit_duration\n2"))
         #expect(!plain.stdout.contains("\r"))
@@ -180,7 +207,8 @@ import MetrikaSystem
         try #require(lines.count >= 2)
         let duration = try #require(lines[1].split(separator: ",").last)
         #expect(duration.wholeMatch(of: /\d+:\d\d:\d\d/) != nil, "\(duration)")
-        let crlf = try metrika(["report", "--counter", "1001", "--metrics", "visits", "--csv", "--crlf"], environment: environment)
+        let crlf = try metrika(
+            ["report", "--counter", "1001", "--metrics", "visits", "--csv", "--crlf"], environment: environment)
         #expect(crlf.stdout.hasPrefix("date,visits\r\n"))
         // Every LF has its CR (Swift's "\r\n" is one Character: count bytes).
         #expect(crlf.stdout.utf8.filter { $0 == 0x0A }.count == crlf.stdout.utf8.filter { $0 == 0x0D }.count)

@@ -18,7 +18,9 @@ struct PagingEndToEndTests {
 
     /// The report's pages are short (a dozen traffic sources for 20,000 asked): one request.
     @Test func aShortPageEndsADimensionReport() throws {
-        let (result, api) = try Self.run(["report", "--counter", "1001", "--dimensions", "trafficSource", "--limit", "10000000", "--csv"], faults: Self.lying)
+        let (result, api) = try Self.run(
+            ["report", "--counter", "1001", "--dimensions", "trafficSource", "--limit", "10000000", "--csv"],
+            faults: Self.lying)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(try api.requestCount(pathPrefix: "/stat/v1/data") == 1)
         #expect(result.stderr.contains("Warning:") && result.stderr.contains("short page"), "\(result.stderr)")
@@ -29,13 +31,18 @@ struct PagingEndToEndTests {
     @Test func aPageWithNothingNewEndsADimensionReport() throws {
         // Counts only: the fault's made-up rows carry their row number as every value (row 101's
         // bounce rate would be 101 %, which metrika refuses as no value at all).
-        let (result, api) = try Self.run(["report", "--counter", "1001", "--dimensions", "searchPhrase", "--metrics", "visits,pageviews", "--limit", "60000", "--json"],
-                                         faults: [["kind": "lying_paging", "count": 1000, "full_pages": true]])
+        let (result, api) = try Self.run(
+            [
+                "report", "--counter", "1001", "--dimensions", "searchPhrase", "--metrics", "visits,pageviews",
+                "--limit", "60000", "--json"
+            ],
+            faults: [["kind": "lying_paging", "count": 1000, "full_pages": true]])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         // Count the pages asked for, not the attempts (a loaded machine may retry one).
-        let offsets = Set(try api.requests().filter { ($0["path"] as? String) == "/stat/v1/data" }.compactMap { entry in
-            (entry["query"] as? String)?.split(separator: "&").first { $0.hasPrefix("offset=") }.map(String.init)
-        })
+        let offsets = Set(
+            try api.requests().filter { ($0["path"] as? String) == "/stat/v1/data" }.compactMap { entry in
+                (entry["query"] as? String)?.split(separator: "&").first { $0.hasPrefix("offset=") }.map(String.init)
+            })
         #expect(offsets == ["offset=1", "offset=20001"], "\(offsets)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect((document["rows"] as? [Any])?.count == 20_000)
@@ -44,9 +51,12 @@ struct PagingEndToEndTests {
 
     /// The row count hint names a --limit the parser accepts.
     @Test func theLimitHintIsAcceptedByTheParser() throws {
-        let (result, _) = try Self.run(["report", "--counter", "1001", "--dimensions", "trafficSource", "--limit", "3", "--csv"], faults: Self.lying)
+        let (result, _) = try Self.run(
+            ["report", "--counter", "1001", "--dimensions", "trafficSource", "--limit", "3", "--csv"],
+            faults: Self.lying)
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        let hint = try #require(result.stderr.range(of: "--limit ").map { result.stderr[$0.upperBound...].prefix { $0.isNumber } })
+        let hint = try #require(
+            result.stderr.range(of: "--limit ").map { result.stderr[$0.upperBound...].prefix { $0.isNumber } })
         let value = try #require(Int(hint))
         #expect((1...10_000_000).contains(value), "\(result.stderr)")
     }
@@ -66,8 +76,10 @@ struct PagingEndToEndTests {
 @Suite("real answer shapes from the simulator end to end", .blockingLanes)
 struct AnswerShapeEndToEndTests {
     static func report(_ shape: String, _ arguments: [String]) throws -> ProcessResult {
-        try PagingEndToEndTests.run(["report", "--counter", "1001"] + arguments,
-                                    faults: [["kind": "shape", "shape": shape, "count": 50, "path_prefix": "/stat/v1/data"]]).0
+        try PagingEndToEndTests.run(
+            ["report", "--counter", "1001"] + arguments,
+            faults: [["kind": "shape", "shape": shape, "count": 50, "path_prefix": "/stat/v1/data"]]
+        ).0
     }
 
     @Test func noDimensions() throws {
@@ -77,7 +89,8 @@ struct AnswerShapeEndToEndTests {
     }
 
     @Test func noQueryEchoWithTheRequestsColumns() throws {
-        let result = try Self.report("no_query", ["--dimensions", "trafficSource", "--metrics", "visits,bounceRate", "--json"])
+        let result = try Self.report(
+            "no_query", ["--dimensions", "trafficSource", "--metrics", "visits,bounceRate", "--json"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("\"bounce_rate\""))
         let minimal = try Self.report("minimal", ["--preset", "sources_summary", "--json"])
@@ -102,8 +115,11 @@ struct AnswerShapeEndToEndTests {
     }
 
     @Test func acronymNamesReadAsWords() throws {
-        let result = try Self.report("acronym_names", ["--preset", "sources_summary", "--metrics", "ym:s:visits,ym:s:pageviews", "--csv"])
+        let result = try Self.report(
+            "acronym_names", ["--preset", "sources_summary", "--metrics", "ym:s:visits,ym:s:pageviews", "--csv"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdoutLines.first == "cross_device_last_yandex_direct_click_traffic_source,visits,pageviews", "\(result.stdout)")
+        #expect(
+            result.stdoutLines.first == "cross_device_last_yandex_direct_click_traffic_source,visits,pageviews",
+            "\(result.stdout)")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
+
 @testable import MetrikaModel
 
 /// One line of progress on a terminal's stderr — sync's counters and requests, retry waits and why,
@@ -11,8 +12,12 @@ struct ProgressLineEndToEndTests {
 
     // MARK: - The real binary: a pseudo-terminal (script(1)) against a pipe
 
-    static func onTerminal(_ command: String, environment: [String: String], timeout: Double = 60) throws -> ProcessResult {
-        try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment.merging(["TERM": "xterm"]) { $1 }, timeout: timeout)
+    static func onTerminal(_ command: String, environment: [String: String], timeout: Double = 60) throws
+        -> ProcessResult
+    {
+        try runProcess(
+            "/usr/bin/script", ["-qec", command, "/dev/null"],
+            environment: environment.merging(["TERM": "xterm"]) { $1 }, timeout: timeout)
     }
 
     @Test func syncShowsCountersRequestsAndWaitsOnATerminalOnly() throws {
@@ -20,9 +25,11 @@ struct ProgressLineEndToEndTests {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
         // Wide enough for the status and the wait side by side (an 80-column line would cut the wait).
-        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": home.path + "/h.sqlite", "COLUMNS": "120"])
+        let environment = metrikaEnvironment(
+            api: api, home: home.path, extra: ["METRIKA_DB": home.path + "/h.sqlite", "COLUMNS": "120"])
         try api.inject(["kind": "quota", "error_type": "quota_requests_by_ip", "count": 1, "path_prefix": "/stat"])
-        let terminal = try Self.onTerminal("\(Binaries.metrika) sync --counter 1001,1002,1003", environment: environment)
+        let terminal = try Self.onTerminal(
+            "\(Binaries.metrika) sync --counter 1001,1002,1003", environment: environment)
         #expect(terminal.status == 0, "\(terminal.stdout)")
         let screen = terminal.stdout
         #expect(screen.contains("\rSyncing: 0/3 counters, "), "\(screen.debugDescription)")
@@ -45,12 +52,17 @@ struct ProgressLineEndToEndTests {
         try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
-        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": home.path + "/h.sqlite", "COLUMNS": "120"])
-        try api.inject(["kind": "quota", "error_type": "quota_requests_by_ip", "count": 1, "path_prefix": "/stat", "retry_after": 4])
+        let environment = metrikaEnvironment(
+            api: api, home: home.path, extra: ["METRIKA_DB": home.path + "/h.sqlite", "COLUMNS": "120"])
+        try api.inject([
+            "kind": "quota", "error_type": "quota_requests_by_ip", "count": 1, "path_prefix": "/stat", "retry_after": 4
+        ])
         let terminal = try Self.onTerminal("\(Binaries.metrika) sync --counter 1001", environment: environment)
         #expect(terminal.status == 0, "\(terminal.stdout)")
         for seconds in [4, 3, 2] {
-            #expect(terminal.stdout.contains("waiting \(seconds) s: quota_requests_by_ip, attempt 2/5\u{1B}[K"), "\(terminal.stdout.debugDescription)")
+            #expect(
+                terminal.stdout.contains("waiting \(seconds) s: quota_requests_by_ip, attempt 2/5\u{1B}[K"),
+                "\(terminal.stdout.debugDescription)")
         }
         #expect(terminal.stdout.contains(Self.erase + "Synced 1 of 1 counter"))
     }
@@ -61,14 +73,17 @@ struct ProgressLineEndToEndTests {
         try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
-        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": home.path + "/h.sqlite", "METRIKA_TIMEOUT": "30"])
+        let environment = metrikaEnvironment(
+            api: api, home: home.path, extra: ["METRIKA_DB": home.path + "/h.sqlite", "METRIKA_TIMEOUT": "30"])
         try api.inject(["kind": "delay", "delay_ms": 8000, "count": 3, "path_prefix": "/stat"])
-        let command = "\(Binaries.metrika) sync --counter 1001,1002,1003 & p=$!; sleep 2; kill -TERM $p; wait $p; echo \"rc=$?\""
+        let command =
+            "\(Binaries.metrika) sync --counter 1001,1002,1003 & p=$!; sleep 2; kill -TERM $p; wait $p; echo \"rc=$?\""
         let terminal = try Self.onTerminal(command, environment: environment)
         let screen = terminal.stdout
         #expect(screen.contains("Syncing: 0/3 counters"), "\(screen.debugDescription)")
         // After the last drawing of the line ("…\e[K"), the erase, then the shell's own words.
-        let afterLastDraw = try #require(screen.components(separatedBy: "Syncing: ").last?.components(separatedBy: "rc=").first)
+        let afterLastDraw = try #require(
+            screen.components(separatedBy: "Syncing: ").last?.components(separatedBy: "rc=").first)
         #expect(afterLastDraw.contains("\u{1B}[K" + Self.erase), "\(screen.debugDescription)")
         #expect(screen.contains("rc=143"), "\(screen.debugDescription)")
     }
@@ -82,14 +97,28 @@ struct ProgressLineEndToEndTests {
         let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_TIMEOUT": "120"])
         let output = home.path + "/phrases.csv"
         // The shell's wait is the request timeout's, not the harness's default minute (a loaded machine).
-        let terminal = try Self.onTerminal("\(Binaries.metrika) report --counter 1004 --dimensions searchPhrase --from 2daysAgo --to yesterday --limit 22000 --csv > \(output)", environment: environment, timeout: 300)
+        let terminal = try Self.onTerminal(
+            "\(Binaries.metrika) report --counter 1004 --dimensions searchPhrase --from 2daysAgo --to yesterday --limit 22000 --csv > \(output)",
+            environment: environment, timeout: 300)
         #expect(terminal.status == 0, "\(terminal.stdout)")
-        #expect(terminal.stdout.hasPrefix("\rCounter 1004: 20000 of 22000 rows\u{1B}[K\rCounter 1004: 22000 of 22000 rows\u{1B}[K"), "\(terminal.stdout.debugDescription)")
+        #expect(
+            terminal.stdout.hasPrefix(
+                "\rCounter 1004: 20000 of 22000 rows\u{1B}[K\rCounter 1004: 22000 of 22000 rows\u{1B}[K"),
+            "\(terminal.stdout.debugDescription)")
         // Erased before the note that follows it.
-        #expect(terminal.stdout.contains("22000 of 22000 rows\u{1B}[K" + Self.erase + "Note: counter 1004: showing the first 22000"), "\(terminal.stdout.debugDescription)")
-        let piped = try metrika(["report", "--counter", "1004", "--dimensions", "searchPhrase", "--from", "2daysAgo", "--to", "yesterday", "--limit", "22000", "--csv"], environment: environment)
+        #expect(
+            terminal.stdout.contains(
+                "22000 of 22000 rows\u{1B}[K" + Self.erase + "Note: counter 1004: showing the first 22000"),
+            "\(terminal.stdout.debugDescription)")
+        let piped = try metrika(
+            [
+                "report", "--counter", "1004", "--dimensions", "searchPhrase", "--from", "2daysAgo", "--to",
+                "yesterday", "--limit", "22000", "--csv"
+            ], environment: environment)
         #expect(piped.status == 0)
-        #expect(!piped.stderr.contains("Counter 1004:") && !piped.stderr.contains("\r") && !piped.stderr.contains("\u{1B}"), "\(piped.stderr)")
+        #expect(
+            !piped.stderr.contains("Counter 1004:") && !piped.stderr.contains("\r") && !piped.stderr.contains("\u{1B}"),
+            "\(piped.stderr)")
         // The file got the whole report (records; a phrase with a line break spans two lines).
         #expect(try String(contentsOfFile: output, encoding: .utf8).split(whereSeparator: \.isNewline).count >= 22_001)
         #expect(piped.stdoutLines.count >= 22_001)

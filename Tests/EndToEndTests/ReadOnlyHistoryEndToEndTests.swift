@@ -13,8 +13,9 @@ struct ReadOnlyHistoryEndToEndTests {
 
     static func run(_ arguments: [String], environment: [String: String]) throws -> ProcessResult {
         guard isRoot else { return try metrika(arguments, environment: environment) }
-        return try runProcess("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Binaries.metrika] + arguments,
-                              environment: environment, timeout: 60)
+        return try runProcess(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Binaries.metrika] + arguments,
+            environment: environment, timeout: 60)
     }
 
     @Test(.enabled(if: canTest), arguments: [false, true])
@@ -25,10 +26,12 @@ struct ReadOnlyHistoryEndToEndTests {
         let path = directory + "/metrika.sqlite"
         let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": path])
         #expect(try metrika(["sync", "--counter", "1001", "--from", "5daysAgo"], environment: environment).status == 0)
-        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))   // a clean close removes the log
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal")) // a clean close removes the log
         let manager = FileManager.default
         if Self.isRoot {
-            for item in [home.path, directory, path] { try manager.setAttributes([.ownerAccountID: 65534], ofItemAtPath: item) }
+            for item in [home.path, directory, path] {
+                try manager.setAttributes([.ownerAccountID: 65534], ofItemAtPath: item)
+            }
         }
         try manager.setAttributes([.posixPermissions: fileToo ? 0o444 : 0o644], ofItemAtPath: path)
         try manager.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory)
@@ -38,7 +41,7 @@ struct ReadOnlyHistoryEndToEndTests {
         for arguments in [
             ["report", "--counter", "1001", "--offline", "--from", "5daysAgo", "--to", "3daysAgo", "--csv"],
             ["cache", "info"],
-            ["alert", "--status"],
+            ["alert", "--status"]
         ] {
             let result = try Self.run(arguments, environment: environment)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
@@ -50,7 +53,9 @@ struct ReadOnlyHistoryEndToEndTests {
             #expect(result.status == 78, "\(arguments): \(result.stderr)")
             #expect(result.stdout.isEmpty)
             let expected = fileToo ? "the file is read-only" : "its directory \(directory) is not writable"
-            #expect(result.stderr.hasPrefix("Error: the history database \(path) cannot be written") && result.stderr.contains(expected), "\(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix("Error: the history database \(path) cannot be written")
+                    && result.stderr.contains(expected), "\(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1)
         }
     }

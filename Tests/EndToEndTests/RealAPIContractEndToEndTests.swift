@@ -29,11 +29,14 @@ struct RealAPIContractEndToEndTests {
     }
 
     /// Runs `metrika` with the simulator replaying `body` (with `status`) for requests under `path`.
-    static func replaying(_ body: String, status: Int = 200, path: String, count: Int = 50, before: [[String: Any]] = [],
-                          _ arguments: [String]) throws -> (ProcessResult, FakeAPI) {
+    static func replaying(
+        _ body: String, status: Int = 200, path: String, count: Int = 50, before: [[String: Any]] = [],
+        _ arguments: [String]
+    ) throws -> (ProcessResult, FakeAPI) {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
-        for fault in before + [["kind": "replay", "body": body, "status": status, "path_prefix": path, "count": count]] { try api.inject(fault) }
+        for fault in before + [["kind": "replay", "body": body, "status": status, "path_prefix": path, "count": count]]
+        { try api.inject(fault) }
         let result = try metrika(arguments, environment: metrikaEnvironment(api: api, home: home.path), timeout: 60)
         return (result, api)
     }
@@ -41,11 +44,13 @@ struct RealAPIContractEndToEndTests {
     /// The files the tests below replay; a new file must be added here (and to a test).
     static let covered: Set<String> = [
         "counters_opi.json", "data_direct_sources_16705159.json", "data_goals_minimal_cyrillic_32233222.json",
-        "data_nodims_nixsolutions_2138128.json", "err_403_access_denied.json",
+        "data_nodims_nixsolutions_2138128.json", "err_403_access_denied.json"
     ]
 
     @Test func everyFileIsCovered() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path).filter { $0.hasSuffix(".json") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path).filter {
+            $0.hasSuffix(".json")
+        }
         #expect(Set(files) == Self.covered, "Fixtures/real-api has files no contract test replays")
     }
 
@@ -57,35 +62,44 @@ struct RealAPIContractEndToEndTests {
     func dataAnswersKeepEveryValue(file: String) throws {
         let body = try Self.fixture(file)
         let expected = try Self.metricValues(body)
-        let (json, _) = try Self.replaying(body, path: "/stat/v1/data", ["report", "--counter", "1001", "--preset", "sources_summary", "--json"])
+        let (json, _) = try Self.replaying(
+            body, path: "/stat/v1/data", ["report", "--counter", "1001", "--preset", "sources_summary", "--json"])
         #expect(json.status == 0, "stderr: \(json.stderr)")
         #expect(!json.signaled)
         #expect(try Self.reportedValues(json.stdout) == expected)
 
-        let (csv, _) = try Self.replaying(body, path: "/stat/v1/data", ["report", "--counter", "1001", "--preset", "traffic", "--csv", "--raw"])
+        let (csv, _) = try Self.replaying(
+            body, path: "/stat/v1/data", ["report", "--counter", "1001", "--preset", "traffic", "--csv", "--raw"])
         #expect(csv.status == 0, "stderr: \(csv.stderr)")
         let lines = csv.stdoutLines
         let width = lines.first?.split(separator: ",", omittingEmptySubsequences: false).count ?? 0
-        #expect(lines.allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == width }, "\(csv.stdout)")
-        let printed = lines.dropFirst().flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).suffix(expected.count / max(1, lines.count - 1)) }
+        #expect(
+            lines.allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == width },
+            "\(csv.stdout)")
+        let printed = lines.dropFirst().flatMap {
+            $0.split(separator: ",", omittingEmptySubsequences: false).suffix(expected.count / max(1, lines.count - 1))
+        }
         #expect(printed.map { Double(String($0)) } == expected, "\(csv.stdout)")
 
-        let (table, _) = try Self.replaying(body, path: "/stat/v1/data", ["report", "--counter", "1001", "--preset", "traffic"])
+        let (table, _) = try Self.replaying(
+            body, path: "/stat/v1/data", ["report", "--counter", "1001", "--preset", "traffic"])
         #expect(table.status == 0, "stderr: \(table.stderr)")
         #expect(!table.signaled)
         #expect(table.stdout.contains("Total"), "\(table.stdout)")
     }
 
     @Test func aReportWithoutDimensionsPrintsItsTotal() throws {
-        let (result, _) = try Self.replaying(try Self.fixture("data_nodims_nixsolutions_2138128.json"), path: "/stat/v1/data",
-                                             ["report", "--counter", "1001", "--preset", "traffic"])
+        let (result, _) = try Self.replaying(
+            try Self.fixture("data_nodims_nixsolutions_2138128.json"), path: "/stat/v1/data",
+            ["report", "--counter", "1001", "--preset", "traffic"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("53 712"), "\(result.stdout)")
     }
 
     @Test func cyrillicIDsAndNullURLsAreKept() throws {
-        let (result, _) = try Self.replaying(try Self.fixture("data_direct_sources_16705159.json"), path: "/stat/v1/data",
-                                             ["report", "--counter", "1001", "--preset", "sources_summary", "--json"])
+        let (result, _) = try Self.replaying(
+            try Self.fixture("data_direct_sources_16705159.json"), path: "/stat/v1/data",
+            ["report", "--counter", "1001", "--preset", "sources_summary", "--json"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("ad.Яндекс: Директ"))
         #expect(result.stdout.contains("\"cross_device_last_yandex_direct_click_traffic_source\""), "\(result.stdout)")
@@ -96,14 +110,22 @@ struct RealAPIContractEndToEndTests {
     /// them (a preset without --metrics), exit 65 and nothing on stdout.
     @Test func anAnswerWithoutQueryEchoUsesTheRequestOrFails() throws {
         let body = try Self.fixture("data_goals_minimal_cyrillic_32233222.json")
-        let (named, _) = try Self.replaying(body, path: "/stat/v1/data",
-                                            ["report", "--counter", "1001", "--preset", "sources_summary", "--metrics", "visits", "--dimensions", "trafficSource", "--csv"])
+        let (named, _) = try Self.replaying(
+            body, path: "/stat/v1/data",
+            [
+                "report", "--counter", "1001", "--preset", "sources_summary", "--metrics", "visits", "--dimensions",
+                "trafficSource", "--csv"
+            ])
         #expect(named.status == 0, "stderr: \(named.stderr)")
         #expect(named.stdoutLines.first == "traffic_source,visits")
-        #expect(named.stdoutLines.dropFirst().map { $0.split(separator: ",").last.map(String.init) } == ["420", "155", "101", "1"])
+        #expect(
+            named.stdoutLines.dropFirst().map { $0.split(separator: ",").last.map(String.init) } == [
+                "420", "155", "101", "1"
+            ])
         #expect(named.stdout.contains("Промо:КнопкаTrylivedemoглавная"))
 
-        let (unnamed, _) = try Self.replaying(body, path: "/stat/v1/data", ["report", "--counter", "1001", "--preset", "sources_summary", "--csv"])
+        let (unnamed, _) = try Self.replaying(
+            body, path: "/stat/v1/data", ["report", "--counter", "1001", "--preset", "sources_summary", "--csv"])
         #expect(unnamed.status == 65, "stdout: \(unnamed.stdout) stderr: \(unnamed.stderr)")
         #expect(unnamed.stdout.isEmpty)
         #expect(unnamed.stderr.hasPrefix("Error:") && unnamed.stderr.contains("--metrics"), "\(unnamed.stderr)")
@@ -116,10 +138,13 @@ struct RealAPIContractEndToEndTests {
     @Test(arguments: ["--json", "--csv", "--table"])
     func aLaterCounterDeniedLeavesNoDocument(format: String) throws {
         let body = try Self.fixture("err_403_access_denied.json")
-        let firstPasses: [[String: Any]] = [["kind": "delay", "delay_ms": 0, "count": 1, "path_prefix": "/stat/v1/data"]]
+        let firstPasses: [[String: Any]] = [
+            ["kind": "delay", "delay_ms": 0, "count": 1, "path_prefix": "/stat/v1/data"]
+        ]
         var arguments = ["report", "--counter", "1001,1003", "--dimensions", "trafficSource"]
         if format != "--table" { arguments.append(format) }
-        let (result, _) = try Self.replaying(body, status: 403, path: "/stat/v1/data", count: 5, before: firstPasses, arguments)
+        let (result, _) = try Self.replaying(
+            body, status: 403, path: "/stat/v1/data", count: 5, before: firstPasses, arguments)
         #expect(result.status == 77, "stderr: \(result.stderr)")
         #expect(result.stdout.isEmpty, "\(result.stdout)")
         #expect(result.stderr.contains("Access is denied"), "\(result.stderr)")
@@ -137,23 +162,33 @@ struct RealAPIContractEndToEndTests {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
         let environment = metrikaEnvironment(api: api, home: home.path)
-        let csv = try metrika(["report", "--counter", "1001", "--from", "9daysAgo", "--to", "3daysAgo", "--raw", "--csv"], environment: environment)
+        let csv = try metrika(
+            ["report", "--counter", "1001", "--from", "9daysAgo", "--to", "3daysAgo", "--raw", "--csv"],
+            environment: environment)
         #expect(csv.status == 0, "stderr: \(csv.stderr)")
         let header = try #require(csv.stdoutLines.first).split(separator: ",").map(String.init)
         #expect(header == ["date", "pageviews", "visits", "users", "page_depth", "avg_visit_duration", "bounce_rate"])
-        let rows = csv.stdoutLines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let rows = csv.stdoutLines.dropFirst().map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
         #expect(rows.count == 7)
         let first = try #require(rows.first?.first)
         let last = try #require(rows.last?.first)
-        let metrics = "ym:s:pageviews,ym:s:visits,ym:s:users,ym:s:pageDepth,ym:s:avgVisitDurationSeconds,ym:s:bounceRate"
-        let body = try api.apiGET("/stat/v1/data?ids=1001&metrics=\(metrics)&dimensions=ym:s:date&sort=ym:s:date&date1=\(first)&date2=\(last)&accuracy=full&limit=100")
+        let metrics =
+            "ym:s:pageviews,ym:s:visits,ym:s:users,ym:s:pageDepth,ym:s:avgVisitDurationSeconds,ym:s:bounceRate"
+        let body = try api.apiGET(
+            "/stat/v1/data?ids=1001&metrics=\(metrics)&dimensions=ym:s:date&sort=ym:s:date&date1=\(first)&date2=\(last)&accuracy=full&limit=100"
+        )
         // The API's number texts per day, as sent (`26.08695652`, `1200.0`).
         let text = String(decoding: body, as: UTF8.self)
         var apiRows: [String: [String]] = [:]
         for chunk in text.components(separatedBy: "{\"dimensions\":[{\"name\":\"").dropFirst() {
             let day = String(chunk.prefix(10))
-            guard let open = chunk.range(of: "\"metrics\":["), let close = chunk[open.upperBound...].firstIndex(of: "]") else { continue }
-            apiRows[day] = chunk[open.upperBound..<close].split(separator: ",").map { String($0.hasSuffix(".0") ? $0.dropLast(2) : $0) }
+            guard let open = chunk.range(of: "\"metrics\":["), let close = chunk[open.upperBound...].firstIndex(of: "]")
+            else { continue }
+            apiRows[day] = chunk[open.upperBound..<close].split(separator: ",").map {
+                String($0.hasSuffix(".0") ? $0.dropLast(2) : $0)
+            }
         }
         #expect(apiRows.count == 7)
         for row in rows {
@@ -172,6 +207,6 @@ struct RealAPIContractEndToEndTests {
         #expect(json.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let ids = (object["counters"] as? [[String: Any]] ?? []).compactMap { ($0["id"] as? NSNumber)?.intValue }
-        #expect(ids == [104589320, 97292922, 98234044])
+        #expect(ids == [104_589_320, 97_292_922, 98_234_044])
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
+import MetrikaModel
 import MetrikaTestSupport
 import Testing
-import MetrikaModel
 
 /// The built `metrika report` against the simulator on a loopback port: every test starts its own
 /// simulator and home directory, so request logs and history databases never mix.
@@ -66,8 +66,9 @@ struct ReportEndToEndTests {
         let directory = try TemporaryDirectory()
         let file = directory.path + "/input"
         try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-        return try runProcess("/usr/bin/env", ["python3", scripts.appendingPathComponent(script).path, file],
-                              environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"])
+        return try runProcess(
+            "/usr/bin/env", ["python3", scripts.appendingPathComponent(script).path, file],
+            environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"])
     }
 
     /// CSV records as Python's csv module (strict) reads them.
@@ -114,7 +115,10 @@ struct ReportEndToEndTests {
         let first = today.adding(days: -6)
         let lines = result.stdout.components(separatedBy: "\n")
         #expect(lines[0] == "\(Self.shopTitle) · \(first.iso) … \(today.iso) · by day")
-        #expect(Self.cells(lines[1]) == ["Date", "Pageviews", "Visits", "Users", "Page depth", "Time on site", "Bounce rate"])
+        #expect(
+            Self.cells(lines[1]) == [
+                "Date", "Pageviews", "Visits", "Users", "Page depth", "Time on site", "Bounce rate"
+            ])
         let dataLines = Array(lines[3..<10])
         let dates: [String] = dataLines.map { Self.cells($0)[0] }
         let expectedDates: [String] = (0..<7).map { (n: Int) -> String in first.adding(days: n).iso }
@@ -142,10 +146,13 @@ struct ReportEndToEndTests {
         let world = try World()
         let table = try world.report(["--counter", "1001", "--from", "13daysAgo", "--to", "yesterday"])
         #expect(table.status == 0, "stderr: \(table.stderr)")
-        let raw = try world.report(["--counter", "1001", "--from", "13daysAgo", "--to", "yesterday", "--csv", "--raw", "--offline"])
+        let raw = try world.report([
+            "--counter", "1001", "--from", "13daysAgo", "--to", "yesterday", "--csv", "--raw", "--offline"
+        ])
         #expect(raw.status == 0, "stderr: \(raw.stderr)")
         let records = try Self.parseCSV(raw.stdout)
-        #expect(records[0] == ["date", "pageviews", "visits", "users", "page_depth", "avg_visit_duration", "bounce_rate"])
+        #expect(
+            records[0] == ["date", "pageviews", "visits", "users", "page_depth", "avg_visit_duration", "bounce_rate"])
         let days = records.dropFirst().map { $0.map { Double($0) } }
         #expect(days.count == 13)
         let pageviews = days.reduce(0) { $0 + $1[1]! }
@@ -153,12 +160,16 @@ struct ReportEndToEndTests {
         let usersSum = days.reduce(0) { $0 + $1[3]! }
         let duration = days.reduce(0) { $0 + $1[5]! * $1[2]! } / visits
         let bounce = days.reduce(0) { $0 + $1[6]! * $1[2]! } / visits
-        let total = try #require(table.stdout.components(separatedBy: "\n").first { $0.hasPrefix("Total") }).components(separatedBy: "  ")
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let total = try #require(table.stdout.components(separatedBy: "\n").first { $0.hasPrefix("Total") }).components(
+            separatedBy: "  "
+        )
+        .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         #expect(Self.integer(total[1]) == Int(pageviews))
         #expect(Self.integer(total[2]) == Int(visits))
         let users = try #require(Self.integer(total[3]))
-        #expect(users > 0 && Double(users) < usersSum, "users total \(users) must be the API's distinct users, below the daily sum \(usersSum)")
+        #expect(
+            users > 0 && Double(users) < usersSum,
+            "users total \(users) must be the API's distinct users, below the daily sum \(usersSum)")
         #expect(total[4] == DecimalText.format(pageviews / visits, fractionDigits: 2))
         #expect(total[5] == ValueFormatter.duration(duration))
         #expect(total[6] == DecimalText.format(bounce, fractionDigits: 1) + "%")
@@ -173,7 +184,8 @@ struct ReportEndToEndTests {
         // LF line ends by default (docs/reports.md; --crlf for RFC 4180's CRLF).
         #expect(result.stdout.hasSuffix("\n") && !result.stdout.unicodeScalars.contains("\r"))
         let records = try Self.parseCSV(result.stdout)
-        #expect(records[0] == ["date", "pageviews", "visits", "users", "page_depth", "avg_visit_duration", "bounce_rate"])
+        #expect(
+            records[0] == ["date", "pageviews", "visits", "users", "page_depth", "avg_visit_duration", "bounce_rate"])
         let today = Self.today(Self.moscow)
         let dates: [String] = records.dropFirst().map { $0[0] }
         let expectedDates: [String] = (0..<7).map { (n: Int) -> String in today.adding(days: n - 6).iso }
@@ -219,7 +231,9 @@ struct ReportEndToEndTests {
         let world = try World()
         let today = Self.today(Self.moscow)
         let first = today.adding(days: -27)
-        let weekly = try world.report(["--counter", "1001", "--from", first.iso, "--group", "week", "--metrics", "visits,users", "--csv"])
+        let weekly = try world.report([
+            "--counter", "1001", "--from", first.iso, "--group", "week", "--metrics", "visits,users", "--csv"
+        ])
         #expect(weekly.status == 0, "stderr: \(weekly.stderr)")
         let weeks = try Self.parseCSV(weekly.stdout)
         #expect(weeks[0] == ["date", "date_end", "visits", "users"])
@@ -232,7 +246,9 @@ struct ReportEndToEndTests {
             start = end.adding(days: 1)
         }
         #expect(weeks.dropFirst().map { Array($0[0...1]) } == expected)
-        let daily = try world.report(["--counter", "1001", "--from", first.iso, "--metrics", "visits,users", "--csv", "--offline"])
+        let daily = try world.report([
+            "--counter", "1001", "--from", first.iso, "--metrics", "visits,users", "--csv", "--offline"
+        ])
         let days = try Self.parseCSV(daily.stdout).dropFirst()
         for week in weeks.dropFirst() {
             let sum = days.filter { $0[0] >= week[0] && $0[0] <= week[1] }.reduce(0) { $0 + Int($1[1])! }
@@ -248,20 +264,28 @@ struct ReportEndToEndTests {
     @Test func trafficSourcesAreSortedByVisitsWithIDsInJSON() throws {
         let world = try World()
         // Up to yesterday: today's numbers grow between runs.
-        let csv = try world.report(["--counter", "1001", "--dimensions", "trafficSource", "--metrics", "visits", "--to", "yesterday", "--csv"])
+        let csv = try world.report([
+            "--counter", "1001", "--dimensions", "trafficSource", "--metrics", "visits", "--to", "yesterday", "--csv"
+        ])
         #expect(csv.status == 0, "stderr: \(csv.stderr)")
         let records = try Self.parseCSV(csv.stdout)
         #expect(records[0] == ["traffic_source", "visits"])
         let visits = records.dropFirst().map { Int($0[1])! }
         #expect(visits == visits.sorted(by: >))
         #expect(records.contains { $0[0] == "Search engine traffic" })
-        let json = try world.report(["--counter", "1001", "--dimensions", "trafficSource", "--metrics", "visits", "--to", "yesterday", "--json"])
+        let json = try world.report([
+            "--counter", "1001", "--dimensions", "trafficSource", "--metrics", "visits", "--to", "yesterday", "--json"
+        ])
         let summary = try Self.parseJSON(json.stdout)
         #expect(summary.grouping == nil)
         let searchVisits: String = try #require(records.first { $0[0] == "Search engine traffic" })[1]
-        let searchRow: [String] = ["traffic_source=Search engine traffic", "traffic_source_id=organic", "visits=" + searchVisits]
+        let searchRow: [String] = [
+            "traffic_source=Search engine traffic", "traffic_source_id=organic", "visits=" + searchVisits
+        ]
         #expect(summary.rows.contains(searchRow))
-        let russian = try world.report(["--counter", "1001", "--dimensions", "trafficSource", "--metrics", "visits", "--lang", "ru"])
+        let russian = try world.report([
+            "--counter", "1001", "--dimensions", "trafficSource", "--metrics", "visits", "--lang", "ru"
+        ])
         #expect(russian.status == 0)
         #expect(russian.stdout.contains("Переходы из поисковых систем"))
         #expect(!russian.stdout.contains("Search engine traffic"))
@@ -284,28 +308,40 @@ struct ReportEndToEndTests {
     func aNarrowTerminalKeepsTheDates(columns: Int) throws {
         try ToolCheck.require("script", package: "bsdutils", searchPath: "/usr/bin:/bin")
         let world = try World()
-        let environment = world.environment.merging(["TERM": "xterm", "PATH": "/usr/bin:/bin", "COLUMNS": String(columns), "NO_COLOR": "1"]) { $1 }
+        let environment = world.environment.merging([
+            "TERM": "xterm", "PATH": "/usr/bin:/bin", "COLUMNS": String(columns), "NO_COLOR": "1"
+        ]) { $1 }
         for extra in [[], ["--compare"]] {
-            let command = ([Binaries.metrika, "report", "--counter", "1001", "--from", "2026-10-01", "--to", "2026-10-07"] + extra).joined(separator: " ")
+            let command =
+                ([Binaries.metrika, "report", "--counter", "1001", "--from", "2026-10-01", "--to", "2026-10-07"] + extra)
+                .joined(separator: " ")
             let terminal = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment)
             #expect(terminal.status == 0, "\(terminal.stdout)")
             let lines = terminal.stdout.replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "\n")
             for line in lines { #expect(displayWidth(of: line) <= columns, "\(extra) \(line)") }
             // Rows begin with the whole date and the column gap (the title's period line has " … ").
             let days = lines.filter { $0.hasPrefix("2026-10-0") && !$0.contains(" … ") }
-            #expect(days.count >= 7 && days.count % 7 == 0 && days.allSatisfy { $0.dropFirst(10).hasPrefix("  ") }, "\(extra)\n\(terminal.stdout)")
+            #expect(
+                days.count >= 7 && days.count % 7 == 0 && days.allSatisfy { $0.dropFirst(10).hasPrefix("  ") },
+                "\(extra)\n\(terminal.stdout)")
             #expect(!terminal.stdout.contains("\n…"))
         }
-        let piped = try metrika(["report", "--counter", "1001", "--from", "2026-10-01", "--to", "2026-10-07", "--compare"],
-                                environment: world.environment.merging(["COLUMNS": String(columns)]) { $1 })
-        #expect(piped.stdoutLines.contains { displayWidth(of: $0) > 120 } && piped.stdout.contains("before"), "\(piped.stdout)")
+        let piped = try metrika(
+            ["report", "--counter", "1001", "--from", "2026-10-01", "--to", "2026-10-07", "--compare"],
+            environment: world.environment.merging(["COLUMNS": String(columns)]) { $1 })
+        #expect(
+            piped.stdoutLines.contains { displayWidth(of: $0) > 120 } && piped.stdout.contains("before"),
+            "\(piped.stdout)")
     }
 
     /// Issue 24 item 3: `--preset traffic --group week` sent no `group=` (daily rows) and titled its
     /// column `datePeriod<group>` (CSV `date_period_group`).
     @Test func presetTrafficHonoursGroupAndNamesItsPeriod() throws {
         let world = try World()
-        let arguments = ["--counter", "1001", "--preset", "traffic", "--group", "week", "--from", "2026-10-05", "--to", "2026-10-25", "--metrics", "visits"]
+        let arguments = [
+            "--counter", "1001", "--preset", "traffic", "--group", "week", "--from", "2026-10-05", "--to", "2026-10-25",
+            "--metrics", "visits"
+        ]
         let table = try world.report(arguments)
         #expect(table.status == 0, "stderr: \(table.stderr)")
         #expect(table.stdout.contains("\nWeek of "), "\(table.stdout)")
@@ -325,11 +361,17 @@ struct ReportEndToEndTests {
         #expect((json["query"] as? [String: Any])?["group"] as? String == "week")
     }
 
-    @Test(arguments: [("datePeriodweek", "Week of", "week"), ("ym:s:datePeriodmonth", "Month", "month"), ("ym:s:datePeriodday", "Date", "date"),
-                      ("ym:s:datePeriodyear", "Year", "year")])
+    @Test(arguments: [
+        ("datePeriodweek", "Week of", "week"), ("ym:s:datePeriodmonth", "Month", "month"),
+        ("ym:s:datePeriodday", "Date", "date"),
+        ("ym:s:datePeriodyear", "Year", "year")
+    ])
     func datePeriodDimensionsReadAsPeriods(dimension: String, title: String, column: String) throws {
         let world = try World()
-        let arguments = ["--counter", "1001", "--dimensions", dimension, "--metrics", "visits", "--from", "2025-10-01", "--to", "2026-10-31"]
+        let arguments = [
+            "--counter", "1001", "--dimensions", dimension, "--metrics", "visits", "--from", "2025-10-01", "--to",
+            "2026-10-31"
+        ]
         let table = try world.report(arguments)
         #expect(table.status == 0, "stderr: \(table.stderr)")
         #expect(table.stdout.contains("\n\(title) "), "\(table.stdout.prefix(300))")
@@ -351,7 +393,10 @@ struct ReportEndToEndTests {
     /// labelled as over every row, in the table, CSV, JSON and HTML alike.
     @Test func limitCutsAndSaysSo() throws {
         let world = try World()
-        let arguments = ["--counter", "1001", "--dimensions", "searchPhrase", "--metrics", "visits,users", "--limit", "5", "--to", "yesterday"]
+        let arguments = [
+            "--counter", "1001", "--dimensions", "searchPhrase", "--metrics", "visits,users", "--limit", "5", "--to",
+            "yesterday"
+        ]
         let result = try world.report(arguments + ["--csv"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let records = try Self.parseCSV(result.stdout)
@@ -366,7 +411,8 @@ struct ReportEndToEndTests {
         let rowsTotal = try #require(Int(other[0].dropFirst("rows_total=".count)))
         #expect(other[1] == "rows=\(rowsTotal - 5)")
         let visits = summary.rows.map { Int($0[1].dropFirst("visits=".count))! }
-        let totalVisits = try #require(summary.counters.first?.totals.first.flatMap { Int($0.dropFirst("visits=".count)) })
+        let totalVisits = try #require(
+            summary.counters.first?.totals.first.flatMap { Int($0.dropFirst("visits=".count)) })
         #expect(other[2] == "visits=\(totalVisits - visits.reduce(0, +))")
         #expect(other[3] == "users=null")
 
@@ -378,7 +424,8 @@ struct ReportEndToEndTests {
         #expect(table.status == 0, "stderr: \(table.stderr)")
         let lines = table.stdout.components(separatedBy: "\n")
         #expect(lines.contains { $0.hasPrefix(label + " ") && $0.hasSuffix("—") }, "\(table.stdout)")
-        #expect(lines.contains { $0.hasPrefix("Total (\(DigitGroups.group(String(rowsTotal))) rows) ") }, "\(table.stdout)")
+        #expect(
+            lines.contains { $0.hasPrefix("Total (\(DigitGroups.group(String(rowsTotal))) rows) ") }, "\(table.stdout)")
 
         let html = try world.report(arguments + ["--format", "html"])
         #expect(html.status == 0, "stderr: \(html.stderr)")
@@ -395,8 +442,11 @@ struct ReportEndToEndTests {
         // boundary. A generous timeout: a 20,000-row page of the big counter takes the simulator a while.
         var environment = world.environment
         environment["METRIKA_TIMEOUT"] = "120"
-        let result = try metrika(["report", "--counter", "1004", "--dimensions", "searchPhrase", "--metrics", "visits",
-                                  "--limit", "50000", "--to", "yesterday", "--csv"], environment: environment, timeout: 300)
+        let result = try metrika(
+            [
+                "report", "--counter", "1004", "--dimensions", "searchPhrase", "--metrics", "visits",
+                "--limit", "50000", "--to", "yesterday", "--csv"
+            ], environment: environment, timeout: 300)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         // The header, 50,000 phrases, and the record of the phrases left out.
         var records = try Self.parseCSV(result.stdout)
@@ -416,7 +466,9 @@ struct ReportEndToEndTests {
     /// A time series that has to come from the API (not full accuracy) covers every day of a long range.
     @Test func longTimeSeriesThroughTheAPIIsNotCut() throws {
         let world = try World()
-        let result = try world.report(["--counter", "1001", "--accuracy", "high", "--from", "149daysAgo", "--metrics", "visits", "--csv"])
+        let result = try world.report([
+            "--counter", "1001", "--accuracy", "high", "--from", "149daysAgo", "--metrics", "visits", "--csv"
+        ])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let records = try Self.parseCSV(result.stdout)
         #expect(records.count == 151)
@@ -432,20 +484,28 @@ struct ReportEndToEndTests {
         let records = try Self.parseCSV(csv.stdout)
         #expect(records[0] == ["counter_id", "date", "visits"])
         #expect(records.dropFirst().map { $0[0] } == ["1001", "1001", "1001", "1002", "1002", "1002"])
-        let shopToday = Self.today(Self.moscow), hostileToday = Self.today("Asia/Yekaterinburg")
+        let shopToday = Self.today(Self.moscow)
+        let hostileToday = Self.today("Asia/Yekaterinburg")
         let shopDays: [String] = (0..<3).map { (n: Int) -> String in shopToday.adding(days: n - 2).iso }
         let hostileDays: [String] = (0..<3).map { (n: Int) -> String in hostileToday.adding(days: n - 2).iso }
         let dates: [String] = records.dropFirst().map { $0[1] }
         #expect(dates == shopDays + hostileDays)
 
-        let json = try world.report(["--counter", "1001,1002", "--metrics", "visits", "--from", "2daysAgo", "--json", "--offline"])
+        let json = try world.report([
+            "--counter", "1001,1002", "--metrics", "visits", "--from", "2daysAgo", "--json", "--offline"
+        ])
         let summary = try Self.parseJSON(json.stdout)
         #expect(summary.columns == ["counter_id", "date", "visits"])
         #expect(summary.counters.map(\.counter_id) == [1001, 1002])
         #expect(summary.counters[1].name == "<script>alert(\"x\")</script> & Co")
-        #expect(summary.rows.map { $0[0] } == ["counter_id=1001", "counter_id=1001", "counter_id=1001", "counter_id=1002", "counter_id=1002", "counter_id=1002"])
+        #expect(
+            summary.rows.map { $0[0] } == [
+                "counter_id=1001", "counter_id=1001", "counter_id=1001", "counter_id=1002", "counter_id=1002",
+                "counter_id=1002"
+            ])
 
-        let text = try world.report(["--counter", "1001,1002", "--metrics", "visits", "--from", "2daysAgo", "--offline"])
+        let text = try world.report(["--counter", "1001,1002", "--metrics", "visits", "--from", "2daysAgo", "--offline"]
+        )
         let titles = text.stdout.components(separatedBy: "\n").filter { $0.contains(" · ") }
         #expect(titles.count == 2)
         #expect(titles[0].hasPrefix(Self.shopTitle))
@@ -461,10 +521,17 @@ struct ReportEndToEndTests {
         let now = "2026-11-29T20:00:00Z"
         let api = try FakeAPI(arguments: ["--now", now])
         let home = try TemporaryDirectory()
-        let environment = metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_NOW": now, "METRIKA_DB": home.path + "/h.sqlite"])
-        let arguments = ["report", "--counter", "1001,1002", "--metrics", "visits", "--from", "yesterday", "--to", "today", "--json"]
+        let environment = metrikaEnvironment(
+            api: api, home: home.path, extra: ["METRIKA_NOW": now, "METRIKA_DB": home.path + "/h.sqlite"])
+        let arguments = [
+            "report", "--counter", "1001,1002", "--metrics", "visits", "--from", "yesterday", "--to", "today", "--json"
+        ]
         if path == ["--offline"] {
-            let fill = try metrika(["report", "--counter", "1001,1002", "--metrics", "visits", "--from", "yesterday", "--to", "today", "--csv"], environment: environment)
+            let fill = try metrika(
+                [
+                    "report", "--counter", "1001,1002", "--metrics", "visits", "--from", "yesterday", "--to", "today",
+                    "--csv"
+                ], environment: environment)
             #expect(fill.status == 0, "stderr: \(fill.stderr)")
         }
         let json = try metrika(arguments + path, environment: environment)
@@ -472,8 +539,11 @@ struct ReportEndToEndTests {
         let summary = try Self.parseJSON(json.stdout)
         #expect(summary.period == ["2026-11-28", "2026-11-30"])
         let days = summary.rows.map { $0.prefix(2).joined(separator: " ") }
-        #expect(days == ["counter_id=1001 date=2026-11-28", "counter_id=1001 date=2026-11-29",
-                         "counter_id=1002 date=2026-11-29", "counter_id=1002 date=2026-11-30"])
+        #expect(
+            days == [
+                "counter_id=1001 date=2026-11-28", "counter_id=1001 date=2026-11-29",
+                "counter_id=1002 date=2026-11-29", "counter_id=1002 date=2026-11-30"
+            ])
     }
 
     @Test func sampledAnswersAreFlagged() throws {
@@ -503,7 +573,9 @@ struct ReportEndToEndTests {
         let shown = try Self.parseCSV(try world.report(["--counter", "1001", "--offline"] + metrics).stdout)
         #expect(raw.count == 7 && shown.count == 7)
         for (rawRow, shownRow) in zip(raw.dropFirst(), shown.dropFirst()) {
-            let seconds = try #require(Double(rawRow[1])), bounce = try #require(Double(rawRow[2])), depth = try #require(Double(rawRow[3]))
+            let seconds = try #require(Double(rawRow[1]))
+            let bounce = try #require(Double(rawRow[2]))
+            let depth = try #require(Double(rawRow[3]))
             let whole = Int((seconds + 0.5).rounded(.down))
             #expect(shownRow[1] == String(format: "%d:%02d:%02d", whole / 3600, whole % 3600 / 60, whole % 60))
             #expect(bounce > 1 && bounce < 100, "bounce rate arrives as a percent: \(bounce)")

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import MetrikaAPI
 import MetrikaCLI
 import MetrikaModel
 import MetrikaRender
+import Testing
 
 /// `CurlTransport`'s streamed exchanges (Logs API parts, ClickHouse inserts) against canned answers
 /// from one-connection servers on 127.0.0.1 (plain http; https differs only below libcurl).
@@ -16,7 +16,11 @@ struct StreamingTransportTests {
         let port: Int
         private let lock = NSLock()
         private var acceptedCount = 0
-        var accepted: Int { lock.lock(); defer { lock.unlock() }; return acceptedCount }
+        var accepted: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return acceptedCount
+        }
 
         init(answer: [UInt8], stallSeconds: UInt32 = 0) throws {
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -41,7 +45,9 @@ struct StreamingTransportTests {
                 close(fd)
                 lock.unlock()
                 guard client >= 0 else { return }
-                lock.lock(); acceptedCount += 1; lock.unlock()
+                lock.lock()
+                acceptedCount += 1
+                lock.unlock()
                 var buffer = [UInt8](repeating: 0, count: 65_536)
                 _ = recv(client, &buffer, buffer.count, 0)
                 _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -63,11 +69,13 @@ struct StreamingTransportTests {
     }
 
     @Test func aRedirectIsHandedBackNotFollowed() async throws {
-        let server = try CannedServer(answer: Array("HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:1/steal\r\nContent-Length: 0\r\n\r\n".utf8))
+        let server = try CannedServer(
+            answer: Array("HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:1/steal\r\nContent-Length: 0\r\n\r\n".utf8))
         defer { server.stop() }
         var received = 0
         let head = try await CurlTransport().exchange(
-            HTTPRequest(url: server.url, headers: ["Authorization": "OAuth secret"], timeout: 5), upload: nil) { received += $0.count }
+            HTTPRequest(url: server.url, headers: ["Authorization": "OAuth secret"], timeout: 5), upload: nil
+        ) { received += $0.count }
         #expect(head.status == 302)
         #expect(received == 0)
         #expect(server.accepted == 1)
@@ -95,7 +103,8 @@ struct StreamingTransportTests {
     }
 
     @Test func aBodyCutBeforeTheLastChunkIsAnError() async throws {
-        let server = try CannedServer(answer: Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n10\r\nabc".utf8))
+        let server = try CannedServer(
+            answer: Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n10\r\nabc".utf8))
         defer { server.stop() }
         await #expect(throws: TransportError.self) {
             _ = try await CurlTransport().exchange(HTTPRequest(url: server.url, timeout: 5), upload: nil) { _ in }
@@ -103,7 +112,8 @@ struct StreamingTransportTests {
     }
 
     @Test func aServerThatStallsMidBodyHitsTheIdleDeadline() async throws {
-        let server = try CannedServer(answer: Array("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc".utf8), stallSeconds: 8)
+        let server = try CannedServer(
+            answer: Array("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc".utf8), stallSeconds: 8)
         defer { server.stop() }
         await #expect(throws: TransportError.timedOut) {
             _ = try await CurlTransport().exchange(HTTPRequest(url: server.url, timeout: 1), upload: nil) { _ in }
@@ -118,7 +128,8 @@ struct StreamingTransportTests {
         defer { server.stop() }
         await #expect(throws: TransportError.self) {
             _ = try await CurlTransport().exchange(
-                HTTPRequest(url: server.url, headers: ["X-ClickHouse-Key": "a\r\nX-Evil: 1"], timeout: 5), upload: nil) { _ in }
+                HTTPRequest(url: server.url, headers: ["X-ClickHouse-Key": "a\r\nX-Evil: 1"], timeout: 5), upload: nil
+            ) { _ in }
         }
     }
 
@@ -131,7 +142,9 @@ struct StreamingTransportTests {
         var received = 0
         var paused = false
         await #expect(throws: ReaderGaveUp.self) {
-            _ = try await CurlTransport().exchange(HTTPRequest(url: URL(string: server.baseURL + "/part")!, timeout: 10), upload: nil) { chunk in
+            _ = try await CurlTransport().exchange(
+                HTTPRequest(url: URL(string: server.baseURL + "/part")!, timeout: 10), upload: nil
+            ) { chunk in
                 received += chunk.count
                 if !paused {
                     paused = true
@@ -152,7 +165,9 @@ struct StreamingTransportTests {
         let server = try HostileServer(.endlessChunked, maxBytes: 1 << 30, maxSeconds: 30)
         defer { server.stop() }
         await #expect(throws: ReaderGaveUp.self) {
-            _ = try await CurlTransport().exchange(HTTPRequest(url: URL(string: server.baseURL + "/part")!, timeout: 10), upload: nil) { _ in
+            _ = try await CurlTransport().exchange(
+                HTTPRequest(url: URL(string: server.baseURL + "/part")!, timeout: 10), upload: nil
+            ) { _ in
                 throw ReaderGaveUp()
             }
         }
@@ -173,7 +188,9 @@ struct StreamingTransportTests {
         var received = 0
         // An answer rather than an error is the proof that reading stopped at 64 KiB: reading on, the
         // transfer would have met the stall and ended in the 5 s idle deadline (a timeout error).
-        let head = try await CurlTransport().exchange(HTTPRequest(url: server.url, timeout: 5), upload: nil) { received += $0.count }
+        let head = try await CurlTransport().exchange(HTTPRequest(url: server.url, timeout: 5), upload: nil) {
+            received += $0.count
+        }
         #expect(head.status == 500)
         #expect(head.errorBody.count == 64 * 1024)
         #expect(received == 0)
@@ -184,15 +201,26 @@ struct StreamingTransportTests {
     /// One connection: reads the request head, then either the whole chunked body (answering 200 with
     /// its length and a checksum) or nothing (answering 400 at once, as a server refusing the data).
     final class UploadServer: @unchecked Sendable {
-        enum Mode { case consume(delay: Double), refuse, vanish }
+        enum Mode {
+            case consume(delay: Double)
+            case refuse, vanish
+        }
         let port: Int
         private let lock = NSLock()
         private var startedReading = false
         private var body: [UInt8] = []
         private var head = ""
 
-        var readingStarted: Bool { lock.lock(); defer { lock.unlock() }; return startedReading }
-        var receivedHead: String { lock.lock(); defer { lock.unlock() }; return head }
+        var readingStarted: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return startedReading
+        }
+        var receivedHead: String {
+            lock.lock()
+            defer { lock.unlock() }
+            return head
+        }
         var url: URL { URL(string: "http://127.0.0.1:\(port)/?query=INSERT")! }
 
         init(_ mode: Mode) throws {
@@ -202,7 +230,9 @@ struct StreamingTransportTests {
             address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
             let ok = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0 }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0
+                }
             }
             guard ok else { throw SimpleError("cannot listen") }
             port = Int(UInt16(bigEndian: address.sin_port))
@@ -224,7 +254,8 @@ struct StreamingTransportTests {
                 func line() -> String? {
                     while true {
                         if let end = buffered.firstIndex(of: 10) {
-                            let text = String(decoding: buffered[..<end], as: UTF8.self).trimmingCharacters(in: .newlines)
+                            let text = String(decoding: buffered[..<end], as: UTF8.self).trimmingCharacters(
+                                in: .newlines)
                             buffered.removeFirst(end + 1)
                             return text
                         }
@@ -233,9 +264,13 @@ struct StreamingTransportTests {
                 }
                 var lines: [String] = []
                 while let text = line(), !text.isEmpty { lines.append(text) }
-                lock.lock(); head = lines.joined(separator: "\n"); lock.unlock()
+                lock.lock()
+                head = lines.joined(separator: "\n")
+                lock.unlock()
                 func answer(_ status: String, _ text: String) {
-                    let bytes = Array("HTTP/1.1 \(status)\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n\(text)".utf8)
+                    let bytes = Array(
+                        "HTTP/1.1 \(status)\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n\(text)"
+                            .utf8)
                     _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 }
                 switch mode {
@@ -250,7 +285,9 @@ struct StreamingTransportTests {
                     while fill() { buffered.removeAll() }
                 case .consume(let delay):
                     Thread.sleep(forTimeInterval: delay)
-                    lock.lock(); startedReading = true; lock.unlock()
+                    lock.lock()
+                    startedReading = true
+                    lock.unlock()
                     var received: [UInt8] = []
                     while let size = line().flatMap({ Int($0, radix: 16) }), size > 0 {
                         while buffered.count < size + 2 { guard fill() else { return } }
@@ -279,9 +316,15 @@ struct StreamingTransportTests {
         let server = try UploadServer(.consume(delay: 0))
         let data = Self.payload(3_000_000)
         var answer: [UInt8] = []
-        let head = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, headers: ["X-ClickHouse-User": "metrika"], timeout: Self.uploadTimeout), upload: { write in
-            for start in stride(from: 0, to: data.count, by: 100_000) { try await write(Array(data[start..<min(data.count, start + 100_000)])) }
-        }) { answer += $0 }
+        let head = try await CurlTransport().exchange(
+            HTTPRequest(
+                method: "POST", url: server.url, headers: ["X-ClickHouse-User": "metrika"], timeout: Self.uploadTimeout),
+            upload: { write in
+                for start in stride(from: 0, to: data.count, by: 100_000) {
+                    try await write(Array(data[start..<min(data.count, start + 100_000)]))
+                }
+            }
+        ) { answer += $0 }
         var sum: UInt64 = 0
         for byte in data { sum = sum &* 31 &+ UInt64(byte) }
         #expect(head.status == 200)
@@ -296,25 +339,35 @@ struct StreamingTransportTests {
         var written = 0
         var writtenWhenTheServerStarted: Int?
         let piece = [UInt8](repeating: 65, count: 65_536)
-        let head = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, timeout: Self.uploadTimeout), upload: { write in
-            while written < 96 << 20 {
-                if writtenWhenTheServerStarted == nil, server.readingStarted { writtenWhenTheServerStarted = written }
-                try await write(piece)
-                written += piece.count
+        let head = try await CurlTransport().exchange(
+            HTTPRequest(method: "POST", url: server.url, timeout: Self.uploadTimeout),
+            upload: { write in
+                while written < 96 << 20 {
+                    if writtenWhenTheServerStarted == nil, server.readingStarted {
+                        writtenWhenTheServerStarted = written
+                    }
+                    try await write(piece)
+                    written += piece.count
+                }
             }
-        }) { _ in }
+        ) { _ in }
         #expect(head.status == 200)
         // 4 MiB between the writer and libcurl, plus both sides' socket buffers; unpaced, all 96 MiB.
-        #expect((writtenWhenTheServerStarted ?? written) < 40 << 20, "written before the server read: \(writtenWhenTheServerStarted ?? written)")
+        #expect(
+            (writtenWhenTheServerStarted ?? written) < 40 << 20,
+            "written before the server read: \(writtenWhenTheServerStarted ?? written)")
     }
 
     @Test("A server that refuses the data mid-upload is answered with its own error, not a broken pipe")
     func aRefusalMidUploadIsTheAnswer() async throws {
         let server = try UploadServer(.refuse)
         let piece = [UInt8](repeating: 66, count: 65_536)
-        let head = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, timeout: Self.uploadTimeout), upload: { write in
-            for _ in 0..<(64 << 20) / piece.count { try await write(piece) }
-        }) { _ in }
+        let head = try await CurlTransport().exchange(
+            HTTPRequest(method: "POST", url: server.url, timeout: Self.uploadTimeout),
+            upload: { write in
+                for _ in 0..<(64 << 20) / piece.count { try await write(piece) }
+            }
+        ) { _ in }
         #expect(head.status == 400)
         #expect(String(decoding: head.errorBody, as: UTF8.self).contains("Cannot parse input"))
     }
@@ -323,10 +376,13 @@ struct StreamingTransportTests {
     func aFailingWriterAbandonsTheUpload() async throws {
         let server = try UploadServer(.consume(delay: 0))
         await #expect(throws: ReaderGaveUp.self) {
-            _ = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, timeout: Self.uploadTimeout), upload: { write in
-                try await write(Array("a\tb\n".utf8))
-                throw ReaderGaveUp()
-            }) { _ in }
+            _ = try await CurlTransport().exchange(
+                HTTPRequest(method: "POST", url: server.url, timeout: Self.uploadTimeout),
+                upload: { write in
+                    try await write(Array("a\tb\n".utf8))
+                    throw ReaderGaveUp()
+                }
+            ) { _ in }
         }
     }
 
@@ -340,13 +396,18 @@ struct StreamingTransportTests {
         // The shape of `logs --clickhouse`: each piece of a download is written into the insert, and the
         // download's client (like MetrikaClient.downloadLogPart) turns its transport errors into its own.
         let error = await #expect(throws: (any Error).self) {
-            _ = try await CurlTransport().exchange(HTTPRequest(method: "POST", url: server.url, timeout: Self.uploadTimeout), upload: { write in
-                do {
-                    _ = try await CurlTransport().exchange(HTTPRequest(url: URL(string: source.baseURL + "/part")!, timeout: 10), upload: nil) { try await write($0) }
-                } catch is TransportError {
-                    throw BlamedTheSource()
+            _ = try await CurlTransport().exchange(
+                HTTPRequest(method: "POST", url: server.url, timeout: Self.uploadTimeout),
+                upload: { write in
+                    do {
+                        _ = try await CurlTransport().exchange(
+                            HTTPRequest(url: URL(string: source.baseURL + "/part")!, timeout: 10), upload: nil
+                        ) { try await write($0) }
+                    } catch is TransportError {
+                        throw BlamedTheSource()
+                    }
                 }
-            }) { _ in }
+            ) { _ in }
         }
         #expect(error is TransportError, "the insert's failure was reported as \(String(describing: error))")
     }

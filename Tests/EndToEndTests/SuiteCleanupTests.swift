@@ -12,12 +12,17 @@ struct SuiteCleanupTests {
     /// is never released: the leak this replaces).
     @Test func noSuiteKeepsASimulatorInAStatic() throws {
         let directory = Binaries.repositoryRoot.appendingPathComponent("Tests/EndToEndTests")
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".swift") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasSuffix(".swift")
+        }
         #expect(files.count > 20)
         for file in files {
             let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
-            #expect(text.firstMatch(of: /static let \w+(: [^=]+)? = Result \{ try FakeAPI/) == nil, "\(file) keeps a simulator in a static")
-            #expect(text.firstMatch(of: /static let \w+: Result<FakeAPI/) == nil, "\(file) keeps a simulator in a static")
+            #expect(
+                text.firstMatch(of: /static let \w+(: [^=]+)? = Result \{ try FakeAPI/) == nil,
+                "\(file) keeps a simulator in a static")
+            #expect(
+                text.firstMatch(of: /static let \w+: Result<FakeAPI/) == nil, "\(file) keeps a simulator in a static")
             if text.contains("FakeAPI.shared(") || text.contains("SuiteFixture(") {
                 #expect(text.contains(".stops("), "\(file) shares a simulator but never stops it")
             }
@@ -32,12 +37,15 @@ struct SuiteCleanupTests {
             "$0" --port 0 --parent-pid $$ >/dev/null 2>&1 & echo $!
             "$0" --telegram --port 0 --parent-pid $$ >/dev/null 2>&1 & echo $!
             """#
-        let shell = try runProcess("/bin/sh", ["-c", script, Binaries.fakeAPI], environment: ["PATH": "/usr/bin:/bin"], timeout: 30)
+        let shell = try runProcess(
+            "/bin/sh", ["-c", script, Binaries.fakeAPI], environment: ["PATH": "/usr/bin:/bin"], timeout: 30)
         let pids = shell.stdoutLines.compactMap { pid_t($0) }
         try #require(pids.count == 2, "\(shell.stdout) \(shell.stderr)")
         defer { for pid in pids { kill(pid, SIGKILL) } }
         let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, pids.contains(where: { kill($0, 0) == 0 }) { try await Task.sleep(for: .milliseconds(50)) }
+        while Date() < deadline, pids.contains(where: { kill($0, 0) == 0 }) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         #expect(pids.allSatisfy { kill($0, 0) != 0 }, "a simulator outlived its parent")
     }
 

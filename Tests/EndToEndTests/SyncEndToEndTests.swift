@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import MetrikaSystem
+import Testing
 
 /// `metrika sync` as cron runs it: killed halfway, run side by side with other writers and readers,
 /// and with some counters failing.
@@ -21,12 +21,14 @@ struct SyncEndToEndTests {
         (["--clickhouse", "ftp://x"], "is not an http(s) URL"),
         (["--cluster", "pair"], "give --clickhouse"),
         (["--clickhouse", "http://127.0.0.1:1,http://127.0.0.1:2"], "also needs --cluster NAME"),
-        (["--clickhouse", "http://127.0.0.1:1", "--cluster", "a-b"], "is not a cluster name"),
+        (["--clickhouse", "http://127.0.0.1:1", "--cluster", "a-b"], "is not a cluster name")
     ])
     func aWrongClickHouseTargetIsRefusedBeforeTheSync(extra: [String], says: String) throws {
         let api = try FakeAPI()
         let home = try TemporaryDirectory()
-        let result = try metrika(["sync", "--counter", "1001"] + extra, environment: metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": home.path + "/h.sqlite"]))
+        let result = try metrika(
+            ["sync", "--counter", "1001"] + extra,
+            environment: metrikaEnvironment(api: api, home: home.path, extra: ["METRIKA_DB": home.path + "/h.sqlite"]))
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains(says), "\(result.stderr)")
         #expect(try api.requests().isEmpty)
@@ -79,7 +81,9 @@ struct SyncEndToEndTests {
         #expect(rerun.stdout.hasSuffix(", 0 failures.\n"))
         #expect(try HistoryTools.sqlite(path, "PRAGMA integrity_check") == "ok")
         #expect(try HistoryTools.sqlite(path, Self.partialRanges) == "")
-        let perCounter = try HistoryTools.sqlite(path, """
+        let perCounter = try HistoryTools.sqlite(
+            path,
+            """
             SELECT count(*) || ' counters x ' || min(n) || '-' || max(n) || ' values'
             FROM (SELECT counter_id, count(*) AS n FROM daily_values GROUP BY counter_id)
             """)
@@ -98,7 +102,7 @@ struct SyncEndToEndTests {
         let commands = [
             ["sync", "--from", "60daysAgo"],
             ["sync", "--from", "90daysAgo", "--counter", "1001,1002,1004"],
-            ["report", "--counter", "1001", "--from", "45daysAgo", "--csv"],
+            ["report", "--counter", "1001", "--from", "45daysAgo", "--csv"]
         ]
         for round in 0..<2 {
             let results = ResultsBox(count: commands.count)
@@ -116,7 +120,9 @@ struct SyncEndToEndTests {
         }
         #expect(try HistoryTools.sqlite(path, "PRAGMA integrity_check") == "ok")
         #expect(try HistoryTools.sqlite(path, Self.partialRanges) == "")
-        #expect(try HistoryTools.sqlite(path, "SELECT count(DISTINCT day) FROM daily_values WHERE counter_id = 1001") == "91")
+        #expect(
+            try HistoryTools.sqlite(path, "SELECT count(DISTINCT day) FROM daily_values WHERE counter_id = 1001")
+                == "91")
     }
 
     /// One counter failing (a foreign id; an API that keeps failing for one counter's metadata) costs
@@ -127,12 +133,17 @@ struct SyncEndToEndTests {
         let path = home.path + "/history.sqlite"
         let environment = metrikaEnvironment(api: api, home: home.path, retryScale: 0.05, extra: ["METRIKA_DB": path])
 
-        let foreign = try metrika(["sync", "--counter", "9999,1001,1002", "--from", "9daysAgo"], environment: environment)
+        let foreign = try metrika(
+            ["sync", "--counter", "9999,1001,1002", "--from", "9daysAgo"], environment: environment)
         #expect(foreign.status == 77, "\(foreign.stderr)")
         #expect(foreign.stdout == "Synced 2 of 3 counters: 20 days fetched, 5 requests, 1 failure.\n")
         #expect(foreign.stderr.contains("counter 9999"))
-        #expect(try HistoryTools.sqlite(path, "SELECT counter_id || ':' || count(DISTINCT day) FROM daily_values GROUP BY counter_id ORDER BY counter_id")
-            == "1001:10\n1002:10")
+        #expect(
+            try HistoryTools.sqlite(
+                path,
+                "SELECT counter_id || ':' || count(DISTINCT day) FROM daily_values GROUP BY counter_id ORDER BY counter_id"
+            )
+                == "1001:10\n1002:10")
 
         // The API fails every attempt for one counter's metadata: that counter fails with 69, the rest sync.
         try api.inject(["kind": "backend_error", "count": 50, "path_prefix": "/management/v1/counter/1003"])
@@ -141,8 +152,12 @@ struct SyncEndToEndTests {
         #expect(flaky.stdout.hasPrefix("Synced 2 of 3 counters: "))
         #expect(flaky.stdout.hasSuffix(", 1 failure.\n"))
         #expect(flaky.stderr.contains("counter 1003"))
-        #expect(try HistoryTools.sqlite(path, "SELECT counter_id || ':' || count(DISTINCT day) FROM daily_values GROUP BY counter_id ORDER BY counter_id")
-            == "1001:10\n1002:10\n1004:10")
+        #expect(
+            try HistoryTools.sqlite(
+                path,
+                "SELECT counter_id || ':' || count(DISTINCT day) FROM daily_values GROUP BY counter_id ORDER BY counter_id"
+            )
+                == "1001:10\n1002:10\n1004:10")
         #expect(try HistoryTools.sqlite(path, Self.partialRanges) == "")
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
+import MetrikaTestSupport
 import Synchronization
 import Testing
-import MetrikaTestSupport
+
 @testable import MetrikaAPI
 @testable import MetrikaModel
 @testable import MetrikaUseCases
@@ -25,8 +26,10 @@ struct TelegramBotEndToEndTests {
 
         init() throws {
             process.executableURL = URL(fileURLWithPath: Binaries.fakeAPI)
-            process.arguments = ["--telegram", "--port", "0", "--token", TelegramBotEndToEndTests.token,
-                                 "--parent-pid", String(getpid())]
+            process.arguments = [
+                "--telegram", "--port", "0", "--token", TelegramBotEndToEndTests.token,
+                "--parent-pid", String(getpid())
+            ]
             let out = Pipe()
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
@@ -84,7 +87,8 @@ struct TelegramBotEndToEndTests {
         // HTML-hostile text from Metrika, escaped once, arrives whole; a long digest in several messages.
         let hostile = "<b>" + TelegramHTML.escape(#"<script>alert("x")</script> & Co"#) + "</b>"
         try await bot.sendText(hostile, to: TelegramChatID(42))
-        let digest = (1...5000).map { "<code>\($0)</code> " + TelegramHTML.escape("Ромашка <\($0)> & visits") }.joined(separator: "\n")
+        let digest = (1...5000).map { "<code>\($0)</code> " + TelegramHTML.escape("Ромашка <\($0)> & visits") }.joined(
+            separator: "\n")
         let ids = try await bot.sendText("<pre>" + digest + "</pre>", to: TelegramChatID(42))
         #expect(ids.count > 10)
         var sent = try api.sent()
@@ -93,14 +97,19 @@ struct TelegramBotEndToEndTests {
 
         // A PNG photo with its caption, an SVG as a document.
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 1, count: 2048)
-        try await bot.sendPhoto(png, fileName: "visits.png", caption: "<b>Visits</b> " + TelegramHTML.escape("<1001>"), to: TelegramChatID(42))
-        try await bot.sendDocument(Data("<svg xmlns='http://www.w3.org/2000/svg'/>".utf8), fileName: "visits.svg", contentType: "image/svg+xml",
-                                   to: TelegramChatID(42))
+        try await bot.sendPhoto(
+            png, fileName: "visits.png", caption: "<b>Visits</b> " + TelegramHTML.escape("<1001>"),
+            to: TelegramChatID(42))
+        try await bot.sendDocument(
+            Data("<svg xmlns='http://www.w3.org/2000/svg'/>".utf8), fileName: "visits.svg",
+            contentType: "image/svg+xml",
+            to: TelegramChatID(42))
         sent = try api.sent()
         let photo = try #require(sent.first { $0["method"] as? String == "sendPhoto" })
         #expect(photo["file_bytes"] as? Int == png.count)
         #expect(photo["caption"] as? String == "<b>Visits</b> &lt;1001&gt;")
-        #expect(sent.contains { $0["method"] as? String == "sendDocument" && $0["file_name"] as? String == "visits.svg" })
+        #expect(
+            sent.contains { $0["method"] as? String == "sendDocument" && $0["file_name"] as? String == "visits.svg" })
 
         // 429: waited exactly retry_after, then sent; 502 retried; a migrated group followed.
         try await bot.sendText("flood", to: TelegramChatID(429))
@@ -120,8 +129,12 @@ struct TelegramBotEndToEndTests {
             (404, .chatNotFound(chat: "404")),
             (403, .blocked(chat: "403", reason: "bot was blocked by the user")),
             (4290, .tooManyRequests(retryAfter: 3600)),
-            (999, .garbage(method: "sendMessage", status: 200, detail: "it starts <html><body>upstream says hi</body></html>")),
-            (6000, .answerTooLarge(limit: TelegramBot.maxResponseBytes)),
+            (
+                999,
+                .garbage(
+                    method: "sendMessage", status: 200, detail: "it starts <html><body>upstream says hi</body></html>")
+            ),
+            (6000, .answerTooLarge(limit: TelegramBot.maxResponseBytes))
         ]
         for (chat, expected) in refusals {
             do {
@@ -145,7 +158,9 @@ struct TelegramBotEndToEndTests {
         }
 
         // The bot's side: commands, the webhook, updates with the offset.
-        try await bot.setMyCommands([TelegramBotCommand("report", "A report"), TelegramBotCommand("today", "Today so far")])
+        try await bot.setMyCommands([
+            TelegramBotCommand("report", "A report"), TelegramBotCommand("today", "Today so far")
+        ])
         try await bot.deleteWebhook()
         _ = try api.control("POST", "__tg/updates", #"{"chat_id": 42, "text": "/report 1001"}"#)
         _ = try api.control("POST", "__tg/updates", #"{"chat_id": -100777, "text": "/today@metrika_test_bot"}"#)

@@ -8,23 +8,31 @@ import Testing
 /// The Bot API simulator refuses HTML it could not parse, so an accepted message is valid HTML.
 private let deliverySimulator = FakeAPI.shared(fixtures: "alerts", arguments: ["--now", "2026-12-01T14:30:00Z"])
 private let digestSimulator = FakeAPI.shared()
-private let botSimulator = SuiteFixture<TelegramBotEndToEndTests.BotAPI>(start: { try TelegramBotEndToEndTests.BotAPI() }, stop: { $0.stop() })
+private let botSimulator = SuiteFixture<TelegramBotEndToEndTests.BotAPI>(
+    start: { try TelegramBotEndToEndTests.BotAPI() }, stop: { $0.stop() })
 
-@Suite(.serialized, .blockingLanes, .stops(deliverySimulator, digestSimulator, botSimulator)) struct TelegramDeliveryEndToEndTests {
+@Suite(.serialized, .blockingLanes, .stops(deliverySimulator, digestSimulator, botSimulator))
+struct TelegramDeliveryEndToEndTests {
     static let token = TelegramBotEndToEndTests.token
     static let now = "2026-12-01T14:30:00Z"
     static let counter = ["--counter", "520008"]
 
-    func environment(_ api: FakeAPI, _ bot: TelegramBotEndToEndTests.BotAPI, _ home: TemporaryDirectory, token: String = token) -> [String: String] {
-        metrikaEnvironment(api: api, home: home.path, extra: [
-            "METRIKA_NOW": Self.now, "METRIKA_DB": home.path + "/h.sqlite",
-            "METRIKA_TELEGRAM_TOKEN": token, "METRIKA_TELEGRAM_API_URL": bot.baseURL.absoluteString,
-        ])
+    func environment(
+        _ api: FakeAPI, _ bot: TelegramBotEndToEndTests.BotAPI, _ home: TemporaryDirectory, token: String = token
+    ) -> [String: String] {
+        metrikaEnvironment(
+            api: api, home: home.path,
+            extra: [
+                "METRIKA_NOW": Self.now, "METRIKA_DB": home.path + "/h.sqlite",
+                "METRIKA_TELEGRAM_TOKEN": token, "METRIKA_TELEGRAM_API_URL": bot.baseURL.absoluteString
+            ])
     }
 
     /// The sends accepted for `chat` after the first `start` of the log.
     func sends(_ bot: TelegramBotEndToEndTests.BotAPI, to chat: String, after start: Int) throws -> [[String: Any]] {
-        try bot.sent().dropFirst(start).filter { "\($0["chat_id"] ?? "")" == chat && $0["method"] as? String == "sendMessage" }
+        try bot.sent().dropFirst(start).filter {
+            "\($0["chat_id"] ?? "")" == chat && $0["method"] as? String == "sendMessage"
+        }
     }
 
     @Test func anAlertReachesTheChatAsHTMLAndTheTokenIsNeverShown() throws {
@@ -32,7 +40,9 @@ private let botSimulator = SuiteFixture<TelegramBotEndToEndTests.BotAPI>(start: 
         let bot = try botSimulator.get()
         let home = try TemporaryDirectory()
         let start = try bot.sent().count
-        let run = try metrika(["alert", "--today", "--verbose", "--telegram", "123456789"] + Self.counter, environment: environment(api, bot, home))
+        let run = try metrika(
+            ["alert", "--today", "--verbose", "--telegram", "123456789"] + Self.counter,
+            environment: environment(api, bot, home))
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("520008 Магазин «До обеда»: visits stopped at 14:00"), "\(run.stdout)")
         let sent = try sends(bot, to: "123456789", after: start)
@@ -55,18 +65,21 @@ private let botSimulator = SuiteFixture<TelegramBotEndToEndTests.BotAPI>(start: 
         let api = try deliverySimulator.get()
         let bot = try botSimulator.get()
         let home = try TemporaryDirectory()
-        let failed = try metrika(["alert", "--today", "--telegram", "404"] + Self.counter, environment: environment(api, bot, home))
+        let failed = try metrika(
+            ["alert", "--today", "--telegram", "404"] + Self.counter, environment: environment(api, bot, home))
         #expect(failed.status == 69, "\(failed.stderr)")
         #expect(failed.stderr.contains("Telegram chat 404 was not found"), "\(failed.stderr)")
         #expect(!failed.stderr.contains(Self.token))
         // The claim was given back: the next run tells the same alert again, this time delivered.
         let start = try bot.sent().count
-        let again = try metrika(["alert", "--today", "--telegram", "123456789"] + Self.counter, environment: environment(api, bot, home))
+        let again = try metrika(
+            ["alert", "--today", "--telegram", "123456789"] + Self.counter, environment: environment(api, bot, home))
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.contains("520008"), "\(again.stdout)")
         #expect(try sends(bot, to: "123456789", after: start).count == 1)
         // And once told, a third run is silent.
-        let third = try metrika(["alert", "--today", "--telegram", "123456789"] + Self.counter, environment: environment(api, bot, home))
+        let third = try metrika(
+            ["alert", "--today", "--telegram", "123456789"] + Self.counter, environment: environment(api, bot, home))
         #expect(third.status == 0 && third.stdout.isEmpty, "\(third.stdout)\(third.stderr)")
     }
 
@@ -76,7 +89,8 @@ private let botSimulator = SuiteFixture<TelegramBotEndToEndTests.BotAPI>(start: 
         _ = try bot.control("POST", "__tg/reset")
         let home = try TemporaryDirectory()
         let began = Date()
-        let run = try metrika(["alert", "--today", "--telegram", "429"] + Self.counter, environment: environment(api, bot, home))
+        let run = try metrika(
+            ["alert", "--today", "--telegram", "429"] + Self.counter, environment: environment(api, bot, home))
         let took = Date().timeIntervalSince(began)
         #expect(run.status == 0, "\(run.stderr)")
         // The simulator's retry_after is 3 s: the retry waited that long, no less.
@@ -89,7 +103,9 @@ private let botSimulator = SuiteFixture<TelegramBotEndToEndTests.BotAPI>(start: 
         let bot = try botSimulator.get()
         let home = try TemporaryDirectory()
         let wrong = "111:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
-        let run = try metrika(["alert", "--today", "--telegram", "123456789"] + Self.counter, environment: environment(api, bot, home, token: wrong))
+        let run = try metrika(
+            ["alert", "--today", "--telegram", "123456789"] + Self.counter,
+            environment: environment(api, bot, home, token: wrong))
         #expect(run.status == 77, "\(run.stderr)")
         let lines = run.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(run.stderr)")
@@ -104,7 +120,8 @@ private let botSimulator = SuiteFixture<TelegramBotEndToEndTests.BotAPI>(start: 
         let directory = home.path + "/config/metrika"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/config.json"
-        try Data("{\"telegram\": {\"token\": \"\(Self.token)\", \"chat\": 123456789}}".utf8).write(to: URL(fileURLWithPath: path))
+        try Data("{\"telegram\": {\"token\": \"\(Self.token)\", \"chat\": 123456789}}".utf8).write(
+            to: URL(fileURLWithPath: path))
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
         var env = environment(api, bot, home)
         env["METRIKA_TELEGRAM_TOKEN"] = nil
@@ -125,9 +142,11 @@ private let botSimulator = SuiteFixture<TelegramBotEndToEndTests.BotAPI>(start: 
         let bot = try botSimulator.get()
         let home = try TemporaryDirectory()
         let start = try bot.sent().count
-        var env = metrikaEnvironment(api: api, home: home.path, extra: [
-            "METRIKA_TELEGRAM_TOKEN": Self.token, "METRIKA_TELEGRAM_API_URL": bot.baseURL.absoluteString,
-        ])
+        var env = metrikaEnvironment(
+            api: api, home: home.path,
+            extra: [
+                "METRIKA_TELEGRAM_TOKEN": Self.token, "METRIKA_TELEGRAM_API_URL": bot.baseURL.absoluteString
+            ])
         env["METRIKA_DB"] = home.path + "/h.sqlite"
         let run = try metrika(["mail", "--counter", "1001", "--telegram", "123456789", "--verbose"], environment: env)
         #expect(run.status == 0, "\(run.stderr)")

@@ -1,7 +1,7 @@
 import Foundation
+import MetrikaAPI
 import MetrikaTestSupport
 import Testing
-import MetrikaAPI
 
 /// Runs the suite's commands with known tokens (a fixture token, a wrong one, and the tokens the
 /// device flow and a refresh issue) and greps every stdout, stderr, every file under the test's HOME
@@ -26,7 +26,8 @@ struct TokenLeakEndToEndTests {
             let path = root + "/" + relative
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                  let data = FileManager.default.contents(atPath: path) else { continue }
+                let data = FileManager.default.contents(atPath: path)
+            else { continue }
             if data.range(of: bytes) != nil { hits.append(relative) }
         }
         return hits.sorted()
@@ -39,10 +40,14 @@ struct TokenLeakEndToEndTests {
         let app = ["METRIKA_CLIENT_ID": "demo-client", "METRIKA_CLIENT_SECRET": "demo-secret"]
         let badToken = "bad-token-0123456789abcdef"
         var needles = [demoToken, badToken]
-        func run(_ arguments: [String], token: String? = nil, extra: [String: String] = [:], stdin: String? = nil) throws -> ProcessResult {
+        func run(_ arguments: [String], token: String? = nil, extra: [String: String] = [:], stdin: String? = nil)
+            throws -> ProcessResult
+        {
             // A token must never have to be passed as an argument: check the test itself obeys that too.
             for argument in arguments { #expect(!needles.contains(argument)) }
-            let result = try metrika(arguments, environment: metrikaEnvironment(api: api, home: home.path, token: token, extra: extra), stdin: stdin, timeout: 90)
+            let result = try metrika(
+                arguments, environment: metrikaEnvironment(api: api, home: home.path, token: token, extra: extra),
+                stdin: stdin, timeout: 90)
             transcript.add(arguments.joined(separator: " "), result)
             return result
         }
@@ -91,7 +96,8 @@ struct TokenLeakEndToEndTests {
 
         for needle in Array(Set(needles)) + ["demo-secret"] {
             let masked = TokenMask.mask(needle)
-            #expect(Self.files(under: home.path, containing: needle).isEmpty, "a file under HOME holds the token \(masked)")
+            #expect(
+                Self.files(under: home.path, containing: needle).isEmpty, "a file under HOME holds the token \(masked)")
             for (label, text) in transcript.outputs where text.contains(needle) {
                 Issue.record("\(label) contains the token \(masked)")
             }

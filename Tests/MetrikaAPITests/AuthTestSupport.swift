@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import MetrikaAPI
 
 /// A scripted `HTTPTransport`: answers each request with `respond` and records what was sent.
@@ -35,7 +36,7 @@ final class AuthClock: @unchecked Sendable {
     private var current: Date
     private var slept: [Double] = []
 
-    init(_ start: Date = Date(timeIntervalSince1970: 1_781_524_800)) {  // 2026-06-15T12:00:00Z
+    init(_ start: Date = Date(timeIntervalSince1970: 1_781_524_800)) { // 2026-06-15T12:00:00Z
         current = start
     }
 

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import MetrikaAPI
 import MetrikaCLI
+import Testing
+
+@testable import MetrikaAPI
 
 struct PagingTests {
     /// A Management API that holds `total` counters and serves them by 1-based offset/per_page.
@@ -11,7 +12,9 @@ struct PagingTests {
             let offset = Int(items.first { $0.name == "offset" }?.value ?? "1") ?? 1
             let perPage = Int(items.first { $0.name == "per_page" }?.value ?? "1000") ?? 1000
             let ids = offset <= total ? Array(offset...min(total, offset + perPage - 1)) : []
-            let counters = ids.map { #"{"id":\#($0),"name":"c\#($0)","site":"s\#($0).ru","status":"Active","permission":"own","favorite":0}"# }
+            let counters = ids.map {
+                #"{"id":\#($0),"name":"c\#($0)","site":"s\#($0).ru","status":"Active","permission":"own","favorite":0}"#
+            }
             return .respond(200, #"{"rows":\#(total),"counters":[\#(counters.joined(separator: ","))]}"#)
         }
     }
@@ -23,7 +26,8 @@ struct PagingTests {
         #expect(counters.count == total)
         #expect(Set(counters.map(\.id)).count == total)
         let offsets = transport.sentRequests.map { request in
-            URLComponents(url: request.url, resolvingAgainstBaseURL: false)!.queryItems!.first { $0.name == "offset" }!.value!
+            URLComponents(url: request.url, resolvingAgainstBaseURL: false)!.queryItems!.first { $0.name == "offset" }!
+                .value!
         }
         let expected: [String] = (0..<expectedRequests).map { (page: Int) -> String in String(1 + page * 1000) }
         #expect(offsets == expected)
@@ -32,7 +36,7 @@ struct PagingTests {
     @Test func anEmptyPageEndsPagingEvenIfRowsPromisedMore() async throws {
         let transport = FakeTransport([
             .respond(200, #"{"rows":5000,"counters":[{"id":1,"name":"a"}]}"#),
-            .respond(200, #"{"rows":5000,"counters":[]}"#),
+            .respond(200, #"{"rows":5000,"counters":[]}"#)
         ])
         let counters = try await makeClient(transport).fetchCounters(perPage: 1)
         #expect(counters.map(\.id) == [1])
@@ -59,7 +63,7 @@ struct RetryTests {
             .respond(503, errorBody("backend_error", 503, "Backend error")),
             .respond(504, errorBody("timeout", 504, "Timeout")),
             .fail(.connectionLost("cut")),
-            .respond(200, Self.ok),
+            .respond(200, Self.ok)
         ])
         let counters = try await makeClient(transport, clock: clock).fetchCounters()
         #expect(counters.map(\.id) == [7])
@@ -77,14 +81,18 @@ struct RetryTests {
     }
 
     @Test func status420IsAQuotaToo() async throws {
-        let transport = FakeTransport([.respond(420, errorBody("quota_requests_by_ip", 420, "Quota")), .respond(200, Self.ok)])
+        let transport = FakeTransport([
+            .respond(420, errorBody("quota_requests_by_ip", 420, "Quota")), .respond(200, Self.ok)
+        ])
         _ = try await makeClient(transport).fetchCounters()
         #expect(transport.sentRequests.count == 2)
     }
 
     @Test func retryAfterIsHonoured() async throws {
         let clock = FakeClock()
-        let transport = FakeTransport([.respond(429, errorBody("quota_requests_by_ip", 429, "Quota"), ["Retry-After": "3"]), .respond(200, Self.ok)])
+        let transport = FakeTransport([
+            .respond(429, errorBody("quota_requests_by_ip", 429, "Quota"), ["Retry-After": "3"]), .respond(200, Self.ok)
+        ])
         _ = try await makeClient(transport, clock: clock).fetchCounters()
         #expect(clock.recordedSleeps == [3])
     }
@@ -107,7 +115,9 @@ struct RetryTests {
         let clock = FakeClock()
         let transport = FakeTransport(handler: { _ in .respond(503, errorBody("backend_error", 503, "Backend error")) })
         let policy = RetryPolicy(maxAttempts: 4, baseDelay: 0.5, maxDelay: 8, maxTotalWait: 100)
-        await #expect(throws: APIError.self) { _ = try await makeClient(transport, clock: clock, policy: policy).fetchCounters() }
+        await #expect(throws: APIError.self) {
+            _ = try await makeClient(transport, clock: clock, policy: policy).fetchCounters()
+        }
         #expect(transport.sentRequests.count == 4)
         #expect(clock.recordedSleeps.count == 3)
     }
@@ -128,7 +138,7 @@ struct RetryTests {
 
     @Test(arguments: [
         (200, "", 65), (200, "<html>oops</html>", 65), (200, "{\"rows\": 1, \"counters\": [", 65),
-        (200, "{\"rows\": \"many\", \"counters\": {}}", 65),
+        (200, "{\"rows\": \"many\", \"counters\": {}}", 65)
     ])
     func unreadableAnswersAreNotRetried(status: Int, body: String, code: Int32) async throws {
         let transport = FakeTransport([.respond(status, body), .respond(200, Self.ok)])
@@ -143,7 +153,9 @@ struct RetryTests {
     }
 
     @Test func htmlGatewayErrorIsRetriedThenUnavailable() async throws {
-        let transport = FakeTransport(handler: { _ in .respond(502, "<html><body><h1>502 Bad Gateway</h1></body></html>", ["Content-Type": "text/html"]) })
+        let transport = FakeTransport(handler: { _ in
+            .respond(502, "<html><body><h1>502 Bad Gateway</h1></body></html>", ["Content-Type": "text/html"])
+        })
         do {
             _ = try await makeClient(transport).fetchCounters()
             Issue.record("expected an error")
@@ -158,15 +170,18 @@ struct RetryTests {
 
 struct ErrorMappingTests {
     @Test(arguments: [
-        (403, "invalid_token", Int32(77)), (403, "access_denied", 77), (403, "counter_in_connect", 77), (401, "unauthorized", 77),
-        (400, "invalid_parameter", 64), (400, "missing_parameter", 64), (400, "filter_limits", 64), (400, "too_much_rows", 64),
+        (403, "invalid_token", Int32(77)), (403, "access_denied", 77), (403, "counter_in_connect", 77),
+        (401, "unauthorized", 77),
+        (400, "invalid_parameter", 64), (400, "missing_parameter", 64), (400, "filter_limits", 64),
+        (400, "too_much_rows", 64),
         (400, "limit_exceeded", 64), (400, "query_error", 64), (404, "not_found", 64),
         (429, "quota_requests_by_uid", 75), (429, "quota_requests_by_counter_id", 75),
         (429, "quota_requests_by_ip", 75), (429, "quota_parallel_requests", 75), (420, "quota_requests_by_ip", 75),
-        (503, "backend_error", 69), (504, "timeout", 69),
+        (503, "backend_error", 69), (504, "timeout", 69)
     ])
     func everyErrorTypeMapsToItsExitCode(status: Int, type: String, code: Int32) async throws {
-        let transport = FakeTransport(handler: { _ in .respond(status, errorBody(type, status, "Message for \(type)")) })
+        let transport = FakeTransport(handler: { _ in .respond(status, errorBody(type, status, "Message for \(type)")) }
+        )
         do {
             _ = try await makeClient(transport).fetchCounter(id: 5)
             Issue.record("expected an error")

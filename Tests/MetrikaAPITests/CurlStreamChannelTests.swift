@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaAPI
 
 /// The hand-over between libcurl's thread and a streamed download's reader, and what a cancelled
@@ -22,7 +23,10 @@ struct CurlStreamChannelTests {
         channel.close()
         // The cancellation, given by close itself (the rescue's end would be a 599).
         let event = await reader.value
-        guard case .end(.failure(let error)) = event else { Issue.record("\(event)"); return }
+        guard case .end(.failure(let error)) = event else {
+            Issue.record("\(event)")
+            return
+        }
         #expect(error is CancellationError)
         // The producer is told the reader is gone.
         #expect(channel.push([1, 2, 3]) == false)
@@ -33,7 +37,11 @@ struct CurlStreamChannelTests {
         #expect(channel.push([1]) && channel.push([2, 3]))
         channel.end(.success(StreamedResponseHead(status: 200)))
         guard case .bytes(let first) = await channel.next(), case .bytes(let second) = await channel.next(),
-              case .end(.success(let head)) = await channel.next() else { Issue.record("out of order"); return }
+            case .end(.success(let head)) = await channel.next()
+        else {
+            Issue.record("out of order")
+            return
+        }
         #expect(first == [1] && second == [2, 3] && head.status == 200)
     }
 
@@ -43,8 +51,9 @@ struct CurlStreamChannelTests {
             func send(_ request: HTTPRequest) async throws -> HTTPResponse { throw CancellationError() }
         }
         let clock = FakeClock()
-        let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "secret-token-123", transport: Cancelled(),
-                                   requestTimeout: 5, sleep: { clock.sleep($0) }, random: { 0.5 }, now: { clock.now })
+        let client = MetrikaClient(
+            baseURL: URL(string: "https://api.example.test")!, token: "secret-token-123", transport: Cancelled(),
+            requestTimeout: 5, sleep: { clock.sleep($0) }, random: { 0.5 }, now: { clock.now })
         await #expect(throws: CancellationError.self) { _ = try await client.fetchCounter(id: 5) }
         #expect(clock.sleeps.isEmpty)
         #expect(client.requestCounter.value == 1)

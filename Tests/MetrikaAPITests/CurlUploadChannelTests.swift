@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import MetrikaAPI
 
 /// The hand-over of a streamed request body from its async writer to libcurl's thread (issue 36):
@@ -75,7 +76,10 @@ struct CurlUploadChannelTests {
             try await waiting.value
             Issue.record("a closed transfer took the bytes")
         } catch let stopped as CurlUploadChannel.Stopped {
-            guard case .connectionLost = stopped.reason else { Issue.record("\(stopped.reason)"); return }
+            guard case .connectionLost = stopped.reason else {
+                Issue.record("\(stopped.reason)")
+                return
+            }
         }
     }
 }

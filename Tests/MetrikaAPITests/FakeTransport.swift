@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import MetrikaAPI
 
 /// A scripted transport: answers requests from a queue (or a handler) and records what was sent.
@@ -75,7 +76,9 @@ final class FakeClock: @unchecked Sendable {
     }
 }
 
-func makeClient(_ transport: FakeTransport, clock: FakeClock = FakeClock(), policy: RetryPolicy = .standard, random: Double = 0.5) -> MetrikaClient {
+func makeClient(
+    _ transport: FakeTransport, clock: FakeClock = FakeClock(), policy: RetryPolicy = .standard, random: Double = 0.5
+) -> MetrikaClient {
     MetrikaClient(
         baseURL: URL(string: "https://api.example.test")!, token: "secret-token-123", transport: transport,
         retryPolicy: policy, requestTimeout: 5,

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaAPI
 @testable import MetrikaModel
 
@@ -26,7 +27,7 @@ struct FuzzTests {
         #"{"errors": [{"error_type": "invalid_token", "message": "Invalid oauth_token"}], "code": 403, "message": "Invalid oauth_token"}"#,
         #"{"errors": [{"error_type": "invalid_parameter", "message": "Wrong parameter: 'metrics'", "location": "metrics"}], "code": 400}"#,
         #"{"errors": [{"error_type": "quota_requests_by_uid", "message": "daily"}], "code": 429}"#,
-        #"{}"#,
+        #"{}"#
     ]
 
     /// Text dropped into answers: the numbers and strings that break naive decoders.
@@ -35,7 +36,7 @@ struct FuzzTests {
         "123456789012345678901234567890", "9223372036854775807", "9223372036854775808", "-9223372036854775809",
         "9e15", "1.5", #""NaN""#, #""Infinity""#, #""-Infinity""#, #""41""#, #""1e400""#, #""""#, #""\n""#,
         #""a\nb""#, #""\u001b[31m""#, #""\ud800""#, #""\u0000""#, "[]", "{}", "[[]]", #"{"name": 1}"#,
-        #"{"id": null}"#, "[null]", #"["2020-10-01", "2020-10-01"]"#, #""2020-02-30""#,
+        #"{"id": null}"#, "[null]", #"["2020-10-01", "2020-10-01"]"#, #""2020-02-30""#
     ]
 
     static let structuralBytes: [UInt8] = Array(#""\{}[],:0-.eE"#.utf8) + [0xFF, 0xFE, 0xC3, 0x28, 0x00, 0x0A, 0x20]
@@ -70,7 +71,9 @@ struct FuzzTests {
                 let depth = Int.random(in: 1...700, using: &random)
                 bytes.insert(contentsOf: [UInt8](repeating: UInt8(ascii: "["), count: depth), at: position)
                 if Bool.random(using: &random) {
-                    bytes.insert(contentsOf: [UInt8](repeating: UInt8(ascii: "]"), count: depth), at: min(bytes.count, position + depth + 1))
+                    bytes.insert(
+                        contentsOf: [UInt8](repeating: UInt8(ascii: "]"), count: depth),
+                        at: min(bytes.count, position + depth + 1))
                 }
             default:
                 // Splice in a piece of another seed.
@@ -86,7 +89,9 @@ struct FuzzTests {
 
     /// The first run of number characters at or after `start`.
     static func numberLiteral(in bytes: [UInt8], from start: Int) -> Range<Int>? {
-        func isNumberByte(_ byte: UInt8) -> Bool { (48...57).contains(byte) || byte == 45 || byte == 46 || byte == 101 || byte == 69 || byte == 43 }
+        func isNumberByte(_ byte: UInt8) -> Bool {
+            (48...57).contains(byte) || byte == 45 || byte == 46 || byte == 101 || byte == 69 || byte == 43
+        }
         guard let first = bytes[start...].firstIndex(where: { (48...57).contains($0) }) else { return nil }
         var lower = first
         while lower > 0, isNumberByte(bytes[lower - 1]) { lower -= 1 }
@@ -108,17 +113,20 @@ struct FuzzTests {
             } catch {
                 refused += 1
                 let text = describeDecodingFailure(error)
-                #expect(!text.contains("\n") && !text.contains("\r") && text.count <= 301, "not one short line: \(text)")
+                #expect(
+                    !text.contains("\n") && !text.contains("\r") && text.count <= 301, "not one short line: \(text)")
             }
         }
         attempt(StatDataPage.self) { page in
-            let numbers = page.rows.flatMap(\.metrics).compactMap { $0 } + page.totals.compactMap { $0 }
+            let numbers =
+                page.rows.flatMap(\.metrics).compactMap { $0 } + page.totals.compactMap { $0 }
                 + [page.sampleShare, page.sampleSize, page.sampleSpace, page.dataLag].compactMap { $0 }
             #expect(numbers.allSatisfy { $0.isFinite }, "a non-finite number was decoded")
             #expect(page.rowCount == page.rows.count)
         }
         attempt(StatByTime.self) { answer in
-            #expect(answer.totals.joined().compactMap { $0 }.allSatisfy { $0.isFinite }, "a non-finite total was decoded")
+            #expect(
+                answer.totals.joined().compactMap { $0 }.allSatisfy { $0.isFinite }, "a non-finite total was decoded")
         }
         attempt(CounterListResponse.self) { list in
             #expect(list.counters.count <= body.count, "more counters than bytes")
@@ -165,14 +173,17 @@ struct FuzzTests {
         for iteration in 0..<Self.iterations {
             let body = Data(Self.mutate(Array(Self.seeds.randomElement(using: &random)!.utf8), random: &random))
             let status = statuses.randomElement(using: &random)!
-            let retryAfter = Bool.random(using: &random) ? ["Retry-After": Self.tokens.randomElement(using: &random)!] : [:]
+            let retryAfter =
+                Bool.random(using: &random) ? ["Retry-After": Self.tokens.randomElement(using: &random)!] : [:]
             // The same answer to every request (a proxy that ignores paging), byte for byte.
             let transport = RepeatingTransport(HTTPResponse(status: status, headers: retryAfter, body: body))
             let client = MetrikaClient(
                 baseURL: URL(string: "https://api.example")!, token: "fuzz-token", transport: transport,
                 retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.5, maxDelay: 8, maxTotalWait: 30),
                 sleep: { _ in }, random: { 0.5 }, now: { Date(timeIntervalSince1970: 1_790_000_000) })
-            let query = StatQuery(ids: [1001], metrics: ["ym:s:visits", "ym:s:bounceRate"], dimensions: ["ym:s:date"], date1: "2020-10-01", date2: "2020-10-05")
+            let query = StatQuery(
+                ids: [1001], metrics: ["ym:s:visits", "ym:s:bounceRate"], dimensions: ["ym:s:date"],
+                date1: "2020-10-01", date2: "2020-10-05")
             do {
                 switch iteration % 5 {
                 case 0: _ = try await client.fetchCounters()
@@ -194,11 +205,14 @@ struct FuzzTests {
             #expect(transport.count <= 4, "iteration \(iteration): \(transport.count) requests")
         }
         #expect(values > 250, "only \(values) successes")
-        #expect(errors[65, default: 0] > 1000 && errors[69, default: 0] > 100 && errors[75, default: 0] > 100, "\(errors)")
+        #expect(
+            errors[65, default: 0] > 1000 && errors[69, default: 0] > 100 && errors[75, default: 0] > 100, "\(errors)")
     }
 
     @Test func oneLineKeepsTextButNotItsBreaks() {
-        #expect(MetrikaClient.oneLine("Wrong parameter:\n'metrics'\r\u{1B}[31m\u{202E}") == "Wrong parameter:↵'metrics'↵\\x1b[31m")
+        #expect(
+            MetrikaClient.oneLine("Wrong parameter:\n'metrics'\r\u{1B}[31m\u{202E}")
+                == "Wrong parameter:↵'metrics'↵\\x1b[31m")
         #expect(MetrikaClient.oneLine("Ромашка «1»") == "Ромашка «1»")
         #expect(MetrikaClient.oneLine(String(repeating: "x", count: 500)) == String(repeating: "x", count: 300) + "…")
         #expect(MetrikaClient.repairingInvalidUTF8(Data([0x22, 0xFF, 0x41, 0x22])) == Data("\"\u{FFFD}A\"".utf8))
@@ -230,4 +244,3 @@ final class RepeatingTransport: HTTPTransport, @unchecked Sendable {
         return sent
     }
 }
-

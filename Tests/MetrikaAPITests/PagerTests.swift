@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaAPI
 @testable import MetrikaModel
 
@@ -80,21 +81,35 @@ struct ColumnNameTests {
     @Test(arguments: [
         ("ym:s:UTMSource", "utm_source"), ("ym:s:UTMMedium", "utm_medium"), ("ym:s:UTMCampaign", "utm_campaign"),
         ("ym:s:UTMContent", "utm_content"), ("ym:s:UTMTerm", "utm_term"), ("ym:s:startURLPath", "start_url_path"),
-        ("ym:pv:URLHash", "url_hash"), ("ym:s:datePeriodDayName", "date_period_day_name"), ("ym:s:startURL", "start_url"),
-        ("ym:pv:URL", "url"), ("ym:s:visitID", "visit_id"), ("ym:s:clientID", "client_id"), ("ym:pv:watchID", "watch_id"),
-        ("ym:s:CROSS_DEVICE_LAST_YANDEX_DIRECT_CLICKTrafficSource", "cross_device_last_yandex_direct_click_traffic_source"),
-        ("ym:s:CROSS_DEVICE_LAST_YANDEX_DIRECT_CLICKSourceEngine", "cross_device_last_yandex_direct_click_source_engine"),
-        ("ym:s:trafficSource", "traffic_source"), ("ym:s:searchEngine", "search_engine"), ("ym:s:searchPhrase", "search_phrase"),
-        ("ym:s:regionCountry", "region_country"), ("ym:s:regionCity", "region_city"), ("ym:s:deviceCategory", "device_category"),
+        ("ym:pv:URLHash", "url_hash"), ("ym:s:datePeriodDayName", "date_period_day_name"),
+        ("ym:s:startURL", "start_url"),
+        ("ym:pv:URL", "url"), ("ym:s:visitID", "visit_id"), ("ym:s:clientID", "client_id"),
+        ("ym:pv:watchID", "watch_id"),
+        (
+            "ym:s:CROSS_DEVICE_LAST_YANDEX_DIRECT_CLICKTrafficSource",
+            "cross_device_last_yandex_direct_click_traffic_source"
+        ),
+        (
+            "ym:s:CROSS_DEVICE_LAST_YANDEX_DIRECT_CLICKSourceEngine",
+            "cross_device_last_yandex_direct_click_source_engine"
+        ),
+        ("ym:s:trafficSource", "traffic_source"), ("ym:s:searchEngine", "search_engine"),
+        ("ym:s:searchPhrase", "search_phrase"),
+        ("ym:s:regionCountry", "region_country"), ("ym:s:regionCity", "region_city"),
+        ("ym:s:deviceCategory", "device_category"),
         ("ym:s:operatingSystem", "operating_system"), ("ym:s:browser", "browser"), ("ym:s:date", "date"),
-        ("ym:s:visits", "visits"), ("ym:s:pageviews", "pageviews"), ("ym:s:users", "users"), ("ym:s:newUsers", "new_users"),
-        ("ym:s:pageDepth", "page_depth"), ("ym:s:bounceRate", "bounce_rate"), ("ym:s:percentNewVisitors", "percent_new_visitors"),
+        ("ym:s:visits", "visits"), ("ym:s:pageviews", "pageviews"), ("ym:s:users", "users"),
+        ("ym:s:newUsers", "new_users"),
+        ("ym:s:pageDepth", "page_depth"), ("ym:s:bounceRate", "bounce_rate"),
+        ("ym:s:percentNewVisitors", "percent_new_visitors"),
         ("ym:s:robotPercentage", "robot_percentage"), ("ym:s:avgVisitDurationSeconds", "avg_visit_duration_seconds"),
         ("ym:s:goal4001reaches", "goal4001_reaches"), ("ym:s:goal4001conversionRate", "goal4001_conversion_rate"),
         ("ym:s:sumGoalReachesAny", "sum_goal_reaches_any"), ("ym:s:paramsLevel1", "params_level1"),
-        ("ym:s:lastTrafficSource", "last_traffic_source"), ("ym:s:hasGCLID", "has_gclid"), ("ym:s:ipAddress", "ip_address"),
-        ("ym:s:datePeriod<group>", "date_period_group"), ("ym:s:goalsID", "goals_id"), ("ym:ad:RUBAdCost", "rub_ad_cost"),
-        ("ym:s:browserMajorVersion", "browser_major_version"), ("ym:s:", "column"),
+        ("ym:s:lastTrafficSource", "last_traffic_source"), ("ym:s:hasGCLID", "has_gclid"),
+        ("ym:s:ipAddress", "ip_address"),
+        ("ym:s:datePeriod<group>", "date_period_group"), ("ym:s:goalsID", "goals_id"),
+        ("ym:ad:RUBAdCost", "rub_ad_cost"),
+        ("ym:s:browserMajorVersion", "browser_major_version"), ("ym:s:", "column")
     ])
     func names(apiName: String, column: String) {
         #expect(ColumnName.of(apiName) == column)
@@ -107,7 +122,10 @@ struct ColumnNameTests {
     }
 
     /// Counts given by their raw API name print as counts, not as `1 000.00`.
-    @Test(arguments: ["ym:pv:pageviews", "ym:s:users", "ym:pv:users", "ym:s:visits", "ym:pv:hits", "ym:s:sumGoalReachesAny", "ym:ad:goal4001reaches"])
+    @Test(arguments: [
+        "ym:pv:pageviews", "ym:s:users", "ym:pv:users", "ym:s:visits", "ym:pv:hits", "ym:s:sumGoalReachesAny",
+        "ym:ad:goal4001reaches"
+    ])
     func rawCountNamesAreCounts(name: String) throws {
         let metric = try #require(Metric.named(name))
         #expect(metric.unit == .count)

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import MetrikaAPI
 
 /// At most N requests in flight, however many callers send at once (the MCP server's tool calls).
@@ -9,7 +10,10 @@ import Testing
     final class Slow: HTTPTransport {
         let inside = Mutex((now: 0, most: 0))
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-            inside.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            inside.withLock {
+                $0.now += 1
+                $0.most = max($0.most, $0.now)
+            }
             try await Task.sleep(nanoseconds: 20_000_000)
             inside.withLock { $0.now -= 1 }
             return HTTPResponse(status: 200)
@@ -19,7 +23,8 @@ import Testing
     @Test func nineCallersAtOnceNeverHaveMoreThanThreeRequestsInFlight() async throws {
         let slow = Slow()
         let limited = ParallelLimitTransport(base: slow, limit: 3)
-        let request = HTTPRequest(method: "GET", url: URL(string: "http://127.0.0.1:1/x")!, headers: [:], body: nil, timeout: 5)
+        let request = HTTPRequest(
+            method: "GET", url: URL(string: "http://127.0.0.1:1/x")!, headers: [:], body: nil, timeout: 5)
         try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<9 { group.addTask { try await limited.send(request).status } }
             for try await status in group { #expect(status == 200) }

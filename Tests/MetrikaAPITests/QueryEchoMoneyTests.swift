@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaAPI
 @testable import MetrikaModel
 
@@ -11,7 +12,9 @@ struct QueryEchoMoneyTests {
     }
 
     @Test func theCurrencyAndModelTheAnswerUsed() throws {
-        let text = Self.page(#"{"metrics":["ym:s:ecommercePurchases","ym:s:ecommerce<currency>ConvertedRevenue"],"attribution":"CROSS_DEVICE_LAST_YANDEX_DIRECT_CLICK","currency":"BYN"}"#)
+        let text = Self.page(
+            #"{"metrics":["ym:s:ecommercePurchases","ym:s:ecommerce<currency>ConvertedRevenue"],"attribution":"CROSS_DEVICE_LAST_YANDEX_DIRECT_CLICK","currency":"BYN"}"#
+        )
         let scanned = try #require(try StatDataScanner.scan(Data(text.utf8)))
         #expect(scanned.queryCurrency == "BYN")
         #expect(scanned.queryAttribution == "CROSS_DEVICE_LAST_YANDEX_DIRECT_CLICK")
@@ -37,7 +40,9 @@ struct QueryEchoMoneyTests {
     @Test func theRequestSendsCurrencyAndAttributionOnlyWhenAsked() {
         let plain = StatQuery(ids: [1], metrics: ["ym:s:visits"], date1: "2026-11-09", date2: "2026-11-15")
         #expect(!plain.items.contains { $0.0 == "currency" || $0.0 == "attribution" })
-        let asked = StatQuery(ids: [1], metrics: ["ym:s:visits"], date1: "2026-11-09", date2: "2026-11-15", currency: "USD", attribution: "automatic")
+        let asked = StatQuery(
+            ids: [1], metrics: ["ym:s:visits"], date1: "2026-11-09", date2: "2026-11-15", currency: "USD",
+            attribution: "automatic")
         #expect(asked.items.contains { $0 == ("currency", "USD") })
         #expect(asked.items.contains { $0 == ("attribution", "automatic") })
     }

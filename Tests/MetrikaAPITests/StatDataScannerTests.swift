@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaAPI
 @testable import MetrikaModel
 
@@ -7,7 +8,8 @@ import Testing
 /// way to it on everything else.
 struct StatDataScannerTests {
     static func decoded(_ text: String) -> StatDataPage? {
-        try? JSONDecoder().decode(StatDataPage.self, from: JSONPreflight.prepare(MetrikaClient.repairingInvalidUTF8(Data(text.utf8))))
+        try? JSONDecoder().decode(
+            StatDataPage.self, from: JSONPreflight.prepare(MetrikaClient.repairingInvalidUTF8(Data(text.utf8))))
     }
 
     @Test func documentedExampleReadsTheSameBothWays() throws {
@@ -32,9 +34,14 @@ struct StatDataScannerTests {
             }
         }
         func string() -> String {
-            let pieces = ["ромашка", "a,b", #"\""#, #"\\"#, #"\n"#, #"\u0041"#, #"\ud83d\ude00"#, "東京", " ", "x", #"\/"#, "🍜", #"\t"#,
-                          #"\ud83d"#, #"\ude00"#, #"\u0416"#, "=1", "👨‍👩‍👧"]
-            return "\"" + (0..<Int(random.next() % 5)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined() + "\""
+            let pieces = [
+                "ромашка", "a,b", #"\""#, #"\\"#, #"\n"#, #"\u0041"#, #"\ud83d\ude00"#, "東京", " ", "x", #"\/"#, "🍜",
+                #"\t"#,
+                #"\ud83d"#, #"\ude00"#, #"\u0416"#, "=1", "👨‍👩‍👧"
+            ]
+            return "\""
+                + (0..<Int(random.next() % 5)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
+                + "\""
         }
         func nameValue() -> String { random.next() % 7 == 0 ? "null" : string() }
         let metricsCount = Int(random.next() % 4) + 1
@@ -47,16 +54,18 @@ struct StatDataScannerTests {
                 return "{" + members.joined(separator: ",") + "}"
             }
             let metrics = (0..<metricsCount).map { _ in number() }
-            rows.append(#"{"dimensions": [\#(dimensions.joined(separator: ", "))],"metrics":[\#(metrics.joined(separator: ","))]}"#)
+            rows.append(
+                #"{"dimensions": [\#(dimensions.joined(separator: ", "))],"metrics":[\#(metrics.joined(separator: ","))]}"#
+            )
         }
         let totals = (0..<metricsCount).map { _ in number() }
         return """
-        {"query": {"ids": [1], "metrics": ["ym:s:visits"], "dimensions": [], "date1": "2026-01-01", "extra": {"a": [[]]}},
-         "data": [\(rows.joined(separator: ",\n  "))],
-         "total_rows": \(random.next() % 1000), "sampled": \(random.next() % 2 == 0 ? "true" : "false"),
-         "sample_share": \(number()), "data_lag": \(number()), "totals": [\(totals.joined(separator: ","))],
-         "min": [1], "contains_sensitive_data": false}\(random.next() % 2 == 0 ? "\n" : "")
-        """
+            {"query": {"ids": [1], "metrics": ["ym:s:visits"], "dimensions": [], "date1": "2026-01-01", "extra": {"a": [[]]}},
+             "data": [\(rows.joined(separator: ",\n  "))],
+             "total_rows": \(random.next() % 1000), "sampled": \(random.next() % 2 == 0 ? "true" : "false"),
+             "sample_share": \(number()), "data_lag": \(number()), "totals": [\(totals.joined(separator: ","))],
+             "min": [1], "contains_sensitive_data": false}\(random.next() % 2 == 0 ? "\n" : "")
+            """
     }
 
     @Test func randomPlainPagesReadTheSameBothWays() throws {
@@ -74,11 +83,14 @@ struct StatDataScannerTests {
     /// in that storage: the metric values, nulls included, are held to JSONSerialization's reading.
     @Test func metricValuesAndNullsAreTheDocumentsOwn() throws {
         var random = SeededRandom(seed: 0x5CA9_0002)
-        var nulls = 0, read = 0
+        var nulls = 0
+        var read = 0
         for _ in 0..<500 {
             let text = Self.randomPage(&random)
             // JSONSerialization refuses lone surrogates in names, which the random pages hold: skip those.
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { continue }
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+                continue
+            }
             read += 1
             let data = try #require(object["data"] as? [[String: Any]])
             let expected: [[Double?]] = data.map { row in
@@ -101,7 +113,8 @@ struct StatDataScannerTests {
                 }
             }
         }
-        #expect(read > 200 && nulls > 100, "the random pages should hold null metrics (\(read) pages read, \(nulls) nulls)")
+        #expect(
+            read > 200 && nulls > 100, "the random pages should hold null metrics (\(read) pages read, \(nulls) nulls)")
     }
 
     /// Every dimension name's bytes as the page holds them (nil for null): `==` compares the text as
@@ -120,11 +133,15 @@ struct StatDataScannerTests {
     /// overlong and surrogate edges E0/ED/F0/F4, the never-valid C0/C1/F5–FF).
     @Test func theUTF8CheckAgreesWithTheStandardLibrary() {
         var random = SeededRandom(seed: 0x5CA9_0003)
-        let interesting: [UInt8] = [0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED,
-                                    0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+        let interesting: [UInt8] = [
+            0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED,
+            0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF
+        ]
         var valid = 0
         for _ in 0..<200_000 {
-            let bytes = (0..<Int(random.next() % 7)).map { _ in interesting[Int(random.next() % UInt64(interesting.count))] }
+            let bytes = (0..<Int(random.next() % 7)).map { _ in
+                interesting[Int(random.next() % UInt64(interesting.count))]
+            }
             let kept = Array(String(decoding: bytes, as: UTF8.self).utf8) == bytes
             let checked = bytes.withUnsafeBufferPointer(UTF8Check.isValid)
             #expect(checked == kept, "\(bytes)")
@@ -150,7 +167,9 @@ struct StatDataScannerTests {
             let bytes = StatDataScannerTests.page(names: names)
             let data = Data(bytes)
             let scanned = try #require(try StatDataScanner.scan(data), "\(bytes)")
-            let decoded = try #require(try? JSONDecoder().decode(StatDataPage.self, from: JSONPreflight.prepare(MetrikaClient.repairingInvalidUTF8(data))))
+            let decoded = try #require(
+                try? JSONDecoder().decode(
+                    StatDataPage.self, from: JSONPreflight.prepare(MetrikaClient.repairingInvalidUTF8(data))))
             #expect(Self.nameBytes(scanned) == Self.decodedNameBytes(decoded), "\(bytes)")
             #expect(scanned == decoded)
         }
@@ -161,13 +180,17 @@ struct StatDataScannerTests {
     static func hostileName(_ random: inout SeededRandom) -> [UInt8] {
         if random.next() % 10 == 0 { return Array("null".utf8) }
         let pieces: [[UInt8]] = [
-            Array("phrase".utf8), Array("купить слона".utf8), Array("東京".utf8), Array("😀".utf8), Array("👨‍👩‍👧".utf8), Array("e\u{301}".utf8),
-            Array(",".utf8), Array(" ".utf8), Array("=SUM(A1)".utf8), Array("-1".utf8), Array("@".utf8), Array("'".utf8),
-            Array(#"\""#.utf8), Array(#"\\"#.utf8), Array(#"\n"#.utf8), Array(#"\r\n"#.utf8), Array(#"\t"#.utf8), Array(#"\/"#.utf8),
+            Array("phrase".utf8), Array("купить слона".utf8), Array("東京".utf8), Array("😀".utf8), Array("👨‍👩‍👧".utf8),
+            Array("e\u{301}".utf8),
+            Array(",".utf8), Array(" ".utf8), Array("=SUM(A1)".utf8), Array("-1".utf8), Array("@".utf8),
+            Array("'".utf8),
+            Array(#"\""#.utf8), Array(#"\\"#.utf8), Array(#"\n"#.utf8), Array(#"\r\n"#.utf8), Array(#"\t"#.utf8),
+            Array(#"\/"#.utf8),
             Array(#"\u0416"#.utf8), Array(#"\u001b"#.utf8), Array(#"\u202e"#.utf8), Array(#"\ud83d\ude00"#.utf8),
             Array(#"\ud83d"#.utf8), Array(#"\ude00"#.utf8), Array(#"\ud83dx"#.utf8),
-            [0xFF], [0xC3], [0xC3, 0x28], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
-            [0xF0, 0x9F, 0x98], [0x80], [0xC2, 0x85], [0xE2, 0x80, 0xA8], [0xEF, 0xBB, 0xBF],
+            [0xFF], [0xC3], [0xC3, 0x28], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80],
+            [0xF4, 0x90, 0x80, 0x80],
+            [0xF0, 0x9F, 0x98], [0x80], [0xC2, 0x85], [0xE2, 0x80, 0xA8], [0xEF, 0xBB, 0xBF]
         ]
         var name: [UInt8] = [UInt8(ascii: "\"")]
         for _ in 0..<Int(random.next() % 5) { name += pieces[Int(random.next() % UInt64(pieces.count))] }
@@ -204,7 +227,8 @@ struct StatDataScannerTests {
             guard let scanned = try? StatDataScanner.scan(data) else { continue }
             accepted += 1
             // As MetrikaClient.decode prepares a body: UTF-8 repaired, lone surrogates replaced.
-            let decoded = try? JSONDecoder().decode(StatDataPage.self, from: JSONPreflight.prepare(MetrikaClient.repairingInvalidUTF8(data)))
+            let decoded = try? JSONDecoder().decode(
+                StatDataPage.self, from: JSONPreflight.prepare(MetrikaClient.repairingInvalidUTF8(data)))
             #expect(decoded == scanned, "\(String(decoding: bytes, as: UTF8.self))")
         }
         // Some mutations leave a valid page (a digit changed): those must have been compared.
@@ -212,15 +236,15 @@ struct StatDataScannerTests {
     }
 
     @Test(arguments: [
-        #"{"data":[{"dimensions":[],"metrics":["NaN"]}]}"#,          // non-numbers: the decoder says what is wrong
-        #"{"data":[{"dimensions":[],"metrics":["12.5"]}]}"#,         // numeric strings: tolerated by the decoder only
-        #"{"data":[],"sampled":1}"#,                                 // 0/1 booleans: tolerated by the decoder only
-        #"{"data":[{"dimensions":[{"name":7}],"metrics":[]}]}"#,     // numeric names
-        #"{"data":[{"metrics":[1]}]}"#,                              // a row without dimensions
-        #"{"total_rows":1}"#,                                        // no data
-        #"{"data":[]} x"#,                                           // trailing garbage
+        #"{"data":[{"dimensions":[],"metrics":["NaN"]}]}"#, // non-numbers: the decoder says what is wrong
+        #"{"data":[{"dimensions":[],"metrics":["12.5"]}]}"#, // numeric strings: tolerated by the decoder only
+        #"{"data":[],"sampled":1}"#, // 0/1 booleans: tolerated by the decoder only
+        #"{"data":[{"dimensions":[{"name":7}],"metrics":[]}]}"#, // numeric names
+        #"{"data":[{"metrics":[1]}]}"#, // a row without dimensions
+        #"{"total_rows":1}"#, // no data
+        #"{"data":[]} x"#, // trailing garbage
         #"{"data":[1e999]}"#,
-        #"{"data":[{"dimensions":[],"metrics":[01]}]}"#,
+        #"{"data":[{"dimensions":[],"metrics":[01]}]}"#
     ])
     func unusualPagesAreLeftToTheDecoder(text: String) throws {
         #expect(try StatDataScanner.scan(Data(text.utf8)) == nil)
@@ -232,14 +256,20 @@ struct StatDataScannerTests {
         bytes += Array(#"b"}],"metrics":[1]}]}"#.utf8)
         let scanned = try #require(try StatDataScanner.scan(Data(bytes)))
         #expect(scanned.rows[0].dimensions[0].name == "a\u{FFFD}\u{FFFD}b")
-        #expect(scanned == (try? JSONDecoder().decode(StatDataPage.self, from: MetrikaClient.repairingInvalidUTF8(Data(bytes)))))
+        #expect(
+            scanned
+                == (try? JSONDecoder().decode(StatDataPage.self, from: MetrikaClient.repairingInvalidUTF8(Data(bytes))))
+        )
     }
 
     @Test func exactDecimalsMatchTheStandardParser() throws {
-        let numbers = ["0.1", "17.7786", "182.664", "2.385", "0.30000000000000004", "123456789012345", "1234567890123456789",
-                       "9007199254740993", "0.000001234", "99999999999999.99", "1e308", "5e-324", "-0.0"]
+        let numbers = [
+            "0.1", "17.7786", "182.664", "2.385", "0.30000000000000004", "123456789012345", "1234567890123456789",
+            "9007199254740993", "0.000001234", "99999999999999.99", "1e308", "5e-324", "-0.0"
+        ]
         for text in numbers {
-            let page = try #require(try StatDataScanner.scan(Data(#"{"data":[{"dimensions":[],"metrics":[\#(text)]}]}"#.utf8)))
+            let page = try #require(
+                try StatDataScanner.scan(Data(#"{"data":[{"dimensions":[],"metrics":[\#(text)]}]}"#.utf8)))
             #expect(page.rows[0].metrics[0] == Double(text), "\(text)")
         }
     }

@@ -1,11 +1,12 @@
 import Foundation
-import Testing
-@testable import MetrikaAPI
-@testable import MetrikaBot
 import MetrikaModel
 import MetrikaServices
 import MetrikaStore
 import MetrikaSystem
+import Testing
+
+@testable import MetrikaAPI
+@testable import MetrikaBot
 @testable import MetrikaUseCases
 
 /// The bot built from the one services seam: its Telegram bot, history database, default counter,
@@ -34,15 +35,19 @@ import MetrikaSystem
     @Test func theBotOfTheServicesAnswersFromThemAndKeepsItsOffsetInTheirHistory() async throws {
         let store = try await HistoryStore.open(path: ":memory:")
         let updates = [BotServerTests.update(1, chat: 42, "/counters"), BotServerTests.update(2, chat: 42, "/report")]
-        var steps = [BotServerTests.ok(#"{"id":987654321,"first_name":"m","username":"metrika_bot"}"#),
-                     BotServerTests.ok("true"), BotServerTests.ok("true"),
-                     BotServerTests.ok("[" + updates.joined(separator: ",") + "]")]
+        var steps = [
+            BotServerTests.ok(#"{"id":987654321,"first_name":"m","username":"metrika_bot"}"#),
+            BotServerTests.ok("true"), BotServerTests.ok("true"),
+            BotServerTests.ok("[" + updates.joined(separator: ",") + "]")
+        ]
         steps += (1...2).map { BotServerTests.ok(#"{"message_id":\#($0),"chat":{"id":42}}"#) }
         steps.append(BotServerTests.ok("[]"))
         let transport = FakeTransport(steps)
-        let bot = try TelegramBot(token: BotServerTests.token, transport: transport, timeout: 5, sleep: { _ in }, now: { testNow })
+        let bot = try TelegramBot(
+            token: BotServerTests.token, transport: transport, timeout: 5, sleep: { _ in }, now: { testNow })
         let server = try await BotServer(
-            services: RefusedServices(bot: bot, store: store), allowed: [42], activity: RecordedActivity(), stopRequests: nil,
+            services: RefusedServices(bot: bot, store: store), allowed: [42], activity: RecordedActivity(),
+            stopRequests: nil,
             stranger: { _ in }, limited: { _ in })
         let summary = try await server.run(once: true)
         #expect(summary == BotServer.Summary(answered: 2, ignored: 0))
@@ -51,7 +56,9 @@ import MetrikaSystem
         }
         #expect(texts.count == 2)
         #expect(texts.first?.contains("must sign in again") == true, "the services' client: \(texts)")
-        #expect(texts.last?.hasPrefix("Counter 1001 cannot be read") == true, "the services' default counter and loader: \(texts)")
+        #expect(
+            texts.last?.hasPrefix("Counter 1001 cannot be read") == true,
+            "the services' default counter and loader: \(texts)")
         #expect(try await store.botOffset(botID: 987_654_321) == 3, "the offset kept in the services' history")
     }
 }

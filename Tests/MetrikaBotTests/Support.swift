@@ -1,11 +1,12 @@
 import Foundation
 import Synchronization
+
 @testable import MetrikaAPI
 @testable import MetrikaModel
 @testable import MetrikaUseCases
 
 /// The instant every bot test takes as now: today is 2026-11-29 in UTC.
-let testNow = Date(timeIntervalSince1970: 1_795_953_600)  // 2026-11-29T12:00:00Z
+let testNow = Date(timeIntervalSince1970: 1_795_953_600) // 2026-11-29T12:00:00Z
 
 /// A scripted transport: answers requests from a queue (a 500 once it is empty) and records what was sent.
 final class FakeTransport: HTTPTransport {
@@ -52,7 +53,8 @@ final class RuleAPI: HTTPTransport {
         let path = components.path
         if path.hasPrefix("/management/v1/counter/") {
             guard path.hasSuffix("/1001") else {
-                let body = #"{"errors":[{"error_type":"not_found","message":"no counter"}],"code":404,"message":"no counter"}"#
+                let body =
+                    #"{"errors":[{"error_type":"not_found","message":"no counter"}],"code":404,"message":"no counter"}"#
                 return HTTPResponse(status: 404, body: Data(body.utf8))
             }
             let body = #"{"counter":{"id":1001,"name":"Shop","site":"shop.example","time_zone_name":"UTC"}}"#
@@ -105,7 +107,8 @@ final class TemporaryDatabase {
     var path: String { directory + "/history.sqlite" }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory
+        directory =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("metrika-bot-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaAPI
 @testable import MetrikaCLI
 
@@ -15,9 +16,14 @@ struct CLIConventionsTests {
         }
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) async -> (code: Int32, out: String, err: String) {
-        let out = TextSink(), err = TextSink()
-        let context = CLIContext(environment: ["HOME": "/nonexistent"].merging(environment) { $1 }, stdout: out, stderr: err, transport: NoNetwork())
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async -> (
+        code: Int32, out: String, err: String
+    ) {
+        let out = TextSink()
+        let err = TextSink()
+        let context = CLIContext(
+            environment: ["HOME": "/nonexistent"].merging(environment) { $1 }, stdout: out, stderr: err,
+            transport: NoNetwork())
         let code = await CLI.run(arguments: arguments, context: context)
         return (code, out.text, err.text)
     }
@@ -41,7 +47,9 @@ struct CLIConventionsTests {
         let result = await Self.run(["bot", "--allow", allow, "--once"])
         #expect(result.code == 64, "\(result.err)")
         let lines = result.err.split(separator: "\n")
-        #expect(lines.first?.hasPrefix("Error: --allow takes chat numbers such as 123456789 or -1001234567890, not ") == true, "\(result.err)")
+        #expect(
+            lines.first?.hasPrefix("Error: --allow takes chat numbers such as 123456789 or -1001234567890, not ")
+                == true, "\(result.err)")
         #expect(!result.err.contains("@name"), "\(result.err)")
     }
 
@@ -55,7 +63,10 @@ struct CLIConventionsTests {
 
     /// Every command — the tables the parser reads — answers `--help` with exit 0 on stdout.
     @Test func everyCommandHasHelp() async {
-        let names = ["counters", "report", "chart", "mail", "alert", "sync", "cache info", "cache prune", "login", "logout", "auth status", "completions"]
+        let names = [
+            "counters", "report", "chart", "mail", "alert", "sync", "cache info", "cache prune", "login", "logout",
+            "auth status", "completions"
+        ]
         for name in names {
             let words = name.split(separator: " ").map(String.init)
             let result = await Self.run(words + ["--help"])
@@ -72,7 +83,7 @@ struct CLIConventionsTests {
         (["help", "reprot"], "Unknown command 'reprot'. Did you mean 'report'?"),
         (["--vresion"], "Unknown option '--vresion'. Did you mean '--version'?"),
         (["report", "--gruop", "day"], "Unknown option '--gruop'. Did you mean '--group'?"),
-        (["report", "--group=day", "--ofline"], "Unknown option '--ofline'. Did you mean '--offline'?"),
+        (["report", "--group=day", "--ofline"], "Unknown option '--ofline'. Did you mean '--offline'?")
     ])
     func typosGetASuggestion(arguments: [String], message: String) async {
         let result = await Self.run(arguments)

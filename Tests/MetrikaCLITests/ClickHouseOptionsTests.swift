@@ -1,18 +1,23 @@
 import Foundation
+import MetrikaSystem
 import Testing
+
 @testable import MetrikaAPI
 @testable import MetrikaCLI
-import MetrikaSystem
 
 /// Where logs and sync find ClickHouse: --clickhouse/--cluster > METRIKA_CLICKHOUSE_URL/_CLUSTER >
 /// clickhouse_url/clickhouse_cluster in config.json.
 @Suite("ClickHouse options")
 struct ClickHouseOptionsTests {
-    static func session(_ arguments: [String], config: String, environment: [String: String] = [:]) throws -> (Session, SessionTests.ConfigHome) {
+    static func session(_ arguments: [String], config: String, environment: [String: String] = [:]) throws -> (
+        Session, SessionTests.ConfigHome
+    ) {
         let home = try SessionTests.ConfigHome(config)
-        let options = try ArgumentParser.parse(arguments, options: [OptionSpec("cluster", value: "NAME", help: "")] + TokenOptions.specs)
-        let context = CLIContext(environment: ["HOME": "/nonexistent", "XDG_CONFIG_HOME": home.path].merging(environment) { $1 },
-                                 stdout: TextSink(), stderr: TextSink(), transport: CLIConventionsTests.NoNetwork())
+        let options = try ArgumentParser.parse(
+            arguments, options: [OptionSpec("cluster", value: "NAME", help: "")] + TokenOptions.specs)
+        let context = CLIContext(
+            environment: ["HOME": "/nonexistent", "XDG_CONFIG_HOME": home.path].merging(environment) { $1 },
+            stdout: TextSink(), stderr: TextSink(), transport: CLIConventionsTests.NoNetwork())
         return (Session(context: context, options: options), home)
     }
 
@@ -21,10 +26,13 @@ struct ClickHouseOptionsTests {
         let (fromConfig, home1) = try Self.session([], config: config)
         #expect(try ClickHouseOptions.defaultURL(session: fromConfig) == "http://ch1:8123,http://ch2:8123")
         #expect(try ClickHouseOptions.cluster(fromConfig.options, session: fromConfig) == "web")
-        let (fromEnvironment, home2) = try Self.session([], config: config, environment: ["METRIKA_CLICKHOUSE_URL": "http://e:8123", "METRIKA_CLICKHOUSE_CLUSTER": "env"])
+        let (fromEnvironment, home2) = try Self.session(
+            [], config: config,
+            environment: ["METRIKA_CLICKHOUSE_URL": "http://e:8123", "METRIKA_CLICKHOUSE_CLUSTER": "env"])
         #expect(try ClickHouseOptions.defaultURL(session: fromEnvironment) == "http://e:8123")
         #expect(try ClickHouseOptions.cluster(fromEnvironment.options, session: fromEnvironment) == "env")
-        let (fromOption, home3) = try Self.session(["--cluster", "opt"], config: config, environment: ["METRIKA_CLICKHOUSE_CLUSTER": "env"])
+        let (fromOption, home3) = try Self.session(
+            ["--cluster", "opt"], config: config, environment: ["METRIKA_CLICKHOUSE_CLUSTER": "env"])
         #expect(try ClickHouseOptions.cluster(fromOption.options, session: fromOption) == "opt")
         _ = (home1, home2, home3)
     }

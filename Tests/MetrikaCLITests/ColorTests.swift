@@ -1,17 +1,24 @@
 import Foundation
 import Testing
+
 @testable import MetrikaCLI
 
 /// Colour only where a person reads it: on a terminal, without NO_COLOR (or TERM=dumb), and only the
 /// `Error:`/`Warning:` labels and the sign of a change. Pipes and files never get an escape sequence.
 @Suite("Colour")
 struct ColorTests {
-    static let red = "\u{1B}[1;31m", yellow = "\u{1B}[1;33m", green = "\u{1B}[32m", plainRed = "\u{1B}[31m", reset = "\u{1B}[0m"
+    static let red = "\u{1B}[1;31m", yellow = "\u{1B}[1;33m", green = "\u{1B}[32m", plainRed = "\u{1B}[31m",
+        reset = "\u{1B}[0m"
 
-    static func run(_ arguments: [String], terminal: Bool, environment: [String: String] = [:]) async -> (code: Int32, out: String, err: String) {
-        let out = TextSink(), err = TextSink()
-        let context = CLIContext(environment: ["HOME": "/nonexistent", "TERM": "xterm"].merging(environment) { $1 }, stdout: out, stderr: err,
-                                 transport: CLIConventionsTests.NoNetwork(), stdoutIsTerminal: terminal, stderrIsTerminal: terminal)
+    static func run(_ arguments: [String], terminal: Bool, environment: [String: String] = [:]) async -> (
+        code: Int32, out: String, err: String
+    ) {
+        let out = TextSink()
+        let err = TextSink()
+        let context = CLIContext(
+            environment: ["HOME": "/nonexistent", "TERM": "xterm"].merging(environment) { $1 }, stdout: out,
+            stderr: err,
+            transport: CLIConventionsTests.NoNetwork(), stdoutIsTerminal: terminal, stderrIsTerminal: terminal)
         let code = await CLI.run(arguments: arguments, context: context)
         return (code, out.text, err.text)
     }
@@ -19,7 +26,9 @@ struct ColorTests {
     @Test func errorLabelIsRedOnATerminal() async {
         let result = await Self.run(["reprot"], terminal: true)
         #expect(result.code == 64)
-        #expect(result.err.hasPrefix("\(Self.red)Error:\(Self.reset) Unknown command 'reprot'. Did you mean 'report'?\n"), "\(result.err.debugDescription)")
+        #expect(
+            result.err.hasPrefix("\(Self.red)Error:\(Self.reset) Unknown command 'reprot'. Did you mean 'report'?\n"),
+            "\(result.err.debugDescription)")
         // Only the label: the rest of the message and the usage line stay plain.
         #expect(result.err.components(separatedBy: "\u{1B}[").count - 1 == 2)
         let usage = await Self.run(["report", "--gruop", "day"], terminal: true)
@@ -58,7 +67,9 @@ struct ColorTests {
     /// A warning of a command goes through `note` and gets its colour there.
     @Test func warningsThroughNoteAreYellow() {
         let err = TextSink()
-        let context = CLIContext(environment: ["TERM": "xterm"], stdout: TextSink(), stderr: err, transport: CLIConventionsTests.NoNetwork(), stderrIsTerminal: true)
+        let context = CLIContext(
+            environment: ["TERM": "xterm"], stdout: TextSink(), stderr: err, transport: CLIConventionsTests.NoNetwork(),
+            stderrIsTerminal: true)
         context.note("Warning: the token file holds no readable token")
         #expect(err.text == "\(Self.yellow)Warning:\(Self.reset) the token file holds no readable token\n")
     }

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+
 @testable import MetrikaCLI
-@testable import MetrikaUseCases
 @testable import MetrikaModel
+@testable import MetrikaUseCases
 
 /// Dates as people write them: NweeksAgo and NmonthsAgo, named periods with --period, and the
 /// command lines refused before any request (in-process; the binary's answers are in EndToEndTests).
@@ -17,7 +18,7 @@ struct DatesAndPeriodsTests {
         ("1MONTHSAGO", "2024-03-31", "2024-02-29"),
         ("12monthsAgo", "2024-02-29", "2023-02-28"),
         ("14monthsAgo", "2026-03-15", "2025-01-15"),
-        ("30daysAgo", "2026-03-31", "2026-03-01"),
+        ("30daysAgo", "2026-03-31", "2026-03-01")
     ])
     func relativeDatesResolve(text: String, today: String, expected: String) throws {
         let expression = try DateExpression(parsing: text, option: "from")
@@ -31,11 +32,18 @@ struct DatesAndPeriodsTests {
 
     /// The right form with an N so large the day would be before 2008, or past any integer: said so
     /// (issue 32), never "is not a date", never a trap.
-    @Test(arguments: ["99999999daysAgo", "36501daysAgo", "9223372036854775808daysAgo", "99999999999999999999999999weeksAgo", "1201monthsAgo", " 5201WEEKSAGO"])
+    @Test(arguments: [
+        "99999999daysAgo", "36501daysAgo", "9223372036854775808daysAgo", "99999999999999999999999999weeksAgo",
+        "1201monthsAgo", " 5201WEEKSAGO"
+    ])
     func aRelativeDateTooFarBackSaysItIsBefore2008(text: String) throws {
-        let error = try #require(throws: UsageError.self) { try cliWorded { try DateExpression(parsing: text, option: "from") } }
+        let error = try #require(throws: UsageError.self) {
+            try cliWorded { try DateExpression(parsing: text, option: "from") }
+        }
         let shown = text.trimmingCharacters(in: .whitespaces)
-        #expect(error.message == "--from \(shown) is before 2008-01-01, the first day Metrika has data for; use a later date")
+        #expect(
+            error.message
+                == "--from \(shown) is before 2008-01-01, the first day Metrika has data for; use a later date")
     }
 
     @Test func leadingZerosAreTheSameNumber() throws {
@@ -54,7 +62,7 @@ struct DatesAndPeriodsTests {
         ("thisYear", "2025-01-01", "2025-06-18"),
         ("lastYear", "2024-01-01", "2024-12-31"),
         ("last7days", "2025-06-12", "2025-06-18"),
-        ("LAST30DAYS", "2025-05-20", "2025-06-18"),
+        ("LAST30DAYS", "2025-05-20", "2025-06-18")
     ])
     func namedPeriodsResolve(name: String, from: String, to: String) throws {
         let period = try NamedPeriod(parsing: name)
@@ -68,23 +76,40 @@ struct DatesAndPeriodsTests {
     }
 
     static func run(_ arguments: [String]) async -> (code: Int32, err: String) {
-        let out = TextSink(), err = TextSink()
-        let context = CLIContext(environment: ["HOME": "/nonexistent"], stdout: out, stderr: err, transport: CLIConventionsTests.NoNetwork())
+        let out = TextSink()
+        let err = TextSink()
+        let context = CLIContext(
+            environment: ["HOME": "/nonexistent"], stdout: out, stderr: err, transport: CLIConventionsTests.NoNetwork())
         let code = await CLI.run(arguments: arguments, context: context)
         return (code, err.text)
     }
 
     @Test(arguments: [
-        (["report", "--counter", "1", "--period", "lastWeek", "--from", "2025-01-01"], "--period and --from contradict each other"),
-        (["chart", "--counter", "1", "--period", "thisMonth", "--to", "today", "--output", "x.svg"], "--period and --to contradict each other"),
+        (
+            ["report", "--counter", "1", "--period", "lastWeek", "--from", "2025-01-01"],
+            "--period and --from contradict each other"
+        ),
+        (
+            ["chart", "--counter", "1", "--period", "thisMonth", "--to", "today", "--output", "x.svg"],
+            "--period and --to contradict each other"
+        ),
         (["report", "--counter", "1", "--period", "fortnight"], "--period 'fortnight' is not a period"),
         // The right form with N out of range: the range is said (issue 40 item 12), not the form just used.
-        (["report", "--counter", "1", "--period", "last0days"], "--period 'last0days': N of lastNdays must be from 1 to 36500"),
-        (["report", "--counter", "1", "--period", "last99999days"], "--period 'last99999days': N of lastNdays must be from 1 to 36500"),
-        (["report", "--counter", "1", "--period", "last99999999999999999999days"], "N of lastNdays must be from 1 to 36500"),
+        (
+            ["report", "--counter", "1", "--period", "last0days"],
+            "--period 'last0days': N of lastNdays must be from 1 to 36500"
+        ),
+        (
+            ["report", "--counter", "1", "--period", "last99999days"],
+            "--period 'last99999days': N of lastNdays must be from 1 to 36500"
+        ),
+        (
+            ["report", "--counter", "1", "--period", "last99999999999999999999days"],
+            "N of lastNdays must be from 1 to 36500"
+        ),
         (["report", "--counter", "1", "--from", "1weeksAgo", "--to", "2weeksAgo"], "the range is reversed"),
         (["cache", "prune", "--before", "soon"], "--before 'soon' is not a date"),
-        (["cache", "prune", "--before", "2007-12-31"], "before 2008-01-01"),
+        (["cache", "prune", "--before", "2007-12-31"], "before 2008-01-01")
     ])
     func refusedBeforeAnyRequest(arguments: [String], message: String) async {
         let result = await Self.run(arguments)

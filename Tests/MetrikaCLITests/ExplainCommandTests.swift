@@ -1,9 +1,10 @@
 import Foundation
-import Testing
 import MetrikaAPI
-@testable import MetrikaCLI
 import MetrikaModel
 import MetrikaSimulator
+import Testing
+
+@testable import MetrikaCLI
 
 /// `metrika explain` end to end against the in-process simulator's explain scenarios (Fixtures/explain,
 /// now 2026-12-01T06:00:00Z: yesterday is Monday 2026-11-30): each scenario names its known driver,
@@ -24,9 +25,10 @@ struct ExplainCommandTests {
             let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
             let path = components?.path ?? request.url.path
             lock.withLock { paths.append(path) }
-            let response = simulator.handle(MetrikaSimulator.HTTPRequest(
-                method: request.method, path: path, query: components?.percentEncodedQuery ?? "",
-                headers: request.headers.map { (name: $0.key, value: $0.value) }))
+            let response = simulator.handle(
+                MetrikaSimulator.HTTPRequest(
+                    method: request.method, path: path, query: components?.percentEncodedQuery ?? "",
+                    headers: request.headers.map { (name: $0.key, value: $0.value) }))
             var headers: [String: String] = [:]
             for header in response.headers { headers[header.name] = header.value }
             return MetrikaAPI.HTTPResponse(status: response.status, headers: headers, body: Data(response.body))
@@ -45,14 +47,18 @@ struct ExplainCommandTests {
             .deletingLastPathComponent().appendingPathComponent("Fixtures/explain", isDirectory: true)
         let now = SimulatorOptions.parseInstant("2026-12-01T06:00:00Z")
         let transport = SimulatorTransport(try Simulator(options: SimulatorOptions(fixturesDirectory: root, now: now)))
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-explain-\(UUID().uuidString)").path
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-explain-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: home) }
-        let out = TextSink(), err = TextSink()
+        let out = TextSink()
+        let err = TextSink()
         let environment = [
-            "PATH": "/usr/bin:/bin", "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "LC_ALL": "C",
-            "METRIKA_API_URL": "http://127.0.0.1:9", "METRIKA_TOKEN": "demo-token",
+            "PATH": "/usr/bin:/bin", "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data",
+            "LC_ALL": "C",
+            "METRIKA_API_URL": "http://127.0.0.1:9", "METRIKA_TOKEN": "demo-token"
         ]
-        let context = CLIContext(environment: environment, stdout: out, stderr: err, transport: transport, now: { now ?? Date() })
+        let context = CLIContext(
+            environment: environment, stdout: out, stderr: err, transport: transport, now: { now ?? Date() })
         let status = await CLI.run(arguments: arguments, context: context)
         return Run(status: status, out: out.text, err: err.text, reportingRequests: transport.reportingRequests)
     }
@@ -79,7 +85,9 @@ struct ExplainCommandTests {
         let run = try await Self.run(["explain", "--counter", "530001", "--json"])
         let document = try Self.checkedJSON(run)
         let headline = try #require(document["headline"] as? String)
-        #expect(headline.hasPrefix("-") && headline.contains(": Search engine traffic -") && headline.hasSuffix("gone)"), "\(headline)")
+        #expect(
+            headline.hasPrefix("-") && headline.contains(": Search engine traffic -") && headline.hasSuffix("gone)"),
+            "\(headline)")
         let driver = try #require(document["driver"] as? [String: Any])
         #expect(driver["dimension"] as? String == "trafficSource")
         #expect(run.reportingRequests == 6, "\(run.reportingRequests) Reporting requests for 6 dimensions")
@@ -96,11 +104,16 @@ struct ExplainCommandTests {
         var current = 0
         var rows = false
         for line in lines.dropFirst(2) {
-            if line.hasPrefix("──") { rows = true; continue }
+            if line.hasPrefix("──") {
+                rows = true
+                continue
+            }
             guard rows else { continue }
             // Columns are 2+ spaces apart (a name or a grouped number holds single spaces): the 4th is the change.
             let fields = line.split(separator: /\s{2,}/).map(String.init)
-            guard fields.count >= 4, let value = Int(fields[3].replacingOccurrences(of: " ", with: "")) else { continue }
+            guard fields.count >= 4, let value = Int(fields[3].replacingOccurrences(of: " ", with: "")) else {
+                continue
+            }
             // Each count row reads as it adds up: value − expected is its shown change.
             let number = { (text: String) in Int(text.replacingOccurrences(of: " ", with: "")) }
             if let shown = number(fields[1]), let expected = number(fields[2]) {
@@ -123,34 +136,51 @@ struct ExplainCommandTests {
         let day = try Self.checkedJSON(try await Self.run(["explain", "--counter", "530003", "--json"]))
         #expect((day["headline"] as? String)?.contains(": spread evenly across") == true, "\(day["headline"] ?? "")")
         #expect(day["driver"] is NSNull)
-        let range = try await Self.run(["explain", "--counter", "530003", "--from", "2026-11-24", "--to", "2026-11-30", "--json"])
+        let range = try await Self.run([
+            "explain", "--counter", "530003", "--from", "2026-11-24", "--to", "2026-11-30", "--json"
+        ])
         let document = try Self.checkedJSON(range)
         #expect((document["against"] as? [String: Any])?["kind"] as? String == "previous")
     }
 
     @Test("a baseline of another length is its mean scaled to the period's days, never a week's sum against one day")
     func aWeekAgainstOneDayIsItsDailyMean() async throws {
-        let week = try await Self.run(["explain", "--counter", "530001", "--dimensions", "trafficSource", "--against", "2026-11-23..2026-11-29"])
+        let week = try await Self.run([
+            "explain", "--counter", "530001", "--dimensions", "trafficSource", "--against", "2026-11-23..2026-11-29"
+        ])
         #expect(week.status == 0, "\(week.err)")
         #expect(week.out.contains("against 2026-11-23..2026-11-29 (7 days, scaled to 1 day)"), "\(week.out)")
         #expect(week.out.hasPrefix("-") && week.out.contains(": Search engine traffic -"), "\(week.out)")
         // The scaled expected total is the week's total / 7, as the week's own explanation says.
-        let day = try Self.checkedJSON(try await Self.run(["explain", "--counter", "530001", "--dimensions", "trafficSource", "--against", "2026-11-23..2026-11-29", "--json"]))
-        let whole = try Self.checkedJSON(try await Self.run(["explain", "--counter", "530001", "--dimensions", "trafficSource",
-                                                               "--from", "2026-11-23", "--to", "2026-11-29", "--json"]))
-        let expected = try #require(day["expected"] as? Double), weekValue = try #require(whole["value"] as? Double)
+        let day = try Self.checkedJSON(
+            try await Self.run([
+                "explain", "--counter", "530001", "--dimensions", "trafficSource", "--against",
+                "2026-11-23..2026-11-29", "--json"
+            ]))
+        let whole = try Self.checkedJSON(
+            try await Self.run([
+                "explain", "--counter", "530001", "--dimensions", "trafficSource",
+                "--from", "2026-11-23", "--to", "2026-11-29", "--json"
+            ]))
+        let expected = try #require(day["expected"] as? Double)
+        let weekValue = try #require(whole["value"] as? Double)
         #expect(abs(expected - weekValue / 7) < 0.01, "\(expected) against \(weekValue) / 7")
     }
 
     @Test("a rate's mix and rate effects add up to its change")
     func bounceRate() async throws {
-        let run = try await Self.run(["explain", "--counter", "530002", "--metric", "bounceRate", "--dimensions", "deviceCategory", "--json"])
+        let run = try await Self.run([
+            "explain", "--counter", "530002", "--metric", "bounceRate", "--dimensions", "deviceCategory", "--json"
+        ])
         let document = try Self.checkedJSON(run)
         let dimension = try #require((document["dimensions"] as? [[String: Any]])?.first)
-        let mix = try #require(dimension["mix"] as? Double), rate = try #require(dimension["rate"] as? Double)
+        let mix = try #require(dimension["mix"] as? Double)
+        let rate = try #require(dimension["rate"] as? Double)
         #expect(abs(mix + rate - (document["change"] as? Double ?? .nan)) < 1e-9)
         // The table's column is the segment's effect on the total rate, named so (not "Change").
-        let table = try await Self.run(["explain", "--counter", "530002", "--metric", "bounceRate", "--dimensions", "deviceCategory"])
+        let table = try await Self.run([
+            "explain", "--counter", "530002", "--metric", "bounceRate", "--dimensions", "deviceCategory"
+        ])
         let header = try #require(table.out.split(separator: "\n").first { $0.contains("Expected") })
         #expect(header.contains("Effect") && !header.contains("Change") && header.contains("Mix"), "\(table.out)")
     }
@@ -158,7 +188,9 @@ struct ExplainCommandTests {
     @Test("bad input: an unknown metric or dimension (64, the valid list), today (64, the reason)")
     func badInput() async throws {
         let metric = try await Self.run(["explain", "--counter", "530001", "--metric", "sessions"])
-        #expect(metric.status == 64 && metric.err.contains("bounceRate") && metric.err.contains("--metric"), "\(metric.err)")
+        #expect(
+            metric.status == 64 && metric.err.contains("bounceRate") && metric.err.contains("--metric"), "\(metric.err)"
+        )
         let dimension = try await Self.run(["explain", "--counter", "530001", "--dimensions", "browser"])
         #expect(dimension.status == 64 && dimension.err.contains("deviceCategory"), "\(dimension.err)")
         let today = try await Self.run(["explain", "--counter", "530001", "--date", "today"])
@@ -166,10 +198,14 @@ struct ExplainCommandTests {
         #expect(today.reportingRequests == 0)
         // A future day is said to be in the future, not to "include today".
         let future = try await Self.run(["explain", "--counter", "530001", "--date", "2026-12-05"])
-        #expect(future.status == 64 && future.err.contains("2026-12-05 is in the future (today is 2026-12-01)"), "\(future.err)")
+        #expect(
+            future.status == 64 && future.err.contains("2026-12-05 is in the future (today is 2026-12-01)"),
+            "\(future.err)")
         // A reversed baseline says so, not "is not a baseline".
         let reversed = try await Self.run(["explain", "--counter", "530001", "--against", "2026-11-29..2026-11-23"])
-        #expect(reversed.status == 64 && reversed.err.contains("starts after it ends (2026-11-29 is after 2026-11-23)"), "\(reversed.err)")
+        #expect(
+            reversed.status == 64 && reversed.err.contains("starts after it ends (2026-11-29 is after 2026-11-23)"),
+            "\(reversed.err)")
     }
 }
 
@@ -178,8 +214,13 @@ extension ExplainCommandTests {
     func csvAddsUp() async throws {
         let run = try await Self.run(["explain", "--counter", "530001", "--dimensions", "deviceCategory", "--csv"])
         #expect(run.status == 0, "\(run.err)")
-        let lines = run.out.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-        #expect(lines.first == ["dimension", "segment", "status", "value", "expected", "change", "share_percent", "mix", "rate"])
+        let lines = run.out.split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
+        #expect(
+            lines.first == [
+                "dimension", "segment", "status", "value", "expected", "change", "share_percent", "mix", "rate"
+            ])
         let rows = lines.dropFirst()
         let total = try #require(rows.last { $0[1] == "Total" })
         let sum = rows.filter { $0[1] != "Total" }.reduce(0) { $0 + (Int($1[5]) ?? 1_000_000) }

@@ -1,8 +1,7 @@
 import Foundation
-import Testing
-
 import MetrikaModel
 import MetrikaSimulator
+import Testing
 
 /// The simulator's explain scenarios (Fixtures/explain) through the exact decomposition: each
 /// counter's known driver is what the one sentence names (issue 37). The simulator answers in
@@ -12,30 +11,35 @@ struct ExplainScenarioDriverTests {
     static let dimensions = [
         ("ym:s:trafficSource", "sources"), ("ym:s:searchEngine", "search engines"), ("ym:s:UTMSource", "UTM sources"),
         ("ym:s:deviceCategory", "devices"), ("ym:s:startURL", "start pages"), ("ym:s:regionCountry", "countries"),
-        ("ym:s:regionCity", "cities"),
+        ("ym:s:regionCity", "cities")
     ]
 
     static func simulator() throws -> Simulator {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/explain", isDirectory: true)
-        return try Simulator(options: SimulatorOptions(
-            fixturesDirectory: root, now: SimulatorOptions.parseInstant("2026-12-01T06:00:00Z")))
+        return try Simulator(
+            options: SimulatorOptions(
+                fixturesDirectory: root, now: SimulatorOptions.parseInstant("2026-12-01T06:00:00Z")))
     }
 
     /// One dimension's visits in both periods, from one `/stat/v1/data/comparison` request.
-    static func explained(_ simulator: Simulator, counter: Int, _ dimension: String, plural: String) throws -> ExplainedDimension {
-        let response = simulator.handle(HTTPRequest(
-            method: "GET", path: "/stat/v1/data/comparison",
-            query: "ids=\(counter)&metrics=ym:s:visits&dimensions=\(dimension)&limit=1000"
-                + "&date1_a=2026-11-23&date2_a=2026-11-23&date1_b=2026-11-30&date2_b=2026-11-30",
-            headers: [(name: "Authorization", value: "OAuth demo-token")]))
+    static func explained(_ simulator: Simulator, counter: Int, _ dimension: String, plural: String) throws
+        -> ExplainedDimension
+    {
+        let response = simulator.handle(
+            HTTPRequest(
+                method: "GET", path: "/stat/v1/data/comparison",
+                query: "ids=\(counter)&metrics=ym:s:visits&dimensions=\(dimension)&limit=1000"
+                    + "&date1_a=2026-11-23&date2_a=2026-11-23&date1_b=2026-11-30&date2_b=2026-11-30",
+                headers: [(name: "Authorization", value: "OAuth demo-token")]))
         #expect(response.status == 200)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
         let rows = try #require(json["data"] as? [[String: Any]])
         let segments = try rows.map { row in
             let name = ((row["dimensions"] as? [[String: Any]])?.first?["name"] as? String) ?? "Not determined"
             let metrics = try #require(row["metrics"] as? [String: [Double]])
-            return SegmentCount(name: name, value: try #require(metrics["b"]?.first), expected: try #require(metrics["a"]?.first))
+            return SegmentCount(
+                name: name, value: try #require(metrics["b"]?.first), expected: try #require(metrics["a"]?.first))
         }
         let totals = try #require(json["totals"] as? [String: [Double]])
         let decomposition = ContributionAnalysis.counts(
@@ -65,7 +69,9 @@ struct ExplainScenarioDriverTests {
 
     @Test func anEvenDropIsSpreadEvenly() throws {
         let (sentence, explained) = try Self.sentence(530003)
-        #expect(sentence.hasPrefix("-") && sentence.contains(": spread evenly across sources, search engines"), "\(sentence)")
+        #expect(
+            sentence.hasPrefix("-") && sentence.contains(": spread evenly across sources, search engines"),
+            "\(sentence)")
         #expect(explained.allSatisfy { $0.decomposition.concentration < ContributionHeadline.evenThreshold })
     }
 }

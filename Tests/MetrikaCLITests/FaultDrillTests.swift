@@ -1,14 +1,16 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Synchronization
-import Testing
-@testable import MetrikaAPI
-@testable import MetrikaCLI
 import MetrikaModel
 import MetrikaSimulator
 import MetrikaTestSupport
+import Synchronization
+import Testing
+
+@testable import MetrikaAPI
+@testable import MetrikaCLI
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The fault drills, the whole matrix, in-process: each fault of the simulator (running in
 /// this process on a loopback port, reached through libcurl as the binary reaches it) against both
@@ -42,7 +44,9 @@ struct FaultDrillTests {
         var stdout: String
         var stderr: String
         var slept: Double
-        var stdoutLines: [String] { stdout.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).map(String.init) }
+        var stdoutLines: [String] {
+            stdout.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).map(String.init)
+        }
     }
 
     /// The waits a run asked for, added up instead of slept: also the run's clock, which starts at
@@ -54,16 +58,20 @@ struct FaultDrillTests {
     }
 
     /// Runs metrika in-process against `simulator` with a home directory and history database of its own.
-    static func run(_ arguments: [String], _ simulator: LoopbackSimulator, home: String, database: String) async -> Run {
-        let out = TextSink(), err = TextSink()
+    static func run(_ arguments: [String], _ simulator: LoopbackSimulator, home: String, database: String) async -> Run
+    {
+        let out = TextSink()
+        let err = TextSink()
         let waits = Waits()
         let environment = [
-            "PATH": "/usr/bin:/bin", "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "LC_ALL": "C",
+            "PATH": "/usr/bin:/bin", "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data",
+            "LC_ALL": "C",
             "METRIKA_API_URL": simulator.baseURL, "METRIKA_OAUTH_URL": simulator.baseURL, "METRIKA_TOKEN": token,
-            "METRIKA_TIMEOUT": String(Int(requestTimeout)), "METRIKA_DB": database,
+            "METRIKA_TIMEOUT": String(Int(requestTimeout)), "METRIKA_DB": database
         ]
-        let context = CLIContext(environment: environment, stdout: out, stderr: err, transport: CurlTransport(), now: { waits.now },
-                                 sleep: { seconds in waits.seconds.withLock { $0 += seconds } })
+        let context = CLIContext(
+            environment: environment, stdout: out, stderr: err, transport: CurlTransport(), now: { waits.now },
+            sleep: { seconds in waits.seconds.withLock { $0 += seconds } })
         let status = await CLI.run(arguments: arguments, context: context)
         return Run(status: status, stdout: out.text, stderr: err.text, slept: waits.seconds.withLock { $0 })
     }
@@ -108,8 +116,10 @@ struct FaultDrillTests {
         try await simulator.inject(drill.spec(pathPrefix: "/management/v1/counters"))
         let result = await Self.run(["counters", "--csv"], simulator, home: home.path, database: database)
         let requests = try await Self.requests(simulator, "/management/v1/counters", atLeast: drill.requests)
-        drill.expectSane(drill.counters, status: result.status, stdout: result.stdout, stderr: result.stderr, signaled: false, token: Self.token,
-                         seconds: Self.longestTime(result, requests: requests))
+        drill.expectSane(
+            drill.counters, status: result.status, stdout: result.stdout, stderr: result.stderr, signaled: false,
+            token: Self.token,
+            seconds: Self.longestTime(result, requests: requests))
         #expect(requests == drill.requests, "\(drill.name)")
         Self.expectWaits(result, requests: requests, drill)
         drill.expectCountersOutput(result.stdout, clean: clean.stdout)
@@ -121,7 +131,8 @@ struct FaultDrillTests {
         let home = try ScratchDirectory()
         let database = home.path + "/history.sqlite"
         // The expected bytes come from a clean run against its own database.
-        let baseline = await Self.run(Self.reportArguments(), simulator, home: home.path, database: home.path + "/baseline.sqlite")
+        let baseline = await Self.run(
+            Self.reportArguments(), simulator, home: home.path, database: home.path + "/baseline.sqlite")
         #expect(baseline.status == 0, "\(baseline.stderr)")
         #expect(baseline.stdoutLines.count == 11)
         try await simulator.reset()
@@ -130,28 +141,37 @@ struct FaultDrillTests {
         let requests = try await Self.requests(simulator, "/stat/v1/data", atLeast: drill.requests)
         // Every request of the run counts towards its time: the day data's and the counter's metadata.
         let allRequests = try await simulator.requestCount(pathPrefix: "/")
-        drill.expectSane(drill.report, status: result.status, stdout: result.stdout, stderr: result.stderr, signaled: false, token: Self.token,
-                         seconds: Self.longestTime(result, requests: allRequests))
+        drill.expectSane(
+            drill.report, status: result.status, stdout: result.stdout, stderr: result.stderr, signaled: false,
+            token: Self.token,
+            seconds: Self.longestTime(result, requests: allRequests))
         drill.expectReportOutput(result.stdout, stderr: result.stderr, baseline: baseline.stdout)
         #expect(requests == drill.requests, "\(drill.name)")
         Self.expectWaits(result, requests: requests, drill)
 
         // The history holds the whole range or none of it.
-        let days = try SQLiteShell.query(database, "SELECT count(DISTINCT day) FROM daily_values WHERE counter_id = 1001")
+        let days = try SQLiteShell.query(
+            database, "SELECT count(DISTINCT day) FROM daily_values WHERE counter_id = 1001")
         let values = try SQLiteShell.query(database, "SELECT count(*) FROM daily_values WHERE counter_id = 1001")
         let fetches = try SQLiteShell.query(database, "SELECT count(*) FROM fetch_log WHERE counter_id = 1001")
         if case .recovers = drill.report {
-            #expect(days == "10" && values == "60" && fetches == "1", "\(drill.name): \(days) days, \(values) values, \(fetches) fetches")
+            #expect(
+                days == "10" && values == "60" && fetches == "1",
+                "\(drill.name): \(days) days, \(values) values, \(fetches) fetches")
             // Offline, from the history alone, the same report.
-            let offline = await Self.run(Self.reportArguments(["--offline"]), simulator, home: home.path, database: database)
+            let offline = await Self.run(
+                Self.reportArguments(["--offline"]), simulator, home: home.path, database: database)
             #expect(offline.status == 0 && offline.stdout == baseline.stdout, "\(drill.name): \(offline.stderr)")
         } else {
-            #expect(days == "0" && values == "0" && fetches == "0", "\(drill.name): \(days) days, \(values) values, \(fetches) fetches")
+            #expect(
+                days == "0" && values == "0" && fetches == "0",
+                "\(drill.name): \(days) days, \(values) values, \(fetches) fetches")
             // Nothing half-done blocks the next run: without the fault it fetches the whole range.
             try await simulator.reset()
             let again = await Self.run(Self.reportArguments(), simulator, home: home.path, database: database)
             #expect(again.status == 0 && again.stdout == baseline.stdout, "\(drill.name): \(again.stderr)")
-            #expect(try SQLiteShell.query(database, "SELECT count(*) FROM daily_values WHERE counter_id = 1001") == "60")
+            #expect(
+                try SQLiteShell.query(database, "SELECT count(*) FROM daily_values WHERE counter_id = 1001") == "60")
         }
     }
 }
@@ -168,8 +188,10 @@ final class LoopbackSimulator: Sendable {
         .deletingLastPathComponent().appendingPathComponent("Fixtures", isDirectory: true)
 
     init(fixtures: String = "default") throws {
-        let simulator = try Simulator(options: SimulatorOptions(
-            fixturesDirectory: Self.fixturesRoot.appendingPathComponent(fixtures, isDirectory: true), now: TestClock.date))
+        let simulator = try Simulator(
+            options: SimulatorOptions(
+                fixturesDirectory: Self.fixturesRoot.appendingPathComponent(fixtures, isDirectory: true),
+                now: TestClock.date))
         server = MetrikaSimulator.HTTPServer(idleTimeoutSeconds: 10, handler: { simulator.handle($0) })
         baseURL = "http://127.0.0.1:\(try server.start(port: 0))"
     }
@@ -186,7 +208,8 @@ final class LoopbackSimulator: Sendable {
 
     /// API requests (control requests excluded) whose path starts with a prefix.
     func requestCount(pathPrefix: String) async throws -> Int {
-        let object = try JSONSerialization.jsonObject(with: try await control("GET", "/__sim/log", body: nil)) as? [String: Any]
+        let object =
+            try JSONSerialization.jsonObject(with: try await control("GET", "/__sim/log", body: nil)) as? [String: Any]
         let requests = object?["requests"] as? [[String: Any]] ?? []
         return requests.filter { ($0["path"] as? String ?? "").hasPrefix(pathPrefix) }.count
     }
@@ -196,7 +219,8 @@ final class LoopbackSimulator: Sendable {
         request.httpMethod = method
         request.httpBody = body
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        let (status, data) = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Int, Data), any Error>) in
+        let (status, data) = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<(Int, Data), any Error>) in
             URLSession.shared.dataTask(with: request) { data, response, error in
                 if let error {
                     continuation.resume(throwing: error)
@@ -229,7 +253,8 @@ enum SQLiteShell {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         process.arguments = [path, sql]
         process.environment = ["PATH": "/usr/bin:/bin"]
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()

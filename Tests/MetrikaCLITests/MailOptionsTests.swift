@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaCLI
 @testable import MetrikaModel
 @testable import MetrikaRender
@@ -21,7 +22,7 @@ struct MailOptionsTests {
         (["--last", "30d"], .last(days: 30)),
         (["--last", "4w"], .last(days: 28)),
         (["--period", "lastWeek"], .period(.lastWeek)),
-        (["--period", "lastmonth"], .period(.lastMonth)),
+        (["--period", "lastmonth"], .period(.lastMonth))
     ])
     func windows(arguments: [String], expected: MailComposer.Window) throws {
         let (window, notes) = try Self.window(arguments)
@@ -44,12 +45,18 @@ struct MailOptionsTests {
         (["--last", "lastWeek"], "--last must be a number of days or weeks"),
         (["--last", "400d"], "--last must be a number of days or weeks such as 7d, 30d or 4w (at most 366 days)"),
         (["--period", "lastWeek", "--last", "7d"], "--period and --last contradict each other"),
-        (["--period", "last7days"], "--period last7days runs to today, whose numbers are still coming in, and a mail covers finished days: use --last 7d for the 7 days to yesterday"),
+        (
+            ["--period", "last7days"],
+            "--period last7days runs to today, whose numbers are still coming in, and a mail covers finished days: use --last 7d for the 7 days to yesterday"
+        ),
         (["--period", "last3000days"], "--period last3000days runs to today"),
-        (["--period", "thisWeek"], "--period thisWeek runs to today, whose numbers are still coming in, and a mail covers finished days: use --last Nd"),
+        (
+            ["--period", "thisWeek"],
+            "--period thisWeek runs to today, whose numbers are still coming in, and a mail covers finished days: use --last Nd"
+        ),
         (["--period", "today"], "--period today runs to today"),
         (["--period", "thisMonth"], "--period thisMonth runs to today"),
-        (["--period", "thisYear"], "--period thisYear runs to today"),
+        (["--period", "thisYear"], "--period thisYear runs to today")
     ])
     func badWindowsAreRefused(arguments: [String], message: String) throws {
         var notes: [String] = []
@@ -73,18 +80,26 @@ struct MailOptionsTests {
 
     /// Through the CLI: the warning is one line on stderr, before anything else the run says.
     @Test func theDeprecationIsOneLineOnStderr() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-mail-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "metrika-mail-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // Offline with an empty history: the run stops at the unknown counter, without a request.
-        let result = await CLIConventionsTests.run(["mail", "--counter", "1001", "--to", "a@example.com", "--period", "7d", "--dry-run", "--offline", "--db", directory + "/h.sqlite"])
+        let result = await CLIConventionsTests.run([
+            "mail", "--counter", "1001", "--to", "a@example.com", "--period", "7d", "--dry-run", "--offline", "--db",
+            directory + "/h.sqlite"
+        ])
         let lines = result.err.split(separator: "\n").map(String.init)
         #expect(lines.first == "Warning: --period 7d is deprecated: use --last 7d", "\(result.err)")
         #expect(lines.filter { $0.contains("deprecated") }.count == 1)
         #expect(result.code == ExitCode.config, "\(result.err)")
         #expect(result.out.isEmpty)
 
-        let current = await CLIConventionsTests.run(["mail", "--counter", "1001", "--to", "a@example.com", "--last", "7d", "--dry-run", "--offline", "--db", directory + "/h.sqlite"])
+        let current = await CLIConventionsTests.run([
+            "mail", "--counter", "1001", "--to", "a@example.com", "--last", "7d", "--dry-run", "--offline", "--db",
+            directory + "/h.sqlite"
+        ])
         #expect(!current.err.contains("deprecated"), "\(current.err)")
     }
 
@@ -93,7 +108,10 @@ struct MailOptionsTests {
         let mail = try #require(MailCommand.options.first { $0.name == "period" })
         #expect(mail.values == .choices(["yesterday", "lastWeek", "lastMonth", "lastYear"]))
         let report = try #require(ReportCommand.options.first { $0.name == "period" })
-        guard case .choices(let names) = report.values else { Issue.record("report --period offers no names"); return }
+        guard case .choices(let names) = report.values else {
+            Issue.record("report --period offers no names")
+            return
+        }
         #expect(names.contains("thisWeek") && names.contains("last30days") && names.contains("lastWeek"))
         let bash = CompletionScript.bash()
         #expect(bash.contains("yesterday lastWeek lastMonth lastYear"), "the mail's periods in the bash script")
@@ -109,7 +127,10 @@ struct MailOptionsTests {
     /// refusal when neither is given.
     @Test func theUsageLineSaysToAndOrTelegram() async {
         let help = await CLIConventionsTests.run(["mail", "--help"])
-        #expect(help.out.contains("mail --counter ID[,ID…] (--to ADDR[,ADDR…] [--telegram CHAT[,CHAT…]] | --telegram CHAT[,CHAT…]) [--sender ADDR]"), "\(help.out)")
+        #expect(
+            help.out.contains(
+                "mail --counter ID[,ID…] (--to ADDR[,ADDR…] [--telegram CHAT[,CHAT…]] | --telegram CHAT[,CHAT…]) [--sender ADDR]"
+            ), "\(help.out)")
         let none = await CLIConventionsTests.run(["mail", "--counter", "1001"])
         #expect(none.code == 64 && none.err.contains("Missing --to ADDR and/or --telegram CHAT"), "\(none.err)")
     }
@@ -117,8 +138,11 @@ struct MailOptionsTests {
     // MARK: - The request
 
     static func request(_ arguments: [String]) throws -> MailCommand.Request {
-        let options = try ArgumentParser.parse(["--counter", "1001", "--to", "me@example.com"] + arguments, options: MailCommand.allOptions)
-        let context = CLIContext(environment: ["HOME": "/nonexistent", "USER": "cron"], stdout: TextSink(), stderr: TextSink(), transport: CLIConventionsTests.NoNetwork())
+        let options = try ArgumentParser.parse(
+            ["--counter", "1001", "--to", "me@example.com"] + arguments, options: MailCommand.allOptions)
+        let context = CLIContext(
+            environment: ["HOME": "/nonexistent", "USER": "cron"], stdout: TextSink(), stderr: TextSink(),
+            transport: CLIConventionsTests.NoNetwork())
         return try MailCommand.parse(options, context: context)
     }
 
@@ -126,9 +150,11 @@ struct MailOptionsTests {
         (["--dry-run"], MailCommand.Destination.standardOutput),
         (["--output", "-"], .standardOutput),
         (["--output", "/tmp/week.eml"], .file("/tmp/week.eml")),
-        (["--sendmail", "/bin/true"], .sendmail("/bin/true")),
+        (["--sendmail", "/bin/true"], .sendmail("/bin/true"))
     ])
-    func theDestinationIsDecidedBeforeTheMailIsComposed(arguments: [String], destination: MailCommand.Destination) throws {
+    func theDestinationIsDecidedBeforeTheMailIsComposed(arguments: [String], destination: MailCommand.Destination)
+        throws
+    {
         let request = try Self.request(arguments)
         #expect(request.destination == destination)
         #expect(request.mail.counterIDs == [1001] && request.mail.recipients.map(\.address) == ["me@example.com"])
@@ -136,7 +162,9 @@ struct MailOptionsTests {
     }
 
     @Test func aMissingSendmailOrTwoDestinationsAreRefusedFirst() throws {
-        #expect(throws: CLIFailure.noSendmail(path: "/nonexistent/sendmail")) { try Self.request(["--sendmail", "/nonexistent/sendmail"]) }
+        #expect(throws: CLIFailure.noSendmail(path: "/nonexistent/sendmail")) {
+            try Self.request(["--sendmail", "/nonexistent/sendmail"])
+        }
         let error = #expect(throws: UsageError.self) { try Self.request(["--dry-run", "--output", "x.eml"]) }
         #expect(error?.message == "Choose one of --sendmail, --output and --dry-run")
     }
@@ -144,13 +172,19 @@ struct MailOptionsTests {
     /// Local addresses are the usual cron targets: `--to root@localhost` and `--sender alice@vm` are
     /// taken as given; the default sender is the user at this host (`USER@host`), not a made-up one.
     @Test func localAddressesAndTheUsersOwnSenderAreTaken() throws {
-        let options = try ArgumentParser.parse(["--counter", "1001", "--to", "root@localhost", "--sender", "alice@vm", "--dry-run"], options: MailCommand.allOptions)
-        let context = CLIContext(environment: ["HOME": "/nonexistent", "USER": "cron"], stdout: TextSink(), stderr: TextSink(), transport: CLIConventionsTests.NoNetwork())
+        let options = try ArgumentParser.parse(
+            ["--counter", "1001", "--to", "root@localhost", "--sender", "alice@vm", "--dry-run"],
+            options: MailCommand.allOptions)
+        let context = CLIContext(
+            environment: ["HOME": "/nonexistent", "USER": "cron"], stdout: TextSink(), stderr: TextSink(),
+            transport: CLIConventionsTests.NoNetwork())
         let request = try MailCommand.parse(options, context: context)
         #expect(request.mail.recipients.map(\.address) == ["root@localhost"])
         #expect(request.mail.sender.address == "alice@vm")
         let byDefault = try Self.request(["--dry-run"])
-        #expect(byDefault.mail.sender.address == "cron@" + ProcessInfo.processInfo.hostName || byDefault.mail.sender.address == "cron@localhost")
+        #expect(
+            byDefault.mail.sender.address == "cron@" + ProcessInfo.processInfo.hostName
+                || byDefault.mail.sender.address == "cron@localhost")
         #expect(byDefault.mail.sender.displayName == "metrika")
     }
 
@@ -161,14 +195,18 @@ struct MailOptionsTests {
         (["USER": "", "LOGNAME": "bob"], "vm", "bob@vm"),
         ([:], "vm", "metrika@vm"),
         (["USER": "alice"], "under_score", "alice@localhost"),
-        (["USER": "alice", "METRIKA_SENDER": "Cron <cron@example.com>"], "vm", "cron@example.com"),
+        (["USER": "alice", "METRIKA_SENDER": "Cron <cron@example.com>"], "vm", "cron@example.com")
     ])
     func theDefaultSenderIsTheUserAtThisHost(environment: [String: String], host: String, expected: String) throws {
         #expect(try MailSender.address(given: nil, environment: environment, hostName: host).address == expected)
     }
 
     @Test func garbageIsStillRefusedAsASender() {
-        #expect(throws: MIMEAddress.InvalidAddress.self) { try MailSender.address(given: "alice@vm.", environment: [:], hostName: "vm") }
-        #expect(throws: MIMEAddress.InvalidAddress.self) { try MailSender.address(given: "alice", environment: [:], hostName: "vm") }
+        #expect(throws: MIMEAddress.InvalidAddress.self) {
+            try MailSender.address(given: "alice@vm.", environment: [:], hostName: "vm")
+        }
+        #expect(throws: MIMEAddress.InvalidAddress.self) {
+            try MailSender.address(given: "alice", environment: [:], hostName: "vm")
+        }
     }
 }

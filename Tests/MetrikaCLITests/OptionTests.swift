@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MetrikaCLI
 @testable import MetrikaModel
 
@@ -31,7 +32,10 @@ struct OptionTests {
     }
 
     @Test func valuesAreTypedTheLastOneWinsAndListsSplit() throws {
-        let options = try Self.parse(["--limit", "5", "--limit=7", "--name", "a", "--name", "b", "--tag", "x, y", "--tag", ",z", "--size", "1,2", "-q"])
+        let options = try Self.parse([
+            "--limit", "5", "--limit=7", "--name", "a", "--name", "b", "--tag", "x, y", "--tag", ",z", "--size", "1,2",
+            "-q"
+        ])
         #expect(try options[Self.limit] == 7)
         #expect(options[Self.name] == "b")
         #expect(options[Self.tags] == ["x", "y", "z"])
@@ -49,7 +53,7 @@ struct OptionTests {
     @Test(arguments: [
         (["--limit", "0"], "--limit must be a whole number from 1 to 100, not '0'"),
         (["--limit", "ten"], "--limit must be a whole number from 1 to 100, not 'ten'"),
-        (["--size", "1,x"], "--size 'x' is not a number"),
+        (["--size", "1,x"], "--size 'x' is not a number")
     ])
     func badValuesAreTheKeysUsageError(arguments: [String], message: String) throws {
         let options = try Self.parse(arguments)
@@ -85,11 +89,17 @@ struct OptionTests {
     @Test func usageTermsRenderFromTheSpecs() {
         let specs = [Self.name.spec, Self.limit.spec, Self.quiet.spec, Self.tags.spec]
         let synopses: [[UsageTerm]] = [
-            [.required(Self.name), .optional(Self.limit), .optional([.oneOf([[.option("quiet")], [.option("tag"), .optional(Self.limit)]])]), .moreOptions],
-            [.group([.oneOf([[.required(Self.quiet)], [.required(Self.tags)]])]), .argument],
+            [
+                .required(Self.name), .optional(Self.limit),
+                .optional([.oneOf([[.option("quiet")], [.option("tag"), .optional(Self.limit)]])]), .moreOptions
+            ],
+            [.group([.oneOf([[.required(Self.quiet)], [.required(Self.tags)]])]), .argument]
         ]
         let line = UsageLine.render(name: "demo", synopses: synopses, specs: specs, arguments: ["a", "b"])
-        #expect(line == "demo --name TEXT [--limit N] [--quiet | --tag LIST [--limit N]] [options] | demo (--quiet | --tag LIST) a|b")
+        #expect(
+            line
+                == "demo --name TEXT [--limit N] [--quiet | --tag LIST [--limit N]] [options] | demo (--quiet | --tag LIST) a|b"
+        )
     }
 
     /// Every command's usage line, as `--help`, the usage error and the man page print it. The
@@ -97,23 +107,44 @@ struct OptionTests {
     /// `--clickhouse` said `CODE`, `7d`, `URL` by hand before).
     @Test(arguments: [
         ("counters", "counters [--search TEXT] [--status active|deleted] [--format table|csv|json]"),
-        ("logs", "logs --counter ID --source visits|hits --from DATE --to DATE [--fields LIST] (--output FILE|- | --clickhouse URL[,URL…] [--cluster NAME] [--table NAME]) | logs --counter ID --source visits|hits --clickhouse URL[,URL…] [--late-days N] | logs --counter ID (--list [--json] | --clean-all [--clickhouse URL[,URL…]] [--table NAME])"),
-        ("report", "report --counter ID[,ID…] [--from DATE] [--to DATE | --period NAME] [--group day|week|month] [--metrics LIST] [--dimensions LIST] [--format table|csv|json|html] [--output FILE.html] [options]"),
+        (
+            "logs",
+            "logs --counter ID --source visits|hits --from DATE --to DATE [--fields LIST] (--output FILE|- | --clickhouse URL[,URL…] [--cluster NAME] [--table NAME]) | logs --counter ID --source visits|hits --clickhouse URL[,URL…] [--late-days N] | logs --counter ID (--list [--json] | --clean-all [--clickhouse URL[,URL…]] [--table NAME])"
+        ),
+        (
+            "report",
+            "report --counter ID[,ID…] [--from DATE] [--to DATE | --period NAME] [--group day|week|month] [--metrics LIST] [--dimensions LIST] [--format table|csv|json|html] [--output FILE.html] [options]"
+        ),
         ("goals", "goals --counter ID [--format table|csv|json]"),
-        ("chart", "chart --counter ID[,ID…] [--metrics LIST] [--from DATE] [--to DATE | --period NAME] [--group day|week|month] --output FILE.svg|FILE.png [--format svg|png] [options]"),
-        ("mail", "mail --counter ID[,ID…] (--to ADDR[,ADDR…] [--telegram CHAT[,CHAT…]] | --telegram CHAT[,CHAT…]) [--sender ADDR] [--subject TEXT] [--metrics LIST] [--last Nd|Nw | --period NAME] [--sendmail PATH | --output FILE.eml | --dry-run]"),
-        ("alert", "alert [--counter ID[,ID…]] [--today] [--webhook URL] [--mail ADDR[,ADDR…]] [--telegram CHAT[,CHAT…]] [--currency RUB|USD|EUR|YND] [--dry-run] | alert --status [--json] | alert --forget ID|all"),
+        (
+            "chart",
+            "chart --counter ID[,ID…] [--metrics LIST] [--from DATE] [--to DATE | --period NAME] [--group day|week|month] --output FILE.svg|FILE.png [--format svg|png] [options]"
+        ),
+        (
+            "mail",
+            "mail --counter ID[,ID…] (--to ADDR[,ADDR…] [--telegram CHAT[,CHAT…]] | --telegram CHAT[,CHAT…]) [--sender ADDR] [--subject TEXT] [--metrics LIST] [--last Nd|Nw | --period NAME] [--sendmail PATH | --output FILE.eml | --dry-run]"
+        ),
+        (
+            "alert",
+            "alert [--counter ID[,ID…]] [--today] [--webhook URL] [--mail ADDR[,ADDR…]] [--telegram CHAT[,CHAT…]] [--currency RUB|USD|EUR|YND] [--dry-run] | alert --status [--json] | alert --forget ID|all"
+        ),
         ("sync", "sync [--counter ID[,ID…]] [--from DATE] [--db PATH] [--clickhouse URL[,URL…] [--cluster NAME]]"),
         ("mcp", "mcp [--token-file PATH] [--profile NAME]"),
         ("bot", "bot --allow CHAT[,CHAT…] [--once] [options]"),
         ("cache info", "cache info [--db PATH] [--format table|csv|json]"),
         ("cache prune", "cache prune --before DATE [--db PATH]"),
-        ("login", "login [--client-id ID --client-secret SECRET | --token-stdin] [--store file|keyring] [--token-file PATH] [--profile NAME]"),
+        (
+            "login",
+            "login [--client-id ID --client-secret SECRET | --token-stdin] [--store file|keyring] [--token-file PATH] [--profile NAME]"
+        ),
         ("logout", "logout [--local-only] [--token-file PATH] [--profile NAME]"),
         ("auth status", "auth status [--token-file PATH] [--profile NAME]"),
         ("completions", "completions bash|zsh|fish"),
         ("live", "live [--counter ID[,ID…]] [--every MINUTES]"),
-        ("explain", "explain --counter ID [--metric METRIC] [--date DAY | --from DATE --to DATE] [--against BASELINE] [--dimensions DIM,…] [--format table|csv|json]"),
+        (
+            "explain",
+            "explain --counter ID [--metric METRIC] [--date DAY | --from DATE --to DATE] [--against BASELINE] [--dimensions DIM,…] [--format table|csv|json]"
+        )
     ])
     func everyCommandsUsageComesFromItsSpecs(name: String, usage: String) throws {
         let command = try #require(CLI.commands.first { $0.name == name })
@@ -122,7 +153,9 @@ struct OptionTests {
 
     @Test func everyCommandHasAUsageLine() {
         #expect(CLI.commands.count == 18)
-        for command in CLI.commands { #expect(command.usage.hasPrefix(command.name + " ") || command.usage == command.name) }
+        for command in CLI.commands {
+            #expect(command.usage.hasPrefix(command.name + " ") || command.usage == command.name)
+        }
     }
 
     /// Two keys may share a name only in different commands (`--to DATE` of report, `--to ADDR` of

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaAPI
 @testable import MetrikaCLI
 @testable import MetrikaModel
@@ -13,8 +14,9 @@ struct ProgressLineTests {
 
     static func context(terminal: Bool, environment: [String: String] = [:]) -> (CLIContext, TextSink) {
         let err = TextSink()
-        let context = CLIContext(environment: ["TERM": "xterm"].merging(environment) { $1 }, stdout: TextSink(), stderr: err,
-                                 transport: CLIConventionsTests.NoNetwork(), stderrIsTerminal: terminal)
+        let context = CLIContext(
+            environment: ["TERM": "xterm"].merging(environment) { $1 }, stdout: TextSink(), stderr: err,
+            transport: CLIConventionsTests.NoNetwork(), stderrIsTerminal: terminal)
         return (context, err)
     }
 
@@ -25,8 +27,10 @@ struct ProgressLineTests {
         context.progress("Syncing: 3/3 counters", force: true)
         context.endProgress()
         context.endProgress()
-        #expect(err.text == "\rSyncing: 1/3 counters\u{1B}[K" + Self.erase + "Error: counter 7: gone\n" + "\rSyncing: 1/3 counters\u{1B}[K"
-            + "\rSyncing: 3/3 counters\u{1B}[K" + Self.erase)
+        #expect(
+            err.text == "\rSyncing: 1/3 counters\u{1B}[K" + Self.erase + "Error: counter 7: gone\n"
+                + "\rSyncing: 1/3 counters\u{1B}[K"
+                + "\rSyncing: 3/3 counters\u{1B}[K" + Self.erase)
     }
 
     @Test(arguments: [[String: String](), ["TERM": "dumb"]])
@@ -52,7 +56,11 @@ struct ProgressLineTests {
     @Test func serverTextIsSanitizedMaskedAndCut() {
         let (context, err) = Self.context(terminal: true, environment: ["METRIKA_TOKEN": "y0_secret-token"])
         context.progressLine.width = 40
-        context.showRetryWait(RetryWait(seconds: 0.5, reason: "\u{1B}]52;c;ZXZpbA==\u{07}\u{1B}[2Jy0_secret-token\u{202E}" + String(repeating: "A", count: 500), nextAttempt: 2, maxAttempts: 5))
+        context.showRetryWait(
+            RetryWait(
+                seconds: 0.5,
+                reason: "\u{1B}]52;c;ZXZpbA==\u{07}\u{1B}[2Jy0_secret-token\u{202E}"
+                    + String(repeating: "A", count: 500), nextAttempt: 2, maxAttempts: 5))
         let text = err.text
         #expect(text.hasPrefix("\rwaiting 0.5 s: \\x1b]52;c;ZXZpbA==\\x07"), "\(text.debugDescription)")
         #expect(!text.contains("secret") && !text.contains("\u{202E}") && !text.contains("\u{07}"))

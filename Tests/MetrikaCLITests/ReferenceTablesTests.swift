@@ -1,14 +1,16 @@
 import Foundation
-import Testing
-@testable import MetrikaCLI
 import MetrikaModel
+import Testing
+
+@testable import MetrikaCLI
 
 /// The environment and exit-code tables that `--help` and the man page are made from are complete:
 /// every `METRIKA_` name the sources mention is a row (or said not to be a setting), every exit code
 /// in `ExitCode` is a row, and README.md documents every one of them.
 @Suite("Reference tables")
 struct ReferenceTablesTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// Every `METRIKA_X` in the client's sources (the simulator's own are documented in docs/simulator.md).
     static func namesInSources() throws -> [String: String] {
@@ -16,7 +18,8 @@ struct ReferenceTablesTests {
         let sources = root.appendingPathComponent("Sources")
         let pattern = try NSRegularExpression(pattern: "METRIKA_[A-Z][A-Z0-9_]*")
         let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String } ?? []
-        for file in files where file.hasSuffix(".swift") && !file.hasPrefix("MetrikaSimulator/") && !file.hasPrefix("metrika-fake-api/") {
+        for file in files
+        where file.hasSuffix(".swift") && !file.hasPrefix("MetrikaSimulator/") && !file.hasPrefix("metrika-fake-api/") {
             let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
             for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
                 found[String(text[Range(match.range, in: text)!]), default: file] = file
@@ -29,8 +32,9 @@ struct ReferenceTablesTests {
         let names = try Self.namesInSources()
         #expect(names.count >= 15, "the scan found too little: \(names.keys.sorted())")
         for (name, file) in names.sorted(by: { $0.key < $1.key }) {
-            #expect(ReferenceTables.variableNames.contains(name) || ReferenceTables.notSettings[name] != nil,
-                    "\(name) (Sources/\(file)) is in no row of ReferenceTables.environment")
+            #expect(
+                ReferenceTables.variableNames.contains(name) || ReferenceTables.notSettings[name] != nil,
+                "\(name) (Sources/\(file)) is in no row of ReferenceTables.environment")
         }
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
         let help = CLI.topLevelHelp
@@ -53,24 +57,34 @@ struct ReferenceTablesTests {
         #expect(live.contains("| `q`, Ctrl-C | quit (exit 0) |"))
         #expect(live.contains("`q`, Ctrl-C (both exit 0"))
         let table = try #require(ReferenceTables.exitCodes.first { $0.code == 130 })
-        #expect(table.meaning.contains("Ctrl-C typed in live's full screen is its quit key, like q: exit 0"), "\(table.meaning)")
+        #expect(
+            table.meaning.contains("Ctrl-C typed in live's full screen is its quit key, like q: exit 0"),
+            "\(table.meaning)")
         #expect(LiveCommand.discussion.contains("q or Ctrl-C quit (exit 0"), "metrika live --help")
         #expect(ManPage.render().contains("q or Ctrl\\-C quit (exit 0"), "the man page")
     }
 
     @Test func everyExitCodeIsDocumented() throws {
-        let source = try String(contentsOf: Self.root.appendingPathComponent("Sources/MetrikaModel/Values/MetrikaFailure.swift"), encoding: .utf8)
+        let source = try String(
+            contentsOf: Self.root.appendingPathComponent("Sources/MetrikaModel/Values/MetrikaFailure.swift"),
+            encoding: .utf8)
         let pattern = try NSRegularExpression(pattern: #"static let \w+: Int32 = (\d+)"#)
-        var codes = pattern.matches(in: source, range: NSRange(source.startIndex..., in: source)).map { Int32(source[Range($0.range(at: 1), in: source)!])! }
+        var codes = pattern.matches(in: source, range: NSRange(source.startIndex..., in: source)).map {
+            Int32(source[Range($0.range(at: 1), in: source)!])!
+        }
         codes.append(130)
         #expect(codes.count >= 11)
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
         let page = ManPage.render()
         for code in codes {
-            #expect(ReferenceTables.exitCodes.contains { $0.code == code }, "exit code \(code) is in no row of ReferenceTables.exitCodes")
+            #expect(
+                ReferenceTables.exitCodes.contains { $0.code == code },
+                "exit code \(code) is in no row of ReferenceTables.exitCodes")
             #expect(readme.contains("| \(code) |"), "README.md's exit codes lack \(code)")
             #expect(page.contains(".B \(code)\n"), "the man page's EXIT STATUS lacks \(code)")
-            #expect(CLI.topLevelHelp.contains(" \(code) ") || CLI.topLevelHelp.contains("\n\(code) "), "metrika --help lacks exit code \(code)")
+            #expect(
+                CLI.topLevelHelp.contains(" \(code) ") || CLI.topLevelHelp.contains("\n\(code) "),
+                "metrika --help lacks exit code \(code)")
         }
     }
 

@@ -1,10 +1,11 @@
 import Foundation
-import Synchronization
+import MetrikaModel
 import MetrikaTestSupport
+import Synchronization
 import Testing
+
 @testable import MetrikaAPI
 @testable import MetrikaCLI
-import MetrikaModel
 
 /// Issue 40 item 5: a sync whose API goes away stops after a few counters in a row could not reach
 /// it — one line saying what was synced and what was not, exit 69 — instead of spending the retry
@@ -28,7 +29,9 @@ struct SyncGiveUpTests {
                 let items = (1...counters).map { id in
                     #"{"id":\#(5000 + id),"name":"Site \#(id)","site":"s\#(id).example","status":"Active","permission":"own","time_zone_name":"UTC","create_time":"2020-01-01T00:00:00Z"}"#
                 }
-                return HTTPResponse(status: 200, headers: [:], body: Data(#"{"rows":\#(counters),"counters":[\#(items.joined(separator: ","))]}"#.utf8))
+                return HTTPResponse(
+                    status: 200, headers: [:],
+                    body: Data(#"{"rows":\#(counters),"counters":[\#(items.joined(separator: ","))]}"#.utf8))
             }
             statRequests.withLock { $0 += 1 }
             throw TransportError.cannotConnect("Connection refused")
@@ -42,16 +45,21 @@ struct SyncGiveUpTests {
     }
 
     static func sync(_ transport: GoneAPI) async -> (status: Int32, stdout: String, stderr: String) {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-giveup-\(UUID().uuidString)").path
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-giveup-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: home) }
-        let out = TextSink(), err = TextSink()
+        let out = TextSink()
+        let err = TextSink()
         let waits = Waits()
         let environment = [
-            "PATH": "/usr/bin:/bin", "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "LC_ALL": "C",
-            "METRIKA_API_URL": "http://127.0.0.1:9", "METRIKA_TOKEN": "demo-token", "METRIKA_DB": home + "/history.sqlite",
+            "PATH": "/usr/bin:/bin", "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data",
+            "LC_ALL": "C",
+            "METRIKA_API_URL": "http://127.0.0.1:9", "METRIKA_TOKEN": "demo-token",
+            "METRIKA_DB": home + "/history.sqlite"
         ]
-        let context = CLIContext(environment: environment, stdout: out, stderr: err, transport: transport, now: { waits.now },
-                                 sleep: { seconds in waits.seconds.withLock { $0 += seconds } })
+        let context = CLIContext(
+            environment: environment, stdout: out, stderr: err, transport: transport, now: { waits.now },
+            sleep: { seconds in waits.seconds.withLock { $0 += seconds } })
         let status = await CLI.run(arguments: ["sync"], context: context)
         return (status, out.text, err.text)
     }

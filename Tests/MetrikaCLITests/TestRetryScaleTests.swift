@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaCLI
 
 /// `METRIKA_TEST_RETRY_SCALE` (docs/reliability.md): the end-to-end tests' way to shorten the built
@@ -8,7 +9,9 @@ import Testing
 struct TestRetryScaleTests {
     @Test(arguments: [("0.05", 0.05), ("0", 0.0), ("1", 1.0), ("0.5", 0.5)])
     func aNumberFromZeroToOneScalesTheWaits(_ text: String, _ scale: Double) {
-        #expect(CLIContext.testRetryScale(["METRIKA_TEST_RETRY_SCALE": text, "METRIKA_API_URL": "http://127.0.0.1:8080"]) == scale)
+        #expect(
+            CLIContext.testRetryScale(["METRIKA_TEST_RETRY_SCALE": text, "METRIKA_API_URL": "http://127.0.0.1:8080"])
+                == scale)
     }
 
     /// The waits protect Yandex's servers: against any API or OAuth host but this machine's loopback
@@ -17,16 +20,22 @@ struct TestRetryScaleTests {
         [:],
         ["METRIKA_API_URL": "https://api-metrika.yandex.net"],
         ["METRIKA_API_URL": "http://127.0.0.1.example.com:8080"],
-        ["METRIKA_API_URL": "http://127.0.0.1:8080", "METRIKA_OAUTH_URL": "https://oauth.yandex.ru"],
+        ["METRIKA_API_URL": "http://127.0.0.1:8080", "METRIKA_OAUTH_URL": "https://oauth.yandex.ru"]
     ])
     func onlyAgainstLoopbackDoesItCount(_ hosts: [String: String]) {
         #expect(CLIContext.testRetryScale(hosts.merging(["METRIKA_TEST_RETRY_SCALE": "0"]) { $1 }) == 1)
-        #expect(CLIContext.testRetryScale(["METRIKA_TEST_RETRY_SCALE": "0", "METRIKA_API_URL": "http://[::1]:9", "METRIKA_OAUTH_URL": "http://localhost:9"]) == 0)
+        #expect(
+            CLIContext.testRetryScale([
+                "METRIKA_TEST_RETRY_SCALE": "0", "METRIKA_API_URL": "http://[::1]:9",
+                "METRIKA_OAUTH_URL": "http://localhost:9"
+            ]) == 0)
     }
 
     @Test(arguments: ["", "2", "-0.5", "nan", "inf", "fast", "0,5"])
     func anythingElseLeavesTheWaitsWhole(_ text: String) {
-        #expect(CLIContext.testRetryScale(["METRIKA_TEST_RETRY_SCALE": text, "METRIKA_API_URL": "http://127.0.0.1:8080"]) == 1)
+        #expect(
+            CLIContext.testRetryScale(["METRIKA_TEST_RETRY_SCALE": text, "METRIKA_API_URL": "http://127.0.0.1:8080"])
+                == 1)
     }
 
     @Test func unsetLeavesTheWaitsWholeAndNoUserIsToldOfIt() {

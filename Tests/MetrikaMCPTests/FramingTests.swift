@@ -4,7 +4,8 @@ import Testing
 
 func errorCode(_ answer: JSONValue) -> Double? {
     guard case .object(let members) = answer, let error = members.first(where: { $0.0 == "error" })?.1,
-          case .object(let fields) = error, case .number(let code)? = fields.first(where: { $0.0 == "code" })?.1 else { return nil }
+        case .object(let fields) = error, case .number(let code)? = fields.first(where: { $0.0 == "code" })?.1
+    else { return nil }
     return code
 }
 
@@ -19,12 +20,15 @@ func member(_ value: JSONValue, _ path: String...) -> JSONValue? {
 
 @Suite struct BoundedJSONParserTests {
     @Test func readsEveryKindOfValueKeepingMemberOrder() throws {
-        let value = try BoundedJSONParser.parse(#" {"b":[1,-2.5e2,true,false,null],"a":"x\"\u00e9\ud83d\ude00\n","c":{}} "#)
-        #expect(value == .object([
-            ("b", .array([.number(1), .number(-250), .bool(true), .bool(false), .null])),
-            ("a", .string("x\"é😀\n")),
-            ("c", .object([])),
-        ]))
+        let value = try BoundedJSONParser.parse(
+            #" {"b":[1,-2.5e2,true,false,null],"a":"x\"\u00e9\ud83d\ude00\n","c":{}} "#)
+        #expect(
+            value
+                == .object([
+                    ("b", .array([.number(1), .number(-250), .bool(true), .bool(false), .null])),
+                    ("a", .string("x\"é😀\n")),
+                    ("c", .object([]))
+                ]))
     }
 
     @Test func keepsTheTopLevelIDsExactText() throws {
@@ -34,7 +38,10 @@ func member(_ value: JSONValue, _ path: String...) -> JSONValue? {
         }
     }
 
-    @Test(arguments: ["", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "\"\u{01}\"", "\"\\x\"", "tru", "nul", "{}x", "\"\\u12\"", "[1 2]", "{\"a\":1,}"])
+    @Test(arguments: [
+        "", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "\"\u{01}\"", "\"\\x\"", "tru", "nul", "{}x", "\"\\u12\"",
+        "[1 2]", "{\"a\":1,}"
+    ])
     func refusesMalformedText(_ text: String) {
         #expect(throws: JSONParseError.self) { try BoundedJSONParser.parse(text) }
     }
@@ -42,8 +49,13 @@ func member(_ value: JSONValue, _ path: String...) -> JSONValue? {
     @Test func refusesInvalidUTF8AndDeepNestingWithoutTrapping() {
         #expect(throws: JSONParseError.self) { try BoundedJSONParser.parse([0x22, 0xFF, 0xFE, 0x22]) }
         #expect(throws: JSONParseError.self) { try BoundedJSONParser.parse(String(repeating: "[", count: 200_000)) }
-        #expect(throws: JSONParseError.self) { try BoundedJSONParser.parse(String(repeating: "{\"a\":", count: 100) + "1" + String(repeating: "}", count: 100)) }
-        #expect((try? BoundedJSONParser.parse(String(repeating: "[", count: 64) + String(repeating: "]", count: 64))) != nil)
+        #expect(throws: JSONParseError.self) {
+            try BoundedJSONParser.parse(
+                String(repeating: "{\"a\":", count: 100) + "1" + String(repeating: "}", count: 100))
+        }
+        #expect(
+            (try? BoundedJSONParser.parse(String(repeating: "[", count: 64) + String(repeating: "]", count: 64))) != nil
+        )
     }
 
     @Test func loneSurrogatesReadAsReplacementCharacters() throws {
@@ -55,7 +67,7 @@ func member(_ value: JSONValue, _ path: String...) -> JSONValue? {
         var generator = SystemRandomNumberGenerator()
         let samples = [
             #"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_report","arguments":{"counter_ids":[1001],"from":"2024-01-01","metrics":["visits"]},"_meta":{"progressToken":"p"}}}"#,
-            #"{"jsonrpc":"2.0","id":"x\u00e9","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+            #"{"jsonrpc":"2.0","id":"x\u00e9","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#
         ]
         var parsed = 0
         for sample in samples {
@@ -66,13 +78,16 @@ func member(_ value: JSONValue, _ path: String...) -> JSONValue? {
             for _ in 0..<2_000 {
                 var mutated = bytes
                 for _ in 0..<Int.random(in: 1...4, using: &generator) {
-                    mutated[Int.random(in: 0..<mutated.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                    mutated[Int.random(in: 0..<mutated.count, using: &generator)] = UInt8.random(
+                        in: 0...255, using: &generator)
                 }
                 _ = try? BoundedJSONParser.parse(mutated)
             }
         }
         for _ in 0..<3_000 {
-            let noise = (0..<Int.random(in: 0...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let noise = (0..<Int.random(in: 0...64, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
             _ = try? BoundedJSONParser.parse(noise)
         }
         #expect(parsed == 2, "only the whole messages parse among their truncations")

@@ -23,7 +23,8 @@ import Testing
         try await harness.initialize()
         harness.send(ServerHarness.call(id: "\"job\"", tool: "slow", arguments: #"{"tag":"c"}"#))
         #expect(await catalogue.log.waitForStarts(1))
-        harness.send(#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"job","reason":"user"}}"#)
+        harness.send(
+            #"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"job","reason":"user"}}"#)
         // Cancelling an id that is not at work is ignored.
         harness.send(#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":404}}"#)
         harness.send(#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#)
@@ -124,7 +125,9 @@ import Testing
         for _ in 0..<50 { await Task.yield() }
         catalogue.latch.open()
         let lines = await rest
-        #expect(lines.count == 2 && lines.contains { $0.contains(#""id":2"#) } && lines.contains { $0.contains(#""id":3"#) }, "\(lines)")
+        #expect(
+            lines.count == 2 && lines.contains { $0.contains(#""id":2"#) }
+                && lines.contains { $0.contains(#""id":3"#) }, "\(lines)")
         #expect(catalogue.log.cancelled.isEmpty)
         #expect(!slept.withLock { $0 }, "no grace clock started")
     }

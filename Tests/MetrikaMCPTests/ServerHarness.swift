@@ -15,7 +15,8 @@ final class ServerHarness: Sendable {
     init(catalogue: any MCPToolCatalogue = FakeCatalogue(), options: MCPServerOptions = ServerHarness.testOptions) {
         let (stream, continuation) = AsyncStream.makeStream(of: MCPFrame.self)
         let diagnostics = self.diagnostics
-        let server = MCPServer(catalogue: catalogue, options: options, diagnostics: { line in diagnostics.append(line) })
+        let server = MCPServer(
+            catalogue: catalogue, options: options, diagnostics: { line in diagnostics.append(line) })
         let output = self.output
         self.server = server
         self.input = continuation
@@ -35,7 +36,9 @@ final class ServerHarness: Sendable {
     /// The next line the server wrote, parsed (nil when none comes within 20 s: the test then fails).
     func next(sourceLocation: SourceLocation = #_sourceLocation) async throws -> JSONValue {
         let line = try #require(await output.next(), "the server wrote nothing more", sourceLocation: sourceLocation)
-        #expect(line.hasSuffix("\n") && line.dropLast().firstIndex(of: "\n") == nil, "one whole line: \(line)", sourceLocation: sourceLocation)
+        #expect(
+            line.hasSuffix("\n") && line.dropLast().firstIndex(of: "\n") == nil, "one whole line: \(line)",
+            sourceLocation: sourceLocation)
         return try BoundedJSONParser.parse(String(line.dropLast()))
     }
 
@@ -48,13 +51,16 @@ final class ServerHarness: Sendable {
 
     /// Initializes a handshake connection at `version`.
     func initialize(_ version: String = "2025-11-25") async throws {
-        send(#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"\#(version)","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#)
+        send(
+            #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"\#(version)","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#
+        )
         _ = try await next()
         send(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
     }
 
     /// `_meta` of a 2026-07-28 request.
-    static let envelope = #""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"}}"#
+    static let envelope =
+        #""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"}}"#
 
     static func call(id: String, tool: String, arguments: String = "{}", meta: String? = nil) -> String {
         #"{"jsonrpc":"2.0","id":\#(id),"method":"tools/call","params":{"name":"\#(tool)","arguments":\#(arguments)\#(meta.map { "," + $0 } ?? "")}}"#
@@ -183,12 +189,17 @@ struct FakeCatalogue: MCPToolCatalogue {
         }
     }
 
-    func call(_ name: String, arguments: [(String, JSONValue)], activity: any MCPCallActivity) async throws -> MCPToolResult {
+    func call(_ name: String, arguments: [(String, JSONValue)], activity: any MCPCallActivity) async throws
+        -> MCPToolResult
+    {
         switch name {
         case "echo":
-            return MCPToolResult(content: [.text("echo")], structuredContent: .object([("arguments", .object(arguments))]))
+            return MCPToolResult(
+                content: [.text("echo")], structuredContent: .object([("arguments", .object(arguments))]))
         case "image":
-            return MCPToolResult(content: [.image(data: [0x89, 0x50, 0x4E, 0x47], mimeType: "image/png"), .text("a chart")])
+            return MCPToolResult(content: [
+                .image(data: [0x89, 0x50, 0x4E, 0x47], mimeType: "image/png"), .text("a chart")
+            ])
         case "slow":
             let tag = arguments.first { $0.0 == "tag" }?.1.serialized() ?? "?"
             log.begin(tag)

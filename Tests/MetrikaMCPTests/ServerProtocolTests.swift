@@ -25,7 +25,7 @@ import Testing
             (#"{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}"#, .null),
             (#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, .null),
             (#"{"jsonrpc":"2.0","id":3,"method":7}"#, .number(3)),
-            (#"{"jsonrpc":"2.0","id":4}"#, .number(4)),
+            (#"{"jsonrpc":"2.0","id":4}"#, .number(4))
         ]
         for (line, id) in cases {
             harness.send(line)
@@ -48,13 +48,17 @@ import Testing
         let harness = ServerHarness()
         try await harness.initialize()
         var generator = SystemRandomNumberGenerator()
-        let sample = Array(ServerHarness.call(id: "1", tool: "echo", arguments: #"{"counter_ids":[1001],"from":"2024-01-01"}"#).utf8)
+        let sample = Array(
+            ServerHarness.call(id: "1", tool: "echo", arguments: #"{"counter_ids":[1001],"from":"2024-01-01"}"#).utf8)
         for _ in 0..<300 {
             var mutated = sample
             for _ in 0..<Int.random(in: 1...3, using: &generator) {
-                mutated[Int.random(in: 0..<mutated.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                mutated[Int.random(in: 0..<mutated.count, using: &generator)] = UInt8.random(
+                    in: 0...255, using: &generator)
             }
-            if Bool.random(using: &generator) { mutated = Array(mutated[..<Int.random(in: 0..<mutated.count, using: &generator)]) }
+            if Bool.random(using: &generator) {
+                mutated = Array(mutated[..<Int.random(in: 0..<mutated.count, using: &generator)])
+            }
             harness.send(frame: .line(mutated.filter { $0 != 0x0A }))
         }
         harness.send(#"{"jsonrpc":"2.0","id":"last","method":"ping"}"#)
@@ -90,7 +94,7 @@ import Testing
             (#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":[1,2]}}"#, -32602),
             (#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"nothing"}}"#, -32602),
             (#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"zzz"}}"#, -32602),
-            (#"{"jsonrpc":"2.0","id":8,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#, -32600),
+            (#"{"jsonrpc":"2.0","id":8,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#, -32600)
         ]
         for (line, code) in cases {
             harness.send(line)
@@ -120,16 +124,22 @@ import Testing
         try await harness.initialize("2025-06-18")
         harness.send(ServerHarness.call(id: "1", tool: "echo", arguments: #"{"counter_ids":[1001]}"#))
         let echo = try await harness.next()
-        #expect(member(echo, "result", "content") == .array([.object([("type", .string("text")), ("text", .string("echo"))])]))
+        #expect(
+            member(echo, "result", "content")
+                == .array([.object([("type", .string("text")), ("text", .string("echo"))])]))
         #expect(member(echo, "result", "structuredContent", "arguments", "counter_ids") == .array([.number(1001)]))
         #expect(member(echo, "result", "isError") == .bool(false))
         #expect(member(echo, "result", "resultType") == nil, "no resultType before 2026-07-28")
         harness.send(ServerHarness.call(id: "2", tool: "image"))
         let image = try await harness.next()
-        #expect(member(image, "result", "content") == .array([
-            .object([("type", .string("image")), ("data", .string("iVBORw==")), ("mimeType", .string("image/png"))]),
-            .object([("type", .string("text")), ("text", .string("a chart"))]),
-        ]))
+        #expect(
+            member(image, "result", "content")
+                == .array([
+                    .object([
+                        ("type", .string("image")), ("data", .string("iVBORw==")), ("mimeType", .string("image/png"))
+                    ]),
+                    .object([("type", .string("text")), ("text", .string("a chart"))])
+                ]))
         // Through 2025-11-25 structuredContent must be an object: an array is left out.
         harness.send(ServerHarness.call(id: "3", tool: "array"))
         #expect(member(try await harness.next(), "result", "structuredContent") == nil)

@@ -4,11 +4,15 @@ import Testing
 
 /// The handshake era's negotiation and the stateless 2026-07-28 revision.
 @Suite struct ServerRevisionTests {
-    @Test(arguments: [("2024-11-05", "2024-11-05"), ("2025-03-26", "2025-03-26"), ("2025-06-18", "2025-06-18"),
-                      ("2025-11-25", "2025-11-25"), ("1999-01-01", "2025-11-25"), ("2026-07-28", "2025-11-25")])
+    @Test(arguments: [
+        ("2024-11-05", "2024-11-05"), ("2025-03-26", "2025-03-26"), ("2025-06-18", "2025-06-18"),
+        ("2025-11-25", "2025-11-25"), ("1999-01-01", "2025-11-25"), ("2026-07-28", "2025-11-25")
+    ])
     func initializeAnswersTheClientsVersionWhenSupportedElseTheLatest(asked: String, answered: String) async throws {
         let harness = ServerHarness()
-        harness.send(#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"\#(asked)","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#)
+        harness.send(
+            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"\#(asked)","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
+        )
         let answer = try await harness.next()
         #expect(member(answer, "result", "protocolVersion") == .string(answered))
         #expect(member(answer, "result", "serverInfo", "name") == .string("metrika"))
@@ -24,17 +28,23 @@ import Testing
             harness.send(#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
             let answer = try await harness.next()
             _ = await harness.close()
-            guard case .array(let tools)? = member(answer, "result", "tools"), let first = tools.first else { return .null }
+            guard case .array(let tools)? = member(answer, "result", "tools"), let first = tools.first else {
+                return .null
+            }
             #expect(member(answer, "result", "ttlMs") == nil)
             return first
         }
         let oldest = try await firstTool("2024-11-05")
-        #expect(member(oldest, "annotations") == nil && member(oldest, "outputSchema") == nil && member(oldest, "title") == nil)
+        #expect(
+            member(oldest, "annotations") == nil && member(oldest, "outputSchema") == nil
+                && member(oldest, "title") == nil)
         #expect(member(oldest, "inputSchema", "type") == .string("object"))
         let march = try await firstTool("2025-03-26")
         #expect(member(march, "annotations", "readOnlyHint") == .bool(true) && member(march, "outputSchema") == nil)
         let june = try await firstTool("2025-06-18")
-        #expect(member(june, "title") == .string("The echo tool") && member(june, "outputSchema", "type") == .string("object"))
+        #expect(
+            member(june, "title") == .string("The echo tool")
+                && member(june, "outputSchema", "type") == .string("object"))
     }
 
     @Test func aHandshakeConnectionRefusesTheStatelessEnvelopeAndDiscover() async throws {
@@ -66,7 +76,10 @@ import Testing
             let list = try await harness.next()
             #expect(member(list, "result", "resultType") == .string("complete"))
             #expect(member(list, "result", "cacheScope") == .string("private"))
-            guard case .array(let tools)? = member(list, "result", "tools") else { Issue.record("no tools"); continue }
+            guard case .array(let tools)? = member(list, "result", "tools") else {
+                Issue.record("no tools")
+                continue
+            }
             orders.append(tools.compactMap { member($0, "name")?.serialized() })
         }
         #expect(orders.count == 2 && orders[0] == orders[1] && orders[0].first == "\"echo\"")
@@ -86,7 +99,9 @@ import Testing
             harness.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":{\#(ServerHarness.envelope)}}"#)
             #expect(errorCode(try await harness.next()) == -32601, "\(method)")
         }
-        harness.send(#"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#)
+        harness.send(
+            #"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
+        )
         let initialize = try await harness.next()
         #expect(errorCode(initialize) == -32022)
         #expect(member(initialize, "error", "data", "supported") == .array([.string("2026-07-28")]))
@@ -100,9 +115,13 @@ import Testing
         _ = try await harness.next()
         harness.send(#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#)
         #expect(errorCode(try await harness.next()) == -32602)
-        harness.send(#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#)
+        harness.send(
+            #"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#
+        )
         #expect(errorCode(try await harness.next()) == -32602, "clientCapabilities is required")
-        harness.send(#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}"#)
+        harness.send(
+            #"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}"#
+        )
         let unsupported = try await harness.next()
         #expect(errorCode(unsupported) == -32022)
         #expect(member(unsupported, "error", "data", "requested") == .string("2099-01-01"))

@@ -1,6 +1,5 @@
 import Foundation
 import MetrikaAPI
-@testable import MetrikaMCP
 import MetrikaModel
 import MetrikaRender
 import MetrikaSimulator
@@ -8,6 +7,8 @@ import MetrikaStore
 import MetrikaSystem
 import MetrikaUseCases
 import Testing
+
+@testable import MetrikaMCP
 
 /// `get_report`, `list_counters` and `list_goals` against the simulator in this process (one for the
 /// suite) and a history database per test.
@@ -29,14 +30,17 @@ import Testing
         catalogue = MetrikaToolCatalogue(services: services)
     }
 
-    func call(_ tool: String, _ given: [(String, JSONValue)], progress: RecordedProgress = RecordedProgress()) async throws -> MCPToolResult {
+    func call(_ tool: String, _ given: [(String, JSONValue)], progress: RecordedProgress = RecordedProgress())
+        async throws -> MCPToolResult
+    {
         try await catalogue.call(tool, arguments: given, activity: progress)
     }
 
     /// A call through the compare tests' own simulator.
     func compared(_ tool: String, _ given: [(String, JSONValue)]) async throws -> MCPToolResult {
         let services = TestServices(try Self.comparing.get(), database: folder.path + "/compared.sqlite", now: Self.now)
-        return try await MetrikaToolCatalogue(services: services).call(tool, arguments: given, activity: RecordedProgress())
+        return try await MetrikaToolCatalogue(services: services).call(
+            tool, arguments: given, activity: RecordedProgress())
     }
 
     /// What `metrika report --json` prints for the request: the same use case into the same sink.
@@ -44,20 +48,30 @@ import Testing
         let out = OutputWriter()
         let services = TestServices(try Self.simulator.get(), database: database, now: Self.now)
         if request.usesHistory {
-            try await HistoryReport(request: request, loader: try services.historyLoader(offline: false), activity: ToolActivity(now: services.now)).run(into: ReportJSONSink(output: out))
+            try await HistoryReport(
+                request: request, loader: try services.historyLoader(offline: false),
+                activity: ToolActivity(now: services.now)
+            ).run(into: ReportJSONSink(output: out))
         } else {
-            try await DirectReport.run(request, client: try services.client(), activity: ToolActivity(now: services.now), into: ReportJSONSink(output: out), showsProgress: false)
+            try await DirectReport.run(
+                request, client: try services.client(), activity: ToolActivity(now: services.now),
+                into: ReportJSONSink(output: out), showsProgress: false)
         }
         return try BoundedJSONParser.parse(out.bytes).value
     }
 
     @Test func aTimeSeriesIsTheDocumentOfReportJSONAndTheTableOfReport() async throws {
-        let result = try await call("get_report", [("counter_ids", ints([1001])), ("from", .string("2026-10-01")), ("to", .string("2026-10-31")),
-                                                   ("metrics", strings(["visits", "bounceRate", "avgVisitDuration", "revenue"]))])
+        let result = try await call(
+            "get_report",
+            [
+                ("counter_ids", ints([1001])), ("from", .string("2026-10-01")), ("to", .string("2026-10-31")),
+                ("metrics", strings(["visits", "bounceRate", "avgVisitDuration", "revenue"]))
+            ])
         #expect(!result.isError, "\(result.text)")
         let structured = try #require(result.structuredContent)
-        let request = try ReportRequest(counterIDs: [1001], from: .absolute(Day(iso: "2026-10-01")!), to: .absolute(Day(iso: "2026-10-31")!),
-                                        metrics: try ReportTerms.metrics(["visits", "bounceRate", "avgVisitDuration", "revenue"]))
+        let request = try ReportRequest(
+            counterIDs: [1001], from: .absolute(Day(iso: "2026-10-01")!), to: .absolute(Day(iso: "2026-10-31")!),
+            metrics: try ReportTerms.metrics(["visits", "bounceRate", "avgVisitDuration", "revenue"]))
         let cli = try await cliDocument(request, database: folder.path + "/cli.sqlite")
         // The CLI's document as the structured view gives it: no query echo, numbers to 4 decimals.
         #expect(cli["query"] != nil && cli["rows"]?.items.first?["incomplete"] == .bool(false))
@@ -78,7 +92,10 @@ import Testing
 
     @Test func aRepeatedTimeSeriesCostsNoRequest() async throws {
         let simulator = try Self.simulator.get()
-        let given: [(String, JSONValue)] = [("counter_ids", ints([1003])), ("from", .string("2026-09-01")), ("to", .string("2026-09-30")), ("group", .string("week"))]
+        let given: [(String, JSONValue)] = [
+            ("counter_ids", ints([1003])), ("from", .string("2026-09-01")), ("to", .string("2026-09-30")),
+            ("group", .string("week"))
+        ]
         let first = try await call("get_report", given)
         #expect(try simulator.requestCount(pathPrefix: "/stat/v1/data", counter: 1003) > 0)
         let before = try simulator.requestCount(pathPrefix: "/stat/v1/data", counter: 1003)
@@ -91,8 +108,10 @@ import Testing
     }
 
     @Test func aDimensionReportIsCutToItsPageAndContinuedByOffset() async throws {
-        let base: [(String, JSONValue)] = [("counter_ids", ints([1004])), ("from", .string("2026-11-01")), ("to", .string("2026-11-07")),
-                                           ("dimensions", strings(["searchPhrase"])), ("metrics", strings(["visits"]))]
+        let base: [(String, JSONValue)] = [
+            ("counter_ids", ints([1004])), ("from", .string("2026-11-01")), ("to", .string("2026-11-07")),
+            ("dimensions", strings(["searchPhrase"])), ("metrics", strings(["visits"]))
+        ]
         let progress = RecordedProgress()
         let first = try await call("get_report", base, progress: progress)
         #expect(!first.isError, "\(first.text)")
@@ -102,7 +121,9 @@ import Testing
         #expect(more["offset"] == .number(101))
         let total = try #require(more["rows_total"]?.number)
         #expect(total >= 100_000)
-        #expect(first.text.contains("Showing rows 1–100 of \(GetReportTool.grouped(Int(total))); call get_report again with offset 101"))
+        #expect(
+            first.text.contains(
+                "Showing rows 1–100 of \(GetReportTool.grouped(Int(total))); call get_report again with offset 101"))
         // As `report --json --limit` says it: the whole report's row count and what the rest add up
         // to, in the counter's section; the table's Other and Total lines (review: they were dropped).
         let section = try #require(page["counters"]?.items.first)
@@ -130,9 +151,19 @@ import Testing
     }
 
     @Test func theLargestPageStaysWithinTheTokenCeiling() async throws {
-        let result = try await call("get_report", [("counter_ids", ints([1004])), ("from", .string("2026-11-02")), ("to", .string("2026-11-02")),
-                                                   ("dimensions", strings(["searchPhrase"])), ("limit", .number(Double(GetReportTool.maximumLimit))),
-                                                   ("metrics", strings(["visits", "pageviews", "users", "newUsers", "pageDepth", "avgVisitDuration", "bounceRate", "percentNewVisitors", "robotPercentage"]))])
+        let result = try await call(
+            "get_report",
+            [
+                ("counter_ids", ints([1004])), ("from", .string("2026-11-02")), ("to", .string("2026-11-02")),
+                ("dimensions", strings(["searchPhrase"])), ("limit", .number(Double(GetReportTool.maximumLimit))),
+                (
+                    "metrics",
+                    strings([
+                        "visits", "pageviews", "users", "newUsers", "pageDepth", "avgVisitDuration", "bounceRate",
+                        "percentNewVisitors", "robotPercentage"
+                    ])
+                )
+            ])
         #expect(!result.isError, "\(result.text)")
         #expect(TokenBudget.tokens(result) <= TokenBudget.ceiling)
         // The rows the JSON could hold; the rest are reached by offset.
@@ -144,11 +175,21 @@ import Testing
     @Test func rowsBeyondTheByteBoundAreLeftForTheNextPage() throws {
         let json = OutputWriter()
         let table = OutputWriter()
-        let window = ReportWindow([ReportJSONSink(output: json), ReportTableSink(output: table, maxWidth: 120)], skip: 0, take: 1000, json: json, byteBudget: 2_000, progress: { _ in })
+        let window = ReportWindow(
+            [ReportJSONSink(output: json), ReportTableSink(output: table, maxWidth: 120)], skip: 0, take: 1000,
+            json: json, byteBudget: 2_000, progress: { _ in })
         let counter = Counter(id: 1, name: "A", site: "a.example")
-        try window.begin(ReportLayout(dimensions: [MetrikaModel.Dimension.named("searchPhrase")!], metrics: [Metric.visits], period: try #require(DateRange(from: Day(iso: "2026-11-01")!, to: Day(iso: "2026-11-01")!)), grouping: nil, multipleCounters: false, raw: false))
+        try window.begin(
+            ReportLayout(
+                dimensions: [MetrikaModel.Dimension.named("searchPhrase")!], metrics: [Metric.visits],
+                period: try #require(DateRange(from: Day(iso: "2026-11-01")!, to: Day(iso: "2026-11-01")!)),
+                grouping: nil, multipleCounters: false, raw: false))
         try window.beginSection(counter: counter, sampling: nil)
-        try window.append((1...200).map { Report.Row(dimensions: [DimensionValue(name: "phrase \($0)")], values: [Quantity(Double($0), unit: .count)]) })
+        try window.append(
+            (1...200).map {
+                Report.Row(
+                    dimensions: [DimensionValue(name: "phrase \($0)")], values: [Quantity(Double($0), unit: .count)])
+            })
         try window.endSection(totals: [Quantity(1, unit: .count)], missingDays: [])
         try window.end()
         #expect(window.cutByBytes)
@@ -169,27 +210,42 @@ import Testing
         let sinks: [any ReportSink] = [cli, built]
         let days = (1...5).map { Day(iso: "2026-11-0\($0)")! }
         let period = try #require(DateRange(from: days[0], to: days[4]))
-        let layout = timeSeries
-            ? ReportLayout(dimensions: [], metrics: [Metric.visits, Metric.bounceRate], period: period, grouping: .day, multipleCounters: true, raw: false)
-            : ReportLayout(dimensions: [MetrikaModel.Dimension.named("searchPhrase")!], metrics: [Metric.visits, Metric.bounceRate], period: period,
-                           grouping: nil, multipleCounters: false, raw: false)
+        let layout =
+            timeSeries
+            ? ReportLayout(
+                dimensions: [], metrics: [Metric.visits, Metric.bounceRate], period: period, grouping: .day,
+                multipleCounters: true, raw: false)
+            : ReportLayout(
+                dimensions: [MetrikaModel.Dimension.named("searchPhrase")!],
+                metrics: [Metric.visits, Metric.bounceRate], period: period,
+                grouping: nil, multipleCounters: false, raw: false)
         for sink in sinks { try sink.begin(layout) }
         #expect(built.byteCount == json.byteCount)
-        let counters = [Counter(id: 1, name: "A \"quoted\"", site: "a.example"), Counter(id: 2, name: "Б", site: "b.example")]
+        let counters = [
+            Counter(id: 1, name: "A \"quoted\"", site: "a.example"), Counter(id: 2, name: "Б", site: "b.example")
+        ]
         for (index, counter) in counters.enumerated() {
             let sampling = index == 1 ? Sampling(isSampled: true, share: 0.25) : nil
             for sink in sinks { try sink.beginSection(counter: counter, sampling: sampling) }
             for batch in 0..<2 {
                 let rows = days.enumerated().map { offset, day in
-                    Report.Row(dimensions: [DimensionValue(name: offset == 2 ? nil : "phrase \(batch)-\(offset)\n")],
-                               values: [Quantity(Double(offset * 7 + batch), unit: .count), Quantity(offset == 1 ? nil : 12.345, unit: .percent)],
-                               isIncomplete: timeSeries && offset == 4, period: timeSeries ? DateRange(from: day, to: day) : nil)
+                    Report.Row(
+                        dimensions: [DimensionValue(name: offset == 2 ? nil : "phrase \(batch)-\(offset)\n")],
+                        values: [
+                            Quantity(Double(offset * 7 + batch), unit: .count),
+                            Quantity(offset == 1 ? nil : 12.345, unit: .percent)
+                        ],
+                        isIncomplete: timeSeries && offset == 4,
+                        period: timeSeries ? DateRange(from: day, to: day) : nil)
                 }
                 for sink in sinks { try sink.append(rows) }
                 #expect(built.byteCount == json.byteCount, "counter \(counter.id), batch \(batch)")
             }
             let missing = index == 0 ? [days[3]] : []
-            for sink in sinks { try sink.endSection(totals: [Quantity(70, unit: .count), Quantity(40, unit: .percent)], missingDays: missing) }
+            for sink in sinks {
+                try sink.endSection(
+                    totals: [Quantity(70, unit: .count), Quantity(40, unit: .percent)], missingDays: missing)
+            }
         }
         for sink in sinks { try sink.end() }
         let view = StructuredView.report(try BoundedJSONParser.parse(json.bytes).value)
@@ -198,7 +254,10 @@ import Testing
     }
 
     @Test func aTimeSeriesIsPagedByTheAnswerNotTheAPI() async throws {
-        let base: [(String, JSONValue)] = [("counter_ids", ints([1001])), ("from", .string("2026-01-01")), ("to", .string("2026-10-31")), ("metrics", strings(["visits"]))]
+        let base: [(String, JSONValue)] = [
+            ("counter_ids", ints([1001])), ("from", .string("2026-01-01")), ("to", .string("2026-10-31")),
+            ("metrics", strings(["visits"]))
+        ]
         let first = try await call("get_report", base + [("limit", .number(100))])
         let rows = first.structuredContent?["rows"]?.items ?? []
         #expect(rows.count == 100)
@@ -216,7 +275,9 @@ import Testing
     @Test func langReachesTheAPIFromItsOneDeclaration() async throws {
         let argument = try #require(GetReportTool.spec.arguments.first { $0.name == "lang" })
         #expect(argument.kind == .string && argument.choices == ["ru", "en"])
-        let result = try await call("get_report", [("counter_ids", ints([1005])), ("dimensions", strings(["trafficSource"])), ("lang", .string("ru"))])
+        let result = try await call(
+            "get_report",
+            [("counter_ids", ints([1005])), ("dimensions", strings(["trafficSource"])), ("lang", .string("ru"))])
         #expect(!result.isError, "\(result.text)")
         let queries = try Self.simulator.get().requestQueries(pathPrefix: "/stat/v1/data", counter: 1005)
         #expect(!queries.isEmpty)
@@ -224,7 +285,9 @@ import Testing
         // The structured view leaves the query echo out: the model's own arguments (StructuredView).
         #expect(result.structuredContent?["query"] == nil)
         // A value outside the choices: refused by the schema's check, naming the argument.
-        let german = try await call("get_report", [("counter_ids", ints([1005])), ("dimensions", strings(["trafficSource"])), ("lang", .string("de"))])
+        let german = try await call(
+            "get_report",
+            [("counter_ids", ints([1005])), ("dimensions", strings(["trafficSource"])), ("lang", .string("de"))])
         #expect(german.isError)
         #expect(german.text == "lang is 'de', which it does not take; send one of ru, en")
         // Where it would change nothing: the use case's refusal, in the argument's name.
@@ -235,17 +298,31 @@ import Testing
 
     /// A refusal names the tool's arguments, never the CLI's options or commands (issue 36).
     @Test func refusalsNameArgumentsNotFlags() async throws {
-        let grouped = try await call("get_report", [("counter_ids", ints([1001])), ("group", .string("week")), ("filters", .string("ym:s:trafficSource=='organic'"))])
+        let grouped = try await call(
+            "get_report",
+            [
+                ("counter_ids", ints([1001])), ("group", .string("week")),
+                ("filters", .string("ym:s:trafficSource=='organic'"))
+            ])
         #expect(grouped.isError)
         #expect(grouped.text == "group week with filters or accuracy is not supported yet; use group day")
-        let future = try await call("get_report", [("counter_ids", ints([1001])), ("from", .string("2030-01-01")), ("to", .string("2030-01-02"))])
+        let future = try await call(
+            "get_report",
+            [("counter_ids", ints([1001])), ("from", .string("2030-01-01")), ("to", .string("2030-01-02"))])
         #expect(future.isError && future.text.hasPrefix("from 2030-01-01 is in the future for counter 1001 (today is "))
-        let reversed = try await call("get_report", [("counter_ids", ints([1001])), ("from", .string("2026-11-22")), ("to", .string("2026-11-20"))])
+        let reversed = try await call(
+            "get_report",
+            [("counter_ids", ints([1001])), ("from", .string("2026-11-22")), ("to", .string("2026-11-20"))])
         #expect(reversed.text == "from 2026-11-22 is after to 2026-11-20: the range is reversed")
         let period = try await call("get_report", [("counter_ids", ints([1001])), ("period", .string("last99999days"))])
-        #expect(period.text == "period 'last99999days': N of lastNdays must be from 1 to 36500 (a hundred years), e.g. last7days, last30days")
+        #expect(
+            period.text
+                == "period 'last99999days': N of lastNdays must be from 1 to 36500 (a hundred years), e.g. last7days, last30days"
+        )
         let sort = try await call("get_report", [("counter_ids", ints([1001])), ("sort", strings(["-visits"]))])
-        #expect(sort.text == "sort applies to dimension reports (dimensions or preset); a time series is always in date order")
+        #expect(
+            sort.text
+                == "sort applies to dimension reports (dimensions or preset); a time series is always in date order")
         for refusal in [grouped, future, reversed, period, sort] {
             #expect(!refusal.text.contains("--") && !refusal.text.contains("metrika "), "\(refusal.text)")
         }
@@ -253,10 +330,14 @@ import Testing
 
     @Test func failuresOfTheWorkAreErrorResultsWithTheCLISentence() async throws {
         // A counter the token cannot read: the API's refusal, in the tools' words (MCPFailureWords).
-        let foreign = try await call("get_report", [("counter_ids", ints([9999])), ("from", .string("2026-10-01")), ("to", .string("2026-10-02"))])
+        let foreign = try await call(
+            "get_report",
+            [("counter_ids", ints([9999])), ("from", .string("2026-10-01")), ("to", .string("2026-10-02"))])
         #expect(foreign.isError)
         var expected = ""
-        do { _ = try await services.client().fetchCounter(id: 9999) } catch { expected = MetrikaToolCatalogue.sentence(error) }
+        do { _ = try await services.client().fetchCounter(id: 9999) } catch {
+            expected = MetrikaToolCatalogue.sentence(error)
+        }
         #expect(!expected.isEmpty)
         #expect(foreign.text == expected)
         #expect(foreign.structuredContent == nil)
@@ -264,22 +345,42 @@ import Testing
         let badDate = try await call("get_report", [("counter_ids", ints([1001])), ("from", .string("2026-13-45"))])
         #expect(badDate.isError)
         // Named as the argument (`from`), never as the CLI's option.
-        #expect(badDate.text == "from '2026-13-45' is not a date: use YYYY-MM-DD (a real date), today, yesterday, NdaysAgo, NweeksAgo or NmonthsAgo (e.g. 6daysAgo, 2weeksAgo, 3monthsAgo)")
+        #expect(
+            badDate.text
+                == "from '2026-13-45' is not a date: use YYYY-MM-DD (a real date), today, yesterday, NdaysAgo, NweeksAgo or NmonthsAgo (e.g. 6daysAgo, 2weeksAgo, 3monthsAgo)"
+        )
         // An unknown metric, 21 metrics, a contradiction: ReportTerms' and ReportRequest's sentences.
         let metric = try await call("get_report", [("counter_ids", ints([1001])), ("metrics", strings(["visitz"]))])
         #expect(metric.isError && metric.text.hasPrefix("Unknown metric 'visitz'. Use one of"))
-        let both = try await call("get_report", [("counter_ids", ints([1001])), ("period", .string("lastWeek")), ("from", .string("today"))])
+        let both = try await call(
+            "get_report", [("counter_ids", ints([1001])), ("period", .string("lastWeek")), ("from", .string("today"))])
         // Worded with the arguments' names, never the CLI's options (issue 36).
         #expect(both.text == "period and from contradict each other: give a named period or dates, not both")
-        let compare = try await call("get_report", [("counter_ids", ints([1001])), ("preset", .string("sources_summary")), ("compare", .bool(true))])
-        #expect(compare.isError && compare.text == "compare works for time series and dimensions reports, not preset: name the dimensions and metrics to compare")
+        let compare = try await call(
+            "get_report",
+            [("counter_ids", ints([1001])), ("preset", .string("sources_summary")), ("compare", .bool(true))])
+        #expect(
+            compare.isError
+                && compare.text
+                    == "compare works for time series and dimensions reports, not preset: name the dimensions and metrics to compare"
+        )
         // Offline with nothing stored.
-        let offline = try await call("get_report", [("counter_ids", ints([1001])), ("from", .string("2026-10-01")), ("to", .string("2026-10-02")), ("offline", .bool(true))])
+        let offline = try await call(
+            "get_report",
+            [
+                ("counter_ids", ints([1001])), ("from", .string("2026-10-01")), ("to", .string("2026-10-02")),
+                ("offline", .bool(true))
+            ])
         #expect(offline.isError)
         var offlineSentence = ""
-        let request = try ReportRequest(counterIDs: [1001], from: .absolute(Day(iso: "2026-10-01")!), to: .absolute(Day(iso: "2026-10-02")!), offline: true)
+        let request = try ReportRequest(
+            counterIDs: [1001], from: .absolute(Day(iso: "2026-10-01")!), to: .absolute(Day(iso: "2026-10-02")!),
+            offline: true)
         do {
-            try await HistoryReport(request: request, loader: try services.historyLoader(offline: true), activity: ToolActivity(now: services.now)).run(into: ReportJSONSink(output: OutputWriter()))
+            try await HistoryReport(
+                request: request, loader: try services.historyLoader(offline: true),
+                activity: ToolActivity(now: services.now)
+            ).run(into: ReportJSONSink(output: OutputWriter()))
         } catch let failure as any MetrikaFailure { offlineSentence = ParameterNaming.mcp.message(of: failure) }
         #expect(!offlineSentence.isEmpty)
         #expect(offline.text == offlineSentence)
@@ -288,8 +389,12 @@ import Testing
     @Test func aCancelledCallEndsWithCancellationNotAResult() async throws {
         let catalogue = self.catalogue
         let task = Task {
-            try await catalogue.call("get_report", arguments: [("counter_ids", ints([1004])), ("from", .string("2026-11-01")), ("to", .string("2026-11-07")),
-                                                               ("dimensions", strings(["searchPhrase"])), ("limit", .number(Double(GetReportTool.maximumLimit)))], activity: RecordedProgress())
+            try await catalogue.call(
+                "get_report",
+                arguments: [
+                    ("counter_ids", ints([1004])), ("from", .string("2026-11-01")), ("to", .string("2026-11-07")),
+                    ("dimensions", strings(["searchPhrase"])), ("limit", .number(Double(GetReportTool.maximumLimit)))
+                ], activity: RecordedProgress())
         }
         task.cancel()
         let outcome = await task.result
@@ -299,7 +404,8 @@ import Testing
     @Test func theTokenNeverAppearsInAnAnswer() async throws {
         var leaky = services
         leaky.token = "revoked-token"
-        let result = try await MetrikaToolCatalogue(services: leaky).call("list_counters", arguments: [], activity: RecordedProgress())
+        let result = try await MetrikaToolCatalogue(services: leaky).call(
+            "list_counters", arguments: [], activity: RecordedProgress())
         #expect(result.isError)
         #expect(!result.text.contains("revoked-token"))
         #expect(!result.text.isEmpty)
@@ -309,22 +415,33 @@ import Testing
     /// and the change, from one comparison request; rows of one period only say new or gone. In the
     /// simulator counter 1002's 2026-10-05 has phrases 10-04 had not; 1003's 2026-10-01 lost some.
     @Test(arguments: [(1002, "2026-10-05", "2026-10-04", "new"), (1003, "2026-10-01", "2026-09-30", "gone")])
-    func aDimensionReportComparesEachRowWithThePreviousPeriod(counter: Int, day: String, previous: String, presence expected: String) async throws {
+    func aDimensionReportComparesEachRowWithThePreviousPeriod(
+        counter: Int, day: String, previous: String, presence expected: String
+    ) async throws {
         let metrics = strings(["visits", "users"])
-        let arguments: [(String, JSONValue)] = [("counter_ids", ints([counter])), ("from", .string(day)), ("to", .string(day)),
-                                                ("dimensions", strings(["searchPhrase"])), ("metrics", metrics), ("compare", .bool(true)), ("limit", .number(500))]
+        let arguments: [(String, JSONValue)] = [
+            ("counter_ids", ints([counter])), ("from", .string(day)), ("to", .string(day)),
+            ("dimensions", strings(["searchPhrase"])), ("metrics", metrics), ("compare", .bool(true)),
+            ("limit", .number(500))
+        ]
         let before = try Self.comparing.get().requestCount(pathPrefix: "/stat/v1/data/comparison", counter: counter)
         let result = try await compared("get_report", arguments)
         #expect(!result.isError, "\(result.text)")
-        #expect(try Self.comparing.get().requestCount(pathPrefix: "/stat/v1/data/comparison", counter: counter) - before == 1, "one comparison request")
+        #expect(
+            try Self.comparing.get().requestCount(pathPrefix: "/stat/v1/data/comparison", counter: counter) - before
+                == 1, "one comparison request")
         let structured = try #require(result.structuredContent)
         #expect(structured["counters"]?.items.first?["previous"] != nil, "the previous period's totals")
         #expect(structured["more"] == nil)
         let rows = structured["rows"]?.items ?? []
         try #require(!rows.isEmpty)
         // The previous day's own report, to check each row's "before" against.
-        let previousDay = try await compared("get_report", [("counter_ids", ints([counter])), ("from", .string(previous)), ("to", .string(previous)),
-                                                        ("dimensions", strings(["searchPhrase"])), ("metrics", metrics), ("limit", .number(500))])
+        let previousDay = try await compared(
+            "get_report",
+            [
+                ("counter_ids", ints([counter])), ("from", .string(previous)), ("to", .string(previous)),
+                ("dimensions", strings(["searchPhrase"])), ("metrics", metrics), ("limit", .number(500))
+            ])
         var previousVisits: [String: Double] = [:]
         for row in previousDay.structuredContent?["rows"]?.items ?? [] {
             if let visits = row["visits"]?.number { previousVisits[row["search_phrase"]?.text ?? "(not set)"] = visits }
@@ -358,7 +475,9 @@ import Testing
         // Totals: the API's for each period, users never summed.
         let section = try #require(structured["counters"]?.items.first)
         #expect(section["previous"]?["from"]?.text == previous)
-        #expect(section["previous"]?["totals"]?["users"]?.number == previousDay.structuredContent?["counters"]?.items.first?["totals"]?["users"]?.number)
+        #expect(
+            section["previous"]?["totals"]?["users"]?.number
+                == previousDay.structuredContent?["counters"]?.items.first?["totals"]?["users"]?.number)
         // The table says it too (the previous day in its title; new and gone: ReportGoldenTests).
         #expect(result.text.contains("against \(previous) … \(previous)"), "\(result.text)")
         #expect(ToolWordsTests.cliWords(result.text).isEmpty, "\(result.text)")
@@ -367,24 +486,35 @@ import Testing
     /// A compared dimension report of two counters keeps each counter's previous totals; a cut answer
     /// continues by offset with the rows after it; the largest page stays within the token ceiling.
     @Test func aComparedReportOfTwoCountersIsPagedWithinTheBudget() async throws {
-        let arguments: [(String, JSONValue)] = [("counter_ids", ints([1001, 1003])), ("period", .string("lastWeek")),
-                                                ("dimensions", strings(["searchPhrase"])), ("metrics", strings(["visits"])), ("compare", .bool(true))]
+        let arguments: [(String, JSONValue)] = [
+            ("counter_ids", ints([1001, 1003])), ("period", .string("lastWeek")),
+            ("dimensions", strings(["searchPhrase"])), ("metrics", strings(["visits"])), ("compare", .bool(true))
+        ]
         let first = try await compared("get_report", arguments + [("limit", .number(5))])
         #expect(!first.isError, "\(first.text)")
         let structured = try #require(first.structuredContent)
         let sections = structured["counters"]?.items ?? []
-        #expect(sections.count == 2 && sections.allSatisfy { $0["previous"]?["totals"]?["visits"]?.number != nil }, "\(sections)")
+        #expect(
+            sections.count == 2 && sections.allSatisfy { $0["previous"]?["totals"]?["visits"]?.number != nil },
+            "\(sections)")
         let more = try #require(structured["more"])
         #expect(more["offset"]?.number == 6)
         let next = try await compared("get_report", arguments + [("limit", .number(5)), ("offset", .number(6))])
         let whole = try await compared("get_report", arguments + [("limit", .number(10))])
         func phrases(_ result: MCPToolResult, counter: Double) -> [String] {
-            (result.structuredContent?["rows"]?.items ?? []).filter { $0["counter_id"]?.number == counter }.map { $0["search_phrase"]?.text ?? "(not set)" }
+            (result.structuredContent?["rows"]?.items ?? []).filter { $0["counter_id"]?.number == counter }.map {
+                $0["search_phrase"]?.text ?? "(not set)"
+            }
         }
         #expect(phrases(first, counter: 1001) + phrases(next, counter: 1001) == phrases(whole, counter: 1001))
         // The largest page: 500 rows of a month's phrases, compared.
-        let largest = try await compared("get_report", [("counter_ids", ints([1001])), ("period", .string("lastMonth")), ("dimensions", strings(["searchPhrase"])),
-                                                    ("compare", .bool(true)), ("limit", .number(500))])
+        let largest = try await compared(
+            "get_report",
+            [
+                ("counter_ids", ints([1001])), ("period", .string("lastMonth")),
+                ("dimensions", strings(["searchPhrase"])),
+                ("compare", .bool(true)), ("limit", .number(500))
+            ])
         #expect(!largest.isError, "\(largest.text)")
         #expect(TokenBudget.tokens(largest) <= TokenBudget.ceiling, "\(TokenBudget.tokens(largest))")
         #expect(largest.structuredContent?["more"] != nil)
@@ -393,8 +523,12 @@ import Testing
     /// `hour` (`ym:s:hour`) is a dimension get_report takes by its short name and list_metrics lists
     /// (issue 39 item 4), beside the date periods.
     @Test func hourIsADimensionByItsShortName() async throws {
-        let result = try await call("get_report", [("counter_ids", ints([1001])), ("period", .string("yesterday")), ("dimensions", strings(["hour"])),
-                                                   ("metrics", strings(["visits"])), ("limit", .number(24))])
+        let result = try await call(
+            "get_report",
+            [
+                ("counter_ids", ints([1001])), ("period", .string("yesterday")), ("dimensions", strings(["hour"])),
+                ("metrics", strings(["visits"])), ("limit", .number(24))
+            ])
         #expect(!result.isError, "\(result.text)")
         let rows = result.structuredContent?["rows"]?.items ?? []
         #expect(rows.count == 24)
@@ -412,13 +546,19 @@ import Testing
         let listed = try await services.client().fetchCounterList().counters
         #expect(ids == listed.map(\.id))
         let script = try #require(counters.first { $0["id"] == .number(1002) })
-        #expect(script["name"] == .string("<script>alert(\"x\") </script> & Co") || script["name"]?.text?.hasPrefix("<script>") == true)
+        #expect(
+            script["name"] == .string("<script>alert(\"x\") </script> & Co")
+                || script["name"]?.text?.hasPrefix("<script>") == true)
         #expect(script["time_zone"] == .string("Asia/Yekaterinburg"))
         #expect(script["permission"] == .string("edit"))
         #expect(script["currency"] == .null)
         // The members of `metrika counters --json`, in its order, plus the currency (one renderer: CounterListing).
-        guard case .object(let members) = script else { Issue.record("not an object: \(script)"); return }
-        #expect(members.map(\.0) == ["id", "name", "site", "status", "permission", "owner_login", "time_zone", "currency"])
+        guard case .object(let members) = script else {
+            Issue.record("not an object: \(script)")
+            return
+        }
+        #expect(
+            members.map(\.0) == ["id", "name", "site", "status", "permission", "owner_login", "time_zone", "currency"])
         let searched = try await call("list_counters", [("search", .string("Ромашка"))])
         #expect(searched.structuredContent?["counters"]?.items.compactMap { $0["id"]?.number } == [1001])
     }
@@ -432,12 +572,18 @@ import Testing
         let next = ListCountersTool.defaultLimit + 1
         #expect(result.structuredContent?["more"]?["offset"] == .number(Double(next)))
         #expect(result.structuredContent?["more"]?["rows_total"] == .number(2_601))
-        #expect(result.text.contains("Showing counters 1–\(next - 1) of 2 601; call list_counters again with offset \(next) for the next, or narrow the list with search."))
-        let second = try await catalogue.call("list_counters", arguments: [("offset", .number(Double(next))), ("limit", .number(2))], activity: RecordedProgress())
+        #expect(
+            result.text.contains(
+                "Showing counters 1–\(next - 1) of 2 601; call list_counters again with offset \(next) for the next, or narrow the list with search."
+            ))
+        let second = try await catalogue.call(
+            "list_counters", arguments: [("offset", .number(Double(next))), ("limit", .number(2))],
+            activity: RecordedProgress())
         let firstIDs = result.structuredContent?["counters"]?.items.compactMap { $0["id"]?.number } ?? []
         let secondIDs = second.structuredContent?["counters"]?.items.compactMap { $0["id"]?.number } ?? []
         #expect(secondIDs.count == 2 && !firstIDs.contains(secondIDs[0]))
-        let last = try await catalogue.call("list_counters", arguments: [("offset", .number(2_601))], activity: RecordedProgress())
+        let last = try await catalogue.call(
+            "list_counters", arguments: [("offset", .number(2_601))], activity: RecordedProgress())
         #expect(last.structuredContent?["counters"]?.items.count == 1 && last.structuredContent?["more"] == nil)
         #expect(last.text.contains("2 601 counters in all."))
     }

@@ -1,6 +1,7 @@
-@testable import MetrikaMCP
 import MetrikaModel
 import Testing
+
+@testable import MetrikaMCP
 
 /// A failed tool call says what `CLI.run` would say after `Error:` (in the tools' words where that
 /// speaks to a shell), and never dumps a Swift value.

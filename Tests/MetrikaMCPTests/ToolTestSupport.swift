@@ -1,14 +1,15 @@
-import MetrikaServices
 import Foundation
 import MetrikaAPI
-@testable import MetrikaMCP
 import MetrikaModel
 import MetrikaRender
+import MetrikaServices
 import MetrikaSimulator
 import MetrikaStore
 import MetrikaSystem
 import MetrikaUseCases
 import Synchronization
+
+@testable import MetrikaMCP
 
 /// The report's JSON value (the simulator has a JSONValue of its own).
 typealias JSONValue = MetrikaRender.JSONValue
@@ -23,7 +24,9 @@ final class ToolSimulator: Sendable {
         .deletingLastPathComponent().appendingPathComponent("Fixtures", isDirectory: true)
 
     init(fixtures: String = "default", now: Date) throws {
-        let simulator = try Simulator(options: SimulatorOptions(fixturesDirectory: Self.fixturesRoot.appendingPathComponent(fixtures, isDirectory: true), now: now))
+        let simulator = try Simulator(
+            options: SimulatorOptions(
+                fixturesDirectory: Self.fixturesRoot.appendingPathComponent(fixtures, isDirectory: true), now: now))
         server = MetrikaSimulator.HTTPServer(idleTimeoutSeconds: 10, handler: { simulator.handle($0) })
         baseURL = "http://127.0.0.1:\(try server.start(port: 0))"
     }
@@ -36,7 +39,9 @@ final class ToolSimulator: Sendable {
         let data = try Data(contentsOf: URL(string: baseURL + "/__sim/log")!)
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         let requests = object?["requests"] as? [[String: Any]] ?? []
-        return requests.filter { ($0["path"] as? String ?? "").hasPrefix(pathPrefix) }.map { $0["query"] as? String ?? "" }.filter { query in
+        return requests.filter { ($0["path"] as? String ?? "").hasPrefix(pathPrefix) }.map {
+            $0["query"] as? String ?? ""
+        }.filter { query in
             query.contains("ids=\(counter)&") || query.hasSuffix("ids=\(counter)")
         }
     }
@@ -51,7 +56,8 @@ final class ToolSimulator: Sendable {
             guard (request["path"] as? String ?? "").hasPrefix(pathPrefix) else { return false }
             guard let counter else { return true }
             let query = request["query"] as? String ?? ""
-            return query.contains("ids=\(counter)&") || query.hasSuffix("ids=\(counter)") || query.contains("id=\(counter)&") || query.hasSuffix("id=\(counter)")
+            return query.contains("ids=\(counter)&") || query.hasSuffix("ids=\(counter)")
+                || query.contains("id=\(counter)&") || query.hasSuffix("id=\(counter)")
         }.count
     }
 }
@@ -75,7 +81,9 @@ struct TestServices: RunServices {
     }
 
     func client() throws -> MetrikaClient {
-        MetrikaClient(baseURL: URL(string: baseURL)!, token: token, transport: transport, requestTimeout: 10, sleep: sleep, now: now)
+        MetrikaClient(
+            baseURL: URL(string: baseURL)!, token: token, transport: transport, requestTimeout: 10, sleep: sleep,
+            now: now)
     }
 
     func historyLoader(offline: Bool) throws -> HistoryLoader {
@@ -83,7 +91,8 @@ struct TestServices: RunServices {
     }
 
     func historyLoader(offline: Bool, unsettledDays: Int) throws -> HistoryLoader {
-        HistoryLoader(store: try history(), client: offline ? nil : try client(), now: now, unsettledDays: unsettledDays)
+        HistoryLoader(
+            store: try history(), client: offline ? nil : try client(), now: now, unsettledDays: unsettledDays)
     }
 
     func history() throws -> HistoryStore { try HistoryStore(path: databasePath) }
@@ -96,7 +105,9 @@ struct TestServices: RunServices {
     func alertSettings() throws -> AlertSettings { settings }
 
     /// As the CLI's session serves them: the alert run's reading of counters, its give-up included.
-    func alertCounters(_ ids: [Int], loader: HistoryLoader) async throws -> (counters: [Counter], failures: [(counterID: Int, failure: any MetrikaFailure)]) {
+    func alertCounters(_ ids: [Int], loader: HistoryLoader) async throws -> (
+        counters: [Counter], failures: [(counterID: Int, failure: any MetrikaFailure)]
+    ) {
         try await AlertRun(loader: loader, settings: settings, activity: ToolActivity(now: now)).counters(ids)
     }
 
@@ -148,7 +159,6 @@ extension MCPToolResult {
         content.compactMap { if case .text(let text) = $0 { return text } else { return nil } }.joined(separator: "\n")
     }
 }
-
 
 func ints(_ values: [Int]) -> JSONValue { .array(values.map { .number(Double($0)) }) }
 func strings(_ values: [String]) -> JSONValue { .array(values.map { .string($0) }) }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import MetrikaMCP
 import MetrikaModel
 import MetrikaRender
 import Testing
+
+@testable import MetrikaMCP
 
 /// The two views of a tool result (StructuredView): Claude Code and VS Code hand the model only
 /// `structuredContent` when a result has one, Claude.ai the text blocks; each must hold the notes a
@@ -16,7 +17,8 @@ import Testing
 
     init() throws {
         folder = try TemporaryFolder()
-        catalogue = MetrikaToolCatalogue(services: TestServices(try Self.simulator.get(), database: folder.path + "/history.sqlite", now: Self.now))
+        catalogue = MetrikaToolCatalogue(
+            services: TestServices(try Self.simulator.get(), database: folder.path + "/history.sqlite", now: Self.now))
     }
 
     func call(_ tool: String, _ given: [(String, JSONValue)]) async throws -> MCPToolResult {
@@ -43,46 +45,72 @@ import Testing
     }
 
     @Test func compactionRoundsToFourDecimalsAndKeepsTheRest() {
-        let document = JSONValue.object([("rate", .number(31.413257196964206)), ("visits", .number(4440)), ("revenue", .number(5984991.59)),
-                                         ("half", .number(-0.00005)), ("name", .string("31.413257196964206")), ("rows", .array([.number(2.5), .null]))])
-        #expect(StructuredView.compact(document).serialized() == #"{"rate":31.4133,"visits":4440,"revenue":5984991.59,"half":-0.0001,"name":"31.413257196964206","rows":[2.5,null]}"#)
+        let document = JSONValue.object([
+            ("rate", .number(31.413257196964206)), ("visits", .number(4440)), ("revenue", .number(5984991.59)),
+            ("half", .number(-0.00005)), ("name", .string("31.413257196964206")),
+            ("rows", .array([.number(2.5), .null]))
+        ])
+        #expect(
+            StructuredView.compact(document).serialized()
+                == #"{"rate":31.4133,"visits":4440,"revenue":5984991.59,"half":-0.0001,"name":"31.413257196964206","rows":[2.5,null]}"#
+        )
         #expect(StructuredView.adding(notes: [], to: document) == document)
-        #expect(StructuredView.adding(notes: ["a", "b"], to: .object([("x", .number(1))])).serialized() == #"{"x":1,"notes":["a","b"]}"#)
+        #expect(
+            StructuredView.adding(notes: ["a", "b"], to: .object([("x", .number(1))])).serialized()
+                == #"{"x":1,"notes":["a","b"]}"#)
     }
 
     @Test func aPeriodNotOverYetIsANoteInBothViews() async throws {
-        let result = try await call("get_report", [("counter_ids", ints([1001])), ("from", .string("6daysAgo")), ("to", .string("today")),
-                                                   ("metrics", strings(["visits", "bounceRate"]))])
+        let result = try await call(
+            "get_report",
+            [
+                ("counter_ids", ints([1001])), ("from", .string("6daysAgo")), ("to", .string("today")),
+                ("metrics", strings(["visits", "bounceRate"]))
+            ])
         #expect(!result.isError, "\(result.text)")
         #expect(result.text.contains("today is not over yet"))
-        #expect(notes(result).contains { $0.hasPrefix("today is not over yet") }, "\(result.structuredContent?.serialized() ?? "nil")")
+        #expect(
+            notes(result).contains { $0.hasPrefix("today is not over yet") },
+            "\(result.structuredContent?.serialized() ?? "nil")")
         let structured = try #require(result.structuredContent)
         #expect(structured["query"] == nil, "the query echo is the model's own arguments")
-        let long = numbers(structured).filter { ($0.split(separator: ".").dropFirst().first?.count ?? 0) > StructuredView.decimals }
+        let long = numbers(structured).filter {
+            ($0.split(separator: ".").dropFirst().first?.count ?? 0) > StructuredView.decimals
+        }
         #expect(long.isEmpty, "numbers past 4 decimals: \(long)")
         #expect(numbers(structured).contains { $0.contains(".") }, "the rates keep their decimals")
     }
 
     @Test func rowsLeftOutAreANoteInBothViews() async throws {
-        let result = try await call("get_report", [("counter_ids", ints([1005])), ("dimensions", strings(["trafficSource"])), ("limit", .number(2))])
+        let result = try await call(
+            "get_report",
+            [("counter_ids", ints([1005])), ("dimensions", strings(["trafficSource"])), ("limit", .number(2))])
         #expect(!result.isError, "\(result.text)")
         let paging = notes(result).filter { $0.contains("call get_report again with offset 3") }
         #expect(paging.count == 1, "\(result.structuredContent?.serialized() ?? "nil")")
         #expect(result.structuredContent?["more"]?["offset"] == .number(3))
         // A full answer has no notes at all.
-        let all = try await call("get_report", [("counter_ids", ints([1005])), ("dimensions", strings(["trafficSource"]))])
-        #expect(all.structuredContent?["more"] == nil && all.structuredContent?["notes"] == nil, "\(all.structuredContent?.serialized() ?? "nil")")
+        let all = try await call(
+            "get_report", [("counter_ids", ints([1005])), ("dimensions", strings(["trafficSource"]))])
+        #expect(
+            all.structuredContent?["more"] == nil && all.structuredContent?["notes"] == nil,
+            "\(all.structuredContent?.serialized() ?? "nil")")
     }
 
     @Test func countersLeftOutAreANoteInBothViews() async throws {
         let result = try await call("list_counters", [("limit", .number(1))])
         #expect(!result.isError, "\(result.text)")
-        #expect(notes(result).contains { $0.contains("call list_counters again with offset 2") }, "\(result.structuredContent?.serialized() ?? "nil")")
+        #expect(
+            notes(result).contains { $0.contains("call list_counters again with offset 2") },
+            "\(result.structuredContent?.serialized() ?? "nil")")
     }
 
     @Test func listMetricsSaysGoalUnitsAndMoneysCurrencyInBothViews() async throws {
         let result = try await call("list_metrics", [])
-        #expect(notes(result) == ["Goal metrics: goal<ID>reaches · count · sum; goal<ID>conversionRate · percent · weighted; goal<ID>revenue · money · sum (ids from list_goals).",
-                                  "Money metrics are in the counter's currency unless currency is given."])
+        #expect(
+            notes(result) == [
+                "Goal metrics: goal<ID>reaches · count · sum; goal<ID>conversionRate · percent · weighted; goal<ID>revenue · money · sum (ids from list_goals).",
+                "Money metrics are in the counter's currency unless currency is given."
+            ])
     }
 }

@@ -1,13 +1,14 @@
-import MetrikaServices
 import Foundation
 import MetrikaAPI
-@testable import MetrikaMCP
 import MetrikaModel
 import MetrikaRender
+import MetrikaServices
 import MetrikaStore
 import MetrikaSystem
 import MetrikaUseCases
 import Testing
+
+@testable import MetrikaMCP
 
 /// No command-line word reaches a model (issue 39 item 3): every tool's error paths — bad
 /// arguments, refused combinations, a counter the token cannot read, a token the API rejects, no
@@ -18,14 +19,22 @@ import Testing
     static let simulator = Result { try ToolSimulator(now: now) }
 
     /// The commands of the command line, as a sentence would name them.
-    static let commands = ["login", "logout", "report", "sync", "alert", "chart", "mail", "logs", "cache", "counters", "goals", "live", "bot", "explain", "mcp", "auth", "completions"]
+    static let commands = [
+        "login", "logout", "report", "sync", "alert", "chart", "mail", "logs", "cache", "counters", "goals", "live",
+        "bot", "explain", "mcp", "auth", "completions"
+    ]
 
     /// The command-line words in `text`: `--flag`s and `metrika <command>`s.
     static func cliWords(_ text: String) -> [String] {
         var found: [String] = []
         let characters = Array(text)
-        for index in characters.indices where characters[index] == "-" && index + 2 < characters.count && characters[index + 1] == "-" && characters[index + 2].isLetter {
-            if index == 0 || !(characters[index - 1].isLetter || characters[index - 1].isNumber || characters[index - 1] == "-") {
+        for index in characters.indices
+        where characters[index] == "-" && index + 2 < characters.count && characters[index + 1] == "-"
+            && characters[index + 2].isLetter
+        {
+            if index == 0
+                || !(characters[index - 1].isLetter || characters[index - 1].isNumber || characters[index - 1] == "-")
+            {
                 found.append(String(characters[index..<min(characters.count, index + 16)]))
             }
         }
@@ -48,13 +57,17 @@ import Testing
             guard offline else { throw AuthError.notSignedIn }
             return try base.historyLoader(offline: true)
         }
-        func historyLoader(offline: Bool, unsettledDays: Int) throws -> HistoryLoader { try historyLoader(offline: offline) }
+        func historyLoader(offline: Bool, unsettledDays: Int) throws -> HistoryLoader {
+            try historyLoader(offline: offline)
+        }
         func history() throws -> HistoryStore { try base.history() }
         func defaultCounters() -> (ids: [String], source: String)? { nil }
         func telegramBot() throws -> TelegramBot { throw AuthError.notSignedIn }
         var rasterizer: any ChartRasterizer { base.rasterizer }
         func alertSettings() throws -> AlertSettings { try base.alertSettings() }
-        func alertCounters(_ ids: [Int], loader: HistoryLoader) async throws -> (counters: [Counter], failures: [(counterID: Int, failure: any MetrikaFailure)]) {
+        func alertCounters(_ ids: [Int], loader: HistoryLoader) async throws -> (
+            counters: [Counter], failures: [(counterID: Int, failure: any MetrikaFailure)]
+        ) {
             throw AuthError.notSignedIn
         }
         var secrets: [String] { [] }
@@ -65,18 +78,57 @@ import Testing
         ("get_report", [("counter_ids", ints([9999])), ("dimensions", strings(["trafficSource"]))], "counter 9999"),
         ("get_report", [("counter_ids", ints([9999]))], "counter 9999"),
         ("get_report", [("counter_ids", ints([1001])), ("from", .string("2026-02-30"))], "from"),
-        ("get_report", [("counter_ids", ints([1001])), ("limit", .number(5000)), ("dimensions", strings(["trafficSource"]))], "limit"),
+        (
+            "get_report",
+            [("counter_ids", ints([1001])), ("limit", .number(5000)), ("dimensions", strings(["trafficSource"]))],
+            "limit"
+        ),
         ("get_report", [("counter_ids", ints([1001])), ("sort", .string("-visits"))], "sort"),
         ("get_report", [("counter_ids", ints([1001])), ("lang", .string("ru"))], "lang"),
-        ("get_report", [("counter_ids", ints([1001])), ("compare", .bool(true)), ("preset", .string("sources_summary"))], "compare"),
-        ("get_report", [("counter_ids", ints([1001])), ("compare", .bool(true)), ("filters", .string("ym:s:trafficSource=='organic'"))], "compare"),
-        ("get_report", [("counter_ids", ints([1001])), ("compare", .bool(true)), ("period", .string("today"))], "check_alerts"),
-        ("get_report", [("counter_ids", ints([1001])), ("compare", .bool(true)), ("from", .string("2026-11-25")), ("to", .string("today"))], "check_alerts"),
-        ("get_report", [("counter_ids", ints([1001])), ("compare", .bool(true)), ("dimensions", strings(["searchPhrase"])), ("from", .string("2026-11-25")), ("to", .string("today"))], "check_alerts"),
-        ("get_report", [("counter_ids", ints([1001])), ("currency", .string("USD")), ("metrics", strings(["visits"]))], "currency"),
-        ("get_report", [("counter_ids", ints([1001])), ("group", .string("week")), ("dimensions", strings(["trafficSource"]))], "group"),
+        (
+            "get_report",
+            [("counter_ids", ints([1001])), ("compare", .bool(true)), ("preset", .string("sources_summary"))], "compare"
+        ),
+        (
+            "get_report",
+            [
+                ("counter_ids", ints([1001])), ("compare", .bool(true)),
+                ("filters", .string("ym:s:trafficSource=='organic'"))
+            ], "compare"
+        ),
+        (
+            "get_report", [("counter_ids", ints([1001])), ("compare", .bool(true)), ("period", .string("today"))],
+            "check_alerts"
+        ),
+        (
+            "get_report",
+            [
+                ("counter_ids", ints([1001])), ("compare", .bool(true)), ("from", .string("2026-11-25")),
+                ("to", .string("today"))
+            ], "check_alerts"
+        ),
+        (
+            "get_report",
+            [
+                ("counter_ids", ints([1001])), ("compare", .bool(true)), ("dimensions", strings(["searchPhrase"])),
+                ("from", .string("2026-11-25")), ("to", .string("today"))
+            ], "check_alerts"
+        ),
+        (
+            "get_report",
+            [("counter_ids", ints([1001])), ("currency", .string("USD")), ("metrics", strings(["visits"]))], "currency"
+        ),
+        (
+            "get_report",
+            [("counter_ids", ints([1001])), ("group", .string("week")), ("dimensions", strings(["trafficSource"]))],
+            "group"
+        ),
         ("get_report", [("counter_ids", ints([1001])), ("metrics", strings(["nonsense"]))], "nonsense"),
-        ("get_report", [("counter_ids", ints([1001])), ("offline", .bool(true)), ("dimensions", strings(["trafficSource"]))], "offline"),
+        (
+            "get_report",
+            [("counter_ids", ints([1001])), ("offline", .bool(true)), ("dimensions", strings(["trafficSource"]))],
+            "offline"
+        ),
         ("list_goals", [("counter_id", .number(9999))], "counter 9999"),
         ("check_alerts", [("counter_ids", ints([9999]))], "counter 9999"),
         ("check_alerts", [("date", .string("Sunday"))], "date"),
@@ -84,8 +136,11 @@ import Testing
         ("draw_chart", [("counter_ids", ints([9999]))], "counter 9999"),
         ("draw_chart", [("counter_ids", ints([1001])), ("from", .string("tomorrow"))], "from"),
         ("explain_change", [("counter_id", .number(9999)), ("metric", .string("visits"))], "counter 9999"),
-        ("explain_change", [("counter_id", .number(1001)), ("metric", .string("visits")), ("from", .string("2026-13-01"))], "from"),
-        ("list_counters", [("limit", .number(0))], "limit"),
+        (
+            "explain_change",
+            [("counter_id", .number(1001)), ("metric", .string("visits")), ("from", .string("2026-13-01"))], "from"
+        ),
+        ("list_counters", [("limit", .number(0))], "limit")
     ]
 
     func results(_ services: any RunServices) async throws -> [(String, MCPToolResult)] {
@@ -109,7 +164,9 @@ import Testing
             if !result.text.contains(call.says) { Issue.record("\(name) should name \(call.says): \(result.text)") }
         }
         // Every tool's errors were tried.
-        #expect(Set(Self.calls.map(\.tool)).isSuperset(of: MetrikaToolCatalogue.specs.map(\.name).filter { $0 != "list_metrics" }))
+        #expect(
+            Set(Self.calls.map(\.tool)).isSuperset(
+                of: MetrikaToolCatalogue.specs.map(\.name).filter { $0 != "list_metrics" }))
     }
 
     /// What a model reads before any call — the server's instructions, each tool's description, its
@@ -127,7 +184,8 @@ import Testing
         let folder = try TemporaryFolder()
         let services = TestServices(try Self.simulator.get(), database: folder.path + "/h.sqlite", now: Self.now)
         let result = try await MetrikaToolCatalogue(services: services).call(
-            "get_report", arguments: [("counter_ids", ints([9999])), ("dimensions", strings(["trafficSource"]))], activity: RecordedProgress())
+            "get_report", arguments: [("counter_ids", ints([9999])), ("dimensions", strings(["trafficSource"]))],
+            activity: RecordedProgress())
         #expect(result.isError)
         #expect(result.text.hasPrefix("Access denied"), "\(result.text)")
         #expect(result.text.contains("counter 9999"))
@@ -144,11 +202,15 @@ import Testing
         revoked.token = "revoked-token"
         var wrong = revoked
         wrong.token = "no-such-token"
-        let missing = NotSignedIn(base: TestServices(try Self.simulator.get(), database: folder.path + "/m.sqlite", now: Self.now))
+        let missing = NotSignedIn(
+            base: TestServices(try Self.simulator.get(), database: folder.path + "/m.sqlite", now: Self.now))
         for services in [revoked, wrong, missing] as [any RunServices] {
             let catalogue = MetrikaToolCatalogue(services: services)
-            for (tool, arguments) in [("list_counters", []), ("get_report", [("counter_ids", ints([1001]))]), ("check_alerts", [("counter_ids", ints([1001]))]),
-                                      ("list_goals", [("counter_id", JSONValue.number(1001))])] as [(String, [(String, JSONValue)])] {
+            for (tool, arguments) in [
+                ("list_counters", []), ("get_report", [("counter_ids", ints([1001]))]),
+                ("check_alerts", [("counter_ids", ints([1001]))]),
+                ("list_goals", [("counter_id", JSONValue.number(1001))])
+            ] as [(String, [(String, JSONValue)])] {
                 let result = try await catalogue.call(tool, arguments: arguments, activity: RecordedProgress())
                 #expect(result.isError, "\(tool): \(result.text)")
                 #expect(Self.cliWords(result.text).isEmpty, "\(tool): \(result.text)")
@@ -161,8 +223,9 @@ import Testing
         let failures: [any Error] = [
             APIError.queryTooComplicated("Query is too complicated"), APIError.unreadable("a row of 3 values"),
             APIError.unauthorized("no token"), APIError.invalidToken, UnexpectedFailure(typeName: "X"),
-            AuthError.notSignedInProfile(name: "agency", path: "/x/token"), AuthError.keyringEntryMissing(path: "/x/token", keyring: "GNOME Keyring"),
-            AuthError.insecureTokenFile(path: "/x/token", mode: 0o644),
+            AuthError.notSignedInProfile(name: "agency", path: "/x/token"),
+            AuthError.keyringEntryMissing(path: "/x/token", keyring: "GNOME Keyring"),
+            AuthError.insecureTokenFile(path: "/x/token", mode: 0o644)
         ]
         for failure in failures {
             let sentence = MetrikaToolCatalogue.sentence(failure)

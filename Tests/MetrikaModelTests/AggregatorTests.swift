@@ -1,16 +1,16 @@
-import Testing
 import MetrikaModel
+import Testing
 
 @Suite struct AggregatorTests {
     /// Three days of a week. Hand-computed period values:
     /// visits 100+50+0 = 150; pageviews 250+200+0 = 450; page depth 450/150 = 3;
     /// time on site (60·100 + 120·50)/150 = 80 s; bounce rate (20·100 + 40·50)/150 = 80/3 %;
     /// users: never 80+45+0 = 125.
-    let metrics = Metric.everyday   // pageviews, visits, users, page depth, time on site, bounce rate
+    let metrics = Metric.everyday // pageviews, visits, users, page depth, time on site, bounce rate
     let days: [[Double?]] = [
         [250, 100, 80, 2.5, 60, 20],
         [200, 50, 45, 4, 120, 40],
-        [0, 0, 0, nil, nil, nil],   // no visits: ratios are null and contribute nothing
+        [0, 0, 0, nil, nil, nil] // no visits: ratios are null and contribute nothing
     ]
 
     @Test func weightedByVisits() {
@@ -35,7 +35,8 @@ import MetrikaModel
         let day: [Double?] = [31, 23, 20, 1.34782609, 182.664, 26.08695652]
         let result = Aggregator.aggregate(metrics: metrics, rows: [day])
         #expect(result == day)
-        #expect(result.map { $0.map(DecimalText.shortest) } == ["31", "23", "20", "1.34782609", "182.664", "26.08695652"])
+        #expect(
+            result.map { $0.map(DecimalText.shortest) } == ["31", "23", "20", "1.34782609", "182.664", "26.08695652"])
     }
 
     @Test func pageDepthWithoutPageviewsIsWeightedByVisits() {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MetrikaModel
 
 /// The period-over-period change shared by `report --compare` and `mail`.
@@ -10,7 +11,8 @@ struct ChangeTests {
         #expect(visits.number.map { abs($0 - 5.2) < 1e-9 } == true)
         #expect(Change(from: Quantity(200, unit: .seconds), to: Quantity(150, unit: .seconds)).text() == "-25.0%")
         // Page depth is relative like counts: 2.00 → 2.50 pages is +25%, not +0.5.
-        #expect(Change(from: Quantity(2, unit: .pagesPerVisit), to: Quantity(2.5, unit: .pagesPerVisit)).text() == "+25.0%")
+        #expect(
+            Change(from: Quantity(2, unit: .pagesPerVisit), to: Quantity(2.5, unit: .pagesPerVisit)).text() == "+25.0%")
     }
 
     @Test func ratesChangeInPercentagePoints() {

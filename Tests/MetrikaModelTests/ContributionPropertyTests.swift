@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MetrikaModel
 
 /// An exact rational (Int128 numerator and denominator, reduced; overflow traps), so the property
@@ -55,14 +56,18 @@ struct ContributionPropertyTests {
             let segments = (0..<count).map { index in
                 SegmentCount(
                     name: "s\(index)",
-                    value: Int.random(in: 0...4, using: &random) == 0 ? .zero : Rational(Int.random(in: 0...5_000, using: &random)),
-                    expected: Int.random(in: 0...4, using: &random) == 0 ? .zero : Rational(Int128(Int.random(in: 0...20_000, using: &random)), 4))
+                    value: Int.random(in: 0...4, using: &random) == 0
+                        ? .zero : Rational(Int.random(in: 0...5_000, using: &random)),
+                    expected: Int.random(in: 0...4, using: &random) == 0
+                        ? .zero : Rational(Int128(Int.random(in: 0...20_000, using: &random)), 4))
             }
             let shown = Int.random(in: 0...6, using: &random)
             var total: (value: Rational, expected: Rational)?
             if Bool.random(using: &random) {
-                total = (Rational.sum(segments.map(\.value)) + Rational(Int.random(in: 0...300, using: &random)),
-                         Rational.sum(segments.map(\.expected)) + Rational(Int.random(in: 0...300, using: &random)))
+                total = (
+                    Rational.sum(segments.map(\.value)) + Rational(Int.random(in: 0...300, using: &random)),
+                    Rational.sum(segments.map(\.expected)) + Rational(Int.random(in: 0...300, using: &random))
+                )
             }
             let result = ContributionAnalysis.counts(segments, total: total, shown: shown)
             #expect(Rational.sum(result.segments.map(\.change)) == result.change)
@@ -88,14 +93,16 @@ struct ContributionPropertyTests {
             let count = Int.random(in: 1...6, using: &random)
             func parts() -> RatioParts<Rational> {
                 let visits = Int.random(in: 0...3, using: &random) == 0 ? 0 : Int.random(in: 1...12, using: &random)
-                return RatioParts(numerator: Rational(Int.random(in: 0...visits, using: &random)), denominator: Rational(visits))
+                return RatioParts(
+                    numerator: Rational(Int.random(in: 0...visits, using: &random)), denominator: Rational(visits))
             }
             let segments = (0..<count).map { SegmentRatio(name: "s\($0)", value: parts(), expected: parts()) }
             let baseline = Rational.sum(segments.map(\.expected.denominator))
             let period = Rational.sum(segments.map(\.value.denominator))
             let result: ChangeDecomposition<Rational>
             do {
-                result = try ContributionAnalysis.ratios(segments, scale: Rational(100), shown: Int.random(in: 0...4, using: &random))
+                result = try ContributionAnalysis.ratios(
+                    segments, scale: Rational(100), shown: Int.random(in: 0...4, using: &random))
             } catch {
                 #expect(error == (baseline == .zero ? .zeroBaseline : .emptyPeriod))
                 #expect(baseline == .zero || period == .zero)
@@ -108,7 +115,9 @@ struct ContributionPropertyTests {
             #expect(Rational.sum(result.segments.map(\.change)) == result.change)
             #expect(Rational.sum(result.segments.compactMap(\.mix)) == mix)
             #expect(Rational.sum(result.segments.compactMap(\.rate)) == rate)
-            for segment in result.segments { #expect(segment.mix.map { $0 + (segment.rate ?? .zero) } == segment.change) }
+            for segment in result.segments {
+                #expect(segment.mix.map { $0 + (segment.rate ?? .zero) } == segment.change)
+            }
             // The totals are the rates of the sums.
             let numerators = Rational.sum(segments.map(\.value.numerator))
             #expect(result.value == numerators * Rational(100) / period)
@@ -148,13 +157,17 @@ struct ContributionPropertyTests {
             let perVisit = unit == .percent ? 1 : unit == .pagesPerVisit ? 6 : 900
             let segments = (0..<Int.random(in: 1...12, using: &random)).map { index in
                 func parts() -> RatioParts<Double> {
-                    let visits = Int.random(in: 0...5, using: &random) == 0 ? 0 : Int.random(in: 1...50_000, using: &random)
-                    return RatioParts(numerator: Double(Int.random(in: 0...(visits * perVisit), using: &random)), denominator: Double(visits))
+                    let visits =
+                        Int.random(in: 0...5, using: &random) == 0 ? 0 : Int.random(in: 1...50_000, using: &random)
+                    return RatioParts(
+                        numerator: Double(Int.random(in: 0...(visits * perVisit), using: &random)),
+                        denominator: Double(visits))
                 }
                 return SegmentRatio(name: "s\(index)", value: parts(), expected: parts())
             }
-            guard let result = try? ContributionAnalysis.ratios(
-                segments, scale: unit == .percent ? 100 : 1, shown: Int.random(in: 0...6, using: &random))
+            guard
+                let result = try? ContributionAnalysis.ratios(
+                    segments, scale: unit == .percent ? 100 : 1, shown: Int.random(in: 0...6, using: &random))
             else { continue }
             let shown = ContributionRounding.shown(result, unit: unit)
             let mixes = try #require(shown.mixes)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MetrikaModel
 
 @Suite("Display width")
@@ -29,7 +30,7 @@ struct DisplayWidthTests {
         ("\u{1100}\u{1161}\u{11A8}", 2),
         ("Яндекс 日本 👍", 14),
         ("…", 1),
-        ("a\u{1b}b", 2),
+        ("a\u{1b}b", 2)
     ])
     func width(of text: String, expected: Int) {
         #expect(displayWidth(of: text) == expected, "\(text.unicodeScalars.map { String($0.value, radix: 16) })")

@@ -1,5 +1,5 @@
-import Testing
 import MetrikaModel
+import Testing
 
 /// Money is summed as an exact decimal: a week or month of kopeck amounts totals a whole number of
 /// kopecks, never `1743341.0099999998` (issue 32, item 8).

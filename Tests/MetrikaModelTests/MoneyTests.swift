@@ -1,5 +1,5 @@
-import Testing
 import MetrikaModel
+import Testing
 
 /// Money as a unit: names, currencies, text, and the ratios of sums a week or month needs.
 @Suite struct MoneyTests {
@@ -10,7 +10,7 @@ import MetrikaModel
         ("revenue", "ym:s:ecommerce<currency>ConvertedRevenue", "revenue", .money),
         ("revenuePerPurchase", "ym:s:ecommerce<currency>ConvertedRevenuePerPurchase", "revenue_per_purchase", .money),
         ("revenuePerVisit", "ym:s:ecommerce<currency>ConvertedRevenuePerVisit", "revenue_per_visit", .money),
-        ("goal4001revenue", "ym:s:goal4001converted<currency>Revenue", "goal4001_revenue", .money),
+        ("goal4001revenue", "ym:s:goal4001converted<currency>Revenue", "goal4001_revenue", .money)
     ])
     func shortNames(short: String, api: String, column: String, unit: MetricUnit) throws {
         let metric = try #require(Metric.named(short))
@@ -40,15 +40,25 @@ import MetrikaModel
 
     @Test(arguments: [
         ("ym:s:ecommerceRUBConvertedRevenue", "revenue", "revenue_rub", "RUB", Aggregation.sum),
-        ("ym:s:ecommerceUSDConvertedRevenuePerPurchase", "revenuePerPurchase", "revenue_per_purchase_usd", "USD", .revenuePerPurchase),
-        ("ym:s:ecommerceBYNConvertedRevenuePerVisit", "revenuePerVisit", "revenue_per_visit_byn", "BYN", .revenuePerVisit),
+        (
+            "ym:s:ecommerceUSDConvertedRevenuePerPurchase", "revenuePerPurchase", "revenue_per_purchase_usd", "USD",
+            .revenuePerPurchase
+        ),
+        (
+            "ym:s:ecommerceBYNConvertedRevenuePerVisit", "revenuePerVisit", "revenue_per_visit_byn", "BYN",
+            .revenuePerVisit
+        ),
         ("ym:s:goal12convertedEURRevenue", "goal12revenue", "goal12_revenue_eur", "EUR", .sum),
         ("ym:s:productBasketsRUBConvertedPrice", "basketValue", "basket_value_rub", "RUB", .sum),
         ("ym:s:productPurchasedUSDConvertedPrice", "productRevenue", "product_revenue_usd", "USD", .sum),
         ("ym:ad:productBasketsEURConvertedPrice", "basketValue", "basket_value_eur", "EUR", .sum),
-        ("ym:s:productBasketsAddRUBConvertedPrice", "productBasketsAddConvertedPrice", "product_baskets_add_converted_price_rub", "RUB", .sum),
+        (
+            "ym:s:productBasketsAddRUBConvertedPrice", "productBasketsAddConvertedPrice",
+            "product_baskets_add_converted_price_rub", "RUB", .sum
+        )
     ])
-    func fullNamesKeepWorking(api: String, short: String, column: String, code: String, aggregation: Aggregation) throws {
+    func fullNamesKeepWorking(api: String, short: String, column: String, code: String, aggregation: Aggregation) throws
+    {
         let metric = try #require(Metric.named(api))
         #expect(metric.apiName == api)
         #expect(metric.shortName == short)
@@ -96,11 +106,21 @@ import MetrikaModel
         let value = Quantity(1_250_000, unit: .money, currency: .rub)
         #expect(ValueFormatter.format(value, grouping: true, missing: "—", currencySign: true) == "1 250 000.00 ₽")
         #expect(ValueFormatter.format(value, grouping: false, missing: "") == "1250000.00")
-        #expect(ValueFormatter.format(Quantity(2852.9754, unit: .money, currency: .usd), grouping: true, missing: "—", currencySign: true) == "2 852.98 $")
-        #expect(ValueFormatter.format(Quantity(0.005, unit: .money, currency: .eur), grouping: true, missing: "—", currencySign: true) == "0.01 €")
-        #expect(ValueFormatter.format(Quantity(nil, unit: .money, currency: .rub), grouping: true, missing: "—", currencySign: true) == "—")
+        #expect(
+            ValueFormatter.format(
+                Quantity(2852.9754, unit: .money, currency: .usd), grouping: true, missing: "—", currencySign: true)
+                == "2 852.98 $")
+        #expect(
+            ValueFormatter.format(
+                Quantity(0.005, unit: .money, currency: .eur), grouping: true, missing: "—", currencySign: true)
+                == "0.01 €")
+        #expect(
+            ValueFormatter.format(
+                Quantity(nil, unit: .money, currency: .rub), grouping: true, missing: "—", currencySign: true) == "—")
         // No currency known: the number alone, never a wrong sign.
-        #expect(ValueFormatter.format(Quantity(12.5, unit: .money), grouping: true, missing: "—", currencySign: true) == "12.50")
+        #expect(
+            ValueFormatter.format(Quantity(12.5, unit: .money), grouping: true, missing: "—", currencySign: true)
+                == "12.50")
         // A currency belongs to money only.
         #expect(Quantity(3, unit: .count, currency: .rub).currency == nil)
         // And costs no memory: a report row's values are as small as before money.
@@ -114,7 +134,9 @@ import MetrikaModel
             for sign in [true, false] {
                 let quantity = Quantity(value, unit: .money, currency: currency)
                 let slow = ValueFormatter.format(quantity, grouping: sign, missing: "", currencySign: sign)
-                let fast = ValueBytes.text({ "declined" }) { ValueBytes.normalized(quantity, grouping: sign, alwaysHours: false, currencySign: sign, into: $0) }
+                let fast = ValueBytes.text({ "declined" }) {
+                    ValueBytes.normalized(quantity, grouping: sign, alwaysHours: false, currencySign: sign, into: $0)
+                }
                 #expect(fast == slow, "\(value) \(currency) \(sign)")
             }
         }
@@ -122,7 +144,8 @@ import MetrikaModel
 
     @Test func parsesItsOwnSignText() {
         // The sign is the last thing in a cell: a space before it, nothing after it.
-        let text = ValueFormatter.format(Quantity(1_703_226.31, unit: .money, currency: .rub), grouping: true, missing: "", currencySign: true)
+        let text = ValueFormatter.format(
+            Quantity(1_703_226.31, unit: .money, currency: .rub), grouping: true, missing: "", currencySign: true)
         #expect(text.hasSuffix(" ₽"))
         #expect(text.dropLast(2) == "1 703 226.31")
     }
@@ -133,20 +156,29 @@ import MetrikaModel
     /// purchases 2 + 5 + 0 + 1 = 8; visits 100 + 150 + 50 + 100 = 400.
     /// Average order value 3999.99 / 8 = 499.99875 (not the mean of the daily 500, 500.10, —, 499.49);
     /// revenue per visit 3999.99 / 400 = 9.999975.
-    let metrics = [Metric.visits, Metric.purchases, Metric.revenue.inCurrency(.rub), Metric.revenuePerPurchase.inCurrency(.rub), Metric.revenuePerVisit.inCurrency(.rub)]
+    let metrics = [
+        Metric.visits, Metric.purchases, Metric.revenue.inCurrency(.rub), Metric.revenuePerPurchase.inCurrency(.rub),
+        Metric.revenuePerVisit.inCurrency(.rub)
+    ]
     let days: [[Double?]] = [
         [100, 2, 1000, 500, 10],
         [150, 5, 2500.50, 500.10, 16.67],
-        [50, 0, 0, 0, 0],          // no purchases: the API's 0 is no average order value
-        [100, 1, 499.49, 499.49, 4.9949],
+        [50, 0, 0, 0, 0], // no purchases: the API's 0 is no average order value
+        [100, 1, 499.49, 499.49, 4.9949]
     ]
 
     @Test func aPeriodsRatiosAreRatiosOfSums() {
         let result = Aggregator.aggregate(metrics: metrics, rows: days)
         #expect(result[0] == 400)
         #expect(result[1] == 8)
-        #expect(result[2].map { ValueFormatter.format(Quantity($0, unit: .money, currency: .rub), grouping: false, missing: "") } == "3999.99")
-        #expect(result[3].map { ValueFormatter.format(Quantity($0, unit: .money, currency: .rub), grouping: false, missing: "") } == "500.00")
+        #expect(
+            result[2].map {
+                ValueFormatter.format(Quantity($0, unit: .money, currency: .rub), grouping: false, missing: "")
+            } == "3999.99")
+        #expect(
+            result[3].map {
+                ValueFormatter.format(Quantity($0, unit: .money, currency: .rub), grouping: false, missing: "")
+            } == "500.00")
         #expect(abs((result[3] ?? 0) - 3999.99 / 8) < 1e-9)
         #expect(abs((result[4] ?? 0) - 3999.99 / 400) < 1e-12)
         // The mean of the daily values would have been another number (499.86 after rounding).

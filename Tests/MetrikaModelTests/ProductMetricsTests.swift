@@ -1,16 +1,25 @@
-import Testing
 import MetrikaModel
+import Testing
 
 /// The e-commerce product metrics and dimensions (the templates top_products, top_brands, basket,
 /// basket_products): human titles, counts that add up, users that do not, money that is money.
 @Suite struct ProductMetricsTests {
     @Test(arguments: [
         ("ym:s:productImpressions", "productImpressions", "product_impressions", "Item views", Aggregation.sum),
-        ("ym:s:productImpressionsUniq", "productImpressionsUniq", "product_impressions_uniq", "Users who viewed", .nonAdditive),
+        (
+            "ym:s:productImpressionsUniq", "productImpressionsUniq", "product_impressions_uniq", "Users who viewed",
+            .nonAdditive
+        ),
         ("ym:s:productBasketsQuantity", "productBasketsQuantity", "product_baskets_quantity", "Added to basket", .sum),
         ("ym:s:productBasketsUniq", "productBasketsUniq", "product_baskets_uniq", "Users who added", .nonAdditive),
-        ("ym:s:productPurchasedQuantity", "productPurchasedQuantity", "product_purchased_quantity", "Purchased items", .sum),
-        ("ym:s:productPurchasedUniq", "productPurchasedUniq", "product_purchased_uniq", "Users who bought", .nonAdditive),
+        (
+            "ym:s:productPurchasedQuantity", "productPurchasedQuantity", "product_purchased_quantity",
+            "Purchased items", .sum
+        ),
+        (
+            "ym:s:productPurchasedUniq", "productPurchasedUniq", "product_purchased_uniq", "Users who bought",
+            .nonAdditive
+        )
     ])
     func countsHaveTitles(api: String, short: String, column: String, title: String, aggregation: Aggregation) throws {
         for text in [api, short] {
@@ -25,8 +34,14 @@ import MetrikaModel
     }
 
     @Test(arguments: [
-        ("basketValue", "ym:s:productBaskets<currency>ConvertedPrice", "ym:s:productBasketsRUBConvertedPrice", "basket_value_rub", "Basket value"),
-        ("productRevenue", "ym:s:productPurchased<currency>ConvertedPrice", "ym:s:productPurchasedRUBConvertedPrice", "product_revenue_rub", "Product revenue"),
+        (
+            "basketValue", "ym:s:productBaskets<currency>ConvertedPrice", "ym:s:productBasketsRUBConvertedPrice",
+            "basket_value_rub", "Basket value"
+        ),
+        (
+            "productRevenue", "ym:s:productPurchased<currency>ConvertedPrice", "ym:s:productPurchasedRUBConvertedPrice",
+            "product_revenue_rub", "Product revenue"
+        )
     ])
     func moneyIsMoney(short: String, template: String, inRoubles: String, column: String, title: String) throws {
         let metric = try #require(Metric.named(short))
@@ -47,7 +62,7 @@ import MetrikaModel
     @Test(arguments: [
         ("ym:s:productName", "productName", "product_name", "Product"),
         ("ym:s:productBrand", "productBrand", "product_brand", "Brand"),
-        ("ym:s:productCategoryLevel1", "productCategoryLevel1", "product_category_level1", "Category"),
+        ("ym:s:productCategoryLevel1", "productCategoryLevel1", "product_category_level1", "Category")
     ])
     func dimensionsHaveTitles(api: String, short: String, column: String, title: String) throws {
         for text in [api, short] {

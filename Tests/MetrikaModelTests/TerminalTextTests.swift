@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MetrikaModel
 
 /// The one sanitizer of terminal text against what a hostile server sends.
@@ -20,7 +21,7 @@ import Testing
         ("nel\u{85}x\u{2028}y\u{2029}z", "nel↵x↵y↵z"),
         ("tab\there", "tab here"),
         ("Интернет 日本 👨‍👩‍👧 «ok»", "Интернет 日本 👨‍👩‍👧 «ok»"),
-        ("back\\slash", "back\\slash"),
+        ("back\\slash", "back\\slash")
     ])
     func hostileTextIsMadeVisibleOrRemoved(_ text: String, expected: String) {
         let clean = TerminalText.sanitize(text)

@@ -5,16 +5,21 @@ import Testing
 /// `metrika <command>`, no `--flag`, no environment variable.
 @Suite struct WordingTests {
     static let actions: [SuggestedAction] = [
-        .sync(counterID: 1), .cleanLogs(counterID: 1), .watchToday(counterID: 1), .fetchOnline, .compareOtherDays(counterID: 1),
+        .sync(counterID: 1), .cleanLogs(counterID: 1), .watchToday(counterID: 1), .fetchOnline,
+        .compareOtherDays(counterID: 1),
         .signIn, .signInOrGiveToken, .signInAgain, .signInAsViewer, .replaceTokenFile, .replaceForeignTokenFile,
-        .protectTokenFile(path: "/t.json"), .fixToken(source: "the token file"), .signInProfile("work"), .signInToKeyring,
-        .storeInKeyringAgain, .keepTokenInFile, .signInAfterExpiry, .renewToken, .giveAppCredentials, .giveAppSecret, .giveClientID,
+        .protectTokenFile(path: "/t.json"), .fixToken(source: "the token file"), .signInProfile("work"),
+        .signInToKeyring,
+        .storeInKeyringAgain, .keepTokenInFile, .signInAfterExpiry, .renewToken, .giveAppCredentials, .giveAppSecret,
+        .giveClientID,
         .giveClientSecret, .pipeToken,
-        .signInSooner, .retrySignIn, .checkClientCredentials, .retrySignInThenDetails, .narrowQuery, .checkConnection(.api),
+        .signInSooner, .retrySignIn, .checkClientCredentials, .retrySignInThenDetails, .narrowQuery,
+        .checkConnection(.api),
         .checkConnection(.oauth), .retryThenReport, .checkAPIAddress, .raiseResponseLimit, .checkTLS, .reportUnexpected,
         .fillHistory, .createHistory, .checkClock, .chooseAnotherDatabase, .restoreDatabase, .upgradeForDatabase,
-        .checkDatabaseDirectory, .makeDatabaseWritable, .freeDatabaseDisk, .giveClickHouseCredentials, .checkTelegramToken,
-        .checkTelegramAddress,
+        .checkDatabaseDirectory, .makeDatabaseWritable, .freeDatabaseDisk, .giveClickHouseCredentials,
+        .checkTelegramToken,
+        .checkTelegramAddress
     ]
 
     @Test func neutralWordsNameNoCommandLine() {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaRender
 
@@ -10,7 +11,8 @@ import Testing
         let points = (0..<35).reversed().map { back -> (day: Day, value: Double?) in
             (last.adding(days: -back), back == 10 ? nil : back == 0 ? 0 : 600)
         }
-        return AlertChart(points: points, expected: 600, title: title, subtitle: "Sun 2026-11-29: 0, expected ~600 (-100%)")
+        return AlertChart(
+            points: points, expected: 600, title: title, subtitle: "Sun 2026-11-29: 0, expected ~600 (-100%)")
     }
 
     @Test func theSameDataGivesTheSameBytesAndMarksTheDay() {
@@ -28,7 +30,9 @@ import Testing
 
     @Test func moneyLabelsCarryTheCurrency() {
         let last = Day(iso: "2026-11-29")!
-        let points = (0..<35).reversed().map { back -> (day: Day, value: Double?) in (last.adding(days: -back), back == 0 ? 77_035.78 : 241_380) }
+        let points = (0..<35).reversed().map { back -> (day: Day, value: Double?) in
+            (last.adding(days: -back), back == 0 ? 77_035.78 : 241_380)
+        }
         var money = AlertChart(points: points, expected: 241_380, title: "revenue — Shop", subtitle: "Sun 2026-11-29")
         #expect(!money.render().contains("₽"), "without a currency the labels are counts")
         money.currency = Currency(code: "RUB")

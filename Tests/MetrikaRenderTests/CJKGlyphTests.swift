@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
+
 @testable import MetrikaRender
 @testable import MetrikaSystem
 
@@ -15,7 +16,8 @@ import Testing
             <svg xmlns="http://www.w3.org/2000/svg" width="400" height="80" font-family="\(SVGLineChart.fontStack)">\
             <rect width="400" height="80" fill="#fff"/><text x="10" y="60" font-size="48">\(XMLEscape.text(text))</text></svg>
             """
-        let png = try await RSVGConvertRasterizer(environment: ["PATH": "/usr/bin:/bin"]).png(fromSVG: Data(svg.utf8), scale: 1)
+        let png = try await RSVGConvertRasterizer(environment: ["PATH": "/usr/bin:/bin"]).png(
+            fromSVG: Data(svg.utf8), scale: 1)
         let directory = try ChartTestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("text.png")
@@ -27,12 +29,17 @@ import Testing
         return try #require(stats?["paintedShare"] as? Double)
     }
 
-    @Test(.enabled(if: ChartRasterizerTests.hasRSVGConvert, "needs rsvg-convert (apt-get install librsvg2-bin); .ci/run installs it"))
+    @Test(
+        .enabled(
+            if: ChartRasterizerTests.hasRSVGConvert,
+            "needs rsvg-convert (apt-get install librsvg2-bin); .ci/run installs it"))
     func cjkNamesAreDrawnAsGlyphsNotBoxes() async throws {
         let dense = try await Self.paintedShare("東京ラーメン")
         let thin = try await Self.paintedShare("一一一一一一")
         // Boxes: about 1 (the same box six times either way). Glyphs (Noto Sans CJK): about 2.3.
-        #expect(dense / thin > 1.6, "東京ラーメン paints \(dense), 一×6 \(thin): CJK text is drawn as boxes — install fonts-noto-cjk (scripts/setup)")
+        #expect(
+            dense / thin > 1.6,
+            "東京ラーメン paints \(dense), 一×6 \(thin): CJK text is drawn as boxes — install fonts-noto-cjk (scripts/setup)")
     }
 
     @Test func theFontStackNamesACJKFont() async {

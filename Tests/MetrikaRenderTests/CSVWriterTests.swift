@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
+
 @testable import MetrikaRender
 @testable import MetrikaSystem
 
@@ -33,7 +34,7 @@ struct CSVWriterTests {
         ("semi;colon", "semi;colon"),
         ("Интернет, магазин", "\"Интернет, магазин\""),
         ("日本語", "日本語"),
-        ("a=b+c", "a=b+c"),
+        ("a=b+c", "a=b+c")
     ])
     func escape(_ text: String, expected: String) {
         #expect(Self.field(text) == expected)
@@ -49,7 +50,10 @@ struct CSVWriterTests {
         ("@SUM(1)", "'@SUM(1)", "@SUM(1)"),
         ("\tcmd", "'\tcmd", "\tcmd"),
         ("\r=1", "\"'\r=1\"", "\"\r=1\""),
-        ("=HYPERLINK(\"http://evil\",\"x\")", "\"'=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\"", "\"=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\""),
+        (
+            "=HYPERLINK(\"http://evil\",\"x\")", "\"'=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\"",
+            "\"=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\""
+        )
     ])
     func formulasAreDefused(_ text: String, defused: String, kept: String) {
         #expect(Self.field(text) == defused)
@@ -59,7 +63,9 @@ struct CSVWriterTests {
     @Test func numbersAreNeverDefused() {
         #expect(Self.field("-5", isText: false) == "-5")
         #expect(Self.field("-0.25", isText: false) == "-0.25")
-        #expect(Self.records([["-1", "-5", "+3"]], numbersFrom: 1) == "'-1,-5,+3\n", "text before numbersFrom, numbers after")
+        #expect(
+            Self.records([["-1", "-5", "+3"]], numbersFrom: 1) == "'-1,-5,+3\n",
+            "text before numbersFrom, numbers after")
     }
 
     @Test(arguments: [
@@ -68,7 +74,7 @@ struct CSVWriterTests {
         (["", ""], ",\n"),
         ([""], "\"\"\n"),
         ([], "\n"),
-        (["x,y", "1"], "\"x,y\",1\n"),
+        (["x,y", "1"], "\"x,y\",1\n")
     ])
     func record(_ fields: [String], expected: String) {
         #expect(Self.records([fields]) == expected)
@@ -76,12 +82,16 @@ struct CSVWriterTests {
     }
 
     @Test func reportWithHeader() {
-        let text = Self.records([
-            ["date", "traffic_source", "visits"],
-            ["2024-05-01", "Поисковые системы", "120"],
-            ["2024-05-01", "Ad \"spring\", 2024", "7"],
-        ], CSVWriter(lineEnding: .crlf))
-        #expect(text == "date,traffic_source,visits\r\n2024-05-01,Поисковые системы,120\r\n2024-05-01,\"Ad \"\"spring\"\", 2024\",7\r\n")
+        let text = Self.records(
+            [
+                ["date", "traffic_source", "visits"],
+                ["2024-05-01", "Поисковые системы", "120"],
+                ["2024-05-01", "Ad \"spring\", 2024", "7"]
+            ], CSVWriter(lineEnding: .crlf))
+        #expect(
+            text
+                == "date,traffic_source,visits\r\n2024-05-01,Поисковые системы,120\r\n2024-05-01,\"Ad \"\"spring\"\", 2024\",7\r\n"
+        )
     }
 
     // MARK: - Round trip through an independent parser
@@ -93,7 +103,7 @@ struct CSVWriterTests {
             ["2024-05-02", "crlf\r\ninside", ""],
             ["2024-05-03", "=1+1", "日本語, 👨‍👩‍👧"],
             ["", "", ""],
-            ["only"],
+            ["only"]
         ]
         // `keep` and CRLF: the parser must give back exactly the bytes, whatever the line ends.
         let text = Self.records(rows, CSVWriter(lineEnding: .crlf, formulas: .keep))
@@ -105,7 +115,8 @@ struct CSVWriterTests {
         let file = directory.appendingPathComponent("report.csv")
         try Data(text.utf8).write(to: file)
 
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("scripts/csv_roundtrip.py")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "scripts/csv_roundtrip.py")
         let result = try runPython(script: script.path, argument: file.path)
         #expect(result.status == 0, "python3 stderr: \(result.stderr)")
         let parsed = try JSONDecoder().decode([[String]].self, from: result.stdout)
@@ -131,12 +142,14 @@ struct CSVWriterTests {
 
     @Test func roundTripWithLineFeedsAndDefusedFormulas() throws {
         let rows: [[String]] = [["phrase", "visits"], ["=1+1", "-3"], ["line\nbreak, \"quoted\"", "7"]]
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-render-\(UUID().uuidString)", isDirectory: true)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "metrika-render-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("report.csv")
         try Data(Self.records(rows, numbersFrom: 1).utf8).write(to: file)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("scripts/csv_roundtrip.py")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "scripts/csv_roundtrip.py")
         let result = try runPython(script: script.path, argument: file.path)
         #expect(result.status == 0, "python3 stderr: \(result.stderr)")
         let parsed = try JSONDecoder().decode([[String]].self, from: result.stdout)

@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
+
 @testable import MetrikaSystem
 
 /// `RSVGConvertRasterizer`: the real rsvg-convert draws a sharp PNG; a missing, lying, hanging or
@@ -32,7 +33,9 @@ import Testing
         let empty = try ChartTestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: empty) }
         let rasterizer = RSVGConvertRasterizer(environment: ["PATH": empty.path])
-        let error = try await #require(throws: ChartRasterizerError.self) { try await rasterizer.png(fromSVG: Self.svg, scale: 2) }
+        let error = try await #require(throws: ChartRasterizerError.self) {
+            try await rasterizer.png(fromSVG: Self.svg, scale: 2)
+        }
         #expect(error.exitCode == 69)
         #expect(error.message.contains("rsvg-convert is not installed"))
         #expect(error.message.contains("apt-get install librsvg2-bin"))
@@ -40,8 +43,12 @@ import Testing
     }
 
     @Test func theOverrideMustNameAProgram() async throws {
-        let rasterizer = RSVGConvertRasterizer(environment: ["PATH": "/usr/bin:/bin", "METRIKA_RSVG_CONVERT": "/nonexistent/rsvg"])
-        let error = try await #require(throws: ChartRasterizerError.self) { try await rasterizer.png(fromSVG: Self.svg, scale: 2) }
+        let rasterizer = RSVGConvertRasterizer(environment: [
+            "PATH": "/usr/bin:/bin", "METRIKA_RSVG_CONVERT": "/nonexistent/rsvg"
+        ])
+        let error = try await #require(throws: ChartRasterizerError.self) {
+            try await rasterizer.png(fromSVG: Self.svg, scale: 2)
+        }
         #expect(error.message.contains("METRIKA_RSVG_CONVERT names /nonexistent/rsvg"))
     }
 
@@ -49,7 +56,9 @@ import Testing
         let fake = try Self.fakeProgram("cat > /dev/null; printf '<html>not a picture</html>'")
         defer { try? FileManager.default.removeItem(at: fake.directory) }
         let rasterizer = RSVGConvertRasterizer(environment: ["PATH": fake.directory.path + ":/usr/bin:/bin"])
-        let error = try await #require(throws: ChartRasterizerError.self) { try await rasterizer.png(fromSVG: Self.svg, scale: 2) }
+        let error = try await #require(throws: ChartRasterizerError.self) {
+            try await rasterizer.png(fromSVG: Self.svg, scale: 2)
+        }
         #expect(error.message.contains("did not answer with a PNG image"))
     }
 
@@ -57,7 +66,9 @@ import Testing
         let fake = try Self.fakeProgram("cat > /dev/null; printf 'bad svg\\033[31m at line 3\\n' >&2; exit 3")
         defer { try? FileManager.default.removeItem(at: fake.directory) }
         let rasterizer = RSVGConvertRasterizer(environment: ["PATH": fake.directory.path + ":/usr/bin:/bin"])
-        let error = try await #require(throws: ChartRasterizerError.self) { try await rasterizer.png(fromSVG: Self.svg, scale: 2) }
+        let error = try await #require(throws: ChartRasterizerError.self) {
+            try await rasterizer.png(fromSVG: Self.svg, scale: 2)
+        }
         #expect(error.message.contains("failed (exit status 3): bad svg[31m at line 3"), "\(error.message)")
         #expect(!error.message.contains("\u{1B}"), "no escape sequence reaches the terminal")
     }
@@ -66,11 +77,14 @@ import Testing
         // exec: the shell becomes sleep, so killing the child leaves nothing holding the pipes.
         let fake = try Self.fakeProgram("exec sleep 60")
         defer { try? FileManager.default.removeItem(at: fake.directory) }
-        let rasterizer = RSVGConvertRasterizer(environment: ["PATH": fake.directory.path + ":/usr/bin:/bin"], timeout: 1)
+        let rasterizer = RSVGConvertRasterizer(
+            environment: ["PATH": fake.directory.path + ":/usr/bin:/bin"], timeout: 1)
         // The kill comes at the limit from the child's own watchdog thread, and the test awaits it on a
         // queue of its own (`offThePool`): a loaded suite holding the cooperative pool cannot delay it.
         let (error, elapsed) = try await offThePool {
-            try await #require(throws: ChartRasterizerError.self) { try await rasterizer.png(fromSVG: Self.svg, scale: 2) }
+            try await #require(throws: ChartRasterizerError.self) {
+                try await rasterizer.png(fromSVG: Self.svg, scale: 2)
+            }
         }
         #expect(error.message.contains("took longer than 1 s"))
         #expect(elapsed < 5, "took \(elapsed) s")
@@ -80,22 +94,28 @@ import Testing
         // Without exec the shell forks sleep, which keeps stdout open after the shell is killed.
         let fake = try Self.fakeProgram("sleep 60; true")
         defer { try? FileManager.default.removeItem(at: fake.directory) }
-        let rasterizer = RSVGConvertRasterizer(environment: ["PATH": fake.directory.path + ":/usr/bin:/bin"], timeout: 1)
+        let rasterizer = RSVGConvertRasterizer(
+            environment: ["PATH": fake.directory.path + ":/usr/bin:/bin"], timeout: 1)
         let (_, elapsed) = try await offThePool {
-            try await #require(throws: ChartRasterizerError.self) { try await rasterizer.png(fromSVG: Self.svg, scale: 2) }
+            try await #require(throws: ChartRasterizerError.self) {
+                try await rasterizer.png(fromSVG: Self.svg, scale: 2)
+            }
         }
-        #expect(elapsed < 5, "took \(elapsed) s")   // the 1 s limit and the readers' 2 s grace, not the grandchild's 60 s
+        #expect(elapsed < 5, "took \(elapsed) s") // the 1 s limit and the readers' 2 s grace, not the grandchild's 60 s
     }
 
     @Test func aFloodOfOutputIsCut() async throws {
         let fake = try Self.fakeProgram("cat > /dev/null; exec cat /dev/zero")
         defer { try? FileManager.default.removeItem(at: fake.directory) }
-        let rasterizer = RSVGConvertRasterizer(environment: ["PATH": fake.directory.path + ":/usr/bin:/bin"], timeout: 10, maximumOutput: 1 << 20)
+        let rasterizer = RSVGConvertRasterizer(
+            environment: ["PATH": fake.directory.path + ":/usr/bin:/bin"], timeout: 10, maximumOutput: 1 << 20)
         let (error, elapsed) = try await offThePool {
-            try await #require(throws: ChartRasterizerError.self) { try await rasterizer.png(fromSVG: Self.svg, scale: 2) }
+            try await #require(throws: ChartRasterizerError.self) {
+                try await rasterizer.png(fromSVG: Self.svg, scale: 2)
+            }
         }
         #expect(error.message.contains("printed more than 1048576 bytes"))
-        #expect(elapsed < 5, "took \(elapsed) s")   // cut at 1 MiB, not run to its 10 s limit
+        #expect(elapsed < 5, "took \(elapsed) s") // cut at 1 MiB, not run to its 10 s limit
     }
 
     @Test func theChildGetsNoSecretsAndTheSVGOnStdin() async throws {
@@ -103,16 +123,22 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let seen = directory.appendingPathComponent("seen").path
         // Records its environment and input, then answers with a PNG signature + IHDR.
-        let fake = try Self.fakeProgram("env > '\(seen).env'; cat > '\(seen).svg'; printf '\\211PNG\\r\\n\\032\\n\\000\\000\\000\\rIHDR\\000\\000\\006\\100\\000\\000\\003\\040'")
+        let fake = try Self.fakeProgram(
+            "env > '\(seen).env'; cat > '\(seen).svg'; printf '\\211PNG\\r\\n\\032\\n\\000\\000\\000\\rIHDR\\000\\000\\006\\100\\000\\000\\003\\040'"
+        )
         defer { try? FileManager.default.removeItem(at: fake.directory) }
-        let environment = ["PATH": fake.directory.path + ":/usr/bin:/bin", "HOME": directory.path, "METRIKA_TOKEN": "secret-token-1",
-                           "METRIKA_CLIENT_SECRET": "secret-2", "METRIKA_CLICKHOUSE_PASSWORD": "secret-3"]
+        let environment = [
+            "PATH": fake.directory.path + ":/usr/bin:/bin", "HOME": directory.path, "METRIKA_TOKEN": "secret-token-1",
+            "METRIKA_CLIENT_SECRET": "secret-2", "METRIKA_CLICKHOUSE_PASSWORD": "secret-3"
+        ]
         let png = try await RSVGConvertRasterizer(environment: environment).png(fromSVG: Self.svg, scale: 2)
         #expect(PNGImage.size(of: png)?.width == 1600)
         let childEnvironment = try String(contentsOfFile: seen + ".env", encoding: .utf8)
         #expect(!childEnvironment.contains("secret"), "\(childEnvironment)")
         #expect(!childEnvironment.contains("METRIKA_"))
-        #expect(childEnvironment.contains("HOME=\(directory.path)"), "the rest of the environment (fontconfig's HOME) stays")
+        #expect(
+            childEnvironment.contains("HOME=\(directory.path)"), "the rest of the environment (fontconfig's HOME) stays"
+        )
         #expect(try Data(contentsOf: URL(fileURLWithPath: seen + ".svg")) == Self.svg)
     }
 

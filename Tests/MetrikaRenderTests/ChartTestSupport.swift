@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
+
 @testable import MetrikaModel
 
 /// Helpers shared by the chart and mail tests: running the independent Python checkers, temporary
@@ -9,7 +10,9 @@ enum ChartTestSupport {
     static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
     /// Runs `python3 scripts/<script> <arguments>`; stdout and stderr are drained before waiting.
-    static func runPython(_ script: String, _ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
+    static func runPython(_ script: String, _ arguments: [String]) throws -> (
+        status: Int32, stdout: Data, stderr: String
+    ) {
         try ToolCheck.require("python3", package: "python3")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -27,7 +30,8 @@ enum ChartTestSupport {
 
     /// A fresh directory under the system temporary directory.
     static func temporaryDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-chart-\(UUID().uuidString)", isDirectory: true)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "metrika-chart-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
     }
@@ -56,8 +60,12 @@ enum ChartTestSupport {
 
     /// Compares `svg` byte for byte with `Golden/svg/<name>.svg`; `METRIKA_RECORD_GOLDEN=1` rewrites it
     /// first (then convert it with rsvg-convert and look at the picture before committing).
-    static func expectGolden(_ svg: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        try Golden.expect(svg, matches: testsDirectory.appendingPathComponent("Golden/svg/\(name).svg"), sourceLocation: sourceLocation)
+    static func expectGolden(_ svg: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
+        try Golden.expect(
+            svg, matches: testsDirectory.appendingPathComponent("Golden/svg/\(name).svg"),
+            sourceLocation: sourceLocation)
     }
 
     // MARK: - Sample data
@@ -70,7 +78,9 @@ enum ChartTestSupport {
     static func range(_ from: String, _ to: String) -> DateRange { DateRange(from: day(from), to: day(to))! }
 
     /// A deterministic wavy series: a weekly rhythm on a slow trend, no randomness.
-    static func wave(_ range: DateRange, base: Double, amplitude: Double, trend: Double = 0, phase: Int = 0) -> [(day: Day, value: Double?)] {
+    static func wave(_ range: DateRange, base: Double, amplitude: Double, trend: Double = 0, phase: Int = 0) -> [(
+        day: Day, value: Double?
+    )] {
         range.days.enumerated().map { index, day in
             let weekly = [0.0, 0.35, 0.5, 0.45, 0.3, -0.55, -0.85][(day.weekday - 1 + phase) % 7]
             let slow = Double((index * 37 + phase * 11) % 17) / 17.0 - 0.5

@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaRender
 
@@ -28,7 +29,9 @@ struct ChartTicksTests {
         ValueCase(lowest: 17.2, highest: 24.9, unit: .percent, fromZero: false, expected: [16, 18, 20, 22, 24, 26]),
         ValueCase(lowest: 0, highest: 250, unit: .seconds, fromZero: true, expected: [0, 60, 120, 180, 240, 300]),
         ValueCase(lowest: 0, highest: 2.37, unit: .pagesPerVisit, fromZero: true, expected: [0, 0.5, 1, 1.5, 2, 2.5]),
-        ValueCase(lowest: 0, highest: 4_200_000, unit: .count, fromZero: true, expected: [0, 1_000_000, 2_000_000, 3_000_000, 4_000_000, 5_000_000]),
+        ValueCase(
+            lowest: 0, highest: 4_200_000, unit: .count, fromZero: true,
+            expected: [0, 1_000_000, 2_000_000, 3_000_000, 4_000_000, 5_000_000])
     ]
 
     @Test(arguments: valueCases)
@@ -75,13 +78,15 @@ struct ChartTicksTests {
 
     /// The five spans of the issue, ending on 2026-11-29, with what a person would label them with.
     static let spans: [SpanCase] = [
-        SpanCase(name: "1 day", from: "2026-11-29", to: "2026-11-29", expectedLabels: ["2026-11-29"], expectedKind: "single"),
+        SpanCase(
+            name: "1 day", from: "2026-11-29", to: "2026-11-29", expectedLabels: ["2026-11-29"], expectedKind: "single"),
         SpanCase(name: "2 weeks", from: "2026-11-16", to: "2026-11-29", expectedLabels: nil, expectedKind: "days"),
         SpanCase(name: "3 months", from: "2026-09-01", to: "2026-11-29", expectedLabels: nil, expectedKind: "weeks"),
         SpanCase(name: "2 years", from: "2024-12-01", to: "2026-11-29", expectedLabels: nil, expectedKind: "months"),
         SpanCase(
             name: "10 years", from: "2016-12-01", to: "2026-11-29",
-            expectedLabels: ["2017", "2018", "2019", "2020", "2021", "2022", "2023", "2024", "2025", "2026"], expectedKind: "years"),
+            expectedLabels: ["2017", "2018", "2019", "2020", "2021", "2022", "2023", "2024", "2025", "2026"],
+            expectedKind: "years")
     ]
 
     static let plotWidths: [Double] = [680, 420, 200]
@@ -89,7 +94,8 @@ struct ChartTicksTests {
     @Test(arguments: spans, plotWidths)
     func dateLabelsNeverOverlap(_ span: SpanCase, plotWidth: Double) throws {
         let range = ChartTestSupport.range(span.from, span.to)
-        let ticks = ChartTicks.dateTicks(for: range, plotWidth: plotWidth, fontSize: 11, minimumGap: 10, edgeAllowance: 30)
+        let ticks = ChartTicks.dateTicks(
+            for: range, plotWidth: plotWidth, fontSize: 11, minimumGap: 10, edgeAllowance: 30)
         try #require(!ticks.isEmpty)
         for (left, right) in zip(ticks, ticks.dropFirst()) {
             // Recomputed here from the labels, not taken from the tick's own width field.
@@ -145,14 +151,17 @@ struct ChartTicksTests {
         for span in Self.spans {
             let range = ChartTestSupport.range(span.from, span.to)
             for width in Self.plotWidths {
-                for tick in ChartTicks.dateTicks(for: range, plotWidth: width, fontSize: 11) { labels.insert(tick.label) }
+                for tick in ChartTicks.dateTicks(for: range, plotWidth: width, fontSize: 11) {
+                    labels.insert(tick.label)
+                }
             }
         }
         let sorted = labels.sorted()
         let directory = try ChartTestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = directory.appendingPathComponent("labels.json")
-        try JSONSerialization.data(withJSONObject: ["font": SVGLineChart.fontStack, "size": 11, "texts": sorted]).write(to: input)
+        try JSONSerialization.data(withJSONObject: ["font": SVGLineChart.fontStack, "size": 11, "texts": sorted]).write(
+            to: input)
         let result = try ChartTestSupport.runPython("measure_text.py", [input.path, directory.path])
         try #require(result.status == 0, "measure_text.py: \(result.stderr)")
         let measured = try JSONDecoder().decode([String: Double].self, from: result.stdout)
@@ -160,7 +169,9 @@ struct ChartTicksTests {
         for label in sorted {
             let real = try #require(measured[label])
             #expect(real > 0, "\(label) drew nothing")
-            #expect(ChartTicks.estimatedWidth(of: label, fontSize: 11) >= real, "\(label): estimated \(ChartTicks.estimatedWidth(of: label, fontSize: 11)) < rendered \(real)")
+            #expect(
+                ChartTicks.estimatedWidth(of: label, fontSize: 11) >= real,
+                "\(label): estimated \(ChartTicks.estimatedWidth(of: label, fontSize: 11)) < rendered \(real)")
         }
     }
 }

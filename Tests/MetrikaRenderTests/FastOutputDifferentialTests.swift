@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaAPI
 @testable import MetrikaModel
 @testable import MetrikaRender
@@ -18,10 +19,12 @@ struct FastOutputDifferentialTests {
     /// random bit patterns, and API-like values (counts, thousandths).
     static func hardDoubles(count: Int, seed: UInt64) -> [Double] {
         var random = SeededRandom(seed: seed)
-        var values: [Double] = [0, -0.0, 0.5, -0.5, 1.5, 2.5, 0.05, 0.005, 0.0005, 2.385, 2.375, 59.5, 3599.5, 17.75, 17.25,
-                                0x1p50, 0x1p50 - 1, 0x1p50 + 1, 0x1p53, 0x1p53 - 1, 0x1p53 + 2, 1e15, 1e16, 1e21, 1e300, -1e300,
-                                .leastNonzeroMagnitude, .leastNormalMagnitude, 1e-300, -1e-7, 0.1 + 0.2, 1.005, 1.015, 1.025,
-                                86399.5, 86400, 3600, 3599.4999999999995, 4.35, 4.45, -4.45, 1234567.125, 999999.995]
+        var values: [Double] = [
+            0, -0.0, 0.5, -0.5, 1.5, 2.5, 0.05, 0.005, 0.0005, 2.385, 2.375, 59.5, 3599.5, 17.75, 17.25,
+            0x1p50, 0x1p50 - 1, 0x1p50 + 1, 0x1p53, 0x1p53 - 1, 0x1p53 + 2, 1e15, 1e16, 1e21, 1e300, -1e300,
+            .leastNonzeroMagnitude, .leastNormalMagnitude, 1e-300, -1e-7, 0.1 + 0.2, 1.005, 1.015, 1.025,
+            86399.5, 86400, 3600, 3599.4999999999995, 4.35, 4.45, -4.45, 1234567.125, 999999.995
+        ]
         while values.count < count {
             let d = Double([1, 10, 100, 1000, 10000][Int(random.next() % 5)])
             let n = Double(random.next() % 100_000_000)
@@ -59,11 +62,15 @@ struct FastOutputDifferentialTests {
     @Test func fixedDecimalsMatchDecimalText() {
         for value in Self.hardDoubles(count: 100_000, seed: 0xFA57_0001) {
             for digits in 0...3 {
-                guard let text = Self.fast({ ValueBytes.fixed(value, fractionDigits: digits, into: $0) }) else { continue }
+                guard let text = Self.fast({ ValueBytes.fixed(value, fractionDigits: digits, into: $0) }) else {
+                    continue
+                }
                 let expected = DecimalText.format(value, fractionDigits: digits)
                 #expect(text == expected, "\(value) with \(digits) digits")
                 if text != expected { return }
-                #expect(Self.fast({ ValueBytes.fixed(value, fractionDigits: digits, grouping: true, into: $0) }) == DigitGroups.group(expected))
+                #expect(
+                    Self.fast({ ValueBytes.fixed(value, fractionDigits: digits, grouping: true, into: $0) })
+                        == DigitGroups.group(expected))
             }
         }
     }
@@ -75,7 +82,9 @@ struct FastOutputDifferentialTests {
         var declined = 0
         for _ in 0..<100_000 {
             let value = Double(random.next() % 100_000_000) / [1, 1000, 7][Int(random.next() % 3)]
-            if Self.fast({ ValueBytes.fixed(value, fractionDigits: Int(random.next() % 3), into: $0) }) == nil { declined += 1 }
+            if Self.fast({ ValueBytes.fixed(value, fractionDigits: Int(random.next() % 3), into: $0) }) == nil {
+                declined += 1
+            }
         }
         #expect(declined == 0, "declined \(declined) of 100,000")
     }
@@ -102,10 +111,13 @@ struct FastOutputDifferentialTests {
                 let table = ValueBytes.text({ ValueFormatter.format(quantity, grouping: true, missing: "") }) {
                     ValueBytes.normalized(quantity, grouping: true, alwaysHours: false, into: $0)
                 }
-                #expect(table == ValueFormatter.format(quantity, grouping: true, missing: ""), "\(String(describing: value)) \(unit)")
+                #expect(
+                    table == ValueFormatter.format(quantity, grouping: true, missing: ""),
+                    "\(String(describing: value)) \(unit)")
                 for raw in [false, true] {
-                    let layout = ReportLayout(dimensions: [], metrics: [], period: ReportFixtures.range("2026-11-01", "2026-11-01"),
-                                              grouping: nil, multipleCounters: false, raw: raw)
+                    let layout = ReportLayout(
+                        dimensions: [], metrics: [], period: ReportFixtures.range("2026-11-01", "2026-11-01"),
+                        grouping: nil, multipleCounters: false, raw: raw)
                     let out = OutputWriter()
                     try? layout.writeCSVValue(quantity, to: out)
                     #expect(out.text == layout.csvText(quantity), "\(String(describing: value)) \(unit) raw \(raw)")
@@ -135,22 +147,33 @@ struct FastOutputDifferentialTests {
     /// Records of one field (an empty one is `""`) and rows whose dimension count differs from the
     /// layout's, with and without metrics and a counter column.
     @Test func oddShapedRowsMatchTheReference() {
-        let names: [[DimensionValue]] = [[], [.init(name: nil)], [.init(name: "")], [.init(name: "=a")], [.init(name: ""), .init(name: "")],
-                                         [.init(name: "x"), .init(name: nil), .init(name: "y,z")]]
+        let names: [[DimensionValue]] = [
+            [], [.init(name: nil)], [.init(name: "")], [.init(name: "=a")], [.init(name: ""), .init(name: "")],
+            [.init(name: "x"), .init(name: nil), .init(name: "y,z")]
+        ]
         for dimensionCount in 0...2 {
             for metrics in [[], [Metric.visits]] {
                 for multipleCounters in [false, true] {
-                    let dimensions = Array([Dimension.named("searchPhrase")!, Dimension.named("trafficSource")!].prefix(dimensionCount))
-                    let layout = ReportLayout(dimensions: dimensions, metrics: metrics, period: ReportFixtures.range("2026-11-01", "2026-11-29"),
-                                              grouping: nil, multipleCounters: multipleCounters, raw: false)
+                    let dimensions = Array(
+                        [Dimension.named("searchPhrase")!, Dimension.named("trafficSource")!].prefix(dimensionCount))
+                    let layout = ReportLayout(
+                        dimensions: dimensions, metrics: metrics,
+                        period: ReportFixtures.range("2026-11-01", "2026-11-29"),
+                        grouping: nil, multipleCounters: multipleCounters, raw: false)
                     let rows = names.flatMap { dims in
-                        [Report.Row(dimensions: dims, values: metrics.map { _ in Quantity(nil, unit: .count) }),
-                         Report.Row(dimensions: dims, values: metrics.map { _ in Quantity(12.5, unit: .count) })]
+                        [
+                            Report.Row(dimensions: dims, values: metrics.map { _ in Quantity(nil, unit: .count) }),
+                            Report.Row(dimensions: dims, values: metrics.map { _ in Quantity(12.5, unit: .count) })
+                        ]
                     }
-                    let fixture = ReportFixtures.Fixture(layout: layout, sections: [.init(counter: ReportFixtures.shop, rows: rows, totals: [])])
+                    let fixture = ReportFixtures.Fixture(
+                        layout: layout, sections: [.init(counter: ReportFixtures.shop, rows: rows, totals: [])])
                     for writer in OutputDifferentialTests.variants {
-                        #expect(ReportFixtures.csv(fixture, writer: writer) == OutputDifferentialTests.reference(fixture, writer: writer),
-                                "\(dimensionCount) dimensions, \(metrics.count) metrics, several counters: \(multipleCounters)")
+                        #expect(
+                            ReportFixtures.csv(fixture, writer: writer)
+                                == OutputDifferentialTests.reference(fixture, writer: writer),
+                            "\(dimensionCount) dimensions, \(metrics.count) metrics, several counters: \(multipleCounters)"
+                        )
                     }
                 }
             }
@@ -161,7 +184,9 @@ struct FastOutputDifferentialTests {
     /// before): random and golden rows, time series and dimension reports, one and several counters.
     @Test func jsonRowsMatchJSONValue() throws {
         var fixtures = [Self.edgeFixture(seed: 0xFA57_0006, rows: 10_000, raw: false)]
-        fixtures += [ReportFixtures.daily(), ReportFixtures.sources(), ReportFixtures.twoCounters(), ReportFixtures.empty()]
+        fixtures += [
+            ReportFixtures.daily(), ReportFixtures.sources(), ReportFixtures.twoCounters(), ReportFixtures.empty()
+        ]
         var weekly = ReportFixtures.daily()
         weekly.layout.grouping = .week
         fixtures.append(weekly)
@@ -173,7 +198,9 @@ struct FastOutputDifferentialTests {
                     let expected = Self.referenceRow(row, layout: fixture.layout, counter: section.counter)
                     #expect(out.text == expected)
                     // The row as a value (get_report's document) is the same row.
-                    #expect(ReportJSONSink.row(row, layout: fixture.layout, counter: section.counter).serialized() == expected)
+                    #expect(
+                        ReportJSONSink.row(row, layout: fixture.layout, counter: section.counter).serialized()
+                            == expected)
                     if out.text != expected { return }
                 }
             }
@@ -185,19 +212,28 @@ struct FastOutputDifferentialTests {
     /// emoji, Latin-1).
     @Test func jsonStringsWithEveryEscapeMatchJSONValue() throws {
         var random = SeededRandom(seed: 0xFA57_0007)
-        let scalars: [Unicode.Scalar] = ["a", "\"", "\\", "/", "\u{0}", "\u{1F}", "\u{7F}", "\u{80}", "\u{85}", "\u{9B}", "\u{9F}", "\u{A0}",
-                                         "é", "Ж", "\u{061C}", "\u{0600}", "\u{200D}", "\u{200E}", "\u{200F}", "\u{2028}", "\u{2029}",
-                                         "\u{202A}", "\u{202E}", "\u{2066}", "\u{2069}", "\u{2070}", "東", "😀", "\u{FEFF}", "\u{10FFFF}"]
-        let layout = ReportLayout(dimensions: [Dimension.named("searchPhrase")!], metrics: [Metric.visits],
-                                  period: ReportFixtures.range("2026-11-01", "2026-11-29"), grouping: nil, multipleCounters: false, raw: false)
+        let scalars: [Unicode.Scalar] = [
+            "a", "\"", "\\", "/", "\u{0}", "\u{1F}", "\u{7F}", "\u{80}", "\u{85}", "\u{9B}", "\u{9F}", "\u{A0}",
+            "é", "Ж", "\u{061C}", "\u{0600}", "\u{200D}", "\u{200E}", "\u{200F}", "\u{2028}", "\u{2029}",
+            "\u{202A}", "\u{202E}", "\u{2066}", "\u{2069}", "\u{2070}", "東", "😀", "\u{FEFF}", "\u{10FFFF}"
+        ]
+        let layout = ReportLayout(
+            dimensions: [Dimension.named("searchPhrase")!], metrics: [Metric.visits],
+            period: ReportFixtures.range("2026-11-01", "2026-11-29"), grouping: nil, multipleCounters: false, raw: false
+        )
         for _ in 0..<10_000 {
             var name = ""
-            for _ in 0..<Int(random.next() % 6) { name.unicodeScalars.append(scalars[Int(random.next() % UInt64(scalars.count))]) }
-            let row = Report.Row(dimensions: [DimensionValue(name: name, id: random.next() % 3 == 0 ? name : nil)],
-                                 values: [Quantity(Double(random.next() % 1000), unit: .count)])
+            for _ in 0..<Int(random.next() % 6) {
+                name.unicodeScalars.append(scalars[Int(random.next() % UInt64(scalars.count))])
+            }
+            let row = Report.Row(
+                dimensions: [DimensionValue(name: name, id: random.next() % 3 == 0 ? name : nil)],
+                values: [Quantity(Double(random.next() % 1000), unit: .count)])
             let out = OutputWriter()
             try ReportJSONSink(output: out).writeRow(row, layout: layout, counter: ReportFixtures.shop)
-            #expect(out.text == Self.referenceRow(row, layout: layout, counter: ReportFixtures.shop), "\(Array(name.unicodeScalars))")
+            #expect(
+                out.text == Self.referenceRow(row, layout: layout, counter: ReportFixtures.shop),
+                "\(Array(name.unicodeScalars))")
         }
     }
 
@@ -213,11 +249,16 @@ struct FastOutputDifferentialTests {
         var random = SeededRandom(seed: 0xFA57_0009)
         let pieces: [[UInt8]] = [
             Array("phrase".utf8), Array("купить слона".utf8), Array("東京".utf8), Array("😀".utf8), Array("👨‍👩‍👧".utf8),
-            Array("e\u{301}".utf8), Array(",".utf8), Array(" ".utf8), Array("=SUM(A1)".utf8), Array("-".utf8), Array("+".utf8),
-            Array("@".utf8), Array(#"\""#.utf8), Array(#"\\"#.utf8), Array(#"\n"#.utf8), Array(#"\r"#.utf8), Array(#"\r\n"#.utf8),
-            Array(#"\t"#.utf8), Array(#"\u0416"#.utf8), Array(#"\u001b[31m"#.utf8), Array(#"\u202e"#.utf8), Array(#"\u0085"#.utf8),
-            Array(#"\ud83d\ude00"#.utf8), Array(#"\ud83d"#.utf8), Array(#"\ude00"#.utf8), [0xFF], [0xC3], [0xC0, 0xAF], [0xED, 0xA0, 0x80],
-            [0xF4, 0x90, 0x80, 0x80], [0xF0, 0x9F, 0x98], [0xC2, 0x85], [0xE2, 0x80, 0xA8], [0xE2, 0x80, 0xAE], [0xD8, 0x9C],
+            Array("e\u{301}".utf8), Array(",".utf8), Array(" ".utf8), Array("=SUM(A1)".utf8), Array("-".utf8),
+            Array("+".utf8),
+            Array("@".utf8), Array(#"\""#.utf8), Array(#"\\"#.utf8), Array(#"\n"#.utf8), Array(#"\r"#.utf8),
+            Array(#"\r\n"#.utf8),
+            Array(#"\t"#.utf8), Array(#"\u0416"#.utf8), Array(#"\u001b[31m"#.utf8), Array(#"\u202e"#.utf8),
+            Array(#"\u0085"#.utf8),
+            Array(#"\ud83d\ude00"#.utf8), Array(#"\ud83d"#.utf8), Array(#"\ude00"#.utf8), [0xFF], [0xC3], [0xC0, 0xAF],
+            [0xED, 0xA0, 0x80],
+            [0xF4, 0x90, 0x80, 0x80], [0xF0, 0x9F, 0x98], [0xC2, 0x85], [0xE2, 0x80, 0xA8], [0xE2, 0x80, 0xAE],
+            [0xD8, 0x9C]
         ]
         let dimensions = [Dimension.named("searchPhrase")!, Dimension.named("trafficSource")!]
         let metrics = [Metric.visits, Metric.bounceRate]
@@ -241,28 +282,39 @@ struct FastOutputDifferentialTests {
             body += Array(#"],"total_rows":200}"#.utf8)
             let data = Data(body)
             let fast = try #require(try StatDataScanner.scan(data))
-            let slow = try JSONDecoder().decode(StatDataPage.self, from: JSONPreflight.prepare(MetrikaClient.repairingInvalidUTF8(data)))
+            let slow = try JSONDecoder().decode(
+                StatDataPage.self, from: JSONPreflight.prepare(MetrikaClient.repairingInvalidUTF8(data)))
             // The oracle's rows hold their names as Strings, as every row did before.
             func rows(_ page: StatDataPage, strings: Bool) -> [Report.Row] {
                 page.rows.map { row in
-                    Report.Row(dimensions: row.dimensions.map { strings ? DimensionValue(name: $0.name, id: $0.id) : $0 },
-                               values: Normalizer.quantities(row.metrics, of: metrics))
+                    Report.Row(
+                        dimensions: row.dimensions.map { strings ? DimensionValue(name: $0.name, id: $0.id) : $0 },
+                        values: Normalizer.quantities(row.metrics, of: metrics))
                 }
             }
             for multipleCounters in [false, true] {
-                let layout = ReportLayout(dimensions: dimensions, metrics: metrics, period: ReportFixtures.range("2026-11-01", "2026-11-29"),
-                                          grouping: nil, multipleCounters: multipleCounters, raw: pageNumber % 2 == 1)
-                let fastFixture = ReportFixtures.Fixture(layout: layout, sections: [.init(counter: ReportFixtures.shop, rows: rows(fast, strings: false), totals: [])])
-                let slowFixture = ReportFixtures.Fixture(layout: layout, sections: [.init(counter: ReportFixtures.shop, rows: rows(slow, strings: true), totals: [])])
+                let layout = ReportLayout(
+                    dimensions: dimensions, metrics: metrics, period: ReportFixtures.range("2026-11-01", "2026-11-29"),
+                    grouping: nil, multipleCounters: multipleCounters, raw: pageNumber % 2 == 1)
+                let fastFixture = ReportFixtures.Fixture(
+                    layout: layout,
+                    sections: [.init(counter: ReportFixtures.shop, rows: rows(fast, strings: false), totals: [])])
+                let slowFixture = ReportFixtures.Fixture(
+                    layout: layout,
+                    sections: [.init(counter: ReportFixtures.shop, rows: rows(slow, strings: true), totals: [])])
                 for writer in OutputDifferentialTests.variants {
                     let out = OutputWriter()
                     try ReportFixtures.feed(fastFixture, to: ReportCSVSink(output: out, writer: writer))
-                    #expect(out.bytes == Array(OutputDifferentialTests.reference(slowFixture, writer: writer).utf8), "page \(pageNumber)")
+                    #expect(
+                        out.bytes == Array(OutputDifferentialTests.reference(slowFixture, writer: writer).utf8),
+                        "page \(pageNumber)")
                 }
                 for (fastRow, slowRow) in zip(fastFixture.sections[0].rows, slowFixture.sections[0].rows) {
                     let out = OutputWriter()
                     try ReportJSONSink(output: out).writeRow(fastRow, layout: layout, counter: ReportFixtures.shop)
-                    #expect(out.bytes == Array(Self.referenceRow(slowRow, layout: layout, counter: ReportFixtures.shop).utf8))
+                    #expect(
+                        out.bytes
+                            == Array(Self.referenceRow(slowRow, layout: layout, counter: ReportFixtures.shop).utf8))
                 }
                 let table = OutputWriter()
                 try ReportFixtures.feed(fastFixture, to: ReportTableSink(output: table, maxWidth: nil))

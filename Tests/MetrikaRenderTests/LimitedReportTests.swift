@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaRender
 @testable import MetrikaSystem
@@ -12,13 +13,21 @@ struct LimitedReportTests {
     static let metrics = [Metric.visits, Metric.users, revenue, Metric.bounceRate]
     static let source = Dimension.named("trafficSource")!
 
-    static func row(_ name: String, _ visits: Double, _ users: Double, _ money: Double, _ bounce: Double) -> Report.Row {
-        Report.Row(dimensions: [DimensionValue(name: name)],
-                   values: [Quantity(visits, unit: .count), Quantity(users, unit: .count), Quantity(money, unit: .money, currency: .rub), Quantity(bounce, unit: .percent)])
+    static func row(_ name: String, _ visits: Double, _ users: Double, _ money: Double, _ bounce: Double) -> Report.Row
+    {
+        Report.Row(
+            dimensions: [DimensionValue(name: name)],
+            values: [
+                Quantity(visits, unit: .count), Quantity(users, unit: .count),
+                Quantity(money, unit: .money, currency: .rub), Quantity(bounce, unit: .percent)
+            ])
     }
 
     static let rows = [row("Search", 700, 500, 1000.1, 20), row("Direct", 200, 150, 0.2, 30)]
-    static let totals = [Quantity(1000, unit: .count), Quantity(800, unit: .count), Quantity(1000.6, unit: .money, currency: .rub), Quantity(25, unit: .percent)]
+    static let totals = [
+        Quantity(1000, unit: .count), Quantity(800, unit: .count), Quantity(1000.6, unit: .money, currency: .rub),
+        Quantity(25, unit: .percent)
+    ]
 
     static func leftOut() throws -> Report.LeftOut {
         var shown = Report.ShownRows(metrics: metrics)
@@ -32,9 +41,13 @@ struct LimitedReportTests {
         let sink = makeSink(output)
         let recording = RecordingSink()
         let period = DateRange(from: Day(iso: "2026-11-23")!, to: Day(iso: "2026-11-29")!)!
-        recording.begin(ReportLayout(dimensions: [source], metrics: metrics, period: period, grouping: nil, multipleCounters: counters > 1, raw: false))
+        recording.begin(
+            ReportLayout(
+                dimensions: [source], metrics: metrics, period: period, grouping: nil, multipleCounters: counters > 1,
+                raw: false))
         for id in 0..<counters {
-            recording.beginSection(counter: Counter(id: 1001 + id, name: "Shop \(id)", site: "s.example"), sampling: nil)
+            recording.beginSection(
+                counter: Counter(id: 1001 + id, name: "Shop \(id)", site: "s.example"), sampling: nil)
             recording.append(rows)
             recording.leftOut(try leftOut())
             recording.endSection(totals: totals, missingDays: [])
@@ -58,7 +71,9 @@ struct LimitedReportTests {
     @Test func tableCSVAndJSON() throws {
         let table = try Self.render { ReportTableSink(output: $0, maxWidth: nil) }
         let lines = table.components(separatedBy: "\n")
-        #expect(lines.filter { $0.hasPrefix("Other (798 rows)") && $0.contains("100") && $0.contains("0.30 ₽") }.count == 2, "\(table)")
+        #expect(
+            lines.filter { $0.hasPrefix("Other (798 rows)") && $0.contains("100") && $0.contains("0.30 ₽") }.count == 2,
+            "\(table)")
         #expect(lines.filter { $0.hasPrefix("Total (800 rows)") }.count == 2, "\(table)")
 
         let csv = try Self.render { ReportCSVSink(output: $0) }
@@ -76,7 +91,9 @@ struct LimitedReportTests {
             let other = try #require(counter["other"] as? [String: Any])
             #expect(other["rows"] as? Int == 798)
             let values = try #require(other["values"] as? [String: Any])
-            #expect(values["visits"] as? Double == 100 && values["users"] is NSNull && values["revenue_rub"] as? Double == 0.3 && values["bounce_rate"] is NSNull)
+            #expect(
+                values["visits"] as? Double == 100 && values["users"] is NSNull
+                    && values["revenue_rub"] as? Double == 0.3 && values["bounce_rate"] is NSNull)
         }
         // The money of the rest in JSON's text: exact, not 0.29999999999990905.
         #expect(json.contains("\"revenue_rub\": 0.3"), "\(json)")

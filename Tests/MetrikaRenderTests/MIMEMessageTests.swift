@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
+
 @testable import MetrikaRender
 @testable import MetrikaSystem
 
@@ -20,7 +21,7 @@ struct MIMEMessageTests {
         (".dot", "=2Edot"),
         ("From here", "=46rom here"),
         ("not From", "not From"),
-        ("", ""),
+        ("", "")
     ]
 
     @Test(arguments: quotedPrintableCases)
@@ -29,7 +30,9 @@ struct MIMEMessageTests {
     }
 
     @Test func quotedPrintableKeepsLinesWithin76AndNeverSplitsAnEscape() {
-        #expect(MIMEEncoding.quotedPrintable(String(repeating: "a", count: 100)) == String(repeating: "a", count: 75) + "=\r\n" + String(repeating: "a", count: 25))
+        #expect(
+            MIMEEncoding.quotedPrintable(String(repeating: "a", count: 100)) == String(repeating: "a", count: 75)
+                + "=\r\n" + String(repeating: "a", count: 25))
         // 76 characters exactly fit on one line when nothing follows.
         #expect(MIMEEncoding.quotedPrintable(String(repeating: "b", count: 76)) == String(repeating: "b", count: 76))
         let cyrillic = MIMEEncoding.quotedPrintable(String(repeating: "ж", count: 40))
@@ -73,11 +76,13 @@ struct MIMEMessageTests {
     }
 
     @Test func theDateHeaderIsRFC5322() {
-        let noon = Date(timeIntervalSince1970: 1_795_953_600)  // 2026-11-29 12:00:00 UTC, a Sunday
+        let noon = Date(timeIntervalSince1970: 1_795_953_600) // 2026-11-29 12:00:00 UTC, a Sunday
         #expect(MIMEEncoding.dateHeaderValue(noon, offsetSeconds: 0) == "Sun, 29 Nov 2026 12:00:00 +0000")
         #expect(MIMEEncoding.dateHeaderValue(noon, offsetSeconds: 3 * 3600) == "Sun, 29 Nov 2026 15:00:00 +0300")
         #expect(MIMEEncoding.dateHeaderValue(noon, offsetSeconds: -13 * 3600) == "Sat, 28 Nov 2026 23:00:00 -1300")
-        #expect(MIMEEncoding.dateHeaderValue(Date(timeIntervalSince1970: 0), offsetSeconds: 0) == "Thu, 1 Jan 1970 00:00:00 +0000")
+        #expect(
+            MIMEEncoding.dateHeaderValue(Date(timeIntervalSince1970: 0), offsetSeconds: 0)
+                == "Thu, 1 Jan 1970 00:00:00 +0000")
     }
 
     @Test func nonASCIIFileNamesUseRFC2231() {
@@ -93,9 +98,14 @@ struct MIMEMessageTests {
     // MARK: - Addresses
 
     /// Local addresses (a dot-less host: `root@localhost`, `alice@vm`) are the usual cron targets.
-    static let validAddresses = ["a@example.com", "first.last+tag@mail.example.org", "o'brien@x-y.example", "x@a.b", "root@localhost", "alice@vm"]
-    static let invalidAddresses = ["", "plain", "@example.com", "a@", "a@.", "a@vm.", "a@.vm", "a@_vm", "a@-vm", "a@vm-", "a b@example.com", "a@exa mple.com", "a..b@example.com",
-                                   "a@-example.com", "a@example.com\r\nBcc: evil@example.com", "<a@example.com", "a@b@example.com"]
+    static let validAddresses = [
+        "a@example.com", "first.last+tag@mail.example.org", "o'brien@x-y.example", "x@a.b", "root@localhost", "alice@vm"
+    ]
+    static let invalidAddresses = [
+        "", "plain", "@example.com", "a@", "a@.", "a@vm.", "a@.vm", "a@_vm", "a@-vm", "a@vm-", "a b@example.com",
+        "a@exa mple.com", "a..b@example.com",
+        "a@-example.com", "a@example.com\r\nBcc: evil@example.com", "<a@example.com", "a@b@example.com"
+    ]
 
     @Test(arguments: validAddresses)
     func acceptsAddresses(_ text: String) throws {
@@ -109,7 +119,8 @@ struct MIMEMessageTests {
     }
 
     @Test func parsesDisplayNamesAndLists() throws {
-        let list = try MIMEAddress.list(parsing: "Иван Петров <ivan@example.com>, \"Doe, Jane\" <jane@example.org> ,bob@example.net")
+        let list = try MIMEAddress.list(
+            parsing: "Иван Петров <ivan@example.com>, \"Doe, Jane\" <jane@example.org> ,bob@example.net")
         #expect(list.map(\.address) == ["ivan@example.com", "jane@example.org", "bob@example.net"])
         #expect(list.map(\.displayName) == ["Иван Петров", "Doe, Jane", nil])
         #expect(list[1].headerTokens == ["\"Doe, Jane\"", "<jane@example.org>"])
@@ -123,22 +134,39 @@ struct MIMEMessageTests {
 
     /// Bytes that start like a PNG (signature and IHDR), different per `tag`, standing in for a rasterizer's output.
     static func fakePNG(_ tag: UInt8) -> Data {
-        Data(PNGImage.signature + [0, 0, 0, 13] + Array("IHDR".utf8) + [0, 0, 6, 64, 0, 0, 3, 32, 8, 6, 0, 0, 0, tag, tag, tag, tag])
+        Data(
+            PNGImage.signature + [0, 0, 0, 13] + Array("IHDR".utf8) + [
+                0, 0, 6, 64, 0, 0, 3, 32, 8, 6, 0, 0, 0, tag, tag, tag, tag
+            ])
     }
 
     /// The message and its files in the order Python walks them: inline PNGs, then attached SVGs.
-    static func reportMessage(seed: UInt64 = 42, subject: String = "Метрика: неделя Shop и «Блог о кофе», 23–29 ноября") throws -> (MIMEMessage, [Data]) {
-        let charts = [SVGLineChartTests.thirtyDays().render(), SVGLineChartTests.oneDay().render()].map { Data($0.utf8) }
+    static func reportMessage(seed: UInt64 = 42, subject: String = "Метрика: неделя Shop и «Блог о кофе», 23–29 ноября")
+        throws -> (MIMEMessage, [Data])
+    {
+        let charts = [SVGLineChartTests.thirtyDays().render(), SVGLineChartTests.oneDay().render()].map {
+            Data($0.utf8)
+        }
         let pngs = [fakePNG(1), fakePNG(2)]
-        let text = "Visits  Users\n1 234   1 000\n\nЗа неделю визитов больше на 12.5% = отлично.\n.\nFrom the nightly job\n" + String(repeating: "long line ", count: 20)
-        let html = "<!DOCTYPE html><html><body><p>Визиты</p><img src=\"cid:chart-1@metrika\" alt=\"Visits\"><img src=\"cid:chart-2@metrika\" alt=\"Depth\"></body></html>"
-        let body = MIMEPart.report(text: text, html: html, inline: [
-            MIMEPart.Image(data: pngs[0], mediaType: "image/png", filename: "shop-visits-2026-11-29.png", contentID: "chart-1@metrika"),
-            MIMEPart.Image(data: pngs[1], mediaType: "image/png", filename: "глубина-просмотра.png", contentID: "chart-2@metrika"),
-        ], attachments: [
-            MIMEPart.Image(data: charts[0], mediaType: "image/svg+xml", filename: "shop-visits-2026-11-29.svg"),
-            MIMEPart.Image(data: charts[1], mediaType: "image/svg+xml", filename: "глубина-просмотра.svg"),
-        ])
+        let text =
+            "Visits  Users\n1 234   1 000\n\nЗа неделю визитов больше на 12.5% = отлично.\n.\nFrom the nightly job\n"
+            + String(repeating: "long line ", count: 20)
+        let html =
+            "<!DOCTYPE html><html><body><p>Визиты</p><img src=\"cid:chart-1@metrika\" alt=\"Visits\"><img src=\"cid:chart-2@metrika\" alt=\"Depth\"></body></html>"
+        let body = MIMEPart.report(
+            text: text, html: html,
+            inline: [
+                MIMEPart.Image(
+                    data: pngs[0], mediaType: "image/png", filename: "shop-visits-2026-11-29.png",
+                    contentID: "chart-1@metrika"),
+                MIMEPart.Image(
+                    data: pngs[1], mediaType: "image/png", filename: "глубина-просмотра.png",
+                    contentID: "chart-2@metrika")
+            ],
+            attachments: [
+                MIMEPart.Image(data: charts[0], mediaType: "image/svg+xml", filename: "shop-visits-2026-11-29.svg"),
+                MIMEPart.Image(data: charts[1], mediaType: "image/svg+xml", filename: "глубина-просмотра.svg")
+            ])
         let message = MIMEMessage(
             from: try MIMEAddress(parsing: "Метрика на сервере <metrika@example.com>"),
             to: try MIMEAddress.list(parsing: "Иван Петров <ivan@example.com>, ops@example.org"),
@@ -210,7 +238,9 @@ struct MIMEMessageTests {
         #expect(top.dropFirst().map(\.encoding) == ["base64", "base64"])
 
         // Texts decode back exactly (line ends compared as LF: readers normalize them).
-        #expect(parsed.texts["text/plain"]?.replacingOccurrences(of: "\r\n", with: "\n").contains("За неделю визитов больше на 12.5% = отлично.\n.\nFrom the nightly job\n") == true)
+        #expect(
+            parsed.texts["text/plain"]?.replacingOccurrences(of: "\r\n", with: "\n").contains(
+                "За неделю визитов больше на 12.5% = отлично.\n.\nFrom the nightly job\n") == true)
         #expect(parsed.texts["text/html"]?.contains("<img src=\"cid:chart-1@metrika\"") == true)
 
         // Every file part, inline and attached, decodes to its bytes exactly.
@@ -250,7 +280,9 @@ struct MIMEMessageTests {
         #expect(other.messageID.hasSuffix("@example.com>"))
         // Boundaries are distinct per multipart and start with "=_", which QP and base64 cannot produce.
         let text = other.rendered()
-        let boundaries = text.components(separatedBy: "boundary=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        let boundaries = text.components(separatedBy: "boundary=\"").dropFirst().map {
+            String($0.prefix { $0 != "\"" })
+        }
         #expect(boundaries.count == 3 && Set(boundaries).count == 3)
         #expect(boundaries.allSatisfy { $0.hasPrefix("=_metrika_") })
     }

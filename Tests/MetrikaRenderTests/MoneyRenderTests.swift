@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaRender
 
@@ -13,30 +14,42 @@ struct MoneyRenderTests {
         let layout = ReportLayout(
             dimensions: [], metrics: metrics, period: ReportFixtures.range("2026-11-09", "2026-11-11"), grouping: .day,
             multipleCounters: false, raw: false,
-            query: [("counters", .array([.number(1001)])), ("from", .string("2026-11-09")), ("to", .string("2026-11-11")),
-                    ("metrics", .array(metrics.map { .string($0.apiName) })), ("dimensions", .array([])),
-                    ("accuracy", .string("full")), ("group", .string("day"))])
+            query: [
+                ("counters", .array([.number(1001)])), ("from", .string("2026-11-09")), ("to", .string("2026-11-11")),
+                ("metrics", .array(metrics.map { .string($0.apiName) })), ("dimensions", .array([])),
+                ("accuracy", .string("full")), ("group", .string("day"))
+            ])
         func row(_ iso: String, _ numbers: [Double?]) -> Report.Row {
-            Report.Row(dimensions: [DimensionValue(name: iso)], values: Normalizer.quantities(numbers, of: metrics), period: ReportFixtures.range(iso, iso))
+            Report.Row(
+                dimensions: [DimensionValue(name: iso)], values: Normalizer.quantities(numbers, of: metrics),
+                period: ReportFixtures.range(iso, iso))
         }
         let rows = [
             row("2026-11-09", [400, 1_250_000, 3125]),
             row("2026-11-10", [0, 0, nil]),
-            row("2026-11-11", [3, 1234.565, 411.52166666666665]),
+            row("2026-11-11", [3, 1234.565, 411.52166666666665])
         ]
         let totals = Normalizer.quantities([403, 1_251_234.565, 3104.80041], of: metrics)
-        return ReportFixtures.Fixture(layout: layout, sections: [.init(counter: ReportFixtures.shop, rows: rows, totals: totals)])
+        return ReportFixtures.Fixture(
+            layout: layout, sections: [.init(counter: ReportFixtures.shop, rows: rows, totals: totals)])
     }
 
     @Test func tableShowsTheSign() {
         let text = ReportFixtures.table(Self.shopWeek())
         let lines = text.split(separator: "\n").map(String.init)
-        #expect(lines.contains { $0.hasPrefix("2026-11-09") && $0.hasSuffix("400  1 250 000.00 ₽           3 125.00 ₽") }, "\(text)")
+        #expect(
+            lines.contains { $0.hasPrefix("2026-11-09") && $0.hasSuffix("400  1 250 000.00 ₽           3 125.00 ₽") },
+            "\(text)")
         // A day without purchases: revenue 0.00 ₽, no average order value.
-        #expect(lines.contains { $0.hasPrefix("2026-11-10") && $0.contains(" 0.00 ₽ ") && $0.hasSuffix(" —") }, "\(text)")
+        #expect(
+            lines.contains { $0.hasPrefix("2026-11-10") && $0.contains(" 0.00 ₽ ") && $0.hasSuffix(" —") }, "\(text)")
         // 1234.565 rounds half up as written: 1 234.57, not the binary 1 234.56.
-        #expect(lines.contains { $0.hasPrefix("2026-11-11") && $0.contains("1 234.57 ₽") && $0.hasSuffix("411.52 ₽") }, "\(text)")
-        #expect(lines.contains { $0.hasPrefix("Total") && $0.contains("1 251 234.57 ₽") && $0.hasSuffix("3 104.80 ₽") }, "\(text)")
+        #expect(
+            lines.contains { $0.hasPrefix("2026-11-11") && $0.contains("1 234.57 ₽") && $0.hasSuffix("411.52 ₽") },
+            "\(text)")
+        #expect(
+            lines.contains { $0.hasPrefix("Total") && $0.contains("1 251 234.57 ₽") && $0.hasSuffix("3 104.80 ₽") },
+            "\(text)")
         #expect(text.contains("Average order value"))
     }
 
@@ -54,12 +67,13 @@ struct MoneyRenderTests {
 
     @Test func csvHasPlainNumbersAndTheCurrencyInTheColumnName() throws {
         let records = try ReportSinkCSVTests.readBack(ReportFixtures.csv(Self.shopWeek()))
-        #expect(records == [
-            ["date", "purchases", "revenue_rub", "revenue_per_purchase_rub"],
-            ["2026-11-09", "400", "1250000.00", "3125.00"],
-            ["2026-11-10", "0", "0.00", ""],
-            ["2026-11-11", "3", "1234.57", "411.52"],
-        ])
+        #expect(
+            records == [
+                ["date", "purchases", "revenue_rub", "revenue_per_purchase_rub"],
+                ["2026-11-09", "400", "1250000.00", "3125.00"],
+                ["2026-11-10", "0", "0.00", ""],
+                ["2026-11-11", "3", "1234.57", "411.52"]
+            ])
     }
 
     @Test func jsonDeclaresUnitAndCurrency() throws {
@@ -93,11 +107,14 @@ struct MoneyRenderTests {
     @Test func aMoneyChartHasMoneyAxesPerCurrency() throws {
         let period = ReportFixtures.range("2026-11-01", "2026-11-07")
         let days = period.days
-        let roubles = Series(counter: ReportFixtures.shop, metric: Metric.revenue.inCurrency(.rub),
-                             points: days.enumerated().map { (day: $1, value: Optional(1_000_000 + Double($0) * 100_000)) })
-        let dollars = Series(counter: ReportFixtures.hostile, metric: Metric.revenue.inCurrency(.usd),
-                             points: days.enumerated().map { (day: $1, value: Optional(11_000 + Double($0) * 1_000)) })
-        let chart = SVGLineChart(series: [roubles, dollars], period: period, title: "Shops", subtitle: "daily", width: 800, height: 700)
+        let roubles = Series(
+            counter: ReportFixtures.shop, metric: Metric.revenue.inCurrency(.rub),
+            points: days.enumerated().map { (day: $1, value: Optional(1_000_000 + Double($0) * 100_000)) })
+        let dollars = Series(
+            counter: ReportFixtures.hostile, metric: Metric.revenue.inCurrency(.usd),
+            points: days.enumerated().map { (day: $1, value: Optional(11_000 + Double($0) * 1_000)) })
+        let chart = SVGLineChart(
+            series: [roubles, dollars], period: period, title: "Shops", subtitle: "daily", width: 800, height: 700)
         #expect(chart.panelCount == 2)
         let svg = chart.render()
         #expect(svg.contains(">1.5M ₽<"), "\(svg)")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaRender
 @testable import MetrikaSystem
@@ -11,32 +12,48 @@ struct NarrowTableTests {
     /// The default report, one week by day, with `--compare`: every value beside the one a week before.
     static func compared(metrics: [Metric] = Metric.everyday) -> ReportFixtures.Fixture {
         let period = ReportFixtures.range("2026-11-23", "2026-11-29")
-        let layout = ReportLayout(dimensions: [], metrics: metrics, period: period, grouping: .day, multipleCounters: false, raw: false, compare: true)
+        let layout = ReportLayout(
+            dimensions: [], metrics: metrics, period: period, grouping: .day, multipleCounters: false, raw: false,
+            compare: true)
         let now: [Double] = [11_777, 4_669, 3_978, 2.52, 176, 30.9]
         let before: [Double] = [10_474, 3_972, 3_431, 2.64, 190, 26.7]
         let pick = metrics.map { metric in Metric.everyday.firstIndex(of: metric)! }
         let rows = period.days.enumerated().map { index, day in
             let scale = 1 + Double(index) / 10
             return Report.Row(
-                dimensions: [DimensionValue(name: day.iso)], values: ReportFixtures.values(pick.map { now[$0] * ($0 < 3 ? scale : 1) }, metrics),
+                dimensions: [DimensionValue(name: day.iso)],
+                values: ReportFixtures.values(pick.map { now[$0] * ($0 < 3 ? scale : 1) }, metrics),
                 isIncomplete: index == 6, period: DateRange(from: day, to: day),
-                previous: Report.Previous(period: DateRange(from: day.adding(days: -7), to: day.adding(days: -7))!, values: ReportFixtures.values(pick.map { before[$0] }, metrics)))
+                previous: Report.Previous(
+                    period: DateRange(from: day.adding(days: -7), to: day.adding(days: -7))!,
+                    values: ReportFixtures.values(pick.map { before[$0] }, metrics)))
         }
-        let previous = Report.Previous(period: ReportFixtures.range("2026-11-16", "2026-11-22"), values: ReportFixtures.values(pick.map { before[$0] }, metrics))
+        let previous = Report.Previous(
+            period: ReportFixtures.range("2026-11-16", "2026-11-22"),
+            values: ReportFixtures.values(pick.map { before[$0] }, metrics))
         let totals = ReportFixtures.values(pick.map { now[$0] }, metrics)
-        return ReportFixtures.Fixture(layout: layout, sections: [ReportFixtures.Section(counter: ReportFixtures.shop, rows: rows, totals: totals, previous: previous)])
+        return ReportFixtures.Fixture(
+            layout: layout,
+            sections: [
+                ReportFixtures.Section(counter: ReportFixtures.shop, rows: rows, totals: totals, previous: previous)
+            ])
     }
 
     static func lines(_ text: String) -> [String] { text.components(separatedBy: "\n").filter { !$0.isEmpty } }
 
     /// Every line fits, and every body line (a date or Total) starts with its whole key.
-    static func expectKeysWhole(_ text: String, width: Int, keys: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectKeysWhole(
+        _ text: String, width: Int, keys: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         for line in lines(text) {
-            #expect(displayWidth(of: line) <= width, "\(displayWidth(of: line)) > \(width): \(line)", sourceLocation: sourceLocation)
+            #expect(
+                displayWidth(of: line) <= width, "\(displayWidth(of: line)) > \(width): \(line)",
+                sourceLocation: sourceLocation)
         }
         #expect(!text.contains("\n…"), "a key cut to …:\n\(text)", sourceLocation: sourceLocation)
         for key in keys {
-            #expect(text.contains("\n" + key + " "), "no line starts with \(key):\n\(text)", sourceLocation: sourceLocation)
+            #expect(
+                text.contains("\n" + key + " "), "no line starts with \(key):\n\(text)", sourceLocation: sourceLocation)
         }
     }
 
@@ -46,7 +63,9 @@ struct NarrowTableTests {
         Self.expectKeysWhole(text, width: width, keys: ["2026-11-23", "2026-11-29", "Total"])
         // Every metric is still there, each once per block header.
         for title in ["Pageviews", "Visits", "Users", "Page depth", "Time on site", "Bounce rate"] {
-            #expect(text.components(separatedBy: title).count - 1 == 2, "\(title): in its header and its sparkline\n\(text)")
+            #expect(
+                text.components(separatedBy: title).count - 1 == 2, "\(title): in its header and its sparkline\n\(text)"
+            )
         }
         try ReportFixtures.expectGolden(text, named: "daily_width\(width).txt")
     }
@@ -73,7 +92,8 @@ struct NarrowTableTests {
         #expect(text.contains("before") && !text.contains("values left out"), "\(text)")
         // The same table as in a pipe; only the title is broken into lines.
         let table = { (text: String) in text.components(separatedBy: "\n").drop { !$0.hasPrefix("Date") } }
-        #expect(table(text) == table(ReportFixtures.table(Self.compared(metrics: [.visits, .bounceRate]), maxWidth: nil)))
+        #expect(
+            table(text) == table(ReportFixtures.table(Self.compared(metrics: [.visits, .bounceRate]), maxWidth: nil)))
     }
 
     /// Cyrillic and CJK keys keep their width and alignment at 60 columns.
@@ -93,14 +113,23 @@ struct NarrowTableTests {
 
     /// Blocks share the metrics out evenly and keep a change beside its value.
     @Test func blocksAreEvenAndKeepChangesWithTheirValues() {
-        var table = TextTable(columns: [.init("Date")] + (1...6).map { TextTable.Column("metric\($0)", alignment: .right) })
+        var table = TextTable(
+            columns: [.init("Date")] + (1...6).map { TextTable.Column("metric\($0)", alignment: .right) })
         table.keyColumnCount = 1
         table.append(["2026-11-23"] + (1...6).map { "\($0)00000" })
         let lines = Self.lines(table.render(maxWidth: 60))
         let headers = lines.filter { $0.hasPrefix("Date") }
-        #expect(headers == ["Date        metric1  metric2  metric3", "Date        metric4  metric5  metric6"], "\(lines)")
+        #expect(
+            headers == ["Date        metric1  metric2  metric3", "Date        metric4  metric5  metric6"], "\(lines)")
 
-        var pairs = TextTable(columns: [.init("Source")] + (1...3).flatMap { [TextTable.Column("value\($0)", alignment: .right), TextTable.Column("change", alignment: .right, staysWithPrevious: true)] })
+        var pairs = TextTable(
+            columns: [.init("Source")]
+                + (1...3).flatMap {
+                    [
+                        TextTable.Column("value\($0)", alignment: .right),
+                        TextTable.Column("change", alignment: .right, staysWithPrevious: true)
+                    ]
+                })
         pairs.keyColumnCount = 1
         pairs.append(["Search engines", "1 000 000", "+5.0%", "2 000 000", "-1.0%", "3 000 000", "+0.5%"])
         let split = Self.lines(pairs.render(maxWidth: 50))

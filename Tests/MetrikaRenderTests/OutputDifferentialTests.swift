@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaRender
 
@@ -23,7 +24,9 @@ final class ReferenceCSVSink: ReportSink {
         if isText, defuse, let first = value.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r"].contains(first) {
             value = "'" + value
         }
-        guard value.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" }) else { return value }
+        guard value.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" }) else {
+            return value
+        }
         return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
@@ -61,7 +64,8 @@ final class ReferenceCSVSink: ReportSink {
 @Suite("Output path: byte-identical to the reference")
 struct OutputDifferentialTests {
     static let variants: [CSVWriter] = [
-        CSVWriter(), CSVWriter(lineEnding: .crlf), CSVWriter(formulas: .keep), CSVWriter(lineEnding: .crlf, formulas: .keep),
+        CSVWriter(), CSVWriter(lineEnding: .crlf), CSVWriter(formulas: .keep),
+        CSVWriter(lineEnding: .crlf, formulas: .keep)
     ]
 
     static func reference(_ fixture: ReportFixtures.Fixture, writer: CSVWriter) -> String {
@@ -71,8 +75,10 @@ struct OutputDifferentialTests {
     }
 
     @Test func goldenFixturesMatchTheReference() {
-        let fixtures = [ReportFixtures.daily(), ReportFixtures.daily(raw: true), ReportFixtures.sources(),
-                        ReportFixtures.twoCounters(), ReportFixtures.twoCounters(raw: true), ReportFixtures.empty()]
+        let fixtures = [
+            ReportFixtures.daily(), ReportFixtures.daily(raw: true), ReportFixtures.sources(),
+            ReportFixtures.twoCounters(), ReportFixtures.twoCounters(raw: true), ReportFixtures.empty()
+        ]
         for fixture in fixtures {
             for writer in Self.variants {
                 #expect(ReportFixtures.csv(fixture, writer: writer) == Self.reference(fixture, writer: writer))
@@ -85,10 +91,16 @@ struct OutputDifferentialTests {
     /// on purpose, and without line breaks inside a field).
     @Test func theCRLFKeepVariantGivesThePreviousSinksBytes() throws {
         let previous = CSVWriter(lineEnding: .crlf, formulas: .keep)
-        for (fixture, name) in [(ReportFixtures.daily(raw: true), "daily_raw.csv"), (ReportFixtures.twoCounters(), "two_counters.csv"),
-                                (ReportFixtures.empty(), "empty.csv")] {
-            let golden = try String(contentsOf: ReportFixtures.testsDirectory.appendingPathComponent("Golden/report/\(name)"), encoding: .utf8)
-            #expect(ReportFixtures.csv(fixture, writer: previous) == golden.replacingOccurrences(of: "\n", with: "\r\n"), "\(name)")
+        for (fixture, name) in [
+            (ReportFixtures.daily(raw: true), "daily_raw.csv"), (ReportFixtures.twoCounters(), "two_counters.csv"),
+            (ReportFixtures.empty(), "empty.csv")
+        ] {
+            let golden = try String(
+                contentsOf: ReportFixtures.testsDirectory.appendingPathComponent("Golden/report/\(name)"),
+                encoding: .utf8)
+            #expect(
+                ReportFixtures.csv(fixture, writer: previous) == golden.replacingOccurrences(of: "\n", with: "\r\n"),
+                "\(name)")
         }
     }
 
@@ -96,8 +108,10 @@ struct OutputDifferentialTests {
     /// huge, tiny and negative numbers; several counters; raw and normalized values.
     static func randomFixture(seed: UInt64, rows count: Int, raw: Bool) -> ReportFixtures.Fixture {
         var random = SeededRandom(seed: seed)
-        let pieces = ["a", "Ромашка", "😀", "👨‍👩‍👧", "e\u{301}", ",", "\"", "\r", "\n", "\r\n", "=", "+", "-", "@", "\t", " ",
-                      "東京", "'", ";", "0", "9", "\u{202E}", "\u{1B}[31m", "\u{0}", "\u{FEFF}"]
+        let pieces = [
+            "a", "Ромашка", "😀", "👨‍👩‍👧", "e\u{301}", ",", "\"", "\r", "\n", "\r\n", "=", "+", "-", "@", "\t", " ",
+            "東京", "'", ";", "0", "9", "\u{202E}", "\u{1B}[31m", "\u{0}", "\u{FEFF}"
+        ]
         func name() -> String? {
             if random.next() % 10 == 0 { return nil }
             return (0..<Int(random.next() % 8)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
@@ -114,17 +128,21 @@ struct OutputDifferentialTests {
         }
         let dimensions = [Dimension.named("searchPhrase")!, Dimension.named("trafficSource")!]
         let metrics = [Metric.visits, Metric.bounceRate, Metric.avgVisitDuration, Metric.pageDepth]
-        let layout = ReportLayout(dimensions: dimensions, metrics: metrics, period: ReportFixtures.range("2026-11-01", "2026-11-29"),
-                                  grouping: nil, multipleCounters: true, raw: raw)
+        let layout = ReportLayout(
+            dimensions: dimensions, metrics: metrics, period: ReportFixtures.range("2026-11-01", "2026-11-29"),
+            grouping: nil, multipleCounters: true, raw: raw)
         let rows = (0..<count).map { _ in
-            Report.Row(dimensions: dimensions.map { _ in DimensionValue(name: name()) },
-                       values: metrics.map { Quantity(number($0.unit), unit: $0.unit) })
+            Report.Row(
+                dimensions: dimensions.map { _ in DimensionValue(name: name()) },
+                values: metrics.map { Quantity(number($0.unit), unit: $0.unit) })
         }
         let half = count / 2
-        return ReportFixtures.Fixture(layout: layout, sections: [
-            .init(counter: ReportFixtures.shop, rows: Array(rows[..<half]), totals: []),
-            .init(counter: ReportFixtures.hostile, rows: Array(rows[half...]), totals: []),
-        ])
+        return ReportFixtures.Fixture(
+            layout: layout,
+            sections: [
+                .init(counter: ReportFixtures.shop, rows: Array(rows[..<half]), totals: []),
+                .init(counter: ReportFixtures.hostile, rows: Array(rows[half...]), totals: [])
+            ])
     }
 
     @Test(arguments: [false, true])
@@ -135,8 +153,11 @@ struct OutputDifferentialTests {
             let slow = Self.reference(fixture, writer: writer)
             #expect(fast == slow)
             if fast != slow {
-                let first = zip(fast.utf8, slow.utf8).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(fast.utf8.count, slow.utf8.count)
-                Issue.record("first difference at byte \(first): \(Array(fast.utf8.dropFirst(max(0, first - 20)).prefix(40)))")
+                let first =
+                    zip(fast.utf8, slow.utf8).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                    ?? min(fast.utf8.count, slow.utf8.count)
+                Issue.record(
+                    "first difference at byte \(first): \(Array(fast.utf8.dropFirst(max(0, first - 20)).prefix(40)))")
             }
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaRender
 
@@ -16,43 +17,49 @@ struct ReportSinkCSVTests {
 
     @Test func dailyNormalized() throws {
         let records = try Self.readBack(ReportFixtures.csv(ReportFixtures.daily()))
-        #expect(records == [
-            ["date", "pageviews", "visits", "users", "page_depth", "avg_visit_duration", "bounce_rate"],
-            ["2026-11-23", "29518", "12345", "11020", "2.39", "0:03:03", "17.8%"],
-            ["2026-11-24", "31002", "13001", "11800", "2.38", "0:01:00", "17.8%"],
-            ["2026-11-25", "0", "0", "0", "", "", ""],
-            ["2026-11-26", "1234567", "1000000", "999999", "1.23", "1:00:00", "0.1%"],
-            ["2026-11-27", "250000", "99999", "88888", "2.50", "1:00:00", "100.0%"],
-            ["2026-11-28", "1", "1", "1", "1.00", "0:00:00", "0.0%"],
-            ["2026-11-29", "512", "300", "280", "1.71", "0:00:45", "33.3%"],
-        ])
+        #expect(
+            records == [
+                ["date", "pageviews", "visits", "users", "page_depth", "avg_visit_duration", "bounce_rate"],
+                ["2026-11-23", "29518", "12345", "11020", "2.39", "0:03:03", "17.8%"],
+                ["2026-11-24", "31002", "13001", "11800", "2.38", "0:01:00", "17.8%"],
+                ["2026-11-25", "0", "0", "0", "", "", ""],
+                ["2026-11-26", "1234567", "1000000", "999999", "1.23", "1:00:00", "0.1%"],
+                ["2026-11-27", "250000", "99999", "88888", "2.50", "1:00:00", "100.0%"],
+                ["2026-11-28", "1", "1", "1", "1.00", "0:00:00", "0.0%"],
+                ["2026-11-29", "512", "300", "280", "1.71", "0:00:45", "33.3%"]
+            ])
     }
 
     @Test func dailyRaw() throws {
         let records = try Self.readBack(ReportFixtures.csv(ReportFixtures.daily(raw: true)))
-        #expect(records == [
-            ["date", "pageviews", "visits", "users", "page_depth", "avg_visit_duration", "bounce_rate"],
-            ["2026-11-23", "29518", "12345", "11020", "2.385", "182.664", "17.7786"],
-            ["2026-11-24", "31002", "13001", "11800", "2.3846", "59.5", "17.75"],
-            ["2026-11-25", "0", "0", "0", "", "", ""],
-            ["2026-11-26", "1234567", "1000000", "999999", "1.234567", "3599.5", "0.05"],
-            ["2026-11-27", "250000", "99999", "88888", "2.5", "3600", "100"],
-            ["2026-11-28", "1", "1", "1", "1", "0.4", "0"],
-            ["2026-11-29", "512", "300", "280", "1.70666", "45.2", "33.3333"],
-        ])
+        #expect(
+            records == [
+                ["date", "pageviews", "visits", "users", "page_depth", "avg_visit_duration", "bounce_rate"],
+                ["2026-11-23", "29518", "12345", "11020", "2.385", "182.664", "17.7786"],
+                ["2026-11-24", "31002", "13001", "11800", "2.3846", "59.5", "17.75"],
+                ["2026-11-25", "0", "0", "0", "", "", ""],
+                ["2026-11-26", "1234567", "1000000", "999999", "1.234567", "3599.5", "0.05"],
+                ["2026-11-27", "250000", "99999", "88888", "2.5", "3600", "100"],
+                ["2026-11-28", "1", "1", "1", "1", "0.4", "0"],
+                ["2026-11-29", "512", "300", "280", "1.70666", "45.2", "33.3333"]
+            ])
     }
 
     /// The comma, the quote and the newline of search phrases survive; nothing is cleaned.
     @Test func hostileNamesSurviveExactly() throws {
         let records = try Self.readBack(ReportFixtures.csv(ReportFixtures.sources()))
-        #expect(records == [
-            ["traffic_source", "search_phrase", "visits", "bounce_rate", "avg_visit_duration"],
-            ["Переходы из поисковых систем", "купить ромашку, недорого", "15200", "12.5%", "0:01:15"],
-            ["Переходы из поисковых систем", "say \"hi\"\nsecond line", "880", "50.0%", "0:01:02"],
-            ["<script>alert(\"x\")</script> & Co", "\u{1B}[31mred\u{1B}[0m\tand\u{202E}evil", "7", "0.0%", "1:00:00"],
-            ["東京ラーメン 🍜", "cafe\u{301} =SUM(A1)", "12345", "10.0%", "0:00:59"],
-            ["", "", "3", "", ""],
-        ])
+        #expect(
+            records == [
+                ["traffic_source", "search_phrase", "visits", "bounce_rate", "avg_visit_duration"],
+                ["Переходы из поисковых систем", "купить ромашку, недорого", "15200", "12.5%", "0:01:15"],
+                ["Переходы из поисковых систем", "say \"hi\"\nsecond line", "880", "50.0%", "0:01:02"],
+                [
+                    "<script>alert(\"x\")</script> & Co", "\u{1B}[31mred\u{1B}[0m\tand\u{202E}evil", "7", "0.0%",
+                    "1:00:00"
+                ],
+                ["東京ラーメン 🍜", "cafe\u{301} =SUM(A1)", "12345", "10.0%", "0:00:59"],
+                ["", "", "3", "", ""]
+            ])
     }
 
     @Test func severalCountersHaveACounterColumnAndPeriodEnds() throws {
@@ -87,7 +94,10 @@ struct ReportSinkCSVTests {
         let normalized = try Self.readBack(ReportFixtures.csv(ReportFixtures.daily()))
         let raw = try Self.readBack(ReportFixtures.csv(ReportFixtures.daily(raw: true)))
         let column = try #require(normalized[0].firstIndex(of: "avg_visit_duration"))
-        #expect(normalized.dropFirst().map { $0[column] } == ["0:03:03", "0:01:00", "", "1:00:00", "1:00:00", "0:00:00", "0:00:45"])
+        #expect(
+            normalized.dropFirst().map { $0[column] } == [
+                "0:03:03", "0:01:00", "", "1:00:00", "1:00:00", "0:00:00", "0:00:45"
+            ])
         #expect(raw.dropFirst().map { $0[column] } == ["182.664", "59.5", "", "3599.5", "3600", "0.4", "45.2"])
     }
 
@@ -96,11 +106,16 @@ struct ReportSinkCSVTests {
     @Test func formulaPhrasesAreDefusedButNumbersAreNot() throws {
         let phrase = Dimension.named("searchPhrase")!
         let metrics = [Metric.visits]
-        let layout = ReportLayout(dimensions: [phrase], metrics: metrics, period: ReportFixtures.range("2026-11-01", "2026-11-02"),
-                                  grouping: nil, multipleCounters: false, raw: true)
+        let layout = ReportLayout(
+            dimensions: [phrase], metrics: metrics, period: ReportFixtures.range("2026-11-01", "2026-11-02"),
+            grouping: nil, multipleCounters: false, raw: true)
         let names = ["=HYPERLINK(\"http://evil.example\",\"click\")", "+1", "-2+3", "@SUM(A1)", "\tx", "\r=1", "ok =1"]
-        let rows = names.map { Report.Row(dimensions: [DimensionValue(name: $0)], values: [Quantity(-5, unit: .count)]) }
-        let fixture = ReportFixtures.Fixture(layout: layout, sections: [.init(counter: ReportFixtures.shop, rows: rows, totals: [Quantity(nil, unit: .count)])])
+        let rows = names.map {
+            Report.Row(dimensions: [DimensionValue(name: $0)], values: [Quantity(-5, unit: .count)])
+        }
+        let fixture = ReportFixtures.Fixture(
+            layout: layout,
+            sections: [.init(counter: ReportFixtures.shop, rows: rows, totals: [Quantity(nil, unit: .count)])])
         let defused = try Self.readBack(ReportFixtures.csv(fixture))
         #expect(defused.dropFirst().map { $0[0] } == names.map { $0 == "ok =1" ? $0 : "'" + $0 })
         #expect(defused.dropFirst().allSatisfy { $0[1] == "-5" })

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaRender
 @testable import MetrikaSystem
@@ -28,8 +29,11 @@ struct ReportSinkTableTests {
         let output = OutputWriter()
         let sink = ReportTableSink(output: output, maxWidth: nil)
         let period = DateRange(from: Day(iso: "2014-07-16")!, to: Day(iso: "2014-07-22")!)!
-        sink.begin(ReportLayout(dimensions: [], metrics: [.pageviews], period: period, grouping: nil, multipleCounters: false, raw: false))
-        sink.beginSection(counter: Counter(id: 2138128, name: "", site: "nixsolutions.com"), sampling: nil)
+        sink.begin(
+            ReportLayout(
+                dimensions: [], metrics: [.pageviews], period: period, grouping: nil, multipleCounters: false,
+                raw: false))
+        sink.beginSection(counter: Counter(id: 2_138_128, name: "", site: "nixsolutions.com"), sampling: nil)
         sink.append([Report.Row(dimensions: [], values: [Quantity(53712, unit: .count)])])
         try sink.endSection(totals: [Quantity(53712, unit: .count)], missingDays: [])
         let lines = output.text.components(separatedBy: "\n")
@@ -48,10 +52,16 @@ struct ReportSinkTableTests {
     @Test func rawHeadersNameTheUnit() {
         let lines = Self.lines(ReportFixtures.daily(raw: true))
         #expect(ReportFixtures.daily(raw: true).layout.raw)
-        #expect(lines[1] == "Date        Pageviews   Visits    Users          Page depth   Time on site, s     Bounce rate, %")
-        #expect(lines[3] == "2026-11-23      29518    12345    11020               2.385           182.664            17.7786")
+        #expect(
+            lines[1]
+                == "Date        Pageviews   Visits    Users          Page depth   Time on site, s     Bounce rate, %")
+        #expect(
+            lines[3]
+                == "2026-11-23      29518    12345    11020               2.385           182.664            17.7786")
         // Zero is `0`, never `0.0`.
-        #expect(lines[5] == "2026-11-25          0        0        0                   —                 —                  —")
+        #expect(
+            lines[5]
+                == "2026-11-25          0        0        0                   —                 —                  —")
     }
 
     @Test func undefinedNamesAndTheSamplingLine() {
@@ -59,16 +69,20 @@ struct ReportSinkTableTests {
         #expect(lines[7].hasPrefix("(not set)                         (not set)  "))
         #expect(lines.contains("Sampled: numbers are estimates from 10.0% of visits."))
         // The hostile cells cannot reach the terminal as control characters.
-        #expect(!ReportFixtures.table(ReportFixtures.sources()).unicodeScalars.contains { $0.value == 0x1B || $0 == "\t" || $0.value == 0x202E })
+        #expect(
+            !ReportFixtures.table(ReportFixtures.sources()).unicodeScalars.contains {
+                $0.value == 0x1B || $0 == "\t" || $0.value == 0x202E
+            })
     }
 
     @Test func oneTitledTablePerCounter() {
         let text = ReportFixtures.table(ReportFixtures.twoCounters())
         let titles = text.components(separatedBy: "\n").filter { $0.contains(" · by week") }
-        #expect(titles == [
-            "Интернет-магазин «Ромашка» (1001, romashka-shop.ru) · 2026-11-01 … 2026-11-29 · by week",
-            "<script>alert(\"x\")</script> & Co (1002, xss-and-co.example.com) · 2026-11-01 … 2026-11-29 · by week",
-        ])
+        #expect(
+            titles == [
+                "Интернет-магазин «Ромашка» (1001, romashka-shop.ru) · 2026-11-01 … 2026-11-29 · by week",
+                "<script>alert(\"x\")</script> & Co (1002, xss-and-co.example.com) · 2026-11-01 … 2026-11-29 · by week"
+            ])
         #expect(text.contains("* this week is not over yet: its numbers will still change."))
         #expect(!text.contains("counter_id"))
         #expect(text.contains("2026-11-02               —      —            —\n"))

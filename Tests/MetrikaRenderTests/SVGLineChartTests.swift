@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaRender
 
@@ -14,22 +15,39 @@ struct SVGLineChartTests {
         let range = S.range("2026-10-31", "2026-11-29")
         var points = S.wave(range, base: 1200, amplitude: 500, trend: 12)
         // Nov 10–11 are unknown (nil) and Nov 20 is absent altogether: both must be gaps.
-        for index in points.indices where ["2026-11-10", "2026-11-11"].contains(points[index].day.iso) { points[index].value = nil }
+        for index in points.indices where ["2026-11-10", "2026-11-11"].contains(points[index].day.iso) {
+            points[index].value = nil
+        }
         points.removeAll { $0.day.iso == "2026-11-20" }
-        points[points.count - 1].value = 640  // today, half a day in
+        points[points.count - 1].value = 640 // today, half a day in
         let visits = Series(counter: S.shop, metric: .visits, points: points, incompleteFrom: S.day("2026-11-29"))
-        return SVGLineChart(series: [visits], period: range, title: "Shop — shop.example", subtitle: "2026-10-31 – 2026-11-29, daily")
+        return SVGLineChart(
+            series: [visits], period: range, title: "Shop — shop.example", subtitle: "2026-10-31 – 2026-11-29, daily")
     }
 
     static func threeUnits() -> SVGLineChart {
         let range = S.range("2026-09-01", "2026-11-29")
         var series: [Series] = []
         for (offset, counter) in [S.shop, S.blog].enumerated() {
-            series.append(Series(counter: counter, metric: .visits, points: S.wave(range, base: 9000 - Double(offset) * 4000, amplitude: 2500, trend: 20, phase: offset)))
-            series.append(Series(counter: counter, metric: .bounceRate, points: S.wave(range, base: 22 + Double(offset) * 9, amplitude: 6, phase: offset + 2).map { ($0.day, $0.value.map { $0 + 0.37 }) }))
-            series.append(Series(counter: counter, metric: .avgVisitDuration, points: S.wave(range, base: 150 + Double(offset) * 80, amplitude: 60, phase: offset + 4)))
+            series.append(
+                Series(
+                    counter: counter, metric: .visits,
+                    points: S.wave(range, base: 9000 - Double(offset) * 4000, amplitude: 2500, trend: 20, phase: offset)
+                ))
+            series.append(
+                Series(
+                    counter: counter, metric: .bounceRate,
+                    points: S.wave(range, base: 22 + Double(offset) * 9, amplitude: 6, phase: offset + 2).map {
+                        ($0.day, $0.value.map { $0 + 0.37 })
+                    }))
+            series.append(
+                Series(
+                    counter: counter, metric: .avgVisitDuration,
+                    points: S.wave(range, base: 150 + Double(offset) * 80, amplitude: 60, phase: offset + 4)))
         }
-        return SVGLineChart(series: series, period: range, title: "Shop and Блог о кофе", subtitle: "2026-09-01 – 2026-11-29", sampledShare: 0.1, width: 900, height: 640)
+        return SVGLineChart(
+            series: series, period: range, title: "Shop and Блог о кофе", subtitle: "2026-09-01 – 2026-11-29",
+            sampledShare: 0.1, width: 900, height: 640)
     }
 
     static let hostileName = "<script>alert(\"x\")</script> & Co"
@@ -40,26 +58,35 @@ struct SVGLineChartTests {
         let other = Counter(id: 2, name: "Tom's \"quoted\" ]]> site\u{1}\u{FFFE}", site: "x.example")
         let series = [
             Series(counter: evil, metric: .visits, points: S.wave(range, base: 300, amplitude: 100)),
-            Series(counter: other, metric: .visits, points: S.wave(range, base: 200, amplitude: 80, phase: 3)),
+            Series(counter: other, metric: .visits, points: S.wave(range, base: 200, amplitude: 80, phase: 3))
         ]
-        return SVGLineChart(series: series, period: range, title: hostileName + " — \"><svg onload=alert(1)>", subtitle: "<b>bold</b> & 'quotes'")
+        return SVGLineChart(
+            series: series, period: range, title: hostileName + " — \"><svg onload=alert(1)>",
+            subtitle: "<b>bold</b> & 'quotes'")
     }
 
     static func tenYears() -> SVGLineChart {
         let range = S.range("2016-12-01", "2026-11-29")
         var points = S.wave(range, base: 400, amplitude: 90, trend: 1.1)
         // A fortnight lost in 2020: the line must break there even at this density.
-        for index in points.indices where points[index].day >= S.day("2020-03-01") && points[index].day <= S.day("2020-03-14") {
+        for index in points.indices
+        where points[index].day >= S.day("2020-03-01") && points[index].day <= S.day("2020-03-14") {
             points[index].value = nil
         }
-        return SVGLineChart(series: [Series(counter: S.shop, metric: .visits, points: points)], period: range, title: "Shop", subtitle: "ten years, daily")
+        return SVGLineChart(
+            series: [Series(counter: S.shop, metric: .visits, points: points)], period: range, title: "Shop",
+            subtitle: "ten years, daily")
     }
 
     static func oneDay() -> SVGLineChart {
         let range = S.range("2026-11-29", "2026-11-29")
         let series = [
-            Series(counter: S.shop, metric: .pageDepth, points: [(S.day("2026-11-29"), 2.37)], incompleteFrom: S.day("2026-11-29")),
-            Series(counter: S.blog, metric: .pageDepth, points: [(S.day("2026-11-29"), 1.81)], incompleteFrom: S.day("2026-11-29")),
+            Series(
+                counter: S.shop, metric: .pageDepth, points: [(S.day("2026-11-29"), 2.37)],
+                incompleteFrom: S.day("2026-11-29")),
+            Series(
+                counter: S.blog, metric: .pageDepth, points: [(S.day("2026-11-29"), 1.81)],
+                incompleteFrom: S.day("2026-11-29"))
         ]
         return SVGLineChart(series: series, period: range, title: "Page depth today", width: 480, height: 300)
     }
@@ -67,12 +94,16 @@ struct SVGLineChartTests {
     static func noData() -> SVGLineChart {
         let range = S.range("2026-11-01", "2026-11-29")
         let points: [(day: Day, value: Double?)] = range.days.map { ($0, nil) }
-        return SVGLineChart(series: [Series(counter: S.shop, metric: .users, points: points)], period: range, title: "Shop", subtitle: "nothing synced yet")
+        return SVGLineChart(
+            series: [Series(counter: S.shop, metric: .users, points: points)], period: range, title: "Shop",
+            subtitle: "nothing synced yet")
     }
 
     static let goldens: [(String, @Sendable () -> SVGLineChart)] = [
-        ("thirty_days_gaps_today", thirtyDays), ("three_units_two_counters_sampled", threeUnits), ("hostile_names", hostile),
-        ("ten_years", tenYears), ("one_day", oneDay), ("no_data", noData), ("small_and_large_small_multiples", smallAndLarge),
+        ("thirty_days_gaps_today", thirtyDays), ("three_units_two_counters_sampled", threeUnits),
+        ("hostile_names", hostile),
+        ("ten_years", tenYears), ("one_day", oneDay), ("no_data", noData),
+        ("small_and_large_small_multiples", smallAndLarge)
     ]
 
     @Test(arguments: goldens.map(\.0))
@@ -112,7 +143,10 @@ struct SVGLineChartTests {
         var points: [(day: Day, value: Double?)] = zip(range.days, values).map { ($0, $1) }
         if let dropIndex { points.remove(at: dropIndex) }
         let incomplete = incompleteFromIndex.map { range.days[$0] }
-        return SVGLineChart(series: [Series(counter: S.shop, metric: .visits, points: points, incompleteFrom: incomplete)], period: range, title: "t").render()
+        return SVGLineChart(
+            series: [Series(counter: S.shop, metric: .visits, points: points, incompleteFrom: incomplete)],
+            period: range, title: "t"
+        ).render()
     }
 
     func paths(_ svg: String) -> [String] {
@@ -134,8 +168,12 @@ struct SVGLineChartTests {
 
     @Test func weeklyPointsAreJoinedWhenAskedButDailyOnesAreNot() {
         let range = S.range("2026-11-02", "2026-11-29")
-        let weekly: [(day: Day, value: Double?)] = [(S.day("2026-11-02"), 700), (S.day("2026-11-09"), 800), (S.day("2026-11-16"), nil), (S.day("2026-11-23"), 750)]
-        var chart = SVGLineChart(series: [Series(counter: S.shop, metric: .visits, points: weekly)], period: range, title: "t")
+        let weekly: [(day: Day, value: Double?)] = [
+            (S.day("2026-11-02"), 700), (S.day("2026-11-09"), 800), (S.day("2026-11-16"), nil),
+            (S.day("2026-11-23"), 750)
+        ]
+        var chart = SVGLineChart(
+            series: [Series(counter: S.shop, metric: .visits, points: weekly)], period: range, title: "t")
         #expect(paths(chart.render()).count == 0, "as daily data, days 3–8 are missing: dots only")
         chart.connectsAcrossDays = true
         let joined = paths(chart.render())
@@ -156,7 +194,9 @@ struct SVGLineChartTests {
         #expect(dotted.count == 1)
         #expect(dotted.first.map(pointCount) == 2, "from the last complete day to today")
         #expect(svg.contains("today (incomplete)"))
-        #expect(svg.contains("fill=\"#FFFFFF\" stroke=\"#0072B2\""), "the last-value marker is hollow for an incomplete day")
+        #expect(
+            svg.contains("fill=\"#FFFFFF\" stroke=\"#0072B2\""), "the last-value marker is hollow for an incomplete day"
+        )
     }
 
     @Test func theLastValueIsLabelled() {
@@ -189,17 +229,22 @@ struct SVGLineChartTests {
         let range = S.range("2026-11-02", "2026-11-29")
         let series = [
             Series(counter: S.shop, metric: .visits, points: S.wave(range, base: 600_000, amplitude: 60_000)),
-            Series(counter: S.blog, metric: .visits, points: S.wave(range, base: 4_000, amplitude: 900, phase: 2)),
+            Series(counter: S.blog, metric: .visits, points: S.wave(range, base: 4_000, amplitude: 900, phase: 2))
         ]
-        return SVGLineChart(series: series, period: range, title: "Shop, Блог о кофе", subtitle: "2026-11-02 – 2026-11-29, daily", height: 560)
+        return SVGLineChart(
+            series: series, period: range, title: "Shop, Блог о кофе", subtitle: "2026-11-02 – 2026-11-29, daily",
+            height: 560)
     }
 
     @Test func seriesMoreThanTenTimesApartGetTheirOwnPanels() throws {
         let chart = Self.smallAndLarge()
-        #expect(chart.panelGroups().map(\.seriesIndices) == [[0], [1]], "small multiples: one panel (and axis) per counter")
+        #expect(
+            chart.panelGroups().map(\.seriesIndices) == [[0], [1]], "small multiples: one panel (and axis) per counter")
         #expect(chart.panelCount == 2)
         let svg = chart.render()
-        #expect(svg.contains(">Visits · Shop</text>") && svg.contains(">Visits · Блог о кофе</text>"), "each panel names its counter")
+        #expect(
+            svg.contains(">Visits · Shop</text>") && svg.contains(">Visits · Блог о кофе</text>"),
+            "each panel names its counter")
         // The small counter's own axis reaches its thousands instead of lying flat under 100k ticks.
         #expect(svg.contains(">5k</text>") || svg.contains(">4k</text>"))
         let report = try S.checkSVG(svg)
@@ -219,18 +264,25 @@ struct SVGLineChartTests {
             Series(counter: shop, metric: .visits, points: S.wave(range, base: 600_000, amplitude: 60_000)),
             Series(counter: shop, metric: .bounceRate, points: S.wave(range, base: 30, amplitude: 3)),
             Series(counter: S.blog, metric: .visits, points: S.wave(range, base: 4_000, amplitude: 900, phase: 2)),
-            Series(counter: S.blog, metric: .bounceRate, points: S.wave(range, base: 40, amplitude: 3)),
+            Series(counter: S.blog, metric: .bounceRate, points: S.wave(range, base: 40, amplitude: 3))
         ]
         let chart = SVGLineChart(series: series, period: range, title: "t", height: 700)
         let titles = chart.panelGroups().map(chart.panelTitle)
-        #expect(titles.contains("Visits · Интернет-магазин «Ромашка»") && titles.contains("Visits · Блог о кофе"), "\(titles)")
+        #expect(
+            titles.contains("Visits · Интернет-магазин «Ромашка»") && titles.contains("Visits · Блог о кофе"),
+            "\(titles)")
         #expect(!titles.contains { $0.components(separatedBy: "Visits").count > 2 }, "\(titles)")
     }
 
     @Test func theCurrentWeekIsDottedAndLabelledSoFar() {
         let range = S.range("2026-11-02", "2026-11-25")
-        let weekly: [(day: Day, value: Double?)] = [(S.day("2026-11-02"), 71_000), (S.day("2026-11-09"), 72_400), (S.day("2026-11-16"), 70_100), (S.day("2026-11-23"), 5_700)]
-        var chart = SVGLineChart(series: [Series(counter: S.shop, metric: .visits, points: weekly, incompleteFrom: S.day("2026-11-23"))], period: range, title: "t")
+        let weekly: [(day: Day, value: Double?)] = [
+            (S.day("2026-11-02"), 71_000), (S.day("2026-11-09"), 72_400), (S.day("2026-11-16"), 70_100),
+            (S.day("2026-11-23"), 5_700)
+        ]
+        var chart = SVGLineChart(
+            series: [Series(counter: S.shop, metric: .visits, points: weekly, incompleteFrom: S.day("2026-11-23"))],
+            period: range, title: "t")
         chart.connectsAcrossDays = true
         chart.incompleteLabel = "this week so far"
         let svg = chart.render()
@@ -238,7 +290,8 @@ struct SVGLineChartTests {
         #expect(!svg.contains("today (incomplete)"))
         #expect(svg.contains(">5.7k so far</text>"), "the cliff's last value says it is partial")
         #expect(svg.contains("fill=\"#FFFFFF\" stroke=\"#0072B2\""), "hollow marker")
-        #expect(paths(svg).filter { $0.contains("stroke-dasharray=\"\(ChartPalette.incompleteDashArray)\"") }.count == 1)
+        #expect(
+            paths(svg).filter { $0.contains("stroke-dasharray=\"\(ChartPalette.incompleteDashArray)\"") }.count == 1)
     }
 
     @Test func aFootnoteIsPrinted() {
@@ -290,10 +343,11 @@ struct SVGLineChartTests {
     // MARK: - Formatting
 
     static let labelCases: [(Double, MetricUnit, String)] = [
-        (0.0, MetricUnit.count, "0"), (950, .count, "950"), (999.6, .count, "1k"), (1234, .count, "1.2k"), (9960, .count, "10k"),
+        (0.0, MetricUnit.count, "0"), (950, .count, "950"), (999.6, .count, "1k"), (1234, .count, "1.2k"),
+        (9960, .count, "10k"),
         (12_345, .count, "12k"), (999_950, .count, "1M"), (1_234_567, .count, "1.2M"), (45_600_000, .count, "46M"),
         (17.777, .percent, "17.8%"), (100, .percent, "100.0%"), (95, .seconds, "01:35"), (3725, .seconds, "1:02:05"),
-        (59.6, .seconds, "01:00"), (2.345, .pagesPerVisit, "2.35"), (1.5, .number, "1.50"),
+        (59.6, .seconds, "01:00"), (2.345, .pagesPerVisit, "2.35"), (1.5, .number, "1.50")
     ]
 
     @Test(arguments: labelCases)
@@ -302,7 +356,8 @@ struct SVGLineChartTests {
     }
 
     static let fixedCases: [(Double, Int, String)] = [
-        (12.345, 1, "12.3"), (12.35, 1, "12.4"), (-0.04, 1, "0.0"), (-1.25, 1, "-1.3"), (0.5, 0, "1"), (7, 2, "7.00"), (1e20, 0, "100000000000000000000"),
+        (12.345, 1, "12.3"), (12.35, 1, "12.4"), (-0.04, 1, "0.0"), (-1.25, 1, "-1.3"), (0.5, 0, "1"), (7, 2, "7.00"),
+        (1e20, 0, "100000000000000000000")
     ]
 
     /// Charts' figures are `DecimalText`'s, the one rounding rule (no locale, no `printf`).

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MetrikaRender
 
 @Suite("Sparkline")
@@ -20,7 +21,7 @@ struct SparklineTests {
         ([nil, nil], "··"),
         ([0, nil, 10], "▁·█"),
         ([nan, 0, infinity, 7, -infinity], "·▁·█·"),
-        ([-1e308, 1e308, 0], "▁█▅"),
+        ([-1e308, 1e308, 0], "▁█▅")
     ]
 
     @Test(arguments: cases)
@@ -38,6 +39,6 @@ struct SparklineTests {
         #expect(first.count == values.count)
         #expect(first == Sparkline.render(values))
         #expect(first.allSatisfy { Sparkline.bars.contains($0) || $0 == Sparkline.missing })
-        #expect(first.filter { $0 == Sparkline.missing }.count == 12)  // 0, 17, ..., 187
+        #expect(first.filter { $0 == Sparkline.missing }.count == 12) // 0, 17, ..., 187
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaRender
 
@@ -12,7 +13,8 @@ enum ReferenceTextTable {
         let body: [TextTable.Row] = table.rows.map { row in
             switch row {
             case .separator: return .separator
-            case .cells(let cells, let note): return .cells(cells.map(TextTable.displaySafe), note: note.map(TextTable.displaySafe))
+            case .cells(let cells, let note):
+                return .cells(cells.map(TextTable.displaySafe), note: note.map(TextTable.displaySafe))
             }
         }
         var widths = headers.map { displayWidth(of: $0) }
@@ -83,14 +85,19 @@ struct TextTableDifferentialTests {
     /// CR/LF, tabs, bidi controls, CJK, emoji and their sequences, Prepend + space, trailing and
     /// leading spaces, long cells over the 1,000-character limit.
     static let pieces: [String] = [
-        "a", "Zz", "phrase", "купить", "ё", " ", "  ", "é", "e\u{301}", "\u{483}", "\u{489}", "\u{48A}", "\u{4FF}", "\u{500}", "\u{52F}",
-        "\u{530}", "\u{AD}", "\u{A0}", "\u{2FF}", "\u{300}", "\u{36F}", "\u{370}", "\u{3A9}", "\u{7F}", "\u{85}", "\u{9B}", "\u{1B}[2J",
-        "\r", "\n", "\r\n", "\t", "\u{202E}", "\u{200F}", "東京", "한", "😀", "👍🏽", "❤️", "©", "©\u{FE0F}", "\u{600} ", "\u{0600}",
-        "\u{1F1F7}\u{1F1FA}", "…", "─", "~", "\u{200D}", "\u{FE0F}", "\u{1160}",
+        "a", "Zz", "phrase", "купить", "ё", " ", "  ", "é", "e\u{301}", "\u{483}", "\u{489}", "\u{48A}", "\u{4FF}",
+        "\u{500}", "\u{52F}",
+        "\u{530}", "\u{AD}", "\u{A0}", "\u{2FF}", "\u{300}", "\u{36F}", "\u{370}", "\u{3A9}", "\u{7F}", "\u{85}",
+        "\u{9B}", "\u{1B}[2J",
+        "\r", "\n", "\r\n", "\t", "\u{202E}", "\u{200F}", "東京", "한", "😀", "👍🏽", "❤️", "©", "©\u{FE0F}", "\u{600} ",
+        "\u{0600}",
+        "\u{1F1F7}\u{1F1FA}", "…", "─", "~", "\u{200D}", "\u{FE0F}", "\u{1160}"
     ]
 
     static func cell(_ random: inout SeededRandom) -> String {
-        if random.next() % 200 == 0 { return String(repeating: random.next() % 2 == 0 ? "ж" : "x", count: 990 + Int(random.next() % 20)) }
+        if random.next() % 200 == 0 {
+            return String(repeating: random.next() % 2 == 0 ? "ж" : "x", count: 990 + Int(random.next() % 20))
+        }
         if random.next() % 9 == 0 { return "" }
         var text = ""
         for _ in 0..<Int(random.next() % 6) {

@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaRender
 
@@ -17,7 +18,7 @@ struct TextTableTests {
                 .init("users", alignment: .right),
                 .init("page_depth", alignment: .right),
                 .init("time_on_site", alignment: .right),
-                .init("bounce_rate", alignment: .right),
+                .init("bounce_rate", alignment: .right)
             ],
             title: "Counter 12345 · 2024-05-01 – 2024-05-04 · by day"
         )
@@ -31,7 +32,9 @@ struct TextTableTests {
     }
 
     static func multilingualSources() -> TextTable {
-        var table = TextTable(columns: [.init("traffic_source"), .init("search_phrase"), .init("visits", alignment: .right)])
+        var table = TextTable(columns: [
+            .init("traffic_source"), .init("search_phrase"), .init("visits", alignment: .right)
+        ])
         table.append(["Поисковые системы", "Интернет-магазин", "1520"])
         table.append(["検索エンジン", "日本語 テキスト", "88"])
         table.append(["Social 👍🏽", "семья 👨‍👩‍👧", "7"])
@@ -96,7 +99,10 @@ struct TextTableTests {
     }
 
     @Test func linesHaveNoTrailingSpacesAndEndWithNewline() {
-        for text in [Self.dailyReport().render(), Self.multilingualSources().render(), Self.multilingualSources().render(maxWidth: 20)] {
+        for text in [
+            Self.dailyReport().render(), Self.multilingualSources().render(),
+            Self.multilingualSources().render(maxWidth: 20)
+        ] {
             #expect(text.hasSuffix("\n"))
             #expect(!text.hasSuffix("\n\n"))
             for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -185,7 +191,7 @@ struct TextTableTests {
         ("👍🏽👍🏽", 2, "…"),
         ("e\u{301}e\u{301}e\u{301}", 2, "e\u{301}…"),
         ("abc", 1, "…"),
-        ("abc", 0, ""),
+        ("abc", 0, "")
     ])
     func truncate(_ text: String, width: Int, expected: String) {
         let cut = TextTable.truncate(text, toWidth: width)
@@ -219,7 +225,7 @@ struct TextTableTests {
         ("csi\u{9b}31m", "csi\\x9b31m"),
         ("\u{202E}abc", "abc"),
         ("para\u{2029}x", "para↵x"),
-        ("Интернет 日本 👨‍👩‍👧", "Интернет 日本 👨‍👩‍👧"),
+        ("Интернет 日本 👨‍👩‍👧", "Интернет 日本 👨‍👩‍👧")
     ])
     func displaySafe(_ text: String, expected: String) {
         #expect(TextTable.displaySafe(text) == expected)
@@ -239,8 +245,11 @@ struct TextTableTests {
 
     /// Compares `text` byte for byte with `Golden/text/<name>.txt`; with `METRIKA_RECORD_GOLDEN=1` it
     /// (re)writes the file first.
-    private func expectGolden(_ text: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/text/\(name).txt")
+    private func expectGolden(_ text: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Golden/text/\(name).txt")
         try Golden.expect(text, matches: url, describe: "got:\n\(text)", sourceLocation: sourceLocation)
     }
 }

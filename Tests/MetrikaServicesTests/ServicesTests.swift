@@ -1,9 +1,10 @@
 import Foundation
+import MetrikaRender
 import Synchronization
 import Testing
+
 @testable import MetrikaAPI
 @testable import MetrikaModel
-import MetrikaRender
 @testable import MetrikaServices
 @testable import MetrikaSystem
 @testable import MetrikaUseCases
@@ -55,14 +56,16 @@ import MetrikaRender
         _ environment: [String: String] = [:], profile: ServicesSelection.Profile? = nil, database: String = ":memory:",
         rasterizer: (any ChartRasterizer)? = nil
     ) -> Services {
-        Services(world: world(["HOME": "/nonexistent"].merging(environment) { $1 }, rasterizer: rasterizer),
-                 selection: ServicesSelection(profile: profile, databasePath: database))
+        Services(
+            world: world(["HOME": "/nonexistent"].merging(environment) { $1 }, rasterizer: rasterizer),
+            selection: ServicesSelection(profile: profile, databasePath: database))
     }
 
     @Test func theConfigFileIsReadOnceAndTheProfileIsTheSelections() throws {
-        let home = try Folder(config: """
-            {"counter": 1001, "profiles": {"agency": {"counter": [2001, 2002], "api_url": "http://127.0.0.1:9"}}}
-            """)
+        let home = try Folder(
+            config: """
+                {"counter": 1001, "profiles": {"agency": {"counter": [2001, 2002], "api_url": "http://127.0.0.1:9"}}}
+                """)
         let agency = ServicesSelection.Profile(name: "agency", selectedBy: "--profile")
         let services = Self.services(["XDG_CONFIG_HOME": home.path], profile: agency)
         #expect(services.configReads == 0)

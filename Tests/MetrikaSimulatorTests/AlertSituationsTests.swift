@@ -10,8 +10,14 @@ struct AlertSituationsTests {
     static let now = SimulatorOptions.parseInstant("2026-12-01T06:00:00Z")!
 
     /// Daily values of one metric of a counter, by date.
-    func daily(_ harness: SimulatorHarness, _ counter: Int, _ metric: String, from: String = "2026-10-01", to: String = "2026-11-30") async throws -> [String: Double] {
-        let answer = try StatAnswer(try await harness.get("/stat/v1/data?ids=\(counter)&metrics=\(metric)&dimensions=ym:s:date&date1=\(from)&date2=\(to)&limit=1000"))
+    func daily(
+        _ harness: SimulatorHarness, _ counter: Int, _ metric: String, from: String = "2026-10-01",
+        to: String = "2026-11-30"
+    ) async throws -> [String: Double] {
+        let answer = try StatAnswer(
+            try await harness.get(
+                "/stat/v1/data?ids=\(counter)&metrics=\(metric)&dimensions=ym:s:date&date1=\(from)&date2=\(to)&limit=1000"
+            ))
         var values: [String: Double] = [:]
         for (name, value) in zip(answer.names(), answer.column(0)) { if let name { values[name] = value } }
         return values
@@ -21,7 +27,9 @@ struct AlertSituationsTests {
         let harness = try SimulatorHarness(fixtures: "alerts", now: Self.now)
         let visits = try await daily(harness, 520001, "ym:s:visits")
         // Sundays against Tuesdays of the same weeks: about 0.3 / 1.3.
-        for (sunday, tuesday) in [("2026-11-29", "2026-11-24"), ("2026-11-22", "2026-11-17"), ("2026-11-15", "2026-11-10")] {
+        for (sunday, tuesday) in [
+            ("2026-11-29", "2026-11-24"), ("2026-11-22", "2026-11-17"), ("2026-11-15", "2026-11-10")
+        ] {
             let ratio = try #require(visits[sunday]) / (try #require(visits[tuesday]))
             #expect(ratio > 0.15 && ratio < 0.4, "\(sunday): \(ratio)")
         }

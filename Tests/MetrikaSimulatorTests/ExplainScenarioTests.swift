@@ -13,7 +13,7 @@ struct ExplainScenarioTests {
     static let weekBefore = "2026-11-23"
     static let dimensions = [
         "ym:s:trafficSource", "ym:s:searchEngine", "ym:s:lastsignUTMSource", "ym:s:deviceCategory", "ym:s:startURL",
-        "ym:s:regionCountry", "ym:s:regionCity",
+        "ym:s:regionCountry", "ym:s:regionCity"
     ]
 
     /// Visits (and any further metrics) of one day by one dimension: (name or id → values), totals.
@@ -21,8 +21,10 @@ struct ExplainScenarioTests {
         _ harness: SimulatorHarness, _ counter: Int, _ dimension: String, on day: String,
         metrics: String = "ym:s:visits"
     ) async throws -> (rows: [String: [Double]], totals: [Double?]) {
-        let answer = try StatAnswer(try await harness.get(
-            "/stat/v1/data?ids=\(counter)&metrics=\(metrics)&dimensions=\(dimension)&date1=\(day)&date2=\(day)&limit=1000"))
+        let answer = try StatAnswer(
+            try await harness.get(
+                "/stat/v1/data?ids=\(counter)&metrics=\(metrics)&dimensions=\(dimension)&date1=\(day)&date2=\(day)&limit=1000"
+            ))
         var rows: [String: [Double]] = [:]
         for (index, row) in answer.rows.enumerated() {
             let key = answer.ids()[index] ?? answer.names()[index] ?? "null"
@@ -32,8 +34,9 @@ struct ExplainScenarioTests {
     }
 
     func visits(_ harness: SimulatorHarness, _ counter: Int, on day: String) async throws -> Double {
-        let answer = try StatAnswer(try await harness.get(
-            "/stat/v1/data?ids=\(counter)&metrics=ym:s:visits&dimensions=ym:s:date&date1=\(day)&date2=\(day)"))
+        let answer = try StatAnswer(
+            try await harness.get(
+                "/stat/v1/data?ids=\(counter)&metrics=ym:s:visits&dimensions=ym:s:date&date1=\(day)&date2=\(day)"))
         return try #require(answer.column(0).first)
     }
 
@@ -43,8 +46,10 @@ struct ExplainScenarioTests {
         for day in [Self.day, Self.weekBefore] {
             let total = try await visits(harness, counter, on: day)
             for dimension in Self.dimensions {
-                let answer = try StatAnswer(try await harness.get(
-                    "/stat/v1/data?ids=\(counter)&metrics=ym:s:visits&dimensions=\(dimension)&date1=\(day)&date2=\(day)&limit=1000"))
+                let answer = try StatAnswer(
+                    try await harness.get(
+                        "/stat/v1/data?ids=\(counter)&metrics=ym:s:visits&dimensions=\(dimension)&date1=\(day)&date2=\(day)&limit=1000"
+                    ))
                 #expect(answer.column(0).reduce(0, +) == total, "\(counter) \(dimension) \(day)")
                 #expect(answer.totals.first == total)
             }
@@ -53,8 +58,10 @@ struct ExplainScenarioTests {
 
     @Test func aWeekByDayAndSourceAddsUpEachDay() async throws {
         let harness = try SimulatorHarness(fixtures: "explain", now: Self.now)
-        let answer = try StatAnswer(try await harness.get(
-            "/stat/v1/data?ids=530001&metrics=ym:s:visits&dimensions=ym:s:date,ym:s:trafficSource&date1=2026-11-24&date2=2026-11-30&limit=1000"))
+        let answer = try StatAnswer(
+            try await harness.get(
+                "/stat/v1/data?ids=530001&metrics=ym:s:visits&dimensions=ym:s:date,ym:s:trafficSource&date1=2026-11-24&date2=2026-11-30&limit=1000"
+            ))
         var byDay: [String: Double] = [:]
         var organic: [String: Double] = [:]
         for (index, value) in answer.column(0).enumerated() {
@@ -73,8 +80,10 @@ struct ExplainScenarioTests {
     }
 
     func segmentsOverWeek(_ harness: SimulatorHarness) async throws -> ([String: Double], Double) {
-        let answer = try StatAnswer(try await harness.get(
-            "/stat/v1/data?ids=530001&metrics=ym:s:visits&dimensions=ym:s:trafficSource&date1=2026-11-24&date2=2026-11-30"))
+        let answer = try StatAnswer(
+            try await harness.get(
+                "/stat/v1/data?ids=530001&metrics=ym:s:visits&dimensions=ym:s:trafficSource&date1=2026-11-24&date2=2026-11-30"
+            ))
         var rows: [String: Double] = [:]
         for (index, value) in answer.column(0).enumerated() { rows[answer.ids()[index] ?? "null"] = value }
         return (rows, try #require(answer.totals.first ?? nil))
@@ -113,14 +122,16 @@ struct ExplainScenarioTests {
         let robotsAfter = try #require(after.totals[1] ?? nil)
         #expect(robotsAfter > 3 * robotsBefore, "\(robotsBefore)% → \(robotsAfter)%")
         // The day's own robot share, without a dimension, says so too.
-        let day = try StatAnswer(try await harness.get(
-            "/stat/v1/data?ids=530002&metrics=ym:s:robotPercentage&date1=\(Self.day)&date2=\(Self.day)"))
+        let day = try StatAnswer(
+            try await harness.get(
+                "/stat/v1/data?ids=530002&metrics=ym:s:robotPercentage&date1=\(Self.day)&date2=\(Self.day)"))
         #expect(try #require(day.totals.first ?? nil) > 30)
     }
 
     @Test func anEvenDropMovesEverySegmentAlike() async throws {
         let harness = try SimulatorHarness(fixtures: "explain", now: Self.now)
-        let total = try await visits(harness, 530003, on: Self.day) / (try await visits(harness, 530003, on: Self.weekBefore))
+        let total =
+            try await visits(harness, 530003, on: Self.day) / (try await visits(harness, 530003, on: Self.weekBefore))
         #expect(total > 0.45 && total < 0.8, "\(total)")
         for dimension in ["ym:s:trafficSource", "ym:s:deviceCategory", "ym:s:regionCountry"] {
             let before = try await segments(harness, 530003, dimension, on: Self.weekBefore).rows
@@ -166,14 +177,17 @@ struct ExplainScenarioTests {
         for (id, values) in direct { #expect(b[id]?[0] == values[0], "\(id)") }
 
         let byDate = try await harness.get(
-            "/stat/v1/data/comparison?ids=530001&metrics=ym:s:visits&dimensions=ym:s:date&date1_a=\(Self.day)&date1_b=\(Self.day)")
+            "/stat/v1/data/comparison?ids=530001&metrics=ym:s:visits&dimensions=ym:s:date&date1_a=\(Self.day)&date1_b=\(Self.day)"
+        )
         #expect(byDate.status == 400)
     }
 
     @Test func utmSourcesSplitTheTaggedSources() async throws {
         let harness = try SimulatorHarness(fixtures: "explain", now: Self.now)
-        let answer = try StatAnswer(try await harness.get(
-            "/stat/v1/data?ids=530001&metrics=ym:s:visits&dimensions=ym:s:trafficSource,ym:s:UTMSource&date1=\(Self.weekBefore)&date2=\(Self.weekBefore)&limit=1000"))
+        let answer = try StatAnswer(
+            try await harness.get(
+                "/stat/v1/data?ids=530001&metrics=ym:s:visits&dimensions=ym:s:trafficSource,ym:s:UTMSource&date1=\(Self.weekBefore)&date2=\(Self.weekBefore)&limit=1000"
+            ))
         let sources = try await segments(harness, 530001, "ym:s:trafficSource", on: Self.weekBefore).rows
         var bySource: [String: Double] = [:]
         var tags: [String: Set<String>] = [:]

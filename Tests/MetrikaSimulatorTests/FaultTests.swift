@@ -23,7 +23,7 @@ struct FaultTests {
 
     static let quotas: [(String, Int)] = [
         ("quota_requests_by_ip", 429), ("quota_parallel_requests", 429), ("quota_requests_by_uid", 420),
-        ("quota_requests_by_counter_id", 429),
+        ("quota_requests_by_counter_id", 429)
     ]
 
     @Test("quota faults answer the chosen type and status", arguments: quotas)
@@ -107,7 +107,8 @@ struct FaultTests {
             #expect(String(validating: reply.body, as: UTF8.self) == nil)
             let bytes = [UInt8](reply.body)
             let marker = Array(#""name":""#.utf8)
-            let start = try #require((0..<(bytes.count - marker.count)).first { Array(bytes[$0..<$0 + marker.count]) == marker })
+            let start = try #require(
+                (0..<(bytes.count - marker.count)).first { Array(bytes[$0..<$0 + marker.count]) == marker })
             #expect(bytes[start + marker.count] == 0xFF)
         }
     }
@@ -121,7 +122,9 @@ struct FaultTests {
 
         // On the wire: the full Content-Length, fewer bytes.
         try await sim.inject(#"{"kind":"cut"}"#)
-        let raw = sim.raw(Array("GET \(Self.counters) HTTP/1.1\r\nHost: x\r\nAuthorization: OAuth demo-token\r\n\r\n".utf8)).text
+        let raw = sim.raw(
+            Array("GET \(Self.counters) HTTP/1.1\r\nHost: x\r\nAuthorization: OAuth demo-token\r\n\r\n".utf8)
+        ).text
         let parts = raw.components(separatedBy: "\r\n\r\n")
         let length = try #require(parts[0].components(separatedBy: "\r\n").first { $0.hasPrefix("Content-Length: ") })
         let declared = try #require(Int(length.dropFirst("Content-Length: ".count)))
@@ -156,9 +159,10 @@ struct FaultTests {
     @Test("bad fault specifications are refused")
     func badSpecs() async throws {
         let sim = try SimulatorHarness()
-        for spec in [#"{"kind":"meteor"}"#, #"{"count":1}"#, "not json", #"{"kind":"quota","error_type":"x"}"#,
-            #"{"kind":"quota","status":500}"#, #"{"kind":"cut","count":0}"#]
-        {
+        for spec in [
+            #"{"kind":"meteor"}"#, #"{"count":1}"#, "not json", #"{"kind":"quota","error_type":"x"}"#,
+            #"{"kind":"quota","status":500}"#, #"{"kind":"cut","count":0}"#
+        ] {
             #expect(try await sim.post("/__sim/faults", body: spec).status == 400, "\(spec)")
         }
     }
@@ -197,11 +201,12 @@ struct ServerTests {
         let sim = try SimulatorHarness()
         for junk in [
             Array("GARBAGE\u{1}\u{2}\r\n\r\n".utf8), [0xFF, 0xFE, 0x00, 0x41], Array("GET / HTTP/9.9\r\n\r\n".utf8),
-            Array("GET /x HTTP/1.1\r\nContent-Length: -5\r\n\r\n".utf8), Array("GET /x HTTP/1.1\r\nno colon\r\n\r\n".utf8),
+            Array("GET /x HTTP/1.1\r\nContent-Length: -5\r\n\r\n".utf8),
+            Array("GET /x HTTP/1.1\r\nno colon\r\n\r\n".utf8),
             Array("GET /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n".utf8),
             Array("POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n7fffffffffffffff\r\nab\r\n".utf8),
             Array("GET /x HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n".utf8),
-            Array("get /x HTTP/1.1\r\n\r\n".utf8),
+            Array("get /x HTTP/1.1\r\n\r\n".utf8)
         ] {
             let answer = sim.raw(junk).text
             #expect(answer.hasPrefix("HTTP/1.1 400 "), "\(junk) → \(answer)")
@@ -226,7 +231,10 @@ struct ServerTests {
     @Test("HEAD gets the headers only")
     func head() async throws {
         let sim = try SimulatorHarness()
-        let answer = sim.raw(Array("HEAD /management/v1/counter/1001 HTTP/1.1\r\nHost: x\r\nAuthorization: OAuth demo-token\r\n\r\n".utf8)).text
+        let answer = sim.raw(
+            Array(
+                "HEAD /management/v1/counter/1001 HTTP/1.1\r\nHost: x\r\nAuthorization: OAuth demo-token\r\n\r\n".utf8)
+        ).text
         #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n"))
         #expect(answer.hasSuffix("\r\n\r\n"))
         #expect(answer.contains("Content-Length: "))
@@ -284,7 +292,9 @@ struct ServerTests {
         let fallback = try CommandLineOptions.parse([], environment: [:], defaultFixtures: root)
         #expect(fallback.simulator.fixturesDirectory == root)
         #expect(fallback.parentPID == nil)
-        #expect(try CommandLineOptions.parse(["--parent-pid", "4242"], environment: [:], defaultFixtures: root).parentPID == 4242)
+        #expect(
+            try CommandLineOptions.parse(["--parent-pid", "4242"], environment: [:], defaultFixtures: root).parentPID
+                == 4242)
         #expect(throws: CommandLineOptions.UsageError.self) {
             _ = try CommandLineOptions.parse(["--parent-pid", "0"], environment: [:], defaultFixtures: root)
         }
@@ -294,9 +304,12 @@ struct ServerTests {
         #expect(throws: CommandLineOptions.UsageError.self) {
             _ = try CommandLineOptions.parse(["--bogus"], environment: [:], defaultFixtures: root)
         }
-        let quirks = try CommandLineOptions.parse(["--logs-quirks", "all", "--logs-quirks=broken_row"], environment: [:], defaultFixtures: root)
+        let quirks = try CommandLineOptions.parse(
+            ["--logs-quirks", "all", "--logs-quirks=broken_row"], environment: [:], defaultFixtures: root)
         #expect(quirks.simulator.logsQuirks == Set(LogsQuirk.allCases))
-        #expect(try CommandLineOptions.parse(["--logs-quirks", "all"], environment: [:], defaultFixtures: root).simulator.logsQuirks.contains(.brokenRow) == false)
+        #expect(
+            try CommandLineOptions.parse(["--logs-quirks", "all"], environment: [:], defaultFixtures: root).simulator
+                .logsQuirks.contains(.brokenRow) == false)
         #expect(throws: CommandLineOptions.UsageError.self) {
             _ = try CommandLineOptions.parse(["--logs-quirks", "crlf,nope"], environment: [:], defaultFixtures: root)
         }

@@ -1,7 +1,6 @@
 import Foundation
-import Testing
 import MetrikaSimulator
-
+import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -47,7 +46,9 @@ struct LogsTests {
             #expect(body.header("Transfer-Encoding") == "chunked")
             let lines = body.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
             #expect(lines.first == Substring(Self.fields.replacingOccurrences(of: ",", with: "\t")))
-            for line in lines.dropFirst() { #expect(line.split(separator: "\t", omittingEmptySubsequences: false).count == 7) }
+            for line in lines.dropFirst() {
+                #expect(line.split(separator: "\t", omittingEmptySubsequences: false).count == 7)
+            }
             rows += lines.count - 1
             text += body.text
         }
@@ -106,9 +107,12 @@ struct LogsTests {
     @Test("a log request of a day not yet over, or too long for evaluate's quantity, is refused")
     func limits() async throws {
         let sim = try SimulatorHarness()
-        let today = try await call(sim, "POST", "\(Self.counter)/logrequests?date1=2026-06-14&date2=2026-06-15&source=visits&fields=ym:s:date")
+        let today = try await call(
+            sim, "POST", "\(Self.counter)/logrequests?date1=2026-06-14&date2=2026-06-15&source=visits&fields=ym:s:date")
         #expect(today.status == 400)
-        let wrongPrefix = try await call(sim, "GET", "\(Self.counter)/logrequests/evaluate?date1=2026-06-01&date2=2026-06-02&source=hits&fields=ym:s:date")
+        let wrongPrefix = try await call(
+            sim, "GET",
+            "\(Self.counter)/logrequests/evaluate?date1=2026-06-01&date2=2026-06-02&source=hits&fields=ym:s:date")
         #expect(wrongPrefix.status == 400)
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-
 @Suite("Management API")
 struct ManagementTests {
     @Test("the documented counter is served verbatim, key order included")
@@ -32,13 +31,13 @@ struct ManagementTests {
         let counter = try #require(try await sim.get("/management/v1/counter/1003").json()["counter"] as? [String: Any])
         for key in [
             "id", "status", "owner_login", "code_status", "name", "type", "favorite", "permission", "webvisor",
-            "code_options", "create_time", "time_zone_name", "time_zone_offset", "site", "site2",
+            "code_options", "create_time", "time_zone_name", "time_zone_offset", "site", "site2"
         ] {
             #expect(counter[key] != nil, "missing \(key)")
         }
         #expect(counter["name"] as? String == "東京ラーメン 🍜 Ramen Diary")
         #expect(counter["time_zone_name"] as? String == "America/New_York")
-        #expect(counter["time_zone_offset"] as? Int == -240)  // EDT on the frozen date
+        #expect(counter["time_zone_offset"] as? Int == -240) // EDT on the frozen date
         #expect((counter["site2"] as? [String: Any])?["site"] as? String == "ramen-diary.example.jp")
     }
 
@@ -82,12 +81,12 @@ struct ManagementTests {
     }
 
     static let searches: [(String, [Int])] = [
-        ("%D0%A0%D0%9E%D0%9C%D0%90%D0%A8", [1001]),  // "РОМАШ"
+        ("%D0%A0%D0%9E%D0%9C%D0%90%D0%A8", [1001]), // "РОМАШ"
         ("1003", [1003]),
         ("BIG-NEWS", [1004]),
         ("%3Cscript%3E", [1002]),
         ("example", [880000, 1002, 1003, 1004, 1005]),
-        ("no-such-thing", []),
+        ("no-such-thing", [])
     ]
 
     @Test("search_string matches id, name and site, case-insensitively", arguments: searches)
@@ -124,7 +123,8 @@ struct ManagementTests {
     @Test("goals")
     func goals() async throws {
         let sim = try SimulatorHarness()
-        let goals = try #require(try await sim.get("/management/v1/counter/1001/goals").json()["goals"] as? [[String: Any]])
+        let goals = try #require(
+            try await sim.get("/management/v1/counter/1001/goals").json()["goals"] as? [[String: Any]])
         #expect(goals.compactMap { $0["id"] as? Int } == [4001, 4002])
         #expect(goals.first?["name"] as? String == "Оформление заказа")
         #expect(goals.allSatisfy { $0["conversion_percent"] == nil })
@@ -179,7 +179,8 @@ struct AuthorizationTests {
         let sim = try SimulatorHarness()
         #expect(try await sim.get("/management/v1/counter/1001", scheme: "Bearer").status == 200)
         #expect(try await sim.get("/management/v1/counter/1001", scheme: "oauth").status == 200)
-        try expectError(try await sim.get("/management/v1/counter/1001", scheme: "Basic"), status: 401, type: "unauthorized")
+        try expectError(
+            try await sim.get("/management/v1/counter/1001", scheme: "Basic"), status: 401, type: "unauthorized")
     }
 
     @Test("a counter the token is not granted → 403 access_denied naming it")
@@ -189,7 +190,9 @@ struct AuthorizationTests {
         try expectError(reply, status: 403, type: "access_denied")
         #expect(reply.text.contains("9999"))
         #expect(try await sim.get("/management/v1/counter/9999", token: "foreign-token").status == 200)
-        try expectError(try await sim.get("/management/v1/counter/1001/goals", token: "viewer-token"), status: 403, type: "access_denied")
+        try expectError(
+            try await sim.get("/management/v1/counter/1001/goals", token: "viewer-token"), status: 403,
+            type: "access_denied")
     }
 
     @Test("an unknown counter → 404 not_found")

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-
 @Suite("Yandex OAuth")
 struct OAuthTests {
     static let client = [("client_id", "demo-client"), ("client_secret", "demo-secret")]
@@ -91,7 +90,8 @@ struct OAuthTests {
         let oldAccess = try #require(first["access_token"] as? String)
         let oldRefresh = try #require(first["refresh_token"] as? String)
 
-        let renewed = try await sim.postForm("/token", [("grant_type", "refresh_token"), ("refresh_token", oldRefresh)] + Self.client)
+        let renewed = try await sim.postForm(
+            "/token", [("grant_type", "refresh_token"), ("refresh_token", oldRefresh)] + Self.client)
         #expect(renewed.status == 200)
         let second = try renewed.json()
         let newAccess = try #require(second["access_token"] as? String)
@@ -100,7 +100,8 @@ struct OAuthTests {
 
         #expect(try await sim.get("/management/v1/counters", token: oldAccess).errorType == "invalid_token")
         #expect(try await sim.get("/management/v1/counters", token: newAccess).status == 200)
-        let again = try await sim.postForm("/token", [("grant_type", "refresh_token"), ("refresh_token", oldRefresh)] + Self.client)
+        let again = try await sim.postForm(
+            "/token", [("grant_type", "refresh_token"), ("refresh_token", oldRefresh)] + Self.client)
         #expect(oauthError(again) == "invalid_grant")
     }
 
@@ -127,7 +128,8 @@ struct OAuthTests {
         #expect(oauthError(refused) == "unsupported_token_type")
         #expect(try await sim.get("/management/v1/counters", token: plainAccess).status == 200)
 
-        let wrongSecret = try await sim.postForm("/revoke_token", [("access_token", plainAccess), ("client_id", "demo-client"), ("client_secret", "x")])
+        let wrongSecret = try await sim.postForm(
+            "/revoke_token", [("access_token", plainAccess), ("client_id", "demo-client"), ("client_secret", "x")])
         #expect(wrongSecret.status == 401)
     }
 
@@ -142,17 +144,21 @@ struct OAuthTests {
             let refused = try await sim.postForm("/revoke_token", [("access_token", access)] + credentials)
             #expect(refused.status == 401)
             #expect(oauthError(refused) == "invalid_client")
-            let noRenewal = try await sim.postForm("/token", [("grant_type", "refresh_token"), ("refresh_token", refresh)] + credentials)
+            let noRenewal = try await sim.postForm(
+                "/token", [("grant_type", "refresh_token"), ("refresh_token", refresh)] + credentials)
             #expect(noRenewal.status == 401)
             #expect(oauthError(noRenewal) == "invalid_client")
         }
         // Neither refused call changed anything: the token still works and can still be renewed.
         #expect(try await sim.get("/management/v1/counters", token: access).status == 200)
-        let renewed = try await sim.postForm("/token", [("grant_type", "refresh_token"), ("refresh_token", refresh)] + Self.client)
+        let renewed = try await sim.postForm(
+            "/token", [("grant_type", "refresh_token"), ("refresh_token", refresh)] + Self.client)
         #expect(renewed.status == 200)
     }
 
-    static let faultKinds: [(String, String)] = [("oauth_slow_down", "slow_down"), ("oauth_access_denied", "access_denied")]
+    static let faultKinds: [(String, String)] = [
+        ("oauth_slow_down", "slow_down"), ("oauth_access_denied", "access_denied")
+    ]
 
     @Test("faults make the next poll answer slow_down or access_denied", arguments: faultKinds)
     func oauthFaults(kind: String, error: String) async throws {

@@ -12,7 +12,8 @@ struct ProductTests {
     static let shared = Result { try SimulatorHarness() }
     static let fortnight = "&date1=2026-06-01&date2=2026-06-14"
     /// Every product metric, money in roubles.
-    static let everything = "ym:s:productImpressions,ym:s:productImpressionsUniq,ym:s:productBasketsQuantity,ym:s:productBasketsUniq,ym:s:productBasketsRUBConvertedPrice,ym:s:productPurchasedQuantity,ym:s:productPurchasedRUBConvertedPrice,ym:s:productPurchasedUniq"
+    static let everything =
+        "ym:s:productImpressions,ym:s:productImpressionsUniq,ym:s:productBasketsQuantity,ym:s:productBasketsUniq,ym:s:productBasketsRUBConvertedPrice,ym:s:productPurchasedQuantity,ym:s:productPurchasedRUBConvertedPrice,ym:s:productPurchasedUniq"
 
     func get(_ pathAndQuery: String) async throws -> Reply {
         try await Self.shared.get().get(pathAndQuery)
@@ -25,14 +26,34 @@ struct ProductTests {
     }
 
     @Test(arguments: [
-        ("top_products", ["ym:s:productName"],
-         ["ym:s:productImpressions", "ym:s:productImpressionsUniq", "ym:s:productBasketsQuantity", "ym:s:productPurchasedQuantity"]),
-        ("top_brands", ["ym:s:productCategoryLevel1", "ym:s:productBrand", "ym:s:productName"],
-         ["ym:s:productImpressions", "ym:s:productImpressionsUniq", "ym:s:productBasketsQuantity", "ym:s:productPurchasedQuantity"]),
-        ("basket", ["ym:s:productName"],
-         ["ym:s:productBasketsQuantity", "ym:s:productBasketsUniq", "ym:s:productBaskets<currency>ConvertedPrice", "ym:s:productPurchasedQuantity"]),
-        ("basket_products", ["ym:s:productName"],
-         ["ym:s:productPurchasedQuantity", "ym:s:productPurchased<currency>ConvertedPrice", "ym:s:productPurchasedUniq"]),
+        (
+            "top_products", ["ym:s:productName"],
+            [
+                "ym:s:productImpressions", "ym:s:productImpressionsUniq", "ym:s:productBasketsQuantity",
+                "ym:s:productPurchasedQuantity"
+            ]
+        ),
+        (
+            "top_brands", ["ym:s:productCategoryLevel1", "ym:s:productBrand", "ym:s:productName"],
+            [
+                "ym:s:productImpressions", "ym:s:productImpressionsUniq", "ym:s:productBasketsQuantity",
+                "ym:s:productPurchasedQuantity"
+            ]
+        ),
+        (
+            "basket", ["ym:s:productName"],
+            [
+                "ym:s:productBasketsQuantity", "ym:s:productBasketsUniq", "ym:s:productBaskets<currency>ConvertedPrice",
+                "ym:s:productPurchasedQuantity"
+            ]
+        ),
+        (
+            "basket_products", ["ym:s:productName"],
+            [
+                "ym:s:productPurchasedQuantity", "ym:s:productPurchased<currency>ConvertedPrice",
+                "ym:s:productPurchasedUniq"
+            ]
+        )
     ])
     func eachTemplateAnswersItsDocumentedColumns(preset: String, dimensions: [String], metrics: [String]) async throws {
         let answer = try StatAnswer(try await get("/stat/v1/data?ids=1001&preset=\(preset)" + Self.fortnight))
@@ -58,15 +79,24 @@ struct ProductTests {
     }
 
     @Test func theItemsBoughtAddUpToTheRevenueToTheKopeck() async throws {
-        let shop = try StatAnswer(try await get("/stat/v1/data?ids=1001&metrics=ym:s:ecommercePurchases,ym:s:ecommerceRUBConvertedRevenue&dimensions=ym:s:date" + Self.fortnight))
-        let byDay = try StatAnswer(try await get("/stat/v1/data?ids=1001&metrics=\(Self.everything)&dimensions=ym:s:date,ym:s:productName&limit=1000" + Self.fortnight))
+        let shop = try StatAnswer(
+            try await get(
+                "/stat/v1/data?ids=1001&metrics=ym:s:ecommercePurchases,ym:s:ecommerceRUBConvertedRevenue&dimensions=ym:s:date"
+                    + Self.fortnight))
+        let byDay = try StatAnswer(
+            try await get(
+                "/stat/v1/data?ids=1001&metrics=\(Self.everything)&dimensions=ym:s:date,ym:s:productName&limit=1000"
+                    + Self.fortnight))
         #expect(shop.rows.count == 14)
-        var revenue: [String: Int] = [:], bought: [String: Double] = [:]
+        var revenue: [String: Int] = [:]
+        var bought: [String: Double] = [:]
         for (index, row) in byDay.rows.enumerated() {
             let day = try #require(byDay.names(0)[index])
             let values = (row["metrics"] as? [Double]) ?? []
             try #require(values.count == 8)
-            let (views, viewers, added, adders, basketValue, items, paid, buyers) = (values[0], values[1], values[2], values[3], values[4], values[5], values[6], values[7])
+            let (views, viewers, added, adders, basketValue, items, paid, buyers) = (
+                values[0], values[1], values[2], values[3], values[4], values[5], values[6], values[7]
+            )
             #expect(views >= added && added >= items, "\(day): views \(views), added \(added), bought \(items)")
             #expect(viewers <= views && adders <= added && buyers <= items)
             // Baskets are valued at the catalogue's prices: whole roubles.
@@ -95,13 +125,20 @@ struct ProductTests {
         let dollars = try StatAnswer(try await get(base + "&currency=USD"))
         #expect(dollars.query["currency"] as? String == "USD")
         #expect(dollars.names() == roubles.names())
-        let rub = roubles.column(2), usd = dollars.column(2)
+        let rub = roubles.column(2)
+        let usd = dollars.column(2)
         #expect(rub.count == usd.count && !rub.isEmpty)
         for (r, u) in zip(rub, usd) { #expect(closeEnough(u, r / 90)) }
         #expect(closeEnough(dollars.totals[2] ?? -1, (roubles.totals[2] ?? -1) / 90))
         // A named currency is that currency whatever `currency=` says.
-        let euros = try StatAnswer(try await get("/stat/v1/data?ids=1001&metrics=ym:s:productPurchasedEURConvertedPrice&dimensions=ym:s:productName&currency=USD" + Self.fortnight))
-        let purchased = try StatAnswer(try await get("/stat/v1/data?ids=1001&metrics=ym:s:productPurchasedRUBConvertedPrice&dimensions=ym:s:productName" + Self.fortnight))
+        let euros = try StatAnswer(
+            try await get(
+                "/stat/v1/data?ids=1001&metrics=ym:s:productPurchasedEURConvertedPrice&dimensions=ym:s:productName&currency=USD"
+                    + Self.fortnight))
+        let purchased = try StatAnswer(
+            try await get(
+                "/stat/v1/data?ids=1001&metrics=ym:s:productPurchasedRUBConvertedPrice&dimensions=ym:s:productName"
+                    + Self.fortnight))
         #expect(closeEnough(euros.totals[0] ?? -1, (purchased.totals[0] ?? -1) / 100))
     }
 
@@ -136,9 +173,13 @@ struct ProductTests {
         let others = try StatAnswer(try await get(base + "&filters=" + Self.encoded("ym:s:productName!='\(name)'")))
         #expect(others.totalRows == all.totalRows - 1)
         #expect(!others.names().contains(name))
-        #expect(Self.kopecks(others.totals[1] ?? 0) + Self.kopecks(all.column(1)[2]) == Self.kopecks(all.totals[1] ?? -1))
+        #expect(
+            Self.kopecks(others.totals[1] ?? 0) + Self.kopecks(all.column(1)[2]) == Self.kopecks(all.totals[1] ?? -1))
         // Brands group their products.
-        let brands = try StatAnswer(try await get("/stat/v1/data?ids=1001&metrics=ym:s:productPurchasedQuantity&dimensions=ym:s:productBrand" + Self.fortnight))
+        let brands = try StatAnswer(
+            try await get(
+                "/stat/v1/data?ids=1001&metrics=ym:s:productPurchasedQuantity&dimensions=ym:s:productBrand"
+                    + Self.fortnight))
         #expect(brands.rows.count < all.rows.count)
         #expect(brands.column(0).reduce(0, +) == all.column(0).reduce(0, +))
     }
@@ -159,7 +200,7 @@ struct ProductTests {
             "metrics=ym:s:productImpressions,ym:s:visits&dimensions=ym:s:productName",
             "preset=top_products&dimensions=ym:s:trafficSource",
             "preset=basket&filters=ym:s:trafficSource=='organic'",
-            "metrics=ym:s:visits&filters=ym:s:productName=='x'",
+            "metrics=ym:s:visits&filters=ym:s:productName=='x'"
         ] {
             let reply = try await get("/stat/v1/data?ids=1001&" + query)
             #expect(reply.status == 400, "\(query)")
@@ -168,7 +209,10 @@ struct ProductTests {
     }
 
     @Test func theShopsDaysBesideItsItems() async throws {
-        let answer = try StatAnswer(try await get("/stat/v1/data?ids=1001&metrics=ym:s:visits,ym:s:ecommercePurchases,ym:s:ecommerceRUBConvertedRevenue,ym:s:productPurchasedQuantity,ym:s:productPurchasedRUBConvertedPrice&dimensions=ym:s:date" + Self.fortnight))
+        let answer = try StatAnswer(
+            try await get(
+                "/stat/v1/data?ids=1001&metrics=ym:s:visits,ym:s:ecommercePurchases,ym:s:ecommerceRUBConvertedRevenue,ym:s:productPurchasedQuantity,ym:s:productPurchasedRUBConvertedPrice&dimensions=ym:s:date"
+                    + Self.fortnight))
         #expect(answer.rows.count == 14)
         for row in answer.rows {
             let values = (row["metrics"] as? [Double]) ?? []
@@ -178,13 +222,16 @@ struct ProductTests {
             #expect(Self.kopecks(values[4]) == Self.kopecks(values[2]))
         }
         #expect(Self.kopecks(answer.totals[4] ?? -1) == Self.kopecks(answer.totals[2] ?? -2))
-        let visitsOnly = try StatAnswer(try await get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:date" + Self.fortnight))
+        let visitsOnly = try StatAnswer(
+            try await get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:date" + Self.fortnight))
         #expect(answer.column(0) == visitsOnly.column(0))
     }
 
     @Test func byTimeWeeksAddUpToTheTable() async throws {
-        let table = try StatAnswer(try await get("/stat/v1/data?ids=1001&preset=basket_products&accuracy=full" + Self.fortnight))
-        let reply = try await get("/stat/v1/data/bytime?ids=1001&preset=basket_products&group=week&accuracy=full" + Self.fortnight)
+        let table = try StatAnswer(
+            try await get("/stat/v1/data?ids=1001&preset=basket_products&accuracy=full" + Self.fortnight))
+        let reply = try await get(
+            "/stat/v1/data/bytime?ids=1001&preset=basket_products&group=week&accuracy=full" + Self.fortnight)
         #expect(reply.status == 200)
         let answer = try reply.json()
         let totals = try #require(answer["totals"] as? [[Double]])

@@ -38,12 +38,14 @@ func closeEnough(_ a: Double, _ b: Double, relative: Double = 1e-9) -> Bool {
 
 @Suite("Reporting API: /stat/v1/data")
 struct ReportingTests {
-    static let weighted = "ym:s:visits,ym:s:pageviews,ym:s:bounceRate,ym:s:pageDepth,ym:s:avgVisitDurationSeconds,ym:s:users,ym:s:newUsers"
+    static let weighted =
+        "ym:s:visits,ym:s:pageviews,ym:s:bounceRate,ym:s:pageDepth,ym:s:avgVisitDurationSeconds,ym:s:users,ym:s:newUsers"
 
     @Test("the query echo, the documented fields, and dates resolved in the counter's time zone")
     func echo() async throws {
         let sim = try SimulatorHarness()
-        let answer = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:date"))
+        let answer = try StatAnswer(
+            try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:date"))
         let query = answer.query
         #expect(query["ids"] as? [Int] == [1001])
         #expect(query["dimensions"] as? [String] == ["ym:s:date"])
@@ -58,27 +60,31 @@ struct ReportingTests {
         #expect(query["currency"] as? String == "RUB")
         for key in [
             "data", "total_rows", "total_rows_rounded", "sampled", "sample_share", "sample_size", "sample_space",
-            "data_lag", "totals", "min", "max",
+            "data_lag", "totals", "min", "max"
         ] {
             #expect(answer.raw[key] != nil, "missing \(key)")
         }
         #expect(answer.names() == (9...15).map { "2026-06-\($0 < 10 ? "0" : "")\($0)" })
         #expect(answer.totalRows == 7)
         // Metric values are written as doubles, like the real API (14234.0).
-        #expect(try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:date").text.contains(".0]"))
+        #expect(
+            try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:date").text.contains(".0]"))
 
         // At 02:00 UTC it is still the 14th in New York but already the 15th in Yekaterinburg.
         let early = try SimulatorHarness(now: SimulatorOptions.parseInstant("2026-06-15T02:00:00Z")!)
-        let ny = try StatAnswer(try await early.get("/stat/v1/data?ids=1003&metrics=ym:s:visits&date1=today&date2=today"))
+        let ny = try StatAnswer(
+            try await early.get("/stat/v1/data?ids=1003&metrics=ym:s:visits&date1=today&date2=today"))
         #expect(ny.query["date1"] as? String == "2026-06-14")
-        let ekb = try StatAnswer(try await early.get("/stat/v1/data?ids=1002&metrics=ym:s:visits&date1=today&date2=today"))
+        let ekb = try StatAnswer(
+            try await early.get("/stat/v1/data?ids=1002&metrics=ym:s:visits&date1=today&date2=today"))
         #expect(ekb.query["date1"] as? String == "2026-06-15")
 
         let preset = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&preset=sources_summary"))
         #expect(preset.query["preset"] as? String == "sources_summary")
         #expect(preset.query["dimensions"] as? [String] == ["ym:s:trafficSource"])
         #expect((preset.query["metrics"] as? [String])?.first == "ym:s:visits")
-        let overridden = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&preset=sources_summary&metrics=ym:s:users"))
+        let overridden = try StatAnswer(
+            try await sim.get("/stat/v1/data?ids=1001&preset=sources_summary&metrics=ym:s:users"))
         #expect(overridden.query["metrics"] as? [String] == ["ym:s:users"])
     }
 
@@ -86,7 +92,7 @@ struct ReportingTests {
         "ym:s:trafficSource", "ym:s:searchEngine", "ym:s:searchPhrase", "ym:s:startURL", "ym:s:regionCountry",
         "ym:s:regionCity", "ym:s:browser", "ym:s:operatingSystem", "ym:s:deviceCategory",
         "ym:s:regionCountry,ym:s:regionCity", "ym:s:trafficSource,ym:s:deviceCategory", "ym:s:date",
-        "ym:s:datePeriodweek", "ym:s:date,ym:s:trafficSource",
+        "ym:s:datePeriodweek", "ym:s:date,ym:s:trafficSource"
     ]
 
     @Test("dimension rows add up to the period's visits; averages are visit-weighted", arguments: dimensionSets)
@@ -127,7 +133,8 @@ struct ReportingTests {
     func usersAreNotAdditive() async throws {
         let sim = try SimulatorHarness()
         for counter in [880000, 1001, 1003, 1004] {
-            let path = "/stat/v1/data?ids=\(counter)&accuracy=full&date1=2026-05-18&date2=2026-06-14&metrics=ym:s:visits,ym:s:users,ym:s:newUsers"
+            let path =
+                "/stat/v1/data?ids=\(counter)&accuracy=full&date1=2026-05-18&date2=2026-06-14&metrics=ym:s:visits,ym:s:users,ym:s:newUsers"
             let daily = try StatAnswer(try await sim.get(path + "&dimensions=ym:s:date"))
             let period = try StatAnswer(try await sim.get(path))
             #expect(daily.rows.count == 28)
@@ -150,13 +157,16 @@ struct ReportingTests {
     @Test("days with no visits have no rows: before creation, zero days, the future")
     func missingDays() async throws {
         let sim = try SimulatorHarness()
-        let young = try StatAnswer(try await sim.get("/stat/v1/data?ids=1005&metrics=ym:s:visits&dimensions=ym:s:date&date1=2026-06-01&date2=2026-06-20"))
+        let young = try StatAnswer(
+            try await sim.get(
+                "/stat/v1/data?ids=1005&metrics=ym:s:visits&dimensions=ym:s:date&date1=2026-06-01&date2=2026-06-20"))
         #expect(young.names() == ["2026-06-12", "2026-06-13", "2026-06-14", "2026-06-15"])
         let gaps = try StatAnswer(try await sim.get("/stat/v1/data?ids=1002&metrics=ym:s:visits&dimensions=ym:s:date"))
         #expect(gaps.names() == ["2026-06-09", "2026-06-10", "2026-06-13", "2026-06-14", "2026-06-15"])
 
         // Today is partial: the frozen clock is 15:00 in Moscow, so today has well under a full day.
-        let weeks = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:date&date1=2026-06-08"))
+        let weeks = try StatAnswer(
+            try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:date&date1=2026-06-08"))
         let visits = weeks.column(0)
         #expect(visits.count == 8)
         #expect(visits[7] < visits[0] * 0.8, "today (Monday) vs last Monday")
@@ -166,28 +176,36 @@ struct ReportingTests {
     @Test("dimension values: ids, English and Russian names, null names")
     func names() async throws {
         let sim = try SimulatorHarness()
-        let en = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:trafficSource"))
-        let ru = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:trafficSource&lang=ru"))
+        let en = try StatAnswer(
+            try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:trafficSource"))
+        let ru = try StatAnswer(
+            try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:trafficSource&lang=ru"))
         let organic = try #require(en.ids().firstIndex(of: "organic"))
         #expect(en.names()[organic] == "Search engine traffic")
         #expect(ru.names()[organic] == "Переходы из поисковых систем")
         #expect(ru.ids() == en.ids())
 
-        let engines = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:searchEngine"))
+        let engines = try StatAnswer(
+            try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:searchEngine"))
         #expect(engines.names().contains(nil), "non-search visits have no engine")
         #expect(engines.names().contains("Yandex"))
 
-        let phrases = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:searchPhrase&limit=20"))
+        let phrases = try StatAnswer(
+            try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:searchPhrase&limit=20"))
         let phraseNames = phrases.names()
         #expect(phraseNames.contains(nil))
         #expect(phraseNames.contains("купить диван, недорого"))
         #expect(phraseNames.contains("\"ромашка\" интернет-магазин"))
         #expect(phraseNames.contains("рамен\nрецепт дома"))
 
-        let urls = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:startURL&limit=1"))
+        let urls = try StatAnswer(
+            try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:startURL&limit=1"))
         #expect(urls.names().first??.hasPrefix("https://romashka-shop.ru/") == true)
 
-        let weeks = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:datePeriod<group>&group=week&date1=2026-06-03"))
+        let weeks = try StatAnswer(
+            try await sim.get(
+                "/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:datePeriod<group>&group=week&date1=2026-06-03"
+            ))
         let cells = weeks.rows.compactMap { ($0["dimensions"] as? [[String: Any]])?.first }
         #expect(cells.map { $0["from"] as? String } == ["2026-06-03", "2026-06-08", "2026-06-15"])
         #expect(cells.map { $0["to"] as? String } == ["2026-06-07", "2026-06-14", "2026-06-15"])
@@ -197,21 +215,31 @@ struct ReportingTests {
     @Test("filters: equality and inequality on a dimension")
     func filters() async throws {
         let sim = try SimulatorHarness()
-        let sources = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:trafficSource"))
+        let sources = try StatAnswer(
+            try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:trafficSource"))
         let organicVisits = sources.column(0)[try #require(sources.ids().firstIndex(of: "organic"))]
         let all = try #require(sources.totals[0])
 
-        let organic = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits,ym:s:users&filters=ym:s:trafficSource%3D%3D%27organic%27"))
+        let organic = try StatAnswer(
+            try await sim.get(
+                "/stat/v1/data?ids=1001&metrics=ym:s:visits,ym:s:users&filters=ym:s:trafficSource%3D%3D%27organic%27"))
         #expect(organic.totals[0] == organicVisits)
         #expect(organic.query["filters"] as? String == "ym:s:trafficSource=='organic'")
-        let others = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&filters=ym:s:trafficSource!='organic'"))
+        let others = try StatAnswer(
+            try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&filters=ym:s:trafficSource!='organic'"))
         #expect(others.totals[0] == all - organicVisits)
 
-        let engines = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:searchEngine&filters=ym:s:trafficSource=='organic'"))
+        let engines = try StatAnswer(
+            try await sim.get(
+                "/stat/v1/data?ids=1001&metrics=ym:s:visits&dimensions=ym:s:searchEngine&filters=ym:s:trafficSource=='organic'"
+            ))
         #expect(!engines.names().contains(nil))
         #expect(engines.column(0).reduce(0, +) == organicVisits)
 
-        let both = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&filters=ym:s:trafficSource=='organic'%20AND%20ym:s:deviceCategory=='mobile'"))
+        let both = try StatAnswer(
+            try await sim.get(
+                "/stat/v1/data?ids=1001&metrics=ym:s:visits&filters=ym:s:trafficSource=='organic'%20AND%20ym:s:deviceCategory=='mobile'"
+            ))
         #expect(try #require(both.totals[0]) < organicVisits)
 
         let unknown = try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits&filters=ym:s:colour=='red'")
@@ -247,7 +275,8 @@ struct ReportingTests {
     @Test("identical requests give identical bytes")
     func deterministic() async throws {
         let sim = try SimulatorHarness()
-        let path = "/stat/v1/data?ids=1001,1003&metrics=\(Self.weighted)&dimensions=ym:s:trafficSource,ym:s:browser&date1=90daysAgo"
+        let path =
+            "/stat/v1/data?ids=1001,1003&metrics=\(Self.weighted)&dimensions=ym:s:trafficSource,ym:s:browser&date1=90daysAgo"
         let first = try await sim.get(path)
         let second = try await sim.get(path)
         #expect(first.body == second.body)
@@ -258,7 +287,10 @@ struct ReportingTests {
     @Test("goal metrics")
     func goals() async throws {
         let sim = try SimulatorHarness()
-        let answer = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits,ym:s:goal4001reaches,ym:s:goal4001conversionRate&dimensions=ym:s:date"))
+        let answer = try StatAnswer(
+            try await sim.get(
+                "/stat/v1/data?ids=1001&metrics=ym:s:visits,ym:s:goal4001reaches,ym:s:goal4001conversionRate&dimensions=ym:s:date"
+            ))
         for row in answer.rows {
             let v = try #require(row["metrics"] as? [Double])
             #expect(v[1] <= v[0])
@@ -286,7 +318,7 @@ struct ReportingTests {
             ("metrics=ym:s:visits&offset=0", 400, "invalid_parameter", "offset"),
             ("metrics=ym:s:visits&accuracy=extreme", 400, "invalid_parameter", "accuracy"),
             ("metrics=ym:s:visits&preset=nonexistent", 400, "invalid_parameter", "nonexistent"),
-            ("dimensions=ym:s:date", 400, "missing_parameter", "metrics"),
+            ("dimensions=ym:s:date", 400, "missing_parameter", "metrics")
         ]
     }()
 
@@ -309,7 +341,9 @@ struct ReportingTests {
         #expect(denied.text.contains("9999"))
         #expect(try await sim.get("/stat/v1/data?ids=4242&metrics=ym:s:visits").status == 404)
         #expect(try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits", token: nil).status == 401)
-        #expect(try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits", token: "revoked-token").errorType == "invalid_token")
+        #expect(
+            try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits", token: "revoked-token").errorType
+                == "invalid_token")
         let viewer = try await sim.get("/stat/v1/data?ids=1001&metrics=ym:s:visits", token: "viewer-token")
         #expect(viewer.errorType == "access_denied")
     }
@@ -348,20 +382,26 @@ struct ReportingTests {
     @Test("too complicated queries answer query_error")
     func queryError() async throws {
         let sim = try SimulatorHarness()
-        let long = try await sim.get("/stat/v1/data?ids=1004&metrics=ym:s:visits&dimensions=ym:s:searchPhrase&date1=800daysAgo")
+        let long = try await sim.get(
+            "/stat/v1/data?ids=1004&metrics=ym:s:visits&dimensions=ym:s:searchPhrase&date1=800daysAgo")
         #expect(long.status == 400)
         #expect(long.errorType == "query_error")
         #expect(long.text.contains("Query is too complicated. Please reduce the date interval or sampling."))
-        let huge = try await sim.get("/stat/v1/data?ids=1004&metrics=ym:s:visits&dimensions=ym:s:date,ym:s:searchPhrase&date1=90daysAgo&accuracy=full")
+        let huge = try await sim.get(
+            "/stat/v1/data?ids=1004&metrics=ym:s:visits&dimensions=ym:s:date,ym:s:searchPhrase&date1=90daysAgo&accuracy=full"
+        )
         #expect(huge.errorType == "query_error")
-        let fine = try await sim.get("/stat/v1/data?ids=1004&metrics=ym:s:visits&dimensions=ym:s:searchPhrase&date1=800daysAgo&accuracy=full&limit=5")
+        let fine = try await sim.get(
+            "/stat/v1/data?ids=1004&metrics=ym:s:visits&dimensions=ym:s:searchPhrase&date1=800daysAgo&accuracy=full&limit=5"
+        )
         #expect(fine.status == 200)
     }
 
     @Test("a 100,000-row search-phrase report pages cleanly, with tricky phrases")
     func hundredThousandRows() async throws {
         let sim = try SimulatorHarness()
-        let base = "/stat/v1/data?ids=1004&metrics=ym:s:visits,ym:s:users&dimensions=ym:s:searchPhrase&date1=364daysAgo&accuracy=full&limit=100000"
+        let base =
+            "/stat/v1/data?ids=1004&metrics=ym:s:visits,ym:s:users&dimensions=ym:s:searchPhrase&date1=364daysAgo&accuracy=full&limit=100000"
         let first = try StatAnswer(try await sim.get(base))
         #expect(first.totalRows > 100_000)
         #expect(first.rows.count == 100_000)
@@ -411,7 +451,8 @@ struct ByTimeTests {
     @Test("weeks start on Monday; the first and last are clipped; no dimensions → one row")
     func intervals() async throws {
         let sim = try SimulatorHarness()
-        let reply = try await sim.get("/stat/v1/data/bytime?ids=1001&metrics=ym:s:visits,ym:s:users&date1=2026-05-06&date2=2026-06-15&group=week")
+        let reply = try await sim.get(
+            "/stat/v1/data/bytime?ids=1001&metrics=ym:s:visits,ym:s:users&date1=2026-05-06&date2=2026-06-15&group=week")
         let body = try reply.json()
         let intervals = try #require(body["time_intervals"] as? [[String]])
         #expect(intervals.first == ["2026-05-06", "2026-05-10"])
@@ -435,20 +476,30 @@ struct ByTimeTests {
     func matchesData(group: String) async throws {
         let sim = try SimulatorHarness()
         let metrics = "ym:s:visits,ym:s:users,ym:s:bounceRate,ym:s:pageDepth"
-        let body = try await sim.get("/stat/v1/data/bytime?ids=1003&metrics=\(metrics)&date1=2026-01-20&date2=2026-06-15&group=\(group)").json()
+        let body = try await sim.get(
+            "/stat/v1/data/bytime?ids=1003&metrics=\(metrics)&date1=2026-01-20&date2=2026-06-15&group=\(group)"
+        ).json()
         let intervals = try #require(body["time_intervals"] as? [[String]])
         let totals = try #require(body["totals"] as? [[Double?]])
-        let sampled = intervals.count > 12 ? Array(intervals.enumerated()).filter { $0.offset % 9 == 0 } : Array(intervals.enumerated())
+        let sampled =
+            intervals.count > 12
+            ? Array(intervals.enumerated()).filter { $0.offset % 9 == 0 } : Array(intervals.enumerated())
         for (t, interval) in sampled {
-            let data = try StatAnswer(try await sim.get("/stat/v1/data?ids=1003&metrics=\(metrics)&date1=\(interval[0])&date2=\(interval[1])"))
+            let data = try StatAnswer(
+                try await sim.get("/stat/v1/data?ids=1003&metrics=\(metrics)&date1=\(interval[0])&date2=\(interval[1])")
+            )
             for m in 0..<4 {
                 #expect(data.totals[m] == totals[m][t], "\(group) \(interval) metric \(m)")
             }
         }
         // A month's users are fewer than the sum of its weeks' users.
         if group == "month" {
-            let weekly = try await sim.get("/stat/v1/data/bytime?ids=1003&metrics=ym:s:users&date1=2026-06-01&date2=2026-06-28&group=week").json()
-            let monthly = try await sim.get("/stat/v1/data/bytime?ids=1003&metrics=ym:s:users&date1=2026-06-01&date2=2026-06-28&group=month").json()
+            let weekly = try await sim.get(
+                "/stat/v1/data/bytime?ids=1003&metrics=ym:s:users&date1=2026-06-01&date2=2026-06-28&group=week"
+            ).json()
+            let monthly = try await sim.get(
+                "/stat/v1/data/bytime?ids=1003&metrics=ym:s:users&date1=2026-06-01&date2=2026-06-28&group=month"
+            ).json()
             let weeks = try #require((weekly["totals"] as? [[Double]])?.first)
             let month = try #require((monthly["totals"] as? [[Double]])?.first?.first)
             #expect(month < weeks.reduce(0, +))
@@ -458,7 +509,9 @@ struct ByTimeTests {
     @Test("with a dimension: the top keys, each with one value per interval")
     func topKeys() async throws {
         let sim = try SimulatorHarness()
-        let body = try await sim.get("/stat/v1/data/bytime?ids=1001&metrics=ym:s:visits&dimensions=ym:s:trafficSource&group=month&date1=2026-04-10&top_keys=3").json()
+        let body = try await sim.get(
+            "/stat/v1/data/bytime?ids=1001&metrics=ym:s:visits&dimensions=ym:s:trafficSource&group=month&date1=2026-04-10&top_keys=3"
+        ).json()
         let data = try #require(body["data"] as? [[String: Any]])
         #expect(data.count == 3)
         let first = try #require(data.first)
@@ -482,11 +535,12 @@ struct ReportWritingTests {
             "ids=1001&metrics=ym:s:visits,ym:s:bounceRate,ym:s:goal4001conversionRate&dimensions=ym:s:date,ym:s:trafficSource&lang=ru",
             "ids=1004&metrics=ym:s:visits,ym:s:users&dimensions=ym:s:searchPhrase,ym:s:deviceCategory&limit=500",
             "ids=1002&metrics=ym:s:pageDepth&dimensions=ym:s:datePeriodweek&date1=60daysAgo",
-            "ids=1001&metrics=ym:s:visits",
+            "ids=1001&metrics=ym:s:visits"
         ])
     func directWritingMatchesTree(query: String) throws {
         let simulator = try Simulator(
-            options: SimulatorOptions(fixturesDirectory: fixturesRoot.appendingPathComponent("default"), now: frozenNow))
+            options: SimulatorOptions(fixturesDirectory: fixturesRoot.appendingPathComponent("default"), now: frozenNow)
+        )
         let response = simulator.handle(
             HTTPRequest(
                 method: "GET", path: "/stat/v1/data", query: query,

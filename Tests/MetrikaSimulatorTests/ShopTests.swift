@@ -7,17 +7,23 @@ import Testing
 /// preset — and the other counters without any.
 @Suite("Reporting API: the shop")
 struct ShopTests {
-    static let money = "ym:s:visits,ym:s:ecommercePurchases,ym:s:ecommerceRUBConvertedRevenue,ym:s:ecommerceRUBConvertedRevenuePerPurchase,ym:s:ecommerceRUBConvertedRevenuePerVisit"
+    static let money =
+        "ym:s:visits,ym:s:ecommercePurchases,ym:s:ecommerceRUBConvertedRevenue,ym:s:ecommerceRUBConvertedRevenuePerPurchase,ym:s:ecommerceRUBConvertedRevenuePerVisit"
 
     @Test func daysAddUpToTheTotalAndRatiosAreOfSums() async throws {
         let sim = try SimulatorHarness()
-        let answer = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=\(Self.money)&dimensions=ym:s:date&date1=2026-06-01&date2=2026-06-14"))
+        let answer = try StatAnswer(
+            try await sim.get(
+                "/stat/v1/data?ids=1001&metrics=\(Self.money)&dimensions=ym:s:date&date1=2026-06-01&date2=2026-06-14"))
         #expect(answer.rows.count == 14)
-        let visits = answer.column(0), purchases = answer.column(1), revenue = answer.column(2)
+        let visits = answer.column(0)
+        let purchases = answer.column(1)
+        let revenue = answer.column(2)
         #expect(purchases.allSatisfy { $0 >= 0 && $0.rounded() == $0 })
         #expect(purchases.reduce(0, +) > 0)
         // Revenue is whole kopecks.
-        #expect(revenue.allSatisfy { ($0 * 100).rounded() == ($0 * 100) || closeEnough(($0 * 100).rounded(), $0 * 100) })
+        #expect(
+            revenue.allSatisfy { ($0 * 100).rounded() == ($0 * 100) || closeEnough(($0 * 100).rounded(), $0 * 100) })
         #expect(closeEnough(answer.totals[2] ?? -1, revenue.reduce(0, +)))
         #expect(closeEnough(answer.totals[3] ?? -1, revenue.reduce(0, +) / purchases.reduce(0, +)))
         #expect(closeEnough(answer.totals[4] ?? -1, revenue.reduce(0, +) / visits.reduce(0, +)))
@@ -33,13 +39,17 @@ struct ShopTests {
     @Test func sourcesAddUpToTheDaysWithOrdersOfTheirOwnSize() async throws {
         let sim = try SimulatorHarness()
         let range = "&date1=2026-05-01&date2=2026-05-31"
-        let byDay = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=\(Self.money)&dimensions=ym:s:date\(range)&limit=100"))
+        let byDay = try StatAnswer(
+            try await sim.get("/stat/v1/data?ids=1001&metrics=\(Self.money)&dimensions=ym:s:date\(range)&limit=100"))
         #expect(byDay.rows.count == 31)
         for dimension in ["ym:s:trafficSource", "ym:s:<attribution>TrafficSource"] {
-            let bySource = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=\(Self.money)&dimensions=\(dimension)\(range)"))
+            let bySource = try StatAnswer(
+                try await sim.get("/stat/v1/data?ids=1001&metrics=\(Self.money)&dimensions=\(dimension)\(range)"))
             #expect(bySource.rows.count > 3)
             for column in 0...1 {
-                #expect(bySource.column(column).reduce(0, +) == byDay.column(column).reduce(0, +), "column \(column) by \(dimension)")
+                #expect(
+                    bySource.column(column).reduce(0, +) == byDay.column(column).reduce(0, +),
+                    "column \(column) by \(dimension)")
             }
             // Revenue in kopecks: the sources' sum is the days' sum to the kopeck.
             let kopecks = { (values: [Double]) in values.map { Int(($0 * 100).rounded()) }.reduce(0, +) }
@@ -50,7 +60,8 @@ struct ShopTests {
         // Day by day too: one day's sources add up to that day.
         let day = "&date1=2026-05-17&date2=2026-05-17"
         let oneDay = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=\(Self.money)\(day)"))
-        let sources = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&metrics=\(Self.money)&dimensions=ym:s:trafficSource\(day)"))
+        let sources = try StatAnswer(
+            try await sim.get("/stat/v1/data?ids=1001&metrics=\(Self.money)&dimensions=ym:s:trafficSource\(day)"))
         #expect(sources.column(1).reduce(0, +) == oneDay.totals[1])
     }
 
@@ -72,14 +83,19 @@ struct ShopTests {
 
     @Test func otherCountersSellNothing() async throws {
         let sim = try SimulatorHarness()
-        let answer = try StatAnswer(try await sim.get("/stat/v1/data?ids=1004&metrics=ym:s:ecommercePurchases,ym:s:ecommerceRUBConvertedRevenue&date1=2026-06-01&date2=2026-06-07"))
+        let answer = try StatAnswer(
+            try await sim.get(
+                "/stat/v1/data?ids=1004&metrics=ym:s:ecommercePurchases,ym:s:ecommerceRUBConvertedRevenue&date1=2026-06-01&date2=2026-06-07"
+            ))
         #expect(answer.totals.first ?? nil == 0)
         #expect(answer.totals.last ?? nil == 0)
     }
 
     @Test func thePurchasePreset() async throws {
         let sim = try SimulatorHarness()
-        let answer = try StatAnswer(try await sim.get("/stat/v1/data?ids=1001&preset=purchase&attribution=automatic&date1=2026-06-01&date2=2026-06-07"))
+        let answer = try StatAnswer(
+            try await sim.get(
+                "/stat/v1/data?ids=1001&preset=purchase&attribution=automatic&date1=2026-06-01&date2=2026-06-07"))
         #expect(answer.query["dimensions"] as? [String] == ["ym:s:<attribution>TrafficSource"])
         #expect((answer.query["metrics"] as? [String])?.contains("ym:s:ecommerce<currency>ConvertedRevenue") == true)
         #expect(answer.query["attribution"] as? String == "AUTOMATIC")

@@ -11,15 +11,22 @@ import Testing
 
     func call(_ method: String, json: String, token: String? = nil) throws -> (Int, JSONValue) {
         let path = token.map { "/bot\($0)/\(method)" } ?? "\(base)/\(method)"
-        let response = bot.handle(HTTPRequest(method: "POST", path: path, headers: [("Content-Type", "application/json")], body: Array(json.utf8)))
+        let response = bot.handle(
+            HTTPRequest(
+                method: "POST", path: path, headers: [("Content-Type", "application/json")], body: Array(json.utf8)))
         return (response.status, try JSONValue.parse(response.body))
     }
 
-    func expectFailure(_ answer: (Int, JSONValue), _ code: Int, _ description: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectFailure(
+        _ answer: (Int, JSONValue), _ code: Int, _ description: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(answer.0 == code, sourceLocation: sourceLocation)
         #expect(answer.1["ok"] == .bool(false), sourceLocation: sourceLocation)
         #expect(answer.1["error_code"] == .int(code), sourceLocation: sourceLocation)
-        #expect(answer.1["description"]?.stringValue?.hasPrefix(description) == true, "\(answer.1.text)", sourceLocation: sourceLocation)
+        #expect(
+            answer.1["description"]?.stringValue?.hasPrefix(description) == true, "\(answer.1.text)",
+            sourceLocation: sourceLocation)
     }
 
     @Test func getMeAnswersTheBotAndAWrongTokenIs401() throws {
@@ -31,17 +38,28 @@ import Testing
     }
 
     @Test func sendMessageChecksHTMLAndLength() throws {
-        let ok = try call("sendMessage", json: #"{"chat_id":"42","text":"<b>1001</b> &amp; <pre>x</pre>","parse_mode":"HTML"}"#)
+        let ok = try call(
+            "sendMessage", json: #"{"chat_id":"42","text":"<b>1001</b> &amp; <pre>x</pre>","parse_mode":"HTML"}"#)
         #expect(ok.0 == 200)
         #expect(ok.1["result"]?["message_id"]?.intValue != nil)
-        expectFailure(try call("sendMessage", json: #"{"chat_id":42,"text":"<script>x</script>","parse_mode":"HTML"}"#), 400, "Bad Request: can't parse entities: unsupported start tag \"script\"")
-        expectFailure(try call("sendMessage", json: #"{"chat_id":42,"text":"<b>open","parse_mode":"HTML"}"#), 400, "Bad Request: can't parse entities")
-        expectFailure(try call("sendMessage", json: #"{"chat_id":42,"text":"<b><i>x</b></i>","parse_mode":"HTML"}"#), 400, "Bad Request: can't parse entities")
-        expectFailure(try call("sendMessage", json: #"{"chat_id":42,"text":"a & b","parse_mode":"HTML"}"#), 400, "Bad Request: can't parse entities")
+        expectFailure(
+            try call("sendMessage", json: #"{"chat_id":42,"text":"<script>x</script>","parse_mode":"HTML"}"#), 400,
+            "Bad Request: can't parse entities: unsupported start tag \"script\"")
+        expectFailure(
+            try call("sendMessage", json: #"{"chat_id":42,"text":"<b>open","parse_mode":"HTML"}"#), 400,
+            "Bad Request: can't parse entities")
+        expectFailure(
+            try call("sendMessage", json: #"{"chat_id":42,"text":"<b><i>x</b></i>","parse_mode":"HTML"}"#), 400,
+            "Bad Request: can't parse entities")
+        expectFailure(
+            try call("sendMessage", json: #"{"chat_id":42,"text":"a & b","parse_mode":"HTML"}"#), 400,
+            "Bad Request: can't parse entities")
         // Without a parse mode the same text is plain.
         #expect(try call("sendMessage", json: #"{"chat_id":42,"text":"a & b <x>"}"#).0 == 200)
         let long = String(repeating: "x", count: 4097)
-        expectFailure(try call("sendMessage", json: #"{"chat_id":42,"text":"\#(long)"}"#), 400, "Bad Request: message is too long")
+        expectFailure(
+            try call("sendMessage", json: #"{"chat_id":42,"text":"\#(long)"}"#), 400, "Bad Request: message is too long"
+        )
         // The limit counts the text shown, not the tags.
         let atLimit = "<b>" + String(repeating: "x", count: 4096) + "</b>"
         #expect(try call("sendMessage", json: #"{"chat_id":42,"text":"\#(atLimit)","parse_mode":"HTML"}"#).0 == 200)
@@ -52,7 +70,7 @@ import Testing
         (BotScenarioChat.notFound.rawValue, 400, "Bad Request: chat not found"),
         (BotScenarioChat.blocked.rawValue, 403, "Forbidden: bot was blocked by the user"),
         (BotScenarioChat.kicked.rawValue, 403, "Forbidden: bot was kicked from the group chat"),
-        (BotScenarioChat.flood.rawValue, 429, "Too Many Requests: retry after 3600"),
+        (BotScenarioChat.flood.rawValue, 429, "Too Many Requests: retry after 3600")
     ]
 
     @Test(arguments: scenarios)
@@ -81,22 +99,32 @@ import Testing
         for (name, value) in fields {
             body += Array("--XyZ\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
         }
-        body += Array("--XyZ\r\nContent-Disposition: form-data; name=\"\(file.field)\"; filename=\"\(file.name)\"\r\nContent-Type: image/png\r\n\r\n".utf8)
+        body += Array(
+            "--XyZ\r\nContent-Disposition: form-data; name=\"\(file.field)\"; filename=\"\(file.name)\"\r\nContent-Type: image/png\r\n\r\n"
+                .utf8)
         body += file.bytes + Array("\r\n--XyZ--\r\n".utf8)
-        return HTTPRequest(method: "POST", path: "\(base)/\(file.field == "photo" ? "sendPhoto" : "sendDocument")",
-                           headers: [("Content-Type", "multipart/form-data; boundary=XyZ")], body: body)
+        return HTTPRequest(
+            method: "POST", path: "\(base)/\(file.field == "photo" ? "sendPhoto" : "sendDocument")",
+            headers: [("Content-Type", "multipart/form-data; boundary=XyZ")], body: body)
     }
 
-    static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array(repeating: 7, count: 100)
+    static let png: [UInt8] =
+        [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array(repeating: 7, count: 100)
 
     @Test func sendPhotoTakesAMultipartPNGAndChecksItAndTheCaption() throws {
-        let ok = bot.handle(multipart([("chat_id", "42"), ("caption", "<b>Visits</b>"), ("parse_mode", "HTML")], file: ("photo", "v.png", Self.png)))
+        let ok = bot.handle(
+            multipart(
+                [("chat_id", "42"), ("caption", "<b>Visits</b>"), ("parse_mode", "HTML")],
+                file: ("photo", "v.png", Self.png)))
         #expect(ok.status == 200)
         #expect(bot.sent.first?.fileBytes == Self.png.count)
         #expect(bot.sent.first?.caption == "<b>Visits</b>")
         let notPNG = bot.handle(multipart([("chat_id", "42")], file: ("photo", "v.png", Array("<svg/>".utf8))))
         #expect(notPNG.status == 400)
-        let longCaption = bot.handle(multipart([("chat_id", "42"), ("caption", String(repeating: "c", count: 1025))], file: ("photo", "v.png", Self.png)))
+        let longCaption = bot.handle(
+            multipart(
+                [("chat_id", "42"), ("caption", String(repeating: "c", count: 1025))],
+                file: ("photo", "v.png", Self.png)))
         #expect(longCaption.status == 400)
         #expect(String(decoding: longCaption.body, as: UTF8.self).contains("message caption is too long"))
         let svg = bot.handle(multipart([("chat_id", "42")], file: ("document", "v.svg", Array("<svg/>".utf8))))
@@ -110,12 +138,18 @@ import Testing
         let first = bot.queueMessage(chatID: 42, text: "/report 1001")
         bot.queueMessage(chatID: -4242, text: "/help@metrika_test_bot")
         let (_, both) = try call("getUpdates", json: #"{"timeout":0}"#)
-        guard case .array(let updates) = both["result"] else { Issue.record("\(both.text)"); return }
+        guard case .array(let updates) = both["result"] else {
+            Issue.record("\(both.text)")
+            return
+        }
         #expect(updates.count == 2)
         #expect(updates[0]["message"]?["entities"]?.text == #"[{"type":"bot_command","offset":0,"length":7}]"#)
         #expect(updates[1]["message"]?["chat"]?["type"] == .string("group"))
         let (_, rest) = try call("getUpdates", json: #"{"offset":\#(first + 1),"timeout":0}"#)
-        guard case .array(let remaining) = rest["result"] else { Issue.record("\(rest.text)"); return }
+        guard case .array(let remaining) = rest["result"] else {
+            Issue.record("\(rest.text)")
+            return
+        }
         #expect(remaining.count == 1)
         // Confirmed updates never come back.
         let (_, again) = try call("getUpdates", json: #"{"offset":\#(first),"timeout":0}"#)
@@ -130,7 +164,8 @@ import Testing
         // which is not the simulator's wait.
         let poll = Task.detached { () -> (Int, JSONValue, Date, Date) in
             let began = Date()
-            let response = simulator.handle(HTTPRequest(method: "GET", path: "/bot\(BotAPISimulator.defaultToken)/getUpdates", query: "timeout=20"))
+            let response = simulator.handle(
+                HTTPRequest(method: "GET", path: "/bot\(BotAPISimulator.defaultToken)/getUpdates", query: "timeout=20"))
             return (response.status, try JSONValue.parse(response.body), began, Date())
         }
         try await Task.sleep(nanoseconds: 50_000_000)
@@ -139,12 +174,16 @@ import Testing
         let (status, answer, began, answered) = try await poll.value
         #expect(status == 200)
         #expect(answered.timeIntervalSince(max(started, began)) < 5)
-        guard case .array(let updates) = answer["result"] else { Issue.record("\(answer.text)"); return }
+        guard case .array(let updates) = answer["result"] else {
+            Issue.record("\(answer.text)")
+            return
+        }
         #expect(updates.count == 1)
     }
 
     @Test func setMyCommandsTakesTheMenu() throws {
-        #expect(try call("setMyCommands", json: #"{"commands":[{"command":"report","description":"A report"}]}"#).0 == 200)
+        #expect(
+            try call("setMyCommands", json: #"{"commands":[{"command":"report","description":"A report"}]}"#).0 == 200)
         expectFailure(try call("setMyCommands", json: #"{"commands":"nope"}"#), 400, "Bad Request")
     }
 

@@ -1,13 +1,16 @@
 import Foundation
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaStore
 
 /// What `metrika alert` remembers: open episodes and each counter's goals (migration 3).
 @Suite struct AlertEpisodesTests {
     func episode(_ metric: String, kind: String = "drop", last: String = "2026-11-29") -> AlertEpisode {
-        AlertEpisode(counterID: 1001, metric: metric, kind: kind, since: Day(iso: "2026-11-28")!, lastDay: Day(iso: last)!, value: 0, expected: 25,
-                     notifiedAt: Date(timeIntervalSince1970: 1_795_953_600))
+        AlertEpisode(
+            counterID: 1001, metric: metric, kind: kind, since: Day(iso: "2026-11-28")!, lastDay: Day(iso: last)!,
+            value: 0, expected: 25,
+            notifiedAt: Date(timeIntervalSince1970: 1_795_953_600))
     }
 
     @Test func episodesAreOpenedMovedOnAndClosedInOneGo() async throws {
@@ -15,28 +18,35 @@ import Testing
             let path = directory + "/h.sqlite"
             let store = try await HistoryStore.open(path: path)
             #expect(try await store.openEpisodes(counterID: 1001, grain: .day).isEmpty)
-            try await store.recordEpisodes(grain: .day, opened: [episode("ym:s:visits"), episode("ym:s:goal1reaches", kind: "stopped")], touched: [], closed: [])
+            try await store.recordEpisodes(
+                grain: .day, opened: [episode("ym:s:visits"), episode("ym:s:goal1reaches", kind: "stopped")],
+                touched: [], closed: [])
             let open = try await store.openEpisodes(counterID: 1001, grain: .day)
             #expect(open.count == 2)
             var stopped = try #require(open["ym:s:goal1reaches"])
             #expect(stopped.id != nil && stopped.id != open["ym:s:visits"]?.id, "each episode has its own id")
             stopped.id = nil
             #expect(stopped == episode("ym:s:goal1reaches", kind: "stopped"))
-            try await store.recordEpisodes(grain: .day, opened: [], touched: [episode("ym:s:visits", last: "2026-11-30")], closed: [(1001, "ym:s:goal1reaches")])
+            try await store.recordEpisodes(
+                grain: .day, opened: [], touched: [episode("ym:s:visits", last: "2026-11-30")],
+                closed: [(1001, "ym:s:goal1reaches")])
             // A reopened store (the next cron run) sees the same.
             let again = try await HistoryStore.open(path: path).openEpisodes(counterID: 1001, grain: .day)
             #expect(Array(again.keys) == ["ym:s:visits"])
             #expect(again["ym:s:visits"]?.lastDay == Day(iso: "2026-11-30"))
             #expect(try await HistoryStore.open(path: path).openEpisodes(counterID: 1002, grain: .day).isEmpty)
             // The alerts' tables are migration 3, whatever migrations came after it.
-            let version = try rawRows(path, "SELECT version FROM metrika_migrations WHERE name = 'alerts'").first?.first?.int
+            let version = try rawRows(path, "SELECT version FROM metrika_migrations WHERE name = 'alerts'").first?
+                .first?.int
             #expect(version == 3)
         }
     }
 
     @Test func aKindOutsideTheThreeIsRefusedByTheSchema() async throws {
         let store = try await HistoryStore.open(path: ":memory:")
-        await #expect(throws: StoreError.self) { try await store.recordEpisodes(grain: .day, opened: [episode("m", kind: "weird")], touched: [], closed: []) }
+        await #expect(throws: StoreError.self) {
+            try await store.recordEpisodes(grain: .day, opened: [episode("m", kind: "weird")], touched: [], closed: [])
+        }
         #expect(try await store.openEpisodes(counterID: 1001, grain: .day).isEmpty, "nothing half-written")
     }
 
@@ -44,7 +54,10 @@ import Testing
         let store = try await HistoryStore.open(path: ":memory:")
         #expect(try await store.storedGoals(counterID: 1001) == nil)
         let read = Date(timeIntervalSince1970: 1_795_953_600)
-        try await store.storeGoals(counterID: 1001, goals: [Goal(id: 2, name: "Заказ", type: "action"), Goal(id: 1, name: "Корзина", type: "url")], fetchedAt: read)
+        try await store.storeGoals(
+            counterID: 1001,
+            goals: [Goal(id: 2, name: "Заказ", type: "action"), Goal(id: 1, name: "Корзина", type: "url")],
+            fetchedAt: read)
         let stored = try #require(try await store.storedGoals(counterID: 1001))
         #expect(stored.goals.map(\.id) == [2, 1], "in the API's order")
         #expect(stored.fetchedAt == read)
@@ -84,16 +97,22 @@ import Testing
         let other = try #require(try await store.claimNews([.open(episode("ym:s:pageviews"))]).first ?? nil)
         try await store.releaseClaims([other])
         #expect(try await store.openEpisodes(counterID: 1001, grain: .day)["ym:s:pageviews"] == nil)
-        #expect(try await store.claimNews([.open(episode("ym:s:pageviews"))]).first??.news.episode.id != other.news.episode.id, "ids are never reused")
+        #expect(
+            try await store.claimNews([.open(episode("ym:s:pageviews"))]).first??.news.episode.id
+                != other.news.episode.id, "ids are never reused")
     }
 
     /// `alert --status` and `--forget ID`: every open episode of both grains in order; one forgotten
     /// by id (an hourly one too), or all.
     @Test func episodesAreListedAndForgottenById() async throws {
         let store = try await HistoryStore.open(path: ":memory:")
-        try await store.recordEpisodes(grain: .day, opened: [episode("ym:s:visits"), episode("ym:s:goal1reaches", kind: "stopped")], touched: [], closed: [])
-        let outage = AlertEpisode(counterID: 1001, metric: "ym:s:visits", kind: "stopped", day: day("2026-11-30"), sinceHour: 22, lastDay: day("2026-12-01"),
-                                  lastHour: 2, value: 0, expected: 40, notifiedAt: Date(timeIntervalSince1970: 1_796_000_000))
+        try await store.recordEpisodes(
+            grain: .day, opened: [episode("ym:s:visits"), episode("ym:s:goal1reaches", kind: "stopped")], touched: [],
+            closed: [])
+        let outage = AlertEpisode(
+            counterID: 1001, metric: "ym:s:visits", kind: "stopped", day: day("2026-11-30"), sinceHour: 22,
+            lastDay: day("2026-12-01"),
+            lastHour: 2, value: 0, expected: 40, notifiedAt: Date(timeIntervalSince1970: 1_796_000_000))
         try await store.recordEpisodes(grain: .hour, opened: [outage], touched: [], closed: [])
         var moved = episode("ym:s:visits", last: "2026-11-30")
         moved.lastValue = 7
@@ -102,9 +121,12 @@ import Testing
         let all = try await store.allOpenAlertEpisodes()
         #expect(all.map(\.metric) == ["ym:s:visits", "ym:s:goal1reaches", "ym:s:visits"])
         #expect(all.map(\.grain) == [.day, .day, .hour])
-        #expect(all.first?.lastValue == 7 && all.first?.lastExpected == 26 && all.first?.lastDay == Day(iso: "2026-11-30"))
+        #expect(
+            all.first?.lastValue == 7 && all.first?.lastExpected == 26 && all.first?.lastDay == Day(iso: "2026-11-30"))
         let hourly = try #require(all.last)
-        #expect(hourly.since == day("2026-11-30") && hourly.sinceHour == 22 && hourly.lastDay == day("2026-12-01") && hourly.lastHour == 2)
+        #expect(
+            hourly.since == day("2026-11-30") && hourly.sinceHour == 22 && hourly.lastDay == day("2026-12-01")
+                && hourly.lastHour == 2)
         let id = try #require(all[1].id)
         #expect(try await store.forgetAlertEpisode(id: id)?.metric == "ym:s:goal1reaches")
         #expect(try await store.forgetAlertEpisode(id: id) == nil)
@@ -124,14 +146,18 @@ import Testing
             try database.executeScript(Schema.createMigrationsTable)
             for migration in Schema.migrations where migration.version <= 6 {
                 try database.executeScript(migration.sql)
-                try database.execute("INSERT INTO metrika_migrations (version, name, applied_at) VALUES (?, ?, 0)", [.int(migration.version), .text(migration.name)])
+                try database.execute(
+                    "INSERT INTO metrika_migrations (version, name, applied_at) VALUES (?, ?, 0)",
+                    [.int(migration.version), .text(migration.name)])
             }
-            try database.execute("""
+            try database.execute(
+                """
                 INSERT INTO alert_episodes (counter_id, metric, kind, since, last_day, value, expected, notified_at)
                 VALUES (1001, 'ym:s:visits', 'drop', '2026-11-28', '2026-11-29', 0, 25, 1795953600)
                 """)
             let open = try await HistoryStore.open(path: path).allOpenAlertEpisodes()
-            #expect(open.count == 1 && open.first?.id == 1 && open.first?.kind == "drop" && open.first?.lastValue == nil)
+            #expect(
+                open.count == 1 && open.first?.id == 1 && open.first?.kind == "drop" && open.first?.lastValue == nil)
         }
     }
 
@@ -146,9 +172,12 @@ import Testing
                 try database.executeScript(Schema.createMigrationsTable)
                 for migration in Schema.migrations where migration.version <= 10 {
                     try database.executeScript(migration.sql)
-                    try database.execute("INSERT INTO metrika_migrations (version, name, applied_at) VALUES (?, ?, 0)", [.int(migration.version), .text(migration.name)])
+                    try database.execute(
+                        "INSERT INTO metrika_migrations (version, name, applied_at) VALUES (?, ?, 0)",
+                        [.int(migration.version), .text(migration.name)])
                 }
-                try database.executeScript("""
+                try database.executeScript(
+                    """
                     INSERT INTO alert_episodes (counter_id, metric, kind, since, last_day, value, expected, notified_at, last_value, last_expected) VALUES
                         (1001, 'ym:s:visits', 'drop', '2026-11-28', '2026-11-29', 3, 25, 1795953600, 4, 24),
                         (1001, 'ym:s:goal1reaches', 'stopped', '2026-11-27', '2026-11-29', 0, 9, 1795953700, NULL, NULL),
@@ -163,20 +192,36 @@ import Testing
             let open = try await store.allOpenAlertEpisodes()
             #expect(open.map(\.id) == [1, 2, 4] && open.map(\.grain) == [.day, .day, .hour])
             let daily = open.filter { $0.grain == .day }
-            #expect(daily.first == AlertEpisode(id: 1, counterID: 1001, metric: "ym:s:visits", kind: "drop", since: day("2026-11-28"), lastDay: day("2026-11-29"),
-                                                value: 3, expected: 25, notifiedAt: Date(timeIntervalSince1970: 1_795_953_600), lastValue: 4, lastExpected: 24))
+            #expect(
+                daily.first
+                    == AlertEpisode(
+                        id: 1, counterID: 1001, metric: "ym:s:visits", kind: "drop", since: day("2026-11-28"),
+                        lastDay: day("2026-11-29"),
+                        value: 3, expected: 25, notifiedAt: Date(timeIntervalSince1970: 1_795_953_600), lastValue: 4,
+                        lastExpected: 24))
             let hourly = try #require(try await store.openEpisodes(counterID: 1001, grain: .hour)["ym:s:visits"])
-            #expect(hourly == AlertEpisode(id: 4, counterID: 1001, metric: "ym:s:visits", kind: "stopped", day: day("2026-12-01"), sinceHour: 14,
-                                           lastDay: day("2026-12-02"), lastHour: 3, value: 0, expected: 21, notifiedAt: Date(timeIntervalSince1970: 1_796_135_400)))
+            #expect(
+                hourly
+                    == AlertEpisode(
+                        id: 4, counterID: 1001, metric: "ym:s:visits", kind: "stopped", day: day("2026-12-01"),
+                        sinceHour: 14,
+                        lastDay: day("2026-12-02"), lastHour: 3, value: 0, expected: 21,
+                        notifiedAt: Date(timeIntervalSince1970: 1_796_135_400)))
             // The same counter and metric in both grains: two episodes, each closed by its own check only.
             #expect(try await store.openEpisodes(counterID: 1001, grain: .day)["ym:s:visits"]?.id == 1)
             try await store.recordEpisodes(grain: .day, opened: [], touched: [], closed: [(1001, "ym:s:visits")])
             #expect(try await store.openEpisodes(counterID: 1001, grain: .hour)["ym:s:visits"] == hourly)
             // The next id follows every id ever given.
-            let claimed = try await store.claimNews([.open(AlertEpisode(counterID: 1003, metric: "ym:s:visits", kind: "drop", since: day("2026-12-01"),
-                                                                        lastDay: day("2026-12-01"), value: 1, expected: 9, notifiedAt: Date()))])
+            let claimed = try await store.claimNews([
+                .open(
+                    AlertEpisode(
+                        counterID: 1003, metric: "ym:s:visits", kind: "drop", since: day("2026-12-01"),
+                        lastDay: day("2026-12-01"), value: 1, expected: 9, notifiedAt: Date()))
+            ])
             #expect(claimed.first??.news.episode.id == 5)
-            let tables = try rawRows(path, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%episodes%' ORDER BY name").compactMap { $0[0].string }
+            let tables = try rawRows(
+                path, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%episodes%' ORDER BY name"
+            ).compactMap { $0[0].string }
             #expect(tables == ["alert_episodes"])
         }
     }

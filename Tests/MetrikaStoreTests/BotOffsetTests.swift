@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaStore
 
 /// `metrika bot`'s update offset (table `bot_offsets`, migration 10): per bot, kept across openings, never back.

@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaStore
 
@@ -28,12 +29,15 @@ import Testing
                 {
                     do {
                         let store = try await HistoryStore.open(path: path)
-                        let range = DateRange(from: start.adding(days: 20 * writer), to: start.adding(days: 20 * writer + 59))!
+                        let range = DateRange(
+                            from: start.adding(days: 20 * writer), to: start.adding(days: 20 * writer + 59))!
                         for iteration in 0..<40 {
                             let tag = Double(writer * 1000 + iteration)
-                            let values = Dictionary(uniqueKeysWithValues: range.days.map { ($0, [tag, 2 * tag] as [Double?]) })
-                            try await store.storeDaily(counterID: 101, range: range, metrics: metrics, values: values,
-                                                 fetchedAt: Date(), settledBefore: range.to, sampled: false, dataLag: nil)
+                            let values = Dictionary(
+                                uniqueKeysWithValues: range.days.map { ($0, [tag, 2 * tag] as [Double?]) })
+                            try await store.storeDaily(
+                                counterID: 101, range: range, metrics: metrics, values: values,
+                                fetchedAt: Date(), settledBefore: range.to, sampled: false, dataLag: nil)
                         }
                     } catch {
                         errors.add("writer \(writer): \(error)")
@@ -48,7 +52,9 @@ import Testing
                         guard !rows.isEmpty else { continue }
                         // One write covers all of the shared days at once, so a snapshot shows one tag.
                         let tags = Set(rows.values.map { $0[0] })
-                        if rows.count != 20 || tags.count != 1 || rows.values.contains(where: { $0[1] != $0[0].map { 2 * $0 } }) {
+                        if rows.count != 20 || tags.count != 1
+                            || rows.values.contains(where: { $0[1] != $0[0].map { 2 * $0 } })
+                        {
                             errors.add("reader saw a partial range: \(rows.count) days, tags \(tags)")
                         }
                         readsSeen.add("read")
@@ -62,9 +68,14 @@ import Testing
             let store = try await HistoryStore.open(path: path)
             #expect(try await store.integrityCheck() == "ok")
             #expect(try rawRows(path, "SELECT count(*) FROM fetch_log") == [[.integer(120)]])
-            #expect(try await store.dailyValues(counterID: 101, range: DateRange(from: start, to: start.adding(days: 99))!, metrics: metrics).count == 100)
+            #expect(
+                try await store.dailyValues(
+                    counterID: 101, range: DateRange(from: start, to: start.adding(days: 99))!, metrics: metrics
+                ).count == 100)
             // Each writer's last write is the final word on its own first 20 days.
-            #expect(try await store.dailyValues(counterID: 101, range: DateRange(from: start, to: start)!, metrics: metrics)[start] == [39, 78])
+            #expect(
+                try await store.dailyValues(
+                    counterID: 101, range: DateRange(from: start, to: start)!, metrics: metrics)[start] == [39, 78])
         }
     }
 
@@ -85,17 +96,24 @@ import Testing
             await runConcurrently(openers)
             #expect(errors.all == [])
             #expect(try await HistoryStore.open(path: path).counters().map(\.id) == [0, 1, 2, 3])
-            #expect(try rawRows(path, "SELECT count(*) FROM metrika_migrations") == [[.integer(Int64(Schema.migrations.count))]])
+            #expect(
+                try rawRows(path, "SELECT count(*) FROM metrika_migrations") == [
+                    [.integer(Int64(Schema.migrations.count))]
+                ])
         }
     }
 
-    @Test(.enabled(if: hasSQLite3Tool, "skipped: the sqlite3 shell is missing (apt-get install sqlite3, or run scripts/setup)")) func anotherProcessWritingAtTheSameTime() async throws {
+    @Test(
+        .enabled(
+            if: hasSQLite3Tool, "skipped: the sqlite3 shell is missing (apt-get install sqlite3, or run scripts/setup)")
+    ) func anotherProcessWritingAtTheSameTime() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
             try await HistoryStore.open(path: path).upsertCounters([sampleCounter, otherCounter])
             // The other process writes counter 202, 150 ranges of 200 days, one transaction each.
             let script = directory + "/writer.sql"
-            try Data(rangeWriterScript(counterID: 202, transactions: 150, days: 200).utf8).write(to: URL(fileURLWithPath: script))
+            try Data(rangeWriterScript(counterID: 202, transactions: 150, days: 200).utf8).write(
+                to: URL(fileURLWithPath: script))
             let process = try startSQLite3(database: path, script: script, errors: directory + "/writer.err")
             let errors = ErrorBox()
             let metrics = self.metrics
@@ -106,9 +124,11 @@ import Testing
                         let range = DateRange(from: day("2023-01-01"), to: day("2023-12-31"))!
                         for iteration in 0..<25 {
                             let tag = Double(iteration)
-                            let values = Dictionary(uniqueKeysWithValues: range.days.map { ($0, [tag, 2 * tag] as [Double?]) })
-                            try await store.storeDaily(counterID: 101, range: range, metrics: metrics, values: values,
-                                                 fetchedAt: Date(), settledBefore: range.to, sampled: false, dataLag: nil)
+                            let values = Dictionary(
+                                uniqueKeysWithValues: range.days.map { ($0, [tag, 2 * tag] as [Double?]) })
+                            try await store.storeDaily(
+                                counterID: 101, range: range, metrics: metrics, values: values,
+                                fetchedAt: Date(), settledBefore: range.to, sampled: false, dataLag: nil)
                             _ = try await store.info()
                         }
                     } catch {
@@ -124,21 +144,27 @@ import Testing
             let store = try await HistoryStore.open(path: path)
             #expect(try await store.integrityCheck() == "ok")
             #expect(try rawRows(path, "SELECT count(*) FROM daily_values WHERE counter_id = 202") == [[.integer(200)]])
-            #expect(try rawRows(path, "SELECT count(*) FROM daily_values WHERE counter_id = 101") == [[.integer(365 * 2)]])
+            #expect(
+                try rawRows(path, "SELECT count(*) FROM daily_values WHERE counter_id = 101") == [[.integer(365 * 2)]])
         }
     }
 
     /// kill -9 in the middle of a sync: the database is sound and holds only whole ranges.
-    @Test(.enabled(if: hasSQLite3Tool, "skipped: the sqlite3 shell is missing (apt-get install sqlite3, or run scripts/setup)")) func killNineLeavesNoPartialRange() async throws {
+    @Test(
+        .enabled(
+            if: hasSQLite3Tool, "skipped: the sqlite3 shell is missing (apt-get install sqlite3, or run scripts/setup)")
+    ) func killNineLeavesNoPartialRange() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
             try await HistoryStore.open(path: path).upsertCounters([otherCounter])
             let script = directory + "/writer.sql"
-            try Data(rangeWriterScript(counterID: 202, transactions: 2000, days: 3000).utf8).write(to: URL(fileURLWithPath: script))
+            try Data(rangeWriterScript(counterID: 202, transactions: 2000, days: 3000).utf8).write(
+                to: URL(fileURLWithPath: script))
             let process = try startSQLite3(database: path, script: script, errors: directory + "/writer.err")
             // Let a few ranges commit, then kill it wherever it is.
             let deadline = Date().addingTimeInterval(20)
-            while Date() < deadline, (try? rawRows(path, "SELECT count(*) FROM fetch_log"))?.first?.first?.int ?? 0 < 5 {
+            while Date() < deadline, (try? rawRows(path, "SELECT count(*) FROM fetch_log"))?.first?.first?.int ?? 0 < 5
+            {
                 usleep(10_000)
             }
             usleep(7_000)
@@ -148,16 +174,24 @@ import Testing
 
             let store = try await HistoryStore.open(path: path)
             #expect(try await store.integrityCheck() == "ok")
-            let ranges = try rawRows(path, "SELECT count(*), min(fetch_id), max(fetch_id), min(value), max(value) FROM daily_values")
+            let ranges = try rawRows(
+                path, "SELECT count(*), min(fetch_id), max(fetch_id), min(value), max(value) FROM daily_values")
             let committed = try rawRows(path, "SELECT max(id) FROM fetch_log").first?.first?.int ?? 0
             // Every committed range rewrote all 3000 days, so all of them come from the last committed one.
             #expect(committed >= 5)
-            #expect(ranges == [[.integer(3000), .int(committed), .int(committed), .real(Double(committed)), .real(Double(committed))]])
+            #expect(
+                ranges == [
+                    [
+                        .integer(3000), .int(committed), .int(committed), .real(Double(committed)),
+                        .real(Double(committed))
+                    ]
+                ])
             // And the store goes on working: the next sync completes the range.
             let range = DateRange(from: day("2010-01-01"), to: day("2010-01-31"))!
-            try await store.storeDaily(counterID: 202, range: range, metrics: [.visits],
-                                 values: Dictionary(uniqueKeysWithValues: range.days.map { ($0, [1.0]) }),
-                                 fetchedAt: Date(), settledBefore: range.to, sampled: false, dataLag: nil)
+            try await store.storeDaily(
+                counterID: 202, range: range, metrics: [.visits],
+                values: Dictionary(uniqueKeysWithValues: range.days.map { ($0, [1.0]) }),
+                fetchedAt: Date(), settledBefore: range.to, sampled: false, dataLag: nil)
             #expect(try await store.dailyValues(counterID: 202, range: range, metrics: [.visits]).count == 31)
         }
     }
@@ -181,9 +215,12 @@ import Testing
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for writer in 0..<writerCount {
                         group.addTask {
-                            let range = DateRange(from: day("2024-01-01").adding(days: writer), to: day("2024-01-01").adding(days: writer))!
-                            try await store.storeDaily(counterID: 101, range: range, metrics: metrics, values: [range.from: [1, 2]],
-                                                       fetchedAt: Date(), settledBefore: range.to, sampled: false, dataLag: nil)
+                            let range = DateRange(
+                                from: day("2024-01-01").adding(days: writer), to: day("2024-01-01").adding(days: writer)
+                            )!
+                            try await store.storeDaily(
+                                counterID: 101, range: range, metrics: metrics, values: [range.from: [1, 2]],
+                                fetchedAt: Date(), settledBefore: range.to, sampled: false, dataLag: nil)
                         }
                     }
                     try await group.waitForAll()
@@ -199,12 +236,16 @@ import Testing
                 gaps.append(now - last)
                 last = now
             }
-            #expect(try rawRows(path, "SELECT count(*) FROM fetch_log") == [[.integer(0)]], "the writes waited for the lock")
+            #expect(
+                try rawRows(path, "SELECT count(*) FROM fetch_log") == [[.integer(0)]], "the writes waited for the lock"
+            )
             try holder.execute("COMMIT")
             try await writes.value
             #expect(gaps.reduce(.zero, +) < .seconds(15), "ticks: \(gaps)")
             #expect(try rawRows(path, "SELECT count(*) FROM fetch_log") == [[.integer(Int64(writerCount))]])
-            #expect(try await store.dailyValues(counterID: 101, range: range("2024-01-01", "2024-01-31"), metrics: metrics).count == writerCount)
+            #expect(
+                try await store.dailyValues(counterID: 101, range: range("2024-01-01", "2024-01-31"), metrics: metrics)
+                    .count == writerCount)
         }
     }
 
@@ -222,7 +263,9 @@ import Testing
             let openers = ProcessInfo.processInfo.activeProcessorCount + 2
             let opens = Task {
                 try await withThrowingTaskGroup(of: Bool.self) { group in
-                    for _ in 0..<openers { group.addTask { try await HistoryStore.open(path: path).counter(id: sampleCounter.id) != nil } }
+                    for _ in 0..<openers {
+                        group.addTask { try await HistoryStore.open(path: path).counter(id: sampleCounter.id) != nil }
+                    }
                     return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
                 }
             }
@@ -235,11 +278,16 @@ import Testing
                 gaps.append(now - last)
                 last = now
             }
-            #expect(try rawRows(path, "SELECT max(version) FROM metrika_migrations") == [[.integer(10)]], "the opens waited for the lock")
+            #expect(
+                try rawRows(path, "SELECT max(version) FROM metrika_migrations") == [[.integer(10)]],
+                "the opens waited for the lock")
             try holder.execute("COMMIT")
             #expect(try await opens.value == openers)
             #expect(gaps.reduce(.zero, +) < .seconds(15), "ticks: \(gaps)")
-            #expect(try rawRows(path, "SELECT max(version) FROM metrika_migrations") == [[.integer(Int64(Schema.latestVersion))]])
+            #expect(
+                try rawRows(path, "SELECT max(version) FROM metrika_migrations") == [
+                    [.integer(Int64(Schema.latestVersion))]
+                ])
         }
     }
 
@@ -282,28 +330,32 @@ import Testing
         try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
             _ = try await HistoryStore.open(path: path)
-            let episode = AlertEpisode(counterID: 101, metric: "ym:s:visits", kind: "stopped", since: day("2026-11-28"), lastDay: day("2026-11-28"),
-                                       value: 0, expected: 600, notifiedAt: Date(timeIntervalSince1970: 1_795_953_600))
+            let episode = AlertEpisode(
+                counterID: 101, metric: "ym:s:visits", kind: "stopped", since: day("2026-11-28"),
+                lastDay: day("2026-11-28"),
+                value: 0, expected: 600, notifiedAt: Date(timeIntervalSince1970: 1_795_953_600))
             let errors = ErrorBox()
             let wins = ErrorBox()
             func race(_ news: AlertNews, _ tag: String) async {
-                await runConcurrently((0..<8).map { thread in
-                    {
-                        do {
-                            let store = try await HistoryStore.open(path: path)
-                            let claims = try await store.claimNews([news])
-                            if claims == [nil] { return }
-                            wins.add("\(tag) \(thread)")
-                        } catch {
-                            errors.add("thread \(thread): \(error)")
+                await runConcurrently(
+                    (0..<8).map { thread in
+                        {
+                            do {
+                                let store = try await HistoryStore.open(path: path)
+                                let claims = try await store.claimNews([news])
+                                if claims == [nil] { return }
+                                wins.add("\(tag) \(thread)")
+                            } catch {
+                                errors.add("thread \(thread): \(error)")
+                            }
                         }
-                    }
-                })
+                    })
             }
             await race(.open(episode), "open")
             #expect(errors.all == [])
             #expect(wins.all.count == 1, "\(wins.all)")
-            let stored = try #require(try await HistoryStore.open(path: path).openEpisodes(counterID: 101, grain: .day)["ym:s:visits"])
+            let stored = try #require(
+                try await HistoryStore.open(path: path).openEpisodes(counterID: 101, grain: .day)["ym:s:visits"])
             #expect(stored.kind == "stopped" && stored.id != nil)
             await race(.close(stored), "close")
             #expect(errors.all == [])

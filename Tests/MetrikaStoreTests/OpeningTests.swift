@@ -1,8 +1,9 @@
 import Foundation
+import MetrikaCLI
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaStore
-import MetrikaCLI
 
 @Suite struct OpeningTests {
     @Test func migratesAnEmptyFile() async throws {
@@ -11,9 +12,23 @@ import MetrikaCLI
             _ = try await HistoryStore.open(path: path)
             let tables = try rawRows(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
                 .compactMap(\.first?.string)
-            #expect(tables == ["alert_episodes", "bot_offsets", "counter_currency", "counter_goals", "counter_goals_read", "counters", "daily_mirror", "daily_values", "fetch_log", "hourly_values", "log_job_parts", "log_jobs", "log_loaded_days", "log_loads", "metrika_migrations", "period_totals", "segment_days", "segment_values", "sqlite_sequence"])
+            #expect(
+                tables == [
+                    "alert_episodes", "bot_offsets", "counter_currency", "counter_goals", "counter_goals_read",
+                    "counters", "daily_mirror", "daily_values", "fetch_log", "hourly_values", "log_job_parts",
+                    "log_jobs", "log_loaded_days", "log_loads", "metrika_migrations", "period_totals", "segment_days",
+                    "segment_values", "sqlite_sequence"
+                ])
             let versions = try rawRows(path, "SELECT version, name FROM metrika_migrations")
-            #expect(versions == [[.integer(1), .text("history")], [.integer(2), .text("log_jobs")], [.integer(3), .text("alerts")], [.integer(4), .text("counter_currency")], [.integer(5), .text("log_loads")], [.integer(6), .text("daily_mirror")], [.integer(7), .text("alert_episode_ids")], [.integer(8), .text("log_loaded_days")], [.integer(9), .text("hourly_values")], [.integer(10), .text("bot_offsets")], [.integer(11), .text("segment_values")], [.integer(12), .text("alert_family")]])
+            #expect(
+                versions == [
+                    [.integer(1), .text("history")], [.integer(2), .text("log_jobs")], [.integer(3), .text("alerts")],
+                    [.integer(4), .text("counter_currency")], [.integer(5), .text("log_loads")],
+                    [.integer(6), .text("daily_mirror")], [.integer(7), .text("alert_episode_ids")],
+                    [.integer(8), .text("log_loaded_days")], [.integer(9), .text("hourly_values")],
+                    [.integer(10), .text("bot_offsets")], [.integer(11), .text("segment_values")],
+                    [.integer(12), .text("alert_family")]
+                ])
             #expect(try rawRows(path, "PRAGMA user_version") == [[.integer(Int64(Schema.latestVersion))]])
             #expect(try rawRows(path, "PRAGMA journal_mode") == [[.text("wal")]])
             // The directories metrika creates are private to the user.
@@ -33,7 +48,10 @@ import MetrikaCLI
                 let store = try await HistoryStore.open(path: path)
                 #expect(try await store.counters() == [sampleCounter])
             }
-            #expect(try rawRows(path, "SELECT count(*) FROM metrika_migrations") == [[.integer(Int64(Schema.migrations.count))]])
+            #expect(
+                try rawRows(path, "SELECT count(*) FROM metrika_migrations") == [
+                    [.integer(Int64(Schema.migrations.count))]
+                ])
         }
     }
 
@@ -67,7 +85,8 @@ import MetrikaCLI
                 try data.write(to: URL(fileURLWithPath: path))
                 expectedKind = .corrupt
             default:
-                try rawExecute(path, "CREATE TABLE bookmarks (url TEXT); INSERT INTO bookmarks VALUES ('https://example.com')")
+                try rawExecute(
+                    path, "CREATE TABLE bookmarks (url TEXT); INSERT INTO bookmarks VALUES ('https://example.com')")
                 expectedKind = .notMetrikaDatabase
             }
             let before = try bytes(of: path)
@@ -87,7 +106,8 @@ import MetrikaCLI
         try await withTemporaryDirectory { directory in
             let path = directory + "/metrika.sqlite"
             try await writeHealthyDatabase(at: path)
-            let root = try #require(try rawRows(path, "SELECT rootpage FROM sqlite_master WHERE name = 'daily_values'").first?.first?.int)
+            let root = try #require(
+                try rawRows(path, "SELECT rootpage FROM sqlite_master WHERE name = 'daily_values'").first?.first?.int)
             var data = try bytes(of: path)
             let pageSize = Int(data[16]) << 8 | Int(data[17])
             // The values' only page: the schema and the migrations table, which opening reads, survive.
@@ -99,14 +119,18 @@ import MetrikaCLI
             #expect(checked.exitCode == 78)
             #expect(checked.message.contains(path))
             let read = try await #require(throws: StoreError.self) {
-                try await store.dailyValues(counterID: sampleCounter.id, range: range("2024-03-04", "2024-03-10"), metrics: [.visits, .pageviews])
+                try await store.dailyValues(
+                    counterID: sampleCounter.id, range: range("2024-03-04", "2024-03-10"),
+                    metrics: [.visits, .pageviews])
             }
             #expect(read.kind == .corrupt)
             #expect(read.exitCode == 78)
             let written = try await #require(throws: StoreError.self) {
-                try await store.storeDaily(counterID: sampleCounter.id, range: range("2024-03-04", "2024-03-04"), metrics: [.visits, .pageviews],
-                                     values: [day("2024-03-04"): [1, 2]], fetchedAt: Date(), settledBefore: day("2024-03-05"),
-                                     sampled: false, dataLag: nil)
+                try await store.storeDaily(
+                    counterID: sampleCounter.id, range: range("2024-03-04", "2024-03-04"),
+                    metrics: [.visits, .pageviews],
+                    values: [day("2024-03-04"): [1, 2]], fetchedAt: Date(), settledBefore: day("2024-03-05"),
+                    sampled: false, dataLag: nil)
             }
             #expect(written.exitCode == 78)
             #expect(try bytes(of: path) == data)
@@ -118,7 +142,9 @@ import MetrikaCLI
             let path = directory + "/metrika.sqlite"
             try await writeHealthyDatabase(at: path)
             try await HistoryStore.open(path: path).verifyIntegrity()
-            #expect(try await HistoryStore.open(path: path).firstStoredDay(counterID: sampleCounter.id) == day("2024-03-04"))
+            #expect(
+                try await HistoryStore.open(path: path).firstStoredDay(counterID: sampleCounter.id) == day("2024-03-04")
+            )
             #expect(try await HistoryStore.open(path: path).firstStoredDay(counterID: otherCounter.id) == nil)
         }
     }
@@ -146,7 +172,9 @@ import MetrikaCLI
             let path = blocker + "/metrika/metrika.sqlite"
             let error = try await #require(throws: StoreError.self) { try await HistoryStore.open(path: path) }
             #expect(error.kind == .cannotCreate)
-            #expect(error.exitCode == 78, "a history that cannot be created is configuration (README's table), not an output file (73)")
+            #expect(
+                error.exitCode == 78,
+                "a history that cannot be created is configuration (README's table), not an output file (73)")
             #expect(error.message.contains(path))
         }
     }
@@ -154,8 +182,11 @@ import MetrikaCLI
     @Test(arguments: [
         (["METRIKA_DB": "/data/m.sqlite", "XDG_DATA_HOME": "/xdg", "HOME": "/home/u"], "/data/m.sqlite"),
         (["XDG_DATA_HOME": "/xdg/", "HOME": "/home/u"], "/xdg/metrika/metrika.sqlite"),
-        (["METRIKA_DB": "", "XDG_DATA_HOME": "relative/ignored", "HOME": "/home/u"], "/home/u/.local/share/metrika/metrika.sqlite"),
-        (["HOME": "/home/u"], "/home/u/.local/share/metrika/metrika.sqlite"),
+        (
+            ["METRIKA_DB": "", "XDG_DATA_HOME": "relative/ignored", "HOME": "/home/u"],
+            "/home/u/.local/share/metrika/metrika.sqlite"
+        ),
+        (["HOME": "/home/u"], "/home/u/.local/share/metrika/metrika.sqlite")
     ])
     func defaultPath(environment: [String: String], expected: String) {
         #expect(HistoryStore.defaultPath(environment: environment) == expected)
@@ -168,12 +199,12 @@ import MetrikaCLI
         let week = range("2024-03-04", "2024-03-10")
         var values: [Day: [Double?]] = [:]
         for (offset, day) in week.days.enumerated() { values[day] = [Double(100 + offset), Double(300 + offset)] }
-        try await store.storeDaily(counterID: sampleCounter.id, range: week, metrics: [.visits, .pageviews], values: values,
-                             fetchedAt: Date(timeIntervalSince1970: 1_710_000_000), settledBefore: day("2024-03-11"),
-                             sampled: false, dataLag: 60)
+        try await store.storeDaily(
+            counterID: sampleCounter.id, range: week, metrics: [.visits, .pageviews], values: values,
+            fetchedAt: Date(timeIntervalSince1970: 1_710_000_000), settledBefore: day("2024-03-11"),
+            sampled: false, dataLag: 60)
     }
 }
-
 
 /// Migration 4 on a database of the previous version: its days stay, the counter's currency can be stored.
 @Suite struct CounterCurrencyMigrationTests {
@@ -187,17 +218,23 @@ import MetrikaCLI
             // Back to version 3, as a metrika before money left it.
             // (and without the tables of the migrations after 4, which a version 3 file has not either)
             try backToVersion10(path)
-            for table in ["counter_currency", "log_loads", "daily_mirror", "log_loaded_days", "hourly_values", "hourly_episodes", "bot_offsets"] { _ = try rawRows(path, "DROP TABLE \(table)") }
+            for table in [
+                "counter_currency", "log_loads", "daily_mirror", "log_loaded_days", "hourly_values", "hourly_episodes",
+                "bot_offsets"
+            ] { _ = try rawRows(path, "DROP TABLE \(table)") }
             _ = try rawRows(path, "DELETE FROM metrika_migrations WHERE version >= 4")
             _ = try rawRows(path, "PRAGMA user_version = 3")
             let store = try await HistoryStore.open(path: path)
             #expect(try await store.counter(id: 1001)?.name == "Shop")
             #expect(try await store.counterCurrency(id: 1001) == nil)
-            try await store.storeCounterCurrency(id: 1001, currency: .usd, seenAt: Date(timeIntervalSince1970: 1_795_953_600))
+            try await store.storeCounterCurrency(
+                id: 1001, currency: .usd, seenAt: Date(timeIntervalSince1970: 1_795_953_600))
             #expect(try await store.counterCurrency(id: 1001) == .usd)
             #expect(try await store.counterCurrencySeen(id: 1001)?.seenAt == Date(timeIntervalSince1970: 1_795_953_600))
             // A counter the history does not know has no currency to store.
-            await #expect(throws: StoreError.self) { try await store.storeCounterCurrency(id: 7, currency: .rub, seenAt: Date()) }
+            await #expect(throws: StoreError.self) {
+                try await store.storeCounterCurrency(id: 7, currency: .rub, seenAt: Date())
+            }
         }
     }
 }

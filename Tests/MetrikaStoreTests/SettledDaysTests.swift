@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaStore
 
@@ -22,23 +23,33 @@ import Testing
                 for day in part.days where random.next() % 6 != 0 {
                     values[day] = subset.map { _ in random.next() % 5 == 0 ? nil : Double(random.next() % 1000) }
                 }
-                try await store.storeDaily(counterID: sampleCounter.id, range: part, metrics: subset, values: values, fetchedAt: Date(),
-                                     settledBefore: part.from.adding(days: Int(random.next() % 25)), sampled: false, dataLag: nil)
+                try await store.storeDaily(
+                    counterID: sampleCounter.id, range: part, metrics: subset, values: values, fetchedAt: Date(),
+                    settledBefore: part.from.adding(days: Int(random.next() % 25)), sampled: false, dataLag: nil)
             }
             // A cell stored under another unit (as after a metric changed its unit) does not count.
-            try rawExecute(store.path, "UPDATE daily_values SET unit = 'number' WHERE metric = 'ym:s:bounceRate' AND day LIKE '2024-02-1%'")
+            try rawExecute(
+                store.path,
+                "UPDATE daily_values SET unit = 'number' WHERE metric = 'ym:s:bounceRate' AND day LIKE '2024-02-1%'")
             for asked in [metrics, [.visits], [.bounceRate, .visits], [.users], [.visits, .visits]] {
-                let cells = try rawRows(store.path, "SELECT day, metric, unit, settled FROM daily_values WHERE counter_id = ?", [.int(sampleCounter.id)])
+                let cells = try rawRows(
+                    store.path, "SELECT day, metric, unit, settled FROM daily_values WHERE counter_id = ?",
+                    [.int(sampleCounter.id)])
                 var byDay: [String: [String: Bool]] = [:]
                 for cell in cells {
                     guard let day = cell[0].string, let metric = cell[1].string, let unit = cell[2].string,
-                          asked.contains(where: { $0.apiName == metric && $0.unit.rawValue == unit }) else { continue }
+                        asked.contains(where: { $0.apiName == metric && $0.unit.rawValue == unit })
+                    else { continue }
                     byDay[day, default: [:]][metric] = cell[3].int == 1
                 }
-                let expected = Set(byDay.compactMap { day, stored -> Day? in
-                    let complete = asked.allSatisfy { stored[$0.apiName] != nil } && Set(asked.map(\.apiName)).count == asked.count
-                    return complete && stored.values.allSatisfy { $0 } ? Day(iso: day) : nil
-                }).filter { span.contains($0) }
+                let expected = Set(
+                    byDay.compactMap { day, stored -> Day? in
+                        let complete =
+                            asked.allSatisfy { stored[$0.apiName] != nil }
+                            && Set(asked.map(\.apiName)).count == asked.count
+                        return complete && stored.values.allSatisfy { $0 } ? Day(iso: day) : nil
+                    }
+                ).filter { span.contains($0) }
                 let settled = try await store.settledDays(counterID: sampleCounter.id, range: span, metrics: asked)
                 #expect(settled == expected, "\(asked.map(\.apiName))")
                 // The data must give the rule something to decide (users and a doubled metric are never complete).

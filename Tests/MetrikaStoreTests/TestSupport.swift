@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import MetrikaModel
 @testable import MetrikaStore
 
@@ -36,9 +37,10 @@ func day(_ text: String) -> Day { Day(iso: text)! }
 func range(_ from: String, _ to: String) -> DateRange { DateRange(from: day(from), to: day(to))! }
 
 let sampleCounter = Counter(id: 101, name: "Shop", site: "shop.example", timeZoneName: "Europe/Moscow")
-let otherCounter = Counter(id: 202, name: "Blog", site: "blog.example", status: "Active", permission: "view",
-                           ownerLogin: "alice", timeZoneName: "Asia/Yekaterinburg", timeZoneOffsetMinutes: 300,
-                           createTime: "2020-01-02T03:04:05+03:00", isFavorite: true)
+let otherCounter = Counter(
+    id: 202, name: "Blog", site: "blog.example", status: "Active", permission: "view",
+    ownerLogin: "alice", timeZoneName: "Asia/Yekaterinburg", timeZoneOffsetMinutes: 300,
+    createTime: "2020-01-02T03:04:05+03:00", isFavorite: true)
 
 /// A store with `sampleCounter` in a new file of `directory`.
 func makeStore(in directory: String) async throws -> HistoryStore {
@@ -81,7 +83,9 @@ let hasSQLite3Tool = FileManager.default.isExecutableFile(atPath: sqlite3Path)
 /// left it: the daily `alert_episodes` of migration 7 and the hourly `hourly_episodes` of migration 9,
 /// empty. The tests of older migrations start from there and drop what those versions lack.
 func backToVersion10(_ path: String) throws {
-    try rawExecute(path, """
+    try rawExecute(
+        path,
+        """
         DROP TABLE alert_episodes;
         CREATE TABLE alert_episodes (
             id INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
+
 @testable import MetrikaSystem
 
 @Suite("Atomic file writing")
@@ -36,7 +37,9 @@ struct AtomicFileTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let target = directory.appendingPathComponent("taken")
         try FileManager.default.createDirectory(at: target, withIntermediateDirectories: false)
-        let error = try #require(throws: AtomicFile.WriteError.self) { try AtomicFile.write(Data("x".utf8), to: target.path) }
+        let error = try #require(throws: AtomicFile.WriteError.self) {
+            try AtomicFile.write(Data("x".utf8), to: target.path)
+        }
         #expect(error.exitCode == 73)
         #expect(error.message.contains("is a directory"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["taken"])
@@ -44,7 +47,9 @@ struct AtomicFileTests {
 
     @Test func anUnwritableDirectoryIsExit73() throws {
         // Root ignores directory permissions; /proc refuses new files for everyone.
-        let error = try #require(throws: AtomicFile.WriteError.self) { try AtomicFile.write(Data("x".utf8), to: "/proc/metrika-chart.svg") }
+        let error = try #require(throws: AtomicFile.WriteError.self) {
+            try AtomicFile.write(Data("x".utf8), to: "/proc/metrika-chart.svg")
+        }
         #expect(error.exitCode == 73)
         #expect(error.path == "/proc/metrika-chart.svg")
     }
@@ -73,7 +78,9 @@ struct AtomicFileNodeTests {
         let node = directory.appendingPathComponent("full").path
         // Linux's encoding of a small major/minor pair (glibc's makedev is a macro Swift cannot import).
         try #require(mknod(node, S_IFCHR | 0o666, dev_t(1 << 8 | 7)) == 0)
-        let error = try #require(throws: AtomicFile.WriteError.self) { try AtomicFile.write(Data("<svg/>".utf8), to: node) }
+        let error = try #require(throws: AtomicFile.WriteError.self) {
+            try AtomicFile.write(Data("<svg/>".utf8), to: node)
+        }
         #expect(error.exitCode == 74, "out of room: an I/O error")
         #expect(error.message == "cannot write \(node): No space left on device")
         #expect(Self.kind(node) == S_IFCHR)
@@ -153,7 +160,11 @@ struct AtomicFileNodeTests {
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
         }
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
         try #require(bound == 0)
         let error = try #require(throws: AtomicFile.WriteError.self) { try AtomicFile.write(Data("x".utf8), to: path) }
         #expect(error.exitCode == 73)
@@ -168,6 +179,8 @@ struct AtomicFileNodeTests {
         #expect(AtomicFile.WriteError(path: "/x", errorNumber: EIO).exitCode == 74)
         #expect(AtomicFile.WriteError(path: "/x", errorNumber: EACCES).exitCode == 73)
         #expect(AtomicFile.WriteError(path: "/x", reason: "is a directory").exitCode == 73)
-        #expect(AtomicFile.WriteError(path: "/x", errorNumber: ENOSPC).message == "cannot write /x: No space left on device")
+        #expect(
+            AtomicFile.WriteError(path: "/x", errorNumber: ENOSPC).message == "cannot write /x: No space left on device"
+        )
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaSystem
 
 /// The streaming form of `AtomicFile` (used by `logs --output`): the old file stays whole until
@@ -28,7 +29,9 @@ struct AtomicOutputFileTests {
             let dropped = try AtomicOutputFile(path: path)
             try dropped.write(contentsOf: chunk)
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["visits.tsv"], "deinit removes the temporary")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["visits.tsv"],
+            "deinit removes the temporary")
 
         let committed = try AtomicOutputFile(path: path)
         for index in 0..<48 {

@@ -2,15 +2,19 @@ import Foundation
 import MetrikaTestSupport
 import Synchronization
 import Testing
+
 @testable import MetrikaSystem
 
 /// `ChildProcess`, the one runner of the programs metrika hands bytes to (rsvg-convert, sendmail):
 /// input arrives, a hanging child is killed at its time limit, a flood is cut without hanging, and
 /// what it says becomes one clean line.
 @Suite struct ChildProcessTests {
-    static func shell(_ script: String, timeout: Double = 10, maximumOutput: Int = 1 << 20, stops: Bool = false) -> ChildProcess {
-        ChildProcess(program: "/bin/sh", arguments: ["-c", script], environment: ["PATH": "/usr/bin:/bin"],
-                     timeout: timeout, maximumOutput: maximumOutput, stopsOnOutputOverflow: stops)
+    static func shell(_ script: String, timeout: Double = 10, maximumOutput: Int = 1 << 20, stops: Bool = false)
+        -> ChildProcess
+    {
+        ChildProcess(
+            program: "/bin/sh", arguments: ["-c", script], environment: ["PATH": "/usr/bin:/bin"],
+            timeout: timeout, maximumOutput: maximumOutput, stopsOnOutputOverflow: stops)
     }
 
     @Test func theInputReachesTheChildAndItsAnswerComesBack() async throws {
@@ -34,7 +38,8 @@ import Testing
     /// the output is the product, when the child is stopped.
     @Test(arguments: [false, true])
     func aFloodIsCut(stops: Bool) async throws {
-        let result = try await Self.shell("head -c 3000000 /dev/zero", maximumOutput: 1000, stops: stops).run(input: Data())
+        let result = try await Self.shell("head -c 3000000 /dev/zero", maximumOutput: 1000, stops: stops).run(
+            input: Data())
         #expect(result.output.count == 1000 && result.outputOverflowed)
         #expect(result.succeeded != stops)
     }
@@ -46,12 +51,13 @@ import Testing
             "PATH": "/usr/bin:/bin", "HOME": "/home/someone", "LANG": "C.UTF-8",
             "METRIKA_TOKEN": "y0_token-value", "METRIKA_CLIENT_SECRET": "app-secret",
             "METRIKA_CLICKHOUSE_PASSWORD": "ch-password", "METRIKA_WEBHOOK_URL": "https://hooks.example/T0/secret",
-            "METRIKA_API_URL": "http://127.0.0.1:1",
+            "METRIKA_API_URL": "http://127.0.0.1:1"
         ]
         let child = ChildProcess(program: "/usr/bin/env", arguments: [], environment: given, timeout: 10)
         #expect(child.environment.keys.sorted() == ["HOME", "LANG", "PATH"])
         let seen = String(decoding: try await child.run(input: Data()).output, as: UTF8.self)
-        let names = Set(seen.split(separator: "\n").compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
+        let names = Set(
+            seen.split(separator: "\n").compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
         #expect(names.isSuperset(of: ["HOME", "LANG", "PATH"]), "\(seen)")
         #expect(!names.contains { $0.hasPrefix("METRIKA_") }, "\(seen)")
         for secret in ["y0_token-value", "app-secret", "ch-password", "hooks.example"] {
@@ -71,9 +77,11 @@ import Testing
     /// a file that a plain thread creates only after the ping came back, or after 20 s (then the test
     /// fails); a file, not a FIFO, so a child that starts late on a loaded machine still sees it.
     @Test func waitingChildrenLeaveThePoolFree() async throws {
-        let flag = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-flag-\(UUID().uuidString)").path
+        let flag = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-flag-\(UUID().uuidString)")
+            .path
         defer { unlink(flag) }
-        let released = Flag(), pinged = Flag()
+        let released = Flag()
+        let pinged = Flag()
         let releaser = Thread {
             let deadline = Date().addingTimeInterval(20)
             while !pinged.isSet, Date() < deadline { usleep(10_000) }
@@ -85,7 +93,8 @@ import Testing
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<children {
                 group.addTask(executorPreference: pool) {
-                    let result = try await Self.shell("while [ ! -e '\(flag)' ]; do sleep 0.05; done", timeout: 60).run(input: Data())
+                    let result = try await Self.shell("while [ ! -e '\(flag)' ]; do sleep 0.05; done", timeout: 60).run(
+                        input: Data())
                     #expect(result.succeeded)
                 }
             }
@@ -120,7 +129,7 @@ import Testing
             return (result, Date().timeIntervalSince(cancelled))
         }.value
         #expect(!result.timedOut && !result.exited && result.status == SIGKILL)
-        #expect(seconds < 10, "took \(seconds) s")   // not the child's 120 s
+        #expect(seconds < 10, "took \(seconds) s") // not the child's 120 s
     }
 
     @Test func whatTheChildSaidIsOneCleanLine() {

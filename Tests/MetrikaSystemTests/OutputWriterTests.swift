@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaTestSupport
 import Testing
+
 @testable import MetrikaSystem
 
 @Suite("Output writer", .ownThreads)
@@ -27,7 +28,9 @@ struct OutputWriterTests {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         try #require(descriptor >= 0)
         defer { close(descriptor) }
-        func size() throws -> Int { (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? -1 }
+        func size() throws -> Int {
+            (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? -1
+        }
         let out = OutputWriter(fileDescriptor: descriptor, destination: path, capacity: 4096)
         let row = "2026-11-01,купить ромашку,1234\n"
         try out.write(row)
@@ -118,6 +121,14 @@ struct OutputWriterTests {
 final class ByteBox: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [UInt8] = []
-    func set(_ bytes: [UInt8]) { lock.lock(); stored = bytes; lock.unlock() }
-    var bytes: [UInt8] { lock.lock(); defer { lock.unlock() }; return stored }
+    func set(_ bytes: [UInt8]) {
+        lock.lock()
+        stored = bytes
+        lock.unlock()
+    }
+    var bytes: [UInt8] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
 }

@@ -49,25 +49,25 @@ package func offThePool<T: Sendable>(
 
 // Test builds only: a plain `swift build` (release included) builds every target but has no Testing.
 #if canImport(Testing)
-import Testing
+    import Testing
 
-/// Runs each test of a suite on threads of its own (`ThreadPerJobExecutor`): for suites whose tests
-/// block while they wait (a Python checker, a child process, a reader thread), so they never hold the
-/// cooperative pool. `@Suite(.ownThreads)`. End-to-end suites take `.blockingLanes`, which also
-/// bounds how many run at once.
-package struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
-    package var isRecursive: Bool { true }
+    /// Runs each test of a suite on threads of its own (`ThreadPerJobExecutor`): for suites whose tests
+    /// block while they wait (a Python checker, a child process, a reader thread), so they never hold the
+    /// cooperative pool. `@Suite(.ownThreads)`. End-to-end suites take `.blockingLanes`, which also
+    /// bounds how many run at once.
+    package struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
+        package var isRecursive: Bool { true }
 
-    package func provideScope(
-        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
-    ) async throws {
-        guard !test.isSuite else { return try await function() }
-        try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { try await function() }
+        package func provideScope(
+            for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+        ) async throws {
+            guard !test.isSuite else { return try await function() }
+            try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { try await function() }
+        }
     }
-}
 
-extension Trait where Self == OwnThreads {
-    /// Runs the suite's tests off the cooperative pool (see `OwnThreads`).
-    package static var ownThreads: OwnThreads { OwnThreads() }
-}
+    extension Trait where Self == OwnThreads {
+        /// Runs the suite's tests off the cooperative pool (see `OwnThreads`).
+        package static var ownThreads: OwnThreads { OwnThreads() }
+    }
 #endif

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaAPI
 @testable import MetrikaModel
 @testable import MetrikaStore
@@ -40,21 +41,31 @@ import Testing
             guard request.url.path.hasSuffix("/goals") else { return try await rules.send(request) }
             countGoalsRequest()
             if refuseGoals {
-                return HTTPResponse(status: 403, body: Data(#"{"errors":[{"error_type":"access_denied","message":"Access denied"}],"code":403,"message":"Access denied"}"#.utf8))
+                return HTTPResponse(
+                    status: 403,
+                    body: Data(
+                        #"{"errors":[{"error_type":"access_denied","message":"Access denied"}],"code":403,"message":"Access denied"}"#
+                            .utf8))
             }
-            let goals = (0..<goalCount).map { #"{"id":\#(77 + $0),"name":"Цель \#($0)","type":"action"}"# }.joined(separator: ",")
+            let goals = (0..<goalCount).map { #"{"id":\#(77 + $0),"name":"Цель \#($0)","type":"action"}"# }.joined(
+                separator: ",")
             return HTTPResponse(status: 200, body: Data(#"{"goals":[\#(goals)]}"#.utf8))
         }
     }
 
     /// `shop`: whether purchases and revenue are checked too (RuleAPI's values are never zero, so
     /// every counter would be a shop; the tests of other things leave it off).
-    func check(_ api: GoalsAPI, store: HistoryStore, activity: RecordedActivity, now: Date = testNow, shop: Bool = false) -> AlertCheck {
-        let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
-                                   requestTimeout: 5, sleep: { _ in }, now: { now })
+    func check(
+        _ api: GoalsAPI, store: HistoryStore, activity: RecordedActivity, now: Date = testNow, shop: Bool = false
+    ) -> AlertCheck {
+        let client = MetrikaClient(
+            baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
+            requestTimeout: 5, sleep: { _ in }, now: { now })
         var settings = AlertSettings()
         settings.checkShop = shop
-        return AlertCheck(loader: HistoryLoader(store: store, client: client, now: { now }, unsettledDays: 2), settings: settings, activity: activity)
+        return AlertCheck(
+            loader: HistoryLoader(store: store, client: client, now: { now }, unsettledDays: 2), settings: settings,
+            activity: activity)
     }
 
     /// Should the API refuse e-commerce metrics for a counter without e-commerce, its visits and goals
@@ -64,19 +75,28 @@ import Testing
             let inner = GoalsAPI()
             func send(_ request: HTTPRequest) async throws -> HTTPResponse {
                 if request.url.absoluteString.contains("ecommercePurchases") {
-                    return HTTPResponse(status: 400, body: Data(#"{"errors":[{"error_type":"invalid_parameter","message":"Wrong parameter: metrics"}],"code":400,"message":"Wrong parameter: metrics"}"#.utf8))
+                    return HTTPResponse(
+                        status: 400,
+                        body: Data(
+                            #"{"errors":[{"error_type":"invalid_parameter","message":"Wrong parameter: metrics"}],"code":400,"message":"Wrong parameter: metrics"}"#
+                                .utf8))
                 }
                 return try await inner.send(request)
             }
         }
         let api = NoShopAPI()
         let store = try await HistoryStore.open(path: ":memory:")
-        let counter = Counter(id: 1001, name: "Blog", site: "blog.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        let counter = Counter(
+            id: 1001, name: "Blog", site: "blog.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0,
+            createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
-        let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
-                                   requestTimeout: 5, sleep: { _ in }, now: { testNow })
+        let client = MetrikaClient(
+            baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
+            requestTimeout: 5, sleep: { _ in }, now: { testNow })
         let activity = RecordedActivity()
-        let check = AlertCheck(loader: HistoryLoader(store: store, client: client, now: { testNow }, unsettledDays: 2), settings: AlertSettings(), activity: activity)
+        let check = AlertCheck(
+            loader: HistoryLoader(store: store, client: client, now: { testNow }, unsettledDays: 2),
+            settings: AlertSettings(), activity: activity)
         let outcome = await check.run(counters: [counter])
         #expect(outcome.failures.isEmpty && outcome.countersChecked == 1, "\(outcome.failures.map(\.failure.message))")
         let asked = api.inner.rules.dataRequests.map { $0.query["metrics"] ?? "" }
@@ -88,14 +108,18 @@ import Testing
         let api = GoalsAPI()
         api.rules.currencies[1001] = "EUR"
         let store = try await HistoryStore.open(path: ":memory:")
-        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        let counter = Counter(
+            id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0,
+            createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
         let activity = RecordedActivity()
         let outcome = await check(api, store: store, activity: activity, shop: true).run(counters: [counter])
         #expect(outcome.failures.isEmpty && outcome.countersChecked == 1, "\(outcome.failures.map(\.failure.message))")
         let metrics = api.rules.dataRequests.map { $0.query["metrics"] ?? "" }
         #expect(metrics.first?.contains("ym:s:ecommercePurchases") == true, "purchases come with visits and goals")
-        #expect(metrics.last?.hasPrefix("ym:s:ecommerceEURConvertedRevenue") == true, "then revenue, in the counter's currency: \(metrics)")
+        #expect(
+            metrics.last?.hasPrefix("ym:s:ecommerceEURConvertedRevenue") == true,
+            "then revenue, in the counter's currency: \(metrics)")
         #expect(try await store.counterCurrencySeen(id: 1001)?.currency.code == "EUR")
 
         // --currency: the asked one, without asking the API which is the counter's.
@@ -105,7 +129,9 @@ import Testing
         var usd = check(usdAPI, store: usdStore, activity: RecordedActivity(), shop: true)
         usd.currency = Currency(code: "USD")
         _ = await usd.run(counters: [counter])
-        #expect(usdAPI.rules.dataRequests.map { $0.query["metrics"] ?? "" }.last?.hasPrefix("ym:s:ecommerceUSDConvertedRevenue") == true)
+        #expect(
+            usdAPI.rules.dataRequests.map { $0.query["metrics"] ?? "" }.last?.hasPrefix(
+                "ym:s:ecommerceUSDConvertedRevenue") == true)
 
         // An API that never says the currency: revenue is left out with a warning, the rest judged.
         let silent = GoalsAPI()
@@ -114,14 +140,18 @@ import Testing
         let warned = RecordedActivity()
         let rest = await check(silent, store: silentStore, activity: warned, shop: true).run(counters: [counter])
         #expect(rest.failures.isEmpty && rest.countersChecked == 1)
-        #expect(warned.notes.contains { $0.hasPrefix("Warning: counter 1001: its revenue was not checked (") }, "\(warned.notes)")
+        #expect(
+            warned.notes.contains { $0.hasPrefix("Warning: counter 1001: its revenue was not checked (") },
+            "\(warned.notes)")
     }
 
     @Test func aSecondRunFetchesOnlyYesterdayAndReadsTheGoalsOnce() async throws {
         let api = GoalsAPI()
         let store = try await HistoryStore.open(path: ":memory:")
         let activity = RecordedActivity()
-        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        let counter = Counter(
+            id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0,
+            createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
         let first = await check(api, store: store, activity: activity).run(counters: [counter])
         #expect(first.failures.isEmpty && first.countersChecked == 1)
@@ -130,11 +160,14 @@ import Testing
         #expect(firstData.first?.query["metrics"]?.contains("ym:s:goal77reaches") == true, "every goal is checked")
         #expect(firstData.first?.query["date2"] == "2026-11-28", "the last finished day in the counter's time zone")
 
-        let later = await check(api, store: store, activity: activity, now: testNow.addingTimeInterval(3600)).run(counters: [counter])
+        let later = await check(api, store: store, activity: activity, now: testNow.addingTimeInterval(3600)).run(
+            counters: [counter])
         #expect(later.failures.isEmpty)
         let secondData = api.rules.dataRequests.dropFirst(firstData.count)
-        #expect(secondData.count == 1 && secondData.first?.query["date1"] == "2026-11-28" && secondData.first?.query["date2"] == "2026-11-28",
-                "only yesterday, whose numbers may still change: \(secondData.map(\.query))")
+        #expect(
+            secondData.count == 1 && secondData.first?.query["date1"] == "2026-11-28"
+                && secondData.first?.query["date2"] == "2026-11-28",
+            "only yesterday, whose numbers may still change: \(secondData.map(\.query))")
         #expect(api.goalsRequests == 1, "the goals list is read once a day")
     }
 
@@ -142,7 +175,9 @@ import Testing
         let api = GoalsAPI()
         api.goalCount = 40
         let store = try await HistoryStore.open(path: ":memory:")
-        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        let counter = Counter(
+            id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0,
+            createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
         let outcome = await check(api, store: store, activity: RecordedActivity()).run(counters: [counter])
         #expect(outcome.failures.isEmpty, "\(outcome.failures.map(\.failure.message))")
@@ -155,10 +190,14 @@ import Testing
     @Test func anEpisodeOfAGoalThatIsGoneIsForgotten() async throws {
         let api = GoalsAPI()
         let store = try await HistoryStore.open(path: ":memory:")
-        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        let counter = Counter(
+            id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0,
+            createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
-        let gone = AlertEpisode(counterID: 1001, metric: "ym:s:goal5reaches", kind: "stopped", since: Day(iso: "2026-11-20")!, lastDay: Day(iso: "2026-11-27")!,
-                                value: 0, expected: 30, notifiedAt: testNow)
+        let gone = AlertEpisode(
+            counterID: 1001, metric: "ym:s:goal5reaches", kind: "stopped", since: Day(iso: "2026-11-20")!,
+            lastDay: Day(iso: "2026-11-27")!,
+            value: 0, expected: 30, notifiedAt: testNow)
         try await store.recordEpisodes(grain: .day, opened: [gone], touched: [], closed: [])
         let check = check(api, store: store, activity: RecordedActivity())
         try await check.record(await check.run(counters: [counter]))
@@ -168,13 +207,18 @@ import Testing
     @Test func aSkippedCounterIsNotCheckedAndANamedOneSaysSo() async throws {
         let api = GoalsAPI()
         let store = try await HistoryStore.open(path: ":memory:")
-        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
-        let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
-                                   requestTimeout: 5, sleep: { _ in }, now: { testNow })
+        let counter = Counter(
+            id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0,
+            createTime: "2025-01-01T00:00:00+00:00")
+        let client = MetrikaClient(
+            baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
+            requestTimeout: 5, sleep: { _ in }, now: { testNow })
         var settings = AlertSettings()
         settings.skippedCounters = [1001]
         let activity = RecordedActivity()
-        let check = AlertCheck(loader: HistoryLoader(store: store, client: client, now: { testNow }, unsettledDays: 2), settings: settings, activity: activity)
+        let check = AlertCheck(
+            loader: HistoryLoader(store: store, client: client, now: { testNow }, unsettledDays: 2), settings: settings,
+            activity: activity)
         let quiet = await check.run(counters: [counter], explain: false)
         #expect(quiet.countersChecked == 0 && api.rules.requests.isEmpty && activity.notes.isEmpty)
         _ = await check.run(counters: [counter], explain: true)
@@ -186,16 +230,25 @@ import Testing
     @Test func anAPIThatIsGoneFailsTheCounterWithoutAGoalsWarning() async throws {
         final class GoneAPI: HTTPTransport, @unchecked Sendable {
             func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-                HTTPResponse(status: 503, body: Data(#"{"errors":[{"error_type":"backend_error","message":"Service unavailable"}],"code":503,"message":"Service unavailable"}"#.utf8))
+                HTTPResponse(
+                    status: 503,
+                    body: Data(
+                        #"{"errors":[{"error_type":"backend_error","message":"Service unavailable"}],"code":503,"message":"Service unavailable"}"#
+                            .utf8))
             }
         }
         let store = try await HistoryStore.open(path: ":memory:")
         let activity = RecordedActivity()
-        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        let counter = Counter(
+            id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0,
+            createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
-        let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: GoneAPI(),
-                                   requestTimeout: 5, sleep: { _ in }, now: { testNow })
-        let check = AlertCheck(loader: HistoryLoader(store: store, client: client, now: { testNow }, unsettledDays: 2), settings: AlertSettings(), activity: activity)
+        let client = MetrikaClient(
+            baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: GoneAPI(),
+            requestTimeout: 5, sleep: { _ in }, now: { testNow })
+        let check = AlertCheck(
+            loader: HistoryLoader(store: store, client: client, now: { testNow }, unsettledDays: 2),
+            settings: AlertSettings(), activity: activity)
         let outcome = await check.run(counters: [counter])
         #expect(outcome.failures.count == 1, "\(outcome.failures)")
         #expect(!activity.notes.contains { $0.contains("could not read its goals") }, "\(activity.notes)")
@@ -206,55 +259,78 @@ import Testing
         api.refuseGoals = true
         let store = try await HistoryStore.open(path: ":memory:")
         let activity = RecordedActivity()
-        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        let counter = Counter(
+            id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0,
+            createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
-        let open = AlertEpisode(counterID: 1001, metric: "ym:s:goal5reaches", kind: "stopped", since: Day(iso: "2026-11-20")!, lastDay: Day(iso: "2026-11-27")!,
-                                value: 0, expected: 30, notifiedAt: testNow)
+        let open = AlertEpisode(
+            counterID: 1001, metric: "ym:s:goal5reaches", kind: "stopped", since: Day(iso: "2026-11-20")!,
+            lastDay: Day(iso: "2026-11-27")!,
+            value: 0, expected: 30, notifiedAt: testNow)
         try await store.recordEpisodes(grain: .day, opened: [open], touched: [], closed: [])
         let check = check(api, store: store, activity: activity)
         let outcome = await check.run(counters: [counter])
         try await check.record(outcome)
-        #expect(try await store.openEpisodes(counterID: 1001, grain: .day)["ym:s:goal5reaches"].map(withoutID) == open, "goals it could not read are not forgotten")
+        #expect(
+            try await store.openEpisodes(counterID: 1001, grain: .day)["ym:s:goal5reaches"].map(withoutID) == open,
+            "goals it could not read are not forgotten")
         #expect(outcome.failures.isEmpty && outcome.countersChecked == 1)
-        #expect(activity.notes.contains { $0.contains("could not read its goals") && $0.contains("only its visits are checked") }, "\(activity.notes)")
+        #expect(
+            activity.notes.contains {
+                $0.contains("could not read its goals") && $0.contains("only its visits are checked")
+            }, "\(activity.notes)")
         #expect(api.rules.dataRequests.first?.query["metrics"] == "ym:s:visits,ym:s:pageviews")
     }
 
     @Test func aDayThatEndedWithinTheDataLagIsProvisional() async throws {
         let store = try await HistoryStore.open(path: ":memory:")
-        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0)
+        let counter = Counter(
+            id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0)
         try await store.upsertCounters([counter])
         func check(hoursAfterMidnight: Double) -> AlertCheck {
-            let now = Date(timeIntervalSince1970: Double(Day(iso: "2026-11-29")!.ordinal) * 86_400 + hoursAfterMidnight * 3600)
+            let now = Date(
+                timeIntervalSince1970: Double(Day(iso: "2026-11-29")!.ordinal) * 86_400 + hoursAfterMidnight * 3600)
             let activity = ClockActivity(now: { now })
-            return AlertCheck(loader: HistoryLoader(store: store, client: nil, now: { now }, unsettledDays: 2), settings: AlertSettings(), activity: activity)
+            return AlertCheck(
+                loader: HistoryLoader(store: store, client: nil, now: { now }, unsettledDays: 2),
+                settings: AlertSettings(), activity: activity)
         }
         let yesterday = Day(iso: "2026-11-28")!
         #expect(try await check(hoursAfterMidnight: 2).isProvisional(yesterday, counter: counter))
         #expect(try await !check(hoursAfterMidnight: 4).isProvisional(yesterday, counter: counter))
         // The API said its data is 5 hours behind: 4 hours after midnight is still too early.
-        try await store.storeDaily(counterID: 1001, range: DateRange(from: yesterday, to: yesterday)!, metrics: [.visits], values: [yesterday: [10]],
-                             fetchedAt: testNow, settledBefore: yesterday, sampled: false, dataLag: 5 * 3600)
+        try await store.storeDaily(
+            counterID: 1001, range: DateRange(from: yesterday, to: yesterday)!, metrics: [.visits],
+            values: [yesterday: [10]],
+            fetchedAt: testNow, settledBefore: yesterday, sampled: false, dataLag: 5 * 3600)
         #expect(try await check(hoursAfterMidnight: 4).isProvisional(yesterday, counter: counter))
         #expect(try await !check(hoursAfterMidnight: 6).isProvisional(yesterday, counter: counter))
     }
 
     @Test func nothingIsRememberedUntilRecorded() async throws {
         let store = try await HistoryStore.open(path: ":memory:")
-        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        let counter = Counter(
+            id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0,
+            createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
         // Six Saturdays of 600 visits and a Saturday of 0: stored history, judged offline.
         let judged = Day(iso: "2026-11-28")!
         var values: [Day: [Double?]] = [:]
         for back in 0...49 { values[judged.adding(days: -back)] = [back == 0 ? 0 : 600, 1_000] }
-        try await store.storeDaily(counterID: 1001, range: DateRange(from: judged.adding(days: -49), to: judged)!, metrics: [.visits, .pageviews], values: values,
-                             fetchedAt: testNow, settledBefore: judged.adding(days: 1), sampled: false, dataLag: nil)
+        try await store.storeDaily(
+            counterID: 1001, range: DateRange(from: judged.adding(days: -49), to: judged)!,
+            metrics: [.visits, .pageviews], values: values,
+            fetchedAt: testNow, settledBefore: judged.adding(days: 1), sampled: false, dataLag: nil)
         var settings = AlertSettings()
         settings.checkGoals = false
-        let check = AlertCheck(loader: HistoryLoader(store: store, client: nil, now: { testNow }, unsettledDays: 2), settings: settings, activity: RecordedActivity())
+        let check = AlertCheck(
+            loader: HistoryLoader(store: store, client: nil, now: { testNow }, unsettledDays: 2), settings: settings,
+            activity: RecordedActivity())
         let outcome = await check.run(counters: [counter])
         #expect(outcome.findings.map(\.notice) == [.alert(.stopped)], "\(outcome.failures.map(\.failure.message))")
-        #expect(try await store.openEpisodes(counterID: 1001, grain: .day).isEmpty, "a run that is not recorded (a failed delivery, --dry-run) remembers nothing")
+        #expect(
+            try await store.openEpisodes(counterID: 1001, grain: .day).isEmpty,
+            "a run that is not recorded (a failed delivery, --dry-run) remembers nothing")
         #expect(await check.run(counters: [counter]).findings.count == 1, "so the next run tells it again")
         try await check.record(outcome)
         #expect(try await store.openEpisodes(counterID: 1001, grain: .day)["ym:s:visits"]?.kind == "stopped")
@@ -271,13 +347,17 @@ import Testing
     /// A history (in a file, so that several runs open it) of six Saturdays of 600 visits and one of 0.
     func stoppedVisitsHistory(_ path: String) async throws -> Counter {
         let store = try await HistoryStore.open(path: path)
-        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        let counter = Counter(
+            id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0,
+            createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
         let judged = Day(iso: "2026-11-28")!
         var values: [Day: [Double?]] = [:]
         for back in 0...49 { values[judged.adding(days: -back)] = [back == 0 ? 0 : 600, 1_000] }
-        try await store.storeDaily(counterID: 1001, range: DateRange(from: judged.adding(days: -49), to: judged)!, metrics: [.visits, .pageviews], values: values,
-                             fetchedAt: testNow, settledBefore: judged.adding(days: 1), sampled: false, dataLag: nil)
+        try await store.storeDaily(
+            counterID: 1001, range: DateRange(from: judged.adding(days: -49), to: judged)!,
+            metrics: [.visits, .pageviews], values: values,
+            fetchedAt: testNow, settledBefore: judged.adding(days: 1), sampled: false, dataLag: nil)
         return counter
     }
 
@@ -290,8 +370,11 @@ import Testing
         var settings = AlertSettings()
         settings.checkGoals = false
         func run() async throws -> AlertCheck {
-            AlertCheck(loader: HistoryLoader(store: try await HistoryStore.open(path: path), client: nil, now: { testNow }, unsettledDays: 2), settings: settings,
-                       activity: ClockActivity(now: { testNow }))
+            AlertCheck(
+                loader: HistoryLoader(
+                    store: try await HistoryStore.open(path: path), client: nil, now: { testNow }, unsettledDays: 2),
+                settings: settings,
+                activity: ClockActivity(now: { testNow }))
         }
         let (first, second) = (try await run(), try await run())
         var one = await first.run(counters: [counter])
@@ -302,8 +385,10 @@ import Testing
         #expect(try await second.claim(&other).isEmpty)
         #expect(other.findings.isEmpty, "the run that lost the claim tells nothing")
         try await second.record(other)
-        #expect(try await HistoryStore.open(path: path).openEpisodes(counterID: 1001, grain: .day)["ym:s:visits"]?.id == claims.first?.news.episode.id,
-                "the loser's record leaves the winner's episode alone")
+        #expect(
+            try await HistoryStore.open(path: path).openEpisodes(counterID: 1001, grain: .day)["ym:s:visits"]?.id
+                == claims.first?.news.episode.id,
+            "the loser's record leaves the winner's episode alone")
 
         // The winner's webhook failed: it gives the claim back, and the next run tells the alert again.
         try await first.release(claims)
@@ -321,7 +406,9 @@ import Testing
     @Test func anUnexpectedErrorOfACounterIsASentence() {
         struct Odd: Error { let secret = "internal detail" }
         let failure = AlertCheckError.wrapping(Odd())
-        #expect(failure.message.hasSuffix(".") && !failure.message.contains("internal detail") && failure.message.contains("unexpected error"))
+        #expect(
+            failure.message.hasSuffix(".") && !failure.message.contains("internal detail")
+                && failure.message.contains("unexpected error"))
         #expect(AlertCheckError.wrapping(CancellationError()) as? AlertCheckError == .interrupted)
         let typed = AlertCheckError.wrapping(WebhookError.notAURL(source: "--webhook"))
         #expect(typed as? WebhookError == .notAURL(source: "--webhook"), "metrika's own failures pass as they are")
@@ -329,28 +416,36 @@ import Testing
 
     /// A shop's history offline: six weeks of 600 visits, 60 orders and ~240 000 ₽ a day; then `last`
     /// (visits, purchases, revenue) on Saturday 2026-11-28 and Sunday.
-    func shopHistory(saturday: [Double], sunday: [Double], currencyKnown: Bool = true) async throws -> (HistoryStore, Counter) {
+    func shopHistory(saturday: [Double], sunday: [Double], currencyKnown: Bool = true) async throws -> (
+        HistoryStore, Counter
+    ) {
         let store = try await HistoryStore.open(path: ":memory:")
-        let counter = Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0, createTime: "2025-01-01T00:00:00+00:00")
+        let counter = Counter(
+            id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0,
+            createTime: "2025-01-01T00:00:00+00:00")
         try await store.upsertCounters([counter])
         let rub = Metric.revenue.inCurrency(Currency(code: "RUB")!)
-        if currencyKnown { try await store.storeCounterCurrency(id: 1001, currency: Currency(code: "RUB")!, seenAt: testNow) }
+        if currencyKnown {
+            try await store.storeCounterCurrency(id: 1001, currency: Currency(code: "RUB")!, seenAt: testNow)
+        }
         let saturdayDay = Day(iso: "2026-11-28")!
         var values: [Day: [Double?]] = [:]
         for back in 1...49 { values[saturdayDay.adding(days: -back)] = [600, 1_000, 60, 240_000 + Double(back * 37)] }
         values[saturdayDay] = [saturday[0], 1_000, saturday[1], saturday[2]]
         values[saturdayDay.adding(days: 1)] = [sunday[0], 1_000, sunday[1], sunday[2]]
-        try await store.storeDaily(counterID: 1001, range: DateRange(from: saturdayDay.adding(days: -49), to: saturdayDay.adding(days: 1))!,
-                             metrics: [.visits, .pageviews, .purchases, rub], values: values,
-                             fetchedAt: testNow, settledBefore: saturdayDay.adding(days: 2), sampled: false, dataLag: nil)
+        try await store.storeDaily(
+            counterID: 1001, range: DateRange(from: saturdayDay.adding(days: -49), to: saturdayDay.adding(days: 1))!,
+            metrics: [.visits, .pageviews, .purchases, rub], values: values,
+            fetchedAt: testNow, settledBefore: saturdayDay.adding(days: 2), sampled: false, dataLag: nil)
         return (store, counter)
     }
 
     func offlineCheck(_ store: HistoryStore, now: Date) -> AlertCheck {
         var settings = AlertSettings()
         settings.checkGoals = false
-        return AlertCheck(loader: HistoryLoader(store: store, client: nil, now: { now }, unsettledDays: 2), settings: settings,
-                          activity: ClockActivity(now: { now }))
+        return AlertCheck(
+            loader: HistoryLoader(store: store, client: nil, now: { now }, unsettledDays: 2), settings: settings,
+            activity: ClockActivity(now: { now }))
     }
 
     /// Checkout broken on Saturday: orders and money stop; told once, as the purchases. On Sunday the
@@ -369,7 +464,11 @@ import Testing
         let second = await sunday.run(counters: [counter])
         let told = second.findings.map { "\($0.metric.shortName) \($0.notice)" }
         #expect(second.findings.count == 2, "\(told)")
-        #expect(second.findings.contains { $0.metric.shortName == "purchases" && { if case .backToNormal = $0.notice { return true } else { return false } }($0) })
+        #expect(
+            second.findings.contains {
+                $0.metric.shortName == "purchases"
+                    && { if case .backToNormal = $0.notice { return true } else { return false } }($0)
+            })
         let revenue = try #require(second.findings.first { $0.metric.shortName == "revenue" }, "\(told)")
         #expect(revenue.notice == .alert(.stopped) && revenue.judgement.since == Day(iso: "2026-11-28"))
     }
@@ -377,14 +476,18 @@ import Testing
     /// A run that could not load the revenue (offline, currency unknown) leaves its open episode alone:
     /// closing it would tell the same drop again on the next run that can.
     @Test func anEpisodeOfRevenueNotLoadedThisRunIsKept() async throws {
-        let (store, counter) = try await shopHistory(saturday: [600, 60, 80_000], sunday: [600, 60, 80_000], currencyKnown: false)
-        let episode = AlertEpisode(counterID: 1001, metric: "ym:s:ecommerceRUBConvertedRevenue", kind: "drop", since: Day(iso: "2026-11-27")!,
-                                   lastDay: Day(iso: "2026-11-27")!, value: 80_000, expected: 240_000, notifiedAt: testNow)
+        let (store, counter) = try await shopHistory(
+            saturday: [600, 60, 80_000], sunday: [600, 60, 80_000], currencyKnown: false)
+        let episode = AlertEpisode(
+            counterID: 1001, metric: "ym:s:ecommerceRUBConvertedRevenue", kind: "drop", since: Day(iso: "2026-11-27")!,
+            lastDay: Day(iso: "2026-11-27")!, value: 80_000, expected: 240_000, notifiedAt: testNow)
         try await store.recordEpisodes(grain: .day, opened: [episode], touched: [], closed: [])
         let check = offlineCheck(store, now: testNow)
         let outcome = await check.run(counters: [counter])
         #expect(outcome.failures.isEmpty)
         try await check.record(outcome)
-        #expect(try await store.openEpisodes(counterID: 1001, grain: .day)["ym:s:ecommerceRUBConvertedRevenue"].map(withoutID) == episode)
+        #expect(
+            try await store.openEpisodes(counterID: 1001, grain: .day)["ym:s:ecommerceRUBConvertedRevenue"].map(
+                withoutID) == episode)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaRender
 @testable import MetrikaStore
@@ -25,15 +26,17 @@ import Testing
     }
 
     func hourDrop() -> AlertCheck.Finding {
-        AlertCheck.Finding(counter: counter, metric: .visits, goalName: nil,
-                           judgement: AlertJudgement(day: today, hours: 14...16, value: 120, expected: 480, score: -9, kind: .drop),
-                           notice: .alert(.drop))
+        AlertCheck.Finding(
+            counter: counter, metric: .visits, goalName: nil,
+            judgement: AlertJudgement(day: today, hours: 14...16, value: 120, expected: 480, score: -9, kind: .drop),
+            notice: .alert(.drop))
     }
 
     func dayDrop() -> AlertCheck.Finding {
-        AlertCheck.Finding(counter: counter, metric: .visits, goalName: nil,
-                           judgement: AlertJudgement(day: today, value: 120, expected: 480, baselineDays: 6, score: -9, kind: .drop),
-                           notice: .alert(.drop), recent: [(today, 120)])
+        AlertCheck.Finding(
+            counter: counter, metric: .visits, goalName: nil,
+            judgement: AlertJudgement(day: today, value: 120, expected: 480, baselineDays: 6, score: -9, kind: .drop),
+            notice: .alert(.drop), recent: [(today, 120)])
     }
 
     @Test func theJudgementsGrainIsItsSpan() {
@@ -54,32 +57,48 @@ import Testing
         let score = AlertDetector.score(120, expected: 480, samples: samples)
         #expect(score < -settings.minimumScore)
         #expect(AlertDetector.kind(120, expected: 480, score: score, settings: settings) == .drop)
-        #expect(AlertDetector.kind(470, expected: 480, score: AlertDetector.score(470, expected: 480, samples: samples), settings: settings) == nil)
+        #expect(
+            AlertDetector.kind(
+                470, expected: 480, score: AlertDetector.score(470, expected: 480, samples: samples), settings: settings
+            ) == nil)
     }
 
     @Test func aDaysTouchKeepsItsLastValuesAnHoursTheToldOnes() {
-        let dayEpisode = AlertEpisode(counterID: counter.id, metric: "ym:s:visits", kind: "drop", since: day("2026-11-30"),
-                                      lastDay: day("2026-11-30"), value: 100, expected: 480, notifiedAt: now)
-        let dayTouch = AlertLedger.decide(dayDrop().judgement, counterID: counter.id, metric: "ym:s:visits", open: dayEpisode, now: now)
-        guard case .touch(let daily) = dayTouch.change else { Issue.record("\(dayTouch.change)"); return }
+        let dayEpisode = AlertEpisode(
+            counterID: counter.id, metric: "ym:s:visits", kind: "drop", since: day("2026-11-30"),
+            lastDay: day("2026-11-30"), value: 100, expected: 480, notifiedAt: now)
+        let dayTouch = AlertLedger.decide(
+            dayDrop().judgement, counterID: counter.id, metric: "ym:s:visits", open: dayEpisode, now: now)
+        guard case .touch(let daily) = dayTouch.change else {
+            Issue.record("\(dayTouch.change)")
+            return
+        }
         #expect(dayTouch.notice == nil && daily.lastDay == today && daily.lastValue == 120 && daily.lastExpected == 480)
 
-        let hourEpisode = AlertEpisode(counterID: counter.id, metric: "ym:s:visits", kind: "drop", day: today, sinceHour: 13,
-                                       lastDay: today, lastHour: 15, value: 100, expected: 480, notifiedAt: now)
-        let hourTouch = AlertLedger.decide(hourDrop().judgement, counterID: counter.id, metric: "ym:s:visits", open: hourEpisode, now: now)
-        guard case .touch(let hourly) = hourTouch.change else { Issue.record("\(hourTouch.change)"); return }
-        #expect(hourTouch.notice == nil && hourly.lastHour == 16 && hourly.lastValue == nil && hourly.lastExpected == nil)
+        let hourEpisode = AlertEpisode(
+            counterID: counter.id, metric: "ym:s:visits", kind: "drop", day: today, sinceHour: 13,
+            lastDay: today, lastHour: 15, value: 100, expected: 480, notifiedAt: now)
+        let hourTouch = AlertLedger.decide(
+            hourDrop().judgement, counterID: counter.id, metric: "ym:s:visits", open: hourEpisode, now: now)
+        guard case .touch(let hourly) = hourTouch.change else {
+            Issue.record("\(hourTouch.change)")
+            return
+        }
+        #expect(
+            hourTouch.notice == nil && hourly.lastHour == 16 && hourly.lastValue == nil && hourly.lastExpected == nil)
     }
 
     @Test func anHoursMailIsItsLinesWithoutCharts() async throws {
         let rasterizer = CountingRasterizer()
-        let hours = try await AlertMail.compose([hourDrop()], sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("o@example.com")],
-                                                rasterizer: rasterizer, activity: RecordedActivity())
+        let hours = try await AlertMail.compose(
+            [hourDrop()], sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("o@example.com")],
+            rasterizer: rasterizer, activity: RecordedActivity())
         #expect(hours.subject == "metrika: 1 alert today (Магазин)")
         #expect(!String(decoding: hours.bytes(), as: UTF8.self).contains("Content-Type: image/"))
         #expect(rasterizer.calls == 0)
-        let days = try await AlertMail.compose([dayDrop()], sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("o@example.com")],
-                                               rasterizer: rasterizer, activity: RecordedActivity())
+        let days = try await AlertMail.compose(
+            [dayDrop()], sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("o@example.com")],
+            rasterizer: rasterizer, activity: RecordedActivity())
         #expect(String(decoding: days.bytes(), as: UTF8.self).contains("Content-Type: image/png"))
         #expect(rasterizer.calls == 1)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaRender
 @testable import MetrikaStore
@@ -14,14 +15,17 @@ import Testing
     /// The member names of each object of `list` in a webhook body, in their order.
     func memberNames(_ body: Data, _ list: String) throws -> [[String]] {
         let text = String(decoding: body, as: UTF8.self)
-        let objects = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])[list] as? [[String: Any]] ?? []
+        let objects =
+            try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])[list] as? [[String: Any]] ?? []
         // JSONSerialization forgets the order: read it from the text, object by object.
         var names: [[String]] = []
         var rest = text[text.range(of: "\"\(list)\":")!.upperBound...]
         for object in objects {
             var found: [(String.Index, String)] = []
             let end = rest.range(of: "\"text\":")!.upperBound
-            for key in object.keys { if let at = rest[..<end].range(of: "\"\(key)\":")?.lowerBound { found.append((at, key)) } }
+            for key in object.keys {
+                if let at = rest[..<end].range(of: "\"\(key)\":")?.lowerBound { found.append((at, key)) }
+            }
             names.append(found.sorted { $0.0 < $1.0 }.map(\.1))
             rest = rest[end...]
         }
@@ -30,30 +34,49 @@ import Testing
 
     @Test func bothGrainsShareTheMembersAndSayTheirGrain() throws {
         let day = Day(iso: "2026-11-29")!
-        let judgement = AlertJudgement(day: day, value: 0, expected: 23, baselineDays: 4, score: -9.6, kind: .stopped, since: day)
-        let daily = AlertCheck.Finding(counter: counter, metric: .visits, goalName: nil, judgement: judgement, notice: .alert(.stopped),
-                                       recent: [], provisional: false)
-        #expect(try memberNames(AlertText.webhookBody([daily]), "alerts") == [[
-            "counter_id", "counter_name", "metric", "goal_id", "goal_name", "grain", "date", "value", "expected", "unit", "currency",
-            "change", "kind", "since", "score", "provisional", "drivers", "text",
-        ]])
-        let dailyObject = try #require((try JSONSerialization.jsonObject(with: AlertText.webhookBody([daily])) as? [String: Any])?["alerts"] as? [[String: Any]])
+        let judgement = AlertJudgement(
+            day: day, value: 0, expected: 23, baselineDays: 4, score: -9.6, kind: .stopped, since: day)
+        let daily = AlertCheck.Finding(
+            counter: counter, metric: .visits, goalName: nil, judgement: judgement, notice: .alert(.stopped),
+            recent: [], provisional: false)
+        #expect(
+            try memberNames(AlertText.webhookBody([daily]), "alerts") == [
+                [
+                    "counter_id", "counter_name", "metric", "goal_id", "goal_name", "grain", "date", "value",
+                    "expected", "unit", "currency",
+                    "change", "kind", "since", "score", "provisional", "drivers", "text"
+                ]
+            ])
+        let dailyObject = try #require(
+            (try JSONSerialization.jsonObject(with: AlertText.webhookBody([daily])) as? [String: Any])?["alerts"]
+                as? [[String: Any]])
         #expect(dailyObject.first?["grain"] as? String == "day")
 
         // An hourly stop that began before midnight, back the next morning.
         let today = Day(iso: "2026-12-02")!
-        let episode = AlertEpisode(counterID: counter.id, metric: "ym:s:visits", kind: "stopped", day: Day(iso: "2026-12-01")!, sinceHour: 14,
-                                   lastDay: today, lastHour: 9, value: 0, expected: 1_583, notifiedAt: Date(timeIntervalSince1970: 1_796_135_400))
-        let back = AlertCheck.Finding(counter: counter, metric: .visits, goalName: nil,
-                                       judgement: AlertJudgement(day: today, hours: 8...10, value: 600, expected: 620, score: -0.3, kind: nil),
-                                       notice: .backToNormal(episode, hour: 10))
+        let episode = AlertEpisode(
+            counterID: counter.id, metric: "ym:s:visits", kind: "stopped", day: Day(iso: "2026-12-01")!, sinceHour: 14,
+            lastDay: today, lastHour: 9, value: 0, expected: 1_583,
+            notifiedAt: Date(timeIntervalSince1970: 1_796_135_400))
+        let back = AlertCheck.Finding(
+            counter: counter, metric: .visits, goalName: nil,
+            judgement: AlertJudgement(day: today, hours: 8...10, value: 600, expected: 620, score: -0.3, kind: nil),
+            notice: .backToNormal(episode, hour: 10))
         let body = AlertText.webhookBody([back])
-        #expect(try memberNames(body, "back_to_normal") == [[
-            "counter_id", "counter_name", "metric", "goal_id", "goal_name", "grain", "date", "hour", "hours", "value", "expected", "unit",
-            "change", "kind", "since", "score", "drivers", "text",
-        ]])
-        let hourly = try #require(((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["back_to_normal"] as? [[String: Any]])?.first)
-        #expect(hourly["grain"] as? String == "hour" && hourly["hour"] as? String == "10:00" && hourly["since"] as? String == "14:00")
+        #expect(
+            try memberNames(body, "back_to_normal") == [
+                [
+                    "counter_id", "counter_name", "metric", "goal_id", "goal_name", "grain", "date", "hour", "hours",
+                    "value", "expected", "unit",
+                    "change", "kind", "since", "score", "drivers", "text"
+                ]
+            ])
+        let hourly = try #require(
+            ((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["back_to_normal"] as? [[String: Any]])?
+                .first)
+        #expect(
+            hourly["grain"] as? String == "hour" && hourly["hour"] as? String == "10:00"
+                && hourly["since"] as? String == "14:00")
         #expect((hourly["text"] as? String)?.hasSuffix("(had stopped at 14:00 on Tue 2026-12-01)") == true)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaRender
 @testable import MetrikaSystem
@@ -14,9 +15,12 @@ import Testing
     func findings(_ count: Int) -> [AlertCheck.Finding] {
         (0..<count).map { index in
             let counter = Counter(id: 300_000 + index, name: "Сайт номер \(index)", site: "s\(index).example")
-            return AlertCheck.Finding(counter: counter, metric: .visits, goalName: nil,
-                                      judgement: AlertJudgement(day: day("2026-11-29"), value: 0, expected: 900, baselineDays: 6, score: -12, kind: .stopped, since: day("2026-11-29")),
-                                      notice: .alert(.stopped), recent: [(day("2026-11-29"), 0)], provisional: false)
+            return AlertCheck.Finding(
+                counter: counter, metric: .visits, goalName: nil,
+                judgement: AlertJudgement(
+                    day: day("2026-11-29"), value: 0, expected: 900, baselineDays: 6, score: -12, kind: .stopped,
+                    since: day("2026-11-29")),
+                notice: .alert(.stopped), recent: [(day("2026-11-29"), 0)], provisional: false)
         }
     }
 
@@ -26,7 +30,8 @@ import Testing
         #expect(text.count <= AlertText.summaryLimit)
         let lines = text.split(separator: "\n")
         let shown = lines.filter { $0.hasPrefix("3") }.count
-        let more = try #require(lines.last.flatMap { $0.hasPrefix("… and ") ? Int($0.dropFirst(6).prefix { $0.isNumber }) : nil })
+        let more = try #require(
+            lines.last.flatMap { $0.hasPrefix("… and ") ? Int($0.dropFirst(6).prefix { $0.isNumber }) : nil })
         #expect(shown + more == 200)
         let body = try JSONSerialization.jsonObject(with: AlertText.webhookBody(many)) as? [String: Any]
         #expect((body?["alerts"] as? [Any])?.count == 200, "the list has every alert")
@@ -36,8 +41,9 @@ import Testing
     }
 
     @Test func aMailOfManyAlertsHasTwentyChartsAndEveryLine() async throws {
-        let message = try await AlertMail.compose(findings(25), sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("o@example.com")],
-                                            rasterizer: FakeRasterizer(), activity: RecordedActivity())
+        let message = try await AlertMail.compose(
+            findings(25), sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("o@example.com")],
+            rasterizer: FakeRasterizer(), activity: RecordedActivity())
         let text = String(decoding: message.bytes(), as: UTF8.self)
         #expect(text.components(separatedBy: "Content-Type: image/png").count - 1 == AlertMail.maximumCharts)
         #expect(message.subject == "metrika: 25 alerts (Сайт номер 0, Сайт номер 1, Сайт номер 2 and 22 more)")
@@ -68,7 +74,9 @@ import Testing
         let plain = try text(AlertText.webhookBody(hostile))
         #expect(plain.contains("<!channel> Tom & Jerry's"), "\(plain)")
         // The alerts list is data for programs: the name as the API gave it, either way.
-        let alerts = (try JSONSerialization.jsonObject(with: AlertText.webhookBody(hostile, forSlack: true)) as? [String: Any])?["alerts"] as? [[String: Any]]
+        let alerts =
+            (try JSONSerialization.jsonObject(with: AlertText.webhookBody(hostile, forSlack: true)) as? [String: Any])?[
+                "alerts"] as? [[String: Any]]
         #expect(alerts?.first?["counter_name"] as? String == "<!channel> Tom & Jerry's")
     }
 }

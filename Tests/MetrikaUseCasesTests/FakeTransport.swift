@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+
 @testable import MetrikaAPI
 
 /// A scripted transport for the webhook's tests: answers requests from a queue (a 500 once it is

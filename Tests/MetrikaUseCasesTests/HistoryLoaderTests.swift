@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaStore
 @testable import MetrikaUseCases
@@ -24,7 +25,9 @@ struct HistoryLoaderTests {
     @Test func aColdLoadFetchesTheRangeOnceAndStoresEveryDay() async throws {
         let loader = loader()
         let counter = try await loader.counter(id: 1001)
-        let loaded = try await loader.load(counter: counter, range: days("2026-11-01", "2026-11-10"), metrics: [Metric.visits], grouping: .day, refresh: false)
+        let loaded = try await loader.load(
+            counter: counter, range: days("2026-11-01", "2026-11-10"), metrics: [Metric.visits], grouping: .day,
+            refresh: false)
 
         // One daily request over the whole range, visits and pageviews (weighting needs them).
         let data = api.dataRequests
@@ -37,7 +40,8 @@ struct HistoryLoaderTests {
         #expect(loaded.missingDays.isEmpty)
 
         // What is stored is what the API said, day by day.
-        let stored = try await store.dailyValues(counterID: 1001, range: days("2026-11-01", "2026-11-10"), metrics: [Metric.visits, Metric.pageviews])
+        let stored = try await store.dailyValues(
+            counterID: 1001, range: days("2026-11-01", "2026-11-10"), metrics: [Metric.visits, Metric.pageviews])
         #expect(stored.count == 10)
         #expect(stored[day("2026-11-07")] == [RuleAPI.value(0, day("2026-11-07")), RuleAPI.value(1, day("2026-11-07"))])
 
@@ -56,16 +60,23 @@ struct HistoryLoaderTests {
             _ = try await loader(online: false).counter(id: 1001)
         }
         #expect(failure?.exitCode == ExitCode.config)
-        #expect(failure?.message(cliNaming) == "counter 1001 is not in the history (\(store.path)); run metrika sync --counter 1001 (or the report without --offline) first.")
+        #expect(
+            failure?.message(cliNaming)
+                == "counter 1001 is not in the history (\(store.path)); run metrika sync --counter 1001 (or the report without --offline) first."
+        )
         #expect(api.dataRequests.isEmpty)
     }
 
     @Test func aWarmLoadFetchesOnlyTheUnsettledDays() async throws {
         let loader = loader()
         let counter = try await loader.counter(id: 1001)
-        _ = try await loader.load(counter: counter, range: days("2026-11-20", "2026-11-29"), metrics: [Metric.visits], grouping: .day, refresh: false, rangeTotals: false)
+        _ = try await loader.load(
+            counter: counter, range: days("2026-11-20", "2026-11-29"), metrics: [Metric.visits], grouping: .day,
+            refresh: false, rangeTotals: false)
         let before = api.dataRequests.count
-        let again = try await loader.load(counter: counter, range: days("2026-11-20", "2026-11-29"), metrics: [Metric.visits], grouping: .day, refresh: false, rangeTotals: false)
+        let again = try await loader.load(
+            counter: counter, range: days("2026-11-20", "2026-11-29"), metrics: [Metric.visits], grouping: .day,
+            refresh: false, rangeTotals: false)
 
         let data = Array(api.dataRequests.dropFirst(before))
         try #require(data.count == 1, "\(data)")
@@ -84,7 +95,9 @@ struct HistoryLoaderTests {
         try await store.upsertCounters([Counter(id: 1001, name: "Shop", site: "shop.example", timeZoneName: "UTC")])
         let offline = loader(online: false)
         let counter = try await offline.counter(id: 1001)
-        let loaded = try await offline.load(counter: counter, range: days("2026-11-01", "2026-11-03"), metrics: [Metric.visits], grouping: .day, refresh: false)
+        let loaded = try await offline.load(
+            counter: counter, range: days("2026-11-01", "2026-11-03"), metrics: [Metric.visits], grouping: .day,
+            refresh: false)
         #expect(api.requests.isEmpty)
         #expect(loaded.missingDays == days("2026-11-01", "2026-11-03").days)
         // A period with a day missing has no values at all, never a partial sum.
@@ -103,17 +116,22 @@ struct HistoryLoaderTests {
     }
 
     @Test func daysBeforeTheCounterExistedAreNeverFetched() async throws {
-        api.counters[1001] = #"{"id":1001,"name":"Shop","site":"shop.example","time_zone_name":"UTC","create_time":"2026-11-05T10:00:00Z"}"#
+        api.counters[1001] =
+            #"{"id":1001,"name":"Shop","site":"shop.example","time_zone_name":"UTC","create_time":"2026-11-05T10:00:00Z"}"#
         let loader = loader()
         let counter = try await loader.counter(id: 1001)
-        let loaded = try await loader.load(counter: counter, range: days("2026-11-01", "2026-11-10"), metrics: [Metric.visits], grouping: .day, refresh: false)
+        let loaded = try await loader.load(
+            counter: counter, range: days("2026-11-01", "2026-11-10"), metrics: [Metric.visits], grouping: .day,
+            refresh: false)
         #expect(api.dataRequests.first?.query["date1"] == "2026-11-05")
         #expect(loaded.range == days("2026-11-05", "2026-11-10"))
         #expect(loaded.periods.count == 6)
 
         // A range wholly before it asks for nothing and loads no day (no rows, never rows of zeros).
         let before = api.dataRequests.count
-        let empty = try await loader.load(counter: counter, range: days("2026-10-01", "2026-10-31"), metrics: [Metric.visits], grouping: .day, refresh: false)
+        let empty = try await loader.load(
+            counter: counter, range: days("2026-10-01", "2026-10-31"), metrics: [Metric.visits], grouping: .day,
+            refresh: false)
         #expect(api.dataRequests.count == before)
         #expect(empty.periods.isEmpty)
     }
@@ -122,7 +140,9 @@ struct HistoryLoaderTests {
         let loader = loader()
         let counter = try await loader.counter(id: 1001)
         // Monday 2026-11-02 to Sunday 2026-11-15: two whole weeks.
-        let loaded = try await loader.load(counter: counter, range: days("2026-11-02", "2026-11-15"), metrics: [Metric.visits], grouping: .week, refresh: false)
+        let loaded = try await loader.load(
+            counter: counter, range: days("2026-11-02", "2026-11-15"), metrics: [Metric.visits], grouping: .week,
+            refresh: false)
         let rows = HistoryLoader.rows(from: loaded, metrics: [Metric.visits]).rows
         try #require(rows.count == 2)
         let firstWeek = days("2026-11-02", "2026-11-08").days.reduce(0) { $0 + RuleAPI.value(0, $1) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaStore
 @testable import MetrikaUseCases
@@ -11,8 +12,9 @@ import Testing
 @Suite struct HourlyAcrossMidnightTests {
     /// Tuesday 2026-12-01, UTC.
     static let first = Day(iso: "2026-12-01")!
-    static let counter = Counter(id: 7001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0,
-                                 createTime: "2025-01-01T00:00:00+00:00")
+    static let counter = Counter(
+        id: 7001, name: "Shop", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0,
+        createTime: "2025-01-01T00:00:00+00:00")
 
     /// The usual visits of an hour: 21 at night (0–6), 300 by day; earlier weeks at ×0.9, ×1.0, ×1.1
     /// and ×1.2 of it (so the median, today's normal, is ×1.05).
@@ -27,7 +29,9 @@ import Testing
     /// Runs the cron (`AlertRun`, as `alert --today` does) from 12:05 on the first day to 12:05 on the
     /// next; `factor(day, hour)` is today's share of the usual. Returns the lines shown, each with the
     /// time of its run.
-    func cron(deliverers: [any AlertDeliverer] = [], factor: @escaping (Day, Int) -> Double) async throws -> [(run: String, line: String)] {
+    func cron(deliverers: [any AlertDeliverer] = [], factor: @escaping (Day, Int) -> Double) async throws -> [(
+        run: String, line: String
+    )] {
         let store = try await HistoryStore.open(path: ":memory:")
         try await store.upsertCounters([Self.counter])
         let next = Self.first.adding(days: 1)
@@ -37,7 +41,9 @@ import Testing
             for day in [Self.first, next] {
                 days[day.adding(days: -7 * (index + 1))] = (0..<24).map { [Self.usual($0) * week] }
             }
-            try await store.storeHourly(counterID: Self.counter.id, metrics: [.visits], values: days, settledBefore: next, fetchedAt: Self.at(next, 0))
+            try await store.storeHourly(
+                counterID: Self.counter.id, metrics: [.visits], values: days, settledBefore: next,
+                fetchedAt: Self.at(next, 0))
         }
         var settings = AlertSettings()
         settings.checkGoals = false
@@ -47,11 +53,16 @@ import Testing
         for (day, hour) in runs {
             let now = Self.at(day, hour)
             // What the API says at hour:05: the finished hours, and the running one (partial, unjudged).
-            let today: [[Double?]?] = (0..<24).map { $0 <= hour ? [(Self.usual($0) * 1.05 * factor(day, $0)).rounded()] : nil }
-            try await store.storeHourly(counterID: Self.counter.id, metrics: [.visits], values: [day: today], settledBefore: day, fetchedAt: now)
+            let today: [[Double?]?] = (0..<24).map {
+                $0 <= hour ? [(Self.usual($0) * 1.05 * factor(day, $0)).rounded()] : nil
+            }
+            try await store.storeHourly(
+                counterID: Self.counter.id, metrics: [.visits], values: [day: today], settledBefore: day, fetchedAt: now
+            )
             let activity = RecordedActivity()
-            let run = AlertRun(loader: HistoryLoader(store: store, client: nil, now: { now }, unsettledDays: 2), settings: settings,
-                               activity: ClockActivity(now: { now }, inner: activity))
+            let run = AlertRun(
+                loader: HistoryLoader(store: store, client: nil, now: { now }, unsettledDays: 2), settings: settings,
+                activity: ClockActivity(now: { now }, inner: activity))
             var shown: [String] = []
             let result = try await run.run(AlertRun.Request(today: true), deliverers: deliverers) { shown += $0 }
             #expect(result.failures.isEmpty, "\(result.failures.map(\.failure.message))")
@@ -79,9 +90,15 @@ import Testing
         let text = told.map { "\($0.run): \($0.line)" }.joined(separator: "\n")
         #expect(told.count == 2, "\(text)")
         #expect(told.first?.run == "2026-12-01 16:05", "\(text)")
-        #expect(told.first?.line == "7001 Shop: visits stopped at 14:00 on Tue 2026-12-01: 0 in 14:00–16:00, expected ~630 (-100%)", "\(text)")
+        #expect(
+            told.first?.line
+                == "7001 Shop: visits stopped at 14:00 on Tue 2026-12-01: 0 in 14:00–16:00, expected ~630 (-100%)",
+            "\(text)")
         #expect(told.last?.run == "2026-12-02 11:05", "\(text)")
-        #expect(told.last?.line == "7001 Shop: visits back to normal at 10:00 on Wed 2026-12-02 (had stopped at 14:00 on Tue 2026-12-01)", "\(text)")
+        #expect(
+            told.last?.line
+                == "7001 Shop: visits back to normal at 10:00 on Wed 2026-12-02 (had stopped at 14:00 on Tue 2026-12-01)",
+            "\(text)")
         #expect(!text.contains(" drop") && !text.contains("since midnight"), "\(text)")
     }
 
@@ -93,7 +110,9 @@ import Testing
         let text = told.map { "\($0.run): \($0.line)" }.joined(separator: "\n")
         #expect(told.count == 1, "\(text)")
         #expect(told.first?.run == "2026-12-01 17:05", "\(text)")
-        #expect(told.first?.line.hasPrefix("7001 Shop: visits ") == true && told.first?.line.hasSuffix("(-60%)") == true, "\(text)")
+        #expect(
+            told.first?.line.hasPrefix("7001 Shop: visits ") == true && told.first?.line.hasSuffix("(-60%)") == true,
+            "\(text)")
     }
 
     @Test func aQuietDayTellsNothing() async throws {
@@ -128,7 +147,9 @@ import Testing
     /// next run (an hour later) tells it again, and then it is told once more only.
     @Test func aFailedDeliveryIsToldAgainByTheNextRun() async throws {
         let next = Self.first.adding(days: 1)
-        let outage: (Day, Int) -> Double = { day, hour in (day == Self.first && hour >= 14) || (day == next && hour < 10) ? 0 : 1 }
+        let outage: (Day, Int) -> Double = { day, hour in
+            (day == Self.first && hour >= 14) || (day == next && hour < 10) ? 0 : 1
+        }
         let working = Recorder()
         _ = try await cron(deliverers: [working], factor: outage)
         #expect(working.delivered.count == 2 && working.delivered.allSatisfy { $0.count == 1 }, "\(working.delivered)")

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import MetrikaAPI
 @testable import MetrikaModel
 @testable import MetrikaStore
@@ -33,8 +34,14 @@ final class HourlyRuleAPI: HTTPTransport {
         for item in items { query[item.name] = item.value ?? "" }
         sent.withLock { $0.append(query) }
         let metrics = (query["metrics"] ?? "").split(separator: ",").map(String.init)
-        guard let from = Day(iso: query["date1"] ?? ""), let to = Day(iso: query["date2"] ?? ""), query["dimensions"] == "ym:s:date,ym:s:hour" else {
-            return HTTPResponse(status: 400, body: Data(#"{"errors":[{"error_type":"invalid_parameter","message":"bad"}],"code":400,"message":"bad"}"#.utf8))
+        guard let from = Day(iso: query["date1"] ?? ""), let to = Day(iso: query["date2"] ?? ""),
+            query["dimensions"] == "ym:s:date,ym:s:hour"
+        else {
+            return HTTPResponse(
+                status: 400,
+                body: Data(
+                    #"{"errors":[{"error_type":"invalid_parameter","message":"bad"}],"code":400,"message":"bad"}"#.utf8)
+            )
         }
         var rows: [String] = []
         var day = from
@@ -44,11 +51,14 @@ final class HourlyRuleAPI: HTTPTransport {
                 if day == today, let stopHour, hour >= stopHour { continue }
                 let values = metrics.map { $0 == "ym:s:visits" ? "\(Self.visits(day, hour))" : "\(Double(hour % 4))" }
                 let name = hour < 10 ? "0\(hour):00" : "\(hour):00"
-                rows.append(#"{"dimensions":[{"name":"\#(day.iso)"},{"name":"\#(name)"}],"metrics":[\#(values.joined(separator: ","))]}"#)
+                rows.append(
+                    #"{"dimensions":[{"name":"\#(day.iso)"},{"name":"\#(name)"}],"metrics":[\#(values.joined(separator: ","))]}"#
+                )
             }
             day = day.adding(days: 1)
         }
-        let body = #"{"query":{"metrics":[\#(metrics.map { "\"\($0)\"" }.joined(separator: ","))],"dimensions":["ym:s:date","ym:s:hour"]},"data":[\#(rows.joined(separator: ","))],"total_rows":\#(rows.count),"sampled":false,"data_lag":\#(dataLag),"totals":[\#(metrics.map { _ in "0" }.joined(separator: ","))]}"#
+        let body =
+            #"{"query":{"metrics":[\#(metrics.map { "\"\($0)\"" }.joined(separator: ","))],"dimensions":["ym:s:date","ym:s:hour"]},"data":[\#(rows.joined(separator: ","))],"total_rows":\#(rows.count),"sampled":false,"data_lag":\#(dataLag),"totals":[\#(metrics.map { _ in "0" }.joined(separator: ","))]}"#
         return HTTPResponse(status: 200, body: Data(body.utf8))
     }
 }
@@ -61,14 +71,16 @@ final class HourlyRuleAPI: HTTPTransport {
 
     func history(_ api: HourlyRuleAPI?, store: HistoryStore, now: Date = now) -> HourlyHistory {
         let client = api.map {
-            MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: $0,
-                          requestTimeout: 5, sleep: { _ in }, now: { now })
+            MetrikaClient(
+                baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: $0,
+                requestTimeout: 5, sleep: { _ in }, now: { now })
         }
         return HourlyHistory(store: store, client: client, now: { now })
     }
 
     func withStore<T>(_ body: (HistoryStore) async throws -> T) async throws -> T {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hourly-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hourly-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try await HistoryStore.open(path: directory + "/metrika.sqlite")
@@ -79,7 +91,8 @@ final class HourlyRuleAPI: HTTPTransport {
     @Test func todaysHoursAndTheSameHoursOfFourEarlierTuesdaysInOneRequest() async throws {
         try await withStore { store in
             let api = HourlyRuleAPI(today: day("2026-12-01"), runningHour: 17)
-            let snapshot = try await history(api, store: store).load(counter: Self.counter, metrics: [.visits, Self.goal])
+            let snapshot = try await history(api, store: store).load(
+                counter: Self.counter, metrics: [.visits, Self.goal])
             #expect(api.queries.count == 1)
             #expect(api.queries.first?["date1"] == "2026-11-03" && api.queries.first?["date2"] == "2026-12-01")
             #expect(snapshot.today == day("2026-12-01"))
@@ -87,7 +100,8 @@ final class HourlyRuleAPI: HTTPTransport {
             #expect(snapshot.todayHours.count == 18)
             #expect(snapshot.value(hour: 16, metric: 0) == HourlyRuleAPI.visits(day("2026-12-01"), 16))
             #expect(snapshot.value(hour: 18, metric: 0) == nil)
-            #expect(snapshot.baselineDays == [day("2026-11-24"), day("2026-11-17"), day("2026-11-10"), day("2026-11-03")])
+            #expect(
+                snapshot.baselineDays == [day("2026-11-24"), day("2026-11-17"), day("2026-11-10"), day("2026-11-03")])
             #expect(snapshot.baselineValues(hour: 10, metric: 0) == [2410, 1710, 1010, 310])
             #expect(snapshot.baseline(hour: 10, metric: 0) == 1360)
             #expect(snapshot.baseline(hour: 10, metric: 1) == 2)
@@ -101,19 +115,22 @@ final class HourlyRuleAPI: HTTPTransport {
             let api = HourlyRuleAPI(today: day("2026-12-01"), runningHour: 17, stopHour: 14)
             _ = try await history(api, store: store).load(counter: Self.counter, metrics: [.visits, Self.goal])
             let later = Self.now.addingTimeInterval(1_800)
-            let snapshot = try await history(api, store: store, now: later).load(counter: Self.counter, metrics: [.visits, Self.goal])
+            let snapshot = try await history(api, store: store, now: later).load(
+                counter: Self.counter, metrics: [.visits, Self.goal])
             #expect(api.queries.count == 2)
             #expect(api.queries.last?["date1"] == "2026-12-01" && api.queries.last?["date2"] == "2026-12-01")
             // Hours the API left out had no visits: 0, not unknown.
             #expect(snapshot.value(hour: 15, metric: 0) == 0 && snapshot.value(hour: 15, metric: 1) == 0)
             #expect(snapshot.baselineValues(hour: 15, metric: 0).count == 4, "earlier weeks from the store")
-            let offline = try await history(nil, store: store, now: later).load(counter: Self.counter, metrics: [.visits, Self.goal])
+            let offline = try await history(nil, store: store, now: later).load(
+                counter: Self.counter, metrics: [.visits, Self.goal])
             #expect(offline.requests == 0 && offline.dataLag == nil)
             #expect(offline.value(hour: 13, metric: 0) == HourlyRuleAPI.visits(day("2026-12-01"), 13))
             #expect(offline.baseline(hour: 10, metric: 0) == 1360)
             // Hours later, offline: the last stored hour was running when it was stored (partial), so
             // it and the hours after it are not finished (review: judged as complete, a false drop).
-            let muchLater = try await history(nil, store: store, now: later.addingTimeInterval(3 * 3_600)).load(counter: Self.counter, metrics: [.visits, Self.goal])
+            let muchLater = try await history(nil, store: store, now: later.addingTimeInterval(3 * 3_600)).load(
+                counter: Self.counter, metrics: [.visits, Self.goal])
             #expect(muchLater.runningHour >= 20)
             #expect(muchLater.finishedHours <= 18)
         }
@@ -129,7 +146,11 @@ final class HourlyRuleAPI: HTTPTransport {
     }
 
     @Test func hourNamesAreReadStrictly() {
-        #expect(HourlyHistory.hour(named: "00:00") == 0 && HourlyHistory.hour(named: "23:00") == 23 && HourlyHistory.hour(named: "7") == 7)
-        #expect(HourlyHistory.hour(named: "24:00") == nil && HourlyHistory.hour(named: "12:30") == nil && HourlyHistory.hour(named: nil) == nil)
+        #expect(
+            HourlyHistory.hour(named: "00:00") == 0 && HourlyHistory.hour(named: "23:00") == 23
+                && HourlyHistory.hour(named: "7") == 7)
+        #expect(
+            HourlyHistory.hour(named: "24:00") == nil && HourlyHistory.hour(named: "12:30") == nil
+                && HourlyHistory.hour(named: nil) == nil)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaStore
 @testable import MetrikaUseCases
@@ -15,35 +16,49 @@ import Testing
     }
 
     @Test func aStopIsToldOnceThenSilentThenBackToNormalOnce() throws {
-        let first = AlertLedger.decide(stopped(14...16), today: [], counterID: 1, metric: "ym:s:visits", open: nil, now: now)
+        let first = AlertLedger.decide(
+            stopped(14...16), today: [], counterID: 1, metric: "ym:s:visits", open: nil, now: now)
         #expect(first.notice == .alert(.stopped))
-        guard case .open(let episode) = first.change else { Issue.record("no episode opened"); return }
+        guard case .open(let episode) = first.change else {
+            Issue.record("no episode opened")
+            return
+        }
         #expect(episode.sinceHour == 14 && episode.lastHour == 16)
         // The same hour again, and the next hour still at zero: silent.
-        let again = AlertLedger.decide(stopped(14...16), today: [], counterID: 1, metric: "ym:s:visits", open: episode, now: now)
+        let again = AlertLedger.decide(
+            stopped(14...16), today: [], counterID: 1, metric: "ym:s:visits", open: episode, now: now)
         #expect(again.notice == nil)
-        let next = AlertLedger.decide(stopped(14...17), today: [], counterID: 1, metric: "ym:s:visits", open: episode, now: now)
+        let next = AlertLedger.decide(
+            stopped(14...17), today: [], counterID: 1, metric: "ym:s:visits", open: episode, now: now)
         #expect(next.notice == nil)
-        guard case .touch(let moved) = next.change else { Issue.record("not moved on"); return }
+        guard case .touch(let moved) = next.change else {
+            Issue.record("not moved on")
+            return
+        }
         #expect(moved.lastHour == 17)
         // Visits again from 17:00: back to normal at 17:00, told once (the episode is closed).
         var hours: [Double?] = Array(repeating: 100, count: 20)
         for hour in 14..<17 { hours[hour] = 0 }
         let ordinary = AlertJudgement(day: today, hours: 17...19, value: 300, expected: 310, score: -0.2, kind: nil)
-        let back = AlertLedger.decide(ordinary, today: hours, counterID: 1, metric: "ym:s:visits", open: moved, now: now)
+        let back = AlertLedger.decide(
+            ordinary, today: hours, counterID: 1, metric: "ym:s:visits", open: moved, now: now)
         #expect(back.notice == .backToNormal(moved, hour: 17))
         #expect(back.change == .close(counterID: 1, metric: "ym:s:visits"))
     }
 
     @Test func nothingToJudgeChangesNothingAndADropEndsSilently() {
-        let drop = AlertEpisode(counterID: 1, metric: "ym:s:visits", kind: "drop", day: today, sinceHour: 10, lastDay: today, lastHour: 12,
-                                 value: 100, expected: 400, notifiedAt: now)
-        #expect(AlertLedger.decide(nil, today: [], counterID: 1, metric: "ym:s:visits", open: drop, now: now).change == .none)
+        let drop = AlertEpisode(
+            counterID: 1, metric: "ym:s:visits", kind: "drop", day: today, sinceHour: 10, lastDay: today, lastHour: 12,
+            value: 100, expected: 400, notifiedAt: now)
+        #expect(
+            AlertLedger.decide(nil, today: [], counterID: 1, metric: "ym:s:visits", open: drop, now: now).change
+                == .none)
         let ordinary = AlertJudgement(day: today, hours: 13...15, value: 390, expected: 400, score: -0.1, kind: nil)
         let ended = AlertLedger.decide(ordinary, today: [], counterID: 1, metric: "ym:s:visits", open: drop, now: now)
         #expect(ended.notice == nil && ended.change == .close(counterID: 1, metric: "ym:s:visits"))
         // A drop that becomes a stop is told.
-        let worse = AlertLedger.decide(stopped(13...15), today: [], counterID: 1, metric: "ym:s:visits", open: drop, now: now)
+        let worse = AlertLedger.decide(
+            stopped(13...15), today: [], counterID: 1, metric: "ym:s:visits", open: drop, now: now)
         #expect(worse.notice == .alert(.stopped))
     }
 
@@ -51,13 +66,18 @@ import Testing
     /// ~900): the window reads as a drop, but what happened is a recovery — told as back to normal,
     /// never as a new drop alert (review: the drop swallowed the recovery).
     @Test func theFirstHourBackIsBackToNormalThoughTheWindowStillReadsAsADrop() throws {
-        let first = AlertLedger.decide(stopped(14...16), today: [], counterID: 1, metric: "ym:s:visits", open: nil, now: now)
-        guard case .open(let episode) = first.change else { Issue.record("no episode opened"); return }
+        let first = AlertLedger.decide(
+            stopped(14...16), today: [], counterID: 1, metric: "ym:s:visits", open: nil, now: now)
+        guard case .open(let episode) = first.change else {
+            Issue.record("no episode opened")
+            return
+        }
         var hours: [Double?] = Array(repeating: 300, count: 18)
         for hour in 14..<17 { hours[hour] = 0 }
         hours[17] = 100
         let window = AlertJudgement(day: today, hours: 15...17, value: 100, expected: 900, score: -5, kind: .drop)
-        let decided = AlertLedger.decide(window, today: hours, counterID: 1, metric: "ym:s:visits", open: episode, now: now)
+        let decided = AlertLedger.decide(
+            window, today: hours, counterID: 1, metric: "ym:s:visits", open: episode, now: now)
         #expect(decided.notice == .backToNormal(episode, hour: 17))
         #expect(decided.change == .close(counterID: 1, metric: "ym:s:visits"))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaRender
 @testable import MetrikaUseCases
@@ -9,12 +10,15 @@ import Testing
 struct LiveJudgementTests {
     /// 2026-11-29 15:20 UTC: hours 00–14 finished, 15 running for 20 minutes.
     static let now = Date(timeIntervalSince1970: 1_795_953_600 + 3 * 3600 + 20 * 60)
-    static let counter = Counter(id: 1001, name: "Магазин", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0)
+    static let counter = Counter(
+        id: 1001, name: "Магазин", site: "shop.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0)
     /// Usual hours: quiet nights (median 2, too small to judge one by one), 60 by day.
     static let usual: [Double] = (0..<24).map { $0 < 6 ? 2 : 60 }
 
     static func hours(_ visits: [Double?], usual: [Double] = usual, counter: Counter = counter) -> LiveHours {
-        LiveHours(counter: counter, visits: visits, baseline: usual.map { LiveSnapshot.Band(low: $0 * 0.8, median: $0, high: $0 * 1.2) })
+        LiveHours(
+            counter: counter, visits: visits,
+            baseline: usual.map { LiveSnapshot.Band(low: $0 * 0.8, median: $0, high: $0 * 1.2) })
     }
 
     /// Today like the usual up to `hour`, then `scaled` of it from `hour` to the running hour.
@@ -100,18 +104,23 @@ struct LiveJudgementTests {
 
     @Test func theCountersTimeZoneDecidesTheHourAndTheDay() {
         // 15:20 UTC is 18:20 in Moscow; 23:30 UTC on the 29th is already the 30th there.
-        let moscow = Counter(id: 2002, name: "Москва", site: "msk.example", timeZoneName: "Europe/Moscow", timeZoneOffsetMinutes: 180)
+        let moscow = Counter(
+            id: 2002, name: "Москва", site: "msk.example", timeZoneName: "Europe/Moscow", timeZoneOffsetMinutes: 180)
         let evening = LiveJudgement.snapshot(Self.hours(Self.today(), counter: moscow), now: Self.now)
         #expect(evening.clock == "18:20")
         #expect(evening.hours[18].running)
-        let late = LiveJudgement.snapshot(Self.hours(Self.today(), counter: moscow), now: Self.now.addingTimeInterval(8 * 3600 + 10 * 60))
+        let late = LiveJudgement.snapshot(
+            Self.hours(Self.today(), counter: moscow), now: Self.now.addingTimeInterval(8 * 3600 + 10 * 60))
         #expect(late.day == Day(iso: "2026-11-30"))
         #expect(late.clock == "02:30")
     }
 
     @Test func goalsAndTheLastDataTime() {
         var hours = Self.hours(Self.today())
-        hours.goals = [LiveHours.Goal(name: "Заказ", reaches: (0..<24).map { $0 <= 15 ? 2 : 5 }, usual: Array(repeating: 3, count: 24))]
+        hours.goals = [
+            LiveHours.Goal(
+                name: "Заказ", reaches: (0..<24).map { $0 <= 15 ? 2 : 5 }, usual: Array(repeating: 3, count: 24))
+        ]
         hours.lastData = Self.now.addingTimeInterval(-8 * 60)
         hours.requestsToday = 7
         let snapshot = LiveJudgement.snapshot(hours, now: Self.now)
@@ -128,14 +137,18 @@ struct LiveJudgementTests {
     struct FixedSource: LiveSource {
         var hours: [Int: LiveHours]
         func hours(of counter: Counter, now: Date) async throws -> LiveHours {
-            guard let found = hours[counter.id] else { throw HistoryError.counterNotInHistory(counterID: counter.id, database: ":memory:") }
+            guard let found = hours[counter.id] else {
+                throw HistoryError.counterNotInHistory(counterID: counter.id, database: ":memory:")
+            }
             return found
         }
     }
 
     @Test func aCounterThatFailsKeepsItsPlaceAndTheOthersDraw() async throws {
         let other = Counter(id: 1002, name: "Блог", site: "blog.example", timeZoneName: "UTC", timeZoneOffsetMinutes: 0)
-        let board = LiveBoard(counters: [other, Self.counter], source: FixedSource(hours: [1001: Self.hours(Self.today())]), activity: ClockActivity(now: Self.now))
+        let board = LiveBoard(
+            counters: [other, Self.counter], source: FixedSource(hours: [1001: Self.hours(Self.today())]),
+            activity: ClockActivity(now: Self.now))
         let outcomes = try await board.refresh()
         #expect(outcomes.count == 2)
         guard case .failed(let counter, _) = outcomes[0], case .snapshot(let snapshot) = outcomes[1] else {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaAPI
 @testable import MetrikaModel
 @testable import MetrikaRender
@@ -21,10 +22,12 @@ struct LiveSourceTests {
         let store = try await HistoryStore.open(path: directory + "/metrika.sqlite")
         try await store.upsertCounters([Self.counter])
         let api = HourlyRuleAPI(today: day("2026-12-01"), runningHour: 17)
-        let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
-                                   requestTimeout: 5, sleep: { _ in }, now: { Self.now })
-        let source = HourlyLiveSource(history: HourlyHistory(store: store, client: client, now: { Self.now }),
-                                      goals: [101: [Goal(id: 7, name: "Заказ", type: "action")]])
+        let client = MetrikaClient(
+            baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
+            requestTimeout: 5, sleep: { _ in }, now: { Self.now })
+        let source = HourlyLiveSource(
+            history: HourlyHistory(store: store, client: client, now: { Self.now }),
+            goals: [101: [Goal(id: 7, name: "Заказ", type: "action")]])
 
         let first = try await source.hours(of: Self.counter, now: Self.now)
         #expect(api.queries.count == 1)

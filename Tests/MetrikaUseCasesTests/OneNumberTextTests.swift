@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaRender
 @testable import MetrikaSystem
@@ -25,10 +26,12 @@ import Testing
 
     static let cases: [Case] = [
         Case(metric: .pageDepth, value: 2.385, text: "2.39", csv: "2.39", json: "2.385"),
-        Case(metric: Metric.revenue.inCurrency(.rub), value: 86_187.635, text: "86 187.64 ₽", csv: "86187.64", json: "86187.635"),
+        Case(
+            metric: Metric.revenue.inCurrency(.rub), value: 86_187.635, text: "86 187.64 ₽", csv: "86187.64",
+            json: "86187.635"),
         Case(metric: .avgVisitDuration, value: 182.5, text: "03:03", csv: "0:03:03", json: "182.5"),
         Case(metric: .bounceRate, value: 17.45, text: "17.5%", csv: "17.5%", json: "17.45"),
-        Case(metric: .visits, value: 3085, text: "3 085", csv: "3085", json: "3085"),
+        Case(metric: .visits, value: 3085, text: "3 085", csv: "3085", json: "3085")
     ]
 
     static let shop = Counter(id: 1001, name: "Shop", site: "shop.example")
@@ -41,16 +44,21 @@ import Testing
         let quantity = { (value: Double) in Quantity(value, unit: item.metric.unit, currency: item.metric.currency) }
         return week.days.map { day in
             let value = day == week.to ? item.value : item.value / 2
-            return Report.Row(dimensions: [DimensionValue(name: day.iso)], values: [quantity(value)], period: DateRange(from: day, to: day))
+            return Report.Row(
+                dimensions: [DimensionValue(name: day.iso)], values: [quantity(value)],
+                period: DateRange(from: day, to: day))
         }
     }
 
     static func layout(_ item: Case) -> ReportLayout {
-        ReportLayout(dimensions: [], metrics: [item.metric], period: week, grouping: .day, multipleCounters: false, raw: false)
+        ReportLayout(
+            dimensions: [], metrics: [item.metric], period: week, grouping: .day, multipleCounters: false, raw: false)
     }
 
     /// The value as the total too: every renderer shows it at least there.
-    static func total(_ item: Case) -> Quantity { Quantity(item.value, unit: item.metric.unit, currency: item.metric.currency) }
+    static func total(_ item: Case) -> Quantity {
+        Quantity(item.value, unit: item.metric.unit, currency: item.metric.currency)
+    }
 
     static func render(_ item: Case, _ makeSink: (OutputWriter) -> any ReportSink) throws -> String {
         let out = OutputWriter()
@@ -64,9 +72,11 @@ import Testing
     }
 
     static func section(_ item: Case) -> MailReport.Section {
-        MailReport.Section(counter: shop, current: week, previous: before, metrics: [item.metric], grouping: .day, rows: rows(item),
-                           dailyRows: rows(item), totals: [total(item)], previousTotals: [Quantity(item.value / 2, unit: item.metric.unit, currency: item.metric.currency)],
-                           missingDays: [], svg: Data())
+        MailReport.Section(
+            counter: shop, current: week, previous: before, metrics: [item.metric], grouping: .day, rows: rows(item),
+            dailyRows: rows(item), totals: [total(item)],
+            previousTotals: [Quantity(item.value / 2, unit: item.metric.unit, currency: item.metric.currency)],
+            missingDays: [], svg: Data())
     }
 
     @Test(arguments: cases)
@@ -87,12 +97,15 @@ import Testing
         let label = ChartValueFormat.label(item.value, unit: item.metric.unit, currency: item.metric.currency)
         // Counts alone are compact on a chart's label, as dashboards write them; their alt text is the table's.
         #expect(label == (item.metric.unit == .count ? "3.1k" : item.text))
-        let series = Series(counter: Self.shop, metric: item.metric, points: Self.rows(item).map { ($0.period!.from, $0.values[0].value) })
+        let series = Series(
+            counter: Self.shop, metric: item.metric,
+            points: Self.rows(item).map { ($0.period!.from, $0.values[0].value) })
         let svg = SVGLineChart(series: [series], period: Self.week, title: "Shop").render()
         #expect(svg.contains(">" + XMLEscape.text(label) + "</text>"), "the last-value label")
         #expect(svg.contains(label + " on " + Self.week.to.iso), "the description")
-        let html = HTMLReportSection(counter: Self.shop, layout: Self.layout(item), rows: Self.rows(item), totals: [Self.total(item)],
-                                     previous: nil, comparisonColumns: false)
+        let html = HTMLReportSection(
+            counter: Self.shop, layout: Self.layout(item), rows: Self.rows(item), totals: [Self.total(item)],
+            previous: nil, comparisonColumns: false)
         let chart = try #require(html.lineCharts(metrics: [item.metric]).first)
         #expect(chart.message == item.metric.title + ": " + item.text, "the alt text")
         #expect(chart.detail.contains("highest " + item.text + " ("), "\(chart.detail)")
@@ -100,7 +113,9 @@ import Testing
 
     @Test(arguments: cases)
     func theHTMLPageAndTheMailWriteTheTablesText(_ item: Case) throws {
-        let page = try Self.render(item) { ReportHTMLSink(output: $0, comparisonColumns: false, footer: "test", madeAt: nil) }
+        let page = try Self.render(item) {
+            ReportHTMLSink(output: $0, comparisonColumns: false, footer: "test", madeAt: nil)
+        }
         #expect(page.contains(">" + HTMLText.unbroken(item.text) + "<"), "a value in HTML: its spaces no-break")
         // Outside the inline charts (SVG text never wraps) a value never has a breakable space.
         let prose = page.replacingOccurrences(of: #"<svg[\s\S]*?</svg>"#, with: "", options: .regularExpression)
@@ -112,25 +127,33 @@ import Testing
         #expect(change.contains(" " + item.text + " "), "the mail's comparison: \(change)")
         #expect(MailReport.format(Self.total(item)) == item.text)
         let mailHTML = MailReport.htmlSection(section, metrics: [item.metric]).section(figures: [])
-        let rendered = HTMLReportPage(title: "t", sections: [mailHTML], footer: "f", maxWidth: MailReport.mailWidth).render()
+        let rendered = HTMLReportPage(title: "t", sections: [mailHTML], footer: "f", maxWidth: MailReport.mailWidth)
+            .render()
         #expect(rendered.contains(HTMLText.unbroken(item.text)), "the mail's HTML part")
     }
 
     /// Alerts judge counts and money: their lines write the day's value as the table does.
     @Test(arguments: cases.filter { $0.metric.unit == .count || $0.metric.unit == .money })
     func anAlertLineWritesTheTablesText(_ item: Case) async throws {
-        let judgement = AlertJudgement(day: Self.week.to, value: item.value, expected: item.value * 3, baselineDays: 4, score: -9, kind: .drop, since: nil)
-        let finding = AlertCheck.Finding(counter: Self.shop, metric: item.metric, goalName: nil, judgement: judgement, notice: .alert(.drop),
-                                         recent: [(Self.week.to, item.value)], provisional: false)
+        let judgement = AlertJudgement(
+            day: Self.week.to, value: item.value, expected: item.value * 3, baselineDays: 4, score: -9, kind: .drop,
+            since: nil)
+        let finding = AlertCheck.Finding(
+            counter: Self.shop, metric: item.metric, goalName: nil, judgement: judgement, notice: .alert(.drop),
+            recent: [(Self.week.to, item.value)], provisional: false)
         let line = AlertText.line(finding)
         #expect(line.contains(": \(item.metric.shortName) \(item.text) on Sun 2026-11-29, expected ~"), "\(line)")
         #expect(AlertText.chartDescription(finding).contains(" \(item.text) on "))
         // The alert mail's HTML: the line's values kept whole (no-break spaces), its words free to wrap.
-        let message = try await AlertMail.compose([finding], sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("o@example.com")],
-                                            rasterizer: AlertTextTests.FakeRasterizer(), activity: RecordedActivity())
+        let message = try await AlertMail.compose(
+            [finding], sender: try MIMEAddress("m@example.com"), recipients: [try MIMEAddress("o@example.com")],
+            rasterizer: AlertTextTests.FakeRasterizer(), activity: RecordedActivity())
         let html = try #require(Self.htmlPart(message.body))
         // The date whole too (it broke at 390 px as `Sun 2026-` / `11-29`).
-        #expect(html.contains(" \(item.metric.shortName) \(HTMLText.unbroken(item.text)) on <span style=\"white-space:nowrap\">Sun\u{00A0}2026-11-29</span>"), "\(html)")
+        #expect(
+            html.contains(
+                " \(item.metric.shortName) \(HTMLText.unbroken(item.text)) on <span style=\"white-space:nowrap\">Sun\u{00A0}2026-11-29</span>"
+            ), "\(html)")
     }
 
     static func htmlPart(_ part: MIMEPart) -> String? {
@@ -144,17 +167,25 @@ import Testing
     /// An alert line in HTML wraps at its words, never inside a value; server text stays escaped.
     @Test func proseKeepsNumbersWholeAndWordsFree() {
         let line = "520007 Shop <1>: revenue 77 035.78 ₽ on Sun 2026-11-29, expected ~240 000 ₽ (-68%)"
-        #expect(HTMLText.prose(line) == "520007 Shop &lt;1&gt;: revenue 77\u{00A0}035.78\u{00A0}₽ on <span style=\"white-space:nowrap\">Sun\u{00A0}2026-11-29</span>, expected ~240\u{00A0}000\u{00A0}₽ (-68%)")
+        #expect(
+            HTMLText.prose(line)
+                == "520007 Shop &lt;1&gt;: revenue 77\u{00A0}035.78\u{00A0}₽ on <span style=\"white-space:nowrap\">Sun\u{00A0}2026-11-29</span>, expected ~240\u{00A0}000\u{00A0}₽ (-68%)"
+        )
         #expect(HTMLText.prose("visits 200 on Sun") == "visits 200 on Sun")
     }
 
     /// The one grouper, from both of its paths (String and bytes).
-    @Test(arguments: [("0", "0"), ("999", "999"), ("1000", "1 000"), ("-1234567.891", "-1 234 567.891"), ("123456", "123 456"), ("12.5%", "12.5%"), ("n/a", "n/a")])
+    @Test(arguments: [
+        ("0", "0"), ("999", "999"), ("1000", "1 000"), ("-1234567.891", "-1 234 567.891"), ("123456", "123 456"),
+        ("12.5%", "12.5%"), ("n/a", "n/a")
+    ])
     func digitsAreGroupedInThreesFromTheRight(_ plain: String, _ grouped: String) {
         #expect(DigitGroups.group(plain) == grouped)
         guard let value = Double(plain) else { return }
         let digits = plain.firstIndex(of: ".").map { plain.distance(from: $0, to: plain.endIndex) - 1 } ?? 0
-        let bytes = ValueBytes.text({ "declined" }) { ValueBytes.fixed(value, fractionDigits: digits, grouping: true, into: $0) }
+        let bytes = ValueBytes.text({ "declined" }) {
+            ValueBytes.fixed(value, fractionDigits: digits, grouping: true, into: $0)
+        }
         #expect(bytes == grouped)
     }
 }

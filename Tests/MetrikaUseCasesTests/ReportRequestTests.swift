@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaUseCases
 
@@ -10,13 +11,17 @@ struct ReportRequestTests {
     static let source = [MetrikaModel.Dimension.named("trafficSource")!]
 
     static func make(
-        grouping: Grouping? = nil, metrics: [Metric]? = nil, dimensions: [MetrikaModel.Dimension] = [], preset: String? = nil, filters: String? = nil,
-        sort: String? = nil, limit: Int? = nil, lang: String? = nil, accuracy: String = "full", offline: Bool = false, compare: Bool = false,
+        grouping: Grouping? = nil, metrics: [Metric]? = nil, dimensions: [MetrikaModel.Dimension] = [],
+        preset: String? = nil, filters: String? = nil,
+        sort: String? = nil, limit: Int? = nil, lang: String? = nil, accuracy: String = "full", offline: Bool = false,
+        compare: Bool = false,
         currency: Currency? = nil, attribution: Attribution? = nil
     ) throws -> ReportRequest {
         try ReportRequest(
-            counterIDs: [1001], from: week.0, to: week.1, grouping: grouping, metrics: metrics, dimensions: dimensions, preset: preset, filters: filters,
-            sort: sort, limit: limit, lang: lang, accuracy: accuracy, offline: offline, compare: compare, currency: currency, attribution: attribution)
+            counterIDs: [1001], from: week.0, to: week.1, grouping: grouping, metrics: metrics, dimensions: dimensions,
+            preset: preset, filters: filters,
+            sort: sort, limit: limit, lang: lang, accuracy: accuracy, offline: offline, compare: compare,
+            currency: currency, attribution: attribution)
     }
 
     static func refusal(_ body: () throws -> ReportRequest) -> String? {
@@ -48,25 +53,51 @@ struct ReportRequestTests {
 
     @Test func everyImpossibleCombinationIsRefusedByTheInitializer() throws {
         let eleven = (1...11).map { _ in Self.source[0] }
-        #expect(Self.refusal { try Self.make(dimensions: eleven) } == "--dimensions lists 11; the API allows at most 10")
-        #expect(Self.refusal { try Self.make(grouping: .week, dimensions: Self.source) }?.hasPrefix("--group applies to time-series reports") == true)
-        #expect(Self.refusal { try Self.make(dimensions: Self.source, limit: 0) } == "--limit must be a whole number from 1 to 10000000, not '0'")
+        #expect(
+            Self.refusal { try Self.make(dimensions: eleven) } == "--dimensions lists 11; the API allows at most 10")
+        #expect(
+            Self.refusal { try Self.make(grouping: .week, dimensions: Self.source) }?.hasPrefix(
+                "--group applies to time-series reports") == true)
+        #expect(
+            Self.refusal { try Self.make(dimensions: Self.source, limit: 0) }
+                == "--limit must be a whole number from 1 to 10000000, not '0'")
         #expect(Self.refusal { try Self.make(limit: 5) }?.hasPrefix("--limit applies to dimension reports") == true)
-        #expect(Self.refusal { try Self.make(sort: "-ym:s:visits") }?.hasPrefix("--sort applies to dimension reports") == true)
-        #expect(Self.refusal { try Self.make(lang: "ru") }?.hasPrefix("--lang sets the language of dimension names") == true)
-        #expect((try? Self.make(dimensions: Self.source, compare: true))?.compare == true, "a dimension report compares (issue 39 item 5)")
-        #expect(Self.refusal { try Self.make(dimensions: [MetrikaModel.Dimension.date], compare: true) }?.hasPrefix("--compare sets each row against the same value in the previous period; --dimensions date") == true)
-        #expect(Self.refusal { try Self.make(filters: "ym:s:isRobot=='No'", compare: true) }?.hasPrefix("--compare of a time series works from the history") == true)
-        #expect(Self.refusal { try Self.make(filters: "ym:s:isRobot=='No'", offline: true) }?.hasPrefix("--offline works for time-series reports only") == true)
-        #expect(Self.refusal { try Self.make(metrics: [Metric.visits], currency: .eur) }?.hasPrefix("--currency applies to money metrics") == true)
-        #expect(Self.refusal { try Self.make(attribution: Attribution("last")) }?.hasPrefix("--attribution decides which source") == true)
-        #expect(Self.refusal { try Self.make(grouping: .month, filters: "ym:s:isRobot=='No'") } == "--group month with --filters or --accuracy is not supported yet; use --group day")
+        #expect(
+            Self.refusal { try Self.make(sort: "-ym:s:visits") }?.hasPrefix("--sort applies to dimension reports")
+                == true)
+        #expect(
+            Self.refusal { try Self.make(lang: "ru") }?.hasPrefix("--lang sets the language of dimension names") == true
+        )
+        #expect(
+            (try? Self.make(dimensions: Self.source, compare: true))?.compare == true,
+            "a dimension report compares (issue 39 item 5)")
+        #expect(
+            Self.refusal { try Self.make(dimensions: [MetrikaModel.Dimension.date], compare: true) }?.hasPrefix(
+                "--compare sets each row against the same value in the previous period; --dimensions date") == true)
+        #expect(
+            Self.refusal { try Self.make(filters: "ym:s:isRobot=='No'", compare: true) }?.hasPrefix(
+                "--compare of a time series works from the history") == true)
+        #expect(
+            Self.refusal { try Self.make(filters: "ym:s:isRobot=='No'", offline: true) }?.hasPrefix(
+                "--offline works for time-series reports only") == true)
+        #expect(
+            Self.refusal { try Self.make(metrics: [Metric.visits], currency: .eur) }?.hasPrefix(
+                "--currency applies to money metrics") == true)
+        #expect(
+            Self.refusal { try Self.make(attribution: Attribution("last")) }?.hasPrefix(
+                "--attribution decides which source") == true)
+        #expect(
+            Self.refusal { try Self.make(grouping: .month, filters: "ym:s:isRobot=='No'") }
+                == "--group month with --filters or --accuracy is not supported yet; use --group day")
     }
 
     @Test func whatMayBeAskedIsMade() throws {
         #expect(try Self.make(metrics: [Metric.revenue], currency: .eur).currency == .eur)
         #expect(try Self.make(preset: "purchase", currency: .usd, attribution: Attribution("last")).attribution != nil)
-        #expect(try Self.make(dimensions: Self.source, sort: "-ym:s:visits", limit: 5, lang: "ru").sort == "-ym:s:visits")
-        #expect(try Self.make(grouping: .week, dimensions: [MetrikaModel.Dimension.named("ym:s:datePeriod<group>")!]).apiGroup == "week")
+        #expect(
+            try Self.make(dimensions: Self.source, sort: "-ym:s:visits", limit: 5, lang: "ru").sort == "-ym:s:visits")
+        #expect(
+            try Self.make(grouping: .week, dimensions: [MetrikaModel.Dimension.named("ym:s:datePeriod<group>")!])
+                .apiGroup == "week")
     }
 }

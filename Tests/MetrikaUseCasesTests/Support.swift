@@ -1,11 +1,12 @@
 import Foundation
+
 @testable import MetrikaAPI
 @testable import MetrikaModel
 @testable import MetrikaRender
 @testable import MetrikaUseCases
 
 /// The instant every use-case test takes as now: today is 2026-11-29 in UTC.
-let testNow = Date(timeIntervalSince1970: 1_795_953_600)  // 2026-11-29T12:00:00Z
+let testNow = Date(timeIntervalSince1970: 1_795_953_600) // 2026-11-29T12:00:00Z
 
 func day(_ iso: String) -> Day { Day(iso: iso)! }
 
@@ -58,7 +59,9 @@ final class RuleAPI: HTTPTransport, @unchecked Sendable {
         percent ? Double(day.components.day + index) : value(index, day)
     }
 
-    static func isPercent(_ apiName: String) -> Bool { apiName.hasSuffix("bounceRate") || apiName.lowercased().contains("percent") }
+    static func isPercent(_ apiName: String) -> Bool {
+        apiName.hasSuffix("bounceRate") || apiName.lowercased().contains("percent")
+    }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)!
@@ -69,7 +72,11 @@ final class RuleAPI: HTTPTransport, @unchecked Sendable {
         if path.hasPrefix("/management/v1/counter/") {
             let id = Int(path.split(separator: "/").last!) ?? 0
             guard let body = counters[id] else {
-                return HTTPResponse(status: 404, body: Data(#"{"errors":[{"error_type":"not_found","message":"no counter"}],"code":404,"message":"no counter"}"#.utf8))
+                return HTTPResponse(
+                    status: 404,
+                    body: Data(
+                        #"{"errors":[{"error_type":"not_found","message":"no counter"}],"code":404,"message":"no counter"}"#
+                            .utf8))
             }
             return HTTPResponse(status: 200, body: Data(#"{"counter":\#(body)}"#.utf8))
         }
@@ -77,7 +84,11 @@ final class RuleAPI: HTTPTransport, @unchecked Sendable {
         guard path == "/stat/v1/data" else { return HTTPResponse(status: 404, body: Data("{}".utf8)) }
         let id = Int(query["ids"] ?? "") ?? 0
         if refusedData.contains(id) {
-            return HTTPResponse(status: 403, body: Data(#"{"errors":[{"error_type":"access_denied","message":"Access denied"}],"code":403,"message":"Access denied"}"#.utf8))
+            return HTTPResponse(
+                status: 403,
+                body: Data(
+                    #"{"errors":[{"error_type":"access_denied","message":"Access denied"}],"code":403,"message":"Access denied"}"#
+                        .utf8))
         }
         let names = (query["metrics"] ?? "").split(separator: ",").map(String.init)
         let metrics = names.count
@@ -90,19 +101,23 @@ final class RuleAPI: HTTPTransport, @unchecked Sendable {
             let span = DateRange(from: Day(iso: query["date1"]!)!, to: Day(iso: query["date2"]!)!)!
             total = span.dayCount
             for day in span.days.dropFirst(offset - 1).prefix(limit) {
-                let values = (0..<width).map { String(Int(Self.value($0, day, percent: $0 < names.count && Self.isPercent(names[$0])))) }.joined(separator: ",")
+                let values = (0..<width).map {
+                    String(Int(Self.value($0, day, percent: $0 < names.count && Self.isPercent(names[$0]))))
+                }.joined(separator: ",")
                 rows.append(#"{"dimensions":[{"name":"\#(day.iso)"}],"metrics":[\#(values)]}"#)
             }
         } else {
             total = dimensionRows
             for index in (offset - 1)..<min(total, offset - 1 + limit) {
                 let values = (0..<width).map { String($0 + index + 1) }.joined(separator: ",")
-                rows.append(#"{"dimensions":[{"name":"source-\#(index + 1)","id":"\#(index + 1)"}],"metrics":[\#(values)]}"#)
+                rows.append(
+                    #"{"dimensions":[{"name":"source-\#(index + 1)","id":"\#(index + 1)"}],"metrics":[\#(values)]}"#)
             }
         }
         let totals = (0..<metrics).map { _ in "1" }.joined(separator: ",")
         let echo = currencies[id].map { #","query":{"currency":"\#($0)"}"# } ?? ""
-        let body = #"{"data":[\#(rows.joined(separator: ","))],"total_rows":\#(total),"totals":[\#(totals)],"sampled":false\#(echo)}"#
+        let body =
+            #"{"data":[\#(rows.joined(separator: ","))],"total_rows":\#(total),"totals":[\#(totals)],"sampled":false\#(echo)}"#
         return HTTPResponse(status: 200, body: Data(body.utf8))
     }
 
@@ -119,32 +134,40 @@ final class RuleAPI: HTTPTransport, @unchecked Sendable {
         let grouping = Grouping(rawValue: query["group"] ?? "day") ?? .day
         let periods = range.periods(grouping)
         let metrics = (query["metrics"] ?? "").split(separator: ",").count
-        let totals = (0..<metrics).map { index in "[" + periods.map { String(Int(periodTotal(index, $0))) }.joined(separator: ",") + "]" }
+        let totals = (0..<metrics).map { index in
+            "[" + periods.map { String(Int(periodTotal(index, $0))) }.joined(separator: ",") + "]"
+        }
         let intervals = periods.map { #"["\#($0.from.iso)","\#($0.to.iso)"]"# }
-        let body = #"{"totals":[\#(totals.joined(separator: ","))],"time_intervals":[\#(intervals.joined(separator: ","))],"sampled":false}"#
+        let body =
+            #"{"totals":[\#(totals.joined(separator: ","))],"time_intervals":[\#(intervals.joined(separator: ","))],"sampled":false}"#
         return HTTPResponse(status: 200, body: Data(body.utf8))
     }
 
     func client() -> MetrikaClient {
-        MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: self,
-                      requestTimeout: 5, sleep: { _ in }, now: { testNow })
+        MetrikaClient(
+            baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: self,
+            requestTimeout: 5, sleep: { _ in }, now: { testNow })
     }
 }
 
 /// An `Activity` that keeps what a use case said.
 /// The CLI's words for parameters (`--offline`, as MetrikaCLI's `ParameterNaming.cli`): what these
 /// tests compare sentences with.
-let cliNaming = ParameterNaming(name: { "--" + $0.words.joined(separator: "-") }, action: { action in
-    switch action {
-    case .sync(let id): return "run metrika sync --counter \(id) (or the report without --offline)"
-    case .cleanLogs(let id): return "metrika logs --counter \(id) --clean-all"
-    case .watchToday(let id): return "see today against the same hours of earlier weeks with `metrika live --counter \(id)`"
-    case .fetchOnline: return "run without --offline to fetch it"
-    case .compareOtherDays(let id): return "compare with other days: metrika explain --counter \(id) --against previous (or DATE..DATE)"
-    // The fixes of failures below the use cases: their CLI words are MetrikaCLITests' (CLIWordsTests).
-    default: return ParameterNaming.neutral.action(action)
-    }
-})
+let cliNaming = ParameterNaming(
+    name: { "--" + $0.words.joined(separator: "-") },
+    action: { action in
+        switch action {
+        case .sync(let id): return "run metrika sync --counter \(id) (or the report without --offline)"
+        case .cleanLogs(let id): return "metrika logs --counter \(id) --clean-all"
+        case .watchToday(let id):
+            return "see today against the same hours of earlier weeks with `metrika live --counter \(id)`"
+        case .fetchOnline: return "run without --offline to fetch it"
+        case .compareOtherDays(let id):
+            return "compare with other days: metrika explain --counter \(id) --against previous (or DATE..DATE)"
+        // The fixes of failures below the use cases: their CLI words are MetrikaCLITests' (CLIWordsTests).
+        default: return ParameterNaming.neutral.action(action)
+        }
+    })
 
 final class RecordedActivity: Activity, @unchecked Sendable {
     private let lock = NSLock()
@@ -202,7 +225,8 @@ final class TemporaryDatabase {
     var path: String { directory + "/history.sqlite" }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-usecases-\(UUID().uuidString)").path
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("metrika-usecases-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
 

@@ -1,9 +1,10 @@
 import Foundation
-import Synchronization
-import Testing
-@testable import MetrikaAPI
 import MetrikaModel
 import MetrikaStore
+import Synchronization
+import Testing
+
+@testable import MetrikaAPI
 @testable import MetrikaUseCases
 
 /// `SyncRun`, the job of `metrika sync`: per-counter failures said through `Activity`, an API that
@@ -21,7 +22,10 @@ struct SyncRunTests {
 
         init(counters: [Int], gone: Set<Int>, stopAt: Int? = nil, stop: ManualStop? = nil) {
             var bodies: [Int: String] = [:]
-            for id in counters { bodies[id] = #"{"id":\#(id),"name":"Site \#(id)","site":"s.example","time_zone_name":"UTC","create_time":"2020-01-01T00:00:00Z"}"# }
+            for id in counters {
+                bodies[id] =
+                    #"{"id":\#(id),"name":"Site \#(id)","site":"s.example","time_zone_name":"UTC","create_time":"2020-01-01T00:00:00Z"}"#
+            }
             api = RuleAPI(counters: bodies)
             self.gone = gone
             self.stopAt = stopAt
@@ -30,13 +34,20 @@ struct SyncRunTests {
 
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
             if request.url.path.hasPrefix("/stat/") {
-                let count = statRequests.withLock { $0 += 1; return $0 }
+                let count = statRequests.withLock {
+                    $0 += 1
+                    return $0
+                }
                 if count == stopAt {
                     stop?.send(15)
                     try await Task.sleep(nanoseconds: 60_000_000_000)
                 }
-                let ids = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "ids" }?.value
-                if let id = ids.flatMap(Int.init), gone.contains(id) { throw TransportError.cannotConnect("Connection refused") }
+                let ids = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?.first {
+                    $0.name == "ids"
+                }?.value
+                if let id = ids.flatMap(Int.init), gone.contains(id) {
+                    throw TransportError.cannotConnect("Connection refused")
+                }
             }
             return try await api.send(request)
         }
@@ -51,11 +62,16 @@ struct SyncRunTests {
         func send(_ signal: Int32) { handler.withLock { $0 }?(signal) }
     }
 
-    static func run(_ api: FlakyAPI, ids: [Int], stop: ManualStop? = nil) async throws -> (summary: SyncSummary, notes: [String]) {
+    static func run(_ api: FlakyAPI, ids: [Int], stop: ManualStop? = nil) async throws -> (
+        summary: SyncSummary, notes: [String]
+    ) {
         let activity = RecordedActivity()
-        let client = MetrikaClient(baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
-                                   requestTimeout: 5, sleep: { _ in }, now: { testNow })
-        let run = SyncRun(store: try await HistoryStore.open(path: ":memory:"), client: client, activity: activity, stopRequests: stop)
+        let client = MetrikaClient(
+            baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
+            requestTimeout: 5, sleep: { _ in }, now: { testNow })
+        let run = SyncRun(
+            store: try await HistoryStore.open(path: ":memory:"), client: client, activity: activity, stopRequests: stop
+        )
         let summary = try await run.run(SyncRequest(counterIDs: ids, from: nil, unsettledDays: 2))
         return (summary, activity.notes)
     }
@@ -71,13 +87,18 @@ struct SyncRunTests {
         #expect(notes.filter { $0.hasPrefix("Error: counter ") }.count == 2, "\(notes)")
     }
 
-    @Test("Three counters in a row that cannot reach the API: the run gives up, says nothing per counter, and tries no more")
+    @Test(
+        "Three counters in a row that cannot reach the API: the run gives up, says nothing per counter, and tries no more"
+    )
     func givesUp() async throws {
         let ids = Array(1...12)
         let api = FlakyAPI(counters: ids, gone: Set(ids))
         let (summary, notes) = try await Self.run(api, ids: ids)
         let gaveUp = try #require(summary.gaveUp)
-        guard case .hostGone(let host, let limit, _, let synced, let total) = gaveUp else { Issue.record("\(gaveUp)"); return }
+        guard case .hostGone(let host, let limit, _, let synced, let total) = gaveUp else {
+            Issue.record("\(gaveUp)")
+            return
+        }
         #expect(host == "api.example.test" && limit == 3 && synced == 0 && total == 12)
         #expect(gaveUp.exitCode == ExitCode.unavailable)
         #expect(notes.isEmpty, "\(notes)")
@@ -97,7 +118,8 @@ struct SyncRunTests {
         } catch let interruption as Interruption {
             #expect(interruption.signal == 15)
             #expect(interruption.account.hasPrefix("sync stopped: "), "\(interruption.account)")
-            #expect(interruption.account.contains(" of 8 counters synced (their days are kept)"), "\(interruption.account)")
+            #expect(
+                interruption.account.contains(" of 8 counters synced (their days are kept)"), "\(interruption.account)")
         }
     }
 
@@ -106,7 +128,8 @@ struct SyncRunTests {
         var rule = ConnectionGiveUp(limit: 3)
         let gone = APIError.unavailable("cannot connect (refused), 5 attempts")
         let steps: [((any Error)?, String)] = [
-            (gone, "a"), (gone, "a"), (nil, "a"), (gone, "a"), (APIError.accessDenied("no"), "a"), (gone, "a"), (gone, "b"), (gone, "b"), (gone, "b"),
+            (gone, "a"), (gone, "a"), (nil, "a"), (gone, "a"), (APIError.accessDenied("no"), "a"), (gone, "a"),
+            (gone, "b"), (gone, "b"), (gone, "b")
         ]
         var answers: [Bool] = []
         for (failure, host) in steps { answers.append(rule.record(failure, host: host)) }

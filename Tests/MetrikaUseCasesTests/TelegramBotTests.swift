@@ -1,9 +1,10 @@
 import Foundation
+import MetrikaSystem
 import Synchronization
 import Testing
+
 @testable import MetrikaAPI
 @testable import MetrikaModel
-import MetrikaSystem
 @testable import MetrikaUseCases
 
 /// TelegramBot over a scripted transport and a fake clock: what it sends, how it reads Telegram's
@@ -31,7 +32,9 @@ import MetrikaSystem
         func add(_ line: String) { lines.withLock { $0.append(line) } }
     }
 
-    func bot(_ transport: any HTTPTransport, clock: FakeClock = FakeClock(), notes: Notes = Notes()) throws -> TelegramBot {
+    func bot(_ transport: any HTTPTransport, clock: FakeClock = FakeClock(), notes: Notes = Notes()) throws
+        -> TelegramBot
+    {
         try TelegramBot(
             token: Self.token, transport: transport, timeout: 5, sleep: { clock.sleep($0) }, now: { clock.now },
             random: { 0.5 }, note: { notes.add($0) })
@@ -42,7 +45,10 @@ import MetrikaSystem
     }
 
     static func failure(_ code: Int, _ description: String, _ parameters: String = "") -> FakeTransport.Step {
-        .respond(code, #"{"ok":false,"error_code":\#(code),"description":"\#(description)"\#(parameters.isEmpty ? "" : ",\"parameters\":" + parameters)}"#)
+        .respond(
+            code,
+            #"{"ok":false,"error_code":\#(code),"description":"\#(description)"\#(parameters.isEmpty ? "" : ",\"parameters\":" + parameters)}"#
+        )
     }
 
     func body(_ request: HTTPRequest) throws -> [String: Any] {
@@ -64,8 +70,10 @@ import MetrikaSystem
         #expect((sent["link_preview_options"] as? [String: Any])?["is_disabled"] as? Bool == true)
         // The same bytes every time, members by name, from the one JSON writer (not JSONSerialization's
         // sortedKeys, whose locale collation loads ICU's data into the bot).
-        #expect(String(decoding: request.body ?? Data(), as: UTF8.self)
-            == #"{"chat_id":"123456789","disable_notification":false,"link_preview_options":{"is_disabled":true},"parse_mode":"HTML","text":"<b>1001</b> &amp; co"}"#)
+        #expect(
+            String(decoding: request.body ?? Data(), as: UTF8.self)
+                == #"{"chat_id":"123456789","disable_notification":false,"link_preview_options":{"is_disabled":true},"parse_mode":"HTML","text":"<b>1001</b> &amp; co"}"#
+        )
     }
 
     @Test func aLongTextGoesAsSeveralMessages() async throws {
@@ -91,7 +99,11 @@ import MetrikaSystem
                 sends.append((clock.now, body?["text"] as? String ?? ""))
                 return sends.count
             }
-            return HTTPResponse(status: 200, headers: [:], body: Data(#"{"ok":true,"result":{"message_id":\#(count),"date":1,"chat":{"id":123456789,"type":"private"}}}"#.utf8))
+            return HTTPResponse(
+                status: 200, headers: [:],
+                body: Data(
+                    #"{"ok":true,"result":{"message_id":\#(count),"date":1,"chat":{"id":123456789,"type":"private"}}}"#
+                        .utf8))
         }
     }
 
@@ -101,7 +113,9 @@ import MetrikaSystem
     @Test func aFiveThousandLineDigestArrivesWholeInOrderAndPaced() async throws {
         let clock = FakeClock()
         let transport = TimedTransport(clock: clock)
-        let lines = (1...5000).map { "<code>\($0)</code> " + TelegramHTML.escape("Ромашка <\($0)> & Co: 1 234 visits, -12.5%") }
+        let lines = (1...5000).map {
+            "<code>\($0)</code> " + TelegramHTML.escape("Ромашка <\($0)> & Co: 1 234 visits, -12.5%")
+        }
         let digest = lines.joined(separator: "\n")
         let ids = try await bot(transport, clock: clock).sendText(digest, to: Self.chat)
         let sent = transport.sent
@@ -119,7 +133,9 @@ import MetrikaSystem
 
     @Test func retryAfterIsWaitedExactlyThenTheMessageIsSentAgain() async throws {
         let clock = FakeClock()
-        let transport = FakeTransport([Self.failure(429, "Too Many Requests: retry after 7", #"{"retry_after":7}"#), Self.sent(1)])
+        let transport = FakeTransport([
+            Self.failure(429, "Too Many Requests: retry after 7", #"{"retry_after":7}"#), Self.sent(1)
+        ])
         try await bot(transport, clock: clock).sendText("hi", to: Self.chat)
         #expect(clock.sleeps == [7])
         #expect(transport.requests.count == 2)
@@ -127,7 +143,9 @@ import MetrikaSystem
 
     @Test func aRetryAfterLongerThanTheBotWaitsIsTooManyRequests() async throws {
         let clock = FakeClock()
-        let transport = FakeTransport([Self.failure(429, "Too Many Requests: retry after 3600", #"{"retry_after":3600}"#)])
+        let transport = FakeTransport([
+            Self.failure(429, "Too Many Requests: retry after 3600", #"{"retry_after":3600}"#)
+        ])
         await #expect(throws: TelegramError.tooManyRequests(retryAfter: 3600)) {
             try await bot(transport, clock: clock).sendText("hi", to: Self.chat)
         }
@@ -138,7 +156,7 @@ import MetrikaSystem
     @Test func serverErrorsAndTimeoutsAreRetried() async throws {
         let clock = FakeClock()
         let transport = FakeTransport([
-            Self.failure(502, "Bad Gateway"), .respond(503, "<html>busy</html>"), .fail(.timedOut), Self.sent(3),
+            Self.failure(502, "Bad Gateway"), .respond(503, "<html>busy</html>"), .fail(.timedOut), Self.sent(3)
         ])
         let ids = try await bot(transport, clock: clock).sendText("hi", to: Self.chat)
         #expect(ids == [3])
@@ -147,7 +165,9 @@ import MetrikaSystem
 
     @Test func serverErrorsThatNeverEndAreAnErrorAfterTheRetries() async throws {
         let transport = FakeTransport(Array(repeating: Self.failure(500, "Internal Server Error"), count: 10))
-        await #expect(throws: TelegramError.serverError(method: "sendMessage", status: 500, description: "Internal Server Error")) {
+        await #expect(
+            throws: TelegramError.serverError(method: "sendMessage", status: 500, description: "Internal Server Error")
+        ) {
             try await bot(transport).sendText("hi", to: Self.chat)
         }
         #expect(transport.requests.count == RetryPolicy.standard.maxAttempts)
@@ -157,8 +177,10 @@ import MetrikaSystem
         let notes = Notes()
         let old = TelegramChatID(-4001)
         let transport = FakeTransport([
-            Self.failure(400, "Bad Request: group chat was upgraded to a supergroup chat", #"{"migrate_to_chat_id":-1001234567890}"#),
-            Self.sent(1), Self.sent(2),
+            Self.failure(
+                400, "Bad Request: group chat was upgraded to a supergroup chat",
+                #"{"migrate_to_chat_id":-1001234567890}"#),
+            Self.sent(1), Self.sent(2)
         ])
         let bot = try bot(transport, notes: notes)
         try await bot.sendText("one", to: old)
@@ -173,16 +195,34 @@ import MetrikaSystem
     static let refusals: [(FakeTransport.Step, TelegramError, Int32)] = [
         (failure(401, "Unauthorized"), .unauthorized, ExitCode.noPermission),
         (failure(400, "Bad Request: chat not found"), .chatNotFound(chat: "123456789"), ExitCode.unavailable),
-        (failure(403, "Forbidden: bot was blocked by the user"), .blocked(chat: "123456789", reason: "bot was blocked by the user"), ExitCode.unavailable),
-        (failure(400, "Bad Request: can't parse entities: unsupported start tag \\\"x\\\""),
-         .rejected(method: "sendMessage", status: 400, description: "Bad Request: can't parse entities: unsupported start tag \"x\""), ExitCode.unavailable),
-        (.respond(200, "<html>hello</html>"), .garbage(method: "sendMessage", status: 200, detail: "it starts <html>hello</html>"), ExitCode.dataError),
-        (.respond(302, "", ["Location": "https://elsewhere.example/x"]), .redirected(status: 302, target: "https://elsewhere.example"), ExitCode.unavailable),
-        (.fail(.tooLarge(limit: TelegramBot.maxResponseBytes)), .answerTooLarge(limit: TelegramBot.maxResponseBytes), ExitCode.unavailable),
+        (
+            failure(403, "Forbidden: bot was blocked by the user"),
+            .blocked(chat: "123456789", reason: "bot was blocked by the user"), ExitCode.unavailable
+        ),
+        (
+            failure(400, "Bad Request: can't parse entities: unsupported start tag \\\"x\\\""),
+            .rejected(
+                method: "sendMessage", status: 400,
+                description: "Bad Request: can't parse entities: unsupported start tag \"x\""), ExitCode.unavailable
+        ),
+        (
+            .respond(200, "<html>hello</html>"),
+            .garbage(method: "sendMessage", status: 200, detail: "it starts <html>hello</html>"), ExitCode.dataError
+        ),
+        (
+            .respond(302, "", ["Location": "https://elsewhere.example/x"]),
+            .redirected(status: 302, target: "https://elsewhere.example"), ExitCode.unavailable
+        ),
+        (
+            .fail(.tooLarge(limit: TelegramBot.maxResponseBytes)), .answerTooLarge(limit: TelegramBot.maxResponseBytes),
+            ExitCode.unavailable
+        )
     ]
 
     @Test(arguments: refusals)
-    func refusalsAreTypedErrorsWithTheirExitCodes(_ step: FakeTransport.Step, _ expected: TelegramError, _ code: Int32) async throws {
+    func refusalsAreTypedErrorsWithTheirExitCodes(_ step: FakeTransport.Step, _ expected: TelegramError, _ code: Int32)
+        async throws
+    {
         let transport = FakeTransport([step])
         do {
             try await bot(transport).sendText("hi", to: Self.chat)
@@ -212,7 +252,7 @@ import MetrikaSystem
             .fail(.cannotConnect("Could not resolve host for https://api.telegram.org/bot\(Self.token)/sendMessage")),
             .fail(.other("curl said bot\(Self.token)")),
             .fail(.malformed("bad chunk \(secretHalf)")),
-            .respond(301, "", ["Location": "https://x.example/bot\(Self.token)/"]),
+            .respond(301, "", ["Location": "https://x.example/bot\(Self.token)/"])
         ]
         for echo in echoes {
             let transport = FakeTransport(Array(repeating: echo, count: 10))
@@ -236,9 +276,11 @@ import MetrikaSystem
 
     @Test func plainHTTPIsOnlyForThisMachine() throws {
         #expect(throws: ConfigError.self) {
-            _ = try TelegramBot(token: Self.token, baseURL: URL(string: "http://bots.example.org")!, transport: FakeTransport([]))
+            _ = try TelegramBot(
+                token: Self.token, baseURL: URL(string: "http://bots.example.org")!, transport: FakeTransport([]))
         }
-        _ = try TelegramBot(token: Self.token, baseURL: URL(string: "http://127.0.0.1:8081")!, transport: FakeTransport([]))
+        _ = try TelegramBot(
+            token: Self.token, baseURL: URL(string: "http://127.0.0.1:8081")!, transport: FakeTransport([]))
     }
 
     @Test func theTwentyFirstMessageInAMinuteWaitsForTheFirstToBeAMinuteOld() async throws {
@@ -271,7 +313,8 @@ import MetrikaSystem
     }
 
     @Test func getUpdatesLongPollsWithTheOffsetAndReadsMessages() async throws {
-        let answer = #"{"ok":true,"result":[{"update_id":5,"message":{"message_id":9,"date":1,"chat":{"id":-100123,"type":"supergroup"},"from":{"id":42,"is_bot":false,"first_name":"A","username":"ann"},"text":"/report@metrika_bot 1001"}},{"update_id":6,"edited_message":{}}]}"#
+        let answer =
+            #"{"ok":true,"result":[{"update_id":5,"message":{"message_id":9,"date":1,"chat":{"id":-100123,"type":"supergroup"},"from":{"id":42,"is_bot":false,"first_name":"A","username":"ann"},"text":"/report@metrika_bot 1001"}},{"update_id":6,"edited_message":{}}]}"#
         let transport = FakeTransport([.respond(200, answer)])
         let updates = try await bot(transport).getUpdates(offset: 5, timeout: 25)
         #expect(updates.map(\.id) == [5, 6])
@@ -280,21 +323,27 @@ import MetrikaSystem
         #expect(updates[0].message?.from?.username == "ann")
         #expect(updates[1].message == nil)
         let request = try #require(transport.requests.first)
-        #expect(request.timeout == 30)  // the long poll's 25 s on top of the request's 5 s
+        #expect(request.timeout == 30) // the long poll's 25 s on top of the request's 5 s
         let sent = try body(request)
         #expect(sent["offset"] as? Int == 5)
         #expect(sent["timeout"] as? Int == 25)
         #expect(sent["allowed_updates"] as? [String] == ["message"])
-        #expect(String(decoding: request.body ?? Data(), as: UTF8.self) == #"{"allowed_updates":["message"],"limit":100,"offset":5,"timeout":25}"#)
+        #expect(
+            String(decoding: request.body ?? Data(), as: UTF8.self)
+                == #"{"allowed_updates":["message"],"limit":100,"offset":5,"timeout":25}"#)
         // An update id past 32 bits stays an exact integer.
         let later = FakeTransport([.respond(200, #"{"ok":true,"result":[]}"#)])
         _ = try await bot(later).getUpdates(offset: 4_294_967_301, timeout: 0)
         let big = try #require(later.requests.first)
-        #expect(String(decoding: big.body ?? Data(), as: UTF8.self) == #"{"allowed_updates":["message"],"limit":100,"offset":4294967301,"timeout":0}"#)
+        #expect(
+            String(decoding: big.body ?? Data(), as: UTF8.self)
+                == #"{"allowed_updates":["message"],"limit":100,"offset":4294967301,"timeout":0}"#)
     }
 
     @Test func chatListsAreReadAndBadEntriesNamed() throws {
-        #expect(try TelegramChatID.list("123, -1001234567890,@metrika_news,123", source: "METRIKA_TELEGRAM_CHAT").map(\.value)
+        #expect(
+            try TelegramChatID.list("123, -1001234567890,@metrika_news,123", source: "METRIKA_TELEGRAM_CHAT").map(
+                \.value)
                 == ["123", "-1001234567890", "@metrika_news"])
         #expect(throws: TelegramError.notAChat(source: "METRIKA_TELEGRAM_CHAT", text: "me")) {
             _ = try TelegramChatID.list("123,me", source: "METRIKA_TELEGRAM_CHAT")

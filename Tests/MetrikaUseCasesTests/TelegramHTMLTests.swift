@@ -1,11 +1,14 @@
 import Foundation
 import Testing
+
 @testable import MetrikaUseCases
 
 /// The one escaper and the splitter of text bound for Telegram's HTML parse mode.
 @Suite struct TelegramHTMLTests {
     @Test func escapeTurnsMarkupCharactersIntoEntities() {
-        #expect(TelegramHTML.escape("<script>alert(\"x\")</script> & Co") == "&lt;script&gt;alert(\"x\")&lt;/script&gt; &amp; Co")
+        #expect(
+            TelegramHTML.escape("<script>alert(\"x\")</script> & Co")
+                == "&lt;script&gt;alert(\"x\")&lt;/script&gt; &amp; Co")
         #expect(TelegramHTML.escape("Интернет-магазин «Ромашка»") == "Интернет-магазин «Ромашка»")
         #expect(TelegramHTML.escape("&amp;") == "&amp;amp;")
     }
@@ -28,7 +31,8 @@ import Testing
     }
 
     @Test func aTagOpenAtACutIsClosedAndOpenedAgain() {
-        let table = "<b>Report</b>\n<pre>" + (1...400).map { "row \($0)    12 345" }.joined(separator: "\n") + "</pre>\nend"
+        let table =
+            "<b>Report</b>\n<pre>" + (1...400).map { "row \($0)    12 345" }.joined(separator: "\n") + "</pre>\nend"
         let messages = TelegramHTML.split(table, limit: 1000)
         #expect(messages.count > 2)
         for message in messages {
@@ -54,7 +58,7 @@ import Testing
 
     @Test func lengthCountsUTF16CodeUnitsAsTelegramDoes() {
         #expect(TelegramHTML.length("📈") == 2)
-        let emoji = String(repeating: "📈", count: 3000)  // 6,000 UTF-16 units
+        let emoji = String(repeating: "📈", count: 3000) // 6,000 UTF-16 units
         let messages = TelegramHTML.split(emoji)
         #expect(messages.count == 2)
         #expect(messages.allSatisfy { $0.utf16.count <= 4096 })

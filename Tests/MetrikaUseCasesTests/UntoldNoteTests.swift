@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MetrikaModel
 @testable import MetrikaUseCases
 
@@ -15,8 +16,14 @@ struct UntoldNoteTests {
     }
 
     @Test func theFailuresFullStopIsDropped() {
-        let note = Deliverer().untoldNote(Failure(message: "Telegram chat -100 was not found: check that someone added the bot to the group."))
-        #expect(note == "Error: Telegram chat -100 was not found: check that someone added the bot to the group; the alerts will be told again on the next run")
-        #expect(Deliverer().untoldNote(Failure(message: "no stop")) == "Error: no stop; the alerts will be told again on the next run")
+        let note = Deliverer().untoldNote(
+            Failure(message: "Telegram chat -100 was not found: check that someone added the bot to the group."))
+        #expect(
+            note
+                == "Error: Telegram chat -100 was not found: check that someone added the bot to the group; the alerts will be told again on the next run"
+        )
+        #expect(
+            Deliverer().untoldNote(Failure(message: "no stop"))
+                == "Error: no stop; the alerts will be told again on the next run")
     }
 }

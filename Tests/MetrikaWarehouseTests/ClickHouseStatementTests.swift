@@ -1,9 +1,10 @@
 import Foundation
-import Testing
-@testable import MetrikaAPI
-import MetrikaModel
-@testable import MetrikaWarehouse
 import MetrikaCLI
+import MetrikaModel
+import Testing
+
+@testable import MetrikaAPI
+@testable import MetrikaWarehouse
 
 /// The statements a log load sends ClickHouse, in order, and what a failure at each of them leaves:
 /// the target table is written only by the swap at the end, so it is untouched by any earlier failure.
@@ -43,7 +44,7 @@ struct ClickHouseStatementTests {
         "DROP TABLE IF EXISTS \(staging)__swap",
         "DROP TABLE IF EXISTS \(staging)",
         // After the swap, for --list: the rows each day holds now (a failure here leaves them unknown).
-        "SELECT date, count() FROM metrika.visits WHERE counter_id = 1001 AND date >= '2026-06-01' AND date <= '2026-06-02' GROUP BY date FORMAT TabSeparated",
+        "SELECT date, count() FROM metrika.visits WHERE counter_id = 1001 AND date >= '2026-06-01' AND date <= '2026-06-02' GROUP BY date FORMAT TabSeparated"
     ]
 
     /// A table made by metrika before the day partitions (by month): the rest of the month is kept
@@ -56,15 +57,21 @@ struct ClickHouseStatementTests {
         "DROP TABLE IF EXISTS \(staging)__swap",
         "DROP TABLE IF EXISTS \(staging)",
         // After the swap, for --list: the rows each day holds now (a failure here leaves them unknown).
-        "SELECT date, count() FROM metrika.visits WHERE counter_id = 1001 AND date >= '2026-06-01' AND date <= '2026-06-02' GROUP BY date FORMAT TabSeparated",
+        "SELECT date, count() FROM metrika.visits WHERE counter_id = 1001 AND date >= '2026-06-01' AND date <= '2026-06-02' GROUP BY date FORMAT TabSeparated"
     ]
 
-    func run(clickHouse: FakeClickHouse, parts: FakePartServer, store: MemoryProgressStore? = MemoryProgressStore()) async throws {
-        let sleeper = SleepRecorder(), notes = NoteRecorder()
-        let settings = try ClickHouseSettings.make(url: "http://127.0.0.1:8123", table: nil, source: .visits, environment: [:], timeout: 30)
-        let destination = try await ClickHouseDestination.prepare(settings, counterID: 1001, source: .visits, fields: Fixture.fields, transport: clickHouse)
+    func run(clickHouse: FakeClickHouse, parts: FakePartServer, store: MemoryProgressStore? = MemoryProgressStore())
+        async throws
+    {
+        let sleeper = SleepRecorder()
+        let notes = NoteRecorder()
+        let settings = try ClickHouseSettings.make(
+            url: "http://127.0.0.1:8123", table: nil, source: .visits, environment: [:], timeout: 30)
+        let destination = try await ClickHouseDestination.prepare(
+            settings, counterID: 1001, source: .visits, fields: Fixture.fields, transport: clickHouse)
         let exporter = Fixture.exporter(
-            client: Fixture.client(api: FakeLogsAPI(parts: [0, 1]), parts: parts, sleeper: sleeper), destination: destination, store: store,
+            client: Fixture.client(api: FakeLogsAPI(parts: [0, 1]), parts: parts, sleeper: sleeper),
+            destination: destination, store: store,
             notes: notes, sleeper: sleeper)
         _ = try await exporter.run(Fixture.range)
     }
@@ -79,19 +86,22 @@ struct ClickHouseStatementTests {
 
     @Test func aPartCutMidwayIsDroppedAndInsertedAgainBeforeItReachesTheStaging() async throws {
         let clickHouse = FakeClickHouse()
-        try await run(clickHouse: clickHouse, parts: FakePartServer { part, attempt in part == 1 && attempt == 1 ? .cut(rows: 2) : .whole })
+        try await run(
+            clickHouse: clickHouse,
+            parts: FakePartServer { part, attempt in part == 1 && attempt == 1 ? .cut(rows: 2) : .whole })
         let statements = clickHouse.statements.map(Self.short)
         let part1 = "\(Self.staging)__part1"
-        #expect(Array(statements[12...]) == [
-            "DROP TABLE IF EXISTS \(part1)",
-            "CREATE TABLE \(part1) AS metrika.visits",
-            "INSERT INTO \(part1) (counter_id, date, visit_id) FORMAT TabSeparated",
-            "DROP TABLE IF EXISTS \(part1)",  // discardPart: the cut attempt's rows
-            "DROP TABLE IF EXISTS \(part1)",
-            "CREATE TABLE \(part1) AS metrika.visits",
-            "INSERT INTO \(part1) (counter_id, date, visit_id) FORMAT TabSeparated",
-            "INSERT INTO \(Self.staging) SELECT * FROM \(part1)",
-        ] + Array(Self.sequence[16...]))
+        #expect(
+            Array(statements[12...]) == [
+                "DROP TABLE IF EXISTS \(part1)",
+                "CREATE TABLE \(part1) AS metrika.visits",
+                "INSERT INTO \(part1) (counter_id, date, visit_id) FORMAT TabSeparated",
+                "DROP TABLE IF EXISTS \(part1)", // discardPart: the cut attempt's rows
+                "DROP TABLE IF EXISTS \(part1)",
+                "CREATE TABLE \(part1) AS metrika.visits",
+                "INSERT INTO \(part1) (counter_id, date, visit_id) FORMAT TabSeparated",
+                "INSERT INTO \(Self.staging) SELECT * FROM \(part1)"
+            ] + Array(Self.sequence[16...]))
         // Only a whole part moves into the staging table, once.
         #expect(statements.filter { $0 == "INSERT INTO \(Self.staging) SELECT * FROM \(part1)" }.count == 1)
         #expect(clickHouse.inserted[part1] == FakePartServer.rows(1).joined())
@@ -118,7 +128,9 @@ struct ClickHouseStatementTests {
         #expect(failure?.exitCode == ExitCode.dataError)
         let swapBegins = Self.sequence.firstIndex { $0.hasPrefix("ALTER TABLE") }!
         // The refused statement itself took no effect.
-        let wroteTarget = statements.dropLast().contains { $0.hasPrefix("ALTER TABLE \(Self.table) ") || $0.hasPrefix("INSERT INTO \(Self.table) ") }
+        let wroteTarget = statements.dropLast().contains {
+            $0.hasPrefix("ALTER TABLE \(Self.table) ") || $0.hasPrefix("INSERT INTO \(Self.table) ")
+        }
         #expect(wroteTarget == (step > swapBegins))
         // The staging table is kept for the re-run (its drop is the last statement of the sequence),
         // and so is the log request, with the parts recorded as loaded.
@@ -132,11 +144,15 @@ struct ClickHouseStatementTests {
         let clickHouse = FakeClickHouse()
         let prefix = String(Self.staging.dropFirst("metrika.".count))
         clickHouse.stagingNames = [prefix, prefix + "__part0", prefix + "__x, visits"]
-        let settings = try ClickHouseSettings.make(url: "http://127.0.0.1:8123", table: nil, source: .visits, environment: [:], timeout: 30)
-        let destination = try await ClickHouseDestination.prepare(settings, counterID: 1001, source: .visits, fields: Fixture.fields, transport: clickHouse)
+        let settings = try ClickHouseSettings.make(
+            url: "http://127.0.0.1:8123", table: nil, source: .visits, environment: [:], timeout: 30)
+        let destination = try await ClickHouseDestination.prepare(
+            settings, counterID: 1001, source: .visits, fields: Fixture.fields, transport: clickHouse)
         try await destination.discardRange(from: Day(iso: "2026-06-01")!, to: Day(iso: "2026-06-02")!)
         let drops = clickHouse.statements.filter { $0.hasPrefix("DROP TABLE") }
-        #expect(drops == ["DROP TABLE IF EXISTS \(Self.staging)", "DROP TABLE IF EXISTS \(Self.staging)__part0"], "\(drops)")
+        #expect(
+            drops == ["DROP TABLE IF EXISTS \(Self.staging)", "DROP TABLE IF EXISTS \(Self.staging)__part0"], "\(drops)"
+        )
     }
 
     @Test func aTableOfOlderMetrikaPartitionedByMonthIsStillReplacedByMonth() async throws {
@@ -153,7 +169,9 @@ struct ClickHouseStatementTests {
     /// lost by the swap: the load fails instead, before anything is replaced.
     @Test func rowsOutsideTheRangeStopTheLoadBeforeTheSwap() async throws {
         let clickHouse = FakeClickHouse(strayRows: 3)
-        let failure = await #expect(throws: ClickHouseError.self) { try await run(clickHouse: clickHouse, parts: FakePartServer()) }
+        let failure = await #expect(throws: ClickHouseError.self) {
+            try await run(clickHouse: clickHouse, parts: FakePartServer())
+        }
         guard case .strayRows(3, 1001, _, _, "metrika.visits", _, _)? = failure else {
             Issue.record("expected the stray rows to be named, got \(String(describing: failure))")
             return
@@ -168,20 +186,23 @@ struct ClickHouseStatementTests {
         let clickHouse = FakeClickHouse(partitionKey: "(counter_id, toYYYYMM(date))")
         try await run(clickHouse: clickHouse, parts: FakePartServer())
         let statements = clickHouse.statements.map(Self.short)
-        #expect(Array(statements.suffix(6)) == [
-            "INSERT INTO \(Self.staging)__swap SELECT * FROM metrika.visits WHERE counter_id = 1001 AND toYYYYMM(date) IN (202606) AND NOT (counter_id = 1001 AND date >= '2026-06-01' AND date <= '2026-06-02')",
-            "SELECT DISTINCT toYYYYMM(date) FROM \(Self.staging)__swap FORMAT TabSeparated",
-            "ALTER TABLE metrika.visits REPLACE PARTITION (1001, 202606) FROM \(Self.staging)__swap",
-            "DROP TABLE IF EXISTS \(Self.staging)__swap",
-            "DROP TABLE IF EXISTS \(Self.staging)",
-            Self.sequence.last!,
-        ])
+        #expect(
+            Array(statements.suffix(6)) == [
+                "INSERT INTO \(Self.staging)__swap SELECT * FROM metrika.visits WHERE counter_id = 1001 AND toYYYYMM(date) IN (202606) AND NOT (counter_id = 1001 AND date >= '2026-06-01' AND date <= '2026-06-02')",
+                "SELECT DISTINCT toYYYYMM(date) FROM \(Self.staging)__swap FORMAT TabSeparated",
+                "ALTER TABLE metrika.visits REPLACE PARTITION (1001, 202606) FROM \(Self.staging)__swap",
+                "DROP TABLE IF EXISTS \(Self.staging)__swap",
+                "DROP TABLE IF EXISTS \(Self.staging)",
+                Self.sequence.last!
+            ])
     }
 
     @Test(arguments: [
-        ("(counter_id, date)", "counter_id,date"), ("counter_id, date", "counter_id,date"), ("toYYYYMM(date)", "toYYYYMM(date)"),
-        ("(counter_id, toYYYYMM(date))", "counter_id,toYYYYMM(date)"), ("(toYYYYMM(date), counter_id)", "toYYYYMM(date),counter_id"),
-        ("toMonday(date), (counter_id)", "toMonday(date),(counter_id)"),
+        ("(counter_id, date)", "counter_id,date"), ("counter_id, date", "counter_id,date"),
+        ("toYYYYMM(date)", "toYYYYMM(date)"),
+        ("(counter_id, toYYYYMM(date))", "counter_id,toYYYYMM(date)"),
+        ("(toYYYYMM(date), counter_id)", "toYYYYMM(date),counter_id"),
+        ("toMonday(date), (counter_id)", "toMonday(date),(counter_id)")
     ])
     func partitionKeysAreComparedWithoutSpacesOrEnclosingParentheses(key: String, normalized: String) {
         #expect(ClickHouseTarget.normalized(key) == normalized)
@@ -190,25 +211,42 @@ struct ClickHouseStatementTests {
     /// What the replace cannot handle is refused before a log is ordered (exit 78, one line naming
     /// the table and what to do), and nothing is written.
     @Test(arguments: [
-        ("Distributed", "(counter_id, date)", "", "is a Distributed table", "--cluster NAME",
-         ClickHouseError.distributedTable(table: "metrika.visits", hint: .loadAsCluster)),
-        ("Log", "", "", "has engine Log", "MergeTree tables", .unsupportedEngine(table: "metrika.visits", engine: "Log")),
-        ("ReplacingMergeTree", "(counter_id, date)", "", "has engine ReplacingMergeTree", "MergeTree tables",
-         .unsupportedEngine(table: "metrika.visits", engine: "ReplacingMergeTree")),
-        ("MergeTree", "toMonday(date)", "", "is partitioned by toMonday(date)", "PARTITION BY (counter_id, date)",
-         .unsupportedPartitionKey(table: "metrika.visits", key: "toMonday(date)")),
-        ("MergeTree", "", "", "is partitioned by nothing", "PARTITION BY (counter_id, date)", .unsupportedPartitionKey(table: "metrika.visits", key: "")),
-        ("MergeTree", "(counter_id, date)", "visit_id", "has no column for ym:s:visitID", "ADD COLUMN visit_id UInt64",
-         .missingColumns(table: "metrika.visits", fields: ["ym:s:visitID"])),
+        (
+            "Distributed", "(counter_id, date)", "", "is a Distributed table", "--cluster NAME",
+            ClickHouseError.distributedTable(table: "metrika.visits", hint: .loadAsCluster)
+        ),
+        (
+            "Log", "", "", "has engine Log", "MergeTree tables",
+            .unsupportedEngine(table: "metrika.visits", engine: "Log")
+        ),
+        (
+            "ReplacingMergeTree", "(counter_id, date)", "", "has engine ReplacingMergeTree", "MergeTree tables",
+            .unsupportedEngine(table: "metrika.visits", engine: "ReplacingMergeTree")
+        ),
+        (
+            "MergeTree", "toMonday(date)", "", "is partitioned by toMonday(date)", "PARTITION BY (counter_id, date)",
+            .unsupportedPartitionKey(table: "metrika.visits", key: "toMonday(date)")
+        ),
+        (
+            "MergeTree", "", "", "is partitioned by nothing", "PARTITION BY (counter_id, date)",
+            .unsupportedPartitionKey(table: "metrika.visits", key: "")
+        ),
+        (
+            "MergeTree", "(counter_id, date)", "visit_id", "has no column for ym:s:visitID",
+            "ADD COLUMN visit_id UInt64",
+            .missingColumns(table: "metrika.visits", fields: ["ym:s:visitID"])
+        )
     ])
     func whatTheReplaceCannotHandleIsRefusedBeforeTheOrder(
         engine: String, key: String, missing: String, says: String, advice: String, expected: ClickHouseError
     ) async throws {
         let clickHouse = FakeClickHouse(engine: engine, partitionKey: key, missingColumn: missing)
         let api = FakeLogsAPI(parts: [0, 1])
-        let settings = try ClickHouseSettings.make(url: "http://127.0.0.1:8123", table: nil, source: .visits, environment: [:], timeout: 30)
+        let settings = try ClickHouseSettings.make(
+            url: "http://127.0.0.1:8123", table: nil, source: .visits, environment: [:], timeout: 30)
         do {
-            _ = try await ClickHouseDestination.prepare(settings, counterID: 1001, source: .visits, fields: Fixture.fields, transport: clickHouse)
+            _ = try await ClickHouseDestination.prepare(
+                settings, counterID: 1001, source: .visits, fields: Fixture.fields, transport: clickHouse)
             Issue.record("prepare accepted a \(engine) table partitioned by \(key)")
         } catch let failure as ClickHouseError {
             #expect(failure == expected)
@@ -234,11 +272,16 @@ struct ClickHouseStatementTests {
 
     @Test func aReplicatedTargetGetsPlainMergeTreeHelpersWithItsKeys() throws {
         let target = try ClickHouseTarget(
-            table: "metrika.visits_local", engine: "ReplicatedMergeTree", partitionKey: "(counter_id, date)", sortingKey: "counter_id, date, visit_id",
+            table: "metrika.visits_local", engine: "ReplicatedMergeTree", partitionKey: "(counter_id, date)",
+            sortingKey: "counter_id, date, visit_id",
             primaryKey: "counter_id, date, visit_id", samplingKey: "", columns: [:], clusterHint: .loadAsCluster)
-        #expect(target.createHelper("metrika.s") == "CREATE TABLE metrika.s AS metrika.visits_local ENGINE = MergeTree() PARTITION BY (counter_id, date) ORDER BY (counter_id, date, visit_id)")
+        #expect(
+            target.createHelper("metrika.s")
+                == "CREATE TABLE metrika.s AS metrika.visits_local ENGINE = MergeTree() PARTITION BY (counter_id, date) ORDER BY (counter_id, date, visit_id)"
+        )
         let plain = try ClickHouseTarget(
-            table: "metrika.visits", engine: "MergeTree", partitionKey: "toYYYYMM(date)", sortingKey: "counter_id, date, visit_id",
+            table: "metrika.visits", engine: "MergeTree", partitionKey: "toYYYYMM(date)",
+            sortingKey: "counter_id, date, visit_id",
             primaryKey: "counter_id, date, visit_id", samplingKey: "", columns: [:], clusterHint: .loadAsCluster)
         #expect(plain.createHelper("metrika.s") == "CREATE TABLE metrika.s AS metrika.visits")
         #expect(plain.scheme == .byMonth)
@@ -248,9 +291,11 @@ struct ClickHouseStatementTests {
     /// integer every value fits is taken, compared as ClickHouse spells it.
     @Test(arguments: [
         ("UInt32", "UInt32", true), ("UInt64", "UInt32", true), ("Int64", "UInt32", true), ("Int32", "UInt32", false),
-        ("UInt16", "UInt32", false), ("Int64", "Int32", true), ("UInt64", "Int32", false), ("Array(UInt64)", "Array(UInt32)", true),
-        ("String", "UInt32", false), ("String", "Date", false), ("String", "Array(String)", false), ("DateTime('Europe/Moscow')", "DateTime", false),
-        ("Nullable(UInt32)", "UInt32", false), ("Array(String)", "Array(String)", true),
+        ("UInt16", "UInt32", false), ("Int64", "Int32", true), ("UInt64", "Int32", false),
+        ("Array(UInt64)", "Array(UInt32)", true),
+        ("String", "UInt32", false), ("String", "Date", false), ("String", "Array(String)", false),
+        ("DateTime('Europe/Moscow')", "DateTime", false),
+        ("Nullable(UInt32)", "UInt32", false), ("Array(String)", "Array(String)", true)
     ])
     func aColumnTakesTheSameTypeOrAWiderInteger(found: String, wanted: String, takes: Bool) {
         #expect(ClickHouseTarget.takes(found, wanted) == takes)
@@ -258,18 +303,29 @@ struct ClickHouseStatementTests {
 
     @Test func columnsOfTheWrongTypeAreNamedWithTheAlterThatFixesThemOrTheKeyThatForbidsIt() throws {
         let target = try ClickHouseTarget(
-            table: "metrika.visits", engine: "MergeTree", partitionKey: "(counter_id, date)", sortingKey: "counter_id, date, visit_id",
+            table: "metrika.visits", engine: "MergeTree", partitionKey: "(counter_id, date)",
+            sortingKey: "counter_id, date, visit_id",
             primaryKey: "counter_id, date, visit_id", samplingKey: "",
-            columns: ["counter_id": "String", "date": "Date", "visit_id": "UInt64", "page_views": "String", "goals_id": "Array(UInt64)"], clusterHint: .loadAsCluster)
-        #expect(throws: ClickHouseError.wrongColumnTypes(table: "metrika.visits", columns: [
-            .init(column: "counter_id", found: "String", wanted: "UInt32", inKey: true),
-            .init(column: "page_views", found: "String", wanted: "Int32", inKey: false),
-        ])) {
+            columns: [
+                "counter_id": "String", "date": "Date", "visit_id": "UInt64", "page_views": "String",
+                "goals_id": "Array(UInt64)"
+            ], clusterHint: .loadAsCluster)
+        #expect(
+            throws: ClickHouseError.wrongColumnTypes(
+                table: "metrika.visits",
+                columns: [
+                    .init(column: "counter_id", found: "String", wanted: "UInt32", inKey: true),
+                    .init(column: "page_views", found: "String", wanted: "Int32", inKey: false)
+                ])
+        ) {
             try target.check(fields: ["ym:s:counterID", "ym:s:date", "ym:s:visitID", "ym:s:pageViews", "ym:s:goalsID"])
         }
-        let failure = ClickHouseError.wrongColumnTypes(table: "metrika.visits", columns: [.init(column: "page_views", found: "String", wanted: "Int32", inKey: false)])
+        let failure = ClickHouseError.wrongColumnTypes(
+            table: "metrika.visits",
+            columns: [.init(column: "page_views", found: "String", wanted: "Int32", inKey: false)])
         #expect(failure.exitCode == 78)
-        #expect(failure.message.contains("ALTER TABLE metrika.visits MODIFY COLUMN page_views Int32"), "\(failure.message)")
+        #expect(
+            failure.message.contains("ALTER TABLE metrika.visits MODIFY COLUMN page_views Int32"), "\(failure.message)")
     }
 
     /// A statement cut to its first words: the verb, the table and the clause that tells them apart.
@@ -277,7 +333,10 @@ struct ClickHouseStatementTests {
         if sql.hasPrefix("SELECT"), !sql.hasPrefix("SELECT DISTINCT"), let from = sql.range(of: " FROM system.") {
             return "SELECT … FROM system." + sql[from.upperBound...].prefix { $0 != " " }
         }
-        if sql.hasPrefix("CREATE TABLE IF NOT EXISTS") { return "CREATE TABLE IF NOT EXISTS " + sql.split(separator: " ")[5].split(separator: "(")[0].trimmingCharacters(in: .whitespaces) }
+        if sql.hasPrefix("CREATE TABLE IF NOT EXISTS") {
+            return "CREATE TABLE IF NOT EXISTS "
+                + sql.split(separator: " ")[5].split(separator: "(")[0].trimmingCharacters(in: .whitespaces)
+        }
         if let range = sql.range(of: " WHERE toYYYYMM(date) IN (") {
             return String(sql[..<range.upperBound]) + String(sql[range.upperBound...].prefix { $0 != ")" }) + ")"
         }
@@ -304,7 +363,10 @@ final class FakeClickHouse: StreamingHTTPTransport, @unchecked Sendable {
     var queryStrings: [String] { lock.withLock { _queryStrings } }
 
     /// A `MergeTree` partitioned by `(counter_id, date)` with the columns of `Fixture.fields`, unless told otherwise.
-    init(failAt: Int? = nil, engine: String = "MergeTree", partitionKey: String = "(counter_id, date)", missingColumn: String = "", partitionLimit: Bool = false, strayRows: Int = 0) {
+    init(
+        failAt: Int? = nil, engine: String = "MergeTree", partitionKey: String = "(counter_id, date)",
+        missingColumn: String = "", partitionLimit: Bool = false, strayRows: Int = 0
+    ) {
         self.strayRows = strayRows
         self.partitionLimit = partitionLimit
         self.failAt = failAt
@@ -319,7 +381,9 @@ final class FakeClickHouse: StreamingHTTPTransport, @unchecked Sendable {
     func exchange(
         _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, receive: ([UInt8]) async throws -> Void
     ) async throws -> StreamedResponseHead {
-        let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "query" }?.value
+        let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?.first {
+            $0.name == "query"
+        }?.value
         let sql = query ?? String(decoding: request.body ?? Data(), as: UTF8.self)
         let index = lock.withLock { () -> Int in
             _statements.append(sql)
@@ -327,7 +391,8 @@ final class FakeClickHouse: StreamingHTTPTransport, @unchecked Sendable {
             return _statements.count - 1
         }
         if index == failAt {
-            return StreamedResponseHead(status: 500, errorBody: Data("Code: 999, e.displayText() = DB::Exception: injected failure\n".utf8))
+            return StreamedResponseHead(
+                status: 500, errorBody: Data("Code: 999, e.displayText() = DB::Exception: injected failure\n".utf8))
         }
         if let upload {
             var body: [UInt8] = []
@@ -339,14 +404,19 @@ final class FakeClickHouse: StreamingHTTPTransport, @unchecked Sendable {
         if sql.hasPrefix("SELECT name FROM system.tables"), let stagingNames {
             try await receive(Array(stagingNames.map { $0 + "\n" }.joined().utf8))
         } else if sql.contains("FROM system.tables") {
-            try await receive(Array("\(engine)\t\(partitionKey)\tcounter_id, date, visit_id\tcounter_id, date, visit_id\t\n".utf8))
+            try await receive(
+                Array("\(engine)\t\(partitionKey)\tcounter_id, date, visit_id\tcounter_id, date, visit_id\t\n".utf8))
         }
-        if sql.hasPrefix("SELECT count(), any(counter_id)") { try await receive(Array("\(strayRows)\t1001\t1970-01-01\n".utf8)) }
+        if sql.hasPrefix("SELECT count(), any(counter_id)") {
+            try await receive(Array("\(strayRows)\t1001\t1970-01-01\n".utf8))
+        }
         if sql.hasPrefix("SELECT DISTINCT date") { try await receive(Array("2026-06-01\n".utf8)) }
         if sql.hasPrefix("SELECT DISTINCT toYYYYMM") { try await receive(Array("202606\n".utf8)) }
         if sql.contains("FROM system.settings") { try await receive(Array((partitionLimit ? "1\n" : "0\n").utf8)) }
         if sql.contains("FROM system.columns") {
-            let columns = [("counter_id", "UInt32"), ("date", "Date"), ("visit_id", "UInt64")].filter { $0.0 != missingColumn }
+            let columns = [("counter_id", "UInt32"), ("date", "Date"), ("visit_id", "UInt64")].filter {
+                $0.0 != missingColumn
+            }
             try await receive(Array(columns.map { "\($0.0)\t\($0.1)\n" }.joined().utf8))
         }
         return StreamedResponseHead(status: 200)

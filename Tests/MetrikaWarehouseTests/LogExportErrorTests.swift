@@ -1,26 +1,34 @@
 import Foundation
-import Testing
-@testable import MetrikaAPI
-import MetrikaModel
-@testable import MetrikaWarehouse
 import MetrikaCLI
+import MetrikaModel
+import Testing
+
+@testable import MetrikaAPI
+@testable import MetrikaWarehouse
 
 /// How a Logs API export ends when the API will not give the log: each way is its own
 /// `LogExportError` case carrying the counter or request, with the exit status the case decides.
 @Suite("Log export errors")
 struct LogExportErrorTests {
-    static func exporter(_ api: FakeLogsAPI, store: MemoryProgressStore = MemoryProgressStore(), destination: RecordingDestination = RecordingDestination(keepsEarlierParts: false))
-        -> LogExporter {
+    static func exporter(
+        _ api: FakeLogsAPI, store: MemoryProgressStore = MemoryProgressStore(),
+        destination: RecordingDestination = RecordingDestination(keepsEarlierParts: false)
+    )
+        -> LogExporter
+    {
         let sleeper = SleepRecorder()
         return Fixture.exporter(
-            client: Fixture.client(api: api, parts: FakePartServer(), sleeper: sleeper), destination: destination, store: store,
+            client: Fixture.client(api: api, parts: FakePartServer(), sleeper: sleeper), destination: destination,
+            store: store,
             notes: NoteRecorder(), sleeper: sleeper)
     }
 
     @Test func aCounterWithoutRoomForARequestIsToldToCleanBeforeAnythingIsOrdered() async throws {
         let api = FakeLogsAPI(parts: [0])
         api.evaluation = (possible: false, maxDays: 0)
-        let failure = await #expect(throws: LogExportError.noRoom(counterID: 1001, maxDays: 0)) { try await Self.exporter(api).run(Fixture.range) }
+        let failure = await #expect(throws: LogExportError.noRoom(counterID: 1001, maxDays: 0)) {
+            try await Self.exporter(api).run(Fixture.range)
+        }
         #expect(failure?.exitCode == ExitCode.tryLater)
         #expect(failure?.message(.cli).contains("`metrika logs --counter 1001 --clean-all`") == true)
         #expect(api.calls == ["GET /logrequests/evaluate"])
@@ -29,7 +37,9 @@ struct LogExportErrorTests {
     @Test func aProcessedRequestWithoutPartsIsDataTheAPIGotWrong() async throws {
         let api = FakeLogsAPI(parts: [])
         let destination = RecordingDestination(keepsEarlierParts: false)
-        let failure = await #expect(throws: LogExportError.noParts(request: 7)) { try await Self.exporter(api, destination: destination).run(Fixture.range) }
+        let failure = await #expect(throws: LogExportError.noParts(request: 7)) {
+            try await Self.exporter(api, destination: destination).run(Fixture.range)
+        }
         #expect(failure?.exitCode == ExitCode.dataError)
         #expect(!destination.events.contains { $0.hasPrefix("commit") })
     }
@@ -42,7 +52,9 @@ struct LogExportErrorTests {
             try await Self.exporter(api, store: store).run(Fixture.range)
         }
         #expect(failure?.exitCode == ExitCode.unavailable)
-        #expect(failure?.message == "log request 7 ended as processing_failed instead of processed; run again to order a new one.")
+        #expect(
+            failure?.message
+                == "log request 7 ended as processing_failed instead of processed; run again to order a new one.")
         #expect(store.jobs.isEmpty)
     }
 
@@ -52,7 +64,9 @@ struct LogExportErrorTests {
         let store = MemoryProgressStore()
         var exporter = Self.exporter(api, store: store)
         exporter.maxPolls = 3
-        let failure = await #expect(throws: LogExportError.notProcessed(request: 7, polls: 3)) { try await exporter.run(Fixture.range) }
+        let failure = await #expect(throws: LogExportError.notProcessed(request: 7, polls: 3)) {
+            try await exporter.run(Fixture.range)
+        }
         #expect(failure?.exitCode == ExitCode.unavailable)
         #expect(api.calls.filter { $0 == "GET /logrequest/7" }.count >= 3)
     }

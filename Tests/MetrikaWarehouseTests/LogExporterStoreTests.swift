@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import MetrikaAPI
 import MetrikaModel
 import MetrikaStore
+import Testing
+
+@testable import MetrikaAPI
 @testable import MetrikaWarehouse
 
 /// A history database that fails while the exporter forgets a request is said, never passed over
@@ -14,15 +15,19 @@ struct LogExporterStoreTests {
         let memory: MemoryProgressStore
         init(_ jobs: [LogJob] = []) { memory = MemoryProgressStore(jobs) }
 
-        func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) throws -> LogJob? {
-            try memory.job(counterID: counterID, source: source, from: from, to: to, fields: fields, destination: destination)
+        func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) throws
+            -> LogJob?
+        {
+            try memory.job(
+                counterID: counterID, source: source, from: from, to: to, fields: fields, destination: destination)
         }
         func saveJob(_ job: LogJob) throws { try memory.saveJob(job) }
         func markLoaded(requestID: Int, part: Int) throws { try memory.markLoaded(requestID: requestID, part: part) }
         func removeJob(requestID: Int) throws { throw StoreError(.readOnly, path: "/data/h.sqlite") }
         func jobs(counterID: Int) throws -> [LogJob] { try memory.jobs(counterID: counterID) }
         func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, at: Date) throws {
-            try memory.recordLoaded(counterID: counterID, source: source, destination: destination, from: from, to: to, at: at)
+            try memory.recordLoaded(
+                counterID: counterID, source: source, destination: destination, from: from, to: to, at: at)
         }
         func load(counterID: Int, source: LogSource, destination: String) throws -> LogLoad? {
             try memory.load(counterID: counterID, source: source, destination: destination)
@@ -34,10 +39,12 @@ struct LogExporterStoreTests {
 
     @Test func aFinishedExportWhoseRequestCannotBeForgottenStillSucceedsAndSaysSo() async throws {
         let api = FakeLogsAPI(parts: [0, 1])
-        let sleeper = SleepRecorder(), notes = NoteRecorder()
+        let sleeper = SleepRecorder()
+        let notes = NoteRecorder()
         let destination = RecordingDestination(keepsEarlierParts: false)
         let exporter = Fixture.exporter(
-            client: Fixture.client(api: api, parts: FakePartServer(), sleeper: sleeper), destination: destination, store: UnforgettingStore(),
+            client: Fixture.client(api: api, parts: FakePartServer(), sleeper: sleeper), destination: destination,
+            store: UnforgettingStore(),
             notes: notes, sleeper: sleeper)
 
         let summary = try await exporter.run(Fixture.range)

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import MetrikaAPI
 import MetrikaModel
+import Testing
+
+@testable import MetrikaAPI
 @testable import MetrikaWarehouse
 
 /// `LogExporter` against fake transports: the request lifecycle, resuming, and how a part that fails
@@ -16,31 +17,40 @@ struct LogExporterTests {
     @Test func ordersPollsDownloadsEveryPartAndCleans() async throws {
         let api = FakeLogsAPI(parts: [0, 1])
         let server = FakePartServer()
-        let sleeper = SleepRecorder(), notes = NoteRecorder()
+        let sleeper = SleepRecorder()
+        let notes = NoteRecorder()
         let home = try TemporaryDirectory()
         let file = home.path + "/v.tsv"
         let store = MemoryProgressStore()
         let exporter = Fixture.exporter(
-            client: Fixture.client(api: api, parts: server, sleeper: sleeper), destination: try TSVFileDestination(path: file), store: store,
+            client: Fixture.client(api: api, parts: server, sleeper: sleeper),
+            destination: try TSVFileDestination(path: file), store: store,
             notes: notes, sleeper: sleeper)
 
         let summary = try await exporter.run(Fixture.range)
 
-        #expect(api.calls == ["GET /logrequests/evaluate", "POST /logrequests", "GET /logrequest/7", "GET /logrequest/7", "POST /logrequest/7/clean"])
+        #expect(
+            api.calls == [
+                "GET /logrequests/evaluate", "POST /logrequests", "GET /logrequest/7", "GET /logrequest/7",
+                "POST /logrequest/7/clean"
+            ])
         #expect(server.downloads == [0, 1])
         #expect(try String(contentsOfFile: file, encoding: .utf8) == Self.expectedTSV(parts: [0, 1]))
         #expect(summary.parts == 2 && summary.requests == 1)
         #expect(store.jobs.isEmpty)
-        #expect(sleeper.waits == [1])  // one poll interval, no retry
+        #expect(sleeper.waits == [1]) // one poll interval, no retry
     }
 
     @Test func resumingSkipsThePartsAlreadyLoaded() async throws {
         let api = FakeLogsAPI(parts: [0, 1, 2], startAs: "processed")
         let server = FakePartServer()
-        let sleeper = SleepRecorder(), notes = NoteRecorder()
+        let sleeper = SleepRecorder()
+        let notes = NoteRecorder()
         let store = MemoryProgressStore([Fixture.job(loaded: [0, 2])])
         let destination = RecordingDestination(keepsEarlierParts: true)
-        let exporter = Fixture.exporter(client: Fixture.client(api: api, parts: server, sleeper: sleeper), destination: destination, store: store, notes: notes, sleeper: sleeper)
+        let exporter = Fixture.exporter(
+            client: Fixture.client(api: api, parts: server, sleeper: sleeper), destination: destination, store: store,
+            notes: notes, sleeper: sleeper)
 
         let summary = try await exporter.run(Fixture.range)
 
@@ -59,15 +69,20 @@ struct LogExporterTests {
             guard part == 1 else { return .whole }
             switch attempt {
             case 1: return .cut(rows: 2)
-            case 2: return .status(503, #"{"errors": [{"error_type": "backend_error", "message": "try later"}], "code": 503}"#)
+            case 2:
+                return .status(
+                    503, #"{"errors": [{"error_type": "backend_error", "message": "try later"}], "code": 503}"#)
             default: return .whole
             }
         }
-        let sleeper = SleepRecorder(), notes = NoteRecorder()
+        let sleeper = SleepRecorder()
+        let notes = NoteRecorder()
         let home = try TemporaryDirectory()
         let file = home.path + "/v.tsv"
         let client = Fixture.client(api: api, parts: server, sleeper: sleeper)
-        let exporter = Fixture.exporter(client: client, destination: try TSVFileDestination(path: file), store: MemoryProgressStore(), notes: notes, sleeper: sleeper)
+        let exporter = Fixture.exporter(
+            client: client, destination: try TSVFileDestination(path: file), store: MemoryProgressStore(), notes: notes,
+            sleeper: sleeper)
 
         let summary = try await exporter.run(Fixture.range)
 
@@ -75,21 +90,25 @@ struct LogExporterTests {
         #expect(try String(contentsOfFile: file, encoding: .utf8) == Self.expectedTSV(parts: [0, 1]))
         // The poll interval, then the retry policy's two waits (equal jitter at random 0.5: 0.375, 0.75).
         #expect(sleeper.waits == [1, 0.375, 0.75])
-        #expect(summary.parts == 2 && summary.bytes == Self.expectedTSV(parts: [0, 1]).utf8.count + FakePartServer.header.utf8.count)
+        #expect(
+            summary.parts == 2
+                && summary.bytes == Self.expectedTSV(parts: [0, 1]).utf8.count + FakePartServer.header.utf8.count)
         #expect(api.calls.last == "POST /logrequest/7/clean")
     }
 
     @Test func aPartCutAfterALongDownloadStillGetsItsRetries() async throws {
         let api = FakeLogsAPI(parts: [0])
         let server = FakePartServer { _, attempt in attempt == 1 ? .cut(rows: 2) : .whole }
-        let sleeper = SleepRecorder(), notes = NoteRecorder()
+        let sleeper = SleepRecorder()
+        let notes = NoteRecorder()
         // Every reading of the clock is an hour later: the first attempt took hours before it was cut.
         let clock = JumpingClock(step: 3600)
         let client = MetrikaClient(
             baseURL: Fixture.baseURL, token: "original-token", transport: api, streamingTransport: server,
             sleep: { sleeper.sleep($0) }, random: { 0.5 }, now: { clock.now() })
         let destination = RecordingDestination(keepsEarlierParts: false)
-        let exporter = Fixture.exporter(client: client, destination: destination, store: nil, notes: notes, sleeper: sleeper)
+        let exporter = Fixture.exporter(
+            client: client, destination: destination, store: nil, notes: notes, sleeper: sleeper)
 
         _ = try await exporter.run(Fixture.range)
         #expect(server.downloads == [0, 0])
@@ -99,15 +118,21 @@ struct LogExporterTests {
     @Test func aPartThatKeepsFailingEndsTheRunAfterThePolicysAttemptsAndKeepsTheRequest() async throws {
         let api = FakeLogsAPI(parts: [0, 1])
         let server = FakePartServer { part, _ in part == 1 ? .cut(rows: 1) : .whole }
-        let sleeper = SleepRecorder(), notes = NoteRecorder()
+        let sleeper = SleepRecorder()
+        let notes = NoteRecorder()
         let home = try TemporaryDirectory()
         let file = home.path + "/v.tsv"
         let store = MemoryProgressStore()
         var client = Fixture.client(api: api, parts: server, sleeper: sleeper)
         client.retryPolicy = RetryPolicy(maxAttempts: 3)
-        let exporter = Fixture.exporter(client: client, destination: try TSVFileDestination(path: file), store: store, notes: notes, sleeper: sleeper)
+        let exporter = Fixture.exporter(
+            client: client, destination: try TSVFileDestination(path: file), store: store, notes: notes,
+            sleeper: sleeper)
 
-        await #expect(throws: APIError.unavailable("log request 7, part 2 of 2: the connection broke mid-answer (Connection reset by peer), 3 attempts")) {
+        await #expect(
+            throws: APIError.unavailable(
+                "log request 7, part 2 of 2: the connection broke mid-answer (Connection reset by peer), 3 attempts")
+        ) {
             try await exporter.run(Fixture.range)
         }
         #expect(server.downloads == [0, 1, 1, 1])
@@ -120,18 +145,28 @@ struct LogExporterTests {
     @Test func aPermanentRefusalOfAPartFailsAtOnceAndKeepsTheRequest() async throws {
         let api = FakeLogsAPI(parts: [0, 1])
         let server = FakePartServer { part, _ in
-            part == 1 ? .status(400, #"{"errors": [{"error_type": "invalid_parameter", "message": "Only log of requests in status 'processed' can be downloaded"}], "code": 400}"#) : .whole
+            part == 1
+                ? .status(
+                    400,
+                    #"{"errors": [{"error_type": "invalid_parameter", "message": "Only log of requests in status 'processed' can be downloaded"}], "code": 400}"#
+                ) : .whole
         }
-        let sleeper = SleepRecorder(), notes = NoteRecorder()
+        let sleeper = SleepRecorder()
+        let notes = NoteRecorder()
         let store = MemoryProgressStore()
         let destination = RecordingDestination(keepsEarlierParts: false)
-        let exporter = Fixture.exporter(client: Fixture.client(api: api, parts: server, sleeper: sleeper), destination: destination, store: store, notes: notes, sleeper: sleeper)
+        let exporter = Fixture.exporter(
+            client: Fixture.client(api: api, parts: server, sleeper: sleeper), destination: destination, store: store,
+            notes: notes, sleeper: sleeper)
 
-        await #expect(throws: APIError.badRequest(type: "invalid_parameter", message: "Only log of requests in status 'processed' can be downloaded")) {
+        await #expect(
+            throws: APIError.badRequest(
+                type: "invalid_parameter", message: "Only log of requests in status 'processed' can be downloaded")
+        ) {
             try await exporter.run(Fixture.range)
         }
         #expect(server.downloads == [0, 1])
-        #expect(sleeper.waits == [1])  // no retry wait
+        #expect(sleeper.waits == [1]) // no retry wait
         #expect(destination.events == ["begin", "load 0", "load 1", "discard 1", "abandon"])
         #expect(store.jobs.map(\.loadedParts) == [[0]])
         #expect(!api.calls.contains { $0.hasSuffix("/clean") })
@@ -140,11 +175,17 @@ struct LogExporterTests {
     @Test func aCutPartThatCannotBeTakenBackIsNotRetried() async throws {
         let api = FakeLogsAPI(parts: [0, 1])
         let server = FakePartServer { part, _ in part == 1 ? .cut(rows: 1) : .whole }
-        let sleeper = SleepRecorder(), notes = NoteRecorder()
+        let sleeper = SleepRecorder()
+        let notes = NoteRecorder()
         let destination = RecordingDestination(keepsEarlierParts: false, canDiscard: false)
-        let exporter = Fixture.exporter(client: Fixture.client(api: api, parts: server, sleeper: sleeper), destination: destination, store: MemoryProgressStore(), notes: notes, sleeper: sleeper)
+        let exporter = Fixture.exporter(
+            client: Fixture.client(api: api, parts: server, sleeper: sleeper), destination: destination,
+            store: MemoryProgressStore(), notes: notes, sleeper: sleeper)
 
-        await #expect(throws: APIError.unavailable("log request 7, part 2 of 2: the connection broke mid-answer (Connection reset by peer)")) {
+        await #expect(
+            throws: APIError.unavailable(
+                "log request 7, part 2 of 2: the connection broke mid-answer (Connection reset by peer)")
+        ) {
             try await exporter.run(Fixture.range)
         }
         #expect(server.downloads == [0, 1])
@@ -153,11 +194,17 @@ struct LogExporterTests {
     @Test func aPartRefusedBeforeAnyByteIsRetriedEvenIntoAPipe() async throws {
         let api = FakeLogsAPI(parts: [0])
         let server = FakePartServer { _, attempt in
-            attempt == 1 ? .status(429, #"{"errors": [{"error_type": "quota_requests_by_ip", "message": "slow down"}], "code": 429}"#) : .whole
+            attempt == 1
+                ? .status(
+                    429, #"{"errors": [{"error_type": "quota_requests_by_ip", "message": "slow down"}], "code": 429}"#)
+                : .whole
         }
-        let sleeper = SleepRecorder(), notes = NoteRecorder()
+        let sleeper = SleepRecorder()
+        let notes = NoteRecorder()
         let destination = RecordingDestination(keepsEarlierParts: false, canDiscard: false)
-        let exporter = Fixture.exporter(client: Fixture.client(api: api, parts: server, sleeper: sleeper), destination: destination, store: nil, notes: notes, sleeper: sleeper)
+        let exporter = Fixture.exporter(
+            client: Fixture.client(api: api, parts: server, sleeper: sleeper), destination: destination, store: nil,
+            notes: notes, sleeper: sleeper)
 
         _ = try await exporter.run(Fixture.range)
         #expect(server.downloads == [0, 0])

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import MetrikaModel
+import Testing
+
 @testable import MetrikaWarehouse
 
 /// Log parts as the Logs API really sends them (each shape with the public report it comes from, see
@@ -86,7 +87,8 @@ struct LogPartNormalizerTests {
     /// run here, naming the row, with its raw bytes cut.
     @Test func aRowWithTheWrongFieldCountStopsThePartNamingTheRow() throws {
         let long = String(repeating: "x", count: 500)
-        let part = "ym:s:visitID\tym:s:date\tym:s:goalsOrder\n1\t2026-06-01\t[]\n2\t2026-06-01\textra\t\(long)\n3\t2026-06-01\t[]\n"
+        let part =
+            "ym:s:visitID\tym:s:date\tym:s:goalsOrder\n1\t2026-06-01\t[]\n2\t2026-06-01\textra\t\(long)\n3\t2026-06-01\t[]\n"
         let found = try #require(problem(part))
         #expect(found.row == 2)
         #expect(found.raw.count == 200)
@@ -100,25 +102,31 @@ struct LogPartNormalizerTests {
     /// field and the value, not ClickHouse's "Cannot parse input" for a part it numbers from 0.
     @Test(arguments: [
         ("ym:s:visitID", "12a", "not a whole number ≥ 0"), ("ym:s:pageViews", "-", "not a whole number"),
-        ("ym:s:date", "2026-6-1", "not a date (YYYY-MM-DD)"), ("ym:s:dateTime", "2026-06-01T10:00:00", "not a date and time"),
-        ("ym:s:goalsID", "4001", "not an array"),
+        ("ym:s:date", "2026-6-1", "not a date (YYYY-MM-DD)"),
+        ("ym:s:dateTime", "2026-06-01T10:00:00", "not a date and time"),
+        ("ym:s:goalsID", "4001", "not an array")
     ])
     func aValueItsColumnCannotTakeNamesRowAndField(field: String, value: String, expected: String) throws {
         let fields = ["ym:s:counterID", field]
-        let good = ["ym:s:visitID": "1", "ym:s:pageViews": "-3", "ym:s:date": "2026-06-01", "ym:s:dateTime": "2026-06-01 10:00:00", "ym:s:goalsID": "[4001]"][field]!
+        let good = [
+            "ym:s:visitID": "1", "ym:s:pageViews": "-3", "ym:s:date": "2026-06-01",
+            "ym:s:dateTime": "2026-06-01 10:00:00", "ym:s:goalsID": "[4001]"
+        ][field]!
         let part = fields.joined(separator: "\t") + "\n1001\t\(good)\n1001\t\(value)\n"
         let found = try #require(problem(part, fields: fields))
         #expect(found.row == 2 && found.field == field && found.problem.hasPrefix(expected), "\(found)")
         #expect(String(decoding: found.raw, as: UTF8.self) == value)
         // The same rows without the bad one load, an empty number or array included.
         if field != "ym:s:date" && field != "ym:s:dateTime" {
-            #expect(try normalize(fields.joined(separator: "\t") + "\n1001\t\(good)\n\t\n", fields: fields)
-                == "1001\t\(good)\n\t\(field == "ym:s:goalsID" ? "[]" : "")\n")
+            #expect(
+                try normalize(fields.joined(separator: "\t") + "\n1001\t\(good)\n\t\n", fields: fields)
+                    == "1001\t\(good)\n\t\(field == "ym:s:goalsID" ? "[]" : "")\n")
         }
     }
 
     @Test func aValueThatIsNotAnArrayNamesItsField() throws {
-        let found = try #require(problem("ym:s:visitID\tym:s:date\tym:s:goalsOrder\n1\t2026-06-01\t[]\n2\t2026-06-01\t\"[\\'a\\']\n"))
+        let found = try #require(
+            problem("ym:s:visitID\tym:s:date\tym:s:goalsOrder\n1\t2026-06-01\t[]\n2\t2026-06-01\t\"[\\'a\\']\n"))
         #expect(found.row == 2)
         #expect(found.field == "ym:s:goalsOrder")
         #expect(problem("ym:s:visitID\tym:s:date\tym:s:goalsOrder\n1\t2026-06-01\tnope\n")?.field == "ym:s:goalsOrder")

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import MetrikaModel
+import Testing
+
 @testable import MetrikaWarehouse
 
 /// A part's rows split over the shards by client_id, whatever the chunk boundaries.
@@ -19,7 +20,9 @@ struct ShardSpoolTests {
     func rowsGoToTheShardOfTheirClientWithTheHeaderOnEveryShard(chunkSize: Int) async throws {
         let spool = try ShardSpool(shardCount: 3, keyField: "ym:s:clientID")
         let bytes = Array((Self.header + Self.rows.joined()).utf8)
-        for start in stride(from: 0, to: bytes.count, by: chunkSize) { try spool.write(Array(bytes[start..<min(bytes.count, start + chunkSize)])) }
+        for start in stride(from: 0, to: bytes.count, by: chunkSize) {
+            try spool.write(Array(bytes[start..<min(bytes.count, start + chunkSize)]))
+        }
         try spool.finish()
         for shard in 0..<3 {
             let expected = Self.rows.filter { UInt64($0.split(separator: "\t")[1])! % 3 == UInt64(shard) }
@@ -45,8 +48,12 @@ struct ShardSpoolTests {
     @Test func aRowWithoutAWholeNumberClientIsRefusedNamingIt() throws {
         let spool = try ShardSpool(shardCount: 2, keyField: "ym:s:clientID")
         try spool.write(Array((Self.header + Self.rows[0]).utf8))
-        #expect(throws: ClickHouseError.badShardingKey(row: 2, field: "ym:s:clientID", value: "abc")) { try spool.write(Array("2\tabc\tx\n".utf8)) }
+        #expect(throws: ClickHouseError.badShardingKey(row: 2, field: "ym:s:clientID", value: "abc")) {
+            try spool.write(Array("2\tabc\tx\n".utf8))
+        }
         let noKey = try ShardSpool(shardCount: 2, keyField: "ym:s:clientID")
-        #expect(throws: ClickHouseError.noShardingColumn(field: "ym:s:clientID")) { try noKey.write(Array("ym:s:visitID\n1\n".utf8)) }
+        #expect(throws: ClickHouseError.noShardingColumn(field: "ym:s:clientID")) {
+            try noKey.write(Array("ym:s:visitID\n1\n".utf8))
+        }
     }
 }

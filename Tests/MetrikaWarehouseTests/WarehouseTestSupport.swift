@@ -1,7 +1,8 @@
 import Foundation
-@testable import MetrikaAPI
 import MetrikaModel
 import MetrikaStore
+
+@testable import MetrikaAPI
 @testable import MetrikaWarehouse
 
 // MARK: - The Logs API, faked at both seams
@@ -36,7 +37,9 @@ final class FakeLogsAPI: HTTPTransport, @unchecked Sendable {
             _calls.append("\(request.method) \(path)")
             switch (request.method, path) {
             case ("GET", "/logrequests/evaluate"):
-                return Self.json(#"{"log_request_evaluation": {"possible": \#(evaluation.possible), "max_possible_day_quantity": \#(evaluation.maxDays)}}"#)
+                return Self.json(
+                    #"{"log_request_evaluation": {"possible": \#(evaluation.possible), "max_possible_day_quantity": \#(evaluation.maxDays)}}"#
+                )
             case ("POST", "/logrequests"):
                 status = "created"
                 return Self.json(requestJSON())
@@ -53,14 +56,21 @@ final class FakeLogsAPI: HTTPTransport, @unchecked Sendable {
                 status = "canceled"
                 return Self.json(requestJSON())
             default:
-                return HTTPResponse(status: 404, body: Data(#"{"errors": [{"error_type": "not_found", "message": "no such thing"}], "code": 404}"#.utf8))
+                return HTTPResponse(
+                    status: 404,
+                    body: Data(
+                        #"{"errors": [{"error_type": "not_found", "message": "no such thing"}], "code": 404}"#.utf8))
             }
         }
     }
 
     private func requestJSON() -> String {
-        let partList = status == "processed" ? #", "parts": ["# + parts.map { #"{"part_number": \#($0), "size": 100}"# }.joined(separator: ", ") + "]" : ""
-        return #"{"log_request": {"request_id": 7, "counter_id": 1001, "source": "visits", "date1": "2026-06-01", "date2": "2026-06-02", "status": "\#(status)"\#(partList)}}"#
+        let partList =
+            status == "processed"
+            ? #", "parts": ["# + parts.map { #"{"part_number": \#($0), "size": 100}"# }.joined(separator: ", ") + "]"
+            : ""
+        return
+            #"{"log_request": {"request_id": 7, "counter_id": 1001, "source": "visits", "date1": "2026-06-01", "date2": "2026-06-02", "status": "\#(status)"\#(partList)}}"#
     }
 
     static func json(_ text: String) -> HTTPResponse {
@@ -138,14 +148,21 @@ final class MemoryProgressStore: LogProgressStore, @unchecked Sendable {
 
     var jobs: [LogJob] { lock.withLock { saved.values.sorted { $0.requestID < $1.requestID } } }
 
-    func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) throws -> LogJob? {
+    func job(counterID: Int, source: LogSource, from: Day, to: Day, fields: String, destination: String) throws
+        -> LogJob?
+    {
         lock.withLock {
-            saved.values.first { $0.counterID == counterID && $0.source == source && $0.from == from && $0.to == to && $0.fields == fields && $0.destination == destination }
+            saved.values.first {
+                $0.counterID == counterID && $0.source == source && $0.from == from && $0.to == to
+                    && $0.fields == fields && $0.destination == destination
+            }
         }
     }
 
     func saveJob(_ job: LogJob) throws { lock.withLock { saved[job.requestID] = job } }
-    func markLoaded(requestID: Int, part: Int) throws { lock.withLock { _ = saved[requestID]?.loadedParts.insert(part) } }
+    func markLoaded(requestID: Int, part: Int) throws {
+        lock.withLock { _ = saved[requestID]?.loadedParts.insert(part) }
+    }
     func removeJob(requestID: Int) throws { lock.withLock { saved[requestID] = nil } }
     func jobs(counterID: Int) throws -> [LogJob] { jobs.filter { $0.counterID == counterID } }
 
@@ -153,12 +170,17 @@ final class MemoryProgressStore: LogProgressStore, @unchecked Sendable {
     var loads: [LogLoad] { lock.withLock { _loads } }
     func recordLoaded(counterID: Int, source: LogSource, destination: String, from: Day, to: Day, at: Date) throws {
         lock.withLock {
-            if let index = _loads.firstIndex(where: { $0.counterID == counterID && $0.source == source && $0.destination == destination }) {
+            if let index = _loads.firstIndex(where: {
+                $0.counterID == counterID && $0.source == source && $0.destination == destination
+            }) {
                 _loads[index].firstDay = min(_loads[index].firstDay, from)
                 _loads[index].lastDay = max(_loads[index].lastDay, to)
                 _loads[index].loadedAt = at
             } else {
-                _loads.append(LogLoad(counterID: counterID, source: source, destination: destination, firstDay: from, lastDay: to, loadedAt: at))
+                _loads.append(
+                    LogLoad(
+                        counterID: counterID, source: source, destination: destination, firstDay: from, lastDay: to,
+                        loadedAt: at))
             }
         }
     }
@@ -191,23 +213,29 @@ enum Fixture {
     static let fields = ["ym:s:counterID", "ym:s:date", "ym:s:visitID"]
     static let baseURL = URL(string: "https://api-metrika.yandex.net")!
 
-    static func client(api: any HTTPTransport, parts: any StreamingHTTPTransport, sleeper: SleepRecorder) -> MetrikaClient {
+    static func client(api: any HTTPTransport, parts: any StreamingHTTPTransport, sleeper: SleepRecorder)
+        -> MetrikaClient
+    {
         MetrikaClient(
             baseURL: baseURL, token: "original-token", transport: api, streamingTransport: parts,
             sleep: { sleeper.sleep($0) }, random: { 0.5 })
     }
 
     static func exporter(
-        client: MetrikaClient, destination: any LogDestination, store: (any LogProgressStore)?, notes: NoteRecorder, sleeper: SleepRecorder,
+        client: MetrikaClient, destination: any LogDestination, store: (any LogProgressStore)?, notes: NoteRecorder,
+        sleeper: SleepRecorder,
         key: String = "test"
     ) -> LogExporter {
         LogExporter(
-            client: client, destination: destination, destinationKey: key, counterID: 1001, source: .visits, fields: fields, store: store,
+            client: client, destination: destination, destinationKey: key, counterID: 1001, source: .visits,
+            fields: fields, store: store,
             firstPollInterval: 1, sleep: { sleeper.sleep($0) }, progress: nil, note: { notes.note($0) })
     }
 
     static func job(loaded: Set<Int> = [], key: String = "test") -> LogJob {
-        LogJob(counterID: 1001, source: .visits, from: from, to: to, fields: fields.joined(separator: ","), destination: key, requestID: 7, loadedParts: loaded)
+        LogJob(
+            counterID: 1001, source: .visits, from: from, to: to, fields: fields.joined(separator: ","),
+            destination: key, requestID: 7, loadedParts: loaded)
     }
 }
 

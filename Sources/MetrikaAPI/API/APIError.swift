@@ -83,17 +83,21 @@ package enum APIError: WordedFailure, Equatable {
         case .dailyQuota(let type, let resetsIn):
             return "The daily API quota is used up (\(type)). It resets at 00:00 GMT (\(resetsIn)); try again then."
         case .quotaPersisted(let type):
-            return "The API kept answering that a request quota is exceeded (\(type)), even after waiting. Try again in a few minutes."
+            return
+                "The API kept answering that a request quota is exceeded (\(type)), even after waiting. Try again in a few minutes."
         case .unavailable(let detail):
             return "The Metrika API is unavailable: \(detail)."
         case .unreadable(let detail):
             return "The API answered something unreadable: \(detail)."
         case .redirected(let status, let target):
-            return "The API answered with a redirect (HTTP \(status)) to \(target); metrika follows no redirects, so the token was not sent there."
+            return
+                "The API answered with a redirect (HTTP \(status)) to \(target); metrika follows no redirects, so the token was not sent there."
         case .tooLarge(let path, let limit):
-            return "The answer from \(path) is larger than the \(Self.describeBytes(limit)) limit; metrika stopped reading it."
+            return
+                "The answer from \(path) is larger than the \(Self.describeBytes(limit)) limit; metrika stopped reading it."
         case .argumentTooLong(let name, let length, let limit):
-            return "The \(name) argument is too long (\(length) characters): a request may be at most \(Self.describeBytes(limit)) long. "
+            return
+                "The \(name) argument is too long (\(length) characters): a request may be at most \(Self.describeBytes(limit)) long. "
                 + "Shorten it, or split the report into several."
         case .insecure(let host, let detail):
             return "The TLS connection to \(host) failed (\(detail)); not retried."
@@ -110,7 +114,9 @@ package enum APIError: WordedFailure, Equatable {
     /// name it already: `Access denied to counter 1003: …`.
     package func messageNamingCounter(_ naming: ParameterNaming) -> String {
         // The simulator's (and some real) answers name it already: then once is enough.
-        guard case .accessDenied(let detail, let id?) = self, !detail.contains(String(id)) else { return message(naming) }
+        guard case .accessDenied(let detail, let id?) = self, !detail.contains(String(id)) else {
+            return message(naming)
+        }
         return "Access denied to counter \(id): \(detail) \(naming.action(.signInAsViewer))"
     }
 
@@ -119,7 +125,9 @@ package enum APIError: WordedFailure, Equatable {
     package static func counterID(in url: URL?) -> Int? {
         guard let url else { return nil }
         let parts = url.path.split(separator: "/")
-        if let index = parts.firstIndex(of: "counter"), index + 1 < parts.count, let id = Int(parts[index + 1]) { return id }
+        if let index = parts.firstIndex(of: "counter"), index + 1 < parts.count, let id = Int(parts[index + 1]) {
+            return id
+        }
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         for name in ["ids", "id"] {
             if let value = items.first(where: { $0.name == name })?.value, let id = Int(value) { return id }

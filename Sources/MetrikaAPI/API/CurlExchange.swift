@@ -61,7 +61,9 @@ final class CurlExchange: @unchecked Sendable {
     /// body are then in the properties); throws `TransportError` or `CancellationError`.
     func perform() throws {
         guard CurlHandlePool.shared.ready else { throw TransportError.other("libcurl could not be initialized") }
-        guard let handle = CurlHandlePool.shared.take() else { throw TransportError.other("libcurl could not make a handle") }
+        guard let handle = CurlHandlePool.shared.take() else {
+            throw TransportError.other("libcurl could not make a handle")
+        }
         var reusable = true
         defer { CurlHandlePool.shared.give(handle, reusable: reusable) }
 
@@ -80,7 +82,10 @@ final class CurlExchange: @unchecked Sendable {
         try outcome(code, message: String(cString: errorBuffer))
     }
 
-    private func configure(_ handle: UnsafeMutableRawPointer, errorBuffer: UnsafeMutablePointer<CChar>, headerList: inout UnsafeMutablePointer<curl_slist>?) throws {
+    private func configure(
+        _ handle: UnsafeMutableRawPointer, errorBuffer: UnsafeMutablePointer<CChar>,
+        headerList: inout UnsafeMutablePointer<curl_slist>?
+    ) throws {
         // The first option libcurl refuses, of every kind set below; checked once at the end.
         var failed: CURLcode = CURLE_OK
         func check(_ code: CURLcode) {
@@ -88,12 +93,15 @@ final class CurlExchange: @unchecked Sendable {
         }
         func long(_ option: CURLoption, _ value: Int) { check(metrika_curl_set_long(handle, option, value)) }
         func text(_ option: CURLoption, _ value: String) {
-            check(value.withCString { metrika_curl_set_pointer(handle, option, $0) })  // libcurl copies strings
+            check(value.withCString { metrika_curl_set_pointer(handle, option, $0) }) // libcurl copies strings
         }
-        func pointer(_ option: CURLoption, _ value: UnsafeRawPointer?) { check(metrika_curl_set_pointer(handle, option, value)) }
+        func pointer(_ option: CURLoption, _ value: UnsafeRawPointer?) {
+            check(metrika_curl_set_pointer(handle, option, value))
+        }
 
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw TransportError.other("metrika speaks http and https only, not \(request.url.scheme ?? "a URL without a scheme")")
+            throw TransportError.other(
+                "metrika speaks http and https only, not \(request.url.scheme ?? "a URL without a scheme")")
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
         text(CURLOPT_URL, request.url.absoluteString)
@@ -138,7 +146,10 @@ final class CurlExchange: @unchecked Sendable {
                 body.withUnsafeBytes { bytes in
                     // COPYPOSTFIELDS: libcurl keeps its own copy; an empty body still needs a valid pointer.
                     var empty: UInt8 = 0
-                    pointer(CURLOPT_COPYPOSTFIELDS, bytes.baseAddress.map(UnsafeRawPointer.init) ?? withUnsafePointer(to: &empty) { UnsafeRawPointer($0) })
+                    pointer(
+                        CURLOPT_COPYPOSTFIELDS,
+                        bytes.baseAddress.map(UnsafeRawPointer.init)
+                            ?? withUnsafePointer(to: &empty) { UnsafeRawPointer($0) })
                 }
             }
         }
@@ -150,14 +161,18 @@ final class CurlExchange: @unchecked Sendable {
         for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
             // A value with CR, LF or NUL would smuggle a header (or cut this one): refuse to send it.
             let breaks: (Unicode.Scalar) -> Bool = { $0 == "\r" || $0 == "\n" || $0 == "\0" }
-            guard !name.unicodeScalars.contains(where: breaks), !value.unicodeScalars.contains(where: breaks), !name.contains(":") else {
+            guard !name.unicodeScalars.contains(where: breaks), !value.unicodeScalars.contains(where: breaks),
+                !name.contains(":")
+            else {
                 throw TransportError.other("a header (\(name.prefix(40))) holds a line break")
             }
             // "Name;" is libcurl's way to send a header with an empty value.
             lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
         for line in lines {
-            guard let appended = curl_slist_append(headerList, line) else { throw TransportError.other("libcurl is out of memory") }
+            guard let appended = curl_slist_append(headerList, line) else {
+                throw TransportError.other("libcurl is out of memory")
+            }
             headerList = appended
         }
         pointer(CURLOPT_HTTPHEADER, UnsafeRawPointer(headerList))
@@ -263,8 +278,8 @@ final class CurlExchange: @unchecked Sendable {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
             return .cannotConnect(described)
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE,
-             CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE,
-             CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED:
+            CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE,
+            CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED:
             return .insecure(described)
         case CURLE_SSL_CONNECT_ERROR:
             // A handshake the network cut is transient; one the server's certificate or protocol failed is not.
@@ -272,10 +287,10 @@ final class CurlExchange: @unchecked Sendable {
         case CURLE_BAD_CONTENT_ENCODING, CURLE_WEIRD_SERVER_REPLY:
             return .malformed(described)
         case CURLE_RECV_ERROR where isMalformedAnswer(described),
-             CURLE_UNSUPPORTED_PROTOCOL where described.lowercased().contains("http version"):
+            CURLE_UNSUPPORTED_PROTOCOL where described.lowercased().contains("http version"):
             return .malformed(described)
         case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM,
-             CURLE_HTTP3, CURLE_QUIC_CONNECT_ERROR:
+            CURLE_HTTP3, CURLE_QUIC_CONNECT_ERROR:
             return .connectionLost(described)
         default:
             return .other(described)
@@ -292,33 +307,44 @@ final class CurlExchange: @unchecked Sendable {
     /// Words of libcurl's TLS messages that asking again cannot change.
     static func isTLSFailure(_ description: String) -> Bool {
         let text = description.lowercased()
-        return ["certificate", "wrong version number", "handshake failure", "unsupported protocol", "alert"].contains { text.contains($0) }
+        return ["certificate", "wrong version number", "handshake failure", "unsupported protocol", "alert"].contains {
+            text.contains($0)
+        }
     }
 }
 
 // libcurl's callbacks: plain C functions that find their exchange through the user pointer.
 
-private func curlHeaderCallback(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?) -> Int {
+private func curlHeaderCallback(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?
+) -> Int {
     guard let user else { return 0 }
     let exchange = Unmanaged<CurlExchange>.fromOpaque(user).takeUnretainedValue()
     let length = size * count
     return exchange.header(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
 }
 
-private func curlBodyCallback(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?) -> Int {
+private func curlBodyCallback(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?
+) -> Int {
     guard let user else { return 0 }
     let exchange = Unmanaged<CurlExchange>.fromOpaque(user).takeUnretainedValue()
     let length = size * count
     return exchange.bodyBytes(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
 }
 
-private func curlReadCallback(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?) -> Int {
+private func curlReadCallback(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?
+) -> Int {
     guard let user, let data else { return Int(metrika_curl_read_abort()) }
     let exchange = Unmanaged<CurlExchange>.fromOpaque(user).takeUnretainedValue()
-    return exchange.uploadBytes(UnsafeMutableRawBufferPointer(start: data, count: size * count)) ?? Int(metrika_curl_read_abort())
+    return exchange.uploadBytes(UnsafeMutableRawBufferPointer(start: data, count: size * count))
+        ?? Int(metrika_curl_read_abort())
 }
 
-private func curlProgressCallback(_ user: UnsafeMutableRawPointer?, _: curl_off_t, _: curl_off_t, _: curl_off_t, _: curl_off_t) -> Int32 {
+private func curlProgressCallback(
+    _ user: UnsafeMutableRawPointer?, _: curl_off_t, _: curl_off_t, _: curl_off_t, _: curl_off_t
+) -> Int32 {
     guard let user else { return 0 }
     return Unmanaged<CurlExchange>.fromOpaque(user).takeUnretainedValue().isCancelled ? 1 : 0
 }

@@ -38,7 +38,8 @@ package struct CurlTransport: HTTPTransport, StreamingHTTPTransport {
         let source = upload == nil ? nil : CurlUploadChannel(idleTimeout: request.timeout)
         let exchange = CurlExchange(request, sink: .stream(deliver: { channel.push(Array($0)) }), upload: source)
         Self.run(exchange) { outcome in
-            channel.end(outcome.map { StreamedResponseHead(status: $0.status, headers: $0.headers, errorBody: $0.errorBody) })
+            channel.end(
+                outcome.map { StreamedResponseHead(status: $0.status, headers: $0.headers, errorBody: $0.errorBody) })
         }
         return try await withTaskCancellationHandler {
             // Whatever ends this (the reader or the writer throwing included) releases libcurl's thread.

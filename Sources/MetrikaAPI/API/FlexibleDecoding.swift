@@ -8,11 +8,14 @@ extension KeyedDecodingContainer {
     func flexibleInt(_ key: Key) throws -> Int? {
         guard contains(key), try !decodeNil(forKey: key) else { return nil }
         if let value = try? decode(Int.self, forKey: key) { return value }
-        if let value = try? decode(Double.self, forKey: key), value.isFinite, value.rounded() == value, abs(value) < 9e15 {
+        if let value = try? decode(Double.self, forKey: key), value.isFinite, value.rounded() == value,
+            abs(value) < 9e15
+        {
             return Int(value)
         }
         if let text = try? decode(String.self, forKey: key), let value = Int(text) { return value }
-        throw DecodingError.typeMismatch(Int.self, .init(codingPath: codingPath + [key], debugDescription: "expected an integer"))
+        throw DecodingError.typeMismatch(
+            Int.self, .init(codingPath: codingPath + [key], debugDescription: "expected an integer"))
     }
 
     /// A boolean from `true`/`false`, `0`/`1` or `"0"`/`"1"`; nil when absent or null.
@@ -21,7 +24,8 @@ extension KeyedDecodingContainer {
         if let value = try? decode(Bool.self, forKey: key) { return value }
         if let value = try? decode(Double.self, forKey: key) { return value != 0 }
         if let text = try? decode(String.self, forKey: key) { return text == "1" || text.lowercased() == "true" }
-        throw DecodingError.typeMismatch(Bool.self, .init(codingPath: codingPath + [key], debugDescription: "expected a boolean"))
+        throw DecodingError.typeMismatch(
+            Bool.self, .init(codingPath: codingPath + [key], debugDescription: "expected a boolean"))
     }
 
     /// A string; numbers are turned into their text (ids sometimes arrive as numbers); nil when absent or null.
@@ -31,7 +35,8 @@ extension KeyedDecodingContainer {
         if let value = try? decode(Int.self, forKey: key) { return String(value) }
         if let value = try? decode(Double.self, forKey: key) { return String(value) }
         if let value = try? decode(Bool.self, forKey: key) { return String(value) }
-        throw DecodingError.typeMismatch(String.self, .init(codingPath: codingPath + [key], debugDescription: "expected a string"))
+        throw DecodingError.typeMismatch(
+            String.self, .init(codingPath: codingPath + [key], debugDescription: "expected a string"))
     }
 }
 
@@ -50,19 +55,22 @@ struct WireNumber: Decodable, Sendable, Equatable {
         }
         if let number = try? container.decode(Double.self) {
             guard number.isFinite else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "a metric value is not a finite number")
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "a metric value is not a finite number")
             }
             value = number
             return
         }
         if let text = try? container.decode(String.self) {
             guard let number = Double(text), number.isFinite else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "a metric value is the text '\(text.prefix(20))', not a number")
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "a metric value is the text '\(text.prefix(20))', not a number")
             }
             value = number
             return
         }
-        throw DecodingError.dataCorruptedError(in: container, debugDescription: "a metric value is neither a number nor null")
+        throw DecodingError.dataCorruptedError(
+            in: container, debugDescription: "a metric value is neither a number nor null")
     }
 }
 

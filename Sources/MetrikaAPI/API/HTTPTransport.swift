@@ -36,7 +36,8 @@ package struct HTTPResponse: Sendable {
 
     package init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
         self.status = status
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        self.headers = Dictionary(
+            headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         self.body = body
     }
 
@@ -47,11 +48,15 @@ package struct HTTPResponse: Sendable {
     /// error message may name. Only plain host characters are shown; anything else is described.
     package func redirectTarget(from url: URL) -> String {
         guard let location = headers["location"], !location.isEmpty else { return "no Location" }
-        guard let target = URL(string: location, relativeTo: url)?.absoluteURL, let host = target.host, let scheme = target.scheme else {
+        guard let target = URL(string: location, relativeTo: url)?.absoluteURL, let host = target.host,
+            let scheme = target.scheme
+        else {
             return "an unreadable Location"
         }
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
-        guard !host.isEmpty, host.count <= 100, host.allSatisfy(allowed.contains), ["http", "https"].contains(scheme.lowercased()) else {
+        guard !host.isEmpty, host.count <= 100, host.allSatisfy(allowed.contains),
+            ["http", "https"].contains(scheme.lowercased())
+        else {
             return "an unreadable Location"
         }
         return "\(scheme.lowercased())://\(host)" + (target.port.map { ":\($0)" } ?? "")

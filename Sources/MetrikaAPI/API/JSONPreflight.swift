@@ -66,8 +66,10 @@ package enum JSONPreflight {
                         guard escape == UInt8(ascii: "u"), let unit = hex4(bytes, at: index) else { continue }
                         if (0xD800...0xDBFF).contains(unit) {
                             // A high surrogate must be followed at once by an escaped low one.
-                            if index + 10 <= count, bytes[index + 4] == UInt8(ascii: "\\"), bytes[index + 5] == UInt8(ascii: "u"),
-                               let low = hex4(bytes, at: index + 6), (0xDC00...0xDFFF).contains(low) {
+                            if index + 10 <= count, bytes[index + 4] == UInt8(ascii: "\\"),
+                                bytes[index + 5] == UInt8(ascii: "u"),
+                                let low = hex4(bytes, at: index + 6), (0xDC00...0xDFFF).contains(low)
+                            {
                                 index += 10
                             } else {
                                 lone.append(index)

@@ -6,13 +6,17 @@ extension MetrikaClient {
     // MARK: - Management API
 
     /// Every counter the token can see, following `offset`/`per_page` paging until `offset > rows`.
-    package func fetchCounters(search: String? = nil, status: String? = nil, perPage: Int = 1000) async throws -> [Counter] {
+    package func fetchCounters(search: String? = nil, status: String? = nil, perPage: Int = 1000) async throws
+        -> [Counter]
+    {
         try await fetchCounterList(search: search, status: status, perPage: perPage).counters
     }
 
     /// The counters list and, when the server's paging was not believable (a short page, a page of
     /// ids already seen, the request cap), a one-line warning for stderr.
-    package func fetchCounterList(search: String? = nil, status: String? = nil, perPage: Int = 1000) async throws -> (counters: [Counter], warning: String?) {
+    package func fetchCounterList(search: String? = nil, status: String? = nil, perPage: Int = 1000) async throws -> (
+        counters: [Counter], warning: String?
+    ) {
         var result: [Counter] = []
         var seen = Set<Int>()
         var pager = Pager(wanted: Int.max, pageSize: perPage, hardCap: Pager.counterListHardCap)

@@ -56,7 +56,10 @@ package struct StatComparison: Decodable, Sendable {
 
         enum CodingKeys: String, CodingKey { case dimensions, metrics }
         struct Name: Decodable { let name: String? }
-        struct Sides: Decodable { let a: [WireNumber]?; let b: [WireNumber]? }
+        struct Sides: Decodable {
+            let a: [WireNumber]?
+            let b: [WireNumber]?
+        }
 
         package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -76,7 +79,13 @@ package struct StatComparison: Decodable, Sendable {
     /// The currency of money metrics the `query` echo names (`RUB`…), when it does.
     package let queryCurrency: String?
 
-    enum CodingKeys: String, CodingKey { case data, totals, totalRows = "total_rows", sampled, sampleShare = "sample_share", query }
+    enum CodingKeys: String, CodingKey {
+        case data, totals
+        case totalRows = "total_rows"
+        case sampled
+        case sampleShare = "sample_share"
+        case query
+    }
     struct Query: Decodable { let currency: String? }
 
     package init(from decoder: any Decoder) throws {
@@ -96,13 +105,18 @@ extension MetrikaClient {
     /// `/stat/v1/data/comparison`: `query`'s metrics and dimensions over `baseline` (side a) and
     /// `period` (side b) in one request, `limit` rows from the 1-based `offset`. `query.filters`
     /// applies to both sides.
-    package func fetchComparison(_ query: StatQuery, baseline: (from: String, to: String), limit: Int, offset: Int = 1) async throws -> StatComparison {
-        try await fetchComparison(query, a: (baseline.from, baseline.to), b: (query.date1, query.date2), limit: limit, offset: offset)
+    package func fetchComparison(_ query: StatQuery, baseline: (from: String, to: String), limit: Int, offset: Int = 1)
+        async throws -> StatComparison
+    {
+        try await fetchComparison(
+            query, a: (baseline.from, baseline.to), b: (query.date1, query.date2), limit: limit, offset: offset)
     }
 
     /// `/stat/v1/data/comparison` with the sides named: `a` and `b` are each a (from, to) of days.
     /// The API sorts by side a: a report compared with its previous period puts itself on side a.
-    package func fetchComparison(_ query: StatQuery, a: (from: String, to: String), b: (from: String, to: String), limit: Int, offset: Int = 1) async throws -> StatComparison {
+    package func fetchComparison(
+        _ query: StatQuery, a: (from: String, to: String), b: (from: String, to: String), limit: Int, offset: Int = 1
+    ) async throws -> StatComparison {
         var items = query.items.filter { $0.0 != "date1" && $0.0 != "date2" && $0.0 != "filters" }
         items.append(("date1_a", a.from))
         items.append(("date2_a", a.to))
@@ -140,7 +154,12 @@ package struct StatPlainRows: Decodable, Sendable {
     package let sampled: Bool
     package let sampleShare: Double?
 
-    enum CodingKeys: String, CodingKey { case data, totalRows = "total_rows", sampled, sampleShare = "sample_share" }
+    enum CodingKeys: String, CodingKey {
+        case data
+        case totalRows = "total_rows"
+        case sampled
+        case sampleShare = "sample_share"
+    }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

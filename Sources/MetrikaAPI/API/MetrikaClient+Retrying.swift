@@ -15,7 +15,8 @@ extension MetrikaClient {
                 switch classify(response, from: request.url) {
                 case .success(let response): return .done(response)
                 case .fail(let error): return .fail(error)
-                case .retry(let reason, let retryAfter, let quota): return .retry(reason, retryAfter: retryAfter, quota: quota)
+                case .retry(let reason, let retryAfter, let quota):
+                    return .retry(reason, retryAfter: retryAfter, quota: quota)
                 }
             } catch let error as TransportError {
                 return transportStep(error, request: request, since: sentAt, context: nil)
@@ -58,7 +59,9 @@ extension MetrikaClient {
     /// A transport failure as `send` judges it: a too large, malformed or insecure answer is final
     /// (asking again brings the same answer), everything else (timeouts, refused or cut connections) is
     /// retried. `context` (such as `log request 7, part 1 of 2`) starts the reason when given.
-    private func transportStep<T>(_ error: TransportError, request: HTTPRequest, since sentAt: UInt64, context: String?) -> Step<T> {
+    private func transportStep<T>(_ error: TransportError, request: HTTPRequest, since sentAt: UInt64, context: String?)
+        -> Step<T>
+    {
         let prefix = context.map { "\($0): " } ?? ""
         switch error {
         case .tooLarge(let limit):
@@ -66,7 +69,9 @@ extension MetrikaClient {
             return .fail(APIError.tooLarge(path: request.url.path, limit: limit))
         case .malformed(let detail):
             logLine(request, status: "malformed", since: sentAt)
-            return .fail(APIError.unreadable("\(prefix)a malformed HTTP answer from \(request.url.path) (\(Self.oneLine(detail)))"))
+            return .fail(
+                APIError.unreadable(
+                    "\(prefix)a malformed HTTP answer from \(request.url.path) (\(Self.oneLine(detail)))"))
         case .insecure(let detail):
             logLine(request, status: "TLS failed", since: sentAt)
             return .fail(APIError.insecure(host: request.url.host ?? "the API", detail: Self.oneLine(detail)))
@@ -79,7 +84,8 @@ extension MetrikaClient {
     /// The retry loop of every request to Yandex (see `RetryPolicy`).
     /// `boundingElapsedTime`: whether the attempts' own time counts too (each JSON attempt is bounded
     /// by the request timeout, so all of them by `requestTimeout × maxAttempts`).
-    private func retrying<T>(boundingElapsedTime: Bool = true, _ attempt: () async throws -> Step<T>) async throws -> T {
+    private func retrying<T>(boundingElapsedTime: Bool = true, _ attempt: () async throws -> Step<T>) async throws -> T
+    {
         let started = now()
         var waited = 0.0
         var attempts = 0
@@ -93,14 +99,19 @@ extension MetrikaClient {
             case .retry(let reason, let retryAfter, let quota):
                 let delay = retryPolicy.delay(beforeRetry: attempts, random: random(), retryAfter: retryAfter)
                 let elapsed = now().timeIntervalSince(started)
-                let outOfTime = waited + delay > retryPolicy.maxTotalWait
-                    || (boundingElapsedTime && elapsed + delay > retryPolicy.maxTotalWait + requestTimeout * Double(retryPolicy.maxAttempts))
+                let outOfTime =
+                    waited + delay > retryPolicy.maxTotalWait
+                    || (boundingElapsedTime
+                        && elapsed + delay > retryPolicy.maxTotalWait + requestTimeout * Double(retryPolicy.maxAttempts))
                 if attempts >= retryPolicy.maxAttempts || outOfTime {
                     if let quota { throw APIError.quotaPersisted(type: quota) }
                     throw APIError.unavailable("\(reason), \(attempts) attempt\(attempts == 1 ? "" : "s")")
                 }
                 log?("  retrying in \(Self.formatSeconds(delay)) s (\(reason))")
-                retryWait?(RetryWait(seconds: delay, reason: quota ?? reason, nextAttempt: attempts + 1, maxAttempts: retryPolicy.maxAttempts))
+                retryWait?(
+                    RetryWait(
+                        seconds: delay, reason: quota ?? reason, nextAttempt: attempts + 1,
+                        maxAttempts: retryPolicy.maxAttempts))
                 defer { retryWait?(nil) }
                 try await sleep(delay)
                 waited += delay
@@ -114,7 +125,9 @@ extension MetrikaClient {
     /// `streamingTransport`. A 2xx body goes to `receive` chunk by chunk; any other answer is judged
     /// as `send` judges it: a final one throws its `APIError`, a transient one (5xx, 429, a cut
     /// connection, a timeout) a `TransientFailure` naming `context`, for `retryingTransient` to retry.
-    package func streamOnce(_ request: HTTPRequest, context: String, receive: ([UInt8]) async throws -> Void) async throws {
+    package func streamOnce(_ request: HTTPRequest, context: String, receive: ([UInt8]) async throws -> Void)
+        async throws
+    {
         guard let streamingTransport else {
             preconditionFailure("MetrikaClient.streamOnce needs a streaming transport")
         }
@@ -125,10 +138,13 @@ extension MetrikaClient {
             let head = try await streamingTransport.exchange(request, upload: nil, receive: receive)
             logLine(request, status: "\(head.status)", since: sentAt)
             if (200..<300).contains(head.status) { return }
-            switch classify(HTTPResponse(status: head.status, headers: head.headers, body: head.errorBody), from: request.url) {
+            switch classify(
+                HTTPResponse(status: head.status, headers: head.headers, body: head.errorBody), from: request.url)
+            {
             case .success: return
             case .fail(let error): step = .fail(error)
-            case .retry(let reason, let retryAfter, let quota): step = .retry("\(context): \(reason)", retryAfter: retryAfter, quota: quota)
+            case .retry(let reason, let retryAfter, let quota):
+                step = .retry("\(context): \(reason)", retryAfter: retryAfter, quota: quota)
             }
         } catch let error as TransportError {
             step = transportStep(error, request: request, since: sentAt, context: context)
@@ -136,7 +152,8 @@ extension MetrikaClient {
         switch step {
         case .done: return
         case .fail(let error): throw error
-        case .retry(let reason, let retryAfter, let quota): throw TransientFailure(description: reason, retryAfter: retryAfter, quota: quota)
+        case .retry(let reason, let retryAfter, let quota):
+            throw TransientFailure(description: reason, retryAfter: retryAfter, quota: quota)
         }
     }
 

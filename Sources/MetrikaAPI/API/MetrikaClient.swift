@@ -35,10 +35,13 @@ package struct MetrikaClient: Sendable {
     /// `streamingTransport` carries Logs API part downloads; without one, `transport` does when it
     /// streams too (as `CurlTransport` does).
     package init(
-        baseURL: URL, token: String, transport: any HTTPTransport, streamingTransport: (any StreamingHTTPTransport)? = nil,
+        baseURL: URL, token: String, transport: any HTTPTransport,
+        streamingTransport: (any StreamingHTTPTransport)? = nil,
         retryPolicy: RetryPolicy = .standard,
         requestTimeout: Double = 30,
-        sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64($0 * 1e9)) },
+        sleep: @escaping @Sendable (Double) async throws -> Void = {
+            try await Task.sleep(nanoseconds: UInt64($0 * 1e9))
+        },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         now: @escaping @Sendable () -> Date = { Date() },
         log: (@Sendable (String) -> Void)? = nil,
@@ -69,8 +72,10 @@ package struct MetrikaClient: Sendable {
     func fetchBody(_ path: String, query: [(String, String)]) async throws -> (Data, URL) {
         let url = makeURL(path: path, query: query)
         try Self.checkLength(url, query: query)
-        let response = try await send(HTTPRequest(
-            method: "GET", url: url, headers: signedHeaders(acceptingJSON: true), timeout: requestTimeout, maxResponseBytes: maxResponseBytes))
+        let response = try await send(
+            HTTPRequest(
+                method: "GET", url: url, headers: signedHeaders(acceptingJSON: true), timeout: requestTimeout,
+                maxResponseBytes: maxResponseBytes))
         guard !response.body.isEmpty else {
             throw APIError.unreadable("an empty body (HTTP \(response.status)) from \(url.path)")
         }
@@ -82,7 +87,7 @@ package struct MetrikaClient: Sendable {
     package func signedHeaders(acceptingJSON: Bool) -> [String: String] {
         var headers = [
             "Authorization": "OAuth \(token)",
-            "User-Agent": "metrika/\(MetrikaVersion.current)",
+            "User-Agent": "metrika/\(MetrikaVersion.current)"
         ]
         if acceptingJSON { headers["Accept"] = "application/json" }
         return headers
@@ -108,7 +113,8 @@ package struct MetrikaClient: Sendable {
         let basePath = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
         components.path = basePath + path
         if !query.isEmpty {
-            components.percentEncodedQuery = query.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+            components.percentEncodedQuery = query.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(
+                separator: "&")
         }
         return components.url!
     }
@@ -119,7 +125,8 @@ package struct MetrikaClient: Sendable {
 
     /// Refuses a request whose address would pass `maximumURLBytes`, naming its longest argument.
     static func checkLength(_ url: URL, query: [(String, String)]) throws {
-        guard url.absoluteString.utf8.count > maximumURLBytes, let longest = query.max(by: { $0.1.count < $1.1.count }) else { return }
+        guard url.absoluteString.utf8.count > maximumURLBytes, let longest = query.max(by: { $0.1.count < $1.1.count })
+        else { return }
         throw APIError.argumentTooLong(name: longest.0, length: longest.1.count, limit: maximumURLBytes)
     }
 

@@ -96,11 +96,14 @@ package struct Pager: Sendable {
     package func warning(_ what: String) -> String? {
         switch stop {
         case .shortPage:
-            return "Warning: \(what): the API claimed \(claimedTotal) rows but sent a short page after \(received); stopped there."
+            return
+                "Warning: \(what): the API claimed \(claimedTotal) rows but sent a short page after \(received); stopped there."
         case .nothingNew:
-            return "Warning: \(what): the API sent the same rows again (it ignores the offset); stopped after \(received) rows and \(requests) requests."
+            return
+                "Warning: \(what): the API sent the same rows again (it ignores the offset); stopped after \(received) rows and \(requests) requests."
         case .requestCap:
-            return "Warning: \(what): stopped after \(requests) requests (the limit for one walk) and \(received) rows; the API claimed \(claimedTotal)."
+            return
+                "Warning: \(what): stopped after \(requests) requests (the limit for one walk) and \(received) rows; the API claimed \(claimedTotal)."
         case .complete, .reachedLimit, nil:
             return nil
         }

@@ -8,16 +8,23 @@ enum PlausibleValues {
     /// Each metric's bounds, by position; nil where any number goes.
     static func bounds(for metricNames: [String]) -> [(metric: Metric, range: ClosedRange<Double>)?] {
         metricNames.map { name in
-            guard let metric = Metric.named(name), let range = Normalizer.plausibleRange(of: metric.unit) else { return nil }
+            guard let metric = Metric.named(name), let range = Normalizer.plausibleRange(of: metric.unit) else {
+                return nil
+            }
             return (metric, range)
         }
     }
 
     /// Throws `APIError.unreadable` naming the first value outside its metric's bounds.
-    static func check(_ value: Double?, _ bound: (metric: Metric, range: ClosedRange<Double>)?, what: String, path: String) throws {
+    static func check(
+        _ value: Double?, _ bound: (metric: Metric, range: ClosedRange<Double>)?, what: String, path: String
+    ) throws {
         guard let value, let bound, value.isFinite, !bound.range.contains(value),
-              let reason = Normalizer.implausibility(of: value, for: bound.metric) else { return }
-        throw APIError.unreadable("\(bound.metric.title) \(value) in \(what) from \(path) cannot be (\(reason)); nothing of it was shown or kept")
+            let reason = Normalizer.implausibility(of: value, for: bound.metric)
+        else { return }
+        throw APIError.unreadable(
+            "\(bound.metric.title) \(value) in \(what) from \(path) cannot be (\(reason)); nothing of it was shown or kept"
+        )
     }
 }
 
@@ -43,7 +50,9 @@ extension StatByTime {
     func checkPlausible(metricNames: [String], path: String) throws {
         let bounds = PlausibleValues.bounds(for: metricNames)
         for (index, periods) in totals.enumerated() where index < bounds.count {
-            for value in periods { try PlausibleValues.check(value, bounds[index], what: "the period totals", path: path) }
+            for value in periods {
+                try PlausibleValues.check(value, bounds[index], what: "the period totals", path: path)
+            }
         }
     }
 }

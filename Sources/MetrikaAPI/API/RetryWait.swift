@@ -1,4 +1,5 @@
 import MetrikaModel
+
 /// A wait before a request is sent again, as `MetrikaClient` tells its observer (the terminal's
 /// progress line): how long, why (a quota's name, `HTTP 503`, a timeout — server text), and which
 /// attempt comes next.

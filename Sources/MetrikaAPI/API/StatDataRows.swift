@@ -1,4 +1,5 @@
 import MetrikaModel
+
 /// The rows of one `/stat/v1/data` page, stored flat: every dimension value of every row in one
 /// array, every metric value in another, and every dimension name's UTF-8 bytes packed into one
 /// byte buffer.
@@ -65,7 +66,8 @@ struct StatDataRows: Sendable {
     mutating func reserve(forBytesLeft bytesLeft: Int) {
         guard ends.count == 1, bytesLeft > 0 else { return }
         let rows = bytesLeft / 30 + 1
-        let dimensions = Int(ends[0].dimensions), metrics = Int(ends[0].metrics)
+        let dimensions = Int(ends[0].dimensions)
+        let metrics = Int(ends[0].metrics)
         ends.reserveCapacity(1 + rows)
         names.reserveCapacity(dimensions * (1 + rows))
         ids.reserveCapacity(dimensions * (1 + rows))

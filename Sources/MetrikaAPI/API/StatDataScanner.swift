@@ -27,7 +27,9 @@ struct StatDataScanner {
 
     /// The page, or nil when the document is not in the plain shape this scanner handles; throws
     /// when it nests deeper than `maxDepth` (then no parser may have it).
-    static func scan(_ data: Data, maxDepth: Int = JSONPreflight.maxDepth) throws(JSONPreflight.TooDeep) -> StatDataPage? {
+    static func scan(_ data: Data, maxDepth: Int = JSONPreflight.maxDepth) throws(JSONPreflight.TooDeep)
+        -> StatDataPage?
+    {
         let outcome = data.withUnsafeBytes { raw -> Result<StatDataPage?, JSONPreflight.TooDeep> in
             var scanner = StatDataScanner(raw, maxDepth: maxDepth)
             do {
@@ -53,10 +55,15 @@ struct StatDataScanner {
         var sawData = false
         var totalRows: Int?
         var sampled = false
-        var sampleShare: Double?, sampleSize: Double?, sampleSpace: Double?, dataLag: Double?
+        var sampleShare: Double?
+        var sampleSize: Double?
+        var sampleSpace: Double?
+        var dataLag: Double?
         var totals: [Double?] = []
-        var queryMetrics: [String] = [], queryDimensions: [String] = []
-        var queryCurrency: String?, queryAttribution: String?
+        var queryMetrics: [String] = []
+        var queryDimensions: [String] = []
+        var queryCurrency: String?
+        var queryAttribution: String?
         try object { scanner, key in
             switch key {
             case "data":
@@ -65,7 +72,9 @@ struct StatDataScanner {
                 try scanner.array { try $0.row() }
                 sawData = true
             case "total_rows":
-                guard let value = try scanner.number(), value >= 0, value < 1e15, value.rounded() == value else { throw GiveUp() }
+                guard let value = try scanner.number(), value >= 0, value < 1e15, value.rounded() == value else {
+                    throw GiveUp()
+                }
                 totalRows = Int(value)
             case "sampled": sampled = try scanner.boolean()
             case "sample_share": sampleShare = try scanner.number()
@@ -92,12 +101,14 @@ struct StatDataScanner {
         return StatDataPage(
             table: rows, totalRows: totalRows ?? rows.count, sampled: sampled, sampleShare: sampleShare,
             sampleSize: sampleSize, sampleSpace: sampleSpace, dataLag: dataLag, totals: totals,
-            queryMetrics: queryMetrics, queryDimensions: queryDimensions, queryCurrency: queryCurrency, queryAttribution: queryAttribution)
+            queryMetrics: queryMetrics, queryDimensions: queryDimensions, queryCurrency: queryCurrency,
+            queryAttribution: queryAttribution)
     }
 
     /// One row, appended to `rows`: its dimension names (bytes, see `name()`) and ids, its metrics.
     private mutating func row() throws {
-        var sawDimensions = false, sawMetrics = false
+        var sawDimensions = false
+        var sawMetrics = false
         try object { scanner, key in
             switch key {
             case "dimensions":
@@ -257,8 +268,12 @@ struct StatDataScanner {
 
     private mutating func boolean() throws -> Bool {
         switch try peek() {
-        case UInt8(ascii: "t"): try literal("true"); return true
-        case UInt8(ascii: "f"): try literal("false"); return false
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return true
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return false
         default:
             // 0/1 and other spellings: leave them to the tolerant decoder.
             throw GiveUp()
@@ -268,7 +283,9 @@ struct StatDataScanner {
     private mutating func stringOrNull() throws -> String? {
         switch try peek() {
         case UInt8(ascii: "\""): return try string()
-        case UInt8(ascii: "n"): try literal("null"); return nil
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return nil
         default: throw GiveUp()
         }
     }
@@ -299,7 +316,7 @@ struct StatDataScanner {
             index += 1
         }
         guard integerDigits > 0 else { throw GiveUp() }
-        if integerDigits > 1 && bytes[start + (negative ? 1 : 0)] == 0x30 { throw GiveUp() }  // leading zero
+        if integerDigits > 1 && bytes[start + (negative ? 1 : 0)] == 0x30 { throw GiveUp() } // leading zero
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
             while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
@@ -314,7 +331,9 @@ struct StatDataScanner {
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             hasExponent = true
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             var exponentDigits = 0
             while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
                 exponentDigits += 1
@@ -401,7 +420,9 @@ struct StatDataScanner {
 
     /// Consumes `\\uDC00`…`\\uDFFF` when it comes next and returns its value; else consumes nothing.
     private mutating func lowSurrogateEscape() -> UInt32? {
-        guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else { return nil }
+        guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+            return nil
+        }
         let start = index
         index += 2
         guard let low = try? hex4(), (0xDC00...0xDFFF).contains(low) else {

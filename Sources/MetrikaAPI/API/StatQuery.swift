@@ -17,7 +17,11 @@ package struct StatQuery: Sendable, Equatable {
     /// `attribution`: the attribution model of `<attribution>` dimensions; nil sends none (the API's default).
     package var attribution: String?
 
-    package init(ids: [Int], metrics: [String], dimensions: [String] = [], date1: String, date2: String, filters: String? = nil, sort: String? = nil, accuracy: String? = "full", preset: String? = nil, lang: String? = nil, group: String? = nil, currency: String? = nil, attribution: String? = nil) {
+    package init(
+        ids: [Int], metrics: [String], dimensions: [String] = [], date1: String, date2: String, filters: String? = nil,
+        sort: String? = nil, accuracy: String? = "full", preset: String? = nil, lang: String? = nil,
+        group: String? = nil, currency: String? = nil, attribution: String? = nil
+    ) {
         self.ids = ids
         self.metrics = metrics
         self.dimensions = dimensions

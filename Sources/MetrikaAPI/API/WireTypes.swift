@@ -27,8 +27,12 @@ struct WireCounter: Decodable, Sendable {
     let counter: Counter
 
     enum CodingKeys: String, CodingKey {
-        case id, name, site, site2, status, permission, ownerLogin = "owner_login", timeZoneName = "time_zone_name"
-        case timeZoneOffset = "time_zone_offset", createTime = "create_time", favorite
+        case id, name, site, site2, status, permission
+        case ownerLogin = "owner_login"
+        case timeZoneName = "time_zone_name"
+        case timeZoneOffset = "time_zone_offset"
+        case createTime = "create_time"
+        case favorite
     }
 
     struct Site2: Decodable, Sendable { let site: String? }
@@ -36,7 +40,8 @@ struct WireCounter: Decodable, Sendable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         guard let id = try container.flexibleInt(.id) else {
-            throw DecodingError.keyNotFound(CodingKeys.id, .init(codingPath: container.codingPath, debugDescription: "counter without id"))
+            throw DecodingError.keyNotFound(
+                CodingKeys.id, .init(codingPath: container.codingPath, debugDescription: "counter without id"))
         }
         let site2 = try? container.decodeIfPresent(Site2.self, forKey: .site2)
         let site = try container.flexibleString(.site) ?? site2?.site ?? ""
@@ -70,7 +75,9 @@ struct GoalsResponse: Decodable, Sendable {
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             goal = try container.flexibleInt(.id).map {
-                Goal(id: $0, name: try container.flexibleString(.name) ?? "", type: try container.flexibleString(.type) ?? "")
+                Goal(
+                    id: $0, name: try container.flexibleString(.name) ?? "",
+                    type: try container.flexibleString(.type) ?? "")
             }
         }
     }
@@ -78,7 +85,8 @@ struct GoalsResponse: Decodable, Sendable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         guard container.contains(.goals) else {
-            throw DecodingError.keyNotFound(CodingKeys.goals, .init(codingPath: container.codingPath, debugDescription: "no goals list"))
+            throw DecodingError.keyNotFound(
+                CodingKeys.goals, .init(codingPath: container.codingPath, debugDescription: "no goals list"))
         }
         goals = (try container.decodeIfPresent([WireGoal].self, forKey: .goals) ?? []).compactMap(\.goal)
     }
@@ -136,8 +144,14 @@ package struct StatDataPage: Decodable, Sendable, Equatable {
     package let queryAttribution: String?
 
     enum CodingKeys: String, CodingKey {
-        case data, totalRows = "total_rows", sampled, sampleShare = "sample_share", sampleSize = "sample_size"
-        case sampleSpace = "sample_space", dataLag = "data_lag", totals, query
+        case data
+        case totalRows = "total_rows"
+        case sampled
+        case sampleShare = "sample_share"
+        case sampleSize = "sample_size"
+        case sampleSpace = "sample_space"
+        case dataLag = "data_lag"
+        case totals, query
     }
 
     struct Query: Decodable, Sendable {
@@ -159,8 +173,12 @@ package struct StatDataPage: Decodable, Sendable, Equatable {
         }
     }
 
-    init(table: StatDataRows, totalRows: Int, sampled: Bool, sampleShare: Double?, sampleSize: Double?, sampleSpace: Double?,
-         dataLag: Double?, totals: [Double?], queryMetrics: [String], queryDimensions: [String], queryCurrency: String? = nil, queryAttribution: String? = nil) {
+    init(
+        table: StatDataRows, totalRows: Int, sampled: Bool, sampleShare: Double?, sampleSize: Double?,
+        sampleSpace: Double?,
+        dataLag: Double?, totals: [Double?], queryMetrics: [String], queryDimensions: [String],
+        queryCurrency: String? = nil, queryAttribution: String? = nil
+    ) {
         self.table = table
         self.totalRows = totalRows
         self.sampled = sampled
@@ -207,7 +225,9 @@ package struct StatDataPage: Decodable, Sendable, Equatable {
     /// Calls `body` with each row in order, without first copying the page into another array
     /// (a 20,000-row page is converted row by row); the metrics are a view of the page's flat
     /// array, and the names point into its name buffer (`SharedText`), so a row costs one array.
-    package func forEachRow(_ body: (_ dimensions: [DimensionValue], _ metrics: RowMetricValues) throws -> Void) rethrows {
+    package func forEachRow(_ body: (_ dimensions: [DimensionValue], _ metrics: RowMetricValues) throws -> Void)
+        rethrows
+    {
         for index in 0..<table.count {
             try body(table.bounds(of: index).dimensions.map(table.dimension(at:)), table.metricValues(of: index))
         }
@@ -227,7 +247,8 @@ package struct StatDataPage: Decodable, Sendable, Equatable {
     package static func == (lhs: StatDataPage, rhs: StatDataPage) -> Bool {
         lhs.totalRows == rhs.totalRows && lhs.sampled == rhs.sampled && lhs.sampleShare == rhs.sampleShare
             && lhs.sampleSize == rhs.sampleSize && lhs.sampleSpace == rhs.sampleSpace && lhs.dataLag == rhs.dataLag
-            && lhs.totals == rhs.totals && lhs.queryMetrics == rhs.queryMetrics && lhs.queryDimensions == rhs.queryDimensions
+            && lhs.totals == rhs.totals && lhs.queryMetrics == rhs.queryMetrics
+            && lhs.queryDimensions == rhs.queryDimensions
             && lhs.queryCurrency == rhs.queryCurrency && lhs.queryAttribution == rhs.queryAttribution
             && lhs.rowCount == rhs.rowCount
             && lhs.rows.elementsEqual(rhs.rows) { $0.dimensions == $1.dimensions && $0.metrics == $1.metrics }
@@ -279,7 +300,11 @@ package struct StatByTime: Decodable, Sendable {
     package let timeIntervals: [[String]]?
     package let sampled: Bool
 
-    enum CodingKeys: String, CodingKey { case totals, timeIntervals = "time_intervals", sampled }
+    enum CodingKeys: String, CodingKey {
+        case totals
+        case timeIntervals = "time_intervals"
+        case sampled
+    }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -294,7 +319,10 @@ struct WireErrorBody: Decodable, Sendable {
     struct Item: Decodable, Sendable {
         let errorType: String?
         let message: String?
-        enum CodingKeys: String, CodingKey { case errorType = "error_type", message }
+        enum CodingKeys: String, CodingKey {
+            case errorType = "error_type"
+            case message
+        }
     }
     let errors: [Item]?
     let message: String?

@@ -1,4 +1,5 @@
 import MetrikaModel
+
 /// Sign-in problems a user can meet. Messages name the file, and the action that fixes it as the
 /// entry point words it (`fix`); they never contain a token.
 package enum AuthError: WordedFailure, Equatable {
@@ -38,7 +39,9 @@ package enum AuthError: WordedFailure, Equatable {
 
     package var exitCode: Int32 {
         switch self {
-        case .notSignedIn, .notSignedInProfile, .keyringEntryMissing, .unreadableTokenFile, .insecureTokenFile, .foreignTokenFile: return ExitCode.noPermission
+        case .notSignedIn, .notSignedInProfile, .keyringEntryMissing, .unreadableTokenFile, .insecureTokenFile,
+            .foreignTokenFile:
+            return ExitCode.noPermission
         case .cannotWriteTokenFile: return ExitCode.cannotCreate
         case .missingClientID, .missingClientSecret, .malformedToken: return ExitCode.config
         case .keyringUnavailable, .keyringEntryUnreadable, .keyringToolMissing: return ExitCode.unavailable
@@ -106,7 +109,8 @@ package enum AuthError: WordedFailure, Equatable {
 
     package func message(_ naming: ParameterNaming) -> String {
         if case .keyringToolMissing(let keyring, let instead) = self {
-            return "Cannot use \(keyring): secret-tool is not installed (Debian/Ubuntu: apt-get install libsecret-tools); "
+            return
+                "Cannot use \(keyring): secret-tool is not installed (Debian/Ubuntu: apt-get install libsecret-tools); "
                 + "or \(instead ?? naming.action(.keepTokenInFile))."
         }
         return fix.map { "\(problem) \(naming.action($0))" } ?? problem

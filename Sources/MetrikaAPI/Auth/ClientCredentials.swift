@@ -54,27 +54,40 @@ package struct ClientCredentials: Sendable, Equatable {
             return value
         }
         var places = [
-            Place(idSource: "--client-id", secretSource: "--client-secret", id: clean(optionID), secret: clean(optionSecret)),
-            Place(idSource: "METRIKA_CLIENT_ID", secretSource: "METRIKA_CLIENT_SECRET", id: clean(environment["METRIKA_CLIENT_ID"]), secret: clean(environment["METRIKA_CLIENT_SECRET"])),
+            Place(
+                idSource: "--client-id", secretSource: "--client-secret", id: clean(optionID),
+                secret: clean(optionSecret)),
+            Place(
+                idSource: "METRIKA_CLIENT_ID", secretSource: "METRIKA_CLIENT_SECRET",
+                id: clean(environment["METRIKA_CLIENT_ID"]), secret: clean(environment["METRIKA_CLIENT_SECRET"]))
         ]
         if let profile {
             let name = "profile '\(profile.name)'"
-            places.append(Place(idSource: name, secretSource: name, id: clean(profile.clientID), secret: clean(profile.clientSecret)))
+            places.append(
+                Place(
+                    idSource: name, secretSource: name, id: clean(profile.clientID), secret: clean(profile.clientSecret)
+                ))
         }
         if let config {
             let name = "the config file \(config.path)"
-            places.append(Place(idSource: name, secretSource: name, id: clean(config.clientID), secret: clean(config.clientSecret)))
+            places.append(
+                Place(
+                    idSource: name, secretSource: name, id: clean(config.clientID), secret: clean(config.clientSecret)))
         }
-        places.append(Place(idSource: "the token file", secretSource: "the token file", id: clean(tokenClientID), secret: nil))
+        places.append(
+            Place(idSource: "the token file", secretSource: "the token file", id: clean(tokenClientID), secret: nil))
         guard let named = places.first(where: { $0.id != nil }), let id = named.id else { return nil }
         let secret = places.first { $0.secret != nil && ($0.id == nil || $0.id == id) }
-        return ClientCredentials(clientID: id, clientSecret: secret?.secret, source: named.idSource, secretSource: secret?.secretSource)
+        return ClientCredentials(
+            clientID: id, clientSecret: secret?.secret, source: named.idSource, secretSource: secret?.secretSource)
     }
 
     /// The credentials that can renew or revoke a token issued to the app `issuer` (nil when the token
     /// file does not say): `resolved` must be complete (id and secret) and be that app. A refresh token
     /// works only with the app that issued it, so another app's credentials are never sent for it.
-    package static func forToken(issuer: String?, resolved: ClientCredentials?) -> Result<ClientCredentials, AppCredentialsProblem> {
+    package static func forToken(issuer: String?, resolved: ClientCredentials?) -> Result<
+        ClientCredentials, AppCredentialsProblem
+    > {
         guard let resolved else { return .failure(.noClientID) }
         if let issuer, issuer != resolved.clientID {
             return .failure(.anotherApp(issuer: issuer, configured: resolved.clientID, source: resolved.source))
@@ -102,7 +115,8 @@ package enum AppCredentialsProblem: Error, Sendable, Equatable {
         case .noClientSecret(let clientID):
             return "no client secret for the app \(clientID): \(naming.action(.giveAppSecret))"
         case .anotherApp(let issuer, let configured, let source):
-            return "the token was issued to the app \(issuer), but \(source) names the app \(configured): give \(issuer)'s id and secret instead"
+            return
+                "the token was issued to the app \(issuer), but \(source) names the app \(configured): give \(issuer)'s id and secret instead"
         }
     }
 }

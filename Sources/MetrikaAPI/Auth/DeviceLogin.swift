@@ -17,7 +17,10 @@ package struct DeviceLogin: Sendable {
     package var toleratedFailures = 3
 
     /// A device login with the app's credentials, a clock and a sleep.
-    package init(oauth: OAuthClient, credentials: ClientCredentials, now: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (Double) async throws -> Void) {
+    package init(
+        oauth: OAuthClient, credentials: ClientCredentials, now: @escaping @Sendable () -> Date,
+        sleep: @escaping @Sendable (Double) async throws -> Void
+    ) {
         self.oauth = oauth
         self.credentials = credentials
         self.now = now
@@ -27,8 +30,11 @@ package struct DeviceLogin: Sendable {
     /// Runs the flow. `show` receives the code to present to the user before polling starts.
     /// Returns the token to store; throws `OAuthError` (.codeExpired, .accessDenied, …) or
     /// `CancellationError`.
-    package func run(deviceID: String? = nil, deviceName: String? = nil, show: @Sendable (DeviceCode) -> Void) async throws -> StoredToken {
-        let code = try await oauth.requestDeviceCode(clientID: credentials.clientID, deviceID: deviceID, deviceName: deviceName)
+    package func run(deviceID: String? = nil, deviceName: String? = nil, show: @Sendable (DeviceCode) -> Void)
+        async throws -> StoredToken
+    {
+        let code = try await oauth.requestDeviceCode(
+            clientID: credentials.clientID, deviceID: deviceID, deviceName: deviceName)
         show(code)
         let deadline = now().addingTimeInterval(Double(code.expiresIn))
         var interval = Double(code.interval)

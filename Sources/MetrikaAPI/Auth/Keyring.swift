@@ -23,9 +23,9 @@ package struct Keyring: Sendable, Equatable {
         /// This system's keyring: the Keychain on macOS, the Secret Service elsewhere.
         package static var system: Kind {
             #if os(macOS)
-            return .macKeychain
+                return .macKeychain
             #else
-            return .secretService
+                return .secretService
             #endif
         }
 
@@ -74,12 +74,14 @@ package struct Keyring: Sendable, Equatable {
     package func store(_ secret: Data) async throws {
         switch kind {
         case .secretService:
-            let result = try await run(secretTool(), ["store", "--label=metrika token (\(account))"] + attributes, input: secret)
+            let result = try await run(
+                secretTool(), ["store", "--label=metrika token (\(account))"] + attributes, input: secret)
             guard result.succeeded else { throw failure("storing failed", result) }
         case .macKeychain:
             // `security add-generic-password -w` would put the secret in argv: the command goes on stdin instead.
             let hex = secret.map { String(format: "%02x", $0) }.joined()
-            let command = "add-generic-password -U -s \(Self.service) -a \"\(Self.quotable(account))\" -l \"metrika token\" -X \(hex)\n"
+            let command =
+                "add-generic-password -U -s \(Self.service) -a \"\(Self.quotable(account))\" -l \"metrika token\" -X \(hex)\n"
             let result = try await run("/usr/bin/security", ["-i"], input: Data(command.utf8))
             guard result.succeeded, !result.errors.contains("rror") else { throw failure("storing failed", result) }
         }
@@ -95,8 +97,11 @@ package struct Keyring: Sendable, Equatable {
             if result.status == 1, result.errors.isEmpty { return nil }
             throw failure("reading failed", result)
         case .macKeychain:
-            let result = try await run("/usr/bin/security", ["find-generic-password", "-s", Self.service, "-a", Self.quotable(account), "-w"])
-            if result.succeeded { return Data(String(decoding: result.output, as: UTF8.self).trimmingCharacters(in: .newlines).utf8) }
+            let result = try await run(
+                "/usr/bin/security", ["find-generic-password", "-s", Self.service, "-a", Self.quotable(account), "-w"])
+            if result.succeeded {
+                return Data(String(decoding: result.output, as: UTF8.self).trimmingCharacters(in: .newlines).utf8)
+            }
             if result.status == Self.keychainItemNotFound { return nil }
             throw failure("reading failed", result)
         }
@@ -112,7 +117,8 @@ package struct Keyring: Sendable, Equatable {
             if result.status == 1, result.errors.isEmpty { return false }
             throw failure("deleting failed", result)
         case .macKeychain:
-            let result = try await run("/usr/bin/security", ["delete-generic-password", "-s", Self.service, "-a", Self.quotable(account)])
+            let result = try await run(
+                "/usr/bin/security", ["delete-generic-password", "-s", Self.service, "-a", Self.quotable(account)])
             if result.succeeded { return true }
             if result.status == Self.keychainItemNotFound { return false }
             throw failure("deleting failed", result)
@@ -175,17 +181,21 @@ package struct Keyring: Sendable, Equatable {
     /// Runs `program` with `input` on stdin, bounded in time (killed after `timeout` s) and output
     /// (64 KiB; a token entry is a few hundred bytes). What it says on stderr comes back as one line.
     func run(_ program: String, _ arguments: [String], input: Data = Data()) async throws -> ChildResult {
-        let child = ChildProcess(program: program, arguments: arguments, environment: environment, timeout: timeout,
-                                 maximumOutput: 64 << 10, maximumErrors: 64 << 10, stopsOnOutputOverflow: true)
+        let child = ChildProcess(
+            program: program, arguments: arguments, environment: environment, timeout: timeout,
+            maximumOutput: 64 << 10, maximumErrors: 64 << 10, stopsOnOutputOverflow: true)
         let result: ChildProcess.Result
         do {
             result = try await child.run(input: input)
         } catch {
-            throw AuthError.keyringUnavailable(keyring: displayName, reason: "cannot start \(program) (\(error.reason))")
+            throw AuthError.keyringUnavailable(
+                keyring: displayName, reason: "cannot start \(program) (\(error.reason))")
         }
         if result.timedOut {
             throw AuthError.keyringUnavailable(
-                keyring: displayName, reason: "\((program as NSString).lastPathComponent) did not answer within \(String(format: "%g", timeout)) s and was stopped (is the keyring locked, waiting for a password dialog?)"
+                keyring: displayName,
+                reason:
+                    "\((program as NSString).lastPathComponent) did not answer within \(String(format: "%g", timeout)) s and was stopped (is the keyring locked, waiting for a password dialog?)"
             )
         }
         return ChildResult(

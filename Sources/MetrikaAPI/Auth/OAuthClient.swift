@@ -78,7 +78,9 @@ package struct OAuthClient: Sendable {
     // MARK: - Endpoints
 
     /// `POST /device/code`: starts a device login for the app `clientID`.
-    package func requestDeviceCode(clientID: String, deviceID: String? = nil, deviceName: String? = nil) async throws -> DeviceCode {
+    package func requestDeviceCode(clientID: String, deviceID: String? = nil, deviceName: String? = nil) async throws
+        -> DeviceCode
+    {
         var fields = [("client_id", clientID)]
         if let deviceID { fields.append(("device_id", deviceID)) }
         if let deviceName { fields.append(("device_name", deviceName)) }
@@ -89,7 +91,8 @@ package struct OAuthClient: Sendable {
         let url = object.verificationURL ?? object.verificationURI ?? "https://ya.ru/device"
         let interval = object.interval.map { max(1, $0) } ?? 5
         let expiresIn = object.expiresIn.map { max(1, $0) } ?? 300
-        return DeviceCode(deviceCode: deviceCode, userCode: userCode, verificationURL: url, interval: interval, expiresIn: expiresIn)
+        return DeviceCode(
+            deviceCode: deviceCode, userCode: userCode, verificationURL: url, interval: interval, expiresIn: expiresIn)
     }
 
     /// `POST /token` with `grant_type=device_code`: one poll. Throws `OAuthError.authorizationPending`
@@ -97,14 +100,18 @@ package struct OAuthClient: Sendable {
     package func exchangeDeviceCode(_ code: DeviceCode, credentials: ClientCredentials) async throws -> TokenGrant {
         var fields = [("grant_type", "device_code"), ("code", code.deviceCode), ("client_id", credentials.clientID)]
         if let secret = credentials.clientSecret { fields.append(("client_secret", secret)) }
-        return try await grant(fields, secrets: [code.deviceCode, credentials.clientSecret].compactMap { $0 }, deviceFlow: true)
+        return try await grant(
+            fields, secrets: [code.deviceCode, credentials.clientSecret].compactMap { $0 }, deviceFlow: true)
     }
 
     /// `POST /token` with `grant_type=refresh_token`: a new access token for a refresh token.
     package func refresh(_ refreshToken: String, credentials: ClientCredentials) async throws -> TokenGrant {
-        var fields = [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", credentials.clientID)]
+        var fields = [
+            ("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", credentials.clientID)
+        ]
         if let secret = credentials.clientSecret { fields.append(("client_secret", secret)) }
-        return try await grant(fields, secrets: [refreshToken, credentials.clientSecret].compactMap { $0 }, deviceFlow: false)
+        return try await grant(
+            fields, secrets: [refreshToken, credentials.clientSecret].compactMap { $0 }, deviceFlow: false)
     }
 
     /// `POST /revoke_token`: revokes an access token. `unsupported_token_type` is an outcome, not an
@@ -113,7 +120,8 @@ package struct OAuthClient: Sendable {
         var fields = [("access_token", accessToken), ("client_id", credentials.clientID)]
         if let secret = credentials.clientSecret { fields.append(("client_secret", secret)) }
         do {
-            _ = try await post("/revoke_token", fields: fields, secrets: [accessToken, credentials.clientSecret].compactMap { $0 })
+            _ = try await post(
+                "/revoke_token", fields: fields, secrets: [accessToken, credentials.clientSecret].compactMap { $0 })
             return .revoked
         } catch OAuthError.refused(let code, _) where code == "unsupported_token_type" {
             return .unsupportedTokenType
@@ -140,11 +148,13 @@ package struct OAuthClient: Sendable {
     /// answer stands for. `secrets` are scrubbed from any text taken from the answer.
     func post(_ path: String, fields: [(String, String)], secrets: [String]) async throws -> WireOAuthAnswer {
         let url = makeURL(path)
-        let request = HTTPRequest(method: "POST", url: url, headers: [
-            "Content-Type": "application/x-www-form-urlencoded",
-            "Accept": "application/json",
-            "User-Agent": "metrika/\(MetrikaVersion.current)",
-        ], body: Data(FormEncoding.encode(fields).utf8), timeout: requestTimeout)
+        let request = HTTPRequest(
+            method: "POST", url: url,
+            headers: [
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Accept": "application/json",
+                "User-Agent": "metrika/\(MetrikaVersion.current)"
+            ], body: Data(FormEncoding.encode(fields).utf8), timeout: requestTimeout)
         let started = now()
         let response: HTTPResponse
         do {
@@ -168,12 +178,16 @@ package struct OAuthClient: Sendable {
         // A redirect is never followed (the transport returns it): neither the secrets in the body nor
         // a grant from wherever it points may count.
         if response.isRedirect {
-            throw OAuthError.unavailable("it answered with a redirect (HTTP \(response.status)) to \(response.redirectTarget(from: url)), which metrika does not follow, so nothing was sent there")
+            throw OAuthError.unavailable(
+                "it answered with a redirect (HTTP \(response.status)) to \(response.redirectTarget(from: url)), which metrika does not follow, so nothing was sent there"
+            )
         }
         // Preflight: nesting bounded, lone surrogates repaired (JSONPreflight).
         let object = WireOAuthAnswer.decode(response.body)
         if (200..<300).contains(response.status) {
-            guard let object else { throw OAuthError.unreadable("HTTP \(response.status) from \(path) is not a JSON object") }
+            guard let object else {
+                throw OAuthError.unreadable("HTTP \(response.status) from \(path) is not a JSON object")
+            }
             if let code = object.error {
                 throw Self.error(code: code, description: object.errorDescription, secrets: secrets)
             }

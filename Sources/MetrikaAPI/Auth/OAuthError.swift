@@ -1,4 +1,5 @@
 import MetrikaModel
+
 /// What the OAuth server (or the way to it) answered instead of a token. Messages say what to do (as
 /// the entry point words `fix`) and never contain a token, a code or a secret.
 package enum OAuthError: WordedFailure, Equatable {
@@ -23,7 +24,8 @@ package enum OAuthError: WordedFailure, Equatable {
 
     package var exitCode: Int32 {
         switch self {
-        case .authorizationPending, .slowDown, .codeExpired, .accessDenied, .invalidGrant, .refused: return ExitCode.noPermission
+        case .authorizationPending, .slowDown, .codeExpired, .accessDenied, .invalidGrant, .refused:
+            return ExitCode.noPermission
         case .invalidClient: return ExitCode.config
         case .unavailable: return ExitCode.unavailable
         case .unreadable: return ExitCode.dataError
@@ -44,7 +46,8 @@ package enum OAuthError: WordedFailure, Equatable {
         case .invalidClient(let detail):
             return "The OAuth server rejected the app's client id or secret (invalid_client\(Self.suffix(detail)))."
         case .invalidGrant(let detail):
-            return "The OAuth server rejected the grant (invalid_grant\(Self.suffix(detail))): it expired or was revoked."
+            return
+                "The OAuth server rejected the grant (invalid_grant\(Self.suffix(detail))): it expired or was revoked."
         case .refused(let code, let description):
             return "The OAuth server refused the request (\(code)\(Self.suffix(description)))."
         case .unavailable(let detail):

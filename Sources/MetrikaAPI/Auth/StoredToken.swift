@@ -16,7 +16,10 @@ package struct StoredToken: Sendable, Equatable {
     package var clientID: String?
 
     /// A token with the fields the token file holds.
-    package init(accessToken: String, refreshToken: String? = nil, obtainedAt: Date, expiresAt: Date? = nil, clientID: String? = nil) {
+    package init(
+        accessToken: String, refreshToken: String? = nil, obtainedAt: Date, expiresAt: Date? = nil,
+        clientID: String? = nil
+    ) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.obtainedAt = obtainedAt

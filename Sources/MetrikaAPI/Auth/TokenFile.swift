@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import MetrikaModel
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The token file on disk: read with the permission check ssh does for private keys, written
 /// atomically with mode 0600 in a 0700 directory, deleted on logout.
@@ -40,7 +41,8 @@ package struct TokenFile: Sendable, Equatable {
         case .token(let stored):
             return stored
         case .keyring(let kind, _):
-            throw AuthError.unreadableTokenFile(path: path, reason: "it says the token is in \(kind.displayName), not in the file")
+            throw AuthError.unreadableTokenFile(
+                path: path, reason: "it says the token is in \(kind.displayName), not in the file")
         }
     }
 
@@ -86,7 +88,11 @@ package struct TokenFile: Sendable, Equatable {
         if let stored = members.flatMap(StoredToken.init(members:)) { return .token(stored) }
         if let store = members?.store {
             guard let kind = Keyring.Kind(rawValue: store), let account = members?.account, !account.isEmpty else {
-                throw AuthError.unreadableTokenFile(path: path, reason: "it names a token store this metrika does not know (\(TerminalText.quote(String(store.prefix(40)))))")
+                throw AuthError.unreadableTokenFile(
+                    path: path,
+                    reason:
+                        "it names a token store this metrika does not know (\(TerminalText.quote(String(store.prefix(40)))))"
+                )
             }
             return .keyring(kind, account: account)
         }
@@ -110,7 +116,8 @@ package struct TokenFile: Sendable, Equatable {
 
     /// Writes the note that the token is in `keyring` (no secret: the file stays 0600 all the same).
     package func writeKeyringNote(_ keyring: Keyring, tightenDirectory: Bool = false) throws {
-        let note = "{\n  \"version\": 1,\n  \"store\": \(StoredToken.quote(keyring.kind.rawValue)),\n  \"account\": \(StoredToken.quote(keyring.account))\n}\n"
+        let note =
+            "{\n  \"version\": 1,\n  \"store\": \(StoredToken.quote(keyring.kind.rawValue)),\n  \"account\": \(StoredToken.quote(keyring.account))\n}\n"
         try write(data: Data(note.utf8), tightenDirectory: tightenDirectory)
     }
 
@@ -123,7 +130,8 @@ package struct TokenFile: Sendable, Equatable {
         if !directory.isEmpty {
             try createDirectories(directory)
             if tightenDirectory, chmod(directory, 0o700) != 0 {
-                throw AuthError.cannotWriteTokenFile(path: path, reason: "cannot set mode 0700 on \(directory) (\(Self.systemReason()))")
+                throw AuthError.cannotWriteTokenFile(
+                    path: path, reason: "cannot set mode 0700 on \(directory) (\(Self.systemReason()))")
             }
         }
         let folder = directory.isEmpty ? "." : directory
@@ -136,16 +144,22 @@ package struct TokenFile: Sendable, Equatable {
         defer { if !renamed { unlink(temporary) } }
         do {
             defer { close(descriptor) }
-            guard fchmod(descriptor, 0o600) == 0 else { throw AuthError.cannotWriteTokenFile(path: path, reason: Self.systemReason()) }
+            guard fchmod(descriptor, 0o600) == 0 else {
+                throw AuthError.cannotWriteTokenFile(path: path, reason: Self.systemReason())
+            }
             let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
             do {
                 try handle.write(contentsOf: data)
             } catch {
                 throw AuthError.cannotWriteTokenFile(path: path, reason: "writing failed")
             }
-            guard fsync(descriptor) == 0 else { throw AuthError.cannotWriteTokenFile(path: path, reason: Self.systemReason()) }
+            guard fsync(descriptor) == 0 else {
+                throw AuthError.cannotWriteTokenFile(path: path, reason: Self.systemReason())
+            }
         }
-        guard rename(temporary, path) == 0 else { throw AuthError.cannotWriteTokenFile(path: path, reason: Self.systemReason()) }
+        guard rename(temporary, path) == 0 else {
+            throw AuthError.cannotWriteTokenFile(path: path, reason: Self.systemReason())
+        }
         renamed = true
         // Make the rename itself durable; a failure here loses nothing that was not already written.
         let directoryDescriptor = open(folder, O_RDONLY | O_CLOEXEC)
@@ -174,7 +188,8 @@ package struct TokenFile: Sendable, Equatable {
         let parent = (directory as NSString).deletingLastPathComponent
         if !parent.isEmpty, parent != directory { try createDirectories(parent) }
         if mkdir(directory, 0o700) != 0, errno != EEXIST {
-            throw AuthError.cannotWriteTokenFile(path: path, reason: "cannot create \(directory) (\(Self.systemReason()))")
+            throw AuthError.cannotWriteTokenFile(
+                path: path, reason: "cannot create \(directory) (\(Self.systemReason()))")
         }
         // mkdir honours the umask, which can only remove bits; set 0700 exactly.
         _ = chmod(directory, 0o700)

@@ -29,8 +29,10 @@ package actor TokenKeeper {
     /// `credentialsProblem` is then the reason it gives. `warn` prints a line to stderr; `log` is the
     /// `--verbose` request log; `naming` words the failures they quote.
     package init(
-        resolved: ResolvedToken, oauth: OAuthClient?, credentials: ClientCredentials?, credentialsProblem: AppCredentialsProblem? = nil,
-        now: @escaping @Sendable () -> Date, warn: @escaping @Sendable (String) -> Void, log: (@Sendable (String) -> Void)? = nil,
+        resolved: ResolvedToken, oauth: OAuthClient?, credentials: ClientCredentials?,
+        credentialsProblem: AppCredentialsProblem? = nil,
+        now: @escaping @Sendable () -> Date, warn: @escaping @Sendable (String) -> Void,
+        log: (@Sendable (String) -> Void)? = nil,
         naming: ParameterNaming = .neutral
     ) {
         self.naming = naming
@@ -78,17 +80,23 @@ package actor TokenKeeper {
             current = token
         case .failure(let reason):
             if left <= 0 {
-                warn("Warning: the token in \(resolved.source) expired on \(StoredToken.day(expiresAt)) and could not be renewed (\(reason)). \(naming.action(.signInAfterExpiry))")
+                warn(
+                    "Warning: the token in \(resolved.source) expired on \(StoredToken.day(expiresAt)) and could not be renewed (\(reason)). \(naming.action(.signInAfterExpiry))"
+                )
             } else {
                 let days = Int((left / 86_400).rounded(.up))
-                warn("Warning: the token in \(resolved.source) expires on \(StoredToken.day(expiresAt)) (in \(days) day\(days == 1 ? "" : "s")) and could not be renewed automatically (\(reason)). \(naming.action(.renewToken))")
+                warn(
+                    "Warning: the token in \(resolved.source) expires on \(StoredToken.day(expiresAt)) (in \(days) day\(days == 1 ? "" : "s")) and could not be renewed automatically (\(reason)). \(naming.action(.renewToken))"
+                )
             }
         }
     }
 
     private func recover() async -> String? {
         if resolved.path == nil {
-            warn("Note: the rejected token came from \(resolved.source); set a valid one there, or unset it to use the token file.")
+            warn(
+                "Note: the rejected token came from \(resolved.source); set a valid one there, or unset it to use the token file."
+            )
             return nil
         }
         switch await renew() {
@@ -112,13 +120,15 @@ package actor TokenKeeper {
         guard let refreshToken = stored.refreshToken else { return .failure("the token file holds no refresh token") }
         guard let oauth else { return .failure("no OAuth server is known to renew it at") }
         guard let credentials, credentials.clientSecret != nil else {
-            let problem = credentialsProblem ?? credentials.map { .noClientSecret(clientID: $0.clientID) }
+            let problem =
+                credentialsProblem ?? credentials.map { .noClientSecret(clientID: $0.clientID) }
                 ?? stored.clientID.map { .noClientSecret(clientID: $0) } ?? .noClientID
             return .failure(problem.reason(naming))
         }
         do {
             let grant = try await oauth.refresh(refreshToken, credentials: credentials)
-            let renewed = StoredToken(grant: grant, obtainedAt: now(), clientID: stored.clientID ?? credentials.clientID, previous: stored)
+            let renewed = StoredToken(
+                grant: grant, obtainedAt: now(), clientID: stored.clientID ?? credentials.clientID, previous: stored)
             do {
                 // Back to where it came from: the keyring entry, or the token file.
                 if let keyring = resolved.keyring {

@@ -15,7 +15,9 @@ package struct TokenRefreshingTransport: HTTPTransport {
     }
 
     package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try await Self.signing(request, keeper: keeper, mayResend: true, isInvalidToken: Self.isInvalidToken) { try await base.send($0) }
+        try await Self.signing(request, keeper: keeper, mayResend: true, isInvalidToken: Self.isInvalidToken) {
+            try await base.send($0)
+        }
     }
 
     /// The one token rule of both layers: `send` gets `request` with the keeper's current token (a
@@ -30,7 +32,8 @@ package struct TokenRefreshingTransport: HTTPTransport {
         let token = await keeper.token()
         request.headers[name] = "OAuth \(token)"
         let answer = try await send(request)
-        guard mayResend, isInvalidToken(answer), let fresh = await keeper.tokenAfterRejection(of: token), fresh != token else {
+        guard mayResend, isInvalidToken(answer), let fresh = await keeper.tokenAfterRejection(of: token), fresh != token
+        else {
             return answer
         }
         request.headers[name] = "OAuth \(fresh)"
@@ -41,7 +44,7 @@ package struct TokenRefreshingTransport: HTTPTransport {
     /// (the only header this layer may rewrite); nil otherwise.
     static func signedHeader(of request: HTTPRequest, keeper: TokenKeeper) -> String? {
         guard let name = request.headers.keys.first(where: { $0.lowercased() == "authorization" }),
-              request.headers[name] == "OAuth \(keeper.originalToken)"
+            request.headers[name] == "OAuth \(keeper.originalToken)"
         else { return nil }
         return name
     }

@@ -15,7 +15,9 @@ package struct ResolvedToken: Sendable {
     package var keyring: Keyring?
 
     /// A resolved token; `stored` is the token file's (or keyring entry's) content when it came from one.
-    package init(token: String, source: String, path: String? = nil, stored: StoredToken? = nil, keyring: Keyring? = nil) {
+    package init(
+        token: String, source: String, path: String? = nil, stored: StoredToken? = nil, keyring: Keyring? = nil
+    ) {
         self.token = token
         self.source = source
         self.path = path
@@ -34,7 +36,9 @@ package enum TokenSource {
 
     /// Resolves the token or throws `AuthError.notSignedIn` (exit 77) saying how to sign in.
     /// A token file must be private to its owner (mode 0600 or stricter), or it is refused.
-    package static func resolve(tokenFile: String?, profile: ConfigFile.Profile? = nil, environment: [String: String]) async throws -> ResolvedToken {
+    package static func resolve(tokenFile: String?, profile: ConfigFile.Profile? = nil, environment: [String: String])
+        async throws -> ResolvedToken
+    {
         if let tokenFile {
             return try await read(TokenFile(path: tokenFile), environment: environment)
         }
@@ -63,16 +67,20 @@ package enum TokenSource {
         switch try file.readContent() {
         case .token(let stored):
             try check(stored.accessToken, source: "the token file \(file.path)")
-            return ResolvedToken(token: stored.accessToken, source: "token file \(file.path)", path: file.path, stored: stored)
+            return ResolvedToken(
+                token: stored.accessToken, source: "token file \(file.path)", path: file.path, stored: stored)
         case .keyring(let kind, let account):
             let keyring = Keyring(kind: kind, account: account, environment: environment)
-            guard let data = try await keyring.lookup() else { throw AuthError.keyringEntryMissing(path: file.path, keyring: keyring.displayName) }
+            guard let data = try await keyring.lookup() else {
+                throw AuthError.keyringEntryMissing(path: file.path, keyring: keyring.displayName)
+            }
             let source = "\(keyring.displayName) (noted in \(file.path))"
             guard let stored = StoredToken.decode(data) else {
                 throw AuthError.keyringEntryUnreadable(path: file.path, keyring: keyring.displayName)
             }
             try check(stored.accessToken, source: source)
-            return ResolvedToken(token: stored.accessToken, source: source, path: file.path, stored: stored, keyring: keyring)
+            return ResolvedToken(
+                token: stored.accessToken, source: source, path: file.path, stored: stored, keyring: keyring)
         }
     }
 
@@ -87,7 +95,8 @@ package enum TokenSource {
                 let what = value == 0x0A || value == 0x0D ? "a line break (CR or LF)" : "a control character"
                 throw AuthError.malformedToken(source: source, problem: what + " inside it")
             }
-            throw AuthError.malformedToken(source: source, problem: "a space or a non-ASCII character, which a token never has")
+            throw AuthError.malformedToken(
+                source: source, problem: "a space or a non-ASCII character, which a token never has")
         }
     }
 }

@@ -11,71 +11,79 @@ import MetrikaUseCases
 /// mail; each anomaly told once. The work is `AlertCheck`'s; this parses, delivers and remembers.
 enum AlertCommand: Command {
     static let name = "alert"
-    static let summary = "Alert on yesterday's visits, goals and sales unlike the same weekday of earlier weeks; for cron"
+    static let summary =
+        "Alert on yesterday's visits, goals and sales unlike the same weekday of earlier weeks; for cron"
     static let synopses: [[UsageTerm]] = [
-        [.optional(.counter), .optional(.today), .optional(.webhook), .optional(.alertMail), .optional(.telegram), .optional(.currency), .optional(.dryRun)],
+        [
+            .optional(.counter), .optional(.today), .optional(.webhook), .optional(.alertMail), .optional(.telegram),
+            .optional(.currency), .optional(.dryRun)
+        ],
         [.required(Option.alertStatus), .optional(Option.json)],
-        [.required(Option.forget)],
+        [.required(Option.forget)]
     ]
     static let discussion = """
-    Checks the last finished day in each counter's time zone: visits, the reaches of every goal and,
-    for a shop, purchases and revenue (in --currency, else the counter's own), each against the
-    median of the same weekday over the previous 6 weeks (at least 4 with history).
-    A change is an alert only when it is large both relatively (at least 40 %: x0.6 or x1.67) and
-    statistically (a goal reached 2 times a day that reaches 0 is noise; 25 a day that reaches 0 is
-    not). Kinds: drop, rise, stopped (zero where there never is: the tracking code or the goal is
-    broken; the line says since when). A metric that had stopped and comes back is told once more.
+        Checks the last finished day in each counter's time zone: visits, the reaches of every goal and,
+        for a shop, purchases and revenue (in --currency, else the counter's own), each against the
+        median of the same weekday over the previous 6 weeks (at least 4 with history).
+        A change is an alert only when it is large both relatively (at least 40 %: x0.6 or x1.67) and
+        statistically (a goal reached 2 times a day that reaches 0 is noise; 25 a day that reaches 0 is
+        not). Kinds: drop, rise, stopped (zero where there never is: the tracking code or the goal is
+        broken; the line says since when). A metric that had stopped and comes back is told once more.
 
-    Without --counter: the default counter(s) (METRIKA_COUNTER, the profile, the config file), else
-    every counter the token can read. The history database is read and only what it lacks is
-    fetched (like `metrika sync`); --offline fetches nothing.
+        Without --counter: the default counter(s) (METRIKA_COUNTER, the profile, the config file), else
+        every counter the token can read. The history database is read and only what it lacks is
+        fetched (like `metrika sync`); --offline fetches nothing.
 
-    Standard output: one line per alert starting with the counter id, e.g.
-      515151 Сезонный магазин: visits 200 on Sun 2026-11-29, expected ~600 (-67%), mostly Search engine traffic -336
-    nothing when all is well; exit 0 either way (an alert is not an error). A drop or a rise ends
-    with its main driver, as `metrika explain` finds it (one request per dimension and counter
-    alerted; left out when it cannot be fetched, with a note under --verbose).
+        Standard output: one line per alert starting with the counter id, e.g.
+          515151 Сезонный магазин: visits 200 on Sun 2026-11-29, expected ~600 (-67%), mostly Search engine traffic -336
+        nothing when all is well; exit 0 either way (an alert is not an error). A drop or a rise ends
+        with its main driver, as `metrika explain` finds it (one request per dimension and counter
+        alerted; left out when it cannot be fetched, with a note under --verbose).
 
-    Each alert is told once, even by runs that overlap: the history database remembers it, and
-    later runs that see the same anomaly are silent. --webhook URL (or METRIKA_WEBHOOK_URL) POSTs
-    one JSON body per run that found something ("text" and "alerts": docs/alerts.md); the URL holds
-    a secret and is only ever shown as https://host/…. --mail ADDR sends the alerts with a chart of
-    each metric's last five weeks through sendmail (as `metrika mail` does). When a delivery fails
-    (exit 69) nothing is remembered, so the next run tells it again. --telegram CHAT[,CHAT…] (or
-    METRIKA_TELEGRAM_CHAT) sends one Telegram message per run with the lines and, for the daily
-    check, each alerted metric's chart as a photo; the bot token comes from METRIKA_TELEGRAM_TOKEN,
-    the config file or the keyring, never an argument (docs/telegram.md). --dry-run prints the
-    lines and sends and remembers nothing.
+        Each alert is told once, even by runs that overlap: the history database remembers it, and
+        later runs that see the same anomaly are silent. --webhook URL (or METRIKA_WEBHOOK_URL) POSTs
+        one JSON body per run that found something ("text" and "alerts": docs/alerts.md); the URL holds
+        a secret and is only ever shown as https://host/…. --mail ADDR sends the alerts with a chart of
+        each metric's last five weeks through sendmail (as `metrika mail` does). When a delivery fails
+        (exit 69) nothing is remembered, so the next run tells it again. --telegram CHAT[,CHAT…] (or
+        METRIKA_TELEGRAM_CHAT) sends one Telegram message per run with the lines and, for the daily
+        check, each alerted metric's chart as a photo; the bot token comes from METRIKA_TELEGRAM_TOKEN,
+        the config file or the keyring, never an argument (docs/telegram.md). --dry-run prints the
+        lines and sends and remembers nothing.
 
-    --today judges today's finished hours instead, for an hourly cron: visits and every goal's
-    reaches hour by hour, the last 3 finished hours together against the same hours of the same
-    weekday of the previous 4 weeks (their median); stopped when they are 0 for 2 hours or more
-    where those weeks always had some ("visits stopped at 14:00"). The running hour is never judged
-    (its numbers are still coming in). One request per counter and run; the earlier weeks' hours
-    are kept in the history database. Told once as well, with "back to normal at 17:00".
+        --today judges today's finished hours instead, for an hourly cron: visits and every goal's
+        reaches hour by hour, the last 3 finished hours together against the same hours of the same
+        weekday of the previous 4 weeks (their median); stopped when they are 0 for 2 hours or more
+        where those weeks always had some ("visits stopped at 14:00"). The running hour is never judged
+        (its numbers are still coming in). One request per counter and run; the earlier weeks' hours
+        are kept in the history database. Told once as well, with "back to normal at 17:00".
 
-    Thresholds, metrics and counters to skip: the "alerts" member of the config file (docs/alerts.md).
+        Thresholds, metrics and counters to skip: the "alerts" member of the config file (docs/alerts.md).
 
-    --status lists the open alerts: each one told and still so, with its id, since when, the last
-    value against the expected one and when it was told (--json: as JSON); "No open alerts." when
-    there are none. --forget ID closes one (--forget all: every one): the next run tells it again if
-    it is still so. Both read only the history database: no request, no token.
+        --status lists the open alerts: each one told and still so, with its id, since when, the last
+        value against the expected one and when it was told (--json: as JSON); "No open alerts." when
+        there are none. --forget ID closes one (--forget all: every one): the next run tells it again if
+        it is still so. Both read only the history database: no request, no token.
 
-    Example (crontab): 0 7 * * *  metrika alert --mail me@example.com > /dev/null
-    (stdout to /dev/null: the mail has the lines already; errors on stderr still reach cron's mail)
-    Hourly (crontab): 5 * * * *  metrika alert --today --webhook "$SLACK_URL" > /dev/null
-    """
-    static let options: [OptionSpec] = [
-        CounterOptions.spec(help: "Only these counters (default: the default counter(s), else every counter you can read)"),
-        Option.today.spec,
-        Option.webhook.spec, Option.alertMail.spec, Option.telegram.spec,
-        MailOptions.senderSpec,
-        MailOptions.sendmailSpec,
-        Option.dryRun.described("Print the alerts only: no webhook, no mail, no Telegram, nothing remembered").spec,
-        Option.currency.described("A shop's revenue in this currency (default: the counter's own, as the API says)").spec,
-        HistoryOptions.offlineSpec,
-        Option.alertStatus.spec, Option.json.described("With --status: the open alerts as JSON").spec, Option.forget.spec,
-    ] + DatabaseOptions.specs + TokenOptions.specs
+        Example (crontab): 0 7 * * *  metrika alert --mail me@example.com > /dev/null
+        (stdout to /dev/null: the mail has the lines already; errors on stderr still reach cron's mail)
+        Hourly (crontab): 5 * * * *  metrika alert --today --webhook "$SLACK_URL" > /dev/null
+        """
+    static let options: [OptionSpec] =
+        [
+            CounterOptions.spec(
+                help: "Only these counters (default: the default counter(s), else every counter you can read)"),
+            Option.today.spec,
+            Option.webhook.spec, Option.alertMail.spec, Option.telegram.spec,
+            MailOptions.senderSpec,
+            MailOptions.sendmailSpec,
+            Option.dryRun.described("Print the alerts only: no webhook, no mail, no Telegram, nothing remembered").spec,
+            Option.currency.described("A shop's revenue in this currency (default: the counter's own, as the API says)")
+                .spec,
+            HistoryOptions.offlineSpec,
+            Option.alertStatus.spec, Option.json.described("With --status: the open alerts as JSON").spec,
+            Option.forget.spec
+        ] + DatabaseOptions.specs + TokenOptions.specs
 
     /// An alert check as the command line asks for it, validated before any request (the config
     /// file's `"alerts"` and the webhook are the session's: `run` adds them).
@@ -99,7 +107,9 @@ enum AlertCommand: Command {
         // forgotten) is still a secret: known before the error that quotes it.
         for argument in options.positionals where argument.contains("://") { context.secrets.add(argument) }
         // So is --webhook's, before any error of the options read next (`webhook` adds its parts).
-        if let text = options[.webhook], !text.trimmingCharacters(in: .whitespaces).isEmpty { context.secrets.add(text) }
+        if let text = options[.webhook], !text.trimmingCharacters(in: .whitespaces).isEmpty {
+            context.secrets.add(text)
+        }
         try options.requireNoPositionals()
         if options[.json] { throw UsageError("--json goes with --status: metrika alert --status --json") }
         let ids = options.contains(.counter) ? try CounterOptions.ids(options) : []
@@ -112,7 +122,8 @@ enum AlertCommand: Command {
             guard !recipients.isEmpty else { throw UsageError("--sender and --sendmail go with --mail ADDR") }
         }
         return Request(
-            counterIDs: ids, dryRun: options[.dryRun], offline: options[.offline], today: options[.today], currency: try MoneyOptions.currency(options), recipients: recipients,
+            counterIDs: ids, dryRun: options[.dryRun], offline: options[.offline], today: options[.today],
+            currency: try MoneyOptions.currency(options), recipients: recipients,
             sender: recipients.isEmpty ? nil : try MailOptions.senderAddress(options, context: context),
             sendmail: MailOptions.sendmailPath(options, environment: context.environment))
     }
@@ -124,8 +135,9 @@ enum AlertCommand: Command {
         let settings = try AlertRun.settings(from: try session.services.configFile()?.alerts)
         // Why a named counter was not judged is a note, not an error: said on a terminal or with
         // --verbose, never to cron (whose stderr is no terminal, and mailed).
-        let runRequest = AlertRun.Request(counterIDs: request.counterIDs, today: request.today, dryRun: request.dryRun, currency: request.currency,
-                                          explain: options[.verbose] || (!request.counterIDs.isEmpty && context.stderrIsTerminal))
+        let runRequest = AlertRun.Request(
+            counterIDs: request.counterIDs, today: request.today, dryRun: request.dryRun, currency: request.currency,
+            explain: options[.verbose] || (!request.counterIDs.isEmpty && context.stderrIsTerminal))
         // Refused before the webhook is read or sendmail looked for.
         do {
             try AlertRun.validate(runRequest, settings: settings)
@@ -142,8 +154,10 @@ enum AlertCommand: Command {
         if let webhook { deliverers.append(WebhookDeliverer(webhook)) }
         if let bot { deliverers.append(session.services.telegramDeliverer(bot: bot, chats: chats, announce: announce)) }
         if let sender = request.sender, !request.recipients.isEmpty {
-            deliverers.append(session.services.mailDeliverer(sender: sender, recipients: request.recipients, sendmail: request.sendmail,
-                                                             hiding: webhook, announce: announce))
+            deliverers.append(
+                session.services.mailDeliverer(
+                    sender: sender, recipients: request.recipients, sendmail: request.sendmail,
+                    hiding: webhook, announce: announce))
         }
         let loader = try await session.services.historyLoader(offline: request.offline)
         let run = AlertRun(loader: loader, settings: settings, activity: context)
@@ -156,7 +170,11 @@ enum AlertCommand: Command {
         } catch let error as AlertRunError {
             throw usageError(error)
         }
-        if request.today, options[.verbose] { context.note("Hourly check: \(result.countersChecked) counters, \(result.requests) report requests\(result.driverRequests > 0 ? ", \(result.driverRequests) for the drivers" : "").") }
+        if request.today, options[.verbose] {
+            context.note(
+                "Hourly check: \(result.countersChecked) counters, \(result.requests) report requests\(result.driverRequests > 0 ? ", \(result.driverRequests) for the drivers" : "")."
+            )
+        }
         // An API that went away: one line saying which counters were checked and which were not.
         if let gaveUp = result.gaveUp { throw gaveUp }
         if let failure = result.deliveryFailure { return failure.exitCode }
@@ -167,7 +185,8 @@ enum AlertCommand: Command {
     static func usageError(_ error: AlertRunError) -> any Error {
         switch error {
         case .currencyWithoutShop:
-            return UsageError("--currency applies to a shop's revenue, which the config file's \"alerts\" turn off (\"shop\": false)")
+            return UsageError(
+                "--currency applies to a shop's revenue, which the config file's \"alerts\" turn off (\"shop\": false)")
         case .currencyWithToday:
             return UsageError("--currency applies to the daily check's revenue; --today judges visits and goals")
         case .noCountersOffline(let path):
@@ -190,14 +209,17 @@ enum AlertCommand: Command {
 extension Option where Value == String? {
     /// `--webhook URL`: a secret, masked wherever it could be shown.
     static var webhook: Option<String?> {
-        .text("webhook", value: "URL", help: "POST the alerts as JSON to this URL (default: METRIKA_WEBHOOK_URL); a secret, never shown")
+        .text(
+            "webhook", value: "URL",
+            help: "POST the alerts as JSON to this URL (default: METRIKA_WEBHOOK_URL); a secret, never shown")
     }
 }
 
 extension Option where Value == Bool {
     /// `--today` of alert: today's finished hours, for an hourly cron.
     static var today: Option<Bool> {
-        .flag("today", help: "Judge today's finished hours against the same hours of earlier weeks (for an hourly cron)")
+        .flag(
+            "today", help: "Judge today's finished hours against the same hours of earlier weeks (for an hourly cron)")
     }
 }
 

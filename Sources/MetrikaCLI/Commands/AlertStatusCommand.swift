@@ -18,18 +18,23 @@ extension AlertCommand {
         try options.requireNoPositionals()
         let mode = options[.alertStatus] ? "--status" : "--forget"
         if options[.alertStatus], options.contains(.forget) {
-            throw UsageError("--status and --forget go apart: list the open alerts with --status, then forget one with --forget ID")
+            throw UsageError(
+                "--status and --forget go apart: list the open alerts with --status, then forget one with --forget ID")
         }
         let checkOnly: [(String, Bool)] = [
-            ("--webhook", options.contains(.webhook)), ("--mail", options.contains(.alertMail)), ("--dry-run", options[.dryRun]),
-            ("--currency", options.contains(.currency)), ("--sender", options.contains(.sender)), ("--sendmail", options.contains(.sendmail)),
+            ("--webhook", options.contains(.webhook)), ("--mail", options.contains(.alertMail)),
+            ("--dry-run", options[.dryRun]),
+            ("--currency", options.contains(.currency)), ("--sender", options.contains(.sender)),
+            ("--sendmail", options.contains(.sendmail))
         ]
         if let (name, _) = checkOnly.first(where: { $0.1 }) {
             throw UsageError("\(name) goes with a check, not with \(mode), which only reads the history database")
         }
         // --status and --forget cover both checks' alerts (a grain each); --today names a check.
         if options[.today] {
-            throw UsageError("--today goes with the hourly check, not with \(mode): \(mode) lists and forgets the alerts of both checks, daily and hourly")
+            throw UsageError(
+                "--today goes with the hourly check, not with \(mode): \(mode) lists and forgets the alerts of both checks, daily and hourly"
+            )
         }
         if options[.json], !options[.alertStatus] {
             throw UsageError("--json goes with --status")
@@ -45,7 +50,8 @@ extension AlertCommand {
                 context.stdout.write("No open alerts to forget.\n")
             }
             for entry in forgotten {
-                context.stdout.write("Forgot alert \(entry.id): \(describe(entry)); the next run tells it again if it is still so.\n")
+                context.stdout.write(
+                    "Forgot alert \(entry.id): \(describe(entry)); the next run tells it again if it is still so.\n")
             }
             try context.stdout.flushChecked()
             return ExitCode.ok
@@ -65,7 +71,8 @@ extension AlertCommand {
         guard let text = options[.forget]?.trimmingCharacters(in: .whitespaces) else { return nil }
         if text.lowercased() == "all" { return .all }
         guard !text.isEmpty, text.count <= 18, text.allSatisfy({ $0.isASCII && $0.isNumber }), let id = Int(text) else {
-            throw UsageError("--forget takes an alert's id (or all); run `metrika alert --status` for the open alerts and their ids")
+            throw UsageError(
+                "--forget takes an alert's id (or all); run `metrika alert --status` for the open alerts and their ids")
         }
         return .id(id)
     }
@@ -75,20 +82,28 @@ extension AlertCommand {
     static func describe(_ entry: AlertStatus.Entry) -> String {
         let name = TerminalText.sanitize(entry.counterName, limit: 60)
         let row = entry.row
-        return "\(entry.episode.counterID)\(name.isEmpty ? "" : " " + name): \(TerminalText.sanitize(entry.metricLabel, limit: 60)) \(row.kindText) since \(row.sinceText)"
+        return
+            "\(entry.episode.counterID)\(name.isEmpty ? "" : " " + name): \(TerminalText.sanitize(entry.metricLabel, limit: 60)) \(row.kindText) since \(row.sinceText)"
     }
 }
 
 extension Option where Value == Bool {
     /// `alert --status`: the open alerts.
     static var alertStatus: Option<Bool> {
-        .flag("status", help: "List the open alerts (still wrong since they were told) with their ids, from the history; no request")
+        .flag(
+            "status",
+            help: "List the open alerts (still wrong since they were told) with their ids, from the history; no request"
+        )
     }
 }
 
 extension Option where Value == String? {
     /// `alert --forget ID|all`: close an open alert.
     static var forget: Option<String?> {
-        .text("forget", value: "ID|all", help: "Forget the open alert ID (from --status), or all of them: the next run tells it again if it is still so")
+        .text(
+            "forget", value: "ID|all",
+            help:
+                "Forget the open alert ID (from --status), or all of them: the next run tells it again if it is still so"
+        )
     }
 }

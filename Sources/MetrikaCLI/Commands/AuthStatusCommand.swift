@@ -9,12 +9,12 @@ enum AuthStatusCommand: Command {
     static let summary = "Show where the token comes from, when it expires, and whether the API accepts it"
     static let synopses: [[UsageTerm]] = [[.optional(.tokenFile), .optional(.profile)]]
     static let discussion = """
-    Shows the active profile (--profile, else METRIKA_PROFILE) and where the token is kept: a token
-    file, the system keyring (noted in a token file), or METRIKA_TOKEN.
+        Shows the active profile (--profile, else METRIKA_PROFILE) and where the token is kept: a token
+        file, the system keyring (noted in a token file), or METRIKA_TOKEN.
 
-    Exit codes: 0 the API accepts the token, 77 not signed in or the token is rejected,
-    69 the API or the keyring could not be reached, 78 a bad config file or unknown profile.
-    """
+        Exit codes: 0 the API accepts the token, 77 not signed in or the token is rejected,
+        69 the API or the keyring could not be reached, 78 a bad config file or unknown profile.
+        """
     static let options: [OptionSpec] = TokenOptions.specs
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
@@ -23,10 +23,14 @@ enum AuthStatusCommand: Command {
         let profile = try session.services.profileDescription()
         let resolved = try await session.services.token()
         let now = context.now()
-        var rows: [(String, String)] = [("Profile", profile ?? "none (--profile / METRIKA_PROFILE)"), ("Source", resolved.source)]
+        var rows: [(String, String)] = [
+            ("Profile", profile ?? "none (--profile / METRIKA_PROFILE)"), ("Source", resolved.source)
+        ]
         rows.append(("Token", TokenMask.mask(resolved.token)))
         if let stored = resolved.stored {
-            if stored.obtainedAt.timeIntervalSince1970 > 0 { rows.append(("Obtained", StoredToken.timestamp(stored.obtainedAt))) }
+            if stored.obtainedAt.timeIntervalSince1970 > 0 {
+                rows.append(("Obtained", StoredToken.timestamp(stored.obtainedAt)))
+            }
             rows.append(("Expires", SignInText.expiry(stored.expiresAt, now: now)))
             if let clientID = stored.clientID { rows.append(("Client id", clientID)) }
             rows.append(("Renewal", try renewal(stored, session: session)))
@@ -34,12 +38,17 @@ enum AuthStatusCommand: Command {
             rows.append(("Expires", "unknown (tokens in METRIKA_TOKEN carry no expiry)"))
         }
         if resolved.path == nil, TokenFile.defaultFile(environment: context.environment).exists {
-            rows.append(("Note", "the token file \(TokenSource.defaultPath(environment: context.environment)) is ignored while METRIKA_TOKEN is set"))
+            rows.append(
+                (
+                    "Note",
+                    "the token file \(TokenSource.defaultPath(environment: context.environment)) is ignored while METRIKA_TOKEN is set"
+                ))
         }
 
         let client = MetrikaClient(
             baseURL: try session.services.apiBaseURL(), token: resolved.token, transport: context.transport,
-            requestTimeout: try session.services.requestTimeout(), sleep: context.sleep, now: context.now, log: session.services.logger
+            requestTimeout: try session.services.requestTimeout(), sleep: context.sleep, now: context.now,
+            log: session.services.logger
         )
         var code = ExitCode.ok
         do {
@@ -62,10 +71,13 @@ enum AuthStatusCommand: Command {
     /// Whether the next command can renew the token by itself, and if not, why: the same credentials
     /// the renewal itself would use (`Services.credentialsForToken`).
     static func renewal(_ stored: StoredToken, session: Session) throws -> String {
-        guard stored.refreshToken != nil else { return "not possible (no refresh token; run `metrika login` before it expires)" }
+        guard stored.refreshToken != nil else {
+            return "not possible (no refresh token; run `metrika login` before it expires)"
+        }
         switch try session.services.credentialsForToken(stored) {
         case .success(let credentials):
-            return "automatic within 30 days of expiry (app \(credentials.clientID), secret from \(credentials.secretSource ?? credentials.source))"
+            return
+                "automatic within 30 days of expiry (app \(credentials.clientID), secret from \(credentials.secretSource ?? credentials.source))"
         case .failure(let problem):
             return "not possible (\(problem.reason(.cli)))"
         }

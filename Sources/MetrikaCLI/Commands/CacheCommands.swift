@@ -16,7 +16,11 @@ enum CacheInfoCommand: Command {
         let output = try FormatOptions.parse(options, toTerminal: context.stdoutIsTerminal)
         let (format, writer) = (output.format, output.csv)
         let path = session.services.databasePath
-        guard let info = try await HistoryCache(path: path, open: { try await session.services.openHistory(readOnly: true) }).info() else {
+        guard
+            let info = try await HistoryCache(
+                path: path, open: { try await session.services.openHistory(readOnly: true) }
+            ).info()
+        else {
             // Nothing stored yet is an answer, not a failure: a fresh machine, or before the first sync.
             let out = context.stdout
             switch format {
@@ -43,15 +47,16 @@ enum CachePruneCommand: Command {
     static let name = "cache prune"
     static let summary = "Delete history older than a day from the history database"
     static let synopses: [[UsageTerm]] = [[.required(.before), .optional(.db)]]
-    static let options: [OptionSpec] = [
-        Option.before.spec,
-    ] + DatabaseOptions.specs
+    static let options: [OptionSpec] =
+        [
+            Option.before.spec
+        ] + DatabaseOptions.specs
     static let discussion = """
-    Relative dates count back from today on this machine (its local time zone), not a counter's.
-    A day after today is refused (exit 64): it would delete the whole history, today included.
+        Relative dates count back from today on this machine (its local time zone), not a counter's.
+        A day after today is refused (exit 64): it would delete the whole history, today included.
 
-    Example (crontab, keep a year): 0 4 1 * *  metrika cache prune --before 12monthsAgo
-    """
+        Example (crontab, keep a year): 0 4 1 * *  metrika cache prune --before 12monthsAgo
+        """
 
     /// Today in the machine's time zone: the history holds several counters, each in its own zone.
     static func localToday(_ now: Date) -> Day {
@@ -69,10 +74,15 @@ enum CachePruneCommand: Command {
         // Every stored day is before a future date: today's and yesterday's rows would go too, which
         // is never what "keep the recent history" means. Dropping everything is deleting the file.
         if day > today {
-            throw UsageError("--before \(day.iso) is after today (\(today.iso)): it would delete the whole history, today included. Give a day up to today, e.g. --before 12monthsAgo; to drop everything, delete the database file")
+            throw UsageError(
+                "--before \(day.iso) is after today (\(today.iso)): it would delete the whole history, today included. Give a day up to today, e.g. --before 12monthsAgo; to drop everything, delete the database file"
+            )
         }
         let path = session.services.databasePath
-        guard let deleted = try await HistoryCache(path: path, open: { try await session.services.openHistory() }).prune(before: day) else {
+        guard
+            let deleted = try await HistoryCache(path: path, open: { try await session.services.openHistory() }).prune(
+                before: day)
+        else {
             throw CLIFailure.nothingToPrune(path: path)
         }
         let out = context.stdout
@@ -86,6 +96,8 @@ enum CachePruneCommand: Command {
 extension Option where Value == String? {
     /// `--before DATE` of `cache prune`, as written (read as a date expression with today's day).
     static var before: Option<String?> {
-        .text("before", value: "DATE", help: "Delete daily values of days before this one (YYYY-MM-DD, NdaysAgo, NweeksAgo, NmonthsAgo)")
+        .text(
+            "before", value: "DATE",
+            help: "Delete daily values of days before this one (YYYY-MM-DD, NdaysAgo, NweeksAgo, NmonthsAgo)")
     }
 }

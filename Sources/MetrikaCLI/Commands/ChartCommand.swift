@@ -9,44 +9,48 @@ import MetrikaUseCases
 enum ChartCommand: Command {
     static let name = "chart"
     static let summary = "Draw counters' statistics as an SVG or PNG line chart"
-    static let synopses: [[UsageTerm]] = [[
-        .required(.counter), .optional(.metrics), .optional(.from), .optional([.oneOf([[.required(.to)], [.required(.period)]])]), .optional(.group),
-        .required(.output), .optional(.imageFormat), .moreOptions,
-    ]]
+    static let synopses: [[UsageTerm]] = [
+        [
+            .required(.counter), .optional(.metrics), .optional(.from),
+            .optional([.oneOf([[.required(.to)], [.required(.period)]])]), .optional(.group),
+            .required(.output), .optional(.imageFormat), .moreOptions
+        ]
+    ]
     static let discussion = """
-    Default metric: visits; default range: 29daysAgo to today. Metrics with the same unit share an axis;
-    different units get panels stacked one above the other. Several counters: one line each, with a
-    legend; lines more than 10× apart get panels (and axes) of their own. Missing days are gaps (never
-    zeros); today's still-changing value is drawn dotted. By week or month, the current one is dotted
-    and labelled "so far", and a week or month cut by the range is left out (with a note).
-    Dates as in `metrika report` (YYYY-MM-DD, NdaysAgo, NweeksAgo, NmonthsAgo…), or --period NAME
-    (thisWeek, lastMonth, last30days…) instead of --from/--to. Dates are not before 2008-01-01; a line starts no earlier than its
-    counter's creation day.
+        Default metric: visits; default range: 29daysAgo to today. Metrics with the same unit share an axis;
+        different units get panels stacked one above the other. Several counters: one line each, with a
+        legend; lines more than 10× apart get panels (and axes) of their own. Missing days are gaps (never
+        zeros); today's still-changing value is drawn dotted. By week or month, the current one is dotted
+        and labelled "so far", and a week or month cut by the range is left out (with a note).
+        Dates as in `metrika report` (YYYY-MM-DD, NdaysAgo, NweeksAgo, NmonthsAgo…), or --period NAME
+        (thisWeek, lastMonth, last30days…) instead of --from/--to. Dates are not before 2008-01-01; a line starts no earlier than its
+        counter's creation day.
 
-    FILE.png (or --format png) draws the same chart as a PNG at twice its size (1600×800 pixels by
-    default, sharp on high-density screens) with librsvg's rsvg-convert, which must be installed
-    (Debian/Ubuntu: apt-get install librsvg2-bin; macOS: brew install librsvg); without it the command
-    ends with exit code 69. METRIKA_RSVG_CONVERT names the program when it is not on PATH.
+        FILE.png (or --format png) draws the same chart as a PNG at twice its size (1600×800 pixels by
+        default, sharp on high-density screens) with librsvg's rsvg-convert, which must be installed
+        (Debian/Ubuntu: apt-get install librsvg2-bin; macOS: brew install librsvg); without it the command
+        ends with exit code 69. METRIKA_RSVG_CONVERT names the program when it is not on PATH.
 
-    The file is written atomically (a temporary file renamed over it), so a cron job that mails the
-    chart never sends half of one. `--output -` writes the chart to standard output.
-    An output path that cannot be created ends with exit code 73.
+        The file is written atomically (a temporary file renamed over it), so a cron job that mails the
+        chart never sends half of one. `--output -` writes the chart to standard output.
+        An output path that cannot be created ends with exit code 73.
 
-    Examples:
-      metrika chart --counter 1001 --output visits.svg
-      metrika chart --counter 1001 --output visits.png
-      metrika chart --counter 1001,1002 --metrics visits,bounceRate --from 89daysAgo --output q.svg
-      metrika chart --counter 1001 --from 2016-01-01 --group month --output - > decade.svg
-    """
-    static let options: [OptionSpec] = [
-        CounterOptions.spec(),
-        MetricsOptions.spec(help: "Metrics (default visits): visits, pageviews, users, bounceRate, …"),
-    ] + DateOptions.specs(defaultFrom: "29daysAgo") + [
-        GroupingOptions.spec(help: "One point per day (default), week or month"),
-        Option.output.described("Where to write the chart; - for standard output", value: "FILE.svg|FILE.png").spec,
-        Option.imageFormat.spec, Option.width.spec, Option.height.spec, Option.title.spec,
-        MoneyOptions.currencySpec,
-    ] + HistoryOptions.specs + DatabaseOptions.specs + TokenOptions.specs
+        Examples:
+          metrika chart --counter 1001 --output visits.svg
+          metrika chart --counter 1001 --output visits.png
+          metrika chart --counter 1001,1002 --metrics visits,bounceRate --from 89daysAgo --output q.svg
+          metrika chart --counter 1001 --from 2016-01-01 --group month --output - > decade.svg
+        """
+    static let options: [OptionSpec] =
+        [
+            CounterOptions.spec(),
+            MetricsOptions.spec(help: "Metrics (default visits): visits, pageviews, users, bounceRate, …")
+        ] + DateOptions.specs(defaultFrom: "29daysAgo") + [
+            GroupingOptions.spec(help: "One point per day (default), week or month"),
+            Option.output.described("Where to write the chart; - for standard output", value: "FILE.svg|FILE.png").spec,
+            Option.imageFormat.spec, Option.width.spec, Option.height.spec, Option.title.spec,
+            MoneyOptions.currencySpec
+        ] + HistoryOptions.specs + DatabaseOptions.specs + TokenOptions.specs
 
     /// What to chart and where, validated before any request.
     struct Request {
@@ -92,11 +96,16 @@ enum ChartCommand: Command {
             throw UsageError("Not writing PNG bytes to a terminal: use --output FILE.png, or redirect standard output")
         }
         let loader = try await session.services.historyLoader(offline: request.history.offline)
-        let data = try await ChartSeries.load(counterIDs: request.counterIDs, from: request.dates.from, to: request.dates.to, metrics: request.metrics,
-                                              grouping: request.grouping, refresh: request.history.refresh, currency: request.currency, loader: loader, activity: context)
-        let chart = ChartSeries.makeChart(data, grouping: request.grouping, title: request.title, width: request.width, height: request.height)
+        let data = try await ChartSeries.load(
+            counterIDs: request.counterIDs, from: request.dates.from, to: request.dates.to, metrics: request.metrics,
+            grouping: request.grouping, refresh: request.history.refresh, currency: request.currency, loader: loader,
+            activity: context)
+        let chart = ChartSeries.makeChart(
+            data, grouping: request.grouping, title: request.title, width: request.width, height: request.height)
         let svg = chart.render()
-        let bytes = format == .png ? try await context.rasterizer.png(fromSVG: Data(svg.utf8), scale: ChartSeries.pngScale) : Data(svg.utf8)
+        let bytes =
+            format == .png
+            ? try await context.rasterizer.png(fromSVG: Data(svg.utf8), scale: ChartSeries.pngScale) : Data(svg.utf8)
         if output == "-" {
             try context.stdout.writer.write(contentsOf: bytes)
         } else {
@@ -122,7 +131,9 @@ enum ChartCommand: Command {
         let byExtension = ImageFormat(rawValue: ext)
         if let chosen {
             if let byExtension, byExtension != chosen {
-                throw UsageError("--format \(chosen.rawValue) contradicts the file name \(name): name it .\(chosen.rawValue) or drop --format")
+                throw UsageError(
+                    "--format \(chosen.rawValue) contradicts the file name \(name): name it .\(chosen.rawValue) or drop --format"
+                )
             }
             return chosen
         }
@@ -145,14 +156,20 @@ extension Option where Value == ChartCommand.ImageFormat? {
 
 extension Option where Value == Int? {
     /// `--width PX` of a chart.
-    static var width: Option<Int?> { .integer("width", value: "PX", help: "Width in pixels (default 800)", in: SVGLineChart.minimumWidth...10_000) }
+    static var width: Option<Int?> {
+        .integer("width", value: "PX", help: "Width in pixels (default 800)", in: SVGLineChart.minimumWidth...10_000)
+    }
     /// `--height PX` of a chart.
     static var height: Option<Int?> {
-        .integer("height", value: "PX", help: "Height in pixels (default 400, plus 160 per extra panel)", in: SVGLineChart.minimumHeight...10_000)
+        .integer(
+            "height", value: "PX", help: "Height in pixels (default 400, plus 160 per extra panel)",
+            in: SVGLineChart.minimumHeight...10_000)
     }
 }
 
 extension Option where Value == String? {
     /// `--title TEXT` of a chart.
-    static var title: Option<String?> { .text("title", value: "TEXT", help: "Title (default: the counters' names and sites)") }
+    static var title: Option<String?> {
+        .text("title", value: "TEXT", help: "Title (default: the counters' names and sites)")
+    }
 }

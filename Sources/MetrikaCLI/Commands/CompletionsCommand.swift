@@ -7,13 +7,13 @@ enum CompletionsCommand: Command {
     static let summary = "Print a shell completion script (bash, zsh or fish)"
     static let synopses: [[UsageTerm]] = [[.argument]]
     static let discussion = """
-    Completes commands, options, option values (--group day|week|month, --format table|csv|json)
-    and metric and dimension names. `scripts/install` puts all three where the shells look; or:
+        Completes commands, options, option values (--group day|week|month, --format table|csv|json)
+        and metric and dimension names. `scripts/install` puts all three where the shells look; or:
 
-      metrika completions bash > ~/.local/share/bash-completion/completions/metrika
-      metrika completions zsh > ~/.zfunc/_metrika     (a directory in $fpath, before compinit)
-      metrika completions fish > ~/.config/fish/completions/metrika.fish
-    """
+          metrika completions bash > ~/.local/share/bash-completion/completions/metrika
+          metrika completions zsh > ~/.zfunc/_metrika     (a directory in $fpath, before compinit)
+          metrika completions fish > ~/.config/fish/completions/metrika.fish
+        """
     static let options: [OptionSpec] = []
     static var argumentChoices: [String] { CompletionScript.shells }
 
@@ -22,10 +22,14 @@ enum CompletionsCommand: Command {
         guard let shell = options.positionals.first else {
             throw UsageError("Name a shell: bash, zsh or fish")
         }
-        guard options.positionals.count == 1 else { throw UsageError("Unexpected argument '\(options.positionals[1])'") }
+        guard options.positionals.count == 1 else {
+            throw UsageError("Unexpected argument '\(options.positionals[1])'")
+        }
         guard let script = CompletionScript.script(for: shell) else {
             let hint = ArgumentParser.suggestion(for: shell, among: CompletionScript.shells)
-            throw UsageError("No completions for '\(shell)': choose bash, zsh or fish" + (hint.map { ". Did you mean '\($0)'?" } ?? ""))
+            throw UsageError(
+                "No completions for '\(shell)': choose bash, zsh or fish"
+                    + (hint.map { ". Did you mean '\($0)'?" } ?? ""))
         }
         context.stdout.write(script)
         return ExitCode.ok

@@ -8,13 +8,14 @@ enum CountersCommand: Command {
     static let summary = "List the counters you can read: id, name, site, status, permission"
     static let synopses: [[UsageTerm]] = [[.optional(.search), .optional(.status), .optional(.format)]]
     static let discussion = """
-    Examples:
-      metrika counters
-      metrika counters --search shop --csv
-    """
-    static let options: [OptionSpec] = [
-        Option.search.spec, Option.status.spec,
-    ] + FormatOptions.specs + TokenOptions.specs
+        Examples:
+          metrika counters
+          metrika counters --search shop --csv
+        """
+    static let options: [OptionSpec] =
+        [
+            Option.search.spec, Option.status.spec
+        ] + FormatOptions.specs + TokenOptions.specs
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         let context = session.context
@@ -25,7 +26,8 @@ enum CountersCommand: Command {
         let client = try await session.services.client()
         // The currency each counter's revenue is kept in, where the history has seen it (none without one).
         let history = try? await session.services.historyLoader(offline: true).store
-        let (items, warning) = try await CounterList.fetch(client: client, search: options[.search], status: status?.apiValue, history: history)
+        let (items, warning) = try await CounterList.fetch(
+            client: client, search: options[.search], status: status?.apiValue, history: history)
         let out = context.stdout
         switch format {
         case .table:
@@ -64,5 +66,7 @@ extension Option where Value == CounterStatus? {
 
 extension Option where Value == String? {
     /// `--search TEXT` of `counters`.
-    static var search: Option<String?> { .text("search", value: "TEXT", help: "Only counters whose id, name or site contains TEXT") }
+    static var search: Option<String?> {
+        .text("search", value: "TEXT", help: "Only counters whose id, name or site contains TEXT")
+    }
 }

@@ -8,16 +8,17 @@ enum GoalsCommand: Command {
     static let summary = "List a counter's goals: id, name, type"
     static let synopses: [[UsageTerm]] = [[.required(.counter), .optional(.format)]]
     static let discussion = """
-    The ids are what goal metrics take: --metrics goal<ID>reaches,goal<ID>conversionRate. Reports
-    title such columns with the goal's name ("Заказ оформлен — reaches").
+        The ids are what goal metrics take: --metrics goal<ID>reaches,goal<ID>conversionRate. Reports
+        title such columns with the goal's name ("Заказ оформлен — reaches").
 
-    Examples:
-      metrika goals --counter 1001
-      metrika report --counter 1001 --metrics visits,goal4001reaches,goal4001conversionRate
-    """
-    static let options: [OptionSpec] = [
-        CounterOptions.spec(value: "ID", help: "The counter whose goals to list"),
-    ] + FormatOptions.specs + TokenOptions.specs
+        Examples:
+          metrika goals --counter 1001
+          metrika report --counter 1001 --metrics visits,goal4001reaches,goal4001conversionRate
+        """
+    static let options: [OptionSpec] =
+        [
+            CounterOptions.spec(value: "ID", help: "The counter whose goals to list")
+        ] + FormatOptions.specs + TokenOptions.specs
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         let context = session.context
@@ -39,7 +40,8 @@ enum GoalsCommand: Command {
             try csv.write(GoalListing.csvHeader, to: out.writer)
             for goal in goals { try csv.write(GoalListing.csvRow(goal), to: out.writer) }
         case .json:
-            out.write(GoalListing.document(counterID: id, goals: goals, versioned: true).serialized(pretty: true) + "\n")
+            out.write(
+                GoalListing.document(counterID: id, goals: goals, versioned: true).serialized(pretty: true) + "\n")
         }
         return ExitCode.ok
     }

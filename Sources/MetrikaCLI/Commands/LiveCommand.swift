@@ -15,23 +15,25 @@ enum LiveCommand: Command {
     static let summary = "Today so far, hour by hour, against the same hours of earlier weeks; full screen"
     static let synopses: [[UsageTerm]] = [[.optional(.counter), .optional(.every)]]
     static let discussion = """
-    A full-screen view of today in each counter's time zone: visits by hour as bars over the usual
-    range of the same hours on the same weekday of the previous 4 weeks, visits so far against
-    expected by now ("on track", "−40% since 14:00"), the first goals' reaches, the time of the
-    newest data and the requests spent today. Refreshed every --every minutes and on r; each refresh
-    costs at most one request per counter (the earlier weeks are kept in the history database).
+        A full-screen view of today in each counter's time zone: visits by hour as bars over the usual
+        range of the same hours on the same weekday of the previous 4 weeks, visits so far against
+        expected by now ("on track", "−40% since 14:00"), the first goals' reaches, the time of the
+        newest data and the requests spent today. Refreshed every --every minutes and on r; each refresh
+        costs at most one request per counter (the earlier weeks are kept in the history database).
 
-    Keys: q or Ctrl-C quit (exit 0, a normal end) · r refresh now · Tab, → next counter ·
-    Shift-Tab, ← previous · ? keys. SIGTERM, SIGHUP or a SIGINT sent to it end it with 128 + the
-    signal. The terminal is left as it was on every exit. NO_COLOR turns colour off.
+        Keys: q or Ctrl-C quit (exit 0, a normal end) · r refresh now · Tab, → next counter ·
+        Shift-Tab, ← previous · ? keys. SIGTERM, SIGHUP or a SIGINT sent to it end it with 128 + the
+        signal. The terminal is left as it was on every exit. NO_COLOR turns colour off.
 
-    Without a terminal (a pipe, cron) it prints one snapshot of each counter as plain text and exits:
-      metrika live --counter 1001,1002 | mail -s today me@example.com
-    """
-    static let options: [OptionSpec] = [
-        CounterOptions.spec(help: "Counter id(s) to show; Tab switches between them (default: the default counter)"),
-        Option.every.spec,
-    ] + DatabaseOptions.specs + TokenOptions.specs
+        Without a terminal (a pipe, cron) it prints one snapshot of each counter as plain text and exits:
+          metrika live --counter 1001,1002 | mail -s today me@example.com
+        """
+    static let options: [OptionSpec] =
+        [
+            CounterOptions.spec(
+                help: "Counter id(s) to show; Tab switches between them (default: the default counter)"),
+            Option.every.spec
+        ] + DatabaseOptions.specs + TokenOptions.specs
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         try options.requireNoPositionals()
@@ -57,16 +59,21 @@ enum LiveCommand: Command {
         let interactive = context.stdoutIsTerminal && TerminalScreen.isInteractive()
         // The goals list is read now, before the screen: a warning about it is a line like any other.
         let source = try await HourlyLiveSource.make(counters: counters, loader: loader, activity: context)
-        let board = LiveBoard(counters: counters, source: source, activity: interactive ? QuietActivity(now: context.now) : context)
+        let board = LiveBoard(
+            counters: counters, source: source, activity: interactive ? QuietActivity(now: context.now) : context)
         guard interactive else {
             let code = try await snapshot(board, context: context)
             return code == ExitCode.ok ? unreadable?.failure.exitCode ?? code : code
         }
         let colour = (context.environment["NO_COLOR"] ?? "").isEmpty && context.environment["TERM"] != "dumb"
-        let loop = LiveScreenLoop(board: board, screen: TerminalScreen(output: context.stdout), every: every, colour: colour, context: context)
+        let loop = LiveScreenLoop(
+            board: board, screen: TerminalScreen(output: context.stdout), every: every, colour: colour, context: context
+        )
         let code = try await loop.run()
         // The unreadable counter's line was drawn over by the screen: said again once it is gone.
-        if let unreadable { context.note("Error: counter \(unreadable.id): \(ParameterNaming.cli.message(of: unreadable.failure))") }
+        if let unreadable {
+            context.note("Error: counter \(unreadable.id): \(ParameterNaming.cli.message(of: unreadable.failure))")
+        }
         return code == ExitCode.ok ? unreadable?.failure.exitCode ?? code : code
     }
 
@@ -106,6 +113,7 @@ enum LiveCommand: Command {
 extension Option where Value == Int? {
     /// `--every MINUTES` of live.
     static var every: Option<Int?> {
-        .integer("every", value: "MINUTES", help: "Refresh every this many minutes (default 5, at least 1)", in: 1...1_440)
+        .integer(
+            "every", value: "MINUTES", help: "Refresh every this many minutes (default 5, at least 1)", in: 1...1_440)
     }
 }

@@ -8,44 +8,48 @@ import MetrikaModel
 enum LoginCommand: Command {
     static let name = "login"
     static let summary = "Sign in (device code, or a token on stdin) and store the token privately"
-    static let synopses: [[UsageTerm]] = [[
-        .optional([.oneOf([[.required(.clientID), .required(.clientSecret)], [.required(.tokenStdin)]])]), .optional(.store), .optional(.tokenFile), .optional(.profile),
-    ]]
+    static let synopses: [[UsageTerm]] = [
+        [
+            .optional([.oneOf([[.required(.clientID), .required(.clientSecret)], [.required(.tokenStdin)]])]),
+            .optional(.store), .optional(.tokenFile), .optional(.profile)
+        ]
+    ]
     static let discussion = """
-    The device flow shows a web address and a code: open the address on any device, sign in to
-    Yandex there, and enter the code. metrika waits (Ctrl-C cancels) and stores the token in
-    $XDG_CONFIG_HOME/metrika/token.json (mode 0600). It needs your registered OAuth app with the
-    metrika:read scope. Its id and secret are each taken from the first of: --client-id/--client-secret,
-    METRIKA_CLIENT_ID/METRIKA_CLIENT_SECRET, the profile's client_id/client_secret, the config file's,
-    and (the id only) the token file being replaced. Renewal, `auth status` and logout use the same order.
+        The device flow shows a web address and a code: open the address on any device, sign in to
+        Yandex there, and enter the code. metrika waits (Ctrl-C cancels) and stores the token in
+        $XDG_CONFIG_HOME/metrika/token.json (mode 0600). It needs your registered OAuth app with the
+        metrika:read scope. Its id and secret are each taken from the first of: --client-id/--client-secret,
+        METRIKA_CLIENT_ID/METRIKA_CLIENT_SECRET, the profile's client_id/client_secret, the config file's,
+        and (the id only) the token file being replaced. Renewal, `auth status` and logout use the same order.
 
-    With --token-stdin, metrika reads a token (or the whole address the authorize page redirected
-    to) from standard input; a token is never accepted as a command-line argument.
+        With --token-stdin, metrika reads a token (or the whole address the authorize page redirected
+        to) from standard input; a token is never accepted as a command-line argument.
 
-    --store keyring keeps the token in the system keyring instead (the Secret Service through
-    secret-tool on Linux, the Keychain on macOS); the token file then only notes where it is. The
-    private file stays the default, and the right choice on servers and under cron. With --profile
-    NAME the token goes to that profile's token file (default token-NAME.json).
+        --store keyring keeps the token in the system keyring instead (the Secret Service through
+        secret-tool on Linux, the Keychain on macOS); the token file then only notes where it is. The
+        private file stays the default, and the right choice on servers and under cron. With --profile
+        NAME the token goes to that profile's token file (default token-NAME.json).
 
-    Exit codes: 0 signed in, 69 the keyring could not be used, 77 refused/expired/rejected,
-    78 missing client id or secret, unknown profile, 130 cancelled with Ctrl-C.
+        Exit codes: 0 signed in, 69 the keyring could not be used, 77 refused/expired/rejected,
+        78 missing client id or secret, unknown profile, 130 cancelled with Ctrl-C.
 
-    Examples:
-      METRIKA_CLIENT_ID=… METRIKA_CLIENT_SECRET=… metrika login
-      pbpaste | metrika login --token-stdin
-      metrika login --store keyring --profile agency
-    """
+        Examples:
+          METRIKA_CLIENT_ID=… METRIKA_CLIENT_SECRET=… metrika login
+          pbpaste | metrika login --token-stdin
+          metrika login --store keyring --profile agency
+        """
     static let options: [OptionSpec] = [
         Option.clientID.spec, Option.clientSecret.spec, Option.tokenStdin.spec, Option.store.spec,
         Option.tokenFile.described("Store the token here instead of $XDG_CONFIG_HOME/metrika/token.json").spec,
-        TokenOptions.profile,
+        TokenOptions.profile
     ]
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         let context = session.context
         // Never echo the word: it may be a token someone tried to pass as an argument.
         guard options.positionals.isEmpty else {
-            throw UsageError("login takes no arguments. To use a token you have, pipe it in: `metrika login --token-stdin`")
+            throw UsageError(
+                "login takes no arguments. To use a token you have, pipe it in: `metrika login --token-stdin`")
         }
         let (file, explicit) = try session.services.tokenFileToWrite()
         let useKeyring = try options[.store] == .keyring
@@ -59,10 +63,18 @@ enum LoginCommand: Command {
         } else {
             // Signing in again with the app of the token stored before needs only its secret.
             let previousClientID: String?
-            if case .token(let previous)? = try? file.readContent(enforcingPermissions: false) { previousClientID = previous.clientID } else { previousClientID = nil }
-            guard let credentials = try session.services.clientCredentials(tokenClientID: previousClientID) else { throw AuthError.missingClientID }
+            if case .token(let previous)? = try? file.readContent(enforcingPermissions: false) {
+                previousClientID = previous.clientID
+            } else {
+                previousClientID = nil
+            }
+            guard let credentials = try session.services.clientCredentials(tokenClientID: previousClientID) else {
+                throw AuthError.missingClientID
+            }
             guard credentials.clientSecret != nil else { throw AuthError.missingClientSecret }
-            let oauth = OAuthClient(baseURL: try session.services.oauthBaseURL(), transport: context.transport, requestTimeout: timeout, now: context.now, log: session.services.logger)
+            let oauth = OAuthClient(
+                baseURL: try session.services.oauthBaseURL(), transport: context.transport, requestTimeout: timeout,
+                now: context.now, log: session.services.logger)
             let login = DeviceLogin(oauth: oauth, credentials: credentials, now: context.now, sleep: context.sleep)
             guard let token = try await runCancellable(login, context: context) else {
                 context.note("Login cancelled.")
@@ -74,7 +86,9 @@ enum LoginCommand: Command {
         context.secrets.add(stored.accessToken)
         context.secrets.add(stored.refreshToken)
         // One cheap call proves the token works before it replaces a stored one.
-        let client = MetrikaClient(baseURL: apiURL, token: stored.accessToken, transport: context.transport, requestTimeout: timeout, sleep: context.sleep, now: context.now, log: session.services.logger)
+        let client = MetrikaClient(
+            baseURL: apiURL, token: stored.accessToken, transport: context.transport, requestTimeout: timeout,
+            sleep: context.sleep, now: context.now, log: session.services.logger)
         let check: String
         do {
             let count = try await client.checkToken()
@@ -106,14 +120,20 @@ enum LoginCommand: Command {
                 do {
                     try await previous.delete()
                 } catch let error as AuthError {
-                    context.note("Warning: the token stored before in \(previous.displayName) was not removed: \(error.message(.cli)) Remove it with `\(previous.manualRemoval)`.")
+                    context.note(
+                        "Warning: the token stored before in \(previous.displayName) was not removed: \(error.message(.cli)) Remove it with `\(previous.manualRemoval)`."
+                    )
                 }
             }
             out.write("Signed in. Token stored in \(file.path)\n")
         }
         out.write(describe(stored, now: context.now(), apiCheck: check))
-        if context.environment["METRIKA_TOKEN"].map({ !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) == true, options[.tokenFile] == nil {
-            context.note("Note: METRIKA_TOKEN is set and takes precedence over the token file; unset it to use the token just stored.")
+        if context.environment["METRIKA_TOKEN"].map({ !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty })
+            == true, options[.tokenFile] == nil
+        {
+            context.note(
+                "Note: METRIKA_TOKEN is set and takes precedence over the token file; unset it to use the token just stored."
+            )
         }
         return ExitCode.ok
     }
@@ -128,8 +148,12 @@ enum LoginCommand: Command {
                 let minutes = max(1, (code.expiresIn + 59) / 60)
                 // The address and the code are the OAuth server's words: quoted through the one
                 // sanitizer, so they cannot clear the screen, set the title or write the clipboard.
-                context.note("To sign in, open \(TerminalText.quote(code.verificationURL)) and enter the code: \(TerminalText.quote(code.userCode))")
-                context.note("Waiting for confirmation (the code expires in \(minutes) min, at \(StoredToken.timestamp(now().addingTimeInterval(Double(code.expiresIn))))). Press Ctrl-C to cancel.")
+                context.note(
+                    "To sign in, open \(TerminalText.quote(code.verificationURL)) and enter the code: \(TerminalText.quote(code.userCode))"
+                )
+                context.note(
+                    "Waiting for confirmation (the code expires in \(minutes) min, at \(StoredToken.timestamp(now().addingTimeInterval(Double(code.expiresIn))))). Press Ctrl-C to cancel."
+                )
                 context.stderr.flush()
             }
         }
@@ -166,13 +190,18 @@ enum LoginCommand: Command {
     /// Reads a token from stdin: the bare token, or the redirect address of the authorize page
     /// (`…/verification_code#access_token=…&expires_in=…`), whose expiry is kept too.
     static func tokenFromStandardInput(context: CLIContext, clientID: String?) throws -> StoredToken {
-        guard let input = context.readStandardInput() else { throw AuthError.noTokenOnStandardInput("nothing could be read") }
+        guard let input = context.readStandardInput() else {
+            throw AuthError.noTokenOnStandardInput("nothing could be read")
+        }
         let text = input.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw AuthError.noTokenOnStandardInput("it was empty") }
         var token = text
         var expiresIn: Int?
         if let range = text.range(of: "access_token=") {
-            let start = text[..<range.lowerBound].lastIndex(where: { $0 == "#" || $0 == "?" || $0 == "&" }).map { text.index(after: $0) } ?? range.lowerBound
+            let start =
+                text[..<range.lowerBound].lastIndex(where: { $0 == "#" || $0 == "?" || $0 == "&" }).map {
+                    text.index(after: $0)
+                } ?? range.lowerBound
             let fields = FormEncoding.decode(String(text[start...]))
             guard let value = fields.first(where: { $0.0 == "access_token" })?.1, !value.isEmpty else {
                 throw AuthError.noTokenOnStandardInput("the address holds an empty access_token")
@@ -191,7 +220,9 @@ enum LoginCommand: Command {
             throw AuthError.noTokenOnStandardInput("it holds \(problem)")
         }
         let now = context.now()
-        return StoredToken(accessToken: token, obtainedAt: now, expiresAt: expiresIn.map { now.addingTimeInterval(Double($0)) }, clientID: clientID)
+        return StoredToken(
+            accessToken: token, obtainedAt: now, expiresAt: expiresIn.map { now.addingTimeInterval(Double($0)) },
+            clientID: clientID)
     }
 
     // MARK: - Output
@@ -202,7 +233,7 @@ enum LoginCommand: Command {
             ("Token", TokenMask.mask(stored.accessToken)),
             ("Refresh token", stored.refreshToken == nil ? "none" : "stored"),
             ("Obtained", StoredToken.timestamp(stored.obtainedAt)),
-            ("Expires", SignInText.expiry(stored.expiresAt, now: now)),
+            ("Expires", SignInText.expiry(stored.expiresAt, now: now))
         ]
         if let clientID = stored.clientID { rows.append(("Client id", clientID)) }
         rows.append(("API check", apiCheck))
@@ -239,14 +270,21 @@ extension Option where Value == TokenStore? {
 
 extension Option where Value == String? {
     /// `--client-id ID`: the OAuth app (login; read by `Services.clientCredentials`).
-    static var clientID: Option<String?> { .text("client-id", value: "ID", help: "Your OAuth app's client id (else METRIKA_CLIENT_ID, else the config file)") }
+    static var clientID: Option<String?> {
+        .text(
+            "client-id", value: "ID", help: "Your OAuth app's client id (else METRIKA_CLIENT_ID, else the config file)")
+    }
     /// `--client-secret SECRET`: the OAuth app's secret (login), masked wherever it could be shown.
     static var clientSecret: Option<String?> {
-        .text("client-secret", value: "SECRET", help: "Your OAuth app's client secret (else METRIKA_CLIENT_SECRET, else the config file)")
+        .text(
+            "client-secret", value: "SECRET",
+            help: "Your OAuth app's client secret (else METRIKA_CLIENT_SECRET, else the config file)")
     }
 }
 
 extension Option where Value == Bool {
     /// `--token-stdin` of `login`: a token piped in instead of the device flow.
-    static var tokenStdin: Option<Bool> { .flag("token-stdin", help: "Read a token from standard input instead of the device flow") }
+    static var tokenStdin: Option<Bool> {
+        .flag("token-stdin", help: "Read a token from standard input instead of the device flow")
+    }
 }

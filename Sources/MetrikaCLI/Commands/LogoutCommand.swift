@@ -11,28 +11,28 @@ enum LogoutCommand: Command {
     static let summary = "Revoke the stored token and delete it (token file or keyring)"
     static let synopses: [[UsageTerm]] = [[.optional(.localOnly), .optional(.tokenFile), .optional(.profile)]]
     static let discussion = """
-    Revoking needs the OAuth app that issued the token: its client id (the token file notes it) and its
-    secret, each from the first of METRIKA_CLIENT_ID/METRIKA_CLIENT_SECRET, the profile, the config
-    file (client_id/client_secret), and the token file (the id only) — the order login and renewal use.
+        Revoking needs the OAuth app that issued the token: its client id (the token file notes it) and its
+        secret, each from the first of METRIKA_CLIENT_ID/METRIKA_CLIENT_SECRET, the profile, the config
+        file (client_id/client_secret), and the token file (the id only) — the order login and renewal use.
 
-    If the token cannot be revoked (no client secret, the server refuses the app's credentials or
-    cannot be reached), nothing is deleted: logout says why, and exits 78 (credentials) or 69 (server
-    unreachable), since the token may still be valid on the server. Fix that and run it again, or pass
-    --local-only to delete only the local copy (then revoke the token at https://id.yandex.ru/security).
+        If the token cannot be revoked (no client secret, the server refuses the app's credentials or
+        cannot be reached), nothing is deleted: logout says why, and exits 78 (credentials) or 69 (server
+        unreachable), since the token may still be valid on the server. Fix that and run it again, or pass
+        --local-only to delete only the local copy (then revoke the token at https://id.yandex.ru/security).
 
-    Yandex revokes only tokens issued by the device flow; for others (a pasted token) it answers
-    unsupported_token_type: metrika deletes its copy, says the token stays valid until it expires,
-    and exits 0 (without asking, for a pasted token when the app's credentials are incomplete). A token kept in the system keyring (login --store keyring) is deleted from there, then
-    the token file that noted it. A token in METRIKA_TOKEN is not touched: unset the variable yourself.
+        Yandex revokes only tokens issued by the device flow; for others (a pasted token) it answers
+        unsupported_token_type: metrika deletes its copy, says the token stays valid until it expires,
+        and exits 0 (without asking, for a pasted token when the app's credentials are incomplete). A token kept in the system keyring (login --store keyring) is deleted from there, then
+        the token file that noted it. A token in METRIKA_TOKEN is not touched: unset the variable yourself.
 
-    Exit codes: 0 revoked (or unrevocable by design) and deleted, or already signed out; 69 the OAuth
-    server could not be reached; 73 the token file could not be deleted; 78 the app's credentials are
-    missing or refused, or a bad config file. Only 0 deletes anything.
-    """
+        Exit codes: 0 revoked (or unrevocable by design) and deleted, or already signed out; 69 the OAuth
+        server could not be reached; 73 the token file could not be deleted; 78 the app's credentials are
+        missing or refused, or a bad config file. Only 0 deletes anything.
+        """
     static let options: [OptionSpec] = [
         Option.localOnly.spec,
         Option.tokenFile.described("Sign out of this token file instead of $XDG_CONFIG_HOME/metrika/token.json").spec,
-        TokenOptions.profile,
+        TokenOptions.profile
     ]
 
     /// Where manual revocation is done.
@@ -60,7 +60,9 @@ enum LogoutCommand: Command {
                 context.secrets.add(stored.refreshToken)
                 try await revokeOrKeep(stored, kept: keyring.displayName, localOnly: localOnly, session: session)
             } else {
-                context.note("Warning: \(keyring.displayName) holds no token for \(file.path), so nothing was revoked on the server.")
+                context.note(
+                    "Warning: \(keyring.displayName) holds no token for \(file.path), so nothing was revoked on the server."
+                )
             }
             if try await keyring.delete() { out.write("Deleted the token from \(keyring.displayName).\n") }
         } else if case .token(let stored) = content {
@@ -85,7 +87,9 @@ enum LogoutCommand: Command {
         let context = session.context
         let out = context.stdout
         if localOnly {
-            out.write("Not revoked on the server (--local-only): the token stays valid there until it expires, unless you revoke it at \(manualRevocation).\n")
+            out.write(
+                "Not revoked on the server (--local-only): the token stays valid there until it expires, unless you revoke it at \(manualRevocation).\n"
+            )
             return
         }
         func keep(_ reason: String, exitCode: Int32) -> CLIFailure {
@@ -99,25 +103,33 @@ enum LogoutCommand: Command {
             // A pasted token (no refresh token) and not the app's full credentials: only device-flow
             // tokens can be revoked, which a pasted one practically never is, so asking for a secret
             // to send a request the server would refuse helps no one.
-            out.write("This token was not issued by `metrika login`'s device flow, so it cannot be revoked here: it stays valid until it expires, unless you revoke it at \(manualRevocation). Deleting the local copy.\n")
+            out.write(
+                "This token was not issued by `metrika login`'s device flow, so it cannot be revoked here: it stays valid until it expires, unless you revoke it at \(manualRevocation). Deleting the local copy.\n"
+            )
             return
         case .failure(let problem):
             throw keep(problem.reason(.cli), exitCode: ExitCode.config)
         }
-        let oauth = OAuthClient(baseURL: try session.services.oauthBaseURL(), transport: context.transport, requestTimeout: try session.services.requestTimeout(), now: context.now, log: session.services.logger)
+        let oauth = OAuthClient(
+            baseURL: try session.services.oauthBaseURL(), transport: context.transport,
+            requestTimeout: try session.services.requestTimeout(), now: context.now, log: session.services.logger)
         do {
             switch try await oauth.revoke(stored.accessToken, credentials: credentials) {
             case .revoked:
                 out.write("Revoked the token \(TokenMask.mask(stored.accessToken)) on the server.\n")
             case .unsupportedTokenType:
-                out.write("The server cannot revoke this token (it was not issued to a device): it stays valid until it expires, unless you revoke it at \(manualRevocation). Deleting the local copy.\n")
+                out.write(
+                    "The server cannot revoke this token (it was not issued to a device): it stays valid until it expires, unless you revoke it at \(manualRevocation). Deleting the local copy.\n"
+                )
             }
         } catch OAuthError.invalidGrant {
             out.write("The server no longer knows this token (already revoked or expired).\n")
         } catch let error as OAuthError {
             let reason: String
             switch error {
-            case .invalidClient: reason = "the OAuth server refused the app's credentials (invalid_client): check the client secret of the app \(credentials.clientID), from \(credentials.secretSource ?? credentials.source)"
+            case .invalidClient:
+                reason =
+                    "the OAuth server refused the app's credentials (invalid_client): check the client secret of the app \(credentials.clientID), from \(credentials.secretSource ?? credentials.source)"
             default:
                 let message = error.message(.cli)
                 reason = message.hasSuffix(".") ? String(message.dropLast()) : message
@@ -127,8 +139,12 @@ enum LogoutCommand: Command {
     }
 
     static func noteEnvironmentToken(_ context: CLIContext) {
-        if let token = context.environment["METRIKA_TOKEN"], !token.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            context.note("Note: METRIKA_TOKEN is still set, so metrika stays signed in with it; unset it to sign out completely.")
+        if let token = context.environment["METRIKA_TOKEN"],
+            !token.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        {
+            context.note(
+                "Note: METRIKA_TOKEN is still set, so metrika stays signed in with it; unset it to sign out completely."
+            )
         }
     }
 }
@@ -137,5 +153,7 @@ enum LogoutCommand: Command {
 
 extension Option where Value == Bool {
     /// `--local-only` of `logout`: no revocation.
-    static var localOnly: Option<Bool> { .flag("local-only", help: "Delete the local copy without revoking the token on the server") }
+    static var localOnly: Option<Bool> {
+        .flag("local-only", help: "Delete the local copy without revoking the token on the server")
+    }
 }

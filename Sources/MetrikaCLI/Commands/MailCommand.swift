@@ -5,70 +5,83 @@ import MetrikaSystem
 import MetrikaUseCases
 
 /// `metrika mail`: the period's report table, its change against the previous period and charts
-/// (PNG inline, SVG attached), as one MIME message handed to sendmail (or written to a file, or printed) — the nightly cron mail.
+/// (PNG inline, SVG attached), as one MIME message handed to sendmail (or written to a file, or printed) — the nightly
+/// cron mail.
 /// The message is composed by `MailComposer`; the command parses, calls it, and delivers.
 enum MailCommand: Command {
     static let name = "mail"
     static let summary = "Mail a report with charts (via sendmail): for cron"
-    static let synopses: [[UsageTerm]] = [[
-        .required(.counter), .group([.oneOf([[.required(.recipients), .optional(.telegram)], [.required(.telegram)]])]), .optional(.sender), .optional(.subject), .optional(.metrics),
-        .optional([.oneOf([[.required(.last)], [.required(.period)]])]),
-        .optional([.oneOf([[.required(.sendmail)], [.required(.output)], [.required(.dryRun)]])]),
-    ]]
+    static let synopses: [[UsageTerm]] = [
+        [
+            .required(.counter),
+            .group([.oneOf([[.required(.recipients), .optional(.telegram)], [.required(.telegram)]])]),
+            .optional(.sender), .optional(.subject), .optional(.metrics),
+            .optional([.oneOf([[.required(.last)], [.required(.period)]])]),
+            .optional([.oneOf([[.required(.sendmail)], [.required(.output)], [.required(.dryRun)]])])
+        ]
+    ]
     static let discussion = """
-    The mail covers the last N complete days (--last, default 7d: ending yesterday in each counter's
-    time zone) or a named period of finished days (--period yesterday, lastWeek, lastMonth, lastYear;
-    the names of `metrika report` that run to today are refused: a mail covers finished days),
-    compared with the days of the same length just before. The old spelling --period 7d still works,
-    with a one-line deprecation warning: use --last 7d.
+        The mail covers the last N complete days (--last, default 7d: ending yesterday in each counter's
+        time zone) or a named period of finished days (--period yesterday, lastWeek, lastMonth, lastYear;
+        the names of `metrika report` that run to today are refused: a mail covers finished days),
+        compared with the days of the same length just before. The old spelling --period 7d still works,
+        with a one-line deprecation warning: use --last 7d.
 
-    The message is multipart: a plain-text part (the table and the change), an HTML part and the
-    charts attached as SVG files. The HTML part is the page of `report --format html`, made for a
-    phone first: each metric's total and its change against the previous period at the top, a chart
-    per chart metric drawn for a 360 px column (inline PNG at 2×, alt text such as "Visits fell 12.0%
-    to 3 085"), then the table in blocks of three metrics that sit side by side on a desktop and stack
-    on a phone; inline styles only, no script. The PNGs are drawn by librsvg's rsvg-convert; without
-    it (or METRIKA_RSVG_CONVERT) the HTML shows the SVG charts instead, with one warning on stderr.
+        The message is multipart: a plain-text part (the table and the change), an HTML part and the
+        charts attached as SVG files. The HTML part is the page of `report --format html`, made for a
+        phone first: each metric's total and its change against the previous period at the top, a chart
+        per chart metric drawn for a 360 px column (inline PNG at 2×, alt text such as "Visits fell 12.0%
+        to 3 085"), then the table in blocks of three metrics that sit side by side on a desktop and stack
+        on a phone; inline styles only, no script. The PNGs are drawn by librsvg's rsvg-convert; without
+        it (or METRIKA_RSVG_CONVERT) the HTML shows the SVG charts instead, with one warning on stderr.
 
-    The table (HTML and text) has a row per day for windows up to 35 days, per week (Monday to
-    Sunday, the first and last cut to the window) up to 182 days, per calendar month beyond: the
-    rows of `metrika report --group week|month` for the same days. The charts stay daily.
-    The HTML part is kept under 100 000 bytes, below the ~102 KB past which Gmail clips a message:
-    when it would be larger, the tables become one grouping coarser (while they keep three rows),
-    then the last counters' tables give way, each replaced by a line naming the CSV file attached
-    in its place and the `metrika report` that shows it, then the last counters' summaries become
-    one line each; every counter keeps its summary and chart.
-    A mail that would not fit even so (dozens of counters) is not sent: exit 64, mail fewer
-    counters at a time (docs/cron.md).
+        The table (HTML and text) has a row per day for windows up to 35 days, per week (Monday to
+        Sunday, the first and last cut to the window) up to 182 days, per calendar month beyond: the
+        rows of `metrika report --group week|month` for the same days. The charts stay daily.
+        The HTML part is kept under 100 000 bytes, below the ~102 KB past which Gmail clips a message:
+        when it would be larger, the tables become one grouping coarser (while they keep three rows),
+        then the last counters' tables give way, each replaced by a line naming the CSV file attached
+        in its place and the `metrika report` that shows it, then the last counters' summaries become
+        one line each; every counter keeps its summary and chart.
+        A mail that would not fit even so (dozens of counters) is not sent: exit 64, mail fewer
+        counters at a time (docs/cron.md).
 
-    Delivery: piped to `sendmail -t -i` — the program named by --sendmail, else METRIKA_SENDMAIL, else
-    /usr/sbin/sendmail (any sendmail-compatible program: msmtp, ssmtp, Postfix, exim). A failing
-    sendmail makes metrika fail with exit code 69 and sendmail's own message. --output FILE.eml writes
-    the message to a file instead (atomically), --dry-run prints it.
+        Delivery: piped to `sendmail -t -i` — the program named by --sendmail, else METRIKA_SENDMAIL, else
+        /usr/sbin/sendmail (any sendmail-compatible program: msmtp, ssmtp, Postfix, exim). A failing
+        sendmail makes metrika fail with exit code 69 and sendmail's own message. --output FILE.eml writes
+        the message to a file instead (atomically), --dry-run prints it.
 
-    --telegram CHAT[,CHAT…] sends the digest to Telegram too: the summary (each metric's total and
-    its change) as a message and each chart as a PNG photo. Give --to ADDR and/or --telegram CHAT:
-    either alone is a delivery. The bot token comes from METRIKA_TELEGRAM_TOKEN, the config file or
-    the keyring entry the config names, never an argument (docs/telegram.md).
+        --telegram CHAT[,CHAT…] sends the digest to Telegram too: the summary (each metric's total and
+        its change) as a message and each chart as a PNG photo. Give --to ADDR and/or --telegram CHAT:
+        either alone is a delivery. The bot token comes from METRIKA_TELEGRAM_TOKEN, the config file or
+        the keyring entry the config names, never an argument (docs/telegram.md).
 
-    Example (crontab): 15 3 * * *  metrika sync --quiet && metrika mail --counter 1001 --to me@example.com
-    """
-    static let options: [OptionSpec] = [
-        CounterOptions.spec(),
-        Option.recipients.spec,
-        Option.telegram.described("Send the summary and the PNG charts to these Telegram chats (with --to or instead of it; the bot token: METRIKA_TELEGRAM_TOKEN, the config or the keyring)").spec,
-        MailOptions.senderSpec,
-        Option.subject.spec,
-        MetricsOptions.spec(help: "Metrics of the table and charts (default: the six everyday metrics; charts: visits), e.g. visits,purchases,revenue"),
-        MoneyOptions.currencySpec,
-        Option.last.spec,
-        Option.period.described("A named period of finished days instead of --last: yesterday, lastWeek, lastMonth, lastYear",
-                                choices: NamedPeriod.finished.map(\.description)).spec,
-        MailOptions.sendmailSpec,
-        Option.output.described("Write the message to a file instead of sending it", value: "FILE.eml").spec,
-        Option.dryRun.described("Print the message to standard output instead of sending it").spec,
-        HistoryOptions.offlineSpec,
-    ] + DatabaseOptions.specs + TokenOptions.specs
+        Example (crontab): 15 3 * * *  metrika sync --quiet && metrika mail --counter 1001 --to me@example.com
+        """
+    static let options: [OptionSpec] =
+        [
+            CounterOptions.spec(),
+            Option.recipients.spec,
+            Option.telegram.described(
+                "Send the summary and the PNG charts to these Telegram chats (with --to or instead of it; the bot token: METRIKA_TELEGRAM_TOKEN, the config or the keyring)"
+            ).spec,
+            MailOptions.senderSpec,
+            Option.subject.spec,
+            MetricsOptions.spec(
+                help:
+                    "Metrics of the table and charts (default: the six everyday metrics; charts: visits), e.g. visits,purchases,revenue"
+            ),
+            MoneyOptions.currencySpec,
+            Option.last.spec,
+            Option.period.described(
+                "A named period of finished days instead of --last: yesterday, lastWeek, lastMonth, lastYear",
+                choices: NamedPeriod.finished.map(\.description)
+            ).spec,
+            MailOptions.sendmailSpec,
+            Option.output.described("Write the message to a file instead of sending it", value: "FILE.eml").spec,
+            Option.dryRun.described("Print the message to standard output instead of sending it").spec,
+            HistoryOptions.offlineSpec
+        ] + DatabaseOptions.specs + TokenOptions.specs
 
     /// `--last 7d|30d|4w`: a number of days (at most 366); `option` names the option in errors.
     static func parseLength(_ text: String?, option: String = "last") throws -> Int {
@@ -76,10 +89,15 @@ enum MailCommand: Command {
         let lower = text.lowercased().trimmingCharacters(in: .whitespaces)
         var digits = lower
         var multiplier = 1
-        if lower.hasSuffix("d") { digits = String(lower.dropLast()) }
-        else if lower.hasSuffix("w") { digits = String(lower.dropLast()); multiplier = 7 }
+        if lower.hasSuffix("d") {
+            digits = String(lower.dropLast())
+        } else if lower.hasSuffix("w") {
+            digits = String(lower.dropLast())
+            multiplier = 7
+        }
         guard let count = Int(digits), count > 0, count <= 366 / multiplier else {
-            throw UsageError("--\(option) must be a number of days or weeks such as 7d, 30d or 4w (at most 366 days), not '\(text)'")
+            throw UsageError(
+                "--\(option) must be a number of days or weeks such as 7d, 30d or 4w (at most 366 days), not '\(text)'")
         }
         return count * multiplier
     }
@@ -95,7 +113,9 @@ enum MailCommand: Command {
     /// `--last`, or `--period NAME`, or the old `--period 7d` (a length, with a deprecation note); not both.
     static func window(_ options: ParsedOptions, note: (String) -> Void) throws -> MailComposer.Window {
         guard let text = options[.period] else { return .last(days: try parseLength(options[.last])) }
-        if options.contains(.last) { throw UsageError("--period and --last contradict each other: give a named period or a length, not both") }
+        if options.contains(.last) {
+            throw UsageError("--period and --last contradict each other: give a named period or a length, not both")
+        }
         if isLength(text) {
             let days = try parseLength(text, option: "period")
             let spelled = text.trimmingCharacters(in: .whitespaces)
@@ -110,9 +130,12 @@ enum MailCommand: Command {
             if case .lastDays(let days) = period, days <= 366 {
                 instead = "use --last \(days)d for the \(days) days to yesterday"
             } else {
-                instead = "use --last Nd (the N days to yesterday) or --period yesterday, lastWeek, lastMonth or lastYear"
+                instead =
+                    "use --last Nd (the N days to yesterday) or --period yesterday, lastWeek, lastMonth or lastYear"
             }
-            throw UsageError("--period \(period) runs to today, whose numbers are still coming in, and a mail covers finished days: \(instead)")
+            throw UsageError(
+                "--period \(period) runs to today, whose numbers are still coming in, and a mail covers finished days: \(instead)"
+            )
         }
         return .period(period)
     }
@@ -145,9 +168,14 @@ enum MailCommand: Command {
         try options.requireNoPositionals()
         let ids = try CounterOptions.ids(options)
         let telegram = options[.telegram]
-        guard !options[.recipients].isEmpty || telegram != nil else { throw UsageError("Missing --to ADDR and/or --telegram CHAT: who should get the mail (its digest, in Telegram)") }
+        guard !options[.recipients].isEmpty || telegram != nil else {
+            throw UsageError(
+                "Missing --to ADDR and/or --telegram CHAT: who should get the mail (its digest, in Telegram)")
+        }
         // As given, not split at commas: a display name may hold one inside quotes.
-        let recipients = options[.recipients].isEmpty ? [] : try MIMEAddress.list(parsing: options.asGiven(.recipients).joined(separator: ","))
+        let recipients =
+            options[.recipients].isEmpty
+            ? [] : try MIMEAddress.list(parsing: options.asGiven(.recipients).joined(separator: ","))
         let sender = try MailOptions.senderAddress(options, context: context)
         let window = try window(options, note: context.note)
         let metrics = try MetricsOptions.metrics(options)
@@ -169,7 +197,9 @@ enum MailCommand: Command {
             destination = .sendmail(sendmail)
         }
         let history = try HistoryOptions.parse(options)
-        let mail = MailComposer.Request(counterIDs: ids, window: window, metrics: metrics, sender: sender, recipients: recipients, subject: options[.subject], currency: currency)
+        let mail = MailComposer.Request(
+            counterIDs: ids, window: window, metrics: metrics, sender: sender, recipients: recipients,
+            subject: options[.subject], currency: currency)
         return Request(mail: mail, offline: history.offline, destination: destination, telegram: telegram)
     }
 
@@ -179,10 +209,14 @@ enum MailCommand: Command {
         // The chats and the bot (its token found and checked) before anything is fetched.
         let chats = try request.telegram.map { try session.telegramChats(given: $0) } ?? []
         let bot = chats.isEmpty ? nil : try await session.services.telegramBot()
-        let composer = MailComposer(loader: try await session.services.historyLoader(offline: request.offline), rasterizer: context.rasterizer, activity: context)
+        let composer = MailComposer(
+            loader: try await session.services.historyLoader(offline: request.offline), rasterizer: context.rasterizer,
+            activity: context)
         if let bot {
             try await TelegramDigest.send(request.mail, composer: composer, bot: bot, chats: chats)
-            if context.stderrIsTerminal || options[.verbose] { context.note("Sent the digest to Telegram chat(s) \(chats.map(\.value).joined(separator: ", ")).") }
+            if context.stderrIsTerminal || options[.verbose] {
+                context.note("Sent the digest to Telegram chat(s) \(chats.map(\.value).joined(separator: ", ")).")
+            }
         }
         if request.destination == .none { return ExitCode.ok }
         let message = try await composer.compose(request.mail)
@@ -198,7 +232,8 @@ enum MailCommand: Command {
             try await Sendmail(path: sendmail).deliver(bytes, environment: context.environment)
             // Success is quiet where no one watches: cron mails whatever lands on stderr.
             if context.stderrIsTerminal || options[.verbose] {
-                context.note("Mailed \(request.mail.recipients.map(\.address).joined(separator: ", ")): \(message.messageID)")
+                context.note(
+                    "Mailed \(request.mail.recipients.map(\.address).joined(separator: ", ")): \(message.messageID)")
             }
         }
         return ExitCode.ok
@@ -216,9 +251,13 @@ extension Option where Value == [String] {
 
 extension Option where Value == String? {
     /// `--subject TEXT` of a mail.
-    static var subject: Option<String?> { .text("subject", value: "TEXT", help: "Subject (default: Metrika: <counters>, <period>)") }
+    static var subject: Option<String?> {
+        .text("subject", value: "TEXT", help: "Subject (default: Metrika: <counters>, <period>)")
+    }
     /// `--last Nd|Nw`: the mail's length, as written (`MailCommand.parseLength` reads it).
-    static var last: Option<String?> { .text("last", value: "Nd|Nw", help: "The last N complete days (7d, 30d) or weeks (4w); default 7d") }
+    static var last: Option<String?> {
+        .text("last", value: "Nd|Nw", help: "The last N complete days (7d, 30d) or weeks (4w); default 7d")
+    }
 }
 
 extension Option where Value == Bool {

@@ -7,38 +7,38 @@ package enum ManPage {
     /// The whole page.
     package static func render() -> String {
         var page = """
-        .\\" Generated from metrika's command tables; do not edit. Re-record with
-        .\\" METRIKA_RECORD_GOLDEN=1 swift test --filter ManPage
-        .TH METRIKA 1 "" "metrika \(MetrikaVersion.current)" "User Commands"
-        .SH NAME
-        metrika \\- Yandex.Metrika statistics in the terminal, in CSV and JSON, in SVG charts and by mail
-        .SH SYNOPSIS
-        .B metrika
-        .RB [ \\-v ]
-        .I command
-        .RI [ options ]
-        .br
-        .B metrika
-        .RB [ \\-\\-help | \\-\\-version ]
-        .SH DESCRIPTION
-        metrika lists your Yandex.Metrika counters, prints a site's numbers as an aligned table, RFC 4180
-        CSV or versioned JSON, keeps their history in a local SQLite database (so re-runs cost almost no
-        API calls and reports work offline), draws SVG line charts, and mails them from cron. It tells
-        owners what went wrong (alert: a stop, a drop or a bot wave, daily or hour by hour, by webhook,
-        mail or Telegram), explains what a change is made of (explain), answers in Telegram (bot), loads
-        raw visits and hits into ClickHouse (logs), and serves AI assistants (mcp).
-        Data goes to standard output; progress, warnings and errors go to standard error.
-        Every command takes
-        .BR \\-\\-help ;
-        .B metrika help
-        .I command
-        shows the same help. Every command that makes API or OAuth requests takes
-        .BR \\-v / \\-\\-verbose ,
-        after the command or before it
-        .RB ( "metrika \\-v report" ).
-        .SH COMMANDS
+            .\\" Generated from metrika's command tables; do not edit. Re-record with
+            .\\" METRIKA_RECORD_GOLDEN=1 swift test --filter ManPage
+            .TH METRIKA 1 "" "metrika \(MetrikaVersion.current)" "User Commands"
+            .SH NAME
+            metrika \\- Yandex.Metrika statistics in the terminal, in CSV and JSON, in SVG charts and by mail
+            .SH SYNOPSIS
+            .B metrika
+            .RB [ \\-v ]
+            .I command
+            .RI [ options ]
+            .br
+            .B metrika
+            .RB [ \\-\\-help | \\-\\-version ]
+            .SH DESCRIPTION
+            metrika lists your Yandex.Metrika counters, prints a site's numbers as an aligned table, RFC 4180
+            CSV or versioned JSON, keeps their history in a local SQLite database (so re-runs cost almost no
+            API calls and reports work offline), draws SVG line charts, and mails them from cron. It tells
+            owners what went wrong (alert: a stop, a drop or a bot wave, daily or hour by hour, by webhook,
+            mail or Telegram), explains what a change is made of (explain), answers in Telegram (bot), loads
+            raw visits and hits into ClickHouse (logs), and serves AI assistants (mcp).
+            Data goes to standard output; progress, warnings and errors go to standard error.
+            Every command takes
+            .BR \\-\\-help ;
+            .B metrika help
+            .I command
+            shows the same help. Every command that makes API or OAuth requests takes
+            .BR \\-v / \\-\\-verbose ,
+            after the command or before it
+            .RB ( "metrika \\-v report" ).
+            .SH COMMANDS
 
-        """
+            """
         for command in CLI.commands {
             page += ".SS \"\(escape(command.name))\"\n"
             page += escape(command.summary) + ".\n"
@@ -60,32 +60,32 @@ package enum ManPage {
             page += ".TP\n.B \(exit.code)\n\(escape(exit.meaning))\n"
         }
         page += """
-        .SH FILES
-        .TP
-        .I $XDG_CONFIG_HOME/metrika/token.json
-        The token of metrika login (mode 0600; a file others can read is refused).
-        .TP
-        .I $XDG_CONFIG_HOME/metrika/token\\-NAME.json
-        The token of a profile NAME (unless the profile names its token_file).
-        .TP
-        .I $XDG_CONFIG_HOME/metrika/config.json
-        Optional settings, every member optional: client_id and client_secret of your OAuth app (the
-        file must then be mode 0600), a default counter (an id or a list of ids), and profiles, named
-        sets of token_file, api_url, counter, client_id and client_secret chosen with \\-\\-profile or
-        METRIKA_PROFILE; clickhouse_url (a URL or a list, one per shard) and clickhouse_cluster for
-        logs and sync. An unknown member, a wrong type or broken JSON stops every command that signs
-        in with exit 78, naming the member or the line and column.
-        .TP
-        .I $XDG_DATA_HOME/metrika/metrika.sqlite
-        The history database.
-        .SH SEE ALSO
-        .BR sendmail (8),
-        .BR crontab (5).
-        Shell completions:
-        .BR "metrika completions bash" | zsh | fish .
-        https://yandex.ru/dev/metrika/
+            .SH FILES
+            .TP
+            .I $XDG_CONFIG_HOME/metrika/token.json
+            The token of metrika login (mode 0600; a file others can read is refused).
+            .TP
+            .I $XDG_CONFIG_HOME/metrika/token\\-NAME.json
+            The token of a profile NAME (unless the profile names its token_file).
+            .TP
+            .I $XDG_CONFIG_HOME/metrika/config.json
+            Optional settings, every member optional: client_id and client_secret of your OAuth app (the
+            file must then be mode 0600), a default counter (an id or a list of ids), and profiles, named
+            sets of token_file, api_url, counter, client_id and client_secret chosen with \\-\\-profile or
+            METRIKA_PROFILE; clickhouse_url (a URL or a list, one per shard) and clickhouse_cluster for
+            logs and sync. An unknown member, a wrong type or broken JSON stops every command that signs
+            in with exit 78, naming the member or the line and column.
+            .TP
+            .I $XDG_DATA_HOME/metrika/metrika.sqlite
+            The history database.
+            .SH SEE ALSO
+            .BR sendmail (8),
+            .BR crontab (5).
+            Shell completions:
+            .BR "metrika completions bash" | zsh | fish .
+            https://yandex.ru/dev/metrika/
 
-        """
+            """
         return withFallbacks(page)
     }
 
@@ -123,20 +123,26 @@ package enum ManPage {
     static let cyrillic: [Character: String] = [
         "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh", "з": "z", "и": "i", "й": "i",
         "к": "k", "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r", "с": "s", "т": "t", "у": "u", "ф": "f",
-        "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ы": "y", "ь": "", "э": "e", "ю": "yu", "я": "ya",
+        "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ы": "y", "ь": "", "э": "e", "ю": "yu",
+        "я": "ya"
     ]
 
     /// The characters with a roff name of their own that every groff device draws (an ASCII form on
     /// an ASCII one); any other non-ASCII character is written by its code, `\[u0417]`.
     static let named: [Character: String] = [
-        "—": "\\(em", "–": "\\(en", "−": "\\(mi", "×": "\\(mu", "→": "\\(->", "←": "\\(<-", "…": "\\&...",
+        "—": "\\(em", "–": "\\(en", "−": "\\(mi", "×": "\\(mu", "→": "\\(->", "←": "\\(<-", "…": "\\&..."
     ]
 
     /// `-c, --counter ID[,ID…]` in roff.
     static func optionHeading(_ spec: OptionSpec) -> String {
-        var heading = spec.short.map { ".BR \\-\($0) \", \" \\-\\-\(escape(spec.name))" } ?? ".B \\-\\-\(escape(spec.name))"
+        var heading =
+            spec.short.map { ".BR \\-\($0) \", \" \\-\\-\(escape(spec.name))" } ?? ".B \\-\\-\(escape(spec.name))"
         if let value = spec.valueName {
-            if spec.short == nil { heading = ".BI \"\\-\\-\(escape(spec.name)) \" \"\(escape(value))\"" } else { heading += " \" \\fI\(escape(value))\\fR\"" }
+            if spec.short == nil {
+                heading = ".BI \"\\-\\-\(escape(spec.name)) \" \"\(escape(value))\""
+            } else {
+                heading += " \" \\fI\(escape(value))\\fR\""
+            }
         }
         return heading
     }
@@ -148,11 +154,17 @@ package enum ManPage {
         var inExample = false
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("  ") {
-                if !inExample { roff += ".PP\n.nf\n.RS 4\n"; inExample = true }
+                if !inExample {
+                    roff += ".PP\n.nf\n.RS 4\n"
+                    inExample = true
+                }
                 roff += escape(String(line.dropFirst(2))) + "\n"
                 continue
             }
-            if inExample { roff += ".RE\n.fi\n"; inExample = false }
+            if inExample {
+                roff += ".RE\n.fi\n"
+                inExample = false
+            }
             if line.trimmingCharacters(in: .whitespaces).isEmpty {
                 roff += ".PP\n"
             } else {
@@ -175,7 +187,9 @@ package enum ManPage {
                 escaped += name
             } else {
                 for scalar in character.unicodeScalars {
-                    escaped += "\\[u" + String(repeating: "0", count: max(0, 4 - String(scalar.value, radix: 16).count)) + String(scalar.value, radix: 16, uppercase: true) + "]"
+                    escaped +=
+                        "\\[u" + String(repeating: "0", count: max(0, 4 - String(scalar.value, radix: 16).count))
+                        + String(scalar.value, radix: 16, uppercase: true) + "]"
                 }
             }
         }

@@ -29,7 +29,9 @@ extension OptionSpec {
         }
         if name == ReportFields.dimensions.optionSpec.name { return .list(Dimension.known.map(\.shortName)) }
         let words = valueName.split(separator: "|").map(String.init)
-        if words.count > 1, words.allSatisfy({ $0.allSatisfy { $0.isLowercase || $0.isNumber } }) { return .choices(words) }
+        if words.count > 1, words.allSatisfy({ $0.allSatisfy { $0.isLowercase || $0.isNumber } }) {
+            return .choices(words)
+        }
         if valueName.hasPrefix("FILE") || valueName == "PATH" { return .file }
         return .free
     }

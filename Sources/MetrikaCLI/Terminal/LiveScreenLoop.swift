@@ -113,7 +113,9 @@ struct LiveScreenLoop {
             case .resize:
                 break
             case .signal(let number):
-                throw Interruption(signal: number, account: "metrika live stopped by \(Self.signalName(number)); the terminal is restored.")
+                throw Interruption(
+                    signal: number,
+                    account: "metrika live stopped by \(Self.signalName(number)); the terminal is restored.")
             case .tick:
                 startRefresh()
             case .refreshed(let outcomes):
@@ -127,7 +129,8 @@ struct LiveScreenLoop {
                         state.failures[snapshot.counterID] = nil
                     case .failed(let counter, let failure):
                         failures.append(failure)
-                        state.failures[counter.id] = "Error: counter \(counter.id): \(ParameterNaming.cli.message(of: failure))"
+                        state.failures[counter.id] =
+                            "Error: counter \(counter.id): \(ParameterNaming.cli.message(of: failure))"
                     }
                 }
                 // Nothing at all to show on the first refresh (a token refused, no network): the
@@ -152,9 +155,13 @@ struct LiveScreenLoop {
         view.every = every
         view.interactive = true
         view.showKeys = state.showKeys
-        view.message = state.failures[counter.id].map { TerminalText.line($0, hiding: context.secrets.all(environment: context.environment)) }
+        view.message = state.failures[counter.id].map {
+            TerminalText.line($0, hiding: context.secrets.all(environment: context.environment))
+        }
         guard let snapshot = state.snapshots[counter.id] else {
-            let waiting = view.message ?? "Loading today's hours of \(TerminalText.sanitize(counter.displayName)) · \(counter.id)…"
+            let waiting =
+                view.message
+                ?? "Loading today's hours of \(TerminalText.sanitize(counter.displayName)) · \(counter.id)…"
             screen.draw([LiveView.fit(waiting, width), "", LiveView.fit("q quit · ? keys", width)])
             return
         }

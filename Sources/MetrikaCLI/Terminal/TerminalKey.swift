@@ -8,7 +8,8 @@ enum TerminalKey: Equatable, Sendable {
 
     /// The keys in `bytes` as a terminal sends them: one byte per key, or an escape sequence
     /// (`ESC [ C` → right, `ESC O D` → left, `ESC [ Z` → Shift-Tab); a sequence it does not know is
-    /// dropped whole, so its letters never count as keys (`ESC [ 1 ; 5 C`, Ctrl-→, is right, never a `C`). Bytes outside
+    /// dropped whole, so its letters never count as keys (`ESC [ 1 ; 5 C`, Ctrl-→, is right, never a `C`). Bytes
+    /// outside
     /// ASCII are skipped: no key of the view needs them.
     static func keys(in bytes: [UInt8]) -> [TerminalKey] {
         var keys: [TerminalKey] = []

@@ -58,10 +58,12 @@ final class TerminalScreen: Sendable {
     /// Gives the terminal back as `enter` found it; does nothing when not entered. Keys typed and
     /// not read are discarded (TCSAFLUSH), so they do not reach the shell as a command.
     func restore() {
-        guard var original = saved.withLock({ state -> termios? in
-            defer { state = nil }
-            return state
-        }) else { return }
+        guard
+            var original = saved.withLock({ state -> termios? in
+                defer { state = nil }
+                return state
+            })
+        else { return }
         output.write(Self.leaveSequence)
         output.flush()
         _ = tcsetattr(input, TCSAFLUSH, &original)

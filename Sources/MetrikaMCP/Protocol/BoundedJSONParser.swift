@@ -28,7 +28,9 @@ package struct BoundedJSONParser {
 
     /// The document in `bytes` (surrounding whitespace allowed), with the raw text of the top-level
     /// object's `id` member when there is one.
-    package static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws(JSONParseError) -> (value: JSONValue, rawID: String?) {
+    package static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws(JSONParseError) -> (
+        value: JSONValue, rawID: String?
+    ) {
         var parser = BoundedJSONParser(bytes: bytes, maxDepth: maxDepth)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
@@ -61,9 +63,15 @@ package struct BoundedJSONParser {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw failure("unexpected character")
         }
@@ -88,10 +96,14 @@ package struct BoundedJSONParser {
         }
         while true {
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a member name in quotes") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw failure("expected a member name in quotes")
+            }
             let key = try parseString()
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after a member name") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw failure("expected ':' after a member name")
+            }
             index += 1
             skipWhitespace()
             let start = index
@@ -150,11 +162,15 @@ package struct BoundedJSONParser {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard index < bytes.count, isDigit(bytes[index]) else { throw failure("expected a digit in the exponent") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else { throw failure("unreadable number") }
+        guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else {
+            throw failure("unreadable number")
+        }
         return value
     }
 
@@ -167,7 +183,9 @@ package struct BoundedJSONParser {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                guard let text = String(validating: bytes[start..<index], as: UTF8.self) else { throw failure("invalid UTF-8 in a string") }
+                guard let text = String(validating: bytes[start..<index], as: UTF8.self) else {
+                    throw failure("invalid UTF-8 in a string")
+                }
                 index += 1
                 return text
             }
@@ -179,7 +197,9 @@ package struct BoundedJSONParser {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                guard let text = String(validating: scalars, as: UTF8.self) else { throw failure("invalid UTF-8 in a string") }
+                guard let text = String(validating: scalars, as: UTF8.self) else {
+                    throw failure("invalid UTF-8 in a string")
+                }
                 index += 1
                 return text
             }
@@ -206,7 +226,9 @@ package struct BoundedJSONParser {
                 var code = try hex4()
                 if (0xD800...0xDBFF).contains(code) {
                     // A high surrogate takes the low one after it; a lone half reads as U+FFFD.
-                    if bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                    if bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
+                        bytes[index + 1] == UInt8(ascii: "u")
+                    {
                         let save = index
                         index += 2
                         let low = try hex4()

@@ -54,7 +54,9 @@ enum IncomingMessage {
     static func classify(_ value: JSONValue, rawID: String?) -> IncomingMessage {
         guard let envelope = try? JSONValueDecoder.decode(JSONRPCEnvelope.self, from: value) else {
             if case .array = value {
-                return .invalid(id: nil, message: "Invalid request: batches (JSON arrays) are not part of MCP; send one message per line")
+                return .invalid(
+                    id: nil,
+                    message: "Invalid request: batches (JSON arrays) are not part of MCP; send one message per line")
             }
             return .invalid(id: nil, message: "Invalid request: a message must be a JSON object")
         }
@@ -246,8 +248,12 @@ struct RPCFailure: Error {
     var message: String
     var data: JSONValue?
 
-    static func invalidParams(_ message: String) -> RPCFailure { RPCFailure(code: JSONRPCError.invalidParams, message: message) }
-    static func invalidRequest(_ message: String) -> RPCFailure { RPCFailure(code: JSONRPCError.invalidRequest, message: message) }
+    static func invalidParams(_ message: String) -> RPCFailure {
+        RPCFailure(code: JSONRPCError.invalidParams, message: message)
+    }
+    static func invalidRequest(_ message: String) -> RPCFailure {
+        RPCFailure(code: JSONRPCError.invalidRequest, message: message)
+    }
     static func methodNotFound(_ method: String) -> RPCFailure {
         RPCFailure(code: JSONRPCError.methodNotFound, message: "Method not found: \(method)")
     }

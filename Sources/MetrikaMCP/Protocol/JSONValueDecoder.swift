@@ -61,7 +61,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decoder(for key: Key) throws -> ValueDecoder {
         guard let value = members.last(where: { $0.0 == key.stringValue })?.1 else {
-            let context = DecodingError.Context(codingPath: codingPath, debugDescription: "no member \(key.stringValue)")
+            let context = DecodingError.Context(
+                codingPath: codingPath, debugDescription: "no member \(key.stringValue)")
             throw DecodingError.keyNotFound(key, context)
         }
         return ValueDecoder(value: value, codingPath: codingPath + [key])

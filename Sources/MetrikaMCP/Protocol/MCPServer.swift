@@ -40,13 +40,16 @@ package final class MCPServer: Sendable {
 
     /// Text for the client's system prompt (`instructions` of initialize and discover).
     static let instructions = """
-    metrika answers Yandex.Metrika questions with the same numbers its command-line reports print: units on \
-    every column (durations in seconds, rates in percent, money with its currency), correct totals, \
-    sampling and missing days said. Every tool is read-only. Each call may cost API quota \
-    (3 requests at once per token); repeated daily questions come from the local history.
-    """
+        metrika answers Yandex.Metrika questions with the same numbers its command-line reports print: units on \
+        every column (durations in seconds, rates in percent, money with its currency), correct totals, \
+        sampling and missing days said. Every tool is read-only. Each call may cost API quota \
+        (3 requests at once per token); repeated daily questions come from the local history.
+        """
 
-    package init(catalogue: any MCPToolCatalogue, options: MCPServerOptions = MCPServerOptions(), diagnostics: @escaping @Sendable (String) -> Void = { _ in }) {
+    package init(
+        catalogue: any MCPToolCatalogue, options: MCPServerOptions = MCPServerOptions(),
+        diagnostics: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.catalogue = catalogue
         self.options = options
         self.diagnostics = diagnostics
@@ -84,7 +87,10 @@ package final class MCPServer: Sendable {
         let bytes: [UInt8]
         switch frame {
         case .tooLong:
-            writer.send(JSONRPCLine.error(id: nil, code: JSONRPCError.invalidRequest, message: "Invalid request: a message longer than \(options.maxLineBytes >> 20) MB was skipped"))
+            writer.send(
+                JSONRPCLine.error(
+                    id: nil, code: JSONRPCError.invalidRequest,
+                    message: "Invalid request: a message longer than \(options.maxLineBytes >> 20) MB was skipped"))
             return
         case .line(let line):
             bytes = line
@@ -93,7 +99,8 @@ package final class MCPServer: Sendable {
         do {
             parsed = try BoundedJSONParser.parse(bytes)
         } catch {
-            writer.send(JSONRPCLine.error(id: nil, code: JSONRPCError.parseError, message: "Parse error: \(error.message)"))
+            writer.send(
+                JSONRPCLine.error(id: nil, code: JSONRPCError.parseError, message: "Parse error: \(error.message)"))
             return
         }
         switch IncomingMessage.classify(parsed.value, rawID: parsed.rawID) {
@@ -105,7 +112,9 @@ package final class MCPServer: Sendable {
             notification(method, params: params, era: &era)
         case .request(let id, let method, let params):
             if case .undecided = era {
-                era = method != "initialize" && MCPRevision.hasStatelessEnvelope(params) ? .stateless : .handshake(version: nil)
+                era =
+                    method != "initialize" && MCPRevision.hasStatelessEnvelope(params)
+                    ? .stateless : .handshake(version: nil)
             }
             do {
                 try request(id: id, method: method, params: params, era: &era, writer: writer)
@@ -132,7 +141,8 @@ package final class MCPServer: Sendable {
     }
 
     private func request(id: RequestID, method: String, params: JSONValue?, era: inout Era, writer: LineWriter) throws {
-        if let params, case .object = params {} else if params != nil {
+        if let params, case .object = params {
+        } else if params != nil {
             throw RPCFailure.invalidParams("Invalid params: \"params\" must be an object")
         }
         switch era {
@@ -140,11 +150,15 @@ package final class MCPServer: Sendable {
             return
         case .handshake(let version):
             if method != "initialize", MCPRevision.hasStatelessEnvelope(params) {
-                throw RPCFailure.invalidRequest("Invalid request: this connection speaks the handshake revisions (it began with initialize); requests with the 2026-07-28 envelope are not accepted on it")
+                throw RPCFailure.invalidRequest(
+                    "Invalid request: this connection speaks the handshake revisions (it began with initialize); requests with the 2026-07-28 envelope are not accepted on it"
+                )
             }
             switch method {
             case "initialize":
-                guard version == nil else { throw RPCFailure.invalidRequest("Invalid request: the connection is already initialized") }
+                guard version == nil else {
+                    throw RPCFailure.invalidRequest("Invalid request: the connection is already initialized")
+                }
                 guard let requested = ProtocolParams.of(params).protocolVersion else {
                     throw RPCFailure.invalidParams("Invalid params: initialize needs \"protocolVersion\" (a string)")
                 }
@@ -190,13 +204,20 @@ package final class MCPServer: Sendable {
             if let requested = ProtocolParams.of(params).protocolVersion {
                 data.append(("requested", .string(requested)))
             }
-            throw RPCFailure(code: JSONRPCError.unsupportedProtocolVersion, message: "This connection speaks the stateless 2026-07-28 revision (it began without initialize); the initialize handshake is not accepted on it", data: .object(data))
+            throw RPCFailure(
+                code: JSONRPCError.unsupportedProtocolVersion,
+                message:
+                    "This connection speaks the stateless 2026-07-28 revision (it began without initialize); the initialize handshake is not accepted on it",
+                data: .object(data))
         }
         guard case .value(let meta) = ProtocolParams.of(params).meta else {
-            throw RPCFailure.invalidParams("Invalid params: params._meta must be an object carrying \"\(MCPRevision.protocolVersionKey)\" and \"\(MCPRevision.clientCapabilitiesKey)\"")
+            throw RPCFailure.invalidParams(
+                "Invalid params: params._meta must be an object carrying \"\(MCPRevision.protocolVersionKey)\" and \"\(MCPRevision.clientCapabilitiesKey)\""
+            )
         }
         let given = [
-            (MCPRevision.protocolVersionKey, meta.hasVersion), (MCPRevision.clientCapabilitiesKey, meta.hasClientCapabilities),
+            (MCPRevision.protocolVersionKey, meta.hasVersion),
+            (MCPRevision.clientCapabilitiesKey, meta.hasClientCapabilities)
         ]
         let missing = given.filter { !$0.1 }.map(\.0)
         guard missing.isEmpty else {
@@ -206,7 +227,9 @@ package final class MCPServer: Sendable {
             throw RPCFailure.invalidParams("Invalid params: \(MCPRevision.protocolVersionKey) must be a string")
         }
         guard MCPRevision.stateless.contains(version) else {
-            throw RPCFailure(code: JSONRPCError.unsupportedProtocolVersion, message: "Unsupported protocol version \(version)", data: .object([("supported", supported), ("requested", .string(version))]))
+            throw RPCFailure(
+                code: JSONRPCError.unsupportedProtocolVersion, message: "Unsupported protocol version \(version)",
+                data: .object([("supported", supported), ("requested", .string(version))]))
         }
         return version
     }
@@ -220,7 +243,10 @@ package final class MCPServer: Sendable {
     // MARK: - Results
 
     private var serverInfo: JSONValue {
-        .object([("name", .string(options.serverName)), ("title", .string("metrika — Yandex.Metrika reports")), ("version", .string(options.serverVersion))])
+        .object([
+            ("name", .string(options.serverName)), ("title", .string("metrika — Yandex.Metrika reports")),
+            ("version", .string(options.serverVersion))
+        ])
     }
 
     private func initializeResult(version: String) -> JSONValue {
@@ -228,7 +254,7 @@ package final class MCPServer: Sendable {
             ("protocolVersion", .string(version)),
             ("capabilities", .object([("tools", .object([("listChanged", .bool(false))]))])),
             ("serverInfo", serverInfo),
-            ("instructions", .string(Self.instructions)),
+            ("instructions", .string(Self.instructions))
         ])
     }
 
@@ -245,11 +271,12 @@ package final class MCPServer: Sendable {
     }
 
     private func discoverResult() -> JSONValue {
-        stateless([
-            ("supportedVersions", .array(MCPRevision.stateless.map { .string($0) })),
-            ("capabilities", .object([("tools", .object([]))])),
-            ("instructions", .string(Self.instructions)),
-        ], cacheable: true)
+        stateless(
+            [
+                ("supportedVersions", .array(MCPRevision.stateless.map { .string($0) })),
+                ("capabilities", .object([("tools", .object([]))])),
+                ("instructions", .string(Self.instructions))
+            ], cacheable: true)
     }
 
     private func toolsList(version: String, stateless isStateless: Bool) -> JSONValue {
@@ -282,7 +309,10 @@ package final class MCPServer: Sendable {
             case .text(let text):
                 return .object([("type", .string("text")), ("text", .string(text))])
             case .image(let data, let mimeType):
-                return .object([("type", .string("image")), ("data", .string(Data(data).base64EncodedString())), ("mimeType", .string(mimeType))])
+                return .object([
+                    ("type", .string("image")), ("data", .string(Data(data).base64EncodedString())),
+                    ("mimeType", .string(mimeType))
+                ])
             }
         }
         var members: [(String, JSONValue)] = [("content", .array(content))]
@@ -301,7 +331,9 @@ package final class MCPServer: Sendable {
 
     // MARK: - Tool calls
 
-    private func startCall(id: RequestID, params: JSONValue?, version: String, stateless isStateless: Bool, writer: LineWriter) throws {
+    private func startCall(
+        id: RequestID, params: JSONValue?, version: String, stateless isStateless: Bool, writer: LineWriter
+    ) throws {
         let call = params.flatMap { try? JSONValueDecoder.decode(ToolCallParams.self, from: $0) }
         guard let name = call?.name else {
             throw RPCFailure.invalidParams("Invalid params: tools/call needs \"name\" (a string)")
@@ -313,20 +345,26 @@ package final class MCPServer: Sendable {
         default: throw RPCFailure.invalidParams("Invalid params: \"arguments\" must be an object")
         }
         let activity: ProgressReporter? = call?.progressToken.flatMap { token in
-            RequestID.key(of: token) == nil ? nil : ProgressReporter(token: token, interval: options.progressInterval, writer: writer)
+            RequestID.key(of: token) == nil
+                ? nil : ProgressReporter(token: token, interval: options.progressInterval, writer: writer)
         }
         try calls.withLock { calls in
             guard calls[id.key] == nil else {
                 throw RPCFailure.invalidRequest("Invalid request: id \(id.raw) is already in use by a call at work")
             }
             calls[id.key] = Task {
-                await self.runCall(id: id, name: name, arguments: arguments, activity: activity, version: version, stateless: isStateless, writer: writer)
+                await self.runCall(
+                    id: id, name: name, arguments: arguments, activity: activity, version: version,
+                    stateless: isStateless, writer: writer)
                 _ = self.calls.withLock { $0.removeValue(forKey: id.key) }
             }
         }
     }
 
-    private func runCall(id: RequestID, name: String, arguments: [(String, JSONValue)], activity: ProgressReporter?, version: String, stateless isStateless: Bool, writer: LineWriter) async {
+    private func runCall(
+        id: RequestID, name: String, arguments: [(String, JSONValue)], activity: ProgressReporter?, version: String,
+        stateless isStateless: Bool, writer: LineWriter
+    ) async {
         do {
             try await gate.acquire()
         } catch {
@@ -334,7 +372,8 @@ package final class MCPServer: Sendable {
         }
         let outcome: Result<MCPToolResult, any Error>
         do {
-            outcome = .success(try await catalogue.call(name, arguments: arguments, activity: activity ?? SilentActivity()))
+            outcome = .success(
+                try await catalogue.call(name, arguments: arguments, activity: activity ?? SilentActivity()))
         } catch {
             outcome = .failure(error)
         }
@@ -346,7 +385,9 @@ package final class MCPServer: Sendable {
         case .success(let result):
             var line = JSONRPCLine.result(id: id, callResult(result, version: version, stateless: isStateless))
             if line.utf8.count > options.maxResponseBytes {
-                let refusal = MCPToolResult.failure("The answer was larger than \(options.maxResponseBytes >> 20) MB of JSON and was not sent: ask for less (a shorter period, fewer metrics or dimensions, a smaller limit, then offset for the rest).")
+                let refusal = MCPToolResult.failure(
+                    "The answer was larger than \(options.maxResponseBytes >> 20) MB of JSON and was not sent: ask for less (a shorter period, fewer metrics or dimensions, a smaller limit, then offset for the rest)."
+                )
                 line = JSONRPCLine.result(id: id, callResult(refusal, version: version, stateless: isStateless))
             }
             writer.send(line)
@@ -356,7 +397,9 @@ package final class MCPServer: Sendable {
             return
         case .failure:
             diagnostics("metrika mcp: the tool \(name) failed unexpectedly")
-            let failure = MCPToolResult.failure("The tool \(name) failed unexpectedly; nothing was changed. Try again; if it fails again, tell the user (the server's log names the failure).")
+            let failure = MCPToolResult.failure(
+                "The tool \(name) failed unexpectedly; nothing was changed. Try again; if it fails again, tell the user (the server's log names the failure)."
+            )
             writer.send(JSONRPCLine.result(id: id, callResult(failure, version: version, stateless: isStateless)))
         }
     }
@@ -428,7 +471,9 @@ final class ProgressReporter: MCPCallActivity {
         if let message { params.append(("message", .string(message))) }
         // Sent inside the lock's order: the writer keeps the order of `send` calls.
         state.withLock { state in
-            if !state.finished { writer.send(JSONRPCLine.notification(method: "notifications/progress", params: .object(params))) }
+            if !state.finished {
+                writer.send(JSONRPCLine.notification(method: "notifications/progress", params: .object(params)))
+            }
         }
     }
 

@@ -4,7 +4,9 @@ import Foundation
 /// not hold one of the few cooperative threads the calls run on. The stream ends at end of input
 /// (or a read error), after the last line.
 package enum StandardInputFrames {
-    package static func frames(fileDescriptor: Int32 = 0, maxLineBytes: Int = LineFramer.defaultMaxLineBytes) -> AsyncStream<MCPFrame> {
+    package static func frames(fileDescriptor: Int32 = 0, maxLineBytes: Int = LineFramer.defaultMaxLineBytes)
+        -> AsyncStream<MCPFrame>
+    {
         let (stream, continuation) = AsyncStream.makeStream(of: MCPFrame.self)
         let thread = Thread {
             var framer = LineFramer(maxLineBytes: maxLineBytes)

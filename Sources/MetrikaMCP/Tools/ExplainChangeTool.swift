@@ -1,7 +1,7 @@
-import MetrikaServices
 import Foundation
 import MetrikaModel
 import MetrikaRender
+import MetrikaServices
 import MetrikaUseCases
 
 /// `explain_change`: what `metrika explain --json` shows (Render's `ExplanationListing`, without
@@ -11,33 +11,41 @@ enum ExplainChangeTool {
         name: "explain_change",
         title: "Why a metric changed",
         description: """
-        Splits a metric's change between a period and its baseline over traffic sources, search engines, UTM sources, \
-        devices, start pages and regions, and names the driver in one sentence ("-1 105 visits: Search engine traffic \
-        -1 048 (95%, gone)"), or says the change is spread evenly. The segments' changes add up to the total exactly; a \
-        rate (bounceRate, pageDepth, avgVisitDuration, goal<ID>conversionRate) is split into mix and rate effects. \
-        Period: date (default yesterday) or from/to; never today. against: alert (a day's default: the median of the same \
-        weekday of the 4 weeks before, as check_alerts judges), previous (a range's default) or DATE..DATE. Quota: one \
-        Reporting request per dimension and one Management request. Example: {"counter_id": 1001, "metric": "visits"}.
-        """,
+            Splits a metric's change between a period and its baseline over traffic sources, search engines, UTM sources, \
+            devices, start pages and regions, and names the driver in one sentence ("-1 105 visits: Search engine traffic \
+            -1 048 (95%, gone)"), or says the change is spread evenly. The segments' changes add up to the total exactly; a \
+            rate (bounceRate, pageDepth, avgVisitDuration, goal<ID>conversionRate) is split into mix and rate effects. \
+            Period: date (default yesterday) or from/to; never today. against: alert (a day's default: the median of the same \
+            weekday of the 4 weeks before, as check_alerts judges), previous (a range's default) or DATE..DATE. Quota: one \
+            Reporting request per dimension and one Management request. Example: {"counter_id": 1001, "metric": "visits"}.
+            """,
         arguments: [
             counterID.argument, metric.argument, date.argument, from.argument, to.argument, against.argument,
-            dimensions.argument,
+            dimensions.argument
         ],
-        outputSchema: schema("object", properties: [
-            ("headline", schema("string")),
-            ("change", schema("number")),
-            ("dimensions", schema("array", "per dimension: its segments' value, expected, change (adding up to change), share", items: schema("object"))),
-        ], required: ["headline", "dimensions"]))
+        outputSchema: schema(
+            "object",
+            properties: [
+                ("headline", schema("string")),
+                ("change", schema("number")),
+                (
+                    "dimensions",
+                    schema(
+                        "array", "per dimension: its segments' value, expected, change (adding up to change), share",
+                        items: schema("object"))
+                )
+            ], required: ["headline", "dimensions"]))
 
     static let counterID = TypedToolArgument<Int>(
         ToolArgument(
             "counter_id", .integer, "The counter (see list_counters).", required: true, minimum: 1,
             maximum: Int(Int32.max)))
-    static let metric = TypedToolArgument<String>(ToolArgument(
-        "metric", .string,
-        "visits (default), pageviews, users, purchases, revenue, goal<ID>reaches, bounceRate, "
-            + "goal<ID>conversionRate, pageDepth or avgVisitDuration.",
-        maxLength: 100))
+    static let metric = TypedToolArgument<String>(
+        ToolArgument(
+            "metric", .string,
+            "visits (default), pageviews, users, purchases, revenue, goal<ID>reaches, bounceRate, "
+                + "goal<ID>conversionRate, pageDepth or avgVisitDuration.",
+            maxLength: 100))
     static let date = TypedToolArgument<String>(
         ToolArgument("date", .string, "The day: YYYY-MM-DD, yesterday, NdaysAgo (default yesterday).", maxLength: 40))
     static let from = TypedToolArgument<String>(
@@ -48,14 +56,15 @@ enum ExplainChangeTool {
         ToolArgument("against", .string, "alert, previous or DATE..DATE.", maxLength: 100))
 
     /// A list of names, as get_report's dimensions are, or the comma-separated text of `--dimensions`.
-    static let dimensions = TypedToolArgument<String>({
-        var argument = ToolArgument(
-            "dimensions", .names,
-            "At most 8, as a list or comma-separated text: trafficSource, searchEngine, UTMSource, deviceCategory, startURL, region, regionCountry, regionCity.",
-            maxLength: 400, maxItems: 8)
-        argument.example = #"["trafficSource", "deviceCategory"] or "trafficSource,deviceCategory""#
-        return argument
-    }())
+    static let dimensions = TypedToolArgument<String>(
+        {
+            var argument = ToolArgument(
+                "dimensions", .names,
+                "At most 8, as a list or comma-separated text: trafficSource, searchEngine, UTMSource, deviceCategory, startURL, region, regionCountry, regionCity.",
+                maxLength: 400, maxItems: 8)
+            argument.example = #"["trafficSource", "deviceCategory"] or "trafficSource,deviceCategory""#
+            return argument
+        }())
 
     static func run(_ arguments: ToolArguments, services: any RunServices) async throws -> MCPToolResult {
         let client = try await services.client()
@@ -64,7 +73,9 @@ enum ExplainChangeTool {
             from: arguments[from], to: arguments[to], against: arguments[against],
             dimensions: arguments[dimensions], client: client, now: services.now())
         let loader = try await services.historyLoader(offline: false)
-        let listing = try await Explain.run(request, client: client, history: SegmentHistory(loader, today: request.today)).listing
+        let listing = try await Explain.run(
+            request, client: client, history: SegmentHistory(loader, today: request.today)
+        ).listing
         return MCPToolResult(
             content: [.text(ExplanationListing.text(listing, maxWidth: GetReportTool.tableWidth))],
             structuredContent: ExplanationListing.document(listing, versioned: false))

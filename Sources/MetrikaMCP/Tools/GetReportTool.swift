@@ -1,7 +1,7 @@
-import MetrikaServices
 import Foundation
 import MetrikaModel
 import MetrikaRender
+import MetrikaServices
 import MetrikaSystem
 import MetrikaUseCases
 
@@ -25,7 +25,8 @@ enum GetReportTool {
 
     /// Where a compared table too wide for `tableWidth` keeps its "before" values (and, for a client
     /// that shows only the text, how to see them there).
-    static let beforeElsewhere = "structuredContent.rows[].previous keeps them, or ask for fewer metrics to see them in the table"
+    static let beforeElsewhere =
+        "structuredContent.rows[].previous keeps them, or ask for fewer metrics to see them in the table"
 
     /// The report parameters a model may give: every declared one meant for models.
     static let reportParameters = ReportFields.declarations.filter(\.forModels)
@@ -34,57 +35,92 @@ enum GetReportTool {
         name: "get_report",
         title: "Yandex.Metrika report",
         description: """
-        Statistics of one or more Yandex.Metrika counters: a time series by day, week or month, or rows by dimensions \
-        (traffic source, search phrase, page, country, device…). Values are already in human units: durations \
-        (avgVisitDuration) in seconds with the text table showing mm:ss, rates (bounceRate) in percent 0–100, money \
-        with its currency; users are never summed over days; totals are the API's or correctly weighted. structuredContent \
-        is metrika's report JSON document (docs/json.md, version 1) without its `query` echo, numbers to 4 decimals, a row's `incomplete` only when true: `columns` give each value's unit, \
-        `counters[].totals` the totals, `sampled`/`sample_share` whether Metrika estimated from a sample, `missing_days` \
-        days no source had (absent: none), `missing` {column: [days]} a metric the history lacks on days it has the others (offline); `more` {offset, rows_total} appears when rows were left out: call again with that offset; \
-        `notes` the text's notes (a period not over yet, sampling, rows left out). \
-        Quota: a time series (no dimensions, preset or filters) comes from metrika's history database, so a repeated \
-        question costs no API request and a new one only the days not yet stored; a dimension report costs one API \
-        request per 20,000 rows. Default: pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate by day \
-        for the last 7 days; \(defaultLimit) rows per answer (\(defaultCompareLimit) with compare; at most \(maximumLimit)); when the rows would not fit a model's \
-        budget twice, the text shows the first \(compactRows) with the totals and structuredContent holds them all. \
-        Example: {"counter_ids": [1001], "period": "lastMonth", "group": "week", "metrics": ["visits", "bounceRate"]} or \
-        {"counter_ids": [1001], "from": "30daysAgo", "dimensions": ["searchPhrase"], "limit": 100}.
-        """,
+            Statistics of one or more Yandex.Metrika counters: a time series by day, week or month, or rows by dimensions \
+            (traffic source, search phrase, page, country, device…). Values are already in human units: durations \
+            (avgVisitDuration) in seconds with the text table showing mm:ss, rates (bounceRate) in percent 0–100, money \
+            with its currency; users are never summed over days; totals are the API's or correctly weighted. structuredContent \
+            is metrika's report JSON document (docs/json.md, version 1) without its `query` echo, numbers to 4 decimals, a row's `incomplete` only when true: `columns` give each value's unit, \
+            `counters[].totals` the totals, `sampled`/`sample_share` whether Metrika estimated from a sample, `missing_days` \
+            days no source had (absent: none), `missing` {column: [days]} a metric the history lacks on days it has the others (offline); `more` {offset, rows_total} appears when rows were left out: call again with that offset; \
+            `notes` the text's notes (a period not over yet, sampling, rows left out). \
+            Quota: a time series (no dimensions, preset or filters) comes from metrika's history database, so a repeated \
+            question costs no API request and a new one only the days not yet stored; a dimension report costs one API \
+            request per 20,000 rows. Default: pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate by day \
+            for the last 7 days; \(defaultLimit) rows per answer (\(defaultCompareLimit) with compare; at most \(maximumLimit)); when the rows would not fit a model's \
+            budget twice, the text shows the first \(compactRows) with the totals and structuredContent holds them all. \
+            Example: {"counter_ids": [1001], "period": "lastMonth", "group": "week", "metrics": ["visits", "bounceRate"]} or \
+            {"counter_ids": [1001], "from": "30daysAgo", "dimensions": ["searchPhrase"], "limit": 100}.
+            """,
         // The report's parameters as declared once (ReportFields), with this tool's own bounds on
         // `limit`; only `offset` is this tool's own.
         arguments: reportParameters.map { declaration in
             declaration.parameter == .limit
                 ? limit.argument : ToolArgument(declared: declaration, required: declaration.parameter == .counter)
         } + [offset.argument],
-        outputSchema: schema("object", "metrika's report JSON document (docs/json.md, version 1) without `query`, plus `more` when rows were left out and `notes`.", properties: [
-            ("version", schema("integer")),
-            ("period", schema("object", "The days covered: from, to (YYYY-MM-DD)")),
-            ("grouping", .object([("type", .array([.string("string"), .string("null")]))])),
-            ("columns", schema("array", "Each column: name, kind (period_start, period_end, dimension, metric, counter), unit (count, seconds, percent, ratio, money), currency, title", items: schema("object"))),
-            ("rows", schema("array", "One object per row, members named by columns; values in the unit of their column (null: unknown); incomplete: true for a period not over yet", items: schema("object"))),
-            ("counters", schema("array", "Per counter: counter_id, name, site, time_zone, sampled, sample_share, totals, missing_days (absent: none), missing (offline: a metric the history lacks → its days)", items: schema("object"))),
-            ("sampled", schema("boolean")),
-            ("more", schema("object", "Rows were left out: call again with offset to continue", properties: [("offset", schema("integer")), ("rows_total", schema("integer"))])),
-            ("notes", schema("array", "The text's notes a model needs: a period not over yet, sampling, a metric the history lacks, rows left out", items: schema("string"))),
-        ], required: ["version", "columns", "rows", "counters"]))
+        outputSchema: schema(
+            "object",
+            "metrika's report JSON document (docs/json.md, version 1) without `query`, plus `more` when rows were left out and `notes`.",
+            properties: [
+                ("version", schema("integer")),
+                ("period", schema("object", "The days covered: from, to (YYYY-MM-DD)")),
+                ("grouping", .object([("type", .array([.string("string"), .string("null")]))])),
+                (
+                    "columns",
+                    schema(
+                        "array",
+                        "Each column: name, kind (period_start, period_end, dimension, metric, counter), unit (count, seconds, percent, ratio, money), currency, title",
+                        items: schema("object"))
+                ),
+                (
+                    "rows",
+                    schema(
+                        "array",
+                        "One object per row, members named by columns; values in the unit of their column (null: unknown); incomplete: true for a period not over yet",
+                        items: schema("object"))
+                ),
+                (
+                    "counters",
+                    schema(
+                        "array",
+                        "Per counter: counter_id, name, site, time_zone, sampled, sample_share, totals, missing_days (absent: none), missing (offline: a metric the history lacks → its days)",
+                        items: schema("object"))
+                ),
+                ("sampled", schema("boolean")),
+                (
+                    "more",
+                    schema(
+                        "object", "Rows were left out: call again with offset to continue",
+                        properties: [("offset", schema("integer")), ("rows_total", schema("integer"))])
+                ),
+                (
+                    "notes",
+                    schema(
+                        "array",
+                        "The text's notes a model needs: a period not over yet, sampling, a metric the history lacks, rows left out",
+                        items: schema("string"))
+                )
+            ], required: ["version", "columns", "rows", "counters"]))
 
     /// `limit`: the report's parameter as declared once (ReportFields), with this tool's own bounds.
-    static let limit = TypedToolArgument<Int>({
-        guard let declaration = reportParameters.first(where: { $0.parameter == .limit }) else {
-            preconditionFailure("ReportFields declares limit")
-        }
-        var argument = ToolArgument(declared: declaration)
-        argument.description = "Rows per answer (per counter), 1 to \(maximumLimit); default \(defaultLimit) "
-            + "(\(defaultCompareLimit) for a dimension report with compare)."
-        argument.maximum = maximumLimit
-        argument.defaultValue = .number(Double(defaultLimit))
-        argument.beyondBound = "ask for the next rows with offset"
-        return argument
-    }())
+    static let limit = TypedToolArgument<Int>(
+        {
+            guard let declaration = reportParameters.first(where: { $0.parameter == .limit }) else {
+                preconditionFailure("ReportFields declares limit")
+            }
+            var argument = ToolArgument(declared: declaration)
+            argument.description =
+                "Rows per answer (per counter), 1 to \(maximumLimit); default \(defaultLimit) "
+                + "(\(defaultCompareLimit) for a dimension report with compare)."
+            argument.maximum = maximumLimit
+            argument.defaultValue = .number(Double(defaultLimit))
+            argument.beyondBound = "ask for the next rows with offset"
+            return argument
+        }())
     /// `offset`: this tool's own.
-    static let offset = TypedToolArgument<Int>(ToolArgument(
-        "offset", .integer, "The 1-based row to start from: the `more.offset` of the previous answer.", minimum: 1,
-        maximum: ReportRequest.limitRange.upperBound, defaultValue: .number(1)))
+    static let offset = TypedToolArgument<Int>(
+        ToolArgument(
+            "offset", .integer, "The 1-based row to start from: the `more.offset` of the previous answer.", minimum: 1,
+            maximum: ReportRequest.limitRange.upperBound, defaultValue: .number(1)))
 
     /// The report request a `get_report` call means: built by `ReportRequest` from the words the CLI
     /// reads, through the same parsers. `limit` goes to the request only where the CLI takes it (a
@@ -99,7 +135,9 @@ enum GetReportTool {
         return try ReportRequest(fields)
     }
 
-    static func run(_ arguments: ToolArguments, services: any RunServices, call: any MCPCallActivity) async throws -> MCPToolResult {
+    static func run(_ arguments: ToolArguments, services: any RunServices, call: any MCPCallActivity) async throws
+        -> MCPToolResult
+    {
         let request = try request(arguments)
         let limit = arguments[Self.limit] ?? defaultRows(compare: request.compare && !request.usesHistory)
         let offset = arguments[Self.offset] ?? 1
@@ -107,8 +145,12 @@ enum GetReportTool {
         let table = OutputWriter()
         let head = OutputWriter()
         let window = ReportWindow(
-            [built, ReportTableSink(output: table, maxWidth: tableWidth, beforeElsewhere: beforeElsewhere),
-             HeadSink(ReportTableSink(output: head, maxWidth: tableWidth, beforeElsewhere: beforeElsewhere), rows: compactRows)],
+            [
+                built, ReportTableSink(output: table, maxWidth: tableWidth, beforeElsewhere: beforeElsewhere),
+                HeadSink(
+                    ReportTableSink(output: head, maxWidth: tableWidth, beforeElsewhere: beforeElsewhere),
+                    rows: compactRows)
+            ],
             skip: request.usesHistory ? offset - 1 : 0, take: request.usesHistory ? limit : Int.max,
             jsonBytes: { built.byteCount },
             byteBudget: TokenBudget.jsonBytes,
@@ -120,8 +162,9 @@ enum GetReportTool {
             try await HistoryReport(request: request, loader: loader, activity: activity).run(into: window)
             rowsTotal = window.rowsSeen
         } else {
-            rowsTotal = try await DirectReport.run(request, client: try await services.client(), activity: activity, into: window, showsProgress: false,
-                                                   firstRow: offset, notesCut: false)
+            rowsTotal = try await DirectReport.run(
+                request, client: try await services.client(), activity: activity, into: window, showsProgress: false,
+                firstRow: offset, notesCut: false)
         }
         // Built as the structured view gives it: without what the model knows or what says nothing
         // (the query echo, `"incomplete": false`).
@@ -130,8 +173,12 @@ enum GetReportTool {
         let shown = window.rowsShown
         // Never two full copies past the budget: the text becomes the first rows with the totals, and
         // says how a client that shows only the text gets the others as text.
-        if TokenBudget.tokens(text) + TokenBudget.tokens(document.serialized()) > TokenBudget.target, shown > compactRows {
-            text = head.text + "\nThe table shows the first \(compactRows) rows of each counter; structuredContent.rows holds all \(grouped(shown)) of this answer "
+        if TokenBudget.tokens(text) + TokenBudget.tokens(document.serialized()) > TokenBudget.target,
+            shown > compactRows
+        {
+            text =
+                head.text
+                + "\nThe table shows the first \(compactRows) rows of each counter; structuredContent.rows holds all \(grouped(shown)) of this answer "
                 + "(or call get_report again with offset \(offset + compactRows) and limit \(compactRows) for the next rows as a table).\n"
         }
         // The notes a model needs, in the text and in the structured view alike.
@@ -139,12 +186,16 @@ enum GetReportTool {
         let next = offset + shown
         if next - 1 < rowsTotal, shown > 0 || window.cutByBytes {
             if case .object(var members) = document {
-                members.append(("more", .object([("offset", .number(Double(next))), ("rows_total", .number(Double(rowsTotal)))])))
+                members.append(
+                    ("more", .object([("offset", .number(Double(next))), ("rows_total", .number(Double(rowsTotal)))])))
                 document = .object(members)
             }
             let why = window.cutByBytes ? " (the answer reached its size bound)" : ""
-            let grouping = request.usesHistory && (request.requestedGrouping ?? .day) == .day ? ", or ask for group week or month" : ""
-            let paging = "Showing rows \(grouped(offset))–\(grouped(next - 1)) of \(grouped(rowsTotal))\(why); call get_report again with offset \(next) for the next rows\(grouping)."
+            let grouping =
+                request.usesHistory && (request.requestedGrouping ?? .day) == .day
+                ? ", or ask for group week or month" : ""
+            let paging =
+                "Showing rows \(grouped(offset))–\(grouped(next - 1)) of \(grouped(rowsTotal))\(why); call get_report again with offset \(next) for the next rows\(grouping)."
             text += "\n" + paging + "\n"
             notes.append(paging)
         } else if shown == 0, offset > 1, rowsTotal > 0 {
@@ -156,14 +207,16 @@ enum GetReportTool {
             text += line + "\n"
             notes.append(line)
         }
-        return MCPToolResult(content: [.text(text)], structuredContent: StructuredView.adding(notes: notes, to: document))
+        return MCPToolResult(
+            content: [.text(text)], structuredContent: StructuredView.adding(notes: notes, to: document))
     }
 
     /// The table's footnote of a period not over yet, for the structured view: its rows have
     /// `"incomplete": true` (the text's table says it under each counter's section).
     static func incompleteNotes(_ document: JSONValue) -> [String] {
         guard case .array(let rows)? = StructuredView.member("rows", of: document),
-              rows.contains(where: { StructuredView.member("incomplete", of: $0) == .bool(true) }) else { return [] }
+            rows.contains(where: { StructuredView.member("incomplete", of: $0) == .bool(true) })
+        else { return [] }
         let what: String
         switch StructuredView.member("grouping", of: document) {
         case .string("week")?: what = "this week"
@@ -177,5 +230,7 @@ enum GetReportTool {
     static func defaultRows(compare: Bool) -> Int { compare ? defaultCompareLimit : defaultLimit }
 
     /// A count as the table writes it (`150 001`).
-    static func grouped(_ count: Int) -> String { DigitGroups.group(DecimalText.format(Double(count), fractionDigits: 0)) }
+    static func grouped(_ count: Int) -> String {
+        DigitGroups.group(DecimalText.format(Double(count), fractionDigits: 0))
+    }
 }

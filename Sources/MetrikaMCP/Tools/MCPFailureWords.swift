@@ -9,7 +9,8 @@ import MetrikaUseCases
 enum MCPFailureWords {
     /// What to tell the user when the server's token cannot be used: signing in happens where the
     /// server runs, not through a tool.
-    static let signIn = "ask the user to sign in to Yandex.Metrika again on the machine that runs this server (or give it another token) and restart the server"
+    static let signIn =
+        "ask the user to sign in to Yandex.Metrika again on the machine that runs this server (or give it another token) and restart the server"
 
     /// The sentence of `error` for a model; nil when its own message is already fit.
     static func sentence(_ error: any Error) -> String? {
@@ -35,13 +36,20 @@ enum MCPFailureWords {
             return "The API rejected the server's token (invalid_token): it is wrong, expired or revoked; \(signIn)."
         case .accessDenied(let detail, let id):
             let counter = id.map { "counter \($0)" } ?? "this counter"
-            let named = id.map { detail.contains(String($0)) ? "Access denied: \(detail)" : "Access denied to counter \($0): \(detail)" } ?? "Access denied: \(detail)"
-            return "\(named) The token this server runs with cannot read \(counter): call list_counters for the counters it can read, "
+            let named =
+                id.map {
+                    detail.contains(String($0))
+                        ? "Access denied: \(detail)" : "Access denied to counter \($0): \(detail)"
+                } ?? "Access denied: \(detail)"
+            return
+                "\(named) The token this server runs with cannot read \(counter): call list_counters for the counters it can read, "
                 + "or ask the user for access to \(counter) (its owner grants it in Metrika's access settings)."
         case .queryTooComplicated(let message):
-            return "The API says the query is too complicated (query_error: \(message)). Ask for fewer days (from/to or period), fewer dimensions, or accuracy low."
+            return
+                "The API says the query is too complicated (query_error: \(message)). Ask for fewer days (from/to or period), fewer dimensions, or accuracy low."
         case .unreadable(let detail):
-            return "The API answered something unreadable: \(detail). Try the call once more; if it persists, tell the user."
+            return
+                "The API answered something unreadable: \(detail). Try the call once more; if it persists, tell the user."
         default:
             return nil
         }

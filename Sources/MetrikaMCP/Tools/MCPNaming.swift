@@ -16,19 +16,24 @@ extension ParameterNaming {
     /// What a model can do (a tool call), or what it should ask the user: signing in, the history
     /// database and the settings are the server's machine's, not a tool's.
     private static func mcpAction(_ action: SuggestedAction) -> String {
-        let signIn = "Ask the user to sign in to Yandex.Metrika again on the machine that runs this server (or "
+        let signIn =
+            "Ask the user to sign in to Yandex.Metrika again on the machine that runs this server (or "
             + "give it another token) and restart the server."
-        let database = "ask the user to fix it on the machine that runs this server; meanwhile get_report's "
+        let database =
+            "ask the user to fix it on the machine that runs this server; meanwhile get_report's "
             + "dimension reports (which do not use it) still work"
         switch action {
         case .sync(let id): return "call get_report for counter \(id) without offline to fetch its days"
-        case .cleanLogs(let id): return "ask the user to clean the log requests of counter \(id) (they are not "
-            + "reachable through this server)"
-        case .watchToday(let id): return "call check_alerts with counter_ids [\(id)] and today true to judge "
-            + "today's hours so far against the same hours of earlier weeks"
+        case .cleanLogs(let id):
+            return "ask the user to clean the log requests of counter \(id) (they are not "
+                + "reachable through this server)"
+        case .watchToday(let id):
+            return "call check_alerts with counter_ids [\(id)] and today true to judge "
+                + "today's hours so far against the same hours of earlier weeks"
         case .fetchOnline: return "call get_report again without offline to fetch it"
-        case .compareOtherDays(let id): return "call explain_change for counter \(id) again with against "
-            + "previous or DATE..DATE to compare with other days"
+        case .compareOtherDays(let id):
+            return "call explain_change for counter \(id) again with against "
+                + "previous or DATE..DATE to compare with other days"
         case .fillHistoryFirst: return "Call get_report without offline to fetch its days first."
         case .alertCheck: return "check_alerts"
         case .useTelegram: return "Telegram delivery"
@@ -48,15 +53,18 @@ extension ParameterNaming {
         case .createHistory: return "get_report"
         case .checkClock: return "is the server's clock right?"
         case .narrowQuery: return "Ask for fewer days (from/to or period), fewer dimensions, or accuracy low."
-        case .checkConnection: return "Try the call again later; if it keeps failing, tell the user that the "
-            + "machine that runs this server cannot reach it."
+        case .checkConnection:
+            return "Try the call again later; if it keeps failing, tell the user that the "
+                + "machine that runs this server cannot reach it."
         case .retryThenReport: return "Try the call once more; if it persists, tell the user."
         case .checkAPIAddress, .checkTLS, .raiseResponseLimit:
             return "Tell the user: the server's settings (the API's address, its proxy or its limits) need a "
                 + "look on the machine that runs it."
-        case .reportUnexpected: return "Try the call once more; if it fails again, tell the user (the server's "
-            + "log has its kind)."
-        case .chooseAnotherDatabase, .restoreDatabase, .upgradeForDatabase, .checkDatabaseDirectory, .makeDatabaseWritable,
+        case .reportUnexpected:
+            return "Try the call once more; if it fails again, tell the user (the server's "
+                + "log has its kind)."
+        case .chooseAnotherDatabase, .restoreDatabase, .upgradeForDatabase, .checkDatabaseDirectory,
+            .makeDatabaseWritable,
             .freeDatabaseDisk:
             return database
         case .giveClickHouseCredentials, .checkTelegramToken, .checkTelegramAddress:
@@ -76,13 +84,19 @@ extension ToolArgument {
         case .flag:
             self.init(name, .boolean, description, required: required)
         case .text(let maxLength):
-            self.init(name, .string, description, required: required, choices: declaration.choices, maxLength: maxLength)
+            self.init(
+                name, .string, description, required: required, choices: declaration.choices, maxLength: maxLength)
         case .integer(let range):
-            self.init(name, .integer, description, required: required, minimum: range.lowerBound, maximum: range.upperBound)
+            self.init(
+                name, .integer, description, required: required, minimum: range.lowerBound, maximum: range.upperBound)
         case .list(let maxItems, let maxLength):
-            self.init(name, .strings, description, required: required, choices: declaration.choices, maxLength: maxLength, maxItems: maxItems)
+            self.init(
+                name, .strings, description, required: required, choices: declaration.choices, maxLength: maxLength,
+                maxItems: maxItems)
         case .ids(let maxItems):
-            self.init(name, .integers, description, required: required, minimum: 1, maximum: Int(Int32.max), maxItems: maxItems)
+            self.init(
+                name, .integers, description, required: required, minimum: 1, maximum: Int(Int32.max),
+                maxItems: maxItems)
             example = "[1001]"
             beyondBound = "ask for the others in another call"
         }

@@ -1,8 +1,8 @@
-import MetrikaServices
 import Foundation
 import MetrikaAPI
 import MetrikaModel
 import MetrikaRender
+import MetrikaServices
 import MetrikaUseCases
 
 /// metrika's tools: the five of issue #29, each over the use case its command calls (`list_counters`
@@ -15,13 +15,20 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
     package init(services: any RunServices) { self.services = services }
 
     /// The table: every tool, in the order `tools/list` gives them.
-    package static let specs: [ToolSpec] = [ListCountersTool.spec, GetReportTool.spec, ListGoalsTool.spec, CheckAlertsTool.spec, DrawChartTool.spec, ExplainChangeTool.spec, ListMetricsTool.spec]
+    package static let specs: [ToolSpec] = [
+        ListCountersTool.spec, GetReportTool.spec, ListGoalsTool.spec, CheckAlertsTool.spec, DrawChartTool.spec,
+        ExplainChangeTool.spec, ListMetricsTool.spec
+    ]
 
     package var tools: [MCPToolDescription] { Self.specs.map(\.toolDescription) }
 
-    package func call(_ name: String, arguments: [(String, JSONValue)], activity: any MCPCallActivity) async throws -> MCPToolResult {
+    package func call(_ name: String, arguments: [(String, JSONValue)], activity: any MCPCallActivity) async throws
+        -> MCPToolResult
+    {
         guard let spec = Self.specs.first(where: { $0.name == name }) else {
-            throw MCPInvalidParams("Unknown tool '\(ToolArguments.quoted(name))'; the tools are \(Self.specs.map(\.name).joined(separator: ", "))")
+            throw MCPInvalidParams(
+                "Unknown tool '\(ToolArguments.quoted(name))'; the tools are \(Self.specs.map(\.name).joined(separator: ", "))"
+            )
         }
         let decoded: ToolArguments
         do {
@@ -34,9 +41,11 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
             let result: MCPToolResult
             switch name {
             case ListCountersTool.spec.name: result = try await ListCountersTool.run(decoded, services: services)
-            case GetReportTool.spec.name: result = try await GetReportTool.run(decoded, services: services, call: activity)
+            case GetReportTool.spec.name:
+                result = try await GetReportTool.run(decoded, services: services, call: activity)
             case ListGoalsTool.spec.name: result = try await ListGoalsTool.run(decoded, services: services)
-            case CheckAlertsTool.spec.name: result = try await CheckAlertsTool.run(decoded, services: services, call: activity)
+            case CheckAlertsTool.spec.name:
+                result = try await CheckAlertsTool.run(decoded, services: services, call: activity)
             case ExplainChangeTool.spec.name: result = try await ExplainChangeTool.run(decoded, services: services)
             case ListMetricsTool.spec.name: result = ListMetricsTool.run()
             default: result = try await DrawChartTool.run(decoded, services: services)
@@ -79,12 +88,15 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
             return block
         }
         // The notes are the text's sentences again: masked the same way.
-        if case .object(var members) = result.structuredContent, let index = members.firstIndex(where: { $0.0 == "notes" }),
-           case .array(let notes) = members[index].1 {
-            members[index].1 = .array(notes.map { note in
-                if case .string(let text) = note { return .string(TerminalText.masking(secrets, in: text)) }
-                return note
-            })
+        if case .object(var members) = result.structuredContent,
+            let index = members.firstIndex(where: { $0.0 == "notes" }),
+            case .array(let notes) = members[index].1
+        {
+            members[index].1 = .array(
+                notes.map { note in
+                    if case .string(let text) = note { return .string(TerminalText.masking(secrets, in: text)) }
+                    return note
+                })
             copy.structuredContent = .object(members)
         }
         return copy
@@ -96,7 +108,9 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
 /// Arguments several tools take, worded once.
 enum SharedArguments {
     static func counterIDs(required: Bool, description: String) -> ToolArgument {
-        var argument = ToolArgument("counter_ids", .integers, description, required: required, minimum: 1, maximum: Int(Int32.max), maxItems: 20)
+        var argument = ToolArgument(
+            "counter_ids", .integers, description, required: required, minimum: 1, maximum: Int(Int32.max), maxItems: 20
+        )
         argument.example = "[1001]"
         argument.beyondBound = "ask for the others in another call"
         return argument
@@ -124,7 +138,10 @@ enum SharedArguments {
 }
 
 /// A loose JSON Schema (`type` and a description), for output schemas.
-func schema(_ type: String, _ description: String? = nil, properties: [(String, JSONValue)]? = nil, items: JSONValue? = nil, required: [String] = []) -> JSONValue {
+func schema(
+    _ type: String, _ description: String? = nil, properties: [(String, JSONValue)]? = nil, items: JSONValue? = nil,
+    required: [String] = []
+) -> JSONValue {
     var members: [(String, JSONValue)] = [("type", .string(type))]
     if let description { members.append(("description", .string(description))) }
     if let properties { members.append(("properties", .object(properties))) }

@@ -46,17 +46,19 @@ final class ReportDocumentSink: ReportSink {
 
     func endSection(totals: [Quantity], missingDays: [Day]) {
         guard let layout, let section else { return }
-        sections.append(ReportJSONSink.section(
-            section, totals: totals, missingDays: missingDays, layout: layout, emptyMissingDays: false))
+        sections.append(
+            ReportJSONSink.section(
+                section, totals: totals, missingDays: missingDays, layout: layout, emptyMissingDays: false))
     }
 
     func end() {}
 
     /// The document: the head's members, the rows, the counters and whether any was sampled.
     var document: JSONValue {
-        .object(head + [
-            ("rows", .array(rows)), ("counters", .array(sections)),
-            ("sampled", .bool(ReportJSONSink.sampled(sections))),
-        ])
+        .object(
+            head + [
+                ("rows", .array(rows)), ("counters", .array(sections)),
+                ("sampled", .bool(ReportJSONSink.sampled(sections)))
+            ])
     }
 }

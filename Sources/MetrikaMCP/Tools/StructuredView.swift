@@ -42,14 +42,17 @@ enum StructuredView {
     /// rewrite of `report --json`'s document, which the tests hold the built one to.
     static func report(_ document: JSONValue) -> JSONValue {
         guard case .object(let members) = document else { return document }
-        return .object(members.compactMap { name, value in
-            switch (name, value) {
-            case ("query", _): return nil
-            case ("rows", .array(let rows)): return (name, .array(rows.map { dropping($0) { $0 == "incomplete" && $1 == .bool(false) } }))
-            case ("counters", .array(let counters)): return (name, .array(counters.map { dropping($0) { $0 == "missing_days" && $1 == .array([]) } }))
-            default: return (name, value)
-            }
-        })
+        return .object(
+            members.compactMap { name, value in
+                switch (name, value) {
+                case ("query", _): return nil
+                case ("rows", .array(let rows)):
+                    return (name, .array(rows.map { dropping($0) { $0 == "incomplete" && $1 == .bool(false) } }))
+                case ("counters", .array(let counters)):
+                    return (name, .array(counters.map { dropping($0) { $0 == "missing_days" && $1 == .array([]) } }))
+                default: return (name, value)
+                }
+            })
     }
 
     private static func dropping(_ value: JSONValue, where leftOut: (String, JSONValue) -> Bool) -> JSONValue {

@@ -62,6 +62,8 @@ final class HeadSink: ReportSink {
         try target.append(kept)
     }
     func missingMetrics(_ missing: [(metric: Metric, days: [Day])]) throws { try target.missingMetrics(missing) }
-    func endSection(totals: [Quantity], missingDays: [Day]) throws { try target.endSection(totals: totals, missingDays: missingDays) }
+    func endSection(totals: [Quantity], missingDays: [Day]) throws {
+        try target.endSection(totals: totals, missingDays: missingDays)
+    }
     func end() throws { try target.end() }
 }

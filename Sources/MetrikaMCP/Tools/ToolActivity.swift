@@ -79,7 +79,9 @@ final class ReportWindow: ReportSink {
         for target in targets { try target.beginSection(counter: counter, sampling: sampling) }
     }
 
-    func compareSection(_ previous: Report.Previous) throws { for target in targets { try target.compareSection(previous) } }
+    func compareSection(_ previous: Report.Previous) throws {
+        for target in targets { try target.compareSection(previous) }
+    }
 
     func append(_ rows: [Report.Row]) throws {
         if Task.isCancelled { throw CancellationError() }
@@ -114,7 +116,9 @@ final class ReportWindow: ReportSink {
         for target in targets { try target.leftOut(rest) }
     }
 
-    func missingMetrics(_ missing: [(metric: Metric, days: [Day])]) throws { for target in targets { try target.missingMetrics(missing) } }
+    func missingMetrics(_ missing: [(metric: Metric, days: [Day])]) throws {
+        for target in targets { try target.missingMetrics(missing) }
+    }
 
     func endSection(totals: [Quantity], missingDays: [Day]) throws {
         rowsSeen = max(rowsSeen, seen)

@@ -24,8 +24,11 @@ package struct MCPToolDescription: Sendable {
     /// false for one that answers from what metrika itself knows.
     package var openWorld: Bool
 
-    package init(name: String, title: String, description: String, inputSchema: JSONValue, outputSchema: JSONValue? = nil, readOnly: Bool = true,
-                 idempotent: Bool = true, openWorld: Bool = true) {
+    package init(
+        name: String, title: String, description: String, inputSchema: JSONValue, outputSchema: JSONValue? = nil,
+        readOnly: Bool = true,
+        idempotent: Bool = true, openWorld: Bool = true
+    ) {
         self.name = name
         self.title = title
         self.description = description
@@ -85,5 +88,6 @@ package protocol MCPToolCatalogue: Sendable {
     /// Runs one tool. Throws `MCPInvalidParams` for an unknown tool only; bad arguments and a failure of
     /// the work are results with `isError: true`. Cancellation (`notifications/cancelled`) cancels the
     /// calling Task: the call ends promptly (throwing `CancellationError` is fine; no result is sent).
-    func call(_ name: String, arguments: [(String, JSONValue)], activity: any MCPCallActivity) async throws -> MCPToolResult
+    func call(_ name: String, arguments: [(String, JSONValue)], activity: any MCPCallActivity) async throws
+        -> MCPToolResult
 }

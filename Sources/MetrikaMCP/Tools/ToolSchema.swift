@@ -52,9 +52,11 @@ package struct ToolArgument: Sendable {
     /// Text arguments are names, dates and filters: 1,000 characters are far more than any needs.
     package static let defaultMaxLength = 1_000
 
-    package init(_ name: String, _ kind: Kind, _ description: String, required: Bool = false, choices: [String] = [],
-                 minimum: Int? = nil, maximum: Int? = nil, maxLength: Int = ToolArgument.defaultMaxLength, maxItems: Int = 20,
-                 defaultValue: JSONValue? = nil) {
+    package init(
+        _ name: String, _ kind: Kind, _ description: String, required: Bool = false, choices: [String] = [],
+        minimum: Int? = nil, maximum: Int? = nil, maxLength: Int = ToolArgument.defaultMaxLength, maxItems: Int = 20,
+        defaultValue: JSONValue? = nil
+    ) {
         self.name = name
         self.kind = kind
         self.description = description
@@ -72,7 +74,9 @@ package struct ToolArgument: Sendable {
         func scalar(_ kind: Kind) -> [(String, JSONValue)] {
             switch kind {
             case .string, .strings, .names:
-                var members: [(String, JSONValue)] = [("type", .string("string")), ("maxLength", .number(Double(maxLength)))]
+                var members: [(String, JSONValue)] = [
+                    ("type", .string("string")), ("maxLength", .number(Double(maxLength)))
+                ]
                 if !choices.isEmpty { members.append(("enum", .array(choices.map { .string($0) }))) }
                 return members
             case .integer, .integers:
@@ -87,9 +91,15 @@ package struct ToolArgument: Sendable {
         var members: [(String, JSONValue)]
         switch kind {
         case .strings, .integers:
-            members = [("type", .string("array")), ("items", .object(scalar(kind))), ("minItems", .number(1)), ("maxItems", .number(Double(maxItems)))]
+            members = [
+                ("type", .string("array")), ("items", .object(scalar(kind))), ("minItems", .number(1)),
+                ("maxItems", .number(Double(maxItems)))
+            ]
         case .names:
-            let list: [(String, JSONValue)] = [("type", .string("array")), ("items", .object(scalar(.string))), ("minItems", .number(1)), ("maxItems", .number(Double(maxItems)))]
+            let list: [(String, JSONValue)] = [
+                ("type", .string("array")), ("items", .object(scalar(.string))), ("minItems", .number(1)),
+                ("maxItems", .number(Double(maxItems)))
+            ]
             members = [("anyOf", .array([.object(list), .object(scalar(.string))]))]
         case .string, .integer, .boolean:
             members = scalar(kind)
@@ -114,7 +124,7 @@ package struct ToolSpec: Sendable {
     package var inputSchema: JSONValue {
         var members: [(String, JSONValue)] = [
             ("type", .string("object")),
-            ("properties", .object(arguments.map { ($0.name, $0.schema) })),
+            ("properties", .object(arguments.map { ($0.name, $0.schema) }))
         ]
         let required = arguments.filter(\.required).map { JSONValue.string($0.name) }
         if !required.isEmpty { members.append(("required", .array(required))) }
@@ -123,7 +133,9 @@ package struct ToolSpec: Sendable {
     }
 
     package var toolDescription: MCPToolDescription {
-        MCPToolDescription(name: name, title: title, description: description, inputSchema: inputSchema, outputSchema: outputSchema, readOnly: true, idempotent: true, openWorld: openWorld)
+        MCPToolDescription(
+            name: name, title: title, description: description, inputSchema: inputSchema, outputSchema: outputSchema,
+            readOnly: true, idempotent: true, openWorld: openWorld)
     }
 }
 
@@ -139,7 +151,9 @@ package struct ToolArguments: Sendable {
         for (name, value) in given {
             guard let argument = spec.arguments.first(where: { $0.name == name }) else {
                 let known = spec.arguments.map(\.name).joined(separator: ", ")
-                throw ToolArgumentError("\(spec.name) takes no argument '\(Self.quoted(name))'; send only its arguments: \(known.isEmpty ? "none" : known)")
+                throw ToolArgumentError(
+                    "\(spec.name) takes no argument '\(Self.quoted(name))'; send only its arguments: \(known.isEmpty ? "none" : known)"
+                )
             }
             guard values[name] == nil else { throw ToolArgumentError("\(name) is given twice; send it once") }
             if value == .null { continue }
@@ -176,16 +190,23 @@ package struct ToolArguments: Sendable {
         func checkString(_ value: JSONValue) throws {
             guard case .string(let text) = value else { throw wrongType(value) }
             guard text.unicodeScalars.count <= argument.maxLength else {
-                throw ToolArgumentError("\(name) is \(text.unicodeScalars.count) characters long; send at most \(argument.maxLength)")
+                throw ToolArgumentError(
+                    "\(name) is \(text.unicodeScalars.count) characters long; send at most \(argument.maxLength)")
             }
             if !argument.choices.isEmpty, !argument.choices.contains(text) {
-                throw ToolArgumentError("\(name) is '\(quoted(text))', which it does not take; send one of \(argument.choices.joined(separator: ", "))")
+                throw ToolArgumentError(
+                    "\(name) is '\(quoted(text))', which it does not take; send one of \(argument.choices.joined(separator: ", "))"
+                )
             }
         }
         func checkInteger(_ value: JSONValue) throws {
-            guard case .number(let number) = value, number.rounded() == number, abs(number) < 1e15 else { throw wrongType(value) }
+            guard case .number(let number) = value, number.rounded() == number, abs(number) < 1e15 else {
+                throw wrongType(value)
+            }
             let whole = Int(number)
-            if let minimum = argument.minimum, whole < minimum { throw ToolArgumentError("\(name) is at least \(minimum), not \(whole); send \(minimum) or more") }
+            if let minimum = argument.minimum, whole < minimum {
+                throw ToolArgumentError("\(name) is at least \(minimum), not \(whole); send \(minimum) or more")
+            }
             if let maximum = argument.maximum, whole > maximum { throw beyond("is at most \(maximum), not \(whole)") }
         }
         switch argument.kind {
@@ -194,15 +215,26 @@ package struct ToolArguments: Sendable {
         case .boolean:
             guard case .bool = value else { throw wrongType(value) }
         case .names:
-            if case .string = value { try checkString(value); return }
+            if case .string = value {
+                try checkString(value)
+                return
+            }
             guard case .array(let items) = value else { throw wrongType(value, item: false) }
-            guard !items.isEmpty else { throw ToolArgumentError("\(name) is an empty list; leave it out or name at least one") }
-            guard items.count <= argument.maxItems else { throw beyond("lists \(items.count) items; send at most \(argument.maxItems)") }
+            guard !items.isEmpty else {
+                throw ToolArgumentError("\(name) is an empty list; leave it out or name at least one")
+            }
+            guard items.count <= argument.maxItems else {
+                throw beyond("lists \(items.count) items; send at most \(argument.maxItems)")
+            }
             for item in items { try checkString(item) }
         case .strings, .integers:
             guard case .array(let items) = value else { throw wrongType(value, item: false) }
-            guard !items.isEmpty else { throw ToolArgumentError("\(name) is an empty list; leave it out or name at least one") }
-            guard items.count <= argument.maxItems else { throw beyond("lists \(items.count) items; send at most \(argument.maxItems)") }
+            guard !items.isEmpty else {
+                throw ToolArgumentError("\(name) is an empty list; leave it out or name at least one")
+            }
+            guard items.count <= argument.maxItems else {
+                throw beyond("lists \(items.count) items; send at most \(argument.maxItems)")
+            }
             for item in items { try argument.kind == .strings ? checkString(item) : checkInteger(item) }
         }
     }
@@ -211,7 +243,12 @@ package struct ToolArguments: Sendable {
     private static func example(_ argument: ToolArgument) -> String {
         switch argument.kind {
         case .string, .strings, .names:
-            let text = "\"" + (argument.choices.first ?? (argument.defaultValue.flatMap { if case .string(let s) = $0 { return s } else { return nil } } ?? "…")) + "\""
+            let text =
+                "\""
+                + (argument.choices.first
+                    ?? (argument.defaultValue.flatMap { if case .string(let s) = $0 { return s } else { return nil } }
+                        ?? "…"))
+                + "\""
             return argument.kind == .strings ? "[\(text)]" : text
         case .integer, .integers:
             var number = argument.minimum ?? 1
@@ -237,7 +274,8 @@ package struct ToolArguments: Sendable {
     /// Text quoted in a message: at most 40 characters, control characters as spaces.
     static func quoted(_ text: String) -> String {
         let short = text.count > 40 ? String(text.prefix(40)) + "…" : text
-        return String(String.UnicodeScalarView(short.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
+        return String(
+            String.UnicodeScalarView(short.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
     }
 
     /// The value given for `argument`, as its type reads it; nil when left out (or `null`).

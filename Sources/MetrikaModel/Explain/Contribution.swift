@@ -130,7 +130,8 @@ package enum ContributionAnalysis {
     /// leave out (rows beyond the page, an undefined value) goes to "Other", so the segments still add
     /// up to the total. `shown` named segments are kept; the rest are folded into "Other".
     package static func counts<N>(
-        _ segments: [SegmentCount<N>], total: (value: N, expected: N)? = nil, shown: Int = 5, otherName: String = "Other"
+        _ segments: [SegmentCount<N>], total: (value: N, expected: N)? = nil, shown: Int = 5,
+        otherName: String = "Other"
     ) -> ChangeDecomposition<N> {
         precondition(shown >= 0, "shown must not be negative")
         let value = total?.value ?? N.sum(segments.map(\.value))
@@ -151,21 +152,28 @@ package enum ContributionAnalysis {
         // Floating point's leftovers (4.5e-13 of a sum taken in another order) are no segment: what the
         // listed rows leave out counts only when it is more than that.
         let tolerance = 1e-9 * max(1, abs(value.doubleValue) + abs(expected.doubleValue))
-        let unlisted = abs((restValue - N.sum(tail.compactMap(\.value))).doubleValue) > tolerance
+        let unlisted =
+            abs((restValue - N.sum(tail.compactMap(\.value))).doubleValue) > tolerance
             || abs((restExpected - N.sum(tail.compactMap(\.expected))).doubleValue) > tolerance
         if !tail.isEmpty || unlisted {
-            result.append(SegmentContribution(
-                name: otherName, folded: max(1, tail.count), value: restValue, expected: restExpected,
-                change: restValue - restExpected, mix: nil, rate: nil, status: .continuing))
+            result.append(
+                SegmentContribution(
+                    name: otherName, folded: max(1, tail.count), value: restValue, expected: restExpected,
+                    change: restValue - restExpected, mix: nil, rate: nil, status: .continuing))
         }
         // Sizes for the concentration: expected values, or values when there is no baseline.
         let useValues = expected == .zero
-        var parts = all.map { (change: $0.change.doubleValue, size: ((useValues ? $0.value : $0.expected) ?? .zero).doubleValue) }
+        var parts = all.map {
+            (change: $0.change.doubleValue, size: ((useValues ? $0.value : $0.expected) ?? .zero).doubleValue)
+        }
         if unlisted {
             let missingValue = restValue - N.sum(tail.compactMap(\.value))
             let missingExpected = restExpected - N.sum(tail.compactMap(\.expected))
-            parts.append((change: (missingValue - missingExpected).doubleValue,
-                          size: (useValues ? missingValue : missingExpected).doubleValue))
+            parts.append(
+                (
+                    change: (missingValue - missingExpected).doubleValue,
+                    size: (useValues ? missingValue : missingExpected).doubleValue
+                ))
         }
         return ChangeDecomposition(
             value: value, expected: expected, change: change, segments: result, mix: nil, rate: nil,
@@ -201,9 +209,10 @@ package enum ContributionAnalysis {
             sizes.append(((w0 + w1) / N(2)).doubleValue)
             let status: SegmentStatus =
                 r0 == nil && r1 != nil ? .new : r0 != nil && r1 == nil ? .vanished : .continuing
-            all.append(SegmentContribution(
-                name: segment.name, folded: 0, value: r1, expected: r0, change: mix + rate, mix: mix, rate: rate,
-                status: status))
+            all.append(
+                SegmentContribution(
+                    name: segment.name, folded: 0, value: r1, expected: r0, change: mix + rate, mix: mix, rate: rate,
+                    status: status))
         }
         let order = Array(all.indices).sorted { ranked(all[$0], all[$1]) }
         let head = order.prefix(shown).map { all[$0] }
@@ -214,9 +223,11 @@ package enum ContributionAnalysis {
             let baselineTail = tailIndexes.reduce(RatioParts<N>.zero) { $0 + segments[$1].expected }
             let mix = N.sum(tailIndexes.map { all[$0].mix ?? .zero })
             let rate = N.sum(tailIndexes.map { all[$0].rate ?? .zero })
-            result.append(SegmentContribution(
-                name: otherName, folded: tailIndexes.count, value: periodTail.rate(scale: scale),
-                expected: baselineTail.rate(scale: scale), change: mix + rate, mix: mix, rate: rate, status: .continuing))
+            result.append(
+                SegmentContribution(
+                    name: otherName, folded: tailIndexes.count, value: periodTail.rate(scale: scale),
+                    expected: baselineTail.rate(scale: scale), change: mix + rate, mix: mix, rate: rate,
+                    status: .continuing))
         }
         let parts = all.indices.map { (change: all[$0].change.doubleValue, size: sizes[$0]) }
         return ChangeDecomposition(

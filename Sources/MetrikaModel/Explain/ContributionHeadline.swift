@@ -62,7 +62,9 @@ package enum ContributionHeadline {
         if any.shown.change == 0 { return total + ": no change" }
         // Nothing expected (a counter's first days, a day with no visits as the baseline): every
         // segment is new, and "spread evenly" would hide that there was nothing to compare with.
-        if any.decomposition.expected == 0 { return total + ": nothing in the baseline to compare with, every segment is new" }
+        if any.decomposition.expected == 0 {
+            return total + ": nothing in the baseline to compare with, every segment is new"
+        }
         guard let driver = driver(dimensions) else {
             return total + ": spread evenly across " + list(dimensions.map(\.plural))
         }

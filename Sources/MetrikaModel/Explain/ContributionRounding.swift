@@ -54,7 +54,8 @@ package enum ContributionRounding {
         let changes = apportion(decomposition.segments.map { $0.change * scale }, total: total)
         guard let mix = decomposition.mix, let rate = decomposition.rate else {
             return ShownDecomposition(
-                unit: unit, fractionDigits: digits, change: total, changes: changes, mix: nil, rate: nil, mixes: nil, rates: nil)
+                unit: unit, fractionDigits: digits, change: total, changes: changes, mix: nil, rate: nil, mixes: nil,
+                rates: nil)
         }
         let effects = apportion([mix * scale, rate * scale], total: total)
         let mixes = apportion(decomposition.segments.map { ($0.mix ?? 0) * scale }, total: effects[0])
@@ -82,7 +83,9 @@ package enum ContributionRounding {
         var parts = exact.map { $0.isFinite ? Int($0.rounded(.down)) : 0 }
         let remainders = exact.indices.map { exact[$0].isFinite ? exact[$0] - exact[$0].rounded(.down) : 0 }
         var leftover = total - parts.reduce(0, +)
-        let byLargest = exact.indices.sorted { remainders[$0] != remainders[$1] ? remainders[$0] > remainders[$1] : $0 < $1 }
+        let byLargest = exact.indices.sorted {
+            remainders[$0] != remainders[$1] ? remainders[$0] > remainders[$1] : $0 < $1
+        }
         var next = 0
         while leftover > 0 {
             parts[byLargest[next % byLargest.count]] += 1
@@ -100,7 +103,8 @@ package enum ContributionRounding {
 
     /// Display units as signed text through the one number text: `+12`, `-1 336`, `-2.8 pp` (a
     /// rate's change is in percentage points), `+00:12`, `+0.25`, `0`.
-    package static func signedText(_ units: Int, fractionDigits: Int, unit: MetricUnit, grouping: Bool = true) -> String {
+    package static func signedText(_ units: Int, fractionDigits: Int, unit: MetricUnit, grouping: Bool = true) -> String
+    {
         let sign = units > 0 ? "+" : units < 0 ? "-" : ""
         let magnitude = Double(units.magnitude) / power(fractionDigits)
         switch unit {

@@ -28,7 +28,9 @@ package enum Aggregator {
     ///   - rows: one row per day of the period, aligned with `metrics`.
     ///   - periodTotals: totals of non-additive metrics over exactly this period, from the API
     ///     (keyed by API name, e.g. `ym:s:users`).
-    package static func aggregate(metrics: [Metric], rows: [[Double?]], periodTotals: [String: Double] = [:]) -> [Double?] {
+    package static func aggregate(metrics: [Metric], rows: [[Double?]], periodTotals: [String: Double] = [:])
+        -> [Double?]
+    {
         guard !rows.isEmpty else { return Array(repeating: nil, count: metrics.count) }
         // A one-day period's value is the API's value for that day, byte for byte: re-deriving it
         // (bounce × visits ÷ visits) would turn 26.08695652 into 26.086956519999998.
@@ -38,7 +40,11 @@ package enum Aggregator {
                 let value = index < rows[0].count ? rows[0][index] : nil
                 // A day without purchases (visits) has no average order value (revenue per visit),
                 // whatever number the answer put there.
-                if let denominator = ratioDenominator(of: metrics[index], in: metrics, visits: visitsColumn), denominator < rows[0].count, rows[0][denominator] == 0 { return nil }
+                if let denominator = ratioDenominator(of: metrics[index], in: metrics, visits: visitsColumn),
+                    denominator < rows[0].count, rows[0][denominator] == 0
+                {
+                    return nil
+                }
                 return value.flatMap { $0.isFinite ? $0 : nil }
             }
         }
@@ -54,7 +60,8 @@ package enum Aggregator {
                 guard let visitsColumn else { return nil }
                 if let pageviewsColumn {
                     guard let pageviews = sum(column: pageviewsColumn, rows: rows),
-                          let visits = sum(column: visitsColumn, rows: rows), visits > 0 else { return nil }
+                        let visits = sum(column: visitsColumn, rows: rows), visits > 0
+                    else { return nil }
                     return pageviews / visits
                 }
                 return visitWeighted(column: index, visits: visitsColumn, rows: rows)
@@ -63,9 +70,10 @@ package enum Aggregator {
                 return rows.count == 1 ? rows[0][index] : nil
             case .revenuePerPurchase, .revenuePerVisit:
                 guard let revenue = revenueColumn(for: metric, in: metrics),
-                      let denominator = ratioDenominator(of: metric, in: metrics, visits: visitsColumn),
-                      let numerator = sum(column: revenue, rows: rows, money: true),
-                      let count = sum(column: denominator, rows: rows), count > 0 else { return nil }
+                    let denominator = ratioDenominator(of: metric, in: metrics, visits: visitsColumn),
+                    let numerator = sum(column: revenue, rows: rows, money: true),
+                    let count = sum(column: denominator, rows: rows), count > 0
+                else { return nil }
                 return numerator / count
             }
         }
@@ -77,7 +85,10 @@ package enum Aggregator {
 
     /// The column of the revenue, in the same currency, that a money ratio divides.
     private static func revenueColumn(for metric: Metric, in metrics: [Metric]) -> Int? {
-        metrics.firstIndex { $0.unit == .money && $0.aggregation == .sum && $0.shortName == Metric.revenue.shortName && $0.currency == metric.currency }
+        metrics.firstIndex {
+            $0.unit == .money && $0.aggregation == .sum && $0.shortName == Metric.revenue.shortName
+                && $0.currency == metric.currency
+        }
     }
 
     /// The column a money ratio divides by: purchases for the average order value, visits for revenue

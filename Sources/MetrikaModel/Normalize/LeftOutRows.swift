@@ -57,7 +57,9 @@ extension Report {
             let values = metrics.indices.map { index -> Quantity in
                 let metric = metrics[index]
                 let rest = Quantity(nil, unit: metric.unit, currency: metric.currency)
-                guard metric.aggregation == .sum, !unknown[index], index < totals.count, let total = totals[index].value, total.isFinite else { return rest }
+                guard metric.aggregation == .sum, !unknown[index], index < totals.count,
+                    let total = totals[index].value, total.isFinite
+                else { return rest }
                 var difference = MoneySum()
                 difference.add(total)
                 difference.subtract(sums[index].value)

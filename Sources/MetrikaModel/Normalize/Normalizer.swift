@@ -10,7 +10,8 @@ package enum Normalizer {
 
     /// The value of `metric` as the API sent it, with its unit. Percent metrics arriving as fractions
     /// of one are multiplied by 100 here and nowhere else.
-    package static func quantity(_ value: Double?, of metric: Metric, percentScale: PercentScale = .percent) -> Quantity {
+    package static func quantity(_ value: Double?, of metric: Metric, percentScale: PercentScale = .percent) -> Quantity
+    {
         if metric.unit == .percent, percentScale == .fraction {
             return Quantity.percent(fraction: value)
         }
@@ -18,28 +19,37 @@ package enum Normalizer {
     }
 
     /// A row of API values for `metrics`, in order; missing trailing values become nil.
-    package static func quantities(_ values: [Double?], of metrics: [Metric], percentScale: PercentScale = .percent) -> [Quantity] {
+    package static func quantities(_ values: [Double?], of metrics: [Metric], percentScale: PercentScale = .percent)
+        -> [Quantity]
+    {
         quantities(values[...], of: metrics, percentScale: percentScale)
     }
 
     /// The same for a row of a page's flat metric array.
-    package static func quantities(_ values: RowMetricValues, of metrics: [Metric], percentScale: PercentScale = .percent) -> [Quantity] {
+    package static func quantities(
+        _ values: RowMetricValues, of metrics: [Metric], percentScale: PercentScale = .percent
+    ) -> [Quantity] {
         quantities(of: values, metrics, percentScale)
     }
 
     /// The same for a slice: one array, the result.
-    package static func quantities(_ values: ArraySlice<Double?>, of metrics: [Metric], percentScale: PercentScale = .percent) -> [Quantity] {
+    package static func quantities(
+        _ values: ArraySlice<Double?>, of metrics: [Metric], percentScale: PercentScale = .percent
+    ) -> [Quantity] {
         quantities(of: values, metrics, percentScale)
     }
 
     /// Specialized for both callers above within this module (a public generic would be called
     /// unspecialized from the CLI, per value).
-    private static func quantities<Values: RandomAccessCollection<Double?>>(of values: Values, _ metrics: [Metric], _ percentScale: PercentScale) -> [Quantity] where Values.Index == Int {
+    private static func quantities<Values: RandomAccessCollection<Double?>>(
+        of values: Values, _ metrics: [Metric], _ percentScale: PercentScale
+    ) -> [Quantity] where Values.Index == Int {
         var result: [Quantity] = []
         result.reserveCapacity(metrics.count)
         var position = values.startIndex
         for metric in metrics {
-            result.append(quantity(position < values.endIndex ? values[position] : nil, of: metric, percentScale: percentScale))
+            result.append(
+                quantity(position < values.endIndex ? values[position] : nil, of: metric, percentScale: percentScale))
             position += 1
         }
         return result
@@ -73,8 +83,10 @@ extension Normalizer {
         switch metric.unit {
         case .percent: return "a percentage is 0–100"
         case .count: return value < 0 ? "a count is never negative" : "a count beyond 2^53 is not a real one"
-        case .seconds: return value < 0 ? "a duration is never negative" : "a duration beyond 2^53 seconds is not a real one"
-        case .pagesPerVisit, .number, .money: return value < 0 ? "pages per visit are never negative" : "pages per visit beyond 2^53 are not real"
+        case .seconds:
+            return value < 0 ? "a duration is never negative" : "a duration beyond 2^53 seconds is not a real one"
+        case .pagesPerVisit, .number, .money:
+            return value < 0 ? "pages per visit are never negative" : "pages per visit beyond 2^53 are not real"
         }
     }
 }

@@ -10,7 +10,8 @@ package enum CompactDate {
     /// `Mon 24 Nov`, or `Mon 24 Nov 2025` with `withYear`.
     package static func day(_ day: Day, withYear: Bool = false) -> String {
         let (year, month, dayOfMonth) = day.components
-        return weekdays[day.weekday - 1] + " " + String(dayOfMonth) + " " + months[month - 1] + (withYear ? " " + String(year) : "")
+        return weekdays[day.weekday - 1] + " " + String(dayOfMonth) + " " + months[month - 1]
+            + (withYear ? " " + String(year) : "")
     }
 
     /// `24 Nov` (axis labels), or `24 Nov 2025` with `withYear`.
@@ -36,7 +37,8 @@ package enum CompactDate {
             return String(fromDay) + "–" + String(toDay) + " " + months[toMonth - 1] + year
         }
         if fromYear == toYear {
-            return String(fromDay) + " " + months[fromMonth - 1] + " – " + String(toDay) + " " + months[toMonth - 1] + year
+            return String(fromDay) + " " + months[fromMonth - 1] + " – " + String(toDay) + " " + months[toMonth - 1]
+                + year
         }
         return dayOfMonth(range.from, withYear: true) + " – " + dayOfMonth(range.to, withYear: true)
     }
@@ -60,6 +62,7 @@ extension CompactDate {
         let inDay = seconds - days * 86_400
         let hours = inDay / 3600
         let minutes = (inDay % 3600) / 60
-        return day(Day(ordinal: days), withYear: true) + " " + (hours < 10 ? "0" : "") + String(hours) + ":" + (minutes < 10 ? "0" : "") + String(minutes) + " UTC"
+        return day(Day(ordinal: days), withYear: true) + " " + (hours < 10 ? "0" : "") + String(hours) + ":"
+            + (minutes < 10 ? "0" : "") + String(minutes) + " UTC"
     }
 }

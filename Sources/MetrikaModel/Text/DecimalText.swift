@@ -90,7 +90,7 @@ package enum DecimalText {
     /// Digits of Swift's shortest round-trip representation and where the point goes.
     private static func decompose(_ value: Double) -> (negative: Bool, digits: [UInt8], pointPosition: Int) {
         let negative = value < 0
-        let text = "\(abs(value))"  // e.g. "2.385", "1e+308", "1.2345e-05", "41.0": ASCII only
+        let text = "\(abs(value))" // e.g. "2.385", "1e+308", "1.2345e-05", "41.0": ASCII only
         let utf8 = text.utf8
         var mantissaEnd = utf8.endIndex
         var exponent = 0

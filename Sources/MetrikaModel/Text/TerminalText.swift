@@ -57,7 +57,7 @@ package enum TerminalText {
             defer { previousWasCarriageReturn = value == 0x0D }
             switch value {
             case 0x0A where previousWasCarriageReturn:
-                continue  // the LF of a CRLF: its CR already became ↵
+                continue // the LF of a CRLF: its CR already became ↵
             case 0x0A, 0x0D, 0x85, 0x2028, 0x2029:
                 result.append(lineBreak)
                 produced += 1

@@ -20,9 +20,12 @@ package enum ValueBytes {
     private static let zero = UInt8(ascii: "0")
 
     /// `DecimalText.format(value, fractionDigits:)`, grouped by `DigitGroups` when `grouping` is set.
-    package static func fixed(_ value: Double, fractionDigits: Int, grouping: Bool = false, into out: UnsafeMutablePointer<UInt8>) -> Int? {
+    package static func fixed(
+        _ value: Double, fractionDigits: Int, grouping: Bool = false, into out: UnsafeMutablePointer<UInt8>
+    ) -> Int? {
         guard let rounded = roundedMagnitude(value, fractionDigits: fractionDigits) else { return nil }
-        return writeDecimal(rounded, negative: value < 0 && rounded != 0, fractionDigits: fractionDigits, grouping: grouping, into: out)
+        return writeDecimal(
+            rounded, negative: value < 0 && rounded != 0, fractionDigits: fractionDigits, grouping: grouping, into: out)
     }
 
     /// `ValueFormatter.duration(seconds, alwaysHours:)`: `mm:ss`, `h:mm:ss`.
@@ -59,7 +62,10 @@ package enum ValueBytes {
 
     /// `ValueFormatter.format(quantity, grouping:, missing: "", currencySign:)` with seconds as
     /// `ValueFormatter.duration(_, alwaysHours:)`; a missing or non-finite value writes nothing.
-    package static func normalized(_ quantity: Quantity, grouping: Bool, alwaysHours: Bool, currencySign: Bool = false, into out: UnsafeMutablePointer<UInt8>) -> Int? {
+    package static func normalized(
+        _ quantity: Quantity, grouping: Bool, alwaysHours: Bool, currencySign: Bool = false,
+        into out: UnsafeMutablePointer<UInt8>
+    ) -> Int? {
         guard let value = quantity.value, value.isFinite else { return 0 }
         switch quantity.unit {
         case .count:
@@ -112,7 +118,7 @@ package enum ValueBytes {
         let scaled = value.magnitude * powersOfTen[fractionDigits]
         guard scaled < 0x1p50 else { return nil }
         let whole = scaled.rounded(.down)
-        let fraction = scaled - whole  // exact below 2^52
+        let fraction = scaled - whole // exact below 2^52
         if abs(fraction - 0.5) > scaled * 0x1p-40 + 0x1p-60 { return UInt64(whole) + (fraction > 0.5 ? 1 : 0) }
         // Within a hair of the tie T = k + ½ (scaled). Below 2^40 no other decimal of as few digits
         // as T lies within the double's rounding interval, so S is T exactly when T reads back as
@@ -127,7 +133,9 @@ package enum ValueBytes {
     /// `magnitude` as a decimal with `fractionDigits` of it after the point (at least one digit
     /// before it), optionally grouped in threes with spaces.
     @inline(__always)
-    static func writeDecimal(_ magnitude: UInt64, negative: Bool, fractionDigits: Int, grouping: Bool, into out: UnsafeMutablePointer<UInt8>) -> Int {
+    static func writeDecimal(
+        _ magnitude: UInt64, negative: Bool, fractionDigits: Int, grouping: Bool, into out: UnsafeMutablePointer<UInt8>
+    ) -> Int {
         // Digits right to left into a small stack buffer, then copied out in order.
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in
             var remaining = magnitude

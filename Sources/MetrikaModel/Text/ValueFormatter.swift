@@ -14,7 +14,9 @@ package enum ValueFormatter {
     /// `grouping` separates thousands with a space (`12 345`) for tables. Money has two decimals and,
     /// with `currencySign` (tables), its currency's sign after a space: `1 250 000.00 ₽`; CSV keeps the
     /// plain number (the currency is in its column name). Nil → `missing`.
-    package static func format(_ quantity: Quantity, grouping: Bool, missing: String, currencySign: Bool = false) -> String {
+    package static func format(_ quantity: Quantity, grouping: Bool, missing: String, currencySign: Bool = false)
+        -> String
+    {
         // Non-finite values never come from the API (the decoder refuses them) but can arise from
         // arithmetic on huge ones; they are shown as missing, never as a made-up number.
         guard let value = quantity.value, value.isFinite else { return missing }

@@ -14,14 +14,16 @@ package struct Attribution: Hashable, Sendable, CustomStringConvertible {
     package let replaced: String?
 
     /// The models the API answers as themselves.
-    package static let current = ["automatic", "cross_device_first", "cross_device_last_significant", "cross_device_last", "last"]
+    package static let current = [
+        "automatic", "cross_device_first", "cross_device_last_significant", "cross_device_last", "last"
+    ]
 
     /// The older models and the current ones the API answers them with since June 2026.
     package static let replacements: [(old: String, new: String)] = [
         ("first", "cross_device_first"),
         ("lastsign", "cross_device_last_significant"),
         ("last_yandex_direct_click", "automatic"),
-        ("cross_device_last_yandex_direct_click", "automatic"),
+        ("cross_device_last_yandex_direct_click", "automatic")
     ]
 
     /// What a user typed (any case, `-` or `_`); nil for a name the API does not know.

@@ -11,13 +11,18 @@ package struct Currency: Hashable, Sendable, CustomStringConvertible, Comparable
     package init?(code: String) {
         let upper = code.trimmingSpaces.uppercased()
         let bytes = Array(upper.utf8)
-        guard bytes.count == 3, bytes.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return nil }
+        guard bytes.count == 3, bytes.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
+            return nil
+        }
         packed = UInt32(bytes[0]) << 16 | UInt32(bytes[1]) << 8 | UInt32(bytes[2])
     }
 
     /// `RUB`.
     package var code: String {
-        let bytes = [UInt8(truncatingIfNeeded: packed >> 16), UInt8(truncatingIfNeeded: packed >> 8), UInt8(truncatingIfNeeded: packed)]
+        let bytes = [
+            UInt8(truncatingIfNeeded: packed >> 16), UInt8(truncatingIfNeeded: packed >> 8),
+            UInt8(truncatingIfNeeded: packed)
+        ]
         return String(decoding: bytes, as: UTF8.self)
     }
 

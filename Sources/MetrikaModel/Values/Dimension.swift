@@ -23,21 +23,30 @@ package struct Dimension: Hashable, Sendable, CustomStringConvertible {
     /// Dimensions metrika knows by a short name.
     package static let known: [Dimension] = [
         date,
-        Dimension(apiName: "ym:s:trafficSource", shortName: "trafficSource", columnName: "traffic_source", title: "Traffic source"),
-        Dimension(apiName: "ym:s:searchEngine", shortName: "searchEngine", columnName: "search_engine", title: "Search engine"),
-        Dimension(apiName: "ym:s:searchPhrase", shortName: "searchPhrase", columnName: "search_phrase", title: "Search phrase"),
+        Dimension(
+            apiName: "ym:s:trafficSource", shortName: "trafficSource", columnName: "traffic_source",
+            title: "Traffic source"),
+        Dimension(
+            apiName: "ym:s:searchEngine", shortName: "searchEngine", columnName: "search_engine", title: "Search engine"
+        ),
+        Dimension(
+            apiName: "ym:s:searchPhrase", shortName: "searchPhrase", columnName: "search_phrase", title: "Search phrase"
+        ),
         Dimension(apiName: "ym:s:startURL", shortName: "startURL", columnName: "start_url", title: "Entry page"),
         Dimension(apiName: "ym:s:regionCountry", shortName: "country", columnName: "country", title: "Country"),
         Dimension(apiName: "ym:s:regionCity", shortName: "city", columnName: "city", title: "City"),
         Dimension(apiName: "ym:s:browser", shortName: "browser", columnName: "browser", title: "Browser"),
         Dimension(apiName: "ym:s:operatingSystem", shortName: "os", columnName: "os", title: "OS"),
-        Dimension(apiName: "ym:s:deviceCategory", shortName: "deviceCategory", columnName: "device_category", title: "Device"),
+        Dimension(
+            apiName: "ym:s:deviceCategory", shortName: "deviceCategory", columnName: "device_category", title: "Device"),
         // The hour of the day (00:00…23:00) over the whole period: when in the day visits come.
         Dimension(apiName: "ym:s:hour", shortName: "hour", columnName: "hour", title: "Hour"),
         // The e-commerce product templates' (top_products, top_brands, basket, basket_products).
         Dimension(apiName: "ym:s:productName", shortName: "productName", columnName: "product_name", title: "Product"),
         Dimension(apiName: "ym:s:productBrand", shortName: "productBrand", columnName: "product_brand", title: "Brand"),
-        Dimension(apiName: "ym:s:productCategoryLevel1", shortName: "productCategoryLevel1", columnName: "product_category_level1", title: "Category"),
+        Dimension(
+            apiName: "ym:s:productCategoryLevel1", shortName: "productCategoryLevel1",
+            columnName: "product_category_level1", title: "Category")
     ]
 
     /// The API's date-period dimension `ym:s:datePeriod<group>` as it is named before the request's
@@ -49,14 +58,16 @@ package struct Dimension: Hashable, Sendable, CustomStringConvertible {
     static let datePeriods: [(group: String, title: String, column: String)] = [
         ("day", "Date", "date"), ("week", "Week of", "week"), ("month", "Month", "month"),
         ("quarter", "Quarter of", "quarter"), ("year", "Year", "year"), ("hour", "Hour", "hour"),
-        ("minute", "Minute", "minute"),
+        ("minute", "Minute", "minute")
     ]
 
     /// `ym:s:datePeriod<group>` cut by `group` (`day`, `week`, `month`, …): `ym:s:datePeriodweek`,
     /// titled "Week of"; nil for a group the API does not have.
     package static func datePeriod(_ group: String) -> Dimension? {
         guard let period = datePeriods.first(where: { $0.group == group.lowercased() }) else { return nil }
-        return Dimension(apiName: "ym:s:datePeriod" + period.group, shortName: "datePeriod" + period.group, columnName: period.column, title: period.title)
+        return Dimension(
+            apiName: "ym:s:datePeriod" + period.group, shortName: "datePeriod" + period.group,
+            columnName: period.column, title: period.title)
     }
 
     /// Whether this is a `ym:s:datePeriod…` dimension (one row per period), the placeholder included.
@@ -67,14 +78,20 @@ package struct Dimension: Hashable, Sendable, CustomStringConvertible {
     /// `ym:s:datePeriod<group>` (a request without `group`) is titled "Period", never by its name.
     package static func named(_ text: String) -> Dimension? {
         let trimmed = text.trimmingSpaces
-        if let dimension = known.first(where: { $0.shortName.lowercased() == trimmed.lowercased() || $0.apiName == trimmed }) {
+        if let dimension = known.first(where: {
+            $0.shortName.lowercased() == trimmed.lowercased() || $0.apiName == trimmed
+        }) {
             return dimension
         }
         let periodName = trimmed.hasPrefix("ym:s:") ? String(trimmed.dropFirst(5)) : trimmed
         if periodName.lowercased().hasPrefix("dateperiod") {
             let group = String(periodName.dropFirst("datePeriod".count))
             if let dimension = datePeriod(group) { return dimension }
-            if group == "<group>" { return Dimension(apiName: datePeriodPlaceholder, shortName: "datePeriod<group>", columnName: "period", title: "Period") }
+            if group == "<group>" {
+                return Dimension(
+                    apiName: datePeriodPlaceholder, shortName: "datePeriod<group>", columnName: "period",
+                    title: "Period")
+            }
         }
         if trimmed.hasPrefix("ym:"), trimmed.count > 5 {
             let tail = String(trimmed.split(separator: ":").last ?? "")
@@ -84,7 +101,9 @@ package struct Dimension: Hashable, Sendable, CustomStringConvertible {
             if tail.hasPrefix(placeholder), let first = tail.dropFirst(placeholder.count).first {
                 let bare = first.lowercased() + tail.dropFirst(placeholder.count + 1)
                 if let dimension = known.first(where: { $0.shortName == bare }) {
-                    return Dimension(apiName: trimmed, shortName: dimension.shortName, columnName: dimension.columnName, title: dimension.title)
+                    return Dimension(
+                        apiName: trimmed, shortName: dimension.shortName, columnName: dimension.columnName,
+                        title: dimension.title)
                 }
             }
             return Dimension(apiName: trimmed, shortName: tail, columnName: ColumnName.of(trimmed), title: tail)

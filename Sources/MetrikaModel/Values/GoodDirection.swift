@@ -16,7 +16,11 @@ extension Metric {
     /// metrika does not know is `.neither` (an unknown metric's colour would be a guess).
     package var goodDirection: GoodDirection {
         if let direction = Self.goodDirections[shortName] { return direction }
-        if shortName.hasPrefix("goal"), shortName.hasSuffix("reaches") || shortName.hasSuffix("conversionRate") || shortName.hasSuffix("revenue") { return .up }
+        if shortName.hasPrefix("goal"),
+            shortName.hasSuffix("reaches") || shortName.hasSuffix("conversionRate") || shortName.hasSuffix("revenue")
+        {
+            return .up
+        }
         return .neither
     }
 
@@ -41,6 +45,6 @@ extension Metric {
         "purchases": .up,
         "revenue": .up,
         "revenuePerPurchase": .up,
-        "revenuePerVisit": .up,
+        "revenuePerVisit": .up
     ]
 }

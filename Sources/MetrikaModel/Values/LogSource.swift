@@ -16,12 +16,17 @@ package enum LogSource: String, Sendable, CaseIterable {
     package var defaultFields: [String] {
         switch self {
         case .visits:
-            return ["visitID", "counterID", "date", "dateTime", "clientID", "isNewUser", "pageViews", "visitDuration", "bounce",
-                    "startURL", "referer", "lastTrafficSource", "UTMSource", "UTMMedium", "UTMCampaign", "regionCountry",
-                    "regionCity", "deviceCategory", "browser", "goalsID"].map { prefix + $0 }
+            return [
+                "visitID", "counterID", "date", "dateTime", "clientID", "isNewUser", "pageViews", "visitDuration",
+                "bounce",
+                "startURL", "referer", "lastTrafficSource", "UTMSource", "UTMMedium", "UTMCampaign", "regionCountry",
+                "regionCity", "deviceCategory", "browser", "goalsID"
+            ].map { prefix + $0 }
         case .hits:
-            return ["watchID", "counterID", "date", "dateTime", "clientID", "URL", "title", "referer", "isPageView",
-                    "UTMSource", "regionCountry", "regionCity", "deviceCategory", "browser", "goalsID"].map { prefix + $0 }
+            return [
+                "watchID", "counterID", "date", "dateTime", "clientID", "URL", "title", "referer", "isPageView",
+                "UTMSource", "regionCountry", "regionCity", "deviceCategory", "browser", "goalsID"
+            ].map { prefix + $0 }
         }
     }
 }

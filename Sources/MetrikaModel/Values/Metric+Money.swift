@@ -10,19 +10,31 @@ extension Metric {
     package static let currencyPlaceholder = "<currency>"
 
     /// `ym:s:ecommercePurchases`: the number of purchases (orders).
-    package static let purchases = Metric(apiName: "ym:s:ecommercePurchases", shortName: "purchases", columnName: "purchases", title: "Purchases", unit: .count, aggregation: .sum)
+    package static let purchases = Metric(
+        apiName: "ym:s:ecommercePurchases", shortName: "purchases", columnName: "purchases", title: "Purchases",
+        unit: .count, aggregation: .sum)
     /// `ym:s:ecommerce<currency>ConvertedRevenue`: revenue of the purchases, converted into one currency.
-    package static let revenue = money(template: "ym:s:ecommerce<currency>ConvertedRevenue", shortName: "revenue", column: "revenue", title: "Revenue", aggregation: .sum)
+    package static let revenue = money(
+        template: "ym:s:ecommerce<currency>ConvertedRevenue", shortName: "revenue", column: "revenue", title: "Revenue",
+        aggregation: .sum)
     /// `…ConvertedRevenuePerPurchase`: average order value, revenue over purchases.
-    package static let revenuePerPurchase = money(template: "ym:s:ecommerce<currency>ConvertedRevenuePerPurchase", shortName: "revenuePerPurchase", column: "revenue_per_purchase", title: "Average order value", aggregation: .revenuePerPurchase)
+    package static let revenuePerPurchase = money(
+        template: "ym:s:ecommerce<currency>ConvertedRevenuePerPurchase", shortName: "revenuePerPurchase",
+        column: "revenue_per_purchase", title: "Average order value", aggregation: .revenuePerPurchase)
     /// `…ConvertedRevenuePerVisit`: revenue over visits.
-    package static let revenuePerVisit = money(template: "ym:s:ecommerce<currency>ConvertedRevenuePerVisit", shortName: "revenuePerVisit", column: "revenue_per_visit", title: "Revenue per visit", aggregation: .revenuePerVisit)
+    package static let revenuePerVisit = money(
+        template: "ym:s:ecommerce<currency>ConvertedRevenuePerVisit", shortName: "revenuePerVisit",
+        column: "revenue_per_visit", title: "Revenue per visit", aggregation: .revenuePerVisit)
     /// `ym:s:productBaskets<currency>ConvertedPrice`: the value of the items added to baskets (the
     /// `basket` template).
-    package static let basketValue = money(template: "ym:s:productBaskets<currency>ConvertedPrice", shortName: "basketValue", column: "basket_value", title: "Basket value", aggregation: .sum)
+    package static let basketValue = money(
+        template: "ym:s:productBaskets<currency>ConvertedPrice", shortName: "basketValue", column: "basket_value",
+        title: "Basket value", aggregation: .sum)
     /// `ym:s:productPurchased<currency>ConvertedPrice`: what the items bought were bought for (the
     /// `basket_products` template); over all products, the revenue.
-    package static let productRevenue = money(template: "ym:s:productPurchased<currency>ConvertedPrice", shortName: "productRevenue", column: "product_revenue", title: "Product revenue", aggregation: .sum)
+    package static let productRevenue = money(
+        template: "ym:s:productPurchased<currency>ConvertedPrice", shortName: "productRevenue",
+        column: "product_revenue", title: "Product revenue", aggregation: .sum)
 
     /// The money metrics of the catalog, whose full names map onto them in any currency.
     static let moneyCatalog: [Metric] = [revenue, revenuePerPurchase, revenuePerVisit, basketValue, productRevenue]
@@ -42,25 +54,36 @@ extension Metric {
         guard unit == .money, let template = currencyTemplate else { return self }
         if self.currency == currency { return self }
         let base = self.currency.map { String(columnName.dropLast($0.columnSuffix.count + 1)) } ?? columnName
-        return Metric(apiName: template.replacing(Self.currencyPlaceholder, with: currency.code), shortName: shortName, columnName: base + "_" + currency.columnSuffix,
-                      title: title, unit: unit, aggregation: aggregation, currency: currency, currencyTemplate: template)
+        return Metric(
+            apiName: template.replacing(Self.currencyPlaceholder, with: currency.code), shortName: shortName,
+            columnName: base + "_" + currency.columnSuffix,
+            title: title, unit: unit, aggregation: aggregation, currency: currency, currencyTemplate: template)
     }
 
     /// The same metric under another title (goal names); names, unit and currency unchanged.
     package func retitled(_ title: String) -> Metric {
-        Metric(apiName: apiName, shortName: shortName, columnName: columnName, title: title, unit: unit, aggregation: aggregation, currency: currency, currencyTemplate: currencyTemplate)
+        Metric(
+            apiName: apiName, shortName: shortName, columnName: columnName, title: title, unit: unit,
+            aggregation: aggregation, currency: currency, currencyTemplate: currencyTemplate)
     }
 
     /// A money metric from its template, its currency open or given.
-    static func money(template: String, shortName: String, column: String, title: String, aggregation: Aggregation, currency: Currency? = nil) -> Metric {
-        let open = Metric(apiName: template, shortName: shortName, columnName: column, title: title, unit: .money, aggregation: aggregation, currencyTemplate: template)
+    static func money(
+        template: String, shortName: String, column: String, title: String, aggregation: Aggregation,
+        currency: Currency? = nil
+    ) -> Metric {
+        let open = Metric(
+            apiName: template, shortName: shortName, columnName: column, title: title, unit: .money,
+            aggregation: aggregation, currencyTemplate: template)
         return currency.map(open.inCurrency) ?? open
     }
 
     /// `goal<ID>revenue`: the revenue of a goal's conversions, `ym:s:goal<ID>converted<currency>Revenue`.
     static func goalRevenue(_ digits: String, currency: Currency?, prefix: String = "ym:s:") -> Metric {
-        money(template: "\(prefix)goal\(digits)converted<currency>Revenue", shortName: "goal\(digits)revenue", column: "goal\(digits)_revenue",
-              title: "Goal \(digits) revenue", aggregation: .sum, currency: currency)
+        money(
+            template: "\(prefix)goal\(digits)converted<currency>Revenue", shortName: "goal\(digits)revenue",
+            column: "goal\(digits)_revenue",
+            title: "Goal \(digits) revenue", aggregation: .sum, currency: currency)
     }
 
     /// A full `ym:` money name, its currency a code (`RUB`) or still `<currency>`:
@@ -86,17 +109,25 @@ extension Metric {
         let before = String(tail[..<converted.lowerBound])
         let after = String(tail[converted.upperBound...])
         let codeLength = before.hasSuffix(currencyPlaceholder) ? currencyPlaceholder.count : 3
-        guard before.count > codeLength, let currency = currencyPart(String(before.suffix(codeLength))) else { return nil }
+        guard before.count > codeLength, let currency = currencyPart(String(before.suffix(codeLength))) else {
+            return nil
+        }
         let stem = String(before.dropLast(codeLength))
         let template = prefix + stem + currencyPlaceholder + "Converted" + after
-        if let entry = moneyCatalog.first(where: { $0.currencyTemplate == "ym:s:" + stem + currencyPlaceholder + "Converted" + after }) {
-            return money(template: template, shortName: entry.shortName, column: entry.columnName, title: entry.title, aggregation: entry.aggregation, currency: currency.known)
+        if let entry = moneyCatalog.first(where: {
+            $0.currencyTemplate == "ym:s:" + stem + currencyPlaceholder + "Converted" + after
+        }) {
+            return money(
+                template: template, shortName: entry.shortName, column: entry.columnName, title: entry.title,
+                aggregation: entry.aggregation, currency: currency.known)
         }
         let name = stem + "Converted" + after
         // Prices and revenue of purchases add up over days; ratios of other money metrics metrika
         // has no rule for are never summed.
         let additive = after == "Price" || after == "Revenue"
-        return money(template: template, shortName: name, column: ColumnName.of(name), title: name, aggregation: additive ? .sum : .nonAdditive, currency: currency.known)
+        return money(
+            template: template, shortName: name, column: ColumnName.of(name), title: name,
+            aggregation: additive ? .sum : .nonAdditive, currency: currency.known)
     }
 
     /// The currency part of a money name: `<currency>` is open (`known` nil), three capitals are that
@@ -107,7 +138,8 @@ extension Metric {
 
     private static func currencyPart(_ text: String) -> CurrencyPart? {
         if text == currencyPlaceholder { return CurrencyPart(known: nil) }
-        guard text.count == 3, text.allSatisfy({ $0.isASCII && $0.isUppercase }), let currency = Currency(code: text) else { return nil }
+        guard text.count == 3, text.allSatisfy({ $0.isASCII && $0.isUppercase }), let currency = Currency(code: text)
+        else { return nil }
         return CurrencyPart(known: currency)
     }
 }

@@ -23,7 +23,10 @@ package struct MoneySum: Sendable {
         plain += amount
         guard exact else { return }
         let scaled = (amount * Double(Self.scale)).rounded()
-        guard scaled.isFinite, scaled.magnitude < 9.0e18 else { exact = false; return }
+        guard scaled.isFinite, scaled.magnitude < 9.0e18 else {
+            exact = false
+            return
+        }
         let (sum, overflow) = millionths.addingReportingOverflow(Int64(scaled))
         if overflow { exact = false } else { millionths = sum }
     }

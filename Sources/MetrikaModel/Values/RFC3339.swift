@@ -9,8 +9,9 @@ package enum RFC3339 {
     package static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, let day = Day(iso: String(decoding: bytes[0..<10], as: UTF8.self)),
-              bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t") || bytes[10] == UInt8(ascii: " "),
-              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":") else { return nil }
+            bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t") || bytes[10] == UInt8(ascii: " "),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
+        else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             guard range.upperBound <= bytes.count else { return nil }
             var value = 0
@@ -21,7 +22,8 @@ package enum RFC3339 {
             return value
         }
         guard let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              hour < 24, minute < 60, second < 61 else { return nil }
+            hour < 24, minute < 60, second < 61
+        else { return nil }
         var index = 19
         var fraction = 0.0
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
@@ -43,7 +45,8 @@ package enum RFC3339 {
             let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
             let hasColon = index + 3 < bytes.count && bytes[index + 3] == UInt8(ascii: ":")
             guard let hours = number(index + 1..<index + 3),
-                  let minutes = number(hasColon ? index + 4..<index + 6 : index + 3..<index + 5), hours < 24, minutes < 60 else { return nil }
+                let minutes = number(hasColon ? index + 4..<index + 6 : index + 3..<index + 5), hours < 24, minutes < 60
+            else { return nil }
             offset = sign * (hours * 3600 + minutes * 60)
             index += hasColon ? 6 : 5
         } else {

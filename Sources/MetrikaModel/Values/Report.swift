@@ -11,7 +11,9 @@ package struct Report: Sendable {
         /// Days asked for that neither the API nor the history could supply (offline reports).
         package var missingDays: [Day]
 
-        package init(counter: Counter, rows: [Row], totals: [Quantity], sampling: Sampling? = nil, missingDays: [Day] = []) {
+        package init(
+            counter: Counter, rows: [Row], totals: [Quantity], sampling: Sampling? = nil, missingDays: [Day] = []
+        ) {
             self.counter = counter
             self.rows = rows
             self.totals = totals
@@ -34,7 +36,10 @@ package struct Report: Sendable {
         /// periods, or only in the current one (`new`) or the previous one (`gone`); nil otherwise.
         package var presence: Presence?
 
-        package init(dimensions: [DimensionValue], values: [Quantity], isIncomplete: Bool = false, period: DateRange? = nil, previous: Previous? = nil) {
+        package init(
+            dimensions: [DimensionValue], values: [Quantity], isIncomplete: Bool = false, period: DateRange? = nil,
+            previous: Previous? = nil
+        ) {
             self.dimensions = dimensions
             self.values = values
             self.isIncomplete = isIncomplete
@@ -76,7 +81,9 @@ package struct Report: Sendable {
     package var grouping: Grouping?
     package var sections: [Section]
 
-    package init(dimensions: [Dimension], metrics: [Metric], period: DateRange, grouping: Grouping?, sections: [Section]) {
+    package init(
+        dimensions: [Dimension], metrics: [Metric], period: DateRange, grouping: Grouping?, sections: [Section]
+    ) {
         self.dimensions = dimensions
         self.metrics = metrics
         self.period = period

@@ -7,6 +7,8 @@ package struct UsageError: MetrikaFailure {
     /// Messages quote what the user typed; a newline or terminal escape in it must not break the
     /// one `Error:` line, so control characters become spaces.
     package init(_ message: String) {
-        self.message = String(String.UnicodeScalarView(message.unicodeScalars.map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? " " : $0 }))
+        self.message = String(
+            String.UnicodeScalarView(
+                message.unicodeScalars.map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? " " : $0 }))
     }
 }

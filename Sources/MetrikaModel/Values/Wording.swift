@@ -235,7 +235,8 @@ package enum SuggestedAction: Sendable, Equatable {
         case .checkAPIAddress: return "Check the API's address (it must be the API's own) or the proxy in between."
         case .raiseResponseLimit: return "If the API really sends that much, raise the answer size limit."
         case .checkTLS:
-            return "Check the API's address, the system clock and the CA certificates, or a proxy that intercepts HTTPS."
+            return
+                "Check the API's address, the system clock and the CA certificates, or a proxy that intercepts HTTPS."
         case .reportUnexpected: return "Try again; if it fails again, report it."
         case .chooseAnotherDatabase: return "move it away or use another history database"
         case .restoreDatabase: return "restore a backup, or use another history database and fill it again"

@@ -25,9 +25,15 @@ package enum CacheInfoListing {
         text += "Last sync:    \(info.lastSync.map(RFC3339.format) ?? "never")\n"
         text += "Counters:     \(info.counters.count)\n"
         if !info.counters.isEmpty {
-            var table = TextTable(columns: [.init("ID", alignment: .right), .init("Name"), .init("First day"), .init("Last day"), .init("Days", alignment: .right), .init("Last fetch")])
+            var table = TextTable(columns: [
+                .init("ID", alignment: .right), .init("Name"), .init("First day"), .init("Last day"),
+                .init("Days", alignment: .right), .init("Last fetch")
+            ])
             for counter in info.counters {
-                table.append([String(counter.id), counter.name, counter.firstDay?.iso ?? "—", counter.lastDay?.iso ?? "—", String(counter.dayCount), counter.lastFetchedAt.map(RFC3339.format) ?? "—"])
+                table.append([
+                    String(counter.id), counter.name, counter.firstDay?.iso ?? "—", counter.lastDay?.iso ?? "—",
+                    String(counter.dayCount), counter.lastFetchedAt.map(RFC3339.format) ?? "—"
+                ])
             }
             text += "\n" + table.render(maxWidth: maxWidth)
         }
@@ -36,7 +42,10 @@ package enum CacheInfoListing {
 
     package static func csvRows(_ info: CacheInfo) -> [[String]] {
         info.counters.map { counter in
-            [String(counter.id), counter.name, counter.firstDay?.iso ?? "", counter.lastDay?.iso ?? "", String(counter.dayCount), counter.lastFetchedAt.map(RFC3339.format) ?? ""]
+            [
+                String(counter.id), counter.name, counter.firstDay?.iso ?? "", counter.lastDay?.iso ?? "",
+                String(counter.dayCount), counter.lastFetchedAt.map(RFC3339.format) ?? ""
+            ]
         }
     }
 
@@ -48,13 +57,18 @@ package enum CacheInfoListing {
             ("size_bytes", .number(Double(info.sizeBytes))),
             ("schema_version", .number(Double(info.schemaVersion))),
             ("last_sync", .string(info.lastSync.map(RFC3339.format))),
-            ("counters", .array(info.counters.map { counter in
-                .object([
-                    ("counter_id", .number(Double(counter.id))), ("name", .string(counter.name)),
-                    ("first_day", .string(counter.firstDay?.iso)), ("last_day", .string(counter.lastDay?.iso)),
-                    ("days", .number(Double(counter.dayCount))), ("last_fetch", .string(counter.lastFetchedAt.map(RFC3339.format))),
-                ])
-            })),
+            (
+                "counters",
+                .array(
+                    info.counters.map { counter in
+                        .object([
+                            ("counter_id", .number(Double(counter.id))), ("name", .string(counter.name)),
+                            ("first_day", .string(counter.firstDay?.iso)), ("last_day", .string(counter.lastDay?.iso)),
+                            ("days", .number(Double(counter.dayCount))),
+                            ("last_fetch", .string(counter.lastFetchedAt.map(RFC3339.format)))
+                        ])
+                    })
+            )
         ])
     }
 

@@ -28,17 +28,26 @@ package enum CounterListing {
     package static func table(_ items: [Item], columns: Columns = .standard) -> TextTable {
         switch columns {
         case .standard:
-            var table = TextTable(columns: [.init("ID", alignment: .right), .init("Name"), .init("Site"), .init("Status"), .init("Permission")])
+            var table = TextTable(columns: [
+                .init("ID", alignment: .right), .init("Name"), .init("Site"), .init("Status"), .init("Permission")
+            ])
             for item in items {
                 let counter = item.counter
-                table.append([String(counter.id), counter.displayName, counter.site, counter.status, counter.permission])
+                table.append([String(counter.id), counter.displayName, counter.site, counter.status, counter.permission]
+                )
             }
             return table
         case .withZoneAndCurrency:
-            var table = TextTable(columns: [.init("ID", alignment: .right), .init("Name"), .init("Site"), .init("Time zone"), .init("Currency"), .init("Permission")])
+            var table = TextTable(columns: [
+                .init("ID", alignment: .right), .init("Name"), .init("Site"), .init("Time zone"), .init("Currency"),
+                .init("Permission")
+            ])
             for item in items {
                 let counter = item.counter
-                table.append([String(counter.id), counter.displayName, counter.site, counter.timeZoneName, item.currency ?? "", counter.permission])
+                table.append([
+                    String(counter.id), counter.displayName, counter.site, counter.timeZoneName, item.currency ?? "",
+                    counter.permission
+                ])
             }
             return table
         }
@@ -48,7 +57,10 @@ package enum CounterListing {
 
     package static func csvRow(_ item: Item) -> [String] {
         let counter = item.counter
-        return [String(counter.id), counter.name, counter.site, counter.status, counter.permission, counter.ownerLogin, counter.timeZoneName]
+        return [
+            String(counter.id), counter.name, counter.site, counter.status, counter.permission, counter.ownerLogin,
+            counter.timeZoneName
+        ]
     }
 
     /// One counter's JSON object, the same members for every entry point (docs/json.md, docs/mcp.md).
@@ -62,7 +74,7 @@ package enum CounterListing {
             ("permission", .string(counter.permission)),
             ("owner_login", .string(counter.ownerLogin)),
             ("time_zone", .string(counter.timeZoneName)),
-            ("currency", .string(item.currency)),
+            ("currency", .string(item.currency))
         ])
     }
 

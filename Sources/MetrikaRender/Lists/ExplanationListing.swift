@@ -36,8 +36,11 @@ package enum ExplanationListing {
         /// anything but a rise, or when the API did not say.
         package var robots: (share: Double, expected: Double)?
 
-        package init(counterID: Int, metric: Metric, period: DateRange, baselineKind: String, baselineDays: [Day],
-                     headline: String, driver: (part: Int, segment: Int)?, parts: [Part], robots: (share: Double, expected: Double)? = nil) {
+        package init(
+            counterID: Int, metric: Metric, period: DateRange, baselineKind: String, baselineDays: [Day],
+            headline: String, driver: (part: Int, segment: Int)?, parts: [Part],
+            robots: (share: Double, expected: Double)? = nil
+        ) {
             self.robots = robots
             self.counterID = counterID
             self.metric = metric
@@ -51,8 +54,10 @@ package enum ExplanationListing {
     }
 
     static func text(_ value: Double?, _ metric: Metric) -> String {
-        ValueFormatter.format(Quantity(value, unit: metric.unit, currency: metric.currency), grouping: true, missing: ValueFormatter.missingInTable,
-                              currencySign: true)
+        ValueFormatter.format(
+            Quantity(value, unit: metric.unit, currency: metric.currency), grouping: true,
+            missing: ValueFormatter.missingInTable,
+            currencySign: true)
     }
 
     /// A value or expected value as CSV and JSON carry it: exact to 2 decimals past what the table
@@ -83,7 +88,10 @@ package enum ExplanationListing {
     /// never `1% (1.0%)`).
     package static func robotPercents(_ share: Double, _ expected: Double) -> (share: String, expected: String) {
         let small = [share, expected].contains { abs($0) < 1 && $0 != 0 }
-        return (DecimalText.format(share, fractionDigits: small ? 1 : 0) + "%", DecimalText.format(expected, fractionDigits: small ? 1 : 0) + "%")
+        return (
+            DecimalText.format(share, fractionDigits: small ? 1 : 0) + "%",
+            DecimalText.format(expected, fractionDigits: small ? 1 : 0) + "%"
+        )
     }
 
     static func periodText(_ range: DateRange) -> String {
@@ -98,7 +106,9 @@ package enum ExplanationListing {
             guard let first = input.baselineDays.first, let last = input.baselineDays.last else { return "" }
             let range = first == last ? first.iso : first.iso + ".." + last.iso
             // A baseline of another length is its mean scaled to the period's days (Explain).
-            guard let days = DateRange(from: first, to: last)?.dayCount, days != input.period.dayCount else { return range }
+            guard let days = DateRange(from: first, to: last)?.dayCount, days != input.period.dayCount else {
+                return range
+            }
             let period = input.period.dayCount
             return range + " (\(days) days, scaled to \(period == 1 ? "1 day" : "\(period) days"))"
         }
@@ -120,35 +130,47 @@ package enum ExplanationListing {
             // change (PC 14.6% against 15.7% moved the total by -0.3 pp): the column says "Effect".
             var columns: [TextTable.Column] = [
                 .init(part.name), .init("Value", alignment: .right), .init("Expected", alignment: .right),
-                .init(rate ? "Effect" : "Change", alignment: .right), .init("Share", alignment: .right),
+                .init(rate ? "Effect" : "Change", alignment: .right), .init("Share", alignment: .right)
             ]
             if rate { columns += [.init("Mix", alignment: .right), .init("Rate", alignment: .right)] }
             // `new`, `gone`, and Other's `N more`: what the row is.
             columns.append(.init("Status"))
             var title = part.name + String(format: " (concentration %.2f)", decomposition.concentration)
-            if let share = part.sampleShare { title += ", sampled: \(DecimalText.format(share * 100, fractionDigits: 0))% of visits" }
+            if let share = part.sampleShare {
+                title += ", sampled: \(DecimalText.format(share * 100, fractionDigits: 0))% of visits"
+            }
             var table = TextTable(columns: columns, title: title)
             // A count's expected is shown as value − the shown change, so each row reads as it adds up
             // (0 − 44 is −44, never −43 beside an expected rounded on its own); rates and money keep
             // their own rounding (their changes are in points or cents of a different quantity).
             let counts = input.metric.unit == .count && shown.mixes == nil
             func expectedText(_ value: Double?, _ expected: Double?, _ change: Int) -> String {
-                guard counts, let value, value.isFinite, value == value.rounded() else { return text(expected, input.metric) }
+                guard counts, let value, value.isFinite, value == value.rounded() else {
+                    return text(expected, input.metric)
+                }
                 return text(value - Double(change), input.metric)
             }
             for (index, segment) in decomposition.segments.enumerated() {
-                var row = [segment.name, text(segment.value, input.metric), expectedText(segment.value, segment.expected, shown.changes[index]),
-                           shown.signedText(shown.changes[index]),
-                           shown.percentShare(of: shown.changes[index]).map { $0 + "%" } ?? ""]
+                var row = [
+                    segment.name, text(segment.value, input.metric),
+                    expectedText(segment.value, segment.expected, shown.changes[index]),
+                    shown.signedText(shown.changes[index]),
+                    shown.percentShare(of: shown.changes[index]).map { $0 + "%" } ?? ""
+                ]
                 if let mixes = shown.mixes, let rates = shown.rates {
                     row += [shown.signedText(mixes[index]), shown.signedText(rates[index])]
                 }
                 row.append(status(segment))
                 table.append(row)
             }
-            var total = ["Total", text(decomposition.value, input.metric), expectedText(decomposition.value, decomposition.expected, shown.change),
-                         shown.signedText(shown.change), shown.change == 0 ? "" : "100%"]
-            if let mix = shown.mix, let rateEffect = shown.rate { total += [shown.signedText(mix), shown.signedText(rateEffect)] }
+            var total = [
+                "Total", text(decomposition.value, input.metric),
+                expectedText(decomposition.value, decomposition.expected, shown.change),
+                shown.signedText(shown.change), shown.change == 0 ? "" : "100%"
+            ]
+            if let mix = shown.mix, let rateEffect = shown.rate {
+                total += [shown.signedText(mix), shown.signedText(rateEffect)]
+            }
             total.append("")
             table.append(total)
             out += "\n" + table.render(maxWidth: maxWidth)
@@ -156,7 +178,9 @@ package enum ExplanationListing {
         return out
     }
 
-    package static let csvHeader = ["dimension", "segment", "status", "value", "expected", "change", "share_percent", "mix", "rate"]
+    package static let csvHeader = [
+        "dimension", "segment", "status", "value", "expected", "change", "share_percent", "mix", "rate"
+    ]
     /// The first CSV column holding numbers (written as numbers: a leading `-` is no formula).
     package static let csvNumbersFrom = 3
 
@@ -166,15 +190,26 @@ package enum ExplanationListing {
         for part in input.parts {
             let shown = part.explained.shown
             let decomposition = part.explained.decomposition
-            func plain(_ units: Int) -> String { ContributionRounding.signedText(units, fractionDigits: shown.fractionDigits, unit: .number, grouping: false).replacingOccurrences(of: "+", with: "") }
-            for (index, segment) in decomposition.segments.enumerated() {
-                rows.append([part.name, segment.name, segment.isOther ? "other" : segment.status.rawValue,
-                             ValueFormatter.raw(exact(segment.value, input.metric)), ValueFormatter.raw(exact(segment.expected, input.metric)),
-                             plain(shown.changes[index]), shown.percentShare(of: shown.changes[index]) ?? "",
-                             shown.mixes.map { plain($0[index]) } ?? "", shown.rates.map { plain($0[index]) } ?? ""])
+            func plain(_ units: Int) -> String {
+                ContributionRounding.signedText(
+                    units, fractionDigits: shown.fractionDigits, unit: .number, grouping: false
+                ).replacingOccurrences(of: "+", with: "")
             }
-            rows.append([part.name, "Total", "total", ValueFormatter.raw(exact(decomposition.value, input.metric)), ValueFormatter.raw(exact(decomposition.expected, input.metric)),
-                         plain(shown.change), shown.change == 0 ? "" : "100", shown.mix.map(plain) ?? "", shown.rate.map(plain) ?? ""])
+            for (index, segment) in decomposition.segments.enumerated() {
+                rows.append([
+                    part.name, segment.name, segment.isOther ? "other" : segment.status.rawValue,
+                    ValueFormatter.raw(exact(segment.value, input.metric)),
+                    ValueFormatter.raw(exact(segment.expected, input.metric)),
+                    plain(shown.changes[index]), shown.percentShare(of: shown.changes[index]) ?? "",
+                    shown.mixes.map { plain($0[index]) } ?? "", shown.rates.map { plain($0[index]) } ?? ""
+                ])
+            }
+            rows.append([
+                part.name, "Total", "total", ValueFormatter.raw(exact(decomposition.value, input.metric)),
+                ValueFormatter.raw(exact(decomposition.expected, input.metric)),
+                plain(shown.change), shown.change == 0 ? "" : "100", shown.mix.map(plain) ?? "",
+                shown.rate.map(plain) ?? ""
+            ])
         }
         return rows
     }
@@ -190,58 +225,92 @@ package enum ExplanationListing {
             ("metric", .string(input.metric.shortName)),
             ("date1", .string(input.period.from.iso)),
             ("date2", .string(input.period.to.iso)),
-            ("against", .object([
-                ("kind", .string(input.baselineKind)),
-                ("days", .array(input.baselineDays.map { .string($0.iso) })),
-            ])),
-            ("headline", .string(input.headline)),
+            (
+                "against",
+                .object([
+                    ("kind", .string(input.baselineKind)),
+                    ("days", .array(input.baselineDays.map { .string($0.iso) }))
+                ])
+            ),
+            ("headline", .string(input.headline))
         ]
         if let driver = input.driver, driver.part < input.parts.count {
             let part = input.parts[driver.part]
-            members.append(("driver", .object([
-                ("dimension", .string(part.name)),
-                ("segment", .string(part.explained.decomposition.segments[driver.segment].name)),
-                ("change", number(part.explained.shown.changes[driver.segment])),
-            ])))
+            members.append(
+                (
+                    "driver",
+                    .object([
+                        ("dimension", .string(part.name)),
+                        ("segment", .string(part.explained.decomposition.segments[driver.segment].name)),
+                        ("change", number(part.explained.shown.changes[driver.segment]))
+                    ])
+                ))
         } else {
             members.append(("driver", .null))
         }
         if let first = input.parts.first {
             let decomposition = first.explained.decomposition
-            members += [("value", .number(exact(decomposition.value, input.metric))), ("expected", .number(exact(decomposition.expected, input.metric))),
-                        ("change", number(first.explained.shown.change))]
+            members += [
+                ("value", .number(exact(decomposition.value, input.metric))),
+                ("expected", .number(exact(decomposition.expected, input.metric))),
+                ("change", number(first.explained.shown.change))
+            ]
             let relative = decomposition.expected == 0 ? nil : (decomposition.value / decomposition.expected - 1) * 100
             members.append(("change_percent", .number(relative.map { ($0 * 10).rounded() / 10 })))
-            members.append(("robots", input.robots.map { robots in
-                .object([("share", .number((robots.share * 10).rounded() / 10)), ("expected", .number((robots.expected * 10).rounded() / 10))])
-            } ?? .null))
+            members.append(
+                (
+                    "robots",
+                    input.robots.map { robots in
+                        .object([
+                            ("share", .number((robots.share * 10).rounded() / 10)),
+                            ("expected", .number((robots.expected * 10).rounded() / 10))
+                        ])
+                    } ?? .null
+                ))
         }
-        members.append(("dimensions", .array(input.parts.map { part in
-            let shown = part.explained.shown
-            let decomposition = part.explained.decomposition
-            var dimension: [(String, JSONValue)] = [
-                ("dimension", .string(part.name)), ("api_name", .string(part.apiName)),
-                ("concentration", .number((decomposition.concentration * 1000).rounded() / 1000)),
-                ("sampled", .bool(part.sampleShare != nil)), ("sample_share", .number(part.sampleShare)),
-                ("change", number(shown.change)),
-            ]
-            if let mix = shown.mix, let rate = shown.rate { dimension += [("mix", number(mix)), ("rate", number(rate))] }
-            dimension.append(("segments", .array(decomposition.segments.enumerated().map { index, segment in
-                var item: [(String, JSONValue)] = [
-                    ("name", .string(segment.name)), ("other", .bool(segment.isOther)),
-                    ("value", .number(exact(segment.value, input.metric))), ("expected", .number(exact(segment.expected, input.metric))),
-                    ("change", number(shown.changes[index])),
-                    ("share_percent", .number(shown.percentShare(of: shown.changes[index]).flatMap(Double.init))),
-                    ("status", .string(segment.isOther ? "other" : segment.status.rawValue)),
-                ]
-                if segment.isOther { item.append(("folded", .number(Double(segment.folded)))) }
-                if let mixes = shown.mixes, let rates = shown.rates {
-                    item += [("mix", number(mixes[index])), ("rate", number(rates[index]))]
-                }
-                return .object(item)
-            })))
-            return .object(dimension)
-        })))
+        members.append(
+            (
+                "dimensions",
+                .array(
+                    input.parts.map { part in
+                        let shown = part.explained.shown
+                        let decomposition = part.explained.decomposition
+                        var dimension: [(String, JSONValue)] = [
+                            ("dimension", .string(part.name)), ("api_name", .string(part.apiName)),
+                            ("concentration", .number((decomposition.concentration * 1000).rounded() / 1000)),
+                            ("sampled", .bool(part.sampleShare != nil)), ("sample_share", .number(part.sampleShare)),
+                            ("change", number(shown.change))
+                        ]
+                        if let mix = shown.mix, let rate = shown.rate {
+                            dimension += [("mix", number(mix)), ("rate", number(rate))]
+                        }
+                        dimension.append(
+                            (
+                                "segments",
+                                .array(
+                                    decomposition.segments.enumerated().map { index, segment in
+                                        var item: [(String, JSONValue)] = [
+                                            ("name", .string(segment.name)), ("other", .bool(segment.isOther)),
+                                            ("value", .number(exact(segment.value, input.metric))),
+                                            ("expected", .number(exact(segment.expected, input.metric))),
+                                            ("change", number(shown.changes[index])),
+                                            (
+                                                "share_percent",
+                                                .number(
+                                                    shown.percentShare(of: shown.changes[index]).flatMap(Double.init))
+                                            ),
+                                            ("status", .string(segment.isOther ? "other" : segment.status.rawValue))
+                                        ]
+                                        if segment.isOther { item.append(("folded", .number(Double(segment.folded)))) }
+                                        if let mixes = shown.mixes, let rates = shown.rates {
+                                            item += [("mix", number(mixes[index])), ("rate", number(rates[index]))]
+                                        }
+                                        return .object(item)
+                                    })
+                            ))
+                        return .object(dimension)
+                    })
+            ))
         return .object(members)
     }
 }

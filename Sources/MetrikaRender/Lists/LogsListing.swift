@@ -15,7 +15,9 @@ package struct LogsListing: Sendable {
         package var size: Int?
 
         package init(requestID: Int, status: String, source: String?, date1: String?, date2: String?, size: Int?) {
-            (self.requestID, self.status, self.source, self.date1, self.date2, self.size) = (requestID, status, source, date1, date2, size)
+            (self.requestID, self.status, self.source, self.date1, self.date2, self.size) = (
+                requestID, status, source, date1, date2, size
+            )
         }
     }
 
@@ -32,7 +34,10 @@ package struct LogsListing: Sendable {
         package var loaded: [DateRange]
         package var missing: [DateRange]
 
-        package init(source: LogSource, loadedInto: String, firstDay: Day, lastDay: Day, loadedAt: Date, rows: Int?, loaded: [DateRange], missing: [DateRange]) {
+        package init(
+            source: LogSource, loadedInto: String, firstDay: Day, lastDay: Day, loadedAt: Date, rows: Int?,
+            loaded: [DateRange], missing: [DateRange]
+        ) {
             self.source = source
             self.loadedInto = loadedInto
             self.firstDay = firstDay
@@ -69,11 +74,15 @@ package struct LogsListing: Sendable {
     package func requestsTable() -> TextTable? {
         guard !requests.isEmpty else { return nil }
         var table = TextTable(columns: [
-            .init("Request", alignment: .right), .init("Status"), .init("Source"), .init("From"), .init("To"), .init("Size", alignment: .right),
+            .init("Request", alignment: .right), .init("Status"), .init("Source"), .init("From"), .init("To"),
+            .init("Size", alignment: .right)
         ])
         for request in requests {
-            table.append([String(request.requestID), request.status, request.source ?? "", request.date1 ?? "", request.date2 ?? "",
-                          request.size.map { ByteSize.megabytes($0) + " MB" } ?? ""])
+            table.append([
+                String(request.requestID), request.status, request.source ?? "", request.date1 ?? "",
+                request.date2 ?? "",
+                request.size.map { ByteSize.megabytes($0) + " MB" } ?? ""
+            ])
         }
         return table
     }
@@ -81,10 +90,17 @@ package struct LogsListing: Sendable {
     /// The loads' table; nil when nothing was loaded.
     package func loadsTable() -> TextTable? {
         guard !loads.isEmpty else { return nil }
-        var table = TextTable(columns: [.init("Source"), .init("Loaded into"), .init("Days"), .init("Rows", alignment: .right), .init("Last load")])
+        var table = TextTable(columns: [
+            .init("Source"), .init("Loaded into"), .init("Days"), .init("Rows", alignment: .right), .init("Last load")
+        ])
         for load in loads {
-            let days = load.loaded.map(Self.text).joined(separator: ", ") + (load.missing.isEmpty ? "" : "; missing " + load.missing.map(Self.text).joined(separator: ", "))
-            table.append([load.source.rawValue, load.loadedInto, days, load.rows.map { DigitGroups.group(String($0)) } ?? "?", RFC3339.format(load.loadedAt)])
+            let days =
+                load.loaded.map(Self.text).joined(separator: ", ")
+                + (load.missing.isEmpty ? "" : "; missing " + load.missing.map(Self.text).joined(separator: ", "))
+            table.append([
+                load.source.rawValue, load.loadedInto, days, load.rows.map { DigitGroups.group(String($0)) } ?? "?",
+                RFC3339.format(load.loadedAt)
+            ])
         }
         return table
     }
@@ -93,15 +109,22 @@ package struct LogsListing: Sendable {
     package func tsv() -> String {
         var text = "request_id\tstatus\tsource\tdate1\tdate2\tsize\n"
         for request in requests {
-            let cells = [String(request.requestID), request.status, request.source ?? "", request.date1 ?? "", request.date2 ?? "", request.size.map(String.init) ?? ""]
+            let cells = [
+                String(request.requestID), request.status, request.source ?? "", request.date1 ?? "",
+                request.date2 ?? "", request.size.map(String.init) ?? ""
+            ]
             text += cells.map { TerminalText.quote($0) }.joined(separator: "\t") + "\n"
         }
         if !loads.isEmpty {
             // first_day…last_day spans the loads; `loaded` and `missing` are ISO 8601 intervals (a/b), comma-separated.
             text += "\nsource\tloaded_into\tfirst_day\tlast_day\tloaded_at\trows\tloaded\tmissing\n"
             for load in loads {
-                let cells = [load.source.rawValue, load.loadedInto, load.firstDay.iso, load.lastDay.iso, RFC3339.format(load.loadedAt), load.rows.map(String.init) ?? "",
-                             load.loaded.map(Self.interval).joined(separator: ","), load.missing.map(Self.interval).joined(separator: ",")]
+                let cells = [
+                    load.source.rawValue, load.loadedInto, load.firstDay.iso, load.lastDay.iso,
+                    RFC3339.format(load.loadedAt), load.rows.map(String.init) ?? "",
+                    load.loaded.map(Self.interval).joined(separator: ","),
+                    load.missing.map(Self.interval).joined(separator: ",")
+                ]
                 text += cells.map { TerminalText.quote($0) }.joined(separator: "\t") + "\n"
             }
         }
@@ -111,17 +134,36 @@ package struct LogsListing: Sendable {
     /// `{"requests": [...], "loads": [...]}`: every value as in the TSV, ranges as `{"from", "to"}`.
     package func json() -> JSONValue {
         func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
-        func ranges(_ list: [DateRange]) -> JSONValue { .array(list.map { .object([("from", .string($0.from.iso)), ("to", .string($0.to.iso))]) }) }
+        func ranges(_ list: [DateRange]) -> JSONValue {
+            .array(list.map { .object([("from", .string($0.from.iso)), ("to", .string($0.to.iso))]) })
+        }
         return .object([
-            ("requests", .array(requests.map { request in
-                .object([("request_id", .number(Double(request.requestID))), ("status", .string(request.status)), ("source", text(request.source)),
-                         ("date1", text(request.date1)), ("date2", text(request.date2)), ("size", request.size.map { .number(Double($0)) } ?? .null)])
-            })),
-            ("loads", .array(loads.map { load in
-                .object([("source", .string(load.source.rawValue)), ("loaded_into", .string(load.loadedInto)), ("first_day", .string(load.firstDay.iso)),
-                         ("last_day", .string(load.lastDay.iso)), ("loaded_at", .string(RFC3339.format(load.loadedAt))),
-                         ("rows", load.rows.map { .number(Double($0)) } ?? .null), ("loaded", ranges(load.loaded)), ("missing", ranges(load.missing))])
-            })),
+            (
+                "requests",
+                .array(
+                    requests.map { request in
+                        .object([
+                            ("request_id", .number(Double(request.requestID))), ("status", .string(request.status)),
+                            ("source", text(request.source)),
+                            ("date1", text(request.date1)), ("date2", text(request.date2)),
+                            ("size", request.size.map { .number(Double($0)) } ?? .null)
+                        ])
+                    })
+            ),
+            (
+                "loads",
+                .array(
+                    loads.map { load in
+                        .object([
+                            ("source", .string(load.source.rawValue)), ("loaded_into", .string(load.loadedInto)),
+                            ("first_day", .string(load.firstDay.iso)),
+                            ("last_day", .string(load.lastDay.iso)),
+                            ("loaded_at", .string(RFC3339.format(load.loadedAt))),
+                            ("rows", load.rows.map { .number(Double($0)) } ?? .null), ("loaded", ranges(load.loaded)),
+                            ("missing", ranges(load.missing))
+                        ])
+                    })
+            )
         ])
     }
 }

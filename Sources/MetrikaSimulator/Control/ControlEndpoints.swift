@@ -54,7 +54,7 @@ extension Simulator {
                         .string(
                             "control endpoints: POST /__sim/faults, GET /__sim/faults, DELETE /__sim/faults, GET /__sim/log, POST /__sim/reset, GET /__sim/health"
                         )
-                    ),
+                    )
                 ]))
         }
     }
@@ -79,11 +79,13 @@ extension Simulator {
     func respond(to request: HTTPRequest, under fault: Fault) -> HTTPResponse {
         switch fault.kind {
         case .quota:
-            return APIError.response(fault.status, fault.errorType, Simulator.quotaMessage(fault.errorType, path: request))
+            return APIError.response(
+                fault.status, fault.errorType, Simulator.quotaMessage(fault.errorType, path: request))
         case .backendError:
             return APIError.response(503, "backend_error", "Internal backend error, please try again later")
         case .timeout:
-            return APIError.response(504, "timeout", "Query execution timeout. Please reduce the date interval or sampling.")
+            return APIError.response(
+                504, "timeout", "Query execution timeout. Please reduce the date interval or sampling.")
         case .delay:
             Thread.sleep(forTimeInterval: Double(fault.delayMilliseconds) / 1000)
             return route(request)
@@ -150,14 +152,14 @@ extension Simulator {
                 400,
                 .object([
                     ("error", .string("slow_down")),
-                    ("error_description", .string("Polling too frequently, increase the interval")),
+                    ("error_description", .string("Polling too frequently, increase the interval"))
                 ]))
         case .oauthAccessDenied:
             return .json(
                 400,
                 .object([
                     ("error", .string("access_denied")),
-                    ("error_description", .string("The user denied access to the application")),
+                    ("error_description", .string("The user denied access to the application"))
                 ]))
         case .logsProcessingFailed, .logsCutPart:
             return routeLogs(request, request.path.split(separator: "/").map(String.init), fault: fault.kind)
@@ -206,22 +208,22 @@ extension Simulator {
     static func wrongTypes(_ document: JSONValue) -> JSONValue {
         func walk(_ value: JSONValue, key: String?) -> JSONValue {
             switch value {
-            case let .int(i): return .string(String(i))
-            case let .double(d): return .string(d.description)
-            case let .bool(b): return .string(b ? "yes" : "no")
-            case let .array(items):
+            case .int(let i): return .string(String(i))
+            case .double(let d): return .string(d.description)
+            case .bool(let b): return .string(b ? "yes" : "no")
+            case .array(let items):
                 let mapped = items.map { walk($0, key: nil) }
                 if key == "data" || key == "counters" || key == "goals" {
                     return .object(mapped.enumerated().map { (String($0.offset), $0.element) })
                 }
                 return .array(mapped)
-            case let .object(pairs):
+            case .object(let pairs):
                 return .object(pairs.map { ($0.0, walk($0.1, key: $0.0)) })
             default: return value
             }
         }
         var result = walk(document, key: nil)
-        if case let .int(rows)? = document["rows"] {
+        if case .int(let rows)? = document["rows"] {
             result = result.setting("rows", to: .object([("count", .string(String(rows)))]))
         }
         return result
@@ -238,8 +240,8 @@ extension Simulator {
         func walk(_ value: JSONValue, inMetrics: Bool) -> JSONValue {
             switch value {
             case .int, .double: return inMetrics ? huge() : value
-            case let .array(items): return .array(items.map { walk($0, inMetrics: inMetrics) })
-            case let .object(pairs):
+            case .array(let items): return .array(items.map { walk($0, inMetrics: inMetrics) })
+            case .object(let pairs):
                 return .object(pairs.map { ($0.0, walk($0.1, inMetrics: inMetrics || metricKeys.contains($0.0))) })
             default: return value
             }
@@ -258,8 +260,8 @@ extension Simulator {
                 guard inMetrics else { return value }
                 defer { next += 1 }
                 return .string(words[next % words.count])
-            case let .array(items): return .array(items.map { walk($0, inMetrics: inMetrics) })
-            case let .object(pairs):
+            case .array(let items): return .array(items.map { walk($0, inMetrics: inMetrics) })
+            case .object(let pairs):
                 return .object(pairs.map { ($0.0, walk($0.1, inMetrics: inMetrics || metricKeys.contains($0.0))) })
             default: return value
             }

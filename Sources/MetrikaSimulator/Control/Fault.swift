@@ -54,7 +54,7 @@ struct Fault: Sendable {
     }
 
     static let quotaTypes = [
-        "quota_requests_by_ip", "quota_parallel_requests", "quota_requests_by_uid", "quota_requests_by_counter_id",
+        "quota_requests_by_ip", "quota_parallel_requests", "quota_requests_by_uid", "quota_requests_by_counter_id"
     ]
 
     var kind: Kind
@@ -111,19 +111,23 @@ struct Fault: Sendable {
         var prefix = document["path_prefix"]?.stringValue
         if prefix?.isEmpty == true { prefix = nil }
         var fault = Fault(
-            kind: kind, remaining: count, pathPrefix: prefix, errorType: errorType, status: kind == .replay ? (document["status"]?.intValue ?? 200) : status,
+            kind: kind, remaining: count, pathPrefix: prefix, errorType: errorType,
+            status: kind == .replay ? (document["status"]?.intValue ?? 200) : status,
             delayMilliseconds: delay, retryAfter: retryAfter)
         fault.fullPages = document["full_pages"]?.boolValue ?? false
         fault.pathSuffix = document["path_suffix"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         if kind == .shape {
             let name = document["shape"]?.stringValue ?? ""
             guard let shape = AnswerShape(rawValue: name) else {
-                throw FaultSpecError("\"shape\" must be one of \(AnswerShape.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw FaultSpecError(
+                    "\"shape\" must be one of \(AnswerShape.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             fault.shape = shape
         }
         if kind == .replay {
-            guard let body = document["body"]?.stringValue else { throw FaultSpecError("a replay fault needs \"body\" (a string)") }
+            guard let body = document["body"]?.stringValue else {
+                throw FaultSpecError("a replay fault needs \"body\" (a string)")
+            }
             guard (100...599).contains(fault.status) else { throw FaultSpecError("status must be 100...599") }
             fault.body = Array(body.utf8)
         }

@@ -22,12 +22,12 @@ extension Simulator {
             var first = true
             func walk(_ value: JSONValue, key: String?) -> JSONValue {
                 switch value {
-                case let .string(text) where key == "name" || key == "site":
+                case .string(let text) where key == "name" || key == "site":
                     defer { first = false }
                     return .string(Self.hostilePayload + text + (first ? Self.hostileTail : ""))
-                case let .array(items):
+                case .array(let items):
                     return .array(items.map { walk($0, key: nil) })
-                case let .object(pairs):
+                case .object(let pairs):
                     return .object(pairs.map { ($0.0, walk($0.1, key: $0.0)) })
                 default:
                     return value
@@ -48,8 +48,11 @@ extension Simulator {
             let response = route(request)
             guard let document = response.sourceDocument, response.status == 200 else { return response }
             let userCode = document["user_code"]?.stringValue ?? ""
-            let hostile = document
-                .setting("verification_url", to: .string("https://ya.ru/device" + Self.hostilePayload + Self.hostileTail))
+            let hostile =
+                document
+                .setting(
+                    "verification_url", to: .string("https://ya.ru/device" + Self.hostilePayload + Self.hostileTail)
+                )
                 .setting("user_code", to: .string(Self.hostilePayload + userCode))
             return .json(200, hostile)
         case .hostileOAuthError:
@@ -57,7 +60,7 @@ extension Simulator {
                 400,
                 .object([
                     ("error", .string("unauthorized_client" + Self.hostilePayload)),
-                    ("error_description", .string("Client is blocked" + Self.hostilePayload + Self.hostileTail)),
+                    ("error_description", .string("Client is blocked" + Self.hostilePayload + Self.hostileTail))
                 ]))
         default:
             return route(request)

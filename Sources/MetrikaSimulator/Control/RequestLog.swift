@@ -17,7 +17,7 @@ struct LogEntry: Sendable {
             ("path", .string(path)),
             ("query", .string(query)),
             ("authorization", .bool(hasAuthorization)),
-            ("status", .int(status)),
+            ("status", .int(status))
         ])
     }
 }

@@ -33,7 +33,9 @@ extension Simulator {
             return route(plain)
         }
         let response = route(request)
-        guard response.status == 200, let document = response.sourceDocument, document["data"] != nil else { return response }
+        guard response.status == 200, let document = response.sourceDocument, document["data"] != nil else {
+            return response
+        }
         var result = HTTPResponse.json(200, Simulator.reshaped(document, shape))
         result.headers = response.headers
         return result
@@ -51,7 +53,9 @@ extension Simulator {
             let perPage = min(1000, max(1, items.first { $0.0 == "per_page" }.flatMap { Int($0.1) } ?? 1000))
             let counters: [JSONValue] = (0..<perPage).map { index in
                 let id = 50_000_000 + (offset &+ index) % 1_000_000_000
-                return .object([("id", .int(id)), ("name", .string("Counter \(id)")), ("site", .string("site\(id).example"))])
+                return .object([
+                    ("id", .int(id)), ("name", .string("Counter \(id)")), ("site", .string("site\(id).example"))
+                ])
             }
             return .json(200, .object([("rows", .int(claimed)), ("counters", .array(counters))]))
         }
@@ -65,20 +69,36 @@ extension Simulator {
             let metrics = names("metrics")
             let rows: [JSONValue] = (0..<limit).map { index in
                 .object([
-                    ("dimensions", .array(dimensions.map { _ in .object([("name", .string("row \(index + 1)")), ("id", .string(String(index + 1)))]) })),
-                    ("metrics", .array(metrics.map { _ in .double(Double(index + 1)) })),
+                    (
+                        "dimensions",
+                        .array(
+                            dimensions.map { _ in
+                                .object([("name", .string("row \(index + 1)")), ("id", .string(String(index + 1)))])
+                            })
+                    ),
+                    ("metrics", .array(metrics.map { _ in .double(Double(index + 1)) }))
                 ])
             }
-            return .json(200, .object([
-                ("query", .object([("dimensions", .array(dimensions.map(JSONValue.string))), ("metrics", .array(metrics.map(JSONValue.string)))])),
-                ("data", .array(rows)), ("total_rows", .int(claimed)), ("sampled", .bool(false)),
-                ("totals", .array(metrics.map { _ in .double(0) })),
-            ]))
+            return .json(
+                200,
+                .object([
+                    (
+                        "query",
+                        .object([
+                            ("dimensions", .array(dimensions.map(JSONValue.string))),
+                            ("metrics", .array(metrics.map(JSONValue.string)))
+                        ])
+                    ),
+                    ("data", .array(rows)), ("total_rows", .int(claimed)), ("sampled", .bool(false)),
+                    ("totals", .array(metrics.map { _ in .double(0) }))
+                ]))
         }
         var first = request
         first.query = Simulator.replacingQueryItem("offset", with: "1", in: request.query)
         let response = route(first)
-        guard response.status == 200, let document = response.sourceDocument, document["data"] != nil else { return response }
+        guard response.status == 200, let document = response.sourceDocument, document["data"] != nil else {
+            return response
+        }
         return .json(200, document.setting("total_rows", to: .int(claimed)))
     }
 
@@ -90,7 +110,7 @@ extension Simulator {
     }
 
     static func reshaped(_ document: JSONValue, _ shape: AnswerShape) -> JSONValue {
-        guard case let .object(pairs) = document else { return document }
+        guard case .object(let pairs) = document else { return document }
         switch shape {
         case .noDimensions:
             return document
@@ -101,37 +121,57 @@ extension Simulator {
         case .minimal:
             return .object(pairs.filter { $0.0 == "data" })
         case .nullMetrics:
-            return .object(pairs.map { key, value in
-                switch key {
-                case "totals", "min", "max": return (key, nulled(value))
-                case "data": return (key, mapRows(value) { $0.setting("metrics", to: nulled($0["metrics"] ?? .array([]))) })
-                default: return (key, value)
-                }
-            })
-        case .urlNull, .cyrillicIDs:
-            return .object(pairs.map { key, value in
-                guard key == "data" else { return (key, value) }
-                return (key, mapRows(value) { row in
-                    let cells = (row["dimensions"]?.arrayValue ?? []).map { cell -> JSONValue in
-                        if shape == .urlNull {
-                            return cell.setting("favicon", to: .string("example.ru")).setting("url", to: .null)
-                        }
-                        let id = cell["id"]?.stringValue ?? cell["name"]?.stringValue ?? "нет"
-                        return cell.setting("id", to: .string("ad.Яндекс: Директ / " + id))
+            return .object(
+                pairs.map { key, value in
+                    switch key {
+                    case "totals", "min", "max": return (key, nulled(value))
+                    case "data":
+                        return (key, mapRows(value) { $0.setting("metrics", to: nulled($0["metrics"] ?? .array([]))) })
+                    default: return (key, value)
                     }
-                    return row.setting("dimensions", to: .array(cells))
                 })
-            })
+        case .urlNull, .cyrillicIDs:
+            return .object(
+                pairs.map { key, value in
+                    guard key == "data" else { return (key, value) }
+                    return (
+                        key,
+                        mapRows(value) { row in
+                            let cells = (row["dimensions"]?.arrayValue ?? []).map { cell -> JSONValue in
+                                if shape == .urlNull {
+                                    return cell.setting("favicon", to: .string("example.ru")).setting("url", to: .null)
+                                }
+                                let id = cell["id"]?.stringValue ?? cell["name"]?.stringValue ?? "нет"
+                                return cell.setting("id", to: .string("ad.Яндекс: Директ / " + id))
+                            }
+                            return row.setting("dimensions", to: .array(cells))
+                        }
+                    )
+                })
         case .acronymNames:
-            return .object(pairs.map { key, value in
-                guard key == "query", case let .object(echo) = value else { return (key, value) }
-                return (key, .object(echo.map { name, list in
-                    guard name == "dimensions" || name == "metrics", let items = list.arrayValue else { return (name, list) }
-                    return (name, .array(items.enumerated().map { index, item in
-                        .string(acronymName(item.stringValue ?? "", position: index, isDimension: name == "dimensions"))
-                    }))
-                }))
-            })
+            return .object(
+                pairs.map { key, value in
+                    guard key == "query", case .object(let echo) = value else { return (key, value) }
+                    return (
+                        key,
+                        .object(
+                            echo.map { name, list in
+                                guard name == "dimensions" || name == "metrics", let items = list.arrayValue else {
+                                    return (name, list)
+                                }
+                                return (
+                                    name,
+                                    .array(
+                                        items.enumerated().map { index, item in
+                                            .string(
+                                                acronymName(
+                                                    item.stringValue ?? "", position: index,
+                                                    isDimension: name == "dimensions"))
+                                        })
+                                )
+                            })
+                    )
+                })
         }
     }
 

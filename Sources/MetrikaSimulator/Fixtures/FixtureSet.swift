@@ -165,17 +165,6 @@ struct FixtureSet: Sendable {
             counters: counters, indexByID: indexByID, tokens: tokens, clients: clients, issuedTokenTemplate: template)
     }
 
-    private init(
-        counters: [CounterFixture], indexByID: [Int: Int], tokens: [String: TokenFixture],
-        clients: [String: ClientFixture], issuedTokenTemplate: TokenFixture
-    ) {
-        self.counters = counters
-        self.indexByID = indexByID
-        self.tokens = tokens
-        self.clients = clients
-        self.issuedTokenTemplate = issuedTokenTemplate
-    }
-
     // MARK: - Reading entries
 
     private static func readDocument(_ url: URL) throws -> JSONValue {
@@ -196,8 +185,9 @@ struct FixtureSet: Sendable {
         let counters: Set<Int>?
         switch entry["counters"] {
         case .string("all")?, nil: counters = nil
-        case let .array(ids)?: counters = Set(ids.compactMap(\.intValue))
-        default: throw FixtureError(file: "tokens.json", reason: "counters of \(token) must be \"all\" or a list of ids")
+        case .array(let ids)?: counters = Set(ids.compactMap(\.intValue))
+        default:
+            throw FixtureError(file: "tokens.json", reason: "counters of \(token) must be \"all\" or a list of ids")
         }
         return TokenFixture(
             token: token,
@@ -210,9 +200,10 @@ struct FixtureSet: Sendable {
     private static func generatedCounters(_ generator: JSONValue, now: Date) throws -> [CounterFixture] {
         guard let count = generator["count"]?.intValue, count >= 0,
             let firstID = generator["first_id"]?.intValue,
-            case let .object(template)? = generator["counter"]
+            case .object(let template)? = generator["counter"]
         else {
-            throw FixtureError(file: "counters.json", reason: "a generator needs count, first_id and a counter template")
+            throw FixtureError(
+                file: "counters.json", reason: "a generator needs count, first_id and a counter template")
         }
         var result: [CounterFixture] = []
         result.reserveCapacity(count)
@@ -220,7 +211,7 @@ struct FixtureSet: Sendable {
             let id = firstID + n - 1
             var pairs: [(String, JSONValue)] = [("id", .int(id))]
             for (key, value) in template where key != "id" {
-                if case let .string(text) = value {
+                if case .string(let text) = value {
                     let filled = text.replacingOccurrences(of: "{n}", with: String(n))
                         .replacingOccurrences(of: "{id}", with: String(id))
                     pairs.append((key, .string(filled)))
@@ -235,7 +226,7 @@ struct FixtureSet: Sendable {
     }
 
     private static func counterFixture(_ entry: JSONValue, now: Date) throws -> CounterFixture {
-        guard case let .object(given)? = entry["counter"], let id = entry["counter"]?["id"]?.intValue else {
+        guard case .object(let given)? = entry["counter"], let id = entry["counter"]?["id"]?.intValue else {
             throw FixtureError(file: "counters.json", reason: "each entry needs a \"counter\" object with an id")
         }
         let counter = JSONValue.object(given)
@@ -271,14 +262,14 @@ struct FixtureSet: Sendable {
                 .object([
                     ("arch_enabled", .int(0)), ("arch_type", .string("none")), ("load_player_type", .string("proxy")),
                     ("wv_version", .int(2)), ("allow_wv2", .bool(true)), ("notify_wv2", .bool(false)),
-                    ("wv_forms", .int(1)),
+                    ("wv_forms", .int(1))
                 ])
             ),
             (
                 "code_options",
                 .object([
                     ("async", .int(1)), ("visor", .int(0)), ("track_hash", .int(0)), ("clickmap", .int(1)),
-                    ("ecommerce", .int(0)), ("ecommerce_object", .string("dataLayer")), ("ytm", .bool(false)),
+                    ("ecommerce", .int(0)), ("ecommerce_object", .string("dataLayer")), ("ytm", .bool(false))
                 ])
             ),
             ("create_time", .string(createTime)),
@@ -288,7 +279,7 @@ struct FixtureSet: Sendable {
             ("site", .string(site)),
             ("site2", .object([("site", .string(site)), ("domain", .string(site))])),
             ("gdpr_agreement_accepted", .int(0)),
-            ("delete_guest_allowed", .int(1)),
+            ("delete_guest_allowed", .int(1))
         ]
         var pairs: [(String, JSONValue)] = defaults.map { key, value in (key, counter[key] ?? value) }
         for (key, value) in given where !defaults.contains(where: { $0.0 == key }) {
@@ -297,12 +288,15 @@ struct FixtureSet: Sendable {
 
         var goals: [GoalFixture] = []
         for goal in entry["goals"]?.arrayValue ?? [] {
-            guard case let .object(goalPairs) = goal, let goalID = goal["id"]?.intValue else {
+            guard case .object(let goalPairs) = goal, let goalID = goal["id"]?.intValue else {
                 throw FixtureError(file: "counters.json", reason: "a goal of counter \(id) has no id")
             }
             var fixture = GoalFixture(
                 id: goalID,
-                document: .object(goalPairs.filter { !["conversion_percent", "per_day", "outages", "revenue_per_reach"].contains($0.0) }),
+                document: .object(
+                    goalPairs.filter {
+                        !["conversion_percent", "per_day", "outages", "revenue_per_reach"].contains($0.0)
+                    }),
                 conversionPercent: goal["conversion_percent"]?.doubleValue ?? 2.5)
             fixture.perDay = goal["per_day"]?.doubleValue
             fixture.priceRoubles = goal["revenue_per_reach"]?.doubleValue ?? 0
@@ -321,13 +315,16 @@ struct FixtureSet: Sendable {
         if let shape = entry["weekly"]?.arrayValue {
             let numbers = shape.compactMap(\.doubleValue)
             guard numbers.count == 7, numbers.allSatisfy({ $0 >= 0 }) else {
-                throw FixtureError(file: "counters.json", reason: "weekly of counter \(id) must be 7 numbers, Monday first")
+                throw FixtureError(
+                    file: "counters.json", reason: "weekly of counter \(id) must be 7 numbers, Monday first")
             }
             weekly = numbers
         }
         var waves: [TrafficWave] = []
         for wave in entry["waves"]?.arrayValue ?? [] {
-            guard let factor = wave["factor"]?.doubleValue, factor >= 0, let run = try dayRuns(.array([wave]), counter: id, zone: zone, now: now).first else {
+            guard let factor = wave["factor"]?.doubleValue, factor >= 0,
+                let run = try dayRuns(.array([wave]), counter: id, zone: zone, now: now).first
+            else {
                 throw FixtureError(file: "counters.json", reason: "a wave of counter \(id) needs from and factor")
             }
             waves.append(TrafficWave(days: run, factor: factor))
@@ -351,8 +348,13 @@ struct FixtureSet: Sendable {
         fixture.currency = entry["currency"]?.stringValue ?? "RUB"
         if let stop = entry["stops_at"] {
             guard let hour = stop["hour"]?.intValue, (0...23).contains(hour),
-                  let run = try dayRuns(.array([.object([("from", stop["day"] ?? .null)])]), counter: id, zone: zone, now: now).first else {
-                throw FixtureError(file: "counters.json", reason: "stops_at of counter \(id) needs day (a date or NdaysAgo) and hour (0-23)")
+                let run = try dayRuns(
+                    .array([.object([("from", stop["day"] ?? .null)])]), counter: id, zone: zone, now: now
+                ).first
+            else {
+                throw FixtureError(
+                    file: "counters.json",
+                    reason: "stops_at of counter \(id) needs day (a date or NdaysAgo) and hour (0-23)")
             }
             fixture.stopsAt = HourStop(day: run.from, hour: hour)
         }
@@ -362,8 +364,11 @@ struct FixtureSet: Sendable {
             fixture.averageOrder = shop["average_order"]?.doubleValue ?? 2_500
             fixture.steadyShop = shop["steady"]?.boolValue ?? false
             for wave in shop["order_waves"]?.arrayValue ?? [] {
-                guard let factor = wave["factor"]?.doubleValue, factor >= 0, let run = try dayRuns(.array([wave]), counter: id, zone: zone, now: now).first else {
-                    throw FixtureError(file: "counters.json", reason: "an order wave of counter \(id) needs from and factor")
+                guard let factor = wave["factor"]?.doubleValue, factor >= 0,
+                    let run = try dayRuns(.array([wave]), counter: id, zone: zone, now: now).first
+                else {
+                    throw FixtureError(
+                        file: "counters.json", reason: "an order wave of counter \(id) needs from and factor")
                 }
                 fixture.orderWaves.append(TrafficWave(days: run, factor: factor))
             }

@@ -25,20 +25,25 @@ extension FixtureSet {
             throw FixtureError(file: "counters.json", reason: "segment_waves of counter \(id) must be a list")
         }
         return try items.map { item in
-            guard let name = item["dimension"]?.stringValue, let attribute = Attribute.named(name), attribute.parent == nil,
+            guard let name = item["dimension"]?.stringValue, let attribute = Attribute.named(name),
+                attribute.parent == nil,
                 attribute != .searchPhrase
             else {
                 throw FixtureError(
                     file: "counters.json",
-                    reason: "a segment wave of counter \(id) needs a dimension without a parent (source, start URL, country, browser, OS, device)")
+                    reason:
+                        "a segment wave of counter \(id) needs a dimension without a parent (source, start URL, country, browser, OS, device)"
+                )
             }
             guard let valueName = item["value"]?.stringValue, let factor = item["factor"]?.doubleValue, factor >= 0,
                 let run = try dayRuns(.array([item]), counter: id, zone: zone, now: now).first
             else {
-                throw FixtureError(file: "counters.json", reason: "a segment wave of counter \(id) needs value, factor and from")
+                throw FixtureError(
+                    file: "counters.json", reason: "a segment wave of counter \(id) needs value, factor and from")
             }
             let wave = SegmentWave(
-                days: run, attribute: attribute, value: valueName, factor: factor, robots: item["robots"]?.boolValue ?? false)
+                days: run, attribute: attribute, value: valueName, factor: factor,
+                robots: item["robots"]?.boolValue ?? false)
             return wave
         }
     }
@@ -114,8 +119,10 @@ extension ReportEngine {
         for day in start...end {
             let population = model.period(counter, from: day, through: day, clock: clock)
             guard population.visits > 0 else { continue }
-            let dayRows = splitDay(population, day: day, index: index, counter: counter, paths: dayPaths(day, counter: counter, needed: needed),
-                                   requested: requested, goalIndexes: goalIndexes)
+            let dayRows = splitDay(
+                population, day: day, index: index, counter: counter,
+                paths: dayPaths(day, counter: counter, needed: needed),
+                requested: requested, goalIndexes: goalIndexes)
             for row in dayRows {
                 if let existing = rowByValues[row.values] {
                     rows[existing].figures.add(row.figures)
@@ -149,7 +156,9 @@ extension ReportEngine {
             else { return nil }
             return (position, value, 1 - 1 / wave.factor)
         }
-        let rows = split(population, bucket: index, paths: paths, attributes: attributes, requested: requested, goalIndexes: goalIndexes)
+        let rows = split(
+            population, bucket: index, paths: paths, attributes: attributes, requested: requested,
+            goalIndexes: goalIndexes)
         guard !bots.isEmpty else { return rows }
         let added = counter.segmentWaveEffect(on: day).robots
         let share = Double(population.robotVisits) / Double(population.visits)

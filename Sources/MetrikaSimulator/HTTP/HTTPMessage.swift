@@ -72,7 +72,8 @@ package struct HTTPResponse: Sendable {
 
     /// A JSON response written from `document`.
     static func json(_ status: Int, _ document: JSONValue) -> HTTPResponse {
-        var response = HTTPResponse(status: status, contentType: "application/json; charset=utf-8", body: document.bytes)
+        var response = HTTPResponse(
+            status: status, contentType: "application/json; charset=utf-8", body: document.bytes)
         response.document = document
         return response
     }
@@ -109,7 +110,9 @@ package struct HTTPResponse: Sendable {
             text += "\(header.name): \(header.value)\r\n"
         }
         text += streamedBody == nil ? "Content-Length: \(body.count)\r\n" : "Transfer-Encoding: chunked\r\n"
-        text += keepAlive && !closesConnection && truncatedBodyLength == nil ? "Connection: keep-alive\r\n" : "Connection: close\r\n"
+        text +=
+            keepAlive && !closesConnection && truncatedBodyLength == nil
+            ? "Connection: keep-alive\r\n" : "Connection: close\r\n"
         text += "\r\n"
         return Array(text.utf8)
     }

@@ -56,7 +56,9 @@ struct HTTPRequestParser {
                 return .invalid(status: 400, reason: "malformed header line")
             }
             let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty, !name.contains(" ") else { return .invalid(status: 400, reason: "malformed header name") }
+            guard !name.isEmpty, !name.contains(" ") else {
+                return .invalid(status: 400, reason: "malformed header name")
+            }
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             headers.append((name: name.lowercased(), value: value))
         }
@@ -73,8 +75,8 @@ struct HTTPRequestParser {
             guard encoding == "chunked" else { return .invalid(status: 400, reason: "unsupported transfer encoding") }
             switch decodeChunked(buffer, from: bodyStart) {
             case .needMore: return .needMore(expectsContinue: expectsContinue)
-            case let .invalid(reason): return .invalid(status: 400, reason: reason)
-            case let .body(decoded, end):
+            case .invalid(let reason): return .invalid(status: 400, reason: reason)
+            case .body(let decoded, let end):
                 body = decoded
                 consumed = end
             }

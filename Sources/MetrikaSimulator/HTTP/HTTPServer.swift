@@ -169,19 +169,20 @@ package final class HTTPServer: Sendable {
             }
             if !buffer.isEmpty {
                 switch HTTPRequestParser.parse(buffer) {
-                case let .invalid(status, reason):
-                    var response = HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", body: Array("\(reason)\n".utf8))
+                case .invalid(let status, let reason):
+                    var response = HTTPResponse(
+                        status: status, contentType: "text/plain; charset=utf-8", body: Array("\(reason)\n".utf8))
                     response.closesConnection = true
                     _ = write(response, to: fd, keepAlive: false)
                     return
-                case let .request(request, consumed, keepAlive):
+                case .request(let request, let consumed, let keepAlive):
                     buffer.removeFirst(consumed)
                     sentContinue = false
                     let response = handler(request)
                     let open = write(response, to: fd, keepAlive: keepAlive, headOnly: request.method == "HEAD")
                     if !open || !keepAlive || response.closesConnection { return }
                     continue
-                case let .needMore(expectsContinue):
+                case .needMore(let expectsContinue):
                     if expectsContinue && !sentContinue {
                         sentContinue = true
                         guard sendAll(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), to: fd) else { return }

@@ -30,13 +30,18 @@ struct LogRowWriter: Sendable {
     }
 
     static let trafficSources = ["organic", "direct", "referral", "ad", "social", "internal", "email"]
-    static let cities = [("Россия", "Москва", 225, 213), ("Россия", "Санкт-Петербург", 225, 2), ("Беларусь", "Минск", 149, 157), ("Germany", "Berlin", 96, 177)]
+    static let cities = [
+        ("Россия", "Москва", 225, 213), ("Россия", "Санкт-Петербург", 225, 2), ("Беларусь", "Минск", 149, 157),
+        ("Germany", "Berlin", 96, 177)
+    ]
     static let devices = ["desktop", "mobile", "tablet"]
     static let browsers = ["Chrome", "Yandex Browser", "Safari", "Firefox"]
     static let utmSources = ["", "yandex", "google", "vk", "telegram"]
 
     /// The TSV header line: the requested field names (a byte order mark first with `bom`).
-    var header: [UInt8] { (quirks.contains(.bom) ? [0xEF, 0xBB, 0xBF] : []) + Array((fields.joined(separator: "\t") + lineEnd).utf8) }
+    var header: [UInt8] {
+        (quirks.contains(.bom) ? [0xEF, 0xBB, 0xBF] : []) + Array((fields.joined(separator: "\t") + lineEnd).utf8)
+    }
 
     var lineEnd: String { quirks.contains(.crlf) ? "\r\n" : "\n" }
 
@@ -57,7 +62,8 @@ struct LogRowWriter: Sendable {
     /// (`escaped_array_quotes`), and, when an element holds `"`, also wrapped in CSV quotes
     /// (`csv_quoted_array`).
     private func appendArray(_ literal: String, into out: inout [UInt8]) {
-        guard quirks.contains(.escapedArrayQuotes) || (quirks.contains(.csvQuotedArray) && literal.contains("\"")) else {
+        guard quirks.contains(.escapedArrayQuotes) || (quirks.contains(.csvQuotedArray) && literal.contains("\""))
+        else {
             out.append(contentsOf: literal.utf8)
             return
         }
@@ -118,7 +124,8 @@ struct LogRowWriter: Sendable {
         case "referer":
             if index % 3 == 0 { out.append(contentsOf: "https://yandex.ru/search/?text=".utf8) }
         case "title":
-            LogRowWriter.appendEscaped(index % 5 == 0 ? "Главная\t«кавычки»\\n" : "Page \(Int((h >> 40) % 500))", into: &out)
+            LogRowWriter.appendEscaped(
+                index % 5 == 0 ? "Главная\t«кавычки»\\n" : "Page \(Int((h >> 40) % 500))", into: &out)
         case "goalsID":
             out.append(91)
             let reached = counter.goals.enumerated().filter { (offset, _) in (h >> UInt64(44 + offset)) & 3 == 0 }
@@ -129,7 +136,9 @@ struct LogRowWriter: Sendable {
         case "goalsOrder", "purchaseID", "productsName", "productsID":
             // Quotes inside array strings are escaped by the array syntax, not by the TSV layer; every
             // 8th row names a product in inches (a double quote, logs_api_integration#33).
-            appendArray(index % 8 == 0 ? "['Телевизор 55\"','товар \\'A\\'']" : index % 4 == 0 ? "['товар \\'A\\'','b']" : "[]", into: &out)
+            appendArray(
+                index % 8 == 0 ? "['Телевизор 55\"','товар \\'A\\'']" : index % 4 == 0 ? "['товар \\'A\\'','b']" : "[]",
+                into: &out)
         case "purchaseRevenue", "productsPrice":
             out.append(contentsOf: (index % 4 == 0 ? "[1499.5,20]" : "[]").utf8)
         case "goalsPrice", "purchaseProductQuantity":

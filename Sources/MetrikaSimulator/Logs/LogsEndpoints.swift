@@ -30,13 +30,13 @@ extension Simulator {
     func routeLogs(_ request: HTTPRequest, _ parts: [String], fault: Fault.Kind? = nil) -> HTTPResponse {
         let caller: TokenFixture
         switch authorize(request) {
-        case let .rejected(response): return response
-        case let .authorized(token): caller = token
+        case .rejected(let response): return response
+        case .authorized(let token): caller = token
         }
         let counter: CounterFixture
         switch readableCounter(parts[3], by: caller) {
-        case let .failure(error): return error.response
-        case let .success(found): counter = found
+        case .failure(let error): return error.response
+        case .success(let found): counter = found
         }
         let tail = Array(parts.dropFirst(4))
         switch (request.method, tail.count) {
@@ -60,13 +60,16 @@ extension Simulator {
     }
 
     /// Reads date1, date2, source and fields; the error answer when one is missing or wrong.
-    private func logParameters(_ request: HTTPRequest, counter: CounterFixture) -> Result<(LogRowWriter.LogSource, Day, Day, [String]), ResponseError> {
+    private func logParameters(_ request: HTTPRequest, counter: CounterFixture) -> Result<
+        (LogRowWriter.LogSource, Day, Day, [String]), ResponseError
+    > {
         let items = Dictionary(request.queryItems, uniquingKeysWith: { first, _ in first })
         for name in ["date1", "date2", "source", "fields"] where (items[name] ?? "").isEmpty {
             return .failure(ResponseError(APIError.missingParameter(name)))
         }
         guard let source = LogRowWriter.LogSource(rawValue: items["source"]!) else {
-            return .failure(ResponseError(APIError.invalidParameter("Invalid value of parameter source: must be visits or hits")))
+            return .failure(
+                ResponseError(APIError.invalidParameter("Invalid value of parameter source: must be visits or hits")))
         }
         guard let date1 = Day(items["date1"]!), let date2 = Day(items["date2"]!) else {
             return .failure(ResponseError(APIError.invalidParameter("Invalid date: use YYYY-MM-DD")))
@@ -87,26 +90,29 @@ extension Simulator {
         }
         let fields = fieldsText.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
         for field in fields where !field.hasPrefix(source.prefix) || field.count == source.prefix.count {
-            return .failure(ResponseError(APIError.invalidParameter("Unknown field \(field) for source \(source.rawValue)")))
+            return .failure(
+                ResponseError(APIError.invalidParameter("Unknown field \(field) for source \(source.rawValue)")))
         }
         return .success((source, date1, date2, fields))
     }
 
     func evaluateLogRequest(_ request: HTTPRequest, counter: CounterFixture) -> HTTPResponse {
         switch logParameters(request, counter: counter) {
-        case let .failure(error): return error.response
-        case let .success((_, date1, date2, _)):
+        case .failure(let error): return error.response
+        case .success((_, let date1, let date2, _)):
             let days = date1.distance(to: date2) + 1
             let maximum = options.logsMaxDays
-            let evaluation: JSONValue = .object([("possible", .bool(days <= maximum)), ("max_possible_day_quantity", .int(maximum))])
+            let evaluation: JSONValue = .object([
+                ("possible", .bool(days <= maximum)), ("max_possible_day_quantity", .int(maximum))
+            ])
             return .json(200, .object([("log_request_evaluation", evaluation)]))
         }
     }
 
     func createLogRequest(_ request: HTTPRequest, counter: CounterFixture) -> HTTPResponse {
         switch logParameters(request, counter: counter) {
-        case let .failure(error): return error.response
-        case let .success((source, date1, date2, fields)):
+        case .failure(let error): return error.response
+        case .success((let source, let date1, let date2, let fields)):
             guard date1.distance(to: date2) + 1 <= options.logsMaxDays else {
                 return APIError.invalidParameter("The log request is too large: evaluate it and split the period")
             }
@@ -118,7 +124,8 @@ extension Simulator {
             }
             let record = state.withLock { s -> LogRequestRecord in
                 let record = LogRequestRecord(
-                    id: s.logs.nextID, counterID: counter.id, source: source, date1: date1, date2: date2, fields: fields,
+                    id: s.logs.nextID, counterID: counter.id, source: source, date1: date1, date2: date2,
+                    fields: fields,
                     status: "created", rowsPerDay: rows)
                 s.logs.nextID += 1
                 s.logs.requests[record.id] = record
@@ -129,14 +136,18 @@ extension Simulator {
     }
 
     private func record(_ idText: String, counter: CounterFixture) -> Result<LogRequestRecord, ResponseError> {
-        guard let id = Int(idText), let record = state.withLock({ $0.logs.requests[id] }), record.counterID == counter.id else {
+        guard let id = Int(idText), let record = state.withLock({ $0.logs.requests[id] }),
+            record.counterID == counter.id
+        else {
             return .failure(ResponseError(APIError.response(404, "not_found", "Log request \(idText) not found")))
         }
         return .success(record)
     }
 
     func logRequestInfo(_ idText: String, counter: CounterFixture, failing: Bool) -> HTTPResponse {
-        guard let id = Int(idText) else { return APIError.response(404, "not_found", "Log request \(idText) not found") }
+        guard let id = Int(idText) else {
+            return APIError.response(404, "not_found", "Log request \(idText) not found")
+        }
         let ready = options.logsReadyPolls
         let updated = state.withLock { s -> LogRequestRecord? in
             guard var record = s.logs.requests[id], record.counterID == counter.id else { return nil }
@@ -157,8 +168,8 @@ extension Simulator {
 
     func finishLogRequest(_ idText: String, counter: CounterFixture, action: String) -> HTTPResponse {
         switch record(idText, counter: counter) {
-        case let .failure(error): return error.response
-        case let .success(found):
+        case .failure(let error): return error.response
+        case .success(let found):
             if action == "cancel", found.status != "created" {
                 return APIError.invalidParameter("Only a log request in status 'created' can be canceled")
             }
@@ -179,8 +190,8 @@ extension Simulator {
     func downloadPart(_ idText: String, part partText: String, counter: CounterFixture, cut: Bool) -> HTTPResponse {
         let found: LogRequestRecord
         switch record(idText, counter: counter) {
-        case let .failure(error): return error.response
-        case let .success(record): found = record
+        case .failure(let error): return error.response
+        case .success(let record): found = record
         }
         guard found.status == "processed" else {
             return APIError.invalidParameter("Only log of requests in status 'processed' can be downloaded")
@@ -251,7 +262,7 @@ extension Simulator {
             ("date2", .string(record.date2.string)),
             ("fields", .array(record.fields.map(JSONValue.string))),
             ("status", .string(record.status)),
-            ("attribution", .string("LASTSIGN")),
+            ("attribution", .string("LASTSIGN"))
         ]
         if record.status == "processed" {
             // Sizes are estimates (a row is about 40 bytes a field); the client only shows them.

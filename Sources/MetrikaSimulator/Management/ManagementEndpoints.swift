@@ -7,8 +7,8 @@ extension Simulator {
     func listCounters(_ request: HTTPRequest) -> HTTPResponse {
         let caller: TokenFixture
         switch authorize(request) {
-        case let .rejected(response): return response
-        case let .authorized(token): caller = token
+        case .rejected(let response): return response
+        case .authorized(let token): caller = token
         }
         var offset = 1
         var perPage = 1000
@@ -21,12 +21,14 @@ extension Simulator {
             switch name {
             case "offset":
                 guard let n = Int(value), n >= 1 else {
-                    return APIError.invalidParameter("Invalid value of parameter offset: \(value); it must be an integer >= 1")
+                    return APIError.invalidParameter(
+                        "Invalid value of parameter offset: \(value); it must be an integer >= 1")
                 }
                 offset = n
             case "per_page":
                 guard let n = Int(value), n >= 1 else {
-                    return APIError.invalidParameter("Invalid value of parameter per_page: \(value); it must be an integer >= 1")
+                    return APIError.invalidParameter(
+                        "Invalid value of parameter per_page: \(value); it must be an integer >= 1")
                 }
                 perPage = n
             case "search_string":
@@ -36,17 +38,19 @@ extension Simulator {
                 case "active", "": wantDeleted = false
                 case "deleted": wantDeleted = true
                 default:
-                    return APIError.invalidParameter("Invalid value of parameter status: \(value); expected Active or Deleted")
+                    return APIError.invalidParameter(
+                        "Invalid value of parameter status: \(value); expected Active or Deleted")
                 }
             case "permission":
-                let wanted = Set(value.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                let wanted = Set(
+                    value.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
                 if !wanted.isEmpty { permissions = wanted }
             case "favorite":
                 favoriteOnly = value == "1" || value.lowercased() == "true"
             case "field":
                 fields.formUnion(value.split(separator: ",").map { String($0) })
             default:
-                continue  // unknown parameters are ignored, as the real API does
+                continue // unknown parameters are ignored, as the real API does
             }
         }
 
@@ -55,7 +59,8 @@ extension Simulator {
             if let permissions, !permissions.contains(counter.permission.lowercased()) { return false }
             if favoriteOnly, counter.document["favorite"]?.intValue != 1 { return false }
             if let search {
-                let haystacks = [String(counter.id), counter.name.lowercased(), counter.site.lowercased()]
+                let haystacks =
+                    [String(counter.id), counter.name.lowercased(), counter.site.lowercased()]
                     + [counter.document["site2"]?["site"]?.stringValue?.lowercased() ?? ""]
                 return haystacks.contains { $0.contains(search) }
             }
@@ -63,7 +68,8 @@ extension Simulator {
         }
         let page = matching.dropFirst(offset - 1).prefix(perPage)
         let documents = page.map { counter -> JSONValue in
-            fields.contains("goals") ? counter.document.setting("goals", to: .array(counter.goals.map(\.document))) : counter.document
+            fields.contains("goals")
+                ? counter.document.setting("goals", to: .array(counter.goals.map(\.document))) : counter.document
         }
         return .json(200, .object([("rows", .int(matching.count)), ("counters", .array(documents))]))
     }
@@ -71,11 +77,11 @@ extension Simulator {
     /// `GET /management/v1/counter/{id}` → `{"counter": {...}}`.
     func showCounter(_ request: HTTPRequest, id: String) -> HTTPResponse {
         switch authorize(request) {
-        case let .rejected(response): return response
-        case let .authorized(caller):
+        case .rejected(let response): return response
+        case .authorized(let caller):
             switch readableCounter(id, by: caller) {
-            case let .failure(error): return error.response
-            case let .success(counter):
+            case .failure(let error): return error.response
+            case .success(let counter):
                 var document = counter.document
                 let fields = request.queryItems.filter { $0.0 == "field" }.flatMap { $0.1.split(separator: ",") }
                 if fields.contains("goals") {
@@ -89,11 +95,11 @@ extension Simulator {
     /// `GET /management/v1/counter/{id}/goals` → `{"goals": [...]}`.
     func listGoals(_ request: HTTPRequest, id: String) -> HTTPResponse {
         switch authorize(request) {
-        case let .rejected(response): return response
-        case let .authorized(caller):
+        case .rejected(let response): return response
+        case .authorized(let caller):
             switch readableCounter(id, by: caller) {
-            case let .failure(error): return error.response
-            case let .success(counter):
+            case .failure(let error): return error.response
+            case .success(let counter):
                 return .json(200, .object([("goals", .array(counter.goals.map(\.document)))]))
             }
         }

@@ -44,7 +44,8 @@ extension Simulator {
         guard let issued, issued.valid else { return nil }
         let template = fixtures.issuedTokenTemplate
         return TokenFixture(
-            token: token, login: template.login, counters: template.counters, excluded: template.excluded, revoked: false)
+            token: token, login: template.login, counters: template.counters, excluded: template.excluded,
+            revoked: false)
     }
 
     /// `POST /device/code`: `client_id` (+ `device_id`, `device_name`, `scope`).
@@ -75,7 +76,7 @@ extension Simulator {
                 ("user_code", .string(authorization.userCode)),
                 ("verification_url", .string("https://ya.ru/device")),
                 ("interval", .int(options.deviceInterval)),
-                ("expires_in", .int(Simulator.deviceCodeLifetime)),
+                ("expires_in", .int(Simulator.deviceCodeLifetime))
             ]))
     }
 
@@ -84,8 +85,8 @@ extension Simulator {
         let form = Dictionary(request.formItems, uniquingKeysWith: { first, _ in first })
         let client: ClientFixture
         switch authenticateClient(request, form: form) {
-        case let .failure(error): return error.response
-        case let .success(found): client = found
+        case .failure(let error): return error.response
+        case .success(let found): client = found
         }
         switch form["grant_type"] ?? "" {
         case "device_code":
@@ -93,7 +94,8 @@ extension Simulator {
                 return oauthError(400, "invalid_request", "code is required")
             }
             enum Outcome {
-                case pending, invalid, issue(deviceID: String?)
+                case pending, invalid
+                case issue(deviceID: String?)
             }
             let outcome = state.withLock { s -> Outcome in
                 guard var authorization = s.oauth.deviceAuthorizations[code], authorization.clientID == client.clientID,
@@ -113,7 +115,7 @@ extension Simulator {
                 return oauthError(400, "authorization_pending", "User has not yet authorized your application")
             case .invalid:
                 return oauthError(400, "invalid_grant", "Code has expired or is invalid")
-            case let .issue(deviceID):
+            case .issue(let deviceID):
                 return issueTokens(client: client, deviceID: deviceID, replacing: nil)
             }
         case "refresh_token":
@@ -140,8 +142,8 @@ extension Simulator {
         let form = Dictionary(request.formItems, uniquingKeysWith: { first, _ in first })
         let client: ClientFixture
         switch authenticateClient(request, form: form) {
-        case let .failure(error): return error.response
-        case let .success(found): client = found
+        case .failure(let error): return error.response
+        case .success(let found): client = found
         }
         guard let access = form["access_token"], !access.isEmpty else {
             return oauthError(400, "invalid_request", "access_token is required")
@@ -191,12 +193,14 @@ extension Simulator {
                 ("token_type", .string("bearer")),
                 ("access_token", .string(token.accessToken)),
                 ("expires_in", .int(Simulator.accessTokenLifetime)),
-                ("refresh_token", .string(token.refreshToken)),
+                ("refresh_token", .string(token.refreshToken))
             ]))
     }
 
     /// The client named by `client_id`/`client_secret` in the form, or by HTTP Basic auth.
-    private func authenticateClient(_ request: HTTPRequest, form: [String: String]) -> Result<ClientFixture, ResponseError> {
+    private func authenticateClient(_ request: HTTPRequest, form: [String: String]) -> Result<
+        ClientFixture, ResponseError
+    > {
         var id = form["client_id"]
         var secret = form["client_secret"]
         if let header = request.header("authorization"), header.lowercased().hasPrefix("basic "),

@@ -104,7 +104,8 @@ struct AttributeModel: Sendable {
     /// How many choices `attribute` has under `parent` (for the complexity check).
     func choiceCount(_ attribute: Attribute, parent: Int) -> Int {
         switch attribute {
-        case .searchEngine: return parent == DimensionCatalog.organicIndex ? DimensionCatalog.searchEngines.count - 1 : 1
+        case .searchEngine:
+            return parent == DimensionCatalog.organicIndex ? DimensionCatalog.searchEngines.count - 1 : 1
         case .searchPhrase: return parent == DimensionCatalog.organicIndex ? phraseCount + 1 : 1
         case .utmSource: return usualChoices(.utmSource, parent: parent).count
         case .regionCity:
@@ -146,7 +147,8 @@ struct AttributeModel: Sendable {
     func matches(_ term: FilterTerm, _ index: Int) -> Bool {
         let (id, name) = describe(term.attribute, index, language: .english)
         let russian = describe(term.attribute, index, language: .russian).name
-        let hit = id == term.value || name == term.value || russian == term.value
+        let hit =
+            id == term.value || name == term.value || russian == term.value
             || (index < 0 && (term.value.isEmpty || term.value.lowercased() == "null"))
         return hit == term.equal
     }
@@ -155,7 +157,8 @@ struct AttributeModel: Sendable {
 
     /// What a modifier scales.
     enum Facet: Int {
-        case depth = 1, bounce, duration, users, newShare, robots, conversion
+        case depth = 1
+        case bounce, duration, users, newShare, robots, conversion
         /// The size of an order (sources differ in what their buyers spend).
         case orderValue
     }
@@ -164,12 +167,12 @@ struct AttributeModel: Sendable {
     /// the values whose difference is well known, seeded for the rest.
     static func modifier(_ attribute: Attribute, _ index: Int, _ facet: Facet) -> Double {
         switch (attribute, index, facet) {
-        case (.trafficSource, 3, .bounce): return 1.45  // ad traffic bounces more
+        case (.trafficSource, 3, .bounce): return 1.45 // ad traffic bounces more
         case (.trafficSource, 3, .newShare): return 1.3
-        case (.trafficSource, 5, .bounce): return 0.5  // internal traffic rarely bounces
+        case (.trafficSource, 5, .bounce): return 0.5 // internal traffic rarely bounces
         case (.trafficSource, 5, .depth): return 1.35
-        case (.trafficSource, 1, .newShare): return 0.7  // direct visitors return
-        case (.deviceCategory, 1, .bounce): return 1.2  // smartphones
+        case (.trafficSource, 1, .newShare): return 0.7 // direct visitors return
+        case (.deviceCategory, 1, .bounce): return 1.2 // smartphones
         case (.deviceCategory, 1, .depth): return 0.82
         case (.deviceCategory, 1, .duration): return 0.78
         case (.deviceCategory, 0, .duration): return 1.15

@@ -73,8 +73,10 @@ enum Attribute: Int, CaseIterable, Sendable {
     /// Names accepted for the attribute (the API's aliases included).
     static func named(_ name: String) -> Attribute? {
         switch name {
-        case "ym:s:trafficSource", "ym:s:lastTrafficSource", "ym:s:lastsignTrafficSource", "ym:s:<attribution>TrafficSource",
-            "ym:s:automaticTrafficSource", "ym:s:cross_device_last_significantTrafficSource", "ym:s:cross_device_firstTrafficSource":
+        case "ym:s:trafficSource", "ym:s:lastTrafficSource", "ym:s:lastsignTrafficSource",
+            "ym:s:<attribution>TrafficSource",
+            "ym:s:automaticTrafficSource", "ym:s:cross_device_last_significantTrafficSource",
+            "ym:s:cross_device_firstTrafficSource":
             return .trafficSource
         case "ym:s:searchEngine", "ym:s:searchEngineRoot", "ym:s:lastSearchEngine", "ym:s:lastsignSearchEngine",
             "ym:s:lastSearchEngineRoot", "ym:s:lastsignSearchEngineRoot":
@@ -109,7 +111,7 @@ enum DimensionCatalog {
         DimensionValue("messenger", "Messenger traffic", "Переходы из мессенджеров", 0.02),
         DimensionValue("email", "Mailing traffic", "Переходы с почтовых рассылок", 0.01),
         DimensionValue("saved", "Cached page traffic", "Переходы с сохранённых страниц", 0.005),
-        DimensionValue("undefined", "Not determined", "Не определено", 0.005),
+        DimensionValue("undefined", "Not determined", "Не определено", 0.005)
     ]
 
     /// Engines of search traffic; the last entry (no id, null name) is every other visit.
@@ -120,7 +122,7 @@ enum DimensionCatalog {
         DimensionValue("duckduckgo", "DuckDuckGo", nil, 0.02),
         DimensionValue("mail_ru", "Mail.ru", nil, 0.02),
         DimensionValue("yahoo", "Yahoo!", nil, 0.015),
-        DimensionValue(nil, nil, nil, 0),
+        DimensionValue(nil, nil, nil, 0)
     ]
 
     /// Countries by Yandex geo id; the last entry is "not determined" (null name).
@@ -135,48 +137,53 @@ enum DimensionCatalog {
         DimensionValue("983", "Turkey", "Турция", 0.02),
         DimensionValue("102", "United Kingdom", "Великобритания", 0.02),
         DimensionValue("134", "China", "Китай", 0.01),
-        DimensionValue(nil, nil, nil, 0.06),
+        DimensionValue(nil, nil, nil, 0.06)
     ]
 
     /// Cities of each country (same order as `countries`); each list ends with a null-name entry.
     static let cities: [[DimensionValue]] = [
         [
-            DimensionValue("213", "Moscow", "Москва", 0.35), DimensionValue("2", "Saint Petersburg", "Санкт-Петербург", 0.15),
-            DimensionValue("54", "Yekaterinburg", "Екатеринбург", 0.06), DimensionValue("65", "Novosibirsk", "Новосибирск", 0.05),
-            DimensionValue("43", "Kazan", "Казань", 0.04), DimensionValue("47", "Nizhny Novgorod", "Нижний Новгород", 0.03),
-            DimensionValue("35", "Krasnodar", "Краснодар", 0.03), DimensionValue("39", "Rostov-on-Don", "Ростов-на-Дону", 0.03),
+            DimensionValue("213", "Moscow", "Москва", 0.35),
+            DimensionValue("2", "Saint Petersburg", "Санкт-Петербург", 0.15),
+            DimensionValue("54", "Yekaterinburg", "Екатеринбург", 0.06),
+            DimensionValue("65", "Novosibirsk", "Новосибирск", 0.05),
+            DimensionValue("43", "Kazan", "Казань", 0.04),
+            DimensionValue("47", "Nizhny Novgorod", "Нижний Новгород", 0.03),
+            DimensionValue("35", "Krasnodar", "Краснодар", 0.03),
+            DimensionValue("39", "Rostov-on-Don", "Ростов-на-Дону", 0.03),
             DimensionValue("51", "Samara", "Самара", 0.03), DimensionValue("172", "Ufa", "Уфа", 0.02),
             DimensionValue("56", "Chelyabinsk", "Челябинск", 0.02), DimensionValue("66", "Omsk", "Омск", 0.02),
-            DimensionValue(nil, nil, nil, 0.17),
+            DimensionValue(nil, nil, nil, 0.17)
         ],
         [
             DimensionValue("162", "Almaty", "Алматы", 0.45), DimensionValue("163", "Astana", "Астана", 0.30),
-            DimensionValue(nil, nil, nil, 0.25),
+            DimensionValue(nil, nil, nil, 0.25)
         ],
         [
             DimensionValue("157", "Minsk", "Минск", 0.6), DimensionValue("155", "Gomel", "Гомель", 0.15),
-            DimensionValue(nil, nil, nil, 0.25),
+            DimensionValue(nil, nil, nil, 0.25)
         ],
         [
-            DimensionValue("202", "New York", "Нью-Йорк", 0.3), DimensionValue("200", "Los Angeles", "Лос-Анджелес", 0.2),
-            DimensionValue("90", "San Francisco", "Сан-Франциско", 0.15), DimensionValue(nil, nil, nil, 0.35),
+            DimensionValue("202", "New York", "Нью-Йорк", 0.3),
+            DimensionValue("200", "Los Angeles", "Лос-Анджелес", 0.2),
+            DimensionValue("90", "San Francisco", "Сан-Франциско", 0.15), DimensionValue(nil, nil, nil, 0.35)
         ],
         [
             DimensionValue("177", "Berlin", "Берлин", 0.4), DimensionValue("99", "Munich", "Мюнхен", 0.2),
-            DimensionValue(nil, nil, nil, 0.4),
+            DimensionValue(nil, nil, nil, 0.4)
         ],
         [
             DimensionValue("143", "Kyiv", "Киев", 0.5), DimensionValue("144", "Lviv", "Львов", 0.15),
-            DimensionValue(nil, nil, nil, 0.35),
+            DimensionValue(nil, nil, nil, 0.35)
         ],
         [DimensionValue("10335", "Tashkent", "Ташкент", 0.7), DimensionValue(nil, nil, nil, 0.3)],
         [
             DimensionValue("11508", "Istanbul", "Стамбул", 0.5), DimensionValue("11503", "Ankara", "Анкара", 0.2),
-            DimensionValue(nil, nil, nil, 0.3),
+            DimensionValue(nil, nil, nil, 0.3)
         ],
         [DimensionValue("10393", "London", "Лондон", 0.7), DimensionValue(nil, nil, nil, 0.3)],
         [DimensionValue("10590", "Beijing", "Пекин", 0.5), DimensionValue(nil, nil, nil, 0.5)],
-        [DimensionValue(nil, nil, nil, 1)],
+        [DimensionValue(nil, nil, nil, 1)]
     ]
 
     static let browsers: [DimensionValue] = [
@@ -188,7 +195,7 @@ enum DimensionCatalog {
         DimensionValue("firefox", "Firefox", nil, 0.04),
         DimensionValue("edge", "Microsoft Edge", nil, 0.04),
         DimensionValue("opera", "Opera", nil, 0.03),
-        DimensionValue("samsung_internet", "Samsung Internet", nil, 0.02),
+        DimensionValue("samsung_internet", "Samsung Internet", nil, 0.02)
     ]
 
     static let operatingSystems: [DimensionValue] = [
@@ -197,19 +204,21 @@ enum DimensionCatalog {
         DimensionValue("ios", "iOS", nil, 0.15),
         DimensionValue("macos", "macOS", nil, 0.07),
         DimensionValue("linux", "GNU/Linux", nil, 0.03),
-        DimensionValue(nil, nil, nil, 0.03),
+        DimensionValue(nil, nil, nil, 0.03)
     ]
 
     static let deviceCategories: [DimensionValue] = [
         DimensionValue("desktop", "PC", "ПК", 0.52),
         DimensionValue("mobile", "Smartphones", "Смартфоны", 0.42),
         DimensionValue("tablet", "Tablets", "Планшеты", 0.05),
-        DimensionValue("tv", "TV", "ТВ", 0.01),
+        DimensionValue("tv", "TV", "ТВ", 0.01)
     ]
 
     /// `utm_source` values (no `id`, the name is the tag as written); the last entry (null name) is
     /// every visit without one.
-    static let utmSources: [String?] = ["yandex", "google", "vk", "mytarget", "telegram", "ok", "newsletter", "whatsapp", nil]
+    static let utmSources: [String?] = [
+        "yandex", "google", "vk", "mytarget", "telegram", "ok", "newsletter", "whatsapp", nil
+    ]
 
     /// The shares of `utmSources` under a traffic source (by index into `trafficSources`): tagged
     /// links are ads, social posts, mailings and messenger posts; other traffic has no tag.
@@ -230,8 +239,9 @@ enum DimensionCatalog {
         "/", "/catalog", "/catalog/sofas", "/catalog/chairs?color=red&size=m", "/news", "/news/2026/06/summer-sale",
         "/about", "/contacts", "/delivery", "/blog/how-to-choose", "/search?q=%D0%B4%D0%B8%D0%B2%D0%B0%D0%BD",
         "/product/12345", "/product/67890", "/cart", "/checkout", "/account/login", "/help/faq", "/promo/black-friday",
-        "/catalog/tables", "/catalog/lamps", "/blog/interior-trends", "/reviews", "/stores/moscow", "/stores/ekaterinburg",
-        "/en/", "/privacy", "/sitemap", "/blog/%D1%80%D0%BE%D0%BC%D0%B0%D1%88%D0%BA%D0%B0", "/gift-cards", "/jobs",
+        "/catalog/tables", "/catalog/lamps", "/blog/interior-trends", "/reviews", "/stores/moscow",
+        "/stores/ekaterinburg",
+        "/en/", "/privacy", "/sitemap", "/blog/%D1%80%D0%BE%D0%BC%D0%B0%D1%88%D0%BA%D0%B0", "/gift-cards", "/jobs"
     ]
 
     /// The Russian/English `lang`-independent name of a start URL.

@@ -111,7 +111,9 @@ enum MetricKind: Sendable, Equatable {
     /// `…ecommerce<CUR>ConvertedRevenue[PerPurchase|PerVisit]`, `…productBaskets<CUR>ConvertedPrice`
     /// and `…productPurchased<CUR>ConvertedPrice` with CUR a known code or `<currency>`.
     private static func money(_ name: String) -> MetricKind? {
-        guard let prefix = ["ym:s:ecommerce", "ym:s:productBaskets", "ym:s:productPurchased"].first(where: name.hasPrefix) else { return nil }
+        guard
+            let prefix = ["ym:s:ecommerce", "ym:s:productBaskets", "ym:s:productPurchased"].first(where: name.hasPrefix)
+        else { return nil }
         let rest = name.dropFirst(prefix.count)
         let code: String?
         let tail: Substring
@@ -140,7 +142,7 @@ enum MetricKind: Sendable, Equatable {
         case .revenue(nil): return .revenue(currency)
         case .revenuePerPurchase(nil): return .revenuePerPurchase(currency)
         case .revenuePerVisit(nil): return .revenuePerVisit(currency)
-        case let .goalRevenue(id, nil, price): return .goalRevenue(id, currency, priceKopecks: price)
+        case .goalRevenue(let id, nil, let price): return .goalRevenue(id, currency, priceKopecks: price)
         case .productBasketsPrice(nil): return .productBasketsPrice(currency)
         case .productPurchasedPrice(nil): return .productPurchasedPrice(currency)
         default: return self
@@ -171,13 +173,17 @@ enum MetricKind: Sendable, Equatable {
             guard name.hasPrefix("ym:s:goal") else { return nil }
             let rest = name.dropFirst("ym:s:goal".count)
             // goal<ID>converted<CUR>Revenue, CUR a known code or <currency>.
-            if rest.hasSuffix("Revenue"), let converted = rest.firstRange(of: "converted"), let id = Int(rest[..<converted.lowerBound]), id > 0 {
+            if rest.hasSuffix("Revenue"), let converted = rest.firstRange(of: "converted"),
+                let id = Int(rest[..<converted.lowerBound]), id > 0
+            {
                 let code = String(rest[converted.upperBound...].dropLast("Revenue".count))
                 if code == "<currency>" { return .goalRevenue(id, nil, priceKopecks: 0) }
                 if roublesPer[code] != nil { return .goalRevenue(id, code, priceKopecks: 0) }
                 return nil
             }
-            for (suffix, make) in [("reaches", MetricKind.goalReaches), ("conversionRate", MetricKind.goalConversionRate)] {
+            for (suffix, make) in [
+                ("reaches", MetricKind.goalReaches), ("conversionRate", MetricKind.goalConversionRate)
+            ] {
                 if rest.hasSuffix(suffix), let id = Int(rest.dropLast(suffix.count)), id > 0 { return make(id) }
             }
             return nil
@@ -186,7 +192,7 @@ enum MetricKind: Sendable, Equatable {
 
     var goalID: Int? {
         switch self {
-        case let .goalReaches(id), let .goalConversionRate(id), let .goalRevenue(id, _, _): return id
+        case .goalReaches(let id), .goalConversionRate(let id), .goalRevenue(let id, _, _): return id
         default: return nil
         }
     }
@@ -286,14 +292,15 @@ struct ParsedStatQuery: Sendable {
     static let presets: [String: (dimensions: [String], metrics: [String])] = {
         let common = ["ym:s:visits", "ym:s:users", "ym:s:bounceRate", "ym:s:pageDepth", "ym:s:avgVisitDurationSeconds"]
         let productCounts = [
-            "ym:s:productImpressions", "ym:s:productImpressionsUniq", "ym:s:productBasketsQuantity", "ym:s:productPurchasedQuantity",
+            "ym:s:productImpressions", "ym:s:productImpressionsUniq", "ym:s:productBasketsQuantity",
+            "ym:s:productPurchasedQuantity"
         ]
         return [
             "traffic": (
                 ["ym:s:datePeriod<group>"],
                 [
                     "ym:s:visits", "ym:s:users", "ym:s:pageviews", "ym:s:percentNewVisitors", "ym:s:bounceRate",
-                    "ym:s:pageDepth", "ym:s:avgVisitDurationSeconds",
+                    "ym:s:pageDepth", "ym:s:avgVisitDurationSeconds"
                 ]
             ),
             "sources_summary": (["ym:s:trafficSource"], common),
@@ -311,21 +318,26 @@ struct ParsedStatQuery: Sendable {
             "basket": (
                 ["ym:s:productName"],
                 [
-                    "ym:s:productBasketsQuantity", "ym:s:productBasketsUniq", "ym:s:productBaskets<currency>ConvertedPrice",
-                    "ym:s:productPurchasedQuantity",
+                    "ym:s:productBasketsQuantity", "ym:s:productBasketsUniq",
+                    "ym:s:productBaskets<currency>ConvertedPrice",
+                    "ym:s:productPurchasedQuantity"
                 ]
             ),
             "basket_products": (
                 ["ym:s:productName"],
-                ["ym:s:productPurchasedQuantity", "ym:s:productPurchased<currency>ConvertedPrice", "ym:s:productPurchasedUniq"]
+                [
+                    "ym:s:productPurchasedQuantity", "ym:s:productPurchased<currency>ConvertedPrice",
+                    "ym:s:productPurchasedUniq"
+                ]
             ),
             "purchase": (
                 ["ym:s:<attribution>TrafficSource"],
                 [
                     "ym:s:visits", "ym:s:ecommercePurchases", "ym:s:ecommerce<currency>ConvertedRevenue",
-                    "ym:s:ecommerce<currency>ConvertedRevenuePerVisit", "ym:s:ecommerce<currency>ConvertedRevenuePerPurchase",
+                    "ym:s:ecommerce<currency>ConvertedRevenuePerVisit",
+                    "ym:s:ecommerce<currency>ConvertedRevenuePerPurchase"
                 ]
-            ),
+            )
         ]
     }()
 
@@ -338,7 +350,9 @@ struct ParsedStatQuery: Sendable {
         for (name, value) in items where parameters[name] == nil {
             parameters[name] = value
         }
-        func fail(_ response: HTTPResponse) -> Result<ParsedStatQuery, ResponseError> { .failure(ResponseError(response)) }
+        func fail(_ response: HTTPResponse) -> Result<ParsedStatQuery, ResponseError> {
+            .failure(ResponseError(response))
+        }
         func list(_ text: String?) -> [String] {
             (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
@@ -348,7 +362,9 @@ struct ParsedStatQuery: Sendable {
         guard !idTexts.isEmpty else { return fail(APIError.missingParameter("ids")) }
         var counters: [CounterFixture] = []
         for text in idTexts {
-            guard let id = Int(text) else { return fail(APIError.invalidParameter("Invalid counter id in ids: \(text)")) }
+            guard let id = Int(text) else {
+                return fail(APIError.invalidParameter("Invalid counter id in ids: \(text)"))
+            }
             guard let counter = fixtures.counter(id) else { return fail(APIError.counterNotFound(text)) }
             guard caller.canRead(id) else { return fail(APIError.accessDenied(counter: id)) }
             if !counters.contains(where: { $0.id == id }) { counters.append(counter) }
@@ -376,7 +392,8 @@ struct ParsedStatQuery: Sendable {
         guard dimensionNames.count <= maximumDimensions else {
             return fail(
                 APIError.invalidParameter(
-                    "Too many dimensions: \(dimensionNames.count); the limit is \(maximumDimensions) dimensions per query"))
+                    "Too many dimensions: \(dimensionNames.count); the limit is \(maximumDimensions) dimensions per query"
+                ))
         }
 
         // group
@@ -384,7 +401,8 @@ struct ParsedStatQuery: Sendable {
         guard let group = DateGrouping(rawValue: groupText.isEmpty ? (byTime ? "week" : "day") : groupText) else {
             return fail(
                 APIError.invalidParameter(
-                    "Invalid value of parameter group: \(groupText); the simulator supports day, week, month, quarter, year"))
+                    "Invalid value of parameter group: \(groupText); the simulator supports day, week, month, quarter, year"
+                ))
         }
 
         // Metrics.
@@ -401,7 +419,7 @@ struct ParsedStatQuery: Sendable {
                 }
                 if !goalIDs.contains(goal) { goalIDs.append(goal) }
             }
-            if case let .goalRevenue(id, code, _) = kind {
+            if case .goalRevenue(let id, let code, _) = kind {
                 let price = counters.lazy.compactMap { $0.goals.first { $0.id == id }?.priceRoubles }.first ?? 0
                 metrics.append(.goalRevenue(id, code, priceKopecks: (price * 100).rounded()))
                 continue
@@ -419,7 +437,9 @@ struct ParsedStatQuery: Sendable {
                 kind = .hour
             } else if name == "ym:s:datePeriod<group>" {
                 kind = .period(group)
-            } else if name.hasPrefix("ym:s:datePeriod"), let g = DateGrouping(rawValue: String(name.dropFirst("ym:s:datePeriod".count))) {
+            } else if name.hasPrefix("ym:s:datePeriod"),
+                let g = DateGrouping(rawValue: String(name.dropFirst("ym:s:datePeriod".count)))
+            {
                 kind = .period(g)
             } else if let attribute = Attribute.named(name) {
                 kind = .attribute(attribute)
@@ -434,8 +454,11 @@ struct ParsedStatQuery: Sendable {
             dimensions.append(kind)
         }
         let dateDimensions = dimensions.filter { !$0.isValued && $0 != .hour }
-        if dimensions.contains(.hour), dimensions.contains(where: { if case .product = $0 { return true } else { return false } }) {
-            return fail(APIError.invalidParameter("The simulator answers ym:s:hour with visit dimensions only, not by product"))
+        if dimensions.contains(.hour),
+            dimensions.contains(where: { if case .product = $0 { return true } else { return false } })
+        {
+            return fail(
+                APIError.invalidParameter("The simulator answers ym:s:hour with visit dimensions only, not by product"))
         }
         guard dateDimensions.count <= 1 else {
             return fail(APIError.invalidParameter("The simulator supports one date dimension per query"))
@@ -461,12 +484,14 @@ struct ParsedStatQuery: Sendable {
         guard let date1 = resolve("date1", default: "6daysAgo") else {
             return fail(
                 APIError.invalidParameter(
-                    "Invalid value of parameter date1: \(parameters["date1"] ?? ""); use YYYY-MM-DD, today, yesterday or NdaysAgo"))
+                    "Invalid value of parameter date1: \(parameters["date1"] ?? ""); use YYYY-MM-DD, today, yesterday or NdaysAgo"
+                ))
         }
         guard let date2 = resolve("date2", default: "today") else {
             return fail(
                 APIError.invalidParameter(
-                    "Invalid value of parameter date2: \(parameters["date2"] ?? ""); use YYYY-MM-DD, today, yesterday or NdaysAgo"))
+                    "Invalid value of parameter date2: \(parameters["date2"] ?? ""); use YYYY-MM-DD, today, yesterday or NdaysAgo"
+                ))
         }
         // The API has no data from before Metrika existed; far-off dates only make work.
         let earliest = Day(year: 2000, month: 1, day: 1)
@@ -489,8 +514,8 @@ struct ParsedStatQuery: Sendable {
         var timeFilter = TimeFilter()
         if let filterText {
             switch parseFilters(filterText) {
-            case let .success(terms): (filters, productFilters, timeFilter) = terms
-            case let .failure(error): return fail(error.response)
+            case .success(let terms): (filters, productFilters, timeFilter) = terms
+            case .failure(let error): return fail(error.response)
             }
         }
 
@@ -499,20 +524,27 @@ struct ParsedStatQuery: Sendable {
         // visits by product (docs/simulator.md). By date (or in all) the two go together.
         let productDimension = dimensions.first { if case .product = $0 { return true } else { return false } }
         if productDimension != nil || !productFilters.isEmpty || metrics.contains(where: \.isProduct) {
-            if productDimension != nil || !productFilters.isEmpty, let index = metrics.firstIndex(where: { !$0.isProduct }) {
+            if productDimension != nil || !productFilters.isEmpty,
+                let index = metrics.firstIndex(where: { !$0.isProduct })
+            {
                 return fail(
                     APIError.invalidParameter(
-                        "The simulator answers reports by product with product metrics only; \(metricNames[index]) cannot be combined with ym:s:product… dimensions or filters"))
+                        "The simulator answers reports by product with product metrics only; \(metricNames[index]) cannot be combined with ym:s:product… dimensions or filters"
+                    ))
             }
-            if let index = dimensions.firstIndex(where: { if case .attribute = $0 { return true } else { return false } }) {
+            if let index = dimensions.firstIndex(where: {
+                if case .attribute = $0 { return true } else { return false }
+            }) {
                 return fail(
                     APIError.invalidParameter(
-                        "The simulator answers product metrics by product dimensions and dates only, not by \(dimensionNames[index])"))
+                        "The simulator answers product metrics by product dimensions and dates only, not by \(dimensionNames[index])"
+                    ))
             }
             if let term = filters.first {
                 return fail(
                     APIError.invalidParameter(
-                        "The simulator filters product reports by product dimensions only, not by \(term.attribute.apiName)"))
+                        "The simulator filters product reports by product dimensions only, not by \(term.attribute.apiName)"
+                    ))
             }
         }
 
@@ -556,7 +588,8 @@ struct ParsedStatQuery: Sendable {
             guard let share = Double(text), share > 0, share <= 1 else {
                 return fail(
                     APIError.invalidParameter(
-                        "Invalid value of parameter accuracy: \(text); use low, medium, high, full or a number in (0, 1]"))
+                        "Invalid value of parameter accuracy: \(text); use low, medium, high, full or a number in (0, 1]"
+                    ))
             }
             accuracy = share >= 1 ? .full : .share(share)
         }
@@ -570,7 +603,8 @@ struct ParsedStatQuery: Sendable {
         // currency: money metrics written with `<currency>` are in it; by default the counter's own.
         let currency = parameters["currency"].flatMap { $0.isEmpty ? nil : $0.uppercased() } ?? counters[0].currency
         guard MetricKind.roublesPer[currency] != nil else {
-            return fail(APIError.invalidParameter("Invalid value of parameter currency: \(currency); use RUB, USD, EUR or YND"))
+            return fail(
+                APIError.invalidParameter("Invalid value of parameter currency: \(currency); use RUB, USD, EUR or YND"))
         }
         metrics = metrics.map { $0.resolved(currency: currency) }
 
@@ -608,7 +642,8 @@ struct ParsedStatQuery: Sendable {
                 } else {
                     return fail(
                         APIError.invalidParameter(
-                            "Invalid value of parameter sort: \(name) is neither a metric nor a dimension of the query"))
+                            "Invalid value of parameter sort: \(name) is neither a metric nor a dimension of the query")
+                    )
                 }
                 query.sortNames.append(text)
             }
@@ -623,7 +658,8 @@ struct ParsedStatQuery: Sendable {
         case "first": return "First"
         case "cross_device_lastsign": return "CrossDeviceLastSign"
         // The newer models as a real answer spells them: `CROSS_DEVICE_LAST_YANDEX_DIRECT_CLICK`.
-        case "cross_device_last_significant", "cross_device_first", "cross_device_last", "automatic": return (text ?? "").uppercased()
+        case "cross_device_last_significant", "cross_device_first", "cross_device_last", "automatic":
+            return (text ?? "").uppercased()
         case let other: return other.prefix(1).uppercased() + other.dropFirst()
         }
     }
@@ -662,7 +698,9 @@ struct ParsedStatQuery: Sendable {
             let values: [String]
             if list {
                 let inside = pieces[1].trimmingCharacters(in: .whitespaces)
-                guard inside.hasSuffix(")"), let quoted = quotedList(String(inside.dropFirst().dropLast())) else { continue }
+                guard inside.hasSuffix(")"), let quoted = quotedList(String(inside.dropFirst().dropLast())) else {
+                    continue
+                }
                 values = quoted
             } else {
                 let value = pieces[1].trimmingCharacters(in: .whitespaces)
@@ -673,13 +711,18 @@ struct ParsedStatQuery: Sendable {
                 if name == "ym:s:date" {
                     let days = values.compactMap { Day($0) }
                     guard days.count == values.count else {
-                        return .failure(ResponseError(APIError.invalidParameter("Invalid value in filters: \(name) takes dates YYYY-MM-DD")))
+                        return .failure(
+                            ResponseError(
+                                APIError.invalidParameter("Invalid value in filters: \(name) takes dates YYYY-MM-DD")))
                     }
                     time.days.append((Set(days), equal))
                 } else {
                     let hours = values.compactMap(TimeFilter.hour)
                     guard hours.count == values.count else {
-                        return .failure(ResponseError(APIError.invalidParameter("Invalid value in filters: \(name) takes hours 0...23 or HH:00")))
+                        return .failure(
+                            ResponseError(
+                                APIError.invalidParameter(
+                                    "Invalid value in filters: \(name) takes hours 0...23 or HH:00")))
                     }
                     time.hours.append((Set(hours), equal))
                 }
@@ -709,10 +752,19 @@ struct ParsedStatQuery: Sendable {
         var escaped = false
         for c in text {
             if inQuote {
-                if escaped { current.append(c); escaped = false }
-                else if c == "\\" { escaped = true }
-                else if c == "'" { inQuote = false; values.append(current); current = ""; expectingValue = false }
-                else { current.append(c) }
+                if escaped {
+                    current.append(c)
+                    escaped = false
+                } else if c == "\\" {
+                    escaped = true
+                } else if c == "'" {
+                    inQuote = false
+                    values.append(current)
+                    current = ""
+                    expectingValue = false
+                } else {
+                    current.append(c)
+                }
             } else if c == " " {
                 continue
             } else if c == "'", expectingValue {

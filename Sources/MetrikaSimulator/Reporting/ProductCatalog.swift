@@ -37,7 +37,9 @@ struct ProductEntry: Sendable {
 enum ProductCatalog {
     static let categories = ["Диваны и кресла", "Столы и стулья", "Хранение", "Освещение", "Текстиль", "Декор", "Кухня"]
 
-    static let brands = ["Ромашка Home", "Уютный дом", "Северный лес", "Лофт-Мастер", "Светлица", "Мягкий край", "Дубрава"]
+    static let brands = [
+        "Ромашка Home", "Уютный дом", "Северный лес", "Лофт-Мастер", "Светлица", "Мягкий край", "Дубрава"
+    ]
 
     static let pool: [ProductEntry] = [
         ProductEntry(name: "Диван-кровать «Бергамо»", category: 0, brand: 5, priceRoubles: 39_990),
@@ -67,7 +69,7 @@ enum ProductCatalog {
         ProductEntry(name: "Сковорода чугунная 26 см", category: 6, brand: 6, priceRoubles: 2_990),
         ProductEntry(name: "Разделочная доска «Дуб»", category: 6, brand: 6, priceRoubles: 990),
         ProductEntry(name: "Набор ножей «Шеф», 5 предметов", category: 6, brand: 1, priceRoubles: 4_590),
-        ProductEntry(name: "Чайник заварочный «Самовар» 0,8 л", category: 6, brand: 0, priceRoubles: 1_390),
+        ProductEntry(name: "Чайник заварочный «Самовар» 0,8 л", category: 6, brand: 0, priceRoubles: 1_390)
     ]
 
     /// The value of `field` for value index `index` (a pool, brand or category index).

@@ -88,19 +88,24 @@ struct ProductModel: Sendable {
 
         // Items bought: every order has one, some have more.
         let orders = day.purchases
-        let items = orders == 0 ? 0 : orders + Int((Double(orders) * Seed.between(0.3...0.6, id, 30_003, n)).rounded(.down))
+        let items =
+            orders == 0 ? 0 : orders + Int((Double(orders) * Seed.between(0.3...0.6, id, 30_003, n)).rounded(.down))
         let bought = split(items, dailyPopularity)
         // The day's revenue over the items bought, by quantity × price: exact to the kopeck.
         let revenue = split(day.revenueKopecks, products.indices.map { Double(bought[$0]) * Double(priceKopecks[$0]) })
 
         // Baskets: what was bought was added first, and more was added than bought.
-        let addedTotal = items + Int((Double(items) * Seed.between(1.2...2.0, id, 30_004, n)).rounded())
+        let addedTotal =
+            items + Int((Double(items) * Seed.between(1.2...2.0, id, 30_004, n)).rounded())
             + Int((Double(day.visits) * 0.01 * Seed.between(0.5...1.5, id, 30_005, n)).rounded())
         let added = split(addedTotal, products.indices.map { popularity[$0] * noise(0.6...1.4, 32, products[$0]) })
 
         // Item views: about half a view per visit, dearer items looked at more than bought.
-        let viewTotal = Int((Double(day.visits) * Seed.between(0.35...0.55, id, 30_006) * Seed.between(0.9...1.1, id, 30_007, n)).rounded())
-        let viewed = split(viewTotal, products.indices.map { pow(popularity[$0], 0.6) * noise(0.7...1.3, 33, products[$0]) })
+        let viewTotal = Int(
+            (Double(day.visits) * Seed.between(0.35...0.55, id, 30_006) * Seed.between(0.9...1.1, id, 30_007, n))
+                .rounded())
+        let viewed = split(
+            viewTotal, products.indices.map { pow(popularity[$0], 0.6) * noise(0.7...1.3, 33, products[$0]) })
 
         for index in products.indices {
             var figures = ProductDay()
@@ -111,13 +116,20 @@ struct ProductModel: Sendable {
             figures.impressions = max(viewed[index], figures.baskets)
             let product = products[index]
             if figures.purchased > 0 {
-                figures.buyers = max(1, figures.purchased - Int((Double(figures.purchased) * noise(0...0.25, 34, product)).rounded(.down)))
+                figures.buyers = max(
+                    1,
+                    figures.purchased - Int((Double(figures.purchased) * noise(0...0.25, 34, product)).rounded(.down)))
             }
             if figures.baskets > 0 {
-                figures.basketUsers = max(figures.buyers, figures.baskets - Int((Double(figures.baskets) * noise(0.05...0.3, 35, product)).rounded(.down)))
+                figures.basketUsers = max(
+                    figures.buyers,
+                    figures.baskets - Int((Double(figures.baskets) * noise(0.05...0.3, 35, product)).rounded(.down)))
             }
             if figures.impressions > 0 {
-                figures.viewers = max(figures.basketUsers, figures.impressions - Int((Double(figures.impressions) * noise(0.15...0.4, 36, product)).rounded(.down)))
+                figures.viewers = max(
+                    figures.basketUsers,
+                    figures.impressions
+                        - Int((Double(figures.impressions) * noise(0.15...0.4, 36, product)).rounded(.down)))
             }
             result[index] = figures
         }

@@ -113,7 +113,8 @@ extension ReportEngine {
                 }
                 bucketTotals[bucketIndex].product.add(ReportEngine.combine(bucketMembers))
             }
-            totals.product.add(ReportEngine.combine(passing.filter { whole[$0].activeDays > 0 }.map { whole[$0].figures }))
+            totals.product.add(
+                ReportEngine.combine(passing.filter { whole[$0].activeDays > 0 }.map { whole[$0].figures }))
         }
 
         // Sampling as for visits: counts of rows estimated; totals' counts are the rows' sums, their

@@ -50,21 +50,24 @@ struct RowFigures: Sendable {
         case .avgVisitDurationSeconds: return ratio(durationSeconds, visits)
         case .percentNewVisitors: return ratio(newUsers, visits, 100)
         case .robotPercentage: return ratio(robotVisits, visits, 100)
-        case let .goalReaches(id): return goalSlots[id].map { goalReaches[$0] }
-        case let .goalConversionRate(id): return goalSlots[id].flatMap { ratio(goalReaches[$0], visits, 100) }
+        case .goalReaches(let id): return goalSlots[id].map { goalReaches[$0] }
+        case .goalConversionRate(let id): return goalSlots[id].flatMap { ratio(goalReaches[$0], visits, 100) }
         case .purchases: return purchases
-        case let .revenue(code): return MetricKind.converted(revenueKopecks, into: code)
+        case .revenue(let code): return MetricKind.converted(revenueKopecks, into: code)
         // No purchases, no average order value: null, as for other ratios without a base.
-        case let .revenuePerPurchase(code): return ratio(revenueKopecks, purchases).flatMap { MetricKind.converted($0, into: code) }
-        case let .revenuePerVisit(code): return ratio(revenueKopecks, visits).flatMap { MetricKind.converted($0, into: code) }
-        case let .goalRevenue(id, code, price): return goalSlots[id].map { MetricKind.converted(goalReaches[$0] * price, into: code) }
+        case .revenuePerPurchase(let code):
+            return ratio(revenueKopecks, purchases).flatMap { MetricKind.converted($0, into: code) }
+        case .revenuePerVisit(let code):
+            return ratio(revenueKopecks, visits).flatMap { MetricKind.converted($0, into: code) }
+        case .goalRevenue(let id, let code, let price):
+            return goalSlots[id].map { MetricKind.converted(goalReaches[$0] * price, into: code) }
         case .productImpressions: return product.impressions
         case .productImpressionsUniq: return product.viewers
         case .productBasketsQuantity: return product.baskets
         case .productBasketsUniq: return product.basketUsers
-        case let .productBasketsPrice(code): return MetricKind.converted(product.basketKopecks, into: code)
+        case .productBasketsPrice(let code): return MetricKind.converted(product.basketKopecks, into: code)
         case .productPurchasedQuantity: return product.purchased
-        case let .productPurchasedPrice(code): return MetricKind.converted(product.revenueKopecks, into: code)
+        case .productPurchasedPrice(let code): return MetricKind.converted(product.revenueKopecks, into: code)
         case .productPurchasedUniq: return product.buyers
         }
     }
@@ -114,7 +117,8 @@ struct ProductFigures: Sendable {
     func map(_ transform: (Double) -> Double) -> ProductFigures {
         ProductFigures(
             impressions: transform(impressions), viewers: transform(viewers), baskets: transform(baskets),
-            basketUsers: transform(basketUsers), basketKopecks: transform(basketKopecks), purchased: transform(purchased),
+            basketUsers: transform(basketUsers), basketKopecks: transform(basketKopecks),
+            purchased: transform(purchased),
             revenueKopecks: transform(revenueKopecks), buyers: transform(buyers))
     }
 }
@@ -165,11 +169,11 @@ struct ReportEngine {
     static let samplingThreshold = 1_000_000
 
     var attributeDimensions: [Attribute] {
-        query.dimensions.compactMap { if case let .attribute(a) = $0 { return a } else { return nil } }
+        query.dimensions.compactMap { if case .attribute(let a) = $0 { return a } else { return nil } }
     }
 
     var productDimensions: [ProductField] {
-        query.dimensions.compactMap { if case let .product(p) = $0 { return p } else { return nil } }
+        query.dimensions.compactMap { if case .product(let p) = $0 { return p } else { return nil } }
     }
 
     /// Dimensions whose rows are values rather than dates (attributes or products).
@@ -184,7 +188,7 @@ struct ReportEngine {
         for dimension in query.dimensions {
             switch dimension {
             case .date: return DateGrouping.day.buckets(from: query.date1, through: query.date2)
-            case let .period(group): return group.buckets(from: query.date1, through: query.date2)
+            case .period(let group): return group.buckets(from: query.date1, through: query.date2)
             case .attribute, .product, .hour: continue
             }
         }
@@ -215,7 +219,9 @@ struct ReportEngine {
                     result.rows[index].figures.product = byBucket[result.rows[index].bucket] ?? ProductFigures()
                 }
                 result.totals.product = products.totals.product
-                for index in result.bucketTotals.indices { result.bucketTotals[index].product = products.bucketTotals[index].product }
+                for index in result.bucketTotals.indices {
+                    result.bucketTotals[index].product = products.bucketTotals[index].product
+                }
                 return result
             }
         }
@@ -255,17 +261,20 @@ struct ReportEngine {
             }
 
             for (bucketIndex, bucket) in buckets.enumerated() {
-                let population = model.period(counter, from: bucket.lowerBound, through: bucket.upperBound, clock: clock)
+                let population = model.period(
+                    counter, from: bucket.lowerBound, through: bucket.upperBound, clock: clock)
                 populationUsersByBucket[bucketIndex] += Double(population.users)
                 populationVisitsByBucket[bucketIndex] += Double(population.visits)
                 guard population.visits > 0 else { continue }
                 let newRows: [ReportRow]
                 if paths != nil, counter.hasSegmentWaves(in: bucket) {
-                    newRows = splitByDay(bucket, index: bucketIndex, counter: counter, clock: clock, needed: needed,
-                                         requested: requested, goalIndexes: goalIndexes)
+                    newRows = splitByDay(
+                        bucket, index: bucketIndex, counter: counter, clock: clock, needed: needed,
+                        requested: requested, goalIndexes: goalIndexes)
                 } else if let paths {
-                    newRows = split(population, bucket: bucketIndex, paths: paths, attributes: attributes,
-                                    requested: requested, goalIndexes: goalIndexes)
+                    newRows = split(
+                        population, bucket: bucketIndex, paths: paths, attributes: attributes,
+                        requested: requested, goalIndexes: goalIndexes)
                 } else {
                     var figures = RowFigures(goalCount: query.goalIDs.count)
                     figures.visits = Double(population.visits)
@@ -321,7 +330,8 @@ struct ReportEngine {
             return min(users, keptVisits)
         }
         totals.users = distinctUsers(
-            population: wholePopulationUsers, populationVisits: Double(wholePopulationVisits), keptVisits: totals.visits)
+            population: wholePopulationUsers, populationVisits: Double(wholePopulationVisits), keptVisits: totals.visits
+        )
         for index in bucketTotals.indices {
             bucketTotals[index].users = distinctUsers(
                 population: populationUsersByBucket[index], populationVisits: populationVisitsByBucket[index],
@@ -385,8 +395,9 @@ struct ReportEngine {
                             if paths == nil { paths = dayPaths(day, counter: counter, needed: needed) }
                             var population = PeriodFigures(goalCount: counter.goals.count)
                             population.add(figures)
-                            hourRows = splitDay(population, day: day, index: bucketIndex, counter: counter, paths: paths!,
-                                                requested: requested, goalIndexes: goalIndexes)
+                            hourRows = splitDay(
+                                population, day: day, index: bucketIndex, counter: counter, paths: paths!,
+                                requested: requested, goalIndexes: goalIndexes)
                         }
                         for var row in hourRows {
                             row.hour = hour
@@ -409,8 +420,11 @@ struct ReportEngine {
             let (x, y) = (rows[a].bucket * 24 + (rows[a].hour ?? 0), rows[b].bucket * 24 + (rows[b].hour ?? 0))
             return x != y ? x < y : a < b
         }
-        return .success(ReportResult(buckets: buckets, rows: order.map { rows[$0] }, bucketTotals: bucketTotals, totals: totals, sampleShare: nil,
-                                     populationVisits: populationVisits))
+        return .success(
+            ReportResult(
+                buckets: buckets, rows: order.map { rows[$0] }, bucketTotals: bucketTotals, totals: totals,
+                sampleShare: nil,
+                populationVisits: populationVisits))
     }
 
     /// The same query without its product metrics (their values are filled in from the products).
@@ -431,7 +445,8 @@ struct ReportEngine {
 
     static func tooComplicated() -> ResponseError {
         ResponseError(
-            APIError.response(400, "query_error", "Query is too complicated. Please reduce the date interval or sampling."))
+            APIError.response(
+                400, "query_error", "Query is too complicated. Please reduce the date interval or sampling."))
     }
 
     /// The largest of 1/2, 1/4, 1/5, 1/10, ... not above `share` (1 = unsampled → nil).
@@ -463,7 +478,8 @@ struct ReportEngine {
             }
             total *= sum
         }
-        for attribute in [Attribute.startURL, .browser, .operatingSystem, .deviceCategory] where set.contains(attribute) {
+        for attribute in [Attribute.startURL, .browser, .operatingSystem, .deviceCategory] where set.contains(attribute)
+        {
             total *= model.choiceCount(attribute, parent: -1)
         }
         return total
@@ -527,7 +543,8 @@ struct ReportEngine {
         let robotsPerVisit = Double(population.robotVisits) / v
         let conversion = goalIndexes.map { index in index.map { Double(population.goalReaches[$0]) / v } }
         let purchasesPerVisit = Double(population.purchases) / v
-        let orderKopecks = population.purchases > 0 ? Double(population.revenueKopecks) / Double(population.purchases) : 0
+        let orderKopecks =
+            population.purchases > 0 ? Double(population.revenueKopecks) / Double(population.purchases) : 0
 
         var rows: [ReportRow] = []
         rows.reserveCapacity(keys.count)

@@ -13,37 +13,40 @@ extension Simulator {
     func statComparison(_ request: HTTPRequest) -> HTTPResponse {
         let caller: TokenFixture
         switch authorize(request) {
-        case let .rejected(response): return response
-        case let .authorized(authorized): caller = authorized
+        case .rejected(let response): return response
+        case .authorized(let authorized): caller = authorized
         }
         let items = request.queryItems
         func first(_ name: String) -> String? { items.first { $0.0 == name }?.1 }
-        let replaced: Set<String> = ["date1", "date2", "filters", "date1_a", "date2_a", "date1_b", "date2_b", "filters_a", "filters_b"]
+        let replaced: Set<String> = [
+            "date1", "date2", "filters", "date1_a", "date2_a", "date1_b", "date2_b", "filters_a", "filters_b"
+        ]
         let base = items.filter { !replaced.contains($0.0) }
         let sideA: [(String, String?)] = [
             ("date1", first("date1_a") ?? first("date1")), ("date2", first("date2_a") ?? first("date2")),
-            ("filters", first("filters_a") ?? first("filters")),
+            ("filters", first("filters_a") ?? first("filters"))
         ]
         let sideB: [(String, String?)] = [
             ("date1", first("date1_b") ?? sideA[0].1), ("date2", first("date2_b") ?? sideA[1].1),
-            ("filters", first("filters_b") ?? sideA[2].1),
+            ("filters", first("filters_b") ?? sideA[2].1)
         ]
         var sides: [(query: ParsedStatQuery, result: ReportResult)] = []
         for side in [sideA, sideB] {
             let sideItems = base + side.compactMap { name, value in value.map { (name, $0) } }
             let query: ParsedStatQuery
             switch ParsedStatQuery.parse(sideItems, caller: caller, fixtures: fixtures, now: now(), byTime: false) {
-            case let .failure(error): return error.response
-            case let .success(parsed): query = parsed
+            case .failure(let error): return error.response
+            case .success(let parsed): query = parsed
             }
             if query.dimensions.contains(where: { !$0.isValued }) {
                 return APIError.response(
-                    400, "invalid_parameter", "Date and hour dimensions are not supported by /stat/v1/data/comparison in the simulator")
+                    400, "invalid_parameter",
+                    "Date and hour dimensions are not supported by /stat/v1/data/comparison in the simulator")
             }
             let engine = ReportEngine(query: query, model: model, now: now())
             switch engine.run(buckets: [query.date1...query.date2]) {
-            case let .failure(error): return error.response
-            case let .success(result): sides.append((query, result))
+            case .failure(let error): return error.response
+            case .success(let result): sides.append((query, result))
             }
         }
         let writerA = ReportWriter(query: sides[0].query, result: sides[0].result)
@@ -80,19 +83,22 @@ extension Simulator {
             let row = rowsA[key] ?? rowsB[key]!
             return .object([
                 ("dimensions", .array(writerA.dimensionCells(row))),
-                ("metrics", .object([
-                    ("a", .array(metrics.map { writerA.value($0, rowsA[key]?.figures ?? empty) })),
-                    ("b", .array(metrics.map { writerB.value($0, rowsB[key]?.figures ?? empty) })),
-                ])),
+                (
+                    "metrics",
+                    .object([
+                        ("a", .array(metrics.map { writerA.value($0, rowsA[key]?.figures ?? empty) })),
+                        ("b", .array(metrics.map { writerB.value($0, rowsB[key]?.figures ?? empty) }))
+                    ])
+                )
             ])
         }
         var echo: [(String, JSONValue)] = []
-        if case let .object(pairs) = writerA.queryEcho(byTime: false) {
+        if case .object(let pairs) = writerA.queryEcho(byTime: false) {
             echo = pairs.filter { !["date1", "date2", "filters"].contains($0.0) }
         }
         echo += [
             ("date1_a", .string(sides[0].query.date1.string)), ("date2_a", .string(sides[0].query.date2.string)),
-            ("date1_b", .string(sides[1].query.date1.string)), ("date2_b", .string(sides[1].query.date2.string)),
+            ("date1_b", .string(sides[1].query.date1.string)), ("date2_b", .string(sides[1].query.date2.string))
         ]
         if let filters = sides[0].query.filterText { echo.append(("filters_a", .string(filters))) }
         if let filters = sides[1].query.filterText { echo.append(("filters_b", .string(filters))) }
@@ -100,14 +106,18 @@ extension Simulator {
             ("query", .object(echo)),
             ("data", .array(data)),
             ("total_rows", .int(keys.count)),
-            ("total_rows_rounded", .bool(false)),
+            ("total_rows_rounded", .bool(false))
         ]
         // Sampling as the a side's (both sides sample alike over periods of a size).
         document += writerA.samplingFields()
-        document.append(("totals", .object([
-            ("a", .array(metrics.map { writerA.value($0, sides[0].result.totals) })),
-            ("b", .array(metrics.map { writerB.value($0, sides[1].result.totals) })),
-        ])))
+        document.append(
+            (
+                "totals",
+                .object([
+                    ("a", .array(metrics.map { writerA.value($0, sides[0].result.totals) })),
+                    ("b", .array(metrics.map { writerB.value($0, sides[1].result.totals) }))
+                ])
+            ))
         return .json(200, .object(document))
     }
 }

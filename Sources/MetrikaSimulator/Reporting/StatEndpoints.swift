@@ -7,14 +7,14 @@ extension Simulator {
     func statData(_ request: HTTPRequest) -> HTTPResponse {
         let query: ParsedStatQuery
         switch prepareStatQuery(request, byTime: false) {
-        case let .failure(error): return error.response
-        case let .success(parsed): query = parsed
+        case .failure(let error): return error.response
+        case .success(let parsed): query = parsed
         }
         let engine = ReportEngine(query: query, model: model, now: now())
         let result: ReportResult
         switch engine.run(buckets: engine.dateBuckets()) {
-        case let .failure(error): return error.response
-        case let .success(ran): result = ran
+        case .failure(let error): return error.response
+        case .success(let ran): result = ran
         }
         let writer = ReportWriter(query: query, result: result)
         let metricCount = query.metrics.count
@@ -36,15 +36,15 @@ extension Simulator {
         let totals = query.metrics.map { writer.value($0, result.totals) }
         var document: [(String, JSONValue)] = [
             ("query", writer.queryEcho(byTime: false)),
-            ("data", .array([])),  // written row by row below
+            ("data", .array([])), // written row by row below
             ("total_rows", .int(result.rows.count)),
-            ("total_rows_rounded", .bool(false)),
+            ("total_rows_rounded", .bool(false))
         ]
         document += writer.samplingFields()
         document += [
             ("totals", .array(totals)),
             ("min", .array(minimum.map { $0.map(JSONValue.double) ?? .null })),
-            ("max", .array(maximum.map { $0.map(JSONValue.double) ?? .null })),
+            ("max", .array(maximum.map { $0.map(JSONValue.double) ?? .null }))
         ]
 
         // A 100,000-row page is written straight to bytes; the document tree is only built if a
@@ -69,9 +69,10 @@ extension Simulator {
         out.output.append(UInt8(ascii: "}"))
         var response = HTTPResponse(status: 200, contentType: "application/json; charset=utf-8", body: out.output)
         response.documentBuilder = { [writer, document] in
-            .object(document.map { key, value in
-                key == "data" ? (key, .array(page.map { writer.rowDocument($0, values: values) })) : (key, value)
-            })
+            .object(
+                document.map { key, value in
+                    key == "data" ? (key, .array(page.map { writer.rowDocument($0, values: values) })) : (key, value)
+                })
         }
         return response
     }
@@ -80,15 +81,15 @@ extension Simulator {
     func statByTime(_ request: HTTPRequest) -> HTTPResponse {
         let query: ParsedStatQuery
         switch prepareStatQuery(request, byTime: true) {
-        case let .failure(error): return error.response
-        case let .success(parsed): query = parsed
+        case .failure(let error): return error.response
+        case .success(let parsed): query = parsed
         }
         let engine = ReportEngine(query: query, model: model, now: now())
         let intervals = query.group.buckets(from: query.date1, through: query.date2)
         let perInterval: ReportResult
         switch engine.run(buckets: intervals) {
-        case let .failure(error): return error.response
-        case let .success(ran): perInterval = ran
+        case .failure(let error): return error.response
+        case .success(let ran): perInterval = ran
         }
         let writer = ReportWriter(query: query, result: perInterval)
 
@@ -102,8 +103,8 @@ extension Simulator {
             // The top keys over the whole period, then each key's value in every interval.
             let whole: ReportResult
             switch engine.run(buckets: [query.date1...query.date2]) {
-            case let .failure(error): return error.response
-            case let .success(ran): whole = ran
+            case .failure(let error): return error.response
+            case .success(let ran): whole = ran
             }
             let wholeWriter = ReportWriter(query: query, result: whole)
             let top = wholeWriter.sortedRowIndexes(values: wholeWriter.metricMatrix()).prefix(query.topKeys)
@@ -116,11 +117,14 @@ extension Simulator {
                 let series = query.metrics.map { metric in
                     JSONValue.array(
                         intervals.indices.map { t in
-                            let figures = byKey[RowKey(bucket: t, values: keyRow.values)].map { perInterval.rows[$0].figures }
+                            let figures = byKey[RowKey(bucket: t, values: keyRow.values)].map {
+                                perInterval.rows[$0].figures
+                            }
                             return writer.value(metric, figures ?? RowFigures(goalCount: query.goalIDs.count))
                         })
                 }
-                data.append(.object([("dimensions", .array(wholeWriter.dimensionCells(keyRow))), ("metrics", .array(series))]))
+                data.append(
+                    .object([("dimensions", .array(wholeWriter.dimensionCells(keyRow))), ("metrics", .array(series))]))
             }
         }
         let totals = query.metrics.map { metric in
@@ -130,21 +134,25 @@ extension Simulator {
             ("query", writer.queryEcho(byTime: true)),
             ("data", .array(data)),
             ("total_rows", .int(data.count)),
-            ("total_rows_rounded", .bool(false)),
+            ("total_rows_rounded", .bool(false))
         ]
         document += writer.samplingFields()
         document += [
             ("totals", .array(totals)),
-            ("time_intervals", .array(intervals.map { .array([.string($0.lowerBound.string), .string($0.upperBound.string)]) })),
+            (
+                "time_intervals",
+                .array(intervals.map { .array([.string($0.lowerBound.string), .string($0.upperBound.string)]) })
+            )
         ]
         return .json(200, .object(document))
     }
 
     private func prepareStatQuery(_ request: HTTPRequest, byTime: Bool) -> Result<ParsedStatQuery, ResponseError> {
         switch authorize(request) {
-        case let .rejected(response): return .failure(ResponseError(response))
-        case let .authorized(caller):
-            return ParsedStatQuery.parse(request.queryItems, caller: caller, fixtures: fixtures, now: now(), byTime: byTime)
+        case .rejected(let response): return .failure(ResponseError(response))
+        case .authorized(let caller):
+            return ParsedStatQuery.parse(
+                request.queryItems, caller: caller, fixtures: fixtures, now: now(), byTime: byTime)
         }
     }
 }
@@ -195,7 +203,7 @@ struct ReportWriter: Sendable {
     func sortedRowIndexes(values: [Double?]) -> [Int] {
         let metricCount = query.metrics.count
         // The common case, one metric key, compares plain doubles.
-        if query.sort.count == 1, case let .metric(m) = query.sort[0].column {
+        if query.sort.count == 1, case .metric(let m) = query.sort[0].column {
             let keys = result.rows.indices.map { values[$0 * metricCount + m] ?? -Double.infinity }
             let descending = query.sort[0].descending
             return Array(result.rows.indices).sorted { a, b in
@@ -205,7 +213,9 @@ struct ReportWriter: Sendable {
         // Names are only needed for dimensions the sort mentions.
         var names: [Int: [String?]] = [:]
         for key in query.sort {
-            guard case let .dimension(d) = key.column, let position = attributePositions[d], names[d] == nil else { continue }
+            guard case .dimension(let d) = key.column, let position = attributePositions[d], names[d] == nil else {
+                continue
+            }
             names[d] = result.rows.map { valueName(query.dimensions[d], $0.values[position]).name }
         }
         var order = Array(result.rows.indices)
@@ -213,17 +223,17 @@ struct ReportWriter: Sendable {
             for key in query.sort {
                 let ordering: Int
                 switch key.column {
-                case let .metric(m):
+                case .metric(let m):
                     let x = values[a * metricCount + m] ?? -Double.infinity
                     let y = values[b * metricCount + m] ?? -Double.infinity
                     ordering = x < y ? -1 : (x > y ? 1 : 0)
-                case let .dimension(d):
+                case .dimension(let d):
                     if let column = names[d] {
                         switch (column[a], column[b]) {
                         case (nil, nil): ordering = 0
                         case (nil, _): ordering = -1
                         case (_, nil): ordering = 1
-                        case let (x?, y?): ordering = x < y ? -1 : (x > y ? 1 : 0)
+                        case (let x?, let y?): ordering = x < y ? -1 : (x > y ? 1 : 0)
                         }
                     } else {
                         let x = result.rows[a].bucket * 24 + (result.rows[a].hour ?? 0)
@@ -241,8 +251,8 @@ struct ReportWriter: Sendable {
     /// The `id` and `name` of a valued dimension's value (a product has only a name).
     func valueName(_ dimension: DimensionKind, _ value: Int) -> (id: String?, name: String?) {
         switch dimension {
-        case let .attribute(attribute): return attributes.describe(attribute, value, language: query.language)
-        case let .product(field): return (nil, ProductCatalog.describe(field, value))
+        case .attribute(let attribute): return attributes.describe(attribute, value, language: query.language)
+        case .product(let field): return (nil, ProductCatalog.describe(field, value))
         case .date, .period, .hour: return (nil, nil)
         }
     }
@@ -254,25 +264,25 @@ struct ReportWriter: Sendable {
 
     /// One object of a row's `dimensions` array.
     func dimensionCell(_ index: Int, _ row: ReportRow) -> JSONValue {
-            switch query.dimensions[index] {
-            case .date:
-                return .object([("name", .string(result.buckets[row.bucket].lowerBound.string))])
-            case .period:
-                let bucket = result.buckets[row.bucket]
-                return .object([
-                    ("name", .string(bucket.lowerBound.string)),
-                    ("from", .string(bucket.lowerBound.string)),
-                    ("to", .string(bucket.upperBound.string)),
-                ])
-            case .hour:
-                let hour = row.hour ?? 0
-                return .object([("name", .string(hour < 10 ? "0\(hour):00" : "\(hour):00"))])
-            case .attribute, .product:
-                let (id, name) = valueName(query.dimensions[index], row.values[attributePositions[index]!])
-                var cell: [(String, JSONValue)] = [("name", name.map(JSONValue.string) ?? .null)]
-                if let id { cell.append(("id", .string(id))) }
-                return .object(cell)
-            }
+        switch query.dimensions[index] {
+        case .date:
+            return .object([("name", .string(result.buckets[row.bucket].lowerBound.string))])
+        case .period:
+            let bucket = result.buckets[row.bucket]
+            return .object([
+                ("name", .string(bucket.lowerBound.string)),
+                ("from", .string(bucket.lowerBound.string)),
+                ("to", .string(bucket.upperBound.string))
+            ])
+        case .hour:
+            let hour = row.hour ?? 0
+            return .object([("name", .string(hour < 10 ? "0\(hour):00" : "\(hour):00"))])
+        case .attribute, .product:
+            let (id, name) = valueName(query.dimensions[index], row.values[attributePositions[index]!])
+            var cell: [(String, JSONValue)] = [("name", name.map(JSONValue.string) ?? .null)]
+            if let id { cell.append(("id", .string(id))) }
+            return .object(cell)
+        }
     }
 
     /// One `data` row as a document (for faults that distort the answer).
@@ -319,7 +329,7 @@ struct ReportWriter: Sendable {
             ("metrics", .array(query.metricNames.map(JSONValue.string))),
             ("sort", .array(query.sortNames.map(JSONValue.string))),
             ("date1", .string(query.date1.string)),
-            ("date2", .string(query.date2.string)),
+            ("date2", .string(query.date2.string))
         ]
         if let filters = query.filterText { pairs.append(("filters", .string(filters))) }
         if let preset = query.preset { pairs.append(("preset", .string(preset))) }
@@ -345,7 +355,7 @@ struct ReportWriter: Sendable {
             ("sample_share", .double(share)),
             ("sample_size", .int(size)),
             ("sample_space", .int(space)),
-            ("data_lag", .int(60 + (query.counters[0].id % 240))),
+            ("data_lag", .int(60 + (query.counters[0].id % 240)))
         ]
     }
 }

@@ -101,8 +101,10 @@ struct TrafficModel: Sendable {
     /// The daily curve by local hour (00:00 first), as shares of a whole day: the night low (04:00
     /// about a tenth of the afternoon), the afternoon high. Sums to 1.
     static let hourly: [Double] = {
-        let shape: [Double] = [0.34, 0.22, 0.15, 0.11, 0.10, 0.12, 0.22, 0.42, 0.66, 0.86, 1.00, 1.08,
-                               1.12, 1.15, 1.18, 1.16, 1.12, 1.06, 1.02, 0.98, 0.94, 0.84, 0.68, 0.50]
+        let shape: [Double] = [
+            0.34, 0.22, 0.15, 0.11, 0.10, 0.12, 0.22, 0.42, 0.66, 0.86, 1.00, 1.08,
+            1.12, 1.15, 1.18, 1.16, 1.12, 1.06, 1.02, 0.98, 0.94, 0.84, 0.68, 0.50
+        ]
         let sum = shape.reduce(0, +)
         return shape.map { $0 / sum }
     }()
@@ -132,7 +134,8 @@ struct TrafficModel: Sendable {
     /// exactly. Hours that have not happened (and hours after a stop) are all zero.
     func hourFigures(_ counter: CounterFixture, on day: Day, clock: CounterClock) -> [DayFigures] {
         let whole = figures(counter, on: day, clock: clock)
-        var hours = Array(repeating: DayFigures(goalReaches: Array(repeating: 0, count: counter.goals.count)), count: 24)
+        var hours = Array(
+            repeating: DayFigures(goalReaches: Array(repeating: 0, count: counter.goals.count)), count: 24)
         guard whole.visits > 0 else { return hours }
         let weights = hourWeights(counter, on: day, clock: clock)
         func split(_ total: Int, _ assign: (inout DayFigures, Int) -> Void) {
@@ -175,7 +178,9 @@ struct TrafficModel: Sendable {
     /// The figures of `counter` on `day`; zero visits for days before creation, after today, and
     /// on the fixture's zero days. Today is scaled by the part of the day that has passed.
     func figures(_ counter: CounterFixture, on day: Day, clock: CounterClock) -> DayFigures {
-        guard day >= counter.createDay, day <= clock.today, !counter.zeroDays.contains(day), !counter.outages.contains(where: { $0.contains(day) }) else {
+        guard day >= counter.createDay, day <= clock.today, !counter.zeroDays.contains(day),
+            !counter.outages.contains(where: { $0.contains(day) })
+        else {
             return DayFigures(goalReaches: Array(repeating: 0, count: counter.goals.count))
         }
         let id = counter.id
@@ -217,7 +222,8 @@ struct TrafficModel: Sendable {
                 mean *= share
                 return min(visits, TrafficModel.poisson(mean: mean, uniform: Seed.unit(id, goal.id &* 7919, n)))
             }
-            return min(visits, Int((v * goal.conversionPercent / 100 * Seed.between(0.85...1.15, id, goal.id, n)).rounded()))
+            return min(
+                visits, Int((v * goal.conversionPercent / 100 * Seed.between(0.85...1.15, id, goal.id, n)).rounded()))
         }
         if let percent = counter.purchasePercent {
             // Some days have no purchase at all (small shops): their average order value is undefined.

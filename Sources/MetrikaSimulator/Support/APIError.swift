@@ -7,7 +7,7 @@ enum APIError {
         .object([
             ("errors", .array([.object([("error_type", .string(type)), ("message", .string(message))])])),
             ("code", .int(status)),
-            ("message", .string(message)),
+            ("message", .string(message))
         ])
     }
 

@@ -61,7 +61,8 @@ package struct CommandLineOptions: Sendable {
         func integer(for flag: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
             let text = try value(for: flag)
             guard let n = Int(text), range.contains(n) else {
-                throw UsageError(description: "\(flag) must be an integer in \(range.lowerBound)...\(range.upperBound), not \(text)")
+                throw UsageError(
+                    description: "\(flag) must be an integer in \(range.lowerBound)...\(range.upperBound), not \(text)")
             }
             return n
         }
@@ -82,13 +83,15 @@ package struct CommandLineOptions: Sendable {
             case "--now":
                 let text = try value(for: argument)
                 guard let date = SimulatorOptions.parseInstant(text) else {
-                    throw UsageError(description: "--now must be an ISO 8601 instant such as 2026-06-15T12:00:00Z, not \(text)")
+                    throw UsageError(
+                        description: "--now must be an ISO 8601 instant such as 2026-06-15T12:00:00Z, not \(text)")
                 }
                 options.simulator.now = date
             case "--device-interval": options.simulator.deviceInterval = try integer(for: argument, in: 0...3600)
             case "--device-pending": options.simulator.devicePendingPolls = try integer(for: argument, in: 0...1000)
             case "--logs-ready-polls": options.simulator.logsReadyPolls = try integer(for: argument, in: 1...1000)
-            case "--logs-rows-per-day": options.simulator.logsRowsPerDay = try integer(for: argument, in: 0...100_000_000)
+            case "--logs-rows-per-day":
+                options.simulator.logsRowsPerDay = try integer(for: argument, in: 0...100_000_000)
             case "--logs-part-rows": options.simulator.logsPartRows = try integer(for: argument, in: 1...100_000_000)
             case "--logs-max-days": options.simulator.logsMaxDays = try integer(for: argument, in: 1...366)
             case "--logs-quirks":
@@ -99,7 +102,10 @@ package struct CommandLineOptions: Sendable {
                     } else if let quirk = LogsQuirk(rawValue: name) {
                         options.simulator.logsQuirks.insert(quirk)
                     } else {
-                        throw UsageError(description: "--logs-quirks: unknown quirk \(name) (known: all, \(LogsQuirk.allCases.map(\.rawValue).joined(separator: ", ")))")
+                        throw UsageError(
+                            description:
+                                "--logs-quirks: unknown quirk \(name) (known: all, \(LogsQuirk.allCases.map(\.rawValue).joined(separator: ", ")))"
+                        )
                     }
                 }
             case "--parent-pid": options.parentPID = Int32(try integer(for: argument, in: 1...Int(Int32.max)))

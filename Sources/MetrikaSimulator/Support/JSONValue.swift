@@ -21,13 +21,13 @@ package indirect enum JSONValue: Sendable, Equatable {
     package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
-        case let (.bool(a), .bool(b)): return a == b
-        case let (.int(a), .int(b)): return a == b
-        case let (.double(a), .double(b)): return a == b
-        case let (.rawNumber(a), .rawNumber(b)): return a == b
-        case let (.string(a), .string(b)): return a == b
-        case let (.array(a), .array(b)): return a == b
-        case let (.object(a), .object(b)):
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.int(let a), .int(let b)): return a == b
+        case (.double(let a), .double(let b)): return a == b
+        case (.rawNumber(let a), .rawNumber(let b)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.array(let a), .array(let b)): return a == b
+        case (.object(let a), .object(let b)):
             return a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
         default: return false
         }
@@ -37,12 +37,12 @@ package indirect enum JSONValue: Sendable, Equatable {
 
     /// The value under `key` when this is an object.
     package subscript(key: String) -> JSONValue? {
-        guard case let .object(pairs) = self else { return nil }
+        guard case .object(let pairs) = self else { return nil }
         return pairs.first(where: { $0.0 == key })?.1
     }
 
     var stringValue: String? {
-        if case let .string(s) = self { return s }
+        if case .string(let s) = self { return s }
         return nil
     }
 
@@ -50,43 +50,43 @@ package indirect enum JSONValue: Sendable, Equatable {
     /// bodies are written by people.
     var intValue: Int? {
         switch self {
-        case let .int(i): return i
-        case let .double(d) where d.rounded() == d && abs(d) < 9.0e15: return Int(d)
-        case let .string(s): return Int(s)
+        case .int(let i): return i
+        case .double(let d) where d.rounded() == d && abs(d) < 9.0e15: return Int(d)
+        case .string(let s): return Int(s)
         default: return nil
         }
     }
 
     var doubleValue: Double? {
         switch self {
-        case let .int(i): return Double(i)
-        case let .double(d): return d
-        case let .string(s): return Double(s)
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        case .string(let s): return Double(s)
         default: return nil
         }
     }
 
     var boolValue: Bool? {
         switch self {
-        case let .bool(b): return b
-        case let .int(i): return i != 0
+        case .bool(let b): return b
+        case .int(let i): return i != 0
         default: return nil
         }
     }
 
     var arrayValue: [JSONValue]? {
-        if case let .array(a) = self { return a }
+        if case .array(let a) = self { return a }
         return nil
     }
 
     var objectValue: [(String, JSONValue)]? {
-        if case let .object(o) = self { return o }
+        if case .object(let o) = self { return o }
         return nil
     }
 
     /// A copy with `key` set: replaced in place when present, appended otherwise.
     func setting(_ key: String, to value: JSONValue) -> JSONValue {
-        guard case var .object(pairs) = self else { return self }
+        guard case .object(var pairs) = self else { return self }
         if let index = pairs.firstIndex(where: { $0.0 == key }) {
             pairs[index].1 = value
         } else {
@@ -121,19 +121,19 @@ struct JSONWriter {
     mutating func write(_ value: JSONValue) {
         switch value {
         case .null: append("null")
-        case let .bool(b): append(b ? "true" : "false")
-        case let .int(i): writeInteger(i)
-        case let .double(d): writeDouble(d)
-        case let .rawNumber(s): append(s)
-        case let .string(s): writeString(s)
-        case let .array(items):
+        case .bool(let b): append(b ? "true" : "false")
+        case .int(let i): writeInteger(i)
+        case .double(let d): writeDouble(d)
+        case .rawNumber(let s): append(s)
+        case .string(let s): writeString(s)
+        case .array(let items):
             output.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 write(item)
             }
             output.append(UInt8(ascii: "]"))
-        case let .object(pairs):
+        case .object(let pairs):
             output.append(UInt8(ascii: "{"))
             for (index, pair) in pairs.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
@@ -177,9 +177,12 @@ struct JSONWriter {
             output.append(UInt8(ascii: "-"))
             n = -n
         }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var count = 0
         withUnsafeMutableBytes(of: &digits) { buffer in
             repeat {
@@ -278,9 +281,15 @@ private struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject(depth: depth)
         case UInt8(ascii: "["): return try parseArray(depth: depth)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectWord("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectWord("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectWord("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectWord("null")
+            return .null
         default: return try parseNumber()
         }
     }

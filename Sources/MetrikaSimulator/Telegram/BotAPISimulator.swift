@@ -79,19 +79,26 @@ package final class BotAPISimulator: Sendable {
             s.nextMessageID += 1
             let chatType = chatID < 0 ? (String(chatID).hasPrefix("-100") ? "supergroup" : "group") : "private"
             var from: [(String, JSONValue)] = [
-                ("id", .int(Int(fromID ?? chatID))), ("is_bot", .bool(false)), ("first_name", .string("Test")),
+                ("id", .int(Int(fromID ?? chatID))), ("is_bot", .bool(false)), ("first_name", .string("Test"))
             ]
             if let username { from.append(("username", .string(username))) }
             var message: [(String, JSONValue)] = [
                 ("message_id", .int(messageID)), ("from", .object(from)),
                 ("chat", .object([("id", .int(Int(chatID))), ("type", .string(chatType))])),
-                ("date", .int(Int(Date().timeIntervalSince1970))), ("text", .string(text)),
+                ("date", .int(Int(Date().timeIntervalSince1970))), ("text", .string(text))
             ]
             if text.hasPrefix("/") {
                 let length = text.utf16.prefix { $0 != 0x20 && $0 != 0x0A }.count
-                message.append(("entities", .array([.object([("type", .string("bot_command")), ("offset", .int(0)), ("length", .int(length))])])))
+                message.append(
+                    (
+                        "entities",
+                        .array([
+                            .object([("type", .string("bot_command")), ("offset", .int(0)), ("length", .int(length))])
+                        ])
+                    ))
             }
-            s.updates.append(Update(id: id, document: .object([("update_id", .int(id)), ("message", .object(message))])))
+            s.updates.append(
+                Update(id: id, document: .object([("update_id", .int(id)), ("message", .object(message))])))
             return id
         }
     }
@@ -123,12 +130,13 @@ package final class BotAPISimulator: Sendable {
         }
         switch method.lowercased() {
         case "getme":
-            return Self.success(.object([
-                ("id", .int(Int(token.prefix { $0 != ":" }) ?? 0)), ("is_bot", .bool(true)),
-                ("first_name", .string("metrika test")), ("username", .string(username)),
-                ("can_join_groups", .bool(true)), ("can_read_all_group_messages", .bool(false)),
-                ("supports_inline_queries", .bool(false)),
-            ]))
+            return Self.success(
+                .object([
+                    ("id", .int(Int(token.prefix { $0 != ":" }) ?? 0)), ("is_bot", .bool(true)),
+                    ("first_name", .string("metrika test")), ("username", .string(username)),
+                    ("can_join_groups", .bool(true)), ("can_read_all_group_messages", .bool(false)),
+                    ("supports_inline_queries", .bool(false))
+                ]))
         case "sendmessage": return send(method: "sendMessage", parameters)
         case "sendphoto": return send(method: "sendPhoto", parameters)
         case "senddocument": return send(method: "sendDocument", parameters)
@@ -137,7 +145,8 @@ package final class BotAPISimulator: Sendable {
             state.withLock { $0.webhookSet = false }
             return Self.success(.bool(true))
         case "setmycommands":
-            guard let text = parameters["commands"], let commands = try? JSONValue.parse(text), case .array(let list) = commands,
+            guard let text = parameters["commands"], let commands = try? JSONValue.parse(text),
+                case .array(let list) = commands,
                 list.allSatisfy({ $0["command"]?.stringValue != nil && $0["description"]?.stringValue != nil })
             else { return Self.failure(400, "Bad Request: can't parse BotCommand array") }
             state.withLock { $0.commands = commands }
@@ -148,19 +157,25 @@ package final class BotAPISimulator: Sendable {
     }
 
     private func send(method: String, _ parameters: BotParameters) -> HTTPResponse {
-        guard let chat = parameters["chat_id"], !chat.isEmpty else { return Self.failure(400, "Bad Request: chat_id is empty") }
+        guard let chat = parameters["chat_id"], !chat.isEmpty else {
+            return Self.failure(400, "Bad Request: chat_id is empty")
+        }
         if let fault = scenarioFault(chat) { return fault }
         let parseMode = parameters["parse_mode"]
         var record = Sent(method: method, chatID: chat, parseMode: parseMode, messageID: 0)
         if method == "sendMessage" {
-            guard let text = parameters["text"], !text.isEmpty else { return Self.failure(400, "Bad Request: message text is empty") }
+            guard let text = parameters["text"], !text.isEmpty else {
+                return Self.failure(400, "Bad Request: message text is empty")
+            }
             switch visible(text, parseMode: parseMode) {
             case .failure(let why): return Self.failure(400, "Bad Request: can't parse entities: \(why.reason)")
             case .success(let shown):
                 guard !shown.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                     return Self.failure(400, "Bad Request: message text is empty")
                 }
-                guard BotHTMLCheck.length(shown) <= 4096 else { return Self.failure(400, "Bad Request: message is too long") }
+                guard BotHTMLCheck.length(shown) <= 4096 else {
+                    return Self.failure(400, "Bad Request: message is too long")
+                }
             }
             record.text = text
         } else {
@@ -169,10 +184,15 @@ package final class BotAPISimulator: Sendable {
                 return Self.failure(400, "Bad Request: there is no \(field) in the request")
             }
             if method == "sendPhoto" {
-                guard file.bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) || file.bytes.starts(with: [0xFF, 0xD8, 0xFF]) else {
+                guard
+                    file.bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+                        || file.bytes.starts(with: [0xFF, 0xD8, 0xFF])
+                else {
                     return Self.failure(400, "Bad Request: IMAGE_PROCESS_FAILED")
                 }
-                guard file.bytes.count <= 10 << 20 else { return Self.failure(400, "Bad Request: PHOTO_INVALID_DIMENSIONS") }
+                guard file.bytes.count <= 10 << 20 else {
+                    return Self.failure(400, "Bad Request: PHOTO_INVALID_DIMENSIONS")
+                }
             } else {
                 guard file.bytes.count <= 50 << 20 else { return Self.failure(413, "Request Entity Too Large") }
             }
@@ -180,7 +200,9 @@ package final class BotAPISimulator: Sendable {
                 switch visible(caption, parseMode: parseMode) {
                 case .failure(let why): return Self.failure(400, "Bad Request: can't parse entities: \(why.reason)")
                 case .success(let shown):
-                    guard BotHTMLCheck.length(shown) <= 1024 else { return Self.failure(400, "Bad Request: message caption is too long") }
+                    guard BotHTMLCheck.length(shown) <= 1024 else {
+                        return Self.failure(400, "Bad Request: message caption is too long")
+                    }
                 }
                 record.caption = caption
             }
@@ -195,10 +217,14 @@ package final class BotAPISimulator: Sendable {
             return id
         }
         let chatNumber = Int(chat) ?? 0
-        return Self.success(.object([
-            ("message_id", .int(messageID)), ("date", .int(Int(Date().timeIntervalSince1970))),
-            ("chat", .object([("id", .int(chatNumber)), ("type", .string(chatNumber < 0 ? "supergroup" : "private"))])),
-        ]))
+        return Self.success(
+            .object([
+                ("message_id", .int(messageID)), ("date", .int(Int(Date().timeIntervalSince1970))),
+                (
+                    "chat",
+                    .object([("id", .int(chatNumber)), ("type", .string(chatNumber < 0 ? "supergroup" : "private"))])
+                )
+            ]))
     }
 
     private func visible(_ text: String, parseMode: String?) -> Result<String, BotRefusal> {
@@ -215,20 +241,23 @@ package final class BotAPISimulator: Sendable {
         case .blocked: return Self.failure(403, "Forbidden: bot was blocked by the user")
         case .kicked: return Self.failure(403, "Forbidden: bot was kicked from the group chat")
         case .migrated:
-            return Self.failure(400, "Bad Request: group chat was upgraded to a supergroup chat",
-                                parameters: [("migrate_to_chat_id", .int(Int(BotScenarioChat.migratedTo)))])
+            return Self.failure(
+                400, "Bad Request: group chat was upgraded to a supergroup chat",
+                parameters: [("migrate_to_chat_id", .int(Int(BotScenarioChat.migratedTo)))])
         case .floodOnce, .badGatewayOnce:
             let first = state.withLock { $0.faulted.insert(chat).inserted }
             guard first else { return nil }
             if scenario == .floodOnce {
-                return Self.failure(429, "Too Many Requests: retry after \(BotScenarioChat.retryAfter)",
-                                    parameters: [("retry_after", .int(BotScenarioChat.retryAfter))])
+                return Self.failure(
+                    429, "Too Many Requests: retry after \(BotScenarioChat.retryAfter)",
+                    parameters: [("retry_after", .int(BotScenarioChat.retryAfter))])
             }
             return Self.failure(502, "Bad Gateway")
         case .flood:
             return Self.failure(429, "Too Many Requests: retry after 3600", parameters: [("retry_after", .int(3600))])
         case .garbage:
-            return HTTPResponse(status: 200, contentType: "text/html", body: Array("<html><body>upstream says hi</body></html>".utf8))
+            return HTTPResponse(
+                status: 200, contentType: "text/html", body: Array("<html><body>upstream says hi</body></html>".utf8))
         case .hugeAnswer:
             // A well-formed answer of 6 MiB: a client must stop reading at its bound.
             let padding = String(repeating: "x", count: 6 << 20)
@@ -242,7 +271,10 @@ package final class BotAPISimulator: Sendable {
 
     private func getUpdates(_ parameters: BotParameters) -> HTTPResponse {
         if state.withLock({ $0.webhookSet }) {
-            return Self.failure(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first")
+            return Self.failure(
+                409,
+                "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"
+            )
         }
         let offset = parameters["offset"].flatMap { Int($0) }
         let limit = min(100, max(1, parameters["limit"].flatMap { Int($0) } ?? 100))
@@ -265,7 +297,10 @@ package final class BotAPISimulator: Sendable {
         switch (request.method, request.path) {
         case ("GET", "/__tg/sent"):
             let items = sent.map { item -> JSONValue in
-                var pairs: [(String, JSONValue)] = [("method", .string(item.method)), ("chat_id", .string(item.chatID)), ("message_id", .int(item.messageID))]
+                var pairs: [(String, JSONValue)] = [
+                    ("method", .string(item.method)), ("chat_id", .string(item.chatID)),
+                    ("message_id", .int(item.messageID))
+                ]
                 if let text = item.text { pairs.append(("text", .string(text))) }
                 if let caption = item.caption { pairs.append(("caption", .string(caption))) }
                 if let mode = item.parseMode { pairs.append(("parse_mode", .string(mode))) }
@@ -280,8 +315,9 @@ package final class BotAPISimulator: Sendable {
             else {
                 return .json(400, .object([("error", .string("expected {\"chat_id\": N, \"text\": \"…\"}"))]))
             }
-            let id = queueMessage(chatID: Int64(chat), text: text, fromID: document["from_id"]?.intValue.map(Int64.init),
-                                  username: document["username"]?.stringValue)
+            let id = queueMessage(
+                chatID: Int64(chat), text: text, fromID: document["from_id"]?.intValue.map(Int64.init),
+                username: document["username"]?.stringValue)
             return .json(200, .object([("update_id", .int(id))]))
         case ("POST", "/__tg/reset"):
             reset()
@@ -298,7 +334,9 @@ package final class BotAPISimulator: Sendable {
     }
 
     static func failure(_ code: Int, _ description: String, parameters: [(String, JSONValue)] = []) -> HTTPResponse {
-        var pairs: [(String, JSONValue)] = [("ok", .bool(false)), ("error_code", .int(code)), ("description", .string(description))]
+        var pairs: [(String, JSONValue)] = [
+            ("ok", .bool(false)), ("error_code", .int(code)), ("description", .string(description))
+        ]
         if !parameters.isEmpty { pairs.append(("parameters", .object(parameters))) }
         return .json(code, .object(pairs))
     }
@@ -346,7 +384,8 @@ struct BotParameters {
         for (name, value) in request.queryItems { parameters.fields[name] = value }
         guard !request.body.isEmpty else { return .success(parameters) }
         let contentType = request.header("content-type") ?? ""
-        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let mediaType =
+            contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         switch mediaType {
         case "application/json":
             guard let document = try? JSONValue.parse(request.body), case .object(let pairs) = document else {
@@ -366,7 +405,11 @@ struct BotParameters {
                 let parts = BotMultipart.parse(request.body, boundary: boundary)
             else { return .failure(BotRefusal("can't parse multipart/form-data")) }
             for part in parts {
-                if part.fileName != nil { parameters.files[part.name] = part } else { parameters.fields[part.name] = part.text }
+                if part.fileName != nil {
+                    parameters.files[part.name] = part
+                } else {
+                    parameters.fields[part.name] = part.text
+                }
             }
         default:
             for (name, value) in request.formItems { parameters.fields[name] = value }

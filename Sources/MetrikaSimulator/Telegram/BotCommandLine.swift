@@ -45,15 +45,21 @@ package struct BotCommandLine: Sendable, Equatable {
             }
             switch flag {
             case "--port":
-                guard let port = UInt16(value) else { throw BotCommandLineError(text: "--port takes 0…65535, not \(value)") }
+                guard let port = UInt16(value) else {
+                    throw BotCommandLineError(text: "--port takes 0…65535, not \(value)")
+                }
                 options.port = port
             case "--token":
-                guard !value.isEmpty, !value.contains("/") else { throw BotCommandLineError(text: "--token must be a bot token without '/'") }
+                guard !value.isEmpty, !value.contains("/") else {
+                    throw BotCommandLineError(text: "--token must be a bot token without '/'")
+                }
                 options.token = value
             case "--username":
                 options.username = value
             case "--parent-pid":
-                guard let pid = Int32(value), pid > 0 else { throw BotCommandLineError(text: "--parent-pid takes a process id, not \(value)") }
+                guard let pid = Int32(value), pid > 0 else {
+                    throw BotCommandLineError(text: "--parent-pid takes a process id, not \(value)")
+                }
                 options.parentPID = pid
             default:
                 throw BotCommandLineError(text: "unknown argument \(flag) with --telegram")

@@ -9,7 +9,7 @@ enum BotHTMLCheck {
     /// The tags the Bot API accepts (and their synonyms).
     static let allowedTags: Set<String> = [
         "b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "a", "code", "pre",
-        "tg-spoiler", "span", "blockquote", "tg-emoji",
+        "tg-spoiler", "span", "blockquote", "tg-emoji"
     ]
 
     /// The visible text of `html` (tags dropped, entities decoded), or why it cannot be parsed, worded
@@ -30,16 +30,22 @@ enum BotHTMLCheck {
                 if inside.hasPrefix("/") {
                     let name = inside.dropFirst().trimmingCharacters(in: .whitespaces).lowercased()
                     guard let last = open.last, last == name else {
-                        return .failure(BotRefusal("can't find end tag corresponding to start tag \"\(open.last ?? name)\""))
+                        return .failure(
+                            BotRefusal("can't find end tag corresponding to start tag \"\(open.last ?? name)\""))
                     }
                     open.removeLast()
                 } else {
                     let name = String(inside.prefix { !$0.isWhitespace }).lowercased()
                     guard allowedTags.contains(name) else {
-                        return .failure(BotRefusal("unsupported start tag \"\(name)\" at byte offset \(offset(of: index, in: scalars))"))
+                        return .failure(
+                            BotRefusal(
+                                "unsupported start tag \"\(name)\" at byte offset \(offset(of: index, in: scalars))"))
                     }
                     if name == "span", !inside.contains("tg-spoiler") {
-                        return .failure(BotRefusal("tag \"span\" must have class \"tg-spoiler\" at byte offset \(offset(of: index, in: scalars))"))
+                        return .failure(
+                            BotRefusal(
+                                "tag \"span\" must have class \"tg-spoiler\" at byte offset \(offset(of: index, in: scalars))"
+                            ))
                     }
                     open.append(name)
                 }

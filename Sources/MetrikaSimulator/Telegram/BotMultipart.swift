@@ -68,11 +68,15 @@ enum BotMultipart {
     }
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-        guard !needle.isEmpty, haystack.count >= needle.count, start <= haystack.count - needle.count else { return nil }
+        guard !needle.isEmpty, haystack.count >= needle.count, start <= haystack.count - needle.count else {
+            return nil
+        }
         var index = start
         let last = haystack.count - needle.count
         while index <= last {
-            if haystack[index] == needle[0], haystack[index..<index + needle.count].elementsEqual(needle) { return index }
+            if haystack[index] == needle[0], haystack[index..<index + needle.count].elementsEqual(needle) {
+                return index
+            }
             index += 1
         }
         return nil

@@ -85,54 +85,68 @@ package enum ConfigError: WordedFailure, Equatable {
         case .notAnObject(let path, let problem):
             return Self.fileMessage(path, problem, format: "docs/auth.md")
         case .unknownMember(let path, let member, let place, let known):
-            return Self.fileMessage(path, "unknown member \"\(member)\"\(Self.suffix(place)) (known: \(known.joined(separator: ", ")))", format: Self.format(place))
+            return Self.fileMessage(
+                path, "unknown member \"\(member)\"\(Self.suffix(place)) (known: \(known.joined(separator: ", ")))",
+                format: Self.format(place))
         case .badMember(let path, let member, let place, let expected):
-            return Self.fileMessage(path, "\"\(member)\"\(Self.suffix(place)) must be \(expected)", format: Self.format(place))
+            return Self.fileMessage(
+                path, "\"\(member)\"\(Self.suffix(place)) must be \(expected)", format: Self.format(place))
         case .badProfileName(let path):
             return Self.fileMessage(path, "a profile name must be visible ASCII without spaces", format: "docs/auth.md")
         case .profileNotAnObject(let path, let name):
             return Self.fileMessage(path, "profile \"\(name)\" must be an object", format: "docs/auth.md")
         case .unreadableFile(let path, .directory):
-            return "Cannot use the config file \(path): it is a directory. Remove or rename it; the config file is a JSON file (docs/auth.md)."
+            return
+                "Cannot use the config file \(path): it is a directory. Remove or rename it; the config file is a JSON file (docs/auth.md)."
         case .unreadableFile(let path, .errno(let code)):
             if code == EACCES || code == EPERM {
-                return "Cannot use the config file \(path): permission denied. Make it readable to you (chmod 600 \(path)) or move it away."
+                return
+                    "Cannot use the config file \(path): permission denied. Make it readable to you (chmod 600 \(path)) or move it away."
             }
             let reason = String(cString: strerror(code))
-            return "Cannot use the config file \(path): \(reason.prefix(1).lowercased() + reason.dropFirst()). Fix it or move it away."
+            return
+                "Cannot use the config file \(path): \(reason.prefix(1).lowercased() + reason.dropFirst()). Fix it or move it away."
         case .readableSecret(let path, let mode, let secret):
             // The fix is the command itself, so no pointer to the format.
-            return "Cannot use the config file \(path): it holds \(secret) but others may read it (mode \(Self.octal(mode))); run `chmod 600 \(path)`."
+            return
+                "Cannot use the config file \(path): it holds \(secret) but others may read it (mode \(Self.octal(mode))); run `chmod 600 \(path)`."
         case .missingTelegramToken(let path):
             return "Telegram (\(naming.action(.useTelegram))) needs the bot's token from @BotFather: "
                 + "\(naming.action(.giveTelegramToken(configPath: path)))."
         case .missingTelegramKeyringEntry(let account, let keyring, let store):
-            return "The config's \"telegram\" \"keyring\" names the entry '\(account)', which \(keyring) does not hold: store the bot's token there with `\(store)` (it asks for the token; docs/telegram.md)."
+            return
+                "The config's \"telegram\" \"keyring\" names the entry '\(account)', which \(keyring) does not hold: store the bot's token there with `\(store)` (it asks for the token; docs/telegram.md)."
         case .unknownProfile(let name, let selector, let path, let known):
             // The selector is the caller's: an option names another profile, a variable is changed.
             let change =
                 selector.hasPrefix("-") ? "name another profile with \(selector)" : "change or unset \(selector)"
             guard let known else {
-                return "\(selector) names the profile '\(name)', but there is no config file \(path). Define it there as {\"profiles\": {\"\(name)\": {…}}} (see docs/auth.md), or \(change)."
+                return
+                    "\(selector) names the profile '\(name)', but there is no config file \(path). Define it there as {\"profiles\": {\"\(name)\": {…}}} (see docs/auth.md), or \(change)."
             }
             let list = known.isEmpty ? "it defines no profiles" : "it defines \(known.joined(separator: ", "))"
-            return "\(selector) names the profile '\(name)', which the config file \(path) does not define (\(list)). Add it under \"profiles\", or \(change)."
+            return
+                "\(selector) names the profile '\(name)', which the config file \(path) does not define (\(list)). Add it under \"profiles\", or \(change)."
         case .plainHTTP(let setting, let url, let host, let secret):
-            return "\(setting) '\(TerminalText.quote(url))' is plain http to \(TerminalText.quote(host)), which is not this machine: "
+            return
+                "\(setting) '\(TerminalText.quote(url))' is plain http to \(TerminalText.quote(host)), which is not this machine: "
                 + "\(secret) would cross the network unencrypted. Use https://, or set \(Self.allowInsecureHTTPVariable)=1 for a test set-up."
         case .badVariable(let variable, let value, let expected):
             return "\(variable) must be \(expected), not '\(TerminalText.quote(value))'."
         case .badCounterVariable(let value):
-            return "\(Self.counterVariable) '\(TerminalText.quote(value))' is not a counter id (a positive whole number, or several joined by commas); fix or unset it."
+            return
+                "\(Self.counterVariable) '\(TerminalText.quote(value))' is not a counter id (a positive whole number, or several joined by commas); fix or unset it."
         case .badBaseURL(let variable, let value, .notHTTP):
-            return "\(variable) '\(TerminalText.quote(value))' is not an http(s) URL. Set it like https://api-metrika.yandex.net or unset it."
+            return
+                "\(variable) '\(TerminalText.quote(value))' is not an http(s) URL. Set it like https://api-metrika.yandex.net or unset it."
         case .badBaseURL(let variable, _, .notPlain):
             // The value may hold credentials: it is not repeated.
             return "\(variable) must be a plain base URL without query or credentials."
         case .badBaseURL(let variable, let value, .port(let port)):
             return "\(variable) '\(TerminalText.quote(value))' has port \(port); a port is 1 to 65535."
         case .unjudgeableAlertMetric(let name):
-            return "\"metrics\" of \"alerts\" in the config file names '\(TerminalText.quote(name))', which is not a metric \(naming.action(.alertCheck)) can judge (a count such as visits, pageviews, users, purchases or goal123reaches, or revenue)"
+            return
+                "\"metrics\" of \"alerts\" in the config file names '\(TerminalText.quote(name))', which is not a metric \(naming.action(.alertCheck)) can judge (a count such as visits, pageviews, users, purchases or goal123reaches, or revenue)"
         }
     }
 

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `$XDG_CONFIG_HOME/metrika/config.json`, the one reader of it: the user's OAuth app, a default
 /// counter, and named profiles (token file, API URL, default counter, OAuth app), e.g.
@@ -35,7 +36,10 @@ package struct ConfigFile: Sendable, Equatable {
         package var telegram: TelegramConfig? = nil
 
         /// A profile with the members the file may give it.
-        package init(name: String, tokenFile: String? = nil, apiURL: String? = nil, counters: [Int]? = nil, clientID: String? = nil, clientSecret: String? = nil) {
+        package init(
+            name: String, tokenFile: String? = nil, apiURL: String? = nil, counters: [Int]? = nil,
+            clientID: String? = nil, clientSecret: String? = nil
+        ) {
             self.name = name
             self.tokenFile = tokenFile
             self.apiURL = apiURL
@@ -66,7 +70,10 @@ package struct ConfigFile: Sendable, Equatable {
     package var telegram: TelegramConfig? = nil
 
     /// A config as the file at `path` would give it (tests and callers that build one by hand).
-    package init(path: String, clientID: String? = nil, clientSecret: String? = nil, counters: [Int]? = nil, profiles: [String: Profile] = [:]) {
+    package init(
+        path: String, clientID: String? = nil, clientSecret: String? = nil, counters: [Int]? = nil,
+        profiles: [String: Profile] = [:]
+    ) {
         self.path = path
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -127,7 +134,9 @@ package struct ConfigFile: Sendable, Equatable {
     /// fault when it is not what this describes, when it holds `client_secret` and others may read
     /// it, or when it cannot be read at all (permissions, a directory in its place): a file that is
     /// there is never taken for none. `load` is the reading (tests inject its failures).
-    package static func read(environment: [String: String], load: (String) -> Contents = contents(atPath:)) throws -> ConfigFile? {
+    package static func read(environment: [String: String], load: (String) -> Contents = contents(atPath:)) throws
+        -> ConfigFile?
+    {
         let path = path(environment: environment)
         let data: Data
         switch load(path) {
@@ -165,7 +174,8 @@ package struct ConfigFile: Sendable, Equatable {
         let secret: String?
         if config.clientSecret != nil || config.profiles.values.contains(where: { $0.clientSecret != nil }) {
             secret = "client_secret"
-        } else if config.telegram?.token != nil || config.profiles.values.contains(where: { $0.telegram?.token != nil }) {
+        } else if config.telegram?.token != nil || config.profiles.values.contains(where: { $0.telegram?.token != nil })
+        {
             secret = "a Telegram bot token"
         } else {
             secret = nil
@@ -182,10 +192,13 @@ package struct ConfigFile: Sendable, Equatable {
     /// The profile `name` of `config` (the file as read, nil when there is none), which `selector`
     /// (`--profile` or `METRIKA_PROFILE`) chose; throws `ConfigError.unknownProfile` (exit 78), naming
     /// the profiles there are, when there is no such profile.
-    package static func profile(_ name: String, selectedBy selector: String, in config: ConfigFile?, environment: [String: String]) throws -> Profile {
+    package static func profile(
+        _ name: String, selectedBy selector: String, in config: ConfigFile?, environment: [String: String]
+    ) throws -> Profile {
         guard let profile = config?.profiles[name] else {
             throw ConfigError.unknownProfile(
-                name: name, selector: selector, path: path(environment: environment), known: (config?.profiles.keys).map { $0.sorted() }
+                name: name, selector: selector, path: path(environment: environment),
+                known: (config?.profiles.keys).map { $0.sorted() }
             )
         }
         return profile
@@ -207,7 +220,7 @@ extension ConfigFile: Decodable {
     /// The members the top object may have.
     static let keys = [
         "client_id", "client_secret", "counter", "profiles", "alerts", "clickhouse_url", "clickhouse_cluster",
-        "telegram",
+        "telegram"
     ]
 
     /// The file's top object; the path is the decoder's `userInfo[.configPath]`. A profile's

@@ -29,7 +29,9 @@ package struct JSONSyntaxError: Sendable, Equatable, CustomStringConvertible {
             scanner.skipWhitespace()
             try scanner.value(depth: 0)
             scanner.skipWhitespace()
-            if scanner.index < scanner.bytes.count { throw scanner.fail("unexpected text after the end of the JSON value") }
+            if scanner.index < scanner.bytes.count {
+                throw scanner.fail("unexpected text after the end of the JSON value")
+            }
             return nil
         } catch let error as Failure {
             return scanner.position(of: error)
@@ -76,31 +78,47 @@ package struct JSONSyntaxError: Sendable, Equatable, CustomStringConvertible {
             case UInt8(ascii: "t"): try literal("true")
             case UInt8(ascii: "f"): try literal("false")
             case UInt8(ascii: "n"): try literal("null")
-            default: throw fail("expected a value (a string in double quotes, a number, an object, a list, true, false or null), found \(shown())")
+            default:
+                throw fail(
+                    "expected a value (a string in double quotes, a number, an object, a list, true, false or null), found \(shown())"
+                )
             }
         }
 
         mutating func object(depth: Int) throws {
             index += 1
             skipWhitespace()
-            if !atEnd, bytes[index] == UInt8(ascii: "}") { index += 1; return }
+            if !atEnd, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return
+            }
             while true {
                 skipWhitespace()
                 guard !atEnd else { throw fail("the file ends inside an object (a '}' is missing)") }
                 guard bytes[index] == UInt8(ascii: "\"") else {
-                    throw fail("expected a member name in double quotes, found \(shown())" + (bytes[index] == UInt8(ascii: "}") ? " (a ',' before a '}' is not allowed)" : ""))
+                    throw fail(
+                        "expected a member name in double quotes, found \(shown())"
+                            + (bytes[index] == UInt8(ascii: "}") ? " (a ',' before a '}' is not allowed)" : ""))
                 }
                 try string()
                 skipWhitespace()
                 guard !atEnd else { throw fail("the file ends inside an object (a '}' is missing)") }
-                guard bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':' after the member name, found \(shown())") }
+                guard bytes[index] == UInt8(ascii: ":") else {
+                    throw fail("expected ':' after the member name, found \(shown())")
+                }
                 index += 1
                 skipWhitespace()
                 try value(depth: depth + 1)
                 skipWhitespace()
                 guard !atEnd else { throw fail("the file ends inside an object (a '}' is missing)") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "}") { index += 1; return }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return
+                }
                 throw fail("expected ',' or '}' after a member, found \(shown())")
             }
         }
@@ -108,16 +126,27 @@ package struct JSONSyntaxError: Sendable, Equatable, CustomStringConvertible {
         mutating func array(depth: Int) throws {
             index += 1
             skipWhitespace()
-            if !atEnd, bytes[index] == UInt8(ascii: "]") { index += 1; return }
+            if !atEnd, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return
+            }
             while true {
                 skipWhitespace()
                 guard !atEnd else { throw fail("the file ends inside a list (a ']' is missing)") }
-                if bytes[index] == UInt8(ascii: "]") { throw fail("expected a value, found ']' (a ',' before a ']' is not allowed)") }
+                if bytes[index] == UInt8(ascii: "]") {
+                    throw fail("expected a value, found ']' (a ',' before a ']' is not allowed)")
+                }
                 try value(depth: depth + 1)
                 skipWhitespace()
                 guard !atEnd else { throw fail("the file ends inside a list (a ']' is missing)") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "]") { index += 1; return }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return
+                }
                 throw fail("expected ',' or ']' after a list item, found \(shown())")
             }
         }
@@ -127,21 +156,33 @@ package struct JSONSyntaxError: Sendable, Equatable, CustomStringConvertible {
             index += 1
             while !atEnd {
                 let byte = bytes[index]
-                if byte == UInt8(ascii: "\"") { index += 1; return }
-                if byte < 0x20 { throw fail(byte == 0x0A ? "a line break inside a string (a closing '\"' is missing?)" : "a control character inside a string") }
+                if byte == UInt8(ascii: "\"") {
+                    index += 1
+                    return
+                }
+                if byte < 0x20 {
+                    throw fail(
+                        byte == 0x0A
+                            ? "a line break inside a string (a closing '\"' is missing?)"
+                            : "a control character inside a string")
+                }
                 if byte == UInt8(ascii: "\\") {
                     index += 1
                     guard !atEnd else { break }
                     let escape = bytes[index]
                     if escape == UInt8(ascii: "u") {
                         let hex = bytes[min(bytes.count, index + 1)..<min(bytes.count, index + 5)]
-                        guard hex.count == 4, hex.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }) else {
+                        guard hex.count == 4,
+                            hex.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) })
+                        else {
                             throw fail("\\u must be followed by four hexadecimal digits")
                         }
                         index += 5
                         continue
                     }
-                    guard "\"\\/bfnrt".utf8.contains(escape) else { throw fail("an unknown escape \\\(Character(Unicode.Scalar(escape))) in a string") }
+                    guard "\"\\/bfnrt".utf8.contains(escape) else {
+                        throw fail("an unknown escape \\\(Character(Unicode.Scalar(escape))) in a string")
+                    }
                 }
                 index += 1
             }

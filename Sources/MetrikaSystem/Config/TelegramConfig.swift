@@ -39,7 +39,8 @@ extension TelegramConfig: Decodable {
         }
         self.init(token: try members.text("token"), keyring: try members.text("keyring"))
         if let account = keyring,
-           account.isEmpty || account.hasPrefix("/") || account.contains(where: { $0.isWhitespace || $0.isNewline }) {
+            account.isEmpty || account.hasPrefix("/") || account.contains(where: { $0.isWhitespace || $0.isNewline })
+        {
             // A path is a Metrika token file's entry (`metrika login --store keyring`): never the bot's.
             throw members.bad(
                 "keyring",

@@ -33,8 +33,10 @@ package struct AlertCheck: Sendable {
     /// Metrics per request: the API takes 20, and the history stores visits and pageviews beside them.
     static let metricsPerRequest = 18
 
-    package init(loader: HistoryLoader, settings: AlertSettings, activity: any Activity,
-                 grain: AlertEpisode.Grain = .day) {
+    package init(
+        loader: HistoryLoader, settings: AlertSettings, activity: any Activity,
+        grain: AlertEpisode.Grain = .day
+    ) {
         self.loader = loader
         self.settings = settings
         self.activity = activity
@@ -88,9 +90,11 @@ package struct AlertCheck: Sendable {
             activity.note("Note: counter \(counter.id) is not checked: the config file's \"alerts\" skip it.")
         }
         let progress = grain == .day ? "Checking" : "Checking today"
-        let (results, gaveUp) = await Self.eachCounter(wanted, parallel: min(parallelism, Self.parallelLimit), progress: progress,
-                                                       activity: activity,
-                                                       giveUp: Self.giveUp(loader)) { counter in
+        let (results, gaveUp) = await Self.eachCounter(
+            wanted, parallel: min(parallelism, Self.parallelLimit), progress: progress,
+            activity: activity,
+            giveUp: Self.giveUp(loader)
+        ) { counter in
             try await check(counter, explain: explain)
         }
         activity.endProgress()
@@ -128,7 +132,9 @@ package struct AlertCheck: Sendable {
     }
 
     /// The one failure of a run that gave up: which counters were checked and which were not.
-    static func hostGone<Result>(_ rule: ConnectionGiveUp, counters: [Counter], results: [Int: Swift.Result<Result, CounterFailure>]) -> AlertCheckError {
+    static func hostGone<Result>(
+        _ rule: ConnectionGiveUp, counters: [Counter], results: [Int: Swift.Result<Result, CounterFailure>]
+    ) -> AlertCheckError {
         var checked: [Int] = []
         var unchecked: [Int] = []
         for counter in counters {
@@ -138,7 +144,9 @@ package struct AlertCheck: Sendable {
             default: unchecked.append(counter.id)
             }
         }
-        return .hostGone(host: rule.host ?? "the API", limit: rule.limit, reason: rule.lastReason ?? "no connection", checked: checked, unchecked: unchecked)
+        return .hostGone(
+            host: rule.host ?? "the API", limit: rule.limit, reason: rule.lastReason ?? "no connection",
+            checked: checked, unchecked: unchecked)
     }
 
     /// Runs `work` for each of `counters`, at most `parallel` at once, telling `progress: n/N counters`
@@ -178,7 +186,8 @@ package struct AlertCheck: Sendable {
                     rule = running
                 }
                 if rule?.gaveUp == true { continue }
-                activity.progress("\(progress): \(results.count)/\(counters.count) counters", force: results.count == counters.count)
+                activity.progress(
+                    "\(progress): \(results.count)/\(counters.count) counters", force: results.count == counters.count)
                 if next < counters.count { launch() }
             }
         }
@@ -194,8 +203,9 @@ package struct AlertCheck: Sendable {
     /// `outcome` keeps the findings this run won and the changes still to `record`. Returns the
     /// claims, to `release` when telling fails. Never called by a dry run.
     package func claim(_ outcome: inout Outcome) async throws -> [AlertClaim] {
-        try await EpisodeChange.claim(&outcome.findings, changes: &outcome.changes, in: loader.store,
-                                           news: { AlertLedger.news($0.notice, $0.change) }, change: \.change)
+        try await EpisodeChange.claim(
+            &outcome.findings, changes: &outcome.changes, in: loader.store,
+            news: { AlertLedger.news($0.notice, $0.change) }, change: \.change)
     }
 
     /// Gives back `claims` whose news could not be told, so that the next run tells it again.
@@ -239,7 +249,8 @@ package struct AlertCheck: Sendable {
         let wantsRevenue = settings.metrics.contains { $0.needsCurrency } || settings.checkShop
         // A goal the config names is one counter's: checked where the counter has it (another
         // counter's API would refuse the whole request), left out while the goals list is unknown.
-        var metrics: [(metric: Metric, goalName: String?)] = settings.metrics.filter { !$0.needsCurrency }.compactMap { metric in
+        var metrics: [(metric: Metric, goalName: String?)] = settings.metrics.filter { !$0.needsCurrency }.compactMap {
+            metric in
             guard let id = metric.goalID else { return (metric, nil) }
             guard let goal = goals?.first(where: { $0.id == id }) else { return nil }
             return (metric, goal.name)
@@ -247,7 +258,9 @@ package struct AlertCheck: Sendable {
         let implicitPurchases = !settings.metrics.contains { $0.apiName == Metric.purchases.apiName }
         if wantsRevenue, implicitPurchases { metrics.append((.purchases, nil)) }
         for goal in settings.checkGoals ? goals ?? [] : [] {
-            guard let metric = Metric.named("goal\(goal.id)reaches"), !metrics.contains(where: { $0.metric.apiName == metric.apiName }) else { continue }
+            guard let metric = Metric.named("goal\(goal.id)reaches"),
+                !metrics.contains(where: { $0.metric.apiName == metric.apiName })
+            else { continue }
             metrics.append((metric, goal.name))
         }
         // Offline, a history filled before purchases were checked (or by `sync`) lacks them, and the
@@ -255,8 +268,13 @@ package struct AlertCheck: Sendable {
         let apart = loader.client == nil && implicitPurchases
         var series: [String: [Day: Double]]
         do {
-            series = try await load(metrics.map(\.metric).filter { !apart || $0.apiName != Metric.purchases.apiName }, counter: counter, range: range)
-        } catch APIError.badRequest where implicitPurchases && !apart && metrics.contains(where: { $0.metric.apiName == Metric.purchases.apiName }) {
+            series = try await load(
+                metrics.map(\.metric).filter { !apart || $0.apiName != Metric.purchases.apiName }, counter: counter,
+                range: range)
+        } catch APIError.badRequest
+            where implicitPurchases && !apart
+            && metrics.contains(where: { $0.metric.apiName == Metric.purchases.apiName })
+        {
             // An API that refuses e-commerce metrics for a counter without e-commerce must not cost
             // its visits and goals: asked again without purchases, it is no shop.
             metrics.removeAll { $0.metric.apiName == Metric.purchases.apiName }
@@ -269,7 +287,9 @@ package struct AlertCheck: Sendable {
         // order is the weeks' revenue over their purchases (the judged day left out).
         var unitSizes: [String: Double] = [:]
         let purchases = series[Metric.purchases.apiName] ?? [:]
-        if wantsRevenue, purchases.values.contains(where: { $0 > 0 }), let (priced, loaded) = try await revenue(of: counter, range: range) {
+        if wantsRevenue, purchases.values.contains(where: { $0 > 0 }),
+            let (priced, loaded) = try await revenue(of: counter, range: range)
+        {
             for metric in priced {
                 let revenue = loaded[metric.apiName] ?? [:]
                 series[metric.apiName] = revenue
@@ -277,7 +297,10 @@ package struct AlertCheck: Sendable {
                 let orders = days.reduce(0.0) { $0 + (purchases[$1] ?? 0) }
                 let money = MoneySum.total(days.map { revenue[$0] ?? 0 })
                 if orders > 0, money > 0 { unitSizes[metric.apiName] = money / orders }
-                metrics.insert((metric, nil), at: metrics.firstIndex { $0.metric.apiName == Metric.purchases.apiName }.map { $0 + 1 } ?? metrics.count)
+                metrics.insert(
+                    (metric, nil),
+                    at: metrics.firstIndex { $0.metric.apiName == Metric.purchases.apiName }.map { $0 + 1 }
+                        ?? metrics.count)
             }
         }
         // Purchases were loaded for revenue's sake: without the shop check they are told only when asked.
@@ -294,17 +317,23 @@ package struct AlertCheck: Sendable {
         var purchasesToday: (kind: AlertKind?, notice: AlertLedger.Notice?)?
         for (metric, goalName) in metrics {
             let values = series[metric.apiName] ?? [:]
-            let judged = metric.unit == .money
-                ? unitSizes[metric.apiName].flatMap { AlertDetector.judge(values, day: day, settings: settings, unitSize: $0) }
+            let judged =
+                metric.unit == .money
+                ? unitSizes[metric.apiName].flatMap {
+                    AlertDetector.judge(values, day: day, settings: settings, unitSize: $0)
+                }
                 : AlertDetector.judge(values, day: day, settings: settings)
             guard let judgement = judged else {
                 unjudged += 1
                 continue
             }
-            let decision = AlertLedger.decide(judgement, counterID: counter.id, metric: metric.apiName, open: open[metric.apiName], now: activity.now())
+            let decision = AlertLedger.decide(
+                judgement, counterID: counter.id, metric: metric.apiName, open: open[metric.apiName],
+                now: activity.now())
             if metric.apiName == Metric.purchases.apiName { purchasesToday = (judgement.kind, decision.notice) }
             if Self.isRevenue(apiName: metric.apiName), let notice = decision.notice, let purchasesToday,
-               Self.isEcho(notice, purchasesKind: purchasesToday.kind, purchasesNotice: purchasesToday.notice) {
+                Self.isEcho(notice, purchasesKind: purchasesToday.kind, purchasesNotice: purchasesToday.notice)
+            {
                 // Revenue that fell or stopped with the purchases says nothing their line does not. No
                 // episode is opened for it, so it is judged afresh each day and told once it differs
                 // (the orders are back and their worth is not).
@@ -317,8 +346,10 @@ package struct AlertCheck: Sendable {
                     let past = day.adding(days: -back)
                     return (past, values[past])
                 }
-                findings.append(Finding(counter: counter, metric: metric, goalName: goalName, judgement: judgement, notice: notice,
-                                        recent: recent, provisional: provisional, change: decision.change))
+                findings.append(
+                    Finding(
+                        counter: counter, metric: metric, goalName: goalName, judgement: judgement, notice: notice,
+                        recent: recent, provisional: provisional, change: decision.change))
             }
         }
         // An episode of a metric no longer checked (a goal deleted, a metric taken out of the
@@ -327,7 +358,8 @@ package struct AlertCheck: Sendable {
         // (offline without them, a failed currency probe) are left alone: still checked, just not now.
         let checked = Set(metrics.map(\.metric.apiName))
         let shopConfigured = wantsRevenue || !implicitPurchases
-        for metric in open.keys.sorted() where !checked.contains(metric) && (goalsKnown || Metric.named(metric)?.goalID == nil) {
+        for metric in open.keys.sorted()
+        where !checked.contains(metric) && (goalsKnown || Metric.named(metric)?.goalID == nil) {
             if shopConfigured, metric == Metric.purchases.apiName || Self.isRevenue(apiName: metric) { continue }
             changes.append(.close(counterID: counter.id, metric: metric))
         }
@@ -335,9 +367,13 @@ package struct AlertCheck: Sendable {
             let weekday = Self.weekdayFullName(day)
             let created = firstDataDay(of: counter)
             if created > day.adding(days: -7 * settings.minimumWeeks) {
-                activity.note("Note: counter \(counter.id) is too young to judge: it has fewer than \(settings.minimumWeeks) earlier \(weekday)s (created \(created.iso)).")
+                activity.note(
+                    "Note: counter \(counter.id) is too young to judge: it has fewer than \(settings.minimumWeeks) earlier \(weekday)s (created \(created.iso))."
+                )
             } else {
-                activity.note("Note: counter \(counter.id) was not checked: fewer than \(settings.minimumWeeks) earlier \(weekday)s have history\(loader.client == nil ? " (run without \(activity.naming[.offline]), or \(activity.naming.action(.fillHistory)), to fetch them)" : "").")
+                activity.note(
+                    "Note: counter \(counter.id) was not checked: fewer than \(settings.minimumWeeks) earlier \(weekday)s have history\(loader.client == nil ? " (run without \(activity.naming[.offline]), or \(activity.naming.action(.fillHistory)), to fetch them)" : "")."
+                )
             }
         }
         return (findings, changes, 0)
@@ -359,26 +395,37 @@ package struct AlertCheck: Sendable {
         for (index, (metric, goalName)) in metrics.enumerated() {
             let today = (0..<snapshot.finishedHours).map { snapshot.value(hour: $0, metric: index) }
             let weeks = snapshot.baselineHours.map { week in week.map { $0?[index] ?? nil } }
-            let judgement = AlertDetector.judge(day: snapshot.today, today: today, finishedHours: snapshot.finishedHours, weeks: weeks, settings: settings)
+            let judgement = AlertDetector.judge(
+                day: snapshot.today, today: today, finishedHours: snapshot.finishedHours, weeks: weeks,
+                settings: settings)
             if judgement != nil { judged += 1 }
-            let decision = AlertLedger.decide(judgement, today: today, counterID: counter.id, metric: metric.apiName, open: open[metric.apiName],
-                                              now: activity.now(), settings: settings)
+            let decision = AlertLedger.decide(
+                judgement, today: today, counterID: counter.id, metric: metric.apiName, open: open[metric.apiName],
+                now: activity.now(), settings: settings)
             changes.append(decision.change)
             if let notice = decision.notice, let judgement {
-                findings.append(Finding(counter: counter, metric: metric, goalName: goalName, judgement: judgement, notice: notice, change: decision.change))
+                findings.append(
+                    Finding(
+                        counter: counter, metric: metric, goalName: goalName, judgement: judgement, notice: notice,
+                        change: decision.change))
             }
         }
         // A goal stopped with the visits says nothing their line does not: its episode is kept (so
         // it is not told later either), its line left out.
-        let visitsStopped = findings.contains { $0.metric.apiName == Metric.visits.apiName && $0.notice == .alert(.stopped) }
+        let visitsStopped = findings.contains {
+            $0.metric.apiName == Metric.visits.apiName && $0.notice == .alert(.stopped)
+        }
         if visitsStopped { findings.removeAll { $0.metric.goalID != nil && $0.notice == .alert(.stopped) } }
         // Episodes of metrics no longer checked (a goal deleted) are forgotten, unless the goals are unknown.
         let checked = Set(metrics.map(\.metric.apiName))
-        for metric in open.keys.sorted() where !checked.contains(metric) && (goals != nil || Metric.named(metric)?.goalID == nil) {
+        for metric in open.keys.sorted()
+        where !checked.contains(metric) && (goals != nil || Metric.named(metric)?.goalID == nil) {
             changes.append(.close(counterID: counter.id, metric: metric))
         }
         if judged == 0, explain {
-            let why = snapshot.finishedHours == 0 ? "no hour of today has finished yet" : "its last hours have too little history or traffic to judge"
+            let why =
+                snapshot.finishedHours == 0
+                ? "no hour of today has finished yet" : "its last hours have too little history or traffic to judge"
             activity.note("Note: counter \(counter.id) was not judged today: \(why).")
         }
         return (findings, changes, snapshot.requests)
@@ -388,13 +435,17 @@ package struct AlertCheck: Sendable {
     /// day's), then every goal's reaches.
     func hourMetrics(goals: [Goal]?) -> [(metric: Metric, goalName: String?)] {
         var metrics: [(metric: Metric, goalName: String?)] = settings.metrics.compactMap { metric in
-            guard metric.unit == .count, !metric.needsCurrency, metric.apiName != Metric.purchases.apiName else { return nil }
+            guard metric.unit == .count, !metric.needsCurrency, metric.apiName != Metric.purchases.apiName else {
+                return nil
+            }
             guard let id = metric.goalID else { return (metric, nil) }
             guard let goal = goals?.first(where: { $0.id == id }) else { return nil }
             return (metric, goal.name)
         }
         for goal in settings.checkGoals ? goals ?? [] : [] {
-            guard let metric = Metric.named("goal\(goal.id)reaches"), !metrics.contains(where: { $0.metric.apiName == metric.apiName }) else { continue }
+            guard let metric = Metric.named("goal\(goal.id)reaches"),
+                !metrics.contains(where: { $0.metric.apiName == metric.apiName })
+            else { continue }
             metrics.append((metric, goal.name))
         }
         return metrics
@@ -408,12 +459,16 @@ package struct AlertCheck: Sendable {
             let loaded = try await load(priced, counter: counter, range: range)
             if loader.client == nil, let metric = priced.first, loaded[metric.apiName]?.isEmpty ?? true {
                 // Offline, revenue in a currency the history never fetched is not there to judge.
-                activity.note("Warning: counter \(counter.id): its revenue was not checked: the history holds none in \(metric.currency?.code ?? "that currency") (run without \(activity.naming[.offline]) to fetch it).")
+                activity.note(
+                    "Warning: counter \(counter.id): its revenue was not checked: the history holds none in \(metric.currency?.code ?? "that currency") (run without \(activity.naming[.offline]) to fetch it)."
+                )
             }
             return (priced, loaded)
         } catch let failure as any MetrikaFailure {
             if failure is StoreError { throw failure }
-            activity.note("Warning: counter \(counter.id): its revenue was not checked (\(activity.naming.message(of: failure))).")
+            activity.note(
+                "Warning: counter \(counter.id): its revenue was not checked (\(activity.naming.message(of: failure)))."
+            )
             return nil
         }
     }
@@ -425,7 +480,9 @@ package struct AlertCheck: Sendable {
 
     /// Whether revenue's `notice` is the purchases' news again: an anomaly of the kind the purchases
     /// have today (told today or going on since), or back to normal with them.
-    package static func isEcho(_ notice: AlertLedger.Notice, purchasesKind: AlertKind?, purchasesNotice: AlertLedger.Notice?) -> Bool {
+    package static func isEcho(
+        _ notice: AlertLedger.Notice, purchasesKind: AlertKind?, purchasesNotice: AlertLedger.Notice?
+    ) -> Bool {
         switch notice {
         case .alert(let kind): return purchasesKind == kind
         case .backToNormal:
@@ -442,9 +499,12 @@ package struct AlertCheck: Sendable {
         while start < metrics.count {
             let chunk = Array(metrics[start..<min(metrics.count, start + Self.metricsPerRequest)])
             start += Self.metricsPerRequest
-            let loaded = try await loader.load(counter: counter, range: range, metrics: chunk, grouping: nil, refresh: false, rangeTotals: false)
+            let loaded = try await loader.load(
+                counter: counter, range: range, metrics: chunk, grouping: nil, refresh: false, rangeTotals: false)
             for metric in chunk {
-                guard let index = loaded.storedMetrics.firstIndex(where: { $0.apiName == metric.apiName }) else { continue }
+                guard let index = loaded.storedMetrics.firstIndex(where: { $0.apiName == metric.apiName }) else {
+                    continue
+                }
                 var values: [Day: Double] = [:]
                 for (day, row) in loaded.daily where index < row.count {
                     if let value = row[index] { values[day] = value }
@@ -471,7 +531,9 @@ package struct AlertCheck: Sendable {
             // An API that cannot be reached fails the counter's whole check: its one `Error:` line
             // says so, without a goals warning before it (two lines per counter where one is promised).
             if failure is StoreError || ConnectionGiveUp.isConnectionFailure(failure) { throw failure }
-            activity.note("Warning: counter \(counter.id): could not read its goals (\(activity.naming.message(of: failure))); \(stored == nil ? "only its visits are checked" : "using the list read before").")
+            activity.note(
+                "Warning: counter \(counter.id): could not read its goals (\(activity.naming.message(of: failure))); \(stored == nil ? "only its visits are checked" : "using the list read before")."
+            )
             return stored?.goals
         }
     }
@@ -480,7 +542,9 @@ package struct AlertCheck: Sendable {
     /// ago in the counter's time zone, or less than the API's `data_lag` of the latest fetch ago. A
     /// history database that cannot say the lag fails the counter's check, as its other reads do.
     func isProvisional(_ day: Day, counter: Counter) async throws -> Bool {
-        let offset = TimeZone(identifier: counter.timeZoneName)?.secondsFromGMT(for: activity.now()) ?? counter.timeZoneOffsetMinutes * 60
+        let offset =
+            TimeZone(identifier: counter.timeZoneName)?.secondsFromGMT(for: activity.now()) ?? counter
+            .timeZoneOffsetMinutes * 60
         let endOfDay = Double(day.adding(days: 1).ordinal) * 86_400 - Double(offset)
         let lag = try await loader.store.latestDataLag(counterID: counter.id)
         return activity.now().timeIntervalSince1970 - endOfDay < max(Self.settleHours * 3600, lag ?? 0)

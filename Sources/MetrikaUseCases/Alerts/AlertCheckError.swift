@@ -29,9 +29,11 @@ package enum AlertCheckError: MetrikaFailure, Equatable {
     package var message: String {
         switch self {
         case .interrupted:
-            return "its check was interrupted before it finished; nothing was told for it, the next run checks it again."
+            return
+                "its check was interrupted before it finished; nothing was told for it, the next run checks it again."
         case .unexpected(let kind):
-            return "its check stopped on an unexpected error (\(kind)); nothing was told for it. Run the command again, and report it if it keeps happening."
+            return
+                "its check stopped on an unexpected error (\(kind)); nothing was told for it. Run the command again, and report it if it keeps happening."
         case .hostGone(let host, let limit, let reason, let checked, let unchecked):
             let total = checked.count + unchecked.count
             return "\(host) could not be reached by \(limit) counters in a row, so the alert check stopped: "

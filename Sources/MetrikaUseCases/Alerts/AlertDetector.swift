@@ -104,9 +104,13 @@ package enum AlertDetector {
     /// Money (revenue) is judged in orders' worth: `unitSize` is the typical order, so that a day's
     /// revenue is about "how many orders" and its noise the orders' (Poisson-like) noise; the judgement
     /// comes back in money.
-    package static func judge(_ values: [Day: Double], day: Day, settings: AlertSettings, unitSize: Double) -> AlertJudgement? {
+    package static func judge(_ values: [Day: Double], day: Day, settings: AlertSettings, unitSize: Double)
+        -> AlertJudgement?
+    {
         guard unitSize > 0, unitSize.isFinite else { return nil }
-        guard var judgement = judge(values.mapValues { $0 / unitSize }, day: day, settings: settings) else { return nil }
+        guard var judgement = judge(values.mapValues { $0 / unitSize }, day: day, settings: settings) else {
+            return nil
+        }
         judgement.value = values[day] ?? judgement.value * unitSize
         judgement.expected *= unitSize
         return judgement
@@ -121,8 +125,9 @@ package enum AlertDetector {
         guard baseline.count >= max(1, settings.minimumWeeks) else { return nil }
         let expected = median(baseline)
         let score = Self.score(value, expected: expected, samples: baseline)
-        var judgement = AlertJudgement(day: day, value: value, expected: expected, baselineDays: baseline.count, score: score,
-                                       kind: Self.kind(value, expected: expected, score: score, settings: settings))
+        var judgement = AlertJudgement(
+            day: day, value: value, expected: expected, baselineDays: baseline.count, score: score,
+            kind: Self.kind(value, expected: expected, score: score, settings: settings))
         if judgement.kind == .drop, value == 0, let since = stoppedSince(values, day: day) {
             judgement.kind = .stopped
             judgement.since = since
@@ -175,7 +180,9 @@ package enum AlertDetector {
     /// unknown), `weeks[week][hour]` the same hours of earlier weeks (nil: unknown). nil when nothing
     /// can be judged (no finished hour, the last hours unknown or without a baseline, a baseline too
     /// small to judge).
-    package static func judge(day: Day, today: [Double?], finishedHours: Int, weeks: [[Double?]], settings: AlertSettings) -> AlertJudgement? {
+    package static func judge(
+        day: Day, today: [Double?], finishedHours: Int, weeks: [[Double?]], settings: AlertSettings
+    ) -> AlertJudgement? {
         let finished = min(finishedHours, today.count, 24)
         guard finished > 0 else { return nil }
         func earlier(_ hour: Int) -> [Double] {
@@ -199,8 +206,9 @@ package enum AlertDetector {
                 return sum + (past.count >= HourRule.minimumWeeks ? median(past) : 0)
             }
             if expecting.count >= HourRule.minimumStoppedHours, expected >= HourRule.minimumStoppedExpected {
-                return AlertJudgement(day: day, hours: zeroHours.lowerBound...(finished - 1), value: 0, expected: expected,
-                                      score: -2 * expected.squareRoot(), kind: .stopped)
+                return AlertJudgement(
+                    day: day, hours: zeroHours.lowerBound...(finished - 1), value: 0, expected: expected,
+                    score: -2 * expected.squareRoot(), kind: .stopped)
             }
         }
         // Drop or rise: the last `window` finished hours together.
@@ -216,14 +224,19 @@ package enum AlertDetector {
             value += today
             expected += median(past)
             for (index, week) in weeks.enumerated() {
-                if hour < week.count, let number = week[hour], number.isFinite, number >= 0 { weekSums[index] += number } else { weekKnown[index] = false }
+                if hour < week.count, let number = week[hour], number.isFinite, number >= 0 {
+                    weekSums[index] += number
+                } else {
+                    weekKnown[index] = false
+                }
             }
         }
         guard expected >= HourRule.minimumExpected else { return nil }
         let sums = zip(weekSums, weekKnown).filter(\.1).map(\.0)
         let score = Self.score(value, expected: expected, samples: sums.count >= HourRule.minimumWeeks ? sums : [])
-        return AlertJudgement(day: day, hours: hours, value: value, expected: expected, score: score,
-                              kind: Self.kind(value, expected: expected, score: score, settings: settings))
+        return AlertJudgement(
+            day: day, hours: hours, value: value, expected: expected, score: score,
+            kind: Self.kind(value, expected: expected, score: score, settings: settings))
     }
 
     /// The median (the mean of the middle two for an even count); 0 for none.

@@ -45,21 +45,23 @@ package struct AlertJSON: Sendable {
             ("goal_id", metric.goalID.map { .number(Double($0)) } ?? .null),
             ("goal_name", metric.goalID == nil ? .null : .string(goalName ?? "")),
             ("grain", .string(grain.rawValue)),
-            ("date", .string(date.iso)),
+            ("date", .string(date.iso))
         ]
         if let hours { members += [("hour", .string(hours.hour)), ("hours", .string(hours.span))] }
         members += [
             ("value", .number(value)),
             // Money to the kopeck (a median of revenue in orders' worth has more decimals than money has).
             ("expected", .number(metric.unit == .money ? (expected * 100).rounded() / 100 : expected)),
-            ("unit", .string(metric.unit.rawValue)),
+            ("unit", .string(metric.unit.rawValue))
         ]
-        if grain == .day { members.append(("currency", metric.unit == .money ? .string(metric.currency?.code) : .null)) }
+        if grain == .day {
+            members.append(("currency", metric.unit == .money ? .string(metric.currency?.code) : .null))
+        }
         members += [
             ("change", .number(change.map { ($0 * 10).rounded() / 10 })),
             ("kind", .string(kind.rawValue)),
             ("since", .string(since)),
-            ("score", .number((score * 10).rounded() / 10)),
+            ("score", .number((score * 10).rounded() / 10))
         ]
         if let provisional { members.append(("provisional", .bool(provisional))) }
         members.append(("drivers", .array(drivers.map(\.json))))

@@ -40,9 +40,11 @@ package enum AlertLedger {
     /// hours after midnight make of it (a `drop` over one zero hour, a stop "since midnight"); a drop
     /// or a rise stays open while the change is still as large, though a quiet night's small counts no
     /// longer prove it.
-    package static func decide(_ judgement: AlertJudgement?, today: [Double?] = [], counterID: Int, metric: String,
-                               open: AlertEpisode?, now: Date,
-                               settings: AlertSettings = AlertSettings()) -> (notice: Notice?, change: EpisodeChange) {
+    package static func decide(
+        _ judgement: AlertJudgement?, today: [Double?] = [], counterID: Int, metric: String,
+        open: AlertEpisode?, now: Date,
+        settings: AlertSettings = AlertSettings()
+    ) -> (notice: Notice?, change: EpisodeChange) {
         guard let judgement else { return (nil, .none) }
         // A day's episode is at hour 0.
         let last = judgement.hours?.upperBound ?? 0
@@ -71,13 +73,15 @@ package enum AlertLedger {
             if let open, open.kind == kind.rawValue { return (nil, touched(open)) }
             let episode: AlertEpisode
             if let hours = judgement.hours {
-                episode = AlertEpisode(counterID: counterID, metric: metric, kind: kind.rawValue, day: judgement.day,
-                                       sinceHour: hours.lowerBound, lastDay: judgement.day, lastHour: last,
-                                       value: judgement.value, expected: judgement.expected, notifiedAt: now)
+                episode = AlertEpisode(
+                    counterID: counterID, metric: metric, kind: kind.rawValue, day: judgement.day,
+                    sinceHour: hours.lowerBound, lastDay: judgement.day, lastHour: last,
+                    value: judgement.value, expected: judgement.expected, notifiedAt: now)
             } else {
-                episode = AlertEpisode(counterID: counterID, metric: metric, kind: kind.rawValue,
-                                       since: judgement.since ?? judgement.day,
-                                       lastDay: judgement.day, value: judgement.value, expected: judgement.expected, notifiedAt: now)
+                episode = AlertEpisode(
+                    counterID: counterID, metric: metric, kind: kind.rawValue,
+                    since: judgement.since ?? judgement.day,
+                    lastDay: judgement.day, value: judgement.value, expected: judgement.expected, notifiedAt: now)
             }
             return (.alert(kind), .open(episode))
         }
@@ -90,8 +94,10 @@ package enum AlertLedger {
         // Hours judged as usual only because the counts are too small to prove the change (a night):
         // still as far off as the threshold, so the same drop (or rise) goes on.
         let (value, expected) = (judgement.value, judgement.expected)
-        let stillOff = judgement.hours != nil
-            && (open.kind == AlertKind.drop.rawValue ? value <= expected * settings.dropRatio
+        let stillOff =
+            judgement.hours != nil
+            && (open.kind == AlertKind.drop.rawValue
+                ? value <= expected * settings.dropRatio
                 : open.kind == AlertKind.rise.rawValue && value >= expected * settings.riseRatio)
         return (nil, stillOff ? touched(open) : closed)
     }

@@ -15,9 +15,12 @@ package enum AlertMail {
     /// day marked (the mail's and the Telegram message's).
     package static func chartSVGs(_ findings: [AlertCheck.Finding]) -> [Data] {
         findings.prefix(maximumCharts).map { finding -> Data in
-            var chart = AlertChart(points: finding.recent, expected: finding.judgement.expected,
-                                   title: "\(AlertText.metricLabel(finding)) — \(finding.counter.displayName)",
-                                   subtitle: "\(AlertText.dayText(finding.judgement.day)): \(AlertText.value(finding.judgement.value, of: finding.metric)) (\(AlertText.changeText(finding.judgement)))")
+            var chart = AlertChart(
+                points: finding.recent, expected: finding.judgement.expected,
+                title: "\(AlertText.metricLabel(finding)) — \(finding.counter.displayName)",
+                subtitle:
+                    "\(AlertText.dayText(finding.judgement.day)): \(AlertText.value(finding.judgement.value, of: finding.metric)) (\(AlertText.changeText(finding.judgement)))"
+            )
             if finding.metric.unit == .money { chart.currency = finding.metric.currency }
             chart.expectedText = "~" + AlertText.expected(finding.judgement.expected, of: finding.metric)
             return Data(chart.render().utf8)
@@ -29,8 +32,10 @@ package enum AlertMail {
         "alert-\(finding.counter.id)-\(finding.metric.shortName)-\(finding.judgement.day.iso)"
     }
 
-    package static func compose(_ findings: [AlertCheck.Finding], sender: MIMEAddress, recipients: [MIMEAddress],
-                                rasterizer: any ChartRasterizer, activity: any Activity) async throws -> MIMEMessage {
+    package static func compose(
+        _ findings: [AlertCheck.Finding], sender: MIMEAddress, recipients: [MIMEAddress],
+        rasterizer: any ChartRasterizer, activity: any Activity
+    ) async throws -> MIMEMessage {
         let seed = UInt64.random(in: 1...UInt64.max)
         let tag = String(seed, radix: 16)
         let hours = findings.first?.grain == .hour
@@ -41,14 +46,17 @@ package enum AlertMail {
         do {
             for svg in charts { pngs.append(try await rasterizer.png(fromSVG: svg, scale: ChartSeries.pngScale)) }
         } catch let error as ChartRasterizerError {
-            activity.note("Warning: the alert charts are inline as SVG, which Gmail and Outlook do not show: \(error.message(activity.naming))")
+            activity.note(
+                "Warning: the alert charts are inline as SVG, which Gmail and Outlook do not show: \(error.message(activity.naming))"
+            )
             pngs = []
         }
         let images = charts.enumerated().map { index, svg -> MIMEPart.Image in
             let name = chartName(findings[index])
             let contentID = "alert-\(index).\(tag)@metrika"
             if index < pngs.count {
-                return MIMEPart.Image(data: pngs[index], mediaType: "image/png", filename: name + ".png", contentID: contentID)
+                return MIMEPart.Image(
+                    data: pngs[index], mediaType: "image/png", filename: name + ".png", contentID: contentID)
             }
             return MIMEPart.Image(data: svg, mediaType: "image/svg+xml", filename: name + ".svg", contentID: contentID)
         }
@@ -58,8 +66,10 @@ package enum AlertMail {
         // What a line says: the judged day or hours, and what they are judged against.
         let judged = hours ? "today's finished hours" : "the day's value"
         let baseline = hours ? "the same hours of the same weekday" : "the same weekday"
-        text += "\nEach line: the counter, the metric, \(judged) and the median of \(baseline) over the previous weeks.\n"
-        text += "-- \nSent by metrika \(MetrikaVersion.current) (\(hours ? "the hourly alert check" : "metrika alert")).\n"
+        text +=
+            "\nEach line: the counter, the metric, \(judged) and the median of \(baseline) over the previous weeks.\n"
+        text +=
+            "-- \nSent by metrika \(MetrikaVersion.current) (\(hours ? "the hourly alert check" : "metrika alert")).\n"
 
         func e(_ text: String) -> String { XMLEscape.text(text) }
         let viewport = hours ? "" : "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -78,17 +88,24 @@ package enum AlertMail {
             html += "<p style=\"margin: \(margin); color: \(color); font-weight: bold;\">"
             html += "\(HTMLText.prose(AlertText.line(finding)))</p>\n"
             if let image {
-                html += "<p style=\"margin: 0;\"><img src=\"cid:\(XMLEscape.attribute(image.contentID ?? ""))\" alt=\"\(XMLEscape.attribute(AlertText.chartDescription(finding)))\" width=\"360\" style=\"max-width:100%;height:auto\"></p>\n"
+                html +=
+                    "<p style=\"margin: 0;\"><img src=\"cid:\(XMLEscape.attribute(image.contentID ?? ""))\" alt=\"\(XMLEscape.attribute(AlertText.chartDescription(finding)))\" width=\"360\" style=\"max-width:100%;height:auto\"></p>\n"
             }
         }
-        let expected = hours ? "Expected: the median of \(baseline) over the previous weeks."
+        let expected =
+            hours
+            ? "Expected: the median of \(baseline) over the previous weeks."
             : "The dashed line is what was expected: the median of \(baseline) over the previous weeks; the dots are those days."
-        html += "<p style=\"color: #777; font-size: 12px;\">\(expected) Sent by metrika \(e(MetrikaVersion.current)).</p>\n"
+        html +=
+            "<p style=\"color: #777; font-size: 12px;\">\(expected) Sent by metrika \(e(MetrikaVersion.current)).</p>\n"
         html += "</body></html>\n"
 
         let now = activity.now()
-        let offset = findings.first.flatMap { TimeZone(identifier: $0.counter.timeZoneName)?.secondsFromGMT(for: now) } ?? 0
-        return MIMEMessage(from: sender, to: recipients, subject: AlertText.subject(findings), date: now, utcOffsetSeconds: offset, seed: seed,
-                           body: MIMEPart.report(text: text, html: html, inline: images, attachments: []))
+        let offset =
+            findings.first.flatMap { TimeZone(identifier: $0.counter.timeZoneName)?.secondsFromGMT(for: now) } ?? 0
+        return MIMEMessage(
+            from: sender, to: recipients, subject: AlertText.subject(findings), date: now, utcOffsetSeconds: offset,
+            seed: seed,
+            body: MIMEPart.report(text: text, html: html, inline: images, attachments: []))
     }
 }

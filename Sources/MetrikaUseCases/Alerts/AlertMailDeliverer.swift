@@ -34,7 +34,9 @@ package struct AlertMailDeliverer: AlertDeliverer {
         let message = try await AlertMail.compose(
             findings.all, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: activity)
         try await Sendmail(path: sendmail).deliver(message.bytes(), environment: childEnvironment)
-        if announce { activity.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)") }
+        if announce {
+            activity.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)")
+        }
     }
 
     package func failureNote(_ failure: any MetrikaFailure) -> String {

@@ -42,7 +42,10 @@ package struct AlertRun: Sendable {
         /// and dimension, none for days the history keeps; offline only from the history).
         package var drivers = true
 
-        package init(counterIDs: [Int] = [], today: Bool = false, dryRun: Bool = false, currency: Currency? = nil, explain: Bool = false) {
+        package init(
+            counterIDs: [Int] = [], today: Bool = false, dryRun: Bool = false, currency: Currency? = nil,
+            explain: Bool = false
+        ) {
             self.counterIDs = counterIDs
             self.today = today
             self.dryRun = dryRun
@@ -100,7 +103,9 @@ package struct AlertRun: Sendable {
         if let names = config.metrics {
             settings.metrics = try names.map { name in
                 guard let metric = Metric.named(name),
-                      (metric.unit == .count && (metric.goalID == nil || metric.apiName.hasSuffix("reaches"))) || metric.apiName == Metric.revenue.apiName else {
+                    (metric.unit == .count && (metric.goalID == nil || metric.apiName.hasSuffix("reaches")))
+                        || metric.apiName == Metric.revenue.apiName
+                else {
                     throw ConfigError.unjudgeableAlertMetric(name: name)
                 }
                 return metric
@@ -130,7 +135,9 @@ package struct AlertRun: Sendable {
     /// else every counter the token can read (offline: every counter in the history). Ids the history
     /// does not know are read from the API: after `ConnectionGiveUp`'s limit of them in a row could not
     /// reach it, the run stops before any check (`AlertCheckError.hostGone`, nothing checked).
-    package func counters(_ ids: [Int]) async throws -> (counters: [Counter], failures: [(counterID: Int, failure: any MetrikaFailure)]) {
+    package func counters(_ ids: [Int]) async throws -> (
+        counters: [Counter], failures: [(counterID: Int, failure: any MetrikaFailure)]
+    ) {
         guard ids.isEmpty else {
             var counters: [Counter] = []
             var failures: [(counterID: Int, failure: any MetrikaFailure)] = []
@@ -144,7 +151,9 @@ package struct AlertRun: Sendable {
                 } catch let failure as any MetrikaFailure {
                     failures.append((id, failure))
                     if rule?.record(failure, host: host, naming: activity.naming) == true, let rule {
-                        throw AlertCheckError.hostGone(host: host, limit: rule.limit, reason: rule.lastReason ?? "no connection", checked: [], unchecked: ids)
+                        throw AlertCheckError.hostGone(
+                            host: host, limit: rule.limit, reason: rule.lastReason ?? "no connection", checked: [],
+                            unchecked: ids)
                     }
                 }
             }
@@ -168,25 +177,31 @@ package struct AlertRun: Sendable {
     /// every deliverer gets the findings when there are any, in order; a delivery that fails with a
     /// `MetrikaFailure` is noted (`AlertDeliverer.failureNote`) and the others still run, then the
     /// claims are given back. Counter failures are noted as they are found.
-    package func run(_ request: Request, deliverers: [any AlertDeliverer] = [], show: ([String]) throws -> Void) async throws -> Result {
+    package func run(_ request: Request, deliverers: [any AlertDeliverer] = [], show: ([String]) throws -> Void)
+        async throws -> Result
+    {
         try Self.validate(request, settings: settings)
         let (counters, unread) = try await counters(request.counterIDs)
         return try await run(request, counters: counters, unread: unread, deliverers: deliverers, show: show)
     }
 
     /// `run` over counters chosen already (`counters`; `unread`: those that could not be read).
-    package func run(_ request: Request, counters: [Counter], unread: [(counterID: Int, failure: any MetrikaFailure)],
-                     deliverers: [any AlertDeliverer] = [], show: ([String]) throws -> Void) async throws -> Result {
+    package func run(
+        _ request: Request, counters: [Counter], unread: [(counterID: Int, failure: any MetrikaFailure)],
+        deliverers: [any AlertDeliverer] = [], show: ([String]) throws -> Void
+    ) async throws -> Result {
         try Self.validate(request, settings: settings)
-        var check = AlertCheck(loader: loader, settings: settings, activity: activity,
-                               grain: request.today ? .hour : .day)
+        var check = AlertCheck(
+            loader: loader, settings: settings, activity: activity,
+            grain: request.today ? .hour : .day)
         check.currency = request.currency
         check.parallelism = request.parallelism
         var outcome = await check.run(counters: counters, explain: request.explain)
         outcome.failures = unread + outcome.failures
         if request.noteFailures { noteFailures(outcome.failures) }
-        var result = Result(findings: Findings(check.grain, outcome.findings), failures: outcome.failures,
-                            countersChecked: outcome.countersChecked, requests: outcome.requests, gaveUp: outcome.gaveUp)
+        var result = Result(
+            findings: Findings(check.grain, outcome.findings), failures: outcome.failures,
+            countersChecked: outcome.countersChecked, requests: outcome.requests, gaveUp: outcome.gaveUp)
         if request.dryRun {
             result.driverRequests = await attachDrivers(&outcome.findings, request)
             result.findings.all = outcome.findings
@@ -199,7 +214,8 @@ package struct AlertRun: Sendable {
         result.driverRequests = await attachDrivers(&outcome.findings, request)
         result.findings.all = outcome.findings
         // Told (shown, then delivered); given back when that fails, else recorded.
-        result.deliveryFailure = try await tell(result.findings, deliverers: deliverers, show: show, release: { try await check.release(claims) })
+        result.deliveryFailure = try await tell(
+            result.findings, deliverers: deliverers, show: show, release: { try await check.release(claims) })
         if result.deliveryFailure == nil { try await check.record(outcome) }
         return result
     }
@@ -221,8 +237,10 @@ package struct AlertRun: Sendable {
 
     /// Shows and delivers claimed news; gives the claims back when that fails. The first delivery
     /// failure, or nil when everything was told (the caller records it).
-    private func tell(_ findings: Findings, deliverers: [any AlertDeliverer], show: ([String]) throws -> Void,
-                      release: () async throws -> Void) async throws -> (any MetrikaFailure)? {
+    private func tell(
+        _ findings: Findings, deliverers: [any AlertDeliverer], show: ([String]) throws -> Void,
+        release: () async throws -> Void
+    ) async throws -> (any MetrikaFailure)? {
         do {
             try show(findings.lines)
         } catch {

@@ -36,11 +36,14 @@ package struct AlertStatus: Sendable {
         /// The entry as the list shows it (`AlertStatusList`).
         package var row: AlertStatusList.Row {
             AlertStatusList.Row(
-                id: id, counterID: episode.counterID, counterName: counterName, metricLabel: metricLabel, apiName: episode.metric, kind: episode.kind,
+                id: id, counterID: episode.counterID, counterName: counterName, metricLabel: metricLabel,
+                apiName: episode.metric, kind: episode.kind,
                 since: episode.since, lastDay: episode.lastDay, value: latestValue, expected: latestExpected,
                 valueText: valueText(latestValue), expectedText: expectedText(latestExpected),
-                toldValue: episode.value, toldExpected: episode.expected, toldAt: episode.notifiedAt, grain: episode.grain.rawValue,
-                sinceHour: episode.grain == .hour ? episode.sinceHour : nil, lastHour: episode.grain == .hour ? episode.lastHour : nil)
+                toldValue: episode.value, toldExpected: episode.expected, toldAt: episode.notifiedAt,
+                grain: episode.grain.rawValue,
+                sinceHour: episode.grain == .hour ? episode.sinceHour : nil,
+                lastHour: episode.grain == .hour ? episode.lastHour : nil)
         }
     }
 
@@ -55,18 +58,25 @@ package struct AlertStatus: Sendable {
     package func entries() async throws -> [Entry] {
         let episodes = try await store.allOpenAlertEpisodes()
         guard !episodes.isEmpty else { return [] }
-        let names = Dictionary(try await store.counters().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let names = Dictionary(
+            try await store.counters().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         var goals: [Int: [Goal]] = [:]
         var entries: [Entry] = []
         for episode in episodes {
             let metric = Metric.named(episode.metric)
             var label = metric?.shortName ?? episode.metric
             if let goalID = metric?.goalID {
-                if goals[episode.counterID] == nil { goals[episode.counterID] = try await store.storedGoals(counterID: episode.counterID)?.goals ?? [] }
-                let name = goals[episode.counterID]?.first { $0.id == goalID }?.name.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                if goals[episode.counterID] == nil {
+                    goals[episode.counterID] = try await store.storedGoals(counterID: episode.counterID)?.goals ?? []
+                }
+                let name =
+                    goals[episode.counterID]?.first { $0.id == goalID }?.name.trimmingCharacters(
+                        in: .whitespacesAndNewlines) ?? ""
                 label = name.isEmpty ? "goal \(goalID)" : "goal \"\(name)\""
             }
-            entries.append(Entry(episode: episode, counterName: names[episode.counterID] ?? "", metricLabel: label, metric: metric))
+            entries.append(
+                Entry(episode: episode, counterName: names[episode.counterID] ?? "", metricLabel: label, metric: metric)
+            )
         }
         return entries
     }

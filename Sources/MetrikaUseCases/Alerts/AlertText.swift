@@ -12,7 +12,8 @@ package enum AlertText {
     /// one. Server text (names) passes the terminal sanitizer.
     package static func line(_ finding: AlertCheck.Finding) -> String {
         let counter = finding.counter
-        let name = TerminalText.sanitize(counter.name.trimmingCharacters(in: .whitespaces).isEmpty ? counter.displayName : counter.name, limit: 120)
+        let name = TerminalText.sanitize(
+            counter.name.trimmingCharacters(in: .whitespaces).isEmpty ? counter.displayName : counter.name, limit: 120)
         let metric = TerminalText.sanitize(metricLabel(finding), limit: 120)
         let judgement = finding.judgement
         let head = "\(counter.id) \(name): \(metric)"
@@ -25,7 +26,8 @@ package enum AlertText {
                 if kind == .stopped { text += ", stopped since \(dayText(judgement.since ?? judgement.day))" }
                 return text + driverText(finding.drivers) + late
             case .backToNormal(let episode, _):
-                let numbers = "\(value(judgement.value, of: finding.metric)), expected ~\(expected(judgement.expected, of: finding.metric))"
+                let numbers =
+                    "\(value(judgement.value, of: finding.metric)), expected ~\(expected(judgement.expected, of: finding.metric))"
                 return "\(head) back to normal on \(day): \(numbers) (had stopped since \(dayText(episode.since)))"
             }
         }
@@ -34,14 +36,16 @@ package enum AlertText {
             // Zero since the day began: it may have stopped before midnight, which today's hours cannot
             // tell (a day's check says since when) — never "stopped at 00:00".
             if hours.lowerBound == 0 {
-                return "\(head) at 0 all day on \(day) (since midnight or earlier): \(figures(finding, namingDay: false))"
+                return
+                    "\(head) at 0 all day on \(day) (since midnight or earlier): \(figures(finding, namingDay: false))"
             }
             return "\(head) stopped at \(hourName(hours.lowerBound)) on \(day): \(figures(finding, namingDay: false))"
         case .alert:
             return "\(head) \(figures(finding))\(driverText(finding.drivers))"
         case .backToNormal(let episode, let hour):
             let was = episode.kind == AlertKind.stopped.rawValue ? "stopped" : episode.kind
-            let since = hourName(episode.sinceHour) + (episode.since == judgement.day ? "" : " on " + dayText(episode.since))
+            let since =
+                hourName(episode.sinceHour) + (episode.since == judgement.day ? "" : " on " + dayText(episode.since))
             return "\(head) back to normal at \(hourName(hour ?? hours.upperBound)) on \(day) (had \(was) at \(since))"
         }
     }
@@ -54,14 +58,16 @@ package enum AlertText {
         var when = "on " + dayText(judgement.day)
         if let hours = judgement.hours { when = "in " + hoursText(hours) + (namingDay ? " " + when : "") }
         let expectation = expected(judgement.expected, of: finding.metric)
-        return "\(value(judgement.value, of: finding.metric)) \(when), expected ~\(expectation) (\(changeText(judgement)))"
+        return
+            "\(value(judgement.value, of: finding.metric)) \(when), expected ~\(expectation) (\(changeText(judgement)))"
     }
 
     /// What an alert's chart shows, for its alt text: `visits of Сезонный магазин, last five weeks: 200 on
     /// Sun 2026-11-29, expected ~600 (-67%)` (server names sanitized).
     package static func chartDescription(_ finding: AlertCheck.Finding) -> String {
         let name = TerminalText.sanitize(finding.counter.displayName, limit: 120)
-        return "\(TerminalText.sanitize(metricLabel(finding), limit: 120)) of \(name), last five weeks: \(figures(finding))"
+        return
+            "\(TerminalText.sanitize(metricLabel(finding), limit: 120)) of \(name), last five weeks: \(figures(finding))"
     }
 
     /// `visits`, `goal "Оформление заказа"` (goals by name; `goal 4001` when it has none).
@@ -92,7 +98,9 @@ package enum AlertText {
     package static func number(_ value: Double) -> String {
         guard value.isFinite else { return ValueFormatter.missingInTable }
         let whole = DecimalText.format(value, fractionDigits: 0)
-        if abs(value) >= 100 || Double(whole) == value { return ValueFormatter.format(Quantity(value, unit: .count), grouping: true, missing: whole) }
+        if abs(value) >= 100 || Double(whole) == value {
+            return ValueFormatter.format(Quantity(value, unit: .count), grouping: true, missing: whole)
+        }
         return DecimalText.format(value, fractionDigits: 1)
     }
 
@@ -100,7 +108,9 @@ package enum AlertText {
     /// the kopeck, grouped, with its currency's sign (`18 250.40 ₽`).
     package static func value(_ value: Double, of metric: Metric) -> String {
         guard metric.unit == .money else { return number(value) }
-        return ValueFormatter.format(Quantity(value, unit: .money, currency: metric.currency), grouping: true, missing: ValueFormatter.missingInTable, currencySign: true)
+        return ValueFormatter.format(
+            Quantity(value, unit: .money, currency: metric.currency), grouping: true,
+            missing: ValueFormatter.missingInTable, currencySign: true)
     }
 
     /// The expected value in the metric's unit, as people say it (`580`, `61 000 ₽`).
@@ -149,7 +159,8 @@ package enum AlertText {
                 alerts.append(object(finding, kind: kind, since: since, hour: judgement.sinceHour))
             case .backToNormal(let episode, let hour):
                 let since = judgement.hours == nil ? episode.since.iso : hourName(episode.sinceHour)
-                recovered.append(object(finding, kind: AlertKind(rawValue: episode.kind) ?? .stopped, since: since, hour: hour))
+                recovered.append(
+                    object(finding, kind: AlertKind(rawValue: episode.kind) ?? .stopped, since: since, hour: hour))
             }
         }
         return webhookBody(text: summary(findings), alerts: alerts, recovered: recovered, forSlack: forSlack)
@@ -162,14 +173,15 @@ package enum AlertText {
             ("version", .number(1)),
             ("text", .string(forSlack ? slackEscaped(text) : text)),
             ("alerts", .array(alerts)),
-            ("back_to_normal", .array(recovered)),
+            ("back_to_normal", .array(recovered))
         ])
         return Data(body.serialized().utf8)
     }
 
     /// Slack's three control characters as the entities Slack decodes (and only those).
     package static func slackEscaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
     }
 
     /// The human summary: a title line, then the lines — cut at whole lines to `limit` characters
@@ -186,7 +198,9 @@ package enum AlertText {
             let next = "\n" + line
             // Room is kept for the closing "… and N more" line unless this is the last line.
             let room = index == lines.count - 1 ? limit : limit - 40
-            if text.count + next.count > room { return text + "\n… and \(lines.count - index) more (in the alerts list)" }
+            if text.count + next.count > room {
+                return text + "\n… and \(lines.count - index) more (in the alerts list)"
+            }
             text += next
         }
         return text
@@ -200,7 +214,8 @@ package enum AlertText {
     /// line, not a list.
     package static func subject(_ findings: [AlertCheck.Finding]) -> String {
         let alerts = findings.filter { if case .alert = $0.notice { return true } else { return false } }.count
-        return subject(alerts: alerts, counters: findings.map(\.counter), when: findings.first?.grain == .hour ? " today" : "")
+        return subject(
+            alerts: alerts, counters: findings.map(\.counter), when: findings.first?.grain == .hour ? " today" : "")
     }
 
     /// The subject of any alert news: `alerts` of them (none: back to normal) about `counters`, with
@@ -214,15 +229,20 @@ package enum AlertText {
             if !names.contains(name) { names.append(name) }
         }
         let what = (alerts == 0 ? "back to normal" : alerts == 1 ? "1 alert" : "\(alerts) alerts") + when
-        let shown = names.count <= 3 ? names.joined(separator: ", ") : names.prefix(3).joined(separator: ", ") + " and \(names.count - 3) more"
+        let shown =
+            names.count <= 3
+            ? names.joined(separator: ", ") : names.prefix(3).joined(separator: ", ") + " and \(names.count - 3) more"
         return "metrika: \(what) (\(shown))"
     }
 
     private static func object(_ finding: AlertCheck.Finding, kind: AlertKind, since: String, hour: Int?) -> JSONValue {
         let judgement = finding.judgement
-        var json = AlertJSON(counter: finding.counter, metric: finding.metric, goalName: finding.goalName, grain: judgement.grain, date: judgement.day,
-                             value: judgement.value, expected: judgement.expected, change: judgement.changePercent, kind: kind, since: since,
-                             score: judgement.score, drivers: finding.drivers, text: line(finding))
+        var json = AlertJSON(
+            counter: finding.counter, metric: finding.metric, goalName: finding.goalName, grain: judgement.grain,
+            date: judgement.day,
+            value: judgement.value, expected: judgement.expected, change: judgement.changePercent, kind: kind,
+            since: since,
+            score: judgement.score, drivers: finding.drivers, text: line(finding))
         if let hours = judgement.hours {
             json.hours = (hourName(hour ?? hours.lowerBound), hoursText(hours))
         } else {

@@ -11,7 +11,9 @@ package enum EpisodeChange: Sendable, Equatable {
     case close(counterID: Int, metric: String)
 
     /// `changes` sorted for the store's one-transaction record: opened, touched, closed.
-    package static func split(_ changes: [EpisodeChange]) -> (opened: [AlertEpisode], touched: [AlertEpisode], closed: [(counterID: Int, metric: String)]) {
+    package static func split(_ changes: [EpisodeChange]) -> (
+        opened: [AlertEpisode], touched: [AlertEpisode], closed: [(counterID: Int, metric: String)]
+    ) {
         var opened: [AlertEpisode] = []
         var touched: [AlertEpisode] = []
         var closed: [(counterID: Int, metric: String)] = []
@@ -30,7 +32,8 @@ package enum EpisodeChange: Sendable, Equatable {
     /// news, or whose claim it won (`won`, one per non-nil news, nil where another run won) — and
     /// the won claims. The same for days and hours.
     package static func keepWon<Finding>(_ findings: [Finding], news: [AlertNews?], won: [AlertClaim?])
-        -> (kept: [Finding], claims: [AlertClaim]) {
+        -> (kept: [Finding], claims: [AlertClaim])
+    {
         var claims: [AlertClaim] = []
         var kept: [Finding] = []
         var next = 0
@@ -53,8 +56,10 @@ package enum EpisodeChange: Sendable, Equatable {
     /// telling (claimed news is written already, and news another run won is its to write). `news`
     /// and `change` read a finding's news (nil: nothing to claim) and change. Returns the won claims,
     /// to `release` when telling fails. Never called by a dry run.
-    package static func claim<Finding>(_ findings: inout [Finding], changes: inout [EpisodeChange], in store: HistoryStore,
-                                       news: (Finding) -> AlertNews?, change: (Finding) -> EpisodeChange) async throws -> [AlertClaim] {
+    package static func claim<Finding>(
+        _ findings: inout [Finding], changes: inout [EpisodeChange], in store: HistoryStore,
+        news: (Finding) -> AlertNews?, change: (Finding) -> EpisodeChange
+    ) async throws -> [AlertClaim] {
         let told = findings.map(news)
         let won = try await store.claimNews(told.compactMap { $0 })
         let (kept, claims) = keepWon(findings, news: told, won: won)
@@ -70,7 +75,9 @@ package enum EpisodeChange: Sendable, Equatable {
     }
 
     /// Remembers what a run of `grain` decided (one transaction): told anomalies stay silent from now on.
-    package static func record(_ changes: [EpisodeChange], grain: AlertEpisode.Grain, in store: HistoryStore) async throws {
+    package static func record(_ changes: [EpisodeChange], grain: AlertEpisode.Grain, in store: HistoryStore)
+        async throws
+    {
         let (opened, touched, closed) = split(changes)
         try await store.recordEpisodes(grain: grain, opened: opened, touched: touched, closed: closed)
     }

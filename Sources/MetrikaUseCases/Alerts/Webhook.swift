@@ -11,11 +11,12 @@ package struct Webhook: Sendable {
     /// The URL, secret and all: only `send` uses it.
     package let url: URL
 
-    /// A Slack incoming webhook (`hooks.slack.com`, GovSlack's `slack-gov.com`): Slack reads `&`, `<` and `>` in `text` as control
+    /// A Slack incoming webhook (`hooks.slack.com`, GovSlack's `slack-gov.com`): Slack reads `&`, `<` and `>` in `text`
+    /// as control
     /// characters (`<!channel>` pings everyone), so the text it is sent escapes them.
     package var isSlack: Bool {
         var host = (url.host ?? "").lowercased()
-        if host.hasSuffix(".") { host.removeLast() }  // `hooks.slack.com.` is the same host
+        if host.hasSuffix(".") { host.removeLast() } // `hooks.slack.com.` is the same host
         return ["slack.com", "slack-gov.com"].contains { host == $0 || host.hasSuffix("." + $0) }
     }
     let transport: any HTTPTransport
@@ -28,17 +29,22 @@ package struct Webhook: Sendable {
     /// https with a host; no user:password part; plain http only where `PlainHTTPPolicy` allows it
     /// (this machine, or METRIKA_ALLOW_INSECURE_HTTP=1 in `environment`), since the secret would cross
     /// the network readable. The policy's own message would show the URL, so this one says it masked.
-    package init(_ text: String, transport: any HTTPTransport, timeout: Double, source: String, environment: [String: String] = [:]) throws {
+    package init(
+        _ text: String, transport: any HTTPTransport, timeout: Double, source: String,
+        environment: [String: String] = [:]
+    ) throws {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = url.host, !host.isEmpty else {
+            let host = url.host, !host.isEmpty
+        else {
             throw WebhookError.notAURL(source: source)
         }
         guard url.user == nil, url.password == nil else {
             throw WebhookError.credentialsInURL(source: source, masked: Self.mask(url))
         }
         if scheme == "http", !PlainHTTPPolicy.isLoopback(host),
-           environment[PlainHTTPPolicy.overrideVariable]?.trimmingCharacters(in: .whitespaces) != "1" {
+            environment[PlainHTTPPolicy.overrideVariable]?.trimmingCharacters(in: .whitespaces) != "1"
+        {
             throw WebhookError.plainHTTP(source: source, masked: Self.mask(url))
         }
         self.url = url
@@ -70,7 +76,10 @@ package struct Webhook: Sendable {
     package func send(_ body: Data) async throws {
         let request = HTTPRequest(
             method: "POST", url: url,
-            headers: ["Content-Type": "application/json; charset=utf-8", "User-Agent": "metrika/\(MetrikaVersion.current)", "Accept": "*/*"],
+            headers: [
+                "Content-Type": "application/json; charset=utf-8", "User-Agent": "metrika/\(MetrikaVersion.current)",
+                "Accept": "*/*"
+            ],
             body: body, timeout: timeout, maxResponseBytes: Self.maxResponseBytes)
         let response: HTTPResponse
         do {
@@ -79,15 +88,20 @@ package struct Webhook: Sendable {
             switch error {
             case .timedOut: throw WebhookError.timedOut(masked: masked, seconds: timeout)
             case .tooLarge: throw WebhookError.answerTooLarge(masked: masked, limit: Self.maxResponseBytes)
-            default: throw WebhookError.unreachable(masked: masked, detail: hidingSecrets(MetrikaClient.unavailableText(error)))
+            default:
+                throw WebhookError.unreachable(
+                    masked: masked, detail: hidingSecrets(MetrikaClient.unavailableText(error)))
             }
         }
         if response.isRedirect {
-            throw WebhookError.redirected(masked: masked, status: response.status, target: hidingSecrets(response.redirectTarget(from: url)))
+            throw WebhookError.redirected(
+                masked: masked, status: response.status, target: hidingSecrets(response.redirectTarget(from: url)))
         }
         guard (200..<300).contains(response.status) else {
             let said = String(decoding: response.body.prefix(300), as: UTF8.self)
-            throw WebhookError.refused(masked: masked, status: response.status, answer: said.isEmpty ? "" : hidingSecrets(TerminalText.quote(said, hiding: secrets)))
+            throw WebhookError.refused(
+                masked: masked, status: response.status,
+                answer: said.isEmpty ? "" : hidingSecrets(TerminalText.quote(said, hiding: secrets)))
         }
     }
 

@@ -32,11 +32,14 @@ package enum WebhookError: MetrikaFailure, Equatable {
     package var message: String {
         switch self {
         case .notAURL(let source):
-            return "\(source) is not an http(s) URL with a host (such as https://hooks.slack.com/services/…); it is not shown because it may hold a secret."
+            return
+                "\(source) is not an http(s) URL with a host (such as https://hooks.slack.com/services/…); it is not shown because it may hold a secret."
         case .credentialsInURL(let source, let masked):
-            return "\(source) (\(masked)) has a user:password part; put the secret where the service expects it (its path or query)."
+            return
+                "\(source) (\(masked)) has a user:password part; put the secret where the service expects it (its path or query)."
         case .plainHTTP(let source, let masked):
-            return "\(source) (\(masked)) is plain http to another machine: its secret would cross the network readable. "
+            return
+                "\(source) (\(masked)) is plain http to another machine: its secret would cross the network readable. "
                 + "Use https://, or set \(PlainHTTPPolicy.overrideVariable)=1 for a test set-up."
         case .timedOut(let masked, let seconds):
             return Self.notDelivered(masked, "no answer within \(DecimalText.shortest(seconds)) s")
@@ -46,7 +49,9 @@ package enum WebhookError: MetrikaFailure, Equatable {
             return Self.notDelivered(masked, detail)
         case .redirected(let masked, let status, let target):
             return Self.notDelivered(
-                masked, "it answered with a redirect (HTTP \(status)) to \(target), which metrika never follows (the alerts would go where the URL does not say); give the final URL")
+                masked,
+                "it answered with a redirect (HTTP \(status)) to \(target), which metrika never follows (the alerts would go where the URL does not say); give the final URL"
+            )
         case .refused(let masked, let status, let answer):
             return Self.notDelivered(masked, "it answered HTTP \(status)\(answer.isEmpty ? "" : ": " + answer)")
         }

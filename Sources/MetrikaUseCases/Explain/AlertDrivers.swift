@@ -30,7 +30,7 @@ package struct AlertDriver: Sendable, Equatable {
             ("value", .number(value.map { ($0 * 100).rounded() / 100 })),
             ("expected", .number(expected.map { ($0 * 100).rounded() / 100 })),
             ("change", .number(change)),
-            ("share", .number(share)),
+            ("share", .number(share))
         ])
     }
 }
@@ -115,11 +115,14 @@ package struct AlertDrivers: Sendable {
                 stopped = "\(Self.mostCounters) counters' alerts are explained per run, to keep within the API's quota"
             }
             if let stopped {
-                if verbose { activity.note("Note: counter \(group.counter.id): its alerts go without their driver (\(stopped)).") }
+                if verbose {
+                    activity.note("Note: counter \(group.counter.id): its alerts go without their driver (\(stopped)).")
+                }
                 continue
             }
             var metrics: [Metric] = []
-            for index in group.indexes where !metrics.contains(where: { $0.apiName == findings[index].metric.apiName }) {
+            for index in group.indexes where !metrics.contains(where: { $0.apiName == findings[index].metric.apiName })
+            {
                 metrics.append(findings[index].metric)
             }
             let baselineWeeks = group.hours == nil ? weeks : hourWeeks
@@ -131,11 +134,13 @@ package struct AlertDrivers: Sendable {
                     while start < metrics.count {
                         let chunk = Array(metrics[start..<min(metrics.count, start + Self.metricsPerRequest)])
                         start += Self.metricsPerRequest
-                        let (sides, asked) = try await segmentSides(dimension, counter: group.counter, metrics: chunk, day: group.day,
-                                                                    days: days, hours: group.hours)
+                        let (sides, asked) = try await segmentSides(
+                            dimension, counter: group.counter, metrics: chunk, day: group.day,
+                            days: days, hours: group.hours)
                         if asked { requests += 1 }
                         for (column, metric) in chunk.enumerated() where column < sides.count {
-                            let part = try Explain.decompose(sides[column], dimension: dimension, metric: metric, shown: 5)
+                            let part = try Explain.decompose(
+                                sides[column], dimension: dimension, metric: metric, shown: 5)
                             explained[metric.apiName, default: []].append(part)
                         }
                     }
@@ -160,18 +165,22 @@ package struct AlertDrivers: Sendable {
     /// dimension, and whether the API was asked. A day's segments come from the history when it keeps
     /// them; hours always ask, and a page cut off leaves the dimension out (no sides: it would
     /// decompose part of the hours).
-    func segmentSides(_ dimension: ExplainDimension, counter: Counter, metrics: [Metric], day: Day, days: [Day],
-               hours: ClosedRange<Int>?) async throws -> (sides: [Explain.Sides], asked: Bool) {
+    func segmentSides(
+        _ dimension: ExplainDimension, counter: Counter, metrics: [Metric], day: Day, days: [Day],
+        hours: ClosedRange<Int>?
+    ) async throws -> (sides: [Explain.Sides], asked: Bool) {
         guard let hours else {
             let history = SegmentHistory(loader, today: loader.metrikaToday(counter))
             let (rows, asked) = try await Explain.daySegments(
-                dimension, counterID: counter.id, metrics: metrics.map(\.apiName), from: days[0], to: day, needed: days + [day],
+                dimension, counterID: counter.id, metrics: metrics.map(\.apiName), from: days[0], to: day,
+                needed: days + [day],
                 client: loader.client, history: history)
             return (metrics.indices.map { Explain.alertSides(rows, columns: [$0], day: day, days: days) }, asked)
         }
         guard let client = loader.client else { return ([], false) }
-        let rows = try await hourSegments(dimension, client: client, counterID: counter.id, metrics: metrics.map(\.apiName),
-                                          day: day, days: days, hours: hours)
+        let rows = try await hourSegments(
+            dimension, client: client, counterID: counter.id, metrics: metrics.map(\.apiName),
+            day: day, days: days, hours: hours)
         guard let rows else { return ([], true) }
         return (metrics.indices.map { Self.hourSides(rows, column: $0, day: day, days: days, hours: hours) }, true)
     }
@@ -197,7 +206,9 @@ package struct AlertDrivers: Sendable {
         guard kind == .rise ? shown.change > 0 : shown.change < 0 else { return [] }
         let segments = part.explained.decomposition.segments
         let direction = shown.change > 0 ? 1 : -1
-        let ranked = [driver.segment] + segments.indices
+        let ranked =
+            [driver.segment]
+            + segments.indices
             .filter { $0 != driver.segment && !segments[$0].isOther && shown.changes[$0] * direction > 0 }
             .sorted { shown.changes[$0] * direction > shown.changes[$1] * direction }
         var scale = 1.0
@@ -219,17 +230,21 @@ package struct AlertDrivers: Sendable {
     /// request (`ym:s:date,ym:s:hour,<dimension>`, the 5 days and the hours named in `filters`).
     /// Rows outside them (an API that did not filter) are left out; nil when the answer has more rows
     /// than one page holds (`Explain.rowLimit`).
-    func hourSegments(_ dimension: ExplainDimension, client: MetrikaClient, counterID: Int, metrics: [String], day: Day, days: [Day],
-                      hours: ClosedRange<Int>) async throws -> [HourRow]? {
-        let query = StatQuery(ids: [counterID], metrics: metrics, dimensions: ["ym:s:date", "ym:s:hour", dimension.apiName],
-                              date1: (days.first ?? day).iso, date2: day.iso, filters: Self.filters(days: days + [day], hours: hours),
-                              accuracy: "full")
+    func hourSegments(
+        _ dimension: ExplainDimension, client: MetrikaClient, counterID: Int, metrics: [String], day: Day, days: [Day],
+        hours: ClosedRange<Int>
+    ) async throws -> [HourRow]? {
+        let query = StatQuery(
+            ids: [counterID], metrics: metrics, dimensions: ["ym:s:date", "ym:s:hour", dimension.apiName],
+            date1: (days.first ?? day).iso, date2: day.iso, filters: Self.filters(days: days + [day], hours: hours),
+            accuracy: "full")
         let answer = try await client.fetchPlainRows(query, limit: Explain.rowLimit)
         guard answer.rows.count >= answer.totalRows else { return nil }
         let wanted = Set(days + [day])
         return answer.rows.compactMap { row in
             guard row.names.count == 3, let date = row.names[0].flatMap(Day.init(iso:)), wanted.contains(date),
-                  let hour = HourlyHistory.hour(named: row.names[1]), hours.contains(hour) else { return nil }
+                let hour = HourlyHistory.hour(named: row.names[1]), hours.contains(hour)
+            else { return nil }
             return (date, hour, Explain.name(row.names, at: 2), row.metrics)
         }
     }
@@ -244,7 +259,9 @@ package struct AlertDrivers: Sendable {
     /// (`column`: the metric's). As the check of hours expects: each hour's baseline is the median of
     /// that hour over the days (an hour without a row is 0), the expected total their sum; the
     /// segments' baseline is their mean over the days, scaled to that total (a day's rule).
-    static func hourSides(_ rows: [HourRow], column: Int, day: Day, days: [Day], hours: ClosedRange<Int>) -> Explain.Sides {
+    static func hourSides(_ rows: [HourRow], column: Int, day: Day, days: [Day], hours: ClosedRange<Int>)
+        -> Explain.Sides
+    {
         let baseline = Set(days)
         var order: [String] = []
         var period: [String: Double] = [:]
@@ -260,11 +277,16 @@ package struct AlertDrivers: Sendable {
                 hourTotals[row.day, default: [:]][row.hour, default: 0] += value
             }
         }
-        let expected = hours.reduce(0.0) { sum, hour in sum + AlertDetector.median(days.map { hourTotals[$0]?[hour] ?? 0 }) }
+        let expected = hours.reduce(0.0) { sum, hour in
+            sum + AlertDetector.median(days.map { hourTotals[$0]?[hour] ?? 0 })
+        }
         let mean = order.reduce(0) { $0 + (before[$1] ?? 0) } / Double(max(1, days.count))
         let factor = mean > 0 ? expected / mean : 0
         let segments = order.map { segment in
-            (name: segment, a: [(before[segment] ?? 0) / Double(max(1, days.count)) * factor], b: [period[segment] ?? 0])
+            (
+                name: segment, a: [(before[segment] ?? 0) / Double(max(1, days.count)) * factor],
+                b: [period[segment] ?? 0]
+            )
         }
         let value = order.reduce(0) { $0 + (period[$1] ?? 0) }
         return (segments, (value: value, expected: expected), nil)

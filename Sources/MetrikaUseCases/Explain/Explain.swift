@@ -1,7 +1,7 @@
 import Foundation
 import MetrikaAPI
-import MetrikaRender
 import MetrikaModel
+import MetrikaRender
 import MetrikaStore
 
 /// A dimension an explanation may split a change by, with its words.
@@ -20,7 +20,7 @@ package struct ExplainDimension: Sendable, Equatable {
         ExplainDimension(name: "startURL", apiName: "ym:s:startURL", plural: "start pages"),
         ExplainDimension(name: "regionCountry", apiName: "ym:s:regionCountry", plural: "countries"),
         ExplainDimension(name: "regionCity", apiName: "ym:s:regionCity", plural: "cities"),
-        ExplainDimension(name: "region", apiName: "ym:s:regionCity", plural: "regions"),
+        ExplainDimension(name: "region", apiName: "ym:s:regionCity", plural: "regions")
     ]
 
     /// Traffic source, search engine, UTM source, device, start page, region.
@@ -57,8 +57,10 @@ package struct ExplainRequest: Sendable {
     /// Named segments per dimension; the rest are folded into "Other".
     package var shown: Int = 5
 
-    package init(counterID: Int, metric: Metric, period: DateRange, against: ExplainBaseline? = nil,
-                 dimensions: [ExplainDimension] = ExplainDimension.defaults, today: Day) {
+    package init(
+        counterID: Int, metric: Metric, period: DateRange, against: ExplainBaseline? = nil,
+        dimensions: [ExplainDimension] = ExplainDimension.defaults, today: Day
+    ) {
         self.counterID = counterID
         self.metric = metric
         self.period = period
@@ -127,7 +129,9 @@ package struct ExplainBaselineError: WordedFailure, Equatable {
 
 extension ExplainError {
     /// Offline, a day's segments the history does not keep.
-    static let notKept = ExplainError(message: "the history database does not keep these days' segments: explain them online once", exitCode: ExitCode.unavailable)
+    static let notKept = ExplainError(
+        message: "the history database does not keep these days' segments: explain them online once",
+        exitCode: ExitCode.unavailable)
 }
 
 /// `metrika explain` / MCP `explain_change`: a metric's change between a period and its baseline,
@@ -141,13 +145,16 @@ package enum Explain {
     static let rowLimit = 10_000
 
     /// The metrics an explanation knows, by short name: counts and rates.
-    package static let metricNames = ["visits", "pageviews", "users", "purchases", "revenue", "goal<ID>reaches",
-                                      "bounceRate", "goal<ID>conversionRate", "pageDepth", "avgVisitDuration"]
+    package static let metricNames = [
+        "visits", "pageviews", "users", "purchases", "revenue", "goal<ID>reaches",
+        "bounceRate", "goal<ID>conversionRate", "pageDepth", "avgVisitDuration"
+    ]
 
     /// The metric named `text`, or a `ParameterError` listing the ones an explanation knows.
     package static func metric(named text: String) throws -> Metric {
         guard let metric = Metric.named(text), isCount(metric) || scale(of: metric) != nil,
-              !text.hasPrefix("ym:") || Metric.known.contains(metric) || metric.shortName.hasPrefix("goal") else {
+            !text.hasPrefix("ym:") || Metric.known.contains(metric) || metric.shortName.hasPrefix("goal")
+        else {
             let names = metricNames
             throw ParameterError("metric", .notOneOf(value: text, choices: names)) {
                 "\($0["metric"]) '\(text)' cannot be explained: use one of \(names.joined(separator: ", "))"
@@ -184,7 +191,8 @@ package enum Explain {
     }
 
     static func isCount(_ metric: Metric) -> Bool {
-        (metric.aggregation == .sum || metric.aggregation == .nonAdditive) && (metric.unit == .count || metric.unit == .money)
+        (metric.aggregation == .sum || metric.aggregation == .nonAdditive)
+            && (metric.unit == .count || metric.unit == .money)
     }
 
     /// A rate's scale (100 for a percent), nil for anything not a per-visit rate.
@@ -223,7 +231,9 @@ package enum Explain {
     /// `history`: where settled days' segments are kept and read first (a repeated explanation of
     /// the alert's baseline, or of a settled range of at most `mostKeptSpan` days, asks nothing);
     /// nil asks every time.
-    package static func run(_ request: ExplainRequest, client: MetrikaClient, history: SegmentHistory? = nil) async throws -> Explanation {
+    package static func run(_ request: ExplainRequest, client: MetrikaClient, history: SegmentHistory? = nil)
+        async throws -> Explanation
+    {
         guard request.period.to < request.today else {
             let (from, to, today) = (request.period.from.iso, request.period.to.iso, request.today.iso)
             if request.period.from > request.today {
@@ -247,7 +257,8 @@ package enum Explain {
         do {
             for (index, dimension) in request.dimensions.enumerated() {
                 // The robots' share rides on the first dimension's request: one more metric, no more requests.
-                let (part, asked, share) = try await explain(dimension, request, baselineDays: days, client: client, history: history, robots: index == 0)
+                let (part, asked, share) = try await explain(
+                    dimension, request, baselineDays: days, client: client, history: history, robots: index == 0)
                 parts.append(part)
                 requests += asked
                 if index == 0 { robots = share }
@@ -258,9 +269,13 @@ package enum Explain {
             let words = request.metric.title.lowercased()
             switch error {
             case .zeroBaseline:
-                throw ExplainBaselineError(counterID: request.counterID, baseline: describe(request.baseline, days), metric: words)
+                throw ExplainBaselineError(
+                    counterID: request.counterID, baseline: describe(request.baseline, days), metric: words)
             case .emptyPeriod:
-                throw ExplainError(message: "there were no visits on \(request.period.from.iso)\(request.period.dayCount > 1 ? ".." + request.period.to.iso : ""): \(words) has no value there, nothing to explain", exitCode: ExitCode.dataError)
+                throw ExplainError(
+                    message:
+                        "there were no visits on \(request.period.from.iso)\(request.period.dayCount > 1 ? ".." + request.period.to.iso : ""): \(words) has no value there, nothing to explain",
+                    exitCode: ExitCode.dataError)
             }
         }
         let explained = parts.map(\.explained)
@@ -306,8 +321,10 @@ package enum Explain {
 
     /// One dimension explained, and the Reporting requests it took (0 or 1).
     /// `robots`: ask the robots' share of the visits too (one more metric in the same request).
-    static func explain(_ dimension: ExplainDimension, _ request: ExplainRequest, baselineDays days: [Day], client: MetrikaClient,
-                        history: SegmentHistory?, robots: Bool) async throws -> (ExplanationPart, requests: Int, robots: RobotShare?) {
+    static func explain(
+        _ dimension: ExplainDimension, _ request: ExplainRequest, baselineDays days: [Day], client: MetrikaClient,
+        history: SegmentHistory?, robots: Bool
+    ) async throws -> (ExplanationPart, requests: Int, robots: RobotShare?) {
         let sides: Sides
         var requests = 1
         let metrics = apiMetrics(request.metric)
@@ -317,39 +334,52 @@ package enum Explain {
         let robotsColumn = metrics.count + extra.count - 1
         var share: RobotShare?
         if request.baseline == .alert {
-            let (rows, asked) = try await daySegments(dimension, counterID: request.counterID, metrics: metrics + extra,
-                                                      from: days[0], to: request.period.to, needed: days + [request.period.from],
-                                                      client: client, history: history)
+            let (rows, asked) = try await daySegments(
+                dimension, counterID: request.counterID, metrics: metrics + extra,
+                from: days[0], to: request.period.to, needed: days + [request.period.from],
+                client: client, history: history)
             requests = asked ? 1 : 0
             sides = alertSides(rows, columns: Array(metrics.indices), day: request.period.from, days: days)
             if robots {
                 let period = rows.rows.filter { $0.day == request.period.from.iso }.map(\.values)
                 let baseline = Set(days.map(\.iso))
-                share = robotShare(period: period, baseline: rows.rows.filter { baseline.contains($0.day) }.map(\.values),
-                                   visits: visitsColumn, robots: robotsColumn)
+                share = robotShare(
+                    period: period, baseline: rows.rows.filter { baseline.contains($0.day) }.map(\.values),
+                    visits: visitsColumn, robots: robotsColumn)
             }
         } else if let history, let span = keptSpan(request, baselineDays: days, history: history),
-                  case let (rows, asked) = try await daySegments(dimension, counterID: request.counterID, metrics: metrics + extra,
-                                                                 from: span.range.from, to: span.range.to, needed: span.baseline + span.period,
-                                                                 client: client, history: history),
-                  rows.complete {
+            case (let rows, let asked) = try await daySegments(
+                dimension, counterID: request.counterID, metrics: metrics + extra,
+                from: span.range.from, to: span.range.to, needed: span.baseline + span.period,
+                client: client, history: history),
+            rows.complete
+        {
             // A settled range: its days by segment, kept, so the same range explained again asks nothing.
             requests = asked ? 1 : 0
             let (period, baseline) = (Set(span.period.map(\.iso)), Set(span.baseline.map(\.iso)))
-            sides = rangeSides(rows, columns: Array(metrics.indices), period: period, baseline: baseline,
-                               factor: Double(span.period.count) / Double(max(1, span.baseline.count)))
+            sides = rangeSides(
+                rows, columns: Array(metrics.indices), period: period, baseline: baseline,
+                factor: Double(span.period.count) / Double(max(1, span.baseline.count)))
             if robots {
-                share = robotShare(period: rows.rows.filter { period.contains($0.day) }.map(\.values),
-                                   baseline: rows.rows.filter { baseline.contains($0.day) }.map(\.values), visits: visitsColumn, robots: robotsColumn)
+                share = robotShare(
+                    period: rows.rows.filter { period.contains($0.day) }.map(\.values),
+                    baseline: rows.rows.filter { baseline.contains($0.day) }.map(\.values), visits: visitsColumn,
+                    robots: robotsColumn)
             }
         } else {
             // A range not settled, too long to keep, or a page cut off: the comparison endpoint.
             if let history, keptSpan(request, baselineDays: days, history: history) != nil { requests += 1 }
-            let (comparison, rows) = try await comparisonSides(dimension, request, days: days, metrics: metrics + extra, client: client)
+            let (comparison, rows) = try await comparisonSides(
+                dimension, request, days: days, metrics: metrics + extra, client: client)
             sides = comparison
-            if robots { share = robotShare(period: rows.map(\.b), baseline: rows.map(\.a), visits: visitsColumn, robots: robotsColumn) }
+            if robots {
+                share = robotShare(
+                    period: rows.map(\.b), baseline: rows.map(\.a), visits: visitsColumn, robots: robotsColumn)
+            }
         }
-        return (try decompose(sides, dimension: dimension, metric: request.metric, shown: request.shown), requests, share)
+        return (
+            try decompose(sides, dimension: dimension, metric: request.metric, shown: request.shown), requests, share
+        )
     }
 
     /// The robots' metric, and the visits it is a percent of when the metric's request lacks them.
@@ -387,11 +417,15 @@ package enum Explain {
     /// metric additive over days (a count, or a rate weighted by visits; not users), the whole span
     /// at most `mostKeptSpan` days. nil: the comparison endpoint.
     static func keptSpan(_ request: ExplainRequest, baselineDays days: [Day], history: SegmentHistory)
-        -> (range: DateRange, period: [Day], baseline: [Day])? {
+        -> (range: DateRange, period: [Day], baseline: [Day])?
+    {
         guard request.metric.aggregation != .nonAdditive, let first = days.first, let last = days.last,
-              let baseline = DateRange(from: first, to: last) else { return nil }
-        let from = min(baseline.from, request.period.from), to = max(baseline.to, request.period.to)
-        guard to < history.settledBefore, let range = DateRange(from: from, to: to), range.dayCount <= mostKeptSpan else { return nil }
+            let baseline = DateRange(from: first, to: last)
+        else { return nil }
+        let from = min(baseline.from, request.period.from)
+        let to = max(baseline.to, request.period.to)
+        guard to < history.settledBefore, let range = DateRange(from: from, to: to), range.dayCount <= mostKeptSpan
+        else { return nil }
         return (range, Array(request.period.days), Array(baseline.days))
     }
 
@@ -400,7 +434,9 @@ package enum Explain {
     /// endpoint gives them; the segments' sum stands for the total. A baseline of another length than
     /// the period is scaled to the period's days (`factor`: the period's days over the baseline's): a
     /// count's values, a rate's visits (its weights), never the rate.
-    static func rangeSides(_ answer: DaySegments, columns: [Int], period: Set<String>, baseline: Set<String>, factor: Double = 1) -> Sides {
+    static func rangeSides(
+        _ answer: DaySegments, columns: [Int], period: Set<String>, baseline: Set<String>, factor: Double = 1
+    ) -> Sides {
         let width = columns.count
         var order: [String] = []
         var sums: [String: (a: [Double], b: [Double])] = [:]
@@ -413,7 +449,11 @@ package enum Explain {
             // A rate is summed as rate × visits beside the visits, and divided back below.
             let added = width == 2 ? [values[0] * values[1], values[1]] : [values[0]]
             for index in added.indices {
-                if period.contains(row.day) { sums[row.segment]?.b[index] += added[index] } else { sums[row.segment]?.a[index] += added[index] }
+                if period.contains(row.day) {
+                    sums[row.segment]?.b[index] += added[index]
+                } else {
+                    sums[row.segment]?.a[index] += added[index]
+                }
             }
         }
         func side(_ sum: [Double]) -> [Double] {
@@ -422,14 +462,21 @@ package enum Explain {
         }
         let scaled = width == 2 ? 1 : 0
         let segments = order.map { segment in
-            (name: segment, a: side(sums[segment]?.a ?? []).enumerated().map { $0.offset == scaled ? $0.element * factor : $0.element },
-             b: side(sums[segment]?.b ?? []))
+            (
+                name: segment,
+                a: side(sums[segment]?.a ?? []).enumerated().map {
+                    $0.offset == scaled ? $0.element * factor : $0.element
+                },
+                b: side(sums[segment]?.b ?? [])
+            )
         }
         return (segments, nil, answer.sampleShare)
     }
 
     /// One dimension's sides decomposed (`ContributionAnalysis`) and rounded for showing.
-    static func decompose(_ sides: Sides, dimension: ExplainDimension, metric: Metric, shown named: Int) throws -> ExplanationPart {
+    static func decompose(_ sides: Sides, dimension: ExplainDimension, metric: Metric, shown named: Int) throws
+        -> ExplanationPart
+    {
         let (segments, totals, share) = sides
         let decomposition: ChangeDecomposition<Double>
         if let scale = scale(of: metric) {
@@ -447,41 +494,60 @@ package enum Explain {
         }
         let shown = ContributionRounding.shown(decomposition, unit: metric.unit)
         return ExplanationPart(
-            dimension: dimension, explained: ExplainedDimension(plural: dimension.plural, decomposition: decomposition, shown: shown),
+            dimension: dimension,
+            explained: ExplainedDimension(plural: dimension.plural, decomposition: decomposition, shown: shown),
             sampleShare: share)
     }
 
-    typealias Sides = (segments: [(name: String, a: [Double], b: [Double])], totals: (value: Double, expected: Double)?, share: Double?)
+    typealias Sides = (
+        segments: [(name: String, a: [Double], b: [Double])], totals: (value: Double, expected: Double)?, share: Double?
+    )
 
     static func query(_ dimensions: [String], _ request: ExplainRequest, from: Day, to: Day) -> StatQuery {
-        StatQuery(ids: [request.counterID], metrics: apiMetrics(request.metric), dimensions: dimensions,
-                  date1: from.iso, date2: to.iso, accuracy: "full", currency: nil)
+        StatQuery(
+            ids: [request.counterID], metrics: apiMetrics(request.metric), dimensions: dimensions,
+            date1: from.iso, date2: to.iso, accuracy: "full", currency: nil)
     }
 
-    static func name(_ names: [String?], at index: Int) -> String { (index < names.count ? names[index] : nil) ?? "Not determined" }
+    static func name(_ names: [String?], at index: Int) -> String {
+        (index < names.count ? names[index] : nil) ?? "Not determined"
+    }
 
     /// The period against an earlier range: one `/stat/v1/data/comparison` request.
     /// `metrics`: the metric's (`apiMetrics`) first, then any extra ones, whose values come back in
     /// the rows (`a` the baseline, `b` the period) beside the sides.
-    static func comparisonSides(_ dimension: ExplainDimension, _ request: ExplainRequest, days: [Day], metrics: [String],
-                                client: MetrikaClient) async throws -> (Sides, rows: [(a: [Double?], b: [Double?])]) {
+    static func comparisonSides(
+        _ dimension: ExplainDimension, _ request: ExplainRequest, days: [Day], metrics: [String],
+        client: MetrikaClient
+    ) async throws -> (Sides, rows: [(a: [Double?], b: [Double?])]) {
         var query = query([dimension.apiName], request, from: request.period.from, to: request.period.to)
         query.metrics = metrics
-        let answer = try await client.fetchComparison(query, baseline: (days[0].iso, days[days.count - 1].iso), limit: rowLimit)
+        let answer = try await client.fetchComparison(
+            query, baseline: (days[0].iso, days[days.count - 1].iso), limit: rowLimit)
         let width = apiMetrics(request.metric).count
         // A baseline of another length than the period is its mean scaled to the period's days (one
         // day against a week: the week's daily mean), never a week's sum against one day. A count is
         // scaled; a rate is not (its visits, the weights, are).
-        let baselineLength = Double((DateRange(from: days[0], to: days[days.count - 1])?.dayCount) ?? request.period.dayCount)
+        let baselineLength = Double(
+            (DateRange(from: days[0], to: days[days.count - 1])?.dayCount) ?? request.period.dayCount)
         let factor = Double(request.period.dayCount) / baselineLength
         let scaledColumn = scale(of: request.metric) == nil ? 0 : 1
         let segments = answer.rows.map { row in
-            (name: name(row.names, at: 0),
-             a: (0..<width).map { ($0 < row.a.count ? row.a[$0] ?? 0 : 0) * ($0 == scaledColumn ? factor : 1) },
-             b: (0..<width).map { $0 < row.b.count ? row.b[$0] ?? 0 : 0 })
+            (
+                name: name(row.names, at: 0),
+                a: (0..<width).map { ($0 < row.a.count ? row.a[$0] ?? 0 : 0) * ($0 == scaledColumn ? factor : 1) },
+                b: (0..<width).map { $0 < row.b.count ? row.b[$0] ?? 0 : 0 }
+            )
         }
-        let totals = answer.totalsA.first.flatMap { a in answer.totalsB.first.flatMap { b in a.flatMap { a in b.map {
-            (value: $0, expected: scaledColumn == 0 ? a * factor : a) } } } }
+        let totals = answer.totalsA.first.flatMap { a in
+            answer.totalsB.first.flatMap { b in
+                a.flatMap { a in
+                    b.map {
+                        (value: $0, expected: scaledColumn == 0 ? a * factor : a)
+                    }
+                }
+            }
+        }
         return ((segments, totals, answer.sampled ? answer.sampleShare : nil), answer.rows.map { (a: $0.a, b: $0.b) })
     }
 
@@ -492,34 +558,48 @@ package enum Explain {
     /// With `history`, the `needed` days it keeps are read from it, and only the span of the others
     /// is asked (none missing: no request, `asked` false); every settled day of a whole answer (not
     /// sampled, no row cut off) is kept. Offline (`client` nil) only what is kept is read.
-    static func daySegments(_ dimension: ExplainDimension, counterID: Int, metrics: [String], from: Day, to: Day, needed: [Day],
-                            client: MetrikaClient?, history: SegmentHistory?) async throws -> (rows: DaySegments, asked: Bool) {
+    static func daySegments(
+        _ dimension: ExplainDimension, counterID: Int, metrics: [String], from: Day, to: Day, needed: [Day],
+        client: MetrikaClient?, history: SegmentHistory?
+    ) async throws -> (rows: DaySegments, asked: Bool) {
         var kept: [Day: [HistoryStore.SegmentRow]] = [:]
         if let history {
             kept = try await history.store.storedSegments(
-                counterID: counterID, dimension: dimension.apiName, metrics: metrics, days: needed.filter { $0 < history.settledBefore })
+                counterID: counterID, dimension: dimension.apiName, metrics: metrics,
+                days: needed.filter { $0 < history.settledBefore })
         }
         let missing = needed.filter { kept[$0] == nil }
-        let keptRows = needed.filter { kept[$0] != nil }.flatMap { day in (kept[day] ?? []).map { (day: day.iso, segment: $0.segment, values: $0.values) } }
-        guard let first = missing.min(), let last = missing.max() else { return (DaySegments(rows: keptRows, sampleShare: nil), false) }
+        let keptRows = needed.filter { kept[$0] != nil }.flatMap { day in
+            (kept[day] ?? []).map { (day: day.iso, segment: $0.segment, values: $0.values) }
+        }
+        guard let first = missing.min(), let last = missing.max() else {
+            return (DaySegments(rows: keptRows, sampleShare: nil), false)
+        }
         guard let client else { throw ExplainError.notKept }
         // Only the days not kept are asked (the alert's baseline kept, its day new: that day alone).
         let (from, to) = (max(from, first), min(to, last))
-        let query = StatQuery(ids: [counterID], metrics: metrics, dimensions: ["ym:s:date", dimension.apiName],
-                              date1: from.iso, date2: to.iso, accuracy: "full", currency: nil)
+        let query = StatQuery(
+            ids: [counterID], metrics: metrics, dimensions: ["ym:s:date", dimension.apiName],
+            date1: from.iso, date2: to.iso, accuracy: "full", currency: nil)
         let answer = try await client.fetchPlainRows(query, limit: rowLimit)
         let asked = answer.rows.map { (day: name($0.names, at: 0), segment: name($0.names, at: 1), values: $0.metrics) }
         let keptDays = Set(keptRows.map(\.day))
-        var rows = DaySegments(rows: keptRows + asked.filter { !keptDays.contains($0.day) }, sampleShare: answer.sampled ? answer.sampleShare : nil)
+        var rows = DaySegments(
+            rows: keptRows + asked.filter { !keptDays.contains($0.day) },
+            sampleShare: answer.sampled ? answer.sampleShare : nil)
         rows.complete = answer.rows.count >= answer.totalRows
-        if let history, !answer.sampled, answer.rows.count >= answer.totalRows, let range = DateRange(from: from, to: to) {
+        if let history, !answer.sampled, answer.rows.count >= answer.totalRows,
+            let range = DateRange(from: from, to: to)
+        {
             var days: [Day: [HistoryStore.SegmentRow]] = [:]
             for day in range.days where day < history.settledBefore { days[day] = [] }
             for row in asked {
                 guard let day = Day(iso: row.day), days[day] != nil else { continue }
                 days[day]?.append((segment: row.segment, values: row.values))
             }
-            try await history.store.storeSegments(counterID: counterID, dimension: dimension.apiName, metrics: metrics, days: days, fetchedAt: history.now())
+            try await history.store.storeSegments(
+                counterID: counterID, dimension: dimension.apiName, metrics: metrics, days: days,
+                fetchedAt: history.now())
         }
         return (rows, true)
     }
@@ -617,7 +697,11 @@ extension Explanation {
         return ExplanationListing.Input(
             counterID: counterID, metric: metric, period: period, baselineKind: kind, baselineDays: baselineDays,
             headline: headline, driver: driver,
-            parts: parts.map { ExplanationListing.Part(name: $0.dimension.name, apiName: $0.dimension.apiName, explained: $0.explained, sampleShare: $0.sampleShare) },
+            parts: parts.map {
+                ExplanationListing.Part(
+                    name: $0.dimension.name, apiName: $0.dimension.apiName, explained: $0.explained,
+                    sampleShare: $0.sampleShare)
+            },
             robots: robots.map { (share: $0.share, expected: $0.expected) })
     }
 }
@@ -640,8 +724,10 @@ extension Explain {
                 }
             }
             guard ends.count == 2,
-                  let range = DateRange(from: try DateExpression(parsing: ends[0], option: "against").resolve(today: today),
-                                        to: try DateExpression(parsing: ends[1], option: "against").resolve(today: today)) else {
+                let range = DateRange(
+                    from: try DateExpression(parsing: ends[0], option: "against").resolve(today: today),
+                    to: try DateExpression(parsing: ends[1], option: "against").resolve(today: today))
+            else {
                 throw ParameterError("against", .malformed(value: text)) {
                     "\($0["against"]) '\(text)' is not a baseline: use alert, previous or DATE..DATE (e.g. 2026-11-23..2026-11-23)"
                 }
@@ -653,7 +739,8 @@ extension Explain {
     /// The request as an entry point's texts say it (`date` or `from`/`to`, default yesterday in
     /// the counter's time zone, which costs one Management request), validated.
     package static func request(
-        counterID: Int, metric: String?, date: String?, from: String?, to: String?, against: String?, dimensions: String?,
+        counterID: Int, metric: String?, date: String?, from: String?, to: String?, against: String?,
+        dimensions: String?,
         client: MetrikaClient, now: Date
     ) async throws -> ExplainRequest {
         let metric = try Explain.metric(named: metric ?? "visits")
@@ -678,9 +765,12 @@ extension Explain {
         }
         let today = MetrikaUseCases.today(for: counter, now: now)
         guard let period = DateRange(from: first.resolve(today: today), to: last.resolve(today: today)) else {
-            throw ParameterError(.from, .badDay(value: from ?? "")) { "\($0[.from]) is after \($0[.to]): give the first day first" }
+            throw ParameterError(.from, .badDay(value: from ?? "")) {
+                "\($0[.from]) is after \($0[.to]): give the first day first"
+            }
         }
-        var request = ExplainRequest(counterID: counterID, metric: metric, period: period, dimensions: dimensions, today: today)
+        var request = ExplainRequest(
+            counterID: counterID, metric: metric, period: period, dimensions: dimensions, today: today)
         request.against = try against.map { try baseline(parsing: $0, today: today) }
         return request
     }

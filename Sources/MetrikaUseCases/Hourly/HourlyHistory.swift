@@ -75,7 +75,8 @@ package struct HourlyHistory: Sendable {
     /// The local clock of `counter` at `date`: its day and the seconds since that day's midnight.
     package static func localClock(_ counter: Counter, at date: Date) -> (day: Day, seconds: Double) {
         let day = MetrikaUseCases.today(for: counter, now: date)
-        let offset = TimeZone(identifier: counter.timeZoneName)?.secondsFromGMT(for: date) ?? counter.timeZoneOffsetMinutes * 60
+        let offset =
+            TimeZone(identifier: counter.timeZoneName)?.secondsFromGMT(for: date) ?? counter.timeZoneOffsetMinutes * 60
         let seconds = date.timeIntervalSince1970 + Double(offset) - Double(day.ordinal) * 86_400
         return (day, min(86_400, max(0, seconds)))
     }
@@ -98,7 +99,8 @@ package struct HourlyHistory: Sendable {
             var fetched: [Day: [[Double?]?]] = [:]
             while start < metrics.count {
                 let chunk = Array(metrics[start..<min(metrics.count, start + Self.metricsPerRequest)])
-                let page = try await fetchHours(client: client, counter: counter, from: first, to: today, metrics: chunk)
+                let page = try await fetchHours(
+                    client: client, counter: counter, from: first, to: today, metrics: chunk)
                 requests += page.requests
                 if dataLag == nil { dataLag = page.dataLag }
                 for (day, hours) in page.values {
@@ -118,10 +120,12 @@ package struct HourlyHistory: Sendable {
             }
             // Only the days the baseline needs, and today, are kept (today unsettled).
             let kept = fetched.filter { $0.key == today || baselineDays.contains($0.key) }
-            try await store.storeHourly(counterID: counter.id, metrics: metrics, values: kept, settledBefore: today, fetchedAt: at)
+            try await store.storeHourly(
+                counterID: counter.id, metrics: metrics, values: kept, settledBefore: today, fetchedAt: at)
             todayRows = fetched[today] ?? todayRows
         }
-        let stored = try await store.hourlyValues(counterID: counter.id, days: baselineDays + (client == nil ? [today] : []), metrics: metrics)
+        let stored = try await store.hourlyValues(
+            counterID: counter.id, days: baselineDays + (client == nil ? [today] : []), metrics: metrics)
         if client == nil, let rows = stored[today] {
             todayRows = rows
         }
@@ -144,10 +148,12 @@ package struct HourlyHistory: Sendable {
     /// `ym:s:date,ym:s:hour` over `from...to` (one request: at most 24 rows a day): per day, 24 hours
     /// of values. Hours the API left out had no visits: counts 0, ratios unknown.
     func fetchHours(client: MetrikaClient, counter: Counter, from: Day, to: Day, metrics: [Metric]) async throws
-        -> (values: [Day: [[Double?]?]], dataLag: Double?, requests: Int) {
+        -> (values: [Day: [[Double?]?]], dataLag: Double?, requests: Int)
+    {
         let span = DateRange(from: from, to: to) ?? DateRange(from: to, to: to)!
-        let query = StatQuery(ids: [counter.id], metrics: metrics.map(\.apiName), dimensions: ["ym:s:date", "ym:s:hour"],
-                              date1: span.from.iso, date2: span.to.iso, sort: "ym:s:date,ym:s:hour", accuracy: "full")
+        let query = StatQuery(
+            ids: [counter.id], metrics: metrics.map(\.apiName), dimensions: ["ym:s:date", "ym:s:hour"],
+            date1: span.from.iso, date2: span.to.iso, sort: "ym:s:date,ym:s:hour", accuracy: "full")
         let capacity = span.dayCount * 24
         var values: [Day: [[Double?]?]] = [:]
         var offset = 1
@@ -160,12 +166,17 @@ package struct HourlyHistory: Sendable {
             if offset == 1 { dataLag = page.dataLag }
             var fresh = 0
             for row in page.rows {
-                guard row.dimensions.count == 2, let name = row.dimensions[0].name, let day = Day(iso: name), span.contains(day),
-                      let hour = Self.hour(named: row.dimensions[1].name) else {
-                    throw APIError.unreadable("a row of the hourly report has the date and hour '\(TerminalText.quote(row.dimensions.compactMap(\.name).joined(separator: " ")))', outside \(span)")
+                guard row.dimensions.count == 2, let name = row.dimensions[0].name, let day = Day(iso: name),
+                    span.contains(day),
+                    let hour = Self.hour(named: row.dimensions[1].name)
+                else {
+                    throw APIError.unreadable(
+                        "a row of the hourly report has the date and hour '\(TerminalText.quote(row.dimensions.compactMap(\.name).joined(separator: " ")))', outside \(span)"
+                    )
                 }
                 guard row.metrics.count == metrics.count else {
-                    throw APIError.unreadable("a row of the hourly report has \(row.metrics.count) values for \(metrics.count) metrics")
+                    throw APIError.unreadable(
+                        "a row of the hourly report has \(row.metrics.count) values for \(metrics.count) metrics")
                 }
                 var rows = values[day] ?? Array(repeating: nil, count: 24)
                 if rows[hour] == nil { fresh += 1 }
@@ -177,7 +188,9 @@ package struct HourlyHistory: Sendable {
             if page.rowCount == 0 || fresh == 0 || offset > page.totalRows || seen >= capacity { break }
         } while true
         // Hours without a row had no visits: counts and summed money 0, ratios unknown.
-        let empty = metrics.map { $0.unit == .count || ($0.unit == .money && $0.aggregation == .sum) ? Optional(0.0) : nil }
+        let empty = metrics.map {
+            $0.unit == .count || ($0.unit == .money && $0.aggregation == .sum) ? Optional(0.0) : nil
+        }
         for day in span.days {
             var rows = values[day] ?? Array(repeating: nil, count: 24)
             for hour in 0..<24 where rows[hour] == nil { rows[hour] = empty }

@@ -24,13 +24,17 @@ package final class HourlyLiveSource: LiveSource {
     package init(history: HourlyHistory, goals: [Int: [Goal]]) {
         self.history = history
         self.goals = goals.mapValues { list in
-            Array(list.compactMap { goal in Metric.named("goal\(goal.id)reaches").map { (goal, $0) } }.prefix(Self.goalLimit))
+            Array(
+                list.compactMap { goal in Metric.named("goal\(goal.id)reaches").map { (goal, $0) } }.prefix(
+                    Self.goalLimit))
         }
     }
 
     /// The source over `loader`'s database and client, with each counter's goals: the stored list when
     /// fresh, else read once now (a counter whose goals cannot be read shows none, with a note).
-    package static func make(counters: [Counter], loader: HistoryLoader, activity: any Activity) async throws -> HourlyLiveSource {
+    package static func make(counters: [Counter], loader: HistoryLoader, activity: any Activity) async throws
+        -> HourlyLiveSource
+    {
         var goals: [Int: [Goal]] = [:]
         for counter in counters {
             let stored = try await loader.store.storedGoals(counterID: counter.id)
@@ -48,11 +52,14 @@ package final class HourlyLiveSource: LiveSource {
                 goals[counter.id] = list
             } catch let failure as any MetrikaFailure {
                 if failure is StoreError { throw failure }
-                activity.note("Warning: counter \(counter.id): could not read its goals (\(activity.naming.message(of: failure))); showing visits only.")
+                activity.note(
+                    "Warning: counter \(counter.id): could not read its goals (\(activity.naming.message(of: failure))); showing visits only."
+                )
                 goals[counter.id] = stored?.goals ?? []
             }
         }
-        return HourlyLiveSource(history: HourlyHistory(store: loader.store, client: loader.client, now: loader.now), goals: goals)
+        return HourlyLiveSource(
+            history: HourlyHistory(store: loader.store, client: loader.client, now: loader.now), goals: goals)
     }
 
     package func hours(of counter: Counter, now: Date) async throws -> LiveHours {
@@ -65,15 +72,20 @@ package final class HourlyLiveSource: LiveSource {
         }
         let baseline = (0..<24).map { hour -> LiveSnapshot.Band? in
             let values = snapshot.baselineValues(hour: hour, metric: 0)
-            guard let median = HourlyHistory.median(values), let low = values.min(), let high = values.max() else { return nil }
+            guard let median = HourlyHistory.median(values), let low = values.min(), let high = values.max() else {
+                return nil
+            }
             return LiveSnapshot.Band(low: low, median: median, high: high)
         }
         let goalHours = shown.enumerated().map { index, pair in
-            LiveHours.Goal(name: pair.goal.name,
-                           reaches: (0..<24).map { snapshot.value(hour: $0, metric: index + 1) },
-                           usual: (0..<24).map { snapshot.baseline(hour: $0, metric: index + 1) })
+            LiveHours.Goal(
+                name: pair.goal.name,
+                reaches: (0..<24).map { snapshot.value(hour: $0, metric: index + 1) },
+                usual: (0..<24).map { snapshot.baseline(hour: $0, metric: index + 1) })
         }
-        return LiveHours(counter: counter, visits: (0..<24).map { snapshot.value(hour: $0, metric: 0) }, baseline: baseline,
-                         goals: goalHours, lastData: snapshot.lastData, requestsToday: requests, finishedHours: snapshot.finishedHours)
+        return LiveHours(
+            counter: counter, visits: (0..<24).map { snapshot.value(hour: $0, metric: 0) }, baseline: baseline,
+            goals: goalHours, lastData: snapshot.lastData, requestsToday: requests,
+            finishedHours: snapshot.finishedHours)
     }
 }

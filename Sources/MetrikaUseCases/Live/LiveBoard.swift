@@ -22,13 +22,15 @@ package struct LiveBoard: Sendable {
         self.activity = activity
     }
 
-    /// Refreshes every counter, in order; an error that is no `MetrikaFailure` is thrown (a bug, not a counter's trouble).
+    /// Refreshes every counter, in order; an error that is no `MetrikaFailure` is thrown (a bug, not a counter's
+    /// trouble).
     package func refresh() async throws -> [Outcome] {
         var outcomes: [Outcome] = []
         for counter in counters {
             let now = activity.now()
             do {
-                outcomes.append(.snapshot(LiveJudgement.snapshot(try await source.hours(of: counter, now: now), now: now)))
+                outcomes.append(
+                    .snapshot(LiveJudgement.snapshot(try await source.hours(of: counter, now: now), now: now)))
             } catch let failure as any MetrikaFailure {
                 outcomes.append(.failed(counter: counter, failure: failure))
             }

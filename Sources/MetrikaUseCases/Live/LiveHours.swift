@@ -36,8 +36,10 @@ package struct LiveHours: Sendable, Equatable {
     /// every hour before the running one.
     package var finishedHours: Int?
 
-    package init(counter: Counter, visits: [Double?], baseline: [LiveSnapshot.Band?], goals: [Goal] = [],
-                 lastData: Date? = nil, requestsToday: Int = 0, finishedHours: Int? = nil) {
+    package init(
+        counter: Counter, visits: [Double?], baseline: [LiveSnapshot.Band?], goals: [Goal] = [],
+        lastData: Date? = nil, requestsToday: Int = 0, finishedHours: Int? = nil
+    ) {
         self.counter = counter
         self.visits = visits
         self.baseline = baseline

@@ -20,13 +20,17 @@ package enum LiveJudgement {
     package static let minimumUsual = 5.0
 
     package static func snapshot(_ hours: LiveHours, now: Date) -> LiveSnapshot {
-        let zone = TimeZone(identifier: hours.counter.timeZoneName) ?? TimeZone(secondsFromGMT: hours.counter.timeZoneOffsetMinutes * 60) ?? TimeZone(secondsFromGMT: 0)!
+        let zone =
+            TimeZone(identifier: hours.counter.timeZoneName) ?? TimeZone(
+                secondsFromGMT: hours.counter.timeZoneOffsetMinutes * 60) ?? TimeZone(secondsFromGMT: 0)!
         let (day, minuteOfDay) = local(now, zone)
         let running = minuteOfDay / 60
         var shown: [LiveSnapshot.Hour] = []
         for hour in 0..<24 {
             let visits = hour <= running ? slot(hours.visits, hour) : nil
-            shown.append(LiveSnapshot.Hour(hour: hour, visits: visits, band: slot(hours.baseline, hour), running: hour == running))
+            shown.append(
+                LiveSnapshot.Hour(
+                    hour: hour, visits: visits, band: slot(hours.baseline, hour), running: hour == running))
         }
         let soFar = shown.reduce(0) { $0 + ($1.visits ?? 0) }
         // Expected by the newest data, not by the clock: minutes the API has not caught up with (its
@@ -50,11 +54,14 @@ package enum LiveJudgement {
             counterID: hours.counter.id, counterName: hours.counter.displayName, day: day, clock: clock(minuteOfDay),
             hours: shown, visitsSoFar: soFar, expectedByNow: expected,
             verdict: verdict(shown, running: judged, soFar: soFar, expected: expected),
-            goals: goals, lastData: hours.lastData.map { clock(local($0, zone).minute) }, requestsToday: hours.requestsToday)
+            goals: goals, lastData: hours.lastData.map { clock(local($0, zone).minute) },
+            requestsToday: hours.requestsToday)
     }
 
     /// The one-phrase judgement (see the type's comment).
-    package static func verdict(_ hours: [LiveSnapshot.Hour], running: Int, soFar: Double, expected: Double?) -> LiveSnapshot.Verdict {
+    package static func verdict(_ hours: [LiveSnapshot.Hour], running: Int, soFar: Double, expected: Double?)
+        -> LiveSnapshot.Verdict
+    {
         guard let expected else { return .noBaseline }
         if soFar == 0, expected < minimumUsual { return .noData }
         var since: Int?

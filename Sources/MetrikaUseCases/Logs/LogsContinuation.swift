@@ -15,7 +15,8 @@ package enum LogsContinuation {
     /// yesterday is already in).
     package static func range(after load: LogLoad, lateDays: Int, today: Day) -> DateRange? {
         let yesterday = today.adding(days: -1)
-        let from = lateDays > 0 ? max(load.firstDay, load.lastDay.adding(days: -(lateDays - 1))) : load.lastDay.adding(days: 1)
+        let from =
+            lateDays > 0 ? max(load.firstDay, load.lastDay.adding(days: -(lateDays - 1))) : load.lastDay.adding(days: 1)
         guard from <= yesterday else { return nil }
         return DateRange(from: from, to: yesterday)
     }
@@ -53,6 +54,8 @@ package enum LogsContinuation {
 
     /// The days between consecutive ranges (as `ranges(of:)` makes them), as ranges.
     package static func gaps(_ ranges: [DateRange]) -> [DateRange] {
-        zip(ranges, ranges.dropFirst()).compactMap { DateRange(from: $0.to.adding(days: 1), to: $1.from.adding(days: -1)) }
+        zip(ranges, ranges.dropFirst()).compactMap {
+            DateRange(from: $0.to.adding(days: 1), to: $1.from.adding(days: -1))
+        }
     }
 }

@@ -30,8 +30,10 @@ package struct LogsLoad: Sendable {
     package var stopRequests: (any StopRequests)?
 
     package init(
-        client: @escaping @Sendable () async throws -> MetrikaClient, warehouseTransport: any StreamingHTTPTransport, databasePath: String,
-        activity: any Activity, sleep: @escaping @Sendable (Double) async throws -> Void, stopRequests: (any StopRequests)? = nil
+        client: @escaping @Sendable () async throws -> MetrikaClient, warehouseTransport: any StreamingHTTPTransport,
+        databasePath: String,
+        activity: any Activity, sleep: @escaping @Sendable (Double) async throws -> Void,
+        stopRequests: (any StopRequests)? = nil
     ) {
         self.client = client
         self.warehouseTransport = warehouseTransport
@@ -52,7 +54,9 @@ package struct LogsLoad: Sendable {
     // MARK: - The export
 
     package func run(_ request: LogsRequest) async throws -> Outcome {
-        let counterID = request.counterID, source = request.source, key = request.destinationKey
+        let counterID = request.counterID
+        let source = request.source
+        let key = request.destinationKey
         // The run's progress (resume) and, for a table, the days loaded into it (what a dateless run continues).
         let store: HistoryStore?
         var earlier: LogLoad?
@@ -64,8 +68,11 @@ package struct LogsLoad: Sendable {
             store = opened
             earlier = try await opened.load(counterID: counterID, source: source, destination: key)
             guard earlier != nil else {
-                let sentence = "no earlier load of counter \(counterID)'s \(source.rawValue) into \(request.targetDescription) is recorded in \(databasePath)"
-                throw ParameterError(.from, .malformed(value: "")) { "\(sentence); give \($0[.from]) DATE (and \($0[.to])) for the first load, later runs continue from it" }
+                let sentence =
+                    "no earlier load of counter \(counterID)'s \(source.rawValue) into \(request.targetDescription) is recorded in \(databasePath)"
+                throw ParameterError(.from, .malformed(value: "")) {
+                    "\(sentence); give \($0[.from]) DATE (and \($0[.to])) for the first load, later runs continue from it"
+                }
             }
         case .range:
             store = await progressStore()
@@ -84,10 +91,14 @@ package struct LogsLoad: Sendable {
             ranges = plan.ranges
             if !plan.gaps.isEmpty {
                 let missing = plan.gaps.map(Self.text).joined(separator: ", ")
-                activity.note("logs: counter \(counterID), \(source.rawValue): \(missing) never loaded between the days loaded before; loading \(plan.gaps.count == 1 ? "it" : "them") first.")
+                activity.note(
+                    "logs: counter \(counterID), \(source.rawValue): \(missing) never loaded between the days loaded before; loading \(plan.gaps.count == 1 ? "it" : "them") first."
+                )
             }
             if let next = plan.next {
-                activity.note("logs: counter \(counterID), \(source.rawValue): loaded up to \(earlier.lastDay.iso) before; loading \(next.from.iso)…\(next.to.iso).")
+                activity.note(
+                    "logs: counter \(counterID), \(source.rawValue): loaded up to \(earlier.lastDay.iso) before; loading \(next.from.iso)…\(next.to.iso)."
+                )
             }
         case .range(let from, let to):
             let range = try resolveRange(from: from, to: to, counter: counter, now: now)
@@ -102,7 +113,10 @@ package struct LogsLoad: Sendable {
         let destination = try await makeDestination(request)
         if earlier != nil, let store {
             do {
-                for range in ranges { try await cleanSuperseded(by: range, request: request, store: store, client: client, destination: destination) }
+                for range in ranges {
+                    try await cleanSuperseded(
+                        by: range, request: request, store: store, client: client, destination: destination)
+                }
             } catch {
                 destination.abandon()
                 throw error
@@ -111,7 +125,8 @@ package struct LogsLoad: Sendable {
         // The one progress line (terminal only, sanitized, erased around notes and at the end).
         let activity = self.activity
         var exporter = LogExporter(
-            client: client, destination: destination, destinationKey: key, counterID: counterID, source: source, fields: request.fields,
+            client: client, destination: destination, destinationKey: key, counterID: counterID, source: source,
+            fields: request.fields,
             store: store, firstPollInterval: request.firstPollInterval, sleep: sleep,
             progress: { activity.progress($0, force: false) }, note: { activity.note($0) })
         let current = CurrentLogRequest()
@@ -124,7 +139,11 @@ package struct LogsLoad: Sendable {
                 // progress line is erased, and the person is told what was kept for the re-run.
                 activity.endProgress()
                 let file: String? = if case .file = request.target { request.targetDescription } else { nil }
-                return Interruption(signal: signal, account: Self.interruptionAccount(counterID: counterID, request: current.id, file: file, kept: store != nil, naming: activity.naming))
+                return Interruption(
+                    signal: signal,
+                    account: Self.interruptionAccount(
+                        counterID: counterID, request: current.id, file: file, kept: store != nil,
+                        naming: activity.naming))
             }
             summary.requests += part.requests
             summary.reused += part.reused
@@ -153,7 +172,11 @@ package struct LogsLoad: Sendable {
         }
         defer { endWatch() }
         do {
-            return try await withTaskCancellationHandler { try await running.value } onCancel: { running.cancel() }
+            return try await withTaskCancellationHandler {
+                try await running.value
+            } onCancel: {
+                running.cancel()
+            }
         } catch {
             guard let signal = stopped.signal else { throw error }
             throw interruption(signal)
@@ -166,7 +189,9 @@ package struct LogsLoad: Sendable {
         do {
             return try await HistoryStore.open(path: databasePath)
         } catch {
-            activity.note("Warning: the history database cannot be opened (\(message(error))); this run keeps no progress, so if it is interrupted it starts again from the beginning.")
+            activity.note(
+                "Warning: the history database cannot be opened (\(message(error))); this run keeps no progress, so if it is interrupted it starts again from the beginning."
+            )
             return nil
         }
     }
@@ -177,10 +202,12 @@ package struct LogsLoad: Sendable {
             return try TSVFileDestination(path: path)
         case .clickhouse(let settings):
             return try await ClickHouseDestination.prepare(
-                settings, counterID: request.counterID, source: request.source, fields: request.fields, transport: warehouseTransport)
+                settings, counterID: request.counterID, source: request.source, fields: request.fields,
+                transport: warehouseTransport)
         case .cluster(let cluster):
             return try await ClickHouseClusterDestination.prepare(
-                cluster, counterID: request.counterID, source: request.source, fields: request.fields, transport: warehouseTransport)
+                cluster, counterID: request.counterID, source: request.source, fields: request.fields,
+                transport: warehouseTransport)
         }
     }
 
@@ -189,29 +216,47 @@ package struct LogsLoad: Sendable {
     /// resumed. It is cleaned (or cancelled), forgotten, and its staging tables dropped; this run
     /// loads its days.
     func cleanSuperseded(
-        by range: DateRange, request: LogsRequest, store: HistoryStore, client: MetrikaClient, destination: any LogDestination
+        by range: DateRange, request: LogsRequest, store: HistoryStore, client: MetrikaClient,
+        destination: any LogDestination
     ) async throws {
         let counterID = request.counterID
         for job in try await store.jobs(counterID: counterID)
-        where job.source == request.source && job.destination == request.destinationKey && (job.from != range.from || job.to != range.to)
-            && job.from >= range.from && job.to <= range.to {
-            if let info = try? await client.logRequest(counter: counterID, id: job.requestID), info.status == "processed" || info.status == "created" {
-                _ = try? await client.finishLogRequest(counter: counterID, id: job.requestID, cancel: info.status == "created")
+        where job.source == request.source && job.destination == request.destinationKey
+            && (job.from != range.from || job.to != range.to)
+            && job.from >= range.from && job.to <= range.to
+        {
+            if let info = try? await client.logRequest(counter: counterID, id: job.requestID),
+                info.status == "processed" || info.status == "created"
+            {
+                _ = try? await client.finishLogRequest(
+                    counter: counterID, id: job.requestID, cancel: info.status == "created")
             }
             try await destination.discardRange(from: job.from, to: job.to)
             try await store.removeJob(requestID: job.requestID)
-            activity.note("Note: log request \(job.requestID) (\(job.from.iso)…\(job.to.iso)), kept by a failed run, is cleaned: this run loads its days.")
+            activity.note(
+                "Note: log request \(job.requestID) (\(job.from.iso)…\(job.to.iso)), kept by a failed run, is cleaned: this run loads its days."
+            )
         }
     }
 
     /// What an interrupted run leaves: no file (its temporary removed), the target table unchanged,
     /// and the log request, which the same command reuses instead of ordering a new log.
-    package static func interruptionAccount(counterID: Int, request: Int?, file: String?, kept: Bool, naming: ParameterNaming) -> String {
-        let written = file.map { $0 == "standard output" ? "Interrupted" : "Interrupted: \($0) was not written (its temporary file is removed)" }
+    package static func interruptionAccount(
+        counterID: Int, request: Int?, file: String?, kept: Bool, naming: ParameterNaming
+    ) -> String {
+        let written =
+            file.map {
+                $0 == "standard output"
+                    ? "Interrupted" : "Interrupted: \($0) was not written (its temporary file is removed)"
+            }
             ?? "Interrupted: the ClickHouse table is unchanged (parts already loaded wait in its staging table)"
         guard let request else { return written + "; no log was ordered yet." }
-        guard kept else { return written + "; log request \(request) is left on the server: `\(naming.action(.cleanLogs(counterID: counterID)))` frees it." }
-        return written + "; log request \(request) is kept: the same command again reuses it instead of ordering a new log (`\(naming.action(.cleanLogs(counterID: counterID)))` frees it)."
+        guard kept else {
+            return written
+                + "; log request \(request) is left on the server: `\(naming.action(.cleanLogs(counterID: counterID)))` frees it."
+        }
+        return written
+            + "; log request \(request) is kept: the same command again reuses it instead of ordering a new log (`\(naming.action(.cleanLogs(counterID: counterID)))` frees it)."
     }
 
     // MARK: - --list and --clean-all
@@ -226,24 +271,38 @@ package struct LogsLoad: Sendable {
         package func view(counterID: Int) -> LogsListing {
             LogsListing(
                 counterID: counterID,
-                requests: requests.map { LogsListing.Request(requestID: $0.requestID, status: $0.status, source: $0.source, date1: $0.date1, date2: $0.date2, size: $0.size) },
+                requests: requests.map {
+                    LogsListing.Request(
+                        requestID: $0.requestID, status: $0.status, source: $0.source, date1: $0.date1, date2: $0.date2,
+                        size: $0.size)
+                },
                 loads: loads.map { load in
                     let loaded = LogsContinuation.ranges(of: load.days)
-                    // `127.0.0.1:8123/metrika.visits` for the destination key `clickhouse:127.0.0.1:8123/metrika.visits`.
-                    let into = load.destination.hasPrefix("clickhouse:") ? String(load.destination.dropFirst("clickhouse:".count)) : load.destination
-                    return LogsListing.Load(source: load.source, loadedInto: into, firstDay: load.firstDay, lastDay: load.lastDay, loadedAt: load.loadedAt,
-                                            rows: load.rows, loaded: loaded, missing: LogsContinuation.gaps(loaded))
+                    // `127.0.0.1:8123/metrika.visits` for the destination key
+                    // `clickhouse:127.0.0.1:8123/metrika.visits`.
+                    let into =
+                        load.destination.hasPrefix("clickhouse:")
+                        ? String(load.destination.dropFirst("clickhouse:".count)) : load.destination
+                    return LogsListing.Load(
+                        source: load.source, loadedInto: into, firstDay: load.firstDay, lastDay: load.lastDay,
+                        loadedAt: load.loadedAt,
+                        rows: load.rows, loaded: loaded, missing: LogsContinuation.gaps(loaded))
                 })
         }
     }
 
     package func list(counterID: Int, withLoads: Bool) async throws -> Listing {
         let requests = try await client().logRequests(counter: counterID)
-        guard withLoads, FileManager.default.fileExists(atPath: databasePath) else { return Listing(requests: requests, loads: []) }
+        guard withLoads, FileManager.default.fileExists(atPath: databasePath) else {
+            return Listing(requests: requests, loads: [])
+        }
         do {
-            return Listing(requests: requests, loads: try await HistoryStore.open(path: databasePath).loads(counterID: counterID))
+            return Listing(
+                requests: requests, loads: try await HistoryStore.open(path: databasePath).loads(counterID: counterID))
         } catch {
-            activity.note("Warning: the days loaded into each table are not listed: the history database cannot be read (\(message(error))).")
+            activity.note(
+                "Warning: the days loaded into each table are not listed: the history database cannot be read (\(message(error)))."
+            )
             return Listing(requests: requests, loads: [])
         }
     }
@@ -268,7 +327,8 @@ package struct LogsLoad: Sendable {
         var result = Cleaned()
         result.requests = try await cleanRequests(counterID: counterID)
         for settings in clickhouse {
-            let dropped = try await ClickHouseStagingTables.drop(counterID: counterID, settings: settings, transport: warehouseTransport)
+            let dropped = try await ClickHouseStagingTables.drop(
+                counterID: counterID, settings: settings, transport: warehouseTransport)
             result.tables += dropped.map { "\(settings.database).\($0)" }
         }
         return result
@@ -277,17 +337,23 @@ package struct LogsLoad: Sendable {
     private func cleanRequests(counterID: Int) async throws -> Int {
         let client = try await client()
         var cleaned = 0
-        for request in try await client.logRequests(counter: counterID) where request.status == "processed" || request.status == "created" {
-            _ = try await client.finishLogRequest(counter: counterID, id: request.requestID, cancel: request.status == "created")
+        for request in try await client.logRequests(counter: counterID)
+        where request.status == "processed" || request.status == "created" {
+            _ = try await client.finishLogRequest(
+                counter: counterID, id: request.requestID, cancel: request.status == "created")
             cleaned += 1
         }
         // Without a database file no run was kept; none is created for nothing.
         guard FileManager.default.fileExists(atPath: databasePath) else { return cleaned }
         do {
             let store = try await HistoryStore.open(path: databasePath)
-            for job in try await store.jobs(counterID: counterID) { try await store.removeJob(requestID: job.requestID) }
+            for job in try await store.jobs(counterID: counterID) {
+                try await store.removeJob(requestID: job.requestID)
+            }
         } catch {
-            activity.note("Warning: the history database still remembers counter \(counterID)'s interrupted runs (\(message(error))); a re-run finds their requests cleaned and orders new logs.")
+            activity.note(
+                "Warning: the history database still remembers counter \(counterID)'s interrupted runs (\(message(error))); a re-run finds their requests cleaned and orders new logs."
+            )
         }
         return cleaned
     }

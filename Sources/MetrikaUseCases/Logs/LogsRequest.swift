@@ -36,14 +36,21 @@ package struct LogsRequest: Sendable {
     package var firstPollInterval: Double
 
     /// Throws a `ParameterError` for a run without dates into a file: only a table remembers what was loaded.
-    package init(counterID: Int, source: LogSource, fields: [String]? = nil, target: Target, days: Days, firstPollInterval: Double = 10) throws {
+    package init(
+        counterID: Int, source: LogSource, fields: [String]? = nil, target: Target, days: Days,
+        firstPollInterval: Double = 10
+    ) throws {
         if case .continuing = days, case .file = target {
-            throw ParameterError(.from, .malformed(value: "")) { "Missing \($0[.from]) DATE (a run without dates continues a ClickHouse table; a file needs \($0[.from]))" }
+            throw ParameterError(.from, .malformed(value: "")) {
+                "Missing \($0[.from]) DATE (a run without dates continues a ClickHouse table; a file needs \($0[.from]))"
+            }
         }
         self.counterID = counterID
         self.source = source
         var chosen = fields ?? source.defaultFields
-        for required in source.requiredFields.reversed() where !chosen.contains(required) { chosen.insert(required, at: 0) }
+        for required in source.requiredFields.reversed() where !chosen.contains(required) {
+            chosen.insert(required, at: 0)
+        }
         if case .cluster = target {
             let sharding = ClickHouseClusterDestination.shardingField(source)
             if !chosen.contains(sharding) { chosen.append(sharding) }
@@ -64,12 +71,18 @@ package struct LogsRequest: Sendable {
             let other = source == .visits ? LogSource.hits.prefix : LogSource.visits.prefix
             if name.hasPrefix(other) {
                 let name = name
-                throw ParameterError(.fields, .malformed(value: name)) { "\($0[.fields]) '\(name)' belongs to the other source (\(source.rawValue) fields start with \(source.prefix))" }
+                throw ParameterError(.fields, .malformed(value: name)) {
+                    "\($0[.fields]) '\(name)' belongs to the other source (\(source.rawValue) fields start with \(source.prefix))"
+                }
             }
             if !name.hasPrefix(source.prefix) { name = source.prefix + name }
-            guard name.dropFirst(source.prefix.count).allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }), name.count > source.prefix.count else {
+            guard name.dropFirst(source.prefix.count).allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }),
+                name.count > source.prefix.count
+            else {
                 let name = name
-                throw ParameterError(.fields, .malformed(value: name)) { "\($0[.fields]) '\(name)' is not a field name such as \(source.prefix)date" }
+                throw ParameterError(.fields, .malformed(value: name)) {
+                    "\($0[.fields]) '\(name)' is not a field name such as \(source.prefix)date"
+                }
             }
             if !fields.contains(name) { fields.append(name) }
         }
@@ -80,7 +93,8 @@ package struct LogsRequest: Sendable {
     /// `stdout`, `file:<absolute path>`, or `clickhouse:<host:port/table>` (a cluster: its identity).
     package var destinationKey: String {
         switch target {
-        case .file(let path): return path == "-" ? "stdout" : "file:" + URL(fileURLWithPath: path).standardizedFileURL.path
+        case .file(let path):
+            return path == "-" ? "stdout" : "file:" + URL(fileURLWithPath: path).standardizedFileURL.path
         case .clickhouse(let settings): return "clickhouse:" + settings.identity
         case .cluster(let cluster): return "clickhouse:" + cluster.identity
         }

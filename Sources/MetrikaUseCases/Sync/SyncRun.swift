@@ -49,7 +49,9 @@ package struct SyncSummary: Sendable {
     package var daysFetched: Int { outcomes.reduce(0) { $0 + $1.daysFetched } }
     /// What went well, for the ClickHouse mirror: each synced counter and its days.
     package var syncedRanges: [(counterID: Int, range: DateRange)] {
-        outcomes.compactMap { outcome in outcome.failure == nil ? outcome.range.map { (counterID: outcome.counterID, range: $0) } : nil }
+        outcomes.compactMap { outcome in
+            outcome.failure == nil ? outcome.range.map { (counterID: outcome.counterID, range: $0) } : nil
+        }
     }
 }
 
@@ -71,10 +73,12 @@ package enum SyncError: MetrikaFailure, Equatable {
     package var message: String {
         switch self {
         case .startAfterToday(let start, let today, let timeZone):
-            return "the first day \(start.iso) is after this counter's today (\(today.iso) in \(timeZone)); give a past day"
+            return
+                "the first day \(start.iso) is after this counter's today (\(today.iso) in \(timeZone)); give a past day"
         case .hostGone(let host, let limit, let reason, let synced, let total):
             let missing = total - synced
-            return "\(host) could not be reached by \(limit) counters in a row, so the sync stopped: \(synced) of \(total) counter\(total == 1 ? "" : "s") synced, \(missing) not synced. Run it again when the API answers. The last error: \(reason)"
+            return
+                "\(host) could not be reached by \(limit) counters in a row, so the sync stopped: \(synced) of \(total) counter\(total == 1 ? "" : "s") synced, \(missing) not synced. Run it again when the API answers. The last error: \(reason)"
         }
     }
 }
@@ -133,7 +137,11 @@ package struct SyncRun: Sendable {
         }
         defer { endWatch() }
         do {
-            let summary = try await withTaskCancellationHandler { try await running.value } onCancel: { running.cancel() }
+            let summary = try await withTaskCancellationHandler {
+                try await running.value
+            } onCancel: {
+                running.cancel()
+            }
             if let signal = stopped.signal { throw interruption(signal, progress: progress) }
             return summary
         } catch let interruption as Interruption {
@@ -147,11 +155,16 @@ package struct SyncRun: Sendable {
     private func interruption(_ signal: Int32, progress: Progress) -> Interruption {
         activity.endProgress()
         let (_, synced, total) = progress.snapshot()
-        return Interruption(signal: signal, account: "sync stopped: \(synced) of \(total) counter\(total == 1 ? "" : "s") synced (their days are kept), \(total - synced) not synced; run it again to finish.")
+        return Interruption(
+            signal: signal,
+            account:
+                "sync stopped: \(synced) of \(total) counter\(total == 1 ? "" : "s") synced (their days are kept), \(total - synced) not synced; run it again to finish."
+        )
     }
 
     private func sync(_ request: SyncRequest, progress: Progress) async throws -> SyncSummary {
-        let loader = HistoryLoader(store: store, client: client, now: activity.now, unsettledDays: request.unsettledDays)
+        let loader = HistoryLoader(
+            store: store, client: client, now: activity.now, unsettledDays: request.unsettledDays)
         var counters: [Counter] = []
         // A counter whose metadata cannot be read (a foreign id, a typo) is one failure among the
         // others, not the end of the night's sync.
@@ -175,10 +188,13 @@ package struct SyncRun: Sendable {
         for outcome in outcomes { progress.append(outcome) }
         let total = outcomes.count + counters.count
         progress.total = total
-        let client = self.client, activity = self.activity
+        let client = self.client
+        let activity = self.activity
         func showProgress(force: Bool) {
             let requests = client.requestCounter.value
-            activity.progress("Syncing: \(outcomes.count)/\(total) counters, \(requests) request\(requests == 1 ? "" : "s")", force: force)
+            activity.progress(
+                "Syncing: \(outcomes.count)/\(total) counters, \(requests) request\(requests == 1 ? "" : "s")",
+                force: force)
         }
         if !counters.isEmpty { showProgress(force: true) }
         var full: (any MetrikaFailure)?
@@ -227,19 +243,25 @@ package struct SyncRun: Sendable {
         var gaveUp: SyncError?
         if giveUp.gaveUp {
             let synced = outcomes.filter { $0.failure == nil }.count
-            let error = SyncError.hostGone(host: host, limit: giveUp.limit, reason: giveUp.lastReason ?? "no connection", synced: synced, total: total)
+            let error = SyncError.hostGone(
+                host: host, limit: giveUp.limit, reason: giveUp.lastReason ?? "no connection", synced: synced,
+                total: total)
             for counter in unstarted { outcomes.append(SyncOutcome(counterID: counter.id, failure: error)) }
             gaveUp = error
         } else if let full {
             for counter in unstarted { outcomes.append(SyncOutcome(counterID: counter.id, failure: full)) }
             let lost = outcomes.filter { $0.failure.map { ($0 as? StoreError)?.kind == .full } ?? false }.count
-            activity.note("Error: \(activity.naming.message(of: full)). \(lost) of \(total) counter\(total == 1 ? "" : "s") not synced.")
+            activity.note(
+                "Error: \(activity.naming.message(of: full)). \(lost) of \(total) counter\(total == 1 ? "" : "s") not synced."
+            )
         }
         return SyncSummary(outcomes: outcomes, requests: client.requestCounter.value, gaveUp: gaveUp)
     }
 
     /// One counter: from `from` (else its first stored day, else 29 days before its today) up to its today.
-    static func sync(_ counter: Counter, loader: HistoryLoader, from: DateExpression?, now: @Sendable () -> Date) async -> SyncOutcome {
+    static func sync(_ counter: Counter, loader: HistoryLoader, from: DateExpression?, now: @Sendable () -> Date) async
+        -> SyncOutcome
+    {
         var outcome = SyncOutcome(counterID: counter.id)
         do {
             let today = MetrikaUseCases.today(for: counter, now: now())
@@ -257,7 +279,9 @@ package struct SyncRun: Sendable {
                 return outcome
             }
             guard let range = DateRange(from: start, to: today) else { return outcome }
-            let loaded = try await loader.load(counter: counter, range: range, metrics: Metric.everyday, grouping: nil, refresh: false, rangeTotals: false, values: false)
+            let loaded = try await loader.load(
+                counter: counter, range: range, metrics: Metric.everyday, grouping: nil, refresh: false,
+                rangeTotals: false, values: false)
             outcome.range = range
             outcome.daysFetched = loaded.daysFetched
             outcome.requests = loaded.requests

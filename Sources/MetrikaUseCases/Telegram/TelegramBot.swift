@@ -55,16 +55,20 @@ package final class TelegramBot: Sendable {
     /// the base URL (plain http only to this machine, `PlainHTTPPolicy`: `ConfigError`, exit 78).
     package init(
         token: String, tokenSource: String = "METRIKA_TELEGRAM_TOKEN", baseURL: URL = TelegramBot.defaultBaseURL,
-        transport: any HTTPTransport, environment: [String: String] = [:], timeout: Double = 30, retry: RetryPolicy = .standard,
+        transport: any HTTPTransport, environment: [String: String] = [:], timeout: Double = 30,
+        retry: RetryPolicy = .standard,
         maxRetryAfter: Double = 300,
-        sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(max(0, $0) * 1e9)) },
+        sleep: @escaping @Sendable (Double) async throws -> Void = {
+            try await Task.sleep(nanoseconds: UInt64(max(0, $0) * 1e9))
+        },
         now: @escaping @Sendable () -> Date = { Date() },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         note: @escaping @Sendable (String) -> Void = { _ in }
     ) throws {
         let trimmed = token.trimmingCharacters(in: .whitespacesAndNewlines)
         guard Self.isWellFormed(token: trimmed) else { throw TelegramError.malformedToken(source: tokenSource) }
-        try PlainHTTPPolicy.check(baseURL, setting: "METRIKA_TELEGRAM_API_URL", secret: "the Telegram bot token", environment: environment)
+        try PlainHTTPPolicy.check(
+            baseURL, setting: "METRIKA_TELEGRAM_API_URL", secret: "the Telegram bot token", environment: environment)
         self.token = trimmed
         self.baseURL = baseURL
         self.transport = transport
@@ -80,8 +84,10 @@ package final class TelegramBot: Sendable {
     /// `<digits>:<letters, digits, _ and ->`, as @BotFather issues them: nothing that could change a URL's path.
     package static func isWellFormed(token: String) -> Bool {
         let parts = token.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, (1...20).contains(parts[0].count), parts[0].allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
-        return (20...100).contains(parts[1].count) && parts[1].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+        guard parts.count == 2, (1...20).contains(parts[0].count), parts[0].allSatisfy({ $0.isASCII && $0.isNumber })
+        else { return false }
+        return (20...100).contains(parts[1].count)
+            && parts[1].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
     }
 
     /// What must never be shown: the token, its secret half, and the path that carries it.
@@ -109,10 +115,12 @@ package final class TelegramBot: Sendable {
         var ids: [Int64] = []
         for part in TelegramHTML.split(html) {
             let sent: TelegramSentMessage = try await call("sendMessage", chat: chat) { target in
-                .json(.object([
-                    ("chat_id", .string(target.value)), ("disable_notification", .bool(silent)),
-                    ("link_preview_options", .object([("is_disabled", .bool(true))])), ("parse_mode", .string("HTML")), ("text", .string(part)),
-                ]))
+                .json(
+                    .object([
+                        ("chat_id", .string(target.value)), ("disable_notification", .bool(silent)),
+                        ("link_preview_options", .object([("is_disabled", .bool(true))])),
+                        ("parse_mode", .string("HTML")), ("text", .string(part))
+                    ]))
             }
             ids.append(sent.messageID)
         }
@@ -122,40 +130,60 @@ package final class TelegramBot: Sendable {
     /// Sends a PNG (or JPEG) by multipart `sendPhoto` with `caption` (HTML); a caption past 1,024
     /// characters keeps its first lines and the rest follows as text. The photo's message id.
     @discardableResult
-    package func sendPhoto(_ image: Data, fileName: String, caption: String = "", to chat: TelegramChatID) async throws -> Int64 {
-        try await sendFile("sendPhoto", field: "photo", image, fileName: fileName, contentType: "image/png", caption: caption, to: chat)
+    package func sendPhoto(_ image: Data, fileName: String, caption: String = "", to chat: TelegramChatID) async throws
+        -> Int64
+    {
+        try await sendFile(
+            "sendPhoto", field: "photo", image, fileName: fileName, contentType: "image/png", caption: caption, to: chat
+        )
     }
 
     /// Sends any file (an SVG chart, a CSV) by multipart `sendDocument`, captioned as `sendPhoto` is.
     @discardableResult
-    package func sendDocument(_ data: Data, fileName: String, contentType: String, caption: String = "", to chat: TelegramChatID) async throws -> Int64 {
-        try await sendFile("sendDocument", field: "document", data, fileName: fileName, contentType: contentType, caption: caption, to: chat)
+    package func sendDocument(
+        _ data: Data, fileName: String, contentType: String, caption: String = "", to chat: TelegramChatID
+    ) async throws -> Int64 {
+        try await sendFile(
+            "sendDocument", field: "document", data, fileName: fileName, contentType: contentType, caption: caption,
+            to: chat)
     }
 
     /// `getUpdates`: what arrived after `offset` (the last update's id + 1 confirms everything before
     /// it), waiting up to `timeout` seconds for something to arrive (long polling); messages only.
-    package func getUpdates(offset: Int64?, timeout pollSeconds: Int, limit: Int = 100) async throws -> [TelegramUpdate] {
+    package func getUpdates(offset: Int64?, timeout pollSeconds: Int, limit: Int = 100) async throws -> [TelegramUpdate]
+    {
         try await call("getUpdates", chat: nil, extraTime: Double(max(0, pollSeconds))) { _ in
             // An update id is far below 2^53: exact as a JSON number.
             let offset: [(String, JSONValue)] = offset.map { [("offset", .number(Double($0)))] } ?? []
-            return .json(.object([("allowed_updates", .array([.string("message")])), ("limit", .number(Double(min(100, max(1, limit)))))]
-                                 + offset + [("timeout", .number(Double(max(0, pollSeconds))))]))
+            return .json(
+                .object(
+                    [
+                        ("allowed_updates", .array([.string("message")])),
+                        ("limit", .number(Double(min(100, max(1, limit)))))
+                    ]
+                        + offset + [("timeout", .number(Double(max(0, pollSeconds))))]))
         }
     }
 
     /// `setMyCommands`: the menu of commands the chat shows.
     package func setMyCommands(_ commands: [TelegramBotCommand]) async throws {
-        let list = commands.map { JSONValue.object([("command", .string($0.command)), ("description", .string($0.description))]) }
+        let list = commands.map {
+            JSONValue.object([("command", .string($0.command)), ("description", .string($0.description))])
+        }
         let _: Bool = try await call("setMyCommands", chat: nil) { _ in .json(.object([("commands", .array(list))])) }
     }
 
     /// `deleteWebhook`: getUpdates answers 409 while a webhook is set.
     package func deleteWebhook() async throws {
-        let _: Bool = try await call("deleteWebhook", chat: nil) { _ in .json(.object([("drop_pending_updates", .bool(false))])) }
+        let _: Bool = try await call("deleteWebhook", chat: nil) { _ in
+            .json(.object([("drop_pending_updates", .bool(false))]))
+        }
     }
 
-    private func sendFile(_ method: String, field: String, _ bytes: Data, fileName: String, contentType: String, caption: String,
-                          to chat: TelegramChatID) async throws -> Int64 {
+    private func sendFile(
+        _ method: String, field: String, _ bytes: Data, fileName: String, contentType: String, caption: String,
+        to chat: TelegramChatID
+    ) async throws -> Int64 {
         let captions = caption.isEmpty ? [] : TelegramHTML.split(caption, limit: TelegramHTML.captionLimit)
         let sent: TelegramSentMessage = try await call(method, chat: chat) { target in
             var form = TelegramMultipartBody()
@@ -219,7 +247,11 @@ package final class TelegramBot: Sendable {
                     if let original = chat { s.migrations[original] = newID }
                     return first
                 }
-                if first { note("Telegram chat \(old) became a supergroup with the id \(newID): sent there; use \(newID) from now on.") }
+                if first {
+                    note(
+                        "Telegram chat \(old) became a supergroup with the id \(newID): sent there; use \(newID) from now on."
+                    )
+                }
                 target = newID
             case .failed(let error):
                 throw error
@@ -260,7 +292,9 @@ package final class TelegramBot: Sendable {
             headers["Content-Type"] = form.contentType
             data = form.finished()
         }
-        return HTTPRequest(method: "POST", url: url, headers: headers, body: data, timeout: timeout + extraTime, maxResponseBytes: Self.maxResponseBytes)
+        return HTTPRequest(
+            method: "POST", url: url, headers: headers, body: data, timeout: timeout + extraTime,
+            maxResponseBytes: Self.maxResponseBytes)
     }
 
     private enum Outcome {
@@ -279,7 +313,8 @@ package final class TelegramBot: Sendable {
             switch error {
             case .timedOut: return .transient(.timedOut(seconds: request.timeout))
             case .tooLarge: return .failed(.answerTooLarge(limit: Self.maxResponseBytes))
-            case .cannotConnect, .connectionLost: return .transient(.unreachable(detail: masked(MetrikaClient.unavailableText(error))))
+            case .cannotConnect, .connectionLost:
+                return .transient(.unreachable(detail: masked(MetrikaClient.unavailableText(error))))
             default: return .failed(.unreachable(detail: masked(MetrikaClient.unavailableText(error))))
             }
         } catch {
@@ -290,13 +325,15 @@ package final class TelegramBot: Sendable {
         }
         let envelope: TelegramEnvelope<Discarded>
         do {
-            envelope = try JSONDecoder().decode(TelegramEnvelope<Discarded>.self, from: JSONPreflight.prepare(response.body))
+            envelope = try JSONDecoder().decode(
+                TelegramEnvelope<Discarded>.self, from: JSONPreflight.prepare(response.body))
         } catch {
             // A proxy's HTML page in front of a 5xx is the outage, not garbage.
             if (500..<600).contains(response.status) {
                 return .transient(.serverError(method: method, status: response.status, description: ""))
             }
-            return .failed(.garbage(method: method, status: response.status, detail: describeGarbage(response.body, error)))
+            return .failed(
+                .garbage(method: method, status: response.status, detail: describeGarbage(response.body, error)))
         }
         if envelope.ok, (200..<300).contains(response.status) { return .answer(response.body) }
         let code = envelope.errorCode ?? response.status
@@ -312,13 +349,17 @@ package final class TelegramBot: Sendable {
             let seconds = envelope.parameters?.retryAfter ?? 1
             return .flood(seconds: max(0, seconds), .tooManyRequests(retryAfter: Int(seconds.rounded(.up))))
         case 403:
-            return .failed(.blocked(chat: chatText(request), reason: description.replacingOccurrences(of: "Forbidden: ", with: "")))
+            return .failed(
+                .blocked(chat: chatText(request), reason: description.replacingOccurrences(of: "Forbidden: ", with: ""))
+            )
         case 400 where lowered.contains("chat not found"):
             return .failed(.chatNotFound(chat: chatText(request)))
         case 500..<600:
             return .transient(.serverError(method: method, status: code, description: description))
         default:
-            return .failed(.rejected(method: method, status: code, description: description.isEmpty ? "no description" : description))
+            return .failed(
+                .rejected(
+                    method: method, status: code, description: description.isEmpty ? "no description" : description))
         }
     }
 

@@ -13,7 +13,9 @@ package struct TelegramChatID: Hashable, Sendable, CustomStringConvertible {
             value = String(number)
         } else if trimmed.hasPrefix("@") {
             let name = trimmed.dropFirst()
-            guard (5...32).contains(name.count), name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else { return nil }
+            guard (5...32).contains(name.count),
+                name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
+            else { return nil }
             value = trimmed
         } else {
             return nil

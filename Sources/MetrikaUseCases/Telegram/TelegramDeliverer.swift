@@ -17,7 +17,10 @@ package struct TelegramDeliverer: AlertDeliverer {
     /// Say "Sent to Telegram chat …" (a terminal, or --verbose): success is quiet where cron watches.
     package let announce: Bool
 
-    package init(bot: TelegramBot, chats: [TelegramChatID], rasterizer: any ChartRasterizer, activity: any Activity, announce: Bool) {
+    package init(
+        bot: TelegramBot, chats: [TelegramChatID], rasterizer: any ChartRasterizer, activity: any Activity,
+        announce: Bool
+    ) {
         self.bot = bot
         self.chats = chats
         self.rasterizer = rasterizer
@@ -39,7 +42,9 @@ package struct TelegramDeliverer: AlertDeliverer {
         do {
             for (index, svg) in AlertMail.chartSVGs(daily).enumerated() {
                 let png = try await rasterizer.png(fromSVG: svg, scale: ChartSeries.pngScale)
-                photos.append((AlertMail.chartName(daily[index]) + ".png", png, TelegramHTML.escape(AlertText.line(daily[index]))))
+                photos.append(
+                    (AlertMail.chartName(daily[index]) + ".png", png, TelegramHTML.escape(AlertText.line(daily[index])))
+                )
             }
         } catch let error as ChartRasterizerError {
             activity.note("Warning: the alerts go to Telegram without charts: \(error.message(activity.naming))")
@@ -55,7 +60,9 @@ package struct TelegramDeliverer: AlertDeliverer {
         for chat in chats {
             do {
                 try await bot.sendText(text, to: chat)
-                for photo in photos { try await bot.sendPhoto(photo.png, fileName: photo.name, caption: photo.caption, to: chat) }
+                for photo in photos {
+                    try await bot.sendPhoto(photo.png, fileName: photo.name, caption: photo.caption, to: chat)
+                }
                 if announce { activity.note("Sent the alerts to Telegram chat \(chat).") }
             } catch let error as TelegramError {
                 // A wrong token fails every chat alike: said once.
@@ -67,7 +74,9 @@ package struct TelegramDeliverer: AlertDeliverer {
     }
 
     package func failureNote(_ failure: any MetrikaFailure) -> String {
-        if let error = failure as? TelegramError, error == .unauthorized { return "Error: \(error.message(activity.naming))" }
+        if let error = failure as? TelegramError, error == .unauthorized {
+            return "Error: \(error.message(activity.naming))"
+        }
         return untoldNote(failure, naming: activity.naming)
     }
 }

@@ -47,21 +47,26 @@ package enum TelegramError: WordedFailure, Equatable {
     package func message(_ naming: ParameterNaming) -> String {
         switch self {
         case .malformedToken(let source):
-            return "\(source) is not a Telegram bot token (digits, ':' and 35 characters, as @BotFather gives it); it is not shown because it is a secret."
+            return
+                "\(source) is not a Telegram bot token (digits, ':' and 35 characters, as @BotFather gives it); it is not shown because it is a secret."
         case .notAChat(let source, let text):
-            return "\(source): \(TerminalText.quote(text)) is not a Telegram chat id; give a chat's number (such as 123456789 or -1001234567890) or a channel's @name."
+            return
+                "\(source): \(TerminalText.quote(text)) is not a Telegram chat id; give a chat's number (such as 123456789 or -1001234567890) or a channel's @name."
         case .unauthorized:
             return "Telegram refused the bot token (401 Unauthorized); \(naming.action(.checkTelegramToken))"
         case .chatNotFound(let chat):
-            return "Telegram chat \(chat) was not found: check the id, and that someone in the chat pressed Start or added the bot to the group."
+            return
+                "Telegram chat \(chat) was not found: check the id, and that someone in the chat pressed Start or added the bot to the group."
         case .blocked(let chat, let reason):
-            return "Telegram chat \(chat) does not take the bot's messages (\(reason)); unblock the bot or add it to the group again."
+            return
+                "Telegram chat \(chat) does not take the bot's messages (\(reason)); unblock the bot or add it to the group again."
         case .tooManyRequests(let retryAfter):
             return "Telegram asks to send nothing for \(retryAfter) s (429 Too Many Requests); try again later."
         case .rejected(let method, let status, let description):
             return "Telegram refused \(method) (HTTP \(status)): \(description)."
         case .serverError(let method, let status, let description):
-            return "Telegram answered \(method) with HTTP \(status)\(description.isEmpty ? "" : " (\(description))") after retries; try again later."
+            return
+                "Telegram answered \(method) with HTTP \(status)\(description.isEmpty ? "" : " (\(description))") after retries; try again later."
         case .timedOut(let seconds):
             return "Telegram did not answer within \(DecimalText.shortest(seconds)) s, after retries; try again later."
         case .unreachable(let detail):
@@ -69,10 +74,12 @@ package enum TelegramError: WordedFailure, Equatable {
         case .answerTooLarge(let limit):
             return "Telegram's Bot API answered more than \(limit >> 10) KiB; refused as a hostile answer."
         case .redirected(let status, let target):
-            return "Telegram's Bot API answered with a redirect (HTTP \(status)) to \(target), which metrika never follows; "
+            return
+                "Telegram's Bot API answered with a redirect (HTTP \(status)) to \(target), which metrika never follows; "
                 + naming.action(.checkTelegramAddress)
         case .garbage(let method, let status, let detail):
-            return "Telegram's Bot API answered \(method) with something that is not its JSON (HTTP \(status)): \(detail); "
+            return
+                "Telegram's Bot API answered \(method) with something that is not its JSON (HTTP \(status)): \(detail); "
                 + naming.action(.checkTelegramAddress)
         }
     }

@@ -37,9 +37,9 @@ package enum TelegramHTML {
     package static func split(_ html: String, limit: Int = messageLimit) -> [String] {
         precondition(limit >= 64, "a Telegram message limit below 64 characters leaves no room for the tags")
         var messages: [String] = []
-        var current = ""  // the message being built, starting with the tags opened again
-        var base = 0  // the length of those tags
-        var open: [OpenTag] = []  // tags open at the end of `current`
+        var current = "" // the message being built, starting with the tags opened again
+        var base = 0 // the length of those tags
+        var open: [OpenTag] = [] // tags open at the end of `current`
 
         func flush() {
             var body = current
@@ -48,7 +48,9 @@ package enum TelegramHTML {
             current = openers(open)
             base = length(current)
         }
-        func fits(_ text: String, _ tags: [OpenTag]) -> Bool { length(current) + length(text) + length(closers(tags)) <= limit }
+        func fits(_ text: String, _ tags: [OpenTag]) -> Bool {
+            length(current) + length(text) + length(closers(tags)) <= limit
+        }
 
         let lines = html.split(separator: "\n", omittingEmptySubsequences: false)
         for (index, line) in lines.enumerated() {
@@ -70,7 +72,8 @@ package enum TelegramHTML {
                 let next = track(open, through: atom)
                 if !fits(atom, next) {
                     // Back up to the message's last space when the words after it carry no markup.
-                    if let space = current.lastIndex(of: " "), current.utf16.distance(from: current.startIndex, to: space) > base,
+                    if let space = current.lastIndex(of: " "),
+                        current.utf16.distance(from: current.startIndex, to: space) > base,
                         !current[space...].contains("<"), !current[space...].contains("&")
                     {
                         // The space itself ends the message (Telegram trims it anyway).
@@ -96,7 +99,13 @@ package enum TelegramHTML {
     private static func hasVisibleText(_ html: String) -> Bool {
         var inTag = false
         for character in html {
-            if character == "<" { inTag = true } else if character == ">" { inTag = false } else if !inTag, !character.isWhitespace { return true }
+            if character == "<" {
+                inTag = true
+            } else if character == ">" {
+                inTag = false
+            } else if !inTag, !character.isWhitespace {
+                return true
+            }
         }
         return false
     }

@@ -62,8 +62,10 @@ package struct TelegramBotCommand: Sendable, Equatable, Encodable {
     package var description: String
 
     package init(_ command: String, _ description: String) {
-        precondition((1...32).contains(command.count) && command.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") },
-                     "a bot command is 1-32 lower-case letters, digits or _")
+        precondition(
+            (1...32).contains(command.count)
+                && command.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") },
+            "a bot command is 1-32 lower-case letters, digits or _")
         precondition((1...256).contains(description.count), "a bot command's description is 1-256 characters")
         self.command = command
         self.description = description
@@ -124,8 +126,12 @@ struct TelegramMultipartBody {
 
     /// A file part; `fileName` is cut down to safe characters (it is a header parameter).
     mutating func file(_ name: String, fileName: String, contentType: String, bytes: Data) {
-        let safe = String(fileName.filter { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }.prefix(100))
-        data.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"\(safe.isEmpty ? "file" : safe)\"\r\nContent-Type: \(contentType)\r\n\r\n".utf8))
+        let safe = String(
+            fileName.filter { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }.prefix(100))
+        data.append(
+            Data(
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"\(safe.isEmpty ? "file" : safe)\"\r\nContent-Type: \(contentType)\r\n\r\n"
+                    .utf8))
         data.append(bytes)
         data.append(Data("\r\n".utf8))
     }

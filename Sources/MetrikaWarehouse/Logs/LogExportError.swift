@@ -27,7 +27,8 @@ package enum LogExportError: WordedFailure, Equatable {
     package func message(_ naming: ParameterNaming) -> String {
         switch self {
         case .noRoom(let counterID, let maxDays):
-            return "counter \(counterID) has no room for a log request now (max_possible_day_quantity \(maxDays)): its 10 GB of prepared logs is full. "
+            return
+                "counter \(counterID) has no room for a log request now (max_possible_day_quantity \(maxDays)): its 10 GB of prepared logs is full. "
                 + "Run `\(naming.action(.cleanLogs(counterID: counterID)))` to free it."
         case .noParts(let request):
             return "log request \(request) is processed but lists no parts; run again to order a new one."

@@ -38,7 +38,8 @@ package struct LogExporter: Sendable {
 
     package init(
         client: MetrikaClient, destination: any LogDestination, destinationKey: String,
-        counterID: Int, source: LogSource, fields: [String], store: (any LogProgressStore)?, firstPollInterval: Double = 10,
+        counterID: Int, source: LogSource, fields: [String], store: (any LogProgressStore)?,
+        firstPollInterval: Double = 10,
         maxPolls: Int = 500, sleep: @escaping @Sendable (Double) async throws -> Void,
         progress: (@Sendable (String) -> Void)?, note: @escaping @Sendable (String) -> Void
     ) {
@@ -69,7 +70,8 @@ package struct LogExporter: Sendable {
     /// The date ranges one request each: the whole range when evaluate says it is possible, else
     /// pieces of `max_possible_day_quantity` days.
     package func plan(_ range: DateRange) async throws -> [DateRange] {
-        let evaluation = try await client.evaluateLogRequest(counter: counterID, source: source, from: range.from, to: range.to, fields: fields)
+        let evaluation = try await client.evaluateLogRequest(
+            counter: counterID, source: source, from: range.from, to: range.to, fields: fields)
         if evaluation.possible {
             return [range]
         }
@@ -84,7 +86,9 @@ package struct LogExporter: Sendable {
             pieces.append(DateRange(from: start, to: end)!)
             start = Day(ordinal: end.ordinal + 1)
         }
-        if pieces.count > 1 { note("Note: the Logs API takes at most \(step) days per request now; ordering \(pieces.count) requests.") }
+        if pieces.count > 1 {
+            note("Note: the Logs API takes at most \(step) days per request now; ordering \(pieces.count) requests.")
+        }
         return pieces
     }
 
@@ -106,14 +110,19 @@ package struct LogExporter: Sendable {
         let fieldList = fields.joined(separator: ",")
         var job: LogJob
         var request: LogRequest?
-        if let saved = try await store?.job(counterID: counterID, source: source, from: range.from, to: range.to, fields: fieldList, destination: destinationKey) {
+        if let saved = try await store?.job(
+            counterID: counterID, source: source, from: range.from, to: range.to, fields: fieldList,
+            destination: destinationKey)
+        {
             // Reuse it only if the API still has it (it may have been cleaned or have failed).
             let known = try? await client.logRequest(counter: counterID, id: saved.requestID)
             if let known, !known.hasFailed {
                 job = saved
                 request = known
                 summary.reused += 1
-                note("Note: resuming log request \(saved.requestID) (\(saved.loadedParts.count) part\(saved.loadedParts.count == 1 ? "" : "s") already loaded).")
+                note(
+                    "Note: resuming log request \(saved.requestID) (\(saved.loadedParts.count) part\(saved.loadedParts.count == 1 ? "" : "s") already loaded)."
+                )
             } else {
                 try await store?.removeJob(requestID: saved.requestID)
                 job = try await order(range, fields: fieldList, summary: &summary)
@@ -133,7 +142,8 @@ package struct LogExporter: Sendable {
                 throw LogExportError.noParts(request: id)
             }
             for part in parts where !job.loadedParts.contains(part) {
-                let bytes = try await load(part: part, of: parts.count, request: id, range: range, loadedBefore: summary.bytes)
+                let bytes = try await load(
+                    part: part, of: parts.count, request: id, range: range, loadedBefore: summary.bytes)
                 summary.bytes += bytes
                 summary.parts += 1
                 job.loadedParts.insert(part)
@@ -143,7 +153,9 @@ package struct LogExporter: Sendable {
             if destination.remembersLoadedDays {
                 // Rows that cannot be counted stay unknown in --list; the load itself stands.
                 let rows = try? await destination.rowsPerDay(from: range.from, to: range.to)
-                try await store?.recordLoaded(counterID: counterID, source: source, destination: destinationKey, from: range.from, to: range.to, rows: rows, at: Date())
+                try await store?.recordLoaded(
+                    counterID: counterID, source: source, destination: destinationKey, from: range.from, to: range.to,
+                    rows: rows, at: Date())
             }
         } catch {
             await cleanAfterFailure(id)
@@ -153,14 +165,18 @@ package struct LogExporter: Sendable {
         do {
             _ = try await client.finishLogRequest(counter: counterID, id: id, cancel: false)
         } catch {
-            note("Warning: log request \(id) could not be cleaned (\(naming.reason(error))); run `\(naming.action(.cleanLogs(counterID: counterID)))`.")
+            note(
+                "Warning: log request \(id) could not be cleaned (\(naming.reason(error))); run `\(naming.action(.cleanLogs(counterID: counterID)))`."
+            )
         }
         await forget(id)
     }
 
     /// Streams one part into the destination; a transient failure is retried (its rows taken back
     /// first) under the client's retry policy. Returns the bytes of the attempt that succeeded.
-    private func load(part: Int, of count: Int, request id: Int, range: DateRange, loadedBefore: Int) async throws -> Int {
+    private func load(part: Int, of count: Int, request id: Int, range: DateRange, loadedBefore: Int) async throws
+        -> Int
+    {
         try await client.retryingTransient {
             var bytes = 0
             do {
@@ -169,13 +185,17 @@ package struct LogExporter: Sendable {
                         bytes += chunk.count
                         try await write(chunk)
                         if let progress {
-                            progress("log request \(id): \(LogExporter.partName(part, of: count)), \(ByteSize.megabytes(loadedBefore + bytes)) MB")
+                            progress(
+                                "log request \(id): \(LogExporter.partName(part, of: count)), \(ByteSize.megabytes(loadedBefore + bytes)) MB"
+                            )
                         }
                     }
                 }
             } catch let transient as TransientFailure {
                 // Retried only when what this attempt wrote can be taken back.
-                guard await destination.discardPart(part: part, from: range.from, to: range.to) else { throw transient.failure }
+                guard await destination.discardPart(part: part, from: range.from, to: range.to) else {
+                    throw transient.failure
+                }
                 throw transient
             } catch let failure as APIError {
                 _ = await destination.discardPart(part: part, from: range.from, to: range.to)
@@ -190,9 +210,12 @@ package struct LogExporter: Sendable {
     }
 
     private func order(_ range: DateRange, fields: String, summary: inout Summary) async throws -> LogJob {
-        let created = try await client.createLogRequest(counter: counterID, source: source, from: range.from, to: range.to, fields: self.fields)
+        let created = try await client.createLogRequest(
+            counter: counterID, source: source, from: range.from, to: range.to, fields: self.fields)
         summary.requests += 1
-        let job = LogJob(counterID: counterID, source: source, from: range.from, to: range.to, fields: fields, destination: destinationKey, requestID: created.requestID)
+        let job = LogJob(
+            counterID: counterID, source: source, from: range.from, to: range.to, fields: fields,
+            destination: destinationKey, requestID: created.requestID)
         try await store?.saveJob(job)
         return job
     }
@@ -226,7 +249,9 @@ package struct LogExporter: Sendable {
             await forget(id)
         } else if info.status == "processed" {
             if store != nil {
-                note("Note: log request \(id) is kept so that a re-run with the same arguments resumes it; `\(naming.action(.cleanLogs(counterID: counterID)))` frees it.")
+                note(
+                    "Note: log request \(id) is kept so that a re-run with the same arguments resumes it; `\(naming.action(.cleanLogs(counterID: counterID)))` frees it."
+                )
             } else {
                 _ = try? await client.finishLogRequest(counter: counterID, id: id, cancel: false)
             }
@@ -240,7 +265,9 @@ package struct LogExporter: Sendable {
         do {
             try await store?.removeJob(requestID: id)
         } catch {
-            note("Warning: the history database could not forget log request \(id) (\(naming.reason(error))); a re-run with the same arguments orders a new log.")
+            note(
+                "Warning: the history database could not forget log request \(id) (\(naming.reason(error))); a re-run with the same arguments orders a new log."
+            )
         }
     }
 

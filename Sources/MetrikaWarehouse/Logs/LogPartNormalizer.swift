@@ -64,12 +64,18 @@ package final class LogPartNormalizer {
             case .signed:
                 return value.first == 45 ? value.count > 1 && digits(1..<value.count) : digits(0..<value.count)
             case .float:
-                return value.allSatisfy { ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 45 || $0 == 43 || $0 == 101 || $0 == 69 || $0 == 110 || $0 == 97 || $0 == 105 || $0 == 102 }
+                return value.allSatisfy {
+                    ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 45 || $0 == 43 || $0 == 101 || $0 == 69 || $0 == 110
+                        || $0 == 97 || $0 == 105 || $0 == 102
+                }
             case .date:
-                return value.count == 10 && value[4] == 45 && value[7] == 45 && digits(0..<4) && digits(5..<7) && digits(8..<10)
+                return value.count == 10 && value[4] == 45 && value[7] == 45 && digits(0..<4) && digits(5..<7)
+                    && digits(8..<10)
             case .dateTime:
-                return value.count == 19 && value[4] == 45 && value[7] == 45 && value[10] == 32 && value[13] == 58 && value[16] == 58
-                    && digits(0..<4) && digits(5..<7) && digits(8..<10) && digits(11..<13) && digits(14..<16) && digits(17..<19)
+                return value.count == 19 && value[4] == 45 && value[7] == 45 && value[10] == 32 && value[13] == 58
+                    && value[16] == 58
+                    && digits(0..<4) && digits(5..<7) && digits(8..<10) && digits(11..<13) && digits(14..<16)
+                    && digits(17..<19)
             case .array:
                 return value.isEmpty || value.first == 91
             }
@@ -150,7 +156,9 @@ package final class LogPartNormalizer {
             try line.withUnsafeBufferPointer { try handle($0) }
         }
         guard headerSeen else {
-            throw LogRowProblem(row: 0, field: nil, problem: "the part is empty: not even its header line of field names arrived", raw: [])
+            throw LogRowProblem(
+                row: 0, field: nil, problem: "the part is empty: not even its header line of field names arrived",
+                raw: [])
         }
         if !output.isEmpty {
             try emit(output)
@@ -161,7 +169,9 @@ package final class LogPartNormalizer {
     /// A line longer than any real row (64 MiB) means the part has no line ends where it should.
     private func checkCarry() throws {
         if carry.count > 64 << 20 {
-            throw LogRowProblem(row: row + 1, field: nil, problem: "no line end within 64 MiB", raw: Array(carry.prefix(LogRowProblem.rawLimit)))
+            throw LogRowProblem(
+                row: row + 1, field: nil, problem: "no line end within 64 MiB",
+                raw: Array(carry.prefix(LogRowProblem.rawLimit)))
         }
     }
 
@@ -176,13 +186,16 @@ package final class LogPartNormalizer {
         guard bounds.count == fields.count else {
             throw LogRowProblem(
                 row: row, field: nil,
-                problem: "\(bounds.count) field\(bounds.count == 1 ? "" : "s") where the header names \(fields.count) (a tab or line break inside a value that the API did not escape)",
+                problem:
+                    "\(bounds.count) field\(bounds.count == 1 ? "" : "s") where the header names \(fields.count) (a tab or line break inside a value that the API did not escape)",
                 raw: Array(line.prefix(LogRowProblem.rawLimit)))
         }
         for position in fields.indices where kinds[position] != .text && !stringArray[position] {
             let value = UnsafeBufferPointer(rebasing: line[bounds[order?[position] ?? position]])
             guard kinds[position].accepts(value) else {
-                throw LogRowProblem(row: row, field: fields[position], problem: "not \(kinds[position].name)", raw: Array(value.prefix(LogRowProblem.rawLimit)))
+                throw LogRowProblem(
+                    row: row, field: fields[position], problem: "not \(kinds[position].name)",
+                    raw: Array(value.prefix(LogRowProblem.rawLimit)))
             }
         }
         if order == nil, !needsRepair(line) {
@@ -206,11 +219,14 @@ package final class LogPartNormalizer {
     private func readHeader(_ line: UnsafeBufferPointer<UInt8>) throws {
         var bytes = Array(line)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-        let names = bytes.split(separator: 9, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        let names = bytes.split(separator: 9, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         guard names.count == fields.count, Set(names) == Set(fields) else {
             throw LogRowProblem(
                 row: 0, field: nil,
-                problem: "its header line names \(names.count) field\(names.count == 1 ? "" : "s") that are not the \(fields.count) requested",
+                problem:
+                    "its header line names \(names.count) field\(names.count == 1 ? "" : "s") that are not the \(fields.count) requested",
                 raw: Array(bytes.prefix(LogRowProblem.rawLimit)))
         }
         if names != fields { order = fields.map { names.firstIndex(of: $0)! } }
@@ -249,7 +265,9 @@ package final class LogPartNormalizer {
         var text = Array(value)
         if text.first == 34 {
             guard text.count >= 2, text.last == 34 else {
-                throw LogRowProblem(row: row, field: fields[field], problem: "a quoted value without its closing quote", raw: Array(line.prefix(LogRowProblem.rawLimit)))
+                throw LogRowProblem(
+                    row: row, field: fields[field], problem: "a quoted value without its closing quote",
+                    raw: Array(line.prefix(LogRowProblem.rawLimit)))
             }
             var unquoted: [UInt8] = []
             unquoted.reserveCapacity(text.count)
@@ -275,9 +293,11 @@ package final class LogPartNormalizer {
             }
             text = unescaped
         }
-        if text.isEmpty { text = [91, 93] }  // no elements
+        if text.isEmpty { text = [91, 93] } // no elements
         guard text.first == 91, text.last == 93 else {
-            throw LogRowProblem(row: row, field: fields[field], problem: "not an array like ['a','b']", raw: Array(value.prefix(LogRowProblem.rawLimit)))
+            throw LogRowProblem(
+                row: row, field: fields[field], problem: "not an array like ['a','b']",
+                raw: Array(value.prefix(LogRowProblem.rawLimit)))
         }
         output.append(contentsOf: text)
     }
@@ -297,9 +317,11 @@ package struct LogRowProblem: Error, Sendable, Equatable {
     package func message(request: Int, part: Int, of count: Int, naming: ParameterNaming = .neutral) -> String {
         let place = row == 0 ? "the header" : "row \(row)" + (field.map { ", field \($0)" } ?? "")
         // Tabs and line breaks shown as the escapes they would be, so a field count can be checked by eye.
-        let visible = String(decoding: raw, as: UTF8.self).replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\r", with: "\\r")
+        let visible = String(decoding: raw, as: UTF8.self).replacingOccurrences(of: "\t", with: "\\t")
+            .replacingOccurrences(of: "\r", with: "\\r")
         let bytes = raw.isEmpty ? "" : ": '\(TerminalText.quote(visible))'" + (raw.count >= Self.rawLimit ? "…" : "")
-        return "log request \(request), part \(part) of \(count), \(place): \(problem)\(bytes). Nothing of that part reached the table; "
+        return
+            "log request \(request), part \(part) of \(count), \(place): \(problem)\(bytes). Nothing of that part reached the table; "
             + "the same command with \(naming[.output]) FILE instead of \(naming[.clickhouse]) saves the log exactly as the API sent it."
     }
 }

@@ -42,15 +42,19 @@ package struct LogRequest: Sendable, Decodable, Equatable {
     }
 
     /// Statuses after which the request will never become `processed`.
-    package var hasFailed: Bool { ["canceled", "processing_failed", "cleaned_by_user", "cleaned_automatically_as_too_old"].contains(status) }
+    package var hasFailed: Bool {
+        ["canceled", "processing_failed", "cleaned_by_user", "cleaned_automatically_as_too_old"].contains(status)
+    }
 }
 
-struct LogRequestEnvelope: Decodable { let logRequest: LogRequest
+struct LogRequestEnvelope: Decodable {
+    let logRequest: LogRequest
     enum CodingKeys: String, CodingKey { case logRequest = "log_request" }
 }
 
 struct LogRequestList: Decodable { let requests: [LogRequest] }
 
-struct LogEvaluationEnvelope: Decodable { let evaluation: LogEvaluation
+struct LogEvaluationEnvelope: Decodable {
+    let evaluation: LogEvaluation
     enum CodingKeys: String, CodingKey { case evaluation = "log_request_evaluation" }
 }

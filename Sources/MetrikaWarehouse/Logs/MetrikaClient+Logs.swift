@@ -10,20 +10,28 @@ extension MetrikaClient {
     }
 
     /// `GET …/logrequests/evaluate`.
-    package func evaluateLogRequest(counter: Int, source: LogSource, from: Day, to: Day, fields: [String]) async throws -> LogEvaluation {
+    package func evaluateLogRequest(counter: Int, source: LogSource, from: Day, to: Day, fields: [String]) async throws
+        -> LogEvaluation
+    {
         let envelope: LogEvaluationEnvelope = try await get(
-            "/management/v1/counter/\(counter)/logrequests/evaluate", query: Self.logQuery(source: source, from: from, to: to, fields: fields))
+            "/management/v1/counter/\(counter)/logrequests/evaluate",
+            query: Self.logQuery(source: source, from: from, to: to, fields: fields))
         return envelope.evaluation
     }
 
     /// `POST …/logrequests`: orders the log.
-    package func createLogRequest(counter: Int, source: LogSource, from: Day, to: Day, fields: [String]) async throws -> LogRequest {
-        try await postLog("/management/v1/counter/\(counter)/logrequests", query: Self.logQuery(source: source, from: from, to: to, fields: fields))
+    package func createLogRequest(counter: Int, source: LogSource, from: Day, to: Day, fields: [String]) async throws
+        -> LogRequest
+    {
+        try await postLog(
+            "/management/v1/counter/\(counter)/logrequests",
+            query: Self.logQuery(source: source, from: from, to: to, fields: fields))
     }
 
     /// `GET …/logrequest/{id}`.
     package func logRequest(counter: Int, id: Int) async throws -> LogRequest {
-        let envelope: LogRequestEnvelope = try await get("/management/v1/counter/\(counter)/logrequest/\(id)", query: [])
+        let envelope: LogRequestEnvelope = try await get(
+            "/management/v1/counter/\(counter)/logrequest/\(id)", query: [])
         return envelope.logRequest
     }
 
@@ -35,12 +43,14 @@ extension MetrikaClient {
 
     /// `POST …/logrequest/{id}/clean` (a processed request) or `/cancel` (one still being prepared).
     package func finishLogRequest(counter: Int, id: Int, cancel: Bool) async throws -> LogRequest {
-        try await postLog("/management/v1/counter/\(counter)/logrequest/\(id)/\(cancel ? "cancel" : "clean")", query: [])
+        try await postLog(
+            "/management/v1/counter/\(counter)/logrequest/\(id)/\(cancel ? "cancel" : "clean")", query: [])
     }
 
     private func postLog(_ path: String, query: [(String, String)]) async throws -> LogRequest {
         let url = makeURL(path: path, query: query)
-        let response = try await send(HTTPRequest(method: "POST", url: url, headers: signedHeaders(acceptingJSON: true), timeout: requestTimeout))
+        let response = try await send(
+            HTTPRequest(method: "POST", url: url, headers: signedHeaders(acceptingJSON: true), timeout: requestTimeout))
         let envelope: LogRequestEnvelope = try decode(response.body, from: url)
         return envelope.logRequest
     }
@@ -51,9 +61,13 @@ extension MetrikaClient {
     /// connection, a timeout) a `TransientFailure`, which the caller retries with `retryingTransient`
     /// once it has undone what `receive` was given.
     /// `count` is the request's number of parts, for messages (`part 1 of 2`).
-    package func downloadLogPart(counter: Int, id: Int, part: Int, of count: Int, receive: ([UInt8]) async throws -> Void) async throws {
+    package func downloadLogPart(
+        counter: Int, id: Int, part: Int, of count: Int, receive: ([UInt8]) async throws -> Void
+    ) async throws {
         let url = makeURL(path: "/management/v1/counter/\(counter)/logrequest/\(id)/part/\(part)/download", query: [])
-        let request = HTTPRequest(method: "GET", url: url, headers: signedHeaders(acceptingJSON: false), timeout: requestTimeout)
-        try await streamOnce(request, context: "log request \(id), \(LogExporter.partName(part, of: count))", receive: receive)
+        let request = HTTPRequest(
+            method: "GET", url: url, headers: signedHeaders(acceptingJSON: false), timeout: requestTimeout)
+        try await streamOnce(
+            request, context: "log request \(id), \(LogExporter.partName(part, of: count))", receive: receive)
     }
 }

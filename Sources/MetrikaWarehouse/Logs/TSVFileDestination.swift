@@ -59,13 +59,16 @@ package final class TSVFileDestination: LogDestination, Sendable {
     /// Opens `path` (`-` = standard output); throws `AtomicFile.WriteError` (exit 73) when it cannot.
     package init(path: String) throws {
         if path == "-" {
-            state = Mutex(State(target: .standardOutput(OutputWriter(fileDescriptor: 1, destination: "standard output"))))
+            state = Mutex(
+                State(target: .standardOutput(OutputWriter(fileDescriptor: 1, destination: "standard output"))))
         } else {
             state = Mutex(State(target: .file(try AtomicOutputFile(path: path))))
         }
     }
 
-    package func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
+    package func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void)
+        async throws
+    {
         var skippingHeader = state.withLock { state in
             state.partStart = (length: state.fileLength, wroteHeader: state.wroteHeader)
             state.partBytes = 0
@@ -92,7 +95,8 @@ package final class TSVFileDestination: LogDestination, Sendable {
         state.withLock { state in
             if state.partBytes > 0 {
                 guard case .file(let file) = state.target, file.canTruncate,
-                      (try? file.truncate(to: state.partStart.length)) != nil else { return false }
+                    (try? file.truncate(to: state.partStart.length)) != nil
+                else { return false }
             }
             state.wroteHeader = state.partStart.wroteHeader
             state.partBytes = 0

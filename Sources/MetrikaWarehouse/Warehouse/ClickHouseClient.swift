@@ -22,13 +22,18 @@ package struct ClickHouseClient: Sendable {
         components.path = "/"
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
-        var parameters = querySettings.map { "\($0.name)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.value)" }
-        if let query { parameters.insert("query=" + (query.addingPercentEncoding(withAllowedCharacters: allowed) ?? query), at: 0) }
+        var parameters = querySettings.map {
+            "\($0.name)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.value)"
+        }
+        if let query {
+            parameters.insert("query=" + (query.addingPercentEncoding(withAllowedCharacters: allowed) ?? query), at: 0)
+        }
         if !parameters.isEmpty { components.percentEncodedQuery = parameters.joined(separator: "&") }
         var headers = ["User-Agent": "metrika/\(MetrikaVersion.current)"]
         if let user = settings.user { headers["X-ClickHouse-User"] = user }
         if let password = settings.password { headers["X-ClickHouse-Key"] = password }
-        return HTTPRequest(method: "POST", url: components.url!, headers: headers, body: body, timeout: settings.timeout)
+        return HTTPRequest(
+            method: "POST", url: components.url!, headers: headers, body: body, timeout: settings.timeout)
     }
 
     /// Runs one statement (in the body) and returns the answer, at most 1 MiB of it.
@@ -82,7 +87,8 @@ package struct ClickHouseClient: Sendable {
     /// `INSERT INTO table (columns) FORMAT <format>` with the rows streamed from `feed`. Never
     /// `TabSeparatedWithNames` for log parts: ClickHouse 20+ maps that header onto the columns.
     package func insert(
-        into table: String, columns: [String], format: String = "TabSeparated", doing what: String, feed: (StreamWriter) async throws -> Void
+        into table: String, columns: [String], format: String = "TabSeparated", doing what: String,
+        feed: (StreamWriter) async throws -> Void
     ) async throws {
         let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) FORMAT \(format)"
         let head = try await withoutActuallyEscaping(feed) { feed in
@@ -92,13 +98,15 @@ package struct ClickHouseClient: Sendable {
     }
 
     private func exchange(
-        _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, doing what: String, receive: ([UInt8]) async throws -> Void
+        _ request: HTTPRequest, upload: ((StreamWriter) async throws -> Void)?, doing what: String,
+        receive: ([UInt8]) async throws -> Void
     ) async throws -> StreamedResponseHead {
         do {
             return try await transport.exchange(request, upload: upload, receive: receive)
         } catch let error as TransportError {
             throw ClickHouseError.unreachable(
-                host: settings.url.host ?? "?", port: settings.url.port ?? 8123, doing: what, table: settings.qualifiedTable,
+                host: settings.url.host ?? "?", port: settings.url.port ?? 8123, doing: what,
+                table: settings.qualifiedTable,
                 detail: MetrikaClient.unavailableText(error))
         }
     }
@@ -109,9 +117,12 @@ package struct ClickHouseClient: Sendable {
         let text = String(decoding: head.errorBody, as: UTF8.self)
         let firstLine = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? "HTTP \(head.status)"
         let clipped = firstLine.count > 400 ? String(firstLine.prefix(400)) + "…" : firstLine
-        let credentials = head.status == 401 || head.status == 403 || text.contains("Code: 516") || text.contains("Code: 192") || text.contains("Code: 193")
+        let credentials =
+            head.status == 401 || head.status == 403 || text.contains("Code: 516") || text.contains("Code: 192")
+            || text.contains("Code: 193")
         throw ClickHouseError.rejected(
             doing: what, table: settings.qualifiedTable, status: head.status,
-            answer: TerminalText.quote(clipped, hiding: [settings.password].compactMap { $0 }), credentials: credentials)
+            answer: TerminalText.quote(clipped, hiding: [settings.password].compactMap { $0 }), credentials: credentials
+        )
     }
 }

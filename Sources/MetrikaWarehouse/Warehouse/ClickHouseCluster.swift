@@ -15,17 +15,21 @@ package struct ClickHouseCluster: Sendable {
 
     /// The destination as progress records it: the cluster, every shard and the table.
     package var identity: String {
-        "cluster \(name): " + shards.map { "\($0.url.host ?? ""):\($0.url.port ?? 8123)" }.joined(separator: ",") + "/" + distributedTable
+        "cluster \(name): " + shards.map { "\($0.url.host ?? ""):\($0.url.port ?? 8123)" }.joined(separator: ",") + "/"
+            + distributedTable
     }
 
     /// `settings` for the table users query (`metrika.visits`); `urls` one per shard.
-    package static func make(name: String, urls: [String], table: ClickHouseSettings, environment: [String: String], timeout: Double) throws -> ClickHouseCluster {
+    package static func make(
+        name: String, urls: [String], table: ClickHouseSettings, environment: [String: String], timeout: Double
+    ) throws -> ClickHouseCluster {
         guard ClickHouseSettings.isIdentifier(name) else {
             throw ClickHouseError.badClusterName(shown: TerminalText.quote(name))
         }
         var shards: [ClickHouseSettings] = []
         for text in urls {
-            var shard = try ClickHouseSettings.make(url: text, table: nil, source: .visits, environment: environment, timeout: timeout)
+            var shard = try ClickHouseSettings.make(
+                url: text, table: nil, source: .visits, environment: environment, timeout: timeout)
             shard.database = table.database
             shard.table = table.table + "_local"
             if shards.contains(where: { $0.url == shard.url }) {

@@ -30,7 +30,8 @@ package final class ClickHouseClusterDestination: LogDestination {
     /// local table (checked as on one server) and the Distributed table over the shards. All before a
     /// log is ordered.
     package static func prepare(
-        _ cluster: ClickHouseCluster, counterID: Int, source: LogSource, fields: [String], transport: any StreamingHTTPTransport
+        _ cluster: ClickHouseCluster, counterID: Int, source: LogSource, fields: [String],
+        transport: any StreamingHTTPTransport
     ) async throws -> ClickHouseClusterDestination {
         ShardSpool.sweepAbandoned()
         var destinations: [ClickHouseDestination] = []
@@ -38,25 +39,29 @@ package final class ClickHouseClusterDestination: LogDestination {
             let client = ClickHouseClient(settings: settings, transport: transport)
             let place = "shard \(index + 1) (\(settings.url.host ?? ""):\(settings.url.port ?? 8123))"
             let known = try await client.rows(
-                "SELECT count(DISTINCT shard_num) FROM system.clusters WHERE cluster = \(ClickHouseClient.quote(cluster.name))", doing: "reading the cluster's shards")
+                "SELECT count(DISTINCT shard_num) FROM system.clusters WHERE cluster = \(ClickHouseClient.quote(cluster.name))",
+                doing: "reading the cluster's shards")
             let count = Int(known.first?.first ?? "") ?? 0
             guard count == cluster.shards.count else {
                 throw count == 0
                     ? ClickHouseError.unknownCluster(place: place, cluster: cluster.name)
-                    : ClickHouseError.shardCountMismatch(place: place, cluster: cluster.name, known: count, given: cluster.shards.count)
+                    : ClickHouseError.shardCountMismatch(
+                        place: place, cluster: cluster.name, known: count, given: cluster.shards.count)
             }
             let destination = try await ClickHouseDestination.prepare(
                 settings, counterID: counterID, source: source, fields: fields, transport: transport,
                 clusterHint: .shardsLoadedLocally(settings.qualifiedTable))
-            try await client.execute(cluster.createDistributed(settings, shardingKey: ClickHouseSchema.columnName(shardingField(source))),
-                                     doing: "creating the Distributed table \(cluster.distributedTable)")
+            try await client.execute(
+                cluster.createDistributed(settings, shardingKey: ClickHouseSchema.columnName(shardingField(source))),
+                doing: "creating the Distributed table \(cluster.distributedTable)")
             let (database, table) = split(cluster.distributedTable)
             let engine = try await client.rows(
                 "SELECT engine FROM system.tables WHERE database = \(ClickHouseClient.quote(database)) AND name = \(ClickHouseClient.quote(table))",
                 doing: "reading what \(cluster.distributedTable) is")
             guard engine.first?.first == "Distributed" else {
                 throw ClickHouseError.notDistributed(
-                    distributed: cluster.distributedTable, place: place, engine: TerminalText.quote(engine.first?.first ?? "missing"), local: settings.qualifiedTable)
+                    distributed: cluster.distributedTable, place: place,
+                    engine: TerminalText.quote(engine.first?.first ?? "missing"), local: settings.qualifiedTable)
             }
             destinations.append(destination)
         }
@@ -73,21 +78,29 @@ package final class ClickHouseClusterDestination: LogDestination {
         for shard in shards { kept.append(try await shard.beginRange(from: from, to: to, resuming: resuming)) }
         if kept.allSatisfy({ $0 }) { return true }
         // One shard lost its staging (a swap that got as far as that shard): fill every shard again.
-        for (shard, wasKept) in zip(shards, kept) where wasKept { _ = try await shard.beginRange(from: from, to: to, resuming: false) }
+        for (shard, wasKept) in zip(shards, kept) where wasKept {
+            _ = try await shard.beginRange(from: from, to: to, resuming: false)
+        }
         return false
     }
 
-    package func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
+    package func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void)
+        async throws
+    {
         let spool = try ShardSpool(shardCount: shards.count, keyField: keyField)
         defer { spool.remove() }
         try await feed { chunk in try spool.write(chunk) }
         try spool.finish()
         for (index, shard) in shards.enumerated() {
             try await shard.during(from, to) {
-                try await shard.insertPart(part, of: count, from: from, to: to) { write in try await spool.read(index, into: write) }
+                try await shard.insertPart(part, of: count, from: from, to: to) { write in
+                    try await spool.read(index, into: write)
+                }
             }
         }
-        for shard in shards { try await shard.during(from, to) { try await shard.movePart(part, of: count, from: from, to: to) } }
+        for shard in shards {
+            try await shard.during(from, to) { try await shard.movePart(part, of: count, from: from, to: to) }
+        }
     }
 
     package func discardPart(part: Int, from: Day, to: Day) async -> Bool {

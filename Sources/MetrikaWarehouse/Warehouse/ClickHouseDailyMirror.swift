@@ -52,12 +52,16 @@ package struct ClickHouseDailyMirror: Sendable {
         var created = false
         for client in clients {
             let settings = client.settings
-            try await client.execute("CREATE DATABASE IF NOT EXISTS \(settings.database)", doing: "creating database \(settings.database)")
-            let existed = try await client.execute("EXISTS TABLE \(settings.qualifiedTable)", doing: "checking the table")
+            try await client.execute(
+                "CREATE DATABASE IF NOT EXISTS \(settings.database)", doing: "creating database \(settings.database)")
+            let existed = try await client.execute(
+                "EXISTS TABLE \(settings.qualifiedTable)", doing: "checking the table")
             try await client.execute(Self.createTable(settings.qualifiedTable), doing: "creating the table")
             if existed.trimmingCharacters(in: .whitespacesAndNewlines) != "1" { created = true }
             if let cluster {
-                try await client.execute(cluster.createDistributed(settings, shardingKey: "counter_id"), doing: "creating the Distributed table \(cluster.distributedTable)")
+                try await client.execute(
+                    cluster.createDistributed(settings, shardingKey: "counter_id"),
+                    doing: "creating the Distributed table \(cluster.distributedTable)")
             }
         }
         return created
@@ -87,7 +91,10 @@ package struct ClickHouseDailyMirror: Sendable {
         }
         let payload = body
         let client = clients[counterID % clients.count]
-        try await client.insert(into: client.settings.qualifiedTable, columns: ["counter_id", "date", "metric", "value", "version"], format: "TabSeparated",
-                                doing: "mirroring the daily history of counter \(counterID)") { write in try await write(payload) }
+        try await client.insert(
+            into: client.settings.qualifiedTable, columns: ["counter_id", "date", "metric", "value", "version"],
+            format: "TabSeparated",
+            doing: "mirroring the daily history of counter \(counterID)"
+        ) { write in try await write(payload) }
     }
 }

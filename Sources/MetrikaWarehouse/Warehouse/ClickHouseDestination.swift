@@ -49,18 +49,23 @@ package final class ClickHouseDestination: LogDestination {
     /// Creates the database and table when missing (typed columns, see `ClickHouseSchema`), then
     /// checks what the table is (`ClickHouseTarget`): all before a log is ordered.
     package static func prepare(
-        _ settings: ClickHouseSettings, counterID: Int, source: LogSource, fields: [String], transport: any StreamingHTTPTransport,
+        _ settings: ClickHouseSettings, counterID: Int, source: LogSource, fields: [String],
+        transport: any StreamingHTTPTransport,
         clusterHint: ClickHouseError.DistributedHint = .loadAsCluster
     ) async throws -> ClickHouseDestination {
         let client = ClickHouseClient(settings: settings, transport: transport)
-        try await client.execute("CREATE DATABASE IF NOT EXISTS \(settings.database)", doing: "creating database \(settings.database)")
-        try await client.execute(ClickHouseSchema.createTable(settings.qualifiedTable, fields: fields, source: source), doing: "creating the table")
+        try await client.execute(
+            "CREATE DATABASE IF NOT EXISTS \(settings.database)", doing: "creating database \(settings.database)")
+        try await client.execute(
+            ClickHouseSchema.createTable(settings.qualifiedTable, fields: fields, source: source),
+            doing: "creating the table")
         let target = try await ClickHouseTarget.inspect(client, fields: fields, clusterHint: clusterHint)
         var loading = client
         // The staging and helper tables have the target's partitions: a part spanning more than 100
         // days must not be refused by the server's per-insert limit (metrika's own helper inserts).
         if target.limitsPartitionsPerInsert { loading.querySettings = [("max_partitions_per_insert_block", "0")] }
-        return ClickHouseDestination(client: loading, counterID: counterID, source: source, fields: fields, target: target)
+        return ClickHouseDestination(
+            client: loading, counterID: counterID, source: source, fields: fields, target: target)
     }
 
     func staging(_ from: Day, _ to: Day) -> String {
@@ -99,7 +104,9 @@ package final class ClickHouseDestination: LogDestination {
         staging(from, to) + "__part\(part)"
     }
 
-    package func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
+    package func load(part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void)
+        async throws
+    {
         try await during(from, to) {
             try await insertPart(part, of: count, from: from, to: to, feed: feed)
             try await movePart(part, of: count, from: from, to: to)
@@ -107,7 +114,9 @@ package final class ClickHouseDestination: LogDestination {
     }
 
     /// The first half of `load`: the part into a table of its own.
-    func insertPart(_ part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void) async throws {
+    func insertPart(_ part: Int, of count: Int, from: Day, to: Day, feed: (StreamWriter) async throws -> Void)
+        async throws
+    {
         let partTable = partTable(part, from, to)
         let name = LogExporter.partName(part, of: count)
         try await client.execute("DROP TABLE IF EXISTS \(partTable)", doing: "dropping an old table of \(name)")
@@ -120,7 +129,10 @@ package final class ClickHouseDestination: LogDestination {
         let normalizer = LogPartNormalizer(fields: fields)
         try await withoutActuallyEscaping(feed) { feed in
             do {
-                try await client.insert(into: partTable, columns: columns, format: "TabSeparated", doing: "inserting \(name) of \(from.iso)…\(to.iso)") { write in
+                try await client.insert(
+                    into: partTable, columns: columns, format: "TabSeparated",
+                    doing: "inserting \(name) of \(from.iso)…\(to.iso)"
+                ) { write in
                     // A write the insert refused (ClickHouse stopped reading, or went away) is the
                     // insert's failure, which the insert reports; anything else is the download's.
                     try await withoutActuallyEscaping(write) { write in
@@ -149,14 +161,17 @@ package final class ClickHouseDestination: LogDestination {
     func movePart(_ part: Int, of count: Int, from: Day, to: Day) async throws {
         let partTable = partTable(part, from, to)
         let name = LogExporter.partName(part, of: count)
-        try await client.execute("INSERT INTO \(staging(from, to)) SELECT * FROM \(partTable)", doing: "moving \(name) into the staging table")
+        try await client.execute(
+            "INSERT INTO \(staging(from, to)) SELECT * FROM \(partTable)",
+            doing: "moving \(name) into the staging table")
         try await client.execute("DROP TABLE IF EXISTS \(partTable)", doing: "dropping the table of \(name)")
     }
 
     /// Drops what the failed attempt inserted; the next `load` starts from an empty part table anyway,
     /// so a failed drop does not stop the retry.
     package func discardPart(part: Int, from: Day, to: Day) async -> Bool {
-        _ = try? await client.execute("DROP TABLE IF EXISTS \(partTable(part, from, to))", doing: "dropping the table of part \(part + 1)")
+        _ = try? await client.execute(
+            "DROP TABLE IF EXISTS \(partTable(part, from, to))", doing: "dropping the table of part \(part + 1)")
         return true
     }
 
@@ -178,11 +193,13 @@ package final class ClickHouseDestination: LogDestination {
             doing: "checking the loaded rows' counter and days")
         if let row = stray.first, row.count == 3, let count = Int(row[0]), count > 0 {
             throw ClickHouseError.strayRows(
-                count: count, counterID: counterID, from: from, to: to, table: table, foundCounter: TerminalText.quote(row[1]), foundDate: TerminalText.quote(row[2]))
+                count: count, counterID: counterID, from: from, to: to, table: table,
+                foundCounter: TerminalText.quote(row[1]), foundDate: TerminalText.quote(row[2]))
         }
         try await client.execute("DROP TABLE IF EXISTS \(swap)", doing: "dropping an old swap table")
         try await client.execute(target.createHelper(swap), doing: "creating the swap table")
-        try await client.execute("INSERT INTO \(swap) SELECT * FROM \(staging) LIMIT 1 BY counter_id, \(id)", doing: "copying the new rows")
+        try await client.execute(
+            "INSERT INTO \(swap) SELECT * FROM \(staging) LIMIT 1 BY counter_id, \(id)", doing: "copying the new rows")
     }
 
     /// The commit's second half: the swap's days (months) replace the table's, then the helpers go.
@@ -193,16 +210,23 @@ package final class ClickHouseDestination: LogDestination {
         // ClickHouse refuses such a REPLACE PARTITION ("would silently drop"), 18.16 empties it.
         switch target.scheme {
         case .byDay:
-            let present = Set(try await client.rows("SELECT DISTINCT date FROM \(swap) WHERE counter_id = \(counterID)", doing: "reading the new rows' days")
+            let present = Set(
+                try await client.rows(
+                    "SELECT DISTINCT date FROM \(swap) WHERE counter_id = \(counterID)",
+                    doing: "reading the new rows' days"
+                )
                 .compactMap { $0.first.flatMap(Day.init(iso:)) })
             // One ALTER per 100 days keeps each statement far below max_query_size.
             let days = (from.ordinal...to.ordinal).map { Day(ordinal: $0) }
             for start in stride(from: 0, to: days.count, by: 100) {
                 let chunk = days[start..<min(days.count, start + 100)]
                 let commands = chunk.map { day in
-                    present.contains(day) ? "REPLACE PARTITION (\(counterID), '\(day.iso)') FROM \(swap)" : "DROP PARTITION (\(counterID), '\(day.iso)')"
+                    present.contains(day)
+                        ? "REPLACE PARTITION (\(counterID), '\(day.iso)') FROM \(swap)"
+                        : "DROP PARTITION (\(counterID), '\(day.iso)')"
                 }.joined(separator: ", ")
-                try await client.execute("ALTER TABLE \(table) \(commands)", doing: "replacing \(chunk.first!.iso)…\(chunk.last!.iso)")
+                try await client.execute(
+                    "ALTER TABLE \(table) \(commands)", doing: "replacing \(chunk.first!.iso)…\(chunk.last!.iso)")
             }
         case .byMonth, .byCounterMonth:
             var months: [Int] = []
@@ -216,11 +240,15 @@ package final class ClickHouseDestination: LogDestination {
             try await client.execute(
                 "INSERT INTO \(swap) SELECT * FROM \(table) WHERE \(perCounter ? "counter_id = \(counterID) AND " : "")toYYYYMM(date) IN (\(monthList)) AND NOT (counter_id = \(counterID) AND date >= '\(from.iso)' AND date <= '\(to.iso)')",
                 doing: "keeping the rest of the months")
-            let present = Set(try await client.rows("SELECT DISTINCT toYYYYMM(date) FROM \(swap)", doing: "reading the months kept").compactMap { $0.first.flatMap { Int($0) } })
+            let present = Set(
+                try await client.rows("SELECT DISTINCT toYYYYMM(date) FROM \(swap)", doing: "reading the months kept")
+                    .compactMap { $0.first.flatMap { Int($0) } })
             for month in months {
                 let partition = perCounter ? "(\(counterID), \(month))" : "\(month)"
                 try await client.execute(
-                    present.contains(month) ? "ALTER TABLE \(table) REPLACE PARTITION \(partition) FROM \(swap)" : "ALTER TABLE \(table) DROP PARTITION \(partition)",
+                    present.contains(month)
+                        ? "ALTER TABLE \(table) REPLACE PARTITION \(partition) FROM \(swap)"
+                        : "ALTER TABLE \(table) DROP PARTITION \(partition)",
                     doing: "replacing month \(month)")
             }
         }
@@ -239,7 +267,8 @@ package final class ClickHouseDestination: LogDestination {
         // Only names metrika could have made: a name read back from the server goes into a statement
         // unquoted, so anything else (`prefix__x, other`) is left alone.
         for name in names.compactMap(\.first) where ClickHouseSettings.isIdentifier(name) {
-            try await client.execute("DROP TABLE IF EXISTS \(client.settings.database).\(name)", doing: "dropping \(name)")
+            try await client.execute(
+                "DROP TABLE IF EXISTS \(client.settings.database).\(name)", doing: "dropping \(name)")
         }
     }
 

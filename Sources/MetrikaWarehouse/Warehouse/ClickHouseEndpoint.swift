@@ -15,11 +15,16 @@ package enum ClickHouseEndpoint: Sendable {
         urls text: String, table: String?, defaultTable: String? = nil, source: LogSource, cluster: String?,
         environment: [String: String], timeout: Double
     ) throws -> ClickHouseEndpoint {
-        let urls = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        var settings = try ClickHouseSettings.make(url: urls[0], table: table, source: source, environment: environment, timeout: timeout)
+        let urls = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        var settings = try ClickHouseSettings.make(
+            url: urls[0], table: table, source: source, environment: environment, timeout: timeout)
         if table == nil, let defaultTable { settings.table = defaultTable }
         if let cluster {
-            return .cluster(try ClickHouseCluster.make(name: cluster, urls: urls, table: settings, environment: environment, timeout: timeout))
+            return .cluster(
+                try ClickHouseCluster.make(
+                    name: cluster, urls: urls, table: settings, environment: environment, timeout: timeout))
         }
         guard urls.count == 1 else { throw ClickHouseEndpointError.shardsWithoutCluster(urls: urls.count) }
         return .server(settings)
@@ -27,9 +32,13 @@ package enum ClickHouseEndpoint: Sendable {
 
     /// Every server of `urls` (`URL` or `URL1,URL2,…`) with the table `table` (nil: metrika.visits):
     /// where `logs --clean-all` looks for the staging tables failed runs left in the table's database.
-    package static func servers(urls text: String, table: String?, environment: [String: String], timeout: Double) throws -> [ClickHouseSettings] {
+    package static func servers(urls text: String, table: String?, environment: [String: String], timeout: Double)
+        throws -> [ClickHouseSettings]
+    {
         try text.split(separator: ",", omittingEmptySubsequences: false).map { url in
-            try ClickHouseSettings.make(url: url.trimmingCharacters(in: .whitespaces), table: table, source: .visits, environment: environment, timeout: timeout)
+            try ClickHouseSettings.make(
+                url: url.trimmingCharacters(in: .whitespaces), table: table, source: .visits, environment: environment,
+                timeout: timeout)
         }
     }
 
@@ -53,7 +62,8 @@ package enum ClickHouseEndpointError: MetrikaFailure, Equatable {
     package var message: String {
         switch self {
         case .shardsWithoutCluster(let urls):
-            return "\(urls) ClickHouse URLs name shards: a sharded ClickHouse also needs the cluster's name (as in the servers' remote_servers)"
+            return
+                "\(urls) ClickHouse URLs name shards: a sharded ClickHouse also needs the cluster's name (as in the servers' remote_servers)"
         }
     }
 }

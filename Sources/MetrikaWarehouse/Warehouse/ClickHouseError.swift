@@ -2,7 +2,8 @@ import MetrikaModel
 
 /// What went wrong reaching, checking or loading ClickHouse, in words a user can act on. Every case
 /// carries what the message names (the table, the shard, the option); the one-line message and the
-/// exit status are derived here, and nowhere else, an option by the entry point's naming (`--table`). Text that came from the user or the server is
+/// exit status are derived here, and nowhere else, an option by the entry point's naming (`--table`). Text that came
+/// from the user or the server is
 /// held as it will be shown (already passed through `TerminalText`, a password masked), so a case can
 /// never carry a secret.
 package enum ClickHouseError: WordedFailure, Equatable {
@@ -67,7 +68,8 @@ package enum ClickHouseError: WordedFailure, Equatable {
 
     /// `count` rows staged for `counterID`, `from`…`to` arrived in `table` as counter `foundCounter`
     /// on `foundDate` (both as shown): ClickHouse did not read the log as sent.
-    case strayRows(count: Int, counterID: Int, from: Day, to: Day, table: String, foundCounter: String, foundDate: String)
+    case strayRows(
+        count: Int, counterID: Int, from: Day, to: Day, table: String, foundCounter: String, foundDate: String)
     /// A line of a log part grew past 64 MiB without a line end.
     case rowTooLong
     /// A log part's header has no `field` column, the one that places a row on a shard.
@@ -85,8 +87,9 @@ package enum ClickHouseError: WordedFailure, Equatable {
         switch self {
         case .notAURL, .credentialsInURL, .badPort, .notABaseURL, .badTableName, .badClusterName, .repeatedShard:
             return ExitCode.usage
-        case .lineBreak, .tableMissing, .distributedTable, .unsupportedEngine, .unsupportedPartitionKey, .missingColumns, .wrongColumnTypes,
-             .unknownCluster, .shardCountMismatch, .notDistributed:
+        case .lineBreak, .tableMissing, .distributedTable, .unsupportedEngine, .unsupportedPartitionKey,
+            .missingColumns, .wrongColumnTypes,
+            .unknownCluster, .shardCountMismatch, .notDistributed:
             return ExitCode.config
         case .unreachable, .stoppedDuringLoad, .stoppedDuringSwap:
             return ExitCode.unavailable
@@ -102,7 +105,8 @@ package enum ClickHouseError: WordedFailure, Equatable {
     }
 
     package func message(_ naming: ParameterNaming) -> String {
-        let url = naming[.clickhouse], tableOption = naming[.table]
+        let url = naming[.clickhouse]
+        let tableOption = naming[.table]
         switch self {
         case .notAURL(let shown):
             return "\(url) '\(shown)' is not an http(s) URL such as http://127.0.0.1:8123"
@@ -116,7 +120,8 @@ package enum ClickHouseError: WordedFailure, Equatable {
         case .badTableName(let shown):
             return "\(tableOption) '\(shown)' is not a table name like visits or metrika.visits (letters, digits, _)."
         case .badClusterName(let shown):
-            return "\(naming[.cluster]) '\(shown)' is not a cluster name as remote_servers has it (letters, digits and _)."
+            return
+                "\(naming[.cluster]) '\(shown)' is not a cluster name as remote_servers has it (letters, digits and _)."
         case .repeatedShard(let shown):
             return "\(url) names \(shown) twice; give one URL per shard."
         case .lineBreak(let variable):
@@ -124,64 +129,85 @@ package enum ClickHouseError: WordedFailure, Equatable {
         case .unreachable(let host, let port, let doing, let table, let detail):
             return "ClickHouse at \(host):\(port) is unreachable while \(doing) (table \(table)): \(detail)."
         case .stoppedDuringLoad(let host, let port, let table, let from, let to):
-            return "ClickHouse at \(host):\(port) stopped answering during the load of \(Self.days(from, to)) into \(table); "
+            return
+                "ClickHouse at \(host):\(port) stopped answering during the load of \(Self.days(from, to)) into \(table); "
                 + "nothing of those days was replaced; run the same command again to resume."
         case .stoppedDuringSwap(let host, let port, let table, let from, let to):
-            return "ClickHouse at \(host):\(port) stopped answering while replacing \(Self.days(from, to)) in \(table); "
+            return
+                "ClickHouse at \(host):\(port) stopped answering while replacing \(Self.days(from, to)) in \(table); "
                 + "each day holds either its old or its new rows, some may already be new; run the same command again to finish the replace."
         case .rejected(let doing, let table, let status, let answer, let credentials):
-            return "ClickHouse \(credentials ? "refused the credentials" : "rejected") \(doing) (table \(table), HTTP \(status)): \(answer)"
+            return
+                "ClickHouse \(credentials ? "refused the credentials" : "rejected") \(doing) (table \(table), HTTP \(status)): \(answer)"
         case .tableMissing(let table, let database):
-            return "table \(table) is not there although metrika just created it; check the user's rights on database \(database)."
+            return
+                "table \(table) is not there although metrika just created it; check the user's rights on database \(database)."
         case .distributedTable(let table, let hint):
-            let instead = switch hint {
-            case .loadAsCluster:
-                "load a cluster's shards with \(url) URL1,URL2,… \(naming[.cluster]) NAME (docs/clickhouse.md), "
-                    + "or point \(tableOption) at a MergeTree table."
-            case .shardsLoadedLocally(let local): "metrika loads the shards' local tables (\(local)) itself."
-            }
-            return "table \(table) is a Distributed table: loading through it cannot replace a re-loaded range and would add the rows again on every run; \(instead)"
+            let instead =
+                switch hint {
+                case .loadAsCluster:
+                    "load a cluster's shards with \(url) URL1,URL2,… \(naming[.cluster]) NAME (docs/clickhouse.md), "
+                        + "or point \(tableOption) at a MergeTree table."
+                case .shardsLoadedLocally(let local): "metrika loads the shards' local tables (\(local)) itself."
+                }
+            return
+                "table \(table) is a Distributed table: loading through it cannot replace a re-loaded range and would add the rows again on every run; \(instead)"
         case .unsupportedEngine(let table, let engine):
-            return "table \(table) has engine \(engine); metrika loads into MergeTree tables (a re-loaded range replaces its partitions): "
+            return
+                "table \(table) has engine \(engine); metrika loads into MergeTree tables (a re-loaded range replaces its partitions): "
                 + "choose another \(tableOption), or drop this one so that metrika creates it."
         case .unsupportedPartitionKey(let table, let key):
-            return "table \(table) is partitioned by \(key.isEmpty ? "nothing" : key); metrika replaces re-loaded days by partition and needs "
+            return
+                "table \(table) is partitioned by \(key.isEmpty ? "nothing" : key); metrika replaces re-loaded days by partition and needs "
                 + "PARTITION BY (counter_id, date) (or (counter_id, toYYYYMM(date)), or toYYYYMM(date) as older metrika made): "
                 + "choose another \(tableOption), or create it as docs/clickhouse.md shows."
         case .missingColumns(let table, let fields):
-            let additions = fields.map { "ADD COLUMN \(ClickHouseSchema.columnName($0)) \(ClickHouseSchema.columnType($0))" }.joined(separator: ", ")
+            let additions = fields.map {
+                "ADD COLUMN \(ClickHouseSchema.columnName($0)) \(ClickHouseSchema.columnType($0))"
+            }.joined(separator: ", ")
             let one = fields.count == 1
-            return "table \(table) has no column for \(fields.joined(separator: ", ")); add \(one ? "it" : "them") (ALTER TABLE \(table) \(additions)) "
+            return
+                "table \(table) has no column for \(fields.joined(separator: ", ")); add \(one ? "it" : "them") (ALTER TABLE \(table) \(additions)) "
                 + "or leave \(one ? "that field" : "those fields") out of \(naming[.fields])."
         case .wrongColumnTypes(let table, let columns):
             let found = columns.map { "\($0.column) is \($0.found), not \($0.wanted)" }.joined(separator: ", ")
-            let alterable = columns.filter { !$0.inKey }, keyed = columns.filter(\.inKey)
+            let alterable = columns.filter { !$0.inKey }
+            let keyed = columns.filter(\.inKey)
             var fixes: [String] = []
             if !alterable.isEmpty {
-                fixes.append("ALTER TABLE \(table) " + alterable.map { "MODIFY COLUMN \($0.column) \($0.wanted)" }.joined(separator: ", "))
+                fixes.append(
+                    "ALTER TABLE \(table) "
+                        + alterable.map { "MODIFY COLUMN \($0.column) \($0.wanted)" }.joined(separator: ", "))
             }
             if !keyed.isEmpty {
-                fixes.append("\(keyed.map(\.column).joined(separator: ", ")) \(keyed.count == 1 ? "is" : "are") in the table's key, which ALTER cannot retype: "
-                    + "create the table again with the types of docs/clickhouse.md (or drop it and let metrika create it)")
+                fixes.append(
+                    "\(keyed.map(\.column).joined(separator: ", ")) \(keyed.count == 1 ? "is" : "are") in the table's key, which ALTER cannot retype: "
+                        + "create the table again with the types of docs/clickhouse.md (or drop it and let metrika create it)"
+                )
             }
-            return "table \(table) has columns of the wrong type (\(found)); nothing was ordered. Fix: \(fixes.joined(separator: "; ")); or choose another \(tableOption)."
+            return
+                "table \(table) has columns of the wrong type (\(found)); nothing was ordered. Fix: \(fixes.joined(separator: "; ")); or choose another \(tableOption)."
         case .unknownCluster(let place, let cluster):
-            return "\(place) knows no cluster \(cluster) (its remote_servers); give the cluster's name as the servers have it with \(naming[.cluster])."
+            return
+                "\(place) knows no cluster \(cluster) (its remote_servers); give the cluster's name as the servers have it with \(naming[.cluster])."
         case .shardCountMismatch(let place, let cluster, let known, let given):
-            return "\(place) knows cluster \(cluster) with \(known) shard\(known == 1 ? "" : "s"), but \(given) URLs were given: "
+            return
+                "\(place) knows cluster \(cluster) with \(known) shard\(known == 1 ? "" : "s"), but \(given) URLs were given: "
                 + "give one URL per shard, in the order of remote_servers."
         case .notDistributed(let distributed, let place, let engine, let local):
             return "\(distributed) on \(place) is a \(engine) table, not the Distributed one a cluster load needs "
                 + "(metrika loads \(local) and reads through \(distributed)): rename it or choose another \(tableOption)."
         case .strayRows(let count, let counterID, let from, let to, let table, let foundCounter, let foundDate):
-            return "\(count) row\(count == 1 ? "" : "s") loaded for counter \(counterID), \(from.iso)…\(to.iso) arrived in \(table) "
+            return
+                "\(count) row\(count == 1 ? "" : "s") loaded for counter \(counterID), \(from.iso)…\(to.iso) arrived in \(table) "
                 + "as counter \(foundCounter) on \(foundDate), outside the range: ClickHouse did not read the log as sent; nothing was replaced."
         case .rowTooLong:
             return "a row of the log part is longer than 64 MiB; it cannot be a Logs API row."
         case .noShardingColumn(let field):
             return "the log part has no \(field) column, which places each row on a shard."
         case .badShardingKey(let row, let field, let value):
-            return "row \(row) of the log part has \(field) '\(value)', not a whole number: the row cannot be placed on a shard."
+            return
+                "row \(row) of the log part has \(field) '\(value)', not a whole number: the row cannot be placed on a shard."
         case .cannotCreateSpool(let path):
             return "cannot create the temporary file \(path) to split a log part over the shards."
         case .cannotWriteSpool(let path, let reason):

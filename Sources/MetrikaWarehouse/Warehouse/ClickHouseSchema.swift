@@ -24,17 +24,20 @@ package enum ClickHouseSchema {
         "visitID": "UInt64", "watchID": "UInt64", "clientID": "UInt64",
         "counterID": "UInt32", "visitDuration": "UInt32", "regionCountryID": "UInt32", "regionCityID": "UInt32",
         "pageViews": "Int32",
-        "isNewUser": "UInt8", "bounce": "UInt8", "hasGCLID": "UInt8", "cookieEnabled": "UInt8", "javascriptEnabled": "UInt8",
-        "link": "UInt8", "download": "UInt8", "notBounce": "UInt8", "isPageView": "UInt8", "artificial": "UInt8", "iFrame": "UInt8",
+        "isNewUser": "UInt8", "bounce": "UInt8", "hasGCLID": "UInt8", "cookieEnabled": "UInt8",
+        "javascriptEnabled": "UInt8",
+        "link": "UInt8", "download": "UInt8", "notBounce": "UInt8", "isPageView": "UInt8", "artificial": "UInt8",
+        "iFrame": "UInt8",
         "screenWidth": "UInt16", "screenHeight": "UInt16", "browserMajorVersion": "UInt16",
         "clientTimeZone": "Int16",
         "date": "Date", "dateTime": "DateTime", "dateTimeUTC": "DateTime",
         "goalsID": "Array(UInt32)",
         "goalsDateTime": "Array(DateTime)", "purchaseDateTime": "Array(DateTime)",
-        "goalsOrder": "Array(String)", "purchaseID": "Array(String)", "productsName": "Array(String)", "productsID": "Array(String)",
+        "goalsOrder": "Array(String)", "purchaseID": "Array(String)", "productsName": "Array(String)",
+        "productsID": "Array(String)",
         "productsBrand": "Array(String)", "productsCategory": "Array(String)", "purchaseCoupon": "Array(String)",
         "purchaseRevenue": "Array(Float64)", "productsPrice": "Array(Float64)",
-        "goalsPrice": "Array(Int64)", "purchaseProductQuantity": "Array(Int64)",
+        "goalsPrice": "Array(Int64)", "purchaseProductQuantity": "Array(Int64)"
     ]
 
     /// The ClickHouse type of a Logs API field; String for fields it does not know.
@@ -50,6 +53,7 @@ package enum ClickHouseSchema {
     package static func createTable(_ table: String, fields: [String], source: LogSource) -> String {
         let columns = fields.map { "    \(columnName($0)) \(columnType($0))" }.joined(separator: ",\n")
         let id = columnName(source.idField)
-        return "CREATE TABLE IF NOT EXISTS \(table) (\n\(columns)\n) ENGINE = MergeTree() PARTITION BY (counter_id, date) ORDER BY (counter_id, date, \(id))"
+        return
+            "CREATE TABLE IF NOT EXISTS \(table) (\n\(columns)\n) ENGINE = MergeTree() PARTITION BY (counter_id, date) ORDER BY (counter_id, date, \(id))"
     }
 }

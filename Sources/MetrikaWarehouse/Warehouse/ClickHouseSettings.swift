@@ -23,14 +23,19 @@ package struct ClickHouseSettings: Sendable {
     /// URL refused as malformed never echoes a password it held.
     static func withoutCredentials(_ text: String) -> String {
         guard let start = text.range(of: "://") else { return text }
-        let authorityEnd = text[start.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? text.endIndex
+        let authorityEnd =
+            text[start.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? text.endIndex
         guard let at = text[start.upperBound..<authorityEnd].lastIndex(of: "@") else { return text }
         return String(text[..<start.upperBound]) + "…" + String(text[at...])
     }
 
     /// Checks the URL and names; credentials in the URL are refused (they would show in `ps`).
-    package static func make(url text: String, table tableText: String?, source: LogSource, environment: [String: String], timeout: Double) throws -> ClickHouseSettings {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+    package static func make(
+        url text: String, table tableText: String?, source: LogSource, environment: [String: String], timeout: Double
+    ) throws -> ClickHouseSettings {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            url.host != nil
+        else {
             throw ClickHouseError.notAURL(shown: TerminalText.quote(withoutCredentials(text)))
         }
         // Before any message that quotes the URL: a password in it is never echoed.
@@ -60,14 +65,18 @@ package struct ClickHouseSettings: Sendable {
             }
         }
         if value("METRIKA_CLICKHOUSE_PASSWORD") != nil {
-            try PlainHTTPPolicy.check(url, setting: "The ClickHouse URL", secret: "METRIKA_CLICKHOUSE_PASSWORD", environment: environment)
+            try PlainHTTPPolicy.check(
+                url, setting: "The ClickHouse URL", secret: "METRIKA_CLICKHOUSE_PASSWORD", environment: environment)
         }
-        return ClickHouseSettings(url: url, database: database, table: table, user: value("METRIKA_CLICKHOUSE_USER"),
-                                  password: value("METRIKA_CLICKHOUSE_PASSWORD"), timeout: timeout)
+        return ClickHouseSettings(
+            url: url, database: database, table: table, user: value("METRIKA_CLICKHOUSE_USER"),
+            password: value("METRIKA_CLICKHOUSE_PASSWORD"), timeout: timeout)
     }
 
     static func isIdentifier(_ text: String) -> Bool {
-        guard let first = text.first, first.isASCII, first.isLetter || first == "_", text.count <= 128 else { return false }
+        guard let first = text.first, first.isASCII, first.isLetter || first == "_", text.count <= 128 else {
+            return false
+        }
         return text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
     }
 }

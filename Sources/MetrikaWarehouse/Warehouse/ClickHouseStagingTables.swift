@@ -14,11 +14,14 @@ package enum ClickHouseStagingTables {
     /// Whether `name` is such a table of `counterID` (checked again here: a name read back from the
     /// server goes into a statement unquoted).
     static func isHelper(_ name: String, counterID: Int) -> Bool {
-        name.range(of: pattern(counterID: counterID), options: .regularExpression) != nil && ClickHouseSettings.isIdentifier(name)
+        name.range(of: pattern(counterID: counterID), options: .regularExpression) != nil
+            && ClickHouseSettings.isIdentifier(name)
     }
 
     /// Drops every helper table of `counterID` in `settings.database`; returns their names.
-    package static func drop(counterID: Int, settings: ClickHouseSettings, transport: any StreamingHTTPTransport) async throws -> [String] {
+    package static func drop(counterID: Int, settings: ClickHouseSettings, transport: any StreamingHTTPTransport)
+        async throws -> [String]
+    {
         let client = ClickHouseClient(settings: settings, transport: transport)
         let database = settings.database
         let names = try await client.rows(

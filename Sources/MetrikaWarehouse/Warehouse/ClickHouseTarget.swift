@@ -50,10 +50,13 @@ package struct ClickHouseTarget: Sendable, Equatable {
     }
 
     /// Reads the table's engine, keys and columns and checks that a load of `fields` can go in.
-    package static func inspect(_ client: ClickHouseClient, fields: [String], clusterHint: ClickHouseError.DistributedHint) async throws -> ClickHouseTarget {
+    package static func inspect(
+        _ client: ClickHouseClient, fields: [String], clusterHint: ClickHouseError.DistributedHint
+    ) async throws -> ClickHouseTarget {
         let settings = client.settings
         let table = settings.qualifiedTable
-        let database = ClickHouseClient.quote(settings.database), name = ClickHouseClient.quote(settings.table)
+        let database = ClickHouseClient.quote(settings.database)
+        let name = ClickHouseClient.quote(settings.table)
         let described = try await client.rows(
             "SELECT engine, partition_key, sorting_key, primary_key, sampling_key FROM system.tables WHERE database = \(database) AND name = \(name)",
             doing: "reading what the table is")
@@ -61,22 +64,26 @@ package struct ClickHouseTarget: Sendable, Equatable {
             throw ClickHouseError.tableMissing(table: table, database: settings.database)
         }
         let columnRows = try await client.rows(
-            "SELECT name, type FROM system.columns WHERE database = \(database) AND table = \(name)", doing: "reading the table's columns")
+            "SELECT name, type FROM system.columns WHERE database = \(database) AND table = \(name)",
+            doing: "reading the table's columns")
         var columns: [String: String] = [:]
         for column in columnRows where column.count == 2 { columns[column[0]] = column[1] }
         var target = try ClickHouseTarget(
-            table: table, engine: row[0], partitionKey: row[1], sortingKey: row[2], primaryKey: row[3], samplingKey: row[4], columns: columns,
+            table: table, engine: row[0], partitionKey: row[1], sortingKey: row[2], primaryKey: row[3],
+            samplingKey: row[4], columns: columns,
             clusterHint: clusterHint)
         try target.check(fields: fields)
         let limit = try await client.rows(
-            "SELECT count() FROM system.settings WHERE name = 'max_partitions_per_insert_block'", doing: "reading the server's insert settings")
+            "SELECT count() FROM system.settings WHERE name = 'max_partitions_per_insert_block'",
+            doing: "reading the server's insert settings")
         target.limitsPartitionsPerInsert = limit.first?.first == "1"
         return target
     }
 
     /// Decides the scheme, refusing what the replace cannot handle.
     package init(
-        table: String, engine: String, partitionKey: String, sortingKey: String, primaryKey: String, samplingKey: String, columns: [String: String],
+        table: String, engine: String, partitionKey: String, sortingKey: String, primaryKey: String,
+        samplingKey: String, columns: [String: String],
         clusterHint: ClickHouseError.DistributedHint
     ) throws {
         self.table = table
@@ -108,9 +115,11 @@ package struct ClickHouseTarget: Sendable, Equatable {
         let missing = fields.filter { columns[ClickHouseSchema.columnName($0)] == nil }
         if !missing.isEmpty { throw ClickHouseError.missingColumns(table: table, fields: missing) }
         let mismatched = fields.compactMap { field -> ClickHouseError.ColumnType? in
-            let name = ClickHouseSchema.columnName(field), wanted = ClickHouseSchema.columnType(field)
+            let name = ClickHouseSchema.columnName(field)
+            let wanted = ClickHouseSchema.columnType(field)
             guard let found = columns[name], !Self.takes(found, wanted) else { return nil }
-            return ClickHouseError.ColumnType(column: name, found: TerminalText.quote(found), wanted: wanted, inKey: isKeyColumn(name))
+            return ClickHouseError.ColumnType(
+                column: name, found: TerminalText.quote(found), wanted: wanted, inKey: isKeyColumn(name))
         }
         if !mismatched.isEmpty { throw ClickHouseError.wrongColumnTypes(table: table, columns: mismatched) }
     }
@@ -155,7 +164,10 @@ package struct ClickHouseTarget: Sendable, Equatable {
             for (offset, character) in text.enumerated() {
                 if character == "(" { depth += 1 }
                 if character == ")" { depth -= 1 }
-                if depth == 0, offset < text.count - 1 { enclosing = false; break }
+                if depth == 0, offset < text.count - 1 {
+                    enclosing = false
+                    break
+                }
             }
             if enclosing { text = String(text.dropFirst().dropLast()) }
         }

@@ -26,8 +26,11 @@ final class ShardSpool {
     /// cannot clean up after itself then, so the next one does.
     static func sweepAbandoned() {
         let temporary = NSTemporaryDirectory()
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where name.hasPrefix("metrika-shards-") {
-            guard let pid = Int32(name.dropFirst("metrika-shards-".count).prefix { $0 != "-" }), pid != getpid() else { continue }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []
+        where name.hasPrefix("metrika-shards-") {
+            guard let pid = Int32(name.dropFirst("metrika-shards-".count).prefix { $0 != "-" }), pid != getpid() else {
+                continue
+            }
             if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(atPath: temporary + name) }
         }
     }
@@ -38,11 +41,13 @@ final class ShardSpool {
         buffers = Array(repeating: [], count: shardCount)
         rows = Array(repeating: 0, count: shardCount)
         directory = NSTemporaryDirectory() + "metrika-shards-\(getpid())-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         for shard in 0..<shardCount {
             let path = self.path(shard)
             guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-                  let handle = FileHandle(forWritingAtPath: path) else {
+                let handle = FileHandle(forWritingAtPath: path)
+            else {
                 throw ClickHouseError.cannotCreateSpool(path: path)
             }
             files.append(handle)
@@ -90,7 +95,8 @@ final class ShardSpool {
             header = Array(bytes)
             // A byte-order mark before the first name and a carriage return after the last are quirks
             // of real log parts (docs/clickhouse.md); the names are read without them.
-            let names = Self.trimmed(bytes.dropLast()).split(separator: 9, omittingEmptySubsequences: false).map { name in
+            let names = Self.trimmed(bytes.dropLast()).split(separator: 9, omittingEmptySubsequences: false).map {
+                name in
                 String(decoding: name, as: UTF8.self).replacingOccurrences(of: "\u{FEFF}", with: "")
             }
             guard let index = names.firstIndex(of: keyField) else {
@@ -100,7 +106,8 @@ final class ShardSpool {
             for shard in 0..<shardCount { try append(Array(bytes), to: shard) }
             return
         }
-        let fields = Self.trimmed(bytes.dropLast()).split(separator: 9, maxSplits: keyIndex + 1, omittingEmptySubsequences: false)
+        let fields = Self.trimmed(bytes.dropLast()).split(
+            separator: 9, maxSplits: keyIndex + 1, omittingEmptySubsequences: false)
         guard keyIndex < fields.count, let key = UInt64(String(decoding: fields[keyIndex], as: UTF8.self)) else {
             let shown = String(decoding: (keyIndex < fields.count ? fields[keyIndex] : []).prefix(40), as: UTF8.self)
             throw ClickHouseError.badShardingKey(row: lineNumber - 1, field: keyField, value: TerminalText.quote(shown))
@@ -155,7 +162,9 @@ extension ShardSpool {
     static func systemReason(_ error: any Error) -> String {
         let error = error as NSError
         if error.domain == NSPOSIXErrorDomain, let text = strerror(Int32(error.code)) { return String(cString: text) }
-        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain, let text = strerror(Int32(underlying.code)) {
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain,
+            let text = strerror(Int32(underlying.code))
+        {
             return String(cString: text)
         }
         return "the write failed"

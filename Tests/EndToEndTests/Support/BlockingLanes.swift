@@ -20,7 +20,9 @@ struct BlockingLanes: SuiteTrait, TestTrait, TestScoping {
     /// How many end-to-end tests run at once: each mostly waits on a child (the debug `metrika`, the
     /// simulator, a peer server), so more than the cores keep both busy; METRIKA_TEST_LANES overrides.
     static let width: Int = {
-        if let text = ProcessInfo.processInfo.environment["METRIKA_TEST_LANES"], let value = Int(text), value > 0 { return value }
+        if let text = ProcessInfo.processInfo.environment["METRIKA_TEST_LANES"], let value = Int(text), value > 0 {
+            return value
+        }
         return max(2, ProcessInfo.processInfo.activeProcessorCount * 3)
     }()
 
@@ -28,7 +30,9 @@ struct BlockingLanes: SuiteTrait, TestTrait, TestScoping {
 
     var isRecursive: Bool { true }
 
-    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void)
+        async throws
+    {
         // A suite's own scope holds no lane: its tests each take one.
         guard !test.isSuite else { return try await function() }
         await Self.permits.acquire(first: first)

@@ -38,7 +38,9 @@ enum ClickHouseKind: String, CaseIterable, Sendable, CustomTestStringConvertible
         switch self {
         case .server18:
             guard ClickHouseServer.installed else {
-                try Test.cancel("skipped: clickhouse-server is not installed (apt-get install clickhouse-server, or run scripts/setup)", sourceLocation: sourceLocation)
+                try Test.cancel(
+                    "skipped: clickhouse-server is not installed (apt-get install clickhouse-server, or run scripts/setup)",
+                    sourceLocation: sourceLocation)
             }
             switch Self.server18Started {
             case .success(let server):
@@ -59,8 +61,12 @@ enum ClickHouseKind: String, CaseIterable, Sendable, CustomTestStringConvertible
 /// tests that resume one. The API's request log counts the downloads of this run only after a reset.
 /// Returns the killed process's id (what it left behind is named after it).
 @discardableResult
-func killLogsMidLoad(_ arguments: [String], environment: [String: String], api: FakeAPI, afterParts parts: Int = 3) throws -> Int32 {
-    try api.inject(["kind": "delay", "delay_ms": 250, "count": 1000, "path_prefix": "/management/v1/counter/1001/logrequest/"])
+func killLogsMidLoad(_ arguments: [String], environment: [String: String], api: FakeAPI, afterParts parts: Int = 3)
+    throws -> Int32
+{
+    try api.inject([
+        "kind": "delay", "delay_ms": 250, "count": 1000, "path_prefix": "/management/v1/counter/1001/logrequest/"
+    ])
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Binaries.metrika)
     process.arguments = arguments

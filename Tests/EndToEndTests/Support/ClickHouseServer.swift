@@ -10,7 +10,9 @@ import Foundation
 /// Stopped (and its directory removed) when the object goes away; a watchdog stops it when the test
 /// process is gone (a suite keeps one for all its tests, in a static that is never released).
 final class ClickHouseServer: @unchecked Sendable {
-    static let binary = ["/usr/sbin/clickhouse-server", "/usr/bin/clickhouse-server"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let binary = ["/usr/sbin/clickhouse-server", "/usr/bin/clickhouse-server"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
     static var installed: Bool { binary != nil }
     static let user = "metrika"
     static let password = "ch-s3cret"
@@ -27,8 +29,13 @@ final class ClickHouseServer: @unchecked Sendable {
     /// replica each, as the test user); without it the server knows one cluster `solo` of itself.
     /// `dataPath`: where the server keeps its tables, when they must outlive it (a test that kills
     /// the server and starts another on the same data and ports); by default inside its directory.
-    init(httpPort: Int? = nil, tcpPort: Int? = nil, cluster: (name: String, tcpPorts: [Int])? = nil, dataPath: String? = nil) throws {
-        guard let binary = Self.binary else { throw SimpleError("clickhouse-server is not installed (apt-get install clickhouse-server)") }
+    init(
+        httpPort: Int? = nil, tcpPort: Int? = nil, cluster: (name: String, tcpPorts: [Int])? = nil,
+        dataPath: String? = nil
+    ) throws {
+        guard let binary = Self.binary else {
+            throw SimpleError("clickhouse-server is not installed (apt-get install clickhouse-server)")
+        }
         directory = NSTemporaryDirectory() + "metrika-clickhouse-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
@@ -81,14 +88,15 @@ final class ClickHouseServer: @unchecked Sendable {
                 + "/bin/bash -c 'for f in /proc/$$/fd/*; do n=${f##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\"; done; "
                 + "while kill -0 \"$1\" 2>/dev/null && kill -0 \"$2\" 2>/dev/null; do sleep 1; done; kill \"$2\" 2>/dev/null; sleep 5; "
                 + "kill -0 \"$2\" 2>/dev/null && kill -9 \"$2\"; rm -rf \"$3\"' watchdog \"$3\" $server \"$1\" &",
-            "sh", directory, binary, String(getpid()),
+            "sh", directory, binary, String(getpid())
         ]
         launcher.standardOutput = FileHandle.nullDevice
         launcher.standardError = FileHandle.nullDevice
         try launcher.run()
         launcher.waitUntilExit()
         guard let pidText = try? String(contentsOfFile: directory + "/pid", encoding: .utf8),
-              let pid = Int32(pidText.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            let pid = Int32(pidText.trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             throw SimpleError("could not start clickhouse-server through /bin/sh")
         }
         self.pid = pid

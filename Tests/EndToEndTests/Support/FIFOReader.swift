@@ -11,7 +11,8 @@ final class FIFOReader: @unchecked Sendable {
 
     init(_ path: String) {
         self.path = path
-        let box = box, done = done
+        let box = box
+        let done = done
         Thread {
             box.setOut(FileHandle(forReadingAtPath: path)?.readDataToEndOfFile() ?? Data())
             done.signal()

@@ -15,18 +15,18 @@ final class FakeSecretTool: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let state = scratch.path
         let script = """
-        #!/bin/sh
-        state='\(state)'
-        \(hangSeconds > 0 ? "sleep \(hangSeconds)" : "")
-        printf '%s\\n' "$*" >> "$state/args"
-        env >> "$state/environments"
-        case "$1" in
-        store) cat > "$state/secret"; cat "$state/secret" >> "$state/stdin" ;;
-        lookup) [ -f "$state/secret" ] || exit 1; cat "$state/secret" ;;
-        clear) [ -f "$state/secret" ] || exit 1; rm -f "$state/secret" ;;
-        *) echo "secret-tool: unknown command" >&2; exit 2 ;;
-        esac
-        """
+            #!/bin/sh
+            state='\(state)'
+            \(hangSeconds > 0 ? "sleep \(hangSeconds)" : "")
+            printf '%s\\n' "$*" >> "$state/args"
+            env >> "$state/environments"
+            case "$1" in
+            store) cat > "$state/secret"; cat "$state/secret" >> "$state/stdin" ;;
+            lookup) [ -f "$state/secret" ] || exit 1; cat "$state/secret" ;;
+            clear) [ -f "$state/secret" ] || exit 1; rm -f "$state/secret" ;;
+            *) echo "secret-tool: unknown command" >&2; exit 2 ;;
+            esac
+            """
         let path = directory + "/secret-tool"
         try ExecutableFile.write(script, to: path)
     }

@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
 import MetrikaAPI
-import MetrikaTestSupport
 import MetrikaRender
+import MetrikaTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Where the built executables are: next to the test bundle in the build directory, or
 /// `METRIKA_BIN_DIR` when set.
@@ -40,17 +41,23 @@ struct ProcessResult: Sendable {
     var signaled: Bool
 
     /// Lines of stdout; CRLF (a single Character in Swift) counts as one line end.
-    var stdoutLines: [String] { stdout.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).map(String.init) }
+    var stdoutLines: [String] {
+        stdout.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).map(String.init)
+    }
 }
 
 /// Runs a program to completion, draining stdout and stderr concurrently before waiting (so a
 /// chatty child can never block on a full pipe), with a hard time limit.
-func runProcess(_ path: String, _ arguments: [String], environment: [String: String], stdin: String? = nil, timeout: Double = 60) throws -> ProcessResult {
+func runProcess(
+    _ path: String, _ arguments: [String], environment: [String: String], stdin: String? = nil, timeout: Double = 60
+) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     process.environment = environment
-    let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
+    let outPipe = Pipe()
+    let errPipe = Pipe()
+    let inPipe = Pipe()
     process.standardOutput = outPipe
     process.standardError = errPipe
     process.standardInput = inPipe
@@ -96,8 +103,16 @@ final class OutputBox: @unchecked Sendable {
     private let lock = NSLock()
     private(set) var out = Data()
     private(set) var err = Data()
-    func setOut(_ data: Data) { lock.lock(); out = data; lock.unlock() }
-    func setErr(_ data: Data) { lock.lock(); err = data; lock.unlock() }
+    func setOut(_ data: Data) {
+        lock.lock()
+        out = data
+        lock.unlock()
+    }
+    func setErr(_ data: Data) {
+        lock.lock()
+        err = data
+        lock.unlock()
+    }
 }
 
 /// A running `metrika-fake-api` on a free loopback port, stopped when the value is released (or by `stop()`).
@@ -114,11 +129,14 @@ final class FakeAPI: @unchecked Sendable {
     init(fixtures: String = "default", arguments: [String] = []) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: Binaries.fakeAPI)
-        let fixturesDir = Binaries.repositoryRoot.appendingPathComponent("Fixtures").appendingPathComponent(fixtures).path
-        let pinned = arguments.firstIndex(of: "--now").map { arguments[$0 + 1] }
+        let fixturesDir = Binaries.repositoryRoot.appendingPathComponent("Fixtures").appendingPathComponent(fixtures)
+            .path
+        let pinned =
+            arguments.firstIndex(of: "--now").map { arguments[$0 + 1] }
             ?? arguments.first { $0.hasPrefix("--now=") }.map { String($0.dropFirst("--now=".count)) }
         now = pinned ?? TestClock.now
-        process.arguments = ["--port", "0", "--fixtures", fixturesDir] + arguments
+        process.arguments =
+            ["--port", "0", "--fixtures", fixturesDir] + arguments
             + (pinned == nil ? ["--now", TestClock.now] : []) + ["--parent-pid", String(getpid())]
         let out = Pipe()
         process.standardOutput = out
@@ -213,7 +231,12 @@ final class ResultBox: @unchecked Sendable {
     private let lock = NSLock()
     private(set) var data: Data?
     private(set) var error: (any Error)?
-    func set(_ data: Data?, _ error: (any Error)?) { lock.lock(); self.data = data; self.error = error; lock.unlock() }
+    func set(_ data: Data?, _ error: (any Error)?) {
+        lock.lock()
+        self.data = data
+        self.error = error
+        lock.unlock()
+    }
 }
 
 struct SimpleError: Error, CustomStringConvertible {
@@ -239,7 +262,9 @@ let demoToken = "demo-token"
 /// inject faults the binary retries: it sleeps that fraction of each wait of the production retry
 /// policy, whose attempts, caps and messages are unchanged. Other tests keep the real waits, which
 /// also give a loaded machine's simulator time to catch up when a request is slow by accident.
-func metrikaEnvironment(api: FakeAPI?, home: String, token: String? = demoToken, retryScale: Double? = nil, extra: [String: String] = [:]) -> [String: String] {
+func metrikaEnvironment(
+    api: FakeAPI?, home: String, token: String? = demoToken, retryScale: Double? = nil, extra: [String: String] = [:]
+) -> [String: String] {
     var environment: [String: String] = [
         "PATH": "/usr/bin:/bin",
         "HOME": home,
@@ -248,16 +273,21 @@ func metrikaEnvironment(api: FakeAPI?, home: String, token: String? = demoToken,
         "LC_ALL": "C",
         "METRIKA_TIMEOUT": "5",
         // The simulator's clock, so that both agree on today (an explicit `extra` METRIKA_NOW wins).
-        "METRIKA_NOW": api?.now ?? TestClock.now,
+        "METRIKA_NOW": api?.now ?? TestClock.now
     ]
     if let retryScale { environment["METRIKA_TEST_RETRY_SCALE"] = String(retryScale) }
-    if let api { environment["METRIKA_API_URL"] = api.baseURL; environment["METRIKA_OAUTH_URL"] = api.baseURL }
+    if let api {
+        environment["METRIKA_API_URL"] = api.baseURL
+        environment["METRIKA_OAUTH_URL"] = api.baseURL
+    }
     if let token { environment["METRIKA_TOKEN"] = token }
     for (key, value) in extra { environment[key] = value }
     return environment
 }
 
 /// Runs the built `metrika` with arguments in an environment.
-func metrika(_ arguments: [String], environment: [String: String], stdin: String? = nil, timeout: Double = 120) throws -> ProcessResult {
+func metrika(_ arguments: [String], environment: [String: String], stdin: String? = nil, timeout: Double = 120) throws
+    -> ProcessResult
+{
     try runProcess(Binaries.metrika, arguments, environment: environment, stdin: stdin, timeout: timeout)
 }

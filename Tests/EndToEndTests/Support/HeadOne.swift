@@ -10,12 +10,14 @@ struct HeadOneResult {
 
 /// Runs the built `metrika` with `arguments` as `| head -1` would: reads its stdout up to the first
 /// line end, closes the read end, and waits (at most `timeout` seconds, then SIGKILL) for it to end.
-func metrikaHeadOne(_ arguments: [String], environment: [String: String], timeout: Double = 120) throws -> HeadOneResult {
+func metrikaHeadOne(_ arguments: [String], environment: [String: String], timeout: Double = 120) throws -> HeadOneResult
+{
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Binaries.metrika)
     process.arguments = arguments
     process.environment = environment
-    let outPipe = Pipe(), errPipe = Pipe()
+    let outPipe = Pipe()
+    let errPipe = Pipe()
     process.standardOutput = outPipe
     process.standardError = errPipe
     process.standardInput = FileHandle.nullDevice
@@ -39,6 +41,7 @@ func metrikaHeadOne(_ arguments: [String], environment: [String: String], timeou
     if exited.wait(timeout: .now() + timeout) == .timedOut { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
     drained.wait()
-    return HeadOneResult(line: String(decoding: line, as: UTF8.self), exited: process.terminationReason == .exit,
-                         status: process.terminationStatus, stderr: String(decoding: box.err, as: UTF8.self))
+    return HeadOneResult(
+        line: String(decoding: line, as: UTF8.self), exited: process.terminationReason == .exit,
+        status: process.terminationStatus, stderr: String(decoding: box.err, as: UTF8.self))
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaAPI
 import MetrikaRender
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -85,7 +86,9 @@ final class HostileServer: @unchecked Sendable {
         address.sin_port = 0
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 16) == 0 else {
             close(fd)
@@ -154,13 +157,24 @@ final class HostileServer: @unchecked Sendable {
         switch mode {
         case .redirect(let status, let location):
             let body = #"{"errors":[{"error_type":"moved","message":"moved"}],"code":\#(status),"message":"moved"}"#
-            _ = send(fd, "HTTP/1.1 \(status) Redirect\r\nLocation: \(location)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+            _ = send(
+                fd,
+                "HTTP/1.1 \(status) Redirect\r\nLocation: \(location)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+            )
         case .raw(let bytes):
             _ = sendBytes(fd, bytes)
         case .answer(let status, let body):
-            _ = send(fd, "HTTP/1.1 \(status) OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+            _ = send(
+                fd,
+                "HTTP/1.1 \(status) OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+            )
         case .endlessChunked:
-            guard send(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n") else { return }
+            guard
+                send(
+                    fd,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                )
+            else { return }
             let piece = Array(String(repeating: #"{"id":1,"name":"x"},"#, count: 3200).utf8)
             let chunk = Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Array("\r\n".utf8)
             var sent = 0
@@ -176,16 +190,28 @@ final class HostileServer: @unchecked Sendable {
             }
             idle(fd, started: started)
         case .gzipBomb:
-            guard send(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nConnection: close\r\n\r\n") else { return }
+            guard
+                send(
+                    fd,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nConnection: close\r\n\r\n"
+                )
+            else { return }
             let (prefix, period) = Self.deflatedZeros()
             guard sendBytes(fd, prefix) else { return }
             var block: [UInt8] = []
             for _ in 0..<(64 * 1024 / period.count) { block += period }
             var sent = prefix.count
-            while sent < maxBytes, Date().timeIntervalSince(started) < maxSeconds, sendBytes(fd, block) { sent += block.count }
+            while sent < maxBytes, Date().timeIntervalSince(started) < maxSeconds, sendBytes(fd, block) {
+                sent += block.count
+            }
             idle(fd, started: started)
         case .drip(let interval):
-            guard send(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\nConnection: close\r\n\r\n") else { return }
+            guard
+                send(
+                    fd,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\nConnection: close\r\n\r\n"
+                )
+            else { return }
             while Date().timeIntervalSince(started) < maxSeconds, !isStopped, sendBytes(fd, [UInt8(ascii: " ")]) {
                 usleep(UInt32(interval * 1_000_000))
             }
@@ -271,14 +297,14 @@ final class HostileServer: @unchecked Sendable {
     /// for 258 bytes, so the stream expands ~159 times.
     static func deflatedZeros() -> (prefix: [UInt8], period: [UInt8]) {
         var writer = BitWriter()
-        writer.bits(1, count: 1)  // BFINAL: irrelevant, the block never ends
-        writer.bits(1, count: 2)  // BTYPE 01: fixed Huffman codes
-        writer.huffman(0x30, count: 8)  // literal 0
+        writer.bits(1, count: 1) // BFINAL: irrelevant, the block never ends
+        writer.bits(1, count: 2) // BTYPE 01: fixed Huffman codes
+        writer.huffman(0x30, count: 8) // literal 0
         let match = { (writer: inout BitWriter) in
-            writer.huffman(0b1100_0101, count: 8)  // length code 285: 258 bytes, no extra bits
-            writer.huffman(0, count: 5)  // distance code 0: distance 1
+            writer.huffman(0b1100_0101, count: 8) // length code 285: 258 bytes, no extra bits
+            writer.huffman(0, count: 5) // distance code 0: distance 1
         }
-        match(&writer)  // 3 + 8 + 13 = 24 bits: byte-aligned from here on
+        match(&writer) // 3 + 8 + 13 = 24 bits: byte-aligned from here on
         let prefix = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 0xFF] + writer.bytes
         var period = BitWriter()
         for _ in 0..<8 { match(&period) }

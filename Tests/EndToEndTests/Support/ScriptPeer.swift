@@ -14,7 +14,9 @@ class ScriptPeer: @unchecked Sendable {
     init(script: String, directory: String, lifetime seconds: Int) throws {
         self.directory = directory
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", MailEndToEndTests.scripts.appendingPathComponent(script).path, directory, String(seconds)]
+        process.arguments = [
+            "python3", MailEndToEndTests.scripts.appendingPathComponent(script).path, directory, String(seconds)
+        ]
         process.environment = MailEndToEndTests.toolEnvironment
         let output = Pipe()
         process.standardOutput = output

@@ -14,10 +14,10 @@ import Testing
 
 /// The repository's Fixtures directory, found from this file's location.
 let fixturesRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent()  // Support
-    .deletingLastPathComponent()  // SimulatorTests
-    .deletingLastPathComponent()  // Tests
-    .deletingLastPathComponent()  // repository root
+    .deletingLastPathComponent() // Support
+    .deletingLastPathComponent() // SimulatorTests
+    .deletingLastPathComponent() // Tests
+    .deletingLastPathComponent() // repository root
     .appendingPathComponent("Fixtures", isDirectory: true)
 
 /// The instant every test freezes the simulator's clock at: Monday 2026-06-15, 15:00 in Moscow.
