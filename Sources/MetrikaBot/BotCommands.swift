@@ -399,11 +399,10 @@ extension ParameterNaming {
         action: { action in
             switch action {
             case .sync(let id):
-                return
-                    "ask again once counter \(id)'s history is filled (metrika sync --counter \(id) where the bot runs)"
+                return "ask again once whoever runs the bot has filled counter \(id)'s history"
             case .cleanLogs(let id): return "free counter \(id)'s log requests where the bot runs"
             case .watchToday(let id): return "see today against earlier weeks with /report \(id) today"
-            case .fetchOnline: return "ask again once the history is filled (metrika sync where the bot runs)"
+            case .fetchOnline: return "ask again once whoever runs the bot has filled its history"
             case .compareOtherDays(let id):
                 return
                     "/explain compares yesterday with those weekdays only: see the counter's recent days with /report \(id) last30days"

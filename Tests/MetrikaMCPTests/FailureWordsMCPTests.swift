@@ -125,5 +125,10 @@ import Testing
         #expect(
             ParameterNaming.bot.message(of: APIError.accessDenied("Access is denied.", counterID: 7)).contains(
                 "/counters"))
+        // What fills the history is the operator's business: the chat reads who, not a command line.
+        for action in [SuggestedAction.sync(counterID: 7), .fetchOnline] {
+            let text = ParameterNaming.bot.action(action)
+            #expect(text.contains("whoever runs the bot") && !text.contains("metrika "), "\(text)")
+        }
     }
 }
