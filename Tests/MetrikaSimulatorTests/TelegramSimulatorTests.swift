@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import MetrikaSimulator
@@ -161,19 +162,22 @@ import Testing
         _ = try call("deleteWebhook", json: "{}")
         let simulator = bot
         // The times are taken where the poll runs: a loaded machine may start or resume the task late,
-        // which is not the simulator's wait.
-        let poll = Task.detached { () -> (Int, JSONValue, Date, Date) in
-            let began = Date()
+        // which is not the simulator's wait. The message is queued only once the poll has begun, and the
+        // poll waits the longest Telegram allows (50 s), so a test task resumed late still lands inside it.
+        let began = Mutex<Date?>(nil)
+        let poll = Task.detached { () -> (Int, JSONValue, Date) in
+            began.withLock { $0 = Date() }
             let response = simulator.handle(
-                HTTPRequest(method: "GET", path: "/bot\(BotAPISimulator.defaultToken)/getUpdates", query: "timeout=20"))
-            return (response.status, try JSONValue.parse(response.body), began, Date())
+                HTTPRequest(method: "GET", path: "/bot\(BotAPISimulator.defaultToken)/getUpdates", query: "timeout=50"))
+            return (response.status, try JSONValue.parse(response.body), Date())
         }
-        try await Task.sleep(nanoseconds: 50_000_000)
-        let started = Date()
+        while began.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(50))
+        let queued = Date()
         simulator.queueMessage(chatID: 42, text: "/today")
-        let (status, answer, began, answered) = try await poll.value
+        let (status, answer, answered) = try await poll.value
         #expect(status == 200)
-        #expect(answered.timeIntervalSince(max(started, began)) < 5)
+        #expect(answered.timeIntervalSince(queued) < 5)
         guard case .array(let updates) = answer["result"] else {
             Issue.record("\(answer.text)")
             return
