@@ -72,7 +72,7 @@ let package = Package(
         .target(name: "MetrikaSimulator"),
         .executableTarget(name: "metrika-fake-api", dependencies: ["MetrikaSimulator"]),
         // What several test targets share: optional tools (skip when missing) and golden files.
-        .target(name: "MetrikaTestSupport", path: "Tests/MetrikaTestSupport"),
+        .target(name: "MetrikaTestSupport", dependencies: ["MetrikaAPI"], path: "Tests/MetrikaTestSupport"),
         // One test target per library target (and one for the CLI); EndToEndTests runs the built binaries.
         .testTarget(name: "MetrikaModelTests", dependencies: ["MetrikaModel"]),
         .testTarget(name: "MetrikaSystemTests", dependencies: ["MetrikaSystem", "MetrikaTestSupport"]),
@@ -89,7 +89,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "MetrikaUseCasesTests",
-            dependencies: ["MetrikaUseCases", "MetrikaAPI", "MetrikaStore", "MetrikaModel"]),
+            dependencies: ["MetrikaUseCases", "MetrikaAPI", "MetrikaStore", "MetrikaModel", "MetrikaTestSupport"]),
         .testTarget(
             name: "MetrikaServicesTests",
             dependencies: [
@@ -105,7 +105,7 @@ let package = Package(
             name: "MetrikaBotTests",
             dependencies: [
                 "MetrikaBot", "MetrikaServices", "MetrikaUseCases", "MetrikaAPI", "MetrikaStore", "MetrikaModel",
-                "MetrikaRender"
+                "MetrikaRender", "MetrikaTestSupport"
             ]),
         .testTarget(
             name: "MetrikaCLITests",

@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaRender
 import MetrikaStore
+import MetrikaTestSupport
 import Synchronization
 import Testing
 

@@ -3,6 +3,7 @@ import MetrikaModel
 import MetrikaServices
 import MetrikaStore
 import MetrikaSystem
+import MetrikaTestSupport
 import Testing
 
 @testable import MetrikaAPI

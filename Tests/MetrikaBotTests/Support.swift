@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Synchronization
 
 @testable import MetrikaAPI
@@ -7,41 +8,6 @@ import Synchronization
 
 /// The instant every bot test takes as now: today is 2026-11-29 in UTC.
 let testNow = Date(timeIntervalSince1970: 1_795_953_600) // 2026-11-29T12:00:00Z
-
-/// A scripted transport: answers requests from a queue (a 500 once it is empty) and records what was sent.
-final class FakeTransport: HTTPTransport {
-    enum Step: Sendable {
-        case respond(Int, String, [String: String] = [:])
-        case fail(TransportError)
-    }
-
-    private struct State {
-        var steps: [Step]
-        var requests: [HTTPRequest] = []
-    }
-
-    private let state: Mutex<State>
-
-    init(_ steps: [Step]) {
-        state = Mutex(State(steps: steps))
-    }
-
-    /// Every request sent so far, in order.
-    var requests: [HTTPRequest] { state.withLock { $0.requests } }
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let step = state.withLock { state -> Step in
-            state.requests.append(request)
-            return state.steps.isEmpty ? .respond(500, "{}") : state.steps.removeFirst()
-        }
-        switch step {
-        case .respond(let status, let body, let headers):
-            return HTTPResponse(status: status, headers: headers, body: Data(body.utf8))
-        case .fail(let error):
-            throw error
-        }
-    }
-}
 
 /// A Metrika API that answers from rules: counter 1001 (UTC), daily rows for any span (a value per
 /// day and metric, a percentage within 0–100) and `/stat/v1/data/bytime` totals per period.

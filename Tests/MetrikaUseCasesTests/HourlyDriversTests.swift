@@ -1,5 +1,6 @@
 import Foundation
 import MetrikaAPI
+import MetrikaTestSupport
 import Testing
 
 @testable import MetrikaModel

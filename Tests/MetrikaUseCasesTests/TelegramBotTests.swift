@@ -1,5 +1,6 @@
 import Foundation
 import MetrikaSystem
+import MetrikaTestSupport
 import Synchronization
 import Testing
 

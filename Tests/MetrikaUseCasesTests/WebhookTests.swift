@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 
 @testable import MetrikaAPI
