@@ -22,7 +22,9 @@ import Testing
 /// what the policy lets it take: the recorded waits plus the request timeout for every attempt. A few
 /// of these drills also run against the built binary (`FaultDrillEndToEndTests`), where the bound is
 /// the real wall time.
-@Suite("Fault drills in-process", .ownThreads)
+// Serialized: on threads of their own nothing else bounds how many of the 48 drills run at once, and the
+// slow drills' timing (a 2 s request timeout against a 4 s delay) is what they check.
+@Suite("Fault drills in-process", .ownThreads, .serialized)
 struct FaultDrillTests {
     static let token = "demo-token"
     /// METRIKA_TIMEOUT of every drill: a short request timeout keeps the slow drills short.
@@ -79,7 +81,7 @@ struct FaultDrillTests {
     /// Requests the simulator logged under a prefix; a delayed answer is logged when it is sent, so
     /// the slow drills wait for the last one.
     static func requests(_ simulator: LoopbackSimulator, _ prefix: String, atLeast expected: Int) async throws -> Int {
-        let deadline = Date().addingTimeInterval(Double(FaultDrill.slow) / 1000 + 2)
+        let deadline = Date().addingTimeInterval(Double(FaultDrill.slow) / 1000 + 10)
         var count = try await simulator.requestCount(pathPrefix: prefix)
         while count < expected && Date() < deadline {
             try await Task.sleep(nanoseconds: 100_000_000)
