@@ -335,6 +335,44 @@ enum Schema {
                 DROP TABLE alert_episodes;
                 DROP TABLE hourly_episodes;
                 ALTER TABLE alert_episodes_12 RENAME TO alert_episodes;
+                """),
+        // Unattended runs: `metrika bot` holds one lease per bot (one running bot per token; a
+        // holder is a run: its random id, pid and host, renewed while it serves) and claims each
+        // update before answering it (`answered_at` set after the answer; the offset moves past
+        // answered updates only). And the failures of scheduled runs (`run_failures`: per job and
+        // what failed, how many runs in a row, when it was said), so that cron hears each once.
+        Migration(
+            version: 14, name: "unattended_runs",
+            sql: """
+                CREATE TABLE bot_leases (
+                    bot_id INTEGER PRIMARY KEY,
+                    holder TEXT NOT NULL,
+                    pid INTEGER NOT NULL,
+                    host TEXT NOT NULL,
+                    serving INTEGER NOT NULL CHECK (serving IN (0, 1)),
+                    since REAL NOT NULL,
+                    expires_at REAL NOT NULL
+                );
+                CREATE TABLE bot_updates (
+                    bot_id INTEGER NOT NULL,
+                    update_id INTEGER NOT NULL,
+                    holder TEXT NOT NULL,
+                    claimed_at REAL NOT NULL,
+                    attempts INTEGER NOT NULL CHECK (attempts >= 1),
+                    answered_at REAL,
+                    PRIMARY KEY (bot_id, update_id)
+                ) WITHOUT ROWID;
+                CREATE TABLE run_failures (
+                    job TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    message TEXT NOT NULL,
+                    exit_code INTEGER NOT NULL,
+                    first_at REAL NOT NULL,
+                    last_at REAL NOT NULL,
+                    runs INTEGER NOT NULL CHECK (runs >= 1),
+                    said_at REAL,
+                    PRIMARY KEY (job, subject)
+                ) WITHOUT ROWID;
                 """)
     ]
 

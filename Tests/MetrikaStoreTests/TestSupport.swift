@@ -117,6 +117,9 @@ func backToVersion10(_ path: String) throws {
         ) WITHOUT ROWID;
         DROP TABLE segment_values;
         DROP TABLE segment_days;
+        DROP TABLE bot_leases;
+        DROP TABLE bot_updates;
+        DROP TABLE run_failures;
         DELETE FROM metrika_migrations WHERE version > 10;
         PRAGMA user_version = 10;
         """)

@@ -16,9 +16,11 @@ enum BotCommand: Command {
         the keyring entry its "keyring" names (docs/telegram.md); METRIKA_TELEGRAM_API_URL
         points it at another Bot API server. Only the chats of --allow are answered: anyone else gets no
         answer and causes no request to Metrika, and their chat id is named once on stderr (to add it
-        to --allow). At most 20 commands a minute per chat. Where it stopped reading is kept in the
-        history database, so a restart never answers a message twice. SIGINT/SIGTERM let the answer in
-        progress finish, then exit 0.
+        to --allow). At most 20 commands a minute per chat. One bot runs per bot token: a second
+        one exits 75 (a --once run waits for another --once). Each message is claimed in the history
+        database before its answer and recorded after, so a message whose answer a crash cut off is
+        answered by the next run (at least once). The long-running bot waits out a Bot API outage (at
+        most a minute between tries). SIGINT/SIGTERM let the answer in progress finish, then exit 0.
         In a group only commands are answered (/cmd, or /cmd@ThisBot; another bot's are left alone).
         Commands: /report [counter] [period] (visits, users and bounce rate by day, by week over 35
         days, by month over 182; the periods of report --period; the counter of METRIKA_COUNTER or the

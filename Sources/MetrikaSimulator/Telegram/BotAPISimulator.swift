@@ -51,6 +51,8 @@ package final class BotAPISimulator: Sendable {
         var faulted: Set<String> = []
         /// Every Bot API request's method, in order (control requests not counted).
         var calls: [String] = []
+        /// Seconds each send waits before it is accepted (`POST /__tg/slow`): a kill can fall mid-answer.
+        var sendDelay: Double = 0
     }
 
     let state = Mutex(State())
@@ -161,6 +163,8 @@ package final class BotAPISimulator: Sendable {
             return Self.failure(400, "Bad Request: chat_id is empty")
         }
         if let fault = scenarioFault(chat) { return fault }
+        let delay = state.withLock { $0.sendDelay }
+        if delay > 0 { Thread.sleep(forTimeInterval: delay) }
         let parseMode = parameters["parse_mode"]
         var record = Sent(method: method, chatID: chat, parseMode: parseMode, messageID: 0)
         if method == "sendMessage" {
@@ -319,6 +323,14 @@ package final class BotAPISimulator: Sendable {
                 chatID: Int64(chat), text: text, fromID: document["from_id"]?.intValue.map(Int64.init),
                 username: document["username"]?.stringValue)
             return .json(200, .object([("update_id", .int(id))]))
+        case ("POST", "/__tg/slow"):
+            guard let document = try? JSONValue.parse(request.body), let seconds = document["seconds"]?.doubleValue,
+                (0...60).contains(seconds)
+            else {
+                return .json(400, .object([("error", .string("expected {\"seconds\": 0…60}"))]))
+            }
+            state.withLock { $0.sendDelay = seconds }
+            return .json(200, .object([("ok", .bool(true))]))
         case ("POST", "/__tg/reset"):
             reset()
             return .json(200, .object([("ok", .bool(true))]))
