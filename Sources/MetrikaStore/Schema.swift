@@ -339,8 +339,9 @@ enum Schema {
         // Unattended runs: `metrika bot` holds one lease per bot (one running bot per token; a
         // holder is a run: its random id, pid and host, renewed while it serves) and claims each
         // update before answering it (`answered_at` set after the answer; the offset moves past
-        // answered updates only). And the failures of scheduled runs (`run_failures`: per job and
-        // what failed, how many runs in a row, when it was said), so that cron hears each once.
+        // answered updates only). And the failures of scheduled runs (`run_jobs`: when a job last
+        // ran; `run_failures`: per job and what failed, how many runs in a row, when it was
+        // said), so that cron hears each failure once.
         Migration(
             version: 14, name: "unattended_runs",
             sql: """
@@ -362,6 +363,10 @@ enum Schema {
                     answered_at REAL,
                     PRIMARY KEY (bot_id, update_id)
                 ) WITHOUT ROWID;
+                CREATE TABLE run_jobs (
+                    job TEXT PRIMARY KEY,
+                    last_run_at REAL NOT NULL
+                );
                 CREATE TABLE run_failures (
                     job TEXT NOT NULL,
                     subject TEXT NOT NULL,

@@ -17,7 +17,7 @@ import Testing
                     "alert_episodes", "bot_leases", "bot_offsets", "bot_updates", "counter_currency", "counter_goals",
                     "counter_goals_read", "counters", "daily_mirror", "daily_values", "fetch_log", "hourly_values",
                     "log_job_parts", "log_jobs", "log_loaded_days", "log_loads", "metrika_migrations", "period_totals",
-                    "run_failures", "segment_days", "segment_values", "sqlite_sequence"
+                    "run_failures", "run_jobs", "segment_days", "segment_values", "sqlite_sequence"
                 ])
             let versions = try rawRows(path, "SELECT version, name FROM metrika_migrations")
             #expect(

@@ -120,6 +120,7 @@ func backToVersion10(_ path: String) throws {
         DROP TABLE bot_leases;
         DROP TABLE bot_updates;
         DROP TABLE run_failures;
+        DROP TABLE run_jobs;
         DELETE FROM metrika_migrations WHERE version > 10;
         PRAGMA user_version = 10;
         """)

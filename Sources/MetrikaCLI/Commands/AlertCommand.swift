@@ -58,6 +58,10 @@ enum AlertCommand: Command {
         (its numbers are still coming in). One request per counter and run; the earlier weeks' hours
         are kept in the history database. Told once as well, with "back to normal at 17:00".
 
+        Under cron (stderr no terminal, no --verbose) each failure of the check is said once: a failure
+        of one run prints nothing, one of several runs one line at its second, then nothing (the exit
+        code stays non-zero), and "Back: …" once when it works again (docs/alerts.md).
+
         Thresholds, metrics and counters to skip: the "alerts" member of the config file (docs/alerts.md).
 
         --status lists the open alerts: each one told and still so, with its id, since when, the last
@@ -135,9 +139,11 @@ enum AlertCommand: Command {
         let settings = try AlertRun.settings(from: try session.services.configFile()?.alerts)
         // Why a named counter was not judged is a note, not an error: said on a terminal or with
         // --verbose, never to cron (whose stderr is no terminal, and mailed).
-        let runRequest = AlertRun.Request(
+        var runRequest = AlertRun.Request(
             counterIDs: request.counterIDs, today: request.today, dryRun: request.dryRun, currency: request.currency,
             explain: options[.verbose] || (!request.counterIDs.isEmpty && context.stderrIsTerminal))
+        // The check's failures are said after the run, once per failure under cron (`FailureMemory`).
+        runRequest.noteFailures = request.dryRun
         // Refused before the webhook is read or sendmail looked for.
         do {
             try AlertRun.validate(runRequest, settings: settings)
@@ -161,6 +167,9 @@ enum AlertCommand: Command {
         }
         let loader = try await session.services.historyLoader(offline: request.offline)
         let run = AlertRun(loader: loader, settings: settings, activity: context)
+        let memory = FailureMemory(
+            store: loader.store, job: FailureMemory.alertJob(today: request.today, counterIDs: request.counterIDs),
+            interactive: context.stderrIsTerminal || options[.verbose], naming: context.naming, now: context.now)
         let result: AlertRun.Result
         do {
             result = try await run.run(runRequest, deliverers: deliverers) { lines in
@@ -169,13 +178,22 @@ enum AlertCommand: Command {
             }
         } catch let error as AlertRunError {
             throw usageError(error)
+        } catch let failure as any MetrikaFailure
+            where !request.dryRun && (failure is APIError || failure is AlertCheckError || failure is AuthError)
+        {
+            // The whole check failed (the API gone, the quota spent, the token refused).
+            return try await memory.runFailed(failure, note: context.note)
         }
         if request.today, options[.verbose] {
             context.note(
                 "Hourly check: \(result.countersChecked) counters, \(result.requests) report requests\(result.driverRequests > 0 ? ", \(result.driverRequests) for the drivers" : "")."
             )
         }
-        // An API that went away: one line saying which counters were checked and which were not.
+        if !request.dryRun {
+            // An API that went away mid-run: one line saying which counters were checked and which were not.
+            if let gaveUp = result.gaveUp { return try await memory.runFailed(gaveUp, note: context.note) }
+            try await memory.ran(failures: result.failures, note: context.note)
+        }
         if let gaveUp = result.gaveUp { throw gaveUp }
         if let failure = result.deliveryFailure { return failure.exitCode }
         return result.failures.first?.failure.exitCode ?? ExitCode.ok
