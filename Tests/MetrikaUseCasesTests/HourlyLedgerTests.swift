@@ -36,6 +36,16 @@ import Testing
             return
         }
         #expect(moved.lastHour == 17)
+        // Issue 45: the hour's episode records what this run measured (it stayed NULL: `--status` showed
+        // the values it was told with, hours ago).
+        let later = AlertLedger.decide(
+            AlertJudgement(day: today, hours: 15...17, value: 0, expected: 1_500, score: -70, kind: .stopped),
+            today: [], counterID: 1, metric: "ym:s:visits", open: episode, now: now)
+        guard case .touch(let measured) = later.change else {
+            Issue.record("not moved on")
+            return
+        }
+        #expect(measured.lastValue == 0 && measured.lastExpected == 1_500, "\(measured)")
         // Visits again from 17:00: back to normal at 17:00, told once (the episode is closed).
         var hours: [Double?] = Array(repeating: 100, count: 20)
         for hour in 14..<17 { hours[hour] = 0 }

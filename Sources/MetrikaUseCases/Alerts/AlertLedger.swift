@@ -53,8 +53,8 @@ package enum AlertLedger {
         func touched(_ open: AlertEpisode) -> EpisodeChange {
             var moved = open
             (moved.lastDay, moved.lastHour) = (judgement.day, last)
-            // A day's episode keeps the last values measured for `--status`; an hour's, those it was told with.
-            if judgement.hours == nil { (moved.lastValue, moved.lastExpected) = (judgement.value, judgement.expected) }
+            // Either grain keeps the last values measured for `--status` (an hour's: its last judged hours').
+            (moved.lastValue, moved.lastExpected) = (judgement.value, judgement.expected)
             return .touch(moved)
         }
         let closed = EpisodeChange.close(counterID: counterID, metric: metric)
