@@ -337,6 +337,35 @@ import Testing
         #expect(await check.run(counters: [counter]).findings.isEmpty, "told once")
     }
 
+    /// Issue 45 target 7: the hourly check told the stop on Saturday at 16:05 and it is still open;
+    /// the daily check judging Saturday told it again as a new alert, and `--status` listed two. Now
+    /// the day is the hourly alert's story: nothing told, no second episode.
+    @Test func aDayTheHourlyCheckToldIsNotToldAgain() async throws {
+        let path = NSTemporaryDirectory() + "metrika-alert-story-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let counter = try await stoppedVisitsHistory(path)
+        let store = try await HistoryStore.open(path: path)
+        let saturday = Day(iso: "2026-11-28")!
+        let told = AlertEpisode(
+            counterID: 1001, metric: "ym:s:visits", kind: "stopped", day: saturday, sinceHour: 14,
+            lastDay: saturday.adding(days: 1), lastHour: 6, value: 0, expected: 300, notifiedAt: testNow)
+        try await store.recordEpisodes(grain: .hour, opened: [told], touched: [], closed: [])
+        var settings = AlertSettings()
+        settings.checkGoals = false
+        let check = AlertCheck(
+            loader: HistoryLoader(store: store, client: nil, now: { testNow }, unsettledDays: 2), settings: settings,
+            activity: RecordedActivity())
+        let outcome = await check.run(counters: [counter])
+        #expect(outcome.findings.isEmpty, "told again: \(outcome.findings.map(\.notice))")
+        try await check.record(outcome)
+        #expect(try await store.openEpisodes(counterID: 1001, grain: .day).isEmpty, "a second alert opened")
+        #expect(try await store.openEpisodes(counterID: 1001, grain: .hour).count == 1)
+        // A rise is another story; a day outside the hourly alert's span is told as usual.
+        #expect(!AlertCheck.sameStory(.rise, told: told, day: saturday))
+        #expect(!AlertCheck.sameStory(.drop, told: told, day: saturday.adding(days: -1)))
+        #expect(AlertCheck.sameStory(.drop, told: told, day: saturday.adding(days: 1)))
+    }
+
     /// An episode as recorded, without the id the history gave it.
     func withoutID(_ episode: AlertEpisode) -> AlertEpisode {
         var episode = episode

@@ -309,6 +309,8 @@ package struct AlertCheck: Sendable {
         }
 
         let open = try await loader.store.openEpisodes(counterID: counter.id, grain: .day)
+        // The hourly check's open alerts: a day whose trouble one of them told already is its story.
+        let hourly = try await loader.store.openEpisodes(counterID: counter.id, grain: .hour)
         let provisional = try await isProvisional(day, counter: counter)
         var findings: [Finding] = []
         var changes: [EpisodeChange] = []
@@ -331,6 +333,14 @@ package struct AlertCheck: Sendable {
                 judgement, counterID: counter.id, metric: metric.apiName, open: open[metric.apiName],
                 now: activity.now())
             if metric.apiName == Metric.purchases.apiName { purchasesToday = (judgement.kind, decision.notice) }
+            if case .open = decision.change, case .alert(let kind)? = decision.notice,
+                let told = hourly[metric.apiName], Self.sameStory(kind, told: told, day: day)
+            {
+                // Told by the hourly check (and still open there): not told again as a new drop, and
+                // no second episode, so `--status` lists the one alert.
+                changes.append(.none)
+                continue
+            }
             if Self.isRevenue(apiName: metric.apiName), let notice = decision.notice, let purchasesToday,
                 Self.isEcho(notice, purchasesKind: purchasesToday.kind, purchasesNotice: purchasesToday.notice)
             {
@@ -377,6 +387,14 @@ package struct AlertCheck: Sendable {
             }
         }
         return (findings, changes, 0)
+    }
+
+    /// Whether a day's `kind` on `day` is the trouble an hour's episode `told` tells: the same
+    /// direction (a drop or a stop; a rise), and the day within its span.
+    package static func sameStory(_ kind: AlertKind, told: AlertEpisode, day: Day) -> Bool {
+        guard told.grain == .hour, told.since <= day, day <= told.lastDay else { return false }
+        let falls: Set<String> = [AlertKind.drop.rawValue, AlertKind.stopped.rawValue]
+        return kind == .rise ? told.kind == AlertKind.rise.rawValue : falls.contains(told.kind)
     }
 
     /// Today's finished hours of `counter`: the counts judged against the same hours of the same
