@@ -78,7 +78,10 @@ package actor TokenKeeper {
         switch await renew() {
         case .success(let token):
             current = token
-        case .failure(let reason):
+        case .failure(_, said: true):
+            // Another keeper of this token file tried it moments ago and said so.
+            return
+        case .failure(let reason, _):
             if left <= 0 {
                 warn(
                     "Warning: the token in \(resolved.source) expired on \(StoredToken.day(expiresAt)) and could not be renewed (\(reason)). \(naming.action(.signInAfterExpiry))"
@@ -103,7 +106,7 @@ package actor TokenKeeper {
         case .success(let token):
             current = token
             return token
-        case .failure(let reason):
+        case .failure(let reason, _):
             log?("  the rejected token could not be renewed (\(reason))")
             return nil
         }
@@ -111,7 +114,8 @@ package actor TokenKeeper {
 
     private enum Renewal {
         case success(String)
-        case failure(String)
+        /// Why not; `said`: another keeper's renewal failed so and said it.
+        case failure(String, said: Bool = false)
     }
 
     /// One refresh_token grant, written back to its store. The reason of a failure is safe to print.
@@ -124,6 +128,38 @@ package actor TokenKeeper {
                 credentialsProblem ?? credentials.map { .noClientSecret(clientID: $0.clientID) }
                 ?? stored.clientID.map { .noClientSecret(clientID: $0) } ?? .noClientID
             return .failure(problem.reason(naming))
+        }
+        // One renewal of this token file at a time, in this process and across processes.
+        let (resolved, now, warn, log, naming) = (resolved, now, warn, log, naming)
+        let (outcome, first) = await TokenRenewals.shared.renew(path: path, refreshToken: refreshToken, now: now()) {
+            await TokenRenewals.withFileLock(beside: path) {
+                await Self.refresh(
+                    stored, refreshToken: refreshToken, oauth: oauth, credentials: credentials, resolved: resolved,
+                    path: path, now: now, warn: warn, log: log, naming: naming)
+            }
+        }
+        switch outcome {
+        case .renewed(let renewed):
+            self.stored = renewed
+            return .success(renewed.accessToken)
+        case .failed(let reason):
+            return .failure(reason, said: !first)
+        }
+    }
+
+    /// One refresh_token grant, written back to its store, unless the token file (read again under
+    /// the lock) holds a token another process renewed meanwhile.
+    private static func refresh(
+        _ stored: StoredToken, refreshToken: String, oauth: OAuthClient, credentials: ClientCredentials,
+        resolved: ResolvedToken, path: String, now: @Sendable () -> Date, warn: @Sendable (String) -> Void,
+        log: (@Sendable (String) -> Void)?, naming: ParameterNaming
+    ) async -> TokenRenewals.Outcome {
+        if resolved.keyring == nil, let onDisk = try? TokenFile(path: path).read(),
+            onDisk.accessToken != stored.accessToken,
+            onDisk.expiresAt.map({ $0.timeIntervalSince(now()) >= refreshWindow }) ?? true
+        {
+            log?("  the token was renewed by another metrika meanwhile: read from \(path)")
+            return .renewed(onDisk)
         }
         do {
             let grant = try await oauth.refresh(refreshToken, credentials: credentials)
@@ -140,15 +176,14 @@ package actor TokenKeeper {
                 // The new token still works for this run; the next run will renew again.
                 warn("Warning: the token was renewed but could not be saved: \(error.message(naming))")
             }
-            self.stored = renewed
             let until = renewed.expiresAt.map { " until \(StoredToken.day($0))" } ?? ""
             log?("  renewed the token\(until) and saved it to \(resolved.keyring?.displayName ?? path)")
-            return .success(renewed.accessToken)
+            return .renewed(renewed)
         } catch let error as OAuthError {
             let message = error.message(naming)
-            return .failure(message.hasSuffix(".") ? String(message.dropLast()) : message)
+            return .failed(message.hasSuffix(".") ? String(message.dropLast()) : message)
         } catch {
-            return .failure("the refresh request failed")
+            return .failed("the refresh request failed")
         }
     }
 }

@@ -1,0 +1,79 @@
+import Foundation
+
+/// One renewal of a token file at a time (issue 45 target 11): however many calls, keepers and
+/// processes find its token due at once, exactly one refresh request is sent and the file written
+/// once; the others take the renewed token.
+///
+/// - In this process: a renewal of a file in flight is awaited by every other keeper of that file
+///   (single flight), and its outcome is kept for the refresh token it started from, so a keeper
+///   that comes later reads it instead of asking again. A failure is kept `failureBackoff` seconds:
+///   the calls in that time neither ask again nor say it again.
+/// - Across processes: the renewal holds an exclusive lock on `<token file>.lock` (flock, taken
+///   without blocking a thread: tried again every 20 ms), and reads the file again once it holds
+///   it; a token another process renewed meanwhile is taken as it is, without a request.
+package actor TokenRenewals {
+    package static let shared = TokenRenewals()
+
+    /// Seconds a failed renewal is not tried again in this process.
+    package static let failureBackoff: Double = 600
+
+    /// A renewal's outcome.
+    package enum Outcome: Sendable {
+        case renewed(StoredToken)
+        /// Why not: a sentence safe to print.
+        case failed(String)
+    }
+
+    private struct Kept {
+        var refreshToken: String
+        var outcome: Outcome
+        var at: Date
+    }
+
+    private var flights: [String: (refreshToken: String, task: Task<Outcome, Never>)] = [:]
+    private var kept: [String: Kept] = [:]
+
+    /// The renewal of the token file at `path` whose refresh token is `refreshToken`: `work` runs at
+    /// most once for it at a time; `first` is true for the caller whose `work` ran (the one that says
+    /// a failure).
+    package func renew(
+        path: String, refreshToken: String, now: Date, work: @escaping @Sendable () async -> Outcome
+    ) async -> (outcome: Outcome, first: Bool) {
+        if let flight = flights[path], flight.refreshToken == refreshToken {
+            return (await flight.task.value, false)
+        }
+        if let last = kept[path], last.refreshToken == refreshToken {
+            switch last.outcome {
+            case .renewed: return (last.outcome, false)
+            case .failed:
+                if now.timeIntervalSince(last.at) < Self.failureBackoff, now >= last.at { return (last.outcome, false) }
+            }
+        }
+        let task = Task { await work() }
+        flights[path] = (refreshToken, task)
+        let outcome = await task.value
+        flights[path] = nil
+        kept[path] = Kept(refreshToken: refreshToken, outcome: outcome, at: now)
+        return (outcome, true)
+    }
+
+    /// Runs `body` holding the exclusive lock beside `path` (`<path>.lock`, 0600). A lock that cannot
+    /// be made (a read-only directory) is done without; one held longer than `patience` seconds by
+    /// another process is waited for no longer.
+    package static func withFileLock<T: Sendable>(
+        beside path: String, patience: Double = 30, _ body: () async -> T
+    ) async -> T {
+        let descriptor = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return await body() }
+        defer { close(descriptor) }
+        var tries = 0
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0, errno == EWOULDBLOCK || errno == EINTR,
+            Double(tries) * 0.02 < patience
+        {
+            tries += 1
+            try? await Task.sleep(nanoseconds: 20_000_000)
+        }
+        defer { flock(descriptor, LOCK_UN) }
+        return await body()
+    }
+}
