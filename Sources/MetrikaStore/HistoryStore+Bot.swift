@@ -134,7 +134,8 @@ extension HistoryStore {
                 try database.execute(
                     """
                     INSERT INTO bot_offsets (bot_id, next_offset, updated_at) VALUES (?, ?, ?)
-                    ON CONFLICT (bot_id) DO UPDATE SET next_offset = max(next_offset, excluded.next_offset), updated_at = excluded.updated_at
+                    ON CONFLICT (bot_id) DO UPDATE SET next_offset = max(next_offset, excluded.next_offset),
+                        updated_at = excluded.updated_at
                     """,
                     [.integer(botID), .integer(updateID + 1), .real(date.timeIntervalSince1970)])
                 try database.execute(

@@ -78,7 +78,10 @@ extension HistoryStore {
                     if say { verdict.say.append(failure) } else { verdict.quiet.append(failure) }
                 }
                 let open = try database.rows(
-                    "SELECT subject, message, runs, first_at, said_at FROM run_failures WHERE job = ? ORDER BY first_at, subject",
+                    """
+                    SELECT subject, message, runs, first_at, said_at FROM run_failures WHERE job = ?
+                    ORDER BY first_at, subject
+                    """,
                     [.text(job)])
                 for row in open {
                     guard let subject = row[0].string, !seen.contains(subject), settled(subject) else { continue }

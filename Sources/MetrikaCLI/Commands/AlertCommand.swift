@@ -182,7 +182,7 @@ enum AlertCommand: Command {
             where !request.dryRun && (failure is APIError || failure is AlertCheckError || failure is AuthError)
         {
             // The whole check failed (the API gone, the quota spent, the token refused).
-            return try await memory.runFailed(failure, note: context.note)
+            return try await memory.runFailed(failure)
         }
         if request.today, options[.verbose] {
             context.note(
@@ -191,7 +191,7 @@ enum AlertCommand: Command {
         }
         if !request.dryRun {
             // An API that went away mid-run: one line saying which counters were checked and which were not.
-            if let gaveUp = result.gaveUp { return try await memory.runFailed(gaveUp, note: context.note) }
+            if let gaveUp = result.gaveUp { return try await memory.runFailed(gaveUp) }
             try await memory.ran(failures: result.failures, note: context.note)
         }
         if let gaveUp = result.gaveUp { throw gaveUp }

@@ -38,7 +38,7 @@ package struct FailureMemory: Sendable {
 
     /// A run that failed whole with `failure`: the failure thrown when it is to be said, else its exit
     /// status returned (nothing said). Its counters' failures stay as they were.
-    package func runFailed(_ failure: any MetrikaFailure, note: (String) -> Void) async throws -> Int32 {
+    package func runFailed(_ failure: any MetrikaFailure) async throws -> Int32 {
         let verdict = try await store.recordRun(
             job: job,
             failures: [RunFailure(subject: Self.run, message: naming.message(of: failure), exitCode: failure.exitCode)],
@@ -57,21 +57,20 @@ package struct FailureMemory: Sendable {
         }
         let verdict = try await store.recordRun(
             job: job, failures: recorded, settled: { _ in true }, interactive: interactive, at: now())
-        for recovery in verdict.recovered { note(Self.back(recovery, now: now())) }
+        for recovery in verdict.recovered { note(Self.back(recovery)) }
         for failure in verdict.say { note("Error: \(failure.subject): \(failure.message)") }
     }
 
     /// `Back: the alert check works again after 3 failed runs since 2026-11-30T01:05:00Z (missed: …).`
-    static func back(_ recovery: RunRecovery, now: Date) -> String {
+    static func back(_ recovery: RunRecovery) -> String {
         var reason = recovery.message
         while reason.hasSuffix(".") { reason.removeLast() }
         let runs = "\(recovery.runs) failed run\(recovery.runs == 1 ? "" : "s")"
         let since = RFC3339.format(recovery.since)
-        if recovery.subject == run {
-            return
-                "Back: the alert check works again after \(runs) since \(since); their checks were missed (\(reason))."
-        }
-        return
-            "Back: \(recovery.subject) is checked again after \(runs) since \(since); its checks were missed (\(reason))."
+        let what =
+            recovery.subject == run
+            ? "the alert check works again after \(runs) since \(since); their"
+            : "\(recovery.subject) is checked again after \(runs) since \(since); its"
+        return "Back: \(what) checks were missed (\(reason))."
     }
 }
