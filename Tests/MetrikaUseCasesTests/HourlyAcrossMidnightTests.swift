@@ -59,6 +59,15 @@ import Testing
             try await store.storeHourly(
                 counterID: Self.counter.id, metrics: [.visits], values: [day: today], settledBefore: day, fetchedAt: now
             )
+            if day == next {
+                // After midnight yesterday's hours are all known, settled (the first run online fetches them).
+                let yesterday: [[Double?]?] = (0..<24).map {
+                    [(Self.usual($0) * 1.05 * factor(Self.first, $0)).rounded()]
+                }
+                try await store.storeHourly(
+                    counterID: Self.counter.id, metrics: [.visits], values: [Self.first: yesterday],
+                    settledBefore: next, fetchedAt: now)
+            }
             let activity = RecordedActivity()
             let run = AlertRun(
                 loader: HistoryLoader(store: store, client: nil, now: { now }, unsettledDays: 2), settings: settings,
@@ -113,6 +122,42 @@ import Testing
         #expect(
             told.first?.line.hasPrefix("7001 Shop: visits ") == true && told.first?.line.hasSuffix("(-60%)") == true,
             "\(text)")
+    }
+
+    /// Visits stop at `stop` (`(day, hour)`, half of that hour had visits) and come back at 10:00 on the
+    /// second day: the lines told, with each run's time.
+    func stopping(at stop: (day: Day, hour: Int)) async throws -> [(run: String, line: String)] {
+        let next = Self.first.adding(days: 1)
+        return try await cron { day, hour in
+            if day == next && hour >= 10 { return 1 }
+            if (day, hour) == stop { return 0.5 }
+            return day > stop.day || (day == stop.day && hour > stop.hour) ? 0 : 1
+        }
+    }
+
+    /// Issue 45, item 8: trouble that begins near midnight is told once, at the second zero hour
+    /// (as at midday), with its true start, though that start is yesterday's, and back once.
+    @Test(arguments: [
+        (22, "2026-12-02 01:05", "stopped at 23:00 on Tue 2026-12-01: 0 in 23:00–01:00, expected ~340 (-100%)"),
+        (23, "2026-12-02 02:05", "stopped at 00:00 on Wed 2026-12-02: 0 in 00:00–02:00, expected ~44 (-100%)"),
+        (24, "2026-12-02 03:05", "stopped at 01:00 on Wed 2026-12-02: 0 in 01:00–03:00, expected ~44 (-100%)"),
+        (14, "2026-12-01 17:05", "stopped at 15:00 on Tue 2026-12-01: 0 in 15:00–17:00, expected ~630 (-100%)")
+    ])
+    func aStopNearMidnightIsToldOnceWithItsTrueStart(half: Int, run: String, stopped: String) async throws {
+        let stop = half < 24 ? (Self.first, half) : (Self.first.adding(days: 1), half - 24)
+        let told = try await stopping(at: stop)
+        let text = told.map { "\($0.run): \($0.line)" }.joined(separator: "\n")
+        #expect(told.count == 2, "\(text)")
+        #expect(told.first?.run == run, "\(text)")
+        #expect(told.first?.line == "7001 Shop: visits " + stopped, "\(text)")
+        let since = String(stopped.dropFirst("stopped at ".count).prefix { $0 != ":" }) + ":00"
+        let sinceDay = stopped.contains("Tue") ? " on Tue 2026-12-01" : ""
+        #expect(told.last?.run == "2026-12-02 11:05", "\(text)")
+        #expect(
+            told.last?.line
+                == "7001 Shop: visits back to normal at 10:00 on Wed 2026-12-02 (had stopped at \(since)\(sinceDay))",
+            "\(text)")
+        #expect(!text.contains(" drop") && !text.contains("since midnight"), "\(text)")
     }
 
     @Test func aQuietDayTellsNothing() async throws {

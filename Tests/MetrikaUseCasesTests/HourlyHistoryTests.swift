@@ -94,7 +94,8 @@ final class HourlyRuleAPI: HTTPTransport {
             let snapshot = try await history(api, store: store).load(
                 counter: Self.counter, metrics: [.visits, Self.goal])
             #expect(api.queries.count == 1)
-            #expect(api.queries.first?["date1"] == "2026-11-03" && api.queries.first?["date2"] == "2026-12-01")
+            // From four Mondays back: yesterday's hours and their weeks come along (issue 45, item 8).
+            #expect(api.queries.first?["date1"] == "2026-11-02" && api.queries.first?["date2"] == "2026-12-01")
             #expect(snapshot.today == day("2026-12-01"))
             #expect(snapshot.runningHour == 17 && snapshot.finishedHours == 17)
             #expect(snapshot.todayHours.count == 18)
@@ -133,6 +134,48 @@ final class HourlyRuleAPI: HTTPTransport {
                 counter: Self.counter, metrics: [.visits, Self.goal])
             #expect(muchLater.runningHour >= 20)
             #expect(muchLater.finishedHours <= 18)
+        }
+    }
+
+    /// Issue 45, item 8: after midnight the snapshot holds yesterday's hours (all 24, final) and their
+    /// baseline (the same weekday as yesterday), still in one request: the first run after midnight
+    /// fetches yesterday with today, the next ones today only (yesterday settled, its weeks stored).
+    @Test func afterMidnightYesterdaysHoursComeInTheSameOneRequest() async throws {
+        try await withStore { store in
+            // Tue 23:30 Moscow (the day's last run), then Wed 00:05 and 01:05.
+            let late = Self.now.addingTimeInterval(6 * 3_600)
+            let tuesday = HourlyRuleAPI(today: day("2026-12-01"), runningHour: 23)
+            _ = try await history(tuesday, store: store, now: late).load(counter: Self.counter, metrics: [.visits])
+            #expect(tuesday.queries.count == 1)
+            // Wednesdays of earlier weeks, stored as the runs on those days would have left them.
+            let wednesdays = [day("2026-11-25"), day("2026-11-18"), day("2026-11-11"), day("2026-11-04")]
+            try await store.storeHourly(
+                counterID: Self.counter.id, metrics: [.visits],
+                values: Dictionary(
+                    uniqueKeysWithValues: wednesdays.map { day in
+                        (day, (0..<24).map { [HourlyRuleAPI.visits(day, $0)] })
+                    }),
+                settledBefore: day("2026-12-01"), fetchedAt: late)
+            let wednesday = HourlyRuleAPI(today: day("2026-12-02"), runningHour: 1)
+            let midnight = late.addingTimeInterval(35 * 60)
+            let first = try await history(wednesday, store: store, now: midnight).load(
+                counter: Self.counter, metrics: [.visits])
+            #expect(wednesday.queries.count == 1 && first.requests == 1)
+            #expect(wednesday.queries.last?["date1"] == "2026-12-01")
+            #expect(wednesday.queries.last?["date2"] == "2026-12-02")
+            #expect(first.today == day("2026-12-02") && first.finishedHours == 0)
+            #expect(first.yesterdayHours[23]?[0] == HourlyRuleAPI.visits(day("2026-12-01"), 23))
+            #expect(first.yesterdayBaselineHours.count == 4)
+            #expect(first.yesterdayBaselineHours[3][23]?[0] == HourlyRuleAPI.visits(day("2026-11-03"), 23))
+            let window = first.acrossMidnight(metric: 0)
+            #expect(window.finished == 24 && window.series.count == 24 && window.weeks.allSatisfy { $0.count == 48 })
+            let next = try await history(wednesday, store: store, now: midnight.addingTimeInterval(3_600)).load(
+                counter: Self.counter, metrics: [.visits])
+            #expect(wednesday.queries.count == 2 && next.requests == 1)
+            #expect(wednesday.queries.last?["date1"] == "2026-12-02")
+            #expect(wednesday.queries.last?["date2"] == "2026-12-02")
+            #expect(next.yesterdayHours[23]?[0] == HourlyRuleAPI.visits(day("2026-12-01"), 23))
+            #expect(next.acrossMidnight(metric: 0).finished == 25)
         }
     }
 

@@ -162,7 +162,8 @@ extension CheckAlertsTool {
                     (
                         "hours",
                         .object([
-                            ("from", .string(hourText(hours.lowerBound))),
+                            // Hours that began before midnight start at the day before's hour.
+                            ("from", .string(hourText((hours.lowerBound % 24 + 24) % 24))),
                             ("to", .string(hourText(hours.upperBound + 1)))
                         ])
                     ),

@@ -397,8 +397,8 @@ package struct AlertCheck: Sendable {
         return kind == .rise ? told.kind == AlertKind.rise.rawValue : falls.contains(told.kind)
     }
 
-    /// Today's finished hours of `counter`: the counts judged against the same hours of the same
-    /// weekday of earlier weeks, in one request (its goals list about once a day, as a day's check reads it).
+    /// The last finished hours of `counter` (across midnight: yesterday's and today's): the counts judged
+    /// against the same hours of the same weekdays of earlier weeks, in one request (its goals list about once a day, as a day's check reads it).
     func checkHours(_ counter: Counter, explain: Bool) async throws -> Checked {
         let namesGoals = settings.metrics.contains { $0.goalID != nil }
         let goals: [Goal]? = settings.checkGoals || namesGoals ? try await goals(of: counter) : []
@@ -411,11 +411,15 @@ package struct AlertCheck: Sendable {
         var changes: [EpisodeChange] = []
         var judged = 0
         for (index, (metric, goalName)) in metrics.enumerated() {
-            let today = (0..<snapshot.finishedHours).map { snapshot.value(hour: $0, metric: index) }
-            let weeks = snapshot.baselineHours.map { week in week.map { $0?[index] ?? nil } }
+            // The last finished hours across midnight (yesterday's, then today's), judged as at midday;
+            // the judgement then speaks of the day of its last hour (yesterday at 00:05).
+            let window = snapshot.acrossMidnight(metric: index)
             let judgement = AlertDetector.judge(
-                day: snapshot.today, today: today, finishedHours: snapshot.finishedHours, weeks: weeks,
-                settings: settings)
+                day: snapshot.yesterday, today: window.series, finishedHours: window.finished, weeks: window.weeks,
+                settings: settings)?.endingOnItsLastDay()
+            let today =
+                judgement?.day == snapshot.yesterday
+                ? Array(window.series.prefix(24)) : Array(window.series.dropFirst(24))
             if judgement != nil { judged += 1 }
             let decision = AlertLedger.decide(
                 judgement, today: today, counterID: counter.id, metric: metric.apiName, open: open[metric.apiName],
@@ -442,7 +446,7 @@ package struct AlertCheck: Sendable {
         }
         if judged == 0, explain {
             let why =
-                snapshot.finishedHours == 0
+                snapshot.finishedHours == 0 && snapshot.yesterdayHours.allSatisfy { $0 == nil }
                 ? "no hour of today has finished yet" : "its last hours have too little history or traffic to judge"
             activity.note("Note: counter \(counter.id) was not judged today: \(why).")
         }

@@ -50,7 +50,9 @@ package struct AlertJudgement: Sendable, Equatable {
     /// The judged day (the hour grain: today in the counter's time zone).
     package var day: Day
     /// The hour grain's judged hours (local, `first...last`): the run of zeros for `stopped`, else the
-    /// last finished hours (up to `AlertDetector.HourRule.window`); nil for a day.
+    /// last finished hours (up to `AlertDetector.HourRule.window`); nil for a day. `last` is an hour
+    /// of `day`; `first` below 0 is an hour of the day before (`-1`: its 23:00), as the window reaches
+    /// back across midnight.
     package var hours: ClosedRange<Int>? = nil
     /// The day's value (hours: today's total over `hours`), and the median of the same weekday over the
     /// baseline weeks (hours: the sum of each hour's median).
@@ -64,12 +66,32 @@ package struct AlertJudgement: Sendable, Equatable {
     package var kind: AlertKind?
     /// For a day's `stopped`: the first day of the run of zeros (the hour grain's is `sinceHour`).
     package var since: Day?
+    /// For an hour's `stopped`: the hour before the zeros is unknown (not stored, offline), so they
+    /// may have begun earlier than `sinceHour`.
+    package var sinceOrEarlier = true
 
     /// What was judged: a day, or hours of one.
     package var grain: AlertEpisode.Grain { hours == nil ? .day : .hour }
 
-    /// The hour grain's first judged hour ("stopped at 14:00"); nil for a day.
-    package var sinceHour: Int? { hours?.lowerBound }
+    /// The hour grain's first judged hour ("stopped at 14:00", `0...23`); nil for a day.
+    package var sinceHour: Int? { hours.map { ($0.lowerBound % 24 + 24) % 24 } }
+
+    /// The day of the first judged hour: `day`, or an earlier one when the hours began before midnight.
+    package var sinceDay: Day {
+        guard let first = hours?.lowerBound, first < 0 else { return day }
+        return day.adding(days: -((-first + 23) / 24))
+    }
+
+    /// This hour judgement over a series of several days (`hours` counted from the first day's
+    /// midnight, `day` that first day) as one on the day of its last hour.
+    package func endingOnItsLastDay() -> AlertJudgement {
+        guard let hours, hours.upperBound >= 24 else { return self }
+        let days = hours.upperBound / 24
+        var moved = self
+        moved.day = day.adding(days: days)
+        moved.hours = (hours.lowerBound - 24 * days)...(hours.upperBound - 24 * days)
+        return moved
+    }
 
     /// The relative change against the expected value, in percent; nil when nothing was expected.
     package var changePercent: Double? {
@@ -177,13 +199,14 @@ package enum AlertDetector {
     }
 
     /// Judges one metric's `day` (today) hour by hour: `today[hour]` for hours `0..<finishedHours` (nil:
-    /// unknown), `weeks[week][hour]` the same hours of earlier weeks (nil: unknown). nil when nothing
+    /// unknown), `weeks[week][hour]` the same hours of earlier weeks (nil: unknown). The series may run
+    /// past 24 hours (the alert check passes yesterday's and today's: hour 24 is the next day's 00:00). nil when nothing
     /// can be judged (no finished hour, the last hours unknown or without a baseline, a baseline too
     /// small to judge).
     package static func judge(
         day: Day, today: [Double?], finishedHours: Int, weeks: [[Double?]], settings: AlertSettings
     ) -> AlertJudgement? {
-        let finished = min(finishedHours, today.count, 24)
+        let finished = min(finishedHours, today.count)
         guard finished > 0 else { return nil }
         func earlier(_ hour: Int) -> [Double] {
             weeks.compactMap { hour < $0.count ? $0[hour] : nil }.filter { $0.isFinite && $0 >= 0 }
@@ -196,6 +219,7 @@ package enum AlertDetector {
         var first = finished
         while first > 0, known(first - 1) == 0 { first -= 1 }
         let zeroHours = first..<finished
+        let startUnknown = first == 0 || known(first - 1) == nil
         if zeroHours.count >= HourRule.minimumStoppedHours {
             let expecting = zeroHours.filter { hour in
                 let past = earlier(hour)
@@ -208,7 +232,7 @@ package enum AlertDetector {
             if expecting.count >= HourRule.minimumStoppedHours, expected >= HourRule.minimumStoppedExpected {
                 return AlertJudgement(
                     day: day, hours: zeroHours.lowerBound...(finished - 1), value: 0, expected: expected,
-                    score: -2 * expected.squareRoot(), kind: .stopped)
+                    score: -2 * expected.squareRoot(), kind: .stopped, sinceOrEarlier: startUnknown)
             }
         }
         // Drop or rise: the last `window` finished hours together.
@@ -234,9 +258,11 @@ package enum AlertDetector {
         guard expected >= HourRule.minimumExpected else { return nil }
         let sums = zip(weekSums, weekKnown).filter(\.1).map(\.0)
         let score = Self.score(value, expected: expected, samples: sums.count >= HourRule.minimumWeeks ? sums : [])
-        return AlertJudgement(
-            day: day, hours: hours, value: value, expected: expected, score: score,
-            kind: Self.kind(value, expected: expected, score: score, settings: settings))
+        // Only the last hour at 0: a stop beginning, or one empty hour; the next hour tells which, so
+        // it is not told as a drop now (and as a stop an hour later).
+        let waits = zeroHours.count == 1 && HourRule.minimumStoppedHours > 1
+        let kind = waits ? nil : Self.kind(value, expected: expected, score: score, settings: settings)
+        return AlertJudgement(day: day, hours: hours, value: value, expected: expected, score: score, kind: kind)
     }
 
     /// The median (the mean of the middle two for an even count); 0 for none.

@@ -33,7 +33,8 @@ package enum AlertLedger {
 
     /// Decides for `judgement` of `metric` of counter `counterID`, given its open episode of the
     /// judgement's grain. `judgement` nil (nothing finished, no baseline) changes nothing; `today` is
-    /// the hour grain's values of today's finished hours (for the hour a stopped metric came back at).
+    /// the hour grain's values of the finished hours of the judgement's day (for the hour a stopped
+    /// metric came back at).
     ///
     /// An hour's episode is one anomaly however long it lasts, across midnight too: a stop
     /// stays open while its metric is still at zero at the last finished hour, whatever today's few
@@ -73,9 +74,10 @@ package enum AlertLedger {
             if let open, open.kind == kind.rawValue { return (nil, touched(open)) }
             let episode: AlertEpisode
             if let hours = judgement.hours {
+                // Hours that began before midnight: the episode starts on that day.
                 episode = AlertEpisode(
-                    counterID: counterID, metric: metric, kind: kind.rawValue, day: judgement.day,
-                    sinceHour: hours.lowerBound, lastDay: judgement.day, lastHour: last,
+                    counterID: counterID, metric: metric, kind: kind.rawValue, day: judgement.sinceDay,
+                    sinceHour: judgement.sinceHour ?? max(0, hours.lowerBound), lastDay: judgement.day, lastHour: last,
                     value: judgement.value, expected: judgement.expected, notifiedAt: now)
             } else {
                 episode = AlertEpisode(

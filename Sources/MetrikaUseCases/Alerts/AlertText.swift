@@ -33,13 +33,16 @@ package enum AlertText {
         }
         switch finding.notice {
         case .alert(.stopped):
-            // Zero since the day began: it may have stopped before midnight, which today's hours cannot
-            // tell (a day's check says since when) — never "stopped at 00:00".
-            if hours.lowerBound == 0 {
+            // The zeros begin the hours known (the day before unknown): they may have begun earlier,
+            // which these hours cannot tell (a day's check says since when) — never "stopped at 00:00".
+            // Else their first hour, on its day (yesterday's 23:00 when it stopped before midnight).
+            let since = dayText(judgement.sinceDay)
+            if judgement.sinceOrEarlier, judgement.sinceHour == 0 {
                 return
-                    "\(head) at 0 all day on \(day) (since midnight or earlier): \(figures(finding, namingDay: false))"
+                    "\(head) at 0 all day on \(since) (since midnight or earlier): \(figures(finding, namingDay: false))"
             }
-            return "\(head) stopped at \(hourName(hours.lowerBound)) on \(day): \(figures(finding, namingDay: false))"
+            let first = hourName(judgement.sinceHour ?? hours.lowerBound)
+            return "\(head) stopped at \(first) on \(since): \(figures(finding, namingDay: false))"
         case .alert:
             return "\(head) \(figures(finding))\(driverText(finding.drivers))"
         case .backToNormal(let episode, let hour):
@@ -82,12 +85,13 @@ package enum AlertText {
     /// `Sun 2026-11-29`.
     package static func dayText(_ day: Day) -> String { AlertCheck.weekdayName(day) + " " + day.iso }
 
-    /// `14:00` for 14.
+    /// `14:00` for 14 (`23:00` for -1, the day before's).
     package static func hourName(_ hour: Int) -> String {
-        hour < 10 ? "0\(hour):00" : "\(hour):00"
+        let hour = (hour % 24 + 24) % 24
+        return hour < 10 ? "0\(hour):00" : "\(hour):00"
     }
 
-    /// `14:00–17:00`: from the start of the first hour to the end of the last.
+    /// `14:00–17:00`: from the start of the first hour to the end of the last (`23:00–02:00` across midnight).
     package static func hoursText(_ hours: ClosedRange<Int>) -> String {
         hourName(hours.lowerBound) + "–" + (hours.upperBound == 23 ? "24:00" : hourName(hours.upperBound + 1))
     }
@@ -155,7 +159,7 @@ package enum AlertText {
             let judgement = finding.judgement
             switch finding.notice {
             case .alert(let kind):
-                let since = judgement.hours.map { hourName($0.lowerBound) } ?? (judgement.since ?? judgement.day).iso
+                let since = judgement.sinceHour.map { hourName($0) } ?? (judgement.since ?? judgement.day).iso
                 alerts.append(object(finding, kind: kind, since: since, hour: judgement.sinceHour))
             case .backToNormal(let episode, let hour):
                 let since = judgement.hours == nil ? episode.since.iso : hourName(episode.sinceHour)

@@ -9,9 +9,12 @@ import MetrikaStore
 /// All hours are local hours of the counter's time zone (`00:00` … `23:00`, the API's `ym:s:hour`).
 /// The baseline of an hour is the same hour on the same weekday of the previous `weeks` weeks; those
 /// days are settled and kept in the history database (`hourly_values`), so only the first run
-/// fetches them. Cost: ONE `/stat/v1/data` request per counter and run (today's hours, plus any
-/// earlier day not yet stored, in the same `ym:s:date,ym:s:hour` request; a second one only past
-/// 18 metrics); offline (`client` nil) nothing is fetched and today is what the last run stored.
+/// fetches them. Yesterday's hours and their baseline (the same weekday as yesterday) come along,
+/// so the alert check judges the last hours across midnight as it does at midday (docs/alerts.md,
+/// "Midnight"). Cost: ONE `/stat/v1/data` request per counter and run (today's hours, plus any
+/// earlier day not yet stored or settled — yesterday in the first run after midnight — in the same
+/// `ym:s:date,ym:s:hour` request; a second one only past 18 metrics); offline (`client` nil) nothing
+/// is fetched and today is what the last run stored.
 package struct HourlyHistory: Sendable {
     package let store: HistoryStore
     /// nil: offline (only the store is read).
@@ -48,6 +51,10 @@ package struct HourlyHistory: Sendable {
         /// `[week][hour][metric]` aligned with `baselineDays`; nil hours are unknown (not stored,
         /// offline), 0 an hour without visits.
         package var baselineHours: [[[Double?]?]]
+        /// Yesterday's 24 hours `[hour][metric]` (nil: unknown), and the same hours of the same
+        /// weekday as yesterday, `[week][hour][metric]`, aligned with `baselineDays` (each a day earlier).
+        package var yesterdayHours: [[Double?]?] = Array(repeating: nil, count: 24)
+        package var yesterdayBaselineHours: [[[Double?]?]] = []
         /// The API's `data_lag` (seconds behind real time) of this run's answer; nil offline.
         package var dataLag: Double?
         /// When the newest data is from: now minus the data lag (nil when unknown).
@@ -63,6 +70,24 @@ package struct HourlyHistory: Sendable {
         /// The median of `baselineValues` (nil with none).
         package func baseline(hour: Int, metric: Int) -> Double? {
             HourlyHistory.median(baselineValues(hour: hour, metric: metric))
+        }
+
+        /// Yesterday, the day before `today`.
+        package var yesterday: Day { today.adding(days: -1) }
+
+        /// One metric's finished hours across midnight: yesterday's 24 hours, then today's finished
+        /// ones (`series[24 + h]` is today's hour h), with the same hours of earlier weeks aligned
+        /// (`weeks[week]`, yesterday's weekday then today's); `finished` is the series' finished length.
+        package func acrossMidnight(metric: Int) -> (series: [Double?], weeks: [[Double?]], finished: Int) {
+            let yesterday = (0..<24).map { yesterdayHours[$0]?[metric] ?? nil }
+            let today = (0..<finishedHours).map { value(hour: $0, metric: metric) }
+            let weeks = baselineHours.indices.map { week in
+                let before =
+                    week < yesterdayBaselineHours.count
+                    ? yesterdayBaselineHours[week].map { $0?[metric] ?? nil } : Array(repeating: nil, count: 24)
+                return before + baselineHours[week].map { $0?[metric] ?? nil }
+            }
+            return (yesterday + today, weeks, 24 + finishedHours)
         }
 
         /// Today's value of `metric` at `hour` (nil: unknown or not happened yet).
@@ -87,13 +112,16 @@ package struct HourlyHistory: Sendable {
         let (today, seconds) = Self.localClock(counter, at: at)
         let runningHour = min(23, Int(seconds / 3_600))
         let baselineDays = (1...max(1, weeks)).map { today.adding(days: -7 * $0) }
+        let yesterday = today.adding(days: -1)
+        let yesterdayBaseline = baselineDays.map { $0.adding(days: -1) }
+        let earlierDays = baselineDays + yesterdayBaseline + [yesterday]
         var requests = 0
         var dataLag: Double?
         var todayRows: [[Double?]?] = Array(repeating: nil, count: 24)
         if let client {
             // Earlier days not yet settled in the store come along in today's request.
-            let settled = try await store.settledHourDays(counterID: counter.id, days: baselineDays, metrics: metrics)
-            let missing = baselineDays.filter { !settled.contains($0) }
+            let settled = try await store.settledHourDays(counterID: counter.id, days: earlierDays, metrics: metrics)
+            let missing = earlierDays.filter { !settled.contains($0) }
             let first = missing.min() ?? today
             var start = 0
             var fetched: [Day: [[Double?]?]] = [:]
@@ -118,14 +146,24 @@ package struct HourlyHistory: Sendable {
                 for hour in (runningHour + 1)..<24 { rows[hour] = nil }
                 fetched[today] = rows
             }
-            // Only the days the baseline needs, and today, are kept (today unsettled).
-            let kept = fetched.filter { $0.key == today || baselineDays.contains($0.key) }
+            // Only the days the window needs, and today, are kept (today unsettled; yesterday too
+            // until the data has caught up with its end).
+            let kept = fetched.filter { $0.key == today || earlierDays.contains($0.key) }
+            let settledBefore = seconds - (dataLag ?? 0) > 0 ? today : yesterday
             try await store.storeHourly(
-                counterID: counter.id, metrics: metrics, values: kept, settledBefore: today, fetchedAt: at)
+                counterID: counter.id, metrics: metrics, values: kept, settledBefore: settledBefore, fetchedAt: at)
             todayRows = fetched[today] ?? todayRows
         }
         let stored = try await store.hourlyValues(
-            counterID: counter.id, days: baselineDays + (client == nil ? [today] : []), metrics: metrics)
+            counterID: counter.id, days: earlierDays + (client == nil ? [today] : []), metrics: metrics)
+        var yesterdayRows = stored[yesterday] ?? Array(repeating: nil, count: 24)
+        if client == nil,
+            try await store.settledHourDays(counterID: counter.id, days: [yesterday], metrics: metrics).isEmpty,
+            let last = yesterdayRows.lastIndex(where: { $0 != nil })
+        {
+            // Offline, an unsettled yesterday's last stored hour was running when it was stored: partial.
+            yesterdayRows[last] = nil
+        }
         if client == nil, let rows = stored[today] {
             todayRows = rows
         }
@@ -142,6 +180,8 @@ package struct HourlyHistory: Sendable {
             counter: counter, metrics: metrics, today: today, runningHour: runningHour, finishedHours: finished,
             todayHours: Array(todayRows.prefix(runningHour + 1)), baselineDays: baselineDays,
             baselineHours: baselineDays.map { stored[$0] ?? Array(repeating: nil, count: 24) },
+            yesterdayHours: yesterdayRows,
+            yesterdayBaselineHours: yesterdayBaseline.map { stored[$0] ?? Array(repeating: nil, count: 24) },
             dataLag: dataLag, lastData: dataLag.map { at.addingTimeInterval(-$0) }, requests: requests)
     }
 
