@@ -152,15 +152,16 @@ enum AlertCommand: Command {
         let announce = context.stderrIsTerminal || options[.verbose]
         var deliverers: [any AlertDeliverer] = []
         if let webhook { deliverers.append(WebhookDeliverer(webhook)) }
-        if let bot { deliverers.append(session.services.telegramDeliverer(bot: bot, chats: chats, announce: announce)) }
+        if let bot { deliverers.append(session.services.telegramDeliverer(bot: bot, chats: chats)) }
         if let sender = request.sender, !request.recipients.isEmpty {
             deliverers.append(
                 session.services.mailDeliverer(
-                    sender: sender, recipients: request.recipients, sendmail: request.sendmail,
-                    hiding: webhook, announce: announce))
+                    sender: sender, recipients: request.recipients, sendmail: request.sendmail, hiding: webhook))
         }
         let loader = try await session.services.historyLoader(offline: request.offline)
-        let run = AlertRun(loader: loader, settings: settings, activity: context)
+        var run = AlertRun(loader: loader, settings: settings, activity: context)
+        run.announce = announce
+        run.stopRequests = SignalTrap.Requests()
         let result: AlertRun.Result
         do {
             result = try await run.run(runRequest, deliverers: deliverers) { lines in
