@@ -26,9 +26,10 @@ package struct OutboxMessage: Sendable, Equatable {
     /// What it belongs to: one run's news (`alert:<uuid>`) or one digest (`digest:<key>`).
     package var batch: String
     package var channel: Channel
-    /// The way there without its secret: a Telegram bot's id, a webhook URL's fingerprint, sendmail's path.
+    /// The way there, never a secret (the sender's: today `telegram`, `webhook`, `sendmail`, so that a
+    /// run whose bot token, webhook URL or sendmail was fixed sends what an earlier run could not).
     package var route: String
-    /// Who gets it: a chat id, the webhook's shown address, a mail's addresses.
+    /// Who gets it: a chat id, `webhook`, a mail's addresses (the mail's own header names them).
     package var recipient: String
     /// What its body is (`text`, `photo`, `json`, `mime`): the sender's to read.
     package var kind: String

@@ -338,8 +338,8 @@ enum Schema {
                 """),
         // The outbox: every message to every channel and recipient, written before it is sent and
         // marked delivered only once the channel accepted it (at least once). `body` is base64 (a
-        // photo's PNG, a mail's bytes); `route` names the way there without its secret (a bot's id,
-        // a webhook URL's fingerprint, sendmail's path); a lease (`lease_pid`, `lease_until`) keeps
+        // photo's PNG, a mail's bytes); `route` names the way there without a secret (today one per
+        // channel: whichever bot, webhook or sendmail the run has); a lease (`lease_pid`, `lease_until`) keeps
         // two runs from sending the same message at once, and dies with its process.
         Migration(
             version: 13, name: "outbox",

@@ -29,8 +29,8 @@ package struct AlertMailDeliverer: AlertDeliverer {
     }
 
     package var channel: OutboxMessage.Channel { .mail }
-    /// sendmail's path: a run that mails through the same sendmail sends what an earlier one left.
-    package var route: String { sendmail }
+    /// Any sendmail: a run that mails sends what an earlier one left (its recipients are in the message).
+    package var route: String { "sendmail" }
 
     package func prepare(_ findings: AlertRun.Findings) async throws -> AlertDrafting {
         let pngs = try await AlertMail.pngCharts(findings.all, rasterizer: rasterizer, activity: activity)

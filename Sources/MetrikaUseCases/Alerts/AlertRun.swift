@@ -196,10 +196,15 @@ package struct AlertRun: Sendable {
         deliverers: [any AlertDeliverer] = [], show: ([String]) throws -> Void
     ) async throws -> Result {
         try Self.validate(request, settings: settings)
+        // One watch for the run (a signal trap cannot be set twice in a process): a stop ends the
+        // check at once (nothing claimed), and a delivery after the message in flight.
+        let stop = DeliveryStop()
+        let unwatch = request.dryRun ? nil : stopRequests?.watch { stop.request($0) }
+        defer { unwatch?() }
         // What an earlier run left in the outbox goes first.
         var earlier = OutboxDelivery.Report()
         if !request.dryRun {
-            earlier = try await deliver(deliverers)
+            earlier = try await deliver(deliverers, stop: stop)
             if let signal = earlier.stoppedBy { throw Interruption(signal: signal, account: Self.stoppedAccount(earlier)) }
         }
         var check = AlertCheck(
@@ -207,7 +212,12 @@ package struct AlertRun: Sendable {
             grain: request.today ? .hour : .day)
         check.currency = request.currency
         check.parallelism = request.parallelism
-        var outcome = await check.run(counters: counters, explain: request.explain)
+        let checking = check
+        let explain = request.explain
+        var outcome = try await stop.interruptible { await checking.run(counters: counters, explain: explain) }
+        if let signal = stop.signal {
+            throw Interruption(signal: signal, account: "Stopped: nothing was told; the next run checks again.")
+        }
         outcome.failures = unread + outcome.failures
         if request.noteFailures { noteFailures(outcome.failures) }
         var result = Result(
@@ -250,7 +260,7 @@ package struct AlertRun: Sendable {
             throw error
         }
         try await check.record(outcome)
-        let report = try await deliver(deliverers)
+        let report = try await deliver(deliverers, stop: stop)
         result.deliveryFailure = earlier.failure ?? report.failure
         if let signal = report.stoppedBy {
             throw Interruption(signal: signal, account: Self.stoppedAccount(report))
@@ -259,13 +269,12 @@ package struct AlertRun: Sendable {
     }
 
     /// Sends what the outbox holds for `deliverers`' routes (this run's news and an earlier run's
-    /// left over), under the run's stop requests: a SIGTERM finishes the message in flight and keeps
-    /// the rest for the next run.
-    package func deliver(_ deliverers: [any AlertDeliverer]) async throws -> OutboxDelivery.Report {
+    /// left over); a `stop` (the run's SIGTERM) finishes the message in flight and keeps the rest
+    /// for the next run.
+    package func deliver(_ deliverers: [any AlertDeliverer], stop: DeliveryStop? = nil) async throws
+        -> OutboxDelivery.Report
+    {
         guard !deliverers.isEmpty else { return OutboxDelivery.Report() }
-        let stop = DeliveryStop()
-        let unwatch = stopRequests?.watch { stop.request($0) }
-        defer { unwatch?() }
         var delivery = OutboxDelivery(store: loader.store, senders: deliverers, activity: activity, stop: stop)
         delivery.announce = announce
         return try await delivery.flush()
@@ -313,13 +322,13 @@ package struct WebhookDeliverer: AlertDeliverer {
     package init(_ webhook: Webhook) { self.webhook = webhook }
 
     package var channel: OutboxMessage.Channel { .webhook }
-    package var route: String { webhook.fingerprint }
+    /// Whichever webhook the run has: one fixed since (a new URL) gets what the old one did not take.
+    package var route: String { "webhook" }
 
     package func prepare(_ findings: AlertRun.Findings) async throws -> AlertDrafting {
         let slack = webhook.isSlack
-        let recipient = webhook.masked
         return { findings in
-            [OutboxDraft(recipient: recipient, kind: "json", body: findings.webhookBody(forSlack: slack))]
+            [OutboxDraft(recipient: "webhook", kind: "json", body: findings.webhookBody(forSlack: slack))]
         }
     }
 
@@ -335,7 +344,7 @@ package struct WebhookDeliverer: AlertDeliverer {
         return .transient
     }
 
-    package func name(of recipient: String) -> String { "the webhook \(recipient)" }
+    package func name(of recipient: String) -> String { "the webhook \(webhook.masked)" }
 }
 
 /// Why an alert run was refused before it checked anything; each entry point words it in its own

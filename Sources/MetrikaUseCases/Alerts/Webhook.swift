@@ -55,17 +55,6 @@ package struct Webhook: Sendable {
     /// `https://hooks.slack.com/…`: what messages may show of a webhook URL.
     package var masked: String { Self.mask(url) }
 
-    /// What the outbox keeps to know its messages' webhook again without keeping the URL (a secret):
-    /// the host and a 64-bit FNV-1a fingerprint of the whole URL, which cannot give the URL back.
-    package var fingerprint: String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in url.absoluteString.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        return (url.host ?? "") + "#" + String(hash, radix: 16)
-    }
-
     /// The parts of the URL that must never be shown (for the run's list of secrets).
     package var secrets: [String] {
         var parts = [url.absoluteString]

@@ -12,8 +12,8 @@ package final class DeliveryStop: Sendable {
 
     private struct State {
         var signal: Int32?
-        /// The send in flight, cancelled when the stop comes while it waits, or when `grace` ran out.
-        var current: Task<Void, any Error>?
+        /// Cancels the send in flight: called when the stop comes while it waits, or when `grace` ran out.
+        var current: (@Sendable () -> Void)?
         var waiting = false
     }
 
@@ -27,17 +27,17 @@ package final class DeliveryStop: Sendable {
 
     /// Asks to stop: a send that waits is ended now, one that transfers gets `grace` seconds.
     package func request(_ signal: Int32) {
-        let (first, waiting) = state.withLock { state -> (Bool, Task<Void, any Error>?) in
+        let (first, waiting) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
             guard state.signal == nil else { return (false, nil) }
             state.signal = signal
             return (true, state.waiting ? state.current : nil)
         }
         guard first else { return }
-        waiting?.cancel()
+        waiting?()
         let grace = self.grace
         Task { [weak self] in
             try? await Task.sleep(nanoseconds: UInt64(grace * 1e9))
-            self?.state.withLock { $0.current }?.cancel()
+            self?.state.withLock { $0.current }?()
         }
     }
 
@@ -48,7 +48,7 @@ package final class DeliveryStop: Sendable {
         let task = Task { try await DeliveryStop.$current.withValue(stop) { try await body() } }
         let started = state.withLock { state -> Bool in
             guard state.signal == nil else { return false }
-            state.current = task
+            state.current = { task.cancel() }
             state.waiting = false
             return true
         }
@@ -58,6 +58,33 @@ package final class DeliveryStop: Sendable {
         }
         defer { state.withLock { $0.current = nil } }
         try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// Runs `body` (work that may end at any moment: a check that has claimed nothing) so that a
+    /// stop cancels it at once; its value, or `CancellationError` when a stop came first.
+    package func interruptible<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let task = Task { try await body() }
+        let started = state.withLock { state -> Bool in
+            guard state.signal == nil else { return false }
+            state.current = { task.cancel() }
+            state.waiting = true
+            return true
+        }
+        guard started else {
+            task.cancel()
+            throw CancellationError()
+        }
+        defer {
+            state.withLock { state in
+                state.current = nil
+                state.waiting = false
+            }
+        }
+        return try await withTaskCancellationHandler {
             try await task.value
         } onCancel: {
             task.cancel()
