@@ -117,6 +117,7 @@ func backToVersion10(_ path: String) throws {
         ) WITHOUT ROWID;
         DROP TABLE segment_values;
         DROP TABLE segment_days;
+        DROP TABLE IF EXISTS outbox;
         DELETE FROM metrika_migrations WHERE version > 10;
         PRAGMA user_version = 10;
         """)
