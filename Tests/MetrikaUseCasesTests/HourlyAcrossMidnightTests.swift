@@ -133,7 +133,8 @@ import Testing
 
         func prepare(_ findings: AlertRun.Findings) async throws -> AlertDrafting {
             { findings in
-                [OutboxDraft(recipient: "recorder", kind: "lines", body: Data(findings.lines.joined(separator: "\n").utf8))]
+                let body = Data(findings.lines.joined(separator: "\n").utf8)
+                return [OutboxDraft(recipient: "recorder", kind: "lines", body: body)]
             }
         }
 

@@ -205,7 +205,9 @@ package struct AlertRun: Sendable {
         var earlier = OutboxDelivery.Report()
         if !request.dryRun {
             earlier = try await deliver(deliverers, stop: stop)
-            if let signal = earlier.stoppedBy { throw Interruption(signal: signal, account: Self.stoppedAccount(earlier)) }
+            if let signal = earlier.stoppedBy {
+                throw Interruption(signal: signal, account: Self.stoppedAccount(earlier))
+            }
         }
         var check = AlertCheck(
             loader: loader, settings: settings, activity: activity,

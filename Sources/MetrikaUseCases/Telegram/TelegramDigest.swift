@@ -98,7 +98,8 @@ package enum TelegramDigest {
             try await store.queueOutbox(drafts.map { $0.message(batch: batch, sender: sender, episodes: [], at: now) })
         } else {
             activity.note(
-                "Resuming the digest an earlier run did not finish: \(OutboxDelivery.messages(left.count)) left to send.")
+                "Resuming the digest an earlier run did not finish: \(OutboxDelivery.messages(left.count)) left to send."
+            )
         }
         var delivery = OutboxDelivery(store: store, senders: [sender], activity: activity, stop: stop)
         delivery.showsProgress = showsProgress
