@@ -208,6 +208,48 @@ struct TelegramDeliveryEndToEndTests {
         let photos = sent.filter { $0["method"] as? String == "sendPhoto" }
         #expect(!photos.isEmpty, "\(sent)")
         #expect(photos.allSatisfy { ($0["file_name"] as? String)?.hasSuffix(".png") == true })
+        // Issue 45: 0 of 164 photos had a caption. Each says the counter (name and id) and the metric.
+        let captions = photos.map { $0["caption"] as? String ?? "" }
+        #expect(captions.allSatisfy { $0.contains("(1001) · ") && $0.hasPrefix("<b>") }, "\(captions)")
+        #expect(captions.contains { $0.contains("Visits") }, "\(captions)")
         #expect(!run.stderr.contains(Self.token) && !run.stderr.contains(String(Self.token.split(separator: ":")[1])))
+
+        // The same digest again, after a run killed half-way: it resumes, nothing is sent twice.
+        let resumed = try bot.sent().count
+        let pending = try metrika(["mail", "--counter", "1001", "--telegram", "123456789"], environment: env)
+        #expect(pending.status == 0, "\(pending.stderr)")
+        #expect(try bot.sent().count == resumed + sent.count, "a finished digest run again is sent again, whole")
+    }
+
+    /// `mail --telegram` killed mid-digest (issue 45: the rerun sent everything again from the start):
+    /// the rerun sends what is left only.
+    @Test func aDigestKilledHalfWayResumesFromTheOutbox() throws {
+        let api = try digestSimulator.get()
+        let bot = try botSimulator.get()
+        let home = try TemporaryDirectory()
+        var env = metrikaEnvironment(
+            api: api, home: home.path,
+            extra: [
+                "METRIKA_TELEGRAM_TOKEN": Self.token, "METRIKA_TELEGRAM_API_URL": bot.baseURL.absoluteString
+            ])
+        env["METRIKA_DB"] = home.path + "/h.sqlite"
+        let arguments = ["mail", "--counter", "1001", "--telegram", "777"]
+        let start = try bot.sent().count
+        let process = try RunningMetrika.start(arguments, environment: env)
+        // Paced at one message per 1.05 s: killed 0.3 s after the summary went, before the photo.
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, try bot.sent().dropFirst(start).isEmpty { usleep(20_000) }
+        Thread.sleep(forTimeInterval: 0.3)
+        process.signal(SIGKILL)
+        _ = process.wait(timeout: 10)
+        let first = try bot.sent().dropFirst(start).count
+        let rerun = try metrika(arguments, environment: env)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(rerun.stderr.contains("Resuming the digest an earlier run did not finish"), "\(rerun.stderr)")
+        let all = try bot.sent().dropFirst(start)
+        let photos = all.filter { $0["method"] as? String == "sendPhoto" }.map { $0["caption"] as? String ?? "" }
+        #expect(Set(photos).count == photos.count, "a photo sent twice: \(photos)")
+        #expect(all.filter { $0["method"] as? String == "sendMessage" }.count == 1)
+        #expect(first == 1 && all.count > first, "\(first) sent before the kill")
     }
 }
