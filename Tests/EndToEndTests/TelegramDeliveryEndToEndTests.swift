@@ -134,6 +134,30 @@ struct TelegramDeliveryEndToEndTests {
         #expect(text?.contains("520008") == true, "\(delivered)")
     }
 
+    /// `alert --test`: one line per channel and recipient, exit 0 only when all were delivered
+    /// (issue 45: a wrong token or chat showed only on the day an alert fired).
+    @Test func aTestAlertSaysPerChatWhetherItWasDelivered() throws {
+        let api = try deliverySimulator.get()
+        let bot = try botSimulator.get()
+        let home = try TemporaryDirectory()
+        let start = try bot.sent().count
+        let good = try metrika(["alert", "--test", "--telegram", "111"], environment: environment(api, bot, home))
+        #expect(good.status == 0 && good.stdout == "Telegram chat 111: delivered\n", "\(good.stdout)\(good.stderr)")
+        let mixed = try metrika(["alert", "--test", "--telegram", "111,404"], environment: environment(api, bot, home))
+        #expect(mixed.status == 69, "\(mixed.stderr)")
+        #expect(mixed.stdoutLines.first == "Telegram chat 111: delivered")
+        let refused = "Telegram chat 404: not delivered: Telegram chat 404 was not found"
+        #expect(mixed.stdoutLines.last?.hasPrefix(refused) == true, "\(mixed.stdout)")
+        let wrong = try metrika(
+            ["alert", "--test", "--telegram", "111"],
+            environment: environment(api, bot, home, token: "111:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"))
+        #expect(wrong.status == 77 && wrong.stdout.contains("Telegram refused the bot token"), "\(wrong.stdout)")
+        #expect(try sends(bot, to: "111", after: start).count == 2)
+        // Nothing is remembered: no alert is open, nothing waits in the outbox.
+        let status = try metrika(["alert", "--status"], environment: environment(api, bot, home))
+        #expect(!status.stdout.contains("Not yet delivered"), "\(status.stdout)")
+    }
+
     @Test func a429IsHonouredBeforeTheMessageGoes() throws {
         let api = try deliverySimulator.get()
         let bot = try botSimulator.get()
@@ -226,23 +250,33 @@ struct TelegramDeliveryEndToEndTests {
     @Test func aDigestKilledHalfWayResumesFromTheOutbox() throws {
         let api = try digestSimulator.get()
         let bot = try botSimulator.get()
-        let home = try TemporaryDirectory()
-        var env = metrikaEnvironment(
-            api: api, home: home.path,
-            extra: [
-                "METRIKA_TELEGRAM_TOKEN": Self.token, "METRIKA_TELEGRAM_API_URL": bot.baseURL.absoluteString
-            ])
-        env["METRIKA_DB"] = home.path + "/h.sqlite"
         let arguments = ["mail", "--counter", "1001", "--telegram", "777"]
-        let start = try bot.sent().count
-        let process = try RunningMetrika.start(arguments, environment: env)
-        // Paced at one message per 1.05 s: killed 0.3 s after the summary went, before the photo.
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, try bot.sent().dropFirst(start).isEmpty { usleep(20_000) }
-        Thread.sleep(forTimeInterval: 0.3)
-        process.signal(SIGKILL)
-        _ = process.wait(timeout: 10)
-        let first = try bot.sent().dropFirst(start).count
+        var env: [String: String] = [:]
+        var start = 0
+        var first = 0
+        var homes: [TemporaryDirectory] = []
+        // Paced at one message per 1.05 s: killed 0.2 s after the summary went, before the photo (a
+        // loaded machine may see both go first: then once more, on a fresh history).
+        for _ in 0..<3 {
+            let home = try TemporaryDirectory()
+            homes.append(home)
+            env = metrikaEnvironment(
+                api: api, home: home.path,
+                extra: [
+                    "METRIKA_TELEGRAM_TOKEN": Self.token, "METRIKA_TELEGRAM_API_URL": bot.baseURL.absoluteString,
+                    "METRIKA_DB": home.path + "/h.sqlite"
+                ])
+            start = try bot.sent().count
+            let process = try RunningMetrika.start(arguments, environment: env)
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, try bot.sent().dropFirst(start).isEmpty { usleep(5_000) }
+            Thread.sleep(forTimeInterval: 0.2)
+            process.signal(SIGKILL)
+            _ = process.wait(timeout: 10)
+            first = try bot.sent().dropFirst(start).count
+            if first == 1 { break }
+        }
+        try #require(first == 1, "the digest was never caught half-way")
         let rerun = try metrika(arguments, environment: env)
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(rerun.stderr.contains("Resuming the digest an earlier run did not finish"), "\(rerun.stderr)")
@@ -250,6 +284,6 @@ struct TelegramDeliveryEndToEndTests {
         let photos = all.filter { $0["method"] as? String == "sendPhoto" }.map { $0["caption"] as? String ?? "" }
         #expect(Set(photos).count == photos.count, "a photo sent twice: \(photos)")
         #expect(all.filter { $0["method"] as? String == "sendMessage" }.count == 1)
-        #expect(first == 1 && all.count > first, "\(first) sent before the kill")
+        #expect(all.count > first, "\(first) sent before the kill")
     }
 }

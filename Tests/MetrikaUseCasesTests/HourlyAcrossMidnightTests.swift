@@ -130,6 +130,7 @@ import Testing
         var channel: OutboxMessage.Channel { .webhook }
         var route: String { "recorder" }
         func name(of recipient: String) -> String { recipient }
+        func sampleDrafts(now: Date) -> [OutboxDraft] { [] }
 
         func prepare(_ findings: AlertRun.Findings) async throws -> AlertDrafting {
             { findings in

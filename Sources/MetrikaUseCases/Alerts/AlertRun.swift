@@ -312,6 +312,8 @@ package protocol AlertDeliverer: OutboxSender {
     /// of the messages that tell any part of them, one per recipient and piece (called inside the
     /// claim's transaction: it must not block).
     func prepare(_ findings: AlertRun.Findings) async throws -> AlertDrafting
+    /// One sample message per recipient (`metrika alert --test`).
+    func sampleDrafts(now: Date) -> [OutboxDraft]
 }
 
 /// A deliverer's messages for the findings a run won.
