@@ -76,7 +76,7 @@ extension AlertCommand {
         switch pending.address.channel {
         case .telegram: who = "Telegram chat \(pending.address.recipient)"
         case .webhook: who = "the webhook \(pending.address.recipient)"
-        case .mail: who = "mail to \(pending.address.recipient)"
+        case .mail: who = pending.address.recipient
         }
         let alerts = pending.episodes.sorted().map(String.init).joined(separator: ", ")
         var line = "Not yet delivered: \(OutboxDelivery.messages(pending.count)) to \(TerminalText.sanitize(who))"

@@ -50,5 +50,5 @@ package struct AlertMailDeliverer: AlertDeliverer {
         try await Sendmail(path: sendmail).deliver(message.body, environment: childEnvironment)
     }
 
-    package func name(of recipient: String) -> String { "mail to \(recipient)" }
+    package func name(of recipient: String) -> String { recipient }
 }

@@ -121,7 +121,7 @@ package struct OutboxDelivery: Sendable {
                         }
                         report.failed.append(address)
                         activity.note(
-                            "Error: \(Self.sentence(line)); kept in the outbox: \(Self.messages(group.count - index)) to \(sender.name(of: address.recipient)) go with the next run."
+                            "Error: \(Self.sentence(line)); kept in the outbox for the next run: \(Self.messages(group.count - index)) to \(sender.name(of: address.recipient))."
                         )
                         untried = index + 1
                         break recipient
