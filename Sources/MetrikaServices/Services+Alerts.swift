@@ -53,20 +53,18 @@ extension Services {
     }
 
     /// The alerts to Telegram `chats` through `bot`, with the charts of the run's rasterizer.
-    /// `announce`: say each delivery (success is quiet where cron watches).
-    package func telegramDeliverer(bot: TelegramBot, chats: [TelegramChatID], announce: Bool) -> TelegramDeliverer {
-        TelegramDeliverer(
-            bot: bot, chats: chats, rasterizer: world.rasterizer, activity: world.activity, announce: announce)
+    package func telegramDeliverer(bot: TelegramBot, chats: [TelegramChatID]) -> TelegramDeliverer {
+        TelegramDeliverer(bot: bot, chats: chats, rasterizer: world.rasterizer, activity: world.activity)
     }
 
     /// The alerts mailed through `sendmail`; sendmail and rsvg-convert run without the webhook's secret.
     package func mailDeliverer(
-        sender: MIMEAddress, recipients: [MIMEAddress], sendmail: String, hiding webhook: Webhook?, announce: Bool
+        sender: MIMEAddress, recipients: [MIMEAddress], sendmail: String, hiding webhook: Webhook?
     ) -> AlertMailDeliverer {
         AlertMailDeliverer(
             sender: sender, recipients: recipients, sendmail: sendmail,
             childEnvironment: Self.childEnvironment(world.environment, hiding: webhook), rasterizer: world.rasterizer,
-            activity: world.activity, announce: announce)
+            activity: world.activity)
     }
 
     /// The environment of sendmail and rsvg-convert: ChildProcess drops every METRIKA_ variable; this

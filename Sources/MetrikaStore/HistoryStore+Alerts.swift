@@ -132,21 +132,37 @@ extension HistoryStore {
     /// or closed that one first). A won claim is already remembered: give it back with
     /// `releaseClaims` when telling it fails.
     package func claimNews(_ news: [AlertNews]) async throws -> [AlertClaim?] {
-        guard !news.isEmpty else { return [] }
+        try await claimNews(news, queue: { _ in [] }).claims
+    }
+
+    /// `claimNews`, and in the SAME transaction the messages that tell the news won, as `queue` makes
+    /// them from the claims (nil where another run won): written to the outbox before anything is
+    /// sent, so that news claimed is never lost — a run killed after this delivers nothing, and the
+    /// next run delivers it from the outbox. `queue` must not block (it runs on the store's queue).
+    package func claimNews(_ news: [AlertNews], queue: ([AlertClaim?]) -> [OutboxMessage]) async throws -> (
+        claims: [AlertClaim?], queued: [OutboxMessage]
+    ) {
+        guard !news.isEmpty else { return ([], []) }
         return try await alertTransaction { database in
-            try news.map { item -> AlertClaim? in
-                let current = try Self.openEpisode(database, item.episode)
-                switch item {
-                case .open(var opened):
-                    if let current, current.kind == opened.kind { return nil }
-                    opened.id = nil
-                    opened.id = try Self.insert(opened, database)
-                    return AlertClaim(news: .open(opened), previous: current)
-                case .close(let episode):
-                    guard let current, current.sameStart(as: episode) else { return nil }
-                    try Self.delete(current, database)
-                    return AlertClaim(news: .close(current), previous: current)
-                }
+            let claims = try Self.claim(news, database)
+            let queued = try Self.insertOutbox(queue(claims), database)
+            return (claims, queued)
+        }
+    }
+
+    private static func claim(_ news: [AlertNews], _ database: Database) throws -> [AlertClaim?] {
+        try news.map { item -> AlertClaim? in
+            let current = try Self.openEpisode(database, item.episode)
+            switch item {
+            case .open(var opened):
+                if let current, current.kind == opened.kind { return nil }
+                opened.id = nil
+                opened.id = try Self.insert(opened, database)
+                return AlertClaim(news: .open(opened), previous: current)
+            case .close(let episode):
+                guard let current, current.sameStart(as: episode) else { return nil }
+                try Self.delete(current, database)
+                return AlertClaim(news: .close(current), previous: current)
             }
         }
     }
@@ -154,9 +170,12 @@ extension HistoryStore {
     /// Gives back claims whose news could not be told (a webhook or mail that failed), in ONE
     /// transaction, so that the next run tells it again: an opened episode still as claimed is
     /// removed (and the one it replaced put back); a closed one is put back unless reopened since.
-    package func releaseClaims(_ claims: [AlertClaim]) async throws {
-        guard !claims.isEmpty else { return }
+    package func releaseClaims(_ claims: [AlertClaim], droppingBatch batch: String? = nil) async throws {
+        guard !claims.isEmpty || batch != nil else { return }
         try await alertTransaction { database in
+            if let batch {
+                try database.execute("DELETE FROM outbox WHERE batch = ? AND state = 'pending'", [.text(batch)])
+            }
             for claim in claims {
                 let current = try Self.openEpisode(database, claim.news.episode)
                 switch claim.news {

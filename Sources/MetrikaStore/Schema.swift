@@ -336,6 +336,38 @@ enum Schema {
                 DROP TABLE hourly_episodes;
                 ALTER TABLE alert_episodes_12 RENAME TO alert_episodes;
                 """),
+        // The outbox: every message to every channel and recipient, written before it is sent and
+        // marked delivered only once the channel accepted it (at least once). `body` is base64 (a
+        // photo's PNG, a mail's bytes); `route` names the way there without a secret (today one per
+        // channel: whichever bot, webhook or sendmail the run has); a lease (`lease_pid`, `lease_until`) keeps
+        // two runs from sending the same message at once, and dies with its process.
+        Migration(
+            version: 13, name: "outbox",
+            sql: """
+                CREATE TABLE outbox (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    batch TEXT NOT NULL,
+                    channel TEXT NOT NULL,
+                    route TEXT NOT NULL,
+                    recipient TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    file_name TEXT,
+                    caption TEXT,
+                    episodes TEXT NOT NULL DEFAULT '',
+                    created_at REAL NOT NULL,
+                    state TEXT NOT NULL DEFAULT 'pending'
+                        CHECK (state IN ('pending', 'delivered', 'refused', 'expired')),
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at REAL NOT NULL,
+                    last_error TEXT,
+                    delivered_at REAL,
+                    lease_pid INTEGER,
+                    lease_until REAL
+                );
+                CREATE INDEX outbox_pending ON outbox (state, channel, route, recipient, id);
+                CREATE INDEX outbox_batch ON outbox (batch);
+                """),
         // Unattended runs: `metrika bot` holds one lease per bot (one running bot per token; a
         // holder is a run: its random id, pid and host, renewed while it serves) and claims each
         // update before answering it (`answered_at` set after the answer; the offset moves past

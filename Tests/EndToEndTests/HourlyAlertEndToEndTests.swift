@@ -122,16 +122,19 @@ private let hourlySimulator = FakeAPI.shared(fixtures: "alerts", arguments: ["--
             ["alert", "--today", "--dry-run", "--counter", "520008"], environment: environment(api, home, now: Self.now)
         )
         #expect(again.stdoutLines == dry.stdoutLines, "a dry run remembers nothing")
-        // A webhook that cannot be reached: exit 69 and nothing remembered, so the next run tells it again.
+        // A webhook that cannot be reached: exit 69, the alert shown once and its body kept in the
+        // outbox for the next run with a webhook; a run without one tells nothing again.
         var failing = environment(api, home, now: Self.now)
         failing["METRIKA_WEBHOOK_URL"] = "http://127.0.0.1:9/hook-secret-x"
         failing["METRIKA_TIMEOUT"] = "3"
         let refused = try metrika(["alert", "--today", "--counter", "520008"], environment: failing)
         #expect(refused.status == 69, "\(refused.stderr)")
+        #expect(refused.stdoutLines == dry.stdoutLines)
+        #expect(refused.stderr.contains("kept in the outbox"), "\(refused.stderr)")
         #expect(!refused.stderr.contains("hook-secret-x"))
         let retold = try metrika(
             ["alert", "--today", "--counter", "520008"], environment: environment(api, home, now: Self.now))
-        #expect(retold.stdoutLines == dry.stdoutLines)
+        #expect(retold.stdout.isEmpty, "\(retold.stdout)")
         let silent = try metrika(
             ["alert", "--today", "--counter", "520008"], environment: environment(api, home, now: Self.later))
         #expect(silent.stdout.isEmpty)

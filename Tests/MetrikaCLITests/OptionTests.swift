@@ -126,7 +126,7 @@ struct OptionTests {
         ),
         (
             "alert",
-            "alert [--counter ID[,ID…]] [--today] [--webhook URL] [--mail ADDR[,ADDR…]] [--telegram CHAT[,CHAT…]] [--currency RUB|USD|EUR|YND] [--dry-run] | alert --status [--json] | alert --forget ID|all"
+            "alert [--counter ID[,ID…]] [--today] [--webhook URL] [--mail ADDR[,ADDR…]] [--telegram CHAT[,CHAT…]] [--currency RUB|USD|EUR|YND] [--dry-run] | alert --status [--json] | alert --test [--telegram CHAT[,CHAT…]] [--webhook URL] [--mail ADDR[,ADDR…]] | alert --forget ID|all"
         ),
         ("sync", "sync [--counter ID[,ID…]] [--from DATE] [--db PATH] [--clickhouse URL[,URL…] [--cluster NAME]]"),
         ("mcp", "mcp [--token-file PATH] [--profile NAME]"),

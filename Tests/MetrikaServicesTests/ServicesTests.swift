@@ -126,7 +126,7 @@ import Testing
         #expect(services.secrets.contains(slack))
         let sender = try MIMEAddress("me@example.com")
         let mail = services.mailDeliverer(
-            sender: sender, recipients: [sender], sendmail: "/usr/sbin/sendmail", hiding: webhook, announce: false)
+            sender: sender, recipients: [sender], sendmail: "/usr/sbin/sendmail", hiding: webhook)
         #expect(mail.childEnvironment == ["HOME": "/nonexistent", "PATH": "/usr/bin"])
         let drawn = try #require(mail.rasterizer as? RSVGConvertRasterizer)
         #expect(drawn.environment == mail.childEnvironment)
@@ -134,7 +134,7 @@ import Testing
 
         let fake = Self.services(environment, rasterizer: FakeRasterizer())
         let fakeMail = fake.mailDeliverer(
-            sender: sender, recipients: [sender], sendmail: "/usr/sbin/sendmail", hiding: webhook, announce: false)
+            sender: sender, recipients: [sender], sendmail: "/usr/sbin/sendmail", hiding: webhook)
         #expect(fakeMail.rasterizer is FakeRasterizer)
     }
 

@@ -121,6 +121,7 @@ func backToVersion10(_ path: String) throws {
         DROP TABLE bot_updates;
         DROP TABLE run_failures;
         DROP TABLE run_jobs;
+        DROP TABLE IF EXISTS outbox;
         DELETE FROM metrika_migrations WHERE version > 10;
         PRAGMA user_version = 10;
         """)

@@ -284,15 +284,43 @@ import Testing
             token: Self.token, baseURL: URL(string: "http://127.0.0.1:8081")!, transport: FakeTransport([]))
     }
 
-    @Test func theTwentyFirstMessageInAMinuteWaitsForTheFirstToBeAMinuteOld() async throws {
+    /// Telegram's pace with a margin (issue 45: 21 messages went inside one 60-second window to one
+    /// chat, and 20 in 0.12 s): one message per 1.05 s to a chat (never more than 10 in 5 s), never
+    /// more than 18 in any 63 s; another chat has its own pace.
+    @Test func aChatGetsAtMostOneMessageASecondAndEighteenInAnySixtyThreeSeconds() async throws {
         let clock = FakeClock()
-        let transport = FakeTransport((1...25).map { Self.sent($0) })
+        let transport = TimedTransport(clock: clock)
         let bot = try bot(transport, clock: clock)
-        for index in 1...21 { try await bot.sendText("message \(index)", to: Self.chat) }
-        #expect(clock.sleeps == [60])
-        // Another chat has its own pace.
+        for index in 1...40 { try await bot.sendText("message \(index)", to: Self.chat) }
+        let times = transport.sent.map(\.time)
+        #expect(times.count == 40)
+        for index in times.indices.dropFirst() {
+            #expect(times[index].timeIntervalSince(times[index - 1]) >= 1.05 - 1e-6)
+        }
+        for index in times.indices.dropFirst(TelegramBot.perChatPerMinute) {
+            #expect(times[index].timeIntervalSince(times[index - TelegramBot.perChatPerMinute]) >= 63 - 1e-6)
+        }
+        for start in times {
+            #expect(times.filter { $0 >= start && $0 < start.addingTimeInterval(60) }.count <= 18)
+            #expect(times.filter { $0 >= start && $0 < start.addingTimeInterval(5) }.count <= 10)
+        }
+        // Another chat has its own pace: it does not wait for the first one's.
+        let before = clock.sleeps.count
         try await bot.sendText("elsewhere", to: TelegramChatID(555))
-        #expect(clock.sleeps == [60])
+        #expect(clock.sleeps.count == before)
+    }
+
+    /// At most 25 messages in any 1.05 s over all chats (Telegram: 30 a second).
+    @Test func allChatsTogetherGetAtMostTwentyFiveMessagesASecond() async throws {
+        let clock = FakeClock()
+        let transport = TimedTransport(clock: clock)
+        let bot = try bot(transport, clock: clock)
+        for index in 1...60 { try await bot.sendText("to chat \(index)", to: TelegramChatID(Int64(1000 + index))) }
+        let times = transport.sent.map(\.time)
+        for start in times {
+            #expect(times.filter { $0 >= start && $0 < start.addingTimeInterval(1) }.count <= 25)
+        }
+        #expect(clock.sleeps.count >= 2)
     }
 
     @Test func aLongCaptionKeepsItsFirstLinesAndTheRestFollowsAsText() async throws {

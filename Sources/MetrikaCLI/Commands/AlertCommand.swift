@@ -19,6 +19,7 @@ enum AlertCommand: Command {
             .optional(.currency), .optional(.dryRun)
         ],
         [.required(Option.alertStatus), .optional(Option.json)],
+        [.required(Option.alertTest), .optional(.telegram), .optional(.webhook), .optional(.alertMail)],
         [.required(Option.forget)]
     ]
     static let discussion = """
@@ -45,7 +46,7 @@ enum AlertCommand: Command {
         one JSON body per run that found something ("text" and "alerts": docs/alerts.md); the URL holds
         a secret and is only ever shown as https://host/…. --mail ADDR sends the alerts with a chart of
         each metric's last five weeks through sendmail (as `metrika mail` does). When a delivery fails
-        (exit 69) nothing is remembered, so the next run tells it again. --telegram CHAT[,CHAT…] (or
+        (exit 69) its message is kept, and a later run delivers it. --telegram CHAT[,CHAT…] (or
         METRIKA_TELEGRAM_CHAT) sends one Telegram message per run with the lines and, for the daily
         check, each alerted metric's chart as a photo; the bot token comes from METRIKA_TELEGRAM_TOKEN,
         the config file or the keyring, never an argument (docs/telegram.md). --dry-run prints the
@@ -61,6 +62,17 @@ enum AlertCommand: Command {
         Under cron (stderr no terminal, no --verbose) each failure of the check is said once: a failure
         of one run prints nothing, one of several runs one line at its second, then nothing (the exit
         code stays non-zero), and "Back: …" once when it works again (docs/alerts.md).
+
+        Every message to every channel and recipient is written to the history database first and
+        marked delivered once the channel took it: a run killed before that leaves it to the next run,
+        which sends it first (at least once). A chat not found or a bot blocked is said once and given
+        up; a failure that may pass is tried again by later runs for 48 hours; --status ends with what
+        is not yet delivered. SIGTERM finishes the message in flight and keeps the rest (docs/alerts.md).
+
+        --test sends one sample alert through each channel named (--telegram CHAT…, --webhook URL,
+        --mail ADDR…), else each one configured (METRIKA_TELEGRAM_CHAT, METRIKA_WEBHOOK_URL, the config
+        file), and prints one line per channel and recipient: delivered, or why not. Exit 0 only when
+        every one was delivered. Nothing is checked or remembered.
 
         Thresholds, metrics and counters to skip: the "alerts" member of the config file (docs/alerts.md).
 
@@ -86,6 +98,7 @@ enum AlertCommand: Command {
                 .spec,
             HistoryOptions.offlineSpec,
             Option.alertStatus.spec, Option.json.described("With --status: the open alerts as JSON").spec,
+            Option.alertTest.spec,
             Option.forget.spec
         ] + DatabaseOptions.specs + TokenOptions.specs
 
@@ -136,6 +149,7 @@ enum AlertCommand: Command {
         if managesEpisodes(options) { return try await runEpisodes(options, session: session) }
         let context = session.context
         let request = try parse(options, context: context)
+        if options[.alertTest] { return try await runTest(options, request: request, session: session) }
         let settings = try AlertRun.settings(from: try session.services.configFile()?.alerts)
         // Why a named counter was not judged is a note, not an error: said on a terminal or with
         // --verbose, never to cron (whose stderr is no terminal, and mailed).
@@ -158,15 +172,16 @@ enum AlertCommand: Command {
         let announce = context.stderrIsTerminal || options[.verbose]
         var deliverers: [any AlertDeliverer] = []
         if let webhook { deliverers.append(WebhookDeliverer(webhook)) }
-        if let bot { deliverers.append(session.services.telegramDeliverer(bot: bot, chats: chats, announce: announce)) }
+        if let bot { deliverers.append(session.services.telegramDeliverer(bot: bot, chats: chats)) }
         if let sender = request.sender, !request.recipients.isEmpty {
             deliverers.append(
                 session.services.mailDeliverer(
-                    sender: sender, recipients: request.recipients, sendmail: request.sendmail,
-                    hiding: webhook, announce: announce))
+                    sender: sender, recipients: request.recipients, sendmail: request.sendmail, hiding: webhook))
         }
         let loader = try await session.services.historyLoader(offline: request.offline)
-        let run = AlertRun(loader: loader, settings: settings, activity: context)
+        var run = AlertRun(loader: loader, settings: settings, activity: context)
+        run.announce = announce
+        run.stopRequests = SignalTrap.Requests()
         let memory = FailureMemory(
             store: loader.store, job: FailureMemory.alertJob(today: request.today, counterIDs: request.counterIDs),
             interactive: context.stderrIsTerminal || options[.verbose], naming: context.naming, now: context.now)
@@ -197,6 +212,52 @@ enum AlertCommand: Command {
         if let gaveUp = result.gaveUp { throw gaveUp }
         if let failure = result.deliveryFailure { return failure.exitCode }
         return result.failures.first?.failure.exitCode ?? ExitCode.ok
+    }
+
+    /// `--test`: one sample alert through each channel named, else each configured; a line per
+    /// channel and recipient on stdout.
+    static func runTest(_ options: ParsedOptions, request: Request, session: Session) async throws -> Int32 {
+        let context = session.context
+        let checkOnly: [(String, Bool)] = [
+            ("--counter", options.contains(.counter)), ("--today", options[.today]), ("--dry-run", options[.dryRun]),
+            ("--currency", options.contains(.currency)), ("--offline", options[.offline])
+        ]
+        if let (name, _) = checkOnly.first(where: { $0.1 }) {
+            throw UsageError("\(name) goes with a check, not with --test, which only sends a sample alert")
+        }
+        let named = options.contains(.telegram) || options.contains(.webhook) || !request.recipients.isEmpty
+        let webhook = named && !options.contains(.webhook) ? nil : try webhook(options, session: session)
+        let chats =
+            named && !options.contains(.telegram)
+            ? [] : try session.telegramChats(given: options[.telegram])
+        var deliverers: [any AlertDeliverer] = []
+        if let webhook { deliverers.append(WebhookDeliverer(webhook)) }
+        if !chats.isEmpty {
+            let bot = try await session.services.telegramBot()
+            deliverers.append(session.services.telegramDeliverer(bot: bot, chats: chats))
+        }
+        if let sender = request.sender, !request.recipients.isEmpty {
+            try MailOptions.checkSendmail(request.sendmail)
+            deliverers.append(
+                session.services.mailDeliverer(
+                    sender: sender, recipients: request.recipients, sendmail: request.sendmail, hiding: webhook))
+        }
+        guard !deliverers.isEmpty else {
+            throw UsageError(
+                "--test needs a channel: --telegram CHAT, --webhook URL or --mail ADDR "
+                    + "(or METRIKA_TELEGRAM_CHAT, METRIKA_WEBHOOK_URL)")
+        }
+        let outcomes = try await AlertChannelTest.run(deliverers, now: context.now())
+        for outcome in outcomes {
+            if let failure = outcome.failure {
+                context.stdout.write(
+                    "\(outcome.who): not delivered: \(TerminalText.sanitize(context.naming.message(of: failure)))\n")
+            } else {
+                context.stdout.write("\(outcome.who): delivered\n")
+            }
+        }
+        try context.stdout.flushChecked()
+        return outcomes.first { $0.failure != nil }?.failure?.exitCode ?? ExitCode.ok
     }
 
     /// The run's refusals in the command line's words.
@@ -234,6 +295,13 @@ extension Option where Value == String? {
 }
 
 extension Option where Value == Bool {
+    /// `--test` of alert: a sample alert through each channel.
+    static var alertTest: Option<Bool> {
+        .flag(
+            "test",
+            help: "Send one sample alert through each channel named (else each configured); a line per recipient")
+    }
+
     /// `--today` of alert: today's finished hours, for an hourly cron.
     static var today: Option<Bool> {
         .flag(

@@ -61,9 +61,29 @@ extension AlertCommand {
             context.stdout.write(AlertStatusList.json(rows).serialized(pretty: true) + "\n")
         } else {
             context.stdout.write(AlertStatusList.text(rows, maxWidth: context.terminalWidth))
+            // Told is claimed: what the outbox still holds for a recipient is not delivered yet.
+            for pending in (try? await status.store.pendingOutbox()) ?? [] {
+                context.stdout.write(undelivered(pending) + "\n")
+            }
         }
         try context.stdout.flushChecked()
         return ExitCode.ok
+    }
+
+    /// `Not yet delivered: 2 messages to Telegram chat 111 (alerts 4, 5), queued 2026-12-01T14:30:00Z; last: …`
+    static func undelivered(_ pending: OutboxPending) -> String {
+        let who: String
+        switch pending.address.channel {
+        case .telegram: who = "Telegram chat \(pending.address.recipient)"
+        case .webhook: who = "the webhook \(pending.address.recipient)"
+        case .mail: who = pending.address.recipient
+        }
+        let alerts = pending.episodes.sorted().map(String.init).joined(separator: ", ")
+        var line = "Not yet delivered: \(OutboxDelivery.messages(pending.count)) to \(TerminalText.sanitize(who))"
+        if !alerts.isEmpty { line += " (alert\(pending.episodes.count == 1 ? "" : "s") \(alerts))" }
+        line += ", queued \(RFC3339.format(pending.oldest))"
+        if let error = pending.lastError { line += "; last try: \(TerminalText.sanitize(error))" }
+        return line
     }
 
     /// `--forget ID` or `--forget all`; nil without --forget.

@@ -212,13 +212,28 @@ enum MailCommand: Command {
         let composer = MailComposer(
             loader: try await session.services.historyLoader(offline: request.offline), rasterizer: context.rasterizer,
             activity: context)
+        // A chat that failed is said already (the mail, if any, still goes): the run's status.
+        var failed: Int32?
         if let bot {
-            try await TelegramDigest.send(request.mail, composer: composer, bot: bot, chats: chats)
-            if context.stderrIsTerminal || options[.verbose] {
+            let stop = DeliveryStop()
+            let unwatch = SignalTrap.Requests().watch { stop.request($0) }
+            let report: OutboxDelivery.Report
+            do {
+                defer { unwatch() }
+                report = try await TelegramDigest.send(
+                    request.mail, composer: composer, bot: bot, chats: chats, stop: stop,
+                    showsProgress: context.stderrIsTerminal)
+            }
+            if let signal = report.stoppedBy {
+                throw Interruption(signal: signal, account: AlertRun.stoppedAccount(report))
+            }
+            if let failure = report.failure {
+                failed = failure.exitCode
+            } else if context.stderrIsTerminal || options[.verbose] {
                 context.note("Sent the digest to Telegram chat(s) \(chats.map(\.value).joined(separator: ", ")).")
             }
         }
-        if request.destination == .none { return ExitCode.ok }
+        if request.destination == .none { return failed ?? ExitCode.ok }
         let message = try await composer.compose(request.mail)
         let bytes = message.bytes()
         switch request.destination {
@@ -236,7 +251,7 @@ enum MailCommand: Command {
                     "Mailed \(request.mail.recipients.map(\.address).joined(separator: ", ")): \(message.messageID)")
             }
         }
-        return ExitCode.ok
+        return failed ?? ExitCode.ok
     }
 }
 

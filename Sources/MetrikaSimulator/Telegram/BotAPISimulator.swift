@@ -33,6 +33,8 @@ package final class BotAPISimulator: Sendable {
         package var fileName: String?
         package var fileBytes: Int?
         package var messageID: Int
+        /// When it was accepted (seconds since 1970).
+        package var at: Double = 0
     }
 
     struct Update: Sendable {
@@ -53,6 +55,8 @@ package final class BotAPISimulator: Sendable {
         var calls: [String] = []
         /// Seconds each send waits before it is accepted (`POST /__tg/slow`): a kill can fall mid-answer.
         var sendDelay: Double = 0
+        /// Set by `POST /__tg/flood`: every send answers 429 with this `retry_after` until a reset.
+        var floodRetryAfter: Int?
     }
 
     let state = Mutex(State())
@@ -162,6 +166,10 @@ package final class BotAPISimulator: Sendable {
         guard let chat = parameters["chat_id"], !chat.isEmpty else {
             return Self.failure(400, "Bad Request: chat_id is empty")
         }
+        if let seconds = state.withLock({ $0.floodRetryAfter }) {
+            return Self.failure(
+                429, "Too Many Requests: retry after \(seconds)", parameters: [("retry_after", .int(seconds))])
+        }
         if let fault = scenarioFault(chat) { return fault }
         let delay = state.withLock { $0.sendDelay }
         if delay > 0 { Thread.sleep(forTimeInterval: delay) }
@@ -217,6 +225,7 @@ package final class BotAPISimulator: Sendable {
             let id = s.nextMessageID
             s.nextMessageID += 1
             record.messageID = id
+            record.at = Date().timeIntervalSince1970
             s.sent.append(record)
             return id
         }
@@ -310,6 +319,7 @@ package final class BotAPISimulator: Sendable {
                 if let mode = item.parseMode { pairs.append(("parse_mode", .string(mode))) }
                 if let name = item.fileName { pairs.append(("file_name", .string(name))) }
                 if let bytes = item.fileBytes { pairs.append(("file_bytes", .int(bytes))) }
+                pairs.append(("at", .double(item.at)))
                 return .object(pairs)
             }
             return .json(200, .object([("sent", .array(items)), ("calls", .array(calls.map { .string($0) }))]))
@@ -330,6 +340,12 @@ package final class BotAPISimulator: Sendable {
                 return .json(400, .object([("error", .string("expected {\"seconds\": 0…60}"))]))
             }
             state.withLock { $0.sendDelay = seconds }
+        case ("POST", "/__tg/flood"):
+            guard let document = try? JSONValue.parse(request.body), let seconds = document["retry_after"]?.intValue
+            else {
+                return .json(400, .object([("error", .string("expected {\"retry_after\": N}"))]))
+            }
+            state.withLock { $0.floodRetryAfter = seconds }
             return .json(200, .object([("ok", .bool(true))]))
         case ("POST", "/__tg/reset"):
             reset()

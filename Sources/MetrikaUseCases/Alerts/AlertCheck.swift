@@ -202,15 +202,17 @@ package struct AlertCheck: Sendable {
     /// Claims the news of `outcome`'s findings before anything is told (`EpisodeChange.claim`):
     /// `outcome` keeps the findings this run won and the changes still to `record`. Returns the
     /// claims, to `release` when telling fails. Never called by a dry run.
-    package func claim(_ outcome: inout Outcome) async throws -> [AlertClaim] {
+    package func claim(
+        _ outcome: inout Outcome, queue: ([Finding], [AlertClaim]) -> [OutboxMessage] = { _, _ in [] }
+    ) async throws -> [AlertClaim] {
         try await EpisodeChange.claim(
             &outcome.findings, changes: &outcome.changes, in: loader.store,
-            news: { AlertLedger.news($0.notice, $0.change) }, change: \.change)
+            news: { AlertLedger.news($0.notice, $0.change) }, change: \.change, queue: queue)
     }
 
     /// Gives back `claims` whose news could not be told, so that the next run tells it again.
-    package func release(_ claims: [AlertClaim]) async throws {
-        try await EpisodeChange.release(claims, in: loader.store)
+    package func release(_ claims: [AlertClaim], droppingBatch batch: String? = nil) async throws {
+        try await EpisodeChange.release(claims, in: loader.store, droppingBatch: batch)
     }
 
     /// Remembers what `outcome` decided (one transaction): told anomalies stay silent from now on.

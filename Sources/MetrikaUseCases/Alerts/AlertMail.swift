@@ -36,27 +36,47 @@ package enum AlertMail {
         _ findings: [AlertCheck.Finding], sender: MIMEAddress, recipients: [MIMEAddress],
         rasterizer: any ChartRasterizer, activity: any Activity
     ) async throws -> MIMEMessage {
+        let pngs = try await pngCharts(findings, rasterizer: rasterizer, activity: activity)
+        return compose(findings, sender: sender, recipients: recipients, pngs: pngs, now: activity.now())
+    }
+
+    /// The PNG of each chart `compose` would draw for `findings`, by `chartName`: drawn before the
+    /// news is claimed, so that the mail of the news won is composed at once (`compose(…pngs:now:)`).
+    /// Empty, with one warning, when the rasterizer fails (the mail then carries SVG).
+    package static func pngCharts(
+        _ findings: [AlertCheck.Finding], rasterizer: any ChartRasterizer, activity: any Activity
+    ) async throws -> [String: Data] {
+        guard findings.first?.grain != .hour else { return [:] }
+        var pngs: [String: Data] = [:]
+        do {
+            for (index, svg) in chartSVGs(findings).enumerated() {
+                pngs[chartName(findings[index])] = try await rasterizer.png(fromSVG: svg, scale: ChartSeries.pngScale)
+            }
+        } catch let error as ChartRasterizerError {
+            activity.note(
+                "Warning: the alert charts are inline as SVG, which Gmail and Outlook do not show: \(error.message(activity.naming))"
+            )
+            return [:]
+        }
+        return pngs
+    }
+
+    /// The mail of `findings` with the PNG charts drawn already (`pngCharts`; a chart without one is SVG).
+    package static func compose(
+        _ findings: [AlertCheck.Finding], sender: MIMEAddress, recipients: [MIMEAddress], pngs: [String: Data],
+        now: Date
+    ) -> MIMEMessage {
         let seed = UInt64.random(in: 1...UInt64.max)
         let tag = String(seed, radix: 16)
         let hours = findings.first?.grain == .hour
         // A chart for each of the first `maximumCharts` findings of a day: a bad night over 100
         // counters is still a mail of a few hundred kilobytes; the rest are lines.
         let charts = hours ? [] : chartSVGs(findings)
-        var pngs: [Data] = []
-        do {
-            for svg in charts { pngs.append(try await rasterizer.png(fromSVG: svg, scale: ChartSeries.pngScale)) }
-        } catch let error as ChartRasterizerError {
-            activity.note(
-                "Warning: the alert charts are inline as SVG, which Gmail and Outlook do not show: \(error.message(activity.naming))"
-            )
-            pngs = []
-        }
         let images = charts.enumerated().map { index, svg -> MIMEPart.Image in
             let name = chartName(findings[index])
             let contentID = "alert-\(index).\(tag)@metrika"
-            if index < pngs.count {
-                return MIMEPart.Image(
-                    data: pngs[index], mediaType: "image/png", filename: name + ".png", contentID: contentID)
+            if let png = pngs[name] {
+                return MIMEPart.Image(data: png, mediaType: "image/png", filename: name + ".png", contentID: contentID)
             }
             return MIMEPart.Image(data: svg, mediaType: "image/svg+xml", filename: name + ".svg", contentID: contentID)
         }
@@ -100,7 +120,6 @@ package enum AlertMail {
             "<p style=\"color: #777; font-size: 12px;\">\(expected) Sent by metrika \(e(MetrikaVersion.current)).</p>\n"
         html += "</body></html>\n"
 
-        let now = activity.now()
         let offset =
             findings.first.flatMap { TimeZone(identifier: $0.counter.timeZoneName)?.secondsFromGMT(for: now) } ?? 0
         return MIMEMessage(

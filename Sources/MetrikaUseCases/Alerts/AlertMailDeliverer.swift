@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaModel
 import MetrikaRender
+import MetrikaStore
 import MetrikaSystem
 
 /// `metrika alert --mail`'s deliverer: the alerts through sendmail (`Sendmail`) as `AlertMail`
@@ -14,12 +15,10 @@ package struct AlertMailDeliverer: AlertDeliverer {
     /// Draws the charts, its child (if it runs one) in `childEnvironment`.
     var rasterizer: any ChartRasterizer
     var activity: any Activity
-    /// Say "Mailed …" on stderr (a terminal, or --verbose): success is quiet where cron watches.
-    var announce: Bool
 
     package init(
         sender: MIMEAddress, recipients: [MIMEAddress], sendmail: String, childEnvironment: [String: String],
-        rasterizer: any ChartRasterizer, activity: any Activity, announce: Bool
+        rasterizer: any ChartRasterizer, activity: any Activity
     ) {
         self.sender = sender
         self.recipients = recipients
@@ -27,19 +26,29 @@ package struct AlertMailDeliverer: AlertDeliverer {
         self.childEnvironment = childEnvironment
         self.rasterizer = rasterizer.forChildren(in: childEnvironment)
         self.activity = activity
-        self.announce = announce
     }
 
-    package func deliver(_ findings: AlertRun.Findings) async throws {
-        let message = try await AlertMail.compose(
-            findings.all, sender: sender, recipients: recipients, rasterizer: rasterizer, activity: activity)
-        try await Sendmail(path: sendmail).deliver(message.bytes(), environment: childEnvironment)
-        if announce {
-            activity.note("Mailed \(recipients.map(\.address).joined(separator: ", ")): \(message.messageID)")
+    package var channel: OutboxMessage.Channel { .mail }
+    /// Any sendmail: a run that mails sends what an earlier one left (its recipients are in the message).
+    package var route: String { "sendmail" }
+
+    package func prepare(_ findings: AlertRun.Findings) async throws -> AlertDrafting {
+        let pngs = try await AlertMail.pngCharts(findings.all, rasterizer: rasterizer, activity: activity)
+        let sender = self.sender
+        let recipients = self.recipients
+        let now = activity.now()
+        return { findings in
+            let message = AlertMail.compose(findings.all, sender: sender, recipients: recipients, pngs: pngs, now: now)
+            return [
+                OutboxDraft(
+                    recipient: recipients.map(\.address).joined(separator: ", "), kind: "mime", body: message.bytes())
+            ]
         }
     }
 
-    package func failureNote(_ failure: any MetrikaFailure) -> String {
-        untoldNote(failure)
+    package func send(_ message: OutboxMessage) async throws {
+        try await Sendmail(path: sendmail).deliver(message.body, environment: childEnvironment)
     }
+
+    package func name(of recipient: String) -> String { recipient }
 }

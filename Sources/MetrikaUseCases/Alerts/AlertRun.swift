@@ -14,6 +14,11 @@ package struct AlertRun: Sendable {
     package let loader: HistoryLoader
     package let settings: AlertSettings
     package let activity: any Activity
+    /// Where requests to stop come from while messages go (the CLI's SIGINT and SIGTERM): the message
+    /// in flight is finished and the rest kept in the outbox (`DeliveryStop`).
+    package var stopRequests: (any StopRequests)?
+    /// Say each recipient served (a terminal, or --verbose).
+    package var announce = false
 
     package init(loader: HistoryLoader, settings: AlertSettings, activity: any Activity) {
         self.loader = loader
@@ -191,12 +196,30 @@ package struct AlertRun: Sendable {
         deliverers: [any AlertDeliverer] = [], show: ([String]) throws -> Void
     ) async throws -> Result {
         try Self.validate(request, settings: settings)
+        // One watch for the run (a signal trap cannot be set twice in a process): a stop ends the
+        // check at once (nothing claimed), and a delivery after the message in flight.
+        let stop = DeliveryStop()
+        let unwatch = request.dryRun ? nil : stopRequests?.watch { stop.request($0) }
+        defer { unwatch?() }
+        // What an earlier run left in the outbox goes first.
+        var earlier = OutboxDelivery.Report()
+        if !request.dryRun {
+            earlier = try await deliver(deliverers, stop: stop)
+            if let signal = earlier.stoppedBy {
+                throw Interruption(signal: signal, account: Self.stoppedAccount(earlier))
+            }
+        }
         var check = AlertCheck(
             loader: loader, settings: settings, activity: activity,
             grain: request.today ? .hour : .day)
         check.currency = request.currency
         check.parallelism = request.parallelism
-        var outcome = await check.run(counters: counters, explain: request.explain)
+        let checking = check
+        let explain = request.explain
+        var outcome = try await stop.interruptible { await checking.run(counters: counters, explain: explain) }
+        if let signal = stop.signal {
+            throw Interruption(signal: signal, account: "Stopped: nothing was told; the next run checks again.")
+        }
         outcome.failures = unread + outcome.failures
         if request.noteFailures { noteFailures(outcome.failures) }
         var result = Result(
@@ -208,16 +231,61 @@ package struct AlertRun: Sendable {
             try show(result.findings.lines)
             return result
         }
-        // Claimed before anything is told: of overlapping runs, only the one that claimed an alert tells it.
-        let claims = try await check.claim(&outcome)
-        // Explained once claimed: only the news this run tells costs requests.
+        // Explained before the claim: the messages are made whole in the claim's transaction (an
+        // overlapping run that wins some of this news spends those requests for nothing).
         result.driverRequests = await attachDrivers(&outcome.findings, request)
+        // What is slow in a message (charts) is drawn now, for the findings of any news.
+        let all = Findings(check.grain, outcome.findings)
+        var drafting: [(deliverer: any AlertDeliverer, drafts: AlertDrafting)] = []
+        if !all.isEmpty {
+            for deliverer in deliverers { drafting.append((deliverer, try await deliverer.prepare(all))) }
+        }
+        let batch = "alert:" + UUID().uuidString.lowercased()
+        let grain = check.grain
+        let now = activity.now()
+        // Claimed before anything is told, and in the same transaction every message that tells it is
+        // written to the outbox: of overlapping runs, only the one that claimed an alert tells it,
+        // and a run that dies after the claim leaves its messages for the next run to deliver.
+        let claims = try await check.claim(&outcome) { won, claims in
+            let episodes = claims.compactMap(\.news.episode.id)
+            let findings = Findings(grain, won)
+            return drafting.flatMap { deliverer, drafts in
+                drafts(findings).map { $0.message(batch: batch, sender: deliverer, episodes: episodes, at: now) }
+            }
+        }
         result.findings.all = outcome.findings
-        // Told (shown, then delivered); given back when that fails, else recorded.
-        result.deliveryFailure = try await tell(
-            result.findings, deliverers: deliverers, show: show, release: { try await check.release(claims) })
-        if result.deliveryFailure == nil { try await check.record(outcome) }
+        do {
+            try show(result.findings.lines)
+        } catch {
+            // Not shown: nothing of it is told, so it is given back (the next run tells it again).
+            try? await check.release(claims, droppingBatch: batch)
+            throw error
+        }
+        try await check.record(outcome)
+        let report = try await deliver(deliverers, stop: stop)
+        result.deliveryFailure = earlier.failure ?? report.failure
+        if let signal = report.stoppedBy {
+            throw Interruption(signal: signal, account: Self.stoppedAccount(report))
+        }
         return result
+    }
+
+    /// Sends what the outbox holds for `deliverers`' routes (this run's news and an earlier run's
+    /// left over); a `stop` (the run's SIGTERM) finishes the message in flight and keeps the rest
+    /// for the next run.
+    package func deliver(_ deliverers: [any AlertDeliverer], stop: DeliveryStop? = nil) async throws
+        -> OutboxDelivery.Report
+    {
+        guard !deliverers.isEmpty else { return OutboxDelivery.Report() }
+        var delivery = OutboxDelivery(store: loader.store, senders: deliverers, activity: activity, stop: stop)
+        delivery.announce = announce
+        return try await delivery.flush()
+    }
+
+    /// What a stopped delivery kept: `Stopped: 3 messages kept in the outbox; the next run sends them.`
+    package static func stoppedAccount(_ report: OutboxDelivery.Report) -> String {
+        "Stopped: \(OutboxDelivery.messages(report.kept)) kept in the outbox; the next run sends "
+            + (report.kept == 1 ? "it." : "them.")
     }
 
     /// Gives each drop and rise its drivers when the run asks for them (`AlertDrivers`: hours online
@@ -234,60 +302,22 @@ package struct AlertRun: Sendable {
     private func noteFailures(_ failures: [(counterID: Int, failure: any MetrikaFailure)]) {
         for (id, failure) in failures { activity.note("Error: counter \(id): \(activity.naming.message(of: failure))") }
     }
-
-    /// Shows and delivers claimed news; gives the claims back when that fails. The first delivery
-    /// failure, or nil when everything was told (the caller records it).
-    private func tell(
-        _ findings: Findings, deliverers: [any AlertDeliverer], show: ([String]) throws -> Void,
-        release: () async throws -> Void
-    ) async throws -> (any MetrikaFailure)? {
-        do {
-            try show(findings.lines)
-        } catch {
-            try? await release()
-            throw error
-        }
-        guard !findings.isEmpty else { return nil }
-        var failed: (any MetrikaFailure)?
-        for deliverer in deliverers {
-            do {
-                try await deliverer.deliver(findings)
-            } catch let failure as any MetrikaFailure {
-                activity.note(deliverer.failureNote(failure))
-                failed = failed ?? failure
-            } catch {
-                // Cancelled, or an error no layer typed: not told, so given back before it ends the run.
-                try? await release()
-                throw error
-            }
-        }
-        guard let failed else { return nil }
-        try await release()
-        return failed
-    }
 }
 
 /// One way alerts leave the machine (a webhook, a mail, a Telegram chat): a new channel is one
-/// deliverer handed to `AlertRun.run`.
-package protocol AlertDeliverer: Sendable {
-    /// Delivers the run's findings; a `MetrikaFailure` is a failed delivery (the news is told again
-    /// on the next run), anything else ends the run.
-    func deliver(_ findings: AlertRun.Findings) async throws
-    /// The note when `deliver` failed with `failure`.
-    func failureNote(_ failure: any MetrikaFailure) -> String
+/// deliverer handed to `AlertRun.run`. Its messages go through the outbox: drafted when the news is
+/// claimed (in the claim's transaction), sent by `send`, marked delivered once the channel accepted.
+package protocol AlertDeliverer: OutboxSender {
+    /// Draws what is slow (charts) for `findings`, before their news is claimed; returns the drafts
+    /// of the messages that tell any part of them, one per recipient and piece (called inside the
+    /// claim's transaction: it must not block).
+    func prepare(_ findings: AlertRun.Findings) async throws -> AlertDrafting
+    /// One sample message per recipient (`metrika alert --test`).
+    func sampleDrafts(now: Date) -> [OutboxDraft]
 }
 
-extension AlertDeliverer {
-    package func failureNote(_ failure: any MetrikaFailure) -> String { "Error: \(failure.message)" }
-
-    /// `Error: <failure>; the alerts will be told again on the next run`: one sentence, the failure's
-    /// own full stop dropped (never `….; the alerts`).
-    package func untoldNote(_ failure: any MetrikaFailure, naming: ParameterNaming = .neutral) -> String {
-        var message = naming.message(of: failure)
-        while message.hasSuffix(".") { message.removeLast() }
-        return "Error: \(message); the alerts will be told again on the next run"
-    }
-}
+/// A deliverer's messages for the findings a run won.
+package typealias AlertDrafting = @Sendable (AlertRun.Findings) -> [OutboxDraft]
 
 /// The webhook as a deliverer: one JSON body per run that found something.
 package struct WebhookDeliverer: AlertDeliverer {
@@ -295,9 +325,30 @@ package struct WebhookDeliverer: AlertDeliverer {
 
     package init(_ webhook: Webhook) { self.webhook = webhook }
 
-    package func deliver(_ findings: AlertRun.Findings) async throws {
-        try await webhook.send(findings.webhookBody(forSlack: webhook.isSlack))
+    package var channel: OutboxMessage.Channel { .webhook }
+    /// Whichever webhook the run has: one fixed since (a new URL) gets what the old one did not take.
+    package var route: String { "webhook" }
+
+    package func prepare(_ findings: AlertRun.Findings) async throws -> AlertDrafting {
+        let slack = webhook.isSlack
+        return { findings in
+            [OutboxDraft(recipient: "webhook", kind: "json", body: findings.webhookBody(forSlack: slack))]
+        }
     }
+
+    package func send(_ message: OutboxMessage) async throws {
+        try await webhook.send(message.body)
+    }
+
+    /// 404 and 410 (the hook was deleted), 401 and 403 (refused): given up; the rest retried.
+    package func verdict(_ failure: any MetrikaFailure) -> DeliveryVerdict {
+        if case .refused(_, let status, _) = failure as? WebhookError, [401, 403, 404, 410].contains(status) {
+            return .refused
+        }
+        return .transient
+    }
+
+    package func name(of recipient: String) -> String { "the webhook \(webhook.masked)" }
 }
 
 /// Why an alert run was refused before it checked anything; each entry point words it in its own

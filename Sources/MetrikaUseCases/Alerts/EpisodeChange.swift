@@ -56,12 +56,28 @@ package enum EpisodeChange: Sendable, Equatable {
     /// telling (claimed news is written already, and news another run won is its to write). `news`
     /// and `change` read a finding's news (nil: nothing to claim) and change. Returns the won claims,
     /// to `release` when telling fails. Never called by a dry run.
+    ///
+    /// `queue` makes the messages that tell the findings won (with their claims): they are written to
+    /// the outbox in the claim's own transaction, so news claimed is never lost by a run that dies.
     package static func claim<Finding>(
         _ findings: inout [Finding], changes: inout [EpisodeChange], in store: HistoryStore,
-        news: (Finding) -> AlertNews?, change: (Finding) -> EpisodeChange
+        news: (Finding) -> AlertNews?, change: (Finding) -> EpisodeChange,
+        queue: ([Finding], [AlertClaim]) -> [OutboxMessage] = { _, _ in [] }
     ) async throws -> [AlertClaim] {
         let told = findings.map(news)
-        let won = try await store.claimNews(told.compactMap { $0 })
+        let all = findings
+        let won: [AlertClaim?]
+        if told.contains(where: { $0 != nil }) {
+            won = try await store.claimNews(told.compactMap { $0 }) { won in
+                let (kept, claims) = keepWon(all, news: told, won: won)
+                return kept.isEmpty ? [] : queue(kept, claims)
+            }.claims
+        } else {
+            // Nothing to claim (findings without news): queued on their own.
+            won = []
+            let messages = all.isEmpty ? [] : queue(all, [])
+            try await store.queueOutbox(messages)
+        }
         let (kept, claims) = keepWon(findings, news: told, won: won)
         let claimed = findings.filter { news($0) != nil }.map(change)
         changes.removeAll { claimed.contains($0) }
@@ -70,8 +86,10 @@ package enum EpisodeChange: Sendable, Equatable {
     }
 
     /// Gives back `claims` whose news could not be told, so that the next run tells it again.
-    package static func release(_ claims: [AlertClaim], in store: HistoryStore) async throws {
-        try await store.releaseClaims(claims)
+    package static func release(_ claims: [AlertClaim], in store: HistoryStore, droppingBatch batch: String? = nil)
+        async throws
+    {
+        try await store.releaseClaims(claims, droppingBatch: batch)
     }
 
     /// Remembers what a run of `grain` decided (one transaction): told anomalies stay silent from now on.

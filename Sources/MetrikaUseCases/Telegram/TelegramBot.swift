@@ -15,13 +15,17 @@ import Synchronization
 /// - 5xx, timeouts and broken connections are retried under `retry` (backoff with jitter).
 /// - 400 with `migrate_to_chat_id` (a group became a supergroup): the call goes to the new id, every
 ///   later one too, and `note` says so once per chat.
-/// - At most `perChatPerMinute` messages a minute to one chat (core.telegram.org/bots/faq: about 20 a
-///   minute to a group), paced on the injected clock.
+/// - Paced as Telegram asks (core.telegram.org/bots/faq), with a margin for the Bot API's clock
+///   (`TelegramPace`): to one chat at most one message a second and never more than
+///   `perChatPerMinute` in 63 s; at most 25 a second overall — on the injected clock. A wait, a
+///   429's too, ends at once when delivery is asked to stop (`DeliveryStop`).
 package final class TelegramBot: Sendable {
     /// The Bot API's address unless METRIKA_TELEGRAM_API_URL says otherwise.
     package static let defaultBaseURL = URL(string: "https://api.telegram.org")!
-    /// Messages to one chat within any 60 s.
-    package static let perChatPerMinute = 20
+    /// Messages to one chat within any 63 s (Telegram's limit is 20 in 60 s: 2 and 3 s of margin).
+    package static let perChatPerMinute = 18
+    /// The pace of messages (`TelegramPace.telegram`, unless a test or the bench asks another).
+    package let pace: TelegramPace
     /// The most of one answer read: 100 updates of long texts stay far below it.
     package static let maxResponseBytes = 4 << 20
     /// Waits for 429s that one call accepts before it gives up.
@@ -43,6 +47,8 @@ package final class TelegramBot: Sendable {
     private struct State {
         /// When each chat's recent messages went (or will go), oldest first.
         var sends: [TelegramChatID: [Date]] = [:]
+        /// When the recent messages to any chat went (or will go), oldest first.
+        var allSends: [Date] = []
         /// No call goes out before this (a 429's `retry_after`).
         var quietUntil: Date?
         /// Groups that became supergroups: old id → new id.
@@ -57,7 +63,7 @@ package final class TelegramBot: Sendable {
         token: String, tokenSource: String = "METRIKA_TELEGRAM_TOKEN", baseURL: URL = TelegramBot.defaultBaseURL,
         transport: any HTTPTransport, environment: [String: String] = [:], timeout: Double = 30,
         retry: RetryPolicy = .standard,
-        maxRetryAfter: Double = 300,
+        maxRetryAfter: Double = 300, pace: TelegramPace = .telegram,
         sleep: @escaping @Sendable (Double) async throws -> Void = {
             try await Task.sleep(nanoseconds: UInt64(max(0, $0) * 1e9))
         },
@@ -75,6 +81,7 @@ package final class TelegramBot: Sendable {
         self.timeout = timeout
         self.retry = retry
         self.maxRetryAfter = maxRetryAfter
+        self.pace = pace
         self.sleep = sleep
         self.now = now
         self.random = random
@@ -89,6 +96,10 @@ package final class TelegramBot: Sendable {
         return (20...100).contains(parts[1].count)
             && parts[1].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
     }
+
+    /// The bot's id: the number before the token's colon (not a secret: `getMe` answers it). The
+    /// outbox knows its messages' bot by it.
+    package var botID: String { String(token.prefix { $0 != ":" }) }
 
     /// What must never be shown: the token, its secret half, and the path that carries it.
     package var secrets: [String] {
@@ -222,9 +233,14 @@ package final class TelegramBot: Sendable {
         var floodWaits = 0
         var waited = 0.0
         while true {
-            try await waitForTurn(target)
+            let slot = try await waitForTurn(target)
             let request = try self.request(method, body: try body(target ?? TelegramChatID(0)), extraTime: extraTime)
             let outcome = await exchange(method, request)
+            // A message Telegram did not take (5xx, a timeout, 429) takes no place in the pace.
+            switch outcome {
+            case .transient, .flood: unreserve(slot, target)
+            default: break
+            }
             switch outcome {
             case .answer(let result):
                 return try decodeResult(method, result)
@@ -233,7 +249,7 @@ package final class TelegramBot: Sendable {
                 let delay = retry.delay(beforeRetry: failures, random: random())
                 guard failures < retry.maxAttempts, waited + delay <= retry.maxTotalWait else { throw error }
                 waited += delay
-                try await sleep(delay)
+                try await DeliveryStop.wait(delay, sleep: sleep)
             case .flood(let seconds, let error):
                 floodWaits += 1
                 guard seconds <= maxRetryAfter, floodWaits <= Self.maxFloodWaits else { throw error }
@@ -259,25 +275,32 @@ package final class TelegramBot: Sendable {
         }
     }
 
-    /// Waits out a 429's quiet time and, for a message to `chat`, its pace: the 21st message within a
-    /// minute waits until the first one is a minute old. The slot is taken before the wait, so
-    /// concurrent sends to one chat queue up instead of all going at once.
-    private func waitForTurn(_ chat: TelegramChatID?) async throws {
+    /// Waits out a 429's quiet time and, for a message to `chat`, its pace (`TelegramPace`). The
+    /// slot is taken before the wait, so concurrent sends queue up instead of all going at once.
+    private func unreserve(_ slot: Date, _ chat: TelegramChatID?) {
+        guard let chat else { return }
+        state.withLock { s in
+            if let index = s.sends[chat]?.lastIndex(of: slot) { s.sends[chat]?.remove(at: index) }
+            if let index = s.allSends.lastIndex(of: slot) { s.allSends.remove(at: index) }
+        }
+    }
+
+    @discardableResult
+    private func waitForTurn(_ chat: TelegramChatID?) async throws -> Date {
         let start = now()
         let slot = state.withLock { s -> Date in
             var slot = max(start, s.quietUntil ?? start)
-            if let chat {
-                var times = (s.sends[chat] ?? []).filter { $0 > slot.addingTimeInterval(-60) }
-                if times.count >= Self.perChatPerMinute {
-                    slot = max(slot, times[times.count - Self.perChatPerMinute].addingTimeInterval(60))
-                }
-                times.append(slot)
-                s.sends[chat] = times
-            }
+            guard let chat else { return slot }
+            var times = s.sends[chat] ?? []
+            slot = pace.slot(after: slot, chat: times, all: s.allSends)
+            times.append(slot)
+            s.sends[chat] = times.filter { $0 > slot.addingTimeInterval(-pace.memory) }
+            s.allSends = (s.allSends + [slot]).filter { $0 > slot.addingTimeInterval(-pace.memory) }.sorted()
             return slot
         }
         let wait = slot.timeIntervalSince(start)
-        if wait > 0 { try await sleep(wait) }
+        if wait > 0 { try await DeliveryStop.wait(wait, sleep: sleep) }
+        return slot
     }
 
     private func request(_ method: String, body: Body, extraTime: Double) throws -> HTTPRequest {

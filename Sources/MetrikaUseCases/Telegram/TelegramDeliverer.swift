@@ -1,31 +1,28 @@
 import Foundation
 import MetrikaModel
+import MetrikaStore
 import MetrikaSystem
 
 /// `--telegram CHAT[,CHAT…]` of `metrika alert` (and `--today`) as a deliverer: per chat, one message
 /// with the run's alert lines (Telegram's HTML, every text escaped; split between lines past 4,096
 /// characters), then, where the mail has one (the daily check), each alerted metric's chart as a PNG
-/// photo captioned with its line. Without a working rasterizer the lines go alone, with one warning.
+/// photo captioned with its line (the counter's name and id, the metric). Without a working
+/// rasterizer the lines go alone, with one warning.
 ///
-/// Every chat is tried; the first failure (chat not found, blocked: exit 69; a wrong token: 77) is
-/// thrown after the rest, so `AlertRun` gives the claims back and the next run tells it again.
+/// Each message to each chat is its own in the outbox: a chat that fails does not make the others
+/// receive it again. Chat not found or the bot blocked: said once, given up for that chat; a wrong
+/// token (77): every message stays for a run with the right one; the rest are tried again later.
 package struct TelegramDeliverer: AlertDeliverer {
     package let bot: TelegramBot
     package let chats: [TelegramChatID]
     package let rasterizer: any ChartRasterizer
     package let activity: any Activity
-    /// Say "Sent to Telegram chat …" (a terminal, or --verbose): success is quiet where cron watches.
-    package let announce: Bool
 
-    package init(
-        bot: TelegramBot, chats: [TelegramChatID], rasterizer: any ChartRasterizer, activity: any Activity,
-        announce: Bool
-    ) {
+    package init(bot: TelegramBot, chats: [TelegramChatID], rasterizer: any ChartRasterizer, activity: any Activity) {
         self.bot = bot
         self.chats = chats
         self.rasterizer = rasterizer
         self.activity = activity
-        self.announce = announce
     }
 
     /// The message: the subject in bold, then one line per alert.
@@ -34,49 +31,96 @@ package struct TelegramDeliverer: AlertDeliverer {
             + findings.lines.map(TelegramHTML.escape).joined(separator: "\n")
     }
 
-    /// The photos: a day's findings' charts as PNG with their lines as captions (none for hours).
-    func photos(_ findings: AlertRun.Findings) async throws -> [(name: String, png: Data, caption: String)] {
+    package var channel: OutboxMessage.Channel { .telegram }
+    /// Whichever bot the run has: a token fixed since (or another bot) sends what was left.
+    package var route: String { "telegram" }
+
+    /// The charts of a day's findings as PNG, by `AlertMail.chartName` (none for hours).
+    func photos(_ findings: AlertRun.Findings) async throws -> [String: Data] {
         let daily = findings.all
-        guard findings.grain == .day, !daily.isEmpty else { return [] }
-        var photos: [(name: String, png: Data, caption: String)] = []
+        guard findings.grain == .day, !daily.isEmpty else { return [:] }
+        var photos: [String: Data] = [:]
         do {
             for (index, svg) in AlertMail.chartSVGs(daily).enumerated() {
-                let png = try await rasterizer.png(fromSVG: svg, scale: ChartSeries.pngScale)
-                photos.append(
-                    (AlertMail.chartName(daily[index]) + ".png", png, TelegramHTML.escape(AlertText.line(daily[index])))
-                )
+                photos[AlertMail.chartName(daily[index])] = try await rasterizer.png(
+                    fromSVG: svg, scale: ChartSeries.pngScale)
             }
         } catch let error as ChartRasterizerError {
             activity.note("Warning: the alerts go to Telegram without charts: \(error.message(activity.naming))")
-            return []
+            return [:]
         }
         return photos
     }
 
-    package func deliver(_ findings: AlertRun.Findings) async throws {
-        let text = Self.message(findings)
+    package func prepare(_ findings: AlertRun.Findings) async throws -> AlertDrafting {
         let photos = try await photos(findings)
-        var failure: TelegramError?
-        for chat in chats {
-            do {
-                try await bot.sendText(text, to: chat)
-                for photo in photos {
-                    try await bot.sendPhoto(photo.png, fileName: photo.name, caption: photo.caption, to: chat)
-                }
-                if announce { activity.note("Sent the alerts to Telegram chat \(chat).") }
-            } catch let error as TelegramError {
-                // A wrong token fails every chat alike: said once.
-                if error == .unauthorized { throw error }
-                if failure == nil { failure = error } else { activity.note("Error: \(error.message(activity.naming))") }
+        let chats = self.chats
+        return { findings in
+            let parts = TelegramHTML.split(Self.message(findings))
+            let captioned = findings.all.prefix(AlertMail.maximumCharts).compactMap { finding -> OutboxDraft? in
+                let name = AlertMail.chartName(finding)
+                guard let png = photos[name] else { return nil }
+                return OutboxDraft(
+                    recipient: "", kind: "photo", body: png, fileName: name + ".png",
+                    caption: TelegramHTML.escape(AlertText.line(finding)))
+            }
+            return chats.flatMap { chat in
+                parts.map { OutboxDraft(recipient: chat.value, kind: "text", body: Data($0.utf8)) }
+                    + captioned.map { draft in
+                        var draft = draft
+                        draft.recipient = chat.value
+                        return draft
+                    }
             }
         }
-        if let failure { throw failure }
     }
 
-    package func failureNote(_ failure: any MetrikaFailure) -> String {
-        if let error = failure as? TelegramError, error == .unauthorized {
-            return "Error: \(error.message(activity.naming))"
-        }
-        return untoldNote(failure, naming: activity.naming)
+    package func send(_ message: OutboxMessage) async throws {
+        try await TelegramOutboxSender(bot: bot).send(message)
     }
+
+    package func verdict(_ failure: any MetrikaFailure) -> DeliveryVerdict {
+        TelegramOutboxSender(bot: bot).verdict(failure)
+    }
+
+    package func name(of recipient: String) -> String { "Telegram chat \(recipient)" }
+}
+
+/// A bot as a way out of the outbox: its messages (`text`: Telegram HTML of one message, `photo`: a
+/// PNG with its caption) to the chats they name.
+package struct TelegramOutboxSender: OutboxSender {
+    package let bot: TelegramBot
+
+    package init(bot: TelegramBot) { self.bot = bot }
+
+    package var channel: OutboxMessage.Channel { .telegram }
+    /// Whichever bot the run has: a token fixed since (or another bot) sends what was left.
+    package var route: String { "telegram" }
+
+    package func send(_ message: OutboxMessage) async throws {
+        guard let chat = TelegramChatID(message.recipient) else {
+            throw TelegramError.notAChat(source: "the outbox", text: message.recipient)
+        }
+        switch message.kind {
+        case "photo":
+            try await bot.sendPhoto(
+                message.body, fileName: message.fileName ?? "chart.png", caption: message.caption ?? "", to: chat)
+        default:
+            try await bot.sendText(String(decoding: message.body, as: UTF8.self), to: chat)
+        }
+    }
+
+    /// Chat not found, blocked, kicked, and any other 400/403 refusal: given up. A token Telegram
+    /// refuses: nothing of this bot goes. The rest (429 past the wait, 5xx, timeouts, no network): later.
+    package func verdict(_ failure: any MetrikaFailure) -> DeliveryVerdict {
+        guard let error = failure as? TelegramError else { return .transient }
+        switch error {
+        case .chatNotFound, .blocked, .notAChat: return .refused
+        case .rejected(_, let status, _) where [400, 403, 404].contains(status): return .refused
+        case .unauthorized, .malformedToken: return .routeDown
+        default: return .transient
+        }
+    }
+
+    package func name(of recipient: String) -> String { "Telegram chat \(recipient)" }
 }
