@@ -218,7 +218,8 @@ struct PrerequisitesTests {
         #expect(result.status == 69)
         #expect(
             result.stderr.contains(
-                "apt-get install \(Self.packages) (Debian/Ubuntu), brew install pkg-config sqlite curl (macOS)"),
+                "apt-get install \(Self.packages) (Debian/Ubuntu), brew install pkg-config sqlite curl libmicrohttpd (macOS)"
+            ),
             "\(result.stderr)")
     }
 }
