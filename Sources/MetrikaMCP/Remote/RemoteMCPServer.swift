@@ -343,6 +343,16 @@ package final class RemoteMCPServer: Sendable {
         return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
     }
 
+    /// Now in UTC, `2026-12-07T10:00:00Z` (the wall clock: a log's time, not METRIKA_NOW's).
+    static func utcTime() -> String {
+        var seconds = time(nil)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+
     /// What a call's response line says: ok, a tool error, a protocol error, or none (cancelled).
     static func outcome(_ line: String?) -> String {
         guard let line else { return "cancelled" }
@@ -354,7 +364,7 @@ package final class RemoteMCPServer: Sendable {
     private func logLine(_ member: TeamMember, tool: String?, counters: [Int], milliseconds: Int, outcome: String)
         -> String
     {
-        let time = ISO8601DateFormatter().string(from: Date())
+        let time = Self.utcTime()
         let shownCounters = counters.isEmpty ? "-" : counters.map(String.init).joined(separator: ",")
         return
             "\(time) member=\(TerminalText.sanitize(member.name)) tool=\(TerminalText.sanitize(tool ?? "-")) counters=\(shownCounters) "
