@@ -221,7 +221,7 @@ class Scenario:
         self.observed["revoked_raw"] = self.rpc(bob, listing)
 
     async def concurrent(self, alice, bob):
-        """alice's call is slow (the simulator delays its API request 3 s); bob's, at the same time,
+        """alice's call is slow (the simulator delays its API request 2 s); bob's, at the same time,
         needs no API request and must not wait for it."""
         answers = {}
 
@@ -232,7 +232,7 @@ class Scenario:
             await anyio.sleep(0.5)
             answers["quick"] = await self.sdk(bob, [{"op": "call", "name": "list_metrics", "arguments": {}}])
 
-        fault = {"kind": "delay", "delay_ms": 3000, "path_prefix": "/management"}
+        fault = {"kind": "delay", "delay_ms": 2000, "path_prefix": "/management"}
         with httpx2.Client() as http:
             http.post(self.spec["api"] + "/__sim/faults", json=fault)
         async with anyio.create_task_group() as group:
