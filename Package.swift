@@ -29,6 +29,12 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        // `metrika mcp --listen`'s HTTP server (GNU libmicrohttpd).
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+        ),
         .target(name: "MetrikaModel"),
         .target(name: "MetrikaSystem", dependencies: ["MetrikaModel"]),
         .target(name: "MetrikaAPI", dependencies: ["MetrikaModel", "MetrikaSystem", "CCurl"]),
@@ -53,7 +59,7 @@ let package = Package(
             name: "MetrikaMCP",
             dependencies: [
                 "MetrikaModel", "MetrikaSystem", "MetrikaAPI", "MetrikaStore", "MetrikaRender", "MetrikaWarehouse",
-                "MetrikaUseCases", "MetrikaServices"
+                "MetrikaUseCases", "MetrikaServices", "CMicroHTTPD"
             ]),
         // The Telegram bot (`metrika bot`): another entry point over the same services.
         .target(
@@ -116,7 +122,7 @@ let package = Package(
             dependencies: ["MetrikaCLI", "MetrikaUseCases", "MetrikaTestSupport", "metrika", "metrika-fake-api"],
             // The MCP end-to-end suites' drivers (the official Python SDK as the client) and the
             // answerability suite's questions.
-            exclude: ["Support/mcp_driver.py", "Support/mcp_answers.py", "Fixtures"]
+            exclude: ["Support/mcp_driver.py", "Support/mcp_http_driver.py", "Support/mcp_answers.py", "Fixtures"]
         )
     ],
     swiftLanguageModes: [.v6]

@@ -20,6 +20,7 @@ package enum CLI {
             LiveCommand.self,
             SyncCommand.self,
             MCPCommand.self,
+            MCPTokenCommand.self,
             BotCommand.self,
             CacheInfoCommand.self,
             CachePruneCommand.self,

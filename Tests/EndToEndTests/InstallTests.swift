@@ -137,11 +137,11 @@ struct MCPBundleTests {
 }
 
 /// `scripts/prerequisites` (run by `scripts/demo`, the README's first command): on a machine with only
-/// Swift it installs pkg-config and the SQLite and libcurl headers, or says the one command to run.
+/// Swift it installs pkg-config and the SQLite, libcurl and libmicrohttpd headers, or says the one command to run.
 /// Stand-ins on an otherwise empty PATH play pkg-config, apt-get, id and sudo.
 @Suite("scripts/prerequisites", .blockingLanes)
 struct PrerequisitesTests {
-    static let packages = "pkg-config libsqlite3-dev libcurl4-openssl-dev"
+    static let packages = "pkg-config libsqlite3-dev libcurl4-openssl-dev libmicrohttpd-dev"
 
     /// A bin directory of stand-ins. pkg-config succeeds once apt-get has "installed" (a marker file).
     final class World: @unchecked Sendable {
@@ -218,7 +218,8 @@ struct PrerequisitesTests {
         #expect(result.status == 69)
         #expect(
             result.stderr.contains(
-                "apt-get install \(Self.packages) (Debian/Ubuntu), brew install pkg-config sqlite curl (macOS)"),
+                "apt-get install \(Self.packages) (Debian/Ubuntu), brew install pkg-config sqlite curl libmicrohttpd (macOS)"
+            ),
             "\(result.stderr)")
     }
 }

@@ -68,13 +68,29 @@ enum CompletionScript {
 
             """
         for group in groups {
+            // A group whose word is a command too (`mcp`, `mcp token`): its own options after it, the
+            // subcommand's after a subcommand word.
+            guard CLI.commands.contains(where: { $0.name == group.word }) else {
+                text += """
+                            \(group.word))
+                                if (( COMP_CWORD == first + 1 )); then
+                                    COMPREPLY=( $(compgen -W "\((group.subcommands.map(\.word) + ["--help"]).joined(separator: " "))" -- "$cur") )
+                                    return
+                                fi
+                                command="$command ${COMP_WORDS[first+1]}" ;;
+
+                    """
+                continue
+            }
             text += """
                         \(group.word))
-                            if (( COMP_CWORD == first + 1 )); then
-                                COMPREPLY=( $(compgen -W "\((group.subcommands.map(\.word) + ["--help"]).joined(separator: " "))" -- "$cur") )
+                            if (( COMP_CWORD == first + 1 )) && [[ $cur != -* ]]; then
+                                COMPREPLY=( $(compgen -W "\(group.subcommands.map(\.word).joined(separator: " "))" -- "$cur") )
                                 return
                             fi
-                            command="$command ${COMP_WORDS[first+1]}" ;;
+                            case "${COMP_WORDS[first+1]}" in
+                                \(group.subcommands.map(\.word).joined(separator: "|"))) command="$command ${COMP_WORDS[first+1]}" ;;
+                            esac ;;
 
                 """
         }

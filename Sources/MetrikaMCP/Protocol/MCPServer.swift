@@ -81,9 +81,28 @@ package final class MCPServer: Sendable {
         await writer.close()
     }
 
+    /// One message of a Streamable HTTP request: handled as on a connection of its own whose era the
+    /// message decides (`initialize` or the 2026-07-28 envelope) or, for any other message of the
+    /// handshake era, `handshakeVersion` (the request's MCP-Protocol-Version header). A call it starts
+    /// is awaited; every line (progress, then the response) goes to `write`. Cancelling the caller
+    /// cancels the call.
+    package func serveMessage(
+        _ bytes: [UInt8], handshakeVersion: String, write: @escaping @Sendable (String) async -> Void
+    ) async {
+        let writer = LineWriter(sink: write)
+        var era = Era.undecided
+        handle(.line(bytes), era: &era, writer: writer, presetVersion: handshakeVersion)
+        await withTaskCancellationHandler {
+            for task in calls.withLock({ Array($0.values) }) { await task.value }
+        } onCancel: {
+            for task in calls.withLock({ Array($0.values) }) { task.cancel() }
+        }
+        await writer.close()
+    }
+
     // MARK: - One frame
 
-    private func handle(_ frame: MCPFrame, era: inout Era, writer: LineWriter) {
+    private func handle(_ frame: MCPFrame, era: inout Era, writer: LineWriter, presetVersion: String? = nil) {
         let bytes: [UInt8]
         switch frame {
         case .tooLong:
@@ -114,7 +133,7 @@ package final class MCPServer: Sendable {
             if case .undecided = era {
                 era =
                     method != "initialize" && MCPRevision.hasStatelessEnvelope(params)
-                    ? .stateless : .handshake(version: nil)
+                    ? .stateless : .handshake(version: method == "initialize" ? nil : presetVersion)
             }
             do {
                 try request(id: id, method: method, params: params, era: &era, writer: writer)

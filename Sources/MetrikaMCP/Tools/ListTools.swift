@@ -64,11 +64,15 @@ enum ListCountersTool {
             "offset", .integer, "The 1-based counter to start from: the `more.offset` of the previous answer.",
             minimum: 1, maximum: 1_000_000, defaultValue: .number(1)))
 
-    static func run(_ arguments: ToolArguments, services: any RunServices) async throws -> MCPToolResult {
+    /// `visible`: the counters a team member may read (nil: all the token reads).
+    static func run(_ arguments: ToolArguments, services: any RunServices, visible: Set<Int>? = nil) async throws
+        -> MCPToolResult
+    {
         // The currency the history remembers (no request per counter); no database, no currencies.
         let history = try? await services.historyLoader(offline: true).store
-        let (all, warning) = try await CounterList.fetch(
+        var (all, warning) = try await CounterList.fetch(
             client: try await services.client(), search: arguments[search], history: history)
+        if let visible { all = all.filter { visible.contains($0.counter.id) } }
         let offset = arguments[Self.offset] ?? 1
         let limit = arguments[Self.limit] ?? defaultLimit
         let items = Array(all.dropFirst(offset - 1).prefix(limit))

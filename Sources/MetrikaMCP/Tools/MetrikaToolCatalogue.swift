@@ -11,8 +11,13 @@ import MetrikaUseCases
 /// mail or a webhook, or marks an alert as told. Arguments and schemas come from `specs`.
 package struct MetrikaToolCatalogue: MCPToolCatalogue {
     package let services: any RunServices
+    /// The counters a team member may read (`metrika mcp --listen`); nil: every counter the token reads.
+    package let scope: CounterScope?
 
-    package init(services: any RunServices) { self.services = services }
+    package init(services: any RunServices, scope: CounterScope? = nil) {
+        self.services = services
+        self.scope = scope
+    }
 
     /// The table: every tool, in the order `tools/list` gives them.
     package static let specs: [ToolSpec] = [
@@ -30,6 +35,11 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
                 "Unknown tool '\(ToolArguments.quoted(name))'; the tools are \(Self.specs.map(\.name).joined(separator: ", "))"
             )
         }
+        var arguments = arguments
+        if let scope {
+            if let refusal = scope.refusal(arguments) { return masked(.failure(refusal)) }
+            arguments = scope.completing(arguments, for: name)
+        }
         let decoded: ToolArguments
         do {
             decoded = try ToolArguments.decode(arguments, for: spec)
@@ -40,7 +50,8 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
         do {
             let result: MCPToolResult
             switch name {
-            case ListCountersTool.spec.name: result = try await ListCountersTool.run(decoded, services: services)
+            case ListCountersTool.spec.name:
+                result = try await ListCountersTool.run(decoded, services: services, visible: scope?.counters)
             case GetReportTool.spec.name:
                 result = try await GetReportTool.run(decoded, services: services, call: activity)
             case ListGoalsTool.spec.name: result = try await ListGoalsTool.run(decoded, services: services)
@@ -100,6 +111,44 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
             copy.structuredContent = .object(members)
         }
         return copy
+    }
+}
+
+/// The counters one member of a team may read: a call naming another is a tool result with `isError`
+/// naming it (as an access error is), a call naming none reads these.
+package struct CounterScope: Sendable {
+    package var member: String
+    package var counters: Set<Int>
+
+    package init(member: String, counters: Set<Int>) {
+        self.member = member
+        self.counters = counters
+    }
+
+    /// The sentence refusing a call that names a counter outside the scope; nil when it names none.
+    func refusal(_ arguments: [(String, JSONValue)]) -> String? {
+        var named: [Int] = []
+        for (key, value) in arguments {
+            switch (key, value) {
+            case ("counter_id", .number(let id)): named.append(Int(exactly: id) ?? -1)
+            case ("counter_ids", .array(let ids)):
+                for case .number(let id) in ids { named.append(Int(exactly: id) ?? -1) }
+            default: continue
+            }
+        }
+        guard let outside = named.first(where: { !counters.contains($0) }) else { return nil }
+        let allowed = counters.sorted().map(String.init).joined(separator: ", ")
+        return "Access denied to counter \(outside): this server lets \(member) read counters \(allowed) only. "
+            + "Call list_counters for them, or ask the user to have the server's owner widen the member's counters."
+    }
+
+    /// The arguments of a call that names no counter, with the scope's counters where the tool reads
+    /// every counter by default (check_alerts, get_report and draw_chart without counter_ids).
+    func completing(_ arguments: [(String, JSONValue)], for tool: String) -> [(String, JSONValue)] {
+        let takesIDs = [CheckAlertsTool.spec.name, GetReportTool.spec.name, DrawChartTool.spec.name].contains(tool)
+        guard takesIDs, !arguments.contains(where: { $0.0 == "counter_ids" }) else { return arguments }
+        let ids = counters.sorted().prefix(20).map { JSONValue.number(Double($0)) }
+        return arguments + [("counter_ids", .array(Array(ids)))]
     }
 }
 

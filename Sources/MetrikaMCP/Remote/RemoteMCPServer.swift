@@ -1,0 +1,420 @@
+import Dispatch
+import Foundation
+import MetrikaModel
+import MetrikaRender
+import Synchronization
+
+/// What `metrika mcp --listen` is told.
+package struct RemoteOptions: Sendable {
+    /// The address and port to bind.
+    package var host: String
+    package var port: Int
+    /// The URL clients reach the server at, without a trailing slash (`https://mcp.example.com`):
+    /// the OAuth documents' issuer and resource, the allowed Origin; `http://HOST:PORT` when not given.
+    package var publicURL: String?
+    /// Origins (`https://app.example.com`) allowed besides the public URL's.
+    package var allowedOrigins: [String]
+    /// Tool calls a member may make in a minute.
+    package var callsPerMinute = 60
+    package var connectionLimit = 100
+    /// A connection idle this long (its headers unfinished too) is closed.
+    package var timeoutSeconds = 30
+
+    package init(host: String, port: Int, publicURL: String? = nil, allowedOrigins: [String] = []) {
+        self.host = host
+        self.port = port
+        self.publicURL = publicURL
+        self.allowedOrigins = allowedOrigins
+    }
+
+    /// Whether `host` is a loopback address (127.0.0.0/8, ::1).
+    package static func isLoopback(_ host: String) -> Bool {
+        host.hasPrefix("127.") || host == "::1" || host == "localhost"
+    }
+}
+
+/// `metrika mcp --listen`: the stdio server's tools over Streamable HTTP at `/mcp`, for a team. Every
+/// request names its member by a bearer token (`metrika mcp token add`, or OAuth for Claude.ai and
+/// ChatGPT: `OAuthServer`); a member limited to counters sees only those. Each request is one message
+/// handled by an `MCPServer` of its own over the host's services (the API's 3 parallel requests are the
+/// whole server's, as on stdio), so one member's slow call holds up nobody else's.
+package final class RemoteMCPServer: Sendable {
+    private let host: MCPHost
+    private let options: RemoteOptions
+    private let members: TeamMembersFile
+    package let oauth: OAuthServer
+    private let log: @Sendable (String) -> Void
+    private let now: @Sendable () -> Date
+    private let calls = Mutex<[String: [ContinuousClock.Instant]]>([:])
+    private let lastUseWritten = Mutex<[String: ContinuousClock.Instant]>([:])
+    private let fileQueue = DispatchQueue(label: "metrika mcp members")
+    /// The public URL (no trailing slash) and the allowed origins.
+    package let publicURL: String
+    private let origins: Set<String>
+
+    package init(
+        host: MCPHost, options: RemoteOptions, members: TeamMembersFile, boundPort: Int,
+        fetcher: any ClientMetadataFetcher, log: @escaping @Sendable (String) -> Void
+    ) {
+        self.host = host
+        self.options = options
+        self.members = members
+        self.log = log
+        self.now = host.services.world.now
+        let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
+        let base = options.publicURL ?? "http://\(shownHost):\(boundPort)"
+        publicURL = base.hasSuffix("/") ? String(base.dropLast()) : base
+        origins = Set(options.allowedOrigins + [Self.origin(of: publicURL)].compactMap { $0 })
+        oauth = OAuthServer(
+            issuer: publicURL, resource: publicURL + "/mcp", members: members,
+            loopbackClients: RemoteOptions.isLoopback(options.host), fetcher: fetcher, now: host.services.world.now)
+    }
+
+    /// `scheme://host[:port]` of a URL.
+    static func origin(of url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host
+        else { return nil }
+        return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
+    }
+
+    // MARK: - Routing
+
+    package func handle(_ request: ListenerRequest) async -> ListenerResponse {
+        switch request.path {
+        case "/mcp":
+            return await mcp(request)
+        case "/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp":
+            guard request.method == "GET" else { return Self.notAllowed("GET") }
+            return .json(200, oauth.protectedResourceMetadata.serialized())
+        case "/.well-known/oauth-authorization-server", "/.well-known/openid-configuration":
+            guard request.method == "GET" else { return Self.notAllowed("GET") }
+            return .json(200, oauth.authorizationServerMetadata.serialized())
+        case "/authorize":
+            switch request.method {
+            case "GET": return await oauth.authorizePage(request.query)
+            case "POST": return await oauth.authorizeApproval(FormBody.parse(request.body))
+            default: return Self.notAllowed("GET, POST")
+            }
+        case "/token":
+            guard request.method == "POST" else { return Self.notAllowed("POST") }
+            return await oauth.token(FormBody.parse(request.body))
+        default:
+            return .json(404, #"{"error":"not found: this server answers at /mcp"}"#)
+        }
+    }
+
+    static func notAllowed(_ allow: String) -> ListenerResponse {
+        .json(405, #"{"error":"method not allowed"}"#, headers: [("Allow", allow)])
+    }
+
+    // MARK: - /mcp
+
+    private func mcp(_ request: ListenerRequest) async -> ListenerResponse {
+        guard request.method == "POST" else { return Self.notAllowed("POST") }
+        if let origin = request.headers["origin"], !origins.contains(origin) {
+            return .json(403, #"{"error":"this Origin is not allowed (see --allow-origin)"}"#)
+        }
+        let member: TeamMember
+        switch authenticate(request.headers["authorization"]) {
+        case .success(let found): member = found
+        case .failure(let refusal): return refusal
+        }
+        let accept = request.headers["accept"] ?? "*/*"
+        let acceptsJSON = accept.contains("application/json") || accept.contains("*/*")
+        let acceptsEvents = accept.contains("text/event-stream")
+        guard acceptsJSON || acceptsEvents else {
+            return Self.rpcError(406, nil, JSONRPCError.invalidRequest, "Not acceptable: accept application/json")
+        }
+        guard (request.headers["content-type"] ?? "").lowercased().hasPrefix("application/json") else {
+            return Self.rpcError(415, nil, JSONRPCError.invalidRequest, "Unsupported media type: send application/json")
+        }
+        let parsed: (value: JSONValue, rawID: String?)
+        do {
+            parsed = try BoundedJSONParser.parse(request.body)
+        } catch {
+            return Self.rpcError(400, nil, JSONRPCError.parseError, "Parse error: \(error.message)")
+        }
+        let message = IncomingMessage.classify(parsed.value, rawID: parsed.rawID)
+        let headerVersion = request.headers["mcp-protocol-version"]
+        if let headerVersion, !(MCPRevision.handshake + MCPRevision.stateless).contains(headerVersion) {
+            return Self.rpcError(
+                400, nil, JSONRPCError.invalidRequest, "Bad request: unsupported MCP-Protocol-Version \(headerVersion)")
+        }
+        guard case .request(let id, let method, let params) = message else {
+            // Notifications and responses: accepted, nothing to answer (cancelling is the connection's close).
+            if case .invalid(let id, let text) = message {
+                return Self.rpcError(400, id, JSONRPCError.invalidRequest, text)
+            }
+            return ListenerResponse(status: 202)
+        }
+        if let mismatch = Self.headerMismatch(request.headers, method: method, params: params) {
+            return Self.rpcError(400, id, -32020, mismatch)
+        }
+        var tool: String?
+        var counters: [Int] = []
+        if method == "tools/call",
+            let call = params.flatMap({ try? JSONValueDecoder.decode(ToolCallParams.self, from: $0) })
+        {
+            tool = call.name
+            if case .value(.object(let arguments)) = call.arguments {
+                for (key, value) in arguments {
+                    if key == "counter_id", case .number(let id) = value { counters.append(Int(id)) }
+                    if key == "counter_ids", case .array(let ids) = value {
+                        for case .number(let id) in ids { counters.append(Int(id)) }
+                    }
+                }
+            }
+            if let wait = admit(member) {
+                log(logLine(member, tool: tool, counters: counters, milliseconds: 0, outcome: "refused: over the rate"))
+                return Self.rpcError(
+                    429, id, JSONRPCError.invalidRequest,
+                    "Too many calls: at most \(options.callsPerMinute) a minute per member; try again in \(wait) s",
+                    headers: [("Retry-After", String(wait))])
+            }
+        }
+        noteUse(member)
+        let progressAsked =
+            tool != nil && params.map { ProtocolParams.hasProgressToken($0) } == true && acceptsEvents
+        let stream = (acceptsEvents && !acceptsJSON) || progressAsked
+        let catalogue = MetrikaToolCatalogue(
+            services: host.services,
+            scope: member.counters.map { CounterScope(member: member.name, counters: Set($0)) })
+        let server = MCPServer(catalogue: catalogue, diagnostics: log)
+        let secrets = host.services.secrets
+        let version = headerVersion ?? "2025-03-26"
+        let started = ContinuousClock.now
+        let body = request.body
+        if stream {
+            let events = ResponseStream()
+            Task {
+                let last = Mutex<String?>(nil)
+                await server.serveMessage(body, handshakeVersion: version) { line in
+                    let masked = MCPHost.masking(secrets, in: line.hasSuffix("\n") ? String(line.dropLast()) : line)
+                    last.withLock { $0 = masked }
+                    events.write("event: message\ndata: \(masked)\n\n")
+                }
+                events.finish()
+                if let tool {
+                    log(
+                        logLine(
+                            member, tool: tool, counters: counters, milliseconds: Self.milliseconds(since: started),
+                            outcome: Self.outcome(last.withLock { $0 })))
+                }
+            }
+            return ListenerResponse(
+                status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")],
+                stream: events)
+        }
+        let lines = Mutex<[String]>([])
+        await server.serveMessage(body, handshakeVersion: version) { line in
+            let text = line.hasSuffix("\n") ? String(line.dropLast()) : line
+            // Only the response: progress notifications go on a stream (asked with Accept).
+            if !text.hasPrefix(#"{"jsonrpc":"2.0","method""#) {
+                lines.withLock { $0.append(MCPHost.masking(secrets, in: text)) }
+            }
+        }
+        let answer = lines.withLock { $0.last }
+        if let tool {
+            log(
+                logLine(
+                    member, tool: tool, counters: counters, milliseconds: Self.milliseconds(since: started),
+                    outcome: Self.outcome(answer)))
+        }
+        guard let answer else {
+            // Cancelled (the server is stopping): no answer.
+            return Self.rpcError(503, id, JSONRPCError.internalError, "The server is stopping")
+        }
+        return .json(200, answer)
+    }
+
+    /// The 2026-07-28 transport rule: MCP-Protocol-Version, Mcp-Method and Mcp-Name repeat the body's.
+    static func headerMismatch(_ headers: [String: String], method: String, params: JSONValue?) -> String? {
+        guard method != "initialize", MCPRevision.hasStatelessEnvelope(params),
+            case .value(let meta) = ProtocolParams.of(params).meta, case .value(let version) = meta.protocolVersion
+        else {
+            if let header = headers["mcp-protocol-version"], MCPRevision.stateless.contains(header),
+                method != "initialize"
+            {
+                return "MCP-Protocol-Version \(header) needs the request envelope (params._meta) of that revision"
+            }
+            return nil
+        }
+        if headers["mcp-protocol-version"] != version {
+            return "MCP-Protocol-Version header does not match the request envelope's protocol version"
+        }
+        if headers["mcp-method"] != method {
+            return "Mcp-Method header does not match the request body's method"
+        }
+        if method == "tools/call",
+            let name = params.flatMap({ try? JSONValueDecoder.decode(ToolCallParams.self, from: $0) })?.name,
+            HeaderValue.decode(headers["mcp-name"]) != name
+        {
+            return "Mcp-Name header does not match the request body's name"
+        }
+        return nil
+    }
+
+    // MARK: - Members
+
+    private enum Authentication {
+        case success(TeamMember)
+        case failure(ListenerResponse)
+    }
+
+    private func authenticate(_ header: String?) -> Authentication {
+        let challenge = "Bearer resource_metadata=\"\(publicURL)/.well-known/oauth-protected-resource\""
+        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+            return .failure(
+                .json(
+                    401, #"{"error":"unauthorized","error_description":"send Authorization: Bearer TOKEN"}"#,
+                    headers: [("WWW-Authenticate", challenge)]))
+        }
+        let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        let hash = SHA256.hex(token)
+        do {
+            let all = try members.members()
+            if let member = all.first(where: { $0.tokenHash.map { Secrets.equal($0, hash) } ?? false }) {
+                return .success(member)
+            }
+            if let memberID = oauth.member(ofAccessTokenHash: hash),
+                let member = all.first(where: { $0.id == memberID })
+            {
+                return .success(member)
+            }
+        } catch {
+            log("metrika mcp: \((error as? any MetrikaFailure)?.message ?? "cannot read the members file")")
+            return .failure(Self.rpcError(500, nil, JSONRPCError.internalError, "The server cannot read its members"))
+        }
+        return .failure(
+            .json(
+                401, #"{"error":"invalid_token","error_description":"unknown, expired or revoked token"}"#,
+                headers: [("WWW-Authenticate", challenge + ", error=\"invalid_token\"")]))
+    }
+
+    /// nil when the member may call now (the call is counted), else the seconds to wait.
+    private func admit(_ member: TeamMember) -> Int? {
+        let now = ContinuousClock.now
+        let limit = options.callsPerMinute
+        return calls.withLock { calls in
+            var recent = (calls[member.id] ?? []).filter { now - $0 < .seconds(60) }
+            defer { calls[member.id] = recent }
+            if recent.count >= limit {
+                let wait = Duration.seconds(60) - (now - recent[0])
+                return max(1, Int(wait.components.seconds) + 1)
+            }
+            recent.append(now)
+            return nil
+        }
+    }
+
+    /// Writes the member's last use (at most once a minute each, off the request's path).
+    private func noteUse(_ member: TeamMember) {
+        let clock = ContinuousClock.now
+        let due = lastUseWritten.withLock { written -> Bool in
+            if let last = written[member.id], clock - last < .seconds(60) { return false }
+            written[member.id] = clock
+            return true
+        }
+        guard due else { return }
+        let members = self.members
+        let when = now()
+        let log = self.log
+        fileQueue.async {
+            do {
+                try members.update { all in
+                    if let index = all.firstIndex(where: { $0.id == member.id }) { all[index].lastUsed = when }
+                }
+            } catch {
+                log("metrika mcp: \((error as? any MetrikaFailure)?.message ?? "cannot write the members file")")
+            }
+        }
+    }
+
+    // MARK: - Answers and the log
+
+    static func rpcError(
+        _ status: Int, _ id: RequestID?, _ code: Int, _ message: String, headers: [(String, String)] = []
+    ) -> ListenerResponse {
+        .json(status, JSONRPCLine.error(id: id, code: code, message: message), headers: headers)
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        let elapsed = ContinuousClock.now - start
+        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// Now in UTC, `2026-12-07T10:00:00Z` (the wall clock: a log's time, not METRIKA_NOW's).
+    static func utcTime() -> String {
+        var seconds = time(nil)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+
+    /// What a call's response line says: ok, a tool error, a protocol error, or none (cancelled).
+    static func outcome(_ line: String?) -> String {
+        guard var line else { return "cancelled" }
+        // Byte searches: Foundation's `contains` on a long line cost a tenth of a call's CPU.
+        return line.withUTF8 { bytes in
+            func has(_ needle: StaticString) -> Bool {
+                let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+                guard bytes.count >= pattern.count, let first = pattern.first else { return false }
+                var index = 0
+                while index <= bytes.count - pattern.count {
+                    if bytes[index] == first, (1..<pattern.count).allSatisfy({ bytes[index + $0] == pattern[$0] }) {
+                        return true
+                    }
+                    index += 1
+                }
+                return false
+            }
+            if has(#""isError":true"#) { return "tool-error" }
+            if has(#","error":{"#) { return "rpc-error" }
+            return "ok"
+        }
+    }
+
+    private func logLine(_ member: TeamMember, tool: String?, counters: [Int], milliseconds: Int, outcome: String)
+        -> String
+    {
+        let time = Self.utcTime()
+        let shownCounters = counters.isEmpty ? "-" : counters.map(String.init).joined(separator: ",")
+        return
+            "\(time) member=\(TerminalText.sanitize(member.name)) tool=\(TerminalText.sanitize(tool ?? "-")) counters=\(shownCounters) "
+            + "ms=\(milliseconds) outcome=\(outcome)"
+    }
+}
+
+extension ProtocolParams {
+    /// Whether `params._meta.progressToken` is there.
+    static func hasProgressToken(_ params: JSONValue) -> Bool {
+        (try? JSONValueDecoder.decode(ToolCallParams.self, from: params))?.progressToken != nil
+    }
+}
+
+/// The 2026-07-28 header encoding: plain ASCII as is, anything else `=?base64?…?=`.
+enum HeaderValue {
+    static func decode(_ value: String?) -> String? {
+        guard let value else { return nil }
+        guard value.hasPrefix("=?base64?"), value.hasSuffix("?="), value.count >= 11 else { return value }
+        let payload = String(value.dropFirst(9).dropLast(2))
+        return Data(base64Encoded: payload).flatMap { String(data: $0, encoding: .utf8) }
+    }
+}
+
+/// An `application/x-www-form-urlencoded` body's fields (the last of a repeated name).
+enum FormBody {
+    static func parse(_ body: [UInt8]) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decoded(_ text: Substring) -> String {
+                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            fields[decoded(parts[0])] = parts.count > 1 ? decoded(parts[1]) : ""
+        }
+        return fields
+    }
+}
