@@ -16,8 +16,8 @@ import Testing
                 tables == [
                     "alert_episodes", "bot_offsets", "counter_currency", "counter_goals", "counter_goals_read",
                     "counters", "daily_mirror", "daily_values", "fetch_log", "hourly_values", "log_job_parts",
-                    "log_jobs", "log_loaded_days", "log_loads", "metrika_migrations", "period_totals", "segment_days",
-                    "segment_values", "sqlite_sequence"
+                    "log_jobs", "log_loaded_days", "log_loads", "metrika_migrations", "period_totals", "quota_in_flight",
+                    "quota_requests", "segment_days", "segment_values", "sqlite_sequence"
                 ])
             let versions = try rawRows(path, "SELECT version, name FROM metrika_migrations")
             #expect(
@@ -27,7 +27,7 @@ import Testing
                     [.integer(6), .text("daily_mirror")], [.integer(7), .text("alert_episode_ids")],
                     [.integer(8), .text("log_loaded_days")], [.integer(9), .text("hourly_values")],
                     [.integer(10), .text("bot_offsets")], [.integer(11), .text("segment_values")],
-                    [.integer(12), .text("alert_family")]
+                    [.integer(12), .text("alert_family")], [.integer(16), .text("quota_ledger")]
                 ])
             #expect(try rawRows(path, "PRAGMA user_version") == [[.integer(Int64(Schema.latestVersion))]])
             #expect(try rawRows(path, "PRAGMA journal_mode") == [[.text("wal")]])

@@ -117,6 +117,8 @@ func backToVersion10(_ path: String) throws {
         ) WITHOUT ROWID;
         DROP TABLE segment_values;
         DROP TABLE segment_days;
+        DROP TABLE quota_requests;
+        DROP TABLE quota_in_flight;
         DELETE FROM metrika_migrations WHERE version > 10;
         PRAGMA user_version = 10;
         """)
