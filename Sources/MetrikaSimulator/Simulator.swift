@@ -216,8 +216,8 @@ package final class Simulator: Sendable {
             ulogin != caller.login
         else { return .authorized(caller) }
         guard caller.represents.contains(ulogin) else {
-            return .rejected(
-                APIError.response(403, "access_denied", "Login \(caller.login) does not represent the account \(ulogin)"))
+            let message = "Login \(caller.login) does not represent the account \(ulogin)"
+            return .rejected(APIError.response(403, "access_denied", message))
         }
         return .authorized(fixtures.acting(as: ulogin))
     }

@@ -114,7 +114,8 @@ extension HistoryStore {
                 if today % 500 == 0 {
                     // Now and then, forget what no window looks at any more.
                     try database.execute(
-                        "DELETE FROM quota_requests WHERE login = ? AND at < ?", [.text(login), .real(dayStart - 86_400)])
+                        "DELETE FROM quota_requests WHERE login = ? AND at < ?",
+                        [.text(login), .real(dayStart - 86_400)])
                 }
                 return .admitted(ticket: ticket)
             }
@@ -156,7 +157,10 @@ extension HistoryStore {
                 SELECT login, sum(at >= ? AND at < ?), sum(reporting = 1 AND at > ? AND at <= ?)
                 FROM quota_requests WHERE at >= ? GROUP BY login
                 """,
-                [.real(dayStart), .real(dayStart + 86_400), .real(now - 300), .real(now), .real(min(dayStart, now - 300))])
+                [
+                    .real(dayStart), .real(dayStart + 86_400), .real(now - 300), .real(now),
+                    .real(min(dayStart, now - 300))
+                ])
             {
                 let login = row[0].string ?? ""
                 uses[login] = QuotaUse(login: login, today: row[1].int ?? 0, last5Minutes: row[2].int ?? 0, inFlight: 0)

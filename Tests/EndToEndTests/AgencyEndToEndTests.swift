@@ -48,8 +48,10 @@ struct AgencyEndToEndTests {
         /// Each API request's login, path and query (the simulator's log).
         func log() throws -> [(login: String, path: String, query: String, status: Int)] {
             try api.requests().map {
-                ($0["login"] as? String ?? "", $0["path"] as? String ?? "", $0["query"] as? String ?? "",
-                 $0["status"] as? Int ?? 0)
+                (
+                    $0["login"] as? String ?? "", $0["path"] as? String ?? "", $0["query"] as? String ?? "",
+                    $0["status"] as? Int ?? 0
+                )
             }
         }
 
@@ -102,7 +104,8 @@ struct AgencyEndToEndTests {
         // The ledger counted them per login; `metrika quota` says so.
         let quota = try world.run(["quota", "--json"])
         #expect(quota.status == 0, "\(quota.stderr)")
-        let logins = (try JSONSerialization.jsonObject(with: Data(quota.stdout.utf8)) as? [String: Any])?["logins"]
+        let logins =
+            (try JSONSerialization.jsonObject(with: Data(quota.stdout.utf8)) as? [String: Any])?["logins"]
             as? [[String: Any]] ?? []
         #expect(Set(logins.compactMap { $0["login"] as? String }) == ["agency-a", "agency-b", "agency-c"])
         let simulated = (try world.quota()["logins"] as? [[String: Any]] ?? []).reduce(into: [String: Int]()) {
@@ -169,7 +172,8 @@ struct AgencyEndToEndTests {
         }
         // The ledger counted every request of both processes.
         let ledger = try world.run(["quota", "--json"])
-        let logins = (try JSONSerialization.jsonObject(with: Data(ledger.stdout.utf8)) as? [String: Any])?["logins"]
+        let logins =
+            (try JSONSerialization.jsonObject(with: Data(ledger.stdout.utf8)) as? [String: Any])?["logins"]
             as? [[String: Any]] ?? []
         let served = (quota["logins"] as? [[String: Any]] ?? []).reduce(into: [String: Int]()) {
             $0[$1["login"] as? String ?? ""] = $1["today"] as? Int

@@ -16,8 +16,8 @@ import Testing
                 tables == [
                     "alert_episodes", "bot_offsets", "counter_currency", "counter_goals", "counter_goals_read",
                     "counters", "daily_mirror", "daily_values", "fetch_log", "hourly_values", "log_job_parts",
-                    "log_jobs", "log_loaded_days", "log_loads", "metrika_migrations", "period_totals", "quota_in_flight",
-                    "quota_requests", "segment_days", "segment_values", "sqlite_sequence"
+                    "log_jobs", "log_loaded_days", "log_loads", "metrika_migrations", "period_totals",
+                    "quota_in_flight", "quota_requests", "segment_days", "segment_values", "sqlite_sequence"
                 ])
             let versions = try rawRows(path, "SELECT version, name FROM metrika_migrations")
             #expect(

@@ -6,7 +6,7 @@ import Testing
 /// The quota ledger (tables `quota_requests`, `quota_in_flight`, migration 16): per login, the day,
 /// the 5-minute Reporting window, requests in flight and the machine's second.
 @Suite struct QuotaLedgerTests {
-    let noon = Date(timeIntervalSince1970: 1_781_524_800)  // 2026-06-15T12:00:00Z
+    let noon = Date(timeIntervalSince1970: 1_781_524_800) // 2026-06-15T12:00:00Z
     let pid = getpid()
 
     func ticket(_ decision: QuotaDecision) -> Int64? {

@@ -82,7 +82,8 @@ package struct MetrikaClient: Sendable {
 
     /// The route of a one-token client: its own transports and login.
     var ownRoute: APIRoute {
-        APIRoute(profile: nil, login: login, ulogin: ulogin, transport: transport, streamingTransport: streamingTransport)
+        APIRoute(
+            profile: nil, login: login, ulogin: ulogin, transport: transport, streamingTransport: streamingTransport)
     }
 
     /// The route a request to `url` is sent by: the profile that reads the counter it names (the

@@ -38,7 +38,9 @@ enum AccountsCommand: Command {
                 return ExitCode.ok
             }
             var table = TextTable(
-                columns: (profiles ? [TextTable.Column("Profile")] : []) + [.init("Account"), .init("Since"), .init("Comment")])
+                columns: (profiles ? [TextTable.Column("Profile")] : []) + [
+                    .init("Account"), .init("Since"), .init("Comment")
+                ])
             for row in rows {
                 table.append(
                     (profiles ? [row.profile ?? ""] : [])
@@ -60,7 +62,8 @@ enum AccountsCommand: Command {
                 ])
             }
             out.write(
-                JSONValue.object([("version", .number(1)), ("accounts", .array(items))]).serialized(pretty: true) + "\n")
+                JSONValue.object([("version", .number(1)), ("accounts", .array(items))]).serialized(pretty: true) + "\n"
+            )
         }
         return ExitCode.ok
     }

@@ -75,7 +75,7 @@ package enum CounterListing {
     /// One counter's JSON object, the same members for every entry point (docs/json.md, docs/mcp.md).
     package static func json(_ item: Item) -> JSONValue {
         let counter = item.counter
-        return .object([
+        let members: [(String, JSONValue)] = [
             ("id", .number(Double(counter.id))),
             ("name", .string(counter.name)),
             ("site", .string(counter.site)),
@@ -84,7 +84,9 @@ package enum CounterListing {
             ("owner_login", .string(counter.ownerLogin)),
             ("time_zone", .string(counter.timeZoneName)),
             ("currency", .string(item.currency))
-        ] + (counter.profile.map { [("profile", JSONValue.string($0))] } ?? []))
+        ]
+        // A run over several profiles says which one reads the counter.
+        return .object(members + (counter.profile.map { [("profile", JSONValue.string($0))] } ?? []))
     }
 
     /// `metrika counters --json`: `{"version": 1, "counters": [...]}`.

@@ -68,8 +68,9 @@ extension Simulator {
         }
         let page = matching.dropFirst(offset - 1).prefix(perPage)
         let documents = page.map { counter -> JSONValue in
-            let document = caller.ownsCounters
-                ? counter.document.setting("permission", to: .string(caller.permission(on: counter))) : counter.document
+            let permission = caller.permission(on: counter)
+            let document =
+                caller.ownsCounters ? counter.document.setting("permission", to: .string(permission)) : counter.document
             return fields.contains("goals")
                 ? document.setting("goals", to: .array(counter.goals.map(\.document))) : document
         }
