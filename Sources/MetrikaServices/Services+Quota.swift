@@ -69,8 +69,14 @@ final class QuotaLedgerGate: RequestGate {
         }
         var waited = 0.0
         while true {
-            let decision = try await store.admitQuotaRequest(
-                login: login, reporting: reporting, at: now(), sent: Date(), pid: getpid(), limits: limits)
+            let decision: QuotaDecision
+            do {
+                decision = try await store.admitQuotaRequest(
+                    login: login, reporting: reporting, at: now(), sent: Date(), pid: getpid(), limits: limits)
+            } catch {
+                // A history that cannot be written (full, read-only) costs the ledger, not the request.
+                return -1
+            }
             switch decision {
             case .admitted(let ticket):
                 return ticket
