@@ -11,6 +11,7 @@ package enum CLI {
     static var commands: [any Command.Type] {
         [
             CountersCommand.self,
+            AccountsCommand.self,
             LogsCommand.self,
             ReportCommand.self,
             GoalsCommand.self,
@@ -24,6 +25,7 @@ package enum CLI {
             BotCommand.self,
             CacheInfoCommand.self,
             CachePruneCommand.self,
+            QuotaCommand.self,
             LoginCommand.self,
             LogoutCommand.self,
             AuthStatusCommand.self,

@@ -252,7 +252,9 @@ extension Option where Value == String? {
     static var profile: Option<String?> {
         .text(
             "profile", value: "NAME",
-            help: "Use this profile of $XDG_CONFIG_HOME/metrika/config.json (else METRIKA_PROFILE)")
+            help:
+                "Use this profile of $XDG_CONFIG_HOME/metrika/config.json (else METRIKA_PROFILE); all or NAME,NAME: several logins"
+        )
     }
     /// `--token-file PATH`: the token file to read (login and logout: to write, to delete).
     static var tokenFile: Option<String?> {

@@ -12,6 +12,7 @@ package enum EnvironmentSettings {
     package static let telegramTokenVariable = "METRIKA_TELEGRAM_TOKEN"
     package static let telegramAPIURLVariable = "METRIKA_TELEGRAM_API_URL"
     package static let tokenVariable = "METRIKA_TOKEN"
+    package static let quotaLedgerVariable = "METRIKA_QUOTA_LEDGER"
     package static let clientSecretVariable = "METRIKA_CLIENT_SECRET"
     package static let clickHousePasswordVariable = "METRIKA_CLICKHOUSE_PASSWORD"
 }

@@ -18,6 +18,9 @@ package final class Services: Sendable {
         var configReading: Result<ConfigFile?, any Error>?
         /// How often the config file was read: at most once (tests check).
         var configReads = 0
+        /// A run over several profiles: its routes and what they learnt, built once per run, so that
+        /// every client of the run reads the profiles' counters lists at most once.
+        var routing: (routing: ProfileRouting, token: ResolvedToken, keeper: TokenKeeper)?
     }
     private let state = Mutex(State())
     /// The history databases this run opened, by path (`Services+History.swift`): one connection per
@@ -69,17 +72,49 @@ package final class Services: Sendable {
 
     /// The profile `--profile NAME` (else METRIKA_PROFILE) chooses from the config file; nil when
     /// neither names one. An unknown profile or an unusable config file is exit 78.
+    /// With several profiles (`all`, `A,B`): the first of them, whose settings (API URL, OAuth app,
+    /// Telegram) the run takes.
     package func profile() throws -> ConfigFile.Profile? {
-        if let given = selection.profile {
-            guard !given.name.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw UsageError("\(given.selectedBy) needs a profile name")
+        try selectedProfiles()?.first
+    }
+
+    /// The profiles `--profile` (else METRIKA_PROFILE) names: one name, `all` (every profile of the
+    /// config file, in its order) or `NAME,NAME`; nil when neither names any. Unknown names are exit 78.
+    package func selectedProfiles() throws -> [ConfigFile.Profile]? {
+        guard let (text, selector) = profileSelection() else { return nil }
+        guard !text.isEmpty else { throw UsageError("\(selector) needs a profile name") }
+        if text == "all" {
+            let config = try configFile()
+            let profiles = (config?.profileOrder ?? []).compactMap { config?.profiles[$0] }
+            guard !profiles.isEmpty else {
+                throw ConfigError.unknownProfile(
+                    name: text, selector: selector, path: ConfigFile.path(environment: world.environment), known: [])
             }
-            return try profile(named: given.name, selectedBy: given.selectedBy)
+            return profiles
+        }
+        var names: [String] = []
+        for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+            if !names.contains(name) { names.append(name) }
+        }
+        guard !names.isEmpty else { throw UsageError("\(selector) needs a profile name") }
+        return try names.map { try profile(named: $0, selectedBy: selector) }
+    }
+
+    /// Whether the run spans profiles (`--profile all` or `A,B`): counters are read by their owners.
+    package func spansProfiles() throws -> Bool {
+        guard let (text, _) = profileSelection() else { return false }
+        return text == "all" || text.contains(",")
+    }
+
+    /// The text naming the profiles and what gave it.
+    private func profileSelection() -> (text: String, selector: String)? {
+        if let given = selection.profile {
+            return (given.name.trimmingCharacters(in: .whitespaces), given.selectedBy)
         }
         if let name = world.environment[EnvironmentSettings.profileVariable]?.trimmingCharacters(in: .whitespaces),
             !name.isEmpty
         {
-            return try profile(named: name, selectedBy: EnvironmentSettings.profileVariable)
+            return (name, EnvironmentSettings.profileVariable)
         }
         return nil
     }
@@ -100,6 +135,9 @@ package final class Services: Sendable {
     /// default one. `explicit` when the user named it (its directory is then not narrowed to 0700).
     package func tokenFileToWrite() throws -> (file: TokenFile, explicit: Bool) {
         if let path = selection.tokenFile { return (TokenFile(path: path), true) }
+        if try spansProfiles() {
+            throw UsageError("sign in one profile at a time: name one profile, not several or all")
+        }
         if let profile = try profile() {
             return (
                 TokenFile(path: TokenSource.profileTokenPath(profile, environment: world.environment)),
@@ -124,7 +162,13 @@ package final class Services: Sendable {
             }
             return (ids, ConfigError.counterVariable)
         }
-        if let profile = try profile(), let ids = profile.counters {
+        if let profiles = try selectedProfiles(), profiles.count > 1 {
+            var ids: [Int] = []
+            for id in profiles.flatMap({ $0.counters ?? [] }) where !ids.contains(id) { ids.append(id) }
+            if !ids.isEmpty {
+                return (ids.map(String.init), "profiles \(profiles.map { "'\($0.name)'" }.joined(separator: ", "))")
+            }
+        } else if let profile = try profile(), let ids = profile.counters {
             return (ids.map(String.init), "profile '\(profile.name)'")
         }
         if let config = try configFile(), let ids = config.counters {
@@ -234,8 +278,15 @@ package final class Services: Sendable {
         let url = try apiBaseURL()
         let timeout = try requestTimeout()
         let limit = try maxResponseBytes()
-        let token = try await token()
-        let keeper = try tokenKeeper(for: token, timeout: timeout)
+        let routes = try await profileRoutes(timeout: timeout)
+        let token: ResolvedToken
+        let keeper: TokenKeeper
+        if let routes {
+            (token, keeper) = (routes.token, routes.keeper)
+        } else {
+            token = try await self.token()
+            keeper = try tokenKeeper(for: token, timeout: timeout)
+        }
         var client = MetrikaClient(
             baseURL: url, token: token.token,
             transport: TokenRefreshingTransport(base: world.transport, keeper: keeper),
@@ -244,7 +295,48 @@ package final class Services: Sendable {
             sleep: world.sleep, now: world.now, log: logger, retryWait: world.retryWait
         )
         client.maxResponseBytes = limit
+        if routes != nil {
+            client.routing = state.withLock { $0.routing?.routing }
+        } else if let profile = try profile() {
+            client.login = profile.login ?? profile.name
+            client.ulogin = profile.ulogin
+        }
+        client.gate = try quotaGate()
         return client
+    }
+
+    /// A run over several profiles: one route per profile, each with its own token (its token file;
+    /// METRIKA_TOKEN is one login's and does not apply), keeper, `ulogin` and ledger login. Nil for a
+    /// run of one token.
+    private func profileRoutes(timeout: Double) async throws -> (
+        routes: [APIRoute], token: ResolvedToken, keeper: TokenKeeper
+    )? {
+        guard try spansProfiles(), let profiles = try selectedProfiles() else { return nil }
+        if let kept = state.withLock({ $0.routing }) { return (kept.routing.routes, kept.token, kept.keeper) }
+        var environment = world.environment
+        environment[EnvironmentSettings.tokenVariable] = nil
+        var routes: [APIRoute] = []
+        var first: (ResolvedToken, TokenKeeper)?
+        for profile in profiles {
+            let resolved = try await TokenSource.resolve(tokenFile: nil, profile: profile, environment: environment)
+            world.secrets.add(resolved.token)
+            world.secrets.add(resolved.stored?.refreshToken)
+            let keeper = try tokenKeeper(for: resolved, timeout: timeout)
+            if first == nil { first = (resolved, keeper) }
+            routes.append(
+                APIRoute(
+                    profile: profile.name, login: profile.login ?? profile.name, ulogin: profile.ulogin,
+                    transport: TokenRefreshingTransport(base: world.transport, keeper: keeper),
+                    streamingTransport: TokenRefreshingStreamingTransport(
+                        base: world.streamingTransport, keeper: keeper), token: resolved.token))
+        }
+        guard let first else { return nil }
+        let built = (routing: ProfileRouting(routes: routes), token: first.0, keeper: first.1)
+        let kept = state.withLock { state in
+            if state.routing == nil { state.routing = built }
+            return state.routing!
+        }
+        return (kept.routing.routes, kept.token, kept.keeper)
     }
 
     /// METRIKA_OAUTH_URL or the default; anything that isn't an http(s) URL, or is plain http to

@@ -36,6 +36,9 @@ package struct SimulatorOptions: Sendable {
     package var logsMaxDays = 366
     /// Shapes real Logs API parts arrive in (docs/simulator.md, `--logs-quirks`), all off by default.
     package var logsQuirks: Set<LogsQuirk> = []
+    /// Enforce each login's quotas (5,000 a day, 200 Reporting requests per 5 minutes, 3 in flight)
+    /// and 30 requests a second overall, answering 429 as the API does (`--quotas`); off by default.
+    package var quotas = false
 
     /// Options with the documented defaults (real clock, interval 5 s, 2 pending polls).
     package init(fixturesDirectory: URL, now: Date? = nil, deviceInterval: Int = 5, devicePendingPolls: Int = 2) {
@@ -70,6 +73,10 @@ package final class Simulator: Sendable {
     let fixtures: FixtureSet
     let state: Mutex<SimulatorState>
     let model: TrafficModel
+    /// Each login's quota use (`--quotas`).
+    let quotas = Mutex(QuotaState())
+    /// The clock as `POST /__sim/clock` set it; nil: `options.now` or the real clock.
+    let clock = Mutex<Date?>(nil)
 
     /// Loads the fixtures; throws `FixtureError` when they are unusable.
     package init(options: SimulatorOptions) throws {
@@ -80,7 +87,7 @@ package final class Simulator: Sendable {
     }
 
     /// The simulator's current time: the frozen instant, or the real clock.
-    func now() -> Date { options.now ?? Date() }
+    func now() -> Date { clock.withLock { $0 } ?? options.now ?? Date() }
 
     /// Answers one request. Control endpoints under `/__sim/` bypass faults and the log.
     package func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -94,6 +101,13 @@ package final class Simulator: Sendable {
             if let retryAfter = fault.retryAfter {
                 response.headers.append((name: "Retry-After", value: String(retryAfter)))
             }
+        } else if let login = sendingLogin(request) {
+            if let refused = admitQuota(request, login: login) {
+                response = refused
+            } else {
+                response = route(request)
+                releaseQuota(login: login)
+            }
         } else {
             response = route(request)
         }
@@ -102,7 +116,7 @@ package final class Simulator: Sendable {
             path: request.path,
             query: Simulator.redactedQuery(request.query),
             hasAuthorization: request.header("authorization") != nil,
-            status: response.status)
+            status: response.status, login: tokenLogin(request))
         state.withLock { $0.log.append(entry) }
         return response
     }
@@ -127,6 +141,8 @@ package final class Simulator: Sendable {
         switch parts {
         case ["management", "v1", "counters"]:
             return requireGET(request) ?? listCounters(request)
+        case ["management", "v1", "accounts"]:
+            return requireGET(request) ?? listAccounts(request)
         case _ where parts.count == 4 && parts[0] == "management" && parts[1] == "v1" && parts[2] == "counter":
             return requireGET(request) ?? showCounter(request, id: parts[3])
         case _
@@ -186,13 +202,24 @@ package final class Simulator: Sendable {
         let scheme = pieces[0].lowercased()
         guard scheme == "oauth" || scheme == "bearer" else { return .rejected(APIError.unauthorized()) }
         let token = pieces[1].trimmingCharacters(in: .whitespaces)
+        let caller: TokenFixture
         if let fixture = fixtures.tokens[token] {
-            return fixture.revoked ? .rejected(APIError.invalidToken()) : .authorized(fixture)
+            if fixture.revoked { return .rejected(APIError.invalidToken()) }
+            caller = fixture
+        } else if let issued = issuedGrant(for: token) {
+            caller = issued
+        } else {
+            return .rejected(APIError.invalidToken())
         }
-        if let issued = issuedGrant(for: token) {
-            return .authorized(issued)
+        // A representative acting for an account it represents sees what that account sees.
+        guard let ulogin = request.queryItems.first(where: { $0.0 == "ulogin" })?.1, !ulogin.isEmpty,
+            ulogin != caller.login
+        else { return .authorized(caller) }
+        guard caller.represents.contains(ulogin) else {
+            let message = "Login \(caller.login) does not represent the account \(ulogin)"
+            return .rejected(APIError.response(403, "access_denied", message))
         }
-        return .rejected(APIError.invalidToken())
+        return .authorized(fixtures.acting(as: ulogin))
     }
 
     /// The counter `idText` names, if the caller may read it; otherwise the 404/403 answer.

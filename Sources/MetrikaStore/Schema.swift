@@ -410,6 +410,28 @@ enum Schema {
                     said_at REAL,
                     PRIMARY KEY (job, subject)
                 ) WITHOUT ROWID;
+                """),
+        // The quota ledger (issue 47): every request to the API, per Yandex login that sends it, so
+        // that every process on the machine keeps within the login's quotas. `at` is the run's clock
+        // (days and 5-minute windows), `sent` the machine's (the per-second limit, stale in-flight rows).
+        Migration(
+            version: 16, name: "quota_ledger",
+            sql: """
+                CREATE TABLE quota_requests (
+                    login TEXT NOT NULL,
+                    at REAL NOT NULL,
+                    sent REAL NOT NULL,
+                    reporting INTEGER NOT NULL CHECK (reporting IN (0, 1))
+                );
+                CREATE INDEX quota_requests_by_login ON quota_requests(login, at);
+                CREATE INDEX quota_requests_by_sent ON quota_requests(sent);
+                CREATE TABLE quota_in_flight (
+                    id INTEGER PRIMARY KEY,
+                    login TEXT NOT NULL,
+                    pid INTEGER NOT NULL,
+                    started REAL NOT NULL
+                );
+                CREATE INDEX quota_in_flight_by_login ON quota_in_flight(login);
                 """)
     ]
 

@@ -156,7 +156,7 @@ struct OptionTests {
     }
 
     @Test func everyCommandHasAUsageLine() {
-        #expect(CLI.commands.count == 19)
+        #expect(CLI.commands.count == 21)
         for command in CLI.commands {
             #expect(command.usage.hasPrefix(command.name + " ") || command.usage == command.name)
         }

@@ -122,6 +122,8 @@ func backToVersion10(_ path: String) throws {
         DROP TABLE run_failures;
         DROP TABLE run_jobs;
         DROP TABLE IF EXISTS outbox;
+        DROP TABLE quota_requests;
+        DROP TABLE quota_in_flight;
         DELETE FROM metrika_migrations WHERE version > 10;
         PRAGMA user_version = 10;
         """)

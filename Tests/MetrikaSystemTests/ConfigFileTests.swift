@@ -177,7 +177,9 @@ struct ConfigFileTests {
             {
                 .unknownMember(
                     path: $0, member: "tokenfile", place: .profile("a"),
-                    known: ["token_file", "api_url", "counter", "client_id", "client_secret", "telegram"])
+                    known: [
+                        "token_file", "api_url", "counter", "client_id", "client_secret", "telegram", "ulogin", "login"
+                    ])
             },
             #"unknown member "tokenfile" of profile "a" (known: token_file, "#
         ),
@@ -297,7 +299,9 @@ struct ConfigFileTests {
             {
                 .unknownMember(
                     path: $0, member: "y", place: .profile("a"),
-                    known: ["token_file", "api_url", "counter", "client_id", "client_secret", "telegram"])
+                    known: [
+                        "token_file", "api_url", "counter", "client_id", "client_secret", "telegram", "ulogin", "login"
+                    ])
             },
             #"unknown member "y" of profile "a""#
         )

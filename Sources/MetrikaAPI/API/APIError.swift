@@ -21,6 +21,9 @@ package enum APIError: WordedFailure, Equatable {
     case dailyQuota(type: String, resetsIn: String)
     /// A per-second or parallel quota kept answering after every retry.
     case quotaPersisted(type: String)
+    /// The quota ledger put the request off: sending it would pass `limit` of `login` for longer than
+    /// a run waits (`seconds` until it could go).
+    case quotaPutOff(login: String, limit: String, seconds: Int)
     /// The API or network was unavailable after retries (5xx, timeouts, refused or cut connections).
     case unavailable(String)
     /// The API answered something that is not the JSON it documents.
@@ -39,7 +42,7 @@ package enum APIError: WordedFailure, Equatable {
         switch self {
         case .unauthorized, .invalidToken, .accessDenied: return ExitCode.noPermission
         case .badRequest, .queryTooComplicated, .notFound, .argumentTooLong: return ExitCode.usage
-        case .dailyQuota, .quotaPersisted: return ExitCode.tryLater
+        case .dailyQuota, .quotaPersisted, .quotaPutOff: return ExitCode.tryLater
         case .unavailable, .redirected, .insecure: return ExitCode.unavailable
         case .unreadable, .tooLarge: return ExitCode.dataError
         }
@@ -57,7 +60,7 @@ package enum APIError: WordedFailure, Equatable {
         case .redirected: return .checkAPIAddress
         case .tooLarge: return .raiseResponseLimit
         case .insecure: return .checkTLS
-        case .badRequest, .notFound, .dailyQuota, .quotaPersisted, .argumentTooLong: return nil
+        case .badRequest, .notFound, .dailyQuota, .quotaPersisted, .quotaPutOff, .argumentTooLong: return nil
         }
     }
 
@@ -85,6 +88,9 @@ package enum APIError: WordedFailure, Equatable {
         case .quotaPersisted(let type):
             return
                 "The API kept answering that a request quota is exceeded (\(type)), even after waiting. Try again in a few minutes."
+        case .quotaPutOff(let login, let limit, let seconds):
+            return
+                "Put off: login \(login) has used its \(limit); it can send again in \(Self.describeWait(seconds))."
         case .unavailable(let detail):
             return "The Metrika API is unavailable: \(detail)."
         case .unreadable(let detail):
@@ -133,6 +139,14 @@ package enum APIError: WordedFailure, Equatable {
             if let value = items.first(where: { $0.name == name })?.value, let id = Int(value) { return id }
         }
         return nil
+    }
+
+    /// `45 s`, `12 min`, `3 h 20 min`.
+    package static func describeWait(_ seconds: Int) -> String {
+        if seconds < 60 { return "\(max(seconds, 1)) s" }
+        if seconds < 3600 { return "\((seconds + 59) / 60) min" }
+        let minutes = (seconds + 59) / 60
+        return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
     }
 
     /// A byte count as the limit was likely set: `64 MiB`, `512 KiB`, or plain bytes.

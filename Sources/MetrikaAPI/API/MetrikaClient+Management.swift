@@ -17,6 +17,31 @@ extension MetrikaClient {
     package func fetchCounterList(search: String? = nil, status: String? = nil, perPage: Int = 1000) async throws -> (
         counters: [Counter], warning: String?
     ) {
+        if let routing { return try await fetchRoutedCounterList(routing, search: search, status: status) }
+        return try await fetchCounterList(search: search, status: status, perPage: perPage, route: nil)
+    }
+
+    /// The union of the profiles' counters lists, each counter with the profile that reads it
+    /// (`ProfileRouting.merge`); a full list (no search, active counters) is what the routing learns.
+    func fetchRoutedCounterList(_ routing: ProfileRouting, search: String?, status: String?) async throws -> (
+        counters: [Counter], warning: String?
+    ) {
+        var lists: [[Counter]] = []
+        var warnings: [String] = []
+        for route in routing.routes {
+            let list = try await fetchCounterList(search: search, status: status, perPage: 1000, route: route)
+            lists.append(list.counters)
+            if let warning = list.warning { warnings.append(warning) }
+        }
+        let merged = ProfileRouting.merge(lists, routes: routing.routes)
+        if search == nil, status == nil || status == "Active", !routing.isLearnt { routing.learn(merged.owners) }
+        return (merged.counters, warnings.first)
+    }
+
+    /// One login's counters list, paged.
+    func fetchCounterList(search: String?, status: String?, perPage: Int, route: APIRoute?) async throws -> (
+        counters: [Counter], warning: String?
+    ) {
         var result: [Counter] = []
         var seen = Set<Int>()
         var pager = Pager(wanted: Int.max, pageSize: perPage, hardCap: Pager.counterListHardCap)
@@ -24,7 +49,8 @@ extension MetrikaClient {
             var query: [(String, String)] = [("offset", String(next.offset)), ("per_page", String(perPage))]
             if let search, !search.isEmpty { query.append(("search_string", search)) }
             if let status { query.append(("status", status)) }
-            let page: CounterListResponse = try await get("/management/v1/counters", query: query)
+            let page: CounterListResponse = try await get(
+                "/management/v1/counters", query: query, route: route ?? routing?.route(nil))
             let before = result.count
             for wire in page.counters where seen.insert(wire.counter.id).inserted {
                 result.append(wire.counter)
@@ -45,4 +71,37 @@ extension MetrikaClient {
         let response: GoalsResponse = try await get("/management/v1/counter/\(counterID)/goals", query: [])
         return response.goals
     }
+
+    /// The accounts the login of `route` (else the client's) represents: `GET /management/v1/accounts`.
+    package func fetchAccounts(route: APIRoute? = nil) async throws -> [RepresentedAccount] {
+        let response: AccountsResponse = try await get(
+            "/management/v1/accounts", query: [], route: route ?? routing?.route(nil))
+        return response.accounts ?? []
+    }
+
+    /// Every route of the client: its profiles, or its one token.
+    package var allRoutes: [APIRoute] { routing?.routes ?? [ownRoute] }
+}
+
+/// One account a login represents (`GET /management/v1/accounts`).
+package struct RepresentedAccount: Decodable, Sendable, Equatable {
+    package var userLogin: String
+    package var createdAt: String?
+    package var comment: String?
+
+    enum CodingKeys: String, CodingKey {
+        case userLogin = "user_login"
+        case createdAt = "created_at"
+        case comment
+    }
+
+    package init(userLogin: String, createdAt: String? = nil, comment: String? = nil) {
+        self.userLogin = userLogin
+        self.createdAt = createdAt
+        self.comment = comment
+    }
+}
+
+struct AccountsResponse: Decodable {
+    var accounts: [RepresentedAccount]?
 }

@@ -5,12 +5,31 @@ import MetrikaModel
 /// retried when transient, and logged.
 extension MetrikaClient {
     /// Sends with retries for transient failures; returns a 2xx response or throws `APIError`.
-    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try await retrying { () async throws -> Step<HTTPResponse> in
+    /// `route`: the profile that sends it (else the one that reads the request's counter). Each
+    /// attempt is admitted by the quota ledger first (`gate`): one it puts off fails at once.
+    package func send(_ request: HTTPRequest, route given: APIRoute? = nil) async throws -> HTTPResponse {
+        let route: APIRoute
+        if let given { route = given } else { route = try await self.route(for: request.url) }
+        let request = addressed(request, by: route)
+        let reporting = request.url.path.hasPrefix("/stat/") || request.url.path.contains("/stat/v1/")
+        return try await retrying { () async throws -> Step<HTTPResponse> in
+            let ticket: Int64?
+            do {
+                ticket = try await gate?.admit(login: route.login, reporting: reporting)
+            } catch {
+                return .fail(error)
+            }
             requestCounter.increment()
             let sentAt = DispatchTime.now().uptimeNanoseconds
             do {
-                let response = try await transport.send(request)
+                let response: HTTPResponse
+                do {
+                    response = try await route.transport.send(request)
+                    if let ticket { await gate?.finish(ticket) }
+                } catch {
+                    if let ticket { await gate?.finish(ticket) }
+                    throw error
+                }
                 logLine(request, status: "\(response.status)", since: sentAt)
                 switch classify(response, from: request.url) {
                 case .success(let response): return .done(response)
@@ -128,14 +147,24 @@ extension MetrikaClient {
     package func streamOnce(_ request: HTTPRequest, context: String, receive: ([UInt8]) async throws -> Void)
         async throws
     {
-        guard let streamingTransport else {
+        let route = try await self.route(for: request.url)
+        guard let streamingTransport = route.streamingTransport else {
             preconditionFailure("MetrikaClient.streamOnce needs a streaming transport")
         }
+        let request = addressed(request, by: route)
+        let ticket = try await gate?.admit(login: route.login, reporting: false)
         requestCounter.increment()
         let sentAt = DispatchTime.now().uptimeNanoseconds
         let step: Step<Void>
         do {
-            let head = try await streamingTransport.exchange(request, upload: nil, receive: receive)
+            let head: StreamedResponseHead
+            do {
+                head = try await streamingTransport.exchange(request, upload: nil, receive: receive)
+                if let ticket { await gate?.finish(ticket) }
+            } catch {
+                if let ticket { await gate?.finish(ticket) }
+                throw error
+            }
             logLine(request, status: "\(head.status)", since: sentAt)
             if (200..<300).contains(head.status) { return }
             switch classify(

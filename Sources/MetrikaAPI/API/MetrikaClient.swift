@@ -31,6 +31,14 @@ package struct MetrikaClient: Sendable {
     let retryWait: (@Sendable (RetryWait?) -> Void)?
     /// Counts the requests sent, retries included (for summaries and tests).
     package let requestCounter = RequestCounter()
+    /// The profiles of a run over several logins, and which reads each counter; nil: one token.
+    package var routing: ProfileRouting?
+    /// The quota ledger every request is admitted by before it is sent; nil: none.
+    package var gate: (any RequestGate)?
+    /// The login a one-token client's requests are counted against in the ledger.
+    package var login = "default"
+    /// The account a one-token client's requests act for (`ulogin=`), if any.
+    package var ulogin: String?
 
     /// `streamingTransport` carries Logs API part downloads; without one, `transport` does when it
     /// streams too (as `CurlTransport` does).
@@ -63,19 +71,79 @@ package struct MetrikaClient: Sendable {
     // MARK: - Requests
 
     /// GET with retries; decodes the documented JSON or throws an `APIError`.
-    package func get<T: Decodable>(_ path: String, query: [(String, String)]) async throws -> T {
-        let (body, url) = try await fetchBody(path, query: query)
+    package func get<T: Decodable>(_ path: String, query: [(String, String)], route: APIRoute? = nil) async throws
+        -> T
+    {
+        let (body, url) = try await fetchBody(path, query: query, route: route)
         return try decode(body, from: url)
     }
 
-    /// GET with retries; the body of a 2xx answer, never empty.
-    func fetchBody(_ path: String, query: [(String, String)]) async throws -> (Data, URL) {
+    // MARK: - Routes (several logins)
+
+    /// The route of a one-token client: its own transports and login.
+    var ownRoute: APIRoute {
+        APIRoute(
+            profile: nil, login: login, ulogin: ulogin, transport: transport, streamingTransport: streamingTransport)
+    }
+
+    /// The route a request to `url` is sent by: the profile that reads the counter it names (the
+    /// profiles' lists read first, once per run), else the first profile.
+    func route(for url: URL) async throws -> APIRoute {
+        guard let routing else { return ownRoute }
+        if routing.routes.count == 1 { return routing.route(nil) }
+        guard let id = Self.counterOfRequest(url) else { return routing.route(nil) }
+        if case .some(let owner) = routing.knownOwner(of: id) { return routing.route(owner) }
+        let client = self
+        try await routing.learnOnce { _ = try await client.fetchRoutedCounterList(routing, search: nil, status: nil) }
+        if case .some(let owner) = routing.knownOwner(of: id) { return routing.route(owner) }
+        return routing.route(nil)
+    }
+
+    /// The counter a request is about: `/counter/ID/…`, or the first of `ids=`/`id=`.
+    static func counterOfRequest(_ url: URL) -> Int? {
+        let parts = url.path.split(separator: "/")
+        if let index = parts.firstIndex(of: "counter"), index + 1 < parts.count, let id = Int(parts[index + 1]) {
+            return id
+        }
+        for item in URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        where item.name == "ids" || item.name == "id" {
+            if let first = item.value?.split(separator: ",").first, let id = Int(first) { return id }
+        }
+        return nil
+    }
+
+    /// `request` as `route` sends it: signed with the profile's token (its keeper swaps in the current
+    /// one), with `ulogin=` when the profile acts for an account.
+    func addressed(_ request: HTTPRequest, by route: APIRoute) -> HTTPRequest {
+        var request = request
+        if let routeToken = route.token, routeToken != token {
+            for (name, value) in request.headers where value == "OAuth \(token)" {
+                request.headers[name] = "OAuth \(routeToken)"
+            }
+        }
+        guard let ulogin = route.ulogin, !ulogin.isEmpty,
+            var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+        else { return request }
+        let pair = "ulogin=\(Self.encode(ulogin))"
+        if let query = components.percentEncodedQuery, !query.isEmpty {
+            components.percentEncodedQuery = query + "&" + pair
+        } else {
+            components.percentEncodedQuery = pair
+        }
+        var addressed = request
+        addressed.url = components.url ?? request.url
+        return addressed
+    }
+
+    /// GET with retries; the body of a 2xx answer, never empty. `route`: sent as that profile
+    /// (else the one that reads the request's counter).
+    func fetchBody(_ path: String, query: [(String, String)], route: APIRoute? = nil) async throws -> (Data, URL) {
         let url = makeURL(path: path, query: query)
         try Self.checkLength(url, query: query)
         let response = try await send(
             HTTPRequest(
                 method: "GET", url: url, headers: signedHeaders(acceptingJSON: true), timeout: requestTimeout,
-                maxResponseBytes: maxResponseBytes))
+                maxResponseBytes: maxResponseBytes), route: route)
         guard !response.body.isEmpty else {
             throw APIError.unreadable("an empty body (HTTP \(response.status)) from \(url.path)")
         }

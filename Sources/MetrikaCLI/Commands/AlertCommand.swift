@@ -211,7 +211,8 @@ enum AlertCommand: Command {
         }
         if let gaveUp = result.gaveUp { throw gaveUp }
         if let failure = result.deliveryFailure { return failure.exitCode }
-        return result.failures.first?.failure.exitCode ?? ExitCode.ok
+        // Counters the quota ledger put off are left for the next run (said in one note), not failed.
+        return result.failures.first { !AlertRun.isPutOff($0.failure) }?.failure.exitCode ?? ExitCode.ok
     }
 
     /// `--test`: one sample alert through each channel named, else each configured; a line per

@@ -11,6 +11,10 @@ enum CountersCommand: Command {
         Examples:
           metrika counters
           metrika counters --search shop --csv
+          metrika counters --profile all
+        With --profile all (or NAME,NAME) the list is the union of the profiles' counters, each read by
+        the profile that owns it (else the first in the config file that can read it): a Profile column
+        (JSON: "profile") says which.
         """
     static let options: [OptionSpec] =
         [
@@ -37,7 +41,7 @@ enum CountersCommand: Command {
                 out.write(CounterListing.table(items).render(maxWidth: context.terminalWidth))
             }
         case .csv:
-            try csv.write(CounterListing.csvHeader, to: out.writer)
+            try csv.write(CounterListing.csvHeader(items), to: out.writer)
             for item in items { try csv.write(CounterListing.csvRow(item), to: out.writer) }
         case .json:
             out.write(CounterListing.document(items).serialized(pretty: true) + "\n")

@@ -71,8 +71,8 @@ package enum ManPage {
             .I $XDG_CONFIG_HOME/metrika/config.json
             Optional settings, every member optional: client_id and client_secret of your OAuth app (the
             file must then be mode 0600), a default counter (an id or a list of ids), and profiles, named
-            sets of token_file, api_url, counter, client_id and client_secret chosen with \\-\\-profile or
-            METRIKA_PROFILE; clickhouse_url (a URL or a list, one per shard) and clickhouse_cluster for
+            sets of token_file, api_url, counter, client_id, client_secret, login and ulogin chosen with
+            \\-\\-profile or METRIKA_PROFILE (all, or NAME,NAME: several logins); clickhouse_url (a URL or a list, one per shard) and clickhouse_cluster for
             logs and sync. An unknown member, a wrong type or broken JSON stops every command that signs
             in with exit 78, naming the member or the line and column.
             .TP

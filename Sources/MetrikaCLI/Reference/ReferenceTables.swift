@@ -31,7 +31,16 @@ enum ReferenceTables {
             meaning:
                 "Your OAuth app, for metrika login, token renewal and logout. Each is taken on its own, above the profile's and the config file's client_id/client_secret; the token file supplies the id of the app that issued it."
         ),
-        Variable("METRIKA_PROFILE", meaning: "The profile of the config file to use when --profile is not given."),
+        Variable(
+            "METRIKA_PROFILE",
+            meaning:
+                "The profile of the config file to use when --profile is not given; all, or NAME,NAME, runs over several logins, each counter read by the profile that owns it."
+        ),
+        Variable(
+            "METRIKA_QUOTA_LEDGER",
+            meaning:
+                "on: every run counts its requests in the quota ledger of the history database (runs with a profile always do); off: none does."
+        ),
         Variable(
             "METRIKA_COUNTER",
             meaning:

@@ -13,6 +13,8 @@ package struct Counter: Hashable, Sendable {
     /// ISO 8601 creation time with offset, if known.
     package var createTime: String?
     package var isFavorite: Bool
+    /// The profile that reads it, in a run over several profiles (`--profile all`); nil otherwise.
+    package var profile: String? = nil
 
     package init(
         id: Int, name: String, site: String, status: String = "Active", permission: String = "own",

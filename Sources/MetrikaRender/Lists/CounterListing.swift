@@ -28,13 +28,17 @@ package enum CounterListing {
     package static func table(_ items: [Item], columns: Columns = .standard) -> TextTable {
         switch columns {
         case .standard:
-            var table = TextTable(columns: [
-                .init("ID", alignment: .right), .init("Name"), .init("Site"), .init("Status"), .init("Permission")
-            ])
+            // A run over several profiles says which one reads each counter.
+            let profiles = items.contains { $0.counter.profile != nil }
+            var table = TextTable(
+                columns: [
+                    .init("ID", alignment: .right), .init("Name"), .init("Site"), .init("Status"), .init("Permission")
+                ] + (profiles ? [.init("Profile")] : []))
             for item in items {
                 let counter = item.counter
-                table.append([String(counter.id), counter.displayName, counter.site, counter.status, counter.permission]
-                )
+                table.append(
+                    [String(counter.id), counter.displayName, counter.site, counter.status, counter.permission]
+                        + (profiles ? [counter.profile ?? ""] : []))
             }
             return table
         case .withZoneAndCurrency:
@@ -55,18 +59,23 @@ package enum CounterListing {
 
     package static let csvHeader = ["id", "name", "site", "status", "permission", "owner_login", "time_zone"]
 
+    /// The header of `items`: with a `profile` column when a run over several profiles read them.
+    package static func csvHeader(_ items: [Item]) -> [String] {
+        items.contains { $0.counter.profile != nil } ? csvHeader + ["profile"] : csvHeader
+    }
+
     package static func csvRow(_ item: Item) -> [String] {
         let counter = item.counter
         return [
             String(counter.id), counter.name, counter.site, counter.status, counter.permission, counter.ownerLogin,
             counter.timeZoneName
-        ]
+        ] + (counter.profile.map { [$0] } ?? [])
     }
 
     /// One counter's JSON object, the same members for every entry point (docs/json.md, docs/mcp.md).
     package static func json(_ item: Item) -> JSONValue {
         let counter = item.counter
-        return .object([
+        let members: [(String, JSONValue)] = [
             ("id", .number(Double(counter.id))),
             ("name", .string(counter.name)),
             ("site", .string(counter.site)),
@@ -75,7 +84,9 @@ package enum CounterListing {
             ("owner_login", .string(counter.ownerLogin)),
             ("time_zone", .string(counter.timeZoneName)),
             ("currency", .string(item.currency))
-        ])
+        ]
+        // A run over several profiles says which one reads the counter.
+        return .object(members + (counter.profile.map { [("profile", JSONValue.string($0))] } ?? []))
     }
 
     /// `metrika counters --json`: `{"version": 1, "counters": [...]}`.

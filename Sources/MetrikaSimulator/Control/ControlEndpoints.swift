@@ -42,6 +42,13 @@ extension Simulator {
                 $0.faults.removeAll()
             }
             return .json(200, .object([("status", .string("ok"))]))
+        case ("GET", "/__sim/quota"):
+            return .json(200, quotaDocument())
+        case ("POST", "/__sim/quota"), ("POST", "/__sim/clock"):
+            guard let document = try? JSONValue.parse(request.body) else {
+                return controlError("the body is not JSON")
+            }
+            return request.path == "/__sim/clock" ? setClock(document) : spendQuota(document)
         case ("GET", "/__sim/health"):
             return .json(200, .object([("status", .string("ok"))]))
         default:
@@ -52,7 +59,7 @@ extension Simulator {
                     (
                         "message",
                         .string(
-                            "control endpoints: POST /__sim/faults, GET /__sim/faults, DELETE /__sim/faults, GET /__sim/log, POST /__sim/reset, GET /__sim/health"
+                            "control endpoints: POST /__sim/faults, GET /__sim/faults, DELETE /__sim/faults, GET /__sim/log, POST /__sim/reset, GET /__sim/health, GET/POST /__sim/quota, POST /__sim/clock"
                         )
                     )
                 ]))

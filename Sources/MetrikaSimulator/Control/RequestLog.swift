@@ -10,6 +10,8 @@ struct LogEntry: Sendable {
     let query: String
     let hasAuthorization: Bool
     let status: Int
+    /// The login of the request's token (the sender's, whatever `ulogin` says), when known.
+    var login: String? = nil
 
     var document: JSONValue {
         .object([
@@ -17,7 +19,8 @@ struct LogEntry: Sendable {
             ("path", .string(path)),
             ("query", .string(query)),
             ("authorization", .bool(hasAuthorization)),
-            ("status", .int(status))
+            ("status", .int(status)),
+            ("login", login.map { .string($0) } ?? .null)
         ])
     }
 }

@@ -45,6 +45,8 @@ struct CounterFixture: Sendable {
     let site: String
     let isDeleted: Bool
     let permission: String
+    /// The counter's `owner_login`.
+    var ownerLogin: String { document["owner_login"]?.stringValue ?? "demo-user" }
     let timeZone: TimeZone
     /// The local date the counter was created on; no statistics before it.
     let createDay: Day
@@ -99,6 +101,21 @@ struct TokenFixture: Sendable {
     let counters: Set<Int>?
     let excluded: Set<Int>
     let revoked: Bool
+    /// `"counters": "owned"`: the login's own counters (`owner_login`) and its guest grants, each
+    /// served with the login's permission (`own`, or the grant's `view`/`edit`); false: the fixture's
+    /// `permission` as it is (one login, as before).
+    var ownsCounters = false
+    /// Guest grants of an owning login: counter id → `view` or `edit`.
+    var grants: [Int: String] = [:]
+    /// The accounts the login represents (`GET /management/v1/accounts`, `ulogin=`).
+    var represents: [String] = []
+
+    /// The permission the login has on `counter`, as the counters list says it.
+    func permission(on counter: CounterFixture) -> String {
+        guard ownsCounters else { return counter.permission }
+        if counter.ownerLogin == login { return "own" }
+        return grants[counter.id] ?? "view"
+    }
 
     func canRead(_ counterID: Int) -> Bool {
         guard !excluded.contains(counterID) else { return false }
@@ -147,7 +164,7 @@ struct FixtureSet: Sendable {
 
         var tokens: [String: TokenFixture] = [:]
         for entry in tokensDocument["tokens"]?.arrayValue ?? [] {
-            let token = try tokenFixture(entry)
+            let token = try tokenFixture(entry, counters: counters)
             tokens[token.token] = token
         }
         var clients: [String: ClientFixture] = [:]
@@ -178,23 +195,58 @@ struct FixtureSet: Sendable {
         }
     }
 
-    private static func tokenFixture(_ entry: JSONValue) throws -> TokenFixture {
+    private static func tokenFixture(_ entry: JSONValue, counters all: [CounterFixture]) throws -> TokenFixture {
         guard let token = entry["token"]?.stringValue, !token.isEmpty else {
             throw FixtureError(file: "tokens.json", reason: "a token entry needs \"token\"")
         }
+        let login = entry["login"]?.stringValue ?? "demo-user"
+        var grants: [Int: String] = [:]
+        for grant in entry["grants"]?.arrayValue ?? [] {
+            // {"ids": [1, 2] or "first_id": N, "count": M, "perm": "view"}
+            let perm = grant["perm"]?.stringValue ?? "view"
+            var ids = (grant["ids"]?.arrayValue ?? []).compactMap(\.intValue)
+            if let first = grant["first_id"]?.intValue, let count = grant["count"]?.intValue, count > 0 {
+                ids += Array(first..<(first + count))
+            }
+            for id in ids { grants[id] = perm }
+        }
         let counters: Set<Int>?
+        var owns = false
         switch entry["counters"] {
         case .string("all")?, nil: counters = nil
+        case .string("owned")?:
+            owns = true
+            counters = Set(all.filter { $0.ownerLogin == login }.map(\.id)).union(grants.keys)
         case .array(let ids)?: counters = Set(ids.compactMap(\.intValue))
         default:
-            throw FixtureError(file: "tokens.json", reason: "counters of \(token) must be \"all\" or a list of ids")
+            throw FixtureError(
+                file: "tokens.json", reason: "counters of \(token) must be \"all\", \"owned\" or a list of ids")
         }
-        return TokenFixture(
+        var fixture = TokenFixture(
             token: token,
-            login: entry["login"]?.stringValue ?? "demo-user",
+            login: login,
             counters: counters,
             excluded: Set((entry["except"]?.arrayValue ?? []).compactMap(\.intValue)),
             revoked: entry["revoked"]?.boolValue ?? false)
+        fixture.ownsCounters = owns
+        fixture.grants = grants
+        fixture.represents = (entry["represents"]?.arrayValue ?? []).compactMap(\.stringValue)
+        return fixture
+    }
+
+    /// What a login sees when a representative acts for it (`ulogin=LOGIN`): the counters it owns and
+    /// the grants of its own tokens, as an owning login.
+    func acting(as login: String) -> TokenFixture {
+        let own = tokens.values.first { $0.login == login && $0.ownsCounters && !$0.revoked }
+        var grants = own?.grants ?? [:]
+        if own == nil { grants = [:] }
+        let ids = Set(counters.filter { $0.ownerLogin == login }.map(\.id)).union(grants.keys)
+        var fixture = TokenFixture(
+            token: "", login: login, counters: ids, excluded: [], revoked: false)
+        fixture.ownsCounters = true
+        fixture.grants = grants
+        fixture.represents = own?.represents ?? []
+        return fixture
     }
 
     private static func generatedCounters(_ generator: JSONValue, now: Date) throws -> [CounterFixture] {

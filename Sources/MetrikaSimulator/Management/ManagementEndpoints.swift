@@ -56,7 +56,7 @@ extension Simulator {
 
         let matching = fixtures.counters.filter { counter in
             guard caller.canRead(counter.id), counter.isDeleted == wantDeleted else { return false }
-            if let permissions, !permissions.contains(counter.permission.lowercased()) { return false }
+            if let permissions, !permissions.contains(caller.permission(on: counter).lowercased()) { return false }
             if favoriteOnly, counter.document["favorite"]?.intValue != 1 { return false }
             if let search {
                 let haystacks =
@@ -68,8 +68,11 @@ extension Simulator {
         }
         let page = matching.dropFirst(offset - 1).prefix(perPage)
         let documents = page.map { counter -> JSONValue in
-            fields.contains("goals")
-                ? counter.document.setting("goals", to: .array(counter.goals.map(\.document))) : counter.document
+            let permission = caller.permission(on: counter)
+            let document =
+                caller.ownsCounters ? counter.document.setting("permission", to: .string(permission)) : counter.document
+            return fields.contains("goals")
+                ? document.setting("goals", to: .array(counter.goals.map(\.document))) : document
         }
         return .json(200, .object([("rows", .int(matching.count)), ("counters", .array(documents))]))
     }
@@ -83,6 +86,9 @@ extension Simulator {
             case .failure(let error): return error.response
             case .success(let counter):
                 var document = counter.document
+                if caller.ownsCounters {
+                    document = document.setting("permission", to: .string(caller.permission(on: counter)))
+                }
                 let fields = request.queryItems.filter { $0.0 == "field" }.flatMap { $0.1.split(separator: ",") }
                 if fields.contains("goals") {
                     document = document.setting("goals", to: .array(counter.goals.map(\.document)))
@@ -102,6 +108,22 @@ extension Simulator {
             case .success(let counter):
                 return .json(200, .object([("goals", .array(counter.goals.map(\.document)))]))
             }
+        }
+    }
+
+    /// `GET /management/v1/accounts` → `{"accounts": [{"user_login", "created_at", "comment"}]}`: the
+    /// accounts the login represents.
+    func listAccounts(_ request: HTTPRequest) -> HTTPResponse {
+        switch authorize(request) {
+        case .rejected(let response): return response
+        case .authorized(let caller):
+            let accounts = caller.represents.map { login -> JSONValue in
+                .object([
+                    ("user_login", .string(login)), ("created_at", .string("2026-01-15T10:00:00+03:00")),
+                    ("comment", .string(""))
+                ])
+            }
+            return .json(200, .object([("accounts", .array(accounts))]))
         }
     }
 }

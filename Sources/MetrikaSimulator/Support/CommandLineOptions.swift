@@ -24,7 +24,7 @@ package struct CommandLineOptions: Sendable {
         usage: metrika-fake-api [--port N] [--fixtures DIR] [--now 2026-06-15T12:00:00Z]
                                 [--device-interval N] [--device-pending N] [--logs-ready-polls N]
                                 [--logs-rows-per-day N] [--logs-part-rows N] [--logs-max-days N] [--logs-quirks LIST]
-                                [--parent-pid PID]
+                                [--quotas] [--parent-pid PID]
           --port N              port on 127.0.0.1 (default 0: pick a free one)
           --fixtures DIR        fixture directory (default: $METRIKA_FAKE_FIXTURES, else Fixtures/default)
           --now INSTANT         freeze the simulator's clock (ISO 8601)
@@ -36,6 +36,7 @@ package struct CommandLineOptions: Sendable {
           --logs-max-days N     max_possible_day_quantity of evaluate (default 366)
           --logs-quirks LIST    real-world shapes of log parts: all, escaped_array_quotes, csv_quoted_array,
                                 header_order, crlf, bom, no_final_newline, broken_row (docs/simulator.md)
+          --quotas              enforce each login's quotas with the API's 429 answers (also METRIKA_FAKE_QUOTAS=1)
           --parent-pid PID      exit 0 once this process's parent is no longer PID (the test run that started it died)
           --telegram            serve the Telegram Bot API instead (metrika-fake-api --telegram --help)
         The first line on stdout is `listening on http://127.0.0.1:PORT`.
@@ -52,6 +53,7 @@ package struct CommandLineOptions: Sendable {
     ) throws(UsageError) -> CommandLineOptions {
         let fixtures = SimulatorOptions.fixturesDirectory(fromEnvironment: environment) ?? defaultFixtures
         var options = CommandLineOptions(simulator: SimulatorOptions(fixturesDirectory: fixtures))
+        options.simulator.quotas = environment["METRIKA_FAKE_QUOTAS"] == "1"
         var index = 0
         func value(for flag: String) throws(UsageError) -> String {
             index += 1
@@ -108,6 +110,7 @@ package struct CommandLineOptions: Sendable {
                         )
                     }
                 }
+            case "--quotas": options.simulator.quotas = true
             case "--parent-pid": options.parentPID = Int32(try integer(for: argument, in: 1...Int(Int32.max)))
             case "--help", "-h": options.showHelp = true
             default:

@@ -34,6 +34,11 @@ package struct ConfigFile: Sendable, Equatable {
         package var clientSecret: String?
         /// Its Telegram bot token and chats (the file must then be private if it holds a token).
         package var telegram: TelegramConfig? = nil
+        /// `"ulogin"`: the account a representative acts for; every request of the profile carries it.
+        package var ulogin: String? = nil
+        /// `"login"`: the Yandex login its token signs in as, which the quota ledger counts its
+        /// requests against (profiles of one login share its quotas); default: the profile's name.
+        package var login: String? = nil
 
         /// A profile with the members the file may give it.
         package init(
@@ -59,6 +64,8 @@ package struct ConfigFile: Sendable, Equatable {
     package var counters: [Int]?
     /// The named profiles.
     package var profiles: [String: Profile]
+    /// The profiles' names in the file's order (`--profile all` and the owner rule follow it).
+    package var profileOrder: [String] = []
     /// What `metrika alert` checks (the `"alerts"` member), if the file says.
     package var alerts: AlertsConfig? = nil
     /// `"clickhouse_url"`: the default `--clickhouse` of `logs` and `sync` (a URL, or one per shard as
@@ -162,6 +169,10 @@ package struct ConfigFile: Sendable, Equatable {
             // Double) is no value this file can hold.
             throw ConfigError.notAnObject(path: path, problem: "it is not valid JSON")
         }
+        config.profileOrder = Self.profileOrder(in: data).filter { config.profiles[$0] != nil }
+        for name in config.profiles.keys.sorted() where !config.profileOrder.contains(name) {
+            config.profileOrder.append(name)
+        }
         // A profile's relative token file is relative to the config directory.
         let directory = directory(environment: environment)
         for (name, profile) in config.profiles {
@@ -257,7 +268,9 @@ extension ConfigFile: Decodable {
 
 extension ConfigFile.Profile: Decodable {
     /// The members a profile may have.
-    static let keys = ["token_file", "api_url", "counter", "client_id", "client_secret", "telegram"]
+    static let keys = [
+        "token_file", "api_url", "counter", "client_id", "client_secret", "telegram", "ulogin", "login"
+    ]
 
     /// A profile, named by the key it is under.
     package init(from decoder: any Decoder) throws {
@@ -270,6 +283,72 @@ extension ConfigFile.Profile: Decodable {
             counters: try members.counters("counter"), clientID: try members.text("client_id"),
             clientSecret: try members.text("client_secret"))
         telegram = try members.object(TelegramConfig.self, "telegram")
+        ulogin = try members.text("ulogin")
+        login = try members.text("login")
+    }
+}
+
+extension ConfigFile {
+    /// The keys of the top object's `"profiles"` object, in the order the file writes them (a
+    /// decoded dictionary forgets it). `data` is valid JSON (checked before).
+    static func profileOrder(in data: Data) -> [String] {
+        let bytes = [UInt8](data)
+        var index = 0
+        var depth = 0
+        var names: [String] = []
+        var inProfiles = false
+        var profilesDepth = 0
+        var expectingKey = false
+        var lastKeyAtTop: String?
+        func readString() -> String {
+            var raw: [UInt8] = [UInt8(ascii: "\"")]
+            index += 1
+            while index < bytes.count {
+                let byte = bytes[index]
+                raw.append(byte)
+                index += 1
+                if byte == UInt8(ascii: "\\"), index < bytes.count {
+                    raw.append(bytes[index])
+                    index += 1
+                } else if byte == UInt8(ascii: "\"") {
+                    break
+                }
+            }
+            return (try? JSONDecoder().decode(String.self, from: Data(raw))) ?? ""
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                let text = readString()
+                if expectingKey {
+                    if depth == 1 { lastKeyAtTop = text }
+                    if inProfiles, depth == profilesDepth { names.append(text) }
+                }
+                expectingKey = false
+                continue
+            case UInt8(ascii: "{"):
+                depth += 1
+                if depth == 2, lastKeyAtTop == "profiles", !inProfiles {
+                    inProfiles = true
+                    profilesDepth = 2
+                }
+                expectingKey = true
+            case UInt8(ascii: "}"):
+                if inProfiles, depth == profilesDepth { inProfiles = false }
+                depth -= 1
+            case UInt8(ascii: "["):
+                depth += 1
+            case UInt8(ascii: "]"):
+                depth -= 1
+            case UInt8(ascii: ","):
+                expectingKey = true
+            default:
+                break
+            }
+            index += 1
+        }
+        return names
     }
 }
 

@@ -554,7 +554,9 @@ package struct AlertCheck: Sendable {
         } catch let failure as any MetrikaFailure {
             // An API that cannot be reached fails the counter's whole check: its one `Error:` line
             // says so, without a goals warning before it (two lines per counter where one is promised).
-            if failure is StoreError || ConnectionGiveUp.isConnectionFailure(failure) { throw failure }
+            if failure is StoreError || ConnectionGiveUp.isConnectionFailure(failure) || AlertRun.isPutOff(failure) {
+                throw failure
+            }
             activity.note(
                 "Warning: counter \(counter.id): could not read its goals (\(activity.naming.message(of: failure))); \(stored == nil ? "only its visits are checked" : "using the list read before")."
             )

@@ -300,7 +300,29 @@ package struct AlertRun: Sendable {
     }
 
     private func noteFailures(_ failures: [(counterID: Int, failure: any MetrikaFailure)]) {
-        for (id, failure) in failures { activity.note("Error: counter \(id): \(activity.naming.message(of: failure))") }
+        var putOff: [Int] = []
+        var reasons: [String] = []
+        for (id, failure) in failures {
+            if case .quotaPutOff(let login, let limit, let seconds)? = failure as? APIError {
+                putOff.append(id)
+                let reason = "login \(login) has used its \(limit), for \(APIError.describeWait(seconds)) more"
+                if !reasons.contains(reason) { reasons.append(reason) }
+                continue
+            }
+            activity.note("Error: counter \(id): \(activity.naming.message(of: failure))")
+        }
+        // The quota ledger put them off: one line for all of them, left for the next run.
+        if !putOff.isEmpty {
+            activity.note(
+                "Note: \(putOff.count) counter\(putOff.count == 1 ? "" : "s") left for the next run (\(reasons.joined(separator: "; "))): \(putOff.map(String.init).joined(separator: ", "))."
+            )
+        }
+    }
+
+    /// Whether `failure` only put a counter off for the next run (the quota ledger), not failed it.
+    package static func isPutOff(_ failure: any MetrikaFailure) -> Bool {
+        if case .quotaPutOff? = failure as? APIError { return true }
+        return false
     }
 }
 

@@ -58,12 +58,13 @@ final class SimulatorHarness: Sendable {
 
     init(
         fixtures: String = "default", now: Date? = frozenNow, deviceInterval: Int = 1, devicePendingPolls: Int = 2,
-        logsQuirks: Set<LogsQuirk> = []
+        logsQuirks: Set<LogsQuirk> = [], quotas: Bool = false
     ) throws {
         var options = SimulatorOptions(
             fixturesDirectory: fixturesRoot.appendingPathComponent(fixtures, isDirectory: true),
             now: now, deviceInterval: deviceInterval, devicePendingPolls: devicePendingPolls)
         options.logsQuirks = logsQuirks
+        options.quotas = quotas
         let simulator = try Simulator(options: options)
         self.simulator = simulator
         server = HTTPServer(idleTimeoutSeconds: 10, handler: { simulator.handle($0) })
