@@ -187,7 +187,8 @@ package struct AlertCheck: Sendable {
                 }
                 if rule?.gaveUp == true { continue }
                 activity.progress(
-                    "\(progress): \(results.count)/\(counters.count) counters", force: results.count == counters.count)
+                    "\(progress): \(results.count)/\(counters.count) counters", done: results.count,
+                    total: counters.count)
                 if next < counters.count { launch() }
             }
         }
