@@ -197,6 +197,13 @@ package struct HistoryLoader: Sendable {
             }
             if !kept { unkeptDaily.merge(page.values) { $1 } }
             daysFetched += span.dayCount
+            // The answer names the counter's currency (`query.currency`: no currency was asked): remembered,
+            // so that money asks no probe of its own (`inCurrency`).
+            if let code = page.currency, let found = Currency(code: code) {
+                _ = try await keeping {
+                    try await store.storeCounterCurrency(id: counter.id, currency: found, seenAt: now())
+                }
+            }
             if span == range {
                 for (index, metric) in stored.enumerated() where metric.aggregation == .nonAdditive {
                     let value = index < page.totals.count ? page.totals[index] : nil
@@ -300,6 +307,8 @@ package struct HistoryLoader: Sendable {
         package var sampled: Bool
         package var dataLag: Double?
         package var requests: Int
+        /// The currency the answer says it used (`query.currency`); nil when it did not say.
+        package var currency: String? = nil
     }
 
     /// `/stat/v1/data` by `ym:s:date` over a span, every day filled: days the API omitted had no
@@ -316,6 +325,7 @@ package struct HistoryLoader: Sendable {
         var totals: [Double?] = []
         var sampled = false
         var dataLag: Double?
+        var currency: String?
         repeat {
             let page = try await client.fetchData(query, offset: offset, limit: min(100_000, span.dayCount))
             requests += 1
@@ -324,6 +334,7 @@ package struct HistoryLoader: Sendable {
                 totals = page.totals
                 sampled = page.sampled
                 dataLag = page.dataLag
+                currency = page.queryCurrency
             }
             for row in page.rows {
                 guard let name = row.dimensions.first?.name, let day = Day(iso: name), span.contains(day) else {
@@ -347,7 +358,8 @@ package struct HistoryLoader: Sendable {
             $0.unit == .count || ($0.unit == .money && $0.aggregation == .sum) ? Optional(0.0) : nil
         }
         for day in span.days where values[day] == nil { values[day] = empty }
-        return DailyPage(values: values, totals: totals, sampled: sampled, dataLag: dataLag, requests: requests)
+        return DailyPage(
+            values: values, totals: totals, sampled: sampled, dataLag: dataLag, requests: requests, currency: currency)
     }
 
     package func metrikaToday(_ counter: Counter) -> Day { today(for: counter, now: now()) }

@@ -94,6 +94,9 @@ package struct Portfolio: Sendable {
         return report
     }
 
+    /// The values of a period a counter did not exist in: no visits, no pageviews, the rest unknown.
+    static let none = PortfolioListing.metrics.map { Quantity($0.aggregation == .sum ? 0 : nil, unit: $0.unit) }
+
     /// A counter the API will not give the portfolio: left out, the others go on.
     static func leavesCounterOut(_ failure: APIError) -> Bool {
         switch failure {
@@ -113,7 +116,10 @@ package struct Portfolio: Sendable {
         if request.compare { try Comparison.refuseToday(range, counter: counter, now: now) }
         let loaded = try await loader.load(
             counter: counter, range: range, metrics: metrics, grouping: nil, refresh: request.refresh)
-        let values = HistoryLoader.aggregate(loaded, period: loaded.range, metrics: metrics)
+        // A counter created after the period had no visits in it (zero in the Total, never unknown).
+        let values =
+            range.to < firstDataDay(of: counter)
+            ? Self.none : HistoryLoader.aggregate(loaded, period: loaded.range, metrics: metrics)
         var missing = !loaded.missingDays.isEmpty
         var previous: [Quantity]?
         if request.compare {
@@ -121,7 +127,7 @@ package struct Portfolio: Sendable {
                 loaded, loader: loader, metrics: metrics, refresh: request.refresh)
             if before.range.to < firstDataDay(of: counter) {
                 // Not created yet: it had no visits then (a "new" row, and zero in the previous Total).
-                previous = metrics.map { Quantity($0.aggregation == .sum ? 0 : nil, unit: $0.unit) }
+                previous = Self.none
             } else {
                 previous = HistoryLoader.aggregate(before, period: before.range, metrics: metrics)
                 missing = missing || !before.missingDays.isEmpty

@@ -267,10 +267,14 @@ package struct AlertCheck: Sendable {
         // Offline, a history filled before purchases were checked (or by `sync`) lacks them, and the
         // store serves a day only with all its metrics: purchases are read on their own there.
         let apart = loader.client == nil && implicitPurchases
+        // A shop the history knows (its currency remembered, its revenue kept) has its revenue asked in
+        // the same request as its visits: an hourly or daily re-run costs one request per counter.
+        let knownRevenue = wantsRevenue ? try await knownShopRevenue(of: counter, range: range) : nil
         var series: [String: [Day: Double]]
         do {
             series = try await load(
-                metrics.map(\.metric).filter { !apart || $0.apiName != Metric.purchases.apiName }, counter: counter,
+                metrics.map(\.metric).filter { !apart || $0.apiName != Metric.purchases.apiName }
+                    + (knownRevenue.map { [$0] } ?? []), counter: counter,
                 range: range)
         } catch APIError.badRequest
             where implicitPurchases && !apart
@@ -288,9 +292,13 @@ package struct AlertCheck: Sendable {
         // order is the weeks' revenue over their purchases (the judged day left out).
         var unitSizes: [String: Double] = [:]
         let purchases = series[Metric.purchases.apiName] ?? [:]
-        if wantsRevenue, purchases.values.contains(where: { $0 > 0 }),
-            let (priced, loaded) = try await revenue(of: counter, range: range)
-        {
+        let isShop = wantsRevenue && purchases.values.contains(where: { $0 > 0 })
+        // Revenue that came with the visits is used as it came; else it is asked on its own.
+        var shopRevenue: ([Metric], [String: [Day: Double]])? = knownRevenue.flatMap { known in
+            series[known.apiName].map { ([known], [known.apiName: $0]) }
+        }
+        if isShop, shopRevenue == nil { shopRevenue = try await revenue(of: counter, range: range) }
+        if isShop, let (priced, loaded) = shopRevenue {
             for metric in priced {
                 let revenue = loaded[metric.apiName] ?? [:]
                 series[metric.apiName] = revenue
@@ -472,6 +480,24 @@ package struct AlertCheck: Sendable {
             )
             return nil
         }
+    }
+
+    /// A shop's revenue metric in its currency when the history already knows both — the currency
+    /// remembered within `HistoryLoader.currencyMemory` (or `--currency`) and some settled days of that
+    /// revenue kept — so that it can ride in the counter's one request; nil otherwise (online only).
+    func knownShopRevenue(of counter: Counter, range: DateRange) async throws -> Metric? {
+        guard loader.client != nil else { return nil }
+        let metric: Metric
+        if let currency {
+            metric = Metric.revenue.inCurrency(currency)
+        } else {
+            guard let remembered = try await loader.store.counterCurrencySeen(id: counter.id),
+                abs(activity.now().timeIntervalSince(remembered.seenAt)) < HistoryLoader.currencyMemory
+            else { return nil }
+            metric = Metric.revenue.inCurrency(remembered.currency)
+        }
+        let kept = try await loader.store.settledDays(counterID: counter.id, range: range, metrics: [metric])
+        return kept.isEmpty ? nil : metric
     }
 
     /// Revenue (`ym:s:ecommerce<CUR>ConvertedRevenue`), whose news may only echo the purchases'.
