@@ -84,7 +84,7 @@ import Testing
         let report = Self.report(compare: true)
         let fell = try #require(report.fellMost)
         #expect(fell.row.counter.id == 1001 && fell.change == -50)
-        #expect(report.fellMostLine == "Fell most: 1001 «Alpha» — visits -50.0% (2 000 → 1 000).")
+        #expect(report.fellMostLine == "Fell most: 1001 Alpha — visits -50.0% (2 000 → 1 000).")
         // 4,500 visits before: (30 × 2000 + 50 × 2500) / 4500 = 41.1…%; now 35%.
         let changes = try #require(report.totalChanges)
         #expect(changes[0].text() == "-11.1%")

@@ -56,6 +56,12 @@ enum ReportCommand: Command {
         metric (dimension reports: bars of the top 10 rows) and the table; --compare adds the previous
         values and changes to the table too. On stdout, or --output FILE.html (written atomically: a
         failed run leaves the old page) — for cron, a page a team can open.
+        --counter all: the portfolio — one row per counter the token reads with the period's visits,
+        pageviews, users, bounce rate, page depth and time on site, sorted by visits (--limit N: the
+        first N), and a Total that sums the counts, weights bounce rate and time on site by visits,
+        takes page depth as pageviews / visits and never sums users; read through the history (one
+        request per counter the first time); --compare adds each change and names the counter whose
+        visits fell most.
 
         Examples:
           metrika report --counter 1001
@@ -69,6 +75,7 @@ enum ReportCommand: Command {
           metrika report --counter 1001 --metrics purchases,revenue,revenuePerPurchase --group week
           metrika report --counter 1001 --preset purchase --attribution automatic --currency USD
           metrika report --counter 1001 --preset basket --period lastWeek --csv
+          metrika report --counter all --period lastMonth --compare
         """
     static let synopses: [[UsageTerm]] = [
         [
@@ -81,7 +88,10 @@ enum ReportCommand: Command {
     /// beside the command's own (output, database, token).
     /// (The counter and the dates keep the CLI's wording of them, shared with chart and mail.)
     static let options: [OptionSpec] =
-        [CounterOptions.spec()] + DateOptions.specs(defaultFrom: "6daysAgo")
+        [
+            CounterOptions.spec(
+                value: "ID[,ID…]|all", help: "Counter id(s); repeatable; all: every counter, one row each (the portfolio)")
+        ] + DateOptions.specs(defaultFrom: "6daysAgo")
         + ReportFields.declarations.filter { ![Parameter.counter, .from, .to, .period].contains($0.parameter) }.map(
             \.optionSpec)
         + FormatOptions.specs(html: true) + [PageOptions.outputSpec] + DatabaseOptions.specs + TokenOptions.specs

@@ -240,11 +240,8 @@ package struct ToolArguments: Sendable {
             for item in items { try checkString(item) }
         case .integersOrAll:
             if case .string(let text) = value {
-                guard text == "all" else {
-                    throw ToolArgumentError(
-                        "\(name) is '\(quoted(text))'; send a list of whole numbers, like \(argument.example ?? "[1001]"), or \"all\""
-                    )
-                }
+                // Never the text itself: it may be a secret pasted in the wrong place.
+                guard text == "all" else { throw ToolArgumentError("\(name) is a string other than \"all\"; \(send())") }
                 return
             }
             guard case .array(let items) = value else { throw wrongType(value, item: false) }

@@ -101,13 +101,14 @@ package enum PortfolioListing {
             return worst
         }
 
-        /// The line that names it: `Fell most: 1002 «Shop» — visits -42.0% (1 234 → 716).`
+        /// The line that names it: `Fell most: 1002 Shop — visits -42.0% (1 234 → 716).` (the name
+        /// through the terminal's sanitizer: the line is printed under the table).
         package var fellMostLine: String? {
             guard let (row, change) = fellMost, let before = row.previous?.first else { return nil }
             let now = ValueFormatter.format(row.values[0], grouping: true, missing: "—")
             let then = ValueFormatter.format(before, grouping: true, missing: "—")
             return
-                "Fell most: \(row.counter.id) «\(row.counter.displayName)» — visits \(Change.relative(change).text()) (\(then) → \(now))."
+                "Fell most: \(row.counter.id) \(TextTable.displaySafe(row.counter.displayName)) — visits \(Change.relative(change).text()) (\(then) → \(now))."
         }
     }
 
