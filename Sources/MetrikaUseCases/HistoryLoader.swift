@@ -148,12 +148,15 @@ package struct HistoryLoader: Sendable {
         counter: Counter, range requested: DateRange, metrics: [Metric], grouping: Grouping?, refresh: Bool,
         rangeTotals: Bool = true, values: Bool = true
     ) async throws -> Loaded {
-        let stored = Self.storedMetrics(for: metrics)
-        // Money is stored per currency; a metric still in "the counter's currency" has no series.
-        // Every caller puts its metrics through `inCurrency` first: one that did not is a bug.
+        var stored = Self.storedMetrics(for: metrics)
+        // Money is stored per currency. A metric still in "the counter's currency" (`<currency>`) is
+        // sent as is, online only: the answer names the currency (`query.currency`) and the values are
+        // kept under the metric in that currency (`Loaded.storedMetrics` says which) — a first check of
+        // a shop learns its currency and its revenue in one request. Offline it has no series: every
+        // offline caller puts its metrics through `inCurrency` first, and one that did not is a bug.
         precondition(
-            !stored.contains(where: \.needsCurrency),
-            "load(counter:…) needs money metrics in a currency: call inCurrency first")
+            client != nil || !stored.contains(where: \.needsCurrency),
+            "load(counter:…) offline needs money metrics in a currency: call inCurrency first")
         let today = metrikaToday(counter)
         let firstDay = firstDataDay(of: counter)
         guard requested.to >= firstDay else {
@@ -190,6 +193,12 @@ package struct HistoryLoader: Sendable {
             let span = rangeTotalNeeded ? range : DateRange(from: missing.first!, to: missing.last!)!
             let page = try await fetchDaily(client: client, counter: counter, span: span, metrics: stored)
             requests += page.requests
+            if stored.contains(where: \.needsCurrency) {
+                guard let code = page.currency, let found = Currency(code: code) else {
+                    throw HistoryError.currencyNotSaid(counterID: counter.id)
+                }
+                stored = stored.map { $0.needsCurrency ? $0.inCurrency(found) : $0 }
+            }
             let kept = try await keeping {
                 try await store.storeDaily(
                     counterID: counter.id, range: span, metrics: stored, values: page.values, fetchedAt: now(),

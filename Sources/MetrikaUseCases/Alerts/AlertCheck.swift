@@ -267,15 +267,24 @@ package struct AlertCheck: Sendable {
         // Offline, a history filled before purchases were checked (or by `sync`) lacks them, and the
         // store serves a day only with all its metrics: purchases are read on their own there.
         let apart = loader.client == nil && implicitPurchases
-        // A shop the history knows (its currency remembered, its revenue kept) has its revenue asked in
-        // the same request as its visits: an hourly or daily re-run costs one request per counter.
-        let knownRevenue = wantsRevenue ? try await knownShopRevenue(of: counter, range: range) : nil
+        // Revenue rides in the counter's one request: in its currency when the history knows the counter
+        // as a shop (its currency remembered, its revenue kept), else — online, no currency asked — in
+        // "the counter's currency", which the answer names. A shop costs no request of its own.
+        var knownRevenue = wantsRevenue ? try await knownShopRevenue(of: counter, range: range) : nil
+        if wantsRevenue, knownRevenue == nil, currency == nil, loader.client != nil, !apart {
+            knownRevenue = Metric.revenue
+        }
         var series: [String: [Day: Double]]
         do {
-            series = try await load(
-                metrics.map(\.metric).filter { !apart || $0.apiName != Metric.purchases.apiName }
-                    + (knownRevenue.map { [$0] } ?? []), counter: counter,
-                range: range)
+            let asked = metrics.map(\.metric).filter { !apart || $0.apiName != Metric.purchases.apiName }
+            do {
+                series = try await load(asked + (knownRevenue.map { [$0] } ?? []), counter: counter, range: range)
+            } catch HistoryError.currencyNotSaid where knownRevenue?.needsCurrency == true {
+                // An answer that names no currency: the rest again without revenue, which is then asked
+                // on its own (and said when it cannot be had).
+                knownRevenue = nil
+                series = try await load(asked, counter: counter, range: range)
+            }
         } catch APIError.badRequest
             where implicitPurchases && !apart
             && metrics.contains(where: { $0.metric.apiName == Metric.purchases.apiName })
@@ -294,6 +303,12 @@ package struct AlertCheck: Sendable {
         let purchases = series[Metric.purchases.apiName] ?? [:]
         let isShop = wantsRevenue && purchases.values.contains(where: { $0 > 0 })
         // Revenue that came with the visits is used as it came; else it is asked on its own.
+        if knownRevenue?.needsCurrency == true {
+            // The answer's currency: the revenue series now kept under its name.
+            knownRevenue = try await loader.store.counterCurrencySeen(id: counter.id).map {
+                Metric.revenue.inCurrency($0.currency)
+            }
+        }
         var shopRevenue: ([Metric], [String: [Day: Double]])? = knownRevenue.flatMap { known in
             series[known.apiName].map { ([known], [known.apiName: $0]) }
         }
@@ -528,7 +543,12 @@ package struct AlertCheck: Sendable {
             start += Self.metricsPerRequest
             let loaded = try await loader.load(
                 counter: counter, range: range, metrics: chunk, grouping: nil, refresh: false, rangeTotals: false)
-            for metric in chunk {
+            for asked in chunk {
+                // Revenue asked in "the counter's currency" comes back in the currency the answer named.
+                let metric =
+                    asked.needsCurrency
+                    ? loaded.storedMetrics.first { $0.unit == .money && Self.isRevenue(apiName: $0.apiName) } ?? asked
+                    : asked
                 guard let index = loaded.storedMetrics.firstIndex(where: { $0.apiName == metric.apiName }) else {
                     continue
                 }
