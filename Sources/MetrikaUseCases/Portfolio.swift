@@ -133,6 +133,8 @@ package struct Portfolio: Sendable {
                 missing = missing || !before.missingDays.isEmpty
             }
         }
-        return (PortfolioListing.Row(counter: counter, range: loaded.range, values: values, previous: previous), missing)
+        return (
+            PortfolioListing.Row(counter: counter, range: loaded.range, values: values, previous: previous), missing
+        )
     }
 }

@@ -136,7 +136,8 @@ package struct ReportRequest: Sendable {
             }
         }
         let shaping: [(Parameter, Bool)] = [
-            (.metrics, fields.metrics != nil), (.dimensions, !fields.dimensions.isEmpty), (.preset, fields.preset != nil),
+            (.metrics, fields.metrics != nil), (.dimensions, !fields.dimensions.isEmpty),
+            (.preset, fields.preset != nil),
             (.filters, fields.filters != nil), (.group, fields.group != nil), (.sort, fields.sort != nil),
             (.lang, fields.lang != nil), (.accuracy, fields.accuracy != "full"), (.currency, fields.currency != nil),
             (.attribution, fields.attribution != nil)

@@ -29,7 +29,8 @@ struct PortfolioCommandTests {
             let now = SimulatorOptions.parseInstant(simulatorNow)
             transport = ExplainCommandTests.SimulatorTransport(
                 try Simulator(options: SimulatorOptions(fixturesDirectory: root, now: now)))
-            home = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-portfolio-\(UUID().uuidString)")
+            home =
+                FileManager.default.temporaryDirectory.appendingPathComponent("metrika-portfolio-\(UUID().uuidString)")
                 .path
         }
 

@@ -135,7 +135,9 @@ import Testing
 
     @Test func badArgumentsAreToolResultsNamingTheArgumentAndWhatToSendNeverATrapAndNeverWork() async throws {
         let dropTable = try #require(await refused("get_report", [("counter_ids", .string("DROP TABLE"))]))
-        #expect(dropTable == "counter_ids is a string other than \"all\"; send a list of whole numbers, like [1001], or \"all\"")
+        #expect(
+            dropTable
+                == "counter_ids is a string other than \"all\"; send a list of whole numbers, like [1001], or \"all\"")
         let long = try #require(await refused("get_report", [("counter_ids", ints(Array(1...10_000)))]))
         #expect(long == "counter_ids lists 10000 items; send at most 20; ask for the others in another call")
         let huge = String(repeating: "x", count: 1 << 20)

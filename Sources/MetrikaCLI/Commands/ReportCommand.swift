@@ -90,7 +90,8 @@ enum ReportCommand: Command {
     static let options: [OptionSpec] =
         [
             CounterOptions.spec(
-                value: "ID[,ID…]|all", help: "Counter id(s); repeatable; all: every counter, one row each (the portfolio)")
+                value: "ID[,ID…]|all",
+                help: "Counter id(s); repeatable; all: every counter, one row each (the portfolio)")
         ] + DateOptions.specs(defaultFrom: "6daysAgo")
         + ReportFields.declarations.filter { ![Parameter.counter, .from, .to, .period].contains($0.parameter) }.map(
             \.optionSpec)

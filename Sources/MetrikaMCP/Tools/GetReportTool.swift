@@ -105,7 +105,10 @@ enum GetReportTool {
                     "kind",
                     schema(
                         "string",
-                        "\"portfolio\" for counter_ids \"all\": rows are counters (counter_id, name, site, from, to, the six metrics, with compare previous and change), no counters member; total the Total over every counter (users null: never summed), rows_total the counters, fell_most with compare")
+                        "\"portfolio\" for counter_ids \"all\": rows are counters (counter_id, name, site, from, to, "
+                            + "the six metrics, with compare previous and change), no counters member; total the Total "
+                            + "over every counter (users null: never summed), rows_total the counters, fell_most with compare"
+                    )
                 ),
                 ("total", schema("object", "The portfolio's Total (kind portfolio only)"))
             ], required: ["version", "columns", "rows"]))

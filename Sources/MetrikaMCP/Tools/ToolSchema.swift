@@ -241,7 +241,9 @@ package struct ToolArguments: Sendable {
         case .integersOrAll:
             if case .string(let text) = value {
                 // Never the text itself: it may be a secret pasted in the wrong place.
-                guard text == "all" else { throw ToolArgumentError("\(name) is a string other than \"all\"; \(send())") }
+                guard text == "all" else {
+                    throw ToolArgumentError("\(name) is a string other than \"all\"; \(send())")
+                }
                 return
             }
             guard case .array(let items) = value else { throw wrongType(value, item: false) }

@@ -204,9 +204,10 @@ package enum PortfolioListing {
             cells.append(text(value))
             if let previous, let changes {
                 cells.append(text(previous[index]))
-                cells.append(
-                    changes[index].number.map { raw ? ValueFormatter.raw($0) : DecimalText.format($0, fractionDigits: 1) }
-                        ?? "")
+                let change = changes[index].number.map {
+                    raw ? ValueFormatter.raw($0) : DecimalText.format($0, fractionDigits: 1)
+                }
+                cells.append(change ?? "")
             }
         }
         return cells
