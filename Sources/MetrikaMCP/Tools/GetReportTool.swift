@@ -262,7 +262,8 @@ enum GetReportTool {
         notes += activity.lines
         text += notes.map { $0 + "\n" }.joined()
         return MCPToolResult(
-            content: [.text(text)], structuredContent: StructuredView.adding(notes: notes, to: document))
+            content: [.text(text)],
+            structuredContent: StructuredView.adding(notes: notes, to: StructuredView.compact(document)))
     }
 
     /// The table's footnote of a period not over yet, for the structured view: its rows have
