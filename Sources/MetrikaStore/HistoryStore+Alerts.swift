@@ -251,20 +251,33 @@ extension HistoryStore {
 
     /// Replaces the counter's stored goals with `goals`, read at `fetchedAt`.
     package func storeGoals(counterID: Int, goals: [Goal], fetchedAt: Date) async throws {
+        try await storeGoals([counterID: goals], fetchedAt: fetchedAt)
+    }
+
+    /// Replaces the stored goals of every counter in `lists` (the counters list's `field=goals`), in
+    /// one transaction: a thousand counters' lists are one write, not a thousand.
+    package func storeGoals(_ lists: [Int: [Goal]], fetchedAt: Date) async throws {
+        guard !lists.isEmpty else { return }
         try await alertTransaction { database in
-            try database.execute("DELETE FROM counter_goals WHERE counter_id = ?", [.integer(Int64(counterID))])
-            for (position, goal) in goals.enumerated() {
-                try database.execute(
-                    "INSERT INTO counter_goals (counter_id, position, goal_id, name, type, fetched_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    [
-                        .integer(Int64(counterID)), .integer(Int64(position)), .integer(Int64(goal.id)),
-                        .text(goal.name), .text(goal.type),
-                        .real(fetchedAt.timeIntervalSince1970)
-                    ])
+            for (counterID, goals) in lists.sorted(by: { $0.key < $1.key }) {
+                try Self.replaceGoals(counterID: counterID, goals: goals, fetchedAt: fetchedAt, in: database)
             }
-            try database.execute(
-                "INSERT OR REPLACE INTO counter_goals_read (counter_id, fetched_at) VALUES (?, ?)",
-                [.integer(Int64(counterID)), .real(fetchedAt.timeIntervalSince1970)])
         }
+    }
+
+    private static func replaceGoals(counterID: Int, goals: [Goal], fetchedAt: Date, in database: Database) throws {
+        try database.execute("DELETE FROM counter_goals WHERE counter_id = ?", [.integer(Int64(counterID))])
+        for (position, goal) in goals.enumerated() {
+            try database.execute(
+                "INSERT INTO counter_goals (counter_id, position, goal_id, name, type, fetched_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    .integer(Int64(counterID)), .integer(Int64(position)), .integer(Int64(goal.id)),
+                    .text(goal.name), .text(goal.type),
+                    .real(fetchedAt.timeIntervalSince1970)
+                ])
+        }
+        try database.execute(
+            "INSERT OR REPLACE INTO counter_goals_read (counter_id, fetched_at) VALUES (?, ?)",
+            [.integer(Int64(counterID)), .real(fetchedAt.timeIntervalSince1970)])
     }
 }

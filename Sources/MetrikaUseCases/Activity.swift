@@ -14,9 +14,15 @@ package protocol Activity: Sendable {
     func progress(_ text: String, force: Bool)
     /// Erases the progress line.
     func endProgress()
+    /// Progress of work over counted items (`Checking: 12/1000 counters`): `text` for a terminal's
+    /// progress line, the counts for an entry point that reports numbers (MCP's progress notifications).
+    func progress(_ text: String, done: Int, total: Int)
 }
 
 extension Activity {
     /// Plain names, unless the entry point says its own (the CLI, the MCP server do).
     package var naming: ParameterNaming { .neutral }
+
+    /// The text on the progress line, the last one forced (a terminal shows the counts as words).
+    package func progress(_ text: String, done: Int, total: Int) { progress(text, force: done == total) }
 }

@@ -148,12 +148,15 @@ package struct HistoryLoader: Sendable {
         counter: Counter, range requested: DateRange, metrics: [Metric], grouping: Grouping?, refresh: Bool,
         rangeTotals: Bool = true, values: Bool = true
     ) async throws -> Loaded {
-        let stored = Self.storedMetrics(for: metrics)
-        // Money is stored per currency; a metric still in "the counter's currency" has no series.
-        // Every caller puts its metrics through `inCurrency` first: one that did not is a bug.
+        var stored = Self.storedMetrics(for: metrics)
+        // Money is stored per currency. A metric still in "the counter's currency" (`<currency>`) is
+        // sent as is, online only: the answer names the currency (`query.currency`) and the values are
+        // kept under the metric in that currency (`Loaded.storedMetrics` says which) — a first check of
+        // a shop learns its currency and its revenue in one request. Offline it has no series: every
+        // offline caller puts its metrics through `inCurrency` first, and one that did not is a bug.
         precondition(
-            !stored.contains(where: \.needsCurrency),
-            "load(counter:…) needs money metrics in a currency: call inCurrency first")
+            client != nil || !stored.contains(where: \.needsCurrency),
+            "load(counter:…) offline needs money metrics in a currency: call inCurrency first")
         let today = metrikaToday(counter)
         let firstDay = firstDataDay(of: counter)
         guard requested.to >= firstDay else {
@@ -190,6 +193,12 @@ package struct HistoryLoader: Sendable {
             let span = rangeTotalNeeded ? range : DateRange(from: missing.first!, to: missing.last!)!
             let page = try await fetchDaily(client: client, counter: counter, span: span, metrics: stored)
             requests += page.requests
+            if stored.contains(where: \.needsCurrency) {
+                guard let code = page.currency, let found = Currency(code: code) else {
+                    throw HistoryError.currencyNotSaid(counterID: counter.id)
+                }
+                stored = stored.map { $0.needsCurrency ? $0.inCurrency(found) : $0 }
+            }
             let kept = try await keeping {
                 try await store.storeDaily(
                     counterID: counter.id, range: span, metrics: stored, values: page.values, fetchedAt: now(),
@@ -197,6 +206,13 @@ package struct HistoryLoader: Sendable {
             }
             if !kept { unkeptDaily.merge(page.values) { $1 } }
             daysFetched += span.dayCount
+            // The answer names the counter's currency (`query.currency`: no currency was asked): remembered,
+            // so that money asks no probe of its own (`inCurrency`).
+            if let code = page.currency, let found = Currency(code: code) {
+                _ = try await keeping {
+                    try await store.storeCounterCurrency(id: counter.id, currency: found, seenAt: now())
+                }
+            }
             if span == range {
                 for (index, metric) in stored.enumerated() where metric.aggregation == .nonAdditive {
                     let value = index < page.totals.count ? page.totals[index] : nil
@@ -300,6 +316,8 @@ package struct HistoryLoader: Sendable {
         package var sampled: Bool
         package var dataLag: Double?
         package var requests: Int
+        /// The currency the answer says it used (`query.currency`); nil when it did not say.
+        package var currency: String? = nil
     }
 
     /// `/stat/v1/data` by `ym:s:date` over a span, every day filled: days the API omitted had no
@@ -316,6 +334,7 @@ package struct HistoryLoader: Sendable {
         var totals: [Double?] = []
         var sampled = false
         var dataLag: Double?
+        var currency: String?
         repeat {
             let page = try await client.fetchData(query, offset: offset, limit: min(100_000, span.dayCount))
             requests += 1
@@ -324,6 +343,7 @@ package struct HistoryLoader: Sendable {
                 totals = page.totals
                 sampled = page.sampled
                 dataLag = page.dataLag
+                currency = page.queryCurrency
             }
             for row in page.rows {
                 guard let name = row.dimensions.first?.name, let day = Day(iso: name), span.contains(day) else {
@@ -347,7 +367,8 @@ package struct HistoryLoader: Sendable {
             $0.unit == .count || ($0.unit == .money && $0.aggregation == .sum) ? Optional(0.0) : nil
         }
         for day in span.days where values[day] == nil { values[day] = empty }
-        return DailyPage(values: values, totals: totals, sampled: sampled, dataLag: dataLag, requests: requests)
+        return DailyPage(
+            values: values, totals: totals, sampled: sampled, dataLag: dataLag, requests: requests, currency: currency)
     }
 
     package func metrikaToday(_ counter: Counter) -> Day { today(for: counter, now: now()) }

@@ -69,6 +69,8 @@ package struct ParameterDeclaration<Fields>: Sendable {
 /// The fields of a report request as given, before `ReportRequest` judges them together.
 package struct ReportFields: Sendable {
     package var counterIDs: [Int] = []
+    /// `--counter all` (`counter_ids: "all"`): the portfolio, one row per counter the token reads.
+    package var allCounters = false
     package var from: String?
     package var to: String?
     package var period: String?
@@ -90,6 +92,9 @@ package struct ReportFields: Sendable {
     package var attribution: Attribution?
 
     package init() {}
+
+    /// The word that asks for every counter (`--counter all`).
+    package static let allCountersWord = "all"
 
     package typealias Declaration = ParameterDeclaration<ReportFields>
 
@@ -121,10 +126,16 @@ package struct ReportFields: Sendable {
 
     package static let counter = Declaration(
         .counter, .ids(maxItems: 20), short: "c", value: "ID[,ID…]",
-        help: { _ in "Counter id(s); repeatable" },
-        modelHelp: { _ in "Counter ids (see list_counters), e.g. [1001]; several counters get a counter_id column." }
+        help: { _ in "Counter id(s); repeatable; all: one row per counter (the portfolio)" },
+        modelHelp: { _ in
+            "Counter ids (see list_counters), e.g. [1001]; several counters get a counter_id column. \"all\": the portfolio, one row per counter with the period's totals (visits, pageviews, users, bounce rate, page depth, time on site), sorted by visits, and a Total (users not summed)."
+        }
     ) { fields, words in
         for text in words {
+            if text.lowercased() == ReportFields.allCountersWord {
+                fields.allCounters = true
+                continue
+            }
             let id = try ReportTerms.counterID(text)
             if !fields.counterIDs.contains(id) { fields.counterIDs.append(id) }
         }

@@ -34,7 +34,8 @@ package struct ReportRequest: Sendable {
 
     /// The request of fields whose dates are already read.
     package init(_ fields: ReportFields, dates: ReportDates) throws {
-        precondition(!fields.counterIDs.isEmpty, "a report request names at least one counter")
+        precondition(
+            !fields.counterIDs.isEmpty || fields.allCounters, "a report request names at least one counter, or all")
         self.fields = fields
         self.from = dates.from
         self.to = dates.to
@@ -51,6 +52,7 @@ package struct ReportRequest: Sendable {
 
     /// The checks of `init`, in the order a user meets them.
     private func validate() throws {
+        if fields.allCounters { return try validatePortfolio() }
         guard fields.dimensions.count <= 10 else {
             let count = fields.dimensions.count
             throw ParameterError(.dimensions, .tooMany(count: count, most: 10)) {
@@ -124,6 +126,34 @@ package struct ReportRequest: Sendable {
         }
     }
 
+    /// The portfolio (`--counter all`) has its own columns and rows: the period's totals of the
+    /// everyday metrics, one row per counter, from the history. What would shape another report is
+    /// refused, naming the parameter.
+    private func validatePortfolio() throws {
+        if !fields.counterIDs.isEmpty {
+            throw ParameterError(.counter, .malformed(value: "all")) {
+                "\($0[.counter]) all means every counter: give it alone, not with counter ids"
+            }
+        }
+        let shaping: [(Parameter, Bool)] = [
+            (.metrics, fields.metrics != nil), (.dimensions, !fields.dimensions.isEmpty),
+            (.preset, fields.preset != nil),
+            (.filters, fields.filters != nil), (.group, fields.group != nil), (.sort, fields.sort != nil),
+            (.lang, fields.lang != nil), (.accuracy, fields.accuracy != "full"), (.currency, fields.currency != nil),
+            (.attribution, fields.attribution != nil)
+        ]
+        if let (parameter, _) = shaping.first(where: \.1) {
+            throw ParameterError(parameter, .contradicts([.counter])) {
+                "\($0[parameter]) does not apply to \($0[.counter]) all: the portfolio has one row per counter with the period's visits, pageviews, users, bounce rate, page depth and time on site"
+            }
+        }
+        if let requestedLimit, !Self.limitRange.contains(requestedLimit) {
+            throw ParameterError(.limit, .outOfRange(value: String(requestedLimit), allowed: Self.limitRange)) {
+                "\($0[.limit]) must be a whole number from \(Self.limitRange.lowerBound) to \(Self.limitRange.upperBound), not '\(requestedLimit)'"
+            }
+        }
+    }
+
     /// A currency where no column is money would change nothing: refused, like the other
     /// parameters that would be silently ignored (report, chart, mail). A preset's columns are the
     /// API's to say, so it may be money.
@@ -183,7 +213,11 @@ package struct ReportRequest: Sendable {
     /// The request as the JSON document's `query` echoes it.
     package func queryEcho(metrics: [Metric], dimensions: [MetrikaModel.Dimension]) -> [(String, JSONValue)] {
         var query: [(String, JSONValue)] = [
-            ("counters", .array(fields.counterIDs.map { .number(Double($0)) })),
+            (
+                "counters",
+                fields.allCounters
+                    ? .string(ReportFields.allCountersWord) : .array(fields.counterIDs.map { .number(Double($0)) })
+            ),
             ("from", .string(from.description)),
             ("to", .string(to.description))
         ]

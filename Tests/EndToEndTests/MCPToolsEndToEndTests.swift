@@ -191,11 +191,17 @@ struct MCPToolsEndToEndTests {
         let answer = try MCPDriver.run(
             mode: "legacy", environment: environment,
             steps: [
-                ["op": "call", "name": "check_alerts", "arguments": [:]],
+                ["op": "call", "name": "check_alerts", "arguments": [:], "progress": true],
                 ["op": "call", "name": "check_alerts", "arguments": [:]]
             ])
         let results = try #require(answer["results"] as? [Any])
         try #require(results.count == 2)
+        // The client sees the counters checked as they go (throttled to one a 100 ms, the last always).
+        let progress = ((results[0] as? [String: Any])?["progress"] as? [[String: Any]]) ?? []
+        let checked = ((result(results[0])?["structuredContent"] as? [String: Any])?["counters_checked"] as? Int) ?? -1
+        #expect(progress.first?["progress"] as? Double == 0, "\(progress)")
+        #expect(progress.last?["progress"] as? Double == Double(checked), "\(progress)")
+        #expect(progress.last?["total"] as? Double == Double(checked), "\(progress)")
         let first = try #require(result(results[0]), "\(results[0])")
         let second = try #require(result(results[1]), "\(results[1])")
         #expect(first["isError"] as? Bool != true, "\(first)")
@@ -247,7 +253,7 @@ struct MCPToolsEndToEndTests {
         // SEP-1303: the official client passes each refusal on as a tool result the model reads (no
         // JSON-RPC error, which the client would raise), one line naming the argument and what to send.
         let lines = [
-            "counter_ids is a string; send a list of whole numbers, like [1001]",
+            "counter_ids is a string other than \"all\"; send a list of whole numbers, like [1001]",
             "counter_ids lists 10000 items; send at most 20; ask for the others in another call",
             "filters is 1048576 characters long; send at most 2000",
             "get_report takes no argument 'oauth_token'; send only its arguments: counter_ids,"

@@ -16,15 +16,22 @@ struct ExplainCommandTests {
         let simulator: Simulator
         private let lock = NSLock()
         private var paths: [String] = []
+        private var queries: [String] = []
 
         init(_ simulator: Simulator) { self.simulator = simulator }
 
         var reportingRequests: Int { lock.withLock { paths.filter { $0.hasPrefix("/stat/") }.count } }
+        /// Every path asked so far, in order, and each one's query.
+        var allPaths: [String] { lock.withLock { paths } }
+        var allQueries: [String] { lock.withLock { queries } }
 
         func send(_ request: MetrikaAPI.HTTPRequest) async throws -> MetrikaAPI.HTTPResponse {
             let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
             let path = components?.path ?? request.url.path
-            lock.withLock { paths.append(path) }
+            lock.withLock {
+                paths.append(path)
+                queries.append(components?.percentEncodedQuery ?? "")
+            }
             let response = simulator.handle(
                 MetrikaSimulator.HTTPRequest(
                     method: request.method, path: path, query: components?.percentEncodedQuery ?? "",

@@ -113,7 +113,7 @@ struct OptionTests {
         ),
         (
             "report",
-            "report --counter ID[,ID…] [--from DATE] [--to DATE | --period NAME] [--group day|week|month] [--metrics LIST] [--dimensions LIST] [--format table|csv|json|html] [--output FILE.html] [options]"
+            "report --counter ID[,ID…]|all [--from DATE] [--to DATE | --period NAME] [--group day|week|month] [--metrics LIST] [--dimensions LIST] [--format table|csv|json|html] [--output FILE.html] [options]"
         ),
         ("goals", "goals --counter ID [--format table|csv|json]"),
         (

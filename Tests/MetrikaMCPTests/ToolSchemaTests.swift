@@ -84,9 +84,12 @@ import Testing
         let schema = report.inputSchema
         #expect(schema["required"] == .array([.string("counter_ids")]))
         let properties = try #require(schema["properties"])
-        #expect(properties["counter_ids"]?["type"] == .string("array"))
-        #expect(properties["counter_ids"]?["items"]?["type"] == .string("integer"))
-        #expect(properties["counter_ids"]?["maxItems"] == .number(20))
+        // Counter ids, or "all" (the portfolio).
+        let ids = properties["counter_ids"]?["anyOf"]?.items ?? []
+        #expect(ids.first?["type"] == .string("array"))
+        #expect(ids.first?["items"]?["type"] == .string("integer"))
+        #expect(ids.first?["maxItems"] == .number(20))
+        #expect(ids.last?["enum"] == .array([.string("all")]) && ids.count == 2)
         #expect(properties["group"]?["enum"] == .array([.string("day"), .string("week"), .string("month")]))
         #expect(properties["limit"]?["maximum"] == .number(Double(GetReportTool.maximumLimit)))
         #expect(properties["limit"]?["default"] == .number(Double(GetReportTool.defaultLimit)))
@@ -132,7 +135,9 @@ import Testing
 
     @Test func badArgumentsAreToolResultsNamingTheArgumentAndWhatToSendNeverATrapAndNeverWork() async throws {
         let dropTable = try #require(await refused("get_report", [("counter_ids", .string("DROP TABLE"))]))
-        #expect(dropTable == "counter_ids is a string; send a list of whole numbers, like [1001]")
+        #expect(
+            dropTable
+                == "counter_ids is a string other than \"all\"; send a list of whole numbers, like [1001], or \"all\"")
         let long = try #require(await refused("get_report", [("counter_ids", ints(Array(1...10_000)))]))
         #expect(long == "counter_ids lists 10000 items; send at most 20; ask for the others in another call")
         let huge = String(repeating: "x", count: 1 << 20)
@@ -165,7 +170,7 @@ import Testing
                 == "counter_ids is an empty list; leave it out or name at least one")
         #expect(
             await refused("get_report", [("counter_ids", .array([.string("1001")]))])
-                == "counter_ids holds a string; send a list of whole numbers, like [1001]")
+                == "counter_ids holds a string; send a list of whole numbers, like [1001], or \"all\"")
         #expect(
             await refused("get_report", [("from", .string("today"))])?.hasPrefix(
                 "counter_ids is missing; get_report needs it: ") == true)

@@ -26,34 +26,78 @@ extension MetrikaClient {
     func fetchRoutedCounterList(_ routing: ProfileRouting, search: String?, status: String?) async throws -> (
         counters: [Counter], warning: String?
     ) {
-        var lists: [[Counter]] = []
+        let routed = try await fetchRoutedCounterPages(routing, search: search, status: status, extra: [])
+        return (routed.wires.map(\.counter), routed.warning)
+    }
+
+    /// Every profile's pages, merged: each counter once, with the profile that reads it.
+    private func fetchRoutedCounterPages(
+        _ routing: ProfileRouting, search: String?, status: String?, extra: [(String, String)]
+    ) async throws -> (wires: [WireCounter], warning: String?) {
+        var lists: [[WireCounter]] = []
         var warnings: [String] = []
         for route in routing.routes {
-            let list = try await fetchCounterList(search: search, status: status, perPage: 1000, route: route)
+            let list = try await fetchCounterPages(
+                search: search, status: status, perPage: 1000, route: route, extra: extra)
             lists.append(list.counters)
             if let warning = list.warning { warnings.append(warning) }
         }
-        let merged = ProfileRouting.merge(lists, routes: routing.routes)
+        let merged = ProfileRouting.merge(lists.map { $0.map(\.counter) }, routes: routing.routes)
         if search == nil, status == nil || status == "Active", !routing.isLearnt { routing.learn(merged.owners) }
-        return (merged.counters, warnings.first)
+        var wires: [Int: WireCounter] = [:]
+        for (index, list) in lists.enumerated() {
+            for wire in list where merged.owners[wire.counter.id] == index { wires[wire.counter.id] = wire }
+        }
+        let result = merged.counters.compactMap { counter in
+            wires[counter.id].map { WireCounter(counter: counter, goals: $0.goals) }
+        }
+        return (result, warnings.first)
     }
 
     /// One login's counters list, paged.
     func fetchCounterList(search: String?, status: String?, perPage: Int, route: APIRoute?) async throws -> (
         counters: [Counter], warning: String?
     ) {
-        var result: [Counter] = []
+        let (wires, warning) = try await fetchCounterPages(
+            search: search, status: status, perPage: perPage, route: route)
+        return (wires.map(\.counter), warning)
+    }
+
+    /// The counters list with every counter's goals in it (`field=goals`): what a check of every
+    /// counter needs, in one request per 1,000 counters instead of one per counter. `goals` holds the
+    /// counters whose answer carried a goals list (an API that left it out: none, read on their own).
+    package func fetchCounterListWithGoals(perPage: Int = 1000) async throws -> (
+        counters: [Counter], goals: [Int: [Goal]], warning: String?
+    ) {
+        let extra = [("field", "goals")]
+        let (wires, warning) =
+            if let routing {
+                try await fetchRoutedCounterPages(routing, search: nil, status: nil, extra: extra)
+            } else {
+                try await fetchCounterPages(search: nil, status: nil, perPage: perPage, route: nil, extra: extra)
+            }
+        var goals: [Int: [Goal]] = [:]
+        for wire in wires { if let list = wire.goals { goals[wire.counter.id] = list } }
+        return (wires.map(\.counter), goals, warning)
+    }
+
+    /// One login's list pages, following `offset`/`per_page` until `offset > rows`, each counter once.
+    private func fetchCounterPages(
+        search: String?, status: String?, perPage: Int, route: APIRoute?, extra: [(String, String)] = []
+    ) async throws -> (counters: [WireCounter], warning: String?) {
+        var result: [WireCounter] = []
         var seen = Set<Int>()
         var pager = Pager(wanted: Int.max, pageSize: perPage, hardCap: Pager.counterListHardCap)
         while let next = pager.nextPage {
             var query: [(String, String)] = [("offset", String(next.offset)), ("per_page", String(perPage))]
             if let search, !search.isEmpty { query.append(("search_string", search)) }
             if let status { query.append(("status", status)) }
+            query += extra
             let page: CounterListResponse = try await get(
                 "/management/v1/counters", query: query, route: route ?? routing?.route(nil))
             let before = result.count
             for wire in page.counters where seen.insert(wire.counter.id).inserted {
-                result.append(wire.counter)
+                result.append(wire)
             }
             pager.record(rowCount: page.counters.count, newRows: result.count - before, claimedTotal: page.rows)
         }

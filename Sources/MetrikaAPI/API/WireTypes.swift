@@ -25,9 +25,11 @@ struct CounterResponse: Decodable, Sendable {
 /// A counter object of the Management API; only the fields metrika uses, everything else ignored.
 struct WireCounter: Decodable, Sendable {
     let counter: Counter
+    /// The counter's goals when the list was asked with `field=goals` (nil: not there).
+    let goals: [Goal]?
 
     enum CodingKeys: String, CodingKey {
-        case id, name, site, site2, status, permission
+        case id, name, site, site2, status, permission, goals
         case ownerLogin = "owner_login"
         case timeZoneName = "time_zone_name"
         case timeZoneOffset = "time_zone_offset"
@@ -36,6 +38,12 @@ struct WireCounter: Decodable, Sendable {
     }
 
     struct Site2: Decodable, Sendable { let site: String? }
+
+    /// A counter as merged over several profiles' lists, with the goals its owner's list carried.
+    init(counter: Counter, goals: [Goal]?) {
+        self.counter = counter
+        self.goals = goals
+    }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -57,6 +65,10 @@ struct WireCounter: Decodable, Sendable {
             createTime: try container.flexibleString(.createTime),
             isFavorite: try container.flexibleBool(.favorite) ?? false
         )
+        // A goals member that is not a list says nothing about the goals: unknown, read on their own.
+        goals = (try? container.decodeIfPresent([GoalsResponse.WireGoal].self, forKey: .goals))?.map {
+            $0.compactMap(\.goal)
+        }
     }
 }
 

@@ -56,6 +56,12 @@ enum ReportCommand: Command {
         metric (dimension reports: bars of the top 10 rows) and the table; --compare adds the previous
         values and changes to the table too. On stdout, or --output FILE.html (written atomically: a
         failed run leaves the old page) — for cron, a page a team can open.
+        --counter all: the portfolio — one row per counter the token reads with the period's visits,
+        pageviews, users, bounce rate, page depth and time on site, sorted by visits (--limit N: the
+        first N), and a Total that sums the counts, weights bounce rate and time on site by visits,
+        takes page depth as pageviews / visits and never sums users; read through the history (one
+        request per counter the first time); --compare adds each change and names the counter whose
+        visits fell most.
 
         Examples:
           metrika report --counter 1001
@@ -69,6 +75,7 @@ enum ReportCommand: Command {
           metrika report --counter 1001 --metrics purchases,revenue,revenuePerPurchase --group week
           metrika report --counter 1001 --preset purchase --attribution automatic --currency USD
           metrika report --counter 1001 --preset basket --period lastWeek --csv
+          metrika report --counter all --period lastMonth --compare
         """
     static let synopses: [[UsageTerm]] = [
         [
@@ -81,7 +88,11 @@ enum ReportCommand: Command {
     /// beside the command's own (output, database, token).
     /// (The counter and the dates keep the CLI's wording of them, shared with chart and mail.)
     static let options: [OptionSpec] =
-        [CounterOptions.spec()] + DateOptions.specs(defaultFrom: "6daysAgo")
+        [
+            CounterOptions.spec(
+                value: "ID[,ID…]|all",
+                help: "Counter id(s); repeatable; all: every counter, one row each (the portfolio)")
+        ] + DateOptions.specs(defaultFrom: "6daysAgo")
         + ReportFields.declarations.filter { ![Parameter.counter, .from, .to, .period].contains($0.parameter) }.map(
             \.optionSpec)
         + FormatOptions.specs(html: true) + [PageOptions.outputSpec] + DatabaseOptions.specs + TokenOptions.specs
@@ -100,7 +111,12 @@ enum ReportCommand: Command {
     ) {
         try options.requireNoPositionals()
         var fields = ReportFields()
-        fields.counterIDs = try CounterOptions.ids(options)
+        let counterWords = options[.counter]
+        if counterWords.contains(where: { $0.lowercased() == ReportFields.allCountersWord }) {
+            try cliWorded { try ReportFields.counter.read(&fields, counterWords) }
+        } else {
+            fields.counterIDs = try CounterOptions.ids(options)
+        }
         fields.metrics = try MetricsOptions.metrics(options)
         _ = try HistoryOptions.parse(options)
         try options.read(declaredParameters, into: &fields)
@@ -109,12 +125,17 @@ enum ReportCommand: Command {
             page == nil
             ? try FormatOptions.parse(options, toTerminal: false) : FormatOptions(format: .table, csv: CSVWriter())
         let request = try cliWorded { try ReportRequest(fields) }
+        if request.allCounters, page != nil {
+            throw UsageError(
+                "--format html is not made for --counter all: use the table, --csv or --json (or one page per counter)")
+        }
         return (request, output, page)
     }
 
     static func run(_ options: ParsedOptions, session: Session) async throws -> Int32 {
         var (request, output, page) = try parse(options)
         let context = session.context
+        if request.allCounters { return try await portfolio(request, output: output, session: session) }
         let sink: any ReportSink
         // The page is written whole at the end: into memory for a file (renamed into place only when
         // the report succeeded), else to stdout.
@@ -143,6 +164,33 @@ enum ReportCommand: Command {
         }
         if let path = page?.path {
             try AtomicFile.write(Data(memory.bytes), to: path)
+        }
+        return ExitCode.ok
+    }
+
+    /// `--counter all`: one row per counter with the period's totals, sorted by visits (the first
+    /// `--limit` of them), and the Total over all of them.
+    static func portfolio(_ request: ReportRequest, output: FormatOptions, session: Session) async throws -> Int32 {
+        let context = session.context
+        let loader = try await session.services.historyLoader(
+            offline: request.offline, unsettledDays: request.unsettledDays, readOnly: request.offline)
+        let report = try await Portfolio(request: request, loader: loader, activity: context).run()
+        let shown = 0..<min(report.rows.count, request.requestedLimit ?? report.rows.count)
+        let rows = report.rows[shown]
+        let out = context.stdout
+        switch output.format {
+        case .table:
+            out.write(PortfolioListing.table(report, rows: rows).render(maxWidth: context.terminalWidth))
+            out.write(PortfolioListing.footer(report, shown: shown).map { $0 + "\n" }.joined())
+        case .csv:
+            var csv = output.csv
+            csv.terminal = context.stdoutIsTerminal
+            try csv.write(PortfolioListing.csvHeader(compare: request.compare), to: out.writer)
+            for row in rows { try csv.write(PortfolioListing.csvRow(row, raw: request.raw), to: out.writer) }
+            try csv.write(PortfolioListing.csvTotal(report, raw: request.raw), to: out.writer)
+            if let fell = report.fellMostLine { context.note(fell) }
+        case .json:
+            out.write(PortfolioListing.document(report, rows: rows).serialized(pretty: true) + "\n")
         }
         return ExitCode.ok
     }

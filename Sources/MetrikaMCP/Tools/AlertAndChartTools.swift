@@ -20,7 +20,9 @@ enum CheckAlertsTool {
             counts (revenue: money); change_percent is the change against the expected value. Quota: days already in \
             metrika's history database cost nothing; missing ones about one request per counter; each counter with a drop or \
             a rise one more per dimension explained (6), for its drivers. Without counter_ids every \
-            counter the token can read is checked (slow for many counters). Example: {"counter_ids": [1001], "date": "2026-11-29"} or {"counter_ids": [1001], "today": true}.
+            counter the token can read is checked: the counters list brings every counter's goals, so 1,000 counters cost about \
+            1,000 requests the first time and one per counter (the last day again) after; progress notifications say \
+            how many counters are done. Example: {"counter_ids": [1001], "date": "2026-11-29"} or {"counter_ids": [1001], "today": true}.
             """,
         arguments: [counterIDs.argument, date.argument, today.argument],
         outputSchema: schema(
@@ -102,13 +104,14 @@ enum CheckAlertsTool {
                 store: loader.store, client: loader.client, now: { judgedAt }, unsettledDays: loader.unsettledDays,
                 unkept: loader.unkept)
         }
-        let activity = ToolActivity(now: loader.now)
+        let activity = ToolActivity(now: loader.now, call: call)
         call.progress(0, total: Double(counters.count), message: "checking \(counters.count) counters")
-        // The run of `metrika alert --dry-run`: nothing claimed, delivered or remembered. One counter at
-        // a time: the server runs up to 3 calls at once, and the API allows 3 requests in parallel per
-        // user in all (3 calls × 3 counters would be 9).
+        // The run of `metrika alert --dry-run`: nothing claimed, delivered or remembered. Three counters
+        // at a time, as the command checks them: the server's transport holds the API's 3 requests in
+        // parallel per user for every call together (`ParallelLimitTransport`), so 3 calls at once wait
+        // their turn there instead of checking one counter at a time each.
         var request = AlertRun.Request(counterIDs: ids, today: today, dryRun: true, explain: !ids.isEmpty)
-        request.parallelism = 1
+        request.parallelism = AlertCheck.parallelLimit
         request.noteFailures = false
         let result = try await AlertRun(loader: loader, settings: settings, activity: activity).run(
             request, counters: counters, unread: failures

@@ -48,6 +48,8 @@ enum GetReportTool {
             request per 20,000 rows. Default: pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate by day \
             for the last 7 days; \(defaultLimit) rows per answer (\(defaultCompareLimit) with compare; at most \(maximumLimit)); when the rows would not fit a model's \
             budget twice, the text shows the first \(compactRows) with the totals and structuredContent holds them all. \
+            counter_ids "all" answers "how are all my sites doing": one row per counter with the period's totals, sorted by \
+            visits, and a Total (users not summed); with compare each counter's change and the one that fell most. \
             Example: {"counter_ids": [1001], "period": "lastMonth", "group": "week", "metrics": ["visits", "bounceRate"]} or \
             {"counter_ids": [1001], "from": "30daysAgo", "dimensions": ["searchPhrase"], "limit": 100}.
             """,
@@ -98,8 +100,18 @@ enum GetReportTool {
                         "array",
                         "The text's notes a model needs: a period not over yet, sampling, a metric the history lacks, rows left out",
                         items: schema("string"))
-                )
-            ], required: ["version", "columns", "rows", "counters"]))
+                ),
+                (
+                    "kind",
+                    schema(
+                        "string",
+                        "\"portfolio\" for counter_ids \"all\": rows are counters (counter_id, name, site, from, to, "
+                            + "the six metrics, with compare previous and change), no counters member; total the Total "
+                            + "over every counter (users null: never summed), rows_total the counters, fell_most with compare"
+                    )
+                ),
+                ("total", schema("object", "The portfolio's Total (kind portfolio only)"))
+            ], required: ["version", "columns", "rows"]))
 
     /// `limit`: the report's parameter as declared once (ReportFields), with this tool's own bounds.
     static let limit = TypedToolArgument<Int>(
@@ -139,6 +151,7 @@ enum GetReportTool {
         -> MCPToolResult
     {
         let request = try request(arguments)
+        if request.allCounters { return try await portfolio(request, arguments, services: services, call: call) }
         let limit = arguments[Self.limit] ?? defaultRows(compare: request.compare && !request.usesHistory)
         let offset = arguments[Self.offset] ?? 1
         let built = ReportDocumentSink()
@@ -209,6 +222,48 @@ enum GetReportTool {
         }
         return MCPToolResult(
             content: [.text(text)], structuredContent: StructuredView.adding(notes: notes, to: document))
+    }
+
+    /// `counter_ids: "all"`: the portfolio — one row per counter with the period's totals, sorted by
+    /// visits, `limit` rows from `offset`, the Total over all of them; the text is its table, the
+    /// structured view its JSON document (`report --counter all --json`, docs/json.md) with `more`
+    /// and `notes`. Progress notifications count the counters read.
+    static func portfolio(
+        _ request: ReportRequest, _ arguments: ToolArguments, services: any RunServices, call: any MCPCallActivity
+    ) async throws -> MCPToolResult {
+        let loader = try await services.historyLoader(offline: request.offline)
+        let activity = ToolActivity(now: services.now, call: call)
+        let report = try await Portfolio(request: request, loader: loader, activity: activity).run()
+        if Task.isCancelled { throw CancellationError() }
+        let limit = arguments[Self.limit] ?? defaultLimit
+        let offset = arguments[Self.offset] ?? 1
+        let total = report.rows.count
+        let shown = min(offset - 1, total)..<min(total, offset - 1 + limit)
+        var text = PortfolioListing.table(report, rows: report.rows[shown]).render(maxWidth: tableWidth)
+        var notes = PortfolioListing.footer(report, shown: shown).filter { !$0.hasPrefix("Showing") }
+        var document = PortfolioListing.document(report, rows: report.rows[shown])
+        if shown.upperBound < total {
+            if case .object(var members) = document {
+                members.append(
+                    (
+                        "more",
+                        .object([
+                            ("offset", .number(Double(shown.upperBound + 1))), ("rows_total", .number(Double(total)))
+                        ])
+                    ))
+                document = .object(members)
+            }
+            notes.insert(
+                "Showing counters \(grouped(shown.lowerBound + 1))–\(grouped(shown.upperBound)) of \(grouped(total)) by visits (the Total is over all of them); call get_report again with offset \(shown.upperBound + 1) for the next counters.",
+                at: 0)
+        } else if shown.isEmpty, offset > 1, total > 0 {
+            notes.insert("No counters from offset \(offset): the portfolio has \(grouped(total)).", at: 0)
+        }
+        notes += activity.lines
+        text += notes.map { $0 + "\n" }.joined()
+        return MCPToolResult(
+            content: [.text(text)],
+            structuredContent: StructuredView.adding(notes: notes, to: StructuredView.compact(document)))
     }
 
     /// The table's footnote of a period not over yet, for the structured view: its rows have

@@ -94,8 +94,9 @@ extension ToolArgument {
                 name, .strings, description, required: required, choices: declaration.choices, maxLength: maxLength,
                 maxItems: maxItems)
         case .ids(let maxItems):
+            // The report's counters (the one declaration of this shape): ids, or "all" (the portfolio).
             self.init(
-                name, .integers, description, required: required, minimum: 1, maximum: Int(Int32.max),
+                name, .integersOrAll, description, required: required, minimum: 1, maximum: Int(Int32.max),
                 maxItems: maxItems)
             example = "[1001]"
             beyondBound = "ask for the others in another call"
@@ -118,7 +119,10 @@ extension TypedToolArgument where Value == [String] {
         case .list:
             self.init(argument, kinds: [.strings], read: Self.texts)
         case .ids:
-            self.init(argument, kinds: [.integers]) { Self.wholes($0)?.map(String.init) }
+            self.init(argument, kinds: [.integersOrAll]) { value in
+                if case .string(let text) = value { return [text] }
+                return Self.wholes(value)?.map(String.init)
+            }
         }
     }
 }

@@ -8,14 +8,24 @@ import Synchronization
 /// A use case's `Activity` during one tool call: the notes it makes (a sampled answer, a range that
 /// starts on the counter's creation day) are kept for the answer's text, since the person reading
 /// stderr is a model here; the progress line's text is not sent (the rows so far are, by
-/// `ReportWindow`).
+/// `ReportWindow`), but work over counted items (an alert check's counters, a portfolio's) goes to
+/// the call's progress notifications as it goes, when the call asked for them (`call`).
 final class ToolActivity: Activity {
     let now: @Sendable () -> Date
     private let notes = Mutex<[String]>([])
+    private let call: (any MCPCallActivity)?
 
     var naming: ParameterNaming { .mcp }
 
-    init(now: @escaping @Sendable () -> Date) { self.now = now }
+    init(now: @escaping @Sendable () -> Date, call: (any MCPCallActivity)? = nil) {
+        self.now = now
+        self.call = call
+    }
+
+    /// `checking: 12/1000 counters` as a progress notification (throttled by the server).
+    func progress(_ text: String, done: Int, total: Int) {
+        call?.progress(Double(done), total: Double(total), message: text)
+    }
 
     func note(_ line: String) {
         notes.withLock { if $0.count < 50 { $0.append(line) } }

@@ -24,6 +24,9 @@ package struct ToolArgument: Sendable {
         case strings
         /// An array of integers.
         case integers
+        /// An array of integers, or the text `"all"` (`get_report`'s counter ids: the portfolio):
+        /// the schema's `anyOf` of both.
+        case integersOrAll
         /// Names as an array of strings or as one comma-separated text (`["a","b"]` or `"a,b"`):
         /// the schema's `anyOf` of both.
         case names
@@ -79,7 +82,7 @@ package struct ToolArgument: Sendable {
                 ]
                 if !choices.isEmpty { members.append(("enum", .array(choices.map { .string($0) }))) }
                 return members
-            case .integer, .integers:
+            case .integer, .integers, .integersOrAll:
                 var members: [(String, JSONValue)] = [("type", .string("integer"))]
                 if let minimum { members.append(("minimum", .number(Double(minimum)))) }
                 if let maximum { members.append(("maximum", .number(Double(maximum)))) }
@@ -95,6 +98,13 @@ package struct ToolArgument: Sendable {
                 ("type", .string("array")), ("items", .object(scalar(kind))), ("minItems", .number(1)),
                 ("maxItems", .number(Double(maxItems)))
             ]
+        case .integersOrAll:
+            let list: [(String, JSONValue)] = [
+                ("type", .string("array")), ("items", .object(scalar(.integers))), ("minItems", .number(1)),
+                ("maxItems", .number(Double(maxItems)))
+            ]
+            let all: [(String, JSONValue)] = [("type", .string("string")), ("enum", .array([.string("all")]))]
+            members = [("anyOf", .array([.object(list), .object(all)]))]
         case .names:
             let list: [(String, JSONValue)] = [
                 ("type", .string("array")), ("items", .object(scalar(.string))), ("minItems", .number(1)),
@@ -168,7 +178,7 @@ package struct ToolArguments: Sendable {
 
     private static func check(_ value: JSONValue, against argument: ToolArgument, tool: String) throws {
         let name = argument.name
-        let list = argument.kind == .strings || argument.kind == .integers
+        let list = argument.kind == .strings || argument.kind == .integers || argument.kind == .integersOrAll
         // The right shape, worded once for every wrong type.
         func send() -> String {
             let like = argument.example ?? Self.example(argument)
@@ -178,6 +188,7 @@ package struct ToolArguments: Sendable {
             case .boolean: return "send true or false"
             case .strings: return "send a list of texts, like \(like)"
             case .integers: return "send a list of whole numbers, like \(like)"
+            case .integersOrAll: return "send a list of whole numbers, like \(like), or \"all\""
             case .names: return "send a list of names or one comma-separated text, like \(like)"
             }
         }
@@ -227,6 +238,22 @@ package struct ToolArguments: Sendable {
                 throw beyond("lists \(items.count) items; send at most \(argument.maxItems)")
             }
             for item in items { try checkString(item) }
+        case .integersOrAll:
+            if case .string(let text) = value {
+                // Never the text itself: it may be a secret pasted in the wrong place.
+                guard text == "all" else {
+                    throw ToolArgumentError("\(name) is a string other than \"all\"; \(send())")
+                }
+                return
+            }
+            guard case .array(let items) = value else { throw wrongType(value, item: false) }
+            guard !items.isEmpty else {
+                throw ToolArgumentError("\(name) is an empty list; leave it out or name at least one")
+            }
+            guard items.count <= argument.maxItems else {
+                throw beyond("lists \(items.count) items; send at most \(argument.maxItems)")
+            }
+            for item in items { try checkInteger(item) }
         case .strings, .integers:
             guard case .array(let items) = value else { throw wrongType(value, item: false) }
             guard !items.isEmpty else {
@@ -250,10 +277,10 @@ package struct ToolArguments: Sendable {
                         ?? "…"))
                 + "\""
             return argument.kind == .strings ? "[\(text)]" : text
-        case .integer, .integers:
+        case .integer, .integers, .integersOrAll:
             var number = argument.minimum ?? 1
             if case .number(let given)? = argument.defaultValue { number = Int(given) }
-            return argument.kind == .integers ? "[\(number)]" : String(number)
+            return argument.kind == .integer ? String(number) : "[\(number)]"
         case .boolean: return "true"
         }
     }

@@ -187,7 +187,8 @@ package struct AlertCheck: Sendable {
                 }
                 if rule?.gaveUp == true { continue }
                 activity.progress(
-                    "\(progress): \(results.count)/\(counters.count) counters", force: results.count == counters.count)
+                    "\(progress): \(results.count)/\(counters.count) counters", done: results.count,
+                    total: counters.count)
                 if next < counters.count { launch() }
             }
         }
@@ -268,11 +269,24 @@ package struct AlertCheck: Sendable {
         // Offline, a history filled before purchases were checked (or by `sync`) lacks them, and the
         // store serves a day only with all its metrics: purchases are read on their own there.
         let apart = loader.client == nil && implicitPurchases
+        // Revenue rides in the counter's one request: in its currency when the history knows the counter
+        // as a shop (its currency remembered, its revenue kept), else — online, no currency asked — in
+        // "the counter's currency", which the answer names. A shop costs no request of its own.
+        var knownRevenue = wantsRevenue ? try await knownShopRevenue(of: counter, range: range) : nil
+        if wantsRevenue, knownRevenue == nil, currency == nil, loader.client != nil, !apart {
+            knownRevenue = Metric.revenue
+        }
         var series: [String: [Day: Double]]
         do {
-            series = try await load(
-                metrics.map(\.metric).filter { !apart || $0.apiName != Metric.purchases.apiName }, counter: counter,
-                range: range)
+            let asked = metrics.map(\.metric).filter { !apart || $0.apiName != Metric.purchases.apiName }
+            do {
+                series = try await load(asked + (knownRevenue.map { [$0] } ?? []), counter: counter, range: range)
+            } catch HistoryError.currencyNotSaid where knownRevenue?.needsCurrency == true {
+                // An answer that names no currency: the rest again without revenue, which is then asked
+                // on its own (and said when it cannot be had).
+                knownRevenue = nil
+                series = try await load(asked, counter: counter, range: range)
+            }
         } catch APIError.badRequest
             where implicitPurchases && !apart
             && metrics.contains(where: { $0.metric.apiName == Metric.purchases.apiName })
@@ -289,9 +303,19 @@ package struct AlertCheck: Sendable {
         // order is the weeks' revenue over their purchases (the judged day left out).
         var unitSizes: [String: Double] = [:]
         let purchases = series[Metric.purchases.apiName] ?? [:]
-        if wantsRevenue, purchases.values.contains(where: { $0 > 0 }),
-            let (priced, loaded) = try await revenue(of: counter, range: range)
-        {
+        let isShop = wantsRevenue && purchases.values.contains(where: { $0 > 0 })
+        // Revenue that came with the visits is used as it came; else it is asked on its own.
+        if knownRevenue?.needsCurrency == true {
+            // The answer's currency: the revenue series now kept under its name.
+            knownRevenue = try await loader.store.counterCurrencySeen(id: counter.id).map {
+                Metric.revenue.inCurrency($0.currency)
+            }
+        }
+        var shopRevenue: ([Metric], [String: [Day: Double]])? = knownRevenue.flatMap { known in
+            series[known.apiName].map { ([known], [known.apiName: $0]) }
+        }
+        if isShop, shopRevenue == nil { shopRevenue = try await revenue(of: counter, range: range) }
+        if isShop, let (priced, loaded) = shopRevenue {
             for metric in priced {
                 let revenue = loaded[metric.apiName] ?? [:]
                 series[metric.apiName] = revenue
@@ -497,6 +521,24 @@ package struct AlertCheck: Sendable {
         }
     }
 
+    /// A shop's revenue metric in its currency when the history already knows both — the currency
+    /// remembered within `HistoryLoader.currencyMemory` (or `--currency`) and some settled days of that
+    /// revenue kept — so that it can ride in the counter's one request; nil otherwise (online only).
+    func knownShopRevenue(of counter: Counter, range: DateRange) async throws -> Metric? {
+        guard loader.client != nil else { return nil }
+        let metric: Metric
+        if let currency {
+            metric = Metric.revenue.inCurrency(currency)
+        } else {
+            guard let remembered = try await loader.store.counterCurrencySeen(id: counter.id),
+                abs(activity.now().timeIntervalSince(remembered.seenAt)) < HistoryLoader.currencyMemory
+            else { return nil }
+            metric = Metric.revenue.inCurrency(remembered.currency)
+        }
+        let kept = try await loader.store.settledDays(counterID: counter.id, range: range, metrics: [metric])
+        return kept.isEmpty ? nil : metric
+    }
+
     /// Revenue (`ym:s:ecommerce<CUR>ConvertedRevenue`), whose news may only echo the purchases'.
     static func isRevenue(apiName: String) -> Bool {
         apiName.hasPrefix("ym:s:ecommerce") && apiName.hasSuffix("ConvertedRevenue")
@@ -525,7 +567,12 @@ package struct AlertCheck: Sendable {
             start += Self.metricsPerRequest
             let loaded = try await loader.load(
                 counter: counter, range: range, metrics: chunk, grouping: nil, refresh: false, rangeTotals: false)
-            for metric in chunk {
+            for asked in chunk {
+                // Revenue asked in "the counter's currency" comes back in the currency the answer named.
+                let metric =
+                    asked.needsCurrency
+                    ? loaded.storedMetrics.first { $0.unit == .money && Self.isRevenue(apiName: $0.apiName) } ?? asked
+                    : asked
                 guard let index = loaded.storedMetrics.firstIndex(where: { $0.apiName == metric.apiName }) else {
                     continue
                 }

@@ -137,7 +137,7 @@ package struct AlertRun: Sendable {
     }
 
     /// The counters to check: the given ids (one that cannot be read is a failure among the others),
-    /// else every counter the token can read (offline: every counter in the history). Ids the history
+    /// else every counter the token can read, with their goals (offline: every counter in the history). Ids the history
     /// does not know are read from the API: after `ConnectionGiveUp`'s limit of them in a row could not
     /// reach it, the run stops before any check (`AlertCheckError.hostGone`, nothing checked).
     package func counters(_ ids: [Int]) async throws -> (
@@ -169,9 +169,12 @@ package struct AlertRun: Sendable {
             if stored.isEmpty { throw AlertRunError.noCountersOffline(path: loader.store.path) }
             return (stored.filter { $0.status.lowercased() != "deleted" }, [])
         }
-        let list = try await client.fetchCounterList()
+        // The list brings every counter's goals (`field=goals`): stored as read now, the check asks no
+        // counter for its goals (`AlertCheck.goals(of:)` finds them fresh).
+        let list = try await client.fetchCounterListWithGoals()
         if let warning = list.warning { activity.note(warning) }
         try await loader.store.upsertCounters(list.counters)
+        try await loader.store.storeGoals(list.goals, fetchedAt: loader.now())
         return (list.counters.filter { $0.status.lowercased() != "deleted" }, [])
     }
 
