@@ -40,12 +40,15 @@ package enum ExplanationListing {
         /// A rise's robots: their percent of the period's visits and of the baseline's; nil for
         /// anything but a rise, or when the API did not say.
         package var robots: (share: Double, expected: Double)?
+        /// The metric's title, a goal by its name; nil: the metric's own.
+        package var metricTitle: String?
 
         package init(
             counterID: Int, metric: Metric, period: DateRange, baselineKind: String, baselineDays: [Day],
             headline: String, driver: (part: Int, segment: Int)?, parts: [Part],
-            robots: (share: Double, expected: Double)? = nil
+            robots: (share: Double, expected: Double)? = nil, metricTitle: String? = nil
         ) {
+            self.metricTitle = metricTitle
             self.robots = robots
             self.counterID = counterID
             self.metric = metric
@@ -128,7 +131,8 @@ package enum ExplanationListing {
     /// The table text: the headline, then one table per dimension.
     package static func text(_ input: Input, maxWidth: Int?) -> String {
         var out = input.headline + "\n"
-        out += "\(input.metric.title) on \(periodText(input.period)) against \(baselineText(input))\n"
+        let title = input.metricTitle ?? input.metric.title
+        out += "\(title) on \(periodText(input.period)) against \(baselineText(input))\n"
         if let robots = input.robots {
             let shown = robotPercents(robots.share, robots.expected)
             out += "Robots: \(shown.share) of the visits (\(shown.expected) in the baseline)\n"

@@ -109,6 +109,8 @@ package struct Explanation: Sendable {
     package let requests: Int
     /// A rise's robots (`ym:s:robotPercentage`); nil for anything else, or when the API did not say.
     package var robots: RobotShare? = nil
+    /// The metric's title, a goal by its name (`Goal "Заказ" conversion`).
+    package var metricTitle: String? = nil
 }
 
 /// The robots' percent of the visits in the period and in the baseline.
@@ -306,7 +308,19 @@ package enum Explain {
             }
         }
         let explained = parts.map(\.explained)
-        let reading = ContributionHeadline.reading(metric: metricWords(request.metric), explained)
+        // A goal by its name (one Management request; its id when it has none or the list fails).
+        var words = metricWords(request.metric)
+        var title = request.metric.title
+        if let id = request.metric.goalID, let goals = try? await client.fetchGoals(counterID: request.counterID),
+            let goal = goals.first(where: { $0.id == id })
+        {
+            let name = TerminalText.sanitize(goal.name, limit: 80).trimmingCharacters(in: .whitespacesAndNewlines)
+            if !name.isEmpty {
+                words = words.replacingOccurrences(of: "goal \(id)", with: "goal \"\(name)\"")
+                title = title.replacingOccurrences(of: "Goal \(id)", with: "Goal \"\(name)\"")
+            }
+        }
+        let reading = ContributionHeadline.reading(metric: words, explained)
         let driver = reading.driver
         // A rise says what share of its visits were robots (a bot wave is a rise's usual cause).
         let rise = (explained.first?.shown.change ?? 0) > 0
@@ -320,7 +334,8 @@ package enum Explain {
         return Explanation(
             counterID: request.counterID, metric: request.metric, period: request.period, baseline: request.baseline,
             baselineDays: days, parts: parts, headline: headline,
-            driver: driver.map { (part: $0.dimension, segment: $0.segment) }, requests: requests, robots: robotShare)
+            driver: driver.map { (part: $0.dimension, segment: $0.segment) }, requests: requests, robots: robotShare,
+            metricTitle: title)
     }
 
     /// Whether a rise of `metric` says its robots' share: traffic (visits, pageviews, users) and the
@@ -767,7 +782,7 @@ extension Explanation {
                     name: $0.dimension.name, apiName: $0.dimension.apiName, explained: $0.explained,
                     sampleShare: $0.sampleShare, title: $0.dimension.title)
             },
-            robots: robots.map { (share: $0.share, expected: $0.expected) })
+            robots: robots.map { (share: $0.share, expected: $0.expected) }, metricTitle: metricTitle)
     }
 }
 
