@@ -70,9 +70,11 @@ struct ModifierTable {
         parentPositions = needed.map { attribute in attribute.parent.flatMap { needed.firstIndex(of: $0) } }
     }
 
-    /// The raw modifiers of one value, with that day's rate waves on it.
+    /// The raw modifiers of one value, with that day's rate waves on it. A search phrase behaves as
+    /// its source's visits do (180,000 phrases' own modifiers cost a phrase report seconds).
     static func raw(_ attribute: Attribute, _ value: Int, _ attributes: AttributeModel) -> Vector {
         var vector = Vector(repeating: 1)
+        if attribute == .searchPhrase { return vector }
         for facet in 1...8 {
             guard let kind = AttributeModel.Facet(rawValue: facet) else { continue }
             vector[facet - 1] = AttributeModel.modifier(attribute, value, kind)
@@ -97,7 +99,7 @@ struct ModifierTable {
                 continue
             }
             var vector = ModifierTable.raw(attribute, value, attributes)
-            if attribute.parent != nil {
+            if attribute.parent != nil, attribute != .searchPhrase {
                 // One norm per parent value (a search engine's phrases share their engine's).
                 let normKey = position * 1_000_003 + parent + 2
                 let norm: Vector
