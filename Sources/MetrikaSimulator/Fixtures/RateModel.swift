@@ -90,7 +90,7 @@ struct ModifierTable {
     /// The modifiers of the path whose values start at `base` in `values`.
     mutating func modifiers(_ values: [Int], _ base: Int) -> Vector {
         var product = Vector(repeating: 1)
-        for (position, attribute) in needed.enumerated() {
+        for (position, attribute) in needed.enumerated() where attribute != .searchPhrase {
             let value = values[base + position]
             let parent = parentPositions[position].map { values[base + $0] } ?? -2
             let key = (position * 1_000_003 + (parent + 2)) * 2_000_003 + value + 1
