@@ -176,11 +176,26 @@ extension CounterFixture {
 }
 
 extension PathSet {
+    /// More rows than this (a search-phrase report) are rounded each on its own.
+    static let roundedOnItsOwn = 20_000
+
     /// `total` shared out over `weights` by largest remainder, no part above its cap (what a cap
     /// turns away goes to the others); parts add up to `total` unless every part is at its cap.
     static func shareOut(_ total: Int, weights: [Double], caps: [Double]? = nil) -> [Int] {
         var parts = [Int](repeating: 0, count: weights.count)
         guard total > 0, !weights.isEmpty else { return parts }
+        if weights.count > roundedOnItsOwn {
+            // A phrase report's 180,000 rows: each rounded on its own (its sum within rounding of the
+            // day's), as a largest-remainder pass per count costs it seconds.
+            let sum = weights.reduce(0) { $0 + max(0, $1) }
+            guard sum > 0 else { return parts }
+            let scale = Double(total) / sum
+            for index in weights.indices {
+                let part = Int((max(0, weights[index]) * scale).rounded())
+                parts[index] = caps.map { min(part, Int($0[index])) } ?? part
+            }
+            return parts
+        }
         var open = Array(weights.indices)
         var remaining = total
         for _ in 0..<16 {
