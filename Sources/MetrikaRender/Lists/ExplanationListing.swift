@@ -137,6 +137,8 @@ package enum ExplanationListing {
             let shown = robotPercents(robots.share, robots.expected)
             out += "Robots: \(shown.share) of the visits (\(shown.expected) in the baseline)\n"
         }
+        // The period's chart annotations (issue 48 item 6: `annotation on Sun 2026-11-29: "…"`) go
+        // here, under the baseline line and above the tables.
         for part in input.parts {
             let shown = part.explained.shown
             let decomposition = part.explained.decomposition
