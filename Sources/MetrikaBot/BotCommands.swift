@@ -331,7 +331,10 @@ package struct BotCommands: Sendable {
             TelegramHTML.escape(
                 "\(listing.metric.title) on \(period) against \(ExplanationListing.baselineText(listing))"))
         let explained = explanation.parts.map(\.explained)
-        for index in ContributionHeadline.order(explained) {
+        // The headline's dimension first (a rate's is not always the most concentrated), then the rest.
+        var order = ContributionHeadline.order(explained)
+        if let driver = explanation.driver?.part { order = [driver] + order.filter { $0 != driver } }
+        for index in order {
             let part = explanation.parts[index]
             let shown = part.explained.shown
             let segments = part.explained.decomposition.segments.indices
@@ -341,13 +344,11 @@ package struct BotCommands: Sendable {
             guard !segments.isEmpty else { continue }
             var block = [
                 "",
-                "<b>"
-                    + TelegramHTML.escape(
-                        part.dimension.plural.prefix(1).uppercased() + part.dimension.plural.dropFirst()) + "</b>"
+                "<b>" + TelegramHTML.escape(part.dimension.title) + "</b>"
             ]
             for segment in segments {
                 let name = TerminalText.sanitize(part.explained.decomposition.segments[segment].name, limit: 60)
-                let share = shown.percentShare(of: shown.changes[segment]).map { " (\($0)%)" } ?? ""
+                let share = shown.percentShares.map { " (\($0[segment])%)" } ?? ""
                 block.append(TelegramHTML.escape("\(name) \(shown.signedText(shown.changes[segment]))\(share)"))
             }
             // Whole dimensions only, and never past one message.

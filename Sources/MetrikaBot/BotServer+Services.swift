@@ -47,7 +47,7 @@ extension BotCommands.Backend {
                 let client = try await services.client()
                 let request = try await Explain.request(
                     counterID: id, metric: nil, date: day, from: nil, to: nil, against: nil,
-                    dimensions: nil, client: client, now: now())
+                    dimensions: nil, client: client, now: now(), weeks: try services.alertSettings().weeks)
                 return try await Explain.run(request, client: client)
             }, now: now)
     }

@@ -140,9 +140,10 @@ struct BotEndToEndTests {
         #expect(explained.hasPrefix("<b>-") && explained.contains(": Search engine traffic -"), "\(explained)")
         #expect(
             explained.contains(
-                "\nVisits on 2026-11-30 against median of 2026-11-02, 2026-11-09, 2026-11-16, 2026-11-23\n"),
+                "\nVisits on 2026-11-30 against median of 2026-10-19, 2026-10-26, 2026-11-02, 2026-11-09, 2026-11-16, "
+                    + "2026-11-23\n"),
             "\(explained)")
-        #expect(explained.contains("\n\n<b>Sources</b>\nSearch engine traffic -"), "\(explained)")
+        #expect(explained.contains("\n\n<b>Traffic source</b>\nSearch engine traffic -"), "\(explained)")
         #expect(explained.utf16.count <= 4096)
         #expect(texts[1].contains("/explain takes a day as yesterday, 3daysAgo or 2026-11-23"), "\(texts[1])")
         #expect(texts[2].contains("counter number") && !texts[2].contains("<b>"), "\(texts[2])")

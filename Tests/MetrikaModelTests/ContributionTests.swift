@@ -159,7 +159,7 @@ struct ContributionTests {
         #expect(ContributionRounding.units(2.385, fractionDigits: 2) == 239)
         #expect(ContributionRounding.units(-0.04, fractionDigits: 1) == 0)
         #expect(ContributionRounding.signedText(-1336, fractionDigits: 0, unit: .count) == "-1 336")
-        #expect(ContributionRounding.signedText(12, fractionDigits: 0, unit: .seconds) == "+00:12")
+        #expect(ContributionRounding.signedText(12, fractionDigits: 0, unit: .seconds) == "+0:12")
         #expect(ContributionRounding.signedText(25, fractionDigits: 2, unit: .pagesPerVisit) == "+0.25")
     }
 }

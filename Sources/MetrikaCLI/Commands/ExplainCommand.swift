@@ -20,20 +20,25 @@ enum ExplainCommand: Command {
     static let discussion = """
         Compares a day (--date, default yesterday) or a range (--from/--to) with a baseline and splits
         the change over each dimension's segments; the segments' shown changes add up to the total.
-        The first line names the driver: the most concentrated dimension's largest change, or "spread
-        evenly" when no dimension concentrates it. A rise also says what share of its visits were
-        robots (ym:s:robotPercentage, asked with the first dimension).
+        The first line names the driver: for a count the most concentrated dimension's largest change,
+        "spread evenly" when no dimension concentrates it, "all N visits gone: tracking stopped?" when
+        nothing was recorded; for a rate what explains the most of its change ("mostly mix", "across
+        the board", or one segment's own rate). A rise also says what share of its visits were robots
+        (ym:s:robotPercentage, asked with the first dimension). A legend under the tables says what
+        their columns mean.
 
-        --against: alert (one day: the median of the same weekday of the 4 weeks before, as `metrika
-        alert` judges; the default for a day), previous (the period of the same length just before; the
-        default for a range) or DATE..DATE. A period including today is refused: it is not finished.
+        --against: alert (one day: the median of the same weekday of the weeks before that `metrika
+        alert` judges by, 6 unless the config's alerts.weeks says otherwise; the default for a day),
+        previous (the period of the same length just before; the default for a range) or DATE..DATE.
+        A period including today is refused: it is not finished; so is a baseline before 2008.
 
         Metrics: counts (visits, pageviews, users, purchases, revenue, goal<ID>reaches) and rates
         (bounceRate, goal<ID>conversionRate, pageDepth, avgVisitDuration: split into mix, the shares of
-        visits moving between segments, and rate, the rate moving inside them). Dimensions (at most 8,
-        one Reporting request each): trafficSource, searchEngine, UTMSource, deviceCategory, startURL,
-        region (cities), regionCountry, regionCity. The 5 largest changes of each are named, the rest
-        are "Other".
+        visits moving between segments, and rate, the rate moving inside them). users: the day's users
+        as `metrika report` shows them (one request more); users counted in several segments are the
+        Overlap row. Dimensions (at most 8, one Reporting request each): trafficSource, searchEngine,
+        UTMSource, deviceCategory, startURL, region (cities), regionCountry, regionCity (regionCity and
+        region are one table). The 5 largest changes of each are named, the rest are "Other".
 
         Settled days' segments (before yesterday) are kept in the history database
         (METRIKA_DB): explaining such a day again against the alert's baseline asks nothing.
@@ -61,7 +66,8 @@ enum ExplainCommand: Command {
         let request = try await Explain.request(
             counterID: id, metric: options[.explainMetric], date: options[.explainDate], from: options[.from],
             to: options[.to],
-            against: options[.against], dimensions: options[.explainDimensions], client: client, now: context.now())
+            against: options[.against], dimensions: options[.explainDimensions], client: client, now: context.now(),
+            weeks: try session.services.alertSettings().weeks)
         // Settled days' segments are kept in the history database: a repeated explanation asks nothing.
         let loader = try await session.services.historyLoader(offline: false)
         let explanation = try await Explain.run(

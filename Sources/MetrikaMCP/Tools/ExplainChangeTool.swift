@@ -13,11 +13,15 @@ enum ExplainChangeTool {
         description: """
             Splits a metric's change between a period and its baseline over traffic sources, search engines, UTM sources, \
             devices, start pages and regions, and names the driver in one sentence ("-1 105 visits: Search engine traffic \
-            -1 048 (95%, gone)"), or says the change is spread evenly. The segments' changes add up to the total exactly; a \
-            rate (bounceRate, pageDepth, avgVisitDuration, goal<ID>conversionRate) is split into mix and rate effects. \
-            Period: date (default yesterday) or from/to; never today. against: alert (a day's default: the median of the same \
-            weekday of the 4 weeks before, as check_alerts judges), previous (a range's default) or DATE..DATE. Quota: one \
-            Reporting request per dimension and one Management request. Example: {"counter_id": 1001, "metric": "visits"}.
+            -1 048 (95%, gone)"), or says the change is spread evenly, or that everything stopped. The segments' changes add \
+            up to the total exactly; a rate (bounceRate, pageDepth, avgVisitDuration, goal<ID>conversionRate) is split into \
+            mix (segments' shares of visits moved) and rate (their own rates moved), and its headline says which it mostly \
+            is ("mostly mix", "across the board", or the one segment). users: the day's users as get_report gives them; \
+            users counted in several segments are the Overlap row. Period: date (default yesterday) or from/to; never \
+            today. against: alert (a day's default: the median of the same weekday of the alert's weeks before, 6 unless \
+            the config says otherwise, as check_alerts judges), previous (a range's default) or DATE..DATE. Quota: one \
+            Reporting request per dimension (users: one more) and one Management request. Example: \
+            {"counter_id": 1001, "metric": "visits"}.
             """,
         arguments: [
             counterID.argument, metric.argument, date.argument, from.argument, to.argument, against.argument,
@@ -71,7 +75,8 @@ enum ExplainChangeTool {
         let request = try await Explain.request(
             counterID: arguments[counterID] ?? 0, metric: arguments[metric], date: arguments[date],
             from: arguments[from], to: arguments[to], against: arguments[against],
-            dimensions: arguments[dimensions], client: client, now: services.now())
+            dimensions: arguments[dimensions], client: client, now: services.now(),
+            weeks: try services.alertSettings().weeks)
         let loader = try await services.historyLoader(offline: false)
         let listing = try await Explain.run(
             request, client: client, history: SegmentHistory(loader, today: request.today)

@@ -73,6 +73,13 @@ package struct SegmentContribution<N: ContributionArithmetic>: Sendable {
     package let mix: N?
     package let rate: N?
     package let status: SegmentStatus
+    /// A rate's segment: its share of the visits (its weight, a fraction) in the period and in the
+    /// baseline; nil for a count.
+    package var weight: N? = nil
+    package var expectedWeight: N? = nil
+    /// The row is the overlap of a non-additive count (users counted in several segments): the
+    /// total minus the segments' sum, not a segment.
+    package var isOverlap = false
 
     package var isOther: Bool { folded > 0 }
 }
@@ -131,7 +138,7 @@ package enum ContributionAnalysis {
     /// up to the total. `shown` named segments are kept; the rest are folded into "Other".
     package static func counts<N>(
         _ segments: [SegmentCount<N>], total: (value: N, expected: N)? = nil, shown: Int = 5,
-        otherName: String = "Other"
+        otherName: String = "Other", overlapName: String? = nil
     ) -> ChangeDecomposition<N> {
         precondition(shown >= 0, "shown must not be negative")
         let value = total?.value ?? N.sum(segments.map(\.value))
@@ -155,7 +162,24 @@ package enum ContributionAnalysis {
         let unlisted =
             abs((restValue - N.sum(tail.compactMap(\.value))).doubleValue) > tolerance
             || abs((restExpected - N.sum(tail.compactMap(\.expected))).doubleValue) > tolerance
-        if !tail.isEmpty || unlisted {
+        if let overlapName, unlisted {
+            // A non-additive count (users): what the segments hold beyond the total is the overlap, its
+            // own row; the tail is the tail.
+            let tailValue = N.sum(tail.compactMap(\.value))
+            let tailExpected = N.sum(tail.compactMap(\.expected))
+            if !tail.isEmpty {
+                result.append(
+                    SegmentContribution(
+                        name: otherName, folded: tail.count, value: tailValue, expected: tailExpected,
+                        change: tailValue - tailExpected, mix: nil, rate: nil, status: .continuing))
+            }
+            var overlap = SegmentContribution(
+                name: overlapName, folded: 0, value: restValue - tailValue, expected: restExpected - tailExpected,
+                change: (restValue - tailValue) - (restExpected - tailExpected), mix: nil, rate: nil,
+                status: .continuing)
+            overlap.isOverlap = true
+            result.append(overlap)
+        } else if !tail.isEmpty || unlisted {
             result.append(
                 SegmentContribution(
                     name: otherName, folded: max(1, tail.count), value: restValue, expected: restExpected,
@@ -166,7 +190,7 @@ package enum ContributionAnalysis {
         var parts = all.map {
             (change: $0.change.doubleValue, size: ((useValues ? $0.value : $0.expected) ?? .zero).doubleValue)
         }
-        if unlisted {
+        if unlisted, overlapName == nil {
             let missingValue = restValue - N.sum(tail.compactMap(\.value))
             let missingExpected = restExpected - N.sum(tail.compactMap(\.expected))
             parts.append(
@@ -209,10 +233,12 @@ package enum ContributionAnalysis {
             sizes.append(((w0 + w1) / N(2)).doubleValue)
             let status: SegmentStatus =
                 r0 == nil && r1 != nil ? .new : r0 != nil && r1 == nil ? .vanished : .continuing
-            all.append(
-                SegmentContribution(
-                    name: segment.name, folded: 0, value: r1, expected: r0, change: mix + rate, mix: mix, rate: rate,
-                    status: status))
+            var contribution = SegmentContribution(
+                name: segment.name, folded: 0, value: r1, expected: r0, change: mix + rate, mix: mix, rate: rate,
+                status: status)
+            contribution.weight = w1
+            contribution.expectedWeight = w0
+            all.append(contribution)
         }
         let order = Array(all.indices).sorted { ranked(all[$0], all[$1]) }
         let head = order.prefix(shown).map { all[$0] }
@@ -223,11 +249,13 @@ package enum ContributionAnalysis {
             let baselineTail = tailIndexes.reduce(RatioParts<N>.zero) { $0 + segments[$1].expected }
             let mix = N.sum(tailIndexes.map { all[$0].mix ?? .zero })
             let rate = N.sum(tailIndexes.map { all[$0].rate ?? .zero })
-            result.append(
-                SegmentContribution(
-                    name: otherName, folded: tailIndexes.count, value: periodTail.rate(scale: scale),
-                    expected: baselineTail.rate(scale: scale), change: mix + rate, mix: mix, rate: rate,
-                    status: .continuing))
+            var other = SegmentContribution(
+                name: otherName, folded: tailIndexes.count, value: periodTail.rate(scale: scale),
+                expected: baselineTail.rate(scale: scale), change: mix + rate, mix: mix, rate: rate,
+                status: .continuing)
+            other.weight = periodTail.denominator / period.denominator
+            other.expectedWeight = baselineTail.denominator / baseline.denominator
+            result.append(other)
         }
         let parts = all.indices.map { (change: all[$0].change.doubleValue, size: sizes[$0]) }
         return ChangeDecomposition(

@@ -22,6 +22,8 @@ package struct ShownDecomposition: Equatable, Sendable {
     package let rate: Int?
     package let mixes: [Int]?
     package let rates: [Int]?
+    /// Money's sign after a shown change (`+1 250.00 ₽`); nil for anything else.
+    package var currencySign: String? = nil
 
     /// The whole percent of the shown total change a shown change is (`84` for 336 of 400); nil when
     /// the total shown change is 0.
@@ -30,9 +32,19 @@ package struct ShownDecomposition: Equatable, Sendable {
         return DecimalText.format(Double(units) / Double(change) * 100, fractionDigits: 0)
     }
 
-    /// Display units as signed text: `+12`, `-336`, `-2.8 pp`, `+00:12`, `0`.
+    /// Each change's whole percent of the shown total change, apportioned so that they add up to
+    /// 100 (a share rounded on its own makes 101 % under a Total of 100 %); nil when the total shown
+    /// change is 0.
+    package var percentShares: [Int]? {
+        guard change != 0 else { return nil }
+        return ContributionRounding.apportion(changes.map { Double($0) / Double(change) * 100 }, total: 100)
+    }
+
+    /// Display units as signed text: `+12`, `-336`, `-2.8 pp`, `+0:12`, `0`.
     package func signedText(_ units: Int, grouping: Bool = true) -> String {
-        ContributionRounding.signedText(units, fractionDigits: fractionDigits, unit: unit, grouping: grouping)
+        let text = ContributionRounding.signedText(
+            units, fractionDigits: fractionDigits, unit: unit, grouping: grouping)
+        return currencySign.map { text + " " + $0 } ?? text
     }
 }
 
@@ -102,7 +114,7 @@ package enum ContributionRounding {
     }
 
     /// Display units as signed text through the one number text: `+12`, `-1 336`, `-2.8 pp` (a
-    /// rate's change is in percentage points), `+00:12`, `+0.25`, `0`.
+    /// rate's change is in percentage points), `+0:12`, `+0.25`, `0`.
     package static func signedText(_ units: Int, fractionDigits: Int, unit: MetricUnit, grouping: Bool = true) -> String
     {
         let sign = units > 0 ? "+" : units < 0 ? "-" : ""
@@ -111,7 +123,11 @@ package enum ContributionRounding {
         case .percent:
             return sign + DecimalText.format(magnitude, fractionDigits: fractionDigits) + " pp"
         case .seconds:
-            return sign + ValueFormatter.duration(magnitude)
+            // A change of time reads as a duration (`+0:30`, `-1:05`, `+1:00:00`), never as a clock time.
+            let seconds = Int(magnitude.rounded())
+            let (hours, minutes, rest) = (seconds / 3600, seconds / 60 % 60, seconds % 60)
+            func two(_ number: Int) -> String { number < 10 ? "0\(number)" : "\(number)" }
+            return sign + (hours > 0 ? "\(hours):\(two(minutes)):\(two(rest))" : "\(minutes):\(two(rest))")
         default:
             let text = DecimalText.format(magnitude, fractionDigits: fractionDigits)
             return sign + (grouping ? DigitGroups.group(text) : text)

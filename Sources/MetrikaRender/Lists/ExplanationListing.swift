@@ -12,8 +12,13 @@ package enum ExplanationListing {
         package var explained: ExplainedDimension
         /// The share of visits the API read (nil: not sampled).
         package var sampleShare: Double?
+        /// Its name as `metrika report` heads it (`Traffic source`): the table's title and first column.
+        package var title: String
 
-        package init(name: String, apiName: String, explained: ExplainedDimension, sampleShare: Double?) {
+        package init(
+            name: String, apiName: String, explained: ExplainedDimension, sampleShare: Double?, title: String? = nil
+        ) {
+            self.title = title ?? name
             self.name = name
             self.apiName = apiName
             self.explained = explained
@@ -35,12 +40,15 @@ package enum ExplanationListing {
         /// A rise's robots: their percent of the period's visits and of the baseline's; nil for
         /// anything but a rise, or when the API did not say.
         package var robots: (share: Double, expected: Double)?
+        /// The metric's title, a goal by its name; nil: the metric's own.
+        package var metricTitle: String?
 
         package init(
             counterID: Int, metric: Metric, period: DateRange, baselineKind: String, baselineDays: [Day],
             headline: String, driver: (part: Int, segment: Int)?, parts: [Part],
-            robots: (share: Double, expected: Double)? = nil
+            robots: (share: Double, expected: Double)? = nil, metricTitle: String? = nil
         ) {
+            self.metricTitle = metricTitle
             self.robots = robots
             self.counterID = counterID
             self.metric = metric
@@ -70,7 +78,13 @@ package enum ExplanationListing {
         return rounded == 0 ? 0 : rounded
     }
 
-    static func status(_ segment: SegmentContribution<Double>) -> String {
+    /// The row's kind in CSV and JSON: `overlap`, `other`, or its status.
+    static func statusWord(_ segment: SegmentContribution<Double>) -> String {
+        segment.isOverlap ? "overlap" : segment.isOther ? "other" : segment.status.rawValue
+    }
+
+    static func status(_ segment: SegmentContribution<Double>, plural: String) -> String {
+        if segment.isOverlap { return "counted in several \(plural)" }
         if segment.isOther { return "\(segment.folded) more" }
         switch segment.status {
         case .new: return "new"
@@ -117,11 +131,14 @@ package enum ExplanationListing {
     /// The table text: the headline, then one table per dimension.
     package static func text(_ input: Input, maxWidth: Int?) -> String {
         var out = input.headline + "\n"
-        out += "\(input.metric.title) on \(periodText(input.period)) against \(baselineText(input))\n"
+        let title = input.metricTitle ?? input.metric.title
+        out += "\(title) on \(periodText(input.period)) against \(baselineText(input))\n"
         if let robots = input.robots {
             let shown = robotPercents(robots.share, robots.expected)
             out += "Robots: \(shown.share) of the visits (\(shown.expected) in the baseline)\n"
         }
+        // The period's chart annotations (issue 48 item 6: `annotation on Sun 2026-11-29: "…"`) go
+        // here, under the baseline line and above the tables.
         for part in input.parts {
             let shown = part.explained.shown
             let decomposition = part.explained.decomposition
@@ -129,13 +146,16 @@ package enum ExplanationListing {
             // A rate's segment moves the total rate by its mix + rate effect, not by its own rate's
             // change (PC 14.6% against 15.7% moved the total by -0.3 pp): the column says "Effect".
             var columns: [TextTable.Column] = [
-                .init(part.name), .init("Value", alignment: .right), .init("Expected", alignment: .right),
+                .init(part.title), .init("Value", alignment: .right), .init("Expected", alignment: .right),
                 .init(rate ? "Effect" : "Change", alignment: .right), .init("Share", alignment: .right)
             ]
             if rate { columns += [.init("Mix", alignment: .right), .init("Rate", alignment: .right)] }
             // `new`, `gone`, and Other's `N more`: what the row is.
             columns.append(.init("Status"))
-            var title = part.name + String(format: " (concentration %.2f)", decomposition.concentration)
+            // A count's tables are ranked by concentration (the legend says what it is); a rate's headline
+            // reads its effects instead.
+            var title = part.title
+            if !rate { title += String(format: " (concentration %.2f)", decomposition.concentration) }
             if let share = part.sampleShare {
                 title += ", sampled: \(DecimalText.format(share * 100, fractionDigits: 0))% of visits"
             }
@@ -155,12 +175,12 @@ package enum ExplanationListing {
                     segment.name, text(segment.value, input.metric),
                     expectedText(segment.value, segment.expected, shown.changes[index]),
                     shown.signedText(shown.changes[index]),
-                    shown.percentShare(of: shown.changes[index]).map { $0 + "%" } ?? ""
+                    shown.percentShares.map { "\($0[index])%" } ?? ""
                 ]
                 if let mixes = shown.mixes, let rates = shown.rates {
                     row += [shown.signedText(mixes[index]), shown.signedText(rates[index])]
                 }
-                row.append(status(segment))
+                row.append(status(segment, plural: part.explained.plural))
                 table.append(row)
             }
             var total = [
@@ -175,7 +195,17 @@ package enum ExplanationListing {
             table.append(total)
             out += "\n" + table.render(maxWidth: maxWidth)
         }
+        if let first = input.parts.first {
+            out += "\n" + legend(rate: first.explained.shown.mixes != nil) + "\n"
+        }
         return out
+    }
+
+    /// The line under the tables that says what their columns mean.
+    package static func legend(rate: Bool) -> String {
+        rate
+            ? "Effect: what a segment moved the total rate by, Mix + Rate. Mix: its share of visits moved; Rate: its own rate moved. Share: of the total change (the shares add up to 100%)."
+            : "Change: the segment's part of the total change; Share: of the total change (the shares add up to 100%). Concentration: 0 when every segment moved in proportion to its size, towards 1 when a small one made all of it."
     }
 
     package static let csvHeader = [
@@ -197,10 +227,10 @@ package enum ExplanationListing {
             }
             for (index, segment) in decomposition.segments.enumerated() {
                 rows.append([
-                    part.name, segment.name, segment.isOther ? "other" : segment.status.rawValue,
+                    part.name, segment.name, statusWord(segment),
                     ValueFormatter.raw(exact(segment.value, input.metric)),
                     ValueFormatter.raw(exact(segment.expected, input.metric)),
-                    plain(shown.changes[index]), shown.percentShare(of: shown.changes[index]) ?? "",
+                    plain(shown.changes[index]), shown.percentShares.map { "\($0[index])" } ?? "",
                     shown.mixes.map { plain($0[index]) } ?? "", shown.rates.map { plain($0[index]) } ?? ""
                 ])
             }
@@ -296,10 +326,9 @@ package enum ExplanationListing {
                                             ("change", number(shown.changes[index])),
                                             (
                                                 "share_percent",
-                                                .number(
-                                                    shown.percentShare(of: shown.changes[index]).flatMap(Double.init))
+                                                .number(shown.percentShares.map { Double($0[index]) })
                                             ),
-                                            ("status", .string(segment.isOther ? "other" : segment.status.rawValue))
+                                            ("status", .string(statusWord(segment)))
                                         ]
                                         if segment.isOther { item.append(("folded", .number(Double(segment.folded)))) }
                                         if let mixes = shown.mixes, let rates = shown.rates {

@@ -80,6 +80,13 @@ struct CounterFixture: Sendable {
     var stopsAt: HourStop? = nil
     /// Runs of days on which one value of one dimension has its visits multiplied (`segment_waves`).
     var segmentWaves: [SegmentWave] = []
+    /// Rates that move on some days (`rate_waves`), of every visit or of one segment.
+    var rateWaves: [RateWave] = []
+    /// No day-to-day noise in the rates (`steady_rates`): an explanation's known answer is exact.
+    var steadyRates = false
+    /// How much a report's segments' users exceed the day's (`user_overlap`: 0.25 is a quarter of the
+    /// users counted in two segments); nil: each dimension's usual overlap.
+    var userOverlap: Double? = nil
 }
 
 /// A local day and hour: from the start of that hour on, nothing is recorded.
@@ -411,6 +418,14 @@ struct FixtureSet: Sendable {
             fixture.stopsAt = HourStop(day: run.from, hour: hour)
         }
         fixture.segmentWaves = try segmentWaves(entry["segment_waves"], counter: id, zone: zone, now: now)
+        fixture.rateWaves = try rateWaves(entry["rate_waves"], counter: id, zone: zone, now: now)
+        fixture.steadyRates = entry["steady_rates"]?.boolValue ?? false
+        if let overlap = entry["user_overlap"] {
+            guard let share = overlap.doubleValue, share >= 0 else {
+                throw FixtureError(file: "counters.json", reason: "user_overlap of counter \(id) must be a number ≥ 0")
+            }
+            fixture.userOverlap = share
+        }
         if let shop = entry["shop"] {
             fixture.purchasePercent = shop["purchase_percent"]?.doubleValue ?? 2
             fixture.averageOrder = shop["average_order"]?.doubleValue ?? 2_500

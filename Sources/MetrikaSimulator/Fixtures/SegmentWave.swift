@@ -139,6 +139,7 @@ extension ReportEngine {
     func dayPaths(_ day: Day, counter: CounterFixture, needed: [Attribute]) -> (PathSet, AttributeModel) {
         var attributes = AttributeModel(counter: counter)
         attributes.segmentWaves = counter.segmentWaves.filter { $0.days.contains(day) }
+        attributes.rateWaves = counter.rateWaves.filter { $0.attribute != nil && $0.days.contains(day) }
         return (PathSet(needed: needed, model: attributes), attributes)
     }
 

@@ -27,6 +27,8 @@ struct AttributeModel: Sendable {
     let counter: CounterFixture
     /// The counter's `segment_waves` of the one day this model splits (none: the usual shares).
     var segmentWaves: [SegmentWave] = []
+    /// The counter's `rate_waves` on one segment of the one day this model splits.
+    var rateWaves: [RateWave] = []
     /// Share of search visits whose phrase is unknown (shown as a null-name row).
     static let undefinedPhraseShare = 0.22
 

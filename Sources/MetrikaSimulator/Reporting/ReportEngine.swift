@@ -267,7 +267,7 @@ struct ReportEngine {
                 populationVisitsByBucket[bucketIndex] += Double(population.visits)
                 guard population.visits > 0 else { continue }
                 let newRows: [ReportRow]
-                if paths != nil, counter.hasSegmentWaves(in: bucket) {
+                if paths != nil, counter.hasSegmentWaves(in: bucket) || counter.hasSegmentRateWaves(in: bucket) {
                     newRows = splitByDay(
                         bucket, index: bucketIndex, counter: counter, clock: clock, needed: needed,
                         requested: requested, goalIndexes: goalIndexes)
@@ -504,12 +504,20 @@ struct ReportEngine {
         var grouped: [Int: Int] = [:]
         var keys: [[Int]] = []
         var groupVisits: [Int] = []
+        // Per group: its visits × the modifiers of its paths (every needed attribute's), per facet; and
+        // the same over every path, kept or filtered out (what a filtered report's share is of).
+        var table = ModifierTable(needed: paths.needed, attributes: attributes)
+        var groupWeights: [ModifierTable.Vector] = []
+        var allWeights = ModifierTable.Vector(repeating: 0)
         if oneToOne {
             keys.reserveCapacity(paths.count)
             groupVisits.reserveCapacity(paths.count)
+            groupWeights.reserveCapacity(paths.count)
         }
         for path in 0..<paths.count where visits[path] > 0 {
             let base = path * width
+            let weight = Double(visits[path]) * table.modifiers(paths.values, base)
+            allWeights += weight
             var passes = true
             for check in filterChecks where !attributes.matches(check.term, paths.values[base + check.position]) {
                 passes = false
@@ -519,6 +527,7 @@ struct ReportEngine {
             if oneToOne {
                 keys.append(requestedPositions.map { paths.values[base + $0] })
                 groupVisits.append(visits[path])
+                groupWeights.append(weight)
                 continue
             }
             var packed = 0
@@ -527,24 +536,52 @@ struct ReportEngine {
             }
             if let existing = grouped[packed] {
                 groupVisits[existing] += visits[path]
+                groupWeights[existing] += weight
             } else {
                 grouped[packed] = keys.count
                 keys.append(requestedPositions.map { paths.values[base + $0] })
                 groupVisits.append(visits[path])
+                groupWeights.append(weight)
             }
         }
 
         let v = Double(population.visits)
-        let depth = Double(population.pageviews) / v - 1
-        let bounce = Double(population.bounces) / v
-        let duration = Double(population.durationSeconds) / v
-        let usersPerVisit = Double(population.users) / v
-        let newPerVisit = Double(population.newUsers) / v
-        let robotsPerVisit = Double(population.robotVisits) / v
-        let conversion = goalIndexes.map { index in index.map { Double(population.goalReaches[$0]) / v } }
         let purchasesPerVisit = Double(population.purchases) / v
         let orderKopecks =
             population.purchases > 0 ? Double(population.revenueKopecks) / Double(population.purchases) : 0
+        let unfiltered = filterChecks.isEmpty
+
+        // Every count of the day is shared out over the rows in proportion to their visits × their
+        // modifiers (largest remainder), so the rows add up to the day exactly whatever the
+        // dimensions: a rate reads the same in total, by source and by device. A filter keeps only
+        // some rows: they share out their part of the day (their weight's share of every path's).
+        func shareOut(_ total: Int, _ facet: AttributeModel.Facet, caps: [Double]? = nil) -> [Int] {
+            let slot = facet.rawValue - 1
+            let weights = groupWeights.map { $0[slot] }
+            var kept = total
+            if !unfiltered {
+                let all = allWeights[slot]
+                kept = all > 0 ? Int((Double(total) * weights.reduce(0, +) / all).rounded()) : 0
+            }
+            return PathSet.shareOut(kept, weights: weights, caps: caps)
+        }
+        let rowVisits = groupVisits.map(Double.init)
+        let extraPageviews = shareOut(population.pageviews - population.visits, .depth)
+        let bounces = shareOut(population.bounces, .bounce, caps: rowVisits)
+        let durations = shareOut(population.durationSeconds, .duration)
+        let robots = shareOut(population.robotVisits, .robots, caps: rowVisits)
+        let reaches = goalIndexes.map { index in
+            index.map { shareOut(population.goalReaches[$0], .conversion, caps: rowVisits) }
+        }
+        // Users are not additive: a visitor who came twice, by two sources, is one of each source's
+        // users and one of the day's. The segments' users exceed the day's by the overlap of the
+        // requested dimensions; every row with visits has at least one.
+        let usual = requested.reduce(0) { $0 + $1.userOverlap }
+        let overlap = requested.isEmpty ? 0 : attributes.counter.userOverlap ?? usual
+        let usersTotal = Int((Double(population.users) * (1 + overlap)).rounded())
+        let extraUsers = shareOut(max(0, usersTotal - keys.count), .users, caps: rowVisits.map { $0 - 1 })
+        let rowUsers = extraUsers.map { Double($0 + 1) }
+        let newUsers = shareOut(population.newUsers, .newShare, caps: rowUsers)
 
         var rows: [ReportRow] = []
         rows.reserveCapacity(keys.count)
@@ -565,14 +602,14 @@ struct ReportEngine {
             }
             var figures = RowFigures(goalCount: query.goalIDs.count)
             figures.visits = x
-            figures.pageviews = x + (x * depth * m(.depth)).rounded()
-            figures.bounces = min(x, (x * bounce * m(.bounce)).rounded())
-            figures.durationSeconds = (x * duration * m(.duration)).rounded()
-            figures.users = max(1, min(x, (x * usersPerVisit * m(.users)).rounded()))
-            figures.newUsers = min(figures.users, (x * newPerVisit * m(.newShare)).rounded())
-            figures.robotVisits = min(x, (x * robotsPerVisit * m(.robots)).rounded())
-            for (slot, rate) in conversion.enumerated() {
-                if let rate { figures.goalReaches[slot] = min(x, (x * rate * m(.conversion)).rounded()) }
+            figures.pageviews = x + Double(extraPageviews[index])
+            figures.bounces = Double(bounces[index])
+            figures.durationSeconds = Double(durations[index])
+            figures.users = rowUsers[index]
+            figures.newUsers = Double(newUsers[index])
+            figures.robotVisits = Double(robots[index])
+            for (slot, shared) in reaches.enumerated() {
+                if let shared { figures.goalReaches[slot] = Double(shared[index]) }
             }
             purchaseWeights.append(x * purchasesPerVisit * m(.conversion))
             orderSizes.append(orderKopecks * m(.orderValue))
@@ -582,7 +619,6 @@ struct ReportEngine {
         // the rows add up to the day's totals exactly, as the real API's do (rounding each row on its
         // own lost 87 purchases of a May); each source's orders of its own size. A filter keeps only
         // some rows: they share out what their weights make.
-        let unfiltered = filterChecks.isEmpty
         var purchases = [Int](repeating: 0, count: rows.count)
         let purchaseTotal = unfiltered ? population.purchases : Int(purchaseWeights.reduce(0, +).rounded())
         PathSet.splitLargestRemainder(purchaseTotal, shares: purchaseWeights, range: 0..<rows.count, into: &purchases)

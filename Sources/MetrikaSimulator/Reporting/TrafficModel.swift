@@ -205,10 +205,19 @@ struct TrafficModel: Sendable {
         let v = Double(visits)
         var f = DayFigures()
         f.visits = visits
-        f.pageviews = visits + Int((v * (profile.depth - 1) * Seed.between(0.92...1.08, id, 11, n)).rounded())
-        f.bounces = min(visits, Int((v * profile.bounce * Seed.between(0.9...1.1, id, 12, n)).rounded()))
-        f.durationSeconds = Int((v * profile.duration * Seed.between(0.9...1.1, id, 13, n)).rounded())
-        f.users = max(1, min(visits, Int((v * profile.userRatio * Seed.between(0.97...1.03, id, 14, n)).rounded())))
+        // A fixture's steady rates have no day-to-day noise; a day's moved mix or rate waves move them
+        // (`rateMix`: what the segments' own rates make of the day's rate).
+        func rateNoise(_ range: ClosedRange<Double>, _ salt: Int) -> Double {
+            counter.steadyRates ? 1 : Seed.between(range, id, salt, n)
+        }
+        let mix = counter.rateWaves.isEmpty && counter.segmentWaves.isEmpty ? .one : counter.rateMix(on: day)
+        let depth = (profile.depth - 1) * rateNoise(0.92...1.08, 11) * mix[AttributeModel.Facet.depth.rawValue - 1]
+        f.pageviews = visits + Int((v * depth).rounded())
+        let bounce = profile.bounce * rateNoise(0.9...1.1, 12) * mix[AttributeModel.Facet.bounce.rawValue - 1]
+        f.bounces = min(visits, Int((v * bounce).rounded()))
+        let duration = profile.duration * rateNoise(0.9...1.1, 13) * mix[AttributeModel.Facet.duration.rawValue - 1]
+        f.durationSeconds = Int((v * duration).rounded())
+        f.users = max(1, min(visits, Int((v * profile.userRatio * rateNoise(0.97...1.03, 14)).rounded())))
         // At least one returning visitor whenever there are two: period users stay below the daily sum.
         let newUsers = Int((Double(f.users) * profile.newShare * Seed.between(0.95...1.05, id, 15, n)).rounded())
         f.newUsers = f.users >= 2 ? min(newUsers, f.users - 1) : min(newUsers, f.users)
@@ -222,8 +231,8 @@ struct TrafficModel: Sendable {
                 mean *= share
                 return min(visits, TrafficModel.poisson(mean: mean, uniform: Seed.unit(id, goal.id &* 7919, n)))
             }
-            return min(
-                visits, Int((v * goal.conversionPercent / 100 * Seed.between(0.85...1.15, id, goal.id, n)).rounded()))
+            let conversion = goal.conversionPercent / 100 * mix[AttributeModel.Facet.conversion.rawValue - 1]
+            return min(visits, Int((v * conversion * Seed.between(0.85...1.15, id, goal.id, n)).rounded()))
         }
         if let percent = counter.purchasePercent {
             // Some days have no purchase at all (small shops): their average order value is undefined.

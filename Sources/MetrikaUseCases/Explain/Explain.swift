@@ -11,6 +11,14 @@ package struct ExplainDimension: Sendable, Equatable {
     package let apiName: String
     /// Its segments together in a sentence (`sources`).
     package let plural: String
+    /// Its name as `metrika report` heads its column (`Traffic source`).
+    package var title: String { ExplainDimension.titles[name] ?? name }
+
+    static let titles = [
+        "trafficSource": "Traffic source", "searchEngine": "Search engine", "UTMSource": "UTM source",
+        "deviceCategory": "Device category", "startURL": "Landing page", "regionCountry": "Country",
+        "regionCity": "City", "region": "City"
+    ]
 
     package static let all: [ExplainDimension] = [
         ExplainDimension(name: "trafficSource", apiName: "ym:s:trafficSource", plural: "sources"),
@@ -35,8 +43,9 @@ package struct ExplainDimension: Sendable, Equatable {
 
 /// What the period is compared with.
 package enum ExplainBaseline: Sendable, Equatable {
-    /// The alert's baseline: the same weekday of the 4 weeks before (the median of those days, their
-    /// mix of segments the mean of them); a one-day period only.
+    /// The alert's baseline: the same weekday of the weeks before (`ExplainRequest.weeks`: the alert's
+    /// own, 6 by default; the median of those days, their mix of segments the mean of them); a one-day
+    /// period only.
     case alert
     /// The period of the same length just before.
     case previous
@@ -56,6 +65,8 @@ package struct ExplainRequest: Sendable {
     package var today: Day
     /// Named segments per dimension; the rest are folded into "Other".
     package var shown: Int = 5
+    /// The weeks of the alert's baseline (`AlertSettings.weeks`: the same as `metrika alert` judges by).
+    package var weeks = AlertSettings().weeks
 
     package init(
         counterID: Int, metric: Metric, period: DateRange, against: ExplainBaseline? = nil,
@@ -98,6 +109,8 @@ package struct Explanation: Sendable {
     package let requests: Int
     /// A rise's robots (`ym:s:robotPercentage`); nil for anything else, or when the API did not say.
     package var robots: RobotShare? = nil
+    /// The metric's title, a goal by its name (`Goal "Заказ" conversion`).
+    package var metricTitle: String? = nil
 }
 
 /// The robots' percent of the visits in the period and in the baseline.
@@ -174,7 +187,8 @@ package enum Explain {
                     "\($0[.dimensions]) '\(name)' is not a dimension an explanation splits by: use \(valid.joined(separator: ", "))"
                 }
             }
-            if !result.contains(dimension) { result.append(dimension) }
+            // `regionCity,region` is one dimension of the API: one table.
+            if !result.contains(where: { $0.apiName == dimension.apiName }) { result.append(dimension) }
         }
         guard !result.isEmpty else {
             throw ParameterError(.dimensions, .malformed(value: list)) {
@@ -208,12 +222,13 @@ package enum Explain {
     static func baselineDays(_ request: ExplainRequest) throws -> [Day] {
         switch request.baseline {
         case .alert:
+            let weeks = max(1, request.weeks)
             guard request.period.dayCount == 1 else {
                 throw ParameterError("against", .notApplicable) {
-                    "\($0["against"]) alert compares one day with the same weekday of the 4 weeks before: give one day, or against previous or DATE..DATE"
+                    "\($0["against"]) alert compares one day with the same weekday of the \(weeks) weeks before: give one day, or against previous or DATE..DATE"
                 }
             }
-            return (1...4).reversed().map { request.period.from.adding(days: -7 * $0) }
+            return (1...weeks).reversed().map { request.period.from.adding(days: -7 * $0) }
         case .previous:
             let previous = Comparison.previousRange(of: request.period)
             return [previous.from, previous.to]
@@ -251,14 +266,28 @@ package enum Explain {
             }
         }
         let days = try baselineDays(request)
+        if let first = days.first, DateExpression.isBeforeMetrika(first) {
+            let (from, to) = (request.period.from.iso, request.period.to.iso)
+            throw ParameterError(.period, .badDay(value: from)) { naming in
+                "the baseline of \(from == to ? from : from + ".." + to) reaches back to \(first.iso), before \(DateExpression.earliestDay.iso): Metrika has no data before 2008; explain a later day (\(naming.alternatives("date", .from, .to)))"
+            }
+        }
         var parts: [ExplanationPart] = []
         var requests = 0
+        // Users are not additive: the day's users (as `report` shows them) come from a request of
+        // their own, the same whatever the dimensions; the segments' overlap is a row of its own.
+        var dayTotals: [String: Double]?
+        if request.metric.aggregation == .nonAdditive, request.baseline == .alert {
+            dayTotals = try await dailyTotals(request, days: days, client: client)
+            requests += 1
+        }
         var robots: RobotShare?
         do {
             for (index, dimension) in request.dimensions.enumerated() {
                 // The robots' share rides on the first dimension's request: one more metric, no more requests.
                 let (part, asked, share) = try await explain(
-                    dimension, request, baselineDays: days, client: client, history: history, robots: index == 0)
+                    dimension, request, baselineDays: days, client: client, history: history, robots: index == 0,
+                    dayTotals: dayTotals)
                 parts.append(part)
                 requests += asked
                 if index == 0 { robots = share }
@@ -274,17 +303,30 @@ package enum Explain {
             case .emptyPeriod:
                 throw ExplainError(
                     message:
-                        "there were no visits on \(request.period.from.iso)\(request.period.dayCount > 1 ? ".." + request.period.to.iso : ""): \(words) has no value there, nothing to explain",
+                        "there were no visits on \(request.period.from.iso)\(request.period.dayCount > 1 ? ".." + request.period.to.iso : "") (tracking stopped?): \(words) has no value there, nothing to explain; explain visits to see what stopped",
                     exitCode: ExitCode.dataError)
             }
         }
         let explained = parts.map(\.explained)
-        let driver = ContributionHeadline.driver(explained)
+        // A goal by its name (one Management request; its id when it has none or the list fails).
+        var words = metricWords(request.metric)
+        var title = request.metric.title
+        if let id = request.metric.goalID, let goals = try? await client.fetchGoals(counterID: request.counterID),
+            let goal = goals.first(where: { $0.id == id })
+        {
+            let name = TerminalText.sanitize(goal.name, limit: 80).trimmingCharacters(in: .whitespacesAndNewlines)
+            if !name.isEmpty {
+                words = words.replacingOccurrences(of: "goal \(id)", with: "goal \"\(name)\"")
+                title = title.replacingOccurrences(of: "Goal \(id)", with: "Goal \"\(name)\"")
+            }
+        }
+        let reading = ContributionHeadline.reading(metric: words, explained)
+        let driver = reading.driver
         // A rise says what share of its visits were robots (a bot wave is a rise's usual cause).
         let rise = (explained.first?.shown.change ?? 0) > 0
         // Robots make visits (and their pageviews, users and rates), not money, orders or goals.
         let robotShare = rise && robotsMatter(request.metric) ? robots : nil
-        var headline = ContributionHeadline.sentence(metric: metricWords(request.metric), explained)
+        var headline = reading.sentence
         if let robotShare {
             let shown = ExplanationListing.robotPercents(robotShare.share, robotShare.expected)
             headline += "; robots \(shown.share) of visits (\(shown.expected) in the baseline)"
@@ -292,7 +334,8 @@ package enum Explain {
         return Explanation(
             counterID: request.counterID, metric: request.metric, period: request.period, baseline: request.baseline,
             baselineDays: days, parts: parts, headline: headline,
-            driver: driver.map { (part: $0.dimension, segment: $0.segment) }, requests: requests, robots: robotShare)
+            driver: driver.map { (part: $0.dimension, segment: $0.segment) }, requests: requests, robots: robotShare,
+            metricTitle: title)
     }
 
     /// Whether a rise of `metric` says its robots' share: traffic (visits, pageviews, users) and the
@@ -307,7 +350,8 @@ package enum Explain {
     /// The baseline in words: `median of Mondays 2026-11-02..2026-11-23`, `2026-11-01..2026-11-07`.
     package static func describe(_ baseline: ExplainBaseline, _ days: [Day]) -> String {
         switch baseline {
-        case .alert: return "the same weekday of the 4 weeks before: " + days.map(\.iso).joined(separator: ", ")
+        case .alert:
+            return "the same weekday of the \(days.count) weeks before: " + days.map(\.iso).joined(separator: ", ")
         case .previous, .range:
             guard let first = days.first, let last = days.last else { return "" }
             return first == last ? first.iso : first.iso + ".." + last.iso
@@ -323,7 +367,7 @@ package enum Explain {
     /// `robots`: ask the robots' share of the visits too (one more metric in the same request).
     static func explain(
         _ dimension: ExplainDimension, _ request: ExplainRequest, baselineDays days: [Day], client: MetrikaClient,
-        history: SegmentHistory?, robots: Bool
+        history: SegmentHistory?, robots: Bool, dayTotals: [String: Double]? = nil
     ) async throws -> (ExplanationPart, requests: Int, robots: RobotShare?) {
         let sides: Sides
         var requests = 1
@@ -339,7 +383,8 @@ package enum Explain {
                 from: days[0], to: request.period.to, needed: days + [request.period.from],
                 client: client, history: history)
             requests = asked ? 1 : 0
-            sides = alertSides(rows, columns: Array(metrics.indices), day: request.period.from, days: days)
+            sides = alertSides(
+                rows, columns: Array(metrics.indices), day: request.period.from, days: days, dayTotals: dayTotals)
             if robots {
                 let period = rows.rows.filter { $0.day == request.period.from.iso }.map(\.values)
                 let baseline = Set(days.map(\.iso))
@@ -490,13 +535,36 @@ package enum Explain {
             decomposition = try ContributionAnalysis.ratios(ratios, scale: scale, shown: named)
         } else {
             let counts = segments.map { SegmentCount(name: $0.name, value: $0.b[0], expected: $0.a[0]) }
-            decomposition = ContributionAnalysis.counts(counts, total: totals, shown: named)
+            // Users counted in several segments: the segments' sum beyond the total is their overlap.
+            decomposition = ContributionAnalysis.counts(
+                counts, total: totals, shown: named,
+                overlapName: metric.aggregation == .nonAdditive ? overlapName : nil)
         }
-        let shown = ContributionRounding.shown(decomposition, unit: metric.unit)
+        var shown = ContributionRounding.shown(decomposition, unit: metric.unit)
+        if metric.unit == .money { shown.currencySign = (metric.currency ?? .rub).sign }
         return ExplanationPart(
             dimension: dimension,
             explained: ExplainedDimension(plural: dimension.plural, decomposition: decomposition, shown: shown),
             sampleShare: share)
+    }
+
+    /// The row of users counted in several segments (`users` and other non-additive counts).
+    package static let overlapName = "Overlap"
+
+    /// A non-additive metric's (users') value on each day of the alert's baseline and the judged day,
+    /// as `report` shows them: one request by day without a dimension.
+    static func dailyTotals(_ request: ExplainRequest, days: [Day], client: MetrikaClient) async throws
+        -> [String: Double]
+    {
+        let query = StatQuery(
+            ids: [request.counterID], metrics: [request.metric.apiName], dimensions: ["ym:s:date"],
+            date1: days[0].iso, date2: request.period.to.iso, accuracy: "full", currency: nil)
+        let answer = try await client.fetchPlainRows(query, limit: rowLimit)
+        var totals: [String: Double] = [:]
+        for row in answer.rows {
+            totals[name(row.names, at: 0)] = row.metrics.first.flatMap { $0 } ?? 0
+        }
+        return totals
     }
 
     typealias Sides = (
@@ -607,7 +675,14 @@ package enum Explain {
     /// One day against the same weekday of the 4 weeks before, from the days by segment (`columns`:
     /// the metric's column, and a rate's visits). The baseline's total is the median of the 4 days
     /// (the alert's expected value); its segments are their mean over the 4 days, scaled to that total.
-    static func alertSides(_ answer: DaySegments, columns: [Int], day judged: Day, days: [Day]) -> Sides {
+    ///
+    /// `dayTotals` (users, which do not add up over segments): the days' own totals; the judged day's
+    /// is the value, the median of the baseline days' the expected, and the segments' means are
+    /// scaled by that median over the mean of those totals, so what they hold beyond the total (their
+    /// overlap) is scaled alike.
+    static func alertSides(
+        _ answer: DaySegments, columns: [Int], day judged: Day, days: [Day], dayTotals given: [String: Double]? = nil
+    ) -> Sides {
         let day = judged.iso
         let baseline = Set(days.map(\.iso))
         let width = columns.count
@@ -646,13 +721,18 @@ package enum Explain {
             }
             return (segments, nil, answer.sampleShare)
         }
-        let mean = order.reduce(0) { $0 + (before[$1]?[0] ?? 0) } / Double(days.count)
+        var mean = order.reduce(0) { $0 + (before[$1]?[0] ?? 0) } / Double(days.count)
+        if let given {
+            // The days' own totals: their mean is what the scale is of (users exceed it in segments).
+            for day in days { dayTotals[day.iso] = given[day.iso] ?? 0 }
+            mean = days.reduce(0) { $0 + (given[$1.iso] ?? 0) } / Double(days.count)
+        }
         let median = AlertDetector.median(days.map { dayTotals[$0.iso] ?? 0 })
         let factor = mean > 0 ? median / mean : 0
         let segments = order.map { segment in
             (name: segment, a: [(before[segment]?[0] ?? 0) / Double(days.count) * factor], b: period[segment] ?? zero)
         }
-        let value = order.reduce(0) { $0 + (period[$1]?[0] ?? 0) }
+        let value = given.map { $0[day] ?? 0 } ?? order.reduce(0) { $0 + (period[$1]?[0] ?? 0) }
         return (segments, (value: value, expected: median), answer.sampleShare)
     }
 }
@@ -700,9 +780,9 @@ extension Explanation {
             parts: parts.map {
                 ExplanationListing.Part(
                     name: $0.dimension.name, apiName: $0.dimension.apiName, explained: $0.explained,
-                    sampleShare: $0.sampleShare)
+                    sampleShare: $0.sampleShare, title: $0.dimension.title)
             },
-            robots: robots.map { (share: $0.share, expected: $0.expected) })
+            robots: robots.map { (share: $0.share, expected: $0.expected) }, metricTitle: metricTitle)
     }
 }
 
@@ -741,7 +821,7 @@ extension Explain {
     package static func request(
         counterID: Int, metric: String?, date: String?, from: String?, to: String?, against: String?,
         dimensions: String?,
-        client: MetrikaClient, now: Date
+        client: MetrikaClient, now: Date, weeks: Int = AlertSettings().weeks
     ) async throws -> ExplainRequest {
         let metric = try Explain.metric(named: metric ?? "visits")
         let dimensions = try dimensions.map { try Explain.dimensions(named: $0) } ?? ExplainDimension.defaults
@@ -772,6 +852,7 @@ extension Explain {
         var request = ExplainRequest(
             counterID: counterID, metric: metric, period: period, dimensions: dimensions, today: today)
         request.against = try against.map { try baseline(parsing: $0, today: today) }
+        request.weeks = weeks
         return request
     }
 }
