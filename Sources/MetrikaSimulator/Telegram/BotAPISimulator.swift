@@ -340,6 +340,7 @@ package final class BotAPISimulator: Sendable {
                 return .json(400, .object([("error", .string("expected {\"seconds\": 0…60}"))]))
             }
             state.withLock { $0.sendDelay = seconds }
+            return .json(200, .object([("ok", .bool(true))]))
         case ("POST", "/__tg/flood"):
             guard let document = try? JSONValue.parse(request.body), let seconds = document["retry_after"]?.intValue
             else {
