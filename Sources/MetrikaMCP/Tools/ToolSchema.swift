@@ -220,6 +220,16 @@ package struct ToolArguments: Sendable {
             }
             if let maximum = argument.maximum, whole > maximum { throw beyond("is at most \(maximum), not \(whole)") }
         }
+        func checkList(_ value: JSONValue, each check: (JSONValue) throws -> Void) throws {
+            guard case .array(let items) = value else { throw wrongType(value, item: false) }
+            guard !items.isEmpty else {
+                throw ToolArgumentError("\(name) is an empty list; leave it out or name at least one")
+            }
+            guard items.count <= argument.maxItems else {
+                throw beyond("lists \(items.count) items; send at most \(argument.maxItems)")
+            }
+            for item in items { try check(item) }
+        }
         switch argument.kind {
         case .string: try checkString(value)
         case .integer: try checkInteger(value)
@@ -230,14 +240,7 @@ package struct ToolArguments: Sendable {
                 try checkString(value)
                 return
             }
-            guard case .array(let items) = value else { throw wrongType(value, item: false) }
-            guard !items.isEmpty else {
-                throw ToolArgumentError("\(name) is an empty list; leave it out or name at least one")
-            }
-            guard items.count <= argument.maxItems else {
-                throw beyond("lists \(items.count) items; send at most \(argument.maxItems)")
-            }
-            for item in items { try checkString(item) }
+            try checkList(value, each: checkString)
         case .integersOrAll:
             if case .string(let text) = value {
                 // Never the text itself: it may be a secret pasted in the wrong place.
@@ -246,23 +249,9 @@ package struct ToolArguments: Sendable {
                 }
                 return
             }
-            guard case .array(let items) = value else { throw wrongType(value, item: false) }
-            guard !items.isEmpty else {
-                throw ToolArgumentError("\(name) is an empty list; leave it out or name at least one")
-            }
-            guard items.count <= argument.maxItems else {
-                throw beyond("lists \(items.count) items; send at most \(argument.maxItems)")
-            }
-            for item in items { try checkInteger(item) }
+            try checkList(value, each: checkInteger)
         case .strings, .integers:
-            guard case .array(let items) = value else { throw wrongType(value, item: false) }
-            guard !items.isEmpty else {
-                throw ToolArgumentError("\(name) is an empty list; leave it out or name at least one")
-            }
-            guard items.count <= argument.maxItems else {
-                throw beyond("lists \(items.count) items; send at most \(argument.maxItems)")
-            }
-            for item in items { try argument.kind == .strings ? checkString(item) : checkInteger(item) }
+            try checkList(value, each: argument.kind == .strings ? checkString : checkInteger)
         }
     }
 
