@@ -69,7 +69,7 @@ package final class ReportTableSink: ReportSink {
         if labelColumn { keyColumns = [.init("")] }
         var title = Self.title(counter: counter, layout: layout)
         if layout.compare, let previous {
-            title += " · against \(previous.period.from.iso) … \(previous.period.to.iso)"
+            title += " · " + previous.comparedText(current: layout.period)
         }
         var table = makeTable(
             layout: layout, keyColumns: keyColumns, labelColumn: labelColumn, totals: totals, before: true)

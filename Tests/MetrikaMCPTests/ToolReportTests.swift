@@ -290,10 +290,28 @@ import Testing
             [("counter_ids", ints([1005])), ("dimensions", strings(["trafficSource"])), ("lang", .string("de"))])
         #expect(german.isError)
         #expect(german.text == "lang is 'de', which it does not take; send one of ru, en")
-        // Where it would change nothing: the use case's refusal, in the argument's name.
-        let series = try await call("get_report", [("counter_ids", ints([1005])), ("lang", .string("en"))])
-        #expect(series.isError)
-        #expect(series.text == "lang sets the language of dimension names (dimensions or preset); this report has none")
+        // Where it changes nothing (a time series) it is ignored, not refused (issue 48): no call more.
+        let series = try await call("get_report", [("counter_ids", ints([1005])), ("lang", .string("ru"))])
+        #expect(!series.isError, "\(series.text)")
+        #expect(series.structuredContent?["rows"]?.items.isEmpty == false)
+    }
+
+    /// Issue 48 target 7: compare with today is today's finished hours (00:00–12:00 at 12:00 Moscow)
+    /// against the same hours of the same weekday a week before, said in the table's title and in
+    /// `previous.last_day_hours`; a dimension report compares the same hours.
+    @Test func compareWithTodayIsTodaysFinishedHoursLikeForLike() async throws {
+        let common: [(String, JSONValue)] = [
+            ("counter_ids", ints([1001])), ("period", .string("today")), ("compare", .bool(true)),
+            ("metrics", strings(["visits"]))
+        ]
+        for extra in [[], [("dimensions", strings(["trafficSource"]))]] {
+            let result = try await compared("get_report", common + extra)
+            #expect(!result.isError, "\(result.text)")
+            #expect(result.text.contains("today 00:00–12:00 vs Mon 2026-11-23 00:00–12:00"), "\(result.text)")
+            let previous = result.structuredContent?["counters"]?.items.first?["previous"]
+            #expect(previous?["last_day_hours"]?.text == "00:00–12:00", "\(String(describing: previous))")
+            #expect(previous?["from"]?.text == "2026-11-23")
+        }
     }
 
     /// A refusal names the tool's arguments, never the CLI's options or commands (issue 36).

@@ -124,11 +124,13 @@ enum GetReportTool {
 
     /// The report request a `get_report` call means: built by `ReportRequest` from the words the CLI
     /// reads, through the same parsers. `limit` goes to the request only where the CLI takes it (a
-    /// dimension report); a time series is cut by the answer's window.
+    /// dimension report); a time series is cut by the answer's window. `lang` on a time series is
+    /// dropped, not refused: a model asking in Russian sends it everywhere, and it changes nothing there.
     static func request(_ arguments: ToolArguments) throws -> ReportRequest {
         var fields = ReportFields()
         try arguments.read(reportParameters, into: &fields)
         fields.limit = nil
+        if fields.dimensions.isEmpty, fields.preset == nil { fields.lang = nil }
         let plain = try ReportRequest(fields)
         guard !plain.usesHistory else { return plain }
         fields.limit = arguments[limit] ?? defaultRows(compare: fields.compare)
@@ -183,6 +185,12 @@ enum GetReportTool {
         }
         // The notes a model needs, in the text and in the structured view alike.
         var notes = incompleteNotes(document)
+        if !request.usesHistory {
+            // A dimension report has no row per day to mark: its period holding today is said once.
+            let today = todayNotes(document, now: services.now())
+            for line in today { text += line + "\n" }
+            notes += today
+        }
         let next = offset + shown
         if next - 1 < rowsTotal, shown > 0 || window.cutByBytes {
             if case .object(var members) = document {
@@ -224,6 +232,26 @@ enum GetReportTool {
         default: what = "today"
         }
         return ["\(what) is not over yet: its numbers will still change (the rows with incomplete: true)."]
+    }
+
+    /// The note of a dimension report whose period holds today in some counter's time zone (its
+    /// rows and totals are today's so far).
+    static func todayNotes(_ document: JSONValue, now: Date) -> [String] {
+        guard let period = StructuredView.member("period", of: document),
+            case .string(let fromText)? = StructuredView.member("from", of: period),
+            case .string(let toText)? = StructuredView.member("to", of: period),
+            let from = Day(iso: fromText), let to = Day(iso: toText),
+            case .array(let counters)? = StructuredView.member("counters", of: document)
+        else { return [] }
+        let holdsToday = counters.contains { counter in
+            guard case .string(let name)? = StructuredView.member("time_zone", of: counter),
+                let zone = TimeZone(identifier: name)
+            else { return false }
+            let seconds = now.timeIntervalSince1970 + Double(zone.secondsFromGMT(for: now))
+            let today = Day(ordinal: Int((seconds / 86_400).rounded(.down)))
+            return from <= today && today <= to
+        }
+        return holdsToday ? ["today is not over yet: the numbers are today's so far and will still change."] : []
     }
 
     /// Rows of an answer when `limit` is not given.
