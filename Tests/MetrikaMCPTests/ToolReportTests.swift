@@ -135,6 +135,15 @@ import Testing
         // (the API's order is by visits, descending).
         let second = try await call("get_report", base + [("offset", .number(101))])
         #expect(second.structuredContent?["more"]?["offset"] == .number(201))
+        // Issue 48: page 2's Other and Total count the whole report's rows, as `more.rows_total` does
+        // (they said 99 800 and 99 900 of 100 000): Other is every row not on this page.
+        let secondSection = try #require(second.structuredContent?["counters"]?.items.first)
+        #expect(secondSection["rows_total"]?.number == total)
+        #expect(secondSection["other"]?["rows"]?.number == total - 100)
+        #expect(second.structuredContent?["more"]?["rows_total"]?.number == total)
+        #expect(
+            second.text.contains("Total (\(GetReportTool.grouped(Int(total))) rows)")
+                && second.text.contains("Other (\(GetReportTool.grouped(Int(total) - 100)) rows)"), "\(second.text)")
         let rows = { (result: MCPToolResult) in result.structuredContent?["rows"]?.items ?? [] }
         #expect(rows(second).count == 100)
         let bridge = try await call("get_report", base + [("offset", .number(100)), ("limit", .number(2))])
@@ -294,6 +303,50 @@ import Testing
         let series = try await call("get_report", [("counter_ids", ints([1005])), ("lang", .string("ru"))])
         #expect(!series.isError, "\(series.text)")
         #expect(series.structuredContent?["rows"]?.items.isEmpty == false)
+    }
+
+    /// Issue 48: a dimension report over a period holding today says it is not over yet, in the text
+    /// and in the structured view's notes (time series had it; 17:00–23:00 read as zero without it).
+    @Test func aDimensionReportHoldingTodaySaysItIsNotOverYet() async throws {
+        let result = try await call(
+            "get_report",
+            [
+                ("counter_ids", ints([1001])), ("period", .string("today")), ("dimensions", strings(["hour"])),
+                ("metrics", strings(["visits"])), ("limit", .number(24))
+            ])
+        #expect(!result.isError, "\(result.text)")
+        let note = "today is not over yet: the numbers are today's so far and will still change."
+        #expect(result.text.contains(note), "\(result.text)")
+        let notes = result.structuredContent?["notes"]?.items.compactMap(\.text) ?? []
+        #expect(notes.contains(note), "\(notes)")
+        let yesterday = try await call(
+            "get_report",
+            [
+                ("counter_ids", ints([1001])), ("period", .string("yesterday")), ("dimensions", strings(["hour"])),
+                ("metrics", strings(["visits"])), ("limit", .number(24))
+            ])
+        #expect(!yesterday.text.contains("not over yet"), "\(yesterday.text)")
+    }
+
+    /// Issue 48: numbers too large for a whole number are out of range, said so (they were "a number;
+    /// send a whole number" and "a number; send a list"); list_metrics' description has no literal
+    /// backslashes; one counter is "1 counter".
+    @Test func hugeNumbersAreOutOfRangeAndOneCounterIsOne() async throws {
+        let limit = try await call(
+            "get_report",
+            [("counter_ids", ints([1001])), ("dimensions", strings(["trafficSource"])), ("limit", .number(1e30))])
+        #expect(limit.isError)
+        #expect(
+            limit.text.hasPrefix("limit is a whole number of more than 15 digits, out of range; send at most "),
+            "\(limit.text)")
+        // 99999999999999999999 as a client's JSON parser reads it.
+        let ids = try await call("get_report", [("counter_ids", .array([.number(1e20)]))])
+        #expect(ids.isError)
+        #expect(
+            ids.text.hasPrefix("counter_ids holds a whole number of more than 15 digits, out of range"), "\(ids.text)")
+        #expect(!ListMetricsTool.spec.description.contains("\\"), "\(ListMetricsTool.spec.description)")
+        let one = try await call("list_counters", [("search", .string("Ромашка"))])
+        #expect(one.text.contains("1 counter in all."), "\(one.text)")
     }
 
     /// Issue 48 target 7: compare with today is today's finished hours (00:00–12:00 at 12:00 Moscow)
