@@ -82,6 +82,22 @@ package enum Comparison {
         return periods.count
     }
 
+    /// The note of a previous period that starts before the counter existed (its values are
+    /// unknown there, a dimension report's rows all new): nil when the counter was there all along.
+    package static func predatesNote(_ previous: DateRange, counter: Counter, rows: Bool) -> String? {
+        let first = firstDataDay(of: counter)
+        guard previous.from < first else { return nil }
+        let span = "\(previous.from.iso) … \(previous.to.iso)"
+        guard previous.to >= first else {
+            return
+                "Note: the previous period \(span) predates counter \(counter.id) (created \(first.iso)): there is nothing to compare with, so "
+                + (rows ? "every row is new and its change unknown." : "every change is unknown (—).")
+        }
+        return
+            "Note: the previous period \(span) starts before counter \(counter.id) was created (\(first.iso)): only \(first.iso) … \(previous.to.iso) of it is compared"
+            + (rows ? ", so rows read new more often than they are." : "; the days before are —.")
+    }
+
     /// Whether `range` holds the counter's today.
     package static func includesToday(_ range: DateRange, counter: Counter, now: Date) -> Bool {
         let today = today(for: counter, now: now)

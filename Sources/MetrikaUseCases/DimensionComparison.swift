@@ -100,6 +100,7 @@ extension DirectReport {
                 "Note: counter \(counter.id): showing the first \(pager.received) of \(pager.claimedTotal) rows; \(Self.limitHint(claimed: pager.claimedTotal, naming: activity.naming))."
             )
         }
+        if let note = Comparison.predatesNote(previous, counter: counter, rows: true) { activity.note(note) }
         guard started else { return (nil, rowsTotal) }
         // The whole report's rows (those before `firstRow` too), as `more.rows_total` says them.
         if pager.warning("") == nil, var rest = shown?.leftOut(rowsTotal: pager.claimedTotal + skipped, totals: totals)

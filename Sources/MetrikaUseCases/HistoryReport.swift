@@ -22,6 +22,7 @@ package struct HistoryReport {
         var loads: [HistoryLoader.Loaded] = []
         var previousLoads: [HistoryLoader.Loaded?] = []
         var cutHours: [Int?] = []
+        var predates: [String] = []
         var currencies: [(id: Int, metrics: [Metric])] = []
         for id in request.counterIDs {
             let counter = try await loader.counter(id: id)
@@ -67,6 +68,12 @@ package struct HistoryReport {
                 _ = try await Comparison.cutLastDay(
                     &previous, lastDay: loaded.range.to.adding(days: -shift), hours: hours, client: client)
                 before = previous
+            }
+            if compares,
+                let note = Comparison.predatesNote(
+                    Comparison.previousRange(of: loaded.range, shift: shift), counter: counter, rows: false)
+            {
+                predates.append(note)
             }
             loads.append(loaded)
             previousLoads.append(before)
@@ -118,6 +125,7 @@ package struct HistoryReport {
                 "Note: counter \(id) has no history of \(metric.shortName) for \(ReportTableSink.describe(days: days)): shown as —\(request.offline ? "; \(activity.naming.action(.fetchOnline))" : "")."
             )
         }
+        for note in predates { activity.note(note) }
         for (id, days) in previousMissing {
             activity.note(
                 "Note: counter \(id) has no history for \(ReportTableSink.describe(days: days)) of the previous period: those changes are shown as —\(request.offline ? "; \(activity.naming.action(.fetchOnline))" : "")."

@@ -1,0 +1,89 @@
+import Foundation
+import MetrikaTestSupport
+import Testing
+
+/// Issue 48's "Elsewhere" items through the built binary: each said truly, with the exit status a
+/// script relies on.
+@Suite("issue 48: what the command line says", .serialized, .blockingLanes)
+struct IssueFortyEightEndToEndTests {
+    /// A Monday, 16:30 in Moscow.
+    static let now = "2026-11-30T13:30:00Z"
+
+    func run(_ api: FakeAPI?, _ home: TemporaryDirectory, _ arguments: [String], extra: [String: String] = [:]) throws
+        -> ProcessResult
+    {
+        try metrika(
+            arguments,
+            environment: metrikaEnvironment(
+                api: api, home: home.path,
+                extra: ["METRIKA_NOW": Self.now, "METRIKA_DB": home.path + "/history.sqlite"].merging(extra) { $1 }))
+    }
+
+    /// A young counter (1005, created 2026-06-12): the previous period predates it, and the report says so
+    /// instead of a column of unknowns or every row `new` with nothing said.
+    @Test func aComparisonBeforeTheCounterExistedIsSaid() throws {
+        let api = try FakeAPI(arguments: ["--now", Self.now])
+        let home = try TemporaryDirectory()
+        let series = try run(
+            api, home, ["report", "--counter", "1005", "--from", "2026-06-12", "--to", "2026-06-14", "--compare"])
+        #expect(series.status == 0, "\(series.stderr)")
+        #expect(
+            series.stderr.contains(
+                "Note: the previous period 2026-06-09 … 2026-06-11 predates counter 1005 (created 2026-06-12)"),
+            "\(series.stderr)")
+        let rows = try run(
+            api, home,
+            [
+                "report", "--counter", "1005", "--from", "2026-06-12", "--to", "2026-06-30", "--compare",
+                "--dimensions", "trafficSource", "--metrics", "visits"
+            ])
+        #expect(rows.status == 0, "\(rows.stderr)")
+        #expect(rows.stderr.contains("every row is new and its change unknown"), "\(rows.stderr)")
+        // A counter that existed all along says nothing of it.
+        let old = try run(api, home, ["report", "--counter", "1001", "--period", "lastWeek", "--compare"])
+        #expect(!old.stderr.contains("predates"), "\(old.stderr)")
+    }
+
+    /// `chart --output ''` is a usage error as report's is (64, not 73); a name ending neither .svg
+    /// nor .png is refused unless --format says which.
+    @Test func chartOutputNamesAreJudgedAsReportJudgesThem() throws {
+        let api = try FakeAPI(arguments: ["--now", Self.now])
+        let home = try TemporaryDirectory()
+        let empty = try run(api, home, ["chart", "--counter", "1001", "--output", ""])
+        #expect(empty.status == 64, "\(empty.stderr)")
+        #expect(empty.stderr.hasPrefix("Error: --output needs a file name (or - for standard output)"))
+        let text = home.path + "/c.txt"
+        let txt = try run(api, home, ["chart", "--counter", "1001", "--output", text])
+        #expect(txt.status == 64, "\(txt.stderr)")
+        #expect(
+            txt.stderr.hasPrefix("Error: --output c.txt ends neither .svg nor .png: name it c.svg or c.png"),
+            "\(txt.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: text))
+        let chosen = try run(api, home, ["chart", "--counter", "1001", "--output", text, "--format", "svg"])
+        #expect(chosen.status == 0, "\(chosen.stderr)")
+        #expect((try? String(contentsOfFile: text, encoding: .utf8))?.contains("<svg") == true)
+    }
+
+    /// The Telegram settings' words: a bad Bot API address suggests the Bot API's, `--allow ''` says
+    /// it is empty, and the hourly check of one counter says "1 counter".
+    @Test func telegramAndHourlyWordsAreTrue() throws {
+        let home = try TemporaryDirectory()
+        let url = try run(
+            nil, home, ["bot", "--allow", "1", "--once"],
+            extra: [
+                "METRIKA_TELEGRAM_API_URL": "notaurl",
+                "METRIKA_TELEGRAM_TOKEN": "123456789:AAH-secretPart_0123456789abcdefghijk"
+            ])
+        #expect(url.status == 78, "\(url.stderr)")
+        #expect(
+            url.stderr.contains("Set it like https://api.telegram.org") && !url.stderr.contains("api-metrika"),
+            "\(url.stderr)")
+        let allow = try run(nil, home, ["bot", "--allow", ""])
+        #expect(allow.status == 64, "\(allow.stderr)")
+        #expect(allow.stderr.hasPrefix("Error: --allow is empty: give the chat numbers the bot answers"))
+        let api = try FakeAPI(arguments: ["--now", Self.now])
+        let hourly = try run(api, home, ["alert", "--today", "--counter", "1001", "-v", "--dry-run"])
+        #expect(hourly.status == 0, "\(hourly.stderr)")
+        #expect(hourly.stderr.contains("Hourly check: 1 counter, "), "\(hourly.stderr)")
+    }
+}
