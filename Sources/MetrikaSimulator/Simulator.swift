@@ -134,6 +134,10 @@ package final class Simulator: Sendable {
             && parts[4] == "goals":
             return requireGET(request) ?? listGoals(request, id: parts[3])
         case _
+        where parts.count == 5 && parts[0] == "management" && parts[1] == "v1" && parts[2] == "counter"
+            && parts[4] == "chart_annotations":
+            return requireGET(request) ?? chartAnnotations(request, id: parts[3])
+        case _
         where parts.count >= 5 && parts[0] == "management" && parts[1] == "v1" && parts[2] == "counter"
             && (parts[4] == "logrequests" || parts[4] == "logrequest"):
             return routeLogs(request, parts)

@@ -86,4 +86,23 @@ struct IssueFortyEightEndToEndTests {
         #expect(hourly.status == 0, "\(hourly.stderr)")
         #expect(hourly.stderr.contains("Hourly check: 1 counter, "), "\(hourly.stderr)")
     }
+
+    /// Issue 48 target 6 (the part built): a chart marks the days the owner annotated in Metrika
+    /// (`chart_annotations`: 1005's "Новый шаблон сайта" on 2026-11-29) with a dashed line and the
+    /// title; a period without one, or a counter without any, has no mark.
+    @Test func aChartMarksAnAnnotatedDayWithItsTitle() throws {
+        let api = try FakeAPI(arguments: ["--now", Self.now])
+        let home = try TemporaryDirectory()
+        let marked = try run(
+            api, home, ["chart", "--counter", "1005", "--from", "2026-11-10", "--to", "2026-11-30", "--output", "-"])
+        #expect(marked.status == 0, "\(marked.stderr)")
+        #expect(marked.stdout.contains(">Новый шаблон сайта</text>"), "\(marked.stdout.suffix(400))")
+        #expect(marked.stdout.contains("stroke=\"#9A6700\""))
+        #expect(try api.requestCount(pathPrefix: "/management/v1/counter/1005/chart_annotations") == 1)
+        let before = try run(
+            api, home, ["chart", "--counter", "1005", "--from", "2026-11-10", "--to", "2026-11-20", "--output", "-"])
+        #expect(before.status == 0 && !before.stdout.contains("Новый шаблон") && !before.stdout.contains("#9A6700"))
+        let other = try run(api, home, ["chart", "--counter", "1001", "--period", "last30days", "--output", "-"])
+        #expect(other.status == 0 && !other.stdout.contains("#9A6700"), "\(other.stderr)")
+    }
 }

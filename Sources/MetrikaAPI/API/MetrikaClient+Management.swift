@@ -45,4 +45,11 @@ extension MetrikaClient {
         let response: GoalsResponse = try await get("/management/v1/counter/\(counterID)/goals", query: [])
         return response.goals
     }
+
+    /// A counter's chart annotations (date, time, title, message, group), in the API's order.
+    package func fetchAnnotations(counterID: Int) async throws -> [Annotation] {
+        let response: AnnotationsResponse = try await get(
+            "/management/v1/counter/\(counterID)/chart_annotations", query: [])
+        return response.annotations
+    }
 }

@@ -31,6 +31,9 @@ enum ChartCommand: Command {
         (Debian/Ubuntu: apt-get install librsvg2-bin; macOS: brew install librsvg); without it the command
         ends with exit code 69. METRIKA_RSVG_CONVERT names the program when it is not on PATH.
 
+        Days the counter's owner annotated in Metrika (chart annotations) are marked with a dashed line
+        and their title; one more request per counter, none with --offline.
+
         The file is written atomically (a temporary file renamed over it), so a cron job that mails the
         chart never sends half of one. `--output -` writes the chart to standard output. A name
         ending neither .svg nor .png (c.txt) is refused (exit 64) unless --format says which; a name
@@ -103,8 +106,9 @@ enum ChartCommand: Command {
             counterIDs: request.counterIDs, from: request.dates.from, to: request.dates.to, metrics: request.metrics,
             grouping: request.grouping, refresh: request.history.refresh, currency: request.currency, loader: loader,
             activity: context)
-        let chart = ChartSeries.makeChart(
+        var chart = ChartSeries.makeChart(
             data, grouping: request.grouping, title: request.title, width: request.width, height: request.height)
+        chart.marks = await ChartSeries.marks(for: data, client: loader.client, activity: context)
         let svg = chart.render()
         let bytes =
             format == .png

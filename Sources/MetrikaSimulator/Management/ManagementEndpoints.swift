@@ -104,4 +104,18 @@ extension Simulator {
             }
         }
     }
+
+    /// `GET /management/v1/counter/{id}/chart_annotations` → `{"chart_annotations": [...]}` (the
+    /// fixture's `annotations`, each with an id). Writing one is not simulated yet.
+    func chartAnnotations(_ request: HTTPRequest, id: String) -> HTTPResponse {
+        switch authorize(request) {
+        case .rejected(let response): return response
+        case .authorized(let caller):
+            switch readableCounter(id, by: caller) {
+            case .failure(let error): return error.response
+            case .success(let counter):
+                return .json(200, .object([("chart_annotations", .array(counter.annotations))]))
+            }
+        }
+    }
 }
