@@ -349,6 +349,20 @@ import Testing
         #expect(one.text.contains("1 counter in all."), "\(one.text)")
     }
 
+    /// Issue 48 target 6: list_annotations reads the owner's chart annotations (1005's on 2026-11-29).
+    @Test func listAnnotationsSaysTheOwnersNotes() async throws {
+        let result = try await call("list_annotations", [("counter_id", .number(1005))])
+        #expect(!result.isError, "\(result.text)")
+        #expect(
+            result.text
+                == "annotation on Sun 2026-11-29 10:00: \"Новый шаблон сайта\" — Вёрстка и меню переделаны (group A)\n",
+            "\(result.text)")
+        let first = result.structuredContent?["annotations"]?.items.first
+        #expect(first?["date"]?.text == "2026-11-29" && first?["group"]?.text == "A", "\(String(describing: first))")
+        let none = try await call("list_annotations", [("counter_id", .number(1001))])
+        #expect(none.text == "Counter 1001 has no chart annotations.\n")
+    }
+
     /// Issue 48 target 7: compare with today is today's finished hours (00:00–12:00 at 12:00 Moscow)
     /// against the same hours of the same weekday a week before, said in the table's title and in
     /// `previous.last_day_hours`; a dimension report compares the same hours.

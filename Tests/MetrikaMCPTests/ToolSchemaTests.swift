@@ -62,7 +62,7 @@ import Testing
         #expect(
             catalogue.tools.map(\.name) == [
                 "list_counters", "get_report", "list_goals", "check_alerts", "draw_chart", "explain_change",
-                "list_metrics"
+                "list_metrics", "list_annotations"
             ])
         for tool in catalogue.tools {
             #expect(tool.readOnly && tool.idempotent)

@@ -121,7 +121,8 @@ import Testing
             "explain_change",
             [("counter_id", .number(1001)), ("metric", .string("visits")), ("from", .string("2026-13-01"))], "from"
         ),
-        ("list_counters", [("limit", .number(0))], "limit")
+        ("list_counters", [("limit", .number(0))], "limit"),
+        ("list_annotations", [("counter_id", .number(9999))], "counter 9999")
     ]
 
     func results(_ services: any RunServices) async throws -> [(String, MCPToolResult)] {
