@@ -17,6 +17,7 @@ package enum CLI {
             ChartCommand.self, MailCommand.self,
             AlertCommand.self,
             ExplainCommand.self,
+            AnnotateCommand.self,
             LiveCommand.self,
             SyncCommand.self,
             MCPCommand.self,

@@ -136,6 +136,7 @@ package final class Simulator: Sendable {
         case _
         where parts.count == 5 && parts[0] == "management" && parts[1] == "v1" && parts[2] == "counter"
             && parts[4] == "chart_annotations":
+            if request.method == "POST" { return chartAnnotations(request, id: parts[3]) }
             return requireGET(request) ?? chartAnnotations(request, id: parts[3])
         case _
         where parts.count >= 5 && parts[0] == "management" && parts[1] == "v1" && parts[2] == "counter"
@@ -221,4 +222,6 @@ struct SimulatorState {
     var faults: [Fault] = []
     var oauth = OAuthState()
     var logs = LogsState()
+    /// Chart annotations `POST`ed while the simulator runs, per counter.
+    var annotations: [Int: [JSONValue]] = [:]
 }

@@ -105,4 +105,49 @@ struct IssueFortyEightEndToEndTests {
         let other = try run(api, home, ["chart", "--counter", "1001", "--period", "last30days", "--output", "-"])
         #expect(other.status == 0 && !other.stdout.contains("#9A6700"), "\(other.stderr)")
     }
+
+    /// Issue 48 target 6, writing: `metrika annotate` needs the metrika:write scope. A token file without
+    /// it is refused in one line naming `metrika login --scope write`, exit 77, before any request; signed in
+    /// with `--scope write` the annotation is POSTed once and a later chart shows it.
+    @Test func annotateNeedsTheWriteScopeAndWritesOne() throws {
+        let api = try FakeAPI(arguments: ["--now", Self.now])
+        let home = try TemporaryDirectory()
+        let arguments = [
+            "annotate", "--counter", "1001", "--date", "2026-11-25", "--time", "10:00", "--title", "Распродажа",
+            "--group", "b"
+        ]
+        func environment() -> [String: String] {
+            metrikaEnvironment(api: api, home: home.path, token: nil, extra: ["METRIKA_NOW": Self.now])
+        }
+        // A read-only sign-in (what `metrika login` records without --scope).
+        let readOnly = try metrika(
+            ["login", "--token-stdin"], environment: environment(), stdin: "demo-token\n")
+        #expect(readOnly.status == 0, "\(readOnly.stderr)")
+        let refused = try metrika(arguments, environment: environment())
+        #expect(refused.status == 77, "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("metrika:write") && refused.stderr.contains("`metrika login --scope write`"))
+        #expect(try api.requestCount(pathPrefix: "/management/v1/counter/1001/chart_annotations") == 0)
+        // Signed in again asking for the write scope: the token file records it.
+        let writer = try metrika(
+            ["login", "--token-stdin", "--scope", "write"], environment: environment(), stdin: "demo-token\n")
+        #expect(writer.status == 0, "\(writer.stderr)")
+        let file = try String(contentsOfFile: home.path + "/config/metrika/token.json", encoding: .utf8)
+        #expect(file.contains("\"scope\": \"metrika:read metrika:write\""), "\(file)")
+        let written = try metrika(arguments, environment: environment())
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(written.stdout == "Annotated counter 1001 on 2026-11-25 10:00: \"Распродажа\"\n", "\(written.stdout)")
+        let posts = try api.requests().filter {
+            ($0["method"] as? String) == "POST"
+                && ($0["path"] as? String) == "/management/v1/counter/1001/chart_annotations"
+        }
+        #expect(posts.count == 1)
+        let chart = try metrika(
+            ["chart", "--counter", "1001", "--from", "2026-11-20", "--to", "2026-11-29", "--output", "-"],
+            environment: environment())
+        #expect(chart.status == 0 && chart.stdout.contains(">Распродажа</text>"), "\(chart.stderr)")
+        // A wrong group is a usage error, before any request.
+        let bad = try metrika(Array(arguments.dropLast()) + ["F"], environment: environment())
+        #expect(bad.status == 64 && bad.stderr.contains("--group must be A, B, C, D or E"), "\(bad.stderr)")
+    }
 }

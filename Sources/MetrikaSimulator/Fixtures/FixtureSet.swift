@@ -58,7 +58,7 @@ struct CounterFixture: Sendable {
     /// A Monday-first weekly shape replacing the model's (`[1,1,1,1,1,0.3,0.3]`: quiet weekends).
     var weekly: [Double]? = nil
     /// Chart annotations (`GET …/chart_annotations`), each as the API writes it: id, date, time,
-    /// title, message, group; those `POST`ed while the simulator runs are not kept.
+    /// title, message, group (those `POST`ed while the simulator runs are in its state).
     var annotations: [JSONValue] = []
     /// Runs of days with no visits at all (tracking code removed), goals included.
     var outages: [DayRun] = []
