@@ -150,4 +150,46 @@ struct IssueFortyEightEndToEndTests {
         let bad = try metrika(Array(arguments.dropLast()) + ["F"], environment: environment())
         #expect(bad.status == 64 && bad.stderr.contains("--group must be A, B, C, D or E"), "\(bad.stderr)")
     }
+
+    /// Issue 48 target 6, reading: an annotation on an alert's day is a line under the alert, and on the
+    /// explained day a line under explain's table; annotations that cannot be read change nothing else.
+    @Test func anAnnotatedDayIsSaidUnderTheAlertAndTheExplanation() throws {
+        let api = try FakeAPI(fixtures: "alerts", arguments: ["--now", "2026-12-01T06:00:00Z"])
+        let home = try TemporaryDirectory()
+        func environment(token: String? = "demo-token") -> [String: String] {
+            metrikaEnvironment(
+                api: api, home: home.path, token: token,
+                extra: ["METRIKA_NOW": "2026-11-30T06:00:00Z", "METRIKA_DB": home.path + "/history.sqlite"])
+        }
+        let alert = ["alert", "--counter", "520002", "--dry-run"]
+        let plain = try metrika(alert, environment: environment())
+        #expect(plain.status == 0 && plain.stdoutLines.count == 1, "\(plain.stdout)\(plain.stderr)")
+        let login = try metrika(
+            ["login", "--token-stdin", "--scope", "write"], environment: environment(token: nil), stdin: "demo-token\n")
+        #expect(login.status == 0, "\(login.stderr)")
+        let written = try metrika(
+            ["annotate", "--counter", "520002", "--date", "2026-11-29", "--title", "Новый шаблон сайта"],
+            environment: environment(token: nil))
+        #expect(written.status == 0, "\(written.stderr)")
+        let noted = try metrika(alert, environment: environment())
+        #expect(noted.status == 0, "\(noted.stderr)")
+        #expect(noted.stdoutLines.count == 2, "\(noted.stdout)")
+        #expect(noted.stdoutLines.first == plain.stdoutLines.first)
+        #expect(noted.stdoutLines.last == "  annotation on Sun 2026-11-29: \"Новый шаблон сайта\"", "\(noted.stdout)")
+        let explained = try metrika(
+            ["explain", "--counter", "520002", "--date", "2026-11-29"], environment: environment())
+        #expect(explained.status == 0, "\(explained.stderr)")
+        #expect(
+            explained.stdoutLines.last == "annotation on Sun 2026-11-29: \"Новый шаблон сайта\"", "\(explained.stdout)")
+        let otherDay = try metrika(
+            ["explain", "--counter", "520002", "--date", "2026-11-28"], environment: environment())
+        #expect(otherDay.status == 0 && !otherDay.stdout.contains("annotation"), "\(otherDay.stdout)")
+        // Unreadable annotations: the alert and the explanation as before, exit 0.
+        try api.inject(["kind": "malformed_json", "count": 2, "path_prefix": "/management/v1/counter/520002/chart"])
+        let unread = try metrika(alert, environment: environment())
+        #expect(unread.status == 0 && unread.stdoutLines == plain.stdoutLines, "\(unread.stdout)\(unread.stderr)")
+        let unexplained = try metrika(
+            ["explain", "--counter", "520002", "--date", "2026-11-29"], environment: environment())
+        #expect(unexplained.status == 0 && !unexplained.stdout.contains("annotation"), "\(unexplained.stderr)")
+    }
 }

@@ -66,8 +66,12 @@ package struct AlertRun: Sendable {
 
         package var isEmpty: Bool { all.isEmpty }
 
-        /// One line per finding (`AlertText`).
-        package var lines: [String] { all.map(AlertText.line) }
+        /// One line per finding (`AlertText`), each annotation of its day on a line of its own under it.
+        package var lines: [String] {
+            all.flatMap { finding in
+                [AlertText.line(finding)] + finding.annotations.map { "  " + AnnotationText.line($0) }
+            }
+        }
 
         /// The subject of a message that tells them (`metrika: 2 alerts (…)`, `… today` for hours).
         package var subject: String { AlertText.subject(all) }
@@ -204,6 +208,7 @@ package struct AlertRun: Sendable {
             countersChecked: outcome.countersChecked, requests: outcome.requests, gaveUp: outcome.gaveUp)
         if request.dryRun {
             result.driverRequests = await attachDrivers(&outcome.findings, request)
+            await attachAnnotations(&outcome.findings, request)
             result.findings.all = outcome.findings
             try show(result.findings.lines)
             return result
@@ -212,6 +217,7 @@ package struct AlertRun: Sendable {
         let claims = try await check.claim(&outcome)
         // Explained once claimed: only the news this run tells costs requests.
         result.driverRequests = await attachDrivers(&outcome.findings, request)
+        await attachAnnotations(&outcome.findings, request)
         result.findings.all = outcome.findings
         // Told (shown, then delivered); given back when that fails, else recorded.
         result.deliveryFailure = try await tell(
@@ -229,6 +235,33 @@ package struct AlertRun: Sendable {
         let (explained, requests) = await drivers.attach(findings)
         findings = explained
         return requests
+    }
+
+    /// Gives each alert the owner's chart annotations on its day: one Management request per alerted
+    /// counter, none offline. Annotations that cannot be read leave the alert as it was (a note with
+    /// --verbose or a named counter); they are context, never a reason to fail.
+    private func attachAnnotations(_ findings: inout [AlertCheck.Finding], _ request: Request) async {
+        guard let client = loader.client else { return }
+        var read: [Int: [Annotation]] = [:]
+        for index in findings.indices {
+            guard case .alert = findings[index].notice else { continue }
+            let counter = findings[index].counter.id
+            if read[counter] == nil {
+                let days = findings.filter { $0.counter.id == counter }.map(\.day)
+                switch await AnnotationText.annotations(
+                    counterID: counter, on: days.min()!...days.max()!, client: client)
+                {
+                case .success(let notes): read[counter] = notes
+                case .failure(let error):
+                    read[counter] = []
+                    if request.explain {
+                        let reason = (error as? any MetrikaFailure).map(activity.naming.message(of:)) ?? "\(error)"
+                        activity.note("Note: counter \(counter)'s chart annotations could not be read: \(reason)")
+                    }
+                }
+            }
+            findings[index].annotations = (read[counter] ?? []).filter { $0.day == findings[index].day }
+        }
     }
 
     private func noteFailures(_ failures: [(counterID: Int, failure: any MetrikaFailure)]) {
