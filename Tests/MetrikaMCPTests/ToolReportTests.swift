@@ -363,6 +363,31 @@ import Testing
         #expect(none.text == "Counter 1001 has no chart annotations.\n")
     }
 
+    /// Issue 48 target 6: get_report's answer over a period holding an annotated day has an `annotations`
+    /// member and the line in its text; a period without one (or a counter without any) has neither.
+    @Test func getReportCarriesThePeriodsAnnotations() async throws {
+        let marked = try await call(
+            "get_report",
+            [
+                ("counter_ids", ints([1005])), ("from", .string("2026-11-27")), ("to", .string("2026-11-29")),
+                // lang=ru as langReachesTheAPIFromItsOneDeclaration expects of every 1005 request it sees.
+                ("metrics", strings(["visits"])), ("lang", .string("ru"))
+            ])
+        #expect(!marked.isError, "\(marked.text)")
+        #expect(marked.text.contains("annotation on Sun 2026-11-29: \"Новый шаблон сайта\"\n"), "\(marked.text)")
+        let first = marked.structuredContent?["annotations"]?.items.first
+        #expect(first?["date"]?.text == "2026-11-29" && first?["title"]?.text == "Новый шаблон сайта")
+        let before = try await call(
+            "get_report",
+            [
+                ("counter_ids", ints([1005])), ("from", .string("2026-11-20")), ("to", .string("2026-11-22")),
+                // lang=ru as langReachesTheAPIFromItsOneDeclaration expects of every 1005 request it sees.
+                ("metrics", strings(["visits"])), ("lang", .string("ru"))
+            ])
+        #expect(!before.isError && !before.text.contains("annotation"), "\(before.text)")
+        #expect(before.structuredContent?["annotations"] == nil)
+    }
+
     /// Issue 48 target 7: compare with today is today's finished hours (00:00–12:00 at 12:00 Moscow)
     /// against the same hours of the same weekday a week before, said in the table's title and in
     /// `previous.last_day_hours`; a dimension report compares the same hours.

@@ -16,8 +16,9 @@ enum ExplainChangeTool {
             -1 048 (95%, gone)"), or says the change is spread evenly. The segments' changes add up to the total exactly; a \
             rate (bounceRate, pageDepth, avgVisitDuration, goal<ID>conversionRate) is split into mix and rate effects. \
             Period: date (default yesterday) or from/to; never today. against: alert (a day's default: the median of the same \
-            weekday of the 4 weeks before, as check_alerts judges), previous (a range's default) or DATE..DATE. Quota: one \
-            Reporting request per dimension and one Management request. Example: {"counter_id": 1001, "metric": "visits"}.
+            weekday of the 4 weeks before, as check_alerts judges), previous (a range's default) or DATE..DATE. The owner's \
+            chart annotations on the period's days are an `annotations` member (absent when none). Quota: one \
+            Reporting request per dimension and two Management requests. Example: {"counter_id": 1001, "metric": "visits"}.
             """,
         arguments: [
             counterID.argument, metric.argument, date.argument, from.argument, to.argument, against.argument,
@@ -76,8 +77,16 @@ enum ExplainChangeTool {
         let listing = try await Explain.run(
             request, client: client, history: SegmentHistory(loader, today: request.today)
         ).listing
+        // The owner's chart annotations on the explained day(s): context, absent when none or unreadable.
+        let notes = await AnnotationMember.read(
+            counters: [request.counterID], from: request.period.from, to: request.period.to, services: services)
         return MCPToolResult(
-            content: [.text(ExplanationListing.text(listing, maxWidth: GetReportTool.tableWidth))],
-            structuredContent: ExplanationListing.document(listing, versioned: false))
+            content: [
+                .text(
+                    ExplanationListing.text(listing, maxWidth: GetReportTool.tableWidth)
+                        + AnnotationMember.text(notes, namingCounters: false))
+            ],
+            structuredContent: AnnotationMember.adding(
+                notes, to: ExplanationListing.document(listing, versioned: false)))
     }
 }

@@ -44,8 +44,9 @@ enum GetReportTool {
             days no source had (absent: none), `missing` {column: [days]} a metric the history lacks on days it has the others (offline); `more` {offset, rows_total} appears when rows were left out: call again with that offset; \
             `notes` the text's notes (a period not over yet, sampling, rows left out). \
             Quota: a time series (no dimensions, preset or filters) comes from metrika's history database, so a repeated \
-            question costs no API request and a new one only the days not yet stored; a dimension report costs one API \
-            request per 20,000 rows. Default: pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate by day \
+            question costs no Reporting request and a new one only the days not yet stored; a dimension report costs one API \
+            request per 20,000 rows; each counter's chart annotations, one Management request (online), are the \
+            `annotations` member (counter_id, date, time, title, message, group) when one falls in the period. Default: pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate by day \
             for the last 7 days; \(defaultLimit) rows per answer (\(defaultCompareLimit) with compare; at most \(maximumLimit)); when the rows would not fit a model's \
             budget twice, the text shows the first \(compactRows) with the totals and structuredContent holds them all. \
             Example: {"counter_ids": [1001], "period": "lastMonth", "group": "week", "metrics": ["visits", "bounceRate"]} or \
@@ -215,8 +216,26 @@ enum GetReportTool {
             text += line + "\n"
             notes.append(line)
         }
+        // The owner's chart annotations on the period's days (online only): context, absent when none.
+        if !request.offline, let period = Self.period(document) {
+            let annotations = await AnnotationMember.read(
+                counters: request.counterIDs, from: period.from, to: period.to, services: services)
+            text += AnnotationMember.text(annotations, namingCounters: request.counterIDs.count > 1)
+            document = AnnotationMember.adding(annotations, to: document)
+        }
         return MCPToolResult(
             content: [.text(text)], structuredContent: StructuredView.adding(notes: notes, to: document))
+    }
+
+    /// The document's `period` (`from`, `to`), as days.
+    static func period(_ document: JSONValue) -> (from: Day, to: Day)? {
+        guard case .object(let members) = document,
+            case .object(let period)? = members.first(where: { $0.0 == "period" })?.1,
+            case .string(let from)? = period.first(where: { $0.0 == "from" })?.1,
+            case .string(let to)? = period.first(where: { $0.0 == "to" })?.1,
+            let first = Day(iso: from), let last = Day(iso: to)
+        else { return nil }
+        return (first, last)
     }
 
     /// The table's footnote of a period not over yet, for the structured view: its rows have
