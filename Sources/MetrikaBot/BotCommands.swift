@@ -29,6 +29,9 @@ package struct BotCommands: Sendable {
         /// `3daysAgo`, `2026-11-23`) against the alert's baseline (`Explain`; nil: /explain answers
         /// that it cannot here).
         package var explain: (@Sendable (Int, String?) async throws -> Explanation)?
+        /// The counter's chart annotations on the days given (`AnnotationText`): lines under /explain's
+        /// answer; empty when none or unreadable (nil: none asked for).
+        package var annotations: (@Sendable (Int, Day, Day) async -> [Annotation])?
         /// The clock that says how many days a period holds (how `/report` groups its rows).
         package var now: @Sendable () -> Date
 
@@ -327,7 +330,13 @@ package struct BotCommands: Sendable {
             throw BotUsage("/explain is not available on this bot; try /report")
         }
         do {
-            return Self.explanationText(try await explain(id, day))
+            let explanation = try await explain(id, day)
+            let text = Self.explanationText(explanation)
+            // The owner's chart annotations on the explained day(s), when they fit the one message.
+            let period = explanation.listing.period
+            let notes = await backend.annotations?(id, period.from, period.to) ?? []
+            let lines = notes.map { "\n" + TelegramHTML.escape(AnnotationText.line($0)) }.joined()
+            return TelegramHTML.length(text + lines) <= TelegramHTML.messageLimit ? text + lines : text
         } catch let error as ParameterError where error.parameter == .period {
             // Today or a day to come: the chat's words, not the command line's list of parameters.
             guard case .badDay(let value) = error.problem else { throw error }
