@@ -29,6 +29,9 @@ package struct BotCommands: Sendable {
         /// `3daysAgo`, `2026-11-23`) against the alert's baseline (`Explain`; nil: /explain answers
         /// that it cannot here).
         package var explain: (@Sendable (Int, String?) async throws -> Explanation)?
+        /// The counter's chart annotations on the days given (`AnnotationText`): lines under /explain's
+        /// answer; empty when none or unreadable (nil: none asked for).
+        package var annotations: (@Sendable (Int, Day, Day) async -> [Annotation])?
         /// The clock that says how many days a period holds (how `/report` groups its rows).
         package var now: @Sendable () -> Date
 
@@ -170,7 +173,7 @@ package struct BotCommands: Sendable {
             case "report": return .text(try await report(arguments))
             case "today":
                 guard arguments.count <= 1 else { throw BotUsage("/today takes a counter at most, e.g. /today 1001") }
-                return .text(try await report(arguments + ["today"]))
+                return .text(try await report(arguments + ["today"], asked: "/today 1001"))
             case "chart": return try await chart(arguments)
             case "explain": return .text(try await explain(arguments))
             case "alerts": return .text(try await alerts(arguments))
@@ -178,6 +181,12 @@ package struct BotCommands: Sendable {
             }
         } catch let error as APIError where Self.chatWords(error) != nil {
             return .text(TelegramHTML.escape(Self.chatWords(error) ?? ""))
+        } catch let error as ChartRasterizerError {
+            // How to install the rasterizer is for whoever runs the bot: its log, not the chat.
+            backend.activity.note("/\(command): \(error.message(.bot))")
+            return .text(
+                TelegramHTML.escape(
+                    "/chart cannot draw pictures on the bot's machine right now (its log says why); try /report"))
         } catch let failure as any MetrikaFailure {
             return .text(TelegramHTML.escape(ParameterNaming.bot.message(of: failure)))
         } catch {
@@ -233,8 +242,8 @@ package struct BotCommands: Sendable {
 
     /// `/report [counter] [period]`: the CLI's period words, a whole number first is the counter; a
     /// long period grouped by week or month as `metrika mail` groups its table (`tableGrouping`), said.
-    private func report(_ arguments: [String]) async throws -> String {
-        var request = try request(arguments, command: "report", metrics: Self.reportMetrics)
+    private func report(_ arguments: [String], asked: String? = nil) async throws -> String {
+        var request = try request(arguments, command: "report", metrics: Self.reportMetrics, asked: asked)
         var said = ""
         let days = Self.dayCount(request, now: backend.now())
         let grouping = MailComposer.tableGrouping(days: days)
@@ -305,14 +314,35 @@ package struct BotCommands: Sendable {
             throw BotUsage("/explain takes one day after the counter, e.g. /explain 1001 2026-11-23")
         }
         let day = rest.first
-        if let day, (try? DateExpression(parsing: day, option: "date")) == nil {
-            throw BotUsage(
-                "/explain takes a day as yesterday, 3daysAgo or 2026-11-23 after the counter, not \"\(day)\"")
+        if let day {
+            do {
+                _ = try DateExpression(parsing: day, option: "date")
+            } catch let error as ParameterError {
+                // A date before Metrika existed is a date, said so; anything else is not one.
+                guard case .badDay = error.problem else {
+                    throw BotUsage(
+                        "/explain takes a day as yesterday, 3daysAgo or 2026-11-23 after the counter, not \"\(day)\"")
+                }
+                throw BotUsage(error.message(.bot))
+            }
         }
         guard let explain = backend.explain else {
             throw BotUsage("/explain is not available on this bot; try /report")
         }
-        return Self.explanationText(try await explain(id, day))
+        do {
+            let explanation = try await explain(id, day)
+            let text = Self.explanationText(explanation)
+            // The owner's chart annotations on the explained day(s), when they fit the one message.
+            let period = explanation.listing.period
+            let notes = await backend.annotations?(id, period.from, period.to) ?? []
+            let lines = notes.map { "\n" + TelegramHTML.escape(AnnotationText.line($0)) }.joined()
+            return TelegramHTML.length(text + lines) <= TelegramHTML.messageLimit ? text + lines : text
+        } catch let error as ParameterError where error.parameter == .period {
+            // Today or a day to come: the chat's words, not the command line's list of parameters.
+            guard case .badDay(let value) = error.problem else { throw error }
+            throw BotUsage(
+                "/explain explains a finished day; \(value) is not finished yet: try /explain \(id) yesterday")
+        }
     }
 
     /// Segments shown per dimension in the chat.
@@ -361,7 +391,9 @@ package struct BotCommands: Sendable {
     }
 
     /// The request of `/report`/`/chart` arguments: a whole number first is the counter, then a period.
-    private func request(_ arguments: [String], command: String, metrics: [Metric]) throws -> ReportRequest {
+    private func request(_ arguments: [String], command: String, metrics: [Metric], asked: String? = nil) throws
+        -> ReportRequest
+    {
         guard arguments.count <= 2 else {
             throw BotUsage("/\(command) takes a counter and a period, e.g. /\(command) 1001 lastWeek")
         }
@@ -373,7 +405,8 @@ package struct BotCommands: Sendable {
         } else if let id = backend.defaultCounter {
             fields.counterIDs = [id]
         } else {
-            throw BotUsage("Which counter? /\(command) 1001 lastWeek (see /counters)")
+            // The command the user typed: /today's example has no period.
+            throw BotUsage("Which counter? \(asked ?? "/\(command) 1001 lastWeek") (see /counters)")
         }
         if let period = rest.first { try ReportFields.period.read(&fields, [period]) }
         if rest.count > 1 {

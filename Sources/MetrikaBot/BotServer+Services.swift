@@ -50,5 +50,11 @@ extension BotCommands.Backend {
                     dimensions: nil, client: client, now: now(), weeks: try services.alertSettings().weeks)
                 return try await Explain.run(request, client: client)
             }, now: now)
+        self.annotations = { id, from, to in
+            guard let client = try? await services.client() else { return [] }
+            let read = await AnnotationText.annotations(counterID: id, on: from...to, client: client)
+            guard case .success(let notes) = read else { return [] }
+            return notes
+        }
     }
 }

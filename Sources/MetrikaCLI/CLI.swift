@@ -18,6 +18,7 @@ package enum CLI {
             ChartCommand.self, MailCommand.self,
             AlertCommand.self,
             ExplainCommand.self,
+            AnnotateCommand.self,
             LiveCommand.self,
             SyncCommand.self,
             MCPCommand.self,

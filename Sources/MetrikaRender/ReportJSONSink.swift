@@ -347,14 +347,12 @@ package final class ReportJSONSink: ReportSink {
         }
         if layout.compare, let previous = section.previous {
             let parts = comparison(previous, current: totals, dates: [], layout: layout)
-            members.append(
-                (
-                    "previous",
-                    .object([
-                        ("from", .string(previous.period.from.iso)), ("to", .string(previous.period.to.iso)),
-                        ("totals", parts[0].1), ("change", parts[1].1)
-                    ])
-                ))
+            var compared: [(String, JSONValue)] = [
+                ("from", .string(previous.period.from.iso)), ("to", .string(previous.period.to.iso))
+            ]
+            if let hours = previous.hoursText { compared.append(("last_day_hours", .string(hours))) }
+            compared += [("totals", parts[0].1), ("change", parts[1].1)]
+            members.append(("previous", .object(compared)))
         }
         return .object(members)
     }

@@ -69,7 +69,7 @@ package final class ReportTableSink: ReportSink {
         if labelColumn { keyColumns = [.init("")] }
         var title = Self.title(counter: counter, layout: layout)
         if layout.compare, let previous {
-            title += " · against \(previous.period.from.iso) … \(previous.period.to.iso)"
+            title += " · " + previous.comparedText(current: layout.period)
         }
         var table = makeTable(
             layout: layout, keyColumns: keyColumns, labelColumn: labelColumn, totals: totals, before: true)
@@ -177,7 +177,8 @@ package final class ReportTableSink: ReportSink {
         guard let maxWidth, displayWidth(of: safe) > maxWidth else { return [trimmed(safe)] }
         var lines: [String] = []
         var current = ""
-        for part in safe.components(separatedBy: " · ") {
+        for whole in safe.components(separatedBy: " · ") {
+            let part = keepingCounterID(whole, maxWidth: maxWidth)
             let joined = current.isEmpty ? part : current + " · " + part
             if current.isEmpty || displayWidth(of: joined) <= maxWidth {
                 current = joined
@@ -188,6 +189,21 @@ package final class ReportTableSink: ReportSink {
         }
         lines.append(current)
         return lines.map { trimmed(TextTable.truncate($0, toWidth: maxWidth)) }
+    }
+
+    /// A title part too wide for `maxWidth` that ends with the counter's `(id, site)`: its name is cut,
+    /// never the id (a phone showed `Very long shop's (3…`); the site goes first when room is short.
+    static func keepingCounterID(_ part: String, maxWidth: Int) -> String {
+        guard displayWidth(of: part) > maxWidth, let open = part.range(of: " (", options: .backwards) else {
+            return part
+        }
+        var suffix = String(part[open.lowerBound...])
+        let digits = suffix.dropFirst(2).prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, suffix.hasSuffix(")") else { return part }
+        if displayWidth(of: suffix) > maxWidth / 2 { suffix = " (\(digits))" }
+        let room = maxWidth - displayWidth(of: suffix)
+        guard room >= 2 else { return String(suffix.dropFirst()) }
+        return trimmed(TextTable.truncate(String(part[..<open.lowerBound]), toWidth: room)) + suffix
     }
 
     private static func trimmed(_ text: String) -> String {

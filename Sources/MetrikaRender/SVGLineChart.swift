@@ -31,6 +31,22 @@ package struct SVGLineChart: Sendable {
     package var incompleteLabel = "today (incomplete)"
     /// A line printed under the chart (e.g. which partial periods were left out), if any.
     package var footnote: String?
+    /// Days the counter's owner annotated in Metrika, each marked by a dashed line and its title.
+    package var marks: [Mark] = []
+
+    /// A chart annotation to mark: its day and title.
+    package struct Mark: Sendable, Equatable {
+        package var day: Day
+        package var title: String
+
+        package init(day: Day, title: String) {
+            self.day = day
+            self.title = title
+        }
+    }
+
+    /// The colour of annotation marks (an amber that none of the palette's lines uses).
+    static let markColor = "#9A6700"
 
     /// How many stacked panels the chart draws (for sizing it: each needs room).
     package var panelCount: Int { max(panelGroups().count, 1) }
@@ -211,6 +227,21 @@ package struct SVGLineChart: Sendable {
                 )
             }
             out.line("</g>")
+
+            // Annotated days: a dashed line through every panel, the title in the first.
+            for mark in marks where period.contains(mark.day) {
+                let mx = frame.left + ChartTicks.x(of: mark.day, in: period, plotWidth: plotWidth)
+                out.line(
+                    "<line x1=\"\(c(mx))\" y1=\"\(c(top))\" x2=\"\(c(mx))\" y2=\"\(c(bottom))\" stroke=\"\(Self.markColor)\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>"
+                )
+                guard panelIndex == 0 else { continue }
+                let leftward = mx > frame.left + plotWidth * 0.6
+                let room = leftward ? mx - frame.left - 6 : frame.right - mx - 6
+                out.text(
+                    fitted(mark.title, width: max(room, 40), fontSize: Self.tickSize), x: leftward ? mx - 4 : mx + 4,
+                    y: top + 12, size: Self.tickSize, fill: Self.markColor,
+                    extra: leftward ? " text-anchor=\"end\"" : "")
+            }
 
             // Lines.
             var lastLabels: [LastLabel] = []

@@ -150,6 +150,11 @@ package final class Simulator: Sendable {
             && parts[4] == "goals":
             return requireGET(request) ?? listGoals(request, id: parts[3])
         case _
+        where parts.count == 5 && parts[0] == "management" && parts[1] == "v1" && parts[2] == "counter"
+            && parts[4] == "chart_annotations":
+            if request.method == "POST" { return chartAnnotations(request, id: parts[3]) }
+            return requireGET(request) ?? chartAnnotations(request, id: parts[3])
+        case _
         where parts.count >= 5 && parts[0] == "management" && parts[1] == "v1" && parts[2] == "counter"
             && (parts[4] == "logrequests" || parts[4] == "logrequest"):
             return routeLogs(request, parts)
@@ -244,4 +249,6 @@ struct SimulatorState {
     var faults: [Fault] = []
     var oauth = OAuthState()
     var logs = LogsState()
+    /// Chart annotations `POST`ed while the simulator runs, per counter.
+    var annotations: [Int: [JSONValue]] = [:]
 }

@@ -15,8 +15,15 @@ extension DirectReport {
     func runComparison(into sink: any ReportSink, begin: Bool, multipleCounters: Bool, span: DateRange?) async throws
         -> (columns: Columns?, rowsTotal: Int)
     {
-        try Comparison.refuseToday(range, counter: counter, now: activity.now())
-        let previous = Comparison.previousRange(of: range)
+        // Today in the period: its finished hours against the same hours of the previous period's last day.
+        let hours = try Comparison.finishedHoursToday(range, counter: counter, now: activity.now(), online: true)
+        let previous = Comparison.previousRange(of: range, shift: Comparison.shift(of: range, hours: hours))
+        let sideFilters = hours.map {
+            (
+                a: Comparison.cutFilter(range, hours: $0, and: request.filters),
+                b: Comparison.cutFilter(previous, hours: $0, and: request.filters)
+            )
+        }
         var columns = Columns(dimensions: requestedDimensions, metrics: request.tableMetrics)
         let query = self.query
         var pager = Pager(wanted: request.limit, pageSize: Self.pageSize, hardCap: Pager.reportHardCap)
@@ -31,7 +38,7 @@ extension DirectReport {
         while let next = pager.nextPage {
             let answer = try await client.fetchComparison(
                 query, a: (range.from.iso, range.to.iso), b: (previous.from.iso, previous.to.iso),
-                limit: next.limit, offset: next.offset + skipped)
+                limit: next.limit, offset: next.offset + skipped, sideFilters: sideFilters)
             rowsTotal = answer.totalRows
             // Money still in "the counter's currency" is in the one the answer names (as DirectReport.columns).
             if !started, let currency = answer.queryCurrency.flatMap(Currency.init(code:)) {
@@ -61,7 +68,8 @@ extension DirectReport {
                 totals = Normalizer.quantities(Self.padded(answer.totalsA, columns.metrics.count), of: columns.metrics)
                 previousTotals = Normalizer.quantities(
                     Self.padded(answer.totalsB, columns.metrics.count), of: columns.metrics)
-                try sink.compareSection(Report.Previous(period: previous, values: previousTotals))
+                try sink.compareSection(
+                    Report.Previous(period: previous, values: previousTotals, lastDayHours: hours))
                 if answer.sampled {
                     activity.note(
                         "Note: counter \(counter.id)'s numbers are estimates: Metrika sampled \(DecimalText.format((answer.sampleShare ?? 1) * 100, fractionDigits: 1))% of visits (\(activity.naming[.accuracy]) \(request.accuracy)). Use \(activity.naming[.accuracy]) full for exact numbers."
@@ -92,9 +100,12 @@ extension DirectReport {
                 "Note: counter \(counter.id): showing the first \(pager.received) of \(pager.claimedTotal) rows; \(Self.limitHint(claimed: pager.claimedTotal, naming: activity.naming))."
             )
         }
+        if let note = Comparison.predatesNote(previous, counter: counter, rows: true) { activity.note(note) }
         guard started else { return (nil, rowsTotal) }
-        if pager.warning("") == nil, var rest = shown?.leftOut(rowsTotal: pager.claimedTotal, totals: totals) {
-            if let before = shownBefore?.leftOut(rowsTotal: pager.claimedTotal, totals: previousTotals) {
+        // The whole report's rows (those before `firstRow` too), as `more.rows_total` says them.
+        if pager.warning("") == nil, var rest = shown?.leftOut(rowsTotal: pager.claimedTotal + skipped, totals: totals)
+        {
+            if let before = shownBefore?.leftOut(rowsTotal: pager.claimedTotal + skipped, totals: previousTotals) {
                 rest.previous = Report.Previous(period: previous, values: before.values)
             }
             try sink.leftOut(rest)

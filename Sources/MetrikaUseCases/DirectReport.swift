@@ -168,7 +168,11 @@ package struct DirectReport {
         if columns != nil {
             // The Total is over every row the report has: the table, CSV, JSON and HTML say how many
             // were left out and what they add up to (stderr's note alone went unseen).
-            if pager.warning("") == nil, let rest = shown?.leftOut(rowsTotal: pager.claimedTotal, totals: totals) {
+            // The whole report's rows, the skipped ones before `firstRow` too: the totals hold them
+            // all, so Other is every row not on this page and Total says as many as `more.rows_total`.
+            if pager.warning("") == nil,
+                let rest = shown?.leftOut(rowsTotal: pager.claimedTotal + skipped, totals: totals)
+            {
                 try sink.leftOut(rest)
             }
             try sink.endSection(totals: totals, missingDays: [])

@@ -21,6 +21,8 @@ package struct HistoryReport {
         // must not leave half a JSON document or CSV on stdout.
         var loads: [HistoryLoader.Loaded] = []
         var previousLoads: [HistoryLoader.Loaded?] = []
+        var cutHours: [Int?] = []
+        var predates: [String] = []
         var currencies: [(id: Int, metrics: [Metric])] = []
         for id in request.counterIDs {
             let counter = try await loader.counter(id: id)
@@ -40,23 +42,42 @@ package struct HistoryReport {
             let range = try resolveRange(
                 from: request.from, to: request.to, counter: counter, now: activity.now(), naming: activity.naming,
                 note: activity.note)
-            // Asked for, a comparison with today in it is refused (Comparison.refuseToday); the HTML
-            // page's summary, which compares without being asked, then shows no changes instead.
+            // Asked for, a comparison with today in it sets today's finished hours against the same
+            // hours of the previous period's last day (Comparison.finishedHoursToday); the HTML page's
+            // summary, which compares without being asked, shows no changes instead.
             var compares = request.compare
+            var hours: Int?
             if compares, request.comparesForSummary,
                 Comparison.includesToday(range, counter: counter, now: activity.now())
             {
                 compares = false
             } else if compares {
-                try Comparison.refuseToday(range, counter: counter, now: activity.now())
+                hours = try Comparison.finishedHoursToday(
+                    range, counter: counter, now: activity.now(), online: loader.client != nil && !request.offline)
             }
-            let loaded = try await loader.load(
+            var loaded = try await loader.load(
                 counter: counter, range: range, metrics: metrics, grouping: request.grouping, refresh: request.refresh)
-            loads.append(loaded)
-            previousLoads.append(
+            let shift = Comparison.shift(of: loaded.range, hours: hours)
+            var before =
                 compares
-                    ? try await Comparison.loadPrevious(
-                        loaded, loader: loader, metrics: metrics, refresh: request.refresh) : nil)
+                ? try await Comparison.loadPrevious(
+                    loaded, loader: loader, metrics: metrics, refresh: request.refresh, shift: shift)
+                : nil
+            if let hours, let client = loader.client, var previous = before {
+                _ = try await Comparison.cutLastDay(&loaded, lastDay: loaded.range.to, hours: hours, client: client)
+                _ = try await Comparison.cutLastDay(
+                    &previous, lastDay: loaded.range.to.adding(days: -shift), hours: hours, client: client)
+                before = previous
+            }
+            if compares,
+                let note = Comparison.predatesNote(
+                    Comparison.previousRange(of: loaded.range, shift: shift), counter: counter, rows: false)
+            {
+                predates.append(note)
+            }
+            loads.append(loaded)
+            previousLoads.append(before)
+            cutHours.append(hours)
         }
         var allMissing: [(Int, [Day])] = []
         var previousMissing: [(Int, [Day])] = []
@@ -72,13 +93,17 @@ package struct HistoryReport {
                     multipleCounters: request.counterIDs.count > 1, raw: request.raw,
                     query: request.queryEcho(metrics: metrics, dimensions: []), compare: request.compare))
         }
-        for (loaded, before) in zip(loads, previousLoads) {
+        for ((loaded, before), hours) in zip(zip(loads, previousLoads), cutHours) {
             var built = HistoryLoader.rows(from: loaded, metrics: metrics)
             try sink.beginSection(counter: loaded.counter, sampling: nil)
             if let before {
-                let compared = Comparison.compare(built.rows, with: before, current: loaded.range, metrics: metrics)
+                let compared = Comparison.compare(
+                    built.rows, with: before, current: loaded.range, metrics: metrics,
+                    shift: Comparison.shift(of: loaded.range, hours: hours))
                 built.rows = compared.rows
-                try sink.compareSection(compared.totals)
+                var totals = compared.totals
+                totals.lastDayHours = hours
+                try sink.compareSection(totals)
                 if !before.missingDays.isEmpty { previousMissing.append((loaded.counter.id, before.missingDays)) }
             }
             try sink.append(built.rows)
@@ -100,6 +125,7 @@ package struct HistoryReport {
                 "Note: counter \(id) has no history of \(metric.shortName) for \(ReportTableSink.describe(days: days)): shown as —\(request.offline ? "; \(activity.naming.action(.fetchOnline))" : "")."
             )
         }
+        for note in predates { activity.note(note) }
         for (id, days) in previousMissing {
             activity.note(
                 "Note: counter \(id) has no history for \(ReportTableSink.describe(days: days)) of the previous period: those changes are shown as —\(request.offline ? "; \(activity.naming.action(.fetchOnline))" : "")."

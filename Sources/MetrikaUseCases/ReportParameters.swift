@@ -196,10 +196,10 @@ package struct ReportFields: Sendable {
     package static let compare = Declaration(
         .compare, .flag,
         help: { n in
-            "Compare with the period of the same length just before: previous values and the change (+5.2%, -0.9 pp for rates); with \(n[.dimensions]) each row against the same value then (new, gone). Without dates: the last 7 whole days; not for a period with today in it"
+            "Compare with the period of the same length just before: previous values and the change (+5.2%, -0.9 pp for rates); with \(n[.dimensions]) each row against the same value then (new, gone). Without dates: the last 7 whole days. With today: its finished hours against the same hours (today 00:00–16:00 vs …)"
         },
         modelHelp: { n in
-            "Beside every value the previous period of the same length and the change (percent, or percentage points for rates). With \(n[.dimensions]) each row (search phrase, source…) is set against the same value in the previous period, in one request: presence says both, new (not there before) or gone (not there now), so \"what grew\" is one call. Without from/to/period it compares the last 7 whole days (7daysAgo … yesterday). A period with today in it is refused (its hours so far against whole days); for today call check_alerts with today true."
+            "Beside every value the previous period of the same length and the change (percent, or percentage points for rates). With \(n[.dimensions]) each row (search phrase, source…) is set against the same value in the previous period, in one request: presence says both, new (not there before) or gone (not there now), so \"what grew\" is one call. Without from/to/period it compares the last 7 whole days (7daysAgo … yesterday). A period with today in it is compared like for like: its last day by today's finished hours against the same hours of the previous period's last day (the title and previous.last_day_hours say which, e.g. today 00:00–16:00 vs Sun 2026-11-29 00:00–16:00)."
         }
     ) { fields, _ in fields.compare = true }
 

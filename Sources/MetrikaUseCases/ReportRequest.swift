@@ -22,8 +22,8 @@ package struct ReportRequest: Sendable {
     /// The request the fields mean, the dates read as `ReportDates` reads them (`defaultFrom` when
     /// none are given): the dates first, then every combination, in the order a user meets them.
     /// A comparison with no dates given compares the last 7 whole days (7daysAgo … yesterday), not
-    /// the default 6daysAgo … today: today's hours so far cannot be set against a whole day, and a
-    /// plain `--compare` must not be refused for dates nobody chose (`Comparison.refuseToday`).
+    /// the default 6daysAgo … today: whole days against whole days unless today is asked for (then
+    /// its finished hours against the same hours: `Comparison.finishedHoursToday`).
     package init(_ fields: ReportFields, defaultFrom: String = "6daysAgo") throws {
         let wholeDays = fields.compare && fields.from == nil && fields.to == nil && fields.period == nil
         let dates = try ReportDates.parse(

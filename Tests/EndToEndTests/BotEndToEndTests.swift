@@ -150,6 +150,17 @@ struct BotEndToEndTests {
         #expect(texts[3].contains("Which counter?") && texts[3].contains("/explain 1001"), "\(texts[3])")
         #expect(texts[4] == explained, "the day given is the day explained")
         #expect(!texts.joined().contains("--"), "CLI words in the chat: \(texts)")
+        // An annotation on the explained day (issue 48 target 6): its line under the same answer.
+        let annotate = try metrika(
+            ["annotate", "--counter", "530001", "--date", "2026-11-30", "--title", "Новый шаблон сайта"],
+            environment: environment)
+        #expect(annotate.status == 0, "\(annotate.stderr)")
+        try queue(telegram, chat: 42, "/explain 530001")
+        let again = try metrika(["bot", "--allow", "42", "--once"], environment: environment, timeout: 60)
+        #expect(again.status == 0, "\(again.stderr)")
+        let annotated = try messages(telegram).compactMap { $0["text"] as? String }.last
+        #expect(annotated?.hasPrefix(explained + "\nannotation on Mon 2026-11-30: ") == true, "\(annotated ?? "")")
+        #expect(annotated?.contains("Новый шаблон сайта") == true)
     }
 
     /// The bot's token kept in the keyring (`"telegram": {"keyring": "telegram"}` in the config):

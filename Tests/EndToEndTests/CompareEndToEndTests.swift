@@ -17,15 +17,17 @@ struct CompareEndToEndTests {
         let api: FakeAPI
         let home: TemporaryDirectory
 
-        init() throws {
-            api = try FakeAPI(arguments: ["--now", CompareEndToEndTests.now])
+        let now: String
+
+        init(now: String = CompareEndToEndTests.now) throws {
+            self.now = now
+            api = try FakeAPI(arguments: ["--now", now])
             home = try TemporaryDirectory()
         }
 
         var environment: [String: String] {
             metrikaEnvironment(
-                api: api, home: home.path,
-                extra: ["METRIKA_NOW": CompareEndToEndTests.now, "METRIKA_DB": home.path + "/history.sqlite"])
+                api: api, home: home.path, extra: ["METRIKA_NOW": now, "METRIKA_DB": home.path + "/history.sqlite"])
         }
 
         func report(_ arguments: [String]) throws -> ProcessResult {
@@ -220,48 +222,98 @@ struct CompareEndToEndTests {
             "\(offline.stderr)")
     }
 
-    /// Issue 40 item 4: today alone was compared with the whole of yesterday (−35% at 16:30 on an
-    /// ordinary Monday). Refused with the reason, in every format, before any data request.
-    @Test(arguments: [
-        ["--from", "today"], ["--period", "today"], ["--from", "today", "--json"], ["--from", "today", "--csv"]
-    ])
-    func todayAloneIsNotComparedWithAWholeDay(arguments: [String]) throws {
-        let world = try World()
-        let result = try world.report(["--counter", "1001", "--metrics", "visits", "--compare"] + arguments)
-        #expect(result.status == 64, "\(result.stderr)")
-        #expect(result.stdout.isEmpty, "\(result.stdout)")
-        #expect(
-            result.stderr.hasPrefix(
-                "Error: --compare cannot compare today alone: its hours so far would be set against the whole of 2026-11-28."
-            ), "\(result.stderr)")
-        #expect(result.stderr.contains("metrika live --counter 1001"))
-        #expect(try world.statRequests() == 0)
-        // Whole days still compare.
-        let yesterday = try world.report([
-            "--counter", "1001", "--metrics", "visits", "--compare", "--from", "yesterday", "--to", "yesterday", "--csv"
+    /// Issue 48 target 7: an ordinary Monday at 16:30 (Moscow). Today alone was refused (before it,
+    /// set against the whole of a day: −35%); now its finished hours, 00:00–16:00, stand against the
+    /// same hours of the same weekday a week before, said in the title, in every format.
+    static let monday = "2026-11-30T13:30:00Z"
+
+    /// The visits of `day`'s hours 00:00–15:00 by the hour report (the like-for-like truth), and of the whole day.
+    static func hourlyVisits(_ world: World, day: String) throws -> (finished: Double, whole: Double) {
+        let result = try world.report([
+            "--counter", "1001", "--from", day, "--to", day, "--dimensions", "hour", "--metrics", "visits",
+            "--csv", "--raw", "--limit", "24"
         ])
-        #expect(yesterday.status == 0, "\(yesterday.stderr)")
+        #expect(result.status == 0, "\(result.stderr)")
+        var finished = 0.0
+        var whole = 0.0
+        for record in try ReportEndToEndTests.parseCSV(result.stdout).dropFirst() {
+            let value = Double(record[1]) ?? 0
+            whole += value
+            if let hour = Int(record[0].prefix(2)), hour < 16 { finished += value }
+        }
+        return (finished, whole)
     }
 
-    /// Issue 39 item 4: a period that ends today is refused too (its last day is hours against a
-    /// whole day), in every format and for dimension reports, before any data request.
-    @Test(arguments: [
-        ["--from", "2026-11-25", "--to", "today"], ["--period", "last7days", "--json"],
-        ["--dimensions", "searchPhrase", "--from", "2026-11-25", "--to", "today", "--csv"]
-    ])
-    func aPeriodEndingTodayIsNotComparedWithWholeDays(arguments: [String]) throws {
-        let world = try World()
-        let result = try world.report(["--counter", "1001", "--metrics", "visits", "--compare"] + arguments)
-        #expect(result.status == 64, "\(result.stderr)")
-        #expect(result.stdout.isEmpty, "\(result.stdout)")
+    @Test(arguments: [["--from", "today"], ["--period", "today"]])
+    func todayIsComparedByItsFinishedHoursLikeForLike(arguments: [String]) throws {
+        let world = try World(now: Self.monday)
+        let csv = try world.report(
+            ["--counter", "1001", "--metrics", "visits", "--compare", "--csv", "--raw"] + arguments)
+        #expect(csv.status == 0, "\(csv.stderr)")
+        let record = try #require(try ReportEndToEndTests.parseCSV(csv.stdout).dropFirst().first)
+        let today = try Self.hourlyVisits(world, day: "2026-11-30")
+        let weekBefore = try Self.hourlyVisits(world, day: "2026-11-23")
+        #expect(record[0] == "2026-11-30" && record[1] == "2026-11-23", "\(record)")
+        #expect(Double(record[2]) == today.finished, "\(record) vs \(today)")
+        #expect(Double(record[3]) == weekBefore.finished, "\(record) vs \(weekBefore)")
+        // Within a few percent, where today so far against the whole of that day was −35% or so.
+        let change = try #require(Double(record[4]))
+        #expect(abs(change) < 6, "\(record)")
+        #expect(today.finished / weekBefore.whole - 1 < -0.3, "\(today) \(weekBefore)")
+        let table = try world.report(["--counter", "1001", "--metrics", "visits", "--compare"] + arguments)
+        #expect(table.stdout.contains("today 00:00–16:00 vs Mon 2026-11-23 00:00–16:00"), "\(table.stdout)")
+        let json = try world.report(["--counter", "1001", "--metrics", "visits", "--compare", "--json"] + arguments)
+        #expect(json.stdout.contains("\"last_day_hours\": \"00:00–16:00\""), "\(json.stdout)")
+    }
+
+    /// A period that ends today: its earlier days whole, its last day by today's finished hours
+    /// against the same hours of the previous period's last day; a dimension report says the same.
+    @Test func aPeriodEndingTodayComparesItsLastDayByFinishedHours() throws {
+        let world = try World(now: Self.monday)
+        let csv = try world.report([
+            "--counter", "1001", "--metrics", "visits", "--compare", "--csv", "--raw", "--from", "2026-11-24", "--to",
+            "today"
+        ])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        let records = try ReportEndToEndTests.parseCSV(csv.stdout).dropFirst()
+        let last = try #require(records.last)
+        let today = try Self.hourlyVisits(world, day: "2026-11-30")
+        let before = try Self.hourlyVisits(world, day: "2026-11-23")
+        #expect(Double(last[2]) == today.finished && Double(last[3]) == before.finished, "\(last)")
+        let first = try #require(records.first)
+        #expect(Double(first[3]) == (try Self.hourlyVisits(world, day: "2026-11-17")).whole, "\(first)")
+        let table = try world.report([
+            "--counter", "1001", "--metrics", "visits", "--compare", "--from", "2026-11-24", "--to", "today"
+        ])
         #expect(
-            result.stderr.hasPrefix(
-                "Error: --compare cannot compare a period that ends today: today's hours so far would be set against the whole of "
-            ), "\(result.stderr)")
-        #expect(
-            result.stderr.contains("--to yesterday") && result.stderr.contains("metrika live --counter 1001"),
-            "\(result.stderr)")
-        #expect(try world.statRequests() == 0)
+            table.stdout.contains("2026-11-24 … today 00:00–16:00 vs 2026-11-17 … Mon 2026-11-23 00:00–16:00"),
+            "\(table.stdout)")
+        let sources = try world.report([
+            "--counter", "1001", "--metrics", "visits", "--compare", "--from", "today", "--dimensions",
+            "trafficSource", "--csv", "--raw"
+        ])
+        #expect(sources.status == 0, "\(sources.stderr)")
+        let rows = try ReportEndToEndTests.parseCSV(sources.stdout).dropFirst()
+        let visits = rows.compactMap { Double($0[2]) }.reduce(0, +)
+        let previous = rows.compactMap { Double($0[3]) }.reduce(0, +)
+        #expect(rows.first?.count == 5, "\(rows)")
+        #expect(visits == today.finished && previous == before.finished, "\(rows)")
+    }
+
+    /// Before today's first hour is over there is nothing to compare yet; offline, the hours are not there.
+    @Test func todayBeforeItsFirstHourOrOfflineIsRefusedSayingWhy() throws {
+        let world = try World(now: "2026-11-29T21:30:00Z")
+        let early = try world.report(["--counter", "1001", "--metrics", "visits", "--compare", "--from", "today"])
+        #expect(early.status == 64, "\(early.stderr)")
+        #expect(early.stderr.contains("no hour of today is over yet"), "\(early.stderr)")
+        #expect(early.stderr.contains("--to yesterday") && early.stderr.contains("metrika live --counter 1001"))
+        let monday = try World(now: Self.monday)
+        #expect(try monday.report(["--counter", "1001", "--metrics", "visits", "--from", "2026-11-16"]).status == 0)
+        let offline = try monday.report([
+            "--counter", "1001", "--metrics", "visits", "--compare", "--from", "today", "--offline"
+        ])
+        #expect(offline.status == 64, "\(offline.stderr)")
+        #expect(offline.stderr.contains("which only the API has"), "\(offline.stderr)")
     }
 
     /// A plain `--compare` (no dates) is not refused for dates nobody chose: it compares the last 7

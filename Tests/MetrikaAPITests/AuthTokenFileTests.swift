@@ -29,6 +29,22 @@ struct AuthTokenFileTests {
         #expect(StoredToken.decode(sample.encoded()) == sample)
     }
 
+    /// The scopes login asked for (issue 48: `metrika annotate` needs metrika:write) are kept in the
+    /// file, read back, and carried over when the token is renewed; a file without them cannot write.
+    @Test func keepsTheScopesThroughRenewal() {
+        var writer = sample
+        writer.scopes = ["metrika:read", "metrika:write"]
+        let text = String(decoding: writer.encoded(), as: UTF8.self)
+        #expect(text.contains("\"scope\": \"metrika:read metrika:write\"\n}"), "\(text)")
+        let read = StoredToken.decode(writer.encoded())
+        #expect(read == writer && read?.canWrite == true)
+        let renewed = StoredToken(
+            grant: TokenGrant(accessToken: "y0_new", refreshToken: nil, expiresIn: 60), obtainedAt: Date(),
+            clientID: nil, previous: writer)
+        #expect(renewed.scopes == writer.scopes)
+        #expect(!sample.canWrite && StoredToken.decode(sample.encoded())?.canWrite == false)
+    }
+
     @Test func encodesOptionalFieldsAway() {
         let bare = StoredToken(accessToken: "t\"q\\", obtainedAt: Date(timeIntervalSince1970: 0))
         #expect(

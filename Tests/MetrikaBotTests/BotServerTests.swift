@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaRender
 import MetrikaStore
+import MetrikaSystem
 import MetrikaTestSupport
 import Synchronization
 import Testing
@@ -279,6 +280,47 @@ import Testing
         // Explain's own refusal of the day (today, the future) names it as the bot does.
         #expect(ParameterNaming.bot.name("date") == "the day of /explain")
         #expect(ParameterNaming.bot.name(.period) == "the period of /report")
+    }
+
+    /// Issue 48: /today without a counter hints /today; /explain of a day before 2008 or not over
+    /// says so in the chat's words (not "the format is wrong", not a leftover list of parameters);
+    /// /chart without its rasterizer tells the chat a sentence for it, the log the owner's fix.
+    @Test func todayExplainAndChartAnswerInTheChatsWords() async throws {
+        struct NoRSVG: ChartRasterizer {
+            func png(fromSVG svg: Data, scale: Double) async throws -> Data {
+                throw ChartRasterizerError(
+                    "rsvg-convert is not installed: apt-get install librsvg2-bin, or set METRIKA_RSVG_CONVERT")
+            }
+        }
+        let api = RuleAPI()
+        let store = try await HistoryStore.open(path: ":memory:")
+        let client = MetrikaClient(
+            baseURL: URL(string: "https://api.example.test")!, token: "test-token-0123456789", transport: api,
+            requestTimeout: 5, sleep: { _ in }, now: { testNow })
+        let activity = RecordedActivity()
+        let commands = BotCommands(
+            backend: BotCommands.Backend(
+                counters: { [] },
+                loader: { _ in HistoryLoader(store: store, client: client, now: { testNow }, unsettledDays: 2) },
+                alerts: { [] }, activity: activity, defaultCounter: nil, rasterizer: NoRSVG(),
+                explain: { _, day in
+                    throw ParameterError(.period, .badDay(value: day ?? "")) { naming in
+                        "the period \(day ?? "") is in the future: explain earlier days (\(naming.alternatives("date", .from, .to)))"
+                    }
+                }, now: { testNow }))
+        #expect(await commands.answer("/today", botUsername: nil) == "Which counter? /today 1001 (see /counters)")
+        let early = try #require(await commands.answer("/explain 515151 2007-01-01", botUsername: nil))
+        #expect(early.contains("2007-01-01 is before 2008-01-01") && !early.contains("takes a day as"), "\(early)")
+        let future = try #require(await commands.answer("/explain 515151 2030-01-01", botUsername: nil))
+        #expect(
+            future == "/explain explains a finished day; 2030-01-01 is not finished yet: try /explain 515151 yesterday",
+            "\(future)")
+        let chart = try #require(await commands.answer("/chart 1001 lastWeek", botUsername: nil))
+        #expect(
+            chart == "/chart cannot draw pictures on the bot's machine right now (its log says why); try /report",
+            "\(chart)")
+        #expect(!chart.contains("METRIKA_") && !chart.contains("apt-get"))
+        #expect(activity.notes.contains { $0.contains("METRIKA_RSVG_CONVERT") }, "\(activity.notes)")
     }
 
     /// `/report 1001 last400days` sent 6 messages of daily rows: over 35 days by week, over 182 by

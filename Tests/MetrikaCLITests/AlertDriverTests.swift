@@ -154,7 +154,7 @@ struct AlertDriverTests {
         let verbose = try await Self.run(
             ["alert", "--today", "--counter", "530004", "--dry-run", "--verbose"], refuseDrivers: false)
         #expect(
-            verbose.err.contains("Hourly check: 1 counters, 1 report requests, 6 for the drivers."), "\(verbose.err)")
+            verbose.err.contains("Hourly check: 1 counter, 1 report requests, 6 for the drivers."), "\(verbose.err)")
 
         let refused = try await Self.run(
             ["alert", "--today", "--counter", "530004", "--dry-run", "--verbose"], refuseDrivers: true)

@@ -139,7 +139,7 @@ struct OptionTests {
         ("cache prune", "cache prune --before DATE [--db PATH]"),
         (
             "login",
-            "login [--client-id ID --client-secret SECRET | --token-stdin] [--store file|keyring] [--token-file PATH] [--profile NAME]"
+            "login [--client-id ID --client-secret SECRET | --token-stdin] [--scope read|write] [--store file|keyring] [--token-file PATH] [--profile NAME]"
         ),
         ("logout", "logout [--local-only] [--token-file PATH] [--profile NAME]"),
         ("auth status", "auth status [--token-file PATH] [--profile NAME]"),
@@ -148,6 +148,10 @@ struct OptionTests {
         (
             "explain",
             "explain --counter ID [--metric METRIC] [--date DAY | --from DATE --to DATE] [--against BASELINE] [--dimensions DIM,…] [--format table|csv|json]"
+        ),
+        (
+            "annotate",
+            "annotate --counter ID --date DATE [--time HH:MM] --title TEXT [--message TEXT] [--group A-E]"
         )
     ])
     func everyCommandsUsageComesFromItsSpecs(name: String, usage: String) throws {
@@ -156,7 +160,7 @@ struct OptionTests {
     }
 
     @Test func everyCommandHasAUsageLine() {
-        #expect(CLI.commands.count == 21)
+        #expect(CLI.commands.count == 22)
         for command in CLI.commands {
             #expect(command.usage.hasPrefix(command.name + " ") || command.usage == command.name)
         }

@@ -109,6 +109,22 @@ func member(_ value: JSONValue, _ path: String...) -> JSONValue? {
         frames += framer.feed(Array(repeating: UInt8(ascii: "y"), count: 8))
         frames += framer.feed(Array(repeating: UInt8(ascii: "z"), count: 1_000))
         frames += framer.feed(Array("\n{}\n".utf8))
-        #expect(frames == [.tooLong, .line(Array("{}".utf8))])
+        #expect(frames == [.tooLong(idText: nil), .line(Array("{}".utf8))])
+    }
+
+    /// Issue 48: a request over the cap is answered with its own id when its edges name it (first
+    /// members, or the last one as the official SDKs write it), so its client does not wait forever.
+    @Test(arguments: [
+        (#"{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"x":""#, #""}}"#, "42"),
+        (#"{"method":"tools/call","params":{"id":1,"x":""#, #""},"jsonrpc":"2.0","id":"a\"b"}"#, #""a\"b""#),
+        (#"{"method":"tools/call","params":{"x":""#, #""},"jsonrpc":"2.0","id": 7 }"#, "7"),
+        (#"{"method":"tools/call","params":{"x":""#, #""}}"#, nil)
+    ])
+    func aLineOverTheCapKeepsTheIdOfItsEdges(start: String, end: String, id: String?) {
+        var framer = LineFramer(maxLineBytes: 100)
+        var frames = framer.feed(Array(start.utf8))
+        frames += framer.feed(Array(repeating: UInt8(ascii: "z"), count: 50_000))
+        frames += framer.feed(Array((end + "\n").utf8))
+        #expect(frames == [.tooLong(idText: id)])
     }
 }

@@ -33,8 +33,11 @@ import Testing
             #expect(errorCode(answer) == -32600, "\(line)")
             #expect(member(answer, "id") == id, "\(line)")
         }
-        harness.send(frame: .tooLong)
+        harness.send(frame: .tooLong(idText: nil))
         #expect(errorCode(try await harness.next()) == -32600)
+        harness.send(frame: .tooLong(idText: "11"))
+        let oversized = try await harness.next()
+        #expect(errorCode(oversized) == -32600 && member(oversized, "id") == .number(11))
         // A response from the client (this server asks nothing) and unknown notifications: no answer.
         harness.send(#"{"jsonrpc":"2.0","id":9,"result":{}}"#)
         harness.send(#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#)

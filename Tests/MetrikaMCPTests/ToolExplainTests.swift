@@ -88,4 +88,27 @@ struct ToolExplainTests {
         #expect(result.isError)
         #expect(result.text.contains("dimensions") && result.text.contains("deviceCategory"), "\(result.text)")
     }
+
+    /// Issue 48 target 6: an annotation on the explained day is an `annotations` member of the answer and
+    /// its line under the text; the answer is otherwise the one without it (a simulator of its own, so the
+    /// others' scenario counters stay unannotated).
+    @Test("an annotation on the explained day: an annotations member and its line")
+    func annotationOnTheExplainedDay() async throws {
+        let folder = try TemporaryFolder()
+        let simulator = try ToolSimulator(fixtures: "explain", now: Self.now)
+        let services = TestServices(simulator, database: folder.path + "/history.sqlite", now: Self.now)
+        let catalogue = MetrikaToolCatalogue(services: services)
+        let arguments: [(String, JSONValue)] = [
+            ("counter_id", .number(530003)), ("dimensions", .string("trafficSource"))
+        ]
+        let plain = try await catalogue.call("explain_change", arguments: arguments, activity: RecordedProgress())
+        #expect(!plain.isError && plain.structuredContent?["annotations"] == nil, "\(plain.text)")
+        let day = try #require(Day(iso: "2026-11-30"))
+        _ = try await services.client().createAnnotation(
+            counterID: 530003, Annotation(id: 0, day: day, title: "Новый шаблон сайта"))
+        let noted = try await catalogue.call("explain_change", arguments: arguments, activity: RecordedProgress())
+        #expect(noted.text == plain.text + "annotation on Mon 2026-11-30: \"Новый шаблон сайта\"\n", "\(noted.text)")
+        let first = noted.structuredContent?["annotations"]?.items.first
+        #expect(first?["title"]?.text == "Новый шаблон сайта" && first?["date"]?.text == "2026-11-30")
+    }
 }

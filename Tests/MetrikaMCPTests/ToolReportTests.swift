@@ -135,6 +135,15 @@ import Testing
         // (the API's order is by visits, descending).
         let second = try await call("get_report", base + [("offset", .number(101))])
         #expect(second.structuredContent?["more"]?["offset"] == .number(201))
+        // Issue 48: page 2's Other and Total count the whole report's rows, as `more.rows_total` does
+        // (they said 99 800 and 99 900 of 100 000): Other is every row not on this page.
+        let secondSection = try #require(second.structuredContent?["counters"]?.items.first)
+        #expect(secondSection["rows_total"]?.number == total)
+        #expect(secondSection["other"]?["rows"]?.number == total - 100)
+        #expect(second.structuredContent?["more"]?["rows_total"]?.number == total)
+        #expect(
+            second.text.contains("Total (\(GetReportTool.grouped(Int(total))) rows)")
+                && second.text.contains("Other (\(GetReportTool.grouped(Int(total) - 100)) rows)"), "\(second.text)")
         let rows = { (result: MCPToolResult) in result.structuredContent?["rows"]?.items ?? [] }
         #expect(rows(second).count == 100)
         let bridge = try await call("get_report", base + [("offset", .number(100)), ("limit", .number(2))])
@@ -290,10 +299,111 @@ import Testing
             [("counter_ids", ints([1005])), ("dimensions", strings(["trafficSource"])), ("lang", .string("de"))])
         #expect(german.isError)
         #expect(german.text == "lang is 'de', which it does not take; send one of ru, en")
-        // Where it would change nothing: the use case's refusal, in the argument's name.
-        let series = try await call("get_report", [("counter_ids", ints([1005])), ("lang", .string("en"))])
-        #expect(series.isError)
-        #expect(series.text == "lang sets the language of dimension names (dimensions or preset); this report has none")
+        // Where it changes nothing (a time series) it is ignored, not refused (issue 48): no call more.
+        let series = try await call("get_report", [("counter_ids", ints([1005])), ("lang", .string("ru"))])
+        #expect(!series.isError, "\(series.text)")
+        #expect(series.structuredContent?["rows"]?.items.isEmpty == false)
+    }
+
+    /// Issue 48: a dimension report over a period holding today says it is not over yet, in the text
+    /// and in the structured view's notes (time series had it; 17:00–23:00 read as zero without it).
+    @Test func aDimensionReportHoldingTodaySaysItIsNotOverYet() async throws {
+        let result = try await call(
+            "get_report",
+            [
+                ("counter_ids", ints([1001])), ("period", .string("today")), ("dimensions", strings(["hour"])),
+                ("metrics", strings(["visits"])), ("limit", .number(24))
+            ])
+        #expect(!result.isError, "\(result.text)")
+        let note = "today is not over yet: the numbers are today's so far and will still change."
+        #expect(result.text.contains(note), "\(result.text)")
+        let notes = result.structuredContent?["notes"]?.items.compactMap(\.text) ?? []
+        #expect(notes.contains(note), "\(notes)")
+        let yesterday = try await call(
+            "get_report",
+            [
+                ("counter_ids", ints([1001])), ("period", .string("yesterday")), ("dimensions", strings(["hour"])),
+                ("metrics", strings(["visits"])), ("limit", .number(24))
+            ])
+        #expect(!yesterday.text.contains("not over yet"), "\(yesterday.text)")
+    }
+
+    /// Issue 48: numbers too large for a whole number are out of range, said so (they were "a number;
+    /// send a whole number" and "a number; send a list"); list_metrics' description has no literal
+    /// backslashes; one counter is "1 counter".
+    @Test func hugeNumbersAreOutOfRangeAndOneCounterIsOne() async throws {
+        let limit = try await call(
+            "get_report",
+            [("counter_ids", ints([1001])), ("dimensions", strings(["trafficSource"])), ("limit", .number(1e30))])
+        #expect(limit.isError)
+        #expect(
+            limit.text.hasPrefix("limit is a whole number of more than 15 digits, out of range; send at most "),
+            "\(limit.text)")
+        // 99999999999999999999 as a client's JSON parser reads it.
+        let ids = try await call("get_report", [("counter_ids", .array([.number(1e20)]))])
+        #expect(ids.isError)
+        #expect(
+            ids.text.hasPrefix("counter_ids holds a whole number of more than 15 digits, out of range"), "\(ids.text)")
+        #expect(!ListMetricsTool.spec.description.contains("\\"), "\(ListMetricsTool.spec.description)")
+        let one = try await call("list_counters", [("search", .string("Ромашка"))])
+        #expect(one.text.contains("1 counter in all."), "\(one.text)")
+    }
+
+    /// Issue 48 target 6: list_annotations reads the owner's chart annotations (1005's on 2026-11-29).
+    @Test func listAnnotationsSaysTheOwnersNotes() async throws {
+        let result = try await call("list_annotations", [("counter_id", .number(1005))])
+        #expect(!result.isError, "\(result.text)")
+        #expect(
+            result.text
+                == "annotation on Sun 2026-11-29 10:00: \"Новый шаблон сайта\" — Вёрстка и меню переделаны (group A)\n",
+            "\(result.text)")
+        let first = result.structuredContent?["annotations"]?.items.first
+        #expect(first?["date"]?.text == "2026-11-29" && first?["group"]?.text == "A", "\(String(describing: first))")
+        let none = try await call("list_annotations", [("counter_id", .number(1001))])
+        #expect(none.text == "Counter 1001 has no chart annotations.\n")
+    }
+
+    /// Issue 48 target 6: get_report's answer over a period holding an annotated day has an `annotations`
+    /// member and the line in its text; a period without one (or a counter without any) has neither.
+    @Test func getReportCarriesThePeriodsAnnotations() async throws {
+        let marked = try await call(
+            "get_report",
+            [
+                ("counter_ids", ints([1005])), ("from", .string("2026-11-27")), ("to", .string("2026-11-29")),
+                // lang=ru as langReachesTheAPIFromItsOneDeclaration expects of every 1005 request it sees.
+                ("metrics", strings(["visits"])), ("lang", .string("ru"))
+            ])
+        #expect(!marked.isError, "\(marked.text)")
+        #expect(marked.text.contains("annotation on Sun 2026-11-29: \"Новый шаблон сайта\"\n"), "\(marked.text)")
+        let first = marked.structuredContent?["annotations"]?.items.first
+        #expect(first?["date"]?.text == "2026-11-29" && first?["title"]?.text == "Новый шаблон сайта")
+        let before = try await call(
+            "get_report",
+            [
+                ("counter_ids", ints([1005])), ("from", .string("2026-11-20")), ("to", .string("2026-11-22")),
+                // lang=ru as langReachesTheAPIFromItsOneDeclaration expects of every 1005 request it sees.
+                ("metrics", strings(["visits"])), ("lang", .string("ru"))
+            ])
+        #expect(!before.isError && !before.text.contains("annotation"), "\(before.text)")
+        #expect(before.structuredContent?["annotations"] == nil)
+    }
+
+    /// Issue 48 target 7: compare with today is today's finished hours (00:00–12:00 at 12:00 Moscow)
+    /// against the same hours of the same weekday a week before, said in the table's title and in
+    /// `previous.last_day_hours`; a dimension report compares the same hours.
+    @Test func compareWithTodayIsTodaysFinishedHoursLikeForLike() async throws {
+        let common: [(String, JSONValue)] = [
+            ("counter_ids", ints([1001])), ("period", .string("today")), ("compare", .bool(true)),
+            ("metrics", strings(["visits"]))
+        ]
+        for extra in [[], [("dimensions", strings(["trafficSource"]))]] {
+            let result = try await compared("get_report", common + extra)
+            #expect(!result.isError, "\(result.text)")
+            #expect(result.text.contains("today 00:00–12:00 vs Mon 2026-11-23 00:00–12:00"), "\(result.text)")
+            let previous = result.structuredContent?["counters"]?.items.first?["previous"]
+            #expect(previous?["last_day_hours"]?.text == "00:00–12:00", "\(String(describing: previous))")
+            #expect(previous?["from"]?.text == "2026-11-23")
+        }
     }
 
     /// A refusal names the tool's arguments, never the CLI's options or commands (issue 36).

@@ -62,7 +62,7 @@ import Testing
         #expect(
             catalogue.tools.map(\.name) == [
                 "list_counters", "get_report", "list_goals", "check_alerts", "draw_chart", "explain_change",
-                "list_metrics"
+                "list_metrics", "list_annotations"
             ])
         for tool in catalogue.tools {
             #expect(tool.readOnly && tool.idempotent)
@@ -155,7 +155,8 @@ import Testing
                 == "limit is a fractional number; send a whole number, like 100")
         #expect(
             await refused("get_report", [("counter_ids", ints([1001])), ("limit", .number(1e300))])
-                == "limit is a number; send a whole number, like 100")
+                == "limit is a whole number of more than 15 digits, out of range; send at most 500; ask for the next rows with offset"
+        )
         #expect(
             await refused("get_report", [("counter_ids", ints([0]))])
                 == "counter_ids is at least 1, not 0; send 1 or more")

@@ -84,7 +84,6 @@ import Testing
             "limit"
         ),
         ("get_report", [("counter_ids", ints([1001])), ("sort", .string("-visits"))], "sort"),
-        ("get_report", [("counter_ids", ints([1001])), ("lang", .string("ru"))], "lang"),
         (
             "get_report",
             [("counter_ids", ints([1001])), ("compare", .bool(true)), ("preset", .string("sources_summary"))], "compare"
@@ -95,24 +94,6 @@ import Testing
                 ("counter_ids", ints([1001])), ("compare", .bool(true)),
                 ("filters", .string("ym:s:trafficSource=='organic'"))
             ], "compare"
-        ),
-        (
-            "get_report", [("counter_ids", ints([1001])), ("compare", .bool(true)), ("period", .string("today"))],
-            "check_alerts"
-        ),
-        (
-            "get_report",
-            [
-                ("counter_ids", ints([1001])), ("compare", .bool(true)), ("from", .string("2026-11-25")),
-                ("to", .string("today"))
-            ], "check_alerts"
-        ),
-        (
-            "get_report",
-            [
-                ("counter_ids", ints([1001])), ("compare", .bool(true)), ("dimensions", strings(["searchPhrase"])),
-                ("from", .string("2026-11-25")), ("to", .string("today"))
-            ], "check_alerts"
         ),
         (
             "get_report",
@@ -140,7 +121,8 @@ import Testing
             "explain_change",
             [("counter_id", .number(1001)), ("metric", .string("visits")), ("from", .string("2026-13-01"))], "from"
         ),
-        ("list_counters", [("limit", .number(0))], "limit")
+        ("list_counters", [("limit", .number(0))], "limit"),
+        ("list_annotations", [("counter_id", .number(9999))], "counter 9999")
     ]
 
     func results(_ services: any RunServices) async throws -> [(String, MCPToolResult)] {

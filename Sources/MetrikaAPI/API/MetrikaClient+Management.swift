@@ -116,6 +116,13 @@ extension MetrikaClient {
         return response.goals
     }
 
+    /// A counter's chart annotations (date, time, title, message, group), in the API's order.
+    package func fetchAnnotations(counterID: Int) async throws -> [Annotation] {
+        let response: AnnotationsResponse = try await get(
+            "/management/v1/counter/\(counterID)/chart_annotations", query: [])
+        return response.annotations
+    }
+
     /// The accounts the login of `route` (else the client's) represents: `GET /management/v1/accounts`.
     package func fetchAccounts(route: APIRoute? = nil) async throws -> [RepresentedAccount] {
         let response: AccountsResponse = try await get(
@@ -148,4 +155,61 @@ package struct RepresentedAccount: Decodable, Sendable, Equatable {
 
 struct AccountsResponse: Decodable {
     var accounts: [RepresentedAccount]?
+}
+
+extension MetrikaClient {
+    /// `POST /management/v1/counter/{id}/chart_annotations` with `{"chart_annotation": {date, time,
+    /// title, message, group}}`: writes one annotation (the token needs `metrika:write` and edit access)
+    /// and returns it as the API stored it. Sent once: a create is never retried into a duplicate.
+    package func createAnnotation(counterID: Int, _ note: Annotation) async throws -> Annotation {
+        struct Body: Encodable {
+            struct Note: Encodable {
+                let date: String
+                let time: String
+                let title: String
+                let message: String
+                let group: String
+            }
+            let chartAnnotation: Note
+            enum CodingKeys: String, CodingKey { case chartAnnotation = "chart_annotation" }
+        }
+        let body = Body(
+            chartAnnotation: .init(
+                date: note.day.iso, time: (note.time ?? "00:00") + ":00", title: note.title, message: note.message,
+                group: note.group))
+        let url = makeURL(path: "/management/v1/counter/\(counterID)/chart_annotations", query: [])
+        var headers = signedHeaders(acceptingJSON: true)
+        headers["Content-Type"] = "application/json"
+        let request = HTTPRequest(
+            method: "POST", url: url, headers: headers, body: try JSONEncoder().encode(body), timeout: requestTimeout)
+        requestCounter.increment()
+        log?("POST \(url.path)")
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            throw APIError.unavailable("the annotation may or may not have been written (\(error))")
+        }
+        switch classify(response, from: url) {
+        case .success(let answer):
+            let created: AnnotationResponse = try decode(answer.body, from: url)
+            return created.annotation ?? note
+        case .fail(let error): throw error
+        case .retry(let reason, _, _): throw APIError.unavailable(reason)
+        }
+    }
+}
+
+/// `POST …/chart_annotations`' answer: `{"chart_annotation": {...}}`.
+struct AnnotationResponse: Decodable, Sendable {
+    let annotation: Annotation?
+
+    enum CodingKeys: String, CodingKey { case chartAnnotation = "chart_annotation" }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        annotation =
+            try container.decodeIfPresent(AnnotationsResponse.WireAnnotation.self, forKey: .chartAnnotation)?
+            .annotation
+    }
 }

@@ -114,15 +114,20 @@ extension MetrikaClient {
 
     /// `/stat/v1/data/comparison` with the sides named: `a` and `b` are each a (from, to) of days.
     /// The API sorts by side a: a report compared with its previous period puts itself on side a.
+    /// `sideFilters`, when given, are each side's own `filters` in place of the query's.
     package func fetchComparison(
-        _ query: StatQuery, a: (from: String, to: String), b: (from: String, to: String), limit: Int, offset: Int = 1
+        _ query: StatQuery, a: (from: String, to: String), b: (from: String, to: String), limit: Int, offset: Int = 1,
+        sideFilters: (a: String, b: String)? = nil
     ) async throws -> StatComparison {
         var items = query.items.filter { $0.0 != "date1" && $0.0 != "date2" && $0.0 != "filters" }
         items.append(("date1_a", a.from))
         items.append(("date2_a", a.to))
         items.append(("date1_b", b.from))
         items.append(("date2_b", b.to))
-        if let filters = query.filters {
+        if let sideFilters {
+            items.append(("filters_a", sideFilters.a))
+            items.append(("filters_b", sideFilters.b))
+        } else if let filters = query.filters {
             items.append(("filters_a", filters))
             items.append(("filters_b", filters))
         }

@@ -348,3 +348,39 @@ package struct StatDataAnswer: Sendable {
     /// The metrics the request asked for (empty for a preset: its answer names them).
     var metricNames: [String] = []
 }
+
+/// `GET /management/v1/counter/{id}/chart_annotations`: `{"chart_annotations": [{"id", "date",
+/// "time", "title", "message", "group"}]}`; one without a readable date or title is skipped.
+struct AnnotationsResponse: Decodable, Sendable {
+    let annotations: [Annotation]
+
+    enum CodingKeys: String, CodingKey { case chartAnnotations = "chart_annotations" }
+
+    struct WireAnnotation: Decodable, Sendable {
+        let annotation: Annotation?
+
+        enum CodingKeys: String, CodingKey { case id, date, time, title, message, group }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            guard let date = try container.flexibleString(.date).flatMap({ Day(iso: String($0.prefix(10))) }),
+                let title = try container.flexibleString(.title), !title.isEmpty
+            else {
+                annotation = nil
+                return
+            }
+            // `10:00:00` → `10:00`; midnight, the API's time of a day-long note, is none.
+            let time = try container.flexibleString(.time).map { String($0.prefix(5)) }
+            annotation = Annotation(
+                id: try container.flexibleInt(.id) ?? 0, day: date, time: time == "00:00" ? nil : time,
+                title: title, message: try container.flexibleString(.message) ?? "",
+                group: try container.flexibleString(.group) ?? "A")
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        annotations = (try container.decodeIfPresent([WireAnnotation].self, forKey: .chartAnnotations) ?? [])
+            .compactMap(\.annotation)
+    }
+}

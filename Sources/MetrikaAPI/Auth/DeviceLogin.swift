@@ -30,11 +30,14 @@ package struct DeviceLogin: Sendable {
     /// Runs the flow. `show` receives the code to present to the user before polling starts.
     /// Returns the token to store; throws `OAuthError` (.codeExpired, .accessDenied, …) or
     /// `CancellationError`.
-    package func run(deviceID: String? = nil, deviceName: String? = nil, show: @Sendable (DeviceCode) -> Void)
-        async throws -> StoredToken
-    {
+    /// `scope` (space-separated, e.g. `metrika:read metrika:write`) is asked for when given; the app's
+    /// own scopes otherwise.
+    package func run(
+        deviceID: String? = nil, deviceName: String? = nil, scope: String? = nil,
+        show: @Sendable (DeviceCode) -> Void
+    ) async throws -> StoredToken {
         let code = try await oauth.requestDeviceCode(
-            clientID: credentials.clientID, deviceID: deviceID, deviceName: deviceName)
+            clientID: credentials.clientID, deviceID: deviceID, deviceName: deviceName, scope: scope)
         show(code)
         let deadline = now().addingTimeInterval(Double(code.expiresIn))
         var interval = Double(code.interval)

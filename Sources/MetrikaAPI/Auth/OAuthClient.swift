@@ -78,12 +78,13 @@ package struct OAuthClient: Sendable {
     // MARK: - Endpoints
 
     /// `POST /device/code`: starts a device login for the app `clientID`.
-    package func requestDeviceCode(clientID: String, deviceID: String? = nil, deviceName: String? = nil) async throws
-        -> DeviceCode
-    {
+    package func requestDeviceCode(
+        clientID: String, deviceID: String? = nil, deviceName: String? = nil, scope: String? = nil
+    ) async throws -> DeviceCode {
         var fields = [("client_id", clientID)]
         if let deviceID { fields.append(("device_id", deviceID)) }
         if let deviceName { fields.append(("device_name", deviceName)) }
+        if let scope { fields.append(("scope", scope)) }
         let object = try await post("/device/code", fields: fields, secrets: [])
         guard let deviceCode = object.deviceCode, let userCode = object.userCode else {
             throw OAuthError.unreadable("the device code answer has no device_code or user_code")

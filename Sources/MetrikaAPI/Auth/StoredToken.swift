@@ -14,18 +14,28 @@ package struct StoredToken: Sendable, Equatable {
     package var expiresAt: Date?
     /// The OAuth app (client id) that issued the token; nil when unknown.
     package var clientID: String?
+    /// The scopes `metrika login` asked for (`metrika:read`, `metrika:write` with `--scope write`);
+    /// nil when unknown (a file written by hand or by an older metrika): then it holds no write scope.
+    package var scopes: [String]?
 
     /// A token with the fields the token file holds.
     package init(
         accessToken: String, refreshToken: String? = nil, obtainedAt: Date, expiresAt: Date? = nil,
-        clientID: String? = nil
+        clientID: String? = nil, scopes: [String]? = nil
     ) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.obtainedAt = obtainedAt
         self.expiresAt = expiresAt
         self.clientID = clientID
+        self.scopes = scopes
     }
+
+    /// The scope that writing (`metrika annotate`) needs.
+    package static let writeScope = "metrika:write"
+
+    /// Whether the token was granted the scope that writing needs, as far as the file knows.
+    package var canWrite: Bool { scopes?.contains(Self.writeScope) == true }
 
     /// A stored token made from what the OAuth server granted at `now`. A grant without a new
     /// refresh token keeps `previous`'s (Yandex may or may not rotate refresh tokens).
@@ -35,6 +45,7 @@ package struct StoredToken: Sendable, Equatable {
         self.obtainedAt = now
         self.expiresAt = grant.expiresIn.map { now.addingTimeInterval(Double($0)) }
         self.clientID = clientID ?? previous?.clientID
+        self.scopes = previous?.scopes
     }
 
     /// Seconds of validity left at `now` (negative once expired); nil when the expiry is unknown.
@@ -52,6 +63,7 @@ package struct StoredToken: Sendable, Equatable {
         lines.append("  \"obtained_at\": \(Self.quote(Self.timestamp(obtainedAt))),")
         if let expiresAt { lines.append("  \"expires_at\": \(Self.quote(Self.timestamp(expiresAt))),") }
         if let clientID { lines.append("  \"client_id\": \(Self.quote(clientID)),") }
+        if let scopes { lines.append("  \"scope\": \(Self.quote(scopes.joined(separator: " "))),") }
         // The last member must not end with a comma.
         lines[lines.count - 1].removeLast()
         lines.append("}")
@@ -72,7 +84,8 @@ package struct StoredToken: Sendable, Equatable {
             refreshToken: file.refreshToken,
             obtainedAt: file.obtainedAt.flatMap(Self.parseTimestamp) ?? Date(timeIntervalSince1970: 0),
             expiresAt: file.expiresAt.flatMap(Self.parseTimestamp),
-            clientID: file.clientID
+            clientID: file.clientID,
+            scopes: file.scope.map { $0.split(separator: " ").map(String.init) }
         )
     }
 
@@ -123,6 +136,8 @@ package struct TokenFileMembers: Decodable, Sendable, Equatable {
     package var obtainedAt: String?
     package var expiresAt: String?
     package var clientID: String?
+    /// The scopes login asked for, space-separated as OAuth writes them.
+    package var scope: String?
     /// The keyring note's store (`secret-service`, `keychain`): kept as written.
     package var store: String?
     /// The keyring note's account: kept as written.
@@ -134,6 +149,7 @@ package struct TokenFileMembers: Decodable, Sendable, Equatable {
         case obtainedAt = "obtained_at"
         case expiresAt = "expires_at"
         case clientID = "client_id"
+        case scope
         case store
         case account
     }
@@ -150,6 +166,7 @@ package struct TokenFileMembers: Decodable, Sendable, Equatable {
         obtainedAt = text(.obtainedAt)
         expiresAt = text(.expiresAt)
         clientID = text(.clientID)
+        scope = text(.scope)
         store = try? container.decode(String.self, forKey: .store)
         account = try? container.decode(String.self, forKey: .account)
     }

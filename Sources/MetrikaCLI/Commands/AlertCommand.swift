@@ -201,7 +201,7 @@ enum AlertCommand: Command {
         }
         if request.today, options[.verbose] {
             context.note(
-                "Hourly check: \(result.countersChecked) counters, \(result.requests) report requests\(result.driverRequests > 0 ? ", \(result.driverRequests) for the drivers" : "")."
+                "Hourly check: \(result.countersChecked) \(result.countersChecked == 1 ? "counter" : "counters"), \(result.requests) report requests\(result.driverRequests > 0 ? ", \(result.driverRequests) for the drivers" : "")."
             )
         }
         if !request.dryRun {

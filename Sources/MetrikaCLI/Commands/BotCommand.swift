@@ -49,6 +49,13 @@ enum BotCommand: Command {
         }
         // Chat numbers only: an update names its chat by number (a channel's @name cannot send commands).
         let allowed = try allowText.split(separator: ",", omittingEmptySubsequences: false).map { piece -> Int64 in
+            if piece.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw UsageError(
+                    allowText.trimmingCharacters(in: .whitespaces).isEmpty
+                        ? "--allow is empty: give the chat numbers the bot answers, e.g. --allow 123456789"
+                        : "--allow has an empty item between commas: list chat numbers like --allow 123456789,-1001234567890"
+                )
+            }
             guard let number = TelegramChatID(String(piece))?.number else {
                 throw UsageError(
                     "--allow takes chat numbers such as 123456789 or -1001234567890, not \(TerminalText.quote(String(piece))); a chat it does not answer is named on stderr when it writes"

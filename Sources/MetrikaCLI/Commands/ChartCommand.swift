@@ -31,9 +31,13 @@ enum ChartCommand: Command {
         (Debian/Ubuntu: apt-get install librsvg2-bin; macOS: brew install librsvg); without it the command
         ends with exit code 69. METRIKA_RSVG_CONVERT names the program when it is not on PATH.
 
+        Days the counter's owner annotated in Metrika (chart annotations) are marked with a dashed line
+        and their title; one more request per counter, none with --offline.
+
         The file is written atomically (a temporary file renamed over it), so a cron job that mails the
-        chart never sends half of one. `--output -` writes the chart to standard output.
-        An output path that cannot be created ends with exit code 73.
+        chart never sends half of one. `--output -` writes the chart to standard output. A name
+        ending neither .svg nor .png (c.txt) is refused (exit 64) unless --format says which; a name
+        without an extension gets SVG. An output path that cannot be created ends with exit code 73.
 
         Examples:
           metrika chart --counter 1001 --output visits.svg
@@ -82,6 +86,8 @@ enum ChartCommand: Command {
         guard let output = options[.output] else {
             throw UsageError("Missing --output FILE.svg or FILE.png (or --output - for standard output)")
         }
+        // As report says it (exit 64), not as a file that cannot be created (73).
+        if output.isEmpty { throw UsageError("--output needs a file name (or - for standard output)") }
         return Request(
             counterIDs: ids, metrics: metrics, dates: dates, grouping: grouping, width: width, height: height,
             title: options[.title], history: history, currency: currency, output: output,
@@ -100,8 +106,9 @@ enum ChartCommand: Command {
             counterIDs: request.counterIDs, from: request.dates.from, to: request.dates.to, metrics: request.metrics,
             grouping: request.grouping, refresh: request.history.refresh, currency: request.currency, loader: loader,
             activity: context)
-        let chart = ChartSeries.makeChart(
+        var chart = ChartSeries.makeChart(
             data, grouping: request.grouping, title: request.title, width: request.width, height: request.height)
+        chart.marks = await ChartSeries.marks(for: data, client: loader.client, activity: context)
         let svg = chart.render()
         let bytes =
             format == .png
@@ -121,9 +128,9 @@ enum ChartCommand: Command {
         case svg, png
     }
 
-    /// `--format` when given, else the output's extension (`.png`, `.svg`), else SVG. A contradiction
-    /// (`--format svg` into `x.png`) or an image extension metrika does not write is a usage error,
-    /// so a file named `.png` never quietly holds SVG.
+    /// `--format` when given, else the output's extension (`.png`, `.svg`), else SVG (a name without
+    /// one, or `-`). A contradiction (`--format svg` into `x.png`) or any other extension (`.jpg`,
+    /// `.txt`) is a usage error, so a file never quietly holds a format its name does not say.
     static func imageFormat(_ chosen: ImageFormat?, output: String) throws -> ImageFormat {
         let name = output == "-" ? "" : (output as NSString).lastPathComponent
         let dot = name.lastIndex(of: ".").map { name.index(after: $0) }
@@ -140,6 +147,13 @@ enum ChartCommand: Command {
         if let byExtension { return byExtension }
         if ["jpg", "jpeg", "gif", "webp", "pdf", "bmp", "tif", "tiff", "avif"].contains(ext) {
             throw UsageError("metrika draws charts as SVG or PNG, not .\(ext): name the file .svg or .png")
+        }
+        // Any other ending (`c.txt`) would hold SVG nobody asked for: the name or --format says which.
+        if !ext.isEmpty {
+            let stem = String(name[..<name.index(before: dot!)])
+            throw UsageError(
+                "--output \(name) ends neither .svg nor .png: name it \(stem).svg or \(stem).png, or choose with --format svg|png"
+            )
         }
         return .svg
     }

@@ -77,6 +77,16 @@ enum ExplainCommand: Command {
         switch output.format {
         case .table:
             out.write(ExplanationListing.text(listing, maxWidth: context.terminalWidth))
+            // The owner's chart annotations on the explained day(s): context, never a reason to fail.
+            let period = request.period
+            let notes = await AnnotationText.annotations(counterID: id, on: period.from...period.to, client: client)
+            switch notes {
+            case .success(let notes): for note in notes { out.write(AnnotationText.line(note) + "\n") }
+            case .failure(let error):
+                if options[.verbose] {
+                    context.note("Note: counter \(id)'s chart annotations could not be read: \(error)")
+                }
+            }
         case .csv:
             try output.csv.write(ExplanationListing.csvHeader, to: out.writer)
             for row in ExplanationListing.csvRows(listing) {

@@ -11,7 +11,7 @@ enum LoginCommand: Command {
     static let synopses: [[UsageTerm]] = [
         [
             .optional([.oneOf([[.required(.clientID), .required(.clientSecret)], [.required(.tokenStdin)]])]),
-            .optional(.store), .optional(.tokenFile), .optional(.profile)
+            .optional(.scope), .optional(.store), .optional(.tokenFile), .optional(.profile)
         ]
     ]
     static let discussion = """
@@ -24,6 +24,9 @@ enum LoginCommand: Command {
 
         With --token-stdin, metrika reads a token (or the whole address the authorize page redirected
         to) from standard input; a token is never accepted as a command-line argument.
+
+        metrika reads with the metrika:read scope. --scope write asks for metrika:write as well (your app
+        must have it), which `metrika annotate` needs; the token file records the scopes asked for.
 
         --store keyring keeps the token in the system keyring instead (the Secret Service through
         secret-tool on Linux, the Keychain on macOS); the token file then only notes where it is. The
@@ -39,7 +42,7 @@ enum LoginCommand: Command {
           metrika login --store keyring --profile agency
         """
     static let options: [OptionSpec] = [
-        Option.clientID.spec, Option.clientSecret.spec, Option.tokenStdin.spec, Option.store.spec,
+        Option.clientID.spec, Option.clientSecret.spec, Option.tokenStdin.spec, Option.scope.spec, Option.store.spec,
         Option.tokenFile.described("Store the token here instead of $XDG_CONFIG_HOME/metrika/token.json").spec,
         TokenOptions.profile
     ]
@@ -53,11 +56,12 @@ enum LoginCommand: Command {
         }
         let (file, explicit) = try session.services.tokenFileToWrite()
         let useKeyring = try options[.store] == .keyring
+        let scopes = try options[.scope] == .write ? ["metrika:read", StoredToken.writeScope] : ["metrika:read"]
         let timeout = try session.services.requestTimeout()
         let apiURL = try session.services.apiBaseURL()
 
         context.secrets.add(options[.clientSecret])
-        let stored: StoredToken
+        var stored: StoredToken
         if options[.tokenStdin] {
             stored = try tokenFromStandardInput(context: context, clientID: options[.clientID])
         } else {
@@ -76,12 +80,14 @@ enum LoginCommand: Command {
                 baseURL: try session.services.oauthBaseURL(), transport: context.transport, requestTimeout: timeout,
                 now: context.now, log: session.services.logger)
             let login = DeviceLogin(oauth: oauth, credentials: credentials, now: context.now, sleep: context.sleep)
-            guard let token = try await runCancellable(login, context: context) else {
+            let asked = scopes.count > 1 ? scopes.joined(separator: " ") : nil
+            guard let token = try await runCancellable(login, scope: asked, context: context) else {
                 context.note("Login cancelled.")
                 return AuthError.cancelledExitCode
             }
             stored = token
         }
+        stored.scopes = scopes
 
         context.secrets.add(stored.accessToken)
         context.secrets.add(stored.refreshToken)
@@ -141,10 +147,12 @@ enum LoginCommand: Command {
     // MARK: - Device flow
 
     /// Runs the device flow in a task that Ctrl-C cancels. Returns nil when cancelled.
-    static func runCancellable(_ login: DeviceLogin, context: CLIContext) async throws -> StoredToken? {
+    static func runCancellable(_ login: DeviceLogin, scope: String? = nil, context: CLIContext) async throws
+        -> StoredToken?
+    {
         let now = context.now
         let task = Task {
-            try await login.run(deviceID: deviceID(), deviceName: deviceName()) { code in
+            try await login.run(deviceID: deviceID(), deviceName: deviceName(), scope: scope) { code in
                 let minutes = max(1, (code.expiresIn + 59) / 60)
                 // The address and the code are the OAuth server's words: quoted through the one
                 // sanitizer, so they cannot clear the screen, set the title or write the clipboard.
@@ -255,6 +263,18 @@ enum LoginCommand: Command {
 }
 
 // MARK: - Options of its own
+
+/// `--scope` of `login`: read (the default) or write too (`metrika annotate`).
+enum LoginScope: String, Sendable, CaseIterable {
+    case read, write
+}
+
+extension Option where Value == LoginScope? {
+    /// `--scope read|write`.
+    static var scope: Option<LoginScope?> {
+        .choice("scope", help: "Ask for metrika:read (default) or, with write, metrika:write too (metrika annotate)")
+    }
+}
 
 /// `--store` of `login`: where the token is kept.
 enum TokenStore: String, Sendable, CaseIterable {

@@ -105,10 +105,14 @@ package final class MCPServer: Sendable {
     private func handle(_ frame: MCPFrame, era: inout Era, writer: LineWriter, presetVersion: String? = nil) {
         let bytes: [UInt8]
         switch frame {
-        case .tooLong:
+        case .tooLong(let idText):
+            // The request's id when its edges name one: its client then stops waiting for it.
+            let id = idText.flatMap { text in
+                (try? BoundedJSONParser.parse(Array(text.utf8))).flatMap { RequestID(value: $0.value, raw: text) }
+            }
             writer.send(
                 JSONRPCLine.error(
-                    id: nil, code: JSONRPCError.invalidRequest,
+                    id: id, code: JSONRPCError.invalidRequest,
                     message: "Invalid request: a message longer than \(options.maxLineBytes >> 20) MB was skipped"))
             return
         case .line(let line):

@@ -19,8 +19,9 @@ enum ExplainChangeTool {
             is ("mostly mix", "across the board", or the one segment). users: the day's users as get_report gives them; \
             users counted in several segments are the Overlap row. Period: date (default yesterday) or from/to; never \
             today. against: alert (a day's default: the median of the same weekday of the alert's weeks before, 6 unless \
-            the config says otherwise, as check_alerts judges), previous (a range's default) or DATE..DATE. Quota: one \
-            Reporting request per dimension (users: one more) and one Management request. Example: \
+            the config says otherwise, as check_alerts judges), previous (a range's default) or DATE..DATE. The owner's \
+            chart annotations on the period's days are an `annotations` member (absent when none). Quota: one \
+            Reporting request per dimension (users: one more) and two Management requests. Example: \
             {"counter_id": 1001, "metric": "visits"}.
             """,
         arguments: [
@@ -81,8 +82,16 @@ enum ExplainChangeTool {
         let listing = try await Explain.run(
             request, client: client, history: SegmentHistory(loader, today: request.today)
         ).listing
+        // The owner's chart annotations on the explained day(s): context, absent when none or unreadable.
+        let notes = await AnnotationMember.read(
+            counters: [request.counterID], from: request.period.from, to: request.period.to, services: services)
         return MCPToolResult(
-            content: [.text(ExplanationListing.text(listing, maxWidth: GetReportTool.tableWidth))],
-            structuredContent: ExplanationListing.document(listing, versioned: false))
+            content: [
+                .text(
+                    ExplanationListing.text(listing, maxWidth: GetReportTool.tableWidth)
+                        + AnnotationMember.text(notes, namingCounters: false))
+            ],
+            structuredContent: AnnotationMember.adding(
+                notes, to: ExplanationListing.document(listing, versioned: false)))
     }
 }

@@ -44,8 +44,9 @@ enum GetReportTool {
             days no source had (absent: none), `missing` {column: [days]} a metric the history lacks on days it has the others (offline); `more` {offset, rows_total} appears when rows were left out: call again with that offset; \
             `notes` the text's notes (a period not over yet, sampling, rows left out). \
             Quota: a time series (no dimensions, preset or filters) comes from metrika's history database, so a repeated \
-            question costs no API request and a new one only the days not yet stored; a dimension report costs one API \
-            request per 20,000 rows. Default: pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate by day \
+            question costs no Reporting request and a new one only the days not yet stored; a dimension report costs one API \
+            request per 20,000 rows; each counter's chart annotations, one Management request (online), are the \
+            `annotations` member (counter_id, date, time, title, message, group) when one falls in the period. Default: pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate by day \
             for the last 7 days; \(defaultLimit) rows per answer (\(defaultCompareLimit) with compare; at most \(maximumLimit)); when the rows would not fit a model's \
             budget twice, the text shows the first \(compactRows) with the totals and structuredContent holds them all. \
             counter_ids "all" answers "how are all my sites doing": one row per counter with the period's totals, sorted by \
@@ -136,11 +137,13 @@ enum GetReportTool {
 
     /// The report request a `get_report` call means: built by `ReportRequest` from the words the CLI
     /// reads, through the same parsers. `limit` goes to the request only where the CLI takes it (a
-    /// dimension report); a time series is cut by the answer's window.
+    /// dimension report); a time series is cut by the answer's window. `lang` on a time series is
+    /// dropped, not refused: a model asking in Russian sends it everywhere, and it changes nothing there.
     static func request(_ arguments: ToolArguments) throws -> ReportRequest {
         var fields = ReportFields()
         try arguments.read(reportParameters, into: &fields)
         fields.limit = nil
+        if fields.dimensions.isEmpty, fields.preset == nil { fields.lang = nil }
         let plain = try ReportRequest(fields)
         guard !plain.usesHistory else { return plain }
         fields.limit = arguments[limit] ?? defaultRows(compare: fields.compare)
@@ -196,6 +199,12 @@ enum GetReportTool {
         }
         // The notes a model needs, in the text and in the structured view alike.
         var notes = incompleteNotes(document)
+        if !request.usesHistory {
+            // A dimension report has no row per day to mark: its period holding today is said once.
+            let today = todayNotes(document, now: services.now())
+            for line in today { text += line + "\n" }
+            notes += today
+        }
         let next = offset + shown
         if next - 1 < rowsTotal, shown > 0 || window.cutByBytes {
             if case .object(var members) = document {
@@ -219,6 +228,13 @@ enum GetReportTool {
         for line in activity.lines {
             text += line + "\n"
             notes.append(line)
+        }
+        // The owner's chart annotations on the period's days (online only): context, absent when none.
+        if !request.offline, let period = Self.period(document) {
+            let annotations = await AnnotationMember.read(
+                counters: request.counterIDs, from: period.from, to: period.to, services: services)
+            text += AnnotationMember.text(annotations, namingCounters: request.counterIDs.count > 1)
+            document = AnnotationMember.adding(annotations, to: document)
         }
         return MCPToolResult(
             content: [.text(text)], structuredContent: StructuredView.adding(notes: notes, to: document))
@@ -266,6 +282,17 @@ enum GetReportTool {
             structuredContent: StructuredView.adding(notes: notes, to: StructuredView.compact(document)))
     }
 
+    /// The document's `period` (`from`, `to`), as days.
+    static func period(_ document: JSONValue) -> (from: Day, to: Day)? {
+        guard case .object(let members) = document,
+            case .object(let period)? = members.first(where: { $0.0 == "period" })?.1,
+            case .string(let from)? = period.first(where: { $0.0 == "from" })?.1,
+            case .string(let to)? = period.first(where: { $0.0 == "to" })?.1,
+            let first = Day(iso: from), let last = Day(iso: to)
+        else { return nil }
+        return (first, last)
+    }
+
     /// The table's footnote of a period not over yet, for the structured view: its rows have
     /// `"incomplete": true` (the text's table says it under each counter's section).
     static func incompleteNotes(_ document: JSONValue) -> [String] {
@@ -279,6 +306,26 @@ enum GetReportTool {
         default: what = "today"
         }
         return ["\(what) is not over yet: its numbers will still change (the rows with incomplete: true)."]
+    }
+
+    /// The note of a dimension report whose period holds today in some counter's time zone (its
+    /// rows and totals are today's so far).
+    static func todayNotes(_ document: JSONValue, now: Date) -> [String] {
+        guard let period = StructuredView.member("period", of: document),
+            case .string(let fromText)? = StructuredView.member("from", of: period),
+            case .string(let toText)? = StructuredView.member("to", of: period),
+            let from = Day(iso: fromText), let to = Day(iso: toText),
+            case .array(let counters)? = StructuredView.member("counters", of: document)
+        else { return [] }
+        let holdsToday = counters.contains { counter in
+            guard case .string(let name)? = StructuredView.member("time_zone", of: counter),
+                let zone = TimeZone(identifier: name)
+            else { return false }
+            let seconds = now.timeIntervalSince1970 + Double(zone.secondsFromGMT(for: now))
+            let today = Day(ordinal: Int((seconds / 86_400).rounded(.down)))
+            return from <= today && today <= to
+        }
+        return holdsToday ? ["today is not over yet: the numbers are today's so far and will still change."] : []
     }
 
     /// Rows of an answer when `limit` is not given.

@@ -59,10 +59,10 @@ enum ListMetricsTool {
         name: "list_metrics",
         title: "Metrics, dimensions and report templates",
         description: """
-            The names get_report, check_alerts and draw_chart take: each metric's short name, unit (count, percent 0–100, seconds, \\
-            pages_per_visit, money, number) and how it adds up over days (sum; weighted by visits; never summed, such as users); \\
-            the goal metrics goal<ID>reaches, goal<ID>conversionRate, goal<ID>revenue (ids from list_goals); the dimensions; and the \\
-            report templates (preset) with what their rows are and what they show. Rows come in the API's order unless sort is \\
+            The names get_report, check_alerts and draw_chart take: each metric's short name, unit (count, percent 0–100, seconds, \
+            pages_per_visit, money, number) and how it adds up over days (sum; weighted by visits; never summed, such as users); \
+            the goal metrics goal<ID>reaches, goal<ID>conversionRate, goal<ID>revenue (ids from list_goals); the dimensions; and the \
+            report templates (preset) with what their rows are and what they show. Rows come in the API's order unless sort is \
             given. Quota: none, metrika answers from its own catalogue. Example: {}.
             """,
         arguments: [],

@@ -111,7 +111,7 @@ enum ListCountersTool {
             text += paging + "\n"
             notes.append(paging)
         } else if !items.isEmpty {
-            text += "\(GetReportTool.grouped(all.count)) counters in all.\n"
+            text += "\(GetReportTool.grouped(all.count)) \(all.count == 1 ? "counter" : "counters") in all.\n"
         } else if offset > 1, !all.isEmpty {
             notes.append("No counters from offset \(offset): there are \(GetReportTool.grouped(all.count)).")
         }

@@ -22,7 +22,7 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
     /// The table: every tool, in the order `tools/list` gives them.
     package static let specs: [ToolSpec] = [
         ListCountersTool.spec, GetReportTool.spec, ListGoalsTool.spec, CheckAlertsTool.spec, DrawChartTool.spec,
-        ExplainChangeTool.spec, ListMetricsTool.spec
+        ExplainChangeTool.spec, ListMetricsTool.spec, ListAnnotationsTool.spec
     ]
 
     package var tools: [MCPToolDescription] { Self.specs.map(\.toolDescription) }
@@ -59,6 +59,7 @@ package struct MetrikaToolCatalogue: MCPToolCatalogue {
                 result = try await CheckAlertsTool.run(decoded, services: services, call: activity)
             case ExplainChangeTool.spec.name: result = try await ExplainChangeTool.run(decoded, services: services)
             case ListMetricsTool.spec.name: result = ListMetricsTool.run()
+            case ListAnnotationsTool.spec.name: result = try await ListAnnotationsTool.run(decoded, services: services)
             default: result = try await DrawChartTool.run(decoded, services: services)
             }
             // The structured view holds what the text says, compactly (StructuredView).

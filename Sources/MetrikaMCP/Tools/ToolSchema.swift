@@ -1,3 +1,4 @@
+import Foundation
 import MetrikaRender
 
 // The one table behind every tool's arguments: each tool lists its arguments as `ToolArgument`
@@ -211,8 +212,13 @@ package struct ToolArguments: Sendable {
             }
         }
         func checkInteger(_ value: JSONValue) throws {
-            guard case .number(let number) = value, number.rounded() == number, abs(number) < 1e15 else {
-                throw wrongType(value)
+            guard case .number(let number) = value, number.rounded() == number else { throw wrongType(value) }
+            // A whole number past what an Int holds exactly is out of range, not of the wrong type.
+            guard abs(number) < 1e15 else {
+                let bound = argument.maximum.map { "send at most \($0)" } ?? "send one of at most 15 digits"
+                throw ToolArgumentError(
+                    "\(name) \(list ? "holds" : "is") a whole number of more than 15 digits, out of range; \(bound)"
+                        + (argument.beyondBound.map { "; \($0)" } ?? ""))
             }
             let whole = Int(number)
             if let minimum = argument.minimum, whole < minimum {

@@ -60,10 +60,32 @@ package struct Report: Sendable {
     package struct Previous: Sendable, Equatable {
         package var period: DateRange
         package var values: [Quantity]
+        /// Set when the current period ends today: the last day of both periods counts its hours
+        /// `00:00` to this one only (today's finished hours, like for like); nil: whole days.
+        package var lastDayHours: Int?
 
-        package init(period: DateRange, values: [Quantity]) {
+        package init(period: DateRange, values: [Quantity], lastDayHours: Int? = nil) {
             self.period = period
             self.values = values
+            self.lastDayHours = lastDayHours
+        }
+
+        /// `00:00–16:00`: the hours of the last days, when cut.
+        package var hoursText: String? {
+            lastDayHours.map { "00:00–" + ($0 < 10 ? "0\($0)" : "\($0)") + ":00" }
+        }
+
+        /// What is compared with what: `against 2026-11-23 … 2026-11-29` for whole days;
+        /// `today 00:00–16:00 vs Mon 2026-11-23 00:00–16:00` (a period ending today: its last day by
+        /// its finished hours, the first days whole: `2026-11-24 … today 00:00–16:00 vs …`).
+        package func comparedText(current: DateRange) -> String {
+            guard let hours = hoursText else { return "against \(period.from.iso) … \(period.to.iso)" }
+            func side(_ range: DateRange, last: String) -> String {
+                range.dayCount == 1 ? "\(last) \(hours)" : "\(range.from.iso) … \(last) \(hours)"
+            }
+            let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+            let before = "\(weekdays[period.to.weekday - 1]) \(period.to.iso)"
+            return side(current, last: "today") + " vs " + side(period, last: before)
         }
 
         /// The change of each metric from these values to `current`.

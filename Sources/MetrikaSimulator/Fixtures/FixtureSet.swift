@@ -59,6 +59,9 @@ struct CounterFixture: Sendable {
     let searchPhraseCount: Int
     /// A Monday-first weekly shape replacing the model's (`[1,1,1,1,1,0.3,0.3]`: quiet weekends).
     var weekly: [Double]? = nil
+    /// Chart annotations (`GET …/chart_annotations`), each as the API writes it: id, date, time,
+    /// title, message, group (those `POST`ed while the simulator runs are in its state).
+    var annotations: [JSONValue] = []
     /// Runs of days with no visits at all (tracking code removed), goals included.
     var outages: [DayRun] = []
     /// Runs of days whose visits are multiplied.
@@ -403,6 +406,23 @@ struct FixtureSet: Sendable {
             searchPhraseCount: entry["search_phrases"]?.intValue ?? phraseDefault)
         fixture.weekly = weekly
         fixture.waves = waves
+        for (index, note) in (entry["annotations"]?.arrayValue ?? []).enumerated() {
+            guard let date = note["date"]?.stringValue, Day(date) != nil, let title = note["title"]?.stringValue,
+                !title.isEmpty
+            else {
+                throw FixtureError(
+                    file: "counters.json", reason: "an annotation of counter \(id) needs date (YYYY-MM-DD) and title")
+            }
+            let group: String = note["group"]?.stringValue ?? "A"
+            let time: JSONValue = note["time"] ?? .string("00:00:00")
+            let message: JSONValue = note["message"] ?? .string("")
+            var members: [(String, JSONValue)] = [("id", .int(id * 100 + index + 1)), ("date", .string(date))]
+            members.append(("time", time))
+            members.append(("title", .string(title)))
+            members.append(("message", message))
+            members.append(("group", .string(group)))
+            fixture.annotations.append(.object(members))
+        }
         fixture.outages = try dayRuns(entry["outages"], counter: id, zone: zone, now: now)
         fixture.currency = entry["currency"]?.stringValue ?? "RUB"
         if let stop = entry["stops_at"] {

@@ -126,4 +126,51 @@ extension Simulator {
             return .json(200, .object([("accounts", .array(accounts))]))
         }
     }
+
+    /// `GET /management/v1/counter/{id}/chart_annotations` → `{"chart_annotations": [...]}` (the
+    /// fixture's `annotations`, each with an id, then those written while it runs). `POST` with
+    /// `{"chart_annotation": {date, time, title, message, group}}` writes one, kept until the simulator stops.
+    func chartAnnotations(_ request: HTTPRequest, id: String) -> HTTPResponse {
+        switch authorize(request) {
+        case .rejected(let response): return response
+        case .authorized(let caller):
+            switch readableCounter(id, by: caller) {
+            case .failure(let error): return error.response
+            case .success(let counter):
+                if request.method == "POST" { return writeAnnotation(request, counter: counter) }
+                let written = state.withLock { $0.annotations[counter.id] ?? [] }
+                return .json(200, .object([("chart_annotations", .array(counter.annotations + written))]))
+            }
+        }
+    }
+
+    private func writeAnnotation(_ request: HTTPRequest, counter: CounterFixture) -> HTTPResponse {
+        guard let document = try? JSONValue.parse(request.body), let note = document["chart_annotation"] else {
+            return APIError.response(400, "invalid_parameter", "The body must be {\"chart_annotation\": {...}}")
+        }
+        guard let date = note["date"]?.stringValue, Day(date) != nil else {
+            return APIError.response(400, "invalid_parameter", "date is required (YYYY-MM-DD)")
+        }
+        guard let title = note["title"]?.stringValue, !title.isEmpty, title.count <= 255 else {
+            return APIError.response(400, "invalid_parameter", "title is required (at most 255 characters)")
+        }
+        let group = note["group"]?.stringValue ?? ""
+        guard ["A", "B", "C", "D", "E"].contains(group) else {
+            return APIError.response(400, "invalid_parameter", "group must be one of A, B, C, D, E")
+        }
+        let message = note["message"]?.stringValue ?? ""
+        guard !(title + message).unicodeScalars.contains(where: { $0.value > 0xFFFF }) else {
+            return APIError.response(400, "invalid_parameter", "Characters outside the BMP are not allowed")
+        }
+        let stored: JSONValue = state.withLock { state in
+            let number = counter.id * 100 + 50 + (state.annotations[counter.id]?.count ?? 0)
+            let object = JSONValue.object([
+                ("id", .int(number)), ("date", .string(date)), ("time", note["time"] ?? .string("00:00:00")),
+                ("title", .string(title)), ("message", .string(message)), ("group", .string(group))
+            ])
+            state.annotations[counter.id, default: []].append(object)
+            return object
+        }
+        return .json(200, .object([("chart_annotation", stored)]))
+    }
 }

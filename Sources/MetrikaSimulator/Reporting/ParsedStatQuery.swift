@@ -215,16 +215,25 @@ struct FilterTerm: Sendable {
     let equal: Bool
 }
 
-/// The `filters` terms on `ym:s:date` and `ym:s:hour` (`==`, `!=`, `=.(…)`, `!.(…)`): applied to
-/// reports by `ym:s:hour` (each day's hours are cut by both); other reports ignore them.
+/// The `filters` terms on `ym:s:date` and `ym:s:hour` (`==`, `!=`, `=.(…)`, `!.(…)`), and `OR` groups
+/// of them (`(ym:s:date!='2026-12-07' OR ym:s:hour=.('00:00',…))`: a day's finished hours): reports by
+/// `ym:s:hour` keep the days and hours they pass; other reports count each day's passing hours only
+/// (`TrafficModel.timeFilter`: the day's figures scaled by the daily curve's share of them).
 struct TimeFilter: Sendable {
     /// Each term: the values it names and whether a day (an hour) must be among them.
     var days: [(values: Set<Day>, keep: Bool)] = []
     var hours: [(values: Set<Int>, keep: Bool)] = []
+    /// `OR` groups: a day's hour passes a group when it passes any one of its alternatives.
+    var groups: [[TimeFilter]] = []
 
-    var isEmpty: Bool { days.isEmpty && hours.isEmpty }
+    var isEmpty: Bool { days.isEmpty && hours.isEmpty && groups.isEmpty }
     func passes(day: Day) -> Bool { days.allSatisfy { $0.values.contains(day) == $0.keep } }
     func passes(hour: Int) -> Bool { hours.allSatisfy { $0.values.contains(hour) == $0.keep } }
+    /// Whether `hour` of `day` passes every term and group.
+    func passes(day: Day, hour: Int) -> Bool {
+        passes(day: day) && passes(hour: hour)
+            && groups.allSatisfy { group in group.contains { $0.passes(day: day, hour: hour) } }
+    }
 
     /// `14`, `14:00` → 14.
     static func hour(_ text: String) -> Int? {
@@ -677,6 +686,20 @@ struct ParsedStatQuery: Sendable {
             while term.hasPrefix("("), term.hasSuffix(")") {
                 term = String(term.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
             }
+            // An OR group of date and hour terms; any other OR group is ignored.
+            let alternatives = split(term, on: " OR ")
+            if alternatives.count > 1 {
+                var group: [TimeFilter] = []
+                for alternative in alternatives {
+                    switch parseFilters(alternative) {
+                    case .failure(let error): return .failure(error)
+                    case .success(let parsed):
+                        if parsed.0.isEmpty, parsed.1.isEmpty, !parsed.2.isEmpty { group.append(parsed.2) }
+                    }
+                }
+                if group.count == alternatives.count { time.groups.append(group) }
+                continue
+            }
             let equal: Bool
             let pieces: [String]
             var list = false
@@ -779,7 +802,12 @@ struct ParsedStatQuery: Sendable {
     }
 
     /// Splits on ` AND ` outside quotes (case-insensitive).
-    private static func splitOnAnd(_ text: String) -> [String] {
+    private static func splitOnAnd(_ text: String) -> [String] { split(text, on: " AND ") }
+
+    /// Splits on `separator` (upper case, spaces around) outside quotes and parentheses, case-insensitively.
+    private static func split(_ text: String, on separator: String) -> [String] {
+        let width = separator.count
+        var depth = 0
         var parts: [String] = []
         var current = ""
         var inQuote = false
@@ -789,12 +817,14 @@ struct ParsedStatQuery: Sendable {
         while index < characters.count {
             let c = characters[index]
             if c == "'" && previous != "\\" { inQuote.toggle() }
-            if !inQuote, c == " ", index + 5 <= characters.count,
-                String(characters[index..<index + 5]).uppercased() == " AND "
+            if !inQuote, c == "(" { depth += 1 }
+            if !inQuote, c == ")" { depth -= 1 }
+            if !inQuote, depth == 0, c == " ", index + width <= characters.count,
+                String(characters[index..<index + width]).uppercased() == separator
             {
                 parts.append(current)
                 current = ""
-                index += 5
+                index += width
                 previous = " "
                 continue
             }

@@ -206,6 +206,11 @@ struct ReportEngine {
     /// Runs the query over `buckets`; the error is a ready 400 `query_error`.
     func run(buckets: [ClosedRange<Day>]) -> Result<ReportResult, ResponseError> {
         if query.dimensions.contains(.hour) { return runHours(buckets: buckets) }
+        if !query.timeFilter.isEmpty, model.timeFilter == nil {
+            var filtered = model
+            filtered.timeFilter = query.timeFilter
+            return ReportEngine(query: query, model: filtered, now: now).run(buckets: buckets)
+        }
         if isProductReport {
             let products = runProducts(buckets: buckets)
             // Product metrics beside visit metrics (by date, or in all): the days' visit figures
@@ -373,7 +378,7 @@ struct ReportEngine {
                     // One set of paths a day (its segment waves), shared by its hours.
                     var paths: (PathSet, AttributeModel)?
                     for (hour, figures) in model.hourFigures(counter, on: day, clock: clock).enumerated()
-                    where figures.visits > 0 && query.timeFilter.passes(hour: hour) {
+                    where figures.visits > 0 && query.timeFilter.passes(day: day, hour: hour) {
                         populationVisits += figures.visits
                         var hourRows: [ReportRow]
                         if needed.isEmpty {

@@ -122,6 +122,11 @@ struct TrafficModel: Sendable {
         return weights
     }
 
+    /// A report's `ym:s:date`/`ym:s:hour` filter, for reports not by hour: each day's figures are the
+    /// sum of the hours it passes (`hourFigures`, so they agree with a report by hour exactly; nil:
+    /// every hour). Reports by hour cut their rows instead.
+    var timeFilter: TimeFilter? = nil
+
     /// The part of a whole day's traffic `day` has: exactly 1 for a past day the counter recorded
     /// whole; less for today (the hours so far) and for the day tracking stopped.
     func dayShare(_ counter: CounterFixture, on day: Day, clock: CounterClock) -> Double {
@@ -178,6 +183,25 @@ struct TrafficModel: Sendable {
     /// The figures of `counter` on `day`; zero visits for days before creation, after today, and
     /// on the fixture's zero days. Today is scaled by the part of the day that has passed.
     func figures(_ counter: CounterFixture, on day: Day, clock: CounterClock) -> DayFigures {
+        if let timeFilter {
+            var whole = self
+            whole.timeFilter = nil
+            var sum = DayFigures(goalReaches: Array(repeating: 0, count: counter.goals.count))
+            for (hour, figures) in whole.hourFigures(counter, on: day, clock: clock).enumerated()
+            where timeFilter.passes(day: day, hour: hour) {
+                sum.visits += figures.visits
+                sum.pageviews += figures.pageviews
+                sum.bounces += figures.bounces
+                sum.durationSeconds += figures.durationSeconds
+                sum.users += figures.users
+                sum.newUsers += figures.newUsers
+                sum.robotVisits += figures.robotVisits
+                for index in sum.goalReaches.indices { sum.goalReaches[index] += figures.goalReaches[index] }
+                sum.purchases += figures.purchases
+                sum.revenueKopecks += figures.revenueKopecks
+            }
+            return sum
+        }
         guard day >= counter.createDay, day <= clock.today, !counter.zeroDays.contains(day),
             !counter.outages.contains(where: { $0.contains(day) })
         else {

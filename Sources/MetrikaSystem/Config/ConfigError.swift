@@ -138,7 +138,7 @@ package enum ConfigError: WordedFailure, Equatable {
                 "\(Self.counterVariable) '\(TerminalText.quote(value))' is not a counter id (a positive whole number, or several joined by commas); fix or unset it."
         case .badBaseURL(let variable, let value, .notHTTP):
             return
-                "\(variable) '\(TerminalText.quote(value))' is not an http(s) URL. Set it like https://api-metrika.yandex.net or unset it."
+                "\(variable) '\(TerminalText.quote(value))' is not an http(s) URL. Set it like \(Self.exampleURL(of: variable)) or unset it."
         case .badBaseURL(let variable, _, .notPlain):
             // The value may hold credentials: it is not repeated.
             return "\(variable) must be a plain base URL without query or credentials."
@@ -171,5 +171,18 @@ package enum ConfigError: WordedFailure, Equatable {
     static func octal(_ mode: Int) -> String {
         let digits = String(mode, radix: 8)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+}
+
+extension ConfigError {
+    /// The address a URL setting takes by default, as the example of a right value (each setting its own:
+    /// the Telegram Bot API's is no Metrika address).
+    static func exampleURL(of variable: String) -> String {
+        switch variable {
+        case "METRIKA_TELEGRAM_API_URL": return "https://api.telegram.org"
+        case "METRIKA_OAUTH_URL": return "https://oauth.yandex.ru"
+        case "METRIKA_CLICKHOUSE_URL": return "http://localhost:8123"
+        default: return "https://api-metrika.yandex.net"
+        }
     }
 }

@@ -59,6 +59,8 @@ package struct AlertCheck: Sendable {
         package var change: EpisodeChange = .none
         /// What made a drop or a rise (`AlertDrivers`), the main driver first; empty when unknown.
         package var drivers: [AlertDriver] = []
+        /// The owner's chart annotations on the judged day (`AnnotationText`), shown under the line.
+        package var annotations: [Annotation] = []
 
         /// The judged day (the hour grain: today in the counter's time zone).
         package var day: Day { judgement.day }

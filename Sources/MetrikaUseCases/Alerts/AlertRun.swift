@@ -71,8 +71,12 @@ package struct AlertRun: Sendable {
 
         package var isEmpty: Bool { all.isEmpty }
 
-        /// One line per finding (`AlertText`).
-        package var lines: [String] { all.map(AlertText.line) }
+        /// One line per finding (`AlertText`), each annotation of its day on a line of its own under it.
+        package var lines: [String] {
+            all.flatMap { finding in
+                [AlertText.line(finding)] + finding.annotations.map { "  " + AnnotationText.line($0) }
+            }
+        }
 
         /// The subject of a message that tells them (`metrika: 2 alerts (…)`, `… today` for hours).
         package var subject: String { AlertText.subject(all) }
@@ -230,6 +234,7 @@ package struct AlertRun: Sendable {
             countersChecked: outcome.countersChecked, requests: outcome.requests, gaveUp: outcome.gaveUp)
         if request.dryRun {
             result.driverRequests = await attachDrivers(&outcome.findings, request)
+            await attachAnnotations(&outcome.findings, request)
             result.findings.all = outcome.findings
             try show(result.findings.lines)
             return result
@@ -238,6 +243,7 @@ package struct AlertRun: Sendable {
         // overlapping run that wins some of this news spends those requests for nothing).
         result.driverRequests = await attachDrivers(&outcome.findings, request)
         // What is slow in a message (charts) is drawn now, for the findings of any news.
+        await attachAnnotations(&outcome.findings, request)
         let all = Findings(check.grain, outcome.findings)
         var drafting: [(deliverer: any AlertDeliverer, drafts: AlertDrafting)] = []
         if !all.isEmpty {
@@ -300,6 +306,33 @@ package struct AlertRun: Sendable {
         let (explained, requests) = await drivers.attach(findings)
         findings = explained
         return requests
+    }
+
+    /// Gives each alert the owner's chart annotations on its day: one Management request per alerted
+    /// counter, none offline. Annotations that cannot be read leave the alert as it was (a note with
+    /// --verbose or a named counter); they are context, never a reason to fail.
+    private func attachAnnotations(_ findings: inout [AlertCheck.Finding], _ request: Request) async {
+        guard let client = loader.client else { return }
+        var read: [Int: [Annotation]] = [:]
+        for index in findings.indices {
+            guard case .alert = findings[index].notice else { continue }
+            let counter = findings[index].counter.id
+            if read[counter] == nil {
+                let days = findings.filter { $0.counter.id == counter }.map(\.day)
+                switch await AnnotationText.annotations(
+                    counterID: counter, on: days.min()!...days.max()!, client: client)
+                {
+                case .success(let notes): read[counter] = notes
+                case .failure(let error):
+                    read[counter] = []
+                    if request.explain {
+                        let reason = (error as? any MetrikaFailure).map(activity.naming.message(of:)) ?? "\(error)"
+                        activity.note("Note: counter \(counter)'s chart annotations could not be read: \(reason)")
+                    }
+                }
+            }
+            findings[index].annotations = (read[counter] ?? []).filter { $0.day == findings[index].day }
+        }
     }
 
     private func noteFailures(_ failures: [(counterID: Int, failure: any MetrikaFailure)]) {
