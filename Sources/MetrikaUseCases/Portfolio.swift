@@ -105,6 +105,17 @@ package struct Portfolio: Sendable {
         }
     }
 
+    /// A portfolio compares whole days only: today's hours so far set against whole days would read
+    /// as a fall (one report's `--compare` compares today by its finished hours instead).
+    static func refuseToday(_ range: DateRange, counter: Counter, now: Date) throws {
+        guard Comparison.includesToday(range, counter: counter, now: now) else { return }
+        throw ParameterError(.compare, .notApplicable) {
+            "\($0[.compare]) over all counters compares whole days, and the period ends today. "
+                + "End the period yesterday (\($0[.to]) yesterday), or compare one counter: "
+                + "\($0.action(.watchToday(counterID: counter.id)))"
+        }
+    }
+
     /// One counter's row: the period's totals (and the previous period's with `--compare`), and
     /// whether a day of either is missing from the history.
     func row(_ counter: Counter) async throws -> (PortfolioListing.Row, Bool) {
@@ -113,7 +124,7 @@ package struct Portfolio: Sendable {
         // A range cut to the counter's creation day is said by its row's from/to, not a note per counter.
         let range = try resolveRange(
             from: request.from, to: request.to, counter: counter, now: now, naming: activity.naming)
-        if request.compare { try Comparison.refuseToday(range, counter: counter, now: now) }
+        if request.compare { try Self.refuseToday(range, counter: counter, now: now) }
         let loaded = try await loader.load(
             counter: counter, range: range, metrics: metrics, grouping: nil, refresh: request.refresh)
         // A counter created after the period had no visits in it (zero in the Total, never unknown).
