@@ -68,7 +68,7 @@ struct MCPRemoteEndToEndTests {
         #expect(object(seen["legacy"])["protocol_version"] as? String == "2025-11-25")
         #expect(object(seen["stateless"])["protocol_version"] as? String == "2026-07-28")
         let tools = array(firstResult(seen["legacy"])["tools"])
-        #expect(tools.count == 7, "\(tools)")
+        #expect(tools.count == 8, "\(tools)")
         let overHTTP = firstResult(seen["legacy"], 1)
         let stateless = firstResult(seen["stateless"])
         let stdio = object(object(array(seen["stdio"]).first)["result"])

@@ -110,7 +110,10 @@ struct PortfolioCommandTests {
         #expect(warm.status == 0, "\(warm.err)")
         let counters = warm.paths.filter { $0 == "/management/v1/counters" }.count
         let reporting = warm.paths.filter { $0.hasPrefix("/stat/") }.count
-        #expect(counters == 1 && warm.paths.count == 1 + reporting, "\(warm.paths)")
+        // Besides: one Management request per alerted counter, for its chart annotations (4 stop or drop).
+        let annotations = warm.paths.filter { $0.hasSuffix("/chart_annotations") }.count
+        #expect(counters == 1 && warm.paths.count == 1 + reporting + annotations, "\(warm.paths)")
+        #expect(annotations <= 4, "\(warm.paths)")
         // Today's hours: one request per counter (8 in the fixture); the earlier weeks' hours are kept.
         let hours = warm.queries.filter { $0.contains("dimensions=ym:s:date,ym:s:hour&") }.count
         #expect(hours == 8, "\(warm.queries)")
