@@ -28,6 +28,8 @@ package struct CompactLineChart: Sendable {
     /// The longer description: what is drawn.
     package var detail: String
     package var height = 190
+    /// Days the counter's owner annotated in Metrika: a dashed line and the title, as `metrika chart`.
+    package var marks: [SVGLineChart.Mark] = []
 
     package init(
         series: Series, period: DateRange, connectsAcrossDays: Bool, heading: String, message: String, detail: String
@@ -109,6 +111,18 @@ package struct CompactLineChart: Sendable {
             out.text(
                 "No data for this period", x: left + plotWidth / 2, y: (top + bottom) / 2 + 4, size: Self.labelSize,
                 fill: SVGLineChart.mutedColor, extra: " text-anchor=\"middle\"")
+        }
+        for mark in marks where period.contains(mark.day) {
+            let x = left + ChartTicks.x(of: mark.day, in: period, plotWidth: plotWidth)
+            out.line(
+                "<line x1=\"\(c(x))\" y1=\"\(c(top))\" x2=\"\(c(x))\" y2=\"\(c(bottom))\" stroke=\"\(SVGLineChart.markColor)\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>"
+            )
+            let leftward = x > left + plotWidth * 0.6
+            let room = leftward ? x - left - 6 : right - x - 6
+            out.text(
+                chart.fitted(mark.title, width: max(room, 40), fontSize: Self.labelSize), x: leftward ? x - 4 : x + 4,
+                y: top + 12, size: Self.labelSize, fill: SVGLineChart.markColor,
+                extra: leftward ? " text-anchor=\"end\"" : "")
         }
         let style = ChartPalette.Style(color: Self.color, dashArray: nil, marker: .circle)
         chart.drawLine(series, style: style, frame: frame, into: &out)

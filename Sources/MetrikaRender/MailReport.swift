@@ -27,6 +27,8 @@ package enum MailReport {
         package var tableLeftOut = false
         /// The HTML shows the summary as one line (the byte budget, once every table gave way).
         package var compactSummary = false
+        /// The counter's chart annotations in the window, marked on its charts (none when unread).
+        package var marks: [SVGLineChart.Mark] = []
 
         package init(
             counter: Counter, current: DateRange, previous: DateRange, metrics: [Metric], grouping: Grouping,

@@ -105,15 +105,27 @@ package struct MailComposer {
             let previousTotals = HistoryLoader.rows(from: before, metrics: tableMetrics).totals
             let chartData = try await ChartSeries.loadSeries(
                 loader: loader, counter: counter, range: current, metrics: chartMetrics, grouping: .day, refresh: false)
-            let chart = ChartSeries.makeChart([chartData], grouping: .day, title: nil, width: 800, height: nil)
-            sections.append(
+            var chart = ChartSeries.makeChart([chartData], grouping: .day, title: nil, width: 800, height: nil)
+            chart.marks = await ChartSeries.marks(for: [chartData], client: loader.client, activity: activity)
+            var section =
                 Section(
                     counter: counter, current: current, previous: previous, metrics: tableMetrics, grouping: grouping,
                     rows: built.rows, dailyRows: Self.dailyRows(loaded, metrics: tableMetrics), totals: built.totals,
                     previousTotals: previousTotals, missingDays: loaded.missingDays + before.missingDays,
-                    svg: Data(chart.render().utf8)))
+                    svg: Data(chart.render().utf8))
+            section.marks = chart.marks
+            sections.append(section)
         }
         return sections
+    }
+
+    /// A section's compact charts (the inline PNGs), its annotated days marked as on the attached SVG.
+    package static func lineCharts(_ section: Section, metrics request: Request) -> [CompactLineChart] {
+        MailReport.htmlSection(section, metrics: request.tableMetrics).lineCharts(metrics: request.chartMetrics).map {
+            var chart = $0
+            chart.marks = section.marks
+            return chart
+        }
     }
 
     /// How a window's table is grouped: by day up to five weeks (35 rows at most), by week up to 26
@@ -150,9 +162,7 @@ package struct MailComposer {
         let seed = UInt64.random(in: 1...UInt64.max)
         let seedTag = String(seed, radix: 16)
         // The charts are daily whatever the tables become: drawn once.
-        let charts = sections.map {
-            MailReport.htmlSection($0, metrics: request.tableMetrics).lineCharts(metrics: request.chartMetrics)
-        }
+        let charts = sections.map { Self.lineCharts($0, metrics: request) }
         let inline = try await Self.inlineImages(
             sections, charts: charts, seedTag: seedTag, rasterizer: rasterizer, activity: activity)
         let html = try await fitted(&sections, metrics: request.tableMetrics, charts: charts, images: inline)

@@ -106,6 +106,46 @@ struct IssueFortyEightEndToEndTests {
         #expect(other.status == 0 && !other.stdout.contains("#9A6700"), "\(other.stderr)")
     }
 
+    /// Issue 48 target 6, the mail's charts: `metrika mail`'s attached SVG and inline charts mark 1005's
+    /// annotated day with its title (one Management request); 1001, without annotations, has no mark.
+    @Test func theMailsChartsMarkAnAnnotatedDay() throws {
+        let api = try FakeAPI(arguments: ["--now", Self.now])
+        let home = try TemporaryDirectory()
+        func svgParts(_ counter: String) throws -> [String] {
+            let mail = try run(
+                api, home,
+                [
+                    "mail", "--counter", counter, "--last", "7d", "--to", "a@example.com", "--sender",
+                    "m@example.com", "--output", "-"
+                ], extra: ["METRIKA_RSVG_CONVERT": "/nonexistent"])
+            #expect(mail.status == 0, "\(mail.stderr)")
+            // Each image/svg+xml part's base64 body, decoded.
+            var parts: [String] = []
+            var body: String?
+            var inSVG = false
+            for line in mail.stdout.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+                let line = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                if line.hasPrefix("Content-Type: image/svg+xml") {
+                    inSVG = true
+                } else if inSVG, line.isEmpty, body == nil {
+                    body = ""
+                } else if let text = body, line.isEmpty || line.hasPrefix("--") {
+                    parts.append(Data(base64Encoded: text).flatMap { String(data: $0, encoding: .utf8) } ?? "")
+                    (body, inSVG) = (nil, false)
+                } else if let text = body {
+                    body = text + line
+                }
+            }
+            return parts
+        }
+        let marked = try svgParts("1005")
+        #expect(marked.count >= 2, "attached and inline SVGs")
+        #expect(marked.allSatisfy { $0.contains(">Новый шаблон сайта</text>") && $0.contains("#9A6700") })
+        #expect(try api.requestCount(pathPrefix: "/management/v1/counter/1005/chart_annotations") == 1)
+        let plain = try svgParts("1001")
+        #expect(!plain.isEmpty && plain.allSatisfy { $0.contains("<svg") && !$0.contains("#9A6700") })
+    }
+
     /// Issue 48 target 6, writing: `metrika annotate` needs the metrika:write scope. A token file without
     /// it is refused in one line naming `metrika login --scope write`, exit 77, before any request; signed in
     /// with `--scope write` the annotation is POSTed once and a later chart shows it.

@@ -78,9 +78,7 @@ package enum TelegramDigest {
         let sender = TelegramOutboxSender(bot: bot)
         let left = try await store.outboxBatch(batch).filter { $0.state == .pending }
         if left.isEmpty {
-            let charts = sections.map {
-                MailReport.htmlSection($0, metrics: request.tableMetrics).lineCharts(metrics: request.chartMetrics)
-            }
+            let charts = sections.map { MailComposer.lineCharts($0, metrics: request) }
             let captions = zip(sections, charts).flatMap { section, charts in charts.map { caption(section, $0) } }
             let images = try await MailComposer.inlineImages(
                 sections, charts: charts, seedTag: "telegram", rasterizer: composer.rasterizer, activity: activity)
