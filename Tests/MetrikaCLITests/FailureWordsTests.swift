@@ -114,6 +114,11 @@ import Testing
                 + "a). Add it under \"profiles\", or change or unset METRIKA_PROFILE."
         ),
         (
+            ConfigError.unknownProfile(name: "all", selector: "METRIKA_PROFILE", path: "/c/config.json", known: []),
+            "METRIKA_PROFILE all runs over every profile of the config file /c/config.json, which defines none. Define "
+                + "one per Yandex login under \"profiles\" (docs/auth.md, Agencies), or unset METRIKA_PROFILE."
+        ),
+        (
             ConfigError.badCounterVariable(value: "12,x"),
             "METRIKA_COUNTER '12,x' is not a counter id (a positive whole number, or several joined by commas); fix or "
                 + "unset it."

@@ -124,6 +124,13 @@ package enum ConfigError: WordedFailure, Equatable {
                 return
                     "\(selector) names the profile '\(name)', but there is no config file \(path). Define it there as {\"profiles\": {\"\(name)\": {…}}} (see docs/auth.md), or \(change)."
             }
+            // `all` is no profile's name: it asks for every profile, and the file has none.
+            if name == "all", known.isEmpty {
+                return
+                    "\(selector) all runs over every profile of the config file \(path), which defines none. "
+                    + "Define one per Yandex login under \"profiles\" (docs/auth.md, Agencies), or "
+                    + (selector.hasPrefix("-") ? "leave \(selector) out." : "unset \(selector).")
+            }
             let list = known.isEmpty ? "it defines no profiles" : "it defines \(known.joined(separator: ", "))"
             return
                 "\(selector) names the profile '\(name)', which the config file \(path) does not define (\(list)). Add it under \"profiles\", or \(change)."
