@@ -371,6 +371,8 @@ final class AlertPeers: @unchecked Sendable {
             result.stderr.contains(
                 "Error: the webhook http://127.0.0.1:\(peers.receiverPort)/… did not take the alerts"),
             "\(result.stderr)")
+        // One story per failure: the outbox says whether it is kept or given up, never both.
+        #expect(!result.stderr.contains("sent again on the next run"), "\(result.stderr)")
         #expect(result.stdoutLines.count == 5)
         #expect(!(result.stdout + result.stderr).contains(hook.secret))
         let seen = try peers.received(secret: hook.secret)

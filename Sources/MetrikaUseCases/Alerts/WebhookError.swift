@@ -58,6 +58,7 @@ package enum WebhookError: MetrikaFailure, Equatable {
     }
 
     private static func notDelivered(_ masked: String, _ why: String) -> String {
-        "the webhook \(masked) did not take the alerts: \(why); they will be sent again on the next run."
+        // What follows (kept for the next run, or given up) is the outbox's to say, not the webhook's.
+        "the webhook \(masked) did not take the alerts: \(why)."
     }
 }
