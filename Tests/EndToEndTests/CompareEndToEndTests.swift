@@ -298,6 +298,26 @@ struct CompareEndToEndTests {
         let previous = rows.compactMap { Double($0[3]) }.reduce(0, +)
         #expect(rows.first?.count == 5, "\(rows)")
         #expect(visits == today.finished && previous == before.finished, "\(rows)")
+        // The week ending today by source: its totals are the time series' (the last days cut alike), said so.
+        let week = try world.report([
+            "--counter", "1001", "--metrics", "visits", "--compare", "--from", "2026-11-24", "--to", "today",
+            "--dimensions", "trafficSource"
+        ])
+        #expect(week.status == 0, "\(week.stderr)")
+        #expect(
+            week.stdout.contains("2026-11-24 … today 00:00–16:00 vs 2026-11-17 … Mon 2026-11-23 00:00–16:00"),
+            "\(week.stdout)")
+        let weekRows = try ReportEndToEndTests.parseCSV(
+            try world.report([
+                "--counter", "1001", "--metrics", "visits", "--compare", "--from", "2026-11-24", "--to", "today",
+                "--dimensions", "trafficSource", "--csv", "--raw"
+            ]).stdout
+        ).dropFirst()
+        func sum(_ rows: ArraySlice<[String]>, _ column: Int) -> Double {
+            rows.compactMap { Double($0[column]) }.reduce(0, +)
+        }
+        #expect(weekRows.count > 5, "\(weekRows)")
+        #expect(sum(weekRows, 2) == sum(records, 2) && sum(weekRows, 3) == sum(records, 3), "\(weekRows) \(records)")
     }
 
     /// Before today's first hour is over there is nothing to compare yet; offline, the hours are not there.

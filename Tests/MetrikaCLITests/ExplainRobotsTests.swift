@@ -45,6 +45,22 @@ struct ExplainRobotsTests {
             "\(range.out)")
     }
 
+    /// Issue 48: every share in a rate's headline is of the headline's own change. Robots whose share of the
+    /// visits did not move took no part in a rate's rise: the headline leaves them out (the Robots: line keeps them).
+    @Test("a rate's rise with robots unchanged says nothing of them in its headline")
+    func rateRiseWithUnchangedRobots() async throws {
+        for counter in ["530005", "530006", "530007"] {
+            let run = try await ExplainCommandTests.run([
+                "explain", "--counter", counter, "--metric", "bounceRate", "--dimensions",
+                "trafficSource,deviceCategory"
+            ])
+            #expect(run.status == 0, "\(run.err)")
+            let headline = run.out.split(separator: "\n").first.map(String.init) ?? ""
+            #expect(headline.hasPrefix("+") && !headline.contains("robots"), "\(run.out)")
+            #expect(run.out.contains("\nRobots: "), "\(run.out)")
+        }
+    }
+
     @Test("a drop says nothing of robots")
     func dropHasNoRobots() async throws {
         let run = try await ExplainCommandTests.run([

@@ -409,6 +409,30 @@ import Testing
         }
     }
 
+    /// A week that ends today: its earlier days whole, its last day by today's finished hours against
+    /// the same hours of the previous week's last day, in a time series and a dimension report alike;
+    /// both agree on the compared totals.
+    @Test func aWeekEndingTodayComparesItsLastDayByFinishedHours() async throws {
+        let common: [(String, JSONValue)] = [
+            ("counter_ids", ints([1001])), ("from", .string("2026-11-24")), ("to", .string("today")),
+            ("compare", .bool(true)), ("metrics", strings(["visits"]))
+        ]
+        var totals: [[Double?]] = []
+        for extra in [[], [("dimensions", strings(["trafficSource"]))]] {
+            let result = try await compared("get_report", common + extra)
+            #expect(!result.isError, "\(result.text)")
+            #expect(
+                result.text.contains("2026-11-24 … today 00:00–12:00 vs 2026-11-17 … Mon 2026-11-23 00:00–12:00"),
+                "\(result.text)")
+            let counter = result.structuredContent?["counters"]?.items.first
+            let previous = counter?["previous"]
+            #expect(previous?["last_day_hours"]?.text == "00:00–12:00", "\(String(describing: previous))")
+            #expect(previous?["from"]?.text == "2026-11-17" && previous?["to"]?.text == "2026-11-23")
+            totals.append([counter?["totals"]?["visits"]?.number, previous?["totals"]?["visits"]?.number])
+        }
+        #expect(totals.count == 2 && totals[0] == totals[1] && totals[0].allSatisfy { $0 != nil }, "\(totals)")
+    }
+
     /// A refusal names the tool's arguments, never the CLI's options or commands (issue 36).
     @Test func refusalsNameArgumentsNotFlags() async throws {
         let grouped = try await call(

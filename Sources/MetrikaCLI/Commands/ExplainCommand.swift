@@ -24,8 +24,8 @@ enum ExplainCommand: Command {
         "spread evenly" when no dimension concentrates it, "all N visits gone: tracking stopped?" when
         nothing was recorded; for a rate what explains the most of its change ("mostly mix", "across
         the board", or one segment's own rate). A rise also says what share of its visits were robots
-        (ym:s:robotPercentage, asked with the first dimension). A legend under the tables says what
-        their columns mean.
+        (ym:s:robotPercentage, asked with the first dimension; a rate's headline only when that share
+        moved). A legend under the tables says what their columns mean.
 
         --against: alert (one day: the median of the same weekday of the weeks before that `metrika
         alert` judges by, 6 unless the config's alerts.weeks says otherwise; the default for a day),

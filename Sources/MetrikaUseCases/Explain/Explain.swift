@@ -329,7 +329,11 @@ package enum Explain {
         var headline = reading.sentence
         if let robotShare {
             let shown = ExplanationListing.robotPercents(robotShare.share, robotShare.expected)
-            headline += "; robots \(shown.share) of visits (\(shown.expected) in the baseline)"
+            // A rate's headline speaks of its own change only: robots whose share of the visits did not
+            // move (as shown) took no part in it (the Robots: line and the JSON still say their share).
+            if scale(of: request.metric) == nil || shown.share != shown.expected {
+                headline += "; robots \(shown.share) of visits (\(shown.expected) in the baseline)"
+            }
         }
         return Explanation(
             counterID: request.counterID, metric: request.metric, period: request.period, baseline: request.baseline,
