@@ -49,14 +49,17 @@ struct ExplainCommandTests {
         var reportingRequests: Int
     }
 
-    static func run(_ arguments: [String]) async throws -> Run {
+    /// `home`: a home kept by the caller (its history database shared by several runs); nil, a new one removed after.
+    static func run(_ arguments: [String], home kept: String? = nil) async throws -> Run {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/explain", isDirectory: true)
         let now = SimulatorOptions.parseInstant("2026-12-01T06:00:00Z")
         let transport = SimulatorTransport(try Simulator(options: SimulatorOptions(fixturesDirectory: root, now: now)))
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-explain-\(UUID().uuidString)")
+        let home =
+            kept
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("metrika-explain-\(UUID().uuidString)")
             .path
-        defer { try? FileManager.default.removeItem(atPath: home) }
+        defer { if kept == nil { try? FileManager.default.removeItem(atPath: home) } }
         let out = TextSink()
         let err = TextSink()
         let environment = [

@@ -118,6 +118,35 @@ struct ExplainHonestTests {
         #expect(row.hasSuffix("counted in several sources") && !row.contains("more"), "\(table.out)")
     }
 
+    /// The day's users cost one request of their own: kept, a repeated explanation asks nothing, and
+    /// days `report` already keeps are read from it (only the segments are asked), the same numbers.
+    @Test("users: the day's users are kept; explained again, no request; report's kept days reused")
+    func usersKept() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("metrika-users-\(UUID().uuidString)")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        // A settled day (yesterday is still asked again: its numbers may still change).
+        let arguments = [
+            "explain", "--counter", "530008", "--metric", "users", "--dimensions", "trafficSource", "--date",
+            "2026-11-28"
+        ]
+        let first = try await ExplainCommandTests.run(arguments + ["--json"], home: home)
+        #expect(first.status == 0 && first.reportingRequests == 2, "\(first.reportingRequests) \(first.err)")
+        let again = try await ExplainCommandTests.run(arguments + ["--json"], home: home)
+        #expect(again.status == 0 && again.reportingRequests == 0, "\(again.reportingRequests) \(again.err)")
+        #expect(again.out == first.out)
+        // A fresh history holding report's users of the days: explain asks the segments only.
+        let other = home + "-report"
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        let report = try await ExplainCommandTests.run(
+            ["report", "--counter", "530008", "--from", "2026-10-17", "--to", "2026-11-28", "--metrics", "users"],
+            home: other)
+        #expect(report.status == 0, "\(report.err)")
+        let reused = try await ExplainCommandTests.run(arguments + ["--json"], home: other)
+        #expect(reused.status == 0 && reused.reportingRequests == 1, "\(reused.reportingRequests) \(reused.err)")
+        #expect(reused.out == first.out)
+    }
+
     @Test("a day at zero is said as stopped, as the alert says it")
     func stopped() async throws {
         let document = try await Self.json(["explain", "--counter", "530009", "--dimensions", "trafficSource"])

@@ -278,8 +278,9 @@ package enum Explain {
         // their own, the same whatever the dimensions; the segments' overlap is a row of its own.
         var dayTotals: [String: Double]?
         if request.metric.aggregation == .nonAdditive, request.baseline == .alert {
-            dayTotals = try await dailyTotals(request, days: days, client: client)
-            requests += 1
+            let (totals, asked) = try await dailyTotals(request, days: days, client: client, history: history)
+            dayTotals = totals
+            if asked { requests += 1 }
         }
         var robots: RobotShare?
         do {
@@ -556,20 +557,61 @@ package enum Explain {
     package static let overlapName = "Overlap"
 
     /// A non-additive metric's (users') value on each day of the alert's baseline and the judged day,
-    /// as `report` shows them: one request by day without a dimension.
-    static func dailyTotals(_ request: ExplainRequest, days: [Day], client: MetrikaClient) async throws
-        -> [String: Double]
-    {
+    /// as `report` shows them: one request by day without a dimension (`asked`), none when every
+    /// one of those days is kept. With `history`, settled days are read first from what `report`
+    /// keeps (its daily values), then from explain's own (the segment tables under
+    /// `dayTotalDimension`), and the settled days of an answer are kept there; offline (`client`
+    /// nil) only what is kept is read.
+    static func dailyTotals(
+        _ request: ExplainRequest, days: [Day], client: MetrikaClient?, history: SegmentHistory?
+    ) async throws -> (totals: [String: Double], asked: Bool) {
+        let needed = days + [request.period.from]
+        var totals: [String: Double] = [:]
+        if let history, let span = DateRange(from: days[0], to: request.period.to) {
+            let settled = needed.filter { $0 < history.settledBefore }
+            let reported = try await history.store.settledDays(
+                counterID: request.counterID, range: span, metrics: [request.metric])
+            let values = try await history.store.dailyValues(
+                counterID: request.counterID, range: span, metrics: [request.metric])
+            for day in settled where reported.contains(day) {
+                if let value = values[day]?.first ?? nil { totals[day.iso] = value }
+            }
+            let kept = try await history.store.storedSegments(
+                counterID: request.counterID, dimension: dayTotalDimension, metrics: [request.metric.apiName],
+                days: settled.filter { totals[$0.iso] == nil })
+            for (day, rows) in kept {
+                totals[day.iso] = rows.reduce(0) { $0 + (($1.values.first ?? nil) ?? 0) }
+            }
+        }
+        let missing = needed.filter { totals[$0.iso] == nil }
+        guard let first = missing.min(), let last = missing.max() else { return (totals, false) }
+        guard let client else { throw ExplainError.notKept }
         let query = StatQuery(
             ids: [request.counterID], metrics: [request.metric.apiName], dimensions: ["ym:s:date"],
-            date1: days[0].iso, date2: request.period.to.iso, accuracy: "full", currency: nil)
+            date1: first.iso, date2: last.iso, accuracy: "full", currency: nil)
         let answer = try await client.fetchPlainRows(query, limit: rowLimit)
-        var totals: [String: Double] = [:]
+        var asked: [String: Double] = [:]
         for row in answer.rows {
-            totals[name(row.names, at: 0)] = row.metrics.first.flatMap { $0 } ?? 0
+            asked[name(row.names, at: 0), default: 0] += row.metrics.first.flatMap { $0 } ?? 0
         }
-        return totals
+        guard let range = DateRange(from: first, to: last) else { return (totals, true) }
+        for day in range.days { totals[day.iso] = asked[day.iso] ?? 0 }
+        if let history, !answer.sampled, answer.rows.count >= answer.totalRows {
+            var keep: [Day: [HistoryStore.SegmentRow]] = [:]
+            for day in range.days where day < history.settledBefore {
+                keep[day] = [(segment: dayTotalSegment, values: [asked[day.iso] ?? 0])]
+            }
+            try await history.store.storeSegments(
+                counterID: request.counterID, dimension: dayTotalDimension, metrics: [request.metric.apiName],
+                days: keep, fetchedAt: history.now())
+        }
+        return (totals, true)
     }
+
+    /// How explain keeps a day's own total of a non-additive metric (users) beside its segments: no
+    /// dimension, one segment.
+    static let dayTotalDimension = ""
+    static let dayTotalSegment = "Total"
 
     typealias Sides = (
         segments: [(name: String, a: [Double], b: [Double])], totals: (value: Double, expected: Double)?, share: Double?
