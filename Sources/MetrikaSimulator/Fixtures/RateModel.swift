@@ -176,46 +176,48 @@ extension CounterFixture {
 }
 
 extension PathSet {
-    /// More rows than this (a search-phrase report) are rounded each on its own.
-    static let roundedOnItsOwn = 20_000
-
     /// `total` shared out over `weights` by largest remainder, no part above its cap (what a cap
     /// turns away goes to the others); parts add up to `total` unless every part is at its cap.
+    /// Linear in the rows at any size (`splitLargestRemainder`): a phrase report's 150,000 rows add
+    /// up to the day as a source table's do.
     static func shareOut(_ total: Int, weights: [Double], caps: [Double]? = nil) -> [Int] {
         var parts = [Int](repeating: 0, count: weights.count)
         guard total > 0, !weights.isEmpty else { return parts }
-        if weights.count > roundedOnItsOwn {
-            // A phrase report's 180,000 rows: each rounded on its own (its sum within rounding of the
-            // day's), as a largest-remainder pass per count costs it seconds.
-            let sum = weights.reduce(0) { $0 + max(0, $1) }
-            guard sum > 0 else { return parts }
-            let scale = Double(total) / sum
-            for index in weights.indices {
-                let part = Int((max(0, weights[index]) * scale).rounded())
-                parts[index] = caps.map { min(part, Int($0[index])) } ?? part
-            }
-            return parts
-        }
         var open = Array(weights.indices)
+        var shares = [Double](repeating: 0, count: weights.count)
+        var split = [Int](repeating: 0, count: weights.count)
         var remaining = total
         for _ in 0..<16 {
             guard remaining > 0, !open.isEmpty else { break }
-            var split = [Int](repeating: 0, count: open.count)
-            splitLargestRemainder(
-                remaining, shares: open.map { max(0, weights[$0]) }, range: 0..<open.count, into: &split)
-            let rooms = open.map { index in caps.map { max(0, Int($0[index]) - parts[index]) } ?? Int.max }
-            let over = open.indices.filter { split[$0] > rooms[$0] }
-            guard !over.isEmpty else {
-                for (slot, index) in open.enumerated() { parts[index] += split[slot] }
+            let count = open.count
+            for slot in 0..<count {
+                shares[slot] = max(0, weights[open[slot]])
+                split[slot] = 0
+            }
+            splitLargestRemainder(remaining, shares: shares, range: 0..<count, into: &split)
+            guard let caps else {
+                for slot in 0..<count { parts[open[slot]] += split[slot] }
                 break
             }
             // The parts over their cap are filled to it; the rest is shared again among the others.
-            for slot in over {
-                parts[open[slot]] += rooms[slot]
-                remaining -= rooms[slot]
+            var next: [Int] = []
+            var over = false
+            for slot in 0..<count {
+                let index = open[slot]
+                let room = max(0, Int(caps[index]) - parts[index])
+                if split[slot] > room {
+                    parts[index] += room
+                    remaining -= room
+                    over = true
+                } else {
+                    next.append(index)
+                }
             }
-            let full = Set(over)
-            open = open.indices.filter { !full.contains($0) }.map { open[$0] }
+            guard over else {
+                for slot in 0..<count { parts[open[slot]] += split[slot] }
+                break
+            }
+            open = next
         }
         return parts
     }

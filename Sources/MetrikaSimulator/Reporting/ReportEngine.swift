@@ -536,8 +536,8 @@ struct ReportEngine {
                 continue
             }
             var packed = 0
-            for (index, position) in requestedPositions.enumerated() {
-                packed = packed * radixes[index] + paths.values[base + position] + 1
+            for index in 0..<requestedPositions.count {
+                packed = packed * radixes[index] + paths.values[base + requestedPositions[index]] + 1
             }
             if let existing = grouped[packed] {
                 groupVisits[existing] += visits[path]
@@ -595,13 +595,14 @@ struct ReportEngine {
         var orderSizes: [Double] = []
         purchaseWeights.reserveCapacity(keys.count)
         orderSizes.reserveCapacity(keys.count)
-        for (index, key) in keys.enumerated() {
-            let visits = groupVisits[index]
-            let x = Double(visits)
+        // Index loops: an enumerated() iterator per row costs a phrase report seconds in a debug build.
+        for index in 0..<keys.count {
+            let key = keys[index]
+            let x = Double(groupVisits[index])
             func m(_ facet: AttributeModel.Facet) -> Double {
                 var product = 1.0
-                for (position, attribute) in requested.enumerated() {
-                    product *= AttributeModel.modifier(attribute, key[position], facet)
+                for position in 0..<requested.count {
+                    product *= AttributeModel.modifier(requested[position], key[position], facet)
                 }
                 return product
             }
@@ -613,8 +614,8 @@ struct ReportEngine {
             figures.users = rowUsers[index]
             figures.newUsers = Double(newUsers[index])
             figures.robotVisits = Double(robots[index])
-            for (slot, shared) in reaches.enumerated() {
-                if let shared { figures.goalReaches[slot] = Double(shared[index]) }
+            for slot in 0..<reaches.count {
+                if let shared = reaches[slot] { figures.goalReaches[slot] = Double(shared[index]) }
             }
             purchaseWeights.append(x * purchasesPerVisit * m(.conversion))
             orderSizes.append(orderKopecks * m(.orderValue))
@@ -723,8 +724,8 @@ struct PathSet {
     }
 
     /// Gives each member of `range` the floor of its share of `total`, then one more to the largest
-    /// remainders (ties to the earlier member) until the parts add up to `total`. Large groups rank
-    /// remainders with a counting sort, so splitting 150,000 phrases stays linear.
+    /// remainders (ties to the earlier member) until the parts add up to `total`. Linear at any
+    /// size (`largestRemainders`), so splitting 150,000 phrases costs a pass or two over them.
     static func splitLargestRemainder(_ total: Int, shares: [Double], range: Range<Int>, into parts: inout [Int]) {
         guard !range.isEmpty else { return }
         var shareSum = 0.0
@@ -745,28 +746,9 @@ struct PathSet {
         }
         var leftover = total - assigned
         guard leftover > 0 else { return }
-        func byRemainder(_ a: Int, _ b: Int) -> Bool {
-            remainders[a] != remainders[b] ? remainders[a] > remainders[b] : a < b
-        }
-        if range.count <= 2048 {
-            for member in Array(0..<range.count).sorted(by: byRemainder) where leftover > 0 {
-                parts[range.lowerBound + member] += 1
-                leftover -= 1
-            }
-        } else {
-            let binCount = 4096
-            var bins = [[Int]](repeating: [], count: binCount)
-            for member in 0..<range.count where remainders[member] > 0 {
-                bins[min(binCount - 1, Int(remainders[member] * Double(binCount)))].append(member)
-            }
-            var bin = binCount - 1
-            while leftover > 0, bin >= 0 {
-                for member in bins[bin].sorted(by: byRemainder) where leftover > 0 {
-                    parts[range.lowerBound + member] += 1
-                    leftover -= 1
-                }
-                bin -= 1
-            }
+        for member in largestRemainders(leftover, remainders) {
+            parts[range.lowerBound + member] += 1
+            leftover -= 1
         }
         // Floating-point slack can leave a unit: give it to the first members.
         var member = range.lowerBound
@@ -775,5 +757,52 @@ struct PathSet {
             leftover -= 1
             member = member + 1 < range.upperBound ? member + 1 : range.lowerBound
         }
+    }
+
+    /// The members (indexes of `remainders`) that get one more: the `count` largest remainders, ties
+    /// to the earlier member, then members with none in order (what floating point leaves over).
+    /// A histogram of the remainders finds the smallest one that still gets a unit; only the members
+    /// of its bin are sorted, so the choice is the full sort's at the cost of two passes.
+    static func largestRemainders(_ count: Int, _ remainders: [Double]) -> [Int] {
+        let n = remainders.count
+        guard count > 0, n > 0 else { return [] }
+        func byRemainder(_ a: Int, _ b: Int) -> Bool {
+            remainders[a] != remainders[b] ? remainders[a] > remainders[b] : a < b
+        }
+        if n <= 64 { return Array(Array(0..<n).sorted(by: byRemainder).prefix(count)) }
+        let binCount = min(4096, n)
+        let width = Double(binCount)
+        var bins = [Int](repeating: 0, count: binCount)
+        var positive = 0
+        for member in 0..<n where remainders[member] > 0 {
+            bins[min(binCount - 1, Int(remainders[member] * width))] += 1
+            positive += 1
+        }
+        var chosen: [Int] = []
+        chosen.reserveCapacity(min(count, n))
+        if positive <= count {
+            for member in 0..<n where remainders[member] > 0 { chosen.append(member) }
+            for member in 0..<n where remainders[member] <= 0 && chosen.count < count { chosen.append(member) }
+            return chosen
+        }
+        // The boundary bin: every member above it gets one, the first `needed` of it (sorted) too.
+        var boundary = binCount - 1
+        var above = 0
+        while above + bins[boundary] < count {
+            above += bins[boundary]
+            boundary -= 1
+        }
+        var edge: [Int] = []
+        edge.reserveCapacity(bins[boundary])
+        for member in 0..<n where remainders[member] > 0 {
+            let bin = min(binCount - 1, Int(remainders[member] * width))
+            if bin > boundary {
+                chosen.append(member)
+            } else if bin == boundary {
+                edge.append(member)
+            }
+        }
+        chosen.append(contentsOf: edge.sorted(by: byRemainder).prefix(count - above))
+        return chosen
     }
 }
