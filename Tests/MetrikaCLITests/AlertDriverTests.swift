@@ -101,6 +101,15 @@ struct AlertDriverTests {
             lines.contains { $0.hasPrefix("530001 ") && $0.contains(", mostly Search engine traffic -") }, "\(run.out)")
         #expect(lines.contains { $0.hasPrefix("530002 ") && $0.contains(", mostly Smartphones +") }, "\(run.out)")
         #expect(run.driverRequests == 2 * 6)
+        // Issue 48, one baseline: explain of the alert's day says the alert line's number (it said -956
+        // against 4 weeks where the alert said -906 against its 6).
+        let line = lines.first { $0.hasPrefix("530001 ") } ?? ""
+        let said = line.components(separatedBy: "mostly Search engine traffic ").dropFirst().first
+        let explained = try await Self.run(
+            ["explain", "--counter", "530001", "--dimensions", "trafficSource"], refuseDrivers: false)
+        let headline = explained.out.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(
+            said != nil && headline.contains(": Search engine traffic \(said ?? "?") ("), "\(headline) / \(run.out)")
     }
 
     @Test("a driver that cannot be fetched: the line without it, a note under --verbose, exit 0")
