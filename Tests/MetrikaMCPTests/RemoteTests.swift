@@ -1,5 +1,8 @@
 import Foundation
+import MetrikaAPI
 import MetrikaRender
+import MetrikaTestSupport
+import Synchronization
 import Testing
 
 @testable import MetrikaMCP
@@ -47,6 +50,44 @@ struct RemoteTests {
         #expect(try file.members().isEmpty)
     }
 
+    /// The running server reads the members file off the cooperative pool: with the file a FIFO
+    /// whose writer comes late, more readers than the pool has threads wait, and a task on the pool
+    /// still runs meanwhile (the writer waits up to 5 s for it, then lets the readers go).
+    @Test(.ownThreads) func theServerReadsTheMembersFileOffThePool() async throws {
+        let directory = NSTemporaryDirectory() + "metrika-members-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = TeamMembersFile(path: TeamMembersFile.path(configDirectory: directory))
+        #expect(mkfifo(file.path, 0o600) == 0)
+        let probeRan = DispatchSemaphore(value: 0)
+        let probeFirst = Mutex(false)
+        let readersDone = Atomic<Bool>(false)
+        let writer = Thread {
+            probeFirst.withLock { $0 = probeRan.wait(timeout: .now() + 5) == .success }
+            let document = #"{"version":1,"members":[]}"#
+            // A writer for whichever reader waits (each read ends at its writer's close), until all are done.
+            let deadline = Date().addingTimeInterval(20)
+            while !readersDone.load(ordering: .acquiring), Date() < deadline {
+                let descriptor = open(file.path, O_WRONLY | O_NONBLOCK)
+                if descriptor >= 0 {
+                    _ = document.withCString { write(descriptor, $0, strlen($0)) }
+                    close(descriptor)
+                }
+                usleep(10_000)
+            }
+        }
+        writer.start()
+        defer { readersDone.store(true, ordering: .releasing) }
+        let readers = (0..<(ProcessInfo.processInfo.activeProcessorCount + 1)).map { _ in
+            Task.detached { try? await file.current() }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        await Task.detached { _ = probeRan.signal() }.value
+        for reader in readers { _ = await reader.value }
+        readersDone.store(true, ordering: .releasing)
+        #expect(probeFirst.withLock { $0 }, "a task on the pool waited for the members file")
+    }
+
     @Test func aMemberNamingAnotherCounterIsRefusedNamingIt() {
         let scope = CounterScope(member: "bob", counters: [1001])
         #expect(scope.refusal([("counter_ids", .array([.number(1001)]))]) == nil)
@@ -81,6 +122,30 @@ struct RemoteTests {
         wrong["mcp-method"] = nil
         #expect(RemoteMCPServer.headerMismatch(wrong, method: "tools/call", params: params) != nil)
         #expect(RemoteMCPServer.headerMismatch([:], method: "tools/list", params: nil) == nil)
+    }
+
+    /// DNS rebinding: the name looks public when the server checks it and is private when libcurl
+    /// connects. The check is on the socket libcurl opens, so the document is still refused, with the
+    /// same words as a name that is private at once. (A loopback listener serves the document; the
+    /// check's lookup is a stand-in that says "public".)
+    @Test(.ownThreads) func aClientDocumentBehindARebindingNameIsRefused() async throws {
+        let document = #"{"client_id":"x","redirect_uris":["https://x.example/cb"]}"#
+        let listener = try HTTPListener(host: "127.0.0.1", port: 0) { _ in .json(200, document) }
+        defer { listener.stop() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(listener.port)/client.json"))
+        let transport = CurlTransport()
+        // The listener answers: a loopback document is fetched where loopback is allowed.
+        let loopback = CurlClientMetadataFetcher(transport: transport, resolve: { _ in ["127.0.0.1"] })
+        #expect(String(decoding: try await loopback.fetch(url, allowLoopback: true), as: UTF8.self) == document)
+        // Private at once: refused before any fetch.
+        await #expect(throws: OAuthServer.ClientRefusal(reason: "127.0.0.1 is a private or local address")) {
+            try await loopback.fetch(url, allowLoopback: false)
+        }
+        // Public to the check, private to libcurl: refused all the same.
+        let rebinding = CurlClientMetadataFetcher(transport: transport, resolve: { _ in ["93.184.216.34"] })
+        await #expect(throws: OAuthServer.ClientRefusal(reason: "127.0.0.1 is a private or local address")) {
+            try await rebinding.fetch(url, allowLoopback: false)
+        }
     }
 
     @Test func formBodiesAndClientAddresses() {

@@ -149,7 +149,7 @@ package final class OAuthServer: Sendable {
         let hash = SHA256.hex(code)
         let memberID: String?
         do {
-            memberID = try members.update { all -> String? in
+            memberID = try await members.change { all -> String? in
                 guard
                     let index = all.firstIndex(where: {
                         $0.approval.map { Secrets.equal($0.hash, hash) && $0.expires > now } ?? false
@@ -194,13 +194,13 @@ package final class OAuthServer: Sendable {
 
     func token(_ form: [String: String]) async -> ListenerResponse {
         switch form["grant_type"] {
-        case "authorization_code": return exchangeCode(form)
-        case "refresh_token": return refresh(form)
+        case "authorization_code": return await exchangeCode(form)
+        case "refresh_token": return await refresh(form)
         default: return Self.tokenError("unsupported_grant_type", "authorization_code or refresh_token")
         }
     }
 
-    private func exchangeCode(_ form: [String: String]) -> ListenerResponse {
+    private func exchangeCode(_ form: [String: String]) async -> ListenerResponse {
         guard let code = form["code"], let verifier = form["code_verifier"], let clientID = form["client_id"] else {
             return Self.tokenError("invalid_request", "code, code_verifier and client_id are needed")
         }
@@ -228,10 +228,10 @@ package final class OAuthServer: Sendable {
         else {
             return Self.tokenError("invalid_grant", "the code_verifier does not match the code_challenge")
         }
-        return issue(memberID: found.memberID, clientID: clientID, replacing: nil)
+        return await issue(memberID: found.memberID, clientID: clientID, replacing: nil)
     }
 
-    private func refresh(_ form: [String: String]) -> ListenerResponse {
+    private func refresh(_ form: [String: String]) async -> ListenerResponse {
         guard let token = form["refresh_token"], let clientID = form["client_id"] else {
             return Self.tokenError("invalid_request", "refresh_token and client_id are needed")
         }
@@ -242,7 +242,7 @@ package final class OAuthServer: Sendable {
         let now = self.now()
         let memberID: String?
         do {
-            memberID = try members.update { all -> String? in
+            memberID = try await members.change { all -> String? in
                 for index in all.indices {
                     guard let position = all[index].refreshTokens.firstIndex(where: { Secrets.equal($0.hash, hash) })
                     else { continue }
@@ -258,15 +258,16 @@ package final class OAuthServer: Sendable {
         guard let memberID else {
             return Self.tokenError("invalid_grant", "the refresh token is unknown, used, expired or revoked")
         }
-        return issue(memberID: memberID, clientID: clientID, replacing: hash)
+        return await issue(memberID: memberID, clientID: clientID, replacing: hash)
     }
 
-    private func issue(memberID: String, clientID: String, replacing: String?) -> ListenerResponse {
+    private func issue(memberID: String, clientID: String, replacing: String?) async -> ListenerResponse {
         let access = Secrets.random()
         let refresh = Secrets.random()
         let now = self.now()
+        let resource = self.resource
         do {
-            let alive = try members.update { all -> Bool in
+            let alive = try await members.change { all -> Bool in
                 guard let index = all.firstIndex(where: { $0.id == memberID }) else { return false }
                 all[index].refreshTokens.removeAll { $0.expires <= now }
                 all[index].refreshTokens.append(
@@ -310,7 +311,7 @@ package final class OAuthServer: Sendable {
         var redirectURIs: [String]
     }
 
-    struct ClientRefusal: Error {
+    struct ClientRefusal: Error, Equatable {
         var reason: String
     }
 
@@ -395,21 +396,43 @@ package protocol ClientMetadataFetcher: Sendable {
 /// private, loopback or link-local address (unless `allowLoopback`, for a loopback-only server's tests).
 package struct CurlClientMetadataFetcher: ClientMetadataFetcher {
     package let transport: any HTTPTransport
-    package init(transport: any HTTPTransport) { self.transport = transport }
+    /// The addresses of a host name, for the check before the fetch (a test's stand-in answers otherwise
+    /// than libcurl's own lookup: a rebinding name).
+    private let resolveHost: @Sendable (String) async throws -> [String]
+
+    package init(
+        transport: any HTTPTransport,
+        resolve: @escaping @Sendable (String) async throws -> [String] = {
+            try await CurlClientMetadataFetcher.resolve($0)
+        }
+    ) {
+        self.transport = transport
+        self.resolveHost = resolve
+    }
 
     package func fetch(_ url: URL, allowLoopback: Bool) async throws -> [UInt8] {
         guard let host = url.host else { throw OAuthServer.ClientRefusal(reason: "no host") }
-        let addresses = try await Self.resolve(host)
+        let allowed: @Sendable (String) -> Bool = { address in
+            Self.isPublic(address) || (allowLoopback && address == "127.0.0.1")
+        }
+        let addresses = try await resolveHost(host)
         guard !addresses.isEmpty else { throw OAuthServer.ClientRefusal(reason: "\(host) does not resolve") }
-        for address in addresses where !Self.isPublic(address) {
-            if allowLoopback, address == "127.0.0.1" { continue }
-            throw OAuthServer.ClientRefusal(reason: "\(host) is a private or local address")
+        let privateAddress = OAuthServer.ClientRefusal(reason: "\(host) is a private or local address")
+        guard addresses.allSatisfy(allowed) else { throw privateAddress }
+        // The check again on the address libcurl connects to, after its own lookup (DNS rebinding).
+        let refused = Mutex(false)
+        var request = HTTPRequest(
+            url: url, headers: ["Accept": "application/json"], timeout: 5, maxResponseBytes: 5 * 1024)
+        request.allowsAddress = { address in
+            if allowed(address) { return true }
+            refused.withLock { $0 = true }
+            return false
         }
         let response: HTTPResponse
         do {
-            response = try await transport.send(
-                HTTPRequest(url: url, headers: ["Accept": "application/json"], timeout: 5, maxResponseBytes: 5 * 1024))
+            response = try await transport.send(request)
         } catch {
+            if refused.withLock({ $0 }) { throw privateAddress }
             throw OAuthServer.ClientRefusal(reason: "its metadata document could not be fetched (5 KB in 5 s at most)")
         }
         guard response.status == 200 else {
@@ -419,7 +442,7 @@ package struct CurlClientMetadataFetcher: ClientMetadataFetcher {
     }
 
     /// The addresses of `host` (off the cooperative threads: getaddrinfo blocks).
-    static func resolve(_ host: String) async throws -> [String] {
+    package static func resolve(_ host: String) async throws -> [String] {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var hints = addrinfo()

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import MetrikaModel
 import Synchronization
@@ -76,6 +77,9 @@ package final class TeamMembersFile: Sendable {
         var members: [TeamMember] = []
     }
     private let cache = Mutex(Cache())
+    /// Where the server's reads and changes run: blocking file I/O (a `stat` per request, a read when the
+    /// file changed, an `fsync` per change) never holds a thread of the cooperative pool.
+    private let queue = DispatchQueue(label: "metrika mcp members file")
 
     package init(path: String) { self.path = path }
 
@@ -96,6 +100,20 @@ package final class TeamMembersFile: Sendable {
         let members = try read()
         cache.withLock { $0 = Cache(stamp: stamp, members: members) }
         return members
+    }
+
+    /// `members()` on the file's own queue, off the cooperative pool (the running server's way).
+    package func current() async throws -> [TeamMember] {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try self.members() }) }
+        }
+    }
+
+    /// `update(_:)` on the file's own queue, off the cooperative pool (the running server's way).
+    package func change<T: Sendable>(_ change: @escaping @Sendable (inout [TeamMember]) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try self.update(change) }) }
+        }
     }
 
     /// Changes the members under the file's lock: `change` sees the file as it is now, its result is
