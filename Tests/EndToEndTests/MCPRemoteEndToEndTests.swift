@@ -162,6 +162,8 @@ struct MCPRemoteEndToEndTests {
         #expect(status("refreshed") == 200)
         #expect(object(object(seen["old_refresh"])["json"])["error"] as? String == "invalid_grant")
         #expect(status("renewed_session") == 200)
+        #expect(seen["first_exit_status"] as? Int == 0)
+        #expect(status("after_restart") == 200, "\(object(seen["after_restart"]))")
         #expect(array(seen["five_wrong"]).compactMap { $0 as? Int } == [400, 400, 400, 400, 400])
         #expect((object(seen["after_five"])["body"] as? String ?? "").contains("ended"))
         #expect(status("revoked_access") == 401)

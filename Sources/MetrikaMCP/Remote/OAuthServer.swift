@@ -11,8 +11,9 @@ import Synchronization
 /// The small OAuth 2.1 authorization server of `metrika mcp --listen`, for the assistants that reach
 /// remote servers only through OAuth (Claude.ai, ChatGPT): client ID metadata documents for the
 /// clients, the authorization code with PKCE (S256) only, and, instead of a login, the one-time
-/// approval code `metrika mcp token add NAME --oauth` printed. Access tokens live an hour in memory;
-/// refresh tokens (hashed, in the members file) rotate at each use; every token dies with its member.
+/// approval code `metrika mcp token add NAME --oauth` printed. Access tokens live an hour, refresh
+/// tokens rotate at each use; both are kept hashed in the members file (so they outlive a restart), and
+/// every token dies with its member.
 package final class OAuthServer: Sendable {
     package static let accessLifetime: TimeInterval = 3600
     package static let refreshLifetime: TimeInterval = 30 * 86400
@@ -44,14 +45,9 @@ package final class OAuthServer: Sendable {
         var expires: Date
         var used = false
     }
-    private struct Access {
-        var memberID: String
-        var expires: Date
-    }
     private struct State {
         var pending: [String: Pending] = [:]
         var codes: [String: Code] = [:]
-        var access: [String: Access] = [:]
     }
     private let state = Mutex(State())
 
@@ -89,16 +85,14 @@ package final class OAuthServer: Sendable {
         ])
     }
 
-    /// The member an access token (its SHA-256) stands for, while it lives.
-    func member(ofAccessTokenHash hash: String) -> String? {
+    /// The member an access token (its SHA-256) stands for, while it lives, among the members file's:
+    /// tokens are kept there (hashed), so they outlive a restart and die with `token revoke`.
+    func member(ofAccessTokenHash hash: String, among all: [TeamMember]) -> TeamMember? {
         let now = self.now()
-        return state.withLock { state in
-            guard let access = state.access[hash] else { return nil }
-            if access.expires <= now {
-                state.access[hash] = nil
-                return nil
-            }
-            return access.memberID
+        return all.first { member in
+            member.accessTokens?.contains {
+                Secrets.equal($0.hash, hash) && $0.expires > now && $0.resource == resource
+            } ?? false
         }
     }
 
@@ -274,16 +268,17 @@ package final class OAuthServer: Sendable {
                     TeamMember.RefreshToken(
                         hash: SHA256.hex(refresh), clientID: clientID, resource: resource,
                         expires: now.addingTimeInterval(Self.refreshLifetime)))
+                all[index].accessTokens =
+                    (all[index].accessTokens ?? []).filter { $0.expires > now } + [
+                        TeamMember.AccessToken(
+                            hash: SHA256.hex(access), clientID: clientID, resource: resource,
+                            expires: now.addingTimeInterval(Self.accessLifetime))
+                    ]
                 return true
             }
             guard alive else { return Self.tokenError("invalid_grant", "the member was revoked") }
         } catch {
             return Self.tokenError("server_error", "the server cannot write its members file", status: 500)
-        }
-        state.withLock {
-            $0.access = $0.access.filter { $0.value.expires > now }
-            $0.access[SHA256.hex(access)] = Access(
-                memberID: memberID, expires: now.addingTimeInterval(Self.accessLifetime))
         }
         let body = JSONValue.object([
             ("access_token", .string(access)), ("token_type", .string("Bearer")),

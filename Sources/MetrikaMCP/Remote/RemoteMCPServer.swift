@@ -301,9 +301,7 @@ package final class RemoteMCPServer: Sendable {
             if let member = all.first(where: { $0.tokenHash.map { Secrets.equal($0, hash) } ?? false }) {
                 return .success(member)
             }
-            if let memberID = oauth.member(ofAccessTokenHash: hash),
-                let member = all.first(where: { $0.id == memberID })
-            {
+            if let member = oauth.member(ofAccessTokenHash: hash, among: all) {
                 return .success(member)
             }
         } catch {

@@ -23,6 +23,9 @@ package struct TeamMember: Codable, Sendable, Equatable {
     package var approval: Approval?
     /// The OAuth refresh tokens in use (each rotates: used once, then replaced).
     package var refreshTokens: [RefreshToken]
+    /// The OAuth access tokens alive (an hour each), kept here so they outlive a restart of the server;
+    /// nil in a file written before they were kept.
+    package var accessTokens: [AccessToken]?
 
     package struct Approval: Codable, Sendable, Equatable {
         package var hash: String
@@ -35,6 +38,13 @@ package struct TeamMember: Codable, Sendable, Equatable {
     }
 
     package struct RefreshToken: Codable, Sendable, Equatable {
+        package var hash: String
+        package var clientID: String
+        package var resource: String
+        package var expires: Date
+    }
+
+    package struct AccessToken: Codable, Sendable, Equatable {
         package var hash: String
         package var clientID: String
         package var resource: String
@@ -60,6 +70,7 @@ package struct TeamMember: Codable, Sendable, Equatable {
         case lastUsed = "last_used"
         case tokenHash = "token_sha256"
         case refreshTokens = "refresh_tokens"
+        case accessTokens = "access_tokens"
     }
 
     /// Whether the member may read `counter`.

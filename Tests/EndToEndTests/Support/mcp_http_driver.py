@@ -62,9 +62,9 @@ class Scenario:
             raise RuntimeError(f"metrika {' '.join(arguments)} exited {run.returncode}: {run.stderr}")
         return run.stdout
 
-    def start(self):
+    def start(self, port=0):
         self.server = subprocess.Popen(
-            [self.metrika, "mcp", "--listen", "127.0.0.1:0"],
+            [self.metrika, "mcp", "--listen", f"127.0.0.1:{port}"],
             env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         deadline = time.time() + 30
@@ -355,6 +355,12 @@ class Scenario:
                                              "client_id": client_id})
             observed["renewed_session"] = self.rpc(renewed["json"].get("access_token", ""), {
                 "jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {}})
+            # A restarted server (same address) still knows the access token: no refresh needed.
+            self.stop()
+            observed["first_exit_status"] = observed.pop("exit_status", None)
+            self.start(port=int(self.base.rsplit(":", 1)[1]))
+            observed["after_restart"] = self.rpc(renewed["json"].get("access_token", ""), {
+                "jsonrpc": "2.0", "id": 11, "method": "tools/list", "params": {}})
             # Five wrong codes end an authorization: the right code no longer helps.
             approval = self.cli("mcp", "token", "add", "carol", "--oauth").strip()
             verifier, challenge = pkce()
