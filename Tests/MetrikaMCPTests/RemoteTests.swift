@@ -50,42 +50,30 @@ struct RemoteTests {
         #expect(try file.members().isEmpty)
     }
 
-    /// The running server reads the members file off the cooperative pool: with the file a FIFO
-    /// whose writer comes late, more readers than the pool has threads wait, and a task on the pool
-    /// still runs meanwhile (the writer waits up to 5 s for it, then lets the readers go).
+    /// The running server reads and changes the members file on the file's own queue, so that blocking
+    /// file I/O (stat, read, flock, fsync) holds no thread of the cooperative pool: with that queue held,
+    /// neither a read nor a change gets done, and both are once it is free.
     @Test(.ownThreads) func theServerReadsTheMembersFileOffThePool() async throws {
         let directory = NSTemporaryDirectory() + "metrika-members-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let file = TeamMembersFile(path: TeamMembersFile.path(configDirectory: directory))
-        #expect(mkfifo(file.path, 0o600) == 0)
-        let probeRan = DispatchSemaphore(value: 0)
-        let probeFirst = Mutex(false)
-        let readersDone = Atomic<Bool>(false)
-        let writer = Thread {
-            probeFirst.withLock { $0 = probeRan.wait(timeout: .now() + 5) == .success }
-            let document = #"{"version":1,"members":[]}"#
-            // A writer for whichever reader waits (each read ends at its writer's close), until all are done.
-            let deadline = Date().addingTimeInterval(20)
-            while !readersDone.load(ordering: .acquiring), Date() < deadline {
-                let descriptor = open(file.path, O_WRONLY | O_NONBLOCK)
-                if descriptor >= 0 {
-                    _ = document.withCString { write(descriptor, $0, strlen($0)) }
-                    close(descriptor)
-                }
-                usleep(10_000)
-            }
+        let gate = DispatchSemaphore(value: 0)
+        file.queue.async { gate.wait() }
+        let finished = Finished()
+        let reader = Task.detached {
+            _ = try? await file.current()
+            finished.count.add(1, ordering: .relaxed)
         }
-        writer.start()
-        defer { readersDone.store(true, ordering: .releasing) }
-        let readers = (0..<(ProcessInfo.processInfo.activeProcessorCount + 1)).map { _ in
-            Task.detached { try? await file.current() }
+        let changer = Task.detached {
+            _ = try? await file.change { $0.removeAll() }
+            finished.count.add(1, ordering: .relaxed)
         }
         try await Task.sleep(for: .milliseconds(100))
-        await Task.detached { _ = probeRan.signal() }.value
-        for reader in readers { _ = await reader.value }
-        readersDone.store(true, ordering: .releasing)
-        #expect(probeFirst.withLock { $0 }, "a task on the pool waited for the members file")
+        let early = finished.count.load(ordering: .relaxed)
+        gate.signal()
+        _ = await (reader.value, changer.value)
+        #expect(early == 0, "the members file was read or changed on a thread of the cooperative pool")
+        #expect(finished.count.load(ordering: .relaxed) == 2)
     }
 
     @Test func aMemberNamingAnotherCounterIsRefusedNamingIt() {
@@ -160,4 +148,9 @@ struct RemoteTests {
             #expect(CurlClientMetadataFetcher.isPublic(address), "\(address)")
         }
     }
+}
+
+/// How many of a test's tasks are done.
+private final class Finished: Sendable {
+    let count = Atomic<Int>(0)
 }

@@ -90,7 +90,7 @@ package final class TeamMembersFile: Sendable {
     private let cache = Mutex(Cache())
     /// Where the server's reads and changes run: blocking file I/O (a `stat` per request, a read when the
     /// file changed, an `fsync` per change) never holds a thread of the cooperative pool.
-    private let queue = DispatchQueue(label: "metrika mcp members file")
+    let queue = DispatchQueue(label: "metrika mcp members file")
 
     package init(path: String) { self.path = path }
 
