@@ -1,6 +1,9 @@
 #ifndef CCURL_SHIM_H
 #define CCURL_SHIM_H
 #include <curl/curl.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 /* curl_easy_setopt is variadic, which Swift cannot call: one typed wrapper
    per kind of argument metrika passes. */
@@ -45,6 +48,29 @@ static inline CURLcode metrika_curl_allow_http_only(CURL *handle) {
     if (code == CURLE_OK) { code = curl_easy_setopt(handle, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)); }
     return code;
 #endif
+}
+
+/* The socket libcurl is about to connect (after its own name lookup): its numeric address, for a
+   check of where a request may go (a client ID metadata document never goes to a private address). */
+static inline CURLcode metrika_curl_set_opensocket_function(CURL *handle, curl_opensocket_callback function) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, function);
+}
+
+/* The numeric text of the address of `address` (AF_INET or AF_INET6) into `buffer`; 0 on success. */
+static inline int metrika_curl_sockaddr_text(const struct curl_sockaddr *address, char *buffer, socklen_t size) {
+    const void *bytes = 0;
+    if (address->family == AF_INET) {
+        bytes = &((const struct sockaddr_in *)(const void *)&address->addr)->sin_addr;
+    } else if (address->family == AF_INET6) {
+        bytes = &((const struct sockaddr_in6 *)(const void *)&address->addr)->sin6_addr;
+    } else {
+        return -1;
+    }
+    return inet_ntop(address->family, bytes, buffer, size) ? 0 : -1;
+}
+
+static inline curl_socket_t metrika_curl_socket_bad(void) {
+    return CURL_SOCKET_BAD;
 }
 
 static inline CURLcode metrika_curl_global_init(void) {

@@ -66,7 +66,15 @@ struct CompletionsTests {
             (["metrika", "-v", "rep"], ["report"]),
             (["metrika", "-v", "report", "--group", ""], ["day", "week", "month"]),
             (["metrika", "--verbose", "auth", "st"], ["status"]),
-            (["metrika", "-v", "-v", "counters", "--sea"], ["--search"])
+            (["metrika", "-v", "-v", "counters", "--sea"], ["--search"]),
+            // mcp is a command and a group: its options, then mcp token's words and options.
+            (["metrika", "mcp", ""], ["token"]),
+            (["metrika", "mcp", "--li"], ["--listen"]),
+            (["metrika", "mcp", "--listen", "127.0.0.1:8808", "--pu"], ["--public-url"]),
+            (["metrika", "mcp", "--all"], ["--allow-origin"]),
+            (["metrika", "mcp", "token", ""], ["add", "list", "revoke"]),
+            (["metrika", "mcp", "token", "add", "alice", "--"], ["--counters", "--oauth", "--json", "--help"]),
+            (["metrika", "mcp", "token", "list", "--j"], ["--json"])
         ]
         let replies = try Self.bashComplete(cases.map(\.0))
         for (index, (words, expected)) in cases.enumerated() {
@@ -110,7 +118,11 @@ struct CompletionsTests {
             ("metrika cache ", ["info", "prune"]),
             ("metrika completions ", ["bash", "zsh", "fish"]),
             ("metrika -v report --group ", ["day", "week", "month"]),
-            ("metrika -v cache ", ["info", "prune"])
+            ("metrika -v cache ", ["info", "prune"]),
+            ("metrika mcp --li", ["--listen"]),
+            ("metrika mcp --pu", ["--public-url"]),
+            ("metrika mcp token ", ["add", "list", "revoke"]),
+            ("metrika mcp token add alice --", ["--counters", "--oauth", "--json", "--help"])
         ]
         for (line, expected) in cases {
             let result = try runProcess(
@@ -134,6 +146,48 @@ struct CompletionsTests {
             text.contains(
                 "--group[Grouping of time series and of date periods (--preset traffic); default day]:day|week|month:(day week month)"
             ))
+    }
+
+    /// zsh asked for completions without a terminal: the completion system's functions are stand-ins
+    /// that print what they are given (`_arguments`' option specs, `_describe`'s choices), and
+    /// `_metrika` runs with `words` and `CURRENT` as zsh would set them.
+    @Test func zshCompletesMCPSubcommandsAndOptions() throws {
+        try ToolCheck.require("zsh", package: "zsh", searchPath: "/usr/bin:/bin")
+        let directory = try TemporaryDirectory()
+        let path = try Self.script("zsh", in: directory)
+        let cases: [(words: [String], offered: [String], notOffered: [String])] = [
+            (["metrika", "mcp", ""], ["token:"], ["*--listen["]),
+            (["metrika", "mcp", "--li"], ["*--listen[", "*--public-url[", "*--allow-origin["], ["token:"]),
+            (["metrika", "mcp", "--listen", "127.0.0.1:0", "--"], ["*--public-url["], []),
+            (["metrika", "mcp", "token", ""], [":argument:(add list revoke)", "*--counters["], ["*--listen["]),
+            (["metrika", "mcp", "token", "add", "bob", "--"], ["*--counters[", "*--oauth[", "*--json["], ["*--listen["])
+        ]
+        var program = """
+            compdef() { : }
+            _describe() { print -rl -- "${(@P)argv[-1]}" }
+            _arguments() { print -rl -- "$@" }
+            _values() { print -rl -- "$@" }
+            source \(path)
+
+            """
+        for words in cases.map(\.words) {
+            let quoted = words.map { "'" + $0 + "'" }.joined(separator: " ")
+            program += "words=(\(quoted)); CURRENT=\(words.count); _metrika; print -r -- '@@'\n"
+        }
+        let result = try runProcess(
+            "/usr/bin/zsh", ["-f", "-c", program], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(result.status == 0 && result.stderr.isEmpty, "zsh: \(result.stderr)")
+        let replies = result.stdout.components(separatedBy: "@@\n")
+        try #require(replies.count == cases.count + 1, "\(result.stdout)")
+        for (index, (words, offered, notOffered)) in cases.enumerated() {
+            let lines = replies[index].split(separator: "\n").map(String.init)
+            for prefix in offered {
+                #expect(lines.contains { $0.hasPrefix(prefix) }, "\(words.joined(separator: " ")) → \(lines)")
+            }
+            for prefix in notOffered {
+                #expect(!lines.contains { $0.hasPrefix(prefix) }, "\(words.joined(separator: " ")) → \(lines)")
+            }
+        }
     }
 
     @Test func anUnknownShellIsAUsageError() throws {

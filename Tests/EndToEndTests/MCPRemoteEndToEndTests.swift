@@ -95,6 +95,21 @@ struct MCPRemoteEndToEndTests {
         #expect((slow["seconds"] as? Double ?? 0) >= 1.8, "\(slow)")
         #expect((quick["seconds"] as? Double ?? 9) < 1.5, "\(quick)")
 
+        // notifications/cancelled over HTTP: a member cancels its own call, never another member's.
+        let cancel = object(seen["cancel"])
+        #expect(object(cancel["foreign_cancel"])["status"] as? Int == 202, "\(cancel)")
+        #expect(object(cancel["own_cancel"])["status"] as? Int == 202, "\(cancel)")
+        let kept = object(cancel["kept"])
+        let keptBody = (try? JSONSerialization.jsonObject(with: Data((kept["body"] as? String ?? "").utf8))) ?? [:]
+        #expect(object(object(keptBody)["result"])["isError"] as? Bool == false, "\(kept)")
+        #expect((kept["seconds"] as? Double ?? 0) >= 1.8, "\(kept)")
+        let cancelled = object(cancel["cancelled"])
+        let cancelledBody = (try? JSONSerialization.jsonObject(with: Data((cancelled["body"] as? String ?? "").utf8)))
+        #expect(cancelled["status"] as? Int == 200, "\(cancelled)")
+        #expect(object(object(cancelledBody)["error"])["code"] as? Int == -32800, "\(cancelled)")
+        #expect(object(cancelledBody)["id"] as? Int == 42, "\(cancelled)")
+        #expect((cancelled["seconds"] as? Double ?? 9) < 1.7, "\(cancelled)")
+
         // Refusals.
         func status(_ key: String) -> Int? { object(seen[key])["status"] as? Int }
         func header(_ key: String, _ name: String) -> String? { object(object(seen[key])["headers"])[name] as? String }
@@ -147,6 +162,8 @@ struct MCPRemoteEndToEndTests {
         #expect(status("refreshed") == 200)
         #expect(object(object(seen["old_refresh"])["json"])["error"] as? String == "invalid_grant")
         #expect(status("renewed_session") == 200)
+        #expect(seen["first_exit_status"] as? Int == 0)
+        #expect(status("after_restart") == 200, "\(object(seen["after_restart"]))")
         #expect(array(seen["five_wrong"]).compactMap { $0 as? Int } == [400, 400, 400, 400, 400])
         #expect((object(seen["after_five"])["body"] as? String ?? "").contains("ended"))
         #expect(status("revoked_access") == 401)
@@ -163,6 +180,7 @@ struct MCPRemoteEndToEndTests {
         let log = seen["stderr"] as? String ?? ""
         #expect(log.contains("member=alice tool=get_report counters=1001 "), "\(log)")
         #expect(log.contains("member=bob tool=get_report counters=1002 ") && log.contains("outcome=tool-error"))
+        #expect(log.contains("member=alice tool=list_counters counters=- ") && log.contains("outcome=cancelled"))
         let secrets = tokens + [issued["access_token"] as? String, issued["refresh_token"] as? String].compactMap { $0 }
         for secret in secrets where !secret.isEmpty { #expect(!log.contains(secret), "a token in the log") }
         #expect(seen["exit_status"] as? Int == 0, "\(log)")
@@ -192,6 +210,36 @@ struct MCPRemoteEndToEndTests {
         let file = home.path + "/config/metrika/mcp-members.json"
         let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
         #expect(mode == 0o600)
+    }
+}
+
+extension MCPRemoteEndToEndTests {
+    /// `mcp token list`: an aligned table (by display width: a Cyrillic name lines up), a clear line when
+    /// there is no one yet, and `--json` as it was.
+    @Test func tokenListIsAnAlignedTable() throws {
+        let home = try TemporaryDirectory()
+        let environment = metrikaEnvironment(api: nil, home: home.path, extra: ["METRIKA_NOW": "2026-12-07T10:00:00Z"])
+        let empty = try metrika(["mcp", "token", "list"], environment: environment)
+        #expect(empty.status == 0 && empty.stdout.isEmpty, "\(empty.stdout)")
+        #expect(empty.stderr == "No members yet: metrika mcp token add NAME [--counters ID,…] [--oauth]\n")
+        for arguments in [["dana"], ["даша", "--counters", "1001,1002"]] {
+            let added = try metrika(["mcp", "token", "add"] + arguments, environment: environment)
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        let listed = try metrika(["mcp", "token", "list"], environment: environment)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(
+            listed.stdout == """
+                Name  Counters   Created               Last used
+                ────  ─────────  ────────────────────  ─────────
+                dana  all        2026-12-07T10:00:00Z  never
+                даша  1001,1002  2026-12-07T10:00:00Z  never
+
+                """, "\(listed.stdout)")
+        let json = try metrika(["mcp", "token", "list", "--json"], environment: environment)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let names = (document["members"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(names == ["dana", "даша"] && document["version"] as? Int == 1, "\(json.stdout)")
     }
 }
 

@@ -1,5 +1,8 @@
 import Foundation
+import MetrikaAPI
 import MetrikaRender
+import MetrikaTestSupport
+import Synchronization
 import Testing
 
 @testable import MetrikaMCP
@@ -47,6 +50,32 @@ struct RemoteTests {
         #expect(try file.members().isEmpty)
     }
 
+    /// The running server reads and changes the members file on the file's own queue, so that blocking
+    /// file I/O (stat, read, flock, fsync) holds no thread of the cooperative pool: with that queue held,
+    /// neither a read nor a change gets done, and both are once it is free.
+    @Test(.ownThreads) func theServerReadsTheMembersFileOffThePool() async throws {
+        let directory = NSTemporaryDirectory() + "metrika-members-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = TeamMembersFile(path: TeamMembersFile.path(configDirectory: directory))
+        let gate = DispatchSemaphore(value: 0)
+        file.queue.async { gate.wait() }
+        let finished = Finished()
+        let reader = Task.detached {
+            _ = try? await file.current()
+            finished.count.add(1, ordering: .relaxed)
+        }
+        let changer = Task.detached {
+            _ = try? await file.change { $0.removeAll() }
+            finished.count.add(1, ordering: .relaxed)
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        let early = finished.count.load(ordering: .relaxed)
+        gate.signal()
+        _ = await (reader.value, changer.value)
+        #expect(early == 0, "the members file was read or changed on a thread of the cooperative pool")
+        #expect(finished.count.load(ordering: .relaxed) == 2)
+    }
+
     @Test func aMemberNamingAnotherCounterIsRefusedNamingIt() {
         let scope = CounterScope(member: "bob", counters: [1001])
         #expect(scope.refusal([("counter_ids", .array([.number(1001)]))]) == nil)
@@ -83,6 +112,30 @@ struct RemoteTests {
         #expect(RemoteMCPServer.headerMismatch([:], method: "tools/list", params: nil) == nil)
     }
 
+    /// DNS rebinding: the name looks public when the server checks it and is private when libcurl
+    /// connects. The check is on the socket libcurl opens, so the document is still refused, with the
+    /// same words as a name that is private at once. (A loopback listener serves the document; the
+    /// check's lookup is a stand-in that says "public".)
+    @Test(.ownThreads) func aClientDocumentBehindARebindingNameIsRefused() async throws {
+        let document = #"{"client_id":"x","redirect_uris":["https://x.example/cb"]}"#
+        let listener = try HTTPListener(host: "127.0.0.1", port: 0) { _ in .json(200, document) }
+        defer { listener.stop() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(listener.port)/client.json"))
+        let transport = CurlTransport()
+        // The listener answers: a loopback document is fetched where loopback is allowed.
+        let loopback = CurlClientMetadataFetcher(transport: transport, resolve: { _ in ["127.0.0.1"] })
+        #expect(String(decoding: try await loopback.fetch(url, allowLoopback: true), as: UTF8.self) == document)
+        // Private at once: refused before any fetch.
+        await #expect(throws: OAuthServer.ClientRefusal(reason: "127.0.0.1 is a private or local address")) {
+            try await loopback.fetch(url, allowLoopback: false)
+        }
+        // Public to the check, private to libcurl: refused all the same.
+        let rebinding = CurlClientMetadataFetcher(transport: transport, resolve: { _ in ["93.184.216.34"] })
+        await #expect(throws: OAuthServer.ClientRefusal(reason: "127.0.0.1 is a private or local address")) {
+            try await rebinding.fetch(url, allowLoopback: false)
+        }
+    }
+
     @Test func formBodiesAndClientAddresses() {
         #expect(FormBody.parse(Array("a=1&b=x+y%2Fz&c".utf8)) == ["a": "1", "b": "x y/z", "c": ""])
         for address in [
@@ -95,4 +148,9 @@ struct RemoteTests {
             #expect(CurlClientMetadataFetcher.isPublic(address), "\(address)")
         }
     }
+}
+
+/// How many of a test's tasks are done.
+private final class Finished: Sendable {
+    let count = Atomic<Int>(0)
 }

@@ -57,6 +57,11 @@ final class CurlExchange: @unchecked Sendable {
         cancelled.withLock { $0 }
     }
 
+    /// Whether the request may connect to this numeric address.
+    func allows(_ address: String) -> Bool {
+        request.allowsAddress?(address) ?? true
+    }
+
     /// Runs the exchange. Returns when the whole answer is in (its status, headers and, when collected,
     /// body are then in the properties); throws `TransportError` or `CancellationError`.
     func perform() throws {
@@ -188,6 +193,13 @@ final class CurlExchange: @unchecked Sendable {
         long(CURLOPT_NOPROGRESS, 0)
         check(metrika_curl_set_xferinfo_function(handle, curlProgressCallback))
         pointer(CURLOPT_XFERINFODATA, me)
+        if request.allowsAddress != nil {
+            // Every socket is checked where it is opened: no connection kept from an earlier request.
+            check(metrika_curl_set_opensocket_function(handle, curlOpenSocketCallback))
+            pointer(CURLOPT_OPENSOCKETDATA, me)
+            long(CURLOPT_FRESH_CONNECT, 1)
+            long(CURLOPT_FORBID_REUSE, 1)
+        }
 
         if failed != CURLE_OK {
             throw TransportError.other("libcurl refused an option: \(String(cString: curl_easy_strerror(failed)))")
@@ -347,4 +359,18 @@ private func curlProgressCallback(
 ) -> Int32 {
     guard let user else { return 0 }
     return Unmanaged<CurlExchange>.fromOpaque(user).takeUnretainedValue().isCancelled ? 1 : 0
+}
+
+/// Opens the socket libcurl asked for when the request allows its address (`HTTPRequest.allowsAddress`).
+private func curlOpenSocketCallback(
+    _ user: UnsafeMutableRawPointer?, _: curlsocktype, _ address: UnsafeMutablePointer<curl_sockaddr>?
+) -> curl_socket_t {
+    guard let user, let address else { return metrika_curl_socket_bad() }
+    let exchange = Unmanaged<CurlExchange>.fromOpaque(user).takeUnretainedValue()
+    var buffer = [CChar](repeating: 0, count: 64)
+    guard metrika_curl_sockaddr_text(address, &buffer, socklen_t(buffer.count)) == 0,
+        exchange.allows(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    else { return metrika_curl_socket_bad() }
+    return socket(
+        address.pointee.family, address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue), address.pointee.protocol)
 }

@@ -10,6 +10,11 @@ package struct HTTPRequest: Sendable {
     package var timeout: Double
     /// The largest body accepted, counted after decompression; a larger one fails with `TransportError.tooLarge`.
     package var maxResponseBytes: Int
+    /// Whether the request may connect to a numeric address (`93.184.216.34`, `2a00:1450::1`): asked of
+    /// the very socket libcurl opens, after its own name lookup, so a name that resolves elsewhere the
+    /// second time (DNS rebinding) is still checked; a refused address fails the request as a failed
+    /// connection. Set, every request opens a connection of its own. nil: any address.
+    package var allowsAddress: (@Sendable (String) -> Bool)?
 
     /// 64 MiB: a page of 20,000 rows, the most metrika asks for, is ~5 MB of JSON (~270 bytes a row with
     /// six metrics); even the API's maximum of 100,000 rows (~27 MB) fits.

@@ -195,17 +195,16 @@ enum MCPTokenCommand: Command {
                 context.note("No members yet: metrika mcp token add NAME [--counters ID,…] [--oauth]")
                 return ExitCode.ok
             }
-            var table = "NAME\tCOUNTERS\tCREATED\tLAST USED\n"
+            var table = TextTable(columns: [.init("Name"), .init("Counters"), .init("Created"), .init("Last used")])
             for member in members {
-                table +=
-                    [
-                        TerminalText.sanitize(member.name),
-                        member.counters.map { $0.map(String.init).joined(separator: ",") } ?? "all",
-                        formatter.string(from: member.created),
-                        member.lastUsed.map { formatter.string(from: $0) } ?? "never"
-                    ].joined(separator: "\t") + "\n"
+                table.append([
+                    member.name,
+                    member.counters.map { $0.map(String.init).joined(separator: ",") } ?? "all",
+                    formatter.string(from: member.created),
+                    member.lastUsed.map { formatter.string(from: $0) } ?? "never"
+                ])
             }
-            context.stdout.write(table)
+            context.stdout.write(table.render(maxWidth: context.terminalWidth))
             return ExitCode.ok
         case "revoke":
             guard words.count == 2 else { throw UsageError("mcp token revoke takes one NAME") }
@@ -240,7 +239,7 @@ enum MCPTokenCommand: Command {
     private static func isName(_ text: String) -> Bool {
         !text.isEmpty && text.count <= 64
             && text.unicodeScalars.allSatisfy {
-                CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._-".unicodeScalars.contains($0)
+                CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)
             }
     }
 

@@ -192,13 +192,24 @@ enum CompletionScript {
 
             """
         for group in groups {
+            // A group whose word is a command too (`mcp`, `mcp token`): its own options after it, the
+            // subcommand's after a subcommand word.
+            let isCommand = CLI.commands.contains(where: { $0.name == group.word })
             text += "        (\(group.word))\n"
-            text += "            if (( CURRENT == 3 )); then\n"
+            text += "            if (( CURRENT == 3 ))\(isCommand ? " && [[ $words[3] != -* ]]" : ""); then\n"
             text +=
                 "                choices=(\(group.subcommands.map { "'\($0.word):\(zshQuoted($0.command.summary.replacingOccurrences(of: ":", with: "\\:")))'" }.joined(separator: " ")))\n"
             text += "                _describe -t commands '\(group.word) command' choices\n"
             text += "                return\n"
             text += "            fi\n"
+            if isCommand {
+                text += "            case $words[3] in\n"
+                text += "                (\(group.subcommands.map(\.word).joined(separator: "|")))\n"
+                text += "                    command=\"$command $words[3]\"\n"
+                text += "                    shift words; (( CURRENT-- )) ;;\n"
+                text += "            esac ;;\n"
+                continue
+            }
             text += "            command=\"$command $words[3]\"\n"
             text += "            shift words; (( CURRENT-- )) ;;\n"
         }
@@ -308,7 +319,9 @@ enum CompletionScript {
             }
         }
         for command in CLI.commands {
-            let condition = "-n '__metrika_using \(command.name)'"
+            // A command that is a group's word too (`mcp`): not once one of its subcommands is typed.
+            let subcommands = CommandCatalog.members(of: command.name).map { "; and not __metrika_using \($0.name)" }
+            let condition = "-n '__metrika_using \(command.name)\(subcommands.joined())'"
             for spec in command.allOptions {
                 var line = "complete -c metrika \(condition) -l \(spec.name)"
                 if let short = spec.short { line += " -s \(short)" }

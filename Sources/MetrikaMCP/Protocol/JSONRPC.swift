@@ -40,6 +40,9 @@ package enum JSONRPCError {
     package static let internalError = -32603
     /// 2026-07-28: the request's protocol version is not one this server speaks.
     package static let unsupportedProtocolVersion = -32022
+    /// A request cancelled by `notifications/cancelled`, answered over HTTP (a POST needs an answer;
+    /// the Python SDK's server sends the same).
+    package static let requestCancelled = -32800
 }
 
 /// What one line from the client is.

@@ -100,6 +100,12 @@ package final class MCPServer: Sendable {
         await writer.close()
     }
 
+    /// Cancels the call at work under the request id `key` (`RequestID.key`), as a
+    /// `notifications/cancelled` naming it does (a remote member's, sent in a request of its own).
+    package func cancel(requestKey key: String) {
+        calls.withLock { $0[key] }?.cancel()
+    }
+
     // MARK: - One frame
 
     private func handle(_ frame: MCPFrame, era: inout Era, writer: LineWriter, presetVersion: String? = nil) {

@@ -11,8 +11,9 @@ import Synchronization
 /// The small OAuth 2.1 authorization server of `metrika mcp --listen`, for the assistants that reach
 /// remote servers only through OAuth (Claude.ai, ChatGPT): client ID metadata documents for the
 /// clients, the authorization code with PKCE (S256) only, and, instead of a login, the one-time
-/// approval code `metrika mcp token add NAME --oauth` printed. Access tokens live an hour in memory;
-/// refresh tokens (hashed, in the members file) rotate at each use; every token dies with its member.
+/// approval code `metrika mcp token add NAME --oauth` printed. Access tokens live an hour, refresh
+/// tokens rotate at each use; both are kept hashed in the members file (so they outlive a restart), and
+/// every token dies with its member.
 package final class OAuthServer: Sendable {
     package static let accessLifetime: TimeInterval = 3600
     package static let refreshLifetime: TimeInterval = 30 * 86400
@@ -44,14 +45,9 @@ package final class OAuthServer: Sendable {
         var expires: Date
         var used = false
     }
-    private struct Access {
-        var memberID: String
-        var expires: Date
-    }
     private struct State {
         var pending: [String: Pending] = [:]
         var codes: [String: Code] = [:]
-        var access: [String: Access] = [:]
     }
     private let state = Mutex(State())
 
@@ -89,16 +85,14 @@ package final class OAuthServer: Sendable {
         ])
     }
 
-    /// The member an access token (its SHA-256) stands for, while it lives.
-    func member(ofAccessTokenHash hash: String) -> String? {
+    /// The member an access token (its SHA-256) stands for, while it lives, among the members file's:
+    /// tokens are kept there (hashed), so they outlive a restart and die with `token revoke`.
+    func member(ofAccessTokenHash hash: String, among all: [TeamMember]) -> TeamMember? {
         let now = self.now()
-        return state.withLock { state in
-            guard let access = state.access[hash] else { return nil }
-            if access.expires <= now {
-                state.access[hash] = nil
-                return nil
-            }
-            return access.memberID
+        return all.first { member in
+            member.accessTokens?.contains {
+                Secrets.equal($0.hash, hash) && $0.expires > now && $0.resource == resource
+            } ?? false
         }
     }
 
@@ -149,7 +143,7 @@ package final class OAuthServer: Sendable {
         let hash = SHA256.hex(code)
         let memberID: String?
         do {
-            memberID = try members.update { all -> String? in
+            memberID = try await members.change { all -> String? in
                 guard
                     let index = all.firstIndex(where: {
                         $0.approval.map { Secrets.equal($0.hash, hash) && $0.expires > now } ?? false
@@ -194,13 +188,13 @@ package final class OAuthServer: Sendable {
 
     func token(_ form: [String: String]) async -> ListenerResponse {
         switch form["grant_type"] {
-        case "authorization_code": return exchangeCode(form)
-        case "refresh_token": return refresh(form)
+        case "authorization_code": return await exchangeCode(form)
+        case "refresh_token": return await refresh(form)
         default: return Self.tokenError("unsupported_grant_type", "authorization_code or refresh_token")
         }
     }
 
-    private func exchangeCode(_ form: [String: String]) -> ListenerResponse {
+    private func exchangeCode(_ form: [String: String]) async -> ListenerResponse {
         guard let code = form["code"], let verifier = form["code_verifier"], let clientID = form["client_id"] else {
             return Self.tokenError("invalid_request", "code, code_verifier and client_id are needed")
         }
@@ -228,10 +222,10 @@ package final class OAuthServer: Sendable {
         else {
             return Self.tokenError("invalid_grant", "the code_verifier does not match the code_challenge")
         }
-        return issue(memberID: found.memberID, clientID: clientID, replacing: nil)
+        return await issue(memberID: found.memberID, clientID: clientID, replacing: nil)
     }
 
-    private func refresh(_ form: [String: String]) -> ListenerResponse {
+    private func refresh(_ form: [String: String]) async -> ListenerResponse {
         guard let token = form["refresh_token"], let clientID = form["client_id"] else {
             return Self.tokenError("invalid_request", "refresh_token and client_id are needed")
         }
@@ -242,7 +236,7 @@ package final class OAuthServer: Sendable {
         let now = self.now()
         let memberID: String?
         do {
-            memberID = try members.update { all -> String? in
+            memberID = try await members.change { all -> String? in
                 for index in all.indices {
                     guard let position = all[index].refreshTokens.firstIndex(where: { Secrets.equal($0.hash, hash) })
                     else { continue }
@@ -258,31 +252,33 @@ package final class OAuthServer: Sendable {
         guard let memberID else {
             return Self.tokenError("invalid_grant", "the refresh token is unknown, used, expired or revoked")
         }
-        return issue(memberID: memberID, clientID: clientID, replacing: hash)
+        return await issue(memberID: memberID, clientID: clientID, replacing: hash)
     }
 
-    private func issue(memberID: String, clientID: String, replacing: String?) -> ListenerResponse {
+    private func issue(memberID: String, clientID: String, replacing: String?) async -> ListenerResponse {
         let access = Secrets.random()
         let refresh = Secrets.random()
         let now = self.now()
+        let resource = self.resource
         do {
-            let alive = try members.update { all -> Bool in
+            let alive = try await members.change { all -> Bool in
                 guard let index = all.firstIndex(where: { $0.id == memberID }) else { return false }
                 all[index].refreshTokens.removeAll { $0.expires <= now }
                 all[index].refreshTokens.append(
                     TeamMember.RefreshToken(
                         hash: SHA256.hex(refresh), clientID: clientID, resource: resource,
                         expires: now.addingTimeInterval(Self.refreshLifetime)))
+                all[index].accessTokens =
+                    (all[index].accessTokens ?? []).filter { $0.expires > now } + [
+                        TeamMember.AccessToken(
+                            hash: SHA256.hex(access), clientID: clientID, resource: resource,
+                            expires: now.addingTimeInterval(Self.accessLifetime))
+                    ]
                 return true
             }
             guard alive else { return Self.tokenError("invalid_grant", "the member was revoked") }
         } catch {
             return Self.tokenError("server_error", "the server cannot write its members file", status: 500)
-        }
-        state.withLock {
-            $0.access = $0.access.filter { $0.value.expires > now }
-            $0.access[SHA256.hex(access)] = Access(
-                memberID: memberID, expires: now.addingTimeInterval(Self.accessLifetime))
         }
         let body = JSONValue.object([
             ("access_token", .string(access)), ("token_type", .string("Bearer")),
@@ -310,7 +306,7 @@ package final class OAuthServer: Sendable {
         var redirectURIs: [String]
     }
 
-    struct ClientRefusal: Error {
+    struct ClientRefusal: Error, Equatable {
         var reason: String
     }
 
@@ -395,21 +391,43 @@ package protocol ClientMetadataFetcher: Sendable {
 /// private, loopback or link-local address (unless `allowLoopback`, for a loopback-only server's tests).
 package struct CurlClientMetadataFetcher: ClientMetadataFetcher {
     package let transport: any HTTPTransport
-    package init(transport: any HTTPTransport) { self.transport = transport }
+    /// The addresses of a host name, for the check before the fetch (a test's stand-in answers otherwise
+    /// than libcurl's own lookup: a rebinding name).
+    private let resolveHost: @Sendable (String) async throws -> [String]
+
+    package init(
+        transport: any HTTPTransport,
+        resolve: @escaping @Sendable (String) async throws -> [String] = {
+            try await CurlClientMetadataFetcher.resolve($0)
+        }
+    ) {
+        self.transport = transport
+        self.resolveHost = resolve
+    }
 
     package func fetch(_ url: URL, allowLoopback: Bool) async throws -> [UInt8] {
         guard let host = url.host else { throw OAuthServer.ClientRefusal(reason: "no host") }
-        let addresses = try await Self.resolve(host)
+        let allowed: @Sendable (String) -> Bool = { address in
+            Self.isPublic(address) || (allowLoopback && address == "127.0.0.1")
+        }
+        let addresses = try await resolveHost(host)
         guard !addresses.isEmpty else { throw OAuthServer.ClientRefusal(reason: "\(host) does not resolve") }
-        for address in addresses where !Self.isPublic(address) {
-            if allowLoopback, address == "127.0.0.1" { continue }
-            throw OAuthServer.ClientRefusal(reason: "\(host) is a private or local address")
+        let privateAddress = OAuthServer.ClientRefusal(reason: "\(host) is a private or local address")
+        guard addresses.allSatisfy(allowed) else { throw privateAddress }
+        // The check again on the address libcurl connects to, after its own lookup (DNS rebinding).
+        let refused = Mutex(false)
+        var request = HTTPRequest(
+            url: url, headers: ["Accept": "application/json"], timeout: 5, maxResponseBytes: 5 * 1024)
+        request.allowsAddress = { address in
+            if allowed(address) { return true }
+            refused.withLock { $0 = true }
+            return false
         }
         let response: HTTPResponse
         do {
-            response = try await transport.send(
-                HTTPRequest(url: url, headers: ["Accept": "application/json"], timeout: 5, maxResponseBytes: 5 * 1024))
+            response = try await transport.send(request)
         } catch {
+            if refused.withLock({ $0 }) { throw privateAddress }
             throw OAuthServer.ClientRefusal(reason: "its metadata document could not be fetched (5 KB in 5 s at most)")
         }
         guard response.status == 200 else {
@@ -419,7 +437,7 @@ package struct CurlClientMetadataFetcher: ClientMetadataFetcher {
     }
 
     /// The addresses of `host` (off the cooperative threads: getaddrinfo blocks).
-    static func resolve(_ host: String) async throws -> [String] {
+    package static func resolve(_ host: String) async throws -> [String] {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var hints = addrinfo()

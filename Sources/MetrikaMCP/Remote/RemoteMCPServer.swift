@@ -48,6 +48,8 @@ package final class RemoteMCPServer: Sendable {
     private let calls = Mutex<[String: [ContinuousClock.Instant]]>([:])
     private let lastUseWritten = Mutex<[String: ContinuousClock.Instant]>([:])
     private let fileQueue = DispatchQueue(label: "metrika mcp members")
+    /// The tool calls at work, by member id and request id: what a member's `notifications/cancelled` finds.
+    private let flights = Mutex<[String: [Flight]]>([:])
     /// The public URL (no trailing slash) and the allowed origins.
     package let publicURL: String
     private let origins: Set<String>
@@ -115,7 +117,7 @@ package final class RemoteMCPServer: Sendable {
             return .json(403, #"{"error":"this Origin is not allowed (see --allow-origin)"}"#)
         }
         let member: TeamMember
-        switch authenticate(request.headers["authorization"]) {
+        switch await authenticate(request.headers["authorization"]) {
         case .success(let found): member = found
         case .failure(let refusal): return refusal
         }
@@ -141,9 +143,15 @@ package final class RemoteMCPServer: Sendable {
                 400, nil, JSONRPCError.invalidRequest, "Bad request: unsupported MCP-Protocol-Version \(headerVersion)")
         }
         guard case .request(let id, let method, let params) = message else {
-            // Notifications and responses: accepted, nothing to answer (cancelling is the connection's close).
+            // Notifications and responses: accepted, nothing to answer. A cancel stops the member's own
+            // call of that id (another member's calls are not even looked at).
             if case .invalid(let id, let text) = message {
                 return Self.rpcError(400, id, JSONRPCError.invalidRequest, text)
+            }
+            if case .notification("notifications/cancelled", let params) = message,
+                let requestID = ProtocolParams.of(params).requestID, let key = RequestID.key(of: requestID)
+            {
+                for flight in flights.withLock({ $0[Flight.key(member, key)] ?? [] }) { flight.cancel(key) }
             }
             return ListenerResponse(status: 202)
         }
@@ -180,6 +188,15 @@ package final class RemoteMCPServer: Sendable {
             services: host.services,
             scope: member.counters.map { CounterScope(member: member.name, counters: Set($0)) })
         let server = MCPServer(catalogue: catalogue, diagnostics: log)
+        let flight = Flight(server: server)
+        let flightKey = Flight.key(member, id.key)
+        if tool != nil { flights.withLock { $0[flightKey, default: []].append(flight) } }
+        let landed: @Sendable () -> Void = {
+            self.flights.withLock { all in
+                all[flightKey]?.removeAll { $0 === flight }
+                if all[flightKey]?.isEmpty == true { all[flightKey] = nil }
+            }
+        }
         let secrets = host.services.secrets
         let version = headerVersion ?? "2025-03-26"
         let started = ContinuousClock.now
@@ -192,6 +209,12 @@ package final class RemoteMCPServer: Sendable {
                     let masked = MCPHost.masking(secrets, in: line.hasSuffix("\n") ? String(line.dropLast()) : line)
                     last.withLock { $0 = masked }
                     events.write("event: message\ndata: \(masked)\n\n")
+                }
+                landed()
+                let answered = last.withLock { $0?.hasPrefix(#"{"jsonrpc":"2.0","method""#) == false }
+                if flight.cancelled.load(ordering: .acquiring), !answered {
+                    events.write("event: message\ndata: \(Self.cancelledLine(id))\n\n")
+                    last.withLock { $0 = nil }
                 }
                 events.finish()
                 if let tool {
@@ -213,6 +236,7 @@ package final class RemoteMCPServer: Sendable {
                 lines.withLock { $0.append(MCPHost.masking(secrets, in: text)) }
             }
         }
+        landed()
         let answer = lines.withLock { $0.last }
         if let tool {
             log(
@@ -221,7 +245,8 @@ package final class RemoteMCPServer: Sendable {
                     outcome: Self.outcome(answer)))
         }
         guard let answer else {
-            // Cancelled (the server is stopping): no answer.
+            // Cancelled by its member (answered as such), or the server is stopping.
+            if flight.cancelled.load(ordering: .acquiring) { return .json(200, Self.cancelledLine(id)) }
             return Self.rpcError(503, id, JSONRPCError.internalError, "The server is stopping")
         }
         return .json(200, answer)
@@ -261,7 +286,7 @@ package final class RemoteMCPServer: Sendable {
         case failure(ListenerResponse)
     }
 
-    private func authenticate(_ header: String?) -> Authentication {
+    private func authenticate(_ header: String?) async -> Authentication {
         let challenge = "Bearer resource_metadata=\"\(publicURL)/.well-known/oauth-protected-resource\""
         guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else {
             return .failure(
@@ -272,13 +297,11 @@ package final class RemoteMCPServer: Sendable {
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         let hash = SHA256.hex(token)
         do {
-            let all = try members.members()
+            let all = try await members.current()
             if let member = all.first(where: { $0.tokenHash.map { Secrets.equal($0, hash) } ?? false }) {
                 return .success(member)
             }
-            if let memberID = oauth.member(ofAccessTokenHash: hash),
-                let member = all.first(where: { $0.id == memberID })
-            {
+            if let member = oauth.member(ofAccessTokenHash: hash, among: all) {
                 return .success(member)
             }
         } catch {
@@ -328,6 +351,11 @@ package final class RemoteMCPServer: Sendable {
                 log("metrika mcp: \((error as? any MetrikaFailure)?.message ?? "cannot write the members file")")
             }
         }
+    }
+
+    /// The answer to a call its member cancelled: over HTTP the POST must end with something.
+    static func cancelledLine(_ id: RequestID) -> String {
+        JSONRPCLine.error(id: id, code: JSONRPCError.requestCancelled, message: "Request cancelled")
     }
 
     // MARK: - Answers and the log
@@ -384,6 +412,22 @@ package final class RemoteMCPServer: Sendable {
         return
             "\(time) member=\(TerminalText.sanitize(member.name)) tool=\(TerminalText.sanitize(tool ?? "-")) counters=\(shownCounters) "
             + "ms=\(milliseconds) outcome=\(outcome)"
+    }
+}
+
+/// A tool call at work on its own `MCPServer`, which its member may cancel.
+private final class Flight: Sendable {
+    let server: MCPServer
+    let cancelled = Atomic<Bool>(false)
+
+    init(server: MCPServer) { self.server = server }
+
+    /// The registry's key: a member's id and a request id (members' ids never collide).
+    static func key(_ member: TeamMember, _ requestKey: String) -> String { member.id + "\u{0}" + requestKey }
+
+    func cancel(_ requestKey: String) {
+        cancelled.store(true, ordering: .releasing)
+        server.cancel(requestKey: requestKey)
     }
 }
 

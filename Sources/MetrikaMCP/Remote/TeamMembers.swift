@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import MetrikaModel
 import Synchronization
@@ -22,6 +23,9 @@ package struct TeamMember: Codable, Sendable, Equatable {
     package var approval: Approval?
     /// The OAuth refresh tokens in use (each rotates: used once, then replaced).
     package var refreshTokens: [RefreshToken]
+    /// The OAuth access tokens alive (an hour each), kept here so they outlive a restart of the server;
+    /// nil in a file written before they were kept.
+    package var accessTokens: [AccessToken]?
 
     package struct Approval: Codable, Sendable, Equatable {
         package var hash: String
@@ -34,6 +38,13 @@ package struct TeamMember: Codable, Sendable, Equatable {
     }
 
     package struct RefreshToken: Codable, Sendable, Equatable {
+        package var hash: String
+        package var clientID: String
+        package var resource: String
+        package var expires: Date
+    }
+
+    package struct AccessToken: Codable, Sendable, Equatable {
         package var hash: String
         package var clientID: String
         package var resource: String
@@ -59,6 +70,7 @@ package struct TeamMember: Codable, Sendable, Equatable {
         case lastUsed = "last_used"
         case tokenHash = "token_sha256"
         case refreshTokens = "refresh_tokens"
+        case accessTokens = "access_tokens"
     }
 
     /// Whether the member may read `counter`.
@@ -76,6 +88,9 @@ package final class TeamMembersFile: Sendable {
         var members: [TeamMember] = []
     }
     private let cache = Mutex(Cache())
+    /// Where the server's reads and changes run: blocking file I/O (a `stat` per request, a read when the
+    /// file changed, an `fsync` per change) never holds a thread of the cooperative pool.
+    let queue = DispatchQueue(label: "metrika mcp members file")
 
     package init(path: String) { self.path = path }
 
@@ -96,6 +111,20 @@ package final class TeamMembersFile: Sendable {
         let members = try read()
         cache.withLock { $0 = Cache(stamp: stamp, members: members) }
         return members
+    }
+
+    /// `members()` on the file's own queue, off the cooperative pool (the running server's way).
+    package func current() async throws -> [TeamMember] {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try self.members() }) }
+        }
+    }
+
+    /// `update(_:)` on the file's own queue, off the cooperative pool (the running server's way).
+    package func change<T: Sendable>(_ change: @escaping @Sendable (inout [TeamMember]) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try self.update(change) }) }
+        }
     }
 
     /// Changes the members under the file's lock: `change` sees the file as it is now, its result is

@@ -62,9 +62,9 @@ class Scenario:
             raise RuntimeError(f"metrika {' '.join(arguments)} exited {run.returncode}: {run.stderr}")
         return run.stdout
 
-    def start(self):
+    def start(self, port=0):
         self.server = subprocess.Popen(
-            [self.metrika, "mcp", "--listen", "127.0.0.1:0"],
+            [self.metrika, "mcp", "--listen", f"127.0.0.1:{port}"],
             env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         deadline = time.time() + 30
@@ -186,6 +186,7 @@ class Scenario:
              "progress": True},
         ])
         self.observed["concurrent"] = await self.concurrent(alice, bob)
+        self.observed["cancel"] = await self.cancelling(alice, bob)
         # Refusals.
         initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                       "params": {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -238,6 +239,33 @@ class Scenario:
         async with anyio.create_task_group() as group:
             group.start_soon(slow)
             group.start_soon(quick)
+        return answers
+
+    async def cancelling(self, alice, bob):
+        """Two slow calls of alice's (the simulator delays both API requests 2 s), raw POSTs with ids 41
+        and 42: bob's cancel naming 41 is accepted and changes nothing; alice's own cancel of 42 ends it."""
+        fault = {"kind": "delay", "delay_ms": 2000, "path_prefix": "/management", "count": 2}
+        with httpx2.Client() as http:
+            http.post(self.spec["api"] + "/__sim/faults", json=fault)
+        answers = {}
+
+        def call(key, request_id):
+            started = time.monotonic()
+            body = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                    "params": {"name": "list_counters", "arguments": {}}}
+            answers[key] = self.rpc(alice, body, accept="application/json")
+            answers[key]["seconds"] = time.monotonic() - started
+
+        def cancel(token, request_id):
+            return self.rpc(token, {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                    "params": {"requestId": request_id, "reason": "no longer needed"}})
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(anyio.to_thread.run_sync, call, "kept", 41)
+            group.start_soon(anyio.to_thread.run_sync, call, "cancelled", 42)
+            await anyio.sleep(0.3)
+            answers["foreign_cancel"] = await anyio.to_thread.run_sync(cancel, bob, 41)
+            answers["own_cancel"] = await anyio.to_thread.run_sync(cancel, alice, 42)
         return answers
 
     async def oauth(self):
@@ -327,6 +355,12 @@ class Scenario:
                                              "client_id": client_id})
             observed["renewed_session"] = self.rpc(renewed["json"].get("access_token", ""), {
                 "jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {}})
+            # A restarted server (same address) still knows the access token: no refresh needed.
+            self.stop()
+            observed["first_exit_status"] = observed.pop("exit_status", None)
+            self.start(port=int(self.base.rsplit(":", 1)[1]))
+            observed["after_restart"] = self.rpc(renewed["json"].get("access_token", ""), {
+                "jsonrpc": "2.0", "id": 11, "method": "tools/list", "params": {}})
             # Five wrong codes end an authorization: the right code no longer helps.
             approval = self.cli("mcp", "token", "add", "carol", "--oauth").strip()
             verifier, challenge = pkce()
