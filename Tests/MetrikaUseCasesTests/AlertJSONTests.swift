@@ -113,7 +113,7 @@ import Testing
         let mail = AlertMail.compose(
             [finding], sender: try MIMEAddress("m@example.com"),
             recipients: [try MIMEAddress("a@example.com")], pngs: [:], now: testNow)
-        let text = String(decoding: mail.rendered(), as: UTF8.self)
+        let text = mail.rendered()
         #expect(text.contains("\r\n  annotation on Sun 2026-11-29: "), "the mail's text part, under the line")
     }
 }
