@@ -51,8 +51,8 @@ extension BotCommands.Backend {
                 return try await Explain.run(request, client: client)
             }, now: now)
         self.annotations = { id, from, to in
-            guard let client = try? await services.client() else { return [] }
-            let read = await AnnotationText.annotations(counterID: id, on: from...to, client: client)
+            guard let loader = try? await services.historyLoader(offline: false) else { return [] }
+            let read = await AnnotationText.annotations(counterID: id, on: from...to, loader: loader)
             guard case .success(let notes) = read else { return [] }
             return notes
         }

@@ -432,6 +432,30 @@ enum Schema {
                     started REAL NOT NULL
                 );
                 CREATE INDEX quota_in_flight_by_login ON quota_in_flight(login);
+                """),
+        // A counter's chart annotations (issue 48), as last read: the set in the API's order
+        // (`counter_annotations`) and when it was read whole (`counter_annotations_read`), so a
+        // read within the hour is reused and an offline run shows what was kept. A read replaces the
+        // counter's set in one transaction; one `metrika annotate` wrote is added at once (without a
+        // read time: it says nothing of the rest of the set).
+        Migration(
+            version: 17, name: "chart_annotations",
+            sql: """
+                CREATE TABLE counter_annotations (
+                    counter_id INTEGER NOT NULL,
+                    position INTEGER NOT NULL,
+                    annotation_id INTEGER NOT NULL,
+                    day TEXT NOT NULL CHECK (day GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+                    time TEXT,
+                    title TEXT NOT NULL,
+                    message TEXT NOT NULL,
+                    annotation_group TEXT NOT NULL,
+                    PRIMARY KEY (counter_id, position)
+                ) WITHOUT ROWID;
+                CREATE TABLE counter_annotations_read (
+                    counter_id INTEGER PRIMARY KEY,
+                    read_at REAL NOT NULL
+                );
                 """)
     ]
 

@@ -92,21 +92,21 @@ package enum ChartSeries {
         return "Left out: the partial \(unit)\(periods.count == 1 ? "" : "s") of " + parts.joined(separator: ", ") + "."
     }
 
-    /// The counters' chart annotations in their ranges, as marks (one Management request per
-    /// counter; none offline). Context, never a reason to fail a chart: a counter whose annotations
-    /// cannot be read is noted and left without marks.
-    package static func marks(for data: [CounterSeries], client: MetrikaClient?, activity: any Activity) async
+    /// The counters' chart annotations in their ranges, as marks (`HistoryLoader.annotations`: at most
+    /// one Management request per counter, none when read within the hour; offline, the kept ones).
+    /// Context, never a reason to fail a chart: a counter whose annotations cannot be read is noted
+    /// and left without marks.
+    package static func marks(for data: [CounterSeries], loader: HistoryLoader, activity: any Activity) async
         -> [SVGLineChart.Mark]
     {
-        guard let client else { return [] }
         var marks: [SVGLineChart.Mark] = []
         for counter in data {
-            do {
-                for note in try await client.fetchAnnotations(counterID: counter.counter.id)
-                where counter.range.contains(note.day) {
+            switch await loader.annotations(counterID: counter.counter.id) {
+            case .success(let notes):
+                for note in notes where counter.range.contains(note.day) {
                     marks.append(SVGLineChart.Mark(day: note.day, title: TerminalText.sanitize(note.title, limit: 80)))
                 }
-            } catch {
+            case .failure:
                 activity.note(
                     "Note: counter \(counter.counter.id)'s chart annotations could not be read; the chart marks none.")
             }

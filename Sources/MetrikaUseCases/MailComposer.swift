@@ -106,7 +106,7 @@ package struct MailComposer {
             let chartData = try await ChartSeries.loadSeries(
                 loader: loader, counter: counter, range: current, metrics: chartMetrics, grouping: .day, refresh: false)
             var chart = ChartSeries.makeChart([chartData], grouping: .day, title: nil, width: 800, height: nil)
-            chart.marks = await ChartSeries.marks(for: [chartData], client: loader.client, activity: activity)
+            chart.marks = await ChartSeries.marks(for: [chartData], loader: loader, activity: activity)
             var section =
                 Section(
                     counter: counter, current: current, previous: previous, metrics: tableMetrics, grouping: grouping,

@@ -102,6 +102,13 @@ struct IssueFortyEightEndToEndTests {
         let before = try run(
             api, home, ["chart", "--counter", "1005", "--from", "2026-11-10", "--to", "2026-11-20", "--output", "-"])
         #expect(before.status == 0 && !before.stdout.contains("Новый шаблон") && !before.stdout.contains("#9A6700"))
+        // Kept in the history: read again within the hour costs nothing, and offline shows the kept ones.
+        #expect(try api.requestCount(pathPrefix: "/management/v1/counter/1005/chart_annotations") == 1)
+        let offline = try run(
+            api, home,
+            ["chart", "--counter", "1005", "--from", "2026-11-10", "--to", "2026-11-30", "--offline", "--output", "-"])
+        #expect(offline.status == 0 && offline.stdout.contains(">Новый шаблон сайта</text>"), "\(offline.stderr)")
+        #expect(try api.requestCount(pathPrefix: "/management/v1/counter/1005/chart_annotations") == 1)
         let other = try run(api, home, ["chart", "--counter", "1001", "--period", "last30days", "--output", "-"])
         #expect(other.status == 0 && !other.stdout.contains("#9A6700"), "\(other.stderr)")
     }
@@ -224,12 +231,33 @@ struct IssueFortyEightEndToEndTests {
         let otherDay = try metrika(
             ["explain", "--counter", "520002", "--date", "2026-11-28"], environment: environment())
         #expect(otherDay.status == 0 && !otherDay.stdout.contains("annotation"), "\(otherDay.stdout)")
-        // Unreadable annotations: the alert and the explanation as before, exit 0.
+        // explain's CSV has a row per annotation after the tables, its JSON an `annotations` member.
+        let csv = try metrika(
+            ["explain", "--counter", "520002", "--date", "2026-11-29", "--csv"], environment: environment())
+        #expect(csv.status == 0, "\(csv.stderr)")
+        #expect(csv.stdoutLines.last == "annotation,Новый шаблон сайта,2026-11-29,,,,,,", "\(csv.stdout)")
+        let json = try metrika(
+            ["explain", "--counter", "520002", "--date", "2026-11-29", "--json"], environment: environment())
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let notes = try #require(document["annotations"] as? [[String: Any]], "\(json.stdout)")
+        #expect(document["version"] as? Int == 1 && notes.count == 1)
+        #expect(notes.first?["counter_id"] as? Int == 520002 && notes.first?["date"] as? String == "2026-11-29")
+        #expect(notes.first?["title"] as? String == "Новый шаблон сайта")
+        // Unreadable annotations: the ones kept in the history still show.
         try api.inject(["kind": "malformed_json", "count": 2, "path_prefix": "/management/v1/counter/520002/chart"])
-        let unread = try metrika(alert, environment: environment())
+        let later = ["METRIKA_NOW": "2026-11-30T08:00:00Z"]
+        var kept = environment()
+        kept.merge(later) { $1 }
+        let keptAlert = try metrika(alert, environment: kept)
+        #expect(keptAlert.status == 0 && keptAlert.stdoutLines.last == noted.stdoutLines.last, "\(keptAlert.stdout)")
+        // None kept (another history) and unreadable: the alert and the explanation as before, exit 0.
+        try api.inject(["kind": "malformed_json", "count": 2, "path_prefix": "/management/v1/counter/520002/chart"])
+        var fresh = environment()
+        fresh["METRIKA_DB"] = home.path + "/other.sqlite"
+        let unread = try metrika(alert, environment: fresh)
         #expect(unread.status == 0 && unread.stdoutLines == plain.stdoutLines, "\(unread.stdout)\(unread.stderr)")
         let unexplained = try metrika(
-            ["explain", "--counter", "520002", "--date", "2026-11-29"], environment: environment())
+            ["explain", "--counter", "520002", "--date", "2026-11-29"], environment: fresh)
         #expect(unexplained.status == 0 && !unexplained.stdout.contains("annotation"), "\(unexplained.stderr)")
     }
 }

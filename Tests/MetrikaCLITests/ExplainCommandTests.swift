@@ -153,6 +153,26 @@ struct ExplainCommandTests {
         #expect((document["against"] as? [String: Any])?["kind"] as? String == "previous")
     }
 
+    /// Issue 48's Done-when, "an annotated day": 530010's visits rose by half, evenly, on the day its
+    /// owner annotated «Новый шаблон сайта» (the fixture's chart annotation): the change is said as
+    /// usual and the annotation under it, in the table, the CSV and the JSON.
+    @Test("an annotated day: the change, and the owner's annotation under it in every format")
+    func annotatedDay() async throws {
+        let table = try await Self.run(["explain", "--counter", "530010", "--dimensions", "trafficSource"])
+        #expect(table.status == 0, "\(table.err)")
+        let lines = table.out.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("+") == true && lines.first?.contains(": spread evenly") == true, "\(table.out)")
+        #expect(lines.last == "annotation on Mon 2026-11-30: \"Новый шаблон сайта\"", "\(table.out)")
+        let csv = try await Self.run(["explain", "--counter", "530010", "--dimensions", "trafficSource", "--csv"])
+        #expect(csv.out.hasSuffix("\nannotation,Новый шаблон сайта,2026-11-30,,,,,,\n"), "\(csv.out)")
+        let json = try Self.checkedJSON(
+            try await Self.run(["explain", "--counter", "530010", "--dimensions", "trafficSource", "--json"]))
+        let note = try #require((json["annotations"] as? [[String: Any]])?.first, "\(json)")
+        #expect(note["counter_id"] as? Int == 530010 && note["date"] as? String == "2026-11-30")
+        #expect(note["title"] as? String == "Новый шаблон сайта")
+        #expect(note["message"] as? String == "Вёрстка и меню переделаны")
+    }
+
     @Test("a baseline of another length is its mean scaled to the period's days, never a week's sum against one day")
     func aWeekAgainstOneDayIsItsDailyMean() async throws {
         let week = try await Self.run([

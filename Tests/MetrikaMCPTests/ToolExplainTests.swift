@@ -104,8 +104,12 @@ struct ToolExplainTests {
         let plain = try await catalogue.call("explain_change", arguments: arguments, activity: RecordedProgress())
         #expect(!plain.isError && plain.structuredContent?["annotations"] == nil, "\(plain.text)")
         let day = try #require(Day(iso: "2026-11-30"))
-        _ = try await services.client().createAnnotation(
-            counterID: 530003, Annotation(id: 0, day: day, title: "Новый шаблон сайта"))
+        // Written as `metrika annotate` writes it: kept in the history at once, so the read of a minute
+        // ago (kept for an hour) is no reason not to show it.
+        _ = try await AnnotationText.write(
+            Annotation(id: 0, day: day, title: "Новый шаблон сайта"), counterID: 530003,
+            client: try services.client()
+        ) { try services.history() }
         let noted = try await catalogue.call("explain_change", arguments: arguments, activity: RecordedProgress())
         #expect(noted.text == plain.text + "annotation on Mon 2026-11-30: \"Новый шаблон сайта\"\n", "\(noted.text)")
         let first = noted.structuredContent?["annotations"]?.items.first

@@ -79,6 +79,21 @@ import Testing
         #expect(catalogue.tools.first { $0.name == "get_report" }?.outputSchema?["type"] == .string("object"))
     }
 
+    /// Issue 48 target 6: the `annotations` member get_report and explain_change add is declared in
+    /// their output schemas, each item's members with it.
+    @Test func theAnnotationsMemberIsInTheOutputSchemas() throws {
+        for name in ["get_report", "explain_change"] {
+            let output = try #require(catalogue.tools.first { $0.name == name }?.outputSchema)
+            let member = try #require(output["properties"]?["annotations"], "\(name)")
+            #expect(member["type"] == .string("array"))
+            let item = try #require(member["items"]?["properties"])
+            for field in ["counter_id", "date", "time", "title", "message", "group"] {
+                #expect(item[field] != nil, "\(name): \(field)")
+            }
+            #expect(output["required"]?.items.contains(.string("annotations")) == false, "absent when none")
+        }
+    }
+
     @Test func theSchemaOfEveryArgumentComesFromTheTable() throws {
         let report = try #require(MetrikaToolCatalogue.specs.first { $0.name == "get_report" })
         let schema = report.inputSchema

@@ -44,7 +44,7 @@ import Testing
                 [
                     "counter_id", "counter_name", "metric", "goal_id", "goal_name", "grain", "date", "value",
                     "expected", "unit", "currency",
-                    "change", "kind", "since", "score", "provisional", "drivers", "text"
+                    "change", "kind", "since", "score", "provisional", "drivers", "annotations", "text"
                 ]
             ])
         let dailyObject = try #require(
@@ -68,7 +68,7 @@ import Testing
                 [
                     "counter_id", "counter_name", "metric", "goal_id", "goal_name", "grain", "date", "hour", "hours",
                     "value", "expected", "unit",
-                    "change", "kind", "since", "score", "drivers", "text"
+                    "change", "kind", "since", "score", "drivers", "annotations", "text"
                 ]
             ])
         let hourly = try #require(
@@ -78,5 +78,42 @@ import Testing
             hourly["grain"] as? String == "hour" && hourly["hour"] as? String == "10:00"
                 && hourly["since"] as? String == "14:00")
         #expect((hourly["text"] as? String)?.hasSuffix("(had stopped at 14:00 on Tue 2026-12-01)") == true)
+    }
+
+    /// Issue 48 target 6: an alert's day annotated by the owner: the webhook's item has the annotations
+    /// (date, time, title, message, group), its text the indented line under the alert's; Telegram's
+    /// message and the chart's caption and the mail have the line too.
+    @Test func anAnnotatedDayIsInEveryChannel() throws {
+        let day = Day(iso: "2026-11-29")!
+        let judgement = AlertJudgement(
+            day: day, value: 0, expected: 23, baselineDays: 4, score: -9.6, kind: .stopped, since: day)
+        var finding = AlertCheck.Finding(
+            counter: counter, metric: .visits, goalName: nil, judgement: judgement, notice: .alert(.stopped),
+            recent: [], provisional: false)
+        finding.annotations = [
+            Annotation(id: 7, day: day, time: "10:00", title: "Новый <шаблон>", message: "Вёрстка", group: "B")
+        ]
+        let line = "  annotation on Sun 2026-11-29: \"Новый <шаблон>\""
+        let body = try #require(
+            try JSONSerialization.jsonObject(with: AlertText.webhookBody([finding])) as? [String: Any])
+        let item = try #require((body["alerts"] as? [[String: Any]])?.first)
+        let notes = try #require(item["annotations"] as? [[String: Any]])
+        #expect(notes.count == 1 && notes[0]["date"] as? String == "2026-11-29")
+        #expect(notes[0]["time"] as? String == "10:00")
+        #expect(notes[0]["title"] as? String == "Новый <шаблон>" && notes[0]["message"] as? String == "Вёрстка")
+        #expect(notes[0]["group"] as? String == "B")
+        #expect((body["text"] as? String)?.hasSuffix(AlertText.line(finding) + "\n" + line) == true, "\(body)")
+        let slack = try #require(
+            try JSONSerialization.jsonObject(with: AlertText.webhookBody([finding], forSlack: true)) as? [String: Any])
+        #expect((slack["text"] as? String)?.contains("Новый &lt;шаблон&gt;") == true)
+        let findings = AlertRun.Findings(.day, [finding])
+        let escaped = "\n  annotation on Sun 2026-11-29: \"Новый &lt;шаблон&gt;\""
+        #expect(TelegramDeliverer.message(findings).hasSuffix(escaped))
+        #expect(TelegramDeliverer.caption(finding).hasSuffix(escaped))
+        let mail = AlertMail.compose(
+            [finding], sender: try MIMEAddress("m@example.com"),
+            recipients: [try MIMEAddress("a@example.com")], pngs: [:], now: testNow)
+        let text = mail.rendered()
+        #expect(text.contains("\r\n  annotation on Sun 2026-11-29: "), "the mail's text part, under the line")
     }
 }

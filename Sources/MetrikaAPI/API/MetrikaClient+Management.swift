@@ -182,21 +182,9 @@ extension MetrikaClient {
         headers["Content-Type"] = "application/json"
         let request = HTTPRequest(
             method: "POST", url: url, headers: headers, body: try JSONEncoder().encode(body), timeout: requestTimeout)
-        requestCounter.increment()
-        log?("POST \(url.path)")
-        let response: HTTPResponse
-        do {
-            response = try await transport.send(request)
-        } catch {
-            throw APIError.unavailable("the annotation may or may not have been written (\(error))")
-        }
-        switch classify(response, from: url) {
-        case .success(let answer):
-            let created: AnnotationResponse = try decode(answer.body, from: url)
-            return created.annotation ?? note
-        case .fail(let error): throw error
-        case .retry(let reason, _, _): throw APIError.unavailable(reason)
-        }
+        let answer = try await sendOnce(request, unsure: "the annotation may or may not have been written")
+        let created: AnnotationResponse = try decode(answer.body, from: url)
+        return created.annotation ?? note
     }
 }
 

@@ -49,6 +49,36 @@ extension MetrikaClient {
         }
     }
 
+    /// Sends a write once, the way `send` sends every request (by the profile that reads the request's
+    /// counter, admitted by the quota ledger first, counted and logged) but never again: a write sent
+    /// twice could be done twice. A failure in transport, or an answer `send` would retry, throws
+    /// `APIError.unavailable` saying `unsure` (the write may or may not have been done).
+    package func sendOnce(_ request: HTTPRequest, unsure: String, route given: APIRoute? = nil) async throws
+        -> HTTPResponse
+    {
+        let route: APIRoute
+        if let given { route = given } else { route = try await self.route(for: request.url) }
+        let request = addressed(request, by: route)
+        let ticket = try await gate?.admit(login: route.login, reporting: false)
+        requestCounter.increment()
+        let sentAt = DispatchTime.now().uptimeNanoseconds
+        let response: HTTPResponse
+        do {
+            response = try await route.transport.send(request)
+            if let ticket { await gate?.finish(ticket) }
+        } catch {
+            if let ticket { await gate?.finish(ticket) }
+            logLine(request, status: "failed", since: sentAt)
+            throw APIError.unavailable("\(unsure) (\(error))")
+        }
+        logLine(request, status: "\(response.status)", since: sentAt)
+        switch classify(response, from: request.url) {
+        case .success(let answer): return answer
+        case .fail(let error): throw error
+        case .retry(let reason, _, _): throw APIError.unavailable("\(unsure) (\(reason))")
+        }
+    }
+
     /// Runs `body` under the retry policy, as `send` runs one request: a `TransientFailure` it throws
     /// is waited out (backoff with jitter, `Retry-After`, the same caps on attempts and on waiting) and
     /// `body` runs again; any other error ends it at once. For work that is more than one request,

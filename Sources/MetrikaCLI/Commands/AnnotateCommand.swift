@@ -1,5 +1,6 @@
 import MetrikaAPI
 import MetrikaModel
+import MetrikaUseCases
 
 /// `metrika annotate`: writes one chart annotation to a counter (the owner's note, shown by chart,
 /// alert and explain). The one command that writes to Metrika: it needs the `metrika:write` scope.
@@ -18,6 +19,9 @@ enum AnnotateCommand: Command {
         `metrika login --scope write` asks for; a token signed in without it is refused before any
         request (exit 77). --time is the time of day (HH:MM, default the whole day); --group is Metrika's
         colour group, A to E (default A). Characters outside the BMP (emoji) are refused by Metrika.
+        The request goes as every other does (by the profile that reads the counter, within the quota
+        ledger), once: a failed write is not sent again. The annotation is kept in the history database
+        at once, so the next chart, alert or explain shows it.
 
         Exit codes: 0 written, 64 a wrong option, 77 no write scope or no edit access.
 
@@ -47,7 +51,14 @@ enum AnnotateCommand: Command {
             return ExitCode.noPermission
         }
         let client = try await session.services.client()
-        let written = try await client.createAnnotation(counterID: id, note)
+        let (written, unkept) = try await AnnotationText.write(note, counterID: id, client: client) {
+            try await session.services.history()
+        }
+        if let unkept {
+            context.note(
+                "Warning: the annotation was written but not kept in the history (\(context.naming.reason(unkept))); the next read of the counter's annotations (within the hour) brings it."
+            )
+        }
         let time = written.time.map { " \($0)" } ?? ""
         context.stdout.write("Annotated counter \(id) on \(written.day.iso)\(time): \"\(written.title)\"\n")
         return ExitCode.ok

@@ -32,7 +32,8 @@ enum ChartCommand: Command {
         ends with exit code 69. METRIKA_RSVG_CONVERT names the program when it is not on PATH.
 
         Days the counter's owner annotated in Metrika (chart annotations) are marked with a dashed line
-        and their title; one more request per counter, none with --offline.
+        and their title; one more request per counter, none when read within the hour (they are kept in
+        the history database; --offline shows the kept ones).
 
         The file is written atomically (a temporary file renamed over it), so a cron job that mails the
         chart never sends half of one. `--output -` writes the chart to standard output. A name
@@ -108,7 +109,7 @@ enum ChartCommand: Command {
             activity: context)
         var chart = ChartSeries.makeChart(
             data, grouping: request.grouping, title: request.title, width: request.width, height: request.height)
-        chart.marks = await ChartSeries.marks(for: data, client: loader.client, activity: context)
+        chart.marks = await ChartSeries.marks(for: data, loader: loader, activity: context)
         let svg = chart.render()
         let bytes =
             format == .png

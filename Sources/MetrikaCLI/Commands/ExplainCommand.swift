@@ -74,26 +74,32 @@ enum ExplainCommand: Command {
             request, client: client, history: SegmentHistory(loader, today: request.today))
         let listing = explanation.listing
         let out = context.stdout
+        // The owner's chart annotations on the explained day(s): context, never a reason to fail.
+        let period = request.period
+        var notes: [Annotation] = []
+        switch await AnnotationText.annotations(counterID: id, on: period.from...period.to, loader: loader) {
+        case .success(let read): notes = read
+        case .failure(let error):
+            if options[.verbose] {
+                context.note("Note: counter \(id)'s chart annotations could not be read: \(error)")
+            }
+        }
         switch output.format {
         case .table:
             out.write(ExplanationListing.text(listing, maxWidth: context.terminalWidth))
-            // The owner's chart annotations on the explained day(s): context, never a reason to fail.
-            let period = request.period
-            let notes = await AnnotationText.annotations(counterID: id, on: period.from...period.to, client: client)
-            switch notes {
-            case .success(let notes): for note in notes { out.write(AnnotationText.line(note) + "\n") }
-            case .failure(let error):
-                if options[.verbose] {
-                    context.note("Note: counter \(id)'s chart annotations could not be read: \(error)")
-                }
-            }
+            for note in notes { out.write(AnnotationText.line(note) + "\n") }
         case .csv:
             try output.csv.write(ExplanationListing.csvHeader, to: out.writer)
             for row in ExplanationListing.csvRows(listing) {
                 try output.csv.write(row, numbersFrom: ExplanationListing.csvNumbersFrom, to: out.writer)
             }
+            for row in AnnotationText.csvRows(notes, columns: ExplanationListing.csvHeader.count) {
+                try output.csv.write(row, to: out.writer)
+            }
         case .json:
-            out.write(ExplanationListing.document(listing, versioned: true).serialized(pretty: true) + "\n")
+            let document = ExplanationListing.document(listing, versioned: true)
+            let noted = AnnotationText.adding(notes.map { (counterID: id, note: $0) }, to: document)
+            out.write(noted.serialized(pretty: true) + "\n")
         }
         return ExitCode.ok
     }

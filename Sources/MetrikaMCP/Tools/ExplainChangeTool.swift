@@ -21,7 +21,8 @@ enum ExplainChangeTool {
             today. against: alert (a day's default: the median of the same weekday of the alert's weeks before, 6 unless \
             the config says otherwise, as check_alerts judges), previous (a range's default) or DATE..DATE. The owner's \
             chart annotations on the period's days are an `annotations` member (absent when none). Quota: one \
-            Reporting request per dimension (users: one more) and two Management requests. Example: \
+            Reporting request per dimension (users: one more) and one Management request, one more for the annotations \
+            unless read within the hour. Example: \
             {"counter_id": 1001, "metric": "visits"}.
             """,
         arguments: [
@@ -38,7 +39,8 @@ enum ExplainChangeTool {
                     schema(
                         "array", "per dimension: its segments' value, expected, change (adding up to change), share",
                         items: schema("object"))
-                )
+                ),
+                AnnotationMember.schemaMember
             ], required: ["headline", "dimensions"]))
 
     static let counterID = TypedToolArgument<Int>(

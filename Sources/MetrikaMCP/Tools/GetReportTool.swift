@@ -45,8 +45,8 @@ enum GetReportTool {
             `notes` the text's notes (a period not over yet, sampling, rows left out). \
             Quota: a time series (no dimensions, preset or filters) comes from metrika's history database, so a repeated \
             question costs no Reporting request and a new one only the days not yet stored; a dimension report costs one API \
-            request per 20,000 rows; each counter's chart annotations, one Management request (online), are the \
-            `annotations` member (counter_id, date, time, title, message, group) when one falls in the period. Default: pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate by day \
+            request per 20,000 rows; each counter's chart annotations (kept in the history: one Management request per \
+            counter at most once an hour; offline the kept ones) are the `annotations` member (counter_id, date, time, title, message, group) when one falls in the period. Default: pageviews, visits, users, pageDepth, avgVisitDuration, bounceRate by day \
             for the last 7 days; \(defaultLimit) rows per answer (\(defaultCompareLimit) with compare; at most \(maximumLimit)); when the rows would not fit a model's \
             budget twice, the text shows the first \(compactRows) with the totals and structuredContent holds them all. \
             counter_ids "all" answers "how are all my sites doing": one row per counter with the period's totals, sorted by \
@@ -111,7 +111,8 @@ enum GetReportTool {
                             + "over every counter (users null: never summed), rows_total the counters, fell_most with compare"
                     )
                 ),
-                ("total", schema("object", "The portfolio's Total (kind portfolio only)"))
+                ("total", schema("object", "The portfolio's Total (kind portfolio only)")),
+                AnnotationMember.schemaMember
             ], required: ["version", "columns", "rows"]))
 
     /// `limit`: the report's parameter as declared once (ReportFields), with this tool's own bounds.
@@ -229,10 +230,11 @@ enum GetReportTool {
             text += line + "\n"
             notes.append(line)
         }
-        // The owner's chart annotations on the period's days (online only): context, absent when none.
-        if !request.offline, let period = Self.period(document) {
+        // The owner's chart annotations on the period's days (offline: the kept ones): context, absent when none.
+        if let period = Self.period(document) {
             let annotations = await AnnotationMember.read(
-                counters: request.counterIDs, from: period.from, to: period.to, services: services)
+                counters: request.counterIDs, from: period.from, to: period.to, offline: request.offline,
+                services: services)
             text += AnnotationMember.text(annotations, namingCounters: request.counterIDs.count > 1)
             document = AnnotationMember.adding(annotations, to: document)
         }

@@ -13,7 +13,7 @@ enum ListAnnotationsTool {
         description: """
             The annotations the owner of one Yandex.Metrika counter wrote on its charts ("new site template", \
             "sale started"): date, time, title, message, group (A–E). Context for a change get_report or explain_change \
-            shows: a day with an annotation may explain it. Read only. Quota: one Management API request. \
+            shows: a day with an annotation may explain it. Read only. Quota: one Management API request, none when read within the hour (kept in the history). \
             Example: {"counter_id": 1001}.
             """,
         arguments: [counterID.argument],
@@ -31,7 +31,7 @@ enum ListAnnotationsTool {
 
     static func run(_ arguments: ToolArguments, services: any RunServices) async throws -> MCPToolResult {
         let id = arguments[counterID] ?? 0
-        let annotations = try await services.client().fetchAnnotations(counterID: id)
+        let annotations = try await services.historyLoader(offline: false).annotations(counterID: id).get()
         let items: [JSONValue] = annotations.map { note in
             .object([
                 ("date", .string(note.day.iso)), ("time", note.time.map(JSONValue.string) ?? .null),
@@ -56,29 +56,39 @@ enum ListAnnotationsTool {
 /// lines. Context only: annotations that cannot be read leave the answer as it was.
 enum AnnotationMember {
     /// The counters' annotations on `from...to`, each with its counter; empty when none or unreadable.
-    static func read(counters: [Int], from: Day, to: Day, services: any RunServices) async -> [(Int, Annotation)] {
-        guard from <= to, let client = try? await services.client() else { return [] }
+    /// Read as `HistoryLoader.annotations` reads them (kept for an hour; `offline`: the kept ones).
+    static func read(counters: [Int], from: Day, to: Day, offline: Bool = false, services: any RunServices) async
+        -> [(Int, Annotation)]
+    {
+        guard from <= to, let loader = try? await services.historyLoader(offline: offline) else { return [] }
         var found: [(Int, Annotation)] = []
         for id in counters {
-            let read = await AnnotationText.annotations(counterID: id, on: from...to, client: client)
+            let read = await AnnotationText.annotations(counterID: id, on: from...to, loader: loader)
             guard case .success(let notes) = read else { continue }
             found += notes.map { (id, $0) }
         }
         return found
     }
 
+    /// The member as get_report's and explain_change's output schemas declare it.
+    static let schemaMember: (String, JSONValue) = (
+        "annotations",
+        schema(
+            "array",
+            "The owner's chart annotations on the period's days (absent: none, or none readable); kept in the "
+                + "history and read again after an hour",
+            items: schema(
+                "object",
+                properties: [
+                    ("counter_id", schema("integer")), ("date", schema("string", "YYYY-MM-DD")),
+                    ("time", .object([("type", .array([.string("string"), .string("null")]))])),
+                    ("title", schema("string")), ("message", schema("string")), ("group", schema("string", "A to E"))
+                ], required: ["counter_id", "date", "title"]))
+    )
+
     /// `document` with `annotations` appended (unchanged when there are none).
     static func adding(_ notes: [(Int, Annotation)], to document: JSONValue) -> JSONValue {
-        guard !notes.isEmpty, case .object(var members) = document else { return document }
-        let items: [JSONValue] = notes.map { id, note in
-            .object([
-                ("counter_id", .number(Double(id))), ("date", .string(note.day.iso)),
-                ("time", note.time.map(JSONValue.string) ?? .null), ("title", .string(note.title)),
-                ("message", .string(note.message)), ("group", .string(note.group))
-            ])
-        }
-        members.append(("annotations", .array(items)))
-        return .object(members)
+        AnnotationText.adding(notes.map { (counterID: $0.0, note: $0.1) }, to: document)
     }
 
     /// One `annotation on Sun 2026-11-29: "…"` line each (the counter named when several are reported).

@@ -31,12 +31,15 @@ package struct AlertJSON: Sendable {
     /// What made a drop or a rise, the main one first (`AlertDrivers`); empty for a stop, for back to
     /// normal, for a change spread evenly.
     package var drivers: [AlertDriver] = []
+    /// The owner's chart annotations on the alert's day (`AnnotationText`); empty for back to normal.
+    package var annotations: [Annotation] = []
     /// The alert's line.
     package var text: String
 
     /// The object: `counter_id`, `counter_name`, `metric`, `goal_id`, `goal_name`, `grain`, `date`,
     /// `hour` and `hours` (hours only), `value`, `expected`, `unit`, `currency` (days only), `change`,
-    /// `kind`, `since`, `score`, `provisional` (days only), `text`.
+    /// `kind`, `since`, `score`, `provisional` (days only), `drivers`, `annotations` (`date`, `time`,
+    /// `title`, `message`, `group` each), `text`.
     package var json: JSONValue {
         var members: [(String, JSONValue)] = [
             ("counter_id", .number(Double(counter.id))),
@@ -65,6 +68,7 @@ package struct AlertJSON: Sendable {
         ]
         if let provisional { members.append(("provisional", .bool(provisional))) }
         members.append(("drivers", .array(drivers.map(\.json))))
+        members.append(("annotations", .array(annotations.map(AnnotationText.json))))
         members.append(("text", .string(text)))
         return .object(members)
     }

@@ -82,7 +82,7 @@ package enum AlertMail {
         }
 
         var text = AlertText.subject(findings) + "\n\n"
-        for finding in findings { text += AlertText.line(finding) + "\n" }
+        for finding in findings { text += AlertText.lines(finding).map { $0 + "\n" }.joined() }
         // What a line says: the judged day or hours, and what they are judged against.
         let judged = hours ? "today's finished hours" : "the day's value"
         let baseline = hours ? "the same hours of the same weekday" : "the same weekday"
@@ -107,6 +107,10 @@ package enum AlertMail {
             let margin = hours ? "12px 0" : "16px 0 4px"
             html += "<p style=\"margin: \(margin); color: \(color); font-weight: bold;\">"
             html += "\(HTMLText.prose(AlertText.line(finding)))</p>\n"
+            for note in finding.annotations {
+                html += "<p style=\"margin: 0 0 4px 16px; color: #555;\">"
+                html += "\(HTMLText.prose(AnnotationText.line(note)))</p>\n"
+            }
             if let image {
                 html +=
                     "<p style=\"margin: 0;\"><img src=\"cid:\(XMLEscape.attribute(image.contentID ?? ""))\" alt=\"\(XMLEscape.attribute(AlertText.chartDescription(finding)))\" width=\"360\" style=\"max-width:100%;height:auto\"></p>\n"

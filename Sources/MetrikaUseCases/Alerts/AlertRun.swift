@@ -72,11 +72,7 @@ package struct AlertRun: Sendable {
         package var isEmpty: Bool { all.isEmpty }
 
         /// One line per finding (`AlertText`), each annotation of its day on a line of its own under it.
-        package var lines: [String] {
-            all.flatMap { finding in
-                [AlertText.line(finding)] + finding.annotations.map { "  " + AnnotationText.line($0) }
-            }
-        }
+        package var lines: [String] { all.flatMap(AlertText.lines) }
 
         /// The subject of a message that tells them (`metrika: 2 alerts (…)`, `… today` for hours).
         package var subject: String { AlertText.subject(all) }
@@ -308,11 +304,11 @@ package struct AlertRun: Sendable {
         return requests
     }
 
-    /// Gives each alert the owner's chart annotations on its day: one Management request per alerted
-    /// counter, none offline. Annotations that cannot be read leave the alert as it was (a note with
-    /// --verbose or a named counter); they are context, never a reason to fail.
+    /// Gives each alert the owner's chart annotations on its day: at most one Management request per
+    /// alerted counter, none when read within the hour (`HistoryLoader.annotations`); offline, the kept
+    /// ones. Annotations that cannot be read leave the alert as it was (a note with --verbose or a
+    /// named counter); they are context, never a reason to fail.
     private func attachAnnotations(_ findings: inout [AlertCheck.Finding], _ request: Request) async {
-        guard let client = loader.client else { return }
         var read: [Int: [Annotation]] = [:]
         for index in findings.indices {
             guard case .alert = findings[index].notice else { continue }
@@ -320,7 +316,7 @@ package struct AlertRun: Sendable {
             if read[counter] == nil {
                 let days = findings.filter { $0.counter.id == counter }.map(\.day)
                 switch await AnnotationText.annotations(
-                    counterID: counter, on: days.min()!...days.max()!, client: client)
+                    counterID: counter, on: days.min()!...days.max()!, loader: loader)
                 {
                 case .success(let notes): read[counter] = notes
                 case .failure(let error):

@@ -6,6 +6,12 @@ import MetrikaRender
 /// line per finding, the webhook's JSON body (an hour's objects with the hours) and the mail's
 /// subject. Lines start with the counter id, so scripts can `cut -d' ' -f1`.
 package enum AlertText {
+    /// The finding's line, then each annotation of its day on a line of its own under it, indented
+    /// (`  annotation on Sun 2026-11-29: "…"`): what every channel shows of it.
+    package static func lines(_ finding: AlertCheck.Finding) -> [String] {
+        [line(finding)] + finding.annotations.map { "  " + AnnotationText.line($0) }
+    }
+
     /// `515151 Сезонный магазин: visits 200 on Sun 2026-11-29, expected ~600 (-67%)`;
     /// `520008 Магазин: visits stopped at 14:00 on Tue 2026-12-01: 0 in 14:00–17:00, expected ~1 600 (-100%)`.
     /// A drop or a rise ends with its main driver (`, mostly Search engine traffic -310`) when it has
@@ -192,7 +198,7 @@ package enum AlertText {
     /// with a last line saying how many more are in `alerts` (a chat message has a size limit:
     /// Telegram's is 4,096 characters, and a refused POST would be refused again every run).
     package static func summary(_ findings: [AlertCheck.Finding], limit: Int = summaryLimit) -> String {
-        summary(subject: subject(findings), lines: findings.map(line), limit: limit)
+        summary(subject: subject(findings), lines: findings.flatMap(lines), limit: limit)
     }
 
     /// `subject`, then `lines`, cut at whole lines to `limit` characters.
@@ -246,7 +252,7 @@ package enum AlertText {
             date: judgement.day,
             value: judgement.value, expected: judgement.expected, change: judgement.changePercent, kind: kind,
             since: since,
-            score: judgement.score, drivers: finding.drivers, text: line(finding))
+            score: judgement.score, drivers: finding.drivers, annotations: finding.annotations, text: line(finding))
         if let hours = judgement.hours {
             json.hours = (hourName(hour ?? hours.lowerBound), hoursText(hours))
         } else {

@@ -25,6 +25,13 @@ package struct TelegramDeliverer: AlertDeliverer {
         self.activity = activity
     }
 
+    /// A photo's caption: the alert's line and the annotations of its day under it, while they fit
+    /// Telegram's 1,024 characters (else the line alone; the message before it has them all).
+    static func caption(_ finding: AlertCheck.Finding) -> String {
+        let lines = AlertText.lines(finding).joined(separator: "\n")
+        return TelegramHTML.escape(lines.count <= TelegramHTML.captionLimit ? lines : AlertText.line(finding))
+    }
+
     /// The message: the subject in bold, then one line per alert.
     package static func message(_ findings: AlertRun.Findings) -> String {
         "<b>\(TelegramHTML.escape(findings.subject))</b>\n\n"
@@ -62,7 +69,7 @@ package struct TelegramDeliverer: AlertDeliverer {
                 guard let png = photos[name] else { return nil }
                 return OutboxDraft(
                     recipient: "", kind: "photo", body: png, fileName: name + ".png",
-                    caption: TelegramHTML.escape(AlertText.line(finding)))
+                    caption: Self.caption(finding))
             }
             return chats.flatMap { chat in
                 parts.map { OutboxDraft(recipient: chat.value, kind: "text", body: Data($0.utf8)) }
