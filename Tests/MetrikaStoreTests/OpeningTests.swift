@@ -14,7 +14,8 @@ import Testing
                 .compactMap(\.first?.string)
             #expect(
                 tables == [
-                    "alert_episodes", "bot_leases", "bot_offsets", "bot_updates", "counter_currency", "counter_goals",
+                    "alert_episodes", "bot_leases", "bot_offsets", "bot_updates", "closed_hourly_alerts",
+                    "counter_currency", "counter_goals",
                     "counter_goals_read", "counters", "daily_mirror", "daily_values", "fetch_log", "hourly_values",
                     "log_job_parts", "log_jobs", "log_loaded_days", "log_loads", "metrika_migrations", "outbox",
                     "period_totals", "quota_in_flight", "quota_requests", "run_failures", "run_jobs", "segment_days",
@@ -29,7 +30,8 @@ import Testing
                     [.integer(8), .text("log_loaded_days")], [.integer(9), .text("hourly_values")],
                     [.integer(10), .text("bot_offsets")], [.integer(11), .text("segment_values")],
                     [.integer(12), .text("alert_family")], [.integer(13), .text("outbox")],
-                    [.integer(14), .text("unattended_runs")], [.integer(16), .text("quota_ledger")]
+                    [.integer(14), .text("unattended_runs")], [.integer(16), .text("quota_ledger")],
+                    [.integer(19), .text("hourly_stories")]
                 ])
             #expect(try rawRows(path, "PRAGMA user_version") == [[.integer(Int64(Schema.latestVersion))]])
             #expect(try rawRows(path, "PRAGMA journal_mode") == [[.text("wal")]])

@@ -124,6 +124,7 @@ func backToVersion10(_ path: String) throws {
         DROP TABLE IF EXISTS outbox;
         DROP TABLE quota_requests;
         DROP TABLE quota_in_flight;
+        DROP TABLE IF EXISTS closed_hourly_alerts;
         DELETE FROM metrika_migrations WHERE version > 10;
         PRAGMA user_version = 10;
         """)
