@@ -366,6 +366,10 @@ import Testing
             outcome.findings.map(AlertText.line) == [
                 "1001 Shop: visits still stopped since 14:00 on Sat 2026-11-28: 0 of ~600 that day (-100%)"
             ])
+        #expect(AlertText.subject(outcome.findings) == "metrika: 1 alert still open (Shop)")
+        let body = String(decoding: AlertText.webhookBody(outcome.findings), as: UTF8.self)
+        #expect(body.contains(#""continues":{"alert_id":\#(hourly.id ?? 0),"since_hour":"14:00"}"#), "\(body)")
+        #expect(outcome.findings.first?.recent.count == 35, "the mail's chart")
         // Claimed on the hourly alert; a delivery that failed gives it back, and the next run tells it.
         let claims = try await check.claim(&outcome)
         #expect(claims.count == 1 && outcome.findings.count == 1)

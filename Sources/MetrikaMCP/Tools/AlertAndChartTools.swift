@@ -32,7 +32,7 @@ enum CheckAlertsTool {
                     "findings",
                     schema(
                         "array",
-                        "counter_id, counter_name, metric, grain (day, or hour with today), title, notice (drop, rise, stopped, back_to_normal), day, value, expected, change_percent, since, provisional, drivers (what made a drop or a rise, the main one first: dimension, name, value, expected, change, share), text; with today: hours {from, to} (local hours judged) instead of since and provisional",
+                        "counter_id, counter_name, metric, grain (day, or hour with today), title, notice (drop, rise, stopped, back_to_normal; continues: a day within an hourly alert still open), day, value, expected, change_percent, since, provisional, drivers (what made a drop or a rise, the main one first: dimension, name, value, expected, change, share), text; with today: hours {from, to} (local hours judged) instead of since and provisional",
                         items: schema("object"))
                 ),
                 (
@@ -218,7 +218,8 @@ extension CheckAlertsTool {
         return MCPToolResult(content: [.text(text)], structuredContent: allFailed ? nil : document, isError: allFailed)
     }
 
-    /// `drop`, `rise`, `stopped`, or `back_to_normal`: a day's notice, and an hour's.
+    /// `drop`, `rise`, `stopped`, or `back_to_normal`: a day's notice, and an hour's; `continues`: a
+    /// day's that goes on with an hourly alert still open.
     static func notice(_ notice: AlertLedger.Notice) -> String {
         switch notice {
         case .alert(let kind): return kind.rawValue

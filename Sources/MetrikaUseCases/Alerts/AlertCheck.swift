@@ -362,6 +362,11 @@ package struct AlertCheck: Sendable {
                 judgement, counterID: counter.id, metric: metric.apiName, open: open[metric.apiName],
                 now: activity.now())
             if metric.apiName == Metric.purchases.apiName { purchasesToday = (judgement.kind, decision.notice) }
+            // The judged day and the 34 before it, for the chart.
+            let recent = (0..<35).reversed().map { back -> (day: Day, value: Double?) in
+                let past = day.adding(days: -back)
+                return (past, values[past])
+            }
             if case .open = decision.change, case .alert(let kind)? = decision.notice {
                 if let told = hourly[metric.apiName], Self.sameStory(kind, told: told, day: day) {
                     // Told by the hourly check and still open there: not told again as a new drop, and
@@ -371,7 +376,7 @@ package struct AlertCheck: Sendable {
                     findings.append(
                         Finding(
                             counter: counter, metric: metric, goalName: goalName, judgement: judgement,
-                            notice: .continues(told, day: day), provisional: provisional))
+                            notice: .continues(told, day: day), recent: recent, provisional: provisional))
                     continue
                 }
                 if hourlyClosed[metric.apiName, default: []].contains(where: {
@@ -394,10 +399,6 @@ package struct AlertCheck: Sendable {
             }
             changes.append(decision.change)
             if let notice = decision.notice {
-                let recent = (0..<35).reversed().map { back -> (day: Day, value: Double?) in
-                    let past = day.adding(days: -back)
-                    return (past, values[past])
-                }
                 findings.append(
                     Finding(
                         counter: counter, metric: metric, goalName: goalName, judgement: judgement, notice: notice,
