@@ -405,6 +405,10 @@ package struct AlertCheck: Sendable {
                         recent: recent, provisional: provisional, change: decision.change))
             }
         }
+        // The visits' story going on says the goals' too (as the hourly check tells a stop of the visits alone).
+        if findings.contains(where: { $0.metric.apiName == Metric.visits.apiName && Self.continues($0.notice) }) {
+            findings.removeAll { $0.metric.goalID != nil && Self.continues($0.notice) }
+        }
         // An episode of a metric no longer checked (a goal deleted, a metric taken out of the
         // settings) is forgotten, so it cannot silence that metric if it ever comes back. A goal whose
         // list could not be read, and a shop's purchases or revenue that were not loaded this run
@@ -430,6 +434,12 @@ package struct AlertCheck: Sendable {
             }
         }
         return (findings, changes, 0)
+    }
+
+    /// Whether `notice` goes on with an hourly alert's story.
+    static func continues(_ notice: AlertLedger.Notice) -> Bool {
+        if case .continues = notice { return true }
+        return false
     }
 
     /// Whether a day's `kind` on `day` is the trouble an hour's episode `told` tells: the same
