@@ -287,11 +287,14 @@ extension HistoryStore {
         }
     }
 
-    /// Forgets every open episode, of both grains; returns how many there were.
+    /// Forgets every open episode, of both grains, and the closed hourly alerts the daily check knows
+    /// (the next runs tell anew); returns how many open ones there were.
     package func forgetAllAlertEpisodes() async throws -> Int {
         try await alertTransaction { database in
             try database.execute("DELETE FROM alert_episodes")
-            return database.changes
+            let forgotten = database.changes
+            try database.execute("DELETE FROM closed_hourly_alerts")
+            return forgotten
         }
     }
 

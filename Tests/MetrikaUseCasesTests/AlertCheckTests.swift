@@ -423,6 +423,10 @@ import Testing
         try await check.record(outcome)
         #expect(try await store.allOpenAlertEpisodes().isEmpty, "a daily alert opened")
         #expect(try await store.closedHourEpisodes(counterID: 1001)["ym:s:visits"]?.count == 2)
+        // `--forget all` forgets them too: the next run tells the day anew.
+        _ = try await store.forgetAllAlertEpisodes()
+        #expect(try await store.closedHourEpisodes(counterID: 1001).isEmpty)
+        #expect(await check.run(counters: [counter]).findings.map(\.notice) == [.alert(.stopped)])
     }
 
     /// An episode as recorded, without the id the history gave it.
