@@ -40,6 +40,9 @@ package struct AlertEpisode: Sendable, Equatable {
     /// The value and the expected value the last run that saw it measured (nil: none since it was told).
     package var lastValue: Double?
     package var lastExpected: Double?
+    /// An hour's episode: the last day whose daily check continued its story (`still stopped since …`),
+    /// so that it is continued once a day at most; nil: never.
+    package var continuedOn: Day?
 
     /// A day's episode.
     package init(

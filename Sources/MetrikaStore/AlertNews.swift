@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaModel
 
 /// News a run is about to tell about one episode (an `AlertEpisode` of either grain), claimed
 /// (`HistoryStore.claimNews`) before it is printed or delivered, so that overlapping runs tell it once.
@@ -9,11 +10,14 @@ package enum AlertNews: Sendable, Equatable {
     /// An open episode that ended (back to normal): claimed while that episode is still open; the
     /// claim closes it.
     case close(AlertEpisode)
+    /// An open hour's episode whose story the daily check continues for `day` (`still stopped since
+    /// …`): claimed while that episode is open and was not continued for `day` yet (once a day at most).
+    case continueStory(AlertEpisode, day: Day)
 
     /// The episode it is about.
     package var episode: AlertEpisode {
         switch self {
-        case .open(let episode), .close(let episode): return episode
+        case .open(let episode), .close(let episode), .continueStory(let episode, _): return episode
         }
     }
 }

@@ -12,7 +12,7 @@ extension HistoryStore {
     // MARK: - Episodes (both grains: one table, one claim, one release, one record)
 
     private static let episodeColumns =
-        "id, counter_id, metric, grain, kind, since, since_hour, last_day, last_hour, value, expected, notified_at, last_value, last_expected"
+        "id, counter_id, metric, grain, kind, since, since_hour, last_day, last_hour, value, expected, notified_at, last_value, last_expected, continued_on"
 
     private static func episode(_ row: [SQLiteValue]) -> AlertEpisode? {
         guard let id = row[0].int, let counterID = row[1].int, let metric = row[2].string,
@@ -21,12 +21,14 @@ extension HistoryStore {
             let last = row[7].string.flatMap(Day.init(iso:)),
             let value = row[9].double, let expected = row[10].double, let notified = row[11].double
         else { return nil }
-        return AlertEpisode(
+        var episode = AlertEpisode(
             id: id, counterID: counterID, metric: metric, grain: grain, kind: kind, since: since,
             sinceHour: row[6].int ?? 0,
             lastDay: last, lastHour: row[8].int ?? 0, value: value, expected: expected,
             notifiedAt: Date(timeIntervalSince1970: notified),
             lastValue: row[12].double, lastExpected: row[13].double)
+        episode.continuedOn = row.count > 14 ? row[14].string.flatMap(Day.init(iso:)) : nil
+        return episode
     }
 
     /// `(counter_id, metric, grain)`: the key of an episode.
@@ -54,8 +56,8 @@ extension HistoryStore {
         try database.execute(
             """
             INSERT OR REPLACE INTO alert_episodes
-                (id, counter_id, metric, grain, kind, since, since_hour, last_day, last_hour, value, expected, notified_at, last_value, last_expected)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                (id, counter_id, metric, grain, kind, since, since_hour, last_day, last_hour, value, expected, notified_at, last_value, last_expected, continued_on)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 episode.id.map { .int($0) } ?? .null, .int(episode.counterID), .text(episode.metric),
@@ -63,7 +65,8 @@ extension HistoryStore {
                 .text(episode.since.iso), hour(episode.sinceHour, episode.grain), .text(episode.lastDay.iso),
                 hour(episode.lastHour, episode.grain),
                 .real(episode.value), .real(episode.expected), .real(episode.notifiedAt.timeIntervalSince1970),
-                episode.lastValue.map { .real($0) } ?? .null, episode.lastExpected.map { .real($0) } ?? .null
+                episode.lastValue.map { .real($0) } ?? .null, episode.lastExpected.map { .real($0) } ?? .null,
+                episode.continuedOn.map { .text($0.iso) } ?? .null
             ])
         return try database.scalar("SELECT last_insert_rowid()")?.int
     }
@@ -71,6 +74,59 @@ extension HistoryStore {
     private static func delete(_ episode: AlertEpisode, _ database: Database) throws {
         try database.execute(
             "DELETE FROM alert_episodes WHERE counter_id = ? AND metric = ? AND grain = ?", key(episode))
+    }
+
+    /// How long a closed hourly alert is remembered (`closedHourEpisodes`): days before its last day.
+    package static let closedHourDays = 14
+
+    /// Remembers the open hour's episode of `counterID`'s `metric` as closed, before it is forgotten (the
+    /// daily check never tells its days again); a day's episode is not kept. Forgets those long over.
+    private static func rememberClosed(counterID: Int, metric: String, grain: AlertEpisode.Grain, _ database: Database)
+        throws
+    {
+        guard grain == .hour,
+            let open = try database.rows(
+                "SELECT \(episodeColumns) FROM alert_episodes WHERE counter_id = ? AND metric = ? AND grain = 'hour'",
+                [.int(counterID), .text(metric)]
+            ).first.flatMap(Self.episode)
+        else { return }
+        try database.execute(
+            """
+            INSERT OR REPLACE INTO closed_hourly_alerts (counter_id, metric, kind, since, since_hour, last_day, last_hour)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .int(counterID), .text(metric), .text(open.kind), .text(open.since.iso), .int(open.sinceHour),
+                .text(open.lastDay.iso), .int(open.lastHour)
+            ])
+        try database.execute(
+            "DELETE FROM closed_hourly_alerts WHERE counter_id = ? AND last_day < ?",
+            [.int(counterID), .text(open.lastDay.adding(days: -closedHourDays).iso)])
+    }
+
+    /// The hourly alerts of a counter that closed in the last two weeks (back to normal, or no longer
+    /// as far off), by metric API name: what the hourly check told and saw end. No ids, no values.
+    package func closedHourEpisodes(counterID: Int) async throws -> [String: [AlertEpisode]] {
+        let rows = try await alertTransaction { database in
+            try database.rows(
+                """
+                SELECT metric, kind, since, since_hour, last_day, last_hour FROM closed_hourly_alerts
+                WHERE counter_id = ? ORDER BY since, since_hour
+                """,
+                [.int(counterID)])
+        }
+        var result: [String: [AlertEpisode]] = [:]
+        for row in rows {
+            guard let metric = row[0].string, let kind = row[1].string,
+                let since = row[2].string.flatMap(Day.init(iso:)), let last = row[4].string.flatMap(Day.init(iso:))
+            else { continue }
+            let episode = AlertEpisode(
+                counterID: counterID, metric: metric, kind: kind, day: since, sinceHour: row[3].int ?? 0,
+                lastDay: last, lastHour: row[5].int ?? 0, value: 0, expected: 0,
+                notifiedAt: Date(timeIntervalSince1970: 0))
+            result[metric, default: []].append(episode)
+        }
+        return result
     }
 
     /// The open episodes of a counter in `grain`, by metric API name.
@@ -118,6 +174,7 @@ extension HistoryStore {
                         + Self.key(episode) + [.text(episode.lastDay.iso), lastHour])
             }
             for (counterID, metric) in closed {
+                try Self.rememberClosed(counterID: counterID, metric: metric, grain: grain, database)
                 try database.execute(
                     "DELETE FROM alert_episodes WHERE counter_id = ? AND metric = ? AND grain = ?",
                     [.int(counterID), .text(metric), .text(grain.rawValue)])
@@ -156,13 +213,29 @@ extension HistoryStore {
             switch item {
             case .open(var opened):
                 if let current, current.kind == opened.kind { return nil }
+                // An hourly alert of another kind that this one replaces was told: remembered as closed.
+                if let current {
+                    try rememberClosed(
+                        counterID: current.counterID, metric: current.metric, grain: current.grain, database)
+                }
                 opened.id = nil
                 opened.id = try Self.insert(opened, database)
                 return AlertClaim(news: .open(opened), previous: current)
             case .close(let episode):
                 guard let current, current.sameStart(as: episode) else { return nil }
+                try rememberClosed(counterID: current.counterID, metric: current.metric, grain: current.grain, database)
                 try Self.delete(current, database)
                 return AlertClaim(news: .close(current), previous: current)
+            case .continueStory(let episode, let day):
+                // Once a day at most: the episode still open, and not yet continued for `day`.
+                guard let current, current.id == episode.id, current.continuedOn.map({ $0 < day }) ?? true,
+                    let id = current.id
+                else { return nil }
+                try database.execute(
+                    "UPDATE alert_episodes SET continued_on = ? WHERE id = ?", [.text(day.iso), .int(id)])
+                var continued = current
+                continued.continuedOn = day
+                return AlertClaim(news: .continueStory(continued, day: day), previous: current)
             }
         }
     }
@@ -186,6 +259,12 @@ extension HistoryStore {
                 case .close(let closed):
                     guard current == nil else { continue }
                     try Self.insert(closed, database)
+                case .continueStory(let episode, let day):
+                    guard let current, current.id == episode.id, current.continuedOn == day, let id = current.id
+                    else { continue }
+                    try database.execute(
+                        "UPDATE alert_episodes SET continued_on = ? WHERE id = ?",
+                        [claim.previous?.continuedOn.map { .text($0.iso) } ?? .null, .int(id)])
                 }
             }
         }
@@ -208,11 +287,14 @@ extension HistoryStore {
         }
     }
 
-    /// Forgets every open episode, of both grains; returns how many there were.
+    /// Forgets every open episode, of both grains, and the closed hourly alerts the daily check knows
+    /// (the next runs tell anew); returns how many open ones there were.
     package func forgetAllAlertEpisodes() async throws -> Int {
         try await alertTransaction { database in
             try database.execute("DELETE FROM alert_episodes")
-            return database.changes
+            let forgotten = database.changes
+            try database.execute("DELETE FROM closed_hourly_alerts")
+            return forgotten
         }
     }
 

@@ -142,14 +142,14 @@ extension HistoryStore {
                 return .delivered
             case .refused(let error):
                 try database.execute(
-                    "UPDATE outbox SET state = 'refused', last_error = ?, attempts = attempts + 1, lease_pid = NULL, lease_until = NULL WHERE id = ?",
+                    "UPDATE outbox SET state = 'refused', last_error = ?1, first_error = coalesce(first_error, ?1), attempts = attempts + 1, lease_pid = NULL, lease_until = NULL WHERE id = ?",
                     [.text(error), .int(id)])
                 return .refused
             case .failed(let error, let retryAt):
                 let created = try database.scalar("SELECT created_at FROM outbox WHERE id = ?", [.int(id)])?.double ?? 0
                 let expired = now.timeIntervalSince1970 - created >= giveUpAfter
                 try database.execute(
-                    "UPDATE outbox SET state = ?, last_error = ?, attempts = attempts + 1, next_attempt_at = ?, lease_pid = NULL, lease_until = NULL WHERE id = ?",
+                    "UPDATE outbox SET state = ?1, last_error = ?2, first_error = coalesce(first_error, ?2), attempts = attempts + 1, next_attempt_at = ?3, lease_pid = NULL, lease_until = NULL WHERE id = ?4",
                     [
                         .text(expired ? "expired" : "pending"), .text(error), .real(retryAt.timeIntervalSince1970),
                         .int(id)
@@ -188,6 +188,29 @@ extension HistoryStore {
                 }
             }
             return result
+        }
+    }
+
+    /// Every pending message, oldest first, as `alert --status --json` lists it: where it goes, what
+    /// it is, how often it was tried, when it is tried next, and its first and last errors.
+    package func pendingOutboxMessages() async throws -> [OutboxWaiting] {
+        try await withLock { database in
+            try database.rows(
+                """
+                SELECT channel, recipient, kind, attempts, next_attempt_at, first_error, last_error, created_at, episodes
+                FROM outbox WHERE state = 'pending' ORDER BY id
+                """
+            ).compactMap { row -> OutboxWaiting? in
+                guard let channel = row[0].string.flatMap(OutboxMessage.Channel.init(rawValue:)),
+                    let recipient = row[1].string, let kind = row[2].string, let next = row[4].double,
+                    let created = row[7].double
+                else { return nil }
+                return OutboxWaiting(
+                    channel: channel, recipient: recipient, kind: kind, attempts: row[3].int ?? 0,
+                    nextAttemptAt: Date(timeIntervalSince1970: next), firstError: row[5].string ?? row[6].string,
+                    lastError: row[6].string, queuedAt: Date(timeIntervalSince1970: created),
+                    episodes: Self.episodeIDs(row[8].string ?? ""))
+            }
         }
     }
 

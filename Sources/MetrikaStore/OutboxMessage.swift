@@ -106,3 +106,21 @@ package struct OutboxPending: Sendable, Equatable {
     /// Episodes these messages tell.
     package var episodes: Set<Int>
 }
+
+/// One message still to deliver, as `alert --status --json` lists it (`HistoryStore.pendingOutboxMessages`).
+package struct OutboxWaiting: Sendable, Equatable {
+    package var channel: OutboxMessage.Channel
+    /// A chat id, a webhook URL, a mail address.
+    package var recipient: String
+    /// What the message is (`text`, `photo`, the webhook's `body`, a `mail`).
+    package var kind: String
+    /// Deliveries tried so far.
+    package var attempts: Int
+    package var nextAttemptAt: Date
+    /// The first failure's words (nil: never tried), and the last's.
+    package var firstError: String?
+    package var lastError: String?
+    package var queuedAt: Date
+    /// Episodes (alert ids) it tells.
+    package var episodes: [Int]
+}

@@ -456,6 +456,26 @@ enum Schema {
                     counter_id INTEGER PRIMARY KEY,
                     read_at REAL NOT NULL
                 );
+                """),
+        // One outage, one story across the grains (issue 45 target 7): the day an open hourly alert's
+        // story was last continued by the daily check (`continued_on`, once a day at most), and the
+        // hourly alerts that closed (kept two weeks), so the daily check never tells their days again;
+        // and an undelivered message's first error beside its last (`alert --status --json`).
+        Migration(
+            version: 19, name: "hourly_stories",
+            sql: """
+                ALTER TABLE alert_episodes ADD COLUMN continued_on TEXT;
+                ALTER TABLE outbox ADD COLUMN first_error TEXT;
+                CREATE TABLE closed_hourly_alerts (
+                    counter_id INTEGER NOT NULL,
+                    metric TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    since TEXT NOT NULL,
+                    since_hour INTEGER NOT NULL,
+                    last_day TEXT NOT NULL,
+                    last_hour INTEGER NOT NULL,
+                    PRIMARY KEY (counter_id, metric, since, since_hour)
+                ) WITHOUT ROWID;
                 """)
     ]
 

@@ -123,6 +123,14 @@ struct TelegramDeliveryEndToEndTests {
         #expect(result.stderr.contains("Stopped: 1 message kept in the outbox"), "\(result.stderr)")
         let status = try metrika(["alert", "--status"], environment: environment(api, bot, home))
         #expect(status.stdout.contains("Not yet delivered: 1 message to Telegram chat 111"), "\(status.stdout)")
+        // And in JSON, one object per message (was: not listed at all).
+        let json = try metrika(["alert", "--status", "--json"], environment: environment(api, bot, home))
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let undelivered = object?["undelivered"] as? [[String: Any]]
+        #expect(undelivered?.count == 1 && object?["version"] as? Int == 1, "\(json.stdout)")
+        #expect(undelivered?.first?["channel"] as? String == "telegram", "\(json.stdout)")
+        #expect(undelivered?.first?["recipient"] as? String == "111", "\(json.stdout)")
+        #expect(undelivered?.first?["next_try"] is String && undelivered?.first?["tries"] is Int, "\(json.stdout)")
         _ = try bot.control("POST", "__tg/reset")
         let start = try bot.sent().count
         let next = try metrika(

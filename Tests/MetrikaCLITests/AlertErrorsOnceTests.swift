@@ -17,9 +17,19 @@ struct AlertErrorsOnceTests {
     final class SwitchedTransport: HTTPTransport {
         let curl = CurlTransport()
         let down = Mutex(false)
+        /// The user's daily quota spent: every API request answers 429 `quota_requests_by_uid`.
+        let spent = Mutex(false)
 
         func send(_ request: MetrikaAPI.HTTPRequest) async throws -> MetrikaAPI.HTTPResponse {
             if down.withLock({ $0 }) { throw TransportError.cannotConnect("Connection refused") }
+            if spent.withLock({ $0 }) {
+                let message = "Quota exceeded: daily request limit for the user (5000); the quota resets at 00:00 GMT"
+                let body =
+                    #"{"errors":[{"error_type":"quota_requests_by_uid","message":"\#(message)"}],"code":429,"#
+                    + #""message":"\#(message)"}"#
+                return MetrikaAPI.HTTPResponse(
+                    status: 429, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+            }
             return try await curl.send(request)
         }
     }
@@ -79,6 +89,24 @@ struct AlertErrorsOnceTests {
             "\(back.stderr)")
         let quiet = await runner.alert(hourly)
         #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+    }
+
+    /// Issue 45: a spent daily quota printed its error every hour, all night. Now said once, at the
+    /// second failing run; the later runs are silent and still exit non-zero.
+    @Test func aSpentQuotaIsSaidOnce() async throws {
+        let runner = Runner(simulator: try LoopbackSimulator(fixtures: "alerts"))
+        defer { try? FileManager.default.removeItem(atPath: runner.home) }
+        let hourly = ["--today", "--counter", "520008"]
+        #expect(await runner.alert(hourly).status == 0)
+        runner.transport.spent.withLock { $0 = true }
+        var runs: [(status: Int32, stdout: String, stderr: String)] = []
+        for _ in 1...3 { runs.append(await runner.alert(hourly)) }
+        #expect(runs.allSatisfy { $0.status != 0 }, "\(runs.map(\.status))")
+        #expect(runs[0].stderr.isEmpty, "a failure of one run said: \(runs[0].stderr)")
+        #expect(
+            runs[1].stderr.contains("quota") && runs[1].stderr.split(separator: "\n").count == 1,
+            "the second failing run says it, once: \(runs[1].stderr)")
+        #expect(runs[2].stderr.isEmpty, "said again: \(runs[2].stderr)")
     }
 
     /// A counter the token cannot read among good ones (`--counter 520008,999`): said at the job's

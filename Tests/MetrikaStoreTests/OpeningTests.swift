@@ -14,7 +14,8 @@ import Testing
                 .compactMap(\.first?.string)
             #expect(
                 tables == [
-                    "alert_episodes", "bot_leases", "bot_offsets", "bot_updates", "counter_annotations",
+                    "alert_episodes", "bot_leases", "bot_offsets", "bot_updates", "closed_hourly_alerts",
+                    "counter_annotations",
                     "counter_annotations_read", "counter_currency", "counter_goals",
                     "counter_goals_read", "counters", "daily_mirror", "daily_values", "fetch_log", "hourly_values",
                     "log_job_parts", "log_jobs", "log_loaded_days", "log_loads", "metrika_migrations", "outbox",
@@ -31,7 +32,8 @@ import Testing
                     [.integer(10), .text("bot_offsets")], [.integer(11), .text("segment_values")],
                     [.integer(12), .text("alert_family")], [.integer(13), .text("outbox")],
                     [.integer(14), .text("unattended_runs")], [.integer(16), .text("quota_ledger")],
-                    [.integer(17), .text("chart_annotations")]
+                    [.integer(17), .text("chart_annotations")],
+                    [.integer(19), .text("hourly_stories")]
                 ])
             #expect(try rawRows(path, "PRAGMA user_version") == [[.integer(Int64(Schema.latestVersion))]])
             #expect(try rawRows(path, "PRAGMA journal_mode") == [[.text("wal")]])

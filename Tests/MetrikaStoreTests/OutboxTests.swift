@@ -64,6 +64,28 @@ import Testing
         #expect(try await store.pendingOutbox().isEmpty)
     }
 
+    /// `alert --status --json` listed no undelivered message (issue 45): each pending message, with its
+    /// tries, next try and its first error beside the last.
+    @Test func pendingMessagesKeepTheirFirstErrorBesideTheLast() async throws {
+        let store = try await HistoryStore.open(path: ":memory:")
+        let id = try #require(try await store.queueOutbox([Self.message("111", "a")]).first?.id)
+        _ = try await store.leaseOutbox(routes: [(.telegram, "telegram")], now: Self.now)
+        let retry = Self.now.addingTimeInterval(60)
+        _ = try await store.settleOutbox(
+            id: id, .failed(error: "502", retryAt: retry), now: Self.now, giveUpAfter: 3600)
+        _ = try await store.leaseOutbox(routes: [(.telegram, "telegram")], now: retry)
+        let next = retry.addingTimeInterval(120)
+        _ = try await store.settleOutbox(
+            id: id, .failed(error: "timed out", retryAt: next), now: retry, giveUpAfter: 3600)
+        let waiting = try await store.pendingOutboxMessages()
+        #expect(
+            waiting == [
+                OutboxWaiting(
+                    channel: .telegram, recipient: "111", kind: "text", attempts: 2, nextAttemptAt: next,
+                    firstError: "502", lastError: "timed out", queuedAt: Self.now, episodes: [7])
+            ])
+    }
+
     /// A claim and the messages that tell it are one transaction; a release drops the batch's messages.
     @Test func aReleasedClaimTakesItsMessagesAlong() async throws {
         let store = try await HistoryStore.open(path: ":memory:")

@@ -126,6 +126,7 @@ func backToVersion10(_ path: String) throws {
         DROP TABLE quota_in_flight;
         DROP TABLE counter_annotations;
         DROP TABLE counter_annotations_read;
+        DROP TABLE IF EXISTS closed_hourly_alerts;
         DELETE FROM metrika_migrations WHERE version > 10;
         PRAGMA user_version = 10;
         """)

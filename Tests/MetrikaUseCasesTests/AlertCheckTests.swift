@@ -341,9 +341,10 @@ import Testing
     }
 
     /// Issue 45 target 7: the hourly check told the stop on Saturday at 16:05 and it is still open;
-    /// the daily check judging Saturday told it again as a new alert, and `--status` listed two. Now
-    /// the day is the hourly alert's story: nothing told, no second episode.
-    @Test func aDayTheHourlyCheckToldIsNotToldAgain() async throws {
+    /// the daily check judging Saturday told it again as a new alert, and `--status` listed two. Then
+    /// it told nothing. Now the day is the hourly alert's story, continued in one line on that alert
+    /// (no second episode), once a day: a second daily run for the same day tells nothing.
+    @Test func aDayTheHourlyCheckToldIsContinuedOnItsAlertOnceADay() async throws {
         let path = NSTemporaryDirectory() + "metrika-alert-story-\(UUID().uuidString).sqlite"
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let counter = try await stoppedVisitsHistory(path)
@@ -353,20 +354,79 @@ import Testing
             counterID: 1001, metric: "ym:s:visits", kind: "stopped", day: saturday, sinceHour: 14,
             lastDay: saturday.adding(days: 1), lastHour: 6, value: 0, expected: 300, notifiedAt: testNow)
         try await store.recordEpisodes(grain: .hour, opened: [told], touched: [], closed: [])
+        let hourly = try #require(try await store.openEpisodes(counterID: 1001, grain: .hour)["ym:s:visits"])
         var settings = AlertSettings()
         settings.checkGoals = false
         let check = AlertCheck(
             loader: HistoryLoader(store: store, client: nil, now: { testNow }, unsettledDays: 2), settings: settings,
             activity: RecordedActivity())
-        let outcome = await check.run(counters: [counter])
-        #expect(outcome.findings.isEmpty, "told again: \(outcome.findings.map(\.notice))")
-        try await check.record(outcome)
+        var outcome = await check.run(counters: [counter])
+        #expect(outcome.findings.map(\.notice) == [.continues(hourly, day: saturday)])
+        #expect(
+            outcome.findings.map(AlertText.line) == [
+                "1001 Shop: visits still stopped since 14:00 on Sat 2026-11-28: 0 of ~600 that day (-100%)"
+            ])
+        #expect(AlertText.subject(outcome.findings) == "metrika: 1 alert still open (Shop)")
+        let body = String(decoding: AlertText.webhookBody(outcome.findings), as: UTF8.self)
+        #expect(body.contains(#""continues":{"alert_id":\#(hourly.id ?? 0),"since_hour":"14:00"}"#), "\(body)")
+        #expect(outcome.findings.first?.recent.count == 35, "the mail's chart")
+        // Claimed on the hourly alert; a delivery that failed gives it back, and the next run tells it.
+        let claims = try await check.claim(&outcome)
+        #expect(claims.count == 1 && outcome.findings.count == 1)
+        try await check.release(claims)
+        var again = await check.run(counters: [counter])
+        #expect(try await check.claim(&again).count == 1, "given back: told again")
+        try await check.record(again)
         #expect(try await store.openEpisodes(counterID: 1001, grain: .day).isEmpty, "a second alert opened")
-        #expect(try await store.openEpisodes(counterID: 1001, grain: .hour).count == 1)
+        #expect(try await store.allOpenAlertEpisodes().map(\.id) == [hourly.id], "--status lists one alert")
+        var third = await check.run(counters: [counter])
+        _ = try await check.claim(&third)
+        #expect(third.findings.isEmpty, "continued twice for one day: \(third.findings.map(AlertText.line))")
         // A rise is another story; a day outside the hourly alert's span is told as usual.
         #expect(!AlertCheck.sameStory(.rise, told: told, day: saturday))
         #expect(!AlertCheck.sameStory(.drop, told: told, day: saturday.adding(days: -1)))
         #expect(AlertCheck.sameStory(.drop, told: told, day: saturday.adding(days: 1)))
+    }
+
+    /// Issue 45 target 7: an hourly alert told the stop at 14:00 and saw it back at 17:00 (closed);
+    /// the next morning's daily check told the day it dragged down as a new drop. Now the hourly
+    /// alerts that closed are remembered, and their days are not told again; a day outside a closed
+    /// alert's span still is.
+    @Test func aDayWhoseHourlyAlertClosedIsNotToldAsANewDrop() async throws {
+        let path = NSTemporaryDirectory() + "metrika-alert-closed-story-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let counter = try await stoppedVisitsHistory(path)
+        let store = try await HistoryStore.open(path: path)
+        let saturday = Day(iso: "2026-11-28")!
+        var settings = AlertSettings()
+        settings.checkGoals = false
+        let check = AlertCheck(
+            loader: HistoryLoader(store: store, client: nil, now: { testNow }, unsettledDays: 2), settings: settings,
+            activity: RecordedActivity())
+        // Thursday's hourly stop, closed when no longer as far off: another day's story.
+        let thursday = AlertEpisode(
+            counterID: 1001, metric: "ym:s:visits", kind: "drop", day: saturday.adding(days: -2), sinceHour: 10,
+            lastDay: saturday.adding(days: -1), lastHour: 2, value: 10, expected: 300, notifiedAt: testNow)
+        try await store.recordEpisodes(grain: .hour, opened: [thursday], touched: [], closed: [])
+        try await store.recordEpisodes(grain: .hour, opened: [], touched: [], closed: [(1001, "ym:s:visits")])
+        #expect(await check.run(counters: [counter]).findings.map(\.notice) == [.alert(.stopped)])
+        // Saturday's, told at 16:05 and back to normal at 17:00 (the back-to-normal claim closed it).
+        let told = AlertEpisode(
+            counterID: 1001, metric: "ym:s:visits", kind: "stopped", day: saturday, sinceHour: 14,
+            lastDay: saturday, lastHour: 16, value: 0, expected: 300, notifiedAt: testNow)
+        try await store.recordEpisodes(grain: .hour, opened: [told], touched: [], closed: [])
+        let open = try #require(try await store.openEpisodes(counterID: 1001, grain: .hour)["ym:s:visits"])
+        #expect(try await store.claimNews([.close(open)]).count == 1)
+        #expect(try await store.allOpenAlertEpisodes().isEmpty)
+        let outcome = await check.run(counters: [counter])
+        #expect(outcome.findings.isEmpty, "told again as a new drop: \(outcome.findings.map(AlertText.line))")
+        try await check.record(outcome)
+        #expect(try await store.allOpenAlertEpisodes().isEmpty, "a daily alert opened")
+        #expect(try await store.closedHourEpisodes(counterID: 1001)["ym:s:visits"]?.count == 2)
+        // `--forget all` forgets them too: the next run tells the day anew.
+        _ = try await store.forgetAllAlertEpisodes()
+        #expect(try await store.closedHourEpisodes(counterID: 1001).isEmpty)
+        #expect(await check.run(counters: [counter]).findings.map(\.notice) == [.alert(.stopped)])
     }
 
     /// An episode as recorded, without the id the history gave it.

@@ -133,9 +133,15 @@ package actor TokenKeeper {
         let (resolved, now, warn, log, naming) = (resolved, now, warn, log, naming)
         let (outcome, first) = await TokenRenewals.shared.renew(path: path, refreshToken: refreshToken, now: now()) {
             await TokenRenewals.withFileLock(beside: path) {
-                await Self.refresh(
+                // Another process's renewal failed moments ago (and said so): not asked again.
+                if let mark = TokenRenewals.backingOff(beside: path, expiresAt: stored.expiresAt, now: now()) {
+                    log?("  the token's renewal failed moments ago (\(mark.reason)): not tried again yet")
+                    return .failedQuietly(mark.reason)
+                }
+                let outcome = await Self.refresh(
                     stored, refreshToken: refreshToken, oauth: oauth, credentials: credentials, resolved: resolved,
                     path: path, now: now, warn: warn, log: log, naming: naming)
+                return TokenRenewals.keep(outcome, beside: path, expiresAt: stored.expiresAt, now: now())
             }
         }
         switch outcome {
@@ -144,6 +150,8 @@ package actor TokenKeeper {
             return .success(renewed.accessToken)
         case .failed(let reason):
             return .failure(reason, said: !first)
+        case .failedQuietly(let reason):
+            return .failure(reason, said: true)
         }
     }
 

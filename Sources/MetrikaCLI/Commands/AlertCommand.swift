@@ -52,10 +52,11 @@ enum AlertCommand: Command {
         the config file or the keyring, never an argument (docs/telegram.md). --dry-run prints the
         lines and sends and remembers nothing.
 
-        --today judges today's finished hours instead, for an hourly cron: visits and every goal's
-        reaches hour by hour, the last 3 finished hours together against the same hours of the same
-        weekday of the previous 4 weeks (their median); stopped when they are 0 for 2 hours or more
-        where those weeks always had some ("visits stopped at 14:00"). The running hour is never judged
+        --today judges the last finished hours instead, for an hourly cron: visits and every goal's
+        reaches hour by hour, the last 3 finished hours together (near midnight, yesterday's last
+        hours with today's) against the same hours of the same weekday of the previous 4 weeks
+        (their median); stopped when they are 0 for 2 hours or more where those weeks always had
+        some ("visits stopped at 14:00"). The running hour is never judged
         (its numbers are still coming in). One request per counter and run; the earlier weeks' hours
         are kept in the history database. Told once as well, with "back to normal at 17:00".
 
@@ -109,7 +110,7 @@ enum AlertCommand: Command {
         var counterIDs: [Int]
         var dryRun: Bool
         var offline: Bool
-        /// `--today`: today's finished hours (the hour grain) instead of yesterday.
+        /// `--today`: the last finished hours (the hour grain, across midnight) instead of yesterday.
         var today: Bool
         var currency: Currency?
         /// `--mail`: empty when the alerts are not mailed.
@@ -303,10 +304,13 @@ extension Option where Value == Bool {
             help: "Send one sample alert through each channel named (else each configured); a line per recipient")
     }
 
-    /// `--today` of alert: today's finished hours, for an hourly cron.
+    /// `--today` of alert: the last finished hours (yesterday's too near midnight), for an hourly cron.
     static var today: Option<Bool> {
         .flag(
-            "today", help: "Judge today's finished hours against the same hours of earlier weeks (for an hourly cron)")
+            "today",
+            help:
+                "Judge the last finished hours (near midnight yesterday's too) against the same hours of earlier weeks (for an hourly cron)"
+        )
     }
 }
 

@@ -58,7 +58,13 @@ extension AlertCommand {
         }
         let rows = try await status.entries().map(\.row)
         if options[.json] {
-            context.stdout.write(AlertStatusList.json(rows).serialized(pretty: true) + "\n")
+            // The text's `Not yet delivered` lines, one object per message: `undelivered`.
+            let waiting = (try? await status.store.pendingOutboxMessages()) ?? []
+            var json = AlertStatusList.json(rows)
+            if case .object(let members) = json {
+                json = .object(members + [("undelivered", undeliveredJSON(waiting))])
+            }
+            context.stdout.write(json.serialized(pretty: true) + "\n")
         } else {
             context.stdout.write(AlertStatusList.text(rows, maxWidth: context.terminalWidth))
             // Told is claimed: what the outbox still holds for a recipient is not delivered yet.
@@ -84,6 +90,27 @@ extension AlertCommand {
         line += ", queued \(RFC3339.format(pending.oldest))"
         if let error = pending.lastError { line += "; last try: \(TerminalText.sanitize(error))" }
         return line
+    }
+
+    /// `--status --json`'s `undelivered`: each message still in the outbox, oldest first — `channel`
+    /// (`telegram`, `webhook`, `mail`), `recipient`, `kind`, `tries`, `next_try`, `first_error`,
+    /// `last_error` (null before a try), `queued_at`, `alerts` (the ids it tells).
+    static func undeliveredJSON(_ waiting: [OutboxWaiting]) -> JSONValue {
+        .array(waiting.map(undeliveredJSON))
+    }
+
+    /// One undelivered message's object.
+    static func undeliveredJSON(_ message: OutboxWaiting) -> JSONValue {
+        func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+        let alerts: [JSONValue] = message.episodes.map { .number(Double($0)) }
+        let members: [(String, JSONValue)] = [
+            ("channel", .string(message.channel.rawValue)), ("recipient", .string(message.recipient)),
+            ("kind", .string(message.kind)), ("tries", .number(Double(message.attempts))),
+            ("next_try", .string(RFC3339.format(message.nextAttemptAt))),
+            ("first_error", text(message.firstError)), ("last_error", text(message.lastError)),
+            ("queued_at", .string(RFC3339.format(message.queuedAt))), ("alerts", .array(alerts))
+        ]
+        return .object(members)
     }
 
     /// `--forget ID` or `--forget all`; nil without --forget.

@@ -13,7 +13,7 @@ enum CheckAlertsTool {
         name: "check_alerts",
         title: "Anomalies of the last day or of today so far",
         description: """
-            Finds what changed abnormally on the last finished day (or, with today: true, in today's finished hours so far) (in each counter's time zone) — visits, a shop's purchases \
+            Finds what changed abnormally on the last finished day (or, with today: true, in the last finished hours — near midnight yesterday's last hours too) (in each counter's time zone) — visits, a shop's purchases \
             and revenue, every goal's reaches — judged against the same weekday of the previous weeks, as metrika's daily \
             alert check does: a drop, a rise (a bot wave) or a stop (broken tracking), and metrics back to normal. Read-only: it \
             never sends a webhook or mail and never marks an alert as told, so asking again gives the same answer. Values are \
@@ -32,7 +32,7 @@ enum CheckAlertsTool {
                     "findings",
                     schema(
                         "array",
-                        "counter_id, counter_name, metric, grain (day, or hour with today), title, notice (drop, rise, stopped, back_to_normal), day, value, expected, change_percent, since, provisional, drivers (what made a drop or a rise, the main one first: dimension, name, value, expected, change, share), text; with today: hours {from, to} (local hours judged) instead of since and provisional",
+                        "counter_id, counter_name, metric, grain (day, or hour with today), title, notice (drop, rise, stopped, back_to_normal; continues: a day within an hourly alert still open), day, value, expected, change_percent, since, provisional, drivers (what made a drop or a rise, the main one first: dimension, name, value, expected, change, share), text; with today: hours {from, to} (local hours judged) instead of since and provisional",
                         items: schema("object"))
                 ),
                 (
@@ -61,7 +61,7 @@ enum CheckAlertsTool {
     static let today = TypedToolArgument<Bool>(
         ToolArgument(
             "today", .boolean,
-            "Judge today's finished hours so far (each counter's time zone) against the same hours of the same weekday "
+            "Judge the last finished hours (each counter's time zone; near midnight yesterday's last hours too) against the same hours of the same weekday "
                 + "of earlier weeks instead of the last day: a stop (tracking that fell off at 14:00), a drop or a rise "
                 + "in the last hours. Not with date.",
             defaultValue: .bool(false)))
@@ -218,10 +218,14 @@ extension CheckAlertsTool {
         return MCPToolResult(content: [.text(text)], structuredContent: allFailed ? nil : document, isError: allFailed)
     }
 
-    /// `drop`, `rise`, `stopped`, or `back_to_normal`: a day's notice, and an hour's.
+    /// `drop`, `rise`, `stopped`, or `back_to_normal`: a day's notice, and an hour's; `continues`: a
+    /// day's that goes on with an hourly alert still open.
     static func notice(_ notice: AlertLedger.Notice) -> String {
-        if case .alert(let kind) = notice { return kind.rawValue }
-        return "back_to_normal"
+        switch notice {
+        case .alert(let kind): return kind.rawValue
+        case .backToNormal: return "back_to_normal"
+        case .continues: return "continues"
+        }
     }
 
     /// A change in percent to one decimal, as the webhook says it (nil: nothing was expected).

@@ -8,7 +8,7 @@ import MetrikaStore
 /// - a day (`metrika alert`): for each counter, the last finished day (in its time zone) of visits, a
 ///   shop's purchases and revenue and every goal's reaches; it reads the history and fetches only
 ///   what it lacks, like `sync`;
-/// - an hour (`metrika alert --today`): today's finished hours of visits and every goal's reaches
+/// - an hour (`metrika alert --today`): the last finished hours (across midnight) of visits and every goal's reaches
 ///   against the same hours of the same weekday (`HourlyHistory`): one request per counter and run.
 ///
 /// `run` only reads (a dry run, the MCP tool); a run that tells first `claim`s its news (overlapping
@@ -18,7 +18,7 @@ package struct AlertCheck: Sendable {
     package let loader: HistoryLoader
     package let settings: AlertSettings
     package let activity: any Activity
-    /// What is judged: the last finished day, or today's finished hours.
+    /// What is judged: the last finished day, or the last finished hours (across midnight).
     package let grain: AlertEpisode.Grain
     /// `--currency`: a shop's revenue in this currency (default: the counter's own).
     package var currency: Currency?
@@ -337,8 +337,9 @@ package struct AlertCheck: Sendable {
         }
 
         let open = try await loader.store.openEpisodes(counterID: counter.id, grain: .day)
-        // The hourly check's open alerts: a day whose trouble one of them told already is its story.
+        // The hourly check's alerts, open and closed: a day whose trouble one of them told is its story.
         let hourly = try await loader.store.openEpisodes(counterID: counter.id, grain: .hour)
+        let hourlyClosed = try await loader.store.closedHourEpisodes(counterID: counter.id)
         let provisional = try await isProvisional(day, counter: counter)
         var findings: [Finding] = []
         var changes: [EpisodeChange] = []
@@ -361,13 +362,31 @@ package struct AlertCheck: Sendable {
                 judgement, counterID: counter.id, metric: metric.apiName, open: open[metric.apiName],
                 now: activity.now())
             if metric.apiName == Metric.purchases.apiName { purchasesToday = (judgement.kind, decision.notice) }
-            if case .open = decision.change, case .alert(let kind)? = decision.notice,
-                let told = hourly[metric.apiName], Self.sameStory(kind, told: told, day: day)
-            {
-                // Told by the hourly check (and still open there): not told again as a new drop, and
-                // no second episode, so `--status` lists the one alert.
-                changes.append(.none)
-                continue
+            // The judged day and the 34 before it, for the chart.
+            let recent = (0..<35).reversed().map { back -> (day: Day, value: Double?) in
+                let past = day.adding(days: -back)
+                return (past, values[past])
+            }
+            if case .open = decision.change, case .alert(let kind)? = decision.notice {
+                if let told = hourly[metric.apiName], Self.sameStory(kind, told: told, day: day) {
+                    // Told by the hourly check and still open there: not told again as a new drop, and
+                    // no second episode (`--status` lists the one alert); one line continues its story,
+                    // claimed on that alert once a day.
+                    changes.append(.none)
+                    findings.append(
+                        Finding(
+                            counter: counter, metric: metric, goalName: goalName, judgement: judgement,
+                            notice: .continues(told, day: day), recent: recent, provisional: provisional))
+                    continue
+                }
+                if hourlyClosed[metric.apiName, default: []].contains(where: {
+                    Self.sameStory(kind, told: $0, day: day)
+                }) {
+                    // Told by the hourly check, which has seen it end since (back to normal at 17:00):
+                    // the owner heard both; the day it dragged down is not a new drop.
+                    changes.append(.none)
+                    continue
+                }
             }
             if Self.isRevenue(apiName: metric.apiName), let notice = decision.notice, let purchasesToday,
                 Self.isEcho(notice, purchasesKind: purchasesToday.kind, purchasesNotice: purchasesToday.notice)
@@ -380,15 +399,15 @@ package struct AlertCheck: Sendable {
             }
             changes.append(decision.change)
             if let notice = decision.notice {
-                let recent = (0..<35).reversed().map { back -> (day: Day, value: Double?) in
-                    let past = day.adding(days: -back)
-                    return (past, values[past])
-                }
                 findings.append(
                     Finding(
                         counter: counter, metric: metric, goalName: goalName, judgement: judgement, notice: notice,
                         recent: recent, provisional: provisional, change: decision.change))
             }
+        }
+        // The visits' story going on says the goals' too (as the hourly check tells a stop of the visits alone).
+        if findings.contains(where: { $0.metric.apiName == Metric.visits.apiName && Self.continues($0.notice) }) {
+            findings.removeAll { $0.metric.goalID != nil && Self.continues($0.notice) }
         }
         // An episode of a metric no longer checked (a goal deleted, a metric taken out of the
         // settings) is forgotten, so it cannot silence that metric if it ever comes back. A goal whose
@@ -415,6 +434,12 @@ package struct AlertCheck: Sendable {
             }
         }
         return (findings, changes, 0)
+    }
+
+    /// Whether `notice` goes on with an hourly alert's story.
+    static func continues(_ notice: AlertLedger.Notice) -> Bool {
+        if case .continues = notice { return true }
+        return false
     }
 
     /// Whether a day's `kind` on `day` is the trouble an hour's episode `told` tells: the same
@@ -555,6 +580,9 @@ package struct AlertCheck: Sendable {
         case .alert(let kind): return purchasesKind == kind
         case .backToNormal:
             if case .backToNormal? = purchasesNotice { return true }
+            return false
+        case .continues:
+            if case .continues? = purchasesNotice { return true }
             return false
         }
     }

@@ -35,6 +35,9 @@ package struct AlertJSON: Sendable {
     package var annotations: [Annotation] = []
     /// The alert's line.
     package var text: String
+    /// The daily check's line that continues an hourly alert still open: that alert's id (as `--status`
+    /// lists it) and its first hour (`14:00`); nil for any other.
+    package var continues: (id: Int?, hour: String)? = nil
 
     /// The object: `counter_id`, `counter_name`, `metric`, `goal_id`, `goal_name`, `grain`, `date`,
     /// `hour` and `hours` (hours only), `value`, `expected`, `unit`, `currency` (days only), `change`,
@@ -69,7 +72,31 @@ package struct AlertJSON: Sendable {
         if let provisional { members.append(("provisional", .bool(provisional))) }
         members.append(("drivers", .array(drivers.map(\.json))))
         members.append(("annotations", .array(annotations.map(AnnotationText.json))))
+        if let continues {
+            members.append(
+                (
+                    "continues",
+                    .object([
+                        ("alert_id", continues.id.map { .number(Double($0)) } ?? .null),
+                        ("since_hour", .string(continues.hour))
+                    ])
+                ))
+        }
         members.append(("text", .string(text)))
         return .object(members)
+    }
+}
+
+extension AlertJSON {
+    /// The object of `finding`, told as `kind` since `since`.
+    init(_ finding: AlertCheck.Finding, kind: AlertKind, since: String) {
+        let judgement = finding.judgement
+        self.init(
+            counter: finding.counter, metric: finding.metric, goalName: finding.goalName, grain: judgement.grain,
+            date: judgement.day,
+            value: judgement.value, expected: judgement.expected, change: judgement.changePercent, kind: kind,
+            since: since,
+            score: judgement.score, drivers: finding.drivers, text: AlertText.line(finding))
+        if judgement.hours == nil { provisional = finding.provisional }
     }
 }

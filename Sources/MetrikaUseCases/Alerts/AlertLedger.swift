@@ -20,12 +20,16 @@ package enum AlertLedger {
         /// It had stopped (since the episode's start) and has values again; for the hour grain, from
         /// `hour` on (today).
         case backToNormal(AlertEpisode, hour: Int? = nil)
+        /// The daily check's day is the story of an hourly alert still open (`episode`): told as one
+        /// line that continues it (`still stopped since 14:00 on Mon …`), once for `day`, on that alert.
+        case continues(AlertEpisode, day: Day)
 
         /// The same kind of news: the same kind of anomaly, or both back to normal.
         package func sameKind(as other: Notice) -> Bool {
             switch (self, other) {
             case (.alert(let a), .alert(let b)): return a == b
             case (.backToNormal, .backToNormal): return true
+            case (.continues, .continues): return true
             default: return false
             }
         }
@@ -118,6 +122,7 @@ package enum AlertLedger {
         switch (notice, change) {
         case (.alert?, .open(let episode)): return .open(episode)
         case (.backToNormal(let episode, _)?, .close): return .close(episode)
+        case (.continues(let episode, let day)?, _): return .continueStory(episode, day: day)
         default: return nil
         }
     }

@@ -84,7 +84,7 @@ package enum AlertMail {
         var text = AlertText.subject(findings) + "\n\n"
         for finding in findings { text += AlertText.lines(finding).map { $0 + "\n" }.joined() }
         // What a line says: the judged day or hours, and what they are judged against.
-        let judged = hours ? "today's finished hours" : "the day's value"
+        let judged = hours ? "the last finished hours" : "the day's value"
         let baseline = hours ? "the same hours of the same weekday" : "the same weekday"
         text +=
             "\nEach line: the counter, the metric, \(judged) and the median of \(baseline) over the previous weeks.\n"
@@ -101,7 +101,7 @@ package enum AlertMail {
             let color: String
             switch finding.notice {
             case .alert(.rise): color = "#B25E00"
-            case .alert: color = "#B00020"
+            case .alert, .continues: color = "#B00020"
             case .backToNormal: color = "#1B7F3B"
             }
             let margin = hours ? "12px 0" : "16px 0 4px"

@@ -6,7 +6,7 @@ import MetrikaSystem
 
 /// One alert run, whoever asks (the CLI's `metrika alert`, MCP's `check_alerts`, the Telegram bot):
 /// the settings of the config file, the counters to check, the check of a grain (the last finished
-/// day, or today's finished hours), and for a run that tells, told once — each piece of news claimed
+/// day, or the last finished hours), and for a run that tells, told once — each piece of news claimed
 /// first (overlapping runs tell it once), then shown (`show`: the CLI's stdout) and handed to every
 /// deliverer (webhook, mail, …), and given back when showing or a delivery failed, so the next run
 /// tells it again. Entry points word its errors (`AlertRunError`) and show its result.

@@ -1,6 +1,7 @@
 import Foundation
 import MetrikaModel
 import MetrikaRender
+import MetrikaStore
 
 /// The words of the alert check, over a grain (`metrika alert`: a day; `--today`: hours): one stdout
 /// line per finding, the webhook's JSON body (an hour's objects with the hours) and the mail's
@@ -35,6 +36,8 @@ package enum AlertText {
                 let numbers =
                     "\(value(judgement.value, of: finding.metric)), expected ~\(expected(judgement.expected, of: finding.metric))"
                 return "\(head) back to normal on \(day): \(numbers) (had stopped since \(dayText(episode.since)))"
+            case .continues(let episode, _):
+                return "\(head) \(continuation(finding, of: episode))" + late
             }
         }
         switch finding.notice {
@@ -56,7 +59,28 @@ package enum AlertText {
             let since =
                 hourName(episode.sinceHour) + (episode.since == judgement.day ? "" : " on " + dayText(episode.since))
             return "\(head) back to normal at \(hourName(hour ?? hours.upperBound)) on \(day) (had \(was) at \(since))"
+        case .continues(let episode, _):
+            return "\(head) \(continuation(finding, of: episode))"
         }
+    }
+
+    /// The daily check's line that goes on with an hourly alert's story (`episode`, still open):
+    /// `still stopped since 14:00 on Mon 2026-11-30: 1 110 of ~2 300 that day (-52%)`; a day after the
+    /// one it began: `still stopped since 14:00 on Sun 2026-11-29: 0 of ~2 300 on Mon 2026-11-30 (-100%)`.
+    /// A drop goes on as `still down`, a rise as `still up`.
+    static func continuation(_ finding: AlertCheck.Finding, of episode: AlertEpisode) -> String {
+        let judgement = finding.judgement
+        let still =
+            switch AlertKind(rawValue: episode.kind) {
+            case .rise?: "still up"
+            case .drop?: "still down"
+            default: "still stopped"
+            }
+        let when = episode.since == judgement.day ? "that day" : "on " + dayText(judgement.day)
+        let figures =
+            "\(value(judgement.value, of: finding.metric)) of ~\(expected(judgement.expected, of: finding.metric))"
+        return
+            "\(still) since \(hourName(episode.sinceHour)) on \(dayText(episode.since)): \(figures) \(when) (\(changeText(judgement)))"
     }
 
     /// `200 on Sun 2026-11-29, expected ~600 (-67%)`: the value, the expectation and the change; for
@@ -171,6 +195,13 @@ package enum AlertText {
                 let since = judgement.hours == nil ? episode.since.iso : hourName(episode.sinceHour)
                 recovered.append(
                     object(finding, kind: AlertKind(rawValue: episode.kind) ?? .stopped, since: since, hour: hour))
+            case .continues(let episode, _):
+                // The hourly alert's story goes on: in `alerts`, naming the alert it continues.
+                var json = AlertJSON(
+                    finding, kind: judgement.kind ?? AlertKind(rawValue: episode.kind) ?? .stopped,
+                    since: episode.since.iso)
+                json.continues = (episode.id, hourName(episode.sinceHour))
+                alerts.append(json.json)
             }
         }
         return webhookBody(text: summary(findings), alerts: alerts, recovered: recovered, forSlack: forSlack)
@@ -224,13 +255,22 @@ package enum AlertText {
     /// line, not a list.
     package static func subject(_ findings: [AlertCheck.Finding]) -> String {
         let alerts = findings.filter { if case .alert = $0.notice { return true } else { return false } }.count
+        let going = findings.filter { if case .continues = $0.notice { return true } else { return false } }.count
+        if alerts == 0, going > 0 {
+            // Only stories the hourly check told, going on: not new alerts, and not back to normal.
+            return subject(
+                alerts: 0, counters: findings.map(\.counter),
+                what: going == 1 ? "1 alert still open" : "\(going) alerts still open")
+        }
         return subject(
             alerts: alerts, counters: findings.map(\.counter), when: findings.first?.grain == .hour ? " today" : "")
     }
 
     /// The subject of any alert news: `alerts` of them (none: back to normal) about `counters`, with
     /// `when` after the count (" today" for hours).
-    package static func subject(alerts: Int, counters: [Counter], when: String = "") -> String {
+    package static func subject(alerts: Int, counters: [Counter], when: String = "", what said: String? = nil)
+        -> String
+    {
         var names: [String] = []
         for counter in counters {
             // A server's name, sanitized as the lines' are: the subject is a mail header and the first
@@ -238,7 +278,7 @@ package enum AlertText {
             let name = TerminalText.sanitize(counter.displayName, limit: 120)
             if !names.contains(name) { names.append(name) }
         }
-        let what = (alerts == 0 ? "back to normal" : alerts == 1 ? "1 alert" : "\(alerts) alerts") + when
+        let what = said ?? (alerts == 0 ? "back to normal" : alerts == 1 ? "1 alert" : "\(alerts) alerts") + when
         let shown =
             names.count <= 3
             ? names.joined(separator: ", ") : names.prefix(3).joined(separator: ", ") + " and \(names.count - 3) more"
@@ -247,12 +287,7 @@ package enum AlertText {
 
     private static func object(_ finding: AlertCheck.Finding, kind: AlertKind, since: String, hour: Int?) -> JSONValue {
         let judgement = finding.judgement
-        var json = AlertJSON(
-            counter: finding.counter, metric: finding.metric, goalName: finding.goalName, grain: judgement.grain,
-            date: judgement.day,
-            value: judgement.value, expected: judgement.expected, change: judgement.changePercent, kind: kind,
-            since: since,
-            score: judgement.score, drivers: finding.drivers, annotations: finding.annotations, text: line(finding))
+        var json = AlertJSON(finding, kind: kind, since: since)
         if let hours = judgement.hours {
             json.hours = (hourName(hour ?? hours.lowerBound), hoursText(hours))
         } else {

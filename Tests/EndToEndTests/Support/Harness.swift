@@ -166,6 +166,11 @@ final class FakeAPI: @unchecked Sendable {
     /// Clears the request log and the fault queue.
     func reset() throws { _ = try control("POST", "/__sim/reset", body: Data()) }
 
+    /// Moves the simulator's clock to `now` (ISO 8601); the fixtures' days stay where they were.
+    func setClock(_ now: String) throws {
+        _ = try control("POST", "/__sim/clock", body: Data(#"{"now": "\(now)"}"#.utf8))
+    }
+
     /// The request log: one entry per API request (control requests excluded).
     func requests() throws -> [[String: Any]] {
         let data = try control("GET", "/__sim/log", body: nil)
