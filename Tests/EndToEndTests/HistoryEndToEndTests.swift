@@ -19,7 +19,8 @@ enum HistoryTools {
         (1, "history"), (2, "log_jobs"), (3, "alerts"), (4, "counter_currency"), (5, "log_loads"), (6, "daily_mirror"),
         (7, "alert_episode_ids"),
         (8, "log_loaded_days"), (9, "hourly_values"), (10, "bot_offsets"), (11, "segment_values"), (12, "alert_family"),
-        (13, "outbox"), (14, "unattended_runs"), (16, "quota_ledger"), (17, "chart_annotations")
+        (13, "outbox"), (14, "unattended_runs"), (16, "quota_ledger"), (17, "chart_annotations"),
+        (19, "hourly_stories")
     ]
     static var latestSchema: Int { migrations.last?.version ?? 0 }
 
