@@ -58,15 +58,19 @@ enum Drill {
         var problems: [String] = []
     }
 
-    /// Runs `body` for each round on its own thread (they block on processes), all at once.
-    static func inParallel(_ count: Int, _ body: @escaping @Sendable (Int) -> Round) -> [Round] {
+    /// Runs `body` for each round on its own thread (they block on processes), `width` at a time: more
+    /// at once than that starve each other on a small machine and no longer die mid-send.
+    static func inParallel(_ count: Int, width: Int = 9, _ body: @escaping @Sendable (Int) -> Round) -> [Round] {
         let results = Mutex([Int: Round]())
         let group = DispatchGroup()
+        let slots = DispatchSemaphore(value: width)
         for index in 0..<count {
+            slots.wait()
             group.enter()
             let thread = Thread {
                 let round = body(index)
                 results.withLock { $0[index] = round }
+                slots.signal()
                 group.leave()
             }
             thread.stackSize = 1 << 20
@@ -123,7 +127,7 @@ enum Drill {
     static func killed(
         _ arguments: [String], environment: [String: String], kill: Kill, telegram: TelegramBotEndToEndTests.BotAPI,
         chats: Set<String>
-    ) throws -> (result: ProcessResult, at: Double, polls: Int) {
+    ) throws -> Killed {
         let start = Date()
         let process = try RunningMetrika.start(arguments, environment: environment)
         var polls = 0
@@ -137,26 +141,42 @@ enum Drill {
         Thread.sleep(forTimeInterval: kill.delay)
         process.signal(kill.signal)
         let at = Date().timeIntervalSince(start)
+        let atSignal = sent(telegram, to: chats).count
         let result = process.wait(timeout: 30)
         // A send the kill interrupted is still accepted by the simulator, after its slowness.
         Thread.sleep(forTimeInterval: 0.15)
-        return (result, at, polls)
+        return Killed(result: result, at: at, polls: polls, sentAtSignal: atSignal)
+    }
+
+    /// What became of a killed run.
+    struct Killed {
+        var result: ProcessResult
+        /// Seconds from the start to the signal.
+        var at: Double
+        var polls: Int
+        /// The messages the Bot API had accepted when the signal went.
+        var sentAtSignal: Int
+
+        /// Whether the signal ended the run (SIGTERM is handled: exit 143; `bot` exits 0).
+        var landed: Bool { result.signaled || result.status == 143 }
+
+        /// A SIGTERM finishes the message in flight and sends nothing more (one more may start in the
+        /// moment the signal takes to arrive): a problem when more went.
+        func overran(_ kill: Kill, sentAfter: Int) -> String? {
+            guard kill.signal == SIGTERM, sentAfter - sentAtSignal > 2 else { return nil }
+            return "after SIGTERM \(sentAfter - sentAtSignal) more messages went (\(sentAtSignal) before)"
+        }
     }
 
     /// A round's kill, for the big drill's log.
     static func describe(
-        _ kill: Kill, _ killed: (result: ProcessResult, at: Double, polls: Int), _ sent: Int, of total: Int
+        _ kill: Kill, _ killed: Killed, _ sent: Int, of total: Int
     ) -> String {
         let signal = kill.signal == SIGKILL ? "SIGKILL" : "SIGTERM"
         let when = kill.afterSends > 0 ? "\(kill.afterSends) sends + " : ""
         let delay = String(format: "%.3f", kill.delay)
         return "\(signal) at \(when)\(delay) s (\(String(format: "%.2f", killed.at)) s after the start) → "
             + "exit \(killed.result.status), \(sent) of \(total) sent"
-    }
-
-    /// Whether a kill's signal ended the run (SIGTERM is handled: exit 143).
-    static func landed(_ killed: (result: ProcessResult, at: Double, polls: Int)) -> Bool {
-        killed.result.signaled || killed.result.status == 143
     }
 
     /// Every send to the shared Bot API simulator takes `seconds` before it is accepted, so that a kill
@@ -182,7 +202,9 @@ enum Drill {
 
     static func report(_ name: String, _ rounds: [Round], seed: UInt64, began: Date) {
         if ProcessInfo.processInfo.environment["METRIKA_DRILL_KILLS"] != nil {
-            for (index, round) in rounds.enumerated() { print("  round \(index): \(round.detail)") }
+            for (index, round) in rounds.enumerated() {
+                print("  round \(index): \(round.detail), \(round.duplicates) repeated")
+            }
         }
         let kills = rounds.count
         let sigkills = rounds.filter(\.sigkill).count
@@ -242,7 +264,8 @@ struct DeliveryDrillEndToEndTests {
                     arguments, environment: env, kill: kill, telegram: telegram, chats: Set(good))
                 let before = Drill.sent(telegram, to: Set(good)).count
                 round.leftOver = before < 6
-                round.landed = Drill.landed(killed)
+                round.landed = killed.landed
+                if let overran = killed.overran(kill, sentAfter: before) { round.problems.append(overran) }
                 round.detail = Drill.describe(kill, killed, before, of: 6)
                 let after = try metrika(arguments, environment: env, timeout: 60)
                 if ![0, 69].contains(after.status) { round.problems.append("the run after: \(after.stderr)") }
@@ -312,7 +335,8 @@ struct DeliveryDrillEndToEndTests {
                     arguments, environment: env, kill: kill, telegram: telegram, chats: [chat])
                 let before = Drill.sent(telegram, to: [chat]).count
                 round.leftOver = before < 5
-                round.landed = Drill.landed(killed)
+                round.landed = killed.landed
+                if let overran = killed.overran(kill, sentAfter: before) { round.problems.append(overran) }
                 round.detail = Drill.describe(kill, killed, before, of: 5)
                 let after = try metrika(arguments, environment: env, timeout: 60)
                 if after.status != 0 { round.problems.append("the run after: \(after.stderr)") }
@@ -377,7 +401,9 @@ struct DeliveryDrillEndToEndTests {
                     arguments, environment: env, kill: kill, telegram: telegram, chats: Set(chats))
                 let before = Drill.sent(telegram, to: Set(chats)).count
                 round.leftOver = before < chats.count
-                round.landed = Drill.landed(killed)
+                // A stopped `bot --once` exits 0, the rest of its batch left.
+                round.landed = killed.landed || kill.signal == SIGTERM && before < chats.count
+                if let overran = killed.overran(kill, sentAfter: before) { round.problems.append(overran) }
                 round.detail = Drill.describe(kill, killed, before, of: chats.count)
                 let after = try metrika(arguments, environment: env, timeout: 60)
                 if after.status != 0 { round.problems.append("the run after: \(after.status) \(after.stderr)") }
