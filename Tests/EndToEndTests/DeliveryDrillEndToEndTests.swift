@@ -53,6 +53,8 @@ enum Drill {
         var leftOver = false
         /// The kill and what it left, for the big drill's log.
         var detail = ""
+        /// The round's wall time, from its start to its checks.
+        var seconds = ""
         /// The run after resumed what the killed one left (a digest).
         var resumed = false
         var problems: [String] = []
@@ -68,7 +70,9 @@ enum Drill {
             slots.wait()
             group.enter()
             let thread = Thread {
-                let round = body(index)
+                let start = Date()
+                var round = body(index)
+                round.seconds = String(format: "%.1f", Date().timeIntervalSince(start))
                 results.withLock { $0[index] = round }
                 slots.signal()
                 group.leave()
@@ -80,8 +84,9 @@ enum Drill {
         return results.withLock { all in (0..<count).map { all[$0] ?? Round(problems: ["round \($0) vanished"]) } }
     }
 
-    /// The accepted sends to `chats`. Asked on a connection of its own (`Connection: close`): URLSession's
-    /// shared session, asked from many threads at once, answered a poll seconds late.
+    /// The accepted sends to `chats`. Asked on a connection of its own (`Connection: close`), as every
+    /// request of the drills: URLSession's shared session, asked from many threads at once, answered
+    /// seconds late.
     static func sent(_ telegram: TelegramBotEndToEndTests.BotAPI, to chats: Set<String>) -> [[String: Any]] {
         let all = get(port: telegram.port, "/__tg/sent").flatMap {
             (try? JSONSerialization.jsonObject(with: $0) as? [String: Any])?["sent"] as? [[String: Any]]
@@ -89,8 +94,9 @@ enum Drill {
         return (all ?? []).filter { chats.contains("\($0["chat_id"] ?? "")") }
     }
 
-    /// A GET to the loopback `port`: the body, or nil.
-    static func get(port: Int, _ path: String) -> Data? {
+    /// A request to the loopback `port`: the answer's body, or nil.
+    @discardableResult
+    static func get(port: Int, _ path: String, method: String = "GET", body: String = "") -> Data? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -104,7 +110,10 @@ enum Drill {
             }
         }
         guard connected == 0 else { return nil }
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+        let head =
+            "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+            + "Content-Length: \(body.utf8.count)\r\n\r\n"
+        let request = Array((head + body).utf8)
         guard write(fd, request, request.count) == request.count else { return nil }
         var answer = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -182,7 +191,14 @@ enum Drill {
     /// Every send to the shared Bot API simulator takes `seconds` before it is accepted, so that a kill
     /// after a send reached it falls while the next one is on the way.
     static func slow(_ telegram: TelegramBotEndToEndTests.BotAPI, _ seconds: Double) throws {
-        _ = try telegram.control("POST", "__tg/slow", #"{"seconds": \#(seconds)}"#)
+        try control(telegram, "/__tg/slow", #"{"seconds": \#(seconds)}"#)
+    }
+
+    /// A POST to the Bot API simulator's control endpoint `path`.
+    static func control(_ telegram: TelegramBotEndToEndTests.BotAPI, _ path: String, _ body: String) throws {
+        guard get(port: telegram.port, path, method: "POST", body: body) != nil else {
+            throw SimpleError("POST \(path) went unanswered")
+        }
     }
 
     /// Per chat, every message of `expected` at least once; the repeats.
@@ -203,7 +219,7 @@ enum Drill {
     static func report(_ name: String, _ rounds: [Round], seed: UInt64, began: Date) {
         if ProcessInfo.processInfo.environment["METRIKA_DRILL_KILLS"] != nil {
             for (index, round) in rounds.enumerated() {
-                print("  round \(index): \(round.detail), \(round.duplicates) repeated")
+                print("  round \(index): \(round.detail), \(round.duplicates) repeated, \(round.seconds) s in all")
             }
         }
         let kills = rounds.count
@@ -373,7 +389,8 @@ struct DeliveryDrillEndToEndTests {
         Drill.report("mail --telegram", killedRounds, seed: seed, began: began)
     }
 
-    /// `bot --once` with 8 queued messages (each from its own chat, so each answer names its message),
+    /// `bot --once` with 8 queued messages (each from its own chat, so each answer names its message)
+    /// and one from chat 404 (not found: said once),
     /// killed while answering, then run again: every message answered at least once. Each round has
     /// its own Bot API simulator (one update queue each) and history.
     @Test func theBotKilledWhileAnsweringAnswersEveryMessage() throws {
@@ -386,20 +403,25 @@ struct DeliveryDrillEndToEndTests {
             "/today 520001"
         ]
         let began = Date()
+        // Each round's simulator started here, one after the other: a child started while another
+        // round's pipes are open would hold them, and that round would wait for it to end.
+        let simulators = try (0..<plan.count).map { _ in try TelegramBotEndToEndTests.BotAPI() }
+        defer { for simulator in simulators { simulator.stop() } }
         let rounds = Drill.inParallel(plan.count) { index in
             var round = Drill.Round()
             do {
-                let telegram = try TelegramBotEndToEndTests.BotAPI()
-                defer { telegram.stop() }
+                let telegram = simulators[index]
                 let home = try TemporaryDirectory()
                 let env = environment(api, telegram, home)
                 let chats = questions.indices.map { "\(61_000 + $0)" }
                 for (chat, question) in zip(chats, questions) {
                     let body = try JSONSerialization.data(withJSONObject: ["chat_id": Int(chat)!, "text": question])
-                    _ = try telegram.control("POST", "__tg/updates", String(decoding: body, as: UTF8.self))
+                    try Drill.control(telegram, "/__tg/updates", String(decoding: body, as: UTF8.self))
                 }
                 try Drill.slow(telegram, 0.1)
-                let arguments = ["bot", "--once", "--allow", chats.joined(separator: ",")]
+                // And one from a chat the answer cannot reach (chat not found): said once, never retried.
+                try Drill.control(telegram, "/__tg/updates", #"{"chat_id": 404, "text": "/help"}"#)
+                let arguments = ["bot", "--once", "--allow", (chats + ["404"]).joined(separator: ",")]
                 let kill = plan[index]
                 round.sigkill = kill.signal == SIGKILL
                 let killed = try Drill.killed(
@@ -412,6 +434,12 @@ struct DeliveryDrillEndToEndTests {
                 round.detail = Drill.describe(kill, killed, before, of: chats.count)
                 let after = try metrika(arguments, environment: env, timeout: 60)
                 if after.status != 0 { round.problems.append("the run after: \(after.status) \(after.stderr)") }
+                let said = [killed.result.stderr, after.stderr].map {
+                    $0.components(separatedBy: "Telegram chat 404 was not answered").count - 1
+                }
+                .reduce(0, +)
+                if said == 0 { round.problems.append("404 never said: \(killed.result.stderr)\(after.stderr)") }
+                round.duplicates += max(0, said - 1)
                 let sent = Drill.sent(telegram, to: Set(chats))
                 for chat in chats {
                     let count = sent.filter { "\($0["chat_id"] ?? "")" == chat }.count
