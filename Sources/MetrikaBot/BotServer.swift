@@ -189,6 +189,8 @@ package struct BotServer: Sendable {
             else { break }
             var failure: (any Error)?
             for update in updates.sorted(by: { $0.id < $1.id }) {
+                // Stopped: the answer in flight finished; the rest of the batch waits, unclaimed.
+                if control.stopping { break }
                 switch try await store.claimBotUpdate(
                     botID: identity.id, updateID: update.id, holderID: holder.id, at: now())
                 {

@@ -4,10 +4,12 @@ import Testing
 
 /// The delivery fault drill (issue 45): the built binary against the Metrika and Bot API simulators,
 /// `alert --today --telegram 111,404,222` killed at a random moment (seeded), SIGKILL or SIGTERM, then
-/// a run left to finish. Every good chat (111, 222) has the alert at least once, 404 (chat not found)
+/// a run left to finish. Every good chat (111…, 222…) has the alert at least once, 404 (chat not found)
 /// is given up, and the duplicates are no more than the kills that could fall between a send and its
-/// record. The suite runs 8 kills; METRIKA_DRILL_KILLS=30 (or more) runs the big drill
-/// (docs/reliability.md has its figures).
+/// record. The rounds run side by side, each with its own chats and history. The suite runs 8 kills;
+/// METRIKA_DRILL_KILLS=30 (or more) runs the big drill, and
+/// METRIKA_DRILL_SEED=N replays one (docs/reliability.md has its figures). DeliveryDrillEndToEndTests
+/// has the same drill for the daily alert, `mail --telegram` and the bot.
 private let drillSimulator = FakeAPI.shared(fixtures: "alerts", arguments: ["--now", "2026-12-01T14:30:00Z"])
 private let drillBot = SuiteFixture<TelegramBotEndToEndTests.BotAPI>(
     start: { try TelegramBotEndToEndTests.BotAPI() }, stop: { $0.stop() })
@@ -29,54 +31,70 @@ struct OutboxDrillEndToEndTests {
     @Test func killedRunsLoseNothingAndRepeatOnlyWhatDiedBetweenSendAndRecord() throws {
         let api = try drillSimulator.get()
         let bot = try drillBot.get()
-        let kills = Int(ProcessInfo.processInfo.environment["METRIKA_DRILL_KILLS"] ?? "") ?? 8
-        var random = Seeded(state: 45)
-        var sigkills = 0
-        var duplicates = 0
-        var lostBeforeRerun = 0
-        let began = Date()
-        for round in 0..<kills {
-            let home = try TemporaryDirectory()
-            let environment = metrikaEnvironment(
-                api: api, home: home.path,
-                extra: [
-                    "METRIKA_NOW": "2026-12-01T14:30:00Z", "METRIKA_DB": home.path + "/h.sqlite",
-                    "METRIKA_TELEGRAM_TOKEN": TelegramBotEndToEndTests.token,
-                    "METRIKA_TELEGRAM_API_URL": bot.baseURL.absoluteString
-                ])
-            let arguments = ["alert", "--today", "--telegram", "111,404,222", "--counter", "520008"]
-            let start = try bot.sent().count
-            let process = try RunningMetrika.start(arguments, environment: environment)
-            Thread.sleep(forTimeInterval: Double.random(in: 0.05...0.9, using: &random))
-            let kill = Bool.random(using: &random)
-            process.signal(kill ? SIGKILL : SIGTERM)
-            if kill { sigkills += 1 }
-            let killed = process.wait(timeout: 30)
-            #expect(killed.status != 0 || killed.stdout.contains("520008"), "round \(round): \(killed.stderr)")
-            let before = try bot.sent().dropFirst(start)
-            if before.filter({ "\($0["chat_id"] ?? "")" != "404" }).count < 2 { lostBeforeRerun += 1 }
-            // The run after: it finishes, and delivers what the killed one left.
-            let after = try metrika(arguments, environment: environment, timeout: 60)
-            #expect([0, 69].contains(after.status), "round \(round): \(after.stderr)")
-            let sent = try bot.sent().dropFirst(start)
-            for chat in ["111", "222"] {
-                let count = sent.filter {
-                    "\($0["chat_id"] ?? "")" == chat && ($0["text"] as? String ?? "").contains("520008")
-                }.count
-                #expect(count >= 1, "round \(round): chat \(chat) never got the alert")
-                duplicates += max(0, count - 1)
-            }
-            #expect(!sent.contains { "\($0["chat_id"] ?? "")" == "404" })
-            // A third run sends nothing more: told, delivered, given up.
-            let third = try metrika(arguments, environment: environment, timeout: 60)
-            #expect(third.status == 0 && third.stdout.isEmpty, "round \(round): \(third.stdout)\(third.stderr)")
-            #expect(try bot.sent().count == start + sent.count)
+        let kills = Drill.kills
+        var random = Seeded(state: Drill.seed)
+        let plan = (0..<kills).map { _ in
+            (delay: Double.random(in: 0.05...0.9, using: &random), kill: Bool.random(using: &random))
         }
+        let began = Date()
+        // The rounds side by side (DeliveryDrillEndToEndTests.Drill), each with its own history and its
+        // own chats 111… and 222… (and the one 404, not found).
+        let rounds = Drill.inParallel(kills) { round in
+            var result = Drill.Round()
+            do {
+                let home = try TemporaryDirectory()
+                let environment = metrikaEnvironment(
+                    api: api, home: home.path,
+                    extra: [
+                        "METRIKA_NOW": "2026-12-01T14:30:00Z", "METRIKA_DB": home.path + "/h.sqlite",
+                        "METRIKA_TELEGRAM_TOKEN": TelegramBotEndToEndTests.token,
+                        "METRIKA_TELEGRAM_API_URL": bot.baseURL.absoluteString
+                    ])
+                let good = ["\(111_000 + round)", "\(222_000 + round)"]
+                let arguments = ["alert", "--today", "--telegram", "\(good[0]),404,\(good[1])", "--counter", "520008"]
+                let process = try RunningMetrika.start(arguments, environment: environment)
+                Thread.sleep(forTimeInterval: plan[round].delay)
+                process.signal(plan[round].kill ? SIGKILL : SIGTERM)
+                result.sigkill = plan[round].kill
+                let killed = process.wait(timeout: 30)
+                if killed.status == 0 && !killed.stdout.contains("520008") {
+                    result.problems.append("round \(round): \(killed.stderr)")
+                }
+                result.leftOver = Drill.sent(bot, to: Set(good)).count < 2
+                // The run after: it finishes, and delivers what the killed one left.
+                let after = try metrika(arguments, environment: environment, timeout: 60)
+                if ![0, 69].contains(after.status) { result.problems.append("round \(round): \(after.stderr)") }
+                let sent = Drill.sent(bot, to: Set(good))
+                for chat in good {
+                    let count = sent.filter {
+                        "\($0["chat_id"] ?? "")" == chat && ($0["text"] as? String ?? "").contains("520008")
+                    }.count
+                    if count == 0 { result.problems.append("round \(round): chat \(chat) never got the alert") }
+                    result.duplicates += max(0, count - 1)
+                }
+                // A third run sends nothing more: told, delivered, given up.
+                let third = try metrika(arguments, environment: environment, timeout: 60)
+                if third.status != 0 || !third.stdout.isEmpty {
+                    result.problems.append("round \(round): a third run: \(third.stdout)\(third.stderr)")
+                }
+                if Drill.sent(bot, to: Set(good)).count != sent.count {
+                    result.problems.append("round \(round): the third run sent again")
+                }
+            } catch {
+                result.problems.append("round \(round): \(error)")
+            }
+            return result
+        }
+        for round in rounds { #expect(round.problems.isEmpty, "\(round.problems)") }
+        #expect(Drill.sent(bot, to: ["404"]).isEmpty)
         // One kill can repeat at most one message per chat it was sending when it died.
+        let duplicates = rounds.map(\.duplicates).reduce(0, +)
         #expect(duplicates <= kills, "\(duplicates) duplicates in \(kills) kills")
+        let sigkills = rounds.filter(\.sigkill).count
         print(
-            "Outbox drill: \(kills) kills (\(sigkills) SIGKILL, \(kills - sigkills) SIGTERM), "
-                + "\(lostBeforeRerun) left messages for the next run, \(duplicates) duplicates, "
+            "alert --today drill (seed \(Drill.seed)): \(kills) kills "
+                + "(\(sigkills) SIGKILL, \(kills - sigkills) SIGTERM), "
+                + "\(rounds.filter(\.leftOver).count) left messages for the next run, \(duplicates) duplicates, "
                 + "\(Int(Date().timeIntervalSince(began))) s")
     }
 }

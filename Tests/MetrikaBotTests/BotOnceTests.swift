@@ -204,4 +204,28 @@ import Testing
         #expect(!activity.notes.joined().contains("secretPart"))
         #expect(try await store.botOffset(botID: 987_654_321) == 2)
     }
+
+    /// Found by the bot's fault drill (DeliveryDrillEndToEndTests): a SIGTERM while `bot --once`
+    /// answered the first of a batch let it answer the whole batch (up to 100 updates, each maybe a
+    /// report) before it stopped. Now the answer in flight finishes and the rest waits for the next run.
+    @Test func aStopMidBatchFinishesTheAnswerInFlightAndLeavesTheRest() async throws {
+        final class StopOnFirstAnswer: HTTPTransport {
+            let api = SharedBotAPI(messages: 5)
+            let stop = ManualStop()
+            func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+                if request.url.lastPathComponent == "sendMessage", api.sent.isEmpty { stop.send() }
+                return try await api.send(request)
+            }
+        }
+        let database = try TemporaryDatabase()
+        let store = try await HistoryStore.open(path: database.path)
+        let transport = StopOnFirstAnswer()
+        let first = try await server(transport, store: store, stop: transport.stop).run(once: true)
+        #expect(first.answered == 1, "a stop mid-batch answered \(first.answered) of 5")
+        #expect(transport.api.sent.count == 1)
+        #expect(try await store.botOffset(botID: 987_654_321) == 2)
+        let second = try await server(transport.api, store: store).run(once: true)
+        #expect(second.answered == 4)
+        #expect(transport.api.sent.count == 5)
+    }
 }

@@ -142,7 +142,9 @@ enum ReferenceTables {
         "METRIKA_FAKE_FIXTURES": "the simulator's fixture directory (docs/simulator.md)",
         "METRIKA_BIN_DIR": "where the end-to-end tests find the built binaries",
         "METRIKA_TEST_RETRY_SCALE":
-            "shortens the built binary's real waits in the end-to-end tests (docs/reliability.md)"
+            "shortens the built binary's real waits in the end-to-end tests (docs/reliability.md)",
+        "METRIKA_TEST_PACE_SCALE":
+            "shortens the Telegram pace against the loopback Bot API simulator in the drills (docs/reliability.md)"
     ]
 
     /// An exit code: a few words for `--help`, a sentence for the man page.

@@ -81,7 +81,7 @@ package final class TelegramBot: Sendable {
         self.timeout = timeout
         self.retry = retry
         self.maxRetryAfter = maxRetryAfter
-        self.pace = pace
+        self.pace = TelegramPace.testScale(environment, baseURL: baseURL).map { pace.scaled(by: $0) } ?? pace
         self.sleep = sleep
         self.now = now
         self.random = random

@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaAPI
 
 /// How fast messages may go to Telegram (core.telegram.org/bots/faq): to one chat about one a second
 /// and at most 20 a minute (a group), at most 30 a second overall. Each rule is "never more than
@@ -28,6 +29,23 @@ package struct TelegramPace: Sendable, Equatable {
     /// Telegram's pace with its margin.
     package static let telegram = TelegramPace(
         perChat: [Rule(1, in: 1.05), Rule(TelegramBot.perChatPerMinute, in: 63)], overall: [Rule(25, in: 1.05)])
+
+    /// The same rules with every window `scale` times as long (`METRIKA_TEST_PACE_SCALE`).
+    package func scaled(by scale: Double) -> TelegramPace {
+        func scaled(_ rules: [Rule]) -> [Rule] { rules.map { Rule($0.count, in: $0.seconds * scale) } }
+        return TelegramPace(perChat: scaled(perChat), overall: scaled(overall))
+    }
+
+    /// `METRIKA_TEST_PACE_SCALE`, for metrika's own end-to-end tests only (docs/reliability.md; not a
+    /// user setting): a number from 0.01 to 1 that shortens the pace's windows, so that a fault drill
+    /// of a digest does not take a second a message. It counts only when the Bot API is on this
+    /// machine's loopback (the simulator): never against Telegram, whose limits the pace keeps.
+    package static func testScale(_ environment: [String: String], baseURL: URL) -> Double? {
+        guard let text = environment["METRIKA_TEST_PACE_SCALE"], let scale = Double(text), scale >= 0.01, scale <= 1,
+            let host = baseURL.host, PlainHTTPPolicy.isLoopback(host)
+        else { return nil }
+        return scale
+    }
 
     /// How long past sends matter.
     var memory: Double { (perChat + overall).map(\.seconds).max() ?? 0 }
