@@ -66,7 +66,7 @@ enum MCPListenRun {
         do {
             listener = try HTTPListener(
                 host: listen.host, port: listen.port, connectionLimit: options.connectionLimit,
-                timeoutSeconds: options.timeoutSeconds
+                timeoutSeconds: options.timeoutSeconds, quick: { box.server?.quickAnswer($0) }
             ) { request in
                 guard let server = box.server else { return ListenerResponse(status: 503) }
                 return await server.handle(request)
