@@ -1,6 +1,5 @@
 import CSQLite
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -14,7 +13,10 @@ import Synchronization
 /// changes when another connection commits (every connection that writes is another one, the
 /// process's own history store included); the file's inode is part of the stamp (a history replaced
 /// or removed and made again). Cheap enough for every request: a `stat` and a read of the WAL index.
-package final class HistoryGeneration: Sendable {
+package final class HistoryGeneration: @unchecked Sendable {
+    // @unchecked: `database`, `inode`, `openings` are touched only by the one caller whose round is
+    // reading (`reading`); the rounds and their result only under `condition`.
+
     /// One state of the file: equal stamps, nothing committed in between.
     package struct Stamp: Hashable, Sendable {
         package var inode: UInt64
@@ -30,12 +32,16 @@ package final class HistoryGeneration: Sendable {
     }
 
     package let path: String
-    private struct State {
-        var database: Database?
-        var inode: UInt64 = 0
-        var openings = 0
-    }
-    private let state = Mutex(State())
+    private var database: Database?
+    private var inode: UInt64 = 0
+    private var openings = 0
+    /// Callers at once share reads: a caller takes the result of the first read that began after it
+    /// came (so it sees every commit made before), begun by itself or by another caller.
+    private let condition = NSCondition()
+    private var started: UInt64 = 0
+    private var finished: UInt64 = 0
+    private var reading = false
+    private var result: Stamp?
 
     package init(path: String) { self.path = path }
 
@@ -43,30 +49,56 @@ package final class HistoryGeneration: Sendable {
     /// read: nothing may then be kept on it.
     package func current() -> Stamp? {
         guard path != ":memory:", !path.isEmpty else { return nil }
+        condition.lock()
+        let needed = started + 1
+        while true {
+            if finished >= needed {
+                let stamp = result
+                condition.unlock()
+                return stamp
+            }
+            if !reading {
+                reading = true
+                started += 1
+                let round = started
+                condition.unlock()
+                let stamp = read()
+                condition.lock()
+                result = stamp
+                finished = round
+                reading = false
+                condition.broadcast()
+                condition.unlock()
+                return stamp
+            }
+            condition.wait()
+        }
+    }
+
+    /// Asks the file (one caller at a time).
+    private func read() -> Stamp? {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            state.withLock { $0.database = nil }
+            database = nil
             return nil
         }
         let inode = UInt64(info.st_ino)
-        return state.withLock { state -> Stamp? in
-            if state.database == nil || state.inode != inode {
-                state.database = nil
-                // Read-write without create (the file is there), so WAL's shared memory is always at
-                // hand; nothing is ever written on it.
-                guard let database = try? Database(path: path, create: false),
-                    (try? database.setBusyTimeout(milliseconds: 100)) != nil
-                else { return nil }
-                state.database = database
-                state.inode = inode
-                state.openings += 1
-            }
-            guard let version = (try? state.database?.scalar("PRAGMA data_version"))?.int else {
-                // Busy or broken: open again next time.
-                state.database = nil
-                return nil
-            }
-            return Stamp(inode: inode, opening: state.openings, version: version)
+        if database == nil || self.inode != inode {
+            database = nil
+            // Read-write without create (the file is there), so WAL's shared memory is always at
+            // hand; nothing is ever written on it.
+            guard let opened = try? Database(path: path, create: false),
+                (try? opened.setBusyTimeout(milliseconds: 100)) != nil
+            else { return nil }
+            database = opened
+            self.inode = inode
+            openings += 1
         }
+        guard let version = (try? database?.scalar("PRAGMA data_version"))?.int else {
+            // Busy or broken: open again next time.
+            database = nil
+            return nil
+        }
+        return Stamp(inode: inode, opening: openings, version: version)
     }
 }
