@@ -1,5 +1,6 @@
 #ifndef CMICROHTTPD_SHIM_H
 #define CMICROHTTPD_SHIM_H
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,9 @@ static inline struct MHD_Daemon *metrika_http_start(
     struct metrika_http_server *server, const struct sockaddr *address, int ipv6, unsigned int connection_limit,
     unsigned int timeout_seconds, size_t connection_memory) {
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL;
+    /* A thread per connection would otherwise grow an arena of its own (up to 8 a core) and keep its
+       memory: two arenas hold the server's few, short-lived allocations at 50 connections as well. */
+    mallopt(M_ARENA_MAX, 2);
     if (ipv6) { flags |= MHD_USE_IPv6; }
     return MHD_start_daemon(
         flags, 0, NULL, NULL, metrika_http_access, server, MHD_OPTION_SOCK_ADDR, address,

@@ -55,8 +55,11 @@ enum MCPListenRun {
             path: TeamMembersFile.path(
                 configDirectory: ConfigFile.directory(environment: session.services.world.environment)))
         _ = try members.members()
+        // A line per call from many connections' threads: masked and labelled as `note` does, without
+        // the progress line's lock (a server draws none), which every call queued on.
         let log: @Sendable (String) -> Void = { line in
-            context.note(line)
+            let text = TerminalText.line(line, hiding: context.secrets.all(environment: context.environment))
+            context.stderr.write(context.stderrStyle.label(text) + "\n")
             context.stderr.flush()
         }
         var options = RemoteOptions(host: listen.host, port: listen.port, publicURL: publicURL, allowedOrigins: origins)
@@ -66,7 +69,7 @@ enum MCPListenRun {
         do {
             listener = try HTTPListener(
                 host: listen.host, port: listen.port, connectionLimit: options.connectionLimit,
-                timeoutSeconds: options.timeoutSeconds
+                timeoutSeconds: options.timeoutSeconds, quick: { box.server?.quickAnswer($0) }
             ) { request in
                 guard let server = box.server else { return ListenerResponse(status: 503) }
                 return await server.handle(request)

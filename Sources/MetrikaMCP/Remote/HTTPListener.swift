@@ -117,14 +117,18 @@ package final class ResponseStream: Sendable {
 }
 
 /// An HTTP/1.1 server on GNU libmicrohttpd, one thread per connection: each whole request goes to
-/// `handle` (an async function run as a Task while the connection's thread waits), its answer back.
+/// `quick` on the connection's thread (an answer ready at once: a kept one), else to `handle` (an
+/// async function run as a Task while the connection's thread waits), its answer back.
 /// Limits: bodies of at most 1 MB (413), `connectionLimit` connections, a connection idle for
 /// `timeoutSeconds` (reading its headers too) is closed, a request's headers fit 32 KB.
 package final class HTTPListener: @unchecked Sendable {
     package static let maxBodyBytes = 1 << 20
     package typealias Handler = @Sendable (ListenerRequest) async -> ListenerResponse
+    /// An answer ready at once, given on the connection's thread (no task, no wait); nil: `handle`'s.
+    package typealias QuickHandler = @Sendable (ListenerRequest) -> ListenerResponse?
 
     private let handle: Handler
+    private let quick: QuickHandler?
     private var server = metrika_http_server()
     private var daemon: OpaquePointer?
     /// The requests at work, so that `stop` can cancel them (their threads then end).
@@ -135,9 +139,11 @@ package final class HTTPListener: @unchecked Sendable {
 
     /// Starts listening on `host` (an IPv4 or IPv6 address) and `port`; throws when it cannot.
     package init(
-        host: String, port: Int, connectionLimit: Int = 100, timeoutSeconds: Int = 30, handle: @escaping Handler
+        host: String, port: Int, connectionLimit: Int = 100, timeoutSeconds: Int = 30, quick: QuickHandler? = nil,
+        handle: @escaping Handler
     ) throws {
         self.handle = handle
+        self.quick = quick
         server.handler = { context, connection, method, url, body, length, tooLarge in
             let listener = Unmanaged<HTTPListener>.fromOpaque(context!).takeUnretainedValue()
             return listener.answer(
@@ -206,6 +212,7 @@ package final class HTTPListener: @unchecked Sendable {
             method: method, path: url, headers: Self.values(connection, arguments: false),
             query: Self.values(connection, arguments: true),
             body: body.map { Array($0) } ?? [])
+        if let quick, let response = quick(request) { return queue(response, on: connection) }
         let outcome = Mutex<ListenerResponse?>(nil)
         let done = DispatchSemaphore(value: 0)
         let id = nextID.add(1, ordering: .relaxed).newValue

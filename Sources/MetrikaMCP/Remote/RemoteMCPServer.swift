@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MetrikaModel
 import MetrikaRender
+import MetrikaStore
 import Synchronization
 
 /// What `metrika mcp --listen` is told.
@@ -45,7 +46,11 @@ package final class RemoteMCPServer: Sendable {
     package let oauth: OAuthServer
     private let log: @Sendable (String) -> Void
     private let now: @Sendable () -> Date
-    private let calls = Mutex<[String: [ContinuousClock.Instant]]>([:])
+    private let calls = Mutex<[String: CallWindow]>([:])
+    private let startedAt = ContinuousClock.now
+    /// The answers of questions the history answers, asked again (`quickAnswer`).
+    package let answers: AnswerCache
+    private let generation: HistoryGeneration
     private let lastUseWritten = Mutex<[String: ContinuousClock.Instant]>([:])
     private let fileQueue = DispatchQueue(label: "metrika mcp members")
     /// The tool calls at work, by member id and request id: what a member's `notifications/cancelled` finds.
@@ -63,6 +68,8 @@ package final class RemoteMCPServer: Sendable {
         self.members = members
         self.log = log
         self.now = host.services.world.now
+        answers = AnswerCache()
+        generation = HistoryGeneration(path: host.services.databasePath)
         let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
         let base = options.publicURL ?? "http://\(shownHost):\(boundPort)"
         publicURL = base.hasSuffix("/") ? String(base.dropLast()) : base
@@ -111,79 +118,180 @@ package final class RemoteMCPServer: Sendable {
 
     // MARK: - /mcp
 
-    private func mcp(_ request: ListenerRequest) async -> ListenerResponse {
-        guard request.method == "POST" else { return Self.notAllowed("POST") }
+    /// A request to /mcp that passed every check but the rate: its member and its message.
+    private struct MCPCall {
+        var member: TeamMember
+        var id: RequestID
+        var method: String
+        var params: JSONValue?
+        var headerVersion: String?
+        var acceptsJSON: Bool
+        var acceptsEvents: Bool
+        /// A `tools/call`'s tool, arguments and the counters they name.
+        var tool: String?
+        var arguments: JSONValue?
+        var counters: [Int]
+        /// Whether the answer goes as server-sent events (asked with Accept, or progress asked).
+        var stream: Bool
+    }
+
+    private enum Checked {
+        case call(MCPCall)
+        case answered(ListenerResponse)
+    }
+
+    /// A `get_report` asked again, answered from `answers` on the connection's own thread without
+    /// building the report (the same checks first, the rate too); nil: the request goes the usual way
+    /// (`handle`), which keeps its answer when it may be kept.
+    package func quickAnswer(_ request: ListenerRequest) -> ListenerResponse? {
+        guard request.path == "/mcp", request.method == "POST" else { return nil }
+        let started = ContinuousClock.now
+        let call: MCPCall
+        // The connection's own thread (not the cooperative pool): the members file is read here.
+        switch check(request, members: Result { try members.currentHere() }) {
+        case .call(let checked): call = checked
+        case .answered(let response): return response
+        }
+        guard let key = answerKey(call), let line = answers.answer(for: key, id: call.id.raw) else { return nil }
+        if let refusal = overTheRate(call) { return refusal }
+        noteUse(call.member)
+        log(
+            logLine(
+                call.member, tool: call.tool, counters: call.counters, milliseconds: Self.milliseconds(since: started),
+                outcome: "ok"))
+        return .json(200, line)
+    }
+
+    /// Where `call`'s answer is kept, when it may be: a `get_report` answered as JSON, on a history
+    /// database there is (`HistoryGeneration`).
+    private func answerKey(_ call: MCPCall) -> AnswerCache.Key? {
+        guard call.tool == GetReportTool.spec.name, !call.stream, let arguments = call.arguments,
+            let generation = generation.current()
+        else { return nil }
+        let stateless = MCPRevision.hasStatelessEnvelope(call.params)
+        return AnswerCache.Key(
+            scope: call.member.counters, revision: (stateless ? "stateless " : "") + (call.headerVersion ?? "-"),
+            tool: GetReportTool.spec.name, arguments: arguments,
+            minute: Int((now().timeIntervalSince1970 / 60).rounded(.down)), generation: generation)
+    }
+
+    /// Whether a `get_report` with `arguments` is answered from the history alone (a time series or
+    /// the portfolio; a dimension report asks the API).
+    static func answeredFromHistory(_ arguments: JSONValue?) -> Bool {
+        guard case .object(let members)? = arguments,
+            let given = try? ToolArguments.decode(members, for: GetReportTool.spec),
+            let request = try? GetReportTool.request(given)
+        else { return false }
+        return request.usesHistory || request.allCounters
+    }
+
+    /// The 429 of a member over its calls a minute (the call is counted when it is not).
+    private func overTheRate(_ call: MCPCall) -> ListenerResponse? {
+        guard let wait = admit(call.member) else { return nil }
+        log(
+            logLine(
+                call.member, tool: call.tool, counters: call.counters, milliseconds: 0,
+                outcome: "refused: over the rate"))
+        return Self.rpcError(
+            429, call.id, JSONRPCError.invalidRequest,
+            "Too many calls: at most \(options.callsPerMinute) a minute per member; try again in \(wait) s",
+            headers: [("Retry-After", String(wait))])
+    }
+
+    /// Every check of a request to /mcp but the rate: refused (the method, the Origin, the bearer
+    /// token, Accept, Content-Type, the JSON, the protocol headers) or answered (a notification or a
+    /// response: 202), else the call with its member.
+    private func check(_ request: ListenerRequest, members: Result<[TeamMember], any Error>) -> Checked {
+        guard request.method == "POST" else { return .answered(Self.notAllowed("POST")) }
         if let origin = request.headers["origin"], !origins.contains(origin) {
-            return .json(403, #"{"error":"this Origin is not allowed (see --allow-origin)"}"#)
+            return .answered(.json(403, #"{"error":"this Origin is not allowed (see --allow-origin)"}"#))
         }
         let member: TeamMember
-        switch await authenticate(request.headers["authorization"]) {
+        switch authenticate(request.headers["authorization"], among: members) {
         case .success(let found): member = found
-        case .failure(let refusal): return refusal
+        case .failure(let refusal): return .answered(refusal)
         }
         let accept = request.headers["accept"] ?? "*/*"
         let acceptsJSON = accept.contains("application/json") || accept.contains("*/*")
         let acceptsEvents = accept.contains("text/event-stream")
         guard acceptsJSON || acceptsEvents else {
-            return Self.rpcError(406, nil, JSONRPCError.invalidRequest, "Not acceptable: accept application/json")
+            return .answered(
+                Self.rpcError(406, nil, JSONRPCError.invalidRequest, "Not acceptable: accept application/json"))
         }
         guard (request.headers["content-type"] ?? "").lowercased().hasPrefix("application/json") else {
-            return Self.rpcError(415, nil, JSONRPCError.invalidRequest, "Unsupported media type: send application/json")
+            return .answered(
+                Self.rpcError(
+                    415, nil, JSONRPCError.invalidRequest, "Unsupported media type: send application/json"))
         }
         let parsed: (value: JSONValue, rawID: String?)
         do {
             parsed = try BoundedJSONParser.parse(request.body)
         } catch {
-            return Self.rpcError(400, nil, JSONRPCError.parseError, "Parse error: \(error.message)")
+            return .answered(Self.rpcError(400, nil, JSONRPCError.parseError, "Parse error: \(error.message)"))
         }
         let message = IncomingMessage.classify(parsed.value, rawID: parsed.rawID)
         let headerVersion = request.headers["mcp-protocol-version"]
         if let headerVersion, !(MCPRevision.handshake + MCPRevision.stateless).contains(headerVersion) {
-            return Self.rpcError(
-                400, nil, JSONRPCError.invalidRequest, "Bad request: unsupported MCP-Protocol-Version \(headerVersion)")
+            return .answered(
+                Self.rpcError(
+                    400, nil, JSONRPCError.invalidRequest,
+                    "Bad request: unsupported MCP-Protocol-Version \(headerVersion)"))
         }
         guard case .request(let id, let method, let params) = message else {
             // Notifications and responses: accepted, nothing to answer. A cancel stops the member's own
             // call of that id (another member's calls are not even looked at).
             if case .invalid(let id, let text) = message {
-                return Self.rpcError(400, id, JSONRPCError.invalidRequest, text)
+                return .answered(Self.rpcError(400, id, JSONRPCError.invalidRequest, text))
             }
             if case .notification("notifications/cancelled", let params) = message,
                 let requestID = ProtocolParams.of(params).requestID, let key = RequestID.key(of: requestID)
             {
                 for flight in flights.withLock({ $0[Flight.key(member, key)] ?? [] }) { flight.cancel(key) }
             }
-            return ListenerResponse(status: 202)
+            return .answered(ListenerResponse(status: 202))
         }
         if let mismatch = Self.headerMismatch(request.headers, method: method, params: params) {
-            return Self.rpcError(400, id, -32020, mismatch)
+            return .answered(Self.rpcError(400, id, -32020, mismatch))
         }
-        var tool: String?
-        var counters: [Int] = []
+        var call = MCPCall(
+            member: member, id: id, method: method, params: params, headerVersion: headerVersion,
+            acceptsJSON: acceptsJSON, acceptsEvents: acceptsEvents, tool: nil, arguments: nil, counters: [],
+            stream: acceptsEvents && !acceptsJSON)
         if method == "tools/call",
-            let call = params.flatMap({ try? JSONValueDecoder.decode(ToolCallParams.self, from: $0) })
+            let decoded = params.flatMap({ try? JSONValueDecoder.decode(ToolCallParams.self, from: $0) })
         {
-            tool = call.name
-            if case .value(.object(let arguments)) = call.arguments {
+            call.tool = decoded.name
+            if case .value(let arguments) = decoded.arguments { call.arguments = arguments }
+            if case .value(.object(let arguments)) = decoded.arguments {
                 for (key, value) in arguments {
-                    if key == "counter_id", case .number(let id) = value { counters.append(Int(id)) }
+                    if key == "counter_id", case .number(let id) = value { call.counters.append(Int(id)) }
                     if key == "counter_ids", case .array(let ids) = value {
-                        for case .number(let id) in ids { counters.append(Int(id)) }
+                        for case .number(let id) in ids { call.counters.append(Int(id)) }
                     }
                 }
             }
-            if let wait = admit(member) {
-                log(logLine(member, tool: tool, counters: counters, milliseconds: 0, outcome: "refused: over the rate"))
-                return Self.rpcError(
-                    429, id, JSONRPCError.invalidRequest,
-                    "Too many calls: at most \(options.callsPerMinute) a minute per member; try again in \(wait) s",
-                    headers: [("Retry-After", String(wait))])
-            }
+            // Progress notifications go on a stream (asked with Accept).
+            if decoded.name != nil, decoded.progressToken != nil, acceptsEvents { call.stream = true }
         }
+        return .call(call)
+    }
+
+    private func mcp(_ request: ListenerRequest) async -> ListenerResponse {
+        let call: MCPCall
+        let read: Result<[TeamMember], any Error>
+        do { read = .success(try await members.current()) } catch { read = .failure(error) }
+        switch check(request, members: read) {
+        case .call(let checked): call = checked
+        case .answered(let response): return response
+        }
+        if call.tool != nil, let refusal = overTheRate(call) { return refusal }
+        let key = answerKey(call)
+        let member = call.member
+        let id = call.id
+        let tool = call.tool
+        let counters = call.counters
         noteUse(member)
-        let progressAsked =
-            tool != nil && params.map { ProtocolParams.hasProgressToken($0) } == true && acceptsEvents
-        let stream = (acceptsEvents && !acceptsJSON) || progressAsked
+        let stream = call.stream
         let catalogue = MetrikaToolCatalogue(
             services: host.services,
             scope: member.counters.map { CounterScope(member: member.name, counters: Set($0)) })
@@ -198,7 +306,7 @@ package final class RemoteMCPServer: Sendable {
             }
         }
         let secrets = host.services.secrets
-        let version = headerVersion ?? "2025-03-26"
+        let version = call.headerVersion ?? "2025-03-26"
         let started = ContinuousClock.now
         let body = request.body
         if stream {
@@ -238,6 +346,12 @@ package final class RemoteMCPServer: Sendable {
         }
         landed()
         let answer = lines.withLock { $0.last }
+        // Kept when nothing was written to the history meanwhile (the answer is then the stamp's).
+        if let key, let answer, Self.outcome(answer) == "ok", generation.current() == key.generation,
+            Self.answeredFromHistory(call.arguments)
+        {
+            answers.keep(answer, id: id.raw, for: key)
+        }
         if let tool {
             log(
                 logLine(
@@ -286,7 +400,7 @@ package final class RemoteMCPServer: Sendable {
         case failure(ListenerResponse)
     }
 
-    private func authenticate(_ header: String?) async -> Authentication {
+    private func authenticate(_ header: String?, among members: Result<[TeamMember], any Error>) -> Authentication {
         let challenge = "Bearer resource_metadata=\"\(publicURL)/.well-known/oauth-protected-resource\""
         guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else {
             return .failure(
@@ -297,7 +411,7 @@ package final class RemoteMCPServer: Sendable {
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         let hash = SHA256.hex(token)
         do {
-            let all = try await members.current()
+            let all = try members.get()
             if let member = all.first(where: { $0.tokenHash.map { Secrets.equal($0, hash) } ?? false }) {
                 return .success(member)
             }
@@ -316,18 +430,9 @@ package final class RemoteMCPServer: Sendable {
 
     /// nil when the member may call now (the call is counted), else the seconds to wait.
     private func admit(_ member: TeamMember) -> Int? {
-        let now = ContinuousClock.now
+        let second = Int((ContinuousClock.now - startedAt).components.seconds)
         let limit = options.callsPerMinute
-        return calls.withLock { calls in
-            var recent = (calls[member.id] ?? []).filter { now - $0 < .seconds(60) }
-            defer { calls[member.id] = recent }
-            if recent.count >= limit {
-                let wait = Duration.seconds(60) - (now - recent[0])
-                return max(1, Int(wait.components.seconds) + 1)
-            }
-            recent.append(now)
-            return nil
-        }
+        return calls.withLock { $0[member.id, default: CallWindow()].admit(second: second, limit: limit) }
     }
 
     /// Writes the member's last use (at most once a minute each, off the request's path).
@@ -460,5 +565,32 @@ enum FormBody {
             fields[decoded(parts[0])] = parts.count > 1 ? decoded(parts[1]) : ""
         }
         return fields
+    }
+}
+
+/// A member's calls in the last minute, counted per second (the same few bytes at 60 calls a minute
+/// as at a million): a call is admitted while fewer than the limit were made in the 60 seconds up to
+/// this one.
+struct CallWindow {
+    private var counts = [Int](repeating: 0, count: 60)
+    private var seconds = [Int](repeating: Int.min, count: 60)
+
+    /// nil when a call in `second` (since any fixed start) is admitted (it is counted), else the
+    /// seconds until one is.
+    mutating func admit(second: Int, limit: Int) -> Int? {
+        var total = 0
+        var oldest = second
+        for slot in 0..<60 where seconds[slot] > second - 60 && counts[slot] > 0 {
+            total += counts[slot]
+            oldest = min(oldest, seconds[slot])
+        }
+        if total >= limit { return max(1, oldest + 60 - second) }
+        let slot = second % 60
+        if seconds[slot] != second {
+            seconds[slot] = second
+            counts[slot] = 0
+        }
+        counts[slot] += 1
+        return nil
     }
 }

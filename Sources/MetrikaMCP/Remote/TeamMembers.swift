@@ -120,6 +120,12 @@ package final class TeamMembersFile: Sendable {
         }
     }
 
+    /// `members()` on the file's own queue, waited for on the calling thread: for a thread of the
+    /// HTTP library's own, never a task of the cooperative pool.
+    package func currentHere() throws -> [TeamMember] {
+        try queue.sync { try self.members() }
+    }
+
     /// `update(_:)` on the file's own queue, off the cooperative pool (the running server's way).
     package func change<T: Sendable>(_ change: @escaping @Sendable (inout [TeamMember]) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
