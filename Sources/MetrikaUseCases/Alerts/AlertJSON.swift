@@ -96,7 +96,8 @@ extension AlertJSON {
             date: judgement.day,
             value: judgement.value, expected: judgement.expected, change: judgement.changePercent, kind: kind,
             since: since,
-            score: judgement.score, drivers: finding.drivers, text: AlertText.line(finding))
+            score: judgement.score, drivers: finding.drivers, annotations: finding.annotations,
+            text: AlertText.line(finding))
         if judgement.hours == nil { provisional = finding.provisional }
     }
 }
