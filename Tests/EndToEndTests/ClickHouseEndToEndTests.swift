@@ -6,7 +6,7 @@ import Testing
 /// escaped values and arrays read back by SQL, a re-run that replaces the range, the resume after
 /// kill -9, and the clean. Each server starts once and is emptied between tests; a test whose server
 /// cannot run here is skipped, naming the package.
-@Suite("ClickHouse end to end", .serialized, .blockingLanes(first: true))
+@Suite("ClickHouse end to end", .blockingLanes(first: true))
 struct ClickHouseEndToEndTests {
     static let now = "2026-06-15T12:00:00Z"
     static let fields = "visitID,date,startURL,title,goalsID,goalsOrder,regionCity,pageViews"
@@ -27,7 +27,6 @@ struct ClickHouseEndToEndTests {
         return requests.compactMap { $0["status"] as? String }
     }
 
-    @Test(arguments: ClickHouseKind.allCases)
     func loadsTypedRowsThatMatchTheTSVAndARerunReplacesTheRange(kind: ClickHouseKind) throws {
         let server = try kind.start()
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "2000"])
@@ -94,7 +93,6 @@ struct ClickHouseEndToEndTests {
         #expect(try logStatuses(api).allSatisfy { $0 == "cleaned_by_user" })
     }
 
-    @Test(arguments: ClickHouseKind.allCases)
     func killNineMidLoadResumesTheSameRequestWithoutDuplicates(kind: ClickHouseKind) throws {
         let server = try kind.start()
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "500"])
@@ -127,7 +125,6 @@ struct ClickHouseEndToEndTests {
     /// Parts as the real Logs API sends them (`--logs-quirks all`: escaped and CSV-quoted string
     /// arrays — logs_api_integration bdd94f7 and #33 —, a header in another order — #4 —, the
     /// ym:s: header names — #29 —, CRLF, a byte order mark, no last line feed) load exactly.
-    @Test(arguments: ClickHouseKind.allCases)
     func realWorldPartsLoadAsTheAPIMeantThem(kind: ClickHouseKind) throws {
         let server = try kind.start()
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "700", "--logs-quirks", "all"])
@@ -168,7 +165,6 @@ struct ClickHouseEndToEndTests {
     /// A row that cannot be loaded (a raw tab: one field too many — what logs_api_integration filtered
     /// out silently) stops the run naming the part as the progress line counts it, the row and the
     /// raw bytes; nothing reaches the table and the request is kept for the re-run.
-    @Test(arguments: ClickHouseKind.allCases)
     func aRowThatCannotBeLoadedStopsTheRunNamingPartAndRow(kind: ClickHouseKind) throws {
         let server = try kind.start()
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "500", "--logs-quirks", "broken_row"])
@@ -202,7 +198,6 @@ struct ClickHouseEndToEndTests {
         return file
     }
 
-    @Test(arguments: ClickHouseKind.allCases)
     func errorsAreOneLineNamingTheTableWithTheDocumentedExitCodes(kind: ClickHouseKind) throws {
         let server = try kind.start()
         let api = try FakeAPI(arguments: ["--now", Self.now])
@@ -240,7 +235,6 @@ struct ClickHouseEndToEndTests {
 
     /// Issue 32.4: columns of the wrong type are found before a log is ordered (exit 78, the fix
     /// named), as missing ones are; before, the log was ordered and downloaded, then Code 43.
-    @Test(arguments: ClickHouseKind.allCases)
     func columnsOfTheWrongTypeAreRefusedBeforeALogIsOrdered(kind: ClickHouseKind) throws {
         let server = try kind.start()
         let api = try FakeAPI(arguments: ["--now", Self.now])
@@ -282,7 +276,6 @@ struct ClickHouseEndToEndTests {
 
     /// Issue 32.4: `--clean-all --clickhouse` drops every staging table the counter's failed runs
     /// left (found by name in system.tables), and says how many; other tables stay.
-    @Test(arguments: ClickHouseKind.allCases)
     func cleanAllDropsEveryStagingTableOfTheCounter(kind: ClickHouseKind) throws {
         let server = try kind.start()
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "500"])
@@ -320,7 +313,6 @@ struct ClickHouseEndToEndTests {
 
     /// Issue 32.5: after 06-01…06-09 and then 05-20…05-29, `--list` names the gap 05-30…05-31 (with
     /// rows and the last load, in TSV and JSON) and a run without dates fills it first, saying so.
-    @Test(arguments: ClickHouseKind.allCases)
     func theListNamesTheGapsAndARunWithoutDatesFillsThemFirst(kind: ClickHouseKind) throws {
         let server = try kind.start()
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-rows-per-day", "10"])
@@ -379,7 +371,6 @@ struct ClickHouseEndToEndTests {
 
     /// Issue 23.2: the nightly run needs no dates: after an earlier load it loads the last 3 loaded
     /// days again, then every finished day up to yesterday; without one it is a usage error.
-    @Test(arguments: ClickHouseKind.allCases)
     func aRunWithoutDatesContinuesTheLastLoadWithTheLateDays(kind: ClickHouseKind) throws {
         let server = try kind.start()
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "2000"])
@@ -443,7 +434,6 @@ struct ClickHouseEndToEndTests {
 
     /// A failed night keeps its request for a resume that the next night (a range moved on) never
     /// makes: the next run without dates cleans it and drops its staging tables, and loads its days.
-    @Test(arguments: ClickHouseKind.allCases)
     func aRunWithoutDatesCleansWhatAFailedEarlierOneKept(kind: ClickHouseKind) throws {
         let server = try kind.start()
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "2000"])
@@ -480,7 +470,7 @@ struct ClickHouseEndToEndTests {
 
     /// Issue 25: a Distributed table given to the single-server mode wrote rows into the shards
     /// through its staging table, then failed at REPLACE PARTITION: every run added the rows again.
-    @Test func aDistributedTableIsRefusedBeforeAnythingIsOrderedOrWritten() throws {
+    func aDistributedTableIsRefusedBeforeAnythingIsOrderedOrWritten() throws {
         // 18.16 only: a Distributed table needs a cluster in remote_servers, which chdb has not.
         let kind = ClickHouseKind.server18
         let server = try kind.start()
@@ -515,7 +505,6 @@ struct ClickHouseEndToEndTests {
 
     /// A table made by earlier metrika (partitioned by month) keeps working: re-loads replace by month,
     /// other days and other counters' rows stay.
-    @Test(arguments: ClickHouseKind.allCases)
     func aTableOfEarlierMetrikaPartitionedByMonthStillReplacesExactly(kind: ClickHouseKind) throws {
         let server = try kind.start()
         let api = try FakeAPI(arguments: ["--now", Self.now, "--logs-part-rows", "2000"])
@@ -555,7 +544,6 @@ struct ClickHouseEndToEndTests {
         #expect(try server.query("SELECT count() FROM system.tables WHERE database = 'metrika'") == "1")
     }
 
-    @Test(arguments: ClickHouseKind.allCases)
     func syncMirrorsTheDailyHistoryAndAResyncReplacesIt(kind: ClickHouseKind) throws {
         let server = try kind.start()
         let api = try FakeAPI(arguments: ["--now", Self.now])
@@ -613,5 +601,97 @@ struct ClickHouseEndToEndTests {
             try server.query(
                 "SELECT value FROM metrika.daily FINAL WHERE counter_id = 1001 AND metric = 'visits' AND date = '2026-06-01'"
             ) == "\(rows)")
+    }
+}
+
+/// Each server's tests, one after another: a test empties its server first, so two tests of one
+/// server cannot overlap. The two servers' lines run side by side (they were one line of 25 tests,
+/// the longest chain of the whole run).
+extension ClickHouseEndToEndTests {
+    @Suite("clickhouse-server 18.16", .serialized)
+    struct Server18 {
+        let tests = ClickHouseEndToEndTests()
+
+        @Test func loadsTypedRowsThatMatchTheTSVAndARerunReplacesTheRange() throws {
+            try tests.loadsTypedRowsThatMatchTheTSVAndARerunReplacesTheRange(kind: .server18)
+        }
+        @Test func killNineMidLoadResumesTheSameRequestWithoutDuplicates() throws {
+            try tests.killNineMidLoadResumesTheSameRequestWithoutDuplicates(kind: .server18)
+        }
+        @Test func realWorldPartsLoadAsTheAPIMeantThem() throws {
+            try tests.realWorldPartsLoadAsTheAPIMeantThem(kind: .server18)
+        }
+        @Test func aRowThatCannotBeLoadedStopsTheRunNamingPartAndRow() throws {
+            try tests.aRowThatCannotBeLoadedStopsTheRunNamingPartAndRow(kind: .server18)
+        }
+        @Test func errorsAreOneLineNamingTheTableWithTheDocumentedExitCodes() throws {
+            try tests.errorsAreOneLineNamingTheTableWithTheDocumentedExitCodes(kind: .server18)
+        }
+        @Test func columnsOfTheWrongTypeAreRefusedBeforeALogIsOrdered() throws {
+            try tests.columnsOfTheWrongTypeAreRefusedBeforeALogIsOrdered(kind: .server18)
+        }
+        @Test func cleanAllDropsEveryStagingTableOfTheCounter() throws {
+            try tests.cleanAllDropsEveryStagingTableOfTheCounter(kind: .server18)
+        }
+        @Test func theListNamesTheGapsAndARunWithoutDatesFillsThemFirst() throws {
+            try tests.theListNamesTheGapsAndARunWithoutDatesFillsThemFirst(kind: .server18)
+        }
+        @Test func aRunWithoutDatesContinuesTheLastLoadWithTheLateDays() throws {
+            try tests.aRunWithoutDatesContinuesTheLastLoadWithTheLateDays(kind: .server18)
+        }
+        @Test func aRunWithoutDatesCleansWhatAFailedEarlierOneKept() throws {
+            try tests.aRunWithoutDatesCleansWhatAFailedEarlierOneKept(kind: .server18)
+        }
+        @Test func aTableOfEarlierMetrikaPartitionedByMonthStillReplacesExactly() throws {
+            try tests.aTableOfEarlierMetrikaPartitionedByMonthStillReplacesExactly(kind: .server18)
+        }
+        @Test func syncMirrorsTheDailyHistoryAndAResyncReplacesIt() throws {
+            try tests.syncMirrorsTheDailyHistoryAndAResyncReplacesIt(kind: .server18)
+        }
+        @Test func aDistributedTableIsRefusedBeforeAnythingIsOrderedOrWritten() throws {
+            try tests.aDistributedTableIsRefusedBeforeAnythingIsOrderedOrWritten()
+        }
+    }
+
+    @Suite("chdb (ClickHouse 26)", .serialized)
+    struct Chdb {
+        let tests = ClickHouseEndToEndTests()
+
+        @Test func loadsTypedRowsThatMatchTheTSVAndARerunReplacesTheRange() throws {
+            try tests.loadsTypedRowsThatMatchTheTSVAndARerunReplacesTheRange(kind: .chdb)
+        }
+        @Test func killNineMidLoadResumesTheSameRequestWithoutDuplicates() throws {
+            try tests.killNineMidLoadResumesTheSameRequestWithoutDuplicates(kind: .chdb)
+        }
+        @Test func realWorldPartsLoadAsTheAPIMeantThem() throws {
+            try tests.realWorldPartsLoadAsTheAPIMeantThem(kind: .chdb)
+        }
+        @Test func aRowThatCannotBeLoadedStopsTheRunNamingPartAndRow() throws {
+            try tests.aRowThatCannotBeLoadedStopsTheRunNamingPartAndRow(kind: .chdb)
+        }
+        @Test func errorsAreOneLineNamingTheTableWithTheDocumentedExitCodes() throws {
+            try tests.errorsAreOneLineNamingTheTableWithTheDocumentedExitCodes(kind: .chdb)
+        }
+        @Test func columnsOfTheWrongTypeAreRefusedBeforeALogIsOrdered() throws {
+            try tests.columnsOfTheWrongTypeAreRefusedBeforeALogIsOrdered(kind: .chdb)
+        }
+        @Test func cleanAllDropsEveryStagingTableOfTheCounter() throws {
+            try tests.cleanAllDropsEveryStagingTableOfTheCounter(kind: .chdb)
+        }
+        @Test func theListNamesTheGapsAndARunWithoutDatesFillsThemFirst() throws {
+            try tests.theListNamesTheGapsAndARunWithoutDatesFillsThemFirst(kind: .chdb)
+        }
+        @Test func aRunWithoutDatesContinuesTheLastLoadWithTheLateDays() throws {
+            try tests.aRunWithoutDatesContinuesTheLastLoadWithTheLateDays(kind: .chdb)
+        }
+        @Test func aRunWithoutDatesCleansWhatAFailedEarlierOneKept() throws {
+            try tests.aRunWithoutDatesCleansWhatAFailedEarlierOneKept(kind: .chdb)
+        }
+        @Test func aTableOfEarlierMetrikaPartitionedByMonthStillReplacesExactly() throws {
+            try tests.aTableOfEarlierMetrikaPartitionedByMonthStillReplacesExactly(kind: .chdb)
+        }
+        @Test func syncMirrorsTheDailyHistoryAndAResyncReplacesIt() throws {
+            try tests.syncMirrorsTheDailyHistoryAndAResyncReplacesIt(kind: .chdb)
+        }
     }
 }

@@ -533,7 +533,9 @@ struct ReportWritingTests {
         "rows written straight to bytes equal the document tree's serialization",
         arguments: [
             "ids=1001&metrics=ym:s:visits,ym:s:bounceRate,ym:s:goal4001conversionRate&dimensions=ym:s:date,ym:s:trafficSource&lang=ru",
-            "ids=1004&metrics=ym:s:visits,ym:s:users&dimensions=ym:s:searchPhrase,ym:s:deviceCategory&limit=500",
+            // Phrases (the escaping ones at their popular ranks) by device: 1001's, not the big counter's
+            // 150,000 (that cost the simulator 14 s of CPU for the same 500 rows).
+            "ids=1001&metrics=ym:s:visits,ym:s:users&dimensions=ym:s:searchPhrase,ym:s:deviceCategory&limit=500",
             "ids=1002&metrics=ym:s:pageDepth&dimensions=ym:s:datePeriodweek&date1=60daysAgo",
             "ids=1001&metrics=ym:s:visits"
         ])

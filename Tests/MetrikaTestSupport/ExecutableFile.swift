@@ -24,7 +24,8 @@ package enum ExecutableFile {
         let stdin = Pipe()
         process.standardInput = stdin
         try process.run()
-        if let input { stdin.fileHandleForWriting.write(input) }
+        // `write(contentsOf:)` throws where `write(_:)` would crash the test process (EPIPE, EINTR).
+        if let input { try stdin.fileHandleForWriting.write(contentsOf: input) }
         try stdin.fileHandleForWriting.close()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {

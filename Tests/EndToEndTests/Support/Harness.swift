@@ -63,7 +63,9 @@ func runProcess(
     process.standardInput = inPipe
     let exited = exitSignal(of: process)
     try process.run()
-    if let stdin { inPipe.fileHandleForWriting.write(Data(stdin.utf8)) }
+    // A child that exits before it reads its input (a refused config) closes the pipe: the write then
+    // fails with EPIPE, which `write(_:)` turns into a crash of the whole test process (`try!`).
+    if let stdin { try? inPipe.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
     try? inPipe.fileHandleForWriting.close()
     let group = DispatchGroup()
     let box = OutputBox()
