@@ -118,7 +118,10 @@ struct RemoteTests {
     /// check's lookup is a stand-in that says "public".)
     @Test(.ownThreads) func aClientDocumentBehindARebindingNameIsRefused() async throws {
         let document = #"{"client_id":"x","redirect_uris":["https://x.example/cb"]}"#
-        let listener = try HTTPListener(host: "127.0.0.1", port: 0) { _ in .json(200, document) }
+        // Served on the connection's own thread (`quick`): a loaded test run's busy pool never delays it.
+        let listener = try HTTPListener(host: "127.0.0.1", port: 0, quick: { _ in .json(200, document) }) { _ in
+            .json(200, document)
+        }
         defer { listener.stop() }
         let url = try #require(URL(string: "http://127.0.0.1:\(listener.port)/client.json"))
         let transport = CurlTransport()

@@ -48,14 +48,17 @@ final class ToolSimulator: Sendable {
 
     /// Requests the simulator logged (control requests excluded) whose path starts with `prefix`.
     /// `counter`: only those whose query names it (tests of a suite run at once and share the log).
-    func requestCount(pathPrefix: String, counter: Int? = nil) throws -> Int {
+    /// The requests logged under `pathPrefix` (for `counter`, and whose query holds `containing`: a
+    /// test's own dates, so that tests side by side on one simulator never count each other's).
+    func requestCount(pathPrefix: String, counter: Int? = nil, containing: String? = nil) throws -> Int {
         let data = try Data(contentsOf: URL(string: baseURL + "/__sim/log")!)
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         let requests = object?["requests"] as? [[String: Any]] ?? []
         return requests.filter { request in
             guard (request["path"] as? String ?? "").hasPrefix(pathPrefix) else { return false }
-            guard let counter else { return true }
             let query = request["query"] as? String ?? ""
+            if let containing, !query.contains(containing) { return false }
+            guard let counter else { return true }
             return query.contains("ids=\(counter)&") || query.hasSuffix("ids=\(counter)")
                 || query.contains("id=\(counter)&") || query.hasSuffix("id=\(counter)")
         }.count
