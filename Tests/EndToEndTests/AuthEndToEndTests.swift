@@ -119,6 +119,9 @@ struct AuthEndToEndTests {
         }
         #expect(String(decoding: seen, as: UTF8.self).contains("enter the code: "))
         kill(process.processIdentifier, SIGINT)
+        // A Ctrl-C that is not heeded fails here within 20 s instead of holding the whole run.
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20) { if process.isRunning { kill(pid, SIGKILL) } }
         seen.append(errPipe.fileHandleForReading.readDataToEndOfFile())
         process.waitUntilExit()
         #expect(process.terminationReason == .exit)

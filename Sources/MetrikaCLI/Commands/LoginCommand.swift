@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MetrikaAPI
 import MetrikaModel
+import Synchronization
 
 /// `metrika login`: signs in without a password, by the device flow with the user's own OAuth app,
 /// or with a token pasted on standard input; checks the token with one API call and stores it.
@@ -151,6 +152,27 @@ enum LoginCommand: Command {
         -> StoredToken?
     {
         let now = context.now
+        // The signal source turns Ctrl-C into task cancellation; the default action (dying mid-line,
+        // without a message) is restored afterwards. It is in place before the code is shown (a Ctrl-C
+        // right after "Press Ctrl-C" was ignored while the source was not yet registered), and a Ctrl-C
+        // before the task exists cancels it as it starts.
+        let running = Running()
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler {
+            running.state.withLock { state in
+                state.interrupted = true
+                state.task?.cancel()
+            }
+        }
+        await withCheckedContinuation { (registered: CheckedContinuation<Void, Never>) in
+            source.setRegistrationHandler { registered.resume() }
+            source.resume()
+        }
+        defer {
+            source.cancel()
+            signal(SIGINT, SIG_DFL)
+        }
         let task = Task {
             try await login.run(deviceID: deviceID(), deviceName: deviceName(), scope: scope) { code in
                 let minutes = max(1, (code.expiresIn + 59) / 60)
@@ -165,21 +187,20 @@ enum LoginCommand: Command {
                 context.stderr.flush()
             }
         }
-        // The signal source turns Ctrl-C into task cancellation; the default action (dying mid-line,
-        // without a message) is restored afterwards.
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { task.cancel() }
-        source.resume()
-        defer {
-            source.cancel()
-            signal(SIGINT, SIG_DFL)
+        running.state.withLock { state in
+            state.task = task
+            if state.interrupted { task.cancel() }
         }
         do {
             return try await task.value
         } catch is CancellationError {
             return nil
         }
+    }
+
+    /// The login's task and whether Ctrl-C came (before the task existed, too).
+    private final class Running: Sendable {
+        let state = Mutex<(task: Task<StoredToken, any Error>?, interrupted: Bool)>((nil, false))
     }
 
     /// A fresh device id (6–50 characters) per login: Yandex can revoke only tokens issued for one.
