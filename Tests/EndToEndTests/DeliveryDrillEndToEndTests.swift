@@ -216,6 +216,26 @@ enum Drill {
         }
     }
 
+    /// Every round without a problem (nothing lost, a bad chat said once, no overrun), at most one
+    /// repeat a round where one message is on the way at a time (`oneInFlight`), and no more repeats
+    /// than kills in all; then the figures.
+    static func judge(
+        _ rounds: [Round], kills: Int, oneInFlight: Bool, _ name: String, seed: UInt64, began: Date,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        for (index, round) in rounds.enumerated() {
+            #expect(round.problems.isEmpty, "round \(index): \(round.problems)", sourceLocation: sourceLocation)
+            if oneInFlight {
+                #expect(
+                    round.duplicates <= (round.landed ? 1 : 0), "round \(index): \(round.detail)",
+                    sourceLocation: sourceLocation)
+            }
+        }
+        let duplicates = rounds.map(\.duplicates).reduce(0, +)
+        #expect(duplicates <= kills, "\(duplicates) duplicates in \(kills) kills", sourceLocation: sourceLocation)
+        report(name, rounds, seed: seed, began: began)
+    }
+
     static func report(_ name: String, _ rounds: [Round], seed: UInt64, began: Date) {
         if ProcessInfo.processInfo.environment["METRIKA_DRILL_KILLS"] != nil {
             for (index, round) in rounds.enumerated() {
@@ -313,14 +333,7 @@ struct DeliveryDrillEndToEndTests {
                 "round \(index)")
         }
         #expect(!Drill.sent(telegram, to: ["404"]).contains { _ in true })
-        for (index, round) in killedRounds.enumerated() {
-            #expect(round.problems.isEmpty, "round \(index): \(round.problems)")
-            // One message is on the way at a time: a kill repeats at most it.
-            #expect(round.duplicates <= (round.landed ? 1 : 0), "round \(index): \(round.detail)")
-        }
-        let duplicates = killedRounds.map(\.duplicates).reduce(0, +)
-        #expect(duplicates <= plan.count, "\(duplicates) duplicates in \(plan.count) kills")
-        Drill.report("Daily alert", killedRounds, seed: seed, began: began)
+        Drill.judge(killedRounds, kills: plan.count, oneInFlight: true, "Daily alert", seed: seed, began: began)
     }
 
     /// A `mail --telegram` digest of 4 counters (a summary and a photo each), killed mid-digest: the run
@@ -379,14 +392,7 @@ struct DeliveryDrillEndToEndTests {
             if !killedRounds[index].resumed, sent.count == 10 { sent = Array(sent.prefix(5)) }
             Drill.tally(sent, chats: [chat], expected: reference, round: &killedRounds[index], "round \(index)")
         }
-        for (index, round) in killedRounds.enumerated() {
-            #expect(round.problems.isEmpty, "round \(index): \(round.problems)")
-            // One message is on the way at a time: a kill repeats at most it.
-            #expect(round.duplicates <= (round.landed ? 1 : 0), "round \(index): \(round.detail)")
-        }
-        let duplicates = killedRounds.map(\.duplicates).reduce(0, +)
-        #expect(duplicates <= plan.count, "\(duplicates) duplicates in \(plan.count) kills")
-        Drill.report("mail --telegram", killedRounds, seed: seed, began: began)
+        Drill.judge(killedRounds, kills: plan.count, oneInFlight: true, "mail --telegram", seed: seed, began: began)
     }
 
     /// `bot --once` with 8 queued messages (each from its own chat, so each answer names its message)
@@ -451,11 +457,6 @@ struct DeliveryDrillEndToEndTests {
             }
             return round
         }
-        for (index, round) in rounds.enumerated() {
-            #expect(round.problems.isEmpty, "round \(index): \(round.problems)")
-        }
-        let duplicates = rounds.map(\.duplicates).reduce(0, +)
-        #expect(duplicates <= plan.count, "\(duplicates) duplicates in \(plan.count) kills")
-        Drill.report("bot --once", rounds, seed: seed, began: began)
+        Drill.judge(rounds, kills: plan.count, oneInFlight: false, "bot --once", seed: seed, began: began)
     }
 }

@@ -22,14 +22,7 @@ extension MetrikaClient {
             requestCounter.increment()
             let sentAt = DispatchTime.now().uptimeNanoseconds
             do {
-                let response: HTTPResponse
-                do {
-                    response = try await route.transport.send(request)
-                    if let ticket { await gate?.finish(ticket) }
-                } catch {
-                    if let ticket { await gate?.finish(ticket) }
-                    throw error
-                }
+                let response = try await send(request, on: route, ticket: ticket)
                 logLine(request, status: "\(response.status)", since: sentAt)
                 switch classify(response, from: request.url) {
                 case .success(let response): return .done(response)
@@ -49,6 +42,19 @@ extension MetrikaClient {
         }
     }
 
+    /// `request` through `route`'s transport, the quota ledger's `ticket` (when it gave one) finished
+    /// whatever the outcome.
+    private func send(_ request: HTTPRequest, on route: APIRoute, ticket: Int64?) async throws -> HTTPResponse {
+        do {
+            let response = try await route.transport.send(request)
+            if let ticket { await gate?.finish(ticket) }
+            return response
+        } catch {
+            if let ticket { await gate?.finish(ticket) }
+            throw error
+        }
+    }
+
     /// Sends a write once, the way `send` sends every request (by the profile that reads the request's
     /// counter, admitted by the quota ledger first, counted and logged) but never again: a write sent
     /// twice could be done twice. A failure in transport, or an answer `send` would retry, throws
@@ -64,10 +70,8 @@ extension MetrikaClient {
         let sentAt = DispatchTime.now().uptimeNanoseconds
         let response: HTTPResponse
         do {
-            response = try await route.transport.send(request)
-            if let ticket { await gate?.finish(ticket) }
+            response = try await send(request, on: route, ticket: ticket)
         } catch {
-            if let ticket { await gate?.finish(ticket) }
             logLine(request, status: "failed", since: sentAt)
             throw APIError.unavailable("\(unsure) (\(error))")
         }
