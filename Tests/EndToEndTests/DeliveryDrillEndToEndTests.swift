@@ -409,8 +409,7 @@ struct DeliveryDrillEndToEndTests {
             "/today 520001"
         ]
         let began = Date()
-        // Each round's simulator started here, one after the other: a child started while another
-        // round's pipes are open would hold them, and that round would wait for it to end.
+        // Each round's simulator, started before the rounds.
         let simulators = try (0..<plan.count).map { _ in try TelegramBotEndToEndTests.BotAPI() }
         defer { for simulator in simulators { simulator.stop() } }
         let rounds = Drill.inParallel(plan.count) { index in
@@ -458,5 +457,95 @@ struct DeliveryDrillEndToEndTests {
             return round
         }
         Drill.judge(rounds, kills: plan.count, oneInFlight: false, "bot --once", seed: seed, began: began)
+    }
+
+    /// The long-running `bot` (no `--once`): 4 messages queued before it starts and 4 more arriving
+    /// while it serves (each from its own chat, one answer each), killed at a random moment; then the
+    /// next long-running bot starts at once — after a kill -9 the dead bot's lease is stale, and it must
+    /// not wait for it (nor end with "Another metrika bot") — answers what is left and is stopped by
+    /// SIGTERM once every message is answered (exit 0). Every message answered at least once; a SIGTERM
+    /// lets at most the answer in flight go; at most one repeat a round (one answer is on the way at a
+    /// time), and no more repeats than kills.
+    @Test func theLongRunningBotKilledAtRandomAnswersEveryMessage() throws {
+        let api = try drillAPI.get()
+        let seed = Drill.seed &+ 3
+        let plan = Drill.plan(Drill.kills, seed: seed, sends: 5, before: 0.05...0.6)
+        let questions = ["/help", "/alerts", "/help", "/counters", "/help", "/alerts", "/help", "/counters"]
+        let began = Date()
+        let simulators = try (0..<plan.count).map { _ in try TelegramBotEndToEndTests.BotAPI() }
+        defer { for simulator in simulators { simulator.stop() } }
+        let rounds = Drill.inParallel(plan.count) { index in
+            var round = Drill.Round()
+            do {
+                let telegram = simulators[index]
+                let home = try TemporaryDirectory()
+                let env = environment(api, telegram, home)
+                let chats = questions.indices.map { "\(62_000 + $0)" }
+                @Sendable func queue(_ range: Range<Int>) throws {
+                    for (chat, question) in zip(chats[range], questions[range]) {
+                        let body = try JSONSerialization.data(withJSONObject: ["chat_id": Int(chat)!, "text": question])
+                        try Drill.control(telegram, "/__tg/updates", String(decoding: body, as: UTF8.self))
+                    }
+                }
+                try queue(0..<4)
+                try Drill.slow(telegram, 0.1)
+                let arguments = ["bot", "--allow", chats.joined(separator: ",")]
+                let kill = plan[index]
+                round.sigkill = kill.signal == SIGKILL
+                // The other 4 arrive while it serves (sent from a thread of their own).
+                let arrived = DispatchSemaphore(value: 0)
+                Thread {
+                    Thread.sleep(forTimeInterval: 0.2)
+                    try? queue(4..<8)
+                    arrived.signal()
+                }
+                .start()
+                let killed = try Drill.killed(
+                    arguments, environment: env, kill: kill, telegram: telegram, chats: Set(chats))
+                let before = Drill.sent(telegram, to: Set(chats)).count
+                round.leftOver = before < chats.count
+                // The long-running bot never ends on its own: every kill found it running.
+                round.landed = true
+                round.detail = Drill.describe(kill, killed, before, of: chats.count)
+                // A SIGTERM ends it with exit 0 (or by the signal, in the moment before its handler).
+                let stopped =
+                    kill.signal == SIGTERM
+                    ? killed.result.status == 0 || killed.result.signaled
+                    : killed.result.signaled && killed.result.status == SIGKILL
+                if !stopped { round.problems.append("\(round.detail): \(killed.result.stderr)") }
+                if let overran = killed.overran(kill, sentAfter: before) { round.problems.append(overran) }
+                // The next bot, at once (once all 8 are queued).
+                arrived.wait()
+                let next = try RunningMetrika.start(arguments, environment: env)
+                let started = Date()
+                let deadline = started.addingTimeInterval(20)
+                var answered = Set<String>()
+                while Date() < deadline, next.process.isRunning {
+                    answered = Set(Drill.sent(telegram, to: Set(chats)).map { "\($0["chat_id"] ?? "")" })
+                    if answered.count == chats.count { break }
+                    usleep(10_000)
+                }
+                let waited = Date().timeIntervalSince(started)
+                next.terminate()
+                let after = next.wait(timeout: 15)
+                round.detail += String(format: "; the next bot answered the rest in %.2f s", waited)
+                if after.status != 0 || after.signaled {
+                    round.problems.append("the next bot: \(after.status) \(after.stderr)")
+                }
+                if after.stderr.contains("Another metrika bot") {
+                    round.problems.append("the next bot found a stale lease: \(after.stderr)")
+                }
+                let sent = Drill.sent(telegram, to: Set(chats))
+                for chat in chats {
+                    let count = sent.filter { "\($0["chat_id"] ?? "")" == chat }.count
+                    if count == 0 { round.problems.append("round \(index): the message from \(chat) never answered") }
+                    round.duplicates += max(0, count - 1)
+                }
+            } catch {
+                round.problems.append("\(error)")
+            }
+            return round
+        }
+        Drill.judge(rounds, kills: plan.count, oneInFlight: true, "Long-running bot", seed: seed, began: began)
     }
 }

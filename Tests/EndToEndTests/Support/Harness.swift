@@ -70,12 +70,12 @@ func runProcess(
     let group = DispatchGroup()
     let box = OutputBox()
     group.enter()
-    DispatchQueue.global().async {
+    onOwnThread {
         box.setOut(outPipe.fileHandleForReading.readDataToEndOfFile())
         group.leave()
     }
     group.enter()
-    DispatchQueue.global().async {
+    onOwnThread {
         box.setErr(errPipe.fileHandleForReading.readDataToEndOfFile())
         group.leave()
     }
@@ -91,6 +91,17 @@ func runProcess(
         stderr: String(decoding: box.err, as: UTF8.self),
         signaled: process.terminationReason == .uncaughtSignal
     )
+}
+
+/// Runs `body` on a thread of its own: for a read that blocks until a child ends. Never on Dispatch's
+/// global queue: on Linux it runs about one thread a core and adds more only slowly while they block,
+/// and every simulator's drain holds one for good. Reads of a killed bot's output queued there behind
+/// them waited 7.4 s for a thread, the bot long gone (the long-running bot's drill: every round's
+/// wait ended in the same instant).
+func onOwnThread(_ body: @escaping @Sendable () -> Void) {
+    let thread = Thread(block: body)
+    thread.stackSize = 256 << 10
+    thread.start()
 }
 
 /// A semaphore signalled when `process` exits; set it up before `run()`. Waiting on it wakes at the
@@ -217,7 +228,7 @@ func readAnnouncedPort(of process: Process, from pipe: Pipe, name: String) throw
         process.terminate()
         throw SimpleError("\(name) did not announce its port (got '\(text)')")
     }
-    DispatchQueue.global().async { _ = handle.readDataToEndOfFile() }
+    onOwnThread { _ = handle.readDataToEndOfFile() }
     return port
 }
 

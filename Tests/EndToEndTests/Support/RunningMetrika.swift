@@ -22,12 +22,12 @@ final class RunningMetrika: @unchecked Sendable {
         try process.run()
         ChildProcesses.register(process.processIdentifier)
         group.enter()
-        DispatchQueue.global().async { [box, group] in
+        onOwnThread { [box, group] in
             box.setOut(out.fileHandleForReading.readDataToEndOfFile())
             group.leave()
         }
         group.enter()
-        DispatchQueue.global().async { [box, group] in
+        onOwnThread { [box, group] in
             box.setErr(err.fileHandleForReading.readDataToEndOfFile())
             group.leave()
         }
