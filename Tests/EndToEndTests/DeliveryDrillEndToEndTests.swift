@@ -4,10 +4,10 @@ import Synchronization
 import Testing
 
 /// The fault drills of issue 45 beside `alert --today`'s (OutboxDrillEndToEndTests): the daily
-/// `alert --telegram`, a `mail --telegram` digest and `bot --once`, each the built binary against the
-/// Metrika and Bot API simulators, killed at a random moment (seeded: SIGKILL or SIGTERM, after a
-/// random delay or just after a random number of its messages reached the Bot API), then a run left
-/// to finish. Every message reaches every good chat at least once, a chat that is not found is given
+/// `alert --telegram`, a `mail --telegram` digest, `bot --once` and the long-running `bot`, each the
+/// built binary against the Metrika and Bot API simulators, killed at a random moment (seeded:
+/// SIGKILL or SIGTERM, after a random delay or just after a random number of its messages reached the
+/// Bot API), then a run left to finish. Every message reaches every good chat at least once, a chat that is not found is given
 /// up and said once, and the repeats are no more than the kills. The rounds of a drill run side by
 /// side, each with its own history and chats, and the Telegram pace is shortened twentyfold
 /// (`METRIKA_TEST_PACE_SCALE`): 8 kills a drill in a few seconds. METRIKA_DRILL_KILLS=40 runs the big
