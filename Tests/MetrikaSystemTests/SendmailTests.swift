@@ -1,4 +1,5 @@
 import Foundation
+import MetrikaTestSupport
 import Testing
 
 @testable import MetrikaModel
@@ -13,8 +14,9 @@ import Testing
             "metrika-sendmail-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent("sendmail").path
-        try Data("#!/bin/sh\n\(script)\n".utf8).write(to: URL(fileURLWithPath: path))
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        // Written by a child `sh`, never opened for writing here: another test's fork at that moment
+        // would hold the descriptor and running it would fail with ETXTBSY (seen in a full run).
+        try ExecutableFile.write("#!/bin/sh\n\(script)\n", to: path)
         return (path, folder)
     }
 
